@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+
+export interface FloeServerOptions {
+  /** Warehouse directory; a fresh temp dir (removed on stop) when omitted. */
+  readonly dataDir?: string;
+  /** Extra `floe serve` flags. */
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface FloeServer {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly user: string;
+  readonly database: string;
+  readonly url: string;
+  /** Everything the server logged so far (JSON lines), for failure messages. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real gateway exactly as a user would (`floe serve`, through tsx)
+ * on a fresh warehouse and an OS-chosen port; resolves once it listens.
+ */
+export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServer> {
+  const ownDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'floe-wh-'));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...(opts.args ?? [])],
+    { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let logText = '';
+  const port = await new Promise<number>((resolvePort, reject) => {
+    let pending = '';
+    const timer = setTimeout(() => reject(new Error(`floe did not start within 60 s:\n${logText}`)), 60_000);
+    const onLine = (line: string) => {
+      try {
+        const rec = JSON.parse(line) as { msg?: string; port?: number };
+        if (rec.msg === 'listening' && typeof rec.port === 'number') {
+          clearTimeout(timer);
+          resolvePort(rec.port);
+        }
+      } catch { /* not a log record */ }
+    };
+    child.stdout!.on('data', (b: Buffer) => {
+      const s = b.toString('utf8');
+      logText += s;
+      pending += s;
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        onLine(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+      }
+    });
+    child.stderr!.on('data', (b: Buffer) => { logText += b.toString('utf8'); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`floe exited with ${code} before listening:\n${logText}`));
+    });
+  });
+  let stopped = false;
+  return {
+    host: '127.0.0.1',
+    port,
+    dataDir,
+    user: 'floe',
+    database: 'floe',
+    url: `postgres://floe@127.0.0.1:${port}/floe`,
+    log: () => logText,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await stopChild(child);
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}

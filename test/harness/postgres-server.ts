@@ -1,0 +1,106 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { freePort } from './free-port.js';
+
+const execFileAsync = promisify(execFile);
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+export interface PostgresServer {
+  /** postgres://user@127.0.0.1:port/db */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly database: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL 15 to compare Floe against. CI shares one server through
+ * FLOE_TEST_PG_URL, so each caller gets its own database there; locally we
+ * initdb a throwaway cluster (PostgreSQL refuses to run as root, hence runuser).
+ */
+export async function startPostgres(): Promise<PostgresServer> {
+  const shared = process.env.FLOE_TEST_PG_URL;
+  if (shared !== undefined && shared !== '') return createDatabaseOn(shared);
+  return startLocalCluster();
+}
+
+async function createDatabaseOn(adminUrl: string): Promise<PostgresServer> {
+  const admin = new URL(adminUrl);
+  const database = `floe_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${database}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  const user = decodeURIComponent(admin.username || 'postgres');
+  return {
+    url: url.toString(),
+    host: admin.hostname,
+    port: Number(admin.port || 5432),
+    user,
+    database,
+    async stop() {
+      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+    },
+  };
+}
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+async function startLocalCluster(): Promise<PostgresServer> {
+  const asRoot = userInfo().uid === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'floe-pg-'));
+  const dataDir = join(dir, 'data');
+  const sockDir = join(dir, 'sock');
+  mkdirSync(sockDir);
+  if (asRoot) {
+    const { uid, gid } = postgresIds();
+    chownSync(dir, uid, gid);
+    chownSync(sockDir, uid, gid);
+  }
+  const run = (bin: string, args: string[]) =>
+    asRoot
+      ? execFileAsync('runuser', ['-u', 'postgres', '--', join(PG_BIN, bin), ...args])
+      : execFileAsync(join(PG_BIN, bin), args);
+  const user = 'postgres';
+  await run('initdb', ['-D', dataDir, '-A', 'trust', '-U', user, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${sockDir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=60 -c shared_buffers=16MB -c TimeZone=UTC`;
+  await run('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  const database = 'postgres';
+  let stopped = false;
+  return {
+    url: `postgres://${user}@127.0.0.1:${port}/${database}`,
+    host: '127.0.0.1',
+    port,
+    user,
+    database,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        await run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function postgresIds(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
