@@ -1,0 +1,18 @@
+/** src/lake's public API: the only module of src/lake other layers import. */
+export type { CatalogConfig } from './catalog/catalog-config.js';
+export type { StorageConfig } from './storage/storage-config.js';
+export type {
+  AlterTableChange, ColumnDefinition, ColumnMetadata, TableDefinition, TableMetadata,
+} from './table/table-metadata.js';
+export type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from './refs/snapshot.js';
+export type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanStats, ScanTask } from './scan/scan-types.js';
+export { ROW_ID_COLUMN, SEQ_COLUMN } from './scan/scan-types.js';
+export type { BeginOptions, LakeTransaction } from './txn/lake-transaction.js';
+export type { OptimizeOptions, OptimizeProgress, OptimizeResult } from './optimize/optimize-result.js';
+export type {
+  BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse, WarehouseOptions,
+} from './warehouse/warehouse.js';
+export type { PartitionField, PartitionTransform } from './partition/partition-transform.js';
+export type { BucketNode } from './bucket/bucket-node.js';
+export { openWarehouse } from './warehouse/open-warehouse.js';
+export { executeScanTask } from './scan/execute-scan-task.js';

@@ -1,0 +1,83 @@
+import type { BucketNode } from '../bucket/bucket-node.js';
+import type { StorageConfig } from '../storage/storage-config.js';
+import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
+import type { SnapshotSelector } from '../refs/snapshot.js';
+import type { LakeTransaction } from '../txn/lake-transaction.js';
+
+/** Values are canonical (src/common/sql-type.ts). */
+export interface ScanFilter {
+  readonly column: string;
+  readonly op: '=' | '<' | '<=' | '>' | '>=' | '<>' | 'isNull' | 'isNotNull' | 'in';
+  readonly value?: unknown;
+  readonly values?: readonly unknown[];
+}
+
+export interface ScanRequest {
+  readonly table: TableMetadata;
+  readonly at?: SnapshotSelector;
+  /** Read inside this transaction: its pinned snapshot plus its own staged writes. */
+  readonly txn?: LakeTransaction;
+  /**
+   * Column names to return, in this order. Besides table columns, an append table
+   * accepts ROW_ID_COLUMN (int8, for deleteRows) and a keyed table SEQ_COLUMN.
+   */
+  readonly projection?: readonly string[];
+  readonly filters?: readonly ScanFilter[];
+  readonly limit?: number;
+}
+
+/** One data file as a task needs it: plain, structured-cloneable data. */
+export interface ScanFile {
+  readonly fileId: number;
+  readonly path: string;
+  readonly store: 'change' | 'base';
+  readonly rowCount: number;
+  readonly sizeBytes: number;
+  readonly seq: bigint;
+  readonly firstOffset: number;
+  readonly node: BucketNode;
+  /** For change files of an ancestor node: keep only rows whose key hashes into the task's node. */
+  readonly filterByHash: boolean;
+  /** Append tables: row positions deleted by deletion vectors. */
+  readonly deletedPositions?: readonly number[];
+}
+
+export interface ScanTask {
+  readonly tableId: number;
+  readonly storage: StorageConfig;
+  /** Every column of the table at the read schema. */
+  readonly columns: readonly ColumnMetadata[];
+  readonly keyColumns: readonly string[];
+  readonly projection: readonly string[];
+  /** Filters applied exactly by executeScanTask (the plan reported them 'exact'). */
+  readonly filters: readonly ScanFilter[];
+  readonly partitionKey: string;
+  readonly node: BucketNode;
+  readonly baseFiles: readonly ScanFile[];
+  readonly changeFiles: readonly ScanFile[];
+  readonly limit?: number;
+}
+
+export interface ScanStats {
+  readonly partitionsTotal: number;
+  readonly partitionsPruned: number;
+  readonly filesTotal: number;
+  readonly filesPruned: number;
+  readonly nodesScanned: number;
+  readonly nodesPruned: number;
+  readonly changeFiles: number;
+  readonly baseFiles: number;
+}
+
+export interface ScanPlan {
+  readonly snapshotId: bigint | undefined;
+  readonly tasks: readonly ScanTask[];
+  /** One entry per request filter. */
+  readonly pushdown: readonly ('exact' | 'inexact' | 'unsupported')[];
+  readonly stats: ScanStats;
+}
+
+/** int8 row id of an append table: (file id << 32) | row position. */
+export const ROW_ID_COLUMN = '_row_id';
+/** int8 sequence number of the change that produced a keyed row. */
+export const SEQ_COLUMN = '_seq';

@@ -1,0 +1,33 @@
+import type { Snapshot } from '../refs/snapshot.js';
+import type { TableMetadata } from '../table/table-metadata.js';
+
+export interface BeginOptions {
+  /** Heartbeat period; a transaction silent for `staleAfterMs` may be aborted by others. */
+  readonly heartbeatMs?: number;
+}
+
+/**
+ * A write transaction. Its seq comes from the catalog at begin, so rows it writes are
+ * ordered by when it started (DESIGN.md "Sequence numbers"). `ref` is the branch written.
+ * Values are one array per table column, in table column order, canonical values.
+ */
+export interface LakeTransaction {
+  readonly id: string;
+  readonly seq: bigint;
+  /** Keyed table: +I rows. Append table: base rows. */
+  insert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void>;
+  /** Same as insert for a keyed table (+I wins by (seq, offset)); append table: plain insert. */
+  upsert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void>;
+  /** One array per primary-key column, in primaryKey order. */
+  deleteKeys(table: TableMetadata, ref: string, keyColumns: readonly (readonly unknown[])[]): Promise<void>;
+  /** -U/+U pairs: before[i] row becomes after[i] row (full rows). */
+  update(table: TableMetadata, ref: string, before: readonly (readonly unknown[])[], after: readonly (readonly unknown[])[]): Promise<void>;
+  /** Append tables: row ids read through ROW_ID_COLUMN. */
+  deleteRows(table: TableMetadata, ref: string, rowIds: readonly bigint[]): Promise<void>;
+  /** Apply the snapshot-isolation check for this table at commit (FloeError 40001). */
+  markReadModifyWrite(table: TableMetadata, ref: string): void;
+  /** One snapshot per table written; returns the last one (undefined when nothing was written). */
+  commit(): Promise<Snapshot | undefined>;
+  abort(): Promise<void>;
+  readonly state: 'open' | 'committed' | 'aborted';
+}

@@ -1,0 +1,106 @@
+import type { RecordBatch } from 'apache-arrow';
+import type { BucketNode } from '../bucket/bucket-node.js';
+import type { CatalogConfig } from '../catalog/catalog-config.js';
+import type { OptimizeOptions, OptimizeResult } from '../optimize/optimize-result.js';
+import type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from '../refs/snapshot.js';
+import type { ScanPlan, ScanRequest } from '../scan/scan-types.js';
+import type { StorageConfig } from '../storage/storage-config.js';
+import type { AlterTableChange, TableDefinition, TableMetadata } from '../table/table-metadata.js';
+import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
+
+export interface LakeLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface WarehouseOptions {
+  /** Local warehouse directory: catalog.db and data files live here by default. */
+  readonly path: string;
+  readonly catalog?: CatalogConfig;
+  readonly storage?: StorageConfig;
+  readonly logger?: LakeLogger;
+  /** A transaction whose heartbeat is older than this is stale and may be aborted (default 60 s). */
+  readonly staleTransactionMs?: number;
+}
+
+/** One row of t$files. */
+export interface DataFileInfo {
+  readonly fileId: number;
+  readonly path: string;
+  readonly store: 'change' | 'base';
+  readonly partitionKey: string;
+  readonly partitionValues: readonly unknown[];
+  readonly node: BucketNode;
+  readonly rowCount: number;
+  readonly sizeBytes: number;
+  readonly seq: bigint;
+  readonly firstOffset: number;
+  readonly addedIn: bigint;
+  readonly deletedRows: number;
+  /** Per column: min/max in canonical values, null count. */
+  readonly columnStats: Readonly<Record<string, { readonly min: unknown; readonly max: unknown; readonly nullCount: number }>>;
+}
+
+/** One row of t$buckets. */
+export interface BucketNodeInfo {
+  readonly partitionKey: string;
+  readonly node: BucketNode;
+  readonly isFrontier: boolean;
+  readonly baseFiles: number;
+  readonly baseRows: number;
+  readonly baseBytes: number;
+  readonly changeFiles: number;
+  readonly changeRows: number;
+}
+
+/** One change row of table_changes / t$audit_log: table columns plus the change columns. */
+export interface ChangeBatch {
+  readonly snapshotId: bigint;
+  readonly seq: bigint;
+  /** Table columns plus _change_type (Utf8), _seq (Int64), _commit_snapshot_id (Int64). */
+  readonly batch: RecordBatch;
+}
+
+export interface Warehouse {
+  readonly path: string;
+  readonly storageConfig: StorageConfig;
+
+  createNamespace(name: string, opts?: { ifNotExists?: boolean }): Promise<void>;
+  dropNamespace(name: string, opts?: { ifExists?: boolean; cascade?: boolean }): Promise<void>;
+  listNamespaces(): string[];
+
+  createTable(def: TableDefinition, opts?: { ifNotExists?: boolean }): Promise<TableMetadata>;
+  dropTable(namespace: string, name: string, opts?: { ifExists?: boolean }): Promise<void>;
+  getTable(namespace: string, name: string): TableMetadata | undefined;
+  getTableById(id: number): TableMetadata | undefined;
+  listTables(namespace?: string): TableMetadata[];
+  alterTable(namespace: string, name: string, change: AlterTableChange): Promise<TableMetadata>;
+
+  /** Default: head of branch main. Throws 42704 for an unknown ref, 22023 for an expired/too-old target. Undefined for an empty table. */
+  resolveSnapshot(table: TableMetadata, selector?: SnapshotSelector): Snapshot | undefined;
+  listSnapshots(table: TableMetadata): Snapshot[];
+  listRefs(table: TableMetadata): RefInfo[];
+  createBranch(table: TableMetadata, name: string, opts?: CreateRefOptions): Promise<void>;
+  createTag(table: TableMetadata, name: string, opts?: CreateRefOptions): Promise<void>;
+  dropRef(table: TableMetadata, name: string, opts?: { ifExists?: boolean; kind?: 'branch' | 'tag' }): Promise<void>;
+  /** Moves branch `target` to the head of `source`; refuses (55000) unless target's head is an ancestor of source's. */
+  fastForward(table: TableMetadata, target: string, source: string): Promise<void>;
+  rollbackToSnapshot(table: TableMetadata, snapshotId: bigint, opts?: { ref?: string }): Promise<void>;
+  rollbackToTimestamp(table: TableMetadata, micros: bigint, opts?: { ref?: string }): Promise<void>;
+  expireSnapshots(table: TableMetadata, opts: { olderThanMicros: bigint; retainLast?: number }): Promise<{ expiredSnapshots: number; deletedFiles: number }>;
+  /** Deletes files under the table's data directory that no catalog row references and older than the cut-off. */
+  removeOrphanFiles(table: TableMetadata, opts: { olderThanMicros: bigint }): Promise<{ deletedFiles: string[] }>;
+
+  planScan(req: ScanRequest): Promise<ScanPlan>;
+
+  begin(opts?: BeginOptions): Promise<LakeTransaction>;
+  optimize(table: TableMetadata, opts?: OptimizeOptions): Promise<OptimizeResult>;
+
+  listFiles(table: TableMetadata, at?: SnapshotSelector): DataFileInfo[];
+  bucketTree(table: TableMetadata, at?: SnapshotSelector): BucketNodeInfo[];
+  /** Changes committed in snapshots after `fromSnapshot` (exclusive) up to `toSnapshot` (inclusive) on their lineage, in commit order. */
+  readChanges(table: TableMetadata, fromSnapshot: bigint | undefined, toSnapshot: bigint): Promise<ChangeBatch[]>;
+
+  close(): Promise<void>;
+}
