@@ -17,6 +17,8 @@ export interface PostgresServer {
   readonly port: number;
   readonly user: string;
   readonly database: string;
+  /** A URL of the server's maintenance database, for cluster-wide setup (roles). */
+  readonly adminUrl: string;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ async function createDatabaseOn(adminUrl: string): Promise<PostgresServer> {
     port: Number(admin.port || 5432),
     user,
     database,
+    adminUrl,
     async stop() {
       await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
     },
@@ -80,24 +83,24 @@ async function startLocalCluster(): Promise<PostgresServer> {
   const port = await freePort();
   const options = `-p ${port} -k ${sockDir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=60 -c shared_buffers=16MB -c TimeZone=UTC`;
   await run('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
-  const database = 'postgres';
   let stopped = false;
-  return {
-    url: `postgres://${user}@127.0.0.1:${port}/${database}`,
-    host: '127.0.0.1',
-    port,
-    user,
-    database,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      try {
-        await run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+  const stopCluster = async () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      await run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
+  try {
+    // Same shape as the shared-server case: the caller gets a database of its own.
+    const db = await createDatabaseOn(`postgres://${user}@127.0.0.1:${port}/postgres`);
+    return { ...db, stop: stopCluster };
+  } catch (e) {
+    await stopCluster();
+    throw e;
+  }
 }
 
 function postgresIds(): { uid: number; gid: number } {

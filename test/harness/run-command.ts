@@ -12,12 +12,15 @@ export interface RunOptions {
   readonly cwd?: string;
   /** Kill the program after this many milliseconds (default 60 s) so a hung client cannot hang the suite. */
   readonly timeoutMs?: number;
+  /** Send stderr into stdout in the order the program wrote them (through sh's 2>&1). */
+  readonly mergeStderr?: boolean;
 }
 
 /** Runs a program to completion, feeding `input` on stdin; never throws on a non-zero exit. */
 export function runCommand(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
+    const [file, argv] = opts.mergeStderr ? ['sh', ['-c', 'exec "$@" 2>&1', 'sh', cmd, ...args]] : [cmd, args];
+    const child = spawn(file, argv, {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
