@@ -1,0 +1,19 @@
+/**
+ * What a scalar function may look at besides its arguments: the session's view
+ * of the world. Built once per query from the ExecContext.
+ */
+export interface EvalContext {
+  /** Session settings, lower-case names (timezone, search_path, datestyle, …). */
+  readonly settings: ReadonlyMap<string, string>;
+  readonly user: string;
+  readonly database: string;
+  readonly searchPath: readonly string[];
+  /** The warehouse (src/lake public API), typed loosely to keep expressions free of lake internals. */
+  readonly warehouse: unknown;
+  /** src/sql/binder/virtual-table.ts VirtualTableRegistry, when the session has one. */
+  readonly virtualTables: unknown;
+  /** Transaction start time (now(), current_timestamp), microseconds since the epoch. */
+  readonly transactionStartMicros: bigint;
+  /** Statement start time (statement_timestamp()). */
+  readonly statementStartMicros: bigint;
+}

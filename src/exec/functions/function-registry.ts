@@ -1,0 +1,311 @@
+import type { SqlType } from '../../common/sql-type.js';
+import type { EvalContext } from '../expr/eval-context.js';
+import { canCoerce, typeCategory, isPreferredType, sameType } from './type-coercion.js';
+
+/**
+ * The catalog of scalar, aggregate and window functions and operators, with
+ * PostgreSQL's overload resolution (exact match, then implicit casts, then
+ * preferred types, with unknown literals taking their peers' type). The planner
+ * asks resolveFunction / resolveOperator, casts arguments to the returned
+ * argTypes, and stores the returned `id` in a CallExpr / AggregateCall / WindowCall.
+ */
+export type FunctionKind = 'scalar' | 'aggregate' | 'window';
+
+export interface ResolvedFunction {
+  /** Registry id, stored in plans (e.g. "+(int4,int4)", "sum(int4)"). */
+  readonly id: string;
+  readonly name: string;
+  readonly kind: FunctionKind;
+  /** The type each argument must be cast to before the call. */
+  readonly argTypes: readonly SqlType[];
+  readonly returnType: SqlType;
+  /** Strict functions return NULL when any argument is NULL (without running). */
+  readonly strict: boolean;
+  /** Volatile functions (random, now-less ones) are never constant-folded. */
+  readonly volatile: boolean;
+}
+
+/**
+ * A parameter spec: a concrete type, or a polymorphic placeholder.
+ * 'any' accepts anything as is; 'anyelement' unifies all such args to one type;
+ * 'anyarray' is an array of the anyelement type; 'anynumeric' any numeric-category type.
+ */
+export type ParamSpec = SqlType | 'any' | 'anyelement' | 'anyarray';
+
+/** A scalar implementation: called with non-NULL args when strict. Values are canonical. */
+export type ScalarImpl = (args: unknown[], ctx: EvalContext) => unknown;
+
+export interface ScalarFunctionDef {
+  readonly name: string;
+  readonly args: readonly ParamSpec[];
+  /** Repeats the last param any number of times (≥ 0 extra). */
+  readonly variadic?: boolean;
+  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly impl: ScalarImpl;
+  readonly strict?: boolean;
+  readonly volatile?: boolean;
+  /** Overrides the generated id. */
+  readonly id?: string;
+}
+
+/** Aggregate state machine; states are opaque JS values owned by the executor. */
+export interface AggregateImpl {
+  init(): unknown;
+  /** Returns the new state; `args` are the call's argument values for one row (NULLs skipped for strict aggregates). */
+  step(state: unknown, args: unknown[]): unknown;
+  /** Merges a partial state into another (parallel/partial aggregation). */
+  combine(a: unknown, b: unknown): unknown;
+  final(state: unknown): unknown;
+  /** Sliding-frame support: undoes step (optional; frames recompute without it). */
+  inverse?(state: unknown, args: unknown[]): unknown;
+}
+
+export interface AggregateFunctionDef {
+  readonly name: string;
+  readonly args: readonly ParamSpec[];
+  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  /** Strict aggregates skip rows where any argument is NULL. */
+  readonly strict?: boolean;
+  readonly impl: (argTypes: readonly SqlType[]) => AggregateImpl;
+  readonly id?: string;
+}
+
+export interface WindowFunctionDef {
+  readonly name: string;
+  readonly args: readonly ParamSpec[];
+  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly id?: string;
+}
+
+interface Entry {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: FunctionKind;
+  readonly args: readonly ParamSpec[];
+  readonly variadic: boolean;
+  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly strict: boolean;
+  readonly volatile: boolean;
+  readonly scalar?: ScalarImpl;
+  readonly aggregate?: (argTypes: readonly SqlType[]) => AggregateImpl;
+}
+
+const byName = new Map<string, Entry[]>();
+const byId = new Map<string, Entry>();
+let builtinsLoaded = false;
+let builtinLoader: (() => void) | undefined;
+
+/** Called once by src/exec/functions/builtins.ts (imported by src/exec/index.ts). */
+export function setBuiltinLoader(loader: () => void): void {
+  builtinLoader = loader;
+}
+
+function ensureBuiltins(): void {
+  if (builtinsLoaded) return;
+  builtinsLoaded = true;
+  builtinLoader?.();
+}
+
+export function specKey(p: ParamSpec): string {
+  if (typeof p === 'string') return p;
+  return typeKey(p);
+}
+
+/** A compact, typmod-free spelling of a type for ids: int4, numeric, text[], … */
+export function typeKey(t: SqlType): string {
+  return t.kind === 'array' ? `${typeKey(t.element)}[]` : t.kind;
+}
+
+function add(e: Entry): void {
+  const list = byName.get(e.name) ?? [];
+  const dup = list.findIndex((x) => x.id === e.id);
+  if (dup >= 0) list.splice(dup, 1);
+  list.push(e);
+  byName.set(e.name, list);
+  byId.set(e.id, e);
+}
+
+export function registerScalarFunction(def: ScalarFunctionDef): string {
+  const id = def.id ?? `${def.name}(${def.args.map(specKey).join(',')}${def.variadic ? '...' : ''})`;
+  add({
+    id, name: def.name.toLowerCase(), kind: 'scalar', args: def.args, variadic: def.variadic ?? false,
+    returns: def.returns, strict: def.strict ?? true, volatile: def.volatile ?? false, scalar: def.impl,
+  });
+  return id;
+}
+
+export function registerAggregateFunction(def: AggregateFunctionDef): string {
+  const id = def.id ?? `${def.name}(${def.args.map(specKey).join(',')})`;
+  add({
+    id, name: def.name.toLowerCase(), kind: 'aggregate', args: def.args, variadic: false,
+    returns: def.returns, strict: def.strict ?? true, volatile: false, aggregate: def.impl,
+  });
+  return id;
+}
+
+export function registerWindowFunction(def: WindowFunctionDef): string {
+  const id = def.id ?? `${def.name}(${def.args.map(specKey).join(',')})`;
+  add({ id, name: def.name.toLowerCase(), kind: 'window', args: def.args, variadic: false, returns: def.returns, strict: false, volatile: false });
+  return id;
+}
+
+/** Operators are registered as functions named by their symbol ("+", "||", "~~"…); unary ones take one arg. */
+export function operatorFunctionName(op: string): string {
+  return op;
+}
+
+interface Candidate {
+  readonly entry: Entry;
+  readonly params: readonly (SqlType | 'any')[];
+  readonly exact: number;
+  readonly preferred: number;
+}
+
+/** Expands polymorphic specs against the actual arg types; undefined when inconsistent. */
+function instantiate(entry: Entry, argTypes: readonly SqlType[]): (SqlType | 'any')[] | undefined {
+  const n = argTypes.length;
+  const specs: ParamSpec[] = [];
+  if (entry.variadic) {
+    if (n < entry.args.length - 1) return undefined;
+    for (let i = 0; i < n; i++) specs.push(entry.args[Math.min(i, entry.args.length - 1)]!);
+  } else {
+    if (n !== entry.args.length) return undefined;
+    specs.push(...entry.args);
+  }
+  let elem: SqlType | undefined;
+  const elemCandidates: SqlType[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = specs[i]!;
+    const a = argTypes[i]!;
+    if (s === 'anyelement' && a.kind !== 'unknown') elemCandidates.push(a);
+    if (s === 'anyarray' && a.kind !== 'unknown') {
+      if (a.kind !== 'array') return undefined;
+      elemCandidates.push(a.element);
+    }
+  }
+  if (elemCandidates.length > 0) {
+    elem = commonSupertype(elemCandidates);
+    if (!elem) return undefined;
+  } else if (specs.some((s) => s === 'anyelement' || s === 'anyarray')) {
+    elem = { kind: 'text' };
+  }
+  return specs.map((s) => {
+    if (s === 'any') return 'any';
+    if (s === 'anyelement') return elem!;
+    if (s === 'anyarray') return { kind: 'array', element: elem! } as SqlType;
+    return s;
+  });
+}
+
+/** PostgreSQL's select_common_type over known types: the category's preferred or widest implicit target. */
+export function commonSupertype(types: readonly SqlType[]): SqlType | undefined {
+  const known = types.filter((t) => t.kind !== 'unknown');
+  if (known.length === 0) return types.length > 0 ? { kind: 'text' } : undefined;
+  let cur = known[0]!;
+  for (const t of known.slice(1)) {
+    if (sameType(cur, t)) continue;
+    if (typeCategory(cur) !== typeCategory(t)) return undefined;
+    if (canCoerce(cur, t, 'implicit') && !canCoerce(t, cur, 'implicit')) cur = t;
+    else if (canCoerce(t, cur, 'implicit')) continue;
+    else return undefined;
+  }
+  return cur;
+}
+
+function resolveAmong(entries: readonly Entry[], argTypes: readonly SqlType[]): ResolvedFunction | undefined {
+  const candidates: Candidate[] = [];
+  for (const entry of entries) {
+    const params = instantiate(entry, argTypes);
+    if (!params) continue;
+    let ok = true;
+    let exact = 0;
+    let preferred = 0;
+    for (let i = 0; i < argTypes.length; i++) {
+      const a = argTypes[i]!;
+      const p = params[i]!;
+      if (p === 'any') { exact++; continue; }
+      if (a.kind === 'unknown') continue;
+      if (sameType(a, p)) { exact++; continue; }
+      if (!canCoerce(a, p, 'implicit')) { ok = false; break; }
+      if (isPreferredType(p)) preferred++;
+    }
+    if (ok) candidates.push({ entry, params, exact, preferred });
+  }
+  if (candidates.length === 0) return undefined;
+  let best = candidates;
+  if (best.length > 1) {
+    const maxExact = Math.max(...best.map((c) => c.exact));
+    best = best.filter((c) => c.exact === maxExact);
+  }
+  if (best.length > 1) {
+    const maxPref = Math.max(...best.map((c) => c.preferred));
+    best = best.filter((c) => c.preferred === maxPref);
+  }
+  if (best.length > 1 && argTypes.some((a) => a.kind === 'unknown')) {
+    // Unknown-literal rule: an unknown takes the type of the known args when they agree,
+    // else the string category is preferred.
+    const known = argTypes.filter((a) => a.kind !== 'unknown');
+    const filtered = best.filter((c) => argTypes.every((a, i) => {
+      const p = c.params[i]!;
+      if (a.kind !== 'unknown' || p === 'any') return true;
+      if (known.length > 0) return known.some((k) => typeCategory(k) === typeCategory(p));
+      return typeCategory(p) === 'S';
+    }));
+    if (filtered.length > 0) best = filtered;
+    if (best.length > 1) {
+      const withPreferred = best.filter((c) => argTypes.every((a, i) => {
+        const p = c.params[i]!;
+        return a.kind !== 'unknown' || p === 'any' || isPreferredType(p) || known.some((k) => sameType(k, p));
+      }));
+      if (withPreferred.length > 0) best = withPreferred;
+    }
+  }
+  const c = best[0]!;
+  const resolvedArgs = c.params.map((p, i) => (p === 'any' ? (argTypes[i]!.kind === 'unknown' ? { kind: 'text' } as SqlType : argTypes[i]!) : p));
+  const returnType = typeof c.entry.returns === 'function' ? c.entry.returns(resolvedArgs) : c.entry.returns;
+  return {
+    id: c.entry.id, name: c.entry.name, kind: c.entry.kind, argTypes: resolvedArgs,
+    returnType, strict: c.entry.strict, volatile: c.entry.volatile,
+  };
+}
+
+/** Resolves a function call by name (lower-case, unqualified or pg_catalog-qualified) and argument types. */
+export function resolveFunction(name: string, argTypes: readonly SqlType[]): ResolvedFunction | undefined {
+  ensureBuiltins();
+  const n = name.toLowerCase().replace(/^pg_catalog\./, '');
+  const entries = byName.get(n);
+  if (!entries) return undefined;
+  return resolveAmong(entries, argTypes);
+}
+
+/** Resolves an operator; `left` undefined for prefix operators (-x, NOT is not an operator here). */
+export function resolveOperator(op: string, left: SqlType | undefined, right: SqlType): ResolvedFunction | undefined {
+  ensureBuiltins();
+  const entries = byName.get(operatorFunctionName(op));
+  if (!entries) return undefined;
+  const argTypes = left === undefined ? [right] : [left, right];
+  return resolveAmong(entries.filter((e) => e.kind === 'scalar'), argTypes);
+}
+
+/** Looks up a resolved id (for the evaluator). */
+export function functionById(id: string): ResolvedFunctionImpl | undefined {
+  ensureBuiltins();
+  const e = byId.get(id);
+  if (!e) return undefined;
+  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, aggregate: e.aggregate };
+}
+
+export interface ResolvedFunctionImpl {
+  readonly id: string;
+  readonly kind: FunctionKind;
+  readonly strict: boolean;
+  readonly volatile: boolean;
+  readonly scalar: ScalarImpl | undefined;
+  readonly aggregate: ((argTypes: readonly SqlType[]) => AggregateImpl) | undefined;
+}
+
+/** Every registered function name (for pg_proc). */
+export function listFunctions(): readonly { id: string; name: string; kind: FunctionKind; args: readonly string[] }[] {
+  ensureBuiltins();
+  return [...byId.values()].map((e) => ({ id: e.id, name: e.name, kind: e.kind, args: e.args.map(specKey) }));
+}

@@ -1,0 +1,34 @@
+import { FloeError } from '../common/floe-error.js';
+import { SqlState } from '../common/sqlstate.js';
+
+/**
+ * Accounts the working set of one query (sort buffers, hash tables). Estimates
+ * are coarse but monotone; past the limit the query fails with 53200 instead of
+ * taking the server down.
+ */
+export class MemoryTracker {
+  readonly limitBytes: number;
+  #used = 0;
+
+  constructor(limitBytes: number) {
+    this.limitBytes = limitBytes;
+  }
+
+  get usedBytes(): number {
+    return this.#used;
+  }
+
+  reserve(bytes: number, what: string): void {
+    this.#used += bytes;
+    if (this.#used > this.limitBytes) {
+      throw new FloeError(SqlState.outOfMemory, `out of memory`, {
+        detail: `${what} needs more than the query memory limit of ${this.limitBytes} bytes.`,
+        hint: 'Raise the memory limit or reduce the data the query keeps in memory.',
+      });
+    }
+  }
+
+  release(bytes: number): void {
+    this.#used = Math.max(0, this.#used - bytes);
+  }
+}

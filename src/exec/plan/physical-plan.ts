@@ -1,0 +1,349 @@
+import type { SqlType } from '../../common/sql-type.js';
+import type { Expr } from '../expr/expr.js';
+
+/**
+ * The physical plan: immutable data, one node kind per operator in
+ * src/exec/operators/. Every node lists its output columns. Expressions inside a
+ * node refer to its input's columns by index (joins: left columns, then right).
+ * Plans hold no closures and no run state, so they can be printed by EXPLAIN,
+ * cached with prepared statements, and shipped to workers.
+ */
+export type PhysicalPlan =
+  | LakeScanPlan
+  | VirtualScanPlan
+  | ValuesPlan
+  | FilterPlan
+  | ProjectPlan
+  | HashAggregatePlan
+  | HashJoinPlan
+  | NestedLoopJoinPlan
+  | SortPlan
+  | TopNPlan
+  | LimitPlan
+  | WindowPlan
+  | SetOpPlan
+  | DistinctPlan
+  | InsertPlan
+  | UpdatePlan
+  | DeletePlan
+  | MergePlan;
+
+export type PhysicalPlanKind = PhysicalPlan['kind'];
+
+export interface OutputColumn {
+  readonly name: string;
+  readonly type: SqlType;
+}
+
+/** Mirrors src/lake's SnapshotSelector (plain data). */
+export type ScanSnapshotSelector =
+  | { readonly kind: 'ref'; readonly name: string }
+  | { readonly kind: 'snapshot'; readonly id: bigint }
+  | { readonly kind: 'timestamp'; readonly micros: bigint }
+  | { readonly kind: 'version'; readonly value: string };
+
+/** Mirrors src/lake's ScanFilter: a pushed predicate on a table column, canonical values. */
+export interface ScanFilterSpec {
+  readonly column: string;
+  readonly op: '=' | '<' | '<=' | '>' | '>=' | '<>' | 'isNull' | 'isNotNull' | 'in';
+  readonly value?: unknown;
+  readonly values?: readonly unknown[];
+}
+
+/** Identifies a lake table; the executor fetches its current metadata from the warehouse at run time. */
+export interface LakeTableRef {
+  readonly id: number;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * A scan of a lake table. Output columns are `projection` in order (table column
+ * names). `filters` are offered to the lake's planScan for pruning/pushdown; the
+ * executor re-applies `residual` (which must imply every filter the lake did not
+ * report 'exact') over the output columns.
+ */
+export interface LakeScanPlan {
+  readonly kind: 'lakeScan';
+  readonly table: LakeTableRef;
+  readonly at?: ScanSnapshotSelector;
+  readonly projection: readonly string[];
+  readonly filters: readonly ScanFilterSpec[];
+  readonly residual?: Expr;
+  readonly limit?: number;
+  readonly columns: readonly OutputColumn[];
+}
+
+/** A relation from the VirtualTableRegistry (pg_catalog, information_schema, system tables). */
+export interface VirtualScanPlan {
+  readonly kind: 'virtualScan';
+  readonly schema: string;
+  readonly name: string;
+  /** Indexes of the virtual table's columns to output, in order; all when absent. */
+  readonly projection?: readonly number[];
+  readonly columns: readonly OutputColumn[];
+}
+
+/** VALUES (…), (…): each row's expressions are evaluated with no input columns (params/outer refs allowed). */
+export interface ValuesPlan {
+  readonly kind: 'values';
+  readonly rows: readonly (readonly Expr[])[];
+  readonly columns: readonly OutputColumn[];
+}
+
+export interface FilterPlan {
+  readonly kind: 'filter';
+  readonly input: PhysicalPlan;
+  /** Boolean; rows where it is NULL or false are dropped. */
+  readonly predicate: Expr;
+  readonly columns: readonly OutputColumn[];
+}
+
+export interface ProjectPlan {
+  readonly kind: 'project';
+  readonly input: PhysicalPlan;
+  readonly exprs: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+export interface SortKey {
+  readonly expr: Expr;
+  readonly descending: boolean;
+  /** PostgreSQL's default: NULLS LAST for ASC, NULLS FIRST for DESC. */
+  readonly nullsFirst: boolean;
+}
+
+/** One aggregate call; `fn` is a registry id from resolveFunction (kind 'aggregate'). */
+export interface AggregateCall {
+  readonly fn: string;
+  /** Empty for count(*). */
+  readonly args: readonly Expr[];
+  readonly distinct: boolean;
+  readonly filter?: Expr;
+  /** ORDER BY inside the call (string_agg, array_agg). */
+  readonly orderBy?: readonly SortKey[];
+  readonly type: SqlType;
+}
+
+/**
+ * GROUP BY. Output: the group keys, then the aggregates (then, with grouping
+ * sets, an int4 grouping id whose bit i is set when key i is not grouped in the
+ * row's set — PostgreSQL's GROUPING() with the keys in order). No keys and no
+ * grouping sets = one row even for empty input.
+ */
+export interface HashAggregatePlan {
+  readonly kind: 'hashAggregate';
+  readonly input: PhysicalPlan;
+  readonly groupBy: readonly Expr[];
+  /** Each set lists indexes into groupBy; absent = one set with all keys. */
+  readonly groupingSets?: readonly (readonly number[])[];
+  readonly aggregates: readonly AggregateCall[];
+  readonly columns: readonly OutputColumn[];
+}
+
+export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti' | 'mark';
+
+/**
+ * Equi-join; the right input is the build side. Output: left columns then right
+ * columns (inner/left/right/full), left columns only (semi/anti), or left columns
+ * plus one bool `mark` column (mark: true when matched, NULL when unmatched but
+ * a NULL key or NULL residual could have matched — IN's semantics — else false).
+ * Keys compare with `=` (NULL never matches) unless `nullEquals[i]` (IS NOT DISTINCT FROM).
+ * `residual` is evaluated over left ++ right columns.
+ */
+export interface HashJoinPlan {
+  readonly kind: 'hashJoin';
+  readonly joinType: JoinType;
+  readonly left: PhysicalPlan;
+  readonly right: PhysicalPlan;
+  readonly leftKeys: readonly Expr[];
+  readonly rightKeys: readonly Expr[];
+  readonly nullEquals?: readonly boolean[];
+  readonly residual?: Expr;
+  readonly columns: readonly OutputColumn[];
+}
+
+/** Any join condition (or none: cross join); same output shapes as HashJoinPlan. */
+export interface NestedLoopJoinPlan {
+  readonly kind: 'nestedLoopJoin';
+  readonly joinType: JoinType;
+  readonly left: PhysicalPlan;
+  readonly right: PhysicalPlan;
+  readonly condition?: Expr;
+  readonly columns: readonly OutputColumn[];
+}
+
+export interface SortPlan {
+  readonly kind: 'sort';
+  readonly input: PhysicalPlan;
+  readonly keys: readonly SortKey[];
+  readonly columns: readonly OutputColumn[];
+}
+
+/** ORDER BY … LIMIT n [OFFSET m], keeping only the best limit+offset rows. */
+export interface TopNPlan {
+  readonly kind: 'topN';
+  readonly input: PhysicalPlan;
+  readonly keys: readonly SortKey[];
+  /** Constant or param expressions (int8), evaluated once. */
+  readonly limit: Expr;
+  readonly offset?: Expr;
+  readonly columns: readonly OutputColumn[];
+}
+
+/** LIMIT/OFFSET; a NULL limit means no limit (PostgreSQL's LIMIT NULL/ALL). */
+export interface LimitPlan {
+  readonly kind: 'limit';
+  readonly input: PhysicalPlan;
+  readonly limit?: Expr;
+  readonly offset?: Expr;
+  readonly columns: readonly OutputColumn[];
+}
+
+export interface WindowFrameBound {
+  readonly kind: 'unboundedPreceding' | 'preceding' | 'currentRow' | 'following' | 'unboundedFollowing';
+  /** For preceding/following: a constant offset (rows mode: a row count). */
+  readonly offset?: Expr;
+}
+
+export interface WindowFrame {
+  readonly mode: 'rows' | 'range' | 'groups';
+  readonly start: WindowFrameBound;
+  readonly end: WindowFrameBound;
+}
+
+/**
+ * A window function call; `fn` is a registry id of kind 'window' (row_number,
+ * rank, dense_rank, lag, lead, first_value, …) or 'aggregate' (sum, avg, count, …
+ * evaluated over the frame). Default frame: RANGE UNBOUNDED PRECEDING to CURRENT ROW
+ * (whole partition when there is no ORDER BY), as in PostgreSQL.
+ */
+export interface WindowCall {
+  readonly fn: string;
+  readonly args: readonly Expr[];
+  readonly partitionBy: readonly Expr[];
+  readonly orderBy: readonly SortKey[];
+  readonly frame?: WindowFrame;
+  readonly filter?: Expr;
+  readonly type: SqlType;
+}
+
+/** Output: the input columns, then one column per window call. Row order follows the last call's partition/order. */
+export interface WindowPlan {
+  readonly kind: 'window';
+  readonly input: PhysicalPlan;
+  readonly functions: readonly WindowCall[];
+  readonly columns: readonly OutputColumn[];
+}
+
+export interface SetOpPlan {
+  readonly kind: 'setOp';
+  readonly op: 'union' | 'intersect' | 'except';
+  readonly all: boolean;
+  readonly left: PhysicalPlan;
+  readonly right: PhysicalPlan;
+  readonly columns: readonly OutputColumn[];
+}
+
+/** DISTINCT (all columns), or DISTINCT ON (exprs): the first row per key in input order. */
+export interface DistinctPlan {
+  readonly kind: 'distinct';
+  readonly input: PhysicalPlan;
+  readonly on?: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+/**
+ * INSERT [ON CONFLICT …] into a lake table. `input` yields full table rows: one
+ * column per table column, in table order, defaults already filled in.
+ * `returning` expressions are over the written table row; output columns are the
+ * RETURNING list (empty without RETURNING).
+ *  - no onConflict: lake insert (keyed table: +I; append table: base rows).
+ *  - doNothing: rows whose key exists (or repeats) are skipped.
+ *  - doUpdate: rows whose key exists become `set` evaluated over
+ *    existing-row ++ excluded-row columns (filtered by `where`); blind when every set
+ *    expression only reads EXCLUDED, else the statement is read-modify-write.
+ */
+export interface InsertPlan {
+  readonly kind: 'insert';
+  readonly table: LakeTableRef;
+  /** Branch written; 'main' by default. */
+  readonly ref?: string;
+  readonly input: PhysicalPlan;
+  readonly onConflict?:
+    | { readonly action: 'nothing' }
+    | {
+        readonly action: 'update';
+        /** For each table column index: the new value expression (unlisted columns keep the existing value). */
+        readonly set: readonly { readonly column: number; readonly expr: Expr }[];
+        readonly where?: Expr;
+      };
+  readonly returning?: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+/**
+ * UPDATE: `input` yields the target's current rows to change (full table row in
+ * table order; for append tables followed by the row id column the scan exposes).
+ * `set` computes new values over the input row. RETURNING is over the new row.
+ */
+export interface UpdatePlan {
+  readonly kind: 'update';
+  readonly table: LakeTableRef;
+  readonly ref?: string;
+  readonly input: PhysicalPlan;
+  readonly set: readonly { readonly column: number; readonly expr: Expr }[];
+  readonly returning?: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+/** DELETE: `input` yields the rows to delete (full table row, plus row id for append tables). */
+export interface DeletePlan {
+  readonly kind: 'delete';
+  readonly table: LakeTableRef;
+  readonly ref?: string;
+  readonly input: PhysicalPlan;
+  readonly returning?: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+export interface MergeAction {
+  readonly match: 'matched' | 'notMatchedByTarget' | 'notMatchedBySource';
+  readonly condition?: Expr;
+  readonly action:
+    | { readonly kind: 'update'; readonly set: readonly { readonly column: number; readonly expr: Expr }[] }
+    | { readonly kind: 'delete' }
+    | { readonly kind: 'insert'; readonly values: readonly Expr[] }
+    | { readonly kind: 'nothing' };
+}
+
+/**
+ * MERGE: `input` is a full join of source (first `sourceWidth` columns) and
+ * target (full table row next); `sourcePresent`/`targetPresent` are bool columns
+ * appended by the planner. Actions' expressions are over that combined row.
+ * A target row matched twice fails with 21000.
+ */
+export interface MergePlan {
+  readonly kind: 'merge';
+  readonly table: LakeTableRef;
+  readonly ref?: string;
+  readonly input: PhysicalPlan;
+  readonly sourceWidth: number;
+  readonly sourcePresent: number;
+  readonly targetPresent: number;
+  readonly actions: readonly MergeAction[];
+  readonly returning?: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+/** The inputs of a node, for generic walks (EXPLAIN, metrics). */
+export function planInputs(p: PhysicalPlan): readonly PhysicalPlan[] {
+  switch (p.kind) {
+    case 'lakeScan': case 'virtualScan': case 'values':
+      return [];
+    case 'hashJoin': case 'nestedLoopJoin': case 'setOp':
+      return [p.left, p.right];
+    default:
+      return [p.input];
+  }
+}

@@ -1,0 +1,48 @@
+import type { ExecContext } from './exec-context.js';
+import type { EvalContext } from './expr/eval-context.js';
+import { MemoryTracker } from './memory-tracker.js';
+
+/**
+ * Everything one execution of a plan owns. Operators are stateless plan
+ * wrappers; whatever changes while running lives here or in the operator's
+ * per-run locals, so the same operator tree can run twice (correlated subplans,
+ * cursors re-opened) or on another thread.
+ */
+export interface RunState {
+  readonly ctx: ExecContext;
+  readonly evalCtx: EvalContext;
+  readonly params: readonly unknown[];
+  readonly signal: AbortSignal | undefined;
+  readonly memory: MemoryTracker;
+  /** Outer rows for correlated references: outer[outer.length - depth]. */
+  readonly outer: readonly (readonly unknown[])[];
+  /** Results of uncorrelated subplans, computed once per run. */
+  readonly subplanCache: Map<unknown, unknown>;
+}
+
+export function createRunState(ctx: ExecContext): RunState {
+  const now = BigInt(Date.now()) * 1000n;
+  return {
+    ctx,
+    evalCtx: {
+      settings: ctx.settings ?? new Map(),
+      user: ctx.user ?? 'floe',
+      database: ctx.database ?? 'floe',
+      searchPath: ctx.searchPath ?? ['public'],
+      warehouse: ctx.warehouse,
+      virtualTables: ctx.virtualTables,
+      transactionStartMicros: ctx.transactionStartMicros ?? now,
+      statementStartMicros: now,
+    },
+    params: ctx.params ?? [],
+    signal: ctx.signal,
+    memory: new MemoryTracker(ctx.memoryLimitBytes ?? 1024 * 1024 * 1024),
+    outer: [],
+    subplanCache: new Map(),
+  };
+}
+
+/** A run for a correlated subplan: same query, one more outer row. */
+export function withOuterRow(run: RunState, row: readonly unknown[]): RunState {
+  return { ...run, outer: [...run.outer, row] };
+}
