@@ -1,8 +1,178 @@
-import type { Vector } from 'apache-arrow';
+import { DataType } from 'apache-arrow';
+import type { Data, Vector } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnAccessor } from '../bucket/column-accessor.js';
+import { formatDecimal } from './decimal-text.js';
+import { bytesToUuid } from './uuid-bytes.js';
 
+/**
+ * Canonical values (src/common/sql-type.ts) out of an Arrow column, read from the raw
+ * buffers: Arrow JS's own `get` turns µs timestamps into ms numbers and decimals into
+ * opaque objects. Accepts what Floe writes (src/lake/arrow/arrow-type.ts) and the
+ * close variants other writers produce (LargeUtf8, dictionaries, other time units).
+ */
 export function columnReader(vector: Vector, type: SqlType): ColumnAccessor {
-  void vector; void type;
-  throw new Error('not implemented');
+  const chunks = vector.data;
+  if (chunks.length === 1) return dataReader(chunks[0]!, type);
+  const readers = chunks.map((d) => dataReader(d, type));
+  const starts = new Int32Array(chunks.length + 1);
+  for (let c = 0; c < chunks.length; c++) starts[c + 1] = starts[c]! + chunks[c]!.length;
+  return {
+    get(i: number): unknown {
+      let lo = 0;
+      let hi = chunks.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= i) lo = mid;
+        else hi = mid - 1;
+      }
+      return readers[lo]!.get(i - starts[lo]!);
+    },
+  };
+}
+
+/** A reader over one Data chunk; index 0 is the chunk's first logical row (its offset is applied). */
+export function dataReader(data: Data, type: SqlType): ColumnAccessor {
+  const inner = valueReader(data, type);
+  if (data.nullCount === 0 || data.nullBitmap === undefined || data.nullBitmap.length === 0) return inner;
+  const bitmap = data.nullBitmap;
+  const offset = data.offset;
+  return {
+    get(i: number): unknown {
+      const p = offset + i;
+      return (bitmap[p >> 3]! >> (p & 7)) & 1 ? inner.get(i) : null;
+    },
+  };
+}
+
+/** True when row i of the chunk is valid (not NULL). */
+export function isValidAt(data: Data, i: number): boolean {
+  if (data.nullCount === 0 || data.nullBitmap === undefined || data.nullBitmap.length === 0) return true;
+  const p = data.offset + i;
+  return ((data.nullBitmap[p >> 3]! >> (p & 7)) & 1) === 1;
+}
+
+const decoder = new TextDecoder();
+
+/** UTF-8 → string; short ASCII runs skip TextDecoder's call overhead. */
+export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start <= 24) {
+    let s = '';
+    for (let i = start; i < end; i++) {
+      const c = bytes[i]!;
+      if (c >= 0x80) return decoder.decode(bytes.subarray(start, end));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return decoder.decode(bytes.subarray(start, end));
+}
+
+const UNIT_TO_MICROS = [1_000_000n, 1_000n, 1n, 0n];
+
+function toMicros(unit: number): (v: bigint) => bigint {
+  if (unit === 2) return (v) => v;
+  if (unit === 3) return (v) => v / 1000n;
+  const m = UNIT_TO_MICROS[unit]!;
+  return (v) => v * m;
+}
+
+function valueReader(data: Data, type: SqlType): ColumnAccessor {
+  const t = data.type as DataType;
+  if (DataType.isDictionary(t)) {
+    const dict = (data as unknown as { dictionary: Vector }).dictionary;
+    const values = columnReader(dict, type);
+    const idx = data.values as ArrayLike<number | bigint>;
+    return { get: (i) => values.get(Number(idx[i]!)) };
+  }
+  if (DataType.isUtf8(t) || DataType.isLargeUtf8(t) || DataType.isBinary(t) || DataType.isLargeBinary(t)) {
+    const bytes = data.values as Uint8Array;
+    const offs = data.valueOffsets as ArrayLike<number | bigint>;
+    const isText = DataType.isUtf8(t) || DataType.isLargeUtf8(t);
+    if (isText) return { get: (i) => decodeUtf8(bytes, Number(offs[i]!), Number(offs[i + 1]!)) };
+    return { get: (i) => bytes.slice(Number(offs[i]!), Number(offs[i + 1]!)) };
+  }
+  switch (type.kind) {
+    case 'bool': {
+      const bits = data.values as Uint8Array;
+      const off = data.offset;
+      return { get: (i) => ((bits[(off + i) >> 3]! >> ((off + i) & 7)) & 1) === 1 };
+    }
+    case 'int2': case 'int4': case 'float4': case 'float8': {
+      const v = data.values as ArrayLike<number | bigint>;
+      if (v instanceof BigInt64Array) return { get: (i) => Number(v[i]!) };
+      return { get: (i) => v[i] as number };
+    }
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': {
+      const v = data.values as ArrayLike<number>;
+      return { get: (i) => Number(v[i]!) >>> 0 };
+    }
+    case 'int8': {
+      const v = data.values as ArrayLike<number | bigint>;
+      if (v instanceof BigInt64Array) return { get: (i) => v[i]! };
+      return { get: (i) => BigInt(v[i]!) };
+    }
+    case 'date': {
+      const v = data.values as ArrayLike<number | bigint>;
+      if (v instanceof Int32Array) {
+        return {
+          get(i) {
+            const d = v[i]!;
+            return d === 2147483647 ? Infinity : d === -2147483648 ? -Infinity : d;
+          },
+        };
+      }
+      // Date64: milliseconds
+      return { get: (i) => Math.floor(Number(v[i]!) / 86_400_000) };
+    }
+    case 'time': case 'timestamp': case 'timestamptz': {
+      const unit = (t as unknown as { unit: number }).unit;
+      const conv = toMicros(unit);
+      const v = data.values as ArrayLike<number | bigint>;
+      if (v instanceof BigInt64Array) return unit === 2 ? { get: (i) => v[i]! } : { get: (i) => conv(v[i]!) };
+      return { get: (i) => conv(BigInt(v[i]!)) };
+    }
+    case 'numeric': {
+      if (!DataType.isDecimal(t)) return { get: (i) => String((data.values as ArrayLike<unknown>)[i]) };
+      const scale = (t as unknown as { scale: number }).scale;
+      const words = data.values as Uint32Array;
+      // BigUint64Array needs 8-byte alignment; buffers sliced out of IPC bytes may lack it
+      const big = words.byteOffset % 8 === 0
+        ? new BigUint64Array(words.buffer, words.byteOffset, words.length >> 1)
+        : new BigUint64Array(words.slice().buffer);
+      return {
+        get(i) {
+          const unscaled = BigInt.asIntN(128, (big[2 * i + 1]! << 64n) | big[2 * i]!);
+          return formatDecimal(unscaled, scale);
+        },
+      };
+    }
+    case 'uuid': {
+      const bytes = data.values as Uint8Array;
+      return { get: (i) => bytesToUuid(bytes, 16 * i) };
+    }
+    case 'interval': {
+      const [m, d, u] = data.children;
+      const months = dataReader(m!, { kind: 'int4' });
+      const days = dataReader(d!, { kind: 'int4' });
+      const micros = dataReader(u!, { kind: 'int8' });
+      return { get: (i) => ({ months: months.get(i) as number, days: days.get(i) as number, micros: micros.get(i) as bigint }) };
+    }
+    case 'array': {
+      const offs = data.valueOffsets as ArrayLike<number | bigint>;
+      const child = dataReader(data.children[0]!, type.element);
+      return {
+        get(i) {
+          const end = Number(offs[i + 1]!);
+          const out: unknown[] = [];
+          for (let j = Number(offs[i]!); j < end; j++) out.push(child.get(j));
+          return out;
+        },
+      };
+    }
+    default: {
+      const v = data.values as ArrayLike<unknown>;
+      return { get: (i) => v[i] };
+    }
+  }
 }
