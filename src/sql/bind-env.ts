@@ -1,0 +1,44 @@
+import type { SqlType } from '../common/sql-type.js';
+import type { VirtualTableRegistry } from './binder/virtual-table.js';
+import type { PartitionFieldSpec } from './ddl-command.js';
+
+/**
+ * The slice of a lake table's metadata the binder reads. src/lake's TableMetadata
+ * satisfies it structurally, so src/sql does not depend on lake internals.
+ */
+export interface CatalogTable {
+  /** Stable id; also the table's pg_class oid. */
+  readonly id: number;
+  readonly namespace: string;
+  readonly name: string;
+  readonly columns: readonly {
+    readonly name: string;
+    readonly type: SqlType;
+    readonly nullable: boolean;
+    /** Default as SQL expression text, bound when an INSERT omits the column. */
+    readonly defaultExpr?: string;
+  }[];
+  readonly primaryKey: readonly string[];
+  readonly partitionBy?: readonly PartitionFieldSpec[];
+  readonly properties?: Readonly<Record<string, string>>;
+}
+
+/** What the binder asks the catalog. src/lake's Warehouse satisfies it. */
+export interface CatalogReader {
+  getTable(namespace: string, name: string): CatalogTable | undefined;
+}
+
+/** Everything binding needs from the session. */
+export interface BindEnv {
+  /** The warehouse (src/lake Warehouse), read through its synchronous getTable. */
+  readonly warehouse: CatalogReader;
+  /** Schemas to search for unqualified names, in order (pg_catalog is always searched first, as in PostgreSQL). */
+  readonly searchPath: readonly string[];
+  /** pg_catalog, information_schema and other virtual relations (src/sql/system-catalog). */
+  readonly virtualTables: VirtualTableRegistry;
+  /**
+   * Types the client declared for $1..$n (Parse message); undefined (or an 'unknown' type) means
+   * "infer it", as PostgreSQL does for a 0 OID. The bound statement's paramTypes reports the result.
+   */
+  readonly paramTypes?: readonly (SqlType | undefined)[];
+}

@@ -1,0 +1,16 @@
+/**
+ * src/sql: PostgreSQL's own grammar (libpg-query) plus the lakehouse extension
+ * layer, and the binder that turns a raw parse tree into an executable plan.
+ */
+export { parseStatements, loadSqlParser } from './parser/parse-statements.js';
+export { bindStatement } from './binder/bind-statement.js';
+export type { ParsedStatement } from './parsed-statement.js';
+export type { BindEnv, CatalogReader, CatalogTable } from './bind-env.js';
+export type { BoundStatement } from './bound-statement.js';
+export type { ResultColumn } from './result-column.js';
+export type { DdlCommand, AlterTableAction, ColumnSpec, PartitionFieldSpec, TableName } from './ddl-command.js';
+export type {
+  UtilityCommand, CopyOptions, TransactionModes, IsolationLevel, ArgumentsPlan,
+} from './utility-command.js';
+export type { LakeClause, TimeTravelClause, RefDdlClause } from './parser/lake-clause.js';
+export type { VirtualTable, VirtualTableRegistry, VirtualColumn, VirtualTableContext } from './binder/virtual-table.js';
