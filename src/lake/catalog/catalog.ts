@@ -1,0 +1,144 @@
+import type { ColumnMetadata } from '../table/table-metadata.js';
+import type { PartitionField } from '../partition/partition-transform.js';
+
+/**
+ * The narrow catalog interface: everything src/lake keeps in a database goes through
+ * it, so a PostgreSQL catalog can replace SQLite without touching callers. Each method
+ * is one database transaction; `commit` is the only write path for snapshots and files.
+ * It is synchronous because better-sqlite3 is; a networked catalog would sit behind a
+ * synchronous cache for reads, and commits are the only calls on hot paths.
+ */
+export interface TableRecord {
+  readonly id: number;
+  readonly namespace: string;
+  readonly name: string;
+  readonly columns: readonly ColumnMetadata[];
+  readonly primaryKey: readonly string[];
+  readonly partitionBy: readonly PartitionField[];
+  readonly properties: Readonly<Record<string, string>>;
+  readonly schemaId: number;
+  readonly nextFieldId: number;
+}
+
+export interface SnapshotRecord {
+  readonly tableId: number;
+  readonly id: bigint;
+  readonly parentId: bigint | undefined;
+  readonly branch: string;
+  readonly committedAtMicros: bigint;
+  readonly operation: string;
+  readonly summary: Readonly<Record<string, string>>;
+  readonly schemaId: number;
+  /** Expired snapshots stay as lineage links (files name them in added_in) but cannot be read. */
+  readonly expired: boolean;
+}
+
+export interface RefRecord {
+  readonly tableId: number;
+  readonly name: string;
+  readonly kind: 'branch' | 'tag';
+  readonly snapshotId: bigint;
+  readonly retainMicros: bigint | undefined;
+}
+
+/**
+ * A data-file row. store 'base' rows with path '' and rowCount 0 mark an empty
+ * frontier node; store 'dv' rows are deletion vectors of an append-table file
+ * (dvTarget) and carry the deleted positions inline.
+ */
+export interface FileRecord {
+  readonly fileId: number;
+  readonly tableId: number;
+  readonly store: 'change' | 'base' | 'dv';
+  readonly path: string;
+  readonly partitionKey: string;
+  readonly partitionValues: readonly unknown[];
+  readonly nodeMask: number;
+  readonly nodeIndex: number;
+  readonly rowCount: number;
+  readonly sizeBytes: number;
+  /** Change file: its transaction's seq. Base file: every change below this seq is folded in. */
+  readonly seq: bigint;
+  readonly firstOffset: number;
+  /** JSON-encoded per-column stats (encodeStatValue form), keyed by column name. */
+  readonly stats: Readonly<Record<string, { min: unknown; max: unknown; nullCount: number }>>;
+  readonly dvTarget: number | undefined;
+  readonly dvPositions: Uint32Array | undefined;
+  readonly addedIn: bigint;
+}
+
+export type NewFileRecord = Omit<FileRecord, 'fileId' | 'tableId' | 'addedIn'>;
+
+export interface CommitRequest {
+  readonly tableId: number;
+  readonly branch: string;
+  readonly operation: string;
+  readonly summary: Readonly<Record<string, string>>;
+  readonly schemaId: number;
+  /** Read-modify-write: the commit fails (40001) unless the branch head is still this snapshot. */
+  readonly expectHead?: bigint;
+  readonly addFiles: readonly NewFileRecord[];
+  readonly removeFileIds: readonly number[];
+  /** Files that must still be visible at the head (optimizer): otherwise OptimizerConflict. */
+  readonly requireVisible?: readonly number[];
+}
+
+export interface TxnRecord {
+  readonly id: string;
+  readonly seq: bigint;
+  readonly startedMicros: bigint;
+  readonly heartbeatMicros: bigint;
+  readonly pid: number;
+}
+
+export interface Catalog {
+  readonly kind: string;
+
+  listNamespaces(): string[];
+  createNamespace(name: string, ifNotExists: boolean): void;
+  /** Returns the ids of tables dropped by cascade. */
+  dropNamespace(name: string, ifExists: boolean, cascade: boolean): number[];
+
+  createTable(t: Omit<TableRecord, 'id' | 'schemaId'>, nowMicros: bigint, ifNotExists: boolean): { table: TableRecord; created: boolean };
+  getTable(namespace: string, name: string): TableRecord | undefined;
+  getTableById(id: number): TableRecord | undefined;
+  listTables(namespace?: string): TableRecord[];
+  /** Writes a new schema version when columns change. */
+  updateTable(id: number, patch: { name?: string; columns?: readonly ColumnMetadata[]; properties?: Readonly<Record<string, string>>; nextFieldId?: number }): TableRecord;
+  dropTable(id: number): void;
+
+  getSnapshot(tableId: number, id: bigint): SnapshotRecord | undefined;
+  listSnapshots(tableId: number): SnapshotRecord[];
+  /** id and its parents, newest first. */
+  ancestors(tableId: number, id: bigint): bigint[];
+  getRef(tableId: number, name: string): RefRecord | undefined;
+  listRefs(tableId: number): RefRecord[];
+  /** Creates or moves a ref; `expect` guards a move against a concurrent one. */
+  putRef(ref: RefRecord, opts: { mustNotExist?: boolean; expect?: bigint }): void;
+  deleteRef(tableId: number, name: string): boolean;
+
+  beginTxn(id: string, pid: number, nowMicros: bigint): bigint;
+  heartbeatTxn(id: string, nowMicros: bigint): boolean;
+  endTxn(id: string): void;
+  listTxns(): TxnRecord[];
+  /** Aborts (removes) transactions whose heartbeat is older than the cut-off; returns their ids. */
+  abortStaleTxns(cutoffMicros: bigint): string[];
+  /** The smallest start seq of any open transaction, or the next seq when none is open. */
+  lowWatermark(): bigint;
+
+  visibleFiles(tableId: number, snapshotId: bigint): FileRecord[];
+  /** Files added by exactly these snapshots. */
+  filesAddedIn(tableId: number, snapshotIds: readonly bigint[]): FileRecord[];
+  allFiles(tableId: number): FileRecord[];
+  /** Paths of every file row of the table (for orphan cleanup). */
+  allFilePaths(tableId: number): Set<string>;
+
+  /** One database transaction for all requests; txnId (if given) must still be registered and is removed. */
+  commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[];
+
+  /** Marks snapshots expired and deletes file rows nothing can read any more. */
+  expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void;
+  fileRemovals(tableId: number): { fileId: number; snapshotId: bigint }[];
+
+  close(): void;
+}

@@ -1,0 +1,445 @@
+import Database from 'better-sqlite3';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type {
+  Catalog, CommitRequest, FileRecord, RefRecord, SnapshotRecord, TableRecord, TxnRecord,
+} from './catalog.js';
+import { OptimizerConflict } from './optimizer-conflict.js';
+
+/**
+ * The embedded catalog: one SQLite database (WAL) per warehouse.
+ *
+ * synchronous=FULL: in WAL mode NORMAL only risks the last commits on power loss, but
+ * a commit here is acknowledged to a client as durable, so the WAL is fsynced per
+ * commit. Commits take the write lock up front (BEGIN IMMEDIATE) so two processes
+ * queue on busy_timeout instead of failing on lock upgrade.
+ *
+ * Layout in the spirit of DuckLake: a file row carries the snapshot that added it;
+ * removals are rows of file_removals (one per (file, snapshot)) rather than a single
+ * removed_in column, because with branches one file can be removed on two lines of
+ * history in two different snapshots. A file is visible at S when added_in is an
+ * ancestor-or-self of S and none of its removals is. A commit inserts one snapshot row,
+ * a few file rows and a few removal rows: its cost does not depend on the table's size.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO meta VALUES ('next_seq', 1), ('next_table_id', 16384), ('next_snapshot_id', 1);
+CREATE TABLE IF NOT EXISTS namespaces (name TEXT PRIMARY KEY);
+INSERT OR IGNORE INTO namespaces VALUES ('public');
+CREATE TABLE IF NOT EXISTS tables (
+  table_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL,
+  schema_id INTEGER NOT NULL, columns TEXT NOT NULL, primary_key TEXT NOT NULL,
+  partition_by TEXT NOT NULL, properties TEXT NOT NULL, next_field_id INTEGER NOT NULL,
+  created_micros INTEGER NOT NULL, UNIQUE (namespace, name));
+CREATE TABLE IF NOT EXISTS schemas (
+  table_id INTEGER NOT NULL, schema_id INTEGER NOT NULL, columns TEXT NOT NULL,
+  PRIMARY KEY (table_id, schema_id));
+CREATE TABLE IF NOT EXISTS snapshots (
+  snapshot_id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, parent_id INTEGER,
+  branch TEXT NOT NULL, committed_micros INTEGER NOT NULL, operation TEXT NOT NULL,
+  summary TEXT NOT NULL, schema_id INTEGER NOT NULL, expired INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS snapshots_table ON snapshots (table_id, committed_micros);
+CREATE TABLE IF NOT EXISTS refs (
+  table_id INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+  snapshot_id INTEGER NOT NULL, retain_micros INTEGER, PRIMARY KEY (table_id, name));
+CREATE TABLE IF NOT EXISTS txns (
+  txn_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, started_micros INTEGER NOT NULL,
+  heartbeat_micros INTEGER NOT NULL, pid INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+  file_id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, store TEXT NOT NULL,
+  path TEXT NOT NULL, partition_key TEXT NOT NULL, partition_values TEXT NOT NULL,
+  node_mask INTEGER NOT NULL, node_index INTEGER NOT NULL, row_count INTEGER NOT NULL,
+  size_bytes INTEGER NOT NULL, seq INTEGER NOT NULL, first_offset INTEGER NOT NULL,
+  stats TEXT NOT NULL, dv_target INTEGER, dv_positions BLOB,
+  added_in INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS files_added ON files (table_id, added_in);
+CREATE TABLE IF NOT EXISTS file_removals (
+  file_id INTEGER NOT NULL, snapshot_id INTEGER NOT NULL, table_id INTEGER NOT NULL,
+  PRIMARY KEY (file_id, snapshot_id));
+CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
+`;
+
+const ANCESTORS_CTE = `WITH RECURSIVE anc(id) AS (
+  SELECT ? UNION ALL SELECT s.parent_id FROM snapshots s JOIN anc ON s.snapshot_id = anc.id WHERE s.parent_id IS NOT NULL)`;
+
+const VISIBLE_FILES = `${ANCESTORS_CTE}
+SELECT f.* FROM files f WHERE f.table_id = ? AND f.added_in IN (SELECT id FROM anc)
+  AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id IN (SELECT id FROM anc))`;
+
+interface FileRow {
+  file_id: number; table_id: number; store: string; path: string; partition_key: string;
+  partition_values: string; node_mask: number; node_index: number; row_count: number;
+  size_bytes: number; seq: bigint; first_offset: number; stats: string;
+  dv_target: number | null; dv_positions: Buffer | null; added_in: bigint;
+}
+
+interface TableRow {
+  table_id: number; namespace: string; name: string; schema_id: number; columns: string;
+  primary_key: string; partition_by: string; properties: string; next_field_id: number;
+}
+
+interface SnapshotRow {
+  snapshot_id: bigint; table_id: number; parent_id: bigint | null; branch: string;
+  committed_micros: bigint; operation: string; summary: string; schema_id: number; expired: number;
+}
+
+interface RefRow { table_id: number; name: string; kind: string; snapshot_id: bigint; retain_micros: bigint | null }
+
+function toTable(r: TableRow): TableRecord {
+  return {
+    id: r.table_id, namespace: r.namespace, name: r.name, schemaId: r.schema_id,
+    columns: JSON.parse(r.columns), primaryKey: JSON.parse(r.primary_key),
+    partitionBy: JSON.parse(r.partition_by), properties: JSON.parse(r.properties),
+    nextFieldId: r.next_field_id,
+  };
+}
+
+function toSnapshot(r: SnapshotRow): SnapshotRecord {
+  return {
+    tableId: r.table_id, id: BigInt(r.snapshot_id), parentId: r.parent_id === null ? undefined : BigInt(r.parent_id),
+    branch: r.branch, committedAtMicros: BigInt(r.committed_micros), operation: r.operation,
+    summary: JSON.parse(r.summary), schemaId: r.schema_id, expired: r.expired !== 0,
+  };
+}
+
+function toRef(r: RefRow): RefRecord {
+  return {
+    tableId: r.table_id, name: r.name, kind: r.kind as 'branch' | 'tag', snapshotId: BigInt(r.snapshot_id),
+    retainMicros: r.retain_micros === null ? undefined : BigInt(r.retain_micros),
+  };
+}
+
+function toFile(r: FileRow): FileRecord {
+  return {
+    fileId: r.file_id, tableId: r.table_id, store: r.store as FileRecord['store'], path: r.path,
+    partitionKey: r.partition_key, partitionValues: JSON.parse(r.partition_values),
+    nodeMask: r.node_mask, nodeIndex: r.node_index, rowCount: r.row_count, sizeBytes: r.size_bytes,
+    seq: BigInt(r.seq), firstOffset: r.first_offset, stats: JSON.parse(r.stats),
+    dvTarget: r.dv_target ?? undefined,
+    dvPositions: r.dv_positions === null ? undefined
+      : new Uint32Array(r.dv_positions.buffer.slice(r.dv_positions.byteOffset, r.dv_positions.byteOffset + r.dv_positions.byteLength)),
+    addedIn: BigInt(r.added_in),
+  };
+}
+
+export class SqliteCatalog implements Catalog {
+  readonly kind = 'sqlite';
+  readonly #db: Database.Database;
+
+  constructor(path: string) {
+    this.#db = new Database(path);
+    this.#db.defaultSafeIntegers(true);
+    this.#db.pragma('busy_timeout = 30000');
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = FULL');
+    this.#db.pragma('foreign_keys = OFF');
+    this.#immediate(() => this.#db.exec(SCHEMA));
+  }
+
+  #immediate<T>(fn: () => T): T {
+    return this.#db.transaction(fn).immediate();
+  }
+
+  #nextMeta(key: string): bigint {
+    const row = this.#db.prepare('UPDATE meta SET value = value + 1 WHERE key = ? RETURNING value - 1 AS v').get(key) as { v: bigint };
+    return BigInt(row.v);
+  }
+
+  listNamespaces(): string[] {
+    return (this.#db.prepare('SELECT name FROM namespaces ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+  }
+
+  createNamespace(name: string, ifNotExists: boolean): void {
+    this.#immediate(() => {
+      const exists = this.#db.prepare('SELECT 1 FROM namespaces WHERE name = ?').get(name);
+      if (exists !== undefined) {
+        if (ifNotExists) return;
+        throw new FloeError(SqlState.duplicateSchema, `schema "${name}" already exists`);
+      }
+      this.#db.prepare('INSERT INTO namespaces VALUES (?)').run(name);
+    });
+  }
+
+  dropNamespace(name: string, ifExists: boolean, cascade: boolean): number[] {
+    return this.#immediate(() => {
+      const exists = this.#db.prepare('SELECT 1 FROM namespaces WHERE name = ?').get(name);
+      if (exists === undefined) {
+        if (ifExists) return [];
+        throw new FloeError(SqlState.undefinedSchema, `schema "${name}" does not exist`);
+      }
+      const ids = (this.#db.prepare('SELECT table_id FROM tables WHERE namespace = ?').all(name) as { table_id: bigint }[])
+        .map((r) => Number(r.table_id));
+      if (ids.length > 0 && !cascade) {
+        throw new FloeError('2BP01', `cannot drop schema "${name}" because other objects depend on it`, {
+          hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+        });
+      }
+      for (const id of ids) this.#dropTableRows(id);
+      this.#db.prepare('DELETE FROM namespaces WHERE name = ?').run(name);
+      return ids;
+    });
+  }
+
+  createTable(t: Omit<TableRecord, 'id' | 'schemaId'>, nowMicros: bigint, ifNotExists: boolean): { table: TableRecord; created: boolean } {
+    return this.#immediate(() => {
+      if (this.#db.prepare('SELECT 1 FROM namespaces WHERE name = ?').get(t.namespace) === undefined) {
+        throw new FloeError(SqlState.undefinedSchema, `schema "${t.namespace}" does not exist`);
+      }
+      const existing = this.getTable(t.namespace, t.name);
+      if (existing !== undefined) {
+        if (ifNotExists) return { table: existing, created: false };
+        throw new FloeError(SqlState.duplicateTable, `relation "${t.name}" already exists`);
+      }
+      const id = Number(this.#nextMeta('next_table_id'));
+      const columns = JSON.stringify(t.columns);
+      this.#db.prepare(`INSERT INTO tables (table_id, namespace, name, schema_id, columns, primary_key, partition_by,
+        properties, next_field_id, created_micros) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`)
+        .run(id, t.namespace, t.name, columns, JSON.stringify(t.primaryKey), JSON.stringify(t.partitionBy),
+          JSON.stringify(t.properties), t.nextFieldId, nowMicros);
+      this.#db.prepare('INSERT INTO schemas VALUES (?, 0, ?)').run(id, columns);
+      // Every table starts with an empty snapshot on main, so every ref always has a head.
+      const snapshotId = this.#nextMeta('next_snapshot_id');
+      this.#db.prepare(`INSERT INTO snapshots (snapshot_id, table_id, parent_id, branch, committed_micros, operation, summary, schema_id)
+        VALUES (?, ?, NULL, 'main', ?, 'create', '{}', 0)`).run(snapshotId, id, nowMicros);
+      this.#db.prepare(`INSERT INTO refs VALUES (?, 'main', 'branch', ?, NULL)`).run(id, snapshotId);
+      return { table: this.getTableById(id)!, created: true };
+    });
+  }
+
+  getTable(namespace: string, name: string): TableRecord | undefined {
+    const r = this.#db.prepare('SELECT * FROM tables WHERE namespace = ? AND name = ?').get(namespace, name) as TableRow | undefined;
+    return r === undefined ? undefined : toTable(this.#numbers(r));
+  }
+
+  getTableById(id: number): TableRecord | undefined {
+    const r = this.#db.prepare('SELECT * FROM tables WHERE table_id = ?').get(id) as TableRow | undefined;
+    return r === undefined ? undefined : toTable(this.#numbers(r));
+  }
+
+  listTables(namespace?: string): TableRecord[] {
+    const rows = (namespace === undefined
+      ? this.#db.prepare('SELECT * FROM tables ORDER BY table_id').all()
+      : this.#db.prepare('SELECT * FROM tables WHERE namespace = ? ORDER BY table_id').all(namespace)) as TableRow[];
+    return rows.map((r) => toTable(this.#numbers(r)));
+  }
+
+  #numbers(r: TableRow): TableRow {
+    return { ...r, table_id: Number(r.table_id), schema_id: Number(r.schema_id), next_field_id: Number(r.next_field_id) };
+  }
+
+  updateTable(id: number, patch: { name?: string; columns?: readonly import('../table/table-metadata.js').ColumnMetadata[]; properties?: Readonly<Record<string, string>>; nextFieldId?: number }): TableRecord {
+    return this.#immediate(() => {
+      const cur = this.getTableById(id);
+      if (cur === undefined) throw new FloeError(SqlState.undefinedTable, `table ${id} does not exist`);
+      if (patch.name !== undefined && patch.name !== cur.name) {
+        if (this.getTable(cur.namespace, patch.name) !== undefined) {
+          throw new FloeError(SqlState.duplicateTable, `relation "${patch.name}" already exists`);
+        }
+        this.#db.prepare('UPDATE tables SET name = ? WHERE table_id = ?').run(patch.name, id);
+      }
+      if (patch.columns !== undefined) {
+        const schemaId = cur.schemaId + 1;
+        const columns = JSON.stringify(patch.columns);
+        this.#db.prepare('UPDATE tables SET columns = ?, schema_id = ?, next_field_id = ? WHERE table_id = ?')
+          .run(columns, schemaId, patch.nextFieldId ?? cur.nextFieldId, id);
+        this.#db.prepare('INSERT INTO schemas VALUES (?, ?, ?)').run(id, schemaId, columns);
+      }
+      if (patch.properties !== undefined) {
+        this.#db.prepare('UPDATE tables SET properties = ? WHERE table_id = ?').run(JSON.stringify(patch.properties), id);
+      }
+      return this.getTableById(id)!;
+    });
+  }
+
+  dropTable(id: number): void {
+    this.#immediate(() => this.#dropTableRows(id));
+  }
+
+  #dropTableRows(id: number): void {
+    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals']) {
+      this.#db.prepare(`DELETE FROM ${t} WHERE table_id = ?`).run(id);
+    }
+  }
+
+  getSnapshot(tableId: number, id: bigint): SnapshotRecord | undefined {
+    const r = this.#db.prepare('SELECT * FROM snapshots WHERE table_id = ? AND snapshot_id = ?').get(tableId, id) as SnapshotRow | undefined;
+    return r === undefined ? undefined : toSnapshot(this.#snapNumbers(r));
+  }
+
+  #snapNumbers(r: SnapshotRow): SnapshotRow {
+    return { ...r, table_id: Number(r.table_id), schema_id: Number(r.schema_id), expired: Number(r.expired) };
+  }
+
+  listSnapshots(tableId: number): SnapshotRecord[] {
+    return (this.#db.prepare('SELECT * FROM snapshots WHERE table_id = ? ORDER BY snapshot_id').all(tableId) as SnapshotRow[])
+      .map((r) => toSnapshot(this.#snapNumbers(r)));
+  }
+
+  ancestors(tableId: number, id: bigint): bigint[] {
+    void tableId;
+    return (this.#db.prepare(`${ANCESTORS_CTE} SELECT id FROM anc`).all(id) as { id: bigint }[]).map((r) => BigInt(r.id));
+  }
+
+  getRef(tableId: number, name: string): RefRecord | undefined {
+    const r = this.#db.prepare('SELECT * FROM refs WHERE table_id = ? AND name = ?').get(tableId, name) as RefRow | undefined;
+    return r === undefined ? undefined : toRef({ ...r, table_id: Number(r.table_id) });
+  }
+
+  listRefs(tableId: number): RefRecord[] {
+    return (this.#db.prepare('SELECT * FROM refs WHERE table_id = ? ORDER BY name').all(tableId) as RefRow[])
+      .map((r) => toRef({ ...r, table_id: Number(r.table_id) }));
+  }
+
+  putRef(ref: RefRecord, opts: { mustNotExist?: boolean; expect?: bigint }): void {
+    this.#immediate(() => {
+      const cur = this.getRef(ref.tableId, ref.name);
+      if (opts.mustNotExist === true && cur !== undefined) {
+        throw new FloeError(SqlState.duplicateObject, `${cur.kind} "${ref.name}" already exists`);
+      }
+      if (opts.expect !== undefined && (cur === undefined || cur.snapshotId !== opts.expect)) {
+        throw new FloeError(SqlState.serializationFailure, `branch "${ref.name}" moved concurrently`);
+      }
+      this.#db.prepare('INSERT OR REPLACE INTO refs VALUES (?, ?, ?, ?, ?)')
+        .run(ref.tableId, ref.name, ref.kind, ref.snapshotId, ref.retainMicros ?? null);
+    });
+  }
+
+  deleteRef(tableId: number, name: string): boolean {
+    return this.#db.prepare('DELETE FROM refs WHERE table_id = ? AND name = ?').run(tableId, name).changes > 0;
+  }
+
+  beginTxn(id: string, pid: number, nowMicros: bigint): bigint {
+    return this.#immediate(() => {
+      const seq = this.#nextMeta('next_seq');
+      this.#db.prepare('INSERT INTO txns VALUES (?, ?, ?, ?, ?)').run(id, seq, nowMicros, nowMicros, pid);
+      return seq;
+    });
+  }
+
+  heartbeatTxn(id: string, nowMicros: bigint): boolean {
+    return this.#db.prepare('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0;
+  }
+
+  endTxn(id: string): void {
+    this.#db.prepare('DELETE FROM txns WHERE txn_id = ?').run(id);
+  }
+
+  listTxns(): TxnRecord[] {
+    return (this.#db.prepare('SELECT * FROM txns ORDER BY seq').all() as { txn_id: string; seq: bigint; started_micros: bigint; heartbeat_micros: bigint; pid: bigint }[])
+      .map((r) => ({ id: r.txn_id, seq: BigInt(r.seq), startedMicros: BigInt(r.started_micros), heartbeatMicros: BigInt(r.heartbeat_micros), pid: Number(r.pid) }));
+  }
+
+  abortStaleTxns(cutoffMicros: bigint): string[] {
+    return this.#immediate(() => {
+      const ids = (this.#db.prepare('SELECT txn_id FROM txns WHERE heartbeat_micros < ?').all(cutoffMicros) as { txn_id: string }[]).map((r) => r.txn_id);
+      this.#db.prepare('DELETE FROM txns WHERE heartbeat_micros < ?').run(cutoffMicros);
+      return ids;
+    });
+  }
+
+  lowWatermark(): bigint {
+    return this.#db.transaction(() => {
+      const open = this.#db.prepare('SELECT MIN(seq) AS s FROM txns').get() as { s: bigint | null };
+      if (open.s !== null) return BigInt(open.s);
+      return BigInt((this.#db.prepare(`SELECT value FROM meta WHERE key = 'next_seq'`).get() as { value: bigint }).value);
+    })();
+  }
+
+  visibleFiles(tableId: number, snapshotId: bigint): FileRecord[] {
+    return (this.#db.prepare(VISIBLE_FILES).all(snapshotId, tableId) as FileRow[]).map(toFileNumbers);
+  }
+
+  filesAddedIn(tableId: number, snapshotIds: readonly bigint[]): FileRecord[] {
+    if (snapshotIds.length === 0) return [];
+    return (this.#db.prepare(`SELECT * FROM files WHERE table_id = ? AND added_in IN (SELECT value FROM json_each(?)) ORDER BY file_id`)
+      .all(tableId, JSON.stringify(snapshotIds.map(Number))) as FileRow[]).map(toFileNumbers);
+  }
+
+  allFiles(tableId: number): FileRecord[] {
+    return (this.#db.prepare('SELECT * FROM files WHERE table_id = ? ORDER BY file_id').all(tableId) as FileRow[]).map(toFileNumbers);
+  }
+
+  allFilePaths(tableId: number): Set<string> {
+    return new Set((this.#db.prepare('SELECT path FROM files WHERE table_id = ?').all(tableId) as { path: string }[]).map((r) => r.path));
+  }
+
+  commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[] {
+    return this.#immediate(() => {
+      if (txnId !== undefined) {
+        const live = this.#db.prepare('SELECT 1 FROM txns WHERE txn_id = ?').get(txnId);
+        if (live === undefined) {
+          throw new FloeError(SqlState.serializationFailure, 'transaction was aborted because it stopped sending heartbeats', {
+            hint: 'Retry the transaction.',
+          });
+        }
+      }
+      const out: SnapshotRecord[] = [];
+      for (const req of requests) out.push(this.#commitOne(req, nowMicros));
+      if (txnId !== undefined) this.#db.prepare('DELETE FROM txns WHERE txn_id = ?').run(txnId);
+      return out;
+    });
+  }
+
+  #commitOne(req: CommitRequest, nowMicros: bigint): SnapshotRecord {
+    if (this.getTableById(req.tableId) === undefined) {
+      throw new FloeError(SqlState.undefinedTable, `table ${req.tableId} was dropped`);
+    }
+    const ref = this.getRef(req.tableId, req.branch);
+    if (ref === undefined) throw new FloeError(SqlState.undefinedObject, `branch "${req.branch}" does not exist`);
+    if (ref.kind !== 'branch') throw new FloeError(SqlState.objectNotInPrerequisiteState, `"${req.branch}" is a tag; tags cannot be written`);
+    if (req.expectHead !== undefined && ref.snapshotId !== req.expectHead) {
+      throw new FloeError(SqlState.serializationFailure, 'could not serialize access due to concurrent update');
+    }
+    const head = this.getSnapshot(req.tableId, ref.snapshotId)!;
+    if (req.requireVisible !== undefined && req.requireVisible.length > 0) {
+      const row = this.#db.prepare(`${ANCESTORS_CTE}
+        SELECT COUNT(*) AS n FROM files f WHERE f.file_id IN (SELECT value FROM json_each(?)) AND f.added_in IN (SELECT id FROM anc)
+          AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id IN (SELECT id FROM anc))`)
+        .get(head.id, JSON.stringify(req.requireVisible)) as { n: bigint };
+      if (Number(row.n) !== new Set(req.requireVisible).size) throw new OptimizerConflict();
+    }
+    const id = this.#nextMeta('next_snapshot_id');
+    // Commit times are strictly increasing along a branch so timestamp travel is unambiguous.
+    const at = nowMicros > head.committedAtMicros ? nowMicros : head.committedAtMicros + 1n;
+    this.#db.prepare(`INSERT INTO snapshots (snapshot_id, table_id, parent_id, branch, committed_micros, operation, summary, schema_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(id, req.tableId, head.id, req.branch, at, req.operation, JSON.stringify(req.summary), req.schemaId);
+    const ins = this.#db.prepare(`INSERT INTO files (table_id, store, path, partition_key, partition_values, node_mask, node_index,
+      row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, added_in) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+    for (const f of req.addFiles) {
+      ins.run(req.tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
+        f.rowCount, f.sizeBytes, f.seq, f.firstOffset, JSON.stringify(f.stats), f.dvTarget ?? null,
+        f.dvPositions === undefined ? null : Buffer.from(f.dvPositions.buffer, f.dvPositions.byteOffset, f.dvPositions.byteLength), id);
+    }
+    const rem = this.#db.prepare('INSERT OR IGNORE INTO file_removals VALUES (?, ?, ?)');
+    for (const fid of req.removeFileIds) rem.run(fid, id, req.tableId);
+    this.#db.prepare('UPDATE refs SET snapshot_id = ? WHERE table_id = ? AND name = ?').run(id, req.tableId, req.branch);
+    return this.getSnapshot(req.tableId, id)!;
+  }
+
+  expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void {
+    this.#immediate(() => {
+      const mark = this.#db.prepare('UPDATE snapshots SET expired = 1 WHERE table_id = ? AND snapshot_id = ?');
+      for (const s of snapshotIds) mark.run(tableId, s);
+      const delF = this.#db.prepare('DELETE FROM files WHERE table_id = ? AND file_id = ?');
+      const delR = this.#db.prepare('DELETE FROM file_removals WHERE file_id = ?');
+      for (const f of deleteFileIds) { delF.run(tableId, f); delR.run(f); }
+    });
+  }
+
+  fileRemovals(tableId: number): { fileId: number; snapshotId: bigint }[] {
+    return (this.#db.prepare('SELECT file_id, snapshot_id FROM file_removals WHERE table_id = ?').all(tableId) as { file_id: bigint; snapshot_id: bigint }[])
+      .map((r) => ({ fileId: Number(r.file_id), snapshotId: BigInt(r.snapshot_id) }));
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+function toFileNumbers(r: FileRow): FileRecord {
+  return toFile({
+    ...r, file_id: Number(r.file_id), table_id: Number(r.table_id), node_mask: Number(r.node_mask),
+    node_index: Number(r.node_index), row_count: Number(r.row_count), size_bytes: Number(r.size_bytes),
+    first_offset: Number(r.first_offset), dv_target: r.dv_target === null ? null : Number(r.dv_target),
+  });
+}

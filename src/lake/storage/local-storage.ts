@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { Storage } from './storage.js';
+
+/**
+ * Local-filesystem storage. put writes a temp file, fsyncs it, renames it into place
+ * and fsyncs the directory, so after put resolves the file survives a crash under its
+ * final name and a crash mid-write leaves only a '.tmp-' file (an orphan, never read).
+ */
+export class LocalStorage implements Storage {
+  readonly #root: string;
+  readonly #knownDirs = new Set<string>();
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  #path(key: string): string {
+    if (key.includes('..')) throw new FloeError(SqlState.invalidParameterValue, `invalid storage key "${key}"`);
+    return join(this.#root, key);
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    const path = this.#path(key);
+    const dir = dirname(path);
+    if (!this.#knownDirs.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      this.#knownDirs.add(dir);
+    }
+    const tmp = join(dir, `.tmp-${randomUUID()}`);
+    const fh = await fs.open(tmp, 'w');
+    try {
+      await fh.write(bytes, 0, bytes.length, 0);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.rename(tmp, path);
+    const dh = await fs.open(dir, 'r');
+    try {
+      await dh.sync();
+    } finally {
+      await dh.close();
+    }
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    try {
+      return await fs.readFile(this.#path(key));
+    } catch (e) {
+      throw missing(key, e);
+    }
+  }
+
+  async getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+    let fh;
+    try {
+      fh = await fs.open(this.#path(key), 'r');
+    } catch (e) {
+      throw missing(key, e);
+    }
+    try {
+      const buf = Buffer.alloc(length);
+      const { bytesRead } = await fh.read(buf, 0, length, offset);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async list(prefix: string): Promise<{ key: string; size: number; modifiedMicros: bigint }[]> {
+    const out: { key: string; size: number; modifiedMicros: bigint }[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw e;
+      }
+      for (const ent of entries) {
+        const p = join(dir, ent.name);
+        if (ent.isDirectory()) await walk(p);
+        else if (ent.isFile()) {
+          const st = await fs.stat(p, { bigint: true });
+          out.push({ key: relative(this.#root, p).split(sep).join('/'), size: Number(st.size), modifiedMicros: st.mtimeNs / 1000n });
+        }
+      }
+    };
+    await walk(this.#path(prefix));
+    return out;
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await fs.unlink(this.#path(key));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+}
+
+function missing(key: string, e: unknown): FloeError {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new FloeError(SqlState.ioError, `could not open data file "${key}": ${code === 'ENOENT' ? 'file is missing' : String((e as Error).message)}`, { cause: e });
+}

@@ -1,0 +1,18 @@
+import { LocalStorage } from './local-storage.js';
+import type { Storage } from './storage.js';
+import type { StorageConfig } from './storage-config.js';
+
+/** Storage instances are cached per config so worker threads reuse one per process. */
+const cache = new Map<string, Storage>();
+
+export function openStorage(config: StorageConfig): Storage {
+  const key = JSON.stringify(config);
+  let s = cache.get(key);
+  if (s === undefined) {
+    switch (config.kind) {
+      case 'local': s = new LocalStorage(config.root); break;
+    }
+    cache.set(key, s);
+  }
+  return s;
+}
