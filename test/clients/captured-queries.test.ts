@@ -1,0 +1,90 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { startFloeTarget, startOracleTarget } from './client-targets.js';
+import type { ClientTarget } from './client-targets.js';
+
+const DIR = '/work/shared/client-queries';
+
+interface CapturedStatement {
+  readonly file: string;
+  readonly index: number;
+  readonly sql: string;
+  readonly params: readonly string[] | undefined;
+  /** pgjdbc always uses the extended protocol; psql uses simple queries. */
+  readonly extended: boolean;
+}
+
+/** The capture files: statements end with a line holding only ";;", parameters follow as a comment. */
+function loadStatements(file: string): CapturedStatement[] {
+  const text = readFileSync(`${DIR}/${file}`, 'utf8');
+  const out: CapturedStatement[] = [];
+  for (const chunk of text.split(/^;;$/m)) {
+    const lines = chunk.split('\n');
+    const paramLine = lines.find((l) => l.startsWith('-- parameters:'));
+    const sql = lines.filter((l) => !l.startsWith('--')).join('\n').trim().replace(/;$/, '');
+    if (sql === '') continue;
+    const params = paramLine === undefined ? undefined : [...paramLine.matchAll(/\$\d+ = '((?:[^']|'')*)'/g)].map((m) => m[1]!.replaceAll("''", "'"));
+    out.push({ file, index: out.length + 1, sql, params, extended: file.startsWith('pgjdbc') });
+  }
+  return out;
+}
+
+const SETUP = [
+  'CREATE TABLE orders (o_id bigint PRIMARY KEY, o_cust integer NOT NULL, o_amount numeric(12,2), o_ts timestamptz DEFAULT now(), o_note text)',
+  'CREATE SCHEMA sales',
+  'CREATE TABLE sales.items (id integer PRIMARY KEY, name varchar(40))',
+];
+
+type Shape = { columns: [string, number][] } | { error: string };
+
+async function shapeOf(c: pg.Client, s: CapturedStatement): Promise<Shape> {
+  try {
+    const r = await c.query({ text: s.sql, values: s.params ? [...s.params] : undefined, queryMode: s.extended ? 'extended' : undefined } as pg.QueryConfig);
+    return { columns: (r.fields ?? []).map((f) => [f.name, f.dataTypeID] as [string, number]) };
+  } catch (e) {
+    return { error: `${(e as { code?: string }).code ?? ''} ${(e as Error).message}` };
+  }
+}
+
+const statements = [...loadStatements('psql-meta-commands.sql'), ...loadStatements('pgjdbc-42.5.sql')];
+
+describe('every captured client statement: same column names and type OIDs as PostgreSQL 15', () => {
+  let oracle: ClientTarget;
+  let floe: ClientTarget | undefined;
+  let oc: pg.Client;
+  let fc: pg.Client | undefined;
+  let floeFailure: unknown;
+
+  before(async () => {
+    oracle = await startOracleTarget();
+    oc = new pg.Client({ connectionString: oracle.url });
+    await oc.connect();
+    for (const s of SETUP) await oc.query(s);
+    try {
+      floe = await startFloeTarget();
+      fc = new pg.Client({ connectionString: floe.url });
+      await fc.connect();
+      for (const s of SETUP) await fc.query(s);
+    } catch (e) {
+      floeFailure = e;
+    }
+  });
+  after(async () => {
+    await oc?.end();
+    await fc?.end().catch(() => undefined);
+    await oracle?.stop();
+    await floe?.stop();
+  });
+
+  for (const s of statements) {
+    test(`${s.file} #${s.index}: ${s.sql.replace(/\s+/g, ' ').slice(0, 70)}`, async () => {
+      const want = await shapeOf(oc, s);
+      assert.ok('columns' in want, `PostgreSQL rejected a captured statement: ${'error' in want ? want.error : ''}`);
+      if (fc === undefined) throw floeFailure;
+      const got = await shapeOf(fc, s);
+      assert.deepEqual(got, want);
+    });
+  }
+});
