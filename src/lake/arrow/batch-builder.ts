@@ -6,6 +6,7 @@ import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFieldOf, arrowTypeOf, isDecimalNumeric } from './arrow-type.js';
 import { parseDecimal } from './decimal-text.js';
+import { encodeInto } from './utf8.js';
 import { uuidToBytes } from './uuid-bytes.js';
 
 export interface BatchColumn {
@@ -261,23 +262,6 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
     }
     return mk({ ...base, valueOffsets: offsets, data: bytes.subarray(0, pos) });
   }
-}
-
-const encoder = new TextEncoder();
-
-/** UTF-8 encodes s at bytes[pos…]; an inline loop for ASCII beats encodeInto's call overhead on short keys. */
-export function encodeInto(s: string, bytes: Uint8Array, pos: number): number {
-  const len = s.length;
-  if (len < 32) {
-    let i = 0;
-    for (; i < len; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      bytes[pos + i] = c;
-    }
-    if (i === len) return len;
-  }
-  return encoder.encodeInto(s, bytes.subarray(pos)).written;
 }
 
 function describe(v: unknown): string {

@@ -3,6 +3,7 @@ import type { Data, Vector } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnAccessor } from '../bucket/column-accessor.js';
 import { formatDecimal } from './decimal-text.js';
+import { decodeUtf8 } from './utf8.js';
 import { bytesToUuid } from './uuid-bytes.js';
 
 /**
@@ -50,22 +51,6 @@ export function isValidAt(data: Data, i: number): boolean {
   if (data.nullCount === 0 || data.nullBitmap === undefined || data.nullBitmap.length === 0) return true;
   const p = data.offset + i;
   return ((data.nullBitmap[p >> 3]! >> (p & 7)) & 1) === 1;
-}
-
-const decoder = new TextDecoder();
-
-/** UTF-8 → string; short ASCII runs skip TextDecoder's call overhead. */
-export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
-  if (end - start <= 24) {
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const c = bytes[i]!;
-      if (c >= 0x80) return decoder.decode(bytes.subarray(start, end));
-      s += String.fromCharCode(c);
-    }
-    return s;
-  }
-  return decoder.decode(bytes.subarray(start, end));
 }
 
 const UNIT_TO_MICROS = [1_000_000n, 1_000n, 1n, 0n];
