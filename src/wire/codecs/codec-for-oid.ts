@@ -1,0 +1,37 @@
+import { typeOids } from '../../common/sql-type.js';
+import { arrayCodec } from './array-codec.js';
+import { dateCodec, timeCodec, timestampCodec, timestamptzCodec } from './datetime-codec.js';
+import { intervalCodec } from './interval-codec.js';
+import { numericCodec } from './numeric-codec.js';
+import {
+  boolCodec, byteaCodec, charCodec, float4Codec, float8Codec, int2Codec, int4Codec, int8Codec,
+  jsonbCodec, jsonCodec, oidCodec, stringCodec, uuidCodec,
+} from './scalar-codecs.js';
+import type { TypeCodec } from './type-codec.js';
+
+const scalars: readonly TypeCodec[] = [
+  boolCodec, byteaCodec, charCodec, stringCodec(typeOids.name.oid, 'name'), int8Codec, int2Codec, int4Codec,
+  oidCodec(typeOids.regproc.oid, 'regproc'), stringCodec(typeOids.text.oid, 'text'), oidCodec(typeOids.oid.oid, 'oid'),
+  jsonCodec, float4Codec, float8Codec, stringCodec(typeOids.bpchar.oid, 'character'),
+  stringCodec(typeOids.varchar.oid, 'character varying'), dateCodec, timeCodec, timestampCodec, timestamptzCodec,
+  intervalCodec, numericCodec, oidCodec(typeOids.regclass.oid, 'regclass'), oidCodec(typeOids.regtype.oid, 'regtype'),
+  uuidCodec, jsonbCodec,
+];
+
+const registry = new Map<number, TypeCodec>();
+for (const c of scalars) registry.set(c.oid, c);
+for (const { oid, arrayOid } of Object.values(typeOids)) {
+  const element = registry.get(oid);
+  if (element !== undefined && arrayOid !== 0) registry.set(arrayOid, arrayCodec(arrayOid, element));
+}
+
+/** Types the wire has no codec for (unknown, or an OID it never heard of) travel as text. */
+const fallback = stringCodec(typeOids.unknown.oid, 'unknown');
+
+export function codecForOid(oid: number): TypeCodec {
+  return registry.get(oid) ?? fallback;
+}
+
+export function hasCodec(oid: number): boolean {
+  return registry.has(oid);
+}

@@ -1,0 +1,298 @@
+import { FloeError } from '../../common/floe-error.js';
+import type { CodecContext } from './codec-context.js';
+import { timeZoneOffsetSeconds } from './time-zone-offset.js';
+import type { TypeCodec } from './type-codec.js';
+
+/**
+ * date, time, timestamp and timestamptz, with DateStyle ISO text and
+ * PostgreSQL's binary forms (days / microseconds since 2000-01-01). Infinite
+ * timestamps are the int64 extremes, as in PostgreSQL; infinite dates are ±Infinity.
+ */
+const usPerDay = 86400000000n;
+const usPerSecond = 1000000n;
+/** Days and microseconds between 1970-01-01 and PostgreSQL's epoch 2000-01-01. */
+const pgEpochDays = 10957;
+const pgEpochUs = BigInt(pgEpochDays) * usPerDay;
+export const timestampInfinity = 9223372036854775807n;
+export const timestampMinusInfinity = -9223372036854775808n;
+const dateInfinityBinary = 0x7fffffff;
+const dateMinusInfinityBinary = -0x80000000;
+
+export function civilFromDays(days: number): [number, number, number] {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
+}
+
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = year - (month <= 2 ? 1 : 0);
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+function pad(n: number | bigint, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+function formatYmd(days: number): { text: string; bc: boolean } {
+  const [y, m, d] = civilFromDays(days);
+  const bc = y <= 0;
+  return { text: `${pad(bc ? 1 - y : y, 4)}-${pad(m, 2)}-${pad(d, 2)}`, bc };
+}
+
+/** HH:MM:SS[.ffffff] with trailing zeros of the fraction dropped. */
+function formatTimeOfDay(us: bigint): string {
+  const secs = us / usPerSecond;
+  const frac = us % usPerSecond;
+  const h = secs / 3600n;
+  const m = (secs / 60n) % 60n;
+  const s = secs % 60n;
+  const base = `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}`;
+  return frac === 0n ? base : `${base}.${pad(frac, 6).replace(/0+$/, '')}`;
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
+}
+
+function toBigInt(v: unknown, what: string): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return BigInt(Math.trunc(v));
+  if (v instanceof Date) return BigInt(v.getTime()) * 1000n;
+  throw new FloeError('XX000', `cannot encode ${typeof v} as ${what}`);
+}
+
+function toDays(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof Date) return Math.floor(v.getTime() / 86400000);
+  throw new FloeError('XX000', `cannot encode ${typeof v} as date`);
+}
+
+export function formatDate(days: number): string {
+  if (days === Infinity) return 'infinity';
+  if (days === -Infinity) return '-infinity';
+  const { text, bc } = formatYmd(days);
+  return bc ? `${text} BC` : text;
+}
+
+export function formatTimestamp(us: bigint): string {
+  if (us === timestampInfinity) return 'infinity';
+  if (us === timestampMinusInfinity) return '-infinity';
+  const days = floorDiv(us, usPerDay);
+  const { text, bc } = formatYmd(Number(days));
+  const out = `${text} ${formatTimeOfDay(us - days * usPerDay)}`;
+  return bc ? `${out} BC` : out;
+}
+
+function formatOffset(offsetSeconds: number): string {
+  const sign = offsetSeconds < 0 ? '-' : '+';
+  const a = Math.abs(offsetSeconds);
+  const h = Math.floor(a / 3600);
+  const m = Math.floor(a / 60) % 60;
+  const s = a % 60;
+  let out = `${sign}${pad(h, 2)}`;
+  if (m !== 0 || s !== 0) out += `:${pad(m, 2)}`;
+  if (s !== 0) out += `:${pad(s, 2)}`;
+  return out;
+}
+
+export function formatTimestamptz(us: bigint, timeZone: string): string {
+  if (us === timestampInfinity) return 'infinity';
+  if (us === timestampMinusInfinity) return '-infinity';
+  const offset = timeZoneOffsetSeconds(timeZone, Number(floorDiv(us, usPerSecond)));
+  const local = us + BigInt(offset) * usPerSecond;
+  const days = floorDiv(local, usPerDay);
+  const { text, bc } = formatYmd(Number(days));
+  const out = `${text} ${formatTimeOfDay(local - days * usPerDay)}${formatOffset(offset)}`;
+  return bc ? `${out} BC` : out;
+}
+
+export function formatTime(us: bigint): string {
+  return formatTimeOfDay(us);
+}
+
+function syntax(type: string, text: string): FloeError {
+  return new FloeError('22007', `invalid input syntax for type ${type}: "${text}"`);
+}
+
+function fractionMicros(frac: string | undefined): number {
+  if (frac === undefined || frac === '') return 0;
+  return Math.round(Number(`0.${frac}`) * 1e6);
+}
+
+interface ParsedDateTime {
+  readonly days: number;
+  readonly micros: bigint;
+  /** Seconds east of UTC, when the text named one. */
+  readonly offset: number | undefined;
+}
+
+const dateTimePattern =
+  /^(\d{1,7})-(\d{1,2})-(\d{1,2})(?:(?:\s+|T)(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?\s*(Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?(?:\s+(BC|AD))?$/i;
+
+function parseOffset(tz: string): number {
+  const t = tz.toUpperCase();
+  if (t === 'Z' || t === 'UTC' || t === 'GMT') return 0;
+  const sign = t.startsWith('-') ? -1 : 1;
+  const digits = t.slice(1).replace(/:/g, '');
+  let h: number; let m = 0; let s = 0;
+  if (digits.length <= 2) h = Number(digits);
+  else {
+    h = Number(digits.slice(0, digits.length % 2 === 0 ? 2 : 1));
+    const rest = digits.slice(digits.length % 2 === 0 ? 2 : 1);
+    m = Number(rest.slice(0, 2));
+    s = rest.length > 2 ? Number(rest.slice(2, 4)) : 0;
+  }
+  return sign * (h * 3600 + m * 60 + s);
+}
+
+function parseDateTime(text: string, type: string, requireTime: boolean): ParsedDateTime {
+  const m = dateTimePattern.exec(text.trim());
+  if (!m) throw syntax(type, text);
+  let year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (m[9]?.toUpperCase() === 'BC') year = 1 - year;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || civilFromDays(daysFromCivil(year, month, day))[2] !== day) {
+    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
+  }
+  if (requireTime && m[4] === undefined && m[8] !== undefined) throw syntax(type, text);
+  const h = Number(m[4] ?? 0);
+  const mi = Number(m[5] ?? 0);
+  const s = Number(m[6] ?? 0);
+  if (h > 24 || mi > 59 || s > 60 || (h === 24 && (mi > 0 || s > 0))) {
+    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
+  }
+  const micros = BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(fractionMicros(m[7]));
+  return { days: daysFromCivil(year, month, day), micros, offset: m[8] === undefined ? undefined : parseOffset(m[8]) };
+}
+
+function special(text: string): 'infinity' | '-infinity' | 'epoch' | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === 'infinity' || t === '+infinity') return 'infinity';
+  if (t === '-infinity') return '-infinity';
+  if (t === 'epoch') return 'epoch';
+  return undefined;
+}
+
+export function parseDate(text: string): number {
+  const sp = special(text);
+  if (sp === 'infinity') return Infinity;
+  if (sp === '-infinity') return -Infinity;
+  if (sp === 'epoch') return 0;
+  return parseDateTime(text, 'date', false).days;
+}
+
+export function parseTimestamp(text: string): bigint {
+  const sp = special(text);
+  if (sp === 'infinity') return timestampInfinity;
+  if (sp === '-infinity') return timestampMinusInfinity;
+  if (sp === 'epoch') return 0n;
+  const p = parseDateTime(text, 'timestamp', false);
+  return BigInt(p.days) * usPerDay + p.micros;
+}
+
+export function parseTimestamptz(text: string, timeZone: string): bigint {
+  const sp = special(text);
+  if (sp === 'infinity') return timestampInfinity;
+  if (sp === '-infinity') return timestampMinusInfinity;
+  if (sp === 'epoch') return 0n;
+  const p = parseDateTime(text, 'timestamp with time zone', false);
+  const local = BigInt(p.days) * usPerDay + p.micros;
+  if (p.offset !== undefined) return local - BigInt(p.offset) * usPerSecond;
+  // A local time: guess with the offset at that wall time, then correct once for a transition.
+  const localSeconds = Number(floorDiv(local, usPerSecond));
+  let offset = timeZoneOffsetSeconds(timeZone, localSeconds);
+  offset = timeZoneOffsetSeconds(timeZone, localSeconds - offset);
+  return local - BigInt(offset) * usPerSecond;
+}
+
+export function parseTime(text: string): bigint {
+  const m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?$/.exec(text.trim());
+  if (!m) throw syntax('time without time zone', text);
+  const h = Number(m[1]); const mi = Number(m[2]); const s = Number(m[3] ?? 0);
+  if (h > 24 || mi > 59 || s > 60 || (h === 24 && (mi > 0 || s > 0))) {
+    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
+  }
+  return BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(fractionMicros(m[4]));
+}
+
+function int64(v: bigint): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigInt64BE(v);
+  return b;
+}
+
+function readInt64(b: Buffer, type: string): bigint {
+  if (b.length !== 8) throw new FloeError('22P03', `incorrect binary data format for type ${type}`);
+  return b.readBigInt64BE(0);
+}
+
+function timestampToBinary(us: bigint): Buffer {
+  if (us === timestampInfinity || us === timestampMinusInfinity) return int64(us);
+  return int64(us - pgEpochUs);
+}
+
+function timestampFromBinary(b: Buffer, type: string): bigint {
+  const v = readInt64(b, type);
+  if (v === timestampInfinity || v === timestampMinusInfinity) return v;
+  return v + pgEpochUs;
+}
+
+export const dateCodec: TypeCodec = {
+  oid: 1082,
+  name: 'date',
+  encodeText: (v) => formatDate(toDays(v)),
+  encodeBinary: (v) => {
+    const days = toDays(v);
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(days === Infinity ? dateInfinityBinary : days === -Infinity ? dateMinusInfinityBinary : days - pgEpochDays);
+    return b;
+  },
+  decodeText: (t) => parseDate(t),
+  decodeBinary: (b) => {
+    if (b.length !== 4) throw new FloeError('22P03', 'incorrect binary data format for type date');
+    const v = b.readInt32BE(0);
+    if (v === dateInfinityBinary) return Infinity;
+    if (v === dateMinusInfinityBinary) return -Infinity;
+    return v + pgEpochDays;
+  },
+};
+
+export const timeCodec: TypeCodec = {
+  oid: 1083,
+  name: 'time without time zone',
+  encodeText: (v) => formatTime(toBigInt(v, 'time')),
+  encodeBinary: (v) => int64(toBigInt(v, 'time')),
+  decodeText: (t) => parseTime(t),
+  decodeBinary: (b) => readInt64(b, 'time'),
+};
+
+export const timestampCodec: TypeCodec = {
+  oid: 1114,
+  name: 'timestamp',
+  encodeText: (v) => formatTimestamp(toBigInt(v, 'timestamp')),
+  encodeBinary: (v) => timestampToBinary(toBigInt(v, 'timestamp')),
+  decodeText: (t) => parseTimestamp(t),
+  decodeBinary: (b) => timestampFromBinary(b, 'timestamp'),
+};
+
+export const timestamptzCodec: TypeCodec = {
+  oid: 1184,
+  name: 'timestamp with time zone',
+  encodeText: (v, ctx: CodecContext) => formatTimestamptz(toBigInt(v, 'timestamptz'), ctx.timeZone),
+  encodeBinary: (v) => timestampToBinary(toBigInt(v, 'timestamptz')),
+  decodeText: (t, ctx: CodecContext) => parseTimestamptz(t, ctx.timeZone),
+  decodeBinary: (b) => timestampFromBinary(b, 'timestamptz'),
+};

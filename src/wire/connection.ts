@@ -1,0 +1,716 @@
+import { randomInt } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { TLSSocket, type SecureContext } from 'node:tls';
+import type { Logger } from 'pino';
+import { FloeError } from '../common/floe-error.js';
+import { authenticate, ClientGone, type AuthChannel } from './auth/authenticate.js';
+import type { CancelRegistry } from './cancel-registry.js';
+import type { CodecContext } from './codecs/codec-context.js';
+import { codecForOid } from './codecs/codec-for-oid.js';
+import { errorFields, isFatal, noticeFields } from './error-fields.js';
+import type { Bind, Close, Describe, Execute, Parse } from './messages/extended-query.js';
+import type { FrontendMessage } from './messages/frontend-message.js';
+import { MessageDecoder } from './messages/message-decoder.js';
+import type { StartupMessage } from './messages/startup.js';
+import { resolveFormats, RowEncoder } from './row-encoder.js';
+import type {
+  AuthProvider, BoundPortal, ColumnDescription, PreparedStatement, RowBatch, SessionEvents, SessionHandler,
+  StartupInfo, StatementResult,
+} from './session-handler.js';
+import { SocketReader } from './socket-reader.js';
+import { SocketWriter } from './socket-writer.js';
+
+export interface ConnectionOptions {
+  readonly auth: AuthProvider;
+  readonly createSession: (info: StartupInfo) => SessionHandler;
+  readonly cancelRegistry: CancelRegistry;
+  readonly logger: Logger;
+  readonly maxMessageBytes: number;
+  readonly tls: SecureContext | undefined;
+}
+
+/**
+ * Where the connection is in the protocol. Only 'idle' and 'failed' read the
+ * next message from the top; 'running' owns an AbortController that
+ * CancelRequest and shutdown use; 'failed' discards everything until Sync.
+ */
+type ConnectionState =
+  | { readonly kind: 'startup' }
+  | { readonly kind: 'authenticating'; readonly user: string }
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'running'; readonly abort: AbortController }
+  | { readonly kind: 'failed' }
+  | { readonly kind: 'closed' };
+
+interface StatementEntry {
+  readonly prepared: PreparedStatement;
+}
+
+/** A rows result being pulled across several Executes. */
+interface OpenCursor {
+  readonly iterator: AsyncIterator<RowBatch>;
+  readonly commandTag: (rowCount: number) => string;
+  batch: RowBatch | undefined;
+  row: number;
+}
+
+interface PortalEntry {
+  readonly bound: BoundPortal;
+  readonly formats: readonly number[];
+  cursor: OpenCursor | undefined;
+  /** The tag to repeat when a finished portal is executed again. */
+  finished: string | undefined;
+}
+
+function canceled(): FloeError {
+  return new FloeError('57014', 'canceling statement due to user request');
+}
+
+function adminShutdown(): FloeError {
+  return new FloeError('57P01', 'terminating connection due to administrator command', { severity: 'FATAL' });
+}
+
+export class Connection {
+  readonly #opts: ConnectionOptions;
+  #socket: Duplex;
+  readonly #reader: SocketReader;
+  readonly #writer: SocketWriter;
+  #state: ConnectionState = { kind: 'startup' };
+  #handler: SessionHandler | undefined;
+  #processId = 0;
+  #timeZone = 'UTC';
+  readonly #statements = new Map<string, StatementEntry>();
+  readonly #portals = new Map<string, PortalEntry>();
+  #waitingForMessage = false;
+  #shutdownRequested = false;
+  #tlsActive = false;
+  readonly #ctx: CodecContext;
+  readonly #remoteAddress: string;
+
+  constructor(socket: Socket, opts: ConnectionOptions) {
+    this.#opts = opts;
+    this.#socket = socket;
+    this.#remoteAddress = socket.remoteAddress ?? '';
+    this.#reader = new SocketReader(new MessageDecoder(opts.maxMessageBytes), socket);
+    this.#writer = new SocketWriter(socket);
+    const self = this;
+    this.#ctx = { get timeZone() { return self.#timeZone; } };
+  }
+
+  /** Runs the connection to its end; never rejects. */
+  async run(): Promise<void> {
+    try {
+      if (await this.#startup()) await this.#loop();
+    } catch (e) {
+      await this.#fail(e);
+    } finally {
+      await this.#cleanup();
+    }
+  }
+
+  /**
+   * Server shutdown: an idle session is ended at once with FATAL 57P01; a busy
+   * one finishes its statement first. force() ends it regardless.
+   */
+  requestShutdown(): void {
+    this.#shutdownRequested = true;
+    if (this.#waitingForMessage || this.#state.kind === 'startup' || this.#state.kind === 'authenticating') {
+      this.#reader.interrupt();
+    }
+  }
+
+  force(): void {
+    this.#shutdownRequested = true;
+    if (this.#state.kind === 'running') this.#state.abort.abort(adminShutdown());
+    this.#reader.interrupt();
+    setTimeout(() => this.#socket.destroy(), 200).unref();
+  }
+
+  async #fail(e: unknown): Promise<void> {
+    if (e instanceof ClientGone) return;
+    if (!(e instanceof FloeError)) this.#opts.logger.error({ err: e }, 'connection failed');
+    const fields = errorFields(e);
+    this.#writer.send({ kind: 'ErrorResponse', fields: { ...fields, severity: 'FATAL' } });
+    await this.#writer.flush();
+  }
+
+  async #cleanup(): Promise<void> {
+    this.#state = { kind: 'closed' };
+    this.#opts.cancelRegistry.unregister(this.#processId);
+    for (const p of this.#portals.values()) this.#closePortal(p);
+    this.#portals.clear();
+    this.#statements.clear();
+    if (this.#handler !== undefined) {
+      try {
+        await this.#handler.close();
+      } catch (e) {
+        this.#opts.logger.warn({ err: e }, 'session close failed');
+      }
+    }
+    const s = this.#socket;
+    if (!s.destroyed) {
+      s.end();
+      setTimeout(() => s.destroy(), 1000).unref();
+    }
+  }
+
+  // ---- startup and authentication ----
+
+  async #startup(): Promise<boolean> {
+    let startup: StartupMessage | undefined;
+    while (startup === undefined) {
+      const pkt = await this.#reader.next();
+      if (pkt === null) return false;
+      switch (pkt.kind) {
+        case 'SSLRequest':
+          if (this.#opts.tls !== undefined && !this.#tlsActive) {
+            await this.#startTls(this.#opts.tls);
+          } else {
+            this.#writer.sendByte(0x4e); // 'N'
+            await this.#writer.flush();
+          }
+          break;
+        case 'GSSENCRequest':
+          this.#writer.sendByte(0x4e);
+          await this.#writer.flush();
+          break;
+        case 'CancelRequest':
+          this.#opts.cancelRegistry.cancel(pkt.processId, pkt.secretKey);
+          return false;
+        case 'StartupMessage':
+          startup = pkt;
+          break;
+        default:
+          throw new FloeError('08P01', 'unexpected message before startup', { severity: 'FATAL' });
+      }
+    }
+    if (this.#shutdownRequested) throw new FloeError('57P03', 'the database system is shutting down', { severity: 'FATAL' });
+    const unrecognized = Object.keys(startup.parameters).filter((k) => k.startsWith('_pq_.'));
+    if (startup.minorVersion > 0 || unrecognized.length > 0) {
+      this.#writer.send({ kind: 'NegotiateProtocolVersion', newestMinorVersion: 0, unrecognizedOptions: unrecognized });
+    }
+    const user = startup.parameters.user ?? '';
+    if (user === '') {
+      throw new FloeError('28000', 'no PostgreSQL user name specified in startup packet', { severity: 'FATAL' });
+    }
+    const database = startup.parameters.database || user;
+    this.#state = { kind: 'authenticating', user };
+    await authenticate(this.#authChannel(), this.#opts.auth, user, this.#remoteAddress);
+    this.#writer.send({ kind: 'AuthenticationOk' });
+
+    this.#processId = this.#opts.cancelRegistry.allocateProcessId();
+    const secretKey = randomInt(-0x80000000, 0x7fffffff);
+    const parameters: Record<string, string> = {};
+    for (const [k, v] of Object.entries(startup.parameters)) if (!k.startsWith('_pq_.')) parameters[k] = v;
+    const handler = this.#opts.createSession({
+      user, database, parameters, remoteAddress: this.#remoteAddress, processId: this.#processId,
+    });
+    this.#handler = handler;
+    const initial = await handler.start(this.#events());
+    for (const [name, value] of Object.entries(initial)) this.#parameterStatus(name, value);
+    this.#opts.cancelRegistry.register(this.#processId, secretKey, () => this.#cancelRunning());
+    this.#writer.send({ kind: 'BackendKeyData', processId: this.#processId, secretKey });
+    this.#state = { kind: 'idle' };
+    await this.#readyForQuery();
+    return true;
+  }
+
+  async #startTls(context: SecureContext): Promise<void> {
+    // Bytes already buffered after SSLRequest were sent in the clear: refuse them (CVE-2021-23214).
+    if (this.#reader.buffered > 0) {
+      throw new FloeError('08P01', 'received unencrypted data after SSL request', { severity: 'FATAL' });
+    }
+    this.#reader.detach();
+    this.#socket.write(Buffer.from('S'));
+    const tls = new TLSSocket(this.#socket as Socket, { isServer: true, secureContext: context });
+    this.#socket = tls;
+    this.#writer.socket = tls;
+    this.#reader.attach(tls);
+    this.#tlsActive = true;
+  }
+
+  #authChannel(): AuthChannel {
+    return {
+      send: (msg) => this.#writer.send(msg),
+      flush: () => this.#writer.flush(),
+      read: async () => {
+        const m = await this.#reader.next();
+        if (m === null) return null;
+        if (m.kind === 'StartupMessage' || m.kind === 'SSLRequest' || m.kind === 'GSSENCRequest' || m.kind === 'CancelRequest') {
+          throw new FloeError('08P01', 'unexpected startup packet during authentication', { severity: 'FATAL' });
+        }
+        return m;
+      },
+    };
+  }
+
+  #events(): SessionEvents {
+    return {
+      parameterStatus: (name, value) => this.#parameterStatus(name, value),
+      notice: (n) => {
+        if (this.#state.kind !== 'closed') this.#writer.send({ kind: 'NoticeResponse', fields: noticeFields(n) });
+      },
+    };
+  }
+
+  #parameterStatus(name: string, value: string): void {
+    if (name === 'TimeZone') this.#timeZone = value;
+    if (this.#state.kind !== 'closed') this.#writer.send({ kind: 'ParameterStatus', name, value });
+  }
+
+  #cancelRunning(): void {
+    if (this.#state.kind === 'running') this.#state.abort.abort(canceled());
+  }
+
+  async #readyForQuery(): Promise<void> {
+    this.#writer.send({ kind: 'ReadyForQuery', status: this.#session.transactionStatus() });
+    await this.#writer.flush();
+  }
+
+  get #session(): SessionHandler {
+    if (this.#handler === undefined) throw new FloeError('08P01', 'no session', { severity: 'FATAL' });
+    return this.#handler;
+  }
+
+  // ---- the message loop ----
+
+  async #nextMessage(): Promise<FrontendMessage | null> {
+    this.#waitingForMessage = true;
+    try {
+      if (this.#shutdownRequested) return null;
+      const m = await this.#reader.next();
+      if (m === null) return null;
+      if (m.kind === 'StartupMessage' || m.kind === 'SSLRequest' || m.kind === 'GSSENCRequest' || m.kind === 'CancelRequest') {
+        throw new FloeError('08P01', 'unexpected startup packet', { severity: 'FATAL' });
+      }
+      return m;
+    } finally {
+      this.#waitingForMessage = false;
+    }
+  }
+
+  async #loop(): Promise<void> {
+    for (;;) {
+      const msg = await this.#nextMessage();
+      if (msg === null) {
+        if (this.#shutdownRequested) throw adminShutdown();
+        return;
+      }
+      if (msg.kind === 'Terminate') return;
+      await this.#dispatch(msg);
+    }
+  }
+
+  /** The one place that applies "after an error, skip everything until Sync". */
+  async #dispatch(msg: FrontendMessage): Promise<void> {
+    if (this.#state.kind === 'failed' && msg.kind !== 'Sync') return;
+    switch (msg.kind) {
+      case 'Query':
+        return this.#simpleQuery(msg.sql);
+      case 'Parse':
+      case 'Bind':
+      case 'Describe':
+      case 'Execute':
+      case 'Close':
+        try {
+          await this.#extended(msg);
+        } catch (e) {
+          if (isFatal(e) || e instanceof ClientGone) throw e;
+          this.#sendError(e);
+          this.#state = { kind: 'failed' };
+        }
+        return;
+      case 'Sync':
+        return this.#sync();
+      case 'Flush':
+        return this.#writer.flush();
+      case 'CopyData':
+      case 'CopyDone':
+      case 'CopyFail':
+        return; // leftovers of a COPY that already failed
+      case 'FunctionCall':
+        this.#sendError(new FloeError('0A000', 'fastpath function calls are not supported'));
+        return this.#readyForQuery();
+      case 'PasswordMessage':
+        throw new FloeError('08P01', 'unexpected password message', { severity: 'FATAL' });
+      case 'Terminate':
+        return;
+      default: {
+        const never: never = msg;
+        throw new FloeError('08P01', `unexpected message ${(never as { kind: string }).kind}`, { severity: 'FATAL' });
+      }
+    }
+  }
+
+  #sendError(e: unknown): void {
+    if (!(e instanceof FloeError)) this.#opts.logger.error({ err: e }, 'statement failed with an internal error');
+    this.#writer.send({ kind: 'ErrorResponse', fields: errorFields(e) });
+  }
+
+  async #running<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const abort = new AbortController();
+    const previous = this.#state;
+    this.#state = { kind: 'running', abort };
+    try {
+      return await work(abort.signal);
+    } finally {
+      if (this.#state.kind === 'running' && this.#state.abort === abort) this.#state = previous;
+    }
+  }
+
+  // ---- simple query ----
+
+  async #simpleQuery(sql: string): Promise<void> {
+    // A simple Query closes the unnamed portal and statement, as PostgreSQL does.
+    const unnamed = this.#portals.get('');
+    if (unnamed !== undefined) {
+      this.#closePortal(unnamed);
+      this.#portals.delete('');
+    }
+    this.#statements.delete('');
+    try {
+      await this.#running(async (signal) => {
+        for await (const result of this.#session.simpleQuery(sql, signal)) {
+          if (signal.aborted) throw signal.reason ?? canceled();
+          await this.#sendResult(result, signal, true, 'simple');
+        }
+      });
+    } catch (e) {
+      if (isFatal(e) || e instanceof ClientGone) throw e;
+      this.#sendError(e);
+    }
+    this.#state = { kind: 'idle' };
+    await this.#readyForQuery();
+  }
+
+  /** Sends one complete statement result (everything except a suspended rows result). */
+  async #sendResult(result: StatementResult, signal: AbortSignal, describe: boolean, mode: 'simple' | 'extended'): Promise<void> {
+    switch (result.kind) {
+      case 'rows': {
+        const formats = new Array<number>(result.columns.length).fill(0);
+        if (describe) this.#writer.send({ kind: 'RowDescription', columns: result.columns, formats });
+        const cursor: OpenCursor = {
+          iterator: result.batches[Symbol.asyncIterator](), commandTag: result.commandTag, batch: undefined, row: 0,
+        };
+        await this.#streamRows(cursor, new RowEncoder(result.columns, formats), 0, signal);
+        return;
+      }
+      case 'command':
+        this.#writer.send({ kind: 'CommandComplete', tag: result.tag });
+        return;
+      case 'empty':
+        this.#writer.send({ kind: 'EmptyQueryResponse' });
+        return;
+      case 'copyOut':
+        return this.#copyOut(result, signal);
+      case 'copyIn':
+        return this.#copyIn(result, mode);
+      default: {
+        const never: never = result;
+        throw new FloeError('XX000', `unknown statement result ${(never as { kind: string }).kind}`);
+      }
+    }
+  }
+
+  /**
+   * Sends rows until the result ends (CommandComplete, returns true) or
+   * maxRows were sent (PortalSuspended, returns false; the cursor stays open).
+   */
+  async #streamRows(cursor: OpenCursor, encoder: RowEncoder, maxRows: number, signal: AbortSignal): Promise<boolean> {
+    let sent = 0;
+    try {
+      for (;;) {
+        if (cursor.batch === undefined || cursor.row >= cursor.batch.numRows) {
+          if (signal.aborted) throw signal.reason ?? canceled();
+          const next = await cursor.iterator.next();
+          if (next.done === true) {
+            cursor.batch = undefined;
+            this.#writer.send({ kind: 'CommandComplete', tag: cursor.commandTag(sent) });
+            return true;
+          }
+          cursor.batch = next.value;
+          cursor.row = 0;
+          continue;
+        }
+        if (maxRows > 0 && sent >= maxRows) {
+          this.#writer.send({ kind: 'PortalSuspended' });
+          return false;
+        }
+        const values = encoder.encode(cursor.batch, cursor.row, this.#ctx);
+        cursor.row++;
+        sent++;
+        this.#writer.send({ kind: 'DataRow', values });
+        if (this.#writer.pending >= SocketWriter.flushThreshold) {
+          await this.#writer.flush();
+          if (signal.aborted) throw signal.reason ?? canceled();
+        }
+      }
+    } catch (e) {
+      await cursor.iterator.return?.().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async #copyOut(result: Extract<StatementResult, { kind: 'copyOut' }>, signal: AbortSignal): Promise<void> {
+    const format = result.format === 'binary' ? 1 : 0;
+    this.#writer.send({
+      kind: 'CopyOutResponse', format, columnFormats: new Array<number>(result.columnCount).fill(format),
+    });
+    let rows = 0;
+    const iterator = result.chunks[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        if (signal.aborted) throw signal.reason ?? canceled();
+        const next = await iterator.next();
+        if (next.done === true) break;
+        const chunk = next.value;
+        if (format === 0) {
+          for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) rows++;
+        } else {
+          rows++;
+        }
+        this.#writer.send({ kind: 'CopyData', data: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) });
+        await this.#writer.maybeFlush();
+      }
+    } catch (e) {
+      await iterator.return?.().catch(() => undefined);
+      throw e;
+    }
+    this.#writer.send({ kind: 'CopyDone' });
+    this.#writer.send({ kind: 'CommandComplete', tag: result.commandTag(rows) });
+  }
+
+  async #copyIn(result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple' | 'extended'): Promise<void> {
+    const format = result.format === 'binary' ? 1 : 0;
+    this.#writer.send({
+      kind: 'CopyInResponse', format, columnFormats: new Array<number>(result.columnCount).fill(format),
+    });
+    await this.#writer.flush();
+    const sink = result.sink;
+    const abandon = async (reason: string): Promise<void> => {
+      try {
+        await sink.fail(reason);
+      } catch (e) {
+        this.#opts.logger.warn({ err: e }, 'copy sink failed to abort');
+      }
+    };
+    for (;;) {
+      const m = await this.#reader.next();
+      if (m === null) {
+        await abandon('connection closed during COPY');
+        throw new ClientGone();
+      }
+      switch (m.kind) {
+        case 'CopyData':
+          try {
+            await sink.write(m.data);
+          } catch (e) {
+            await abandon(e instanceof Error ? e.message : String(e));
+            // The client keeps sending CopyData; the idle loop (simple) or the discard state (extended) drops it.
+            throw e;
+          }
+          break;
+        case 'CopyDone': {
+          let tag: string;
+          try {
+            tag = await sink.finish();
+          } catch (e) {
+            await abandon(e instanceof Error ? e.message : String(e));
+            throw e;
+          }
+          this.#writer.send({ kind: 'CommandComplete', tag });
+          return;
+        }
+        case 'CopyFail':
+          await abandon(m.reason);
+          throw new FloeError('57014', `COPY from stdin failed: ${m.reason}`);
+        case 'Flush':
+        case 'Sync':
+          if (mode === 'extended') break;
+          await abandon('unexpected message during COPY');
+          throw new FloeError('08P01', `unexpected message type 0x${(m.kind === 'Sync' ? 0x53 : 0x48).toString(16).toUpperCase()} during COPY from stdin`);
+        case 'Terminate':
+          await abandon('connection terminated during COPY');
+          throw new ClientGone();
+        default:
+          await abandon('unexpected message during COPY');
+          throw new FloeError('08P01', `unexpected message ${m.kind} during COPY from stdin`, { severity: 'FATAL' });
+      }
+    }
+  }
+
+  // ---- extended query ----
+
+  async #extended(msg: Parse | Bind | Describe | Execute | Close): Promise<void> {
+    switch (msg.kind) {
+      case 'Parse':
+        return this.#parse(msg);
+      case 'Bind':
+        return this.#bind(msg);
+      case 'Describe':
+        return this.#describe(msg);
+      case 'Execute':
+        return this.#execute(msg);
+      case 'Close':
+        return this.#close(msg);
+    }
+  }
+
+  async #parse(msg: Parse): Promise<void> {
+    if (msg.name === '') this.#statements.delete('');
+    else if (this.#statements.has(msg.name)) {
+      throw new FloeError('42P05', `prepared statement "${msg.name}" already exists`);
+    }
+    const prepared = await this.#session.prepare(msg.sql, msg.paramTypeOids);
+    this.#statements.set(msg.name, { prepared });
+    this.#writer.send({ kind: 'ParseComplete' });
+  }
+
+  #statement(name: string): StatementEntry {
+    const st = this.#statements.get(name);
+    if (st === undefined) {
+      throw new FloeError('26000', name === '' ? 'unnamed prepared statement does not exist' : `prepared statement "${name}" does not exist`);
+    }
+    return st;
+  }
+
+  #portal(name: string): PortalEntry {
+    const p = this.#portals.get(name);
+    if (p === undefined) throw new FloeError('34000', `portal "${name}" does not exist`);
+    return p;
+  }
+
+  async #bind(msg: Bind): Promise<void> {
+    const st = this.#statement(msg.statement);
+    if (msg.portal === '') {
+      const old = this.#portals.get('');
+      if (old !== undefined) {
+        this.#closePortal(old);
+        this.#portals.delete('');
+      }
+    } else if (this.#portals.has(msg.portal)) {
+      throw new FloeError('42P03', `portal "${msg.portal}" already exists`);
+    }
+    const paramOids = st.prepared.paramTypeOids;
+    if (msg.params.length !== paramOids.length) {
+      throw new FloeError('08P01', `bind message supplies ${msg.params.length} parameters, but prepared statement "${msg.statement}" requires ${paramOids.length}`);
+    }
+    const paramFormats = resolveFormats(msg.paramFormats, msg.params.length, 'parameter');
+    const values = msg.params.map((raw, i) => this.#decodeParam(raw, paramOids[i]!, paramFormats[i]!, i + 1));
+    const bound = await this.#session.bind(st.prepared, values);
+    let formats: number[];
+    try {
+      formats = resolveFormats(msg.resultFormats, bound.columns?.length ?? 0, 'result');
+    } catch (e) {
+      bound.close();
+      throw e;
+    }
+    this.#portals.set(msg.portal, { bound, formats, cursor: undefined, finished: undefined });
+    this.#writer.send({ kind: 'BindComplete' });
+  }
+
+  #decodeParam(raw: Buffer | null, oid: number, format: number, index: number): unknown {
+    if (raw === null) return null;
+    const codec = codecForOid(oid);
+    if (format === 0) return codec.decodeText(raw.toString('utf8'), this.#ctx);
+    try {
+      return codec.decodeBinary(raw, this.#ctx);
+    } catch (e) {
+      if (e instanceof FloeError && e.sqlstate !== '22P03' && e.sqlstate !== '08P01') throw e;
+      throw new FloeError('22P03', `incorrect binary data format in bind parameter ${index}`);
+    }
+  }
+
+  #describe(msg: Describe): void {
+    if (msg.target === 'S') {
+      const st = this.#statement(msg.name);
+      this.#writer.send({ kind: 'ParameterDescription', typeOids: st.prepared.paramTypeOids });
+      this.#describeColumns(st.prepared.columns, []);
+      return;
+    }
+    const p = this.#portal(msg.name);
+    this.#describeColumns(p.bound.columns, p.formats);
+  }
+
+  #describeColumns(columns: readonly ColumnDescription[] | null, formats: readonly number[]): void {
+    if (columns === null) this.#writer.send({ kind: 'NoData' });
+    else this.#writer.send({ kind: 'RowDescription', columns, formats: columns.map((_, i) => formats[i] ?? 0) });
+  }
+
+  async #execute(msg: Execute): Promise<void> {
+    const portal = this.#portal(msg.portal);
+    if (portal.finished !== undefined) {
+      this.#writer.send({ kind: 'CommandComplete', tag: portal.finished });
+      return;
+    }
+    try {
+      await this.#running(async (signal) => {
+        if (portal.cursor === undefined) {
+          const result = await portal.bound.execute(signal);
+          if (result.kind !== 'rows') {
+            await this.#sendResult(result, signal, false, 'extended');
+            if (result.kind === 'command') portal.finished = result.tag;
+            return;
+          }
+          portal.cursor = {
+            iterator: result.batches[Symbol.asyncIterator](), commandTag: result.commandTag, batch: undefined, row: 0,
+          };
+        }
+        const columns = portal.bound.columns ?? [];
+        const done = await this.#streamRows(portal.cursor, new RowEncoder(columns, portal.formats), msg.maxRows, signal);
+        if (done) {
+          portal.finished = portal.cursor.commandTag(0);
+          portal.cursor = undefined;
+        }
+      });
+    } catch (e) {
+      this.#closePortal(portal);
+      this.#portals.delete(msg.portal);
+      throw e;
+    }
+  }
+
+  #close(msg: Close): void {
+    if (msg.target === 'S') this.#statements.delete(msg.name);
+    else {
+      const p = this.#portals.get(msg.name);
+      if (p !== undefined) {
+        this.#closePortal(p);
+        this.#portals.delete(msg.name);
+      }
+    }
+    this.#writer.send({ kind: 'CloseComplete' });
+  }
+
+  #closePortal(p: PortalEntry): void {
+    if (p.cursor !== undefined) {
+      const it = p.cursor.iterator;
+      p.cursor = undefined;
+      void it.return?.().catch(() => undefined);
+    }
+    try {
+      p.bound.close();
+    } catch (e) {
+      this.#opts.logger.warn({ err: e }, 'portal close failed');
+    }
+  }
+
+  async #sync(): Promise<void> {
+    if (this.#state.kind === 'failed') {
+      try {
+        await this.#session.sync();
+      } catch (e) {
+        if (isFatal(e)) throw e;
+        this.#sendError(e);
+      }
+    }
+    this.#state = { kind: 'idle' };
+    // Portals live until their transaction ends; outside a transaction block that is this Sync.
+    if (this.#session.transactionStatus() === 'I') {
+      for (const p of this.#portals.values()) this.#closePortal(p);
+      this.#portals.clear();
+    }
+    await this.#readyForQuery();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * A growable output buffer for backend messages. `message()` is the one place
+ * that writes the type byte and the length word; message encoders write only
+ * their bodies through it.
+ */
+export class MessageWriter {
+  #buf: Buffer;
+  #pos = 0;
+
+  constructor(initialSize = 4096) {
+    this.#buf = Buffer.allocUnsafe(initialSize);
+  }
+
+  get length(): number {
+    return this.#pos;
+  }
+
+  #ensure(n: number): void {
+    if (this.#pos + n <= this.#buf.length) return;
+    let size = this.#buf.length * 2;
+    while (size < this.#pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.#buf.copy(next, 0, 0, this.#pos);
+    this.#buf = next;
+  }
+
+  /** Frames one message: type byte, then an int32 length that covers itself and the body. */
+  message(type: string, body: (w: MessageWriter) => void): void {
+    this.#ensure(5);
+    this.#buf[this.#pos] = type.charCodeAt(0);
+    const lengthAt = this.#pos + 1;
+    this.#pos += 5;
+    body(this);
+    this.#buf.writeInt32BE(this.#pos - lengthAt, lengthAt);
+  }
+
+  /** A bare byte with no framing: the answer to SSLRequest / GSSENCRequest. */
+  byte(b: number): this {
+    this.#ensure(1);
+    this.#buf[this.#pos++] = b;
+    return this;
+  }
+
+  int16(v: number): this {
+    this.#ensure(2);
+    this.#buf.writeInt16BE(v, this.#pos);
+    this.#pos += 2;
+    return this;
+  }
+
+  uint16(v: number): this {
+    this.#ensure(2);
+    this.#buf.writeUInt16BE(v, this.#pos);
+    this.#pos += 2;
+    return this;
+  }
+
+  int32(v: number): this {
+    this.#ensure(4);
+    this.#buf.writeInt32BE(v, this.#pos);
+    this.#pos += 4;
+    return this;
+  }
+
+  uint32(v: number): this {
+    this.#ensure(4);
+    this.#buf.writeUInt32BE(v >>> 0, this.#pos);
+    this.#pos += 4;
+    return this;
+  }
+
+  cstring(s: string): this {
+    const n = Buffer.byteLength(s);
+    this.#ensure(n + 1);
+    this.#buf.write(s, this.#pos, 'utf8');
+    this.#pos += n;
+    this.#buf[this.#pos++] = 0;
+    return this;
+  }
+
+  bytes(b: Uint8Array): this {
+    this.#ensure(b.length);
+    this.#buf.set(b, this.#pos);
+    this.#pos += b.length;
+    return this;
+  }
+
+  /** A length-prefixed value (int32 length, -1 for NULL), as in DataRow and Bind. */
+  lengthPrefixed(b: Uint8Array | null): this {
+    if (b === null) return this.int32(-1);
+    this.int32(b.length);
+    return this.bytes(b);
+  }
+
+  /** Takes the bytes written so far and empties the writer. */
+  take(): Buffer {
+    const out = Buffer.from(this.#buf.subarray(0, this.#pos));
+    this.#pos = 0;
+    return out;
+  }
+}

@@ -1,0 +1,37 @@
+import type { TransactionStatus } from '../session-handler.js';
+
+/** ErrorResponse / NoticeResponse field codes, as in PostgreSQL's protocol docs. */
+export interface ResponseFields {
+  /** Localized severity (S) and the non-localized one (V); Floe sends English for both. */
+  readonly severity: string;
+  readonly sqlstate: string;
+  readonly message: string;
+  readonly detail?: string;
+  readonly hint?: string;
+  readonly position?: number;
+}
+
+export interface ErrorResponse {
+  readonly kind: 'ErrorResponse';
+  readonly fields: ResponseFields;
+}
+
+export interface NoticeResponse {
+  readonly kind: 'NoticeResponse';
+  readonly fields: ResponseFields;
+}
+
+export interface ReadyForQuery {
+  readonly kind: 'ReadyForQuery';
+  readonly status: TransactionStatus;
+}
+
+export interface ParameterStatus {
+  readonly kind: 'ParameterStatus';
+  readonly name: string;
+  readonly value: string;
+}
+
+export interface Terminate {
+  readonly kind: 'Terminate';
+}

@@ -1,0 +1,59 @@
+import type { Duplex } from 'node:stream';
+import { writeBackendMessage, type BackendMessage } from './messages/backend-message.js';
+import { MessageWriter } from './messages/message-writer.js';
+
+/**
+ * Buffers backend messages and writes them in batches. flush() waits for
+ * 'drain' when the socket's buffer is full, which is what keeps a large
+ * result from piling up in memory when the client reads slowly.
+ */
+export class SocketWriter {
+  static readonly flushThreshold = 64 * 1024;
+  readonly #out = new MessageWriter(16 * 1024);
+  #socket: Duplex;
+
+  constructor(socket: Duplex) {
+    this.#socket = socket;
+  }
+
+  set socket(s: Duplex) {
+    this.#socket = s;
+  }
+
+  get pending(): number {
+    return this.#out.length;
+  }
+
+  send(msg: BackendMessage): void {
+    writeBackendMessage(this.#out, msg);
+  }
+
+  /** A single unframed byte, the answer to SSLRequest/GSSENCRequest. */
+  sendByte(b: number): void {
+    this.#out.byte(b);
+  }
+
+  async flush(): Promise<void> {
+    if (this.#out.length === 0) return;
+    const buf = this.#out.take();
+    const s = this.#socket;
+    if (s.destroyed || s.writableEnded) return;
+    if (s.write(buf)) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        s.off('drain', done);
+        s.off('close', done);
+        s.off('error', done);
+        resolve();
+      };
+      s.on('drain', done);
+      s.on('close', done);
+      s.on('error', done);
+    });
+  }
+
+  /** Flushes only once enough has accumulated; used while streaming rows. */
+  async maybeFlush(): Promise<void> {
+    if (this.#out.length >= SocketWriter.flushThreshold) await this.flush();
+  }
+}
