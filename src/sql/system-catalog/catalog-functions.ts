@@ -1,0 +1,211 @@
+import { formatType, typeOids } from '../../common/sql-type.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { registerScalarFunction } from '../../exec/functions/function-registry.js';
+import type { EvalContext } from '../../exec/expr/eval-context.js';
+import type { VirtualTableRegistry } from '../binder/virtual-table.js';
+import {
+  BOOTSTRAP_SUPERUSER_OID, PG_DATABASE_OWNER_OID, primaryKeyConstraintOid, primaryKeyIndexOid,
+} from './catalog-oids.js';
+import { lakeWarehouse } from './catalog-view.js';
+import type { CatalogTableInfo } from './catalog-view.js';
+import { typeForOid } from './pg-type-rows.js';
+
+/** The version string Floe reports: PostgreSQL-shaped so clients parse it (server_version is "15.18 (Floe 0.1.0)"). */
+export const FLOE_VERSION_STRING = 'PostgreSQL 15.18 (Floe 0.1.0) on x86_64-pc-linux-gnu, compiled by Node.js, 64-bit';
+
+const T = {
+  text: { kind: 'text' } as SqlType,
+  name: { kind: 'name' } as SqlType,
+  bool: { kind: 'bool' } as SqlType,
+  int4: { kind: 'int4' } as SqlType,
+  oid: { kind: 'oid' } as SqlType,
+  int8: { kind: 'int8' } as SqlType,
+};
+
+function tableByOid(ctx: EvalContext, oid: number): CatalogTableInfo | undefined {
+  const w = lakeWarehouse(ctx.warehouse);
+  if (!w) return undefined;
+  if (w.getTableById) return w.getTableById(oid);
+  return w.listTables().find((t) => t.id === oid);
+}
+
+function tableByIndexOid(ctx: EvalContext, oid: number): CatalogTableInfo | undefined {
+  const w = lakeWarehouse(ctx.warehouse);
+  return w?.listTables().find((t) => primaryKeyIndexOid(t.id) === oid || primaryKeyConstraintOid(t.id) === oid);
+}
+
+function quoteIdent(s: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(s) && !RESERVED.has(s) ? s : `"${s.replaceAll('"', '""')}"`;
+}
+
+// Enough of PostgreSQL's reserved keywords for identifiers clients are likely to meet.
+const RESERVED = new Set(['all', 'analyse', 'analyze', 'and', 'any', 'array', 'as', 'asc', 'both', 'case', 'cast', 'check', 'collate', 'column',
+  'constraint', 'create', 'current_date', 'current_role', 'current_time', 'current_timestamp', 'current_user', 'default', 'desc', 'distinct',
+  'do', 'else', 'end', 'except', 'false', 'fetch', 'for', 'foreign', 'from', 'grant', 'group', 'having', 'in', 'initially', 'intersect',
+  'into', 'leading', 'limit', 'localtime', 'localtimestamp', 'not', 'null', 'offset', 'on', 'only', 'or', 'order', 'placing', 'primary',
+  'references', 'returning', 'select', 'session_user', 'some', 'symmetric', 'table', 'then', 'to', 'trailing', 'true', 'union', 'unique',
+  'user', 'using', 'variadic', 'when', 'where', 'window', 'with']);
+
+function searchPathSchemas(ctx: EvalContext, includeImplicit: boolean): string[] {
+  const w = lakeWarehouse(ctx.warehouse);
+  const existing = new Set(w?.listNamespaces() ?? ['public']);
+  existing.add('pg_catalog');
+  existing.add('information_schema');
+  const path = ctx.searchPath.map((s) => (s === '$user' ? ctx.user : s)).filter((s) => existing.has(s));
+  return includeImplicit && !path.includes('pg_catalog') ? ['pg_catalog', ...path] : path;
+}
+
+function isVisible(ctx: EvalContext, oid: number): boolean {
+  const schemas = searchPathSchemas(ctx, true);
+  const t = tableByOid(ctx, oid) ?? tableByIndexOid(ctx, oid);
+  if (t) {
+    if (!schemas.includes(t.namespace)) return false;
+    // Visible only if no earlier schema on the path has a relation of the same name.
+    const w = lakeWarehouse(ctx.warehouse)!;
+    const name = tableByOid(ctx, oid) ? t.name : `${t.name}_pkey`;
+    for (const s of schemas) {
+      if (s === t.namespace) return true;
+      if (w.listTables(s).some((o) => o.name === name)) return false;
+    }
+    return true;
+  }
+  const reg = ctx.virtualTables as VirtualTableRegistry | undefined;
+  const vt = reg?.list().find((v) => v.oid === oid);
+  return vt !== undefined && schemas.includes(vt.schema);
+}
+
+function setting(ctx: EvalContext, name: string): string | undefined {
+  return ctx.settings.get(name.toLowerCase());
+}
+
+function primaryKeyColumns(t: CatalogTableInfo): string {
+  return t.primaryKey.map(quoteIdent).join(', ');
+}
+
+let registered = false;
+
+/**
+ * Registers the functions catalog queries call (psql's \d family, pgjdbc's
+ * DatabaseMetaData, SQLAlchemy's inspector, BI tools) with EXEC's registry.
+ * Idempotent.
+ */
+export function registerCatalogFunctions(): void {
+  if (registered) return;
+  registered = true;
+  const reg = registerScalarFunction;
+
+  reg({ name: 'version', args: [], returns: T.text, impl: () => FLOE_VERSION_STRING });
+  reg({ name: 'current_database', args: [], returns: T.name, impl: (_a, ctx) => ctx.database });
+  reg({ name: 'current_catalog', args: [], returns: T.name, impl: (_a, ctx) => ctx.database });
+  reg({ name: 'current_schema', args: [], returns: T.name, strict: false, impl: (_a, ctx) => searchPathSchemas(ctx, false)[0] ?? null });
+  reg({ name: 'current_schemas', args: [T.bool], returns: { kind: 'array', element: T.name }, impl: (a, ctx) => searchPathSchemas(ctx, a[0] as boolean) });
+  for (const n of ['current_user', 'session_user', 'user', 'current_role']) reg({ name: n, args: [], returns: T.name, impl: (_a, ctx) => ctx.user });
+  reg({ name: 'current_setting', args: [T.text], returns: T.text, impl: (a, ctx) => setting(ctx, a[0] as string) ?? null });
+  reg({ name: 'current_setting', args: [T.text, T.bool], returns: T.text, impl: (a, ctx) => setting(ctx, a[0] as string) ?? null });
+  // The session's settings are read-only to functions; set_config answers with the value it was given (SET changes settings).
+  reg({ name: 'set_config', args: [T.text, T.text, T.bool], returns: T.text, strict: false, impl: (a) => a[1] ?? null });
+  reg({ name: 'pg_backend_pid', args: [], returns: T.int4, impl: (_a, ctx) => Number(setting(ctx, 'floe.backend_pid') ?? 0) });
+  reg({ name: 'pg_table_is_visible', args: [T.oid], returns: T.bool, impl: (a, ctx) => isVisible(ctx, a[0] as number) });
+  for (const n of ['pg_type_is_visible', 'pg_function_is_visible', 'pg_collation_is_visible', 'pg_opclass_is_visible', 'pg_operator_is_visible']) {
+    reg({ name: n, args: [T.oid], returns: T.bool, impl: () => true });
+  }
+  reg({
+    name: 'format_type', args: [T.oid, T.int4], returns: T.text, strict: false,
+    impl: (a) => {
+      if (a[0] === null) return null;
+      const t = typeForOid(a[0] as number);
+      if (!t) return '???';
+      const mod = a[1] as number | null;
+      if (mod !== null && mod >= 0) {
+        if (t.kind === 'varchar' || t.kind === 'bpchar') return formatType({ kind: t.kind, length: mod - 4 });
+        if (t.kind === 'numeric') return formatType({ kind: 'numeric', precision: ((mod - 4) >> 16) & 0xffff, scale: (mod - 4) & 0xffff });
+      }
+      if (t.kind === 'bpchar') return 'character';
+      return formatType(t);
+    },
+  });
+  // adbin already holds the deparsed text (see catalog-rows.ts), so pg_get_expr only passes it on.
+  reg({ name: 'pg_get_expr', args: [T.text, T.oid], returns: T.text, impl: (a) => a[0] });
+  reg({ name: 'pg_get_expr', args: [T.text, T.oid, T.bool], returns: T.text, impl: (a) => a[0] });
+  const indexdef = (ctx: EvalContext, oid: number, col: number): string | null => {
+    const t = tableByIndexOid(ctx, oid);
+    if (!t) return null;
+    if (col > 0) return t.primaryKey[col - 1] === undefined ? '' : quoteIdent(t.primaryKey[col - 1]!);
+    return `CREATE UNIQUE INDEX ${quoteIdent(`${t.name}_pkey`)} ON ${quoteIdent(t.namespace)}.${quoteIdent(t.name)} USING btree (${primaryKeyColumns(t)})`;
+  };
+  reg({ name: 'pg_get_indexdef', args: [T.oid], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, 0) });
+  reg({ name: 'pg_get_indexdef', args: [T.oid, T.int4, T.bool], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, a[1] as number) });
+  const constraintdef = (ctx: EvalContext, oid: number) => {
+    const t = tableByIndexOid(ctx, oid);
+    return t ? `PRIMARY KEY (${primaryKeyColumns(t)})` : null;
+  };
+  reg({ name: 'pg_get_constraintdef', args: [T.oid], returns: T.text, impl: (a, ctx) => constraintdef(ctx, a[0] as number) });
+  reg({ name: 'pg_get_constraintdef', args: [T.oid, T.bool], returns: T.text, impl: (a, ctx) => constraintdef(ctx, a[0] as number) });
+  reg({
+    name: 'pg_get_userbyid', args: [T.oid], returns: T.name,
+    impl: (a, ctx) => {
+      const oid = a[0] as number;
+      if (oid === BOOTSTRAP_SUPERUSER_OID) return 'floe';
+      if (oid === PG_DATABASE_OWNER_OID) return 'pg_database_owner';
+      if (oid === 16_000) return ctx.user;
+      return `unknown (OID=${oid})`;
+    },
+  });
+  // Floe has no object privileges yet: every connected user may do everything.
+  for (const n of ['has_table_privilege', 'has_schema_privilege', 'has_database_privilege', 'has_column_privilege', 'has_function_privilege',
+    'has_sequence_privilege', 'has_any_column_privilege', 'has_type_privilege', 'has_tablespace_privilege', 'has_foreign_data_wrapper_privilege',
+    'has_server_privilege', 'has_language_privilege', 'pg_has_role']) {
+    reg({ name: n, args: ['any', 'any'], returns: T.bool, impl: () => true });
+    reg({ name: n, args: ['any', 'any', 'any'], returns: T.bool, impl: () => true });
+  }
+  reg({ name: 'obj_description', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'obj_description', args: [T.oid, T.name], returns: T.text, impl: () => null });
+  reg({ name: 'shobj_description', args: [T.oid, T.name], returns: T.text, impl: () => null });
+  reg({ name: 'col_description', args: [T.oid, T.int4], returns: T.text, impl: () => null });
+  reg({ name: 'quote_ident', args: [T.text], returns: T.text, impl: (a) => quoteIdent(a[0] as string) });
+  reg({ name: 'pg_encoding_to_char', args: [T.int4], returns: T.name, impl: (a) => (a[0] === 6 ? 'UTF8' : a[0] === 0 ? 'SQL_ASCII' : '') });
+  reg({ name: 'pg_char_to_encoding', args: [T.name], returns: T.int4, impl: (a) => (String(a[0]).toUpperCase() === 'UTF8' ? 6 : -1) });
+  reg({ name: 'pg_get_function_result', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_function_arguments', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_function_identity_arguments', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_statisticsobjdef_columns', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_viewdef', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_viewdef', args: [T.oid, T.bool], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_triggerdef', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_triggerdef', args: [T.oid, T.bool], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_partkeydef', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_serial_sequence', args: [T.text, T.text], returns: T.text, impl: () => null });
+  reg({ name: 'pg_relation_is_publishable', args: [T.oid], returns: T.bool, impl: () => false });
+  reg({ name: 'pg_is_in_recovery', args: [], returns: T.bool, impl: () => false });
+  for (const n of ['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']) reg({ name: n, args: [T.oid], returns: T.int8, impl: () => 0n });
+  reg({ name: 'pg_database_size', args: ['any'], returns: T.int8, impl: () => 0n });
+  reg({ name: 'txid_current', args: [], returns: T.int8, volatile: true, impl: () => 1n });
+  reg({ name: 'pg_my_temp_schema', args: [], returns: T.oid, impl: () => 0 });
+  reg({ name: 'pg_is_other_temp_schema', args: [T.oid], returns: T.bool, impl: () => false });
+  reg({ name: 'pg_postmaster_start_time', args: [], returns: { kind: 'timestamptz' }, impl: () => STARTED_MICROS });
+  reg({ name: 'pg_conf_load_time', args: [], returns: { kind: 'timestamptz' }, impl: () => STARTED_MICROS });
+  reg({ name: 'inet_server_port', args: [], returns: T.int4, strict: false, impl: (_a, ctx) => Number(setting(ctx, 'port') ?? 5433) });
+  reg({
+    name: 'to_regclass', args: [T.text], returns: { kind: 'regclass' }, strict: true,
+    impl: (a, ctx) => {
+      const text = String(a[0]);
+      const [schema, name] = text.includes('.') ? text.split('.', 2) as [string, string] : [undefined, text];
+      const w = lakeWarehouse(ctx.warehouse);
+      const schemas = schema !== undefined ? [schema] : searchPathSchemas(ctx, true);
+      for (const s of schemas) {
+        const t = w?.listTables(s).find((x) => x.name === name);
+        if (t) return t.id;
+        const vt = (ctx.virtualTables as VirtualTableRegistry | undefined)?.lookup(s, name!);
+        if (vt) return vt.oid;
+      }
+      return null;
+    },
+  });
+  reg({ name: 'to_regtype', args: [T.text], returns: { kind: 'regtype' }, impl: (a) => {
+    const name = String(a[0]).replace(/^pg_catalog\./, '');
+    const kind = (Object.keys(typeOids) as (keyof typeof typeOids)[]).find((k) => k === name);
+    return kind ? typeOids[kind].oid : null;
+  } });
+}
+
+const STARTED_MICROS = BigInt(Date.now()) * 1000n;

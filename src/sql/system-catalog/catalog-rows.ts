@@ -1,0 +1,301 @@
+import { formatType, typeLength, typeModifier, typeOid } from '../../common/sql-type.js';
+import type { SqlType } from '../../common/sql-type.js';
+import {
+  BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HEAP_AM_OID,
+  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, PUBLIC_NAMESPACE_OID, namespaceOid,
+  primaryKeyConstraintOid, primaryKeyIndexOid,
+} from './catalog-oids.js';
+import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
+import { pgTypeRows } from './pg-type-rows.js';
+
+type Row = Record<string, unknown>;
+
+const SYSTEM_SCHEMAS = ['pg_catalog', 'information_schema'];
+
+function allNamespaces(v: CatalogView): string[] {
+  const names = new Set<string>([...SYSTEM_SCHEMAS, 'public', ...v.namespaces]);
+  return [...names];
+}
+
+function nspOwner(name: string): number {
+  return name === 'public' ? PG_DATABASE_OWNER_OID : BOOTSTRAP_SUPERUSER_OID;
+}
+
+function pkName(t: CatalogTableInfo): string {
+  return `${t.name}_pkey`;
+}
+
+function collationOf(t: SqlType): number {
+  return t.kind === 'text' || t.kind === 'varchar' || t.kind === 'bpchar' || t.kind === 'name' ? DEFAULT_COLLATION_OID : 0;
+}
+
+const classDefaults: Row = {
+  reltype: 0, reloftype: 0, relowner: BOOTSTRAP_SUPERUSER_OID, relfilenode: 0, reltablespace: 0, relpages: 0, reltuples: -1,
+  relallvisible: 0, reltoastrelid: 0, relhasindex: false, relisshared: false, relpersistence: 'p', relchecks: 0,
+  relhasrules: false, relhastriggers: false, relhassubclass: false, relrowsecurity: false, relforcerowsecurity: false,
+  relispopulated: true, relreplident: 'd', relispartition: false, relrewrite: 0, relfrozenxid: 0, relminmxid: 0,
+  relacl: null, reloptions: null, relpartbound: null,
+};
+
+function pgClass(v: CatalogView): Row[] {
+  const rows: Row[] = [];
+  for (const t of v.tables) {
+    rows.push({
+      ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relam: HEAP_AM_OID, relfilenode: t.id,
+      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0,
+      reloptions: t.properties && Object.keys(t.properties).length > 0 ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
+    });
+    if (t.primaryKey.length > 0) {
+      rows.push({
+        ...classDefaults, oid: primaryKeyIndexOid(t.id), relname: pkName(t), relnamespace: namespaceOid(t.namespace), relam: BTREE_AM_OID,
+        relkind: 'i', relnatts: t.primaryKey.length, reltuples: 0,
+      });
+    }
+  }
+  for (const vt of v.virtualTables) {
+    rows.push({
+      ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema), relam: vt.schema === 'pg_catalog' ? HEAP_AM_OID : 0,
+      relkind: vt.schema === 'pg_catalog' ? 'r' : 'v', relnatts: vt.columns.length,
+    });
+  }
+  return rows;
+}
+
+function pgAttribute(v: CatalogView): Row[] {
+  const rows: Row[] = [];
+  const add = (relid: number, num: number, name: string, type: SqlType, notNull: boolean, hasDef: boolean) => rows.push({
+    attrelid: relid, attname: name, atttypid: typeOid(type), attstattarget: -1, attlen: typeLength(type), attnum: num, attndims: type.kind === 'array' ? 1 : 0,
+    attcacheoff: -1, atttypmod: typeModifier(type), attbyval: typeLength(type) > 0 && typeLength(type) <= 8, attalign: 'i', attstorage: typeLength(type) > 0 ? 'p' : 'x',
+    attcompression: '', attnotnull: notNull, atthasdef: hasDef, atthasmissing: false, attidentity: '', attgenerated: '', attisdropped: false,
+    attislocal: true, attinhcount: 0, attcollation: collationOf(type), attacl: null, attoptions: null, attfdwoptions: null, attmissingval: null,
+  });
+  for (const t of v.tables) {
+    t.columns.forEach((c, i) => add(t.id, i + 1, c.name, c.type, !c.nullable || t.primaryKey.includes(c.name), c.defaultExpr !== undefined));
+    if (t.primaryKey.length > 0) {
+      t.primaryKey.forEach((k, i) => {
+        const c = t.columns.find((col) => col.name === k);
+        if (c) add(primaryKeyIndexOid(t.id), i + 1, k, c.type, false, false);
+      });
+    }
+  }
+  for (const vt of v.virtualTables) vt.columns.forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
+  return rows;
+}
+
+function pgIndex(v: CatalogView): Row[] {
+  return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
+    indexrelid: primaryKeyIndexOid(t.id), indrelid: t.id, indnatts: t.primaryKey.length, indnkeyatts: t.primaryKey.length,
+    indisunique: true, indnullsnotdistinct: false, indisprimary: true, indisexclusion: false, indimmediate: true, indisclustered: false,
+    indisvalid: true, indcheckxmin: false, indisready: true, indislive: true, indisreplident: false,
+    indkey: t.primaryKey.map((k) => t.columns.findIndex((c) => c.name === k) + 1),
+    indcollation: t.primaryKey.map((k) => collationOf(t.columns.find((c) => c.name === k)!.type)),
+    indclass: t.primaryKey.map(() => 0), indoption: t.primaryKey.map(() => 0), indexprs: null, indpred: null,
+  }));
+}
+
+function pgConstraint(v: CatalogView): Row[] {
+  return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
+    oid: primaryKeyConstraintOid(t.id), conname: pkName(t), connamespace: namespaceOid(t.namespace), contype: 'p', condeferrable: false,
+    condeferred: false, convalidated: true, conrelid: t.id, contypid: 0, conindid: primaryKeyIndexOid(t.id), conparentid: 0,
+    confrelid: 0, confupdtype: ' ', confdeltype: ' ', confmatchtype: ' ', conislocal: true, coninhcount: 0, connoinherit: true,
+    conkey: t.primaryKey.map((k) => t.columns.findIndex((c) => c.name === k) + 1), confkey: null, conpfeqop: null, conppeqop: null,
+    conffeqop: null, confdelsetcols: null, conexclop: null, conbin: null,
+  }));
+}
+
+function pgAttrdef(v: CatalogView): Row[] {
+  const rows: Row[] = [];
+  for (const t of v.tables) {
+    t.columns.forEach((c, i) => {
+      if (c.defaultExpr !== undefined) rows.push({ oid: 1_200_000_000 + t.id * 64 + i, adrelid: t.id, adnum: i + 1, adbin: deparseDefault(c.defaultExpr, c.type) });
+    });
+  }
+  return rows;
+}
+
+/**
+ * adbin holds what pg_get_expr prints. PostgreSQL prints a string-literal
+ * default with its cast ('none'::text); other expressions are kept as written.
+ */
+function deparseDefault(expr: string, type: SqlType): string {
+  const e = expr.trim();
+  if (/^'(?:[^']|'')*'$/.test(e)) {
+    const name = type.kind === 'varchar' ? 'character varying' : type.kind === 'bpchar' ? 'bpchar' : formatType(type);
+    return `${e}::${name}`;
+  }
+  return e;
+}
+
+function pgNamespace(v: CatalogView): Row[] {
+  return allNamespaces(v).map((n) => ({ oid: namespaceOid(n), nspname: n, nspowner: nspOwner(n), nspacl: null }));
+}
+
+const roleFacts = (name: string, oid: number, superuser: boolean): Row => ({
+  oid, rolname: name, rolsuper: superuser, rolinherit: true, rolcreaterole: superuser, rolcreatedb: superuser, rolcanlogin: superuser,
+  rolreplication: superuser, rolconnlimit: -1, rolpassword: '********', rolvaliduntil: null, rolbypassrls: superuser, rolconfig: null,
+});
+
+function pgRoles(v: CatalogView): Row[] {
+  const user = v.ctx.user;
+  const rows = [roleFacts('floe', BOOTSTRAP_SUPERUSER_OID, true), roleFacts('pg_database_owner', PG_DATABASE_OWNER_OID, false)];
+  if (user !== 'floe') rows.push(roleFacts(user, 16_000, true));
+  return rows;
+}
+
+function pgUser(v: CatalogView): Row[] {
+  return pgRoles(v).filter((r) => r.rolcanlogin).map((r) => ({
+    usename: r.rolname, usesysid: r.oid, usecreatedb: r.rolcreatedb, usesuper: r.rolsuper, userepl: r.rolreplication,
+    usebypassrls: r.rolbypassrls, passwd: '********', valuntil: null, useconfig: null,
+  }));
+}
+
+function pgDatabase(v: CatalogView): Row[] {
+  return [{
+    oid: FLOE_DATABASE_OID, datname: v.ctx.database, datdba: BOOTSTRAP_SUPERUSER_OID, encoding: 6, datlocprovider: 'c', datistemplate: false,
+    datallowconn: true, datconnlimit: -1, datfrozenxid: 0, datminmxid: 1, dattablespace: 1663, datcollate: 'C.UTF-8', datctype: 'C.UTF-8',
+    daticulocale: null, datcollversion: null, datacl: null,
+  }];
+}
+
+function pgSettings(v: CatalogView): Row[] {
+  return [...v.ctx.settings.entries()].filter(([name]) => !name.startsWith('floe.')).sort(([a], [b]) => a.localeCompare(b)).map(([name, setting]) => ({
+    name, setting, unit: null, category: 'Floe', short_desc: '', extra_desc: null, context: 'user', vartype: 'string', source: 'session',
+    min_val: null, max_val: null, enumvals: null, boot_val: setting, reset_val: setting, sourcefile: null, sourceline: null, pending_restart: false,
+  }));
+}
+
+function pgAm(): Row[] {
+  return [
+    { oid: HEAP_AM_OID, amname: 'heap', amhandler: 0, amtype: 't' },
+    { oid: BTREE_AM_OID, amname: 'btree', amhandler: 0, amtype: 'i' },
+  ];
+}
+
+function pgTablespace(): Row[] {
+  return [
+    { oid: 1663, spcname: 'pg_default', spcowner: BOOTSTRAP_SUPERUSER_OID, spcacl: null, spcoptions: null },
+    { oid: 1664, spcname: 'pg_global', spcowner: BOOTSTRAP_SUPERUSER_OID, spcacl: null, spcoptions: null },
+  ];
+}
+
+function pgCollation(): Row[] {
+  return [{ oid: DEFAULT_COLLATION_OID, collname: 'default', collnamespace: PG_CATALOG_NAMESPACE_OID, collowner: BOOTSTRAP_SUPERUSER_OID, collprovider: 'd', collisdeterministic: true, collencoding: -1, collcollate: null, collctype: null, colliculocale: null, collversion: null }];
+}
+
+function pgProc(): Row[] {
+  return [{
+    oid: 750, proname: 'array_in', pronamespace: PG_CATALOG_NAMESPACE_OID, proowner: BOOTSTRAP_SUPERUSER_OID, prolang: 12, procost: 1, prorows: 0,
+    provariadic: 0, prosupport: 0, prokind: 'f', prosecdef: false, proleakproof: false, proisstrict: true, proretset: false, provolatile: 's',
+    proparallel: 's', pronargs: 3, pronargdefaults: 0, prorettype: 2277, proargtypes: [2275, 26, 23], proallargtypes: null, proargmodes: null,
+    proargnames: null, proargdefaults: null, protrftypes: null, prosrc: 'array_in', probin: null, prosqlbody: null, proconfig: null, proacl: null,
+  }];
+}
+
+function pgTables(v: CatalogView): Row[] {
+  return v.tables.map((t) => ({
+    schemaname: t.namespace, tablename: t.name, tableowner: 'floe', tablespace: null, hasindexes: t.primaryKey.length > 0,
+    hasrules: false, hastriggers: false, rowsecurity: false,
+  }));
+}
+
+function pgIndexes(v: CatalogView): Row[] {
+  return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
+    schemaname: t.namespace, tablename: t.name, indexname: pkName(t), tablespace: null,
+    indexdef: `CREATE UNIQUE INDEX ${pkName(t)} ON ${t.namespace}.${t.name} USING btree (${t.primaryKey.join(', ')})`,
+  }));
+}
+
+function pgStatActivity(v: CatalogView): Row[] {
+  return [{ datid: FLOE_DATABASE_OID, datname: v.ctx.database, pid: Number(v.ctx.settings.get('floe.backend_pid') ?? 0), usename: v.ctx.user, application_name: v.ctx.settings.get('application_name') ?? '', state: 'active', backend_type: 'client backend' }];
+}
+
+// information_schema
+
+function isSchemata(v: CatalogView): Row[] {
+  return allNamespaces(v).map((n) => ({ catalog_name: v.ctx.database, schema_name: n, schema_owner: n === 'public' ? 'pg_database_owner' : 'floe', default_character_set_catalog: null, default_character_set_schema: null, default_character_set_name: null, sql_path: null }));
+}
+
+function isTables(v: CatalogView): Row[] {
+  const rows: Row[] = v.tables.map((t) => ({
+    table_catalog: v.ctx.database, table_schema: t.namespace, table_name: t.name, table_type: 'BASE TABLE', self_referencing_column_name: null,
+    reference_generation: null, user_defined_type_catalog: null, user_defined_type_schema: null, user_defined_type_name: null,
+    is_insertable_into: 'YES', is_typed: 'NO', commit_action: null,
+  }));
+  for (const vt of v.virtualTables) {
+    rows.push({ table_catalog: v.ctx.database, table_schema: vt.schema, table_name: vt.name, table_type: vt.schema === 'pg_catalog' ? 'BASE TABLE' : 'VIEW', is_insertable_into: 'NO', is_typed: 'NO' });
+  }
+  return rows;
+}
+
+function dataTypeName(t: SqlType): string {
+  if (t.kind === 'array') return 'ARRAY';
+  if (t.kind === 'bpchar') return 'character';
+  return formatType(t.kind === 'varchar' ? { kind: 'varchar' } : t.kind === 'numeric' ? { kind: 'numeric' } : t);
+}
+
+function isColumns(v: CatalogView): Row[] {
+  const rows: Row[] = [];
+  const push = (schema: string, table: string, i: number, c: { name: string; type: SqlType; nullable: boolean; defaultExpr?: string }, pk: boolean) => {
+    const t = c.type;
+    const numericPrecision = t.kind === 'int2' ? 16 : t.kind === 'int4' ? 32 : t.kind === 'int8' ? 64 : t.kind === 'float4' ? 24 : t.kind === 'float8' ? 53 : t.kind === 'numeric' ? t.precision ?? null : null;
+    rows.push({
+      table_catalog: v.ctx.database, table_schema: schema, table_name: table, column_name: c.name, ordinal_position: i + 1,
+      column_default: c.defaultExpr ?? null, is_nullable: c.nullable && !pk ? 'YES' : 'NO', data_type: dataTypeName(t),
+      character_maximum_length: t.kind === 'varchar' || t.kind === 'bpchar' ? t.length ?? null : null,
+      character_octet_length: t.kind === 'varchar' || t.kind === 'bpchar' || t.kind === 'text' ? (t.kind !== 'text' && t.length !== undefined ? t.length * 4 : 1073741824) : null,
+      numeric_precision: numericPrecision,
+      numeric_precision_radix: numericPrecision === null ? null : t.kind === 'numeric' ? 10 : 2,
+      numeric_scale: t.kind === 'numeric' ? t.scale ?? null : t.kind === 'int2' || t.kind === 'int4' || t.kind === 'int8' ? 0 : null,
+      datetime_precision: t.kind === 'date' ? 0 : t.kind === 'time' || t.kind === 'timestamp' || t.kind === 'timestamptz' || t.kind === 'interval' ? 6 : null,
+      udt_catalog: v.ctx.database, udt_schema: 'pg_catalog', udt_name: t.kind === 'array' ? `_${t.element.kind}` : t.kind,
+      dtd_identifier: String(i + 1), is_self_referencing: 'NO', is_identity: 'NO', identity_cycle: 'NO', is_generated: 'NEVER', is_updatable: 'YES',
+    });
+  };
+  for (const t of v.tables) t.columns.forEach((c, i) => push(t.namespace, t.name, i, c, t.primaryKey.includes(c.name)));
+  for (const vt of v.virtualTables) vt.columns.forEach((c, i) => push(vt.schema, vt.name, i, { ...c, nullable: true }, false));
+  return rows;
+}
+
+function isTableConstraints(v: CatalogView): Row[] {
+  return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
+    constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: pkName(t), table_catalog: v.ctx.database,
+    table_schema: t.namespace, table_name: t.name, constraint_type: 'PRIMARY KEY', is_deferrable: 'NO', initially_deferred: 'NO', enforced: 'YES', nulls_distinct: null,
+  }));
+}
+
+function isKeyColumnUsage(v: CatalogView): Row[] {
+  return v.tables.flatMap((t) => t.primaryKey.map((k, i) => ({
+    constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: pkName(t), table_catalog: v.ctx.database,
+    table_schema: t.namespace, table_name: t.name, column_name: k, ordinal_position: i + 1, position_in_unique_constraint: null,
+  })));
+}
+
+/** Row generators by `schema.name`; relations not listed here are valid and empty. */
+export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[]>> = {
+  'pg_catalog.pg_class': pgClass,
+  'pg_catalog.pg_attribute': pgAttribute,
+  'pg_catalog.pg_index': pgIndex,
+  'pg_catalog.pg_constraint': pgConstraint,
+  'pg_catalog.pg_attrdef': pgAttrdef,
+  'pg_catalog.pg_namespace': pgNamespace,
+  'pg_catalog.pg_type': () => pgTypeRows(),
+  'pg_catalog.pg_roles': pgRoles,
+  'pg_catalog.pg_authid': pgRoles,
+  'pg_catalog.pg_user': pgUser,
+  'pg_catalog.pg_database': pgDatabase,
+  'pg_catalog.pg_settings': pgSettings,
+  'pg_catalog.pg_am': () => pgAm(),
+  'pg_catalog.pg_tablespace': () => pgTablespace(),
+  'pg_catalog.pg_collation': () => pgCollation(),
+  'pg_catalog.pg_proc': () => pgProc(),
+  'pg_catalog.pg_tables': pgTables,
+  'pg_catalog.pg_indexes': pgIndexes,
+  'pg_catalog.pg_stat_activity': pgStatActivity,
+  'information_schema.schemata': isSchemata,
+  'information_schema.tables': isTables,
+  'information_schema.columns': isColumns,
+  'information_schema.table_constraints': isTableConstraints,
+  'information_schema.key_column_usage': isKeyColumnUsage,
+};
+
+export { PG_CLASS_OID };

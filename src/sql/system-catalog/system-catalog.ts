@@ -1,0 +1,88 @@
+import type { SqlType } from '../../common/sql-type.js';
+import type { VirtualColumn, VirtualTable, VirtualTableContext, VirtualTableRegistry } from '../binder/virtual-table.js';
+import { catalogShapes } from './catalog-shapes.js';
+import { catalogRowSources } from './catalog-rows.js';
+import type { CatalogView } from './catalog-view.js';
+import { lakeWarehouse } from './catalog-view.js';
+
+/** A shape spec type ('int4', 'oid[]', 'varchar', …) as a SqlType. */
+export function parseShapeType(spec: string): SqlType {
+  if (spec.endsWith('[]')) return { kind: 'array', element: parseShapeType(spec.slice(0, -2)) };
+  return { kind: spec } as SqlType;
+}
+
+/** The registry the session hands to the binder and executor: pg_catalog and information_schema, plus anything registered later. */
+export interface SystemCatalog extends VirtualTableRegistry {
+  /** Adds (or replaces) a virtual relation, e.g. a lakehouse system table. */
+  register(table: VirtualTable): void;
+}
+
+class SystemCatalogImpl implements SystemCatalog {
+  readonly #bySchema = new Map<string, Map<string, VirtualTable>>();
+
+  register(table: VirtualTable): void {
+    let m = this.#bySchema.get(table.schema);
+    if (!m) this.#bySchema.set(table.schema, (m = new Map()));
+    m.set(table.name, table);
+  }
+
+  lookup(schema: string, name: string): VirtualTable | undefined {
+    return this.#bySchema.get(schema)?.get(name);
+  }
+
+  list(schema?: string): readonly VirtualTable[] {
+    if (schema !== undefined) return [...(this.#bySchema.get(schema)?.values() ?? [])];
+    return [...this.#bySchema.values()].flatMap((m) => [...m.values()]);
+  }
+
+  /** What a catalog relation's rows are computed from: the lake as of now, and this registry. */
+  view(ctx: VirtualTableContext): CatalogView {
+    const w = lakeWarehouse(ctx.warehouse);
+    return {
+      ctx,
+      namespaces: w?.listNamespaces() ?? ['public'],
+      tables: w?.listTables() ?? [],
+      virtualTables: this.list(),
+    };
+  }
+}
+
+/**
+ * Builds the catalog registry. Each relation has PostgreSQL 15's exact column
+ * names and types; its rows come from the lake catalog at query time, or it is
+ * empty (the catalogs Floe has nothing to put in: triggers, policies, …).
+ */
+export function createSystemCatalog(): SystemCatalog {
+  const catalog = new SystemCatalogImpl();
+  for (const shape of catalogShapes) {
+    const columns: VirtualColumn[] = shape.columns.split(' ').map((c) => {
+      const at = c.indexOf(':');
+      return { name: c.slice(0, at), type: parseShapeType(c.slice(at + 1)) };
+    });
+    const source = catalogRowSources[`${shape.schema}.${shape.name}`];
+    catalog.register({
+      schema: shape.schema,
+      name: shape.name,
+      oid: shape.oid,
+      columns,
+      async rows(ctx) {
+        if (!source) return [];
+        return source(catalog.view(ctx)).map((r) => columns.map((c) => normalize(r[c.name], c.type)));
+      },
+    });
+  }
+  return catalog;
+}
+
+/** Row objects are written loosely (numbers for int8, missing keys); give each value its canonical form. */
+function normalize(v: unknown, t: SqlType): unknown {
+  if (v === undefined || v === null) return null;
+  switch (t.kind) {
+    case 'int8': return typeof v === 'bigint' ? v : BigInt(v as number);
+    case 'float4': case 'float8': case 'int2': case 'int4': case 'oid': case 'regproc': case 'regclass': case 'regtype': return Number(v);
+    case 'numeric': return String(v);
+    case 'text': case 'name': case 'varchar': case 'char': case 'bpchar': return String(v);
+    case 'array': return (v as unknown[]).map((e) => normalize(e, t.element));
+    default: return v;
+  }
+}
