@@ -8,6 +8,9 @@ import type { PartitionField } from '../partition/partition-transform.js';
  * It is synchronous because better-sqlite3 is; a networked catalog would sit behind a
  * synchronous cache for reads, and commits are the only calls on hot paths.
  */
+/** FloeError detail of a commit whose expected branch head moved: the caller may re-check and retry. */
+export const HEAD_MOVED = 'branch head moved';
+
 export interface TableRecord {
   readonly id: number;
   readonly namespace: string;

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { HEAD_MOVED } from './catalog.js';
 import type {
   Catalog, CommitRequest, FileRecord, RefRecord, SnapshotRecord, TableRecord, TxnRecord,
 } from './catalog.js';
@@ -388,7 +389,7 @@ export class SqliteCatalog implements Catalog {
     if (ref === undefined) throw new FloeError(SqlState.undefinedObject, `branch "${req.branch}" does not exist`);
     if (ref.kind !== 'branch') throw new FloeError(SqlState.objectNotInPrerequisiteState, `"${req.branch}" is a tag; tags cannot be written`);
     if (req.expectHead !== undefined && ref.snapshotId !== req.expectHead) {
-      throw new FloeError(SqlState.serializationFailure, 'could not serialize access due to concurrent update');
+      throw new FloeError(SqlState.serializationFailure, 'could not serialize access due to concurrent update', { detail: HEAD_MOVED });
     }
     const head = this.getSnapshot(req.tableId, ref.snapshotId)!;
     if (req.requireVisible !== undefined && req.requireVisible.length > 0) {

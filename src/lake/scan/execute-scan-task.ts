@@ -1,7 +1,96 @@
-import type { RecordBatch } from 'apache-arrow';
+import { Field, Int64, makeData } from 'apache-arrow';
+import type { Data, RecordBatch } from 'apache-arrow';
+import { arrowFieldOf } from '../arrow/arrow-type.js';
+import { batchFromData } from '../arrow/batch-builder.js';
+import { readDataFile } from '../format/data-file-reader.js';
+import { mergeOnRead } from '../merge/merge-on-read.js';
+import type { ChangeInput } from '../merge/merge-on-read.js';
+import { openStorage } from '../storage/open-storage.js';
+import type { Storage } from '../storage/storage.js';
+import { OP_COLUMN, SEQ_FILE_COLUMN, physicalName } from '../table/table-layout.js';
+import type { ColumnMetadata } from '../table/table-metadata.js';
+import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanTask } from './scan-types.js';
+import { takeRows } from './take-rows.js';
 
+/**
+ * Runs one scan task: reads its files, merges (keyed tables) or applies deletion
+ * vectors (append tables), and yields batches of the projected columns under their
+ * SQL names. Needs nothing but the task, so it runs in a worker thread.
+ */
 export async function* executeScanTask(task: ScanTask): AsyncIterable<RecordBatch> {
-  void task;
-  throw new Error('not implemented yet');
+  const storage = openStorage(task.storage);
+  const rows = task.keyColumns.length > 0 ? await mergedRows(storage, task) : await appendRows(storage, task);
+  let remaining = task.limit ?? Number.POSITIVE_INFINITY;
+  for (const b of rows) {
+    if (remaining <= 0) return;
+    let out = project(b, task);
+    if (out.numRows > remaining) out = out.slice(0, remaining);
+    remaining -= out.numRows;
+    if (out.numRows > 0) yield out;
+  }
+}
+
+async function mergedRows(storage: Storage, task: ScanTask): Promise<RecordBatch[]> {
+  const base: RecordBatch[] = [];
+  for (const f of task.baseFiles) base.push(...await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN]));
+  const changes: ChangeInput[] = [];
+  for (const f of task.changeFiles) {
+    let offset = f.firstOffset;
+    for (const batch of await readDataFile(storage, f.path, task.columns, [OP_COLUMN])) {
+      changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
+      offset += batch.numRows;
+    }
+  }
+  const keyCols = task.keyColumns.map((k) => task.columns.find((c) => c.name === k)!);
+  return mergeOnRead({
+    base, changes, keyColumns: keyCols.map((c) => physicalName(c.fieldId)), keyTypes: keyCols.map((c) => c.type),
+  });
+}
+
+async function appendRows(storage: Storage, task: ScanTask): Promise<RecordBatch[]> {
+  const wantRowId = task.projection.includes(ROW_ID_COLUMN);
+  const out: RecordBatch[] = [];
+  for (const f of task.baseFiles) {
+    const deleted = new Set(f.deletedPositions ?? []);
+    let pos = 0;
+    for (let b of await readDataFile(storage, f.path, task.columns)) {
+      const start = pos;
+      pos += b.numRows;
+      if (wantRowId) {
+        const ids = new BigInt64Array(b.numRows);
+        const hi = BigInt(f.fileId) << 32n;
+        for (let i = 0; i < b.numRows; i++) ids[i] = hi | BigInt(start + i);
+        const data = makeData({ type: new Int64(), length: b.numRows, data: ids });
+        b = batchFromData([...b.schema.fields, new Field(ROW_ID_COLUMN, new Int64(), false)], [...b.data.children, data], b.numRows);
+      }
+      if (deleted.size > 0) {
+        const keep: number[] = [];
+        for (let i = 0; i < b.numRows; i++) if (!deleted.has(start + i)) keep.push(i);
+        if (keep.length < b.numRows) b = takeRows(b, keep);
+      }
+      out.push(b);
+    }
+  }
+  return out;
+}
+
+/** The projected columns under their SQL names. */
+function project(b: RecordBatch, task: ScanTask): RecordBatch {
+  const index = new Map<string, number>();
+  b.schema.fields.forEach((f, i) => index.set(f.name, i));
+  const fields: Field[] = [];
+  const children: Data[] = [];
+  for (const name of task.projection) {
+    if (name === SEQ_COLUMN || name === ROW_ID_COLUMN) {
+      const i = index.get(name === SEQ_COLUMN ? SEQ_FILE_COLUMN : ROW_ID_COLUMN)!;
+      fields.push(new Field(name, new Int64(), false));
+      children.push(b.data.children[i]!);
+      continue;
+    }
+    const col: ColumnMetadata = task.columns.find((c) => c.name === name)!;
+    fields.push(arrowFieldOf({ name: col.name, type: col.type, fieldId: col.fieldId, nullable: col.nullable }));
+    children.push(b.data.children[index.get(physicalName(col.fieldId))!]!);
+  }
+  return batchFromData(fields, children, b.numRows);
 }

@@ -1,0 +1,51 @@
+import type { Data, Field, RecordBatch } from 'apache-arrow';
+import { arrowFieldOf } from '../arrow/arrow-type.js';
+import { batchFromData, buildColumnData } from '../arrow/batch-builder.js';
+import type { Storage } from '../storage/storage.js';
+import { physicalName } from '../table/table-layout.js';
+import type { ColumnMetadata } from '../table/table-metadata.js';
+import { decodeParquet } from './parquet-io.js';
+
+export interface ExtraColumn {
+  readonly name: string;
+  readonly field: Field;
+}
+
+/**
+ * Reads a data file as batches whose columns are exactly `columns` (by physical name,
+ * in order) followed by the `extra` columns present in the file. Columns added after
+ * the file was written read as NULL; columns the file has but the schema dropped are
+ * left out.
+ */
+export async function readDataFile(
+  storage: Storage, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [],
+): Promise<RecordBatch[]> {
+  const bytes = await storage.get(path);
+  const batches = decodeParquet(bytes, path);
+  return batches.map((b) => conformBatch(b, columns, extra));
+}
+
+export function conformBatch(b: RecordBatch, columns: readonly ColumnMetadata[], extra: readonly string[]): RecordBatch {
+  const fields: Field[] = [];
+  const children: Data[] = [];
+  const index = new Map<string, number>();
+  b.schema.fields.forEach((f, i) => index.set(f.name, i));
+  for (const c of columns) {
+    const name = physicalName(c.fieldId);
+    const i = index.get(name);
+    if (i !== undefined) {
+      fields.push(b.schema.fields[i]!);
+      children.push(b.data.children[i]!);
+    } else {
+      fields.push(arrowFieldOf({ name, type: c.type, fieldId: c.fieldId, nullable: true }));
+      children.push(buildColumnData(c.type, new Array<null>(b.numRows).fill(null), c.name, true));
+    }
+  }
+  for (const name of extra) {
+    const i = index.get(name);
+    if (i === undefined) continue;
+    fields.push(b.schema.fields[i]!);
+    children.push(b.data.children[i]!);
+  }
+  return batchFromData(fields, children, b.numRows);
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { RecordBatch } from 'apache-arrow';
+import { FloeError } from '../../common/floe-error.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { buildBatch } from '../arrow/batch-builder.js';
+import type { BatchColumn } from '../arrow/batch-builder.js';
+import type { BucketNode } from '../bucket/bucket-node.js';
+import type { NewFileRecord } from '../catalog/catalog.js';
+import { computeColumnStats, encodeStatValue } from '../stats/column-stats.js';
+import type { Storage } from '../storage/storage.js';
+import { OP_COLUMN, SEQ_FILE_COLUMN, physicalName, tableDataPrefix } from '../table/table-layout.js';
+import type { ColumnMetadata } from '../table/table-metadata.js';
+import { encodeParquet } from './parquet-io.js';
+
+/** Arrow columns of a data file: table columns by field id, then _op (change) or _seq (base). */
+export function fileColumns(columns: readonly ColumnMetadata[], keyNames: readonly string[], store: 'change' | 'base' | 'append'): BatchColumn[] {
+  const out: BatchColumn[] = columns.map((c) => ({
+    name: physicalName(c.fieldId), type: c.type, fieldId: c.fieldId,
+    // Change rows of a delete carry only the key, so only key columns are NOT NULL there;
+    // NOT NULL of other columns is checked on the rows that need it before building.
+    nullable: store === 'append' ? c.nullable : !keyNames.includes(c.name),
+  }));
+  if (store === 'change') out.push({ name: OP_COLUMN, type: { kind: 'text' }, fieldId: -1, nullable: false });
+  if (store === 'base') out.push({ name: SEQ_FILE_COLUMN, type: { kind: 'int8' }, fieldId: -2, nullable: false });
+  return out;
+}
+
+export interface FilePlacement {
+  readonly partitionKey: string;
+  readonly partitionValues: readonly unknown[];
+  readonly node: BucketNode;
+}
+
+/** Stats and encoded bytes of one batch, ready to be stored as a data file. */
+export interface EncodedFile {
+  readonly bytes: Uint8Array;
+  readonly rowCount: number;
+  readonly stats: Record<string, { min: unknown; max: unknown; nullCount: number }>;
+}
+
+export function encodeDataFile(batch: RecordBatch, columns: readonly ColumnMetadata[]): EncodedFile {
+  const statCols = columns.map((c) => ({ name: physicalName(c.fieldId), type: c.type }));
+  const raw = computeColumnStats(batch, statCols);
+  const stats: Record<string, { min: unknown; max: unknown; nullCount: number }> = {};
+  const typeOf = new Map<string, SqlType>(statCols.map((c) => [c.name, c.type]));
+  for (const [name, s] of Object.entries(raw)) {
+    const t = typeOf.get(name)!;
+    stats[name] = {
+      min: s.min === null || s.min === undefined ? null : encodeStatValue(t, s.min),
+      max: s.max === null || s.max === undefined ? null : encodeStatValue(t, s.max),
+      nullCount: s.nullCount,
+    };
+  }
+  return { bytes: encodeParquet([batch]), rowCount: batch.numRows, stats };
+}
+
+/** Stores an encoded file under a fresh name; the file is durable when this resolves. */
+export async function storeDataFile(
+  storage: Storage, tableId: number, file: EncodedFile, placement: FilePlacement,
+  store: 'change' | 'base', seq: bigint, firstOffset: number,
+): Promise<NewFileRecord> {
+  const path = `${tableDataPrefix(tableId)}${store}-${randomUUID()}.parquet`;
+  await storage.put(path, file.bytes);
+  return {
+    store, path, partitionKey: placement.partitionKey, partitionValues: placement.partitionValues,
+    nodeMask: placement.node.mask, nodeIndex: placement.node.index, rowCount: file.rowCount,
+    sizeBytes: file.bytes.length, seq, firstOffset, stats: file.stats, dvTarget: undefined, dvPositions: undefined,
+  };
+}
+
+/** An empty-node marker: keeps a split child on the frontier while it holds no rows. */
+export function nodeMarker(placement: FilePlacement, seq: bigint): NewFileRecord {
+  return {
+    store: 'base', path: '', partitionKey: placement.partitionKey, partitionValues: placement.partitionValues,
+    nodeMask: placement.node.mask, nodeIndex: placement.node.index, rowCount: 0, sizeBytes: 0, seq,
+    firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined,
+  };
+}
+
+export function checkNotNull(columns: readonly ColumnMetadata[], values: readonly (readonly unknown[])[], table: string): void {
+  for (let c = 0; c < columns.length; c++) {
+    const col = columns[c]!;
+    if (col.nullable) continue;
+    const vals = values[c]!;
+    for (let i = 0; i < vals.length; i++) {
+      if (vals[i] === null || vals[i] === undefined) {
+        throw new FloeError(SqlState.notNullViolation, `null value in column "${col.name}" of relation "${table}" violates not-null constraint`);
+      }
+    }
+  }
+}

@@ -1,0 +1,218 @@
+import { FloeError } from '../../common/floe-error.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { BucketNode } from '../bucket/bucket-node.js';
+import { isAncestorOrSelf } from '../bucket/bucket-node.js';
+import { hashKey } from '../bucket/key-hash.js';
+import type { FileRecord } from '../catalog/catalog.js';
+import { mayMatch, transformResultType } from '../partition/partition-transform.js';
+import type { PartitionPredicate } from '../partition/partition-transform.js';
+import { resolveSnapshotRecord } from '../refs/resolve-snapshot.js';
+import { decodeStatValue, statsMayMatch } from '../stats/column-stats.js';
+import type { StatPredicate } from '../stats/column-stats.js';
+import { frontierByPartition } from '../table/frontier.js';
+import { isKeyed, physicalName } from '../table/table-layout.js';
+import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
+import { LakeTransactionImpl } from '../txn/lake-transaction-impl.js';
+import type { LakeContext } from '../warehouse/lake-context.js';
+import { toTableMetadata } from '../warehouse/lake-context.js';
+import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
+import type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanTask } from './scan-types.js';
+
+/**
+ * Plans a merge-on-read scan: one task per (partition, frontier node) for keyed tables,
+ * one per base file for append tables. Pruning never opens a file: partitions by their
+ * transform values, nodes by the hash of a full-key equality, files by catalog min/max.
+ * Min/max prunes single files only on key columns (a key's rows never interact with
+ * another key's); on other columns it prunes a whole task only when no file of the
+ * task can hold a matching row, because a change file can override a base row.
+ */
+export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
+  const rec = ctx.catalog.getTableById(req.table.id);
+  if (rec === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${req.table.namespace}.${req.table.name}" does not exist`);
+  const table = toTableMetadata(rec);
+  const keyed = isKeyed(table);
+  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const extra = keyed ? SEQ_COLUMN : ROW_ID_COLUMN;
+  const projection = req.projection ?? table.columns.map((c) => c.name);
+  for (const p of projection) {
+    if (!byName.has(p) && p !== extra) throw new FloeError(SqlState.undefinedColumn, `column "${p}" of relation "${table.name}" does not exist`);
+  }
+  const filters = req.filters ?? [];
+  for (const f of filters) {
+    if (!byName.has(f.column)) throw new FloeError(SqlState.undefinedColumn, `column "${f.column}" of relation "${table.name}" does not exist`);
+  }
+
+  const { snapshotId, staged, stagedDeletes } = readPoint(ctx, table, req);
+  const files: FileRecord[] = ctx.catalog.visibleFiles(table.id, snapshotId);
+  const allFiles = [...files, ...staged];
+
+  const partitions = new Map<string, FileRecord[]>();
+  for (const f of allFiles) {
+    let l = partitions.get(f.partitionKey);
+    if (l === undefined) partitions.set(f.partitionKey, l = []);
+    l.push(f);
+  }
+  const stats = { partitionsTotal: partitions.size, partitionsPruned: 0, filesTotal: 0, filesPruned: 0, nodesScanned: 0, nodesPruned: 0, changeFiles: 0, baseFiles: 0 };
+  for (const f of allFiles) if (f.store !== 'dv' && f.path !== '') stats.filesTotal++;
+
+  const tasks: ScanTask[] = [];
+  const base = {
+    tableId: table.id, storage: ctx.storageConfig, columns: table.columns, keyColumns: table.primaryKey,
+    projection, filters: [] as ScanFilter[], ...(req.limit === undefined ? {} : { limit: req.limit }),
+  };
+  const frontiers = keyed ? frontierByPartition(files) : undefined;
+  const keyHash = keyed ? fullKeyHash(table, filters) : undefined;
+
+  for (const [pk, pfiles] of partitions) {
+    const dataFiles = pfiles.filter((f) => f.store !== 'dv' && f.path !== '');
+    if (!partitionMayMatch(table, pfiles[0]!.partitionValues, filters)) {
+      stats.partitionsPruned++;
+      stats.filesPruned += dataFiles.length;
+      continue;
+    }
+    if (!keyed) {
+      const dvs = new Map<number, number[]>();
+      for (const f of pfiles) if (f.store === 'dv' && f.dvTarget !== undefined) dvs.set(f.dvTarget, [...(f.dvPositions ?? [])]);
+      for (const f of dataFiles) {
+        if (!filesMayMatch([f], table, filters)) { stats.filesPruned++; continue; }
+        const deleted = new Set(dvs.get(f.fileId) ?? []);
+        for (const p of stagedDeletes.get(f.fileId) ?? []) deleted.add(p);
+        stats.baseFiles++;
+        stats.nodesScanned++;
+        tasks.push({ ...base, partitionKey: pk, node: { mask: 0, index: 0 }, baseFiles: [scanFile(f, false, [...deleted])], changeFiles: [] });
+      }
+      continue;
+    }
+    const frontier = frontiers!.get(pk) ?? [{ node: { mask: 0, index: 0 }, baseSeq: 0n, baseFiles: [] }];
+    for (const fn of frontier) {
+      if (keyHash !== undefined && ((keyHash & fn.node.mask) >>> 0) !== fn.node.index) {
+        stats.nodesPruned++;
+        continue;
+      }
+      const baseFiles = fn.baseFiles.filter((f) => f.path !== '');
+      const changeFiles = pfiles.filter((f) => f.store === 'change' && f.seq >= fn.baseSeq && onLine(f, fn.node));
+      const keep = (f: FileRecord): boolean => {
+        if (filesMayMatch([f], table, filters.filter((x) => table.primaryKey.includes(x.column)))) return true;
+        stats.filesPruned++;
+        return false;
+      };
+      const b = baseFiles.filter(keep);
+      const c = changeFiles.filter(keep);
+      if (b.length + c.length === 0 || !filesMayMatch([...b, ...c], table, filters, true)) {
+        stats.nodesPruned++;
+        stats.filesPruned += b.length + c.length;
+        continue;
+      }
+      stats.nodesScanned++;
+      stats.baseFiles += b.length;
+      stats.changeFiles += c.length;
+      tasks.push({
+        ...base, partitionKey: pk, node: fn.node,
+        baseFiles: b.map((f) => scanFile(f, false)),
+        changeFiles: c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset))
+          .map((f) => scanFile(f, f.nodeMask < fn.node.mask)),
+      });
+    }
+  }
+  return { snapshotId, tasks, pushdown: filters.map(() => 'inexact'), stats };
+}
+
+function readPoint(ctx: LakeContext, table: TableMetadata, req: ScanRequest): {
+  snapshotId: bigint; staged: FileRecord[]; stagedDeletes: ReadonlyMap<number, ReadonlySet<number>>;
+} {
+  const txn = req.txn;
+  if (txn instanceof LakeTransactionImpl && (req.at === undefined || req.at.kind === 'ref')) {
+    const refName = req.at?.kind === 'ref' ? req.at.name : 'main';
+    const ref = ctx.catalog.getRef(table.id, refName);
+    if (ref !== undefined && ref.kind === 'branch') {
+      const snapshotId = txn.pinnedSnapshot(table, refName);
+      let next = -1;
+      const staged: FileRecord[] = txn.stagedFiles(table.id, refName).map((f) => ({ ...f, fileId: next--, tableId: table.id, addedIn: -1n }));
+      return { snapshotId, staged, stagedDeletes: txn.stagedDeletes(table.id, refName) };
+    }
+  }
+  return { snapshotId: resolveSnapshotRecord(ctx.catalog, table, req.at).id, staged: [], stagedDeletes: new Map() };
+}
+
+/** A change file belongs to a frontier node's task when its node is on the node's line. */
+function onLine(f: FileRecord, node: BucketNode): boolean {
+  const n = { mask: f.nodeMask, index: f.nodeIndex };
+  return isAncestorOrSelf(n, node) || isAncestorOrSelf(node, n);
+}
+
+function scanFile(f: FileRecord, filterByHash: boolean, deletedPositions?: number[]): ScanFile {
+  return {
+    fileId: f.fileId, path: f.path, store: f.store === 'change' ? 'change' : 'base', rowCount: f.rowCount,
+    sizeBytes: f.sizeBytes, seq: f.seq, firstOffset: f.firstOffset, node: { mask: f.nodeMask, index: f.nodeIndex },
+    filterByHash, ...(deletedPositions !== undefined && deletedPositions.length > 0 ? { deletedPositions } : {}),
+  };
+}
+
+function fullKeyHash(table: TableMetadata, filters: readonly ScanFilter[]): number | undefined {
+  const values: unknown[] = [];
+  const types: SqlType[] = [];
+  for (const k of table.primaryKey) {
+    const f = filters.find((x) => x.column === k && x.op === '=');
+    if (f === undefined || f.value === null || f.value === undefined) return undefined;
+    values.push(f.value);
+    types.push(table.columns.find((c) => c.name === k)!.type);
+  }
+  return hashKey(types, values);
+}
+
+function statPredicate(f: ScanFilter): StatPredicate | undefined {
+  switch (f.op) {
+    case 'isNull': case 'isNotNull': return { op: f.op };
+    case 'in': return f.values === undefined ? undefined : { op: 'in', values: f.values };
+    default: return f.value === null || f.value === undefined ? undefined : { op: f.op, value: f.value };
+  }
+}
+
+/**
+ * True unless the filters prove no row of these files matches. With `any`, the files
+ * are one task: it can match when any file can.
+ */
+function filesMayMatch(files: readonly FileRecord[], table: TableMetadata, filters: readonly ScanFilter[], any = false): boolean {
+  if (filters.length === 0) return true;
+  const check = (f: FileRecord): boolean => {
+    for (const flt of filters) {
+      const col = table.columns.find((c) => c.name === flt.column)!;
+      const s = f.stats[physicalName(col.fieldId)];
+      if (s === undefined) continue;
+      const pred = statPredicate(flt);
+      if (pred === undefined) continue;
+      try {
+        const decoded = { min: s.min === null ? null : decodeStatValue(col.type, s.min), max: s.max === null ? null : decodeStatValue(col.type, s.max), nullCount: s.nullCount };
+        if (!statsMayMatch(decoded, col.type, pred, f.rowCount)) return false;
+      } catch {
+        continue;
+      }
+    }
+    return true;
+  };
+  return any ? files.some(check) : files.every(check);
+}
+
+function partitionMayMatch(table: TableMetadata, values: readonly unknown[], filters: readonly ScanFilter[]): boolean {
+  for (let i = 0; i < table.partitionBy.length; i++) {
+    const pf = table.partitionBy[i]!;
+    const col: ColumnMetadata | undefined = table.columns.find((c) => c.name === pf.sourceColumn);
+    if (col === undefined) continue;
+    const raw = values[i];
+    for (const f of filters) {
+      if (f.column !== pf.sourceColumn) continue;
+      let pred: PartitionPredicate | undefined;
+      if (f.op === 'in' && f.values !== undefined) pred = { op: 'in', values: f.values };
+      else if ((f.op === '=' || f.op === '<' || f.op === '<=' || f.op === '>' || f.op === '>=') && f.value !== null && f.value !== undefined) pred = { op: f.op, value: f.value };
+      if (pred === undefined) continue;
+      try {
+        const pv = raw === null ? null : decodeStatValue(transformResultType(pf.transform, col.type), raw);
+        if (!mayMatch(pf.transform, col.type, pv, pred)) return false;
+      } catch {
+        continue;
+      }
+    }
+  }
+  return true;
+}

@@ -1,0 +1,47 @@
+import type { BucketNode } from '../bucket/bucket-node.js';
+import { rootNode } from '../bucket/bucket-node.js';
+import type { FileRecord } from '../catalog/catalog.js';
+
+/** One frontier node of a partition's bucket tree, with its base files (markers included). */
+export interface FrontierNode {
+  readonly node: BucketNode;
+  /** Every change below this seq on the node's line is already folded into its base. */
+  readonly baseSeq: bigint;
+  readonly baseFiles: FileRecord[];
+}
+
+/**
+ * The frontier of each partition: the nodes holding base files (or empty-node markers).
+ * A partition never optimized has the root as its only frontier node. The optimizer
+ * always replaces a node by itself or by both children, so the frontier is a cover.
+ */
+export function frontierByPartition(files: readonly FileRecord[]): Map<string, FrontierNode[]> {
+  const byPart = new Map<string, Map<string, { node: BucketNode; baseSeq: bigint; baseFiles: FileRecord[] }>>();
+  const partitions = new Set<string>();
+  for (const f of files) {
+    partitions.add(f.partitionKey);
+    if (f.store !== 'base') continue;
+    let nodes = byPart.get(f.partitionKey);
+    if (nodes === undefined) byPart.set(f.partitionKey, nodes = new Map());
+    const k = `${f.nodeMask}:${f.nodeIndex}`;
+    let n = nodes.get(k);
+    if (n === undefined) nodes.set(k, n = { node: { mask: f.nodeMask, index: f.nodeIndex }, baseSeq: f.seq, baseFiles: [] });
+    n.baseFiles.push(f);
+    if (f.seq < n.baseSeq) n.baseSeq = f.seq;
+  }
+  const out = new Map<string, FrontierNode[]>();
+  for (const p of partitions) {
+    const nodes = byPart.get(p);
+    out.set(p, nodes === undefined ? [{ node: rootNode(), baseSeq: 0n, baseFiles: [] }] : [...nodes.values()]);
+  }
+  return out;
+}
+
+/** The frontier node of a partition that holds a hash. */
+export function frontierNodeFor(frontier: readonly FrontierNode[] | undefined, hash: number): BucketNode {
+  if (frontier === undefined || frontier.length === 0) return rootNode();
+  for (const f of frontier) {
+    if (((hash & f.node.mask) >>> 0) === f.node.index) return f.node;
+  }
+  return rootNode();
+}

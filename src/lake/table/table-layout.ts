@@ -1,0 +1,39 @@
+import type { SqlType } from '../../common/sql-type.js';
+import type { ColumnMetadata, TableMetadata } from './table-metadata.js';
+
+/**
+ * How a table's columns are named inside data files. Parquet columns are named by
+ * field id ("c<id>"), not by SQL name, so renaming a column never touches a file and a
+ * dropped-then-re-added name never resurrects old data.
+ */
+export const OP_COLUMN = '_op';
+export const SEQ_FILE_COLUMN = '_seq';
+
+export function physicalName(fieldId: number): string {
+  return `c${fieldId}`;
+}
+
+export function isKeyed(table: TableMetadata): boolean {
+  return table.primaryKey.length > 0;
+}
+
+export function keyColumnsOf(table: { columns: readonly ColumnMetadata[]; primaryKey: readonly string[] }): ColumnMetadata[] {
+  return table.primaryKey.map((k) => table.columns.find((c) => c.name === k)!);
+}
+
+export function keyTypesOf(table: { columns: readonly ColumnMetadata[]; primaryKey: readonly string[] }): SqlType[] {
+  return keyColumnsOf(table).map((c) => c.type);
+}
+
+export function tableDataPrefix(tableId: number): string {
+  return `data/${tableId}/`;
+}
+
+export const DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024;
+
+export function targetFileSize(table: TableMetadata): number {
+  const v = table.properties['write.target-file-size'];
+  if (v === undefined) return DEFAULT_TARGET_FILE_SIZE;
+  const n = Number(v);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_TARGET_FILE_SIZE;
+}

@@ -1,0 +1,317 @@
+import { randomUUID } from 'node:crypto';
+import type { RecordBatch } from 'apache-arrow';
+import { FloeError, isFloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { buildBatch } from '../arrow/batch-builder.js';
+import { hashKeyColumns } from '../bucket/key-hash.js';
+import type { CommitRequest, FileRecord, NewFileRecord } from '../catalog/catalog.js';
+import { HEAD_MOVED } from '../catalog/catalog.js';
+import { checkNotNull, encodeDataFile, fileColumns, storeDataFile } from '../format/data-file-writer.js';
+import type { EncodedFile, FilePlacement } from '../format/data-file-writer.js';
+import { writableBranch } from '../refs/resolve-branch.js';
+import type { Snapshot } from '../refs/snapshot.js';
+import { toSnapshot } from '../refs/to-snapshot.js';
+import { frontierByPartition } from '../table/frontier.js';
+import type { FrontierNode } from '../table/frontier.js';
+import { isKeyed, keyTypesOf } from '../table/table-layout.js';
+import type { TableMetadata } from '../table/table-metadata.js';
+import type { LakeContext } from '../warehouse/lake-context.js';
+import { nowMicros } from '../warehouse/lake-context.js';
+import { checkKeyConflicts } from './check-conflicts.js';
+import type { BeginOptions, LakeTransaction } from './lake-transaction.js';
+import { gather, routeRows } from './route-rows.js';
+
+/** What one transaction has staged for one (table, branch). */
+interface TableWrite {
+  table: TableMetadata;
+  readonly ref: string;
+  /** The branch head when the transaction first touched it: its read snapshot. */
+  readonly pinned: bigint;
+  readonly frontier: Map<string, FrontierNode[]>;
+  readonly files: NewFileRecord[];
+  rmw: boolean;
+  readonly keyHashes: Set<number>;
+  /** Append tables: deleted positions per file id. */
+  readonly deletes: Map<number, Set<number>>;
+  rows: number;
+}
+
+const MAX_COMMIT_ATTEMPTS = 20;
+
+export class LakeTransactionImpl implements LakeTransaction {
+  readonly id: string;
+  readonly seq: bigint;
+  #state: 'open' | 'committed' | 'aborted' = 'open';
+  readonly #ctx: LakeContext;
+  readonly #writes = new Map<string, TableWrite>();
+  #offset = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number) {
+    this.#ctx = ctx;
+    this.id = id;
+    this.seq = seq;
+    this.#timer = setInterval(() => {
+      try { ctx.catalog.heartbeatTxn(id, nowMicros()); } catch { /* the next commit reports it */ }
+    }, heartbeatMs);
+    this.#timer.unref();
+  }
+
+  static begin(ctx: LakeContext, opts: BeginOptions = {}): LakeTransactionImpl {
+    const id = randomUUID();
+    const seq = ctx.catalog.beginTxn(id, process.pid, nowMicros());
+    return new LakeTransactionImpl(ctx, id, seq, opts.heartbeatMs ?? Math.max(50, Math.floor(ctx.staleTransactionMs / 4)));
+  }
+
+  get state(): 'open' | 'committed' | 'aborted' {
+    return this.#state;
+  }
+
+  #checkOpen(): void {
+    if (this.#state !== 'open') {
+      throw new FloeError(SqlState.invalidTransactionState, `transaction is already ${this.#state}`);
+    }
+  }
+
+  /** The (table, branch) write state, pinning the branch head as the read snapshot on first touch. */
+  #write(table: TableMetadata, ref: string): TableWrite {
+    this.#checkOpen();
+    const key = `${table.id}\u0000${ref}`;
+    let w = this.#writes.get(key);
+    if (w === undefined) {
+      const head = writableBranch(this.#ctx.catalog, table, ref);
+      w = {
+        table, ref, pinned: head.snapshotId,
+        frontier: frontierByPartition(this.#ctx.catalog.visibleFiles(table.id, head.snapshotId)),
+        files: [], rmw: false, keyHashes: new Set(), deletes: new Map(), rows: 0,
+      };
+      this.#writes.set(key, w);
+    }
+    return w;
+  }
+
+  /** Read snapshot of a branch inside this transaction (pins it). */
+  pinnedSnapshot(table: TableMetadata, ref: string): bigint {
+    return this.#write(table, ref).pinned;
+  }
+
+  /** Files staged but not committed, for reads inside this transaction. */
+  stagedFiles(tableId: number, ref: string): readonly NewFileRecord[] {
+    return this.#writes.get(`${tableId}\u0000${ref}`)?.files ?? [];
+  }
+
+  stagedDeletes(tableId: number, ref: string): ReadonlyMap<number, ReadonlySet<number>> {
+    return this.#writes.get(`${tableId}\u0000${ref}`)?.deletes ?? new Map();
+  }
+
+  async insert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {
+    await this.#writeRows(table, ref, columns, undefined);
+  }
+
+  async upsert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {
+    await this.#writeRows(table, ref, columns, undefined);
+  }
+
+  async deleteKeys(table: TableMetadata, ref: string, keyColumns: readonly (readonly unknown[])[]): Promise<void> {
+    if (!isKeyed(table)) {
+      throw new FloeError(SqlState.wrongObjectType, `table "${table.name}" has no primary key; delete its rows by row id`);
+    }
+    if (keyColumns.length !== table.primaryKey.length) {
+      throw new FloeError(SqlState.syntaxError, `expected ${table.primaryKey.length} key columns, got ${keyColumns.length}`);
+    }
+    const n = keyColumns[0]?.length ?? 0;
+    const full = table.columns.map((c) => {
+      const k = table.primaryKey.indexOf(c.name);
+      return k >= 0 ? keyColumns[k]! : new Array<null>(n).fill(null);
+    });
+    await this.#writeRows(table, ref, full, new Array<string>(n).fill('-D'));
+  }
+
+  async update(table: TableMetadata, ref: string, before: readonly (readonly unknown[])[], after: readonly (readonly unknown[])[]): Promise<void> {
+    if (!isKeyed(table)) {
+      throw new FloeError(SqlState.wrongObjectType, `table "${table.name}" has no primary key; update it by deleting row ids and inserting`);
+    }
+    this.#checkShape(table, before);
+    this.#checkShape(table, after);
+    const n = before[0]?.length ?? 0;
+    if ((after[0]?.length ?? 0) !== n) throw new FloeError(SqlState.syntaxError, 'update needs as many after-images as before-images');
+    const cols = table.columns.map((_, c) => {
+      const out = new Array<unknown>(2 * n);
+      for (let i = 0; i < n; i++) { out[2 * i] = before[c]![i]; out[2 * i + 1] = after[c]![i]; }
+      return out;
+    });
+    const ops = new Array<string>(2 * n);
+    for (let i = 0; i < n; i++) { ops[2 * i] = '-U'; ops[2 * i + 1] = '+U'; }
+    await this.#writeRows(table, ref, cols, ops);
+  }
+
+  async deleteRows(table: TableMetadata, ref: string, rowIds: readonly bigint[]): Promise<void> {
+    if (isKeyed(table)) {
+      throw new FloeError(SqlState.wrongObjectType, `table "${table.name}" has a primary key; delete by key`);
+    }
+    const w = this.#write(table, ref);
+    for (const id of rowIds) {
+      if (typeof id !== 'bigint') throw new FloeError(SqlState.datatypeMismatch, 'row ids are int8 values');
+      const fileId = Number(id >> 32n);
+      const pos = Number(id & 0xffffffffn);
+      let s = w.deletes.get(fileId);
+      if (s === undefined) w.deletes.set(fileId, s = new Set());
+      s.add(pos);
+    }
+  }
+
+  markReadModifyWrite(table: TableMetadata, ref: string): void {
+    this.#write(table, ref).rmw = true;
+  }
+
+  #checkShape(table: TableMetadata, columns: readonly (readonly unknown[])[]): void {
+    if (columns.length !== table.columns.length) {
+      throw new FloeError(SqlState.syntaxError, `table "${table.name}" has ${table.columns.length} columns but ${columns.length} were supplied`);
+    }
+    const n = columns[0]?.length ?? 0;
+    for (let c = 0; c < columns.length; c++) {
+      if (!Array.isArray(columns[c]) || columns[c]!.length !== n) {
+        throw new FloeError(SqlState.syntaxError, `column "${table.columns[c]!.name}" has ${columns[c]?.length} values, expected ${n}`);
+      }
+    }
+  }
+
+  /**
+   * Validates and encodes every file of the statement before storing any, so bad input
+   * leaves nothing behind; then stores them (durable, not yet visible).
+   */
+  async #writeRows(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined): Promise<void> {
+    this.#checkShape(table, columns);
+    const w = this.#write(table, ref);
+    const n = columns[0]?.length ?? 0;
+    if (n === 0) return;
+    const keyed = isKeyed(table);
+    const keyIdx = table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k));
+    if (ops === undefined) checkNotNull(table.columns, columns, table.name);
+    else {
+      checkNotNull(table.columns.filter((c) => table.primaryKey.includes(c.name)), keyIdx.map((i) => columns[i]!), table.name);
+      const plus: number[] = [];
+      for (let i = 0; i < n; i++) if (ops[i] === '+U') plus.push(i);
+      if (plus.length > 0) checkNotNull(table.columns, gather(columns, plus), table.name);
+    }
+    const keyTypes = keyTypesOf(table);
+    const groups = routeRows(table, columns, n, keyed ? keyIdx : undefined, keyTypes, (p) => w.frontier.get(p));
+    const fcols = fileColumns(table.columns, table.primaryKey, keyed ? 'change' : 'append');
+    const encoded: { file: EncodedFile; placement: FilePlacement }[] = [];
+    for (const g of groups) {
+      const vals = gather(columns, g.rows);
+      if (keyed) {
+        const rows = g.rows?.length ?? n;
+        vals.push(ops === undefined ? new Array<string>(rows).fill('+I') : (g.rows === undefined ? ops : g.rows.map((i) => ops[i]!)));
+      }
+      const batch: RecordBatch = buildBatch(fcols, vals);
+      encoded.push({ file: encodeDataFile(batch, table.columns), placement: g.placement });
+    }
+    if (keyed) {
+      const hashes = hashKeyColumns(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n);
+      for (const h of hashes) w.keyHashes.add(h);
+    }
+    for (const e of encoded) {
+      const rec = await storeDataFile(this.#ctx.storage, table.id, e.file, e.placement, keyed ? 'change' : 'base', this.seq, this.#offset);
+      this.#offset += e.file.rowCount;
+      w.files.push(rec);
+      w.rows += e.file.rowCount;
+    }
+  }
+
+  async commit(): Promise<Snapshot | undefined> {
+    this.#checkOpen();
+    this.#stopHeartbeat();
+    const writes = [...this.#writes.values()].filter((w) => w.files.length > 0 || w.deletes.size > 0);
+    const { catalog } = this.#ctx;
+    try {
+      if (writes.length === 0) {
+        catalog.endTxn(this.id);
+        this.#state = 'committed';
+        return undefined;
+      }
+      for (let attempt = 1; ; attempt++) {
+        const requests: CommitRequest[] = [];
+        for (const w of writes) requests.push(await this.#request(w));
+        try {
+          const snaps = catalog.commit(requests, this.id, nowMicros());
+          this.#state = 'committed';
+          return toSnapshot(snaps[snaps.length - 1]!);
+        } catch (e) {
+          if (isFloeError(e) && e.detail === HEAD_MOVED && attempt < MAX_COMMIT_ATTEMPTS) continue;
+          throw e;
+        }
+      }
+    } catch (e) {
+      await this.#discard();
+      throw e;
+    }
+  }
+
+  async #request(w: TableWrite): Promise<CommitRequest> {
+    const { catalog, storage } = this.#ctx;
+    const current = catalog.getTableById(w.table.id);
+    if (current === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${w.table.name}" was dropped`);
+    const head = writableBranch(catalog, w.table, w.ref).snapshotId;
+    const addFiles: NewFileRecord[] = [...w.files];
+    const removeFileIds: number[] = [];
+    let expectHead: bigint | undefined;
+    if (w.rmw) {
+      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, w.keyHashes, new Set(w.deletes.keys()));
+      expectHead = head;
+    }
+    if (w.deletes.size > 0) {
+      // A deletion vector replaces the file's previous one, so it is merged at the head
+      // and the commit insists on that head (retried when it moved).
+      expectHead = head;
+      const visible = catalog.visibleFiles(w.table.id, head);
+      const byId = new Map<number, FileRecord>(visible.map((f) => [f.fileId, f]));
+      for (const [fileId, positions] of w.deletes) {
+        const target = byId.get(fileId);
+        if (target === undefined || target.store !== 'base') {
+          throw new FloeError(SqlState.serializationFailure, `row ids of data file ${fileId} are no longer valid`, { hint: 'Retry the transaction.' });
+        }
+        const merged = new Set(positions);
+        for (const dv of visible) {
+          if (dv.store === 'dv' && dv.dvTarget === fileId) {
+            for (const p of dv.dvPositions ?? []) merged.add(p);
+            removeFileIds.push(dv.fileId);
+          }
+        }
+        const arr = Uint32Array.from([...merged].filter((p) => p < target.rowCount).sort((a, b) => a - b));
+        addFiles.push({
+          store: 'dv', path: '', partitionKey: target.partitionKey, partitionValues: target.partitionValues,
+          nodeMask: target.nodeMask, nodeIndex: target.nodeIndex, rowCount: arr.length, sizeBytes: arr.byteLength,
+          seq: this.seq, firstOffset: 0, stats: {}, dvTarget: fileId, dvPositions: arr,
+        });
+      }
+    }
+    const rows = w.rows;
+    return {
+      tableId: w.table.id, branch: w.ref, operation: isKeyed(w.table) ? 'write' : (w.deletes.size > 0 ? 'delete' : 'append'),
+      summary: { 'added-files': String(w.files.length), 'added-rows': String(rows), seq: String(this.seq) },
+      schemaId: current.schemaId, addFiles, removeFileIds, ...(expectHead === undefined ? {} : { expectHead }),
+    };
+  }
+
+  async abort(): Promise<void> {
+    if (this.#state !== 'open') return;
+    this.#stopHeartbeat();
+    await this.#discard();
+  }
+
+  #stopHeartbeat(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #discard(): Promise<void> {
+    this.#state = 'aborted';
+    try { this.#ctx.catalog.endTxn(this.id); } catch { /* a stale sweep may have removed it */ }
+    // Staged files are not referenced by any snapshot; delete them now rather than
+    // waiting for orphan cleanup. Failure here only leaves orphans.
+    for (const w of this.#writes.values()) {
+      for (const f of w.files) await this.#ctx.storage.delete(f.path).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import type { Catalog, TableRecord } from '../catalog/catalog.js';
+import type { Storage } from '../storage/storage.js';
+import type { StorageConfig } from '../storage/storage-config.js';
+import type { TableMetadata } from '../table/table-metadata.js';
+import type { LakeLogger } from './warehouse.js';
+
+/** What the parts of an open warehouse share. */
+export interface LakeContext {
+  readonly catalog: Catalog;
+  readonly storage: Storage;
+  readonly storageConfig: StorageConfig;
+  readonly logger: LakeLogger | undefined;
+  readonly staleTransactionMs: number;
+}
+
+export function nowMicros(): bigint {
+  return BigInt(Date.now()) * 1000n;
+}
+
+export function toTableMetadata(r: TableRecord): TableMetadata {
+  return {
+    id: r.id, namespace: r.namespace, name: r.name, columns: r.columns, primaryKey: r.primaryKey,
+    partitionBy: r.partitionBy, properties: r.properties, schemaId: r.schemaId,
+  };
+}
