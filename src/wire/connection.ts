@@ -278,7 +278,12 @@ export class Connection {
   async #nextMessage(): Promise<FrontendMessage | null> {
     this.#waitingForMessage = true;
     try {
-      if (this.#shutdownRequested) return null;
+      if (this.#shutdownRequested) {
+        // Only a Terminate the client already sent is still honoured; anything else meets FATAL 57P01.
+        this.#reader.interrupt();
+        const pending = await this.#reader.next();
+        return pending?.kind === 'Terminate' ? pending : null;
+      }
       const m = await this.#reader.next();
       if (m === null) return null;
       if (m.kind === 'StartupMessage' || m.kind === 'SSLRequest' || m.kind === 'GSSENCRequest' || m.kind === 'CancelRequest') {
