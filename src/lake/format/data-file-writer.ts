@@ -8,6 +8,8 @@ import type { BatchColumn } from '../arrow/batch-builder.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { NewFileRecord } from '../catalog/catalog.js';
 import { computeColumnStats, encodeStatValue } from '../stats/column-stats.js';
+import type { ColumnStats } from '../stats/column-stats.js';
+import { valueOrderOf } from '../stats/value-order.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, physicalName, tableDataPrefix } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
@@ -39,20 +41,39 @@ export interface EncodedFile {
   readonly stats: Record<string, { min: unknown; max: unknown; nullCount: number }>;
 }
 
-export function encodeDataFile(batch: RecordBatch, columns: readonly ColumnMetadata[]): EncodedFile {
+export function encodeDataFile(batches: RecordBatch | readonly RecordBatch[], columns: readonly ColumnMetadata[]): EncodedFile {
+  const list: readonly RecordBatch[] = Array.isArray(batches) ? batches : [batches as RecordBatch];
   const statCols = columns.map((c) => ({ name: physicalName(c.fieldId), type: c.type }));
-  const raw = computeColumnStats(batch, statCols);
   const stats: Record<string, { min: unknown; max: unknown; nullCount: number }> = {};
-  const typeOf = new Map<string, SqlType>(statCols.map((c) => [c.name, c.type]));
-  for (const [name, s] of Object.entries(raw)) {
-    const t = typeOf.get(name)!;
-    stats[name] = {
-      min: s.min === null || s.min === undefined ? null : encodeStatValue(t, s.min),
-      max: s.max === null || s.max === undefined ? null : encodeStatValue(t, s.max),
-      nullCount: s.nullCount,
+  for (const c of statCols) {
+    const merged = mergeStats(list.map((b) => ({ rows: b.numRows, s: computeColumnStats(b, [c])[c.name]! })), c.type);
+    stats[c.name] = {
+      min: merged.min === null ? null : encodeStatValue(c.type, merged.min),
+      max: merged.max === null ? null : encodeStatValue(c.type, merged.max),
+      nullCount: merged.nullCount,
     };
   }
-  return { bytes: encodeParquet([batch]), rowCount: batch.numRows, stats };
+  const rowCount = list.reduce((n, b) => n + b.numRows, 0);
+  return { bytes: encodeParquet(list), rowCount, stats };
+}
+
+/** Stats of several batches as one; an unknown bound in any batch with values makes it unknown. */
+function mergeStats(parts: readonly { rows: number; s: ColumnStats }[], type: SqlType): ColumnStats {
+  const order = valueOrderOf(type);
+  let min: unknown = null;
+  let max: unknown = null;
+  let nullCount = 0;
+  let minKnown = true;
+  let maxKnown = true;
+  for (const { rows, s } of parts) {
+    nullCount += s.nullCount;
+    if (s.nullCount === rows) continue;
+    if (s.min === null || order === undefined) minKnown = false;
+    else if (min === null || order(s.min, min) < 0) min = s.min;
+    if (s.max === null || order === undefined) maxKnown = false;
+    else if (max === null || order(s.max, max) > 0) max = s.max;
+  }
+  return { min: minKnown ? min : null, max: maxKnown ? max : null, nullCount };
 }
 
 /** Stores an encoded file under a fresh name; the file is durable when this resolves. */

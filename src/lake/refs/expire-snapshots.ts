@@ -1,7 +1,77 @@
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
+import { nowMicros } from '../warehouse/lake-context.js';
 
+/**
+ * Expires snapshots older than the cut-off that nothing needs, and deletes the files
+ * only they could read. Kept: every ref head; the newest `retainLast` snapshots of each
+ * branch; snapshots within a branch's own retention; tags within theirs (an expired
+ * tag is dropped); and, for open transactions, everything committed since the oldest
+ * one began plus each branch's head at that moment (their read snapshots).
+ * Expired snapshot rows stay as lineage links but can no longer be read (22023).
+ * The catalog commit comes before file deletion: a crash in between leaves orphans,
+ * never a reference to a missing file.
+ */
 export async function expireSnapshots(ctx: LakeContext, table: TableMetadata, opts: { olderThanMicros: bigint; retainLast?: number }): Promise<{ expiredSnapshots: number; deletedFiles: number }> {
-  void ctx; void table; void opts;
-  throw new Error('not implemented');
+  const { catalog, storage } = ctx;
+  const now = nowMicros();
+  const snaps = catalog.listSnapshots(table.id);
+  const byId = new Map(snaps.map((s) => [s.id, s]));
+  const keep = new Set<bigint>();
+  const retainLast = Math.max(1, opts.retainLast ?? 1);
+  const txns = catalog.listTxns();
+  const oldestTxn = txns.length === 0 ? undefined : txns.reduce((m, t) => (t.startedMicros < m ? t.startedMicros : m), txns[0]!.startedMicros);
+  for (const ref of catalog.listRefs(table.id)) {
+    if (ref.kind === 'tag') {
+      const head = byId.get(ref.snapshotId);
+      if (ref.retainMicros !== undefined && head !== undefined && head.committedAtMicros + ref.retainMicros < now) {
+        catalog.deleteRef(table.id, ref.name);
+        continue;
+      }
+      keep.add(ref.snapshotId);
+      continue;
+    }
+    const chain = catalog.ancestors(table.id, ref.snapshotId);
+    const cutoff = ref.retainMicros !== undefined && now - ref.retainMicros < opts.olderThanMicros ? now - ref.retainMicros : opts.olderThanMicros;
+    let txnHeadKept = false;
+    chain.forEach((id, i) => {
+      const s = byId.get(id);
+      if (s === undefined || s.expired) return;
+      if (i < retainLast || s.committedAtMicros >= cutoff) keep.add(id);
+      if (oldestTxn !== undefined) {
+        if (s.committedAtMicros >= oldestTxn) keep.add(id);
+        else if (!txnHeadKept) { keep.add(id); txnHeadKept = true; }
+      }
+    });
+  }
+  const toExpire = snaps.filter((s) => !s.expired && !keep.has(s.id) && s.committedAtMicros < opts.olderThanMicros).map((s) => s.id);
+  if (toExpire.length === 0) return { expiredSnapshots: 0, deletedFiles: 0 };
+  const expiring = new Set(toExpire);
+  const live = snaps.filter((s) => !s.expired && !expiring.has(s.id));
+
+  const files = catalog.allFiles(table.id);
+  const removals = new Map<number, bigint[]>();
+  for (const r of catalog.fileRemovals(table.id)) {
+    let l = removals.get(r.fileId);
+    if (l === undefined) removals.set(r.fileId, l = []);
+    l.push(r.snapshotId);
+  }
+  const needed = new Set<number>();
+  for (const s of live) {
+    const anc = new Set(catalog.ancestors(table.id, s.id));
+    for (const f of files) {
+      if (needed.has(f.fileId) || !anc.has(f.addedIn)) continue;
+      if ((removals.get(f.fileId) ?? []).some((r) => anc.has(r))) continue;
+      needed.add(f.fileId);
+    }
+  }
+  const dead = files.filter((f) => !needed.has(f.fileId));
+  catalog.expire(table.id, toExpire, dead.map((f) => f.fileId));
+  let deletedFiles = 0;
+  for (const f of dead) {
+    if (f.path === '') continue;
+    await storage.delete(f.path);
+    deletedFiles++;
+  }
+  return { expiredSnapshots: toExpire.length, deletedFiles };
 }

@@ -1,7 +1,21 @@
+import { tableDataPrefix } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 
+/**
+ * Deletes files under the table's data directory that no catalog row names and that
+ * are older than the cut-off. The grace period protects files a live transaction has
+ * staged but not yet committed (they are durable before the catalog knows them).
+ */
 export async function removeOrphanFiles(ctx: LakeContext, table: TableMetadata, opts: { olderThanMicros: bigint }): Promise<{ deletedFiles: string[] }> {
-  void ctx; void table; void opts;
-  throw new Error('not implemented');
+  const listed = await ctx.storage.list(tableDataPrefix(table.id));
+  // Read references after listing: a file committed in between is then seen as referenced.
+  const referenced = ctx.catalog.allFilePaths(table.id);
+  const deletedFiles: string[] = [];
+  for (const f of listed) {
+    if (referenced.has(f.key) || f.modifiedMicros >= opts.olderThanMicros) continue;
+    await ctx.storage.delete(f.key);
+    deletedFiles.push(f.key);
+  }
+  return { deletedFiles };
 }
