@@ -59,7 +59,7 @@ describe('node-postgres against the wire server', () => {
       assert.deepEqual(r.rows, [{ p1: 'hello', p2: 'wörld' }]);
       const named = { name: 'e2', text: 'echo $1', values: ['a'] };
       assert.deepEqual((await c.query(named)).rows, [{ p1: 'a' }]);
-      assert.deepEqual((await c.query({ ...named, values: ['b'] })).rows, [{ p1: 'b' }]);
+      assert.deepEqual((await c.query({ name: 'e2', text: 'echo $1', values: ['b'] })).rows, [{ p1: 'b' }]);
       const s = await c.query({ text: 'series $1', values: ['4'] });
       assert.equal(s.rows.length, 4);
     } finally {
@@ -71,7 +71,7 @@ describe('node-postgres against the wire server', () => {
     const c = await connect();
     try {
       const text = (await c.query({ text: 'types', values: [] })).rows[0] as Record<string, unknown>;
-      const bin = (await c.query({ text: 'types', values: [], binary: true })).rows[0] as Record<string, unknown>;
+      const bin = (await c.query({ text: 'types', values: [], binary: true } as pg.QueryConfig)).rows[0] as Record<string, unknown>;
       assert.equal(text.b, true);
       assert.equal(text.i4, 123456);
       assert.equal(text.i8, '9007199254740993');
@@ -87,7 +87,7 @@ describe('node-postgres against the wire server', () => {
       assert.equal(String(bin.i8), '9007199254740993');
       assert.equal((bin.tstz as Date).toISOString(), '2024-03-10T12:34:56.789Z');
       assert.equal(bin.o, 1259);
-      assert.deepEqual(bin.jb, Buffer.concat([Buffer.from([1]), Buffer.from('{"a": 1}')]).toString('utf8') === bin.jb ? bin.jb : bin.jb);
+      assert.equal(text.jb, '{"a": 1}');
     } finally {
       await c.end();
     }
@@ -99,8 +99,6 @@ describe('node-postgres against the wire server', () => {
       const notices: string[] = [];
       c.on('notice', (n) => notices.push(n.message ?? ''));
       await c.query('set tz Europe/Amsterdam');
-      const p = (c as unknown as { connectionParameters: unknown; _parameterStatus?: unknown });
-      void p;
       const r = await c.query('types');
       assert.equal(r.rows[0].tstz.toISOString(), '2024-03-10T12:34:56.789Z', 'text in the new zone parses back to the same instant');
       await c.query('notice');
