@@ -11,9 +11,12 @@ export async function removeOrphanFiles(ctx: LakeContext, table: TableMetadata, 
   const listed = await ctx.storage.list(tableDataPrefix(table.id));
   // Read references after listing: a file committed in between is then seen as referenced.
   const referenced = ctx.catalog.allFilePaths(table.id);
+  // Open transactions may commit files staged since they began, whatever the grace period.
+  let cutoff = opts.olderThanMicros;
+  for (const t of ctx.catalog.listTxns()) if (t.startedMicros < cutoff) cutoff = t.startedMicros;
   const deletedFiles: string[] = [];
   for (const f of listed) {
-    if (referenced.has(f.key) || f.modifiedMicros >= opts.olderThanMicros) continue;
+    if (referenced.has(f.key) || f.modifiedMicros >= cutoff) continue;
     await ctx.storage.delete(f.key);
     deletedFiles.push(f.key);
   }
