@@ -1,0 +1,114 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { openWarehouse } from '../lake/index.js';
+import { createFloeSession } from '../session/index.js';
+import { loadSqlParser } from '../sql/index.js';
+import { createSystemCatalog, registerCatalogFunctions } from '../sql/system-catalog/index.js';
+import { startWireServer } from '../wire/index.js';
+import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
+
+const USAGE = `usage:
+  floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N]
+  floe user add NAME [--data ./floe-data] [--password PW]   (or FLOE_PASSWORD, or a line on stdin)`;
+
+/** Pretty logs for a person at a terminal, JSON lines for everything else (FLOE_LOG_FORMAT=json|pretty overrides). */
+function createLogger(): Logger {
+  const format = process.env.FLOE_LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  const level = process.env.FLOE_LOG_LEVEL ?? 'info';
+  if (format === 'pretty') return pino({ level, transport: { target: 'pino-pretty', options: { colorize: true } } });
+  return pino({ level });
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', default: '5433' },
+      data: { type: 'string', default: './floe-data' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'max-message-bytes': { type: 'string' },
+    },
+  });
+  const logger = createLogger();
+  const dataDir = resolve(values.data!);
+  mkdirSync(dataDir, { recursive: true });
+  await loadSqlParser();
+  registerCatalogFunctions();
+  const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }) });
+  const catalog = createSystemCatalog();
+  const auth = usersAuthProvider(usersFilePath(dataDir));
+  let port = Number(values.port);
+  const server = await startWireServer({
+    host: values.host!,
+    port,
+    auth,
+    logger: logger.child({ component: 'wire' }),
+    maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
+    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port }),
+  });
+  port = server.port;
+  logger.info({ host: values.host, port, data: dataDir }, 'listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining sessions');
+    try {
+      await server.close({ drainMs: 5000 });
+      await warehouse.close();
+      logger.info('stopped');
+      logger.flush?.();
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'error while stopping');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+async function readLine(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) {
+    chunks.push(c as Buffer);
+    if (Buffer.concat(chunks).includes(10)) break;
+  }
+  return Buffer.concat(chunks).toString('utf8').split('\n')[0]!.replace(/\r$/, '');
+}
+
+async function userCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { data: { type: 'string', default: './floe-data' }, password: { type: 'string' } },
+  });
+  const [sub, name] = positionals;
+  if (sub !== 'add' || name === undefined) throw new Error(USAGE);
+  const password = values.password ?? process.env.FLOE_PASSWORD ?? (await readLine());
+  if (password === '') throw new Error('empty password');
+  const dataDir = resolve(values.data!);
+  mkdirSync(dataDir, { recursive: true });
+  addUser(usersFilePath(dataDir), name, password);
+  process.stdout.write(`user "${name}" added to ${usersFilePath(dataDir)} (SCRAM-SHA-256)\n`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve': return serve(rest);
+    case 'user': return userCommand(rest);
+    default:
+      process.stderr.write(`${USAGE}\n`);
+      process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`floe: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,665 @@
+import type { RecordBatch } from 'apache-arrow';
+import { FloeError } from '../common/floe-error.js';
+import { SqlState } from '../common/sqlstate.js';
+import { typeOid } from '../common/sql-type.js';
+import type { SqlType } from '../common/sql-type.js';
+import { executePlan } from '../exec/execute.js';
+import type { ExecContext, ExecLakeTransaction, ExecWarehouse } from '../exec/exec-context.js';
+import type { PhysicalPlan } from '../exec/plan/physical-plan.js';
+import { formatValue, parseValue } from '../exec/types/text-io.js';
+import { vectorToValues } from '../exec/arrow/vector-values.js';
+import type { LakeTransaction, Warehouse } from '../lake/index.js';
+import { bindStatement, parseStatements } from '../sql/index.js';
+import type { BoundStatement, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
+import type { SystemCatalog } from '../sql/system-catalog/index.js';
+import type {
+  BoundPortal, ColumnDescription, CopyInSink, PreparedStatement, RowBatch, SessionEvents, SessionHandler, StartupInfo,
+  StatementResult, TransactionStatus,
+} from '../wire/session-handler.js';
+import { formatCopyRow, parseCopyText } from './copy-format.js';
+import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
+import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';
+import { sqlTypeForOid } from './type-for-oid.js';
+
+export interface SessionDeps {
+  readonly warehouse: Warehouse;
+  readonly catalog: SystemCatalog;
+  readonly startup: StartupInfo;
+  /** Port the server listens on, reported by SHOW port. */
+  readonly port?: number;
+}
+
+type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
+
+interface Prepared extends PreparedStatement {
+  readonly stmt: ParsedStatement | undefined;
+  readonly bound: BoundStatement | undefined;
+  readonly paramTypes: readonly SqlType[];
+}
+
+interface Cursor {
+  readonly columns: readonly ResultColumn[];
+  readonly iterator: AsyncIterator<RecordBatch>;
+  buffer: unknown[][];
+  done: boolean;
+  readonly hold: boolean;
+}
+
+interface Txn {
+  lake: LakeTransaction | undefined;
+  failed: boolean;
+  readonly savepoints: { name: string; writes: number }[];
+  writes: number;
+  readonly startMicros: bigint;
+}
+
+const nowMicros = () => BigInt(Date.now()) * 1000n;
+
+/** Creates the engine side of one connection. */
+export function createFloeSession(deps: SessionDeps): SessionHandler {
+  return new FloeSession(deps);
+}
+
+/**
+ * One client session: parse → bind → execute, transactions over src/lake,
+ * settings, prepared statements and cursors, COPY formats.
+ */
+class FloeSession implements SessionHandler {
+  readonly #deps: SessionDeps;
+  readonly #settings: Map<string, string>;
+  readonly #defaults: Map<string, string>;
+  #events: SessionEvents | undefined;
+  /** An explicit transaction (BEGIN … COMMIT), or undefined in autocommit. */
+  #txn: Txn | undefined;
+  readonly #prepared = new Map<string, { stmt: ParsedStatement; paramTypes: readonly SqlType[] }>();
+  readonly #cursors = new Map<string, Cursor>();
+
+  constructor(deps: SessionDeps) {
+    this.#deps = deps;
+    this.#settings = defaultSettings(deps.startup);
+    if (deps.port !== undefined) this.#settings.set('port', String(deps.port));
+    this.#settings.set('floe.backend_pid', String(deps.startup.processId));
+    for (const [k, v] of Object.entries(deps.startup.parameters)) {
+      const name = k.toLowerCase();
+      if (name === 'user' || name === 'database' || name === 'options' || name === 'replication') continue;
+      this.#settings.set(name, v);
+    }
+    this.#defaults = new Map(this.#settings);
+  }
+
+  async start(events: SessionEvents): Promise<Readonly<Record<string, string>>> {
+    this.#events = events;
+    const out: Record<string, string> = {};
+    for (const [name, wireName] of Object.entries(REPORTED_SETTINGS)) {
+      const v = this.#settings.get(name);
+      if (v !== undefined) out[wireName] = v;
+    }
+    return out;
+  }
+
+  transactionStatus(): TransactionStatus {
+    if (this.#txn === undefined) return 'I';
+    return this.#txn.failed ? 'E' : 'T';
+  }
+
+  async sync(): Promise<void> {
+    // Autocommit statements finish their own transactions; nothing is left open between Syncs.
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.#cursors.values()) await c.iterator.return?.();
+    this.#cursors.clear();
+    const t = this.#txn;
+    this.#txn = undefined;
+    if (t?.lake && t.lake.state === 'open') await t.lake.abort().catch(() => undefined);
+  }
+
+  async *simpleQuery(sql: string, signal: AbortSignal): AsyncIterable<StatementResult> {
+    let stmts: ParsedStatement[];
+    try {
+      stmts = parseStatements(sql);
+    } catch (e) {
+      this.#fail();
+      throw e;
+    }
+    if (stmts.length === 0) {
+      yield { kind: 'empty' };
+      return;
+    }
+    for (const stmt of stmts) {
+      yield await this.#guard(() => this.#runParsed(stmt, [], undefined, signal));
+    }
+  }
+
+  async prepare(sql: string, paramTypeOids: readonly number[]): Promise<PreparedStatement> {
+    return this.#guard(async () => {
+      const stmts = parseStatements(sql);
+      if (stmts.length > 1) throw new FloeError(SqlState.syntaxError, 'cannot insert multiple commands into a prepared statement');
+      const stmt = stmts[0];
+      const declared = paramTypeOids.map((o) => (o === 0 ? undefined : sqlTypeForOid(o)));
+      if (stmt === undefined) return { stmt, bound: undefined, paramTypes: [], paramTypeOids: [], columns: null } satisfies Prepared;
+      this.#checkNotFailed(stmt);
+      const bound = bindStatement(stmt, this.#bindEnv(declared));
+      const paramTypes = 'paramTypes' in bound ? bound.paramTypes : declared.map((t) => t ?? ({ kind: 'text' } as SqlType));
+      return {
+        stmt, bound, paramTypes,
+        paramTypeOids: paramTypes.map((t) => typeOid(t)),
+        columns: this.#columnsOf(bound),
+      } satisfies Prepared;
+    });
+  }
+
+  async bind(statement: PreparedStatement, params: readonly unknown[]): Promise<BoundPortal> {
+    const p = statement as Prepared;
+    return {
+      columns: p.columns,
+      execute: (signal) => this.#guard(async () => {
+        if (p.stmt === undefined) return { kind: 'empty' } as const;
+        this.#checkNotFailed(p.stmt);
+        // Re-bind when the catalog may have changed since Parse (DDL in between); the plan is cheap to rebuild.
+        const bound = p.bound ?? bindStatement(p.stmt, this.#bindEnv(p.paramTypes));
+        return this.#runBound(bound, params, signal);
+      }),
+      close: () => undefined,
+    };
+  }
+
+  // ---- running statements ----
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      this.#fail();
+      throw e;
+    }
+  }
+
+  #fail(): void {
+    if (this.#txn) this.#txn.failed = true;
+  }
+
+  #checkNotFailed(stmt: ParsedStatement): void {
+    if (!this.#txn?.failed) return;
+    const node = stmt.ast as Record<string, unknown>;
+    const ts = node.TransactionStmt as { kind?: string } | undefined;
+    const allowed = ts && ['TRANS_STMT_COMMIT', 'TRANS_STMT_ROLLBACK', 'TRANS_STMT_ROLLBACK_TO', 'TRANS_STMT_PREPARE', 'TRANS_STMT_COMMIT_PREPARED', 'TRANS_STMT_ROLLBACK_PREPARED'].includes(ts.kind ?? '');
+    if (!allowed) {
+      throw new FloeError(SqlState.inFailedSqlTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
+    }
+  }
+
+  async #runParsed(stmt: ParsedStatement, params: readonly unknown[], paramTypes: readonly (SqlType | undefined)[] | undefined, signal: AbortSignal): Promise<StatementResult> {
+    this.#checkNotFailed(stmt);
+    const bound = bindStatement(stmt, this.#bindEnv(paramTypes));
+    return this.#runBound(bound, params, signal);
+  }
+
+  #searchPath(): string[] {
+    return parseSearchPath(this.#settings.get('search_path') ?? 'public').map((s) => (s === '$user' ? this.#deps.startup.user : s));
+  }
+
+  #bindEnv(paramTypes?: readonly (SqlType | undefined)[]) {
+    return {
+      warehouse: this.#deps.warehouse,
+      searchPath: this.#searchPath(),
+      virtualTables: this.#deps.catalog,
+      paramTypes,
+    };
+  }
+
+  #columnsOf(bound: BoundStatement): ColumnDescription[] | null {
+    switch (bound.kind) {
+      case 'query': return describeColumns(bound.columns);
+      case 'dml': return bound.columns.length > 0 ? describeColumns(bound.columns) : null;
+      case 'ddl': return null;
+      case 'utility': {
+        const c = bound.command;
+        if (c.kind === 'show') return c.name === 'all' ? [textColumn('name'), textColumn('setting'), textColumn('description')] : [textColumn(displayName(c.name))];
+        if (c.kind === 'explain') return [textColumn('QUERY PLAN')];
+        if (c.kind === 'showTblProperties') return [textColumn('key'), textColumn('value')];
+        if (c.kind === 'fetch' && !c.move) {
+          const cur = this.#cursors.get(c.cursor);
+          return cur ? describeColumns(cur.columns) : null;
+        }
+        return null;
+      }
+    }
+  }
+
+  #execContext(params: readonly unknown[], signal: AbortSignal, txn: LakeTransaction | undefined, onRows?: (n: number) => void): ExecContext {
+    return {
+      warehouse: this.#deps.warehouse as unknown as ExecWarehouse,
+      txn: txn as unknown as ExecLakeTransaction | undefined,
+      params,
+      signal,
+      settings: this.#settings,
+      user: this.#deps.startup.user,
+      database: this.#deps.startup.database,
+      searchPath: this.#searchPath(),
+      virtualTables: this.#deps.catalog,
+      onRowsAffected: onRows,
+      transactionStartMicros: this.#txn?.startMicros ?? nowMicros(),
+    };
+  }
+
+  /** The lake transaction a write goes through: the explicit one (begun lazily), or a fresh autocommit one. */
+  async #writeTxn(): Promise<{ lake: LakeTransaction; autocommit: boolean }> {
+    if (this.#txn) {
+      this.#txn.lake ??= await this.#deps.warehouse.begin();
+      this.#txn.writes++;
+      return { lake: this.#txn.lake, autocommit: false };
+    }
+    return { lake: await this.#deps.warehouse.begin(), autocommit: true };
+  }
+
+  async #runBound(bound: BoundStatement, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
+    switch (bound.kind) {
+      case 'query': {
+        const types = bound.columns.map((c) => c.type);
+        const batches = executePlan(bound.plan, this.#execContext(params, signal, this.#txn?.lake));
+        return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types), commandTag: (n) => `SELECT ${n}` };
+      }
+      case 'dml': return this.#runDml(bound, params, signal);
+      case 'ddl': return { kind: 'command', tag: await this.#runDdl(bound.command) };
+      case 'utility': return this.#runUtility(bound.command, signal);
+    }
+  }
+
+  async *#rowBatches(batches: AsyncIterable<RecordBatch>, types: readonly SqlType[], onDone?: () => Promise<void>, onError?: () => Promise<void>): AsyncIterable<RowBatch> {
+    try {
+      for await (const b of batches) yield toRowBatch(b, types);
+      await onDone?.();
+    } catch (e) {
+      this.#fail();
+      await onError?.();
+      throw e;
+    }
+  }
+
+  async #runDml(bound: Extract<BoundStatement, { kind: 'dml' }>, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
+    const { lake, autocommit } = await this.#writeTxn();
+    let count = 0;
+    const ctx = this.#execContext(params, signal, lake, (n) => { count += n; });
+    const batches = executePlan(bound.plan, ctx);
+    const commit = async () => { if (autocommit) await lake.commit(); };
+    const abort = async () => { if (autocommit && lake.state === 'open') await lake.abort().catch(() => undefined); };
+    if (bound.columns.length > 0) {
+      const types = bound.columns.map((c) => c.type);
+      return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, commit, abort), commandTag: () => bound.commandTag(count) };
+    }
+    try {
+      for await (const _ of batches) { /* DML without RETURNING yields no rows */ }
+      await commit();
+    } catch (e) {
+      await abort();
+      throw e;
+    }
+    return { kind: 'command', tag: bound.commandTag(count) };
+  }
+
+  // ---- DDL ----
+
+  async #runDdl(c: DdlCommand): Promise<string> {
+    const w = this.#deps.warehouse;
+    switch (c.kind) {
+      case 'createSchema':
+        await w.createNamespace(c.name, { ifNotExists: c.ifNotExists });
+        return 'CREATE SCHEMA';
+      case 'dropSchema':
+        for (const n of c.names) await w.dropNamespace(n, { ifExists: c.ifExists, cascade: c.cascade });
+        return 'DROP SCHEMA';
+      case 'createTable':
+        await w.createTable({
+          namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
+          partitionBy: c.partitionBy, properties: c.properties,
+        }, { ifNotExists: c.ifNotExists });
+        return 'CREATE TABLE';
+      case 'dropTable':
+        for (const t of c.tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
+        return 'DROP TABLE';
+      case 'alterTable': {
+        let table = w.getTable(c.table.namespace, c.table.name);
+        if (!table) {
+          if (c.ifExists) return 'ALTER TABLE';
+          throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
+        }
+        for (const a of c.actions) {
+          switch (a.kind) {
+            case 'createRef': {
+              const opts = { fromSnapshot: a.fromSnapshot, orReplace: a.orReplace, ifNotExists: a.ifNotExists, retainMicros: a.retainMicros };
+              if (a.refKind === 'branch') await w.createBranch(table, a.name, opts);
+              else await w.createTag(table, a.name, opts);
+              break;
+            }
+            case 'dropRef':
+              await w.dropRef(table, a.name, { ifExists: a.ifExists, kind: a.refKind });
+              break;
+            default:
+              table = await w.alterTable(table.namespace, table.name, a);
+          }
+        }
+        return 'ALTER TABLE';
+      }
+    }
+  }
+
+  // ---- utility commands ----
+
+  async #runUtility(c: UtilityCommand, signal: AbortSignal): Promise<StatementResult> {
+    const command = (tag: string): StatementResult => ({ kind: 'command', tag });
+    switch (c.kind) {
+      case 'begin':
+        if (this.#txn) this.#notice('WARNING', SqlState.activeSqlTransaction, 'there is already a transaction in progress');
+        else this.#txn = { lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros() };
+        return command('BEGIN');
+      case 'commit': {
+        const t = this.#txn;
+        if (!t) {
+          this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'there is no transaction in progress');
+          return command('COMMIT');
+        }
+        this.#txn = undefined;
+        await this.#closeCursors(false);
+        if (t.failed) {
+          if (t.lake?.state === 'open') await t.lake.abort().catch(() => undefined);
+          return command('ROLLBACK');
+        }
+        if (t.lake) await t.lake.commit();
+        return command('COMMIT');
+      }
+      case 'rollback': {
+        const t = this.#txn;
+        if (!t) {
+          this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'there is no transaction in progress');
+          return command('ROLLBACK');
+        }
+        this.#txn = undefined;
+        await this.#closeCursors(false);
+        if (t.lake?.state === 'open') await t.lake.abort();
+        return command('ROLLBACK');
+      }
+      case 'savepoint':
+        this.#requireTxn('SAVEPOINT').savepoints.push({ name: c.name, writes: this.#txn!.writes });
+        return command('SAVEPOINT');
+      case 'release': {
+        const t = this.#requireTxn('RELEASE SAVEPOINT');
+        const at = this.#savepointIndex(t, c.name);
+        t.savepoints.splice(at);
+        return command('RELEASE');
+      }
+      case 'rollbackTo': {
+        const t = this.#requireTxn('ROLLBACK TO SAVEPOINT');
+        const at = this.#savepointIndex(t, c.name);
+        if (t.writes > t.savepoints[at]!.writes) {
+          // Lake transactions cannot undo part of their staged writes; refuse rather than keep writes the client discarded.
+          throw new FloeError(SqlState.featureNotSupported, 'ROLLBACK TO SAVEPOINT after writes since the savepoint is not supported',
+            { hint: 'Roll back the whole transaction.' });
+        }
+        t.savepoints.splice(at + 1);
+        t.failed = false;
+        return command('ROLLBACK');
+      }
+      case 'set': return this.#set(c.name, c.value);
+      case 'setTransaction': return command('SET');
+      case 'reset':
+        if (c.name === 'all') {
+          for (const [k, v] of this.#defaults) this.#setSetting(k, v);
+        } else {
+          this.#setSetting(c.name, this.#defaults.get(c.name) ?? '');
+        }
+        return command('RESET');
+      case 'show': return this.#show(c.name);
+      case 'showTblProperties': {
+        const t = this.#deps.warehouse.getTable(c.table.namespace, c.table.name);
+        if (!t) throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
+        const rows = Object.entries(t.properties).sort(([a], [b]) => a.localeCompare(b));
+        return this.#memoryRows([textColumn('key'), textColumn('value')], rows, 'SHOW');
+      }
+      case 'discard':
+        if (c.target === 'all') {
+          if (this.#txn) throw new FloeError(SqlState.activeSqlTransaction, 'DISCARD ALL cannot run inside a transaction block');
+          this.#prepared.clear();
+          await this.#closeCursors(true);
+          for (const [k, v] of this.#defaults) this.#setSetting(k, v);
+        }
+        return command(`DISCARD ${c.target.toUpperCase()}`);
+      case 'deallocate':
+        if (c.name === null) this.#prepared.clear();
+        else if (!this.#prepared.delete(c.name)) throw new FloeError(SqlState.invalidSqlStatementName, `prepared statement "${c.name}" does not exist`);
+        return command(c.name === null ? 'DEALLOCATE ALL' : 'DEALLOCATE');
+      case 'prepare':
+        if (this.#prepared.has(c.name)) throw new FloeError(SqlState.duplicatePreparedStatement, `prepared statement "${c.name}" already exists`);
+        bindStatement(c.statement, this.#bindEnv(c.paramTypes));
+        this.#prepared.set(c.name, { stmt: c.statement, paramTypes: c.paramTypes });
+        return command('PREPARE');
+      case 'execute': {
+        const p = this.#prepared.get(c.name);
+        if (!p) throw new FloeError(SqlState.invalidSqlStatementName, `prepared statement "${c.name}" does not exist`);
+        const args = await this.#evalArgs(c.args.plan, c.args.types, signal);
+        return this.#runParsed(p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
+      }
+      case 'declareCursor': {
+        if (!this.#txn && !c.hold) throw new FloeError(SqlState.noActiveSqlTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
+        if (this.#cursors.has(c.name)) throw new FloeError(SqlState.duplicateCursor, `cursor "${c.name}" already exists`);
+        const batches = executePlan(c.query.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake));
+        this.#cursors.set(c.name, { columns: c.query.columns, iterator: batches[Symbol.asyncIterator](), buffer: [], done: false, hold: c.hold });
+        return command('DECLARE CURSOR');
+      }
+      case 'fetch': return this.#fetch(c);
+      case 'closeCursor':
+        if (c.name === null) await this.#closeCursors(true);
+        else {
+          const cur = this.#cursors.get(c.name);
+          if (!cur) throw new FloeError(SqlState.invalidCursorName, `cursor "${c.name}" does not exist`);
+          this.#cursors.delete(c.name);
+          await cur.iterator.return?.();
+        }
+        return command(c.name === null ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
+      case 'copyFrom': return this.#copyFrom(c);
+      case 'copyTo': return this.#copyTo(c, signal);
+      case 'explain':
+        return this.#memoryRows([textColumn('QUERY PLAN')], c.lines.map((l) => [l]), 'EXPLAIN');
+      case 'call': return this.#call(c.procedure, await this.#evalArgs(c.args.plan, c.args.types, signal));
+      case 'listen': return command('LISTEN');
+      case 'unlisten': return command('UNLISTEN');
+      case 'notify': return command('NOTIFY');
+      case 'noop': return command(c.tag);
+    }
+  }
+
+  #notice(severity: 'WARNING' | 'NOTICE', sqlstate: string, message: string): void {
+    this.#events?.notice({ severity, sqlstate, message });
+  }
+
+  #requireTxn(what: string): Txn {
+    if (!this.#txn) throw new FloeError(SqlState.noActiveSqlTransaction, `${what} can only be used in transaction blocks`);
+    return this.#txn;
+  }
+
+  #savepointIndex(t: Txn, name: string): number {
+    for (let i = t.savepoints.length - 1; i >= 0; i--) if (t.savepoints[i]!.name === name) return i;
+    throw new FloeError('3B001', `savepoint "${name}" does not exist`);
+  }
+
+  async #closeCursors(includingHeld: boolean): Promise<void> {
+    for (const [name, c] of this.#cursors) {
+      if (c.hold && !includingHeld) continue;
+      this.#cursors.delete(name);
+      await c.iterator.return?.();
+    }
+  }
+
+  #setSetting(name: string, value: string): void {
+    this.#settings.set(name, value);
+    const wireName = REPORTED_SETTINGS[name];
+    if (wireName) this.#events?.parameterStatus(wireName, value);
+  }
+
+  #set(name: string, value: string | null): StatementResult {
+    if (name === 'server_version' || name === 'server_version_num' || name === 'server_encoding' || name === 'integer_datetimes') {
+      throw new FloeError('55P02', `parameter "${name}" cannot be changed`);
+    }
+    let v = value ?? this.#defaults.get(name) ?? '';
+    if (name === 'client_encoding' && !/^(utf-?8|unicode)$/i.test(v)) {
+      throw new FloeError(SqlState.invalidParameterValue, `invalid value for parameter "client_encoding": "${v}"`, { detail: 'Floe speaks UTF8 only.' });
+    }
+    if (name === 'client_encoding') v = 'UTF8';
+    if (name === 'timezone' && /^(local|default)$/i.test(v)) v = 'UTC';
+    this.#setSetting(name, v);
+    return { kind: 'command', tag: 'SET' };
+  }
+
+  #show(name: string): StatementResult {
+    if (name === 'all') {
+      const rows = [...this.#settings].filter(([k]) => !k.startsWith('floe.')).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [displayName(k), v, '']);
+      return this.#memoryRows([textColumn('name'), textColumn('setting'), textColumn('description')], rows, 'SHOW');
+    }
+    const v = this.#settings.get(name);
+    if (v === undefined) throw new FloeError(SqlState.undefinedObject, `unrecognized configuration parameter "${name}"`);
+    return this.#memoryRows([textColumn(displayName(name))], [[v]], 'SHOW');
+  }
+
+  #memoryRows(columns: ColumnDescription[], rows: readonly (readonly unknown[])[], tag: string): StatementResult {
+    const batch = rowsBatch(rows, columns.length);
+    return {
+      kind: 'rows', columns,
+      batches: (async function* () { if (batch.numRows > 0) yield batch; })(),
+      commandTag: (n) => (tag === 'SHOW' || tag === 'EXPLAIN' ? tag : `${tag} ${n}`),
+    };
+  }
+
+  async #evalArgs(plan: PhysicalPlan, types: readonly SqlType[], signal: AbortSignal): Promise<unknown[]> {
+    for await (const b of executePlan(plan, this.#execContext([], signal, this.#txn?.lake))) {
+      if (b.numRows > 0) return types.map((t, i) => vectorToValues(b.getChildAt(i)!, t)[0] ?? null);
+    }
+    return types.map(() => null);
+  }
+
+  async #fetch(c: Extract<UtilityCommand, { kind: 'fetch' }>): Promise<StatementResult> {
+    const cur = this.#cursors.get(c.cursor);
+    if (!cur) throw new FloeError(SqlState.invalidCursorName, `cursor "${c.cursor}" does not exist`);
+    if (c.direction !== 'forward' && !(c.direction === 'relative' && c.count === 0n)) {
+      throw new FloeError(SqlState.featureNotSupported, 'cursor can only scan forward', { hint: 'Declare it with SCROLL option to enable backward scan.' });
+    }
+    const want = c.count === 'all' ? Infinity : Number(c.count);
+    const types = cur.columns.map((col) => col.type);
+    const rows: unknown[][] = [];
+    while (rows.length < want) {
+      if (cur.buffer.length === 0) {
+        if (cur.done) break;
+        const next = await cur.iterator.next();
+        if (next.done) { cur.done = true; break; }
+        const batch = toRowBatch(next.value, types);
+        for (let r = 0; r < batch.numRows; r++) cur.buffer.push(batch.columns.map((col) => col.get(r)));
+        continue;
+      }
+      const take = Math.min(want - rows.length, cur.buffer.length);
+      rows.push(...cur.buffer.splice(0, take));
+    }
+    if (c.move) return { kind: 'command', tag: `MOVE ${rows.length}` };
+    return this.#memoryRows(describeColumns(cur.columns), rows, 'FETCH');
+  }
+
+  #textSettings() {
+    return { timeZone: this.#settings.get('timezone') ?? 'UTC', nowMicros: nowMicros() };
+  }
+
+  async #copyFrom(c: Extract<UtilityCommand, { kind: 'copyFrom' }>): Promise<StatementResult> {
+    if (c.source !== 'stdin') throw new FloeError(SqlState.featureNotSupported, 'COPY FROM a server file is not supported', { hint: "Use COPY … FROM STDIN (psql's \\copy)." });
+    if (c.options.format === 'binary') throw new FloeError(SqlState.featureNotSupported, 'COPY FROM in binary format is not supported');
+    const table = this.#deps.warehouse.getTable(c.table.namespace, c.table.name);
+    if (!table) throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
+    const chunks: Buffer[] = [];
+    const session = this;
+    const sink: CopyInSink = {
+      async write(chunk) { chunks.push(Buffer.from(chunk)); },
+      async fail() { chunks.length = 0; },
+      async finish() {
+        return session.#guard(async () => {
+          const rows = parseCopyText(Buffer.concat(chunks).toString('utf8'), c.options);
+          const settings = session.#textSettings();
+          const byName = new Map(c.columns.map((col, i) => [col.name, i]));
+          const columns = table.columns.map((tc) => {
+            const at = byName.get(tc.name);
+            return rows.map((r, line) => {
+              if (r.length !== c.columns.length) {
+                throw new FloeError('22P04', r.length < c.columns.length ? `missing data for column "${c.columns[r.length]!.name}"` : 'extra data after last expected column', { detail: `COPY ${table.name}, line ${line + 1}` });
+              }
+              const text = at === undefined ? null : r[at]!;
+              if (text === null) {
+                if (!tc.nullable || table.primaryKey.includes(tc.name)) throw new FloeError(SqlState.notNullViolation, `null value in column "${tc.name}" of relation "${table.name}" violates not-null constraint`);
+                return null;
+              }
+              return parseValue(text, tc.type, settings);
+            });
+          });
+          if (rows.length > 0) {
+            const { lake, autocommit } = await session.#writeTxn();
+            try {
+              await lake.insert(table, c.branch ?? 'main', columns);
+              if (autocommit) await lake.commit();
+            } catch (e) {
+              if (autocommit && lake.state === 'open') await lake.abort().catch(() => undefined);
+              throw e;
+            }
+          }
+          return `COPY ${rows.length}`;
+        });
+      },
+    };
+    return { kind: 'copyIn', format: 'text', columnCount: c.columns.length, sink };
+  }
+
+  async #copyTo(c: Extract<UtilityCommand, { kind: 'copyTo' }>, signal: AbortSignal): Promise<StatementResult> {
+    if (c.target !== 'stdout') throw new FloeError(SqlState.featureNotSupported, 'COPY TO a server file is not supported', { hint: "Use COPY … TO STDOUT (psql's \\copy)." });
+    if (c.options.format === 'binary') throw new FloeError(SqlState.featureNotSupported, 'COPY TO in binary format is not supported');
+    const q: QueryBound = c.query;
+    const types = q.columns.map((col) => col.type);
+    const settings = this.#textSettings();
+    const batches = executePlan(q.plan, this.#execContext([], signal, this.#txn?.lake));
+    let count = 0;
+    const options = c.options;
+    const self = this;
+    async function* chunks(): AsyncIterable<Uint8Array> {
+      try {
+        if (options.header) yield Buffer.from(formatCopyRow(q.columns.map((col) => col.name), options));
+        for await (const b of batches) {
+          const rb = toRowBatch(b, types);
+          let text = '';
+          for (let r = 0; r < rb.numRows; r++) {
+            text += formatCopyRow(rb.columns.map((col, i) => {
+              const v = col.get(r);
+              return v === null ? null : formatValue(v, types[i]!, settings);
+            }), options);
+          }
+          count += rb.numRows;
+          if (text !== '') yield Buffer.from(text);
+        }
+      } catch (e) {
+        self.#fail();
+        throw e;
+      }
+    }
+    return { kind: 'copyOut', format: 'text', columnCount: q.columns.length, chunks: chunks(), commandTag: () => `COPY ${count}` };
+  }
+
+  async #call(procedure: string, args: unknown[]): Promise<StatementResult> {
+    const w = this.#deps.warehouse;
+    const table = (name: unknown) => {
+      const text = String(name);
+      const [ns, n] = text.includes('.') ? text.split('.', 2) as [string, string] : [this.#searchPath().find((s) => w.getTable(s, text)) ?? 'public', text];
+      const t = w.getTable(ns, n);
+      if (!t) throw new FloeError(SqlState.undefinedTable, `relation "${text}" does not exist`);
+      return t;
+    };
+    switch (procedure.toLowerCase().replace(/^(system|floe)\./, '')) {
+      case 'fast_forward': await w.fastForward(table(args[0]), String(args[1]), String(args[2])); break;
+      case 'rollback_to_snapshot': await w.rollbackToSnapshot(table(args[0]), BigInt(args[1] as bigint)); break;
+      case 'rollback_to_timestamp': await w.rollbackToTimestamp(table(args[0]), BigInt(args[1] as bigint)); break;
+      default: throw new FloeError(SqlState.undefinedFunction, `procedure ${procedure} does not exist`);
+    }
+    return { kind: 'command', tag: 'CALL' };
+  }
+}
+

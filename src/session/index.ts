@@ -1,0 +1,5 @@
+/** src/session: the engine side of a client connection (implements src/wire's SessionHandler). */
+export { createFloeSession } from './floe-session.js';
+export type { SessionDeps } from './floe-session.js';
+export { SERVER_VERSION, SERVER_VERSION_NUM } from './session-settings.js';
+export { formatCopyRow, parseCopyText } from './copy-format.js';

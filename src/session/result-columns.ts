@@ -1,0 +1,35 @@
+import type { RecordBatch } from 'apache-arrow';
+import { typeLength, typeModifier, typeOid } from '../common/sql-type.js';
+import type { SqlType } from '../common/sql-type.js';
+import { vectorToValues } from '../exec/arrow/vector-values.js';
+import type { ResultColumn } from '../sql/index.js';
+import type { ColumnDescription, RowBatch } from '../wire/session-handler.js';
+
+export function describeColumns(columns: readonly ResultColumn[]): ColumnDescription[] {
+  return columns.map((c) => ({
+    name: c.name, tableOid: c.tableOid, columnNumber: c.columnNumber,
+    typeOid: typeOid(c.type), typeSize: typeLength(c.type), typeModifier: typeModifier(c.type),
+  }));
+}
+
+export function textColumn(name: string): ColumnDescription {
+  const t: SqlType = { kind: 'text' };
+  return { name, tableOid: 0, columnNumber: 0, typeOid: typeOid(t), typeSize: -1, typeModifier: -1 };
+}
+
+/** An Arrow batch from the executor as the wire's RowBatch of canonical values. */
+export function toRowBatch(batch: RecordBatch, types: readonly SqlType[]): RowBatch {
+  const columns = types.map((t, i) => {
+    const values = vectorToValues(batch.getChildAt(i)!, t);
+    return { get: (row: number) => values[row] ?? null };
+  });
+  return { numRows: batch.numRows, columns };
+}
+
+/** Rows of canonical values held in memory (SHOW, FETCH buffers, EXPLAIN) as one RowBatch. */
+export function rowsBatch(rows: readonly (readonly unknown[])[], width: number): RowBatch {
+  return {
+    numRows: rows.length,
+    columns: Array.from({ length: width }, (_, c) => ({ get: (r: number) => rows[r]![c] ?? null })),
+  };
+}
