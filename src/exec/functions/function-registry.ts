@@ -1,6 +1,7 @@
 import type { SqlType } from '../../common/sql-type.js';
 import type { EvalContext } from '../expr/eval-context.js';
 import { canCoerce, typeCategory, isPreferredType, sameType } from './type-coercion.js';
+import './builtins.js';
 
 /**
  * The catalog of scalar, aggregate and window functions and operators, with
@@ -42,6 +43,8 @@ export interface ScalarFunctionDef {
   readonly variadic?: boolean;
   readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
   readonly impl: ScalarImpl;
+  /** Optional type-specialized implementation, built once per call site from the argument types. */
+  readonly implFor?: (argTypes: readonly SqlType[]) => ScalarImpl;
   readonly strict?: boolean;
   readonly volatile?: boolean;
   /** Overrides the generated id. */
@@ -87,13 +90,16 @@ interface Entry {
   readonly strict: boolean;
   readonly volatile: boolean;
   readonly scalar?: ScalarImpl;
+  readonly scalarFor?: (argTypes: readonly SqlType[]) => ScalarImpl;
   readonly aggregate?: (argTypes: readonly SqlType[]) => AggregateImpl;
 }
 
 const byName = new Map<string, Entry[]>();
 const byId = new Map<string, Entry>();
 let builtinsLoaded = false;
-let builtinLoader: (() => void) | undefined;
+// `var`: builtins.ts sets this while function-registry.ts may still be initializing (import cycle).
+// eslint-disable-next-line no-var
+var builtinLoader: (() => void) | undefined;
 
 /** Called once by src/exec/functions/builtins.ts (imported by src/exec/index.ts). */
 export function setBuiltinLoader(loader: () => void): void {
@@ -130,6 +136,7 @@ export function registerScalarFunction(def: ScalarFunctionDef): string {
   add({
     id, name: def.name.toLowerCase(), kind: 'scalar', args: def.args, variadic: def.variadic ?? false,
     returns: def.returns, strict: def.strict ?? true, volatile: def.volatile ?? false, scalar: def.impl,
+    scalarFor: def.implFor,
   });
   return id;
 }
@@ -292,7 +299,7 @@ export function functionById(id: string): ResolvedFunctionImpl | undefined {
   ensureBuiltins();
   const e = byId.get(id);
   if (!e) return undefined;
-  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, aggregate: e.aggregate };
+  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, aggregate: e.aggregate };
 }
 
 export interface ResolvedFunctionImpl {
@@ -301,6 +308,7 @@ export interface ResolvedFunctionImpl {
   readonly strict: boolean;
   readonly volatile: boolean;
   readonly scalar: ScalarImpl | undefined;
+  readonly scalarFor: ((argTypes: readonly SqlType[]) => ScalarImpl) | undefined;
   readonly aggregate: ((argTypes: readonly SqlType[]) => AggregateImpl) | undefined;
 }
 

@@ -1,0 +1,46 @@
+import { RecordBatch, Schema, Field, Struct, makeData } from 'apache-arrow';
+import type { Vector } from 'apache-arrow';
+import type { SqlType } from '../../common/sql-type.js';
+import type { OutputColumn } from '../plan/physical-plan.js';
+import { execArrowType } from './arrow-types.js';
+import { valuesToVector, vectorToValues } from './vector-values.js';
+
+/**
+ * The executor's working form of a batch: one array of canonical values per
+ * column. Operators decode an Arrow batch into this once, compute, and encode
+ * their output back into Arrow at the operator boundary.
+ */
+export interface ColumnarBatch {
+  readonly numRows: number;
+  readonly columns: readonly (readonly unknown[])[];
+}
+
+export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): ColumnarBatch {
+  const columns: unknown[][] = [];
+  for (let i = 0; i < types.length; i++) {
+    const child = batch.getChildAt(i);
+    if (!child) throw new Error(`batch has ${batch.numCols} columns, expected ${types.length}`);
+    columns.push(vectorToValues(child as Vector, types[i]!));
+  }
+  return { numRows: batch.numRows, columns };
+}
+
+export function schemaOf(columns: readonly OutputColumn[]): Schema {
+  return new Schema(columns.map((c, i) => new Field(c.name || `?column?${i}`, execArrowType(c.type), true)));
+}
+
+/** Builds an Arrow RecordBatch from column value arrays (all of length numRows). */
+export function encodeBatch(columns: readonly OutputColumn[], values: readonly (readonly unknown[])[], numRows: number): RecordBatch {
+  const schema = schemaOf(columns);
+  const children = columns.map((c, i) => {
+    const v = valuesToVector(values[i]!, c.type);
+    return v.data[0] ?? makeData({ type: execArrowType(c.type), length: 0, nullCount: 0 } as never);
+  });
+  // Names may repeat in SQL results (SELECT 1 AS a, 2 AS a); build the struct data directly so they survive.
+  const data = makeData({ type: new Struct(schema.fields), length: numRows, nullCount: 0, children });
+  return new RecordBatch(schema, data);
+}
+
+export function encodeColumnar(columns: readonly OutputColumn[], batch: ColumnarBatch): RecordBatch {
+  return encodeBatch(columns, batch.columns, batch.numRows);
+}

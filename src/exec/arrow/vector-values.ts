@@ -1,0 +1,184 @@
+import { Type, makeData, makeVector, vectorFromArray } from 'apache-arrow';
+import type { Data, DataType, Vector } from 'apache-arrow';
+import type { Interval, SqlType } from '../../common/sql-type.js';
+import { execArrowType } from './arrow-types.js';
+
+/** Date32 sentinels for ±infinity (PostgreSQL's DATEVAL_NOBEGIN/NOEND are out of any real range too). */
+const DATE_POS_INF = 2147483647;
+const DATE_NEG_INF = -2147483648;
+
+/**
+ * Reads a whole Arrow vector into canonical JavaScript values (null for NULL),
+ * by the column's SqlType. Fixed-width columns are read straight from their
+ * typed arrays (Arrow JS's getters turn µs timestamps into lossy ms numbers).
+ */
+export function vectorToValues(vector: Vector, type: SqlType): unknown[] {
+  const out = new Array<unknown>(vector.length);
+  let base = 0;
+  for (const data of vector.data) {
+    readData(data, type, out, base);
+    base += data.length;
+  }
+  return out;
+}
+
+function isValid(data: Data, i: number): boolean {
+  if (data.nullCount === 0) return true;
+  const bm = data.nullBitmap;
+  if (!bm || bm.length === 0) return true;
+  const j = data.offset + i;
+  return (bm[j >> 3]! & (1 << (j & 7))) !== 0;
+}
+
+function readData(data: Data, type: SqlType, out: unknown[], base: number): void {
+  const n = data.length;
+  const t = data.type as DataType;
+  switch (t.typeId) {
+    case Type.Int: case Type.Float: case Type.Date: case Type.Time: case Type.Timestamp: {
+      const vals = data.values as ArrayLike<number | bigint>;
+      for (let i = 0; i < n; i++) {
+        if (!isValid(data, i)) { out[base + i] = null; continue; }
+        out[base + i] = convertPrimitive(vals[i]!, type, t);
+      }
+      return;
+    }
+    case Type.Bool: {
+      const vals = data.values as Uint8Array;
+      for (let i = 0; i < n; i++) {
+        if (!isValid(data, i)) { out[base + i] = null; continue; }
+        const j = data.offset + i;
+        out[base + i] = (vals[j >> 3]! & (1 << (j & 7))) !== 0;
+      }
+      return;
+    }
+    case Type.Decimal: {
+      const words = data.values as Uint32Array;
+      const scale = (t as unknown as { scale: number }).scale;
+      const bw = ((t as unknown as { bitWidth?: number }).bitWidth ?? 128) / 32;
+      for (let i = 0; i < n; i++) {
+        if (!isValid(data, i)) { out[base + i] = null; continue; }
+        const off = i * bw;
+        let v = 0n;
+        for (let w = bw - 1; w >= 0; w--) v = (v << 32n) | BigInt(words[off + w]!);
+        const bits = BigInt(bw * 32);
+        if (v >= 1n << (bits - 1n)) v -= 1n << bits;
+        out[base + i] = formatScaled(v, scale);
+      }
+      return;
+    }
+    default: {
+      const vec = makeVector(data);
+      for (let i = 0; i < n; i++) {
+        if (!isValid(data, i)) { out[base + i] = null; continue; }
+        out[base + i] = convertObject(vec.get(i), type);
+      }
+    }
+  }
+}
+
+function convertPrimitive(v: number | bigint, type: SqlType, t: DataType): unknown {
+  switch (type.kind) {
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz':
+      return typeof v === 'bigint' ? v : BigInt(v);
+    case 'date': {
+      const d = Number(v);
+      // Date64 (ms) would be unusual, but accept it.
+      if (t.typeId === Type.Date && (t as unknown as { unit: number }).unit === 1) return Math.floor(d / 86400000);
+      if (d === DATE_POS_INF) return Infinity;
+      if (d === DATE_NEG_INF) return -Infinity;
+      return d;
+    }
+    case 'oid': case 'regclass': case 'regtype': case 'regproc':
+      return Number(v) >>> 0;
+    case 'bool': return Number(v) !== 0;
+    case 'numeric': return String(v);
+    default:
+      return typeof v === 'bigint' ? Number(v) : v;
+  }
+}
+
+function convertObject(v: unknown, type: SqlType): unknown {
+  if (v === null || v === undefined) return null;
+  switch (type.kind) {
+    case 'uuid': {
+      if (typeof v === 'string') return v.toLowerCase();
+      const b = v as Uint8Array;
+      const h = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    }
+    case 'interval': {
+      const s = v as { months: number; days: number; micros: bigint | number };
+      const iv: Interval = { months: Number(s.months), days: Number(s.days), micros: BigInt(s.micros) };
+      return iv;
+    }
+    case 'array': {
+      const list = v as Vector;
+      return vectorToValues(list, type.element);
+    }
+    case 'bytea':
+      return v instanceof Uint8Array ? v : new Uint8Array(v as ArrayLike<number>);
+    case 'int8': return typeof v === 'bigint' ? v : BigInt(v as number);
+    default:
+      return v;
+  }
+}
+
+export function formatScaled(v: bigint, scale: number): string {
+  if (scale <= 0) return (scale === 0 ? v : v * 10n ** BigInt(-scale)).toString();
+  const neg = v < 0n;
+  const s = (neg ? -v : v).toString().padStart(scale + 1, '0');
+  return `${neg ? '-' : ''}${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+}
+
+/** Builds an Arrow vector (execArrowType(type)) from canonical values. */
+export function valuesToVector(values: readonly unknown[], type: SqlType): Vector {
+  const at = execArrowType(type);
+  const n = values.length;
+  switch (type.kind) {
+    case 'int2': case 'int4': case 'float4': case 'float8': case 'int8': case 'time': case 'timestamp':
+    case 'timestamptz': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': {
+      const Arr = (at as unknown as { ArrayType: new (n: number) => ArrayLike<number | bigint> & { [i: number]: number | bigint } }).ArrayType;
+      const data = new Arr(n);
+      const bitmap = new Uint8Array((n + 7) >> 3);
+      let nulls = 0;
+      const big = type.kind === 'int8' || type.kind === 'time' || type.kind === 'timestamp' || type.kind === 'timestamptz';
+      for (let i = 0; i < n; i++) {
+        const v = values[i];
+        if (v === null || v === undefined) { nulls++; continue; }
+        bitmap[i >> 3]! |= 1 << (i & 7);
+        if (big) data[i] = v as bigint;
+        else if (type.kind === 'date') {
+          const d = v as number;
+          data[i] = d === Infinity ? DATE_POS_INF : d === -Infinity ? DATE_NEG_INF : d;
+        } else if (type.kind === 'oid' || type.kind === 'regclass' || type.kind === 'regtype' || type.kind === 'regproc') {
+          data[i] = (v as number) | 0;
+        } else data[i] = v as number;
+      }
+      return makeVector(makeData({ type: at, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, data } as never));
+    }
+    case 'uuid': {
+      const data = new Uint8Array(n * 16);
+      const bitmap = new Uint8Array((n + 7) >> 3);
+      let nulls = 0;
+      for (let i = 0; i < n; i++) {
+        const v = values[i];
+        if (v === null || v === undefined) { nulls++; continue; }
+        bitmap[i >> 3]! |= 1 << (i & 7);
+        data.set(Buffer.from((v as string).replace(/-/g, ''), 'hex'), i * 16);
+      }
+      return makeVector(makeData({ type: at, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, data } as never));
+    }
+    case 'interval': {
+      const vals = values.map((v) => {
+        if (v === null || v === undefined) return null;
+        const iv = v as Interval;
+        return { months: iv.months, days: iv.days, micros: iv.micros };
+      });
+      return vectorFromArray(vals as never, at);
+    }
+    case 'array':
+      return vectorFromArray(values.map((v) => (v === undefined ? null : v)) as never, at);
+    default:
+      return vectorFromArray(values.map((v) => (v === undefined ? null : v)) as never, at);
+  }
+}

@@ -1,0 +1,505 @@
+import { FloeError } from '../../common/floe-error.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { functionById } from '../functions/function-registry.js';
+import type { ScalarImpl } from '../functions/function-registry.js';
+import type { PhysicalPlan } from '../plan/physical-plan.js';
+import type { RunState } from '../run-state.js';
+import { castValue } from '../types/cast-value.js';
+import { valueKey } from '../types/value-ops.js';
+import type { Expr } from './expr.js';
+import { likeMatcher } from './like-matcher.js';
+import { runSubplan } from './subplan.js';
+
+/** Per-batch evaluation context: the run, plus results of correlated subqueries computed before the pass. */
+interface Ev {
+  readonly run: RunState;
+  readonly subResults: Map<Expr, unknown[]>;
+}
+
+/** Computes a node for the rows in `sel` (all rows when undefined); other positions are left unset. */
+type NodeFn = (b: ColumnarBatch, ev: Ev, sel: Int32Array | undefined) => unknown[];
+
+/**
+ * An expression compiled once per query into a tree of vectorized closures: each
+ * node computes a whole column for a batch (or for a selection of its rows, so
+ * CASE/COALESCE branches only run where they are taken, as PostgreSQL's
+ * short-circuiting requires for `CASE WHEN x = 0 THEN 0 ELSE 1/x END`).
+ */
+export interface CompiledExpr {
+  readonly type: SqlType;
+  evaluate(batch: ColumnarBatch, run: RunState): Promise<unknown[]>;
+  /** Sync evaluation; only valid when `async` is false (no subqueries). */
+  evaluateSync(batch: ColumnarBatch, run: RunState): unknown[];
+  /** True when the expression contains subqueries (they run asynchronously before the pass). */
+  readonly async: boolean;
+}
+
+function forEach(n: number, sel: Int32Array | undefined, f: (i: number) => void): void {
+  if (sel) for (let k = 0; k < sel.length; k++) f(sel[k]!);
+  else for (let i = 0; i < n; i++) f(i);
+}
+
+function selectWhere(n: number, sel: Int32Array | undefined, pred: (i: number) => boolean): Int32Array {
+  const out: number[] = [];
+  forEach(n, sel, (i) => { if (pred(i)) out.push(i); });
+  return Int32Array.from(out);
+}
+
+function timeZoneOf(run: RunState): string {
+  return run.evalCtx.settings.get('timezone') ?? 'UTC';
+}
+
+function impl(id: string, argTypes?: readonly SqlType[]): ScalarImpl {
+  const f = functionById(id);
+  if (!f || !f.scalar) throw new FloeError(SqlState.undefinedFunction, `function ${id} does not exist`);
+  if (f.scalarFor && argTypes) return f.scalarFor(argTypes);
+  return f.scalar;
+}
+
+function isStrict(id: string): boolean {
+  return functionById(id)?.strict ?? true;
+}
+
+interface SubqueryNode { readonly expr: Expr & { kind: 'scalarSubquery' | 'exists' | 'inSubquery' } }
+
+export function compileExpr(expr: Expr): CompiledExpr {
+  const correlated: SubqueryNode[] = [];
+  const uncorrelated: SubqueryNode[] = [];
+  const root = compileNode(expr, correlated, uncorrelated);
+  const isAsync = correlated.length > 0 || uncorrelated.length > 0;
+  return {
+    type: expr.type,
+    async: isAsync,
+    evaluateSync(batch, run) {
+      return root(batch, { run, subResults: new Map() }, undefined);
+    },
+    async evaluate(batch, run) {
+      const subResults = new Map<Expr, unknown[]>();
+      for (const s of uncorrelated) await ensureUncorrelated(s.expr, run);
+      for (const s of correlated) subResults.set(s.expr, await evaluateCorrelated(s.expr, batch, run));
+      return root(batch, { run, subResults }, undefined);
+    },
+  };
+}
+
+/** Results of uncorrelated subplans, cached in the run: rows of the first column, plus a flag for 'exists'. */
+interface SubplanResult { readonly values: unknown[]; readonly keys?: Set<string>; readonly hasNull?: boolean }
+
+async function ensureUncorrelated(e: Expr & { kind: 'scalarSubquery' | 'exists' | 'inSubquery' }, run: RunState): Promise<SubplanResult> {
+  const cached = run.subplanCache.get(e) as SubplanResult | undefined;
+  if (cached) return cached;
+  const r = await computeSubplan(e, e.plan, run);
+  run.subplanCache.set(e, r);
+  return r;
+}
+
+async function computeSubplan(e: Expr & { kind: 'scalarSubquery' | 'exists' | 'inSubquery' }, plan: PhysicalPlan, run: RunState): Promise<SubplanResult> {
+  const limit = e.kind === 'exists' ? 1 : e.kind === 'scalarSubquery' ? 2 : undefined;
+  const values = await runSubplan(plan, run, limit);
+  if (e.kind === 'scalarSubquery' && values.length > 1) {
+    throw new FloeError(SqlState.cardinalityViolation, 'more than one row returned by a subquery used as an expression');
+  }
+  if (e.kind === 'inSubquery') {
+    const t = plan.columns[0]!.type;
+    const keys = new Set<string>();
+    let hasNull = false;
+    for (const v of values) {
+      if (v === null) hasNull = true;
+      else keys.add(valueKey(v, t));
+    }
+    return { values, keys, hasNull };
+  }
+  return { values };
+}
+
+async function evaluateCorrelated(e: Expr & { kind: 'scalarSubquery' | 'exists' | 'inSubquery' }, batch: ColumnarBatch, run: RunState): Promise<unknown[]> {
+  const out = new Array<unknown>(batch.numRows);
+  const memo = new Map<string, SubplanResult>();
+  for (let i = 0; i < batch.numRows; i++) {
+    const row = batch.columns.map((c) => c[i]);
+    const key = JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+    let r = memo.get(key);
+    if (!r) {
+      r = await computeSubplan(e, e.plan, { ...run, outer: [...run.outer, row] });
+      memo.set(key, r);
+    }
+    out[i] = r;
+  }
+  return out;
+}
+
+function subResultFor(e: Expr, ev: Ev, i: number): SubplanResult {
+  const per = ev.subResults.get(e);
+  if (per) return per[i] as SubplanResult;
+  return ev.run.subplanCache.get(e) as SubplanResult;
+}
+
+function inResult(v: unknown, t: SqlType, r: SubplanResult, negated: boolean): boolean | null {
+  if (r.values.length === 0) return negated;
+  if (v === null) return null;
+  if (r.keys!.has(valueKey(v, t))) return !negated;
+  if (r.hasNull) return null;
+  return negated;
+}
+
+function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: SubqueryNode[]): NodeFn {
+  const c = (x: Expr) => compileNode(x, correlated, uncorrelated);
+  switch (e.kind) {
+    case 'column': {
+      const idx = e.index;
+      return (b) => {
+        const col = b.columns[idx];
+        if (!col) throw new FloeError(SqlState.internalError, `column index ${idx} out of range (${b.columns.length} columns)`);
+        return col as unknown[];
+      };
+    }
+    case 'outerColumn': {
+      const { depth, index } = e;
+      return (b, ev) => {
+        const row = ev.run.outer[ev.run.outer.length - depth];
+        if (!row) throw new FloeError(SqlState.internalError, `no outer row at depth ${depth}`);
+        return new Array<unknown>(b.numRows).fill(row[index] ?? null);
+      };
+    }
+    case 'literal': {
+      const v = e.value === undefined ? null : e.value;
+      return (b) => new Array<unknown>(b.numRows).fill(v);
+    }
+    case 'param': {
+      const { index, type } = e;
+      return (b, ev) => {
+        if (index >= ev.run.params.length) {
+          throw new FloeError(SqlState.undefinedParameter, `there is no parameter $${index + 1}`);
+        }
+        let v = ev.run.params[index];
+        if (v === undefined) v = null;
+        // Parameters may arrive as text when the client left their type open.
+        if (typeof v === 'string' && type.kind !== 'text' && type.kind !== 'varchar' && type.kind !== 'unknown' && type.kind !== 'numeric'
+          && type.kind !== 'bpchar' && type.kind !== 'name' && type.kind !== 'json' && type.kind !== 'jsonb' && type.kind !== 'uuid' && type.kind !== 'char') {
+          v = castValue(v, { kind: 'text' }, type, { timeZone: timeZoneOf(ev.run) });
+        }
+        return new Array<unknown>(b.numRows).fill(v);
+      };
+    }
+    case 'call': {
+      const fn = impl(e.fn, e.args.map((a) => a.type));
+      const strict = isStrict(e.fn);
+      const args = e.args.map(c);
+      return (b, ev, sel) => {
+        const cols = args.map((a) => a(b, ev, sel));
+        const out = new Array<unknown>(b.numRows);
+        const ctx = ev.run.evalCtx;
+        const na = cols.length;
+        forEach(b.numRows, sel, (i) => {
+          const vals = new Array<unknown>(na);
+          for (let j = 0; j < na; j++) {
+            const v = cols[j]![i];
+            if (v === null && strict) { out[i] = null; return; }
+            vals[j] = v;
+          }
+          const r = fn(vals, ctx);
+          out[i] = r === undefined ? null : r;
+        });
+        return out;
+      };
+    }
+    case 'cast': {
+      const arg = c(e.arg);
+      const from = e.arg.type;
+      const to = e.type;
+      return (b, ev, sel) => {
+        const vals = arg(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        const settings = { timeZone: timeZoneOf(ev.run), nowMicros: ev.run.evalCtx.statementStartMicros };
+        forEach(b.numRows, sel, (i) => {
+          const v = vals[i];
+          out[i] = v === null ? null : castValue(v, from, to, settings, true);
+        });
+        return out;
+      };
+    }
+    case 'case': {
+      const operand = e.operand ? c(e.operand) : undefined;
+      const eq = e.operand ? impl(e.eqFn ?? '=') : undefined;
+      const whens = e.whens.map((w) => ({ when: c(w.when), then: c(w.then) }));
+      const elseFn = e.else ? c(e.else) : undefined;
+      return (b, ev, sel) => {
+        const out = new Array<unknown>(b.numRows);
+        let remaining = sel ?? Int32Array.from({ length: b.numRows }, (_, i) => i);
+        const opVals = operand ? operand(b, ev, remaining) : undefined;
+        for (const w of whens) {
+          if (remaining.length === 0) break;
+          const cond = w.when(b, ev, remaining);
+          const taken: number[] = [];
+          const rest: number[] = [];
+          for (const i of remaining) {
+            let hit: boolean;
+            if (opVals) {
+              const a = opVals[i]; const x = cond[i];
+              hit = a !== null && x !== null && eq!([a, x], ev.run.evalCtx) === true;
+            } else hit = cond[i] === true;
+            (hit ? taken : rest).push(i);
+          }
+          if (taken.length > 0) {
+            const ts = Int32Array.from(taken);
+            const vals = w.then(b, ev, ts);
+            for (const i of ts) out[i] = vals[i];
+          }
+          remaining = Int32Array.from(rest);
+        }
+        if (remaining.length > 0) {
+          if (elseFn) {
+            const vals = elseFn(b, ev, remaining);
+            for (const i of remaining) out[i] = vals[i];
+          } else for (const i of remaining) out[i] = null;
+        }
+        return out;
+      };
+    }
+    case 'and': case 'or': {
+      const args = e.args.map(c);
+      const isAnd = e.kind === 'and';
+      return (b, ev, sel) => {
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => { out[i] = isAnd; });
+        // Later arguments only run on rows not yet decided.
+        let pending = sel ?? Int32Array.from({ length: b.numRows }, (_, i) => i);
+        for (const a of args) {
+          if (pending.length === 0) break;
+          const vals = a(b, ev, pending);
+          const next: number[] = [];
+          for (const i of pending) {
+            const v = vals[i];
+            if (v === !isAnd) out[i] = !isAnd;
+            else {
+              if (v === null) out[i] = null;
+              next.push(i);
+            }
+          }
+          pending = Int32Array.from(next);
+        }
+        return out;
+      };
+    }
+    case 'not': {
+      const arg = c(e.arg);
+      return (b, ev, sel) => {
+        const vals = arg(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => { const v = vals[i]; out[i] = v === null ? null : !v; });
+        return out;
+      };
+    }
+    case 'isNull': case 'isNotNull': {
+      const arg = c(e.arg);
+      const want = e.kind === 'isNull';
+      // Row-valued IS NULL is not in the IR; a scalar test suffices.
+      return (b, ev, sel) => {
+        const vals = arg(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => { out[i] = (vals[i] === null) === want; });
+        return out;
+      };
+    }
+    case 'isTruth': {
+      const arg = c(e.arg);
+      const { test, negated } = e;
+      return (b, ev, sel) => {
+        const vals = arg(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => {
+          const v = vals[i];
+          const r = test === 'unknown' ? v === null : test === 'true' ? v === true : v === false;
+          out[i] = negated ? !r : r;
+        });
+        return out;
+      };
+    }
+    case 'isDistinctFrom': {
+      const l = c(e.left); const r = c(e.right);
+      const eq = impl(e.eqFn);
+      const negated = e.negated;
+      return (b, ev, sel) => {
+        const a = l(b, ev, sel); const bb = r(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => {
+          const x = a[i]; const y = bb[i];
+          let distinct: boolean;
+          if (x === null || y === null) distinct = !(x === null && y === null);
+          else distinct = eq([x, y], ev.run.evalCtx) !== true;
+          out[i] = negated ? !distinct : distinct;
+        });
+        return out;
+      };
+    }
+    case 'inList': {
+      const arg = c(e.arg);
+      const list = e.list.map(c);
+      const eq = impl(e.eqFn);
+      const negated = e.negated;
+      const allLiteral = e.list.every((x) => x.kind === 'literal');
+      const t = e.arg.type;
+      const literalKeys = allLiteral && e.list.every((x) => x.type.kind === t.kind)
+        ? new Set(e.list.filter((x) => (x as { value: unknown }).value !== null).map((x) => valueKey((x as { value: unknown }).value, t)))
+        : undefined;
+      const literalHasNull = allLiteral && e.list.some((x) => (x as { value: unknown }).value === null);
+      return (b, ev, sel) => {
+        const vals = arg(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        if (literalKeys) {
+          forEach(b.numRows, sel, (i) => {
+            const v = vals[i];
+            if (v === null) { out[i] = null; return; }
+            if (literalKeys.has(valueKey(v, t))) out[i] = !negated;
+            else out[i] = literalHasNull ? null : negated;
+          });
+          return out;
+        }
+        const cols = list.map((f) => f(b, ev, sel));
+        forEach(b.numRows, sel, (i) => {
+          const v = vals[i];
+          if (v === null) { out[i] = null; return; }
+          let sawNull = false;
+          for (const col of cols) {
+            const x = col[i];
+            if (x === null) { sawNull = true; continue; }
+            if (eq([v, x], ev.run.evalCtx) === true) { out[i] = !negated; return; }
+          }
+          out[i] = sawNull ? null : negated;
+        });
+        return out;
+      };
+    }
+    case 'like': {
+      const arg = c(e.arg); const pat = c(e.pattern);
+      const esc = e.escape ? c(e.escape) : undefined;
+      const { caseInsensitive, negated } = e;
+      return (b, ev, sel) => {
+        const s = arg(b, ev, sel); const p = pat(b, ev, sel);
+        const es = esc ? esc(b, ev, sel) : undefined;
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => {
+          const x = s[i]; const y = p[i];
+          const z = es ? es[i] : '\\';
+          if (x === null || y === null || z === null) { out[i] = null; return; }
+          const m = likeMatcher(y as string, z as string, caseInsensitive)(x as string);
+          out[i] = negated ? !m : m;
+        });
+        return out;
+      };
+    }
+    case 'coalesce': {
+      const args = e.args.map(c);
+      return (b, ev, sel) => {
+        const out = new Array<unknown>(b.numRows);
+        let pending = sel ?? Int32Array.from({ length: b.numRows }, (_, i) => i);
+        for (const a of args) {
+          if (pending.length === 0) break;
+          const vals = a(b, ev, pending);
+          const next: number[] = [];
+          for (const i of pending) {
+            const v = vals[i];
+            if (v === null || v === undefined) next.push(i);
+            else out[i] = v;
+          }
+          pending = Int32Array.from(next);
+        }
+        for (const i of pending) out[i] = null;
+        return out;
+      };
+    }
+    case 'nullif': {
+      const l = c(e.left); const r = c(e.right);
+      const eq = impl(e.eqFn);
+      return (b, ev, sel) => {
+        const a = l(b, ev, sel); const bb = r(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => {
+          const x = a[i]; const y = bb[i];
+          out[i] = x !== null && y !== null && eq([x, y], ev.run.evalCtx) === true ? null : x;
+        });
+        return out;
+      };
+    }
+    case 'greatest': case 'least': {
+      const args = e.args.map(c);
+      const lt = impl(e.cmpFn);
+      const greatest = e.kind === 'greatest';
+      return (b, ev, sel) => {
+        const cols = args.map((a) => a(b, ev, sel));
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => {
+          let best: unknown = null;
+          for (const col of cols) {
+            const v = col[i];
+            if (v === null) continue;
+            if (best === null) { best = v; continue; }
+            const better = greatest ? lt([best, v], ev.run.evalCtx) === true : lt([v, best], ev.run.evalCtx) === true;
+            if (better) best = v;
+          }
+          out[i] = best;
+        });
+        return out;
+      };
+    }
+    case 'array': {
+      const els = e.elements.map(c);
+      return (b, ev, sel) => {
+        const cols = els.map((a) => a(b, ev, sel));
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => { out[i] = cols.map((col) => col[i] ?? null); });
+        return out;
+      };
+    }
+    case 'subscript': {
+      const arg = c(e.arg); const idx = c(e.index);
+      return (b, ev, sel) => {
+        const a = arg(b, ev, sel); const x = idx(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => {
+          const arr = a[i] as unknown[] | null; const k = x[i];
+          if (arr === null || k === null) { out[i] = null; return; }
+          const n = Number(k);
+          out[i] = n >= 1 && n <= arr.length ? arr[n - 1] ?? null : null;
+        });
+        return out;
+      };
+    }
+    case 'scalarSubquery': {
+      (e.correlated ? correlated : uncorrelated).push({ expr: e });
+      return (b, ev, sel) => {
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => { const r = subResultFor(e, ev, i); out[i] = r.values.length > 0 ? r.values[0] : null; });
+        return out;
+      };
+    }
+    case 'exists': {
+      (e.correlated ? correlated : uncorrelated).push({ expr: e });
+      const negated = e.negated;
+      return (b, ev, sel) => {
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => { const r = subResultFor(e, ev, i); out[i] = (r.values.length > 0) !== negated; });
+        return out;
+      };
+    }
+    case 'inSubquery': {
+      (e.correlated ? correlated : uncorrelated).push({ expr: e });
+      const arg = c(e.arg);
+      const negated = e.negated;
+      const t = e.plan.columns[0]!.type;
+      return (b, ev, sel) => {
+        const vals = arg(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
+        forEach(b.numRows, sel, (i) => { out[i] = inResult(vals[i], t, subResultFor(e, ev, i), negated); });
+        return out;
+      };
+    }
+  }
+}
+
+/** Rows of `batch` where a compiled predicate is true (NULL and false drop the row). */
+export function truthySelection(values: readonly unknown[], n: number): Int32Array {
+  return selectWhere(n, undefined, (i) => values[i] === true);
+}

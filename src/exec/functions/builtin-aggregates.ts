@@ -1,0 +1,265 @@
+import type { Interval, SqlType } from '../../common/sql-type.js';
+import { decAdd, decDiv, decMul, decSqrt, decSub, formatDecimal, parseDecimal, toDecimal } from '../types/numeric.js';
+import type { Decimal } from '../types/numeric.js';
+import { compareValues } from '../types/value-ops.js';
+import { valueToText, BuiltinTypes as T } from './builtin-operators.js';
+import { registerAggregateFunction, registerWindowFunction } from './function-registry.js';
+import type { AggregateImpl } from './function-registry.js';
+
+const ZERO: Decimal = { unscaled: 0n, scale: 0 };
+
+function simple(init: () => unknown, step: (s: unknown, a: unknown[]) => unknown, combine: (a: unknown, b: unknown) => unknown, final: (s: unknown) => unknown): AggregateImpl {
+  return { init, step, combine, final };
+}
+
+interface NumState { sum: Decimal; count: bigint }
+interface FloatState { sum: number; sumSq: number; count: number }
+interface IntState { sum: bigint; count: bigint }
+
+const intSum = (): AggregateImpl => simple(
+  () => ({ sum: 0n, count: 0n }),
+  (s, [v]) => { const st = s as IntState; st.sum += BigInt(v as number | bigint); st.count++; return st; },
+  (a, b) => { const x = a as IntState; const y = b as IntState; return { sum: x.sum + y.sum, count: x.count + y.count }; },
+  (s) => s,
+);
+
+function numAcc(): AggregateImpl {
+  return simple(
+    () => ({ sum: ZERO, count: 0n }),
+    (s, [v]) => { const st = s as NumState; st.sum = decAdd(st.sum, toDecimal(v)); st.count++; return st; },
+    (a, b) => { const x = a as NumState; const y = b as NumState; return { sum: decAdd(x.sum, y.sum), count: x.count + y.count }; },
+    (s) => s,
+  );
+}
+
+function floatAcc(): AggregateImpl {
+  return simple(
+    () => ({ sum: 0, sumSq: 0, count: 0 }),
+    (s, [v]) => { const st = s as FloatState; const x = v as number; st.sum += x; st.sumSq += x * x; st.count++; return st; },
+    (a, b) => { const x = a as FloatState; const y = b as FloatState; return { sum: x.sum + y.sum, sumSq: x.sumSq + y.sumSq, count: x.count + y.count }; },
+    (s) => s,
+  );
+}
+
+function mapFinal(base: AggregateImpl, final: (s: unknown) => unknown): AggregateImpl {
+  return { init: base.init, step: base.step, combine: base.combine, final };
+}
+
+/** Numeric variance/stddev with PostgreSQL's formula over exact sums. */
+function numericVariance(kind: 'samp' | 'pop', sqrt: boolean): AggregateImpl {
+  interface S { n: bigint; sx: Decimal; sxx: Decimal }
+  return simple(
+    () => ({ n: 0n, sx: ZERO, sxx: ZERO }),
+    (s, [v]) => { const st = s as S; const d = toDecimal(v); st.n++; st.sx = decAdd(st.sx, d); st.sxx = decAdd(st.sxx, decMul(d, d)); return st; },
+    (a, b) => { const x = a as S; const y = b as S; return { n: x.n + y.n, sx: decAdd(x.sx, y.sx), sxx: decAdd(x.sxx, y.sxx) }; },
+    (s) => {
+      const st = s as S;
+      if (st.n === 0n || (kind === 'samp' && st.n === 1n)) return null;
+      const n: Decimal = { unscaled: st.n, scale: 0 };
+      const num = decSub(decMul(n, st.sxx), decMul(st.sx, st.sx));
+      const den: Decimal = kind === 'samp' ? { unscaled: st.n * (st.n - 1n), scale: 0 } : { unscaled: st.n * st.n, scale: 0 };
+      if (num.unscaled <= 0n) return formatDecimal({ unscaled: 0n, scale: Math.max(st.sx.scale, 0) });
+      const rscale = Math.max(st.sx.scale * 2, 16 - 1) + 1;
+      const q = decDiv(num, den, Math.max(rscale, 20));
+      if (!sqrt) return formatDecimal(decDiv(num, den));
+      return formatDecimal(decSqrt(q));
+    },
+  );
+}
+
+function floatVariance(kind: 'samp' | 'pop', sqrt: boolean): AggregateImpl {
+  return mapFinal(floatAcc(), (s) => {
+    const st = s as FloatState;
+    if (st.count === 0 || (kind === 'samp' && st.count === 1)) return null;
+    const n = st.count;
+    let num = n * st.sumSq - st.sum * st.sum;
+    if (num < 0) num = 0;
+    const v = num / (kind === 'samp' ? n * (n - 1) : n * n);
+    return sqrt ? Math.sqrt(v) : v;
+  });
+}
+
+function minMax(t: SqlType, max: boolean): AggregateImpl {
+  const better = (a: unknown, b: unknown) => { const c = compareValues(b, a, t); return max ? c > 0 : c < 0; };
+  return simple(
+    () => ({ v: null as unknown }),
+    (s, [v]) => { const st = s as { v: unknown }; if (st.v === null || better(st.v, v)) st.v = v; return st; },
+    (a, b) => { const x = a as { v: unknown }; const y = b as { v: unknown }; if (y.v !== null && (x.v === null || better(x.v, y.v))) return y; return x; },
+    (s) => (s as { v: unknown }).v,
+  );
+}
+
+export function registerBuiltinAggregates(): void {
+  const N = T.numeric; const F = T.float8; const I8 = T.int8;
+  registerAggregateFunction({
+    name: 'count', args: [], returns: I8, strict: false, id: 'count()',
+    impl: () => simple(() => ({ n: 0n }), (s) => { (s as { n: bigint }).n++; return s; },
+      (a, b) => ({ n: (a as { n: bigint }).n + (b as { n: bigint }).n }), (s) => (s as { n: bigint }).n),
+  });
+  registerAggregateFunction({
+    name: 'count', args: ['any'], returns: I8, id: 'count(any)',
+    impl: () => simple(() => ({ n: 0n }), (s) => { (s as { n: bigint }).n++; return s; },
+      (a, b) => ({ n: (a as { n: bigint }).n + (b as { n: bigint }).n }), (s) => (s as { n: bigint }).n),
+  });
+  // sum
+  for (const k of ['int2', 'int4'] as const) {
+    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0n ? null : checkInt8((s as IntState).sum))) });
+    registerAggregateFunction({ name: 'avg', args: [T[k]], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
+  }
+  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0n ? null : (s as IntState).sum.toString())) });
+  registerAggregateFunction({ name: 'avg', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
+  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => mapFinal(numAcc(), (s) => ((s as NumState).count === 0n ? null : formatDecimal((s as NumState).sum))) });
+  registerAggregateFunction({
+    name: 'avg', args: [N], returns: N,
+    impl: () => mapFinal(numAcc(), (s) => {
+      const st = s as NumState;
+      return st.count === 0n ? null : formatDecimal(decDiv(st.sum, { unscaled: st.count, scale: 0 }));
+    }),
+  });
+  for (const k of ['float4', 'float8'] as const) {
+    registerAggregateFunction({
+      name: 'sum', args: [T[k]], returns: T[k],
+      impl: () => mapFinal(floatAcc(), (s) => ((s as FloatState).count === 0 ? null : k === 'float4' ? Math.fround((s as FloatState).sum) : (s as FloatState).sum)),
+    });
+    registerAggregateFunction({
+      name: 'avg', args: [T[k]], returns: F,
+      impl: () => mapFinal(floatAcc(), (s) => ((s as FloatState).count === 0 ? null : (s as FloatState).sum / (s as FloatState).count)),
+    });
+  }
+  registerAggregateFunction({
+    name: 'sum', args: [T.interval], returns: T.interval,
+    impl: () => simple(() => ({ v: null as Interval | null }),
+      (s, [v]) => { const st = s as { v: Interval | null }; st.v = addIv(st.v, v as Interval); return st; },
+      (a, b) => ({ v: (b as { v: Interval | null }).v === null ? (a as { v: Interval | null }).v : addIv((a as { v: Interval | null }).v, (b as { v: Interval }).v) }),
+      (s) => (s as { v: Interval | null }).v),
+  });
+  registerAggregateFunction({
+    name: 'avg', args: [T.interval], returns: T.interval,
+    impl: () => simple(() => ({ v: null as Interval | null, n: 0 }),
+      (s, [v]) => { const st = s as { v: Interval | null; n: number }; st.v = addIv(st.v, v as Interval); st.n++; return st; },
+      (a, b) => { const x = a as { v: Interval | null; n: number }; const y = b as { v: Interval | null; n: number }; return { v: y.v ? addIv(x.v, y.v) : x.v, n: x.n + y.n }; },
+      (s) => {
+        const st = s as { v: Interval | null; n: number };
+        if (!st.v) return null;
+        const mf = st.v.months / st.n; const months = Math.trunc(mf);
+        const df = st.v.days / st.n + (mf - months) * 30; const days = Math.trunc(df);
+        return { months, days, micros: BigInt(Math.round(Number(st.v.micros) / st.n + (df - days) * 86400e6)) };
+      }),
+  });
+  // min / max
+  const ordered: SqlType[] = [T.int2, T.int4, I8, T.float4, F, N, T.text, T.bpchar, T.name, T.date, T.time, T.timestamp, T.timestamptz, T.interval, T.bool, T.uuid, T.oid, T.bytea, T.char];
+  for (const t of ordered) {
+    registerAggregateFunction({ name: 'min', args: [t], returns: t, impl: () => minMax(t, false) });
+    registerAggregateFunction({ name: 'max', args: [t], returns: t, impl: () => minMax(t, true) });
+  }
+  registerAggregateFunction({ name: 'min', args: ['anyarray'], returns: (a) => a[0]!, impl: (a) => minMax(a[0]!, false) });
+  registerAggregateFunction({ name: 'max', args: ['anyarray'], returns: (a) => a[0]!, impl: (a) => minMax(a[0]!, true) });
+  // bool
+  for (const [name, isAnd] of [['bool_and', true], ['every', true], ['bool_or', false]] as const) {
+    registerAggregateFunction({
+      name, args: [T.bool], returns: T.bool,
+      impl: () => simple(() => ({ v: null as boolean | null }),
+        (s, [v]) => { const st = s as { v: boolean | null }; st.v = st.v === null ? (v as boolean) : isAnd ? st.v && (v as boolean) : st.v || (v as boolean); return st; },
+        (a, b) => {
+          const x = (a as { v: boolean | null }).v; const y = (b as { v: boolean | null }).v;
+          return { v: x === null ? y : y === null ? x : isAnd ? x && y : x || y };
+        },
+        (s) => (s as { v: boolean | null }).v),
+    });
+  }
+  // string_agg / array_agg (ordering is applied by the executor before stepping)
+  registerAggregateFunction({
+    name: 'string_agg', args: [T.text, T.text], returns: T.text, strict: false,
+    impl: () => simple(() => ({ parts: [] as string[], seps: [] as string[] }),
+      (s, [v, d]) => { if (v === null) return s; const st = s as { parts: string[]; seps: string[] }; st.parts.push(v as string); st.seps.push((d as string | null) ?? ''); return st; },
+      (a, b) => { const x = a as { parts: string[]; seps: string[] }; const y = b as { parts: string[]; seps: string[] }; return { parts: [...x.parts, ...y.parts], seps: [...x.seps, ...y.seps] }; },
+      (s) => {
+        const st = s as { parts: string[]; seps: string[] };
+        if (st.parts.length === 0) return null;
+        let out = st.parts[0]!;
+        for (let i = 1; i < st.parts.length; i++) out += st.seps[i]! + st.parts[i]!;
+        return out;
+      }),
+  });
+  registerAggregateFunction({
+    name: 'string_agg', args: [T.bytea, T.bytea], returns: T.bytea, strict: false,
+    impl: () => simple(() => ({ parts: [] as Uint8Array[] }),
+      (s, [v, d]) => { if (v === null) return s; const st = s as { parts: Uint8Array[] }; if (st.parts.length > 0 && d) st.parts.push(d as Uint8Array); st.parts.push(v as Uint8Array); return st; },
+      (a, b) => ({ parts: [...(a as { parts: Uint8Array[] }).parts, ...(b as { parts: Uint8Array[] }).parts] }),
+      (s) => ((s as { parts: Uint8Array[] }).parts.length === 0 ? null : new Uint8Array(Buffer.concat((s as { parts: Uint8Array[] }).parts)))),
+  });
+  registerAggregateFunction({
+    name: 'array_agg', args: ['anyelement'], returns: (a) => ({ kind: 'array', element: a[0]! }), strict: false,
+    impl: () => simple(() => ({ v: [] as unknown[] }),
+      (s, [v]) => { (s as { v: unknown[] }).v.push(v); return s; },
+      (a, b) => ({ v: [...(a as { v: unknown[] }).v, ...(b as { v: unknown[] }).v] }),
+      (s) => ((s as { v: unknown[] }).v.length === 0 ? null : (s as { v: unknown[] }).v)),
+  });
+  // statistics
+  const statNames: [string, 'samp' | 'pop', boolean][] = [
+    ['stddev', 'samp', true], ['stddev_samp', 'samp', true], ['stddev_pop', 'pop', true],
+    ['variance', 'samp', false], ['var_samp', 'samp', false], ['var_pop', 'pop', false],
+  ];
+  for (const [name, kind, sqrt] of statNames) {
+    for (const k of ['float4', 'float8'] as const) registerAggregateFunction({ name, args: [T[k]], returns: F, impl: () => floatVariance(kind, sqrt) });
+    for (const k of ['int2', 'int4', 'int8', 'numeric'] as const) registerAggregateFunction({ name, args: [T[k]], returns: N, impl: () => numericVariance(kind, sqrt) });
+  }
+  registerAggregateFunction({
+    name: 'bit_and', args: [T.int4], returns: T.int4,
+    impl: () => simple(() => ({ v: null as number | null }), (s, [v]) => { const st = s as { v: number | null }; st.v = st.v === null ? (v as number) : st.v & (v as number); return st; },
+      (a, b) => ({ v: (a as { v: number | null }).v === null ? (b as { v: number | null }).v : (b as { v: number | null }).v === null ? (a as { v: number | null }).v : (a as { v: number }).v & (b as { v: number }).v }),
+      (s) => (s as { v: number | null }).v),
+  });
+  registerAggregateFunction({
+    name: 'json_agg', args: ['anyelement'], returns: T.json, strict: false,
+    impl: (types) => simple(() => ({ v: [] as string[] }),
+      (s, [v]) => { (s as { v: string[] }).v.push(v === null ? 'null' : jsonValue(v, types[0]!)); return s; },
+      (a, b) => ({ v: [...(a as { v: string[] }).v, ...(b as { v: string[] }).v] }),
+      (s) => ((s as { v: string[] }).v.length === 0 ? null : `[${(s as { v: string[] }).v.join(', ')}]`)),
+  });
+
+  // window-only functions (evaluated by the window operator)
+  const I = T.int4;
+  registerWindowFunction({ name: 'row_number', args: [], returns: I8 });
+  registerWindowFunction({ name: 'rank', args: [], returns: I8 });
+  registerWindowFunction({ name: 'dense_rank', args: [], returns: I8 });
+  registerWindowFunction({ name: 'percent_rank', args: [], returns: F });
+  registerWindowFunction({ name: 'cume_dist', args: [], returns: F });
+  registerWindowFunction({ name: 'ntile', args: [I], returns: I });
+  for (const n of ['lag', 'lead']) {
+    registerWindowFunction({ name: n, args: ['anyelement'], returns: (a) => a[0]! });
+    registerWindowFunction({ name: n, args: ['anyelement', I], returns: (a) => a[0]! });
+    registerWindowFunction({ name: n, args: ['anyelement', I, 'anyelement'], returns: (a) => a[0]! });
+  }
+  registerWindowFunction({ name: 'first_value', args: ['anyelement'], returns: (a) => a[0]! });
+  registerWindowFunction({ name: 'last_value', args: ['anyelement'], returns: (a) => a[0]! });
+  registerWindowFunction({ name: 'nth_value', args: ['anyelement', I], returns: (a) => a[0]! });
+}
+
+function jsonValue(v: unknown, t: SqlType): string {
+  switch (t.kind) {
+    case 'int2': case 'int4': case 'int8': case 'float4': case 'float8': case 'numeric': return String(v);
+    case 'bool': return v ? 'true' : 'false';
+    case 'json': case 'jsonb': return v as string;
+    default: return JSON.stringify(typeof v === 'string' ? v : valueToText(v, t, { settings: new Map(), user: '', database: '', searchPath: [], warehouse: undefined, virtualTables: undefined, transactionStartMicros: 0n, statementStartMicros: 0n }));
+  }
+}
+
+function checkInt8(v: bigint): bigint {
+  if (v > 2n ** 63n - 1n || v < -(2n ** 63n)) {
+    throw Object.assign(new Error('bigint out of range'), {});
+  }
+  return v;
+}
+
+function avgOfInt(s: IntState): string | null {
+  if (s.count === 0n) return null;
+  return formatDecimal(decDiv({ unscaled: s.sum, scale: 0 }, { unscaled: s.count, scale: 0 }));
+}
+
+function addIv(a: Interval | null, b: Interval): Interval {
+  if (a === null) return b;
+  return { months: a.months + b.months, days: a.days + b.days, micros: a.micros + b.micros };
+}
+
+export { parseDecimal as _pd };

@@ -1,0 +1,19 @@
+import { registerBuiltinAggregates } from './builtin-aggregates.js';
+import { registerBuiltinDatetimeFunctions } from './builtin-datetime-functions.js';
+import { registerBuiltinMathFunctions } from './builtin-math-functions.js';
+import { registerBuiltinOperators } from './builtin-operators.js';
+import { registerBuiltinMiscFunctions } from './builtin-misc-functions.js';
+import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
+import { setBuiltinLoader } from './function-registry.js';
+
+/** Registers every built-in function lazily, on the registry's first lookup. */
+export function registerBuiltins(): void {
+  registerBuiltinOperators();
+  registerBuiltinStringFunctions();
+  registerBuiltinMathFunctions();
+  registerBuiltinDatetimeFunctions();
+  registerBuiltinAggregates();
+  registerBuiltinMiscFunctions();
+}
+
+setBuiltinLoader(registerBuiltins);

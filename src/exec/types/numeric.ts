@@ -1,0 +1,281 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+
+/**
+ * PostgreSQL numeric as an exact scaled BigInt: value = unscaled / 10^scale.
+ * `scale` is the display scale (dscale): trailing zeros are significant, so
+ * 1.50 + 1 prints 2.50 as in PostgreSQL. NaN is represented by `nan: true`.
+ */
+export interface Decimal {
+  readonly unscaled: bigint;
+  readonly scale: number;
+  readonly nan?: boolean;
+}
+
+const pow10Cache: bigint[] = [];
+export function pow10(n: number): bigint {
+  if (n < 64) return (pow10Cache[n] ??= 10n ** BigInt(n));
+  return 10n ** BigInt(n);
+}
+
+const NUMERIC_RE = /^\s*([+-])?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?\s*$/;
+
+export function parseDecimal(text: string): Decimal {
+  const m = NUMERIC_RE.exec(text);
+  if (!m) {
+    const t = text.trim().toLowerCase();
+    if (t === 'nan') return { unscaled: 0n, scale: 0, nan: true };
+    throw new FloeError(SqlState.invalidTextRepresentation, `invalid input syntax for type numeric: "${text}"`);
+  }
+  const sign = m[1] === '-' ? -1n : 1n;
+  const intPart = m[2] ?? '';
+  const frac = m[3] ?? m[4] ?? '';
+  const exp = m[5] ? parseInt(m[5], 10) : 0;
+  let digits = BigInt((intPart + frac) || '0');
+  let scale = frac.length - exp;
+  if (scale < 0) {
+    digits *= pow10(-scale);
+    scale = 0;
+  }
+  return { unscaled: sign * digits, scale };
+}
+
+export function formatDecimal(d: Decimal): string {
+  if (d.nan) return 'NaN';
+  const { unscaled: v, scale } = d;
+  if (scale <= 0) return v.toString();
+  const neg = v < 0n;
+  const s = (neg ? -v : v).toString().padStart(scale + 1, '0');
+  return `${neg ? '-' : ''}${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+}
+
+export function toDecimal(v: unknown): Decimal {
+  if (typeof v === 'string') return parseDecimal(v);
+  if (typeof v === 'bigint') return { unscaled: v, scale: 0 };
+  if (typeof v === 'number') {
+    if (Number.isInteger(v)) return { unscaled: BigInt(v), scale: 0 };
+    return parseDecimal(floatToNumericText(v));
+  }
+  throw new Error(`not a numeric value: ${String(v)}`);
+}
+
+/** float → numeric keeps 15 (float8) significant digits, as PostgreSQL does. */
+export function floatToNumericText(v: number, digits = 15): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) throw new FloeError(SqlState.featureNotSupported, 'cannot convert infinity to numeric');
+  const p = Number(v.toPrecision(digits));
+  const s = p.toString();
+  if (!/e/i.test(s)) return s;
+  return parseAndFormatExp(s);
+}
+
+function parseAndFormatExp(s: string): string {
+  return formatDecimal(parseDecimal(s));
+}
+
+export function rescale(d: Decimal, scale: number): Decimal {
+  if (d.nan) return d;
+  if (scale === d.scale) return d;
+  if (scale > d.scale) return { unscaled: d.unscaled * pow10(scale - d.scale), scale };
+  return { unscaled: divRoundHalfAway(d.unscaled, pow10(d.scale - scale)), scale };
+}
+
+/** Truncates toward zero to `scale` digits. */
+export function truncScale(d: Decimal, scale: number): Decimal {
+  if (d.nan || scale >= d.scale) return rescale(d, scale);
+  return { unscaled: d.unscaled / pow10(d.scale - scale), scale };
+}
+
+export function divRoundHalfAway(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  const r = a % b;
+  if (r === 0n) return q;
+  const twiceR = (r < 0n ? -r : r) * 2n;
+  const absB = b < 0n ? -b : b;
+  if (twiceR >= absB) return (a < 0n) !== (b < 0n) ? q - 1n : q + 1n;
+  return q;
+}
+
+const NAN: Decimal = { unscaled: 0n, scale: 0, nan: true };
+
+export function decAdd(a: Decimal, b: Decimal): Decimal {
+  if (a.nan || b.nan) return NAN;
+  const s = Math.max(a.scale, b.scale);
+  return { unscaled: rescale(a, s).unscaled + rescale(b, s).unscaled, scale: s };
+}
+
+export function decSub(a: Decimal, b: Decimal): Decimal {
+  if (a.nan || b.nan) return NAN;
+  const s = Math.max(a.scale, b.scale);
+  return { unscaled: rescale(a, s).unscaled - rescale(b, s).unscaled, scale: s };
+}
+
+export function decMul(a: Decimal, b: Decimal): Decimal {
+  if (a.nan || b.nan) return NAN;
+  return { unscaled: a.unscaled * b.unscaled, scale: a.scale + b.scale };
+}
+
+export function decNeg(a: Decimal): Decimal {
+  return a.nan ? a : { unscaled: -a.unscaled, scale: a.scale };
+}
+
+export function decAbs(a: Decimal): Decimal {
+  return a.nan || a.unscaled >= 0n ? a : { unscaled: -a.unscaled, scale: a.scale };
+}
+
+export function decIsZero(a: Decimal): boolean {
+  return !a.nan && a.unscaled === 0n;
+}
+
+export function decCmp(a: Decimal, b: Decimal): number {
+  // PostgreSQL sorts NaN above every number and equal to itself.
+  if (a.nan || b.nan) return a.nan && b.nan ? 0 : a.nan ? 1 : -1;
+  const s = Math.max(a.scale, b.scale);
+  const x = rescale(a, s).unscaled;
+  const y = rescale(b, s).unscaled;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Base-10000 weight and first digit of |x|, as PostgreSQL's NumericVar holds them. */
+function weightAndFirst(d: Decimal): { weight: number; first: number } {
+  const abs = d.unscaled < 0n ? -d.unscaled : d.unscaled;
+  if (abs === 0n) return { weight: 0, first: 0 };
+  const digits = abs.toString();
+  // Position of the decimal point in base 10: intDigits = digits.length - scale.
+  const intDigits = digits.length - d.scale;
+  // Group into base-10000 digits aligned at the decimal point.
+  const weight = Math.floor((intDigits - 1) / 4);
+  const leadLen = intDigits - weight * 4; // digits (1..4) in the first base-10000 group
+  const firstStr = digits.padEnd(leadLen, '0').slice(0, leadLen);
+  return { weight, first: parseInt(firstStr || '0', 10) };
+}
+
+/** PostgreSQL's select_div_scale: at least 16 significant digits, never less than either input's scale. */
+export function divScale(a: Decimal, b: Decimal): number {
+  const wa = weightAndFirst(a);
+  const wb = weightAndFirst(b);
+  let qweight = wa.weight - wb.weight;
+  if (wa.first < wb.first) qweight--;
+  let rscale = 16 - qweight * 4;
+  rscale = Math.max(rscale, a.scale, b.scale, 0);
+  return Math.min(rscale, 1000);
+}
+
+export function decDiv(a: Decimal, b: Decimal, scale?: number): Decimal {
+  if (a.nan || b.nan) return NAN;
+  if (b.unscaled === 0n) throw new FloeError(SqlState.divisionByZero, 'division by zero');
+  const rs = scale ?? divScale(a, b);
+  // a/b at scale rs: (ua * 10^(rs + sb - sa)) / ub, rounded half away from zero.
+  const shift = rs + b.scale - a.scale;
+  let num = a.unscaled;
+  let den = b.unscaled;
+  if (shift >= 0) num *= pow10(shift);
+  else den *= pow10(-shift);
+  return { unscaled: divRoundHalfAway(num, den), scale: rs };
+}
+
+/** Integer-quotient (truncating) remainder with the dividend's sign, as numeric mod(). */
+export function decMod(a: Decimal, b: Decimal): Decimal {
+  if (a.nan || b.nan) return NAN;
+  if (b.unscaled === 0n) throw new FloeError(SqlState.divisionByZero, 'division by zero');
+  const s = Math.max(a.scale, b.scale);
+  return { unscaled: rescale(a, s).unscaled % rescale(b, s).unscaled, scale: s };
+}
+
+/** round(x, n) with n possibly negative: half away from zero; result scale max(n, 0). */
+export function decRound(a: Decimal, n: number): Decimal {
+  if (a.nan) return a;
+  if (n >= 0) return rescale(a, n);
+  const r = rescale(a, 0).unscaled;
+  const f = pow10(-n);
+  return { unscaled: divRoundHalfAway(r, f) * f, scale: 0 };
+}
+
+export function decTrunc(a: Decimal, n: number): Decimal {
+  if (a.nan) return a;
+  if (n >= 0) return truncScale(a, n);
+  const f = pow10(-n);
+  return { unscaled: (truncScale(a, 0).unscaled / f) * f, scale: 0 };
+}
+
+export function decFloor(a: Decimal): Decimal {
+  if (a.nan) return a;
+  const f = pow10(a.scale);
+  let q = a.unscaled / f;
+  if (a.unscaled < 0n && a.unscaled % f !== 0n) q -= 1n;
+  return { unscaled: q, scale: 0 };
+}
+
+export function decCeil(a: Decimal): Decimal {
+  if (a.nan) return a;
+  const f = pow10(a.scale);
+  let q = a.unscaled / f;
+  if (a.unscaled > 0n && a.unscaled % f !== 0n) q += 1n;
+  return { unscaled: q, scale: 0 };
+}
+
+export function decToNumber(a: Decimal): number {
+  if (a.nan) return NaN;
+  return Number(formatDecimal(a));
+}
+
+/** Removes trailing fractional zeros (trim_scale / minimal scale). */
+export function decTrimScale(a: Decimal): Decimal {
+  if (a.nan) return a;
+  let { unscaled, scale } = a;
+  while (scale > 0 && unscaled % 10n === 0n) { unscaled /= 10n; scale--; }
+  return { unscaled, scale };
+}
+
+/** Applies a numeric(p,s) typmod: rounds to s, 22003 when the integer part needs more than p-s digits. */
+export function applyNumericTypmod(a: Decimal, precision: number | undefined, scale: number | undefined): Decimal {
+  if (precision === undefined || a.nan) return a;
+  const s = scale ?? 0;
+  const r = rescale(a, s);
+  const abs = r.unscaled < 0n ? -r.unscaled : r.unscaled;
+  if (abs >= pow10(precision)) {
+    const maxInt = precision - s;
+    throw new FloeError(SqlState.numericValueOutOfRange, 'numeric field overflow', {
+      detail: `A field with precision ${precision}, scale ${s} must round to an absolute value less than ${maxInt > 0 ? `10^${maxInt}` : `1`}.`,
+    });
+  }
+  return r;
+}
+
+/** numeric → integer by rounding half away from zero (PostgreSQL's numeric_int4). */
+export function decToBigIntRounded(a: Decimal): bigint {
+  if (a.nan) throw new FloeError(SqlState.featureNotSupported, 'cannot convert NaN to integer');
+  return rescale(a, 0).unscaled;
+}
+
+/** sqrt with PostgreSQL's result scale (at least 16 significant digits). */
+export function decSqrt(a: Decimal): Decimal {
+  if (a.nan) return a;
+  if (a.unscaled < 0n) throw new FloeError('2201F', 'cannot take square root of a negative number');
+  if (a.unscaled === 0n) return { unscaled: 0n, scale: Math.max(a.scale, 16) };
+  const { weight } = weightAndFirst(a);
+  // PostgreSQL: sweight = (weight+1)*DEC_DIGITS/2 - 1; rscale = 16 - sweight, at least the input's scale.
+  const sweight = Math.floor(((weight + 1) * 4) / 2) - 1;
+  const rscale = Math.min(Math.max(16 - sweight, a.scale, 0), 1000);
+  // isqrt(unscaled * 10^(2*rscale - scale)) then round.
+  const shift = 2 * (rscale + 1) - a.scale;
+  const n = shift >= 0 ? a.unscaled * pow10(shift) : a.unscaled / pow10(-shift);
+  const root = isqrt(n);
+  return { unscaled: divRoundHalfAway(root, 10n), scale: rscale };
+}
+
+function isqrt(n: bigint): bigint {
+  if (n < 2n) return n;
+  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
+  if (x === 0n) x = 1n;
+  for (;;) {
+    const y = (x + n / x) >> 1n;
+    if (y >= x) {
+      // Newton from above may oscillate; settle.
+      while (x * x > n) x--;
+      while ((x + 1n) * (x + 1n) <= n) x++;
+      return x;
+    }
+    x = y;
+  }
+}

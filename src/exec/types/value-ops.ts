@@ -1,0 +1,81 @@
+import type { Interval, SqlType } from '../../common/sql-type.js';
+import { intervalToMicrosApprox } from './datetime.js';
+import { decCmp, decTrimScale, formatDecimal, parseDecimal } from './numeric.js';
+
+/**
+ * A string key equal for values SQL considers equal (numeric 1.0 = 1.00,
+ * interval '1 day' = '24 hours', bpchar ignoring trailing spaces, float -0 = 0),
+ * used by hash joins, grouping, DISTINCT and IN lists.
+ */
+export function valueKey(v: unknown, t: SqlType): string {
+  if (v === null || v === undefined) return '\u0000N';
+  switch (t.kind) {
+    case 'numeric': {
+      const s = v as string;
+      // Fast path for plain integers.
+      if (/^-?\d+$/.test(s)) return s === '-0' ? '0' : s.replace(/^(-?)0+(?=\d)/, '$1');
+      return formatDecimal(decTrimScale(parseDecimal(s)));
+    }
+    case 'float4': case 'float8': {
+      const x = v as number;
+      if (x === 0) return '0';
+      return Number.isNaN(x) ? 'NaN' : String(x);
+    }
+    case 'bpchar': return (v as string).replace(/ +$/, '');
+    case 'interval': return intervalToMicrosApprox(v as Interval).toString();
+    case 'bytea': return Buffer.from(v as Uint8Array).toString('hex');
+    case 'array': return '[' + (v as unknown[]).map((e) => valueKey(e, t.element)).join('\u0001') + ']';
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': return (v as bigint).toString();
+    default: return typeof v === 'string' ? v : String(v);
+  }
+}
+
+export function rowKey(values: readonly unknown[], types: readonly SqlType[]): string {
+  if (values.length === 1) return valueKey(values[0], types[0]!);
+  let s = '';
+  for (let i = 0; i < values.length; i++) {
+    const k = valueKey(values[i], types[i]!);
+    s += k.length + ':' + k;
+  }
+  return s;
+}
+
+/** Total order of non-NULL values of one type (PostgreSQL's btree order; strings by code point). */
+export function compareValues(a: unknown, b: unknown, t: SqlType): number {
+  switch (t.kind) {
+    case 'numeric': return decCmp(parseDecimal(a as string), parseDecimal(b as string));
+    case 'float4': case 'float8': {
+      const x = a as number; const y = b as number;
+      // NaN sorts above everything and equals itself.
+      if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) ? (Number.isNaN(y) ? 0 : 1) : -1;
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case 'bool': return a === b ? 0 : a ? 1 : -1;
+    case 'interval': {
+      const x = intervalToMicrosApprox(a as Interval); const y = intervalToMicrosApprox(b as Interval);
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case 'bpchar': {
+      const x = (a as string).replace(/ +$/, ''); const y = (b as string).replace(/ +$/, '');
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case 'bytea': return Buffer.compare(Buffer.from(a as Uint8Array), Buffer.from(b as Uint8Array));
+    case 'array': {
+      const x = a as unknown[]; const y = b as unknown[];
+      for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        const ex = x[i]; const ey = y[i];
+        if (ex === null || ey === null) {
+          if (ex === ey) continue;
+          return ex === null ? 1 : -1;
+        }
+        const c = compareValues(ex, ey, t.element);
+        if (c !== 0) return c;
+      }
+      return x.length - y.length;
+    }
+    default: {
+      const x = a as number | bigint | string; const y = b as number | bigint | string;
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+  }
+}
