@@ -128,7 +128,7 @@ export function parseInterval(text: string): Interval {
         apply(n, acc);
       }
     }
-    if (ago) acc = { months: -acc.months, days: -acc.days, micros: -acc.micros };
+    if (ago) acc = { months: -acc.months || 0, days: -acc.days || 0, micros: -acc.micros || 0 };
   }
   if (!Number.isFinite(acc.micros) || Math.abs(acc.months) > 0x7fffffff || Math.abs(acc.days) > 0x7fffffff) {
     throw new FloeError('22008', `interval out of range`);

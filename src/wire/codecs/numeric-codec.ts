@@ -66,8 +66,9 @@ export function encodeNumericBinary(text: string): Buffer {
     return b;
   };
   if (text === 'NaN') return header(0, 0, signNaN, 0);
-  if (text === 'Infinity') return header(0, 0, signPinf, 0);
-  if (text === '-Infinity') return header(0, 0, signNinf, 0);
+  // PostgreSQL reports dscale 32 for infinities: its short-header bits read back as a scale.
+  if (text === 'Infinity') return header(0, 0, signPinf, 32);
+  if (text === '-Infinity') return header(0, 0, signNinf, 32);
   const negative = text.startsWith('-');
   const [intPart, fracPart = ''] = (negative ? text.slice(1) : text).split('.') as [string, string?];
   const dscale = fracPart.length;
