@@ -204,7 +204,12 @@ export class LakeTransactionImpl implements LakeTransaction {
         const rows = g.rows?.length ?? n;
         vals.push(ops === undefined ? new Array<string>(rows).fill('+I') : (g.rows === undefined ? ops : g.rows.map((i) => ops[i]!)));
       }
-      const batch: RecordBatch = buildBatch(fcols, vals);
+      let batch: RecordBatch;
+      try {
+        batch = buildBatch(fcols, vals);
+      } catch (e) {
+        throw withSqlNames(e, table);
+      }
       encoded.push({ file: encodeDataFile(batch, table.columns), placement: g.placement });
     }
     if (keyed) {
@@ -314,4 +319,14 @@ export class LakeTransactionImpl implements LakeTransaction {
       for (const f of w.files) await this.#ctx.storage.delete(f.path).catch(() => undefined);
     }
   }
+}
+
+/** Errors from building a file batch name physical columns ("c3"); users need SQL names. */
+function withSqlNames(e: unknown, table: TableMetadata): unknown {
+  if (!isFloeError(e)) return e;
+  const message = e.message.replace(/"c(\d+)"/g, (m, id: string) => {
+    const col = table.columns.find((c) => c.fieldId === Number(id));
+    return col === undefined ? m : `"${col.name}"`;
+  });
+  return new FloeError(e.sqlstate, message, { detail: e.detail, hint: e.hint, cause: e });
 }
