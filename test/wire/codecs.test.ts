@@ -143,6 +143,7 @@ describe('date and time codecs', () => {
     assert.equal(codecForOid(1184).decodeText('2024-03-10T12:34:56.789Z', utc), ts);
     assert.equal(codecForOid(1184).decodeText('2024-03-10 08:34:56.789', ny), ts, 'local time in the session zone');
     assert.equal(codecForOid(1184).decodeText('2024-03-10 02:30:00', ny), codecForOid(1184).decodeText('2024-03-10 07:30:00+00', utc), 'in the DST gap');
+    assert.equal(text(1184, codecForOid(1184).decodeText('2024-11-03 01:30:00', ny), ny), '2024-11-03 01:30:00-05', 'ambiguous');
     for (const oid of [1114, 1184]) {
       roundTrip(oid, ts);
       roundTrip(oid, -9223372036854775808n);

@@ -211,10 +211,15 @@ export function parseTimestamptz(text: string, timeZone: string): bigint {
   const p = parseDateTime(text, 'timestamp with time zone', false);
   const local = BigInt(p.days) * usPerDay + p.micros;
   if (p.offset !== undefined) return local - BigInt(p.offset) * usPerSecond;
-  // A local time: guess with the offset at that wall time, then correct once for a transition.
+  // A wall-clock time: try the offsets in force a day before and after. Like PostgreSQL,
+  // an ambiguous time (clocks turned back) takes the later offset, and a time in a
+  // gap (clocks turned forward) the earlier one.
   const localSeconds = Number(floorDiv(local, usPerSecond));
-  let offset = timeZoneOffsetSeconds(timeZone, localSeconds);
-  offset = timeZoneOffsetSeconds(timeZone, localSeconds - offset);
+  const before = timeZoneOffsetSeconds(timeZone, localSeconds - 86400);
+  const after = timeZoneOffsetSeconds(timeZone, localSeconds + 86400);
+  let offset = before;
+  if (timeZoneOffsetSeconds(timeZone, localSeconds - after) === after) offset = after;
+  else if (timeZoneOffsetSeconds(timeZone, localSeconds - before) !== before) offset = before;
   return local - BigInt(offset) * usPerSecond;
 }
 
