@@ -1,24 +1,345 @@
-import type { RecordBatch } from 'apache-arrow';
+import { DataType, Field, Int64, makeData } from 'apache-arrow';
+import type { Data, RecordBatch } from 'apache-arrow';
+import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { batchFromData } from '../arrow/batch-builder.js';
+import { columnReader } from '../arrow/column-reader.js';
+import { takeData } from '../arrow/take-rows.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
+import { encodeKeyBatch } from '../bucket/key-encoding.js';
+import type { EncodedKeys } from '../bucket/key-encoding.js';
+
+export const SEQ_COLUMN = '_seq';
+export const OP_COLUMN = '_op';
 
 export interface ChangeInput {
+  /** Table columns plus `_op` (+I, -U, +U, -D) as Utf8 or a dictionary of Utf8. */
   readonly batch: RecordBatch;
+  /** The writing transaction's start seq. */
   readonly seq: bigint;
+  /** Offset of the batch's first row within its transaction. */
   readonly firstOffset: number;
-  /** Keep only rows whose key hashes into this node (for change files of an ancestor node). */
+  /** Keep only rows whose key hashes into this node (change files of an ancestor node). */
   readonly hashFilter?: BucketNode;
 }
 
 export interface MergeOptions {
+  /** Base rows: table columns plus Int64 `_seq`; at most one row per key. */
   readonly base: readonly RecordBatch[];
   readonly changes: readonly ChangeInput[];
   readonly keyColumns: readonly string[];
   readonly keyTypes: readonly SqlType[];
+  /** Applies to every change input (harmless for the node's own and descendant files). */
   readonly hashFilter?: { readonly node: BucketNode };
 }
 
+/**
+ * Merge-on-read: for each key, the change with the greatest (seq, offset) wins over
+ * every other change and over a base row whose `_seq` is lower; a base row whose
+ * `_seq` ≥ that change's seq wins instead. A winning -D/-U removes the key; a winning
+ * +I/+U is live with `_seq` = its seq. Output: the live rows (table columns + `_seq`),
+ * surviving base rows first (batch by batch, in input order; an untouched base batch
+ * is passed through as is), then winning change rows by (seq, firstOffset).
+ *
+ * Vectorized: keys are encoded once into typed arrays (key-encoding.ts); change rows
+ * go into one open-addressing table keyed by hash and resolved by encoded-key
+ * equality; base rows probe it; survivors are gathered column-wise (take-rows.ts).
+ */
 export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
-  void opts;
-  throw new Error('not implemented');
+  const { base, keyColumns, keyTypes } = opts;
+  const outFields = outputFields(opts);
+  const changes = opts.changes
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => (a.c.seq < b.c.seq ? -1 : a.c.seq > b.c.seq ? 1 : a.c.firstOffset - b.c.firstOffset || a.i - b.i))
+    .map((x) => x.c)
+    .filter((c) => c.batch.numRows > 0);
+
+  if (changes.length === 0) return base.filter((b) => b.numRows > 0).map((b) => conform(b, outFields, undefined));
+
+  // --- change rows: encode, filter by node, pool keys ---
+  const distinctSeqs: bigint[] = [];
+  const encoded: EncodedKeys[] = [];
+  const live: Uint8Array[] = [];
+  let total = 0;
+  for (const ch of changes) {
+    if (distinctSeqs.length === 0 || distinctSeqs[distinctSeqs.length - 1] !== ch.seq) distinctSeqs.push(ch.seq);
+    const keys = encodeKeyBatch(ch.batch, keyColumns, keyTypes);
+    encoded.push(keys);
+    live.push(opLiveness(ch.batch));
+    total += keys.length;
+  }
+  const pool = new KeyPool(encoded);
+  const rankOf = new Int32Array(total);
+  const offsetOf = new Float64Array(total);
+  const included = new Uint8Array(total);
+  {
+    let g = 0;
+    let rank = -1;
+    let prevSeq: bigint | undefined;
+    for (let c = 0; c < changes.length; c++) {
+      const ch = changes[c]!;
+      if (prevSeq !== ch.seq) { rank++; prevSeq = ch.seq; }
+      const keys = encoded[c]!;
+      const f1 = ch.hashFilter;
+      const f2 = opts.hashFilter?.node;
+      for (let r = 0; r < keys.length; r++, g++) {
+        rankOf[g] = rank;
+        offsetOf[g] = ch.firstOffset + r;
+        const h = keys.hashes[r]!;
+        included[g] = (f1 === undefined || ((h & f1.mask) >>> 0) === f1.index) && (f2 === undefined || ((h & f2.mask) >>> 0) === f2.index) ? 1 : 0;
+      }
+    }
+  }
+
+  // --- winner per key: open addressing on the murmur hash ---
+  let cap = 16;
+  while (cap < total * 2) cap *= 2;
+  const capMask = cap - 1;
+  const slots = new Int32Array(cap).fill(-1);
+  const slotOf = new Int32Array(total).fill(-1);
+  for (let g = 0; g < total; g++) {
+    if (included[g] === 0) continue;
+    const h = pool.hashes[g]!;
+    let s = h & capMask;
+    for (;;) {
+      const w = slots[s]!;
+      if (w === -1) { slots[s] = g; break; }
+      if (pool.hashes[w] === h && pool.equalPooled(w, g)) {
+        // rows arrive in ascending (seq, offset) order except across overlapping offset ranges, so compare explicitly
+        if (rankOf[g]! > rankOf[w]! || (rankOf[g] === rankOf[w] && offsetOf[g]! >= offsetOf[w]!)) slots[s] = g;
+        break;
+      }
+      s = (s + 1) & capMask;
+    }
+    slotOf[g] = s;
+  }
+
+  // --- base rows: drop those a newer change overrides; note keys whose base row wins ---
+  const baseWins = new Uint8Array(cap);
+  const out: RecordBatch[] = [];
+  for (const b of base) {
+    const n = b.numRows;
+    if (n === 0) continue;
+    const keys = encodeKeyBatch(b, keyColumns, keyTypes);
+    const keep = probeBase(keys, baseSeqs(b), { slots, capMask, pool, rankOf, distinctSeqs, baseWins });
+    const kept = keep === undefined ? n : keep.length;
+    if (kept > 0) out.push(conform(b, outFields, keep));
+  }
+
+  // --- winning live change rows ---
+  let g0 = 0;
+  for (let c = 0; c < changes.length; c++) {
+    const ch = changes[c]!;
+    const n = encoded[c]!.length;
+    const isLive = live[c]!;
+    const pick = new Int32Array(n);
+    let k = 0;
+    for (let r = 0; r < n; r++) {
+      const g = g0 + r;
+      const s = slotOf[g]!;
+      if (s !== -1 && slots[s] === g && isLive[r] === 1 && baseWins[s] === 0) pick[k++] = r;
+    }
+    g0 += n;
+    if (k > 0) out.push(conformChange(ch, outFields, pick.subarray(0, k)));
+  }
+  return out;
+}
+
+interface ProbeState {
+  readonly slots: Int32Array;
+  readonly capMask: number;
+  readonly pool: KeyPool;
+  readonly rankOf: Int32Array;
+  readonly distinctSeqs: readonly bigint[];
+  readonly baseWins: Uint8Array;
+}
+
+/**
+ * Looks up each base row's key among the winning changes. Returns the rows to keep,
+ * or undefined when every row survives; marks slots where the base row wins.
+ * (Its own function so the hot loop is optimized on its own.)
+ */
+function probeBase(keys: EncodedKeys, seqs: BigInt64Array, st: ProbeState): Int32Array | undefined {
+  const { slots, capMask, pool, rankOf, distinctSeqs, baseWins } = st;
+  const n = keys.length;
+  const hashes = keys.hashes;
+  const poolHashes = pool.hashes;
+  let keep: Int32Array | undefined;
+  let kept = 0;
+  for (let r = 0; r < n; r++) {
+    const h = hashes[r]!;
+    let s = h & capMask;
+    let drop = false;
+    let w = slots[s]!;
+    while (w !== -1) {
+      if (poolHashes[w] === h && pool.equalForeign(w, keys, r)) {
+        if (seqs[r]! >= distinctSeqs[rankOf[w]!]!) baseWins[s] = 1;
+        else drop = true;
+        break;
+      }
+      s = (s + 1) & capMask;
+      w = slots[s]!;
+    }
+    if (drop) {
+      if (keep === undefined) {
+        keep = new Int32Array(n);
+        for (let k = 0; k < r; k++) keep[k] = k;
+        kept = r;
+      }
+    } else if (keep !== undefined) {
+      keep[kept++] = r;
+    }
+  }
+  return keep === undefined ? undefined : keep.subarray(0, kept);
+}
+
+/** The output schema: table columns of the first input (without `_op`/`_seq`) then `_seq`. */
+function outputFields(opts: MergeOptions): Field[] {
+  const first = opts.base[0] ?? opts.changes[0]?.batch;
+  if (first === undefined) return [];
+  const fields = first.schema.fields.filter((f) => f.name !== OP_COLUMN && f.name !== SEQ_COLUMN);
+  const seqField = opts.base[0]?.schema.fields.find((f) => f.name === SEQ_COLUMN) ?? new Field(SEQ_COLUMN, new Int64(), false);
+  return [...fields, seqField];
+}
+
+function columnData(b: RecordBatch, name: string): Data {
+  const i = b.schema.fields.findIndex((f) => f.name === name);
+  if (i < 0) throw new FloeError(SqlState.internalError, `merge-on-read input lacks column "${name}"`);
+  return b.data.children[i]!;
+}
+
+/** A base batch (optionally row-selected) with exactly the output columns, in order. */
+function conform(b: RecordBatch, fields: readonly Field[], rows: Int32Array | undefined): RecordBatch {
+  const same = b.schema.fields.length === fields.length && fields.every((f, i) => b.schema.fields[i]!.name === f.name);
+  if (rows === undefined && same) return b;
+  const children = fields.map((f) => {
+    const d = columnData(b, f.name);
+    return rows === undefined ? d : takeData(d, rows);
+  });
+  return batchFromData(fields, children, rows === undefined ? b.numRows : rows.length);
+}
+
+const mk = makeData as unknown as (props: Record<string, unknown>) => Data;
+
+function conformChange(ch: ChangeInput, fields: readonly Field[], rows: Int32Array): RecordBatch {
+  const n = rows.length;
+  const children = fields.map((f) => {
+    if (f.name === SEQ_COLUMN) {
+      const seqs = new BigInt64Array(n).fill(ch.seq);
+      return mk({ type: f.type, length: n, nullCount: 0, data: seqs });
+    }
+    return takeData(columnData(ch.batch, f.name), rows);
+  });
+  return batchFromData(fields, children, n);
+}
+
+/** Per row: 1 when `_op` is +I/+U (the row is live if it wins), 0 for -U/-D. */
+function opLiveness(b: RecordBatch): Uint8Array {
+  const data = columnData(b, OP_COLUMN);
+  const n = b.numRows;
+  const out = new Uint8Array(n);
+  const t = data.type as DataType;
+  if (data.nullCount > 0) throw new FloeError(SqlState.dataCorrupted, 'change row with NULL _op');
+  if (DataType.isUtf8(t)) {
+    const bytes = data.values as Uint8Array;
+    const offs = data.valueOffsets as Int32Array;
+    for (let r = 0; r < n; r++) {
+      const o = offs[r]!;
+      const sign = bytes[o]!;
+      const kind = bytes[o + 1]!;
+      // +I +U -U -D, nothing else
+      const ok = offs[r + 1]! - o === 2 && ((sign === 0x2b && (kind === 0x49 || kind === 0x55)) || (sign === 0x2d && (kind === 0x55 || kind === 0x44)));
+      if (!ok) checkOp(columnReader(b.getChild(OP_COLUMN)!, { kind: 'text' }).get(r));
+      out[r] = sign === 0x2b ? 1 : 0;
+    }
+    return out;
+  }
+  if (DataType.isDictionary(t)) {
+    const dict = (data as unknown as { dictionary: { length: number } & Parameters<typeof columnReader>[0] }).dictionary;
+    const reader = columnReader(dict, { kind: 'text' });
+    const table = new Uint8Array(dict.length);
+    for (let d = 0; d < dict.length; d++) table[d] = checkOp(reader.get(d)) ? 1 : 0;
+    const idx = data.values as ArrayLike<number>;
+    for (let r = 0; r < n; r++) out[r] = table[Number(idx[r]!)]!;
+    return out;
+  }
+  const reader = columnReader(b.getChild(OP_COLUMN)!, { kind: 'text' });
+  for (let r = 0; r < n; r++) out[r] = checkOp(reader.get(r)) ? 1 : 0;
+  return out;
+}
+
+function checkOp(op: unknown): boolean {
+  if (op === '+I' || op === '+U') return true;
+  if (op === '-U' || op === '-D') return false;
+  throw new FloeError(SqlState.dataCorrupted, `invalid change operation ${JSON.stringify(op)} in a change file`);
+}
+
+function baseSeqs(b: RecordBatch): BigInt64Array {
+  const d = columnData(b, SEQ_COLUMN);
+  const v = d.values as unknown;
+  if (v instanceof BigInt64Array && d.nullCount === 0) return v;
+  const r = columnReader(b.getChild(SEQ_COLUMN)!, { kind: 'int8' });
+  const out = new BigInt64Array(b.numRows);
+  for (let i = 0; i < b.numRows; i++) {
+    const s = r.get(i);
+    if (s === null) throw new FloeError(SqlState.dataCorrupted, 'base row with NULL _seq');
+    out[i] = s as bigint;
+  }
+  return out;
+}
+
+/** Change-row keys of all inputs in one flat store, so any two rows compare by index. */
+class KeyPool {
+  readonly hashes: Uint32Array;
+  readonly long: boolean;
+  readonly lo: Int32Array;
+  readonly hi: Int32Array;
+  readonly bytes: Uint8Array;
+  readonly offsets: Int32Array;
+
+  constructor(parts: readonly EncodedKeys[]) {
+    let n = 0;
+    let nbytes = 0;
+    for (const p of parts) { n += p.length; nbytes += p.kind === 'bytes' ? p.offsets[p.length]! : 0; }
+    this.long = parts[0]!.kind === 'long';
+    this.hashes = new Uint32Array(n);
+    this.lo = new Int32Array(this.long ? n : 0);
+    this.hi = new Int32Array(this.long ? n : 0);
+    this.bytes = new Uint8Array(this.long ? 0 : nbytes);
+    this.offsets = new Int32Array(this.long ? 0 : n + 1);
+    let g = 0;
+    let pos = 0;
+    for (const p of parts) {
+      this.hashes.set(p.hashes, g);
+      if (this.long) {
+        this.lo.set(p.lo, g);
+        this.hi.set(p.hi, g);
+      } else {
+        const len = p.offsets[p.length]!;
+        this.bytes.set(p.bytes.subarray(0, len), pos);
+        for (let r = 0; r < p.length; r++) this.offsets[g + r + 1] = pos + p.offsets[r + 1]!;
+        pos += len;
+      }
+      g += p.length;
+    }
+  }
+
+  equalPooled(a: number, b: number): boolean {
+    if (this.long) return this.lo[a] === this.lo[b] && this.hi[a] === this.hi[b];
+    const o = this.offsets;
+    return rangeEqual(this.bytes, o[a]!, o[a + 1]!, this.bytes, o[b]!, o[b + 1]!);
+  }
+
+  equalForeign(a: number, keys: EncodedKeys, r: number): boolean {
+    if (this.long) return this.lo[a] === keys.lo[r] && this.hi[a] === keys.hi[r];
+    const o = this.offsets;
+    return rangeEqual(this.bytes, o[a]!, o[a + 1]!, keys.bytes, keys.offsets[r]!, keys.offsets[r + 1]!);
+  }
+}
+
+function rangeEqual(x: Uint8Array, xs: number, xe: number, y: Uint8Array, ys: number, ye: number): boolean {
+  if (xe - xs !== ye - ys) return false;
+  for (let i = 0; i < xe - xs; i++) if (x[xs + i] !== y[ys + i]) return false;
+  return true;
 }
