@@ -88,6 +88,18 @@ export class RawClient {
     }
   }
 
+  /** The frames received so far, split from the raw bytes (pg-protocol reads DataRow fields as UTF-8 text only). */
+  frames(): { type: string; body: Buffer }[] {
+    const all = Buffer.concat(this.rawBytes);
+    const out: { type: string; body: Buffer }[] = [];
+    for (let i = 0; i + 5 <= all.length;) {
+      const len = all.readInt32BE(i + 1);
+      out.push({ type: String.fromCharCode(all[i]!), body: all.subarray(i + 5, i + 1 + len) });
+      i += 1 + len;
+    }
+    return out;
+  }
+
   close(): void {
     this.socket.destroy();
   }
