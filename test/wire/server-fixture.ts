@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { startWireServer, type WireServer } from '../../src/wire/server.js';
 import type { AuthProvider } from '../../src/wire/session-handler.js';
 import { FakeSession, fakeAuth, newFakeState, type FakeState } from './fake-session.js';
@@ -10,7 +11,7 @@ export interface Fixture {
   stop(): Promise<void>;
 }
 
-export async function startFakeServer(opts: { auth?: AuthProvider; maxMessageBytes?: number } = {}): Promise<Fixture> {
+export async function startFakeServer(opts: { auth?: AuthProvider; maxMessageBytes?: number; logger?: Logger } = {}): Promise<Fixture> {
   const state = newFakeState();
   const server = await startWireServer({
     host: '127.0.0.1',
@@ -18,6 +19,7 @@ export async function startFakeServer(opts: { auth?: AuthProvider; maxMessageByt
     auth: opts.auth ?? fakeAuth(),
     createSession: (info) => new FakeSession(state, info),
     ...(opts.maxMessageBytes === undefined ? {} : { maxMessageBytes: opts.maxMessageBytes }),
+    ...(opts.logger === undefined ? {} : { logger: opts.logger }),
   });
   return {
     server,
