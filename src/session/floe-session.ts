@@ -46,6 +46,8 @@ interface Cursor {
 }
 
 interface Txn {
+  /** A multi-statement simple query's implicit transaction: committed when the string ends, unless BEGIN made it explicit. */
+  implicit: boolean;
   lake: LakeTransaction | undefined;
   failed: boolean;
   readonly savepoints: { name: string; writes: number }[];
@@ -98,7 +100,7 @@ class FloeSession implements SessionHandler {
   }
 
   transactionStatus(): TransactionStatus {
-    if (this.#txn === undefined) return 'I';
+    if (this.#txn === undefined || this.#txn.implicit) return 'I';
     return this.#txn.failed ? 'E' : 'T';
   }
 
@@ -115,9 +117,11 @@ class FloeSession implements SessionHandler {
   }
 
   async *simpleQuery(sql: string, signal: AbortSignal): AsyncIterable<StatementResult> {
+    // An implicit transaction left by a query string the wire stopped reading early ends here.
+    await this.#endImplicit(false);
     let stmts: ParsedStatement[];
     try {
-      stmts = parseStatements(sql);
+      stmts = sql.trim() === '' ? [] : parseStatements(sql);
     } catch (e) {
       this.#fail();
       throw e;
@@ -126,12 +130,36 @@ class FloeSession implements SessionHandler {
       yield { kind: 'empty' };
       return;
     }
-    for (const stmt of stmts) {
-      yield await this.#guard(() => this.#runParsed(stmt, [], undefined, signal));
+    // Several statements in one Query message run as one implicit transaction, as in PostgreSQL.
+    if (stmts.length > 1 && this.#txn === undefined) this.#txn = this.#newTxn(true);
+    let ok = false;
+    try {
+      for (const stmt of stmts) {
+        yield await this.#guard(() => this.#runParsed(stmt, [], undefined, signal));
+      }
+      ok = true;
+    } finally {
+      await this.#endImplicit(ok);
     }
   }
 
+  #newTxn(implicit: boolean): Txn {
+    return { implicit, lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros() };
+  }
+
+  /** Ends an implicit transaction when its query string is done: commit on success, else roll back. */
+  async #endImplicit(ok: boolean): Promise<void> {
+    const t = this.#txn;
+    if (!t?.implicit) return;
+    this.#txn = undefined;
+    await this.#closeCursors(false);
+    if (!t.lake || t.lake.state !== 'open') return;
+    if (ok && !t.failed) await t.lake.commit();
+    else await t.lake.abort().catch(() => undefined);
+  }
+
   async prepare(sql: string, paramTypeOids: readonly number[]): Promise<PreparedStatement> {
+    await this.#endImplicit(false);
     return this.#guard(async () => {
       const stmts = parseStatements(sql);
       if (stmts.length > 1) throw new FloeError(SqlState.syntaxError, 'cannot insert multiple commands into a prepared statement');
@@ -195,8 +223,12 @@ class FloeSession implements SessionHandler {
     return this.#runBound(bound, params, signal);
   }
 
+  /** search_path with "$user" kept only when a schema of that name exists, as PostgreSQL does. */
   #searchPath(): string[] {
-    return parseSearchPath(this.#settings.get('search_path') ?? 'public').map((s) => (s === '$user' ? this.#deps.startup.user : s));
+    const user = this.#deps.startup.user;
+    const path = parseSearchPath(this.#settings.get('search_path') ?? 'public');
+    const hasUserSchema = path.includes('$user') && this.#deps.warehouse.listNamespaces().includes(user);
+    return path.flatMap((s) => (s === '$user' ? (hasUserSchema ? [user] : []) : [s]));
   }
 
   #bindEnv(paramTypes?: readonly (SqlType | undefined)[]) {
@@ -350,8 +382,9 @@ class FloeSession implements SessionHandler {
     const command = (tag: string): StatementResult => ({ kind: 'command', tag });
     switch (c.kind) {
       case 'begin':
-        if (this.#txn) this.#notice('WARNING', SqlState.activeSqlTransaction, 'there is already a transaction in progress');
-        else this.#txn = { lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros() };
+        if (this.#txn?.implicit) this.#txn.implicit = false;
+        else if (this.#txn) this.#notice('WARNING', SqlState.activeSqlTransaction, 'there is already a transaction in progress');
+        else this.#txn = this.#newTxn(false);
         return command('BEGIN');
       case 'commit': {
         const t = this.#txn;
@@ -418,7 +451,7 @@ class FloeSession implements SessionHandler {
       }
       case 'discard':
         if (c.target === 'all') {
-          if (this.#txn) throw new FloeError(SqlState.activeSqlTransaction, 'DISCARD ALL cannot run inside a transaction block');
+          if (this.#txn && !this.#txn.implicit) throw new FloeError(SqlState.activeSqlTransaction, 'DISCARD ALL cannot run inside a transaction block');
           this.#prepared.clear();
           await this.#closeCursors(true);
           for (const [k, v] of this.#defaults) this.#setSetting(k, v);
