@@ -1,7 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import { typeOid } from '../common/sql-type.js';
+import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse } from '../exec/exec-context.js';
@@ -56,6 +56,11 @@ interface Txn {
 }
 
 const nowMicros = () => BigInt(Date.now()) * 1000n;
+
+/** PostgreSQL's answer to a CancelRequest that reached a running statement. */
+function canceled(): FloeError {
+  return new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
+}
 
 /** Creates the engine side of one connection. */
 export function createFloeSession(deps: SessionDeps): SessionHandler {
@@ -290,7 +295,7 @@ class FloeSession implements SessionHandler {
       case 'query': {
         const types = bound.columns.map((c) => c.type);
         const batches = executePlan(bound.plan, this.#execContext(params, signal, this.#txn?.lake));
-        return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types), commandTag: (n) => `SELECT ${n}` };
+        return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal), commandTag: (n) => `SELECT ${n}` };
       }
       case 'dml': return this.#runDml(bound, params, signal);
       case 'ddl': return { kind: 'command', tag: await this.#runDdl(bound.command) };
@@ -298,14 +303,17 @@ class FloeSession implements SessionHandler {
     }
   }
 
-  async *#rowBatches(batches: AsyncIterable<RecordBatch>, types: readonly SqlType[], onDone?: () => Promise<void>, onError?: () => Promise<void>): AsyncIterable<RowBatch> {
+  async *#rowBatches(batches: AsyncIterable<RecordBatch>, types: readonly SqlType[], signal: AbortSignal, onDone?: () => Promise<void>, onError?: () => Promise<void>): AsyncIterable<RowBatch> {
     try {
-      for await (const b of batches) yield toRowBatch(b, types);
+      for await (const b of batches) {
+        if (signal.aborted) throw canceled();
+        yield toRowBatch(b, types);
+      }
       await onDone?.();
     } catch (e) {
       this.#fail();
       await onError?.();
-      throw e;
+      throw signal.aborted && !(e instanceof FloeError && e.sqlstate === SqlState.queryCanceled) ? canceled() : e;
     }
   }
 
@@ -318,7 +326,7 @@ class FloeSession implements SessionHandler {
     const abort = async () => { if (autocommit && lake.state === 'open') await lake.abort().catch(() => undefined); };
     if (bound.columns.length > 0) {
       const types = bound.columns.map((c) => c.type);
-      return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, commit, abort), commandTag: () => bound.commandTag(count) };
+      return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal, commit, abort), commandTag: () => bound.commandTag(count) };
     }
     try {
       for await (const _ of batches) { /* DML without RETURNING yields no rows */ }
@@ -569,6 +577,14 @@ class FloeSession implements SessionHandler {
     return types.map(() => null);
   }
 
+  /** A column DEFAULT for rows COPY does not supply: evaluated once per COPY, as PostgreSQL does for now(). */
+  async #evalDefault(expr: string, type: SqlType): Promise<unknown> {
+    const [stmt] = parseStatements(`SELECT CAST((${expr}) AS ${formatTypeName(type)})`);
+    const bound = bindStatement(stmt!, this.#bindEnv());
+    if (bound.kind !== 'query') return null;
+    return (await this.#evalArgs(bound.plan, [type], new AbortController().signal))[0] ?? null;
+  }
+
   async #fetch(c: Extract<UtilityCommand, { kind: 'fetch' }>): Promise<StatementResult> {
     const cur = this.#cursors.get(c.cursor);
     if (!cur) throw new FloeError(SqlState.invalidCursorName, `cursor "${c.cursor}" does not exist`);
@@ -613,8 +629,13 @@ class FloeSession implements SessionHandler {
           const rows = parseCopyText(Buffer.concat(chunks).toString('utf8'), c.options);
           const settings = session.#textSettings();
           const byName = new Map(c.columns.map((col, i) => [col.name, i]));
+          const defaults = new Map<string, unknown>();
+          for (const tc of table.columns) {
+            if (!byName.has(tc.name) && tc.defaultExpr !== undefined) defaults.set(tc.name, await session.#evalDefault(tc.defaultExpr, tc.type));
+          }
           const columns = table.columns.map((tc) => {
             const at = byName.get(tc.name);
+            if (at === undefined && defaults.has(tc.name)) return rows.map(() => defaults.get(tc.name));
             return rows.map((r, line) => {
               if (r.length !== c.columns.length) {
                 throw new FloeError('22P04', r.length < c.columns.length ? `missing data for column "${c.columns[r.length]!.name}"` : 'extra data after last expected column', { detail: `COPY ${table.name}, line ${line + 1}` });
