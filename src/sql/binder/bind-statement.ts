@@ -1,11 +1,86 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { explainPlan } from '../../planner/explain/explain-plan.js';
 import type { BindEnv } from '../bind-env.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { ParsedStatement } from '../parsed-statement.js';
+import { positionOf, unwrap, type Raw } from './ast.js';
+import { BindContext } from './bind-context.js';
+import { bindArguments } from './bind-arguments.js';
+import { bindCopy } from './bind-copy.js';
+import { bindCreateTable } from './bind-create-table.js';
+import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
+import { bindInsert } from './bind-insert.js';
+import { bindSelect } from './bind-query.js';
+import { bindDelete, bindUpdate } from './bind-update-delete.js';
+import {
+  bindClose, bindDeallocate, bindDiscard, bindExecute, bindFetch, bindListen, bindPrepare, bindShow, bindTransaction,
+  bindVariableSet, cursorOptions,
+} from './bind-utility.js';
+import { finishQuery } from './finish-query.js';
+import { qualifyExisting } from './resolve-relation.js';
+import { strList } from './ast.js';
 
-/** Binds one parsed statement: names, types, and the optimized physical plan. */
+/** Binds one parsed statement: names, types, and the optimized physical plan (or a command for the session). */
 export function bindStatement(stmt: ParsedStatement, env: BindEnv): BoundStatement {
-  void env;
-  throw new FloeError(SqlState.featureNotSupported, `statement not supported yet: ${Object.keys(stmt.ast)[0] ?? '?'}`);
+  const ctx = new BindContext(stmt, env);
+  for (const c of stmt.lake) {
+    if (c.kind === 'refDdl') return bindRefDdl(ctx, c);
+    if (c.kind === 'showTblProperties') {
+      return { kind: 'utility', command: { kind: 'showTblProperties', table: qualifyExisting(ctx, c.table.schema, c.table.name) } };
+    }
+  }
+  return bindNode(ctx, stmt.ast);
+}
+
+function bindNode(ctx: BindContext, node: Raw): BoundStatement {
+  const [tag, n] = unwrap(node);
+  switch (tag) {
+    case 'SelectStmt': {
+      if (n.intoClause) throw new FloeError(SqlState.featureNotSupported, 'SELECT INTO is not supported', { position: positionOf(n.intoClause.rel) });
+      return finishQuery(ctx, bindSelect(ctx, n, undefined));
+    }
+    case 'InsertStmt': return bindInsert(ctx, n);
+    case 'UpdateStmt': return bindUpdate(ctx, n);
+    case 'DeleteStmt': return bindDelete(ctx, n);
+    case 'MergeStmt':
+      throw new FloeError(SqlState.featureNotSupported, 'MERGE is not supported yet', { position: positionOf(n.relation) });
+    case 'CreateSchemaStmt': return bindCreateSchema(n);
+    case 'CreateStmt': return bindCreateTable(ctx, n);
+    case 'DropStmt': return bindDrop(ctx, n);
+    case 'AlterTableStmt': return bindAlterTable(ctx, n);
+    case 'RenameStmt': return bindRename(ctx, n);
+    case 'TransactionStmt': return bindTransaction(n);
+    case 'VariableSetStmt': return bindVariableSet(n);
+    case 'VariableShowStmt': return bindShow(n);
+    case 'DiscardStmt': return bindDiscard(n);
+    case 'DeallocateStmt': return bindDeallocate(n);
+    case 'PrepareStmt': return bindPrepare(ctx, n);
+    case 'ExecuteStmt': return bindExecute(ctx, n);
+    case 'DeclareCursorStmt': {
+      const inner = bindNode(ctx, n.query);
+      if (inner.kind !== 'query') throw new FloeError(SqlState.featureNotSupported, 'DECLARE CURSOR needs a SELECT', { position: positionOf(n.query) });
+      return { kind: 'utility', command: { kind: 'declareCursor', name: n.portalname, query: inner, ...cursorOptions(Number(n.options ?? 0)) } };
+    }
+    case 'FetchStmt': return bindFetch(n);
+    case 'ClosePortalStmt': return bindClose(n);
+    case 'CopyStmt': return bindCopy(ctx, n);
+    case 'ExplainStmt': {
+      const opts = ((n.options as Raw[] | undefined) ?? []).map((o) => unwrap(o)[1]);
+      const flag = (name: string): boolean => opts.some((o: Raw) => o.defname === name && (o.arg === undefined || !/^(false|off|0)$/i.test(String(o.arg?.String?.sval ?? o.arg?.Boolean?.boolval ?? 'true'))));
+      const statement = bindNode(ctx, n.query);
+      const lines = statement.kind === 'query' || statement.kind === 'dml' ? explainPlan(statement.plan) : [`Utility Statement`];
+      return { kind: 'utility', command: { kind: 'explain', analyze: flag('analyze'), verbose: flag('verbose'), statement, lines } };
+    }
+    case 'CallStmt': {
+      const fc = n.funccall;
+      const name = strList(fc.funcname).map((s) => s.toLowerCase()).join('.');
+      return { kind: 'utility', command: { kind: 'call', procedure: name, args: bindArguments(ctx, (fc.args as Raw[] | undefined) ?? []) } };
+    }
+    case 'ListenStmt': case 'UnlistenStmt': case 'NotifyStmt': return bindListen(tag, n);
+    case 'VacuumStmt': return { kind: 'utility', command: { kind: 'noop', tag: n.is_vacuumcmd ? 'VACUUM' : 'ANALYZE' } };
+    case 'CheckPointStmt': return { kind: 'utility', command: { kind: 'noop', tag: 'CHECKPOINT' } };
+    default:
+      throw new FloeError(SqlState.featureNotSupported, `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: positionOf(node) ?? 1 });
+  }
 }

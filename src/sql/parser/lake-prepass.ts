@@ -18,7 +18,7 @@ export interface PrepassResult {
 }
 
 // Cheap guard: only text mentioning one of these words can hold an extension clause.
-const maybeExtension = /as\s+of|branch|tag|tblproperties|partition\s+by\s*\(/i;
+const maybeExtension = /as\s+of|branch|tag|tblproperties|partition\s+by\s*\(|(?:with|set|reset)\s*\([^)]*'/i;
 
 /** A whole statement replaced by this (padded) placeholder parses to an empty SELECT. */
 const placeholder = 'select';
@@ -46,6 +46,7 @@ export function lakePrepass(text: string): PrepassResult {
     }
     findTimeTravel(stmt, text, clauses, blank);
     findPartitionSpec(stmt, text, clauses, blank);
+    quotePropertyKeys(stmt, chars);
   }
   return { text: chars.join(''), clauses };
 }
@@ -294,5 +295,32 @@ function findPartitionSpec(
     clauses.push({ kind: 'partitionSpec', location: t.start, elements });
     blank(t.start, stmt[close]!.end);
     return;
+  }
+}
+
+/**
+ * Table property keys are often written as strings (`WITH ('write.target-file-size' = '64MB')`,
+ * Spark's TBLPROPERTIES habit); PostgreSQL's reloptions grammar wants identifiers. Swapping the
+ * quotes to double quotes keeps every position and turns the key into a quoted identifier.
+ */
+function quotePropertyKeys(stmt: readonly Token[], chars: string[]): void {
+  const first = lower(stmt[0]);
+  if (first !== 'create' && first !== 'alter') return;
+  for (let i = 1; i + 1 < stmt.length; i++) {
+    const w = lower(stmt[i]);
+    if ((w !== 'with' && w !== 'set' && w !== 'reset') || stmt[i + 1]!.text !== '(') continue;
+    let depth = 0;
+    for (let k = i + 1; k < stmt.length; k++) {
+      const t = stmt[k]!;
+      if (t.text === '(') depth++;
+      else if (t.text === ')') { if (--depth === 0) break; }
+      const prev = stmt[k - 1]!.text;
+      const next = stmt[k + 1]?.text;
+      const isKey = depth === 1 && t.tokenName === 'SCONST' && (prev === '(' || prev === ',') && (next === '=' || w === 'reset');
+      if (isKey && /^'[^'"\\]*'$/.test(t.text)) {
+        chars[t.start] = '"';
+        chars[t.end - 1] = '"';
+      }
+    }
   }
 }

@@ -1,0 +1,153 @@
+import type { LakeScanPlan, PhysicalPlan, ScanFilterSpec, SortKey } from '../../exec/plan/physical-plan.js';
+import { formatExpr } from './format-expr.js';
+
+/** What the lake's planScan reported for a scan (src/lake ScanPlan), for EXPLAIN's task and pruning lines. */
+export interface ScanReport {
+  readonly snapshotId?: bigint | number | null;
+  readonly tasks: number;
+  readonly pushdown?: readonly ('exact' | 'inexact' | 'unsupported')[];
+  readonly stats?: {
+    readonly partitionsTotal: number; readonly partitionsPruned: number;
+    readonly filesTotal: number; readonly filesPruned: number;
+    readonly nodesScanned: number; readonly nodesPruned: number;
+    readonly changeFiles: number; readonly baseFiles: number;
+  };
+}
+
+function filterText(f: ScanFilterSpec): string {
+  const v = (x: unknown): string => (typeof x === 'string' ? `'${x}'` : typeof x === 'bigint' ? x.toString() : JSON.stringify(x));
+  if (f.op === 'isNull') return `${f.column} IS NULL`;
+  if (f.op === 'isNotNull') return `${f.column} IS NOT NULL`;
+  if (f.op === 'in') return `${f.column} IN (${(f.values ?? []).map(v).join(', ')})`;
+  return `${f.column} ${f.op} ${v(f.value)}`;
+}
+
+function sortText(keys: readonly SortKey[], input: PhysicalPlan): string {
+  return keys.map((k) => `${formatExpr(k.expr, input.columns)}${k.descending ? ' DESC' : ''}${k.nullsFirst !== k.descending ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
+}
+
+/**
+ * EXPLAIN text for a physical plan, one operator per line, indented under its
+ * parent, with detail lines below. Lake scans show the pushed filters and, when
+ * `scans` supplies what planScan reported, the task count and pruning.
+ */
+export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan, ScanReport>): string[] {
+  const lines: string[] = [];
+  const emit = (p: PhysicalPlan, depth: number): void => {
+    const pad = depth === 0 ? '' : `${'  '.repeat(depth - 1)}->  `;
+    const detail = (text: string): void => { lines.push(`${'  '.repeat(depth)}${depth === 0 ? '  ' : '    '}${text}`); };
+    switch (p.kind) {
+      case 'lakeScan': {
+        const at = p.at ? ` at ${p.at.kind} ${'name' in p.at ? p.at.name : 'id' in p.at ? p.at.id : 'micros' in p.at ? p.at.micros : p.at.value}` : '';
+        lines.push(`${pad}Lake Scan on ${p.table.namespace}.${p.table.name}${at}`);
+        detail(`Columns: ${p.projection.join(', ')}`);
+        if (p.filters.length > 0) {
+          const report = scans?.get(p);
+          detail(`Pushed Filters: ${p.filters.map((f, i) => `${filterText(f)}${report?.pushdown?.[i] ? ` [${report.pushdown[i]}]` : ''}`).join(', ')}`);
+        }
+        if (p.residual) detail(`Filter: ${formatExpr(p.residual, p.columns)}`);
+        if (p.limit !== undefined) detail(`Limit: ${p.limit}`);
+        const report = scans?.get(p);
+        if (report) {
+          detail(`Scan Tasks: ${report.tasks}${report.snapshotId !== undefined && report.snapshotId !== null ? ` (snapshot ${report.snapshotId})` : ''}`);
+          const s = report.stats;
+          if (s) {
+            detail(`Partitions: ${s.partitionsTotal - s.partitionsPruned} of ${s.partitionsTotal} (pruned ${s.partitionsPruned})`);
+            detail(`Files: ${s.filesTotal - s.filesPruned} of ${s.filesTotal} (pruned ${s.filesPruned}; base ${s.baseFiles}, change ${s.changeFiles})`);
+            detail(`Bucket Nodes: ${s.nodesScanned} scanned, ${s.nodesPruned} pruned`);
+          }
+        }
+        return;
+      }
+      case 'virtualScan':
+        lines.push(`${pad}Virtual Scan on ${p.schema}.${p.name}`);
+        detail(`Columns: ${p.columns.map((c) => c.name).join(', ')}`);
+        return;
+      case 'values':
+        lines.push(`${pad}Values (${p.rows.length} row${p.rows.length === 1 ? '' : 's'})`);
+        return;
+      case 'filter':
+        lines.push(`${pad}Filter`);
+        detail(`Predicate: ${formatExpr(p.predicate, p.input.columns)}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'project':
+        lines.push(`${pad}Project`);
+        detail(`Output: ${p.exprs.map((e, i) => { const t = formatExpr(e, p.input.columns); return t === p.columns[i]!.name ? t : `${t} AS ${p.columns[i]!.name}`; }).join(', ')}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'hashAggregate':
+        lines.push(`${pad}Hash Aggregate`);
+        if (p.groupBy.length > 0) detail(`Group Key: ${p.groupBy.map((e) => formatExpr(e, p.input.columns)).join(', ')}`);
+        if (p.aggregates.length > 0) {
+          detail(`Aggregates: ${p.aggregates.map((a) => `${a.fn.slice(0, a.fn.indexOf('(') > 0 ? a.fn.indexOf('(') : undefined)}(${a.distinct ? 'DISTINCT ' : ''}${a.args.length === 0 ? '*' : a.args.map((x) => formatExpr(x, p.input.columns)).join(', ')})`).join(', ')}`);
+        }
+        emit(p.input, depth + 1);
+        return;
+      case 'hashJoin': {
+        lines.push(`${pad}Hash Join (${p.joinType})`);
+        const both = [...p.left.columns, ...p.right.columns];
+        detail(`Hash Cond: ${p.leftKeys.map((k, i) => `(${formatExpr(k, p.left.columns)} = ${formatExpr(p.rightKeys[i]!, p.right.columns)})`).join(' AND ')}`);
+        if (p.residual) detail(`Join Filter: ${formatExpr(p.residual, both)}`);
+        emit(p.left, depth + 1);
+        emit(p.right, depth + 1);
+        return;
+      }
+      case 'nestedLoopJoin':
+        lines.push(`${pad}Nested Loop Join (${p.joinType})`);
+        if (p.condition) detail(`Join Filter: ${formatExpr(p.condition, [...p.left.columns, ...p.right.columns])}`);
+        emit(p.left, depth + 1);
+        emit(p.right, depth + 1);
+        return;
+      case 'sort':
+        lines.push(`${pad}Sort`);
+        detail(`Sort Key: ${sortText(p.keys, p.input)}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'topN':
+        lines.push(`${pad}Top N`);
+        detail(`Sort Key: ${sortText(p.keys, p.input)}`);
+        detail(`Limit: ${formatExpr(p.limit)}${p.offset ? `, Offset: ${formatExpr(p.offset)}` : ''}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'limit':
+        lines.push(`${pad}Limit`);
+        detail(`${p.limit ? `Limit: ${formatExpr(p.limit)}` : 'Limit: ALL'}${p.offset ? `, Offset: ${formatExpr(p.offset)}` : ''}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'window':
+        lines.push(`${pad}Window`);
+        detail(`Functions: ${p.functions.map((w) => w.fn).join(', ')}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'setOp':
+        lines.push(`${pad}${p.op[0]!.toUpperCase()}${p.op.slice(1)}${p.all ? ' All' : ''}`);
+        emit(p.left, depth + 1);
+        emit(p.right, depth + 1);
+        return;
+      case 'distinct':
+        lines.push(`${pad}Distinct${p.on ? ` On (${p.on.map((e) => formatExpr(e, p.input.columns)).join(', ')})` : ''}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'insert':
+        lines.push(`${pad}Insert on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
+        if (p.onConflict) detail(`Conflict Resolution: ${p.onConflict.action === 'nothing' ? 'NOTHING' : 'UPDATE'}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'update':
+        lines.push(`${pad}Update on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'delete':
+        lines.push(`${pad}Delete on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
+        emit(p.input, depth + 1);
+        return;
+      case 'merge':
+        lines.push(`${pad}Merge on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
+        emit(p.input, depth + 1);
+        return;
+    }
+  };
+  emit(plan, 0);
+  return lines;
+}

@@ -1,0 +1,138 @@
+import type { Expr } from '../exec/expr/expr.js';
+import type { AggregateCall, SortKey, WindowCall } from '../exec/plan/physical-plan.js';
+
+/*
+ * Walks and rewrites over EXEC's expression IR. Column references are input
+ * indexes, so moving an expression across operators means remapping them.
+ * Subplans (subquery expressions) are opaque: their outerColumn references
+ * point at the evaluating operator's input row, so expressions that hold a
+ * correlated subquery must not be moved or have their input re-shaped.
+ */
+
+/** Rebuilds `e` with every (depth-0) column reference replaced by `f(ref)`. */
+export function mapColumns(e: Expr, f: (index: number, ref: Extract<Expr, { kind: 'column' }>) => Expr): Expr {
+  switch (e.kind) {
+    case 'column': return f(e.index, e);
+    case 'outerColumn': case 'literal': case 'param': case 'scalarSubquery': case 'exists':
+      return e;
+    case 'call': return { ...e, args: e.args.map((a) => mapColumns(a, f)) };
+    case 'and': case 'or': case 'coalesce': case 'greatest': case 'least':
+      return { ...e, args: e.args.map((a) => mapColumns(a, f)) } as Expr;
+    case 'cast': case 'not': case 'isNull': case 'isNotNull': case 'isTruth':
+      return { ...e, arg: mapColumns(e.arg, f) } as Expr;
+    case 'case':
+      return {
+        ...e,
+        ...(e.operand ? { operand: mapColumns(e.operand, f) } : {}),
+        whens: e.whens.map((w) => ({ when: mapColumns(w.when, f), then: mapColumns(w.then, f) })),
+        ...(e.else ? { else: mapColumns(e.else, f) } : {}),
+      };
+    case 'isDistinctFrom': case 'nullif':
+      return { ...e, left: mapColumns(e.left, f), right: mapColumns(e.right, f) } as Expr;
+    case 'inList': return { ...e, arg: mapColumns(e.arg, f), list: e.list.map((a) => mapColumns(a, f)) };
+    case 'like':
+      return { ...e, arg: mapColumns(e.arg, f), pattern: mapColumns(e.pattern, f), ...(e.escape ? { escape: mapColumns(e.escape, f) } : {}) };
+    case 'array': return { ...e, elements: e.elements.map((a) => mapColumns(a, f)) };
+    case 'subscript': return { ...e, arg: mapColumns(e.arg, f), index: mapColumns(e.index, f) };
+    case 'inSubquery': return { ...e, arg: mapColumns(e.arg, f) };
+  }
+}
+
+/** Remaps column indexes through `mapping` (old index → new index). */
+export function remapColumns(e: Expr, mapping: (index: number) => number): Expr {
+  return mapColumns(e, (i, ref) => (mapping(i) === i ? ref : { ...ref, index: mapping(i) }));
+}
+
+/** Calls `visit` on every node of `e` (not descending into subplans). */
+export function walkExpr(e: Expr, visit: (node: Expr) => void): void {
+  visit(e);
+  switch (e.kind) {
+    case 'column': case 'outerColumn': case 'literal': case 'param': case 'scalarSubquery': case 'exists':
+      return;
+    case 'call': case 'and': case 'or': case 'coalesce': case 'greatest': case 'least':
+      for (const a of e.args) walkExpr(a, visit);
+      return;
+    case 'cast': case 'not': case 'isNull': case 'isNotNull': case 'isTruth':
+      walkExpr(e.arg, visit);
+      return;
+    case 'case':
+      if (e.operand) walkExpr(e.operand, visit);
+      for (const w of e.whens) { walkExpr(w.when, visit); walkExpr(w.then, visit); }
+      if (e.else) walkExpr(e.else, visit);
+      return;
+    case 'isDistinctFrom': case 'nullif':
+      walkExpr(e.left, visit); walkExpr(e.right, visit);
+      return;
+    case 'inList':
+      walkExpr(e.arg, visit);
+      for (const a of e.list) walkExpr(a, visit);
+      return;
+    case 'like':
+      walkExpr(e.arg, visit); walkExpr(e.pattern, visit);
+      if (e.escape) walkExpr(e.escape, visit);
+      return;
+    case 'array':
+      for (const a of e.elements) walkExpr(a, visit);
+      return;
+    case 'subscript':
+      walkExpr(e.arg, visit); walkExpr(e.index, visit);
+      return;
+    case 'inSubquery':
+      walkExpr(e.arg, visit);
+      return;
+  }
+}
+
+/** Input columns `e` reads; `undefined` when it holds a correlated subquery (it may read any of them). */
+export function columnsUsed(e: Expr, into: Set<number> = new Set()): Set<number> | undefined {
+  let opaque = false;
+  walkExpr(e, (n) => {
+    if (n.kind === 'column') into.add(n.index);
+    else if ((n.kind === 'scalarSubquery' || n.kind === 'exists' || n.kind === 'inSubquery') && n.correlated) opaque = true;
+  });
+  return opaque ? undefined : into;
+}
+
+export function hasCorrelatedSubquery(e: Expr): boolean {
+  return columnsUsed(e) === undefined;
+}
+
+/** Whether `e` reads no columns, parameters or volatile state: a candidate for folding. */
+export function isConstantExpr(e: Expr): boolean {
+  let constant = true;
+  walkExpr(e, (n) => {
+    if (n.kind === 'column' || n.kind === 'outerColumn' || n.kind === 'param' || n.kind === 'scalarSubquery'
+      || n.kind === 'exists' || n.kind === 'inSubquery') constant = false;
+  });
+  return constant;
+}
+
+/** Splits a predicate into its AND-ed parts. */
+export function conjuncts(e: Expr): Expr[] {
+  if (e.kind === 'and') return e.args.flatMap(conjuncts);
+  return [e];
+}
+
+export function conjunction(parts: readonly Expr[]): Expr | undefined {
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1) return parts[0]!;
+  return { kind: 'and', args: parts, type: { kind: 'bool' } };
+}
+
+export function mapSortKey(k: SortKey, f: (e: Expr) => Expr): SortKey {
+  return { ...k, expr: f(k.expr) };
+}
+
+export function mapAggregateCall(a: AggregateCall, f: (e: Expr) => Expr): AggregateCall {
+  return {
+    ...a, args: a.args.map(f), ...(a.filter ? { filter: f(a.filter) } : {}),
+    ...(a.orderBy ? { orderBy: a.orderBy.map((k) => mapSortKey(k, f)) } : {}),
+  };
+}
+
+export function mapWindowCall(w: WindowCall, f: (e: Expr) => Expr): WindowCall {
+  return {
+    ...w, args: w.args.map(f), partitionBy: w.partitionBy.map(f), orderBy: w.orderBy.map((k) => mapSortKey(k, f)),
+    ...(w.filter ? { filter: f(w.filter) } : {}),
+  };
+}

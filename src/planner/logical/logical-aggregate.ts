@@ -1,0 +1,21 @@
+import type { Expr } from '../../exec/expr/expr.js';
+import type { LogicalPlan } from './logical-plan.js';
+import type { OutputColumn, AggregateCall } from '../../exec/plan/physical-plan.js';
+
+export interface LogicalAggregate {
+  readonly kind: 'aggregate';
+  readonly input: LogicalPlan;
+  readonly groupBy: readonly Expr[];
+  readonly groupingSets?: readonly (readonly number[])[];
+  readonly aggregates: readonly AggregateCall[];
+  readonly columns: readonly OutputColumn[];
+}
+
+export const LogicalAggregate = Object.freeze({
+  create(props: Omit<LogicalAggregate, 'kind'>): LogicalAggregate {
+    return Object.freeze({ kind: 'aggregate', ...props });
+  },
+  is(node: { readonly kind: string }): node is LogicalAggregate {
+    return node.kind === 'aggregate';
+  },
+});

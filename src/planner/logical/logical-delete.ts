@@ -1,0 +1,21 @@
+import type { Expr } from '../../exec/expr/expr.js';
+import type { LogicalPlan } from './logical-plan.js';
+import type { OutputColumn, LakeTableRef } from '../../exec/plan/physical-plan.js';
+
+export interface LogicalDelete {
+  readonly kind: 'delete';
+  readonly table: LakeTableRef;
+  readonly ref?: string;
+  readonly input: LogicalPlan;
+  readonly returning?: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+export const LogicalDelete = Object.freeze({
+  create(props: Omit<LogicalDelete, 'kind'>): LogicalDelete {
+    return Object.freeze({ kind: 'delete', ...props });
+  },
+  is(node: { readonly kind: string }): node is LogicalDelete {
+    return node.kind === 'delete';
+  },
+});

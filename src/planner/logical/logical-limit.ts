@@ -1,0 +1,20 @@
+import type { Expr } from '../../exec/expr/expr.js';
+import type { LogicalPlan } from './logical-plan.js';
+import type { OutputColumn } from '../../exec/plan/physical-plan.js';
+
+export interface LogicalLimit {
+  readonly kind: 'limit';
+  readonly input: LogicalPlan;
+  readonly limit?: Expr;
+  readonly offset?: Expr;
+  readonly columns: readonly OutputColumn[];
+}
+
+export const LogicalLimit = Object.freeze({
+  create(props: Omit<LogicalLimit, 'kind'>): LogicalLimit {
+    return Object.freeze({ kind: 'limit', ...props });
+  },
+  is(node: { readonly kind: string }): node is LogicalLimit {
+    return node.kind === 'limit';
+  },
+});

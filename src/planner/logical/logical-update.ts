@@ -1,0 +1,22 @@
+import type { Expr } from '../../exec/expr/expr.js';
+import type { LogicalPlan } from './logical-plan.js';
+import type { OutputColumn, LakeTableRef } from '../../exec/plan/physical-plan.js';
+
+export interface LogicalUpdate {
+  readonly kind: 'update';
+  readonly table: LakeTableRef;
+  readonly ref?: string;
+  readonly input: LogicalPlan;
+  readonly set: readonly { readonly column: number; readonly expr: Expr }[];
+  readonly returning?: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+export const LogicalUpdate = Object.freeze({
+  create(props: Omit<LogicalUpdate, 'kind'>): LogicalUpdate {
+    return Object.freeze({ kind: 'update', ...props });
+  },
+  is(node: { readonly kind: string }): node is LogicalUpdate {
+    return node.kind === 'update';
+  },
+});

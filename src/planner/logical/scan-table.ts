@@ -1,0 +1,10 @@
+import type { SqlType } from '../../common/sql-type.js';
+import type { LakeTableRef } from '../../exec/plan/physical-plan.js';
+
+/** What the planner knows about a scanned lake table: enough to prune and to print. */
+export interface ScanTable extends LakeTableRef {
+  readonly columns: readonly { readonly name: string; readonly type: SqlType }[];
+  readonly primaryKey: readonly string[];
+  /** Source columns of the partition spec (pruning is worth offering filters on them). */
+  readonly partitionColumns: readonly string[];
+}

@@ -1,0 +1,122 @@
+import type { Expr } from '../../exec/expr/expr.js';
+import type { PhysicalPlan } from '../../exec/plan/physical-plan.js';
+import { columnsUsed, conjunction, conjuncts, remapColumns } from '../expr-utils.js';
+import { assertNever, type LogicalPlan } from '../logical/logical-plan.js';
+import type { LogicalJoin } from '../logical/logical-join.js';
+
+/**
+ * Chooses operators for a logical plan: joins with equality conditions become
+ * hash joins (the right input builds), ORDER BY + LIMIT becomes top-N, and the
+ * remaining nodes map one to one onto EXEC's IR.
+ */
+export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
+  switch (p.kind) {
+    case 'scan':
+      return {
+        kind: 'lakeScan',
+        table: { id: p.table.id, namespace: p.table.namespace, name: p.table.name },
+        ...(p.at ? { at: p.at } : {}),
+        projection: p.projection, filters: p.filters,
+        ...(p.residual ? { residual: p.residual } : {}),
+        ...(p.limit !== undefined ? { limit: p.limit } : {}),
+        columns: p.columns,
+      };
+    case 'virtualScan':
+      return { kind: 'virtualScan', schema: p.schema, name: p.name, projection: p.projection, columns: p.columns };
+    case 'values':
+      return { kind: 'values', rows: p.rows, columns: p.columns };
+    case 'filter':
+      return { kind: 'filter', input: toPhysicalPlan(p.input), predicate: p.predicate, columns: p.columns };
+    case 'project':
+      return { kind: 'project', input: toPhysicalPlan(p.input), exprs: p.exprs, columns: p.columns };
+    case 'aggregate':
+      return {
+        kind: 'hashAggregate', input: toPhysicalPlan(p.input), groupBy: p.groupBy,
+        ...(p.groupingSets ? { groupingSets: p.groupingSets } : {}), aggregates: p.aggregates, columns: p.columns,
+      };
+    case 'join':
+      return physicalJoin(p);
+    case 'sort':
+      return { kind: 'sort', input: toPhysicalPlan(p.input), keys: p.keys, columns: p.columns };
+    case 'limit':
+      if (p.input.kind === 'sort' && p.limit) {
+        return {
+          kind: 'topN', input: toPhysicalPlan(p.input.input), keys: p.input.keys, limit: p.limit,
+          ...(p.offset ? { offset: p.offset } : {}), columns: p.columns,
+        };
+      }
+      return {
+        kind: 'limit', input: toPhysicalPlan(p.input), ...(p.limit ? { limit: p.limit } : {}),
+        ...(p.offset ? { offset: p.offset } : {}), columns: p.columns,
+      };
+    case 'window':
+      return { kind: 'window', input: toPhysicalPlan(p.input), functions: p.functions, columns: p.columns };
+    case 'setOp':
+      return { kind: 'setOp', op: p.op, all: p.all, left: toPhysicalPlan(p.left), right: toPhysicalPlan(p.right), columns: p.columns };
+    case 'distinct':
+      return { kind: 'distinct', input: toPhysicalPlan(p.input), ...(p.on ? { on: p.on } : {}), columns: p.columns };
+    case 'insert':
+      return {
+        kind: 'insert', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
+        ...(p.onConflict ? { onConflict: p.onConflict } : {}), ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
+      };
+    case 'update':
+      return {
+        kind: 'update', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input), set: p.set,
+        ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
+      };
+    case 'delete':
+      return {
+        kind: 'delete', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
+        ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
+      };
+    default:
+      return assertNever(p);
+  }
+}
+
+/** Splits a join condition into equi-key pairs (left expr = right expr) and the rest. */
+export function equiKeys(condition: Expr | undefined, leftWidth: number): { left: Expr[]; right: Expr[]; residual: Expr[] } {
+  const left: Expr[] = [];
+  const right: Expr[] = [];
+  const residual: Expr[] = [];
+  for (const c of condition ? conjuncts(condition) : []) {
+    if (c.kind === 'call' && c.args.length === 2 && isEqualityFn(c.fn)) {
+      const a = columnsUsed(c.args[0]!);
+      const b = columnsUsed(c.args[1]!);
+      const side = (s: Set<number> | undefined): 'l' | 'r' | undefined => {
+        if (s === undefined || s.size === 0) return undefined;
+        const all = [...s];
+        if (all.every((i) => i < leftWidth)) return 'l';
+        if (all.every((i) => i >= leftWidth)) return 'r';
+        return undefined;
+      };
+      const sa = side(a);
+      const sb = side(b);
+      const shift = (e: Expr): Expr => remapColumns(e, (i) => i - leftWidth);
+      if (sa === 'l' && sb === 'r') { left.push(c.args[0]!); right.push(shift(c.args[1]!)); continue; }
+      if (sa === 'r' && sb === 'l') { left.push(c.args[1]!); right.push(shift(c.args[0]!)); continue; }
+    }
+    residual.push(c);
+  }
+  return { left, right, residual };
+}
+
+/** Registry ids of `=` operators start with "=(" (function-registry.ts names operators by symbol). */
+export function isEqualityFn(fn: string): boolean {
+  return fn.startsWith('=(');
+}
+
+function physicalJoin(p: LogicalJoin): PhysicalPlan {
+  const left = toPhysicalPlan(p.left);
+  const right = toPhysicalPlan(p.right);
+  const keys = equiKeys(p.condition, p.left.columns.length);
+  if (keys.left.length > 0) {
+    const residual = conjunction(keys.residual);
+    return {
+      kind: 'hashJoin', joinType: p.joinType, left, right, leftKeys: keys.left, rightKeys: keys.right,
+      ...(residual ? { residual } : {}), columns: p.columns,
+    };
+  }
+  return { kind: 'nestedLoopJoin', joinType: p.joinType, left, right, ...(p.condition ? { condition: p.condition } : {}), columns: p.columns };
+}

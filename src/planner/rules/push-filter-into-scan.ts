@@ -1,0 +1,76 @@
+import type { Expr } from '../../exec/expr/expr.js';
+import type { ScanFilterSpec } from '../../exec/plan/physical-plan.js';
+import { sameType } from '../../exec/functions/type-coercion.js';
+import type { LogicalPlan } from '../logical/logical-plan.js';
+import type { LogicalScan } from '../logical/logical-scan.js';
+import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
+import { conjunction, conjuncts, hasCorrelatedSubquery } from '../expr-utils.js';
+import { exprEquals } from './expr-equals.js';
+
+const flipped: Record<string, ScanFilterSpec['op']> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
+/** The comparison symbol of a registry id like "<=(int4,int4)". */
+function comparisonOp(fn: string): ScanFilterSpec['op'] | undefined {
+  const m = /^(=|<>|<=|>=|<|>)\(/.exec(fn);
+  return m ? (m[1] as ScanFilterSpec['op']) : undefined;
+}
+
+/** A conjunct the lake can use for pruning: column op constant, column IN (constants), column IS [NOT] NULL. */
+export function scanFilterOf(c: Expr, scan: LogicalScan): ScanFilterSpec | undefined {
+  const columnName = (e: Expr): string | undefined => {
+    if (e.kind !== 'column') return undefined;
+    const name = scan.projection[e.index];
+    const col = scan.table.columns.find((tc) => tc.name === name);
+    return col && sameType(col.type, e.type) ? name : undefined;
+  };
+  const constant = (e: Expr, like: Expr): unknown => (e.kind === 'literal' && e.value !== null && sameType(e.type, like.type) ? e.value : undefined);
+  if (c.kind === 'call' && c.args.length === 2) {
+    const op = comparisonOp(c.fn);
+    if (!op) return undefined;
+    const [a, b] = c.args as [Expr, Expr];
+    const an = columnName(a);
+    if (an !== undefined) {
+      const v = constant(b, a);
+      if (v !== undefined) return { column: an, op, value: v };
+    }
+    const bn = columnName(b);
+    if (bn !== undefined) {
+      const v = constant(a, b);
+      if (v !== undefined) return { column: bn, op: flipped[op]!, value: v };
+    }
+    return undefined;
+  }
+  if (c.kind === 'inList' && !c.negated) {
+    const name = columnName(c.arg);
+    if (name === undefined) return undefined;
+    const values = c.list.map((e) => constant(e, c.arg));
+    if (values.some((v) => v === undefined)) return undefined;
+    return { column: name, op: 'in', values };
+  }
+  if (c.kind === 'isNull' || c.kind === 'isNotNull') {
+    const name = columnName(c.arg);
+    return name === undefined ? undefined : { column: name, op: c.kind };
+  }
+  return undefined;
+}
+
+/**
+ * filter(scan) → scan with the predicate as its residual and the prunable
+ * conjuncts offered to the lake as ScanFilters (partition, min/max and bucket
+ * pruning). The residual re-checks everything, so inexact pushdown is safe.
+ */
+function apply(p: LogicalPlan): RuleResult {
+  if (p.kind !== 'filter' || p.input.kind !== 'scan') return { plan: p, changed: false };
+  if (hasCorrelatedSubquery(p.predicate)) return { plan: p, changed: false };
+  const scan = p.input;
+  const parts = [...(scan.residual ? conjuncts(scan.residual) : []), ...conjuncts(p.predicate)];
+  const filters = [...scan.filters];
+  for (const c of conjuncts(p.predicate)) {
+    const f = scanFilterOf(c, scan);
+    if (f && !filters.some((x) => exprEquals(x, f))) filters.push(f);
+  }
+  const residual = conjunction(parts)!;
+  return { plan: { ...scan, filters, residual, limit: undefined } as LogicalScan, changed: true };
+}
+
+export const pushFilterIntoScan: OptimizerRule = { name: 'push-filter-into-scan', apply };

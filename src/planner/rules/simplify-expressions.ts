@@ -1,0 +1,69 @@
+import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import { LogicalFilter } from '../logical/logical-filter.js';
+import type { LogicalPlan } from '../logical/logical-plan.js';
+import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
+import { exprEquals } from './expr-equals.js';
+
+const TRUE = Exprs.literal(true, { kind: 'bool' });
+const FALSE = Exprs.literal(false, { kind: 'bool' });
+const isBool = (e: Expr, v: boolean): boolean => e.kind === 'literal' && e.value === v;
+
+/** Constant folding of boolean structure: AND/OR with constants, NOT of a constant, double NOT. */
+export function simplifyExpr(e: Expr): Expr {
+  switch (e.kind) {
+    case 'and': {
+      const args = e.args.map(simplifyExpr).flatMap((a) => (a.kind === 'and' ? a.args : [a]));
+      if (args.some((a) => isBool(a, false))) return FALSE;
+      const kept = args.filter((a) => !isBool(a, true));
+      if (kept.length === 0) return TRUE;
+      if (kept.length === 1) return kept[0]!;
+      return kept.length === e.args.length && kept.every((a, i) => a === e.args[i]) ? e : { ...e, args: kept };
+    }
+    case 'or': {
+      const args = e.args.map(simplifyExpr).flatMap((a) => (a.kind === 'or' ? a.args : [a]));
+      if (args.some((a) => isBool(a, true))) return TRUE;
+      const kept = args.filter((a) => !isBool(a, false));
+      if (kept.length === 0) return FALSE;
+      if (kept.length === 1) return kept[0]!;
+      return kept.length === e.args.length && kept.every((a, i) => a === e.args[i]) ? e : { ...e, args: kept };
+    }
+    case 'not': {
+      const arg = simplifyExpr(e.arg);
+      if (arg.kind === 'literal' && typeof arg.value === 'boolean') return Exprs.literal(!arg.value, { kind: 'bool' });
+      if (arg.kind === 'not') return arg.arg;
+      return arg === e.arg ? e : { ...e, arg };
+    }
+    case 'isNull': case 'isNotNull': {
+      if (e.arg.kind === 'literal') return Exprs.literal((e.arg.value === null) === (e.kind === 'isNull'), { kind: 'bool' });
+      return e;
+    }
+    default:
+      return e;
+  }
+}
+
+function apply(p: LogicalPlan): RuleResult {
+  switch (p.kind) {
+    case 'filter': {
+      const predicate = simplifyExpr(p.predicate);
+      if (isBool(predicate, true)) return { plan: p.input, changed: true };
+      if (exprEquals(predicate, p.predicate)) return { plan: p, changed: false };
+      return { plan: LogicalFilter.create({ input: p.input, predicate, columns: p.columns }), changed: true };
+    }
+    case 'join': {
+      if (!p.condition) return { plan: p, changed: false };
+      const condition = simplifyExpr(p.condition);
+      if (exprEquals(condition, p.condition)) return { plan: p, changed: false };
+      if (isBool(condition, true)) {
+        const { condition: _drop, ...rest } = p;
+        void _drop;
+        return { plan: rest, changed: true };
+      }
+      return { plan: { ...p, condition }, changed: true };
+    }
+    default:
+      return { plan: p, changed: false };
+  }
+}
+
+export const simplifyExpressions: OptimizerRule = { name: 'simplify-expressions', apply };

@@ -1,0 +1,86 @@
+import '../../exec/functions/builtins.js';
+import type { SqlType } from '../../common/sql-type.js';
+import type { PhysicalPlan, OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import { optimizeLogicalPlan } from '../../planner/optimizer.js';
+import { toPhysicalPlan } from '../../planner/physical/to-physical-plan.js';
+import type { BindEnv } from '../bind-env.js';
+import type { ParsedStatement } from '../parsed-statement.js';
+import type { Scope, ScopeColumn } from './scope.js';
+
+/** A bound query: its plan and the scope columns its output exposes. */
+export interface BoundQuery {
+  readonly plan: LogicalPlan;
+  readonly columns: readonly ScopeColumn[];
+}
+
+/** A WITH item, bound once and inlined at each reference. */
+export interface CteDefinition {
+  readonly name: string;
+  readonly query: BoundQuery;
+}
+
+/** Statement-wide binding state: the environment, parameter types being inferred, CTEs in scope. */
+export class BindContext {
+  readonly env: BindEnv;
+  readonly stmt: ParsedStatement;
+  /** $1..$n types; undefined until declared or inferred. */
+  readonly params: (SqlType | undefined)[];
+  readonly #ctes: Map<string, CteDefinition>[] = [];
+
+  constructor(stmt: ParsedStatement, env: BindEnv) {
+    this.stmt = stmt;
+    this.env = env;
+    this.params = (env.paramTypes ?? []).map((t) => (t === undefined || t.kind === 'unknown' ? undefined : t));
+  }
+
+  paramType(index: number): SqlType | undefined {
+    return this.params[index];
+  }
+
+  /** Records that $index+1 is used, so the statement reports it even while its type is open. */
+  noteParam(index: number): void {
+    while (this.params.length <= index) this.params.push(undefined);
+  }
+
+  setParamType(index: number, type: SqlType): void {
+    while (this.params.length <= index) this.params.push(undefined);
+    this.params[index] = type;
+  }
+
+  /** Parameter types for the bound statement: unresolved ones become text, as a client sending text expects. */
+  finalParamTypes(): SqlType[] {
+    return this.params.map((t) => t ?? { kind: 'text' });
+  }
+
+  pushCtes(defs: Map<string, CteDefinition>): void {
+    this.#ctes.push(defs);
+  }
+
+  popCtes(): void {
+    this.#ctes.pop();
+  }
+
+  lookupCte(name: string): CteDefinition | undefined {
+    for (let i = this.#ctes.length - 1; i >= 0; i--) {
+      const d = this.#ctes[i]!.get(name);
+      if (d) return d;
+    }
+    return undefined;
+  }
+
+  /** Plans a subquery all the way to EXEC's IR (subquery expressions embed physical plans). */
+  planSubquery(plan: LogicalPlan): PhysicalPlan {
+    return toPhysicalPlan(optimizeLogicalPlan(plan).plan);
+  }
+}
+
+export function outputColumns(columns: readonly ScopeColumn[]): OutputColumn[] {
+  return columns.map((c) => ({ name: c.name, type: c.type }));
+}
+
+/** Scope over a plan's output, all columns exposed under `relation`. */
+export function scopeOf(columns: readonly ScopeColumn[], relation: string | undefined, parent?: Scope): Scope {
+  const cols = columns.map((c, index): ScopeColumn => ({ ...c, index, ...(relation === undefined ? {} : { relation }) }));
+  return parent === undefined ? { columns: cols } : { columns: cols, parent };
+}

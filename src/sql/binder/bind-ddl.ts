@@ -1,0 +1,113 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { BoundStatement } from '../bound-statement.js';
+import type { AlterTableAction, DdlCommand, TableName } from '../ddl-command.js';
+import type { RefDdlClause } from '../parser/lake-clause.js';
+import { positionOf, strList, unwrap, type Raw } from './ast.js';
+import type { BindContext } from './bind-context.js';
+import { bindColumnDef } from './bind-create-table.js';
+import { defElemKey, defElemValue } from './def-elem.js';
+import { qualifyExisting } from './resolve-relation.js';
+
+function ddl(command: DdlCommand): BoundStatement {
+  return { kind: 'ddl', command };
+}
+
+export function bindCreateSchema(n: Raw): BoundStatement {
+  if (n.schemaElts?.length) {
+    throw new FloeError(SqlState.featureNotSupported, 'CREATE SCHEMA with schema elements is not supported', { position: positionOf(n.schemaElts[0]) });
+  }
+  if (!n.schemaname) throw new FloeError(SqlState.featureNotSupported, 'CREATE SCHEMA AUTHORIZATION without a name is not supported');
+  return ddl({ kind: 'createSchema', name: n.schemaname, ifNotExists: Boolean(n.if_not_exists) });
+}
+
+export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
+  const cascade = n.behavior === 'DROP_CASCADE';
+  const ifExists = Boolean(n.missing_ok);
+  switch (n.removeType as string) {
+    case 'OBJECT_SCHEMA':
+      return ddl({ kind: 'dropSchema', names: (n.objects as Raw[]).map((o) => strList([o])[0] ?? ''), ifExists, cascade });
+    case 'OBJECT_TABLE': {
+      const tables: TableName[] = (n.objects as Raw[]).map((o) => {
+        const names = strList(unwrap(o)[1].items);
+        const name = names[names.length - 1]!;
+        return qualifyExisting(ctx, names.length > 1 ? names[names.length - 2] : undefined, name);
+      });
+      return ddl({ kind: 'dropTable', tables, ifExists, cascade });
+    }
+    case 'OBJECT_VIEW': case 'OBJECT_INDEX': case 'OBJECT_SEQUENCE': case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
+      if (ifExists) return { kind: 'utility', command: { kind: 'noop', tag: `DROP ${String(n.removeType).slice(7)}` } };
+      throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).slice(7)} is not supported`);
+    default:
+      throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).replace('OBJECT_', '')} is not supported`);
+  }
+}
+
+/** Reloptions (WITH (…), SET (…), RESET (…)): keys lower-cased, values as text. */
+export function propertiesOf(defs: readonly Raw[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of defs ?? []) {
+    const e = unwrap(d)[1];
+    out[defElemKey(e).toLowerCase()] = defElemValue(e.arg) ?? 'true';
+  }
+  return out;
+}
+
+export function bindAlterTable(ctx: BindContext, n: Raw): BoundStatement {
+  if (n.objtype && n.objtype !== 'OBJECT_TABLE') {
+    throw new FloeError(SqlState.featureNotSupported, `ALTER ${String(n.objtype).replace('OBJECT_', '')} is not supported`);
+  }
+  const rv = n.relation;
+  const table = qualifyExisting(ctx, rv.schemaname, rv.relname);
+  const actions: AlterTableAction[] = [];
+  for (const c of n.cmds as Raw[]) {
+    const cmd = unwrap(c)[1];
+    switch (cmd.subtype as string) {
+      case 'AT_AddColumn': {
+        const col = bindColumnDef(ctx, unwrap(cmd.def)[1]);
+        if (col.primaryKey) throw new FloeError(SqlState.featureNotSupported, 'adding a PRIMARY KEY column is not supported', { position: positionOf(cmd.def) });
+        actions.push({ kind: 'addColumn', column: col.spec, ifNotExists: Boolean(cmd.missing_ok) });
+        break;
+      }
+      case 'AT_DropColumn':
+        actions.push({ kind: 'dropColumn', name: cmd.name, ifExists: Boolean(cmd.missing_ok) });
+        break;
+      case 'AT_SetRelOptions':
+        actions.push({ kind: 'setProperties', properties: propertiesOf(unwrap(cmd.def)[1].items) });
+        break;
+      case 'AT_ResetRelOptions':
+        actions.push({ kind: 'resetProperties', keys: Object.keys(propertiesOf(unwrap(cmd.def)[1].items)) });
+        break;
+      default:
+        throw new FloeError(SqlState.featureNotSupported, `ALTER TABLE ${String(cmd.subtype).replace('AT_', '')} is not supported`);
+    }
+  }
+  return ddl({ kind: 'alterTable', table, ifExists: Boolean(n.missing_ok), actions });
+}
+
+export function bindRename(ctx: BindContext, n: Raw): BoundStatement {
+  const rv = n.relation;
+  const table = qualifyExisting(ctx, rv.schemaname, rv.relname);
+  const ifExists = Boolean(n.missing_ok);
+  if (n.renameType === 'OBJECT_COLUMN' && n.relationType === 'OBJECT_TABLE') {
+    return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameColumn', from: n.subname, to: n.newname }] });
+  }
+  if (n.renameType === 'OBJECT_TABLE') {
+    return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameTable', to: n.newname }] });
+  }
+  throw new FloeError(SqlState.featureNotSupported, `ALTER ${String(n.renameType).replace('OBJECT_', '')} RENAME is not supported`);
+}
+
+/** ALTER TABLE t CREATE/DROP BRANCH|TAG, from the extension pre-pass. */
+export function bindRefDdl(ctx: BindContext, c: RefDdlClause): BoundStatement {
+  const table = qualifyExisting(ctx, c.table.schema, c.table.name);
+  const a = c.action;
+  const action: AlterTableAction = a.kind === 'create'
+    ? {
+        kind: 'createRef', refKind: a.refKind, name: a.name, orReplace: a.orReplace, ifNotExists: a.ifNotExists,
+        ...(a.asOfVersion !== undefined ? { fromSnapshot: a.asOfVersion } : {}),
+        ...(a.retainMicros !== undefined ? { retainMicros: a.retainMicros } : {}),
+      }
+    : { kind: 'dropRef', refKind: a.refKind, name: a.name, ifExists: a.ifExists };
+  return ddl({ kind: 'alterTable', table, ifExists: c.ifTableExists, actions: [action] });
+}

@@ -1,0 +1,113 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import type { LakeTableRef } from '../../exec/plan/physical-plan.js';
+import type { CatalogTable } from '../bind-env.js';
+import type { ResultColumn } from '../result-column.js';
+import { parseFragment } from '../parser/pg-parser.js';
+import { positionOf, unwrap, type Raw } from './ast.js';
+import type { BindContext } from './bind-context.js';
+import { bindExpr, type ExprScope } from './bind-expr.js';
+import { coerceTo, resolveUnknown } from './coerce.js';
+import { figureColumnName } from './figure-column-name.js';
+import { resolveRelation } from './resolve-relation.js';
+import type { Scope, ScopeColumn } from './scope.js';
+
+/** The table an INSERT/UPDATE/DELETE/COPY FROM writes, with the branch a `t$branch_b` name selects. */
+export interface DmlTarget {
+  readonly table: CatalogTable;
+  readonly ref: LakeTableRef;
+  readonly branch?: string;
+  /** The name the statement's expressions use for it (alias or table name). */
+  readonly relation: string;
+}
+
+export function resolveDmlTarget(ctx: BindContext, rv: Raw, verb: string): DmlTarget {
+  const travel = ctx.stmt.lake.find((c) => c.kind === 'timeTravel' && c.tableLocation === rv.location);
+  if (travel) {
+    throw new FloeError(SqlState.featureNotSupported, `cannot ${verb} a table as of a past snapshot or version`, {
+      position: travel.location + 1, hint: 'Write to a branch (t$branch_name) instead.',
+    });
+  }
+  const rel = resolveRelation(ctx, rv.schemaname, rv.relname, positionOf(rv));
+  if (rel.kind !== 'lake') {
+    throw new FloeError(SqlState.wrongObjectType, `cannot ${verb} relation "${rv.relname}"`, {
+      position: positionOf(rv), detail: 'System catalogs and system tables are read-only.',
+    });
+  }
+  return {
+    table: rel.table, ref: { id: rel.table.id, namespace: rel.table.namespace, name: rel.table.name },
+    ...(rel.branch !== undefined ? { branch: rel.branch } : {}),
+    relation: (rv.alias?.aliasname as string | undefined) ?? rv.relname,
+  };
+}
+
+/** Scope over a full table row (RETURNING, ON CONFLICT's existing row). */
+export function tableRowScope(t: DmlTarget, relation: string, offset = 0): ScopeColumn[] {
+  return t.table.columns.map((c, i) => ({
+    name: c.name, relation, schema: t.table.namespace, index: offset + i, type: c.type, tableOid: t.table.id, columnNumber: i + 1,
+  }));
+}
+
+export function columnIndex(t: DmlTarget, name: string, node: Raw): number {
+  const i = t.table.columns.findIndex((c) => c.name === name);
+  if (i < 0) {
+    throw new FloeError(SqlState.undefinedColumn, `column "${name}" of relation "${t.table.name}" does not exist`, { position: positionOf(node) });
+  }
+  return i;
+}
+
+/** A column's DEFAULT (bound from its SQL text), or a typed NULL. */
+export function defaultValue(ctx: BindContext, t: DmlTarget, column: number): Expr {
+  const col = t.table.columns[column]!;
+  if (col.defaultExpr === undefined || col.defaultExpr === '') return Exprs.literal(null, col.type);
+  const select = parseFragment('SELECT ', col.defaultExpr, 0);
+  const val = unwrap(unwrap(select)[1].targetList[0])[1].val;
+  // Locations refer to the default's own text, not the statement: drop them from errors.
+  try {
+    return coerceTo(ctx, bindExpr(ctx, val, { scope: { columns: [] }, clause: 'DEFAULT expressions' }), col.type, 'assignment');
+  } catch (e) {
+    if (e instanceof FloeError) throw new FloeError(e.sqlstate, `${e.message} (in the default of column "${col.name}")`);
+    throw e;
+  }
+}
+
+/** Binds a RETURNING list over the written row; returns the expressions and the result columns. */
+export function bindReturning(
+  ctx: BindContext, returning: Raw, t: DmlTarget, scope: Scope,
+): { exprs: Expr[]; columns: ResultColumn[] } | undefined {
+  const items = (returning?.exprs ?? returning) as Raw[] | undefined;
+  if (!items || !Array.isArray(items) || items.length === 0) return undefined;
+  const es: ExprScope = { scope, clause: 'RETURNING' };
+  const exprs: Expr[] = [];
+  const columns: ResultColumn[] = [];
+  for (const item of items) {
+    const rt = unwrap(item)[1];
+    const [vtag, v] = unwrap(rt.val);
+    if (vtag === 'ColumnRef' && (v.fields as Raw[]).some((f: Raw) => f.A_Star)) {
+      t.table.columns.forEach((c, i) => {
+        exprs.push(Exprs.column(i, c.type, c.name));
+        columns.push({ name: c.name, type: c.type, tableOid: t.table.id, columnNumber: i + 1 });
+      });
+      continue;
+    }
+    const e = resolveUnknown(ctx, bindExpr(ctx, rt.val, es));
+    exprs.push(e);
+    const direct = e.kind === 'column' && e.index < t.table.columns.length && vtag === 'ColumnRef';
+    columns.push({
+      name: rt.name ?? figureColumnName(rt.val), type: e.type,
+      tableOid: direct ? t.table.id : 0, columnNumber: direct && e.kind === 'column' ? e.index + 1 : 0,
+    });
+  }
+  return { exprs, columns };
+}
+
+export function assignmentTarget(rt: Raw): string {
+  if (rt.indirection?.length) {
+    throw new FloeError(SqlState.featureNotSupported, 'assignment to a subfield or array element is not supported', { position: positionOf(rt) });
+  }
+  return rt.name as string;
+}
+
+export type { SqlType };

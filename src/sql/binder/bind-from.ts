@@ -1,0 +1,304 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import type { ScanSnapshotSelector } from '../../exec/plan/physical-plan.js';
+import { LogicalJoin } from '../../planner/logical/logical-join.js';
+import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import { LogicalProject } from '../../planner/logical/logical-project.js';
+import { LogicalScan } from '../../planner/logical/logical-scan.js';
+import { LogicalValues } from '../../planner/logical/logical-values.js';
+import { LogicalVirtualScan } from '../../planner/logical/logical-virtual-scan.js';
+import type { CatalogTable } from '../bind-env.js';
+import type { TimeTravelClause } from '../parser/lake-clause.js';
+import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
+import type { BindContext, BoundQuery } from './bind-context.js';
+import { bindCondition, bindExpr, bindOperator } from './bind-expr.js';
+import { bindSubquery, outputCols } from './bind-query.js';
+import { coerceTo } from './coerce.js';
+import { resolveRelation, type ResolvedRelation } from './resolve-relation.js';
+import type { Scope, ScopeColumn } from './scope.js';
+
+export interface BoundFrom {
+  readonly plan: LogicalPlan;
+  readonly scope: Scope;
+}
+
+/** FROM a, b, … (cross joined; WHERE conditions are pushed into them by the planner). No FROM: one empty row. */
+export function bindFromClause(
+  ctx: BindContext, items: readonly Raw[] | undefined, parent: Scope | undefined, correlation: { correlated: boolean },
+): BoundFrom {
+  if (!items || items.length === 0) {
+    return { plan: LogicalValues.create({ rows: [[]], columns: [] }), scope: { columns: [], ...(parent ? { parent } : {}), correlation } };
+  }
+  let acc: BoundFrom | undefined;
+  for (const item of items) {
+    const next = bindFromItem(ctx, item, parent, correlation, acc);
+    acc = acc === undefined ? next : crossJoin(acc, next, parent, correlation);
+  }
+  checkDuplicateAliases(acc!.scope, items);
+  return acc!;
+}
+
+function checkDuplicateAliases(scope: Scope, items: readonly Raw[]): void {
+  void scope; void items;
+}
+
+function crossJoin(left: BoundFrom, right: BoundFrom, parent: Scope | undefined, correlation: { correlated: boolean }): BoundFrom {
+  const plan = LogicalJoin.create({ joinType: 'inner', left: left.plan, right: right.plan, columns: [...left.plan.columns, ...right.plan.columns] });
+  return { plan, scope: joinedScope(left.scope, right.scope, parent, correlation) };
+}
+
+function joinedScope(left: Scope, right: Scope, parent: Scope | undefined, correlation: { correlated: boolean }): Scope {
+  const offset = left.columns.length;
+  return {
+    columns: [...left.columns, ...right.columns.map((c) => ({ ...c, index: c.index + offset }))],
+    ...(parent ? { parent } : {}),
+    correlation,
+  };
+}
+
+/** One FROM item; `lateralLeft` is what precedes it (visible to LATERAL subqueries). */
+export function bindFromItem(
+  ctx: BindContext, item: Raw, parent: Scope | undefined, correlation: { correlated: boolean }, lateralLeft?: BoundFrom,
+): BoundFrom {
+  const [tag, n] = unwrap(item);
+  switch (tag) {
+    case 'RangeVar': return bindRangeVar(ctx, n, parent, correlation);
+    case 'RangeSubselect': {
+      const alias = n.alias?.aliasname as string | undefined;
+      let query: BoundQuery;
+      if (n.lateral && lateralLeft) {
+        const inner = { correlated: false };
+        query = bindSubquery(ctx, n.subquery, { ...lateralLeft.scope, correlation: inner }, inner);
+        if (inner.correlated) {
+          throw new FloeError(SqlState.featureNotSupported, 'LATERAL subqueries that reference earlier FROM items are not supported yet', { position: positionOf(n.subquery) });
+        }
+      } else {
+        query = bindSubquery(ctx, n.subquery, parent, { correlated: false });
+      }
+      return fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
+    }
+    case 'JoinExpr': return bindJoin(ctx, n, parent, correlation);
+    case 'RangeFunction': return bindRangeFunction(ctx, n, parent, correlation);
+    default:
+      throw new FloeError(SqlState.featureNotSupported, `unsupported FROM item: ${tag}`, { position: positionOf(item) });
+  }
+}
+
+function fromQuery(
+  query: BoundQuery, alias: string | undefined, colnames: readonly string[], parent: Scope | undefined,
+  correlation: { correlated: boolean }, n: Raw,
+): BoundFrom {
+  if (colnames.length > query.columns.length) {
+    throw new FloeError(SqlState.invalidColumnReference ?? '42P10', `table "${alias}" has ${query.columns.length} columns available but ${colnames.length} columns specified`, { position: positionOf(n) });
+  }
+  const columns: ScopeColumn[] = query.columns.map((c, i) => ({
+    name: colnames[i] ?? c.name, index: i, type: c.type, tableOid: c.tableOid, columnNumber: c.columnNumber,
+    ...(alias === undefined ? {} : { relation: alias }),
+  }));
+  let plan = query.plan;
+  if (colnames.length > 0) {
+    plan = LogicalProject.create({ input: plan, exprs: columns.map((c) => Exprs.column(c.index, c.type, c.name)), columns: outputCols(columns) });
+  }
+  return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
+}
+
+function timeTravelFor(ctx: BindContext, rv: Raw): TimeTravelClause | undefined {
+  return ctx.stmt.lake.find((c): c is TimeTravelClause => c.kind === 'timeTravel' && c.tableLocation === rv.location);
+}
+
+function bindRangeVar(ctx: BindContext, rv: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundFrom {
+  const schema = rv.schemaname as string | undefined;
+  const name = rv.relname as string;
+  const alias = rv.alias?.aliasname as string | undefined;
+  const colnames = strList(rv.alias?.colnames);
+  const travel = timeTravelFor(ctx, rv);
+  if (schema === undefined && rv.catalogname === undefined) {
+    const cte = ctx.lookupCte(name);
+    if (cte) {
+      if (travel) throw new FloeError(SqlState.featureNotSupported, 'time travel applies to tables, not WITH queries', { position: travel.location + 1 });
+      return fromQuery(cte.query, alias ?? name, colnames, parent, correlation, rv);
+    }
+  }
+  const rel = resolveRelation(ctx, schema, name, positionOf(rv));
+  return scanRelation(ctx, rel, { relation: alias ?? name, colnames, travel, parent, correlation, location: rv });
+}
+
+export interface ScanOptions {
+  readonly relation: string;
+  readonly colnames: readonly string[];
+  readonly travel: TimeTravelClause | undefined;
+  readonly parent: Scope | undefined;
+  readonly correlation: { correlated: boolean };
+  readonly location: Raw;
+  /** Extra table columns to read after the table's own (e.g. the row id for UPDATE/DELETE of append tables). */
+  readonly extraColumns?: readonly { readonly name: string; readonly type: SqlType }[];
+}
+
+/** A scan of a lake table or a virtual relation, with its scope. */
+export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOptions): BoundFrom {
+  const schema = rel.kind === 'lake' ? rel.table.namespace : rel.table.schema;
+  const oid = rel.kind === 'lake' ? rel.table.id : rel.table.oid;
+  const tableCols = rel.kind === 'lake' ? rel.table.columns : rel.table.columns;
+  const columns: ScopeColumn[] = tableCols.map((c, i) => ({
+    name: o.colnames[i] ?? c.name, relation: o.relation, schema, index: i, type: c.type, tableOid: oid, columnNumber: i + 1,
+  }));
+  for (const extra of o.extraColumns ?? []) {
+    columns.push({ name: extra.name, relation: o.relation, schema, index: columns.length, type: extra.type, tableOid: 0, columnNumber: 0, hidden: true });
+  }
+  const scope: Scope = { columns, ...(o.parent ? { parent: o.parent } : {}), correlation: o.correlation };
+  if (rel.kind === 'virtual') {
+    if (o.travel) throw new FloeError(SqlState.featureNotSupported, `time travel is not supported on ${schema}.${rel.table.name}`, { position: o.travel.location + 1 });
+    const plan = LogicalVirtualScan.create({
+      schema, name: rel.table.name, projection: rel.table.columns.map((_c, i) => i), columns: outputCols(columns),
+    });
+    return { plan, scope };
+  }
+  let at: ScanSnapshotSelector | undefined = rel.branch === undefined ? undefined : { kind: 'ref', name: rel.branch };
+  if (o.travel) {
+    if (rel.branch !== undefined) throw new FloeError(SqlState.syntaxError, 'a branch reference cannot also travel in time', { position: o.travel.location + 1 });
+    at = snapshotSelector(ctx, o.travel);
+  }
+  const plan = LogicalScan.create({
+    table: scanTableOf(rel.table), ...(at ? { at } : {}),
+    projection: [...rel.table.columns.map((c) => c.name), ...(o.extraColumns ?? []).map((c) => c.name)],
+    filters: [], columns: outputCols(columns),
+  });
+  return { plan, scope };
+}
+
+export function scanTableOf(t: CatalogTable): LogicalScan['table'] {
+  return {
+    id: t.id, namespace: t.namespace, name: t.name,
+    columns: t.columns.map((c) => ({ name: c.name, type: c.type })),
+    primaryKey: t.primaryKey,
+    partitionColumns: (t.partitionBy ?? []).map((p) => p.sourceColumn),
+  };
+}
+
+/**
+ * The AS OF value as a lake snapshot selector. It must be a constant (a literal,
+ * optionally cast): the scan is planned before anything is evaluated.
+ * A timestamp without a zone is read as UTC.
+ */
+function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnapshotSelector {
+  const es = { scope: { columns: [] }, clause: 'AS OF' };
+  const e = bindExpr(ctx, travel.expr, es);
+  const position = positionOf(travel.expr);
+  const notConstant = (): FloeError => new FloeError(SqlState.featureNotSupported,
+    'the AS OF value must be a constant', { position });
+  if (e.kind !== 'literal' && !(e.kind === 'cast' && e.arg.kind === 'literal')) throw notConstant();
+  if (travel.mode === 'systemVersion') {
+    const lit = e.kind === 'literal' ? e : e.arg;
+    if (e.kind === 'literal' && (e.type.kind === 'int4' || e.type.kind === 'int8')) return { kind: 'version', value: String(e.value) };
+    if (lit.kind === 'literal' && typeof lit.value === 'string') return { kind: 'version', value: lit.value };
+    throw new FloeError(SqlState.datatypeMismatch, 'SYSTEM_VERSION AS OF needs a snapshot id, tag or branch name', { position });
+  }
+  if (e.kind === 'literal' && (e.type.kind === 'int4' || e.type.kind === 'int8')) {
+    throw new FloeError(SqlState.datatypeMismatch, 'SYSTEM_TIME AS OF needs a timestamp', { position });
+  }
+  const lit = e.kind === 'literal' ? e : e.arg;
+  if (lit.kind !== 'literal') throw notConstant();
+  if (typeof lit.value === 'bigint' && (e.type.kind === 'timestamptz' || e.type.kind === 'timestamp')) return { kind: 'timestamp', micros: lit.value };
+  if (typeof lit.value === 'string') {
+    const tz = coerceTo(ctx, Exprs.literal(/[zZ]$|[+-]\d{2}(:?\d{2})?$/.test(lit.value.trim()) ? lit.value : `${lit.value.trim()}+00`, { kind: 'unknown' }), { kind: 'timestamptz' }, 'explicit', position);
+    if (tz.kind === 'literal' && typeof tz.value === 'bigint') return { kind: 'timestamp', micros: tz.value };
+  }
+  throw new FloeError(SqlState.invalidDatetimeFormat, 'SYSTEM_TIME AS OF needs a timestamp like \'2024-01-31 12:00:00+00\'', { position });
+}
+
+// ---------------------------------------------------------------- joins
+
+function bindJoin(ctx: BindContext, j: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundFrom {
+  const left = bindFromItem(ctx, j.larg, parent, correlation);
+  const right = bindFromItem(ctx, j.rarg, parent, correlation, left);
+  const joinType = ({ JOIN_INNER: 'inner', JOIN_LEFT: 'left', JOIN_RIGHT: 'right', JOIN_FULL: 'full' } as const)[j.jointype as 'JOIN_INNER'];
+  if (!joinType) throw new FloeError(SqlState.featureNotSupported, `unsupported join type ${j.jointype}`, { position: positionOf(j) });
+  const scope = joinedScope(left.scope, right.scope, parent, correlation);
+  let condition: Expr | undefined;
+  let columns = [...scope.columns];
+  let usingNames: string[] = strList(j.usingClause);
+  if (j.isNatural) {
+    const rightNames = new Set(right.scope.columns.filter((c) => !c.hidden).map((c) => c.name));
+    usingNames = left.scope.columns.filter((c) => !c.hidden && rightNames.has(c.name)).map((c) => c.name);
+  }
+  if (usingNames.length > 0) {
+    const parts: Expr[] = [];
+    for (const name of usingNames) {
+      const l = left.scope.columns.filter((c) => !c.hidden && c.name === name);
+      const r = right.scope.columns.filter((c) => !c.hidden && c.name === name);
+      if (l.length !== 1 || r.length !== 1) {
+        const side = l.length !== 1 ? 'left' : 'right';
+        const count = side === 'left' ? l.length : r.length;
+        throw new FloeError(count === 0 ? SqlState.undefinedColumn : SqlState.ambiguousColumn,
+          count === 0 ? `column "${name}" specified in USING clause does not exist in ${side} table` : `common column name "${name}" appears more than once in ${side} table`,
+          { position: positionOf(j) });
+      }
+      const li = l[0]!.index;
+      const ri = r[0]!.index + left.scope.columns.length;
+      parts.push(bindOperator(ctx, '=', Exprs.column(li, l[0]!.type, name), Exprs.column(ri, r[0]!.type, name), j));
+      // The merged column is reachable unqualified through the left side; the right one only by qualifier.
+      columns = columns.map((c) => (c.index === ri ? { ...c, hidden: true } : c));
+    }
+    condition = parts.length === 1 ? parts[0]! : { kind: 'and', args: parts, type: { kind: 'bool' } };
+  }
+  const joined: Scope = { columns, ...(parent ? { parent } : {}), correlation };
+  if (j.quals) condition = bindCondition(ctx, j.quals, { scope: joined, clause: 'JOIN/ON' });
+  const plan = LogicalJoin.create({
+    joinType, left: left.plan, right: right.plan, ...(condition ? { condition } : {}),
+    columns: [...left.plan.columns, ...right.plan.columns],
+  });
+  const alias = j.alias?.aliasname as string | undefined;
+  if (alias !== undefined) {
+    columns = columns.map((c) => ({ ...c, relation: alias }));
+  }
+  return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
+}
+
+// ---------------------------------------------------------------- table functions
+
+/**
+ * Functions in FROM. EXEC has no table-function operator yet, so only calls whose
+ * rows are known at bind time are supported: generate_series over integer
+ * constants, and unnest of an array constant.
+ */
+function bindRangeFunction(ctx: BindContext, n: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundFrom {
+  const fns = n.functions as Raw[];
+  const call = unwrap(unwrap(fns[0])[1].items[0])[1];
+  const name = strList(call.funcname).pop()!.toLowerCase();
+  const es = { scope: { columns: [], ...(parent ? { parent } : {}) }, clause: 'FROM' };
+  const args = ((call.args as Raw[] | undefined) ?? []).map((a) => bindExpr(ctx, a, es));
+  const alias = (n.alias?.aliasname as string | undefined) ?? name;
+  const colnames = strList(n.alias?.colnames);
+  const constant = (e: Expr): unknown => (e.kind === 'literal' ? e.value : undefined);
+  let rows: Expr[][] | undefined;
+  let type: SqlType | undefined;
+  if (fns.length === 1 && name === 'generate_series' && args.length >= 2 && args.every((a) => a.kind === 'literal' && (a.type.kind === 'int4' || a.type.kind === 'int8'))) {
+    const [start, stop, step] = args.map((a) => BigInt(constant(a) as number | bigint));
+    const by = step ?? 1n;
+    if (by === 0n) throw new FloeError(SqlState.invalidParameterValue, 'step size cannot equal zero', { position: positionOf(call) });
+    type = args.some((a) => a.type.kind === 'int8') ? { kind: 'int8' } : { kind: 'int4' };
+    rows = [];
+    for (let v = start!; by > 0n ? v <= stop! : v >= stop!; v += by) {
+      rows.push([Exprs.literal(type.kind === 'int8' ? v : Number(v), type)]);
+      if (rows.length > 1_000_000) throw new FloeError(SqlState.programLimitExceeded, 'generate_series over constants is limited to 1,000,000 rows');
+    }
+  } else if (fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.kind === 'array' && args[0]!.type.kind === 'array') {
+    type = args[0]!.type.element;
+    rows = args[0]!.elements.map((e) => [e]);
+  } else if (fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.kind === 'literal' && Array.isArray(args[0]!.value) && args[0]!.type.kind === 'array') {
+    const t = args[0]!.type.element;
+    type = t;
+    rows = (args[0]!.value as unknown[]).map((v) => [Exprs.literal(v, t)]);
+  }
+  if (!rows || !type) {
+    throw new FloeError(SqlState.featureNotSupported, `function ${name}() in FROM is supported only over constant arguments`, { position: positionOf(call) });
+  }
+  void correlation;
+  const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;
+  const columns: ScopeColumn[] = [{ name: colName, relation: alias, index: 0, type, tableOid: 0, columnNumber: 0 }];
+  const plan = LogicalValues.create({ rows, columns: outputCols(columns) });
+  void str;
+  return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
+}

@@ -1,0 +1,413 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { formatType, type SqlType } from '../../common/sql-type.js';
+import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import { commonSupertype } from '../../exec/functions/function-registry.js';
+import type { OutputColumn, SortKey } from '../../exec/plan/physical-plan.js';
+import { remapColumns } from '../../planner/expr-utils.js';
+import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
+import { LogicalDistinct } from '../../planner/logical/logical-distinct.js';
+import { LogicalFilter } from '../../planner/logical/logical-filter.js';
+import { LogicalLimit } from '../../planner/logical/logical-limit.js';
+import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import { LogicalProject } from '../../planner/logical/logical-project.js';
+import { LogicalSetOp } from '../../planner/logical/logical-set-op.js';
+import { LogicalSort } from '../../planner/logical/logical-sort.js';
+import { LogicalValues } from '../../planner/logical/logical-values.js';
+import { LogicalWindow } from '../../planner/logical/logical-window.js';
+import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
+import { scopeOf, type BindContext, type BoundQuery, type CteDefinition } from './bind-context.js';
+import {
+  bindCondition, bindExpr, bindSortKey, exprKey, lookupColumn, type ExprScope, type GroupingContext, type WindowCollector,
+} from './bind-expr.js';
+import { bindFromClause } from './bind-from.js';
+import { coerceTo, resolveUnknown } from './coerce.js';
+import { figureColumnName } from './figure-column-name.js';
+import type { Scope, ScopeColumn } from './scope.js';
+import { isAggregateName } from './aggregate-names.js';
+
+/** Window columns are numbered from here until the aggregate's width is known, then shifted down. */
+const windowPlaceholderBase = 1_000_000;
+
+/** Binds a SubLink's or RangeSubselect's `{ SelectStmt }` node with `parent` as its outer scope. */
+export function bindSubquery(ctx: BindContext, node: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundQuery {
+  const [tag, s] = unwrap(node);
+  if (tag !== 'SelectStmt') throw new FloeError(SqlState.featureNotSupported, `unsupported subquery: ${tag}`, { position: positionOf(node) });
+  return bindSelect(ctx, s, parent, correlation);
+}
+
+/** Binds a SelectStmt's fields (WITH, set operations, VALUES or a select core; ORDER BY / LIMIT). */
+export function bindSelect(
+  ctx: BindContext, s: Raw, parent: Scope | undefined, correlation: { correlated: boolean } = { correlated: false },
+  targetTypes?: readonly SqlType[],
+): BoundQuery {
+  const pushed = bindWithClause(ctx, s.withClause);
+  try {
+    if (s.op && s.op !== 'SETOP_NONE') return finishSetOp(ctx, s, bindSetOp(ctx, s, parent, correlation), parent);
+    if (s.valuesLists) return finishSetOp(ctx, s, bindValues(ctx, s.valuesLists, parent, correlation, targetTypes), parent);
+    return bindSelectCore(ctx, s, parent, correlation);
+  } finally {
+    if (pushed) ctx.popCtes();
+  }
+}
+
+function bindWithClause(ctx: BindContext, w: Raw): boolean {
+  if (!w) return false;
+  if (w.recursive) throw new FloeError(SqlState.featureNotSupported, 'WITH RECURSIVE is not supported yet', { position: positionOf(w) });
+  const defs = new Map<string, CteDefinition>();
+  ctx.pushCtes(defs);
+  for (const item of w.ctes as Raw[]) {
+    const cte = unwrap(item)[1];
+    const name = cte.ctename as string;
+    if (defs.has(name)) {
+      throw new FloeError(SqlState.duplicateTable ?? '42712', `WITH query name "${name}" specified more than once`, { position: positionOf(cte) });
+    }
+    const [qtag] = unwrap(cte.ctequery);
+    if (qtag !== 'SelectStmt') throw new FloeError(SqlState.featureNotSupported, 'data-modifying statements in WITH are not supported', { position: positionOf(cte) });
+    let query = bindSubquery(ctx, cte.ctequery, undefined, { correlated: false });
+    const aliases = strList(cte.aliascolnames);
+    if (aliases.length > query.columns.length) {
+      throw new FloeError(SqlState.invalidColumnReference, `WITH query "${name}" has ${query.columns.length} columns available but ${aliases.length} columns specified`, { position: positionOf(cte) });
+    }
+    if (aliases.length > 0) query = { plan: query.plan, columns: query.columns.map((c, i) => (i < aliases.length ? { ...c, name: aliases[i]! } : c)) };
+    defs.set(name, { name, query });
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- VALUES
+
+export function bindValues(
+  ctx: BindContext, lists: readonly Raw[], parent: Scope | undefined, correlation: { correlated: boolean },
+  targetTypes?: readonly SqlType[],
+): BoundQuery {
+  const scope: Scope = { columns: [], ...(parent ? { parent } : {}), correlation };
+  const es: ExprScope = { scope, clause: 'VALUES' };
+  const rows = lists.map((l) => (unwrap(l)[1].items as Raw[]).map((item) => {
+    if (unwrap(item)[0] === 'SetToDefault') return undefined;
+    return bindExpr(ctx, item, es);
+  }));
+  const width = rows[0]?.length ?? 0;
+  if (rows.some((r) => r.length !== width)) {
+    throw new FloeError(SqlState.syntaxError, 'VALUES lists must all be the same length', { position: positionOf(lists[1]) });
+  }
+  const types: SqlType[] = [];
+  for (let c = 0; c < width; c++) {
+    const target = targetTypes?.[c];
+    if (target) { types.push(target); continue; }
+    const known = rows.map((r) => r[c]).filter((e): e is Expr => e !== undefined && e.type.kind !== 'unknown').map((e) => e.type);
+    const t = known.length === 0 ? { kind: 'text' } as SqlType : commonSupertype(known);
+    if (!t) throw new FloeError(SqlState.datatypeMismatch, `VALUES types ${formatType(known[0]!)} and ${formatType(known[1]!)} cannot be matched`, { position: positionOf(lists[0]) });
+    types.push(t);
+  }
+  const bound = rows.map((r) => r.map((e, c) => (e === undefined ? defaultMarker(types[c]!) : coerceTo(ctx, e, types[c]!, targetTypes ? 'assignment' : 'implicit'))));
+  const columns = types.map((type, i): ScopeColumn => ({ name: `column${i + 1}`, index: i, type, tableOid: 0, columnNumber: 0 }));
+  return { plan: LogicalValues.create({ rows: bound, columns: outputCols(columns) }), columns };
+}
+
+/**
+ * VALUES (DEFAULT) in an INSERT: a marker literal the INSERT binder replaces with the column default.
+ * Elsewhere DEFAULT is rejected before reaching here.
+ */
+export const defaultMarkerType: SqlType = { kind: 'unknown' };
+function defaultMarker(type: SqlType): Expr {
+  return { kind: 'literal', value: defaultMarkerValue, type };
+}
+export const defaultMarkerValue = Symbol.for('floe.default');
+
+// ---------------------------------------------------------------- set operations
+
+function bindSetOp(ctx: BindContext, s: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundQuery {
+  const left = bindSelect(ctx, s.larg, parent, correlation);
+  const right = bindSelect(ctx, s.rarg, parent, correlation);
+  const opName = s.op === 'SETOP_UNION' ? 'UNION' : s.op === 'SETOP_INTERSECT' ? 'INTERSECT' : 'EXCEPT';
+  if (left.columns.length !== right.columns.length) {
+    throw new FloeError(SqlState.syntaxError, `each ${opName} query must have the same number of columns`, { position: positionOf(s.rarg?.targetList?.[0]) });
+  }
+  const types = left.columns.map((l, i) => {
+    const r = right.columns[i]!;
+    const known = [l.type, r.type].filter((t) => t.kind !== 'unknown');
+    const t = known.length === 0 ? { kind: 'text' } as SqlType : commonSupertype(known);
+    if (!t) throw new FloeError(SqlState.datatypeMismatch, `${opName} types ${formatType(l.type)} and ${formatType(r.type)} cannot be matched`);
+    return t;
+  });
+  const cast = (q: BoundQuery): LogicalPlan => {
+    if (q.columns.every((c, i) => c.type.kind === types[i]!.kind && exprKey(c.type) === exprKey(types[i]))) return q.plan;
+    const exprs = q.columns.map((c, i) => coerceTo(ctx, Exprs.column(i, c.type, c.name), types[i]!, 'implicit'));
+    return LogicalProject.create({ input: q.plan, exprs, columns: q.columns.map((c, i) => ({ name: c.name, type: types[i]! })) });
+  };
+  const columns = left.columns.map((c, i): ScopeColumn => ({ name: c.name, index: i, type: types[i]!, tableOid: 0, columnNumber: 0 }));
+  const op = s.op === 'SETOP_UNION' ? 'union' : s.op === 'SETOP_INTERSECT' ? 'intersect' : 'except';
+  const plan = LogicalSetOp.create({ op, all: Boolean(s.all), left: cast(left), right: cast(right), columns: outputCols(columns) });
+  return { plan, columns };
+}
+
+/** ORDER BY / LIMIT / OFFSET applied to a set operation's or VALUES' result (by output name, ordinal or expression). */
+function finishSetOp(ctx: BindContext, s: Raw, q: BoundQuery, parent: Scope | undefined): BoundQuery {
+  let plan = q.plan;
+  if (s.sortClause) {
+    const scope = scopeOf(q.columns, undefined, parent);
+    const keys = (s.sortClause as Raw[]).map((item) => {
+      const sb = unwrap(item)[1];
+      const ordinal = ordinalOf(sb.node, q.columns.length);
+      if (ordinal !== undefined) return sortKeyFor(Exprs.column(ordinal, q.columns[ordinal]!.type), sb);
+      return bindSortKey(ctx, sb, { scope, clause: 'ORDER BY' });
+    });
+    plan = LogicalSort.create({ input: plan, keys, columns: plan.columns });
+  }
+  plan = applyLimit(ctx, s, plan, parent);
+  return { plan, columns: q.columns };
+}
+
+function sortKeyFor(expr: Expr, sb: Raw): SortKey {
+  const descending = sb.sortby_dir === 'SORTBY_DESC';
+  const nullsFirst = sb.sortby_nulls === 'SORTBY_NULLS_FIRST' ? true : sb.sortby_nulls === 'SORTBY_NULLS_LAST' ? false : descending;
+  return { expr, descending, nullsFirst };
+}
+
+/** `ORDER BY 2`: the 0-based select-list index, 42P10 when out of range; undefined for non-integer keys. */
+function ordinalOf(node: Raw, count: number): number | undefined {
+  const [tag, n] = unwrap(node);
+  if (tag !== 'A_Const' || n.ival === undefined) return undefined;
+  const v = Number(n.ival.ival ?? 0);
+  if (v < 1 || v > count) {
+    throw new FloeError(SqlState.invalidColumnReference, `ORDER BY position ${v} is not in select list`, { position: positionOf(node) });
+  }
+  return v - 1;
+}
+
+function applyLimit(ctx: BindContext, s: Raw, plan: LogicalPlan, parent: Scope | undefined): LogicalPlan {
+  if (!s.limitCount && !s.limitOffset) return plan;
+  if (s.limitOption === 'LIMIT_OPTION_WITH_TIES') {
+    throw new FloeError(SqlState.featureNotSupported, 'FETCH ... WITH TIES is not supported', { position: positionOf(s.limitCount) });
+  }
+  const es: ExprScope = { scope: { columns: [], ...(parent ? { parent } : {}) }, clause: 'LIMIT' };
+  const int8: SqlType = { kind: 'int8' };
+  const bindCount = (n: Raw): Expr | undefined => (n ? coerceTo(ctx, bindExpr(ctx, n, es), int8, 'implicit', positionOf(n)) : undefined);
+  const limit = bindCount(s.limitCount);
+  const offset = bindCount(s.limitOffset);
+  return LogicalLimit.create({ input: plan, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}), columns: plan.columns });
+}
+
+// ---------------------------------------------------------------- select core
+
+function containsAggregate(node: Raw): boolean {
+  let found = false;
+  const visit = (n: Raw): void => {
+    if (found || n === null || typeof n !== 'object') return;
+    if (Array.isArray(n)) { n.forEach(visit); return; }
+    const [tag, inner] = unwrap(n);
+    if (tag === 'SubLink') return; // an inner query's aggregates are its own
+    if (tag === 'FuncCall' && !inner.over) {
+      const name = strList(inner.funcname).pop()!.toLowerCase();
+      if (inner.agg_star || isAggregateName(name)) { found = true; return; }
+    }
+    for (const v of Object.values(tag ? inner : n)) visit(v);
+  };
+  visit(node);
+  return found;
+}
+
+interface SelectItem {
+  expr: Expr;
+  name: string;
+  tableOid: number;
+  columnNumber: number;
+}
+
+function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundQuery {
+  const from = bindFromClause(ctx, s.fromClause as Raw[] | undefined, parent, correlation);
+  let plan = from.plan;
+  const scope = from.scope;
+  if (s.whereClause) {
+    const predicate = bindCondition(ctx, s.whereClause, { scope, clause: 'WHERE' });
+    plan = LogicalFilter.create({ input: plan, predicate, columns: plan.columns });
+  }
+
+  const targets = (s.targetList as Raw[] | undefined) ?? [];
+  const grouped = Boolean(s.groupClause?.length) || containsAggregate(targets) || containsAggregate(s.havingClause)
+    || (s.sortClause && containsAggregate(s.sortClause));
+  let grouping: GroupingContext | undefined;
+  if (grouped) grouping = bindGroupBy(ctx, s, scope, targets);
+
+  const windows: WindowCollector = { base: windowPlaceholderBase, calls: [], callStrings: [] };
+  const es: ExprScope = { scope, clause: 'SELECT', ...(grouping ? { grouping } : {}), windows };
+
+  // Select list, with * expanded.
+  const items: SelectItem[] = [];
+  for (const t of targets) {
+    const rt = unwrap(t)[1];
+    const [vtag, v] = unwrap(rt.val);
+    if (vtag === 'ColumnRef' && (v.fields as Raw[]).some((f: Raw) => f.A_Star)) {
+      for (const c of expandStar(scope, strList((v.fields as Raw[]).filter((f: Raw) => !f.A_Star)), rt.val)) {
+        const e = grouping ? bindExpr(ctx, { ColumnRef: { fields: [...(c.relation ? [{ String: { sval: c.relation } }] : []), { String: { sval: c.name } }], location: v.location } }, es) : Exprs.column(c.index, c.type, c.name);
+        items.push({ expr: e, name: c.name, tableOid: c.tableOid, columnNumber: c.columnNumber });
+      }
+      continue;
+    }
+    const expr = resolveUnknown(ctx, bindExpr(ctx, rt.val, es));
+    const origin = vtag === 'ColumnRef' ? originOf(scope, v) : undefined;
+    items.push({ expr, name: rt.name ?? figureColumnName(rt.val), tableOid: origin?.tableOid ?? 0, columnNumber: origin?.columnNumber ?? 0 });
+  }
+
+  const having = s.havingClause ? bindCondition(ctx, s.havingClause, { scope, clause: 'HAVING', ...(grouping ? { grouping } : {}) }) : undefined;
+
+  // ORDER BY: output names and ordinals first, else expressions over the same input as the select list.
+  const hidden: Expr[] = [];
+  const sortKeys: SortKey[] = [];
+  const distinct = s.distinctClause as Raw[] | undefined;
+  for (const item of (s.sortClause as Raw[] | undefined) ?? []) {
+    const sb = unwrap(item)[1];
+    const ordinal = ordinalOf(sb.node, items.length);
+    if (ordinal !== undefined) { sortKeys.push(sortKeyFor(Exprs.column(ordinal, items[ordinal]!.expr.type), sb)); continue; }
+    const byName = outputByName(sb.node, items, scope);
+    if (byName !== undefined) { sortKeys.push(sortKeyFor(Exprs.column(byName, items[byName]!.expr.type), sb)); continue; }
+    const expr = resolveUnknown(ctx, bindExpr(ctx, sb.node, { ...es, clause: 'ORDER BY' }));
+    const key = exprKey(expr);
+    let idx = items.findIndex((it) => exprKey(it.expr) === key);
+    if (idx < 0) {
+      if (distinct) {
+        throw new FloeError(SqlState.invalidColumnReference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', { position: positionOf(sb.node) });
+      }
+      const h = hidden.findIndex((e) => exprKey(e) === key);
+      idx = items.length + (h >= 0 ? h : hidden.push(expr) - 1);
+    }
+    sortKeys.push(sortKeyFor(Exprs.column(idx, expr.type), sb));
+  }
+
+  // DISTINCT ON keys are evaluated like hidden ORDER BY expressions.
+  let distinctOn: Expr[] | undefined;
+  if (distinct && distinct.length > 0 && Object.keys(distinct[0] ?? {}).length > 0) {
+    distinctOn = distinct.map((d) => {
+      const ordinal = ordinalOf(d, items.length);
+      if (ordinal !== undefined) return Exprs.column(ordinal, items[ordinal]!.expr.type);
+      const expr = resolveUnknown(ctx, bindExpr(ctx, d, { ...es, clause: 'DISTINCT ON' }));
+      const key = exprKey(expr);
+      let idx = items.findIndex((it) => exprKey(it.expr) === key);
+      if (idx < 0) {
+        const h = hidden.findIndex((e) => exprKey(e) === key);
+        idx = items.length + (h >= 0 ? h : hidden.push(expr) - 1);
+      }
+      return Exprs.column(idx, expr.type);
+    });
+  }
+
+  // Assemble: aggregate → HAVING → window → project → distinct / sort → limit → drop hidden columns.
+  let windowBase = plan.columns.length;
+  if (grouping) {
+    const aggColumns: OutputColumn[] = [
+      ...grouping.keys.map((k, i) => ({ name: k.kind === 'column' && k.name ? k.name : `group${i + 1}`, type: k.type })),
+      ...grouping.aggregates.map((a, i) => ({ name: `agg${i + 1}`, type: a.type })),
+    ];
+    plan = LogicalAggregate.create({ input: plan, groupBy: grouping.keys, aggregates: grouping.aggregates, columns: aggColumns });
+    windowBase = aggColumns.length;
+    if (having) plan = LogicalFilter.create({ input: plan, predicate: having, columns: plan.columns });
+  }
+  const fixWindows = (e: Expr): Expr => remapColumns(e, (i) => (i >= windowPlaceholderBase ? i - windowPlaceholderBase + windowBase : i));
+  if (windows.calls.length > 0) {
+    const functions = windows.calls;
+    plan = LogicalWindow.create({
+      input: plan, functions,
+      columns: [...plan.columns, ...functions.map((f, i) => ({ name: `window${i + 1}`, type: f.type }))],
+    });
+  }
+  const projected = [...items.map((it) => fixWindows(it.expr)), ...hidden.map(fixWindows)];
+  const columns: ScopeColumn[] = items.map((it, i) => ({ name: it.name, index: i, type: it.expr.type, tableOid: it.tableOid, columnNumber: it.columnNumber }));
+  const projectColumns: OutputColumn[] = [...outputCols(columns), ...hidden.map((h, i) => ({ name: `sort${i + 1}`, type: h.type }))];
+  plan = LogicalProject.create({ input: plan, exprs: projected, columns: projectColumns });
+
+  if (distinct && !distinctOn) plan = LogicalDistinct.create({ input: plan, columns: plan.columns });
+  if (distinctOn) {
+    const keys = sortKeys.length > 0 ? sortKeys : distinctOn.map((expr) => ({ expr, descending: false, nullsFirst: false }));
+    plan = LogicalSort.create({ input: plan, keys, columns: plan.columns });
+    plan = LogicalDistinct.create({ input: plan, on: distinctOn, columns: plan.columns });
+  } else if (sortKeys.length > 0) {
+    plan = LogicalSort.create({ input: plan, keys: sortKeys, columns: plan.columns });
+  }
+  plan = applyLimit(ctx, s, plan, parent);
+  if (hidden.length > 0) {
+    plan = LogicalProject.create({
+      input: plan, exprs: columns.map((c, i) => Exprs.column(i, c.type, c.name)), columns: outputCols(columns),
+    });
+  }
+  return { plan, columns };
+}
+
+function bindGroupBy(ctx: BindContext, s: Raw, scope: Scope, targets: readonly Raw[]): GroupingContext {
+  const keys: Expr[] = [];
+  const keyStrings: string[] = [];
+  const es: ExprScope = { scope, clause: 'GROUP BY' };
+  const add = (e: Expr): void => {
+    const k = exprKey(e);
+    if (!keyStrings.includes(k)) { keys.push(e); keyStrings.push(k); }
+  };
+  for (const g of (s.groupClause as Raw[] | undefined) ?? []) {
+    const [tag, n] = unwrap(g);
+    if (tag === 'GroupingSet') {
+      throw new FloeError(SqlState.featureNotSupported, 'GROUPING SETS, ROLLUP and CUBE are not supported yet', { position: positionOf(n) });
+    }
+    // GROUP BY 1 and GROUP BY <output alias> refer to the select list, as in PostgreSQL.
+    const ordinal = tag === 'A_Const' && n.ival !== undefined ? Number(n.ival.ival ?? 0) : undefined;
+    if (ordinal !== undefined) {
+      if (ordinal < 1 || ordinal > targets.length) {
+        throw new FloeError(SqlState.invalidColumnReference, `GROUP BY position ${ordinal} is not in select list`, { position: positionOf(g) });
+      }
+      add(resolveUnknown(ctx, bindExpr(ctx, unwrap(targets[ordinal - 1])[1].val, es)));
+      continue;
+    }
+    if (tag === 'ColumnRef' && n.fields.length === 1 && !n.fields[0].A_Star) {
+      const name = str(n.fields[0]);
+      const inFrom = scope.columns.some((c) => !c.hidden && c.name === name);
+      const alias = targets.find((t) => unwrap(t)[1].name === name);
+      if (!inFrom && alias) {
+        add(resolveUnknown(ctx, bindExpr(ctx, unwrap(alias)[1].val, es)));
+        continue;
+      }
+    }
+    add(resolveUnknown(ctx, bindExpr(ctx, g, es)));
+  }
+  return { keys, keyStrings, aggregates: [], aggregateStrings: [] };
+}
+
+function expandStar(scope: Scope, qualifier: readonly string[], node: Raw): ScopeColumn[] {
+  if (qualifier.length === 0) {
+    const cols = scope.columns.filter((c) => !c.hidden);
+    if (cols.length === 0 && scope.columns.length === 0) {
+      throw new FloeError(SqlState.syntaxError, 'SELECT * with no tables specified is not valid', { position: positionOf(node) });
+    }
+    return cols;
+  }
+  const rel = qualifier[qualifier.length - 1];
+  const cols = scope.columns.filter((c) => c.relation === rel && (qualifier.length < 2 || c.schema === qualifier[0]));
+  if (cols.length === 0) throw new FloeError(SqlState.undefinedTable, `missing FROM-clause entry for table "${rel}"`, { position: positionOf(node) });
+  return cols;
+}
+
+function originOf(scope: Scope, ref: Raw): { tableOid: number; columnNumber: number } | undefined {
+  try {
+    const { column, depth } = lookupColumn(scope, strList(ref.fields), undefined);
+    return depth === 0 ? { tableOid: column.tableOid, columnNumber: column.columnNumber } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `ORDER BY name` where name is an output column (and, as in PostgreSQL, that wins over an input column). */
+function outputByName(node: Raw, items: readonly SelectItem[], scope: Scope): number | undefined {
+  const [tag, n] = unwrap(node);
+  if (tag !== 'ColumnRef' || n.fields.length !== 1 || n.fields[0].A_Star) return undefined;
+  const name = str(n.fields[0]);
+  const matches = items.map((it, i) => (it.name === name ? i : -1)).filter((i) => i >= 0);
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) {
+    const distinct = new Set(matches.map((i) => exprKey(items[i]!.expr)));
+    if (distinct.size === 1) return matches[0];
+    throw new FloeError(SqlState.ambiguousColumn, `ORDER BY "${name}" is ambiguous`, { position: positionOf(node) });
+  }
+  void scope;
+  return undefined;
+}
+
+export function outputCols(columns: readonly ScopeColumn[]): OutputColumn[] {
+  return columns.map((c) => ({ name: c.name, type: c.type }));
+}

@@ -1,0 +1,102 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import { LogicalDelete } from '../../planner/logical/logical-delete.js';
+import { LogicalFilter } from '../../planner/logical/logical-filter.js';
+import { LogicalJoin } from '../../planner/logical/logical-join.js';
+import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import { LogicalProject } from '../../planner/logical/logical-project.js';
+import { LogicalUpdate } from '../../planner/logical/logical-update.js';
+import type { BoundStatement } from '../bound-statement.js';
+import { positionOf, type Raw } from './ast.js';
+import type { BindContext } from './bind-context.js';
+import { bindCondition } from './bind-expr.js';
+import { bindFromClause, scanRelation } from './bind-from.js';
+import { bindReturning, resolveDmlTarget, tableRowScope, type DmlTarget } from './bind-dml-target.js';
+import { bindSetList } from './bind-insert.js';
+import { finishDml } from './finish-dml.js';
+import type { Scope } from './scope.js';
+
+/** src/lake's ROW_ID_COLUMN: append tables expose each row's id to UPDATE/DELETE (deletion vectors). */
+export const rowIdColumn = '_row_id';
+const int8: SqlType = { kind: 'int8' };
+
+interface TargetRows {
+  readonly plan: LogicalPlan;
+  readonly scope: Scope;
+  /** Table width, plus one when the row id follows. */
+  readonly rowWidth: number;
+}
+
+/** Scan of the target (plus row id for append tables), joined with FROM/USING items, filtered by WHERE. */
+function targetRows(ctx: BindContext, n: Raw, t: DmlTarget, extraFrom: Raw[] | undefined, verb: string): TargetRows {
+  const append = t.table.primaryKey.length === 0;
+  const correlation = { correlated: false };
+  const target = scanRelation(ctx, { kind: 'lake', table: t.table, ...(t.branch !== undefined ? { branch: t.branch } : {}) }, {
+    relation: t.relation, colnames: [], travel: undefined, parent: undefined, correlation, location: n.relation,
+    ...(append ? { extraColumns: [{ name: rowIdColumn, type: int8 }] } : {}),
+  });
+  let plan = target.plan;
+  let scope = target.scope;
+  if (extraFrom && extraFrom.length > 0) {
+    const from = bindFromClause(ctx, extraFrom, undefined, correlation);
+    const offset = scope.columns.length;
+    plan = LogicalJoin.create({ joinType: 'inner', left: plan, right: from.plan, columns: [...plan.columns, ...from.plan.columns] });
+    scope = { columns: [...scope.columns, ...from.scope.columns.map((c) => ({ ...c, index: c.index + offset }))], correlation };
+  }
+  if (n.whereClause) {
+    if (unwrapCurrentOf(n.whereClause)) throw new FloeError(SqlState.featureNotSupported, `${verb} … WHERE CURRENT OF is not supported`, { position: positionOf(n.whereClause) });
+    const predicate = bindCondition(ctx, n.whereClause, { scope, clause: 'WHERE' });
+    plan = LogicalFilter.create({ input: plan, predicate, columns: plan.columns });
+  }
+  return { plan, scope, rowWidth: t.table.columns.length + (append ? 1 : 0) };
+}
+
+function unwrapCurrentOf(node: Raw): boolean {
+  return Boolean(node?.CurrentOfExpr);
+}
+
+function keepColumns(plan: LogicalPlan, count: number, extra: readonly Expr[] = []): LogicalPlan {
+  if (plan.columns.length === count && extra.length === 0) return plan;
+  const exprs = [...plan.columns.slice(0, count).map((c, i) => Exprs.column(i, c.type, c.name)), ...extra];
+  return LogicalProject.create({
+    input: plan, exprs,
+    columns: [...plan.columns.slice(0, count), ...extra.map((e, i) => ({ name: `set${i + 1}`, type: e.type }))],
+  });
+}
+
+export function bindUpdate(ctx: BindContext, n: Raw): BoundStatement {
+  if (n.withClause) throw new FloeError(SqlState.featureNotSupported, 'WITH on UPDATE is not supported yet', { position: positionOf(n.withClause) });
+  const t = resolveDmlTarget(ctx, n.relation, 'update');
+  const rows = targetRows(ctx, n, t, n.fromClause, 'UPDATE');
+  let set = bindSetList(ctx, n.targetList as Raw[], t, rows.scope);
+  let input: LogicalPlan;
+  if (rows.plan.columns.length > rows.rowWidth) {
+    // SET reads FROM items: compute the new values below and hand them up as extra columns.
+    input = keepColumns(rows.plan, rows.rowWidth, set.map((s) => s.expr));
+    set = set.map((s, i) => ({ column: s.column, expr: Exprs.column(rows.rowWidth + i, s.expr.type) }));
+  } else {
+    input = rows.plan;
+  }
+  const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, { columns: tableRowScope(t, t.relation) });
+  const plan = LogicalUpdate.create({
+    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input, set,
+    ...(returning ? { returning: returning.exprs } : {}),
+    columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
+  });
+  return finishDml(ctx, plan, returning?.columns ?? [], (count) => `UPDATE ${count}`);
+}
+
+export function bindDelete(ctx: BindContext, n: Raw): BoundStatement {
+  if (n.withClause) throw new FloeError(SqlState.featureNotSupported, 'WITH on DELETE is not supported yet', { position: positionOf(n.withClause) });
+  const t = resolveDmlTarget(ctx, n.relation, 'delete from');
+  const rows = targetRows(ctx, n, t, n.usingClause, 'DELETE');
+  const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, { columns: tableRowScope(t, t.relation) });
+  const plan = LogicalDelete.create({
+    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input: keepColumns(rows.plan, rows.rowWidth),
+    ...(returning ? { returning: returning.exprs } : {}),
+    columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
+  });
+  return finishDml(ctx, plan, returning?.columns ?? [], (count) => `DELETE ${count}`);
+}

@@ -1,0 +1,55 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { formatType, type SqlType } from '../../common/sql-type.js';
+import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import { canCoerce, sameType, type CoercionContext } from '../../exec/functions/type-coercion.js';
+import type { BindContext } from './bind-context.js';
+import { convertLiteral } from './convert-literal.js';
+
+function sameTypmod(a: SqlType, b: SqlType): boolean {
+  if (a.kind === 'varchar' && b.kind === 'varchar') return a.length === b.length;
+  if (a.kind === 'bpchar' && b.kind === 'bpchar') return a.length === b.length;
+  if (a.kind === 'numeric' && b.kind === 'numeric') return a.precision === b.precision && a.scale === b.scale;
+  return true;
+}
+
+/**
+ * Converts a bound expression to `target`, as PostgreSQL's coerce_type does:
+ * unknown literals and parameters take the target type (parameters are recorded
+ * for Describe), other types need a cast allowed in `context`.
+ */
+export function coerceTo(
+  ctx: BindContext, e: Expr, target: SqlType, context: CoercionContext, position?: number,
+): Expr {
+  if (target.kind === 'unknown') return e;
+  if (e.kind === 'param' && e.type.kind === 'unknown') {
+    ctx.setParamType(e.index, target);
+    return Exprs.param(e.index, target);
+  }
+  if (e.kind === 'literal' && e.value === null) return Exprs.literal(null, target);
+  if (sameType(e.type, target)) {
+    if (sameTypmod(e.type, target) || context === 'implicit') return e;
+    return Exprs.cast(e, target);
+  }
+  if (e.kind === 'literal' && e.type.kind === 'unknown' && typeof e.value === 'string') {
+    const converted = convertLiteral(e.value, target, position);
+    if (converted !== undefined) return Exprs.literal(converted, target);
+    return Exprs.cast(e, target);
+  }
+  if (e.type.kind === 'unknown') return Exprs.cast(e, target);
+  if (!canCoerce(e.type, target, context)) {
+    if (context === 'explicit') {
+      throw new FloeError(SqlState.cannotCoerce, `cannot cast type ${formatType(e.type)} to ${formatType(target)}`, { position });
+    }
+    throw new FloeError(SqlState.datatypeMismatch,
+      `${context === 'assignment' ? 'column is of type' : 'argument is of type'} ${formatType(target)} but expression is of type ${formatType(e.type)}`,
+      { position, hint: 'You will need to rewrite or cast the expression.' });
+  }
+  return Exprs.cast(e, target);
+}
+
+/** A parameter or unknown literal that still has no type gets text, as PostgreSQL resolves leftover unknowns. */
+export function resolveUnknown(ctx: BindContext, e: Expr): Expr {
+  if (e.type.kind !== 'unknown') return e;
+  return coerceTo(ctx, e, { kind: 'text' }, 'implicit');
+}
