@@ -579,6 +579,10 @@ class FloeSession implements SessionHandler {
 
   /** A column DEFAULT for rows COPY does not supply: evaluated once per COPY, as PostgreSQL does for now(). */
   async #evalDefault(expr: string, type: SqlType): Promise<unknown> {
+    // Literal defaults (the common case) need no plan.
+    const lit = /^\s*(?:'((?:[^']|'')*)'|([+-]?\d+(?:\.\d+)?))\s*$/.exec(expr);
+    if (lit) return parseValue(lit[1] !== undefined ? lit[1].replaceAll("''", "'") : lit[2]!, type, this.#textSettings());
+    if (/^\s*null\s*$/i.test(expr)) return null;
     const [stmt] = parseStatements(`SELECT CAST((${expr}) AS ${formatTypeName(type)})`);
     const bound = bindStatement(stmt!, this.#bindEnv());
     if (bound.kind !== 'query') return null;

@@ -80,3 +80,99 @@ test('SET re-sends ParameterStatus; SHOW and RESET see it', async () => {
   await all(s, 'RESET TimeZone');
   assert.deepEqual(sent.at(-1), ['TimeZone', 'UTC']);
 });
+
+test('warnings for COMMIT outside and BEGIN inside a transaction, as PostgreSQL gives them', async () => {
+  const { s } = session();
+  const notices: string[] = [];
+  await s.start({ parameterStatus: () => undefined, notice: (n) => notices.push(`${n.severity} ${n.sqlstate} ${n.message}`) });
+  const r = await all(s, 'COMMIT');
+  assert.deepEqual(r.map((x) => x.result), [{ kind: 'command', tag: 'COMMIT' }]);
+  await all(s, 'BEGIN');
+  await all(s, 'BEGIN');
+  await all(s, 'ROLLBACK');
+  assert.deepEqual(notices, [
+    'WARNING 25P01 there is no transaction in progress',
+    'WARNING 25001 there is already a transaction in progress',
+  ]);
+  assert.equal(s.transactionStatus(), 'I');
+});
+
+test('savepoints: ROLLBACK TO clears a failed state, RELEASE forgets, unknown names are 3B001', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, 'BEGIN');
+  await all(s, 'SAVEPOINT a');
+  await assert.rejects(all(s, 'SELECT * FROM missing_table'));
+  assert.equal(s.transactionStatus(), 'E');
+  const r = await all(s, 'ROLLBACK TO SAVEPOINT a');
+  assert.deepEqual(r.map((x) => x.result), [{ kind: 'command', tag: 'ROLLBACK' }]);
+  assert.equal(s.transactionStatus(), 'T');
+  await all(s, 'RELEASE SAVEPOINT a');
+  await assert.rejects(all(s, 'ROLLBACK TO SAVEPOINT a'), (e: { sqlstate?: string }) => e.sqlstate === '3B001');
+  await all(s, 'ROLLBACK');
+});
+
+test('DDL goes to the lake: schemas and tables appear in the warehouse and in pg_catalog', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  const r = await all(s, 'CREATE SCHEMA ddl_s; CREATE TABLE ddl_s.t (id bigint PRIMARY KEY, v varchar(10) DEFAULT \'x\')');
+  assert.deepEqual(r.map((x) => x.result), [{ kind: 'command', tag: 'CREATE SCHEMA' }, { kind: 'command', tag: 'CREATE TABLE' }]);
+  const t = warehouse.getTable('ddl_s', 't');
+  assert.ok(t);
+  assert.deepEqual(t.primaryKey, ['id']);
+  assert.deepEqual(t.columns.map((c) => [c.name, c.type.kind, c.nullable]), [['id', 'int8', false], ['v', 'varchar', true]]);
+  await all(s, 'ALTER TABLE ddl_s.t ADD COLUMN w integer');
+  assert.deepEqual(warehouse.getTable('ddl_s', 't')!.columns.map((c) => c.name), ['id', 'v', 'w']);
+  await all(s, 'DROP TABLE ddl_s.t; DROP SCHEMA ddl_s');
+  assert.equal(warehouse.getTable('ddl_s', 't'), undefined);
+  assert.ok(!warehouse.listNamespaces().includes('ddl_s'));
+});
+
+test('COPY FROM STDIN parses text rows, applies DEFAULTs and commits them to the lake', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, "CREATE TABLE copy_t (id integer PRIMARY KEY, label text, note text DEFAULT 'dflt')");
+  const [first] = await all(s, 'COPY copy_t (id, label) FROM STDIN');
+  const r = first!.result;
+  assert.equal(r.kind, 'copyIn');
+  if (r.kind !== 'copyIn') return;
+  assert.equal(r.columnCount, 2);
+  await r.sink.write(Buffer.from('1\tone\n2\t\\N\n'));
+  await r.sink.write(Buffer.from('3\tthree\n\\.\n'));
+  assert.equal(await r.sink.finish(), 'COPY 3');
+  const t = warehouse.getTable('public', 'copy_t')!;
+  assert.equal(warehouse.listFiles(t).reduce((n, f) => n + f.rowCount, 0), 3);
+  assert.equal(s.transactionStatus(), 'I');
+});
+
+test('COPY FROM rejects a row with too few fields and writes nothing', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, 'CREATE TABLE copy_bad (id integer, label text)');
+  const [first] = await all(s, 'COPY copy_bad FROM STDIN');
+  const r = first!.result;
+  if (r.kind !== 'copyIn') throw new Error('expected copyIn');
+  await r.sink.write(Buffer.from('1\tone\n2\n'));
+  await assert.rejects(r.sink.finish(), (e: { sqlstate?: string; message: string }) => e.sqlstate === '22P04' && /missing data for column "label"/.test(e.message));
+  const t = warehouse.getTable('public', 'copy_bad')!;
+  assert.equal(warehouse.listFiles(t).length, 0);
+});
+
+test('extended protocol: Parse describes SHOW, Bind/Execute runs it; DISCARD ALL restores settings', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, "SET application_name = 'x'");
+  const p = await s.prepare('SHOW application_name', []);
+  assert.deepEqual(p.columns?.map((c) => [c.name, c.typeOid]), [['application_name', 25]]);
+  const portal = await s.bind(p, []);
+  const r = await portal.execute(new AbortController().signal);
+  assert.equal(r.kind, 'rows');
+  if (r.kind !== 'rows') return;
+  const rows: unknown[] = [];
+  for await (const b of r.batches) for (let i = 0; i < b.numRows; i++) rows.push(b.columns[0]!.get(i));
+  assert.deepEqual(rows, ['x']);
+  assert.equal(r.commandTag(1), 'SHOW');
+  await all(s, 'DISCARD ALL');
+  const after = await all(s, 'SHOW application_name');
+  assert.deepEqual(after[0]!.rows, [['']]);
+});
