@@ -84,9 +84,21 @@ async function startLocalCluster(): Promise<PostgresServer> {
   const options = `-p ${port} -k ${sockDir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=60 -c shared_buffers=16MB -c TimeZone=UTC`;
   await run('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
   let stopped = false;
+  // A test process that ends without calling stop() (a failed before hook, process.exit) must not leave a server behind.
+  const onExit = () => {
+    if (stopped) return;
+    try {
+      const argv = [join(PG_BIN, 'pg_ctl'), '-D', dataDir, '-m', 'immediate', '-w', 'stop'];
+      if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', ...argv], { stdio: 'ignore' });
+      else execFileSync(argv[0]!, argv.slice(1), { stdio: 'ignore' });
+      rmSync(dir, { recursive: true, force: true });
+    } catch { /* best effort while exiting */ }
+  };
+  process.once('exit', onExit);
   const stopCluster = async () => {
     if (stopped) return;
     stopped = true;
+    process.off('exit', onExit);
     try {
       await run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
     } finally {
