@@ -5,7 +5,8 @@ import pg from 'pg';
 import { startFloeTarget, startOracleTarget } from './client-targets.js';
 import type { ClientTarget } from './client-targets.js';
 
-const DIR = '/work/shared/client-queries';
+const SHARED = '/work/shared/client-queries';
+const OWN = new URL('.', import.meta.url).pathname;
 
 interface CapturedStatement {
   readonly file: string;
@@ -17,8 +18,8 @@ interface CapturedStatement {
 }
 
 /** The capture files: statements end with a line holding only ";;", parameters follow as a comment. */
-function loadStatements(file: string): CapturedStatement[] {
-  const text = readFileSync(`${DIR}/${file}`, 'utf8');
+function loadStatements(dir: string, file: string): CapturedStatement[] {
+  const text = readFileSync(`${dir}/${file}`, 'utf8');
   const out: CapturedStatement[] = [];
   for (const chunk of text.split(/^;;$/m)) {
     const lines = chunk.split('\n');
@@ -35,22 +36,34 @@ const SETUP = [
   'CREATE TABLE orders (o_id bigint PRIMARY KEY, o_cust integer NOT NULL, o_amount numeric(12,2), o_ts timestamptz DEFAULT now(), o_note text)',
   'CREATE SCHEMA sales',
   'CREATE TABLE sales.items (id integer PRIMARY KEY, name varchar(40))',
+  // For odbc-sqlalchemy-queries.sql (captured by this project the same way).
+  "CREATE TABLE gadgets (id integer PRIMARY KEY, label text)",
+  "INSERT INTO gadgets VALUES (1, 'one')",
+  'CREATE TABLE widgets (id bigint PRIMARY KEY, name varchar(30) NOT NULL, price numeric(8,2), made timestamp)',
+  'CREATE SCHEMA inv',
+  'CREATE TABLE inv.stock (sku text, bin integer, qty integer, PRIMARY KEY (sku, bin))',
 ];
 
 type Shape = { columns: [string, number][] } | { error: string };
 
 async function shapeOf(c: pg.Client, s: CapturedStatement): Promise<Shape> {
   try {
-    const r = await c.query({ text: s.sql, values: s.params ? [...s.params] : undefined, queryMode: s.extended ? 'extended' : undefined } as pg.QueryConfig);
+    const res = await c.query({ text: s.sql, values: s.params ? [...s.params] : undefined, queryMode: s.extended ? 'extended' : undefined } as pg.QueryConfig);
+    // A multi-statement string answers with one result per statement: judge the last (the one returning rows).
+    const r = (Array.isArray(res) ? res[res.length - 1] : res) as pg.QueryResult;
     return { columns: (r.fields ?? []).map((f) => [f.name, f.dataTypeID] as [string, number]) };
   } catch (e) {
     return { error: `${(e as { code?: string }).code ?? ''} ${(e as Error).message}` };
   }
 }
 
-const statements = [...loadStatements('psql-meta-commands.sql'), ...loadStatements('pgjdbc-42.5.sql')];
+const statements = [
+  ...loadStatements(SHARED, 'psql-meta-commands.sql'),
+  ...loadStatements(SHARED, 'pgjdbc-42.5.sql'),
+  ...loadStatements(OWN, 'odbc-sqlalchemy-queries.sql'),
+];
 
-describe('every captured client statement: same column names and type OIDs as PostgreSQL 15', () => {
+describe('every captured client statement (psql, pgjdbc, psqlODBC, SQLAlchemy): same column names and type OIDs as PostgreSQL 15', () => {
   let oracle: ClientTarget;
   let floe: ClientTarget | undefined;
   let oc: pg.Client;

@@ -39,6 +39,10 @@ export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServe
     ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...(opts.args ?? [])],
     { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Never outlive the test process, even when it ends without calling stop().
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let logText = '';
   const port = await new Promise<number>((resolvePort, reject) => {
     let pending = '';
