@@ -136,3 +136,27 @@ export function mapWindowCall(w: WindowCall, f: (e: Expr) => Expr): WindowCall {
     ...(w.filter ? { filter: f(w.filter) } : {}),
   };
 }
+
+/** Rebuilds `e` with each direct child replaced by `f(child)` (subplans untouched). */
+export function mapChildren(e: Expr, f: (child: Expr) => Expr): Expr {
+  switch (e.kind) {
+    case 'column': case 'outerColumn': case 'literal': case 'param': case 'scalarSubquery': case 'exists':
+      return e;
+    case 'call': case 'and': case 'or': case 'coalesce': case 'greatest': case 'least':
+      return { ...e, args: e.args.map(f) } as Expr;
+    case 'cast': case 'not': case 'isNull': case 'isNotNull': case 'isTruth':
+      return { ...e, arg: f(e.arg) } as Expr;
+    case 'case':
+      return {
+        ...e, ...(e.operand ? { operand: f(e.operand) } : {}),
+        whens: e.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), ...(e.else ? { else: f(e.else) } : {}),
+      };
+    case 'isDistinctFrom': case 'nullif':
+      return { ...e, left: f(e.left), right: f(e.right) } as Expr;
+    case 'inList': return { ...e, arg: f(e.arg), list: e.list.map(f) };
+    case 'like': return { ...e, arg: f(e.arg), pattern: f(e.pattern), ...(e.escape ? { escape: f(e.escape) } : {}) };
+    case 'array': return { ...e, elements: e.elements.map(f) };
+    case 'subscript': return { ...e, arg: f(e.arg), index: f(e.index) };
+    case 'inSubquery': return { ...e, arg: f(e.arg) };
+  }
+}

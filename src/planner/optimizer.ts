@@ -10,6 +10,7 @@ import { pushJoinConditionDown } from './rules/push-join-condition-down.js';
 import { pushFilterIntoScan } from './rules/push-filter-into-scan.js';
 import { pushLimitIntoScan } from './rules/push-limit-into-scan.js';
 import { pruneColumns } from './rules/prune-columns.js';
+import { removeIdentityProject } from './rules/remove-identity-project.js';
 
 /** Node-level rules, in the order each pass applies them (every node, children first). */
 export const nodeRules: readonly OptimizerRule[] = [
@@ -20,6 +21,7 @@ export const nodeRules: readonly OptimizerRule[] = [
   pushJoinConditionDown,
   pushFilterIntoScan,
   pushLimitIntoScan,
+  removeIdentityProject,
 ];
 
 /** Whole-plan rules, run once after the node rules reach their fixed point. */
@@ -72,26 +74,33 @@ export function optimizeLogicalPlan(plan: LogicalPlan, opts: OptimizeOptions = {
   const applied: string[] = [];
   let current = plan;
   let passes = 0;
-  for (; passes < maxPasses; passes++) {
-    let changed = false;
-    for (const rule of nodeRules) {
-      if (opts.disabled?.has(rule.name)) continue;
-      const r = applyEverywhere(rule, current);
-      if (r.changed) {
-        changed = true;
-        current = r.plan;
-        if (!applied.includes(rule.name)) applied.push(rule.name);
+  const runNodeRules = (): void => {
+    for (let pass = 0; pass < maxPasses; pass++, passes++) {
+      let changed = false;
+      for (const rule of nodeRules) {
+        if (opts.disabled?.has(rule.name)) continue;
+        const r = applyEverywhere(rule, current);
+        if (r.changed) {
+          changed = true;
+          current = r.plan;
+          if (!applied.includes(rule.name)) applied.push(rule.name);
+        }
       }
+      if (!changed) break;
     }
-    if (!changed) break;
-  }
+  };
+  runNodeRules();
+  let planChanged = false;
   for (const rule of planRules) {
     if (opts.disabled?.has(rule.name)) continue;
     const r = rule.apply(current);
     if (r.changed) {
+      planChanged = true;
       current = checked(rule, current, r.plan);
       if (!applied.includes(rule.name)) applied.push(rule.name);
     }
   }
+  // Pruning can leave pass-through projections behind: one more round cleans them up.
+  if (planChanged) runNodeRules();
   return { plan: current, passes, applied };
 }

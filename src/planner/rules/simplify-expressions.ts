@@ -3,14 +3,42 @@ import { LogicalFilter } from '../logical/logical-filter.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
 import { exprEquals } from './expr-equals.js';
+import { mapChildren } from '../expr-utils.js';
 
 const TRUE = Exprs.literal(true, { kind: 'bool' });
 const FALSE = Exprs.literal(false, { kind: 'bool' });
 const isBool = (e: Expr, v: boolean): boolean => e.kind === 'literal' && e.value === v;
 
-/** Constant folding of boolean structure: AND/OR with constants, NOT of a constant, double NOT. */
-export function simplifyExpr(e: Expr): Expr {
+const ints = new Set(['int2', 'int4', 'int8']);
+
+/** A cast of a numeric literal to another numeric type, done now (so the value can prune scans). */
+function foldCast(e: Extract<Expr, { kind: 'cast' }>): Expr {
+  const arg = e.arg;
+  if (arg.kind !== 'literal') return e;
+  if (arg.value === null) return Exprs.literal(null, e.type);
+  const from = arg.type.kind;
+  const to = e.type.kind;
+  const v = arg.value;
+  if (ints.has(from) && (typeof v === 'number' || typeof v === 'bigint')) {
+    const big = BigInt(v);
+    if (to === 'int8') return Exprs.literal(big, e.type);
+    if (to === 'int4' && big >= -2147483648n && big <= 2147483647n) return Exprs.literal(Number(big), e.type);
+    if (to === 'int2' && big >= -32768n && big <= 32767n) return Exprs.literal(Number(big), e.type);
+    if (to === 'float8' || to === 'float4') return Exprs.literal(to === 'float4' ? Math.fround(Number(big)) : Number(big), e.type);
+    if (to === 'numeric' && e.type.kind === 'numeric') {
+      const scale = e.type.scale;
+      if (e.type.precision !== undefined && big.toString().replace('-', '').length > e.type.precision - (scale ?? 0)) return e;
+      return Exprs.literal(scale ? `${big}.${'0'.repeat(scale)}` : big.toString(), e.type);
+    }
+  }
+  return e;
+}
+
+/** Constant folding: AND/OR with constants, NOT of a constant, double NOT, numeric literal casts. */
+export function simplifyExpr(e0: Expr): Expr {
+  const e = e0.kind === 'and' || e0.kind === 'or' || e0.kind === 'not' ? e0 : mapChildren(e0, simplifyExpr);
   switch (e.kind) {
+    case 'cast': return foldCast(e);
     case 'and': {
       const args = e.args.map(simplifyExpr).flatMap((a) => (a.kind === 'and' ? a.args : [a]));
       if (args.some((a) => isBool(a, false))) return FALSE;
@@ -60,6 +88,11 @@ function apply(p: LogicalPlan): RuleResult {
         return { plan: rest, changed: true };
       }
       return { plan: { ...p, condition }, changed: true };
+    }
+    case 'project': {
+      const exprs = p.exprs.map(simplifyExpr);
+      if (exprEquals(exprs, p.exprs)) return { plan: p, changed: false };
+      return { plan: { ...p, exprs }, changed: true };
     }
     default:
       return { plan: p, changed: false };

@@ -13,6 +13,7 @@ import { resolveTypeName } from './resolve-type-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
 import { isAggregateName } from './aggregate-names.js';
+import { arrayComparison } from './array-comparison.js';
 
 const boolType: SqlType = { kind: 'bool' };
 
@@ -303,13 +304,21 @@ function bindAExpr(ctx: BindContext, n: Raw, es: ExprScope): Expr {
         return inListOf(ctx, left, list, op, kind === 'AEXPR_OP_ALL', n);
       }
       const right = bindExpr(ctx, n.rexpr, es);
-      const name = `${op} ${kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL'}`;
-      const arrType: SqlType = right.type.kind === 'unknown' ? { kind: 'array', element: left.type.kind === 'unknown' ? { kind: 'text' } : left.type } : right.type;
-      const resolved = resolveOperator(name, left.type, arrType);
-      if (!resolved) {
-        throw new FloeError(SqlState.undefinedFunction, `operator does not exist: ${formatType(left.type)} ${name} ${formatType(arrType)}`, { position: positionOf(n) });
+      const all = kind === 'AEXPR_OP_ALL';
+      if (right.type.kind !== 'array' && right.type.kind !== 'unknown') {
+        throw new FloeError(SqlState.wrongObjectType, `op ANY/ALL (array) requires array on right side`, { position: positionOf(n) });
       }
-      return Exprs.call(resolved.id, coerceArgs(ctx, [left, right], resolved), resolved.returnType);
+      // Resolve the element operator against the array's element type, then coerce the array to match.
+      const elemType: SqlType = right.type.kind === 'array' ? right.type.element : (left.type.kind === 'unknown' ? { kind: 'text' } : left.type);
+      const resolved = resolveOperator(op, left.type, elemType);
+      if (!resolved || resolved.returnType.kind !== 'bool') {
+        throw new FloeError(SqlState.undefinedFunction, `operator does not exist: ${formatType(left.type)} ${op} ${formatType(elemType)}`, {
+          position: positionOf(n), hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
+        });
+      }
+      const l = coerceTo(ctx, left, resolved.argTypes[0]!, 'implicit');
+      const r = coerceTo(ctx, right, { kind: 'array', element: resolved.argTypes[1]! }, 'implicit');
+      return arrayComparison(all, resolved.id, resolved.argTypes, l, r);
     }
     case 'AEXPR_DISTINCT': case 'AEXPR_NOT_DISTINCT': {
       const c = comparison(ctx, '=', bindExpr(ctx, n.lexpr, es), bindExpr(ctx, n.rexpr, es), n);
