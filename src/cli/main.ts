@@ -9,10 +9,12 @@ import { loadSqlParser } from '../sql/index.js';
 import { createSystemCatalog, registerCatalogFunctions } from '../sql/system-catalog/index.js';
 import { startWireServer } from '../wire/index.js';
 import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
+import type { AuthMethod } from './users-file.js';
 
 const USAGE = `usage:
   floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N]
-  floe user add NAME [--data ./floe-data] [--password PW]   (or FLOE_PASSWORD, or a line on stdin)`;
+  floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
+    (the password from --password, FLOE_PASSWORD, or a line on stdin)`;
 
 /** Pretty logs for a person at a terminal, JSON lines for everything else (FLOE_LOG_FORMAT=json|pretty overrides). */
 function createLogger(): Logger {
@@ -85,7 +87,11 @@ async function userCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { data: { type: 'string', default: './floe-data' }, password: { type: 'string' } },
+    options: {
+      data: { type: 'string', default: './floe-data' },
+      password: { type: 'string' },
+      auth: { type: 'string', default: 'scram-sha-256' },
+    },
   });
   const [sub, name] = positionals;
   if (sub !== 'add' || name === undefined) throw new Error(USAGE);
@@ -93,8 +99,10 @@ async function userCommand(argv: string[]): Promise<void> {
   if (password === '') throw new Error('empty password');
   const dataDir = resolve(values.data!);
   mkdirSync(dataDir, { recursive: true });
-  addUser(usersFilePath(dataDir), name, password);
-  process.stdout.write(`user "${name}" added to ${usersFilePath(dataDir)} (SCRAM-SHA-256)\n`);
+  const method = values.auth as AuthMethod;
+  if (!['scram-sha-256', 'md5', 'password'].includes(method)) throw new Error(`--auth must be scram-sha-256, md5 or password`);
+  addUser(usersFilePath(dataDir), name, password, method);
+  process.stdout.write(`user "${name}" added to ${usersFilePath(dataDir)} (${method})\n`);
 }
 
 async function main(argv: string[]): Promise<void> {

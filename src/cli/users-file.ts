@@ -1,11 +1,24 @@
+import { pbkdf2Sync, timingSafeEqual, createHash, createHmac } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatScramVerifier, makeScramVerifier, parseScramVerifier } from '../wire/index.js';
+import { formatScramVerifier, makeScramVerifier, md5Response, md5StoredPassword, parseScramVerifier } from '../wire/index.js';
 import type { AuthProvider, ScramSecret } from '../wire/index.js';
 
-/** `<warehouse>/users.json`: { "users": { "<name>": { "scram": "SCRAM-SHA-256$…" } } }. */
+export type AuthMethod = 'scram-sha-256' | 'md5' | 'password';
+
+/**
+ * `<warehouse>/users.json`:
+ * { "users": { "<name>": { "scram": "SCRAM-SHA-256$…", "md5"?: "md5…", "method"?: "scram-sha-256" | "md5" | "password" } } }.
+ * The password itself is never stored; md5 and cleartext are used only for users configured with them.
+ */
+export interface UserEntry {
+  readonly scram: string;
+  readonly md5?: string;
+  readonly method?: AuthMethod;
+}
+
 export interface UsersFile {
-  readonly users: Record<string, { readonly scram: string }>;
+  readonly users: Record<string, UserEntry>;
 }
 
 export function usersFilePath(dataDir: string): string {
@@ -18,35 +31,56 @@ export function readUsersFile(path: string): UsersFile {
   return { users: parsed.users ?? {} };
 }
 
-/** Adds or replaces a user's SCRAM-SHA-256 verifier; the password itself is never stored. */
-export function addUser(path: string, name: string, password: string): void {
+/** Adds or replaces a user. */
+export function addUser(path: string, name: string, password: string, method: AuthMethod = 'scram-sha-256'): void {
   const file = readUsersFile(path);
-  file.users[name] = { scram: formatScramVerifier(makeScramVerifier(password)) };
+  file.users[name] = {
+    scram: formatScramVerifier(makeScramVerifier(password)),
+    ...(method === 'md5' ? { md5: md5StoredPassword(name, password) } : {}),
+    ...(method === 'scram-sha-256' ? {} : { method }),
+  };
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, path);
 }
 
 function isLoopback(address: string): boolean {
-  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1' || address.startsWith('127.') || address === 'localhost';
+  return address === '::1' || address === '::ffff:127.0.0.1' || address.startsWith('127.') || address === 'localhost';
+}
+
+/** A cleartext password checked against the SCRAM verifier (no plain password is kept). */
+function matchesScram(secret: ScramSecret, password: string): boolean {
+  const salted = pbkdf2Sync(Buffer.from(password.normalize('NFKC'), 'utf8'), secret.salt, secret.iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest();
+  return storedKey.length === secret.storedKey.length && timingSafeEqual(storedKey, secret.storedKey);
 }
 
 /**
- * Issue 3's policy: trust on loopback for users without a password;
- * SCRAM-SHA-256 for users with one, and always for non-loopback peers.
+ * Issue 3's policy: trust on loopback for users without a password; a user's
+ * configured method (SCRAM-SHA-256 unless md5 or cleartext was chosen) when it
+ * has one; and always SCRAM-SHA-256 for non-loopback peers.
  */
 export function usersAuthProvider(path: string): AuthProvider {
-  const secrets = new Map<string, ScramSecret>();
-  for (const [name, u] of Object.entries(readUsersFile(path).users)) {
-    const s = parseScramVerifier(u.scram);
-    if (s) secrets.set(name, s);
+  const users = new Map<string, { secret: ScramSecret; entry: UserEntry }>();
+  for (const [name, entry] of Object.entries(readUsersFile(path).users)) {
+    const secret = parseScramVerifier(entry.scram);
+    if (secret) users.set(name, { secret, entry });
   }
   return {
     methodFor(user, remoteAddress) {
-      if (secrets.has(user) || !isLoopback(remoteAddress)) return 'scram-sha-256';
-      return 'trust';
+      const u = users.get(user);
+      if (!isLoopback(remoteAddress)) return 'scram-sha-256';
+      if (!u) return 'trust';
+      return u.entry.method ?? 'scram-sha-256';
     },
-    scramSecret: (user) => secrets.get(user),
-    checkPassword: () => false,
+    scramSecret: (user) => users.get(user)?.secret,
+    checkPassword(user, password) {
+      const u = users.get(user);
+      if (!u) return false;
+      if (typeof password === 'string') return matchesScram(u.secret, password);
+      if (u.entry.md5 === undefined) return false;
+      return md5Response(user, u.entry.md5, password.salt) === password.md5;
+    },
   };
 }

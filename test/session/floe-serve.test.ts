@@ -24,6 +24,11 @@ describe('floe serve and floe user add', () => {
     const file = readFileSync(join(dataDir, 'users.json'), 'utf8');
     assert.match(file, /"alice": \{\s*"scram": "SCRAM-SHA-256\$4096:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"/);
     assert.doesNotMatch(file, /s3cret-pw/);
+    for (const [name, auth] of [['bob', 'md5'], ['carol', 'password']]) {
+      const more = await runCommand(process.execPath, [join(REPO_ROOT, 'bin/floe.js'), 'user', 'add', name!, '--data', dataDir, '--auth', auth!, '--password', `${name}-pw`]);
+      assert.equal(more.code, 0, more.stderr);
+    }
+    assert.doesNotMatch(readFileSync(join(dataDir, 'users.json'), 'utf8'), /bob-pw|carol-pw/);
   });
 
   test('the gateway starts, reports PostgreSQL-shaped ParameterStatus, and authenticates with SCRAM', async () => {
@@ -48,6 +53,15 @@ describe('floe serve and floe user add', () => {
     await good.end();
     const bad = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'alice', password: 'wrong', database: 'floe' });
     await assert.rejects(bad.connect(), (e: { code?: string; message: string }) => e.code === '28P01' && /password authentication failed for user "alice"/.test(e.message));
+
+    // md5 and cleartext only for the users configured with them.
+    for (const name of ['bob', 'carol']) {
+      const ok = new pg.Client({ host: '127.0.0.1', port: server.port, user: name, password: `${name}-pw`, database: 'floe' });
+      await ok.connect();
+      await ok.end();
+      const wrong = new pg.Client({ host: '127.0.0.1', port: server.port, user: name, password: 'nope', database: 'floe' });
+      await assert.rejects(wrong.connect(), (e: { code?: string }) => e.code === '28P01');
+    }
   });
 
   test('SIGTERM drains and stops cleanly', async () => {
