@@ -8,7 +8,7 @@ import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
 import { locationOf, positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindSubquery } from './bind-query.js';
-import { coerceTo, resolveUnknown } from './coerce.js';
+import { coerceTo, notePosition, resolveUnknown } from './coerce.js';
 import { resolveTypeName } from './resolve-type-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
@@ -97,8 +97,9 @@ function bindPlain(ctx: BindContext, node: Raw, es: ExprScope): Expr {
     case 'ColumnRef': return bindColumnRef(ctx, n, es);
     case 'A_Const': return bindConst(n);
     case 'ParamRef': {
-      const index = (n.number as number) - 1;
-      if (index < 0) throw new FloeError(SqlState.undefinedParameter, `there is no parameter $${n.number}`, { position: positionOf(n) });
+      const number = Number(n.number ?? 0);
+      const index = number - 1;
+      if (index < 0) throw new FloeError(SqlState.undefinedParameter, `there is no parameter $${number}`, { position: positionOf(n) });
       const t = ctx.paramType(index);
       ctx.noteParam(index);
       return Exprs.param(index, t ?? { kind: 'unknown' });
@@ -225,6 +226,12 @@ function bindColumnRef(ctx: BindContext, n: Raw, es: ExprScope): Expr {
 // ---------------------------------------------------------------- constants and casts
 
 export function bindConst(n: Raw): Expr {
+  const e = bindConstValue(n);
+  notePosition(e, positionOf(n));
+  return e;
+}
+
+function bindConstValue(n: Raw): Expr {
   if (n.isnull) return Exprs.literal(null, { kind: 'unknown' });
   if (n.ival !== undefined) return Exprs.literal(Number(n.ival.ival ?? 0), { kind: 'int4' });
   if (n.fval !== undefined) {

@@ -32,7 +32,13 @@ export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
     }
     seen.add(c.index);
   }
-  const targets = cols.length > 0 ? cols.map((c) => c.index) : t.table.columns.map((_c, i) => i);
+  let targets = cols.length > 0 ? cols.map((c) => c.index) : t.table.columns.map((_c, i) => i);
+  const sel0 = n.selectStmt ? unwrap(n.selectStmt)[1] : undefined;
+  if (cols.length === 0 && sel0?.valuesLists) {
+    // Without a column list, VALUES may give fewer values than columns: the rest take their defaults.
+    const widest = Math.max(...(sel0.valuesLists as Raw[]).map((l) => (unwrap(l)[1].items as Raw[]).length));
+    if (widest < targets.length) targets = targets.slice(0, widest);
+  }
   const targetTypes = targets.map((i) => t.table.columns[i]!.type);
 
   let input: LogicalPlan;

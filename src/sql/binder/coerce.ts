@@ -13,6 +13,13 @@ function sameTypmod(a: SqlType, b: SqlType): boolean {
   return true;
 }
 
+/** Where literals were written, so a bad literal found during coercion is reported at its position. */
+const positions = new WeakMap<Expr, number>();
+
+export function notePosition(e: Expr, position: number | undefined): void {
+  if (position !== undefined) positions.set(e, position);
+}
+
 /**
  * Converts a bound expression to `target`, as PostgreSQL's coerce_type does:
  * unknown literals and parameters take the target type (parameters are recorded
@@ -22,6 +29,7 @@ export function coerceTo(
   ctx: BindContext, e: Expr, target: SqlType, context: CoercionContext, position?: number,
 ): Expr {
   if (target.kind === 'unknown') return e;
+  position ??= positions.get(e);
   if (e.kind === 'param' && e.type.kind === 'unknown') {
     ctx.setParamType(e.index, target);
     return Exprs.param(e.index, target);

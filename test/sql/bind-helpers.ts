@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { bindStatement, parseStatements, type BoundStatement } from '../../src/sql/index.js';
+import type { SqlType } from '../../src/common/sql-type.js';
+import { FloeError } from '../../src/common/floe-error.js';
+import { stubEnv } from './stub-env.js';
+
+export function bind(sql: string, paramTypes?: readonly (SqlType | undefined)[]): BoundStatement {
+  const stmts = parseStatements(sql);
+  assert.equal(stmts.length, 1, 'one statement');
+  return bindStatement(stmts[0]!, stubEnv(paramTypes));
+}
+
+export function bindError(sql: string): FloeError {
+  try {
+    bind(sql);
+  } catch (e) {
+    if (e instanceof FloeError) return e;
+    throw e;
+  }
+  assert.fail(`expected an error binding: ${sql}`);
+}
+
+export function query(sql: string, paramTypes?: readonly (SqlType | undefined)[]): Extract<BoundStatement, { kind: 'query' }> {
+  const b = bind(sql, paramTypes);
+  assert.equal(b.kind, 'query');
+  return b as Extract<BoundStatement, { kind: 'query' }>;
+}
+
+export function columnsOf(sql: string): [string, string][] {
+  return query(sql).columns.map((c) => [c.name, c.type.kind === 'array' ? `${c.type.element.kind}[]` : c.type.kind]);
+}
+
+/** Position (1-based) of the first occurrence of `needle` in `sql`. */
+export function pos(sql: string, needle: string): number {
+  const i = sql.indexOf(needle);
+  assert.ok(i >= 0, `${needle} in ${sql}`);
+  return i + 1;
+}
