@@ -89,6 +89,12 @@ function apply(p: LogicalPlan): RuleResult {
       }
       return { plan: { ...p, condition }, changed: true };
     }
+    case 'limit': {
+      const limit = p.limit ? simplifyExpr(p.limit) : undefined;
+      const offset = p.offset ? simplifyExpr(p.offset) : undefined;
+      if (exprEquals([limit, offset], [p.limit, p.offset])) return { plan: p, changed: false };
+      return { plan: { ...p, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}) }, changed: true };
+    }
     case 'project': {
       const exprs = p.exprs.map(simplifyExpr);
       if (exprEquals(exprs, p.exprs)) return { plan: p, changed: false };

@@ -1,0 +1,113 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { explainPlan } from '../../src/planner/index.js';
+import { columnsOf, query } from './bind-helpers.js';
+
+test('output column names follow PostgreSQL 15', () => {
+  assert.deepEqual(columnsOf("select 1, 'a', true, o_id, count(*) over (), cast(1 as int8), 1::text as t, case when true then 1 end, coalesce(1, 2), (select 1), exists(select 1), array[1], nullif(1, 2), greatest(1, 2) from orders"), [
+    ['?column?', 'int4'], ['?column?', 'text'], ['bool', 'bool'], ['o_id', 'int8'], ['count', 'int8'], ['int8', 'int8'],
+    ['t', 'text'], ['case', 'int4'], ['coalesce', 'int4'], ['?column?', 'int4'], ['exists', 'bool'], ['array', 'int4[]'],
+    ['nullif', 'int4'], ['greatest', 'int4'],
+  ]);
+});
+
+test('literal types: int4, int8 beyond int4, numeric, unknown → text', () => {
+  assert.deepEqual(columnsOf("select 1, 3000000000, 1.5, 'x', null"), [
+    ['?column?', 'int4'], ['?column?', 'int8'], ['?column?', 'numeric'], ['?column?', 'text'], ['?column?', 'text'],
+  ]);
+});
+
+test('columns carry their table oid and attnum; * expands, qualified and not', () => {
+  const q = query('select c.*, o.o_amount, o.o_amount + 1 as x from orders o join customers c on o.o_cust = c.c_id');
+  assert.deepEqual(q.columns.map((c) => [c.name, c.tableOid, c.columnNumber]), [
+    ['c_id', 16390, 1], ['c_name', 16390, 2], ['o_amount', 16384, 3], ['x', 0, 0],
+  ]);
+  assert.equal(query('select * from orders').columns.length, 5);
+});
+
+test('parameter types are inferred from context and declared types are kept', () => {
+  assert.deepEqual(query('select o_id, o_amount from orders where o_cust = $1 order by o_id').paramTypes, [{ kind: 'int4' }]);
+  assert.deepEqual(query('select $1::int8 + $2', [undefined, undefined]).paramTypes, [{ kind: 'int8' }, { kind: 'int8' }]);
+  assert.deepEqual(query('select $1', [{ kind: 'int4' }]).paramTypes, [{ kind: 'int4' }]);
+  assert.deepEqual(query('select $2').paramTypes, [{ kind: 'text' }, { kind: 'text' }], 'unreferenced and open parameters default to text');
+  assert.deepEqual(query("select 1 from orders where o_note like $1 and o_ts > $2").paramTypes, [{ kind: 'text' }, { kind: 'timestamptz' }]);
+});
+
+test('GROUP BY by expression, ordinal and alias; HAVING; ORDER BY an aggregate', () => {
+  const q = query('select o_cust + 1 as k, count(*) as n from orders group by 1 having sum(o_amount) > 10 order by count(*) desc');
+  assert.deepEqual(q.columns.map((c) => c.name), ['k', 'n']);
+  const text = explainPlan(q.plan).join('\n');
+  assert.match(text, /Hash Aggregate/);
+  assert.match(text, /Group Key: \(o_cust \+ 1\)/);
+  assert.match(text, /Aggregates: count\(\*\), sum\(o_amount\)/);
+  query('select o_cust as c, count(*) from orders group by c');
+  query('select o_cust + 1, count(*) from orders group by o_cust + 1');
+});
+
+test('DISTINCT, DISTINCT ON, LIMIT/OFFSET with parameters', () => {
+  const q = query('select distinct on (o_cust) o_cust, o_id from orders order by o_cust, o_id desc limit $1 offset 2');
+  assert.deepEqual(q.paramTypes, [{ kind: 'int8' }]);
+  const text = explainPlan(q.plan).join('\n');
+  assert.match(text, /Distinct On \(o_cust\)/);
+  assert.match(text, /Limit: \$1, Offset: 2/);
+  assert.match(explainPlan(query('select distinct o_cust from orders').plan).join('\n'), /Distinct/);
+});
+
+test('set operations unify types and keep left names', () => {
+  const q = query('select o_cust as a from orders union all select 1.5 order by a limit 3');
+  assert.deepEqual(q.columns.map((c) => [c.name, c.type.kind]), [['a', 'numeric']]);
+  assert.match(explainPlan(q.plan).join('\n'), /Union All/);
+  query('select o_id from orders intersect select c_id from customers except select 1');
+});
+
+test('CTEs, subqueries in FROM with column aliases, VALUES', () => {
+  const q = query('with big as (select o_id, o_amount from orders where o_amount > 100) select b.x from big as b(x) where x > 3');
+  assert.deepEqual(q.columns.map((c) => c.name), ['x']);
+  assert.deepEqual(columnsOf('select * from (values (1, \'a\'), (2, null)) v(n, s)'), [['n', 'int4'], ['s', 'text']]);
+  assert.deepEqual(columnsOf('values (1, 2.5)'), [['column1', 'int4'], ['column2', 'numeric']]);
+});
+
+test('joins: inner/left/right/full/cross, USING and NATURAL', () => {
+  for (const j of ['join', 'left join', 'right join', 'full join']) {
+    query(`select * from orders o ${j} customers c on o.o_cust = c.c_id`);
+  }
+  query('select * from orders cross join customers');
+  const u = query('select * from orders a join orders b using (o_id)');
+  assert.equal(u.columns.length, 9, 'the USING column appears once');
+  query('select o_id from orders natural join orders');
+});
+
+test('subqueries: scalar, EXISTS, IN, correlated, ARRAY(…)', () => {
+  const q = query('select o_id, (select c_name from customers c where c.c_id = o.o_cust) from orders o where exists (select 1 from customers where c_id = o_cust) and o_cust in (select c_id from customers) and o_id not in (select 1)');
+  const text = explainPlan(q.plan).join('\n');
+  assert.match(text, /EXISTS SubPlan correlated/);
+  assert.match(text, /IN SubPlan\)/);
+  assert.deepEqual(columnsOf('select array(select c_name from customers)'), [['array', 'text[]']]);
+});
+
+test('catalog names: pg_catalog first, ::regclass resolved at bind time, OPERATOR(pg_catalog.~), system tables', () => {
+  const q = query("select relname from pg_class where oid = 'orders'::regclass and relname OPERATOR(pg_catalog.~) '^(orders)$' COLLATE pg_catalog.default");
+  assert.match(explainPlan(q.plan).join('\n'), /oid = 16384::oid|16384/);
+  assert.match(explainPlan(query("select 'pg_catalog.pg_class'::regclass").plan).join('\n'), /1259/);
+  assert.deepEqual(columnsOf('select snapshot_id from orders$snapshots'), [['snapshot_id', 'int8']]);
+  assert.deepEqual(columnsOf('select n.nspname from pg_catalog.pg_namespace n'), [['nspname', 'name']]);
+});
+
+test('time travel and branches become the scan snapshot selector', () => {
+  const at = (sql: string): unknown => {
+    const p = query(sql).plan;
+    assert.equal(p.kind, 'lakeScan');
+    return p.kind === 'lakeScan' ? p.at : undefined;
+  };
+  assert.deepEqual(at('select * from orders for system_version as of 42'), { kind: 'version', value: '42' });
+  assert.deepEqual(at("select * from orders version as of 'v1'"), { kind: 'version', value: 'v1' });
+  assert.deepEqual(at("select * from orders for system_time as of '2024-01-01 00:00:00+00'"), { kind: 'timestamp', micros: 1704067200000000n });
+  assert.deepEqual(at("select * from orders timestamp as of '2024-01-01 01:00:00'"), { kind: 'timestamp', micros: 1704070800000000n });
+  assert.deepEqual(at('select * from orders$branch_dev'), { kind: 'ref', name: 'dev' });
+});
+
+test('window functions', () => {
+  const q = query('select o_id, row_number() over (partition by o_cust order by o_id) as rn, sum(o_amount) over () from orders');
+  assert.deepEqual(q.columns.map((c) => [c.name, c.type.kind]), [['o_id', 'int8'], ['rn', 'int8'], ['sum', 'numeric']]);
+  assert.match(explainPlan(q.plan).join('\n'), /Window/);
+});
