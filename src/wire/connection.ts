@@ -4,7 +4,8 @@ import type { Duplex } from 'node:stream';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { FloeError } from '../common/floe-error.js';
-import { authenticate, ClientGone, type AuthChannel } from './auth/authenticate.js';
+import { authenticate, type AuthChannel } from './auth/authenticate.js';
+import { ClientGone } from './client-gone.js';
 import type { CancelRegistry } from './cancel-registry.js';
 import type { CodecContext } from './codecs/codec-context.js';
 import { codecForOid } from './codecs/codec-for-oid.js';
@@ -132,7 +133,11 @@ export class Connection {
     if (!(e instanceof FloeError)) this.#opts.logger.error({ err: e }, 'connection failed');
     const fields = errorFields(e);
     this.#writer.send({ kind: 'ErrorResponse', fields: { ...fields, severity: 'FATAL' } });
-    await this.#writer.flush();
+    try {
+      await this.#writer.flush();
+    } catch {
+      // The client is already gone; nobody to tell.
+    }
   }
 
   async #cleanup(): Promise<void> {

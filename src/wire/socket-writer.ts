@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { ClientGone } from './client-gone.js';
 import { writeBackendMessage, type BackendMessage } from './messages/backend-message.js';
 import { MessageWriter } from './messages/message-writer.js';
 
@@ -33,11 +34,12 @@ export class SocketWriter {
     this.#out.byte(b);
   }
 
+  /** Throws ClientGone when the socket is closed, so a producer never spins writing into the void. */
   async flush(): Promise<void> {
     if (this.#out.length === 0) return;
     const buf = this.#out.take();
     const s = this.#socket;
-    if (s.destroyed || s.writableEnded) return;
+    if (s.destroyed || s.writableEnded) throw new ClientGone();
     if (s.write(buf)) return;
     await new Promise<void>((resolve) => {
       const done = (): void => {
@@ -50,6 +52,7 @@ export class SocketWriter {
       s.on('close', done);
       s.on('error', done);
     });
+    if (s.destroyed) throw new ClientGone();
   }
 
   /** Flushes only once enough has accumulated; used while streaming rows. */

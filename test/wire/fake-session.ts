@@ -15,6 +15,7 @@ import { makeScramVerifier, type ScramSecret } from '../../src/wire/auth/scram-s
  *   begin / commit / rollback / fail        transaction status bookkeeping
  *   error / crash     a FloeError (42601, position 3) / a plain Error
  *   sleep             waits until the statement is cancelled
+ *   wait N            finishes after N ms with tag WAITED
  *   copy in           COPY FROM STDIN; the data lands in `copied`
  *   copy out N        COPY TO STDOUT of N text lines
  *   set tz X          ParameterStatus TimeZone, then "SET"
@@ -27,12 +28,14 @@ export interface FakeState {
   readonly copyFailures: string[];
   closed: number;
   started: number;
+  /** Row batches the fake produced, to show backpressure stops production. */
+  batchesProduced: number;
   syncs: number;
   readonly startups: StartupInfo[];
 }
 
 export function newFakeState(): FakeState {
-  return { copied: [], copyFailures: [], closed: 0, started: 0, syncs: 0, startups: [] };
+  return { copied: [], copyFailures: [], closed: 0, started: 0, syncs: 0, startups: [], batchesProduced: 0 };
 }
 
 function col(name: string, typeOid: number, typeSize = -1): ColumnDescription {
@@ -71,9 +74,10 @@ export const typesRow: readonly { name: string; oid: number; value: unknown }[] 
   { name: 'ta', oid: 1009, value: ['a', 'b c', null, ''] },
 ];
 
-async function* batches(n: number, signal: AbortSignal): AsyncIterable<RowBatch> {
+async function* batches(n: number, signal: AbortSignal, state: FakeState): AsyncIterable<RowBatch> {
   for (let start = 1; start <= n; start += 7) {
     if (signal.aborted) throw new FloeError('57014', 'canceling statement due to user request');
+    state.batchesProduced++;
     const rows: unknown[][] = [];
     for (let i = start; i < Math.min(start + 7, n + 1); i++) rows.push([i]);
     yield batchOf(rows);
@@ -167,7 +171,7 @@ export class FakeSession implements SessionHandler {
       case 'series': {
         const arg = words[1] ?? '0';
         const n = Number(arg.startsWith('$') ? params[Number(arg.slice(1)) - 1] : arg);
-        return { kind: 'rows', columns: [col('n', 23, 4)], batches: batches(n, signal), commandTag: (c) => `SELECT ${c}` };
+        return { kind: 'rows', columns: [col('n', 23, 4)], batches: batches(n, signal, this.#state), commandTag: (c) => `SELECT ${c}` };
       }
       case 'echo':
         return {
@@ -203,7 +207,11 @@ export class FakeSession implements SessionHandler {
           if (signal.aborted) resolve();
           signal.addEventListener('abort', () => resolve(), { once: true });
         });
-        throw new FloeError('57014', 'canceling statement due to user request');
+        // The wire puts the error to raise in signal.reason: 57014 for a cancel, FATAL 57P01 at shutdown.
+        throw signal.reason instanceof FloeError ? signal.reason : new FloeError('57014', 'canceling statement due to user request');
+      case 'wait':
+        await new Promise((r) => setTimeout(r, Number(words[1] ?? 100)));
+        return { kind: 'command', tag: 'WAITED' };
       case 'copy':
         if (words[1] === 'in') {
           const state = this.#state;

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { FloeError } from '../../common/floe-error.js';
 import { decodeSaslInitialResponse, passwordText, type AuthenticationRequest, type PasswordMessage } from '../messages/auth.js';
 import type { FrontendMessage } from '../messages/frontend-message.js';
+import { ClientGone } from '../client-gone.js';
 import type { AuthProvider } from '../session-handler.js';
 import { hmacSha256, makeScramVerifier, sha256, type ScramSecret } from './scram-secret.js';
 
@@ -13,7 +14,6 @@ export interface AuthChannel {
   read(): Promise<FrontendMessage | null>;
 }
 
-export class ClientGone extends Error {}
 
 function failed(user: string): FloeError {
   return new FloeError('28P01', `password authentication failed for user "${user}"`, { severity: 'FATAL' });

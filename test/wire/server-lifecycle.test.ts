@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { serialize } from 'pg-protocol';
+import { RawClient } from './raw-client.js';
+import { startFakeServer } from './server-fixture.js';
+
+type Msg = Record<string, unknown> & { name: string };
+
+async function session(port: number): Promise<RawClient> {
+  const c = await RawClient.open(port);
+  c.send(serialize.startup({ user: 'floe', database: 'floe' }));
+  await c.until('readyForQuery');
+  return c;
+}
+
+describe('server close drains sessions', () => {
+  test('idle sessions end at once with FATAL 57P01; a running statement finishes first', async () => {
+    const fx = await startFakeServer();
+    const idle = await session(fx.port);
+    const busy = await session(fx.port);
+    const from = busy.messages.length;
+    busy.send(serialize.query('wait 300'));
+    await new Promise((r) => setTimeout(r, 50));
+    await fx.server.close({ drainMs: 5000 });
+    const idleErr = (await idle.until('error')).at(-1) as unknown as Msg;
+    assert.deepEqual([idleErr.code, idleErr.severity, idleErr.message], ['57P01', 'FATAL', 'terminating connection due to administrator command']);
+    const busyMs = (await busy.until('error', from)) as unknown as Msg[];
+    assert.deepEqual(busyMs.map((m) => m.name), ['commandComplete', 'readyForQuery', 'error']);
+    assert.equal(busyMs[0]!.text, 'WAITED');
+    assert.equal(busyMs[2]!.code, '57P01');
+    await idle.waitClosed();
+    await busy.waitClosed();
+    assert.equal(fx.state.closed, 2, 'both sessions were closed');
+    await assert.rejects(RawClient.open(fx.port), 'no longer accepting');
+  });
+
+  test('a statement still running after drainMs is aborted and the session terminated', async () => {
+    const fx = await startFakeServer();
+    const c = await session(fx.port);
+    const from = c.messages.length;
+    c.send(serialize.query('sleep'));
+    await new Promise((r) => setTimeout(r, 50));
+    await fx.server.close({ drainMs: 100 });
+    const ms = (await c.until('error', from)) as unknown as Msg[];
+    assert.equal(ms.at(-1)!.code, '57P01');
+    assert.equal(ms.at(-1)!.severity, 'FATAL');
+    await c.waitClosed();
+    assert.equal(fx.state.closed, 1);
+  });
+});
+
+describe('backpressure', () => {
+  test('a client that stops reading stops the row stream (socket.write return value respected)', async () => {
+    const fx = await startFakeServer();
+    const c = await session(fx.port);
+    c.socket.pause();
+    c.send(serialize.query('series 100000000'));
+    let last = -1;
+    // Wait until production settles: the server must block on 'drain', not buffer 100M rows.
+    for (let i = 0; i < 50 && fx.state.batchesProduced !== last; i++) {
+      last = fx.state.batchesProduced;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const produced = fx.state.batchesProduced;
+    assert.ok(produced < 100000000 / 7 / 10, `production stalled at ${produced} batches`);
+    c.close();
+    await fx.server.close({ drainMs: 200 });
+    assert.ok(fx.state.batchesProduced < produced + 100);
+  });
+});
