@@ -1,42 +1,13 @@
 import type { RecordBatch } from 'apache-arrow';
+import type { LakeTransaction, TableMetadata, Warehouse } from '../lake/index.js';
 import type { VirtualTableRegistry } from '../sql/binder/virtual-table.js';
 import type { PhysicalPlan } from './plan/physical-plan.js';
 import type { ScanPool } from './pool/scan-pool.js';
 
-/**
- * The slice of src/lake's Warehouse the executor calls. Declared structurally so
- * src/exec compiles against the lake contract (briefs/lake-api.md) without
- * reaching into lake internals; src/lake's Warehouse satisfies it.
- */
-export interface ExecWarehouse {
-  getTableById(id: number): ExecTableMetadata | undefined;
-  planScan(req: {
-    table: ExecTableMetadata;
-    at?: unknown;
-    txn?: ExecLakeTransaction;
-    projection?: string[];
-    filters?: { column: string; op: string; value?: unknown; values?: unknown[] }[];
-    limit?: number;
-  }): Promise<{ snapshotId?: unknown; tasks: readonly unknown[]; pushdown: readonly string[]; stats?: unknown }>;
-}
-
-export interface ExecTableMetadata {
-  readonly id: number;
-  readonly namespace: string;
-  readonly name: string;
-  readonly columns: readonly { readonly name: string; readonly type: import('../common/sql-type.js').SqlType; readonly nullable: boolean }[];
-  readonly primaryKey: readonly string[];
-}
-
-/** The slice of src/lake's LakeTransaction the DML sinks call. */
-export interface ExecLakeTransaction {
-  insert(table: ExecTableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<unknown>;
-  upsert(table: ExecTableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<unknown>;
-  deleteKeys(table: ExecTableMetadata, ref: string, keyColumns: readonly (readonly unknown[])[]): Promise<unknown>;
-  update(table: ExecTableMetadata, ref: string, before: readonly (readonly unknown[])[], after: readonly (readonly unknown[])[]): Promise<unknown>;
-  deleteRows?(table: ExecTableMetadata, ref: string, rowIds: readonly unknown[]): Promise<unknown>;
-  markReadModifyWrite(table: ExecTableMetadata, ref: string): void | Promise<void>;
-}
+/** src/lake's Warehouse and LakeTransaction, under the names the executor's API has used since its first commit. */
+export type ExecWarehouse = Warehouse;
+export type ExecLakeTransaction = LakeTransaction;
+export type ExecTableMetadata = TableMetadata;
 
 /** Runs a lake scan task (src/lake's executeScanTask), in this thread or on a worker. */
 export type ScanTaskRunner = (task: unknown, signal: AbortSignal) => AsyncIterable<RecordBatch>;
@@ -67,7 +38,10 @@ export interface ExecContext {
   readonly virtualTables?: VirtualTableRegistry;
   /** Working-set limit for sort/aggregate/join state; default 1 GiB. Past it: FloeError 53200. */
   readonly memoryLimitBytes?: number;
-  /** Where scan tasks run; default: the shared worker pool when the lake runner is available, else same thread. */
+  /**
+   * Where lake scan tasks run. Default: on `pool` when given, else in this thread
+   * (src/lake's executeScanTask). A custom runner wins over both.
+   */
   readonly scanRunner?: ScanTaskRunner;
   readonly pool?: ScanPool;
   /** Filled with per-node metrics when present (EXPLAIN ANALYZE). */

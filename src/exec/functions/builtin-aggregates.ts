@@ -193,7 +193,7 @@ export function registerBuiltinAggregates(): void {
     impl: () => simple(() => ({ v: [] as unknown[] }),
       (s, [v]) => { (s as { v: unknown[] }).v.push(v); return s; },
       (a, b) => ({ v: [...(a as { v: unknown[] }).v, ...(b as { v: unknown[] }).v] }),
-      (s) => ((s as { v: unknown[] }).v.length === 0 ? null : (s as { v: unknown[] }).v)),
+      (s) => ((s as { v: unknown[] }).v.length === 0 ? null : [...(s as { v: unknown[] }).v])),
   });
   // statistics
   const statNames: [string, 'samp' | 'pop', boolean][] = [

@@ -127,8 +127,8 @@ export interface AggregateCall {
 
 /**
  * GROUP BY. Output: the group keys, then the aggregates (then, with grouping
- * sets, an int4 grouping id whose bit i is set when key i is not grouped in the
- * row's set — PostgreSQL's GROUPING() with the keys in order). No keys and no
+ * sets, an int4 grouping id: PostgreSQL's GROUPING(k1, …, kn) over all keys —
+ * the last key is bit 0, a bit is set when that key is not grouped in the row's set). No keys and no
  * grouping sets = one row even for empty input.
  */
 export interface HashAggregatePlan {

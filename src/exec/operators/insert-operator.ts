@@ -1,0 +1,85 @@
+import type { RecordBatch } from 'apache-arrow';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { compileExpr } from '../expr/compile-expr.js';
+import type { InsertPlan } from '../plan/physical-plan.js';
+import type { Operator } from './operator.js';
+import {
+  checkNotNull, dmlTarget, existingRowsByKey, keyOf, readsColumnsBelow, returningBatches, toColumns,
+} from './dml-support.js';
+import { decodedInput, metered } from './operator-support.js';
+
+/**
+ * INSERT [ON CONFLICT DO NOTHING | DO UPDATE] through the context's lake
+ * transaction. Plain INSERT is a blind write (keyed tables: +I, the newest wins);
+ * ON CONFLICT looks up the existing rows this transaction sees.
+ */
+export function createInsertOperator(plan: InsertPlan, input: Operator): Operator {
+  const setExprs = plan.onConflict?.action === 'update' ? plan.onConflict.set.map((s) => ({ column: s.column, fn: compileExpr(s.expr) })) : [];
+  const where = plan.onConflict?.action === 'update' && plan.onConflict.where ? compileExpr(plan.onConflict.where) : undefined;
+  return {
+    plan,
+    columns: plan.columns,
+    execute(run) {
+      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+        const t = dmlTarget(plan.table, plan.ref, run);
+        const width = t.table.columns.length;
+        if (input.columns.length !== width) {
+          throw new FloeError(SqlState.internalError, `INSERT input has ${input.columns.length} columns, table "${t.table.name}" has ${width}`);
+        }
+        let rows: unknown[][] = [];
+        for await (const b of decodedInput(input, run)) {
+          for (let i = 0; i < b.numRows; i++) {
+            const row = b.columns.map((c) => c[i]);
+            checkNotNull(t, row);
+            rows.push(row);
+          }
+        }
+        const oc = plan.onConflict;
+        if (oc) {
+          if (!t.keyed) throw new FloeError(SqlState.invalidColumnReference, 'there is no unique or exclusion constraint matching the ON CONFLICT specification');
+          const existing = await existingRowsByKey(t, rows, run);
+          const seen = new Set<string>();
+          const out: unknown[][] = [];
+          const toUpdate: { existing: unknown[]; excluded: unknown[] }[] = [];
+          for (const row of rows) {
+            const k = keyOf(t, row);
+            if (seen.has(k)) {
+              if (oc.action === 'update') {
+                throw new FloeError(SqlState.cardinalityViolation, 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
+                  hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
+                });
+              }
+              continue;
+            }
+            seen.add(k);
+            const cur = existing.get(k);
+            if (!cur) out.push(row);
+            else if (oc.action === 'update') toUpdate.push({ existing: cur, excluded: row });
+          }
+          if (toUpdate.length > 0 && oc.action === 'update') {
+            const combined = { numRows: toUpdate.length, columns: toColumns(toUpdate.map((u) => [...u.existing, ...u.excluded]), width * 2) };
+            const keep = where ? await where.evaluate(combined, run) : undefined;
+            const newVals = [];
+            for (const s of setExprs) newVals.push({ column: s.column, vals: await s.fn.evaluate(combined, run) });
+            for (let i = 0; i < toUpdate.length; i++) {
+              if (keep && keep[i] !== true) continue;
+              const row = [...toUpdate[i]!.existing];
+              for (const s of newVals) row[s.column] = s.vals[i] ?? null;
+              checkNotNull(t, row);
+              out.push(row);
+            }
+            const blind = !oc.where && oc.set.every((s) => !readsColumnsBelow(s.expr, width));
+            if (!blind) t.txn.markReadModifyWrite(t.table, t.ref);
+          }
+          rows = out;
+          if (rows.length > 0) await t.txn.upsert(t.table, t.ref, toColumns(rows, width));
+        } else if (rows.length > 0) {
+          await t.txn.insert(t.table, t.ref, toColumns(rows, width));
+        }
+        run.ctx.onRowsAffected?.(rows.length);
+        yield* returningBatches(plan.returning, plan.columns, rows, run);
+      });
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { RecordBatch, Vector } from 'apache-arrow';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { executeScanTask } from '../../lake/index.js';
+import type { ScanFilter, ScanTask, SnapshotSelector } from '../../lake/index.js';
+import { encodeColumnar } from '../arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { vectorToValues } from '../arrow/vector-values.js';
+import { compileExpr, truthySelection } from '../expr/compile-expr.js';
+import type { LakeScanPlan } from '../plan/physical-plan.js';
+import type { RunState } from '../run-state.js';
+import type { Operator } from './operator.js';
+import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
+
+/**
+ * Scans a lake table: asks the lake to plan the scan (pruning, pushdown) at
+ * execution time, runs its tasks — on the worker pool when the context has one,
+ * several at a time, else in this thread — and applies the residual filter and
+ * limit to what comes back.
+ */
+export function createLakeScanOperator(plan: LakeScanPlan): Operator {
+  if (plan.projection.length !== plan.columns.length) {
+    throw new FloeError(SqlState.internalError, `lakeScan projects ${plan.projection.length} columns but lists ${plan.columns.length}`);
+  }
+  const residual = plan.residual ? compileExpr(plan.residual) : undefined;
+  const types = plan.columns.map((c) => c.type);
+  return {
+    plan,
+    columns: plan.columns,
+    execute(run) {
+      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+        const wh = run.ctx.warehouse;
+        if (!wh) throw new FloeError(SqlState.internalError, 'lakeScan needs a warehouse in the execution context');
+        const table = wh.getTableById(plan.table.id);
+        if (!table) throw new FloeError(SqlState.undefinedTable, `relation "${plan.table.namespace}.${plan.table.name}" does not exist`);
+        const scanPlan = await wh.planScan({
+          table,
+          at: plan.at as SnapshotSelector | undefined,
+          txn: run.ctx.txn,
+          projection: [...plan.projection],
+          filters: plan.filters as readonly ScanFilter[],
+          limit: plan.residual ? undefined : plan.limit,
+        });
+        recordMetric(plan, run, 'tasks', scanPlan.tasks.length);
+        recordMetric(plan, run, 'filesTotal', scanPlan.stats.filesTotal);
+        recordMetric(plan, run, 'filesPruned', scanPlan.stats.filesPruned);
+        recordMetric(plan, run, 'partitionsPruned', scanPlan.stats.partitionsPruned);
+        recordMetric(plan, run, 'nodesPruned', scanPlan.stats.nodesPruned);
+        let left = plan.limit ?? Infinity;
+        if (left <= 0) return;
+        for await (const batch of runTasks(scanPlan.tasks, run)) {
+          checkAbort(run);
+          if (batch.numRows === 0) continue;
+          let b: ColumnarBatch = {
+            numRows: batch.numRows,
+            columns: types.map((t, i) => {
+              const child = batch.getChild(plan.projection[i]!) ?? batch.getChildAt(i);
+              if (!child) throw new FloeError(SqlState.internalError, `scan batch lacks column "${plan.projection[i]}"`);
+              return vectorToValues(child as Vector, t);
+            }),
+          };
+          if (residual) {
+            const keep = truthySelection(await residual.evaluate(b, run), b.numRows);
+            if (keep.length === 0) continue;
+            if (keep.length !== b.numRows) b = selectRows(b, keep);
+          }
+          if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
+          left -= b.numRows;
+          yield encodeColumnar(plan.columns, b);
+          if (left <= 0) return;
+        }
+      });
+    },
+  };
+}
+
+/** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
+export async function* runTasks(tasks: readonly ScanTask[], run: RunState): AsyncGenerator<RecordBatch> {
+  const ctx = run.ctx;
+  const signal = run.signal ?? new AbortController().signal;
+  const runner = ctx.scanRunner
+    ?? (ctx.pool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s) : (t: unknown) => executeScanTask(t as ScanTask));
+  const concurrency = ctx.scanRunner || ctx.pool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
+  if (concurrency === 1) {
+    for (const t of tasks) {
+      checkAbort(run);
+      yield* runner(t, signal);
+    }
+    return;
+  }
+  // Each in-flight task drains into its own buffer; finished buffers are yielded in completion order.
+  const queue: RecordBatch[][] = [];
+  let next = 0;
+  let active = 0;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const notify = () => { const w = wake; wake = undefined; w?.(); };
+  const launch = () => {
+    while (active < concurrency && next < tasks.length && failure === undefined) {
+      const t = tasks[next++]!;
+      active++;
+      (async () => {
+        const out: RecordBatch[] = [];
+        for await (const b of runner(t, signal)) out.push(b);
+        return out;
+      })().then((out) => { queue.push(out); }, (e) => { failure ??= e; }).finally(() => { active--; notify(); });
+    }
+  };
+  launch();
+  while (true) {
+    if (failure !== undefined) throw failure;
+    if (queue.length > 0) {
+      const out = queue.shift()!;
+      launch();
+      for (const b of out) yield b;
+      continue;
+    }
+    if (active === 0 && next >= tasks.length) return;
+    await new Promise<void>((r) => { wake = r; });
+  }
+}

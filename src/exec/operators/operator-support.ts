@@ -1,0 +1,140 @@
+import type { RecordBatch } from 'apache-arrow';
+import { FloeError } from '../../common/floe-error.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { decodeBatch, encodeBatch } from '../arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { OperatorMetrics } from '../exec-context.js';
+import type { OutputColumn, PhysicalPlan } from '../plan/physical-plan.js';
+import type { RunState } from '../run-state.js';
+import type { Operator } from './operator.js';
+
+/** Rows per output batch. */
+export const BATCH_ROWS = 8192;
+
+export function checkAbort(run: RunState): void {
+  if (run.signal?.aborted) {
+    throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
+  }
+}
+
+function metricsFor(plan: PhysicalPlan, run: RunState): OperatorMetrics | undefined {
+  const m = run.ctx.metrics;
+  if (!m) return undefined;
+  let e = m.get(plan);
+  if (!e) {
+    e = { rowsOut: 0, batchesOut: 0, elapsedNs: 0n, extra: {} };
+    m.set(plan, e);
+  }
+  return e;
+}
+
+/** Extra per-operator counters for EXPLAIN ANALYZE (files scanned, groups, …). */
+export function recordMetric(plan: PhysicalPlan, run: RunState, name: string, value: number | string): void {
+  const m = metricsFor(plan, run);
+  if (!m) return;
+  const prev = m.extra[name];
+  m.extra[name] = typeof value === 'number' && typeof prev === 'number' ? prev + value : value;
+}
+
+/**
+ * Wraps an operator's batch generator with baseline metrics (rows out, batches,
+ * inclusive elapsed time) and cancellation checks between batches.
+ */
+export function metered(plan: PhysicalPlan, run: RunState, source: () => AsyncGenerator<RecordBatch>): AsyncIterable<RecordBatch> {
+  return {
+    [Symbol.asyncIterator]() {
+      const m = metricsFor(plan, run);
+      const it = source();
+      return {
+        async next() {
+          checkAbort(run);
+          const t0 = m ? process.hrtime.bigint() : 0n;
+          try {
+            const r = await it.next();
+            if (m && !r.done) { m.rowsOut += r.value.numRows; m.batchesOut++; }
+            return r;
+          } finally {
+            if (m) m.elapsedNs += process.hrtime.bigint() - t0;
+          }
+        },
+        async return(value?: unknown) {
+          await it.return(undefined);
+          return { done: true as const, value: value as RecordBatch };
+        },
+      };
+    },
+  };
+}
+
+export function typesOf(columns: readonly OutputColumn[]): SqlType[] {
+  return columns.map((c) => c.type);
+}
+
+/** Decoded input batches of a child operator. */
+export async function* decodedInput(input: Operator, run: RunState): AsyncGenerator<ColumnarBatch> {
+  const types = typesOf(input.columns);
+  for await (const b of input.execute(run)) {
+    checkAbort(run);
+    if (b.numRows === 0) continue;
+    yield decodeBatch(b, types);
+  }
+}
+
+/** Splits column arrays into output record batches of at most BATCH_ROWS rows. */
+export function* emitBatches(columns: readonly OutputColumn[], values: readonly (readonly unknown[])[], numRows: number): Generator<RecordBatch> {
+  if (numRows <= BATCH_ROWS) {
+    if (numRows > 0) yield encodeBatch(columns, values, numRows);
+    return;
+  }
+  for (let start = 0; start < numRows; start += BATCH_ROWS) {
+    const end = Math.min(numRows, start + BATCH_ROWS);
+    yield encodeBatch(columns, values.map((v) => v.slice(start, end)), end - start);
+  }
+}
+
+export function selectRows(batch: ColumnarBatch, sel: ArrayLike<number>): ColumnarBatch {
+  const n = sel.length;
+  const columns = batch.columns.map((col) => {
+    const out = new Array<unknown>(n);
+    for (let k = 0; k < n; k++) out[k] = col[sel[k]!];
+    return out;
+  });
+  return { numRows: n, columns };
+}
+
+/** Materializes a whole input into column arrays (for pipeline breakers). */
+export async function collectInput(input: Operator, run: RunState, what: string): Promise<{ columns: unknown[][]; numRows: number; bytes: number }> {
+  const cols: unknown[][] = input.columns.map(() => []);
+  let n = 0;
+  let bytes = 0;
+  for await (const b of decodedInput(input, run)) {
+    for (let c = 0; c < cols.length; c++) {
+      const src = b.columns[c]!;
+      const dst = cols[c]!;
+      for (let i = 0; i < b.numRows; i++) dst.push(src[i]);
+    }
+    n += b.numRows;
+    const est = estimateBytes(b);
+    bytes += est;
+    run.memory.reserve(est, what);
+  }
+  return { columns: cols, numRows: n, bytes };
+}
+
+/** Coarse size of a decoded batch: 16 bytes per value plus string payloads. */
+export function estimateBytes(b: ColumnarBatch): number {
+  let bytes = 0;
+  for (const col of b.columns) {
+    bytes += col.length * 16;
+    const sample = col.length > 0 ? col[0] : undefined;
+    if (typeof sample === 'string') {
+      for (let i = 0; i < col.length; i++) { const v = col[i]; if (typeof v === 'string') bytes += v.length * 2; }
+    }
+  }
+  return bytes + 64;
+}
+
+export function rowAt(cols: readonly (readonly unknown[])[], i: number): unknown[] {
+  return cols.map((c) => c[i]);
+}
