@@ -477,7 +477,7 @@ export function formatInterval(iv: Interval): string {
   const parts: string[] = [];
   const years = Math.trunc(iv.months / 12);
   const mons = iv.months % 12;
-  const plural = (n: number, w: string) => `${n} ${w}${Math.abs(n) === 1 ? '' : 's'}`;
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   if (years !== 0) parts.push(plural(years, 'year'));
   if (mons !== 0) parts.push(plural(mons, 'mon'));
   if (iv.days !== 0) parts.push(plural(iv.days, 'day'));
