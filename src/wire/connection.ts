@@ -60,8 +60,11 @@ interface PortalEntry {
   readonly bound: BoundPortal;
   readonly formats: readonly number[];
   cursor: OpenCursor | undefined;
-  /** The tag to repeat when a finished portal is executed again. */
-  finished: string | undefined;
+  /**
+   * After the portal ran to completion: a rows portal answers further Executes
+   * with an empty result; any other kind cannot be run again (55000), as in PostgreSQL.
+   */
+  finished: { readonly tag: string } | 'spent' | undefined;
 }
 
 function canceled(): FloeError {
@@ -600,7 +603,7 @@ export class Connection {
         this.#portals.delete('');
       }
     } else if (this.#portals.has(msg.portal)) {
-      throw new FloeError('42P03', `portal "${msg.portal}" already exists`);
+      throw new FloeError('42P03', `cursor "${msg.portal}" already exists`);
     }
     const paramOids = st.prepared.paramTypeOids;
     if (msg.params.length !== paramOids.length) {
@@ -650,8 +653,9 @@ export class Connection {
 
   async #execute(msg: Execute): Promise<void> {
     const portal = this.#portal(msg.portal);
+    if (portal.finished === 'spent') throw new FloeError('55000', `portal "${msg.portal}" cannot be run`);
     if (portal.finished !== undefined) {
-      this.#writer.send({ kind: 'CommandComplete', tag: portal.finished });
+      this.#writer.send({ kind: 'CommandComplete', tag: portal.finished.tag });
       return;
     }
     try {
@@ -660,7 +664,7 @@ export class Connection {
           const result = await portal.bound.execute(signal);
           if (result.kind !== 'rows') {
             await this.#sendResult(result, signal, false, 'extended');
-            if (result.kind === 'command') portal.finished = result.tag;
+            portal.finished = 'spent';
             return;
           }
           portal.cursor = {
@@ -670,7 +674,7 @@ export class Connection {
         const columns = portal.bound.columns ?? [];
         const done = await this.#streamRows(portal.cursor, new RowEncoder(columns, portal.formats), msg.maxRows, signal);
         if (done) {
-          portal.finished = portal.cursor.commandTag(0);
+          portal.finished = { tag: portal.cursor.commandTag(0) };
           portal.cursor = undefined;
         }
       });

@@ -146,6 +146,34 @@ describe('extended query protocol over raw bytes', () => {
     c.close();
   });
 
+  test('a finished rows portal answers SELECT 0; a finished command portal cannot be run; duplicate portals are 42P03', async () => {
+    const c = await session(fx.port);
+    let ms = await roundTrip(c,
+      serialize.parse({ name: 's', text: 'series 1' }),
+      serialize.bind({ statement: 's', portal: 'a' }),
+      serialize.execute({ portal: 'a' }),
+      serialize.execute({ portal: 'a' }),
+      serialize.sync());
+    assert.deepEqual(ms.filter((m) => m.name === 'commandComplete').map((m) => m.text), ['SELECT 1', 'SELECT 0']);
+    ms = await roundTrip(c,
+      serialize.parse({ name: 'c', text: 'notice' }),
+      serialize.bind({ statement: 'c', portal: 'c' }),
+      serialize.execute({ portal: 'c' }),
+      serialize.execute({ portal: 'c' }),
+      serialize.sync());
+    assert.deepEqual(names(ms), ['parseComplete', 'bindComplete', 'notice', 'commandComplete', 'error', 'readyForQuery']);
+    assert.equal(ms[4]!.code, '55000');
+    assert.equal(ms[4]!.message, 'portal "c" cannot be run');
+    ms = await roundTrip(c,
+      serialize.bind({ statement: 's', portal: 'p' }),
+      serialize.bind({ statement: 's', portal: 'p' }),
+      serialize.sync());
+    assert.deepEqual(names(ms), ['bindComplete', 'error', 'readyForQuery']);
+    assert.equal(ms[1]!.code, '42P03');
+    assert.equal(ms[1]!.message, 'cursor "p" already exists');
+    c.close();
+  });
+
   test('portals end at Sync outside a transaction block, and survive inside one', async () => {
     const c = await session(fx.port);
     let ms = await roundTrip(c,
