@@ -31,6 +31,8 @@ export interface OptimizeOptions {
   /** Rule names to skip (for tests and for diagnosing a bad rewrite). */
   readonly disabled?: ReadonlySet<string>;
   readonly maxPasses?: number;
+  /** Replaces the node rules (tests, experiments). */
+  readonly rules?: readonly OptimizerRule[];
 }
 
 export interface OptimizeResult {
@@ -77,7 +79,7 @@ export function optimizeLogicalPlan(plan: LogicalPlan, opts: OptimizeOptions = {
   const runNodeRules = (): void => {
     for (let pass = 0; pass < maxPasses; pass++, passes++) {
       let changed = false;
-      for (const rule of nodeRules) {
+      for (const rule of opts.rules ?? nodeRules) {
         if (opts.disabled?.has(rule.name)) continue;
         const r = applyEverywhere(rule, current);
         if (r.changed) {

@@ -1,0 +1,21 @@
+import { bindLogicalQuery } from '../../src/sql/binder/bind-logical-query.js';
+import { parseStatements } from '../../src/sql/index.js';
+import { explainPlan, optimizeLogicalPlan, toPhysicalPlan } from '../../src/planner/index.js';
+import { stubEnv } from '../sql/stub-env.js';
+
+/** EXPLAIN text of a query planned with some rules disabled (all rules run otherwise). */
+export function planText(sql: string, disabled: readonly string[] = []): string {
+  const logical = bindLogicalQuery(parseStatements(sql)[0]!, stubEnv());
+  const optimized = optimizeLogicalPlan(logical, { disabled: new Set(disabled) });
+  return explainPlan(toPhysicalPlan(optimized.plan)).join('\n');
+}
+
+export function appliedRules(sql: string): readonly string[] {
+  const logical = bindLogicalQuery(parseStatements(sql)[0]!, stubEnv());
+  return optimizeLogicalPlan(logical).applied;
+}
+
+export const allRules = [
+  'simplify-expressions', 'merge-filters', 'push-filter-through-project', 'push-filter-into-join',
+  'push-join-condition-down', 'push-filter-into-scan', 'push-limit-into-scan', 'remove-identity-project', 'prune-columns',
+];

@@ -1,0 +1,126 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FloeError } from '../../src/common/floe-error.js';
+import { optimizeLogicalPlan } from '../../src/planner/index.js';
+import { LogicalFilter } from '../../src/planner/logical/logical-filter.js';
+import { LogicalProject } from '../../src/planner/logical/logical-project.js';
+import { LogicalValues } from '../../src/planner/logical/logical-values.js';
+import { Exprs } from '../../src/exec/expr/expr.js';
+import { allRules, appliedRules, planText } from './plan-text.js';
+
+/** Plan text with only `rules` enabled. */
+function only(sql: string, ...rules: string[]): string {
+  return planText(sql, allRules.filter((r) => !rules.includes(r)));
+}
+
+test('no rules: the bound plan as written', () => {
+  assert.equal(planText("select o_id from orders o, customers c where o.o_cust = c.c_id and c.c_name = 'x'", allRules), [
+    'Project',
+    '  Output: o_id',
+    '->  Filter',
+    "      Predicate: ((o_cust = c_id) AND (c_name = 'x'))",
+    '  ->  Nested Loop Join (inner)',
+    '    ->  Lake Scan on public.orders',
+    '          Columns: o_id, o_cust, o_amount, o_ts, o_note',
+    '    ->  Lake Scan on public.customers',
+    '          Columns: c_id, c_name',
+  ].join('\n'));
+});
+
+test('simplify-expressions folds boolean constants and numeric literal casts', () => {
+  const text = only('select o_id from orders where true and not false and o_id = 2', 'simplify-expressions');
+  assert.match(text, /Predicate: \(o_id = 2::bigint\)\n/);
+  assert.doesNotMatch(text, /true|false/);
+  assert.doesNotMatch(only('select 1 from orders where true', 'simplify-expressions'), /Filter/);
+});
+
+test('push-filter-into-join turns a filtered cross join into a hash join and pushes one-sided conjuncts', () => {
+  const text = only("select o_id from orders o, customers c where o.o_cust = c.c_id and c.c_name = 'x' and o.o_id > 5", 'push-filter-into-join');
+  assert.match(text, /Hash Join \(inner\)\n\s+Hash Cond: \(o_cust = c_id\)/);
+  assert.match(text, /->  Filter\n\s+Predicate: \(o_id > \(5\)::bigint\)\n\s+->  Lake Scan on public.orders/);
+  assert.match(text, /->  Filter\n\s+Predicate: \(c_name = 'x'\)\n\s+->  Lake Scan on public.customers/);
+});
+
+test('push-filter-into-join keeps conjuncts on the null-extended side of an outer join above it', () => {
+  const text = only("select * from orders o left join customers c on o.o_cust = c.c_id where c.c_name = 'x' and o.o_id = 1", 'push-filter-into-join');
+  assert.match(text, /->  Filter\n\s+Predicate: \(c_name = 'x'\)\n\s+->  Hash Join \(left\)/);
+  assert.match(text, /Predicate: \(o_id = \(1\)::bigint\)\n\s+->  Lake Scan on public.orders/);
+});
+
+test('push-join-condition-down filters a side before the join', () => {
+  const text = only("select * from orders o join customers c on o.o_cust = c.c_id and c.c_name = 'x'", 'push-join-condition-down');
+  assert.match(text, /Hash Join \(inner\)\n\s+Hash Cond: \(o_cust = c_id\)\n/);
+  assert.doesNotMatch(text, /Join Filter/);
+  assert.match(text, /->  Filter\n\s+Predicate: \(c_name = 'x'\)\n\s+->  Lake Scan on public.customers/);
+  const left = only("select * from orders o left join customers c on o.o_cust = c.c_id and o.o_id = 1", 'push-join-condition-down');
+  assert.match(left, /Join Filter|Hash Cond/);
+  assert.doesNotMatch(left, /->  Filter\n\s+Predicate: \(o_id/, 'the preserved side of a LEFT JOIN is not filtered by the ON condition');
+});
+
+test('push-filter-through-project substitutes the projection', () => {
+  const text = only('select * from (select o_id + 1 as x from orders) s where x > 3', 'push-filter-through-project');
+  assert.match(text, /->  Project\n\s+Output: \(o_id \+ \(1\)::bigint\) AS x\n\s+->  Filter/);
+  assert.match(text, /->  Filter\n\s+Predicate: \(\(o_id \+ \(1\)::bigint\) > \(3\)::bigint\)/);
+});
+
+test('merge-filters combines stacked filters', () => {
+  const sql = 'select * from (select * from orders where o_cust = 1) s where o_id = 2';
+  const without = only(sql, 'push-filter-through-project', 'remove-identity-project');
+  assert.equal((without.match(/Filter/g) ?? []).length, 2);
+  const merged = only(sql, 'push-filter-through-project', 'remove-identity-project', 'merge-filters');
+  assert.equal((merged.match(/Filter/g) ?? []).length, 1);
+  assert.match(merged, /Predicate: \(\(o_cust = 1\) AND \(o_id = \(2\)::bigint\)\)/);
+});
+
+test('push-filter-into-scan offers prunable conjuncts to the lake and keeps the full residual', () => {
+  const text = only("select o_id from orders where o_id = 3 and o_note like 'a%' and o_ts is null and o_cust in (1, 2) and 10 < o_cust", 'push-filter-into-scan', 'simplify-expressions');
+  assert.match(text, /Pushed Filters: o_id = 3, o_ts IS NULL, o_cust IN \(1, 2\), o_cust > 10\n/);
+  assert.match(text, /Filter: \(\(o_id = 3::bigint\) AND \(o_note LIKE 'a%'\) AND \(o_ts IS NULL\) AND \(o_cust IN \(1, 2\)\) AND \(10 < o_cust\)\)/);
+  assert.doesNotMatch(text, /->  Filter/);
+  assert.doesNotMatch(only('select o_id from orders where o_id = $1', 'push-filter-into-scan'), /Pushed Filters/, 'parameters are not constants at plan time');
+});
+
+test('push-limit-into-scan lets the lake stop early only without a residual', () => {
+  assert.match(only('select * from orders limit 10 offset 5', 'push-limit-into-scan', 'simplify-expressions', 'remove-identity-project'), /Lake Scan on public.orders\n(.*\n)*\s+Limit: 15/);
+  assert.doesNotMatch(planText('select * from orders where o_cust = 1 limit 10'), /^\s+Limit: 10$/m);
+});
+
+test('prune-columns reads only what is used, and one column for count(*)', () => {
+  assert.match(only('select o_note from orders', 'prune-columns', 'remove-identity-project'), /Columns: o_note\n|Columns: o_note$/);
+  assert.match(planText('select count(*) from orders'), /Columns: o_id$/m);
+  assert.match(planText("select c.c_name from orders o join customers c on o.o_cust = c.c_id where o.o_amount > 1"), /Columns: o_cust, o_amount$/m);
+  assert.match(planText("select relname from pg_class where relkind = 'r'"), /Virtual Scan on pg_catalog.pg_class\n\s+Columns: relname, relkind/);
+});
+
+test('remove-identity-project drops pass-through projections', () => {
+  assert.equal(planText('select * from customers'), 'Lake Scan on public.customers\n  Columns: c_id, c_name');
+});
+
+test('ORDER BY … LIMIT becomes top-N', () => {
+  assert.match(planText('select o_id from orders order by o_id desc limit 3'), /^Top N\n\s+Sort Key: o_id DESC\n\s+Limit: 3/);
+});
+
+test('the driver reports the rules that fired, enforces the schema and stops at the pass limit', () => {
+  const applied = appliedRules("select o_id from orders o, customers c where o.o_cust = c.c_id and c.c_name = 'x'");
+  assert.ok(applied.includes('push-filter-into-join'));
+  assert.ok(applied.includes('push-filter-into-scan'));
+  assert.ok(applied.includes('prune-columns'));
+
+  const values = LogicalValues.create({ rows: [[Exprs.literal(1, { kind: 'int4' })]], columns: [{ name: 'a', type: { kind: 'int4' } }] });
+  const breaksSchema = {
+    name: 'breaks-schema',
+    apply: (p: typeof values | ReturnType<typeof LogicalProject.create>) => (p.kind === 'values'
+      ? { plan: LogicalProject.create({ input: p, exprs: [Exprs.literal('x', { kind: 'text' })], columns: [{ name: 'a', type: { kind: 'text' } }] }), changed: true }
+      : { plan: p, changed: false }),
+  };
+  assert.throws(() => optimizeLogicalPlan(values, { rules: [breaksSchema as never] }), (e: unknown) => e instanceof FloeError && e.sqlstate === 'XX000' && /breaks-schema/.test(e.message));
+
+  let calls = 0;
+  const alwaysChanges = {
+    name: 'always-changes',
+    apply: (p: never) => { calls++; return { plan: LogicalFilter.create({ input: p, predicate: Exprs.literal(true, { kind: 'bool' }), columns: (p as typeof values).columns }), changed: true }; },
+  };
+  const r = optimizeLogicalPlan(values, { rules: [alwaysChanges as never], maxPasses: 3 });
+  assert.equal(r.passes, 3);
+  assert.ok(calls > 0);
+});
