@@ -71,7 +71,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   }
   const pool = new KeyPool(encoded);
   const rankOf = new Int32Array(total);
-  const offsetOf = new Float64Array(total);
+  const offsetOf = new Int32Array(total);
   const included = new Uint8Array(total);
   {
     let g = 0;
@@ -80,15 +80,8 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
     for (let c = 0; c < changes.length; c++) {
       const ch = changes[c]!;
       if (prevSeq !== ch.seq) { rank++; prevSeq = ch.seq; }
-      const keys = encoded[c]!;
-      const f1 = ch.hashFilter;
-      const f2 = opts.hashFilter?.node;
-      for (let r = 0; r < keys.length; r++, g++) {
-        rankOf[g] = rank;
-        offsetOf[g] = ch.firstOffset + r;
-        const h = keys.hashes[r]!;
-        included[g] = (f1 === undefined || ((h & f1.mask) >>> 0) === f1.index) && (f2 === undefined || ((h & f2.mask) >>> 0) === f2.index) ? 1 : 0;
-      }
+      markRows(encoded[c]!.hashes, g, rank, ch.firstOffset, ch.hashFilter, opts.hashFilter?.node, rankOf, offsetOf, included);
+      g += encoded[c]!.length;
     }
   }
 
@@ -98,22 +91,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   const capMask = cap - 1;
   const slots = new Int32Array(cap).fill(-1);
   const slotOf = new Int32Array(total).fill(-1);
-  for (let g = 0; g < total; g++) {
-    if (included[g] === 0) continue;
-    const h = pool.hashes[g]!;
-    let s = h & capMask;
-    for (;;) {
-      const w = slots[s]!;
-      if (w === -1) { slots[s] = g; break; }
-      if (pool.hashes[w] === h && pool.equalPooled(w, g)) {
-        // rows arrive in ascending (seq, offset) order except across overlapping offset ranges, so compare explicitly
-        if (rankOf[g]! > rankOf[w]! || (rankOf[g] === rankOf[w] && offsetOf[g]! >= offsetOf[w]!)) slots[s] = g;
-        break;
-      }
-      s = (s + 1) & capMask;
-    }
-    slotOf[g] = s;
-  }
+  insertChanges(pool, rankOf, offsetOf, included, slots, slotOf, capMask);
 
   // --- base rows: drop those a newer change overrides; note keys whose base row wins ---
   const baseWins = new Uint8Array(cap);
@@ -130,20 +108,70 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   // --- winning live change rows ---
   let g0 = 0;
   for (let c = 0; c < changes.length; c++) {
-    const ch = changes[c]!;
     const n = encoded[c]!.length;
-    const isLive = live[c]!;
-    const pick = new Int32Array(n);
-    let k = 0;
-    for (let r = 0; r < n; r++) {
-      const g = g0 + r;
-      const s = slotOf[g]!;
-      if (s !== -1 && slots[s] === g && isLive[r] === 1 && baseWins[s] === 0) pick[k++] = r;
-    }
+    const pick = pickWinners(g0, n, live[c]!, slots, slotOf, baseWins);
     g0 += n;
-    if (k > 0) out.push(conformChange(ch, outFields, pick.subarray(0, k)));
+    if (pick.length > 0) out.push(conformChange(changes[c]!, outFields, pick));
   }
   return out;
+}
+
+/** Per change row: its seq rank, offset, and whether it passes the hash filters. */
+function markRows(
+  hashes: Uint32Array, g0: number, rank: number, firstOffset: number, f1: BucketNode | undefined, f2: BucketNode | undefined,
+  rankOf: Int32Array, offsetOf: Int32Array, included: Uint8Array,
+): void {
+  const n = hashes.length;
+  rankOf.fill(rank, g0, g0 + n);
+  for (let r = 0; r < n; r++) offsetOf[g0 + r] = firstOffset + r;
+  if (f1 === undefined && f2 === undefined) {
+    included.fill(1, g0, g0 + n);
+    return;
+  }
+  const m1 = f1?.mask ?? 0;
+  const i1 = f1?.index ?? 0;
+  const m2 = f2?.mask ?? 0;
+  const i2 = f2?.index ?? 0;
+  for (let r = 0; r < n; r++) {
+    const h = hashes[r]!;
+    included[g0 + r] = ((h & m1) >>> 0) === i1 && ((h & m2) >>> 0) === i2 ? 1 : 0;
+  }
+}
+
+/** Puts each included change row in the table, keeping per key the greatest (seq rank, offset). */
+function insertChanges(
+  pool: KeyPool, rankOf: Int32Array, offsetOf: Int32Array, included: Uint8Array, slots: Int32Array, slotOf: Int32Array, capMask: number,
+): void {
+  const hashes = pool.hashes;
+  const total = hashes.length;
+  for (let g = 0; g < total; g++) {
+    if (included[g] === 0) continue;
+    const h = hashes[g]!;
+    let s = h & capMask;
+    for (;;) {
+      const w = slots[s]!;
+      if (w === -1) { slots[s] = g; break; }
+      if (hashes[w] === h && pool.equalPooled(w, g)) {
+        // rows arrive in ascending (seq, offset) order except across overlapping offset ranges, so compare explicitly
+        if (rankOf[g]! > rankOf[w]! || (rankOf[g] === rankOf[w] && offsetOf[g]! >= offsetOf[w]!)) slots[s] = g;
+        break;
+      }
+      s = (s + 1) & capMask;
+    }
+    slotOf[g] = s;
+  }
+}
+
+/** Rows [g0, g0+n) that won their key, are live (+I/+U) and were not beaten by a base row. */
+function pickWinners(g0: number, n: number, isLive: Uint8Array, slots: Int32Array, slotOf: Int32Array, baseWins: Uint8Array): Int32Array {
+  const pick = new Int32Array(n);
+  let k = 0;
+  for (let r = 0; r < n; r++) {
+    const g = g0 + r;
+    const s = slotOf[g]!;
+    if (s !== -1 && slots[s] === g && isLive[r] === 1 && baseWins[s] === 0) pick[k++] = r;
+  }
+  return pick.subarray(0, k);
 }
 
 interface ProbeState {
