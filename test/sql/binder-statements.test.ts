@@ -175,3 +175,26 @@ test('cursors, prepared statements, COPY, EXPLAIN, CALL', () => {
   const c = utility("call fast_forward('orders', 'main', 'dev')");
   assert.ok(c.kind === 'call' && c.procedure === 'fast_forward' && c.args.types.every((t) => t.kind === 'text'));
 });
+
+test('MERGE: join type from the clauses, actions over source ++ target, markers for presence', () => {
+  const b = dml("merge into orders t using (values (1, 'a')) s(id, note) on t.o_id = s.id when matched and t.o_cust > 1 then update set o_note = s.note when matched then delete when not matched then insert (o_id, o_note) values (s.id, s.note) when not matched by source then do nothing returning t.o_id");
+  assert.equal(b.commandTag(3), 'MERGE 3');
+  const m = sink(b, 'merge');
+  assert.deepEqual([m.sourceWidth, m.sourcePresent, m.targetPresent], [2, 7, 8]);
+  assert.deepEqual(m.actions.map((a) => [a.match, a.action.kind, a.condition !== undefined]), [
+    ['matched', 'update', true], ['matched', 'delete', false], ['notMatchedByTarget', 'insert', false], ['notMatchedBySource', 'nothing', false],
+  ]);
+  const update = m.actions[0]!.action;
+  assert.deepEqual(update.kind === 'update' ? update.set : [], [{ column: 4, expr: { kind: 'column', index: 1, type: { kind: 'text' }, name: 'note' } }]);
+  const insert = m.actions[2]!.action;
+  assert.equal(insert.kind === 'insert' ? insert.values.length : 0, 5, 'a full table row, defaults for the rest');
+  assert.equal(m.input.columns.length, 9);
+  const join = m.input.kind === 'project' ? m.input.input : m.input;
+  assert.ok(join.kind === 'hashJoin' && join.joinType === 'full');
+  assert.deepEqual(b.columns.map((c) => c.name), ['o_id']);
+  const inner = sink(dml('merge into orders using customers c on o_id = c.c_id when matched then delete'), 'merge');
+  const j = inner.input.kind === 'project' ? inner.input.input : inner.input;
+  assert.ok(j.kind === 'hashJoin' && j.joinType === 'inner');
+  const append = sink(dml('merge into sales.items i using customers c on i.i_id = c.c_id when matched then delete'), 'merge');
+  assert.equal(append.input.columns[append.sourceWidth + 2]!.name, '_row_id', 'append tables carry the row id after the target row');
+});

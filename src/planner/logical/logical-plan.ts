@@ -13,6 +13,7 @@ import type { LogicalDistinct } from './logical-distinct.js';
 import type { LogicalInsert } from './logical-insert.js';
 import type { LogicalUpdate } from './logical-update.js';
 import type { LogicalDelete } from './logical-delete.js';
+import type { LogicalMerge } from './logical-merge.js';
 
 /**
  * The logical plan: what to compute, before operator choice. Nodes are immutable
@@ -35,7 +36,8 @@ export type LogicalPlan =
   | LogicalDistinct
   | LogicalInsert
   | LogicalUpdate
-  | LogicalDelete;
+  | LogicalDelete
+  | LogicalMerge;
 
 export type LogicalPlanKind = LogicalPlan['kind'];
 
@@ -51,7 +53,7 @@ export function logicalInputs(p: LogicalPlan): readonly LogicalPlan[] {
     case 'join': case 'setOp':
       return [p.left, p.right];
     case 'filter': case 'project': case 'aggregate': case 'sort': case 'limit': case 'window': case 'distinct':
-    case 'insert': case 'update': case 'delete':
+    case 'insert': case 'update': case 'delete': case 'merge':
       return [p.input];
     default:
       return assertNever(p);
@@ -66,7 +68,7 @@ export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): Logi
     case 'join': case 'setOp':
       return inputs[0] === p.left && inputs[1] === p.right ? p : { ...p, left: inputs[0]!, right: inputs[1]! };
     case 'filter': case 'project': case 'aggregate': case 'sort': case 'limit': case 'window': case 'distinct':
-    case 'insert': case 'update': case 'delete':
+    case 'insert': case 'update': case 'delete': case 'merge':
       return inputs[0] === p.input ? p : { ...p, input: inputs[0]! };
     default:
       return assertNever(p);

@@ -70,6 +70,12 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
         kind: 'delete', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
         ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
       };
+    case 'merge':
+      return {
+        kind: 'merge', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
+        sourceWidth: p.sourceWidth, sourcePresent: p.sourcePresent, targetPresent: p.targetPresent, actions: p.actions,
+        ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
+      };
     default:
       return assertNever(p);
   }

@@ -162,7 +162,7 @@ function prune(p: LogicalPlan, required: Set<number>): Pruned {
       const input = prune(p.input, range(p.input.columns.length));
       return { plan: { ...p, input: input.plan }, map: identity(p.columns.length) };
     }
-    case 'insert': case 'update': case 'delete': {
+    case 'insert': case 'update': case 'delete': case 'merge': {
       const input = prune(p.input, range(p.input.columns.length));
       return { plan: { ...p, input: input.plan }, map: identity(p.columns.length) };
     }

@@ -11,6 +11,7 @@ import { bindCopy } from './bind-copy.js';
 import { bindCreateTable } from './bind-create-table.js';
 import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
 import { bindInsert } from './bind-insert.js';
+import { bindMerge } from './bind-merge.js';
 import { bindSelect } from './bind-query.js';
 import { bindDelete, bindUpdate } from './bind-update-delete.js';
 import {
@@ -43,8 +44,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'InsertStmt': return bindInsert(ctx, n);
     case 'UpdateStmt': return bindUpdate(ctx, n);
     case 'DeleteStmt': return bindDelete(ctx, n);
-    case 'MergeStmt':
-      throw new FloeError(SqlState.featureNotSupported, 'MERGE is not supported yet', { position: positionOf(n.relation) });
+    case 'MergeStmt': return bindMerge(ctx, n);
     case 'CreateSchemaStmt': return bindCreateSchema(n);
     case 'CreateStmt': return bindCreateTable(ctx, n);
     case 'DropStmt': return bindDrop(ctx, n);
