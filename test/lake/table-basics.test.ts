@@ -102,7 +102,7 @@ test('partitioned keyed table: pruning by partition and min/max, projection, lim
     const plan = await wh.planScan({ table: t, filters: [{ column: 'region', op: '=', value: 'us' }] });
     assert.equal(plan.stats.partitionsTotal, 3);
     assert.equal(plan.stats.partitionsPruned, 2);
-    assert.deepEqual(plan.pushdown, ['inexact']);
+    assert.deepEqual(plan.pushdown, ['exact']);
     const byId = await wh.planScan({ table: t, filters: [{ column: 'id', op: '>', value: 100 }] });
     assert.equal(byId.tasks.length, 0);
     const us = await readRows(wh, { table: t, filters: [{ column: 'region', op: '=', value: 'us' }], projection: ['id', 'at', '_seq'] });

@@ -11,6 +11,7 @@ import { OP_COLUMN, SEQ_FILE_COLUMN, physicalName } from '../table/table-layout.
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanTask } from './scan-types.js';
+import { filterBatch } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
 
 /**
@@ -24,7 +25,7 @@ export async function* executeScanTask(task: ScanTask): AsyncIterable<RecordBatc
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
   for (const b of rows) {
     if (remaining <= 0) return;
-    let out = project(b, task);
+    let out = project(filterBatch(b, task.filters, task.columns), task);
     if (out.numRows > remaining) out = out.slice(0, remaining);
     remaining -= out.numRows;
     if (out.numRows > 0) yield out;

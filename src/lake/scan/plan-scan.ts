@@ -16,6 +16,7 @@ import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
 import { LakeTransactionImpl } from '../txn/lake-transaction-impl.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
+import { isExactFilter } from './filter-batch.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanTask } from './scan-types.js';
 
@@ -59,7 +60,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
   const tasks: ScanTask[] = [];
   const base = {
     tableId: table.id, storage: ctx.storageConfig, columns: table.columns, keyColumns: table.primaryKey,
-    projection, filters: [] as ScanFilter[], ...(req.limit === undefined ? {} : { limit: req.limit }),
+    projection, filters: filters.filter((f) => isExactFilter(f, byName.get(f.column)!)), ...(req.limit === undefined ? {} : { limit: req.limit }),
   };
   const frontiers = keyed ? frontierByPartition(files) : undefined;
   const keyHash = keyed ? fullKeyHash(table, filters) : undefined;
@@ -115,7 +116,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       });
     }
   }
-  return { snapshotId, tasks, pushdown: filters.map(() => 'inexact'), stats };
+  return { snapshotId, tasks, pushdown: filters.map((f) => (isExactFilter(f, byName.get(f.column)!) ? 'exact' : 'inexact')), stats };
 }
 
 function readPoint(ctx: LakeContext, table: TableMetadata, req: ScanRequest): {
