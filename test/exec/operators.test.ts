@@ -63,7 +63,7 @@ test('hash aggregate: groups with NULL keys, NULL-skipping aggregates, PostgreSQ
         { name: 'nv', type: t.int8 }, { name: 'nd', type: t.int8 }, { name: 'max', type: t.int4 }, { name: 'ids', type: t.text }],
     },
   } as PhysicalPlan;
-  const fixed = { ...plan, columns: (plan as { input: { columns: OutputColumn[] } }).input.columns } as PhysicalPlan;
+  const fixed = { ...plan, columns: (plan as unknown as { input: { columns: OutputColumn[] } }).input.columns } as PhysicalPlan;
   assert.deepEqual(await rowsOf(fixed), [
     ['eng', 500n, '166.6666666666666667', 3n, 3n, 2n, 200, '6,2,1'],
     ['ops', 50n, '50.0000000000000000', 2n, 1n, 1n, 50, '5,3'],

@@ -1,0 +1,69 @@
+import { availableParallelism } from 'node:os';
+import { tableFromIPC } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
+import { Piscina } from 'piscina';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { ScanPool } from './scan-pool.js';
+import type { ScanWorkerResult } from './scan-worker.js';
+
+export interface ScanPoolOptions {
+  /** Worker threads; default: the machine's cores. */
+  readonly threads?: number;
+}
+
+/**
+ * Scan tasks on a piscina pool: threads are started up front and kept alive
+ * (idle timeout effectively infinite) so each keeps its WASM decoder warm.
+ * Workers load TypeScript through tsx, like the main thread.
+ */
+export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
+  const size = Math.max(1, opts.threads ?? availableParallelism());
+  const pool = new Piscina({
+    filename: new URL('./scan-worker.ts', import.meta.url).href,
+    name: 'runScanTask',
+    minThreads: size,
+    maxThreads: size,
+    idleTimeout: 2 ** 31 - 1,
+    execArgv: ['--import', 'tsx'],
+  });
+  return {
+    size,
+    run(task: unknown, signal?: AbortSignal): AsyncIterable<RecordBatch> {
+      return {
+        async *[Symbol.asyncIterator]() {
+          let result: ScanWorkerResult;
+          try {
+            result = (await pool.run(task, signal ? { signal } : {})) as ScanWorkerResult;
+          } catch (e) {
+            if (signal?.aborted) throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
+            throw e;
+          }
+          if (result === null) return;
+          if (!(result instanceof Uint8Array)) {
+            const { sqlstate, message, detail, hint } = result.error;
+            throw new FloeError(sqlstate, message, { detail, hint });
+          }
+          for (const b of tableFromIPC(result).batches) yield b;
+        },
+      };
+    },
+    async close() {
+      await pool.destroy();
+    },
+  };
+}
+
+let shared: ScanPool | undefined;
+
+/** The process-wide pool, created on first use. */
+export function sharedScanPool(): ScanPool {
+  shared ??= createScanPool();
+  return shared;
+}
+
+export async function closeSharedScanPool(): Promise<void> {
+  const p = shared;
+  shared = undefined;
+  await p?.close();
+}

@@ -1,0 +1,115 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FloeError } from '../../src/common/floe-error.js';
+import { openWarehouse } from '../../src/lake/index.js';
+import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
+import { createScanPool } from '../../src/exec/index.js';
+import type { ExecContext, PhysicalPlan, OutputColumn, LakeTableRef } from '../../src/exec/index.js';
+import { col, int, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'floe-exec-'));
+let wh: Warehouse;
+const pool = createScanPool({ threads: 2 });
+after(async () => {
+  await pool.close();
+  await wh?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cols: OutputColumn[] = [{ name: 'id', type: t.int4 }, { name: 'name', type: t.text }, { name: 'amount', type: t.numeric }];
+const ref = (tm: TableMetadata): LakeTableRef => ({ id: tm.id, namespace: tm.namespace, name: tm.name });
+const scan = (tm: TableMetadata, extra: Partial<PhysicalPlan & { kind: 'lakeScan' }> = {}): PhysicalPlan => ({
+  kind: 'lakeScan', table: ref(tm), projection: ['id', 'name', 'amount'], filters: [], columns: cols, ...extra,
+});
+
+async function inTxn<T>(fn: (ctx: ExecContext) => Promise<T>): Promise<T> {
+  const txn = await wh.begin();
+  try {
+    const r = await fn({ warehouse: wh, txn });
+    await txn.commit();
+    return r;
+  } catch (e) {
+    await txn.abort();
+    throw e;
+  }
+}
+
+const byId = (rows: unknown[][]) => [...rows].sort((a, b) => (a[0] as number) - (b[0] as number));
+
+test('DML sinks and lake scans: insert, upsert (ON CONFLICT), update, delete, RETURNING; pool = same thread', async () => {
+  wh = await openWarehouse({ path: dir });
+  const tm = await wh.createTable({
+    namespace: 'public', name: 'accounts', primaryKey: ['id'],
+    columns: [{ name: 'id', type: t.int4, nullable: false }, { name: 'name', type: t.text, nullable: true }, { name: 'amount', type: t.numeric, nullable: true }],
+  });
+  let affected = 0;
+  const ret = await inTxn((ctx) => rowsOf({
+    kind: 'insert', table: ref(tm), input: values(cols, [[1, 'ann', '10.50'], [2, 'bob', '3'], [3, 'cy', null]]),
+    returning: [col(0, t.int4), op('||', col(1, t.text), lit('!', t.text))], columns: [{ name: 'id', type: t.int4 }, { name: 'x', type: t.text }],
+  }, { ...ctx, onRowsAffected: (n) => { affected = n; } }));
+  assert.equal(affected, 3);
+  assert.deepEqual(ret, [[1, 'ann!'], [2, 'bob!'], [3, 'cy!']]);
+  assert.deepEqual(byId(await rowsOf(scan(tm), { warehouse: wh })), [[1, 'ann', '10.50'], [2, 'bob', '3'], [3, 'cy', null]]);
+
+  // ON CONFLICT DO UPDATE SET amount = existing.amount + excluded.amount
+  await inTxn((ctx) => rowsOf({
+    kind: 'insert', table: ref(tm), input: values(cols, [[1, 'ann', '1.25'], [4, 'dee', '7']]),
+    onConflict: { action: 'update', set: [{ column: 2, expr: op('+', col(2, t.numeric), col(5, t.numeric)) }] }, columns: [],
+  }, ctx));
+  // ON CONFLICT DO NOTHING
+  await inTxn((ctx) => rowsOf({ kind: 'insert', table: ref(tm), input: values(cols, [[2, 'zzz', '0']]), onConflict: { action: 'nothing' }, columns: [] }, ctx));
+  // UPDATE … SET name = upper(name) WHERE id = 3
+  await inTxn((ctx) => rowsOf({
+    kind: 'update', table: ref(tm), input: { kind: 'filter', input: scan(tm), predicate: op('=', col(0, t.int4), int(3)), columns: cols },
+    set: [{ column: 1, expr: lit('CY', t.text) }], columns: [],
+  }, ctx));
+  // DELETE WHERE id = 2 RETURNING name
+  const del = await inTxn((ctx) => rowsOf({
+    kind: 'delete', table: ref(tm), input: { kind: 'filter', input: scan(tm), predicate: op('=', col(0, t.int4), int(2)), columns: cols },
+    returning: [col(1, t.text)], columns: [{ name: 'name', type: t.text }],
+  }, ctx));
+  assert.deepEqual(del, [['bob']]);
+  const expected = [[1, 'ann', '11.75'], [3, 'CY', null], [4, 'dee', '7']];
+  assert.deepEqual(byId(await rowsOf(scan(tm), { warehouse: wh })), expected);
+  assert.deepEqual(byId(await rowsOf(scan(tm), { warehouse: wh, pool })), expected);
+  // residual filter + limit over the scan
+  const filtered = await rowsOf(scan(tm, { residual: op('>', col(0, t.int4), int(1)) }), { warehouse: wh, pool });
+  assert.deepEqual(byId(filtered), [[3, 'CY', null], [4, 'dee', '7']]);
+
+  // NOT NULL key → 23502
+  await assert.rejects(inTxn((ctx) => rowsOf({ kind: 'insert', table: ref(tm), input: values(cols, [[null, 'x', '1']]), columns: [] }, ctx)),
+    (e: unknown) => e instanceof FloeError && e.sqlstate === '23502');
+  // duplicate keys in one ON CONFLICT DO UPDATE → 21000
+  await assert.rejects(inTxn((ctx) => rowsOf({
+    kind: 'insert', table: ref(tm), input: values(cols, [[9, 'a', '1'], [9, 'b', '2']]),
+    onConflict: { action: 'update', set: [{ column: 1, expr: col(4, t.text) }] }, columns: [],
+  }, ctx)), (e: unknown) => e instanceof FloeError && e.sqlstate === '21000');
+});
+
+test('append table: delete and update through row ids', async () => {
+  const tm = await wh.createTable({
+    namespace: 'public', name: 'events',
+    columns: [{ name: 'id', type: t.int4, nullable: true }, { name: 'name', type: t.text, nullable: true }, { name: 'amount', type: t.numeric, nullable: true }],
+  });
+  await inTxn((ctx) => rowsOf({ kind: 'insert', table: ref(tm), input: values(cols, [[1, 'a', '1'], [2, 'b', '2'], [2, 'c', '3']]), columns: [] }, ctx));
+  const withRowId: OutputColumn[] = [...cols, { name: '_row_id', type: t.int8 }];
+  const scanRid: PhysicalPlan = { kind: 'lakeScan', table: ref(tm), projection: ['id', 'name', 'amount', '_row_id'], filters: [], columns: withRowId };
+  await inTxn((ctx) => rowsOf({
+    kind: 'delete', table: ref(tm), input: { kind: 'filter', input: scanRid, predicate: op('=', col(1, t.text), lit('b', t.text)), columns: withRowId }, columns: [],
+  }, ctx));
+  await inTxn((ctx) => rowsOf({
+    kind: 'update', table: ref(tm), input: { kind: 'filter', input: scanRid, predicate: op('=', col(0, t.int4), int(1)), columns: withRowId },
+    set: [{ column: 2, expr: lit('100', t.numeric) }], columns: [],
+  }, ctx));
+  assert.deepEqual(byId(await rowsOf(scan(tm), { warehouse: wh, pool })), [[1, 'a', '100'], [2, 'c', '3']]);
+});
+
+test('cancel stops a pool scan with 57014', async () => {
+  const tm = wh.getTable('public', 'accounts')!;
+  const ac = new AbortController();
+  ac.abort();
+  await assert.rejects(rowsOf(scan(tm), { warehouse: wh, pool, signal: ac.signal }), (e: unknown) => e instanceof FloeError && e.sqlstate === '57014');
+});
