@@ -450,10 +450,9 @@ export class Connection {
           this.#writer.send({ kind: 'PortalSuspended' });
           return false;
         }
-        const values = encoder.encode(cursor.batch, cursor.row, this.#ctx);
+        this.#writer.sendRow(encoder, cursor.batch, cursor.row, this.#ctx);
         cursor.row++;
         sent++;
-        this.#writer.send({ kind: 'DataRow', values });
         if (this.#writer.pending >= SocketWriter.flushThreshold) {
           await this.#writer.flush();
           if (signal.aborted) throw signal.reason ?? canceled();

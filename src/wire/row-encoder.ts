@@ -1,4 +1,5 @@
 import { FloeError } from '../common/floe-error.js';
+import type { MessageWriter } from './messages/message-writer.js';
 import type { CodecContext } from './codecs/codec-context.js';
 import { codecForOid } from './codecs/codec-for-oid.js';
 import type { TypeCodec } from './codecs/type-codec.js';
@@ -25,6 +26,21 @@ export class RowEncoder {
   constructor(columns: readonly ColumnDescription[], formats: readonly number[]) {
     this.#codecs = columns.map((c) => codecForOid(c.typeOid));
     this.#binary = columns.map((_, i) => formats[i] === 1);
+  }
+
+  /** Writes one DataRow straight into the output, the hot path for large results. */
+  writeRow(w: MessageWriter, batch: RowBatch, row: number, ctx: CodecContext): void {
+    const n = this.#codecs.length;
+    w.message('D', (b) => {
+      b.int16(n);
+      for (let i = 0; i < n; i++) {
+        const reader = batch.columns[i];
+        const v = reader === undefined ? null : reader.get(row);
+        if (v === null || v === undefined) b.int32(-1);
+        else if (this.#binary[i]) b.lengthPrefixed(this.#codecs[i]!.encodeBinary(v, ctx));
+        else b.lengthPrefixedText(this.#codecs[i]!.encodeText(v, ctx));
+      }
+    });
   }
 
   encode(batch: RowBatch, row: number, ctx: CodecContext): (Buffer | null)[] {

@@ -2,6 +2,9 @@ import type { Duplex } from 'node:stream';
 import { ClientGone } from './client-gone.js';
 import { writeBackendMessage, type BackendMessage } from './messages/backend-message.js';
 import { MessageWriter } from './messages/message-writer.js';
+import type { RowEncoder } from './row-encoder.js';
+import type { CodecContext } from './codecs/codec-context.js';
+import type { RowBatch } from './session-handler.js';
 
 /**
  * Buffers backend messages and writes them in batches. flush() waits for
@@ -27,6 +30,11 @@ export class SocketWriter {
 
   send(msg: BackendMessage): void {
     writeBackendMessage(this.#out, msg);
+  }
+
+  /** One DataRow, encoded in place (same framing as send()). */
+  sendRow(encoder: RowEncoder, batch: RowBatch, row: number, ctx: CodecContext): void {
+    encoder.writeRow(this.#out, batch, row, ctx);
   }
 
   /** A single unframed byte, the answer to SSLRequest/GSSENCRequest. */

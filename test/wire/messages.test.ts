@@ -5,6 +5,7 @@ import { FloeError } from '../../src/common/floe-error.js';
 import { writeBackendMessage, type BackendMessage } from '../../src/wire/messages/backend-message.js';
 import { MessageDecoder, type DecodedMessage } from '../../src/wire/messages/message-decoder.js';
 import { MessageWriter } from '../../src/wire/messages/message-writer.js';
+import { RowEncoder } from '../../src/wire/row-encoder.js';
 import { parseBackend } from './raw-client.js';
 
 function encode(...msgs: BackendMessage[]): Buffer {
@@ -212,4 +213,17 @@ describe('backend messages are framed as pg-protocol expects', () => {
     assert.equal(err.position, '7');
     assert.equal(msgs[24]!.status, 'T');
   });
+});
+
+test('DataRow written in place by RowEncoder matches pg-protocol parsing, ASCII fast path or not', () => {
+  const values = ['', 'a'.repeat(32), 'b'.repeat(33), 'héllo', '😀 x', 'x'.repeat(5000), null];
+  const cols = values.map((_, i) => ({ name: `c${i}`, tableOid: 0, columnNumber: 0, typeOid: 25, typeSize: -1, typeModifier: -1 }));
+  const batch = { numRows: 1, columns: values.map((v) => ({ get: () => v })) };
+  const w = new MessageWriter(16);
+  new RowEncoder(cols, []).writeRow(w, batch, 0, { timeZone: 'UTC' });
+  const viaObject = encode({ kind: 'DataRow', values: new RowEncoder(cols, []).encode(batch, 0, { timeZone: 'UTC' }) });
+  const bytes = w.take();
+  assert.deepEqual(bytes, viaObject);
+  const [m] = parseBackend(bytes) as unknown as { fields: unknown[] }[];
+  assert.deepEqual(m!.fields, values);
 });

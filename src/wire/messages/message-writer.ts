@@ -92,6 +92,31 @@ export class MessageWriter {
     return this.bytes(b);
   }
 
+  /** A length-prefixed UTF-8 string written in place, for DataRow text values without a temporary Buffer. */
+  lengthPrefixedText(s: string): this {
+    this.#ensure(4 + s.length * 3);
+    const buf = this.#buf;
+    const start = this.#pos + 4;
+    // Short ASCII values (numbers, dates, most identifiers) are copied by hand: Buffer.write's per-call cost dominates for them.
+    if (s.length <= 32) {
+      let i = 0;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        buf[start + i] = c;
+      }
+      if (i === s.length) {
+        buf.writeInt32BE(i, this.#pos);
+        this.#pos = start + i;
+        return this;
+      }
+    }
+    const n = buf.write(s, start, 'utf8');
+    buf.writeInt32BE(n, this.#pos);
+    this.#pos = start + n;
+    return this;
+  }
+
   /** Takes the bytes written so far and empties the writer. */
   take(): Buffer {
     const out = Buffer.from(this.#buf.subarray(0, this.#pos));
