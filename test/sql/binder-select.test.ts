@@ -78,11 +78,22 @@ test('joins: inner/left/right/full/cross, USING and NATURAL', () => {
 });
 
 test('subqueries: scalar, EXISTS, IN, correlated, ARRAY(…)', () => {
-  const q = query('select o_id, (select c_name from customers c where c.c_id = o.o_cust) from orders o where exists (select 1 from customers where c_id = o_cust) and o_cust in (select c_id from customers) and o_id not in (select 1)');
+  const q = query('select o_id, (select c_name from customers c where c.c_id = o.o_cust) from orders o where o_id > (select 1) or exists (select 1 from customers where c_id = o_cust limit 1)');
   const text = explainPlan(q.plan).join('\n');
-  assert.match(text, /EXISTS SubPlan correlated/);
-  assert.match(text, /IN SubPlan\)/);
+  assert.match(text, /EXISTS SubPlan correlated/, 'EXISTS under OR stays a subquery');
+  assert.match(text, /Output: o_id, \(SubPlan correlated\) AS c_name/);
   assert.deepEqual(columnsOf('select array(select c_name from customers)'), [['array', 'text[]']]);
+});
+
+test('IN / EXISTS in WHERE are decorrelated into semi, anti and mark joins', () => {
+  const text = explainPlan(query("select o_id from orders o where exists (select 1 from customers c where c.c_id = o.o_cust and c.c_name = 'x') and not exists (select 1 from customers where c_id = o_id) and o_cust in (select c_id from customers) and o_cust not in (select c_id from customers where c_name like $1)").plan).join('\n');
+  assert.match(text, /Hash Join \(semi\)\n\s+Hash Cond: \(o_cust = c_id\)/);
+  assert.match(text, /Hash Join \(anti\)\n\s+Hash Cond: \(o_id = \(c_id\)::bigint\)/);
+  assert.match(text, /Filter\n\s+Predicate: \(NOT mark\)\n\s+->  Hash Join \(mark\)/);
+  assert.match(text, /Pushed Filters: c_name = 'x'/, "the subquery's own conditions filter the build side");
+  assert.doesNotMatch(text, /SubPlan/);
+  const agg = explainPlan(query('select 1 from orders o where exists (select count(*) from customers where c_id = o_cust)').plan).join('\n');
+  assert.match(agg, /EXISTS SubPlan correlated/, 'an aggregate subquery is not decorrelated');
 });
 
 test('catalog names: pg_catalog first, ::regclass resolved at bind time, OPERATOR(pg_catalog.~), system tables', () => {

@@ -21,6 +21,7 @@ import {
   bindCondition, bindExpr, bindSortKey, exprKey, lookupColumn, type ExprScope, type GroupingContext, type WindowCollector,
 } from './bind-expr.js';
 import { bindFromClause } from './bind-from.js';
+import { bindWhere } from './bind-where.js';
 import { coerceTo, resolveUnknown } from './coerce.js';
 import { figureColumnName } from './figure-column-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
@@ -219,10 +220,7 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
   const from = bindFromClause(ctx, s.fromClause as Raw[] | undefined, parent, correlation);
   let plan = from.plan;
   const scope = from.scope;
-  if (s.whereClause) {
-    const predicate = bindCondition(ctx, s.whereClause, { scope, clause: 'WHERE' });
-    plan = LogicalFilter.create({ input: plan, predicate, columns: plan.columns });
-  }
+  if (s.whereClause) plan = bindWhere(ctx, s.whereClause, plan, scope);
 
   const targets = (s.targetList as Raw[] | undefined) ?? [];
   const grouped = Boolean(s.groupClause?.length) || containsAggregate(targets) || containsAggregate(s.havingClause)
