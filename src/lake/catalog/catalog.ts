@@ -67,6 +67,12 @@ export interface FileRecord {
   readonly stats: Readonly<Record<string, { min: unknown; max: unknown; nullCount: number }>>;
   readonly dvTarget: number | undefined;
   readonly dvPositions: Uint32Array | undefined;
+  /**
+   * Base files of keyed tables are sorted by the bit-reversed key hash (so every bucket
+   * node is a contiguous range); per row group, the [min, max] reversed hash. A point
+   * read by full key decodes only the row groups whose range holds its hash.
+   */
+  readonly rowGroups: readonly (readonly [number, number])[] | undefined;
   readonly addedIn: bigint;
 }
 

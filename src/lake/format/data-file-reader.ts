@@ -18,10 +18,10 @@ export interface ExtraColumn {
  * left out.
  */
 export async function readDataFile(
-  storage: Storage, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [],
+  storage: Storage, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
 ): Promise<RecordBatch[]> {
   const bytes = await storage.get(path);
-  const batches = decodeParquet(bytes, path);
+  const batches = decodeParquet(bytes, path, undefined, rowGroups);
   return batches.map((b) => conformBatch(b, columns, extra));
 }
 

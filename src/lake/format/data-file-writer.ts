@@ -39,9 +39,13 @@ export interface EncodedFile {
   readonly bytes: Uint8Array;
   readonly rowCount: number;
   readonly stats: Record<string, { min: unknown; max: unknown; nullCount: number }>;
+  readonly rowGroups?: readonly (readonly [number, number])[];
 }
 
-export function encodeDataFile(batches: RecordBatch | readonly RecordBatch[], columns: readonly ColumnMetadata[]): EncodedFile {
+export function encodeDataFile(
+  batches: RecordBatch | readonly RecordBatch[], columns: readonly ColumnMetadata[],
+  rowGroups?: { readonly rows: number; readonly ranges: readonly (readonly [number, number])[] },
+): EncodedFile {
   const list: readonly RecordBatch[] = Array.isArray(batches) ? batches : [batches as RecordBatch];
   const statCols = columns.map((c) => ({ name: physicalName(c.fieldId), type: c.type }));
   const stats: Record<string, { min: unknown; max: unknown; nullCount: number }> = {};
@@ -54,7 +58,8 @@ export function encodeDataFile(batches: RecordBatch | readonly RecordBatch[], co
     };
   }
   const rowCount = list.reduce((n, b) => n + b.numRows, 0);
-  return { bytes: encodeParquet(list), rowCount, stats };
+  if (rowGroups === undefined) return { bytes: encodeParquet(list), rowCount, stats };
+  return { bytes: encodeParquet(list, undefined, rowGroups.rows), rowCount, stats, rowGroups: rowGroups.ranges };
 }
 
 /** Stats of several batches as one; an unknown bound in any batch with values makes it unknown. */
@@ -87,6 +92,7 @@ export async function storeDataFile(
     store, path, partitionKey: placement.partitionKey, partitionValues: placement.partitionValues,
     nodeMask: placement.node.mask, nodeIndex: placement.node.index, rowCount: file.rowCount,
     sizeBytes: file.bytes.length, seq, firstOffset, stats: file.stats, dvTarget: undefined, dvPositions: undefined,
+    rowGroups: file.rowGroups,
   };
 }
 
@@ -95,7 +101,7 @@ export function nodeMarker(placement: FilePlacement, seq: bigint): NewFileRecord
   return {
     store: 'base', path: '', partitionKey: placement.partitionKey, partitionValues: placement.partitionValues,
     nodeMask: placement.node.mask, nodeIndex: placement.node.index, rowCount: 0, sizeBytes: 0, seq,
-    firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined,
+    firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined,
   };
 }
 

@@ -15,34 +15,33 @@ import { SqlState } from '../../common/sqlstate.js';
  */
 export const ROW_GROUP_ROWS = 131072;
 
-let writerProps: pq.WriterProperties | undefined;
-
-function writerProperties(): pq.WriterProperties {
+function writerProperties(rowGroupRows: number): pq.WriterProperties {
   // WriterProperties is consumed by writeParquet, so a fresh one is built per file.
-  void writerProps;
   return new pq.WriterPropertiesBuilder()
     .setCompression(pq.Compression.ZSTD)
-    .setMaxRowGroupSize(ROW_GROUP_ROWS)
+    .setMaxRowGroupSize(rowGroupRows)
     .setCreatedBy('floe')
     .build();
 }
 
-export function encodeParquet(batches: readonly RecordBatch[], schema?: Schema): Uint8Array {
+/** The writer cuts row groups every `rowGroupRows` rows, across batch boundaries. */
+export function encodeParquet(batches: readonly RecordBatch[], schema?: Schema, rowGroupRows = ROW_GROUP_ROWS): Uint8Array {
   const table = batches.length === 0 ? new Table(schema!) : new Table(batches as RecordBatch[]);
   const ipc = tableToIPC(table, 'stream');
   const wasmTable = pq.Table.fromIPCStream(ipc);
   try {
-    return pq.writeParquet(wasmTable, writerProperties());
+    return pq.writeParquet(wasmTable, writerProperties(rowGroupRows));
   } finally {
     try { wasmTable.free(); } catch { /* writeParquet may have consumed it */ }
   }
 }
 
 /** Decodes a whole file; `path` only names the file in errors. */
-export function decodeParquet(bytes: Uint8Array, path: string, projection?: readonly string[]): RecordBatch[] {
+export function decodeParquet(bytes: Uint8Array, path: string, projection?: readonly string[], rowGroups?: readonly number[]): RecordBatch[] {
+  if (rowGroups !== undefined && rowGroups.length === 0) return [];
   let wasmTable: pq.Table;
   try {
-    wasmTable = pq.readParquet(bytes, { batchSize: ROW_GROUP_ROWS });
+    wasmTable = pq.readParquet(bytes, { batchSize: ROW_GROUP_ROWS, ...(rowGroups === undefined ? {} : { rowGroups: [...rowGroups] }) });
   } catch (e) {
     throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
   }

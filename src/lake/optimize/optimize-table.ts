@@ -19,6 +19,7 @@ import { OP_COLUMN, SEQ_FILE_COLUMN, isKeyed, keyColumnsOf, physicalName, target
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros, toTableMetadata } from '../warehouse/lake-context.js';
+import { BASE_ROW_GROUP_ROWS, sortByReversedHash } from './hash-order.js';
 import type { OptimizeOptions, OptimizeResult } from './optimize-result.js';
 
 const MAX_ATTEMPTS = 3;
@@ -130,7 +131,11 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
       const place = (node: BucketNode): FilePlacement => ({ partitionKey: w.partitionKey, partitionValues: w.partitionValues, node });
       const outputs: { node: BucketNode; batches: RecordBatch[] }[] = [];
       const whole = merged.filter((b) => b.numRows > 0);
-      const encodedWhole = whole.length === 0 ? undefined : encodeDataFile(whole, table.columns);
+      const encodeSorted = (batches: readonly RecordBatch[]) => {
+        const sorted = sortByReversedHash(batches, keyNames, keyTypes);
+        return encodeDataFile(sorted.batches, table.columns, { rows: BASE_ROW_GROUP_ROWS, ranges: sorted.ranges });
+      };
+      const encodedWhole = whole.length === 0 ? undefined : encodeSorted(whole);
       if ((w.split || (encodedWhole !== undefined && encodedWhole.bytes.length > target)) && fn.node.mask < 0x7fffffff) {
         const [c0, c1] = childrenOf(fn.node);
         const parts = splitByNode(whole, keyNames, keyTypes, c0);
@@ -143,7 +148,7 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
         const rows = o.batches.reduce((n, b) => n + b.numRows, 0);
         if (rows === 0) written.push(nodeMarker(place(o.node), watermark));
         else {
-          const enc = outputs.length === 1 && encodedWhole !== undefined ? encodedWhole : encodeDataFile(o.batches, table.columns);
+          const enc = outputs.length === 1 && encodedWhole !== undefined ? encodedWhole : encodeSorted(o.batches);
           written.push(await storeDataFile(storage, table.id, enc, place(o.node), 'base', watermark, 0));
         }
       }

@@ -34,7 +34,7 @@ export async function* executeScanTask(task: ScanTask): AsyncIterable<RecordBatc
 
 async function mergedRows(storage: Storage, task: ScanTask): Promise<RecordBatch[]> {
   const base: RecordBatch[] = [];
-  for (const f of task.baseFiles) base.push(...await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN]));
+  for (const f of task.baseFiles) base.push(...await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN], f.rowGroups));
   const changes: ChangeInput[] = [];
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;

@@ -7,6 +7,7 @@ import { hashKey } from '../bucket/key-hash.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { mayMatch, transformResultType } from '../partition/partition-transform.js';
 import type { PartitionPredicate } from '../partition/partition-transform.js';
+import { reverseBits32 } from '../optimize/hash-order.js';
 import { resolveSnapshotRecord } from '../refs/resolve-snapshot.js';
 import { decodeStatValue, statsMayMatch } from '../stats/column-stats.js';
 import type { StatPredicate } from '../stats/column-stats.js';
@@ -110,7 +111,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       stats.changeFiles += c.length;
       tasks.push({
         ...base, partitionKey: pk, node: fn.node,
-        baseFiles: b.map((f) => scanFile(f, false)),
+        baseFiles: b.map((f) => scanFile(f, false, undefined, keyHash === undefined ? undefined : rowGroupsHolding(f, keyHash))),
         changeFiles: c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset))
           .map((f) => scanFile(f, f.nodeMask < fn.node.mask)),
       });
@@ -142,8 +143,18 @@ function onLine(f: FileRecord, node: BucketNode): boolean {
   return isAncestorOrSelf(n, node) || isAncestorOrSelf(node, n);
 }
 
-function scanFile(f: FileRecord, filterByHash: boolean, deletedPositions?: number[]): ScanFile {
+/** Row groups of a hash-sorted base file whose reversed-hash range holds the key's hash. */
+function rowGroupsHolding(f: FileRecord, hash: number): number[] | undefined {
+  if (f.rowGroups === undefined) return undefined;
+  const rev = reverseBits32(hash);
+  const out: number[] = [];
+  f.rowGroups.forEach(([lo, hi], i) => { if (lo <= rev && rev <= hi) out.push(i); });
+  return out;
+}
+
+function scanFile(f: FileRecord, filterByHash: boolean, deletedPositions?: number[], rowGroups?: number[]): ScanFile {
   return {
+    ...(rowGroups === undefined ? {} : { rowGroups }),
     fileId: f.fileId, path: f.path, store: f.store === 'change' ? 'change' : 'base', rowCount: f.rowCount,
     sizeBytes: f.sizeBytes, seq: f.seq, firstOffset: f.firstOffset, node: { mask: f.nodeMask, index: f.nodeIndex },
     filterByHash, ...(deletedPositions !== undefined && deletedPositions.length > 0 ? { deletedPositions } : {}),

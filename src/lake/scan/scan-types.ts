@@ -38,6 +38,8 @@ export interface ScanFile {
   readonly node: BucketNode;
   /** For change files of an ancestor node: keep only rows whose key hashes into the task's node. */
   readonly filterByHash: boolean;
+  /** Only these row groups can hold the rows asked for (full-key point reads); absent: all. */
+  readonly rowGroups?: readonly number[];
   /** Append tables: row positions deleted by deletion vectors. */
   readonly deletedPositions?: readonly number[];
 }

@@ -287,7 +287,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         addFiles.push({
           store: 'dv', path: '', partitionKey: target.partitionKey, partitionValues: target.partitionValues,
           nodeMask: target.nodeMask, nodeIndex: target.nodeIndex, rowCount: arr.length, sizeBytes: arr.byteLength,
-          seq: this.seq, firstOffset: 0, stats: {}, dvTarget: fileId, dvPositions: arr,
+          seq: this.seq, firstOffset: 0, stats: {}, dvTarget: fileId, dvPositions: arr, rowGroups: undefined,
         });
       }
     }
