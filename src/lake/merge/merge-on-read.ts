@@ -89,10 +89,9 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   let cap = 16;
   while (cap < total * 2) cap *= 2;
   const capMask = cap - 1;
-  // slot s is tab[4s..4s+3] = (winning row, hash, key low word, key high word): one cache line per probe
-  const tab = new Int32Array(cap * 4).fill(-1);
+  const slots = new Int32Array(cap).fill(-1);
   const slotOf = new Int32Array(total).fill(-1);
-  insertChanges(pool, rankOf, offsetOf, included, tab, slotOf, capMask);
+  insertChanges(pool, rankOf, offsetOf, included, slots, slotOf, capMask);
 
   // --- base rows: drop those a newer change overrides; note keys whose base row wins ---
   const baseWins = new Uint8Array(cap);
@@ -101,7 +100,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
     const n = b.numRows;
     if (n === 0) continue;
     const keys = encodeKeyBatch(b, keyColumns, keyTypes);
-    const keep = probeBase(keys, baseSeqs(b), { tab, capMask, pool, rankOf, distinctSeqs, baseWins });
+    const keep = probeBase(keys, baseSeqs(b), { slots, capMask, pool, rankOf, distinctSeqs, baseWins });
     const kept = keep === undefined ? n : keep.length;
     if (kept > 0) out.push(conform(b, outFields, keep));
   }
@@ -110,7 +109,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   let g0 = 0;
   for (let c = 0; c < changes.length; c++) {
     const n = encoded[c]!.length;
-    const pick = pickWinners(g0, n, live[c]!, tab, slotOf, baseWins);
+    const pick = pickWinners(g0, n, live[c]!, slots, slotOf, baseWins);
     g0 += n;
     if (pick.length > 0) out.push(conformChange(changes[c]!, outFields, pick));
   }
@@ -141,32 +140,20 @@ function markRows(
 
 /** Puts each included change row in the table, keeping per key the greatest (seq rank, offset). */
 function insertChanges(
-  pool: KeyPool, rankOf: Int32Array, offsetOf: Int32Array, included: Uint8Array, tab: Int32Array, slotOf: Int32Array, capMask: number,
+  pool: KeyPool, rankOf: Int32Array, offsetOf: Int32Array, included: Uint8Array, slots: Int32Array, slotOf: Int32Array, capMask: number,
 ): void {
   const hashes = pool.hashes;
   const total = hashes.length;
-  const long = pool.long;
-  const lo = pool.lo;
-  const hi = pool.hi;
   for (let g = 0; g < total; g++) {
     if (included[g] === 0) continue;
-    const h = hashes[g]! | 0;
-    const l = long ? lo[g]! : 0;
-    const u = long ? hi[g]! : 0;
+    const h = hashes[g]!;
     let s = h & capMask;
     for (;;) {
-      const e = s << 2;
-      const w = tab[e]!;
-      if (w === -1) {
-        tab[e] = g;
-        tab[e + 1] = h;
-        tab[e + 2] = l;
-        tab[e + 3] = u;
-        break;
-      }
-      if (tab[e + 1] === h && (long ? tab[e + 2] === l && tab[e + 3] === u : pool.equalPooled(w, g))) {
+      const w = slots[s]!;
+      if (w === -1) { slots[s] = g; break; }
+      if (hashes[w] === h && pool.equalPooled(w, g)) {
         // rows arrive in ascending (seq, offset) order except across overlapping offset ranges, so compare explicitly
-        if (rankOf[g]! > rankOf[w]! || (rankOf[g] === rankOf[w] && offsetOf[g]! >= offsetOf[w]!)) tab[e] = g;
+        if (rankOf[g]! > rankOf[w]! || (rankOf[g] === rankOf[w] && offsetOf[g]! >= offsetOf[w]!)) slots[s] = g;
         break;
       }
       s = (s + 1) & capMask;
@@ -176,19 +163,19 @@ function insertChanges(
 }
 
 /** Rows [g0, g0+n) that won their key, are live (+I/+U) and were not beaten by a base row. */
-function pickWinners(g0: number, n: number, isLive: Uint8Array, tab: Int32Array, slotOf: Int32Array, baseWins: Uint8Array): Int32Array {
+function pickWinners(g0: number, n: number, isLive: Uint8Array, slots: Int32Array, slotOf: Int32Array, baseWins: Uint8Array): Int32Array {
   const pick = new Int32Array(n);
   let k = 0;
   for (let r = 0; r < n; r++) {
     const g = g0 + r;
     const s = slotOf[g]!;
-    if (s !== -1 && tab[s << 2] === g && isLive[r] === 1 && baseWins[s] === 0) pick[k++] = r;
+    if (s !== -1 && slots[s] === g && isLive[r] === 1 && baseWins[s] === 0) pick[k++] = r;
   }
   return pick.subarray(0, k);
 }
 
 interface ProbeState {
-  readonly tab: Int32Array;
+  readonly slots: Int32Array;
   readonly capMask: number;
   readonly pool: KeyPool;
   readonly rankOf: Int32Array;
@@ -202,28 +189,25 @@ interface ProbeState {
  * (Its own function so the hot loop is optimized on its own.)
  */
 function probeBase(keys: EncodedKeys, seqs: BigInt64Array, st: ProbeState): Int32Array | undefined {
-  const { tab, capMask, pool, rankOf, distinctSeqs, baseWins } = st;
+  const { slots, capMask, pool, rankOf, distinctSeqs, baseWins } = st;
   const n = keys.length;
   const hashes = keys.hashes;
-  const long = keys.kind === 'long';
-  const lo = keys.lo;
-  const hi = keys.hi;
+  const poolHashes = pool.hashes;
   let keep: Int32Array | undefined;
   let kept = 0;
   for (let r = 0; r < n; r++) {
-    const h = hashes[r]! | 0;
+    const h = hashes[r]!;
     let s = h & capMask;
     let drop = false;
-    let w = tab[s << 2]!;
+    let w = slots[s]!;
     while (w !== -1) {
-      const e = s << 2;
-      if (tab[e + 1] === h && (long ? tab[e + 2] === lo[r] && tab[e + 3] === hi[r] : pool.equalForeign(w, keys, r))) {
+      if (poolHashes[w] === h && pool.equalForeign(w, keys, r)) {
         if (seqs[r]! >= distinctSeqs[rankOf[w]!]!) baseWins[s] = 1;
         else drop = true;
         break;
       }
       s = (s + 1) & capMask;
-      w = tab[s << 2]!;
+      w = slots[s]!;
     }
     if (drop) {
       if (keep === undefined) {
