@@ -28,6 +28,8 @@ export interface ConnectionOptions {
   readonly cancelRegistry: CancelRegistry;
   readonly logger: Logger;
   readonly maxMessageBytes: number;
+  /** Time allowed from connect to the end of authentication (PostgreSQL's authentication_timeout). */
+  readonly startupTimeoutMs: number;
   readonly tls: SecureContext | undefined;
 }
 
@@ -89,6 +91,7 @@ export class Connection {
   #waitingForMessage = false;
   #shutdownRequested = false;
   #tlsActive = false;
+  #startupTimedOut = false;
   readonly #ctx: CodecContext;
   readonly #remoteAddress: string;
 
@@ -105,7 +108,20 @@ export class Connection {
   /** Runs the connection to its end; never rejects. */
   async run(): Promise<void> {
     try {
-      if (await this.#startup()) await this.#loop();
+      const timer = setTimeout(() => {
+        this.#startupTimedOut = true;
+        this.#reader.interrupt();
+      }, this.#opts.startupTimeoutMs);
+      let started = false;
+      try {
+        started = await this.#startup();
+      } catch (e) {
+        if (!this.#startupTimedOut) throw e;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (this.#startupTimedOut) throw new FloeError('57014', 'canceling authentication due to timeout', { severity: 'FATAL' });
+      if (started) await this.#loop();
     } catch (e) {
       await this.#fail(e);
     } finally {

@@ -14,6 +14,8 @@ export interface WireServerOptions {
   readonly logger?: Logger;
   /** Largest frontend message accepted; larger ones end that connection with FATAL 08P01. Default 1 GB. */
   readonly maxMessageBytes?: number;
+  /** Time allowed from connect to the end of authentication; default 60 s, like authentication_timeout. */
+  readonly startupTimeoutMs?: number;
   /** PEM key and certificate: SSLRequest is then answered 'S' and the connection upgraded to TLS. */
   readonly tls?: Pick<SecureContextOptions, 'key' | 'cert' | 'ca' | 'passphrase'>;
 }
@@ -45,6 +47,7 @@ export async function startWireServer(opts: WireServerOptions): Promise<WireServ
       cancelRegistry,
       logger,
       maxMessageBytes: opts.maxMessageBytes ?? defaultMaxMessageBytes,
+      startupTimeoutMs: opts.startupTimeoutMs ?? 60000,
       tls,
     });
     const done = conn.run().finally(() => connections.delete(conn));

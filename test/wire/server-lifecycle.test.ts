@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { serialize } from 'pg-protocol';
 import { RawClient } from './raw-client.js';
+import { startWireServer } from '../../src/wire/server.js';
+import { FakeSession, fakeAuth, newFakeState } from './fake-session.js';
 import { startFakeServer } from './server-fixture.js';
 
 type Msg = Record<string, unknown> & { name: string };
@@ -66,5 +68,28 @@ describe('backpressure', () => {
     c.close();
     await fx.server.close({ drainMs: 200 });
     assert.ok(fx.state.batchesProduced < produced + 100);
+  });
+});
+
+describe('startup timeout', () => {
+  test('a client that never finishes authenticating is dropped with FATAL 57014', async () => {
+    const state = newFakeState();
+    const server = await startWireServer({
+      host: '127.0.0.1', port: 0, auth: fakeAuth({ scram: {}, md5: {}, password: { carol: 'x' } }),
+      createSession: (info) => new FakeSession(state, info), startupTimeoutMs: 150,
+    });
+    try {
+      const c = await RawClient.open(server.port);
+      c.send(serialize.startup({ user: 'carol', database: 'floe' }));
+      await c.until('authenticationCleartextPassword');
+      const err = (await c.until('error')).at(-1) as unknown as Msg;
+      assert.deepEqual([err.code, err.severity, err.message], ['57014', 'FATAL', 'canceling authentication due to timeout']);
+      await c.waitClosed();
+      const silent = await RawClient.open(server.port);
+      await silent.waitClosed();
+      assert.equal(state.started, 0);
+    } finally {
+      await server.close({ drainMs: 100 });
+    }
   });
 });
