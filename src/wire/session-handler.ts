@@ -68,7 +68,11 @@ export type StatementResult =
       readonly kind: 'rows';
       readonly columns: readonly ColumnDescription[];
       readonly batches: AsyncIterable<RowBatch>;
-      /** Built after the last row, e.g. (n) => `SELECT ${n}` or `FETCH ${n}`. */
+      /**
+       * Built after the last row, e.g. (n) => `SELECT ${n}` or `FETCH ${n}`. n is the number of
+       * rows sent: all of them in a simple query; for a portal read with row-limited Executes,
+       * those of the final Execute, as PostgreSQL reports it.
+       */
       readonly commandTag: (rowCount: number) => string;
     }
   | { readonly kind: 'command'; readonly tag: string }
@@ -84,16 +88,20 @@ export type StatementResult =
       readonly format: 'text' | 'binary';
       readonly columnCount: number;
       readonly chunks: AsyncIterable<Uint8Array>;
+      /** n counts newline bytes (text format) or chunks (binary); a session that knows the row count may ignore it. */
       readonly commandTag: (rowCount: number) => string;
     };
 
-/** Side effects the wire must relay: ParameterStatus after SET, NoticeResponse. */
+/**
+ * Side effects the wire must relay: ParameterStatus after SET, NoticeResponse.
+ * The wire also reads the TimeZone value reported here to write timestamptz text.
+ */
 export interface SessionEvents {
   parameterStatus(name: string, value: string): void;
   notice(notice: Notice): void;
 }
 
-/** A parsed statement (extended protocol). */
+/** A parsed statement (extended protocol). The wire hands the same object back to bind(), so a session may extend it. */
 export interface PreparedStatement {
   /** Parameter type OIDs, with the client's unspecified (0) ones resolved. */
   readonly paramTypeOids: readonly number[];
@@ -104,6 +112,11 @@ export interface PreparedStatement {
 /** A bound portal: ready to run; the wire pulls its batches and may suspend between them. */
 export interface BoundPortal {
   readonly columns: readonly ColumnDescription[] | null;
+  /**
+   * Called once per portal. The signal is aborted with a FloeError as its reason: 57014 for a
+   * CancelRequest, FATAL 57P01 when the server shuts down; throw signal.reason when it fires.
+   * The wire calls return() on a rows result's iterator when the portal closes before its end.
+   */
   execute(signal: AbortSignal): Promise<StatementResult>;
   /** Releases what the portal holds (cursor state, snapshot pin). */
   close(): void;
