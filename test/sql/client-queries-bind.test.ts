@@ -1,45 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SqlType } from '../../src/common/sql-type.js';
-import { registerScalarFunction, resolveFunction, type ParamSpec } from '../../src/exec/functions/function-registry.js';
+import './catalog-function-stand-ins.js';
 import { bindStatement, parseStatements } from '../../src/sql/index.js';
 import { capturedStatements } from './client-queries.js';
 import { stubEnv } from './stub-env.js';
 
-/*
- * The catalog functions SESSION registers (src/sql/system-catalog). Binding needs only their
- * signatures, so where the registry does not have one yet a stand-in is registered here.
- */
-const t = (kind: string): SqlType => ({ kind } as SqlType);
-const standIns: [string, ParamSpec[], SqlType][] = [
-  ['pg_get_expr', [t('text'), t('oid')], t('text')],
-  ['pg_get_expr', [t('text'), t('oid'), t('bool')], t('text')],
-  ['pg_get_userbyid', [t('oid')], t('name')],
-  ['pg_table_is_visible', [t('oid')], t('bool')],
-  ['pg_function_is_visible', [t('oid')], t('bool')],
-  ['format_type', [t('oid'), t('int4')], t('text')],
-  ['pg_get_indexdef', [t('oid'), t('int4'), t('bool')], t('text')],
-  ['pg_get_constraintdef', [t('oid'), t('bool')], t('text')],
-  ['pg_get_statisticsobjdef_columns', [t('oid')], t('text')],
-  ['pg_relation_is_publishable', [t('regclass')], t('bool')],
-  ['pg_encoding_to_char', [t('int4')], t('name')],
-  ['col_description', [t('oid'), t('int4')], t('text')],
-  ['pg_get_function_result', [t('oid')], t('text')],
-  ['pg_get_function_arguments', [t('oid')], t('text')],
-  ['current_schemas', [t('bool')], { kind: 'array', element: t('name') }],
-  ['array_upper', ['anyarray', t('int4')], t('int4')],
-  ['array_to_string', ['anyarray', t('text')], t('text')],
-];
-for (const [name, args, returns] of standIns) {
-  const known = resolveFunction(name, args.map((a) => (typeof a === 'string' ? { kind: 'array', element: t('int4') } as SqlType : a)));
-  if (!known) registerScalarFunction({ name, args, returns, impl: () => null });
-}
-
 /**
  * Statements that need a table-function operator EXEC does not have yet (set-returning
- * functions over column values: unnest, generate_series, information_schema._pg_expandarray).
+ * functions over column values in FROM: unnest, generate_series).
  */
-const needsTableFunctions = [/pg_catalog\.unnest\(tc\.reloptions\)/, /generate_series\(1, array_upper/, /_pg_expandarray/, /generate_series\(0, pg_catalog\.array_upper/];
+const needsTableFunctions = [/pg_catalog\.unnest\(tc\.reloptions\)/, /generate_series\(1, array_upper/, /generate_series\(0, pg_catalog\.array_upper/];
 
 for (const file of ['psql-meta-commands.sql', 'pgjdbc-42.5.sql']) {
   test(`captured ${file} statements bind`, () => {
@@ -83,4 +53,18 @@ test('statements that need set-returning functions over columns fail cleanly wit
       assert.throws(() => bindStatement(parseStatements(sql)[0]!, stubEnv()), (e: { sqlstate?: string }) => e.sqlstate === '0A000' || e.sqlstate === '42883', sql.slice(0, 60));
     }
   }
+});
+
+test('pgjdbc getPrimaryKeys: _pg_expandarray in the select list and (composite).field', () => {
+  const sql = capturedStatements('pgjdbc-42.5.sql').find((s) => s.includes('PK_NAME FROM'))!;
+  const b = bindStatement(parseStatements(sql)[0]!, stubEnv());
+  assert.ok(b.kind === 'query');
+  if (b.kind === 'query') {
+    assert.deepEqual(b.columns.map((c) => [c.name, c.type.kind]), [
+      ['table_cat', 'text'], ['table_schem', 'name'], ['table_name', 'name'], ['column_name', 'name'], ['key_seq', 'int4'], ['pk_name', 'name'],
+    ]);
+  }
+  const idx = capturedStatements('pgjdbc-42.5.sql').find((s) => s.includes('INDEX_QUALIFIER'))!;
+  const i = bindStatement(parseStatements(idx)[0]!, stubEnv());
+  assert.ok(i.kind === 'query' && i.columns.some((c) => c.name === 'ordinal_position' && c.type.kind === 'int4'));
 });

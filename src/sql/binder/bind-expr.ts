@@ -198,7 +198,7 @@ function matchColumns(scope: Scope, names: readonly string[]): { found: ScopeCol
     if (rel !== undefined) {
       if (c.relation !== rel || (schema !== undefined && c.schema !== schema)) continue;
       relationSeen = true;
-    } else if (c.hidden) {
+    } else if (c.hidden && !col.includes('.')) {
       continue;
     }
     if (c.name === col) found.push(c);
@@ -436,6 +436,16 @@ function bindCase(ctx: BindContext, n: Raw, es: ExprScope): Expr {
 }
 
 function bindIndirection(ctx: BindContext, n: Raw, es: ExprScope): Expr {
+  // (composite).field over a hidden `composite.field` column (see bind-pg-expandarray.ts).
+  const [atag, a] = unwrap(n.arg);
+  const first = (n.indirection as Raw[])[0];
+  if (atag === 'ColumnRef' && first?.String && !(a.fields as Raw[]).some((f: Raw) => f.A_Star)) {
+    const names = strList(a.fields);
+    const fieldNames = [...names.slice(0, -1), `${names[names.length - 1]}.${str(first)}`];
+    const ref = { ColumnRef: { fields: fieldNames.map((sval) => ({ String: { sval } })), location: a.location } };
+    const rest = (n.indirection as Raw[]).slice(1);
+    return rest.length === 0 ? bindExpr(ctx, ref, es) : bindIndirection(ctx, { arg: ref, indirection: rest }, es);
+  }
   let e = bindExpr(ctx, n.arg, es);
   for (const ind of n.indirection as Raw[]) {
     const [tag, i] = unwrap(ind);

@@ -22,6 +22,7 @@ import {
 } from './bind-expr.js';
 import { bindFromClause } from './bind-from.js';
 import { bindWhere } from './bind-where.js';
+import { expandArrayTargets, hiddenTarget } from './bind-pg-expandarray.js';
 import { coerceTo, resolveUnknown } from './coerce.js';
 import { figureColumnName } from './figure-column-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
@@ -210,6 +211,7 @@ function containsAggregate(node: Raw): boolean {
 }
 
 interface SelectItem {
+  hidden?: boolean;
   expr: Expr;
   name: string;
   tableOid: number;
@@ -219,10 +221,16 @@ interface SelectItem {
 function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundQuery {
   const from = bindFromClause(ctx, s.fromClause as Raw[] | undefined, parent, correlation);
   let plan = from.plan;
-  const scope = from.scope;
-  if (s.whereClause) plan = bindWhere(ctx, s.whereClause, plan, scope);
+  if (s.whereClause) plan = bindWhere(ctx, s.whereClause, plan, from.scope);
 
-  const targets = (s.targetList as Raw[] | undefined) ?? [];
+  let targets = (s.targetList as Raw[] | undefined) ?? [];
+  let scope = from.scope;
+  const expanded = expandArrayTargets(ctx, targets, plan, scope);
+  if (expanded) {
+    plan = expanded.plan;
+    scope = expanded.scope;
+    targets = [...expanded.targets];
+  }
   const grouped = Boolean(s.groupClause?.length) || containsAggregate(targets) || containsAggregate(s.havingClause)
     || (s.sortClause && containsAggregate(s.sortClause));
   let grouping: GroupingContext | undefined;
@@ -245,7 +253,10 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
     }
     const expr = resolveUnknown(ctx, bindExpr(ctx, rt.val, es));
     const origin = vtag === 'ColumnRef' ? originOf(scope, v) : undefined;
-    items.push({ expr, name: rt.name ?? figureColumnName(rt.val), tableOid: origin?.tableOid ?? 0, columnNumber: origin?.columnNumber ?? 0 });
+    items.push({
+      expr, name: rt.name ?? figureColumnName(rt.val), tableOid: origin?.tableOid ?? 0, columnNumber: origin?.columnNumber ?? 0,
+      ...(rt[hiddenTarget] ? { hidden: true } : {}),
+    });
   }
 
   const having = s.havingClause ? bindCondition(ctx, s.havingClause, { scope, clause: 'HAVING', ...(grouping ? { grouping } : {}) }) : undefined;
@@ -310,7 +321,9 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
     });
   }
   const projected = [...items.map((it) => fixWindows(it.expr)), ...hidden.map(fixWindows)];
-  const columns: ScopeColumn[] = items.map((it, i) => ({ name: it.name, index: i, type: it.expr.type, tableOid: it.tableOid, columnNumber: it.columnNumber }));
+  const columns: ScopeColumn[] = items.map((it, i) => ({
+    name: it.name, index: i, type: it.expr.type, tableOid: it.tableOid, columnNumber: it.columnNumber, ...(it.hidden ? { hidden: true } : {}),
+  }));
   const projectColumns: OutputColumn[] = [...outputCols(columns), ...hidden.map((h, i) => ({ name: `sort${i + 1}`, type: h.type }))];
   plan = LogicalProject.create({ input: plan, exprs: projected, columns: projectColumns });
 

@@ -2,9 +2,22 @@ import { optimizeLogicalPlan } from '../../planner/optimizer.js';
 import { toPhysicalPlan } from '../../planner/physical/to-physical-plan.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { BindContext, BoundQuery } from './bind-context.js';
+import { Exprs } from '../../exec/expr/expr.js';
+import { LogicalProject } from '../../planner/logical/logical-project.js';
+
+/** Hidden helper columns (composite fields) never reach the client. */
+function withoutHiddenColumns(q: BoundQuery): BoundQuery {
+  if (!q.columns.some((c) => c.hidden)) return q;
+  const keep = q.columns.filter((c) => !c.hidden);
+  const plan = LogicalProject.create({
+    input: q.plan, exprs: keep.map((c) => Exprs.column(c.index, c.type, c.name)), columns: keep.map((c) => ({ name: c.name, type: c.type })),
+  });
+  return { plan, columns: keep.map((c, i) => ({ ...c, index: i })) };
+}
 
 /** Optimizes and physically plans a bound query into the statement the session runs. */
-export function finishQuery(ctx: BindContext, q: BoundQuery): Extract<BoundStatement, { kind: 'query' }> {
+export function finishQuery(ctx: BindContext, q0: BoundQuery): Extract<BoundStatement, { kind: 'query' }> {
+  const q = withoutHiddenColumns(q0);
   const plan = toPhysicalPlan(optimizeLogicalPlan(q.plan).plan);
   return {
     kind: 'query', plan,
