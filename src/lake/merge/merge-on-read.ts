@@ -92,6 +92,13 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   const slots = new Int32Array(cap).fill(-1);
   const slotOf = new Int32Array(total).fill(-1);
   insertChanges(pool, rankOf, offsetOf, included, slots, slotOf, capMask);
+  // one bit per home slot: most base rows have no change, and this 1/32-size filter (cache-resident) says so without touching the table
+  const homes = new Int32Array((cap + 31) >>> 5);
+  for (let g = 0; g < total; g++) {
+    if (included[g] === 0) continue;
+    const s = pool.hashes[g]! & capMask;
+    homes[s >>> 5]! |= 1 << (s & 31);
+  }
 
   // --- base rows: drop those a newer change overrides; note keys whose base row wins ---
   const baseWins = new Uint8Array(cap);
@@ -100,7 +107,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
     const n = b.numRows;
     if (n === 0) continue;
     const keys = encodeKeyBatch(b, keyColumns, keyTypes);
-    const keep = probeBase(keys, baseSeqs(b), { slots, capMask, pool, rankOf, distinctSeqs, baseWins });
+    const keep = probeBase(keys, baseSeqs(b), { slots, homes, capMask, pool, rankOf, distinctSeqs, baseWins });
     const kept = keep === undefined ? n : keep.length;
     if (kept > 0) out.push(conform(b, outFields, keep));
   }
@@ -176,6 +183,7 @@ function pickWinners(g0: number, n: number, isLive: Uint8Array, slots: Int32Arra
 
 interface ProbeState {
   readonly slots: Int32Array;
+  readonly homes: Int32Array;
   readonly capMask: number;
   readonly pool: KeyPool;
   readonly rankOf: Int32Array;
@@ -189,7 +197,7 @@ interface ProbeState {
  * (Its own function so the hot loop is optimized on its own.)
  */
 function probeBase(keys: EncodedKeys, seqs: BigInt64Array, st: ProbeState): Int32Array | undefined {
-  const { slots, capMask, pool, rankOf, distinctSeqs, baseWins } = st;
+  const { slots, homes, capMask, pool, rankOf, distinctSeqs, baseWins } = st;
   const n = keys.length;
   const hashes = keys.hashes;
   const poolHashes = pool.hashes;
@@ -198,6 +206,10 @@ function probeBase(keys: EncodedKeys, seqs: BigInt64Array, st: ProbeState): Int3
   for (let r = 0; r < n; r++) {
     const h = hashes[r]!;
     let s = h & capMask;
+    if ((homes[s >>> 5]! & (1 << (s & 31))) === 0) {
+      if (keep !== undefined) keep[kept++] = r;
+      continue;
+    }
     let drop = false;
     let w = slots[s]!;
     while (w !== -1) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -72,7 +73,7 @@ export async function optimizeTable(ctx: LakeContext, tableIn: TableMetadata, op
 }
 
 async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string, opts: OptimizeOptions): Promise<Omit<OptimizeResult, 'conflicts'>> {
-  const { catalog, storage } = ctx;
+  const { catalog } = ctx;
   // W first, then the head: every transaction below W finished before the head was read.
   const watermark = catalog.lowWatermark();
   const head = writableBranch(catalog, table, ref).snapshotId;
@@ -81,6 +82,27 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
     return empty;
   }
+  // Registered like a transaction while it runs, so orphan cleanup spares the base files
+  // it has written but not yet committed (its seq is at or above W: it holds nothing back).
+  const txnId = `optimize-${randomUUID()}`;
+  catalog.beginTxn(txnId, process.pid, nowMicros());
+  const heartbeat = setInterval(() => {
+    try { catalog.heartbeatTxn(txnId, nowMicros()); } catch { /* the commit reports it */ }
+  }, Math.max(50, Math.floor(ctx.staleTransactionMs / 4)));
+  heartbeat.unref();
+  try {
+    return await optimizeNodes(ctx, table, ref, opts, watermark, head, txnId);
+  } finally {
+    clearInterval(heartbeat);
+    try { catalog.endTxn(txnId); } catch { /* already gone */ }
+  }
+}
+
+async function optimizeNodes(
+  ctx: LakeContext, table: TableMetadata, ref: string, opts: OptimizeOptions, watermark: bigint, head: bigint, txnId: string,
+): Promise<Omit<OptimizeResult, 'conflicts'>> {
+  const { catalog, storage } = ctx;
+  const empty = { snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, changeFilesFolded: 0, baseFilesWritten: 0, lowWatermark: watermark };
   const files = catalog.visibleFiles(table.id, head);
   const frontiers = frontierByPartition(files);
   const target = targetFileSize(table);
@@ -182,7 +204,7 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
       tableId: table.id, branch: ref, operation: 'optimize', schemaId: catalog.getTableById(table.id)?.schemaId ?? table.schemaId,
       summary: { 'nodes-optimized': String(work.length), 'nodes-split': String(nodesSplit), 'change-files-folded': String(folded), 'low-watermark': String(watermark) },
       addFiles: written, removeFileIds: [...removed], requireVisible: [...requireVisible],
-    }], undefined, nowMicros());
+    }], txnId, nowMicros());
     opts.onProgress?.({ phase: 'done', nodesDone: work.length, nodesTotal: work.length });
     return {
       snapshotId: snap!.id, nodesOptimized: work.length, nodesSplit, changeFilesFolded: folded,
