@@ -122,3 +122,18 @@ test('window functions', () => {
   assert.deepEqual(q.columns.map((c) => [c.name, c.type.kind]), [['o_id', 'int8'], ['rn', 'int8'], ['sum', 'numeric']]);
   assert.match(explainPlan(q.plan).join('\n'), /Window/);
 });
+
+test('named windows and explicit frames', () => {
+  const q = query('select sum(o_amount) over w, sum(o_amount) over (w rows between 2 preceding and current row), sum(o_cust) over (order by o_id range between unbounded preceding and 3 following) from orders window w as (partition by o_cust order by o_id)');
+  const p = q.plan.kind === 'project' ? q.plan.input : q.plan;
+  assert.equal(p.kind, 'window');
+  if (p.kind === 'window') {
+    assert.equal(p.functions.length, 3);
+    assert.equal(p.functions[0]!.partitionBy.length, 1);
+    assert.equal(p.functions[0]!.frame, undefined);
+    assert.deepEqual(p.functions[1]!.frame, { mode: 'rows', start: { kind: 'preceding', offset: { kind: 'literal', value: 2n, type: { kind: 'int8' } } }, end: { kind: 'currentRow' } });
+    assert.equal(p.functions[1]!.partitionBy.length, 1, 'inherits the named window partitioning');
+    assert.deepEqual(p.functions[2]!.frame?.end, { kind: 'following', offset: { kind: 'literal', value: 3, type: { kind: 'int4' } } });
+  }
+  assert.throws(() => query('select sum(o_id) over nope from orders'), /window "nope" does not exist/);
+});

@@ -2,7 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import type { AggregateCall, SortKey, WindowCall } from '../../exec/plan/physical-plan.js';
+import type { AggregateCall, SortKey, WindowCall, WindowFrame, WindowFrameBound } from '../../exec/plan/physical-plan.js';
 import { commonSupertype, resolveFunction, resolveOperator, type ResolvedFunction } from '../../exec/functions/function-registry.js';
 import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
 import { locationOf, positionOf, str, strList, unwrap, type Raw } from './ast.js';
@@ -14,6 +14,7 @@ import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
+import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
 
 const boolType: SqlType = { kind: 'bool' };
 
@@ -28,6 +29,8 @@ export interface GroupingContext {
 
 /** Window calls collected from the select list and ORDER BY; they become columns after `base`. */
 export interface WindowCollector {
+  /** WINDOW w AS (…) definitions of the query. */
+  readonly named?: ReadonlyMap<string, Raw>;
   readonly base: number;
   readonly calls: WindowCall[];
   readonly callStrings: string[];
@@ -579,16 +582,24 @@ function bindWindowCall(ctx: BindContext, n: Raw, es: ExprScope, name: string): 
   if (resolved.kind === 'scalar') {
     throw new FloeError(SqlState.wrongObjectType, `OVER specified, but ${name} is not a window function nor an aggregate function`, { position: positionOf(n) });
   }
-  const over = n.over as Raw;
-  if (over.refname || over.name) {
-    throw new FloeError(SqlState.featureNotSupported, 'named windows are not supported yet', { position: positionOf(n) });
+  let over = n.over as Raw;
+  const ref = (over.name ?? over.refname) as string | undefined;
+  if (ref !== undefined) {
+    const base = w.named?.get(ref);
+    if (!base) throw new FloeError(SqlState.undefinedObject, `window "${ref}" does not exist`, { position: positionOf(over) });
+    // OVER w uses w as is; OVER (w ORDER BY …) adds ordering (and a frame) to w's partitioning.
+    over = over.name !== undefined ? base : {
+      ...over, partitionClause: base.partitionClause, orderClause: over.orderClause ?? base.orderClause,
+      ...((Number(over.frameOptions ?? 0) & frameNonDefault) ? {} : { frameOptions: base.frameOptions, startOffset: base.startOffset, endOffset: base.endOffset }),
+    };
   }
   const partitionBy = (over.partitionClause as Raw[] | undefined ?? []).map((p) => resolveUnknown(ctx, bindExpr(ctx, p, inner)));
   const orderBy = (over.orderClause as Raw[] | undefined ?? []).map((s) => bindSortKey(ctx, unwrap(s)[1], inner));
   const filter = n.agg_filter ? bindCondition(ctx, n.agg_filter, { ...inner, clause: 'FILTER' }) : undefined;
+  const frame = windowFrame(ctx, over, inner);
   const call: WindowCall = {
     fn: resolved.id, args: coerceArgs(ctx, args, resolved), partitionBy, orderBy,
-    ...(filter ? { filter } : {}), type: resolved.returnType,
+    ...(frame ? { frame } : {}), ...(filter ? { filter } : {}), type: resolved.returnType,
   };
   const key = exprKey(call);
   let i = w.callStrings.indexOf(key);
@@ -598,6 +609,44 @@ function bindWindowCall(ctx: BindContext, n: Raw, es: ExprScope, name: string): 
     w.callStrings.push(key);
   }
   return Exprs.column(w.base + i, call.type, name);
+}
+
+// PostgreSQL's FRAMEOPTION_* bits (nodes/parsenodes.h).
+const frameNonDefault = 0x1;
+const frameRange = 0x2;
+const frameRows = 0x4;
+const frameGroups = 0x8;
+const frameStartUnboundedPreceding = 0x20;
+const frameEndUnboundedFollowing = 0x100;
+const frameStartCurrentRow = 0x200;
+const frameEndCurrentRow = 0x400;
+const frameStartOffsetPreceding = 0x800;
+const frameEndOffsetPreceding = 0x1000;
+const frameStartOffsetFollowing = 0x2000;
+const frameEndOffsetFollowing = 0x4000;
+const frameExclude = 0x8000 | 0x10000 | 0x20000;
+
+/** An explicit ROWS/RANGE/GROUPS frame, or undefined for the default. */
+function windowFrame(ctx: BindContext, over: Raw, es: ExprScope): WindowFrame | undefined {
+  const o = Number(over.frameOptions ?? 0);
+  if (!(o & frameNonDefault)) return undefined;
+  if (o & frameExclude) throw new FloeError(SqlState.featureNotSupported, 'frame EXCLUDE is not supported', { position: positionOf(over) });
+  const mode = o & frameRows ? 'rows' : o & frameGroups ? 'groups' : o & frameRange ? 'range' : 'range';
+  const offset = (node: Raw): Expr => {
+    const e = bindExpr(ctx, node, { scope: { columns: [], ...(es.scope.parent ? { parent: es.scope.parent } : {}) }, clause: 'window frame' });
+    return simplifyExpr(mode === 'range' ? resolveUnknown(ctx, e) : coerceTo(ctx, e, { kind: 'int8' }, 'implicit', positionOf(node)));
+  };
+  const start: WindowFrameBound = o & frameStartUnboundedPreceding ? { kind: 'unboundedPreceding' }
+    : o & frameStartCurrentRow ? { kind: 'currentRow' }
+    : o & frameStartOffsetPreceding ? { kind: 'preceding', offset: offset(over.startOffset) }
+    : o & frameStartOffsetFollowing ? { kind: 'following', offset: offset(over.startOffset) }
+    : { kind: 'unboundedPreceding' };
+  const end: WindowFrameBound = o & frameEndUnboundedFollowing ? { kind: 'unboundedFollowing' }
+    : o & frameEndCurrentRow ? { kind: 'currentRow' }
+    : o & frameEndOffsetPreceding ? { kind: 'preceding', offset: offset(over.endOffset) }
+    : o & frameEndOffsetFollowing ? { kind: 'following', offset: offset(over.endOffset) }
+    : { kind: 'currentRow' };
+  return { mode, start, end };
 }
 
 // ---------------------------------------------------------------- subqueries

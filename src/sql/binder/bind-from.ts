@@ -72,7 +72,7 @@ export function bindFromItem(
         const inner = { correlated: false };
         query = bindSubquery(ctx, n.subquery, { ...lateralLeft.scope, correlation: inner }, inner);
         if (inner.correlated) {
-          throw new FloeError(SqlState.featureNotSupported, 'LATERAL subqueries that reference earlier FROM items are not supported yet', { position: positionOf(n.subquery) });
+          throw new FloeError(SqlState.featureNotSupported, 'LATERAL subqueries that reference earlier FROM items are not supported yet', { position: positionOf(n.alias) ?? positionOf(unwrap(n.subquery)[1]?.targetList?.[0]) });
         }
       } else {
         query = bindSubquery(ctx, n.subquery, parent, { correlated: false });

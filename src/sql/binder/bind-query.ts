@@ -236,7 +236,8 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
   let grouping: GroupingContext | undefined;
   if (grouped) grouping = bindGroupBy(ctx, s, scope, targets);
 
-  const windows: WindowCollector = { base: windowPlaceholderBase, calls: [], callStrings: [] };
+  const named = new Map<string, Raw>(((s.windowClause as Raw[] | undefined) ?? []).map((w) => [unwrap(w)[1].name as string, unwrap(w)[1]]));
+  const windows: WindowCollector = { named, base: windowPlaceholderBase, calls: [], callStrings: [] };
   const es: ExprScope = { scope, clause: 'SELECT', ...(grouping ? { grouping } : {}), windows };
 
   // Select list, with * expanded.
