@@ -434,7 +434,7 @@ export class Connection {
       case 'copyOut':
         return this.#copyOut(result, signal);
       case 'copyIn':
-        return this.#copyIn(result, mode);
+        return this.#copyIn(result, mode, signal);
       default: {
         const never: never = result;
         throw new FloeError('XX000', `unknown statement result ${(never as { kind: string }).kind}`);
@@ -509,7 +509,7 @@ export class Connection {
     this.#writer.send({ kind: 'CommandComplete', tag: result.commandTag(rows) });
   }
 
-  async #copyIn(result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple' | 'extended'): Promise<void> {
+  async #copyIn(result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple' | 'extended', signal: AbortSignal): Promise<void> {
     const format = result.format === 'binary' ? 1 : 0;
     this.#writer.send({
       kind: 'CopyInResponse', format, columnFormats: new Array<number>(result.columnCount).fill(format),
@@ -524,7 +524,12 @@ export class Connection {
       }
     };
     for (;;) {
-      const m = await this.#reader.next();
+      const m = await this.#reader.next(signal);
+      if (m === 'aborted') {
+        // The client's remaining CopyData is dropped by the idle loop (simple) or the discard state (extended).
+        await abandon('COPY canceled');
+        throw signal.reason ?? canceled();
+      }
       if (m === null) {
         await abandon('connection closed during COPY');
         throw new ClientGone();

@@ -61,15 +61,27 @@ export class SocketReader {
     w?.();
   }
 
-  /** The next message, null at end of input; throws the decoder's FATAL 08P01 on malformed input. */
-  async next(): Promise<DecodedMessage | null> {
-    for (;;) {
-      const m = this.#decoder.next();
-      if (m !== undefined) return m;
-      if (this.#ended) return null;
-      const wait = new Promise<void>((resolve) => { this.#wake = resolve; });
-      this.#socket?.resume();
-      await wait;
+  /**
+   * The next message, null at end of input; throws the decoder's FATAL 08P01 on malformed input.
+   * With a signal, returns 'aborted' once it fires, without consuming anything.
+   */
+  async next(): Promise<DecodedMessage | null>;
+  async next(signal: AbortSignal): Promise<DecodedMessage | null | 'aborted'>;
+  async next(signal?: AbortSignal): Promise<DecodedMessage | null | 'aborted'> {
+    const onAbort = (): void => this.#notify();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        if (signal?.aborted === true) return 'aborted';
+        const m = this.#decoder.next();
+        if (m !== undefined) return m;
+        if (this.#ended) return null;
+        const wait = new Promise<void>((resolve) => { this.#wake = resolve; });
+        this.#socket?.resume();
+        await wait;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 

@@ -6,7 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { serialize } from 'pg-protocol';
 import { fakeAuth } from './fake-session.js';
+
+const serializeCancel = (pid: number, secret: number): Buffer => serialize.cancel(pid, secret);
 import { startFakeServer, type Fixture } from './server-fixture.js';
 
 describe('cursors, COPY, cancel and authentication with node-postgres', () => {
@@ -104,6 +107,32 @@ describe('cursors, COPY, cancel and authentication with node-postgres', () => {
       const err = (await running) as pg.DatabaseError | undefined;
       assert.equal(err?.code, '57014');
       assert.equal((await c.query('series 1')).rows.length, 1, 'session survives a cancel');
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('CancelRequest during COPY FROM STDIN fails the copy with 57014 and aborts the sink', async () => {
+    const c = client();
+    await c.connect();
+    try {
+      const failuresBefore = fx.state.copyFailures.length;
+      const sink = c.query(copyFrom('copy in'));
+      const outcome = new Promise<unknown>((resolve) => {
+        sink.on('error', resolve);
+        sink.on('finish', () => resolve(undefined));
+      });
+      sink.write(Buffer.from('1\tx\n'));
+      await new Promise((r) => setTimeout(r, 50));
+      const { processID, secretKey } = c as unknown as { processID: number; secretKey: number };
+      await new Promise<void>((resolve) => {
+        const s = netConnect(fx.port, '127.0.0.1', () => s.end(serializeCancel(processID, secretKey)));
+        s.on('close', () => resolve());
+      });
+      const err = (await outcome) as pg.DatabaseError | undefined;
+      assert.equal(err?.code, '57014');
+      assert.equal(fx.state.copyFailures.length, failuresBefore + 1);
+      assert.equal((await c.query('series 2')).rows.length, 2, 'the session carries on');
     } finally {
       await c.end();
     }
