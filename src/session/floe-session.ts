@@ -62,6 +62,11 @@ function canceled(): FloeError {
   return new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
 }
 
+/** The wire aborts with a FloeError reason (57014 cancel, FATAL 57P01 shutdown); anything else reads as a cancel. */
+function abortReason(signal: AbortSignal): FloeError {
+  return signal.reason instanceof FloeError ? signal.reason : canceled();
+}
+
 /** Creates the engine side of one connection. */
 export function createFloeSession(deps: SessionDeps): SessionHandler {
   return new FloeSession(deps);
@@ -304,16 +309,20 @@ class FloeSession implements SessionHandler {
   }
 
   async *#rowBatches(batches: AsyncIterable<RecordBatch>, types: readonly SqlType[], signal: AbortSignal, onDone?: () => Promise<void>, onError?: () => Promise<void>): AsyncIterable<RowBatch> {
+    let completed = false;
     try {
       for await (const b of batches) {
-        if (signal.aborted) throw canceled();
+        if (signal.aborted) throw abortReason(signal);
         yield toRowBatch(b, types);
       }
       await onDone?.();
+      completed = true;
     } catch (e) {
       this.#fail();
-      await onError?.();
-      throw signal.aborted && !(e instanceof FloeError && e.sqlstate === SqlState.queryCanceled) ? canceled() : e;
+      throw signal.aborted && !(e instanceof FloeError && (e.sqlstate === SqlState.queryCanceled || e.severity === 'FATAL')) ? abortReason(signal) : e;
+    } finally {
+      // Also reached when the wire closes the portal before the last row: an autocommit write is then undone.
+      if (!completed) await onError?.();
     }
   }
 
@@ -330,10 +339,11 @@ class FloeSession implements SessionHandler {
     }
     try {
       for await (const _ of batches) { /* DML without RETURNING yields no rows */ }
+      if (signal.aborted) throw abortReason(signal);
       await commit();
     } catch (e) {
       await abort();
-      throw e;
+      throw signal.aborted && !(e instanceof FloeError) ? abortReason(signal) : e;
     }
     return { kind: 'command', tag: bound.commandTag(count) };
   }
