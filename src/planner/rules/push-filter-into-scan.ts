@@ -21,6 +21,8 @@ export function scanFilterOf(c: Expr, scan: LogicalScan): ScanFilterSpec | undef
     if (e.kind !== 'column') return undefined;
     const name = scan.projection[e.index];
     const col = scan.table.columns.find((tc) => tc.name === name);
+    // char(n) compares ignoring trailing blanks, so a literal is not comparable with stored values as is.
+    if (col?.type.kind === 'bpchar') return undefined;
     return col && sameType(col.type, e.type) ? name : undefined;
   };
   const constant = (e: Expr, like: Expr): unknown => (e.kind === 'literal' && e.value !== null && sameType(e.type, like.type) ? e.value : undefined);
