@@ -237,3 +237,24 @@ test('EXPLAIN ANALYZE metrics record rows per operator', async () => {
   assert.equal(metrics.get(filter).rowsOut, 4);
   assert.equal(metrics.get(P).rowsOut, 6);
 });
+
+test('projectSet expands set-returning functions per row (PostgreSQL ProjectSet padding, ordinality)', async () => {
+  const { resolveFunction } = await import('../../src/exec/functions/function-registry.js');
+  const gs = resolveFunction('generate_series', [t.int4, t.int4])!;
+  assert.equal(gs.kind, 'set');
+  const un = resolveFunction('unnest', [{ kind: 'array', element: t.text }])!;
+  const C: OutputColumn[] = [{ name: 'n', type: t.int4 }, { name: 'arr', type: { kind: 'array', element: t.text } }];
+  const input = values(C, [[2, ['a', 'b', 'c']], [0, []], [1, null]]);
+  const rows = await rowsOf({
+    kind: 'projectSet', input, ordinality: true,
+    exprs: [col(0, t.int4), { kind: 'setCall', fn: gs.id, args: [int(1), col(0, t.int4)], type: t.int4 }, { kind: 'setCall', fn: un.id, args: [col(1, C[1]!.type)], type: t.text }],
+    columns: [{ name: 'n', type: t.int4 }, { name: 'g', type: t.int4 }, { name: 'u', type: t.text }, { name: 'ord', type: t.int8 }],
+  });
+  assert.deepEqual(rows, [[2, 1, 'a', 1n], [2, 2, 'b', 2n], [2, null, 'c', 3n], [1, 1, null, 1n]]);
+});
+
+test('json builders and accessors', async () => {
+  const { fn: f } = await import('./exec-test-helpers.js');
+  assert.equal(await evalExpr(f('json_build_object', lit('a', t.text), int(1), lit('b', t.text), lit(true, t.bool))), '{"a" : 1, "b" : true}');
+  assert.equal(await evalExpr(op('->>', lit('{"a":{"b":2}}', { kind: 'json' }), lit('a', t.text))), '{"b":2}');
+});

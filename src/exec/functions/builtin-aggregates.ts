@@ -1,5 +1,5 @@
 import type { Interval, SqlType } from '../../common/sql-type.js';
-import { decAdd, decDiv, decMul, decSqrt, decSub, formatDecimal, parseDecimal, toDecimal } from '../types/numeric.js';
+import { decAdd, decDiv, decMul, decSqrtAtScale, decSub, formatDecimal, parseDecimal, toDecimal } from '../types/numeric.js';
 import type { Decimal } from '../types/numeric.js';
 import { compareValues } from '../types/value-ops.js';
 import { valueToText, BuiltinTypes as T } from './builtin-operators.js';
@@ -58,11 +58,9 @@ function numericVariance(kind: 'samp' | 'pop', sqrt: boolean): AggregateImpl {
       const n: Decimal = { unscaled: st.n, scale: 0 };
       const num = decSub(decMul(n, st.sxx), decMul(st.sx, st.sx));
       const den: Decimal = kind === 'samp' ? { unscaled: st.n * (st.n - 1n), scale: 0 } : { unscaled: st.n * st.n, scale: 0 };
-      if (num.unscaled <= 0n) return formatDecimal({ unscaled: 0n, scale: Math.max(st.sx.scale, 0) });
-      const rscale = Math.max(st.sx.scale * 2, 16 - 1) + 1;
-      const q = decDiv(num, den, Math.max(rscale, 20));
-      if (!sqrt) return formatDecimal(decDiv(num, den));
-      return formatDecimal(decSqrt(q));
+      // PostgreSQL: variance at select_div_scale, stddev = its square root at the same scale.
+      const variance = decDiv(num.unscaled < 0n ? ZERO : num, den);
+      return formatDecimal(sqrt ? decSqrtAtScale(variance, variance.scale) : variance);
     },
   );
 }

@@ -72,6 +72,7 @@ export function registerBuiltinMathFunctions(): void {
     });
     reg(n, [N, N], N, ([a, b]) => numericPower(dec(a), dec(b)));
   }
+  reg('^', [N, N], N, ([a, b]) => numericPower(dec(a), dec(b)));
   reg('sqrt', [F], F, ([a]) => {
     if ((a as number) < 0) throw new FloeError('2201F', 'cannot take square root of a negative number');
     return Math.sqrt(a as number);

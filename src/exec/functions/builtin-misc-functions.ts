@@ -1,5 +1,11 @@
 import type { SqlType } from '../../common/sql-type.js';
+import type { EvalContext } from '../expr/eval-context.js';
+import { formatFloat } from '../types/text-io.js';
+import { valueToText } from './builtin-operators.js';
 import { BuiltinTypes as T } from './builtin-operators.js';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { jsonbNormalize } from '../types/cast-value.js';
 import { registerScalarFunction } from './function-registry.js';
 
 export function registerBuiltinMiscFunctions(): void {
@@ -26,5 +32,68 @@ export function registerBuiltinMiscFunctions(): void {
     name: 'num_nonnulls', args: ['any'], variadic: true, returns: T.int4, strict: false, id: 'num_nonnulls(any...)',
     impl: (a) => a.filter((x) => x !== null).length,
   });
+  const J = T.json; const JB = T.jsonb;
+  registerScalarFunction({
+    name: 'json_build_object', args: ['any'], variadic: true, returns: J, strict: false, id: 'json_build_object(any...)',
+    impl: (a, ctx) => buildObject(a, a.map(() => ({ kind: 'text' }) as SqlType), ctx, false),
+    implFor: (types) => (a, ctx) => buildObject(a, types, ctx, false),
+  });
+  registerScalarFunction({
+    name: 'jsonb_build_object', args: ['any'], variadic: true, returns: JB, strict: false, id: 'jsonb_build_object(any...)',
+    impl: (a, ctx) => buildObject(a, a.map(() => ({ kind: 'text' }) as SqlType), ctx, true),
+    implFor: (types) => (a, ctx) => buildObject(a, types, ctx, true),
+  });
+  registerScalarFunction({
+    name: 'json_build_array', args: ['any'], variadic: true, returns: J, strict: false, id: 'json_build_array(any...)',
+    impl: (a, ctx) => `[${a.map((v) => toJsonText(v, { kind: 'text' }, ctx)).join(', ')}]`,
+    implFor: (types) => (a, ctx) => `[${a.map((v, i) => toJsonText(v, types[i]!, ctx)).join(', ')}]`,
+  });
+  for (const [name, ret] of [['to_json', J], ['to_jsonb', JB]] as const) {
+    registerScalarFunction({
+      name, args: ['anyelement'], returns: ret,
+      impl: ([v], ctx) => toJsonText(v, { kind: 'text' }, ctx),
+      implFor: (types) => ([v], ctx) => toJsonText(v, types[0]!, ctx),
+    });
+  }
+  for (const jt of [J, JB]) {
+    registerScalarFunction({ name: '->', args: [jt, S], returns: jt, impl: ([j, k]) => jsonGet(j as string, k as string, false) });
+    registerScalarFunction({ name: '->>', args: [jt, S], returns: S, impl: ([j, k]) => jsonGet(j as string, k as string, true) });
+    registerScalarFunction({ name: '->', args: [jt, T.int4], returns: jt, impl: ([j, k]) => jsonGet(j as string, k as number, false) });
+    registerScalarFunction({ name: '->>', args: [jt, T.int4], returns: S, impl: ([j, k]) => jsonGet(j as string, k as number, true) });
+  }
   void S;
+}
+
+function toJsonText(v: unknown, t: SqlType, ctx: EvalContext): string {
+  if (v === null || v === undefined) return 'null';
+  switch (t.kind) {
+    case 'int2': case 'int4': case 'int8': case 'numeric': case 'oid': return String(v);
+    case 'float4': case 'float8': return Number.isFinite(v as number) ? formatFloat(v as number, t.kind === 'float4') : JSON.stringify(formatFloat(v as number));
+    case 'bool': return v ? 'true' : 'false';
+    case 'json': case 'jsonb': return v as string;
+    case 'array': return `[${(v as unknown[]).map((e) => toJsonText(e, t.element, ctx)).join(',')}]`;
+    case 'timestamp': case 'timestamptz': return JSON.stringify(valueToText(v, t, ctx).replace(' ', 'T'));
+    default: return JSON.stringify(valueToText(v, t, ctx));
+  }
+}
+
+function buildObject(a: unknown[], types: readonly SqlType[], ctx: EvalContext, jsonb: boolean): string {
+  if (a.length % 2 !== 0) throw new FloeError(SqlState.invalidParameterValue, 'argument list must have even number of elements', { hint: 'The arguments of json_build_object() must consist of alternating keys and values.' });
+  const parts: string[] = [];
+  for (let i = 0; i < a.length; i += 2) {
+    if (a[i] === null) throw new FloeError(SqlState.invalidParameterValue, 'null value not allowed for object key');
+    parts.push(`${JSON.stringify(valueToText(a[i], types[i]!, ctx))} : ${toJsonText(a[i + 1], types[i + 1]!, ctx)}`);
+  }
+  const text = `{${parts.join(', ')}}`;
+  return jsonb ? jsonbNormalize(text) : text;
+}
+
+function jsonGet(j: string, k: string | number, asText: boolean): unknown {
+  const v = JSON.parse(j) as unknown;
+  let r: unknown;
+  if (typeof k === 'number') r = Array.isArray(v) ? v[k < 0 ? v.length + k : k] : undefined;
+  else r = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
+  if (r === undefined) return null;
+  if (asText) return r === null ? null : typeof r === 'string' ? r : JSON.stringify(r);
+  return JSON.stringify(r);
 }

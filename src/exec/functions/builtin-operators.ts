@@ -123,6 +123,18 @@ export function registerBuiltinOperators(): void {
   reg('-', [N], N, ([a]) => formatDecimal(decNeg(parseDecimal(a as string))));
   reg('+', [N], N, ([a]) => a);
 
+  reg('^', [T.float8, T.float8], T.float8, ([a, b]) => {
+    const x = a as number; const y = b as number;
+    if (x === 0 && y < 0) throw new FloeError('2201F', 'zero raised to a negative power is undefined');
+    if (x < 0 && !Number.isInteger(y)) throw new FloeError('2201F', 'a negative number raised to a non-integer power yields a complex result');
+    const r = Math.pow(x, y);
+    if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) throw overflow('float8');
+    return r;
+  });
+  reg('@', [T.float8], T.float8, ([a]) => Math.abs(a as number));
+  reg('@', [T.int4], T.int4, ([a]) => checkSmall(Math.abs(a as number), 'int4'));
+  reg('@', [N], N, ([a]) => (a as string).replace(/^-/, ''));
+
   // ---- comparisons ----
   const comparable: SqlType[] = [
     T.bool, T.int2, T.int4, T.int8, T.float4, T.float8, N, T.text, T.bpchar, T.name, T.char, T.bytea, T.date, T.time,

@@ -3,6 +3,7 @@ import { registerBuiltinDatetimeFunctions } from './builtin-datetime-functions.j
 import { registerBuiltinMathFunctions } from './builtin-math-functions.js';
 import { registerBuiltinOperators } from './builtin-operators.js';
 import { registerBuiltinMiscFunctions } from './builtin-misc-functions.js';
+import { registerBuiltinSetFunctions } from './builtin-set-functions.js';
 import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
 import { setBuiltinLoader } from './function-registry.js';
 
@@ -14,6 +15,7 @@ export function registerBuiltins(): void {
   registerBuiltinDatetimeFunctions();
   registerBuiltinAggregates();
   registerBuiltinMiscFunctions();
+  registerBuiltinSetFunctions();
 }
 
 setBuiltinLoader(registerBuiltins);

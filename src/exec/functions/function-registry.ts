@@ -10,7 +10,7 @@ import './builtins.js';
  * asks resolveFunction / resolveOperator, casts arguments to the returned
  * argTypes, and stores the returned `id` in a CallExpr / AggregateCall / WindowCall.
  */
-export type FunctionKind = 'scalar' | 'aggregate' | 'window';
+export type FunctionKind = 'scalar' | 'aggregate' | 'window' | 'set';
 
 export interface ResolvedFunction {
   /** Registry id, stored in plans (e.g. "+(int4,int4)", "sum(int4)"). */
@@ -73,6 +73,19 @@ export interface AggregateFunctionDef {
   readonly id?: string;
 }
 
+/** A set-returning function: yields the values of its single output column for one call. */
+export type SetImpl = (args: unknown[], ctx: EvalContext) => Iterable<unknown>;
+
+export interface SetFunctionDef {
+  readonly name: string;
+  readonly args: readonly ParamSpec[];
+  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly impl: SetImpl;
+  /** Strict (default): NULL arguments produce no rows. */
+  readonly strict?: boolean;
+  readonly id?: string;
+}
+
 export interface WindowFunctionDef {
   readonly name: string;
   readonly args: readonly ParamSpec[];
@@ -92,6 +105,7 @@ interface Entry {
   readonly scalar?: ScalarImpl;
   readonly scalarFor?: (argTypes: readonly SqlType[]) => ScalarImpl;
   readonly aggregate?: (argTypes: readonly SqlType[]) => AggregateImpl;
+  readonly set?: SetImpl;
 }
 
 const byName = new Map<string, Entry[]>();
@@ -146,6 +160,15 @@ export function registerAggregateFunction(def: AggregateFunctionDef): string {
   add({
     id, name: def.name.toLowerCase(), kind: 'aggregate', args: def.args, variadic: false,
     returns: def.returns, strict: def.strict ?? true, volatile: false, aggregate: def.impl,
+  });
+  return id;
+}
+
+export function registerSetFunction(def: SetFunctionDef): string {
+  const id = def.id ?? `${def.name}(${def.args.map(specKey).join(',')})`;
+  add({
+    id, name: def.name.toLowerCase(), kind: 'set', args: def.args, variadic: false,
+    returns: def.returns, strict: def.strict ?? true, volatile: false, set: def.impl,
   });
   return id;
 }
@@ -299,7 +322,7 @@ export function functionById(id: string): ResolvedFunctionImpl | undefined {
   ensureBuiltins();
   const e = byId.get(id);
   if (!e) return undefined;
-  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, aggregate: e.aggregate };
+  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, aggregate: e.aggregate, set: e.set };
 }
 
 export interface ResolvedFunctionImpl {
@@ -310,6 +333,7 @@ export interface ResolvedFunctionImpl {
   readonly scalar: ScalarImpl | undefined;
   readonly scalarFor: ((argTypes: readonly SqlType[]) => ScalarImpl) | undefined;
   readonly aggregate: ((argTypes: readonly SqlType[]) => AggregateImpl) | undefined;
+  readonly set: SetImpl | undefined;
 }
 
 /** Every registered function name (for pg_proc). */

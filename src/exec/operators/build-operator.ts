@@ -11,6 +11,7 @@ import { createMergeOperator } from './merge-operator.js';
 import { createNestedLoopJoinOperator } from './nested-loop-join-operator.js';
 import type { Operator } from './operator.js';
 import { createProjectOperator } from './project-operator.js';
+import { createProjectSetOperator } from './project-set-operator.js';
 import { createSetOpOperator } from './set-op-operator.js';
 import { createSortOperator } from './sort-operator.js';
 import { createTopNOperator } from './top-n-operator.js';
@@ -28,6 +29,7 @@ const builders: Builders = {
   values: (p) => createValuesOperator(p),
   filter: (p) => createFilterOperator(p, buildOperator(p.input)),
   project: (p) => createProjectOperator(p, buildOperator(p.input)),
+  projectSet: (p) => createProjectSetOperator(p, buildOperator(p.input)),
   hashAggregate: (p) => createHashAggregateOperator(p, buildOperator(p.input)),
   hashJoin: (p) => createHashJoinOperator(p, buildOperator(p.left), buildOperator(p.right)),
   nestedLoopJoin: (p) => createNestedLoopJoinOperator(p, buildOperator(p.left), buildOperator(p.right)),

@@ -14,6 +14,7 @@ export type PhysicalPlan =
   | ValuesPlan
   | FilterPlan
   | ProjectPlan
+  | ProjectSetPlan
   | HashAggregatePlan
   | HashJoinPlan
   | NestedLoopJoinPlan
@@ -103,6 +104,33 @@ export interface ProjectPlan {
   readonly kind: 'project';
   readonly input: PhysicalPlan;
   readonly exprs: readonly Expr[];
+  readonly columns: readonly OutputColumn[];
+}
+
+/**
+ * A set-returning function call (generate_series, unnest, …): `fn` is a registry
+ * id of kind 'set'; each call yields zero or more values per input row.
+ */
+export interface SetFunctionCall {
+  readonly kind: 'setCall';
+  readonly fn: string;
+  readonly args: readonly Expr[];
+  readonly type: SqlType;
+}
+
+/**
+ * PostgreSQL's ProjectSet: per input row, every set function runs; the row
+ * expands to as many output rows as the longest result (shorter ones pad with
+ * NULL; plain expressions repeat). A row whose set functions all return nothing
+ * produces no output. Also serves FROM f(args), LATERAL f(t.x) and
+ * ROWS FROM: put the input's columns in `exprs` and the call after them.
+ * With `ordinality`, a final int8 column numbers the rows of each input row from 1.
+ */
+export interface ProjectSetPlan {
+  readonly kind: 'projectSet';
+  readonly input: PhysicalPlan;
+  readonly exprs: readonly (Expr | SetFunctionCall)[];
+  readonly ordinality?: boolean;
   readonly columns: readonly OutputColumn[];
 }
 

@@ -264,6 +264,15 @@ export function decSqrt(a: Decimal): Decimal {
   return { unscaled: divRoundHalfAway(root, 10n), scale: rscale };
 }
 
+/** sqrt rounded to exactly `rscale` fractional digits. */
+export function decSqrtAtScale(a: Decimal, rscale: number): Decimal {
+  if (a.nan) return a;
+  if (a.unscaled < 0n) throw new FloeError('2201F', 'cannot take square root of a negative number');
+  const shift = 2 * (rscale + 1) - a.scale;
+  const n = shift >= 0 ? a.unscaled * pow10(shift) : a.unscaled / pow10(-shift);
+  return { unscaled: divRoundHalfAway(isqrt(n), 10n), scale: rscale };
+}
+
 function isqrt(n: bigint): bigint {
   if (n < 2n) return n;
   let x = BigInt(Math.floor(Math.sqrt(Number(n))));
