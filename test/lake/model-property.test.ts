@@ -295,7 +295,7 @@ async function runScenario(s: { targetFileSize: string | undefined; partitioned:
 test('table contents equal the model at every ref and every retained snapshot', { timeout: 120_000 }, async (t) => {
   let runs = 0;
   await fc.assert(fc.asyncProperty(scenarioArb, async (s) => { runs++; await runScenario(s); }), {
-    numRuns: Number(process.env['FLOE_MODEL_RUNS'] ?? 60),
+    numRuns: Number(process.env['FLOE_MODEL_RUNS'] ?? 100),
     // CI budget: stop generating new cases after 30 s (a failure still shrinks)
     interruptAfterTimeLimit: 30_000,
     markInterruptAsFailure: false,
