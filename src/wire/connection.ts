@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import { FloeError } from '../common/floe-error.js';
 import { authenticate, type AuthChannel } from './auth/authenticate.js';
 import { ClientGone } from './client-gone.js';
+import { receiveCopyIn, sendCopyOut, type CopyIo } from './copy-protocol.js';
+import { statementCanceled } from './statement-canceled.js';
 import type { CancelRegistry } from './cancel-registry.js';
 import type { CodecContext } from './codecs/codec-context.js';
 import { codecForOid } from './codecs/codec-for-oid.js';
@@ -69,9 +71,6 @@ interface PortalEntry {
   finished: { readonly tag: string } | 'spent' | undefined;
 }
 
-function canceled(): FloeError {
-  return new FloeError('57014', 'canceling statement due to user request');
-}
 
 function adminShutdown(): FloeError {
   return new FloeError('57P01', 'terminating connection due to administrator command', { severity: 'FATAL' });
@@ -284,7 +283,7 @@ export class Connection {
   }
 
   #cancelRunning(): void {
-    if (this.#state.kind === 'running') this.#state.abort.abort(canceled());
+    if (this.#state.kind === 'running') this.#state.abort.abort(statementCanceled());
   }
 
   async #readyForQuery(): Promise<void> {
@@ -401,7 +400,7 @@ export class Connection {
     try {
       await this.#running(async (signal) => {
         for await (const result of this.#session.simpleQuery(sql, signal)) {
-          if (signal.aborted) throw signal.reason ?? canceled();
+          if (signal.aborted) throw signal.reason ?? statementCanceled();
           await this.#sendResult(result, signal, true, 'simple');
         }
       });
@@ -432,9 +431,9 @@ export class Connection {
         this.#writer.send({ kind: 'EmptyQueryResponse' });
         return;
       case 'copyOut':
-        return this.#copyOut(result, signal);
+        return sendCopyOut(this.#copyIo(), result, signal);
       case 'copyIn':
-        return this.#copyIn(result, mode, signal);
+        return receiveCopyIn(this.#copyIo(), result, mode, signal);
       default: {
         const never: never = result;
         throw new FloeError('XX000', `unknown statement result ${(never as { kind: string }).kind}`);
@@ -451,7 +450,7 @@ export class Connection {
     try {
       for (;;) {
         if (cursor.batch === undefined || cursor.row >= cursor.batch.numRows) {
-          if (signal.aborted) throw signal.reason ?? canceled();
+          if (signal.aborted) throw signal.reason ?? statementCanceled();
           const next = await cursor.iterator.next();
           if (next.done === true) {
             cursor.batch = undefined;
@@ -471,7 +470,7 @@ export class Connection {
         sent++;
         if (this.#writer.pending >= SocketWriter.flushThreshold) {
           await this.#writer.flush();
-          if (signal.aborted) throw signal.reason ?? canceled();
+          if (signal.aborted) throw signal.reason ?? statementCanceled();
         }
       }
     } catch (e) {
@@ -480,97 +479,8 @@ export class Connection {
     }
   }
 
-  async #copyOut(result: Extract<StatementResult, { kind: 'copyOut' }>, signal: AbortSignal): Promise<void> {
-    const format = result.format === 'binary' ? 1 : 0;
-    this.#writer.send({
-      kind: 'CopyOutResponse', format, columnFormats: new Array<number>(result.columnCount).fill(format),
-    });
-    let rows = 0;
-    const iterator = result.chunks[Symbol.asyncIterator]();
-    try {
-      for (;;) {
-        if (signal.aborted) throw signal.reason ?? canceled();
-        const next = await iterator.next();
-        if (next.done === true) break;
-        const chunk = next.value;
-        if (format === 0) {
-          for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) rows++;
-        } else {
-          rows++;
-        }
-        this.#writer.send({ kind: 'CopyData', data: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) });
-        await this.#writer.maybeFlush();
-      }
-    } catch (e) {
-      await iterator.return?.().catch(() => undefined);
-      throw e;
-    }
-    this.#writer.send({ kind: 'CopyDone' });
-    this.#writer.send({ kind: 'CommandComplete', tag: result.commandTag(rows) });
-  }
-
-  async #copyIn(result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple' | 'extended', signal: AbortSignal): Promise<void> {
-    const format = result.format === 'binary' ? 1 : 0;
-    this.#writer.send({
-      kind: 'CopyInResponse', format, columnFormats: new Array<number>(result.columnCount).fill(format),
-    });
-    await this.#writer.flush();
-    const sink = result.sink;
-    const abandon = async (reason: string): Promise<void> => {
-      try {
-        await sink.fail(reason);
-      } catch (e) {
-        this.#opts.logger.warn({ err: e }, 'copy sink failed to abort');
-      }
-    };
-    for (;;) {
-      const m = await this.#reader.next(signal);
-      if (m === 'aborted') {
-        // The client's remaining CopyData is dropped by the idle loop (simple) or the discard state (extended).
-        await abandon('COPY canceled');
-        throw signal.reason ?? canceled();
-      }
-      if (m === null) {
-        await abandon('connection closed during COPY');
-        throw new ClientGone();
-      }
-      switch (m.kind) {
-        case 'CopyData':
-          try {
-            await sink.write(m.data);
-          } catch (e) {
-            await abandon(e instanceof Error ? e.message : String(e));
-            // The client keeps sending CopyData; the idle loop (simple) or the discard state (extended) drops it.
-            throw e;
-          }
-          break;
-        case 'CopyDone': {
-          let tag: string;
-          try {
-            tag = await sink.finish();
-          } catch (e) {
-            await abandon(e instanceof Error ? e.message : String(e));
-            throw e;
-          }
-          this.#writer.send({ kind: 'CommandComplete', tag });
-          return;
-        }
-        case 'CopyFail':
-          await abandon(m.reason);
-          throw new FloeError('57014', `COPY from stdin failed: ${m.reason}`);
-        case 'Flush':
-        case 'Sync':
-          if (mode === 'extended') break;
-          await abandon('unexpected message during COPY');
-          throw new FloeError('08P01', `unexpected message type 0x${(m.kind === 'Sync' ? 0x53 : 0x48).toString(16).toUpperCase()} during COPY from stdin`);
-        case 'Terminate':
-          await abandon('connection terminated during COPY');
-          throw new ClientGone();
-        default:
-          await abandon('unexpected message during COPY');
-          throw new FloeError('08P01', `unexpected message ${m.kind} during COPY from stdin`, { severity: 'FATAL' });
-      }
-    }
+  #copyIo(): CopyIo {
+    return { reader: this.#reader, writer: this.#writer, logger: this.#opts.logger };
   }
 
   // ---- extended query ----
