@@ -135,6 +135,12 @@ describe('date and time codecs', () => {
     assert.equal(text(1184, ts, ny), '2024-03-10 08:34:56.789-04');
     assert.equal(text(1184, 1719792000000000n, ny), '2024-06-30 20:00:00-04');
     assert.equal(text(1184, 1710074096000000n, { timeZone: 'Asia/Kolkata' }), '2024-03-10 18:04:56+05:30');
+    const jan1 = 1704067200000000n; // 2024-01-01 00:00:00 UTC
+    assert.equal(text(1184, jan1, { timeZone: '<+03>-03' }), '2024-01-01 03:00:00+03');
+    assert.equal(text(1184, jan1, { timeZone: 'UTC+3' }), '2023-12-31 21:00:00-03');
+    assert.equal(text(1184, jan1, { timeZone: '+05:30' }), '2023-12-31 18:30:00-05:30');
+    assert.equal(text(1184, jan1, { timeZone: '<-07>+07' }), '2023-12-31 17:00:00-07');
+    assert.equal(text(1184, jan1, { timeZone: 'Etc/GMT+3' }), '2023-12-31 21:00:00-03');
     assert.equal(hex(1114, 9223372036854775807n), '7fffffffffffffff');
     assert.equal(text(1184, 9223372036854775807n), 'infinity');
     const bc = codecForOid(1114).decodeText('0044-03-15 12:00:00 BC', utc);

@@ -139,7 +139,7 @@ export function parseInterval(text: string): Interval {
 function asInterval(v: unknown): Interval {
   if (typeof v === 'object' && v !== null && 'months' in v && 'days' in v && 'micros' in v) {
     const iv = v as { months: number; days: number; micros: bigint | number };
-    return { months: iv.months, days: iv.days, micros: BigInt(iv.micros) };
+    return { months: iv.months, days: iv.days, micros: typeof iv.micros === 'bigint' ? iv.micros : BigInt(Math.trunc(iv.micros)) };
   }
   throw new FloeError('XX000', `cannot encode ${typeof v} as interval`);
 }

@@ -1,7 +1,7 @@
 /**
- * The UTC offset, in seconds east of Greenwich, of an IANA time zone at an
- * instant, from the runtime's tz database (Intl). Unknown zone names fall back
- * to UTC rather than failing a result.
+ * The UTC offset, in seconds east of Greenwich, of a TimeZone setting at an
+ * instant: IANA names through the runtime's tz database (Intl), POSIX-style
+ * fixed offsets by hand. Unknown names fall back to UTC rather than failing a result.
  */
 const formatters = new Map<string, Intl.DateTimeFormat | null>();
 
@@ -23,10 +23,21 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat | null {
 
 const maxDateMs = 8.64e15;
 
+/**
+ * POSIX-style fixed zones as PostgreSQL reports them: an optional name ("UTC", "<+03>") and an
+ * offset counted positive WEST of Greenwich, so "UTC+3" and "<+03>-03" are three hours apart.
+ */
+const posixZone = /^(?:<[^>]*>|[A-Za-z]{3,})?([+-]?)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?$/;
+
 export function timeZoneOffsetSeconds(timeZone: string, epochSeconds: number): number {
   const tz = timeZone.trim();
   const upper = tz.toUpperCase();
   if (upper === 'UTC' || upper === 'GMT' || upper === 'Z' || upper === 'ETC/UTC' || upper === 'UCT') return 0;
+  const posix = posixZone.exec(tz);
+  if (posix) {
+    const west = Number(posix[2]) * 3600 + Number(posix[3] ?? 0) * 60 + Number(posix[4] ?? 0);
+    return posix[1] === '-' ? west : -west;
+  }
   const f = formatterFor(tz);
   if (f === null) return 0;
   const ms = Math.max(-maxDateMs + 86400000, Math.min(maxDateMs - 86400000, epochSeconds * 1000));
