@@ -137,3 +137,13 @@ test('named windows and explicit frames', () => {
   }
   assert.throws(() => query('select sum(o_id) over nope from orders'), /window "nope" does not exist/);
 });
+
+test('GROUPING SETS, ROLLUP, CUBE and GROUPING()', () => {
+  const q = query('select o_cust, o_note, grouping(o_cust, o_note) g, sum(o_amount) from orders group by rollup(o_cust, o_note) having grouping(o_cust) = 0');
+  const text = explainPlan(q.plan).join('\n');
+  assert.match(text, /Grouping Sets: \(o_cust, o_note\), \(o_cust\), \(\)/);
+  assert.match(text, /CASE WHEN \(NOT \(\(grouping & 2\) = 0\)\) THEN 2 ELSE 0 END \+ CASE WHEN \(NOT \(\(grouping & 1\) = 0\)\) THEN 1 ELSE 0 END\) AS g/);
+  assert.match(explainPlan(query('select count(*) from orders group by grouping sets ((o_cust), ()), cube(o_note)').plan).join('\n'),
+    /Grouping Sets: \(o_cust, o_note\), \(o_cust\), \(o_note\), \(\)/);
+  assert.throws(() => query('select grouping(o_id) from orders group by o_cust'), /arguments to GROUPING must be grouping expressions/);
+});

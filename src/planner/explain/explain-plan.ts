@@ -79,6 +79,9 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
       case 'hashAggregate':
         lines.push(`${pad}Hash Aggregate`);
         if (p.groupBy.length > 0) detail(`Group Key: ${p.groupBy.map((e) => formatExpr(e, p.input.columns)).join(', ')}`);
+        if (p.groupingSets) {
+          detail(`Grouping Sets: ${p.groupingSets.map((set) => `(${set.map((i) => formatExpr(p.groupBy[i]!, p.input.columns)).join(', ')})`).join(', ')}`);
+        }
         if (p.aggregates.length > 0) {
           detail(`Aggregates: ${p.aggregates.map((a) => `${a.fn.slice(0, a.fn.indexOf('(') > 0 ? a.fn.indexOf('(') : undefined)}(${a.distinct ? 'DISTINCT ' : ''}${a.args.length === 0 ? '*' : a.args.map((x) => formatExpr(x, p.input.columns)).join(', ')})`).join(', ')}`);
         }

@@ -93,11 +93,14 @@ function prune(p: LogicalPlan, required: Set<number>): Pruned {
       const map: ColumnMap = new Map();
       for (let i = 0; i < keys; i++) map.set(i, i);
       keptAggs.forEach((old, j) => map.set(keys + old, keys + j));
+      // With grouping sets, the grouping id follows the aggregates.
+      const gid = p.groupingSets ? [p.columns[keys + p.aggregates.length]!] : [];
+      if (p.groupingSets) map.set(keys + p.aggregates.length, keys + keptAggs.length);
       return {
         plan: {
           ...p, input: input.plan, groupBy: p.groupBy.map(f),
           aggregates: keptAggs.map((i) => mapAggregateCall(p.aggregates[i]!, f)),
-          columns: [...p.columns.slice(0, keys), ...keptAggs.map((i) => p.columns[keys + i]!)],
+          columns: [...p.columns.slice(0, keys), ...keptAggs.map((i) => p.columns[keys + i]!), ...gid],
         },
         map,
       };

@@ -22,6 +22,8 @@ const boolType: SqlType = { kind: 'bool' };
 export interface GroupingContext {
   /** Group keys bound against the FROM scope. */
   readonly keys: readonly Expr[];
+  /** GROUPING SETS / ROLLUP / CUBE: each set lists indexes into keys. */
+  readonly sets?: readonly (readonly number[])[];
   readonly keyStrings: readonly string[];
   readonly aggregates: AggregateCall[];
   readonly aggregateStrings: string[];
@@ -154,8 +156,7 @@ function bindPlain(ctx: BindContext, node: Raw, es: ExprScope): Expr {
       throw new FloeError(SqlState.featureNotSupported, 'row expressions are supported only in comparisons', { position: positionOf(n) });
     case 'SetToDefault':
       throw new FloeError(SqlState.featureNotSupported, 'DEFAULT is not allowed in this context', { position: positionOf(n) });
-    case 'GroupingFunc':
-      throw new FloeError(SqlState.featureNotSupported, 'GROUPING() is not supported yet', { position: positionOf(n) });
+    case 'GroupingFunc': return bindGroupingFunc(ctx, n, es);
     default:
       throw new FloeError(SqlState.featureNotSupported, `unsupported expression: ${tag}`, { position: positionOf(node) });
   }
@@ -609,6 +610,39 @@ function bindWindowCall(ctx: BindContext, n: Raw, es: ExprScope, name: string): 
     w.callStrings.push(key);
   }
   return Exprs.column(w.base + i, call.type, name);
+}
+
+/** The aggregate's grouping-id column is numbered from here until the aggregate's width is known. */
+export const groupingIdPlaceholder = 2_000_000;
+
+/**
+ * GROUPING(a, b, …): bit i (from the left) is set when argument i is not grouped in the row's
+ * grouping set. EXEC's aggregate appends the grouping id over all keys (last key = bit 0).
+ */
+function bindGroupingFunc(ctx: BindContext, n: Raw, es: ExprScope): Expr {
+  const g = es.grouping;
+  if (!g) throw new FloeError(SqlState.groupingError, `grouping operations are not allowed in ${es.clause}`, { position: positionOf(n) });
+  const args = (n.args as Raw[]).map((a) => {
+    const e = bindPlain(ctx, a, { scope: es.scope, clause: es.clause });
+    const k = g.keyStrings.indexOf(exprKey(e));
+    if (k < 0) {
+      throw new FloeError(SqlState.groupingError, 'arguments to GROUPING must be grouping expressions of the associated query level', { position: positionOf(a) });
+    }
+    return k;
+  });
+  const int4: SqlType = { kind: 'int4' };
+  if (!g.sets) return Exprs.literal(0, int4);
+  const gid = Exprs.column(groupingIdPlaceholder, int4, 'grouping');
+  const and = resolveOperator('&', int4, int4);
+  const eq = resolveOperator('=', int4, int4);
+  const plus = resolveOperator('+', int4, int4);
+  if (!and || !eq || !plus) throw new FloeError(SqlState.undefinedFunction, 'operator does not exist: integer & integer');
+  const parts = args.map((k, j): Expr => {
+    const mask = Exprs.literal(2 ** (g.keys.length - 1 - k), int4);
+    const notGrouped = Exprs.not(Exprs.call(eq.id, [Exprs.call(and.id, [gid, mask], int4), Exprs.literal(0, int4)], boolType));
+    return { kind: 'case', whens: [{ when: notGrouped, then: Exprs.literal(2 ** (args.length - 1 - j), int4) }], else: Exprs.literal(0, int4), type: int4 };
+  });
+  return parts.reduce((acc, p) => Exprs.call(plus.id, [acc, p], int4));
 }
 
 // PostgreSQL's FRAMEOPTION_* bits (nodes/parsenodes.h).

@@ -4,7 +4,7 @@ import { formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import { commonSupertype } from '../../exec/functions/function-registry.js';
 import type { OutputColumn, SortKey } from '../../exec/plan/physical-plan.js';
-import { remapColumns } from '../../planner/expr-utils.js';
+import { mapWindowCall, remapColumns } from '../../planner/expr-utils.js';
 import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
 import { LogicalDistinct } from '../../planner/logical/logical-distinct.js';
 import { LogicalFilter } from '../../planner/logical/logical-filter.js';
@@ -18,7 +18,7 @@ import { LogicalWindow } from '../../planner/logical/logical-window.js';
 import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import { scopeOf, type BindContext, type BoundQuery, type CteDefinition } from './bind-context.js';
 import {
-  bindCondition, bindExpr, bindSortKey, exprKey, lookupColumn, type ExprScope, type GroupingContext, type WindowCollector,
+  bindCondition, bindExpr, bindSortKey, exprKey, groupingIdPlaceholder, lookupColumn, type ExprScope, type GroupingContext, type WindowCollector,
 } from './bind-expr.js';
 import { bindFromClause } from './bind-from.js';
 import { bindWhere } from './bind-where.js';
@@ -304,18 +304,24 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
 
   // Assemble: aggregate → HAVING → window → project → distinct / sort → limit → drop hidden columns.
   let windowBase = plan.columns.length;
+  let fixGrouping = (e: Expr): Expr => e;
   if (grouping) {
     const aggColumns: OutputColumn[] = [
       ...grouping.keys.map((k, i) => ({ name: k.kind === 'column' && k.name ? k.name : `group${i + 1}`, type: k.type })),
       ...grouping.aggregates.map((a, i) => ({ name: `agg${i + 1}`, type: a.type })),
     ];
-    plan = LogicalAggregate.create({ input: plan, groupBy: grouping.keys, aggregates: grouping.aggregates, columns: aggColumns });
+    if (grouping.sets) aggColumns.push({ name: 'grouping', type: { kind: 'int4' } });
+    plan = LogicalAggregate.create({
+      input: plan, groupBy: grouping.keys, ...(grouping.sets ? { groupingSets: grouping.sets } : {}), aggregates: grouping.aggregates, columns: aggColumns,
+    });
     windowBase = aggColumns.length;
-    if (having) plan = LogicalFilter.create({ input: plan, predicate: having, columns: plan.columns });
+    const gidIndex = grouping.keys.length + grouping.aggregates.length;
+    fixGrouping = (e: Expr): Expr => remapColumns(e, (i) => (i === groupingIdPlaceholder ? gidIndex : i));
+    if (having) plan = LogicalFilter.create({ input: plan, predicate: fixGrouping(having), columns: plan.columns });
   }
-  const fixWindows = (e: Expr): Expr => remapColumns(e, (i) => (i >= windowPlaceholderBase ? i - windowPlaceholderBase + windowBase : i));
+  const fixWindows = (e: Expr): Expr => fixGrouping(remapColumns(e, (i) => (i >= windowPlaceholderBase && i < groupingIdPlaceholder ? i - windowPlaceholderBase + windowBase : i)));
   if (windows.calls.length > 0) {
-    const functions = windows.calls;
+    const functions = windows.calls.map((w) => mapWindowCall(w, fixGrouping));
     plan = LogicalWindow.create({
       input: plan, functions,
       columns: [...plan.columns, ...functions.map((f, i) => ({ name: `window${i + 1}`, type: f.type }))],
@@ -353,31 +359,65 @@ function bindGroupBy(ctx: BindContext, s: Raw, scope: Scope, targets: readonly R
     const k = exprKey(e);
     if (!keyStrings.includes(k)) { keys.push(e); keyStrings.push(k); }
   };
-  for (const g of (s.groupClause as Raw[] | undefined) ?? []) {
+  const indexOf = (e: Expr): number => {
+    add(e);
+    return keyStrings.indexOf(exprKey(e));
+  };
+  const bindKey = (g: Raw): Expr => {
     const [tag, n] = unwrap(g);
-    if (tag === 'GroupingSet') {
-      throw new FloeError(SqlState.featureNotSupported, 'GROUPING SETS, ROLLUP and CUBE are not supported yet', { position: positionOf(n) });
-    }
     // GROUP BY 1 and GROUP BY <output alias> refer to the select list, as in PostgreSQL.
     const ordinal = tag === 'A_Const' && n.ival !== undefined ? Number(n.ival.ival ?? 0) : undefined;
     if (ordinal !== undefined) {
       if (ordinal < 1 || ordinal > targets.length) {
         throw new FloeError(SqlState.invalidColumnReference, `GROUP BY position ${ordinal} is not in select list`, { position: positionOf(g) });
       }
-      add(resolveUnknown(ctx, bindExpr(ctx, unwrap(targets[ordinal - 1])[1].val, es)));
-      continue;
+      return resolveUnknown(ctx, bindExpr(ctx, unwrap(targets[ordinal - 1])[1].val, es));
     }
     if (tag === 'ColumnRef' && n.fields.length === 1 && !n.fields[0].A_Star) {
       const name = str(n.fields[0]);
       const inFrom = scope.columns.some((c) => !c.hidden && c.name === name);
       const alias = targets.find((t) => unwrap(t)[1].name === name);
-      if (!inFrom && alias) {
-        add(resolveUnknown(ctx, bindExpr(ctx, unwrap(alias)[1].val, es)));
-        continue;
-      }
+      if (!inFrom && alias) return resolveUnknown(ctx, bindExpr(ctx, unwrap(alias)[1].val, es));
     }
-    add(resolveUnknown(ctx, bindExpr(ctx, g, es)));
+    return resolveUnknown(ctx, bindExpr(ctx, g, es));
+  };
+  /** The grouping sets one GROUP BY item stands for (each a list of key indexes). */
+  const setsOf = (g: Raw): number[][] => {
+    const [tag, n] = unwrap(g);
+    if (tag === 'RowExpr') return [(n.args as Raw[]).map((a) => indexOf(bindKey(a)))];
+    if (tag !== 'GroupingSet') return [[indexOf(bindKey(g))]];
+    const items = (n.content as Raw[] | undefined) ?? [];
+    const element = (c: Raw): number[] => {
+      const [ct, cn] = unwrap(c);
+      return ct === 'RowExpr' ? (cn.args as Raw[]).map((a) => indexOf(bindKey(a))) : [indexOf(bindKey(c))];
+    };
+    switch (n.kind as string) {
+      case 'GROUPING_SET_EMPTY': return [[]];
+      case 'GROUPING_SET_SIMPLE': return [items.flatMap(element)];
+      case 'GROUPING_SET_ROLLUP': {
+        const parts = items.map(element);
+        return parts.map((_p, i) => parts.slice(0, parts.length - i).flat()).concat([[]]);
+      }
+      case 'GROUPING_SET_CUBE': {
+        const parts = items.map(element);
+        if (parts.length > 12) throw new FloeError(SqlState.programLimitExceeded, 'CUBE is limited to 12 elements', { position: positionOf(g) });
+        const out: number[][] = [];
+        for (let mask = (1 << parts.length) - 1; mask >= 0; mask--) out.push(parts.filter((_p, i) => mask & (1 << (parts.length - 1 - i))).flat());
+        return out;
+      }
+      case 'GROUPING_SET_SETS': return items.flatMap(setsOf);
+      default:
+        throw new FloeError(SqlState.featureNotSupported, `unsupported grouping set ${n.kind}`, { position: positionOf(g) });
+    }
+  };
+  let sets: number[][] = [[]];
+  let usesSets = false;
+  for (const g of (s.groupClause as Raw[] | undefined) ?? []) {
+    if (unwrap(g)[0] === 'GroupingSet') usesSets = true;
+    const itemSets = setsOf(g);
+    sets = sets.flatMap((a) => itemSets.map((b) => [...new Set([...a, ...b])]));
   }
+  if (usesSets) return { keys, keyStrings, sets, aggregates: [], aggregateStrings: [] };
   return { keys, keyStrings, aggregates: [], aggregateStrings: [] };
 }
 
