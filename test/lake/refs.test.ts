@@ -68,6 +68,12 @@ test('tags are immutable, duplicate tags fail, version resolves id before name',
     await wh.createTag(t, String(s1 + 1000n), { fromSnapshot: s1 });
     assert.equal(wh.resolveSnapshot(t, { kind: 'version', value: String(s1) })!.id, s1);
     assert.equal(wh.resolveSnapshot(t, { kind: 'version', value: String(s1 + 1000n) })!.id, s1);
+    // A tag past its retention is dropped by expiration.
+    await wh.createTag(t, 'brief', { retainMicros: 1n });
+    await new Promise((r) => setTimeout(r, 5));
+    await wh.expireSnapshots(t, { olderThanMicros: 0n });
+    assert.equal(wh.listRefs(t).some((r) => r.name === 'brief'), false);
+    assert.equal(wh.listRefs(t).some((r) => r.name === 'v1'), true);
     await wh.createTag(t, 'v1', { orReplace: true });
     assert.deepEqual(await readRows(wh, { table: t, at: { kind: 'ref', name: 'v1' } }), [{ id: 1, v: 'b' }]);
   } finally { await cleanup(); }

@@ -27,7 +27,10 @@ test('a transaction that began earlier and commits later does not overwrite a la
     await early.commit();
     const expected = [{ id: 1n, v: 'late' }, { id: 2n, v: 'late' }, { id: 3n, v: 'early' }];
     assert.deepEqual(await readRows(wh, { table: t }), expected);
-    const r2 = await wh.optimize(t);
+    const phases: string[] = [];
+    const r2 = await wh.optimize(t, { onProgress: (p) => phases.push(p.phase) });
+    assert.deepEqual([phases[0], phases.at(-1)], ['plan', 'done']);
+    assert.ok(phases.includes('node') && phases.includes('commit'));
     assert.ok(r2.changeFilesFolded >= 2);
     assert.deepEqual(await readRows(wh, { table: t }), expected);
     // The folded row keeps the per-row _seq of the change that produced it.

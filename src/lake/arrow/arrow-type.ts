@@ -20,12 +20,13 @@ import { SqlState } from '../../common/sqlstate.js';
  * Every field carries metadata `floe.type` (the SqlType as JSON) and `floe.field_id`,
  * so the exact SqlType (varchar length, bpchar, jsonb…) survives Arrow IPC and Parquet.
  *
- * Parquet round trip (parquet-wasm 0.8, measured by test/lake/kernels/parquet-round-trip.test.ts):
- * Decimal128, Timestamp µs with and without zone, Time64 µs, FixedSizeBinary(16),
- * Struct and List all come back with the same Arrow type and values, so no type needs
- * a different storage representation. Field metadata does come back through Parquet
- * (arrow-rs stores the Arrow schema in the footer), but readers should still prefer
- * the catalog's SqlType and use `floe.field_id` to match columns.
+ * Parquet round trip (parquet-wasm 0.8 with zstd, checked for every SqlType by
+ * test/lake/kernels/arrow-round-trip.test.ts, read back both through `intoIPCStream`
+ * and through `intoFFI` + arrow-js-ffi): Decimal128, Timestamp µs with and without
+ * zone, Time64 µs, FixedSizeBinary(16), Struct and List all come back with the same
+ * Arrow type and values, so no type needs a different storage representation. Field
+ * metadata also survives (the Arrow schema is kept in the Parquet footer), but readers
+ * should still prefer the catalog's SqlType and match columns by `floe.field_id`.
  */
 export const FLOE_TYPE_KEY = 'floe.type';
 export const FLOE_FIELD_ID_KEY = 'floe.field_id';

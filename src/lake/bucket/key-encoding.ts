@@ -140,6 +140,7 @@ function finishBytes(sink: ByteSink, offsets: Int32Array, numRows: number): Enco
 /** Low/high words of a long-serialized key column read straight from Arrow buffers, or undefined for unusual layouts. */
 function longWords(data: Data, type: SqlType, n: number): { lo: Int32Array; hi: Int32Array } | undefined {
   const t = data.type as DataType;
+  if (DataType.isDictionary(t)) return undefined; // values are dictionary indices
   const v = data.values as unknown;
   const lo = new Int32Array(n);
   const hi = new Int32Array(n);

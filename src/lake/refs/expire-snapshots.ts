@@ -15,6 +15,8 @@ import { nowMicros } from '../warehouse/lake-context.js';
 export async function expireSnapshots(ctx: LakeContext, table: TableMetadata, opts: { olderThanMicros: bigint; retainLast?: number }): Promise<{ expiredSnapshots: number; deletedFiles: number }> {
   const { catalog, storage } = ctx;
   const now = nowMicros();
+  // A stale transaction is aborted rather than allowed to pin snapshots forever.
+  catalog.abortStaleTxns(now - BigInt(ctx.staleTransactionMs) * 1000n);
   const snaps = catalog.listSnapshots(table.id);
   const byId = new Map(snaps.map((s) => [s.id, s]));
   const keep = new Set<bigint>();

@@ -66,6 +66,7 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
   if (vector.data.length !== 1) return undefined;
   const data = vector.data[0]!;
   const t = data.type as DataType;
+  if (DataType.isDictionary(t)) return undefined; // values are dictionary indices
   const v = data.values as unknown;
   const n = data.length;
   const hasNulls = data.nullCount > 0;
