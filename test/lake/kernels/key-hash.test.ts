@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { Dictionary, Int32, Int64, RecordBatch, Utf8, vectorFromArray } from 'apache-arrow';
 import type { SqlType } from '../../../src/common/sql-type.js';
 import { FloeError } from '../../../src/common/floe-error.js';
 import { buildBatch } from '../../../src/lake/arrow/batch-builder.js';
@@ -131,4 +132,17 @@ test('encoded keys: equal keys have equal encodings, different keys differ', () 
   const l = encodeKeyBatch(buildBatch([{ name: 'k', type: T('int8'), fieldId: 1, nullable: false }], [[1n, -1n]]), ['k'], [T('int8')]);
   assert.equal(l.kind, 'long');
   assert.deepEqual([...l.lo, ...l.hi], [1, -1, 0, -1]);
+});
+
+test('dictionary-encoded key columns hash like plain ones (indices are not values)', () => {
+  for (const [type, arrowValue, vals] of [
+    [T('int8'), new Int64(), [5n, 7n, 5n, -1n]],
+    [T('int4'), new Int32(), [5, 7, 5, -1]],
+    [T('text'), new Utf8(), ['x', 'y', 'x', 'zz']],
+  ] as const) {
+    const vec = vectorFromArray(vals as unknown as unknown[], new Dictionary(arrowValue as never, new Int32()));
+    const batch = new RecordBatch({ k: vec.data[0]! as never });
+    const h = hashKeyBatch(batch, ['k'], [type]);
+    vals.forEach((v, i) => assert.equal(h[i], hashKey([type], [v]), `${type.kind} ${i}`));
+  }
 });
