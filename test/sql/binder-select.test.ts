@@ -147,3 +147,15 @@ test('GROUPING SETS, ROLLUP, CUBE and GROUPING()', () => {
     /Grouping Sets: \(o_cust, o_note\), \(o_cust\), \(o_note\), \(\)/);
   assert.throws(() => query('select grouping(o_id) from orders group by o_cust'), /arguments to GROUPING must be grouping expressions/);
 });
+
+test('a correlated subquery in a grouped select list reads the group key', () => {
+  const q = query('select o_note, o_cust, (select count(*) from customers where c_id = o_cust) from orders group by o_cust, o_note');
+  const project = q.plan;
+  assert.ok(project.kind === 'project');
+  const sub = project.kind === 'project' ? project.exprs[2]! : undefined;
+  assert.ok(sub?.kind === 'scalarSubquery' && sub.correlated);
+  const refs: unknown[] = [];
+  JSON.stringify(sub, (_k, v) => { if (v && typeof v === 'object' && v.kind === 'outerColumn') refs.push(v); return typeof v === 'bigint' ? String(v) : v; });
+  assert.deepEqual(refs.map((r) => (r as { index: number }).index), [0], 'o_cust is key 0 of the aggregate, not column 1 of orders');
+  assert.throws(() => query('select o_cust, (select count(*) from customers where c_id = o_id) from orders group by o_cust'), /o_id/);
+});

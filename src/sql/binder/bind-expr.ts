@@ -685,10 +685,24 @@ function windowFrame(ctx: BindContext, over: Raw, es: ExprScope): WindowFrame | 
 
 // ---------------------------------------------------------------- subqueries
 
+/**
+ * In a grouped query a subquery runs over the aggregate's rows, so its outer
+ * references may only reach group keys, at the keys' positions.
+ */
+function groupedScope(scope: Scope, g: GroupingContext): Scope {
+  const columns: ScopeColumn[] = [];
+  g.keys.forEach((k, i) => {
+    if (k.kind !== 'column') return;
+    const c = scope.columns.find((x) => x.index === k.index);
+    if (c) columns.push({ ...c, index: i });
+  });
+  return { ...scope, columns };
+}
+
 function bindSubLink(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   const type = n.subLinkType as string;
   const correlation = { correlated: false };
-  const sub = bindSubquery(ctx, n.subselect, es.scope, correlation);
+  const sub = bindSubquery(ctx, n.subselect, es.grouping ? groupedScope(es.scope, es.grouping) : es.scope, correlation);
   const correlated = correlation.correlated;
   switch (type) {
     case 'EXISTS_SUBLINK':
