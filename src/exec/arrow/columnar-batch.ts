@@ -15,7 +15,15 @@ export interface ColumnarBatch {
   readonly columns: readonly (readonly unknown[])[];
 }
 
+/**
+ * Batches this executor built, with the values they were built from, so the
+ * next operator skips decoding them again (weakly held: freed with the batch).
+ */
+const decoded = new WeakMap<RecordBatch, ColumnarBatch>();
+
 export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): ColumnarBatch {
+  const known = decoded.get(batch);
+  if (known && known.columns.length === types.length) return known;
   const columns: unknown[][] = [];
   for (let i = 0; i < types.length; i++) {
     const child = batch.getChildAt(i);
@@ -38,7 +46,9 @@ export function encodeBatch(columns: readonly OutputColumn[], values: readonly (
   });
   // Names may repeat in SQL results (SELECT 1 AS a, 2 AS a); build the struct data directly so they survive.
   const data = makeData({ type: new Struct(schema.fields), length: numRows, nullCount: 0, children });
-  return new RecordBatch(schema, data);
+  const batch = new RecordBatch(schema, data);
+  decoded.set(batch, { numRows, columns: values });
+  return batch;
 }
 
 export function encodeColumnar(columns: readonly OutputColumn[], batch: ColumnarBatch): RecordBatch {

@@ -66,6 +66,17 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number): void
       }
       return;
     }
+    case Type.Utf8: {
+      const offsets = data.valueOffsets as Int32Array;
+      const bytes = data.values as Uint8Array;
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let i = 0; i < n; i++) {
+        if (!isValid(data, i)) { out[base + i] = null; continue; }
+        const s = offsets[i]!; const e = offsets[i + 1]!;
+        out[base + i] = convertObject(buf.toString('utf8', s, e), type);
+      }
+      return;
+    }
     default: {
       const vec = makeVector(data);
       for (let i = 0; i < n; i++) {
@@ -178,7 +189,35 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
     }
     case 'array':
       return vectorFromArray(values.map((v) => (v === undefined ? null : v)) as never, at);
+    case 'numeric': case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown':
+      return utf8Vector(values, at);
     default:
       return vectorFromArray(values.map((v) => (v === undefined ? null : v)) as never, at);
   }
+}
+
+/** Utf8 built straight into offset/data buffers (Arrow JS's builder is far slower per value). */
+function utf8Vector(values: readonly unknown[], at: DataType): Vector {
+  const n = values.length;
+  const offsets = new Int32Array(n + 1);
+  const bitmap = new Uint8Array((n + 7) >> 3);
+  let nulls = 0;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) { nulls++; continue; }
+    total += Buffer.byteLength(v as string, 'utf8');
+  }
+  const data = Buffer.allocUnsafe(total);
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v !== null && v !== undefined) {
+      bitmap[i >> 3]! |= 1 << (i & 7);
+      pos += data.write(v as string, pos, 'utf8');
+    }
+    offsets[i + 1] = pos;
+  }
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, pos);
+  return makeVector(makeData({ type: at, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, valueOffsets: offsets, data: bytes } as never));
 }

@@ -192,8 +192,9 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
         const out = new Array<unknown>(b.numRows);
         const ctx = ev.run.evalCtx;
         const na = cols.length;
-        forEach(b.numRows, sel, (i) => {
-          const vals = new Array<unknown>(na);
+        // One scratch argument array per batch: implementations read their arguments and never keep the array.
+        const vals = new Array<unknown>(na);
+        const row = (i: number) => {
           for (let j = 0; j < na; j++) {
             const v = cols[j]![i];
             if (v === null && strict) { out[i] = null; return; }
@@ -201,7 +202,9 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
           }
           const r = fn(vals, ctx);
           out[i] = r === undefined ? null : r;
-        });
+        };
+        if (sel) for (let k = 0; k < sel.length; k++) row(sel[k]!);
+        else for (let i = 0, n = b.numRows; i < n; i++) row(i);
         return out;
       };
     }

@@ -9,7 +9,7 @@ import { functionById } from '../functions/function-registry.js';
 import type { AggregateImpl } from '../functions/function-registry.js';
 import type { HashAggregatePlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
-import { rowKey } from '../types/value-ops.js';
+import { rowKey, valueKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { decodedInput, emitBatches, metered, recordMetric } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
@@ -99,14 +99,25 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
       orderCols.push(oc);
     }
     let added = 0;
+    const nk = keyExprs.length;
+    const scratch = aggs.map((ag) => new Array<unknown>(ag.args.length));
     for (let s = 0; s < sets.length; s++) {
       const set = sets[s]!;
+      const inSet = keyExprs.map((_, k) => set.includes(k));
+      const prefix = sets.length > 1 ? s + '|' : '';
       for (let i = 0; i < b.numRows; i++) {
-        const keys = keyExprs.map((_, k) => (set.includes(k) ? keyCols[k]![i] : null));
-        const key = s + '|' + rowKey(keys, keyTypes);
+        let key: string;
+        if (nk === 1) key = prefix + (inSet[0] ? valueKey(keyCols[0]![i], keyTypes[0]!) : '\u0000N');
+        else {
+          key = prefix;
+          for (let k = 0; k < nk; k++) {
+            const kk = inSet[k] ? valueKey(keyCols[k]![i], keyTypes[k]!) : '\u0000N';
+            key += kk.length + ':' + kk;
+          }
+        }
         let g = table.get(key);
         if (!g) {
-          g = newGroup(keys, s);
+          g = newGroup(keyExprs.map((_, k) => (inSet[k] ? keyCols[k]![i] : null)), s);
           table.set(key, g);
           added += GROUP_OVERHEAD + key.length * 2;
         }
@@ -114,8 +125,11 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
           const ag = aggs[a]!;
           const f = filterCols[a];
           if (f && f[i] !== true) continue;
-          const args = argCols[a]!.map((c) => c[i]);
-          if (ag.strict && args.some((v) => v === null)) continue;
+          const cols = argCols[a]!;
+          const args = scratch[a]!;
+          let hasNull = false;
+          for (let c = 0; c < cols.length; c++) { const v = cols[c]![i]; if (v === null) hasNull = true; args[c] = v; }
+          if (ag.strict && hasNull) continue;
           const pend = g.pending[a];
           if (pend) {
             pend.push([...args, ...orderCols[a]!.map((c) => c[i])]);

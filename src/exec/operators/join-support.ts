@@ -35,7 +35,7 @@ export async function evalPairs(
  * unmatched probe rows padded with NULLs, or (semi/anti/mark) probe rows alone.
  */
 export class JoinOutput {
-  readonly cols: unknown[][];
+  cols: unknown[][];
   n = 0;
   constructor(readonly columns: readonly OutputColumn[]) {
     this.cols = columns.map(() => []);
@@ -55,8 +55,9 @@ export class JoinOutput {
     for (let c = 0; c < rightWidth; c++) this.cols[leftWidth + c]!.push(build.columns[c]![j]);
     this.n++;
   }
+  /** Starts fresh arrays: emitted batches keep (and the decode cache shares) the old ones. */
   reset(): void {
-    for (const c of this.cols) c.length = 0;
+    this.cols = this.columns.map(() => []);
     this.n = 0;
   }
 }
