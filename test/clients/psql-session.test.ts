@@ -7,6 +7,7 @@ import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
 import { prepareOracle } from '../harness/oracle-role.js';
 import { runPsql } from '../harness/run-psql.js';
+import { textDiff } from '../harness/text-diff.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
 
 const SCRIPT = readFileSync(new URL('./psql-session.sql', import.meta.url), 'utf8');
@@ -58,7 +59,8 @@ describe('psql 15 scripted session', () => {
   test('Floe prints exactly what PostgreSQL 15 prints', async () => {
     floe = await startFloe();
     const actual = await runScript({ port: floe.port });
-    assert.equal(actual, expected);
+    const diff = await textDiff(expected, actual, ['postgresql-15', 'floe']);
+    assert.ok(diff === '', `psql output differs from PostgreSQL 15's:\n${diff}`);
   });
 
   test('\\l shows the current database like PostgreSQL 15', async () => {
