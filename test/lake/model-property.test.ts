@@ -292,12 +292,12 @@ async function runScenario(s: { targetFileSize: string | undefined; partitioned:
   }
 }
 
-test('table contents equal the model at every ref and every retained snapshot', { timeout: 120_000 }, async (t) => {
+test('table contents equal the model at every ref and every retained snapshot', { timeout: 120_000 + Number(process.env['FLOE_MODEL_SECONDS'] ?? 0) * 2000 }, async (t) => {
   let runs = 0;
   await fc.assert(fc.asyncProperty(scenarioArb, async (s) => { runs++; await runScenario(s); }), {
     numRuns: Number(process.env['FLOE_MODEL_RUNS'] ?? 100),
-    // CI budget: stop generating new cases after 30 s (a failure still shrinks)
-    interruptAfterTimeLimit: 30_000,
+    // CI budget: stop generating new cases after 30 s (a failure still shrinks); FLOE_MODEL_SECONDS for deeper runs
+    interruptAfterTimeLimit: Number(process.env['FLOE_MODEL_SECONDS'] ?? 30) * 1000,
     markInterruptAsFailure: false,
   });
   t.diagnostic(`${runs} scenarios run`);
