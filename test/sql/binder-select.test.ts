@@ -159,3 +159,12 @@ test('a correlated subquery in a grouped select list reads the group key', () =>
   assert.deepEqual(refs.map((r) => (r as { index: number }).index), [0], 'o_cust is key 0 of the aggregate, not column 1 of orders');
   assert.throws(() => query('select o_cust, (select count(*) from customers where c_id = o_id) from orders group by o_cust'), /o_id/);
 });
+
+test("interval '90' day: a bare number takes the qualifier's unit", () => {
+  const q = query("select interval '90' day, interval '3' month, interval '1' year, interval '5' day to hour, interval '1 day'");
+  const p = q.plan;
+  assert.ok(p.kind === 'project' || p.kind === 'values');
+  const exprs = p.kind === 'project' ? p.exprs : p.kind === 'values' ? p.rows[0]! : [];
+  assert.deepEqual(exprs.map((e) => (e.kind === 'cast' && e.arg.kind === 'literal' ? e.arg.value : e.kind === 'literal' ? e.value : '?')),
+    ['90 day', '3 month', '1 year', '5 hour', '1 day']);
+});

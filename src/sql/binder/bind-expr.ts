@@ -252,9 +252,24 @@ function bindConstValue(n: Raw): Expr {
   return Exprs.literal(null, { kind: 'unknown' });
 }
 
+// PostgreSQL's INTERVAL_MASK bits for the field qualifier of `interval '90' day`, smallest unit first.
+const intervalUnits: [number, string][] = [[1 << 12, 'second'], [1 << 11, 'minute'], [1 << 10, 'hour'], [1 << 3, 'day'], [1 << 1, 'month'], [1 << 2, 'year']];
+
+/** `interval '90' day`: a bare number takes the unit of the qualifier's last field, as in PostgreSQL. */
+function qualifiedIntervalText(text: string, typeName: Raw): string {
+  const mask = Number(typeName.typmods?.[0]?.A_Const?.ival?.ival ?? -1);
+  if (mask <= 0 || !/^\s*[+-]?\d+(\.\d+)?\s*$/.test(text)) return text;
+  const unit = intervalUnits.find(([bit]) => (mask & bit) !== 0);
+  return unit ? `${text.trim()} ${unit[1]}` : text;
+}
+
 function bindTypeCast(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   const target = resolveTypeName(n.typeName);
-  const arg = bindExpr(ctx, n.arg, es);
+  let arg = bindExpr(ctx, n.arg, es);
+  if (target.kind === 'interval' && arg.kind === 'literal' && typeof arg.value === 'string' && arg.type.kind === 'unknown') {
+    const text = qualifiedIntervalText(arg.value, n.typeName);
+    if (text !== arg.value) arg = Exprs.literal(text, arg.type);
+  }
   if (target.kind === 'regclass' && arg.kind === 'literal' && typeof arg.value === 'string') {
     return Exprs.literal(resolveRegclass(ctx, arg.value, positionOf(n.arg)), target);
   }
