@@ -107,6 +107,39 @@ test('append table: delete and update through row ids', async () => {
   assert.deepEqual(byId(await rowsOf(scan(tm), { warehouse: wh, pool })), [[1, 'a', '100'], [2, 'c', '3']]);
 });
 
+test('multi-task scans: the worker pool returns what the same-thread path returns, aggregates agree', async () => {
+  const tm = await wh.createTable({
+    namespace: 'public', name: 'sales', primaryKey: ['id', 'region'],
+    partitionBy: [{ sourceColumn: 'region', transform: { kind: 'identity' }, name: 'region' }],
+    columns: [{ name: 'id', type: t.int4, nullable: false }, { name: 'region', type: t.text, nullable: true }, { name: 'amount', type: t.numeric, nullable: true }],
+  });
+  const S: OutputColumn[] = [{ name: 'id', type: t.int4 }, { name: 'region', type: t.text }, { name: 'amount', type: t.numeric }];
+  const data = Array.from({ length: 300 }, (_, i) => [i, ['north', 'south', 'east', 'west'][i % 4], `${i}.${i % 10}`]);
+  await inTxn((ctx) => rowsOf({ kind: 'insert', table: ref(tm), input: values(S, data), columns: [] }, ctx));
+  // a second commit, so merge-on-read has change files to combine
+  await inTxn((ctx) => rowsOf({ kind: 'insert', table: ref(tm), input: values(S, [[1, 'south', '99.9'], [2, 'east', null]]), columns: [] }, ctx));
+  const scanS: PhysicalPlan = { kind: 'lakeScan', table: ref(tm), projection: ['id', 'region', 'amount'], filters: [], columns: S };
+  const plan = await wh.planScan({ table: tm, projection: ['id'] });
+  assert.ok(plan.tasks.length >= 4, `expected a task per partition, got ${plan.tasks.length}`);
+  const same = byId(await rowsOf(scanS, { warehouse: wh }));
+  const pooled = byId(await rowsOf(scanS, { warehouse: wh, pool }));
+  assert.equal(same.length, 300);
+  assert.deepEqual(pooled, same);
+  assert.deepEqual(same[1], [1, 'south', '99.9']);
+  const { aggId } = await import('./exec-test-helpers.js');
+  const sum = aggId('sum', t.numeric);
+  const agg: PhysicalPlan = {
+    kind: 'sort', keys: [{ expr: col(0, t.text), descending: false, nullsFirst: false }],
+    columns: [{ name: 'region', type: t.text }, { name: 'sum', type: t.numeric }],
+    input: {
+      kind: 'hashAggregate', input: scanS, groupBy: [col(1, t.text)],
+      aggregates: [{ fn: sum.id, args: [col(2, t.numeric)], distinct: false, type: sum.type }],
+      columns: [{ name: 'region', type: t.text }, { name: 'sum', type: t.numeric }],
+    },
+  };
+  assert.deepEqual(await rowsOf(agg, { warehouse: wh, pool }), await rowsOf(agg, { warehouse: wh }));
+});
+
 test('cancel stops a pool scan with 57014', async () => {
   const tm = wh.getTable('public', 'accounts')!;
   const ac = new AbortController();
