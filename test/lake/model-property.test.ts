@@ -20,6 +20,8 @@ import { isFloeError } from '../../src/common/floe-error.js';
 import { columnReader } from '../../src/lake/arrow/column-reader.js';
 import { executeScanTask, openWarehouse } from '../../src/lake/index.js';
 import type { LakeTransaction, PartitionField, SnapshotSelector, TableMetadata, Warehouse } from '../../src/lake/index.js';
+import type { SqlType } from '../../src/common/sql-type.js';
+import type { ColumnAccessor } from '../../src/lake/bucket/column-accessor.js';
 
 // ---------- the model ----------
 
@@ -102,7 +104,48 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ t: fc.constant('overlap' as const), branch: branchIx, a: rowsArb, b: rowsArb, optimizeBetween: fc.boolean() }) },
 );
 
+/**
+ * How model key n (0..15) is spelled in the table: one int8 column, one text column, or
+ * a composite (int4, text) key — so the merge's integer and byte-string key paths and
+ * composite hashing all get exercised.
+ */
+type KeyKind = 'int8' | 'text' | 'composite';
+interface KeyCodec {
+  readonly columns: { name: string; type: SqlType; nullable: boolean }[];
+  readonly primaryKey: string[];
+  /** One array per key column. */
+  keyColumns(keys: readonly bigint[]): unknown[][];
+  /** The model key of row i, from the key columns' readers. */
+  keyOf(readers: readonly ColumnAccessor[], i: number): bigint;
+}
+
+function keyCodec(kind: KeyKind): KeyCodec {
+  switch (kind) {
+    case 'int8': return {
+      columns: [{ name: 'k', type: { kind: 'int8' }, nullable: false }], primaryKey: ['k'],
+      keyColumns: (keys) => [keys.slice()],
+      keyOf: (r, i) => r[0]!.get(i) as bigint,
+    };
+    case 'text': return {
+      columns: [{ name: 'k', type: { kind: 'text' }, nullable: false }], primaryKey: ['k'],
+      keyColumns: (keys) => [keys.map((n) => `key-${n}`)],
+      keyOf: (r, i) => BigInt((r[0]!.get(i) as string).slice(4)),
+    };
+    case 'composite': return {
+      columns: [{ name: 'k', type: { kind: 'int4' }, nullable: false }, { name: 'k2', type: { kind: 'text' }, nullable: false }],
+      primaryKey: ['k', 'k2'],
+      keyColumns: (keys) => [keys.map((n) => Number(n % 3n)), keys.map((n) => `s${n}`)],
+      keyOf: (r, i) => {
+        const n = BigInt((r[1]!.get(i) as string).slice(1));
+        assert.equal(r[0]!.get(i), Number(n % 3n));
+        return n;
+      },
+    };
+  }
+}
+
 const scenarioArb = fc.record({
+  keyKind: fc.constantFrom<KeyKind>('int8', 'text', 'composite'),
   targetFileSize: fc.constantFrom('1', '400', undefined),
   partitioned: fc.boolean(),
   ops: fc.array(opArb, { minLength: 1, maxLength: 22 }),
@@ -110,14 +153,14 @@ const scenarioArb = fc.record({
 
 // ---------- reading the real table ----------
 
-async function readContents(wh: Warehouse, table: TableMetadata, at: SnapshotSelector): Promise<string[]> {
-  const plan = await wh.planScan({ table, at, projection: ['k', 'v'] });
+async function readContents(wh: Warehouse, table: TableMetadata, codec: KeyCodec, at: SnapshotSelector): Promise<string[]> {
+  const plan = await wh.planScan({ table, at, projection: [...codec.primaryKey, 'v'] });
   const out: string[] = [];
   for (const task of plan.tasks) {
     for await (const b of executeScanTask(task)) {
-      const k = columnReader(b.getChild('k')!, { kind: 'int8' });
+      const keys = codec.columns.map((c) => columnReader(b.getChild(c.name)!, c.type));
       const v = columnReader(b.getChild('v')!, { kind: 'text' });
-      for (let i = 0; i < b.numRows; i++) out.push(`${k.get(i) as bigint}=${v.get(i) === null ? 'NULL' : (v.get(i) as string)}`);
+      for (let i = 0; i < b.numRows; i++) out.push(`${codec.keyOf(keys, i)}=${v.get(i) === null ? 'NULL' : (v.get(i) as string)}`);
     }
   }
   return out.sort();
@@ -125,7 +168,8 @@ async function readContents(wh: Warehouse, table: TableMetadata, at: SnapshotSel
 
 const fmt = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
 
-async function runScenario(s: { targetFileSize: string | undefined; partitioned: boolean; ops: Op[] }): Promise<void> {
+async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undefined; partitioned: boolean; ops: Op[] }): Promise<void> {
+  const codec = keyCodec(s.keyKind);
   const dir = mkdtempSync(join(tmpdir(), 'floe-model-'));
   const wh = await openWarehouse({ path: dir });
   const open: ({ tx: LakeTransaction; branch: string; writes: Write[] } | undefined)[] = [undefined, undefined];
@@ -133,8 +177,8 @@ async function runScenario(s: { targetFileSize: string | undefined; partitioned:
   try {
     const partitionBy: PartitionField[] = s.partitioned ? [{ sourceColumn: 'k', transform: { kind: 'bucket', buckets: 2 }, name: 'k_bucket' }] : [];
     const table = await wh.createTable({
-      namespace: 'public', name: 'kv', primaryKey: ['k'], partitionBy,
-      columns: [{ name: 'k', type: { kind: 'int8' }, nullable: false }, { name: 'v', type: { kind: 'text' }, nullable: true }],
+      namespace: 'public', name: 'kv', primaryKey: codec.primaryKey, partitionBy,
+      columns: [...codec.columns, { name: 'v', type: { kind: 'text' }, nullable: true }],
       properties: s.targetFileSize === undefined ? {} : { 'write.target-file-size': s.targetFileSize },
     });
     const m: Model = { heads: new Map([['main', wh.resolveSnapshot(table)?.id]]), snapshots: new Map() };
@@ -152,7 +196,7 @@ async function runScenario(s: { targetFileSize: string | undefined; partitioned:
       m.snapshots.set(snap.id, { state: applyCommit(stateOf(m, head), tx.seq, writes), parent: head });
       m.heads.set(branch, snap.id);
     };
-    const toColumns = (rows: [bigint, string | null][]) => [rows.map((r) => r[0]), rows.map((r) => r[1])];
+    const toColumns = (rows: [bigint, string | null][]) => [...codec.keyColumns(rows.map((r) => r[0])), rows.map((r) => r[1])];
 
     for (const op of s.ops) {
       log.push(fmt(op));
@@ -165,7 +209,7 @@ async function runScenario(s: { targetFileSize: string | undefined; partitioned:
             await tx.upsert(table, branch, toColumns(op.rows));
             writes = op.rows.map(([key, value]) => ({ key, value, deleted: false }));
           } else if (op.t === 'delete') {
-            await tx.deleteKeys(table, branch, [op.keys]);
+            await tx.deleteKeys(table, branch, codec.keyColumns(op.keys));
             writes = op.keys.map((key) => ({ key, value: null, deleted: true }));
           } else {
             // before images from the model's current state of the branch
@@ -190,7 +234,7 @@ async function runScenario(s: { targetFileSize: string | undefined; partitioned:
             await o.tx.upsert(table, o.branch, toColumns(op.rows));
             o.writes.push(...op.rows.map(([key, value]) => ({ key, value, deleted: false })));
           } else {
-            await o.tx.deleteKeys(table, o.branch, [op.keys]);
+            await o.tx.deleteKeys(table, o.branch, codec.keyColumns(op.keys));
             o.writes.push(...op.keys.map((key) => ({ key, value: null, deleted: true })));
           }
           break;
@@ -271,7 +315,7 @@ async function runScenario(s: { targetFileSize: string | undefined; partitioned:
       for (const [name, head] of m.heads) {
         assert.equal(wh.resolveSnapshot(table, { kind: 'ref', name })?.id, head, `head of ${name} after ${log.at(-1)}`);
         if (head === undefined) continue;
-        assert.deepEqual(await readContents(wh, table, { kind: 'ref', name }), contents(stateOf(m, head)), `ref ${name} after ${log.at(-1)}`);
+        assert.deepEqual(await readContents(wh, table, codec, { kind: 'ref', name }), contents(stateOf(m, head)), `ref ${name} after ${log.at(-1)}`);
       }
     }
     // every retained snapshot reads as the model says; every ref head is retained
@@ -281,10 +325,10 @@ async function runScenario(s: { targetFileSize: string | undefined; partitioned:
     for (const snap of retained) {
       const ms = m.snapshots.get(snap.id);
       assert.ok(ms !== undefined, `snapshot ${snap.id} (${snap.operation}) is known to the model`);
-      assert.deepEqual(await readContents(wh, table, { kind: 'snapshot', id: snap.id }), contents(ms.state), `snapshot ${snap.id}`);
+      assert.deepEqual(await readContents(wh, table, codec, { kind: 'snapshot', id: snap.id }), contents(ms.state), `snapshot ${snap.id}`);
     }
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n  scenario: targetFileSize=${s.targetFileSize} partitioned=${s.partitioned}\n  ops:\n    ${log.join('\n    ')}`, { cause: e });
+    throw new Error(`${(e as Error).message}\n  scenario: keyKind=${s.keyKind} targetFileSize=${s.targetFileSize} partitioned=${s.partitioned}\n  ops:\n    ${log.join('\n    ')}`, { cause: e });
   } finally {
     for (const o of open) if (o !== undefined) await o.tx.abort().catch(() => undefined);
     await wh.close();
