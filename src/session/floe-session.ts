@@ -53,6 +53,9 @@ interface Txn {
   readonly savepoints: { name: string; writes: number }[];
   writes: number;
   readonly startMicros: bigint;
+  /** Values settings had before this transaction changed them: ROLLBACK restores all, COMMIT only SET LOCAL ones. */
+  readonly settingsBefore: Map<string, string | undefined>;
+  readonly localSettings: Set<string>;
 }
 
 const nowMicros = () => BigInt(Date.now()) * 1000n;
@@ -153,8 +156,24 @@ class FloeSession implements SessionHandler {
     }
   }
 
+  /** Settings are transactional, as in PostgreSQL: undo a rolled-back transaction's SETs, and SET LOCAL always. */
+  #restoreSettings(t: Txn, committed: boolean): void {
+    for (const [name, before] of t.settingsBefore) {
+      if (committed && !t.localSettings.has(name)) continue;
+      if (before === undefined) this.#settings.delete(name);
+      else if (this.#settings.get(name) !== before) {
+        this.#settings.set(name, before);
+        const wireName = REPORTED_SETTINGS[name];
+        if (wireName) this.#events?.parameterStatus(wireName, before);
+      }
+    }
+  }
+
   #newTxn(implicit: boolean): Txn {
-    return { implicit, lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros() };
+    return {
+      implicit, lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros(),
+      settingsBefore: new Map(), localSettings: new Set(),
+    };
   }
 
   /** Ends an implicit transaction when its query string is done: commit on success, else roll back. */
@@ -162,6 +181,7 @@ class FloeSession implements SessionHandler {
     const t = this.#txn;
     if (!t?.implicit) return;
     this.#txn = undefined;
+    this.#restoreSettings(t, ok && !t.failed);
     await this.#closeCursors(false);
     if (!t.lake || t.lake.state !== 'open') return;
     if (ok && !t.failed) await t.lake.commit();
@@ -411,6 +431,7 @@ class FloeSession implements SessionHandler {
           return command('COMMIT');
         }
         this.#txn = undefined;
+        this.#restoreSettings(t, !t.failed);
         await this.#closeCursors(false);
         if (t.failed) {
           if (t.lake?.state === 'open') await t.lake.abort().catch(() => undefined);
@@ -426,6 +447,7 @@ class FloeSession implements SessionHandler {
           return command('ROLLBACK');
         }
         this.#txn = undefined;
+        this.#restoreSettings(t, false);
         await this.#closeCursors(false);
         if (t.lake?.state === 'open') await t.lake.abort();
         return command('ROLLBACK');
@@ -451,7 +473,13 @@ class FloeSession implements SessionHandler {
         t.failed = false;
         return command('ROLLBACK');
       }
-      case 'set': return this.#set(c.name, c.value);
+      case 'set':
+        if (c.local && !this.#txn) {
+          this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'SET LOCAL can only be used in transaction blocks');
+          return command('SET');
+        }
+        if (c.local) this.#txn!.localSettings.add(c.name);
+        return this.#set(c.name, c.value);
       case 'setTransaction': return command('SET');
       case 'reset':
         if (c.name === 'all') {
@@ -542,6 +570,7 @@ class FloeSession implements SessionHandler {
   }
 
   #setSetting(name: string, value: string): void {
+    if (this.#txn && !this.#txn.settingsBefore.has(name)) this.#txn.settingsBefore.set(name, this.#settings.get(name));
     this.#settings.set(name, value);
     const wireName = REPORTED_SETTINGS[name];
     if (wireName) this.#events?.parameterStatus(wireName, value);

@@ -176,3 +176,20 @@ test('extended protocol: Parse describes SHOW, Bind/Execute runs it; DISCARD ALL
   const after = await all(s, 'SHOW application_name');
   assert.deepEqual(after[0]!.rows, [['']]);
 });
+
+test('settings are transactional: ROLLBACK undoes SET, COMMIT keeps SET but undoes SET LOCAL', async () => {
+  const { s } = session();
+  const sent: [string, string][] = [];
+  await s.start({ parameterStatus: (n, v) => sent.push([n, v]), notice: () => undefined });
+  await all(s, "BEGIN; SET application_name = 'in_txn'; ROLLBACK");
+  assert.deepEqual((await all(s, 'SHOW application_name'))[0]!.rows, [['']]);
+  assert.deepEqual(sent, [['application_name', 'in_txn'], ['application_name', '']]);
+  await all(s, 'BEGIN');
+  await all(s, "SET application_name = 'kept'");
+  await all(s, "SET LOCAL TimeZone = 'Asia/Tokyo'");
+  assert.deepEqual((await all(s, 'SHOW TimeZone'))[0]!.rows, [['Asia/Tokyo']]);
+  await all(s, 'COMMIT');
+  assert.deepEqual((await all(s, 'SHOW application_name'))[0]!.rows, [['kept']]);
+  assert.deepEqual((await all(s, 'SHOW TimeZone'))[0]!.rows, [['UTC']]);
+  assert.deepEqual(sent.at(-1), ['TimeZone', 'UTC']);
+});
