@@ -29,3 +29,23 @@ test('a point read by full key decodes only the row groups holding its hash', as
     assert.equal((await readRows(wh, { table: t })).length, 100_000);
   } finally { await cleanup(); }
 });
+
+test('key filters applied before the merge keep (seq, offset) order within a transaction', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await wh.createTable({ namespace: 'public', name: 'k', primaryKey: ['id'], columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'v', type: { kind: 'text' }, nullable: true }] });
+    const tx = await wh.begin();
+    await tx.upsert(t, 'main', columnsOf(t, [{ id: 1, v: 'a' }, { id: 2, v: 'x' }, { id: 1, v: 'b' }, { id: 3, v: 'y' }]));
+    await tx.update(t, 'main', columnsOf(t, [{ id: 1, v: 'b' }]), columnsOf(t, [{ id: 1, v: 'c' }]));
+    await tx.upsert(t, 'main', columnsOf(t, [{ id: 2, v: 'z' }]));
+    await tx.commit();
+    const tx2 = await wh.begin();
+    await tx2.deleteKeys(t, 'main', [[3]]);
+    await tx2.commit();
+    for (const [id, want] of [[1, [{ id: 1, v: 'c' }]], [2, [{ id: 2, v: 'z' }]], [3, []]] as const) {
+      assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'id', op: '=', value: id }] }), want);
+    }
+    assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'id', op: 'in', values: [1, 2] }] }), [{ id: 1, v: 'c' }, { id: 2, v: 'z' }]);
+    assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'v', op: '=', value: 'x' }] }), []);
+  } finally { await cleanup(); }
+});

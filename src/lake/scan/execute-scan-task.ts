@@ -1,4 +1,4 @@
-import { Field, Int64, makeData } from 'apache-arrow';
+import { Field, Int32, Int64, makeData } from 'apache-arrow';
 import type { Data, RecordBatch } from 'apache-arrow';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
@@ -33,13 +33,27 @@ export async function* executeScanTask(task: ScanTask): AsyncIterable<RecordBatc
 }
 
 async function mergedRows(storage: Storage, task: ScanTask): Promise<RecordBatch[]> {
+  // Filters on key columns can run before the merge: rows of different keys never
+  // interact, so dropping other keys early cannot change a surviving key's outcome.
+  const keyFilters = task.filters.filter((f) => task.keyColumns.includes(f.column));
   const base: RecordBatch[] = [];
-  for (const f of task.baseFiles) base.push(...await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN], f.rowGroups));
+  for (const f of task.baseFiles) {
+    for (const b of await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN], f.rowGroups)) {
+      base.push(filterBatch(b, keyFilters, task.columns));
+    }
+  }
   const changes: ChangeInput[] = [];
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;
     for (const batch of await readDataFile(storage, f.path, task.columns, [OP_COLUMN])) {
-      changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
+      if (keyFilters.length === 0) {
+        changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
+      } else {
+        // Keep each surviving row's true offset by passing the rows one run at a time.
+        for (const run of keptRuns(batch, keyFilters, task)) {
+          changes.push({ batch: run.batch, seq: f.seq, firstOffset: offset + run.start, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
+        }
+      }
       offset += batch.numRows;
     }
   }
@@ -47,6 +61,30 @@ async function mergedRows(storage: Storage, task: ScanTask): Promise<RecordBatch
   return mergeOnRead({
     base, changes, keyColumns: keyCols.map((c) => physicalName(c.fieldId)), keyTypes: keyCols.map((c) => c.type),
   });
+}
+
+/** Rows of a change batch passing the key filters, as runs of consecutive rows (offsets stay exact). */
+function keptRuns(batch: RecordBatch, filters: ScanTask['filters'], task: ScanTask): { start: number; batch: RecordBatch }[] {
+  const withIndex = filterBatch(addRowIndex(batch), filters, task.columns);
+  const idx = withIndex.getChild(ROW_INDEX)!.data[0]!.values as Int32Array;
+  const runs: { start: number; batch: RecordBatch }[] = [];
+  let i = 0;
+  while (i < idx.length) {
+    let j = i + 1;
+    while (j < idx.length && idx[j] === idx[j - 1]! + 1) j++;
+    runs.push({ start: idx[i]!, batch: batch.slice(idx[i]!, idx[j - 1]! + 1) });
+    i = j;
+  }
+  return runs;
+}
+
+const ROW_INDEX = '__row_index';
+
+function addRowIndex(b: RecordBatch): RecordBatch {
+  const idx = new Int32Array(b.numRows);
+  for (let i = 0; i < idx.length; i++) idx[i] = i;
+  return batchFromData([...b.schema.fields, new Field(ROW_INDEX, new Int32(), false)],
+    [...b.data.children, makeData({ type: new Int32(), length: b.numRows, data: idx })], b.numRows);
 }
 
 async function appendRows(storage: Storage, task: ScanTask): Promise<RecordBatch[]> {
