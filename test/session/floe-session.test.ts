@@ -193,3 +193,75 @@ test('settings are transactional: ROLLBACK undoes SET, COMMIT keeps SET but undo
   assert.deepEqual((await all(s, 'SHOW TimeZone'))[0]!.rows, [['UTC']]);
   assert.deepEqual(sent.at(-1), ['TimeZone', 'UTC']);
 });
+
+async function texts(s: SessionHandler, sql: string): Promise<unknown[][]> {
+  const r = await all(s, sql);
+  return r[r.length - 1]!.rows;
+}
+
+test('writes: autocommit commits, ROLLBACK discards, a failed multi-statement string writes nothing', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, 'CREATE TABLE w (id integer PRIMARY KEY, v text)');
+  const ins = await all(s, "INSERT INTO w VALUES (1, 'a'), (2, 'b') RETURNING id");
+  assert.deepEqual(ins[0]!.rows, [[1], [2]]);
+  assert.equal(ins[0]!.result.kind === 'rows' && ins[0]!.result.commandTag(2), 'INSERT 0 2');
+  await all(s, "BEGIN; INSERT INTO w VALUES (3, 'c'); ROLLBACK");
+  assert.deepEqual(await texts(s, 'SELECT id FROM w ORDER BY id'), [[1], [2]]);
+  await assert.rejects(all(s, "INSERT INTO w VALUES (4, 'd'); SELECT * FROM no_such"));
+  assert.deepEqual(await texts(s, 'SELECT id FROM w ORDER BY id'), [[1], [2]]);
+  await all(s, "BEGIN; INSERT INTO w VALUES (5, 'e')");
+  assert.deepEqual(await texts(s, 'SELECT id FROM w ORDER BY id'), [[1], [2], [5]], 'a transaction sees its own writes');
+  await all(s, 'COMMIT');
+  assert.deepEqual(await texts(s, 'SELECT count(*) FROM w'), [[3n]]);
+});
+
+test('cursors: DECLARE, FETCH n, MOVE, FETCH ALL, CLOSE; outside a transaction is 25P01', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, 'CREATE TABLE cur_t (id integer)');
+  await all(s, 'INSERT INTO cur_t SELECT i FROM generate_series(1, 10) AS g(i)');
+  await assert.rejects(all(s, 'DECLARE c CURSOR FOR SELECT id FROM cur_t'), (e: { sqlstate?: string }) => e.sqlstate === '25P01');
+  await all(s, 'BEGIN');
+  await all(s, 'DECLARE c CURSOR FOR SELECT id FROM cur_t ORDER BY id');
+  const f = await all(s, 'FETCH 3 FROM c');
+  assert.deepEqual(f[0]!.rows, [[1], [2], [3]]);
+  assert.equal(f[0]!.result.kind === 'rows' && f[0]!.result.commandTag(3), 'FETCH 3');
+  assert.deepEqual((await all(s, 'MOVE 4 IN c'))[0]!.result, { kind: 'command', tag: 'MOVE 4' });
+  assert.deepEqual(await texts(s, 'FETCH ALL FROM c'), [[8], [9], [10]]);
+  assert.deepEqual(await texts(s, 'FETCH 1 FROM c'), []);
+  await all(s, 'CLOSE c');
+  await assert.rejects(all(s, 'FETCH 1 FROM c'), (e: { sqlstate?: string }) => e.sqlstate === '34000');
+  await all(s, 'ROLLBACK');
+});
+
+test('PREPARE / EXECUTE / DEALLOCATE, and EXPLAIN answers QUERY PLAN rows', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, 'CREATE TABLE pe (id integer PRIMARY KEY, v text)');
+  await all(s, 'PREPARE ins(integer, text) AS INSERT INTO pe VALUES ($1, $2)');
+  await all(s, "EXECUTE ins(1, 'one'); EXECUTE ins(2, 'two')");
+  await assert.rejects(all(s, 'PREPARE ins AS SELECT 1'), (e: { sqlstate?: string }) => e.sqlstate === '42P05');
+  assert.deepEqual(await texts(s, 'SELECT v FROM pe ORDER BY id'), [['one'], ['two']]);
+  await all(s, 'DEALLOCATE ins');
+  await assert.rejects(all(s, 'EXECUTE ins(3, \'x\')'), (e: { sqlstate?: string }) => e.sqlstate === '26000');
+  const plan = await all(s, 'EXPLAIN SELECT * FROM pe WHERE id = 1');
+  const r = plan[0]!.result;
+  assert.ok(r.kind === 'rows' && r.columns[0]!.name === 'QUERY PLAN');
+  assert.ok(plan[0]!.rows.length > 0 && plan[0]!.rows.every((row) => typeof row[0] === 'string'));
+});
+
+test('COPY TO STDOUT writes CSV with a header and PostgreSQL quoting', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, 'CREATE TABLE ct (id integer, v text)');
+  await all(s, "INSERT INTO ct VALUES (1, 'a,b'), (2, NULL), (3, '')");
+  const [res] = await all(s, 'COPY (SELECT id, v FROM ct ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)');
+  const r = res!.result;
+  assert.equal(r.kind, 'copyOut');
+  if (r.kind !== 'copyOut') return;
+  let out = '';
+  for await (const c of r.chunks) out += Buffer.from(c).toString('utf8');
+  assert.equal(out, 'id,v\n1,"a,b"\n2,\n3,""\n');
+  assert.equal(r.commandTag(0), 'COPY 3');
+});
