@@ -24,7 +24,8 @@ function apply(p: LogicalPlan): RuleResult {
   const toRight: Expr[] = [];
   const toCondition: Expr[] = [];
   const stay: Expr[] = [];
-  const leftOk = j.joinType === 'inner' || j.joinType === 'left' || j.joinType === 'semi' || j.joinType === 'anti';
+  // Semi, anti and mark joins pass left rows through unchanged (mark adds a column after them).
+  const leftOk = j.joinType === 'inner' || j.joinType === 'left' || j.joinType === 'semi' || j.joinType === 'anti' || j.joinType === 'mark';
   const rightOk = j.joinType === 'inner' || j.joinType === 'right';
   for (const c of conjuncts(p.predicate)) {
     const side = sideOf(c, width);

@@ -122,24 +122,30 @@ function decorrelate(ctx: BindContext, test: SubqueryTest, plan: LogicalPlan, sc
 
 /** Binds WHERE over `plan` (whose columns `scope` names), decorrelating IN/EXISTS conjuncts into joins. */
 export function bindWhere(ctx: BindContext, where: Raw, plan: LogicalPlan, scope: Scope): LogicalPlan {
-  const rest: Expr[] = [];
-  let current = plan;
+  // Plain conjuncts filter the FROM rows first, so they can still be pushed into its joins and scans;
+  // the subquery joins go on top (they keep the left columns where they are).
+  const plain: Expr[] = [];
+  const tests: { raw: Raw; test: SubqueryTest }[] = [];
   for (const raw of rawConjuncts(where)) {
     const test = subqueryTest(raw);
-    if (test) {
-      const params = ctx.params.slice();
-      try {
-        current = decorrelate(ctx, test, current, scope);
-        continue;
-      } catch (e) {
-        if (!(e instanceof NotDecorrelatable)) throw e;
-        // Undo parameter types the abandoned attempt inferred; binding the subquery expression infers them again.
-        ctx.params.length = 0;
-        ctx.params.push(...params);
-      }
-    }
-    rest.push(...conjuncts(bindCondition(ctx, raw, { scope, clause: 'WHERE' })));
+    if (test) tests.push({ raw, test });
+    else plain.push(...conjuncts(bindCondition(ctx, raw, { scope, clause: 'WHERE' })));
   }
-  const predicate = conjunction(rest);
-  return predicate ? LogicalFilter.create({ input: current, predicate, columns: current.columns }) : current;
+  const predicate = conjunction(plain);
+  let current = predicate ? LogicalFilter.create({ input: plan, predicate, columns: plan.columns }) : plan;
+  for (const { raw, test } of tests) {
+    const params = ctx.params.slice();
+    try {
+      current = decorrelate(ctx, test, current, scope);
+      continue;
+    } catch (e) {
+      if (!(e instanceof NotDecorrelatable)) throw e;
+      // Undo parameter types the abandoned attempt inferred; binding the subquery expression infers them again.
+      ctx.params.length = 0;
+      ctx.params.push(...params);
+    }
+    const p = bindCondition(ctx, raw, { scope, clause: 'WHERE' });
+    current = LogicalFilter.create({ input: current, predicate: p, columns: current.columns });
+  }
+  return current;
 }
