@@ -79,6 +79,12 @@ test('aggregate without GROUP BY returns one row on empty input', async () => {
     columns: [{ name: 'sum', type: t.int8 }, { name: 'count', type: t.int8 }],
   });
   assert.deepEqual(rows, [[null, 0n]]);
+  const nonEmpty = await rowsOf({
+    kind: 'hashAggregate', input: P, groupBy: [],
+    aggregates: [{ fn: sum.id, args: [col(2, t.int4)], distinct: false, type: sum.type }, { fn: cnt.id, args: [], distinct: false, type: cnt.type }],
+    columns: [{ name: 'sum', type: t.int8 }, { name: 'count', type: t.int8 }],
+  });
+  assert.deepEqual(nonEmpty, [[620n, 6n]]);
 });
 
 test('grouping sets with grouping id', async () => {

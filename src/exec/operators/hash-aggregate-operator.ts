@@ -81,6 +81,16 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
     };
   }
 
+  /** The hash key of set `s`'s group when none of its keys is grouped (must match sink's keys). */
+  function emptySetKey(s: number): string {
+    const prefix = sets.length > 1 ? s + '|' : '';
+    const nk = keyExprs.length;
+    if (nk === 1) return prefix + '\u0000N';
+    let key = prefix;
+    for (let k = 0; k < nk; k++) key += '2:\u0000N';
+    return key;
+  }
+
   // ---- sink ----
   async function sink(run: RunState, table: Map<string, GroupState>, b: ColumnarBatch): Promise<number> {
     const keyCols: unknown[][] = [];
@@ -209,7 +219,7 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
           // A grand total (no keys) yields one row even on empty input.
           for (let s = 0; s < sets.length; s++) {
             if (sets[s]!.length === 0) {
-              const key = s + '|' + rowKey(keyExprs.map(() => null), keyTypes);
+              const key = emptySetKey(s);
               if (!global.has(key)) global.set(key, newGroup(keyExprs.map(() => null), s));
             }
           }
