@@ -187,6 +187,15 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       const fn = impl(e.fn, e.args.map((a) => a.type));
       const strict = isStrict(e.fn);
       const args = e.args.map(c);
+      const vector = functionById(e.fn)?.vector;
+      if (vector && strict) {
+        return (b, ev, sel) => {
+          const cols = args.map((a) => a(b, ev, sel));
+          const out = new Array<unknown>(b.numRows);
+          vector(cols, out, b.numRows, sel);
+          return out;
+        };
+      }
       return (b, ev, sel) => {
         const cols = args.map((a) => a(b, ev, sel));
         const out = new Array<unknown>(b.numRows);

@@ -11,6 +11,8 @@ import {
 import { compareValues } from '../types/value-ops.js';
 import { formatValue } from '../types/text-io.js';
 import { registerScalarFunction } from './function-registry.js';
+import { arithmeticKernel, comparisonKernel } from './vector-kernels.js';
+import type { VectorImpl } from './vector-kernels.js';
 
 const T = {
   bool: { kind: 'bool' }, int2: { kind: 'int2' }, int4: { kind: 'int4' }, int8: { kind: 'int8' },
@@ -58,17 +60,17 @@ function tz(ctx: EvalContext): string {
   return ctx.settings.get('timezone') ?? 'UTC';
 }
 
-function reg(name: string, args: SqlType[], returns: SqlType, impl: (a: unknown[], ctx: EvalContext) => unknown): void {
-  registerScalarFunction({ name, args, returns, impl });
+function reg(name: string, args: SqlType[], returns: SqlType, impl: (a: unknown[], ctx: EvalContext) => unknown, vector?: VectorImpl): void {
+  registerScalarFunction({ name, args, returns, impl, vector });
 }
 
 export function registerBuiltinOperators(): void {
   // ---- integer arithmetic ----
   for (const k of ['int2', 'int4'] as const) {
     const t = T[k];
-    reg('+', [t, t], t, ([a, b]) => checkSmall((a as number) + (b as number), k));
-    reg('-', [t, t], t, ([a, b]) => checkSmall((a as number) - (b as number), k));
-    reg('*', [t, t], t, ([a, b]) => checkSmall((a as number) * (b as number), k));
+    reg('+', [t, t], t, ([a, b]) => checkSmall((a as number) + (b as number), k), arithmeticKernel('+', k));
+    reg('-', [t, t], t, ([a, b]) => checkSmall((a as number) - (b as number), k), arithmeticKernel('-', k));
+    reg('*', [t, t], t, ([a, b]) => checkSmall((a as number) * (b as number), k), arithmeticKernel('*', k));
     reg('/', [t, t], t, ([a, b]) => {
       if (b === 0) throw divZero();
       return checkSmall(Math.trunc((a as number) / (b as number)), k);
@@ -100,9 +102,10 @@ export function registerBuiltinOperators(): void {
   // ---- float arithmetic ----
   for (const k of ['float4', 'float8'] as const) {
     const t = T[k];
-    reg('+', [t, t], t, ([a, b]) => checkFloat((a as number) + (b as number), a as number, b as number, k));
-    reg('-', [t, t], t, ([a, b]) => checkFloat((a as number) - (b as number), a as number, b as number, k));
-    reg('*', [t, t], t, ([a, b]) => checkFloat((a as number) * (b as number), a as number, b as number, k));
+    const fk = k === 'float8' ? (o: '+' | '-' | '*') => arithmeticKernel(o, 'float8') : () => undefined;
+    reg('+', [t, t], t, ([a, b]) => checkFloat((a as number) + (b as number), a as number, b as number, k), fk('+'));
+    reg('-', [t, t], t, ([a, b]) => checkFloat((a as number) - (b as number), a as number, b as number, k), fk('-'));
+    reg('*', [t, t], t, ([a, b]) => checkFloat((a as number) * (b as number), a as number, b as number, k), fk('*'));
     reg('/', [t, t], t, ([a, b]) => {
       if (b === 0) throw divZero();
       return checkFloat((a as number) / (b as number), a as number, b as number, k);
@@ -279,7 +282,9 @@ function registerComparisons(t: SqlType): void {
       default:
         impl = ([a, b]) => test(compareValues(a, b, t));
     }
-    registerScalarFunction({ name: op, args: [t, t], returns: { kind: 'bool' }, impl });
+    // JS operators order these types' canonical values exactly as PostgreSQL does (not floats: NaN).
+    const direct = ['int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'text', 'name', 'char', 'uuid', 'oid', 'bool'].includes(t.kind);
+    registerScalarFunction({ name: op, args: [t, t], returns: { kind: 'bool' }, impl, vector: direct ? comparisonKernel(op) : undefined });
   }
 }
 

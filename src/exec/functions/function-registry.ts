@@ -2,6 +2,7 @@ import type { SqlType } from '../../common/sql-type.js';
 import type { EvalContext } from '../expr/eval-context.js';
 import { canCoerce, typeCategory, isPreferredType, sameType } from './type-coercion.js';
 import './builtins.js';
+import type { VectorImpl } from './vector-kernels.js';
 
 /**
  * The catalog of scalar, aggregate and window functions and operators, with
@@ -43,6 +44,8 @@ export interface ScalarFunctionDef {
   readonly variadic?: boolean;
   readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
   readonly impl: ScalarImpl;
+  /** Optional vectorized implementation (strict functions only), used in place of `impl` over whole batches. */
+  readonly vector?: VectorImpl;
   /** Optional type-specialized implementation, built once per call site from the argument types. */
   readonly implFor?: (argTypes: readonly SqlType[]) => ScalarImpl;
   readonly strict?: boolean;
@@ -104,6 +107,7 @@ interface Entry {
   readonly volatile: boolean;
   readonly scalar?: ScalarImpl;
   readonly scalarFor?: (argTypes: readonly SqlType[]) => ScalarImpl;
+  readonly vector?: VectorImpl;
   readonly aggregate?: (argTypes: readonly SqlType[]) => AggregateImpl;
   readonly set?: SetImpl;
 }
@@ -150,7 +154,7 @@ export function registerScalarFunction(def: ScalarFunctionDef): string {
   add({
     id, name: def.name.toLowerCase(), kind: 'scalar', args: def.args, variadic: def.variadic ?? false,
     returns: def.returns, strict: def.strict ?? true, volatile: def.volatile ?? false, scalar: def.impl,
-    scalarFor: def.implFor,
+    scalarFor: def.implFor, vector: def.strict === false ? undefined : def.vector,
   });
   return id;
 }
@@ -322,7 +326,7 @@ export function functionById(id: string): ResolvedFunctionImpl | undefined {
   ensureBuiltins();
   const e = byId.get(id);
   if (!e) return undefined;
-  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, aggregate: e.aggregate, set: e.set };
+  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, vector: e.vector, aggregate: e.aggregate, set: e.set };
 }
 
 export interface ResolvedFunctionImpl {
@@ -332,6 +336,7 @@ export interface ResolvedFunctionImpl {
   readonly volatile: boolean;
   readonly scalar: ScalarImpl | undefined;
   readonly scalarFor: ((argTypes: readonly SqlType[]) => ScalarImpl) | undefined;
+  readonly vector: VectorImpl | undefined;
   readonly aggregate: ((argTypes: readonly SqlType[]) => AggregateImpl) | undefined;
   readonly set: SetImpl | undefined;
 }
