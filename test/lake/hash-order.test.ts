@@ -49,3 +49,21 @@ test('key filters applied before the merge keep (seq, offset) order within a tra
     assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'v', op: '=', value: 'x' }] }), []);
   } finally { await cleanup(); }
 });
+
+test('a point read skips change files whose key bitmap cannot hold the key', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await wh.createTable({ namespace: 'public', name: 'k', primaryKey: ['id'], columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'v', type: { kind: 'int4' }, nullable: true }] });
+    for (let c = 0; c < 20; c++) {
+      const tx = await wh.begin();
+      await tx.upsert(t, 'main', [[c * 10, c * 10 + 1], [c, c]]);
+      await tx.commit();
+    }
+    const plan = await wh.planScan({ table: t, filters: [{ column: 'id', op: '=', value: 50 }] });
+    const files = plan.tasks.reduce((n, task) => n + task.changeFiles.length, 0);
+    assert.ok(files >= 1 && files <= 3, `change files read: ${files}`);
+    assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'id', op: '=', value: 50 }] }), [{ id: 50, v: 5 }]);
+    assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'id', op: '=', value: 51 }] }), [{ id: 51, v: 5 }]);
+    assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'id', op: '=', value: 52 }] }), []);
+  } finally { await cleanup(); }
+});

@@ -73,6 +73,8 @@ export interface FileRecord {
    * read by full key decodes only the row groups whose range holds its hash.
    */
   readonly rowGroups: readonly (readonly [number, number])[] | undefined;
+  /** Change files: a 4096-bit set of the top 12 bits of every key hash (see key-bitmap.ts). */
+  readonly keyBitmap: Uint8Array | undefined;
   readonly addedIn: bigint;
 }
 

@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS files (
   path TEXT NOT NULL, partition_key TEXT NOT NULL, partition_values TEXT NOT NULL,
   node_mask INTEGER NOT NULL, node_index INTEGER NOT NULL, row_count INTEGER NOT NULL,
   size_bytes INTEGER NOT NULL, seq INTEGER NOT NULL, first_offset INTEGER NOT NULL,
-  stats TEXT NOT NULL, dv_target INTEGER, dv_positions BLOB, row_groups TEXT,
+  stats TEXT NOT NULL, dv_target INTEGER, dv_positions BLOB, row_groups TEXT, key_bitmap BLOB,
   added_in INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS files_added ON files (table_id, added_in);
 CREATE TABLE IF NOT EXISTS file_removals (
@@ -71,7 +71,7 @@ interface FileRow {
   file_id: number; table_id: number; store: string; path: string; partition_key: string;
   partition_values: string; node_mask: number; node_index: number; row_count: number;
   size_bytes: number; seq: bigint; first_offset: number; stats: string;
-  dv_target: number | null; dv_positions: Buffer | null; row_groups: string | null; added_in: bigint;
+  dv_target: number | null; dv_positions: Buffer | null; row_groups: string | null; key_bitmap: Buffer | null; added_in: bigint;
 }
 
 interface TableRow {
@@ -120,6 +120,7 @@ function toFile(r: FileRow): FileRecord {
     dvPositions: r.dv_positions === null ? undefined
       : new Uint32Array(r.dv_positions.buffer.slice(r.dv_positions.byteOffset, r.dv_positions.byteOffset + r.dv_positions.byteLength)),
     rowGroups: r.row_groups === null ? undefined : JSON.parse(r.row_groups),
+    keyBitmap: r.key_bitmap === null ? undefined : new Uint8Array(r.key_bitmap),
     addedIn: BigInt(r.added_in),
   };
 }
@@ -406,12 +407,13 @@ export class SqliteCatalog implements Catalog {
     this.#db.prepare(`INSERT INTO snapshots (snapshot_id, table_id, parent_id, branch, committed_micros, operation, summary, schema_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(id, req.tableId, head.id, req.branch, at, req.operation, JSON.stringify(req.summary), req.schemaId);
     const ins = this.#db.prepare(`INSERT INTO files (table_id, store, path, partition_key, partition_values, node_mask, node_index,
-      row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, row_groups, added_in) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+      row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, row_groups, key_bitmap, added_in) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     for (const f of req.addFiles) {
       ins.run(req.tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
         f.rowCount, f.sizeBytes, f.seq, f.firstOffset, JSON.stringify(f.stats), f.dvTarget ?? null,
         f.dvPositions === undefined ? null : Buffer.from(f.dvPositions.buffer, f.dvPositions.byteOffset, f.dvPositions.byteLength),
-        f.rowGroups === undefined ? null : JSON.stringify(f.rowGroups), id);
+        f.rowGroups === undefined ? null : JSON.stringify(f.rowGroups),
+        f.keyBitmap === undefined ? null : Buffer.from(f.keyBitmap.buffer, f.keyBitmap.byteOffset, f.keyBitmap.byteLength), id);
     }
     const rem = this.#db.prepare('INSERT OR IGNORE INTO file_removals VALUES (?, ?, ?)');
     for (const fid of req.removeFileIds) rem.run(fid, id, req.tableId);

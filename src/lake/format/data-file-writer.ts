@@ -40,6 +40,7 @@ export interface EncodedFile {
   readonly rowCount: number;
   readonly stats: Record<string, { min: unknown; max: unknown; nullCount: number }>;
   readonly rowGroups?: readonly (readonly [number, number])[];
+  readonly keyBitmap?: Uint8Array;
 }
 
 export function encodeDataFile(
@@ -92,7 +93,7 @@ export async function storeDataFile(
     store, path, partitionKey: placement.partitionKey, partitionValues: placement.partitionValues,
     nodeMask: placement.node.mask, nodeIndex: placement.node.index, rowCount: file.rowCount,
     sizeBytes: file.bytes.length, seq, firstOffset, stats: file.stats, dvTarget: undefined, dvPositions: undefined,
-    rowGroups: file.rowGroups,
+    rowGroups: file.rowGroups, keyBitmap: file.keyBitmap,
   };
 }
 
@@ -101,7 +102,7 @@ export function nodeMarker(placement: FilePlacement, seq: bigint): NewFileRecord
   return {
     store: 'base', path: '', partitionKey: placement.partitionKey, partitionValues: placement.partitionValues,
     nodeMask: placement.node.mask, nodeIndex: placement.node.index, rowCount: 0, sizeBytes: 0, seq,
-    firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined,
+    firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap: undefined,
   };
 }
 

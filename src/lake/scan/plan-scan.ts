@@ -18,6 +18,7 @@ import { LakeTransactionImpl } from '../txn/lake-transaction-impl.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { isExactFilter } from './filter-batch.js';
+import { keyBitmapMayHold } from './key-bitmap.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanTask } from './scan-types.js';
 
@@ -95,6 +96,10 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       const baseFiles = fn.baseFiles.filter((f) => f.path !== '');
       const changeFiles = pfiles.filter((f) => f.store === 'change' && f.seq >= fn.baseSeq && onLine(f, fn.node));
       const keep = (f: FileRecord): boolean => {
+        if (keyHash !== undefined && f.keyBitmap !== undefined && !keyBitmapMayHold(f.keyBitmap, keyHash)) {
+          stats.filesPruned++;
+          return false;
+        }
         if (filesMayMatch([f], table, filters.filter((x) => table.primaryKey.includes(x.column)))) return true;
         stats.filesPruned++;
         return false;

@@ -17,6 +17,7 @@ import { isKeyed, keyTypesOf } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros } from '../warehouse/lake-context.js';
+import { keyBitmapOf } from '../scan/key-bitmap.js';
 import { checkKeyConflicts } from './check-conflicts.js';
 import type { BeginOptions, LakeTransaction } from './lake-transaction.js';
 import { gather, routeRows } from './route-rows.js';
@@ -210,7 +211,13 @@ export class LakeTransactionImpl implements LakeTransaction {
       } catch (e) {
         throw withSqlNames(e, table);
       }
-      encoded.push({ file: encodeDataFile(batch, table.columns), placement: g.placement });
+      const file = encodeDataFile(batch, table.columns);
+      if (keyed) {
+        const hashes = hashKeyColumns(keyTypes, keyIdx.map((k) => ({ get: (i: number) => vals[k]![i] })), file.rowCount);
+        encoded.push({ file: { ...file, keyBitmap: keyBitmapOf(hashes) }, placement: g.placement });
+      } else {
+        encoded.push({ file, placement: g.placement });
+      }
     }
     if (keyed) {
       const hashes = hashKeyColumns(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n);
@@ -287,7 +294,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         addFiles.push({
           store: 'dv', path: '', partitionKey: target.partitionKey, partitionValues: target.partitionValues,
           nodeMask: target.nodeMask, nodeIndex: target.nodeIndex, rowCount: arr.length, sizeBytes: arr.byteLength,
-          seq: this.seq, firstOffset: 0, stats: {}, dvTarget: fileId, dvPositions: arr, rowGroups: undefined,
+          seq: this.seq, firstOffset: 0, stats: {}, dvTarget: fileId, dvPositions: arr, rowGroups: undefined, keyBitmap: undefined,
         });
       }
     }
