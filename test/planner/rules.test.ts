@@ -124,3 +124,9 @@ test('the driver reports the rules that fired, enforces the schema and stops at 
   assert.equal(r.passes, 3);
   assert.ok(calls > 0);
 });
+
+test('simplify-expressions factors conjuncts common to every OR branch (join keys become usable)', () => {
+  const sql = "select 1 from orders o, customers c where (o.o_cust = c.c_id and c.c_name = 'a') or (o.o_cust = c.c_id and o.o_id = 2)";
+  assert.match(planText(sql), /Hash Join \(inner\)\n\s+Hash Cond: \(o_cust = c_id\)\n\s+Join Filter: \(\(c_name = 'a'\) OR \(o_id = 2::bigint\)\)/);
+  assert.match(only("select 1 from orders where (o_id = 1 and o_cust = 2) or o_id = 1", 'simplify-expressions'), /Predicate: \(o_id = 1::bigint\)\n/);
+});

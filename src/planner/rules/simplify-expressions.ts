@@ -34,6 +34,24 @@ function foldCast(e: Extract<Expr, { kind: 'cast' }>): Expr {
   return e;
 }
 
+const keyOf = (e: Expr): string => JSON.stringify(e, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+
+/**
+ * (A AND B) OR (A AND C) → A AND (B OR C): a join or filter condition repeated in
+ * every branch becomes usable on its own (TPC-H Q19's join key).
+ */
+function factorOr(branches: readonly Expr[]): Expr | undefined {
+  const parts = branches.map((b) => (b.kind === 'and' ? b.args : [b]));
+  const common = parts[0]!.filter((c) => parts.every((p) => p.some((x) => keyOf(x) === keyOf(c))));
+  if (common.length === 0) return undefined;
+  const commonKeys = new Set(common.map(keyOf));
+  const rests = parts.map((p) => p.filter((x) => !commonKeys.has(keyOf(x))));
+  // A branch that was only common conjuncts makes the OR true once they hold.
+  if (rests.some((r) => r.length === 0)) return common.length === 1 ? common[0]! : { kind: 'and', args: common, type: { kind: 'bool' } };
+  const rest: Expr = { kind: 'or', args: rests.map((r) => (r.length === 1 ? r[0]! : { kind: 'and', args: r, type: { kind: 'bool' } })), type: { kind: 'bool' } };
+  return { kind: 'and', args: [...common, rest], type: { kind: 'bool' } };
+}
+
 /** Constant folding: AND/OR with constants, NOT of a constant, double NOT, numeric literal casts. */
 export function simplifyExpr(e0: Expr): Expr {
   const e = e0.kind === 'and' || e0.kind === 'or' || e0.kind === 'not' ? e0 : mapChildren(e0, simplifyExpr);
@@ -53,6 +71,8 @@ export function simplifyExpr(e0: Expr): Expr {
       const kept = args.filter((a) => !isBool(a, false));
       if (kept.length === 0) return FALSE;
       if (kept.length === 1) return kept[0]!;
+      const factored = factorOr(kept);
+      if (factored) return factored;
       return kept.length === e.args.length && kept.every((a, i) => a === e.args[i]) ? e : { ...e, args: kept };
     }
     case 'not': {
