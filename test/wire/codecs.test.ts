@@ -48,9 +48,15 @@ describe('scalar codecs', () => {
       [1e15, '1e+15'], [1e14, '100000000000000'], [123456789012345680, '1.2345678901234568e+17'], [1e-5, '1e-05'],
       [0.0001, '0.0001'], [NaN, 'NaN'], [-Infinity, '-Infinity'], [Infinity, 'Infinity'], [0.1 + 0.2, '0.30000000000000004'],
       [-0, '-0'], [0, '0'], [1.5, '1.5'], [-123.25, '-123.25'], [5e-324, '5e-324'], [1.7976931348623157e308, '1.7976931348623157e+308'],
+      // JavaScript's shortest form sits exactly halfway to the neighbouring double here; Ryu adds a digit.
+      [52462674229887260, '5.2462674229887264e+16'], [-85952503543802600, '-8.595250354380259e+16'],
     ];
     for (const [v, s] of f8) assert.equal(formatFloat8(v), s, String(v));
-    const f4: [number, string][] = [[1e6, '1e+06'], [123456, '123456'], [1.1, '1.1'], [3.4028235e38, '3.4028235e+38'], [1e-45, '1e-45'], [0.1, '0.1']];
+    const f4: [number, string][] = [
+      [1e6, '1e+06'], [123456, '123456'], [1.1, '1.1'], [3.4028235e38, '3.4028235e+38'], [1e-45, '1e-45'], [0.1, '0.1'],
+      // exact decimal ties in the last digit round to even, as Ryu does
+      [-3533760.25, '-3.5337602e+06'], [40600.5625, '40600.562'], [350981.125, '350981.12'],
+    ];
     for (const [v, s] of f4) assert.equal(formatFloat4(v), s, String(v));
     assert.equal(hex(701, 1.5), '3ff8000000000000');
     assert.equal(hex(700, 1.5), '3fc00000');
