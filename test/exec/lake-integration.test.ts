@@ -122,7 +122,10 @@ test('multi-task scans: the worker pool returns what the same-thread path return
   const plan = await wh.planScan({ table: tm, projection: ['id'] });
   assert.ok(plan.tasks.length >= 4, `expected a task per partition, got ${plan.tasks.length}`);
   const same = byId(await rowsOf(scanS, { warehouse: wh }));
-  const pooled = byId(await rowsOf(scanS, { warehouse: wh, pool }));
+  let workerTasks = 0;
+  const counting = { size: pool.size, close: () => pool.close(), run: (task: unknown, signal?: AbortSignal) => { workerTasks++; return pool.run(task, signal); } };
+  const pooled = byId(await rowsOf(scanS, { warehouse: wh, pool: counting }));
+  assert.equal(workerTasks, plan.tasks.length);
   assert.equal(same.length, 300);
   assert.deepEqual(pooled, same);
   assert.deepEqual(same[1], [1, 'south', '99.9']);

@@ -74,13 +74,19 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
   };
 }
 
+/** Single-task scans up to this many stored rows run in the calling thread even when a pool is available. */
+export const SAME_THREAD_MAX_ROWS = 4096;
+
 /** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
 export async function* runTasks(tasks: readonly ScanTask[], run: RunState): AsyncGenerator<RecordBatch> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
+  // A tiny scan costs less in this thread than a round trip through a worker.
+  const rows = tasks.reduce((n, t) => n + t.baseFiles.reduce((m, f) => m + f.rowCount, 0) + t.changeFiles.reduce((m, f) => m + f.rowCount, 0), 0);
+  const usePool = ctx.pool !== undefined && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
   const runner = ctx.scanRunner
-    ?? (ctx.pool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s) : (t: unknown) => executeScanTask(t as ScanTask));
-  const concurrency = ctx.scanRunner || ctx.pool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
+    ?? (usePool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s) : (t: unknown) => executeScanTask(t as ScanTask));
+  const concurrency = ctx.scanRunner || usePool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
   if (concurrency === 1) {
     for (const t of tasks) {
       checkAbort(run);
