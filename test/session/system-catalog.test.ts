@@ -98,3 +98,16 @@ test('catalog functions answer as PostgreSQL does', () => {
   assert.deepEqual(call('current_schemas', [{ kind: 'bool' }], [true]), ['pg_catalog', 'public']);
   assert.equal(call('pg_encoding_to_char', [int4], [6]), 'UTF8');
 });
+
+test('reg* lookups: regproc names, regtype and regclass texts', async () => {
+  const { regprocOid, regtypeName, regclassName } = await import('../../src/sql/system-catalog/index.js');
+  assert.equal(regprocOid('pg_catalog.array_in'), 750);
+  assert.equal(regprocOid('array_in'), 750);
+  assert.equal(regprocOid('no_such_function'), undefined);
+  assert.equal(regtypeName(23), 'integer');
+  assert.equal(regtypeName(1015), 'character varying[]');
+  assert.equal(regtypeName(1184), 'timestamp with time zone');
+  assert.equal(regclassName(16384, warehouse, catalog, ['public']), 'orders');
+  assert.equal(regclassName(16393, warehouse, catalog, ['public']), 'sales.items');
+  assert.equal(regclassName(1259, warehouse, catalog, ['public']), 'pg_class');
+});

@@ -3,3 +3,4 @@ export { createSystemCatalog, parseShapeType } from './system-catalog.js';
 export type { SystemCatalog } from './system-catalog.js';
 export { registerCatalogFunctions, FLOE_VERSION_STRING } from './catalog-functions.js';
 export type { CatalogTableInfo, CatalogWarehouse } from './catalog-view.js';
+export { regclassName, regprocOid, regtypeName } from './catalog-lookup.js';

@@ -1,0 +1,45 @@
+import type { VirtualTableRegistry } from '../binder/virtual-table.js';
+import { ARRAY_IN_OID, allTypes } from './pg-type-rows.js';
+import { lakeWarehouse } from './catalog-view.js';
+
+/**
+ * Synchronous name ↔ OID lookups for the reg* types, for callers that cannot
+ * await a catalog scan: the binder folding `'name'::regproc` constants, and
+ * text output of regclass/regtype values.
+ */
+
+/** Functions with a pg_proc row (see catalog-rows.ts): name → OID. */
+const procOids: ReadonlyMap<string, number> = new Map([['array_in', ARRAY_IN_OID]]);
+
+/** `'[pg_catalog.]name'::regproc` → the function's OID, or undefined when there is no such function. */
+export function regprocOid(text: string): number | undefined {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return Number(t);
+  if (t === '-') return 0;
+  return procOids.get(t.replace(/^pg_catalog\./, '').replace(/^"(.*)"$/, '$1'));
+}
+
+/** A type OID's regtype text: PostgreSQL's own name for it (integer, character varying, text[], …). */
+export function regtypeName(oid: number): string | undefined {
+  const e = allTypes().find((x) => x.oid === oid);
+  if (!e) return undefined;
+  return REGTYPE_NAMES[e.name] ?? (e.name.startsWith('_') ? `${REGTYPE_NAMES[e.name.slice(1)] ?? e.name.slice(1)}[]` : e.name);
+}
+
+const REGTYPE_NAMES: Readonly<Record<string, string>> = {
+  bool: 'boolean', int2: 'smallint', int4: 'integer', int8: 'bigint', float4: 'real', float8: 'double precision',
+  varchar: 'character varying', bpchar: 'character', char: '"char"', time: 'time without time zone',
+  timestamp: 'timestamp without time zone', timestamptz: 'timestamp with time zone',
+};
+
+/** A relation OID's regclass text: its name, schema-qualified when not visible through search_path. */
+export function regclassName(oid: number, warehouse: unknown, registry: VirtualTableRegistry | undefined, searchPath: readonly string[]): string | undefined {
+  const w = lakeWarehouse(warehouse);
+  const t = w?.getTableById?.(oid) ?? w?.listTables().find((x) => x.id === oid);
+  const path = searchPath.includes('pg_catalog') ? searchPath : ['pg_catalog', ...searchPath];
+  const quote = (s: string) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replaceAll('"', '""')}"`);
+  if (t) return path.includes(t.namespace) ? quote(t.name) : `${quote(t.namespace)}.${quote(t.name)}`;
+  const v = registry?.list().find((x) => x.oid === oid);
+  if (v) return path.includes(v.schema) ? quote(v.name) : `${quote(v.schema)}.${quote(v.name)}`;
+  return undefined;
+}
