@@ -11,6 +11,7 @@ import { pushFilterIntoScan } from './rules/push-filter-into-scan.js';
 import { pushLimitIntoScan } from './rules/push-limit-into-scan.js';
 import { pruneColumns } from './rules/prune-columns.js';
 import { removeIdentityProject } from './rules/remove-identity-project.js';
+import { reorderJoins } from './rules/reorder-joins.js';
 
 /** Node-level rules, in the order each pass applies them (every node, children first). */
 export const nodeRules: readonly OptimizerRule[] = [
@@ -19,6 +20,7 @@ export const nodeRules: readonly OptimizerRule[] = [
   pushFilterThroughProject,
   pushFilterIntoJoin,
   pushJoinConditionDown,
+  reorderJoins,
   pushFilterIntoScan,
   pushLimitIntoScan,
   removeIdentityProject,

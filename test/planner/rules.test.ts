@@ -130,3 +130,14 @@ test('simplify-expressions factors conjuncts common to every OR branch (join key
   assert.match(planText(sql), /Hash Join \(inner\)\n\s+Hash Cond: \(o_cust = c_id\)\n\s+Join Filter: \(\(c_name = 'a'\) OR \(o_id = 2::bigint\)\)/);
   assert.match(only("select 1 from orders where (o_id = 1 and o_cust = 2) or o_id = 1", 'simplify-expressions'), /Predicate: \(o_id = 1::bigint\)\n/);
 });
+
+test('reorder-joins avoids cross products while a connected relation remains', () => {
+  const sql = 'select o.o_id from orders o, sales.items i, customers c where c.c_id = o.o_cust and i.i_id = c.c_id';
+  const before = planText(sql, ['reorder-joins']);
+  assert.match(before, /Nested Loop Join/);
+  const after = planText(sql);
+  assert.doesNotMatch(after, /Nested Loop Join/);
+  assert.match(after, /Hash Join \(inner\)\n\s+Hash Cond: \(c_id = i_id\)\n\s+->  Hash Join \(inner\)\n\s+Hash Cond: \(o_cust = c_id\)/);
+  assert.ok(appliedRules(sql).includes('reorder-joins'));
+  assert.doesNotMatch(appliedRules('select 1 from orders o join customers c on o.o_cust = c.c_id join sales.items i on i.i_id = c.c_id').join(), /reorder-joins/, 'an already connected order is kept');
+});
