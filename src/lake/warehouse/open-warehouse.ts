@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
 import { SqliteCatalog } from '../catalog/sqlite-catalog.js';
 import { openStorage } from '../storage/open-storage.js';
@@ -10,7 +10,8 @@ import { WarehouseImpl } from './warehouse-impl.js';
 /** Opens (creating if needed) a warehouse: by default a SQLite catalog and data files under `path`. */
 export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> {
   mkdirSync(opts.path, { recursive: true });
-  const storageConfig: StorageConfig = opts.storage ?? { kind: 'local', root: opts.path };
+  // Absolute, because scan tasks carry the config into workers and other processes.
+  const storageConfig: StorageConfig = opts.storage ?? { kind: 'local', root: resolve(opts.path) };
   const catalogConfig = opts.catalog ?? { kind: 'sqlite' };
   let catalog: Catalog;
   switch (catalogConfig.kind) {

@@ -103,6 +103,6 @@ async function killChain(kills: number): Promise<void> {
   } finally { await cleanup(); }
 }
 
-test(`crash safety: SIGKILL a writing, optimizing child ${KILLS} times; acknowledged commits survive whole`, { timeout: 180_000 }, async () => {
+test(`crash safety: SIGKILL a writing, optimizing child ${KILLS} times; acknowledged commits survive whole`, { timeout: 600_000 }, async () => {
   await killChain(KILLS);
 });
