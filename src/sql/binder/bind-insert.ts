@@ -53,6 +53,10 @@ export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
     if (source.columns.length > targets.length) {
       throw new FloeError(SqlState.syntaxError, 'INSERT has more expressions than target columns', { position: positionOf(n.selectStmt) });
     }
+    if (source.columns.length < targets.length && cols.length === 0) {
+      // Without a column list the query fills the leading columns; the rest take their defaults.
+      targets = targets.slice(0, source.columns.length);
+    }
     if (source.columns.length < targets.length) {
       throw new FloeError(SqlState.syntaxError, 'INSERT has more target columns than expressions', { position: positionOf(cols[source.columns.length]?.node ?? n.relation) });
     }
