@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages.js';
+import { eventually } from './fake-session.js';
 import { RawClient } from './raw-client.js';
 import { startFakeServer, type Fixture } from './server-fixture.js';
 
@@ -60,10 +61,10 @@ describe('extended query protocol over raw bytes', () => {
   test("SSLRequest and GSSENCRequest are declined with 'N'", async () => {
     const c = await RawClient.open(fx.port, { parse: false });
     c.send(serialize.requestSsl());
-    for (let i = 0; i < 100 && c.rawBytes.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => c.rawBytes.length > 0, "the answer to SSLRequest");
     assert.equal(Buffer.concat(c.rawBytes).toString(), 'N');
     c.send(Buffer.from('0000000804d21630', 'hex'));
-    for (let i = 0; i < 100 && Buffer.concat(c.rawBytes).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => Buffer.concat(c.rawBytes).length >= 2, 'the answer to GSSENCRequest');
     assert.equal(Buffer.concat(c.rawBytes).toString(), 'NN');
     c.startParsing();
     c.send(serialize.startup({ user: 'floe', database: 'floe' }));

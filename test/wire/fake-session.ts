@@ -30,12 +30,16 @@ export interface FakeState {
   started: number;
   /** Row batches the fake produced, to show backpressure stops production. */
   batchesProduced: number;
+  /** Statements that have begun: tests wait on these instead of on the clock. */
+  sleepsStarted: number;
+  waitsStarted: number;
+  copyInsStarted: number;
   syncs: number;
   readonly startups: StartupInfo[];
 }
 
 export function newFakeState(): FakeState {
-  return { copied: [], copyFailures: [], closed: 0, started: 0, syncs: 0, startups: [], batchesProduced: 0 };
+  return { copied: [], copyFailures: [], closed: 0, started: 0, syncs: 0, startups: [], batchesProduced: 0, sleepsStarted: 0, waitsStarted: 0, copyInsStarted: 0 };
 }
 
 function col(name: string, typeOid: number, typeSize = -1): ColumnDescription {
@@ -203,6 +207,7 @@ export class FakeSession implements SessionHandler {
       case 'crash':
         throw new Error('boom');
       case 'sleep':
+        this.#state.sleepsStarted++;
         await new Promise<void>((resolve) => {
           if (signal.aborted) resolve();
           signal.addEventListener('abort', () => resolve(), { once: true });
@@ -210,11 +215,13 @@ export class FakeSession implements SessionHandler {
         // The wire puts the error to raise in signal.reason: 57014 for a cancel, FATAL 57P01 at shutdown.
         throw signal.reason instanceof FloeError ? signal.reason : new FloeError('57014', 'canceling statement due to user request');
       case 'wait':
+        this.#state.waitsStarted++;
         await new Promise((r) => setTimeout(r, Number(words[1] ?? 100)));
         return { kind: 'command', tag: 'WAITED' };
       case 'copy':
         if (words[1] === 'in') {
           const state = this.#state;
+          state.copyInsStarted++;
           const got: Buffer[] = [];
           return {
             kind: 'copyIn',
@@ -275,4 +282,13 @@ export function fakeAuth(users: FakeUsers = { scram: {}, md5: {}, password: {} }
       return stored !== undefined && md5Response(user, stored, password.salt) === password.md5;
     },
   };
+}
+
+/** Polls until the condition holds (bounded), so tests never depend on timing. */
+export async function eventually(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (condition()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }

@@ -7,7 +7,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { serialize } from 'pg-protocol';
-import { fakeAuth } from './fake-session.js';
+import { eventually, fakeAuth } from './fake-session.js';
 
 const serializeCancel = (pid: number, secret: number): Buffer => serialize.cancel(pid, secret);
 import { startFakeServer, type Fixture } from './server-fixture.js';
@@ -77,8 +77,7 @@ describe('cursors, COPY, cancel and authentication with node-postgres', () => {
       sink.destroy(new Error('client gave up'));
       const err = await failed;
       assert.ok(err instanceof Error);
-      for (let i = 0; i < 50 && fx.state.copyFailures.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-      assert.ok(fx.state.copyFailures.length > 0, 'sink.fail was called');
+      await eventually(() => fx.state.copyFailures.length > 0, 'sink.fail to be called');
       assert.equal((await c.query('series 1')).rows.length, 1);
     } finally {
       await c.end();
@@ -89,8 +88,9 @@ describe('cursors, COPY, cancel and authentication with node-postgres', () => {
     const c = client();
     await c.connect();
     try {
+      const sleeps = fx.state.sleepsStarted;
       const running = c.query('sleep').then(() => undefined, (e: unknown) => e);
-      await new Promise((r) => setTimeout(r, 50));
+      await eventually(() => fx.state.sleepsStarted > sleeps, 'the statement to start');
       const { processID, secretKey } = c as unknown as { processID: number; secretKey: number };
       await new Promise<void>((resolve, reject) => {
         const s = netConnect(fx.port, '127.0.0.1', () => {
@@ -117,13 +117,14 @@ describe('cursors, COPY, cancel and authentication with node-postgres', () => {
     await c.connect();
     try {
       const failuresBefore = fx.state.copyFailures.length;
+      const started = fx.state.copyInsStarted;
       const sink = c.query(copyFrom('copy in'));
       const outcome = new Promise<unknown>((resolve) => {
         sink.on('error', resolve);
         sink.on('finish', () => resolve(undefined));
       });
       sink.write(Buffer.from('1\tx\n'));
-      await new Promise((r) => setTimeout(r, 50));
+      await eventually(() => fx.state.copyInsStarted > started, 'COPY to start');
       const { processID, secretKey } = c as unknown as { processID: number; secretKey: number };
       await new Promise<void>((resolve) => {
         const s = netConnect(fx.port, '127.0.0.1', () => s.end(serializeCancel(processID, secretKey)));

@@ -63,7 +63,7 @@ export class RawClient {
   }
 
   /** Waits until a message with this name arrives after index `from`; returns everything since `from`. */
-  async until(name: string, from = 0, timeoutMs = 3000): Promise<BackendMessage[]> {
+  async until(name: string, from = 0, timeoutMs = 15000): Promise<BackendMessage[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const idx = this.messages.findIndex((m, i) => i >= from && m.name === name);
@@ -77,7 +77,7 @@ export class RawClient {
     }
   }
 
-  async waitClosed(timeoutMs = 3000): Promise<void> {
+  async waitClosed(timeoutMs = 15000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.closed) {
       if (Date.now() > deadline) throw new Error('connection did not close');
