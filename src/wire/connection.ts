@@ -56,6 +56,7 @@ interface StatementEntry {
 interface OpenCursor {
   readonly iterator: AsyncIterator<RowBatch>;
   readonly commandTag: (rowCount: number) => string;
+  readonly encoder: RowEncoder;
   batch: RowBatch | undefined;
   row: number;
 }
@@ -420,8 +421,9 @@ export class Connection {
         if (describe) this.#writer.send({ kind: 'RowDescription', columns: result.columns, formats });
         const cursor: OpenCursor = {
           iterator: result.batches[Symbol.asyncIterator](), commandTag: result.commandTag, batch: undefined, row: 0,
+          encoder: new RowEncoder(result.columns, formats),
         };
-        await this.#streamRows(cursor, new RowEncoder(result.columns, formats), 0, signal);
+        await this.#streamRows(cursor, cursor.encoder, 0, signal);
         return;
       }
       case 'command':
@@ -597,12 +599,14 @@ export class Connection {
             portal.finished = 'spent';
             return;
           }
+          // Rows are encoded as Describe announced them; a portal that claimed NoData falls back to the result's own columns.
+          const columns = portal.bound.columns ?? result.columns;
           portal.cursor = {
             iterator: result.batches[Symbol.asyncIterator](), commandTag: result.commandTag, batch: undefined, row: 0,
+            encoder: new RowEncoder(columns, resolveFormats(portal.formats, columns.length, 'result')),
           };
         }
-        const columns = portal.bound.columns ?? [];
-        const done = await this.#streamRows(portal.cursor, new RowEncoder(columns, portal.formats), msg.maxRows, signal);
+        const done = await this.#streamRows(portal.cursor, portal.cursor.encoder, msg.maxRows, signal);
         if (done) {
           portal.finished = { tag: portal.cursor.commandTag(0) };
           portal.cursor = undefined;
