@@ -2,7 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import {
-  decAbs, decCeil, decCmp, decDiv, decFloor, decMod, decRound, decSqrt, decTrunc, formatDecimal, parseDecimal, rescale,
+  decAbs, decCeil, decCmp, decDiv, decFloor, decMod, decRound, decSqrt, decSqrtAtScale, decTrunc, formatDecimal, parseDecimal, rescale,
 } from '../types/numeric.js';
 import type { Decimal } from '../types/numeric.js';
 import { BuiltinTypes as T } from './builtin-operators.js';
@@ -117,17 +117,20 @@ function logCheck(x: number, f: (x: number) => number): number {
 
 function numericPower(a: Decimal, b: Decimal): string {
   if (a.unscaled === 0n && b.unscaled < 0n) throw new FloeError('2201F', 'zero raised to a negative power is undefined');
-  // Integer exponents are exact (scale grows with the exponent, at least 16 digits for negatives as PostgreSQL).
+  // PostgreSQL 15 prints powers with at least 16 fractional digits (more when an input has more).
+  const rscale = Math.min(Math.max(16, a.scale, b.scale), 1000);
   if (b.scale === 0 || b.unscaled % 10n ** BigInt(b.scale) === 0n) {
     const e = b.unscaled / 10n ** BigInt(b.scale);
-    if (e >= 0n && e <= 1000n) {
+    if (e >= -1000n && e <= 1000n) {
       let r: Decimal = { unscaled: 1n, scale: 0 };
-      for (let i = 0n; i < e; i++) r = { unscaled: r.unscaled * a.unscaled, scale: r.scale + a.scale };
-      const minScale = Math.max(a.scale * Number(e), 16 - Math.floor(Math.log10(Math.abs(Number(formatDecimal(r))) || 1)));
-      return formatDecimal(rescale(r, Math.min(Math.max(a.scale, minScale, 0), 1000)));
+      const n = e < 0n ? -e : e;
+      for (let i = 0n; i < n; i++) r = { unscaled: r.unscaled * a.unscaled, scale: r.scale + a.scale };
+      if (e < 0n) return formatDecimal(decDiv({ unscaled: 1n, scale: 0 }, r, rscale));
+      return formatDecimal(rescale(r, rscale));
     }
   }
+  if (decCmp(b, { unscaled: 5n, scale: 1 }) === 0) return formatDecimal(decSqrtAtScale(a, rscale));
   const r = Math.pow(Number(formatDecimal(a)), Number(formatDecimal(b)));
   if (Number.isNaN(r)) throw new FloeError('2201F', 'a negative number raised to a non-integer power yields a complex result');
-  return formatDecimal(rescale(parseDecimal(r.toPrecision(17)), 16));
+  return formatDecimal(rescale(parseDecimal(r.toPrecision(17)), rscale));
 }

@@ -159,12 +159,12 @@ export function registerBuiltinOperators(): void {
   registerScalarFunction({
     name: '||', args: [T.text, 'any'], returns: T.text, id: '||(text,any)',
     impl: ([a, b], ctx) => (a as string) + anyToText(b, ctx),
-    implFor: (types) => ([a, b], ctx) => (a as string) + valueToText(b, types[1]!, ctx),
+    implFor: (types) => ([a, b], ctx) => (a as string) + castToText(b, types[1]!, ctx),
   });
   registerScalarFunction({
     name: '||', args: ['any', T.text], returns: T.text, id: '||(any,text)',
     impl: ([a, b], ctx) => anyToText(a, ctx) + (b as string),
-    implFor: (types) => ([a, b], ctx) => valueToText(a, types[0]!, ctx) + (b as string),
+    implFor: (types) => ([a, b], ctx) => castToText(a, types[0]!, ctx) + (b as string),
   });
   registerScalarFunction({
     name: '||', args: ['anyarray', 'anyarray'], returns: (a) => a[0]!, id: '||(anyarray,anyarray)',
@@ -232,17 +232,23 @@ export function registerBuiltinOperators(): void {
   });
 }
 
-/** A value's text form for concatenation (casts to text: booleans print as true/false). */
+/** `text || anynonarray` casts its operand to text (booleans print true/false, unlike concat()). */
+function castToText(v: unknown, t: SqlType, ctx: EvalContext): string {
+  if (t.kind === 'bool') return v ? 'true' : 'false';
+  return valueToText(v, t, ctx);
+}
+
+/** A value's output-function text, as concat() and `text || anynonarray` use it (booleans print t/f). */
 export function valueToText(v: unknown, t: SqlType, ctx: EvalContext): string {
   if (typeof v === 'string') return t.kind === 'bpchar' ? v.replace(/ +$/, '') : v;
-  if (t.kind === 'bool') return v ? 'true' : 'false';
+  if (t.kind === 'bool') return v ? 't' : 'f';
   if (t.kind === 'unknown') return String(v);
   return formatValue(v, t, { timeZone: tz(ctx) });
 }
 
 function anyToText(v: unknown, ctx: EvalContext): string {
   if (typeof v === 'string') return v;
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'boolean') return v ? 't' : 'f';
   if (typeof v === 'number') return String(v);
   if (typeof v === 'bigint') return v.toString();
   // Dates arrive as numbers, so a typed path is needed for them; callers with

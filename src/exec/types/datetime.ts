@@ -477,10 +477,16 @@ export function formatInterval(iv: Interval): string {
   const parts: string[] = [];
   const years = Math.trunc(iv.months / 12);
   const mons = iv.months % 12;
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-  if (years !== 0) parts.push(plural(years, 'year'));
-  if (mons !== 0) parts.push(plural(mons, 'mon'));
-  if (iv.days !== 0) parts.push(plural(iv.days, 'day'));
+  // After a negative field, PostgreSQL marks positive fields with '+'.
+  let sawNegative = false;
+  const field = (n: number, w: string) => {
+    const sign = n > 0 && sawNegative ? '+' : '';
+    if (n < 0) sawNegative = true;
+    parts.push(`${sign}${n} ${w}${n === 1 ? '' : 's'}`);
+  };
+  if (years !== 0) field(years, 'year');
+  if (mons !== 0) field(mons, 'mon');
+  if (iv.days !== 0) field(iv.days, 'day');
   if (iv.micros !== 0n || parts.length === 0) {
     const neg = iv.micros < 0n;
     const a = neg ? -iv.micros : iv.micros;
@@ -488,9 +494,7 @@ export function formatInterval(iv: Interval): string {
     const h = secs / 3600n;
     const mi = (secs / 60n) % 60n;
     const sc = secs % 60n;
-    // A leading '+' appears when an earlier field was negative, as PostgreSQL prints it.
-    const anyNeg = iv.months < 0 || iv.days < 0;
-    const sign = neg ? '-' : anyNeg && parts.length > 0 ? '+' : '';
+    const sign = neg ? '-' : sawNegative ? '+' : '';
     parts.push(`${sign}${String(h).padStart(2, '0')}:${p2(Number(mi))}:${p2(Number(sc))}${fracText(a % MICROS_PER_SEC)}`);
   }
   return parts.join(' ');

@@ -1,0 +1,132 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { FloeError } from '../../src/common/floe-error.js';
+import type { Expr } from '../../src/exec/expr/expr.js';
+import { startPostgres } from '../harness/postgres-server.js';
+import type { PostgresServer } from '../harness/postgres-server.js';
+import { cast, evalExpr, fn, int, lit, nul, num, op, t, text } from './exec-test-helpers.js';
+
+/**
+ * The same scalar expressions evaluated by PostgreSQL 15 and by the executor,
+ * compared as text (or by SQLSTATE when PostgreSQL raises an error).
+ */
+const d = (s: string) => cast(text(s), t.date);
+const ts = (s: string) => cast(text(s), t.timestamp);
+const tz = (s: string) => cast(text(s), t.timestamptz);
+const iv = (s: string) => cast(text(s), t.interval);
+const f8 = (x: number) => lit(x, t.float8);
+const i8 = (x: bigint) => lit(x, t.int8);
+
+const cases: [string, Expr][] = [
+  ['1::numeric / 3', op('/', num('1'), num('3'))],
+  ['2::numeric / 3 * 3', op('*', op('/', num('2'), num('3')), num('3'))],
+  ['123.456::numeric / 0.7', op('/', num('123.456'), num('0.7'))],
+  ['0.001::numeric / 7', op('/', num('0.001'), num('7'))],
+  ['100000::numeric / 3', op('/', num('100000'), num('3'))],
+  ['10.50::numeric * 3.125', op('*', num('10.50'), num('3.125'))],
+  ['1.10::numeric + 2.205', op('+', num('1.10'), num('2.205'))],
+  ['round(2.345::numeric, 2)', fn('round', num('2.345'), int(2))],
+  ['round(-2.5::numeric)', fn('round', num('-2.5'))],
+  ['round(1234.5::numeric, -2)', fn('round', num('1234.5'), int(-2))],
+  ['sqrt(2::numeric)', fn('sqrt', num('2'))],
+  ['sqrt(12345.678::numeric)', fn('sqrt', num('12345.678'))],
+  ['power(2::numeric, 10::numeric)', fn('power', num('2'), num('10'))],
+  ['7 / 2', op('/', int(7), int(2))],
+  ['(-7) / 2', op('/', int(-7), int(2))],
+  ['(-7) % 3', op('%', int(-7), int(3))],
+  ['2147483647 + 1', op('+', int(2147483647), int(1))],
+  ['1 / 0', op('/', int(1), int(0))],
+  ['9223372036854775807::int8 * 2', op('*', i8(9223372036854775807n), i8(2n))],
+  ['0.1::float8 + 0.2::float8', op('+', f8(0.1), f8(0.2))],
+  ['1e300::float8 * 1e10::float8', op('*', f8(1e300), f8(1e10))],
+  ['1::float8 / 3', op('/', f8(1), f8(3))],
+  ['123456789012345678::float8', f8(123456789012345678)],
+  ['0.00001234::float8', f8(0.00001234)],
+  ['2.5::float8::int4', cast(f8(2.5), t.int4)],
+  ['3.5::float8::int4', cast(f8(3.5), t.int4)],
+  ['(-2.5)::numeric::int4', cast(num('-2.5'), t.int4)],
+  ['0.1::float8::numeric', cast(f8(0.1), t.numeric)],
+  ['1.0e-5::float8::numeric', cast(f8(1e-5), t.numeric)],
+  ["'x'::int4", cast(text('x'), t.int4)],
+  ["' 12 '::int2", cast(text(' 12 '), t.int2)],
+  ["'40000'::int2", cast(text('40000'), t.int2)],
+  ["'1e3'::numeric", cast(text('1e3'), t.numeric)],
+  ["'2024-02-30'::date", cast(text('2024-02-30'), t.date)],
+  ["'2024-01-31'::date + interval '1 month'", op('+', d('2024-01-31'), iv('1 month'))],
+  ["'2024-03-31'::date - '2024-02-29'::date", op('-', d('2024-03-31'), d('2024-02-29'))],
+  ["'2024-03-01 00:00'::timestamp - '2024-01-01 12:30'::timestamp", op('-', ts('2024-03-01 00:00'), ts('2024-01-01 12:30'))],
+  ["interval '1 year 2 months 3 days 04:05:06.789'", iv('1 year 2 months 3 days 04:05:06.789')],
+  ["interval '-1 year -2 mons +3 days -04:05:06'", iv('-1 year -2 mons +3 days -04:05:06')],
+  ["interval '36 hours' * 1.5::float8", op('*', iv('36 hours'), f8(1.5))],
+  ["interval '1 month' / 3::float8", op('/', iv('1 month'), f8(3))],
+  ["extract(epoch from interval '1 month 1 day')", fn('extract', text('epoch'), iv('1 month 1 day'))],
+  ["extract(second from '2024-03-01 10:11:12.345'::timestamp)", fn('extract', text('second'), ts('2024-03-01 10:11:12.345'))],
+  ["extract(isodow from '2024-03-03'::date)", fn('extract', text('isodow'), d('2024-03-03'))],
+  ["extract(week from '2021-01-01'::date)", fn('extract', text('week'), d('2021-01-01'))],
+  ["extract(doy from '2024-12-31'::date)", fn('extract', text('doy'), d('2024-12-31'))],
+  ["extract(epoch from '2024-03-01 10:11:12.5+02'::timestamptz)", fn('extract', text('epoch'), tz('2024-03-01 10:11:12.5+02'))],
+  ["date_trunc('quarter', '2024-05-17 10:11:12'::timestamp)", fn('date_trunc', text('quarter'), ts('2024-05-17 10:11:12'))],
+  ["date_trunc('day', '2024-05-17 10:11:12+00'::timestamptz)", fn('date_trunc', text('day'), tz('2024-05-17 10:11:12+00'))],
+  ["age('2024-03-31'::timestamp, '2023-02-28 10:00'::timestamp)", fn('age', ts('2024-03-31'), ts('2023-02-28 10:00'))],
+  ["'2024-03-01 10:00:00.120'::timestamp", ts('2024-03-01 10:00:00.120')],
+  ["'0044-03-15 BC'::date", d('0044-03-15 BC')],
+  ["'infinity'::timestamp", ts('infinity')],
+  ["to_char('2024-03-05 14:07:09'::timestamp, 'YYYY-MM-DD HH24:MI:SS Dy Month DDD')", fn('to_char', ts('2024-03-05 14:07:09'), text('YYYY-MM-DD HH24:MI:SS Dy Month DDD'))],
+  ["substring('hello world', 3, 4)", fn('substring', text('hello world'), int(3), int(4))],
+  ["substring('hello', -1, 3)", fn('substring', text('hello'), int(-1), int(3))],
+  ["position('lo' in 'hello')", fn('position', text('hello'), text('lo'))],
+  ["split_part('a,b,,c', ',', 3)", fn('split_part', text('a,b,,c'), text(','), int(3))],
+  ["lpad('hello', 8, 'xy')", fn('lpad', text('hello'), int(8), text('xy'))],
+  ["rtrim('xxhixx', 'x')", fn('rtrim', text('xxhixx'), text('x'))],
+  ["regexp_replace('foo bar baz', 'ba(.)', 'X\\1', 'g')", fn('regexp_replace', text('foo bar baz'), text('ba(.)'), text('X\\1'), text('g'))],
+  ["initcap('hello wORLD-foo')", fn('initcap', text('hello wORLD-foo'))],
+  ["concat('a', NULL, 1, true)", fn('concat', text('a'), nul(t.text), int(1), lit(true, t.bool))],
+  ["'abc' || NULL", op('||', text('abc'), nul(t.text))],
+  ["'ab'::varchar(5)::bpchar(5) || '|'", op('||', cast(cast(text('ab'), { kind: 'bpchar', length: 5 }), t.text), text('|'))],
+  ["true::text", cast(lit(true, t.bool), t.text)],
+  ["'{1,NULL,\"a b\"}'::text[]", cast(text('{1,NULL,"a b"}'), { kind: 'array', element: t.text })],
+  ["'\\x0aff'::bytea", cast(text('\\x0aff'), { kind: 'bytea' })],
+  ["'{\"b\": 1, \"a\": [1,2]}'::jsonb", cast(text('{"b": 1, "a": [1,2]}'), { kind: 'jsonb' })],
+  ["3.14159::float4", lit(Math.fround(3.14159), { kind: 'float4' })],
+  ['power(2::numeric, -2::numeric)', fn('power', num('2'), num('-2'))],
+  ['power(2::numeric, 0.5::numeric)', fn('power', num('2'), num('0.5'))],
+  ['power(123.45::numeric, 3::numeric)', fn('power', num('123.45'), num('3'))],
+  ["'a' || true", op('||', text('a'), lit(true, t.bool))],
+  ["interval '1 day -04:05:06'", iv('1 day -04:05:06')],
+  ["interval '-1 mons +3 days'", iv('-1 mons +3 days')],
+];
+
+let server: PostgresServer;
+let client: pg.Client;
+before(async () => {
+  server = await startPostgres();
+  client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  await client.query("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'; SET IntervalStyle = 'postgres'; SET extra_float_digits = 1");
+});
+after(async () => {
+  await client?.end();
+  await server?.stop();
+});
+
+test('scalar expressions match PostgreSQL 15 (value text or SQLSTATE)', async () => {
+  const mismatches: string[] = [];
+  for (const [sql, expr] of cases) {
+    let expected: string;
+    try {
+      const r = await client.query({ text: `SELECT (${sql})::text AS v`, rowMode: 'array' });
+      expected = `= ${(r.rows[0] as unknown[])[0] as string | null}`;
+    } catch (e) {
+      expected = `! ${(e as { code?: string }).code}`;
+    }
+    let actual: string;
+    try {
+      actual = `= ${(await evalExpr(cast(expr, t.text), { settings: new Map([['timezone', 'UTC']]) })) as string | null}`;
+    } catch (e) {
+      actual = e instanceof FloeError ? `! ${e.sqlstate}` : `!! ${(e as Error).message}`;
+    }
+    if (actual !== expected) mismatches.push(`${sql}: PostgreSQL ${expected}, Floe ${actual}`);
+  }
+  assert.deepEqual(mismatches, []);
+});
