@@ -17,6 +17,7 @@ import { bindCondition, bindExpr, bindOperator } from './bind-expr.js';
 import { bindSubquery, outputCols } from './bind-query.js';
 import { coerceTo } from './coerce.js';
 import { resolveRelation, type ResolvedRelation } from './resolve-relation.js';
+import { boundedGenerateSeries, boundedUnnest } from './bounded-series.js';
 import type { Scope, ScopeColumn } from './scope.js';
 
 export interface BoundFrom {
@@ -267,7 +268,7 @@ function bindRangeFunction(ctx: BindContext, n: Raw, parent: Scope | undefined, 
   const fns = n.functions as Raw[];
   const call = unwrap(unwrap(fns[0])[1].items[0])[1];
   const name = strList(call.funcname).pop()!.toLowerCase();
-  const es = { scope: { columns: [], ...(parent ? { parent } : {}) }, clause: 'FROM' };
+  const es = { scope: { columns: [], ...(parent ? { parent } : {}), correlation }, clause: 'FROM' };
   const args = ((call.args as Raw[] | undefined) ?? []).map((a) => bindExpr(ctx, a, es));
   const alias = (n.alias?.aliasname as string | undefined) ?? name;
   const colnames = strList(n.alias?.colnames);
@@ -293,7 +294,23 @@ function bindRangeFunction(ctx: BindContext, n: Raw, parent: Scope | undefined, 
     rows = (args[0]!.value as unknown[]).map((v) => [Exprs.literal(v, t)]);
   }
   if (!rows || !type) {
-    throw new FloeError(SqlState.featureNotSupported, `function ${name}() in FROM is supported only over constant arguments`, { position: positionOf(call) });
+    const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;
+    let plan: LogicalPlan | undefined;
+    const ints = (e: Expr): boolean => e.type.kind === 'int4' || e.type.kind === 'int8' || e.type.kind === 'int2' || e.type.kind === 'unknown';
+    if (fns.length === 1 && name === 'generate_series' && (args.length === 2 || args.length === 3) && args.every(ints)) {
+      const t: SqlType = args.some((a) => a.type.kind === 'int8') ? { kind: 'int8' } : { kind: 'int4' };
+      const [a, b, c] = args.map((x) => coerceTo(ctx, x, t, 'implicit'));
+      plan = boundedGenerateSeries(a!, b!, c, t, colName);
+    } else if (fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.type.kind === 'array') {
+      plan = boundedUnnest(args[0]!, colName, Boolean(n.ordinality));
+    }
+    if (!plan) {
+      throw new FloeError(SqlState.featureNotSupported, `function ${name}() in FROM is not supported`, { position: positionOf(call) });
+    }
+    const columns: ScopeColumn[] = plan.columns.map((c, i) => ({
+      name: i === 0 ? colName : (colnames[i] ?? c.name), relation: alias, index: i, type: c.type, tableOid: 0, columnNumber: 0,
+    }));
+    return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
   }
   void correlation;
   const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;
