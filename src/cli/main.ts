@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
@@ -12,7 +12,7 @@ import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
 import type { AuthMethod } from './users-file.js';
 
 const USAGE = `usage:
-  floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N]
+  floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N] [--tls-cert FILE --tls-key FILE]
   floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
     (the password from --password, FLOE_PASSWORD, or a line on stdin)`;
 
@@ -32,8 +32,11 @@ async function serve(argv: string[]): Promise<void> {
       data: { type: 'string', default: './floe-data' },
       host: { type: 'string', default: '127.0.0.1' },
       'max-message-bytes': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
     },
   });
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new Error('--tls-cert and --tls-key go together');
   const logger = createLogger();
   const dataDir = resolve(values.data!);
   mkdirSync(dataDir, { recursive: true });
@@ -49,10 +52,12 @@ async function serve(argv: string[]): Promise<void> {
     auth,
     logger: logger.child({ component: 'wire' }),
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
+    // With a certificate, SSLRequest is answered with TLS instead of 'N'.
+    tls: values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) },
     createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port }),
   });
   port = server.port;
-  logger.info({ host: values.host, port, data: dataDir }, 'listening');
+  logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined }, 'listening');
 
   let stopping = false;
   const stop = async (signal: string) => {
