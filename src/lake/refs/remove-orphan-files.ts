@@ -8,12 +8,13 @@ import type { LakeContext } from '../warehouse/lake-context.js';
  * staged but not yet committed (they are durable before the catalog knows them).
  */
 export async function removeOrphanFiles(ctx: LakeContext, table: TableMetadata, opts: { olderThanMicros: bigint }): Promise<{ deletedFiles: string[] }> {
-  const listed = await ctx.storage.list(tableDataPrefix(table.id));
-  // Read references after listing: a file committed in between is then seen as referenced.
-  const referenced = ctx.catalog.allFilePaths(table.id);
-  // Open transactions may commit files staged since they began, whatever the grace period.
+  // Order matters. Open transactions first: one may commit files staged since it began,
+  // whatever the grace period. Then list, then read references: a transaction that
+  // commits after the first step has its files referenced by the last one.
   let cutoff = opts.olderThanMicros;
   for (const t of ctx.catalog.listTxns()) if (t.startedMicros < cutoff) cutoff = t.startedMicros;
+  const listed = await ctx.storage.list(tableDataPrefix(table.id));
+  const referenced = ctx.catalog.allFilePaths(table.id);
   const deletedFiles: string[] = [];
   for (const f of listed) {
     if (referenced.has(f.key) || f.modifiedMicros >= cutoff) continue;
