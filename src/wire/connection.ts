@@ -231,6 +231,7 @@ export class Connection {
       user, database, parameters, remoteAddress: this.#remoteAddress, processId: this.#processId,
     });
     this.#handler = handler;
+    this.#opts.logger.debug({ pid: this.#processId, user, database, remote: this.#remoteAddress }, 'session started');
     const initial = await handler.start(this.#events());
     for (const [name, value] of Object.entries(initial)) this.#parameterStatus(name, value);
     this.#opts.cancelRegistry.register(this.#processId, secretKey, () => this.#cancelRunning());
@@ -410,6 +411,7 @@ export class Connection {
       this.#sendError(e);
     }
     this.#state = { kind: 'idle' };
+    this.#endTransactionPortals();
     await this.#readyForQuery();
   }
 
@@ -654,11 +656,14 @@ export class Connection {
       }
     }
     this.#state = { kind: 'idle' };
-    // Portals live until their transaction ends; outside a transaction block that is this Sync.
-    if (this.#session.transactionStatus() === 'I') {
-      for (const p of this.#portals.values()) this.#closePortal(p);
-      this.#portals.clear();
-    }
+    this.#endTransactionPortals();
     await this.#readyForQuery();
+  }
+
+  /** Portals live until their transaction ends: once the session is outside a transaction block, they go. */
+  #endTransactionPortals(): void {
+    if (this.#portals.size === 0 || this.#session.transactionStatus() !== 'I') return;
+    for (const p of this.#portals.values()) this.#closePortal(p);
+    this.#portals.clear();
   }
 }

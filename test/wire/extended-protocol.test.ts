@@ -193,6 +193,12 @@ describe('extended query protocol over raw bytes', () => {
     assert.equal(ms.at(-1)!.status, 'T');
     ms = await roundTrip(c, serialize.execute({ portal: 'q', rows: 0 }), serialize.sync());
     assert.deepEqual(names(ms), ['dataRow', 'dataRow', 'commandComplete', 'readyForQuery']);
+    ms = await roundTrip(c, serialize.bind({ statement: 's', portal: 'r' }), serialize.sync());
+    assert.equal(ms.at(-1)!.status, 'T');
+    ms = await roundTrip(c, serialize.query('commit'));
+    assert.equal(ms.at(-1)!.status, 'I');
+    ms = await roundTrip(c, serialize.execute({ portal: 'r' }), serialize.sync());
+    assert.equal(ms[0]!.code, '34000', 'COMMIT by simple query ended the portal');
     c.close();
   });
 
