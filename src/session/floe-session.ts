@@ -5,10 +5,13 @@ import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse } from '../exec/exec-context.js';
-import type { PhysicalPlan } from '../exec/plan/physical-plan.js';
+import { planInputs } from '../exec/plan/physical-plan.js';
+import type { LakeScanPlan, PhysicalPlan } from '../exec/plan/physical-plan.js';
+import { explainPlan } from '../planner/index.js';
+import type { ScanReport } from '../planner/index.js';
 import { formatValue, parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
-import type { LakeTransaction, Warehouse } from '../lake/index.js';
+import type { LakeTransaction, ScanFilter, SnapshotSelector, Warehouse } from '../lake/index.js';
 import { bindStatement, parseStatements } from '../sql/index.js';
 import type { BoundStatement, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
 import type { SystemCatalog } from '../sql/system-catalog/index.js';
@@ -537,8 +540,7 @@ class FloeSession implements SessionHandler {
         return command(c.name === null ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
       case 'copyFrom': return this.#copyFrom(c);
       case 'copyTo': return this.#copyTo(c, signal);
-      case 'explain':
-        return this.#memoryRows([textColumn('QUERY PLAN')], c.lines.map((l) => [l]), 'EXPLAIN');
+      case 'explain': return this.#explain(c, signal);
       case 'call': return this.#call(c.procedure, await this.#evalArgs(c.args.plan, c.args.types, signal));
       case 'listen': return command('LISTEN');
       case 'unlisten': return command('UNLISTEN');
@@ -626,6 +628,47 @@ class FloeSession implements SessionHandler {
     const bound = bindStatement(stmt!, this.#bindEnv());
     if (bound.kind !== 'query') return null;
     return (await this.#evalArgs(bound.plan, [type], new AbortController().signal))[0] ?? null;
+  }
+
+  /**
+   * EXPLAIN: the plan with what the lake's planScan reports for each scan (tasks,
+   * pruning); ANALYZE also runs it (writes included, as PostgreSQL does) and adds
+   * the rows it produced and the time it took.
+   */
+  async #explain(c: Extract<UtilityCommand, { kind: 'explain' }>, signal: AbortSignal): Promise<StatementResult> {
+    const st = c.statement;
+    if (st.kind !== 'query' && st.kind !== 'dml') return this.#memoryRows([textColumn('QUERY PLAN')], c.lines.map((l) => [l]), 'EXPLAIN');
+    const w = this.#deps.warehouse;
+    const scans = new Map<LakeScanPlan, ScanReport>();
+    const visit = async (p: PhysicalPlan): Promise<void> => {
+      if (p.kind === 'lakeScan') {
+        const table = w.getTableById(p.table.id);
+        if (table) {
+          const sp = await w.planScan({
+            table, at: p.at as SnapshotSelector | undefined, txn: this.#txn?.lake, projection: [...p.projection],
+            filters: p.filters as readonly ScanFilter[], limit: p.residual ? undefined : p.limit,
+          });
+          scans.set(p, { snapshotId: sp.snapshotId, tasks: sp.tasks.length, pushdown: sp.pushdown, stats: sp.stats });
+        }
+      }
+      for (const child of planInputs(p)) await visit(child);
+    };
+    await visit(st.plan);
+    const lines = explainPlan(st.plan, scans);
+    if (c.analyze) {
+      const started = process.hrtime.bigint();
+      let rows = 0;
+      if (st.kind === 'query') {
+        for await (const b of executePlan(st.plan, this.#execContext([], signal, this.#txn?.lake))) rows += b.numRows;
+      } else {
+        const r = await this.#runDml(st, [], signal);
+        if (r.kind === 'rows') for await (const b of r.batches) rows += b.numRows;
+        else rows = Number(/(\d+)$/.exec(r.kind === 'command' ? r.tag : '')?.[1] ?? 0);
+      }
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      lines.push(`Actual Rows: ${rows}`, `Execution Time: ${ms.toFixed(3)} ms`);
+    }
+    return this.#memoryRows([textColumn('QUERY PLAN')], lines.map((l) => [l]), 'EXPLAIN');
   }
 
   async #fetch(c: Extract<UtilityCommand, { kind: 'fetch' }>): Promise<StatementResult> {

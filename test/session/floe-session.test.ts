@@ -249,6 +249,12 @@ test('PREPARE / EXECUTE / DEALLOCATE, and EXPLAIN answers QUERY PLAN rows', asyn
   const r = plan[0]!.result;
   assert.ok(r.kind === 'rows' && r.columns[0]!.name === 'QUERY PLAN');
   assert.ok(plan[0]!.rows.length > 0 && plan[0]!.rows.every((row) => typeof row[0] === 'string'));
+  const text = plan[0]!.rows.map((row) => row[0]).join('\n');
+  assert.match(text, /Lake Scan on public\.pe/);
+  assert.match(text, /Scan Tasks: \d+/, text);
+  assert.match(text, /Files: \d+ of \d+ \(pruned \d+/, text);
+  const analyzed = (await texts(s, 'EXPLAIN ANALYZE SELECT * FROM pe')).map((row) => row[0]).join('\n');
+  assert.match(analyzed, /Actual Rows: 2/);
 });
 
 test('COPY TO STDOUT writes CSV with a header and PostgreSQL quoting', async () => {
