@@ -423,6 +423,11 @@ export class SqliteCatalog implements Catalog {
 
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void {
     this.#immediate(() => {
+      // A ref moved onto a snapshot being expired (rollback) since the caller planned.
+      const heads = new Set(this.listRefs(tableId).map((r) => String(r.snapshotId)));
+      if (snapshotIds.some((s) => heads.has(String(s)))) {
+        throw new FloeError(SqlState.serializationFailure, 'a ref moved while snapshots were being expired', { hint: 'Run the expiration again.' });
+      }
       const mark = this.#db.prepare('UPDATE snapshots SET expired = 1 WHERE table_id = ? AND snapshot_id = ?');
       for (const s of snapshotIds) mark.run(tableId, s);
       const delF = this.#db.prepare('DELETE FROM files WHERE table_id = ? AND file_id = ?');
