@@ -5,7 +5,10 @@ import { FloeError } from '../../src/common/floe-error.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
 import { startPostgres } from '../harness/postgres-server.js';
 import type { PostgresServer } from '../harness/postgres-server.js';
-import { cast, evalExpr, fn, int, lit, nul, num, op, t, text } from './exec-test-helpers.js';
+import { formatValue } from '../../src/exec/types/text-io.js';
+import type { OutputColumn, PhysicalPlan, SortKey } from '../../src/exec/plan/physical-plan.js';
+import type { SqlType } from '../../src/common/sql-type.js';
+import { aggId, cast, col, evalExpr, fn, int, lit, nul, num, op, rowsOf, t, text, values } from './exec-test-helpers.js';
 
 /**
  * The same scalar expressions evaluated by PostgreSQL 15 and by the executor,
@@ -129,4 +132,94 @@ test('scalar expressions match PostgreSQL 15 (value text or SQLSTATE)', async ()
     if (actual !== expected) mismatches.push(`${sql}: PostgreSQL ${expected}, Floe ${actual}`);
   }
   assert.deepEqual(mismatches, []);
+});
+
+/** Runs `sql` in PostgreSQL (all values as text) and `plan` in the executor, formatting with the same output functions. */
+async function compareQuery(sql: string, plan: PhysicalPlan): Promise<void> {
+  const r = await client.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as never });
+  const expected = (r.rows as (string | null)[][]).map((row) => row.map((v) => v ?? 'NULL').join(' | '));
+  const rows = await rowsOf(plan, { settings: new Map([['timezone', 'UTC']]) });
+  const actual = rows.map((row) => row.map((v, i) => (v === null ? 'NULL' : formatValue(v, plan.columns[i]!.type, { timeZone: 'UTC' }))).join(' | '));
+  assert.deepEqual(actual, expected, sql);
+}
+
+function aggPlan(input: PhysicalPlan, calls: { name: string; args: import('../../src/exec/expr/expr.js').Expr[]; distinct?: boolean; orderBy?: SortKey[] }[]): PhysicalPlan {
+  const aggs = calls.map((c) => {
+    const a = aggId(c.name, ...c.args.map((x) => x.type));
+    return { fn: a.id, args: c.args, distinct: c.distinct ?? false, orderBy: c.orderBy, type: a.type };
+  });
+  return { kind: 'hashAggregate', input, groupBy: [], aggregates: aggs, columns: aggs.map((a, i) => ({ name: `a${i}`, type: a.type })) };
+}
+
+const stats = ['sum', 'avg', 'count', 'min', 'max', 'stddev', 'variance', 'stddev_pop', 'var_pop'];
+
+test('aggregates match PostgreSQL 15 (result types and scales)', async () => {
+  const relations: [string, SqlType, unknown[]][] = [
+    ['int4', t.int4, [1, 2, 4, null]],
+    ['int8', t.int8, [10n, 20n, 25n, null]],
+    ['numeric', t.numeric, ['1.5', '2.25', null, '10']],
+    ['float8', t.float8, [1.5, 2.25, null, 10]],
+  ];
+  for (const [name, type, vals] of relations) {
+    const C: OutputColumn[] = [{ name: 'x', type }];
+    const input = values(C, vals.map((v) => [v]));
+    const sqlValues = vals.map((v) => `(${v === null ? 'NULL' : String(v)}::${name})`).join(', ');
+    await compareQuery(
+      `SELECT ${stats.map((f) => `${f}(x)`).join(', ')}, count(*) FROM (VALUES ${sqlValues}) v(x)`,
+      aggPlan(input, [...stats.map((f) => ({ name: f, args: [col(0, type)] })), { name: 'count', args: [] }]),
+    );
+  }
+  const W: OutputColumn[] = [{ name: 's', type: t.text }];
+  const words = values(W, [['b'], ['a'], [null], ['c'], ['a']]);
+  const asc: SortKey = { expr: col(0, t.text), descending: false, nullsFirst: false };
+  const desc: SortKey = { expr: col(0, t.text), descending: true, nullsFirst: true };
+  await compareQuery(
+    "SELECT string_agg(s, ',' ORDER BY s DESC), array_agg(s ORDER BY s), count(DISTINCT s), string_agg(DISTINCT s, '-' ORDER BY s) FROM (VALUES ('b'), ('a'), (NULL), ('c'), ('a')) v(s)",
+    aggPlan(words, [
+      { name: 'string_agg', args: [col(0, t.text), lit(',', t.text)], orderBy: [desc] },
+      { name: 'array_agg', args: [col(0, t.text)], orderBy: [asc] },
+      { name: 'count', args: [col(0, t.text)], distinct: true },
+      { name: 'string_agg', args: [col(0, t.text), lit('-', t.text)], distinct: true, orderBy: [asc] },
+    ]),
+  );
+});
+
+test('window functions match PostgreSQL 15', async () => {
+  const C: OutputColumn[] = [{ name: 'g', type: t.text }, { name: 'x', type: t.int4 }];
+  const data: [string, number | null][] = [['a', 3], ['a', 1], ['a', 3], ['a', 7], ['b', 2], ['b', null], ['b', 5]];
+  const sqlValues = data.map(([g, x]) => `('${g}', ${x === null ? 'NULL' : x})`).join(', ');
+  const part = [col(0, t.text)];
+  const ord: SortKey[] = [{ expr: col(1, t.int4), descending: false, nullsFirst: false }, ];
+  const w = (name: string, args: import('../../src/exec/expr/expr.js').Expr[], frame?: import('../../src/exec/plan/physical-plan.js').WindowFrame, orderBy = ord) => {
+    const a = aggId(name, ...args.map((x) => x.type));
+    return { fn: a.id, args, partitionBy: part, orderBy, frame, type: a.type };
+  };
+  const x = col(1, t.int4);
+  const fns = [
+    w('row_number', []), w('rank', []), w('dense_rank', []), w('percent_rank', []), w('cume_dist', []), w('ntile', [int(3)]),
+    w('lag', [x]), w('lead', [x, int(2), int(0)]), w('first_value', [x]), w('last_value', [x]),
+    w('sum', [x]), w('avg', [x]), w('count', []),
+    w('sum', [x], { mode: 'rows', start: { kind: 'preceding', offset: lit(1n, t.int8) }, end: { kind: 'following', offset: lit(1n, t.int8) } }),
+    w('max', [x], { mode: 'rows', start: { kind: 'currentRow' }, end: { kind: 'unboundedFollowing' } }),
+    w('sum', [x], { mode: 'range', start: { kind: 'preceding', offset: lit(2, t.int4) }, end: { kind: 'currentRow' } }),
+    w('count', [x], { mode: 'groups', start: { kind: 'preceding', offset: lit(1n, t.int8) }, end: { kind: 'currentRow' } }),
+    w('sum', [x], undefined, []),
+  ];
+  const plan: PhysicalPlan = {
+    kind: 'sort', keys: [{ expr: col(0, t.text), descending: false, nullsFirst: false }, ...ord, { expr: col(2, t.int8), descending: false, nullsFirst: false }],
+    columns: [],
+    input: { kind: 'window', input: values(C, data), functions: fns, columns: [...C, ...fns.map((f, i) => ({ name: `w${i}`, type: f.type }))] },
+  };
+  const fixed = { ...plan, columns: (plan as unknown as { input: { columns: OutputColumn[] } }).input.columns } as PhysicalPlan;
+  const W = 'PARTITION BY g ORDER BY x';
+  await compareQuery(
+    `SELECT g, x, row_number() OVER (${W}), rank() OVER (${W}), dense_rank() OVER (${W}), percent_rank() OVER (${W}), cume_dist() OVER (${W}),
+       ntile(3) OVER (${W}), lag(x) OVER (${W}), lead(x, 2, 0) OVER (${W}), first_value(x) OVER (${W}), last_value(x) OVER (${W}),
+       sum(x) OVER (${W}), avg(x) OVER (${W}), count(*) OVER (${W}),
+       sum(x) OVER (${W} ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), max(x) OVER (${W} ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING),
+       sum(x) OVER (${W} RANGE BETWEEN 2 PRECEDING AND CURRENT ROW), count(x) OVER (${W} GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW),
+       sum(x) OVER (PARTITION BY g)
+     FROM (VALUES ${sqlValues}) v(g, x) ORDER BY g, x, 3`,
+    fixed,
+  );
 });

@@ -65,16 +65,32 @@ function numericVariance(kind: 'samp' | 'pop', sqrt: boolean): AggregateImpl {
   );
 }
 
+/** Float variance with the Youngs-Cramer updates PostgreSQL 12+ uses, so results round alike. */
 function floatVariance(kind: 'samp' | 'pop', sqrt: boolean): AggregateImpl {
-  return mapFinal(floatAcc(), (s) => {
-    const st = s as FloatState;
-    if (st.count === 0 || (kind === 'samp' && st.count === 1)) return null;
-    const n = st.count;
-    let num = n * st.sumSq - st.sum * st.sum;
-    if (num < 0) num = 0;
-    const v = num / (kind === 'samp' ? n * (n - 1) : n * n);
-    return sqrt ? Math.sqrt(v) : v;
-  });
+  interface S { n: number; sx: number; sxx: number }
+  return simple(
+    () => ({ n: 0, sx: 0, sxx: 0 }),
+    (s, [v]) => {
+      const st = s as S; const x = v as number;
+      st.n++; st.sx += x;
+      if (st.n > 1) { const tmp = x * st.n - st.sx; st.sxx += (tmp * tmp) / (st.n * (st.n - 1)); }
+      return st;
+    },
+    (a, b) => {
+      const x = a as S; const y = b as S;
+      if (x.n === 0) return { ...y };
+      if (y.n === 0) return { ...x };
+      const n = x.n + y.n;
+      const tmp = x.sx / x.n - y.sx / y.n;
+      return { n, sx: x.sx + y.sx, sxx: x.sxx + y.sxx + (x.n * y.n * tmp * tmp) / n };
+    },
+    (s) => {
+      const st = s as S;
+      if (st.n === 0 || (kind === 'samp' && st.n === 1)) return null;
+      const v = st.sxx / (kind === 'samp' ? st.n - 1 : st.n);
+      return sqrt ? Math.sqrt(v) : v;
+    },
+  );
 }
 
 function minMax(t: SqlType, max: boolean): AggregateImpl {

@@ -155,7 +155,8 @@ export function divScale(a: Decimal, b: Decimal): number {
   const wa = weightAndFirst(a);
   const wb = weightAndFirst(b);
   let qweight = wa.weight - wb.weight;
-  if (wa.first < wb.first) qweight--;
+  // Equal first digits: PostgreSQL assumes the dividend is the smaller.
+  if (wa.first <= wb.first) qweight--;
   let rscale = 16 - qweight * 4;
   rscale = Math.max(rscale, a.scale, b.scale, 0);
   return Math.min(rscale, 1000);
