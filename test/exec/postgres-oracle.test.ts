@@ -223,3 +223,32 @@ test('window functions match PostgreSQL 15', async () => {
     fixed,
   );
 });
+
+test('time zones: timestamptz I/O, AT TIME ZONE, DST-aware arithmetic match PostgreSQL 15', async () => {
+  const zone = 'America/New_York';
+  await client.query(`SET TimeZone = '${zone}'`);
+  const tzCases: [string, Expr][] = [
+    ["'2024-03-10 01:30'::timestamptz", tz('2024-03-10 01:30')],
+    ["'2024-03-10 12:00'::timestamptz", tz('2024-03-10 12:00')],
+    ["'2024-03-09 12:00'::timestamptz + interval '1 day'", op('+', tz('2024-03-09 12:00'), iv('1 day'))],
+    ["'2024-03-09 12:00'::timestamptz + interval '24 hours'", op('+', tz('2024-03-09 12:00'), iv('24 hours'))],
+    ["date_trunc('day', '2024-11-03 15:00'::timestamptz)", fn('date_trunc', text('day'), tz('2024-11-03 15:00'))],
+    ["'2024-07-01 12:00+00'::timestamptz AT TIME ZONE 'Asia/Kolkata'", fn('timezone', text('Asia/Kolkata'), tz('2024-07-01 12:00+00'))],
+    ["'2024-07-01 12:00'::timestamp AT TIME ZONE 'UTC'", fn('timezone', text('UTC'), ts('2024-07-01 12:00'))],
+    ["extract(hour from '2024-07-01 12:00+00'::timestamptz)", fn('extract', text('hour'), tz('2024-07-01 12:00+00'))],
+    ["'2024-07-01'::date::timestamptz", cast(d('2024-07-01'), t.timestamptz)],
+    ["'2024-07-01 23:30+00'::timestamptz::date", cast(tz('2024-07-01 23:30+00'), t.date)],
+  ];
+  const mismatches: string[] = [];
+  try {
+    for (const [sql, expr] of tzCases) {
+      const r = await client.query({ text: `SELECT (${sql})::text`, rowMode: 'array' });
+      const expected = (r.rows[0] as unknown[])[0];
+      const actual = await evalExpr(cast(expr, t.text), { settings: new Map([['timezone', zone]]) });
+      if (actual !== expected) mismatches.push(`${sql}: PostgreSQL ${String(expected)}, Floe ${String(actual)}`);
+    }
+  } finally {
+    await client.query("SET TimeZone = 'UTC'");
+  }
+  assert.deepEqual(mismatches, []);
+});
