@@ -89,6 +89,33 @@ test('DML sinks and lake scans: insert, upsert (ON CONFLICT), update, delete, RE
   }, ctx)), (e: unknown) => e instanceof FloeError && e.sqlstate === '21000');
 });
 
+test('MERGE: update, delete, insert by match kind; a target row matched twice is 21000', async () => {
+  const tm = wh.getTable('public', 'accounts')!;
+  const M: OutputColumn[] = [...cols.map((c) => ({ ...c, name: `s_${c.name}` })), ...cols, { name: 'sp', type: t.bool }, { name: 'tp', type: t.bool }];
+  const mergePlan = (rows: unknown[][]): PhysicalPlan => ({
+    kind: 'merge', table: ref(tm), input: values(M, rows), sourceWidth: 3, sourcePresent: 6, targetPresent: 7,
+    actions: [
+      { match: 'matched', condition: op('=', col(0, t.int4), int(4)), action: { kind: 'delete' } },
+      { match: 'matched', action: { kind: 'update', set: [{ column: 2, expr: op('+', col(5, t.numeric), col(2, t.numeric)) }] } },
+      { match: 'notMatchedByTarget', action: { kind: 'insert', values: [col(0, t.int4), col(1, t.text), col(2, t.numeric)] } },
+    ],
+    columns: [],
+  });
+  let affected = 0;
+  await inTxn((ctx) => rowsOf(mergePlan([
+    [1, 'x', '1', 1, 'ann', '11.75', true, true],
+    [4, 'y', '0', 4, 'dee', '7', true, true],
+    [5, 'eve', '5', null, null, null, true, false],
+    [null, null, null, 3, 'CY', null, false, true],
+  ]), { ...ctx, onRowsAffected: (n) => { affected = n; } }));
+  assert.equal(affected, 3);
+  assert.deepEqual(byId(await rowsOf(scan(tm), { warehouse: wh })), [[1, 'ann', '12.75'], [3, 'CY', null], [5, 'eve', '5']]);
+  await assert.rejects(inTxn((ctx) => rowsOf(mergePlan([
+    [1, 'x', '1', 1, 'ann', '12.75', true, true],
+    [1, 'z', '2', 1, 'ann', '12.75', true, true],
+  ]), ctx)), (e: unknown) => e instanceof FloeError && e.sqlstate === '21000');
+});
+
 test('append table: delete and update through row ids', async () => {
   const tm = await wh.createTable({
     namespace: 'public', name: 'events',
