@@ -29,7 +29,28 @@ const maxDateMs = 8.64e15;
  */
 const posixZone = /^(?:<[^>]*>|[A-Za-z]{3,})?([+-]?)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?$/;
 
+/**
+ * Offsets per (zone, hour): Intl is slow per call and offsets change rarely. An hour is
+ * cached only when its start and end agree, so an hour holding a transition is never cached.
+ */
+const hourCache = new Map<string, number>();
+const hourCacheLimit = 50000;
+
 export function timeZoneOffsetSeconds(timeZone: string, epochSeconds: number): number {
+  const hour = Math.floor(epochSeconds / 3600);
+  const key = `${timeZone}\u0000${hour}`;
+  const cached = hourCache.get(key);
+  if (cached !== undefined) return cached;
+  const start = uncachedOffset(timeZone, hour * 3600);
+  if (start === uncachedOffset(timeZone, hour * 3600 + 3599)) {
+    if (hourCache.size >= hourCacheLimit) hourCache.clear();
+    hourCache.set(key, start);
+    return start;
+  }
+  return uncachedOffset(timeZone, epochSeconds);
+}
+
+function uncachedOffset(timeZone: string, epochSeconds: number): number {
   const tz = timeZone.trim();
   const upper = tz.toUpperCase();
   if (upper === 'UTC' || upper === 'GMT' || upper === 'Z' || upper === 'ETC/UTC' || upper === 'UCT') return 0;
