@@ -217,9 +217,7 @@ export function parseTimestamptz(text: string, timeZone: string): bigint {
   const localSeconds = Number(floorDiv(local, usPerSecond));
   const before = timeZoneOffsetSeconds(timeZone, localSeconds - 86400);
   const after = timeZoneOffsetSeconds(timeZone, localSeconds + 86400);
-  let offset = before;
-  if (timeZoneOffsetSeconds(timeZone, localSeconds - after) === after) offset = after;
-  else if (timeZoneOffsetSeconds(timeZone, localSeconds - before) !== before) offset = before;
+  const offset = timeZoneOffsetSeconds(timeZone, localSeconds - after) === after ? after : before;
   return local - BigInt(offset) * usPerSecond;
 }
 
