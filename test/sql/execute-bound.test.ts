@@ -67,3 +67,12 @@ test('scalar subqueries, correlated and under grouping', async () => {
   assert.deepEqual(await rows('select dept, (select title from dept d where d.id = e.dept) from emp e where dept is not null group by dept order by 1'),
     [[10, 'eng'], [20, 'ops'], [30, null]]);
 });
+
+test('aggregated scalar subqueries in WHERE become grouped left joins with the same answers', async () => {
+  const sql = 'select name from emp e where salary >= (select avg(salary) from emp i where i.dept = e.dept) order by name';
+  const b = bindStatement(parseStatements(sql)[0]!, env);
+  assert.ok(b.kind === 'query' && !JSON.stringify(b.plan, (_k, v) => (typeof v === 'bigint' ? String(v) : v)).includes('scalarSubquery'));
+  assert.deepEqual(await rows(sql), [['bob'], ['cid'], ['eve']], 'dan (NULL dept) compares with NULL and drops out');
+  assert.deepEqual(await rows('select name from emp e where salary > (select max(d.id) * 2 from dept d where d.title = e.name)'), [], 'no group → NULL, as the subquery would give');
+  assert.deepEqual(await rows('select name from emp e where 1 = (select count(*) from dept d where d.id = e.dept) order by 1'), [['ann'], ['bob'], ['cid']], 'count stays a subquery (0 on no rows)');
+});
