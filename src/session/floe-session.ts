@@ -73,6 +73,31 @@ function abortReason(signal: AbortSignal): FloeError {
   return signal.reason instanceof FloeError ? signal.reason : canceled();
 }
 
+/**
+ * Settings a StartupMessage carries: its parameters, plus `options` (-c name=value
+ * / --name=value, as PGOPTIONS sends them). Floe speaks UTF8 only, so
+ * client_encoding is reported as UTF8 whatever was asked, and a bare DateStyle
+ * gets PostgreSQL's default order.
+ */
+function startupSettings(parameters: Readonly<Record<string, string>>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(parameters)) {
+    const name = k.toLowerCase();
+    if (name === 'user' || name === 'database' || name === 'replication') continue;
+    if (name === 'options') {
+      const re = /(?:-c\s*|--)([A-Za-z_.][\w.-]*)=((?:\\ |\S)*)/g;
+      for (const m of v.matchAll(re)) out.push([m[1]!.toLowerCase().replaceAll('-', '_'), m[2]!.replaceAll('\\ ', ' ')]);
+      continue;
+    }
+    out.push([name, v]);
+  }
+  return out.map(([name, v]): [string, string] => {
+    if (name === 'client_encoding') return [name, 'UTF8'];
+    if (name === 'datestyle' && !v.includes(',')) return [name, /^(iso|sql|postgres|german)$/i.test(v) ? `${v.toUpperCase() === 'POSTGRES' ? 'Postgres' : v.toUpperCase()}, MDY` : v];
+    return [name, v];
+  });
+}
+
 /** Creates the engine side of one connection. */
 export function createFloeSession(deps: SessionDeps): SessionHandler {
   return new FloeSession(deps);
@@ -97,11 +122,7 @@ class FloeSession implements SessionHandler {
     this.#settings = defaultSettings(deps.startup);
     if (deps.port !== undefined) this.#settings.set('port', String(deps.port));
     this.#settings.set('floe.backend_pid', String(deps.startup.processId));
-    for (const [k, v] of Object.entries(deps.startup.parameters)) {
-      const name = k.toLowerCase();
-      if (name === 'user' || name === 'database' || name === 'options' || name === 'replication') continue;
-      this.#settings.set(name, v);
-    }
+    for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, v);
     this.#defaults = new Map(this.#settings);
   }
 

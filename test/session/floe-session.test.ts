@@ -271,3 +271,12 @@ test('COPY TO STDOUT writes CSV with a header and PostgreSQL quoting', async () 
   assert.equal(out, 'id,v\n1,"a,b"\n2,\n3,""\n');
   assert.equal(r.commandTag(0), 'COPY 3');
 });
+
+test('startup options: -c settings apply, client_encoding is UTF8, a bare DateStyle gets its order', async () => {
+  const { s } = session({ options: '-c search_path=sales,public --application-name=tool', client_encoding: 'LATIN1', DateStyle: 'ISO' });
+  const p = await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  assert.equal(p.search_path, 'sales,public');
+  assert.equal(p.application_name, 'tool');
+  assert.equal(p.client_encoding, 'UTF8');
+  assert.equal(p.DateStyle, 'ISO, MDY');
+});
