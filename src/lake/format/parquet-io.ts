@@ -1,4 +1,4 @@
-import { RecordBatch, Schema, Table, tableToIPC } from 'apache-arrow';
+import { DataType, RecordBatch, Schema, Table, tableToIPC } from 'apache-arrow';
 import { parseTable } from 'arrow-js-ffi';
 import * as pq from 'parquet-wasm';
 import { FloeError } from '../../common/floe-error.js';
@@ -15,13 +15,23 @@ import { SqlState } from '../../common/sqlstate.js';
  */
 export const ROW_GROUP_ROWS = 131072;
 
-function writerProperties(rowGroupRows: number): pq.WriterProperties {
+/**
+ * Dictionary encoding only for string columns. Measured on 1M rows (int8 key, int4,
+ * float8, 5000-distinct text): dictionary on every column encoded in 1.9–2.7 s to
+ * 4.5 MB; strings only encoded in 0.76–0.84 s to 2.5 MB and decoded as fast or faster
+ * (190–226 ms against 254–325 ms). High-cardinality numbers gain nothing from a dictionary.
+ */
+function writerProperties(rowGroupRows: number, schema: Schema): pq.WriterProperties {
   // WriterProperties is consumed by writeParquet, so a fresh one is built per file.
-  return new pq.WriterPropertiesBuilder()
+  let b = new pq.WriterPropertiesBuilder()
     .setCompression(pq.Compression.ZSTD)
     .setMaxRowGroupSize(rowGroupRows)
-    .setCreatedBy('floe')
-    .build();
+    .setDictionaryEnabled(false)
+    .setCreatedBy('floe');
+  for (const f of schema.fields) {
+    if (DataType.isUtf8(f.type) || DataType.isDictionary(f.type)) b = b.setColumnDictionaryEnabled(f.name, true);
+  }
+  return b.build();
 }
 
 /** The writer cuts row groups every `rowGroupRows` rows, across batch boundaries. */
@@ -30,7 +40,7 @@ export function encodeParquet(batches: readonly RecordBatch[], schema?: Schema, 
   const ipc = tableToIPC(table, 'stream');
   const wasmTable = pq.Table.fromIPCStream(ipc);
   try {
-    return pq.writeParquet(wasmTable, writerProperties(rowGroupRows));
+    return pq.writeParquet(wasmTable, writerProperties(rowGroupRows, table.schema));
   } finally {
     try { wasmTable.free(); } catch { /* writeParquet may have consumed it */ }
   }
