@@ -10,7 +10,8 @@
  *   text, varchar, bpchar, name, char → string            bytea → Uint8Array
  *   date → number (days since 1970-01-01; ±Infinity for 'infinity')
  *   time → bigint (microseconds since midnight)
- *   timestamp, timestamptz → bigint (microseconds since 1970-01-01 00:00:00 UTC)
+ *   timestamp, timestamptz → bigint (microseconds since 1970-01-01 00:00:00 UTC;
+ *     'infinity' and '-infinity' are the int64 extremes, as PostgreSQL stores them)
  *   interval → Interval { months, days, micros: bigint }
  *   uuid → string (lower-case canonical form)    json, jsonb → string (the JSON text)
  *   oid, regclass, regtype, regproc → number    array of T → (T | null)[]
