@@ -111,3 +111,12 @@ test('reg* lookups: regproc names, regtype and regclass texts', async () => {
   assert.equal(regclassName(16393, warehouse, catalog, ['public']), 'sales.items');
   assert.equal(regclassName(1259, warehouse, catalog, ['public']), 'pg_class');
 });
+
+test('catalog relations carry PostgreSQL relkinds; column defaults read as pg_get_expr prints them', async () => {
+  const cls = new Map((await rows('pg_catalog', 'pg_class')).map((r) => [r.relname, r.relkind]));
+  assert.equal(cls.get('pg_class'), 'r');
+  assert.equal(cls.get('pg_roles'), 'v');
+  assert.equal(cls.get('columns'), 'v');
+  const cols = (await rows('information_schema', 'columns')).filter((r) => r.table_name === 'orders' && r.column_name === 'o_note');
+  assert.equal(cols[0]!.column_default, "'none'::text");
+});

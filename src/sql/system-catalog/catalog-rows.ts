@@ -7,6 +7,13 @@ import {
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { pgTypeRows } from './pg-type-rows.js';
+import { catalogShapes } from './catalog-shapes.js';
+
+/** PostgreSQL's relkind for a catalog relation ('r' table, 'v' view); other virtual relations are views. */
+const shapeKinds = new Map(catalogShapes.map((c) => [`${c.schema}.${c.name}`, c.relkind]));
+function virtualRelkind(schema: string, name: string): string {
+  return shapeKinds.get(`${schema}.${name}`) ?? 'v';
+}
 
 type Row = Record<string, unknown>;
 
@@ -54,8 +61,9 @@ function pgClass(v: CatalogView): Row[] {
   }
   for (const vt of v.virtualTables) {
     rows.push({
-      ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema), relam: vt.schema === 'pg_catalog' ? HEAP_AM_OID : 0,
-      relkind: vt.schema === 'pg_catalog' ? 'r' : 'v', relnatts: vt.columns.length,
+      ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema),
+      relam: virtualRelkind(vt.schema, vt.name) === 'r' ? HEAP_AM_OID : 0,
+      relkind: virtualRelkind(vt.schema, vt.name), relnatts: vt.columns.length,
     });
   }
   return rows;
@@ -222,7 +230,7 @@ function isTables(v: CatalogView): Row[] {
     is_insertable_into: 'YES', is_typed: 'NO', commit_action: null,
   }));
   for (const vt of v.virtualTables) {
-    rows.push({ table_catalog: v.ctx.database, table_schema: vt.schema, table_name: vt.name, table_type: vt.schema === 'pg_catalog' ? 'BASE TABLE' : 'VIEW', is_insertable_into: 'NO', is_typed: 'NO' });
+    rows.push({ table_catalog: v.ctx.database, table_schema: vt.schema, table_name: vt.name, table_type: virtualRelkind(vt.schema, vt.name) === 'r' ? 'BASE TABLE' : 'VIEW', is_insertable_into: 'NO', is_typed: 'NO' });
   }
   return rows;
 }
@@ -240,7 +248,7 @@ function isColumns(v: CatalogView): Row[] {
     const numericPrecision = t.kind === 'int2' ? 16 : t.kind === 'int4' ? 32 : t.kind === 'int8' ? 64 : t.kind === 'float4' ? 24 : t.kind === 'float8' ? 53 : t.kind === 'numeric' ? t.precision ?? null : null;
     rows.push({
       table_catalog: v.ctx.database, table_schema: schema, table_name: table, column_name: c.name, ordinal_position: i + 1,
-      column_default: c.defaultExpr ?? null, is_nullable: c.nullable && !pk ? 'YES' : 'NO', data_type: dataTypeName(t),
+      column_default: c.defaultExpr === undefined ? null : deparseDefault(c.defaultExpr, c.type), is_nullable: c.nullable && !pk ? 'YES' : 'NO', data_type: dataTypeName(t),
       character_maximum_length: t.kind === 'varchar' || t.kind === 'bpchar' ? t.length ?? null : null,
       character_octet_length: t.kind === 'varchar' || t.kind === 'bpchar' || t.kind === 'text' ? (t.kind !== 'text' && t.length !== undefined ? t.length * 4 : 1073741824) : null,
       numeric_precision: numericPrecision,
