@@ -42,3 +42,9 @@ test('EXPLAIN of DML and time travel', () => {
   assert.match(explainPlan(planOf('select * from orders for system_version as of 3')).join('\n'), /Lake Scan on public\.orders at version 3/);
   assert.match(explainPlan(planOf('insert into orders (o_id) values (1) on conflict (o_id) do nothing')).join('\n'), /Insert on public\.orders\n\s+Conflict Resolution: NOTHING\n->  Values \(1 row\)/);
 });
+
+test('EXPLAIN prints subquery plans under the node that evaluates them', () => {
+  const text = explainPlan(planOf('select o_id, (select c_name from customers c where c.c_id = o.o_cust) from orders o')).join('\n');
+  assert.match(text, /^Project\n\s+Output: o_id, \(SubPlan correlated\) AS c_name\n\s+SubPlan 1 \(correlated\)\n\s+->  (Project|Lake Scan on public\.customers)/);
+  assert.match(text, /Filter: \(c_id = outer1\.o_cust\)/);
+});

@@ -26,6 +26,24 @@ function sortText(keys: readonly SortKey[], input: PhysicalPlan): string {
   return keys.map((k) => `${formatExpr(k.expr, input.columns)}${k.descending ? ' DESC' : ''}${k.nullsFirst !== k.descending ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
 }
 
+/** Subquery expressions held directly by a node (not by its inputs). */
+function subqueriesOf(p: PhysicalPlan): { plan: PhysicalPlan; correlated: boolean }[] {
+  const out: { plan: PhysicalPlan; correlated: boolean }[] = [];
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) { v.forEach(visit); return; }
+    if (v === null || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if ((o.kind === 'scalarSubquery' || o.kind === 'exists' || o.kind === 'inSubquery') && o.plan) {
+      out.push({ plan: o.plan as PhysicalPlan, correlated: Boolean(o.correlated) });
+      if (o.kind === 'inSubquery') visit(o.arg);
+      return;
+    }
+    for (const [k, x] of Object.entries(o)) if (k !== 'input' && k !== 'left' && k !== 'right' && k !== 'columns') visit(x);
+  };
+  for (const [k, x] of Object.entries(p)) if (k !== 'input' && k !== 'left' && k !== 'right' && k !== 'columns') visit(x);
+  return out;
+}
+
 /**
  * EXPLAIN text for a physical plan, one operator per line, indented under its
  * parent, with detail lines below. Lake scans show the pushed filters and, when
@@ -33,7 +51,26 @@ function sortText(keys: readonly SortKey[], input: PhysicalPlan): string {
  */
 export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan, ScanReport>): string[] {
   const lines: string[] = [];
+  let subplans = 0;
   const emit = (p: PhysicalPlan, depth: number): void => {
+    const before = lines.length;
+    // Subquery expressions of this node print under it, as PostgreSQL's "SubPlan n".
+    const found = subqueriesOf(p);
+    const base = subplans;
+    subplans += found.length;
+    emitNode(p, depth);
+    if (found.length === 0) return;
+    const own = lines.splice(before);
+    const head = own.findIndex((l, i) => i > 0 && /^\s*->/.test(l));
+    const mine = head < 0 ? own : own.slice(0, head);
+    lines.push(...mine);
+    found.forEach((sub, i) => {
+      lines.push(`${'  '.repeat(depth)}${depth === 0 ? '  ' : '    '}SubPlan ${base + i + 1}${sub.correlated ? ' (correlated)' : ''}`);
+      emit(sub.plan, depth === 0 ? 2 : depth + 3);
+    });
+    if (head >= 0) lines.push(...own.slice(head));
+  };
+  const emitNode = (p: PhysicalPlan, depth: number): void => {
     const pad = depth === 0 ? '' : `${'  '.repeat(depth - 1)}->  `;
     const detail = (text: string): void => { lines.push(`${'  '.repeat(depth)}${depth === 0 ? '  ' : '    '}${text}`); };
     switch (p.kind) {
