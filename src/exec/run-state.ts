@@ -18,6 +18,8 @@ export interface RunState {
   readonly outer: readonly (readonly unknown[])[];
   /** Results of uncorrelated subplans, computed once per run. */
   readonly subplanCache: Map<unknown, unknown>;
+  /** When this run last let the event loop in (cancel requests, other sessions). */
+  readonly lastYield: { at: number };
 }
 
 export function createRunState(ctx: ExecContext): RunState {
@@ -39,6 +41,7 @@ export function createRunState(ctx: ExecContext): RunState {
     memory: new MemoryTracker(ctx.memoryLimitBytes ?? 1024 * 1024 * 1024),
     outer: [],
     subplanCache: new Map(),
+    lastYield: { at: performance.now() },
   };
 }
 

@@ -264,3 +264,21 @@ test('json builders and accessors', async () => {
   assert.equal(await evalExpr(f('json_build_object', lit('a', t.text), int(1), lit('b', t.text), lit(true, t.bool))), '{"a" : 1, "b" : true}');
   assert.equal(await evalExpr(op('->>', lit('{"a":{"b":2}}', { kind: 'json' }), lit('a', t.text))), '{"b":2}');
 });
+
+test('cancel lands while a long cross join runs (the executor lets the event loop in)', async () => {
+  const C = [{ name: 'i', type: t.int4 }];
+  const big = values(C, Array.from({ length: 20000 }, (_, i) => [i]));
+  const cnt = aggId('count');
+  const plan: PhysicalPlan = {
+    kind: 'hashAggregate', groupBy: [], aggregates: [{ fn: cnt.id, args: [], distinct: false, type: cnt.type }],
+    input: { kind: 'nestedLoopJoin', joinType: 'inner', left: big, right: big, columns: [...C, ...C] },
+    columns: [{ name: 'n', type: t.int8 }],
+  };
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), 200);
+  try {
+    await assert.rejects(rowsOf(plan, { signal: ac.signal }), (e: unknown) => e instanceof FloeError && e.sqlstate === '57014');
+  } finally {
+    clearTimeout(timer);
+  }
+});

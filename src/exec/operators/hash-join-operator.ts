@@ -7,7 +7,7 @@ import { rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { JoinOutput, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { collectInput, decodedInput, emitBatches, metered, recordMetric } from './operator-support.js';
+import { BATCH_ROWS, breathe, collectInput, decodedInput, emitBatches, metered, recordMetric } from './operator-support.js';
 
 /**
  * Equi-join: builds a hash table over the right input (accounted against the
@@ -65,19 +65,27 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
               const m = table.get(rowKey(kv, keyTypes));
               if (m) for (const j of m) { li.push(i); ri.push(j); }
             }
-            let ok: unknown[] | undefined;
-            if (residual && li.length > 0) ok = await evalPairs(residual, b, build, li, ri, run);
             const matched = new Uint8Array(b.numRows);
             const residualNull = new Uint8Array(b.numRows);
-            for (let k = 0; k < li.length; k++) {
-              const r = ok ? ok[k] : true;
-              const i = li[k]!;
-              if (r === true) {
-                if (jt === 'semi' || jt === 'anti' || jt === 'mark') { matched[i] = 1; continue; }
-                matched[i] = 1;
-                if (rightMatched) rightMatched[ri[k]!] = 1;
-                out.pair(b, i, build, ri[k]!, lw, rw);
-              } else if (r === null) residualNull[i] = 1;
+            // Candidate pairs are handled in slices, so a many-to-many key never builds one giant batch.
+            for (let start = 0; start < li.length; start += BATCH_ROWS) {
+              const end = Math.min(li.length, start + BATCH_ROWS);
+              const ok = residual ? await evalPairs(residual, b, build, li.slice(start, end), ri.slice(start, end), run) : undefined;
+              for (let k = start; k < end; k++) {
+                const r = ok ? ok[k - start] : true;
+                const i = li[k]!;
+                if (r === true) {
+                  matched[i] = 1;
+                  if (jt === 'semi' || jt === 'anti' || jt === 'mark') continue;
+                  if (rightMatched) rightMatched[ri[k]!] = 1;
+                  out.pair(b, i, build, ri[k]!, lw, rw);
+                } else if (r === null) residualNull[i] = 1;
+              }
+              if (out.n >= BATCH_ROWS) {
+                yield* emitBatches(plan.columns, out.cols, out.n);
+                out.reset();
+                await breathe(run);
+              }
             }
             for (let i = 0; i < b.numRows; i++) {
               switch (jt) {

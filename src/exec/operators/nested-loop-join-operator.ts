@@ -6,7 +6,7 @@ import type { NestedLoopJoinPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { JoinOutput, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, collectInput, decodedInput, emitBatches, metered } from './operator-support.js';
+import { BATCH_ROWS, breathe, collectInput, decodedInput, emitBatches, metered } from './operator-support.js';
 
 /**
  * Joins on any condition (or none: a cross join) by pairing every left row with
@@ -50,7 +50,11 @@ export function createNestedLoopJoinOperator(plan: NestedLoopJoinPlan, left: Ope
                   out.pair(b, i, build, ri[k]!, lw, rw);
                 } else if (r === null) sawNull[i] = 1;
               }
-              run.memory.reserve(0, 'nested loop join');
+              if (out.n >= BATCH_ROWS) {
+                yield* emitBatches(plan.columns, out.cols, out.n);
+                out.reset();
+                await breathe(run);
+              }
             }
             for (let i = 0; i < b.numRows; i++) {
               if ((jt === 'left' || jt === 'full') && !matched[i]) out.pair(b, i, undefined, undefined, lw, rw);

@@ -12,6 +12,19 @@ import type { Operator } from './operator.js';
 /** Rows per output batch. */
 export const BATCH_ROWS = 8192;
 
+/** Longest stretch (ms) a run computes before letting I/O in — a CancelRequest, other sessions. */
+const YIELD_EVERY_MS = 20;
+
+/** Lets the event loop run when this query has held it for a while, then checks for cancellation. */
+export async function breathe(run: RunState): Promise<void> {
+  const now = performance.now();
+  if (now - run.lastYield.at >= YIELD_EVERY_MS) {
+    await new Promise<void>((r) => setImmediate(r));
+    run.lastYield.at = performance.now();
+  }
+  checkAbort(run);
+}
+
 export function checkAbort(run: RunState): void {
   if (run.signal?.aborted) {
     throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
@@ -48,7 +61,7 @@ export function metered(plan: PhysicalPlan, run: RunState, source: () => AsyncGe
       const it = source();
       return {
         async next() {
-          checkAbort(run);
+          await breathe(run);
           const t0 = m ? process.hrtime.bigint() : 0n;
           try {
             const r = await it.next();
@@ -75,7 +88,7 @@ export function typesOf(columns: readonly OutputColumn[]): SqlType[] {
 export async function* decodedInput(input: Operator, run: RunState): AsyncGenerator<ColumnarBatch> {
   const types = typesOf(input.columns);
   for await (const b of input.execute(run)) {
-    checkAbort(run);
+    await breathe(run);
     if (b.numRows === 0) continue;
     yield decodeBatch(b, types);
   }

@@ -4,7 +4,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { ValuesPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { emitBatches, metered } from './operator-support.js';
+import { BATCH_ROWS, emitBatches, metered } from './operator-support.js';
 
 /** VALUES rows: each expression evaluated once, with no input columns. */
 export function createValuesOperator(plan: ValuesPlan): Operator {
@@ -13,18 +13,29 @@ export function createValuesOperator(plan: ValuesPlan): Operator {
       throw new FloeError(SqlState.syntaxError, 'VALUES lists must all be the same length');
     }
   }
-  const compiled = plan.rows.map((row) => row.map(compileExpr));
+  // Literal rows (the common case, and bind-time generate_series) need no evaluation.
+  const literal = plan.rows.every((row) => row.every((e) => e.kind === 'literal'));
+  const compiled = literal ? [] : plan.rows.map((row) => row.map(compileExpr));
   return {
     plan,
     columns: plan.columns,
     execute(run) {
       return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
-        const cols: unknown[][] = plan.columns.map(() => []);
-        const one = { numRows: 1, columns: [] };
-        for (const row of compiled) {
-          for (let c = 0; c < row.length; c++) cols[c]!.push((await row[c]!.evaluate(one, run))[0]);
+        const n = plan.rows.length;
+        for (let start = 0; start < n; start += BATCH_ROWS) {
+          const end = Math.min(n, start + BATCH_ROWS);
+          const cols: unknown[][] = plan.columns.map(() => new Array<unknown>(end - start));
+          const one = { numRows: 1, columns: [] };
+          for (let r = start; r < end; r++) {
+            for (let c = 0; c < plan.columns.length; c++) {
+              let v: unknown;
+              if (literal) v = (plan.rows[r]![c] as { value: unknown }).value;
+              else v = (await compiled[r]![c]!.evaluate(one, run))[0];
+              cols[c]![r - start] = v === undefined ? null : v;
+            }
+          }
+          yield* emitBatches(plan.columns, cols, end - start);
         }
-        yield* emitBatches(plan.columns, cols, compiled.length);
       });
     },
   };
