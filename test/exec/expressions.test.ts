@@ -192,3 +192,18 @@ test('operator resolution follows PostgreSQL (unknown literals, implicit casts, 
   assert.equal(resolveFunction('count', [])?.returnType.kind, 'int8');
   assert.equal(resolveFunction('no_such_fn', [t.int4]), undefined);
 });
+
+test('reg* casts: type names built in, relations and functions through a registered resolver', async () => {
+  const { registerRegTypeResolver } = await import('../../src/exec/index.js');
+  assert.equal(await evalExpr(cast(text('integer'), { kind: 'regtype' })), 23);
+  assert.equal(await evalExpr(cast(text('pg_catalog.int8'), { kind: 'regtype' })), 20);
+  assert.equal(await evalExpr(cast(cast(lit(1043, { kind: 'oid' }), { kind: 'regtype' }), t.text)), 'character varying');
+  assert.equal(await evalExpr(cast(text('1259'), { kind: 'regclass' })), 1259);
+  await rejects(cast(text('no_such_table'), { kind: 'regclass' }), '42P01', 'relation "no_such_table" does not exist');
+  registerRegTypeResolver({
+    toOid: (kind, name) => (kind === 'regproc' && name === 'pg_catalog.array_in' ? 750 : undefined),
+    toName: (kind, oid) => (kind === 'regproc' && oid === 750 ? 'array_in' : undefined),
+  });
+  assert.equal(await evalExpr(cast(text('pg_catalog.array_in'), { kind: 'regproc' })), 750);
+  assert.equal(await evalExpr(cast(lit(750, { kind: 'regproc' }), t.text)), 'array_in');
+});

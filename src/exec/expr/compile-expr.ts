@@ -7,6 +7,8 @@ import type { ScalarImpl } from '../functions/function-registry.js';
 import type { PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { castValue } from '../types/cast-value.js';
+import { regTypeInput, regTypeOutput } from '../types/reg-types.js';
+import type { RegTypeKind } from '../types/reg-types.js';
 import { valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
 import { likeMatcher } from './like-matcher.js';
@@ -34,6 +36,10 @@ export interface CompiledExpr {
   evaluateSync(batch: ColumnarBatch, run: RunState): unknown[];
   /** True when the expression contains subqueries (they run asynchronously before the pass). */
   readonly async: boolean;
+}
+
+function isRegKind(k: string): boolean {
+  return k === 'regclass' || k === 'regtype' || k === 'regproc';
 }
 
 function forEach(n: number, sel: Int32Array | undefined, f: (i: number) => void): void {
@@ -221,13 +227,20 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       const arg = c(e.arg);
       const from = e.arg.type;
       const to = e.type;
+      const isText = (k: string) => k === 'text' || k === 'varchar' || k === 'bpchar' || k === 'name' || k === 'unknown' || k === 'char';
+      const regIn = isRegKind(to.kind) && isText(from.kind) ? (to.kind as RegTypeKind) : undefined;
+      const regOut = isRegKind(from.kind) && isText(to.kind) ? (from.kind as RegTypeKind) : undefined;
       return (b, ev, sel) => {
         const vals = arg(b, ev, sel);
         const out = new Array<unknown>(b.numRows);
         const settings = { timeZone: timeZoneOf(ev.run), nowMicros: ev.run.evalCtx.statementStartMicros };
         forEach(b.numRows, sel, (i) => {
           const v = vals[i];
-          out[i] = v === null ? null : castValue(v, from, to, settings, true);
+          if (v === null) out[i] = null;
+          // reg* types read and print names through the catalog.
+          else if (regIn) out[i] = regTypeInput(regIn, v as string, ev.run.evalCtx);
+          else if (regOut) out[i] = castValue(regTypeOutput(regOut, v as number, ev.run.evalCtx), { kind: 'text' }, to, settings, true);
+          else out[i] = castValue(v, from, to, settings, true);
         });
         return out;
       };
