@@ -198,3 +198,9 @@ test('MERGE: join type from the clauses, actions over source ++ target, markers 
   const append = sink(dml('merge into sales.items i using customers c on i.i_id = c.c_id when matched then delete'), 'merge');
   assert.equal(append.input.columns[append.sourceWidth + 2]!.name, '_row_id', 'append tables carry the row id after the target row');
 });
+
+test('TRUNCATE deletes every row with PostgreSQL\'s tag', () => {
+  const b = dml('truncate table orders');
+  assert.equal(b.commandTag(5), 'TRUNCATE TABLE');
+  assert.equal(sink(b, 'delete').input.kind, 'lakeScan');
+});

@@ -13,7 +13,7 @@ import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } fr
 import { bindInsert } from './bind-insert.js';
 import { bindMerge } from './bind-merge.js';
 import { bindSelect } from './bind-query.js';
-import { bindDelete, bindUpdate } from './bind-update-delete.js';
+import { bindDelete, bindTruncate, bindUpdate } from './bind-update-delete.js';
 import {
   bindClose, bindDeallocate, bindDiscard, bindExecute, bindFetch, bindListen, bindPrepare, bindShow, bindTransaction,
   bindVariableSet, cursorOptions,
@@ -44,6 +44,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'InsertStmt': return bindInsert(ctx, n);
     case 'UpdateStmt': return bindUpdate(ctx, n);
     case 'DeleteStmt': return bindDelete(ctx, n);
+    case 'TruncateStmt': return bindTruncate(ctx, n);
     case 'MergeStmt': return bindMerge(ctx, n);
     case 'CreateSchemaStmt': return bindCreateSchema(n);
     case 'CreateStmt': return bindCreateTable(ctx, n);

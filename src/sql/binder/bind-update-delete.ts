@@ -100,3 +100,18 @@ export function bindDelete(ctx: BindContext, n: Raw): BoundStatement {
   });
   return finishDml(ctx, plan, returning?.columns ?? [], (count) => `DELETE ${count}`);
 }
+
+/** TRUNCATE t: deletes every row (one table per statement); the tag is PostgreSQL's. */
+export function bindTruncate(ctx: BindContext, n: Raw): BoundStatement {
+  const rels = (n.relations as Raw[] | undefined) ?? [];
+  if (rels.length !== 1) {
+    throw new FloeError(SqlState.featureNotSupported, 'TRUNCATE of several tables in one statement is not supported', { position: positionOf(rels[1]) });
+  }
+  const rv = rels[0].RangeVar ?? rels[0];
+  const t = resolveDmlTarget(ctx, rv, 'truncate');
+  const rows = targetRows(ctx, { relation: rv }, t, undefined, 'TRUNCATE');
+  const plan = LogicalDelete.create({
+    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input: keepColumns(rows.plan, rows.rowWidth), columns: [],
+  });
+  return finishDml(ctx, plan, [], () => 'TRUNCATE TABLE');
+}
