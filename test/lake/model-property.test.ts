@@ -4,7 +4,7 @@
  * optimize (with node splits forced by a tiny write.target-file-size), branch
  * create/write/fast-forward and snapshot expiration, checked against a plain
  * in-memory model. After every step each ref reads as the model says; at the end of
- * every run, so does every retained snapshot.
+ * every run, so does every retained snapshot, and an expired one is refused.
  *
  * The model: per branch, key → (seq, offset, value | deleted). A committed write of
  * (seq, offset) replaces a key's entry only if it is greater — blind writes are
@@ -352,8 +352,8 @@ test('table contents equal the model at every ref and every retained snapshot', 
   let runs = 0;
   await fc.assert(fc.asyncProperty(scenarioArb, async (s) => { runs++; await runScenario(s); }), {
     numRuns: Number(process.env['FLOE_MODEL_RUNS'] ?? 100),
-    // CI budget: stop generating new cases after 30 s (a failure still shrinks); FLOE_MODEL_SECONDS for deeper runs
-    interruptAfterTimeLimit: Number(process.env['FLOE_MODEL_SECONDS'] ?? 30) * 1000,
+    // CI budget: stop generating new cases after 25 s (a failure still shrinks); FLOE_MODEL_SECONDS for deeper runs
+    interruptAfterTimeLimit: Number(process.env['FLOE_MODEL_SECONDS'] ?? 25) * 1000,
     markInterruptAsFailure: false,
   });
   t.diagnostic(`${runs} scenarios run; ${JSON.stringify(coverage)}`);
