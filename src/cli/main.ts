@@ -25,6 +25,8 @@ function createLogger(): Logger {
 }
 
 async function serve(argv: string[]): Promise<void> {
+  // A log reader that went away (EPIPE) must not take the server down, nor keep it from stopping.
+  process.stdout.on('error', () => undefined);
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -63,16 +65,17 @@ async function serve(argv: string[]): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'draining sessions');
+    // Whatever happens while draining (a hung session, a closed log pipe), the process ends.
+    setTimeout(() => process.exit(1), 15_000).unref();
     try {
+      logger.info({ signal }, 'draining sessions');
       await server.close({ drainMs: 5000 });
       await warehouse.close();
       logger.info('stopped');
       logger.flush?.();
       process.exit(0);
     } catch (err) {
-      logger.error({ err }, 'error while stopping');
-      process.exit(1);
+      try { logger.error({ err }, 'error while stopping'); } finally { process.exit(1); }
     }
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

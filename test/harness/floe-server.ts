@@ -41,8 +41,17 @@ export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServe
   );
   // Never outlive the test process, even when it ends without calling stop().
   const killOnExit = () => child.kill('SIGKILL');
+  const onSignal = (sig: NodeJS.Signals) => {
+    killOnExit();
+    process.kill(process.pid, sig);
+  };
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
   process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
+  for (const sig of signals) process.once(sig, onSignal);
+  child.once('exit', () => {
+    process.off('exit', killOnExit);
+    for (const sig of signals) process.off(sig, onSignal);
+  });
   let logText = '';
   const port = await new Promise<number>((resolvePort, reject) => {
     let pending = '';

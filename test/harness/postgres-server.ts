@@ -95,10 +95,17 @@ async function startLocalCluster(): Promise<PostgresServer> {
     } catch { /* best effort while exiting */ }
   };
   process.once('exit', onExit);
+  // SIGTERM/SIGINT (a runner's timeout, Ctrl-C) skip 'exit' handlers unless someone exits explicitly.
+  const onSignal = (sig: NodeJS.Signals) => {
+    onExit();
+    process.kill(process.pid, sig);
+  };
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, onSignal);
   const stopCluster = async () => {
     if (stopped) return;
     stopped = true;
     process.off('exit', onExit);
+    for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.off(sig, onSignal);
     try {
       await run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
     } finally {
