@@ -74,7 +74,8 @@ test('joins: inner/left/right/full/cross, USING and NATURAL', () => {
   query('select * from orders cross join customers');
   const u = query('select * from orders a join orders b using (o_id)');
   assert.equal(u.columns.length, 9, 'the USING column appears once');
-  query('select o_id from orders natural join orders');
+  query('select o_id from orders a natural join orders b');
+  assert.throws(() => query('select 1 from orders natural join orders'), /table name "orders" specified more than once/);
 });
 
 test('subqueries: scalar, EXISTS, IN, correlated, ARRAY(…)', () => {

@@ -35,14 +35,20 @@ export function bindFromClause(
   let acc: BoundFrom | undefined;
   for (const item of items) {
     const next = bindFromItem(ctx, item, parent, correlation, acc);
+    if (acc) checkDuplicateAliases(acc.scope, next.scope, item);
     acc = acc === undefined ? next : crossJoin(acc, next, parent, correlation);
   }
-  checkDuplicateAliases(acc!.scope, items);
   return acc!;
 }
 
-function checkDuplicateAliases(scope: Scope, items: readonly Raw[]): void {
-  void scope; void items;
+/** PostgreSQL's 42712: two FROM items may not expose the same name. */
+function checkDuplicateAliases(left: Scope, right: Scope, item: Raw): void {
+  const names = new Set(left.columns.map((c) => c.relation).filter((r): r is string => r !== undefined));
+  for (const c of right.columns) {
+    if (c.relation !== undefined && names.has(c.relation)) {
+      throw new FloeError('42712', `table name "${c.relation}" specified more than once`, { position: positionOf(item) });
+    }
+  }
 }
 
 function crossJoin(left: BoundFrom, right: BoundFrom, parent: Scope | undefined, correlation: { correlated: boolean }): BoundFrom {
@@ -216,6 +222,7 @@ function bindJoin(ctx: BindContext, j: Raw, parent: Scope | undefined, correlati
   const right = bindFromItem(ctx, j.rarg, parent, correlation, left);
   const joinType = ({ JOIN_INNER: 'inner', JOIN_LEFT: 'left', JOIN_RIGHT: 'right', JOIN_FULL: 'full' } as const)[j.jointype as 'JOIN_INNER'];
   if (!joinType) throw new FloeError(SqlState.featureNotSupported, `unsupported join type ${j.jointype}`, { position: positionOf(j) });
+  checkDuplicateAliases(left.scope, right.scope, j.rarg);
   const scope = joinedScope(left.scope, right.scope, parent, correlation);
   let condition: Expr | undefined;
   let columns = [...scope.columns];
