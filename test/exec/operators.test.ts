@@ -282,3 +282,25 @@ test('cancel lands while a long cross join runs (the executor lets the event loo
     clearTimeout(timer);
   }
 });
+
+test('numeric and integer sums stay exact across the fast accumulators', async () => {
+  const sumN = aggId('sum', t.numeric); const sumI = aggId('sum', t.int4); const avgN = aggId('avg', t.numeric);
+  const C: OutputColumn[] = [{ name: 'n', type: t.numeric }, { name: 'i', type: t.int4 }];
+  const rows: unknown[][] = [['0.00', 2147483647], ['0.00', 2147483647], ['-0.5', -1], ['12345678901234567890.123', 5], ['1e2', 0]];
+  const res = await rowsOf({
+    kind: 'hashAggregate', input: values(C, rows), groupBy: [],
+    aggregates: [
+      { fn: sumN.id, args: [col(0, t.numeric)], distinct: false, type: sumN.type },
+      { fn: sumI.id, args: [col(1, t.int4)], distinct: false, type: sumI.type },
+      { fn: avgN.id, args: [col(0, t.numeric)], distinct: false, type: avgN.type },
+    ],
+    columns: [{ name: 'sn', type: t.numeric }, { name: 'si', type: t.int8 }, { name: 'an', type: t.numeric }],
+  });
+  assert.deepEqual(res, [['12345678901234567989.623', 4294967298n, '2469135780246913597.925']]);
+  const zeros = await rowsOf({
+    kind: 'hashAggregate', input: values(C, [['0.00', 1], ['0.00', 1]]), groupBy: [],
+    aggregates: [{ fn: sumN.id, args: [col(0, t.numeric)], distinct: false, type: sumN.type }],
+    columns: [{ name: 'sn', type: t.numeric }],
+  });
+  assert.deepEqual(zeros, [['0.00']]);
+});

@@ -12,23 +12,77 @@ function simple(init: () => unknown, step: (s: unknown, a: unknown[]) => unknown
   return { init, step, combine, final };
 }
 
-interface NumState { sum: Decimal; count: bigint }
+interface NumState { sum: Decimal; count: bigint; acc: number; accScale: number }
 interface FloatState { sum: number; sumSq: number; count: number }
-interface IntState { sum: bigint; count: bigint }
+interface IntState { sum: bigint; count: bigint; acc: number }
 
+const SAFE = 2 ** 52;
+
+/** Integer sums add in a double while exact and spill into a BigInt before they could round. */
 const intSum = (): AggregateImpl => simple(
-  () => ({ sum: 0n, count: 0n }),
-  (s, [v]) => { const st = s as IntState; st.sum += BigInt(v as number | bigint); st.count++; return st; },
-  (a, b) => { const x = a as IntState; const y = b as IntState; return { sum: x.sum + y.sum, count: x.count + y.count }; },
+  () => ({ sum: 0n, count: 0n, acc: 0 }),
+  (s, [v]) => {
+    const st = s as IntState;
+    if (typeof v === 'bigint') st.sum += v;
+    else {
+      st.acc += v as number;
+      if (st.acc > SAFE || st.acc < -SAFE) { st.sum += BigInt(st.acc); st.acc = 0; }
+    }
+    st.count++;
+    return st;
+  },
+  (a, b) => { const x = a as IntState; const y = b as IntState; return { sum: x.sum + y.sum + BigInt(x.acc) + BigInt(y.acc), count: x.count + y.count, acc: 0 }; },
   (s) => s,
 );
 
+function intTotal(s: IntState): bigint {
+  return s.sum + BigInt(s.acc);
+}
+
+/**
+ * Exact numeric sums. Values with at most 15 digits accumulate as unscaled
+ * doubles at a common scale (exact below 2^52); anything else, or a growing
+ * total, folds into the scaled-BigInt sum.
+ */
+function numTotal(st: NumState): Decimal {
+  return decAdd(st.sum, { unscaled: BigInt(st.acc), scale: st.accScale });
+}
+
 function numAcc(): AggregateImpl {
+  const flush = (st: NumState) => {
+    // Always folds, even a zero: the scale of '0.00' must survive.
+    st.sum = numTotal(st);
+    st.acc = 0;
+  };
   return simple(
-    () => ({ sum: ZERO, count: 0n }),
-    (s, [v]) => { const st = s as NumState; st.sum = decAdd(st.sum, toDecimal(v)); st.count++; return st; },
-    (a, b) => { const x = a as NumState; const y = b as NumState; return { sum: decAdd(x.sum, y.sum), count: x.count + y.count }; },
-    (s) => s,
+    () => ({ sum: ZERO, count: 0n, acc: 0, accScale: 0 }),
+    (s, [v]) => {
+      const st = s as NumState;
+      st.count++;
+      if (typeof v === 'string' && v.length <= 16) {
+        const dot = v.indexOf('.');
+        const scale = dot < 0 ? 0 : v.length - dot - 1;
+        const digits = dot < 0 ? v : v.slice(0, dot) + v.slice(dot + 1);
+        const n = Number(digits);
+        if (Number.isSafeInteger(n) && scale <= 15 && !/[eE]/.test(v)) {
+          if (scale > st.accScale) { flush(st); st.accScale = scale; }
+          const scaled = n * 10 ** (st.accScale - scale);
+          if (Number.isSafeInteger(scaled)) {
+            st.acc += scaled;
+            if (st.acc > SAFE || st.acc < -SAFE) flush(st);
+            return st;
+          }
+        }
+      }
+      st.sum = decAdd(st.sum, toDecimal(v));
+      return st;
+    },
+    (a, b) => {
+      const x = a as NumState; const y = b as NumState;
+      flush(x); flush(y);
+      return { sum: decAdd(x.sum, y.sum), count: x.count + y.count, acc: 0, accScale: Math.max(x.accScale, y.accScale) };
+    },
+    (s) => { const st = s as NumState; flush(st); st.accScale = Math.max(st.accScale, st.sum.scale); return st; },
   );
 }
 
@@ -117,17 +171,17 @@ export function registerBuiltinAggregates(): void {
   });
   // sum
   for (const k of ['int2', 'int4'] as const) {
-    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0n ? null : checkInt8((s as IntState).sum))) });
+    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0n ? null : checkInt8(intTotal(s as IntState)))) });
     registerAggregateFunction({ name: 'avg', args: [T[k]], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
   }
-  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0n ? null : (s as IntState).sum.toString())) });
+  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0n ? null : intTotal(s as IntState).toString())) });
   registerAggregateFunction({ name: 'avg', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
-  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => mapFinal(numAcc(), (s) => ((s as NumState).count === 0n ? null : formatDecimal((s as NumState).sum))) });
+  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => mapFinal(numAcc(), (s) => ((s as NumState).count === 0n ? null : formatDecimal(numTotal(s as NumState)))) });
   registerAggregateFunction({
     name: 'avg', args: [N], returns: N,
     impl: () => mapFinal(numAcc(), (s) => {
       const st = s as NumState;
-      return st.count === 0n ? null : formatDecimal(decDiv(st.sum, { unscaled: st.count, scale: 0 }));
+      return st.count === 0n ? null : formatDecimal(decDiv(numTotal(st), { unscaled: st.count, scale: 0 }));
     }),
   });
   for (const k of ['float4', 'float8'] as const) {
@@ -268,7 +322,7 @@ function checkInt8(v: bigint): bigint {
 
 function avgOfInt(s: IntState): string | null {
   if (s.count === 0n) return null;
-  return formatDecimal(decDiv({ unscaled: s.sum, scale: 0 }, { unscaled: s.count, scale: 0 }));
+  return formatDecimal(decDiv({ unscaled: intTotal(s), scale: 0 }, { unscaled: s.count, scale: 0 }));
 }
 
 function addIv(a: Interval | null, b: Interval): Interval {
