@@ -169,3 +169,8 @@ test("interval '90' day: a bare number takes the qualifier's unit", () => {
   assert.deepEqual(exprs.map((e) => (e.kind === 'cast' && e.arg.kind === 'literal' ? e.arg.value : e.kind === 'literal' ? e.value : '?')),
     ['90 day', '3 month', '1 year', '5 hour', '1 day']);
 });
+
+test('a CASE is named after its ELSE result when that has a name (psql \\d)', () => {
+  assert.deepEqual(columnsOf("select case when o_cust = 0 then '' else o_note::text end, case when true then o_note end, case when true then 1 else 2 end from orders").map((c) => c[0]),
+    ['o_note', 'case', 'case']);
+});

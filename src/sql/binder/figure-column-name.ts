@@ -49,7 +49,11 @@ function figure(node: Raw): { name: string; strength: number } | undefined {
         if (target?.val) return figure(target.val);
       }
       return undefined;
-    case 'CaseExpr': return { name: 'case', strength: 1 };
+    case 'CaseExpr': {
+      // PostgreSQL names a CASE after its ELSE result when that has a real name.
+      const inner = n.defresult ? figure(n.defresult) : undefined;
+      return inner && inner.strength >= 2 ? inner : { name: 'case', strength: 1 };
+    }
     case 'A_ArrayExpr': return { name: 'array', strength: 2 };
     case 'RowExpr': return { name: 'row', strength: 2 };
     case 'CoalesceExpr': return { name: 'coalesce', strength: 2 };

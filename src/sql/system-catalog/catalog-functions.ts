@@ -9,6 +9,8 @@ import {
 import { lakeWarehouse } from './catalog-view.js';
 import type { CatalogTableInfo } from './catalog-view.js';
 import { typeForOid } from './pg-type-rows.js';
+import { registerRegTypeResolver } from '../../exec/types/reg-types.js';
+import { regclassName, regclassOid, regprocName, regprocOid, regtypeName } from './catalog-lookup.js';
 
 /** The version string Floe reports: PostgreSQL-shaped so clients parse it (server_version is "15.18 (Floe 0.1.0)"). */
 export const FLOE_VERSION_STRING = 'PostgreSQL 15.18 (Floe 0.1.0) on x86_64-pc-linux-gnu, compiled by Node.js, 64-bit';
@@ -94,6 +96,19 @@ export function registerCatalogFunctions(): void {
   registered = true;
   const reg = registerScalarFunction;
 
+  // '…'::regclass / ::regproc / ::regtype input and output read the catalog through this.
+  registerRegTypeResolver({
+    toOid(kind, name, ctx) {
+      if (kind === 'regclass') return regclassOid(name, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true));
+      if (kind === 'regproc') return regprocOid(name);
+      return undefined;
+    },
+    toName(kind, oid, ctx) {
+      if (kind === 'regclass') return regclassName(oid, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true));
+      if (kind === 'regproc') return regprocName(oid);
+      return regtypeName(oid);
+    },
+  });
   reg({ name: 'version', args: [], returns: T.text, impl: () => FLOE_VERSION_STRING });
   reg({ name: 'current_database', args: [], returns: T.name, impl: (_a, ctx) => ctx.database });
   reg({ name: 'current_catalog', args: [], returns: T.name, impl: (_a, ctx) => ctx.database });

@@ -19,6 +19,40 @@ export function regprocOid(text: string): number | undefined {
   return procOids.get(t.replace(/^pg_catalog\./, '').replace(/^"(.*)"$/, '$1'));
 }
 
+/** The pg_proc name of a function OID, for regproc output. */
+export function regprocName(oid: number): string | undefined {
+  for (const [name, o] of procOids) if (o === oid) return name;
+  return undefined;
+}
+
+/** `'[schema.]name'::regclass` → the relation's OID, searching search_path (pg_catalog first) when unqualified. */
+export function regclassOid(text: string, warehouse: unknown, registry: VirtualTableRegistry | undefined, searchPath: readonly string[]): number | undefined {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return Number(t);
+  const parts = splitName(t);
+  const name = parts[parts.length - 1]!;
+  const schemas = parts.length > 1 ? [parts[parts.length - 2]!] : (searchPath.includes('pg_catalog') ? searchPath : ['pg_catalog', ...searchPath]);
+  const w = lakeWarehouse(warehouse);
+  for (const s of schemas) {
+    const lake = s === 'pg_catalog' || s === 'information_schema' ? undefined : w?.listTables(s).find((x) => x.name === name);
+    if (lake) return lake.id;
+    const v = registry?.lookup(s, name);
+    if (v) return v.oid;
+  }
+  return undefined;
+}
+
+function splitName(text: string): string[] {
+  const out: string[] = [];
+  const re = /\s*(?:"((?:[^"]|"")*)"|([^."]+))\s*(?:\.|$)/gy;
+  let m: RegExpExecArray | null;
+  while (re.lastIndex < text.length && (m = re.exec(text)) !== null) {
+    out.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]!.trim().toLowerCase());
+    if (m[0] === '') break;
+  }
+  return out.length > 0 ? out : [text.toLowerCase()];
+}
+
 /** A type OID's regtype text: PostgreSQL's own name for it (integer, character varying, text[], …). */
 export function regtypeName(oid: number): string | undefined {
   const e = allTypes().find((x) => x.oid === oid);
