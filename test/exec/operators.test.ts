@@ -304,3 +304,15 @@ test('numeric and integer sums stay exact across the fast accumulators', async (
   });
   assert.deepEqual(zeros, [['0.00']]);
 });
+
+test('arrowToRowBatch gives the wire canonical values', async () => {
+  const { arrowToRowBatch, executePlan } = await import('../../src/exec/index.js');
+  const C: OutputColumn[] = [{ name: 'i', type: t.int8 }, { name: 'iv', type: t.interval }, { name: 'n', type: t.numeric }];
+  const plan = values(C, [[5n, { months: 1, days: 2, micros: 3n }, '1.50'], [null, null, null]]);
+  for await (const b of executePlan(plan, {})) {
+    const rb = arrowToRowBatch(b, C.map((c) => c.type));
+    assert.equal(rb.numRows, 2);
+    assert.deepEqual([0, 1, 2].map((c) => rb.columns[c]!.get(0)), [5n, { months: 1, days: 2, micros: 3n }, '1.50']);
+    assert.deepEqual([0, 1, 2].map((c) => rb.columns[c]!.get(1)), [null, null, null]);
+  }
+});

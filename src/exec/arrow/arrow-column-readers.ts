@@ -1,23 +1,21 @@
-import type { RecordBatch, Vector } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnReader, RowBatch } from '../../wire/session-handler.js';
-import { vectorToValues } from './vector-values.js';
+import { decodeBatch } from './columnar-batch.js';
 
 /**
  * The wire's ColumnReaders (canonical values by row) for an executor batch.
- * Each column is decoded once, on first access.
+ * Batches the executor built are read from the values they were built from,
+ * without decoding the Arrow buffers again.
  */
 export function arrowColumnReaders(batch: RecordBatch, types: readonly SqlType[]): ColumnReader[] {
-  return types.map((t, i) => {
-    let values: unknown[] | undefined;
-    return {
-      get(row: number): unknown {
-        values ??= vectorToValues(batch.getChildAt(i) as Vector, t);
-        const v = values[row];
-        return v === undefined ? null : v;
-      },
-    };
-  });
+  const { columns } = decodeBatch(batch, types);
+  return columns.map((values) => ({
+    get(row: number): unknown {
+      const v = values[row];
+      return v === undefined ? null : v;
+    },
+  }));
 }
 
 /** An executor batch as the wire's RowBatch. */
