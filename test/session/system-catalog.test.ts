@@ -120,3 +120,21 @@ test('catalog relations carry PostgreSQL relkinds; column defaults read as pg_ge
   const cols = (await rows('information_schema', 'columns')).filter((r) => r.table_name === 'orders' && r.column_name === 'o_note');
   assert.equal(cols[0]!.column_default, "'none'::text");
 });
+
+test('the reg* resolver EXEC asks: names in, names out, through search_path', async () => {
+  registerCatalogFunctions();
+  const { regTypeInput, regTypeOutput } = await import('../../src/exec/types/reg-types.js');
+  const ctx: EvalContext = {
+    settings: vctx.settings, user: 'floe', database: 'floe', searchPath: ['public'], warehouse, virtualTables: catalog,
+    transactionStartMicros: 0n, statementStartMicros: 0n,
+  };
+  assert.equal(regTypeInput('regclass', 'orders', ctx), 16384);
+  assert.equal(regTypeInput('regclass', 'sales.items', ctx), 16393);
+  assert.equal(regTypeInput('regclass', 'pg_catalog.pg_class', ctx), 1259);
+  assert.equal(regTypeInput('regclass', '"orders"', ctx), 16384);
+  assert.throws(() => regTypeInput('regclass', 'items', ctx), /relation "items" does not exist/);
+  assert.equal(regTypeInput('regproc', 'pg_catalog.array_in', ctx), 750);
+  assert.equal(regTypeOutput('regclass', 16393, ctx), 'sales.items');
+  assert.equal(regTypeOutput('regproc', 750, ctx), 'array_in');
+  assert.equal(regTypeOutput('regtype', 1043, ctx), 'character varying');
+});
