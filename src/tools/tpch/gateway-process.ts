@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
+
+/** A `floe serve` child on 127.0.0.1 and an OS-chosen port, with its pid so its peak RSS can be read. */
+export interface GatewayProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** VmHWM of the child in bytes (Linux), or undefined where /proc is absent. */
+  peakRss(): number | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(dataDir: string): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
+    env: { ...process.env, FLOE_LOG_FORMAT: 'json' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  let log = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    let pending = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      pending += b.toString('utf8');
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        log += `${line}\n`;
+        try {
+          const rec = JSON.parse(line) as { msg?: string; port?: number };
+          if (rec.msg === 'listening' && typeof rec.port === 'number') resolve(rec.port);
+        } catch { /* not a log record */ }
+      }
+    });
+    child.stderr!.on('data', (b: Buffer) => { log += b.toString('utf8'); });
+    child.once('exit', (code) => reject(new Error(`floe serve exited with ${code}:\n${log}`)));
+  });
+  return {
+    url: `postgres://floe@127.0.0.1:${port}/floe`,
+    pid: child.pid!,
+    peakRss: () => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        return m === null ? undefined : Number(m[1]) * 1024;
+      } catch {
+        return undefined;
+      }
+    },
+    stop: () => stopChild(child, killOnExit),
+  };
+}
+
+async function stopChild(child: ChildProcess, killOnExit: () => void): Promise<void> {
+  process.off('exit', killOnExit);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}

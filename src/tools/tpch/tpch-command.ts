@@ -1,0 +1,127 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openWarehouse } from '../../lake/index.js';
+import { copyText } from './copy-text.js';
+import { createTpchTables, optimizeTpchTables, writeTpchBatches } from './floe-loader.js';
+import { ParquetExport } from './parquet-export.js';
+import { ProgressLine } from './progress-line.js';
+import { TpchGenerator } from './tpch-generator.js';
+import { tpchQueries } from './tpch-queries.js';
+import { createTableSql, TPCH_TABLES } from './tpch-schema.js';
+
+export const TPCH_USAGE = `usage:
+  floe bench tpch [bench] --sf N [--dir WORKDIR] [--timeout SECONDS] [--queries 1,3,6] [--upsert-fraction 0.1] [--out results.md]
+      generate TPC-H in-process, load it into a fresh warehouse through the lake's write path,
+      write the same data as Parquet, and time the 22 queries in Floe (through the wire) and DuckDB
+  floe bench tpch load --sf N [--data ./floe-data] [--replace] [--no-optimize]
+      load TPC-H into a warehouse (the gateway must not be running on it)
+  floe bench tpch generate --sf N --out DIR [--format parquet|copy]
+      write the data as Parquet files or PostgreSQL COPY text, plus schema.sql and the queries`;
+
+function sfOf(v: string | undefined): number {
+  const sf = Number(v ?? '1');
+  if (!(sf > 0)) throw new Error(`--sf must be a positive number, got ${v}`);
+  return sf;
+}
+
+/** Entry point for `floe bench tpch …` (argv is what follows "tpch"). */
+export async function runTpchCommand(argv: string[]): Promise<void> {
+  const sub = argv[0] === undefined || argv[0].startsWith('-') ? 'bench' : argv[0];
+  const rest = sub === argv[0] ? argv.slice(1) : argv;
+  switch (sub) {
+    case 'bench': return benchCommand(rest);
+    case 'load': return loadCommand(rest);
+    case 'generate': return generateCommand(rest);
+    case 'help': case '--help':
+      process.stdout.write(`${TPCH_USAGE}\n`);
+      return;
+    default:
+      throw new Error(`unknown tpch command "${sub}"\n${TPCH_USAGE}`);
+  }
+}
+
+async function benchCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sf: { type: 'string', default: '1' },
+      dir: { type: 'string' },
+      timeout: { type: 'string', default: '300' },
+      queries: { type: 'string' },
+      'upsert-fraction': { type: 'string', default: '0.1' },
+      out: { type: 'string' },
+    },
+  });
+  // DuckDB is a dev dependency: load the benchmark only when asked for.
+  const { formatTpchReport, runTpchBenchmark } = await import('./tpch-benchmark.js');
+  const report = await runTpchBenchmark({
+    sf: sfOf(values.sf),
+    dir: values.dir === undefined ? undefined : resolve(values.dir),
+    timeoutMs: Number(values.timeout) * 1000,
+    upsertFraction: Number(values['upsert-fraction']),
+    queries: values.queries?.split(',').map(Number),
+  });
+  const text = formatTpchReport(report);
+  process.stdout.write(`\n${text}\n`);
+  if (values.out !== undefined) writeFileSync(values.out, `${text}\n`);
+}
+
+async function loadCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sf: { type: 'string', default: '1' },
+      data: { type: 'string', default: './floe-data' },
+      replace: { type: 'boolean', default: false },
+      'no-optimize': { type: 'boolean', default: false },
+    },
+  });
+  const sf = sfOf(values.sf);
+  const warehouse = await openWarehouse({ path: resolve(values.data!) });
+  try {
+    await createTpchTables(warehouse, { replace: values.replace });
+    const progress = new ProgressLine(`loading TPC-H SF ${sf}`);
+    await writeTpchBatches(warehouse, new TpchGenerator(sf).batches(), 'insert', { progress });
+    progress.done();
+    if (values['no-optimize'] !== true) {
+      process.stderr.write('optimizing…\n');
+      await optimizeTpchTables(warehouse);
+    }
+  } finally {
+    await warehouse.close();
+  }
+}
+
+async function generateCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sf: { type: 'string', default: '1' },
+      out: { type: 'string' },
+      format: { type: 'string', default: 'parquet' },
+    },
+  });
+  if (values.out === undefined) throw new Error(`--out is required\n${TPCH_USAGE}`);
+  if (values.format !== 'parquet' && values.format !== 'copy') throw new Error('--format must be parquet or copy');
+  const sf = sfOf(values.sf);
+  const out = resolve(values.out);
+  mkdirSync(join(out, 'queries'), { recursive: true });
+  writeFileSync(join(out, 'schema.sql'), TPCH_TABLES.map((t) => `${createTableSql(t)};\n`).join(''));
+  for (const q of tpchQueries(sf)) writeFileSync(join(out, 'queries', `${q.name}.sql`), `${q.sql};\n`);
+  const parquet = new ParquetExport(out);
+  const counters = new Map<string, number>();
+  const progress = new ProgressLine(`generating TPC-H SF ${sf}`);
+  for (const batch of new TpchGenerator(sf).batches()) {
+    if (values.format === 'parquet') {
+      parquet.write(batch);
+    } else {
+      const n = counters.get(batch.table) ?? 0;
+      counters.set(batch.table, n + 1);
+      mkdirSync(join(out, batch.table), { recursive: true });
+      writeFileSync(join(out, batch.table, `part-${String(n).padStart(5, '0')}.copy`), copyText(batch));
+    }
+    progress.add(batch.rowCount, batch.table);
+  }
+  progress.done();
+}
