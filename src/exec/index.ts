@@ -29,5 +29,5 @@ export { castValue } from './types/cast-value.js';
 export { formatValue, parseValue, formatFloat } from './types/text-io.js';
 export type { TextIoSettings } from './types/text-io.js';
 export { compareValues, valueKey } from './types/value-ops.js';
-export { registerRegTypeResolver } from './types/reg-types.js';
+export { registerRegTypeResolver, regTypeInput, regTypeOutput } from './types/reg-types.js';
 export type { RegTypeKind, RegTypeResolver } from './types/reg-types.js';
