@@ -148,3 +148,31 @@ test('expiration keeps refs, retention and open transactions; deletes unreachabl
     assert.deepEqual(await readRows(wh, { table: t }), [{ id: 1, v: 'b' }, { id: 2, v: 'c' }, { id: 7, v: 'open' }]);
   } finally { await cleanup(); }
 });
+
+test('expired snapshots are squashed out of the lineage; reads, branches and time travel stay right', async () => {
+  const { wh, dir, cleanup } = await tempWarehouse();
+  try {
+    const t = await kv(wh);
+    const ids: bigint[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await put(wh, t, 'main', [{ id: i % 4, v: `v${i}` }]));
+    await wh.createBranch(t, 'fork', { fromSnapshot: ids[5]! });
+    await put(wh, t, 'fork', [{ id: 9, v: 'fork' }]);
+    const midTime = wh.resolveSnapshot(t, { kind: 'snapshot', id: ids[7]! })!.committedAtMicros;
+    await wh.optimize(t);
+    await wh.expireSnapshots(t, { olderThanMicros: BigInt(Date.now() + 1000) * 1000n, retainLast: 2 });
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(join(dir, 'catalog.db'), { readonly: true });
+    const rows = (db.prepare('SELECT COUNT(*) AS n FROM snapshots WHERE table_id = ?').get(t.id) as { n: number }).n;
+    db.close();
+    // main keeps 2, fork keeps 2 (its head and the fork point ids[5], which has two children).
+    assert.ok(rows <= 5, `snapshot rows left: ${rows}`);
+    const expected = [{ id: 0, v: 'v8' }, { id: 1, v: 'v9' }, { id: 2, v: 'v10' }, { id: 3, v: 'v11' }];
+    assert.deepEqual(await readRows(wh, { table: t }), expected);
+    assert.deepEqual(await readRows(wh, { table: t, at: { kind: 'ref', name: 'fork' } }),
+      [{ id: 0, v: 'v4' }, { id: 1, v: 'v5' }, { id: 2, v: 'v2' }, { id: 3, v: 'v3' }, { id: 9, v: 'fork' }]);
+    await assert.rejects(wh.planScan({ table: t, at: { kind: 'timestamp', micros: midTime } }), sqlstate('22023'));
+    await put(wh, t, 'main', [{ id: 5, v: 'after' }]);
+    await wh.optimize(t);
+    assert.deepEqual(await readRows(wh, { table: t }), [...expected, { id: 5, v: 'after' }]);
+  } finally { await cleanup(); }
+});

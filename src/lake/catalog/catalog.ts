@@ -34,6 +34,8 @@ export interface SnapshotRecord {
   readonly schemaId: number;
   /** Expired snapshots stay as lineage links (files name them in added_in) but cannot be read. */
   readonly expired: boolean;
+  /** Set when expired ancestors were merged into this snapshot: the oldest commit time among them. */
+  readonly squashedFromMicros?: bigint;
 }
 
 export interface RefRecord {
@@ -150,6 +152,8 @@ export interface Catalog {
   /** Marks snapshots expired and deletes file rows nothing can read any more. */
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void;
   fileRemovals(tableId: number): { fileId: number; snapshotId: bigint }[];
+  /** True for a snapshot that expired and was then squashed out of the lineage. */
+  wasSnapshotExpired(tableId: number, id: bigint): boolean;
 
   close(): void;
 }

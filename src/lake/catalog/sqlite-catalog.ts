@@ -38,7 +38,10 @@ CREATE TABLE IF NOT EXISTS schemas (
 CREATE TABLE IF NOT EXISTS snapshots (
   snapshot_id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, parent_id INTEGER,
   branch TEXT NOT NULL, committed_micros INTEGER NOT NULL, operation TEXT NOT NULL,
-  summary TEXT NOT NULL, schema_id INTEGER NOT NULL, expired INTEGER NOT NULL DEFAULT 0);
+  summary TEXT NOT NULL, schema_id INTEGER NOT NULL, expired INTEGER NOT NULL DEFAULT 0,
+  squashed_from_micros INTEGER);
+CREATE INDEX IF NOT EXISTS snapshots_parent ON snapshots (parent_id);
+CREATE TABLE IF NOT EXISTS squashed_snapshots (snapshot_id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS snapshots_table ON snapshots (table_id, committed_micros);
 CREATE TABLE IF NOT EXISTS refs (
   table_id INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
@@ -82,6 +85,7 @@ interface TableRow {
 interface SnapshotRow {
   snapshot_id: bigint; table_id: number; parent_id: bigint | null; branch: string;
   committed_micros: bigint; operation: string; summary: string; schema_id: number; expired: number;
+  squashed_from_micros: bigint | null;
 }
 
 interface RefRow { table_id: number; name: string; kind: string; snapshot_id: bigint; retain_micros: bigint | null }
@@ -100,6 +104,7 @@ function toSnapshot(r: SnapshotRow): SnapshotRecord {
     tableId: r.table_id, id: BigInt(r.snapshot_id), parentId: r.parent_id === null ? undefined : BigInt(r.parent_id),
     branch: r.branch, committedAtMicros: BigInt(r.committed_micros), operation: r.operation,
     summary: JSON.parse(r.summary), schemaId: r.schema_id, expired: r.expired !== 0,
+    squashedFromMicros: r.squashed_from_micros === null ? undefined : BigInt(r.squashed_from_micros),
   };
 }
 
@@ -259,7 +264,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   #dropTableRows(id: number): void {
-    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals']) {
+    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots']) {
       this.#db.prepare(`DELETE FROM ${t} WHERE table_id = ?`).run(id);
     }
   }
@@ -433,7 +438,53 @@ export class SqliteCatalog implements Catalog {
       const delF = this.#db.prepare('DELETE FROM files WHERE table_id = ? AND file_id = ?');
       const delR = this.#db.prepare('DELETE FROM file_removals WHERE file_id = ?');
       for (const f of deleteFileIds) { delF.run(tableId, f); delR.run(f); }
+      this.#squashExpired(tableId);
     });
+  }
+
+  /**
+   * Keeps lineage walks short: an expired snapshot with no children is deleted, and one
+   * with exactly one child is merged into that child (its added files and removals move
+   * to the child, the child takes its parent). Visibility is unchanged for every
+   * remaining snapshot: one that descends from the child had both in its ancestry, one
+   * that does not had neither. The child remembers the oldest commit time merged into
+   * it, so timestamp travel into the squashed span still reports "expired".
+   */
+  #squashExpired(tableId: number): void {
+    const expired = this.#db.prepare('SELECT snapshot_id AS id FROM snapshots WHERE table_id = ? AND expired = 1');
+    // Re-read each row as it is visited: squashing one snapshot changes its neighbours.
+    const current = this.#db.prepare(`SELECT s.snapshot_id AS id, s.parent_id AS parent, s.committed_micros AS at,
+        s.squashed_from_micros AS floor, (SELECT COUNT(*) FROM snapshots c WHERE c.parent_id = s.snapshot_id) AS n
+      FROM snapshots s WHERE s.snapshot_id = ?`);
+    const only = this.#db.prepare('SELECT snapshot_id AS id, committed_micros AS at, squashed_from_micros AS floor FROM snapshots WHERE parent_id = ?');
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const { id } of expired.all(tableId) as { id: bigint }[]) {
+        const x = current.get(id) as { id: bigint; parent: bigint | null; at: bigint; floor: bigint | null; n: bigint } | undefined;
+        if (x === undefined) continue;
+        if (Number(x.n) <= 1) this.#db.prepare('INSERT OR IGNORE INTO squashed_snapshots VALUES (?, ?)').run(x.id, tableId);
+        if (Number(x.n) === 0) {
+          this.#db.prepare('DELETE FROM file_removals WHERE snapshot_id = ?').run(x.id);
+          this.#db.prepare('DELETE FROM files WHERE table_id = ? AND added_in = ?').run(tableId, x.id);
+          this.#db.prepare('DELETE FROM snapshots WHERE snapshot_id = ?').run(x.id);
+          changed = true;
+        } else if (Number(x.n) === 1) {
+          const c = only.get(x.id) as { id: bigint; at: bigint; floor: bigint | null };
+          const floors = [x.at, x.floor, c.floor].filter((v): v is bigint => v !== null).map(BigInt);
+          const floor = floors.reduce((m, v) => (v < m ? v : m), floors[0]!);
+          this.#db.prepare('UPDATE files SET added_in = ? WHERE table_id = ? AND added_in = ?').run(c.id, tableId, x.id);
+          this.#db.prepare('UPDATE OR IGNORE file_removals SET snapshot_id = ? WHERE snapshot_id = ?').run(c.id, x.id);
+          this.#db.prepare('DELETE FROM file_removals WHERE snapshot_id = ?').run(x.id);
+          this.#db.prepare('UPDATE snapshots SET parent_id = ?, squashed_from_micros = ? WHERE snapshot_id = ?').run(x.parent, floor, c.id);
+          this.#db.prepare('DELETE FROM snapshots WHERE snapshot_id = ?').run(x.id);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  wasSnapshotExpired(tableId: number, id: bigint): boolean {
+    return this.#db.prepare('SELECT 1 FROM squashed_snapshots WHERE table_id = ? AND snapshot_id = ?').get(tableId, id) !== undefined;
   }
 
   fileRemovals(tableId: number): { fileId: number; snapshotId: bigint }[] {

@@ -64,6 +64,9 @@ export function rollbackToTimestamp(catalog: Catalog, table: TableMetadata, micr
       rollbackTo(catalog, table, s.id, ref);
       return;
     }
+    if (s.squashedFromMicros !== undefined && s.squashedFromMicros <= micros) {
+      throw new FloeError(SqlState.invalidParameterValue, `the snapshot of table "${table.name}" at that time is older than the retention period and has been expired`);
+    }
   }
   throw new FloeError(SqlState.invalidParameterValue, `cannot roll back to a point before the first snapshot of table "${table.name}"`);
 }

@@ -18,6 +18,7 @@ export function resolveSnapshotRecord(catalog: Catalog, table: TableMetadata, se
       if (/^\d+$/.test(sel.value)) {
         const s = catalog.getSnapshot(table.id, BigInt(sel.value));
         if (s !== undefined) return live(s, table);
+        if (catalog.wasSnapshotExpired(table.id, BigInt(sel.value))) return byId(catalog, table, BigInt(sel.value));
       }
       return byRef(catalog, table, sel.value);
     }
@@ -27,6 +28,9 @@ export function resolveSnapshotRecord(catalog: Catalog, table: TableMetadata, se
       for (const id of catalog.ancestors(table.id, main.snapshotId)) {
         const s = catalog.getSnapshot(table.id, id)!;
         if (s.committedAtMicros <= sel.micros) return live(s, table);
+        if (s.squashedFromMicros !== undefined && s.squashedFromMicros <= sel.micros) {
+          throw new FloeError(SqlState.invalidParameterValue, `the snapshot of table "${table.name}" at that time is older than the retention period and has been expired`);
+        }
       }
       throw new FloeError(SqlState.invalidParameterValue, `cannot time travel to a point before the first snapshot of table "${table.name}"`);
     }
@@ -41,6 +45,9 @@ function byRef(catalog: Catalog, table: TableMetadata, name: string): SnapshotRe
 
 function byId(catalog: Catalog, table: TableMetadata, id: bigint): SnapshotRecord {
   const s = catalog.getSnapshot(table.id, id);
+  if (s === undefined && catalog.wasSnapshotExpired(table.id, id)) {
+    throw new FloeError(SqlState.invalidParameterValue, `snapshot ${id} of table "${table.name}" is older than the retention period and has been expired`);
+  }
   if (s === undefined) throw new FloeError(SqlState.undefinedObject, `snapshot ${id} of table "${table.name}" does not exist`);
   return live(s, table);
 }
