@@ -1,5 +1,7 @@
 import type { Interval, SqlType } from '../../common/sql-type.js';
-import { decAdd, decDiv, decMul, decSqrtAtScale, decSub, formatDecimal, parseDecimal, toDecimal } from '../types/numeric.js';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { decAdd, decDiv, decMul, decSqrtAtScale, decSub, formatDecimal, toDecimal } from '../types/numeric.js';
 import type { Decimal } from '../types/numeric.js';
 import { compareValues } from '../types/value-ops.js';
 import { valueToText, BuiltinTypes as T } from './builtin-operators.js';
@@ -314,9 +316,7 @@ function jsonValue(v: unknown, t: SqlType): string {
 }
 
 function checkInt8(v: bigint): bigint {
-  if (v > 2n ** 63n - 1n || v < -(2n ** 63n)) {
-    throw Object.assign(new Error('bigint out of range'), {});
-  }
+  if (v > 2n ** 63n - 1n || v < -(2n ** 63n)) throw new FloeError(SqlState.numericValueOutOfRange, 'bigint out of range');
   return v;
 }
 
@@ -330,4 +330,3 @@ function addIv(a: Interval | null, b: Interval): Interval {
   return { months: a.months + b.months, days: a.days + b.days, micros: a.micros + b.micros };
 }
 
-export { parseDecimal as _pd };

@@ -4,7 +4,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import type { EvalContext } from '../expr/eval-context.js';
 import {
   MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, age, civilFromDays, daysFromCivil, localToUtc, normalizeUnit,
-  splitTimestamp, truncLocal, utcToLocal, zoneOffsetSeconds, isValidTimeZone, parseTimestamp,
+  splitTimestamp, truncLocal, utcToLocal, zoneOffsetSeconds, isValidTimeZone,
 } from '../types/datetime.js';
 import { formatDecimal, parseDecimal, rescale } from '../types/numeric.js';
 import type { Decimal } from '../types/numeric.js';
@@ -333,4 +333,3 @@ function parseWithFormat(s: string, f: string): bigint {
   return BigInt(daysFromCivil(y, m, d)) * MICROS_PER_DAY + BigInt(h) * 3_600_000_000n + BigInt(mi) * 60_000_000n + BigInt(sec) * 1_000_000n + BigInt(us);
 }
 
-export { parseTimestamp as _parseTimestampForTests };
