@@ -1,6 +1,6 @@
 import { startPostgres } from '../harness/postgres-server.js';
 import { startFloe } from '../harness/floe-server.js';
-import { prepareOracle } from '../harness/oracle-role.js';
+import { prepareOracle } from '../harness/prepare-oracle.js';
 
 export interface ClientTarget {
   readonly label: string;

@@ -5,7 +5,7 @@ import { startPostgres } from '../harness/postgres-server.js';
 import type { PostgresServer } from '../harness/postgres-server.js';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
-import { prepareOracle } from '../harness/oracle-role.js';
+import { prepareOracle } from '../harness/prepare-oracle.js';
 import { runPsql } from '../harness/run-psql.js';
 import { textDiff } from '../harness/text-diff.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
