@@ -76,8 +76,13 @@ test('DML sinks and lake scans: insert, upsert (ON CONFLICT), update, delete, RE
   assert.deepEqual(byId(await rowsOf(scan(tm), { warehouse: wh })), expected);
   assert.deepEqual(byId(await rowsOf(scan(tm), { warehouse: wh, pool })), expected);
   // residual filter + limit over the scan
-  const filtered = await rowsOf(scan(tm, { residual: op('>', col(0, t.int4), int(1)) }), { warehouse: wh, pool });
+  const metrics = new Map();
+  const residualScan = scan(tm, { residual: op('>', col(0, t.int4), int(1)) });
+  const filtered = await rowsOf(residualScan, { warehouse: wh, pool, metrics });
   assert.deepEqual(byId(filtered), [[3, 'CY', null], [4, 'dee', '7']]);
+  assert.equal(metrics.get(residualScan).rowsOut, 2);
+  assert.equal(metrics.get(residualScan).extra.rowsScanned, 3);
+  assert.equal(typeof metrics.get(residualScan).extra.filesTotal, 'number');
 
   // NOT NULL key → 23502
   await assert.rejects(inTxn((ctx) => rowsOf({ kind: 'insert', table: ref(tm), input: values(cols, [[null, 'x', '1']]), columns: [] }, ctx)),

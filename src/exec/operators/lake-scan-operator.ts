@@ -46,11 +46,15 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         recordMetric(plan, run, 'filesPruned', scanPlan.stats.filesPruned);
         recordMetric(plan, run, 'partitionsPruned', scanPlan.stats.partitionsPruned);
         recordMetric(plan, run, 'nodesPruned', scanPlan.stats.nodesPruned);
+        recordMetric(plan, run, 'changeFiles', scanPlan.stats.changeFiles);
+        recordMetric(plan, run, 'baseFiles', scanPlan.stats.baseFiles);
+        recordMetric(plan, run, 'partitionsTotal', scanPlan.stats.partitionsTotal);
         let left = plan.limit ?? Infinity;
         if (left <= 0) return;
         for await (const batch of runTasks(scanPlan.tasks, run)) {
           checkAbort(run);
           if (batch.numRows === 0) continue;
+          recordMetric(plan, run, 'rowsScanned', batch.numRows);
           let b: ColumnarBatch = {
             numRows: batch.numRows,
             columns: types.map((t, i) => {
