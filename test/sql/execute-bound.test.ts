@@ -76,3 +76,11 @@ test('aggregated scalar subqueries in WHERE become grouped left joins with the s
   assert.deepEqual(await rows('select name from emp e where salary > (select max(d.id) * 2 from dept d where d.title = e.name)'), [], 'no group → NULL, as the subquery would give');
   assert.deepEqual(await rows('select name from emp e where 1 = (select count(*) from dept d where d.id = e.dept) order by 1'), [['ann'], ['bob'], ['cid']], 'count stays a subquery (0 on no rows)');
 });
+
+test('set-returning functions run through EXEC projectSet: in FROM (WITH ORDINALITY) and in the select list', async () => {
+  assert.deepEqual(await rows("select x, n from unnest(array['a', 'b']) with ordinality u(x, n) order by n"), [['a', 1], ['b', 2]]);
+  assert.deepEqual(await rows('select g from generate_series(1, (select count(*)::int4 from dept)) g order by 1'), [[1], [2], [3], [4]]);
+  assert.deepEqual(await rows('select id, generate_series(1, 2) from dept where id = 10 order by 2'), [[10, 1], [10, 2]]);
+  const b = bindStatement(parseStatements('select unnest(array[1, 2])')[0]!, env);
+  assert.ok(b.kind === 'query' && b.plan.kind === 'projectSet');
+});

@@ -113,6 +113,14 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         detail(`Output: ${p.exprs.map((e, i) => { const t = formatExpr(e, p.input.columns); return t === p.columns[i]!.name ? t : `${t} AS ${p.columns[i]!.name}`; }).join(', ')}`);
         emit(p.input, depth + 1);
         return;
+      case 'projectSet':
+        lines.push(`${pad}ProjectSet`);
+        detail(`Output: ${p.exprs.map((e, i) => {
+          const t = e.kind === 'setCall' ? `${e.fn.slice(0, e.fn.indexOf('('))}(${e.args.map((a) => formatExpr(a, p.input.columns)).join(', ')})` : formatExpr(e, p.input.columns);
+          return t === p.columns[i]!.name ? t : `${t} AS ${p.columns[i]!.name}`;
+        }).join(', ')}${p.ordinality ? ' WITH ORDINALITY' : ''}`);
+        emit(p.input, depth + 1);
+        return;
       case 'hashAggregate':
         lines.push(`${pad}Hash Aggregate`);
         if (p.groupBy.length > 0) detail(`Group Key: ${p.groupBy.map((e) => formatExpr(e, p.input.columns)).join(', ')}`);

@@ -14,6 +14,7 @@ import type { LogicalInsert } from './logical-insert.js';
 import type { LogicalUpdate } from './logical-update.js';
 import type { LogicalDelete } from './logical-delete.js';
 import type { LogicalMerge } from './logical-merge.js';
+import type { LogicalProjectSet } from './logical-project-set.js';
 
 /**
  * The logical plan: what to compute, before operator choice. Nodes are immutable
@@ -37,7 +38,8 @@ export type LogicalPlan =
   | LogicalInsert
   | LogicalUpdate
   | LogicalDelete
-  | LogicalMerge;
+  | LogicalMerge
+  | LogicalProjectSet;
 
 export type LogicalPlanKind = LogicalPlan['kind'];
 
@@ -53,7 +55,7 @@ export function logicalInputs(p: LogicalPlan): readonly LogicalPlan[] {
     case 'join': case 'setOp':
       return [p.left, p.right];
     case 'filter': case 'project': case 'aggregate': case 'sort': case 'limit': case 'window': case 'distinct':
-    case 'insert': case 'update': case 'delete': case 'merge':
+    case 'insert': case 'update': case 'delete': case 'merge': case 'projectSet':
       return [p.input];
     default:
       return assertNever(p);
@@ -68,7 +70,7 @@ export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): Logi
     case 'join': case 'setOp':
       return inputs[0] === p.left && inputs[1] === p.right ? p : { ...p, left: inputs[0]!, right: inputs[1]! };
     case 'filter': case 'project': case 'aggregate': case 'sort': case 'limit': case 'window': case 'distinct':
-    case 'insert': case 'update': case 'delete': case 'merge':
+    case 'insert': case 'update': case 'delete': case 'merge': case 'projectSet':
       return inputs[0] === p.input ? p : { ...p, input: inputs[0]! };
     default:
       return assertNever(p);

@@ -70,6 +70,10 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
         kind: 'delete', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
         ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
       };
+    case 'projectSet':
+      return {
+        kind: 'projectSet', input: toPhysicalPlan(p.input), exprs: p.exprs, ...(p.ordinality ? { ordinality: true } : {}), columns: p.columns,
+      };
     case 'merge':
       return {
         kind: 'merge', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),

@@ -165,6 +165,20 @@ function prune(p: LogicalPlan, required: Set<number>): Pruned {
       const input = prune(p.input, range(p.input.columns.length));
       return { plan: { ...p, input: input.plan }, map: identity(p.columns.length) };
     }
+    case 'projectSet': {
+      // Keeps every output (a set call decides the row count); inputs: what the expressions read.
+      const want = new Set<number>();
+      let opaque = false;
+      for (const e of p.exprs) {
+        for (const x of e.kind === 'setCall' ? e.args : [e]) if (!need(x, want)) opaque = true;
+      }
+      const input = prune(p.input, opaque ? range(p.input.columns.length) : want);
+      const f = (e: Expr): Expr => remap(e, input.map);
+      return {
+        plan: { ...p, input: input.plan, exprs: p.exprs.map((e) => (e.kind === 'setCall' ? { ...e, args: e.args.map(f) } : f(e))) },
+        map: identity(p.columns.length),
+      };
+    }
     case 'insert': case 'update': case 'delete': case 'merge': {
       const input = prune(p.input, range(p.input.columns.length));
       return { plan: { ...p, input: input.plan }, map: identity(p.columns.length) };

@@ -2,7 +2,9 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import type { ScanSnapshotSelector } from '../../exec/plan/physical-plan.js';
+import type { ScanSnapshotSelector, SetFunctionCall } from '../../exec/plan/physical-plan.js';
+import { resolveFunction } from '../../exec/functions/function-registry.js';
+import { LogicalProjectSet } from '../../planner/logical/logical-project-set.js';
 import { LogicalJoin } from '../../planner/logical/logical-join.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import { LogicalProject } from '../../planner/logical/logical-project.js';
@@ -282,7 +284,7 @@ function bindRangeFunction(ctx: BindContext, n: Raw, parent: Scope | undefined, 
   const constant = (e: Expr): unknown => (e.kind === 'literal' ? e.value : undefined);
   let rows: Expr[][] | undefined;
   let type: SqlType | undefined;
-  if (fns.length === 1 && name === 'generate_series' && args.length >= 2 && args.every((a) => a.kind === 'literal' && (a.type.kind === 'int4' || a.type.kind === 'int8'))) {
+  if (!n.ordinality && fns.length === 1 && name === 'generate_series' && args.length >= 2 && args.every((a) => a.kind === 'literal' && (a.type.kind === 'int4' || a.type.kind === 'int8'))) {
     const [start, stop, step] = args.map((a) => BigInt(constant(a) as number | bigint));
     const by = step ?? 1n;
     if (by === 0n) throw new FloeError(SqlState.invalidParameterValue, 'step size cannot equal zero', { position: positionOf(call) });
@@ -292,13 +294,29 @@ function bindRangeFunction(ctx: BindContext, n: Raw, parent: Scope | undefined, 
       rows.push([Exprs.literal(type.kind === 'int8' ? v : Number(v), type)]);
       if (rows.length > 1_000_000) throw new FloeError(SqlState.programLimitExceeded, 'generate_series over constants is limited to 1,000,000 rows');
     }
-  } else if (fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.kind === 'array' && args[0]!.type.kind === 'array') {
+  } else if (!n.ordinality && fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.kind === 'array' && args[0]!.type.kind === 'array') {
     type = args[0]!.type.element;
     rows = args[0]!.elements.map((e) => [e]);
-  } else if (fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.kind === 'literal' && Array.isArray(args[0]!.value) && args[0]!.type.kind === 'array') {
+  } else if (!n.ordinality && fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.kind === 'literal' && Array.isArray(args[0]!.value) && args[0]!.type.kind === 'array') {
     const t = args[0]!.type.element;
     type = t;
     rows = (args[0]!.value as unknown[]).map((v) => [Exprs.literal(v, t)]);
+  }
+  if ((!rows || !type) && fns.length === 1) {
+    // Any registered set-returning function: EXEC's projectSet over one empty row.
+    const resolved = resolveFunction(name, args.map((a) => a.type));
+    if (resolved?.kind === 'set') {
+      const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;
+      const call: SetFunctionCall = {
+        kind: 'setCall', fn: resolved.id, args: args.map((a, i) => coerceTo(ctx, a, resolved.argTypes[i]!, 'implicit')), type: resolved.returnType,
+      };
+      const outCols = [{ name: colName, type: resolved.returnType }, ...(n.ordinality ? [{ name: colnames[1] ?? 'ordinality', type: { kind: 'int8' } as SqlType }] : [])];
+      const plan = LogicalProjectSet.create({
+        input: LogicalValues.create({ rows: [[]], columns: [] }), exprs: [call], ...(n.ordinality ? { ordinality: true } : {}), columns: outCols,
+      });
+      const columns: ScopeColumn[] = outCols.map((c, i) => ({ name: c.name, relation: alias, index: i, type: c.type, tableOid: 0, columnNumber: 0 }));
+      return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
+    }
   }
   if (!rows || !type) {
     const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;

@@ -2,8 +2,9 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { commonSupertype } from '../../exec/functions/function-registry.js';
-import type { OutputColumn, SortKey } from '../../exec/plan/physical-plan.js';
+import { commonSupertype, listFunctions, resolveFunction } from '../../exec/functions/function-registry.js';
+import { LogicalProjectSet } from '../../planner/logical/logical-project-set.js';
+import type { OutputColumn, SetFunctionCall, SortKey } from '../../exec/plan/physical-plan.js';
 import { mapWindowCall, remapColumns } from '../../planner/expr-utils.js';
 import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
 import { LogicalDistinct } from '../../planner/logical/logical-distinct.js';
@@ -212,6 +213,8 @@ function containsAggregate(node: Raw): boolean {
 
 interface SelectItem {
   hidden?: boolean;
+  /** A set-returning call (the select list becomes a ProjectSet). */
+  set?: SetFunctionCall;
   expr: Expr;
   name: string;
   tableOid: number;
@@ -250,6 +253,11 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
         const e = grouping ? bindExpr(ctx, { ColumnRef: { fields: [...(c.relation ? [{ String: { sval: c.relation } }] : []), { String: { sval: c.name } }], location: v.location } }, es) : Exprs.column(c.index, c.type, c.name);
         items.push({ expr: e, name: c.name, tableOid: c.tableOid, columnNumber: c.columnNumber });
       }
+      continue;
+    }
+    const setCall = vtag === 'FuncCall' && !v.over && !grouping ? bindSetCall(ctx, v, es) : undefined;
+    if (setCall) {
+      items.push({ expr: Exprs.column(-1, setCall.type), set: setCall, name: rt.name ?? figureColumnName(rt.val), tableOid: 0, columnNumber: 0 });
       continue;
     }
     const expr = resolveUnknown(ctx, bindExpr(ctx, rt.val, es));
@@ -332,7 +340,13 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
     name: it.name, index: i, type: it.expr.type, tableOid: it.tableOid, columnNumber: it.columnNumber, ...(it.hidden ? { hidden: true } : {}),
   }));
   const projectColumns: OutputColumn[] = [...outputCols(columns), ...hidden.map((h, i) => ({ name: `sort${i + 1}`, type: h.type }))];
-  plan = LogicalProject.create({ input: plan, exprs: projected, columns: projectColumns });
+  const setCalls = items.some((it) => it.set);
+  if (setCalls && (windows.calls.length > 0 || hidden.length > 0 || distinctOn)) {
+    throw new FloeError(SqlState.featureNotSupported, 'set-returning functions in a select list with window functions or ORDER BY expressions are not supported');
+  }
+  plan = setCalls
+    ? LogicalProjectSet.create({ input: plan, exprs: items.map((it, i) => it.set ?? projected[i]!), columns: projectColumns })
+    : LogicalProject.create({ input: plan, exprs: projected, columns: projectColumns });
 
   if (distinct && !distinctOn) plan = LogicalDistinct.create({ input: plan, columns: plan.columns });
   if (distinctOn) {
@@ -349,6 +363,21 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
     });
   }
   return { plan, columns };
+}
+
+/** A select-list call of a set-returning function (unnest, generate_series, …), or undefined. */
+function bindSetCall(ctx: BindContext, fn: Raw, es: ExprScope): SetFunctionCall | undefined {
+  const names = strList(fn.funcname).map((x) => x.toLowerCase());
+  const name = names[names.length - 1]!;
+  if (!setFunctionNames().has(name) || fn.agg_star || fn.agg_distinct) return undefined;
+  const args = ((fn.args as Raw[] | undefined) ?? []).map((a) => bindExpr(ctx, a, es));
+  const resolved = resolveFunction(name, args.map((a) => a.type));
+  if (!resolved || resolved.kind !== 'set') return undefined;
+  return { kind: 'setCall', fn: resolved.id, args: args.map((a, i) => coerceTo(ctx, a, resolved.argTypes[i]!, 'implicit')), type: resolved.returnType };
+}
+
+function setFunctionNames(): Set<string> {
+  return new Set(listFunctions().filter((f) => f.kind === 'set').map((f) => f.name));
 }
 
 function bindGroupBy(ctx: BindContext, s: Raw, scope: Scope, targets: readonly Raw[]): GroupingContext {
