@@ -350,11 +350,18 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
 
 test('table contents equal the model at every ref and every retained snapshot', { timeout: 120_000 + Number(process.env['FLOE_MODEL_SECONDS'] ?? 0) * 2000 }, async (t) => {
   let runs = 0;
-  await fc.assert(fc.asyncProperty(scenarioArb, async (s) => { runs++; await runScenario(s); }), {
+  const out = await fc.check(fc.asyncProperty(scenarioArb, async (s) => { runs++; await runScenario(s); }), {
     numRuns: Number(process.env['FLOE_MODEL_RUNS'] ?? 100),
     // CI budget: stop generating new cases after 25 s (a failure still shrinks); FLOE_MODEL_SECONDS for deeper runs
     interruptAfterTimeLimit: Number(process.env['FLOE_MODEL_SECONDS'] ?? 25) * 1000,
     markInterruptAsFailure: false,
+    // replay a reported failure: FLOE_MODEL_SEED=<seed> FLOE_MODEL_PATH=<path>
+    ...(process.env['FLOE_MODEL_SEED'] === undefined ? {} : { seed: Number(process.env['FLOE_MODEL_SEED']), path: process.env['FLOE_MODEL_PATH'] }),
   });
   t.diagnostic(`${runs} scenarios run; ${JSON.stringify(coverage)}`);
+  if (out.failed) {
+    // node's reporter drops an error's cause, so the underlying message (with the op log) goes in the message
+    const cause = out.errorInstance instanceof Error ? out.errorInstance.message : String(out.errorInstance);
+    assert.fail(`${fc.defaultReportMessage(out) ?? 'property failed'}\n${cause}`);
+  }
 });
