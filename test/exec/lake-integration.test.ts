@@ -173,6 +173,13 @@ test('multi-task scans: the worker pool returns what the same-thread path return
     },
   };
   assert.deepEqual(await rowsOf(agg, { warehouse: wh, pool }), await rowsOf(agg, { warehouse: wh }));
+  // The residual filter travels to the workers (with a parameter) and gives the same rows.
+  const residualScan: PhysicalPlan = { ...scanS, residual: op('<', col(0, t.int4), { kind: 'param', index: 0, type: t.int4 }) } as PhysicalPlan;
+  const metrics = new Map();
+  const inWorkers = byId(await rowsOf(residualScan, { warehouse: wh, pool, params: [50], metrics }));
+  assert.equal(metrics.get(residualScan).extra.residualInWorkers, 1);
+  assert.deepEqual(inWorkers, byId(await rowsOf(residualScan, { warehouse: wh, params: [50] })));
+  assert.equal(inWorkers.length, 50);
 });
 
 test('cancel stops a pool scan with 57014', async () => {

@@ -74,7 +74,7 @@ export async function existingRowsByKey(t: DmlTarget, keyRows: readonly (readonl
   const plan = await run.ctx.warehouse!.planScan({
     table: t.table, txn: t.txn, projection: t.table.columns.map((c) => c.name), filters,
   });
-  for await (const b of runTasks(plan.tasks, run)) {
+  for await (const { batch: b } of runTasks(plan.tasks, run)) {
     const cols = t.table.columns.map((c, i) => vectorToValues((b.getChild(c.name) ?? b.getChildAt(i)) as Vector, c.type));
     for (let r = 0; r < b.numRows; r++) {
       const row = cols.map((c) => c[r]);

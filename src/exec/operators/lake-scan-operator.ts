@@ -10,6 +10,9 @@ import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
+import type { ScanFragment } from '../pool/scan-pool.js';
+import type { Expr } from '../expr/expr.js';
+import { exprChildren } from '../expr/expr.js';
 import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
 
 /**
@@ -51,7 +54,16 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         recordMetric(plan, run, 'partitionsTotal', scanPlan.stats.partitionsTotal);
         let left = plan.limit ?? Infinity;
         if (left <= 0) return;
-        for await (const batch of runTasks(scanPlan.tasks, run)) {
+        // Workers filter their own tasks' rows when the residual can travel.
+        const fragment: ScanFragment | undefined = plan.residual && run.ctx.pool && !run.ctx.scanRunner && shippable(plan.residual)
+          ? {
+              columns: plan.columns, projection: plan.projection, residual: plan.residual, params: run.params,
+              settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
+            }
+          : undefined;
+        let shipped = false;
+        for await (const { batch, filtered } of runTasks(scanPlan.tasks, run, fragment)) {
+          shipped ||= filtered;
           checkAbort(run);
           if (batch.numRows === 0) continue;
           recordMetric(plan, run, 'rowsScanned', batch.numRows);
@@ -63,7 +75,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
               return vectorToValues(child as Vector, t);
             }),
           };
-          if (residual) {
+          if (residual && !filtered) {
             const keep = truthySelection(await residual.evaluate(b, run), b.numRows);
             if (keep.length === 0) continue;
             if (keep.length !== b.numRows) b = selectRows(b, keep);
@@ -73,6 +85,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
           yield encodeColumnar(plan.columns, b);
           if (left <= 0) return;
         }
+        if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
       });
     },
   };
@@ -82,19 +95,20 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
 export const SAME_THREAD_MAX_ROWS = 4096;
 
 /** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
-export async function* runTasks(tasks: readonly ScanTask[], run: RunState): AsyncGenerator<RecordBatch> {
+export async function* runTasks(tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const rows = tasks.reduce((n, t) => n + t.baseFiles.reduce((m, f) => m + f.rowCount, 0) + t.changeFiles.reduce((m, f) => m + f.rowCount, 0), 0);
-  const usePool = ctx.pool !== undefined && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
+  const usePool = ctx.pool !== undefined && !ctx.scanRunner && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
+  const filtered = usePool && fragment !== undefined;
   const runner = ctx.scanRunner
-    ?? (usePool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s) : (t: unknown) => executeScanTask(t as ScanTask));
+    ?? (usePool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s, fragment) : (t: unknown) => executeScanTask(t as ScanTask));
   const concurrency = ctx.scanRunner || usePool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
   if (concurrency === 1) {
     for (const t of tasks) {
       checkAbort(run);
-      yield* runner(t, signal);
+      for await (const batch of runner(t, signal)) yield { batch, filtered };
     }
     return;
   }
@@ -122,10 +136,16 @@ export async function* runTasks(tasks: readonly ScanTask[], run: RunState): Asyn
     if (queue.length > 0) {
       const out = queue.shift()!;
       launch();
-      for (const b of out) yield b;
+      for (const batch of out) yield { batch, filtered };
       continue;
     }
     if (active === 0 && next >= tasks.length) return;
     await new Promise<void>((r) => { wake = r; });
   }
+}
+
+/** Expressions a worker can evaluate alone: no subqueries, no outer rows. */
+function shippable(e: Expr): boolean {
+  if (e.kind === 'scalarSubquery' || e.kind === 'exists' || e.kind === 'inSubquery' || e.kind === 'outerColumn') return false;
+  return exprChildren(e).every(shippable);
 }

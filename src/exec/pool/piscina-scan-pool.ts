@@ -4,7 +4,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { Piscina } from 'piscina';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { ScanPool } from './scan-pool.js';
+import type { ScanFragment, ScanPool } from './scan-pool.js';
 import type { ScanWorkerResult } from './scan-worker.js';
 
 export interface ScanPoolOptions {
@@ -29,12 +29,13 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
   });
   return {
     size,
-    run(task: unknown, signal?: AbortSignal): AsyncIterable<RecordBatch> {
+    run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment): AsyncIterable<RecordBatch> {
       return {
         async *[Symbol.asyncIterator]() {
           let result: ScanWorkerResult;
           try {
-            result = (await pool.run(task, signal ? { signal } : {})) as ScanWorkerResult;
+            const input = fragment ? { task, fragment } : task;
+            result = (await pool.run(input, signal ? { signal } : {})) as ScanWorkerResult;
           } catch (e) {
             if (signal?.aborted) throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
             throw e;
