@@ -22,7 +22,7 @@ export type {
 export { arrowColumnReaders, arrowToRowBatch } from './arrow/arrow-column-readers.js';
 export { vectorToValues, valuesToVector } from './arrow/vector-values.js';
 export { execArrowType } from './arrow/arrow-types.js';
-export type { ScanPool } from './pool/scan-pool.js';
+export type { ScanFragment, ScanPool } from './pool/scan-pool.js';
 export { closeSharedScanPool, createScanPool, sharedScanPool } from './pool/piscina-scan-pool.js';
 export type { ScanPoolOptions } from './pool/piscina-scan-pool.js';
 export { castValue } from './types/cast-value.js';
