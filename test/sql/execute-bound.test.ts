@@ -84,3 +84,8 @@ test('set-returning functions run through EXEC projectSet: in FROM (WITH ORDINAL
   const b = bindStatement(parseStatements('select unnest(array[1, 2])')[0]!, env);
   assert.ok(b.kind === 'query' && b.plan.kind === 'projectSet');
 });
+
+test('functions in FROM are implicitly LATERAL', async () => {
+  assert.deepEqual(await rows("select d.title, x from dept d, unnest(array[d.title, 'z']) x where d.id = 10 order by 2"), [['eng', 'eng'], ['eng', 'z']]);
+  assert.deepEqual(await rows('select e.name, g from emp e, generate_series(1, e.id) g where e.id <= 2 order by 1, 2'), [['ann', 1], ['bob', 1], ['bob', 2]]);
+});

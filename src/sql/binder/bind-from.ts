@@ -6,6 +6,7 @@ import type { ScanSnapshotSelector, SetFunctionCall } from '../../exec/plan/phys
 import { resolveFunction } from '../../exec/functions/function-registry.js';
 import { LogicalProjectSet } from '../../planner/logical/logical-project-set.js';
 import { LogicalJoin } from '../../planner/logical/logical-join.js';
+import { columnsUsed } from '../../planner/expr-utils.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import { LogicalProject } from '../../planner/logical/logical-project.js';
 import { LogicalScan } from '../../planner/logical/logical-scan.js';
@@ -37,6 +38,7 @@ export function bindFromClause(
   let acc: BoundFrom | undefined;
   for (const item of items) {
     const next = bindFromItem(ctx, item, parent, correlation, acc);
+    if ((next as { replacesLeft?: boolean }).replacesLeft) { acc = next; continue; }
     if (acc) checkDuplicateAliases(acc.scope, next.scope, item);
     acc = acc === undefined ? next : crossJoin(acc, next, parent, correlation);
   }
@@ -89,7 +91,7 @@ export function bindFromItem(
       return fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
     }
     case 'JoinExpr': return bindJoin(ctx, n, parent, correlation);
-    case 'RangeFunction': return bindRangeFunction(ctx, n, parent, correlation);
+    case 'RangeFunction': return bindRangeFunction(ctx, n, parent, correlation, lateralLeft);
     default:
       throw new FloeError(SqlState.featureNotSupported, `unsupported FROM item: ${tag}`, { position: positionOf(item) });
   }
@@ -222,6 +224,9 @@ function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnaps
 function bindJoin(ctx: BindContext, j: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundFrom {
   const left = bindFromItem(ctx, j.larg, parent, correlation);
   const right = bindFromItem(ctx, j.rarg, parent, correlation, left);
+  if ((right as { replacesLeft?: boolean }).replacesLeft) {
+    throw new FloeError(SqlState.featureNotSupported, 'JOIN LATERAL with a function is not supported; list it in FROM with a comma', { position: positionOf(j.rarg) ?? positionOf(j.quals) });
+  }
   const joinType = ({ JOIN_INNER: 'inner', JOIN_LEFT: 'left', JOIN_RIGHT: 'right', JOIN_FULL: 'full' } as const)[j.jointype as 'JOIN_INNER'];
   if (!joinType) throw new FloeError(SqlState.featureNotSupported, `unsupported join type ${j.jointype}`, { position: positionOf(j) });
   checkDuplicateAliases(left.scope, right.scope, j.rarg);
@@ -273,12 +278,19 @@ function bindJoin(ctx: BindContext, j: Raw, parent: Scope | undefined, correlati
  * rows are known at bind time are supported: generate_series over integer
  * constants, and unnest of an array constant.
  */
-function bindRangeFunction(ctx: BindContext, n: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundFrom {
+function bindRangeFunction(
+  ctx: BindContext, n: Raw, parent: Scope | undefined, correlation: { correlated: boolean }, lateralLeft?: BoundFrom,
+): BoundFrom {
   const fns = n.functions as Raw[];
   const call = unwrap(unwrap(fns[0])[1].items[0])[1];
   const name = strList(call.funcname).pop()!.toLowerCase();
-  const es = { scope: { columns: [], ...(parent ? { parent } : {}), correlation }, clause: 'FROM' };
+  // Functions in FROM are implicitly LATERAL: their arguments may read earlier FROM items.
+  const argScope: Scope = { columns: lateralLeft ? lateralLeft.scope.columns : [], ...(parent ? { parent } : {}), correlation };
+  const es = { scope: argScope, clause: 'FROM' };
   const args = ((call.args as Raw[] | undefined) ?? []).map((a) => bindExpr(ctx, a, es));
+  if (lateralLeft && args.some((a) => (columnsUsed(a)?.size ?? 1) > 0)) {
+    return lateralFunction(ctx, n, name, args, lateralLeft, parent, correlation);
+  }
   const alias = (n.alias?.aliasname as string | undefined) ?? name;
   const colnames = strList(n.alias?.colnames);
   const constant = (e: Expr): unknown => (e.kind === 'literal' ? e.value : undefined);
@@ -343,4 +355,34 @@ function bindRangeFunction(ctx: BindContext, n: Raw, parent: Scope | undefined, 
   const plan = LogicalValues.create({ rows, columns: outputCols(columns) });
   void str;
   return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
+}
+
+/**
+ * `FROM t, f(t.x)`: EXEC's projectSet over t, passing t's columns through and
+ * appending the function's; the result replaces the FROM items so far.
+ */
+function lateralFunction(
+  ctx: BindContext, n: Raw, name: string, args: readonly Expr[], left: BoundFrom, parent: Scope | undefined,
+  correlation: { correlated: boolean },
+): BoundFrom & { readonly replacesLeft: true } {
+  const resolved = resolveFunction(name, args.map((a) => a.type));
+  if (resolved?.kind !== 'set' || (n.functions as Raw[]).length !== 1) {
+    throw new FloeError(SqlState.featureNotSupported, `function ${name}() in FROM cannot reference earlier FROM items`, { position: positionOf(n.alias) ?? positionOf(left.plan) });
+  }
+  const alias = (n.alias?.aliasname as string | undefined) ?? name;
+  const colnames = strList(n.alias?.colnames);
+  const width = left.plan.columns.length;
+  const call: SetFunctionCall = {
+    kind: 'setCall', fn: resolved.id, args: args.map((a, i) => coerceTo(ctx, a, resolved.argTypes[i]!, 'implicit')), type: resolved.returnType,
+  };
+  const fnCols = [{ name: colnames[0] ?? alias, type: resolved.returnType }, ...(n.ordinality ? [{ name: colnames[1] ?? 'ordinality', type: { kind: 'int8' } as SqlType }] : [])];
+  const plan = LogicalProjectSet.create({
+    input: left.plan, exprs: [...left.plan.columns.map((c, i) => Exprs.column(i, c.type, c.name)), call],
+    ...(n.ordinality ? { ordinality: true } : {}), columns: [...left.plan.columns, ...fnCols],
+  });
+  const columns: ScopeColumn[] = [
+    ...left.scope.columns,
+    ...fnCols.map((c, i) => ({ name: c.name, relation: alias, index: width + i, type: c.type, tableOid: 0, columnNumber: 0 })),
+  ];
+  return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation }, replacesLeft: true };
 }
