@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
+import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
 import { openWarehouse } from '../lake/index.js';
 import { createFloeSession } from '../session/index.js';
 import { loadSqlParser } from '../sql/index.js';
@@ -46,6 +47,8 @@ async function serve(argv: string[]): Promise<void> {
   registerCatalogFunctions();
   const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }) });
   const catalog = createSystemCatalog();
+  // Threads start with the server, so no session pays for starting them.
+  const scanPool = sharedScanPool();
   const auth = usersAuthProvider(usersFilePath(dataDir));
   let port = Number(values.port);
   const server = await startWireServer({
@@ -56,7 +59,7 @@ async function serve(argv: string[]): Promise<void> {
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls: values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) },
-    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port }),
+    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool }),
   });
   port = server.port;
   logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined }, 'listening');
@@ -70,6 +73,7 @@ async function serve(argv: string[]): Promise<void> {
     try {
       logger.info({ signal }, 'draining sessions');
       await server.close({ drainMs: 5000 });
+      await closeSharedScanPool();
       await warehouse.close();
       logger.info('stopped');
       logger.flush?.();

@@ -5,6 +5,7 @@ import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse } from '../exec/exec-context.js';
+import type { ScanPool } from '../exec/pool/scan-pool.js';
 import { planInputs } from '../exec/plan/physical-plan.js';
 import type { LakeScanPlan, PhysicalPlan } from '../exec/plan/physical-plan.js';
 import { explainPlan } from '../planner/index.js';
@@ -30,6 +31,8 @@ export interface SessionDeps {
   readonly startup: StartupInfo;
   /** Port the server listens on, reported by SHOW port. */
   readonly port?: number;
+  /** Worker threads for lake scan tasks; without one, scans run on the session's thread. */
+  readonly scanPool?: ScanPool;
 }
 
 type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
@@ -324,6 +327,7 @@ class FloeSession implements SessionHandler {
       database: this.#deps.startup.database,
       searchPath: this.#searchPath(),
       virtualTables: this.#deps.catalog,
+      pool: this.#deps.scanPool,
       onRowsAffected: onRows,
       transactionStartMicros: this.#txn?.startMicros ?? nowMicros(),
     };

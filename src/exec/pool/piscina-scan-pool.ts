@@ -25,7 +25,8 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
     minThreads: size,
     maxThreads: size,
     idleTimeout: 2 ** 31 - 1,
-    execArgv: ['--import', 'tsx'],
+    // Resolved here, not from the process's cwd, so a gateway started elsewhere still loads tsx.
+    execArgv: ['--import', import.meta.resolve('tsx')],
   });
   return {
     size,
