@@ -1,6 +1,6 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { LakeTransaction, TableMetadata, Warehouse } from '../lake/index.js';
-import type { VirtualTableRegistry } from '../sql/binder/virtual-table.js';
+import type { VirtualTableRegistry } from './virtual-table.js';
 import type { PhysicalPlan } from './plan/physical-plan.js';
 import type { ScanPool } from './pool/scan-pool.js';
 

@@ -19,7 +19,7 @@ import type { SystemCatalog } from '../sql/system-catalog/index.js';
 import type {
   BoundPortal, ColumnDescription, CopyInSink, PreparedStatement, RowBatch, SessionEvents, SessionHandler, StartupInfo,
   StatementResult, TransactionStatus,
-} from '../wire/session-handler.js';
+} from '../common/session-handler.js';
 import { formatCopyRow, parseCopyText } from './copy-format.js';
 import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
 import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';

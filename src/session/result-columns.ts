@@ -3,7 +3,7 @@ import { typeLength, typeModifier, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { ResultColumn } from '../sql/index.js';
-import type { ColumnDescription, RowBatch } from '../wire/session-handler.js';
+import type { ColumnDescription, RowBatch } from '../common/session-handler.js';
 
 export function describeColumns(columns: readonly ResultColumn[]): ColumnDescription[] {
   return columns.map((c) => ({

@@ -1,4 +1,4 @@
-import type { StartupInfo } from '../wire/session-handler.js';
+import type { StartupInfo } from '../common/session-handler.js';
 
 /** server_version as clients see it: a PostgreSQL 15 version (clients gate features on it), then Floe's own. */
 export const SERVER_VERSION = '15.18 (Floe 0.1.0)';

@@ -1,6 +1,6 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
-import type { ColumnReader, RowBatch } from '../../wire/session-handler.js';
+import type { ColumnReader, RowBatch } from '../../common/session-handler.js';
 import { decodeBatch } from './columnar-batch.js';
 
 /**

@@ -1,0 +1,158 @@
+/**
+ * The contract between the protocol server (src/wire) and the engine session
+ * (src/session). The wire knows bytes, message order, portals, formats and
+ * ReadyForQuery; the session knows SQL, transactions and tables. Neither reaches
+ * into the other: the wire never parses SQL, the session never sees a message.
+ *
+ * Values cross this boundary in the canonical form documented in
+ * src/common/sql-type.ts; the wire encodes them as text or binary by type OID.
+ */
+
+/** What the client sent in its StartupMessage, plus where it came from. */
+export interface StartupInfo {
+  readonly user: string;
+  readonly database: string;
+  readonly parameters: Readonly<Record<string, string>>;
+  readonly remoteAddress: string;
+  readonly processId: number;
+}
+
+/** One RowDescription field, as PostgreSQL fills it. */
+export interface ColumnDescription {
+  readonly name: string;
+  readonly tableOid: number;
+  readonly columnNumber: number;
+  readonly typeOid: number;
+  readonly typeSize: number;
+  readonly typeModifier: number;
+}
+
+/** A column of a result batch: anything that yields canonical values by row index (null for NULL). */
+export interface ColumnReader {
+  get(row: number): unknown;
+}
+
+/** Rows travel in batches so the engine can hand over columnar data without building row objects. */
+export interface RowBatch {
+  readonly numRows: number;
+  readonly columns: readonly ColumnReader[];
+}
+
+/** A notice to send to the client before the statement completes (NoticeResponse). */
+export interface Notice {
+  readonly severity: 'NOTICE' | 'WARNING' | 'INFO' | 'DEBUG' | 'LOG';
+  readonly sqlstate: string;
+  readonly message: string;
+  readonly detail?: string;
+  readonly hint?: string;
+}
+
+/** Receives COPY FROM STDIN data; the session parses the text/CSV/binary format itself. */
+export interface CopyInSink {
+  write(chunk: Uint8Array): Promise<void>;
+  /** CopyDone: returns the command tag, e.g. "COPY 42". */
+  finish(): Promise<string>;
+  /** CopyFail or connection loss: nothing written may become visible. */
+  fail(reason: string): Promise<void>;
+}
+
+/**
+ * One statement's outcome. The wire turns these into messages:
+ *  rows → RowDescription (simple query, or Describe) + DataRow* + CommandComplete(tag(rowCount))
+ *  command → CommandComplete(tag)        empty → EmptyQueryResponse
+ *  copyIn → CopyInResponse, then CopyData* feeds the sink
+ *  copyOut → CopyOutResponse + CopyData(chunk)* + CopyDone + CommandComplete(tag)
+ */
+export type StatementResult =
+  | {
+      readonly kind: 'rows';
+      readonly columns: readonly ColumnDescription[];
+      readonly batches: AsyncIterable<RowBatch>;
+      /**
+       * Built after the last row, e.g. (n) => `SELECT ${n}` or `FETCH ${n}`. n is the number of
+       * rows sent: all of them in a simple query; for a portal read with row-limited Executes,
+       * those of the final Execute, as PostgreSQL reports it.
+       */
+      readonly commandTag: (rowCount: number) => string;
+    }
+  | { readonly kind: 'command'; readonly tag: string }
+  | { readonly kind: 'empty' }
+  | {
+      readonly kind: 'copyIn';
+      readonly format: 'text' | 'binary';
+      readonly columnCount: number;
+      readonly sink: CopyInSink;
+    }
+  | {
+      readonly kind: 'copyOut';
+      readonly format: 'text' | 'binary';
+      readonly columnCount: number;
+      readonly chunks: AsyncIterable<Uint8Array>;
+      /** n counts newline bytes (text format) or chunks (binary); a session that knows the row count may ignore it. */
+      readonly commandTag: (rowCount: number) => string;
+    };
+
+/**
+ * Side effects the wire must relay: ParameterStatus after SET, NoticeResponse.
+ * The wire also reads the TimeZone value reported here to write timestamptz text.
+ */
+export interface SessionEvents {
+  parameterStatus(name: string, value: string): void;
+  notice(notice: Notice): void;
+}
+
+/** A parsed statement (extended protocol). The wire hands the same object back to bind(), so a session may extend it. */
+export interface PreparedStatement {
+  /** Parameter type OIDs, with the client's unspecified (0) ones resolved. */
+  readonly paramTypeOids: readonly number[];
+  /** Result columns, or null when the statement returns no rows (NoData). */
+  readonly columns: readonly ColumnDescription[] | null;
+}
+
+/** A bound portal: ready to run; the wire pulls its batches and may suspend between them. */
+export interface BoundPortal {
+  readonly columns: readonly ColumnDescription[] | null;
+  /**
+   * Called once per portal. The signal is aborted with a FloeError as its reason: 57014 for a
+   * CancelRequest, FATAL 57P01 when the server shuts down; throw signal.reason when it fires.
+   * The wire calls return() on a rows result's iterator when the portal closes before its end.
+   */
+  execute(signal: AbortSignal): Promise<StatementResult>;
+  /** Releases what the portal holds (cursor state, snapshot pin). */
+  close(): void;
+}
+
+export type TransactionStatus = 'I' | 'T' | 'E';
+
+/**
+ * Implemented by src/session. Every method may throw a FloeError (src/common);
+ * the wire turns it into an ErrorResponse and applies the protocol's recovery.
+ */
+export interface SessionHandler {
+  /** Called once after authentication; returns the ParameterStatus set to send. */
+  start(events: SessionEvents): Promise<Readonly<Record<string, string>>>;
+  /**
+   * Simple Query: may hold several statements. Yields one result per statement,
+   * in order; a thrown error ends the string (and fails an implicit transaction).
+   */
+  simpleQuery(sql: string, signal: AbortSignal): AsyncIterable<StatementResult>;
+  /** Parse message. paramTypeOids holds 0 where the client left a type open. */
+  prepare(sql: string, paramTypeOids: readonly number[]): Promise<PreparedStatement>;
+  /** Bind message: params already decoded to canonical values by the wire. */
+  bind(statement: PreparedStatement, params: readonly unknown[]): Promise<BoundPortal>;
+  /** Sync after an error inside an implicit extended-protocol transaction. */
+  sync(): Promise<void>;
+  transactionStatus(): TransactionStatus;
+  /** Connection closed: roll back any open transaction, release everything. */
+  close(): Promise<void>;
+}
+
+/** Authentication policy, decided outside the wire (users file, loopback rule). */
+export interface AuthProvider {
+  /** The method for this user and peer: trust, SCRAM-SHA-256, md5, or cleartext password. */
+  methodFor(user: string, remoteAddress: string): 'trust' | 'scram-sha-256' | 'md5' | 'password';
+  /** SCRAM verifier parts (RFC 5802 / PostgreSQL's format), or undefined for an unknown user. */
+  scramSecret(user: string): { iterations: number; salt: Buffer; storedKey: Buffer; serverKey: Buffer } | undefined;
+  /** Plain password check, for md5 and cleartext. */
+  checkPassword(user: string, password: string | { md5: string; salt: Buffer }): boolean;
+}
