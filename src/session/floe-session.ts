@@ -12,10 +12,11 @@ import { explainPlan } from '../planner/index.js';
 import type { ScanReport } from '../planner/index.js';
 import { formatValue, parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
-import type { LakeTransaction, ScanFilter, SnapshotSelector, Warehouse } from '../lake/index.js';
+import type { LakeTransaction, ScanFilter, SnapshotSelector, TableMetadata, Warehouse } from '../lake/index.js';
 import { bindStatement, parseStatements } from '../sql/index.js';
 import type { BoundStatement, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
 import type { SystemCatalog } from '../sql/system-catalog/index.js';
+import type { VirtualTableRegistry } from '../exec/virtual-table.js';
 import type {
   BoundPortal, ColumnDescription, CopyInSink, PreparedStatement, RowBatch, SessionEvents, SessionHandler, StartupInfo,
   StatementResult, TransactionStatus,
@@ -24,6 +25,7 @@ import { formatCopyRow, parseCopyText } from './copy-format.js';
 import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
 import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';
 import { sqlTypeForOid } from './type-for-oid.js';
+import { validateTableProperties } from './table-properties.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -288,11 +290,17 @@ class FloeSession implements SessionHandler {
     return path.flatMap((s) => (s === '$user' ? (hasUserSchema ? [user] : []) : [s]));
   }
 
+  /** pg_catalog and information_schema, plus the lake's per-table system tables (t$snapshots, …). */
+  #virtualTables(): VirtualTableRegistry {
+    const c = this.#deps.catalog;
+    return typeof c.forWarehouse === 'function' ? c.forWarehouse(this.#deps.warehouse) : c;
+  }
+
   #bindEnv(paramTypes?: readonly (SqlType | undefined)[]) {
     return {
       warehouse: this.#deps.warehouse,
       searchPath: this.#searchPath(),
-      virtualTables: this.#deps.catalog,
+      virtualTables: this.#virtualTables(),
       paramTypes,
     };
   }
@@ -326,7 +334,7 @@ class FloeSession implements SessionHandler {
       user: this.#deps.startup.user,
       database: this.#deps.startup.database,
       searchPath: this.#searchPath(),
-      virtualTables: this.#deps.catalog,
+      virtualTables: this.#virtualTables(),
       pool: this.#deps.scanPool,
       onRowsAffected: onRows,
       transactionStartMicros: this.#txn?.startMicros ?? nowMicros(),
@@ -408,6 +416,7 @@ class FloeSession implements SessionHandler {
         for (const n of c.names) await w.dropNamespace(n, { ifExists: c.ifExists, cascade: c.cascade });
         return 'DROP SCHEMA';
       case 'createTable':
+        if (c.properties) validateTableProperties(Object.keys(c.properties), c.properties);
         await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
           partitionBy: c.partitionBy, properties: c.properties,
@@ -434,6 +443,8 @@ class FloeSession implements SessionHandler {
               await w.dropRef(table, a.name, { ifExists: a.ifExists, kind: a.refKind });
               break;
             default:
+              if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties);
+              if (a.kind === 'resetProperties') validateTableProperties(a.keys);
               table = await w.alterTable(table.namespace, table.name, a);
           }
         }
@@ -809,6 +820,23 @@ class FloeSession implements SessionHandler {
     return { kind: 'copyOut', format: 'text', columnCount: q.columns.length, chunks: chunks(), commandTag: () => `COPY ${count}` };
   }
 
+  /** `CALL expire_snapshots('t', older_than [, retain_last])` (Iceberg's procedure; positional arguments). */
+  async #expireSnapshots(table: TableMetadata, args: readonly unknown[]): Promise<StatementResult> {
+    const [olderThan, retainLast] = args;
+    if (typeof olderThan !== 'bigint') {
+      throw new FloeError(SqlState.invalidParameterValue, 'expire_snapshots needs older_than, a timestamp', {
+        hint: "CALL expire_snapshots('t', now() - interval '7 days', 1)",
+      });
+    }
+    if (retainLast !== undefined && retainLast !== null && !(Number(retainLast) >= 1)) {
+      throw new FloeError(SqlState.invalidParameterValue, 'expire_snapshots: retain_last must be at least 1');
+    }
+    await this.#deps.warehouse.expireSnapshots(table, {
+      olderThanMicros: olderThan, ...(retainLast === undefined || retainLast === null ? {} : { retainLast: Number(retainLast) }),
+    });
+    return { kind: 'command', tag: 'CALL' };
+  }
+
   async #call(procedure: string, args: unknown[]): Promise<StatementResult> {
     const w = this.#deps.warehouse;
     const table = (name: unknown) => {
@@ -822,6 +850,7 @@ class FloeSession implements SessionHandler {
       case 'fast_forward': await w.fastForward(table(args[0]), String(args[1]), String(args[2])); break;
       case 'rollback_to_snapshot': await w.rollbackToSnapshot(table(args[0]), BigInt(args[1] as bigint)); break;
       case 'rollback_to_timestamp': await w.rollbackToTimestamp(table(args[0]), BigInt(args[1] as bigint)); break;
+      case 'expire_snapshots': return this.#expireSnapshots(table(args[0]), args.slice(1));
       default: throw new FloeError(SqlState.undefinedFunction, `procedure ${procedure} does not exist`);
     }
     return { kind: 'command', tag: 'CALL' };

@@ -4,6 +4,8 @@ import { catalogShapes } from './catalog-shapes.js';
 import { catalogRowSources } from './catalog-rows.js';
 import type { CatalogView } from './catalog-view.js';
 import { lakeWarehouse } from './catalog-view.js';
+import { lookupLakeSystemTable } from './lake-system-tables.js';
+import type { Warehouse } from '../../lake/index.js';
 
 /** A shape spec type ('int4', 'oid[]', 'varchar', …) as a SqlType. */
 export function parseShapeType(spec: string): SqlType {
@@ -15,10 +17,17 @@ export function parseShapeType(spec: string): SqlType {
 export interface SystemCatalog extends VirtualTableRegistry {
   /** Adds (or replaces) a virtual relation, e.g. a lakehouse system table. */
   register(table: VirtualTable): void;
+  /**
+   * This registry plus the lakehouse system tables of `warehouse` (`t$snapshots`,
+   * `t$files`, …, and table_changes names), computed on demand from the name.
+   * They are deliberately not listed (pg_class, information_schema): see lake-system-tables.ts.
+   */
+  forWarehouse(warehouse: Warehouse): VirtualTableRegistry;
 }
 
 class SystemCatalogImpl implements SystemCatalog {
   readonly #bySchema = new Map<string, Map<string, VirtualTable>>();
+  readonly #perWarehouse = new WeakMap<Warehouse, VirtualTableRegistry>();
 
   register(table: VirtualTable): void {
     let m = this.#bySchema.get(table.schema);
@@ -28,6 +37,18 @@ class SystemCatalogImpl implements SystemCatalog {
 
   lookup(schema: string, name: string): VirtualTable | undefined {
     return this.#bySchema.get(schema)?.get(name);
+  }
+
+  forWarehouse(warehouse: Warehouse): VirtualTableRegistry {
+    let r = this.#perWarehouse.get(warehouse);
+    if (!r) {
+      r = {
+        lookup: (schema, name) => this.lookup(schema, name) ?? lookupLakeSystemTable(warehouse, schema, name),
+        list: (schema) => this.list(schema),
+      };
+      this.#perWarehouse.set(warehouse, r);
+    }
+    return r;
   }
 
   list(schema?: string): readonly VirtualTable[] {

@@ -1,0 +1,52 @@
+import { FloeError } from '../common/floe-error.js';
+import { SqlState } from '../common/sqlstate.js';
+
+/**
+ * The table property keys Floe knows. A key nobody reads is almost always a typo
+ * (`write.target-filesize`), and silently storing it hides the mistake, so
+ * anything else is refused with a hint naming the nearest known keys.
+ */
+export const KNOWN_TABLE_PROPERTIES: Readonly<Record<string, string>> = {
+  'write.target-file-size': 'bytes of base data per bucket node before the optimizer splits it (positive integer)',
+  'merge-engine': 'how rows with the same key combine: deduplicate (the last change wins)',
+  comment: 'free text describing the table',
+};
+
+const valueRules: Readonly<Record<string, (v: string) => boolean>> = {
+  'merge-engine': (v) => v === 'deduplicate',
+};
+
+/** Throws 22023 for an unknown key (hint: the nearest known keys) or a value a key does not accept. */
+export function validateTableProperties(keys: readonly string[], values?: Readonly<Record<string, string>>): void {
+  for (const key of keys) {
+    if (!Object.hasOwn(KNOWN_TABLE_PROPERTIES, key)) {
+      throw new FloeError(SqlState.invalidParameterValue, `unrecognized table property "${key}"`, { hint: nearestKeysHint(key) });
+    }
+    const v = values?.[key];
+    const rule = valueRules[key];
+    if (v !== undefined && rule && !rule(v)) {
+      throw new FloeError(SqlState.invalidParameterValue, `invalid value for ${key}: "${v}"`, { hint: `${key}: ${KNOWN_TABLE_PROPERTIES[key]}.` });
+    }
+  }
+}
+
+function nearestKeysHint(key: string): string {
+  const known = Object.keys(KNOWN_TABLE_PROPERTIES);
+  const scored = known.map((k) => ({ k, d: levenshtein(key, k) })).sort((a, b) => a.d - b.d || a.k.localeCompare(b.k));
+  const best = scored[0]!.d;
+  const near = scored.filter((s) => s.d <= Math.max(best, 2) && s.d <= Math.max(3, Math.floor(key.length / 2)));
+  if (near.length === 0) return `Known table properties: ${known.join(', ')}.`;
+  return `Did you mean ${near.slice(0, 3).map((s) => `"${s.k}"`).join(' or ')}? Known table properties: ${known.join(', ')}.`;
+}
+
+export function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
