@@ -41,14 +41,9 @@ interface KnownFailure {
 
 /** Query number → why it fails today, per phase. Remove an entry once the engine answers it. */
 const KNOWN_FAILURES: { readonly optimized: Readonly<Record<number, KnownFailure>>; readonly upserted: Readonly<Record<number, KnownFailure>> } = {
-  optimized: {
-    17: { reason: 'correlated scalar subquery re-run per outer row: 11-70 s at SF 0.01', slow: true },
-    20: { reason: 'correlated subquery inside IN re-run per row: > 100 s at SF 0.01', slow: true },
-  },
-  upserted: {
-    17: { reason: 'correlated scalar subquery re-run per outer row: 11-70 s at SF 0.01', slow: true },
-    20: { reason: 'correlated subquery inside IN re-run per row: > 100 s at SF 0.01', slow: true },
-  },
+  // Q17 and Q20 were here (correlated subqueries re-run per row, > 30 s) until the planner decorrelated them.
+  optimized: {},
+  upserted: {},
 };
 
 describe(`TPC-H SF ${SF}: Floe through the wire against PostgreSQL 15`, { timeout: 600_000 }, () => {
