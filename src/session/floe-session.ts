@@ -820,14 +820,29 @@ class FloeSession implements SessionHandler {
     return { kind: 'copyOut', format: 'text', columnCount: q.columns.length, chunks: chunks(), commandTag: () => `COPY ${count}` };
   }
 
+  /** A procedure's timestamp argument: a timestamptz value, or text read as one (a zone-less time is UTC). */
+  #timestampArg(v: unknown, procedure: string): bigint {
+    if (typeof v === 'bigint') return v;
+    if (typeof v === 'string') {
+      const zoned = /[zZ]$|[+-]\d{2}(:?\d{2})?$/.test(v.trim()) ? v : `${v.trim()}+00`;
+      return parseValue(zoned, { kind: 'timestamptz' }, this.#textSettings()) as bigint;
+    }
+    throw new FloeError(SqlState.invalidParameterValue, `${procedure} needs a timestamp argument`, {
+      hint: `e.g. CALL ${procedure}('t', now() - interval '7 days'${procedure === 'expire_snapshots' ? ', 1' : ''})`,
+    });
+  }
+
+  #snapshotIdArg(v: unknown): bigint {
+    if (typeof v === 'bigint') return v;
+    if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+    if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return BigInt(v.trim());
+    throw new FloeError(SqlState.invalidParameterValue, `a snapshot id must be an integer, not "${String(v)}"`);
+  }
+
   /** `CALL expire_snapshots('t', older_than [, retain_last])` (Iceberg's procedure; positional arguments). */
   async #expireSnapshots(table: TableMetadata, args: readonly unknown[]): Promise<StatementResult> {
-    const [olderThan, retainLast] = args;
-    if (typeof olderThan !== 'bigint') {
-      throw new FloeError(SqlState.invalidParameterValue, 'expire_snapshots needs older_than, a timestamp', {
-        hint: "CALL expire_snapshots('t', now() - interval '7 days', 1)",
-      });
-    }
+    const [olderThanArg, retainLast] = args;
+    const olderThan = this.#timestampArg(olderThanArg, 'expire_snapshots');
     if (retainLast !== undefined && retainLast !== null && !(Number(retainLast) >= 1)) {
       throw new FloeError(SqlState.invalidParameterValue, 'expire_snapshots: retain_last must be at least 1');
     }
@@ -848,8 +863,8 @@ class FloeSession implements SessionHandler {
     };
     switch (procedure.toLowerCase().replace(/^(system|floe)\./, '')) {
       case 'fast_forward': await w.fastForward(table(args[0]), String(args[1]), String(args[2])); break;
-      case 'rollback_to_snapshot': await w.rollbackToSnapshot(table(args[0]), BigInt(args[1] as bigint)); break;
-      case 'rollback_to_timestamp': await w.rollbackToTimestamp(table(args[0]), BigInt(args[1] as bigint)); break;
+      case 'rollback_to_snapshot': await w.rollbackToSnapshot(table(args[0]), this.#snapshotIdArg(args[1])); break;
+      case 'rollback_to_timestamp': await w.rollbackToTimestamp(table(args[0]), this.#timestampArg(args[1], 'rollback_to_timestamp')); break;
       case 'expire_snapshots': return this.#expireSnapshots(table(args[0]), args.slice(1));
       default: throw new FloeError(SqlState.undefinedFunction, `procedure ${procedure} does not exist`);
     }
