@@ -85,6 +85,22 @@ describe('lakehouse system tables over the wire', () => {
     assert.deepEqual(await g.rows('SELECT name FROM t$refs'), [['main']]);
   });
 
+  test('t$branch_b$files, $buckets and $audit_log describe a branch', async () => {
+    await g.run('ALTER TABLE t CREATE BRANCH side');
+    await g.run("INSERT INTO t$branch_side VALUES (50, 'side')");
+    const [[mainFiles]] = await g.rows('SELECT count(*) FROM t$files');
+    const [[sideFiles]] = await g.rows('SELECT count(*) FROM t$branch_side$files');
+    assert.equal(Number(sideFiles), Number(mainFiles) + 1);
+    assert.deepEqual(await g.rows('SELECT id, v, _change_type FROM t$branch_side$audit_log ORDER BY _seq DESC LIMIT 1'), [['50', 'side', 'INSERT']]);
+    assert.deepEqual(await g.rows("SELECT count(*) FROM t$audit_log WHERE v = 'side'"), [['0']]);
+    assert.deepEqual(await g.rows('SELECT sum(pending_change_files) FROM t$branch_side$buckets'), [[sideFiles]]);
+    const sideLine = await g.rows('SELECT snapshot_id FROM t$branch_side$snapshots ORDER BY 1');
+    assert.deepEqual(sideLine.slice(0, -1), await g.rows('SELECT snapshot_id FROM t$snapshots WHERE branch = \'main\' ORDER BY 1'));
+    assert.deepEqual(await g.rows('SELECT branch FROM t$branch_side$snapshots ORDER BY snapshot_id DESC LIMIT 1'), [['side']]);
+    assert.equal((await g.failure('SELECT * FROM t$branch_nosuch$files')).code, '42704');
+    await g.run('ALTER TABLE t DROP BRANCH side');
+  });
+
   test('system tables of a table without commits are empty, and unknown ones are 42P01', async () => {
     assert.deepEqual(await g.rows('SELECT count(*) FROM other$audit_log'), [['0']]);
     assert.deepEqual(await g.rows('SELECT count(*) FROM other$files'), [['0']]);
@@ -92,7 +108,7 @@ describe('lakehouse system tables over the wire', () => {
     assert.equal((await g.failure('SELECT * FROM nosuch$snapshots')).code, '42P01');
     assert.equal((await g.failure('SELECT * FROM t$nonsense')).code, '42P01');
     assert.equal((await g.failure('SELECT * FROM pg_catalog.t$snapshots')).code, '42P01');
-    assert.deepEqual(await g.rows('SELECT count(*) FROM public.t$snapshots'), [['5']]);
+    assert.deepEqual(await g.rows("SELECT count(*) FROM public.t$snapshots WHERE branch = 'main'"), [['5']]);
   });
 
   test('system tables are kept out of pg_class and information_schema, so \\dt lists only tables', async () => {

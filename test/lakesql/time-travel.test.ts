@@ -5,7 +5,7 @@ import { startLakeSqlGateway } from './lake-sql-gateway.js';
 import type { LakeSqlGateway } from './lake-sql-gateway.js';
 
 /** Main's rows after each statement, keyed by the snapshot that statement committed. */
-type States = Map<string, string[][]>;
+type States = Map<string, (string | null)[][]>;
 
 describe('time travel in every spelling, checked against t$snapshots', () => {
   let g: LakeSqlGateway;

@@ -86,8 +86,11 @@ export function lookupLakeSystemTable(warehouse: Warehouse, schema: string, name
   }
   const kind = LAKE_SYSTEM_TABLE_KINDS.find((k) => k === suffix);
   if (!kind) return undefined;
-  const table = warehouse.getTable(schema, base);
+  // `t$branch_b$files`: files, buckets, the audit log and the snapshot lineage as of branch b's head.
+  const onBranch = /^(.+)\$branch_(.+)$/.exec(base);
+  const table = warehouse.getTable(schema, onBranch ? onBranch[1]! : base);
   if (!table) return undefined;
+  const ref = onBranch?.[2];
   const slot = LAKE_SYSTEM_TABLE_KINDS.indexOf(kind);
   if (kind === 'audit_log') {
     return {
@@ -95,14 +98,14 @@ export function lookupLakeSystemTable(warehouse: Warehouse, schema: string, name
       columns: [...table.columns.map((c) => col(c.name, c.type)), ...changeColumns],
       rows: async () => {
         const t = current(warehouse, table);
-        const head = warehouse.resolveSnapshot(t);
+        const head = warehouse.resolveSnapshot(t, ref === undefined ? undefined : { kind: 'ref', name: ref });
         return head ? changeRows(warehouse, t, undefined, head.id) : [];
       },
     };
   }
   return {
     schema, name, oid: systemTableOid(table.id, slot), columns: fixedColumns[kind],
-    rows: async () => fixedRows(warehouse, current(warehouse, table), kind),
+    rows: async () => fixedRows(warehouse, current(warehouse, table), kind, ref),
   };
 }
 
@@ -113,15 +116,16 @@ function current(warehouse: Warehouse, table: TableMetadata): TableMetadata {
   return t;
 }
 
-function fixedRows(warehouse: Warehouse, table: TableMetadata, kind: Exclude<LakeSystemTableKind, 'audit_log'>): unknown[][] {
+function fixedRows(warehouse: Warehouse, table: TableMetadata, kind: Exclude<LakeSystemTableKind, 'audit_log'>, ref: string | undefined): unknown[][] {
+  const at = ref === undefined ? undefined : { kind: 'ref', name: ref } as const;
   switch (kind) {
     case 'snapshots':
-      return warehouse.listSnapshots(table)
+      return lineage(warehouse, table, ref)
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .map((s) => [s.id, s.parentId ?? null, s.committedAtMicros, s.operation, jsonText(s.summary), seqOf(s), s.branch]);
     case 'files': {
-      if (!warehouse.resolveSnapshot(table)) return [];
-      return warehouse.listFiles(table).map((f) => {
+      if (!warehouse.resolveSnapshot(table, at)) return [];
+      return warehouse.listFiles(table, at).map((f) => {
         const stats = Object.entries(f.columnStats);
         return [
           f.store, f.path, f.partitionKey, nodeText(f.node), BigInt(f.node.mask), BigInt(f.node.index), BigInt(f.rowCount),
@@ -142,13 +146,23 @@ function fixedRows(warehouse: Warehouse, table: TableMetadata, kind: Exclude<Lak
         .map((r) => [r.name, r.snapshotId, committed.get(r.snapshotId) ?? null, retainMs(r.retainMicros)]);
     }
     case 'buckets': {
-      if (!warehouse.resolveSnapshot(table)) return [];
-      return warehouse.bucketTree(table).map((b) => [
+      if (!warehouse.resolveSnapshot(table, at)) return [];
+      return warehouse.bucketTree(table, at).map((b) => [
         b.partitionKey, nodeText(b.node), BigInt(b.node.mask), BigInt(b.node.index), depthOf(b.node.mask), b.isFrontier,
         BigInt(b.baseFiles), BigInt(b.baseRows), BigInt(b.baseBytes), BigInt(b.changeFiles), BigInt(b.changeRows),
       ]);
     }
   }
+}
+
+/** All snapshots of the table, or those on a branch's line (its head and ancestors). */
+function lineage(warehouse: Warehouse, table: TableMetadata, ref: string | undefined): Snapshot[] {
+  const all = warehouse.listSnapshots(table);
+  if (ref === undefined) return all;
+  const byId = new Map(all.map((s) => [s.id, s]));
+  const out: Snapshot[] = [];
+  for (let s = warehouse.resolveSnapshot(table, { kind: 'ref', name: ref }); s; s = s.parentId === undefined ? undefined : byId.get(s.parentId)) out.push(s);
+  return out;
 }
 
 function sortedRefs(warehouse: Warehouse, table: TableMetadata) {
