@@ -137,4 +137,48 @@ describe('MERGE INTO over the wire, against PostgreSQL 15', () => {
     assert.deepEqual(both.fields.map((f) => f.name), ['sid', 'sv', 'id', 'v']);
     assert.deepEqual(both.rows, [['1', '7', '1', '7']]);
   });
+
+  test('RETURNING merge_action() names the clause each row took, including BY SOURCE ones', async () => {
+    await g.run('CREATE TABLE ma (id int PRIMARY KEY, v int)');
+    await g.run('INSERT INTO ma VALUES (1, 1), (2, 2), (3, 3)');
+    const res = await g.client.query({
+      text: `MERGE INTO ma t USING (VALUES (1, 10), (2, -1), (4, 40)) s(id, v) ON t.id = s.id
+        WHEN MATCHED AND s.v < 0 THEN DELETE
+        WHEN MATCHED THEN UPDATE SET v = s.v
+        WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)
+        WHEN NOT MATCHED BY SOURCE THEN UPDATE SET v = 0
+        RETURNING merge_action(), t.id, t.v, s.v AS sv`,
+      rowMode: 'array',
+    });
+    assert.deepEqual(res.fields.map((f) => f.name), ['merge_action', 'id', 'v', 'sv']);
+    assert.equal(res.rowCount, 4);
+    const byId = [...res.rows].sort((a, b) => Number(a[1]) - Number(b[1]));
+    assert.deepEqual(byId, [['UPDATE', '1', '10', '10'], ['DELETE', '2', '2', '-1'], ['UPDATE', '3', '0', null], ['INSERT', '4', '40', '40']]);
+    assert.deepEqual(await g.rows('SELECT * FROM ma ORDER BY id'), [['1', '10'], ['3', '0'], ['4', '40']]);
+    const named = await g.client.query({ text: 'MERGE INTO ma t USING (VALUES (1)) s(id) ON t.id = s.id WHEN MATCHED THEN DO NOTHING RETURNING merge_action() AS act', rowMode: 'array' });
+    assert.deepEqual(named.fields.map((f) => f.name), ['act']);
+    assert.deepEqual(named.rows, [], 'DO NOTHING returns no row');
+  });
+
+  test('MERGE reads what it writes: a concurrent commit to a key it wrote fails it with 40001, another key does not', async () => {
+    await g.run('CREATE TABLE si (id int PRIMARY KEY, v int)');
+    await g.run('INSERT INTO si VALUES (1, 1), (2, 2)');
+    const other = new pg.Client({ host: '127.0.0.1', port: g.server.port, user: 'floe', database: 'floe' });
+    await other.connect();
+    try {
+      await g.run('BEGIN');
+      await g.run('MERGE INTO si t USING (VALUES (1, 10)) s(id, v) ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = t.v + s.v');
+      await other.query('UPDATE si SET v = 100 WHERE id = 1');
+      const e = await g.failure('COMMIT');
+      assert.equal(e.code, '40001');
+      assert.deepEqual(await g.rows('SELECT * FROM si ORDER BY id'), [['1', '100'], ['2', '2']]);
+      await g.run('BEGIN');
+      await g.run('MERGE INTO si t USING (VALUES (2, 10)) s(id, v) ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = t.v + s.v');
+      await other.query('UPDATE si SET v = 101 WHERE id = 1');
+      await g.run('COMMIT');
+      assert.deepEqual(await g.rows('SELECT * FROM si ORDER BY id'), [['1', '101'], ['2', '12']]);
+    } finally {
+      await other.end();
+    }
+  });
 });
