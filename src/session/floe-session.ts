@@ -26,6 +26,7 @@ import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-col
 import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';
 import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
+import { procedureArguments } from './procedure-arguments.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -852,8 +853,10 @@ class FloeSession implements SessionHandler {
     return { kind: 'command', tag: 'CALL' };
   }
 
-  async #call(procedure: string, args: unknown[]): Promise<StatementResult> {
+  async #call(procedureName: string, given: unknown[], names?: readonly (string | undefined)[]): Promise<StatementResult> {
     const w = this.#deps.warehouse;
+    const procedure = procedureName.toLowerCase().replace(/^(system|floe)\./, '');
+    const args = procedureArguments(procedure, given, names);
     const table = (name: unknown) => {
       const text = String(name);
       const [ns, n] = text.includes('.') ? text.split('.', 2) as [string, string] : [this.#searchPath().find((s) => w.getTable(s, text)) ?? 'public', text];
@@ -861,12 +864,12 @@ class FloeSession implements SessionHandler {
       if (!t) throw new FloeError(SqlState.undefinedTable, `relation "${text}" does not exist`);
       return t;
     };
-    switch (procedure.toLowerCase().replace(/^(system|floe)\./, '')) {
+    switch (procedure) {
       case 'fast_forward': await w.fastForward(table(args[0]), String(args[1]), String(args[2])); break;
       case 'rollback_to_snapshot': await w.rollbackToSnapshot(table(args[0]), this.#snapshotIdArg(args[1])); break;
       case 'rollback_to_timestamp': await w.rollbackToTimestamp(table(args[0]), this.#timestampArg(args[1], 'rollback_to_timestamp')); break;
       case 'expire_snapshots': return this.#expireSnapshots(table(args[0]), args.slice(1));
-      default: throw new FloeError(SqlState.undefinedFunction, `procedure ${procedure} does not exist`);
+      default: throw new FloeError(SqlState.undefinedFunction, `procedure ${procedureName} does not exist`);
     }
     return { kind: 'command', tag: 'CALL' };
   }
