@@ -1,11 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import pg from 'pg';
+import { sharedDir } from '../harness/shared-dir.js';
 import { startFloeTarget, startOracleTarget } from './client-targets.js';
 import type { ClientTarget } from './client-targets.js';
 
-const SHARED = '/work/shared/client-queries';
+const SHARED = resolve(sharedDir(), 'client-queries');
 const OWN = new URL('.', import.meta.url).pathname;
 
 interface CapturedStatement {
