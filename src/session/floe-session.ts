@@ -12,7 +12,7 @@ import { explainPlan } from '../planner/index.js';
 import type { ScanReport } from '../planner/index.js';
 import { formatValue, parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
-import type { LakeTransaction, ScanFilter, SnapshotSelector, TableMetadata, Warehouse } from '../lake/index.js';
+import type { LakeTransaction, ScanFilter, SnapshotSelector, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
 import { bindStatement, parseStatements } from '../sql/index.js';
 import type { BoundStatement, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
 import type { SystemCatalog } from '../sql/system-catalog/index.js';
@@ -59,7 +59,8 @@ interface Txn {
   implicit: boolean;
   lake: LakeTransaction | undefined;
   failed: boolean;
-  readonly savepoints: { name: string; writes: number }[];
+  /** Each savepoint remembers the write count and the lake's mark (none before the lake transaction began). */
+  readonly savepoints: { name: string; writes: number; lakeMark: TxnSavepoint | undefined }[];
   writes: number;
   readonly startMicros: bigint;
   /** Values settings had before this transaction changed them: ROLLBACK restores all, COMMIT only SET LOCAL ones. */
@@ -492,9 +493,11 @@ class FloeSession implements SessionHandler {
         if (t.lake?.state === 'open') await t.lake.abort();
         return command('ROLLBACK');
       }
-      case 'savepoint':
-        this.#requireTxn('SAVEPOINT').savepoints.push({ name: c.name, writes: this.#txn!.writes });
+      case 'savepoint': {
+        const t = this.#requireTxn('SAVEPOINT');
+        t.savepoints.push({ name: c.name, writes: t.writes, lakeMark: t.lake?.state === 'open' ? t.lake.savepoint() : undefined });
         return command('SAVEPOINT');
+      }
       case 'release': {
         const t = this.#requireTxn('RELEASE SAVEPOINT');
         const at = this.#savepointIndex(t, c.name);
@@ -504,10 +507,15 @@ class FloeSession implements SessionHandler {
       case 'rollbackTo': {
         const t = this.#requireTxn('ROLLBACK TO SAVEPOINT');
         const at = this.#savepointIndex(t, c.name);
-        if (t.writes > t.savepoints[at]!.writes) {
-          // Lake transactions cannot undo part of their staged writes; refuse rather than keep writes the client discarded.
-          throw new FloeError(SqlState.featureNotSupported, 'ROLLBACK TO SAVEPOINT after writes since the savepoint is not supported',
-            { hint: 'Roll back the whole transaction.' });
+        const sp = t.savepoints[at]!;
+        if (t.writes > sp.writes && t.lake !== undefined) {
+          if (t.lake.state !== 'open') {
+            // The lake transaction already ended (a failed commit attempt): nothing partial to keep.
+            throw new FloeError(SqlState.inFailedSqlTransaction, 'the transaction can only be rolled back as a whole',
+              { hint: 'Issue ROLLBACK.' });
+          }
+          await t.lake.rollbackTo(sp.lakeMark);
+          t.writes = sp.writes;
         }
         t.savepoints.splice(at + 1);
         t.failed = false;

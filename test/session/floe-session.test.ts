@@ -112,6 +112,25 @@ test('savepoints: ROLLBACK TO clears a failed state, RELEASE forgets, unknown na
   await all(s, 'ROLLBACK');
 });
 
+test('ROLLBACK TO SAVEPOINT undoes the writes made after the savepoint and keeps the earlier ones', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  await all(s, 'CREATE TABLE sp_t (id integer PRIMARY KEY, v text)');
+  const rows = async () => (await all(s, 'SELECT id, v FROM sp_t ORDER BY id'))[0]!.rows;
+  await all(s, "BEGIN; INSERT INTO sp_t VALUES (1, 'a'); SAVEPOINT s1; INSERT INTO sp_t VALUES (2, 'b')");
+  await all(s, "UPDATE sp_t SET v = 'z' WHERE id = 1; SAVEPOINT s2; INSERT INTO sp_t VALUES (3, 'c')");
+  assert.deepEqual(await rows(), [[1, 'z'], [2, 'b'], [3, 'c']]);
+  await all(s, 'ROLLBACK TO SAVEPOINT s2');
+  assert.deepEqual(await rows(), [[1, 'z'], [2, 'b']]);
+  await all(s, 'ROLLBACK TO SAVEPOINT s1');
+  assert.deepEqual(await rows(), [[1, 'a']]);
+  await all(s, "INSERT INTO sp_t VALUES (4, 'd'); COMMIT");
+  assert.deepEqual(await rows(), [[1, 'a'], [4, 'd']]);
+  // A savepoint taken before the transaction's first write rolls back to nothing staged.
+  await all(s, "BEGIN; SAVEPOINT s0; INSERT INTO sp_t VALUES (5, 'e'); ROLLBACK TO SAVEPOINT s0; COMMIT");
+  assert.deepEqual(await rows(), [[1, 'a'], [4, 'd']]);
+});
+
 test('DDL goes to the lake: schemas and tables appear in the warehouse and in pg_catalog', async () => {
   const { s } = session();
   await s.start({ parameterStatus: () => undefined, notice: () => undefined });

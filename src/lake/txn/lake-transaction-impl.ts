@@ -19,7 +19,7 @@ import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros } from '../warehouse/lake-context.js';
 import { keyBitmapOf } from '../scan/key-bitmap.js';
 import { checkKeyConflicts } from './check-conflicts.js';
-import type { BeginOptions, LakeTransaction } from './lake-transaction.js';
+import type { BeginOptions, LakeTransaction, TxnSavepoint } from './lake-transaction.js';
 import { gather, routeRows } from './route-rows.js';
 
 /** What one transaction has staged for one (table, branch). */
@@ -37,6 +37,15 @@ interface TableWrite {
   rows: number;
 }
 
+/** What a TableWrite held when a savepoint was taken; a write first touched later has none. */
+interface TableWriteMark {
+  readonly files: number;
+  readonly rows: number;
+  readonly rmw: boolean;
+  readonly keyHashes: ReadonlySet<number>;
+  readonly deletes: ReadonlyMap<number, ReadonlySet<number>>;
+}
+
 const MAX_COMMIT_ATTEMPTS = 20;
 
 export class LakeTransactionImpl implements LakeTransaction {
@@ -47,6 +56,7 @@ export class LakeTransactionImpl implements LakeTransaction {
   readonly #writes = new Map<string, TableWrite>();
   #offset = 0;
   #timer: NodeJS.Timeout | undefined;
+  readonly #savepoints: Map<string, TableWriteMark>[] = [];
 
   private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number) {
     this.#ctx = ctx;
@@ -229,6 +239,42 @@ export class LakeTransactionImpl implements LakeTransaction {
       w.files.push(rec);
       w.rows += e.file.rowCount;
     }
+  }
+
+  savepoint(): TxnSavepoint {
+    this.#checkOpen();
+    const marks = new Map<string, TableWriteMark>();
+    for (const [key, w] of this.#writes) {
+      marks.set(key, {
+        files: w.files.length, rows: w.rows, rmw: w.rmw, keyHashes: new Set(w.keyHashes),
+        deletes: new Map([...w.deletes].map(([f, ps]) => [f, new Set(ps)])),
+      });
+    }
+    this.#savepoints.push(marks);
+    return { txnId: this.id, ordinal: this.#savepoints.length - 1 };
+  }
+
+  async rollbackTo(mark: TxnSavepoint | undefined): Promise<void> {
+    this.#checkOpen();
+    if (mark !== undefined && (mark.txnId !== this.id || this.#savepoints[mark.ordinal] === undefined)) {
+      throw new FloeError(SqlState.invalidTransactionState, 'savepoint does not belong to this transaction');
+    }
+    const marks = mark === undefined ? new Map<string, TableWriteMark>() : this.#savepoints[mark.ordinal]!;
+    this.#savepoints.length = mark === undefined ? 0 : mark.ordinal + 1;
+    const dropped: NewFileRecord[] = [];
+    for (const [key, w] of this.#writes) {
+      const m = marks.get(key);
+      // The entry itself stays: it pins the read snapshot, which a rollback to a savepoint keeps.
+      dropped.push(...w.files.splice(m?.files ?? 0));
+      w.rows = m?.rows ?? 0;
+      w.rmw = m?.rmw ?? false;
+      w.keyHashes.clear();
+      for (const h of m?.keyHashes ?? []) w.keyHashes.add(h);
+      w.deletes.clear();
+      for (const [f, ps] of m?.deletes ?? []) w.deletes.set(f, new Set(ps));
+    }
+    // Offsets only grow, so rows staged after this still order after everything kept.
+    for (const f of dropped) await this.#ctx.storage.delete(f.path).catch(() => undefined);
   }
 
   async commit(): Promise<Snapshot | undefined> {

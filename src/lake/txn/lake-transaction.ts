@@ -1,6 +1,12 @@
 import type { Snapshot } from '../refs/snapshot.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 
+/** A point in a transaction's staged writes that ROLLBACK TO SAVEPOINT returns to. Opaque. */
+export interface TxnSavepoint {
+  readonly txnId: string;
+  readonly ordinal: number;
+}
+
 export interface BeginOptions {
   /** Heartbeat period; a transaction silent for `staleAfterMs` may be aborted by others. */
   readonly heartbeatMs?: number;
@@ -26,6 +32,13 @@ export interface LakeTransaction {
   deleteRows(table: TableMetadata, ref: string, rowIds: readonly bigint[]): Promise<void>;
   /** Apply the snapshot-isolation check for this table at commit (FloeError 40001). */
   markReadModifyWrite(table: TableMetadata, ref: string): void;
+  /** Marks what is staged now, for a later rollbackTo. */
+  savepoint(): TxnSavepoint;
+  /**
+   * Drops everything staged after the mark (with no mark: everything staged so far);
+   * the transaction stays open and keeps its seq and read snapshots.
+   */
+  rollbackTo(mark: TxnSavepoint | undefined): Promise<void>;
   /** One snapshot per table written; returns the last one (undefined when nothing was written). */
   commit(): Promise<Snapshot | undefined>;
   abort(): Promise<void>;
