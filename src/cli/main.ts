@@ -15,7 +15,8 @@ import type { AuthMethod } from './users-file.js';
 const USAGE = `usage:
   floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N] [--tls-cert FILE --tls-key FILE]
   floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
-    (the password from --password, FLOE_PASSWORD, or a line on stdin)`;
+    (the password from --password, FLOE_PASSWORD, or a line on stdin)
+  floe bench tpch [bench|load|generate] --sf N …   (floe bench tpch --help for the options)`;
 
 /** Pretty logs for a person at a terminal, JSON lines for everything else (FLOE_LOG_FORMAT=json|pretty overrides). */
 function createLogger(): Logger {
@@ -117,11 +118,28 @@ async function userCommand(argv: string[]): Promise<void> {
   process.stdout.write(`user "${name}" added to ${usersFilePath(dataDir)} (${method})\n`);
 }
 
+async function benchCommand(argv: string[]): Promise<void> {
+  const [suite, ...rest] = argv;
+  if (suite !== 'tpch') {
+    process.stderr.write(`${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  // Loaded on demand: the benchmark brings DuckDB, a development dependency the gateway never needs.
+  const { runTpchCommand, TPCH_USAGE } = await import('../tools/tpch/tpch-command.js');
+  if (rest.includes('--help') || rest[0] === 'help') {
+    process.stdout.write(`${TPCH_USAGE}\n`);
+    return;
+  }
+  await runTpchCommand(rest);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve': return serve(rest);
     case 'user': return userCommand(rest);
+    case 'bench': return benchCommand(rest);
     default:
       process.stderr.write(`${USAGE}\n`);
       process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
