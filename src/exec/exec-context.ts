@@ -32,6 +32,8 @@ export interface ExecContext {
   readonly signal?: AbortSignal;
   /** Session settings by lower-case name (timezone, datestyle, intervalstyle, search_path, …). */
   readonly settings?: ReadonlyMap<string, string>;
+  /** set_config()'s way into the session's settings (see EvalContext.setSetting). */
+  readonly setSetting?: (name: string, value: string, isLocal: boolean) => string;
   readonly user?: string;
   readonly database?: string;
   readonly searchPath?: readonly string[];

@@ -35,6 +35,7 @@ export function createRunState(ctx: ExecContext): RunState {
       virtualTables: ctx.virtualTables,
       transactionStartMicros: ctx.transactionStartMicros ?? now,
       statementStartMicros: now,
+      ...(ctx.setSetting === undefined ? {} : { setSetting: ctx.setSetting }),
     },
     params: ctx.params ?? [],
     signal: ctx.signal,

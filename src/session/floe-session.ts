@@ -338,6 +338,7 @@ class FloeSession implements SessionHandler {
       searchPath: this.#searchPath(),
       virtualTables: this.#virtualTables(),
       pool: this.#deps.scanPool,
+      setSetting: (name, value, isLocal) => this.#setFromFunction(name, value, isLocal),
       onRowsAffected: onRows,
       transactionStartMicros: this.#txn?.startMicros ?? nowMicros(),
     };
@@ -635,6 +636,14 @@ class FloeSession implements SessionHandler {
     if (name === 'timezone' && /^(local|default)$/i.test(v)) v = 'UTC';
     this.#setSetting(name, v);
     return { kind: 'command', tag: 'SET' };
+  }
+
+  /** set_config(): SET, or SET LOCAL when asked (which outside a transaction block lasts no longer than the statement, as in PostgreSQL). */
+  #setFromFunction(name: string, value: string, isLocal: boolean): string {
+    if (isLocal && !this.#txn) return value;
+    if (isLocal) this.#txn!.localSettings.add(name);
+    this.#set(name, value);
+    return this.#settings.get(name) ?? value;
   }
 
   #show(name: string): StatementResult {

@@ -131,6 +131,21 @@ test('ROLLBACK TO SAVEPOINT undoes the writes made after the savepoint and keeps
   assert.deepEqual(await rows(), [[1, 'a'], [4, 'd']]);
 });
 
+test('set_config changes the setting as SET does (ParameterStatus too); is_local lasts until the transaction ends', async () => {
+  const { s } = session();
+  const reported: string[] = [];
+  await s.start({ parameterStatus: (n, v) => reported.push(`${n}=${v}`), notice: () => undefined });
+  const show = async () => (await all(s, 'SHOW application_name'))[0]!.rows[0]![0];
+  const r = await all(s, "SELECT set_config('application_name', 'fromfn', false)");
+  assert.deepEqual(r[0]!.rows, [['fromfn']]);
+  assert.equal(await show(), 'fromfn');
+  assert.ok(reported.includes('application_name=fromfn'));
+  await all(s, "BEGIN; SELECT set_config('application_name', 'local', true)");
+  assert.equal(await show(), 'local');
+  await all(s, 'COMMIT');
+  assert.equal(await show(), 'fromfn');
+});
+
 test('DDL goes to the lake: schemas and tables appear in the warehouse and in pg_catalog', async () => {
   const { s } = session();
   await s.start({ parameterStatus: () => undefined, notice: () => undefined });

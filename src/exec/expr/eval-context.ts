@@ -16,4 +16,9 @@ export interface EvalContext {
   readonly transactionStartMicros: bigint;
   /** Statement start time (statement_timestamp()). */
   readonly statementStartMicros: bigint;
+  /**
+   * Changes a session setting as SET (or SET LOCAL) would, for set_config(); returns the
+   * value now in force. Absent where no session owns the settings.
+   */
+  readonly setSetting?: (name: string, value: string, isLocal: boolean) => string;
 }

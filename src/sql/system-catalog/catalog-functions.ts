@@ -1,3 +1,5 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
 import { formatType, typeOids } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { registerScalarFunction } from '../../exec/functions/function-registry.js';
@@ -117,8 +119,14 @@ export function registerCatalogFunctions(): void {
   for (const n of ['current_user', 'session_user', 'user', 'current_role']) reg({ name: n, args: [], returns: T.name, impl: (_a, ctx) => ctx.user });
   reg({ name: 'current_setting', args: [T.text], returns: T.text, impl: (a, ctx) => setting(ctx, a[0] as string) ?? null });
   reg({ name: 'current_setting', args: [T.text, T.bool], returns: T.text, impl: (a, ctx) => setting(ctx, a[0] as string) ?? null });
-  // The session's settings are read-only to functions; set_config answers with the value it was given (SET changes settings).
-  reg({ name: 'set_config', args: [T.text, T.text, T.bool], returns: T.text, strict: false, impl: (a) => a[1] ?? null });
+  reg({
+    name: 'set_config', args: [T.text, T.text, T.bool], returns: T.text, strict: false, volatile: true,
+    impl: (a, ctx) => {
+      if (a[0] === null) throw new FloeError(SqlState.nullValueNotAllowed, 'SET requires parameter name');
+      const value = (a[1] as string | null) ?? '';
+      return ctx.setSetting === undefined ? value : ctx.setSetting((a[0] as string).toLowerCase(), value, a[2] === true);
+    },
+  });
   reg({ name: 'pg_backend_pid', args: [], returns: T.int4, impl: (_a, ctx) => Number(setting(ctx, 'floe.backend_pid') ?? 0) });
   reg({ name: 'pg_table_is_visible', args: [T.oid], returns: T.bool, impl: (a, ctx) => isVisible(ctx, a[0] as number) });
   for (const n of ['pg_type_is_visible', 'pg_function_is_visible', 'pg_collation_is_visible', 'pg_opclass_is_visible', 'pg_operator_is_visible']) {
