@@ -16,7 +16,8 @@ const USAGE = `usage:
   floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N] [--tls-cert FILE --tls-key FILE]
   floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
     (the password from --password, FLOE_PASSWORD, or a line on stdin)
-  floe bench tpch [bench|load|generate] --sf N …   (floe bench tpch --help for the options)`;
+  floe bench tpch [bench|load|generate] --sf N …   (floe bench tpch --help for the options)
+  floe load --data DIR --table [schema.]name FILE [--format csv|parquet] [--header] [--upsert] …   (floe load --help)`;
 
 /** Pretty logs for a person at a terminal, JSON lines for everything else (FLOE_LOG_FORMAT=json|pretty overrides). */
 function createLogger(): Logger {
@@ -140,6 +141,7 @@ async function main(argv: string[]): Promise<void> {
     case 'serve': return serve(rest);
     case 'user': return userCommand(rest);
     case 'bench': return benchCommand(rest);
+    case 'load': return (await import('../tools/load/load-command.js')).runLoadCommand(rest);
     default:
       process.stderr.write(`${USAGE}\n`);
       process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
