@@ -69,6 +69,15 @@ describe('lakehouse system tables over the wire', () => {
     assert.deepEqual(buckets, [['0/0', '0', 't', '4', '6', '0']]);
   });
 
+  test('a partitioned table: t$files and t$buckets name each partition by field', async () => {
+    await g.run('CREATE TABLE pt (id int, r text, ts timestamptz, PRIMARY KEY (id, r, ts)) PARTITION BY (r, day(ts))');
+    await g.run("INSERT INTO pt VALUES (1, 'eu', '2024-01-01 10:00+00'), (2, 'us', '2024-01-02 10:00+00'), (3, 'us', '2024-01-02 11:00+00')");
+    assert.deepEqual(await g.rows("SELECT partition->>'r', partition->>'ts_day', record_count FROM pt$files ORDER BY 1"),
+      [['eu', '19723', '1'], ['us', '19724', '2']]);
+    assert.deepEqual(await g.rows("SELECT partition::text, pending_change_rows FROM pt$buckets ORDER BY 1"),
+      [['{"r": "eu", "ts_day": 19723}', '1'], ['{"r": "us", "ts_day": 19724}', '2']]);
+  });
+
   test('t$refs, t$branches and t$tags follow ALTER TABLE … CREATE/DROP BRANCH|TAG', async () => {
     const [[second]] = await g.rows('SELECT snapshot_id FROM t$snapshots ORDER BY snapshot_id OFFSET 1 LIMIT 1');
     await g.run(`ALTER TABLE t CREATE TAG v1 AS OF VERSION ${second} RETAIN 2 DAYS`);
@@ -113,10 +122,10 @@ describe('lakehouse system tables over the wire', () => {
 
   test('system tables are kept out of pg_class and information_schema, so \\dt lists only tables', async () => {
     assert.deepEqual(await g.rows("SELECT count(*) FROM pg_class WHERE relname LIKE '%$%'"), [['0']]);
-    assert.deepEqual(await g.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"), [['other'], ['t']]);
+    assert.deepEqual(await g.rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1"), [['other'], ['pt'], ['t']]);
     const r = await runPsql(g.server, ['-A', '-t', '-c', '\\dt']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.stdout.trim().split('\n'), ['public|other|table|floe', 'public|t|table|floe']);
+    assert.deepEqual(r.stdout.trim().split('\n'), ['public|other|table|floe', 'public|pt|table|floe', 'public|t|table|floe']);
     const s = await runPsql(g.server, ['-A', '-c', 'SELECT snapshot_id, operation FROM t$snapshots ORDER BY 1 LIMIT 1']);
     assert.equal(s.code, 0, s.stderr);
     assert.match(s.stdout, /^snapshot_id\|operation\n\d+\|create\n\(1 row\)/);

@@ -3,6 +3,7 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { vectorToValues } from '../../exec/arrow/vector-values.js';
+import { jsonbNormalize } from '../../exec/types/cast-value.js';
 import type { Snapshot, TableMetadata, Warehouse } from '../../lake/index.js';
 import type { VirtualColumn, VirtualTable } from '../binder/virtual-table.js';
 
@@ -38,7 +39,7 @@ const fixedColumns: Readonly<Record<Exclude<LakeSystemTableKind, 'audit_log'>, r
     col('summary', jsonb), col('seq', int8), col('branch', text),
   ],
   files: [
-    col('store', text), col('file_path', text), col('partition', text), col('bucket_node', text), col('node_mask', int8),
+    col('store', text), col('file_path', text), col('partition', jsonb), col('bucket_node', text), col('node_mask', int8),
     col('node_index', int8), col('record_count', int8), col('deleted_record_count', int8), col('file_size_in_bytes', int8),
     col('lower_bounds', jsonb), col('upper_bounds', jsonb), col('null_value_counts', jsonb), col('seq', int8),
     col('added_snapshot_id', int8),
@@ -47,7 +48,7 @@ const fixedColumns: Readonly<Record<Exclude<LakeSystemTableKind, 'audit_log'>, r
   branches: [col('branch_name', text), col('snapshot_id', int8), col('committed_at', timestamptz), col('retain_ms', int8)],
   tags: [col('tag_name', text), col('snapshot_id', int8), col('committed_at', timestamptz), col('retain_ms', int8)],
   buckets: [
-    col('partition', text), col('bucket_node', text), col('node_mask', int8), col('node_index', int8), col('depth', int4),
+    col('partition', jsonb), col('bucket_node', text), col('node_mask', int8), col('node_index', int8), col('depth', int4),
     col('is_frontier', bool), col('base_files', int8), col('base_rows', int8), col('base_bytes', int8),
     col('pending_change_files', int8), col('pending_change_rows', int8),
   ],
@@ -128,7 +129,7 @@ function fixedRows(warehouse: Warehouse, table: TableMetadata, kind: Exclude<Lak
       return warehouse.listFiles(table, at).map((f) => {
         const stats = Object.entries(f.columnStats);
         return [
-          f.store, f.path, f.partitionKey, nodeText(f.node), BigInt(f.node.mask), BigInt(f.node.index), BigInt(f.rowCount),
+          f.store, f.path, partitionJson(table, f.partitionKey), nodeText(f.node), BigInt(f.node.mask), BigInt(f.node.index), BigInt(f.rowCount),
           BigInt(f.deletedRows), BigInt(f.sizeBytes),
           jsonText(Object.fromEntries(stats.map(([c, s]) => [c, s.min]))),
           jsonText(Object.fromEntries(stats.map(([c, s]) => [c, s.max]))),
@@ -148,7 +149,7 @@ function fixedRows(warehouse: Warehouse, table: TableMetadata, kind: Exclude<Lak
     case 'buckets': {
       if (!warehouse.resolveSnapshot(table, at)) return [];
       return warehouse.bucketTree(table, at).map((b) => [
-        b.partitionKey, nodeText(b.node), BigInt(b.node.mask), BigInt(b.node.index), depthOf(b.node.mask), b.isFrontier,
+        partitionJson(table, b.partitionKey), nodeText(b.node), BigInt(b.node.mask), BigInt(b.node.index), depthOf(b.node.mask), b.isFrontier,
         BigInt(b.baseFiles), BigInt(b.baseRows), BigInt(b.baseBytes), BigInt(b.changeFiles), BigInt(b.changeRows),
       ]);
     }
@@ -196,6 +197,14 @@ function appendBatchRows(batch: RecordBatch, types: readonly SqlType[], out: unk
   }
 }
 
+/** A partition as a JSON object keyed by partition field name (`{"region":"eu","ts_day":19723}`), like Iceberg's partition struct. */
+function partitionJson(table: TableMetadata, key: string): string {
+  let values: unknown;
+  try { values = JSON.parse(key); } catch { return jsonText({ key }); }
+  if (!Array.isArray(values)) return jsonText({ key });
+  return jsonText(Object.fromEntries(table.partitionBy.map((f, i) => [f.name, values[i] ?? null])));
+}
+
 function seqOf(s: Snapshot): bigint | null {
   const v = s.summary.seq;
   return v !== undefined && /^\d+$/.test(v) ? BigInt(v) : null;
@@ -215,11 +224,11 @@ function depthOf(mask: number): number {
   return d;
 }
 
-/** JSON text of canonical values: bigints as numbers when exact, bytes as hex. */
+/** jsonb text (PostgreSQL's key order and spacing) of canonical values: bigints as numbers when exact, bytes as hex. */
 function jsonText(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => {
+  return jsonbNormalize(JSON.stringify(v, (_k, x: unknown) => {
     if (typeof x === 'bigint') return x >= BigInt(Number.MIN_SAFE_INTEGER) && x <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(x) : x.toString();
     if (x instanceof Uint8Array) return `\\x${Buffer.from(x).toString('hex')}`;
     return x;
-  });
+  }));
 }
