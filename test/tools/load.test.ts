@@ -9,9 +9,11 @@ import {
 } from 'apache-arrow';
 import type { Data, DataType } from 'apache-arrow';
 import * as pq from 'parquet-wasm';
+import pg from 'pg';
 import { vectorToValues } from '../../src/exec/index.js';
 import { executeScanTask, openWarehouse } from '../../src/lake/index.js';
 import type { TableDefinition } from '../../src/lake/index.js';
+import { startGateway } from '../../src/tools/tpch/gateway-process.js';
 
 type Row = Record<string, unknown>;
 
@@ -60,7 +62,7 @@ function file(name: string, text: string): string {
 before(() => { dir = mkdtempSync(join(tmpdir(), 'floe-load-')); });
 after(() => { rmSync(dir, { recursive: true, force: true }); });
 
-describe('floe load', () => {
+describe('floe load', { concurrency: 2 }, () => {
   it('loads CSV with a header (by name), quoted fields and NULLs, in several batches, with progress', async () => {
     await createTable({
       namespace: 'public', name: 'people', primaryKey: ['id'],
@@ -169,6 +171,24 @@ describe('floe load', () => {
     assert.equal(b.code, 1);
     assert.match(b.stderr, /ERROR \w{5}: column "at": cannot load Parquet boolean value into timestamp with time zone/);
     assert.equal((await readTable('pq')).length, 3);
+  });
+
+  it('loads while the gateway serves the same warehouse, and the gateway sees the rows', async () => {
+    const gw = await startGateway(join(dir, 'wh'));
+    const client = new pg.Client({ connectionString: gw.url });
+    try {
+      await client.connect();
+      await client.query('CREATE TABLE live (id bigint PRIMARY KEY, v text)');
+      await client.query("INSERT INTO live VALUES (0, 'before')");
+      const r = await floeLoad(['--table', 'live', '--batch-rows', '50', file('live.csv', Array.from({ length: 120 }, (_, i) => `${i + 1},r${i + 1}`).join('\n'))]);
+      assert.equal(r.code, 0, r.stderr);
+      await client.query("INSERT INTO live VALUES (1000, 'after')");
+      const res = await client.query('SELECT count(*)::int AS n, max(id)::int AS hi, min(v) AS lo FROM live');
+      assert.deepEqual(res.rows, [{ n: 122, hi: 1000, lo: 'after' }]);
+    } finally {
+      await client.end().catch(() => undefined);
+      await gw.stop();
+    }
   });
 });
 

@@ -47,7 +47,14 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
   const dot = values.table.indexOf('.');
   const [namespace, name] = dot < 0 ? ['public', values.table] : [values.table.slice(0, dot), values.table.slice(dot + 1)];
   const path = resolve(file);
-  const size = statSync(path).size;
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (e) {
+    process.stderr.write(`floe load: ERROR 58P01: could not open file "${path}": ${(e as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
 
   const warehouse = await openWarehouse({ path: resolve(values.data!) });
   const progress = new ProgressLine(`load ${namespace}.${name}`);
