@@ -123,6 +123,11 @@ describe('floe load', { concurrency: 2 }, () => {
       columns: [{ name: 'k', type: { kind: 'int4' }, nullable: false }, { name: 'v', type: { kind: 'text' }, nullable: true }],
     });
     assert.equal((await floeLoad(['--table', 'kv', file('kv1.csv', '1,one\n2,two\n3,three\n')])).code, 0);
+    // Without --upsert an existing key is refused, as INSERT would.
+    const dup = await floeLoad(['--table', 'kv', file('kv-dup.csv', '9,nine\n2,again\n')]);
+    assert.equal(dup.code, 1);
+    assert.match(dup.stderr, /ERROR 23505: duplicate key value violates unique constraint "kv_pkey"/);
+    assert.match(dup.stderr, /Key \(k\)=\(2\) already exists; line 2 of .*kv-dup\.csv/);
     const r = await floeLoad(['--table', 'kv', '--upsert', '--null', 'NULL', file('kv2.csv', '2,TWO\n3,NULL\n4,four\n')]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(await readTable('kv'), [

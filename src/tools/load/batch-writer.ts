@@ -1,10 +1,13 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { TableMetadata, Warehouse } from '../../lake/index.js';
+import type { KeyGuard } from './key-guard.js';
 
 export interface BatchWriterOptions {
   readonly batchRows: number;
   readonly upsert: boolean;
+  /** Refuses keys already present (a keyed table loaded without --upsert). */
+  readonly keyGuard?: KeyGuard;
   /** Called after each committed batch with the rows it held. */
   readonly onCommit?: (rows: number) => void;
 }
@@ -39,8 +42,9 @@ export class BatchWriter {
           detail: where(),
         });
       }
-      this.columns[i]!.push(v);
     }
+    this.opts.keyGuard?.check(row, where);
+    for (let i = 0; i < cols.length; i++) this.columns[i]!.push(row[i] ?? null);
     if (++this.count >= this.opts.batchRows) await this.flush();
   }
 

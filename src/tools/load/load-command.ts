@@ -7,6 +7,7 @@ import { openWarehouse } from '../../lake/index.js';
 import { ProgressLine } from '../tpch/progress-line.js';
 import { BatchWriter } from './batch-writer.js';
 import { loadCsv } from './csv-loader.js';
+import { KeyGuard } from './key-guard.js';
 import { loadParquet } from './parquet-loader.js';
 
 export const LOAD_USAGE = `usage: floe load --data DIR --table [schema.]name FILE
@@ -64,7 +65,8 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
   try {
     const table = warehouse.getTable(namespace, name);
     if (table === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${namespace}.${name}" does not exist`);
-    writer = new BatchWriter(warehouse, table, { batchRows, upsert: values.upsert!, onCommit: (rows) => progress.add(rows, pct()) });
+    const keyGuard = values.upsert ? undefined : await KeyGuard.create(warehouse, table);
+    writer = new BatchWriter(warehouse, table, { batchRows, upsert: values.upsert!, keyGuard, onCommit: (rows) => progress.add(rows, pct()) });
     const settings = { timeZone: values.timezone! };
     if (format === 'csv') {
       await loadCsv(path, table, writer, {
