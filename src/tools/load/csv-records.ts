@@ -21,8 +21,10 @@ export async function* csvRecords(path: string, quote: string, onBytes?: (bytesR
   let pendingLine = 0;
   let quotes = 0;
   try {
-    for await (const line of lines) {
+    for await (let line of lines) {
       lineNo++;
+      // Spreadsheet exports often start with a byte-order mark; it is not part of the first name.
+      if (lineNo === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
       onBytes?.(stream.bytesRead);
       let q = 0;
       for (let i = line.indexOf(quote); i !== -1; i = line.indexOf(quote, i + 1)) q++;
