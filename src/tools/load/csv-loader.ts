@@ -3,7 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { parseValue } from '../../exec/index.js';
 import type { TextIoSettings } from '../../exec/index.js';
 import type { TableMetadata } from '../../lake/index.js';
-import { parseCopyText } from '../../session/copy-format.js';
+import { parseCopyText } from '../../session/index.js';
 import type { CopyOptions } from '../../sql/index.js';
 import type { BatchWriter } from './batch-writer.js';
 import { csvRecords } from './csv-records.js';
