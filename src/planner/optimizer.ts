@@ -3,6 +3,7 @@ import { SqlState } from '../common/sqlstate.js';
 import { logicalInputs, withInputs, type LogicalPlan } from './logical/logical-plan.js';
 import type { OptimizerRule } from './optimizer-rule.js';
 import { simplifyExpressions } from './rules/simplify-expressions.js';
+import { foldConstants } from './rules/fold-constants.js';
 import { mergeFilters } from './rules/merge-filters.js';
 import { pushFilterThroughProject } from './rules/push-filter-through-project.js';
 import { pushFilterIntoJoin } from './rules/push-filter-into-join.js';
@@ -16,6 +17,7 @@ import { reorderJoins } from './rules/reorder-joins.js';
 /** Node-level rules, in the order each pass applies them (every node, children first). */
 export const nodeRules: readonly OptimizerRule[] = [
   simplifyExpressions,
+  foldConstants,
   mergeFilters,
   pushFilterThroughProject,
   pushFilterIntoJoin,

@@ -1,5 +1,7 @@
 import { formatType } from '../../common/sql-type.js';
 import type { Expr } from '../../exec/expr/expr.js';
+import { formatInterval } from '../../exec/types/datetime.js';
+import type { Interval } from '../../common/sql-type.js';
 import type { OutputColumn } from '../../exec/plan/physical-plan.js';
 
 /** The name part of a registry id: "+(int4,int4)" → "+", "upper(text)" → "upper". */
@@ -24,7 +26,9 @@ export function formatExpr(e: Expr, input?: readonly OutputColumn[]): string {
   switch (e.kind) {
     case 'column': return input?.[e.index]?.name ?? e.name ?? `#${e.index}`;
     case 'outerColumn': return `outer${e.depth}.${e.name ?? `#${e.index}`}`;
-    case 'literal': return e.type.kind === 'unknown' || e.type.kind === 'int4' || e.type.kind === 'bool' || e.type.kind === 'numeric' || e.type.kind === 'text'
+    // Folded interval constants read as PostgreSQL prints them.
+    case 'literal': if (e.type.kind === 'interval' && e.value !== null) return `'${formatInterval(e.value as Interval)}'::interval`;
+      return e.type.kind === 'unknown' || e.type.kind === 'int4' || e.type.kind === 'bool' || e.type.kind === 'numeric' || e.type.kind === 'text'
       ? literal(e.value) : `${literal(e.value)}::${formatType(e.type)}`;
     case 'param': return `$${e.index + 1}`;
     case 'call': {
