@@ -114,6 +114,15 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       stats.nodesScanned++;
       stats.baseFiles += b.length;
       stats.changeFiles += c.length;
+      const only = b.length === 1 && c.length === 0 && keyHash === undefined && base.limit === undefined ? b[0]! : undefined;
+      if (only !== undefined && only.rowGroups !== undefined && only.rowGroups.length >= 2 * SPLIT_MIN_ROW_GROUPS) {
+        // A base-only task (nothing to merge: each key is in exactly one row group) is
+        // split into row-group ranges so that more than one worker can decode it.
+        for (const groups of rowGroupRanges(only.rowGroups.length)) {
+          tasks.push({ ...base, partitionKey: pk, node: fn.node, baseFiles: [scanFile(only, false, undefined, groups)], changeFiles: [] });
+        }
+        continue;
+      }
       tasks.push({
         ...base, partitionKey: pk, node: fn.node,
         baseFiles: b.map((f) => scanFile(f, false, undefined, keyHash === undefined ? undefined : rowGroupsHolding(f, keyHash))),
@@ -146,6 +155,23 @@ function readPoint(ctx: LakeContext, table: TableMetadata, req: ScanRequest): {
 function onLine(f: FileRecord, node: BucketNode): boolean {
   const n = { mask: f.nodeMask, index: f.nodeIndex };
   return isAncestorOrSelf(n, node) || isAncestorOrSelf(node, n);
+}
+
+/** Fewest row groups worth a task of their own (dispatch and decoder start-up are not free). */
+const SPLIT_MIN_ROW_GROUPS = 4;
+/** At most this many pieces per task: the pool is sized to the cores, and this machine class has 2. */
+const SPLIT_MAX_TASKS = 4;
+
+/** Row-group indexes 0..n-1 as contiguous ranges, each at least SPLIT_MIN_ROW_GROUPS long. */
+export function rowGroupRanges(n: number): number[][] {
+  const parts = Math.max(1, Math.min(SPLIT_MAX_TASKS, Math.floor(n / SPLIT_MIN_ROW_GROUPS)));
+  const out: number[][] = [];
+  for (let p = 0; p < parts; p++) {
+    const lo = Math.floor((p * n) / parts);
+    const hi = Math.floor(((p + 1) * n) / parts);
+    out.push(Array.from({ length: hi - lo }, (_, i) => lo + i));
+  }
+  return out;
 }
 
 /** Row groups of a hash-sorted base file whose reversed-hash range holds the key's hash. */
