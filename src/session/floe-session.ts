@@ -587,7 +587,7 @@ class FloeSession implements SessionHandler {
       case 'copyFrom': return this.#copyFrom(c);
       case 'copyTo': return this.#copyTo(c, signal);
       case 'explain': return this.#explain(c, signal);
-      case 'call': return this.#call(c.procedure, await this.#evalArgs(c.args.plan, c.args.types, signal));
+      case 'call': return this.#call(c.procedure, await this.#evalArgs(c.args.plan, c.args.types, signal), c.argNames);
       case 'listen': return command('LISTEN');
       case 'unlisten': return command('UNLISTEN');
       case 'notify': return command('NOTIFY');

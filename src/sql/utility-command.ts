@@ -100,7 +100,13 @@ export type UtilityCommand =
       /** EXPLAIN's text, ready to return as rows of one `QUERY PLAN` text column (without ANALYZE numbers). */
       readonly lines: readonly string[];
     }
-  | { readonly kind: 'call'; readonly procedure: string; readonly args: ArgumentsPlan }
+  | {
+      readonly kind: 'call';
+      readonly procedure: string;
+      readonly args: ArgumentsPlan;
+      /** Per argument: its name when written `name => value`. */
+      readonly argNames?: readonly (string | undefined)[];
+    }
   | { readonly kind: 'listen'; readonly channel: string }
   | { readonly kind: 'unlisten'; readonly channel: string | null }
   | { readonly kind: 'notify'; readonly channel: string; readonly payload: string | null }

@@ -67,7 +67,7 @@ describe('branch lifecycle, rollback and expiration over the wire', () => {
     await g.run(`CALL rollback_to_timestamp('t', '${midAt}')`);
     assert.deepEqual(await main(), atMid);
     assert.equal(await head('main'), midId);
-    await g.run(`CALL rollback_to_snapshot('t', ${firstId})`);
+    await g.run(`CALL rollback_to_snapshot('t', snapshot_id => ${firstId})`);
     assert.deepEqual(await main(), [['1', '10'], ['2', '20'], ['3', '30']]);
     assert.deepEqual(await main(), atFirst);
     assert.equal(await head('main'), firstId);
@@ -91,7 +91,8 @@ describe('branch lifecycle, rollback and expiration over the wire', () => {
     const [[firstWrite]] = await g.rows("SELECT min(snapshot_id) FROM e$snapshots WHERE operation = 'write'");
     const latest = await g.rows('SELECT id, v FROM e ORDER BY id');
 
-    assert.deepEqual(await g.run("CALL expire_snapshots('e', now(), 1)"), { command: 'CALL', rowCount: null });
+    // Iceberg's named-argument form.
+    assert.deepEqual(await g.run("CALL expire_snapshots('e', retain_last => 1, older_than => now())"), { command: 'CALL', rowCount: null });
     const left = (await g.rows('SELECT snapshot_id FROM e$snapshots ORDER BY 1')).map((r) => r[0]);
     assert.ok(left.includes(keepId!), 'the tagged snapshot is kept');
     assert.ok(!left.includes(untagged!), 'an untagged old snapshot is gone');
@@ -105,6 +106,10 @@ describe('branch lifecycle, rollback and expiration over the wire', () => {
     }
     assert.deepEqual(await g.rows("SELECT tag_name FROM e$tags"), [['keep']]);
     assert.equal((await g.failure("CALL expire_snapshots('e', 'soon')")).code, '22007');
+    const named = await g.failure("CALL expire_snapshots('e', older_then => now())");
+    assert.equal(named.code, '42883');
+    assert.match(named.hint ?? '', /older_than/);
+    assert.equal((await g.failure("CALL rollback_to_snapshot('e')")).code, '42883');
     assert.equal((await g.failure("CALL expire_snapshots('e', now(), 0)")).code, '22023');
   });
 });

@@ -21,6 +21,7 @@ import { bindSubquery, outputCols } from './bind-query.js';
 import { coerceTo } from './coerce.js';
 import { resolveRelation, type ResolvedRelation } from './resolve-relation.js';
 import { boundedGenerateSeries, boundedUnnest } from './bounded-series.js';
+import { bindTableChanges } from './bind-table-changes.js';
 import type { Scope, ScopeColumn } from './scope.js';
 
 export interface BoundFrom {
@@ -288,6 +289,7 @@ function bindRangeFunction(
   const argScope: Scope = { columns: lateralLeft ? lateralLeft.scope.columns : [], ...(parent ? { parent } : {}), correlation };
   const es = { scope: argScope, clause: 'FROM' };
   const args = ((call.args as Raw[] | undefined) ?? []).map((a) => bindExpr(ctx, a, es));
+  if (name === 'table_changes' && fns.length === 1 && !n.ordinality) return bindTableChanges(ctx, n, call, args, parent, correlation);
   if (lateralLeft && args.some((a) => (columnsUsed(a)?.size ?? 1) > 0)) {
     return lateralFunction(ctx, n, name, args, lateralLeft, parent, correlation);
   }

@@ -31,6 +31,11 @@ function withMarker(plan: LogicalPlan, name: string): LogicalPlan {
   });
 }
 
+/** `merge_action()` as a whole RETURNING item (PostgreSQL 17 parses it as MergeSupportFunc). */
+function isMergeAction([tag, v]: [string, Raw]): boolean {
+  return tag === 'MergeSupportFunc' || (tag === 'FuncCall' && (v.funcname as Raw[]).map((x: Raw) => x.String?.sval).pop() === 'merge_action');
+}
+
 /**
  * MERGE INTO target USING source ON cond WHEN … (PostgreSQL 17's grammar, first
  * matching clause wins). Source and target are joined (inner / left / full as
@@ -66,19 +71,36 @@ export function bindMerge(ctx: BindContext, n: Raw): BoundStatement {
   });
   const srcMarker = sw;
   const tgtMarker = sw + 1 + tw;
+  // merge_action() names the clause each row takes: the first whose kind and condition hold (as the sink decides).
+  // When RETURNING asks for it, it travels as one more source column, so the sink returns it with the source row.
+  const ret = (n.returningClause?.exprs ?? n.returningList) as Raw[] | undefined;
+  const wantsAction = (ret ?? []).some((item) => isMergeAction(unwrap(unwrap(item)[1].val)));
+  const srcHere = Exprs.isNotNull(Exprs.column(srcMarker, bool));
+  const tgtHere = Exprs.isNotNull(Exprs.column(tgtMarker, bool));
+  const text = { kind: 'text' } as const;
+  const actionWhens = !wantsAction ? [] : clauses.map((c) => {
+    const kind = c.matchKind === 'MERGE_WHEN_MATCHED' ? Exprs.and(srcHere, tgtHere)
+      : c.matchKind === 'MERGE_WHEN_NOT_MATCHED_BY_SOURCE' ? Exprs.and(Exprs.not(srcHere), tgtHere) : Exprs.and(srcHere, Exprs.not(tgtHere));
+    const cond = c.condition ? bindCondition(ctx, c.condition, { scope: onScope, clause: 'WHEN' }) : undefined;
+    const name = ({ CMD_UPDATE: 'UPDATE', CMD_DELETE: 'DELETE', CMD_INSERT: 'INSERT' } as Record<string, string>)[c.commandType as string];
+    return { when: cond ? Exprs.and(kind, cond) : kind, then: Exprs.literal(name ?? null, text) };
+  });
+  const actionName: Expr = actionWhens.length > 0 ? { kind: 'case', whens: actionWhens, type: text } : Exprs.literal(null, text);
   const input = LogicalProject.create({
     input: join,
     exprs: [
       ...source.plan.columns.map((c, i) => Exprs.column(i, c.type, c.name)),
+      ...(wantsAction ? [actionName] : []),
       ...target.plan.columns.map((c, i) => Exprs.column(sw + 1 + i, c.type, c.name)),
-      Exprs.isNotNull(Exprs.column(srcMarker, bool)),
-      Exprs.isNotNull(Exprs.column(tgtMarker, bool)),
+      srcHere,
+      tgtHere,
     ],
-    columns: [...source.plan.columns, ...target.plan.columns, { name: 'source_present', type: bool }, { name: 'target_present', type: bool }],
+    columns: [...source.plan.columns, ...(wantsAction ? [{ name: 'merge_action', type: text }] : []), ...target.plan.columns, { name: 'source_present', type: bool }, { name: 'target_present', type: bool }],
   });
+  const sinkSourceWidth = wantsAction ? sw + 1 : sw;
 
   // Actions see source columns then the target row.
-  const actionScope: Scope = { columns: [...source.scope.columns, ...shift(target.scope.columns, sw)], correlation };
+  const actionScope: Scope = { columns: [...source.scope.columns, ...shift(target.scope.columns, sinkSourceWidth)], correlation };
   const actions: MergeAction[] = clauses.map((c): MergeAction => {
     const match = c.matchKind === 'MERGE_WHEN_MATCHED' ? 'matched' : c.matchKind === 'MERGE_WHEN_NOT_MATCHED_BY_SOURCE' ? 'notMatchedBySource' : 'notMatchedByTarget';
     const cond = c.condition ? bindCondition(ctx, c.condition, { scope: actionScope, clause: 'WHEN' }) : undefined;
@@ -110,23 +132,31 @@ export function bindMerge(ctx: BindContext, n: Raw): BoundStatement {
 
   // RETURNING sees the source row and the written target row (EXEC's merge sink returns source ++ row).
   let returning: { exprs: Expr[]; columns: ResultColumn[] } | undefined;
-  const ret = (n.returningClause?.exprs ?? n.returningList) as Raw[] | undefined;
   if (ret && ret.length > 0) {
-    const scope: Scope = { columns: [...source.scope.columns, ...tableRowScope(t, t.relation, sw)] };
+    const scope: Scope = { columns: [...source.scope.columns, ...tableRowScope(t, t.relation, sinkSourceWidth)] };
     const exprs: Expr[] = [];
     const columns: ResultColumn[] = [];
     for (const item of ret) {
       const rt = unwrap(item)[1];
       const [vtag, v] = unwrap(rt.val);
       if (vtag === 'ColumnRef' && (v.fields as Raw[]).some((f: Raw) => f.A_Star)) {
-        for (const c of scope.columns) {
+        // `*` is every source then target column; `s.*` / `t.*` only that relation's.
+        const fields = v.fields as Raw[];
+        const qualifier = fields.length > 1 ? (fields[fields.length - 2]!.String?.sval as string | undefined) : undefined;
+        const picked = scope.columns.filter((c) => !c.hidden && (qualifier === undefined || c.relation === qualifier));
+        if (qualifier !== undefined && picked.length === 0) {
+          throw new FloeError(SqlState.undefinedTable, `missing FROM-clause entry for table "${qualifier}"`, { position: positionOf(rt.val) });
+        }
+        for (const c of picked) {
           exprs.push(Exprs.column(c.index, c.type, c.name));
           columns.push({ name: c.name, type: c.type, tableOid: c.tableOid, columnNumber: c.columnNumber });
         }
         continue;
       }
-      if (vtag === 'FuncCall' && (v.funcname as Raw[]).map((x: Raw) => x.String?.sval).pop() === 'merge_action') {
-        throw new FloeError(SqlState.featureNotSupported, 'merge_action() in RETURNING is not supported yet', { position: positionOf(rt.val) });
+      if (isMergeAction([vtag, v])) {
+        exprs.push(Exprs.column(sw, text, 'merge_action'));
+        columns.push({ name: rt.name ?? 'merge_action', type: text, tableOid: 0, columnNumber: 0 });
+        continue;
       }
       const e = resolveUnknown(ctx, bindExpr(ctx, rt.val, { scope, clause: 'RETURNING' }));
       exprs.push(e);
@@ -137,7 +167,7 @@ export function bindMerge(ctx: BindContext, n: Raw): BoundStatement {
 
   const plan = LogicalMerge.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input,
-    sourceWidth: sw, sourcePresent: sw + tw, targetPresent: sw + tw + 1, actions,
+    sourceWidth: sinkSourceWidth, sourcePresent: sinkSourceWidth + tw, targetPresent: sinkSourceWidth + tw + 1, actions,
     ...(returning ? { returning: returning.exprs } : {}),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });

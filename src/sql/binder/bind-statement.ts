@@ -76,7 +76,14 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'CallStmt': {
       const fc = n.funccall;
       const name = strList(fc.funcname).map((s) => s.toLowerCase()).join('.');
-      return { kind: 'utility', command: { kind: 'call', procedure: name, args: bindArguments(ctx, (fc.args as Raw[] | undefined) ?? []) } };
+      // `name => value` arguments: the values bind as usual, the names go to the session, which knows the parameters.
+      const raw = ((fc.args as Raw[] | undefined) ?? []).map((a) => unwrap(a));
+      const argNames = raw.map(([t, v]) => (t === 'NamedArgExpr' ? String(v.name) : undefined));
+      const values = raw.map(([t, v], i) => (t === 'NamedArgExpr' ? v.arg : (fc.args as Raw[])[i]));
+      return {
+        kind: 'utility',
+        command: { kind: 'call', procedure: name, args: bindArguments(ctx, values), ...(argNames.some((x) => x !== undefined) ? { argNames } : {}) },
+      };
     }
     case 'ListenStmt': case 'UnlistenStmt': case 'NotifyStmt': return bindListen(tag, n);
     case 'VacuumStmt': return { kind: 'utility', command: { kind: 'noop', tag: n.is_vacuumcmd ? 'VACUUM' : 'ANALYZE' } };
