@@ -100,6 +100,10 @@ describe('time travel in every spelling, checked against t$snapshots', () => {
     e = await g.failure("SELECT * FROM t FOR SYSTEM_TIME AS OF '2000-01-01 00:00:00+00'");
     assert.equal(e.code, '22023');
     assert.match(e.message, /before the first snapshot/);
+    assert.equal((await g.failure("SELECT * FROM t FOR SYSTEM_TIME AS OF '2000-01-01'")).code, '22023', 'a bare date is UTC midnight');
+    assert.equal((await g.failure("SELECT * FROM t FOR SYSTEM_TIME AS OF DATE '2000-01-01'")).code, '22023');
+    assert.deepEqual(await g.rows("SELECT id, v FROM t FOR SYSTEM_TIME AS OF '2999-01-01' ORDER BY id"), await mainRows());
+    assert.deepEqual(await g.rows("SELECT id, v FROM t FOR SYSTEM_TIME AS OF DATE '2999-01-01' ORDER BY id"), await mainRows());
     e = await g.failure('SELECT * FROM t FOR SYSTEM_TIME AS OF 5');
     assert.equal(e.code, '42804');
     assert.equal(e.position, 'SELECT * FROM t FOR SYSTEM_TIME AS OF '.length + 1);

@@ -213,8 +213,14 @@ function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnaps
   const lit = e.kind === 'literal' ? e : e.arg;
   if (lit.kind !== 'literal') throw notConstant();
   if (typeof lit.value === 'bigint' && (e.type.kind === 'timestamptz' || e.type.kind === 'timestamp')) return { kind: 'timestamp', micros: lit.value };
+  // A date is its midnight UTC (days since 1970-01-01 in the canonical form).
+  if (typeof lit.value === 'number' && e.type.kind === 'date' && Number.isFinite(lit.value)) return { kind: 'timestamp', micros: BigInt(lit.value) * 86_400_000_000n };
   if (typeof lit.value === 'string') {
-    const tz = coerceTo(ctx, Exprs.literal(/[zZ]$|[+-]\d{2}(:?\d{2})?$/.test(lit.value.trim()) ? lit.value : `${lit.value.trim()}+00`, { kind: 'unknown' }), { kind: 'timestamptz' }, 'explicit', position);
+    // A zone counts only after a time of day, so a bare date ('2024-01-31') is read as UTC midnight too.
+    const text = lit.value.trim();
+    const zoned = /\d:\d{2}(:\d{2}(\.\d+)?)?\s*([zZ]|[+-]\d{1,2}(:?\d{2})?|[A-Za-z][A-Za-z_/+-]*)$/.test(text);
+    const withZone = zoned ? text : /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text} 00:00:00+00` : `${text}+00`;
+    const tz = coerceTo(ctx, Exprs.literal(withZone, { kind: 'unknown' }), { kind: 'timestamptz' }, 'explicit', position);
     if (tz.kind === 'literal' && typeof tz.value === 'bigint') return { kind: 'timestamp', micros: tz.value };
   }
   throw new FloeError(SqlState.invalidDatetimeFormat, 'SYSTEM_TIME AS OF needs a timestamp like \'2024-01-31 12:00:00+00\'', { position });
