@@ -137,6 +137,10 @@ for (const target of targetFactories()) {
     test('20 pooled clients work concurrently', async () => {
       const t = await started();
       const pool = new pg.Pool({ connectionString: t.url, max: 20 });
+      // pool.end() resolves before its clients' sockets have closed; a server stopping
+      // right after may still reach one with 57P01. Query failures reject their promises
+      // either way, so only that teardown notice is absorbed here.
+      pool.on('connect', (c) => c.on('error', () => undefined));
       try {
         await pool.query('CREATE TABLE np_pool (id integer PRIMARY KEY, who text)');
         const clients = await Promise.all(Array.from({ length: 20 }, () => pool.connect()));
