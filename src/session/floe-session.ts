@@ -4,6 +4,7 @@ import { SqlState } from '../common/sqlstate.js';
 import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
+import { resolveSnapshotSelectorIn } from '../exec/scan-snapshot-selector.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse } from '../exec/exec-context.js';
 import type { ScanPool } from '../exec/pool/scan-pool.js';
 import { planInputs } from '../exec/plan/physical-plan.js';
@@ -699,7 +700,7 @@ class FloeSession implements SessionHandler {
         const table = w.getTableById(p.table.id);
         if (table) {
           const sp = await w.planScan({
-            table, at: p.at as SnapshotSelector | undefined, txn: this.#txn?.lake, projection: [...p.projection],
+            table, at: resolveSnapshotSelectorIn(p.at, this.#execContext([], signal, this.#txn?.lake)), txn: this.#txn?.lake, projection: [...p.projection],
             filters: p.filters as readonly ScanFilter[], limit: p.residual ? undefined : p.limit,
           });
           scans.set(p, { snapshotId: sp.snapshotId, tasks: sp.tasks.length, pushdown: sp.pushdown, stats: sp.stats });

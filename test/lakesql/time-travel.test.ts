@@ -107,12 +107,32 @@ describe('time travel in every spelling, checked against t$snapshots', () => {
     e = await g.failure('SELECT * FROM t FOR SYSTEM_TIME AS OF 5');
     assert.equal(e.code, '42804');
     assert.equal(e.position, 'SELECT * FROM t FOR SYSTEM_TIME AS OF '.length + 1);
-    e = await g.failure('SELECT * FROM t FOR SYSTEM_TIME AS OF now()');
-    assert.equal(e.code, '0A000');
+    e = await g.failure("SELECT * FROM t FOR SYSTEM_TIME AS OF now() - interval '100 years'");
+    assert.equal(e.code, '22023', 'an expression before the first snapshot');
+    e = await g.failure('SELECT * FROM t FOR SYSTEM_TIME AS OF length(v)');
+    assert.equal(e.code, '42703', 'an AS OF expression reads no column');
     e = await g.failure('SELECT * FROM t$snapshots FOR SYSTEM_VERSION AS OF 1');
     assert.equal(e.code, '0A000');
     e = await g.failure('SELECT * FROM t$branch_main FOR SYSTEM_VERSION AS OF 1');
     assert.equal(e.code, '42601');
+  });
+
+  test('by a timestamp expression: now(), arithmetic, a named zone, and $1 evaluated when the scan starts', async () => {
+    assert.deepEqual(await g.rows('SELECT id, v FROM t FOR SYSTEM_TIME AS OF now() ORDER BY id'), await mainRows());
+    assert.deepEqual(await g.rows("SELECT id, v FROM t FOR SYSTEM_TIME AS OF now() - interval '0 seconds' ORDER BY id"), await mainRows());
+    const second = snaps[2]!;
+    // Each commit time written in other zones and as arithmetic names the same instant.
+    const [[inParis]] = await g.rows(`SELECT to_char(timestamptz '${second.at}' AT TIME ZONE 'Europe/Paris', 'YYYY-MM-DD HH24:MI:SS.US')`);
+    for (const clause of [
+      `FOR SYSTEM_TIME AS OF '${inParis} Europe/Paris'`,
+      `FOR SYSTEM_TIME AS OF timestamptz '${second.at}' + interval '1 microsecond' - interval '1 microsecond'`,
+    ]) {
+      assert.deepEqual(await g.rows(`SELECT id, v FROM t ${clause} ORDER BY id`), states.get(second.id), clause);
+    }
+    const r = await g.client.query({
+      text: 'SELECT id, v FROM t FOR SYSTEM_TIME AS OF $1::timestamptz ORDER BY id', values: [second.at], rowMode: 'array',
+    });
+    assert.deepEqual(r.rows, states.get(second.id));
   });
 
   test('bad input: a time-travel write is 0A000 at the clause', async () => {

@@ -2,7 +2,8 @@ import type { RecordBatch, Vector } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
-import type { ScanFilter, ScanTask, SnapshotSelector } from '../../lake/index.js';
+import type { ScanFilter, ScanTask } from '../../lake/index.js';
+import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
 import { encodeColumnar } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { vectorToValues } from '../arrow/vector-values.js';
@@ -38,7 +39,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         if (!table) throw new FloeError(SqlState.undefinedTable, `relation "${plan.table.namespace}.${plan.table.name}" does not exist`);
         const scanPlan = await wh.planScan({
           table,
-          at: plan.at as SnapshotSelector | undefined,
+          at: resolveSnapshotSelector(plan.at, run),
           txn: run.ctx.txn,
           projection: [...plan.projection],
           filters: plan.filters as readonly ScanFilter[],

@@ -41,7 +41,9 @@ export type ScanSnapshotSelector =
   | { readonly kind: 'ref'; readonly name: string }
   | { readonly kind: 'snapshot'; readonly id: bigint }
   | { readonly kind: 'timestamp'; readonly micros: bigint }
-  | { readonly kind: 'version'; readonly value: string };
+  | { readonly kind: 'version'; readonly value: string }
+  /** `FOR SYSTEM_TIME AS OF <expr>` that is not a constant: a timestamptz evaluated when the scan starts. */
+  | { readonly kind: 'timestampExpr'; readonly expr: Expr };
 
 /** Mirrors src/lake's ScanFilter: a pushed predicate on a table column, canonical values. */
 export interface ScanFilterSpec {

@@ -1,4 +1,4 @@
-import type { LakeScanPlan, PhysicalPlan, ScanFilterSpec, SortKey } from '../../exec/plan/physical-plan.js';
+import type { LakeScanPlan, PhysicalPlan, ScanFilterSpec, ScanSnapshotSelector, SortKey } from '../../exec/plan/physical-plan.js';
 import { formatExpr } from './format-expr.js';
 
 /** What the lake's planScan reported for a scan (src/lake ScanPlan), for EXPLAIN's task and pruning lines. */
@@ -75,7 +75,7 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
     const detail = (text: string): void => { lines.push(`${'  '.repeat(depth)}${depth === 0 ? '  ' : '    '}${text}`); };
     switch (p.kind) {
       case 'lakeScan': {
-        const at = p.at ? ` at ${p.at.kind} ${'name' in p.at ? p.at.name : 'id' in p.at ? p.at.id : 'micros' in p.at ? p.at.micros : p.at.value}` : '';
+        const at = p.at ? ` at ${selectorText(p.at)}` : '';
         lines.push(`${pad}Lake Scan on ${p.table.namespace}.${p.table.name}${at}`);
         detail(`Columns: ${p.projection.join(', ')}`);
         if (p.filters.length > 0) {
@@ -198,4 +198,14 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
   };
   emit(plan, 0);
   return lines;
+}
+
+function selectorText(at: ScanSnapshotSelector): string {
+  switch (at.kind) {
+    case 'ref': return `ref ${at.name}`;
+    case 'snapshot': return `snapshot ${at.id}`;
+    case 'timestamp': return `timestamp ${at.micros}`;
+    case 'version': return `version ${at.value}`;
+    case 'timestampExpr': return `timestamp ${formatExpr(at.expr, [])}`;
+  }
 }

@@ -190,9 +190,10 @@ export function scanTableOf(t: CatalogTable): LogicalScan['table'] {
 }
 
 /**
- * The AS OF value as a lake snapshot selector. It must be a constant (a literal,
- * optionally cast): the scan is planned before anything is evaluated.
- * A timestamp without a zone is read as UTC.
+ * The AS OF value as a lake snapshot selector. A version is a constant (snapshot id,
+ * tag or branch name). A time is folded here when it is a literal (a timestamp without
+ * a zone is read as UTC); any other timestamp expression — `now() - interval '1 day'`,
+ * `$1`, a literal in a named zone — is kept and evaluated when the scan starts.
  */
 function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnapshotSelector {
   const es = { scope: { columns: [] }, clause: 'AS OF' };
@@ -200,7 +201,9 @@ function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnaps
   const position = positionOf(travel.expr);
   const notConstant = (): FloeError => new FloeError(SqlState.featureNotSupported,
     'the AS OF value must be a constant', { position });
-  if (e.kind !== 'literal' && !(e.kind === 'cast' && e.arg.kind === 'literal')) throw notConstant();
+  const isConstant = e.kind === 'literal' || (e.kind === 'cast' && e.arg.kind === 'literal');
+  if (travel.mode === 'systemTime' && !isConstant) return timestampAtRun(ctx, e, position);
+  if (!isConstant) throw notConstant();
   if (travel.mode === 'systemVersion') {
     const lit = e.kind === 'literal' ? e : e.arg;
     if (e.kind === 'literal' && (e.type.kind === 'int4' || e.type.kind === 'int8')) return { kind: 'version', value: String(e.value) };
@@ -222,8 +225,18 @@ function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnaps
     const withZone = zoned ? text : /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text} 00:00:00+00` : `${text}+00`;
     const tz = coerceTo(ctx, Exprs.literal(withZone, { kind: 'unknown' }), { kind: 'timestamptz' }, 'explicit', position);
     if (tz.kind === 'literal' && typeof tz.value === 'bigint') return { kind: 'timestamp', micros: tz.value };
+    // A named zone ('… Europe/Paris') is read with the zone rules at run time.
+    if (zoned) return { kind: 'timestampExpr', expr: tz };
   }
   throw new FloeError(SqlState.invalidDatetimeFormat, 'SYSTEM_TIME AS OF needs a timestamp like \'2024-01-31 12:00:00+00\'', { position });
+}
+
+/** A non-constant AS OF time: any expression that casts to timestamptz and reads no column. */
+function timestampAtRun(ctx: BindContext, e: Expr, position: number | undefined): ScanSnapshotSelector {
+  if (e.type.kind !== 'timestamptz' && e.type.kind !== 'timestamp' && e.type.kind !== 'date' && e.type.kind !== 'unknown') {
+    throw new FloeError(SqlState.datatypeMismatch, 'SYSTEM_TIME AS OF needs a timestamp', { position });
+  }
+  return { kind: 'timestampExpr', expr: coerceTo(ctx, e, { kind: 'timestamptz' }, 'explicit', position) };
 }
 
 // ---------------------------------------------------------------- joins
