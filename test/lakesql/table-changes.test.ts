@@ -62,4 +62,20 @@ describe("table_changes('t', from, to)", () => {
     assert.equal((await g.failure(`SELECT * FROM table_changes('t', 'x', 2)`)).code, '22023');
     assert.equal((await g.failure(`SELECT * FROM t, table_changes(t.v, 1, 2)`)).code, '0A000');
   });
+
+  test('an append table reports its deletion-vector deletes as DELETE rows with the deleted values', async () => {
+    await g.run('CREATE TABLE ap (id int, v text)');
+    await g.run("INSERT INTO ap VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    const [[s1]] = await g.rows('SELECT max(snapshot_id) FROM ap$snapshots');
+    await g.run('DELETE FROM ap WHERE id = 2');
+    await g.run("UPDATE ap SET v = 'C' WHERE id = 3");
+    await g.run('DELETE FROM ap WHERE id = 1');
+    assert.deepEqual(await g.rows(`SELECT id, v, _change_type FROM table_changes('ap', ${s1}, NULL)`), [
+      ['2', 'b', 'DELETE'],
+      ['3', 'c', 'DELETE'], ['3', 'C', 'INSERT'],
+      ['1', 'a', 'DELETE'],
+    ]);
+    const audit = await g.rows('SELECT id, v, _change_type FROM ap$audit_log');
+    assert.equal(audit.filter((r) => r[2] === 'DELETE').length, 3);
+  });
 });

@@ -2,7 +2,10 @@ import { Field, Int64, Utf8, makeData } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
+import type { RecordBatch } from 'apache-arrow';
 import { batchFromData, buildColumnData } from '../arrow/batch-builder.js';
+import { takeBatch } from '../arrow/take-rows.js';
+import type { FileRecord } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import type { ChangeBatch } from '../warehouse/warehouse.js';
@@ -12,6 +15,9 @@ import type { TableMetadata } from './table-metadata.js';
 /**
  * table_changes / t$audit_log: the change rows committed by the snapshots after
  * `from` up to `to` on `to`'s lineage, in commit order, then (seq, offset) order.
+ * On append tables a delete is a deletion vector, not a change row: its newly deleted
+ * positions are read back from the target file and reported as -D rows, before the
+ * rows the same snapshot added (an UPDATE deletes the old version, then writes the new).
  */
 export async function readChanges(ctx: LakeContext, table: TableMetadata, from: bigint | undefined, to: bigint): Promise<ChangeBatch[]> {
   const { catalog, storage } = ctx;
@@ -24,24 +30,57 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
   for (const sid of snaps) {
     const snap = catalog.getSnapshot(table.id, sid)!;
     if (snap.operation === 'optimize') continue;
+    for (const d of await deletedRows(ctx, table, sid, snap.parentId)) out.push({ snapshotId: sid, seq: d.seq, batch: changeBatch(table, d.rows, '-D', d.seq, sid) });
     const files = catalog.filesAddedIn(table.id, [sid])
       .filter((f) => f.path !== '' && f.store !== 'dv')
       .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.firstOffset - b.firstOffset));
     for (const f of files) {
       for (const b of await readDataFile(storage, f.path, table.columns, [OP_COLUMN])) {
-        const fields = table.columns.map((c) => arrowFieldOf({ name: c.name, type: c.type, fieldId: c.fieldId, nullable: true }));
-        const children = table.columns.map((c) => b.data.children[b.schema.fields.findIndex((x) => x.name === physicalName(c.fieldId))]!);
-        const opIdx = b.schema.fields.findIndex((x) => x.name === OP_COLUMN);
-        const n = b.numRows;
-        const op = opIdx >= 0 ? b.data.children[opIdx]! : buildColumnData({ kind: 'text' }, new Array<string>(n).fill('+I'), '_change_type', false);
-        fields.push(new Field('_change_type', new Utf8(), false));
-        children.push(op);
-        fields.push(new Field('_seq', new Int64(), false));
-        children.push(makeData({ type: new Int64(), length: n, data: new BigInt64Array(n).fill(f.seq) }));
-        fields.push(new Field('_commit_snapshot_id', new Int64(), false));
-        children.push(makeData({ type: new Int64(), length: n, data: new BigInt64Array(n).fill(sid) }));
-        out.push({ snapshotId: sid, seq: f.seq, batch: batchFromData(fields, children, n) });
+        out.push({ snapshotId: sid, seq: f.seq, batch: changeBatch(table, b, undefined, f.seq, sid) });
       }
+    }
+  }
+  return out;
+}
+
+/** Table columns plus _change_type (from the file's _op, or `op` for every row), _seq and _commit_snapshot_id. */
+function changeBatch(table: TableMetadata, b: RecordBatch, op: string | undefined, seq: bigint, sid: bigint): RecordBatch {
+  const fields = table.columns.map((c) => arrowFieldOf({ name: c.name, type: c.type, fieldId: c.fieldId, nullable: true }));
+  const children = table.columns.map((c) => b.data.children[b.schema.fields.findIndex((x) => x.name === physicalName(c.fieldId))]!);
+  const opIdx = b.schema.fields.findIndex((x) => x.name === OP_COLUMN);
+  const n = b.numRows;
+  const ops = op === undefined && opIdx >= 0 ? b.data.children[opIdx]! : buildColumnData({ kind: 'text' }, new Array<string>(n).fill(op ?? '+I'), '_change_type', false);
+  fields.push(new Field('_change_type', new Utf8(), false));
+  children.push(ops);
+  fields.push(new Field('_seq', new Int64(), false));
+  children.push(makeData({ type: new Int64(), length: n, data: new BigInt64Array(n).fill(seq) }));
+  fields.push(new Field('_commit_snapshot_id', new Int64(), false));
+  children.push(makeData({ type: new Int64(), length: n, data: new BigInt64Array(n).fill(sid) }));
+  return batchFromData(fields, children, n);
+}
+
+/**
+ * The rows snapshot `sid` deleted through deletion vectors: a DV holds every deleted
+ * position of its target file, so the new ones are those missing from the DV it replaced.
+ */
+async function deletedRows(ctx: LakeContext, table: TableMetadata, sid: bigint, parentId: bigint | undefined): Promise<{ seq: bigint; rows: RecordBatch }[]> {
+  const added = ctx.catalog.filesAddedIn(table.id, [sid]).filter((f) => f.store === 'dv' && f.dvTarget !== undefined);
+  if (added.length === 0) return [];
+  const before: FileRecord[] = parentId === undefined ? [] : ctx.catalog.visibleFiles(table.id, parentId);
+  const out: { seq: bigint; rows: RecordBatch }[] = [];
+  for (const dv of added) {
+    const target = before.find((f) => f.fileId === dv.dvTarget);
+    if (target === undefined) continue; // a DV on a file this snapshot also added: nothing visible was deleted
+    const old = new Set(before.find((f) => f.store === 'dv' && f.dvTarget === dv.dvTarget)?.dvPositions ?? []);
+    const fresh = [...(dv.dvPositions ?? [])].filter((p) => !old.has(p)).sort((a, b) => a - b);
+    if (fresh.length === 0) continue;
+    let start = 0;
+    let k = 0;
+    for (const b of await readDataFile(ctx.storage, target.path, table.columns)) {
+      const take: number[] = [];
+      while (k < fresh.length && fresh[k]! < start + b.numRows) take.push(fresh[k++]! - start);
+      if (take.length > 0) out.push({ seq: dv.seq, rows: takeBatch(b, Int32Array.from(take)) });
+      start += b.numRows;
     }
   }
   return out;
