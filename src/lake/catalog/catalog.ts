@@ -1,5 +1,4 @@
-import type { ColumnMetadata } from '../table/table-metadata.js';
-import type { PartitionField } from '../partition/partition-transform.js';
+import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
 
 /**
  * The narrow catalog interface: everything src/lake keeps in a database goes through
@@ -11,15 +10,8 @@ import type { PartitionField } from '../partition/partition-transform.js';
 /** FloeError detail of a commit whose expected branch head moved: the caller may re-check and retry. */
 export const HEAD_MOVED = 'branch head moved';
 
-export interface TableRecord {
-  readonly id: number;
-  readonly namespace: string;
-  readonly name: string;
-  readonly columns: readonly ColumnMetadata[];
-  readonly primaryKey: readonly string[];
-  readonly partitionBy: readonly PartitionField[];
-  readonly properties: Readonly<Record<string, string>>;
-  readonly schemaId: number;
+/** The catalog's row for a table: the public metadata plus the next field id to hand out. */
+export interface TableRecord extends TableMetadata {
   readonly nextFieldId: number;
 }
 
