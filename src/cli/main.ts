@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
 import { openWarehouse } from '../lake/index.js';
-import { createFloeSession } from '../session/index.js';
+import { DEFAULT_QUERY_MEMORY_LIMIT, createFloeSession, parseMemorySetting } from '../session/index.js';
 import { loadSqlParser } from '../sql/index.js';
 import { createSystemCatalog, registerCatalogFunctions } from '../sql/system-catalog/index.js';
 import { startWireServer } from '../wire/index.js';
@@ -13,7 +13,7 @@ import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
 import type { AuthMethod } from './users-file.js';
 
 const USAGE = `usage:
-  floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N] [--tls-cert FILE --tls-key FILE]
+  floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N] [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
   floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
     (the password from --password, FLOE_PASSWORD, or a line on stdin)
   floe bench tpch [bench|load|generate] --sf N …   (floe bench tpch --help for the options)
@@ -37,11 +37,14 @@ async function serve(argv: string[]): Promise<void> {
       data: { type: 'string', default: './floe-data' },
       host: { type: 'string', default: '127.0.0.1' },
       'max-message-bytes': { type: 'string' },
+      'query-memory-limit': { type: 'string', default: DEFAULT_QUERY_MEMORY_LIMIT },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
     },
   });
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new Error('--tls-cert and --tls-key go together');
+  const queryMemoryLimit = values['query-memory-limit']!;
+  parseMemorySetting('--query-memory-limit', queryMemoryLimit);
   const logger = createLogger();
   const dataDir = resolve(values.data!);
   mkdirSync(dataDir, { recursive: true });
@@ -61,7 +64,7 @@ async function serve(argv: string[]): Promise<void> {
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls: values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) },
-    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool }),
+    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit }),
   });
   port = server.port;
   logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined }, 'listening');

@@ -23,7 +23,7 @@ export class MemoryTracker {
     if (this.#used > this.limitBytes) {
       throw new FloeError(SqlState.outOfMemory, `out of memory`, {
         detail: `${what} needs more than the query memory limit of ${this.limitBytes} bytes.`,
-        hint: 'Raise the memory limit or reduce the data the query keeps in memory.',
+        hint: 'Raise floe.query_memory_limit (for example SET floe.query_memory_limit = \'2GB\') or reduce the data the query keeps in memory.',
       });
     }
   }

@@ -24,6 +24,7 @@ import type {
 } from '../common/session-handler.js';
 import { formatCopyRow, parseCopyText } from './copy-format.js';
 import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
+import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, parseMemorySetting } from './memory-setting.js';
 import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';
 import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
@@ -37,6 +38,8 @@ export interface SessionDeps {
   readonly port?: number;
   /** Worker threads for lake scan tasks; without one, scans run on the session's thread. */
   readonly scanPool?: ScanPool;
+  /** The server's default for floe.query_memory_limit (PostgreSQL memory units, e.g. "1GB"). */
+  readonly queryMemoryLimit?: string;
 }
 
 type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
@@ -130,6 +133,7 @@ class FloeSession implements SessionHandler {
     this.#settings = defaultSettings(deps.startup);
     if (deps.port !== undefined) this.#settings.set('port', String(deps.port));
     this.#settings.set('floe.backend_pid', String(deps.startup.processId));
+    this.#settings.set(QUERY_MEMORY_LIMIT, deps.queryMemoryLimit ?? DEFAULT_QUERY_MEMORY_LIMIT);
     for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, v);
     this.#defaults = new Map(this.#settings);
   }
@@ -339,6 +343,7 @@ class FloeSession implements SessionHandler {
       searchPath: this.#searchPath(),
       virtualTables: this.#virtualTables(),
       pool: this.#deps.scanPool,
+      memoryLimitBytes: parseMemorySetting(QUERY_MEMORY_LIMIT, this.#settings.get(QUERY_MEMORY_LIMIT) ?? DEFAULT_QUERY_MEMORY_LIMIT),
       setSetting: (name, value, isLocal) => this.#setFromFunction(name, value, isLocal),
       onRowsAffected: onRows,
       transactionStartMicros: this.#txn?.startMicros ?? nowMicros(),
@@ -635,6 +640,7 @@ class FloeSession implements SessionHandler {
     }
     if (name === 'client_encoding') v = 'UTF8';
     if (name === 'timezone' && /^(local|default)$/i.test(v)) v = 'UTC';
+    if (name === QUERY_MEMORY_LIMIT) parseMemorySetting(name, v);
     this.#setSetting(name, v);
     return { kind: 'command', tag: 'SET' };
   }

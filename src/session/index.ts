@@ -3,3 +3,4 @@ export { createFloeSession } from './floe-session.js';
 export type { SessionDeps } from './floe-session.js';
 export { SERVER_VERSION, SERVER_VERSION_NUM } from './session-settings.js';
 export { formatCopyRow, parseCopyText } from './copy-format.js';
+export { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, parseMemorySetting } from './memory-setting.js';
