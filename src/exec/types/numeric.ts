@@ -20,7 +20,126 @@ export function pow10(n: number): bigint {
 
 const NUMERIC_RE = /^\s*([+-])?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?\s*$/;
 
+/**
+ * A numeric held as a plain JS integer: value = unscaled / 10^scale, exact
+ * only while |unscaled| <= Number.MAX_SAFE_INTEGER. The fast paths below keep
+ * that invariant checked on every step and report "does not fit" instead of
+ * rounding, so callers fall back to the BigInt `Decimal` path.
+ */
+export interface ScaledNumber {
+  unscaled: number;
+  scale: number;
+}
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** 10^0 .. 10^22: every one is an exact double. */
+const POW10_NUM: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * `u * 10^k` when the result is an exact safe integer, NaN otherwise.
+ * The magnitude test after the multiply is sound: a true product <= 2^53-1 is
+ * computed exactly, and a larger one rounds to >= 2^53 (rounding is monotone).
+ */
+export function scaleUpExact(u: number, k: number): number {
+  if (k === 0 || u === 0) return u;
+  if (k > 15) return NaN;
+  const r = u * POW10_NUM[k]!;
+  return r <= MAX_SAFE && r >= -MAX_SAFE ? r : NaN;
+}
+
+/**
+ * Hand-written scan of the plain form `[+-]digits[.digits]` (or `.digits`,
+ * `digits.`) into `out`. Returns false — leaving `out` unspecified — for
+ * anything else (spaces, exponents, NaN, garbage) or when the digits do not
+ * fit a safe integer; callers then use parseDecimal, which also raises the
+ * syntax errors.
+ */
+export function parseScaledInto(text: string, out: ScaledNumber): boolean {
+  const n = text.length;
+  let i = 0;
+  let neg = false;
+  if (n === 0) return false;
+  let c = text.charCodeAt(0);
+  if (c === 45 /* - */) { neg = true; i = 1; } else if (c === 43 /* + */) i = 1;
+  let v = 0;
+  let digits = 0;
+  let scale = 0;
+  let dot = false;
+  for (; i < n; i++) {
+    c = text.charCodeAt(i);
+    const d = c - 48;
+    if (d >= 0 && d <= 9) {
+      v = v * 10 + d;
+      if (v > MAX_SAFE) return false;
+      digits++;
+      if (dot) scale++;
+    } else if (c === 46 /* . */ && !dot) {
+      dot = true;
+    } else return false;
+  }
+  if (digits === 0) return false;
+  // -0 would print as 0 anyway, but keep it out of the arithmetic.
+  out.unscaled = neg && v !== 0 ? -v : v;
+  out.scale = scale;
+  return true;
+}
+
+/** The plain-form fast parse, allocating its result; undefined when it does not fit (see parseScaledInto). */
+export function parseScaled(text: string): ScaledNumber | undefined {
+  const out: ScaledNumber = { unscaled: 0, scale: 0 };
+  return parseScaledInto(text, out) ? out : undefined;
+}
+
+const ZEROS: string[] = Array.from({ length: 32 }, (_, i) => '0'.repeat(i));
+
+/** PostgreSQL text of unscaled / 10^scale; `unscaled` must be a safe integer and scale >= 0. */
+export function formatScaled(unscaled: number, scale: number): string {
+  if (scale <= 0) {
+    if (scale === 0) return unscaled === 0 ? '0' : String(unscaled);
+    return formatDecimal({ unscaled: BigInt(unscaled), scale });
+  }
+  const neg = unscaled < 0;
+  const s = String(neg ? -unscaled : unscaled);
+  const len = s.length;
+  let body: string;
+  if (len > scale) body = `${s.slice(0, len - scale)}.${s.slice(len - scale)}`;
+  else {
+    const pad = scale - len;
+    body = `0.${pad < ZEROS.length ? ZEROS[pad]! : '0'.repeat(pad)}${s}`;
+  }
+  return neg ? `-${body}` : body;
+}
+
+const scratchA: ScaledNumber = { unscaled: 0, scale: 0 };
+const scratchB: ScaledNumber = { unscaled: 0, scale: 0 };
+
+/** btree order of two numeric texts (NaN above every number), without BigInt when both fit. */
+export function compareNumericText(a: string, b: string): number {
+  if (parseScaledInto(a, scratchA) && parseScaledInto(b, scratchB)) {
+    const c = compareScaled(scratchA.unscaled, scratchA.scale, scratchB.unscaled, scratchB.scale);
+    if (c === c) return c;
+  }
+  return decCmp(parseDecimal(a), parseDecimal(b));
+}
+
+/** -1/0/1, or NaN when aligning the scales would not stay exact. */
+export function compareScaled(ua: number, sa: number, ub: number, sb: number): number {
+  let x = ua; let y = ub;
+  if (sa < sb) x = scaleUpExact(ua, sb - sa);
+  else if (sb < sa) y = scaleUpExact(ub, sa - sb);
+  if (x !== x || y !== y) return NaN;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+const MAX_SAFE_BIG = BigInt(MAX_SAFE);
+
 export function parseDecimal(text: string): Decimal {
+  if (parseScaledInto(text, scratchA)) return { unscaled: BigInt(scratchA.unscaled), scale: scratchA.scale };
+  return parseDecimalSlow(text);
+}
+
+function parseDecimalSlow(text: string): Decimal {
   const m = NUMERIC_RE.exec(text);
   if (!m) {
     const t = text.trim().toLowerCase();
@@ -43,6 +162,7 @@ export function parseDecimal(text: string): Decimal {
 export function formatDecimal(d: Decimal): string {
   if (d.nan) return 'NaN';
   const { unscaled: v, scale } = d;
+  if (scale >= 0 && v <= MAX_SAFE_BIG && v >= -MAX_SAFE_BIG) return formatScaled(Number(v), scale);
   if (scale <= 0) return v.toString();
   const neg = v < 0n;
   const s = (neg ? -v : v).toString().padStart(scale + 1, '0');
