@@ -5,12 +5,13 @@ import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
 import { resolveSnapshotSelectorIn } from '../exec/scan-snapshot-selector.js';
-import type { ExecContext, ExecLakeTransaction, ExecWarehouse } from '../exec/exec-context.js';
+import type { ExecContext, ExecLakeTransaction, ExecWarehouse, OperatorMetrics } from '../exec/exec-context.js';
 import type { ScanPool } from '../exec/pool/scan-pool.js';
 import { planInputs } from '../exec/plan/physical-plan.js';
 import type { LakeScanPlan, PhysicalPlan } from '../exec/plan/physical-plan.js';
 import { explainPlan } from '../planner/index.js';
 import type { ScanReport } from '../planner/index.js';
+import type { ExplainOptions } from '../planner/explain/explain-options.js';
 import { formatValue, parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { LakeTransaction, ScanFilter, SnapshotSelector, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
@@ -693,12 +694,17 @@ class FloeSession implements SessionHandler {
 
   /**
    * EXPLAIN: the plan with what the lake's planScan reports for each scan (tasks,
-   * pruning); ANALYZE also runs it (writes included, as PostgreSQL does) and adds
-   * the rows it produced and the time it took.
+   * pruning). ANALYZE also runs it (writes included, as PostgreSQL does): a query
+   * prints each operator's rows and inclusive time from the executor's metrics
+   * (src/planner/explain/explain-plan.ts documents the line format); DML prints
+   * the totals. TIMING OFF and SUMMARY OFF work as in PostgreSQL.
    */
   async #explain(c: Extract<UtilityCommand, { kind: 'explain' }>, signal: AbortSignal): Promise<StatementResult> {
     const st = c.statement;
     if (st.kind !== 'query' && st.kind !== 'dml') return this.#memoryRows([textColumn('QUERY PLAN')], c.lines.map((l) => [l]), 'EXPLAIN');
+    // The binder may pass the validated option list (parseExplainOptions); older binders pass the two flags.
+    const given = 'options' in c ? (c as { options?: ExplainOptions }).options : undefined;
+    const opts: ExplainOptions = given ?? { analyze: c.analyze, verbose: c.verbose, timing: c.analyze, summary: c.analyze };
     const w = this.#deps.warehouse;
     const scans = new Map<LakeScanPlan, ScanReport>();
     const visit = async (p: PhysicalPlan): Promise<void> => {
@@ -715,20 +721,23 @@ class FloeSession implements SessionHandler {
       for (const child of planInputs(p)) await visit(child);
     };
     await visit(st.plan);
-    const lines = explainPlan(st.plan, scans);
-    if (c.analyze) {
-      const started = process.hrtime.bigint();
-      let rows = 0;
-      if (st.kind === 'query') {
-        for await (const b of executePlan(st.plan, this.#execContext([], signal, this.#txn?.lake))) rows += b.numRows;
-      } else {
-        const r = await this.#runDml(st, [], signal);
-        if (r.kind === 'rows') for await (const b of r.batches) rows += b.numRows;
-        else rows = Number(/(\d+)$/.exec(r.kind === 'command' ? r.tag : '')?.[1] ?? 0);
-      }
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      lines.push(`Actual Rows: ${rows}`, `Execution Time: ${ms.toFixed(3)} ms`);
+    if (!opts.analyze) return this.#memoryRows([textColumn('QUERY PLAN')], explainPlan(st.plan, scans).map((l) => [l]), 'EXPLAIN');
+    const started = process.hrtime.bigint();
+    let rows = 0;
+    let lines: string[];
+    if (st.kind === 'query') {
+      const metrics = new Map<PhysicalPlan, OperatorMetrics>();
+      const ctx: ExecContext = { ...this.#execContext([], signal, this.#txn?.lake), metrics };
+      for await (const b of executePlan(st.plan, ctx)) rows += b.numRows;
+      lines = explainPlan(st.plan, scans, { metrics, timing: opts.timing });
+    } else {
+      const r = await this.#runDml(st, [], signal);
+      if (r.kind === 'rows') for await (const b of r.batches) rows += b.numRows;
+      else rows = Number(/(\d+)$/.exec(r.kind === 'command' ? r.tag : '')?.[1] ?? 0);
+      lines = explainPlan(st.plan, scans);
     }
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+    if (opts.summary) lines.push(`Actual Rows: ${rows}`, `Execution Time: ${elapsed.toFixed(3)} ms`);
     return this.#memoryRows([textColumn('QUERY PLAN')], lines.map((l) => [l]), 'EXPLAIN');
   }
 

@@ -7,6 +7,7 @@ import { hashKey } from '../bucket/key-hash.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { mayMatch, transformResultType } from '../partition/partition-transform.js';
 import type { PartitionPredicate } from '../partition/partition-transform.js';
+import { ROW_GROUP_ROWS } from '../format/parquet-io.js';
 import { reverseBits32 } from '../optimize/hash-order.js';
 import { resolveSnapshotRecord } from '../refs/resolve-snapshot.js';
 import { decodeStatValue, statsMayMatch } from '../stats/column-stats.js';
@@ -56,7 +57,16 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
     if (l === undefined) partitions.set(f.partitionKey, l = []);
     l.push(f);
   }
-  const stats = { partitionsTotal: partitions.size, partitionsPruned: 0, filesTotal: 0, filesPruned: 0, nodesScanned: 0, nodesPruned: 0, changeFiles: 0, baseFiles: 0 };
+  const stats = {
+    partitionsTotal: partitions.size, partitionsPruned: 0, filesTotal: 0, filesPruned: 0, nodesScanned: 0, nodesPruned: 0, changeFiles: 0, baseFiles: 0,
+    rowGroupsTotal: 0, rowGroupsPruned: 0,
+  };
+  // Row groups of the files a task will read; a point read's key-hash ranges skip some of them here.
+  const countGroups = (f: FileRecord, read?: readonly number[]): void => {
+    const n = rowGroupCount(f);
+    stats.rowGroupsTotal += n;
+    if (read !== undefined) stats.rowGroupsPruned += n - read.length;
+  };
   for (const f of allFiles) if (f.store !== 'dv' && f.path !== '') stats.filesTotal++;
 
   const tasks: ScanTask[] = [];
@@ -83,6 +93,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         for (const p of stagedDeletes.get(f.fileId) ?? []) deleted.add(p);
         stats.baseFiles++;
         stats.nodesScanned++;
+        countGroups(f);
         tasks.push({ ...base, partitionKey: pk, node: { mask: 0, index: 0 }, baseFiles: [scanFile(f, false, [...deleted])], changeFiles: [] });
       }
       continue;
@@ -114,10 +125,17 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       stats.nodesScanned++;
       stats.baseFiles += b.length;
       stats.changeFiles += c.length;
+      for (const f of c) countGroups(f);
+      const groupsOf = (f: FileRecord): number[] | undefined => {
+        const read = keyHash === undefined ? undefined : rowGroupsHolding(f, keyHash);
+        countGroups(f, read);
+        return read;
+      };
       const only = b.length === 1 && c.length === 0 && keyHash === undefined && base.limit === undefined ? b[0]! : undefined;
       if (only !== undefined && only.rowGroups !== undefined && only.rowGroups.length >= 2 * SPLIT_MIN_ROW_GROUPS) {
         // A base-only task (nothing to merge: each key is in exactly one row group) is
         // split into row-group ranges so that more than one worker can decode it.
+        countGroups(only);
         for (const groups of rowGroupRanges(only.rowGroups.length)) {
           tasks.push({ ...base, partitionKey: pk, node: fn.node, baseFiles: [scanFile(only, false, undefined, groups)], changeFiles: [] });
         }
@@ -125,7 +143,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       }
       tasks.push({
         ...base, partitionKey: pk, node: fn.node,
-        baseFiles: b.map((f) => scanFile(f, false, undefined, keyHash === undefined ? undefined : rowGroupsHolding(f, keyHash))),
+        baseFiles: b.map((f) => scanFile(f, false, undefined, groupsOf(f))),
         changeFiles: c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset))
           .map((f) => scanFile(f, f.nodeMask < fn.node.mask)),
       });
@@ -172,6 +190,12 @@ export function rowGroupRanges(n: number): number[][] {
     out.push(Array.from({ length: hi - lo }, (_, i) => lo + i));
   }
   return out;
+}
+
+/** Row groups in a file: recorded for hash-ordered base files, else the writer's fixed cut. */
+function rowGroupCount(f: FileRecord): number {
+  if (f.rowGroups !== undefined) return f.rowGroups.length;
+  return f.rowCount === 0 ? 0 : Math.ceil(f.rowCount / ROW_GROUP_ROWS);
 }
 
 /** Row groups of a hash-sorted base file whose reversed-hash range holds the key's hash. */

@@ -69,6 +69,10 @@ export interface ScanStats {
   readonly nodesPruned: number;
   readonly changeFiles: number;
   readonly baseFiles: number;
+  /** Row groups of the files the tasks read (the writer's cut: 128k rows, or recorded ranges). */
+  readonly rowGroupsTotal: number;
+  /** Of those, row groups a full-key point read skips by their key-hash ranges. */
+  readonly rowGroupsPruned: number;
 }
 
 export interface ScanPlan {

@@ -1,3 +1,4 @@
+import type { OperatorMetrics } from '../../exec/exec-context.js';
 import type { LakeScanPlan, PhysicalPlan, ScanFilterSpec, ScanSnapshotSelector, SortKey } from '../../exec/plan/physical-plan.js';
 import { formatExpr } from './format-expr.js';
 
@@ -11,7 +12,63 @@ export interface ScanReport {
     readonly filesTotal: number; readonly filesPruned: number;
     readonly nodesScanned: number; readonly nodesPruned: number;
     readonly changeFiles: number; readonly baseFiles: number;
+    /** Row groups of the files kept, and those a full-key point read skips by their key-hash ranges. */
+    readonly rowGroupsTotal?: number; readonly rowGroupsPruned?: number;
   };
+}
+
+/** What EXPLAIN ANALYZE measured while running the plan (src/exec's ExecContext.metrics). */
+export interface ExplainAnalysis {
+  readonly metrics: ReadonlyMap<PhysicalPlan, OperatorMetrics>;
+  /** Print times (TIMING OFF: rows and loops only). */
+  readonly timing: boolean;
+}
+
+const ms = (ns: bigint | number): string => (Number(ns) / 1e6).toFixed(3);
+
+/**
+ * The ANALYZE suffix of a node line, in PostgreSQL's shape. Floe's operators are
+ * pull-based streams timed by `metered()`: the time is inclusive (the operator and
+ * everything below it), from the first pull to the last batch, and only `total`
+ * is measured, so the line reads `actual time=<total> ms` unless the executor
+ * also recorded the first batch (`extra.firstBatchNs`), then `<first>..<total>`.
+ */
+function actualText(m: OperatorMetrics | undefined, timing: boolean): string {
+  if (m === undefined) return ' (never executed)';
+  const loops = typeof m.extra.loops === 'number' ? m.extra.loops : 1;
+  if (!timing) return ` (actual rows=${m.rowsOut} loops=${loops})`;
+  const first = m.extra.firstBatchNs;
+  const time = typeof first === 'number' ? `${ms(first)}..${ms(m.elapsedNs)}` : ms(m.elapsedNs);
+  return ` (actual time=${time} ms rows=${m.rowsOut} loops=${loops})`;
+}
+
+const num = (m: OperatorMetrics | undefined, key: string): number | undefined => {
+  const v = m?.extra[key];
+  return typeof v === 'number' ? v : undefined;
+};
+
+/** ANALYZE detail lines of a lake scan: what the lake read and skipped while it ran. */
+function scanAnalysis(p: LakeScanPlan, m: OperatorMetrics | undefined, report: ScanReport | undefined, detail: (t: string) => void): void {
+  if (m === undefined) return;
+  const scanned = num(m, 'rowsScanned') ?? 0;
+  if (p.residual) detail(`Rows Removed by Filter: ${Math.max(0, scanned - m.rowsOut)}`);
+  const filesTotal = num(m, 'filesTotal');
+  if (filesTotal !== undefined) {
+    const pruned = num(m, 'filesPruned') ?? 0;
+    detail(`Files: ${filesTotal - pruned} scanned, ${pruned} skipped (of ${filesTotal}; partitions skipped ${num(m, 'partitionsPruned') ?? 0}, bucket nodes skipped ${num(m, 'nodesPruned') ?? 0})`);
+  }
+  // Row groups: skipped by key-hash ranges is decided when the scan is planned; by
+  // min/max statistics while a task reads its files (reported with the task).
+  const byHash = report?.stats?.rowGroupsPruned ?? 0;
+  const byStats = num(m, 'rowGroupsSkippedByStats');
+  const read = num(m, 'rowGroupsRead');
+  const total = report?.stats?.rowGroupsTotal;
+  if (read !== undefined || byStats !== undefined) {
+    detail(`Row Groups: ${read ?? '?'} read, ${(byStats ?? 0) + byHash} skipped (min/max ${byStats ?? 0}, key hash ${byHash})`);
+  } else if (total !== undefined) {
+    detail(`Row Groups: ${total - byHash} of ${total} planned, ${byHash} skipped by key hash`);
+  }
+  detail(`Rows Scanned: ${scanned}`);
 }
 
 function filterText(f: ScanFilterSpec): string {
@@ -49,8 +106,9 @@ function subqueriesOf(p: PhysicalPlan): { plan: PhysicalPlan; correlated: boolea
  * parent, with detail lines below. Lake scans show the pushed filters and, when
  * `scans` supplies what planScan reported, the task count and pruning.
  */
-export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan, ScanReport>): string[] {
+export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan, ScanReport>, analysis?: ExplainAnalysis): string[] {
   const lines: string[] = [];
+  const metricsOf = (p: PhysicalPlan): OperatorMetrics | undefined => analysis?.metrics.get(p);
   let subplans = 0;
   const emit = (p: PhysicalPlan, depth: number): void => {
     const before = lines.length;
@@ -59,6 +117,7 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
     const base = subplans;
     subplans += found.length;
     emitNode(p, depth);
+    if (analysis) lines[before] += actualText(metricsOf(p), analysis.timing);
     if (found.length === 0) return;
     const own = lines.splice(before);
     const head = own.findIndex((l, i) => i > 0 && /^\s*->/.test(l));
@@ -88,12 +147,17 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         if (report) {
           detail(`Scan Tasks: ${report.tasks}${report.snapshotId !== undefined && report.snapshotId !== null ? ` (snapshot ${report.snapshotId})` : ''}`);
           const s = report.stats;
-          if (s) {
+          // Under ANALYZE an executed scan reports what it actually read (scanAnalysis).
+          if (s && !(analysis && metricsOf(p))) {
             detail(`Partitions: ${s.partitionsTotal - s.partitionsPruned} of ${s.partitionsTotal} (pruned ${s.partitionsPruned})`);
             detail(`Files: ${s.filesTotal - s.filesPruned} of ${s.filesTotal} (pruned ${s.filesPruned}; base ${s.baseFiles}, change ${s.changeFiles})`);
             detail(`Bucket Nodes: ${s.nodesScanned} scanned, ${s.nodesPruned} pruned`);
+            if (s.rowGroupsTotal !== undefined) {
+              detail(`Row Groups: ${s.rowGroupsTotal - (s.rowGroupsPruned ?? 0)} of ${s.rowGroupsTotal} (pruned by key hash ${s.rowGroupsPruned ?? 0})`);
+            }
           }
         }
+        if (analysis) scanAnalysis(p, metricsOf(p), report, detail);
         return;
       }
       case 'virtualScan':
@@ -130,6 +194,7 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         if (p.aggregates.length > 0) {
           detail(`Aggregates: ${p.aggregates.map((a) => `${a.fn.slice(0, a.fn.indexOf('(') > 0 ? a.fn.indexOf('(') : undefined)}(${a.distinct ? 'DISTINCT ' : ''}${a.args.length === 0 ? '*' : a.args.map((x) => formatExpr(x, p.input.columns)).join(', ')})`).join(', ')}`);
         }
+        { const g = num(metricsOf(p), 'groups'); if (g !== undefined) detail(`Groups: ${g}`); }
         emit(p.input, depth + 1);
         return;
       case 'hashJoin': {
@@ -137,6 +202,8 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         const both = [...p.left.columns, ...p.right.columns];
         detail(`Hash Cond: ${p.leftKeys.map((k, i) => `(${formatExpr(k, p.left.columns)} = ${formatExpr(p.rightKeys[i]!, p.right.columns)})`).join(' AND ')}`);
         if (p.residual) detail(`Join Filter: ${formatExpr(p.residual, both)}`);
+        const build = num(metricsOf(p), 'buildRows');
+        if (build !== undefined) detail(`Build Rows: ${build}`);
         emit(p.left, depth + 1);
         emit(p.right, depth + 1);
         return;
