@@ -5,7 +5,7 @@ import { formatType } from '../../common/sql-type.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFieldOf, arrowTypeOf, isDecimalNumeric } from './arrow-type.js';
-import { parseDecimal } from './decimal-text.js';
+import { parseDecimal, parseDecimalNumber } from './decimal-text.js';
 import { encodeInto } from './utf8.js';
 import { uuidToBytes } from './uuid-bytes.js';
 
@@ -137,10 +137,24 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
       if (!isDecimalNumeric(type)) return strings(type);
       const scale = type.scale ?? 0;
       const limit = 10n ** BigInt(type.precision);
-      const words = new BigUint64Array(2 * n);
+      // above 15 digits every safe integer is within the precision
+      const limitNum = type.precision <= 15 ? 10 ** type.precision : Infinity;
+      const words32 = new Uint32Array(4 * n);
+      let words: BigUint64Array | undefined;
       for (let i = 0; i < n; i++) {
         const v = values[i];
         if (v === null || v === undefined) continue;
+        if (typeof v === 'string') {
+          const u = parseDecimalNumber(v, scale);
+          if (u !== undefined && u < limitNum && u > -limitNum) {
+            // two's complement over four little-endian words, without a BigInt
+            words32[4 * i] = u >>> 0;
+            words32[4 * i + 1] = Math.floor(u / 4294967296) >>> 0;
+            if (u < 0) { words32[4 * i + 2] = 0xffffffff; words32[4 * i + 3] = 0xffffffff; }
+            continue;
+          }
+        }
+        words ??= new BigUint64Array(words32.buffer);
         let unscaled: bigint;
         if (typeof v === 'string') unscaled = parseDecimal(v, scale, column);
         else if (typeof v === 'number' && Number.isFinite(v)) unscaled = parseDecimal(String(v), scale, column);
@@ -154,7 +168,7 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
         words[2 * i] = BigInt.asUintN(64, unscaled);
         words[2 * i + 1] = BigInt.asUintN(64, unscaled >> 64n);
       }
-      return mk({ ...base, data: new Uint32Array(words.buffer) });
+      return mk({ ...base, data: words32 });
     }
     case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown':
       return strings(type);

@@ -2,7 +2,7 @@ import { DataType } from 'apache-arrow';
 import type { Data, Vector } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnAccessor } from '../bucket/column-accessor.js';
-import { formatDecimal } from './decimal-text.js';
+import { formatDecimal, formatDecimalNumber } from './decimal-text.js';
 import { decodeUtf8 } from './utf8.js';
 import { bytesToUuid } from './uuid-bytes.js';
 
@@ -122,11 +122,20 @@ function valueReader(data: Data, type: SqlType): ColumnAccessor {
       const scale = (t as unknown as { scale: number }).scale;
       const words = data.values as Uint32Array;
       // BigUint64Array needs 8-byte alignment; buffers sliced out of IPC bytes may lack it
-      const big = words.byteOffset % 8 === 0
+      let bigWords: BigUint64Array | undefined;
+      const wide = () => bigWords ??= words.byteOffset % 8 === 0
         ? new BigUint64Array(words.buffer, words.byteOffset, words.length >> 1)
         : new BigUint64Array(words.slice().buffer);
       return {
         get(i) {
+          // values within ±2^53 format from two words as a plain number; BigInt only beyond
+          const w0 = words[4 * i]!;
+          const w1 = words[4 * i + 1]!;
+          const w2 = words[4 * i + 2]!;
+          const w3 = words[4 * i + 3]!;
+          if (w3 === 0 && w2 === 0 && w1 < 0x200000) return formatDecimalNumber(w1 * 4294967296 + w0, scale);
+          if (w3 === 0xffffffff && w2 === 0xffffffff && w1 >= 0xffe00000) return formatDecimalNumber((w1 - 4294967296) * 4294967296 + w0, scale);
+          const big = wide();
           const unscaled = BigInt.asIntN(128, (big[2 * i + 1]! << 64n) | big[2 * i]!);
           return formatDecimal(unscaled, scale);
         },

@@ -3,7 +3,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { columnReader, isValidAt } from '../arrow/column-reader.js';
+import { columnReader, dataReader, isValidAt } from '../arrow/column-reader.js';
 import { valueOrderOf } from './value-order.js';
 
 /**
@@ -98,7 +98,74 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
     }
     return { min: lo, max: hi };
   }
+  if (type.kind === 'numeric' && DataType.isDecimal(t) && (t as unknown as { bitWidth: number }).bitWidth === 128 && v instanceof Uint32Array) {
+    // compare the 128-bit two's-complement words; format only the two winners
+    let lo = -1;
+    let hi = -1;
+    for (let i = 0; i < n; i++) {
+      if (hasNulls && !isValidAt(data, i)) continue;
+      if (lo < 0) { lo = hi = i; continue; }
+      if (compareDecimal128(v, i, lo) < 0) lo = i;
+      if (compareDecimal128(v, i, hi) > 0) hi = i;
+    }
+    if (lo < 0) return { min: null, max: null };
+    const r = dataReader(data, type);
+    return { min: r.get(lo), max: r.get(hi) };
+  }
+  const stringKind = type.kind === 'text' || type.kind === 'varchar' || type.kind === 'name' || type.kind === 'char' || type.kind === 'unknown' || type.kind === 'bpchar';
+  if (stringKind && DataType.isUtf8(t) && data.valueOffsets instanceof Int32Array && v instanceof Uint8Array) {
+    // UTF-8 byte order is code-point order, so compare bytes in place and decode only the two winners
+    const offs = data.valueOffsets;
+    const trim = type.kind === 'bpchar';
+    let lo = -1;
+    let hi = -1;
+    for (let i = 0; i < n; i++) {
+      if (hasNulls && !isValidAt(data, i)) continue;
+      if (lo < 0) { lo = hi = i; continue; }
+      if (compareUtf8(v, offs, i, lo, trim) < 0) lo = i;
+      if (compareUtf8(v, offs, i, hi, trim) > 0) hi = i;
+    }
+    if (lo < 0) return { min: null, max: null };
+    const r = dataReader(data, type);
+    return { min: r.get(lo), max: r.get(hi) };
+  }
   return undefined;
+}
+
+/** Signed order of the Decimal128 values at rows i and j (four little-endian uint32 words each). */
+function compareDecimal128(w: Uint32Array, i: number, j: number): number {
+  const a = 4 * i;
+  const b = 4 * j;
+  const x3 = w[a + 3]! | 0;
+  const y3 = w[b + 3]! | 0;
+  if (x3 !== y3) return x3 < y3 ? -1 : 1;
+  for (let k = 2; k >= 0; k--) {
+    const x = w[a + k]!;
+    const y = w[b + k]!;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Byte order of strings i and j; `trim` ignores trailing blanks (bpchar compares without its padding). */
+function compareUtf8(bytes: Uint8Array, offs: Int32Array, i: number, j: number, trim: boolean): number {
+  const as = offs[i]!;
+  let ae = offs[i + 1]!;
+  const bs = offs[j]!;
+  let be = offs[j + 1]!;
+  if (trim) {
+    while (ae > as && bytes[ae - 1] === 32) ae--;
+    while (be > bs && bytes[be - 1] === 32) be--;
+  }
+  const al = ae - as;
+  const bl = be - bs;
+  const len = al < bl ? al : bl;
+  for (let k = 0; k < len; k++) {
+    const x = bytes[as + k]!;
+    const y = bytes[bs + k]!;
+    if (x !== y) return x - y;
+  }
+  return al - bl;
 }
 
 /**
