@@ -14,28 +14,54 @@ function simple(init: () => unknown, step: (s: unknown, a: unknown[]) => unknown
   return { init, step, combine, final };
 }
 
-interface NumState { sum: Decimal; count: bigint; acc: number; accScale: number }
+interface NumState { sum: Decimal; count: number; acc: number; accScale: number }
 interface FloatState { sum: number; sumSq: number; count: number }
-interface IntState { sum: bigint; count: bigint; acc: number }
+interface IntState { sum: bigint; count: number; acc: number }
+interface CountState { n: number }
 
+/** Running doubles fold into the exact sum past this; one more addend of at most SAFE keeps them below 2^53, still exact. */
 const SAFE = 2 ** 52;
+const POW10 = Array.from({ length: 31 }, (_, i) => 10 ** i);
+
+/** A batch step built from a one-row update of a mutable state. */
+function batchOf(update: (st: never, v: never) => void): NonNullable<AggregateImpl['batchStep']> {
+  return (states, groups, args, sel, n) => {
+    const col = args[0]!;
+    if (sel) for (let k = 0; k < n; k++) { const r = sel[k]!; update(states[groups[r]!] as never, col[r] as never); }
+    else for (let r = 0; r < n; r++) update(states[groups[r]!] as never, col[r] as never);
+  };
+}
+
+function countAgg(): AggregateImpl {
+  return {
+    init: () => ({ n: 0 }),
+    step: (s) => { (s as CountState).n++; return s; },
+    combine: (a, b) => ({ n: (a as CountState).n + (b as CountState).n }),
+    final: (s) => BigInt((s as CountState).n),
+    batchStep: (states, groups, _args, sel, n) => {
+      if (sel) for (let k = 0; k < n; k++) (states[groups[sel[k]!]!] as CountState).n++;
+      else for (let r = 0; r < n; r++) (states[groups[r]!] as CountState).n++;
+    },
+  };
+}
 
 /** Integer sums add in a double while exact and spill into a BigInt before they could round. */
-const intSum = (): AggregateImpl => simple(
-  () => ({ sum: 0n, count: 0n, acc: 0 }),
-  (s, [v]) => {
-    const st = s as IntState;
-    if (typeof v === 'bigint') st.sum += v;
-    else {
-      st.acc += v as number;
-      if (st.acc > SAFE || st.acc < -SAFE) { st.sum += BigInt(st.acc); st.acc = 0; }
-    }
-    st.count++;
-    return st;
-  },
-  (a, b) => { const x = a as IntState; const y = b as IntState; return { sum: x.sum + y.sum + BigInt(x.acc) + BigInt(y.acc), count: x.count + y.count, acc: 0 }; },
-  (s) => s,
-);
+function intStep(st: IntState, v: number | bigint): void {
+  if (typeof v === 'bigint') {
+    if (v <= SAFE && v >= -SAFE) st.acc += Number(v);
+    else st.sum += v;
+  } else st.acc += v;
+  if (st.acc > SAFE || st.acc < -SAFE) { st.sum += BigInt(st.acc); st.acc = 0; }
+  st.count++;
+}
+
+const intSum = (): AggregateImpl => ({
+  init: () => ({ sum: 0n, count: 0, acc: 0 }),
+  step: (s, [v]) => { intStep(s as IntState, v as number | bigint); return s; },
+  combine: (a, b) => { const x = a as IntState; const y = b as IntState; return { sum: x.sum + y.sum + BigInt(x.acc) + BigInt(y.acc), count: x.count + y.count, acc: 0 }; },
+  final: (s) => s,
+  batchStep: batchOf(intStep),
+});
 
 function intTotal(s: IntState): bigint {
   return s.sum + BigInt(s.acc);
@@ -43,62 +69,100 @@ function intTotal(s: IntState): bigint {
 
 /**
  * Exact numeric sums. Values with at most 15 digits accumulate as unscaled
- * doubles at a common scale (exact below 2^52); anything else, or a growing
+ * doubles at a common scale (exact below 2^53); anything else, or a growing
  * total, folds into the scaled-BigInt sum.
  */
 function numTotal(st: NumState): Decimal {
   return decAdd(st.sum, { unscaled: BigInt(st.acc), scale: st.accScale });
 }
 
+function numFlush(st: NumState): void {
+  // Always folds, even a zero: the scale of '0.00' must survive.
+  st.sum = numTotal(st);
+  st.acc = 0;
+}
+
+/** Scale of the last successful smallDecimal parse (a module slot, so the hot loop allocates nothing). */
+let parsedScale = 0;
+
+/**
+ * Canonical numeric text with at most 15 digits as an unscaled double (exact),
+ * its scale in `parsedScale`; NaN for anything else ('NaN', longer values), which
+ * then takes the exact BigInt path.
+ */
+export function smallDecimal(v: string): number {
+  const len = v.length;
+  if (len === 0 || len > 17) return NaN;
+  let i = 0;
+  let neg = false;
+  if (v.charCodeAt(0) === 45) { neg = true; i = 1; }
+  let n = 0;
+  let digits = 0;
+  let scale = -1;
+  for (; i < len; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 46) {
+      if (scale >= 0) return NaN;
+      scale = 0;
+      continue;
+    }
+    const d = c - 48;
+    if (d < 0 || d > 9) return NaN;
+    n = n * 10 + d;
+    digits++;
+    if (scale >= 0) scale++;
+  }
+  if (digits === 0 || digits > 15) return NaN;
+  parsedScale = scale < 0 ? 0 : scale;
+  return neg ? -n : n;
+}
+
+function numStep(st: NumState, v: string): void {
+  st.count++;
+  const n = smallDecimal(v);
+  if (n === n) {
+    const scale = parsedScale;
+    if (scale > st.accScale) { numFlush(st); st.accScale = scale; }
+    const scaled = n * POW10[st.accScale - scale]!;
+    if (scaled <= SAFE && scaled >= -SAFE) {
+      st.acc += scaled;
+      if (st.acc > SAFE || st.acc < -SAFE) numFlush(st);
+      return;
+    }
+  }
+  st.sum = decAdd(st.sum, toDecimal(v));
+}
+
 function numAcc(): AggregateImpl {
-  const flush = (st: NumState) => {
-    // Always folds, even a zero: the scale of '0.00' must survive.
-    st.sum = numTotal(st);
-    st.acc = 0;
-  };
-  return simple(
-    () => ({ sum: ZERO, count: 0n, acc: 0, accScale: 0 }),
-    (s, [v]) => {
-      const st = s as NumState;
-      st.count++;
-      if (typeof v === 'string' && v.length <= 16) {
-        const dot = v.indexOf('.');
-        const scale = dot < 0 ? 0 : v.length - dot - 1;
-        const digits = dot < 0 ? v : v.slice(0, dot) + v.slice(dot + 1);
-        const n = Number(digits);
-        if (Number.isSafeInteger(n) && scale <= 15 && !/[eE]/.test(v)) {
-          if (scale > st.accScale) { flush(st); st.accScale = scale; }
-          const scaled = n * 10 ** (st.accScale - scale);
-          if (Number.isSafeInteger(scaled)) {
-            st.acc += scaled;
-            if (st.acc > SAFE || st.acc < -SAFE) flush(st);
-            return st;
-          }
-        }
-      }
-      st.sum = decAdd(st.sum, toDecimal(v));
-      return st;
-    },
-    (a, b) => {
+  return {
+    init: () => ({ sum: ZERO, count: 0, acc: 0, accScale: 0 }),
+    step: (s, [v]) => { numStep(s as NumState, v as string); return s; },
+    combine: (a, b) => {
       const x = a as NumState; const y = b as NumState;
-      flush(x); flush(y);
+      numFlush(x); numFlush(y);
       return { sum: decAdd(x.sum, y.sum), count: x.count + y.count, acc: 0, accScale: Math.max(x.accScale, y.accScale) };
     },
-    (s) => { const st = s as NumState; flush(st); st.accScale = Math.max(st.accScale, st.sum.scale); return st; },
-  );
+    final: (s) => { const st = s as NumState; numFlush(st); st.accScale = Math.max(st.accScale, st.sum.scale); return st; },
+    batchStep: batchOf(numStep),
+  };
+}
+
+function floatStep(st: FloatState, x: number): void {
+  st.sum += x; st.sumSq += x * x; st.count++;
 }
 
 function floatAcc(): AggregateImpl {
-  return simple(
-    () => ({ sum: 0, sumSq: 0, count: 0 }),
-    (s, [v]) => { const st = s as FloatState; const x = v as number; st.sum += x; st.sumSq += x * x; st.count++; return st; },
-    (a, b) => { const x = a as FloatState; const y = b as FloatState; return { sum: x.sum + y.sum, sumSq: x.sumSq + y.sumSq, count: x.count + y.count }; },
-    (s) => s,
-  );
+  return {
+    init: () => ({ sum: 0, sumSq: 0, count: 0 }),
+    step: (s, [v]) => { floatStep(s as FloatState, v as number); return s; },
+    combine: (a, b) => { const x = a as FloatState; const y = b as FloatState; return { sum: x.sum + y.sum, sumSq: x.sumSq + y.sumSq, count: x.count + y.count }; },
+    final: (s) => s,
+    batchStep: batchOf(floatStep),
+  };
 }
 
 function mapFinal(base: AggregateImpl, final: (s: unknown) => unknown): AggregateImpl {
-  return { init: base.init, step: base.step, combine: base.combine, final };
+  return { ...base, final };
 }
 
 /** Numeric variance/stddev with PostgreSQL's formula over exact sums. */
@@ -149,41 +213,45 @@ function floatVariance(kind: 'samp' | 'pop', sqrt: boolean): AggregateImpl {
   );
 }
 
+/** Types whose canonical values are numbers or BigInts that order like the SQL type (no NaN). */
+const PLAIN_ORDER = new Set(['int2', 'int4', 'int8', 'date', 'oid', 'time', 'timestamp', 'timestamptz']);
+
 function minMax(t: SqlType, max: boolean): AggregateImpl {
-  const better = (a: unknown, b: unknown) => { const c = compareValues(b, a, t); return max ? c > 0 : c < 0; };
-  return simple(
-    () => ({ v: null as unknown }),
-    (s, [v]) => { const st = s as { v: unknown }; if (st.v === null || better(st.v, v)) st.v = v; return st; },
-    (a, b) => { const x = a as { v: unknown }; const y = b as { v: unknown }; if (y.v !== null && (x.v === null || better(x.v, y.v))) return y; return x; },
-    (s) => (s as { v: unknown }).v,
-  );
+  const plain = PLAIN_ORDER.has(t.kind);
+  const better = plain
+    ? (max ? (a: unknown, b: unknown) => (b as number) > (a as number) : (a: unknown, b: unknown) => (b as number) < (a as number))
+    : (a: unknown, b: unknown) => { const c = compareValues(b, a, t); return max ? c > 0 : c < 0; };
+  const update = (st: { v: unknown }, v: unknown) => { if (st.v === null || better(st.v, v)) st.v = v; };
+  return {
+    init: () => ({ v: null as unknown }),
+    step: (s, [v]) => { update(s as { v: unknown }, v); return s; },
+    combine: (a, b) => { const x = a as { v: unknown }; const y = b as { v: unknown }; if (y.v !== null && (x.v === null || better(x.v, y.v))) return y; return x; },
+    final: (s) => (s as { v: unknown }).v,
+    batchStep: batchOf(update as (st: never, v: never) => void),
+  };
 }
 
 export function registerBuiltinAggregates(): void {
   const N = T.numeric; const F = T.float8; const I8 = T.int8;
   registerAggregateFunction({
-    name: 'count', args: [], returns: I8, strict: false, id: 'count()',
-    impl: () => simple(() => ({ n: 0n }), (s) => { (s as { n: bigint }).n++; return s; },
-      (a, b) => ({ n: (a as { n: bigint }).n + (b as { n: bigint }).n }), (s) => (s as { n: bigint }).n),
+    name: 'count', args: [], returns: I8, strict: false, id: 'count()', impl: countAgg,
   });
   registerAggregateFunction({
-    name: 'count', args: ['any'], returns: I8, id: 'count(any)',
-    impl: () => simple(() => ({ n: 0n }), (s) => { (s as { n: bigint }).n++; return s; },
-      (a, b) => ({ n: (a as { n: bigint }).n + (b as { n: bigint }).n }), (s) => (s as { n: bigint }).n),
+    name: 'count', args: ['any'], returns: I8, id: 'count(any)', impl: countAgg,
   });
   // sum
   for (const k of ['int2', 'int4'] as const) {
-    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0n ? null : checkInt8(intTotal(s as IntState)))) });
+    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0 ? null : checkInt8(intTotal(s as IntState)))) });
     registerAggregateFunction({ name: 'avg', args: [T[k]], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
   }
-  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0n ? null : intTotal(s as IntState).toString())) });
+  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0 ? null : intTotal(s as IntState).toString())) });
   registerAggregateFunction({ name: 'avg', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
-  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => mapFinal(numAcc(), (s) => ((s as NumState).count === 0n ? null : formatDecimal(numTotal(s as NumState)))) });
+  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => mapFinal(numAcc(), (s) => ((s as NumState).count === 0 ? null : formatDecimal(numTotal(s as NumState)))) });
   registerAggregateFunction({
     name: 'avg', args: [N], returns: N,
     impl: () => mapFinal(numAcc(), (s) => {
       const st = s as NumState;
-      return st.count === 0n ? null : formatDecimal(decDiv(numTotal(st), { unscaled: st.count, scale: 0 }));
+      return st.count === 0 ? null : formatDecimal(decDiv(numTotal(st), { unscaled: BigInt(st.count), scale: 0 }));
     }),
   });
   for (const k of ['float4', 'float8'] as const) {
@@ -321,8 +389,8 @@ function checkInt8(v: bigint): bigint {
 }
 
 function avgOfInt(s: IntState): string | null {
-  if (s.count === 0n) return null;
-  return formatDecimal(decDiv({ unscaled: intTotal(s), scale: 0 }, { unscaled: s.count, scale: 0 }));
+  if (s.count === 0) return null;
+  return formatDecimal(decDiv({ unscaled: intTotal(s), scale: 0 }, { unscaled: BigInt(s.count), scale: 0 }));
 }
 
 function addIv(a: Interval | null, b: Interval): Interval {

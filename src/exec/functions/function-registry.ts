@@ -62,6 +62,14 @@ export interface AggregateImpl {
   /** Merges a partial state into another (parallel/partial aggregation). */
   combine(a: unknown, b: unknown): unknown;
   final(state: unknown): unknown;
+  /**
+   * Optional vectorized step over one batch: for each of the first `n` rows of
+   * `sel` (or rows 0..n-1 without `sel`), updates `states[groups[row]]` in place
+   * with the argument values `args[c][row]`. The caller has already dropped
+   * filtered-out rows and, for strict aggregates, rows with a NULL argument.
+   * States stepped this way must be mutable objects created by `init`.
+   */
+  batchStep?(states: unknown[], groups: Int32Array, args: readonly (readonly unknown[])[], sel: Int32Array | undefined, n: number): void;
   /** Sliding-frame support: undoes step (optional; frames recompute without it). */
   inverse?(state: unknown, args: unknown[]): unknown;
 }

@@ -8,10 +8,21 @@ import type { CompiledExpr } from '../expr/compile-expr.js';
 import { functionById } from '../functions/function-registry.js';
 import type { AggregateImpl } from '../functions/function-registry.js';
 import type { HashAggregatePlan } from '../plan/physical-plan.js';
+import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
 import { rowKey, valueKey } from '../types/value-ops.js';
+import { executeScanTask } from '../../lake/index.js';
+import type { ScanTask } from '../../lake/index.js';
+import type { Expr } from '../expr/expr.js';
+import type { LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
+import type { PartialAggregateResult, ScanFragment, ScanPipelineStep } from '../pool/scan-pool.js';
+import { createRunState } from '../run-state.js';
+import {
+  applyScanPipeline, compileScanPipeline, decodeScanBatch, planLakeScan, SAME_THREAD_MAX_ROWS, shippable, taskRows,
+} from './lake-scan-operator.js';
+import type { CompiledScanPipeline } from './lake-scan-operator.js';
 import type { Operator } from './operator.js';
-import { decodedInput, emitBatches, metered, recordMetric } from './operator-support.js';
+import { checkAbort, decodedInput, emitBatches, metered, recordMetric } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
 
 interface CompiledAggregate {
@@ -22,42 +33,49 @@ interface CompiledAggregate {
   readonly filter: CompiledExpr | undefined;
   readonly distinct: boolean;
   readonly ordered: ReturnType<typeof compileSortKeys> | undefined;
+  readonly orderExprs: readonly CompiledExpr[];
   readonly orderExprCount: number;
+  /** DISTINCT or ORDER BY: argument rows are kept per group (ordered) or deduplicated (distinct) instead of stepped in batches. */
+  readonly buffered: boolean;
 }
 
-/** One group's running state; `pending` holds argument rows for DISTINCT/ORDER BY aggregates until finalize. */
-interface GroupState {
-  readonly keys: unknown[];
-  readonly setIndex: number;
-  readonly states: unknown[];
-  readonly seen: (Set<string> | undefined)[];
-  readonly pending: (unknown[][] | undefined)[];
+/** The parts of a hash aggregate plan that decide its groups and states (what a worker needs for a partial aggregate). */
+export type AggregateSpec = Pick<HashAggregatePlan, 'groupBy' | 'groupingSets' | 'aggregates'>;
+
+/** A hash aggregate's expressions and functions, compiled once per operator (or per worker and query). */
+export interface CompiledAggregation {
+  readonly spec: AggregateSpec;
+  readonly keyExprs: readonly CompiledExpr[];
+  readonly keyTypes: readonly SqlType[];
+  readonly sets: readonly (readonly number[])[];
+  readonly aggs: readonly CompiledAggregate[];
+  /** Single key whose canonical values compare equal exactly when SQL groups them (Map's SameValueZero). */
+  readonly directKey: boolean;
 }
 
 /** Bytes charged per new group, beyond its key text. */
 const GROUP_OVERHEAD = 160;
+const NULL_PART = '\u0000N';
 
 /**
- * GROUP BY with hash tables, in DuckDB's pipeline-breaker phases:
- *  sink — per input batch, evaluate keys/arguments and step group states;
- *  combine — merge partial tables (one per producer; a single producer today,
- *            worker-side partial aggregation plugs in here);
- *  finalize — run DISTINCT/ORDER BY buffers and final functions;
- *  source — emit the groups as batches.
+ * Key types whose canonical JS values (number, bigint, string, boolean) are
+ * equal under SameValueZero exactly when SQL's grouping equality holds (floats:
+ * 0 = -0 and NaN = NaN, as PostgreSQL groups them). Numeric text, bpchar's
+ * trailing blanks, intervals, bytea and arrays need valueKey's normalization.
  */
-export function createHashAggregateOperator(plan: HashAggregatePlan, input: Operator): Operator {
-  const keyExprs = plan.groupBy.map(compileExpr);
-  const keyTypes = plan.groupBy.map((e) => e.type);
-  const sets = plan.groupingSets ?? [plan.groupBy.map((_, i) => i)];
-  const withGroupingId = plan.groupingSets !== undefined;
-  const expectedCols = plan.groupBy.length + plan.aggregates.length + (withGroupingId ? 1 : 0);
-  if (plan.columns.length !== expectedCols) {
-    throw new FloeError(SqlState.internalError, `hashAggregate has ${plan.columns.length} columns, expected ${expectedCols}`);
-  }
-  const aggs: CompiledAggregate[] = plan.aggregates.map((a) => {
+const DIRECT_KEY_KINDS = new Set([
+  'int2', 'int4', 'int8', 'float4', 'float8', 'date', 'time', 'timestamp', 'timestamptz',
+  'text', 'varchar', 'name', 'char', 'bool', 'uuid', 'oid',
+]);
+
+export function compileAggregation(spec: AggregateSpec): CompiledAggregation {
+  const aggs: CompiledAggregate[] = spec.aggregates.map((a) => {
     const f = functionById(a.fn);
     if (!f || f.kind !== 'aggregate' || !f.aggregate) throw new FloeError(SqlState.undefinedFunction, `aggregate ${a.fn} does not exist`);
     const argTypes = a.args.map((x) => x.type);
+    const ordered = a.orderBy && a.orderBy.length > 0
+      ? compileSortKeys(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: a.args.length + i, type: k.expr.type } })))
+      : undefined;
     return {
       impl: f.aggregate(argTypes),
       strict: f.strict,
@@ -65,95 +83,177 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
       argTypes,
       filter: a.filter ? compileExpr(a.filter) : undefined,
       distinct: a.distinct,
-      ordered: a.orderBy && a.orderBy.length > 0 ? compileSortKeys(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: a.args.length + i, type: k.expr.type } }))) : undefined,
+      ordered,
+      orderExprs: (a.orderBy ?? []).map((k) => compileExpr(k.expr)),
       orderExprCount: a.orderBy?.length ?? 0,
+      buffered: a.distinct || ordered !== undefined,
     };
   });
-  const orderExprs = plan.aggregates.map((a) => (a.orderBy ?? []).map((k) => compileExpr(k.expr)));
-  const needsBuffer = aggs.map((a) => a.distinct || a.ordered !== undefined);
+  const keyTypes = spec.groupBy.map((e) => e.type);
+  return {
+    spec,
+    keyExprs: spec.groupBy.map(compileExpr),
+    keyTypes,
+    sets: spec.groupingSets ?? [spec.groupBy.map((_, i) => i)],
+    aggs,
+    directKey: spec.groupingSets === undefined && keyTypes.length === 1 && DIRECT_KEY_KINDS.has(keyTypes[0]!.kind),
+  };
+}
 
-  function newGroup(keys: unknown[], setIndex: number): GroupState {
-    return {
-      keys, setIndex,
-      states: aggs.map((a) => a.impl.init()),
-      seen: aggs.map((a) => (a.distinct && !a.ordered ? new Set<string>() : undefined)),
-      pending: aggs.map((_, i) => (needsBuffer[i] && aggs[i]!.ordered ? [] : undefined)),
-    };
+/** One key column's part of a composite hash key. */
+function keyPart(v: unknown, t: SqlType, direct: boolean): string {
+  if (v === null || v === undefined) return NULL_PART;
+  if (direct) return typeof v === 'string' ? v : String(v);
+  return valueKey(v, t);
+}
+
+/**
+ * A hash aggregate's groups and states: groups are numbered densely, each
+ * aggregate keeps its states in an array indexed by group number, so an
+ * aggregate with a batch step updates a whole batch in one call. Used by the
+ * operator on the main thread and by scan workers for partial aggregates.
+ */
+export class AggregateTable {
+  readonly #c: CompiledAggregation;
+  readonly #index = new Map<unknown, number>();
+  /** Per key column, the key value of each group. */
+  readonly #keys: unknown[][];
+  readonly #setIndex: number[] = [];
+  /** Per aggregate, the state of each group. */
+  readonly #states: unknown[][];
+  readonly #seen: (Set<string> | undefined)[][];
+  readonly #pending: (unknown[][] | undefined)[][];
+  readonly #directParts: boolean[];
+
+  constructor(c: CompiledAggregation) {
+    this.#c = c;
+    this.#keys = c.keyExprs.map(() => []);
+    this.#states = c.aggs.map(() => []);
+    this.#seen = c.aggs.map(() => []);
+    this.#pending = c.aggs.map(() => []);
+    this.#directParts = c.keyTypes.map((t) => DIRECT_KEY_KINDS.has(t.kind));
   }
 
-  /** The hash key of set `s`'s group when none of its keys is grouped (must match sink's keys). */
-  function emptySetKey(s: number): string {
-    const prefix = sets.length > 1 ? s + '|' : '';
-    const nk = keyExprs.length;
-    if (nk === 1) return prefix + '\u0000N';
-    let key = prefix;
-    for (let k = 0; k < nk; k++) key += '2:\u0000N';
-    return key;
+  get size(): number {
+    return this.#setIndex.length;
   }
 
-  // ---- sink ----
-  async function sink(run: RunState, table: Map<string, GroupState>, b: ColumnarBatch): Promise<number> {
+  #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number): number {
+    const c = this.#c;
+    const g = this.#setIndex.length;
+    this.#index.set(key, g);
+    this.#setIndex.push(s);
+    const set = c.sets[s]!;
+    for (let k = 0; k < this.#keys.length; k++) this.#keys[k]!.push(row >= 0 && set.includes(k) ? keyCols[k]![row] : null);
+    for (let a = 0; a < c.aggs.length; a++) {
+      const ag = c.aggs[a]!;
+      this.#states[a]!.push(ag.impl.init());
+      this.#seen[a]!.push(ag.distinct && !ag.ordered ? new Set<string>() : undefined);
+      this.#pending[a]!.push(ag.ordered ? [] : undefined);
+    }
+    return g;
+  }
+
+  #groupBytes(key: unknown): number {
+    return GROUP_OVERHEAD + (typeof key === 'string' ? key.length * 2 : 16);
+  }
+
+  /** The group number of each row for grouping set `s`, creating groups as needed; also returns the bytes the new groups cost. */
+  assignGroups(keyCols: readonly (readonly unknown[])[], n: number, s: number): { groups: Int32Array; added: number } {
+    const c = this.#c;
+    const index = this.#index;
+    const groups = new Int32Array(n);
+    let added = 0;
+    const nk = c.keyExprs.length;
+    if (c.spec.groupingSets === undefined && nk === 0) {
+      let g = index.get('');
+      if (g === undefined) { g = this.#newGroup('', keyCols, -1, 0); added += GROUP_OVERHEAD; }
+      groups.fill(g);
+      return { groups, added };
+    }
+    if (c.directKey || (c.spec.groupingSets === undefined && nk === 1)) {
+      const col = keyCols[0]!;
+      const t = c.keyTypes[0]!;
+      const direct = c.directKey;
+      let lastKey: unknown = undefined;
+      let lastGroup = -1;
+      for (let i = 0; i < n; i++) {
+        const v = col[i];
+        const key = direct ? v : v === null ? NULL_PART : valueKey(v, t);
+        // Sorted or clustered inputs repeat keys; skip the hash lookup for a run.
+        if (key === lastKey && lastGroup >= 0) { groups[i] = lastGroup; continue; }
+        let g = index.get(key);
+        if (g === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); }
+        groups[i] = g;
+        lastKey = key;
+        lastGroup = g;
+      }
+      return { groups, added };
+    }
+    const set = c.sets[s]!;
+    const inSet = c.keyExprs.map((_, k) => set.includes(k));
+    const prefix = c.sets.length > 1 ? s + '|' : '';
+    const direct = this.#directParts;
+    for (let i = 0; i < n; i++) {
+      let key = prefix;
+      for (let k = 0; k < nk; k++) {
+        const kk = inSet[k] ? keyPart(keyCols[k]![i], c.keyTypes[k]!, direct[k]!) : NULL_PART;
+        key += kk.length + ':' + kk;
+      }
+      let g = index.get(key);
+      if (g === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); }
+      groups[i] = g;
+    }
+    return { groups, added };
+  }
+
+  /** Steps the states with one input batch; returns the bytes newly held (charged to `run.memory`). */
+  async sink(b: ColumnarBatch, run: RunState): Promise<number> {
+    const c = this.#c;
+    const n = b.numRows;
     const keyCols: unknown[][] = [];
-    for (const e of keyExprs) keyCols.push(await e.evaluate(b, run));
+    for (const e of c.keyExprs) keyCols.push(await e.evaluate(b, run));
     const argCols: unknown[][][] = [];
-    const filterCols: (unknown[] | undefined)[] = [];
+    const sels: (Int32Array | undefined)[] = [];
+    const counts: number[] = [];
     const orderCols: unknown[][][] = [];
-    for (let a = 0; a < aggs.length; a++) {
-      const ag = aggs[a]!;
+    for (const ag of c.aggs) {
       const cols: unknown[][] = [];
       for (const e of ag.args) cols.push(await e.evaluate(b, run));
       argCols.push(cols);
-      filterCols.push(ag.filter ? await ag.filter.evaluate(b, run) : undefined);
+      const f = ag.filter ? await ag.filter.evaluate(b, run) : undefined;
+      const { sel, count } = selection(n, f, ag.strict ? cols : []);
+      sels.push(sel);
+      counts.push(count);
       const oc: unknown[][] = [];
-      for (const e of orderExprs[a]!) oc.push(await e.evaluate(b, run));
+      for (const e of ag.orderExprs) oc.push(await e.evaluate(b, run));
       orderCols.push(oc);
     }
     let added = 0;
-    const nk = keyExprs.length;
-    const scratch = aggs.map((ag) => new Array<unknown>(ag.args.length));
-    for (let s = 0; s < sets.length; s++) {
-      const set = sets[s]!;
-      const inSet = keyExprs.map((_, k) => set.includes(k));
-      const prefix = sets.length > 1 ? s + '|' : '';
-      for (let i = 0; i < b.numRows; i++) {
-        let key: string;
-        if (nk === 1) key = prefix + (inSet[0] ? valueKey(keyCols[0]![i], keyTypes[0]!) : '\u0000N');
-        else {
-          key = prefix;
-          for (let k = 0; k < nk; k++) {
-            const kk = inSet[k] ? valueKey(keyCols[k]![i], keyTypes[k]!) : '\u0000N';
-            key += kk.length + ':' + kk;
-          }
+    for (let s = 0; s < c.sets.length; s++) {
+      const { groups, added: groupBytes } = this.assignGroups(keyCols, n, s);
+      added += groupBytes;
+      for (let a = 0; a < c.aggs.length; a++) {
+        const ag = c.aggs[a]!;
+        const cols = argCols[a]!;
+        const sel = sels[a];
+        const count = counts[a]!;
+        if (count === 0) continue;
+        const states = this.#states[a]!;
+        if (ag.buffered) {
+          added += this.#sinkBuffered(a, groups, cols, orderCols[a]!, sel, count);
+          continue;
         }
-        let g = table.get(key);
-        if (!g) {
-          g = newGroup(keyExprs.map((_, k) => (inSet[k] ? keyCols[k]![i] : null)), s);
-          table.set(key, g);
-          added += GROUP_OVERHEAD + key.length * 2;
+        if (ag.impl.batchStep) {
+          ag.impl.batchStep(states, groups, cols, sel, count);
+          continue;
         }
-        for (let a = 0; a < aggs.length; a++) {
-          const ag = aggs[a]!;
-          const f = filterCols[a];
-          if (f && f[i] !== true) continue;
-          const cols = argCols[a]!;
-          const args = scratch[a]!;
-          let hasNull = false;
-          for (let c = 0; c < cols.length; c++) { const v = cols[c]![i]; if (v === null) hasNull = true; args[c] = v; }
-          if (ag.strict && hasNull) continue;
-          const pend = g.pending[a];
-          if (pend) {
-            pend.push([...args, ...orderCols[a]!.map((c) => c[i])]);
-            added += 16 * (args.length + 1);
-            continue;
-          }
-          const seen = g.seen[a];
-          if (seen) {
-            const k = rowKey(args, ag.argTypes);
-            if (seen.has(k)) continue;
-            seen.add(k);
-            added += k.length * 2 + 32;
-          }
-          g.states[a] = ag.impl.step(g.states[a], args);
+        const args = new Array<unknown>(cols.length);
+        for (let k = 0; k < count; k++) {
+          const i = sel ? sel[k]! : k;
+          for (let j = 0; j < cols.length; j++) args[j] = cols[j]![i];
+          const g = groups[i]!;
+          states[g] = ag.impl.step(states[g], args);
         }
       }
     }
@@ -161,90 +261,284 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
     return added;
   }
 
-  // ---- combine ----
-  function combine(into: Map<string, GroupState>, from: Map<string, GroupState>): void {
-    for (const [k, g] of from) {
-      const t = into.get(k);
-      if (!t) { into.set(k, g); continue; }
-      for (let a = 0; a < aggs.length; a++) {
-        const pend = g.pending[a];
-        if (pend) { t.pending[a]!.push(...pend); continue; }
-        const seen = g.seen[a];
-        if (seen) {
-          // Distinct partials cannot merge states; distinct aggregates stay single-producer.
-          throw new FloeError(SqlState.internalError, 'cannot combine partial DISTINCT aggregates');
-        }
-        t.states[a] = aggs[a]!.impl.combine(t.states[a], g.states[a]);
+  #sinkBuffered(a: number, groups: Int32Array, cols: readonly (readonly unknown[])[], orderCols: readonly (readonly unknown[])[], sel: Int32Array | undefined, count: number): number {
+    const ag = this.#c.aggs[a]!;
+    const states = this.#states[a]!;
+    let added = 0;
+    for (let k = 0; k < count; k++) {
+      const i = sel ? sel[k]! : k;
+      const g = groups[i]!;
+      const args = cols.map((col) => col[i]);
+      const pend = this.#pending[a]![g];
+      if (pend) {
+        pend.push([...args, ...orderCols.map((col) => col[i])]);
+        added += 16 * (args.length + 1);
+        continue;
       }
+      const seen = this.#seen[a]![g];
+      if (seen) {
+        const key = rowKey(args, ag.argTypes);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        added += key.length * 2 + 32;
+      }
+      states[g] = ag.impl.step(states[g], args);
     }
+    return added;
   }
 
-  // ---- finalize ----
-  function finalize(g: GroupState): unknown[] {
-    return aggs.map((ag, a) => {
-      const pend = g.pending[a];
-      let state = g.states[a];
-      if (pend) {
-        const n = ag.args.length;
-        const cols: unknown[][] = Array.from({ length: n + ag.orderExprCount }, (_, c) => pend.map((r) => r[c]));
-        const idx = pend.map((_, i) => i);
-        idx.sort(ag.ordered!.comparator(cols.slice(n)));
-        const seen = ag.distinct ? new Set<string>() : undefined;
-        for (const i of idx) {
-          const args = pend[i]!.slice(0, n);
-          if (seen) {
-            const k = rowKey(args, ag.argTypes);
-            if (seen.has(k)) continue;
-            seen.add(k);
-          }
-          state = ag.impl.step(state, args);
-        }
-      }
-      const v = ag.impl.final(state);
-      return v === undefined ? null : v;
-    });
+  /** This table's groups as structured-cloneable data (aggregates without DISTINCT/ORDER BY only). */
+  partial(): PartialAggregate {
+    if (this.#c.aggs.some((ag) => ag.buffered)) throw new FloeError(SqlState.internalError, 'partial DISTINCT/ORDER BY aggregates cannot be exported');
+    return { numGroups: this.size, keys: this.#keys, states: this.#states };
   }
+
+  /** Merges another table's partial (same spec, no grouping sets) with the aggregates' combine; returns the bytes newly held. */
+  merge(p: PartialAggregate): number {
+    if (p.numGroups === 0) return 0;
+    const { groups, added } = this.assignGroups(p.keys, p.numGroups, 0);
+    for (let a = 0; a < this.#c.aggs.length; a++) {
+      const impl = this.#c.aggs[a]!.impl;
+      const states = this.#states[a]!;
+      const from = p.states[a]!;
+      for (let i = 0; i < p.numGroups; i++) {
+        const g = groups[i]!;
+        states[g] = impl.combine(states[g], from[i]);
+      }
+    }
+    return added;
+  }
+
+  /** Adds the grand-total groups (sets without keys) so they yield a row even on empty input. */
+  ensureEmptySets(): void {
+    const c = this.#c;
+    const none = c.keyExprs.map(() => [null]);
+    for (let s = 0; s < c.sets.length; s++) if (c.sets[s]!.length === 0) this.assignGroups(none, 1, s);
+  }
+
+  /** The output columns (keys, aggregates, grouping id) of every group, in group order. */
+  finish(withGroupingId: boolean): { columns: unknown[][]; numRows: number } {
+    const c = this.#c;
+    const n = this.size;
+    const out: unknown[][] = [...this.#keys];
+    for (let a = 0; a < c.aggs.length; a++) {
+      const ag = c.aggs[a]!;
+      const states = this.#states[a]!;
+      const col = new Array<unknown>(n);
+      for (let g = 0; g < n; g++) {
+        const pend = this.#pending[a]![g];
+        const state = pend ? this.#replay(ag, states[g], pend) : states[g];
+        const v = ag.impl.final(state);
+        col[g] = v === undefined ? null : v;
+      }
+      out.push(col);
+    }
+    if (withGroupingId) {
+      const nk = c.keyExprs.length;
+      out.push(this.#setIndex.map((s) => {
+        const set = c.sets[s]!;
+        let id = 0;
+        for (let k = 0; k < nk; k++) if (!set.includes(k)) id |= 1 << (nk - 1 - k);
+        return id;
+      }));
+    }
+    return { columns: out, numRows: n };
+  }
+
+  /** Steps an ORDER BY aggregate's buffered rows in order (deduplicated for DISTINCT). */
+  #replay(ag: CompiledAggregate, state: unknown, pend: unknown[][]): unknown {
+    const n = ag.args.length;
+    const cols: unknown[][] = Array.from({ length: n + ag.orderExprCount }, (_, c) => pend.map((r) => r[c]));
+    const idx = pend.map((_, i) => i);
+    idx.sort(ag.ordered!.comparator(cols.slice(n)));
+    const seen = ag.distinct ? new Set<string>() : undefined;
+    for (const i of idx) {
+      const args = pend[i]!.slice(0, n);
+      if (seen) {
+        const k = rowKey(args, ag.argTypes);
+        if (seen.has(k)) continue;
+        seen.add(k);
+      }
+      state = ag.impl.step(state, args);
+    }
+    return state;
+  }
+}
+
+/** Rows an aggregate steps: those passing its FILTER and, for strict aggregates, without a NULL argument (undefined = all n rows). */
+function selection(n: number, filter: readonly unknown[] | undefined, strictArgs: readonly (readonly unknown[])[]): { sel: Int32Array | undefined; count: number } {
+  let firstDrop = -1;
+  for (let i = 0; i < n && firstDrop < 0; i++) {
+    if (filter && filter[i] !== true) { firstDrop = i; break; }
+    for (let c = 0; c < strictArgs.length; c++) if (strictArgs[c]![i] === null) { firstDrop = i; break; }
+  }
+  if (firstDrop < 0) return { sel: undefined, count: n };
+  const sel = new Int32Array(n);
+  let count = 0;
+  for (let i = 0; i < firstDrop; i++) sel[count++] = i;
+  for (let i = firstDrop; i < n; i++) {
+    if (filter && filter[i] !== true) continue;
+    let keep = true;
+    for (let c = 0; c < strictArgs.length; c++) if (strictArgs[c]![i] === null) { keep = false; break; }
+    if (keep) sel[count++] = i;
+  }
+  return { sel, count };
+}
+
+/**
+ * GROUP BY with hash tables, in DuckDB's pipeline-breaker phases:
+ *  sink — per input batch, evaluate keys/arguments and step group states
+ *         (one batch step per aggregate where the aggregate offers one);
+ *  combine — merge partial tables: over a lake scan on the worker pool, each
+ *            scan task's worker aggregates its own rows and sends back a partial;
+ *  finalize — run DISTINCT/ORDER BY buffers and final functions;
+ *  source — emit the groups as batches.
+ */
+export function createHashAggregateOperator(plan: HashAggregatePlan, input: Operator): Operator {
+  const withGroupingId = plan.groupingSets !== undefined;
+  const expectedCols = plan.groupBy.length + plan.aggregates.length + (withGroupingId ? 1 : 0);
+  if (plan.columns.length !== expectedCols) {
+    throw new FloeError(SqlState.internalError, `hashAggregate has ${plan.columns.length} columns, expected ${expectedCols}`);
+  }
+  const compiled = compileAggregation(plan);
+  const shipment = aggregateShipment(plan);
+  const shippedPipeline = shipment ? compileScanPipeline(shipment) : undefined;
 
   return {
     plan,
     columns: plan.columns,
     execute(run) {
       return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
-        const global = new Map<string, GroupState>();
-        const local = new Map<string, GroupState>();
+        const table = new AggregateTable(compiled);
         let reserved = 0;
         try {
-          for await (const b of decodedInput(input, run)) reserved += await sink(run, local, b);
-          combine(global, local);
+          const shipped = shipment && run.ctx.pool && !run.ctx.scanRunner
+            ? await runPartialAggregates(plan, shipment, { pipeline: shippedPipeline!, aggregation: compiled }, run, (p) => {
+              const bytes = table.merge(p);
+              run.memory.reserve(bytes, 'hash aggregate');
+              reserved += bytes;
+            })
+            : false;
+          if (!shipped) {
+            for await (const b of decodedInput(input, run)) reserved += await table.sink(b, run);
+          }
           // A grand total (no keys) yields one row even on empty input.
-          for (let s = 0; s < sets.length; s++) {
-            if (sets[s]!.length === 0) {
-              const key = emptySetKey(s);
-              if (!global.has(key)) global.set(key, newGroup(keyExprs.map(() => null), s));
-            }
-          }
-          recordMetric(plan, run, 'groups', global.size);
+          table.ensureEmptySets();
+          recordMetric(plan, run, 'groups', table.size);
           // ---- source ----
-          const out: unknown[][] = plan.columns.map(() => []);
-          let n = 0;
-          for (const g of global.values()) {
-            const vals = finalize(g);
-            let c = 0;
-            for (const k of g.keys) out[c++]!.push(k);
-            for (const v of vals) out[c++]!.push(v);
-            if (withGroupingId) {
-              const set = sets[g.setIndex]!;
-              let id = 0;
-              for (let k = 0; k < keyExprs.length; k++) if (!set.includes(k)) id |= 1 << (keyExprs.length - 1 - k);
-              out[c++]!.push(id);
-            }
-            n++;
-          }
-          yield* emitBatches(plan.columns, out, n);
+          const { columns, numRows } = table.finish(withGroupingId);
+          yield* emitBatches(plan.columns, columns, numRows);
         } finally {
           run.memory.release(reserved);
         }
       });
     },
   };
+}
+
+// ---- partial aggregation with the scan tasks ----
+
+/** What ships with each scan task when a hash aggregate's input can run in the workers (plain data). */
+export interface AggregateShipment {
+  readonly scan: LakeScanPlan;
+  readonly pipeline: readonly ScanPipelineStep[];
+  readonly residual?: Expr;
+  readonly aggregate: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
+}
+
+/**
+ * The shipment for `plan` when its input is a lake scan, possibly under
+ * Filter/Project nodes, and every expression can be evaluated by a worker
+ * alone; undefined when anything does not ship (grouping sets, DISTINCT or
+ * ORDER BY inside an aggregate, subqueries, outer references, a scan limit).
+ */
+export function aggregateShipment(plan: HashAggregatePlan): AggregateShipment | undefined {
+  if (plan.groupingSets !== undefined) return undefined;
+  if (plan.aggregates.some((a) => a.distinct || (a.orderBy !== undefined && a.orderBy.length > 0))) return undefined;
+  const exprs: Expr[] = [...plan.groupBy];
+  for (const a of plan.aggregates) { exprs.push(...a.args); if (a.filter) exprs.push(a.filter); }
+  const pipeline: ScanPipelineStep[] = [];
+  let node: PhysicalPlan = plan.input;
+  while (node.kind === 'filter' || node.kind === 'project') {
+    if (node.kind === 'filter') { pipeline.unshift({ kind: 'filter', predicate: node.predicate }); exprs.push(node.predicate); }
+    else { pipeline.unshift({ kind: 'project', exprs: node.exprs }); exprs.push(...node.exprs); }
+    node = node.input;
+  }
+  if (node.kind !== 'lakeScan' || node.limit !== undefined) return undefined;
+  if (node.residual) exprs.push(node.residual);
+  if (!exprs.every(shippable)) return undefined;
+  return { scan: node, pipeline, residual: node.residual, aggregate: { groupBy: plan.groupBy, aggregates: plan.aggregates } };
+}
+
+/** A shipment's expressions and aggregates, compiled. */
+export interface CompiledShipment {
+  readonly pipeline: CompiledScanPipeline;
+  readonly aggregation: CompiledAggregation;
+}
+
+/**
+ * One scan task's partial aggregate: reads the task, runs the residual and the
+ * Filter/Project steps, and sinks the rows into a fresh table. Runs in a pool
+ * worker (scan-worker.ts) or, for a tiny scan, in the calling thread.
+ */
+export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, compiled: CompiledShipment, signal?: AbortSignal): Promise<PartialAggregateResult> {
+  const run = createRunState({ params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal });
+  const table = new AggregateTable(compiled.aggregation);
+  let rowsScanned = 0;
+  for await (const batch of executeScanTask(task)) {
+    checkAbort(run);
+    if (batch.numRows === 0) continue;
+    rowsScanned += batch.numRows;
+    const b = await applyScanPipeline(decodeScanBatch(batch, fragment), compiled.pipeline, run);
+    if (b && b.numRows > 0) await table.sink(b, run);
+  }
+  return { partial: table.partial(), rowsScanned };
+}
+
+/**
+ * Runs the shipment's scan with a partial aggregate per task — on the pool,
+ * several tasks at a time, or in this thread for a tiny single-task scan — and
+ * hands each partial to `merge` as it arrives. Returns false (having done
+ * nothing) when the plan cannot ship here.
+ */
+async function runPartialAggregates(
+  plan: HashAggregatePlan, shipment: AggregateShipment, compiled: CompiledShipment, run: RunState,
+  merge: (p: PartialAggregate) => void,
+): Promise<boolean> {
+  const pool = run.ctx.pool;
+  if (!pool || run.ctx.scanRunner) return false;
+  const tasks = await planLakeScan(shipment.scan, run);
+  const fragment: ScanFragment = {
+    columns: shipment.scan.columns, projection: shipment.scan.projection, residual: shipment.residual,
+    pipeline: shipment.pipeline, aggregate: shipment.aggregate, params: run.params,
+    settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
+  };
+  const signal = run.signal;
+  // A tiny scan costs less in this thread than a round trip through a worker.
+  const inThread = tasks.length === 1 && taskRows(tasks) <= SAME_THREAD_MAX_ROWS;
+  const runOne = inThread
+    ? (t: ScanTask) => aggregateScanTask(t, fragment, compiled, signal)
+    : (t: ScanTask) => pool.aggregate(t, signal, fragment);
+  let next = 0;
+  let failed = false;
+  let rowsScanned = 0;
+  const lane = async (): Promise<void> => {
+    while (!failed && next < tasks.length) {
+      const t = tasks[next++]!;
+      try {
+        const r = await runOne(t);
+        checkAbort(run);
+        rowsScanned += r.rowsScanned;
+        merge(r.partial);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  const lanes = inThread ? 1 : Math.min(tasks.length, Math.max(1, pool.size));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  recordMetric(shipment.scan, run, 'rowsScanned', rowsScanned);
+  if (!inThread) recordMetric(plan, run, 'partialInWorkers', tasks.length);
+  return true;
 }

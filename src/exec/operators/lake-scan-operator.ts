@@ -8,6 +8,7 @@ import { encodeColumnar } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { vectorToValues } from '../arrow/vector-values.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
+import type { CompiledExpr } from '../expr/compile-expr.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
@@ -33,26 +34,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
     columns: plan.columns,
     execute(run) {
       return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
-        const wh = run.ctx.warehouse;
-        if (!wh) throw new FloeError(SqlState.internalError, 'lakeScan needs a warehouse in the execution context');
-        const table = wh.getTableById(plan.table.id);
-        if (!table) throw new FloeError(SqlState.undefinedTable, `relation "${plan.table.namespace}.${plan.table.name}" does not exist`);
-        const scanPlan = await wh.planScan({
-          table,
-          at: resolveSnapshotSelector(plan.at, run),
-          txn: run.ctx.txn,
-          projection: [...plan.projection],
-          filters: plan.filters as readonly ScanFilter[],
-          limit: plan.residual ? undefined : plan.limit,
-        });
-        recordMetric(plan, run, 'tasks', scanPlan.tasks.length);
-        recordMetric(plan, run, 'filesTotal', scanPlan.stats.filesTotal);
-        recordMetric(plan, run, 'filesPruned', scanPlan.stats.filesPruned);
-        recordMetric(plan, run, 'partitionsPruned', scanPlan.stats.partitionsPruned);
-        recordMetric(plan, run, 'nodesPruned', scanPlan.stats.nodesPruned);
-        recordMetric(plan, run, 'changeFiles', scanPlan.stats.changeFiles);
-        recordMetric(plan, run, 'baseFiles', scanPlan.stats.baseFiles);
-        recordMetric(plan, run, 'partitionsTotal', scanPlan.stats.partitionsTotal);
+        const tasks = await planLakeScan(plan, run);
         let left = plan.limit ?? Infinity;
         if (left <= 0) return;
         // Workers filter their own tasks' rows when the residual can travel.
@@ -63,7 +45,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
             }
           : undefined;
         let shipped = false;
-        for await (const { batch, filtered } of runTasks(scanPlan.tasks, run, fragment)) {
+        for await (const { batch, filtered } of runTasks(tasks, run, fragment)) {
           shipped ||= filtered;
           checkAbort(run);
           if (batch.numRows === 0) continue;
@@ -92,6 +74,85 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
   };
 }
 
+/**
+ * Asks the lake to plan `plan`'s scan at execution time (pruning, pushdown) and
+ * records the planning counters for EXPLAIN ANALYZE on the scan's node.
+ */
+export async function planLakeScan(plan: LakeScanPlan, run: RunState): Promise<readonly ScanTask[]> {
+  const wh = run.ctx.warehouse;
+  if (!wh) throw new FloeError(SqlState.internalError, 'lakeScan needs a warehouse in the execution context');
+  const table = wh.getTableById(plan.table.id);
+  if (!table) throw new FloeError(SqlState.undefinedTable, `relation "${plan.table.namespace}.${plan.table.name}" does not exist`);
+  const scanPlan = await wh.planScan({
+    table,
+    at: resolveSnapshotSelector(plan.at, run),
+    txn: run.ctx.txn,
+    projection: [...plan.projection],
+    filters: plan.filters as readonly ScanFilter[],
+    limit: plan.residual ? undefined : plan.limit,
+  });
+  recordMetric(plan, run, 'tasks', scanPlan.tasks.length);
+  recordMetric(plan, run, 'filesTotal', scanPlan.stats.filesTotal);
+  recordMetric(plan, run, 'filesPruned', scanPlan.stats.filesPruned);
+  recordMetric(plan, run, 'partitionsPruned', scanPlan.stats.partitionsPruned);
+  recordMetric(plan, run, 'nodesPruned', scanPlan.stats.nodesPruned);
+  recordMetric(plan, run, 'changeFiles', scanPlan.stats.changeFiles);
+  recordMetric(plan, run, 'baseFiles', scanPlan.stats.baseFiles);
+  recordMetric(plan, run, 'partitionsTotal', scanPlan.stats.partitionsTotal);
+  return scanPlan.tasks;
+}
+
+/** Stored rows a set of tasks reads (base plus change files). */
+export function taskRows(tasks: readonly ScanTask[]): number {
+  return tasks.reduce((n, t) => n + t.baseFiles.reduce((m, f) => m + f.rowCount, 0) + t.changeFiles.reduce((m, f) => m + f.rowCount, 0), 0);
+}
+
+/** A ScanFragment's expressions, compiled once per query (or per worker and query shape). */
+export interface CompiledScanPipeline {
+  readonly residual: CompiledExpr | undefined;
+  readonly steps: readonly ({ readonly kind: 'filter'; readonly predicate: CompiledExpr } | { readonly kind: 'project'; readonly exprs: readonly CompiledExpr[] })[];
+}
+
+export function compileScanPipeline(f: Pick<ScanFragment, 'residual' | 'pipeline'>): CompiledScanPipeline {
+  return {
+    residual: f.residual ? compileExpr(f.residual) : undefined,
+    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', exprs: s.exprs.map(compileExpr) })),
+  };
+}
+
+/** Decodes a scan task's batch into the fragment's columns (by projected name, else position). */
+export function decodeScanBatch(batch: RecordBatch, f: Pick<ScanFragment, 'columns' | 'projection'>): ColumnarBatch {
+  return {
+    numRows: batch.numRows,
+    columns: f.columns.map((c, i) => {
+      const child = batch.getChild(f.projection[i]!) ?? batch.getChildAt(i);
+      if (!child) throw new FloeError(SqlState.internalError, `scan batch lacks column "${f.projection[i]}"`);
+      return vectorToValues(child as Vector, c.type);
+    }),
+  };
+}
+
+/** Runs the residual filter and the Filter/Project steps over one decoded scan batch; undefined when no row is left. */
+export async function applyScanPipeline(b: ColumnarBatch, p: CompiledScanPipeline, run: RunState): Promise<ColumnarBatch | undefined> {
+  if (p.residual) {
+    const keep = truthySelection(await p.residual.evaluate(b, run), b.numRows);
+    if (keep.length === 0) return undefined;
+    if (keep.length !== b.numRows) b = selectRows(b, keep);
+  }
+  for (const s of p.steps) {
+    if (s.kind === 'filter') {
+      const keep = truthySelection(await s.predicate.evaluate(b, run), b.numRows);
+      if (keep.length === 0) return undefined;
+      if (keep.length !== b.numRows) b = selectRows(b, keep);
+    } else {
+      const cols: unknown[][] = [];
+      for (const e of s.exprs) cols.push(await e.evaluate(b, run));
+      b = { numRows: b.numRows, columns: cols };
+    }
+  }
+  return b;
+}
+
 /** Single-task scans up to this many stored rows run in the calling thread even when a pool is available. */
 export const SAME_THREAD_MAX_ROWS = 4096;
 
@@ -100,7 +161,7 @@ export async function* runTasks(tasks: readonly ScanTask[], run: RunState, fragm
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
-  const rows = tasks.reduce((n, t) => n + t.baseFiles.reduce((m, f) => m + f.rowCount, 0) + t.changeFiles.reduce((m, f) => m + f.rowCount, 0), 0);
+  const rows = taskRows(tasks);
   const usePool = ctx.pool !== undefined && !ctx.scanRunner && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
   const filtered = usePool && fragment !== undefined;
   const runner = ctx.scanRunner
@@ -146,7 +207,7 @@ export async function* runTasks(tasks: readonly ScanTask[], run: RunState, fragm
 }
 
 /** Expressions a worker can evaluate alone: no subqueries, no outer rows. */
-function shippable(e: Expr): boolean {
+export function shippable(e: Expr): boolean {
   if (e.kind === 'scalarSubquery' || e.kind === 'exists' || e.kind === 'inSubquery' || e.kind === 'outerColumn') return false;
   return exprChildren(e).every(shippable);
 }

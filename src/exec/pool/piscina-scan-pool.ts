@@ -4,7 +4,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { Piscina } from 'piscina';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { ScanFragment, ScanPool } from './scan-pool.js';
+import type { PartialAggregateResult, ScanFragment, ScanPool } from './scan-pool.js';
 import type { ScanWorkerResult } from './scan-worker.js';
 
 export interface ScanPoolOptions {
@@ -43,12 +43,28 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
           }
           if (result === null) return;
           if (!(result instanceof Uint8Array)) {
+            if (!('error' in result)) throw new FloeError(SqlState.internalError, 'scan worker returned a partial aggregate for a batch request');
             const { sqlstate, message, detail, hint } = result.error;
             throw new FloeError(sqlstate, message, { detail, hint });
           }
           for (const b of tableFromIPC(result).batches) yield b;
         },
       };
+    },
+    async aggregate(task: unknown, signal: AbortSignal | undefined, fragment: ScanFragment): Promise<PartialAggregateResult> {
+      let result: ScanWorkerResult;
+      try {
+        result = (await pool.run({ task, fragment }, signal ? { signal } : {})) as ScanWorkerResult;
+      } catch (e) {
+        if (signal?.aborted) throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
+        throw e;
+      }
+      if (result === null || result instanceof Uint8Array) throw new FloeError(SqlState.internalError, 'scan worker returned batches for a partial aggregate');
+      if ('error' in result) {
+        const { sqlstate, message, detail, hint } = result.error;
+        throw new FloeError(sqlstate, message, { detail, hint });
+      }
+      return result;
     },
     async close() {
       await pool.destroy();

@@ -1,26 +1,53 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { Expr } from '../expr/expr.js';
-import type { OutputColumn } from '../plan/physical-plan.js';
+import type { HashAggregatePlan, OutputColumn } from '../plan/physical-plan.js';
 
-/** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */
+/** A Filter or Project node above the scan that runs in the worker, bottom-up. */
+export type ScanPipelineStep =
+  | { readonly kind: 'filter'; readonly predicate: Expr }
+  | { readonly kind: 'project'; readonly exprs: readonly Expr[] };
+
 /**
  * Work a worker does on a task's batches before sending them back: decode the
  * projected columns and keep only rows where `residual` is true. Only plain
  * expressions ship (no subqueries or outer references); the batches that come
- * back then carry exactly `columns`.
+ * back then carry exactly `columns`. With `aggregate` (for ScanPool.aggregate),
+ * the rows also pass through `pipeline` and feed a partial hash aggregate.
  */
 export interface ScanFragment {
   readonly columns: readonly OutputColumn[];
   readonly projection: readonly string[];
-  readonly residual: Expr;
+  readonly residual?: Expr;
   readonly params: readonly unknown[];
   readonly settings: readonly (readonly [string, string])[];
   readonly transactionStartMicros: bigint;
+  readonly pipeline?: readonly ScanPipelineStep[];
+  readonly aggregate?: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
 }
 
+/**
+ * A partial hash aggregate, structured-cloneable: per key column the key of
+ * each group, per aggregate the state of each group (merged with `combine`).
+ */
+export interface PartialAggregate {
+  readonly numGroups: number;
+  readonly keys: readonly (readonly unknown[])[];
+  readonly states: readonly (readonly unknown[])[];
+}
+
+/** What a worker sends back for one task's partial aggregate. */
+export interface PartialAggregateResult {
+  readonly partial: PartialAggregate;
+  /** Rows the task read from storage (after merge-on-read), for EXPLAIN ANALYZE. */
+  readonly rowsScanned: number;
+}
+
+/** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */
 export interface ScanPool {
   /** Runs one task on a worker; batches arrive as transferred buffers (filtered by `fragment` when given). */
   run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment): AsyncIterable<RecordBatch>;
+  /** Runs one task on a worker and aggregates its rows there (`fragment.aggregate` required). */
+  aggregate(task: unknown, signal: AbortSignal | undefined, fragment: ScanFragment): Promise<PartialAggregateResult>;
   readonly size: number;
   close(): Promise<void>;
 }

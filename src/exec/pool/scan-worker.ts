@@ -9,23 +9,42 @@ import { vectorToValues } from '../arrow/vector-values.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import '../functions/builtins.js';
+import { aggregateScanTask, compileAggregation } from '../operators/hash-aggregate-operator.js';
+import type { CompiledShipment } from '../operators/hash-aggregate-operator.js';
+import { compileScanPipeline } from '../operators/lake-scan-operator.js';
 import { createRunState } from '../run-state.js';
-import type { ScanFragment } from './scan-pool.js';
+import type { PartialAggregateResult, ScanFragment } from './scan-pool.js';
 
 export interface ScanWorkerInput {
   readonly task: ScanTask;
   readonly fragment?: ScanFragment;
 }
 
+const planText = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+
 /** Compiled residuals, kept per worker: the same query's tasks reuse them. */
 const compiled = new Map<string, CompiledExpr>();
 
+/** Compiled partial-aggregate shipments, likewise. */
+const shipments = new Map<string, CompiledShipment>();
+
+function shipmentOf(f: ScanFragment): CompiledShipment {
+  const key = planText([f.columns, f.residual ?? null, f.pipeline ?? [], f.aggregate]);
+  let c = shipments.get(key);
+  if (!c) {
+    if (shipments.size > 64) shipments.clear();
+    c = { pipeline: compileScanPipeline(f), aggregation: compileAggregation(f.aggregate!) };
+    shipments.set(key, c);
+  }
+  return c;
+}
+
 function residualOf(f: ScanFragment): CompiledExpr {
-  const key = JSON.stringify(f.residual, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+  const key = planText(f.residual);
   let c = compiled.get(key);
   if (!c) {
     if (compiled.size > 256) compiled.clear();
-    c = compileExpr(f.residual);
+    c = compileExpr(f.residual!);
     compiled.set(key, c);
   }
   return c;
@@ -47,12 +66,14 @@ async function applyFragment(batches: RecordBatch[], f: ScanFragment): Promise<R
 
 /**
  * Runs in a pool worker: executes one lake scan task (and, with a fragment,
- * filters its rows) and returns the batches as a single Arrow IPC stream whose
+ * filters its rows, or aggregates them into a partial aggregate that is
+ * returned structured-cloned) and returns the batches as a single Arrow IPC stream whose
  * buffer is transferred, not copied.
  */
 export async function runScanTask(input: ScanTask | ScanWorkerInput): Promise<ScanWorkerResult> {
   const { task, fragment } = 'task' in input ? input : { task: input, fragment: undefined };
   try {
+    if (fragment?.aggregate) return await aggregateScanTask(task, fragment, shipmentOf(fragment));
     let batches: RecordBatch[] = [];
     for await (const b of executeScanTask(task)) batches.push(b);
     if (fragment) batches = await applyFragment(batches, fragment);
@@ -68,5 +89,6 @@ export async function runScanTask(input: ScanTask | ScanWorkerInput): Promise<Sc
 
 export type ScanWorkerResult =
   | Uint8Array
+  | PartialAggregateResult
   | null
   | { readonly error: { sqlstate: string; message: string; detail?: string; hint?: string } };
