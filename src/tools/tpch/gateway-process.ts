@@ -11,6 +11,8 @@ export interface GatewayProcess {
   readonly pid: number;
   /** VmHWM of the child in bytes (Linux), or undefined where /proc is absent. */
   peakRss(): number | undefined;
+  /** True once the child has exited (crashed, killed or stopped). */
+  exited(): boolean;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startGateway(dataDir: string): Promise<GatewayProcess> {
         return undefined;
       }
     },
+    exited: () => child.exitCode !== null || child.signalCode !== null,
     stop: () => stopChild(child, killOnExit),
   };
 }

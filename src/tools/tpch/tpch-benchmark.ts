@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -6,6 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { openWarehouse } from '../../lake/index.js';
 import { createTpchTables, optimizeTpchTables, writeTpchBatches } from './floe-loader.js';
 import { startGateway } from './gateway-process.js';
+import type { GatewayProcess } from './gateway-process.js';
 import { ParquetExport } from './parquet-export.js';
 import { ProgressLine } from './progress-line.js';
 import { TpchGenerator } from './tpch-generator.js';
@@ -13,7 +14,7 @@ import { tpchQueries } from './tpch-queries.js';
 import type { TpchQuery } from './tpch-queries.js';
 import { TPCH_TABLES } from './tpch-schema.js';
 import { tpchUpserts } from './tpch-upserts.js';
-import { runTextQuery } from './wire-query.js';
+import { QueryTimeoutError, runTextQuery } from './wire-query.js';
 
 export interface TpchBenchOptions {
   readonly sf: number;
@@ -25,21 +26,42 @@ export interface TpchBenchOptions {
   /** Query numbers to run (default all 22). */
   readonly queries?: readonly number[];
   readonly batchRows?: number;
+  /**
+   * Query the warehouse and Parquet a previous run left in `dir` (same --sf) instead of
+   * generating and loading again; loads as usual when there is none. Implies keeping `dir`.
+   */
+  readonly reuse?: boolean;
   readonly log?: (line: string) => void;
 }
+
+/** What a finished load leaves in the work directory, so `reuse` can skip it. */
+interface LoadRecord {
+  readonly sf: number;
+  readonly rows: number;
+  readonly generateS: number;
+  readonly floeInsertS: number;
+  readonly optimizeS: number;
+  readonly parquetS: number;
+}
+
+const LOAD_RECORD = 'tpch-load.json';
 
 export interface QueryTiming {
   readonly query: number;
   readonly floeMs?: number;
   readonly floeError?: string;
+  /** True when floeError is the cancellation after the timeout. */
+  readonly floeTimedOut?: boolean;
   readonly floeRows?: number;
   readonly duckMs: number;
   readonly duckRows: number;
+  readonly duckError?: string;
 }
 
 export interface TpchBenchReport {
   readonly sf: number;
-  readonly load: { readonly rows: number; readonly generateS: number; readonly floeInsertS: number; readonly optimizeS: number; readonly parquetS: number };
+  readonly load: { readonly rows: number; readonly generateS: number; readonly floeInsertS: number; readonly optimizeS: number; readonly parquetS: number; readonly reused?: boolean };
+  readonly timeoutMs?: number;
   readonly upsert: { readonly rows: number; readonly floeS: number };
   readonly optimized: readonly QueryTiming[];
   readonly upserted: readonly QueryTiming[];
@@ -60,13 +82,12 @@ const seconds = (t0: number) => (performance.now() - t0) / 1000;
  */
 export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenchReport> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  if (opts.reuse === true && opts.dir === undefined) throw new Error('--reuse needs --dir');
   const ownDir = opts.dir === undefined;
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'floe-tpch-bench-'));
   mkdirSync(dir, { recursive: true });
   const whDir = join(dir, 'warehouse');
-  rmSync(whDir, { recursive: true, force: true });
-  rmSync(join(dir, 'parquet'), { recursive: true, force: true });
-  rmSync(join(dir, 'parquet-changes'), { recursive: true, force: true });
+  const upsertDir = join(dir, 'warehouse-upserted');
   const timeoutMs = opts.timeoutMs ?? 300_000;
   const fraction = opts.upsertFraction ?? 0.1;
   const batchRows = opts.batchRows ?? 100_000;
@@ -75,41 +96,13 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
   const base = new ParquetExport(join(dir, 'parquet'));
   const changes = new ParquetExport(join(dir, 'parquet-changes'));
 
-  // Load: generate once, write each batch to Floe (the normal write path) and to Parquet.
-  const warehouse = await openWarehouse({ path: whDir });
-  let generateS = 0;
-  let floeInsertS = 0;
-  let parquetS = 0;
-  let optimizeS = 0;
-  let rows = 0;
-  let upsertRows = 0;
-  let upsertS = 0;
-  try {
-    await createTpchTables(warehouse);
-    const progress = new ProgressLine(`loading TPC-H SF ${opts.sf} into Floe`);
-    const it = gen.batches(batchRows);
-    for (;;) {
-      let t0 = performance.now();
-      const next = it.next();
-      generateS += seconds(t0);
-      if (next.done === true) break;
-      const batch = next.value;
-      t0 = performance.now();
-      base.write(batch);
-      parquetS += seconds(t0);
-      t0 = performance.now();
-      rows += await writeTpchBatches(warehouse, [batch], 'insert');
-      floeInsertS += seconds(t0);
-      progress.add(batch.rowCount, batch.table);
-    }
-    progress.done();
-    log('optimizing (folding change files into base files)…');
-    const t0 = performance.now();
-    await optimizeTpchTables(warehouse);
-    optimizeS = seconds(t0);
-    log(`optimized in ${optimizeS.toFixed(1)} s`);
-  } finally {
-    await warehouse.close();
+  let load = opts.reuse === true ? previousLoad(dir, opts.sf, log) : undefined;
+  const reused = load !== undefined;
+  if (load === undefined) {
+    rmSync(join(dir, LOAD_RECORD), { force: true });
+    load = await loadAll(opts.sf, gen, whDir, base, batchRows, log);
+    // written last: a crashed or interrupted load is never reused
+    writeFileSync(join(dir, LOAD_RECORD), `${JSON.stringify(load)}\n`);
   }
 
   const duck = await (await DuckDBInstance.create(':memory:')).connect();
@@ -118,17 +111,23 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
     await duck.run(`CREATE OR REPLACE VIEW ${t.name} AS SELECT * FROM read_parquet('${base.globOf(t.name)}')`);
   }
 
-  let gateway = await startGateway(whDir);
+  let upsertRows = 0;
+  let upsertS = 0;
+  const gateway = new GatewayHolder(whDir, log);
   let optimized: QueryTiming[];
   let upserted: QueryTiming[];
   let peakRssGateway: number | undefined;
   try {
-    log(`\nqueries on optimized tables (Floe ${gateway.url})`);
-    optimized = await timeQueries(queries, gateway.url, duck, timeoutMs, log);
-    peakRssGateway = gateway.peakRss();
-    await gateway.stop();
+    log(`\nqueries on optimized tables (Floe ${(await gateway.get()).url})`);
+    optimized = await timeQueries(queries, gateway, duck, timeoutMs, log);
+    peakRssGateway = await gateway.stop();
 
-    const w = await openWarehouse({ path: whDir });
+    // The upserts go to a copy, so the optimized warehouse stays reusable.
+    log('copying the warehouse for the upsert pass…');
+    rmSync(upsertDir, { recursive: true, force: true });
+    rmSync(join(dir, 'parquet-changes'), { recursive: true, force: true });
+    cpSync(whDir, upsertDir, { recursive: true });
+    const w = await openWarehouse({ path: upsertDir });
     try {
       const progress = new ProgressLine(`upserting ${fraction * 100}% of orders and lineitem`);
       for (const batch of tpchUpserts(gen, fraction, batchRows, 2)) {
@@ -145,10 +144,13 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
     await duck.run(mergedView('orders', ['o_orderkey'], base, changes));
     await duck.run(mergedView('lineitem', ['l_orderkey', 'l_linenumber'], base, changes));
 
-    gateway = await startGateway(whDir);
-    log('\nqueries after upserts, not optimized');
-    upserted = await timeQueries(queries, gateway.url, duck, timeoutMs, log);
-    peakRssGateway = Math.max(peakRssGateway ?? 0, gateway.peakRss() ?? 0) || undefined;
+    const upGateway = new GatewayHolder(upsertDir, log);
+    try {
+      log(`\nqueries after upserts, not optimized (Floe ${(await upGateway.get()).url})`);
+      upserted = await timeQueries(queries, upGateway, duck, timeoutMs, log);
+    } finally {
+      peakRssGateway = Math.max(peakRssGateway ?? 0, (await upGateway.stop()) ?? 0) || undefined;
+    }
   } finally {
     await gateway.stop();
     duck.closeSync();
@@ -156,7 +158,8 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
   }
   return {
     sf: opts.sf,
-    load: { rows, generateS, floeInsertS, optimizeS, parquetS },
+    load: { ...load, reused },
+    timeoutMs,
     upsert: { rows: upsertRows, floeS: upsertS },
     optimized,
     upserted,
@@ -167,6 +170,92 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
   };
 }
 
+/** The load record of a finished load at this scale factor in `dir`, if any. */
+function previousLoad(dir: string, sf: number, log: (l: string) => void): LoadRecord | undefined {
+  const path = join(dir, LOAD_RECORD);
+  if (!existsSync(path) || !existsSync(join(dir, 'warehouse')) || !existsSync(join(dir, 'parquet'))) {
+    log(`no finished load in ${dir}: loading`);
+    return undefined;
+  }
+  const rec = JSON.parse(readFileSync(path, 'utf8')) as LoadRecord;
+  if (rec.sf !== sf) {
+    log(`${dir} holds SF ${rec.sf}, not ${sf}: loading again`);
+    return undefined;
+  }
+  log(`reusing the SF ${sf} warehouse and Parquet in ${dir} (${rec.rows.toLocaleString('en-US')} rows)`);
+  return rec;
+}
+
+/** Generates once; each batch goes to Floe (the normal write path) and to Parquet; then optimizes every table. */
+async function loadAll(sf: number, gen: TpchGenerator, whDir: string, base: ParquetExport, batchRows: number, log: (l: string) => void): Promise<LoadRecord> {
+  rmSync(whDir, { recursive: true, force: true });
+  rmSync(base.dir, { recursive: true, force: true });
+  const warehouse = await openWarehouse({ path: whDir });
+  let generateS = 0;
+  let floeInsertS = 0;
+  let parquetS = 0;
+  let optimizeS = 0;
+  let rows = 0;
+  try {
+    await createTpchTables(warehouse);
+    const progress = new ProgressLine(`loading TPC-H SF ${sf} into Floe and Parquet`);
+    const it = gen.batches(batchRows);
+    for (;;) {
+      let t0 = performance.now();
+      const next = it.next();
+      generateS += seconds(t0);
+      if (next.done === true) break;
+      const batch = next.value;
+      t0 = performance.now();
+      base.write(batch);
+      parquetS += seconds(t0);
+      t0 = performance.now();
+      rows += await writeTpchBatches(warehouse, [batch], 'insert');
+      floeInsertS += seconds(t0);
+      progress.add(batch.rowCount, `${batch.table}; Floe ${rate(rows, floeInsertS)} rows/s, Parquet ${rate(rows, parquetS)} rows/s`);
+    }
+    progress.done();
+    log(`generate ${generateS.toFixed(1)} s, Floe insert ${floeInsertS.toFixed(1)} s, Parquet ${parquetS.toFixed(1)} s`);
+    const t0 = performance.now();
+    await optimizeTpchTables(warehouse, 'public', log);
+    optimizeS = seconds(t0);
+    log(`optimized in ${optimizeS.toFixed(1)} s (${rate(rows, optimizeS)} rows/s)`);
+  } finally {
+    await warehouse.close();
+  }
+  return { sf, rows, generateS, floeInsertS, optimizeS, parquetS };
+}
+
+const rate = (rows: number, s: number) => (s > 0 ? Math.round(rows / s) : 0).toLocaleString('en-US');
+
+/** A gateway that is started on first use and again after it died (a crash fails one query, not the run). */
+class GatewayHolder {
+  private current: GatewayProcess | undefined;
+  private peak: number | undefined;
+
+  constructor(private readonly dataDir: string, private readonly log: (l: string) => void) {}
+
+  async get(): Promise<GatewayProcess> {
+    if (this.current !== undefined && !this.current.exited()) return this.current;
+    if (this.current !== undefined) {
+      this.log('  (the Floe gateway exited; starting a new one)');
+      this.peak = Math.max(this.peak ?? 0, this.current.peakRss() ?? 0) || undefined;
+    }
+    this.current = await startGateway(this.dataDir);
+    return this.current;
+  }
+
+  /** Stops it and returns the highest peak RSS seen. */
+  async stop(): Promise<number | undefined> {
+    if (this.current !== undefined) {
+      this.peak = Math.max(this.peak ?? 0, this.current.peakRss() ?? 0) || undefined;
+      await this.current.stop();
+      this.current = undefined;
+    }
+    return this.peak;
+  }
+}
+
 function mergedView(table: string, key: readonly string[], base: ParquetExport, changes: ParquetExport): string {
   const b = `read_parquet('${base.globOf(table)}')`;
   const c = `read_parquet('${changes.globOf(table)}')`;
@@ -174,31 +263,41 @@ function mergedView(table: string, key: readonly string[], base: ParquetExport, 
   return `CREATE OR REPLACE VIEW ${table} AS SELECT b.* FROM ${b} b WHERE NOT EXISTS (SELECT 1 FROM ${c} c WHERE ${on}) UNION ALL SELECT * FROM ${c}`;
 }
 
-async function timeQueries(queries: readonly TpchQuery[], url: string, duck: DuckDBConnection, timeoutMs: number, log: (l: string) => void): Promise<QueryTiming[]> {
+async function timeQueries(queries: readonly TpchQuery[], gateway: GatewayHolder, duck: DuckDBConnection, timeoutMs: number, log: (l: string) => void): Promise<QueryTiming[]> {
   const out: QueryTiming[] = [];
   for (const q of queries) {
     let t0 = performance.now();
-    const reader = await duck.runAndReadAll(q.sql);
-    const duckRows = reader.getRows().length;
+    let duckRows = 0;
+    let duckError: string | undefined;
+    try {
+      const reader = await duck.runAndReadAll(q.sql);
+      duckRows = reader.getRows().length;
+    } catch (e) {
+      duckError = (e as Error).message;
+    }
     const duckMs = performance.now() - t0;
-    t0 = performance.now();
     let timing: QueryTiming;
     try {
+      const url = (await gateway.get()).url;
+      t0 = performance.now();
       const res = await runTextQuery(url, q.sql, timeoutMs);
-      timing = { query: q.number, floeMs: performance.now() - t0, floeRows: res.rows.length, duckMs, duckRows };
+      timing = { query: q.number, floeMs: performance.now() - t0, floeRows: res.rows.length, duckMs, duckRows, duckError };
     } catch (e) {
       const err = e as Error & { code?: string };
-      timing = { query: q.number, floeError: `${err.code === undefined ? '' : `${err.code} `}${err.message}`, duckMs, duckRows };
+      const timedOut = e instanceof QueryTimeoutError;
+      timing = { query: q.number, floeError: `${err.code === undefined ? '' : `${err.code} `}${err.message}`, floeTimedOut: timedOut, duckMs, duckRows, duckError };
     }
     out.push(timing);
-    log(`  Q${q.number}: Floe ${timing.floeMs === undefined ? `failed (${timing.floeError})` : `${timing.floeMs.toFixed(0)} ms, ${timing.floeRows} rows`}; DuckDB ${duckMs.toFixed(0)} ms, ${duckRows} rows`);
+    const floe = timing.floeMs !== undefined ? `${timing.floeMs.toFixed(0)} ms, ${timing.floeRows} rows`
+      : timing.floeTimedOut === true ? `timeout after ${(timeoutMs / 1000).toFixed(0)} s` : `failed (${timing.floeError})`;
+    log(`  Q${q.number}: Floe ${floe}; DuckDB ${duckError === undefined ? `${duckMs.toFixed(0)} ms, ${duckRows} rows` : `failed (${duckError})`}`);
   }
   return out;
 }
 
 /** Geometric mean of Floe/DuckDB time ratios over the queries both answered. */
 export function geomeanRatio(timings: readonly QueryTiming[]): { ratio: number; floeMs: number; duckMs: number; n: number } | undefined {
-  const ok = timings.filter((t) => t.floeMs !== undefined);
+  const ok = timings.filter((t) => t.floeMs !== undefined && t.duckError === undefined);
   if (ok.length === 0) return undefined;
   const g = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(Math.max(x, 0.01)), 0) / xs.length);
   const floeMs = g(ok.map((t) => t.floeMs!));
@@ -214,7 +313,7 @@ export function formatTpchReport(r: TpchBenchReport): string {
   const mb = (b: number | undefined) => (b === undefined ? 'n/a' : `${(b / 2 ** 20).toFixed(0)} MB`);
   lines.push(`TPC-H SF ${r.sf} — ${r.date} — ${r.machine}`, '');
   lines.push('| load | value |', '|---|---:|');
-  lines.push(`| rows (8 tables) | ${r.load.rows.toLocaleString('en-US')} |`);
+  lines.push(`| rows (8 tables) | ${r.load.rows.toLocaleString('en-US')}${r.load.reused === true ? ' (load reused from an earlier run)' : ''} |`);
   lines.push(`| generate (in-process) | ${r.load.generateS.toFixed(1)} s |`);
   lines.push(`| Floe insert (lake write path) | ${r.load.floeInsertS.toFixed(1)} s (${Math.round(r.load.rows / r.load.floeInsertS).toLocaleString('en-US')} rows/s) |`);
   lines.push(`| Floe optimize | ${r.load.optimizeS.toFixed(1)} s |`);
@@ -229,9 +328,12 @@ export function formatTpchReport(r: TpchBenchReport): string {
     const cell = (t: QueryTiming | undefined) => {
       if (t === undefined) return ['', '', ''];
       const rowsNote = t.floeRows !== undefined && t.floeRows !== t.duckRows ? ` (${t.floeRows} vs ${t.duckRows} rows)` : '';
-      return t.floeMs === undefined
-        ? [`fails: ${(t.floeError ?? '').slice(0, 60)}`, fmtMs(t.duckMs), '—']
-        : [`${fmtMs(t.floeMs)}${rowsNote}`, fmtMs(t.duckMs), `${(t.floeMs / Math.max(t.duckMs, 0.01)).toFixed(1)}×`];
+      const duck = t.duckError === undefined ? fmtMs(t.duckMs) : `fails: ${t.duckError.slice(0, 40)}`;
+      if (t.floeMs === undefined) {
+        const floe = t.floeTimedOut === true ? `timeout (> ${fmtMs(r.timeoutMs ?? 0)})` : `fails: ${(t.floeError ?? '').slice(0, 60)}`;
+        return [floe, duck, '—'];
+      }
+      return [`${fmtMs(t.floeMs)}${rowsNote}`, duck, t.duckError === undefined ? `${(t.floeMs / Math.max(t.duckMs, 0.01)).toFixed(1)}×` : '—'];
     };
     lines.push(`| Q${a.query} | ${[...cell(a), ...cell(b)].join(' | ')} |`);
   }

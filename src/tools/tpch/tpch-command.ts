@@ -11,9 +11,15 @@ import { tpchQueries } from './tpch-queries.js';
 import { createTableSql, TPCH_TABLES } from './tpch-schema.js';
 
 export const TPCH_USAGE = `usage:
-  floe bench tpch [bench] --sf N [--dir WORKDIR] [--timeout SECONDS] [--queries 1,3,6] [--upsert-fraction 0.1] [--out results.md]
+  floe bench tpch [bench] --sf N [--dir WORKDIR [--reuse]] [--timeout SECONDS] [--queries 1,3,6] [--upsert-fraction 0.1] [--out results.md]
       generate TPC-H in-process, load it into a fresh warehouse through the lake's write path,
-      write the same data as Parquet, and time the 22 queries in Floe (through the wire) and DuckDB
+      write the same data as Parquet, and time the 22 queries in Floe (through the wire) and DuckDB,
+      on the optimized tables and again after upserting a fraction of orders and lineitem.
+      --dir WORKDIR (alias --keep) keeps the loaded warehouse and Parquet there (default: a temp
+      dir removed at the end); with --reuse a later run queries what an earlier finished load left
+      in WORKDIR at the same --sf instead of loading again (upserts always go to a fresh copy,
+      WORKDIR/warehouse-upserted). A query past --timeout (default 300 s) is cancelled and shown
+      as a timeout; the run goes on.
   floe bench tpch load --sf N [--data ./floe-data] [--replace] [--no-optimize]
       load TPC-H into a warehouse (the gateway must not be running on it)
   floe bench tpch generate --sf N --out DIR [--format parquet|copy]
@@ -47,17 +53,27 @@ async function benchCommand(argv: string[]): Promise<void> {
     options: {
       sf: { type: 'string', default: '1' },
       dir: { type: 'string' },
+      keep: { type: 'string' },
+      reuse: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
       queries: { type: 'string' },
       'upsert-fraction': { type: 'string', default: '0.1' },
       out: { type: 'string' },
     },
   });
+  if (values.help === true) {
+    process.stdout.write(`${TPCH_USAGE}\n`);
+    return;
+  }
+  const dir = values.dir ?? values.keep;
+  if (values.reuse === true && dir === undefined) throw new Error(`--reuse needs --dir\n${TPCH_USAGE}`);
   // DuckDB is a dev dependency: load the benchmark only when asked for.
   const { formatTpchReport, runTpchBenchmark } = await import('./tpch-benchmark.js');
   const report = await runTpchBenchmark({
     sf: sfOf(values.sf),
-    dir: values.dir === undefined ? undefined : resolve(values.dir),
+    dir: dir === undefined ? undefined : resolve(dir),
+    reuse: values.reuse,
     timeoutMs: Number(values.timeout) * 1000,
     upsertFraction: Number(values['upsert-fraction']),
     queries: values.queries?.split(',').map(Number),
@@ -75,8 +91,13 @@ async function loadCommand(argv: string[]): Promise<void> {
       data: { type: 'string', default: './floe-data' },
       replace: { type: 'boolean', default: false },
       'no-optimize': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
     },
   });
+  if (values.help === true) {
+    process.stdout.write(`${TPCH_USAGE}\n`);
+    return;
+  }
   const sf = sfOf(values.sf);
   const warehouse = await openWarehouse({ path: resolve(values.data!) });
   try {
@@ -86,7 +107,9 @@ async function loadCommand(argv: string[]): Promise<void> {
     progress.done();
     if (values['no-optimize'] !== true) {
       process.stderr.write('optimizing…\n');
-      await optimizeTpchTables(warehouse);
+      const t0 = performance.now();
+      await optimizeTpchTables(warehouse, 'public', (l) => process.stderr.write(`${l}\n`));
+      process.stderr.write(`optimized in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     }
   } finally {
     await warehouse.close();
