@@ -38,6 +38,9 @@ export interface CompiledExpr {
   readonly async: boolean;
 }
 
+/** Source types whose cast to numeric reads no session setting, so a constant's cast can be done once. */
+const SETTINGS_FREE_TO_NUMERIC = new Set(['int2', 'int4', 'int8', 'numeric', 'float4', 'float8']);
+
 function isRegKind(k: string): boolean {
   return k === 'regclass' || k === 'regtype' || k === 'regproc';
 }
@@ -230,6 +233,15 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       const isText = (k: string) => k === 'text' || k === 'varchar' || k === 'bpchar' || k === 'name' || k === 'unknown' || k === 'char';
       const regIn = isRegKind(to.kind) && isText(from.kind) ? (to.kind as RegTypeKind) : undefined;
       const regOut = isRegKind(from.kind) && isText(to.kind) ? (from.kind as RegTypeKind) : undefined;
+      if (e.arg.kind === 'literal' && to.kind === 'numeric' && SETTINGS_FREE_TO_NUMERIC.has(from.kind)) {
+        // `1 - l_discount` casts the constant once per query instead of once per row; a failing cast is not cached, so it still raises per batch.
+        const lit = e.arg.value === undefined ? null : e.arg.value;
+        let folded: { v: unknown } | undefined;
+        return (b) => {
+          folded ??= { v: lit === null ? null : castValue(lit, from, to, { timeZone: 'UTC' }, true) };
+          return new Array<unknown>(b.numRows).fill(folded.v);
+        };
+      }
       return (b, ev, sel) => {
         const vals = arg(b, ev, sel);
         const out = new Array<unknown>(b.numRows);

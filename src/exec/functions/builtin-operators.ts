@@ -6,12 +6,12 @@ import {
   MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, addIntervalToLocal, addIntervalToTz, negateInterval, timestampDiff,
 } from '../types/datetime.js';
 import {
-  decAdd, decDiv, decMod, decMul, decNeg, decSub, formatDecimal, parseDecimal,
+  compareNumericText, decAdd, decDiv, decMod, decMul, decNeg, decSub, formatDecimal, parseDecimal,
 } from '../types/numeric.js';
 import { compareValues } from '../types/value-ops.js';
 import { formatValue } from '../types/text-io.js';
 import { registerScalarFunction } from './function-registry.js';
-import { arithmeticKernel, comparisonKernel } from './vector-kernels.js';
+import { arithmeticKernel, comparisonKernel, numericArithmeticKernel, numericComparisonKernel, numericNegateKernel } from './vector-kernels.js';
 import type { VectorImpl } from './vector-kernels.js';
 
 const T = {
@@ -118,12 +118,12 @@ export function registerBuiltinOperators(): void {
   const N = T.numeric;
   const num = (f: (x: ReturnType<typeof parseDecimal>, y: ReturnType<typeof parseDecimal>) => ReturnType<typeof parseDecimal>) =>
     ([a, b]: unknown[]) => formatDecimal(f(parseDecimal(a as string), parseDecimal(b as string)));
-  reg('+', [N, N], N, num(decAdd));
-  reg('-', [N, N], N, num(decSub));
-  reg('*', [N, N], N, num(decMul));
+  reg('+', [N, N], N, num(decAdd), numericArithmeticKernel('+'));
+  reg('-', [N, N], N, num(decSub), numericArithmeticKernel('-'));
+  reg('*', [N, N], N, num(decMul), numericArithmeticKernel('*'));
   reg('/', [N, N], N, num((x, y) => decDiv(x, y)));
   reg('%', [N, N], N, num(decMod));
-  reg('-', [N], N, ([a]) => formatDecimal(decNeg(parseDecimal(a as string))));
+  reg('-', [N], N, ([a]) => formatDecimal(decNeg(parseDecimal(a as string))), numericNegateKernel());
   reg('+', [N], N, ([a]) => a);
 
   reg('^', [T.float8, T.float8], T.float8, ([a, b]) => {
@@ -285,12 +285,15 @@ function registerComparisons(t: SqlType): void {
         }
         break;
       }
+      case 'numeric':
+        impl = ([a, b]) => test(compareNumericText(a as string, b as string));
+        break;
       default:
         impl = ([a, b]) => test(compareValues(a, b, t));
     }
     // JS operators order these types' canonical values exactly as PostgreSQL does (not floats: NaN).
     const direct = ['int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'text', 'name', 'char', 'uuid', 'oid', 'bool'].includes(t.kind);
-    registerScalarFunction({ name: op, args: [t, t], returns: { kind: 'bool' }, impl, vector: direct ? comparisonKernel(op) : undefined });
+    registerScalarFunction({ name: op, args: [t, t], returns: { kind: 'bool' }, impl, vector: direct ? comparisonKernel(op) : t.kind === 'numeric' ? numericComparisonKernel(op) : undefined });
   }
 }
 

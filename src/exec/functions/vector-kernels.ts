@@ -1,5 +1,9 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import {
+  compareScaled, decAdd, decCmp, decMul, decNeg, decSub, formatDecimal, formatScaled, parseDecimal, parseScaledInto, scaleUpExact,
+} from '../types/numeric.js';
+import type { ScaledNumber } from '../types/numeric.js';
 
 /**
  * A vectorized implementation of a strict scalar function: computes `out[i]`
@@ -59,6 +63,110 @@ export function arithmeticKernel(op: '+' | '-' | '*', kind: 'int2' | 'int4' | 'f
     check = `if (r > ${hi} || r < ${lo}) fail('${msg}');`;
   }
   k = wrap(generate(`x ${op} y`, check));
+  cache.set(key, k);
+  return k;
+}
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Same codes as the kernels' switch: a number keeps the hot loop monomorphic. */
+const NUM_OPS = { '+': 0, '-': 1, '*': 2 } as const;
+
+/**
+ * numeric (+, -, *) over canonical text: each operand is scanned into a safe
+ * integer + scale (the last scan per operand is reused, so a constant or a
+ * run of equal values is scanned once), the result is computed exactly in
+ * doubles when it stays <= 2^53-1, and only otherwise through BigInt.
+ * Scales follow PostgreSQL: max for + and -, the sum for *.
+ */
+export function numericArithmeticKernel(op: '+' | '-' | '*'): VectorImpl {
+  const key = `numeric${op}`;
+  let k = cache.get(key);
+  if (k) return k;
+  const code = NUM_OPS[op];
+  const slow = op === '+' ? decAdd : op === '-' ? decSub : decMul;
+  k = (args, out, n, sel) => {
+    const a = args[0]!; const b = args[1]!;
+    const sa: ScaledNumber = { unscaled: 0, scale: 0 };
+    const sb: ScaledNumber = { unscaled: 0, scale: 0 };
+    let pa: unknown; let pb: unknown; let okA = false; let okB = false;
+    const m = sel ? sel.length : n;
+    for (let j = 0; j < m; j++) {
+      const i = sel ? sel[j]! : j;
+      const x = a[i]; const y = b[i];
+      if (x === null || y === null) { out[i] = null; continue; }
+      if (x !== pa) { pa = x; okA = parseScaledInto(x as string, sa); }
+      if (y !== pb) { pb = y; okB = parseScaledInto(y as string, sb); }
+      let r = NaN; let s = 0;
+      if (okA && okB) {
+        if (code === 2) {
+          r = sa.unscaled * sb.unscaled;
+          s = sa.scale + sb.scale;
+        } else {
+          let u = sa.unscaled; let v = sb.unscaled;
+          s = sa.scale;
+          if (sa.scale < sb.scale) { s = sb.scale; u = scaleUpExact(u, s - sa.scale); }
+          else if (sb.scale < sa.scale) v = scaleUpExact(v, s - sb.scale);
+          r = code === 0 ? u + v : u - v;
+        }
+        if (r > MAX_SAFE || r < -MAX_SAFE) r = NaN;
+      }
+      out[i] = r === r ? formatScaled(r, s) : formatDecimal(slow(parseDecimal(x as string), parseDecimal(y as string)));
+    }
+  };
+  cache.set(key, k);
+  return k;
+}
+
+/** Unary minus on numeric text (never "-0": PostgreSQL has no negative zero numeric). */
+export function numericNegateKernel(): VectorImpl {
+  let k = cache.get('numeric-neg');
+  if (k) return k;
+  k = (args, out, n, sel) => {
+    const a = args[0]!;
+    const s: ScaledNumber = { unscaled: 0, scale: 0 };
+    const m = sel ? sel.length : n;
+    for (let j = 0; j < m; j++) {
+      const i = sel ? sel[j]! : j;
+      const x = a[i];
+      if (x === null) { out[i] = null; continue; }
+      out[i] = parseScaledInto(x as string, s) ? formatScaled(s.unscaled === 0 ? 0 : -s.unscaled, s.scale) : formatDecimal(decNeg(parseDecimal(x as string)));
+    }
+  };
+  cache.set('numeric-neg', k);
+  return k;
+}
+
+const CMP_CODES: Readonly<Record<string, number>> = { '=': 0, '<>': 1, '!=': 1, '<': 2, '<=': 3, '>': 4, '>=': 5 };
+
+/** numeric comparisons over canonical text: exact double compare after scale alignment, BigInt when that would not be exact (and for NaN). */
+export function numericComparisonKernel(op: string): VectorImpl | undefined {
+  const code = CMP_CODES[op];
+  if (code === undefined) return undefined;
+  const key = `numeric-cmp${op}`;
+  let k = cache.get(key);
+  if (k) return k;
+  k = (args, out, n, sel) => {
+    const a = args[0]!; const b = args[1]!;
+    const sa: ScaledNumber = { unscaled: 0, scale: 0 };
+    const sb: ScaledNumber = { unscaled: 0, scale: 0 };
+    let pa: unknown; let pb: unknown; let okA = false; let okB = false;
+    const m = sel ? sel.length : n;
+    for (let j = 0; j < m; j++) {
+      const i = sel ? sel[j]! : j;
+      const x = a[i]; const y = b[i];
+      if (x === null || y === null) { out[i] = null; continue; }
+      if (x !== pa) { pa = x; okA = parseScaledInto(x as string, sa); }
+      if (y !== pb) { pb = y; okB = parseScaledInto(y as string, sb); }
+      let c = NaN;
+      if (okA && okB) {
+        if (sa.scale === sb.scale) c = sa.unscaled < sb.unscaled ? -1 : sa.unscaled > sb.unscaled ? 1 : 0;
+        else c = compareScaled(sa.unscaled, sa.scale, sb.unscaled, sb.scale);
+      }
+      if (c !== c) c = decCmp(parseDecimal(x as string), parseDecimal(y as string));
+      out[i] = code === 0 ? c === 0 : code === 1 ? c !== 0 : code === 2 ? c < 0 : code === 3 ? c <= 0 : code === 4 ? c > 0 : c >= 0;
+    }
+  };
   cache.set(key, k);
   return k;
 }

@@ -4,7 +4,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { typeCategory } from '../functions/type-coercion.js';
 import { MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, localToUtc, utcToLocal } from './datetime.js';
 import {
-  applyNumericTypmod, decToBigIntRounded, floatToNumericText, formatDecimal, parseDecimal, toDecimal,
+  applyNumericTypmod, castNumericText, decToBigIntRounded, floatToNumericText, formatDecimal, parseDecimal, toDecimal,
 } from './numeric.js';
 import { applyCharLength, formatValue, parseValue, typeDisplayName } from './text-io.js';
 import type { TextIoSettings } from './text-io.js';
@@ -85,7 +85,10 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
     return parseValue(s, to, settings);
   }
   if (fk === tk && tk !== 'array') {
-    if (tk === 'numeric') return formatDecimal(applyNumericTypmod(toDecimal(v), to.precision, to.scale));
+    if (tk === 'numeric') {
+      if (typeof v === 'string') return castNumericText(v, to.precision, to.scale);
+      return formatDecimal(applyNumericTypmod(toDecimal(v), to.precision, to.scale));
+    }
     return v;
   }
   switch (tk) {

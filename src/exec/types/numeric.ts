@@ -136,10 +136,11 @@ const MAX_SAFE_BIG = BigInt(MAX_SAFE);
 
 export function parseDecimal(text: string): Decimal {
   if (parseScaledInto(text, scratchA)) return { unscaled: BigInt(scratchA.unscaled), scale: scratchA.scale };
-  return parseDecimalSlow(text);
+  return parseDecimalRegex(text);
 }
 
-function parseDecimalSlow(text: string): Decimal {
+/** The general (regex) parser: exponents, surrounding spaces, NaN, syntax errors; also the reference for the fast path's tests. */
+export function parseDecimalRegex(text: string): Decimal {
   const m = NUMERIC_RE.exec(text);
   if (!m) {
     const t = text.trim().toLowerCase();
@@ -408,4 +409,30 @@ function isqrt(n: bigint): bigint {
     }
     x = y;
   }
+}
+
+const scratchT: ScaledNumber = { unscaled: 0, scale: 0 };
+
+/**
+ * numeric text → numeric(precision, scale) text (or canonical text without a
+ * typmod), in safe integers when the value fits, else through applyNumericTypmod.
+ * Rounds half away from zero and raises 22003 exactly as applyNumericTypmod does.
+ */
+export function castNumericText(text: string, precision: number | undefined, scale: number | undefined): string {
+  if (parseScaledInto(text, scratchT)) {
+    const u = scratchT.unscaled; const from = scratchT.scale;
+    if (precision === undefined) return formatScaled(u, from);
+    const s = scale ?? 0;
+    let q: number;
+    if (s >= from) q = scaleUpExact(u, s - from);
+    else if (from - s > 15) q = NaN;
+    else {
+      const p = POW10_NUM[from - s]!;
+      const r = u % p;
+      q = (u - r) / p;
+      if (2 * Math.abs(r) >= p) q += u < 0 ? -1 : 1;
+    }
+    if (q === q && precision <= 15 && Math.abs(q) < POW10_NUM[precision]!) return formatScaled(q === 0 ? 0 : q, s);
+  }
+  return formatDecimal(applyNumericTypmod(parseDecimal(text), precision, scale));
 }
