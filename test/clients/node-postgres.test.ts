@@ -134,6 +134,37 @@ for (const target of targetFactories()) {
       }
     });
 
+    test('other sessions are served while a long statement runs', { timeout: 60_000 }, async () => {
+      const t = await started();
+      const c = new pg.Client({ connectionString: t.url });
+      const other = new pg.Client({ connectionString: t.url });
+      await c.connect();
+      await other.connect();
+      try {
+        const query = new pg.Query('SELECT count(*) FROM generate_series(1, 100000) AS a(i), generate_series(1, 100000) AS b(j)');
+        let finished = false;
+        const outcome = new Promise<unknown>((resolve) => {
+          query.on('error', (e: unknown) => { finished = true; resolve(e); });
+          query.on('end', () => { finished = true; resolve(undefined); });
+        });
+        c.query(query);
+        await new Promise((r) => setTimeout(r, 300));
+        for (let i = 0; i < 5; i++) {
+          const r = await other.query('SELECT $1::int + 1 AS n', [i]);
+          assert.deepEqual(r.rows, [{ n: i + 1 }]);
+        }
+        assert.equal(finished, false, 'the long statement was expected to still be running');
+        const canceller = new pg.Client({ connectionString: t.url });
+        (canceller as unknown as { cancel(client: pg.Client, q: pg.Query): void }).cancel(c, query);
+        const err = (await outcome) as { code?: string } | undefined;
+        assert.equal(err?.code, '57014');
+      } finally {
+        (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        await c.end().catch(() => undefined);
+        await other.end();
+      }
+    });
+
     test('20 pooled clients work concurrently', async () => {
       const t = await started();
       const pool = new pg.Pool({ connectionString: t.url, max: 20 });
