@@ -1,18 +1,117 @@
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
+import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { HashJoinPlan } from '../plan/physical-plan.js';
-import { rowKey } from '../types/value-ops.js';
+import { valueKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
-import { JoinOutput, evalPairs, expectedJoinWidth } from './join-support.js';
+import { JoinOutput, PAIR_SLICE, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, breathe, collectInput, decodedInput, emitBatches, metered, recordMetric } from './operator-support.js';
+import { BATCH_ROWS, breathe, collectInput, decodedInput, metered, recordMetric } from './operator-support.js';
+
+/**
+ * How one key column's values become Map keys, chosen from both sides' types so
+ * that SQL-equal values map to the same JS primitive without building strings:
+ * - int: integers (number, or bigint turned into a number when it is a safe integer,
+ *   else its decimal string — a string never equals a number, so keys stay exact);
+ * - float: the number itself (Map's SameValueZero already has NaN = NaN and -0 = 0,
+ *   PostgreSQL's float equality);
+ * - string: text without blank-padding semantics, as is;
+ * - general: valueKey's normalized string (numeric scale, bpchar, interval, …).
+ */
+export type JoinKeyKind = 'int' | 'float' | 'string' | 'general';
+
+const INT_KINDS = new Set<SqlType['kind']>(['int2', 'int4', 'int8']);
+const STRING_KINDS = new Set<SqlType['kind']>(['text', 'varchar', 'name']);
+
+export function joinKeyKind(a: SqlType, b: SqlType): JoinKeyKind {
+  if (INT_KINDS.has(a.kind) && INT_KINDS.has(b.kind)) return 'int';
+  if (a.kind === b.kind && (a.kind === 'date' || a.kind === 'timestamp' || a.kind === 'timestamptz' || a.kind === 'time' || a.kind === 'oid')) return 'int';
+  if ((a.kind === 'float4' || a.kind === 'float8') && (b.kind === 'float4' || b.kind === 'float8')) return 'float';
+  if (STRING_KINDS.has(a.kind) && STRING_KINDS.has(b.kind)) return 'string';
+  return 'general';
+}
+
+/** A NULL key under IS NOT DISTINCT FROM (single-column keys). */
+const NULL_KEY = Symbol('null key');
+/** Two small integers pack into one number below 2^52: a·2^26 + b with |a| < 2^25, 0 ≤ b < 2^26. */
+const PACK = 2 ** 26;
+const PACK_A = 2 ** 25;
+
+function intKey(v: unknown): number | string {
+  if (typeof v === 'number') return v;
+  const b = v as bigint;
+  return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b.toString();
+}
+
+function partText(v: unknown, kind: JoinKeyKind, type: SqlType): string {
+  if (v === null) return '\u0000N';
+  switch (kind) {
+    case 'int': return typeof v === 'number' ? String(v) : (v as bigint).toString();
+    case 'float': { const x = v as number; return x === 0 ? '0' : String(x); }
+    case 'string': return v as string;
+    case 'general': return valueKey(v, type);
+  }
+}
+
+/**
+ * Map keys of one batch's key columns; `undefined` marks a row whose key holds a
+ * NULL that `=` rejects (it matches nothing).
+ */
+export function joinKeys(parts: readonly (readonly unknown[])[], kinds: readonly JoinKeyKind[], types: readonly SqlType[], nullEq: readonly boolean[], n: number): unknown[] {
+  const out = new Array<unknown>(n);
+  if (parts.length === 1) {
+    const col = parts[0]!;
+    const kind = kinds[0]!;
+    const eqNull = nullEq[0]!;
+    const nullKey = eqNull ? NULL_KEY : undefined;
+    switch (kind) {
+      case 'int':
+        for (let i = 0; i < n; i++) { const v = col[i]; out[i] = v === null ? nullKey : typeof v === 'number' ? v : intKey(v); }
+        break;
+      case 'float': case 'string':
+        for (let i = 0; i < n; i++) { const v = col[i]; out[i] = v === null ? nullKey : v; }
+        break;
+      case 'general': {
+        const t = types[0]!;
+        for (let i = 0; i < n; i++) { const v = col[i]; out[i] = v === null ? nullKey : valueKey(v, t); }
+        break;
+      }
+    }
+    return out;
+  }
+  const packable = parts.length === 2 && kinds[0] === 'int' && kinds[1] === 'int';
+  rows: for (let i = 0; i < n; i++) {
+    if (packable) {
+      let a = parts[0]![i]; let b = parts[1]![i];
+      // int4 on one side and int8 on the other must pack alike.
+      if (typeof a === 'bigint') a = intKey(a);
+      if (typeof b === 'bigint') b = intKey(b);
+      if (typeof a === 'number' && typeof b === 'number' && a > -PACK_A && a < PACK_A && b >= 0 && b < PACK && Number.isInteger(a) && Number.isInteger(b)) {
+        out[i] = a * PACK + b;
+        continue;
+      }
+    }
+    // Length-prefixed parts: a string key never equals a packed number.
+    let s = '';
+    for (let c = 0; c < parts.length; c++) {
+      const v = parts[c]![i];
+      if (v === null && !nullEq[c]) { out[i] = undefined; continue rows; }
+      const t = partText(v, kinds[c]!, types[c]!);
+      s += t.length + ':' + t;
+    }
+    out[i] = s;
+  }
+  return out;
+}
 
 /**
  * Equi-join: builds a hash table over the right input (accounted against the
  * memory limit), then streams the left input through it. Supports inner, left,
  * right, full, semi, anti and mark (IN with three-valued NULL semantics).
+ * The table maps a key to its first build row and chains the others through an
+ * Int32Array, so building allocates nothing per row.
  */
 export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right: Operator): Operator {
   if (plan.leftKeys.length !== plan.rightKeys.length || plan.leftKeys.length === 0) {
@@ -25,10 +124,12 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
   }
   const lk = plan.leftKeys.map(compileExpr);
   const rk = plan.rightKeys.map(compileExpr);
+  // Both sides key with the left side's types (a general key normalizes by type).
   const keyTypes = plan.leftKeys.map((e) => e.type);
+  const kinds = plan.leftKeys.map((e, i) => joinKeyKind(e.type, plan.rightKeys[i]!.type));
   const nullEq = plan.leftKeys.map((_, i) => plan.nullEquals?.[i] ?? false);
   const residual = plan.residual ? compileExpr(plan.residual) : undefined;
-  const jt = plan.joinType;
+  const used = plan.residual ? columnsUsed(plan.residual) : undefined;
   return {
     plan,
     columns: plan.columns,
@@ -38,88 +139,52 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         const built = await collectInput(right, run, 'hash join');
         try {
           const build: BuildSide = { columns: built.columns, numRows: built.numRows };
-          const bkeys: unknown[][] = [];
-          for (const e of rk) bkeys.push(await e.evaluate(build, run));
-          const table = new Map<string, number[]>();
+          const bparts: unknown[][] = [];
+          for (const e of rk) bparts.push(await e.evaluate(build, run));
+          const bkeys = joinKeys(bparts, kinds, keyTypes, nullEq, build.numRows);
+          const head = new Map<unknown, number>();
+          const next = new Int32Array(build.numRows);
           let buildHasNullKey = false;
-          for (let j = 0; j < build.numRows; j++) {
-            const kv = bkeys.map((c) => c[j]);
-            if (kv.some((v, k) => v === null && !nullEq[k])) { buildHasNullKey = true; continue; }
-            const key = rowKey(kv, keyTypes);
-            const list = table.get(key);
-            if (list) list.push(j); else table.set(key, [j]);
+          // Backwards, so each chain runs in build-row order.
+          for (let j = build.numRows - 1; j >= 0; j--) {
+            const k = bkeys[j];
+            if (k === undefined) { buildHasNullKey = true; continue; }
+            const h = head.get(k);
+            next[j] = h === undefined ? -1 : h;
+            head.set(k, j);
           }
           recordMetric(plan, run, 'buildRows', build.numRows);
-          const rightMatched = jt === 'right' || jt === 'full' ? new Uint8Array(build.numRows) : undefined;
-          const out = new JoinOutput(plan.columns);
+          const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, build);
+          const pairs = new PairBuffer();
           // ---- probe ----
           for await (const b of decodedInput(left, run)) {
-            const pkeys: unknown[][] = [];
-            for (const e of lk) pkeys.push(await e.evaluate(b, run));
-            const li: number[] = [];
-            const ri: number[] = [];
-            const probeNullKey = new Uint8Array(b.numRows);
+            const pparts: unknown[][] = [];
+            for (const e of lk) pparts.push(await e.evaluate(b, run));
+            const pkeys = joinKeys(pparts, kinds, keyTypes, nullEq, b.numRows);
+            out.beginProbe(b);
+            pairs.clear();
+            const nonEmpty = build.numRows > 0;
             for (let i = 0; i < b.numRows; i++) {
-              const kv = pkeys.map((c) => c[i]);
-              if (kv.some((v, k) => v === null && !nullEq[k])) { probeNullKey[i] = 1; continue; }
-              const m = table.get(rowKey(kv, keyTypes));
-              if (m) for (const j of m) { li.push(i); ri.push(j); }
+              const k = pkeys[i];
+              if (k === undefined) { if (nonEmpty) out.unknown(i); continue; }
+              let j = head.get(k);
+              if (j === undefined) continue;
+              while (j >= 0) { pairs.push(i, j); j = next[j]!; }
             }
-            const matched = new Uint8Array(b.numRows);
-            const residualNull = new Uint8Array(b.numRows);
-            // Candidate pairs are handled in slices, so a many-to-many key never builds one giant batch.
-            for (let start = 0; start < li.length; start += BATCH_ROWS) {
-              const end = Math.min(li.length, start + BATCH_ROWS);
-              const ok = residual ? await evalPairs(residual, b, build, li.slice(start, end), ri.slice(start, end), run) : undefined;
-              for (let k = start; k < end; k++) {
-                const r = ok ? ok[k - start] : true;
-                const i = li[k]!;
-                if (r === true) {
-                  matched[i] = 1;
-                  if (jt === 'semi' || jt === 'anti' || jt === 'mark') continue;
-                  if (rightMatched) rightMatched[ri[k]!] = 1;
-                  out.pair(b, i, build, ri[k]!, lw, rw);
-                } else if (r === null) residualNull[i] = 1;
-              }
-              if (out.n >= BATCH_ROWS) {
-                yield* emitBatches(plan.columns, out.cols, out.n);
-                out.reset();
+            for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
+              const end = Math.min(pairs.n, start + PAIR_SLICE);
+              const ok = residual ? await evalPairs(residual, b, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
+              out.accept(pairs.li, pairs.ri, start, end, ok);
+              if (out.pending >= BATCH_ROWS) {
+                yield* out.drain();
                 await breathe(run);
               }
             }
-            for (let i = 0; i < b.numRows; i++) {
-              switch (jt) {
-                case 'left': case 'full':
-                  if (!matched[i]) out.pair(b, i, undefined, undefined, lw, rw);
-                  break;
-                case 'semi':
-                  if (matched[i]) out.leftOnly(b, i, lw);
-                  break;
-                case 'anti':
-                  if (!matched[i]) out.leftOnly(b, i, lw);
-                  break;
-                case 'mark': {
-                  let mark: boolean | null;
-                  if (matched[i]) mark = true;
-                  else if (build.numRows === 0) mark = false;
-                  else if (probeNullKey[i] || buildHasNullKey || residualNull[i]) mark = null;
-                  else mark = false;
-                  out.leftOnly(b, i, lw, mark);
-                  break;
-                }
-                default:
-                  break;
-              }
-            }
-            if (out.n > 0) {
-              yield* emitBatches(plan.columns, out.cols, out.n);
-              out.reset();
-            }
+            out.endProbe(buildHasNullKey, !nonEmpty);
+            yield* out.drain();
           }
-          if (rightMatched) {
-            for (let j = 0; j < build.numRows; j++) if (!rightMatched[j]) out.rightOnly(build, j, lw, rw);
-            yield* emitBatches(plan.columns, out.cols, out.n);
-          }
+          out.endBuild();
+          yield* out.drain();
         } finally {
           run.memory.release(built.bytes);
         }

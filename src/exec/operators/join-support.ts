@@ -1,7 +1,11 @@
+import type { RecordBatch } from 'apache-arrow';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
+import type { Expr } from '../expr/expr.js';
+import { exprChildren } from '../expr/expr.js';
 import type { JoinType, OutputColumn } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
+import { BATCH_ROWS, emitBatches } from './operator-support.js';
 
 /** The materialized build side of a join. */
 export interface BuildSide {
@@ -17,47 +21,186 @@ export function expectedJoinWidth(joinType: JoinType, left: number, right: numbe
 }
 
 /**
- * Evaluates a residual/condition over candidate pairs (left row li[k] with right
- * row ri[k]) as one batch of left ++ right columns; returns the per-pair result.
+ * Which columns of `left ++ right` a join condition reads, or undefined for all
+ * (a subquery inside may read the whole pair as its outer row).
+ */
+export function columnsUsed(e: Expr): Set<number> | undefined {
+  const used = new Set<number>();
+  const walk = (x: Expr): boolean => {
+    if (x.kind === 'scalarSubquery' || x.kind === 'exists' || x.kind === 'inSubquery') return false;
+    if (x.kind === 'column') used.add(x.index);
+    return exprChildren(x).every(walk);
+  };
+  return walk(e) ? used : undefined;
+}
+
+const UNUSED: unknown[] = [];
+
+/**
+ * Evaluates a residual/condition over candidate pairs k in [start, end) (left row
+ * li[k] with right row ri[k]) as one batch of left ++ right columns; only the
+ * columns in `used` (all when undefined) are gathered.
  */
 export async function evalPairs(
-  cond: CompiledExpr, probe: ColumnarBatch, build: BuildSide, li: readonly number[], ri: readonly number[], run: RunState,
+  cond: CompiledExpr, probe: ColumnarBatch, build: BuildSide, li: Int32Array, ri: Int32Array, start: number, end: number,
+  run: RunState, used?: ReadonlySet<number>,
 ): Promise<unknown[]> {
-  const n = li.length;
+  const n = end - start;
   const cols: unknown[][] = [];
-  for (const c of probe.columns) { const o = new Array<unknown>(n); for (let k = 0; k < n; k++) o[k] = c[li[k]!]; cols.push(o); }
-  for (const c of build.columns) { const o = new Array<unknown>(n); for (let k = 0; k < n; k++) o[k] = c[ri[k]!]; cols.push(o); }
+  const lw = probe.columns.length;
+  for (let c = 0; c < lw; c++) cols.push(used && !used.has(c) ? UNUSED : gather(probe.columns[c]!, li, start, end));
+  for (let c = 0; c < build.columns.length; c++) cols.push(used && !used.has(lw + c) ? UNUSED : gather(build.columns[c]!, ri, start, end));
   return cond.evaluate({ numRows: n, columns: cols }, run);
 }
 
+/** src[idx[k]] for k in [start, end); a negative index reads NULL. */
+function gather(src: readonly unknown[], idx: Int32Array, start: number, end: number): unknown[] {
+  const out = new Array<unknown>(end - start);
+  for (let k = start; k < end; k++) {
+    const i = idx[k]!;
+    out[k - start] = i < 0 ? null : src[i];
+  }
+  return out;
+}
+
+/** A growable pair of row-index arrays (left, right), -1 meaning "no row: NULLs". */
+export class PairBuffer {
+  li = new Int32Array(1024);
+  ri = new Int32Array(1024);
+  n = 0;
+  push(i: number, j: number): void {
+    if (this.n === this.li.length) {
+      const li = new Int32Array(this.n * 2); li.set(this.li); this.li = li;
+      const ri = new Int32Array(this.n * 2); ri.set(this.ri); this.ri = ri;
+    }
+    this.li[this.n] = i;
+    this.ri[this.n++] = j;
+  }
+  clear(): void { this.n = 0; }
+}
+
 /**
- * Assembles join output for one probe batch: matched pairs, then (left/full)
- * unmatched probe rows padded with NULLs, or (semi/anti/mark) probe rows alone.
+ * Join output state shared by the hash and nested-loop joins: the verdict of each
+ * candidate pair, the per-probe-row bookkeeping (matched, saw a NULL verdict) and
+ * the rows each join type emits for them — matched pairs; then, per probe batch,
+ * unmatched probe rows padded with NULLs (left/full), probe rows alone (semi,
+ * anti) or with their mark (mark: IN's three-valued result); finally unmatched
+ * build rows (right/full). Rows are kept as index pairs and gathered column by
+ * column when a batch is emitted.
  */
 export class JoinOutput {
-  cols: unknown[][];
-  n = 0;
-  constructor(readonly columns: readonly OutputColumn[]) {
-    this.cols = columns.map(() => []);
+  readonly #columns: readonly OutputColumn[];
+  readonly #jt: JoinType;
+  readonly #lw: number;
+  readonly #rw: number;
+  readonly #build: BuildSide;
+  readonly #rows = new PairBuffer();
+  #marks: (boolean | null)[] = [];
+  #probe: ColumnarBatch | undefined;
+  #matched = new Uint8Array(0);
+  #sawNull = new Uint8Array(0);
+  /** Build rows that matched some probe row (right and full joins). */
+  readonly #buildMatched: Uint8Array | undefined;
+  /** Pairs a residual accepted (or no residual) are output pairs; semi/anti/mark only need the verdict. */
+  readonly #emitPairs: boolean;
+
+  constructor(columns: readonly OutputColumn[], joinType: JoinType, leftWidth: number, rightWidth: number, build: BuildSide) {
+    this.#columns = columns;
+    this.#jt = joinType;
+    this.#lw = leftWidth;
+    this.#rw = rightWidth;
+    this.#build = build;
+    this.#buildMatched = joinType === 'right' || joinType === 'full' ? new Uint8Array(build.numRows) : undefined;
+    this.#emitPairs = joinType !== 'semi' && joinType !== 'anti' && joinType !== 'mark';
   }
-  pair(probe: ColumnarBatch, i: number, build: BuildSide | undefined, j: number | undefined, leftWidth: number, rightWidth: number): void {
-    for (let c = 0; c < leftWidth; c++) this.cols[c]!.push(i < 0 ? null : probe.columns[c]![i]);
-    for (let c = 0; c < rightWidth; c++) this.cols[leftWidth + c]!.push(j === undefined || !build ? null : build.columns[c]![j]);
-    this.n++;
+
+  /** Rows waiting to be emitted. */
+  get pending(): number { return this.#rows.n; }
+
+  /** Starts a probe batch; the previous one's rows must have been drained. */
+  beginProbe(probe: ColumnarBatch): void {
+    this.#probe = probe;
+    if (this.#matched.length < probe.numRows) {
+      this.#matched = new Uint8Array(probe.numRows);
+      this.#sawNull = new Uint8Array(probe.numRows);
+    } else {
+      this.#matched.fill(0, 0, probe.numRows);
+      this.#sawNull.fill(0, 0, probe.numRows);
+    }
   }
-  leftOnly(probe: ColumnarBatch, i: number, leftWidth: number, mark?: boolean | null): void {
-    for (let c = 0; c < leftWidth; c++) this.cols[c]!.push(probe.columns[c]![i]);
-    if (mark !== undefined) this.cols[leftWidth]!.push(mark);
-    this.n++;
+
+  /** A probe row whose comparison was unknown (NULL key): a mark join yields NULL for it unless matched. */
+  unknown(i: number): void { this.#sawNull[i] = 1; }
+
+  /** Verdicts for candidate pairs k in [start, end): ok[k - start] (absent: all true). */
+  accept(li: Int32Array, ri: Int32Array, start: number, end: number, ok?: readonly unknown[]): void {
+    const matched = this.#matched;
+    if (ok === undefined && !this.#emitPairs) {
+      for (let k = start; k < end; k++) matched[li[k]!] = 1;
+      return;
+    }
+    const bm = this.#buildMatched;
+    for (let k = start; k < end; k++) {
+      const r = ok === undefined ? true : ok[k - start];
+      const i = li[k]!;
+      if (r === true) {
+        matched[i] = 1;
+        if (!this.#emitPairs) continue;
+        const j = ri[k]!;
+        if (bm) bm[j] = 1;
+        this.#rows.push(i, j);
+      } else if (r === null) this.#sawNull[i] = 1;
+    }
   }
-  rightOnly(build: BuildSide, j: number, leftWidth: number, rightWidth: number): void {
-    for (let c = 0; c < leftWidth; c++) this.cols[c]!.push(null);
-    for (let c = 0; c < rightWidth; c++) this.cols[leftWidth + c]!.push(build.columns[c]![j]);
-    this.n++;
+
+  /**
+   * Ends the probe batch: adds its unmatched (left/full, anti), matched (semi) or
+   * marked (mark) rows. `allUnknown`: every unmatched row's mark is NULL (the build
+   * side held a NULL key). `buildEmpty`: marks are false whatever the probe key.
+   */
+  endProbe(allUnknown = false, buildEmpty = false): void {
+    const n = this.#probe!.numRows;
+    const matched = this.#matched;
+    switch (this.#jt) {
+      case 'left': case 'full': case 'anti':
+        for (let i = 0; i < n; i++) if (!matched[i]) this.#rows.push(i, -1);
+        break;
+      case 'semi':
+        for (let i = 0; i < n; i++) if (matched[i]) this.#rows.push(i, -1);
+        break;
+      case 'mark':
+        for (let i = 0; i < n; i++) {
+          this.#rows.push(i, -1);
+          this.#marks.push(matched[i] ? true : buildEmpty ? false : allUnknown || this.#sawNull[i] ? null : false);
+        }
+        break;
+      default:
+        break;
+    }
   }
-  /** Starts fresh arrays: emitted batches keep (and the decode cache shares) the old ones. */
-  reset(): void {
-    this.cols = this.columns.map(() => []);
-    this.n = 0;
+
+  /** Right/full joins: adds the build rows no probe row matched. */
+  endBuild(): void {
+    const bm = this.#buildMatched;
+    if (!bm) return;
+    for (let j = 0; j < bm.length; j++) if (!bm[j]) this.#rows.push(-1, j);
+  }
+
+  /** Emits the pending rows as record batches (gathered from the current probe batch and the build side). */
+  *drain(): Generator<RecordBatch> {
+    const n = this.#rows.n;
+    if (n === 0) return;
+    const { li, ri } = this.#rows;
+    const cols: unknown[][] = [];
+    const probeCols = this.#probe?.columns;
+    for (let c = 0; c < this.#lw; c++) cols.push(probeCols ? gather(probeCols[c]!, li, 0, n) : new Array<unknown>(n).fill(null));
+    if (this.#jt === 'mark') cols.push(this.#marks);
+    else if (this.#emitPairs) for (let c = 0; c < this.#rw; c++) cols.push(gather(this.#build.columns[c]!, ri, 0, n));
+    this.#rows.clear();
+    this.#marks = [];
+    yield* emitBatches(this.#columns, cols, n);
   }
 }
+
+/** Candidate pairs are verdicted in slices of this many, so a many-to-many key never builds one giant batch. */
+export const PAIR_SLICE = BATCH_ROWS;

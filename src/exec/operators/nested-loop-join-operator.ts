@@ -4,9 +4,9 @@ import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { NestedLoopJoinPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { JoinOutput, evalPairs, expectedJoinWidth } from './join-support.js';
+import { JoinOutput, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, breathe, collectInput, decodedInput, emitBatches, metered } from './operator-support.js';
+import { BATCH_ROWS, breathe, collectInput, decodedInput, metered } from './operator-support.js';
 
 /**
  * Joins on any condition (or none: a cross join) by pairing every left row with
@@ -19,7 +19,7 @@ export function createNestedLoopJoinOperator(plan: NestedLoopJoinPlan, left: Ope
     throw new FloeError(SqlState.internalError, `nested loop join (${plan.joinType}) has ${plan.columns.length} columns for inputs of ${lw} and ${rw}`);
   }
   const cond = plan.condition ? compileExpr(plan.condition) : undefined;
-  const jt = plan.joinType;
+  const used = plan.condition ? columnsUsed(plan.condition) : undefined;
   return {
     plan,
     columns: plan.columns,
@@ -28,46 +28,28 @@ export function createNestedLoopJoinOperator(plan: NestedLoopJoinPlan, left: Ope
         const built = await collectInput(right, run, 'nested loop join');
         try {
           const build: BuildSide = { columns: built.columns, numRows: built.numRows };
-          const rightMatched = jt === 'right' || jt === 'full' ? new Uint8Array(build.numRows) : undefined;
-          const out = new JoinOutput(plan.columns);
+          const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, build);
+          const pairs = new PairBuffer();
           for await (const b of decodedInput(left, run)) {
-            const matched = new Uint8Array(b.numRows);
-            const sawNull = new Uint8Array(b.numRows);
+            out.beginProbe(b);
             // Pairs are produced in chunks so the condition runs vectorized.
             const chunk = Math.max(1, Math.floor(BATCH_ROWS / Math.max(1, build.numRows)));
             for (let start = 0; start < b.numRows; start += chunk) {
               const end = Math.min(b.numRows, start + chunk);
-              const li: number[] = []; const ri: number[] = [];
-              for (let i = start; i < end; i++) for (let j = 0; j < build.numRows; j++) { li.push(i); ri.push(j); }
-              const ok = cond && li.length > 0 ? await evalPairs(cond, b, build, li, ri, run) : undefined;
-              for (let k = 0; k < li.length; k++) {
-                const r = ok ? ok[k] : true;
-                const i = li[k]!;
-                if (r === true) {
-                  matched[i] = 1;
-                  if (jt === 'semi' || jt === 'anti' || jt === 'mark') continue;
-                  if (rightMatched) rightMatched[ri[k]!] = 1;
-                  out.pair(b, i, build, ri[k]!, lw, rw);
-                } else if (r === null) sawNull[i] = 1;
-              }
-              if (out.n >= BATCH_ROWS) {
-                yield* emitBatches(plan.columns, out.cols, out.n);
-                out.reset();
+              pairs.clear();
+              for (let i = start; i < end; i++) for (let j = 0; j < build.numRows; j++) pairs.push(i, j);
+              const ok = cond && pairs.n > 0 ? await evalPairs(cond, b, build, pairs.li, pairs.ri, 0, pairs.n, run, used) : undefined;
+              out.accept(pairs.li, pairs.ri, 0, pairs.n, ok);
+              if (out.pending >= BATCH_ROWS) {
+                yield* out.drain();
                 await breathe(run);
               }
             }
-            for (let i = 0; i < b.numRows; i++) {
-              if ((jt === 'left' || jt === 'full') && !matched[i]) out.pair(b, i, undefined, undefined, lw, rw);
-              else if (jt === 'semi' && matched[i]) out.leftOnly(b, i, lw);
-              else if (jt === 'anti' && !matched[i]) out.leftOnly(b, i, lw);
-              else if (jt === 'mark') out.leftOnly(b, i, lw, matched[i] ? true : sawNull[i] ? null : false);
-            }
-            if (out.n > 0) { yield* emitBatches(plan.columns, out.cols, out.n); out.reset(); }
+            out.endProbe();
+            yield* out.drain();
           }
-          if (rightMatched) {
-            for (let j = 0; j < build.numRows; j++) if (!rightMatched[j]) out.rightOnly(build, j, lw, rw);
-            yield* emitBatches(plan.columns, out.cols, out.n);
-          }
+          out.endBuild();
+          yield* out.drain();
         } finally {
           run.memory.release(built.bytes);
         }
