@@ -22,7 +22,7 @@ import {
 } from './lake-scan-operator.js';
 import type { CompiledScanPipeline } from './lake-scan-operator.js';
 import type { Operator } from './operator.js';
-import { checkAbort, decodedInput, emitBatches, metered, recordMetric } from './operator-support.js';
+import { checkAbort, decodedInput, emitBatches, metered, recordMetric, recordRowsOut } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
 
 interface CompiledAggregate {
@@ -412,7 +412,7 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
         const table = new AggregateTable(compiled);
         let reserved = 0;
         try {
-          const shipped = shipment && run.ctx.pool && !run.ctx.scanRunner
+          const shipped = shipment
             ? await runPartialAggregates(plan, shipment, { pipeline: shippedPipeline!, aggregation: compiled }, run, (p) => {
               const bytes = table.merge(p);
               run.memory.reserve(bytes, 'hash aggregate');
@@ -441,6 +441,8 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
 /** What ships with each scan task when a hash aggregate's input can run in the workers (plain data). */
 export interface AggregateShipment {
   readonly scan: LakeScanPlan;
+  /** The scan, then each Filter/Project above it (their metrics are recorded from the workers' counts). */
+  readonly nodes: readonly PhysicalPlan[];
   readonly pipeline: readonly ScanPipelineStep[];
   readonly residual?: Expr;
   readonly aggregate: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
@@ -458,8 +460,10 @@ export function aggregateShipment(plan: HashAggregatePlan): AggregateShipment | 
   const exprs: Expr[] = [...plan.groupBy];
   for (const a of plan.aggregates) { exprs.push(...a.args); if (a.filter) exprs.push(a.filter); }
   const pipeline: ScanPipelineStep[] = [];
+  const nodes: PhysicalPlan[] = [];
   let node: PhysicalPlan = plan.input;
   while (node.kind === 'filter' || node.kind === 'project') {
+    nodes.unshift(node);
     if (node.kind === 'filter') { pipeline.unshift({ kind: 'filter', predicate: node.predicate }); exprs.push(node.predicate); }
     else { pipeline.unshift({ kind: 'project', exprs: node.exprs }); exprs.push(...node.exprs); }
     node = node.input;
@@ -467,7 +471,8 @@ export function aggregateShipment(plan: HashAggregatePlan): AggregateShipment | 
   if (node.kind !== 'lakeScan' || node.limit !== undefined) return undefined;
   if (node.residual) exprs.push(node.residual);
   if (!exprs.every(shippable)) return undefined;
-  return { scan: node, pipeline, residual: node.residual, aggregate: { groupBy: plan.groupBy, aggregates: plan.aggregates } };
+  nodes.unshift(node);
+  return { scan: node, nodes, pipeline, residual: node.residual, aggregate: { groupBy: plan.groupBy, aggregates: plan.aggregates } };
 }
 
 /** A shipment's expressions and aggregates, compiled. */
@@ -482,17 +487,23 @@ export interface CompiledShipment {
  * worker (scan-worker.ts) or, for a tiny scan, in the calling thread.
  */
 export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, compiled: CompiledShipment, signal?: AbortSignal): Promise<PartialAggregateResult> {
-  const run = createRunState({ params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal });
+  const run = createRunState({
+    params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal,
+    user: fragment.user, database: fragment.database, searchPath: fragment.searchPath,
+  });
   const table = new AggregateTable(compiled.aggregation);
   let rowsScanned = 0;
+  const rowsOut = new Array<number>(compiled.pipeline.steps.length + 1).fill(0);
+  const batchesOut = rowsOut.map(() => 0);
+  const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
   for await (const batch of executeScanTask(task)) {
     checkAbort(run);
     if (batch.numRows === 0) continue;
     rowsScanned += batch.numRows;
-    const b = await applyScanPipeline(decodeScanBatch(batch, fragment), compiled.pipeline, run);
+    const b = await applyScanPipeline(decodeScanBatch(batch, fragment), compiled.pipeline, run, count);
     if (b && b.numRows > 0) await table.sink(b, run);
   }
-  return { partial: table.partial(), rowsScanned };
+  return { partial: table.partial(), rowsScanned, rowsOut, batchesOut };
 }
 
 /**
@@ -506,22 +517,26 @@ async function runPartialAggregates(
   merge: (p: PartialAggregate) => void,
 ): Promise<boolean> {
   const pool = run.ctx.pool;
-  if (!pool || run.ctx.scanRunner) return false;
+  if (!pool?.aggregate || run.ctx.scanRunner) return false;
+  const aggregate = pool.aggregate.bind(pool);
   const tasks = await planLakeScan(shipment.scan, run);
   const fragment: ScanFragment = {
     columns: shipment.scan.columns, projection: shipment.scan.projection, residual: shipment.residual,
     pipeline: shipment.pipeline, aggregate: shipment.aggregate, params: run.params,
     settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
+    user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
   };
   const signal = run.signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const inThread = tasks.length === 1 && taskRows(tasks) <= SAME_THREAD_MAX_ROWS;
   const runOne = inThread
     ? (t: ScanTask) => aggregateScanTask(t, fragment, compiled, signal)
-    : (t: ScanTask) => pool.aggregate(t, signal, fragment);
+    : (t: ScanTask) => aggregate(t, signal, fragment);
   let next = 0;
   let failed = false;
   let rowsScanned = 0;
+  const rowsOut = shipment.nodes.map(() => 0);
+  const batchesOut = shipment.nodes.map(() => 0);
   const lane = async (): Promise<void> => {
     while (!failed && next < tasks.length) {
       const t = tasks[next++]!;
@@ -529,6 +544,7 @@ async function runPartialAggregates(
         const r = await runOne(t);
         checkAbort(run);
         rowsScanned += r.rowsScanned;
+        r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
         merge(r.partial);
       } catch (e) {
         failed = true;
@@ -539,6 +555,7 @@ async function runPartialAggregates(
   const lanes = inThread ? 1 : Math.min(tasks.length, Math.max(1, pool.size));
   await Promise.all(Array.from({ length: lanes }, lane));
   recordMetric(shipment.scan, run, 'rowsScanned', rowsScanned);
+  shipment.nodes.forEach((n, i) => recordRowsOut(n, run, rowsOut[i]!, batchesOut[i]!));
   if (!inThread) recordMetric(plan, run, 'partialInWorkers', tasks.length);
   return true;
 }

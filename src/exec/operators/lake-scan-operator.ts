@@ -42,6 +42,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
           ? {
               columns: plan.columns, projection: plan.projection, residual: plan.residual, params: run.params,
               settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
+              user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
             }
           : undefined;
         let shipped = false;
@@ -132,14 +133,22 @@ export function decodeScanBatch(batch: RecordBatch, f: Pick<ScanFragment, 'colum
   };
 }
 
-/** Runs the residual filter and the Filter/Project steps over one decoded scan batch; undefined when no row is left. */
-export async function applyScanPipeline(b: ColumnarBatch, p: CompiledScanPipeline, run: RunState): Promise<ColumnarBatch | undefined> {
+/**
+ * Runs the residual filter and the Filter/Project steps over one decoded scan
+ * batch; undefined when no row is left. `count(stage, rows)` hears the rows
+ * that leave each stage (0 = the scan, then each step) when any are left.
+ */
+export async function applyScanPipeline(
+  b: ColumnarBatch, p: CompiledScanPipeline, run: RunState, count?: (stage: number, rows: number) => void,
+): Promise<ColumnarBatch | undefined> {
   if (p.residual) {
     const keep = truthySelection(await p.residual.evaluate(b, run), b.numRows);
     if (keep.length === 0) return undefined;
     if (keep.length !== b.numRows) b = selectRows(b, keep);
   }
-  for (const s of p.steps) {
+  count?.(0, b.numRows);
+  for (let i = 0; i < p.steps.length; i++) {
+    const s = p.steps[i]!;
     if (s.kind === 'filter') {
       const keep = truthySelection(await s.predicate.evaluate(b, run), b.numRows);
       if (keep.length === 0) return undefined;
@@ -149,6 +158,7 @@ export async function applyScanPipeline(b: ColumnarBatch, p: CompiledScanPipelin
       for (const e of s.exprs) cols.push(await e.evaluate(b, run));
       b = { numRows: b.numRows, columns: cols };
     }
+    count?.(i + 1, b.numRows);
   }
   return b;
 }

@@ -51,6 +51,17 @@ export function recordMetric(plan: PhysicalPlan, run: RunState, name: string, va
 }
 
 /**
+ * Output rows of a plan node whose work ran elsewhere (a scan, filter or
+ * project folded into a worker's partial aggregate), for EXPLAIN ANALYZE.
+ */
+export function recordRowsOut(plan: PhysicalPlan, run: RunState, rows: number, batches: number): void {
+  const m = metricsFor(plan, run);
+  if (!m) return;
+  m.rowsOut += rows;
+  m.batchesOut += batches;
+}
+
+/**
  * Wraps an operator's batch generator with baseline metrics (rows out, batches,
  * inclusive elapsed time) and cancellation checks between batches.
  */

@@ -21,6 +21,10 @@ export interface ScanFragment {
   readonly params: readonly unknown[];
   readonly settings: readonly (readonly [string, string])[];
   readonly transactionStartMicros: bigint;
+  /** The session's identity for current_user, current_database(), current_schema() in shipped expressions. */
+  readonly user?: string;
+  readonly database?: string;
+  readonly searchPath?: readonly string[];
   readonly pipeline?: readonly ScanPipelineStep[];
   readonly aggregate?: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
 }
@@ -40,14 +44,20 @@ export interface PartialAggregateResult {
   readonly partial: PartialAggregate;
   /** Rows the task read from storage (after merge-on-read), for EXPLAIN ANALYZE. */
   readonly rowsScanned: number;
+  /** Rows left after the residual filter, then after each pipeline step; batches likewise. */
+  readonly rowsOut: readonly number[];
+  readonly batchesOut: readonly number[];
 }
 
 /** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */
 export interface ScanPool {
   /** Runs one task on a worker; batches arrive as transferred buffers (filtered by `fragment` when given). */
   run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment): AsyncIterable<RecordBatch>;
-  /** Runs one task on a worker and aggregates its rows there (`fragment.aggregate` required). */
-  aggregate(task: unknown, signal: AbortSignal | undefined, fragment: ScanFragment): Promise<PartialAggregateResult>;
+  /**
+   * Runs one task on a worker and aggregates its rows there (`fragment.aggregate`
+   * required). Optional: without it, hash aggregates take their input as batches.
+   */
+  aggregate?(task: unknown, signal: AbortSignal | undefined, fragment: ScanFragment): Promise<PartialAggregateResult>;
   readonly size: number;
   close(): Promise<void>;
 }

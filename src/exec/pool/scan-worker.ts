@@ -52,7 +52,10 @@ function residualOf(f: ScanFragment): CompiledExpr {
 
 async function applyFragment(batches: RecordBatch[], f: ScanFragment): Promise<RecordBatch[]> {
   const pred = residualOf(f);
-  const run = createRunState({ params: f.params, settings: new Map(f.settings), transactionStartMicros: f.transactionStartMicros });
+  const run = createRunState({
+    params: f.params, settings: new Map(f.settings), transactionStartMicros: f.transactionStartMicros,
+    user: f.user, database: f.database, searchPath: f.searchPath,
+  });
   const out: RecordBatch[] = [];
   for (const b of batches) {
     const cols = f.columns.map((c, i) => vectorToValues((b.getChild(f.projection[i]!) ?? b.getChildAt(i)) as Vector, c.type));
