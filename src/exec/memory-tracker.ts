@@ -28,6 +28,11 @@ export class MemoryTracker {
     }
   }
 
+  /** Whether `bytes` more would still fit: operators that can spill ask before they reserve. */
+  fits(bytes: number): boolean {
+    return this.#used + bytes <= this.limitBytes;
+  }
+
   release(bytes: number): void {
     this.#used = Math.max(0, this.#used - bytes);
   }

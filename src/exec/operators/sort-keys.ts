@@ -9,11 +9,27 @@ import { compareValues } from '../types/value-ops.js';
 export interface CompiledSortKeys {
   evaluate(batch: ColumnarBatch, run: RunState): Promise<unknown[][]>;
   comparator(keyCols: readonly (readonly unknown[])[]): (a: number, b: number) => number;
+  /** Orders row `a` of one set of key columns against row `b` of another (merging sorted runs). */
+  compareRows(aCols: readonly (readonly unknown[])[], a: number, bCols: readonly (readonly unknown[])[], b: number): number;
 }
 
 export function compileSortKeys(keys: readonly SortKey[]): CompiledSortKeys {
   const exprs = keys.map((k) => compileExpr(k.expr));
   const types: SqlType[] = keys.map((k) => k.expr.type);
+  const compareRows = (aCols: readonly (readonly unknown[])[], a: number, bCols: readonly (readonly unknown[])[], b: number): number => {
+    for (let k = 0; k < keys.length; k++) {
+      const x = aCols[k]![a]; const y = bCols[k]![b];
+      const key = keys[k]!;
+      if (x === null || y === null) {
+        if (x === y) continue;
+        // nullsFirst decides regardless of direction.
+        return (x === null) === key.nullsFirst ? -1 : 1;
+      }
+      const c = compareValues(x, y, types[k]!);
+      if (c !== 0) return key.descending ? -c : c;
+    }
+    return 0;
+  };
   return {
     async evaluate(batch, run) {
       const out: unknown[][] = [];
@@ -21,21 +37,8 @@ export function compileSortKeys(keys: readonly SortKey[]): CompiledSortKeys {
       return out;
     },
     comparator(keyCols) {
-      return (a, b) => {
-        for (let k = 0; k < keys.length; k++) {
-          const col = keyCols[k]!;
-          const x = col[a]; const y = col[b];
-          const key = keys[k]!;
-          if (x === null || y === null) {
-            if (x === y) continue;
-            // nullsFirst decides regardless of direction.
-            return (x === null) === key.nullsFirst ? -1 : 1;
-          }
-          const c = compareValues(x, y, types[k]!);
-          if (c !== 0) return key.descending ? -c : c;
-        }
-        return 0;
-      };
+      return (a, b) => compareRows(keyCols, a, keyCols, b);
     },
+    compareRows,
   };
 }
