@@ -1,6 +1,7 @@
 import { Type, makeData, makeVector, vectorFromArray } from 'apache-arrow';
 import type { Data, DataType, Vector } from 'apache-arrow';
 import type { Interval, SqlType } from '../../common/sql-type.js';
+import { formatScaled as formatScaledNumber } from '../types/numeric.js';
 import { execArrowType } from './arrow-types.js';
 
 /** Date32 sentinels for ±infinity (PostgreSQL's DATEVAL_NOBEGIN/NOEND are out of any real range too). */
@@ -19,8 +20,21 @@ export function vectorToValues(vector: Vector, type: SqlType): unknown[] {
     readData(data, type, out, base);
     base += data.length;
   }
+  const only = vector.data.length === 1 ? vector.data[0]! : undefined;
+  if (only && only.offset === 0 && only.typeId === Type.Utf8 && UTF8_KINDS.has(type.kind)) decodedFrom.set(out, only);
   return out;
 }
+
+/** SqlType kinds valuesToVector writes as plain Utf8 (see utf8Vector). */
+const UTF8_KINDS = new Set(['numeric', 'text', 'varchar', 'bpchar', 'name', 'char', 'json', 'jsonb', 'unknown']);
+
+/**
+ * Value arrays decoded from one whole Utf8 Data: encoding them back (a scan
+ * re-emitting its input columns) reuses that Data instead of writing every
+ * string again. Column arrays are never mutated after decoding (ColumnarBatch
+ * columns are readonly), so the Data still holds exactly these values.
+ */
+const decodedFrom = new WeakMap<readonly unknown[], Data>();
 
 function isValid(data: Data, i: number): boolean {
   if (data.nullCount === 0) return true;
@@ -58,6 +72,8 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number): void
       for (let i = 0; i < n; i++) {
         if (!isValid(data, i)) { out[base + i] = null; continue; }
         const off = i * bw;
+        const small = scale >= 0 ? smallDecimalWords(words, off, bw) : NaN;
+        if (small === small) { out[base + i] = formatScaledNumber(small, scale); continue; }
         let v = 0n;
         for (let w = bw - 1; w >= 0; w--) v = (v << 32n) | BigInt(words[off + w]!);
         const bits = BigInt(bw * 32);
@@ -134,6 +150,21 @@ function convertObject(v: unknown, type: SqlType): unknown {
   }
 }
 
+/**
+ * The two's-complement integer in words[off .. off+bw) (little-endian 32-bit
+ * words) as a double when it is a safe integer, NaN otherwise: the high words
+ * must be pure sign extension and the second word must keep |v| < 2^53.
+ */
+function smallDecimalWords(words: Uint32Array, off: number, bw: number): number {
+  if (bw < 2) return bw === 1 ? words[off]! | 0 : NaN;
+  const hi = words[off + 1]! | 0;
+  const ext = hi < 0 ? 0xffffffff : 0;
+  for (let w = 2; w < bw; w++) if (words[off + w] !== ext) return NaN;
+  if (hi >= 0x200000 || hi < -0x200000) return NaN;
+  const v = hi * 4294967296 + words[off]!;
+  return v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER ? NaN : v;
+}
+
 export function formatScaled(v: bigint, scale: number): string {
   if (scale <= 0) return (scale === 0 ? v : v * 10n ** BigInt(-scale)).toString();
   const neg = v < 0n;
@@ -199,6 +230,12 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
 /** Utf8 built straight into offset/data buffers (Arrow JS's builder is far slower per value). */
 function utf8Vector(values: readonly unknown[], at: DataType): Vector {
   const n = values.length;
+  const source = decodedFrom.get(values);
+  if (source && source.length === n && source.type.typeId === at.typeId) return makeVector(source);
+  if (n > 0) {
+    const ascii = asciiUtf8Vector(values, at);
+    if (ascii) return ascii;
+  }
   const offsets = new Int32Array(n + 1);
   const bitmap = new Uint8Array((n + 7) >> 3);
   let nulls = 0;
@@ -220,4 +257,42 @@ function utf8Vector(values: readonly unknown[], at: DataType): Vector {
   }
   const bytes = new Uint8Array(data.buffer, data.byteOffset, pos);
   return makeVector(makeData({ type: at, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, valueOffsets: offsets, data: bytes } as never));
+}
+
+/**
+ * utf8Vector for short ASCII strings (numeric text, codes, flags): a JS copy
+ * loop beats one native Buffer.write call per value several times over.
+ * Returns undefined at the first non-ASCII or long value (the caller then
+ * takes the general path).
+ */
+function asciiUtf8Vector(values: readonly unknown[], at: DataType): Vector | undefined {
+  const n = values.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) continue;
+    const len = (v as string).length;
+    if (len > 64) return undefined;
+    total += len;
+  }
+  const offsets = new Int32Array(n + 1);
+  const bitmap = new Uint8Array((n + 7) >> 3);
+  const data = new Uint8Array(total);
+  let nulls = 0;
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) nulls++;
+    else {
+      bitmap[i >> 3]! |= 1 << (i & 7);
+      const str = v as string;
+      for (let j = 0; j < str.length; j++) {
+        const c = str.charCodeAt(j);
+        if (c > 0x7f) return undefined;
+        data[pos++] = c;
+      }
+    }
+    offsets[i + 1] = pos;
+  }
+  return makeVector(makeData({ type: at, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, valueOffsets: offsets, data } as never));
 }
