@@ -67,3 +67,13 @@ test('a point read skips change files whose key bitmap cannot hold the key', asy
     assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'id', op: '=', value: 52 }] }), []);
   } finally { await cleanup(); }
 });
+
+test('sortedOrder orders rows by reversed hash, ties by row number (as a stable comparator sort)', async () => {
+  const { sortedOrder } = await import('../../src/lake/optimize/hash-order.js');
+  const fc = (await import('fast-check')).default;
+  fc.assert(fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(0, 1, 0x10000, 0xffff, 0xffffffff)), { maxLength: 300 }), (xs) => {
+    const rev = Uint32Array.from(xs);
+    const expected = xs.map((_, i) => i).sort((a, b) => rev[a]! - rev[b]! || a - b);
+    assert.deepEqual([...sortedOrder(rev, rev.length)], expected);
+  }), { numRuns: 300 });
+});

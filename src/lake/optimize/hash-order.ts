@@ -16,6 +16,25 @@ export function reverseBits32(h: number): number {
   return ((x >>> 16) | (x << 16)) >>> 0;
 }
 
+/** Row numbers 0..total-1 ordered by rev, ties by row number: a stable two-pass 16-bit radix sort (linear, no comparator calls). */
+export function sortedOrder(rev: Uint32Array, total: number): Uint32Array {
+  let from = new Uint32Array(total);
+  for (let i = 0; i < total; i++) from[i] = i;
+  let to = new Uint32Array(total);
+  const count = new Int32Array(65537);
+  for (const shift of [0, 16]) {
+    count.fill(0);
+    for (let i = 0; i < total; i++) count[((rev[i]! >>> shift) & 0xffff) + 1]!++;
+    for (let k = 1; k <= 65536; k++) count[k]! += count[k - 1]!;
+    for (let i = 0; i < total; i++) {
+      const row = from[i]!;
+      to[count[(rev[row]! >>> shift) & 0xffff]!++] = row;
+    }
+    const t = from; from = to; to = t;
+  }
+  return from;
+}
+
 /**
  * The rows of the batches in reversed-hash order, as batches whose concatenation the
  * Parquet writer cuts into row groups of `rowGroupRows`; plus each row group's
@@ -34,24 +53,30 @@ export function sortByReversedHash(
     const h = hashKeyBatch(b, keyNames, keyTypes);
     for (let i = 0; i < h.length; i++) { rev[at] = reverseBits32(h[i]!); src[at] = bi; at++; }
   });
-  const order = new Uint32Array(total);
-  for (let i = 0; i < total; i++) order[i] = i;
-  order.sort((a, b) => rev[a]! - rev[b]!);
+  const order = sortedOrder(rev, total);
   const out: RecordBatch[] = [];
   const ranges: [number, number][] = [];
+  const counts = new Int32Array(batches.length);
   for (let g = 0; g < total; g += rowGroupRows) {
     const end = Math.min(total, g + rowGroupRows);
     ranges.push([rev[order[g]!]!, rev[order[end - 1]!]!]);
-    // Within a row group the order does not matter: gather per source batch.
-    const perBatch = new Map<number, number[]>();
+    // Within a row group the order does not matter: gather per source batch, in row
+    // order, so the gather copies runs of neighbouring rows and reads memory forwards.
+    counts.fill(0);
+    for (let j = g; j < end; j++) counts[src[order[j]!]!]!++;
+    const lists = batches.map((_, bi) => new Int32Array(counts[bi]!));
+    counts.fill(0);
     for (let j = g; j < end; j++) {
       const row = order[j]!;
       const bi = src[row]!;
-      let l = perBatch.get(bi);
-      if (l === undefined) perBatch.set(bi, l = []);
-      l.push(row - starts[bi]!);
+      lists[bi]![counts[bi]!++] = row - starts[bi]!;
     }
-    for (const [bi, rows] of perBatch) out.push(takeRows(batches[bi]!, rows));
+    for (let bi = 0; bi < batches.length; bi++) {
+      const rows = lists[bi]!;
+      if (rows.length === 0) continue;
+      rows.sort();
+      out.push(takeRows(batches[bi]!, rows));
+    }
   }
   return { batches: out, ranges };
 }

@@ -157,8 +157,13 @@ async function optimizeNodes(
         const sorted = sortByReversedHash(batches, keyNames, keyTypes);
         return encodeDataFile(sorted.batches, table.columns, { rows: BASE_ROW_GROUP_ROWS, ranges: sorted.ranges });
       };
-      const encodedWhole = whole.length === 0 ? undefined : encodeSorted(whole);
-      if ((w.split || (encodedWhole !== undefined && encodedWhole.bytes.length > target)) && fn.node.mask < 0x7fffffff) {
+      // Inputs already past the target (zstd Parquet like the output) split without first
+      // encoding the whole node, which would be thrown away: at SF 1 that is most of the time
+      // and memory of optimizing a big table.
+      const inputBytes = fn.baseFiles.reduce((n, f) => n + f.sizeBytes, 0) + w.changes.reduce((n, f) => n + f.sizeBytes, 0);
+      const splitNow = (w.split || inputBytes > target) && fn.node.mask < 0x7fffffff;
+      const encodedWhole = whole.length === 0 || splitNow ? undefined : encodeSorted(whole);
+      if ((splitNow || (encodedWhole !== undefined && encodedWhole.bytes.length > target)) && fn.node.mask < 0x7fffffff) {
         const [c0, c1] = childrenOf(fn.node);
         const parts = splitByNode(whole, keyNames, keyTypes, c0);
         outputs.push({ node: c0, batches: parts[0] }, { node: c1, batches: parts[1] });

@@ -1,5 +1,5 @@
 import { DataType } from 'apache-arrow';
-import type { RecordBatch } from 'apache-arrow';
+import type { Data, RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -100,6 +100,9 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
   }
   if (type.kind === 'numeric' && DataType.isDecimal(t) && (t as unknown as { bitWidth: number }).bitWidth === 128 && v instanceof Uint32Array) {
     // compare the 128-bit two's-complement words; format only the two winners
+    const r = dataReader(data, type);
+    const safe = decimalExtremesSafe(v, n, hasNulls ? data : undefined);
+    if (safe !== undefined) return safe[0] < 0 ? { min: null, max: null } : { min: r.get(safe[0]), max: r.get(safe[1]) };
     let lo = -1;
     let hi = -1;
     for (let i = 0; i < n; i++) {
@@ -109,7 +112,6 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
       if (compareDecimal128(v, i, hi) > 0) hi = i;
     }
     if (lo < 0) return { min: null, max: null };
-    const r = dataReader(data, type);
     return { min: r.get(lo), max: r.get(hi) };
   }
   const stringKind = type.kind === 'text' || type.kind === 'varchar' || type.kind === 'name' || type.kind === 'char' || type.kind === 'unknown' || type.kind === 'bpchar';
@@ -130,6 +132,32 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
     return { min: r.get(lo), max: r.get(hi) };
   }
   return undefined;
+}
+
+/**
+ * Rows of the first minimum and maximum of a Decimal128 column whose values all lie
+ * within ±2^53 (compared as plain numbers); undefined as soon as one does not.
+ * `nulls` is the chunk when it has NULLs to skip.
+ */
+function decimalExtremesSafe(w: Uint32Array, n: number, nulls: Data | undefined): [number, number] | undefined {
+  let lo = Infinity;
+  let hi = -Infinity;
+  let loRow = -1;
+  let hiRow = -1;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== undefined && !isValidAt(nulls, i)) continue;
+    const a = 4 * i;
+    const w1 = w[a + 1]!;
+    const w2 = w[a + 2]!;
+    const w3 = w[a + 3]!;
+    let x: number;
+    if (w3 === 0 && w2 === 0 && w1 < 0x200000) x = w1 * 4294967296 + w[a]!;
+    else if (w3 === 0xffffffff && w2 === 0xffffffff && w1 >= 0xffe00000) x = (w1 - 4294967296) * 4294967296 + w[a]!;
+    else return undefined;
+    if (x < lo) { lo = x; loRow = i; }
+    if (x > hi) { hi = x; hiRow = i; }
+  }
+  return [loRow, hiRow];
 }
 
 /** Signed order of the Decimal128 values at rows i and j (four little-endian uint32 words each). */

@@ -206,7 +206,9 @@ export class LakeTransactionImpl implements LakeTransaction {
       if (plus.length > 0) checkNotNull(table.columns, gather(columns, plus), table.name);
     }
     const keyTypes = keyTypesOf(table);
-    const groups = routeRows(table, columns, n, keyed ? keyIdx : undefined, keyTypes, (p) => w.frontier.get(p));
+    // key hashes once per statement: routing, each file's key bitmap and the conflict set share them
+    const allHashes = keyed ? hashKeyColumns(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n) : undefined;
+    const groups = routeRows(table, columns, n, keyed ? keyIdx : undefined, keyTypes, (p) => w.frontier.get(p), allHashes);
     const fcols = fileColumns(table.columns, table.primaryKey, keyed ? 'change' : 'append');
     const encoded: { file: EncodedFile; placement: FilePlacement }[] = [];
     for (const g of groups) {
@@ -223,16 +225,13 @@ export class LakeTransactionImpl implements LakeTransaction {
       }
       const file = encodeDataFile(batch, table.columns);
       if (keyed) {
-        const hashes = hashKeyColumns(keyTypes, keyIdx.map((k) => ({ get: (i: number) => vals[k]![i] })), file.rowCount);
+        const hashes = g.rows === undefined ? allHashes! : Uint32Array.from(g.rows, (i) => allHashes![i]!);
         encoded.push({ file: { ...file, keyBitmap: keyBitmapOf(hashes) }, placement: g.placement });
       } else {
         encoded.push({ file, placement: g.placement });
       }
     }
-    if (keyed) {
-      const hashes = hashKeyColumns(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n);
-      for (const h of hashes) w.keyHashes.add(h);
-    }
+    if (allHashes !== undefined) for (const h of allHashes) w.keyHashes.add(h);
     for (const e of encoded) {
       const rec = await storeDataFile(this.#ctx.storage, table.id, e.file, e.placement, keyed ? 'change' : 'base', this.seq, this.#offset);
       this.#offset += e.file.rowCount;

@@ -30,15 +30,17 @@ export function partitionOf(table: TableMetadata, row: (c: number) => unknown): 
 /**
  * Splits rows by partition and by the frontier node their key hashes into, keeping
  * input order inside each group (the order is the change rows' offset order).
- * `keyIndexes` are the positions of the key columns in `values` (keyed tables).
+ * `keyIndexes` are the positions of the key columns in `values` (keyed tables);
+ * `keyHashes`, when the caller has them, are those columns' hashes (else computed here).
  */
 export function routeRows(
   table: TableMetadata, values: readonly (readonly unknown[])[], numRows: number,
   keyIndexes: readonly number[] | undefined, keyTypes: readonly SqlType[],
   frontier: (partitionKey: string) => readonly FrontierNode[] | undefined,
+  keyHashes?: Uint32Array,
 ): RoutedGroup[] {
   const hashes = keyIndexes === undefined || keyIndexes.length === 0 ? undefined
-    : hashKeyColumns(keyTypes, keyIndexes.map((k) => ({ get: (i: number) => values[k]![i] })), numRows);
+    : keyHashes ?? hashKeyColumns(keyTypes, keyIndexes.map((k) => ({ get: (i: number) => values[k]![i] })), numRows);
   const groups = new Map<string, { placement: FilePlacement; rows: number[] }>();
   const partCache = new Map<string, { key: string; values: unknown[] }>();
   for (let i = 0; i < numRows; i++) {
