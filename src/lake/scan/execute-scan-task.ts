@@ -2,7 +2,8 @@ import { Field, Int32, Int64, makeData } from 'apache-arrow';
 import type { Data, RecordBatch } from 'apache-arrow';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
-import { readDataFile } from '../format/data-file-reader.js';
+import { conformBatch, readDataFile } from '../format/data-file-reader.js';
+import { decodeParquet } from '../format/parquet-io.js';
 import { mergeOnRead } from '../merge/merge-on-read.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
@@ -13,15 +14,46 @@ import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanTask } from './scan-types.js';
 import { filterBatch } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
+import { physicalTypes, readRowGroupStats, rowGroupsMatching } from './row-group-stats.js';
+import type { ScanFilter } from './scan-types.js';
+
+/**
+ * What a task read, for EXPLAIN ANALYZE: row groups decoded, and row groups whose
+ * footer statistics proved no row passes the task's filters (never decoded).
+ * Row groups a point read skips by key hash are counted when the scan is planned.
+ */
+export interface ScanTaskCounters {
+  rowGroupsRead: number;
+  rowGroupsSkippedByStats: number;
+}
+
+/** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
+async function readPruned(
+  storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
+  counters: ScanTaskCounters | undefined,
+): Promise<{ batches: RecordBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
+  const bytes = await storage.get(f.path);
+  const stats = filters.length > 0 || counters !== undefined ? readRowGroupStats(bytes, physicalTypes(task.columns)) : undefined;
+  let groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
+  if (stats !== undefined && filters.length > 0) {
+    const kept = rowGroupsMatching(stats, groups, filters, task.columns);
+    const before = groups?.length ?? stats.length;
+    if (counters) counters.rowGroupsSkippedByStats += before - kept.length;
+    if (kept.length < before) groups = kept;
+  }
+  if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
+  const batches = decodeParquet(bytes, f.path, undefined, groups).map((b) => conformBatch(b, task.columns, extra));
+  return { batches, groups, groupRows: stats?.map((g) => g.numRows) };
+}
 
 /**
  * Runs one scan task: reads its files, merges (keyed tables) or applies deletion
  * vectors (append tables), and yields batches of the projected columns under their
  * SQL names. Needs nothing but the task, so it runs in a worker thread.
  */
-export async function* executeScanTask(task: ScanTask): AsyncIterable<RecordBatch> {
+export async function* executeScanTask(task: ScanTask, counters?: ScanTaskCounters): AsyncIterable<RecordBatch> {
   const storage = openStorage(task.storage);
-  const rows = task.keyColumns.length > 0 ? await mergedRows(storage, task) : await appendRows(storage, task);
+  const rows = task.keyColumns.length > 0 ? await mergedRows(storage, task, counters) : await appendRows(storage, task, counters);
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
   for (const b of rows) {
     if (remaining <= 0) return;
@@ -32,13 +64,15 @@ export async function* executeScanTask(task: ScanTask): AsyncIterable<RecordBatc
   }
 }
 
-async function mergedRows(storage: Storage, task: ScanTask): Promise<RecordBatch[]> {
+async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
   // Filters on key columns can run before the merge: rows of different keys never
   // interact, so dropping other keys early cannot change a surviving key's outcome.
   const keyFilters = task.filters.filter((f) => task.keyColumns.includes(f.column));
+  // Without change files nothing overrides a base row, so every filter may skip base row groups.
+  const groupFilters = task.changeFiles.length === 0 ? task.filters : keyFilters;
   const base: RecordBatch[] = [];
   for (const f of task.baseFiles) {
-    for (const b of await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN], f.rowGroups)) {
+    for (const b of (await readPruned(storage, f, task, groupFilters, [SEQ_FILE_COLUMN], counters)).batches) {
       base.push(filterBatch(b, keyFilters, task.columns));
     }
   }
@@ -87,30 +121,45 @@ function addRowIndex(b: RecordBatch): RecordBatch {
     [...b.data.children, makeData({ type: new Int32(), length: b.numRows, data: idx })], b.numRows);
 }
 
-async function appendRows(storage: Storage, task: ScanTask): Promise<RecordBatch[]> {
+async function appendRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
   const wantRowId = task.projection.includes(ROW_ID_COLUMN);
   const out: RecordBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
+    const { batches, groups, groupRows } = await readPruned(storage, f, task, task.filters, [], counters);
+    // Row positions in the file: the decoded rows are the chosen row groups, back to back.
+    const position = groups === undefined || groupRows === undefined ? undefined : positionsOf(groups, groupRows);
     let pos = 0;
-    for (let b of await readDataFile(storage, f.path, task.columns)) {
+    for (let b of batches) {
       const start = pos;
       pos += b.numRows;
+      const at = (i: number): number => (position === undefined ? start + i : position[start + i]!);
       if (wantRowId) {
         const ids = new BigInt64Array(b.numRows);
         const hi = BigInt(f.fileId) << 32n;
-        for (let i = 0; i < b.numRows; i++) ids[i] = hi | BigInt(start + i);
+        for (let i = 0; i < b.numRows; i++) ids[i] = hi | BigInt(at(i));
         const data = makeData({ type: new Int64(), length: b.numRows, data: ids });
         b = batchFromData([...b.schema.fields, new Field(ROW_ID_COLUMN, new Int64(), false)], [...b.data.children, data], b.numRows);
       }
       if (deleted.size > 0) {
         const keep: number[] = [];
-        for (let i = 0; i < b.numRows; i++) if (!deleted.has(start + i)) keep.push(i);
+        for (let i = 0; i < b.numRows; i++) if (!deleted.has(at(i))) keep.push(i);
         if (keep.length < b.numRows) b = takeRows(b, keep);
       }
       out.push(b);
     }
   }
+  return out;
+}
+
+/** File row position of each decoded row when only `groups` (ascending) were decoded. */
+function positionsOf(groups: readonly number[], groupRows: readonly number[]): Int32Array {
+  const starts: number[] = [];
+  let acc = 0;
+  for (const n of groupRows) { starts.push(acc); acc += n; }
+  const out = new Int32Array(groups.reduce((n, g) => n + (groupRows[g] ?? 0), 0));
+  let k = 0;
+  for (const g of groups) for (let i = 0; i < groupRows[g]!; i++) out[k++] = starts[g]! + i;
   return out;
 }
 
