@@ -118,29 +118,49 @@ export function takeData(data: Data, indices: Int32Array): Data {
   const values = data.values as TypedArray;
   const stride = data.stride;
   const out = new (values.constructor as TypedArrayCtor)(n * stride);
-  // 64-bit lanes move as two 32-bit words, which avoids a BigInt per value
-  const wide = values instanceof BigInt64Array || values instanceof BigUint64Array;
-  const src = wide ? new Int32Array(values.buffer, values.byteOffset, values.length * 2) : values;
-  const dst = wide ? new Int32Array(out.buffer) : out;
-  const w = wide ? stride * 2 : stride;
+  // Every layout moves as 32-bit words (or bytes) through one monomorphic loop: a loop
+  // over the column's own typed array type would see many types and go megamorphic.
+  const rowBytes = values.BYTES_PER_ELEMENT * stride;
+  if (rowBytes % 4 === 0 && values.byteOffset % 4 === 0) {
+    gatherWords(new Int32Array(values.buffer, values.byteOffset, values.byteLength >> 2), new Int32Array(out.buffer), indices, rowBytes >> 2);
+  } else {
+    gatherBytes(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), new Uint8Array(out.buffer), indices, rowBytes);
+  }
+  return mk({ ...base, data: out });
+}
+
+/** dst row j = src row indices[j], rows of `w` words; runs of consecutive rows copy as blocks. */
+function gatherWords(src: Int32Array, dst: Int32Array, indices: Int32Array, w: number): void {
+  const n = indices.length;
   let j = 0;
   while (j < n) {
     const start = indices[j]!;
     let len = 1;
     while (j + len < n && indices[j + len] === start + len) len++;
     const count = len * w;
-    if (count >= 32) {
-      (dst as Int32Array).set((src as Int32Array).subarray(start * w, start * w + count), j * w);
-    } else {
-      const d = dst as Int32Array;
-      const sv = src as Int32Array;
-      const from = start * w;
-      const to = j * w;
-      for (let b = 0; b < count; b++) d[to + b] = sv[from + b]!;
-    }
+    const from = start * w;
+    const to = j * w;
+    if (count >= 32) dst.set(src.subarray(from, from + count), to);
+    else for (let b = 0; b < count; b++) dst[to + b] = src[from + b]!;
     j += len;
   }
-  return mk({ ...base, data: out });
+}
+
+/** gatherWords for rows whose width is not a whole number of words (int2, bytes). */
+function gatherBytes(src: Uint8Array, dst: Uint8Array, indices: Int32Array, w: number): void {
+  const n = indices.length;
+  let j = 0;
+  while (j < n) {
+    const start = indices[j]!;
+    let len = 1;
+    while (j + len < n && indices[j + len] === start + len) len++;
+    const count = len * w;
+    const from = start * w;
+    const to = j * w;
+    if (count >= 64) dst.set(src.subarray(from, from + count), to);
+    else for (let b = 0; b < count; b++) dst[to + b] = src[from + b]!;
+    j += len;
+  }
 }
 
 /** The rows `indices` of a batch, keeping its schema (and field metadata). */

@@ -4,7 +4,7 @@ import { batchFromData, buildColumnData } from '../arrow/batch-builder.js';
 import type { Storage } from '../storage/storage.js';
 import { physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
-import { decodeParquet } from './parquet-io.js';
+import { decodeParquet, decodeParquetColumns } from './parquet-io.js';
 
 export interface ExtraColumn {
   readonly name: string;
@@ -13,7 +13,8 @@ export interface ExtraColumn {
 
 /**
  * Reads a data file as batches whose columns are exactly `columns` (by physical name,
- * in order) followed by the `extra` columns present in the file. Columns added after
+ * in order) followed by the `extra` columns present in the file; a narrow `columns`
+ * decodes only those columns. Columns added after
  * the file was written read as NULL; columns the file has but the schema dropped are
  * left out.
  */
@@ -21,7 +22,11 @@ export async function readDataFile(
   storage: Storage, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
 ): Promise<RecordBatch[]> {
   const bytes = await storage.get(path);
-  const batches = decodeParquet(bytes, path, undefined, rowGroups);
+  // Only the columns asked for are decoded (nested ones need the whole-file reader).
+  const flat = columns.every((c) => c.type.kind !== 'interval' && c.type.kind !== 'array');
+  const batches = flat
+    ? await decodeParquetColumns(bytes, path, [...columns.map((c) => physicalName(c.fieldId)), ...extra], rowGroups)
+    : decodeParquet(bytes, path, undefined, rowGroups);
   return batches.map((b) => conformBatch(b, columns, extra));
 }
 

@@ -10,8 +10,9 @@ import { SqlState } from '../../common/sqlstate.js';
  * - WASM tables are consumed with intoFFI() and copied out at once, then freed, so the
  *   next read does not grow WASM memory;
  * - export via arrow-js-ffi's parseTable over wasmMemory (IPC round trips cost seconds);
- * - projection is applied after a full sync decode: the sync reader ignores `columns`,
- *   and the async projected reader measured slower than a full sync decode.
+ * - the sync reader ignores `columns`, so a read of a few columns of a wide file goes
+ *   through the async ParquetFile reader, which decodes only those (4 of lineitem's 17
+ *   columns: 4–5× faster than the full sync decode); reads of most columns stay sync.
  */
 export const ROW_GROUP_ROWS = 131072;
 
@@ -43,6 +44,84 @@ export function encodeParquet(batches: readonly RecordBatch[], schema?: Schema, 
     return pq.writeParquet(wasmTable, writerProperties(rowGroupRows, table.schema));
   } finally {
     try { wasmTable.free(); } catch { /* writeParquet may have consumed it */ }
+  }
+}
+
+/** Projected reads pay the async reader's overhead (20–60 ms a file) only when they skip enough columns. */
+const PROJECT_MAX_FRACTION = 0.6;
+
+/**
+ * The number of schema elements below the root (= columns of a flat file), read from
+ * the head of the Thrift-compact footer (FileMetaData: 1 version, 2 schema list) without
+ * decoding it; undefined for anything unexpected.
+ */
+export function parquetSchemaWidth(bytes: Uint8Array): number | undefined {
+  const n = bytes.length;
+  if (n < 12 || bytes[n - 4] !== 0x50 || bytes[n - 3] !== 0x41 || bytes[n - 2] !== 0x52 || bytes[n - 1] !== 0x31) return undefined;
+  const footerLen = bytes[n - 8]! | (bytes[n - 7]! << 8) | (bytes[n - 6]! << 16) | (bytes[n - 5]! << 24);
+  let p = n - 8 - footerLen;
+  if (footerLen <= 0 || p < 4) return undefined;
+  if (bytes[p++] !== 0x15) return undefined; // field 1, i32
+  while (p < n && (bytes[p]! & 0x80) !== 0) p++; // skip the zigzag varint
+  p++;
+  if (bytes[p++] !== 0x19) return undefined; // field 2, list
+  const head = bytes[p++]!;
+  if ((head & 0x0f) !== 12) return undefined; // of structs
+  let size = head >> 4;
+  if (size === 15) {
+    size = 0;
+    for (let shift = 0; p < n && shift < 35; shift += 7) {
+      const b = bytes[p++]!;
+      size |= (b & 0x7f) << shift;
+      if ((b & 0x80) === 0) break;
+    }
+  }
+  return size > 0 ? size - 1 : undefined;
+}
+
+/**
+ * Decodes the top-level, flat columns `names` of a file (names the file lacks are left
+ * out). Only those columns are decoded when they are few enough against the file's
+ * width; otherwise the whole file is (sync reader). `path` only names the file in errors.
+ */
+export async function decodeParquetColumns(bytes: Uint8Array, path: string, names: readonly string[], rowGroups?: readonly number[]): Promise<RecordBatch[]> {
+  const width = parquetSchemaWidth(bytes);
+  if (width === undefined || names.length === 0 || names.length > width * PROJECT_MAX_FRACTION) return decodeParquet(bytes, path, undefined, rowGroups);
+  if (rowGroups !== undefined && rowGroups.length === 0) return [];
+  let file: pq.ParquetFile;
+  try {
+    file = await pq.ParquetFile.fromFile(new Blob([bytes]));
+  } catch (e) {
+    throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
+  }
+  try {
+    const schema = file.schema();
+    let present: string[];
+    try {
+      present = names.filter((n) => { try { return schema.indexOf(n) >= 0; } catch { return false; } });
+    } finally {
+      schema.free();
+    }
+    if (present.length === 0) return decodeParquet(bytes, path, undefined, rowGroups);
+    let wasmTable: pq.Table;
+    try {
+      wasmTable = await file.read({ columns: present, batchSize: ROW_GROUP_ROWS, ...(rowGroups === undefined ? {} : { rowGroups: [...rowGroups] }) });
+    } catch (e) {
+      throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
+    }
+    return intoBatches(wasmTable);
+  } finally {
+    file.free();
+  }
+}
+
+/** Copies a WASM table out as Arrow JS batches and frees it. */
+function intoBatches(wasmTable: pq.Table): RecordBatch[] {
+  const ffi = wasmTable.intoFFI();
+  try {
+    return parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true).batches;
+  } finally {
+    ffi.drop();
   }
 }
 

@@ -52,3 +52,29 @@ test('takeBatch gathers any rows (runs, repeats, reorderings) of every column ty
     },
   ), { numRuns: 150 });
 });
+
+test('takeBatch gathers every fixed-width layout (words and bytes) like a value-by-value copy', () => {
+  const cols: { name: string; type: SqlType; gen: (i: number) => unknown }[] = [
+    { name: 'a', type: { kind: 'int2' }, gen: (i) => (i * 7) % 3000 - 1500 },
+    { name: 'b', type: { kind: 'int4' }, gen: (i) => i * 1001 },
+    { name: 'c', type: { kind: 'int8' }, gen: (i) => BigInt(i) * -3_000_000_019n },
+    { name: 'd', type: { kind: 'float8' }, gen: (i) => i / 7 },
+    { name: 'e', type: { kind: 'float4' }, gen: (i) => i / 4 },
+    { name: 'f', type: { kind: 'numeric', precision: 20, scale: 3 }, gen: (i) => `-${i}12345678901.125` },
+    { name: 'g', type: { kind: 'uuid' }, gen: (i) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` },
+    { name: 'h', type: { kind: 'date' }, gen: (i) => 10000 + i },
+    { name: 'k', type: { kind: 'text' }, gen: (i) => `t${i}` },
+  ];
+  const n = 50;
+  const batch = buildBatch(cols.map((c, i) => ({ name: c.name, type: c.type, fieldId: i + 1, nullable: true })),
+    cols.map((c) => Array.from({ length: n }, (_, i) => (i % 9 === 4 ? null : c.gen(i)))));
+  fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: n - 1 }), { maxLength: 80 }), fc.boolean(), (idx, sorted) => {
+    const indices = Int32Array.from(sorted ? [...idx].sort((x, y) => x - y) : idx);
+    const out = takeBatch(batch, indices);
+    for (const c of cols) {
+      const src = columnReader(batch.getChild(c.name)!, c.type);
+      const dst = columnReader(out.getChild(c.name)!, c.type);
+      for (let j = 0; j < indices.length; j++) assert.deepEqual(dst.get(j), src.get(indices[j]!), `${c.name}[${j}]`);
+    }
+  }), { numRuns: 200 });
+});

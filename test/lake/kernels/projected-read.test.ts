@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { columnReader } from '../../../src/lake/arrow/column-reader.js';
+import { readDataFile } from '../../../src/lake/format/data-file-reader.js';
+import { parquetSchemaWidth } from '../../../src/lake/format/parquet-io.js';
+import { openStorage } from '../../../src/lake/storage/open-storage.js';
+import { SEQ_FILE_COLUMN, physicalName } from '../../../src/lake/table/table-layout.js';
+import type { ColumnMetadata } from '../../../src/lake/table/table-metadata.js';
+import type { RecordBatch } from 'apache-arrow';
+import { columnsOf, tempWarehouse } from '../helpers/read-table.js';
+import type { Row } from '../helpers/read-table.js';
+
+const COLUMNS = [
+  { name: 'id', type: { kind: 'int4' } }, { name: 'i2', type: { kind: 'int2' } }, { name: 'i8', type: { kind: 'int8' } },
+  { name: 'f8', type: { kind: 'float8' } }, { name: 'money', type: { kind: 'numeric', precision: 15, scale: 2 } },
+  { name: 'big', type: { kind: 'numeric', precision: 38, scale: 4 } }, { name: 'free', type: { kind: 'numeric' } },
+  { name: 'txt', type: { kind: 'text' } }, { name: 'pad', type: { kind: 'bpchar', length: 6 } }, { name: 'd', type: { kind: 'date' } },
+  { name: 'ts', type: { kind: 'timestamp' } }, { name: 'tz', type: { kind: 'timestamptz' } }, { name: 'b', type: { kind: 'bool' } },
+  { name: 'by', type: { kind: 'bytea' } }, { name: 'u', type: { kind: 'uuid' } },
+] as const;
+
+function rowOf(i: number): Row {
+  const n = (v: unknown) => (i % 7 === 3 ? null : v);
+  return {
+    id: i, i2: n(i % 300 - 150), i8: n(BigInt(i) * 1_000_000_007n), f8: n(i / 3), money: n(`${(i * 37) % 100000}.${String(i % 100).padStart(2, '0')}`),
+    big: n(`-${i}123456789012345678.5000`), free: n(`${i}.${i % 13}`), txt: n(`row ${i} ✓`), pad: n('ab    '), d: n(18000 + i),
+    ts: n(BigInt(i) * 1_000_000n), tz: n(BigInt(i) * 7_000_000n), b: n(i % 2 === 0), by: n(new Uint8Array([i & 255, 1, 2])),
+    u: n(`00000000-0000-0000-0000-${String(i).padStart(12, '0')}`),
+  };
+}
+
+function values(batches: readonly RecordBatch[], cols: readonly ColumnMetadata[], extra: readonly string[]): unknown[][] {
+  const out: unknown[][] = [];
+  for (const b of batches) {
+    const readers = [...cols.map((c, i) => columnReader(b.getChildAt(i)!, c.type)), ...extra.map((_, j) => columnReader(b.getChildAt(cols.length + j)!, { kind: 'int8' }))];
+    for (let i = 0; i < b.numRows; i++) out.push(readers.map((r) => r.get(i)));
+  }
+  return out;
+}
+
+test('a narrow readDataFile decodes only its columns, with the same types and values as a full read', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await wh.createTable({ namespace: 'public', name: 'wide', primaryKey: ['id'], columns: COLUMNS.map((c) => ({ ...c, nullable: c.name !== 'id' })) });
+    const rows = Array.from({ length: 2000 }, (_, i) => rowOf(i));
+    const tx = await wh.begin();
+    await tx.upsert(t, 'main', columnsOf(t, rows));
+    await tx.commit();
+    await wh.optimize(t);
+    const t2 = await wh.alterTable('public', 'wide', { kind: 'addColumn', column: { name: 'later', type: { kind: 'int4' }, nullable: true } });
+    const plan = await wh.planScan({ table: t2 });
+    const f = plan.tasks[0]!.baseFiles[0]!;
+    const storage = openStorage(plan.tasks[0]!.storage);
+    const all = t2.columns;
+    assert.equal(parquetSchemaWidth(await storage.get(f.path)), COLUMNS.length + 1); // + _seq
+    const full = await readDataFile(storage, f.path, all, [SEQ_FILE_COLUMN]);
+    const fullValues = values(full, all, [SEQ_FILE_COLUMN]);
+    assert.equal(fullValues.length, 2000);
+    const subsets = [['money'], ['id', 'txt', 'later'], ['d', 'money', 'big', 'free'], ['u', 'by', 'b'], ['pad', 'tz', 'ts', 'i8', 'i2']];
+    for (const names of subsets) {
+      const cols = all.filter((c) => names.includes(c.name));
+      const part = await readDataFile(storage, f.path, cols, [SEQ_FILE_COLUMN]);
+      // same Arrow types and names as the full read's columns
+      const fullFields = full[0]!.schema.fields;
+      for (const field of part[0]!.schema.fields) {
+        const same = fullFields.find((x) => x.name === field.name)!;
+        assert.equal(String(field.type), String(same.type), `${names} ${field.name}`);
+      }
+      assert.deepEqual(part[0]!.schema.fields.map((x) => x.name), [...cols.map((c) => physicalName(c.fieldId)), SEQ_FILE_COLUMN]);
+      const idx = [...cols.map((c) => all.indexOf(c)), all.length];
+      assert.deepEqual(values(part, cols, [SEQ_FILE_COLUMN]), fullValues.map((r) => idx.map((i) => r[i])), names.join(','));
+      // row groups restrict a projected read too
+      const one = await readDataFile(storage, f.path, cols, [], [0]);
+      assert.equal(one.reduce((n, b) => n + b.numRows, 0), Math.min(2000, 32768));
+    }
+  } finally { await cleanup(); }
+});
