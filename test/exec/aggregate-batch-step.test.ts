@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { SqlType } from '../../src/common/sql-type.js';
 import { functionById, resolveFunction } from '../../src/exec/functions/function-registry.js';
 import type { AggregateImpl } from '../../src/exec/functions/function-registry.js';
-import { t } from './exec-test-helpers.js';
+import { aggId, col, rowsOf, t, values } from './exec-test-helpers.js';
 
 function implOf(name: string, type: SqlType): AggregateImpl {
   const r = resolveFunction(name, [type]);
@@ -92,4 +92,29 @@ test('integer, float, count and min/max batch steps agree with the row steps', (
   const states = [star.init(), star.init()];
   star.batchStep!(states, Int32Array.of(0, 1, 1, 0, 1), [], Int32Array.of(0, 1, 2), 3);
   assert.deepEqual(states.map((s) => star.final(s)), [1n, 2n]);
+});
+
+test('group keys: numeric groups by value (1.50 = 1.5, -0.00 = 0), bpchar ignores trailing blanks, NULL is its own group', async () => {
+  const count = aggId('count');
+  const group = async (type: SqlType, vals: unknown[]): Promise<number[]> => {
+    const plan = {
+      kind: 'hashAggregate' as const, input: values([{ name: 'k', type }], vals.map((v) => [v])), groupBy: [col(0, type)],
+      aggregates: [{ fn: count.id, args: [], distinct: false, type: count.type }],
+      columns: [{ name: 'k', type }, { name: 'n', type: t.int8 }],
+    };
+    return (await rowsOf(plan)).map((r) => Number(r[1])).sort((a, b) => a - b);
+  };
+  assert.deepEqual(await group(t.numeric, ['1.50', '1.5', '-0.00', '0', '0.0', null, '10', '1', '1.000', '-1.5', '-1.50', 'NaN', 'NaN', '100.10', '100.1']),
+    [1, 1, 2, 2, 2, 2, 2, 3]);
+  const bpchar: SqlType = { kind: 'bpchar', length: 3 } as SqlType;
+  assert.deepEqual(await group(bpchar, ['a  ', 'a', 'b ', null, 'b', ' a']), [1, 1, 2, 2]);
+  // The same normalization holds inside composite keys.
+  const both = {
+    kind: 'hashAggregate' as const,
+    input: values([{ name: 'a', type: t.numeric }, { name: 'b', type: t.text }], [['1.50', 'x'], ['1.5', 'x'], ['1.5', 'y'], [null, 'x'], [null, 'x']]),
+    groupBy: [col(0, t.numeric), col(1, t.text)],
+    aggregates: [{ fn: count.id, args: [], distinct: false, type: count.type }],
+    columns: [{ name: 'a', type: t.numeric }, { name: 'b', type: t.text }, { name: 'n', type: t.int8 }],
+  };
+  assert.deepEqual((await rowsOf(both)).map((r) => Number(r[2])).sort(), [1, 2, 2]);
 });

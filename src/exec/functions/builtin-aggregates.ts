@@ -76,6 +76,22 @@ function numTotal(st: NumState): Decimal {
   return decAdd(st.sum, { unscaled: BigInt(st.acc), scale: st.accScale });
 }
 
+/**
+ * The total as canonical text; while the BigInt part is still an exact zero
+ * (at no larger scale) it is formatted straight from the running double.
+ */
+function numTotalText(st: NumState): string {
+  if (st.sum.unscaled !== 0n || st.sum.nan || st.sum.scale > st.accScale) return formatDecimal(numTotal(st));
+  const scale = st.accScale;
+  const neg = st.acc < 0;
+  let digits = String(neg ? -st.acc : st.acc);
+  if (scale > 0) {
+    if (digits.length <= scale) digits = '0'.repeat(scale - digits.length + 1) + digits;
+    digits = digits.slice(0, digits.length - scale) + '.' + digits.slice(digits.length - scale);
+  }
+  return neg ? '-' + digits : digits;
+}
+
 function numFlush(st: NumState): void {
   // Always folds, even a zero: the scale of '0.00' must survive.
   st.sum = numTotal(st);
@@ -122,7 +138,13 @@ function numStep(st: NumState, v: string): void {
   const n = smallDecimal(v);
   if (n === n) {
     const scale = parsedScale;
-    if (scale > st.accScale) { numFlush(st); st.accScale = scale; }
+    if (scale > st.accScale) {
+      // Rescale the running double when it stays exact; fold it into the BigInt sum otherwise.
+      const up = st.acc * POW10[scale - st.accScale]!;
+      if (up <= SAFE && up >= -SAFE) st.acc = up;
+      else { numFlush(st); st.acc = 0; }
+      st.accScale = scale;
+    }
     const scaled = n * POW10[st.accScale - scale]!;
     if (scaled <= SAFE && scaled >= -SAFE) {
       st.acc += scaled;
@@ -246,7 +268,7 @@ export function registerBuiltinAggregates(): void {
   }
   registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0 ? null : intTotal(s as IntState).toString())) });
   registerAggregateFunction({ name: 'avg', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
-  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => mapFinal(numAcc(), (s) => ((s as NumState).count === 0 ? null : formatDecimal(numTotal(s as NumState)))) });
+  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => mapFinal(numAcc(), (s) => ((s as NumState).count === 0 ? null : numTotalText(s as NumState))) });
   registerAggregateFunction({
     name: 'avg', args: [N], returns: N,
     impl: () => mapFinal(numAcc(), (s) => {

@@ -104,7 +104,52 @@ export function compileAggregation(spec: AggregateSpec): CompiledAggregation {
 function keyPart(v: unknown, t: SqlType, direct: boolean): string {
   if (v === null || v === undefined) return NULL_PART;
   if (direct) return typeof v === 'string' ? v : String(v);
+  return normalKey(v, t);
+}
+
+/**
+ * valueKey's grouping key, with char-loop fast paths for the common
+ * non-direct keys: bpchar (trailing blanks do not count) and canonical
+ * numeric text (trailing fractional zeros and "-0" do not count).
+ */
+function normalKey(v: unknown, t: SqlType): string {
+  if (t.kind === 'bpchar') {
+    const s = v as string;
+    let end = s.length;
+    while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
+    return end === s.length ? s : s.slice(0, end);
+  }
+  if (t.kind === 'numeric') {
+    const k = numericKey(v as string);
+    if (k !== undefined) return k;
+  }
   return valueKey(v, t);
+}
+
+/** Canonical numeric text (-?(0|[1-9]d*)(.d+)?) without trailing fractional zeros; undefined for anything else. */
+function numericKey(s: string): string | undefined {
+  const len = s.length;
+  let i = s.charCodeAt(0) === 45 ? 1 : 0;
+  const first = i;
+  let dot = -1;
+  for (; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (dot >= 0 || i === first) return undefined;
+      dot = i;
+    } else if (c < 48 || c > 57) return undefined;
+  }
+  if (len === first || dot === len - 1) return undefined;
+  // A leading zero must stand alone before the point ("0.5", not "05").
+  if (s.charCodeAt(first) === 48 && first + 1 < len && s.charCodeAt(first + 1) !== 46) return undefined;
+  let end = len;
+  if (dot >= 0) {
+    while (s.charCodeAt(end - 1) === 48) end--;
+    if (end - 1 === dot) end = dot;
+  }
+  const k = end === len ? s : s.slice(0, end);
+  // Every -0 spelling groups with 0.
+  return first === 1 && k.length === 2 && k.charCodeAt(1) === 48 ? '0' : k;
 }
 
 /**
@@ -148,8 +193,11 @@ export class AggregateTable {
     for (let a = 0; a < c.aggs.length; a++) {
       const ag = c.aggs[a]!;
       this.#states[a]!.push(ag.impl.init());
-      this.#seen[a]!.push(ag.distinct && !ag.ordered ? new Set<string>() : undefined);
-      this.#pending[a]!.push(ag.ordered ? [] : undefined);
+      // Only DISTINCT/ORDER BY aggregates keep per-group buffers (indexed by group like the states).
+      if (ag.buffered) {
+        this.#seen[a]!.push(ag.distinct && !ag.ordered ? new Set<string>() : undefined);
+        this.#pending[a]!.push(ag.ordered ? [] : undefined);
+      }
     }
     return g;
   }
@@ -179,7 +227,7 @@ export class AggregateTable {
       let lastGroup = -1;
       for (let i = 0; i < n; i++) {
         const v = col[i];
-        const key = direct ? v : v === null ? NULL_PART : valueKey(v, t);
+        const key = direct ? v : v === null ? NULL_PART : normalKey(v, t);
         // Sorted or clustered inputs repeat keys; skip the hash lookup for a run.
         if (key === lastKey && lastGroup >= 0) { groups[i] = lastGroup; continue; }
         let g = index.get(key);
