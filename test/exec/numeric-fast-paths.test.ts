@@ -9,6 +9,9 @@ import {
 } from '../../src/exec/types/numeric.js';
 import type { Decimal as DecimalValue } from '../../src/exec/types/numeric.js';
 import { valuesToVector, vectorToValues } from '../../src/exec/arrow/vector-values.js';
+import type { Expr } from '../../src/exec/expr/expr.js';
+import type { PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
+import { cast, col, int, num, op, rowsOf, t, values } from './exec-test-helpers.js';
 import { numericArithmeticKernel, numericComparisonKernel, numericNegateKernel } from '../../src/exec/functions/vector-kernels.js';
 
 /** The BigInt formatting the executor used before the fast paths: the reference for every text result. */
@@ -205,4 +208,45 @@ test('Utf8 columns round-trip through valuesToVector / vectorToValues (ASCII cop
     // Re-encoding decoded values (reused Data) still reads back the same.
     assert.deepEqual(vectorToValues(valuesToVector(back, t), t), vals);
   }), { numRuns: 300 });
+});
+
+type Tree = { leaf: number } | { lit: string } | { one: true } | { neg: Tree } | { op: Op; l: Tree; r: Tree };
+
+const treeArb: fc.Arbitrary<Tree> = fc.letrec<{ tree: Tree }>((tie) => ({
+  tree: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.integer({ min: 0, max: 2 }).map((leaf): Tree => ({ leaf })),
+    textArb.map((lit): Tree => ({ lit })),
+    fc.constant<Tree>({ one: true }),
+    tie('tree').map((t): Tree => ({ neg: t })),
+    fc.tuple(fc.constantFrom<Op>('+', '-', '*'), tie('tree'), tie('tree')).map(([op, l, r]): Tree => ({ op, l, r })),
+  ),
+})).tree;
+
+function treeExpr(tr: Tree): Expr {
+  if ('leaf' in tr) return col(tr.leaf, t.numeric);
+  if ('lit' in tr) return num(tr.lit);
+  if ('one' in tr) return cast(int(1), t.numeric);
+  if ('neg' in tr) return op('-', treeExpr(tr.neg));
+  return op(tr.op, treeExpr(tr.l), treeExpr(tr.r));
+}
+
+function treeRef(tr: Tree, row: readonly (string | null)[]): DecimalValue | null {
+  if ('leaf' in tr) { const v = row[tr.leaf]!; return v === null ? null : refParse(v); }
+  if ('lit' in tr) return refParse(tr.lit);
+  if ('one' in tr) return { unscaled: 1n, scale: 0 };
+  if ('neg' in tr) { const d = treeRef(tr.neg, row); return d === null ? null : decNeg(d); }
+  const a = treeRef(tr.l, row); const b = treeRef(tr.r, row);
+  return a === null || b === null ? null : REF[tr.op](a, b);
+}
+
+test('fused numeric expression trees (compile-expr) equal node-by-node BigInt evaluation', async () => {
+  const columns = [0, 1, 2].map((i) => ({ name: `c${i}`, type: t.numeric }));
+  await fc.assert(fc.asyncProperty(treeArb, fc.array(fc.tuple(withNulls(textArb), withNulls(textArb), withNulls(textArb)), { minLength: 1, maxLength: 20 }), async (tr, rows) => {
+    // `+ 0` keeps the display scale and makes even a bare leaf go through arithmetic (the reference canonicalizes).
+    const e = op('+', treeExpr(tr), num('0'));
+    const plan: PhysicalPlan = { kind: 'project', input: values(columns, rows), exprs: [e], columns: [{ name: 'x', type: e.type }] };
+    const got = (await rowsOf(plan)).map((r) => r[0]);
+    assert.deepEqual(got, rows.map((row) => { const d = treeRef(tr, row); return d === null ? null : refFormat(d); }));
+  }), { numRuns: 200 });
 });

@@ -6,7 +6,10 @@ import { functionById } from '../functions/function-registry.js';
 import type { ScalarImpl } from '../functions/function-registry.js';
 import type { PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
+import { numericArithmeticKernel, numericNegateKernel } from '../functions/vector-kernels.js';
 import { castValue } from '../types/cast-value.js';
+import { decAdd, decMul, decNeg, decSub, formatDecimal, formatScaled, parseDecimal, parseScaledInto, scaleUpExact } from '../types/numeric.js';
+import type { Decimal, ScaledNumber } from '../types/numeric.js';
 import { regTypeInput, regTypeOutput } from '../types/reg-types.js';
 import type { RegTypeKind } from '../types/reg-types.js';
 import { valueKey } from '../types/value-ops.js';
@@ -193,6 +196,8 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       };
     }
     case 'call': {
+      const fused = compileNumericTree(e, c);
+      if (fused) return fused;
       const fn = impl(e.fn, e.args.map((a) => a.type));
       const strict = isStrict(e.fn);
       const args = e.args.map(c);
@@ -534,6 +539,113 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       };
     }
   }
+}
+
+type CallExpr = Expr & { kind: 'call' };
+type NumOp = '+' | '-' | '*' | 'neg';
+
+/** The numeric + - * or unary minus a call is, when its function is the builtin one (same vector kernel). */
+function numericOpOf(e: Expr): NumOp | undefined {
+  if (e.kind !== 'call' || e.type.kind !== 'numeric' || !e.args.every((a) => a.type.kind === 'numeric')) return undefined;
+  const vector = functionById(e.fn)?.vector;
+  if (!vector) return undefined;
+  if (e.args.length === 1) return vector === numericNegateKernel() ? 'neg' : undefined;
+  for (const op of ['+', '-', '*'] as const) if (vector === numericArithmeticKernel(op)) return op;
+  return undefined;
+}
+
+/** Per-row fused evaluation state: the scale of the value the last node returned. */
+interface FuseState { scale: number }
+
+/** Returns a row's unscaled value (its scale in state.scale), or NaN when it is NULL or does not fit exactly. */
+type RowFn = (i: number) => number;
+type SlowFn = (i: number) => Decimal | null;
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A tree of numeric + - * (e.g. `l_extendedprice * (1 - l_discount) * (1 + l_tax)`)
+ * compiled into one per-row pass over its leaves: each leaf is scanned into a
+ * safe integer + scale, every step is checked exact, and only the root is
+ * formatted, so no intermediate text is built. A row that leaves the safe range
+ * (or has NaN) is recomputed through BigInt Decimals, node by node, exactly as the
+ * unfused operators would.
+ */
+function compileNumericTree(e: CallExpr, c: (x: Expr) => NodeFn): NodeFn | undefined {
+  const rootOp = numericOpOf(e);
+  if (!rootOp || !e.args.some((a) => numericOpOf(a) !== undefined)) return undefined;
+  const leaves: NodeFn[] = [];
+  const cols: (readonly unknown[])[] = [];
+  const st: FuseState = { scale: 0 };
+  const build = (x: Expr): { fast: RowFn; slow: SlowFn } => {
+    const op = numericOpOf(x);
+    if (!op) {
+      const k = leaves.length;
+      leaves.push(c(x));
+      const sc: ScaledNumber = { unscaled: 0, scale: 0 };
+      let last: unknown; let ok = false;
+      return {
+        fast: (i) => {
+          const v = cols[k]![i];
+          if (v === null) return NaN;
+          if (v !== last) { last = v; ok = parseScaledInto(v as string, sc); }
+          if (!ok) return NaN;
+          st.scale = sc.scale;
+          return sc.unscaled;
+        },
+        slow: (i) => { const v = cols[k]![i]; return v === null ? null : parseDecimal(v as string); },
+      };
+    }
+    const args = (x as CallExpr).args.map(build);
+    if (op === 'neg') {
+      const a = args[0]!;
+      return {
+        fast: (i) => { const u = a.fast(i); return u === 0 ? 0 : -u; },
+        slow: (i) => { const d = a.slow(i); return d === null ? null : decNeg(d); },
+      };
+    }
+    const l = args[0]!; const r = args[1]!;
+    const slowOp = op === '+' ? decAdd : op === '-' ? decSub : decMul;
+    const code = op === '+' ? 0 : op === '-' ? 1 : 2;
+    return {
+      fast: (i) => {
+        let u = l.fast(i);
+        if (u !== u) return NaN;
+        const su = st.scale;
+        let v = r.fast(i);
+        if (v !== v) return NaN;
+        const sv = st.scale;
+        let res: number;
+        if (code === 2) { res = u * v; st.scale = su + sv; }
+        else {
+          if (su < sv) u = scaleUpExact(u, sv - su);
+          else if (sv < su) v = scaleUpExact(v, su - sv);
+          res = code === 0 ? u + v : u - v;
+          st.scale = su > sv ? su : sv;
+        }
+        return res > MAX_SAFE || res < -MAX_SAFE ? NaN : res;
+      },
+      slow: (i) => {
+        const a = l.slow(i); const b = r.slow(i);
+        return a === null || b === null ? null : slowOp(a, b);
+      },
+    };
+  };
+  const root = build(e);
+  return (b, ev, sel) => {
+    for (let k = 0; k < leaves.length; k++) cols[k] = leaves[k]!(b, ev, sel);
+    const out = new Array<unknown>(b.numRows);
+    const m = sel ? sel.length : b.numRows;
+    for (let j = 0; j < m; j++) {
+      const i = sel ? sel[j]! : j;
+      const u = root.fast(i);
+      if (u === u) { out[i] = formatScaled(u, st.scale); continue; }
+      const d = root.slow(i);
+      out[i] = d === null ? null : formatDecimal(d);
+    }
+    cols.length = 0;
+    return out;
+  };
 }
 
 /** Rows of `batch` where a compiled predicate is true (NULL and false drop the row). */
