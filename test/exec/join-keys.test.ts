@@ -203,3 +203,19 @@ test('joinKeys: one Map key per SQL-equal value, undefined for NULLs that = reje
   assert.equal(typeof packed[1], 'string');
   assert.notEqual(joinKeys([[0]], ['int'], [t.int4], [true], 1)[0], joinKeys([[null]], ['int'], [t.int4], [true], 1)[0]);
 });
+
+test('numericKey equals the exact parse-and-format key at the boundaries (zeros, signs, 15/16+ digits, scale)', async () => {
+  const { numericKey } = await import('../../src/exec/types/value-ops.js');
+  const { formatDecimal, decTrimScale, parseDecimal } = await import('../../src/exec/types/numeric.js');
+  const slow = (s: string) => formatDecimal(decTrimScale(parseDecimal(s)));
+  const cases = ['0', '-0', '0.00', '-0.00', '00', '007', '-007.100', '12.50', '-12.50', '1.0', '100.000', '0.5', '-0.5', '.5', '5.', '+3.20', 'NaN',
+    '999999999999999', '9999999999999999', '-9007199254740993.0', '123456789012345678901234567890.123000', '0.0001000', '1e5', '-1.5E-3'];
+  const r = rng(5);
+  for (let k = 0; k < 300; k++) {
+    const digits = Array.from({ length: 1 + Math.floor(r() * 20) }, () => String(Math.floor(r() * 10))).join('');
+    const scale = Math.floor(r() * 6);
+    const s = scale > 0 && scale < digits.length ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+    cases.push(r() < 0.5 ? `-${s}` : s);
+  }
+  for (const c of cases) assert.equal(numericKey(c), slow(c), c);
+});

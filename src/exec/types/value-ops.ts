@@ -10,12 +10,7 @@ import { decCmp, decTrimScale, formatDecimal, parseDecimal } from './numeric.js'
 export function valueKey(v: unknown, t: SqlType): string {
   if (v === null || v === undefined) return '\u0000N';
   switch (t.kind) {
-    case 'numeric': {
-      const s = v as string;
-      // Fast path for plain integers.
-      if (/^-?\d+$/.test(s)) return s === '-0' ? '0' : s.replace(/^(-?)0+(?=\d)/, '$1');
-      return formatDecimal(decTrimScale(parseDecimal(s)));
-    }
+    case 'numeric': return numericKey(v as string);
     case 'float4': case 'float8': {
       const x = v as number;
       if (x === 0) return '0';
@@ -28,6 +23,41 @@ export function valueKey(v: unknown, t: SqlType): string {
     case 'int8': case 'time': case 'timestamp': case 'timestamptz': return (v as bigint).toString();
     default: return typeof v === 'string' ? v : String(v);
   }
+}
+
+/**
+ * numeric's key: the canonical text with leading integer zeros and trailing
+ * fraction zeros dropped ("-012.500" → "-12.5", "-0.00" → "0"), by one scan of
+ * the characters; anything but plain `[-+]digits[.digits]` takes the exact slow path.
+ */
+export function numericKey(s: string): string {
+  const n = s.length;
+  let i = 0;
+  const neg = n > 0 && s.charCodeAt(0) === 45;
+  if (neg || (n > 0 && s.charCodeAt(0) === 43)) i = 1;
+  let intStart = i;
+  while (intStart < n - 1 && s.charCodeAt(intStart) === 48 && s.charCodeAt(intStart + 1) !== 46) intStart++;
+  let j = intStart;
+  while (j < n) { const c = s.charCodeAt(j); if (c < 48 || c > 57) break; j++; }
+  const intEnd = j;
+  let fracEnd = j;
+  if (j < n) {
+    if (s.charCodeAt(j) !== 46) return slowNumericKey(s);
+    j++;
+    while (j < n) { const c = s.charCodeAt(j); if (c < 48 || c > 57) return slowNumericKey(s); j++; }
+    fracEnd = n;
+    while (fracEnd > intEnd + 1 && s.charCodeAt(fracEnd - 1) === 48) fracEnd--;
+    if (fracEnd === intEnd + 1) fracEnd = intEnd;
+  }
+  if (intEnd === intStart && fracEnd === intEnd) return slowNumericKey(s);
+  const intPart = intEnd === intStart ? '0' : s.slice(intStart, intEnd);
+  const body = fracEnd > intEnd ? intPart + s.slice(intEnd, fracEnd) : intPart;
+  if (neg && body !== '0') return '-' + body;
+  return body;
+}
+
+function slowNumericKey(s: string): string {
+  return formatDecimal(decTrimScale(parseDecimal(s)));
 }
 
 export function rowKey(values: readonly unknown[], types: readonly SqlType[]): string {
