@@ -21,7 +21,13 @@ export interface ExtraColumn {
 export async function readDataFile(
   storage: Storage, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
 ): Promise<RecordBatch[]> {
-  const bytes = await storage.get(path);
+  return decodeDataFile(await storage.get(path), path, columns, extra, rowGroups);
+}
+
+/** readDataFile over bytes already fetched. */
+export async function decodeDataFile(
+  bytes: Uint8Array, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
+): Promise<RecordBatch[]> {
   // Only the columns asked for are decoded (nested ones need the whole-file reader).
   const flat = columns.every((c) => c.type.kind !== 'interval' && c.type.kind !== 'array');
   const batches = flat
