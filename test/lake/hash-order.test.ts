@@ -77,3 +77,35 @@ test('sortedOrder orders rows by reversed hash, ties by row number (as a stable 
     assert.deepEqual([...sortedOrder(rev, rev.length)], expected);
   }), { numRuns: 300 });
 });
+
+test('sortByReversedHashSplit gives each child exactly the rows sortByReversedHash would after a split', async () => {
+  const { sortByReversedHash, sortByReversedHashSplit } = await import('../../src/lake/optimize/hash-order.js');
+  const { buildBatch } = await import('../../src/lake/arrow/batch-builder.js');
+  const { hashKeyBatch } = await import('../../src/lake/bucket/key-hash.js');
+  const { takeRows } = await import('../../src/lake/scan/take-rows.js');
+  const cols = [{ name: 'k', type: { kind: 'int4' } as const, fieldId: 1, nullable: false }, { name: 'v', type: { kind: 'text' } as const, fieldId: 2, nullable: true }];
+  const batches = [0, 1, 2].map((b) => buildBatch(cols, [Array.from({ length: 700 }, (_, i) => b * 1000 + i), Array.from({ length: 700 }, (_, i) => (i % 5 === 0 ? null : `v${b}-${i}`))]));
+  const first = { mask: 1, index: 0 };
+  const parts = sortByReversedHashSplit(batches, ['k'], [{ kind: 'int4' }], first, 100);
+  const rowsOf = (bs: readonly import('apache-arrow').RecordBatch[]) => bs.flatMap((b) => [...b.getChild('k')!].map((k, i) => `${k}:${b.getChild('v')!.get(i)}`));
+  for (const [c, part] of parts.entries()) {
+    // the reference: split by hash first, then sort each half on its own
+    const half = batches.map((b) => {
+      const h = hashKeyBatch(b, ['k'], [{ kind: 'int4' }]);
+      const keep: number[] = [];
+      for (let i = 0; i < h.length; i++) if ((((h[i]! & first.mask) >>> 0) === first.index) === (c === 0)) keep.push(i);
+      return takeRows(b, keep);
+    });
+    const ref = sortByReversedHash(half, ['k'], [{ kind: 'int4' }], 100);
+    assert.deepEqual(part.ranges, ref.ranges);
+    // same rows in each row group (order inside a group is free)
+    const groups = (r: { batches: import('apache-arrow').RecordBatch[] }) => {
+      const all = rowsOf(r.batches);
+      const out: string[][] = [];
+      for (let g = 0; g < all.length; g += 100) out.push(all.slice(g, g + 100).sort());
+      return out;
+    };
+    assert.deepEqual(groups(part), groups(ref));
+    assert.ok(part.batches.length > 0);
+  }
+});

@@ -1,5 +1,6 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
+import type { BucketNode } from '../bucket/bucket-node.js';
 import { hashKeyBatch } from '../bucket/key-hash.js';
 import { takeRows } from '../scan/take-rows.js';
 
@@ -43,7 +44,48 @@ export function sortedOrder(rev: Uint32Array, total: number): Uint32Array {
 export function sortByReversedHash(
   batches: readonly RecordBatch[], keyNames: readonly string[], keyTypes: readonly SqlType[], rowGroupRows = BASE_ROW_GROUP_ROWS,
 ): { batches: RecordBatch[]; ranges: [number, number][] } {
+  const rows = hashedRows(batches, keyNames, keyTypes);
+  return gatherGroups(batches, rows, sortedOrder(rows.rev, rows.rev.length), rowGroupRows);
+}
+
+/**
+ * sortByReversedHash of the rows a node split sends to each child: `first` takes the
+ * rows whose hash lies in it, the other child the rest. One hashing and one sort serve
+ * both files, with no intermediate copy of the split halves.
+ */
+export function sortByReversedHashSplit(
+  batches: readonly RecordBatch[], keyNames: readonly string[], keyTypes: readonly SqlType[], first: BucketNode, rowGroupRows = BASE_ROW_GROUP_ROWS,
+): [{ batches: RecordBatch[]; ranges: [number, number][] }, { batches: RecordBatch[]; ranges: [number, number][] }] {
+  const rows = hashedRows(batches, keyNames, keyTypes);
+  const total = rows.rev.length;
+  const order = sortedOrder(rows.rev, total);
+  let inFirst = 0;
+  for (let j = 0; j < total; j++) if (((rows.hash[order[j]!]! & first.mask) >>> 0) === first.index) inFirst++;
+  const a = new Uint32Array(inFirst);
+  const b = new Uint32Array(total - inFirst);
+  let ia = 0;
+  let ib = 0;
+  for (let j = 0; j < total; j++) {
+    const row = order[j]!;
+    if (((rows.hash[row]! & first.mask) >>> 0) === first.index) a[ia++] = row;
+    else b[ib++] = row;
+  }
+  return [gatherGroups(batches, rows, a, rowGroupRows), gatherGroups(batches, rows, b, rowGroupRows)];
+}
+
+interface HashedRows {
+  /** Key hash of each row, batches back to back. */
+  readonly hash: Uint32Array;
+  readonly rev: Uint32Array;
+  /** Source batch of each row. */
+  readonly src: Uint32Array;
+  /** First row of each batch. */
+  readonly starts: readonly number[];
+}
+
+function hashedRows(batches: readonly RecordBatch[], keyNames: readonly string[], keyTypes: readonly SqlType[]): HashedRows {
   const total = batches.reduce((n, b) => n + b.numRows, 0);
+  const hash = new Uint32Array(total);
   const rev = new Uint32Array(total);
   const src = new Uint32Array(total);
   const starts: number[] = [];
@@ -51,9 +93,15 @@ export function sortByReversedHash(
   batches.forEach((b, bi) => {
     starts.push(at);
     const h = hashKeyBatch(b, keyNames, keyTypes);
-    for (let i = 0; i < h.length; i++) { rev[at] = reverseBits32(h[i]!); src[at] = bi; at++; }
+    for (let i = 0; i < h.length; i++) { hash[at] = h[i]!; rev[at] = reverseBits32(h[i]!); src[at] = bi; at++; }
   });
-  const order = sortedOrder(rev, total);
+  return { hash, rev, src, starts };
+}
+
+/** The rows `order` (reversed-hash order) as batches cut into row groups, with each group's [min, max] reversed hash. */
+function gatherGroups(batches: readonly RecordBatch[], rows: HashedRows, order: Uint32Array, rowGroupRows: number): { batches: RecordBatch[]; ranges: [number, number][] } {
+  const { rev, src, starts } = rows;
+  const total = order.length;
   const out: RecordBatch[] = [];
   const ranges: [number, number][] = [];
   const counts = new Int32Array(batches.length);
@@ -72,10 +120,10 @@ export function sortByReversedHash(
       lists[bi]![counts[bi]!++] = row - starts[bi]!;
     }
     for (let bi = 0; bi < batches.length; bi++) {
-      const rows = lists[bi]!;
-      if (rows.length === 0) continue;
-      rows.sort();
-      out.push(takeRows(batches[bi]!, rows));
+      const list = lists[bi]!;
+      if (list.length === 0) continue;
+      list.sort();
+      out.push(takeRows(batches[bi]!, list));
     }
   }
   return { batches: out, ranges };

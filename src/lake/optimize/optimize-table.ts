@@ -4,7 +4,6 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import { childrenOf, isAncestorOrSelf, nodeKey } from '../bucket/bucket-node.js';
-import { hashKeyBatch } from '../bucket/key-hash.js';
 import type { FileRecord, NewFileRecord } from '../catalog/catalog.js';
 import { OptimizerConflict } from '../catalog/optimizer-conflict.js';
 import { readDataFile } from '../format/data-file-reader.js';
@@ -13,14 +12,13 @@ import type { FilePlacement } from '../format/data-file-writer.js';
 import { mergeOnRead } from '../merge/merge-on-read.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import { writableBranch } from '../refs/resolve-branch.js';
-import { takeRows } from '../scan/take-rows.js';
 import { frontierByPartition } from '../table/frontier.js';
 import type { FrontierNode } from '../table/frontier.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, isKeyed, keyColumnsOf, physicalName, targetFileSize } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros, toTableMetadata } from '../warehouse/lake-context.js';
-import { BASE_ROW_GROUP_ROWS, sortByReversedHash } from './hash-order.js';
+import { BASE_ROW_GROUP_ROWS, sortByReversedHash, sortByReversedHashSplit } from './hash-order.js';
 import type { OptimizeOptions, OptimizeResult } from './optimize-result.js';
 
 const MAX_ATTEMPTS = 3;
@@ -151,7 +149,7 @@ async function optimizeNodes(
       }
       const merged = mergeOnRead({ base, changes, keyColumns: keyNames, keyTypes });
       const place = (node: BucketNode): FilePlacement => ({ partitionKey: w.partitionKey, partitionValues: w.partitionValues, node });
-      const outputs: { node: BucketNode; batches: RecordBatch[] }[] = [];
+      const outputs: { node: BucketNode; batches: RecordBatch[]; ranges?: [number, number][] }[] = [];
       const whole = merged.filter((b) => b.numRows > 0);
       const encodeSorted = (batches: readonly RecordBatch[]) => {
         const sorted = sortByReversedHash(batches, keyNames, keyTypes);
@@ -165,8 +163,9 @@ async function optimizeNodes(
       const encodedWhole = whole.length === 0 || splitNow ? undefined : encodeSorted(whole);
       if ((splitNow || (encodedWhole !== undefined && encodedWhole.bytes.length > target)) && fn.node.mask < 0x7fffffff) {
         const [c0, c1] = childrenOf(fn.node);
-        const parts = splitByNode(whole, keyNames, keyTypes, c0);
-        outputs.push({ node: c0, batches: parts[0] }, { node: c1, batches: parts[1] });
+        // one hashing and sort for both children, straight into each file's row groups
+        const parts = sortByReversedHashSplit(whole, keyNames, keyTypes, c0);
+        outputs.push({ node: c0, batches: parts[0].batches, ranges: parts[0].ranges }, { node: c1, batches: parts[1].batches, ranges: parts[1].ranges });
         nodesSplit++;
       } else {
         outputs.push({ node: fn.node, batches: whole });
@@ -175,7 +174,9 @@ async function optimizeNodes(
         const rows = o.batches.reduce((n, b) => n + b.numRows, 0);
         if (rows === 0) written.push(nodeMarker(place(o.node), watermark));
         else {
-          const enc = outputs.length === 1 && encodedWhole !== undefined ? encodedWhole : encodeSorted(o.batches);
+          const enc = outputs.length === 1 && encodedWhole !== undefined ? encodedWhole
+            : o.ranges !== undefined ? encodeDataFile(o.batches, table.columns, { rows: BASE_ROW_GROUP_ROWS, ranges: o.ranges })
+              : encodeSorted(o.batches);
           written.push(await storeDataFile(storage, table.id, enc, place(o.node), 'base', watermark, 0));
         }
       }
@@ -224,19 +225,4 @@ async function optimizeNodes(
 function onLine(f: FileRecord, node: BucketNode): boolean {
   const n = { mask: f.nodeMask, index: f.nodeIndex };
   return isAncestorOrSelf(n, node) || isAncestorOrSelf(node, n);
-}
-
-/** Rows of the batches divided between a node's two children by key hash. */
-function splitByNode(batches: readonly RecordBatch[], keyNames: readonly string[], keyTypes: readonly import('../../common/sql-type.js').SqlType[], first: BucketNode): [RecordBatch[], RecordBatch[]] {
-  const a: RecordBatch[] = [];
-  const b: RecordBatch[] = [];
-  for (const batch of batches) {
-    const hashes = hashKeyBatch(batch, keyNames, keyTypes);
-    const ia: number[] = [];
-    const ib: number[] = [];
-    for (let i = 0; i < hashes.length; i++) (((hashes[i]! & first.mask) >>> 0) === first.index ? ia : ib).push(i);
-    if (ia.length > 0) a.push(ia.length === batch.numRows ? batch : takeRows(batch, ia));
-    if (ib.length > 0) b.push(ib.length === batch.numRows ? batch : takeRows(batch, ib));
-  }
-  return [a, b];
 }
