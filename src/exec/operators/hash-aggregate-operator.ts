@@ -169,6 +169,9 @@ export class AggregateTable {
   readonly #seen: (Set<string> | undefined)[][];
   readonly #pending: (unknown[][] | undefined)[][];
   readonly #directParts: boolean[];
+  /** Composite keys: per key column, value → dense id; per inner level, (prefix, id) → prefix id. */
+  #dicts: Map<unknown, number>[] | undefined;
+  #levels: Map<unknown, number>[] | undefined;
 
   constructor(c: CompiledAggregation) {
     this.#c = c;
@@ -238,6 +241,7 @@ export class AggregateTable {
       }
       return { groups, added };
     }
+    if (c.spec.groupingSets === undefined) return this.#assignComposite(keyCols, n, groups);
     const set = c.sets[s]!;
     const inSet = c.keyExprs.map((_, k) => set.includes(k));
     const prefix = c.sets.length > 1 ? s + '|' : '';
@@ -251,6 +255,52 @@ export class AggregateTable {
       let g = index.get(key);
       if (g === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); }
       groups[i] = g;
+    }
+    return { groups, added };
+  }
+
+  /**
+   * Several keys, no grouping sets: each key column maps its values to dense
+   * ids (one Map per column), and the ids combine level by level through
+   * Maps keyed by `prefix * 2^21 + id` — numbers, not composite strings. An
+   * id past 2^21 (or a prefix past 2^31) keys its level by "prefix,id" instead.
+   */
+  #assignComposite(keyCols: readonly (readonly unknown[])[], n: number, groups: Int32Array): { groups: Int32Array; added: number } {
+    const c = this.#c;
+    const nk = keyCols.length;
+    const dicts = (this.#dicts ??= keyCols.map(() => new Map<unknown, number>()));
+    const levels = (this.#levels ??= Array.from({ length: nk - 1 }, () => new Map<unknown, number>()));
+    const index = this.#index;
+    const direct = this.#directParts;
+    const lastVal = new Array<unknown>(nk).fill(undefined);
+    const lastId = new Array<number>(nk).fill(-1);
+    let added = 0;
+    for (let i = 0; i < n; i++) {
+      let code = 0;
+      for (let k = 0; k < nk; k++) {
+        const v = keyCols[k]![i];
+        let id: number;
+        if (v === lastVal[k] && lastId[k]! >= 0) id = lastId[k]!;
+        else {
+          const key = v === null || v === undefined ? null : direct[k] ? v : normalKey(v, c.keyTypes[k]!);
+          const dict = dicts[k]!;
+          let d = dict.get(key);
+          if (d === undefined) { d = dict.size; dict.set(key, d); added += 48 + (typeof key === 'string' ? key.length * 2 : 0); }
+          id = d;
+          lastVal[k] = v;
+          lastId[k] = id;
+        }
+        if (k === 0) { code = id; continue; }
+        const packed = id < 2097152 && code < 2147483648 ? code * 2097152 + id : code + ',' + id;
+        const level = k === nk - 1 ? index : levels[k - 1]!;
+        let next = level.get(packed);
+        if (next === undefined) {
+          if (k === nk - 1) { next = this.#newGroup(packed, keyCols, i, 0); added += GROUP_OVERHEAD; }
+          else { next = level.size; level.set(packed, next); added += 48; }
+        }
+        code = next;
+      }
+      groups[i] = code;
     }
     return { groups, added };
   }
