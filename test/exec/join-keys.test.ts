@@ -168,12 +168,16 @@ test('hash join emits many-to-many matches across several output batches, in pro
   const R = [{ name: 'k', type: t.int4 }, { name: 'j', type: t.int4 }];
   const lrows = Array.from({ length: 150 }, (_, i) => [i % 3, i]);
   const rrows = Array.from({ length: 200 }, (_, j) => [j % 2, j]);
-  const rows = await rowsOf(plan({ name: 'mm', L, R, lrows, rrows, keys: [[0, 0]] }, 'inner'));
-  assert.equal(rows.length, 50 * 100 * 2);
-  // Each probe row's matches come in build order, probe rows in input order.
-  const firstProbe = rows.filter((x) => x[1] === 0).map((x) => x[3]);
-  assert.deepEqual(firstProbe, Array.from({ length: 100 }, (_, k) => 2 * k));
-  const probeOrder = rows.map((x) => x[1] as number);
+  const inner = await rowsOf(plan({ name: 'mm', L, R, lrows, rrows, keys: [[0, 0]] }, 'inner'));
+  assert.equal(inner.length, 50 * 100 * 2);
+  // A left join keeps the probe side's order (an inner join may build on a small left input).
+  const rows = await rowsOf(plan({ name: 'mm', L, R, lrows, rrows, keys: [[0, 0]] }, 'left'));
+  assert.equal(rows.length, 50 * 100 * 2 + 50);
+  // Each probe row's matches come in build order, probe rows in input order (unmatched rows follow their batch's pairs).
+  const matched = rows.filter((x) => x[2] !== null);
+  assert.ok(sortRows(inner).join('\n') === sortRows(matched).join('\n'), 'inner = matched rows of the left join');
+  assert.deepEqual(matched.filter((x) => x[1] === 0).map((x) => x[3]), Array.from({ length: 100 }, (_, k) => 2 * k));
+  const probeOrder = matched.map((x) => x[1] as number);
   assert.ok(probeOrder.every((v, k) => k === 0 || v >= probeOrder[k - 1]!));
 });
 
@@ -218,4 +222,41 @@ test('numericKey equals the exact parse-and-format key at the boundaries (zeros,
     cases.push(r() < 0.5 ? `-${s}` : s);
   }
   for (const c of cases) assert.equal(numericKey(c), slow(c), c);
+});
+
+test('an inner join builds on whichever side is small: a left input past SMALL_LEFT_ROWS builds on the right, same rows', async () => {
+  const { createHashJoinOperator, SMALL_LEFT_ROWS } = await import('../../src/exec/operators/hash-join-operator.js');
+  const { encodeBatch } = await import('../../src/exec/arrow/columnar-batch.js');
+  const { createRunState } = await import('../../src/exec/run-state.js');
+  const { vectorToValues } = await import('../../src/exec/arrow/vector-values.js');
+  type Src = { plan: PhysicalPlan; columns: OutputColumn[]; execute: () => AsyncGenerator<import('apache-arrow').RecordBatch> };
+  const source = (columns: OutputColumn[], rows: number, gen: (c: number, i: number) => unknown): Src => {
+    const batches: import('apache-arrow').RecordBatch[] = [];
+    for (let s0 = 0; s0 < rows; s0 += 8192) {
+      const n = Math.min(8192, rows - s0);
+      batches.push(encodeBatch(columns, columns.map((_, c) => Array.from({ length: n }, (_, k) => gen(c, s0 + k))), n));
+    }
+    return { plan: { kind: 'values', columns, rows: [] }, columns, execute: async function* () { yield* batches; } };
+  };
+  const C = [{ name: 'k', type: t.int4 }, { name: 'i', type: t.int4 }];
+  for (const leftRows of [SMALL_LEFT_ROWS + 5000, 1000]) {
+    const L = source(C, leftRows, (c, i) => (c === 0 ? (i % 997 === 0 ? null : i % 3001) : i));
+    const R = source(C, 4000, (c, j) => (c === 0 ? (j % 1999 === 0 ? null : j) : -j));
+    const p: PhysicalPlan = { kind: 'hashJoin', joinType: 'inner', left: L.plan, right: R.plan, leftKeys: [col(0, t.int4)], rightKeys: [col(0, t.int4)], columns: [...C, ...C] };
+    const metrics = new Map();
+    const op = createHashJoinOperator(p as never, L as never, R as never);
+    const got: string[] = [];
+    for await (const b of op.execute(createRunState({ metrics }))) {
+      const cols = [0, 1, 2, 3].map((c) => vectorToValues(b.getChildAt(c)!, t.int4));
+      for (let r = 0; r < b.numRows; r++) got.push(cols.map((x) => x[r]).join(','));
+    }
+    const expected: string[] = [];
+    for (let i = 0; i < leftRows; i++) {
+      const k = i % 997 === 0 ? null : i % 3001;
+      if (k !== null && k < 4000 && k % 1999 !== 0) expected.push([k, i, k, -k].join(','));
+    }
+    assert.deepEqual(got.sort(), expected.sort(), `left rows ${leftRows}`);
+    assert.equal(metrics.get(p).extra.buildSide, leftRows > SMALL_LEFT_ROWS ? undefined : 'left');
+    assert.equal(metrics.get(p).extra.buildRows, leftRows > SMALL_LEFT_ROWS ? 4000 : 1000);
+  }
 });

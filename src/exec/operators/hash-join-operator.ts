@@ -8,7 +8,8 @@ import { valueKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { JoinOutput, PAIR_SLICE, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, breathe, collectInput, decodedInput, metered, recordMetric } from './operator-support.js';
+import { BATCH_ROWS, breathe, collectInput, decodedInput, estimateBytes, metered, recordMetric } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * How one key column's values become Map keys, chosen from both sides' types so
@@ -106,12 +107,34 @@ export function joinKeys(parts: readonly (readonly unknown[])[], kinds: readonly
   return out;
 }
 
+/** Inner joins whose left input ends within this many rows build on the left. */
+export const SMALL_LEFT_ROWS = 50_000;
+
+/**
+ * Key → first row, chained to the others through `next` (in row order), so
+ * building allocates nothing per row; rows with a rejected NULL key are left out.
+ */
+function hashTable(keys: readonly unknown[]): { head: Map<unknown, number>; next: Int32Array; hasNullKey: boolean } {
+  const head = new Map<unknown, number>();
+  const next = new Int32Array(keys.length);
+  let hasNullKey = false;
+  // Backwards, so each chain runs in row order.
+  for (let j = keys.length - 1; j >= 0; j--) {
+    const k = keys[j];
+    if (k === undefined) { hasNullKey = true; continue; }
+    const h = head.get(k);
+    next[j] = h === undefined ? -1 : h;
+    head.set(k, j);
+  }
+  return { head, next, hasNullKey };
+}
+
 /**
  * Equi-join: builds a hash table over the right input (accounted against the
  * memory limit), then streams the left input through it. Supports inner, left,
  * right, full, semi, anti and mark (IN with three-valued NULL semantics).
- * The table maps a key to its first build row and chains the others through an
- * Int32Array, so building allocates nothing per row.
+ * An inner join whose left input ends within SMALL_LEFT_ROWS builds on the left
+ * instead (see execute).
  */
 export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right: Operator): Operator {
   if (plan.leftKeys.length !== plan.rightKeys.length || plan.leftKeys.length === 0) {
@@ -134,36 +157,71 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
-        // ---- build ----
+      /** Hash table over the whole (small) left input; each right batch probes it. */
+      async function* smallLeft(batches: readonly ColumnarBatch[], numRows: number): AsyncGenerator<RecordBatch> {
+        const all: ColumnarBatch = batches.length === 1 ? batches[0]! : {
+          numRows,
+          columns: left.columns.map((_, c) => { const out: unknown[] = []; for (const b of batches) { const src = b.columns[c]!; for (let i = 0; i < b.numRows; i++) out.push(src[i]); } return out; }),
+        };
+        const parts: unknown[][] = [];
+        for (const e of lk) parts.push(await e.evaluate(all, run));
+        const table = hashTable(joinKeys(parts, kinds, keyTypes, nullEq, numRows));
+        const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, { columns: [], numRows: 0 });
+        const pairs = new PairBuffer();
+        if (numRows === 0) return;
+        for await (const rb of decodedInput(right, run)) {
+          const rparts: unknown[][] = [];
+          for (const e of rk) rparts.push(await e.evaluate(rb, run));
+          const rkeys = joinKeys(rparts, kinds, keyTypes, nullEq, rb.numRows);
+          pairs.clear();
+          // Pairs in (left, right) order of rows: li indexes the left side, ri this right batch.
+          for (let j = 0; j < rb.numRows; j++) {
+            const k = rkeys[j];
+            if (k === undefined) continue;
+            let i = table.head.get(k);
+            if (i === undefined) continue;
+            while (i >= 0) { pairs.push(i, j); i = table.next[i]!; }
+          }
+          if (pairs.n === 0) continue;
+          const build: BuildSide = { columns: rb.columns as unknown[][], numRows: rb.numRows };
+          out.beginProbe(all);
+          out.useBuild(build);
+          for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
+            const end = Math.min(pairs.n, start + PAIR_SLICE);
+            const ok = residual ? await evalPairs(residual, all, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
+            out.accept(pairs.li, pairs.ri, start, end, ok);
+            if (out.pending >= BATCH_ROWS) {
+              yield* out.drain();
+              await breathe(run);
+            }
+          }
+          yield* out.drain();
+        }
+      }
+
+      /** The planned shape: hash table over the right input, the left input (buffered batches first) probes it. */
+      async function* buildRight(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>): AsyncGenerator<RecordBatch> {
         const built = await collectInput(right, run, 'hash join');
         try {
           const build: BuildSide = { columns: built.columns, numRows: built.numRows };
           const bparts: unknown[][] = [];
           for (const e of rk) bparts.push(await e.evaluate(build, run));
           const bkeys = joinKeys(bparts, kinds, keyTypes, nullEq, build.numRows);
-          const head = new Map<unknown, number>();
-          const next = new Int32Array(build.numRows);
-          let buildHasNullKey = false;
-          // Backwards, so each chain runs in build-row order.
-          for (let j = build.numRows - 1; j >= 0; j--) {
-            const k = bkeys[j];
-            if (k === undefined) { buildHasNullKey = true; continue; }
-            const h = head.get(k);
-            next[j] = h === undefined ? -1 : h;
-            head.set(k, j);
-          }
+          const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
           recordMetric(plan, run, 'buildRows', build.numRows);
           const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, build);
           const pairs = new PairBuffer();
-          // ---- probe ----
-          for await (const b of decodedInput(left, run)) {
+          const nonEmpty = build.numRows > 0;
+          const probe = async function* (): AsyncGenerator<ColumnarBatch> {
+            yield* buffered;
+            for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
+          };
+          for await (const b of probe()) {
             const pparts: unknown[][] = [];
             for (const e of lk) pparts.push(await e.evaluate(b, run));
             const pkeys = joinKeys(pparts, kinds, keyTypes, nullEq, b.numRows);
             out.beginProbe(b);
             pairs.clear();
-            const nonEmpty = build.numRows > 0;
             for (let i = 0; i < b.numRows; i++) {
               const k = pkeys[i];
               if (k === undefined) { if (nonEmpty) out.unknown(i); continue; }
@@ -187,6 +245,40 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
           yield* out.drain();
         } finally {
           run.memory.release(built.bytes);
+        }
+      }
+
+      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+        // An inner join whose left input turns out small builds on the left instead
+        // and streams the right input through it: the planner builds on the right
+        // whatever the sizes, and a big build side costs a copy of every row.
+        const leftIt = decodedInput(left, run)[Symbol.asyncIterator]();
+        const buffered: ColumnarBatch[] = [];
+        let bufferedRows = 0;
+        let bufferedBytes = 0;
+        let leftDone = false;
+        try {
+          if (plan.joinType === 'inner') {
+            while (bufferedRows <= SMALL_LEFT_ROWS) {
+              const r = await leftIt.next();
+              if (r.done) { leftDone = true; break; }
+              buffered.push(r.value);
+              bufferedRows += r.value.numRows;
+              const est = estimateBytes(r.value);
+              run.memory.reserve(est, 'hash join');
+              bufferedBytes += est;
+            }
+          }
+          if (leftDone) {
+            recordMetric(plan, run, 'buildRows', bufferedRows);
+            recordMetric(plan, run, 'buildSide', 'left');
+            yield* smallLeft(buffered, bufferedRows);
+            return;
+          }
+          yield* buildRight(buffered, leftIt);
+        } finally {
+          run.memory.release(bufferedBytes);
+          await leftIt.return?.(undefined);
         }
       });
     },

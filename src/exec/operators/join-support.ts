@@ -93,7 +93,7 @@ export class JoinOutput {
   readonly #jt: JoinType;
   readonly #lw: number;
   readonly #rw: number;
-  readonly #build: BuildSide;
+  #build: BuildSide;
   readonly #rows = new PairBuffer();
   #marks: (boolean | null)[] = [];
   #probe: ColumnarBatch | undefined;
@@ -127,6 +127,14 @@ export class JoinOutput {
       this.#matched.fill(0, 0, probe.numRows);
       this.#sawNull.fill(0, 0, probe.numRows);
     }
+  }
+
+  /**
+   * Inner joins only: the rows pair a fixed left side (`beginProbe`) with a new
+   * right batch; pending rows must have been drained.
+   */
+  useBuild(build: BuildSide): void {
+    this.#build = build;
   }
 
   /** A probe row whose comparison was unknown (NULL key): a mark join yields NULL for it unless matched. */

@@ -203,7 +203,8 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         detail(`Hash Cond: ${p.leftKeys.map((k, i) => `(${formatExpr(k, p.left.columns)} = ${formatExpr(p.rightKeys[i]!, p.right.columns)})`).join(' AND ')}`);
         if (p.residual) detail(`Join Filter: ${formatExpr(p.residual, both)}`);
         const build = num(metricsOf(p), 'buildRows');
-        if (build !== undefined) detail(`Build Rows: ${build}`);
+        // The executor builds on a small left input of an inner join instead of the right.
+        if (build !== undefined) detail(`Build Rows: ${build}${metricsOf(p)?.extra.buildSide === 'left' ? ' (left input)' : ''}`);
         emit(p.left, depth + 1);
         emit(p.right, depth + 1);
         return;
