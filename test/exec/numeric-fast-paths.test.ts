@@ -34,6 +34,8 @@ const unscaledArb = fc.oneof(
   fc.bigInt({ min: MAX - 50n, max: MAX + 50n }),
   fc.bigInt({ min: -MAX - 50n, max: -MAX + 50n }),
   fc.bigInt({ min: 10n ** 15n - 20n, max: 10n ** 15n + 20n }),
+  fc.bigInt({ min: 2n ** 52n - 50n, max: 2n ** 52n + 50n }),
+  fc.bigInt({ min: -(2n ** 52n) - 50n, max: -(2n ** 52n) + 50n }),
   fc.bigInt({ min: 10n ** 16n - 20n, max: 10n ** 16n + 20n }),
   fc.constantFrom(0n, 1n, -1n, MAX, -MAX, MAX + 1n, -MAX - 1n, 10n ** 30n),
 );
