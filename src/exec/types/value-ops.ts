@@ -1,6 +1,6 @@
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { intervalToMicrosApprox } from './datetime.js';
-import { decCmp, decTrimScale, formatDecimal, parseDecimal } from './numeric.js';
+import { compareNumericText, decTrimScale, formatDecimal, parseDecimal } from './numeric.js';
 
 /**
  * A string key equal for values SQL considers equal (numeric 1.0 = 1.00,
@@ -73,7 +73,7 @@ export function rowKey(values: readonly unknown[], types: readonly SqlType[]): s
 /** Total order of non-NULL values of one type (PostgreSQL's btree order; strings by code point). */
 export function compareValues(a: unknown, b: unknown, t: SqlType): number {
   switch (t.kind) {
-    case 'numeric': return decCmp(parseDecimal(a as string), parseDecimal(b as string));
+    case 'numeric': return compareNumericText(a as string, b as string);
     case 'float4': case 'float8': {
       const x = a as number; const y = b as number;
       // NaN sorts above everything and equals itself.
