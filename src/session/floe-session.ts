@@ -11,7 +11,6 @@ import { planInputs } from '../exec/plan/physical-plan.js';
 import type { LakeScanPlan, PhysicalPlan } from '../exec/plan/physical-plan.js';
 import { explainPlan } from '../planner/index.js';
 import type { ScanReport } from '../planner/index.js';
-import type { ExplainOptions } from '../planner/explain/explain-options.js';
 import { formatValue, parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { LakeTransaction, ScanFilter, SnapshotSelector, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
@@ -702,9 +701,7 @@ class FloeSession implements SessionHandler {
   async #explain(c: Extract<UtilityCommand, { kind: 'explain' }>, signal: AbortSignal): Promise<StatementResult> {
     const st = c.statement;
     if (st.kind !== 'query' && st.kind !== 'dml') return this.#memoryRows([textColumn('QUERY PLAN')], c.lines.map((l) => [l]), 'EXPLAIN');
-    // The binder may pass the validated option list (parseExplainOptions); older binders pass the two flags.
-    const given = 'options' in c ? (c as { options?: ExplainOptions }).options : undefined;
-    const opts: ExplainOptions = given ?? { analyze: c.analyze, verbose: c.verbose, timing: c.analyze, summary: c.analyze };
+    const opts = c.options;
     const w = this.#deps.warehouse;
     const scans = new Map<LakeScanPlan, ScanReport>();
     const visit = async (p: PhysicalPlan): Promise<void> => {

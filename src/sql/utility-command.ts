@@ -1,3 +1,4 @@
+import type { ExplainOptions } from '../planner/index.js';
 import type { PhysicalPlan } from '../exec/plan/physical-plan.js';
 import type { SqlType } from '../common/sql-type.js';
 import type { BoundStatement } from './bound-statement.js';
@@ -96,6 +97,8 @@ export type UtilityCommand =
       readonly kind: 'explain';
       readonly analyze: boolean;
       readonly verbose: boolean;
+      /** Every option given, validated as PostgreSQL does. */
+      readonly options: ExplainOptions;
       readonly statement: BoundStatement;
       /** EXPLAIN's text, ready to return as rows of one `QUERY PLAN` text column (without ANALYZE numbers). */
       readonly lines: readonly string[];

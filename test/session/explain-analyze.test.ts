@@ -95,3 +95,23 @@ test('EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) as psql and pgAdmin send it; a point
   assert.match(text, /Lake Scan on public\.dim \(actual time=[\d.]+ ms rows=1 loops=1\)/, text);
   assert.match(text, /Row Groups: /, text);
 });
+
+test('EXPLAIN options as PostgreSQL checks them: TIMING OFF keeps rows only, SUMMARY OFF drops the totals, bad options fail', async () => {
+  const untimed = await run('EXPLAIN (ANALYZE, TIMING OFF, COSTS false, BUFFERS) SELECT id FROM ev WHERE v = 1');
+  const ns = nodes(untimed);
+  assert.ok(ns.length >= 1, untimed.join('\n'));
+  assert.ok(ns.every((n) => n.time === undefined), untimed.join('\n'));
+  assert.ok(untimed.some((l) => l.startsWith('Execution Time:')));
+  const quiet = await run('EXPLAIN (ANALYZE 1, SUMMARY off) SELECT id FROM ev WHERE v = 1');
+  assert.ok(!quiet.some((l) => l.startsWith('Execution Time:')), quiet.join('\n'));
+  assert.ok(nodes(quiet).every((n) => n.time !== undefined));
+  const plain = await run('EXPLAIN (ANALYZE 0, VERBOSE) SELECT id FROM ev');
+  assert.equal(nodes(plain).length, 0, plain.join('\n'));
+  const fails = async (sql: string, code: string) => {
+    await assert.rejects(run(sql), (e: unknown) => (e as { sqlstate?: string }).sqlstate === code, sql);
+  };
+  await fails('EXPLAIN (TIMING) SELECT 1', '22023');
+  await fails('EXPLAIN (ANALYZE maybe) SELECT 1', '22023');
+  await fails('EXPLAIN (FORMAT JSON) SELECT 1', '0A000');
+  await fails('EXPLAIN (COLOUR) SELECT 1', '42601');
+});

@@ -1,6 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { explainPlan } from '../../planner/explain/explain-plan.js';
+import { parseExplainOptions } from '../../planner/explain/explain-options.js';
 import type { BindEnv } from '../bind-env.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { ParsedStatement } from '../parsed-statement.js';
@@ -67,11 +68,18 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'ClosePortalStmt': return bindClose(n);
     case 'CopyStmt': return bindCopy(ctx, n);
     case 'ExplainStmt': {
-      const opts = ((n.options as Raw[] | undefined) ?? []).map((o) => unwrap(o)[1]);
-      const flag = (name: string): boolean => opts.some((o: Raw) => o.defname === name && (o.arg === undefined || !/^(false|off|0)$/i.test(String(o.arg?.String?.sval ?? o.arg?.Boolean?.boolval ?? 'true'))));
+      const items = ((n.options as Raw[] | undefined) ?? []).map((o) => {
+        const d = unwrap(o)[1];
+        const arg = d.arg as Raw | undefined;
+        // The parser leaves out zero-valued fields: `verbose 0` arrives as an empty Integer node.
+        const value = arg === undefined ? undefined : arg.String !== undefined ? String(arg.String.sval ?? '') : arg.Integer !== undefined ? Number(arg.Integer.ival ?? 0)
+          : arg.Boolean !== undefined ? arg.Boolean.boolval === true : arg.Float !== undefined ? String(arg.Float.fval) : String(Object.values(arg)[0]);
+        return { name: String(d.defname), value };
+      });
+      const options = parseExplainOptions(items);
       const statement = bindNode(ctx, n.query);
       const lines = statement.kind === 'query' || statement.kind === 'dml' ? explainPlan(statement.plan) : [`Utility Statement`];
-      return { kind: 'utility', command: { kind: 'explain', analyze: flag('analyze'), verbose: flag('verbose'), statement, lines } };
+      return { kind: 'utility', command: { kind: 'explain', analyze: options.analyze, verbose: options.verbose, options, statement, lines } };
     }
     case 'CallStmt': {
       const fc = n.funccall;
