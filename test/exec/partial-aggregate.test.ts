@@ -191,6 +191,19 @@ test('worker errors keep their SQLSTATE: division by zero in a shipped filter, i
     (e: unknown) => e instanceof FloeError && e.sqlstate === '22003');
 });
 
+test('a worker partial aggregate is charged against the query memory limit (53200)', async () => {
+  const plan = aggregate(scanOf(facts), [c('id')], [call('count', [])]);
+  let fromWorker: unknown;
+  const watching: ScanPool = {
+    size: pool.size, close: () => pool.close(), run: (task, signal, fragment) => pool.run(task, signal, fragment),
+    aggregate: async (task, signal, fragment) => {
+      try { return await pool.aggregate!(task, signal, fragment); } catch (e) { fromWorker ??= e; throw e; }
+    },
+  };
+  await assert.rejects(rowsOf(plan, { warehouse: wh, pool: watching, memoryLimitBytes: 20_000 }), (e: unknown) => e instanceof FloeError && e.sqlstate === '53200');
+  assert.ok(fromWorker instanceof FloeError && fromWorker.sqlstate === '53200', 'the worker itself hit the limit');
+});
+
 test('cancellation while partial aggregates run in the workers fails with 57014', async () => {
   const ac = new AbortController();
   let started = 0;

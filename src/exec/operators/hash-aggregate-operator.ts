@@ -587,7 +587,7 @@ export interface CompiledShipment {
 export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, compiled: CompiledShipment, signal?: AbortSignal): Promise<PartialAggregateResult> {
   const run = createRunState({
     params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal,
-    user: fragment.user, database: fragment.database, searchPath: fragment.searchPath,
+    user: fragment.user, database: fragment.database, searchPath: fragment.searchPath, memoryLimitBytes: fragment.memoryLimitBytes,
   });
   const table = new AggregateTable(compiled.aggregation);
   let rowsScanned = 0;
@@ -623,6 +623,7 @@ async function runPartialAggregates(
     pipeline: shipment.pipeline, aggregate: shipment.aggregate, params: run.params,
     settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
     user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
+    memoryLimitBytes: run.memory.limitBytes,
   };
   const signal = run.signal;
   // A tiny scan costs less in this thread than a round trip through a worker.

@@ -26,6 +26,8 @@ export interface ScanFragment {
   readonly database?: string;
   readonly searchPath?: readonly string[];
   readonly pipeline?: readonly ScanPipelineStep[];
+  /** The query's memory limit, which a worker's partial aggregate table is charged against (53200 past it). */
+  readonly memoryLimitBytes?: number;
   readonly aggregate?: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
 }
 
