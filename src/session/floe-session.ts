@@ -15,7 +15,7 @@ import { formatValue, parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { LakeTransaction, ScanFilter, SnapshotSelector, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
 import { bindStatement, parseStatements } from '../sql/index.js';
-import type { BoundStatement, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
+import type { BoundStatement, CatalogTable, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
 import type { SystemCatalog } from '../sql/system-catalog/index.js';
 import type { VirtualTableRegistry } from '../exec/virtual-table.js';
 import type {
@@ -309,6 +309,10 @@ class FloeSession implements SessionHandler {
       searchPath: this.#searchPath(),
       virtualTables: this.#virtualTables(),
       paramTypes,
+      estimateRows: (t: CatalogTable) => {
+        const meta = this.#deps.warehouse.getTableById(t.id);
+        return meta === undefined ? undefined : this.#deps.warehouse.listFiles(meta).reduce((n, f) => n + f.rowCount - f.deletedRows, 0);
+      },
     };
   }
 

@@ -41,4 +41,6 @@ export interface BindEnv {
    * "infer it", as PostgreSQL does for a 0 OID. The bound statement's paramTypes reports the result.
    */
   readonly paramTypes?: readonly (SqlType | undefined)[];
+  /** The table's current row count, roughly; the planner picks hash-join build sides by it. */
+  readonly estimateRows?: (table: CatalogTable) => number | undefined;
 }

@@ -7,4 +7,6 @@ export interface ScanTable extends LakeTableRef {
   readonly primaryKey: readonly string[];
   /** Source columns of the partition spec (pruning is worth offering filters on them). */
   readonly partitionColumns: readonly string[];
+  /** Live rows when the statement was bound (base plus change rows, so an overestimate while changes are pending). */
+  readonly rowEstimate?: number;
 }

@@ -1,8 +1,9 @@
-import type { Expr } from '../../exec/expr/expr.js';
+import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import type { PhysicalPlan } from '../../exec/plan/physical-plan.js';
 import { columnsUsed, conjunction, conjuncts, remapColumns } from '../expr-utils.js';
 import { assertNever, type LogicalPlan } from '../logical/logical-plan.js';
 import type { LogicalJoin } from '../logical/logical-join.js';
+import { estimateRows } from '../estimate-rows.js';
 
 /**
  * Chooses operators for a logical plan: joins with equality conditions become
@@ -117,12 +118,35 @@ export function isEqualityFn(fn: string): boolean {
   return fn.startsWith('=(');
 }
 
+/**
+ * An inner hash join builds its table on the right input. When the left looks
+ * smaller (lineitem ⋈ a filtered part, say), the sides swap and a projection
+ * puts the columns back in the join's order.
+ */
+function buildOnLeft(p: LogicalJoin, left: PhysicalPlan, right: PhysicalPlan, keys: { left: Expr[]; right: Expr[] }, residual: Expr | undefined): PhysicalPlan {
+  const lw = p.left.columns.length;
+  const rw = p.right.columns.length;
+  // Column i of the original join (left then right) is at this index of the swapped one (right then left).
+  const moved = (i: number): number => (i < lw ? i + rw : i - lw);
+  const swapped: PhysicalPlan = {
+    kind: 'hashJoin', joinType: 'inner', left: right, right: left, leftKeys: keys.right, rightKeys: keys.left,
+    ...(residual ? { residual: remapColumns(residual, moved) } : {}),
+    columns: [...p.right.columns, ...p.left.columns],
+  };
+  return {
+    kind: 'project', input: swapped,
+    exprs: p.columns.map((c, i) => Exprs.column(moved(i), c.type, c.name)),
+    columns: p.columns,
+  };
+}
+
 function physicalJoin(p: LogicalJoin): PhysicalPlan {
   const left = toPhysicalPlan(p.left);
   const right = toPhysicalPlan(p.right);
   const keys = equiKeys(p.condition, p.left.columns.length);
   if (keys.left.length > 0) {
     const residual = conjunction(keys.residual);
+    if (p.joinType === 'inner' && estimateRows(p.left) < estimateRows(p.right)) return buildOnLeft(p, left, right, keys, residual);
     return {
       kind: 'hashJoin', joinType: p.joinType, left, right, leftKeys: keys.left, rightKeys: keys.right,
       ...(residual ? { residual } : {}), columns: p.columns,

@@ -173,11 +173,16 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
     at = snapshotSelector(ctx, o.travel);
   }
   const plan = LogicalScan.create({
-    table: scanTableOf(rel.table), ...(at ? { at } : {}),
+    table: { ...scanTableOf(rel.table), ...rowEstimateOf(ctx, rel.table) }, ...(at ? { at } : {}),
     projection: [...rel.table.columns.map((c) => c.name), ...(o.extraColumns ?? []).map((c) => c.name)],
     filters: [], columns: outputCols(columns),
   });
   return { plan, scope };
+}
+
+function rowEstimateOf(ctx: BindContext, t: CatalogTable): { rowEstimate?: number } {
+  const n = ctx.env.estimateRows?.(t);
+  return n === undefined ? {} : { rowEstimate: n };
 }
 
 export function scanTableOf(t: CatalogTable): LogicalScan['table'] {
