@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { FloeError } from '../../src/common/floe-error.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
 import type { OutputColumn, PhysicalPlan, SortKey } from '../../src/exec/plan/physical-plan.js';
+import { executePlan } from '../../src/exec/execute.js';
 import { col, rowsOf, t, values } from './exec-test-helpers.js';
 
 // Spill files go to a directory of this test's own, so the test can see them come and go.
@@ -66,5 +67,19 @@ test('a spilled sort on a text key with NULLS FIRST and a second key', async () 
 test('a limit below one batch still fails with 53200 and leaves no spill files', async () => {
   const plan: PhysicalPlan = { kind: 'sort', input, keys: [key(col(2, t.text), false, false)], columns };
   await assert.rejects(rowsOf(plan, { memoryLimitBytes: 64 * 1024 }), (e: unknown) => e instanceof FloeError && e.sqlstate === '53200');
+  assert.deepEqual(readdirSync(spillRoot), []);
+});
+
+test('a query cancelled while merging spilled runs leaves no spill files', async () => {
+  const plan: PhysicalPlan = { kind: 'sort', input, keys: [key(col(2, t.text), false, false)], columns };
+  const ac = new AbortController();
+  let seen = 0;
+  await assert.rejects((async () => {
+    for await (const b of executePlan(plan, { memoryLimitBytes: MEMORY_LIMIT, signal: ac.signal })) {
+      seen += b.numRows;
+      ac.abort();
+    }
+  })(), (e: unknown) => e instanceof FloeError && e.sqlstate === '57014');
+  assert.ok(seen > 0 && seen < ROWS, `saw ${seen} rows`);
   assert.deepEqual(readdirSync(spillRoot), []);
 });

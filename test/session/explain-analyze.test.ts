@@ -43,7 +43,7 @@ async function run(sql: string): Promise<string[]> {
 function nodes(lines: readonly string[]): { name: string; rows: number; time: number | undefined }[] {
   const out: { name: string; rows: number; time: number | undefined }[] = [];
   for (const l of lines) {
-    const m = /^\s*(?:->\s+)?(.*?) \(actual (?:time=([\d.]+)(?:\.\.([\d.]+))? ms )?rows=(\d+) loops=(\d+)\)$/.exec(l);
+    const m = /^\s*(?:->\s+)?(.*?) \(actual (?:time=(\d+\.\d+)(?:\.\.(\d+\.\d+))? ms )?rows=(\d+) loops=(\d+)\)$/.exec(l);
     if (m) out.push({ name: m[1]!, rows: Number(m[4]), time: m[3] !== undefined ? Number(m[3]) : m[2] !== undefined ? Number(m[2]) : undefined });
   }
   return out;
@@ -114,4 +114,38 @@ test('EXPLAIN options as PostgreSQL checks them: TIMING OFF keeps rows only, SUM
   await fails('EXPLAIN (ANALYZE maybe) SELECT 1', '22023');
   await fails('EXPLAIN (FORMAT JSON) SELECT 1', '0A000');
   await fails('EXPLAIN (COLOUR) SELECT 1', '42601');
+});
+
+test('EXPLAIN ANALYZE counts row groups skipped by min/max, in this thread and in pool workers', async () => {
+  const { createScanPool } = await import('../../src/exec/index.js');
+  await run('CREATE TABLE rg (g integer, label text)');
+  // 300k sorted rows in one file: three row groups of at most 131072 rows.
+  await run(`INSERT INTO rg SELECT g, 'x' || g FROM generate_series(1, 300000) g`);
+  const query = 'EXPLAIN ANALYZE SELECT g, label FROM rg WHERE g > 290000';
+  const here = (await run(query)).join('\n');
+  assert.match(here, /Row Groups: 1 read, 2 skipped \(min\/max 2, key hash 0\)/, here);
+  const pool = createScanPool({ threads: 2 });
+  try {
+    const pooled = createFloeSession({
+      warehouse, catalog: createSystemCatalog(), scanPool: pool,
+      startup: { user: 'floe', database: 'floe', parameters: {}, remoteAddress: '127.0.0.1', processId: 8 },
+    });
+    await pooled.start({ parameterStatus: () => undefined, notice: () => undefined });
+    const lines: string[] = [];
+    for await (const r of pooled.simpleQuery(query, new AbortController().signal)) {
+      if (r.kind === 'rows') for await (const b of r.batches) for (let i = 0; i < b.numRows; i++) lines.push(String(b.columns[0]!.get(i)));
+    }
+    const there = lines.join('\n');
+    assert.match(there, /Row Groups: 1 read, 2 skipped \(min\/max 2, key hash 0\)/, there);
+    assert.match(there, /Actual Rows: 10000/, there);
+    lines.length = 0;
+    for await (const r of pooled.simpleQuery('EXPLAIN ANALYZE SELECT count(*), max(label) FROM rg WHERE g > 290000', new AbortController().signal)) {
+      if (r.kind === 'rows') for await (const b of r.batches) for (let i = 0; i < b.numRows; i++) lines.push(String(b.columns[0]!.get(i)));
+    }
+    const agg = lines.join('\n');
+    assert.match(agg, /Partial Aggregate: in scan workers \(1 tasks/, agg);
+    assert.match(agg, /Row Groups: 1 read, 2 skipped \(min\/max 2, key hash 0\)/, agg);
+  } finally {
+    await pool.close();
+  }
 });

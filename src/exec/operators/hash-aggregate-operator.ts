@@ -12,6 +12,7 @@ import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
 import { rowKey, valueKey } from '../types/value-ops.js';
 import { executeScanTask } from '../../lake/index.js';
+import type { ScanTaskCounters } from '../../lake/index.js';
 import type { ScanTask } from '../../lake/index.js';
 import type { Expr } from '../expr/expr.js';
 import type { LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
@@ -594,14 +595,15 @@ export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, 
   const rowsOut = new Array<number>(compiled.pipeline.steps.length + 1).fill(0);
   const batchesOut = rowsOut.map(() => 0);
   const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
-  for await (const batch of executeScanTask(task)) {
+  const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+  for await (const batch of executeScanTask(task, counters)) {
     checkAbort(run);
     if (batch.numRows === 0) continue;
     rowsScanned += batch.numRows;
     const b = await applyScanPipeline(decodeScanBatch(batch, fragment), compiled.pipeline, run, count);
     if (b && b.numRows > 0) await table.sink(b, run);
   }
-  return { partial: table.partial(), rowsScanned, rowsOut, batchesOut };
+  return { partial: table.partial(), rowsScanned, rowsOut, batchesOut, counters };
 }
 
 /**
@@ -634,6 +636,8 @@ async function runPartialAggregates(
   let next = 0;
   let failed = false;
   let rowsScanned = 0;
+  let rowGroupsRead = 0;
+  let rowGroupsSkipped = 0;
   const rowsOut = shipment.nodes.map(() => 0);
   const batchesOut = shipment.nodes.map(() => 0);
   const lane = async (): Promise<void> => {
@@ -643,6 +647,8 @@ async function runPartialAggregates(
         const r = await runOne(t);
         checkAbort(run);
         rowsScanned += r.rowsScanned;
+        rowGroupsRead += r.counters.rowGroupsRead;
+        rowGroupsSkipped += r.counters.rowGroupsSkippedByStats;
         r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
         merge(r.partial);
       } catch (e) {
@@ -654,6 +660,8 @@ async function runPartialAggregates(
   const lanes = inThread ? 1 : Math.min(tasks.length, Math.max(1, pool.size));
   await Promise.all(Array.from({ length: lanes }, lane));
   recordMetric(shipment.scan, run, 'rowsScanned', rowsScanned);
+  recordMetric(shipment.scan, run, 'rowGroupsRead', rowGroupsRead);
+  recordMetric(shipment.scan, run, 'rowGroupsSkippedByStats', rowGroupsSkipped);
   shipment.nodes.forEach((n, i) => recordRowsOut(n, run, rowsOut[i]!, batchesOut[i]!));
   if (!inThread) recordMetric(plan, run, 'partialInWorkers', tasks.length);
   return true;

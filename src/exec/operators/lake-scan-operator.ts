@@ -2,7 +2,7 @@ import type { RecordBatch, Vector } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
-import type { ScanFilter, ScanTask } from '../../lake/index.js';
+import type { ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
 import { encodeColumnar } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
@@ -46,28 +46,34 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
             }
           : undefined;
         let shipped = false;
-        for await (const { batch, filtered } of runTasks(tasks, run, fragment)) {
-          shipped ||= filtered;
-          checkAbort(run);
-          if (batch.numRows === 0) continue;
-          recordMetric(plan, run, 'rowsScanned', batch.numRows);
-          let b: ColumnarBatch = {
-            numRows: batch.numRows,
-            columns: types.map((t, i) => {
-              const child = batch.getChild(plan.projection[i]!) ?? batch.getChildAt(i);
-              if (!child) throw new FloeError(SqlState.internalError, `scan batch lacks column "${plan.projection[i]}"`);
-              return vectorToValues(child as Vector, t);
-            }),
-          };
-          if (residual && !filtered) {
-            const keep = truthySelection(await residual.evaluate(b, run), b.numRows);
-            if (keep.length === 0) continue;
-            if (keep.length !== b.numRows) b = selectRows(b, keep);
+        const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+        try {
+          for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters)) {
+            shipped ||= filtered;
+            checkAbort(run);
+            if (batch.numRows === 0) continue;
+            recordMetric(plan, run, 'rowsScanned', batch.numRows);
+            let b: ColumnarBatch = {
+              numRows: batch.numRows,
+              columns: types.map((t, i) => {
+                const child = batch.getChild(plan.projection[i]!) ?? batch.getChildAt(i);
+                if (!child) throw new FloeError(SqlState.internalError, `scan batch lacks column "${plan.projection[i]}"`);
+                return vectorToValues(child as Vector, t);
+              }),
+            };
+            if (residual && !filtered) {
+              const keep = truthySelection(await residual.evaluate(b, run), b.numRows);
+              if (keep.length === 0) continue;
+              if (keep.length !== b.numRows) b = selectRows(b, keep);
+            }
+            if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
+            left -= b.numRows;
+            yield encodeColumnar(plan.columns, b);
+            if (left <= 0) return;
           }
-          if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
-          left -= b.numRows;
-          yield encodeColumnar(plan.columns, b);
-          if (left <= 0) return;
+        } finally {
+          recordMetric(plan, run, 'rowGroupsRead', counters.rowGroupsRead);
+          recordMetric(plan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
         }
         if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
       });
@@ -167,7 +173,9 @@ export async function applyScanPipeline(
 export const SAME_THREAD_MAX_ROWS = 4096;
 
 /** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
-export async function* runTasks(tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
+export async function* runTasks(
+  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters,
+): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
@@ -175,7 +183,7 @@ export async function* runTasks(tasks: readonly ScanTask[], run: RunState, fragm
   const usePool = ctx.pool !== undefined && !ctx.scanRunner && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
   const filtered = usePool && fragment !== undefined;
   const runner = ctx.scanRunner
-    ?? (usePool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s, fragment) : (t: unknown) => executeScanTask(t as ScanTask));
+    ?? (usePool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s, fragment, counters) : (t: unknown) => executeScanTask(t as ScanTask, counters));
   const concurrency = ctx.scanRunner || usePool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
   if (concurrency === 1) {
     for (const t of tasks) {

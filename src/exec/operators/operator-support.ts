@@ -72,11 +72,22 @@ export function metered(plan: PhysicalPlan, run: RunState, source: () => AsyncGe
       const it = source();
       return {
         async next() {
-          await breathe(run);
+          try {
+            await breathe(run);
+          } catch (e) {
+            // A consumer whose next() rejects never calls return(): close the operator here so its
+            // finally blocks (spill files, worker tasks) run now.
+            await it.return(undefined).catch(() => undefined);
+            throw e;
+          }
           const t0 = m ? process.hrtime.bigint() : 0n;
           try {
             const r = await it.next();
-            if (m && !r.done) { m.rowsOut += r.value.numRows; m.batchesOut++; }
+            if (m && !r.done) {
+              if (m.batchesOut === 0) m.extra.firstBatchNs = Number(m.elapsedNs + (process.hrtime.bigint() - t0));
+              m.rowsOut += r.value.numRows;
+              m.batchesOut++;
+            }
             return r;
           } finally {
             if (m) m.elapsedNs += process.hrtime.bigint() - t0;

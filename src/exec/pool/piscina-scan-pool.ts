@@ -4,6 +4,8 @@ import type { RecordBatch } from 'apache-arrow';
 import { Piscina } from 'piscina';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import type { ScanTaskCounters } from '../../lake/index.js';
+import { COUNTERS_BYTES } from './scan-pool.js';
 import type { PartialAggregateResult, ScanFragment, ScanPool } from './scan-pool.js';
 import type { ScanWorkerResult } from './scan-worker.js';
 
@@ -30,7 +32,7 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
   });
   return {
     size,
-    run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment): AsyncIterable<RecordBatch> {
+    run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment, counters?: ScanTaskCounters): AsyncIterable<RecordBatch> {
       return {
         async *[Symbol.asyncIterator]() {
           let result: ScanWorkerResult;
@@ -47,7 +49,13 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
             const { sqlstate, message, detail, hint } = result.error;
             throw new FloeError(sqlstate, message, { detail, hint });
           }
-          for (const b of tableFromIPC(result).batches) yield b;
+          const header = new DataView(result.buffer, result.byteOffset, COUNTERS_BYTES);
+          if (counters) {
+            counters.rowGroupsRead += header.getFloat64(0, true);
+            counters.rowGroupsSkippedByStats += header.getFloat64(8, true);
+          }
+          if (result.byteLength === COUNTERS_BYTES) return;
+          for (const b of tableFromIPC(result.subarray(COUNTERS_BYTES)).batches) yield b;
         },
       };
     },

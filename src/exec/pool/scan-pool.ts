@@ -1,4 +1,5 @@
 import type { RecordBatch } from 'apache-arrow';
+import type { ScanTaskCounters } from '../../lake/index.js';
 import type { Expr } from '../expr/expr.js';
 import type { HashAggregatePlan, OutputColumn } from '../plan/physical-plan.js';
 
@@ -49,12 +50,17 @@ export interface PartialAggregateResult {
   /** Rows left after the residual filter, then after each pipeline step; batches likewise. */
   readonly rowsOut: readonly number[];
   readonly batchesOut: readonly number[];
+  /** Row groups the task decoded and skipped by footer statistics. */
+  readonly counters: ScanTaskCounters;
 }
 
 /** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */
+/** Bytes in front of a worker's batch result (its IPC stream): the task's row-group counters, two float64s. */
+export const COUNTERS_BYTES = 16;
+
 export interface ScanPool {
   /** Runs one task on a worker; batches arrive as transferred buffers (filtered by `fragment` when given). */
-  run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment): AsyncIterable<RecordBatch>;
+  run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment, counters?: ScanTaskCounters): AsyncIterable<RecordBatch>;
   /**
    * Runs one task on a worker and aggregates its rows there (`fragment.aggregate`
    * required). Optional: without it, hash aggregates take their input as batches.

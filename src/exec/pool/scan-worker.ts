@@ -3,6 +3,7 @@ import type { RecordBatch, Vector } from 'apache-arrow';
 import { move } from 'piscina';
 import { isFloeError } from '../../common/floe-error.js';
 import { executeScanTask } from '../../lake/index.js';
+import type { ScanTaskCounters } from '../../lake/index.js';
 import type { ScanTask } from '../../lake/index.js';
 import { encodeBatch } from '../arrow/columnar-batch.js';
 import { vectorToValues } from '../arrow/vector-values.js';
@@ -13,6 +14,7 @@ import { aggregateScanTask, compileAggregation } from '../operators/hash-aggrega
 import type { CompiledShipment } from '../operators/hash-aggregate-operator.js';
 import { compileScanPipeline } from '../operators/lake-scan-operator.js';
 import { createRunState } from '../run-state.js';
+import { COUNTERS_BYTES } from './scan-pool.js';
 import type { PartialAggregateResult, ScanFragment } from './scan-pool.js';
 
 export interface ScanWorkerInput {
@@ -78,11 +80,18 @@ export async function runScanTask(input: ScanTask | ScanWorkerInput): Promise<Sc
   try {
     if (fragment?.aggregate) return await aggregateScanTask(task, fragment, shipmentOf(fragment));
     let batches: RecordBatch[] = [];
-    for await (const b of executeScanTask(task)) batches.push(b);
+    const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+    for await (const b of executeScanTask(task, counters)) batches.push(b);
     if (fragment) batches = await applyFragment(batches, fragment);
-    if (batches.length === 0) return null;
-    // Only a top-level moved value is transferred; nested ones would be cloned.
-    return move(tableToIPC(new Table(batches), 'stream')) as Uint8Array;
+    const ipc = batches.length === 0 ? new Uint8Array(0) : tableToIPC(new Table(batches), 'stream');
+    // Only a top-level moved value is transferred (nested ones would be cloned), so the
+    // task's counters ride in front of the IPC stream rather than beside it.
+    const out = new Uint8Array(COUNTERS_BYTES + ipc.byteLength);
+    const header = new DataView(out.buffer);
+    header.setFloat64(0, counters.rowGroupsRead, true);
+    header.setFloat64(8, counters.rowGroupsSkippedByStats, true);
+    out.set(ipc, COUNTERS_BYTES);
+    return move(out) as Uint8Array;
   } catch (e) {
     // Errors cross threads as plain objects; keep the SQLSTATE so the main thread can rebuild a FloeError.
     if (isFloeError(e)) return { error: { sqlstate: e.sqlstate, message: e.message, detail: e.detail, hint: e.hint } };

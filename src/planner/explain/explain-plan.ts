@@ -195,6 +195,11 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
           detail(`Aggregates: ${p.aggregates.map((a) => `${a.fn.slice(0, a.fn.indexOf('(') > 0 ? a.fn.indexOf('(') : undefined)}(${a.distinct ? 'DISTINCT ' : ''}${a.args.length === 0 ? '*' : a.args.map((x) => formatExpr(x, p.input.columns)).join(', ')})`).join(', ')}`);
         }
         { const g = num(metricsOf(p), 'groups'); if (g !== undefined) detail(`Groups: ${g}`); }
+        {
+          // The scan below then did its work inside the workers' tasks, so its own time is near zero.
+          const tasks = num(metricsOf(p), 'partialInWorkers');
+          if (tasks !== undefined) detail(`Partial Aggregate: in scan workers (${tasks} tasks; times below are the merge's)`);
+        }
         emit(p.input, depth + 1);
         return;
       case 'hashJoin': {
