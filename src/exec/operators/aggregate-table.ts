@@ -1,0 +1,443 @@
+import { FloeError } from '../../common/floe-error.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { compileExpr } from '../expr/compile-expr.js';
+import type { CompiledExpr } from '../expr/compile-expr.js';
+import { functionById } from '../functions/function-registry.js';
+import type { AggregateImpl } from '../functions/function-registry.js';
+import type { HashAggregatePlan } from '../plan/physical-plan.js';
+import type { PartialAggregate } from '../pool/scan-pool.js';
+import type { RunState } from '../run-state.js';
+import { numericKey, rowKey, valueKey } from '../types/value-ops.js';
+import { compileSortKeys } from './sort-keys.js';
+
+interface CompiledAggregate {
+  readonly impl: AggregateImpl;
+  readonly strict: boolean;
+  readonly args: readonly CompiledExpr[];
+  readonly argTypes: readonly SqlType[];
+  readonly filter: CompiledExpr | undefined;
+  readonly distinct: boolean;
+  readonly ordered: ReturnType<typeof compileSortKeys> | undefined;
+  readonly orderExprs: readonly CompiledExpr[];
+  readonly orderExprCount: number;
+  /** DISTINCT or ORDER BY: argument rows are kept per group (ordered) or deduplicated (distinct) instead of stepped in batches. */
+  readonly buffered: boolean;
+}
+
+/** The parts of a hash aggregate plan that decide its groups and states (what a worker needs for a partial aggregate). */
+export type AggregateSpec = Pick<HashAggregatePlan, 'groupBy' | 'groupingSets' | 'aggregates'>;
+
+/** A hash aggregate's expressions and functions, compiled once per operator (or per worker and query). */
+export interface CompiledAggregation {
+  readonly spec: AggregateSpec;
+  readonly keyExprs: readonly CompiledExpr[];
+  readonly keyTypes: readonly SqlType[];
+  readonly sets: readonly (readonly number[])[];
+  readonly aggs: readonly CompiledAggregate[];
+  /** Single key whose canonical values compare equal exactly when SQL groups them (Map's SameValueZero). */
+  readonly directKey: boolean;
+}
+
+/** Bytes charged per new group, beyond its key text. */
+const GROUP_OVERHEAD = 160;
+const NULL_PART = '\u0000N';
+
+/**
+ * Key types whose canonical JS values (number, bigint, string, boolean) are
+ * equal under SameValueZero exactly when SQL's grouping equality holds (floats:
+ * 0 = -0 and NaN = NaN, as PostgreSQL groups them). Numeric text, bpchar's
+ * trailing blanks, intervals, bytea and arrays need valueKey's normalization.
+ */
+const DIRECT_KEY_KINDS = new Set([
+  'int2', 'int4', 'int8', 'float4', 'float8', 'date', 'time', 'timestamp', 'timestamptz',
+  'text', 'varchar', 'name', 'char', 'bool', 'uuid', 'oid',
+]);
+
+export function compileAggregation(spec: AggregateSpec): CompiledAggregation {
+  const aggs: CompiledAggregate[] = spec.aggregates.map((a) => {
+    const f = functionById(a.fn);
+    if (!f || f.kind !== 'aggregate' || !f.aggregate) throw new FloeError(SqlState.undefinedFunction, `aggregate ${a.fn} does not exist`);
+    const argTypes = a.args.map((x) => x.type);
+    const ordered = a.orderBy && a.orderBy.length > 0
+      ? compileSortKeys(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: a.args.length + i, type: k.expr.type } })))
+      : undefined;
+    return {
+      impl: f.aggregate(argTypes),
+      strict: f.strict,
+      args: a.args.map(compileExpr),
+      argTypes,
+      filter: a.filter ? compileExpr(a.filter) : undefined,
+      distinct: a.distinct,
+      ordered,
+      orderExprs: (a.orderBy ?? []).map((k) => compileExpr(k.expr)),
+      orderExprCount: a.orderBy?.length ?? 0,
+      buffered: a.distinct || ordered !== undefined,
+    };
+  });
+  const keyTypes = spec.groupBy.map((e) => e.type);
+  return {
+    spec,
+    keyExprs: spec.groupBy.map(compileExpr),
+    keyTypes,
+    sets: spec.groupingSets ?? [spec.groupBy.map((_, i) => i)],
+    aggs,
+    directKey: spec.groupingSets === undefined && keyTypes.length === 1 && DIRECT_KEY_KINDS.has(keyTypes[0]!.kind),
+  };
+}
+
+/** One key column's part of a composite hash key. */
+function keyPart(v: unknown, t: SqlType, direct: boolean): string {
+  if (v === null || v === undefined) return NULL_PART;
+  if (direct) return typeof v === 'string' ? v : String(v);
+  return normalKey(v, t);
+}
+
+/**
+ * valueKey's grouping key, with char-loop fast paths for the common
+ * non-direct keys: bpchar (trailing blanks do not count) and canonical
+ * numeric text (trailing fractional zeros and "-0" do not count).
+ */
+function normalKey(v: unknown, t: SqlType): string {
+  if (t.kind === 'bpchar') {
+    const s = v as string;
+    let end = s.length;
+    while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
+    return end === s.length ? s : s.slice(0, end);
+  }
+  if (t.kind === 'numeric') return numericKey(v as string);
+  return valueKey(v, t);
+}
+
+/**
+ * A hash aggregate's groups and states: groups are numbered densely, each
+ * aggregate keeps its states in an array indexed by group number, so an
+ * aggregate with a batch step updates a whole batch in one call. Used by the
+ * operator on the main thread and by scan workers for partial aggregates.
+ */
+export class AggregateTable {
+  readonly #c: CompiledAggregation;
+  readonly #index = new Map<unknown, number>();
+  /** Per key column, the key value of each group. */
+  readonly #keys: unknown[][];
+  readonly #setIndex: number[] = [];
+  /** Per aggregate, the state of each group. */
+  readonly #states: unknown[][];
+  readonly #seen: (Set<string> | undefined)[][];
+  readonly #pending: (unknown[][] | undefined)[][];
+  readonly #directParts: boolean[];
+  /** Composite keys: per key column, value → dense id; per inner level, (prefix, id) → prefix id. */
+  #dicts: Map<unknown, number>[] | undefined;
+  #levels: Map<unknown, number>[] | undefined;
+
+  constructor(c: CompiledAggregation) {
+    this.#c = c;
+    this.#keys = c.keyExprs.map(() => []);
+    this.#states = c.aggs.map(() => []);
+    this.#seen = c.aggs.map(() => []);
+    this.#pending = c.aggs.map(() => []);
+    this.#directParts = c.keyTypes.map((t) => DIRECT_KEY_KINDS.has(t.kind));
+  }
+
+  get size(): number {
+    return this.#setIndex.length;
+  }
+
+  #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number): number {
+    const c = this.#c;
+    const g = this.#setIndex.length;
+    this.#index.set(key, g);
+    this.#setIndex.push(s);
+    const set = c.sets[s]!;
+    for (let k = 0; k < this.#keys.length; k++) this.#keys[k]!.push(row >= 0 && set.includes(k) ? keyCols[k]![row] : null);
+    for (let a = 0; a < c.aggs.length; a++) {
+      const ag = c.aggs[a]!;
+      this.#states[a]!.push(ag.impl.init());
+      // Only DISTINCT/ORDER BY aggregates keep per-group buffers (indexed by group like the states).
+      if (ag.buffered) {
+        this.#seen[a]!.push(ag.distinct && !ag.ordered ? new Set<string>() : undefined);
+        this.#pending[a]!.push(ag.ordered ? [] : undefined);
+      }
+    }
+    return g;
+  }
+
+  #groupBytes(key: unknown): number {
+    return GROUP_OVERHEAD + (typeof key === 'string' ? key.length * 2 : 16);
+  }
+
+  /** The group number of each row for grouping set `s`, creating groups as needed; also returns the bytes the new groups cost. */
+  assignGroups(keyCols: readonly (readonly unknown[])[], n: number, s: number): { groups: Int32Array; added: number } {
+    const c = this.#c;
+    const index = this.#index;
+    const groups = new Int32Array(n);
+    let added = 0;
+    const nk = c.keyExprs.length;
+    if (c.spec.groupingSets === undefined && nk === 0) {
+      let g = index.get('');
+      if (g === undefined) { g = this.#newGroup('', keyCols, -1, 0); added += GROUP_OVERHEAD; }
+      groups.fill(g);
+      return { groups, added };
+    }
+    if (c.directKey || (c.spec.groupingSets === undefined && nk === 1)) {
+      const col = keyCols[0]!;
+      const t = c.keyTypes[0]!;
+      const direct = c.directKey;
+      let lastKey: unknown = undefined;
+      let lastGroup = -1;
+      for (let i = 0; i < n; i++) {
+        const v = col[i];
+        const key = direct ? v : v === null ? NULL_PART : normalKey(v, t);
+        // Sorted or clustered inputs repeat keys; skip the hash lookup for a run.
+        if (key === lastKey && lastGroup >= 0) { groups[i] = lastGroup; continue; }
+        let g = index.get(key);
+        if (g === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); }
+        groups[i] = g;
+        lastKey = key;
+        lastGroup = g;
+      }
+      return { groups, added };
+    }
+    if (c.spec.groupingSets === undefined) return this.#assignComposite(keyCols, n, groups);
+    const set = c.sets[s]!;
+    const inSet = c.keyExprs.map((_, k) => set.includes(k));
+    const prefix = c.sets.length > 1 ? s + '|' : '';
+    const direct = this.#directParts;
+    for (let i = 0; i < n; i++) {
+      let key = prefix;
+      for (let k = 0; k < nk; k++) {
+        const kk = inSet[k] ? keyPart(keyCols[k]![i], c.keyTypes[k]!, direct[k]!) : NULL_PART;
+        key += kk.length + ':' + kk;
+      }
+      let g = index.get(key);
+      if (g === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); }
+      groups[i] = g;
+    }
+    return { groups, added };
+  }
+
+  /**
+   * Several keys, no grouping sets: each key column maps its values to dense
+   * ids (one Map per column), and the ids combine level by level through
+   * Maps keyed by `prefix * 2^21 + id` — numbers, not composite strings. An
+   * id past 2^21 (or a prefix past 2^31) keys its level by "prefix,id" instead.
+   */
+  #assignComposite(keyCols: readonly (readonly unknown[])[], n: number, groups: Int32Array): { groups: Int32Array; added: number } {
+    const c = this.#c;
+    const nk = keyCols.length;
+    const dicts = (this.#dicts ??= keyCols.map(() => new Map<unknown, number>()));
+    const levels = (this.#levels ??= Array.from({ length: nk - 1 }, () => new Map<unknown, number>()));
+    const index = this.#index;
+    const direct = this.#directParts;
+    const lastVal = new Array<unknown>(nk).fill(undefined);
+    const lastId = new Array<number>(nk).fill(-1);
+    let added = 0;
+    for (let i = 0; i < n; i++) {
+      let code = 0;
+      for (let k = 0; k < nk; k++) {
+        const v = keyCols[k]![i];
+        let id: number;
+        if (v === lastVal[k] && lastId[k]! >= 0) id = lastId[k]!;
+        else {
+          const key = v === null || v === undefined ? null : direct[k] ? v : normalKey(v, c.keyTypes[k]!);
+          const dict = dicts[k]!;
+          let d = dict.get(key);
+          if (d === undefined) { d = dict.size; dict.set(key, d); added += 48 + (typeof key === 'string' ? key.length * 2 : 0); }
+          id = d;
+          lastVal[k] = v;
+          lastId[k] = id;
+        }
+        if (k === 0) { code = id; continue; }
+        const packed = id < 2097152 && code < 2147483648 ? code * 2097152 + id : code + ',' + id;
+        const level = k === nk - 1 ? index : levels[k - 1]!;
+        let next = level.get(packed);
+        if (next === undefined) {
+          if (k === nk - 1) { next = this.#newGroup(packed, keyCols, i, 0); added += GROUP_OVERHEAD; }
+          else { next = level.size; level.set(packed, next); added += 48; }
+        }
+        code = next;
+      }
+      groups[i] = code;
+    }
+    return { groups, added };
+  }
+
+  /** Steps the states with one input batch; returns the bytes newly held (charged to `run.memory`). */
+  async sink(b: ColumnarBatch, run: RunState): Promise<number> {
+    const c = this.#c;
+    const n = b.numRows;
+    const keyCols: unknown[][] = [];
+    for (const e of c.keyExprs) keyCols.push(await e.evaluate(b, run));
+    const argCols: unknown[][][] = [];
+    const sels: (Int32Array | undefined)[] = [];
+    const counts: number[] = [];
+    const orderCols: unknown[][][] = [];
+    for (const ag of c.aggs) {
+      const cols: unknown[][] = [];
+      for (const e of ag.args) cols.push(await e.evaluate(b, run));
+      argCols.push(cols);
+      const f = ag.filter ? await ag.filter.evaluate(b, run) : undefined;
+      const { sel, count } = selection(n, f, ag.strict ? cols : []);
+      sels.push(sel);
+      counts.push(count);
+      const oc: unknown[][] = [];
+      for (const e of ag.orderExprs) oc.push(await e.evaluate(b, run));
+      orderCols.push(oc);
+    }
+    let added = 0;
+    for (let s = 0; s < c.sets.length; s++) {
+      const { groups, added: groupBytes } = this.assignGroups(keyCols, n, s);
+      added += groupBytes;
+      for (let a = 0; a < c.aggs.length; a++) {
+        const ag = c.aggs[a]!;
+        const cols = argCols[a]!;
+        const sel = sels[a];
+        const count = counts[a]!;
+        if (count === 0) continue;
+        const states = this.#states[a]!;
+        if (ag.buffered) {
+          added += this.#sinkBuffered(a, groups, cols, orderCols[a]!, sel, count);
+          continue;
+        }
+        if (ag.impl.batchStep) {
+          ag.impl.batchStep(states, groups, cols, sel, count);
+          continue;
+        }
+        const args = new Array<unknown>(cols.length);
+        for (let k = 0; k < count; k++) {
+          const i = sel ? sel[k]! : k;
+          for (let j = 0; j < cols.length; j++) args[j] = cols[j]![i];
+          const g = groups[i]!;
+          states[g] = ag.impl.step(states[g], args);
+        }
+      }
+    }
+    run.memory.reserve(added, 'hash aggregate');
+    return added;
+  }
+
+  #sinkBuffered(a: number, groups: Int32Array, cols: readonly (readonly unknown[])[], orderCols: readonly (readonly unknown[])[], sel: Int32Array | undefined, count: number): number {
+    const ag = this.#c.aggs[a]!;
+    const states = this.#states[a]!;
+    let added = 0;
+    for (let k = 0; k < count; k++) {
+      const i = sel ? sel[k]! : k;
+      const g = groups[i]!;
+      const args = cols.map((col) => col[i]);
+      const pend = this.#pending[a]![g];
+      if (pend) {
+        pend.push([...args, ...orderCols.map((col) => col[i])]);
+        added += 16 * (args.length + 1);
+        continue;
+      }
+      const seen = this.#seen[a]![g];
+      if (seen) {
+        const key = rowKey(args, ag.argTypes);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        added += key.length * 2 + 32;
+      }
+      states[g] = ag.impl.step(states[g], args);
+    }
+    return added;
+  }
+
+  /** This table's groups as structured-cloneable data (aggregates without DISTINCT/ORDER BY only). */
+  partial(): PartialAggregate {
+    if (this.#c.aggs.some((ag) => ag.buffered)) throw new FloeError(SqlState.internalError, 'partial DISTINCT/ORDER BY aggregates cannot be exported');
+    return { numGroups: this.size, keys: this.#keys, states: this.#states };
+  }
+
+  /** Merges another table's partial (same spec, no grouping sets) with the aggregates' combine; returns the bytes newly held. */
+  merge(p: PartialAggregate): number {
+    if (p.numGroups === 0) return 0;
+    const { groups, added } = this.assignGroups(p.keys, p.numGroups, 0);
+    for (let a = 0; a < this.#c.aggs.length; a++) {
+      const impl = this.#c.aggs[a]!.impl;
+      const states = this.#states[a]!;
+      const from = p.states[a]!;
+      for (let i = 0; i < p.numGroups; i++) {
+        const g = groups[i]!;
+        states[g] = impl.combine(states[g], from[i]);
+      }
+    }
+    return added;
+  }
+
+  /** Adds the grand-total groups (sets without keys) so they yield a row even on empty input. */
+  ensureEmptySets(): void {
+    const c = this.#c;
+    const none = c.keyExprs.map(() => [null]);
+    for (let s = 0; s < c.sets.length; s++) if (c.sets[s]!.length === 0) this.assignGroups(none, 1, s);
+  }
+
+  /** The output columns (keys, aggregates, grouping id) of every group, in group order. */
+  finish(withGroupingId: boolean): { columns: unknown[][]; numRows: number } {
+    const c = this.#c;
+    const n = this.size;
+    const out: unknown[][] = [...this.#keys];
+    for (let a = 0; a < c.aggs.length; a++) {
+      const ag = c.aggs[a]!;
+      const states = this.#states[a]!;
+      const col = new Array<unknown>(n);
+      for (let g = 0; g < n; g++) {
+        const pend = this.#pending[a]![g];
+        const state = pend ? this.#replay(ag, states[g], pend) : states[g];
+        const v = ag.impl.final(state);
+        col[g] = v === undefined ? null : v;
+      }
+      out.push(col);
+    }
+    if (withGroupingId) {
+      const nk = c.keyExprs.length;
+      out.push(this.#setIndex.map((s) => {
+        const set = c.sets[s]!;
+        let id = 0;
+        for (let k = 0; k < nk; k++) if (!set.includes(k)) id |= 1 << (nk - 1 - k);
+        return id;
+      }));
+    }
+    return { columns: out, numRows: n };
+  }
+
+  /** Steps an ORDER BY aggregate's buffered rows in order (deduplicated for DISTINCT). */
+  #replay(ag: CompiledAggregate, state: unknown, pend: unknown[][]): unknown {
+    const n = ag.args.length;
+    const cols: unknown[][] = Array.from({ length: n + ag.orderExprCount }, (_, c) => pend.map((r) => r[c]));
+    const idx = pend.map((_, i) => i);
+    idx.sort(ag.ordered!.comparator(cols.slice(n)));
+    const seen = ag.distinct ? new Set<string>() : undefined;
+    for (const i of idx) {
+      const args = pend[i]!.slice(0, n);
+      if (seen) {
+        const k = rowKey(args, ag.argTypes);
+        if (seen.has(k)) continue;
+        seen.add(k);
+      }
+      state = ag.impl.step(state, args);
+    }
+    return state;
+  }
+}
+
+/** Rows an aggregate steps: those passing its FILTER and, for strict aggregates, without a NULL argument (undefined = all n rows). */
+function selection(n: number, filter: readonly unknown[] | undefined, strictArgs: readonly (readonly unknown[])[]): { sel: Int32Array | undefined; count: number } {
+  let firstDrop = -1;
+  for (let i = 0; i < n && firstDrop < 0; i++) {
+    if (filter && filter[i] !== true) { firstDrop = i; break; }
+    for (let c = 0; c < strictArgs.length; c++) if (strictArgs[c]![i] === null) { firstDrop = i; break; }
+  }
+  if (firstDrop < 0) return { sel: undefined, count: n };
+  const sel = new Int32Array(n);
+  let count = 0;
+  for (let i = 0; i < firstDrop; i++) sel[count++] = i;
+  for (let i = firstDrop; i < n; i++) {
+    if (filter && filter[i] !== true) continue;
+    let keep = true;
+    for (let c = 0; c < strictArgs.length; c++) if (strictArgs[c]![i] === null) { keep = false; break; }
+    if (keep) sel[count++] = i;
+  }
+  return { sel, count };
+}
+

@@ -1,0 +1,145 @@
+import { executeScanTask } from '../../lake/index.js';
+import type { ScanTask, ScanTaskCounters } from '../../lake/index.js';
+import type { Expr } from '../expr/expr.js';
+import type { HashAggregatePlan, LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
+import type { PartialAggregate, PartialAggregateResult, ScanFragment, ScanPipelineStep } from '../pool/scan-pool.js';
+import { createRunState } from '../run-state.js';
+import type { RunState } from '../run-state.js';
+import { AggregateTable } from './aggregate-table.js';
+import type { CompiledAggregation } from './aggregate-table.js';
+import {
+  applyScanPipeline, decodeScanBatch, planLakeScan, SAME_THREAD_MAX_ROWS, shippable, taskRows,
+} from './lake-scan-operator.js';
+import type { CompiledScanPipeline } from './lake-scan-operator.js';
+import { checkAbort, recordMetric, recordRowsOut } from './operator-support.js';
+
+/** What ships with each scan task when a hash aggregate's input can run in the workers (plain data). */
+export interface AggregateShipment {
+  readonly scan: LakeScanPlan;
+  /** The scan, then each Filter/Project above it (their metrics are recorded from the workers' counts). */
+  readonly nodes: readonly PhysicalPlan[];
+  readonly pipeline: readonly ScanPipelineStep[];
+  readonly residual?: Expr;
+  readonly aggregate: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
+}
+
+/**
+ * The shipment for `plan` when its input is a lake scan, possibly under
+ * Filter/Project nodes, and every expression can be evaluated by a worker
+ * alone; undefined when anything does not ship (grouping sets, DISTINCT or
+ * ORDER BY inside an aggregate, subqueries, outer references, a scan limit).
+ */
+export function aggregateShipment(plan: HashAggregatePlan): AggregateShipment | undefined {
+  if (plan.groupingSets !== undefined) return undefined;
+  if (plan.aggregates.some((a) => a.distinct || (a.orderBy !== undefined && a.orderBy.length > 0))) return undefined;
+  const exprs: Expr[] = [...plan.groupBy];
+  for (const a of plan.aggregates) { exprs.push(...a.args); if (a.filter) exprs.push(a.filter); }
+  const pipeline: ScanPipelineStep[] = [];
+  const nodes: PhysicalPlan[] = [];
+  let node: PhysicalPlan = plan.input;
+  while (node.kind === 'filter' || node.kind === 'project') {
+    nodes.unshift(node);
+    if (node.kind === 'filter') { pipeline.unshift({ kind: 'filter', predicate: node.predicate }); exprs.push(node.predicate); }
+    else { pipeline.unshift({ kind: 'project', exprs: node.exprs }); exprs.push(...node.exprs); }
+    node = node.input;
+  }
+  if (node.kind !== 'lakeScan' || node.limit !== undefined) return undefined;
+  if (node.residual) exprs.push(node.residual);
+  if (!exprs.every(shippable)) return undefined;
+  nodes.unshift(node);
+  return { scan: node, nodes, pipeline, residual: node.residual, aggregate: { groupBy: plan.groupBy, aggregates: plan.aggregates } };
+}
+
+/** A shipment's expressions and aggregates, compiled. */
+export interface CompiledShipment {
+  readonly pipeline: CompiledScanPipeline;
+  readonly aggregation: CompiledAggregation;
+}
+
+/**
+ * One scan task's partial aggregate: reads the task, runs the residual and the
+ * Filter/Project steps, and sinks the rows into a fresh table. Runs in a pool
+ * worker (scan-worker.ts) or, for a tiny scan, in the calling thread.
+ */
+export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, compiled: CompiledShipment, signal?: AbortSignal): Promise<PartialAggregateResult> {
+  const run = createRunState({
+    params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal,
+    user: fragment.user, database: fragment.database, searchPath: fragment.searchPath, memoryLimitBytes: fragment.memoryLimitBytes,
+  });
+  const table = new AggregateTable(compiled.aggregation);
+  let rowsScanned = 0;
+  const rowsOut = new Array<number>(compiled.pipeline.steps.length + 1).fill(0);
+  const batchesOut = rowsOut.map(() => 0);
+  const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
+  const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+  for await (const batch of executeScanTask(task, counters)) {
+    checkAbort(run);
+    if (batch.numRows === 0) continue;
+    rowsScanned += batch.numRows;
+    const b = await applyScanPipeline(decodeScanBatch(batch, fragment), compiled.pipeline, run, count);
+    if (b && b.numRows > 0) await table.sink(b, run);
+  }
+  return { partial: table.partial(), rowsScanned, rowsOut, batchesOut, counters };
+}
+
+/**
+ * Runs the shipment's scan with a partial aggregate per task — on the pool,
+ * several tasks at a time, or in this thread for a tiny single-task scan — and
+ * hands each partial to `merge` as it arrives. Returns false (having done
+ * nothing) when the plan cannot ship here.
+ */
+export async function runPartialAggregates(
+  plan: HashAggregatePlan, shipment: AggregateShipment, compiled: CompiledShipment, run: RunState,
+  merge: (p: PartialAggregate) => void,
+): Promise<boolean> {
+  const pool = run.ctx.pool;
+  if (!pool?.aggregate || run.ctx.scanRunner) return false;
+  const aggregate = pool.aggregate.bind(pool);
+  const tasks = await planLakeScan(shipment.scan, run);
+  const fragment: ScanFragment = {
+    columns: shipment.scan.columns, projection: shipment.scan.projection, residual: shipment.residual,
+    pipeline: shipment.pipeline, aggregate: shipment.aggregate, params: run.params,
+    settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
+    user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
+    memoryLimitBytes: run.memory.limitBytes,
+  };
+  const signal = run.signal;
+  // A tiny scan costs less in this thread than a round trip through a worker.
+  const inThread = tasks.length === 1 && taskRows(tasks) <= SAME_THREAD_MAX_ROWS;
+  const runOne = inThread
+    ? (t: ScanTask) => aggregateScanTask(t, fragment, compiled, signal)
+    : (t: ScanTask) => aggregate(t, signal, fragment);
+  let next = 0;
+  let failed = false;
+  let rowsScanned = 0;
+  let rowGroupsRead = 0;
+  let rowGroupsSkipped = 0;
+  const rowsOut = shipment.nodes.map(() => 0);
+  const batchesOut = shipment.nodes.map(() => 0);
+  const lane = async (): Promise<void> => {
+    while (!failed && next < tasks.length) {
+      const t = tasks[next++]!;
+      try {
+        const r = await runOne(t);
+        checkAbort(run);
+        rowsScanned += r.rowsScanned;
+        rowGroupsRead += r.counters.rowGroupsRead;
+        rowGroupsSkipped += r.counters.rowGroupsSkippedByStats;
+        r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
+        merge(r.partial);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  const lanes = inThread ? 1 : Math.min(tasks.length, Math.max(1, pool.size));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  recordMetric(shipment.scan, run, 'rowsScanned', rowsScanned);
+  recordMetric(shipment.scan, run, 'rowGroupsRead', rowGroupsRead);
+  recordMetric(shipment.scan, run, 'rowGroupsSkippedByStats', rowGroupsSkipped);
+  shipment.nodes.forEach((n, i) => recordRowsOut(n, run, rowsOut[i]!, batchesOut[i]!));
+  if (!inThread) recordMetric(plan, run, 'partialInWorkers', tasks.length);
+  return true;
+}
+
