@@ -40,7 +40,7 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
               const bytes = table.merge(p);
               run.memory.reserve(bytes, 'hash aggregate');
               reserved += bytes;
-            })
+            }, async (b) => { reserved += await table.sink(b, run); })
             : false;
           if (!shipped) {
             for await (const b of decodedInput(input, run)) reserved += await table.sink(b, run);

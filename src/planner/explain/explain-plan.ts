@@ -198,7 +198,11 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         {
           // The scan below then did its work inside the workers' tasks, so its own time is near zero.
           const tasks = num(metricsOf(p), 'partialInWorkers');
-          if (tasks !== undefined) detail(`Partial Aggregate: in scan workers (${tasks} tasks; times below are the merge's)`);
+          const sentRows = num(metricsOf(p), 'tasksSentRows');
+          if (tasks !== undefined) {
+            const rows = sentRows === undefined ? '' : `; ${sentRows} more sent their rows, the groups barely reducing them`;
+            detail(`Partial Aggregate: in scan workers (${tasks} tasks${rows}; times below are the merge's)`);
+          }
         }
         emit(p.input, depth + 1);
         return;
