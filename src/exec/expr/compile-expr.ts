@@ -381,20 +381,29 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       const list = e.list.map(c);
       const eq = impl(e.eqFn);
       const negated = e.negated;
-      const allLiteral = e.list.every((x) => x.kind === 'literal');
       const t = e.arg.type;
-      const literalKeys = allLiteral && e.list.every((x) => x.type.kind === t.kind)
-        ? new Set(e.list.filter((x) => (x as { value: unknown }).value !== null).map((x) => valueKey((x as { value: unknown }).value, t)))
-        : undefined;
-      const literalHasNull = allLiteral && e.list.some((x) => (x as { value: unknown }).value === null);
+      // Items that are constants of the argument's type (literals, or casts of them such as
+      // 'AIR'::character(10)) are evaluated once, on the first row of the first batch, and
+      // looked up by key; anything else is compared item by item with the operator.
+      const isConstant = (x: Expr): boolean => x.kind === 'literal' || (x.kind === 'cast' && isConstant(x.arg));
+      const constantList = e.list.every((x) => isConstant(x) && x.type.kind === t.kind);
+      let literalKeys: Set<string> | undefined;
+      let literalHasNull = false;
       return (b, ev, sel) => {
         const vals = arg(b, ev, sel);
         const out = new Array<unknown>(b.numRows);
-        if (literalKeys) {
+        const first = sel ? sel[0] : b.numRows > 0 ? 0 : undefined;
+        if (constantList && literalKeys === undefined && first !== undefined) {
+          const items = list.map((f) => f(b, ev, sel)[first]);
+          literalHasNull = items.some((v) => v === null);
+          literalKeys = new Set(items.filter((v) => v !== null).map((v) => valueKey(v, t)));
+        }
+        const keys = literalKeys;
+        if (keys) {
           forEach(b.numRows, sel, (i) => {
             const v = vals[i];
             if (v === null) { out[i] = null; return; }
-            if (literalKeys.has(valueKey(v, t))) out[i] = !negated;
+            if (keys.has(valueKey(v, t))) out[i] = !negated;
             else out[i] = literalHasNull ? null : negated;
           });
           return out;

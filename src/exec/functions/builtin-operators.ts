@@ -11,7 +11,7 @@ import {
 import { compareValues } from '../types/value-ops.js';
 import { formatValue } from '../types/text-io.js';
 import { registerScalarFunction } from './function-registry.js';
-import { arithmeticKernel, comparisonKernel, numericArithmeticKernel, numericComparisonKernel, numericNegateKernel } from './vector-kernels.js';
+import { arithmeticKernel, bpcharEqualityKernel, comparisonKernel, numericArithmeticKernel, numericComparisonKernel, numericNegateKernel } from './vector-kernels.js';
 import type { VectorImpl } from './vector-kernels.js';
 
 const T = {
@@ -293,7 +293,10 @@ function registerComparisons(t: SqlType): void {
     }
     // JS operators order these types' canonical values exactly as PostgreSQL does (not floats: NaN).
     const direct = ['int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'text', 'name', 'char', 'uuid', 'oid', 'bool'].includes(t.kind);
-    registerScalarFunction({ name: op, args: [t, t], returns: { kind: 'bool' }, impl, vector: direct ? comparisonKernel(op) : t.kind === 'numeric' ? numericComparisonKernel(op) : undefined });
+    registerScalarFunction({
+      name: op, args: [t, t], returns: { kind: 'bool' }, impl,
+      vector: direct ? comparisonKernel(op) : t.kind === 'numeric' ? numericComparisonKernel(op) : t.kind === 'bpchar' ? bpcharEqualityKernel(op) : undefined,
+    });
   }
 }
 

@@ -170,3 +170,35 @@ export function numericComparisonKernel(op: string): VectorImpl | undefined {
   cache.set(key, k);
   return k;
 }
+
+/** character(n) = and <>: trailing blanks do not count (PostgreSQL's bpchareq compares up to each side's last non-blank). */
+export function bpcharEqualityKernel(op: string): VectorImpl | undefined {
+  const negated = op === '<>' || op === '!=';
+  if (op !== '=' && !negated) return undefined;
+  const key = negated ? 'bpchar<>' : 'bpchar=';
+  let k = cache.get(key);
+  if (k) return k;
+  k = (args, out, n, sel) => {
+    const a = args[0]!; const b = args[1]!;
+    const m = sel ? sel.length : n;
+    for (let j = 0; j < m; j++) {
+      const i = sel ? sel[j]! : j;
+      const x = a[i]; const y = b[i];
+      if (x === null || y === null) { out[i] = null; continue; }
+      out[i] = sameBlankPadded(x as string, y as string) !== negated;
+    }
+  };
+  cache.set(key, k);
+  return k;
+}
+
+function sameBlankPadded(x: string, y: string): boolean {
+  if (x === y) return true;
+  let ex = x.length;
+  let ey = y.length;
+  while (ex > 0 && x.charCodeAt(ex - 1) === 32) ex--;
+  while (ey > 0 && y.charCodeAt(ey - 1) === 32) ey--;
+  if (ex !== ey) return false;
+  for (let c = 0; c < ex; c++) if (x.charCodeAt(c) !== y.charCodeAt(c)) return false;
+  return true;
+}

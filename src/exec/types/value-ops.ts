@@ -16,7 +16,7 @@ export function valueKey(v: unknown, t: SqlType): string {
       if (x === 0) return '0';
       return Number.isNaN(x) ? 'NaN' : String(x);
     }
-    case 'bpchar': return (v as string).replace(/ +$/, '');
+    case 'bpchar': return trimTrailingBlanks(v as string);
     case 'interval': return intervalToMicrosApprox(v as Interval).toString();
     case 'bytea': return Buffer.from(v as Uint8Array).toString('hex');
     case 'array': return '[' + (v as unknown[]).map((e) => valueKey(e, t.element)).join('\u0001') + ']';
@@ -108,4 +108,11 @@ export function compareValues(a: unknown, b: unknown, t: SqlType): number {
       return x < y ? -1 : x > y ? 1 : 0;
     }
   }
+}
+
+/** bpchar's comparison form: trailing blanks do not count. */
+function trimTrailingBlanks(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
+  return end === s.length ? s : s.slice(0, end);
 }
