@@ -1,8 +1,8 @@
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { decAdd, decDiv, decMul, decSqrtAtScale, decSub, formatDecimal, toDecimal } from '../types/numeric.js';
-import type { Decimal } from '../types/numeric.js';
+import { decAdd, decDiv, decMul, decSqrtAtScale, decSub, formatDecimal, parseScaledInto, toDecimal } from '../types/numeric.js';
+import type { Decimal, ScaledNumber } from '../types/numeric.js';
 import { compareValues } from '../types/value-ops.js';
 import { valueToText, BuiltinTypes as T } from './builtin-operators.js';
 import { registerAggregateFunction, registerWindowFunction } from './function-registry.js';
@@ -98,46 +98,16 @@ function numFlush(st: NumState): void {
   st.acc = 0;
 }
 
-/** Scale of the last successful smallDecimal parse (a module slot, so the hot loop allocates nothing). */
-let parsedScale = 0;
-
-/**
- * Canonical numeric text with at most 15 digits as an unscaled double (exact),
- * its scale in `parsedScale`; NaN for anything else ('NaN', longer values), which
- * then takes the exact BigInt path.
- */
-export function smallDecimal(v: string): number {
-  const len = v.length;
-  if (len === 0 || len > 17) return NaN;
-  let i = 0;
-  let neg = false;
-  if (v.charCodeAt(0) === 45) { neg = true; i = 1; }
-  let n = 0;
-  let digits = 0;
-  let scale = -1;
-  for (; i < len; i++) {
-    const c = v.charCodeAt(i);
-    if (c === 46) {
-      if (scale >= 0) return NaN;
-      scale = 0;
-      continue;
-    }
-    const d = c - 48;
-    if (d < 0 || d > 9) return NaN;
-    n = n * 10 + d;
-    digits++;
-    if (scale >= 0) scale++;
-  }
-  if (digits === 0 || digits > 15) return NaN;
-  parsedScale = scale < 0 ? 0 : scale;
-  return neg ? -n : n;
-}
+/** The hot loop's parse target (a module slot, so summing allocates nothing per row). */
+const parsed: ScaledNumber = { unscaled: 0, scale: 0 };
 
 function numStep(st: NumState, v: string): void {
   st.count++;
-  const n = smallDecimal(v);
-  if (n === n) {
-    const scale = parsedScale;
+  // Values past 2^52 fail the `scaled` check below and take the BigInt path, so
+  // the running double (also kept within 2^52) plus an addend stays exact.
+  if (parseScaledInto(v, parsed)) {
+    const n = parsed.unscaled;
+    const scale = parsed.scale;
     if (scale > st.accScale) {
       // Rescale the running double when it stays exact; fold it into the BigInt sum otherwise.
       const up = st.acc * POW10[scale - st.accScale]!;
