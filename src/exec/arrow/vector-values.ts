@@ -1,7 +1,7 @@
 import { Type, makeData, makeVector, vectorFromArray } from 'apache-arrow';
 import type { Data, DataType, Vector } from 'apache-arrow';
 import type { Interval, SqlType } from '../../common/sql-type.js';
-import { formatScaled as formatScaledNumber } from '../types/numeric.js';
+import { formatDecimal, formatScaled as formatScaledNumber } from '../types/numeric.js';
 import { execArrowType } from './arrow-types.js';
 
 /** Date32 sentinels for ±infinity (PostgreSQL's DATEVAL_NOBEGIN/NOEND are out of any real range too). */
@@ -78,7 +78,8 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number): void
         for (let w = bw - 1; w >= 0; w--) v = (v << 32n) | BigInt(words[off + w]!);
         const bits = BigInt(bw * 32);
         if (v >= 1n << (bits - 1n)) v -= 1n << bits;
-        out[base + i] = formatScaled(v, scale);
+        // A negative Decimal scale (numeric(p,-s)) means trailing zeros; numeric.ts scales are never negative.
+        out[base + i] = scale < 0 ? formatDecimal({ unscaled: v * 10n ** BigInt(-scale), scale: 0 }) : formatDecimal({ unscaled: v, scale });
       }
       return;
     }
@@ -163,13 +164,6 @@ function smallDecimalWords(words: Uint32Array, off: number, bw: number): number 
   if (hi >= 0x200000 || hi < -0x200000) return NaN;
   const v = hi * 4294967296 + words[off]!;
   return v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER ? NaN : v;
-}
-
-export function formatScaled(v: bigint, scale: number): string {
-  if (scale <= 0) return (scale === 0 ? v : v * 10n ** BigInt(-scale)).toString();
-  const neg = v < 0n;
-  const s = (neg ? -v : v).toString().padStart(scale + 1, '0');
-  return `${neg ? '-' : ''}${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
 }
 
 /** Builds an Arrow vector (execArrowType(type)) from canonical values. */
