@@ -1,5 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { formatScaled } from '../../common/numeric-text.js';
+
+export { formatScaled };
 
 /**
  * PostgreSQL numeric as an exact scaled BigInt: value = unscaled / 10^scale.
@@ -89,41 +92,6 @@ export function parseScaledInto(text: string, out: ScaledNumber): boolean {
 export function parseScaled(text: string): ScaledNumber | undefined {
   const out: ScaledNumber = { unscaled: 0, scale: 0 };
   return parseScaledInto(text, out) ? out : undefined;
-}
-
-const ZEROS: string[] = Array.from({ length: 32 }, (_, i) => '0'.repeat(i));
-const MAX_SPLIT = 2 ** 52 - 1;
-
-/** PostgreSQL text of unscaled / 10^scale; `unscaled` must be a safe integer and scale >= 0. */
-export function formatScaled(unscaled: number, scale: number): string {
-  if (scale <= 0) {
-    if (scale === 0) return unscaled === 0 ? '0' : String(unscaled);
-    return formatDecimal({ unscaled: BigInt(unscaled), scale });
-  }
-  const neg = unscaled < 0;
-  const abs = neg ? -unscaled : unscaled;
-  if (scale <= 15 && abs <= MAX_SPLIT) {
-    // Split arithmetically: cheaper than slicing the digit string. Below 2^52,
-    // ip * p stays exact; a quotient rounded up to the next integer shows as a
-    // negative remainder and is corrected.
-    const p = POW10_NUM[scale]!;
-    let ip = Math.floor(abs / p);
-    let fp = abs - ip * p;
-    if (fp < 0) { ip -= 1; fp += p; }
-    const fs = String(fp);
-    const pad = scale - fs.length;
-    const body = `${ip}.${pad > 0 ? ZEROS[pad]! : ''}${fs}`;
-    return neg ? `-${body}` : body;
-  }
-  const s = String(abs);
-  const len = s.length;
-  let body: string;
-  if (len > scale) body = `${s.slice(0, len - scale)}.${s.slice(len - scale)}`;
-  else {
-    const pad = scale - len;
-    body = `0.${pad < ZEROS.length ? ZEROS[pad]! : '0'.repeat(pad)}${s}`;
-  }
-  return neg ? `-${body}` : body;
 }
 
 const scratchA: ScaledNumber = { unscaled: 0, scale: 0 };

@@ -1,5 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { formatScaled as formatDecimalNumber } from '../../common/numeric-text.js';
 
 /**
  * numeric's canonical form is PostgreSQL's text ("-12.50"); Decimal128 storage and
@@ -104,17 +105,8 @@ export function formatDecimal(unscaled: bigint, scale: number): string {
 
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** formatDecimal of a safe-integer unscaled value, without BigInt. */
-export function formatDecimalNumber(unscaled: number, scale: number): string {
-  const negative = unscaled < 0;
-  // safe integers print as plain digits (exponent form starts at 1e21)
-  let s = String(negative ? -unscaled : unscaled);
-  if (scale > 0) {
-    if (s.length <= scale) s = '0'.repeat(scale - s.length + 1) + s;
-    s = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
-  }
-  return negative ? `-${s}` : s;
-}
+/** formatDecimal of a safe-integer unscaled value, without BigInt (the executor prints with the same function). */
+export { formatDecimalNumber };
 
 /** formatDecimal through BigInt only: the reference for the number path. */
 export function formatDecimalExact(unscaled: bigint, scale: number): string {
