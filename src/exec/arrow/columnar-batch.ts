@@ -1,6 +1,8 @@
 import { RecordBatch, Schema, Field, Struct, makeData } from 'apache-arrow';
 import type { Vector } from 'apache-arrow';
+import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
+import { SqlState } from '../../common/sqlstate.js';
 import type { OutputColumn } from '../plan/physical-plan.js';
 import { execArrowType } from './arrow-types.js';
 import { valuesToVector, vectorToValues } from './vector-values.js';
@@ -28,6 +30,20 @@ export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): Colu
   for (let i = 0; i < types.length; i++) {
     const child = batch.getChildAt(i);
     if (!child) throw new Error(`batch has ${batch.numCols} columns, expected ${types.length}`);
+    columns.push(vectorToValues(child as Vector, types[i]!));
+  }
+  return { numRows: batch.numRows, columns };
+}
+
+/**
+ * A scan batch's columns by name (else by position) as a ColumnarBatch: how
+ * lake scans and pool workers turn what the lake returns into working form.
+ */
+export function decodeColumns(batch: RecordBatch, names: readonly string[], types: readonly SqlType[]): ColumnarBatch {
+  const columns: unknown[][] = [];
+  for (let i = 0; i < types.length; i++) {
+    const child = batch.getChild(names[i]!) ?? batch.getChildAt(i);
+    if (!child) throw new FloeError(SqlState.internalError, `scan batch lacks column "${names[i]}"`);
     columns.push(vectorToValues(child as Vector, types[i]!));
   }
   return { numRows: batch.numRows, columns };

@@ -1,12 +1,11 @@
-import type { RecordBatch, Vector } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
-import { encodeColumnar } from '../arrow/columnar-batch.js';
+import { decodeColumns, encodeColumnar } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
-import { vectorToValues } from '../arrow/vector-values.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
@@ -53,14 +52,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
             checkAbort(run);
             if (batch.numRows === 0) continue;
             recordMetric(plan, run, 'rowsScanned', batch.numRows);
-            let b: ColumnarBatch = {
-              numRows: batch.numRows,
-              columns: types.map((t, i) => {
-                const child = batch.getChild(plan.projection[i]!) ?? batch.getChildAt(i);
-                if (!child) throw new FloeError(SqlState.internalError, `scan batch lacks column "${plan.projection[i]}"`);
-                return vectorToValues(child as Vector, t);
-              }),
-            };
+            let b: ColumnarBatch = decodeColumns(batch, plan.projection, types);
             if (residual && !filtered) {
               const keep = truthySelection(await residual.evaluate(b, run), b.numRows);
               if (keep.length === 0) continue;
@@ -129,14 +121,7 @@ export function compileScanPipeline(f: Pick<ScanFragment, 'residual' | 'pipeline
 
 /** Decodes a scan task's batch into the fragment's columns (by projected name, else position). */
 export function decodeScanBatch(batch: RecordBatch, f: Pick<ScanFragment, 'columns' | 'projection'>): ColumnarBatch {
-  return {
-    numRows: batch.numRows,
-    columns: f.columns.map((c, i) => {
-      const child = batch.getChild(f.projection[i]!) ?? batch.getChildAt(i);
-      if (!child) throw new FloeError(SqlState.internalError, `scan batch lacks column "${f.projection[i]}"`);
-      return vectorToValues(child as Vector, c.type);
-    }),
-  };
+  return decodeColumns(batch, f.projection, f.columns.map((c) => c.type));
 }
 
 /**

@@ -1,19 +1,19 @@
 import { Table, tableToIPC } from 'apache-arrow';
-import type { RecordBatch, Vector } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import { move } from 'piscina';
 import { isFloeError } from '../../common/floe-error.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { ScanTaskCounters } from '../../lake/index.js';
 import type { ScanTask } from '../../lake/index.js';
-import { encodeBatch } from '../arrow/columnar-batch.js';
-import { vectorToValues } from '../arrow/vector-values.js';
+import { encodeColumnar } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import '../functions/builtins.js';
 import { compileAggregation } from '../operators/aggregate-table.js';
 import { aggregateScanTask } from '../operators/partial-aggregate.js';
 import type { CompiledShipment } from '../operators/partial-aggregate.js';
-import { compileScanPipeline } from '../operators/lake-scan-operator.js';
+import { compileScanPipeline, decodeScanBatch } from '../operators/lake-scan-operator.js';
+import { selectRows } from '../operators/operator-support.js';
 import { createRunState } from '../run-state.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
 import type { PartialAggregateResult, ScanFragment } from './scan-pool.js';
@@ -60,12 +60,11 @@ async function applyFragment(batches: RecordBatch[], f: ScanFragment): Promise<R
     user: f.user, database: f.database, searchPath: f.searchPath,
   });
   const out: RecordBatch[] = [];
-  for (const b of batches) {
-    const cols = f.columns.map((c, i) => vectorToValues((b.getChild(f.projection[i]!) ?? b.getChildAt(i)) as Vector, c.type));
-    const keep = truthySelection(await pred.evaluate({ numRows: b.numRows, columns: cols }, run), b.numRows);
+  for (const batch of batches) {
+    const b = decodeScanBatch(batch, f);
+    const keep = truthySelection(await pred.evaluate(b, run), b.numRows);
     if (keep.length === 0) continue;
-    const picked = keep.length === b.numRows ? cols : cols.map((c) => Array.from(keep, (i) => c[i]));
-    out.push(encodeBatch(f.columns, picked, keep.length));
+    out.push(encodeColumnar(f.columns, keep.length === b.numRows ? b : selectRows(b, keep)));
   }
   return out;
 }
