@@ -1,6 +1,8 @@
 import type { ExecContext } from './exec-context.js';
 import type { EvalContext } from './expr/eval-context.js';
 import { MemoryTracker } from './memory-tracker.js';
+import type { RuntimeFilterSlot } from './operators/runtime-filter.js';
+import type { LakeScanPlan } from './plan/physical-plan.js';
 
 /**
  * Everything one execution of a plan owns. Operators are stateless plan
@@ -20,6 +22,12 @@ export interface RunState {
   readonly subplanCache: Map<unknown, unknown>;
   /** When this run last let the event loop in (cancel requests, other sessions). */
   readonly lastYield: { at: number };
+  /**
+   * Runtime join filters for the scans of this run's subtree, by scan node: a
+   * hash join hands its probe input a run with its slots added (filled once it
+   * has built), so only scans under that probe side see them.
+   */
+  readonly runtimeFilters?: ReadonlyMap<LakeScanPlan, readonly RuntimeFilterSlot[]>;
 }
 
 export function createRunState(ctx: ExecContext): RunState {

@@ -10,6 +10,10 @@ import { JoinOutput, PAIR_SLICE, PairBuffer, columnsUsed, evalPairs, expectedJoi
 import type { BuildSide } from './join-support.js';
 import { BATCH_ROWS, breathe, collectInput, decodedInput, estimateBytes, metered, recordMetric } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { LakeScanPlan } from '../plan/physical-plan.js';
+import type { RunState } from '../run-state.js';
+import { buildRuntimeFilter, runtimeFilterKind, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
+import type { RuntimeFilterSlot, RuntimeFilterTarget } from './runtime-filter.js';
 
 /**
  * How one key column's values become Map keys, chosen from both sides' types so
@@ -153,10 +157,26 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
   const nullEq = plan.leftKeys.map((_, i) => plan.nullEquals?.[i] ?? false);
   const residual = plan.residual ? compileExpr(plan.residual) : undefined;
   const used = plan.residual ? columnsUsed(plan.residual) : undefined;
+  // Scan columns of the probe side that the build keys can filter (runtime filters).
+  const rtfTargets = runtimeFilterTargets(plan);
   return {
     plan,
     columns: plan.columns,
     execute(run) {
+      const rtf = rtfTargets.length > 0 && runtimeFiltersEnabled(run) ? probeRunWithSlots(run, rtfTargets) : undefined;
+      const probeRun = rtf?.run ?? run;
+
+      /** Fills the probe side's runtime filter slots from the built keys (before the probe side starts). */
+      function installFilters(bparts: readonly (readonly unknown[])[], head: Map<unknown, number>): void {
+        if (!rtf) return;
+        for (const { target, slot } of rtf.slots) {
+          const k = target.key;
+          const kind = runtimeFilterKind(plan.leftKeys[k]!.type, plan.rightKeys[k]!.type)!;
+          // With one key column the hash table's keys are already the distinct values.
+          slot.filter = buildRuntimeFilter(plan.leftKeys.length === 1 ? head.keys() : bparts[k]!, kind, target.column);
+        }
+      }
+
       /** Hash table over the whole (small) left input; each right batch probes it. */
       async function* smallLeft(batches: readonly ColumnarBatch[], numRows: number): AsyncGenerator<RecordBatch> {
         const all: ColumnarBatch = batches.length === 1 ? batches[0]! : {
@@ -209,6 +229,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
           const bkeys = joinKeys(bparts, kinds, keyTypes, nullEq, build.numRows);
           const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
           recordMetric(plan, run, 'buildRows', build.numRows);
+          installFilters(bparts, head);
           const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, build);
           const pairs = new PairBuffer();
           const nonEmpty = build.numRows > 0;
@@ -252,13 +273,15 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         // An inner join whose left input turns out small builds on the left instead
         // and streams the right input through it: the planner builds on the right
         // whatever the sizes, and a big build side costs a copy of every row.
-        const leftIt = decodedInput(left, run)[Symbol.asyncIterator]();
+        const leftIt = decodedInput(left, probeRun)[Symbol.asyncIterator]();
         const buffered: ColumnarBatch[] = [];
         let bufferedRows = 0;
         let bufferedBytes = 0;
         let leftDone = false;
         try {
-          if (plan.joinType === 'inner') {
+          // With runtime filters the (estimated smaller) right side builds first, so
+          // the probe side's scans start with their filters installed.
+          if (plan.joinType === 'inner' && !rtf) {
             while (bufferedRows <= SMALL_LEFT_ROWS) {
               const r = await leftIt.next();
               if (r.done) { leftDone = true; break; }
@@ -283,4 +306,16 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
       });
     },
   };
+}
+
+/** A run for the probe input with an empty runtime filter slot per target scan column. */
+function probeRunWithSlots(run: RunState, targets: readonly RuntimeFilterTarget[]): { run: RunState; slots: { target: RuntimeFilterTarget; slot: RuntimeFilterSlot }[] } {
+  const map = new Map<LakeScanPlan, readonly RuntimeFilterSlot[]>(run.runtimeFilters ?? []);
+  const slots: { target: RuntimeFilterTarget; slot: RuntimeFilterSlot }[] = [];
+  for (const target of targets) {
+    const slot: RuntimeFilterSlot = { columnName: target.scan.projection[target.column] ?? target.scan.columns[target.column]!.name };
+    map.set(target.scan, [...(map.get(target.scan) ?? []), slot]);
+    slots.push({ target, slot });
+  }
+  return { run: { ...run, runtimeFilters: map }, slots };
 }

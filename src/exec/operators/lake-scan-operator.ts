@@ -4,8 +4,8 @@ import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
-import { decodeColumns, encodeColumnar } from '../arrow/columnar-batch.js';
-import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { columnSource, decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
+import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
@@ -15,6 +15,8 @@ import type { ScanFragment } from '../pool/scan-pool.js';
 import type { Expr } from '../expr/expr.js';
 import { exprChildren } from '../expr/expr.js';
 import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
+import { installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel } from './runtime-filter.js';
+import type { RuntimeFilter, RuntimeFilterSlot } from './runtime-filter.js';
 
 /**
  * Scans a lake table: asks the lake to plan the scan (pruning, pushdown) at
@@ -36,18 +38,22 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         const tasks = await planLakeScan(plan, run);
         let left = plan.limit ?? Infinity;
         if (left <= 0) return;
-        // Workers filter their own tasks' rows when the residual can travel.
-        const fragment: ScanFragment | undefined = plan.residual && run.ctx.pool && !run.ctx.scanRunner && shippable(plan.residual)
+        // Workers filter their own tasks' rows when the residual can travel, and
+        // apply the runtime join filters a hash join above installed for this scan.
+        const slots = run.runtimeFilters?.get(plan);
+        const shipResidual = plan.residual !== undefined && shippable(plan.residual);
+        const fragment: ScanFragment | undefined = (shipResidual || slots) && run.ctx.pool && !run.ctx.scanRunner
           ? {
-              columns: plan.columns, projection: plan.projection, residual: plan.residual, params: run.params,
+              columns: plan.columns, projection: plan.projection, ...(shipResidual ? { residual: plan.residual } : {}), params: run.params,
               settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
               user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
             }
           : undefined;
+        const rtf = slots ? runtimeFilterHook(plan, run, slots) : undefined;
         let shipped = false;
         const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
         try {
-          for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters)) {
+          for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf)) {
             shipped ||= filtered;
             checkAbort(run);
             if (batch.numRows === 0) continue;
@@ -66,6 +72,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         } finally {
           recordMetric(plan, run, 'rowGroupsRead', counters.rowGroupsRead);
           recordMetric(plan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
+          rtf?.done();
         }
         if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
       });
@@ -109,13 +116,17 @@ export function taskRows(tasks: readonly ScanTask[]): number {
 /** A ScanFragment's expressions, compiled once per query (or per worker and query shape). */
 export interface CompiledScanPipeline {
   readonly residual: CompiledExpr | undefined;
-  readonly steps: readonly ({ readonly kind: 'filter'; readonly predicate: CompiledExpr } | { readonly kind: 'project'; readonly exprs: readonly CompiledExpr[] })[];
+  readonly steps: readonly (
+    | { readonly kind: 'filter'; readonly predicate: CompiledExpr }
+    // columnRefs[i]: the input column a plain column reference passes through (moved, not decoded).
+    | { readonly kind: 'project'; readonly exprs: readonly CompiledExpr[]; readonly columnRefs: readonly (number | undefined)[] }
+  )[];
 }
 
 export function compileScanPipeline(f: Pick<ScanFragment, 'residual' | 'pipeline'>): CompiledScanPipeline {
   return {
     residual: f.residual ? compileExpr(f.residual) : undefined,
-    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', exprs: s.exprs.map(compileExpr) })),
+    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', exprs: s.exprs.map(compileExpr), columnRefs: s.exprs.map((e) => (e.kind === 'column' ? e.index : undefined)) })),
   };
 }
 
@@ -145,9 +156,12 @@ export async function applyScanPipeline(
       if (keep.length === 0) return undefined;
       if (keep.length !== b.numRows) b = selectRows(b, keep);
     } else {
-      const cols: unknown[][] = [];
-      for (const e of s.exprs) cols.push(await e.evaluate(b, run));
-      b = { numRows: b.numRows, columns: cols };
+      const cols: ColumnSource[] = [];
+      for (let k = 0; k < s.exprs.length; k++) {
+        const ref = s.columnRefs[k];
+        cols.push(ref === undefined ? await s.exprs[k]!.evaluate(b, run) : columnSource(b, ref));
+      }
+      b = lazyBatch(b.numRows, cols);
     }
     count?.(i + 1, b.numRows);
   }
@@ -159,16 +173,23 @@ export const SAME_THREAD_MAX_ROWS = 4096;
 
 /** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
 export async function* runTasks(
-  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters,
+  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters, rtf?: RuntimeFilterHook,
 ): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const rows = taskRows(tasks);
   const usePool = ctx.pool !== undefined && !ctx.scanRunner && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
-  const filtered = usePool && fragment !== undefined;
+  // "filtered": the worker already applied the residual (runtime filters only ever remove rows on top).
+  const filtered = usePool && fragment?.residual !== undefined;
+  const poolRun = (t: unknown, s: AbortSignal): AsyncIterable<RecordBatch> => {
+    // Filters are read as each task launches: one installed meanwhile helps the tasks still to come.
+    const f = rtf && fragment ? withRuntimeFilters(fragment, installedFilters(rtf.slots)) : fragment;
+    const it = ctx.pool!.run(t, s, f, counters);
+    return f?.runtimeFilters ? rtf!.observe(it) : it;
+  };
   const runner = ctx.scanRunner
-    ?? (usePool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s, fragment, counters) : (t: unknown) => executeScanTask(t as ScanTask, counters));
+    ?? (usePool ? poolRun : (t: unknown) => executeScanTask(t as ScanTask, counters));
   const concurrency = ctx.scanRunner || usePool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
   if (concurrency === 1) {
     for (const t of tasks) {
@@ -213,4 +234,51 @@ export async function* runTasks(
 export function shippable(e: Expr): boolean {
   if (e.kind === 'scalarSubquery' || e.kind === 'exists' || e.kind === 'inSubquery' || e.kind === 'outerColumn') return false;
   return exprChildren(e).every(shippable);
+}
+
+/** A scan's runtime filter slots, and the rows its workers report removing (EXPLAIN ANALYZE). */
+export interface RuntimeFilterHook {
+  readonly slots: readonly RuntimeFilterSlot[];
+  /** Passes a worker task's batches through, counting the removed rows it reports. */
+  observe(batches: AsyncIterable<RecordBatch>): AsyncIterable<RecordBatch>;
+  /** Rows a worker's partial aggregate reported removing. */
+  removedElsewhere(n: number): void;
+  /** Records the metrics on the scan's node. */
+  done(): void;
+}
+
+export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: readonly RuntimeFilterSlot[]): RuntimeFilterHook {
+  let removed = 0;
+  let used = false;
+  return {
+    slots,
+    observe(batches) {
+      used = true;
+      return {
+        async *[Symbol.asyncIterator]() {
+          let first = true;
+          for await (const b of batches) {
+            // Every batch of a task shares the schema that carries the task's count.
+            if (first) { removed += Number(b.schema.metadata.get(RUNTIME_FILTER_REMOVED_KEY) ?? 0); first = false; }
+            yield b;
+          }
+        },
+      };
+    },
+    removedElsewhere(n) {
+      used = true;
+      removed += n;
+    },
+    done() {
+      const label = runtimeFilterLabel(slots);
+      if (label === undefined) return;
+      recordMetric(plan, run, 'runtimeFilter', used ? label : `${label}, not applied (scanned in this thread)`);
+      recordMetric(plan, run, 'runtimeFilterRowsRemoved', removed);
+    },
+  };
+}
+
+/** The fragment with the runtime filters that ship with a task (none: unchanged). */
+export function withRuntimeFilters(f: ScanFragment, filters: readonly RuntimeFilter[]): ScanFragment {
+  return filters.length === 0 ? f : { ...f, runtimeFilters: filters };
 }

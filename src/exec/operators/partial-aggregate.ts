@@ -12,7 +12,9 @@ import {
   applyScanPipeline, decodeScanBatch, planLakeScan, SAME_THREAD_MAX_ROWS, shippable, taskRows,
 } from './lake-scan-operator.js';
 import type { CompiledScanPipeline } from './lake-scan-operator.js';
-import { checkAbort, recordMetric, recordRowsOut } from './operator-support.js';
+import { runtimeFilterHook, withRuntimeFilters } from './lake-scan-operator.js';
+import { installedFilters, runtimeFilterSelection } from './runtime-filter.js';
+import { checkAbort, recordMetric, recordRowsOut, selectRows } from './operator-support.js';
 
 /**
  * A task's partial with at least this many groups, holding more than this share
@@ -80,14 +82,23 @@ export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, 
   const batchesOut = rowsOut.map(() => 0);
   const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
   const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+  const rtfStats = { removed: 0 };
   for await (const batch of executeScanTask(task, counters)) {
     checkAbort(run);
     if (batch.numRows === 0) continue;
     rowsScanned += batch.numRows;
-    const b = await applyScanPipeline(decodeScanBatch(batch, fragment), compiled.pipeline, run, count);
+    let decoded = decodeScanBatch(batch, fragment);
+    if (fragment.runtimeFilters) {
+      const sel = runtimeFilterSelection(decoded, fragment.runtimeFilters, rtfStats);
+      if (sel !== undefined) {
+        if (sel.length === 0) continue;
+        decoded = selectRows(decoded, sel);
+      }
+    }
+    const b = await applyScanPipeline(decoded, compiled.pipeline, run, count);
     if (b && b.numRows > 0) await table.sink(b, run);
   }
-  return { partial: table.partial(), rowsScanned, rowsOut, batchesOut, counters };
+  return { partial: table.partial(), rowsScanned, rowsOut, batchesOut, counters, runtimeFilterRowsRemoved: rtfStats.removed };
 }
 
 /**
@@ -114,9 +125,15 @@ export async function runPartialAggregates(
   const signal = run.signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const inThread = tasks.length === 1 && taskRows(tasks) <= SAME_THREAD_MAX_ROWS;
+  // Runtime join filters installed for the scan by a hash join above, read as each task launches.
+  const slots = run.runtimeFilters?.get(shipment.scan);
+  const rtf = slots ? runtimeFilterHook(shipment.scan, run, slots) : undefined;
+  const withFilters = (f: ScanFragment): ScanFragment => (rtf && !inThread ? withRuntimeFilters(f, installedFilters(rtf.slots)) : f);
   const runOne = inThread
     ? (t: ScanTask) => aggregateScanTask(t, fragment, compiled, signal)
-    : (t: ScanTask) => aggregate(t, signal, fragment);
+    : (t: ScanTask) => aggregate(t, signal, withFilters(fragment));
+  // Tasks that send rows instead still drop runtime-filtered rows in the worker (nothing else runs there).
+  const rowsFragment: ScanFragment = { columns: fragment.columns, projection: fragment.projection, params: fragment.params, settings: fragment.settings, transactionStartMicros: fragment.transactionStartMicros };
   let next = 0;
   let failed = false;
   // Set when a partial shows that grouping barely reduces the rows (Q18's GROUP BY l_orderkey):
@@ -136,7 +153,9 @@ export async function runPartialAggregates(
   const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
   const sendRows = async (t: ScanTask): Promise<void> => {
     tasksSentRows++;
-    for await (const batch of pool.run(t, signal, undefined, counters)) {
+    const f = withFilters(rowsFragment);
+    const batches = pool.run(t, signal, f.runtimeFilters ? f : undefined, counters);
+    for await (const batch of rtf && f.runtimeFilters ? rtf.observe(batches) : batches) {
       checkAbort(run);
       if (batch.numRows === 0) continue;
       rowsScanned += batch.numRows;
@@ -157,6 +176,7 @@ export async function runPartialAggregates(
         rowsScanned += r.rowsScanned;
         rowGroupsRead += r.counters.rowGroupsRead;
         rowGroupsSkipped += r.counters.rowGroupsSkippedByStats;
+        if (!inThread) rtf?.removedElsewhere(r.runtimeFilterRowsRemoved ?? 0);
         r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
         await inTurn(() => merge(r.partial));
         const fed = r.rowsOut[r.rowsOut.length - 1] ?? 0;
@@ -174,6 +194,7 @@ export async function runPartialAggregates(
   recordMetric(shipment.scan, run, 'rowGroupsSkippedByStats', rowGroupsSkipped + counters.rowGroupsSkippedByStats);
   shipment.nodes.forEach((n, i) => recordRowsOut(n, run, rowsOut[i]!, batchesOut[i]!));
   if (!inThread) recordMetric(plan, run, 'partialInWorkers', tasks.length - tasksSentRows);
+  rtf?.done();
   if (tasksSentRows > 0) recordMetric(plan, run, 'tasksSentRows', tasksSentRows);
   return true;
 }

@@ -1,6 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { ScanTaskCounters } from '../../lake/index.js';
 import type { Expr } from '../expr/expr.js';
+import type { RuntimeFilter } from '../operators/runtime-filter.js';
 import type { HashAggregatePlan, OutputColumn } from '../plan/physical-plan.js';
 
 /** A Filter or Project node above the scan that runs in the worker, bottom-up. */
@@ -30,6 +31,13 @@ export interface ScanFragment {
   /** The query's memory limit, which a worker's partial aggregate table is charged against (53200 past it). */
   readonly memoryLimitBytes?: number;
   readonly aggregate?: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
+  /**
+   * Runtime join filters (operators/runtime-filter.ts): set filters on scan
+   * columns, applied to each decoded batch before the residual. A worker reports
+   * the rows they removed in its result (batches: schema metadata
+   * RUNTIME_FILTER_REMOVED_KEY; aggregates: `runtimeFilterRowsRemoved`).
+   */
+  readonly runtimeFilters?: readonly RuntimeFilter[];
 }
 
 /**
@@ -52,6 +60,8 @@ export interface PartialAggregateResult {
   readonly batchesOut: readonly number[];
   /** Row groups the task decoded and skipped by footer statistics. */
   readonly counters: ScanTaskCounters;
+  /** Rows the fragment's runtime filters removed. */
+  readonly runtimeFilterRowsRemoved?: number;
 }
 
 /** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */

@@ -1,5 +1,4 @@
-import { Table, tableToIPC } from 'apache-arrow';
-import type { RecordBatch } from 'apache-arrow';
+import { RecordBatch, Schema, Table, tableToIPC } from 'apache-arrow';
 import { move } from 'piscina';
 import { isFloeError } from '../../common/floe-error.js';
 import { executeScanTask } from '../../lake/index.js';
@@ -14,6 +13,7 @@ import { aggregateScanTask } from '../operators/partial-aggregate.js';
 import type { CompiledShipment } from '../operators/partial-aggregate.js';
 import { compileScanPipeline, decodeScanBatch } from '../operators/lake-scan-operator.js';
 import { selectRows } from '../operators/operator-support.js';
+import { RUNTIME_FILTER_REMOVED_KEY, runtimeFilterSelection } from '../operators/runtime-filter.js';
 import { createRunState } from '../run-state.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
 import type { PartialAggregateResult, ScanFragment } from './scan-pool.js';
@@ -54,19 +54,36 @@ function residualOf(f: ScanFragment): CompiledExpr {
 }
 
 async function applyFragment(batches: RecordBatch[], f: ScanFragment): Promise<RecordBatch[]> {
-  const pred = residualOf(f);
+  const pred = f.residual ? residualOf(f) : undefined;
+  const filters = f.runtimeFilters ?? [];
+  const stats = { removed: 0 };
   const run = createRunState({
     params: f.params, settings: new Map(f.settings), transactionStartMicros: f.transactionStartMicros,
     user: f.user, database: f.database, searchPath: f.searchPath,
   });
   const out: RecordBatch[] = [];
   for (const batch of batches) {
-    const b = decodeScanBatch(batch, f);
-    const keep = truthySelection(await pred.evaluate(b, run), b.numRows);
-    if (keep.length === 0) continue;
-    out.push(encodeColumnar(f.columns, keep.length === b.numRows ? b : selectRows(b, keep)));
+    let b = decodeScanBatch(batch, f);
+    if (filters.length > 0) {
+      const sel = runtimeFilterSelection(b, filters, stats);
+      if (sel !== undefined) {
+        if (sel.length === 0) continue;
+        b = selectRows(b, sel);
+      }
+    }
+    if (pred) {
+      const keep = truthySelection(await pred.evaluate(b, run), b.numRows);
+      if (keep.length === 0) continue;
+      if (keep.length !== b.numRows) b = selectRows(b, keep);
+    }
+    out.push(encodeColumnar(f.columns, b));
   }
-  return out;
+  if (filters.length === 0) return out;
+  // The removed count rides in the schema metadata (the pool's result header is
+  // fixed): every batch carries it, and an empty batch when no row is left.
+  if (out.length === 0) out.push(encodeColumnar(f.columns, { numRows: 0, columns: f.columns.map(() => []) }));
+  const schema = new Schema(out[0]!.schema.fields, new Map([...out[0]!.schema.metadata, [RUNTIME_FILTER_REMOVED_KEY, String(stats.removed)]]));
+  return out.map((b) => new RecordBatch(schema, b.data));
 }
 
 /**

@@ -52,6 +52,8 @@ function scanAnalysis(p: LakeScanPlan, m: OperatorMetrics | undefined, report: S
   if (m === undefined) return;
   const scanned = num(m, 'rowsScanned') ?? 0;
   if (p.residual) detail(`Rows Removed by Filter: ${Math.max(0, scanned - m.rowsOut)}`);
+  const runtimeFilter = m.extra.runtimeFilter;
+  if (typeof runtimeFilter === 'string') detail(`Runtime Filter: ${runtimeFilter}, rows removed ${(num(m, 'runtimeFilterRowsRemoved') ?? 0).toLocaleString('en-US')}`);
   const filesTotal = num(m, 'filesTotal');
   if (filesTotal !== undefined) {
     const pruned = num(m, 'filesPruned') ?? 0;

@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import type { SqlType } from '../../common/sql-type.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { Expr } from '../expr/expr.js';
+import type { HashJoinPlan, JoinType, LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
+import type { RunState } from '../run-state.js';
+
+/**
+ * Runtime join filters ("sideways information passing"): once a hash join has
+ * built its table, the distinct build keys become a set filter on the lake
+ * scans that feed its probe side, evaluated in the scan workers, so probe rows
+ * that cannot find a partner never reach this thread.
+ *
+ * A filter is only an optimisation: a scan that ignores it (in-thread tasks,
+ * tasks launched before it was installed) still returns a correct superset.
+ */
+
+/** How values compare: int-like as JS numbers (int8 normalised), text as is. */
+export type RuntimeFilterKind = 'int' | 'string';
+
+/** One set filter on one scan column, plain data so it travels with scan tasks. */
+export interface RuntimeFilter {
+  /** Unique per build, so a worker builds the Set once and reuses it for the query's other tasks. */
+  readonly id: string;
+  /** Index into the scan's columns (and so into a decoded scan batch). */
+  readonly column: number;
+  readonly kind: RuntimeFilterKind;
+  readonly values: Float64Array | readonly string[];
+}
+
+/**
+ * Where a hash join puts a filter for one scan: created when the join starts
+ * (so the probe subtree's run can see it), filled after the build.
+ */
+export interface RuntimeFilterSlot {
+  filter?: RuntimeFilter;
+  /** For EXPLAIN ANALYZE: "l_partkey IN (…)". */
+  readonly columnName: string;
+}
+
+/** A scan column a join key reaches through row-preserving nodes. */
+export interface RuntimeFilterTarget {
+  readonly scan: LakeScanPlan;
+  readonly column: number;
+  /** Which of the join's key columns it filters by. */
+  readonly key: number;
+}
+
+/** Builds with more distinct keys than this get no filter (shipping and hashing them costs more than it saves). */
+export const RUNTIME_FILTER_MAX_KEYS = 1_000_000;
+
+/** Session setting that turns runtime filters off (`SET floe.runtime_filters = off`). */
+export const RUNTIME_FILTERS_SETTING = 'floe.runtime_filters';
+
+export function runtimeFiltersEnabled(run: RunState): boolean {
+  const v = run.evalCtx.settings.get(RUNTIME_FILTERS_SETTING)?.trim().toLowerCase();
+  return !(v === 'off' || v === 'false' || v === '0' || v === 'no');
+}
+
+const INT_KINDS = new Set<SqlType['kind']>(['int2', 'int4', 'int8']);
+const TEXT_KINDS = new Set<SqlType['kind']>(['text', 'varchar', 'name']);
+
+/** The filter kind for a key compared as `a = b`, or undefined when the types are not supported (bpchar, numeric, float, …). */
+export function runtimeFilterKind(a: SqlType, b: SqlType): RuntimeFilterKind | undefined {
+  if (INT_KINDS.has(a.kind) && INT_KINDS.has(b.kind)) return 'int';
+  if (a.kind === 'date' && b.kind === 'date') return 'int';
+  if (TEXT_KINDS.has(a.kind) && TEXT_KINDS.has(b.kind)) return 'string';
+  return undefined;
+}
+
+function kindOfType(t: SqlType): RuntimeFilterKind | undefined {
+  if (INT_KINDS.has(t.kind) || t.kind === 'date') return 'int';
+  if (TEXT_KINDS.has(t.kind)) return 'string';
+  return undefined;
+}
+
+/** Join types that drop probe (left) rows without a partner, so dropping them earlier changes nothing. */
+export function dropsUnmatchedProbeRows(jt: JoinType): boolean {
+  return jt === 'inner' || jt === 'semi' || jt === 'right';
+}
+
+/**
+ * The scan columns each key of `plan` can filter. A key column is followed down
+ * the probe (left) input through nodes where "the consumer only needs rows whose
+ * column is in S and not NULL" can move below them: Filter, Sort, Project (a
+ * plain column reference), a hash aggregate's plain GROUP BY column, and either
+ * side of a nested hash join — plus, across that join's own `=` key, to the other
+ * side (its partner rows must hold an equal value). Scans with a LIMIT, and scans
+ * the probe subtree reaches more than once (a shared plan node, a subquery), are
+ * left out.
+ */
+export function runtimeFilterTargets(plan: HashJoinPlan): RuntimeFilterTarget[] {
+  if (!dropsUnmatchedProbeRows(plan.joinType)) return [];
+  const out: RuntimeFilterTarget[] = [];
+  for (let k = 0; k < plan.leftKeys.length; k++) {
+    if (plan.nullEquals?.[k]) continue;
+    const l = plan.leftKeys[k]!;
+    const r = plan.rightKeys[k]!;
+    const kind = runtimeFilterKind(l.type, r.type);
+    if (kind === undefined || l.kind !== 'column') continue;
+    const found: { scan: LakeScanPlan; column: number }[] = [];
+    follow(plan.left, l.index, kind, found, 0);
+    for (const f of found) {
+      if (!out.some((o) => o.scan === f.scan && o.column === f.column)) out.push({ ...f, key: k });
+    }
+  }
+  if (out.length === 0) return out;
+  const counts = occurrences(plan.left, new Set(out.map((t) => t.scan)));
+  return out.filter((t) => counts.get(t.scan) === 1);
+}
+
+const MAX_DEPTH = 32;
+
+function follow(node: PhysicalPlan, col: number, kind: RuntimeFilterKind, out: { scan: LakeScanPlan; column: number }[], depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  switch (node.kind) {
+    case 'lakeScan': {
+      const c = node.columns[col];
+      // A LIMIT picks rows before the join would: filtering first would pick others.
+      if (c && node.limit === undefined && kindOfType(c.type) === kind) out.push({ scan: node, column: col });
+      return;
+    }
+    case 'filter': case 'sort':
+      follow(node.input, col, kind, out, depth + 1);
+      return;
+    case 'project': {
+      const e = node.exprs[col];
+      if (e?.kind === 'column') follow(node.input, e.index, kind, out, depth + 1);
+      return;
+    }
+    case 'hashAggregate': {
+      // A filter on a group key commutes with the aggregate (one group per key value).
+      if (node.groupingSets !== undefined || col >= node.groupBy.length) return;
+      const e = node.groupBy[col]!;
+      if (e.kind === 'column') follow(node.input, e.index, kind, out, depth + 1);
+      return;
+    }
+    case 'hashJoin': {
+      const lw = node.left.columns.length;
+      if (col < lw) {
+        follow(node.left, col, kind, out, depth + 1);
+        crossKey(node, node.leftKeys, node.rightKeys, col, kind, (c) => follow(node.right, c, kind, out, depth + 1));
+        return;
+      }
+      // semi/anti output only left columns; mark's extra column is the mark.
+      if (node.joinType === 'semi' || node.joinType === 'anti' || node.joinType === 'mark') return;
+      const rc = col - lw;
+      follow(node.right, rc, kind, out, depth + 1);
+      crossKey(node, node.rightKeys, node.leftKeys, rc, kind, (c) => follow(node.left, c, kind, out, depth + 1));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/**
+ * A nested join's `=` key pairing column `col` of one side with a plain column of
+ * the other: rows of the other side whose value is outside the set can only pair
+ * with rows the consumer drops (or go unmatched and be NULL-padded, then dropped
+ * for their NULL key), whatever the join type.
+ */
+function crossKey(node: HashJoinPlan, mine: readonly Expr[], theirs: readonly Expr[], col: number, kind: RuntimeFilterKind, go: (c: number) => void): void {
+  for (let i = 0; i < mine.length; i++) {
+    if (node.nullEquals?.[i]) continue;
+    const a = mine[i]!;
+    const b = theirs[i]!;
+    if (a.kind !== 'column' || a.index !== col || b.kind !== 'column') continue;
+    if (runtimeFilterKind(a.type, b.type) !== kind) continue;
+    go(b.index);
+  }
+}
+
+/** How many times each of `scans` occurs under `root`, subquery plans included (plans are plain data). */
+function occurrences(root: PhysicalPlan, scans: ReadonlySet<LakeScanPlan>): Map<LakeScanPlan, number> {
+  const counts = new Map<LakeScanPlan, number>();
+  const seen = new Set<object>();
+  const visit = (v: unknown): void => {
+    if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v)) return;
+    if (scans.has(v as LakeScanPlan)) counts.set(v as LakeScanPlan, (counts.get(v as LakeScanPlan) ?? 0) + 1);
+    // A node shared within the tree is reached again through each parent: count it, but walk it once.
+    if (seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) { for (const x of v) visit(x); return; }
+    for (const x of Object.values(v)) visit(x);
+  };
+  visit(root);
+  return counts;
+}
+
+/**
+ * The distinct non-NULL values of one build key column as a filter, or
+ * undefined past `maxKeys` or for an int8 beyond 2^53 (kept exact by not filtering).
+ */
+export function buildRuntimeFilter(
+  values: Iterable<unknown>, kind: RuntimeFilterKind, column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS,
+): RuntimeFilter | undefined {
+  if (kind === 'int') {
+    const set = new Set<number>();
+    for (const v of values) {
+      if (v === null || v === undefined) continue;
+      let x: number;
+      if (typeof v === 'number') x = v;
+      else if (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n) x = Number(v);
+      else return undefined;
+      set.add(x);
+      if (set.size > maxKeys) return undefined;
+    }
+    return { id: randomUUID(), column, kind, values: Float64Array.from(set) };
+  }
+  const set = new Set<string>();
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    if (typeof v !== 'string') return undefined;
+    set.add(v);
+    if (set.size > maxKeys) return undefined;
+  }
+  return { id: randomUUID(), column, kind, values: [...set] };
+}
+
+/** A filter's set as built in one thread, and whether it still earns its keep there. */
+interface ActiveFilter {
+  readonly set: Set<number> | Set<string>;
+  checked: number;
+  removed: number;
+  off: boolean;
+}
+
+/** Sets built in this thread, by filter id: a query's tasks share them. */
+const active = new Map<string, ActiveFilter>();
+
+/** After this many rows, a filter removing less than MIN_REMOVED_SHARE of them stops being applied in this thread. */
+const ADAPT_AFTER_ROWS = 100_000;
+const MIN_REMOVED_SHARE = 0.05;
+
+function activeFilter(f: RuntimeFilter): ActiveFilter {
+  let a = active.get(f.id);
+  if (!a) {
+    if (active.size >= 16) active.delete(active.keys().next().value!);
+    const set = f.kind === 'int' ? new Set<number>(f.values as Float64Array) : new Set<string>(f.values as readonly string[]);
+    a = { set, checked: 0, removed: 0, off: false };
+    active.set(f.id, a);
+  }
+  return a;
+}
+
+/**
+ * Rows of `b` that pass every filter: undefined when all pass, else the kept row
+ * indexes (possibly none). `removed` counts what the filters dropped.
+ */
+export function runtimeFilterSelection(b: ColumnarBatch, filters: readonly RuntimeFilter[], stats: { removed: number }): Int32Array | undefined {
+  let sel: Int32Array | undefined;
+  for (const f of filters) {
+    const a = activeFilter(f);
+    if (a.off) continue;
+    const col = b.columns[f.column]!;
+    const n = sel ? sel.length : b.numRows;
+    const keep = new Int32Array(n);
+    let k = 0;
+    if (f.kind === 'int') {
+      const set = a.set as Set<number>;
+      for (let j = 0; j < n; j++) {
+        const i = sel ? sel[j]! : j;
+        const v = col[i];
+        if (typeof v === 'number') { if (set.has(v)) keep[k++] = i; }
+        // int8 arrives as bigint; one beyond 2^53 cannot equal a (safe) set member.
+        else if (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n && set.has(Number(v))) keep[k++] = i;
+      }
+    } else {
+      const set = a.set as Set<string>;
+      for (let j = 0; j < n; j++) {
+        const i = sel ? sel[j]! : j;
+        const v = col[i];
+        if (typeof v === 'string' && set.has(v)) keep[k++] = i;
+      }
+    }
+    a.checked += n;
+    a.removed += n - k;
+    stats.removed += n - k;
+    if (a.checked >= ADAPT_AFTER_ROWS && a.removed < a.checked * MIN_REMOVED_SHARE) a.off = true;
+    if (k === n && sel === undefined) continue;
+    sel = keep.subarray(0, k);
+    if (k === 0) break;
+  }
+  return sel;
+}
+
+/** The filters installed so far in `slots`. */
+export function installedFilters(slots: readonly RuntimeFilterSlot[] | undefined): RuntimeFilter[] {
+  const out: RuntimeFilter[] = [];
+  for (const s of slots ?? []) if (s.filter) out.push(s.filter);
+  // Smallest sets first: usually the most selective, so later filters see fewer rows.
+  return out.sort((a, b) => a.values.length - b.values.length);
+}
+
+/** EXPLAIN ANALYZE text for a scan's installed filters. */
+export function runtimeFilterLabel(slots: readonly RuntimeFilterSlot[]): string | undefined {
+  const parts: string[] = [];
+  for (const s of slots) {
+    if (!s.filter) continue;
+    parts.push(`${s.columnName} IN (${s.filter.values.length.toLocaleString('en-US')} keys from Hash Join)`);
+  }
+  return parts.length === 0 ? undefined : parts.join(', ');
+}
+
+/** Schema metadata key under which a worker reports the rows its runtime filters removed from a task. */
+export const RUNTIME_FILTER_REMOVED_KEY = 'floe.runtime_filter_removed';
