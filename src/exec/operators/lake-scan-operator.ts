@@ -4,8 +4,8 @@ import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
-import { columnSource, decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
-import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
+import { decodeColumns, encodeColumnar } from '../arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
@@ -15,8 +15,6 @@ import type { ScanFragment } from '../pool/scan-pool.js';
 import type { Expr } from '../expr/expr.js';
 import { exprChildren } from '../expr/expr.js';
 import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
-import { installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel } from './runtime-filter.js';
-import type { RuntimeFilter, RuntimeFilterSlot } from './runtime-filter.js';
 
 /**
  * Scans a lake table: asks the lake to plan the scan (pruning, pushdown) at
@@ -156,12 +154,9 @@ export async function applyScanPipeline(
       if (keep.length === 0) return undefined;
       if (keep.length !== b.numRows) b = selectRows(b, keep);
     } else {
-      const cols: ColumnSource[] = [];
-      for (let k = 0; k < s.exprs.length; k++) {
-        const ref = s.columnRefs[k];
-        cols.push(ref === undefined ? await s.exprs[k]!.evaluate(b, run) : columnSource(b, ref));
-      }
-      b = lazyBatch(b.numRows, cols);
+      const cols: unknown[][] = [];
+      for (const e of s.exprs) cols.push(await e.evaluate(b, run));
+      b = { numRows: b.numRows, columns: cols };
     }
     count?.(i + 1, b.numRows);
   }
@@ -173,23 +168,16 @@ export const SAME_THREAD_MAX_ROWS = 4096;
 
 /** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
 export async function* runTasks(
-  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters, rtf?: RuntimeFilterHook,
+  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters,
 ): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const rows = taskRows(tasks);
   const usePool = ctx.pool !== undefined && !ctx.scanRunner && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
-  // "filtered": the worker already applied the residual (runtime filters only ever remove rows on top).
-  const filtered = usePool && fragment?.residual !== undefined;
-  const poolRun = (t: unknown, s: AbortSignal): AsyncIterable<RecordBatch> => {
-    // Filters are read as each task launches: one installed meanwhile helps the tasks still to come.
-    const f = rtf && fragment ? withRuntimeFilters(fragment, installedFilters(rtf.slots)) : fragment;
-    const it = ctx.pool!.run(t, s, f, counters);
-    return f?.runtimeFilters ? rtf!.observe(it) : it;
-  };
+  const filtered = usePool && fragment !== undefined;
   const runner = ctx.scanRunner
-    ?? (usePool ? poolRun : (t: unknown) => executeScanTask(t as ScanTask, counters));
+    ?? (usePool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s, fragment, counters) : (t: unknown) => executeScanTask(t as ScanTask, counters));
   const concurrency = ctx.scanRunner || usePool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
   if (concurrency === 1) {
     for (const t of tasks) {
