@@ -15,6 +15,8 @@ import type { ScanFragment } from '../pool/scan-pool.js';
 import type { Expr } from '../expr/expr.js';
 import { exprChildren } from '../expr/expr.js';
 import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
+import { installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel } from './runtime-filter.js';
+import type { RuntimeFilter, RuntimeFilterSlot } from './runtime-filter.js';
 
 /**
  * Scans a lake table: asks the lake to plan the scan (pruning, pushdown) at
@@ -114,17 +116,13 @@ export function taskRows(tasks: readonly ScanTask[]): number {
 /** A ScanFragment's expressions, compiled once per query (or per worker and query shape). */
 export interface CompiledScanPipeline {
   readonly residual: CompiledExpr | undefined;
-  readonly steps: readonly (
-    | { readonly kind: 'filter'; readonly predicate: CompiledExpr }
-    // columnRefs[i]: the input column a plain column reference passes through (moved, not decoded).
-    | { readonly kind: 'project'; readonly exprs: readonly CompiledExpr[]; readonly columnRefs: readonly (number | undefined)[] }
-  )[];
+  readonly steps: readonly ({ readonly kind: 'filter'; readonly predicate: CompiledExpr } | { readonly kind: 'project'; readonly exprs: readonly CompiledExpr[] })[];
 }
 
 export function compileScanPipeline(f: Pick<ScanFragment, 'residual' | 'pipeline'>): CompiledScanPipeline {
   return {
     residual: f.residual ? compileExpr(f.residual) : undefined,
-    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', exprs: s.exprs.map(compileExpr), columnRefs: s.exprs.map((e) => (e.kind === 'column' ? e.index : undefined)) })),
+    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', exprs: s.exprs.map(compileExpr) })),
   };
 }
 
@@ -168,16 +166,23 @@ export const SAME_THREAD_MAX_ROWS = 4096;
 
 /** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
 export async function* runTasks(
-  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters,
+  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters, rtf?: RuntimeFilterHook,
 ): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const rows = taskRows(tasks);
   const usePool = ctx.pool !== undefined && !ctx.scanRunner && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
-  const filtered = usePool && fragment !== undefined;
+  // "filtered": the worker already applied the residual (runtime filters only ever remove rows on top).
+  const filtered = usePool && fragment?.residual !== undefined;
+  const poolRun = (t: unknown, s: AbortSignal): AsyncIterable<RecordBatch> => {
+    // Filters are read as each task launches: one installed meanwhile helps the tasks still to come.
+    const f = rtf && fragment ? withRuntimeFilters(fragment, installedFilters(rtf.slots)) : fragment;
+    const it = ctx.pool!.run(t, s, f, counters);
+    return f?.runtimeFilters ? rtf!.observe(it) : it;
+  };
   const runner = ctx.scanRunner
-    ?? (usePool ? (t: unknown, s: AbortSignal) => ctx.pool!.run(t, s, fragment, counters) : (t: unknown) => executeScanTask(t as ScanTask, counters));
+    ?? (usePool ? poolRun : (t: unknown) => executeScanTask(t as ScanTask, counters));
   const concurrency = ctx.scanRunner || usePool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
   if (concurrency === 1) {
     for (const t of tasks) {
