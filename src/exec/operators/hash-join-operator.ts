@@ -12,7 +12,7 @@ import { BATCH_ROWS, breathe, collectInput, decodedInput, estimateBytes, metered
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
-import { buildRuntimeFilter, runtimeFilterKind, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
+import { buildRuntimeFilter, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
 import type { RuntimeFilterSlot, RuntimeFilterTarget } from './runtime-filter.js';
 
 /**
@@ -169,11 +169,14 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
       /** Fills the probe side's runtime filter slots from the built keys (before the probe side starts). */
       function installFilters(bparts: readonly (readonly unknown[])[], head: Map<unknown, number>): void {
         if (!rtf) return;
+        const maxKeys = runtimeFilterMaxKeys(run);
+        // One key column: the hash table holds its distinct values, so an oversized build is seen at once.
+        if (plan.leftKeys.length === 1 && head.size > maxKeys) return;
         for (const { target, slot } of rtf.slots) {
           const k = target.key;
           const kind = runtimeFilterKind(plan.leftKeys[k]!.type, plan.rightKeys[k]!.type)!;
           // With one key column the hash table's keys are already the distinct values.
-          slot.filter = buildRuntimeFilter(plan.leftKeys.length === 1 ? head.keys() : bparts[k]!, kind, target.column);
+          slot.filter = buildRuntimeFilter(plan.leftKeys.length === 1 ? head.keys() : bparts[k]!, kind, target.column, maxKeys);
         }
       }
 

@@ -52,6 +52,14 @@ export const RUNTIME_FILTER_MAX_KEYS = 1_000_000;
 /** Session setting that turns runtime filters off (`SET floe.runtime_filters = off`). */
 export const RUNTIME_FILTERS_SETTING = 'floe.runtime_filters';
 
+/** Session setting overriding RUNTIME_FILTER_MAX_KEYS (a tuning knob, and how tests reach the cap). */
+export const RUNTIME_FILTER_MAX_KEYS_SETTING = 'floe.runtime_filter_max_keys';
+
+export function runtimeFilterMaxKeys(run: RunState): number {
+  const v = Number(run.evalCtx.settings.get(RUNTIME_FILTER_MAX_KEYS_SETTING));
+  return Number.isInteger(v) && v >= 0 ? v : RUNTIME_FILTER_MAX_KEYS;
+}
+
 export function runtimeFiltersEnabled(run: RunState): boolean {
   const v = run.evalCtx.settings.get(RUNTIME_FILTERS_SETTING)?.trim().toLowerCase();
   return !(v === 'off' || v === 'false' || v === '0' || v === 'no');

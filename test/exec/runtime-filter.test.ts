@@ -1,0 +1,258 @@
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openWarehouse } from '../../src/lake/index.js';
+import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
+import { createScanPool } from '../../src/exec/index.js';
+import type { ExecContext, Expr, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
+import type { HashJoinPlan, JoinType, LakeScanPlan } from '../../src/exec/plan/physical-plan.js';
+import { buildRuntimeFilter, runtimeFilterSelection, runtimeFilterTargets } from '../../src/exec/operators/runtime-filter.js';
+import { aggId, col, lit, rowsOf, t, values } from './exec-test-helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'floe-rtf-'));
+let wh: Warehouse;
+let facts: TableMetadata;
+const pool = createScanPool({ threads: 2 });
+
+const C: OutputColumn[] = [
+  { name: 'id', type: t.int4 }, { name: 'k', type: t.int4 }, { name: 'q', type: t.int8 }, { name: 'name', type: t.text },
+  { name: 'd', type: t.date }, { name: 'amt', type: t.numeric },
+];
+/** Enough rows that the scan goes to the pool (more than SAME_THREAD_MAX_ROWS in one task). */
+const ROWS = 6000;
+
+function row(i: number): unknown[] {
+  return [
+    i, i % 17 === 0 ? null : i % 500, i % 19 === 0 ? null : BigInt(i % 300),
+    i % 23 === 0 ? null : `n${i % 400}`, 10000 + (i % 50), `${i % 97}.5`,
+  ];
+}
+
+const ref = (tm: TableMetadata) => ({ id: tm.id, namespace: tm.namespace, name: tm.name });
+const scan = (extra: Partial<LakeScanPlan> = {}): LakeScanPlan => ({
+  kind: 'lakeScan', table: ref(facts), projection: C.map((c) => c.name), filters: [], columns: C, ...extra,
+});
+const c = (name: string): Expr => { const i = C.findIndex((x) => x.name === name); return col(i, C[i]!.type); };
+
+before(async () => {
+  wh = await openWarehouse({ path: dir });
+  facts = await wh.createTable({
+    namespace: 'public', name: 'facts', primaryKey: ['id'],
+    columns: C.map((x) => ({ name: x.name, type: x.type, nullable: x.name !== 'id' })),
+  });
+  const txn = await wh.begin();
+  const input: PhysicalPlan = { kind: 'values', columns: C, rows: Array.from({ length: ROWS }, (_, i) => row(i).map((v, j) => lit(v, C[j]!.type))) };
+  await rowsOf({ kind: 'insert', table: ref(facts), input, columns: [] }, { warehouse: wh, txn });
+  await txn.commit();
+});
+
+after(async () => {
+  await pool.close();
+  await wh?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function join2(joinType: JoinType, left: PhysicalPlan, right: PhysicalPlan, leftKeys: Expr[], rightKeys: Expr[], extra: Partial<HashJoinPlan> = {}): HashJoinPlan {
+  const columns = joinType === 'semi' || joinType === 'anti' ? [...left.columns] : [...left.columns, ...right.columns];
+  return { kind: 'hashJoin', joinType, left, right, leftKeys, rightKeys, columns, ...extra };
+}
+
+const show = (v: unknown): string => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
+const sorted = (rows: unknown[][]): string[] => rows.map((r) => r.map(show).join('|')).sort();
+
+type Metrics = NonNullable<ExecContext['metrics']>;
+
+/** Runs `plan` with runtime filters (pool), without them (pool, setting off) and in this thread. */
+async function threeWays(plan: PhysicalPlan, ctx: Partial<ExecContext> = {}): Promise<{ on: string[]; off: string[]; local: string[]; metrics: Metrics }> {
+  const metrics: Metrics = new Map();
+  const settings = new Map(ctx.settings ?? []);
+  const on = sorted(await rowsOf(plan, { warehouse: wh, pool, metrics, ...ctx, settings }));
+  const offSettings = new Map(settings).set('floe.runtime_filters', 'off');
+  const offMetrics: Metrics = new Map();
+  const off = sorted(await rowsOf(plan, { warehouse: wh, pool, metrics: offMetrics, ...ctx, settings: offSettings }));
+  for (const m of offMetrics.values()) assert.equal(m.extra.runtimeFilter, undefined, 'setting off: no filter');
+  const local = sorted(await rowsOf(plan, { warehouse: wh, ...ctx, settings }));
+  return { on, off, local, metrics };
+}
+
+function removed(metrics: Metrics, s: PhysicalPlan): number | undefined {
+  const m = metrics.get(s)?.extra;
+  return m?.runtimeFilter === undefined ? undefined : m.runtimeFilterRowsRemoved as number;
+}
+
+const KEYS4: OutputColumn[] = [{ name: 'bk', type: t.int4 }, { name: 'tag', type: t.text }];
+
+test('inner join on int4: same rows with and without the filter; the workers drop non-matching rows', async () => {
+  const s = scan();
+  const build = values(KEYS4, [[3, 'a'], [7, 'b'], [7, 'b2'], [null, 'nul'], [499, 'c'], [100000, 'none']]);
+  const plan = join2('inner', s, build, [c('k')], [col(0, t.int4)]);
+  const { on, off, local, metrics } = await threeWays(plan);
+  assert.deepEqual(on, off);
+  assert.deepEqual(on, local);
+  // k in {3, 7, 499}: 12 rows each (ids ≡ k mod 500), minus those with a NULL k (i % 17 = 0).
+  const expected = Array.from({ length: ROWS }, (_, i) => row(i)).filter((r) => r[1] === 3 || r[1] === 7 || r[1] === 499);
+  assert.equal(on.length, expected.filter((r) => r[1] !== 7).length + 2 * expected.filter((r) => r[1] === 7).length);
+  assert.match(String(metrics.get(s)?.extra.runtimeFilter), /^k IN \(4 keys from Hash Join\)$/);
+  assert.equal(removed(metrics, s), ROWS - expected.length);
+});
+
+test('int8 probe key against int4 build keys, and int4 probe key against int8 (bigint) build keys', async () => {
+  const s1 = scan();
+  const p1 = join2('inner', s1, values(KEYS4, [[5, 'x'], [299, 'y'], [null, 'z'], [-1, 'w']]), [c('q')], [col(0, t.int4)]);
+  const r1 = await threeWays(p1);
+  assert.deepEqual(r1.on, r1.off);
+  assert.deepEqual(r1.on, r1.local);
+  assert.ok(r1.on.length > 0);
+  assert.ok((removed(r1.metrics, s1) ?? 0) > 0);
+
+  const s2 = scan();
+  const B8: OutputColumn[] = [{ name: 'bk', type: t.int8 }];
+  const p2 = join2('inner', s2, values(B8, [[5n], [250n], [null], [9007199254740993n]]), [c('k')], [col(0, t.int8)]);
+  const r2 = await threeWays(p2);
+  assert.deepEqual(r2.on, r2.off);
+  assert.deepEqual(r2.on, r2.local);
+  assert.ok(r2.on.length > 0);
+  // A build key beyond 2^53 cannot be held exactly as a number: no filter rather than a wrong one.
+  assert.equal(removed(r2.metrics, s2), undefined);
+
+  const s3 = scan();
+  const p3 = join2('inner', s3, values(B8, [[5n], [250n], [null]]), [c('k')], [col(0, t.int8)]);
+  const r3 = await threeWays(p3);
+  assert.deepEqual(r3.on, r3.off);
+  assert.ok((removed(r3.metrics, s3) ?? 0) > 0);
+});
+
+test('text keys and date keys', async () => {
+  const s = scan();
+  const TB: OutputColumn[] = [{ name: 'bn', type: t.text }];
+  const plan = join2('inner', s, values(TB, [['n1'], ['n399'], [null], ['n1 '], ['']]), [c('name')], [col(0, t.text)]);
+  const r = await threeWays(plan);
+  assert.deepEqual(r.on, r.off);
+  assert.deepEqual(r.on, r.local);
+  assert.ok(r.on.length > 0);
+  assert.ok((removed(r.metrics, s) ?? 0) > 0);
+
+  const s2 = scan();
+  const DB: OutputColumn[] = [{ name: 'bd', type: t.date }];
+  const p2 = join2('semi', s2, values(DB, [[10003], [10049], [null]]), [c('d')], [col(0, t.date)]);
+  const r2 = await threeWays(p2);
+  assert.deepEqual(r2.on, r2.off);
+  assert.equal(r2.on.length, 2 * ROWS / 50);
+  assert.equal(removed(r2.metrics, s2), ROWS - 2 * ROWS / 50);
+});
+
+test('semi and right joins; NULL keys on both sides', async () => {
+  const s = scan();
+  const build = values(KEYS4, [[1, 'a'], [1, 'a2'], [null, 'n'], [42, 'b'], [77777, 'unmatched']]);
+  const semi = join2('semi', s, build, [c('k')], [col(0, t.int4)]);
+  const r = await threeWays(semi);
+  assert.deepEqual(r.on, r.off);
+  assert.deepEqual(r.on, r.local);
+  assert.ok((removed(r.metrics, s) ?? 0) > 0);
+
+  const s2 = scan();
+  const right = join2('right', s2, build, [c('k')], [col(0, t.int4)]);
+  const r2 = await threeWays(right);
+  assert.deepEqual(r2.on, r2.off);
+  assert.deepEqual(r2.on, r2.local);
+  // The unmatched build rows (NULL key, 77777) are still there, NULL-padded.
+  assert.equal(r2.on.filter((x) => x.startsWith('null|')).length, 2);
+  assert.ok((removed(r2.metrics, s2) ?? 0) > 0);
+});
+
+test('an empty build side removes every probe row', async () => {
+  const s = scan();
+  const plan = join2('inner', s, values(KEYS4, []), [c('k')], [col(0, t.int4)]);
+  const r = await threeWays(plan);
+  assert.deepEqual(r.on, []);
+  assert.deepEqual(r.off, []);
+  assert.equal(removed(r.metrics, s), ROWS);
+});
+
+test('a build above the key cap gets no filter', async () => {
+  const s = scan();
+  const plan = join2('inner', s, values(KEYS4, [[1, 'a'], [2, 'b'], [3, 'c']]), [c('k')], [col(0, t.int4)]);
+  const r = await threeWays(plan, { settings: new Map([['floe.runtime_filter_max_keys', '2']]) });
+  assert.deepEqual(r.on, r.off);
+  assert.equal(r.metrics.get(s)?.extra.runtimeFilter, undefined);
+  const r2 = await threeWays(plan, { settings: new Map([['floe.runtime_filter_max_keys', '3']]) });
+  assert.deepEqual(r2.on, r.on);
+  assert.ok((removed(r2.metrics, s) ?? 0) > 0);
+});
+
+test('a probe side under an aggregate grouped by the key (shipped to the workers as a partial aggregate)', async () => {
+  const s = scan();
+  const count = aggId('count');
+  const sum = aggId('sum', t.numeric);
+  const agg: PhysicalPlan = {
+    kind: 'hashAggregate', input: s, groupBy: [c('k')],
+    aggregates: [{ fn: count.id, args: [], distinct: false, type: count.type }, { fn: sum.id, args: [c('amt')], distinct: false, type: sum.type }],
+    columns: [{ name: 'k', type: t.int4 }, { name: 'n', type: count.type }, { name: 's', type: sum.type }],
+  };
+  const proj: PhysicalPlan = { kind: 'project', input: agg, exprs: [col(2, sum.type), col(0, t.int4)], columns: [{ name: 's', type: sum.type }, { name: 'k', type: t.int4 }] };
+  const plan = join2('inner', proj, values(KEYS4, [[10, 'a'], [20, 'b'], [null, 'c']]), [col(1, t.int4)], [col(0, t.int4)]);
+  assert.deepEqual(runtimeFilterTargets(plan).map((x) => [x.scan, x.column]), [[s, 1]]);
+  const r = await threeWays(plan);
+  assert.deepEqual(r.on, r.off);
+  assert.deepEqual(r.on, r.local);
+  assert.equal(r.on.length, 2);
+  assert.ok(r.metrics.get(agg)?.extra.partialInWorkers, 'the aggregate ran in the workers');
+  const kept = Array.from({ length: ROWS }, (_, i) => row(i)).filter((x) => x[1] === 10 || x[1] === 20).length;
+  assert.equal(removed(r.metrics, s), ROWS - kept);
+});
+
+test('left, anti, full and mark joins, and nullEquals keys, get no filter', async () => {
+  const build = values(KEYS4, [[1, 'a'], [null, 'n']]);
+  for (const jt of ['left', 'anti', 'full', 'mark'] as const) {
+    const s = scan();
+    const columns = jt === 'mark' ? [...C, { name: 'mark', type: t.bool }] : undefined;
+    const plan = join2(jt, s, build, [c('k')], [col(0, t.int4)], columns ? { columns } : {});
+    assert.deepEqual(runtimeFilterTargets(plan), [], jt);
+    const r = await threeWays(plan);
+    assert.deepEqual(r.on, r.off, jt);
+    assert.deepEqual(r.on, r.local, jt);
+    assert.equal(r.metrics.get(s)?.extra.runtimeFilter, undefined, jt);
+    if (jt !== 'full' && jt !== 'mark') assert.ok(r.on.length >= (jt === 'left' ? ROWS : ROWS - 12), jt);
+  }
+  const s = scan();
+  assert.deepEqual(runtimeFilterTargets(join2('inner', s, build, [c('k')], [col(0, t.int4)], { nullEquals: [true] })), []);
+});
+
+test('targets: through projects, filters, sorts and nested joins (both sides across their keys); not through limits, expressions, bpchar or shared scans', () => {
+  const B: PhysicalPlan = values(KEYS4, [[1, 'a']]);
+  const s = scan();
+  // Project with an expression in the key position: no target.
+  const expr: PhysicalPlan = { kind: 'project', input: s, exprs: [{ kind: 'call', fn: 'x', args: [c('k')], type: t.int4 }], columns: [{ name: 'e', type: t.int4 }] };
+  assert.deepEqual(runtimeFilterTargets(join2('inner', expr, B, [col(0, t.int4)], [col(0, t.int4)])), []);
+  // A scan with a LIMIT.
+  const limited = scan({ limit: 10 });
+  assert.deepEqual(runtimeFilterTargets(join2('inner', limited, B, [c('k')], [col(0, t.int4)])), []);
+  // bpchar and numeric keys.
+  const bp: Expr = { kind: 'column', index: 3, type: { kind: 'bpchar', length: 4 } as never };
+  assert.deepEqual(runtimeFilterTargets(join2('inner', s, B, [bp], [bp])), []);
+  assert.deepEqual(runtimeFilterTargets(join2('inner', s, B, [c('amt')], [c('amt')])), []);
+  // Nested join: the key reaches its left input and, across its `=` key, the other side's scan.
+  const a = scan();
+  const b = scan();
+  const inner = join2('left', { kind: 'filter', input: a, predicate: lit(true, t.bool), columns: C }, { kind: 'sort', input: b, keys: [], columns: C } as PhysicalPlan, [c('k')], [c('k')]);
+  const targets = runtimeFilterTargets(join2('inner', inner, B, [c('k')], [col(0, t.int4)]));
+  assert.deepEqual(targets.map((x) => [x.scan, x.column]), [[a, 1], [b, 1]]);
+  // The same scan node reached twice (a shared subtree): left alone.
+  const shared = join2('inner', a, a, [c('id')], [c('id')]);
+  assert.deepEqual(runtimeFilterTargets(join2('inner', shared, B, [c('k')], [col(0, t.int4)])), []);
+});
+
+test('the worker-side selection: int (number and bigint), text, several filters, NULLs', () => {
+  const f1 = buildRuntimeFilter([1, 2n, null, 3, 3], 'int', 0)!;
+  assert.deepEqual([...f1.values].sort(), [1, 2, 3]);
+  const f2 = buildRuntimeFilter(['a', null, 'b'], 'string', 1)!;
+  const stats = { removed: 0 };
+  const batch = { numRows: 6, columns: [[1, 2n, null, 4, 3, 9007199254740993n], ['a', 'a', 'a', 'a', 'c', 'b']] };
+  assert.deepEqual([...runtimeFilterSelection(batch, [f1, f2], stats)!], [0, 1]);
+  assert.equal(stats.removed, 4);
+  assert.equal(runtimeFilterSelection({ numRows: 2, columns: [[1, 3], ['a', 'b']] }, [f1, f2], stats), undefined);
+  assert.equal(buildRuntimeFilter([1, 2, 3], 'int', 0, 2), undefined);
+  assert.equal(buildRuntimeFilter([9007199254740993n], 'int', 0), undefined);
+});
