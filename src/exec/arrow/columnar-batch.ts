@@ -1,8 +1,9 @@
-import { RecordBatch, Schema, Field, Struct, makeData } from 'apache-arrow';
-import type { Vector } from 'apache-arrow';
+import { RecordBatch, Schema, Field, Struct, makeData, makeVector } from 'apache-arrow';
+import type { Data, DataType } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { takeData } from '../../lake/index.js';
 import type { OutputColumn } from '../plan/physical-plan.js';
 import { execArrowType } from './arrow-types.js';
 import { valuesToVector, vectorToValues } from './vector-values.js';
@@ -11,14 +12,84 @@ import { valuesToVector, vectorToValues } from './vector-values.js';
  * The executor's working form of a batch: one array of canonical values per
  * column. Operators decode an Arrow batch into this once, compute, and encode
  * their output back into Arrow at the operator boundary.
+ *
+ * Columns are decoded on first read of `columns[i]`: a join key or a filter
+ * column is decoded, while a column that only passes through (a payload carried
+ * by a join, a filter or a projection) stays Arrow data and is moved buffer to
+ * buffer (`columnSource`, `selectColumn`) without ever becoming JS values.
  */
 export interface ColumnarBatch {
   readonly numRows: number;
   readonly columns: readonly (readonly unknown[])[];
 }
 
+/** A column still in Arrow form, with the SqlType its values decode as. */
+export class ArrowColumn {
+  constructor(readonly data: Data, readonly type: SqlType) {}
+}
+
+/** A column of a batch under construction: decoded values, or Arrow data not decoded yet. */
+export type ColumnSource = readonly unknown[] | ArrowColumn;
+
+/** Columns of lazy batches not read yet, by the batch's columns array (cleared as they are read). */
+const undecoded = new WeakMap<readonly (readonly unknown[])[], (ArrowColumn | undefined)[]>();
+
+/** The Arrow form lazy columns came from, kept after they are read (typed views such as scaled numerics use it). */
+const arrowForms = new WeakMap<readonly (readonly unknown[])[], readonly (ArrowColumn | undefined)[]>();
+
+/** A batch over `sources`; ArrowColumn sources decode when first read. */
+export function lazyBatch(numRows: number, sources: readonly ColumnSource[]): ColumnarBatch {
+  const columns: (readonly unknown[])[] = new Array(sources.length);
+  let pending: (ArrowColumn | undefined)[] | undefined;
+  for (let i = 0; i < sources.length; i++) {
+    const s = sources[i]!;
+    if (!(s instanceof ArrowColumn)) { columns[i] = s; continue; }
+    const waiting = (pending ??= []);
+    waiting[i] = s;
+    Object.defineProperty(columns, i, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const values = vectorToValues(makeVector(s.data), s.type);
+        Object.defineProperty(columns, i, { value: values, writable: false, configurable: true, enumerable: true });
+        waiting[i] = undefined;
+        return values;
+      },
+    });
+  }
+  if (pending) {
+    undecoded.set(columns, pending);
+    arrowForms.set(columns, [...pending]);
+  }
+  return { numRows, columns };
+}
+
+/** Column `i`'s Arrow form when it came from Arrow data, whether or not it has been decoded since. */
+export function arrowFormOf(batch: ColumnarBatch, i: number): ArrowColumn | undefined {
+  return arrowForms.get(batch.columns)?.[i];
+}
+
+/** Column `i` as it is now: its values when decoded, else its Arrow data (reading it here does not decode it). */
+export function columnSource(batch: ColumnarBatch, i: number): ColumnSource {
+  return undecoded.get(batch.columns)?.[i] ?? batch.columns[i]!;
+}
+
+/** Rows `sel` of one column, in that order; Arrow data stays Arrow data. */
+export function selectColumn(src: ColumnSource, sel: ArrayLike<number>): ColumnSource {
+  if (src instanceof ArrowColumn) return new ArrowColumn(takeData(src.data, sel instanceof Int32Array ? sel : Int32Array.from(sel)), src.type);
+  const n = sel.length;
+  const out = new Array<unknown>(n);
+  for (let k = 0; k < n; k++) out[k] = src[sel[k]!];
+  return out;
+}
+
+/** Rows [start, end) of one column. */
+export function sliceColumn(src: ColumnSource, start: number, end: number): ColumnSource {
+  return src instanceof ArrowColumn ? new ArrowColumn(src.data.slice(start, end - start), src.type) : src.slice(start, end);
+}
+
 /**
- * Batches this executor built, with the values they were built from, so the
+ * Batches this executor built, with the sources they were built from, so the
  * next operator skips decoding them again (weakly held: freed with the batch).
  */
 const decoded = new WeakMap<RecordBatch, ColumnarBatch>();
@@ -26,13 +97,13 @@ const decoded = new WeakMap<RecordBatch, ColumnarBatch>();
 export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): ColumnarBatch {
   const known = decoded.get(batch);
   if (known && known.columns.length === types.length) return known;
-  const columns: unknown[][] = [];
+  const sources: ColumnSource[] = [];
   for (let i = 0; i < types.length; i++) {
-    const child = batch.getChildAt(i);
+    const child = batch.data.children[i];
     if (!child) throw new Error(`batch has ${batch.numCols} columns, expected ${types.length}`);
-    columns.push(vectorToValues(child as Vector, types[i]!));
+    sources.push(new ArrowColumn(child, types[i]!));
   }
-  return { numRows: batch.numRows, columns };
+  return lazyBatch(batch.numRows, sources);
 }
 
 /**
@@ -40,33 +111,49 @@ export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): Colu
  * lake scans and pool workers turn what the lake returns into working form.
  */
 export function decodeColumns(batch: RecordBatch, names: readonly string[], types: readonly SqlType[]): ColumnarBatch {
-  const columns: unknown[][] = [];
+  const sources: ColumnSource[] = [];
   for (let i = 0; i < types.length; i++) {
     const child = batch.getChild(names[i]!) ?? batch.getChildAt(i);
-    if (!child) throw new FloeError(SqlState.internalError, `scan batch lacks column "${names[i]}"`);
-    columns.push(vectorToValues(child as Vector, types[i]!));
+    if (!child || child.data.length !== 1) throw new FloeError(SqlState.internalError, `scan batch lacks column "${names[i]}"`);
+    sources.push(new ArrowColumn(child.data[0]!, types[i]!));
   }
-  return { numRows: batch.numRows, columns };
+  return lazyBatch(batch.numRows, sources);
 }
 
 export function schemaOf(columns: readonly OutputColumn[]): Schema {
-  return new Schema(columns.map((c, i) => new Field(c.name || `?column?${i}`, execArrowType(c.type), true)));
+  return new Schema(columns.map((c, i) => new Field(fieldName(c, i), execArrowType(c.type), true)));
 }
 
-/** Builds an Arrow RecordBatch from column value arrays (all of length numRows). */
-export function encodeBatch(columns: readonly OutputColumn[], values: readonly (readonly unknown[])[], numRows: number): RecordBatch {
-  const schema = schemaOf(columns);
-  const children = columns.map((c, i) => {
-    const v = valuesToVector(values[i]!, c.type);
-    return v.data[0] ?? makeData({ type: execArrowType(c.type), length: 0, nullCount: 0 } as never);
+function fieldName(c: OutputColumn, i: number): string {
+  return c.name || `?column?${i}`;
+}
+
+/**
+ * Builds an Arrow RecordBatch from column sources (all of length numRows). A
+ * column still in Arrow form goes in as it is, under its own Arrow type (a
+ * lake's Decimal128 numeric, a dictionary of strings); readers decode by
+ * physical type, so they see the same values either way.
+ */
+export function encodeBatch(columns: readonly OutputColumn[], values: readonly ColumnSource[], numRows: number): RecordBatch {
+  const fields: Field[] = [];
+  const children: Data[] = [];
+  columns.forEach((c, i) => {
+    const src = values[i]!;
+    let data: Data;
+    if (src instanceof ArrowColumn) data = src.data;
+    else data = valuesToVector(src, c.type).data[0] ?? makeData({ type: execArrowType(c.type), length: 0, nullCount: 0 } as never);
+    fields.push(new Field(fieldName(c, i), data.type as DataType, true));
+    children.push(data);
   });
+  const schema = new Schema(fields);
   // Names may repeat in SQL results (SELECT 1 AS a, 2 AS a); build the struct data directly so they survive.
   const data = makeData({ type: new Struct(schema.fields), length: numRows, nullCount: 0, children });
   const batch = new RecordBatch(schema, data);
-  decoded.set(batch, { numRows, columns: values });
+  decoded.set(batch, lazyBatch(numRows, values));
   return batch;
 }
 
+/** Encodes a batch, keeping the columns nobody decoded in their Arrow form. */
 export function encodeColumnar(columns: readonly OutputColumn[], batch: ColumnarBatch): RecordBatch {
-  return encodeBatch(columns, batch.columns, batch.numRows);
+  return encodeBatch(columns, columns.map((_, i) => columnSource(batch, i)), batch.numRows);
 }

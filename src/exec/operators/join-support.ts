@@ -1,5 +1,6 @@
 import type { RecordBatch } from 'apache-arrow';
-import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { ArrowColumn, columnSource, selectColumn } from '../arrow/columnar-batch.js';
+import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import type { Expr } from '../expr/expr.js';
 import { exprChildren } from '../expr/expr.js';
@@ -199,9 +200,16 @@ export class JoinOutput {
     const n = this.#rows.n;
     if (n === 0) return;
     const { li, ri } = this.#rows;
-    const cols: unknown[][] = [];
-    const probeCols = this.#probe?.columns;
-    for (let c = 0; c < this.#lw; c++) cols.push(probeCols ? gather(probeCols[c]!, li, 0, n) : new Array<unknown>(n).fill(null));
+    const cols: ColumnSource[] = [];
+    const probe = this.#probe;
+    // Probe columns nobody decoded move as Arrow data, unless a row is NULL-extended (index -1).
+    let probeAll = probe !== undefined;
+    for (let k = 0; k < n && probeAll; k++) if (li[k]! < 0) probeAll = false;
+    for (let c = 0; c < this.#lw; c++) {
+      if (!probe) { cols.push(new Array<unknown>(n).fill(null)); continue; }
+      const src = columnSource(probe, c);
+      cols.push(src instanceof ArrowColumn && probeAll ? selectColumn(src, li.subarray(0, n)) : gather(probe.columns[c]!, li, 0, n));
+    }
     if (this.#jt === 'mark') cols.push(this.#marks);
     else if (this.#emitPairs) for (let c = 0; c < this.#rw; c++) cols.push(gather(this.#build.columns[c]!, ri, 0, n));
     this.#rows.clear();

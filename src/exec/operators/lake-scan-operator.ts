@@ -4,8 +4,8 @@ import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
-import { decodeColumns, encodeColumnar } from '../arrow/columnar-batch.js';
-import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { columnSource, decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
+import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
@@ -116,13 +116,17 @@ export function taskRows(tasks: readonly ScanTask[]): number {
 /** A ScanFragment's expressions, compiled once per query (or per worker and query shape). */
 export interface CompiledScanPipeline {
   readonly residual: CompiledExpr | undefined;
-  readonly steps: readonly ({ readonly kind: 'filter'; readonly predicate: CompiledExpr } | { readonly kind: 'project'; readonly exprs: readonly CompiledExpr[] })[];
+  readonly steps: readonly (
+    | { readonly kind: 'filter'; readonly predicate: CompiledExpr }
+    // columnRefs[i]: the input column a plain column reference passes through (moved, not decoded).
+    | { readonly kind: 'project'; readonly exprs: readonly CompiledExpr[]; readonly columnRefs: readonly (number | undefined)[] }
+  )[];
 }
 
 export function compileScanPipeline(f: Pick<ScanFragment, 'residual' | 'pipeline'>): CompiledScanPipeline {
   return {
     residual: f.residual ? compileExpr(f.residual) : undefined,
-    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', exprs: s.exprs.map(compileExpr) })),
+    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', exprs: s.exprs.map(compileExpr), columnRefs: s.exprs.map((e) => (e.kind === 'column' ? e.index : undefined)) })),
   };
 }
 
@@ -152,9 +156,12 @@ export async function applyScanPipeline(
       if (keep.length === 0) return undefined;
       if (keep.length !== b.numRows) b = selectRows(b, keep);
     } else {
-      const cols: unknown[][] = [];
-      for (const e of s.exprs) cols.push(await e.evaluate(b, run));
-      b = { numRows: b.numRows, columns: cols };
+      const cols: ColumnSource[] = [];
+      for (let k = 0; k < s.exprs.length; k++) {
+        const ref = s.columnRefs[k];
+        cols.push(ref === undefined ? await s.exprs[k]!.evaluate(b, run) : columnSource(b, ref));
+      }
+      b = lazyBatch(b.numRows, cols);
     }
     count?.(i + 1, b.numRows);
   }

@@ -2,8 +2,8 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { decodeBatch, encodeBatch } from '../arrow/columnar-batch.js';
-import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { ArrowColumn, columnSource, decodeBatch, encodeBatch, lazyBatch, selectColumn, sliceColumn } from '../arrow/columnar-batch.js';
+import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { OperatorMetrics } from '../exec-context.js';
 import type { OutputColumn, PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
@@ -117,25 +117,21 @@ export async function* decodedInput(input: Operator, run: RunState): AsyncGenera
 }
 
 /** Splits column arrays into output record batches of at most BATCH_ROWS rows. */
-export function* emitBatches(columns: readonly OutputColumn[], values: readonly (readonly unknown[])[], numRows: number): Generator<RecordBatch> {
+export function* emitBatches(columns: readonly OutputColumn[], values: readonly ColumnSource[], numRows: number): Generator<RecordBatch> {
   if (numRows <= BATCH_ROWS) {
     if (numRows > 0) yield encodeBatch(columns, values, numRows);
     return;
   }
   for (let start = 0; start < numRows; start += BATCH_ROWS) {
     const end = Math.min(numRows, start + BATCH_ROWS);
-    yield encodeBatch(columns, values.map((v) => v.slice(start, end)), end - start);
+    yield encodeBatch(columns, values.map((v) => sliceColumn(v, start, end)), end - start);
   }
 }
 
 export function selectRows(batch: ColumnarBatch, sel: ArrayLike<number>): ColumnarBatch {
-  const n = sel.length;
-  const columns = batch.columns.map((col) => {
-    const out = new Array<unknown>(n);
-    for (let k = 0; k < n; k++) out[k] = col[sel[k]!];
-    return out;
-  });
-  return { numRows: n, columns };
+  const sources: ColumnSource[] = [];
+  for (let c = 0; c < batch.columns.length; c++) sources.push(selectColumn(columnSource(batch, c), sel));
+  return lazyBatch(sel.length, sources);
 }
 
 /** Materializes a whole input into column arrays (for pipeline breakers). */
@@ -157,10 +153,16 @@ export async function collectInput(input: Operator, run: RunState, what: string)
   return { columns: cols, numRows: n, bytes };
 }
 
-/** Coarse size of a decoded batch: 16 bytes per value plus string payloads. */
+/** Coarse size of a batch once decoded: 16 bytes per value plus string payloads. */
 export function estimateBytes(b: ColumnarBatch): number {
   let bytes = 0;
-  for (const col of b.columns) {
+  for (let c = 0; c < b.columns.length; c++) {
+    const col = columnSource(b, c);
+    if (col instanceof ArrowColumn) {
+      // Not decoded: its string bytes stand in for the strings it would become.
+      bytes += b.numRows * 16 + (col.data.valueOffsets ? (col.data.values as Uint8Array).byteLength * 2 : 0);
+      continue;
+    }
     bytes += col.length * 16;
     const sample = col.length > 0 ? col[0] : undefined;
     if (typeof sample === 'string') {

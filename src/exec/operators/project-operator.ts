@@ -1,7 +1,8 @@
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { encodeBatch } from '../arrow/columnar-batch.js';
+import { columnSource, encodeBatch } from '../arrow/columnar-batch.js';
+import type { ColumnSource } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { ProjectPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
@@ -13,14 +14,19 @@ export function createProjectOperator(plan: ProjectPlan, input: Operator): Opera
     throw new FloeError(SqlState.internalError, `project has ${plan.exprs.length} expressions for ${plan.columns.length} columns`);
   }
   const exprs = plan.exprs.map(compileExpr);
+  // Columns passed through as they are: moved, not decoded.
+  const columnRefs = plan.exprs.map((e) => (e.kind === 'column' ? e.index : undefined));
   return {
     plan,
     columns: plan.columns,
     execute(run) {
       return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
         for await (const b of decodedInput(input, run)) {
-          const cols: unknown[][] = [];
-          for (const e of exprs) cols.push(await e.evaluate(b, run));
+          const cols: ColumnSource[] = [];
+          for (let i = 0; i < exprs.length; i++) {
+            const ref = columnRefs[i];
+            cols.push(ref === undefined ? await exprs[i]!.evaluate(b, run) : columnSource(b, ref));
+          }
           yield encodeBatch(plan.columns, cols, b.numRows);
         }
       });
