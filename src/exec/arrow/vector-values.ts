@@ -156,7 +156,7 @@ function convertObject(v: unknown, type: SqlType): unknown {
  * words) as a double when it is a safe integer, NaN otherwise: the high words
  * must be pure sign extension and the second word must keep |v| < 2^53.
  */
-function smallDecimalWords(words: Uint32Array, off: number, bw: number): number {
+export function smallDecimalWords(words: Uint32Array, off: number, bw: number): number {
   if (bw < 2) return bw === 1 ? words[off]! | 0 : NaN;
   const hi = words[off + 1]! | 0;
   const ext = hi < 0 ? 0xffffffff : 0;

@@ -2,11 +2,11 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { ScaledVector } from '../arrow/scaled-vector.js';
 import { functionById } from '../functions/function-registry.js';
 import type { ScalarImpl } from '../functions/function-registry.js';
 import type { PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
-import { numericArithmeticKernel, numericNegateKernel } from '../functions/vector-kernels.js';
 import { castValue } from '../types/cast-value.js';
 import { decAdd, decMul, decNeg, decSub, formatDecimal, formatScaled, parseDecimal, parseScaledInto, scaleUpExact } from '../types/numeric.js';
 import type { Decimal, ScaledNumber } from '../types/numeric.js';
@@ -14,6 +14,7 @@ import { regTypeInput, regTypeOutput } from '../types/reg-types.js';
 import type { RegTypeKind } from '../types/reg-types.js';
 import { valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
+import { compileScaled, numericOpOf } from './compile-scaled.js';
 import { likeMatcher } from './like-matcher.js';
 import { runSubplan } from './subplan.js';
 
@@ -34,6 +35,12 @@ type NodeFn = (b: ColumnarBatch, ev: Ev, sel: Int32Array | undefined) => unknown
  */
 export interface CompiledExpr {
   readonly type: SqlType;
+  /**
+   * The value as a ScaledVector, for numeric expressions over numeric(p,s)
+   * columns and constants with + - *; undefined when the expression or this
+   * batch has no exact scaled form (then `evaluate` gives the text values).
+   */
+  readonly evaluateScaled?: (batch: ColumnarBatch) => ScaledVector | undefined;
   evaluate(batch: ColumnarBatch, run: RunState): Promise<unknown[]>;
   /** Sync evaluation; only valid when `async` is false (no subqueries). */
   evaluateSync(batch: ColumnarBatch, run: RunState): unknown[];
@@ -81,8 +88,10 @@ export function compileExpr(expr: Expr): CompiledExpr {
   const uncorrelated: SubqueryNode[] = [];
   const root = compileNode(expr, correlated, uncorrelated);
   const isAsync = correlated.length > 0 || uncorrelated.length > 0;
+  const scaled = compileScaled(expr);
   return {
     type: expr.type,
+    ...(scaled ? { evaluateScaled: scaled } : {}),
     async: isAsync,
     evaluateSync(batch, run) {
       return root(batch, { run, subResults: new Map() }, undefined);
@@ -551,17 +560,6 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
 }
 
 type CallExpr = Expr & { kind: 'call' };
-type NumOp = '+' | '-' | '*' | 'neg';
-
-/** The numeric + - * or unary minus a call is, when its function is the builtin one (same vector kernel). */
-function numericOpOf(e: Expr): NumOp | undefined {
-  if (e.kind !== 'call' || e.type.kind !== 'numeric' || !e.args.every((a) => a.type.kind === 'numeric')) return undefined;
-  const vector = functionById(e.fn)?.vector;
-  if (!vector) return undefined;
-  if (e.args.length === 1) return vector === numericNegateKernel() ? 'neg' : undefined;
-  for (const op of ['+', '-', '*'] as const) if (vector === numericArithmeticKernel(op)) return op;
-  return undefined;
-}
 
 /** Per-row fused evaluation state: the scale of the value the last node returned. */
 interface FuseState { scale: number }
@@ -641,7 +639,10 @@ function compileNumericTree(e: CallExpr, c: (x: Expr) => NodeFn): NodeFn | undef
     };
   };
   const root = build(e);
+  const scaled = compileScaled(e);
   return (b, ev, sel) => {
+    const sv = scaled?.(b);
+    if (sv) return formatRows(sv, b.numRows, sel);
     for (let k = 0; k < leaves.length; k++) cols[k] = leaves[k]!(b, ev, sel);
     const out = new Array<unknown>(b.numRows);
     const m = sel ? sel.length : b.numRows;
@@ -655,6 +656,18 @@ function compileNumericTree(e: CallExpr, c: (x: Expr) => NodeFn): NodeFn | undef
     cols.length = 0;
     return out;
   };
+}
+
+/** The text values of a ScaledVector's rows (those in `sel`, else all). */
+function formatRows(v: ScaledVector, n: number, sel: Int32Array | undefined): unknown[] {
+  const out = new Array<unknown>(n);
+  const { unscaled, scale, valid } = v;
+  const m = sel ? sel.length : n;
+  for (let j = 0; j < m; j++) {
+    const i = sel ? sel[j]! : j;
+    out[i] = valid !== undefined && valid[i] === 0 ? null : formatScaled(unscaled[i]!, scale);
+  }
+  return out;
 }
 
 /** Rows of `batch` where a compiled predicate is true (NULL and false drop the row). */

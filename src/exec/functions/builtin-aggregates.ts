@@ -102,27 +102,35 @@ function numFlush(st: NumState): void {
 const parsed: ScaledNumber = { unscaled: 0, scale: 0 };
 
 function numStep(st: NumState, v: string): void {
+  // Values past 2^52 fail the `scaled` check in numAddScaled and take the BigInt
+  // path, so the running double (also kept within 2^52) plus an addend stays exact.
+  if (parseScaledInto(v, parsed) && numAddScaled(st, parsed.unscaled, parsed.scale)) return;
   st.count++;
-  // Values past 2^52 fail the `scaled` check below and take the BigInt path, so
-  // the running double (also kept within 2^52) plus an addend stays exact.
-  if (parseScaledInto(v, parsed)) {
-    const n = parsed.unscaled;
-    const scale = parsed.scale;
-    if (scale > st.accScale) {
-      // Rescale the running double when it stays exact; fold it into the BigInt sum otherwise.
-      const up = st.acc * POW10[scale - st.accScale]!;
-      if (up <= SAFE && up >= -SAFE) st.acc = up;
-      else { numFlush(st); st.acc = 0; }
-      st.accScale = scale;
-    }
-    const scaled = n * POW10[st.accScale - scale]!;
-    if (scaled <= SAFE && scaled >= -SAFE) {
-      st.acc += scaled;
-      if (st.acc > SAFE || st.acc < -SAFE) numFlush(st);
-      return;
-    }
-  }
   st.sum = decAdd(st.sum, toDecimal(v));
+}
+
+/** Adds unscaled / 10^scale (a safe integer) to the running double; false, with the total unchanged, when that would not be exact. */
+function numAddScaled(st: NumState, n: number, scale: number): boolean {
+  if (scale > st.accScale) {
+    // Rescale the running double when it stays exact; fold it into the BigInt sum otherwise.
+    const up = st.acc * POW10[scale - st.accScale]!;
+    if (up <= SAFE && up >= -SAFE) st.acc = up;
+    else { numFlush(st); st.acc = 0; }
+    st.accScale = scale;
+  }
+  const scaled = n * POW10[st.accScale - scale]!;
+  if (scaled > SAFE || scaled < -SAFE) return false;
+  st.count++;
+  st.acc += scaled;
+  if (st.acc > SAFE || st.acc < -SAFE) numFlush(st);
+  return true;
+}
+
+/** numAddScaled, or the exact BigInt sum when the double would not stay exact. */
+function numAddScaledExact(st: NumState, n: number, scale: number): void {
+  if (numAddScaled(st, n, scale)) return;
+  st.count++;
+  st.sum = decAdd(st.sum, { unscaled: BigInt(n), scale });
 }
 
 function numAcc(): AggregateImpl {
@@ -136,6 +144,11 @@ function numAcc(): AggregateImpl {
     },
     final: (s) => { const st = s as NumState; numFlush(st); st.accScale = Math.max(st.accScale, st.sum.scale); return st; },
     batchStep: batchOf(numStep),
+    batchStepScaled: (states, groups, v, sel, n) => {
+      const { unscaled, scale } = v;
+      if (sel) for (let k = 0; k < n; k++) { const r = sel[k]!; numAddScaledExact(states[groups[r]!] as NumState, unscaled[r]!, scale); }
+      else for (let r = 0; r < n; r++) numAddScaledExact(states[groups[r]!] as NumState, unscaled[r]!, scale);
+    },
   };
 }
 

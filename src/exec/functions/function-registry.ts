@@ -1,3 +1,4 @@
+import type { ScaledVector } from '../arrow/scaled-vector.js';
 import type { SqlType } from '../../common/sql-type.js';
 import type { EvalContext } from '../expr/eval-context.js';
 import { canCoerce, typeCategory, isPreferredType, sameType } from './type-coercion.js';
@@ -70,6 +71,11 @@ export interface AggregateImpl {
    * States stepped this way must be mutable objects created by `init`.
    */
   batchStep?(states: unknown[], groups: Int32Array, args: readonly (readonly unknown[])[], sel: Int32Array | undefined, n: number): void;
+  /**
+   * Optional batchStep for one numeric argument given as a ScaledVector (exact
+   * unscaled safe integers at one scale) instead of text: same rows, same result.
+   */
+  batchStepScaled?(states: unknown[], groups: Int32Array, arg: ScaledVector, sel: Int32Array | undefined, n: number): void;
   /** Sliding-frame support: undoes step (optional; frames recompute without it). */
   inverse?(state: unknown, args: unknown[]): unknown;
 }

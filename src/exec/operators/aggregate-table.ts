@@ -1,6 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import type { ScaledVector } from '../arrow/scaled-vector.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
@@ -273,12 +274,16 @@ export class AggregateTable {
     const sels: (Int32Array | undefined)[] = [];
     const counts: number[] = [];
     const orderCols: unknown[][][] = [];
+    const scaledArgs: (ScaledVector | undefined)[] = [];
     for (const ag of c.aggs) {
+      // A numeric argument with an exact scaled form skips numeric text altogether.
+      const scaled = ag.impl.batchStepScaled && !ag.buffered && ag.args.length === 1 ? ag.args[0]!.evaluateScaled?.(b) : undefined;
+      scaledArgs.push(scaled);
       const cols: unknown[][] = [];
-      for (const e of ag.args) cols.push(await e.evaluate(b, run));
+      if (!scaled) for (const e of ag.args) cols.push(await e.evaluate(b, run));
       argCols.push(cols);
       const f = ag.filter ? await ag.filter.evaluate(b, run) : undefined;
-      const { sel, count } = selection(n, f, ag.strict ? cols : []);
+      const { sel, count } = scaled ? validSelection(n, f, scaled.valid) : selection(n, f, ag.strict ? cols : []);
       sels.push(sel);
       counts.push(count);
       const oc: unknown[][] = [];
@@ -298,6 +303,11 @@ export class AggregateTable {
         const states = this.#states[a]!;
         if (ag.buffered) {
           added += this.#sinkBuffered(a, groups, cols, orderCols[a]!, sel, count);
+          continue;
+        }
+        const scaled = scaledArgs[a];
+        if (scaled) {
+          ag.impl.batchStepScaled!(states, groups, scaled, sel, count);
           continue;
         }
         if (ag.impl.batchStep) {
@@ -422,6 +432,19 @@ export class AggregateTable {
 }
 
 /** Rows an aggregate steps: those passing its FILTER and, for strict aggregates, without a NULL argument (undefined = all n rows). */
+/** selection() for one argument given by its validity (ScaledVector.valid: 0 = NULL). */
+function validSelection(n: number, filter: readonly unknown[] | undefined, valid: Uint8Array | undefined): { sel: Int32Array | undefined; count: number } {
+  if (filter === undefined && valid === undefined) return { sel: undefined, count: n };
+  const sel = new Int32Array(n);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    if (filter !== undefined && filter[i] !== true) continue;
+    if (valid !== undefined && valid[i] === 0) continue;
+    sel[count++] = i;
+  }
+  return count === n ? { sel: undefined, count } : { sel, count };
+}
+
 function selection(n: number, filter: readonly unknown[] | undefined, strictArgs: readonly (readonly unknown[])[]): { sel: Int32Array | undefined; count: number } {
   let firstDrop = -1;
   for (let i = 0; i < n && firstDrop < 0; i++) {
