@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Decimal, Field, Int32, Schema, Utf8, RecordBatch, Struct, makeData, makeVector, vectorFromArray } from 'apache-arrow';
+import type { Data } from 'apache-arrow';
+import type { SqlType } from '../../src/common/sql-type.js';
+import {
+  ArrowColumn, arrowFormOf, columnSource, decodeBatch, decodeColumns, encodeColumnar, lazyBatch,
+} from '../../src/exec/arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { scaledColumn } from '../../src/exec/arrow/scaled-vector.js';
+import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
+import { compileExpr } from '../../src/exec/expr/compile-expr.js';
+import type { Expr } from '../../src/exec/expr/expr.js';
+import { functionById, resolveFunction } from '../../src/exec/functions/function-registry.js';
+import { selectRows } from '../../src/exec/operators/operator-support.js';
+import { createRunState } from '../../src/exec/run-state.js';
+import { formatScaled } from '../../src/exec/types/numeric.js';
+import { col, lit, op, t } from './exec-test-helpers.js';
+
+const run = createRunState({ params: [], settings: new Map(), transactionStartMicros: 0n });
+
+/** Arrow Decimal128(p, scale) data holding `values` (unscaled bigints; null = NULL). */
+function decimalData(values: readonly (bigint | null)[], scale: number): Data {
+  const words = new Uint32Array(values.length * 4);
+  const bitmap = new Uint8Array((values.length + 7) >> 3);
+  let nulls = 0;
+  values.forEach((v, i) => {
+    if (v === null) { nulls++; return; }
+    bitmap[i >> 3]! |= 1 << (i & 7);
+    let x = BigInt.asUintN(128, v);
+    for (let w = 0; w < 4; w++) { words[i * 4 + w] = Number(x & 0xffffffffn); x >>= 32n; }
+  });
+  return makeData({ type: new Decimal(scale, 38, 128), length: values.length, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, data: words });
+}
+
+function batchOf(datas: readonly Data[], names: readonly string[]): RecordBatch {
+  const fields = datas.map((d, i) => new Field(names[i]!, d.type, true));
+  return new RecordBatch(new Schema(fields), makeData({ type: new Struct(fields), length: datas[0]!.length, nullCount: 0, children: [...datas] }));
+}
+
+/** The same columns fully decoded into plain arrays (no Arrow form: expressions take the text path). */
+function eager(b: ColumnarBatch): ColumnarBatch {
+  return { numRows: b.numRows, columns: b.columns.map((c) => [...c]) };
+}
+
+const NUM: SqlType = { kind: 'numeric' };
+const MAX = 2n ** 53n - 1n;
+const unscaledArb = fc.oneof(
+  { weight: 5, arbitrary: fc.bigInt({ min: -100000n, max: 100000n }) },
+  { weight: 2, arbitrary: fc.bigInt({ min: MAX - 5n, max: MAX + 5n }) },
+  { weight: 2, arbitrary: fc.bigInt({ min: -MAX - 5n, max: -MAX + 5n }) },
+  { weight: 1, arbitrary: fc.bigInt({ min: 2n ** 40n, max: 2n ** 45n }) },
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: fc.constant(0n) },
+);
+
+test('scaled numeric expressions equal the text path, row for row, NULLs and the safe-integer edge included', () => {
+  const one = { kind: 'cast', arg: lit(1, t.int4), type: NUM } as Expr;
+  const shapes: ((a: Expr, b: Expr, c: Expr) => Expr)[] = [
+    (a, b) => op('*', a, b),
+    (a, b) => op('-', a, b),
+    (a, b) => op('+', a, b),
+    (a, b) => op('*', a, op('-', one, b)),
+    (a, b, c) => op('*', op('*', a, op('-', one, b)), op('+', one, c)),
+    (a) => op('-', a),
+    (a) => op('+', a, lit('0.005', NUM)),
+  ];
+  fc.assert(fc.property(
+    fc.array(fc.tuple(unscaledArb, unscaledArb, unscaledArb), { minLength: 1, maxLength: 40 }),
+    fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 })),
+    fc.integer({ min: 0, max: shapes.length - 1 }),
+    (rows, [sa, sb, sc], shape) => {
+      const datas = [0, 1, 2].map((k) => decimalData(rows.map((r) => r[k]!), [sa, sb, sc][k]!));
+      const b = decodeColumns(batchOf(datas, ['a', 'b', 'c']), ['a', 'b', 'c'], [NUM, NUM, NUM]);
+      const e = shapes[shape]!(col(0, NUM), col(1, NUM), col(2, NUM));
+      const c = compileExpr(e);
+      const expected = c.evaluateSync(eager(b), run);
+      const viaText = c.evaluateSync(b, run);
+      assert.deepEqual(viaText, expected);
+      const v = c.evaluateScaled?.(b);
+      const allSmall = rows.every((r) => r.every((x) => x === null || (x <= MAX && x >= -MAX)));
+      if (allSmall && shape === 5) assert.ok(v, 'a plain negation of an exact column has a scaled form');
+      if (v) {
+        const formatted = Array.from({ length: v.length }, (_, i) => (v.valid && v.valid[i] === 0 ? null : formatScaled(v.unscaled[i]!, v.scale)));
+        assert.deepEqual(formatted, expected);
+      }
+    },
+  ), { numRuns: 300 });
+});
+
+test('a Decimal column beyond 2^53 has no scaled view; one that fits has its exact values and NULLs', () => {
+  const big = decodeColumns(batchOf([decimalData([1n, MAX + 1n], 2)], ['x']), ['x'], [NUM]);
+  assert.equal(scaledColumn(big, 0), undefined);
+  const small = decodeColumns(batchOf([decimalData([150n, null, -MAX], 2)], ['x']), ['x'], [NUM]);
+  const v = scaledColumn(small, 0)!;
+  assert.equal(v.scale, 2);
+  assert.deepEqual([v.unscaled[0], v.valid?.[1], v.unscaled[2]], [150, 0, -Number(MAX)]);
+  assert.deepEqual(small.columns[0], ['1.50', null, '-90071992547409.91']);
+  // Still available after the column was read as text.
+  assert.equal(scaledColumn(small, 0), v);
+});
+
+test('numeric sum and avg stepped from scaled vectors equal their text steps, including the BigInt spill', () => {
+  for (const name of ['sum', 'avg']) {
+    const r = resolveFunction(name, [NUM])!;
+    const impl = functionById(r.id)!.aggregate!([NUM]);
+    assert.ok(impl.batchStepScaled, `${name}(numeric) has a scaled step`);
+    const unscaled = [125n, -7n, MAX, MAX, -3n, 0n, MAX - 1n, 42n];
+    const b = decodeColumns(batchOf([decimalData([...unscaled, null], 3)], ['x']), ['x'], [NUM]);
+    const v = scaledColumn(b, 0)!;
+    const groups = Int32Array.from({ length: 9 }, (_, i) => i % 2);
+    const sel = Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7]);
+    const scaledStates = [impl.init(), impl.init()];
+    impl.batchStepScaled!(scaledStates, groups, v, sel, sel.length);
+    const textStates = [impl.init(), impl.init()];
+    impl.batchStep!(textStates, groups, [b.columns[0]!], sel, sel.length);
+    assert.deepEqual(scaledStates.map((s) => impl.final(s)), textStates.map((s) => impl.final(s)), name);
+  }
+});
+
+test('columns decode on first read; untouched ones move as Arrow data through selection and encoding', () => {
+  const ints = makeVector(Int32Array.from([10, 20, 30, 40])).data[0]!;
+  const texts = vectorFromArray(['a', null, 'c', 'd'], new Utf8()).data[0]!;
+  const b = decodeColumns(batchOf([ints, texts], ['i', 's']), ['i', 's'], [t.int4, t.text]);
+  assert.ok(columnSource(b, 1) instanceof ArrowColumn, 'not decoded before it is read');
+  const picked = selectRows(b, Int32Array.from([3, 1, 0]));
+  assert.ok(columnSource(picked, 1) instanceof ArrowColumn, 'selection keeps an unread column in Arrow form');
+  assert.deepEqual(picked.columns[1], ['d', null, 'a']);
+  assert.deepEqual(picked.columns[0], [40, 20, 10]);
+  assert.ok(Array.isArray(columnSource(picked, 0)), 'read columns are values from then on');
+  assert.ok(arrowFormOf(picked, 0) instanceof ArrowColumn, 'their Arrow form stays known');
+  // An encoded batch carries the unread column as it is and decodes to the same values.
+  const fresh = selectRows(b, Int32Array.from([2, 1]));
+  const rb = encodeColumnar([{ name: 'i', type: t.int4 }, { name: 's', type: t.text }], fresh);
+  assert.deepEqual(vectorToValues(rb.getChildAt(1)!, t.text), ['c', null]);
+  assert.deepEqual(decodeBatch(rb, [t.int4, t.text]).columns.map((c) => [...c]), [[30, 20], ['c', null]]);
+  const mixed = lazyBatch(2, [[1, 2], new ArrowColumn(makeVector(Int32Array.from([7, 8])).data[0]!, t.int4)]);
+  assert.deepEqual(mixed.columns.map((c) => [...c]), [[1, 2], [7, 8]]);
+  assert.equal(new Int32().typeId, ints.typeId);
+});
