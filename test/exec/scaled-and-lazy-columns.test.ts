@@ -13,6 +13,7 @@ import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
 import { compileExpr } from '../../src/exec/expr/compile-expr.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
 import { functionById, resolveFunction } from '../../src/exec/functions/function-registry.js';
+import type { AggregateImpl } from '../../src/exec/functions/function-registry.js';
 import { selectRows } from '../../src/exec/operators/operator-support.js';
 import { createRunState } from '../../src/exec/run-state.js';
 import { formatScaled } from '../../src/exec/types/numeric.js';
@@ -102,20 +103,20 @@ test('a Decimal column beyond 2^53 has no scaled view; one that fits has its exa
 });
 
 test('numeric sum and avg stepped from scaled vectors equal their text steps, including the BigInt spill', () => {
-  for (const name of ['sum', 'avg']) {
-    const r = resolveFunction(name, [NUM])!;
-    const impl = functionById(r.id)!.aggregate!([NUM]);
-    assert.ok(impl.batchStepScaled, `${name}(numeric) has a scaled step`);
+  for (const fnName of ['sum', 'avg']) {
+    const id: string = resolveFunction(fnName, [NUM])!.id;
+    const impl: AggregateImpl = functionById(id)!.aggregate!([NUM]);
+    assert.ok(impl.batchStepScaled, `${fnName}(numeric) has a scaled step`);
     const unscaled = [125n, -7n, MAX, MAX, -3n, 0n, MAX - 1n, 42n];
     const b = decodeColumns(batchOf([decimalData([...unscaled, null], 3)], ['x']), ['x'], [NUM]);
     const v = scaledColumn(b, 0)!;
     const groups = Int32Array.from({ length: 9 }, (_, i) => i % 2);
     const sel = Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7]);
-    const scaledStates = [impl.init(), impl.init()];
+    const scaledStates: unknown[] = [impl.init(), impl.init()];
     impl.batchStepScaled!(scaledStates, groups, v, sel, sel.length);
-    const textStates = [impl.init(), impl.init()];
+    const textStates: unknown[] = [impl.init(), impl.init()];
     impl.batchStep!(textStates, groups, [b.columns[0]!], sel, sel.length);
-    assert.deepEqual(scaledStates.map((s) => impl.final(s)), textStates.map((s) => impl.final(s)), name);
+    assert.deepEqual(scaledStates.map((s) => impl.final(s)), textStates.map((s) => impl.final(s)), fnName);
   }
 });
 
