@@ -10,7 +10,7 @@ import { BATCH_ROWS, emitBatches } from './operator-support.js';
 
 /** The materialized build side of a join. */
 export interface BuildSide {
-  readonly columns: unknown[][];
+  readonly columns: readonly (readonly unknown[])[];
   readonly numRows: number;
 }
 
@@ -211,7 +211,15 @@ export class JoinOutput {
       cols.push(src instanceof ArrowColumn && probeAll ? selectColumn(src, li.subarray(0, n)) : gather(probe.columns[c]!, li, 0, n));
     }
     if (this.#jt === 'mark') cols.push(this.#marks);
-    else if (this.#emitPairs) for (let c = 0; c < this.#rw; c++) cols.push(gather(this.#build.columns[c]!, ri, 0, n));
+    else if (this.#emitPairs) {
+      const build = this.#build;
+      let buildAll = true;
+      for (let k = 0; k < n && buildAll; k++) if (ri[k]! < 0) buildAll = false;
+      for (let c = 0; c < this.#rw; c++) {
+        const src = columnSource(build, c);
+        cols.push(src instanceof ArrowColumn && buildAll ? selectColumn(src, ri.subarray(0, n)) : gather(build.columns[c]!, ri, 0, n));
+      }
+    }
     this.#rows.clear();
     this.#marks = [];
     yield* emitBatches(this.#columns, cols, n);

@@ -4,6 +4,7 @@ import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { ArrowColumn, columnSource, decodeBatch, encodeBatch, lazyBatch, selectColumn, sliceColumn } from '../arrow/columnar-batch.js';
 import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
+import { concatData } from '../arrow/concat-data.js';
 import type { OperatorMetrics } from '../exec-context.js';
 import type { OutputColumn, PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
@@ -135,22 +136,33 @@ export function selectRows(batch: ColumnarBatch, sel: ArrayLike<number>): Column
 }
 
 /** Materializes a whole input into column arrays (for pipeline breakers). */
-export async function collectInput(input: Operator, run: RunState, what: string): Promise<{ columns: unknown[][]; numRows: number; bytes: number }> {
-  const cols: unknown[][] = input.columns.map(() => []);
+export async function collectInput(input: Operator, run: RunState, what: string): Promise<{ columns: readonly (readonly unknown[])[]; numRows: number; bytes: number }> {
+  const batches: ColumnarBatch[] = [];
   let n = 0;
   let bytes = 0;
   for await (const b of decodedInput(input, run)) {
-    for (let c = 0; c < cols.length; c++) {
-      const src = b.columns[c]!;
-      const dst = cols[c]!;
-      for (let i = 0; i < b.numRows; i++) dst.push(src[i]);
-    }
+    batches.push(b);
     n += b.numRows;
     const est = estimateBytes(b);
     bytes += est;
     run.memory.reserve(est, what);
   }
-  return { columns: cols, numRows: n, bytes };
+  // A column no batch has decoded stays Arrow data (one copy of its buffers), decoded only if read.
+  const sources = input.columns.map((_, c): ColumnSource => {
+    const parts = batches.map((b) => columnSource(b, c));
+    if (parts.length > 0 && parts.every((p) => p instanceof ArrowColumn)) {
+      const arrow = parts as ArrowColumn[];
+      const data = concatData(arrow.map((p) => p.data));
+      if (data) return new ArrowColumn(data, arrow[0]!.type);
+    }
+    const out: unknown[] = [];
+    for (const b of batches) {
+      const src = b.columns[c]!;
+      for (let i = 0; i < b.numRows; i++) out.push(src[i]);
+    }
+    return out;
+  });
+  return { columns: lazyBatch(n, sources).columns, numRows: n, bytes };
 }
 
 /** Coarse size of a batch once decoded: 16 bytes per value plus string payloads. */

@@ -1,3 +1,4 @@
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
@@ -82,7 +83,7 @@ export function createWindowOperator(plan: WindowPlan, input: Operator): Operato
   };
 }
 
-async function computeWindow(w: CompiledWindow, batch: { numRows: number; columns: unknown[][] }, run: RunState, res: unknown[]): Promise<number[]> {
+async function computeWindow(w: CompiledWindow, batch: ColumnarBatch, run: RunState, res: unknown[]): Promise<number[]> {
   const n = batch.numRows;
   const pcols: unknown[][] = [];
   for (const e of w.partition) pcols.push(await e.evaluate(batch, run));
