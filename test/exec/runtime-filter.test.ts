@@ -256,3 +256,42 @@ test('the worker-side selection: int (number and bigint), text, several filters,
   assert.equal(buildRuntimeFilter([1, 2, 3], 'int', 0, 2), undefined);
   assert.equal(buildRuntimeFilter([9007199254740993n], 'int', 0), undefined);
 });
+
+test('a small probe side filters the build side of left, anti, semi and inner joins (not right, full or mark)', async () => {
+  const PB: OutputColumn[] = [{ name: 'pk', type: t.int4 }, { name: 'pt', type: t.text }];
+  const probe = values(PB, [[3, 'a'], [3, 'a2'], [null, 'n'], [450, 'b'], [100000, 'none']]);
+  for (const jt of ['left', 'anti', 'semi', 'inner', 'right', 'full', 'mark'] as const) {
+    const s = scan();
+    const columns = jt === 'mark' ? [...PB, { name: 'mark', type: t.bool }] : undefined;
+    const plan = join2(jt, probe, s, [col(0, t.int4)], [c('k')], columns ? { columns } : {});
+    const r = await threeWays(plan);
+    assert.deepEqual(r.on, r.off, jt);
+    assert.deepEqual(r.on, r.local, jt);
+    const kept = Array.from({ length: ROWS }, (_, i) => row(i)).filter((x) => x[1] === 3 || x[1] === 450).length;
+    if (jt === 'right' || jt === 'full' || jt === 'mark') assert.equal(r.metrics.get(s)?.extra.runtimeFilter, undefined, jt);
+    else {
+      assert.match(String(r.metrics.get(s)?.extra.runtimeFilter), /^k IN \(3 keys from Hash Join\)$/, jt);
+      assert.equal(removed(r.metrics, s), ROWS - kept, jt);
+    }
+    if (jt === 'left') assert.equal(r.on.length, 2 * 12 - 2 + 12 - 1 + 2);
+    if (jt === 'anti') assert.deepEqual(r.on, ['100000|"none"', 'null|"n"']);
+  }
+});
+
+test('a build side under an aggregate grouped by the key, probed by a small left join (Q17 shape)', async () => {
+  const s = scan();
+  const avg = aggId('avg', t.numeric);
+  const agg: PhysicalPlan = {
+    kind: 'hashAggregate', input: s, groupBy: [c('k')],
+    aggregates: [{ fn: avg.id, args: [c('amt')], distinct: false, type: avg.type }],
+    columns: [{ name: 'k', type: t.int4 }, { name: 'a', type: avg.type }],
+  };
+  const PB: OutputColumn[] = [{ name: 'pk', type: t.int4 }];
+  const plan = join2('left', values(PB, [[10], [20], [20], [null], [-5]]), agg, [col(0, t.int4)], [col(0, t.int4)]);
+  const r = await threeWays(plan);
+  assert.deepEqual(r.on, r.off);
+  assert.deepEqual(r.on, r.local);
+  assert.equal(r.on.length, 5);
+  const kept = Array.from({ length: ROWS }, (_, i) => row(i)).filter((x) => x[1] === 10 || x[1] === 20).length;
+  assert.equal(removed(r.metrics, s), ROWS - kept);
+});

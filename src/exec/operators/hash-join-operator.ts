@@ -12,7 +12,7 @@ import { BATCH_ROWS, breathe, collectInput, decodedInput, estimateBytes, metered
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
-import { buildRuntimeFilter, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
+import { buildRuntimeFilter, buildSideFilterTargets, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
 import type { RuntimeFilterSlot, RuntimeFilterTarget } from './runtime-filter.js';
 
 /**
@@ -115,6 +115,13 @@ export function joinKeys(parts: readonly (readonly unknown[])[], kinds: readonly
 export const SMALL_LEFT_ROWS = 50_000;
 
 /**
+ * Left/semi/anti joins whose build side a runtime filter could shrink read up to
+ * this many left rows first; when the left input ends within them, its keys filter
+ * the build side's scans (Q17's and Q20's per-part aggregates over lineitem).
+ */
+export const PROBE_FIRST_ROWS = 250_000;
+
+/**
  * Key → first row, chained to the others through `next` (in row order), so
  * building allocates nothing per row; rows with a rejected NULL key are left out.
  */
@@ -159,12 +166,31 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
   const used = plan.residual ? columnsUsed(plan.residual) : undefined;
   // Scan columns of the probe side that the build keys can filter (runtime filters).
   const rtfTargets = runtimeFilterTargets(plan);
+  // …and, when the probe side turns out small, build-side scan columns its keys can filter.
+  const buildTargets = buildSideFilterTargets(plan);
   return {
     plan,
     columns: plan.columns,
     execute(run) {
-      const rtf = rtfTargets.length > 0 && runtimeFiltersEnabled(run) ? probeRunWithSlots(run, rtfTargets) : undefined;
+      const enabled = runtimeFiltersEnabled(run);
+      const rtf = enabled && rtfTargets.length > 0 ? runWithSlots(run, rtfTargets) : undefined;
       const probeRun = rtf?.run ?? run;
+      // The probe side's own filters need the build first; only without them may the probe side go first.
+      const buildRtf = enabled && !rtf && buildTargets.length > 0 ? runWithSlots(run, buildTargets) : undefined;
+      const buildRun = buildRtf?.run ?? run;
+
+      /** Fills the build side's slots from the keys of the whole (buffered) probe side, before the build side starts. */
+      async function installBuildFilters(batches: readonly ColumnarBatch[]): Promise<void> {
+        if (!buildRtf) return;
+        const maxKeys = runtimeFilterMaxKeys(run);
+        for (const { target, slot } of buildRtf.slots) {
+          const k = target.key;
+          const kind = runtimeFilterKind(plan.leftKeys[k]!.type, plan.rightKeys[k]!.type)!;
+          const parts: (readonly unknown[])[] = [];
+          for (const b of batches) parts.push(await lk[k]!.evaluate(b, run));
+          slot.filter = buildRuntimeFilter(parts.flat(), kind, target.column, maxKeys);
+        }
+      }
 
       /** Fills the probe side's runtime filter slots from the built keys (before the probe side starts). */
       function installFilters(bparts: readonly (readonly unknown[])[], head: Map<unknown, number>): void {
@@ -192,7 +218,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, { columns: [], numRows: 0 });
         const pairs = new PairBuffer();
         if (numRows === 0) return;
-        for await (const rb of decodedInput(right, run)) {
+        for await (const rb of decodedInput(right, buildRun)) {
           const rparts: unknown[][] = [];
           for (const e of rk) rparts.push(await e.evaluate(rb, run));
           const rkeys = joinKeys(rparts, kinds, keyTypes, nullEq, rb.numRows);
@@ -224,7 +250,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
 
       /** The planned shape: hash table over the right input, the left input (buffered batches first) probes it. */
       async function* buildRight(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>): AsyncGenerator<RecordBatch> {
-        const built = await collectInput(right, run, 'hash join');
+        const built = await collectInput(right, buildRun, 'hash join');
         try {
           const build: BuildSide = { columns: built.columns, numRows: built.numRows };
           const bparts: unknown[][] = [];
@@ -284,8 +310,11 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         try {
           // With runtime filters the (estimated smaller) right side builds first, so
           // the probe side's scans start with their filters installed.
-          if (plan.joinType === 'inner' && !rtf) {
-            while (bufferedRows <= SMALL_LEFT_ROWS) {
+          // Without them, a left input that ends soon enough is read first: an inner join
+          // then builds on it, and its keys can filter the right input's scans.
+          const readFirst = plan.joinType === 'inner' && !rtf ? SMALL_LEFT_ROWS : buildRtf ? PROBE_FIRST_ROWS : -1;
+          if (readFirst >= 0) {
+            while (bufferedRows <= readFirst) {
               const r = await leftIt.next();
               if (r.done) { leftDone = true; break; }
               buffered.push(r.value);
@@ -295,7 +324,8 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
               bufferedBytes += est;
             }
           }
-          if (leftDone) {
+          if (leftDone) await installBuildFilters(buffered);
+          if (leftDone && plan.joinType === 'inner') {
             recordMetric(plan, run, 'buildRows', bufferedRows);
             recordMetric(plan, run, 'buildSide', 'left');
             yield* smallLeft(buffered, bufferedRows);
@@ -311,8 +341,8 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
   };
 }
 
-/** A run for the probe input with an empty runtime filter slot per target scan column. */
-function probeRunWithSlots(run: RunState, targets: readonly RuntimeFilterTarget[]): { run: RunState; slots: { target: RuntimeFilterTarget; slot: RuntimeFilterSlot }[] } {
+/** A run for one input of the join with an empty runtime filter slot per target scan column. */
+function runWithSlots(run: RunState, targets: readonly RuntimeFilterTarget[]): { run: RunState; slots: { target: RuntimeFilterTarget; slot: RuntimeFilterSlot }[] } {
   const map = new Map<LakeScanPlan, readonly RuntimeFilterSlot[]>(run.runtimeFilters ?? []);
   const slots: { target: RuntimeFilterTarget; slot: RuntimeFilterSlot }[] = [];
   for (const target of targets) {

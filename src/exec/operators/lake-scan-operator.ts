@@ -15,7 +15,7 @@ import type { ScanFragment } from '../pool/scan-pool.js';
 import type { Expr } from '../expr/expr.js';
 import { exprChildren } from '../expr/expr.js';
 import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
-import { installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel } from './runtime-filter.js';
+import { installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel, runtimeFilterSelection } from './runtime-filter.js';
 import type { RuntimeFilter, RuntimeFilterSlot } from './runtime-filter.js';
 
 /**
@@ -189,7 +189,7 @@ export async function* runTasks(
     return f?.runtimeFilters ? rtf!.observe(it) : it;
   };
   const runner = ctx.scanRunner
-    ?? (usePool ? poolRun : (t: unknown) => executeScanTask(t as ScanTask, counters));
+    ?? (usePool ? poolRun : (t: unknown) => (rtf ? rtf.filterHere(executeScanTask(t as ScanTask, counters)) : executeScanTask(t as ScanTask, counters)));
   const concurrency = ctx.scanRunner || usePool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
   if (concurrency === 1) {
     for (const t of tasks) {
@@ -241,6 +241,8 @@ export interface RuntimeFilterHook {
   readonly slots: readonly RuntimeFilterSlot[];
   /** Passes a worker task's batches through, counting the removed rows it reports. */
   observe(batches: AsyncIterable<RecordBatch>): AsyncIterable<RecordBatch>;
+  /** Applies the installed filters in this thread (a tiny scan not worth a worker). */
+  filterHere(batches: AsyncIterable<RecordBatch>): AsyncIterable<RecordBatch>;
   /** Rows a worker's partial aggregate reported removing. */
   removedElsewhere(n: number): void;
   /** Records the metrics on the scan's node. */
@@ -265,6 +267,27 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
         },
       };
     },
+    filterHere(batches) {
+      used = true;
+      const types = plan.columns.map((c) => c.type);
+      const stats = { removed: 0 };
+      return {
+        async *[Symbol.asyncIterator]() {
+          try {
+            for await (const batch of batches) {
+              const filters = installedFilters(slots);
+              if (filters.length === 0 || batch.numRows === 0) { yield batch; continue; }
+              const b = decodeColumns(batch, plan.projection, types);
+              const sel = runtimeFilterSelection(b, filters, stats);
+              if (sel === undefined) yield batch;
+              else if (sel.length > 0) yield encodeColumnar(plan.columns, selectRows(b, sel));
+            }
+          } finally {
+            removed += stats.removed;
+          }
+        },
+      };
+    },
     removedElsewhere(n) {
       used = true;
       removed += n;
@@ -272,7 +295,7 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
     done() {
       const label = runtimeFilterLabel(slots);
       if (label === undefined) return;
-      recordMetric(plan, run, 'runtimeFilter', used ? label : `${label}, not applied (scanned in this thread)`);
+      recordMetric(plan, run, 'runtimeFilter', used ? label : `${label}, not applied`);
       recordMetric(plan, run, 'runtimeFilterRowsRemoved', removed);
     },
   };

@@ -128,9 +128,9 @@ export async function runPartialAggregates(
   // Runtime join filters installed for the scan by a hash join above, read as each task launches.
   const slots = run.runtimeFilters?.get(shipment.scan);
   const rtf = slots ? runtimeFilterHook(shipment.scan, run, slots) : undefined;
-  const withFilters = (f: ScanFragment): ScanFragment => (rtf && !inThread ? withRuntimeFilters(f, installedFilters(rtf.slots)) : f);
+  const withFilters = (f: ScanFragment): ScanFragment => (rtf ? withRuntimeFilters(f, installedFilters(rtf.slots)) : f);
   const runOne = inThread
-    ? (t: ScanTask) => aggregateScanTask(t, fragment, compiled, signal)
+    ? (t: ScanTask) => aggregateScanTask(t, withFilters(fragment), compiled, signal)
     : (t: ScanTask) => aggregate(t, signal, withFilters(fragment));
   // Tasks that send rows instead still drop runtime-filtered rows in the worker (nothing else runs there).
   const rowsFragment: ScanFragment = { columns: fragment.columns, projection: fragment.projection, params: fragment.params, settings: fragment.settings, transactionStartMicros: fragment.transactionStartMicros };
@@ -176,7 +176,7 @@ export async function runPartialAggregates(
         rowsScanned += r.rowsScanned;
         rowGroupsRead += r.counters.rowGroupsRead;
         rowGroupsSkipped += r.counters.rowGroupsSkippedByStats;
-        if (!inThread) rtf?.removedElsewhere(r.runtimeFilterRowsRemoved ?? 0);
+        rtf?.removedElsewhere(r.runtimeFilterRowsRemoved ?? 0);
         r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
         await inTurn(() => merge(r.partial));
         const fed = r.rowsOut[r.rowsOut.length - 1] ?? 0;

@@ -87,33 +87,51 @@ export function dropsUnmatchedProbeRows(jt: JoinType): boolean {
   return jt === 'inner' || jt === 'semi' || jt === 'right';
 }
 
+/** Join types that drop build (right) rows without a partner (mark joins read the build's NULL keys and emptiness). */
+export function dropsUnmatchedBuildRows(jt: JoinType): boolean {
+  return jt === 'inner' || jt === 'left' || jt === 'semi' || jt === 'anti';
+}
+
 /**
- * The scan columns each key of `plan` can filter. A key column is followed down
- * the probe (left) input through nodes where "the consumer only needs rows whose
- * column is in S and not NULL" can move below them: Filter, Sort, Project (a
- * plain column reference), a hash aggregate's plain GROUP BY column, and either
- * side of a nested hash join — plus, across that join's own `=` key, to the other
- * side (its partner rows must hold an equal value). Scans with a LIMIT, and scans
- * the probe subtree reaches more than once (a shared plan node, a subquery), are
- * left out.
+ * The probe-side scan columns each key of `plan` can filter once the build side
+ * is known. A key column is followed down the probe (left) input through nodes
+ * where "the consumer only needs rows whose column is in S and not NULL" can
+ * move below them: Filter, Sort, Project (a plain column reference), a hash
+ * aggregate's plain GROUP BY column, and either side of a nested hash join —
+ * plus, across that join's own `=` key, to the other side (its partner rows
+ * must hold an equal value). Scans with a LIMIT, and scans the subtree reaches
+ * more than once (a shared plan node, a subquery), are left out.
  */
 export function runtimeFilterTargets(plan: HashJoinPlan): RuntimeFilterTarget[] {
   if (!dropsUnmatchedProbeRows(plan.joinType)) return [];
+  return targetsOf(plan.left, plan.leftKeys, plan.rightKeys, plan.nullEquals);
+}
+
+/**
+ * Likewise the build-side scan columns the keys of a (small) probe side can
+ * filter: for joins that drop build rows without a partner, build rows whose
+ * key no probe row holds are never used.
+ */
+export function buildSideFilterTargets(plan: HashJoinPlan): RuntimeFilterTarget[] {
+  if (!dropsUnmatchedBuildRows(plan.joinType)) return [];
+  return targetsOf(plan.right, plan.rightKeys, plan.leftKeys, plan.nullEquals);
+}
+
+function targetsOf(side: PhysicalPlan, keys: readonly Expr[], otherKeys: readonly Expr[], nullEquals: readonly boolean[] | undefined): RuntimeFilterTarget[] {
   const out: RuntimeFilterTarget[] = [];
-  for (let k = 0; k < plan.leftKeys.length; k++) {
-    if (plan.nullEquals?.[k]) continue;
-    const l = plan.leftKeys[k]!;
-    const r = plan.rightKeys[k]!;
-    const kind = runtimeFilterKind(l.type, r.type);
-    if (kind === undefined || l.kind !== 'column') continue;
+  for (let k = 0; k < keys.length; k++) {
+    if (nullEquals?.[k]) continue;
+    const mine = keys[k]!;
+    const kind = runtimeFilterKind(mine.type, otherKeys[k]!.type);
+    if (kind === undefined || mine.kind !== 'column') continue;
     const found: { scan: LakeScanPlan; column: number }[] = [];
-    follow(plan.left, l.index, kind, found, 0);
+    follow(side, mine.index, kind, found, 0);
     for (const f of found) {
       if (!out.some((o) => o.scan === f.scan && o.column === f.column)) out.push({ ...f, key: k });
     }
   }
   if (out.length === 0) return out;
-  const counts = occurrences(plan.left, new Set(out.map((t) => t.scan)));
+  const counts = occurrences(side, new Set(out.map((t) => t.scan)));
   return out.filter((t) => counts.get(t.scan) === 1);
 }
 
