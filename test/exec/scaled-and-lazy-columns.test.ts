@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Decimal, Field, Int32, Schema, Utf8, RecordBatch, Struct, makeData, makeVector, vectorFromArray } from 'apache-arrow';
+import { Decimal, Dictionary, Field, Int32, Schema, Utf8, RecordBatch, Struct, makeData, makeVector, vectorFromArray } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { SqlType } from '../../src/common/sql-type.js';
 import {
   ArrowColumn, arrowFormOf, columnSource, decodeBatch, decodeColumns, encodeColumnar, lazyBatch,
 } from '../../src/exec/arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { concatData } from '../../src/exec/arrow/concat-data.js';
 import { scaledColumn } from '../../src/exec/arrow/scaled-vector.js';
 import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
 import { compileExpr } from '../../src/exec/expr/compile-expr.js';
@@ -139,4 +140,25 @@ test('columns decode on first read; untouched ones move as Arrow data through se
   const mixed = lazyBatch(2, [[1, 2], new ArrowColumn(makeVector(Int32Array.from([7, 8])).data[0]!, t.int4)]);
   assert.deepEqual(mixed.columns.map((c) => [...c]), [[1, 2], [7, 8]]);
   assert.equal(new Int32().typeId, ints.typeId);
+});
+
+test('concatData joins chunks (sliced, with NULLs) into one Data that decodes to the same values; other layouts are refused', () => {
+  const ints = vectorFromArray([1, null, 3, 4, 5], new Int32()).data[0]!;
+  const texts = vectorFromArray(['a', 'bb', null, 'dddd', ''], new Utf8()).data[0]!;
+  const decs = decimalData([1n, null, -(2n ** 52n), 7n], 2);
+  const cases: [Data[], SqlType][] = [
+    [[ints.slice(1, 3), ints, ints.slice(4, 1)], t.int4],
+    [[texts.slice(2, 3), texts.slice(0, 2)], t.text],
+    [[decs.slice(1, 2), decs], NUM],
+    [[vectorFromArray([true, null, false]).data[0]!.slice(1, 2), vectorFromArray([false, true]).data[0]!], t.bool],
+  ];
+  for (const [chunks, type] of cases) {
+    const joined = concatData(chunks)!;
+    assert.ok(joined, `${type.kind} concatenates`);
+    const expected = chunks.flatMap((c) => vectorToValues(makeVector(c), type));
+    assert.deepEqual(vectorToValues(makeVector(joined), type), expected, type.kind);
+  }
+  const dict = vectorFromArray(['x', 'y', 'x'], new Dictionary(new Utf8(), new Int32())).data[0]!;
+  assert.equal(concatData([dict, dict]), undefined);
+  assert.equal(concatData([ints, texts]), undefined);
 });
