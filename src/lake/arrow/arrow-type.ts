@@ -20,7 +20,7 @@ import { SqlState } from '../../common/sqlstate.js';
  * Every field carries metadata `floe.type` (the SqlType as JSON) and `floe.field_id`,
  * so the exact SqlType (varchar length, bpchar, jsonb…) survives Arrow IPC and Parquet.
  *
- * Parquet round trip (parquet-wasm 0.8 with zstd, checked for every SqlType by
+ * Parquet round trip (parquet-wasm 0.8, checked for every SqlType by
  * test/lake/kernels/arrow-round-trip.test.ts, read back both through `intoIPCStream`
  * and through `intoFFI` + arrow-js-ffi): Decimal128, Timestamp µs with and without
  * zone, Time64 µs, FixedSizeBinary(16), Struct and List all come back with the same

@@ -17,6 +17,12 @@ import { SqlState } from '../../common/sqlstate.js';
 export const ROW_GROUP_ROWS = 131072;
 
 /**
+ * Data files are LZ4_RAW: measured on 754k lineitem rows (2026-11-29), reading 5
+ * columns took 85–115 ms against 220–234 ms for zstd (snappy 111–150 ms,
+ * uncompressed 119–146 ms), for files 1.5× larger than zstd's (41 MB against 26 MB).
+ * Scans decode far more often than files are written, so decode speed wins; every
+ * Parquet reader of note (parquet-mr 1.13+, Arrow, DuckDB) reads LZ4_RAW.
+ *
  * Dictionary encoding only for string columns. Measured on 1M rows (int8 key, int4,
  * float8, 5000-distinct text): dictionary on every column encoded in 1.9–2.7 s to
  * 4.5 MB; strings only encoded in 0.76–0.84 s to 2.5 MB and decoded as fast or faster
@@ -25,7 +31,7 @@ export const ROW_GROUP_ROWS = 131072;
 function writerProperties(rowGroupRows: number, schema: Schema): pq.WriterProperties {
   // WriterProperties is consumed by writeParquet, so a fresh one is built per file.
   let b = new pq.WriterPropertiesBuilder()
-    .setCompression(pq.Compression.ZSTD)
+    .setCompression(pq.Compression.LZ4_RAW)
     .setMaxRowGroupSize(rowGroupRows)
     .setDictionaryEnabled(false)
     .setCreatedBy('floe');

@@ -155,7 +155,7 @@ async function optimizeNodes(
         const sorted = sortByReversedHash(batches, keyNames, keyTypes);
         return encodeDataFile(sorted.batches, table.columns, { rows: BASE_ROW_GROUP_ROWS, ranges: sorted.ranges });
       };
-      // Inputs already past the target (zstd Parquet like the output) split without first
+      // Inputs already past the target (Parquet like the output) split without first
       // encoding the whole node, which would be thrown away: at SF 1 that is most of the time
       // and memory of optimizing a big table.
       const inputBytes = fn.baseFiles.reduce((n, f) => n + f.sizeBytes, 0) + w.changes.reduce((n, f) => n + f.sizeBytes, 0);
