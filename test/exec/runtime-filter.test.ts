@@ -9,7 +9,7 @@ import { createScanPool } from '../../src/exec/index.js';
 import type { ExecContext, Expr, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
 import type { HashJoinPlan, JoinType, LakeScanPlan } from '../../src/exec/plan/physical-plan.js';
 import { buildRuntimeFilter, runtimeFilterSelection, runtimeFilterTargets } from '../../src/exec/operators/runtime-filter.js';
-import { aggId, col, lit, rowsOf, t, values } from './exec-test-helpers.js';
+import { aggId, col, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-rtf-'));
 let wh: Warehouse;
@@ -294,4 +294,37 @@ test('a build side under an aggregate grouped by the key, probed by a small left
   assert.equal(r.on.length, 5);
   const kept = Array.from({ length: ROWS }, (_, i) => row(i)).filter((x) => x[1] === 10 || x[1] === 20).length;
   assert.equal(removed(r.metrics, s), ROWS - kept);
+});
+
+test('an OR residual implies a build-side restriction (Q19 shape): build rows it rules out are dropped before hashing', async () => {
+  const s = scan();
+  const PB: OutputColumn[] = [{ name: 'pk', type: t.int4 }, { name: 'brand', type: t.text }, { name: 'size', type: t.int4 }];
+  const parts = values(PB, Array.from({ length: 500 }, (_, i) => [i, `B${i % 25}`, i % 50 === 0 ? null : i % 50]));
+  const lw = C.length;
+  const brand = col(lw + 1, t.text);
+  const size = col(lw + 2, t.int4);
+  // (brand = 'B1' AND size <= 10 AND q >= 5) OR (brand = 'B2' AND id < 3000): only B1/B2 parts can match.
+  const residual: Expr = {
+    kind: 'or', type: t.bool, args: [
+      { kind: 'and', type: t.bool, args: [op('=', brand, lit('B1', t.text)), op('<=', size, lit(10, t.int4)), op('>=', c('q'), lit(5n, t.int8))] },
+      { kind: 'and', type: t.bool, args: [op('=', brand, lit('B2', t.text)), op('<', c('id'), lit(3000, t.int4))] },
+    ],
+  };
+  for (const jt of ['inner', 'semi', 'left', 'anti', 'right'] as const) {
+    const plan = join2(jt, s, parts, [c('k')], [col(0, t.int4)], { residual });
+    const r = await threeWays(plan);
+    assert.deepEqual(r.on, r.off, jt);
+    assert.deepEqual(r.on, r.local, jt);
+    const ruledOut = r.metrics.get(plan)?.extra.buildRowsRemovedByResidual;
+    // B1 with size <= 10 (sizes 1, 26 mod 50…: i ≡ 1 mod 25) and B2: 20 + 20 parts; B1 parts with size > 10 go too.
+    if (jt === 'right') assert.equal(ruledOut, undefined, jt);
+    else {
+      const keptParts = Array.from({ length: 500 }, (_, i) => i).filter((i) => (i % 25 === 1 && i % 50 !== 0 && i % 50 <= 10) || i % 25 === 2).length;
+      assert.equal(ruledOut, 500 - keptParts, jt);
+    }
+    if (jt === 'inner') {
+      assert.ok(r.on.length > 0);
+      assert.ok((removed(r.metrics, s) ?? 0) > ROWS / 2, 'the runtime filter sees only the remaining parts');
+    }
+  }
 });

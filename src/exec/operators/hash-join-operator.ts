@@ -2,17 +2,18 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { compileExpr } from '../expr/compile-expr.js';
+import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { HashJoinPlan } from '../plan/physical-plan.js';
 import { valueKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { JoinOutput, PAIR_SLICE, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, breathe, collectInput, decodedInput, estimateBytes, metered, recordMetric } from './operator-support.js';
+import { BATCH_ROWS, breathe, collectInput, decodedInput, estimateBytes, metered, recordMetric, selectRows } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
-import { buildRuntimeFilter, buildSideFilterTargets, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
+import { buildSideImplied } from './runtime-filter-build-predicate.js';
+import { buildRuntimeFilter, buildSideFilterTargets, dropsUnmatchedBuildRows, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
 import type { RuntimeFilterSlot, RuntimeFilterTarget } from './runtime-filter.js';
 
 /**
@@ -168,6 +169,9 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
   const rtfTargets = runtimeFilterTargets(plan);
   // …and, when the probe side turns out small, build-side scan columns its keys can filter.
   const buildTargets = buildSideFilterTargets(plan);
+  // Build rows the residual rules out whatever the probe row (join types that drop unmatched build rows).
+  const implied = plan.residual && dropsUnmatchedBuildRows(plan.joinType) ? buildSideImplied(plan.residual, lw) : undefined;
+  const buildPredicate = implied ? compileExpr(implied) : undefined;
   return {
     plan,
     columns: plan.columns,
@@ -252,7 +256,15 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
       async function* buildRight(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>): AsyncGenerator<RecordBatch> {
         const built = await collectInput(right, buildRun, 'hash join');
         try {
-          const build: BuildSide = { columns: built.columns, numRows: built.numRows };
+          let build: BuildSide = { columns: built.columns, numRows: built.numRows };
+          if (buildPredicate && enabled && build.numRows > 0) {
+            const padded = { numRows: build.numRows, columns: [...new Array<readonly unknown[]>(lw).fill([]), ...build.columns] };
+            const keep = truthySelection(await buildPredicate.evaluate(padded, run), build.numRows);
+            if (keep.length < build.numRows) {
+              recordMetric(plan, run, 'buildRowsRemovedByResidual', build.numRows - keep.length);
+              build = selectRows(build, keep);
+            }
+          }
           const bparts: unknown[][] = [];
           for (const e of rk) bparts.push(await e.evaluate(build, run));
           const bkeys = joinKeys(bparts, kinds, keyTypes, nullEq, build.numRows);

@@ -216,6 +216,8 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         const build = num(metricsOf(p), 'buildRows');
         // The executor builds on a small left input of an inner join instead of the right.
         if (build !== undefined) detail(`Build Rows: ${build}${metricsOf(p)?.extra.buildSide === 'left' ? ' (left input)' : ''}`);
+        const ruledOut = num(metricsOf(p), 'buildRowsRemovedByResidual');
+        if (ruledOut !== undefined) detail(`Build Rows Removed by Join Filter: ${ruledOut}`);
         emit(p.left, depth + 1);
         emit(p.right, depth + 1);
         return;
