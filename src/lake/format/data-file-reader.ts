@@ -4,7 +4,8 @@ import { batchFromData, buildColumnData } from '../arrow/batch-builder.js';
 import type { Storage } from '../storage/storage.js';
 import { physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
-import { decodeParquet, decodeParquetColumns } from './parquet-io.js';
+import { bytesSource, decodeParquet, decodeParquetColumns } from './parquet-io.js';
+import type { ParquetSource } from './parquet-io.js';
 
 export interface ExtraColumn {
   readonly name: string;
@@ -26,13 +27,14 @@ export async function readDataFile(
 
 /** readDataFile over bytes already fetched. */
 export async function decodeDataFile(
-  bytes: Uint8Array, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
+  source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
 ): Promise<RecordBatch[]> {
+  const src = source instanceof Uint8Array ? bytesSource(source) : source;
   // Only the columns asked for are decoded (nested ones need the whole-file reader).
   const flat = columns.every((c) => c.type.kind !== 'interval' && c.type.kind !== 'array');
   const batches = flat
-    ? await decodeParquetColumns(bytes, path, [...columns.map((c) => physicalName(c.fieldId)), ...extra], rowGroups)
-    : decodeParquet(bytes, path, undefined, rowGroups);
+    ? await decodeParquetColumns(src, path, [...columns.map((c) => physicalName(c.fieldId)), ...extra], rowGroups)
+    : decodeParquet(src.bytes ?? new Uint8Array(await src.blob!.arrayBuffer()), path, undefined, rowGroups);
   return batches.map((b) => conformBatch(b, columns, extra));
 }
 

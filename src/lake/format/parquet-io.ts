@@ -53,6 +53,33 @@ export function encodeParquet(batches: readonly RecordBatch[], schema?: Schema, 
   }
 }
 
+/**
+ * A Parquet file to decode: its bytes, or a Blob read lazily (then only the
+ * footer and the column chunks asked for are read), with its footer (any tail
+ * of the file that holds the footer and the closing magic).
+ */
+export interface ParquetSource {
+  readonly bytes?: Uint8Array;
+  readonly blob?: Blob;
+  readonly footer: Uint8Array;
+}
+
+export function bytesSource(bytes: Uint8Array): ParquetSource {
+  return { bytes, footer: bytes };
+}
+
+/** A Blob's Parquet footer (and closing magic): its last bytes, read in at most two slices. */
+export async function readFooter(blob: Blob): Promise<Uint8Array> {
+  const size = blob.size;
+  const guess = Math.min(size, 256 * 1024);
+  let tail = new Uint8Array(await blob.slice(size - guess).arrayBuffer());
+  if (tail.length < 8) return tail;
+  const n = tail.length;
+  const len = tail[n - 8]! | (tail[n - 7]! << 8) | (tail[n - 6]! << 16) | (tail[n - 5]! << 24);
+  if (len + 8 > n && len + 8 <= size) tail = new Uint8Array(await blob.slice(size - len - 8).arrayBuffer());
+  return tail;
+}
+
 /** Projected reads pay the async reader's overhead (20–60 ms a file) only when they skip enough columns. */
 const PROJECT_MAX_FRACTION = 0.6;
 
@@ -90,13 +117,14 @@ export function parquetSchemaWidth(bytes: Uint8Array): number | undefined {
  * out). Only those columns are decoded when they are few enough against the file's
  * width; otherwise the whole file is (sync reader). `path` only names the file in errors.
  */
-export async function decodeParquetColumns(bytes: Uint8Array, path: string, names: readonly string[], rowGroups?: readonly number[]): Promise<RecordBatch[]> {
-  const width = parquetSchemaWidth(bytes);
-  if (width === undefined || names.length === 0 || names.length > width * PROJECT_MAX_FRACTION) return decodeParquet(bytes, path, undefined, rowGroups);
+export async function decodeParquetColumns(source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[]): Promise<RecordBatch[]> {
+  const width = parquetSchemaWidth(source.footer);
+  const whole = async (): Promise<Uint8Array> => source.bytes ?? new Uint8Array(await source.blob!.arrayBuffer());
+  if (width === undefined || names.length === 0 || names.length > width * PROJECT_MAX_FRACTION) return decodeParquet(await whole(), path, undefined, rowGroups);
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
   let file: pq.ParquetFile;
   try {
-    file = await pq.ParquetFile.fromFile(new Blob([bytes]));
+    file = await pq.ParquetFile.fromFile(source.blob ?? new Blob([source.bytes!]));
   } catch (e) {
     throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
   }
@@ -108,7 +136,7 @@ export async function decodeParquetColumns(bytes: Uint8Array, path: string, name
     } finally {
       schema.free();
     }
-    if (present.length === 0) return decodeParquet(bytes, path, undefined, rowGroups);
+    if (present.length === 0) return decodeParquet(await whole(), path, undefined, rowGroups);
     let wasmTable: pq.Table;
     try {
       wasmTable = await file.read({ columns: present, batchSize: ROW_GROUP_ROWS, ...(rowGroups === undefined ? {} : { rowGroups: [...rowGroups] }) });

@@ -3,6 +3,8 @@ import type { Data, RecordBatch } from 'apache-arrow';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import { decodeDataFile, readDataFile } from '../format/data-file-reader.js';
+import { bytesSource, readFooter } from '../format/parquet-io.js';
+import type { ParquetSource } from '../format/parquet-io.js';
 import { mergeOnRead } from '../merge/merge-on-read.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
@@ -31,8 +33,10 @@ async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined,
 ): Promise<{ batches: RecordBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
-  const bytes = await storage.get(f.path);
-  const stats = filters.length > 0 || counters !== undefined ? readRowGroupStats(bytes, physicalTypes(task.columns)) : undefined;
+  // A file-backed Blob reads only the footer and the chunks of the columns decoded, not the whole file.
+  const blob = storage.openBlob ? await storage.openBlob(f.path) : undefined;
+  const source: ParquetSource = blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(f.path));
+  const stats = filters.length > 0 || counters !== undefined ? readRowGroupStats(source.footer, physicalTypes(task.columns)) : undefined;
   let groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
   if (stats !== undefined && filters.length > 0) {
     const kept = rowGroupsMatching(stats, groups, filters, task.columns);
@@ -41,7 +45,7 @@ async function readPruned(
     if (kept.length < before) groups = kept;
   }
   if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
-  const batches = await decodeDataFile(bytes, f.path, task.columns, extra, groups);
+  const batches = await decodeDataFile(source, f.path, task.columns, extra, groups);
   return { batches, groups, groupRows: stats?.map((g) => g.numRows) };
 }
 

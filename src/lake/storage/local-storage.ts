@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { openAsBlob, promises as fs } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -50,6 +50,14 @@ export class LocalStorage implements Storage {
   async get(key: string): Promise<Uint8Array> {
     try {
       return await fs.readFile(this.#path(key));
+    } catch (e) {
+      throw missing(key, e);
+    }
+  }
+
+  async openBlob(key: string): Promise<Blob> {
+    try {
+      return await openAsBlob(this.#path(key));
     } catch (e) {
       throw missing(key, e);
     }
