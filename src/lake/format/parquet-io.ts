@@ -69,9 +69,9 @@ export function bytesSource(bytes: Uint8Array): ParquetSource {
 }
 
 /** A Blob's Parquet footer (and closing magic): its last bytes, read in at most two slices. */
-export async function readFooter(blob: Blob): Promise<Uint8Array> {
+export async function readFooter(blob: Blob, firstSlice = 256 * 1024): Promise<Uint8Array> {
   const size = blob.size;
-  const guess = Math.min(size, 256 * 1024);
+  const guess = Math.min(size, firstSlice);
   let tail = new Uint8Array(await blob.slice(size - guess).arrayBuffer());
   if (tail.length < 8) return tail;
   const n = tail.length;

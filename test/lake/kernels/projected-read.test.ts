@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { columnReader } from '../../../src/lake/arrow/column-reader.js';
-import { readDataFile } from '../../../src/lake/format/data-file-reader.js';
-import { parquetSchemaWidth } from '../../../src/lake/format/parquet-io.js';
+import { decodeDataFile, readDataFile } from '../../../src/lake/format/data-file-reader.js';
+import { parquetSchemaWidth, readFooter } from '../../../src/lake/format/parquet-io.js';
 import { openStorage } from '../../../src/lake/storage/open-storage.js';
 import { SEQ_FILE_COLUMN, physicalName } from '../../../src/lake/table/table-layout.js';
 import type { ColumnMetadata } from '../../../src/lake/table/table-metadata.js';
@@ -69,6 +69,14 @@ test('a narrow readDataFile decodes only its columns, with the same types and va
       assert.deepEqual(part[0]!.schema.fields.map((x) => x.name), [...cols.map((c) => physicalName(c.fieldId)), SEQ_FILE_COLUMN]);
       const idx = [...cols.map((c) => all.indexOf(c)), all.length];
       assert.deepEqual(values(part, cols, [SEQ_FILE_COLUMN]), fullValues.map((r) => idx.map((i) => r[i])), names.join(','));
+      // The same read through a file-backed Blob (footer read in two slices) gives the same values.
+      const blob = await storage.openBlob!(f.path);
+      const footer = await readFooter(blob, 16);
+      const whole = new Uint8Array(await storage.get(f.path));
+      assert.ok(footer.length > 16 && footer.length < whole.length);
+      assert.deepEqual(footer, whole.subarray(whole.length - footer.length));
+      const viaBlob = await decodeDataFile({ blob, footer }, f.path, cols, [SEQ_FILE_COLUMN]);
+      assert.deepEqual(values(viaBlob, cols, [SEQ_FILE_COLUMN]), fullValues.map((r) => idx.map((i) => r[i])), `blob ${names.join(',')}`);
       // row groups restrict a projected read too
       const one = await readDataFile(storage, f.path, cols, [], [0]);
       assert.equal(one.reduce((n, b) => n + b.numRows, 0), Math.min(2000, 32768));
