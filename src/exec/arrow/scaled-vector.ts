@@ -2,7 +2,7 @@ import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { arrowFormOf } from './columnar-batch.js';
 import type { ColumnarBatch } from './columnar-batch.js';
-import { smallDecimalWords } from './vector-values.js';
+import { smallDecimalWords } from '../../common/decimal-words.js';
 
 /**
  * A numeric column as exact numbers: row i is unscaled[i] / 10^scale, every

@@ -5,6 +5,7 @@ import { physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import type { ScanFilter } from './scan-types.js';
 import { takeRows } from './take-rows.js';
+import { typedPredicate } from './typed-predicate.js';
 
 /** Filters executeScanTask applies exactly: null tests, and comparisons on ordered types. */
 export function isExactFilter(f: ScanFilter, col: ColumnMetadata): boolean {
@@ -21,12 +22,21 @@ export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], colu
   let keep: Int32Array | undefined;
   for (const f of filters) {
     const col = columns.find((c) => c.name === f.column)!;
-    const r = columnReader(b.getChild(physicalName(col.fieldId))!, col.type);
-    const test = predicate(f, col);
+    const vector = b.getChild(physicalName(col.fieldId))!;
     const src = keep ?? Int32Array.from({ length: b.numRows }, (_, i) => i);
     const out = new Int32Array(src.length);
     let n = 0;
-    for (let j = 0; j < src.length; j++) if (test(r.get(src[j]!))) out[n++] = src[j]!;
+    const typed = vector.data.length === 1 ? typedPredicate(vector.data[0]!, f, col.type) : undefined;
+    if (typed) {
+      for (let j = 0; j < src.length; j++) if (typed.test(src[j]!)) out[n++] = src[j]!;
+    }
+    if (!typed || typed.bad()) {
+      // Value by value: the shapes the typed test does not cover, or a value it could not compare exactly.
+      const r = columnReader(vector, col.type);
+      const test = predicate(f, col);
+      n = 0;
+      for (let j = 0; j < src.length; j++) if (test(r.get(src[j]!))) out[n++] = src[j]!;
+    }
     keep = out.subarray(0, n);
   }
   return keep!.length === b.numRows ? b : takeRows(b, keep!);
