@@ -162,3 +162,11 @@ test('concatData joins chunks (sliced, with NULLs) into one Data that decodes to
   assert.equal(concatData([dict, dict]), undefined);
   assert.equal(concatData([ints, texts]), undefined);
 });
+
+test('Utf8 decoding: short ASCII values come from the per-batch cache and equal a plain decode', () => {
+  const values = ['A', 'N', '', null, 'AIR', 'é', 'MAIL', '1234567', '12345678', 'A', 'ab\u0000c', 'TRUCK', '€uro', 'N', null, ''];
+  const data = vectorFromArray(values, new Utf8()).data[0]!;
+  assert.deepEqual(vectorToValues(makeVector(data), t.text), values);
+  assert.deepEqual(vectorToValues(makeVector(data.slice(3, 9)), t.text), values.slice(3, 12));
+  assert.deepEqual(vectorToValues(makeVector(data), { kind: 'bpchar', length: 8 }), values);
+});

@@ -37,6 +37,12 @@ const UTF8_KINDS = new Set(['numeric', 'text', 'varchar', 'bpchar', 'name', 'cha
  */
 const decodedFrom = new WeakMap<readonly unknown[], Data>();
 
+/** Kinds whose canonical value is the stored text as it is (convertObject returns it unchanged). */
+const PLAIN_TEXT_KINDS = new Set(['numeric', 'text', 'varchar', 'bpchar', 'name', 'char', 'json', 'jsonb', 'unknown']);
+
+/** ASCII values up to this many bytes key a cache exactly: 7 × 7 bits plus the length stay below 2^53. */
+const SHORT_TEXT_BYTES = 7;
+
 function isValid(data: Data, i: number): boolean {
   if (data.nullCount === 0) return true;
   const bm = data.nullBitmap;
@@ -88,10 +94,28 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number): void
       const offsets = data.valueOffsets as Int32Array;
       const bytes = data.values as Uint8Array;
       const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const plain = PLAIN_TEXT_KINDS.has(type.kind);
+      // Short ASCII values (flags, codes, modes: TPC-H's l_returnflag, l_shipmode) repeat
+      // endlessly; they are looked up by their bytes instead of decoded one by one.
+      const short = plain ? new Map<number, string>() : undefined;
+      const valid = data.nullCount === 0 ? undefined : data.nullBitmap;
+      const off = data.offset;
       for (let i = 0; i < n; i++) {
-        if (!isValid(data, i)) { out[base + i] = null; continue; }
+        if (valid !== undefined && valid.length > 0 && ((valid[(off + i) >> 3]! >> ((off + i) & 7)) & 1) === 0) { out[base + i] = null; continue; }
         const s = offsets[i]!; const e = offsets[i + 1]!;
-        out[base + i] = convertObject(buf.toString('utf8', s, e), type);
+        if (short !== undefined && e - s <= SHORT_TEXT_BYTES) {
+          let key = e - s;
+          let ascii = true;
+          for (let j = s; j < e; j++) { const c = bytes[j]!; if (c > 127) { ascii = false; break; } key = key * 128 + c; }
+          if (ascii) {
+            let v = short.get(key);
+            if (v === undefined) { v = buf.toString('latin1', s, e); short.set(key, v); }
+            out[base + i] = v;
+            continue;
+          }
+        }
+        const text = buf.toString('utf8', s, e);
+        out[base + i] = plain ? text : convertObject(text, type);
       }
       return;
     }
