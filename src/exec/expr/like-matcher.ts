@@ -2,35 +2,115 @@ import { FloeError } from '../../common/floe-error.js';
 
 const cache = new Map<string, (s: string) => boolean>();
 
+// The caller asks once per row, nearly always with the same pattern: the last
+// answer is checked first, without building the cache key.
+let lastPattern: string | undefined;
+let lastEscape: string | undefined;
+let lastCaseInsensitive = false;
+let lastMatcher: ((s: string) => boolean) | undefined;
+
 /**
  * Compiles a LIKE pattern (% and _, with an escape character; '' disables
  * escaping) into a matcher. Patterns are cached; values never become code —
- * every literal character is regex-escaped.
+ * every literal character is regex-escaped. Case-sensitive patterns without `_`
+ * (`abc%`, `%abc`, `%a%b%`) match by prefix/suffix checks and indexOf instead.
  */
 export function likeMatcher(pattern: string, escape: string, caseInsensitive: boolean): (s: string) => boolean {
+  if (pattern === lastPattern && escape === lastEscape && caseInsensitive === lastCaseInsensitive) return lastMatcher!;
   const key = `${caseInsensitive ? 'i' : 's'}${escape.length}:${escape}${pattern}`;
   let m = cache.get(key);
-  if (m) return m;
+  if (!m) {
+    m = compileLike(pattern, escape, caseInsensitive);
+    if (cache.size > 1000) cache.clear();
+    cache.set(key, m);
+  }
+  lastPattern = pattern;
+  lastEscape = escape;
+  lastCaseInsensitive = caseInsensitive;
+  lastMatcher = m;
+  return m;
+}
+
+/** A pattern element: literal text, `%` (any run of characters) or `_` (one character). */
+type Token = { kind: 'text'; text: string } | { kind: '%' } | { kind: '_' };
+
+function tokenize(pattern: string, escape: string): Token[] {
   if ([...escape].length > 1) {
     throw new FloeError('22019', 'invalid escape string', { hint: 'Escape string must be empty or one character.' });
   }
-  let re = '^';
+  const tokens: Token[] = [];
+  let text = '';
   const chars = [...pattern];
   for (let i = 0; i < chars.length; i++) {
     const ch = chars[i]!;
     if (escape !== '' && ch === escape) {
       const next = chars[i + 1];
       if (next === undefined) throw new FloeError('22025', 'LIKE pattern must not end with escape character');
-      re += next.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      text += next;
       i++;
-    } else if (ch === '%') re += '[\\s\\S]*';
-    else if (ch === '_') re += '[\\s\\S]';
-    else re += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    } else if (ch === '%' || ch === '_') {
+      if (text !== '') { tokens.push({ kind: 'text', text }); text = ''; }
+      // Adjacent %s mean the same as one.
+      if (ch === '_' || tokens[tokens.length - 1]?.kind !== '%') tokens.push({ kind: ch });
+    } else text += ch;
+  }
+  if (text !== '') tokens.push({ kind: 'text', text });
+  return tokens;
+}
+
+function compileLike(pattern: string, escape: string, caseInsensitive: boolean): (s: string) => boolean {
+  const tokens = tokenize(pattern, escape);
+  if (!caseInsensitive && tokens.every((t) => t.kind !== '_')) return segmentMatcher(tokens);
+  let re = '^';
+  for (const t of tokens) {
+    if (t.kind === '%') re += '[\\s\\S]*';
+    else if (t.kind === '_') re += '[\\s\\S]';
+    else re += t.text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   }
   re += '$';
   const rx = new RegExp(re, caseInsensitive ? 'iu' : 'u');
-  m = (s: string) => rx.test(s);
-  if (cache.size > 1000) cache.clear();
-  cache.set(key, m);
-  return m;
+  return (s: string) => rx.test(s);
+}
+
+/**
+ * Literal text separated by `%`: the first piece is a prefix (unless the pattern
+ * starts with %), the last a suffix (unless it ends with %), and the middle ones
+ * occur in order without overlapping — taking each at its leftmost place leaves
+ * the most room for the rest, so leftmost is never wrong.
+ */
+function segmentMatcher(tokens: readonly Token[]): (s: string) => boolean {
+  const pieces: string[] = [];
+  for (const t of tokens) if (t.kind === 'text') pieces.push(t.text);
+  if (tokens.length === 0) return (s) => s.length === 0;
+  const anchoredStart = tokens[0]!.kind === 'text';
+  const anchoredEnd = tokens[tokens.length - 1]!.kind === 'text';
+  if (pieces.length === 0) return () => true; // only %
+  if (pieces.length === 1 && anchoredStart && anchoredEnd) { const p = pieces[0]!; return (s) => s === p; }
+  const first = anchoredStart ? pieces[0]! : undefined;
+  const last = anchoredEnd ? pieces[pieces.length - 1]! : undefined;
+  const middle = pieces.slice(first === undefined ? 0 : 1, last === undefined ? pieces.length : pieces.length - 1);
+  const minLength = pieces.reduce((n, p) => n + p.length, 0);
+  if (middle.length === 1 && first === undefined && last === undefined) {
+    const p = middle[0]!;
+    return (s) => s.includes(p);
+  }
+  return (s) => {
+    if (s.length < minLength) return false;
+    let from = 0;
+    let to = s.length;
+    if (first !== undefined) {
+      if (!s.startsWith(first)) return false;
+      from = first.length;
+    }
+    if (last !== undefined) {
+      if (!s.endsWith(last)) return false;
+      to -= last.length;
+    }
+    for (const p of middle) {
+      const at = s.indexOf(p, from);
+      if (at < 0 || at + p.length > to) return false;
+      from = at + p.length;
+    }
+    return from <= to;
+  };
 }

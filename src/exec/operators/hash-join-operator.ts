@@ -3,13 +3,15 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
-import type { HashJoinPlan } from '../plan/physical-plan.js';
+import type { HashJoinPlan, JoinType } from '../plan/physical-plan.js';
 import { valueKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { JoinOutput, PAIR_SLICE, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, breathe, collectInput, decodedInput, estimateBytes, metered, recordMetric, selectRows } from './operator-support.js';
-import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { BATCH_ROWS, breathe, decodedInput, estimateBytes, metered, recordMetric, selectRows } from './operator-support.js';
+import { ArrowColumn, columnSource, lazyBatch } from '../arrow/columnar-batch.js';
+import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
+import { concatData } from '../arrow/concat-data.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { buildSideImplied } from './runtime-filter-build-predicate.js';
@@ -210,19 +212,29 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         }
       }
 
-      /** Hash table over the whole (small) left input; each right batch probes it. */
-      async function* smallLeft(batches: readonly ColumnarBatch[], numRows: number): AsyncGenerator<RecordBatch> {
-        const all: ColumnarBatch = batches.length === 1 ? batches[0]! : {
-          numRows,
-          columns: left.columns.map((_, c) => { const out: unknown[] = []; for (const b of batches) { const src = b.columns[c]!; for (let i = 0; i < b.numRows; i++) out.push(src[i]); } return out; }),
-        };
+      /**
+       * Hash table over the whole (small) left input; each right batch probes it.
+       * Inner joins emit pairs per right batch; left, semi and anti joins also
+       * remember which left rows found a partner and emit their unmatched
+       * (left: NULL-padded), matched (semi) or unmatched (anti) rows once the right
+       * input ends — the right input is never materialized.
+       */
+      async function* smallLeft(batches: readonly ColumnarBatch[], numRows: number, rightBatches: AsyncIterable<ColumnarBatch>): AsyncGenerator<RecordBatch> {
+        const jt = plan.joinType;
+        const all = concatBatches(batches, numRows, lw);
         const parts: unknown[][] = [];
         for (const e of lk) parts.push(await e.evaluate(all, run));
         const table = hashTable(joinKeys(parts, kinds, keyTypes, nullEq, numRows));
-        const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, { columns: [], numRows: 0 });
+        const emptyRight: BuildSide = { columns: right.columns.map(() => []), numRows: 0 };
+        const out = new JoinOutput(plan.columns, jt, lw, rw, emptyRight);
         const pairs = new PairBuffer();
         if (numRows === 0) return;
-        for await (const rb of decodedInput(right, buildRun)) {
+        out.beginProbe(all);
+        // Semi/anti: a left row that found its partner needs no more candidate pairs.
+        const verdictOnly = jt === 'semi' || jt === 'anti';
+        const done = verdictOnly ? new Uint8Array(numRows) : undefined;
+        let open = numRows;
+        for await (const rb of rightBatches) {
           const rparts: unknown[][] = [];
           for (const e of rk) rparts.push(await e.evaluate(rb, run));
           const rkeys = joinKeys(rparts, kinds, keyTypes, nullEq, rb.numRows);
@@ -233,124 +245,215 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
             if (k === undefined) continue;
             let i = table.head.get(k);
             if (i === undefined) continue;
-            while (i >= 0) { pairs.push(i, j); i = table.next[i]!; }
+            if (done) {
+              while (i >= 0) { if (!done[i]) pairs.push(i, j); i = table.next[i]!; }
+            } else {
+              while (i >= 0) { pairs.push(i, j); i = table.next[i]!; }
+            }
           }
           if (pairs.n === 0) continue;
           const build: BuildSide = { columns: rb.columns as unknown[][], numRows: rb.numRows };
-          out.beginProbe(all);
           out.useBuild(build);
           for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
             const end = Math.min(pairs.n, start + PAIR_SLICE);
             const ok = residual ? await evalPairs(residual, all, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
             out.accept(pairs.li, pairs.ri, start, end, ok);
+            if (done) {
+              for (let p = start; p < end; p++) {
+                const i = pairs.li[p]!;
+                if (!done[i] && (ok === undefined || ok[p - start] === true)) { done[i] = 1; open--; }
+              }
+            }
             if (out.pending >= BATCH_ROWS) {
               yield* out.drain();
               await breathe(run);
             }
           }
           yield* out.drain();
+          // Every left row has its verdict: the rest of the right input cannot change it.
+          if (done && open === 0) break;
+        }
+        if (jt !== 'inner') {
+          out.useBuild(emptyRight);
+          out.endProbe();
+          yield* out.drain();
         }
       }
 
       /** The planned shape: hash table over the right input, the left input (buffered batches first) probes it. */
-      async function* buildRight(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>): AsyncGenerator<RecordBatch> {
-        const built = await collectInput(right, buildRun, 'hash join');
-        try {
-          let build: BuildSide = { columns: built.columns, numRows: built.numRows };
-          if (buildPredicate && enabled && build.numRows > 0) {
-            const padded = { numRows: build.numRows, columns: [...new Array<readonly unknown[]>(lw).fill([]), ...build.columns] };
-            const keep = truthySelection(await buildPredicate.evaluate(padded, run), build.numRows);
-            if (keep.length < build.numRows) {
-              recordMetric(plan, run, 'buildRowsRemovedByResidual', build.numRows - keep.length);
-              build = selectRows(build, keep);
-            }
+      async function* buildRight(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>, rightInput: Buffered): AsyncGenerator<RecordBatch> {
+        const built = concatBatches(rightInput.batches, rightInput.rows, rw);
+        rightInput.batches = [];
+        let build: BuildSide = { columns: built.columns, numRows: built.numRows };
+        if (buildPredicate && enabled && build.numRows > 0) {
+          const padded = { numRows: build.numRows, columns: [...new Array<readonly unknown[]>(lw).fill([]), ...build.columns] };
+          const keep = truthySelection(await buildPredicate.evaluate(padded, run), build.numRows);
+          if (keep.length < build.numRows) {
+            recordMetric(plan, run, 'buildRowsRemovedByResidual', build.numRows - keep.length);
+            build = selectRows(build, keep);
           }
-          const bparts: unknown[][] = [];
-          for (const e of rk) bparts.push(await e.evaluate(build, run));
-          const bkeys = joinKeys(bparts, kinds, keyTypes, nullEq, build.numRows);
-          const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
-          recordMetric(plan, run, 'buildRows', build.numRows);
-          installFilters(bparts, head);
-          const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, build);
-          const pairs = new PairBuffer();
-          const nonEmpty = build.numRows > 0;
-          const probe = async function* (): AsyncGenerator<ColumnarBatch> {
-            yield* buffered;
-            for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
-          };
-          for await (const b of probe()) {
-            const pparts: unknown[][] = [];
-            for (const e of lk) pparts.push(await e.evaluate(b, run));
-            const pkeys = joinKeys(pparts, kinds, keyTypes, nullEq, b.numRows);
-            out.beginProbe(b);
-            pairs.clear();
-            for (let i = 0; i < b.numRows; i++) {
-              const k = pkeys[i];
-              if (k === undefined) { if (nonEmpty) out.unknown(i); continue; }
-              let j = head.get(k);
-              if (j === undefined) continue;
-              while (j >= 0) { pairs.push(i, j); j = next[j]!; }
-            }
-            for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
-              const end = Math.min(pairs.n, start + PAIR_SLICE);
-              const ok = residual ? await evalPairs(residual, b, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
-              out.accept(pairs.li, pairs.ri, start, end, ok);
-              if (out.pending >= BATCH_ROWS) {
-                yield* out.drain();
-                await breathe(run);
-              }
-            }
-            out.endProbe(buildHasNullKey, !nonEmpty);
-            yield* out.drain();
-          }
-          out.endBuild();
-          yield* out.drain();
-        } finally {
-          run.memory.release(built.bytes);
         }
+        const bparts: unknown[][] = [];
+        for (const e of rk) bparts.push(await e.evaluate(build, run));
+        const bkeys = joinKeys(bparts, kinds, keyTypes, nullEq, build.numRows);
+        const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
+        recordMetric(plan, run, 'buildRows', build.numRows);
+        installFilters(bparts, head);
+        const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, build);
+        const pairs = new PairBuffer();
+        const nonEmpty = build.numRows > 0;
+        const probe = async function* (): AsyncGenerator<ColumnarBatch> {
+          yield* buffered;
+          for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
+        };
+        for await (const b of probe()) {
+          const pparts: unknown[][] = [];
+          for (const e of lk) pparts.push(await e.evaluate(b, run));
+          const pkeys = joinKeys(pparts, kinds, keyTypes, nullEq, b.numRows);
+          out.beginProbe(b);
+          pairs.clear();
+          for (let i = 0; i < b.numRows; i++) {
+            const k = pkeys[i];
+            if (k === undefined) { if (nonEmpty) out.unknown(i); continue; }
+            let j = head.get(k);
+            if (j === undefined) continue;
+            while (j >= 0) { pairs.push(i, j); j = next[j]!; }
+          }
+          for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
+            const end = Math.min(pairs.n, start + PAIR_SLICE);
+            const ok = residual ? await evalPairs(residual, b, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
+            out.accept(pairs.li, pairs.ri, start, end, ok);
+            if (out.pending >= BATCH_ROWS) {
+              yield* out.drain();
+              await breathe(run);
+            }
+          }
+          out.endProbe(buildHasNullKey, !nonEmpty);
+          yield* out.drain();
+        }
+        out.endBuild();
+        yield* out.drain();
       }
 
       return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
-        // An inner join whose left input turns out small builds on the left instead
-        // and streams the right input through it: the planner builds on the right
-        // whatever the sizes, and a big build side costs a copy of every row.
+        const jt = plan.joinType;
         const leftIt = decodedInput(left, probeRun)[Symbol.asyncIterator]();
-        const buffered: ColumnarBatch[] = [];
-        let bufferedRows = 0;
-        let bufferedBytes = 0;
-        let leftDone = false;
+        const lbuf: Buffered = { batches: [], rows: 0, bytes: 0, done: false };
+        const rbuf: Buffered = { batches: [], rows: 0, bytes: 0, done: false };
+        let rightIt: AsyncIterator<ColumnarBatch> | undefined;
         try {
           // With runtime filters the (estimated smaller) right side builds first, so
           // the probe side's scans start with their filters installed.
-          // Without them, a left input that ends soon enough is read first: an inner join
-          // then builds on it, and its keys can filter the right input's scans.
-          const readFirst = plan.joinType === 'inner' && !rtf ? SMALL_LEFT_ROWS : buildRtf ? PROBE_FIRST_ROWS : -1;
-          if (readFirst >= 0) {
-            while (bufferedRows <= readFirst) {
-              const r = await leftIt.next();
-              if (r.done) { leftDone = true; break; }
-              buffered.push(r.value);
-              bufferedRows += r.value.numRows;
-              const est = estimateBytes(r.value);
-              run.memory.reserve(est, 'hash join');
-              bufferedBytes += est;
-            }
-          }
-          if (leftDone) await installBuildFilters(buffered);
-          if (leftDone && plan.joinType === 'inner') {
-            recordMetric(plan, run, 'buildRows', bufferedRows);
+          // Without them, a left input that ends soon enough is read first: the join
+          // may then build on it, and its keys can filter the right input's scans.
+          const readFirst = rtf ? -1 : jt === 'inner' ? SMALL_LEFT_ROWS : SMALL_LEFT_TYPES.has(jt) ? PROBE_FIRST_ROWS : -1;
+          if (readFirst >= 0) await readUpTo(leftIt, lbuf, readFirst, run);
+          if (lbuf.done) await installBuildFilters(lbuf.batches);
+          if (lbuf.done && jt === 'inner') {
+            recordMetric(plan, run, 'buildRows', lbuf.rows);
             recordMetric(plan, run, 'buildSide', 'left');
-            yield* smallLeft(buffered, bufferedRows);
+            yield* smallLeft(lbuf.batches, lbuf.rows, decodedInput(right, buildRun));
             return;
           }
-          yield* buildRight(buffered, leftIt);
+          rightIt = decodedInput(right, buildRun)[Symbol.asyncIterator]();
+          if (lbuf.done && SMALL_LEFT_TYPES.has(jt)) {
+            // Left/semi/anti over a small left input: the right input streams through
+            // a table over the left one unless it turns out smaller still.
+            await readUpTo(rightIt, rbuf, SMALL_RIGHT_ROWS, run);
+            if (!rbuf.done) {
+              recordMetric(plan, run, 'buildRows', lbuf.rows);
+              recordMetric(plan, run, 'buildSide', 'left');
+              yield* smallLeft(lbuf.batches, lbuf.rows, drainBuffered(rbuf, rightIt));
+              return;
+            }
+          } else if (rtf && SMALL_LEFT_TYPES.has(jt) && jt !== 'inner') {
+            // A build side past the runtime filter cap gets no filter anyway (Q21's
+            // EXISTS over all of lineitem): then a left input that ends soon is worth
+            // reading, and building on it spares materializing the right input.
+            await readUpTo(rightIt, rbuf, runtimeFilterMaxKeys(run), run);
+            if (!rbuf.done) {
+              await readUpTo(leftIt, lbuf, PROBE_FIRST_ROWS, run);
+              if (lbuf.done) {
+                recordMetric(plan, run, 'buildRows', lbuf.rows);
+                recordMetric(plan, run, 'buildSide', 'left');
+                yield* smallLeft(lbuf.batches, lbuf.rows, drainBuffered(rbuf, rightIt));
+                return;
+              }
+            }
+          }
+          await readUpTo(rightIt, rbuf, Infinity, run);
+          yield* buildRight(lbuf.batches, leftIt, rbuf);
         } finally {
-          run.memory.release(bufferedBytes);
+          run.memory.release(lbuf.bytes + rbuf.bytes);
+          await rightIt?.return?.(undefined);
           await leftIt.return?.(undefined);
         }
       });
     },
   };
+}
+
+/** Batches read ahead from one join input, with the memory reserved for them. */
+interface Buffered {
+  batches: ColumnarBatch[];
+  rows: number;
+  bytes: number;
+  /** The input ended. */
+  done: boolean;
+}
+
+/** Reads batches until the input ends or more than `limit` rows are buffered. */
+async function readUpTo(it: AsyncIterator<ColumnarBatch>, buf: Buffered, limit: number, run: RunState): Promise<void> {
+  while (!buf.done && buf.rows <= limit) {
+    const r = await it.next();
+    if (r.done) { buf.done = true; break; }
+    buf.batches.push(r.value);
+    buf.rows += r.value.numRows;
+    const est = estimateBytes(r.value);
+    run.memory.reserve(est, 'hash join');
+    buf.bytes += est;
+  }
+}
+
+/** The buffered batches (let go as they are read), then the rest of the input. */
+async function* drainBuffered(buf: Buffered, rest: AsyncIterator<ColumnarBatch>): AsyncGenerator<ColumnarBatch> {
+  for (let b = buf.batches.shift(); b !== undefined; b = buf.batches.shift()) yield b;
+  if (buf.done) return;
+  for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
+}
+
+/**
+ * Left/semi/anti joins over a small left input build on it only when the right
+ * input holds more rows than this: a smaller right input builds as planned (and
+ * a left join then keeps the probe order).
+ */
+export const SMALL_RIGHT_ROWS = 50_000;
+
+/** Join types whose hash table may hold the left input when it turns out small (right/full/mark keep the planned shape). */
+const SMALL_LEFT_TYPES = new Set<JoinType>(['inner', 'left', 'semi', 'anti']);
+
+/**
+ * One batch over several: columns no batch has decoded are concatenated as
+ * Arrow data (payload stays undecoded), others are copied value by value.
+ */
+function concatBatches(batches: readonly ColumnarBatch[], numRows: number, width: number): ColumnarBatch {
+  if (batches.length === 1) return batches[0]!;
+  const sources: ColumnSource[] = [];
+  for (let c = 0; c < width; c++) {
+    const srcs = batches.map((b) => columnSource(b, c));
+    if (srcs.length > 0 && srcs.every((p) => p instanceof ArrowColumn)) {
+      const arrow = srcs as ArrowColumn[];
+      const data = concatData(arrow.map((p) => p.data));
+      if (data) { sources.push(new ArrowColumn(data, arrow[0]!.type)); continue; }
+    }
+    const out: unknown[] = [];
+    for (const b of batches) {
+      const src = b.columns[c]!;
+      for (let i = 0; i < b.numRows; i++) out.push(src[i]);
+    }
+    sources.push(out);
+  }
+  return lazyBatch(numRows, sources);
 }
 
 /** A run for one input of the join with an empty runtime filter slot per target scan column. */

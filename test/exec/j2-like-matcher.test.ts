@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { likeMatcher } from '../../src/exec/expr/like-matcher.js';
+import { FloeError } from '../../src/common/floe-error.js';
+
+/** The general path: the whole pattern as one anchored regex over code points. */
+function reference(pattern: string, escape: string, ci: boolean): (s: string) => boolean {
+  let re = '^';
+  const chars = [...pattern];
+  const quote = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (escape !== '' && ch === escape) { re += quote(chars[++i]!); continue; }
+    re += ch === '%' ? '[\\s\\S]*' : ch === '_' ? '[\\s\\S]' : quote(ch);
+  }
+  const rx = new RegExp(re + '$', ci ? 'iu' : 'u');
+  return (s) => rx.test(s);
+}
+
+const ALPHABET = ['a', 'b', 'A', 'é', 'É', '😀', '%', '_', '\\', '#', '.', '*'];
+const text = (maxLength: number) => fc.array(fc.constantFrom(...ALPHABET), { maxLength }).map((a) => a.join(''));
+
+test('LIKE matcher equals the anchored regex for %/_ patterns, escapes, non-ASCII and ILIKE (property)', () => {
+  fc.assert(fc.property(text(8), fc.array(text(12), { minLength: 1, maxLength: 8 }), fc.constantFrom('\\', '#', '', '%'), fc.boolean(), (pattern, values, escape, ci) => {
+    const chars = [...pattern];
+    // A pattern ending in a lone escape is an error in both; tested below.
+    let dangling = false;
+    for (let i = 0; i < chars.length; i++) if (escape !== '' && chars[i] === escape) { if (i + 1 >= chars.length) dangling = true; i++; }
+    if (dangling) return;
+    const want = reference(pattern, escape, ci);
+    const got = likeMatcher(pattern, escape, ci);
+    for (const v of values) assert.equal(got(v), want(v), `${JSON.stringify(v)} LIKE ${JSON.stringify(pattern)} ESCAPE ${JSON.stringify(escape)} ci=${ci}`);
+  }), { numRuns: 3000 });
+});
+
+test('LIKE substring shapes: prefix, suffix, %a%b%, overlapping pieces, empty pattern and empty value', () => {
+  const cases: [string, string, boolean][] = [
+    ['%special%requests%', 'xx special yy requests zz', true],
+    ['%special%requests%', 'requests then special', false],
+    ['%special%requests%', 'specialrequests', true],
+    ['%green%', 'forest green lace', true],
+    ['%green%', 'gree n', false],
+    ['ab%ba', 'aba', false],
+    ['ab%ba', 'abba', true],
+    ['a%a%a', 'aa', false],
+    ['a%a%a', 'aaa', true],
+    ['', '', true],
+    ['', 'x', false],
+    ['%', '', true],
+    ['%%', 'anything', true],
+    ['abc', 'abc', true],
+    ['abc', 'abcd', false],
+    ['\\%%', '%x', true],
+    ['\\%%', 'x%', false],
+    ['%é😀%', 'aé😀b', true],
+    ['_😀', 'é😀', true],
+  ];
+  for (const [p, s, want] of cases) {
+    assert.equal(likeMatcher(p, '\\', false)(s), want, `${s} LIKE ${p}`);
+    assert.equal(reference(p, '\\', false)(s), want, `reference: ${s} LIKE ${p}`);
+  }
+  // Switching patterns between calls must not reuse the previous matcher.
+  assert.equal(likeMatcher('a%', '\\', false)('abc'), true);
+  assert.equal(likeMatcher('b%', '\\', false)('abc'), false);
+  assert.equal(likeMatcher('b%', '', false)('b\\'), true);
+  assert.equal(likeMatcher('A%', '\\', true)('abc'), true);
+  assert.equal(likeMatcher('A%', '\\', false)('abc'), false);
+});
+
+test('LIKE errors keep their SQLSTATEs: dangling escape 22025, multi-character escape 22019', () => {
+  assert.throws(() => likeMatcher('abc\\', '\\', false), (e: unknown) => e instanceof FloeError && e.sqlstate === '22025');
+  assert.throws(() => likeMatcher('%abc#', '#', false), (e: unknown) => e instanceof FloeError && e.sqlstate === '22025');
+  assert.throws(() => likeMatcher('abc', 'ab', false), (e: unknown) => e instanceof FloeError && e.sqlstate === '22019');
+});
