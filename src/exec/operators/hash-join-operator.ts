@@ -14,6 +14,8 @@ import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import { concatData } from '../arrow/concat-data.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
+import { intKeyChains } from './int-hash-table.js';
+import type { JoinKeyIndex } from './int-hash-table.js';
 import { buildSideImplied } from './runtime-filter-build-predicate.js';
 import { buildRuntimeFilter, buildSideFilterTargets, dropsUnmatchedBuildRows, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
 import type { RuntimeFilterSlot, RuntimeFilterTarget } from './runtime-filter.js';
@@ -127,10 +129,13 @@ export const PROBE_FIRST_ROWS = 250_000;
 /**
  * Key → first row, chained to the others through `next` (in row order), so
  * building allocates nothing per row; rows with a rejected NULL key are left out.
+ * Number keys (int columns, packed int pairs) go to a typed open-addressing table.
  */
-function hashTable(keys: readonly unknown[]): { head: Map<unknown, number>; next: Int32Array; hasNullKey: boolean } {
-  const head = new Map<unknown, number>();
+function hashTable(keys: readonly unknown[]): { head: JoinKeyIndex; next: Int32Array; hasNullKey: boolean } {
   const next = new Int32Array(keys.length);
+  const typed = intKeyChains(keys, next);
+  if (typed) return { head: typed.head, next, hasNullKey: typed.hasNullKey };
+  const head = new Map<unknown, number>();
   let hasNullKey = false;
   // Backwards, so each chain runs in row order.
   for (let j = keys.length - 1; j >= 0; j--) {
@@ -199,7 +204,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
       }
 
       /** Fills the probe side's runtime filter slots from the built keys (before the probe side starts). */
-      function installFilters(bparts: readonly (readonly unknown[])[], head: Map<unknown, number>): void {
+      function installFilters(bparts: readonly (readonly unknown[])[], head: JoinKeyIndex): void {
         if (!rtf) return;
         const maxKeys = runtimeFilterMaxKeys(run);
         // One key column: the hash table holds its distinct values, so an oversized build is seen at once.

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlType } from '../../common/sql-type.js';
+import { IntHashTable } from './int-hash-table.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { Expr } from '../expr/expr.js';
 import type { HashJoinPlan, JoinType, LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
@@ -222,17 +223,21 @@ export function buildRuntimeFilter(
   values: Iterable<unknown>, kind: RuntimeFilterKind, column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS,
 ): RuntimeFilter | undefined {
   if (kind === 'int') {
-    const set = new Set<number>();
+    // Distinct values through a typed table: a Set of numbers costs several times more per value.
+    const seen = new IntHashTable(Math.min(maxKeys, 1 << 16));
+    const out: number[] = [];
     for (const v of values) {
       if (v === null || v === undefined) continue;
       let x: number;
       if (typeof v === 'number') x = v;
       else if (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n) x = Number(v);
       else return undefined;
-      set.add(x);
-      if (set.size > maxKeys) return undefined;
+      // NaN cannot come from int or date columns; -0 is 0 for the filter's Set too.
+      if (seen.push(x, 0) !== -1) continue;
+      out.push(x === 0 ? 0 : x);
+      if (out.length > maxKeys) return undefined;
     }
-    return { id: randomUUID(), column, kind, values: Float64Array.from(set) };
+    return { id: randomUUID(), column, kind, values: Float64Array.from(out) };
   }
   const set = new Set<string>();
   for (const v of values) {

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { IntHashTable, intKeyChains } from '../../src/exec/operators/int-hash-table.js';
+
+/** The general path: a Map from key to its rows in order. */
+function mapChains(keys: readonly unknown[]): Map<unknown, number[]> {
+  const m = new Map<unknown, number[]>();
+  keys.forEach((k, j) => { if (k !== undefined) (m.get(k) ?? m.set(k, []).get(k)!).push(j); });
+  return m;
+}
+
+function chainOf(head: IntHashTable, next: Int32Array, k: unknown): number[] {
+  const rows: number[] = [];
+  for (let j = head.get(k) ?? -1; j >= 0; j = next[j]!) rows.push(j);
+  return rows;
+}
+
+const keyArb = fc.oneof(
+  fc.integer({ min: -50, max: 50 }),
+  fc.integer(),
+  fc.constantFrom(2 ** 52 + 1, -(2 ** 53) + 1, 2 ** 32, -(2 ** 32), 2 ** 26 * 5 + 7, Infinity, -Infinity, 0),
+  fc.constant(undefined),
+);
+
+test('int key chains equal a Map: every key finds its rows in order, absent keys and non-numbers miss (property)', () => {
+  fc.assert(fc.property(fc.array(keyArb, { maxLength: 300 }), fc.array(fc.integer(), { maxLength: 20 }), (keys, probes) => {
+    const next = new Int32Array(keys.length);
+    const built = intKeyChains(keys, next);
+    assert.ok(built);
+    const ref = mapChains(keys);
+    assert.equal(built.head.size, ref.size);
+    assert.equal(built.hasNullKey, keys.includes(undefined));
+    for (const [k, rows] of ref) assert.deepEqual(chainOf(built.head, next, k), rows);
+    for (const p of probes) assert.deepEqual(chainOf(built.head, next, p), ref.get(p) ?? []);
+    assert.deepEqual([...built.head.keys()].sort(), [...ref.keys()].sort());
+    assert.equal(built.head.get('1'), undefined);
+    assert.equal(built.head.get(1n), undefined);
+    assert.equal(built.head.get(NaN), undefined);
+  }), { numRuns: 500 });
+});
+
+test('int key chains: -0 finds 0, the table grows past its first size, and non-number or NaN keys leave it to a Map', () => {
+  const n = 70_000;
+  const keys = Array.from({ length: n }, (_, j) => (j * 7919) % 50_000 - 25_000);
+  const next = new Int32Array(n);
+  const built = intKeyChains(keys, next)!;
+  const ref = mapChains(keys);
+  assert.equal(built.head.size, ref.size);
+  for (const [k, rows] of ref) assert.deepEqual(chainOf(built.head, next, k), rows);
+  const small = new IntHashTable(1);
+  for (let k = 0; k < 1000; k++) assert.equal(small.push(k * 4294967296, k), -1);
+  for (let k = 0; k < 1000; k++) assert.equal(small.get(k * 4294967296), k);
+  assert.equal(small.push(0, 5000), 0);
+  assert.equal(small.get(-0), 5000);
+  assert.equal(intKeyChains([1, 'a'], new Int32Array(2)), undefined);
+  assert.equal(intKeyChains([1, NaN], new Int32Array(2)), undefined);
+  assert.equal(intKeyChains([1, 1.5, 2], new Int32Array(3))?.head.get(1.5), 1);
+});
