@@ -353,3 +353,53 @@ test('a semi/anti join whose build side passes the filter cap reads its small le
     }
   }
 });
+
+test('a semi join over a lake-scan build past the filter cap: the small left input builds and its keys filter the build scan (Q21 shape)', async () => {
+  const settings = new Map([['floe.runtime_filter_max_keys', '50']]);
+  const lw = C.length;
+  for (const residual of [undefined, op('<>', c('q'), col(lw + 2, t.int8))]) {
+    const s = scan();
+    const left: PhysicalPlan = { kind: 'filter', input: s, predicate: op('<', c('id'), lit(700, t.int4)), columns: C };
+    const b = scan();
+    const plan = join2('semi', left, b, [c('k')], [col(1, t.int4)], residual ? { residual } : {});
+    const r = await threeWays(plan, { settings });
+    assert.deepEqual(r.on, r.off);
+    assert.deepEqual(r.on, r.local);
+    assert.equal(r.metrics.get(plan)?.extra.buildSide, 'left');
+    const all = Array.from({ length: ROWS }, (_, i) => row(i));
+    const expected = all.filter((x) => (x[0] as number) < 700 && x[1] !== null
+      && all.some((y) => y[1] === x[1] && (!residual || (x[2] !== null && y[2] !== null && x[2] !== y[2]))));
+    assert.equal(r.on.length, expected.length);
+    assert.ok(expected.length > 0 && expected.length < 700);
+  }
+});
+
+test('int4 keys read from Arrow buffers (a NULL-free lake column) join like decoded keys, on either side and every join type', async () => {
+  const V: OutputColumn[] = [{ name: 'vk', type: t.int8 }, { name: 'tag', type: t.text }];
+  const vrows = Array.from({ length: 300 }, (_, i) => [i % 29 === 0 ? null : BigInt((i * 37) % 7000), `t${i}`]);
+  const all = Array.from({ length: ROWS }, (_, i) => row(i));
+  const ids = new Set(all.map((x) => x[0] as number));
+  const v = values(V, vrows);
+  for (const jt of ['inner', 'left', 'semi', 'anti', 'right', 'full'] as const) {
+    // The scan probes (left) …
+    const p1 = join2(jt, scan(), v, [c('id')], [col(0, t.int8)]);
+    const r1 = await threeWays(p1);
+    assert.deepEqual(r1.on, r1.off, jt);
+    assert.deepEqual(r1.on, r1.local, jt);
+    const vkeys = new Map<number, number>();
+    for (const x of vrows) if (x[0] !== null) vkeys.set(Number(x[0]), (vkeys.get(Number(x[0])) ?? 0) + 1);
+    const matchedIds = all.filter((x) => vkeys.has(x[0] as number));
+    const pairs = matchedIds.reduce((n, x) => n + vkeys.get(x[0] as number)!, 0);
+    const vUnmatched = vrows.filter((x) => x[0] === null || !ids.has(Number(x[0]))).length;
+    const want1 = { inner: pairs, left: pairs + ROWS - matchedIds.length, semi: matchedIds.length, anti: ROWS - matchedIds.length, right: pairs + vUnmatched, full: pairs + ROWS - matchedIds.length + vUnmatched }[jt];
+    assert.equal(r1.on.length, want1, `scan probes: ${jt}`);
+    // … and the scan builds (right).
+    const p2 = join2(jt, v, scan(), [col(0, t.int8)], [c('id')]);
+    const r2 = await threeWays(p2);
+    assert.deepEqual(r2.on, r2.off, jt);
+    assert.deepEqual(r2.on, r2.local, jt);
+    const vMatched = vrows.length - vUnmatched;
+    const want2 = { inner: pairs, left: pairs + vUnmatched, semi: vMatched, anti: vUnmatched, right: pairs + ROWS - matchedIds.length, full: pairs + vUnmatched + ROWS - matchedIds.length }[jt];
+    assert.equal(r2.on.length, want2, `scan builds: ${jt}`);
+  }
+});

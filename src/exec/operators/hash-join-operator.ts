@@ -1,15 +1,18 @@
+import { Type } from 'apache-arrow';
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
+import type { CompiledExpr } from '../expr/compile-expr.js';
+import type { Expr } from '../expr/expr.js';
 import type { HashJoinPlan, JoinType } from '../plan/physical-plan.js';
 import { valueKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { JoinOutput, PAIR_SLICE, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
 import { BATCH_ROWS, breathe, decodedInput, estimateBytes, metered, recordMetric, selectRows } from './operator-support.js';
-import { ArrowColumn, columnSource, lazyBatch } from '../arrow/columnar-batch.js';
+import { ArrowColumn, arrowFormOf, columnSource, lazyBatch } from '../arrow/columnar-batch.js';
 import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import { concatData } from '../arrow/concat-data.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
@@ -131,7 +134,7 @@ export const PROBE_FIRST_ROWS = 250_000;
  * building allocates nothing per row; rows with a rejected NULL key are left out.
  * Number keys (int columns, packed int pairs) go to a typed open-addressing table.
  */
-function hashTable(keys: readonly unknown[]): { head: JoinKeyIndex; next: Int32Array; hasNullKey: boolean } {
+function hashTable(keys: ArrayLike<unknown>): { head: JoinKeyIndex; next: Int32Array; hasNullKey: boolean } {
   const next = new Int32Array(keys.length);
   const typed = intKeyChains(keys, next);
   if (typed) return { head: typed.head, next, hasNullKey: typed.hasNullKey };
@@ -170,6 +173,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
   const keyTypes = plan.leftKeys.map((e) => e.type);
   const kinds = plan.leftKeys.map((e, i) => joinKeyKind(e.type, plan.rightKeys[i]!.type));
   const nullEq = plan.leftKeys.map((_, i) => plan.nullEquals?.[i] ?? false);
+  const singleIntKey = kinds.length === 1 && kinds[0] === 'int' && !nullEq[0];
   const residual = plan.residual ? compileExpr(plan.residual) : undefined;
   const used = plan.residual ? columnsUsed(plan.residual) : undefined;
   // Scan columns of the probe side that the build keys can filter (runtime filters).
@@ -186,9 +190,23 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
       const enabled = runtimeFiltersEnabled(run);
       const rtf = enabled && rtfTargets.length > 0 ? runWithSlots(run, rtfTargets) : undefined;
       const probeRun = rtf?.run ?? run;
-      // The probe side's own filters need the build first; only without them may the probe side go first.
-      const buildRtf = enabled && !rtf && buildTargets.length > 0 ? runWithSlots(run, buildTargets) : undefined;
+      // The probe side's own filters need the build first; only without them does the probe side go first
+      // (or when a semi/anti/left build turns out too big for its filter, see below).
+      const buildRtf = enabled && buildTargets.length > 0 ? runWithSlots(run, buildTargets) : undefined;
       const buildRun = buildRtf?.run ?? run;
+
+      /**
+       * One batch's hash keys: a single int4 key column still in Arrow form without
+       * NULLs is read from its Int32Array (no decoding, no key array), else joinKeys.
+       */
+      async function keysOf(batch: ColumnarBatch, exprs: readonly Expr[], compiled: readonly CompiledExpr[], parts: unknown[][] = []): Promise<ArrayLike<unknown>> {
+        if (singleIntKey) {
+          const v = int32Keys(batch, exprs[0]!);
+          if (v) return v;
+        }
+        for (const e of compiled) parts.push(await e.evaluate(batch, run));
+        return joinKeys(parts, kinds, keyTypes, nullEq, batch.numRows);
+      }
 
       /** Fills the build side's slots from the keys of the whole (buffered) probe side, before the build side starts. */
       async function installBuildFilters(batches: readonly ColumnarBatch[]): Promise<void> {
@@ -227,9 +245,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
       async function* smallLeft(batches: readonly ColumnarBatch[], numRows: number, rightBatches: AsyncIterable<ColumnarBatch>): AsyncGenerator<RecordBatch> {
         const jt = plan.joinType;
         const all = concatBatches(batches, numRows, lw);
-        const parts: unknown[][] = [];
-        for (const e of lk) parts.push(await e.evaluate(all, run));
-        const table = hashTable(joinKeys(parts, kinds, keyTypes, nullEq, numRows));
+        const table = hashTable(await keysOf(all, plan.leftKeys, lk));
         const emptyRight: BuildSide = { columns: right.columns.map(() => []), numRows: 0 };
         const out = new JoinOutput(plan.columns, jt, lw, rw, emptyRight);
         const pairs = new PairBuffer();
@@ -240,9 +256,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         const done = verdictOnly ? new Uint8Array(numRows) : undefined;
         let open = numRows;
         for await (const rb of rightBatches) {
-          const rparts: unknown[][] = [];
-          for (const e of rk) rparts.push(await e.evaluate(rb, run));
-          const rkeys = joinKeys(rparts, kinds, keyTypes, nullEq, rb.numRows);
+          const rkeys = await keysOf(rb, plan.rightKeys, rk);
           pairs.clear();
           // Pairs in (left, right) order of rows: li indexes the left side, ri this right batch.
           for (let j = 0; j < rb.numRows; j++) {
@@ -298,9 +312,9 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
             build = selectRows(build, keep);
           }
         }
+        // Filled only when keys are evaluated (installFilters reads them for composite keys).
         const bparts: unknown[][] = [];
-        for (const e of rk) bparts.push(await e.evaluate(build, run));
-        const bkeys = joinKeys(bparts, kinds, keyTypes, nullEq, build.numRows);
+        const bkeys = await keysOf(build, plan.rightKeys, rk, bparts);
         const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
         recordMetric(plan, run, 'buildRows', build.numRows);
         installFilters(bparts, head);
@@ -312,9 +326,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
           for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
         };
         for await (const b of probe()) {
-          const pparts: unknown[][] = [];
-          for (const e of lk) pparts.push(await e.evaluate(b, run));
-          const pkeys = joinKeys(pparts, kinds, keyTypes, nullEq, b.numRows);
+          const pkeys = await keysOf(b, plan.leftKeys, lk);
           out.beginProbe(b);
           pairs.clear();
           for (let i = 0; i < b.numRows; i++) {
@@ -379,6 +391,8 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
             if (!rbuf.done) {
               await readUpTo(leftIt, lbuf, PROBE_FIRST_ROWS, run);
               if (lbuf.done) {
+                // The right scan's tasks still to launch take the left keys as their filter.
+                await installBuildFilters(lbuf.batches);
                 recordMetric(plan, run, 'buildRows', lbuf.rows);
                 recordMetric(plan, run, 'buildSide', 'left');
                 yield* smallLeft(lbuf.batches, lbuf.rows, drainBuffered(rbuf, rightIt));
@@ -433,6 +447,17 @@ async function* drainBuffered(buf: Buffered, rest: AsyncIterator<ColumnarBatch>)
  * a left join then keeps the probe order).
  */
 export const SMALL_RIGHT_ROWS = 50_000;
+
+/** A key column in Arrow form as int4 values without NULLs (decoded or not), or undefined. */
+function int32Keys(batch: ColumnarBatch, e: Expr): Int32Array | undefined {
+  if (e.kind !== 'column') return undefined;
+  const a = arrowFormOf(batch, e.index);
+  if (!a || a.data.typeId !== Type.Int || a.data.nullCount !== 0) return undefined;
+  const v = a.data.values as unknown;
+  // Fixed-width values are already offset to the data's first row.
+  if (!(v instanceof Int32Array) || v.length < batch.numRows) return undefined;
+  return v.length === batch.numRows ? v : v.subarray(0, batch.numRows);
+}
 
 /** Join types whose hash table may hold the left input when it turns out small (right/full/mark keep the planned shape). */
 const SMALL_LEFT_TYPES = new Set<JoinType>(['inner', 'left', 'semi', 'anti']);

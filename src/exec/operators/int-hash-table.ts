@@ -112,7 +112,7 @@ const INITIAL_KEYS_CAP = 1 << 21;
  * NULL key `=` rejects), or undefined when some key is not a number (a string
  * for a bigint past 2^53, a composite text key, NULL_KEY, NaN…) and a Map must do.
  */
-export function intKeyChains(keys: readonly unknown[], next: Int32Array): { head: IntHashTable; hasNullKey: boolean } | undefined {
+export function intKeyChains(keys: ArrayLike<unknown>, next: Int32Array): { head: IntHashTable; hasNullKey: boolean } | undefined {
   let n = 0;
   for (let j = 0; j < keys.length; j++) {
     const k = keys[j];
