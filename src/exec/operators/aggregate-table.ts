@@ -12,6 +12,7 @@ import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
 import { numericKey, rowKey, valueKey } from '../types/value-ops.js';
 import { compileSortKeys } from './sort-keys.js';
+import { Int32GroupIndex } from './int32-group-index.js';
 
 interface CompiledAggregate {
   readonly impl: AggregateImpl;
@@ -120,6 +121,8 @@ function normalKey(v: unknown, t: SqlType): string {
 export class AggregateTable {
   readonly #c: CompiledAggregation;
   readonly #index = new Map<unknown, number>();
+  /** Single direct keys that are int32 values live here instead of in #index (the two never hold the same key). */
+  readonly #ints = new Int32GroupIndex();
   /** Per key column, the key value of each group. */
   readonly #keys: unknown[][];
   readonly #setIndex: number[] = [];
@@ -145,10 +148,11 @@ export class AggregateTable {
     return this.#setIndex.length;
   }
 
-  #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number): number {
+  #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number, intKey = false): number {
     const c = this.#c;
     const g = this.#setIndex.length;
-    this.#index.set(key, g);
+    if (intKey) this.#ints.add(key as number, g);
+    else this.#index.set(key, g);
     this.#setIndex.push(s);
     const set = c.sets[s]!;
     for (let k = 0; k < this.#keys.length; k++) this.#keys[k]!.push(row >= 0 && set.includes(k) ? keyCols[k]![row] : null);
@@ -187,13 +191,20 @@ export class AggregateTable {
       const direct = c.directKey;
       let lastKey: unknown = undefined;
       let lastGroup = -1;
+      const ints = this.#ints;
       for (let i = 0; i < n; i++) {
         const v = col[i];
         const key = direct ? v : v === null ? NULL_PART : normalKey(v, t);
         // Sorted or clustered inputs repeat keys; skip the hash lookup for a run.
         if (key === lastKey && lastGroup >= 0) { groups[i] = lastGroup; continue; }
-        let g = index.get(key);
-        if (g === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); }
+        let g: number;
+        if (direct && typeof key === 'number' && (key | 0) === key) {
+          g = ints.get(key);
+          if (g < 0) { g = this.#newGroup(key, keyCols, i, s, true); added += this.#groupBytes(key); }
+        } else {
+          const found = index.get(key);
+          if (found === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); } else g = found;
+        }
         groups[i] = g;
         lastKey = key;
         lastGroup = g;
@@ -229,32 +240,41 @@ export class AggregateTable {
     const nk = keyCols.length;
     const dicts = (this.#dicts ??= keyCols.map(() => new Map<unknown, number>()));
     const levels = (this.#levels ??= Array.from({ length: nk - 1 }, () => new Map<unknown, number>()));
-    const index = this.#index;
-    const direct = this.#directParts;
-    const lastVal = new Array<unknown>(nk).fill(undefined);
-    const lastId = new Array<number>(nk).fill(-1);
     let added = 0;
+    // Pass 1, column by column: values to dense ids (a run of equal values looks up once).
+    const ids: Int32Array[] = [];
+    for (let k = 0; k < nk; k++) {
+      const col = keyCols[k]!;
+      const dict = dicts[k]!;
+      const t = c.keyTypes[k]!;
+      const direct = this.#directParts[k]!;
+      const out = new Int32Array(n);
+      let lastValue: unknown;
+      let lastId = -1;
+      for (let i = 0; i < n; i++) {
+        const v = col[i];
+        if (lastId >= 0 && v === lastValue) { out[i] = lastId; continue; }
+        const key = v === null || v === undefined ? null : direct ? v : normalKey(v, t);
+        let id = dict.get(key);
+        if (id === undefined) { id = dict.size; dict.set(key, id); added += 48 + (typeof key === 'string' ? key.length * 2 : 0); }
+        out[i] = id;
+        lastValue = v;
+        lastId = id;
+      }
+      ids.push(out);
+    }
+    // Pass 2, row by row: combine the ids level by level into a group.
+    const index = this.#index;
     for (let i = 0; i < n; i++) {
-      let code = 0;
-      for (let k = 0; k < nk; k++) {
-        const v = keyCols[k]![i];
-        let id: number;
-        if (v === lastVal[k] && lastId[k]! >= 0) id = lastId[k]!;
-        else {
-          const key = v === null || v === undefined ? null : direct[k] ? v : normalKey(v, c.keyTypes[k]!);
-          const dict = dicts[k]!;
-          let d = dict.get(key);
-          if (d === undefined) { d = dict.size; dict.set(key, d); added += 48 + (typeof key === 'string' ? key.length * 2 : 0); }
-          id = d;
-          lastVal[k] = v;
-          lastId[k] = id;
-        }
-        if (k === 0) { code = id; continue; }
-        const packed = id < 2097152 && code < 2147483648 ? code * 2097152 + id : code + ',' + id;
-        const level = k === nk - 1 ? index : levels[k - 1]!;
+      let code = ids[0]![i]!;
+      for (let k = 1; k < nk; k++) {
+        const id = ids[k]![i]!;
+        const packed = id < 2097152 && code < 2147483648 ? code * 2097152 + id : `${code},${id}`;
+        const last = k === nk - 1;
+        const level = last ? index : levels[k - 1]!;
         let next = level.get(packed);
         if (next === undefined) {
-          if (k === nk - 1) { next = this.#newGroup(packed, keyCols, i, 0); added += GROUP_OVERHEAD; }
+          if (last) { next = this.#newGroup(packed, keyCols, i, 0); added += GROUP_OVERHEAD; }
           else { next = level.size; level.set(packed, next); added += 48; }
         }
         code = next;
