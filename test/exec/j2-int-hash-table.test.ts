@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { Int32, makeData } from 'apache-arrow';
 import { IntHashTable, intKeyChains } from '../../src/exec/operators/int-hash-table.js';
+import { int32Column } from '../../src/exec/operators/int32-column.js';
+import { buildRuntimeFilter, runtimeFilterSelection } from '../../src/exec/operators/runtime-filter.js';
+import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
 
 /** The general path: a Map from key to its rows in order. */
 function mapChains(keys: readonly unknown[]): Map<unknown, number[]> {
@@ -56,4 +60,27 @@ test('int key chains: -0 finds 0, the table grows past its first size, and non-n
   assert.equal(intKeyChains([1, 'a'], new Int32Array(2)), undefined);
   assert.equal(intKeyChains([1, NaN], new Int32Array(2)), undefined);
   assert.equal(intKeyChains([1, 1.5, 2], new Int32Array(3))?.head.get(1.5), 1);
+});
+
+test('runtime filter over an int4 Arrow column (sliced, undecoded) keeps the same rows as over decoded values; NULLs fall back', () => {
+  const n = 5000;
+  const raw = Int32Array.from({ length: n }, (_, i) => (i * 7919) % 3000 - 100);
+  const data = makeData({ type: new Int32(), length: n, data: raw });
+  const sliced = data.slice(123, 4000);
+  const expected = Array.from(raw.subarray(123, 4123));
+  const arrowBatch = lazyBatch(4000, [new ArrowColumn(sliced, { kind: 'int4' })]);
+  assert.deepEqual(Array.from(int32Column(arrowBatch, 0)!), expected, 'offset applied');
+  const plainBatch = { numRows: 4000, columns: [expected] };
+  const filter = buildRuntimeFilter([5, -100, 2999, 17, 17, null, 400000], 'int', 0)!;
+  assert.equal(filter.values.length, 5, 'distinct, NULLs left out');
+  const a = runtimeFilterSelection(arrowBatch, [filter], { removed: 0 });
+  const b = runtimeFilterSelection(plainBatch, [filter], { removed: 0 });
+  assert.ok(a && b && a.length > 0);
+  assert.deepEqual(Array.from(a), Array.from(b));
+  assert.ok(Array.from(a).every((i) => [5, -100, 2999, 17].includes(expected[i]!)));
+  // With NULLs the buffer is not used: the decoded values decide.
+  const withNulls = makeData({ type: new Int32(), length: 3, data: Int32Array.of(5, 0, 17), nullBitmap: Uint8Array.of(0b101), nullCount: 1 });
+  const nb = lazyBatch(3, [new ArrowColumn(withNulls, { kind: 'int4' })]);
+  assert.equal(int32Column(nb, 0), undefined);
+  assert.deepEqual(Array.from(runtimeFilterSelection(nb, [buildRuntimeFilter([5, 17, 0], 'int', 0)!], { removed: 0 }) ?? []), [0, 2]);
 });

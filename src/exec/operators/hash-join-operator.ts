@@ -1,4 +1,3 @@
-import { Type } from 'apache-arrow';
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
@@ -12,12 +11,13 @@ import type { Operator } from './operator.js';
 import { JoinOutput, PAIR_SLICE, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
 import { BATCH_ROWS, breathe, decodedInput, estimateBytes, metered, recordMetric, selectRows } from './operator-support.js';
-import { ArrowColumn, arrowFormOf, columnSource, lazyBatch } from '../arrow/columnar-batch.js';
+import { ArrowColumn, columnSource, lazyBatch } from '../arrow/columnar-batch.js';
 import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import { concatData } from '../arrow/concat-data.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { intKeyChains } from './int-hash-table.js';
+import { int32Column } from './int32-column.js';
 import type { JoinKeyIndex } from './int-hash-table.js';
 import { buildSideImplied } from './runtime-filter-build-predicate.js';
 import { buildRuntimeFilter, buildSideFilterTargets, dropsUnmatchedBuildRows, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
@@ -201,7 +201,8 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
        */
       async function keysOf(batch: ColumnarBatch, exprs: readonly Expr[], compiled: readonly CompiledExpr[], parts: unknown[][] = []): Promise<ArrayLike<unknown>> {
         if (singleIntKey) {
-          const v = int32Keys(batch, exprs[0]!);
+          const e = exprs[0]!;
+          const v = e.kind === 'column' ? int32Column(batch, e.index) : undefined;
           if (v) return v;
         }
         for (const e of compiled) parts.push(await e.evaluate(batch, run));
@@ -447,17 +448,6 @@ async function* drainBuffered(buf: Buffered, rest: AsyncIterator<ColumnarBatch>)
  * a left join then keeps the probe order).
  */
 export const SMALL_RIGHT_ROWS = 50_000;
-
-/** A key column in Arrow form as int4 values without NULLs (decoded or not), or undefined. */
-function int32Keys(batch: ColumnarBatch, e: Expr): Int32Array | undefined {
-  if (e.kind !== 'column') return undefined;
-  const a = arrowFormOf(batch, e.index);
-  if (!a || a.data.typeId !== Type.Int || a.data.nullCount !== 0) return undefined;
-  const v = a.data.values as unknown;
-  // Fixed-width values are already offset to the data's first row.
-  if (!(v instanceof Int32Array) || v.length < batch.numRows) return undefined;
-  return v.length === batch.numRows ? v : v.subarray(0, batch.numRows);
-}
 
 /** Join types whose hash table may hold the left input when it turns out small (right/full/mark keep the planned shape). */
 const SMALL_LEFT_TYPES = new Set<JoinType>(['inner', 'left', 'semi', 'anti']);

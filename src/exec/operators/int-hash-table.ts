@@ -52,6 +52,17 @@ export class IntHashTable implements JoinKeyIndex {
     }
   }
 
+  /** Whether `key` is in the table (a number only: the runtime filter's membership test). */
+  has(key: number): boolean {
+    const keys = this.#keys;
+    const rows = this.#rows;
+    const mask = this.#mask;
+    for (let s = hashNumber(key) & mask; ; s = (s + 1) & mask) {
+      if (rows[s] === EMPTY) return false;
+      if (keys[s] === key) return true;
+    }
+  }
+
   /**
    * Makes `row` the first row of `key`, returning the row it displaces (the
    * previous first row, or -1 for a new key).

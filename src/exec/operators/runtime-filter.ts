@@ -1,6 +1,9 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
 import { randomUUID } from 'node:crypto';
 import type { SqlType } from '../../common/sql-type.js';
 import { IntHashTable } from './int-hash-table.js';
+import { int32Column } from './int32-column.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { Expr } from '../expr/expr.js';
 import type { HashJoinPlan, JoinType, LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
@@ -56,6 +59,19 @@ export const RUNTIME_FILTERS_SETTING = 'floe.runtime_filters';
 /** Session setting overriding RUNTIME_FILTER_MAX_KEYS (a tuning knob, and how tests reach the cap). */
 export const RUNTIME_FILTER_MAX_KEYS_SETTING = 'floe.runtime_filter_max_keys';
 
+/**
+ * Rejects a bad value for the runtime-filter settings when it is SET, as
+ * PostgreSQL does for its own parameters (22023), instead of ignoring it later.
+ */
+export function checkRuntimeFilterSetting(name: string, value: string): void {
+  if (name === RUNTIME_FILTERS_SETTING && !/^\s*(on|off|true|false|yes|no|1|0|t|f|y|n)\s*$/i.test(value)) {
+    throw new FloeError(SqlState.invalidParameterValue, `parameter "${name}" requires a Boolean value`);
+  }
+  if (name === RUNTIME_FILTER_MAX_KEYS_SETTING && !/^\s*\d+\s*$/.test(value)) {
+    throw new FloeError(SqlState.invalidParameterValue, `invalid value for parameter "${name}": "${value}"`, { hint: 'A whole number of keys, 0 or more, is expected.' });
+  }
+}
+
 export function runtimeFilterMaxKeys(run: RunState): number {
   const v = Number(run.evalCtx.settings.get(RUNTIME_FILTER_MAX_KEYS_SETTING));
   return Number.isInteger(v) && v >= 0 ? v : RUNTIME_FILTER_MAX_KEYS;
@@ -63,7 +79,7 @@ export function runtimeFilterMaxKeys(run: RunState): number {
 
 export function runtimeFiltersEnabled(run: RunState): boolean {
   const v = run.evalCtx.settings.get(RUNTIME_FILTERS_SETTING)?.trim().toLowerCase();
-  return !(v === 'off' || v === 'false' || v === '0' || v === 'no');
+  return !(v === 'off' || v === 'false' || v === '0' || v === 'no' || v === 'f' || v === 'n');
 }
 
 const INT_KINDS = new Set<SqlType['kind']>(['int2', 'int4', 'int8']);
@@ -251,7 +267,7 @@ export function buildRuntimeFilter(
 
 /** A filter's set as built in one thread, and whether it still earns its keep there. */
 interface ActiveFilter {
-  readonly set: Set<number> | Set<string>;
+  readonly set: IntHashTable | Set<string>;
   checked: number;
   removed: number;
   off: boolean;
@@ -268,7 +284,13 @@ function activeFilter(f: RuntimeFilter): ActiveFilter {
   let a = active.get(f.id);
   if (!a) {
     if (active.size >= 16) active.delete(active.keys().next().value!);
-    const set = f.kind === 'int' ? new Set<number>(f.values as Float64Array) : new Set<string>(f.values as readonly string[]);
+    let set: IntHashTable | Set<string>;
+    if (f.kind === 'int') {
+      const values = f.values as Float64Array;
+      const table = new IntHashTable(values.length);
+      for (let i = 0; i < values.length; i++) table.push(values[i]!, 0);
+      set = table;
+    } else set = new Set<string>(f.values as readonly string[]);
     a = { set, checked: 0, removed: 0, off: false };
     active.set(f.id, a);
   }
@@ -284,12 +306,20 @@ export function runtimeFilterSelection(b: ColumnarBatch, filters: readonly Runti
   for (const f of filters) {
     const a = activeFilter(f);
     if (a.off) continue;
-    const col = b.columns[f.column]!;
     const n = sel ? sel.length : b.numRows;
     const keep = new Int32Array(n);
     let k = 0;
-    if (f.kind === 'int') {
-      const set = a.set as Set<number>;
+    // int4 without NULLs straight from its Arrow buffer: the column need not be decoded here.
+    const ints = f.kind === 'int' ? int32Column(b, f.column) : undefined;
+    if (ints) {
+      const set = a.set as IntHashTable;
+      for (let j = 0; j < n; j++) {
+        const i = sel ? sel[j]! : j;
+        if (set.has(ints[i]!)) keep[k++] = i;
+      }
+    } else if (f.kind === 'int') {
+      const col = b.columns[f.column]!;
+      const set = a.set as IntHashTable;
       for (let j = 0; j < n; j++) {
         const i = sel ? sel[j]! : j;
         const v = col[i];
@@ -298,6 +328,7 @@ export function runtimeFilterSelection(b: ColumnarBatch, filters: readonly Runti
         else if (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n && set.has(Number(v))) keep[k++] = i;
       }
     } else {
+      const col = b.columns[f.column]!;
       const set = a.set as Set<string>;
       for (let j = 0; j < n; j++) {
         const i = sel ? sel[j]! : j;
