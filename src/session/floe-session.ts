@@ -4,6 +4,7 @@ import { SqlState } from '../common/sqlstate.js';
 import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
+import { checkRuntimeFilterSetting } from '../exec/operators/runtime-filter.js';
 import { resolveSnapshotSelectorIn } from '../exec/scan-snapshot-selector.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse, OperatorMetrics } from '../exec/exec-context.js';
 import type { ScanPool } from '../exec/pool/scan-pool.js';
@@ -645,6 +646,7 @@ class FloeSession implements SessionHandler {
     if (name === 'client_encoding') v = 'UTF8';
     if (name === 'timezone' && /^(local|default)$/i.test(v)) v = 'UTC';
     if (name === QUERY_MEMORY_LIMIT) parseMemorySetting(name, v);
+    checkRuntimeFilterSetting(name, v);
     this.#setSetting(name, v);
     return { kind: 'command', tag: 'SET' };
   }

@@ -66,3 +66,15 @@ test('the server default (floe serve --query-memory-limit) is the session defaul
   assert.deepEqual(await rows(s, 'SHOW floe.query_memory_limit'), [['1MB']]);
   await assert.rejects(rows(s, BIG_AGG), sqlstate('53200'));
 });
+
+test('runtime filter settings are checked when SET: a Boolean and a key count (22023 otherwise)', async () => {
+  const s = await open();
+  await rows(s, 'SET floe.runtime_filters = off');
+  assert.deepEqual(await rows(s, 'SHOW floe.runtime_filters'), [['off']]);
+  await rows(s, "SET floe.runtime_filters = 'on'");
+  await rows(s, 'SET floe.runtime_filter_max_keys = 5000');
+  await assert.rejects(async () => rows(s, "SET floe.runtime_filters = 'sometimes'"), sqlstate('22023'));
+  await assert.rejects(async () => rows(s, "SET floe.runtime_filter_max_keys = 'many'"), sqlstate('22023'));
+  await assert.rejects(async () => rows(s, 'SET floe.runtime_filter_max_keys = -1'), sqlstate('22023'));
+  assert.deepEqual(await rows(s, 'SHOW floe.runtime_filter_max_keys'), [['5000']]);
+});
