@@ -84,3 +84,18 @@ test('runtime filter over an int4 Arrow column (sliced, undecoded) keeps the sam
   assert.equal(int32Column(nb, 0), undefined);
   assert.deepEqual(Array.from(runtimeFilterSelection(nb, [buildRuntimeFilter([5, 17, 0], 'int', 0)!], { removed: 0 }) ?? []), [0, 2]);
 });
+
+test('int runtime filter values: the distinct non-NULL keys, dense (bitmap) or sparse (table), capped, bigint and ±Infinity kept exact', () => {
+  const sortNum = (f: ReturnType<typeof buildRuntimeFilter>) => Array.from(f!.values as Float64Array).sort((a, b) => a - b);
+  fc.assert(fc.property(fc.array(fc.oneof(fc.integer({ min: -40, max: 40 }), fc.integer(), fc.constant(null), fc.constantFrom(-0, Infinity, -Infinity, 2 ** 52)), { maxLength: 200 }), (vals) => {
+    const want = [...new Set(vals.filter((v) => v !== null).map((v) => (v === 0 ? 0 : v)))].sort((a, b) => (a as number) - (b as number));
+    assert.deepEqual(sortNum(buildRuntimeFilter(vals, 'int', 0)), want);
+  }), { numRuns: 300 });
+  const dense = Array.from({ length: 10_000 }, (_, i) => 1 + (i % 2500));
+  assert.equal(buildRuntimeFilter(dense, 'int', 0)!.values.length, 2500);
+  assert.equal(buildRuntimeFilter(dense, 'int', 0, 2499), undefined, 'over the cap');
+  assert.deepEqual(sortNum(buildRuntimeFilter([5n, 7, 5, 7n], 'int', 0)), [5, 7]);
+  assert.equal(buildRuntimeFilter([1, 2n ** 60n], 'int', 0), undefined);
+  // Keys already distinct (a hash table's keys) are taken as they are.
+  assert.deepEqual(sortNum(buildRuntimeFilter(new Set([3, 1, 2]).values(), 'int', 0, 10, true)), [1, 2, 3]);
+});

@@ -232,7 +232,9 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
           const k = target.key;
           const kind = runtimeFilterKind(plan.leftKeys[k]!.type, plan.rightKeys[k]!.type)!;
           // With one key column the hash table's keys are already the distinct values.
-          slot.filter = buildRuntimeFilter(plan.leftKeys.length === 1 ? head.keys() : bparts[k]!, kind, target.column, maxKeys);
+          slot.filter = plan.leftKeys.length === 1
+            ? buildRuntimeFilter(head.keys(), kind, target.column, maxKeys, true)
+            : buildRuntimeFilter(bparts[k]!, kind, target.column, maxKeys);
         }
       }
 

@@ -236,24 +236,14 @@ function occurrences(root: PhysicalPlan, scans: ReadonlySet<LakeScanPlan>): Map<
  * undefined past `maxKeys` or for an int8 beyond 2^53 (kept exact by not filtering).
  */
 export function buildRuntimeFilter(
-  values: Iterable<unknown>, kind: RuntimeFilterKind, column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS,
+  values: Iterable<unknown>, kind: RuntimeFilterKind, column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS, distinctKnown = false,
 ): RuntimeFilter | undefined {
   if (kind === 'int') {
-    // Distinct values through a typed table: a Set of numbers costs several times more per value.
-    const seen = new IntHashTable(Math.min(maxKeys, 1 << 16));
-    const out: number[] = [];
-    for (const v of values) {
-      if (v === null || v === undefined) continue;
-      let x: number;
-      if (typeof v === 'number') x = v;
-      else if (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n) x = Number(v);
-      else return undefined;
-      // NaN cannot come from int or date columns; -0 is 0 for the filter's Set too.
-      if (seen.push(x, 0) !== -1) continue;
-      out.push(x === 0 ? 0 : x);
-      if (out.length > maxKeys) return undefined;
-    }
-    return { id: randomUUID(), column, kind, values: Float64Array.from(out) };
+    const out = intValues(values);
+    if (out === undefined) return undefined;
+    const distinct = distinctKnown ? out : distinctInts(out);
+    if (distinct.length > maxKeys) return undefined;
+    return { id: randomUUID(), column, kind, values: Float64Array.from(distinct) };
   }
   const set = new Set<string>();
   for (const v of values) {
@@ -263,6 +253,57 @@ export function buildRuntimeFilter(
     if (set.size > maxKeys) return undefined;
   }
   return { id: randomUUID(), column, kind, values: [...set] };
+}
+
+/** The non-NULL values as numbers (-0 as 0), or undefined when one is not a safe integer's number. */
+function intValues(values: Iterable<unknown>): number[] | undefined {
+  const out: number[] = [];
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    if (typeof v === 'number') out.push(v === 0 ? 0 : v);
+    else if (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n) out.push(Number(v));
+    else return undefined;
+  }
+  return out;
+}
+
+/** Dense ranges (TPC-H's keys) wider than this many bits per value dedupe through a table instead of a bitmap. */
+const BITMAP_SPREAD = 16;
+
+/** The distinct values in first-seen order: a bitmap over [min, max] when the values are dense integers, else a typed hash table. */
+function distinctInts(values: readonly number[]): number[] {
+  const n = values.length;
+  if (n === 0) return [];
+  let min = Infinity;
+  let max = -Infinity;
+  let integral = true;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (!Number.isInteger(v)) integral = false;
+  }
+  const out: number[] = [];
+  const range = max - min + 1;
+  if (integral && range <= n * BITMAP_SPREAD && range <= 1 << 28) {
+    const seen = new Uint8Array(Math.ceil(range / 8));
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!;
+      const o = v - min;
+      const bit = 1 << (o & 7);
+      const byte = o >>> 3;
+      if ((seen[byte]! & bit) !== 0) continue;
+      seen[byte] = seen[byte]! | bit;
+      out.push(v);
+    }
+    return out;
+  }
+  const seen = new IntHashTable(Math.min(n, 1 << 20));
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    if (seen.push(v, 0) === -1) out.push(v);
+  }
+  return out;
 }
 
 /** A filter's set as built in one thread, and whether it still earns its keep there. */
