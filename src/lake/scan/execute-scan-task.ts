@@ -82,12 +82,14 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   // Filters on key columns can run before the merge: rows of different keys never
   // interact, so dropping other keys early cannot change a surviving key's outcome.
   const keyFilters = task.filters.filter((f) => task.keyColumns.includes(f.column));
-  // Without change files nothing overrides a base row, so every filter may skip base row groups.
-  const groupFilters = task.changeFiles.length === 0 ? task.filters : keyFilters;
+  // Every filter may drop base rows (and skip base row groups) before the merge: change
+  // rows are always newer than base rows, so a base row failing a filter either loses
+  // to a change of its key or comes out of the merge as itself and is dropped after it.
+  // Change rows keep all but key filters until then: a failing change still replaces its base row.
   const base: RecordBatch[] = [];
   for (const f of task.baseFiles) {
-    for (const b of (await readPruned(storage, f, task, groupFilters, [SEQ_FILE_COLUMN], counters)).batches) {
-      base.push(filterBatch(b, keyFilters, task.columns));
+    for (const b of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters)).batches) {
+      base.push(filterBatch(b, task.filters, task.columns));
     }
   }
   const changes: ChangeInput[] = [];
