@@ -78,6 +78,9 @@ export async function* executeScanTask(whole: ScanTask, counters?: ScanTaskCount
   }
 }
 
+/** Base rows are cut before the merge by non-key filters only when at least this share fails them. */
+const EARLY_CUT_MIN_DROP = 0.5;
+
 async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
   // Filters on key columns can run before the merge: rows of different keys never
   // interact, so dropping other keys early cannot change a surviving key's outcome.
@@ -89,7 +92,9 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   const base: RecordBatch[] = [];
   for (const f of task.baseFiles) {
     for (const b of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters)).batches) {
-      base.push(filterBatch(b, task.filters, task.columns));
+      // Key filters must cut here (see keptRuns for changes); the others are repeated after the
+      // merge, so they only cut when that saves the merge real work.
+      base.push(filterBatch(filterBatch(b, keyFilters, task.columns), task.filters, task.columns, EARLY_CUT_MIN_DROP));
     }
   }
   const changes: ChangeInput[] = [];

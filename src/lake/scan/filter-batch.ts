@@ -15,9 +15,11 @@ export function isExactFilter(f: ScanFilter, col: ColumnMetadata): boolean {
 
 /**
  * Keeps the rows of a merged batch (physical column names) that pass every filter,
- * with SQL semantics: a comparison with NULL on either side is not true.
+ * with SQL semantics: a comparison with NULL on either side is not true. With
+ * `minDropShare` > 0 the filter is only an early cut that a later pass repeats:
+ * the batch comes back whole unless at least that share of its rows fails.
  */
-export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[]): RecordBatch {
+export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[], minDropShare = 0): RecordBatch {
   if (filters.length === 0 || b.numRows === 0) return b;
   let keep: Int32Array | undefined;
   for (const f of filters) {
@@ -39,7 +41,8 @@ export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], colu
     }
     keep = out.subarray(0, n);
   }
-  return keep!.length === b.numRows ? b : takeRows(b, keep!);
+  // An optional filter (one a later pass repeats) keeps the batch whole unless it drops enough to pay for the copy.
+  return keep!.length === b.numRows || keep!.length > b.numRows * (1 - minDropShare) ? b : takeRows(b, keep!);
 }
 
 function predicate(f: ScanFilter, col: ColumnMetadata): (v: unknown) => boolean {
