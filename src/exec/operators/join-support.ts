@@ -205,10 +205,14 @@ export class JoinOutput {
     // Probe columns nobody decoded move as Arrow data, unless a row is NULL-extended (index -1).
     let probeAll = probe !== undefined;
     for (let k = 0; k < n && probeAll; k++) if (li[k]! < 0) probeAll = false;
+    // Every probe row once, in order (a 1:1 join keeping all rows): its columns pass through as they are.
+    let probeSame = probe !== undefined && n === probe.numRows;
+    for (let k = 0; k < n && probeSame; k++) if (li[k] !== k) probeSame = false;
     for (let c = 0; c < this.#lw; c++) {
       if (!probe) { cols.push(new Array<unknown>(n).fill(null)); continue; }
       const src = columnSource(probe, c);
-      cols.push(src instanceof ArrowColumn && probeAll ? selectColumn(src, li.subarray(0, n)) : gather(probe.columns[c]!, li, 0, n));
+      if (probeSame) cols.push(src);
+      else cols.push(src instanceof ArrowColumn && probeAll ? selectColumn(src, li.subarray(0, n)) : gather(probe.columns[c]!, li, 0, n));
     }
     if (this.#jt === 'mark') cols.push(this.#marks);
     else if (this.#emitPairs) {
