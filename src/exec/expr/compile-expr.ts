@@ -436,6 +436,27 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       const arg = c(e.arg); const pat = c(e.pattern);
       const esc = e.escape ? c(e.escape) : undefined;
       const { caseInsensitive, negated } = e;
+      // A literal pattern (and escape) compiles its matcher once per query, not once per row.
+      const literal = (x: Expr | undefined): boolean => x === undefined || x.kind === 'literal';
+      if (literal(e.pattern) && literal(e.escape)) {
+        const pv = (e.pattern as Expr & { kind: 'literal' }).value;
+        const ev0 = e.escape ? (e.escape as Expr & { kind: 'literal' }).value : '\\';
+        let match: ((s: string) => boolean) | undefined;
+        return (b, ev, sel) => {
+          const s = arg(b, ev, sel);
+          const out = new Array<unknown>(b.numRows);
+          if (pv === null || pv === undefined || ev0 === null || ev0 === undefined) { forEach(b.numRows, sel, (i) => { out[i] = null; }); return out; }
+          forEach(b.numRows, sel, (i) => {
+            const x = s[i];
+            if (x === null) { out[i] = null; return; }
+            // Built at the first non-NULL input, so a bad pattern raises only where PostgreSQL's would.
+            match ??= likeMatcher(pv as string, ev0 as string, caseInsensitive);
+            const r = match(x as string);
+            out[i] = negated ? !r : r;
+          });
+          return out;
+        };
+      }
       return (b, ev, sel) => {
         const s = arg(b, ev, sel); const p = pat(b, ev, sel);
         const es = esc ? esc(b, ev, sel) : undefined;
