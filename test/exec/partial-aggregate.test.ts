@@ -114,7 +114,13 @@ for (const [label, key] of [['int (with NULLs)', 'k'], ['text (with NULLs)', 're
     const extra = metrics.get(plan)?.extra ?? {};
     // Nearly unique keys (bigint) turn later tasks to sending rows; every task still went through the pool.
     assert.ok((extra.partialInWorkers as number) + ((extra.tasksSentRows as number | undefined) ?? 0) >= 5, 'the aggregate ran in the workers');
-    assert.deepEqual(shipped, local);
+    if (key === 'amt') {
+      // Equal numerics of different scales ('0', '0.00', '-0.00') form one group shown with
+      // whichever spelling arrived first, which depends on the order partials merge in
+      // (PostgreSQL's parallel hash aggregate has the same freedom): compare by value.
+      const byValue = (rows: string[]) => rows.map((r) => { const [k, ...rest] = JSON.parse(r) as unknown[]; return JSON.stringify([k === null ? null : Number(k), ...rest]); }).sort();
+      assert.deepEqual(byValue(shipped), byValue(local));
+    } else assert.deepEqual(shipped, local);
     assert.ok(local.length > 3);
   });
 }
