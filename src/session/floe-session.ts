@@ -14,7 +14,7 @@ import { explainPlan } from '../planner/index.js';
 import type { ScanReport } from '../planner/index.js';
 import { formatValue, parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
-import type { LakeTransaction, ScanFilter, SnapshotSelector, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
+import type { LakeTransaction, ScanFilter, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
 import { bindStatement, parseStatements } from '../sql/index.js';
 import type { BoundStatement, CatalogTable, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
 import type { SystemCatalog } from '../sql/system-catalog/index.js';

@@ -3,7 +3,6 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { buildBatch } from '../arrow/batch-builder.js';
 import type { BatchColumn } from '../arrow/batch-builder.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { NewFileRecord } from '../catalog/catalog.js';

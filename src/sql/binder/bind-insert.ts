@@ -20,7 +20,6 @@ import { finishDml } from './finish-dml.js';
 export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
   if (n.withClause) throw new FloeError(SqlState.featureNotSupported, 'WITH on INSERT is not supported yet', { position: positionOf(n.withClause) });
   const t = resolveDmlTarget(ctx, n.relation, 'insert into');
-  const width = t.table.columns.length;
   const cols = ((n.cols as Raw[] | undefined) ?? []).map((c) => {
     const rt = unwrap(c)[1];
     return { index: columnIndex(t, assignmentTarget(rt), c), node: c };

@@ -2,7 +2,7 @@ import { formatType, typeLength, typeModifier, typeOid } from '../../common/sql-
 import type { SqlType } from '../../common/sql-type.js';
 import {
   BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HEAP_AM_OID,
-  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, PUBLIC_NAMESPACE_OID, namespaceOid,
+  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, namespaceOid,
   primaryKeyConstraintOid, primaryKeyIndexOid,
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
