@@ -646,7 +646,8 @@ class FloeSession implements SessionHandler {
     if (name === 'client_encoding') v = 'UTF8';
     if (name === 'timezone' && /^(local|default)$/i.test(v)) v = 'UTC';
     if (name === QUERY_MEMORY_LIMIT) parseMemorySetting(name, v);
-    checkRuntimeFilterSetting(name, v);
+    // SET … TO DEFAULT (no value) puts back the default, which needs no check.
+    if (value !== null) checkRuntimeFilterSetting(name, v);
     this.#setSetting(name, v);
     return { kind: 'command', tag: 'SET' };
   }

@@ -8,7 +8,11 @@ import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
 import type { ExecContext, Expr, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
 import type { HashJoinPlan, JoinType, LakeScanPlan } from '../../src/exec/plan/physical-plan.js';
-import { buildRuntimeFilter, runtimeFilterSelection, runtimeFilterTargets } from '../../src/exec/operators/runtime-filter.js';
+import {
+  RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING, RUNTIME_FILTERS_SETTING, buildRuntimeFilter, runtimeFilterMaxKeys, runtimeFilterSelection,
+  runtimeFilterTargets, runtimeFiltersEnabled,
+} from '../../src/exec/operators/runtime-filter.js';
+import { createRunState } from '../../src/exec/run-state.js';
 import { aggId, col, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-rtf-'));
@@ -402,4 +406,14 @@ test('int4 keys read from Arrow buffers (a NULL-free lake column) join like deco
     const want2 = { inner: pairs, left: pairs + vUnmatched, semi: vMatched, anti: vUnmatched, right: pairs + ROWS - matchedIds.length, full: pairs + vUnmatched + ROWS - matchedIds.length }[jt];
     assert.equal(r2.on.length, want2, `scan builds: ${jt}`);
   }
+});
+
+test('runtime filter settings: unset or reset to their default they mean on and the built-in cap', () => {
+  const runWith = (entries: [string, string][]) => createRunState({ params: [], settings: new Map(entries), transactionStartMicros: 0n });
+  assert.equal(runtimeFilterMaxKeys(runWith([])), RUNTIME_FILTER_MAX_KEYS);
+  assert.equal(runtimeFilterMaxKeys(runWith([[RUNTIME_FILTER_MAX_KEYS_SETTING, '']])), RUNTIME_FILTER_MAX_KEYS);
+  assert.equal(runtimeFilterMaxKeys(runWith([[RUNTIME_FILTER_MAX_KEYS_SETTING, ' 25 ']])), 25);
+  assert.equal(runtimeFilterMaxKeys(runWith([[RUNTIME_FILTER_MAX_KEYS_SETTING, '0']])), 0);
+  assert.equal(runtimeFiltersEnabled(runWith([[RUNTIME_FILTERS_SETTING, '']])), true);
+  assert.equal(runtimeFiltersEnabled(runWith([[RUNTIME_FILTERS_SETTING, 'OFF']])), false);
 });

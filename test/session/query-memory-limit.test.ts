@@ -77,4 +77,8 @@ test('runtime filter settings are checked when SET: a Boolean and a key count (2
   await assert.rejects(async () => rows(s, "SET floe.runtime_filter_max_keys = 'many'"), sqlstate('22023'));
   await assert.rejects(async () => rows(s, 'SET floe.runtime_filter_max_keys = -1'), sqlstate('22023'));
   assert.deepEqual(await rows(s, 'SHOW floe.runtime_filter_max_keys'), [['5000']]);
+  // Back to the defaults without a value to check.
+  await rows(s, 'SET floe.runtime_filters TO DEFAULT');
+  await rows(s, 'SET floe.runtime_filter_max_keys TO DEFAULT');
+  await rows(s, 'RESET floe.runtime_filters');
 });

@@ -73,7 +73,9 @@ export function checkRuntimeFilterSetting(name: string, value: string): void {
 }
 
 export function runtimeFilterMaxKeys(run: RunState): number {
-  const v = Number(run.evalCtx.settings.get(RUNTIME_FILTER_MAX_KEYS_SETTING));
+  // Unset or reset to its default (''), the setting means the built-in cap.
+  const raw = run.evalCtx.settings.get(RUNTIME_FILTER_MAX_KEYS_SETTING)?.trim();
+  const v = raw === undefined || raw === '' ? NaN : Number(raw);
   return Number.isInteger(v) && v >= 0 ? v : RUNTIME_FILTER_MAX_KEYS;
 }
 
