@@ -179,6 +179,18 @@ test('aggregates match PostgreSQL 15 (result types and scales)', async () => {
       aggPlan(input, [...stats.map((f) => ({ name: f, args: [col(0, type)] })), { name: 'count', args: [] }]),
     );
   }
+  // Ties that print differently: PostgreSQL's min/max keep the later of equal numerics and floats.
+  for (const [name, type, vals] of [
+    ['numeric', t.numeric, ['0.00', '1.5', '0', '1.50', '0.0', '1.500']],
+    ['float8', t.float8, [0, -0, 2, 2]],
+  ] as [string, SqlType, unknown[]][]) {
+    const input = values([{ name: 'x', type }], vals.map((v) => [v]));
+    const sqlValues = vals.map((v) => `('${Object.is(v, -0) ? '-0' : String(v)}'::${name})`).join(', ');
+    await compareQuery(
+      `SELECT min(x), max(x) FROM (VALUES ${sqlValues}) v(x)`,
+      aggPlan(input, [{ name: 'min', args: [col(0, type)] }, { name: 'max', args: [col(0, type)] }]),
+    );
+  }
   const W: OutputColumn[] = [{ name: 's', type: t.text }];
   const words = values(W, [['b'], ['a'], [null], ['c'], ['a']]);
   const asc: SortKey = { expr: col(0, t.text), descending: false, nullsFirst: false };

@@ -223,9 +223,16 @@ const PLAIN_ORDER = new Set(['int2', 'int4', 'int8', 'date', 'oid', 'time', 'tim
 
 function minMax(t: SqlType, max: boolean): AggregateImpl {
   const plain = PLAIN_ORDER.has(t.kind);
+  // Among equal values that print differently (numeric 0.00 and 0, interval '1 day' and '24
+  // hours', float -0 and 0) PostgreSQL's numeric_smaller/larger and kin keep the later one;
+  // bpchar_smaller/larger keep the earlier.
+  const laterWins = t.kind !== 'bpchar';
   const better = plain
     ? (max ? (a: unknown, b: unknown) => (b as number) > (a as number) : (a: unknown, b: unknown) => (b as number) < (a as number))
-    : (a: unknown, b: unknown) => { const c = compareValues(b, a, t); return max ? c > 0 : c < 0; };
+    : (a: unknown, b: unknown) => {
+      const c = compareValues(b, a, t);
+      return max ? c > 0 || (laterWins && c === 0) : c < 0 || (laterWins && c === 0);
+    };
   const update = (st: { v: unknown }, v: unknown) => { if (st.v === null || better(st.v, v)) st.v = v; };
   return {
     init: () => ({ v: null as unknown }),
