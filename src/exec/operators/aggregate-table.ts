@@ -12,7 +12,7 @@ import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
 import { numericKey, rowKey, valueKey } from '../types/value-ops.js';
 import { compileSortKeys } from './sort-keys.js';
-import { Int32GroupIndex } from './int32-group-index.js';
+import { IntHashTable } from './int-hash-table.js';
 
 interface CompiledAggregate {
   readonly impl: AggregateImpl;
@@ -121,8 +121,8 @@ function normalKey(v: unknown, t: SqlType): string {
 export class AggregateTable {
   readonly #c: CompiledAggregation;
   readonly #index = new Map<unknown, number>();
-  /** Single direct keys that are int32 values live here instead of in #index (the two never hold the same key). */
-  readonly #ints = new Int32GroupIndex();
+  /** Single direct keys that are int32 values live here (the join's typed table) instead of in #index; the two never hold the same key. */
+  readonly #ints = new IntHashTable(16);
   /** Per key column, the key value of each group. */
   readonly #keys: unknown[][];
   readonly #setIndex: number[] = [];
@@ -151,7 +151,7 @@ export class AggregateTable {
   #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number, intKey = false): number {
     const c = this.#c;
     const g = this.#setIndex.length;
-    if (intKey) this.#ints.add(key as number, g);
+    if (intKey) this.#ints.push(key as number, g);
     else this.#index.set(key, g);
     this.#setIndex.push(s);
     const set = c.sets[s]!;
@@ -199,8 +199,8 @@ export class AggregateTable {
         if (key === lastKey && lastGroup >= 0) { groups[i] = lastGroup; continue; }
         let g: number;
         if (direct && typeof key === 'number' && (key | 0) === key) {
-          g = ints.get(key);
-          if (g < 0) { g = this.#newGroup(key, keyCols, i, s, true); added += this.#groupBytes(key); }
+          const found = ints.get(key);
+          if (found === undefined) { g = this.#newGroup(key, keyCols, i, s, true); added += this.#groupBytes(key); } else g = found;
         } else {
           const found = index.get(key);
           if (found === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); } else g = found;

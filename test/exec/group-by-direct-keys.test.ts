@@ -1,25 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
 import type { SqlType } from '../../src/common/sql-type.js';
-import { Int32GroupIndex } from '../../src/exec/operators/int32-group-index.js';
 import { aggId, col, rowsOf, t, values } from './exec-test-helpers.js';
 
-test('Int32GroupIndex maps keys to groups like a Map, across growth, negatives and colliding keys', () => {
-  fc.assert(fc.property(fc.array(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.integer(), fc.constantFrom(-(2 ** 31), 2 ** 31 - 1, 0)), { maxLength: 3000 }), (keys) => {
-    const idx = new Int32GroupIndex();
-    const ref = new Map<number, number>();
-    for (const k of keys) {
-      const g = idx.get(k);
-      assert.equal(g, ref.get(k) ?? -1);
-      if (g < 0) { idx.add(k, ref.size); ref.set(k, ref.size); }
-    }
-    assert.equal(idx.size, ref.size);
-    for (const [k, g] of ref) assert.equal(idx.get(k), g);
-  }), { numRuns: 60 });
-});
-
-test('GROUP BY a direct key splits int32 values and the rest between two indexes without mixing groups', async () => {
+test('GROUP BY a direct key splits int32 values and the rest between the typed int table and the Map without mixing groups', async () => {
   const count = aggId('count');
   const group = async (type: SqlType, vals: unknown[]) => {
     const plan = {
