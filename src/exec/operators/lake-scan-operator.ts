@@ -4,10 +4,12 @@ import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
-import { columnSource, decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
-import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
+import { decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
+import { compileProjection } from '../expr/compile-projection.js';
+import type { CompiledProjection } from '../expr/compile-projection.js';
 import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
@@ -118,15 +120,14 @@ export interface CompiledScanPipeline {
   readonly residual: CompiledExpr | undefined;
   readonly steps: readonly (
     | { readonly kind: 'filter'; readonly predicate: CompiledExpr }
-    // columnRefs[i]: the input column a plain column reference passes through (moved, not decoded).
-    | { readonly kind: 'project'; readonly exprs: readonly CompiledExpr[]; readonly columnRefs: readonly (number | undefined)[] }
+    | { readonly kind: 'project'; readonly projection: CompiledProjection }
   )[];
 }
 
 export function compileScanPipeline(f: Pick<ScanFragment, 'residual' | 'pipeline'>): CompiledScanPipeline {
   return {
     residual: f.residual ? compileExpr(f.residual) : undefined,
-    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', exprs: s.exprs.map(compileExpr), columnRefs: s.exprs.map((e) => (e.kind === 'column' ? e.index : undefined)) })),
+    steps: (f.pipeline ?? []).map((s) => (s.kind === 'filter' ? { kind: 'filter', predicate: compileExpr(s.predicate) } : { kind: 'project', projection: compileProjection(s.exprs) })),
   };
 }
 
@@ -156,12 +157,7 @@ export async function applyScanPipeline(
       if (keep.length === 0) return undefined;
       if (keep.length !== b.numRows) b = selectRows(b, keep);
     } else {
-      const cols: ColumnSource[] = [];
-      for (let k = 0; k < s.exprs.length; k++) {
-        const ref = s.columnRefs[k];
-        cols.push(ref === undefined ? await s.exprs[k]!.evaluate(b, run) : columnSource(b, ref));
-      }
-      b = lazyBatch(b.numRows, cols);
+      b = lazyBatch(b.numRows, await s.projection.evaluate(b, run));
     }
     count?.(i + 1, b.numRows);
   }
