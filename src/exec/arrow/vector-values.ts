@@ -98,10 +98,8 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number): void
       // Short ASCII values (flags, codes, modes: TPC-H's l_returnflag, l_shipmode) repeat
       // endlessly; they are looked up by their bytes instead of decoded one by one.
       const short = plain ? new Map<number, string>() : undefined;
-      const valid = data.nullCount === 0 ? undefined : data.nullBitmap;
-      const off = data.offset;
       for (let i = 0; i < n; i++) {
-        if (valid !== undefined && valid.length > 0 && ((valid[(off + i) >> 3]! >> ((off + i) & 7)) & 1) === 0) { out[base + i] = null; continue; }
+        if (!isValid(data, i)) { out[base + i] = null; continue; }
         const s = offsets[i]!; const e = offsets[i + 1]!;
         if (short !== undefined && e - s <= SHORT_TEXT_BYTES) {
           let key = e - s;

@@ -14,7 +14,7 @@ import { regTypeInput, regTypeOutput } from '../types/reg-types.js';
 import type { RegTypeKind } from '../types/reg-types.js';
 import { valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
-import { compileScaled, numericOpOf } from './compile-scaled.js';
+import { SETTINGS_FREE_TO_NUMERIC, compileScaled, numericOpOf } from './compile-scaled.js';
 import { likeMatcher } from './like-matcher.js';
 import { runSubplan } from './subplan.js';
 
@@ -48,8 +48,6 @@ export interface CompiledExpr {
   readonly async: boolean;
 }
 
-/** Source types whose cast to numeric reads no session setting, so a constant's cast can be done once. */
-const SETTINGS_FREE_TO_NUMERIC = new Set(['int2', 'int4', 'int8', 'numeric', 'float4', 'float8']);
 
 function isRegKind(k: string): boolean {
   return k === 'regclass' || k === 'regtype' || k === 'regproc';

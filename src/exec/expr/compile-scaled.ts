@@ -21,7 +21,7 @@ export function numericOpOf(e: Expr): NumericOp | undefined {
 }
 
 /** Source types whose cast to numeric reads no session setting, so a constant's cast can be done once. */
-const SETTINGS_FREE_TO_NUMERIC = new Set(['int2', 'int4', 'int8', 'numeric', 'float4', 'float8']);
+export const SETTINGS_FREE_TO_NUMERIC = new Set(['int2', 'int4', 'int8', 'numeric', 'float4', 'float8']);
 
 /** A node's value over a batch: a whole vector, or one constant for every row. */
 type Scaled = ScaledVector | { readonly constant: number; readonly scale: number };

@@ -2,6 +2,7 @@ import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { smallDecimalWords } from '../../common/decimal-words.js';
 import type { SqlType } from '../../common/sql-type.js';
+import { isValidAt } from '../arrow/column-reader.js';
 import { naturalScale, parseDecimalNumber } from '../arrow/decimal-text.js';
 import type { ScanFilter } from './scan-types.js';
 
@@ -22,7 +23,7 @@ const MAX_SCALE_GAP = 6;
 export function typedPredicate(data: Data, f: ScanFilter, type: SqlType): { test: (i: number) => boolean; bad: () => boolean } | undefined {
   if (f.op === 'isNull' || f.op === 'isNotNull' || f.op === 'in') return undefined;
   const op = f.op as Cmp;
-  const valid = validity(data);
+  const valid = (i: number): boolean => isValidAt(data, i);
   if (type.kind === 'int2' || type.kind === 'int4' || type.kind === 'date') {
     if (data.typeId !== Type.Int && data.typeId !== Type.Date) return undefined;
     if (data.typeId === Type.Date && (data.type as unknown as { unit: number }).unit !== 0) return undefined;
@@ -72,11 +73,4 @@ function comparer(op: Cmp): (a: number, b: number) => boolean {
     case '>': return (a, b) => a > b;
     case '>=': return (a, b) => a >= b;
   }
-}
-
-function validity(data: Data): (i: number) => boolean {
-  const bm = data.nullCount > 0 ? data.nullBitmap : undefined;
-  if (bm === undefined || bm.length === 0) return () => true;
-  const off = data.offset;
-  return (i) => { const p = off + i; return ((bm[p >> 3]! >> (p & 7)) & 1) === 1; };
 }
