@@ -111,11 +111,17 @@ function extractDateField(field: string, days: number): string | undefined {
 /** Units whose value at ±infinity is ±Infinity (PostgreSQL 14+); other units give NULL there. */
 const INFINITE_UNITS = new Set(['year', 'decade', 'century', 'millennium', 'julian', 'isoyear', 'epoch']);
 
-/** 1 / -1 for an infinite date or timestamp, else 0. */
-function infiniteSign(v: unknown, t: SqlType): number {
-  if (t.kind === 'date') return v === Infinity ? 1 : v === -Infinity ? -1 : 0;
-  if (t.kind === 'timestamp' || t.kind === 'timestamptz') return v === TS_POS_INF ? 1 : v === TS_NEG_INF ? -1 : 0;
-  return 0;
+/**
+ * 1 / -1 when `field` of an infinite date or timestamp is itself ±infinite
+ * (INFINITE_UNITS), else 0: extract and date_part then answer without extractAny.
+ */
+function infinitePart(field: string, v: unknown, t: SqlType): number {
+  let sign = 0;
+  if (t.kind === 'date') sign = v === Infinity ? 1 : v === -Infinity ? -1 : 0;
+  else if (t.kind === 'timestamp' || t.kind === 'timestamptz') sign = v === TS_POS_INF ? 1 : v === TS_NEG_INF ? -1 : 0;
+  if (sign === 0) return 0;
+  const unit = field.toLowerCase();
+  return INFINITE_UNITS.has(normalizeUnit(unit) ?? unit) ? sign : 0;
 }
 
 function extractAny(field: string, v: unknown, t: SqlType, ctx: EvalContext): Decimal | null {
@@ -158,8 +164,8 @@ export function registerBuiltinDatetimeFunctions(): void {
       impl: ([f, v], ctx) => {
         const fast = isDate ? extractDateField(f as string, v as number) : undefined;
         if (fast !== undefined) return fast;
-        const inf = infiniteSign(v, t);
-        if (inf !== 0 && INFINITE_UNITS.has(normalizeUnit((f as string).toLowerCase()) ?? (f as string).toLowerCase())) return inf > 0 ? 'Infinity' : '-Infinity';
+        const inf = infinitePart(f as string, v, t);
+        if (inf !== 0) return inf > 0 ? 'Infinity' : '-Infinity';
         const r = extractAny(f as string, v, t, ctx);
         return r === null ? null : formatDecimal(r);
       },
@@ -167,11 +173,8 @@ export function registerBuiltinDatetimeFunctions(): void {
     registerScalarFunction({
       name: 'date_part', args: [S, t], returns: T.float8,
       impl: ([f, v], ctx) => {
-        const inf = infiniteSign(v, t);
-        if (inf !== 0) {
-          const unit = (f as string).toLowerCase();
-          if (INFINITE_UNITS.has(normalizeUnit(unit) ?? unit)) return inf > 0 ? Infinity : -Infinity;
-        }
+        const inf = infinitePart(f as string, v, t);
+        if (inf !== 0) return inf > 0 ? Infinity : -Infinity;
         const r = extractAny(f as string, v, t, ctx);
         if (r === null) return null;
         return Number(formatDecimal(r));

@@ -85,6 +85,7 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   // Filters on key columns can run before the merge: rows of different keys never
   // interact, so dropping other keys early cannot change a surviving key's outcome.
   const keyFilters = task.filters.filter((f) => task.keyColumns.includes(f.column));
+  const otherFilters = task.filters.filter((f) => !task.keyColumns.includes(f.column));
   // Every filter may drop base rows (and skip base row groups) before the merge: change
   // rows are always newer than base rows, so a base row failing a filter either loses
   // to a change of its key or comes out of the merge as itself and is dropped after it.
@@ -94,7 +95,7 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
     for (const b of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters)).batches) {
       // Key filters must cut here (see keptRuns for changes); the others are repeated after the
       // merge, so they only cut when that saves the merge real work.
-      base.push(filterBatch(filterBatch(b, keyFilters, task.columns), task.filters, task.columns, EARLY_CUT_MIN_DROP));
+      base.push(filterBatch(filterBatch(b, keyFilters, task.columns), otherFilters, task.columns, EARLY_CUT_MIN_DROP));
     }
   }
   const changes: ChangeInput[] = [];
