@@ -53,8 +53,8 @@ async function readPruned(
  * The task reading only the columns it projects, filters on or merges by: files
  * are decoded column by column, so Q6 reads 4 of lineitem's 16 columns, not all.
  */
-function withNeededColumns(task: ScanTask): ScanTask {
-  const needed = new Set<string>([...task.projection, ...task.keyColumns, ...task.filters.map((f) => f.column)]);
+function withNeededColumns(task: ScanTask, merging: boolean): ScanTask {
+  const needed = new Set<string>([...task.projection, ...(merging ? task.keyColumns : []), ...task.filters.map((f) => f.column)]);
   const columns = task.columns.filter((c) => needed.has(c.name));
   return columns.length === task.columns.length ? task : { ...task, columns };
 }
@@ -65,9 +65,12 @@ function withNeededColumns(task: ScanTask): ScanTask {
  * SQL names. Needs nothing but the task, so it runs in a worker thread.
  */
 export async function* executeScanTask(whole: ScanTask, counters?: ScanTaskCounters): AsyncIterable<RecordBatch> {
-  const task = withNeededColumns(whole);
+  // Without change files a keyed task has nothing to merge: its base rows are the answer
+  // as they stand, so neither the key columns nor the sequence column need decoding.
+  const merging = whole.keyColumns.length > 0 && whole.changeFiles.length > 0;
+  const task = withNeededColumns(whole, merging);
   const storage = openStorage(task.storage);
-  const rows = task.keyColumns.length > 0 ? await mergedRows(storage, task, counters) : await appendRows(storage, task, counters);
+  const rows = merging ? await mergedRows(storage, task, counters) : await unmergedRows(storage, task, counters);
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
   for (const b of rows) {
     if (remaining <= 0) return;
@@ -143,12 +146,14 @@ function addRowIndex(b: RecordBatch): RecordBatch {
     [...b.data.children, makeData({ type: new Int32(), length: b.numRows, data: idx })], b.numRows);
 }
 
-async function appendRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
+/** Base rows as stored, less deleted positions: an append table's scan, or a keyed task without change files. */
+async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
   const wantRowId = task.projection.includes(ROW_ID_COLUMN);
+  const extra = task.projection.includes(SEQ_COLUMN) ? [SEQ_FILE_COLUMN] : [];
   const out: RecordBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
-    const { batches, groups, groupRows } = await readPruned(storage, f, task, task.filters, [], counters);
+    const { batches, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters);
     // Row positions in the file: the decoded rows are the chosen row groups, back to back.
     const position = groups === undefined || groupRows === undefined ? undefined : positionsOf(groups, groupRows);
     let pos = 0;

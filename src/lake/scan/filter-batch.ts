@@ -5,7 +5,7 @@ import { physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import type { ScanFilter } from './scan-types.js';
 import { takeRows } from './take-rows.js';
-import { typedPredicate } from './typed-predicate.js';
+import { typedSelection } from './typed-selection.js';
 
 /** Filters executeScanTask applies exactly: null tests, and comparisons on ordered types. */
 export function isExactFilter(f: ScanFilter, col: ColumnMetadata): boolean {
@@ -21,28 +21,41 @@ export function isExactFilter(f: ScanFilter, col: ColumnMetadata): boolean {
  */
 export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[], minDropShare = 0): RecordBatch {
   if (filters.length === 0 || b.numRows === 0) return b;
+  // Undefined while every row is kept: the first column's pass reads rows 0..n-1 directly.
   let keep: Int32Array | undefined;
-  for (const f of filters) {
-    const col = columns.find((c) => c.name === f.column)!;
+  let n = b.numRows;
+  for (const [name, group] of byColumn(filters)) {
+    const col = columns.find((c) => c.name === name)!;
     const vector = b.getChild(physicalName(col.fieldId))!;
-    const src = keep ?? Int32Array.from({ length: b.numRows }, (_, i) => i);
-    const out = new Int32Array(src.length);
-    let n = 0;
-    const typed = vector.data.length === 1 ? typedPredicate(vector.data[0]!, f, col.type) : undefined;
-    if (typed) {
-      for (let j = 0; j < src.length; j++) if (typed.test(src[j]!)) out[n++] = src[j]!;
-    }
-    if (!typed || typed.bad()) {
-      // Value by value: the shapes the typed test does not cover, or a value it could not compare exactly.
+    const out = new Int32Array(n);
+    const typed = vector.data.length === 1 ? typedSelection(vector.data[0]!, group, col.type) : undefined;
+    let kept = typed?.select(keep, n, out);
+    if (kept === undefined || typed!.bad()) {
+      // Value by value: the shapes the typed selection does not cover, or a value it could not compare exactly.
       const r = columnReader(vector, col.type);
-      const test = predicate(f, col);
-      n = 0;
-      for (let j = 0; j < src.length; j++) if (test(r.get(src[j]!))) out[n++] = src[j]!;
+      const tests = group.map((f) => predicate(f, col));
+      kept = 0;
+      for (let j = 0; j < n; j++) {
+        const i = keep === undefined ? j : keep[j]!;
+        const v = r.get(i);
+        if (tests.every((t) => t(v))) out[kept++] = i;
+      }
     }
-    keep = out.subarray(0, n);
+    keep = out.subarray(0, kept);
+    n = kept;
   }
   // An optional filter (one a later pass repeats) keeps the batch whole unless it drops enough to pay for the copy.
-  return keep!.length === b.numRows || keep!.length > b.numRows * (1 - minDropShare) ? b : takeRows(b, keep!);
+  return n === b.numRows || n > b.numRows * (1 - minDropShare) ? b : takeRows(b, keep!);
+}
+
+/** The filters grouped by column, in the order columns first appear: one pass per column. */
+function byColumn(filters: readonly ScanFilter[]): Map<string, ScanFilter[]> {
+  const groups = new Map<string, ScanFilter[]>();
+  for (const f of filters) {
+    const g = groups.get(f.column);
+    if (g) g.push(f); else groups.set(f.column, [f]);
+  }
+  return groups;
 }
 
 function predicate(f: ScanFilter, col: ColumnMetadata): (v: unknown) => boolean {

@@ -5,7 +5,7 @@ import { DateDay, Decimal, Int32, makeData, makeVector } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { SqlType } from '../../../src/common/sql-type.js';
 import { columnReader } from '../../../src/lake/arrow/column-reader.js';
-import { typedPredicate } from '../../../src/lake/scan/typed-predicate.js';
+import { typedSelection } from '../../../src/lake/scan/typed-selection.js';
 import type { ScanFilter } from '../../../src/lake/scan/scan-types.js';
 import { valueOrderOf } from '../../../src/lake/stats/value-order.js';
 
@@ -28,7 +28,7 @@ function decimalData(values: readonly (bigint | null)[], scale: number): Data {
   return makeData({ type: new Decimal(scale, 38, 128), length: values.length, data: words, ...bitmap(values) });
 }
 
-/** The value path's verdict (what filterBatch did for every row before the typed test). */
+/** The value path's verdict (what filterBatch does for a row the typed selection cannot take). */
 function reference(data: Data, f: ScanFilter, type: SqlType, i: number): boolean {
   const v = columnReader(makeVector(data), type).get(i);
   if (v === null) return false;
@@ -43,12 +43,23 @@ function reference(data: Data, f: ScanFilter, type: SqlType, i: number): boolean
   }
 }
 
-function check(data: Data, f: ScanFilter, type: SqlType): void {
-  const typed = typedPredicate(data, f, type);
-  assert.ok(typed, `${type.kind} ${f.op} has a typed test`);
-  const got = Array.from({ length: data.length }, (_, i) => typed.test(i));
+/**
+ * The typed selection of `filters` (all on one column) agrees with the value path,
+ * over all rows and over every other row (a selection already narrowed by another column).
+ */
+function check(data: Data, filters: readonly ScanFilter[], type: SqlType): void {
+  const typed = typedSelection(data, filters, type);
+  assert.ok(typed, `${type.kind} ${filters.map((f) => f.op).join(',')} has a typed selection`);
+  const expected = Array.from({ length: data.length }, (_, i) => i).filter((i) => filters.every((f) => reference(data, f, type, i)));
+  const out = new Int32Array(data.length);
+  const all = [...out.subarray(0, typed.select(undefined, data.length, out))];
+  const odd = Int32Array.from({ length: data.length >> 1 }, (_, k) => 2 * k + 1);
+  const someOut = new Int32Array(odd.length);
+  const some = [...someOut.subarray(0, typed.select(odd, odd.length, someOut))];
   if (typed.bad()) return; // the caller redoes such a batch value by value
-  assert.deepEqual(got, Array.from({ length: data.length }, (_, i) => reference(data, f, type, i)), `${type.kind} ${f.op} ${String(f.value)}`);
+  const label = `${type.kind} ${filters.map((f) => `${f.op} ${String(f.value)}`).join(' and ')}`;
+  assert.deepEqual(all, expected, label);
+  assert.deepEqual(some, expected.filter((i) => i % 2 === 1), `${label} (odd rows)`);
 }
 
 test('typed Decimal comparisons agree with the value path at every scale gap, NULLs and 2^53 included', () => {
@@ -60,7 +71,7 @@ test('typed Decimal comparisons agree with the value path at every scale gap, NU
     (vals, scale, op, tu, ts) => {
       const digits = (tu < 0n ? -tu : tu).toString().padStart(ts + 1, '0');
       const text = `${tu < 0n ? '-' : ''}${ts === 0 ? digits : `${digits.slice(0, digits.length - ts)}.${digits.slice(digits.length - ts)}`}`;
-      check(decimalData(vals, scale), { column: 'x', op, value: text }, { kind: 'numeric' });
+      check(decimalData(vals, scale), [{ column: 'x', op, value: text }], { kind: 'numeric' });
     },
   ), { numRuns: 400 });
 });
@@ -73,16 +84,36 @@ test('typed int4 and date comparisons agree with the value path, infinite dates 
       const withInf = asDate ? [...vals, 2147483647, -2147483648] : vals;
       const props = { length: withInf.length, data: Int32Array.from(withInf, (v) => v ?? 0), ...bitmap(withInf) };
       const data = asDate ? makeData({ type: new DateDay(), ...props }) : makeData({ type: new Int32(), ...props });
-      check(data, { column: 'x', op, value: target }, asDate ? { kind: 'date' } : { kind: 'int4' });
+      check(data, [{ column: 'x', op, value: target }], asDate ? { kind: 'date' } : { kind: 'int4' });
+    },
+  ), { numRuns: 300 });
+});
+
+test('several comparisons on one column (ranges, <>, fractional targets) select what the value path keeps', () => {
+  const filter = fc.record({ op: fc.constantFrom(...OPS), value: fc.oneof(fc.integer({ min: -60, max: 60 }), fc.double({ min: -60, max: 60, noNaN: true })) });
+  fc.assert(fc.property(
+    fc.array(fc.option(fc.integer({ min: -50, max: 50 }), { nil: null }), { minLength: 1, maxLength: 30 }),
+    fc.array(filter, { minLength: 1, maxLength: 4 }),
+    (vals, fs) => {
+      const data = makeData({ type: new Int32(), length: vals.length, data: Int32Array.from(vals, (v) => v ?? 0), ...bitmap(vals) });
+      check(data, fs.map((f) => ({ column: 'x', op: f.op, value: f.value })), { kind: 'int4' });
+    },
+  ), { numRuns: 300 });
+  fc.assert(fc.property(
+    fc.array(fc.option(fc.bigInt({ min: -3000n, max: 3000n }), { nil: null }), { minLength: 1, maxLength: 30 }),
+    fc.array(fc.record({ op: fc.constantFrom(...OPS), value: fc.integer({ min: -3000, max: 3000 }), scale: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 4 }),
+    (vals, fs) => {
+      const text = (u: number, s: number): string => (u / 10 ** s).toFixed(s);
+      check(decimalData(vals, 2), fs.map((f) => ({ column: 'x', op: f.op, value: text(f.value, f.scale) })), { kind: 'numeric' });
     },
   ), { numRuns: 300 });
 });
 
 test('shapes without a typed test are left to the value path', () => {
   const ints = makeData({ type: new Int32(), length: 2, data: Int32Array.from([1, 2]) });
-  assert.equal(typedPredicate(ints, { column: 'x', op: 'in', values: [1] }, { kind: 'int4' }), undefined);
-  assert.equal(typedPredicate(ints, { column: 'x', op: '=', value: 1n }, { kind: 'int4' }), undefined);
+  assert.equal(typedSelection(ints, [{ column: 'x', op: 'in', values: [1] }], { kind: 'int4' }), undefined);
+  assert.equal(typedSelection(ints, [{ column: 'x', op: '=', value: 1n }], { kind: 'int4' }), undefined);
   const dates = makeData({ type: new DateDay(), length: 1, data: Int32Array.from([5]) });
-  assert.equal(typedPredicate(dates, { column: 'x', op: '<', value: Infinity }, { kind: 'date' }), undefined);
-  assert.equal(typedPredicate(decimalData([1n], 2), { column: 'x', op: '<', value: 'NaN' }, { kind: 'numeric' }), undefined);
+  assert.equal(typedSelection(dates, [{ column: 'x', op: '<', value: Infinity }], { kind: 'date' }), undefined);
+  assert.equal(typedSelection(decimalData([1n], 2), [{ column: 'x', op: '<', value: 'NaN' }], { kind: 'numeric' }), undefined);
 });

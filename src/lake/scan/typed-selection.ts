@@ -1,0 +1,129 @@
+import { Type } from 'apache-arrow';
+import type { Data } from 'apache-arrow';
+import { smallDecimalWords } from '../../common/decimal-words.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { naturalScale, parseDecimalNumber } from '../arrow/decimal-text.js';
+import type { ScanFilter } from './scan-types.js';
+
+/** Largest scale gap bridged by multiplying the column's values (10^6 keeps 2^53 / 10^6 of headroom checks simple). */
+const MAX_SCALE_GAP = 6;
+
+/**
+ * A selection over one column's Arrow buffers for all the filters on that column:
+ * writes the rows of `rows` (rows 0..n-1 when undefined) that pass every filter to
+ * `out` and returns how many. `bad()` turns true when a value could not be compared
+ * exactly (a Decimal beyond 2^53): the caller then redoes the batch value by value.
+ */
+export interface TypedSelection {
+  select(rows: Int32Array | undefined, n: number, out: Int32Array): number;
+  bad(): boolean;
+}
+
+/**
+ * The comparisons of one column as an inclusive range of integers plus values to
+ * exclude: every value compared here (int2/int4/date, unscaled decimals at a common
+ * scale) is an integer, so `< t` is `<= ceil(t) - 1` and a fractional `= t` matches nothing.
+ */
+interface IntRange { lo: number; hi: number; ne: number[] }
+
+/**
+ * The typed selection for the scan shapes that dominate (TPC-H's date ranges,
+ * `l_discount between 0.05 and 0.07`, `l_quantity < 24`): int2/int4/date compared as
+ * numbers, and Decimal (numeric(p,s)) as unscaled safe integers with the targets
+ * brought to the column's scale — one pass per column, no canonical value per row.
+ * Undefined for any other shape (IN, IS NULL, other types, infinite targets).
+ */
+export function typedSelection(data: Data, filters: readonly ScanFilter[], type: SqlType): TypedSelection | undefined {
+  if (filters.length === 0 || filters.some((f) => f.op === 'isNull' || f.op === 'isNotNull' || f.op === 'in')) return undefined;
+  const nulls = data.nullCount > 0 && data.nullBitmap !== undefined && data.nullBitmap.length > 0 ? data.nullBitmap : undefined;
+  if (type.kind === 'int2' || type.kind === 'int4' || type.kind === 'date') {
+    if (data.typeId !== Type.Int && data.typeId !== Type.Date) return undefined;
+    if (data.typeId === Type.Date && (data.type as unknown as { unit: number }).unit !== 0) return undefined;
+    const values = data.values as Int16Array | Int32Array;
+    if (!(values instanceof Int32Array || values instanceof Int16Array)) return undefined;
+    // Infinite dates are stored as Int32 sentinels beyond every real date, so they order correctly as numbers;
+    // an infinite target is left to the value path.
+    if (!filters.every((f) => typeof f.value === 'number' && Number.isFinite(f.value))) return undefined;
+    const range = rangeOf(filters.map((f) => ({ op: f.op, target: f.value as number })));
+    return { select: (rows, n, out) => selectInts(values, nulls, data.offset, range, rows, n, out), bad: () => false };
+  }
+  if (type.kind === 'numeric' && data.typeId === Type.Decimal && filters.every((f) => typeof f.value === 'string')) {
+    const t = data.type as unknown as { scale: number; bitWidth?: number };
+    const colScale = t.scale;
+    if (colScale < 0) return undefined;
+    const scale = Math.max(colScale, ...filters.map((f) => naturalScale(f.value as string)));
+    if (scale - colScale > MAX_SCALE_GAP) return undefined;
+    const targets: { op: ScanFilter['op']; target: number }[] = [];
+    for (const f of filters) {
+      const target = parseDecimalNumber(f.value as string, scale);
+      if (target === undefined) return undefined;
+      targets.push({ op: f.op, target });
+    }
+    const range = rangeOf(targets);
+    const words = data.values as Uint32Array;
+    const bw = (t.bitWidth ?? 128) / 32;
+    const up = 10 ** (scale - colScale);
+    const state = { big: false };
+    return { select: (rows, n, out) => selectDecimals(words, bw, up, nulls, data.offset, range, rows, n, out, state), bad: () => state.big };
+  }
+  return undefined;
+}
+
+function rangeOf(filters: readonly { op: ScanFilter['op']; target: number }[]): IntRange {
+  const r: IntRange = { lo: -Infinity, hi: Infinity, ne: [] };
+  for (const { op, target: t } of filters) {
+    switch (op) {
+      case '=':
+        if (Number.isInteger(t)) { r.lo = Math.max(r.lo, t); r.hi = Math.min(r.hi, t); } else { r.lo = Infinity; }
+        break;
+      case '<>': if (Number.isInteger(t)) r.ne.push(t); break;
+      case '<': r.hi = Math.min(r.hi, Math.ceil(t) - 1); break;
+      case '<=': r.hi = Math.min(r.hi, Math.floor(t)); break;
+      case '>': r.lo = Math.max(r.lo, Math.floor(t) + 1); break;
+      case '>=': r.lo = Math.max(r.lo, Math.ceil(t)); break;
+      default: throw new Error(`typed selection: unexpected operator ${op}`);
+    }
+  }
+  return r;
+}
+
+function isNull(nulls: Uint8Array | undefined, offset: number, i: number): boolean {
+  if (nulls === undefined) return false;
+  const p = offset + i;
+  return ((nulls[p >> 3]! >> (p & 7)) & 1) === 0;
+}
+
+function selectInts(
+  values: Int16Array | Int32Array, nulls: Uint8Array | undefined, offset: number, range: IntRange,
+  rows: Int32Array | undefined, n: number, out: Int32Array,
+): number {
+  const { lo, hi, ne } = range;
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    const i = rows === undefined ? j : rows[j]!;
+    const v = values[i]!;
+    if (v < lo || v > hi || isNull(nulls, offset, i)) continue;
+    if (ne.length > 0 && ne.includes(v)) continue;
+    out[k++] = i;
+  }
+  return k;
+}
+
+function selectDecimals(
+  words: Uint32Array, bw: number, up: number, nulls: Uint8Array | undefined, offset: number, range: IntRange,
+  rows: Int32Array | undefined, n: number, out: Int32Array, state: { big: boolean },
+): number {
+  const { lo, hi, ne } = range;
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    const i = rows === undefined ? j : rows[j]!;
+    if (isNull(nulls, offset, i)) continue;
+    const u = smallDecimalWords(words, i * bw, bw);
+    const v = up === 1 ? u : u * up;
+    if (v !== v || v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) { state.big = true; continue; }
+    if (v < lo || v > hi) continue;
+    if (ne.length > 0 && ne.includes(v)) continue;
+    out[k++] = i;
+  }
+  return k;
+}
