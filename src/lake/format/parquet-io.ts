@@ -3,6 +3,7 @@ import { parseTable } from 'arrow-js-ffi';
 import * as pq from 'parquet-wasm';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import type { ByteSource } from '../storage/storage.js';
 
 /**
  * Parquet encode/decode through parquet-wasm, avoiding the traps in shared/NOTES.md:
@@ -54,13 +55,13 @@ export function encodeParquet(batches: readonly RecordBatch[], schema?: Schema, 
 }
 
 /**
- * A Parquet file to decode: its bytes, or a Blob read lazily (then only the
+ * A Parquet file to decode: its bytes, or a ByteSource read lazily (then only the
  * footer and the column chunks asked for are read), with its footer (any tail
  * of the file that holds the footer and the closing magic).
  */
 export interface ParquetSource {
   readonly bytes?: Uint8Array;
-  readonly blob?: Blob;
+  readonly blob?: ByteSource;
   readonly footer: Uint8Array;
 }
 
@@ -69,7 +70,7 @@ export function bytesSource(bytes: Uint8Array): ParquetSource {
 }
 
 /** A Blob's Parquet footer (and closing magic): its last bytes, read in at most two slices. */
-export async function readFooter(blob: Blob, firstSlice = 256 * 1024): Promise<Uint8Array> {
+export async function readFooter(blob: ByteSource, firstSlice = 256 * 1024): Promise<Uint8Array> {
   const size = blob.size;
   const guess = Math.min(size, firstSlice);
   let tail = new Uint8Array(await blob.slice(size - guess).arrayBuffer());
@@ -124,7 +125,8 @@ export async function decodeParquetColumns(source: ParquetSource, path: string, 
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
   let file: pq.ParquetFile;
   try {
-    file = await pq.ParquetFile.fromFile(source.blob ?? new Blob([source.bytes!]));
+    // parquet-wasm only calls size/slice/arrayBuffer on the handle, so a ByteSource serves.
+    file = await pq.ParquetFile.fromFile((source.blob ?? new Blob([source.bytes!])) as Blob);
   } catch (e) {
     throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
   }

@@ -154,8 +154,9 @@ async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTask
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
     const { batches, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters);
-    // Row positions in the file: the decoded rows are the chosen row groups, back to back.
-    const position = groups === undefined || groupRows === undefined ? undefined : positionsOf(groups, groupRows);
+    // Row positions in the file (the decoded rows are the chosen row groups, back to back),
+    // needed only for row ids and deletion vectors.
+    const position = groups === undefined || groupRows === undefined || (!wantRowId && deleted.size === 0) ? undefined : positionsOf(groups, groupRows);
     let pos = 0;
     for (let b of batches) {
       const start = pos;

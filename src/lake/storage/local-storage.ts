@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { openAsBlob, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { Storage } from './storage.js';
+import { FileSlice } from './file-slice.js';
+import type { ByteSource, Storage } from './storage.js';
 
 /**
  * Local-filesystem storage. put writes a temp file, fsyncs it, renames it into place
@@ -55,9 +56,10 @@ export class LocalStorage implements Storage {
     }
   }
 
-  async openBlob(key: string): Promise<Blob> {
+  async openBlob(key: string): Promise<ByteSource> {
+    const path = this.#path(key);
     try {
-      return await openAsBlob(this.#path(key));
+      return new FileSlice(path, 0, (await fs.stat(path)).size);
     } catch (e) {
       throw missing(key, e);
     }

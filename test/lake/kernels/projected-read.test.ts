@@ -69,7 +69,7 @@ test('a narrow readDataFile decodes only its columns, with the same types and va
       assert.deepEqual(part[0]!.schema.fields.map((x) => x.name), [...cols.map((c) => physicalName(c.fieldId)), SEQ_FILE_COLUMN]);
       const idx = [...cols.map((c) => all.indexOf(c)), all.length];
       assert.deepEqual(values(part, cols, [SEQ_FILE_COLUMN]), fullValues.map((r) => idx.map((i) => r[i])), names.join(','));
-      // The same read through a file-backed Blob (footer read in two slices) gives the same values.
+      // The same read through the store's lazy byte source (footer read in two slices) gives the same values.
       const blob = await storage.openBlob!(f.path);
       const footer = await readFooter(blob, 16);
       const whole = new Uint8Array(await storage.get(f.path));
