@@ -15,7 +15,7 @@ import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanTask } from './scan-types.js';
 import { filterBatch } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
-import { physicalTypes, readRowGroupStats, rowGroupsMatching } from './row-group-stats.js';
+import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import type { ScanFilter } from './scan-types.js';
 
 /**
@@ -36,7 +36,7 @@ async function readPruned(
   // A file-backed Blob reads only the footer and the chunks of the columns decoded, not the whole file.
   const blob = storage.openBlob ? await storage.openBlob(f.path) : undefined;
   const source: ParquetSource = blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(f.path));
-  const stats = filters.length > 0 || counters !== undefined ? readRowGroupStats(source.footer, physicalTypes(task.columns)) : undefined;
+  const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
   let groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
   if (stats !== undefined && filters.length > 0) {
     const kept = rowGroupsMatching(stats, groups, filters, task.columns);
