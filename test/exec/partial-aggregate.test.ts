@@ -276,10 +276,24 @@ test('when a partial barely reduces its rows (GROUP BY a unique key), the remain
     kind: 'project', input: filter, exprs: [c('id'), c('part'), op('*', c('amt'), lit('2', t.numeric))],
     columns: [{ name: 'id', type: t.int4 }, { name: 'part', type: t.int4 }, { name: 'a2', type: t.numeric }],
   };
-  const overPipeline = aggregate(project, [col(0, t.int4), col(1, t.int4)], [call('count', []), call('sum', [col(2, t.numeric)])]);
+  // bool_or keeps a state object per group, so rows are cheaper to send than its partials.
+  const overPipeline = aggregate(project, [col(0, t.int4), col(1, t.int4)], [call('count', []), call('sum', [col(2, t.numeric)]), call('bool_or', [op('>', col(0, t.int4), int(700))])]);
   const r2 = await bothWays(overPipeline, { params: [100] });
   assert.deepEqual(r2.shipped, r2.local);
   assert.ok((r2.metrics.get(overPipeline)?.extra.tasksSentRows as number) >= 1);
   // ids 101..1499 pass `id > $1`; 17 was already below it.
   assert.equal(r2.local.length, 1399);
+});
+
+test('when every aggregate keeps typed columns, near-unique groups still come back as partials (a typed merge costs less than the rows)', async () => {
+  const typedOnly = aggregate(scanOf(facts), [c('id'), c('part')], [
+    call('count', []), call('count', [c('amt')]), call('sum', [c('amt')]), call('avg', [c('amt')]), call('sum', [c('k')]), call('avg', [c('q')]),
+    call('sum', [c('f')]), call('min', [c('d')]), call('max', [c('k')]),
+  ]);
+  const r = await bothWays(typedOnly);
+  assert.deepEqual(r.shipped, r.local);
+  assert.equal(r.local.length, 1500);
+  const extra = r.metrics.get(typedOnly)?.extra ?? {};
+  assert.equal(extra.tasksSentRows, undefined, `no task sends rows: ${JSON.stringify(extra)}`);
+  assert.ok((extra.partialInWorkers as number) >= 5);
 });

@@ -6,7 +6,8 @@ import type { Decimal, ScaledNumber } from '../types/numeric.js';
 import { compareValues } from '../types/value-ops.js';
 import { valueToText, BuiltinTypes as T } from './builtin-operators.js';
 import { registerAggregateFunction, registerWindowFunction } from './function-registry.js';
-import type { AggregateImpl } from './function-registry.js';
+import type { AggregateImpl, ColumnarAggregate, ColumnarPartial } from './function-registry.js';
+import type { ScaledVector } from '../arrow/scaled-vector.js';
 
 const ZERO: Decimal = { unscaled: 0n, scale: 0 };
 
@@ -42,6 +43,7 @@ function countAgg(): AggregateImpl {
       if (sel) for (let k = 0; k < n; k++) (states[groups[sel[k]!]!] as CountState).n++;
       else for (let r = 0; r < n; r++) (states[groups[r]!] as CountState).n++;
     },
+    columnar: () => new CountColumns(),
   };
 }
 
@@ -55,12 +57,17 @@ function intStep(st: IntState, v: number | bigint): void {
   st.count++;
 }
 
-const intSum = (): AggregateImpl => ({
+function intCombine(x: IntState, y: IntState): IntState {
+  return { sum: x.sum + y.sum + BigInt(x.acc) + BigInt(y.acc), count: x.count + y.count, acc: 0 };
+}
+
+const intSum = (final: (s: IntState) => unknown): AggregateImpl => ({
   init: () => ({ sum: 0n, count: 0, acc: 0 }),
   step: (s, [v]) => { intStep(s as IntState, v as number | bigint); return s; },
-  combine: (a, b) => { const x = a as IntState; const y = b as IntState; return { sum: x.sum + y.sum + BigInt(x.acc) + BigInt(y.acc), count: x.count + y.count, acc: 0 }; },
-  final: (s) => s,
+  combine: (a, b) => intCombine(a as IntState, b as IntState),
+  final: final as (s: unknown) => unknown,
   batchStep: batchOf(intStep),
+  columnar: () => new IntSumColumns(final),
 });
 
 function intTotal(s: IntState): bigint {
@@ -112,14 +119,15 @@ function numStep(st: NumState, v: string): void {
 /** Adds unscaled / 10^scale (a safe integer) to the running double; false, with the total unchanged, when that would not be exact. */
 function numAddScaled(st: NumState, n: number, scale: number): boolean {
   if (scale > st.accScale) {
-    // Rescale the running double when it stays exact; fold it into the BigInt sum otherwise.
-    const up = st.acc * POW10[scale - st.accScale]!;
+    // Rescale the running double when it stays exact; fold it into the BigInt sum otherwise
+    // (a scale step past POW10 gives NaN, which is not exact either).
+    const up = st.acc * (POW10[scale - st.accScale] ?? NaN);
     if (up <= SAFE && up >= -SAFE) st.acc = up;
     else { numFlush(st); st.acc = 0; }
     st.accScale = scale;
   }
-  const scaled = n * POW10[st.accScale - scale]!;
-  if (scaled > SAFE || scaled < -SAFE) return false;
+  const scaled = n * (POW10[st.accScale - scale] ?? NaN);
+  if (!(scaled <= SAFE && scaled >= -SAFE)) return false;
   st.count++;
   st.acc += scaled;
   if (st.acc > SAFE || st.acc < -SAFE) numFlush(st);
@@ -133,16 +141,20 @@ function numAddScaledExact(st: NumState, n: number, scale: number): void {
   st.sum = decAdd(st.sum, { unscaled: BigInt(n), scale });
 }
 
-function numAcc(): AggregateImpl {
+/** Combines two numeric states (both are flushed, so mutated). */
+function numCombine(x: NumState, y: NumState): NumState {
+  numFlush(x); numFlush(y);
+  return { sum: decAdd(x.sum, y.sum), count: x.count + y.count, acc: 0, accScale: Math.max(x.accScale, y.accScale) };
+}
+
+/** sum/avg over numeric; `final` only reads its state. */
+function numAcc(final: (s: NumState) => unknown): AggregateImpl {
   return {
     init: () => ({ sum: ZERO, count: 0, acc: 0, accScale: 0 }),
     step: (s, [v]) => { numStep(s as NumState, v as string); return s; },
-    combine: (a, b) => {
-      const x = a as NumState; const y = b as NumState;
-      numFlush(x); numFlush(y);
-      return { sum: decAdd(x.sum, y.sum), count: x.count + y.count, acc: 0, accScale: Math.max(x.accScale, y.accScale) };
-    },
-    final: (s) => { const st = s as NumState; numFlush(st); st.accScale = Math.max(st.accScale, st.sum.scale); return st; },
+    combine: (a, b) => numCombine(a as NumState, b as NumState),
+    final: final as (s: unknown) => unknown,
+    columnar: () => new NumColumns(final),
     batchStep: batchOf(numStep),
     batchStepScaled: (states, groups, v, sel, n) => {
       const { unscaled, scale } = v;
@@ -156,18 +168,15 @@ function floatStep(st: FloatState, x: number): void {
   st.sum += x; st.sumSq += x * x; st.count++;
 }
 
-function floatAcc(): AggregateImpl {
+function floatAcc(final: (s: FloatState) => unknown): AggregateImpl {
   return {
     init: () => ({ sum: 0, sumSq: 0, count: 0 }),
     step: (s, [v]) => { floatStep(s as FloatState, v as number); return s; },
     combine: (a, b) => { const x = a as FloatState; const y = b as FloatState; return { sum: x.sum + y.sum, sumSq: x.sumSq + y.sumSq, count: x.count + y.count }; },
-    final: (s) => s,
+    final: final as (s: unknown) => unknown,
     batchStep: batchOf(floatStep),
+    columnar: () => new FloatColumns(final),
   };
-}
-
-function mapFinal(base: AggregateImpl, final: (s: unknown) => unknown): AggregateImpl {
-  return { ...base, final };
 }
 
 /** Numeric variance/stddev with PostgreSQL's formula over exact sums. */
@@ -240,7 +249,355 @@ function minMax(t: SqlType, max: boolean): AggregateImpl {
     combine: (a, b) => { const x = a as { v: unknown }; const y = b as { v: unknown }; if (y.v !== null && (x.v === null || better(x.v, y.v))) return y; return x; },
     final: (s) => (s as { v: unknown }).v,
     batchStep: batchOf(update as (st: never, v: never) => void),
+    ...(NUMBER_ORDER.has(t.kind) ? { columnar: () => new NumberMinMaxColumns(max) } : {}),
   };
+}
+
+/** Types whose canonical values are numbers ordered by < (no NaN, no -0): min/max keep them in a Float64Array. */
+const NUMBER_ORDER = new Set(['int2', 'int4', 'date']);
+
+// ---- Columnar states (ColumnarAggregate): many groups without an object per group ----
+
+type TypedColumn = Float64Array | Int32Array | Uint8Array;
+
+/** `a`, or a copy with room for at least n entries (capacity doubles; new entries are zero). */
+function room<A extends TypedColumn>(a: A, n: number): A {
+  if (n <= a.length) return a;
+  let cap = Math.max(16, a.length * 2);
+  while (cap < n) cap *= 2;
+  const b = new (a.constructor as new (length: number) => A)(cap);
+  b.set(a);
+  return b;
+}
+
+/** The object states of groups below n, for export. */
+function statesBelow<S>(m: Map<number, S>, n: number): [number, S][] {
+  const out: [number, S][] = [];
+  for (const [g, st] of m) if (g < n) out.push([g, st]);
+  return out;
+}
+
+class CountColumns implements ColumnarAggregate {
+  #n = new Float64Array(16);
+
+  resize(n: number): void { this.#n = room(this.#n, n); }
+
+  batchStep(groups: Int32Array, _args: readonly (readonly unknown[])[], sel: Int32Array | undefined, n: number): void {
+    const c = this.#n;
+    if (sel) for (let k = 0; k < n; k++) c[groups[sel[k]!]!]! += 1;
+    else for (let r = 0; r < n; r++) c[groups[r]!]! += 1;
+  }
+
+  export(n: number): ColumnarPartial { return { n, arrays: [this.#n.slice(0, n)], states: [] }; }
+
+  merge(p: ColumnarPartial, groups: Int32Array): void {
+    const from = p.arrays[0] as Float64Array;
+    const c = this.#n;
+    for (let i = 0; i < p.n; i++) c[groups[i]!]! += from[i]!;
+  }
+
+  finish(n: number): unknown[] {
+    const c = this.#n;
+    const out = new Array<unknown>(n);
+    for (let g = 0; g < n; g++) out[g] = BigInt(c[g]!);
+    return out;
+  }
+}
+
+/**
+ * sum/avg over int2/int4/int8: per group a running double and a count while
+ * the total stays within 2^52 (IntState with sum 0n); a group past that, or
+ * given an int8 beyond 2^52, keeps its IntState in #objects.
+ */
+class IntSumColumns implements ColumnarAggregate {
+  #acc = new Float64Array(16);
+  #cnt = new Float64Array(16);
+  /** 1: the group's state is in #objects. */
+  #obj = new Uint8Array(16);
+  readonly #objects = new Map<number, IntState>();
+  readonly #scratch: IntState = { sum: 0n, count: 0, acc: 0 };
+
+  constructor(readonly final: (s: IntState) => unknown) {}
+
+  resize(n: number): void {
+    this.#acc = room(this.#acc, n); this.#cnt = room(this.#cnt, n); this.#obj = room(this.#obj, n);
+  }
+
+  #state(g: number): IntState {
+    return this.#obj[g] ? this.#objects.get(g)! : { sum: 0n, count: this.#cnt[g]!, acc: this.#acc[g]! };
+  }
+
+  #put(g: number, st: IntState): void {
+    if (st.sum === 0n) {
+      this.#acc[g] = st.acc; this.#cnt[g] = st.count;
+      if (this.#obj[g]) { this.#obj[g] = 0; this.#objects.delete(g); }
+    } else { this.#obj[g] = 1; this.#objects.set(g, st); }
+  }
+
+  batchStep(groups: Int32Array, args: readonly (readonly unknown[])[], sel: Int32Array | undefined, n: number): void {
+    const col = args[0]!;
+    const acc = this.#acc; const cnt = this.#cnt; const obj = this.#obj;
+    for (let k = 0; k < n; k++) {
+      const r = sel ? sel[k]! : k;
+      const g = groups[r]!;
+      const v = col[r] as number | bigint;
+      if (obj[g] === 0) {
+        // intStep's double path: int2/int4 values, and int8 ones within 2^52.
+        const x = typeof v === 'number' ? v : v <= SAFE && v >= -SAFE ? Number(v) : NaN;
+        const a = acc[g]! + x;
+        if (a <= SAFE && a >= -SAFE) { acc[g] = a; cnt[g]! += 1; continue; }
+      }
+      const st = this.#state(g);
+      intStep(st, v);
+      this.#put(g, st);
+    }
+  }
+
+  export(n: number): ColumnarPartial {
+    return { n, arrays: [this.#acc.slice(0, n), this.#cnt.slice(0, n), this.#obj.slice(0, n)], states: statesBelow(this.#objects, n) };
+  }
+
+  merge(p: ColumnarPartial, groups: Int32Array): void {
+    const [pacc, pcnt, pobj] = p.arrays as [Float64Array, Float64Array, Uint8Array];
+    const acc = this.#acc; const cnt = this.#cnt; const obj = this.#obj;
+    for (let i = 0; i < p.n; i++) {
+      if (pobj[i] || pcnt[i] === 0) continue;
+      const g = groups[i]!;
+      if (obj[g] === 0) {
+        const a = acc[g]! + pacc[i]!;
+        if (a <= SAFE && a >= -SAFE) { acc[g] = a; cnt[g]! += pcnt[i]!; continue; }
+      }
+      this.#put(g, intCombine(this.#state(g), { sum: 0n, count: pcnt[i]!, acc: pacc[i]! }));
+    }
+    for (const [i, st] of p.states) { const g = groups[i]!; this.#put(g, intCombine(this.#state(g), st as IntState)); }
+  }
+
+  finish(n: number): unknown[] {
+    const out = new Array<unknown>(n);
+    const sc = this.#scratch;
+    for (let g = 0; g < n; g++) {
+      if (this.#obj[g]) { out[g] = this.final(this.#objects.get(g)!); continue; }
+      sc.count = this.#cnt[g]!; sc.acc = this.#acc[g]!;
+      out[g] = this.final(sc);
+    }
+    return out;
+  }
+}
+
+/** Marks a numeric group whose state is an object in NumColumns' #objects. */
+const OBJECT_STATE = -1;
+
+/**
+ * sum/avg over numeric: per group the running unscaled double, its scale and
+ * a count (NumState with sum still zero), stepped exactly as numAddScaled
+ * would; a group whose state that cannot hold (past 2^52, NaN, a value beyond
+ * a safe integer) keeps its NumState in #objects.
+ */
+class NumColumns implements ColumnarAggregate {
+  #acc = new Float64Array(16);
+  #cnt = new Float64Array(16);
+  /** The running double's scale, or OBJECT_STATE. */
+  #scale = new Int32Array(16);
+  readonly #objects = new Map<number, NumState>();
+  readonly #scratch: NumState = { sum: ZERO, count: 0, acc: 0, accScale: 0 };
+
+  constructor(readonly final: (s: NumState) => unknown) {}
+
+  resize(n: number): void {
+    this.#acc = room(this.#acc, n); this.#cnt = room(this.#cnt, n); this.#scale = room(this.#scale, n);
+  }
+
+  #state(g: number): NumState {
+    const s = this.#scale[g]!;
+    return s === OBJECT_STATE ? this.#objects.get(g)! : { sum: ZERO, count: this.#cnt[g]!, acc: this.#acc[g]!, accScale: s };
+  }
+
+  #put(g: number, st: NumState): void {
+    // A zero BigInt part at no larger scale than the double's prints and sums as if absent.
+    if (st.sum.unscaled === 0n && !st.sum.nan && st.sum.scale <= st.accScale) {
+      if (this.#scale[g] === OBJECT_STATE) this.#objects.delete(g);
+      this.#acc[g] = st.acc; this.#cnt[g] = st.count; this.#scale[g] = st.accScale;
+    } else { this.#scale[g] = OBJECT_STATE; this.#objects.set(g, st); }
+  }
+
+  /** numAddScaledExact on group g: typed while numAddScaled stays exact, the object path otherwise. */
+  #add(g: number, u: number, s: number): void {
+    let cur = this.#scale[g]!;
+    if (cur !== OBJECT_STATE) {
+      let a = this.#acc[g]!;
+      if (s > cur) { a *= POW10[s - cur] ?? NaN; cur = s; }
+      const x = u * (POW10[cur - s] ?? NaN);
+      const b = a + x;
+      // NaN (a scale past POW10) fails these too.
+      if (a <= SAFE && a >= -SAFE && x <= SAFE && x >= -SAFE && b <= SAFE && b >= -SAFE) {
+        this.#acc[g] = b; this.#scale[g] = cur; this.#cnt[g]! += 1;
+        return;
+      }
+    }
+    const st = this.#state(g);
+    numAddScaledExact(st, u, s);
+    this.#put(g, st);
+  }
+
+  batchStep(groups: Int32Array, args: readonly (readonly unknown[])[], sel: Int32Array | undefined, n: number): void {
+    const col = args[0]!;
+    for (let k = 0; k < n; k++) {
+      const r = sel ? sel[k]! : k;
+      const g = groups[r]!;
+      const v = col[r] as string;
+      if (parseScaledInto(v, parsed)) { this.#add(g, parsed.unscaled, parsed.scale); continue; }
+      const st = this.#state(g);
+      numStep(st, v);
+      this.#put(g, st);
+    }
+  }
+
+  batchStepScaled(groups: Int32Array, v: ScaledVector, sel: Int32Array | undefined, n: number): void {
+    const { unscaled, scale } = v;
+    const acc = this.#acc; const cnt = this.#cnt; const sc = this.#scale;
+    for (let k = 0; k < n; k++) {
+      const r = sel ? sel[k]! : k;
+      const g = groups[r]!;
+      const u = unscaled[r]!;
+      if (sc[g] === scale) {
+        // numAddScaled at an unchanged scale, with its three exactness checks.
+        const b = acc[g]! + u;
+        if (u <= SAFE && u >= -SAFE && b <= SAFE && b >= -SAFE) { acc[g] = b; cnt[g]! += 1; continue; }
+      }
+      this.#add(g, u, scale);
+    }
+  }
+
+  export(n: number): ColumnarPartial {
+    return { n, arrays: [this.#acc.slice(0, n), this.#cnt.slice(0, n), this.#scale.slice(0, n)], states: statesBelow(this.#objects, n) };
+  }
+
+  merge(p: ColumnarPartial, groups: Int32Array): void {
+    const [pacc, pcnt, pscale] = p.arrays as [Float64Array, Float64Array, Int32Array];
+    const acc = this.#acc; const cnt = this.#cnt; const sc = this.#scale;
+    for (let i = 0; i < p.n; i++) {
+      const ps = pscale[i]!;
+      // A group no row reached leaves the other state as it is (numCombine would too, at scale 0).
+      if (ps === OBJECT_STATE || pcnt[i] === 0) continue;
+      const g = groups[i]!;
+      const cur = sc[g]!;
+      if (cur !== OBJECT_STATE) {
+        // numCombine's exact total at the larger scale, while it fits the double.
+        const s = cur > ps ? cur : ps;
+        const a = acc[g]! * (POW10[s - cur] ?? NaN);
+        const b = pacc[i]! * (POW10[s - ps] ?? NaN);
+        const t = a + b;
+        if (a <= SAFE && a >= -SAFE && b <= SAFE && b >= -SAFE && t <= SAFE && t >= -SAFE) {
+          acc[g] = t; sc[g] = s; cnt[g]! += pcnt[i]!;
+          continue;
+        }
+      }
+      this.#put(g, numCombine(this.#state(g), { sum: ZERO, count: pcnt[i]!, acc: pacc[i]!, accScale: ps }));
+    }
+    for (const [i, st] of p.states) { const g = groups[i]!; this.#put(g, numCombine(this.#state(g), st as NumState)); }
+  }
+
+  finish(n: number): unknown[] {
+    const out = new Array<unknown>(n);
+    const sc = this.#scratch;
+    for (let g = 0; g < n; g++) {
+      const s = this.#scale[g]!;
+      if (s === OBJECT_STATE) { out[g] = this.final(this.#objects.get(g)!); continue; }
+      sc.count = this.#cnt[g]!; sc.acc = this.#acc[g]!; sc.accScale = s;
+      out[g] = this.final(sc);
+    }
+    return out;
+  }
+}
+
+/** sum/avg over float4/float8: the same additions in the same order as FloatState's. */
+class FloatColumns implements ColumnarAggregate {
+  #sum = new Float64Array(16);
+  #sumSq = new Float64Array(16);
+  #cnt = new Float64Array(16);
+  readonly #scratch: FloatState = { sum: 0, sumSq: 0, count: 0 };
+
+  constructor(readonly final: (s: FloatState) => unknown) {}
+
+  resize(n: number): void {
+    this.#sum = room(this.#sum, n); this.#sumSq = room(this.#sumSq, n); this.#cnt = room(this.#cnt, n);
+  }
+
+  batchStep(groups: Int32Array, args: readonly (readonly unknown[])[], sel: Int32Array | undefined, n: number): void {
+    const col = args[0]!;
+    const sum = this.#sum; const sumSq = this.#sumSq; const cnt = this.#cnt;
+    for (let k = 0; k < n; k++) {
+      const r = sel ? sel[k]! : k;
+      const g = groups[r]!;
+      const x = col[r] as number;
+      sum[g]! += x; sumSq[g]! += x * x; cnt[g]! += 1;
+    }
+  }
+
+  export(n: number): ColumnarPartial {
+    return { n, arrays: [this.#sum.slice(0, n), this.#sumSq.slice(0, n), this.#cnt.slice(0, n)], states: [] };
+  }
+
+  merge(p: ColumnarPartial, groups: Int32Array): void {
+    const [psum, psq, pcnt] = p.arrays as [Float64Array, Float64Array, Float64Array];
+    const sum = this.#sum; const sumSq = this.#sumSq; const cnt = this.#cnt;
+    for (let i = 0; i < p.n; i++) {
+      const g = groups[i]!;
+      sum[g]! += psum[i]!; sumSq[g]! += psq[i]!; cnt[g]! += pcnt[i]!;
+    }
+  }
+
+  finish(n: number): unknown[] {
+    const out = new Array<unknown>(n);
+    const sc = this.#scratch;
+    for (let g = 0; g < n; g++) {
+      sc.sum = this.#sum[g]!; sc.sumSq = this.#sumSq[g]!; sc.count = this.#cnt[g]!;
+      out[g] = this.final(sc);
+    }
+    return out;
+  }
+}
+
+/** min/max over int2/int4/date (numbers ordered by <, so ties need no rule). */
+class NumberMinMaxColumns implements ColumnarAggregate {
+  #v = new Float64Array(16);
+  #has = new Uint8Array(16);
+
+  constructor(readonly max: boolean) {}
+
+  resize(n: number): void { this.#v = room(this.#v, n); this.#has = room(this.#has, n); }
+
+  batchStep(groups: Int32Array, args: readonly (readonly unknown[])[], sel: Int32Array | undefined, n: number): void {
+    const col = args[0]!;
+    const val = this.#v; const has = this.#has;
+    const max = this.max;
+    for (let k = 0; k < n; k++) {
+      const r = sel ? sel[k]! : k;
+      const g = groups[r]!;
+      const x = col[r] as number;
+      if (has[g] === 0 || (max ? x > val[g]! : x < val[g]!)) { val[g] = x; has[g] = 1; }
+    }
+  }
+
+  export(n: number): ColumnarPartial { return { n, arrays: [this.#v.slice(0, n), this.#has.slice(0, n)], states: [] }; }
+
+  merge(p: ColumnarPartial, groups: Int32Array): void {
+    const [pv, phas] = p.arrays as [Float64Array, Uint8Array];
+    const val = this.#v; const has = this.#has;
+    const max = this.max;
+    for (let i = 0; i < p.n; i++) {
+      if (phas[i] === 0) continue;
+      const g = groups[i]!;
+      const x = pv[i]!;
+      if (has[g] === 0 || (max ? x > val[g]! : x < val[g]!)) { val[g] = x; has[g] = 1; }
+    }
+  }
+
+  finish(n: number): unknown[] {
+    const out = new Array<unknown>(n);
+    for (let g = 0; g < n; g++) out[g] = this.#has[g] ? this.#v[g]! : null;
+    return out;
+  }
 }
 
 export function registerBuiltinAggregates(): void {
@@ -253,27 +610,24 @@ export function registerBuiltinAggregates(): void {
   });
   // sum
   for (const k of ['int2', 'int4'] as const) {
-    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0 ? null : checkInt8(intTotal(s as IntState)))) });
-    registerAggregateFunction({ name: 'avg', args: [T[k]], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
+    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => intSum((s) => (s.count === 0 ? null : checkInt8(intTotal(s)))) });
+    registerAggregateFunction({ name: 'avg', args: [T[k]], returns: N, impl: () => intSum(avgOfInt) });
   }
-  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => ((s as IntState).count === 0 ? null : intTotal(s as IntState).toString())) });
-  registerAggregateFunction({ name: 'avg', args: [I8], returns: N, impl: () => mapFinal(intSum(), (s) => avgOfInt(s as IntState)) });
-  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => mapFinal(numAcc(), (s) => ((s as NumState).count === 0 ? null : numTotalText(s as NumState))) });
+  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => intSum((s) => (s.count === 0 ? null : intTotal(s).toString())) });
+  registerAggregateFunction({ name: 'avg', args: [I8], returns: N, impl: () => intSum(avgOfInt) });
+  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => numAcc((s) => (s.count === 0 ? null : numTotalText(s))) });
   registerAggregateFunction({
     name: 'avg', args: [N], returns: N,
-    impl: () => mapFinal(numAcc(), (s) => {
-      const st = s as NumState;
-      return st.count === 0 ? null : formatDecimal(decDiv(numTotal(st), { unscaled: BigInt(st.count), scale: 0 }));
-    }),
+    impl: () => numAcc((st) => (st.count === 0 ? null : formatDecimal(decDiv(numTotal(st), { unscaled: BigInt(st.count), scale: 0 })))),
   });
   for (const k of ['float4', 'float8'] as const) {
     registerAggregateFunction({
       name: 'sum', args: [T[k]], returns: T[k],
-      impl: () => mapFinal(floatAcc(), (s) => ((s as FloatState).count === 0 ? null : k === 'float4' ? Math.fround((s as FloatState).sum) : (s as FloatState).sum)),
+      impl: () => floatAcc((s) => (s.count === 0 ? null : k === 'float4' ? Math.fround(s.sum) : s.sum)),
     });
     registerAggregateFunction({
       name: 'avg', args: [T[k]], returns: F,
-      impl: () => mapFinal(floatAcc(), (s) => ((s as FloatState).count === 0 ? null : (s as FloatState).sum / (s as FloatState).count)),
+      impl: () => floatAcc((s) => (s.count === 0 ? null : s.sum / s.count)),
     });
   }
   registerAggregateFunction({

@@ -78,6 +78,42 @@ export interface AggregateImpl {
   batchStepScaled?(states: unknown[], groups: Int32Array, arg: ScaledVector, sel: Int32Array | undefined, n: number): void;
   /** Sliding-frame support: undoes step (optional; frames recompute without it). */
   inverse?(state: unknown, args: unknown[]): unknown;
+  /**
+   * Optional: a fresh holder of many groups' states in typed arrays (group g at
+   * index g), used by hash aggregates instead of one state object per group.
+   * Its results equal init/step/combine/final's for the same rows.
+   */
+  columnar?(): ColumnarAggregate;
+}
+
+/**
+ * The states of groups 0..n-1 of one aggregate, column-wise: counts, running
+ * sums and the like in typed arrays. A group whose state leaves what the typed
+ * form holds exactly (a numeric sum past 2^52, NaN, a BigInt addend) keeps an
+ * object state of the aggregate's own (`init`/`step`/`combine` form) instead.
+ */
+export interface ColumnarAggregate {
+  /** Makes groups [0, n) exist; groups new to it start as `init` would. */
+  resize(n: number): void;
+  /** batchStep's contract, over this holder's groups. */
+  batchStep(groups: Int32Array, args: readonly (readonly unknown[])[], sel: Int32Array | undefined, n: number): void;
+  /** batchStepScaled's contract, over this holder's groups. */
+  batchStepScaled?(groups: Int32Array, arg: ScaledVector, sel: Int32Array | undefined, n: number): void;
+  /** Groups [0, n) as structured-cloneable data (typed arrays, plus the object states of groups that left them). */
+  export(n: number): ColumnarPartial;
+  /** Combines an exported partial's group i into group `groups[i]` for every i (groups resized already). */
+  merge(p: ColumnarPartial, groups: Int32Array): void;
+  /** The final values of groups [0, n), canonical (NULL as null). */
+  finish(n: number): unknown[];
+}
+
+/** A ColumnarAggregate's exported groups. */
+export interface ColumnarPartial {
+  readonly n: number;
+  /** Per-group columns, each of length n (their meaning is the aggregate's own). */
+  readonly arrays: readonly (Float64Array | Int32Array | Uint8Array)[];
+  /** Groups held as object states: [group, state]. */
+  readonly states: readonly (readonly [number, unknown])[];
 }
 
 export interface AggregateFunctionDef {

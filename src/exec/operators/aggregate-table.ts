@@ -6,7 +6,7 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import { functionById } from '../functions/function-registry.js';
-import type { AggregateImpl } from '../functions/function-registry.js';
+import type { AggregateImpl, ColumnarAggregate, ColumnarPartial } from '../functions/function-registry.js';
 import type { HashAggregatePlan } from '../plan/physical-plan.js';
 import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
@@ -26,6 +26,8 @@ interface CompiledAggregate {
   readonly orderExprCount: number;
   /** DISTINCT or ORDER BY: argument rows are kept per group (ordered) or deduplicated (distinct) instead of stepped in batches. */
   readonly buffered: boolean;
+  /** States live in the aggregate's typed columns (ColumnarAggregate) rather than one object per group. */
+  readonly columnar: boolean;
 }
 
 /** The parts of a hash aggregate plan that decide its groups and states (what a worker needs for a partial aggregate). */
@@ -57,7 +59,12 @@ const DIRECT_KEY_KINDS = new Set([
   'text', 'varchar', 'name', 'char', 'bool', 'uuid', 'oid',
 ]);
 
-export function compileAggregation(spec: AggregateSpec): CompiledAggregation {
+/**
+ * Compiles a hash aggregate's keys and aggregates. `columnar: false` keeps
+ * every state an object of the aggregate's own (the reference the typed
+ * columns are tested against).
+ */
+export function compileAggregation(spec: AggregateSpec, { columnar = true }: { columnar?: boolean } = {}): CompiledAggregation {
   const aggs: CompiledAggregate[] = spec.aggregates.map((a) => {
     const f = functionById(a.fn);
     if (!f || f.kind !== 'aggregate' || !f.aggregate) throw new FloeError(SqlState.undefinedFunction, `aggregate ${a.fn} does not exist`);
@@ -65,8 +72,10 @@ export function compileAggregation(spec: AggregateSpec): CompiledAggregation {
     const ordered = a.orderBy && a.orderBy.length > 0
       ? compileSortKeys(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: a.args.length + i, type: k.expr.type } })))
       : undefined;
+    const impl = f.aggregate(argTypes);
+    const buffered = a.distinct || ordered !== undefined;
     return {
-      impl: f.aggregate(argTypes),
+      impl,
       strict: f.strict,
       args: a.args.map(compileExpr),
       argTypes,
@@ -75,7 +84,8 @@ export function compileAggregation(spec: AggregateSpec): CompiledAggregation {
       ordered,
       orderExprs: (a.orderBy ?? []).map((k) => compileExpr(k.expr)),
       orderExprCount: a.orderBy?.length ?? 0,
-      buffered: a.distinct || ordered !== undefined,
+      buffered,
+      columnar: columnar && !buffered && impl.columnar !== undefined,
     };
   });
   const keyTypes = spec.groupBy.map((e) => e.type);
@@ -126,8 +136,10 @@ export class AggregateTable {
   /** Per key column, the key value of each group. */
   readonly #keys: unknown[][];
   readonly #setIndex: number[] = [];
-  /** Per aggregate, the state of each group. */
+  /** Per aggregate, the state of each group (aggregates without typed columns). */
   readonly #states: unknown[][];
+  /** Per aggregate, its typed columns of states (columnar aggregates). */
+  readonly #columns: (ColumnarAggregate | undefined)[];
   readonly #seen: (Set<string> | undefined)[][];
   readonly #pending: (unknown[][] | undefined)[][];
   readonly #directParts: boolean[];
@@ -139,6 +151,7 @@ export class AggregateTable {
     this.#c = c;
     this.#keys = c.keyExprs.map(() => []);
     this.#states = c.aggs.map(() => []);
+    this.#columns = c.aggs.map((ag) => (ag.columnar ? ag.impl.columnar!() : undefined));
     this.#seen = c.aggs.map(() => []);
     this.#pending = c.aggs.map(() => []);
     this.#directParts = c.keyTypes.map((t) => DIRECT_KEY_KINDS.has(t.kind));
@@ -158,6 +171,7 @@ export class AggregateTable {
     for (let k = 0; k < this.#keys.length; k++) this.#keys[k]!.push(row >= 0 && set.includes(k) ? keyCols[k]![row] : null);
     for (let a = 0; a < c.aggs.length; a++) {
       const ag = c.aggs[a]!;
+      if (ag.columnar) continue;
       this.#states[a]!.push(ag.impl.init());
       // Only DISTINCT/ORDER BY aggregates keep per-group buffers (indexed by group like the states).
       if (ag.buffered) {
@@ -290,14 +304,17 @@ export class AggregateTable {
     const n = b.numRows;
     const keyCols: unknown[][] = [];
     for (const e of c.keyExprs) keyCols.push(await e.evaluate(b, run));
+    const columns = this.#columns;
     const argCols: unknown[][][] = [];
     const sels: (Int32Array | undefined)[] = [];
     const counts: number[] = [];
     const orderCols: unknown[][][] = [];
     const scaledArgs: (ScaledVector | undefined)[] = [];
-    for (const ag of c.aggs) {
+    for (let a = 0; a < c.aggs.length; a++) {
+      const ag = c.aggs[a]!;
       // A numeric argument with an exact scaled form skips numeric text altogether.
-      const scaled = ag.impl.batchStepScaled && !ag.buffered && ag.args.length === 1 ? ag.args[0]!.evaluateScaled?.(b) : undefined;
+      const scaled = (ag.columnar ? this.#columns[a]!.batchStepScaled : ag.impl.batchStepScaled) && !ag.buffered && ag.args.length === 1
+        ? ag.args[0]!.evaluateScaled?.(b) : undefined;
       scaledArgs.push(scaled);
       const cols: unknown[][] = [];
       if (!scaled) for (const e of ag.args) cols.push(await e.evaluate(b, run));
@@ -326,6 +343,13 @@ export class AggregateTable {
           continue;
         }
         const scaled = scaledArgs[a];
+        const typed = columns[a];
+        if (typed) {
+          typed.resize(this.size);
+          if (scaled) typed.batchStepScaled!(groups, scaled, sel, count);
+          else typed.batchStep(groups, cols, sel, count);
+          continue;
+        }
         if (scaled) {
           ag.impl.batchStepScaled!(states, groups, scaled, sel, count);
           continue;
@@ -373,20 +397,42 @@ export class AggregateTable {
     return added;
   }
 
-  /** This table's groups as structured-cloneable data (aggregates without DISTINCT/ORDER BY only). */
+  /**
+   * This table's groups as structured-cloneable data (aggregates without
+   * DISTINCT/ORDER BY only): key columns of numbers go as Float64Arrays, and
+   * columnar aggregates as their typed columns, so cloning them is a copy of
+   * buffers rather than of a value or an object per group.
+   */
   partial(): PartialAggregate {
     if (this.#c.aggs.some((ag) => ag.buffered)) throw new FloeError(SqlState.internalError, 'partial DISTINCT/ORDER BY aggregates cannot be exported');
-    return { numGroups: this.size, keys: this.#keys, states: this.#states };
+    const n = this.size;
+    return {
+      numGroups: n,
+      keys: this.#keys.map(numbersAsTyped),
+      states: this.#c.aggs.map((_, a) => {
+        const typed = this.#columns[a];
+        if (!typed) return this.#states[a]!;
+        // Groups no row of this aggregate reached may lie past its columns so far.
+        typed.resize(n);
+        return typed.export(n);
+      }),
+    };
   }
 
   /** Merges another table's partial (same spec, no grouping sets) with the aggregates' combine; returns the bytes newly held. */
   merge(p: PartialAggregate): number {
     if (p.numGroups === 0) return 0;
-    const { groups, added } = this.assignGroups(p.keys, p.numGroups, 0);
+    const { groups, added } = this.assignGroups(p.keys as readonly (readonly unknown[])[], p.numGroups, 0);
     for (let a = 0; a < this.#c.aggs.length; a++) {
+      const typed = this.#columns[a];
+      if (typed) {
+        typed.resize(this.size);
+        typed.merge(p.states[a] as ColumnarPartial, groups);
+        continue;
+      }
       const impl = this.#c.aggs[a]!.impl;
       const states = this.#states[a]!;
-      const from = p.states[a]!;
+      const from = p.states[a] as readonly unknown[];
       for (let i = 0; i < p.numGroups; i++) {
         const g = groups[i]!;
         states[g] = impl.combine(states[g], from[i]);
@@ -409,6 +455,12 @@ export class AggregateTable {
     const out: unknown[][] = [...this.#keys];
     for (let a = 0; a < c.aggs.length; a++) {
       const ag = c.aggs[a]!;
+      const typed = this.#columns[a];
+      if (typed) {
+        typed.resize(n);
+        out.push(typed.finish(n));
+        continue;
+      }
       const states = this.#states[a]!;
       const col = new Array<unknown>(n);
       for (let g = 0; g < n; g++) {
@@ -449,6 +501,12 @@ export class AggregateTable {
     }
     return state;
   }
+}
+
+/** A key column as a Float64Array when every key in it is a number (cloned as one buffer), else as it is. */
+function numbersAsTyped(keys: readonly unknown[]): readonly unknown[] | Float64Array {
+  for (let i = 0; i < keys.length; i++) if (typeof keys[i] !== 'number') return keys;
+  return Float64Array.from(keys as number[]);
 }
 
 /** Rows an aggregate steps: those passing its FILTER and, for strict aggregates, without a NULL argument (undefined = all n rows). */

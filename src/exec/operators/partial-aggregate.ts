@@ -140,6 +140,9 @@ export async function runPartialAggregates(
   // cloning and merging as many states as rows costs more than sending the rows, so the
   // tasks not yet started send their scanned rows, and this thread aggregates them.
   let rowsInstead = false;
+  // Typed partials (every aggregate columnar) clone as a few buffers and merge in a
+  // typed pass, at most one step per group where rows would cost one per row: always worth it.
+  const typedStates = compiled.aggregation.aggs.every((ag) => ag.columnar);
   let tasksSentRows = 0;
   // Merges and sinks change one table; a sink awaits between steps, so they take turns.
   let turn: Promise<void> = Promise.resolve();
@@ -180,7 +183,7 @@ export async function runPartialAggregates(
         r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
         await inTurn(() => merge(r.partial));
         const fed = r.rowsOut[r.rowsOut.length - 1] ?? 0;
-        if (!inThread && r.partial.numGroups >= ROWS_INSTEAD_MIN_GROUPS && r.partial.numGroups > fed * ROWS_INSTEAD_GROUP_SHARE) rowsInstead = true;
+        if (!inThread && !typedStates && r.partial.numGroups >= ROWS_INSTEAD_MIN_GROUPS && r.partial.numGroups > fed * ROWS_INSTEAD_GROUP_SHARE) rowsInstead = true;
       } catch (e) {
         failed = true;
         throw e;

@@ -2,6 +2,7 @@ import type { RecordBatch } from 'apache-arrow';
 import type { ScanTaskCounters } from '../../lake/index.js';
 import type { Expr } from '../expr/expr.js';
 import type { RuntimeFilter } from '../operators/runtime-filter.js';
+import type { ColumnarPartial } from '../functions/function-registry.js';
 import type { HashAggregatePlan, OutputColumn } from '../plan/physical-plan.js';
 
 /** A Filter or Project node above the scan that runs in the worker, bottom-up. */
@@ -42,12 +43,14 @@ export interface ScanFragment {
 
 /**
  * A partial hash aggregate, structured-cloneable: per key column the key of
- * each group, per aggregate the state of each group (merged with `combine`).
+ * each group (a Float64Array when every key is a number), per aggregate the
+ * states of the groups — typed columns for aggregates that keep them
+ * (ColumnarAggregate.export), else one state object per group (merged with `combine`).
  */
 export interface PartialAggregate {
   readonly numGroups: number;
-  readonly keys: readonly (readonly unknown[])[];
-  readonly states: readonly (readonly unknown[])[];
+  readonly keys: readonly (readonly unknown[] | Float64Array)[];
+  readonly states: readonly (readonly unknown[] | ColumnarPartial)[];
 }
 
 /** What a worker sends back for one task's partial aggregate. */
