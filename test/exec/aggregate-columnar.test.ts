@@ -1,0 +1,237 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Decimal, makeData } from 'apache-arrow';
+import type { Data } from 'apache-arrow';
+import type { SqlType } from '../../src/common/sql-type.js';
+import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import type { ColumnSource } from '../../src/exec/arrow/columnar-batch.js';
+import type { AggregateCall, Expr } from '../../src/exec/index.js';
+import { AggregateTable, compileAggregation } from '../../src/exec/operators/aggregate-table.js';
+import type { AggregateSpec } from '../../src/exec/operators/aggregate-table.js';
+import { createRunState } from '../../src/exec/run-state.js';
+import { aggId, col, int, lit, op, t } from './exec-test-helpers.js';
+
+/*
+ * The typed per-group states (ColumnarAggregate) against the object states
+ * they replace (compileAggregation's `columnar: false`): the same batches,
+ * stepped from numeric text or from exact scaled Decimal data, split across
+ * tables whose partials cross a structured clone and merge, must finish with
+ * the same values — around 2^52/2^53 where numeric and int8 sums leave the
+ * double, with NULLs, negative values, "-0.00", NaN and changing scales.
+ */
+
+const run = createRunState({ params: [], settings: new Map(), transactionStartMicros: 0n });
+
+/** Input columns: 0 k int4 (group key, NULLs), 1 n numeric, 2 i int4, 3 b int8, 4 f float8, 5 d date. */
+const TYPES: SqlType[] = [t.int4, t.numeric, t.int4, t.int8, t.float8, t.date];
+const c = (i: number): Expr => col(i, TYPES[i]!);
+
+function call(name: string, args: Expr[], filter?: Expr): AggregateCall {
+  const a = aggId(name, ...args.map((x) => x.type));
+  return { fn: a.id, args, distinct: false, type: a.type, ...(filter ? { filter } : {}) };
+}
+
+const AGGS: AggregateCall[] = [
+  call('count', []), call('count', [c(1)]), call('sum', [c(1)]), call('avg', [c(1)]),
+  call('sum', [c(2)]), call('avg', [c(2)]), call('sum', [c(3)]), call('avg', [c(3)]),
+  call('sum', [c(4)]), call('avg', [c(4)]), call('min', [c(2)]), call('max', [c(2)]), call('min', [c(5)]), call('max', [c(5)]),
+  call('sum', [c(1)], op('>', c(2), int(0))), call('count', [c(3)], op('<', c(2), int(0))),
+  // No typed columns: their object states ride along in the same partials.
+  call('min', [c(1)]), call('max', [c(3)]),
+];
+
+const spec = (groupBy: Expr[]): AggregateSpec => ({ groupBy, aggregates: AGGS });
+
+const MAX = 2n ** 53n - 1n;
+const P52 = 2n ** 52n;
+
+/** Unscaled numerics around where the running double must give way to BigInt, plus small ones. */
+const unscaledArb = fc.oneof(
+  { weight: 4, arbitrary: fc.bigInt({ min: -1000n, max: 1000n }) },
+  { weight: 2, arbitrary: fc.bigInt({ min: P52 - 40n, max: P52 + 40n }) },
+  { weight: 2, arbitrary: fc.bigInt({ min: -P52 - 40n, max: -P52 + 40n }) },
+  { weight: 2, arbitrary: fc.bigInt({ min: MAX - 40n, max: MAX + 40n }) },
+  { weight: 1, arbitrary: fc.bigInt({ min: -MAX - 40n, max: -MAX + 40n }) },
+  { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }) },
+  { weight: 1, arbitrary: fc.constantFrom(0n, P52, -P52, MAX, -MAX, 2n ** 53n, -(2n ** 53n)) },
+);
+
+function formatUnscaled(u: bigint, scale: number): string {
+  if (scale === 0) return u.toString();
+  const neg = u < 0n;
+  const s = (neg ? -u : u).toString().padStart(scale + 1, '0');
+  return `${neg ? '-' : ''}${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+}
+
+/** Numeric text at mixed scales, with "-0.00", NaN and scales far apart (0 and 33). */
+const numericTextArb = fc.oneof(
+  { weight: 12, arbitrary: fc.tuple(unscaledArb, fc.integer({ min: 0, max: 4 })).map(([u, s]) => formatUnscaled(u, s)) },
+  { weight: 1, arbitrary: fc.constantFrom('-0.00', '0', 'NaN', '0.000000000000000000000000000000001', '4503599627370496.5') },
+  { weight: 2, arbitrary: fc.constant(null) },
+);
+
+const int4Arb = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.constantFrom(2147483647, -2147483648), fc.constant(null));
+const int8Arb = fc.oneof(
+  fc.bigInt({ min: -10n, max: 10n }), fc.bigInt({ min: P52 - 5n, max: P52 + 5n }), fc.bigInt({ min: -P52 - 5n, max: -P52 + 5n }),
+  fc.constantFrom(MAX, -MAX - 1n, 2n ** 62n, -(2n ** 62n)), fc.constant(null),
+);
+const float8Arb = fc.oneof(fc.double({ noNaN: false }), fc.constantFrom(-0, 0.1, 0.2, 1e308), fc.constant(null));
+const dateArb = fc.oneof(fc.integer({ min: -1000, max: 30000 }), fc.constantFrom(Infinity, -Infinity), fc.constant(null));
+
+type Row = [number | null, string | null, number | null, bigint | null, number | null, number | null];
+
+/** One batch: rows, and for the numeric column either text or Decimal data at one scale (unscaled values). */
+interface BatchSpec { rows: Row[]; decimal: { scale: number; unscaled: (bigint | null)[] } | undefined }
+
+const rowArb = (keys: number): fc.Arbitrary<Row> => fc.tuple(
+  fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: keys - 1 }) }, { weight: 1, arbitrary: fc.constant(null) }),
+  numericTextArb, int4Arb, int8Arb, float8Arb, dateArb,
+);
+
+const batchArb = (keys: number): fc.Arbitrary<BatchSpec> => fc.tuple(
+  fc.array(rowArb(keys), { minLength: 1, maxLength: 40 }),
+  fc.option(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.array(fc.oneof({ weight: 6, arbitrary: unscaledArb }, { weight: 1, arbitrary: fc.constant(null) }), { minLength: 40, maxLength: 40 }))),
+).map(([rows, dec]) => {
+  if (!dec) return { rows, decimal: undefined };
+  const [scale, unscaled] = dec;
+  const u = unscaled.slice(0, rows.length);
+  // The rows' numeric text is what the Decimal data decodes to.
+  return { rows: rows.map((r, i) => [r[0], u[i] === null ? null : formatUnscaled(u[i]!, scale), r[2], r[3], r[4], r[5]] as Row), decimal: { scale, unscaled: u } };
+});
+
+function decimalData(values: readonly (bigint | null)[], scale: number): Data {
+  const words = new Uint32Array(values.length * 4);
+  const bitmap = new Uint8Array((values.length + 7) >> 3);
+  let nulls = 0;
+  values.forEach((v, i) => {
+    if (v === null) { nulls++; return; }
+    bitmap[i >> 3]! |= 1 << (i & 7);
+    let x = BigInt.asUintN(128, v);
+    for (let w = 0; w < 4; w++) { words[i * 4 + w] = Number(x & 0xffffffffn); x >>= 32n; }
+  });
+  return makeData({ type: new Decimal(scale, 38, 128), length: values.length, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, data: words });
+}
+
+function batchOf(b: BatchSpec) {
+  const sources: ColumnSource[] = TYPES.map((_, ci) => b.rows.map((r) => r[ci]));
+  // Decimal data gives the numeric argument a scaled view (when every value is a safe integer).
+  if (b.decimal) sources[1] = new ArrowColumn(decimalData(b.decimal.unscaled, b.decimal.scale), t.numeric);
+  return lazyBatch(b.rows.length, sources);
+}
+
+const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && !Number.isFinite(x) ? String(x) : Object.is(x, -0) ? '-0' : x));
+
+/** Rows of a finished table, sorted (partial merges may number groups differently). */
+function rowsOf(table: AggregateTable): string[] {
+  const { columns, numRows } = table.finish(false);
+  const out: string[] = [];
+  for (let r = 0; r < numRows; r++) out.push(text(columns.map((col) => col[r])));
+  return out.sort();
+}
+
+/**
+ * Sinks `batches` split into `parts` tables by `split` (table per batch), ships each table's
+ * partial through a structured clone (as a worker's result), and merges them into a table that
+ * has itself sunk batches assigned to part 0.
+ */
+async function viaPartials(s: AggregateSpec, columnar: boolean, batches: BatchSpec[], split: number[], parts: number): Promise<string[]> {
+  const compiled = compileAggregation(s, { columnar });
+  const tables = Array.from({ length: parts }, () => new AggregateTable(compiled));
+  for (let i = 0; i < batches.length; i++) await tables[split[i]! % parts]!.sink(batchOf(batches[i]!), run);
+  const into = tables[0]!;
+  for (let p = 1; p < parts; p++) into.merge(structuredClone(tables[p]!.partial()));
+  return rowsOf(into);
+}
+
+async function direct(s: AggregateSpec, columnar: boolean, batches: BatchSpec[]): Promise<string[]> {
+  const table = new AggregateTable(compileAggregation(s, { columnar }));
+  for (const b of batches) await table.sink(batchOf(b), run);
+  return rowsOf(table);
+}
+
+test('typed states equal object states: GROUP BY int4, global aggregate, stepped from text and from scaled Decimal data', async () => {
+  await fc.assert(fc.asyncProperty(
+    fc.integer({ min: 1, max: 6 }).chain((keys) => fc.array(batchArb(keys), { minLength: 1, maxLength: 5 })),
+    async (batches) => {
+      for (const groupBy of [[c(0)], []]) {
+        assert.deepEqual(await direct(spec(groupBy), true, batches), await direct(spec(groupBy), false, batches));
+      }
+    },
+  ), { numRuns: 150 });
+});
+
+test('typed partials (cloned, merged) equal object partials merged the same way', async () => {
+  await fc.assert(fc.asyncProperty(
+    fc.integer({ min: 1, max: 6 }).chain((keys) => fc.tuple(
+      fc.array(batchArb(keys), { minLength: 1, maxLength: 6 }), fc.array(fc.nat(10), { minLength: 6, maxLength: 6 }), fc.integer({ min: 2, max: 3 }),
+    )),
+    async ([batches, split, parts]) => {
+      for (const groupBy of [[c(0)], [c(0), c(2)], []]) {
+        const typed = await viaPartials(spec(groupBy), true, batches, split, parts);
+        const objects = await viaPartials(spec(groupBy), false, batches, split, parts);
+        assert.deepEqual(typed, objects);
+      }
+    },
+  ), { numRuns: 100 });
+});
+
+/** Exact sum of numeric texts at the largest scale seen (the reference PostgreSQL's numeric sum gives). */
+function exactSum(texts: readonly string[]): string {
+  let scale = 0;
+  for (const v of texts) scale = Math.max(scale, (v.split('.')[1] ?? '').length);
+  let total = 0n;
+  for (const v of texts) {
+    const neg = v.startsWith('-');
+    const [ip, fp = ''] = (neg ? v.slice(1) : v).split('.');
+    const u = BigInt(ip! + fp.padEnd(scale, '0'));
+    total += neg ? -u : u;
+  }
+  return formatUnscaled(total, scale);
+}
+
+test('numeric sums at the 2^52/2^53 boundary are exact, typed or spilled, in one table or across merged partials', async () => {
+  const P = 2 ** 52;
+  const groups: [number, string[]][] = [
+    [0, [String(P - 1), '1', '1', '-1']], // reaches 2^52 + 1: spills
+    [1, [String(2 ** 53 - 1), String(-(2 ** 53 - 1)), '0.5']], // addends past 2^52 themselves
+    [2, ['4503599627370495.99', '0.01', '-0.00']], // 2^52 at scale 2
+    [3, ['-0.00', '-0.00']], // keeps the scale, loses the sign
+    [4, ['1.5', '2.25', '-3.125', '10']], // scale grows 1 → 2 → 3
+    [5, ['0.000000000000000000000000000000001', '5']], // scales 33 apart
+    [6, ['99999999999999999999.5', '-99999999999999999999.5', '1']], // BigInt addends cancel
+    [7, [String(-P), '-1', String(P), '1']], // leaves and comes back under 2^52
+  ];
+  const batches: BatchSpec[] = [];
+  for (const [k, vals] of groups) for (const v of vals) batches.push({ rows: [[k, v, 1, 1n, 1, 1]], decimal: undefined });
+  const s: AggregateSpec = { groupBy: [c(0)], aggregates: [call('sum', [c(1)]), call('count', [c(1)])] };
+  const expected = groups.map(([k, vals]) => text([k, exactSum(vals), BigInt(vals.length)])).sort();
+  assert.deepEqual(await direct(s, true, batches), expected);
+  assert.deepEqual(await direct(s, false, batches), expected);
+  // Every row in its own partial: each merge crosses the boundary instead of each step.
+  assert.deepEqual(await viaPartials(s, true, batches, batches.map((_, i) => i), batches.length), expected);
+  assert.deepEqual(await viaPartials(s, true, batches, batches.map((_, i) => i % 2), 2), expected);
+});
+
+test('int8 sums past 2^52 and 2^63, int4 sums as int8, float and date columns, NULL-only groups: typed and object states agree', async () => {
+  const big = 2n ** 62n;
+  const rows: Row[] = [
+    [0, null, 2147483647, big, null, null], [0, null, 2147483647, big, null, null], [0, null, -5, 1n, null, null],
+    [1, null, null, null, null, null],
+    [2, '1.10', 7, 2n ** 52n, 0.1, 5], [2, '2.205', 8, 2n ** 52n, 0.2, -Infinity], [2, null, -1, -(2n ** 53n), -0, 7],
+  ];
+  const batches: BatchSpec[] = [{ rows, decimal: undefined }];
+  const s: AggregateSpec = {
+    groupBy: [c(0)],
+    aggregates: [call('sum', [c(2)]), call('sum', [c(3)]), call('sum', [c(4)]), call('min', [c(5)]), call('max', [c(5)]), call('count', [c(3)]),
+      call('avg', [c(2)]), call('avg', [c(3)]), call('avg', [c(1)])],
+  };
+  const typed = await direct(s, true, batches);
+  assert.deepEqual(typed, await direct(s, false, batches));
+  const sums = typed.map((r) => (JSON.parse(r) as unknown[]).slice(0, 7));
+  assert.deepEqual(sums, [
+    [0, '4294967289n', String(2n * big + 1n), null, null, null, '3n'],
+    [1, null, null, null, null, null, '0n'],
+    [2, '14n', '0', 0.30000000000000004, '-Infinity', 7, '3n'],
+  ]);
+});
