@@ -11,7 +11,7 @@ import { tpchQueries } from './tpch-queries.js';
 import { createTableSql, TPCH_TABLES } from './tpch-schema.js';
 
 export const TPCH_USAGE = `usage:
-  floe bench tpch [bench] --sf N [--dir WORKDIR [--reuse]] [--timeout SECONDS] [--queries 1,3,6] [--upsert-fraction 0.1] [--out results.md]
+  floe bench tpch [bench] --sf N [--dir WORKDIR [--reuse]] [--timeout SECONDS] [--runs 3] [--queries 1,3,6] [--upsert-fraction 0.1] [--out results.md]
       generate TPC-H in-process, load it into a fresh warehouse through the lake's write path,
       write the same data as Parquet, and time the 22 queries in Floe (through the wire) and DuckDB,
       on the optimized tables and again after upserting a fraction of orders and lineitem.
@@ -19,7 +19,8 @@ export const TPCH_USAGE = `usage:
       dir removed at the end); with --reuse a later run queries what an earlier finished load left
       in WORKDIR at the same --sf instead of loading again (upserts always go to a fresh copy,
       WORKDIR/warehouse-upserted). A query past --timeout (default 300 s) is cancelled and shown
-      as a timeout; the run goes on.
+      as a timeout; the run goes on. Each query runs --runs times (default 3) per engine and
+      the fastest run counts; the geomean of the first runs is shown too.
   floe bench tpch load --sf N [--data ./floe-data] [--replace] [--no-optimize]
       load TPC-H into a warehouse (the gateway must not be running on it)
   floe bench tpch generate --sf N --out DIR [--format parquet|copy]
@@ -29,6 +30,12 @@ function sfOf(v: string | undefined): number {
   const sf = Number(v ?? '1');
   if (!(sf > 0)) throw new Error(`--sf must be a positive number, got ${v}`);
   return sf;
+}
+
+function runsOf(v: string | undefined): number {
+  const runs = Number(v ?? '3');
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${v}`);
+  return runs;
 }
 
 /** Entry point for `floe bench tpch …` (argv is what follows "tpch"). */
@@ -57,6 +64,7 @@ async function benchCommand(argv: string[]): Promise<void> {
       reuse: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
+      runs: { type: 'string', default: '3' },
       queries: { type: 'string' },
       'upsert-fraction': { type: 'string', default: '0.1' },
       out: { type: 'string' },
@@ -75,6 +83,7 @@ async function benchCommand(argv: string[]): Promise<void> {
     dir: dir === undefined ? undefined : resolve(dir),
     reuse: values.reuse,
     timeoutMs: Number(values.timeout) * 1000,
+    runs: runsOf(values.runs),
     upsertFraction: Number(values['upsert-fraction']),
     queries: values.queries?.split(',').map(Number),
   });
