@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlType } from '../../common/sql-type.js';
 import { IntHashTable } from './int-hash-table.js';
 import { int32Column } from './int32-column.js';
+import { IntKeySet } from './int-key-set.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { Expr } from '../expr/expr.js';
 import type { HashJoinPlan, JoinType, LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
@@ -310,7 +311,7 @@ function distinctInts(values: readonly number[]): number[] {
 
 /** A filter's set as built in one thread, and whether it still earns its keep there. */
 interface ActiveFilter {
-  readonly set: IntHashTable | Set<string>;
+  readonly set: IntKeySet | Set<string>;
   checked: number;
   removed: number;
   off: boolean;
@@ -327,13 +328,7 @@ function activeFilter(f: RuntimeFilter): ActiveFilter {
   let a = active.get(f.id);
   if (!a) {
     if (active.size >= 16) active.delete(active.keys().next().value!);
-    let set: IntHashTable | Set<string>;
-    if (f.kind === 'int') {
-      const values = f.values as Float64Array;
-      const table = new IntHashTable(values.length);
-      for (let i = 0; i < values.length; i++) table.push(values[i]!, 0);
-      set = table;
-    } else set = new Set<string>(f.values as readonly string[]);
+    const set = f.kind === 'int' ? new IntKeySet(f.values as Float64Array) : new Set<string>(f.values as readonly string[]);
     a = { set, checked: 0, removed: 0, off: false };
     active.set(f.id, a);
   }
@@ -355,14 +350,14 @@ export function runtimeFilterSelection(b: ColumnarBatch, filters: readonly Runti
     // int4 without NULLs straight from its Arrow buffer: the column need not be decoded here.
     const ints = f.kind === 'int' ? int32Column(b, f.column) : undefined;
     if (ints) {
-      const set = a.set as IntHashTable;
+      const set = a.set as IntKeySet;
       for (let j = 0; j < n; j++) {
         const i = sel ? sel[j]! : j;
         if (set.has(ints[i]!)) keep[k++] = i;
       }
     } else if (f.kind === 'int') {
       const col = b.columns[f.column]!;
-      const set = a.set as IntHashTable;
+      const set = a.set as IntKeySet;
       for (let j = 0; j < n; j++) {
         const i = sel ? sel[j]! : j;
         const v = col[i];
