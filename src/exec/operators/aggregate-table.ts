@@ -12,7 +12,7 @@ import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
 import { numericKey, rowKey, valueKey } from '../types/value-ops.js';
 import { compileSortKeys } from './sort-keys.js';
-import { IntHashTable } from './int-hash-table.js';
+import { IntGroupIndex } from './aggregate-int-groups.js';
 
 interface CompiledAggregate {
   readonly impl: AggregateImpl;
@@ -131,11 +131,17 @@ function normalKey(v: unknown, t: SqlType): string {
 export class AggregateTable {
   readonly #c: CompiledAggregation;
   readonly #index = new Map<unknown, number>();
-  /** Single direct keys that are int32 values live here (the join's typed table) instead of in #index; the two never hold the same key. */
-  readonly #ints = new IntHashTable(16);
+  /** Single direct keys that are int32 values live here instead of in #index; the two never hold the same key. */
+  readonly #ints = new IntGroupIndex();
   /** Per key column, the key value of each group. */
   readonly #keys: unknown[][];
-  readonly #setIndex: number[] = [];
+  /** Grouping sets only: the set each group belongs to. */
+  readonly #setIndex: number[] | undefined;
+  /** Per grouping set, whether each key column is in it. */
+  readonly #inSet: boolean[][];
+  /** The aggregates keeping an object state per group. */
+  readonly #objectAggs: number[];
+  #size = 0;
   /** Per aggregate, the state of each group (aggregates without typed columns). */
   readonly #states: unknown[][];
   /** Per aggregate, its typed columns of states (columnar aggregates). */
@@ -155,23 +161,28 @@ export class AggregateTable {
     this.#seen = c.aggs.map(() => []);
     this.#pending = c.aggs.map(() => []);
     this.#directParts = c.keyTypes.map((t) => DIRECT_KEY_KINDS.has(t.kind));
+    this.#setIndex = c.spec.groupingSets === undefined ? undefined : [];
+    this.#inSet = c.sets.map((set) => c.keyExprs.map((_, k) => set.includes(k)));
+    this.#objectAggs = c.aggs.flatMap((ag, a) => (ag.columnar ? [] : [a]));
   }
 
   get size(): number {
-    return this.#setIndex.length;
+    return this.#size;
   }
 
   #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number, intKey = false): number {
     const c = this.#c;
-    const g = this.#setIndex.length;
-    if (intKey) this.#ints.push(key as number, g);
+    const g = this.#size++;
+    if (intKey) this.#ints.add(key as number, g);
     else this.#index.set(key, g);
-    this.#setIndex.push(s);
-    const set = c.sets[s]!;
-    for (let k = 0; k < this.#keys.length; k++) this.#keys[k]!.push(row >= 0 && set.includes(k) ? keyCols[k]![row] : null);
-    for (let a = 0; a < c.aggs.length; a++) {
+    this.#setIndex?.push(s);
+    const inSet = this.#inSet[s]!;
+    const keys = this.#keys;
+    for (let k = 0; k < keys.length; k++) keys[k]!.push(row >= 0 && inSet[k] ? keyCols[k]![row] : null);
+    const objectAggs = this.#objectAggs;
+    for (let i = 0; i < objectAggs.length; i++) {
+      const a = objectAggs[i]!;
       const ag = c.aggs[a]!;
-      if (ag.columnar) continue;
       this.#states[a]!.push(ag.impl.init());
       // Only DISTINCT/ORDER BY aggregates keep per-group buffers (indexed by group like the states).
       if (ag.buffered) {
@@ -213,8 +224,8 @@ export class AggregateTable {
         if (key === lastKey && lastGroup >= 0) { groups[i] = lastGroup; continue; }
         let g: number;
         if (direct && typeof key === 'number' && (key | 0) === key) {
-          const found = ints.get(key);
-          if (found === undefined) { g = this.#newGroup(key, keyCols, i, s, true); added += this.#groupBytes(key); } else g = found;
+          g = ints.get(key);
+          if (g < 0) { g = this.#newGroup(key, keyCols, i, s, true); added += this.#groupBytes(key); }
         } else {
           const found = index.get(key);
           if (found === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); } else g = found;
@@ -473,7 +484,7 @@ export class AggregateTable {
     }
     if (withGroupingId) {
       const nk = c.keyExprs.length;
-      out.push(this.#setIndex.map((s) => {
+      out.push(this.#setIndex!.map((s) => {
         const set = c.sets[s]!;
         let id = 0;
         for (let k = 0; k < nk; k++) if (!set.includes(k)) id |= 1 << (nk - 1 - k);

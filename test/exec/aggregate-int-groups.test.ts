@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { IntGroupIndex } from '../../src/exec/operators/aggregate-int-groups.js';
+
+/** Feeds keys to the index as AggregateTable does (get, then add on a miss) and checks every answer against a Map. */
+function check(keys: readonly number[]): void {
+  const index = new IntGroupIndex();
+  const ref = new Map<number, number>();
+  for (const k of keys) {
+    const g = index.get(k);
+    assert.equal(g, ref.get(k) ?? -1, `key ${k}`);
+    if (g < 0) { ref.set(k, ref.size); index.add(k, ref.size - 1); }
+  }
+  assert.equal(index.size, ref.size);
+  for (const [k, g] of ref) assert.equal(index.get(k), g);
+  // Keys never added are not found, inside and outside the range seen.
+  for (const k of [0, 1, -1, 2147483647, -2147483648, 12345, -7777777]) if (!ref.has(k)) assert.equal(index.get(k), -1);
+}
+
+test('int group index: dense, climbing, falling, sparse and extreme int32 keys find exactly the groups a Map would', () => {
+  const int32 = fc.integer({ min: -2147483648, max: 2147483647 });
+  fc.assert(fc.property(fc.oneof(
+    fc.array(fc.integer({ min: -50, max: 50 }), { maxLength: 300 }),
+    fc.array(int32, { maxLength: 100 }),
+    fc.tuple(int32, fc.array(fc.integer({ min: 0, max: 3000 }), { maxLength: 300 })).map(([base, ds]) => ds.map((d) => Math.max(-2147483648, Math.min(2147483647, base + d)))),
+    fc.array(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constantFrom(2147483647, -2147483648, 1 << 26, -(1 << 26))), { maxLength: 200 }),
+  ), check), { numRuns: 300 });
+});
+
+test('int group index: a range wider than its keys allow moves to the hash table once, keeping every group', () => {
+  // Climbing order keys (dense: stays direct), then keys 2^25 apart (sparse: moves to the hash table).
+  const keys: number[] = [];
+  for (let i = 0; i < 50_000; i++) keys.push(1 + i * 4 + (i % 3));
+  for (let i = 0; i < 50; i++) keys.push(-2147483648 + i * (1 << 25));
+  for (let i = 0; i < 50_000; i += 7) keys.push(1 + i * 4 + (i % 3));
+  for (let i = 100_000; i > 90_000; i--) keys.push(i * 9);
+  check(keys);
+  // Falling keys below the first one widen the range downwards.
+  check(Array.from({ length: 20_000 }, (_, i) => 1_000_000 - i * 3));
+  check([2147483647, 2147483646, -2147483648, 2147483647, 0]);
+});
