@@ -129,37 +129,44 @@ export function takeData(data: Data, indices: Int32Array): Data {
   return mk({ ...base, data: out });
 }
 
-/** dst row j = src row indices[j], rows of `w` words; runs of consecutive rows copy as blocks. */
+/**
+ * dst row j = src row indices[j], rows of `w` words. Plain loops, unrolled for the
+ * common widths (int4/date, int8/float8, decimal128): detecting runs of consecutive
+ * rows to copy them as blocks cost more than it saved, since a filter's kept rows
+ * rarely form long runs (measured 2026-11-29 on lineitem at 54% and 99.7% kept).
+ */
 function gatherWords(src: Int32Array, dst: Int32Array, indices: Int32Array, w: number): void {
   const n = indices.length;
-  let j = 0;
-  while (j < n) {
-    const start = indices[j]!;
-    let len = 1;
-    while (j + len < n && indices[j + len] === start + len) len++;
-    const count = len * w;
-    const from = start * w;
-    const to = j * w;
-    if (count >= 32) dst.set(src.subarray(from, from + count), to);
-    else for (let b = 0; b < count; b++) dst[to + b] = src[from + b]!;
-    j += len;
+  switch (w) {
+    case 1:
+      for (let j = 0; j < n; j++) dst[j] = src[indices[j]!]!;
+      return;
+    case 2:
+      for (let j = 0; j < n; j++) {
+        const f = indices[j]! * 2; const t = j * 2;
+        dst[t] = src[f]!; dst[t + 1] = src[f + 1]!;
+      }
+      return;
+    case 4:
+      for (let j = 0; j < n; j++) {
+        const f = indices[j]! * 4; const t = j * 4;
+        dst[t] = src[f]!; dst[t + 1] = src[f + 1]!; dst[t + 2] = src[f + 2]!; dst[t + 3] = src[f + 3]!;
+      }
+      return;
+    default:
+      for (let j = 0; j < n; j++) {
+        const f = indices[j]! * w; const t = j * w;
+        for (let k = 0; k < w; k++) dst[t + k] = src[f + k]!;
+      }
   }
 }
 
 /** gatherWords for rows whose width is not a whole number of words (int2, bytes). */
 function gatherBytes(src: Uint8Array, dst: Uint8Array, indices: Int32Array, w: number): void {
   const n = indices.length;
-  let j = 0;
-  while (j < n) {
-    const start = indices[j]!;
-    let len = 1;
-    while (j + len < n && indices[j + len] === start + len) len++;
-    const count = len * w;
-    const from = start * w;
-    const to = j * w;
-    if (count >= 64) dst.set(src.subarray(from, from + count), to);
-    else for (let b = 0; b < count; b++) dst[to + b] = src[from + b]!;
-    j += len;
+  for (let j = 0; j < n; j++) {
+    const f = indices[j]! * w; const t = j * w;
+    for (let k = 0; k < w; k++) dst[t + k] = src[f + k]!;
   }
 }
 
