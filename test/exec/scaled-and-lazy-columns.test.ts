@@ -170,3 +170,33 @@ test('Utf8 decoding: short ASCII values come from the per-batch cache and equal 
   assert.deepEqual(vectorToValues(makeVector(data.slice(3, 9)), t.text), values.slice(3, 12));
   assert.deepEqual(vectorToValues(makeVector(data), { kind: 'bpchar', length: 8 }), values);
 });
+
+test('scan batches with a row selection: selections compose, slices and decoding see only the selected rows, unread columns stay Arrow', () => {
+  fc.assert(fc.property(
+    fc.array(fc.option(fc.string({ maxLength: 4 }), { nil: null }), { minLength: 1, maxLength: 40 }),
+    fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+    fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+    (values, keep1, keep2) => {
+      const texts = makeVector(vectorFromArray(values, new Utf8()).data[0]!);
+      const ints = makeData({ type: new Int32(), length: values.length, data: Int32Array.from(values, (_, i) => i * 3) });
+      const batch = new RecordBatch(new Schema([new Field('t', new Utf8(), true), new Field('n', new Int32(), false)]),
+        makeData({ type: new Struct([new Field('t', new Utf8(), true), new Field('n', new Int32(), false)]), length: values.length, nullCount: 0, children: [texts.data[0]!, ints] }));
+      const rows = Int32Array.from(values.map((_, i) => i).filter((i) => keep1[i]));
+      const b = decodeColumns(batch, ['t', 'n'], [{ kind: 'text' }, { kind: 'int4' }], rows);
+      assert.equal(b.numRows, rows.length);
+      const sel = Int32Array.from([...rows.keys()].filter((k) => keep2[k]));
+      const narrowed = selectRows(b, sel);
+      const expectedRows = [...sel].map((k) => rows[k]!);
+      assert.deepEqual(narrowed.columns[0], expectedRows.map((i) => values[i] ?? null));
+      // The int column was never read: it is still Arrow, and its data holds exactly the selected rows.
+      const n = columnSource(narrowed, 1);
+      assert.ok(n instanceof ArrowColumn);
+      assert.deepEqual([...makeVector(n.data)], expectedRows.map((i) => i * 3));
+      if (expectedRows.length >= 2) {
+        const half = n.slice(1, expectedRows.length);
+        assert.equal(half.length, expectedRows.length - 1);
+        assert.deepEqual([...makeVector(half.data)], expectedRows.slice(1).map((i) => i * 3));
+      }
+    },
+  ), { numRuns: 200 });
+});

@@ -23,9 +23,45 @@ export interface ColumnarBatch {
   readonly columns: readonly (readonly unknown[])[];
 }
 
-/** A column still in Arrow form, with the SqlType its values decode as. */
+/**
+ * A column still in Arrow form, with the SqlType its values decode as. It may
+ * stand for only some rows of its Arrow data (`rows`, as a scan's filter or a
+ * runtime join filter left them): selections compose without copying, and the
+ * rows are gathered once, when `data` is first read.
+ */
 export class ArrowColumn {
-  constructor(readonly data: Data, readonly type: SqlType) {}
+  #data: Data | undefined;
+  readonly #base: Data;
+  readonly #rows: Int32Array | undefined;
+
+  constructor(data: Data, readonly type: SqlType, rows?: Int32Array) {
+    this.#base = data;
+    this.#rows = rows;
+    if (rows === undefined) this.#data = data;
+  }
+
+  get data(): Data {
+    return (this.#data ??= takeData(this.#base, this.#rows!));
+  }
+
+  get length(): number {
+    return this.#rows?.length ?? this.#base.length;
+  }
+
+  /** Rows `sel` of this column, in that order, still uncopied. */
+  select(sel: Int32Array): ArrowColumn {
+    const rows = this.#rows;
+    if (rows === undefined) return new ArrowColumn(this.#base, this.type, sel);
+    const composed = new Int32Array(sel.length);
+    for (let k = 0; k < sel.length; k++) composed[k] = rows[sel[k]!]!;
+    return new ArrowColumn(this.#base, this.type, composed);
+  }
+
+  /** Rows [start, end). */
+  slice(start: number, end: number): ArrowColumn {
+    const rows = this.#rows;
+    return rows === undefined ? new ArrowColumn(this.#base.slice(start, end - start), this.type) : new ArrowColumn(this.#base, this.type, rows.subarray(start, end));
+  }
 }
 
 /** A column of a batch under construction: decoded values, or Arrow data not decoded yet. */
@@ -76,7 +112,7 @@ export function columnSource(batch: ColumnarBatch, i: number): ColumnSource {
 
 /** Rows `sel` of one column, in that order; Arrow data stays Arrow data. */
 export function selectColumn(src: ColumnSource, sel: ArrayLike<number>): ColumnSource {
-  if (src instanceof ArrowColumn) return new ArrowColumn(takeData(src.data, sel instanceof Int32Array ? sel : Int32Array.from(sel)), src.type);
+  if (src instanceof ArrowColumn) return src.select(sel instanceof Int32Array ? sel : Int32Array.from(sel));
   const n = sel.length;
   const out = new Array<unknown>(n);
   for (let k = 0; k < n; k++) out[k] = src[sel[k]!];
@@ -85,7 +121,7 @@ export function selectColumn(src: ColumnSource, sel: ArrayLike<number>): ColumnS
 
 /** Rows [start, end) of one column. */
 export function sliceColumn(src: ColumnSource, start: number, end: number): ColumnSource {
-  return src instanceof ArrowColumn ? new ArrowColumn(src.data.slice(start, end - start), src.type) : src.slice(start, end);
+  return src instanceof ArrowColumn ? src.slice(start, end) : src.slice(start, end);
 }
 
 /**
@@ -110,14 +146,14 @@ export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): Colu
  * A scan batch's columns by name (else by position) as a ColumnarBatch: how
  * lake scans and pool workers turn what the lake returns into working form.
  */
-export function decodeColumns(batch: RecordBatch, names: readonly string[], types: readonly SqlType[]): ColumnarBatch {
+export function decodeColumns(batch: RecordBatch, names: readonly string[], types: readonly SqlType[], rows?: Int32Array): ColumnarBatch {
   const sources: ColumnSource[] = [];
   for (let i = 0; i < types.length; i++) {
     const child = batch.getChild(names[i]!) ?? batch.getChildAt(i);
     if (!child || child.data.length !== 1) throw new FloeError(SqlState.internalError, `scan batch lacks column "${names[i]}"`);
-    sources.push(new ArrowColumn(child.data[0]!, types[i]!));
+    sources.push(new ArrowColumn(child.data[0]!, types[i]!, rows));
   }
-  return lazyBatch(batch.numRows, sources);
+  return lazyBatch(rows?.length ?? batch.numRows, sources);
 }
 
 export function schemaOf(columns: readonly OutputColumn[]): Schema {

@@ -132,8 +132,8 @@ export function compileScanPipeline(f: Pick<ScanFragment, 'residual' | 'pipeline
 }
 
 /** Decodes a scan task's batch into the fragment's columns (by projected name, else position). */
-export function decodeScanBatch(batch: RecordBatch, f: Pick<ScanFragment, 'columns' | 'projection'>): ColumnarBatch {
-  return decodeColumns(batch, f.projection, f.columns.map((c) => c.type));
+export function decodeScanBatch(batch: RecordBatch, f: Pick<ScanFragment, 'columns' | 'projection'>, rows?: Int32Array): ColumnarBatch {
+  return decodeColumns(batch, f.projection, f.columns.map((c) => c.type), rows);
 }
 
 /**

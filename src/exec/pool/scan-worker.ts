@@ -1,8 +1,8 @@
 import { RecordBatch, Schema, Table, tableToIPC } from 'apache-arrow';
 import { move } from 'piscina';
 import { isFloeError } from '../../common/floe-error.js';
-import { executeScanTask } from '../../lake/index.js';
-import type { ScanTaskCounters } from '../../lake/index.js';
+import { executeScanTask, executeScanTaskSelected } from '../../lake/index.js';
+import type { ScanTaskCounters, SelectedBatch } from '../../lake/index.js';
 import type { ScanTask } from '../../lake/index.js';
 import { encodeColumnar } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
@@ -53,7 +53,7 @@ function residualOf(f: ScanFragment): CompiledExpr {
   return c;
 }
 
-async function applyFragment(batches: RecordBatch[], f: ScanFragment): Promise<RecordBatch[]> {
+async function applyFragment(batches: readonly SelectedBatch[], f: ScanFragment): Promise<RecordBatch[]> {
   const pred = f.residual ? residualOf(f) : undefined;
   const filters = f.runtimeFilters ?? [];
   const stats = { removed: 0 };
@@ -62,8 +62,10 @@ async function applyFragment(batches: RecordBatch[], f: ScanFragment): Promise<R
     user: f.user, database: f.database, searchPath: f.searchPath,
   });
   const out: RecordBatch[] = [];
-  for (const batch of batches) {
-    let b = decodeScanBatch(batch, f);
+  for (const { batch, rows } of batches) {
+    // The scan's kept rows stay a selection: the runtime filters and the residual narrow
+    // it, and each surviving column is copied once when encoded.
+    let b = decodeScanBatch(batch, f, rows);
     if (filters.length > 0) {
       const sel = runtimeFilterSelection(b, filters, stats);
       if (sel !== undefined) {
@@ -98,8 +100,13 @@ export async function runScanTask(input: ScanTask | ScanWorkerInput): Promise<Sc
     if (fragment?.aggregate) return await aggregateScanTask(task, fragment, shipmentOf(fragment));
     let batches: RecordBatch[] = [];
     const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
-    for await (const b of executeScanTask(task, counters)) batches.push(b);
-    if (fragment) batches = await applyFragment(batches, fragment);
+    if (fragment) {
+      const selected: SelectedBatch[] = [];
+      for await (const b of executeScanTaskSelected(task, counters)) selected.push(b);
+      batches = await applyFragment(selected, fragment);
+    } else {
+      for await (const b of executeScanTask(task, counters)) batches.push(b);
+    }
     const ipc = batches.length === 0 ? new Uint8Array(0) : tableToIPC(new Table(batches), 'stream');
     // Only a top-level moved value is transferred (nested ones would be cloned), so the
     // task's counters ride in front of the IPC stream rather than beside it.

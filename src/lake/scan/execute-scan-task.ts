@@ -13,7 +13,7 @@ import { OP_COLUMN, SEQ_FILE_COLUMN, physicalName } from '../table/table-layout.
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanTask } from './scan-types.js';
-import { filterBatch } from './filter-batch.js';
+import { filterBatch, filterSelection } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import type { ScanFilter } from './scan-types.js';
@@ -65,19 +65,41 @@ function withNeededColumns(task: ScanTask, merging: boolean): ScanTask {
  * SQL names. Needs nothing but the task, so it runs in a worker thread.
  */
 export async function* executeScanTask(whole: ScanTask, counters?: ScanTaskCounters): AsyncIterable<RecordBatch> {
+  for await (const { batch, rows } of executeScanTaskSelected(whole, counters)) yield rows === undefined ? batch : takeRows(batch, rows);
+}
+
+/** A scan batch whose rows are `batch`'s rows `rows` (ascending), or all of them when undefined. */
+export interface SelectedBatch {
+  readonly batch: RecordBatch;
+  readonly rows: Int32Array | undefined;
+}
+
+/**
+ * executeScanTask without the filter's copy: each batch comes with the rows that
+ * passed, so a consumer that narrows them further (runtime join filters, residual
+ * predicates) copies each column once at the end, and columns it drops never.
+ */
+export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanTaskCounters): AsyncIterable<SelectedBatch> {
   // Without change files a keyed task has nothing to merge: its base rows are the answer
   // as they stand, so neither the key columns nor the sequence column need decoding.
   const merging = whole.keyColumns.length > 0 && whole.changeFiles.length > 0;
   const task = withNeededColumns(whole, merging);
   const storage = openStorage(task.storage);
-  const rows = merging ? await mergedRows(storage, task, counters) : await unmergedRows(storage, task, counters);
+  const batches = merging ? await mergedRows(storage, task, counters) : await unmergedRows(storage, task, counters);
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
-  for (const b of rows) {
+  for (const b of batches) {
     if (remaining <= 0) return;
-    let out = project(filterBatch(b, task.filters, task.columns), task);
-    if (out.numRows > remaining) out = out.slice(0, remaining);
-    remaining -= out.numRows;
-    if (out.numRows > 0) yield out;
+    let rows = filterSelection(b, task.filters, task.columns);
+    let count = rows?.length ?? b.numRows;
+    if (count === 0) continue;
+    if (count > remaining) {
+      rows = rows === undefined ? undefined : rows.subarray(0, remaining);
+      count = remaining;
+    }
+    const out = project(b, task);
+    remaining -= count;
+    if (rows === undefined && count < b.numRows) yield { batch: out.slice(0, count), rows: undefined };
+    else yield { batch: out, rows };
   }
 }
 

@@ -20,7 +20,17 @@ export function isExactFilter(f: ScanFilter, col: ColumnMetadata): boolean {
  * the batch comes back whole unless at least that share of its rows fails.
  */
 export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[], minDropShare = 0): RecordBatch {
-  if (filters.length === 0 || b.numRows === 0) return b;
+  const keep = filterSelection(b, filters, columns);
+  // An optional filter (one a later pass repeats) keeps the batch whole unless it drops enough to pay for the copy.
+  return keep === undefined || keep.length > b.numRows * (1 - minDropShare) ? b : takeRows(b, keep);
+}
+
+/**
+ * The rows of `b` passing every filter, ascending; undefined when all pass. Lets a
+ * caller defer the copy: a scan's consumer may narrow the rows further first.
+ */
+export function filterSelection(b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[]): Int32Array | undefined {
+  if (filters.length === 0 || b.numRows === 0) return undefined;
   // Undefined while every row is kept: the first column's pass reads rows 0..n-1 directly.
   let keep: Int32Array | undefined;
   let n = b.numRows;
@@ -44,8 +54,7 @@ export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], colu
     keep = out.subarray(0, kept);
     n = kept;
   }
-  // An optional filter (one a later pass repeats) keeps the batch whole unless it drops enough to pay for the copy.
-  return n === b.numRows || n > b.numRows * (1 - minDropShare) ? b : takeRows(b, keep!);
+  return n === b.numRows ? undefined : keep;
 }
 
 /** The filters grouped by column, in the order columns first appear: one pass per column. */
