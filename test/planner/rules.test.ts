@@ -131,6 +131,20 @@ test('simplify-expressions factors conjuncts common to every OR branch (join key
   assert.match(only("select 1 from orders where (o_id = 1 and o_cust = 2) or o_id = 1", 'simplify-expressions'), /Predicate: \(o_id = 1::bigint\)\n/);
 });
 
+test('push-filter-into-join filters each side of an inner join by what an OR across both implies for it, and keeps the OR', () => {
+  const sql = "select o_id from orders o, customers c where o.o_cust = c.c_id and ((c.c_name = 'x' and o.o_id > 5) or (c.c_name = 'y' and o.o_amount < 3 and o.o_id < 2))";
+  const text = only(sql, 'push-filter-into-join');
+  assert.match(text, /Predicate: \(\(c_name = 'x'\) OR \(c_name = 'y'\)\)\n\s+->  Lake Scan on public.customers/);
+  assert.match(text, /Predicate: \(\(o_id > \(5\)::bigint\) OR \(\(o_amount < .*\) AND \(o_id < \(2\)::bigint\)\)\)\n\s+->  Lake Scan on public.orders/);
+  assert.match(text, /Join Filter: .*c_name = 'x'.*OR.*c_name = 'y'/, 'the OR itself still decides at the join');
+  // A branch with nothing on one side implies nothing there; volatile ORs are never copied.
+  const partial = only("select o_id from orders o, customers c where o.o_cust = c.c_id and ((c.c_name = 'x' and o.o_id > 5) or o.o_amount < 3)", 'push-filter-into-join');
+  assert.match(partial, /Predicate: \(\(o_id > \(5\)::bigint\) OR \(o_amount < .*\)\)\n\s+->  Lake Scan on public.orders/);
+  assert.doesNotMatch(partial, /->  Filter\n\s+Predicate: [^\n]*\n\s+->  Lake Scan on public.customers/);
+  const volatile = only("select o_id from orders o, customers c where o.o_cust = c.c_id and ((c.c_name = 'x' and random() < 0.5) or (c.c_name = 'y' and o.o_id > random()))", 'push-filter-into-join');
+  assert.doesNotMatch(volatile, /->  Filter\n\s+Predicate: [^\n]*\n\s+->  Lake Scan on public.customers/);
+});
+
 test('reorder-joins avoids cross products while a connected relation remains', () => {
   const sql = 'select o.o_id from orders o, sales.items i, customers c where c.c_id = o.o_cust and i.i_id = c.c_id';
   const before = planText(sql, ['reorder-joins']);

@@ -5,6 +5,7 @@ import type { LogicalPlan } from '../logical/logical-plan.js';
 import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
 import { conjunction, conjuncts, remapColumns } from '../expr-utils.js';
 import { sideOf } from './join-sides.js';
+import { orImpliedFilters } from './or-implied-filters.js';
 
 export function filterOver(input: LogicalPlan, parts: readonly Expr[]): LogicalPlan {
   const predicate = conjunction(parts);
@@ -14,7 +15,8 @@ export function filterOver(input: LogicalPlan, parts: readonly Expr[]): LogicalP
 /**
  * filter(join) → conjuncts on one side move below the join (where the join type
  * keeps that side's rows intact); for inner joins, the ones reading both sides
- * become join condition (a cross join with an equality becomes a hash join).
+ * become join condition (a cross join with an equality becomes a hash join), and
+ * an OR among them also filters each side by what it implies for that side alone.
  */
 function apply(p: LogicalPlan): RuleResult {
   if (p.kind !== 'filter' || p.input.kind !== 'join') return { plan: p, changed: false };
@@ -31,7 +33,13 @@ function apply(p: LogicalPlan): RuleResult {
     const side = sideOf(c, width);
     if (side === 'left' && leftOk) toLeft.push(c);
     else if (side === 'right' && rightOk) toRight.push(remapColumns(c, (i) => i - width));
-    else if ((side === 'both' || side === 'none') && j.joinType === 'inner') toCondition.push(c);
+    else if ((side === 'both' || side === 'none') && j.joinType === 'inner') {
+      toCondition.push(c);
+      // Derived once, here, as the OR moves into the join condition for good.
+      const implied = side === 'both' ? orImpliedFilters(c, width) : {};
+      if (implied.left) toLeft.push(implied.left);
+      if (implied.right) toRight.push(remapColumns(implied.right, (i) => i - width));
+    }
     else stay.push(c);
   }
   if (toLeft.length + toRight.length + toCondition.length === 0) return { plan: p, changed: false };
