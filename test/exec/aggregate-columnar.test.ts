@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Decimal, makeData } from 'apache-arrow';
+import { Decimal, makeData, makeVector } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { SqlType } from '../../src/common/sql-type.js';
 import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
@@ -9,6 +9,7 @@ import type { ColumnSource } from '../../src/exec/arrow/columnar-batch.js';
 import type { AggregateCall, Expr } from '../../src/exec/index.js';
 import { AggregateTable, compileAggregation } from '../../src/exec/operators/aggregate-table.js';
 import type { AggregateSpec } from '../../src/exec/operators/aggregate-table.js';
+import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
 import { createRunState } from '../../src/exec/run-state.js';
 import { aggId, col, int, lit, op, t } from './exec-test-helpers.js';
 
@@ -122,9 +123,11 @@ function batchOf(b: BatchSpec) {
 
 const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : typeof x === 'number' && !Number.isFinite(x) ? String(x) : Object.is(x, -0) ? '-0' : x));
 
-/** Rows of a finished table, sorted (partial merges may number groups differently). */
+/** Rows of a finished table, sorted (partial merges may number groups differently); Arrow columns decoded as readers would. */
 function rowsOf(table: AggregateTable): string[] {
-  const { columns, numRows } = table.finish(false);
+  const finished = table.finish(false);
+  const numRows = finished.numRows;
+  const columns = finished.columns.map((col) => (col instanceof ArrowColumn ? vectorToValues(makeVector(col.data), col.type) : col));
   const out: string[] = [];
   for (let r = 0; r < numRows; r++) out.push(text(columns.map((col) => col[r])));
   return out.sort();
@@ -234,4 +237,34 @@ test('int8 sums past 2^52 and 2^63, int4 sums as int8, float and date columns, N
     [1, null, null, null, null, null, '0n'],
     [2, '14n', '0', 0.30000000000000004, '-Infinity', 7, '3n'],
   ]);
+});
+
+test('typed sums and counts finish as Arrow data (Decimal128, Int64) that decodes to the object path values: negatives, NULL groups, one scale', async () => {
+  const rows: Row[] = [
+    [0, '-1.25', -7, -(2n ** 40n), null, null], [0, '-4503599627370.49', -2147483648, 5n, null, null],
+    [1, null, null, null, null, null],
+    [2, '0.00', 2147483647, 2n ** 50n, null, null], [2, '-0.00', 1, 3n, null, null],
+    [3, '12.50', 0, -1n, null, null], [3, '-12.50', 0, 1n, null, null],
+  ];
+  const s: AggregateSpec = { groupBy: [c(0)], aggregates: [call('sum', [c(1)]), call('count', []), call('count', [c(1)]), call('sum', [c(2)]), call('sum', [c(3)]), call('avg', [c(1)])] };
+  const batches: BatchSpec[] = [{ rows, decimal: undefined }];
+  const table = new AggregateTable(compileAggregation(s));
+  await table.sink(batchOf(batches[0]!), run);
+  const kinds = table.finish(false).columns.map((col) => (col instanceof ArrowColumn ? String(col.data.type) : 'values'));
+  // The key column stays values; avg(numeric) has no Arrow form.
+  assert.deepEqual(kinds, ['values', 'Decimal[38e+2]', 'Int64', 'Int64', 'Int64', 'Decimal[38e0]', 'values']);
+  const typed = await direct(s, true, batches);
+  assert.deepEqual(typed, await direct(s, false, batches));
+  assert.deepEqual(typed.map((r) => (JSON.parse(r) as unknown[]).slice(0, 6)), [
+    [0, '-4503599627371.74', '2n', '2n', '-2147483655n', String(5n - 2n ** 40n)],
+    [1, null, '1n', '0n', null, null],
+    [2, '0.00', '2n', '2n', '2147483648n', String(2n ** 50n + 3n)],
+    [3, '0.00', '2n', '2n', '0n', '0'],
+  ]);
+  // A second scale in one group keeps the text path for that column (numeric sums show each group's own scale).
+  const mixed: BatchSpec[] = [{ rows: [[0, '1.5', 1, 1n, null, null], [1, '2.25', 1, 1n, null, null]], decimal: undefined }];
+  const t2 = new AggregateTable(compileAggregation(s));
+  await t2.sink(batchOf(mixed[0]!), run);
+  assert.ok(Array.isArray(t2.finish(false).columns[1]));
+  assert.deepEqual(await direct(s, true, mixed), await direct(s, false, mixed));
 });

@@ -3,11 +3,20 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { IntGroupIndex } from '../../src/exec/operators/aggregate-int-groups.js';
 
-/** Feeds keys to the index as AggregateTable does (get, then add on a miss) and checks every answer against a Map. */
-function check(keys: readonly number[]): void {
-  const index = new IntGroupIndex();
+/**
+ * Feeds keys to the index as AggregateTable does (get, then add on a miss) and
+ * checks every answer against a Map; with `hints`, announces ranges (a partial's
+ * keys) now and then, and starts with an expected key count.
+ */
+function check(keys: readonly number[], hints = false): void {
+  const index = new IntGroupIndex(hints ? keys.length : 0);
   const ref = new Map<number, number>();
-  for (const k of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (hints && i % 7 === 0) {
+      const next = keys.slice(i, i + 7);
+      index.expect(Math.min(...next), Math.max(...next), next.length);
+    }
     const g = index.get(k);
     assert.equal(g, ref.get(k) ?? -1, `key ${k}`);
     if (g < 0) { ref.set(k, ref.size); index.add(k, ref.size - 1); }
@@ -20,15 +29,15 @@ function check(keys: readonly number[]): void {
 
 test('int group index: dense, climbing, falling, sparse and extreme int32 keys find exactly the groups a Map would', () => {
   const int32 = fc.integer({ min: -2147483648, max: 2147483647 });
-  fc.assert(fc.property(fc.oneof(
+  fc.assert(fc.property(fc.tuple(fc.oneof(
     fc.array(fc.integer({ min: -50, max: 50 }), { maxLength: 300 }),
     fc.array(int32, { maxLength: 100 }),
     fc.tuple(int32, fc.array(fc.integer({ min: 0, max: 3000 }), { maxLength: 300 })).map(([base, ds]) => ds.map((d) => Math.max(-2147483648, Math.min(2147483647, base + d)))),
     fc.array(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constantFrom(2147483647, -2147483648, 1 << 26, -(1 << 26))), { maxLength: 200 }),
-  ), check), { numRuns: 300 });
+  ), fc.boolean()), ([keys, hints]) => check(keys, hints)), { numRuns: 400 });
 });
 
-test('int group index: a range wider than its keys allow moves to the hash table once, keeping every group', () => {
+test('int group index: keys spread too wide move to the hash table and back to the array once enough keys make the range dense, keeping every group', () => {
   // Climbing order keys (dense: stays direct), then keys 2^25 apart (sparse: moves to the hash table).
   const keys: number[] = [];
   for (let i = 0; i < 50_000; i++) keys.push(1 + i * 4 + (i % 3));
@@ -39,4 +48,8 @@ test('int group index: a range wider than its keys allow moves to the hash table
   // Falling keys below the first one widen the range downwards.
   check(Array.from({ length: 20_000 }, (_, i) => 1_000_000 - i * 3));
   check([2147483647, 2147483646, -2147483648, 2147483647, 0]);
+  check(keys, true);
+  // Two keys a million apart start in the hash table; 100k keys between them make the range dense.
+  check([0, 1_000_000, ...Array.from({ length: 100_000 }, (_, i) => i * 7 + 1), 999_999, -1]);
+  check([2147483647, 2147483646, -2147483648, 2147483647, 0], true);
 });

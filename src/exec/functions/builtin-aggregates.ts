@@ -1,3 +1,5 @@
+import { Decimal as ArrowDecimal, Int64, makeData } from 'apache-arrow';
+import type { Data } from 'apache-arrow';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -61,13 +63,13 @@ function intCombine(x: IntState, y: IntState): IntState {
   return { sum: x.sum + y.sum + BigInt(x.acc) + BigInt(y.acc), count: x.count + y.count, acc: 0 };
 }
 
-const intSum = (final: (s: IntState) => unknown): AggregateImpl => ({
+const intSum = (final: (s: IntState) => unknown, arrow?: 'int64' | 'decimal'): AggregateImpl => ({
   init: () => ({ sum: 0n, count: 0, acc: 0 }),
   step: (s, [v]) => { intStep(s as IntState, v as number | bigint); return s; },
   combine: (a, b) => intCombine(a as IntState, b as IntState),
   final: final as (s: unknown) => unknown,
   batchStep: batchOf(intStep),
-  columnar: () => new IntSumColumns(final),
+  columnar: () => new IntSumColumns(final, arrow),
 });
 
 function intTotal(s: IntState): bigint {
@@ -148,13 +150,13 @@ function numCombine(x: NumState, y: NumState): NumState {
 }
 
 /** sum/avg over numeric; `final` only reads its state. */
-function numAcc(final: (s: NumState) => unknown): AggregateImpl {
+function numAcc(final: (s: NumState) => unknown, arrow = false): AggregateImpl {
   return {
     init: () => ({ sum: ZERO, count: 0, acc: 0, accScale: 0 }),
     step: (s, [v]) => { numStep(s as NumState, v as string); return s; },
     combine: (a, b) => numCombine(a as NumState, b as NumState),
     final: final as (s: unknown) => unknown,
-    columnar: () => new NumColumns(final),
+    columnar: () => new NumColumns(final, arrow),
     batchStep: batchOf(numStep),
     batchStepScaled: (states, groups, v, sel, n) => {
       const { unscaled, scale } = v;
@@ -277,6 +279,40 @@ function statesBelow<S>(m: Map<number, S>, n: number): [number, S][] {
   return out;
 }
 
+/** Validity of groups whose count is not zero (no bitmap when none is zero). */
+function nonZeroValidity(cnt: Float64Array, n: number): { nullBitmap: Uint8Array | undefined; nullCount: number } {
+  let nullCount = 0;
+  for (let g = 0; g < n; g++) if (cnt[g] === 0) nullCount++;
+  if (nullCount === 0) return { nullBitmap: undefined, nullCount };
+  const nullBitmap = new Uint8Array((n + 7) >> 3);
+  for (let g = 0; g < n; g++) if (cnt[g] !== 0) nullBitmap[g >> 3]! |= 1 << (g & 7);
+  return { nullBitmap, nullCount };
+}
+
+/** Integer-valued doubles below 2^53 as little-endian two's complement, `words` 32-bit words each (2: Int64, 4: Decimal128). */
+function wideInts(v: Float64Array, n: number, words: number): Uint32Array {
+  const out = new Uint32Array(n * words);
+  for (let g = 0; g < n; g++) {
+    const x = v[g]!;
+    const hi = Math.floor(x / 4294967296);
+    const o = g * words;
+    out[o] = x >>> 0;
+    out[o + 1] = hi;
+    if (hi < 0) for (let w = 2; w < words; w++) out[o + w] = 0xffffffff;
+  }
+  return out;
+}
+
+function int64Data(v: Float64Array, n: number, cnt: Float64Array | undefined): Data {
+  const { nullBitmap, nullCount } = cnt ? nonZeroValidity(cnt, n) : { nullBitmap: undefined, nullCount: 0 };
+  return makeData({ type: new Int64(), length: n, nullCount, nullBitmap, data: new BigInt64Array(wideInts(v, n, 2).buffer) });
+}
+
+function decimalData(v: Float64Array, n: number, scale: number, cnt: Float64Array): Data {
+  const { nullBitmap, nullCount } = nonZeroValidity(cnt, n);
+  return makeData({ type: new ArrowDecimal(scale, 38, 128), length: n, nullCount, nullBitmap, data: wideInts(v, n, 4) });
+}
+
 class CountColumns implements ColumnarAggregate {
   #n = new Float64Array(16);
 
@@ -302,6 +338,10 @@ class CountColumns implements ColumnarAggregate {
     for (let g = 0; g < n; g++) out[g] = BigInt(c[g]!);
     return out;
   }
+
+  finishArrow(n: number): Data {
+    return int64Data(this.#n, n, undefined);
+  }
 }
 
 /**
@@ -317,7 +357,8 @@ class IntSumColumns implements ColumnarAggregate {
   readonly #objects = new Map<number, IntState>();
   readonly #scratch: IntState = { sum: 0n, count: 0, acc: 0 };
 
-  constructor(readonly final: (s: IntState) => unknown) {}
+  /** `arrow`: the final values are the totals as int8 (sum(int2/int4)) or as numeric at scale 0 (sum(int8)). */
+  constructor(readonly final: (s: IntState) => unknown, readonly arrow?: 'int64' | 'decimal') {}
 
   resize(n: number): void {
     this.#acc = room(this.#acc, n); this.#cnt = room(this.#cnt, n); this.#obj = room(this.#obj, n);
@@ -382,6 +423,12 @@ class IntSumColumns implements ColumnarAggregate {
     }
     return out;
   }
+
+  finishArrow(n: number): Data | undefined {
+    if (this.arrow === undefined || this.#objects.size > 0) return undefined;
+    // Totals within 2^52: sum(int2/int4) is inside int8's range without checkInt8.
+    return this.arrow === 'int64' ? int64Data(this.#acc, n, this.#cnt) : decimalData(this.#acc, n, 0, this.#cnt);
+  }
 }
 
 /** Marks a numeric group whose state is an object in NumColumns' #objects. */
@@ -401,7 +448,8 @@ class NumColumns implements ColumnarAggregate {
   readonly #objects = new Map<number, NumState>();
   readonly #scratch: NumState = { sum: ZERO, count: 0, acc: 0, accScale: 0 };
 
-  constructor(readonly final: (s: NumState) => unknown) {}
+  /** `arrow`: the final values are the totals (sum), which finishArrow can give as Decimal128 data. */
+  constructor(readonly final: (s: NumState) => unknown, readonly arrow = false) {}
 
   resize(n: number): void {
     this.#acc = room(this.#acc, n); this.#cnt = room(this.#cnt, n); this.#scale = room(this.#scale, n);
@@ -508,6 +556,21 @@ class NumColumns implements ColumnarAggregate {
     }
     return out;
   }
+
+  /** The totals as Decimal128 at their one scale (numTotalText's digits), when every group is typed and has the same scale. */
+  finishArrow(n: number): Data | undefined {
+    if (!this.arrow || this.#objects.size > 0) return undefined;
+    const sc = this.#scale; const cnt = this.#cnt;
+    let scale = -1;
+    for (let g = 0; g < n; g++) {
+      if (cnt[g] === 0) continue;
+      if (scale < 0) scale = sc[g]!;
+      else if (sc[g] !== scale) return undefined;
+    }
+    // Decimal128 holds 38 digits (the running doubles have at most 16); rarer scales keep text.
+    if (scale > 20) return undefined;
+    return decimalData(this.#acc, n, Math.max(scale, 0), cnt);
+  }
 }
 
 /** sum/avg over float4/float8: the same additions in the same order as FloatState's. */
@@ -610,12 +673,12 @@ export function registerBuiltinAggregates(): void {
   });
   // sum
   for (const k of ['int2', 'int4'] as const) {
-    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => intSum((s) => (s.count === 0 ? null : checkInt8(intTotal(s)))) });
+    registerAggregateFunction({ name: 'sum', args: [T[k]], returns: I8, impl: () => intSum((s) => (s.count === 0 ? null : checkInt8(intTotal(s))), 'int64') });
     registerAggregateFunction({ name: 'avg', args: [T[k]], returns: N, impl: () => intSum(avgOfInt) });
   }
-  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => intSum((s) => (s.count === 0 ? null : intTotal(s).toString())) });
+  registerAggregateFunction({ name: 'sum', args: [I8], returns: N, impl: () => intSum((s) => (s.count === 0 ? null : intTotal(s).toString()), 'decimal') });
   registerAggregateFunction({ name: 'avg', args: [I8], returns: N, impl: () => intSum(avgOfInt) });
-  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => numAcc((s) => (s.count === 0 ? null : numTotalText(s))) });
+  registerAggregateFunction({ name: 'sum', args: [N], returns: N, impl: () => numAcc((s) => (s.count === 0 ? null : numTotalText(s)), true) });
   registerAggregateFunction({
     name: 'avg', args: [N], returns: N,
     impl: () => numAcc((st) => (st.count === 0 ? null : formatDecimal(decDiv(numTotal(st), { unscaled: BigInt(st.count), scale: 0 })))),

@@ -1,3 +1,4 @@
+import type { Data } from 'apache-arrow';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import type { SqlType } from '../../common/sql-type.js';
 import type { EvalContext } from '../expr/eval-context.js';
@@ -105,6 +106,13 @@ export interface ColumnarAggregate {
   merge(p: ColumnarPartial, groups: Int32Array): void;
   /** The final values of groups [0, n), canonical (NULL as null). */
   finish(n: number): unknown[];
+  /**
+   * Optional: the same final values as Arrow data of a type that decodes to
+   * them (a Decimal128 for numeric sums, Int64 for counts), built from the
+   * typed columns without a JS value per group; undefined when this column
+   * cannot say them that way (groups in object states, mixed scales).
+   */
+  finishArrow?(n: number): Data | undefined;
 }
 
 /** A ColumnarAggregate's exported groups. */

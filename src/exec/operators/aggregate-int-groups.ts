@@ -1,26 +1,38 @@
 import { IntHashTable } from './int-hash-table.js';
 
-/** A direct range may span this many slots whatever the group count (4 MiB of Int32). */
-const DIRECT_MIN_SPAN = 1 << 20;
-/** …and this many slots per group beyond that: sparser keys go to the hash table. */
-const DIRECT_SLOTS_PER_GROUP = 8;
-/** A direct range never spans more than this (256 MiB). */
-const DIRECT_MAX_SPAN = 1 << 26;
+/** A direct range may span this many slots whatever the key count (256 KiB of Int32). */
+const DIRECT_MIN_SPAN = 1 << 16;
+/** …and this many slots per key (held or expected): sparser keys go to the hash table. */
+const DIRECT_SLOTS_PER_KEY = 16;
+/** A direct range never spans more than this (128 MiB). */
+const DIRECT_MAX_SPAN = 1 << 25;
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
 
 /**
  * Group numbers of int32 keys (int2/int4/date GROUP BY values). While the keys
- * seen span a range not much wider than their count — serial ids, order keys,
- * dates — the group of key k sits at `slots[k - lo]`: one array read, in key
- * order when the input is clustered, where hashing scatters every lookup over a
- * table several times the size. Keys that spread wider move the index, once,
- * to the hash join's typed open-addressing table.
+ * span a range not much wider than their count — serial ids, order keys, dates
+ * — the group of key k sits at `slots[k - lo]`: one array read where a hash
+ * table costs several scattered ones. Keys spread wider live in the hash join's
+ * typed open-addressing table, and move back to the array when enough keys
+ * have come to make their range dense after all.
  */
 export class IntGroupIndex {
   #lo = 0;
-  /** group + 1 at slots[k - lo]; 0 = no group. Undefined once keys moved to #hash. */
+  /** group + 1 at slots[k - lo]; 0 = no group. Undefined while keys live in #hash. */
   #slots: Int32Array | undefined = new Int32Array(0);
   #hash: IntHashTable | undefined;
   #size = 0;
+  #min = INT32_MAX;
+  #max = INT32_MIN;
+  /** Hash mode: the key count at which the range is checked again. */
+  #recheck = 0;
+  readonly #expected: number;
+
+  /** `expectedKeys`: how many keys the caller expects (say, its input's rows), so a range is judged by the keys to come too. */
+  constructor(expectedKeys = 0) {
+    this.#expected = expectedKeys;
+  }
 
   get size(): number {
     return this.#size;
@@ -39,38 +51,70 @@ export class IntGroupIndex {
   /** Records group `g` for int32 key `k` (not in the index yet). */
   add(k: number, g: number): void {
     this.#size++;
-    if (this.#slots !== undefined) {
+    if (k < this.#min) this.#min = k;
+    if (k > this.#max) this.#max = k;
+    const slots = this.#slots;
+    if (slots !== undefined) {
       const j = k - this.#lo;
-      if (j >= 0 && j < this.#slots.length) { this.#slots[j] = g + 1; return; }
-      if (this.#widen(k)) { this.#slots![k - this.#lo] = g + 1; return; }
+      if (j >= 0 && j < slots.length) { slots[j] = g + 1; return; }
+      if (this.#max - this.#min + 1 <= this.#limit(0)) {
+        this.#cover(this.#min, this.#max);
+        this.#slots![k - this.#lo] = g + 1;
+        return;
+      }
+      this.#toHash();
     }
     this.#hash!.push(k, g);
+    if (this.#size >= this.#recheck) {
+      this.#recheck = this.#size * 2;
+      if (this.#max - this.#min + 1 <= this.#limit(0)) this.#cover(this.#min, this.#max);
+    }
   }
 
-  /** Makes the direct range cover `k` when it stays dense enough; else moves every key to the hash table. */
-  #widen(k: number): boolean {
+  /** Up to `keys` new keys within [lo, hi] are coming (a partial to merge): make the range direct now if they keep it dense. */
+  expect(lo: number, hi: number, keys: number): void {
+    const min = Math.min(lo, this.#min);
+    const max = Math.max(hi, this.#max);
+    if (this.#slots !== undefined && min >= this.#lo && max < this.#lo + this.#slots.length) return;
+    if (max - min + 1 <= this.#limit(keys)) this.#cover(min, max);
+  }
+
+  #limit(extra: number): number {
+    return Math.min(DIRECT_MAX_SPAN, Math.max(DIRECT_MIN_SPAN, DIRECT_SLOTS_PER_KEY * Math.max(this.#size + extra, this.#expected)));
+  }
+
+  /** Makes the direct range cover [lo, hi] (with room to grow towards where it grew), from the array or the hash table. */
+  #cover(lo: number, hi: number): void {
+    const old = this.#slots;
+    const oldLo = this.#lo;
+    const need = hi - lo + 1;
+    const span = Math.max(need, Math.min(this.#limit(0), Math.max(1024, 2 * (old?.length ?? 0))));
+    // Keys usually climb: the spare room goes above, unless the range grew downwards.
+    let newLo = old !== undefined && old.length > 0 && lo < oldLo ? hi - span + 1 : lo;
+    newLo = Math.max(INT32_MIN, Math.min(newLo, INT32_MAX - span + 1, lo));
+    const slots = new Int32Array(Math.min(span, INT32_MAX - newLo + 1));
+    if (old !== undefined) {
+      // Every key lies in [#min, #max] ⊆ [lo, hi]: the old array's spare room outside it is empty.
+      const from = Math.max(this.#min, oldLo);
+      const to = Math.min(this.#max, oldLo + old.length - 1);
+      if (from <= to) slots.set(old.subarray(from - oldLo, to - oldLo + 1), from - newLo);
+    }
+    else {
+      const hash = this.#hash!;
+      for (const k of hash.keys()) slots[(k as number) - newLo] = hash.get(k)! + 1;
+      this.#hash = undefined;
+    }
+    this.#slots = slots;
+    this.#lo = newLo;
+  }
+
+  #toHash(): void {
     const old = this.#slots!;
     const oldLo = this.#lo;
-    const empty = this.#size === 1;
-    const lo = empty ? k : Math.min(oldLo, k);
-    const hi = empty ? k : Math.max(oldLo + old.length - 1, k);
-    const need = hi - lo + 1;
-    const limit = Math.min(DIRECT_MAX_SPAN, Math.max(DIRECT_MIN_SPAN, this.#size * DIRECT_SLOTS_PER_GROUP));
-    if (need <= limit) {
-      // Room to grow on the side that grew (keys usually climb), within the limit.
-      let span = Math.max(need, Math.min(limit, empty ? 1024 : old.length * 2));
-      const newLo = k < oldLo && !empty ? Math.max(hi - span + 1, -2147483648) : lo;
-      span = Math.min(span, 2147483647 - newLo + 1);
-      const slots = new Int32Array(span);
-      if (!empty) slots.set(old, oldLo - newLo);
-      this.#slots = slots;
-      this.#lo = newLo;
-      return true;
-    }
     const hash = new IntHashTable(this.#size * 2);
     for (let j = 0; j < old.length; j++) if (old[j] !== 0) hash.push(oldLo + j, old[j]! - 1);
     this.#hash = hash;
     this.#slots = undefined;
-    return false;
+    this.#recheck = this.#size * 2;
   }
 }

@@ -2,7 +2,8 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
-import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { ArrowColumn } from '../arrow/columnar-batch.js';
+import type { ColumnarBatch, ColumnSource } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import { functionById } from '../functions/function-registry.js';
@@ -132,7 +133,7 @@ export class AggregateTable {
   readonly #c: CompiledAggregation;
   readonly #index = new Map<unknown, number>();
   /** Single direct keys that are int32 values live here instead of in #index; the two never hold the same key. */
-  readonly #ints = new IntGroupIndex();
+  readonly #ints: IntGroupIndex;
   /** Per key column, the key value of each group. */
   readonly #keys: unknown[][];
   /** Grouping sets only: the set each group belongs to. */
@@ -153,8 +154,10 @@ export class AggregateTable {
   #dicts: Map<unknown, number>[] | undefined;
   #levels: Map<unknown, number>[] | undefined;
 
-  constructor(c: CompiledAggregation) {
+  /** `expectedRows`: about how many input rows will come (a scan task's), to size key indexes. */
+  constructor(c: CompiledAggregation, { expectedRows = 0 }: { expectedRows?: number } = {}) {
     this.#c = c;
+    this.#ints = new IntGroupIndex(expectedRows);
     this.#keys = c.keyExprs.map(() => []);
     this.#states = c.aggs.map(() => []);
     this.#columns = c.aggs.map((ag) => (ag.columnar ? ag.impl.columnar!() : undefined));
@@ -433,6 +436,8 @@ export class AggregateTable {
   /** Merges another table's partial (same spec, no grouping sets) with the aggregates' combine; returns the bytes newly held. */
   merge(p: PartialAggregate): number {
     if (p.numGroups === 0) return 0;
+    const keys = p.keys[0];
+    if (this.#c.directKey && keys instanceof Float64Array) this.#expectInts(keys);
     const { groups, added } = this.assignGroups(p.keys as readonly (readonly unknown[])[], p.numGroups, 0);
     for (let a = 0; a < this.#c.aggs.length; a++) {
       const typed = this.#columns[a];
@@ -452,6 +457,19 @@ export class AggregateTable {
     return added;
   }
 
+  /** Tells the int key index the range of a partial's keys before they arrive (when they are all int32). */
+  #expectInts(keys: Float64Array): void {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      if ((k | 0) !== k) return;
+      if (k < lo) lo = k;
+      if (k > hi) hi = k;
+    }
+    if (keys.length > 0) this.#ints.expect(lo, hi, keys.length);
+  }
+
   /** Adds the grand-total groups (sets without keys) so they yield a row even on empty input. */
   ensureEmptySets(): void {
     const c = this.#c;
@@ -459,17 +477,21 @@ export class AggregateTable {
     for (let s = 0; s < c.sets.length; s++) if (c.sets[s]!.length === 0) this.assignGroups(none, 1, s);
   }
 
-  /** The output columns (keys, aggregates, grouping id) of every group, in group order. */
-  finish(withGroupingId: boolean): { columns: unknown[][]; numRows: number } {
+  /**
+   * The output columns (keys, aggregates, grouping id) of every group, in group
+   * order; a typed aggregate's column may come as Arrow data (ColumnarAggregate.finishArrow).
+   */
+  finish(withGroupingId: boolean): { columns: ColumnSource[]; numRows: number } {
     const c = this.#c;
     const n = this.size;
-    const out: unknown[][] = [...this.#keys];
+    const out: ColumnSource[] = [...this.#keys];
     for (let a = 0; a < c.aggs.length; a++) {
       const ag = c.aggs[a]!;
       const typed = this.#columns[a];
       if (typed) {
         typed.resize(n);
-        out.push(typed.finish(n));
+        const data = typed.finishArrow?.(n);
+        out.push(data ? new ArrowColumn(data, c.spec.aggregates[a]!.type) : typed.finish(n));
         continue;
       }
       const states = this.#states[a]!;

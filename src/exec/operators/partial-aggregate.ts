@@ -76,7 +76,7 @@ export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, 
     params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal,
     user: fragment.user, database: fragment.database, searchPath: fragment.searchPath, memoryLimitBytes: fragment.memoryLimitBytes,
   });
-  const table = new AggregateTable(compiled.aggregation);
+  const table = new AggregateTable(compiled.aggregation, { expectedRows: taskRows([task]) });
   let rowsScanned = 0;
   const rowsOut = new Array<number>(compiled.pipeline.steps.length + 1).fill(0);
   const batchesOut = rowsOut.map(() => 0);
