@@ -73,3 +73,28 @@ test('LIKE errors keep their SQLSTATEs: dangling escape 22025, multi-character e
   assert.throws(() => likeMatcher('%abc#', '#', false), (e: unknown) => e instanceof FloeError && e.sqlstate === '22025');
   assert.throws(() => likeMatcher('abc', 'ab', false), (e: unknown) => e instanceof FloeError && e.sqlstate === '22019');
 });
+
+test('LIKE over UTF-8 bytes equals the string matcher for %-and-ASCII patterns, and declines every other pattern (property)', async () => {
+  const { likeBytesMatcher } = await import('../../src/exec/expr/like-matcher.js');
+  fc.assert(fc.property(text(8), fc.array(text(12), { minLength: 1, maxLength: 8 }), fc.constantFrom('\\', '#', ''), (pattern, values, escape) => {
+    const bytesMatch = likeBytesMatcher(pattern, escape);
+    const chars = [...pattern];
+    let dangling = false;
+    let special = false;
+    for (let i = 0; i < chars.length; i++) {
+      if (escape !== '' && chars[i] === escape) { if (i + 1 >= chars.length) dangling = true; else if (chars[i + 1]!.charCodeAt(0) >= 128) special = true; i++; continue; }
+      if (chars[i] === '_' || chars[i]!.charCodeAt(0) >= 128) special = true;
+    }
+    if (dangling || special) { assert.equal(bytesMatch, undefined, `declines ${JSON.stringify(pattern)}`); return; }
+    assert.ok(bytesMatch, `takes ${JSON.stringify(pattern)} ESCAPE ${JSON.stringify(escape)}`);
+    const want = likeMatcher(pattern, escape, false);
+    // Values sit inside a larger buffer, as they do in an Arrow Utf8 column.
+    const enc = new TextEncoder();
+    for (const v of values) {
+      const body = enc.encode(v);
+      const buf = new Uint8Array(body.length + 6).fill(0x61);
+      buf.set(body, 3);
+      assert.equal(bytesMatch(buf, 3, 3 + body.length), want(v), `${JSON.stringify(v)} LIKE ${JSON.stringify(pattern)} ESCAPE ${JSON.stringify(escape)}`);
+    }
+  }), { numRuns: 3000 });
+});

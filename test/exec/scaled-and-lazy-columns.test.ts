@@ -200,3 +200,26 @@ test('scan batches with a row selection: selections compose, slices and decoding
     },
   ), { numRuns: 200 });
 });
+
+test('LIKE on a text column still in Arrow form (matched on its bytes) equals LIKE on its decoded values, NULLs, selections and NOT included', () => {
+  const TEXT: SqlType = { kind: 'varchar' };
+  const word = fc.array(fc.constantFrom('a', 'b', 'é', ' ', 'x'), { maxLength: 6 }).map((a) => a.join(''));
+  fc.assert(fc.property(
+    fc.array(fc.option(word, { nil: null }), { minLength: 1, maxLength: 30 }),
+    fc.constantFrom('%a%b%', 'a%', '%b', 'ab', '%', '', 'x%x', '%é%', 'a_b'), fc.boolean(), fc.boolean(), fc.boolean(),
+    (values, pattern, negated, useSel, castToText) => {
+      const data = vectorFromArray(values, new Utf8()).data[0]!;
+      const b = decodeColumns(batchOf([data], ['t']), ['t'], [TEXT]);
+      // varchar LIKE text compares (t)::text, which reads the column as it is.
+      const arg: Expr = castToText ? { kind: 'cast', arg: col(0, TEXT), type: { kind: 'text' } } : col(0, TEXT);
+      const like = (p: string, not: boolean): Expr => ({ kind: 'like', arg, pattern: lit(p, { kind: 'text' }), caseInsensitive: false, negated: not, type: { kind: 'bool' } });
+      // Under AND, the second LIKE runs only on the rows the first left undecided (a selection).
+      const e: Expr = useSel ? { kind: 'and', args: [like('%a%', false), like(pattern, negated)], type: { kind: 'bool' } } : like(pattern, negated);
+      const c = compileExpr(e);
+      const got = c.evaluateSync(b, run);
+      const want = c.evaluateSync(eager(decodeColumns(batchOf([data], ['t']), ['t'], [TEXT])), run);
+      values.forEach((v, i) => assert.equal(got[i], want[i], `${JSON.stringify(v)} ${negated ? 'NOT ' : ''}LIKE ${pattern}${useSel ? ' under AND' : ''}`));
+      assert.ok(columnSource(b, 0) instanceof ArrowColumn || pattern === 'a_b' || pattern === '%é%', 'the byte path leaves the column undecoded');
+    },
+  ), { numRuns: 300 });
+});

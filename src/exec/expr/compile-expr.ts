@@ -1,6 +1,9 @@
+import { Type } from 'apache-arrow';
+import type { Data } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { arrowFormOf } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import { functionById } from '../functions/function-registry.js';
@@ -15,7 +18,7 @@ import type { RegTypeKind } from '../types/reg-types.js';
 import { valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
 import { SETTINGS_FREE_TO_NUMERIC, compileScaled, numericOpOf } from './compile-scaled.js';
-import { likeMatcher } from './like-matcher.js';
+import { likeBytesMatcher, likeMatcher } from './like-matcher.js';
 import { runSubplan } from './subplan.js';
 
 /** Per-batch evaluation context: the run, plus results of correlated subqueries computed before the pass. */
@@ -440,7 +443,14 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
         const pv = (e.pattern as Expr & { kind: 'literal' }).value;
         const ev0 = e.escape ? (e.escape as Expr & { kind: 'literal' }).value : '\\';
         let match: ((s: string) => boolean) | undefined;
+        const argIndex = textColumnIndex(e.arg);
+        const onBytes = argIndex >= 0 && !caseInsensitive && typeof pv === 'string' && typeof ev0 === 'string' ? likeBytesMatcher(pv, ev0) : undefined;
         return (b, ev, sel) => {
+          // A text column still in Arrow form is matched on its UTF-8 bytes, never decoded.
+          const form = onBytes ? arrowFormOf(b, argIndex) : undefined;
+          if (form !== undefined && (form.type.kind === 'text' || form.type.kind === 'varchar') && form.data.typeId === Type.Utf8) {
+            return likeOverBytes(form.data, onBytes!, negated, b.numRows, sel);
+          }
           const s = arg(b, ev, sel);
           const out = new Array<unknown>(b.numRows);
           if (pv === null || pv === undefined || ev0 === null || ev0 === undefined) { forEach(b.numRows, sel, (i) => { out[i] = null; }); return out; }
@@ -692,4 +702,37 @@ function formatRows(v: ScaledVector, n: number, sel: Int32Array | undefined): un
 /** Rows of `batch` where a compiled predicate is true (NULL and false drop the row). */
 export function truthySelection(values: readonly unknown[], n: number): Int32Array {
   return selectWhere(n, undefined, (i) => values[i] === true);
+}
+
+/**
+ * The column a text expression reads as it is: a text/varchar column, or one cast
+ * to text (varchar to text changes nothing; bpchar's cast strips padding, so it is
+ * not taken). -1 otherwise.
+ */
+function textColumnIndex(e: Expr): number {
+  const plain = (x: Expr): boolean => x.kind === 'column' && (x.type.kind === 'text' || x.type.kind === 'varchar');
+  if (plain(e)) return (e as Expr & { kind: 'column' }).index;
+  if (e.kind === 'cast' && e.type.kind === 'text' && plain(e.arg)) return (e.arg as Expr & { kind: 'column' }).index;
+  return -1;
+}
+
+/** LIKE over a Utf8 column's bytes: true/false per selected row (negated for NOT LIKE), NULL for NULL. */
+function likeOverBytes(
+  data: Data, match: (bytes: Uint8Array, start: number, end: number) => boolean, negated: boolean, numRows: number, sel: Int32Array | undefined,
+): unknown[] {
+  const out = new Array<unknown>(numRows);
+  const offsets = data.valueOffsets as Int32Array;
+  const bytes = data.values as Uint8Array;
+  const nulls = data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0 ? data.nullBitmap : undefined;
+  const n = sel ? sel.length : numRows;
+  for (let k = 0; k < n; k++) {
+    const i = sel ? sel[k]! : k;
+    if (nulls !== undefined) {
+      const p = data.offset + i;
+      if (((nulls[p >> 3]! >> (p & 7)) & 1) === 0) { out[i] = null; continue; }
+    }
+    const r = match(bytes, offsets[i]!, offsets[i + 1]!);
+    out[i] = negated ? !r : r;
+  }
+  return out;
 }
