@@ -39,8 +39,9 @@ function plan(sql: string, disabled: readonly string[] = []): string {
 test('TPC-H Q1: date - interval folds and the comparison moves onto the bare date column', () => {
   const text = plan("select l_orderkey from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day");
   // 1998-12-01 is day 10561; 90 days earlier, at midnight, is day 10471: the comparison is exact.
-  assert.match(text, /Pushed Filters: l_shipdate <= 10471\n/);
-  assert.match(text, /Filter: \(l_shipdate <= 10471::date\)$/m);
+  assert.match(text, /Pushed Filters: l_shipdate <= 10471$/m);
+  // The lake applies that comparison exactly: no residual re-tests it.
+  assert.doesNotMatch(text, /^\s*Filter:/m);
   assert.doesNotMatch(text, /interval|::timestamp/);
   const off = plan("select l_orderkey from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day", ['fold-constants']);
   assert.doesNotMatch(off, /Pushed Filters/, 'without the rule nothing is pushed');
@@ -49,13 +50,13 @@ test('TPC-H Q1: date - interval folds and the comparison moves onto the bare dat
 test('a constant inside a day rounds to the right date bound, on either side of the comparison', () => {
   // 1998-09-02 12:00 lies inside day 10471.
   const lt = plan("select l_orderkey from lineitem where l_shipdate < date '1998-09-02' + interval '12 hours'");
-  assert.match(lt, /Pushed Filters: l_shipdate <= 10471\n/);
+  assert.match(lt, /Pushed Filters: l_shipdate <= 10471$/m);
   const ge = plan("select l_orderkey from lineitem where l_shipdate >= date '1998-09-02' + interval '12 hours'");
-  assert.match(ge, /Pushed Filters: l_shipdate > 10471\n/);
+  assert.match(ge, /Pushed Filters: l_shipdate > 10471$/m);
   const flipped = plan("select l_orderkey from lineitem where date '1998-09-02' + interval '12 hours' > l_shipdate");
-  assert.match(flipped, /Pushed Filters: l_shipdate <= 10471\n/);
+  assert.match(flipped, /Pushed Filters: l_shipdate <= 10471$/m);
   const between = plan("select l_orderkey from lineitem where l_shipdate >= date '1994-01-01' and l_shipdate < date '1994-01-01' + interval '1' year");
-  assert.match(between, /Pushed Filters: l_shipdate >= 8766, l_shipdate < 9131\n/);
+  assert.match(between, /Pushed Filters: l_shipdate >= 8766, l_shipdate < 9131$/m);
 });
 
 test('equality with a constant inside a day is left as written', () => {
@@ -67,11 +68,11 @@ test('equality with a constant inside a day is left as written', () => {
 
 test('timestamp columns compare with the folded timestamp directly', () => {
   const text = plan("select l_orderkey from lineitem where l_ts < timestamp '2000-01-01 00:00:00' - interval '1 day'");
-  assert.match(text, /Pushed Filters: l_ts < 946598400000000\n/);
+  assert.match(text, /Pushed Filters: l_ts < 946598400000000$/m);
 });
 
 test('casts of constants fold; settings- and clock-dependent expressions do not', () => {
-  assert.match(plan("select l_orderkey from lineitem where l_quantity > '1.5'::numeric + 1"), /Pushed Filters: l_quantity > '2\.5'\n\s+Filter: \(l_quantity > '2\.5'\)$/m);
+  assert.match(plan("select l_orderkey from lineitem where l_quantity > '1.5'::numeric + 1"), /Pushed Filters: l_quantity > '2\.5'$/m);
   // timestamptz arithmetic depends on the session time zone: not folded (the interval is).
   const tz = plan("select l_orderkey from lineitem where l_tstz < timestamptz '2000-01-01 00:00:00+00' - interval '1 day'");
   assert.match(tz, /Filter: \(l_tstz < \(946684800000000::timestamp with time zone - '1 day'::interval\)\)$/m);

@@ -8,7 +8,7 @@ import { takeRows } from './take-rows.js';
 import { typedSelection } from './typed-selection.js';
 
 /** Filters executeScanTask applies exactly: null tests, and comparisons on ordered types. */
-export function isExactFilter(f: ScanFilter, col: ColumnMetadata): boolean {
+export function isExactFilter(f: ScanFilter, col: Pick<ColumnMetadata, 'type'>): boolean {
   if (f.op === 'isNull' || f.op === 'isNotNull') return true;
   return valueOrderOf(col.type) !== undefined;
 }
