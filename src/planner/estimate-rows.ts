@@ -1,5 +1,6 @@
 import type { Expr } from '../exec/expr/expr.js';
 import { conjuncts } from './expr-utils.js';
+import { provenByScan } from './rules/push-filter-into-scan.js';
 import type { LogicalPlan } from './logical/logical-plan.js';
 
 /** What a table or relation of unknown size is taken to hold. */
@@ -29,7 +30,11 @@ export function estimateRows(p: LogicalPlan): number {
   switch (p.kind) {
     case 'scan': {
       const base = p.table.rowEstimate ?? UNKNOWN_ROWS;
-      const rows = base * selectivity(p.residual);
+      // The lake's filters count too: the ones it decides exactly are no longer in the
+      // residual, and keep what the same conjunct kept there (equality 10%, else a third).
+      let s = selectivity(p.residual);
+      for (const f of p.filters) if (provenByScan(f, p)) s *= f.op === '=' ? 0.1 : 1 / 3;
+      const rows = base * Math.max(s, 1e-4);
       return p.limit === undefined ? rows : Math.min(rows, p.limit);
     }
     case 'values': return p.rows.length;

@@ -68,7 +68,7 @@ const EQUALITY_ONLY = new Set(['text', 'varchar']);
  * residual need not test it again: the lake's own exactness, narrowed to the
  * types and operators where its comparison is PostgreSQL's beyond doubt.
  */
-function provenByScan(f: ScanFilterSpec, scan: LogicalScan): boolean {
+export function provenByScan(f: ScanFilterSpec, scan: LogicalScan): boolean {
   const col = scan.table.columns.find((c) => c.name === f.column);
   if (col === undefined || !isExactFilter(f, col)) return false;
   if (f.op === 'isNull' || f.op === 'isNotNull') return true;
