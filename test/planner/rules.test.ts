@@ -161,3 +161,24 @@ test('reorder-joins avoids cross products while a connected relation remains', (
   assert.ok(appliedRules(sql).includes('reorder-joins'));
   assert.doesNotMatch(appliedRules('select 1 from orders o join customers c on o.o_cust = c.c_id join sales.items i on i.i_id = c.c_id').join(), /reorder-joins/, 'an already connected order is kept');
 });
+
+test('a scan narrowed by lake filters alone estimates as narrowed: exact conjuncts leave the residual, not the estimate', async () => {
+  const { estimateRows } = await import('../../src/planner/estimate-rows.js');
+  const { bindLogicalQuery } = await import('../../src/sql/binder/bind-logical-query.js');
+  const { parseStatements } = await import('../../src/sql/index.js');
+  const { stubEnv } = await import('../sql/stub-env.js');
+  const scanOf = (sql: string, disabled: string[] = []): import('../../src/planner/logical/logical-plan.js').LogicalPlan => {
+    let p = optimizeLogicalPlan(bindLogicalQuery(parseStatements(sql)[0]!, stubEnv()), { disabled: new Set(disabled) }).plan;
+    while (p.kind !== 'scan') p = (p as { input: typeof p }).input;
+    return p;
+  };
+  const all = estimateRows(scanOf('select o_id from orders'));
+  const exact = scanOf('select o_id from orders where o_cust = 1 and o_id > 5');
+  assert.equal(exact.kind === 'scan' && exact.residual, undefined, 'both conjuncts are decided by the lake');
+  assert.equal(estimateRows(exact), all * 0.1 / 3);
+  // The same estimate as when the conjuncts stayed in a residual (the rule disabled keeps a Filter above the scan).
+  const kept = optimizeLogicalPlan(bindLogicalQuery(parseStatements('select o_id from orders where o_cust = 1 and o_id > 5')[0]!, stubEnv()), { disabled: new Set(['push-filter-into-scan']) }).plan;
+  let filter = kept;
+  while (filter.kind !== 'filter') filter = (filter as { input: typeof filter }).input;
+  assert.equal(estimateRows(filter), estimateRows(exact));
+});
