@@ -25,6 +25,8 @@ function check(keys: readonly number[], hints = false): void {
   for (const [k, g] of ref) assert.equal(index.get(k), g);
   // Keys never added are not found, inside and outside the range seen.
   for (const k of [0, 1, -1, 2147483647, -2147483648, 12345, -7777777]) if (!ref.has(k)) assert.equal(index.get(k), -1);
+  // A large direct array goes back for the next index (which must find none of these keys).
+  index.release();
 }
 
 test('int group index: dense, climbing, falling, sparse and extreme int32 keys find exactly the groups a Map would', () => {
@@ -52,4 +54,16 @@ test('int group index: keys spread too wide move to the hash table and back to t
   // Two keys a million apart start in the hash table; 100k keys between them make the range dense.
   check([0, 1_000_000, ...Array.from({ length: 100_000 }, (_, i) => i * 7 + 1), 999_999, -1]);
   check([2147483647, 2147483646, -2147483648, 2147483647, 0], true);
+});
+
+test('int group index: a released array serves the next index with none of the old keys in it', () => {
+  // Each index spans over 2^20 slots (kept when released); the second and third reuse the first's array.
+  const climbing = Array.from({ length: 300_000 }, (_, i) => i * 5);
+  check(climbing, true);
+  check(climbing.map((k) => k + 2), true);
+  check([...climbing.slice(0, 1000).map((k) => k + 1), ...climbing.slice(0, 1000)], true);
+  const index = new IntGroupIndex(1_000_000);
+  for (let i = 0; i < 200_000; i++) { assert.equal(index.get(i * 7), -1); index.add(i * 7, i); }
+  for (let i = 0; i < 200_000; i += 997) assert.equal(index.get(i * 7), i);
+  index.release();
 });

@@ -8,6 +8,25 @@ const DIRECT_SLOTS_PER_KEY = 16;
 const DIRECT_MAX_SPAN = 1 << 25;
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
+/** Released direct arrays at least this long are kept for the thread's next index. */
+const SPARE_MIN = 1 << 20;
+const SPARE_KEEP_MS = 10_000;
+
+/**
+ * One released direct array per thread, zeroed, for the next index that fits
+ * in it: a pool worker's next scan task reuses the pages instead of faulting
+ * in a fresh array of the same size (dropped after a while unused).
+ */
+let spare: Int32Array | undefined;
+let spareTimer: ReturnType<typeof setTimeout> | undefined;
+
+function keepSpare(a: Int32Array): void {
+  if (spare !== undefined && spare.length >= a.length) return;
+  spare = a;
+  if (spareTimer !== undefined) clearTimeout(spareTimer);
+  spareTimer = setTimeout(() => { spare = undefined; spareTimer = undefined; }, SPARE_KEEP_MS);
+  spareTimer.unref?.();
+}
 
 /**
  * Group numbers of int32 keys (int2/int4/date GROUP BY values). While the keys
@@ -71,12 +90,22 @@ export class IntGroupIndex {
     }
   }
 
+  /** Done with the index: a large direct array goes back (zeroed) for the thread's next index. */
+  release(): void {
+    const slots = this.#slots;
+    this.#slots = undefined;
+    this.#hash = undefined;
+    if (slots === undefined || slots.length < SPARE_MIN) return;
+    if (this.#size > 0) slots.fill(0, Math.max(0, this.#min - this.#lo), Math.min(slots.length, this.#max - this.#lo + 1));
+    keepSpare(slots);
+  }
+
   /** Up to `keys` new keys within [lo, hi] are coming (a partial to merge): make the range direct now if they keep it dense. */
   expect(lo: number, hi: number, keys: number): void {
     const min = Math.min(lo, this.#min);
     const max = Math.max(hi, this.#max);
     if (this.#slots !== undefined && min >= this.#lo && max < this.#lo + this.#slots.length) return;
-    if (max - min + 1 <= this.#limit(keys)) this.#cover(min, max);
+    if (max - min + 1 <= this.#limit(keys)) this.#cover(min, max, keys);
   }
 
   #limit(extra: number): number {
@@ -84,15 +113,26 @@ export class IntGroupIndex {
   }
 
   /** Makes the direct range cover [lo, hi] (with room to grow towards where it grew), from the array or the hash table. */
-  #cover(lo: number, hi: number): void {
+  #cover(lo: number, hi: number, extra = 0): void {
     const old = this.#slots;
     const oldLo = this.#lo;
     const need = hi - lo + 1;
-    const span = Math.max(need, Math.min(this.#limit(0), Math.max(1024, 2 * (old?.length ?? 0))));
-    // Keys usually climb: the spare room goes above, unless the range grew downwards.
-    let newLo = old !== undefined && old.length > 0 && lo < oldLo ? hi - span + 1 : lo;
+    const first = old === undefined || old.length === 0;
+    // Room for the keys' range to double (within the limit); a first array starts at the expected
+    // key count (untouched pages of a large array cost nothing until used).
+    const limit = this.#limit(extra);
+    let span = Math.max(need, Math.min(limit, Math.max(1024, 2 * need, first ? this.#expected : 0)));
+    const reuse = spare !== undefined && spare.length >= span && spare.length <= Math.max(span, limit) ? spare : undefined;
+    if (reuse !== undefined) span = reuse.length;
+    // Keys usually climb: the spare room goes above, unless the range grew downwards. Non-negative
+    // keys (ids) that fit from zero start there, rather than dipping below the first key seen a
+    // little at a time.
+    let newLo = !first && lo < oldLo ? hi - span + 1 : lo;
+    if (lo >= 0 && (newLo < 0 || hi < span)) newLo = 0;
     newLo = Math.max(INT32_MIN, Math.min(newLo, INT32_MAX - span + 1, lo));
-    const slots = new Int32Array(Math.min(span, INT32_MAX - newLo + 1));
+    const length = Math.min(span, INT32_MAX - newLo + 1);
+    let slots: Int32Array;
+    if (reuse !== undefined && reuse.length === length) { slots = reuse; spare = undefined; } else slots = new Int32Array(length);
     if (old !== undefined) {
       // Every key lies in [#min, #max] ⊆ [lo, hi]: the old array's spare room outside it is empty.
       const from = Math.max(this.#min, oldLo);

@@ -470,6 +470,11 @@ export class AggregateTable {
     if (keys.length > 0) this.#ints.expect(lo, hi, keys.length);
   }
 
+  /** Done with the table (after partial() or finish()): its key index hands its memory on for reuse. */
+  release(): void {
+    this.#ints.release();
+  }
+
   /** Adds the grand-total groups (sets without keys) so they yield a row even on empty input. */
   ensureEmptySets(): void {
     const c = this.#c;

@@ -50,6 +50,7 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
           recordMetric(plan, run, 'groups', table.size);
           // ---- source ----
           const { columns, numRows } = table.finish(withGroupingId);
+          table.release();
           yield* emitBatches(plan.columns, columns, numRows);
         } finally {
           run.memory.release(reserved);

@@ -98,7 +98,9 @@ export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, 
     const b = await applyScanPipeline(decoded, compiled.pipeline, run, count);
     if (b && b.numRows > 0) await table.sink(b, run);
   }
-  return { partial: table.partial(), rowsScanned, rowsOut, batchesOut, counters, runtimeFilterRowsRemoved: rtfStats.removed };
+  const partial = table.partial();
+  table.release();
+  return { partial, rowsScanned, rowsOut, batchesOut, counters, runtimeFilterRowsRemoved: rtfStats.removed };
 }
 
 /**
