@@ -220,6 +220,27 @@ export class AggregateTable {
       let lastKey: unknown = undefined;
       let lastGroup = -1;
       const ints = this.#ints;
+      if (direct && this.#objectAggs.length === 0) {
+        // All states typed: an int32 key's new group is its index entry and its key, nothing more.
+        const keys = this.#keys[0]!;
+        let newInts = 0;
+        for (let i = 0; i < n; i++) {
+          const v = col[i];
+          let g: number;
+          if (v === lastKey && lastGroup >= 0) g = lastGroup;
+          else if (typeof v === 'number' && (v | 0) === v) {
+            g = ints.get(v);
+            if (g < 0) { g = this.#size++; ints.add(v, g); keys.push(v); newInts++; }
+          } else {
+            const found = index.get(v);
+            if (found === undefined) { g = this.#newGroup(v, keyCols, i, s); added += this.#groupBytes(v); } else g = found;
+          }
+          groups[i] = g;
+          lastKey = v;
+          lastGroup = g;
+        }
+        return { groups, added: added + newInts * this.#groupBytes(0) };
+      }
       for (let i = 0; i < n; i++) {
         const v = col[i];
         const key = direct ? v : v === null ? NULL_PART : normalKey(v, t);
