@@ -223,3 +223,29 @@ test('LIKE on a text column still in Arrow form (matched on its bytes) equals LI
     },
   ), { numRuns: 300 });
 });
+
+test('the scaled view of a numeric column read through a row selection is the view of those rows, without gathering them first', () => {
+  fc.assert(fc.property(
+    fc.array(fc.option(fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }), { nil: null }), { minLength: 1, maxLength: 40 }),
+    fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), fc.integer({ min: 0, max: 4 }),
+    (values, keep, scale) => {
+      const data = decimalData(values, scale);
+      const rows = Int32Array.from(values.map((_, i) => i).filter((i) => keep[i]));
+      const selected = decodeColumns(batchOf([data], ['x']), ['x'], [NUM], rows);
+      const form = columnSource(selected, 0);
+      assert.ok(form instanceof ArrowColumn && form.pending() !== undefined, 'not gathered yet');
+      const v = scaledColumn(selected, 0);
+      assert.ok(form.pending() !== undefined, 'still not gathered after the view');
+      const chosen = [...rows].map((i) => values[i]!);
+      const fits = chosen.every((x) => x === null || (x <= MAX && x >= -MAX));
+      assert.equal(v !== undefined, fits, 'a view exactly when every selected value fits');
+      if (v) {
+        assert.equal(v.length, rows.length);
+        chosen.forEach((x, k) => {
+          if (x === null) assert.equal(v.valid?.[k], 0);
+          else assert.equal(v.unscaled[k], Number(x));
+        });
+      }
+    },
+  ), { numRuns: 300 });
+});

@@ -48,6 +48,11 @@ export class ArrowColumn {
     return this.#rows?.length ?? this.#base.length;
   }
 
+  /** The Arrow data and the rows of it this column stands for, while they are not gathered yet. */
+  pending(): { base: Data; rows: Int32Array } | undefined {
+    return this.#data === undefined ? { base: this.#base, rows: this.#rows! } : undefined;
+  }
+
   /** Rows `sel` of this column, in that order, still uncopied. */
   select(sel: Int32Array): ArrowColumn {
     const rows = this.#rows;

@@ -1,6 +1,7 @@
 import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { arrowFormOf } from './columnar-batch.js';
+import type { ArrowColumn } from './columnar-batch.js';
 import type { ColumnarBatch } from './columnar-batch.js';
 import { smallDecimalWords } from '../../common/decimal-words.js';
 
@@ -26,9 +27,22 @@ const views = new WeakMap<Data, ScaledVector | null>();
  * whose values all fit in safe integers; undefined otherwise (callers then use
  * the canonical text values).
  */
+/** Views of columns read through a row selection (no gathered Data to key them by). */
+const selectedViews = new WeakMap<ArrowColumn, ScaledVector | null>();
+
 export function scaledColumn(batch: ColumnarBatch, i: number): ScaledVector | undefined {
   const form = arrowFormOf(batch, i);
   if (form === undefined || form.type.kind !== 'numeric') return undefined;
+  // A column standing for some rows of its data is read at those rows: no gathered copy first.
+  const pending = form.pending();
+  if (pending !== undefined) {
+    let v = selectedViews.get(form);
+    if (v === undefined) {
+      v = decimalView(pending.base, pending.rows) ?? null;
+      selectedViews.set(form, v);
+    }
+    return v ?? undefined;
+  }
   const data = form.data;
   let v = views.get(data);
   if (v === undefined) {
@@ -38,25 +52,26 @@ export function scaledColumn(batch: ColumnarBatch, i: number): ScaledVector | un
   return v ?? undefined;
 }
 
-function decimalView(data: Data): ScaledVector | undefined {
+/** Rows `rows` of `data` (all rows when undefined) as a ScaledVector. */
+function decimalView(data: Data, rows?: Int32Array): ScaledVector | undefined {
   if (data.typeId !== Type.Decimal) return undefined;
   const t = data.type as unknown as { scale: number; bitWidth?: number };
   if (t.scale < 0) return undefined;
   const bw = (t.bitWidth ?? 128) / 32;
   const words = data.values as Uint32Array;
-  const n = data.length;
+  const n = rows?.length ?? data.length;
   const unscaled = new Float64Array(n);
   let valid: Uint8Array | undefined;
   if (data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0) {
     valid = new Uint8Array(n);
     const bm = data.nullBitmap;
-    for (let i = 0; i < n; i++) { const j = data.offset + i; valid[i] = (bm[j >> 3]! >> (j & 7)) & 1; }
+    for (let k = 0; k < n; k++) { const j = data.offset + (rows === undefined ? k : rows[k]!); valid[k] = (bm[j >> 3]! >> (j & 7)) & 1; }
   }
-  for (let i = 0; i < n; i++) {
-    if (valid !== undefined && valid[i] === 0) continue;
-    const u = smallDecimalWords(words, i * bw, bw);
+  for (let k = 0; k < n; k++) {
+    if (valid !== undefined && valid[k] === 0) continue;
+    const u = smallDecimalWords(words, (rows === undefined ? k : rows[k]!) * bw, bw);
     if (u !== u) return undefined;
-    unscaled[i] = u;
+    unscaled[k] = u;
   }
   return { length: n, unscaled, scale: t.scale, valid };
 }

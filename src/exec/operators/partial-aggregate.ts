@@ -1,4 +1,4 @@
-import { executeScanTask } from '../../lake/index.js';
+import { executeScanTaskSelected } from '../../lake/index.js';
 import type { ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { Expr } from '../expr/expr.js';
@@ -83,11 +83,13 @@ export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, 
   const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
   const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
   const rtfStats = { removed: 0 };
-  for await (const batch of executeScanTask(task, counters)) {
+  for await (const { batch, rows } of executeScanTaskSelected(task, counters)) {
     checkAbort(run);
-    if (batch.numRows === 0) continue;
-    rowsScanned += batch.numRows;
-    let decoded = decodeScanBatch(batch, fragment);
+    const n = rows?.length ?? batch.numRows;
+    if (n === 0) continue;
+    rowsScanned += n;
+    // The lake's kept rows stay a selection: aggregates read them without a copy of each column.
+    let decoded = decodeScanBatch(batch, fragment, rows);
     if (fragment.runtimeFilters) {
       const sel = runtimeFilterSelection(decoded, fragment.runtimeFilters, rtfStats);
       if (sel !== undefined) {
