@@ -246,6 +246,9 @@ test('the scaled view of a numeric column read through a row selection is the vi
           else assert.equal(v.unscaled[k], Number(x));
         });
       }
+      // Decoding reads the same rows in place: the text values of exactly the selected rows.
+      const all = decodeColumns(batchOf([data], ['x']), ['x'], [NUM]).columns[0]!;
+      assert.deepEqual(selected.columns[0], [...rows].map((i) => all[i]));
     },
   ), { numRuns: 300 });
 });

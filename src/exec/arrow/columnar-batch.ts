@@ -6,7 +6,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { takeData } from '../../lake/index.js';
 import type { OutputColumn } from '../plan/physical-plan.js';
 import { execArrowType } from './arrow-types.js';
-import { valuesToVector, vectorToValues } from './vector-values.js';
+import { dataToValues, valuesToVector, vectorToValues } from './vector-values.js';
 
 /**
  * The executor's working form of a batch: one array of canonical values per
@@ -91,7 +91,9 @@ export function lazyBatch(numRows: number, sources: readonly ColumnSource[]): Co
       configurable: true,
       enumerable: true,
       get() {
-        const values = vectorToValues(makeVector(s.data), s.type);
+        // A column standing for some rows of its data decodes those rows in place.
+        const pending = s.pending();
+        const values = pending ? dataToValues(pending.base, s.type, pending.rows) : vectorToValues(makeVector(s.data), s.type);
         Object.defineProperty(columns, i, { value: values, writable: false, configurable: true, enumerable: true });
         waiting[i] = undefined;
         return values;

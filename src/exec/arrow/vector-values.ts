@@ -26,6 +26,13 @@ export function vectorToValues(vector: Vector, type: SqlType): unknown[] {
   return out;
 }
 
+/** Rows `rows` of one Arrow Data as canonical values, read in place (no gathered copy first). */
+export function dataToValues(data: Data, type: SqlType, rows: Int32Array): unknown[] {
+  const out = new Array<unknown>(rows.length);
+  readData(data, type, out, 0, rows);
+  return out;
+}
+
 /** SqlType kinds valuesToVector writes as plain Utf8 (see utf8Vector). */
 const UTF8_KINDS = new Set(['numeric', 'text', 'varchar', 'bpchar', 'name', 'char', 'json', 'jsonb', 'unknown']);
 
@@ -60,26 +67,29 @@ function isValid(mask: Uint8Array | undefined, offset: number, i: number): boole
   return (mask[j >> 3]! & (1 << (j & 7))) !== 0;
 }
 
-function readData(data: Data, type: SqlType, out: unknown[], base: number): void {
-  const n = data.length;
+/** Reads `data`'s rows `rows` (all rows when undefined) into out[base…]. */
+function readData(data: Data, type: SqlType, out: unknown[], base: number, rows?: Int32Array): void {
+  const n = rows?.length ?? data.length;
   const t = data.type as DataType;
   const mask = nullMask(data);
   const offset = data.offset;
   switch (t.typeId) {
     case Type.Int: case Type.Float: case Type.Date: case Type.Time: case Type.Timestamp: {
       const vals = data.values as ArrayLike<number | bigint>;
-      for (let i = 0; i < n; i++) {
-        if (!isValid(mask, offset, i)) { out[base + i] = null; continue; }
-        out[base + i] = convertPrimitive(vals[i]!, type, t);
+      for (let k = 0; k < n; k++) {
+        const i = rows === undefined ? k : rows[k]!;
+        if (!isValid(mask, offset, i)) { out[base + k] = null; continue; }
+        out[base + k] = convertPrimitive(vals[i]!, type, t);
       }
       return;
     }
     case Type.Bool: {
       const vals = data.values as Uint8Array;
-      for (let i = 0; i < n; i++) {
-        if (!isValid(mask, offset, i)) { out[base + i] = null; continue; }
+      for (let k = 0; k < n; k++) {
+        const i = rows === undefined ? k : rows[k]!;
+        if (!isValid(mask, offset, i)) { out[base + k] = null; continue; }
         const j = data.offset + i;
-        out[base + i] = (vals[j >> 3]! & (1 << (j & 7))) !== 0;
+        out[base + k] = (vals[j >> 3]! & (1 << (j & 7))) !== 0;
       }
       return;
     }
@@ -87,17 +97,18 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number): void
       const words = data.values as Uint32Array;
       const scale = (t as unknown as { scale: number }).scale;
       const bw = ((t as unknown as { bitWidth?: number }).bitWidth ?? 128) / 32;
-      for (let i = 0; i < n; i++) {
-        if (!isValid(mask, offset, i)) { out[base + i] = null; continue; }
+      for (let k = 0; k < n; k++) {
+        const i = rows === undefined ? k : rows[k]!;
+        if (!isValid(mask, offset, i)) { out[base + k] = null; continue; }
         const off = i * bw;
         const small = scale >= 0 ? smallDecimalWords(words, off, bw) : NaN;
-        if (small === small) { out[base + i] = formatScaledNumber(small, scale); continue; }
+        if (small === small) { out[base + k] = formatScaledNumber(small, scale); continue; }
         let v = 0n;
         for (let w = bw - 1; w >= 0; w--) v = (v << 32n) | BigInt(words[off + w]!);
         const bits = BigInt(bw * 32);
         if (v >= 1n << (bits - 1n)) v -= 1n << bits;
         // A negative Decimal scale (numeric(p,-s)) means trailing zeros; numeric.ts scales are never negative.
-        out[base + i] = scale < 0 ? formatDecimal({ unscaled: v * 10n ** BigInt(-scale), scale: 0 }) : formatDecimal({ unscaled: v, scale });
+        out[base + k] = scale < 0 ? formatDecimal({ unscaled: v * 10n ** BigInt(-scale), scale: 0 }) : formatDecimal({ unscaled: v, scale });
       }
       return;
     }
@@ -109,8 +120,9 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number): void
       // Short ASCII values (flags, codes, modes: TPC-H's l_returnflag, l_shipmode) repeat
       // endlessly; they are looked up by their bytes instead of decoded one by one.
       const short = plain ? new Map<number, string>() : undefined;
-      for (let i = 0; i < n; i++) {
-        if (!isValid(mask, offset, i)) { out[base + i] = null; continue; }
+      for (let k = 0; k < n; k++) {
+        const i = rows === undefined ? k : rows[k]!;
+        if (!isValid(mask, offset, i)) { out[base + k] = null; continue; }
         const s = offsets[i]!; const e = offsets[i + 1]!;
         if (short !== undefined && e - s <= SHORT_TEXT_BYTES) {
           let key = e - s;
@@ -119,20 +131,21 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number): void
           if (ascii) {
             let v = short.get(key);
             if (v === undefined) { v = buf.toString('latin1', s, e); short.set(key, v); }
-            out[base + i] = v;
+            out[base + k] = v;
             continue;
           }
         }
         const text = buf.toString('utf8', s, e);
-        out[base + i] = plain ? text : convertObject(text, type);
+        out[base + k] = plain ? text : convertObject(text, type);
       }
       return;
     }
     default: {
       const vec = makeVector(data);
-      for (let i = 0; i < n; i++) {
-        if (!isValid(mask, offset, i)) { out[base + i] = null; continue; }
-        out[base + i] = convertObject(vec.get(i), type);
+      for (let k = 0; k < n; k++) {
+        const i = rows === undefined ? k : rows[k]!;
+        if (!isValid(mask, offset, i)) { out[base + k] = null; continue; }
+        out[base + k] = convertObject(vec.get(i), type);
       }
     }
   }
