@@ -207,9 +207,13 @@ test('LIKE on a text column still in Arrow form (matched on its bytes) equals LI
   fc.assert(fc.property(
     fc.array(fc.option(word, { nil: null }), { minLength: 1, maxLength: 30 }),
     fc.constantFrom('%a%b%', 'a%', '%b', 'ab', '%', '', 'x%x', '%é%', 'a_b'), fc.boolean(), fc.boolean(), fc.boolean(),
-    (values, pattern, negated, useSel, castToText) => {
-      const data = vectorFromArray(values, new Utf8()).data[0]!;
-      const b = decodeColumns(batchOf([data], ['t']), ['t'], [TEXT]);
+    fc.option(fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), { nil: undefined }),
+    (all, pattern, negated, useSel, castToText, keep) => {
+      // With `keep`, the batch is a row selection of a larger column (as scan batches are).
+      const rows = keep === undefined ? undefined : Int32Array.from(all.map((_, i) => i).filter((i) => keep[i]));
+      const values = rows === undefined ? all : [...rows].map((i) => all[i]!);
+      const data = vectorFromArray(all, new Utf8()).data[0]!;
+      const b = decodeColumns(batchOf([data], ['t']), ['t'], [TEXT], rows);
       // varchar LIKE text compares (t)::text, which reads the column as it is.
       const arg: Expr = castToText ? { kind: 'cast', arg: col(0, TEXT), type: { kind: 'text' } } : col(0, TEXT);
       const like = (p: string, not: boolean): Expr => ({ kind: 'like', arg, pattern: lit(p, { kind: 'text' }), caseInsensitive: false, negated: not, type: { kind: 'bool' } });
@@ -217,7 +221,7 @@ test('LIKE on a text column still in Arrow form (matched on its bytes) equals LI
       const e: Expr = useSel ? { kind: 'and', args: [like('%a%', false), like(pattern, negated)], type: { kind: 'bool' } } : like(pattern, negated);
       const c = compileExpr(e);
       const got = c.evaluateSync(b, run);
-      const want = c.evaluateSync(eager(decodeColumns(batchOf([data], ['t']), ['t'], [TEXT])), run);
+      const want = c.evaluateSync(eager(decodeColumns(batchOf([vectorFromArray(values, new Utf8()).data[0]!], ['t']), ['t'], [TEXT])), run);
       values.forEach((v, i) => assert.equal(got[i], want[i], `${JSON.stringify(v)} ${negated ? 'NOT ' : ''}LIKE ${pattern}${useSel ? ' under AND' : ''}`));
       assert.ok(columnSource(b, 0) instanceof ArrowColumn || pattern === 'a_b' || pattern === '%é%', 'the byte path leaves the column undecoded');
     },

@@ -448,8 +448,11 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
         return (b, ev, sel) => {
           // A text column still in Arrow form is matched on its UTF-8 bytes, never decoded.
           const form = onBytes ? arrowFormOf(b, argIndex) : undefined;
-          if (form !== undefined && (form.type.kind === 'text' || form.type.kind === 'varchar') && form.data.typeId === Type.Utf8) {
-            return likeOverBytes(form.data, onBytes!, negated, b.numRows, sel);
+          if (form !== undefined && (form.type.kind === 'text' || form.type.kind === 'varchar')) {
+            // Through a row selection the bytes are read in place, not gathered first.
+            const pending = form.pending();
+            const data = pending?.base ?? form.data;
+            if (data.typeId === Type.Utf8) return likeOverBytes(data, pending?.rows, onBytes!, negated, b.numRows, sel);
           }
           const s = arg(b, ev, sel);
           const out = new Array<unknown>(b.numRows);
@@ -716,9 +719,13 @@ function textColumnIndex(e: Expr): number {
   return -1;
 }
 
-/** LIKE over a Utf8 column's bytes: true/false per selected row (negated for NOT LIKE), NULL for NULL. */
+/**
+ * LIKE over a Utf8 column's bytes: true/false per selected row (negated for NOT LIKE),
+ * NULL for NULL. Row i of the batch is row rows[i] of `data` when `rows` is given.
+ */
 function likeOverBytes(
-  data: Data, match: (bytes: Uint8Array, start: number, end: number) => boolean, negated: boolean, numRows: number, sel: Int32Array | undefined,
+  data: Data, rows: Int32Array | undefined, match: (bytes: Uint8Array, start: number, end: number) => boolean, negated: boolean,
+  numRows: number, sel: Int32Array | undefined,
 ): unknown[] {
   const out = new Array<unknown>(numRows);
   const offsets = data.valueOffsets as Int32Array;
@@ -727,11 +734,12 @@ function likeOverBytes(
   const n = sel ? sel.length : numRows;
   for (let k = 0; k < n; k++) {
     const i = sel ? sel[k]! : k;
+    const d = rows === undefined ? i : rows[i]!;
     if (nulls !== undefined) {
-      const p = data.offset + i;
+      const p = data.offset + d;
       if (((nulls[p >> 3]! >> (p & 7)) & 1) === 0) { out[i] = null; continue; }
     }
-    const r = match(bytes, offsets[i]!, offsets[i + 1]!);
+    const r = match(bytes, offsets[d]!, offsets[d + 1]!);
     out[i] = negated ? !r : r;
   }
   return out;
