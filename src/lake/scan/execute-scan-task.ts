@@ -33,7 +33,7 @@ async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined,
 ): Promise<{ batches: RecordBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
-  // A file-backed Blob reads only the footer and the chunks of the columns decoded, not the whole file.
+  // The store's lazy byte source reads only the footer and the chunks of the columns decoded, not the whole file.
   const blob = storage.openBlob ? await storage.openBlob(f.path) : undefined;
   const source: ParquetSource = blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(f.path));
   const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
