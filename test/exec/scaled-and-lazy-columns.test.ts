@@ -256,3 +256,13 @@ test('the scaled view of a numeric column read through a row selection is the vi
     },
   ), { numRuns: 300 });
 });
+
+test('a column selected through a view of a reused buffer keeps its rows when the buffer is overwritten', () => {
+  const data = makeData({ type: new Int32(), length: 6, data: Int32Array.from([10, 11, 12, 13, 14, 15]) });
+  const col = new ArrowColumn(data, { kind: 'int4' });
+  const buffer = Int32Array.from([5, 3, 1, 0]);
+  const picked = col.select(buffer.subarray(0, 3)); // rows 5, 3, 1
+  buffer.set([0, 0, 0, 0]); // the caller reuses its buffer (a join's pair buffer does)
+  assert.deepEqual([...makeVector(picked.select(Int32Array.from([2, 0])).data)], [11, 15]);
+  assert.deepEqual([...makeVector(picked.data)], [15, 13, 11]);
+});

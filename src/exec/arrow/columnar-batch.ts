@@ -53,10 +53,14 @@ export class ArrowColumn {
     return this.#data === undefined ? { base: this.#base, rows: this.#rows! } : undefined;
   }
 
-  /** Rows `sel` of this column, in that order, still uncopied. */
+  /**
+   * Rows `sel` of this column, in that order, still uncopied. The selection is
+   * copied: callers pass views of buffers they reuse (a join's pair buffer), and a
+   * column gathered or narrowed later must still see the rows it stood for.
+   */
   select(sel: Int32Array): ArrowColumn {
     const rows = this.#rows;
-    if (rows === undefined) return new ArrowColumn(this.#base, this.type, sel);
+    if (rows === undefined) return new ArrowColumn(this.#base, this.type, sel.slice());
     const composed = new Int32Array(sel.length);
     for (let k = 0; k < sel.length; k++) composed[k] = rows[sel[k]!]!;
     return new ArrowColumn(this.#base, this.type, composed);
