@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Decimal, makeData, makeVector } from 'apache-arrow';
-import type { Data } from 'apache-arrow';
+import { makeVector } from 'apache-arrow';
 import type { SqlType } from '../../src/common/sql-type.js';
 import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
 import type { ColumnSource } from '../../src/exec/arrow/columnar-batch.js';
@@ -11,7 +10,7 @@ import { AggregateTable, compileAggregation } from '../../src/exec/operators/agg
 import type { AggregateSpec } from '../../src/exec/operators/aggregate-table.js';
 import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
 import { createRunState } from '../../src/exec/run-state.js';
-import { aggId, col, int, lit, op, t } from './exec-test-helpers.js';
+import { aggId, col, decimalData, int, lit, op, t } from './exec-test-helpers.js';
 
 /*
  * The typed per-group states (ColumnarAggregate) against the object states
@@ -104,18 +103,6 @@ const batchArb = (keys: number): fc.Arbitrary<BatchSpec> => fc.tuple(
   return { rows: rows.map((r, i) => [r[0], u[i] === null ? null : formatUnscaled(u[i]!, scale), r[2], r[3], r[4], r[5]] as Row), decimal: { scale, unscaled: u } };
 });
 
-function decimalData(values: readonly (bigint | null)[], scale: number): Data {
-  const words = new Uint32Array(values.length * 4);
-  const bitmap = new Uint8Array((values.length + 7) >> 3);
-  let nulls = 0;
-  values.forEach((v, i) => {
-    if (v === null) { nulls++; return; }
-    bitmap[i >> 3]! |= 1 << (i & 7);
-    let x = BigInt.asUintN(128, v);
-    for (let w = 0; w < 4; w++) { words[i * 4 + w] = Number(x & 0xffffffffn); x >>= 32n; }
-  });
-  return makeData({ type: new Decimal(scale, 38, 128), length: values.length, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, data: words });
-}
 
 function batchOf(b: BatchSpec) {
   const sources: ColumnSource[] = TYPES.map((_, ci) => b.rows.map((r) => r[ci]));

@@ -5,7 +5,8 @@ import { executePlan } from '../../src/exec/execute.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
 import { resolveFunction, resolveOperator } from '../../src/exec/functions/function-registry.js';
 import type { OutputColumn, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
-import type { Vector } from 'apache-arrow';
+import { Decimal, makeData } from 'apache-arrow';
+import type { Data, Vector } from 'apache-arrow';
 
 export const t = {
   bool: { kind: 'bool' }, int2: { kind: 'int2' }, int4: { kind: 'int4' }, int8: { kind: 'int8' }, float8: { kind: 'float8' },
@@ -68,3 +69,17 @@ export const text = (s: string): Expr => lit(s, t.text);
 export const int = (n: number): Expr => lit(n, t.int4);
 export const num = (s: string): Expr => lit(s, t.numeric);
 export const nul = (type: SqlType): Expr => lit(null, type);
+
+/** Arrow Decimal128(p, scale) data holding `values` (unscaled bigints; null = NULL). */
+export function decimalData(values: readonly (bigint | null)[], scale: number): Data {
+  const words = new Uint32Array(values.length * 4);
+  const bitmap = new Uint8Array((values.length + 7) >> 3);
+  let nulls = 0;
+  values.forEach((v, i) => {
+    if (v === null) { nulls++; return; }
+    bitmap[i >> 3]! |= 1 << (i & 7);
+    let x = BigInt.asUintN(128, v);
+    for (let w = 0; w < 4; w++) { words[i * 4 + w] = Number(x & 0xffffffffn); x >>= 32n; }
+  });
+  return makeData({ type: new Decimal(scale, 38, 128), length: values.length, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, data: words });
+}

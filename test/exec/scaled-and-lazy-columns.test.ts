@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Decimal, Dictionary, Field, Int32, Schema, Utf8, RecordBatch, Struct, makeData, makeVector, vectorFromArray } from 'apache-arrow';
+import { Dictionary, Field, Int32, Schema, Utf8, RecordBatch, Struct, makeData, makeVector, vectorFromArray } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { SqlType } from '../../src/common/sql-type.js';
 import {
@@ -18,23 +18,10 @@ import type { AggregateImpl } from '../../src/exec/functions/function-registry.j
 import { selectRows } from '../../src/exec/operators/operator-support.js';
 import { createRunState } from '../../src/exec/run-state.js';
 import { formatScaled } from '../../src/exec/types/numeric.js';
-import { col, lit, op, t } from './exec-test-helpers.js';
+import { col, decimalData, lit, op, t } from './exec-test-helpers.js';
 
 const run = createRunState({ params: [], settings: new Map(), transactionStartMicros: 0n });
 
-/** Arrow Decimal128(p, scale) data holding `values` (unscaled bigints; null = NULL). */
-function decimalData(values: readonly (bigint | null)[], scale: number): Data {
-  const words = new Uint32Array(values.length * 4);
-  const bitmap = new Uint8Array((values.length + 7) >> 3);
-  let nulls = 0;
-  values.forEach((v, i) => {
-    if (v === null) { nulls++; return; }
-    bitmap[i >> 3]! |= 1 << (i & 7);
-    let x = BigInt.asUintN(128, v);
-    for (let w = 0; w < 4; w++) { words[i * 4 + w] = Number(x & 0xffffffffn); x >>= 32n; }
-  });
-  return makeData({ type: new Decimal(scale, 38, 128), length: values.length, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, data: words });
-}
 
 function batchOf(datas: readonly Data[], names: readonly string[]): RecordBatch {
   const fields = datas.map((d, i) => new Field(names[i]!, d.type, true));
