@@ -118,3 +118,28 @@ test('group keys: numeric groups by value (1.50 = 1.5, -0.00 = 0), bpchar ignore
   };
   assert.deepEqual((await rowsOf(both)).map((r) => Number(r[2])).sort(), [1, 2, 2]);
 });
+
+test('GROUP BY three and four columns: every distinct combination is one group, across batches (property, against a Map)', async () => {
+  const fc = (await import('fast-check')).default;
+  const count = aggId('count');
+  await fc.assert(fc.asyncProperty(
+    fc.integer({ min: 1, max: 6000 }), fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 40 }), fc.boolean(), fc.integer({ min: 0, max: 1000 }),
+    async (n, card1, card2, fourth, seed) => {
+      // Deterministic columns of chosen cardinalities, NULLs included, so combinations repeat.
+      const rows = Array.from({ length: n }, (_, i) => {
+        const h = (i * 2654435761 + seed) >>> 0;
+        return [h % card1, (h >>> 8) % 7 === 0 ? null : `s${(h >>> 4) % card2}`, `${(h >>> 12) % 5}.50`, ...(fourth ? [(h >>> 16) % 3] : [])];
+      });
+      const cols = [{ name: 'a', type: t.int4 }, { name: 'b', type: t.text }, { name: 'c', type: t.numeric }, ...(fourth ? [{ name: 'd', type: t.int4 }] : [])];
+      const plan = {
+        kind: 'hashAggregate' as const, input: values(cols, rows), groupBy: cols.map((c, i) => col(i, c.type)),
+        aggregates: [{ fn: count.id, args: [], distinct: false, type: count.type }],
+        columns: [...cols, { name: 'n', type: t.int8 }],
+      };
+      const got = (await rowsOf(plan)).map((r) => `${JSON.stringify(r.slice(0, cols.length))}=${Number(r[cols.length])}`).sort();
+      const oracle = new Map<string, number>();
+      for (const r of rows) { const k = JSON.stringify(r); oracle.set(k, (oracle.get(k) ?? 0) + 1); }
+      assert.deepEqual(got, [...oracle].map(([k, c]) => `${k}=${c}`).sort());
+    },
+  ), { numRuns: 25 });
+});
