@@ -34,6 +34,7 @@ export class ArrowColumn {
   readonly #base: Data;
   readonly #rows: Int32Array | undefined;
 
+  /** `rows` is kept as it is: it must not change afterwards (`select` copies what it is given). */
   constructor(data: Data, readonly type: SqlType, rows?: Int32Array) {
     this.#base = data;
     this.#rows = rows;
@@ -132,7 +133,7 @@ export function selectColumn(src: ColumnSource, sel: ArrayLike<number>): ColumnS
 
 /** Rows [start, end) of one column. */
 export function sliceColumn(src: ColumnSource, start: number, end: number): ColumnSource {
-  return src instanceof ArrowColumn ? src.slice(start, end) : src.slice(start, end);
+  return src.slice(start, end);
 }
 
 /**

@@ -4,6 +4,7 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFormOf } from '../arrow/columnar-batch.js';
+import { isValid, nullMask } from '../arrow/vector-values.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import { functionById } from '../functions/function-registry.js';
@@ -707,15 +708,12 @@ function likeOverBytes(
   const out = new Array<unknown>(numRows);
   const offsets = data.valueOffsets as Int32Array;
   const bytes = data.values as Uint8Array;
-  const nulls = data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0 ? data.nullBitmap : undefined;
+  const nulls = nullMask(data);
   const n = sel ? sel.length : numRows;
   for (let k = 0; k < n; k++) {
     const i = sel ? sel[k]! : k;
     const d = rows === undefined ? i : rows[i]!;
-    if (nulls !== undefined) {
-      const p = data.offset + d;
-      if (((nulls[p >> 3]! >> (p & 7)) & 1) === 0) { out[i] = null; continue; }
-    }
+    if (!isValid(nulls, data.offset, d)) { out[i] = null; continue; }
     const r = match(bytes, offsets[d]!, offsets[d + 1]!);
     out[i] = negated ? !r : r;
   }
@@ -784,8 +782,7 @@ function intForm(b: ColumnarBatch, i: number): IntForm | undefined {
   if (data.typeId !== Type.Int && !(data.typeId === Type.Date && (data.type as unknown as { unit: number }).unit === 0)) return undefined;
   const values = data.values as unknown;
   if (!(values instanceof Int32Array || values instanceof Int16Array)) return undefined;
-  const nulls = data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0 ? data.nullBitmap : undefined;
-  return { values, rows: pending?.rows, nulls, offset: data.offset };
+  return { values, rows: pending?.rows, nulls: nullMask(data), offset: data.offset };
 }
 
 function compareIntForms(l: IntForm, r: IntForm, op: string, numRows: number, sel: Int32Array | undefined): unknown[] {
@@ -795,8 +792,7 @@ function compareIntForms(l: IntForm, r: IntForm, op: string, numRows: number, se
     const i = sel ? sel[k]! : k;
     const li = l.rows === undefined ? i : l.rows[i]!;
     const ri = r.rows === undefined ? i : r.rows[i]!;
-    if (l.nulls !== undefined) { const p = l.offset + li; if (((l.nulls[p >> 3]! >> (p & 7)) & 1) === 0) { out[i] = null; continue; } }
-    if (r.nulls !== undefined) { const p = r.offset + ri; if (((r.nulls[p >> 3]! >> (p & 7)) & 1) === 0) { out[i] = null; continue; } }
+    if (!isValid(l.nulls, l.offset, li) || !isValid(r.nulls, r.offset, ri)) { out[i] = null; continue; }
     const x = l.values[li]!;
     const y = r.values[ri]!;
     switch (op) {
