@@ -20,4 +20,5 @@ export { executeScanTask, executeScanTaskSelected, type ScanTaskCounters, type S
 export { arrowTypeOf } from './arrow/arrow-type.js';
 // Rows of one Arrow column gathered buffer to buffer, so the executor can move columns it never reads.
 export { takeData } from './arrow/take-rows.js';
+export { isValid, nullMask } from './arrow/column-reader.js';
 export { isExactFilter } from './scan/filter-batch.js';

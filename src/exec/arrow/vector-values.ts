@@ -2,6 +2,7 @@ import { Type, makeData, makeVector, vectorFromArray } from 'apache-arrow';
 import type { Data, DataType, Vector } from 'apache-arrow';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { formatDecimal, formatScaled as formatScaledNumber } from '../types/numeric.js';
+import { isValid, nullMask } from '../../lake/index.js';
 import { execArrowType } from './arrow-types.js';
 import { smallDecimalWords } from '../../common/decimal-words.js';
 
@@ -49,24 +50,6 @@ const PLAIN_TEXT_KINDS = new Set(['numeric', 'text', 'varchar', 'bpchar', 'name'
 
 /** ASCII values up to this many bytes key a cache exactly: 7 × 7 bits plus the length stay below 2^53. */
 const SHORT_TEXT_BYTES = 7;
-
-/**
- * The bitmap to test rows against, or undefined when no row is NULL. Read once per
- * Data: Arrow JS's nullCount is a getter that checks for unions on every call (Q1
- * spent 360 ms of worker time in it when it was asked per row).
- */
-export function nullMask(data: Data): Uint8Array | undefined {
-  if (data.nullCount === 0) return undefined;
-  const bm = data.nullBitmap;
-  return bm && bm.length > 0 ? bm : undefined;
-}
-
-/** Row i of a Data is valid (not NULL) under its `nullMask` and offset. */
-export function isValid(mask: Uint8Array | undefined, offset: number, i: number): boolean {
-  if (mask === undefined) return true;
-  const j = offset + i;
-  return (mask[j >> 3]! & (1 << (j & 7))) !== 0;
-}
 
 /** Reads `data`'s rows `rows` (all rows when undefined) into out[base…]. */
 function readData(data: Data, type: SqlType, out: unknown[], base: number, rows?: Int32Array): void {

@@ -4,7 +4,7 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFormOf } from '../arrow/columnar-batch.js';
-import { isValid, nullMask } from '../arrow/vector-values.js';
+import { isValid, nullMask } from '../../lake/index.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import { functionById } from '../functions/function-registry.js';

@@ -46,11 +46,27 @@ export function dataReader(data: Data, type: SqlType): ColumnAccessor {
   };
 }
 
+/**
+ * The bitmap to test a chunk's rows against, or undefined when no row is NULL. Read
+ * it once per chunk in a loop: Arrow JS's nullCount is a getter that checks for
+ * unions on every call.
+ */
+export function nullMask(data: Data): Uint8Array | undefined {
+  if (data.nullCount === 0) return undefined;
+  const bm = data.nullBitmap;
+  return bm && bm.length > 0 ? bm : undefined;
+}
+
+/** Row i of a chunk is valid (not NULL) under its `nullMask` and offset. */
+export function isValid(mask: Uint8Array | undefined, offset: number, i: number): boolean {
+  if (mask === undefined) return true;
+  const p = offset + i;
+  return ((mask[p >> 3]! >> (p & 7)) & 1) === 1;
+}
+
 /** True when row i of the chunk is valid (not NULL). */
 export function isValidAt(data: Data, i: number): boolean {
-  if (data.nullCount === 0 || data.nullBitmap === undefined || data.nullBitmap.length === 0) return true;
-  const p = data.offset + i;
-  return ((data.nullBitmap[p >> 3]! >> (p & 7)) & 1) === 1;
+  return isValid(nullMask(data), data.offset, i);
 }
 
 const UNIT_TO_MICROS = [1_000_000n, 1_000n, 1n, 0n];

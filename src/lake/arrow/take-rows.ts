@@ -1,7 +1,7 @@
 import { DataType, makeData } from 'apache-arrow';
 import type { Data, RecordBatch } from 'apache-arrow';
 import { batchFromData } from './batch-builder.js';
-import { isValidAt } from './column-reader.js';
+import { isValid, nullMask } from './column-reader.js';
 
 const mk = makeData as unknown as (props: Record<string, unknown>) => Data;
 
@@ -19,10 +19,11 @@ export function takeData(data: Data, indices: Int32Array): Data {
   const type = data.type as DataType;
   let nullCount = 0;
   let nullBitmap: Uint8Array | undefined;
-  if (data.nullCount > 0) {
+  const mask = nullMask(data);
+  if (mask !== undefined) {
     nullBitmap = new Uint8Array((n + 7) >> 3);
     for (let j = 0; j < n; j++) {
-      if (isValidAt(data, indices[j]!)) nullBitmap[j >> 3]! |= 1 << (j & 7);
+      if (isValid(mask, data.offset, indices[j]!)) nullBitmap[j >> 3]! |= 1 << (j & 7);
       else nullCount++;
     }
     if (nullCount === 0) nullBitmap = undefined;

@@ -2,6 +2,7 @@ import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { smallDecimalWords } from '../../common/decimal-words.js';
 import type { SqlType } from '../../common/sql-type.js';
+import { isValid, nullMask } from '../arrow/column-reader.js';
 import { naturalScale, parseDecimalNumber } from '../arrow/decimal-text.js';
 import type { ScanFilter } from './scan-types.js';
 
@@ -35,7 +36,7 @@ interface IntRange { lo: number; hi: number; ne: number[] }
  */
 export function typedSelection(data: Data, filters: readonly ScanFilter[], type: SqlType): TypedSelection | undefined {
   if (filters.length === 0 || filters.some((f) => f.op === 'isNull' || f.op === 'isNotNull' || f.op === 'in')) return undefined;
-  const nulls = data.nullCount > 0 && data.nullBitmap !== undefined && data.nullBitmap.length > 0 ? data.nullBitmap : undefined;
+  const nulls = nullMask(data);
   if (type.kind === 'int2' || type.kind === 'int4' || type.kind === 'date') {
     if (data.typeId !== Type.Int && data.typeId !== Type.Date) return undefined;
     if (data.typeId === Type.Date && (data.type as unknown as { unit: number }).unit !== 0) return undefined;
@@ -87,12 +88,6 @@ function rangeOf(filters: readonly { op: ScanFilter['op']; target: number }[]): 
   return r;
 }
 
-function isNull(nulls: Uint8Array | undefined, offset: number, i: number): boolean {
-  if (nulls === undefined) return false;
-  const p = offset + i;
-  return ((nulls[p >> 3]! >> (p & 7)) & 1) === 0;
-}
-
 function selectInts(
   values: Int16Array | Int32Array, nulls: Uint8Array | undefined, offset: number, range: IntRange,
   rows: Int32Array | undefined, n: number, out: Int32Array,
@@ -102,7 +97,7 @@ function selectInts(
   for (let j = 0; j < n; j++) {
     const i = rows === undefined ? j : rows[j]!;
     const v = values[i]!;
-    if (v < lo || v > hi || isNull(nulls, offset, i)) continue;
+    if (v < lo || v > hi || !isValid(nulls, offset, i)) continue;
     if (ne.length > 0 && ne.includes(v)) continue;
     out[k++] = i;
   }
@@ -117,7 +112,7 @@ function selectDecimals(
   let k = 0;
   for (let j = 0; j < n; j++) {
     const i = rows === undefined ? j : rows[j]!;
-    if (isNull(nulls, offset, i)) continue;
+    if (!isValid(nulls, offset, i)) continue;
     const u = smallDecimalWords(words, i * bw, bw);
     const v = up === 1 ? u : u * up;
     if (v !== v || v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) { state.big = true; continue; }

@@ -1,9 +1,9 @@
 import { DataType } from 'apache-arrow';
-import type { Data, RecordBatch } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { columnReader, dataReader, isValidAt } from '../arrow/column-reader.js';
+import { columnReader, dataReader, isValid, nullMask } from '../arrow/column-reader.js';
 import { valueOrderOf } from './value-order.js';
 
 /**
@@ -69,13 +69,13 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
   if (DataType.isDictionary(t)) return undefined; // values are dictionary indices
   const v = data.values as unknown;
   const n = data.length;
-  const hasNulls = data.nullCount > 0;
+  const mask = nullMask(data);
   if (type.kind === 'int2' || type.kind === 'int4' || (type.kind === 'date' && DataType.isDate(t) && v instanceof Int32Array)) {
     if (!(v instanceof Int16Array || v instanceof Int32Array)) return undefined;
     let lo = Infinity;
     let hi = -Infinity;
     for (let i = 0; i < n; i++) {
-      if (hasNulls && !isValidAt(data, i)) continue;
+      if (!isValid(mask, data.offset, i)) continue;
       const x = v[i]!;
       if (x < lo) lo = x;
       if (x > hi) hi = x;
@@ -91,7 +91,7 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
     let lo: bigint | null = null;
     let hi: bigint | null = null;
     for (let i = 0; i < n; i++) {
-      if (hasNulls && !isValidAt(data, i)) continue;
+      if (!isValid(mask, data.offset, i)) continue;
       const x = v[i]!;
       if (lo === null || x < lo) lo = x;
       if (hi === null || x > hi) hi = x;
@@ -101,12 +101,12 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
   if (type.kind === 'numeric' && DataType.isDecimal(t) && (t as unknown as { bitWidth: number }).bitWidth === 128 && v instanceof Uint32Array) {
     // compare the 128-bit two's-complement words; format only the two winners
     const r = dataReader(data, type);
-    const safe = decimalExtremesSafe(v, n, hasNulls ? data : undefined);
+    const safe = decimalExtremesSafe(v, n, mask, data.offset);
     if (safe !== undefined) return safe[0] < 0 ? { min: null, max: null } : { min: r.get(safe[0]), max: r.get(safe[1]) };
     let lo = -1;
     let hi = -1;
     for (let i = 0; i < n; i++) {
-      if (hasNulls && !isValidAt(data, i)) continue;
+      if (!isValid(mask, data.offset, i)) continue;
       if (lo < 0) { lo = hi = i; continue; }
       if (compareDecimal128(v, i, lo) < 0) lo = i;
       if (compareDecimal128(v, i, hi) > 0) hi = i;
@@ -122,7 +122,7 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
     let lo = -1;
     let hi = -1;
     for (let i = 0; i < n; i++) {
-      if (hasNulls && !isValidAt(data, i)) continue;
+      if (!isValid(mask, data.offset, i)) continue;
       if (lo < 0) { lo = hi = i; continue; }
       if (compareUtf8(v, offs, i, lo, trim) < 0) lo = i;
       if (compareUtf8(v, offs, i, hi, trim) > 0) hi = i;
@@ -137,15 +137,15 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
 /**
  * Rows of the first minimum and maximum of a Decimal128 column whose values all lie
  * within ±2^53 (compared as plain numbers); undefined as soon as one does not.
- * `nulls` is the chunk when it has NULLs to skip.
+ * `mask` is the chunk's null mask (rows it marks NULL are skipped).
  */
-function decimalExtremesSafe(w: Uint32Array, n: number, nulls: Data | undefined): [number, number] | undefined {
+function decimalExtremesSafe(w: Uint32Array, n: number, mask: Uint8Array | undefined, offset: number): [number, number] | undefined {
   let lo = Infinity;
   let hi = -Infinity;
   let loRow = -1;
   let hiRow = -1;
   for (let i = 0; i < n; i++) {
-    if (nulls !== undefined && !isValidAt(nulls, i)) continue;
+    if (!isValid(mask, offset, i)) continue;
     const a = 4 * i;
     const w1 = w[a + 1]!;
     const w2 = w[a + 2]!;
