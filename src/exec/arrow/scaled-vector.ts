@@ -4,6 +4,7 @@ import { arrowFormOf } from './columnar-batch.js';
 import type { ArrowColumn } from './columnar-batch.js';
 import type { ColumnarBatch } from './columnar-batch.js';
 import { smallDecimalWords } from '../../common/decimal-words.js';
+import { isValid, nullMask } from '../../lake/index.js';
 
 /**
  * A numeric column as exact numbers: row i is unscaled[i] / 10^scale, every
@@ -62,10 +63,10 @@ function decimalView(data: Data, rows?: Int32Array): ScaledVector | undefined {
   const n = rows?.length ?? data.length;
   const unscaled = new Float64Array(n);
   let valid: Uint8Array | undefined;
-  if (data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length > 0) {
+  const mask = nullMask(data);
+  if (mask !== undefined) {
     valid = new Uint8Array(n);
-    const bm = data.nullBitmap;
-    for (let k = 0; k < n; k++) { const j = data.offset + (rows === undefined ? k : rows[k]!); valid[k] = (bm[j >> 3]! >> (j & 7)) & 1; }
+    for (let k = 0; k < n; k++) valid[k] = isValid(mask, data.offset, rows === undefined ? k : rows[k]!) ? 1 : 0;
   }
   for (let k = 0; k < n; k++) {
     if (valid !== undefined && valid[k] === 0) continue;
