@@ -4,6 +4,7 @@ import * as pq from 'parquet-wasm';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ByteSource } from '../storage/storage.js';
+import { cachedFooterRowGroups } from './parquet-footer.js';
 
 /**
  * Parquet encode/decode through parquet-wasm, avoiding the traps in shared/NOTES.md:
@@ -13,7 +14,7 @@ import type { ByteSource } from '../storage/storage.js';
  * - export via arrow-js-ffi's parseTable over wasmMemory (IPC round trips cost seconds);
  * - the sync reader ignores `columns`, so a read of a few columns of a wide file goes
  *   through the async ParquetFile reader, which decodes only those (4 of lineitem's 17
- *   columns: 4–5× faster than the full sync decode); reads of most columns stay sync.
+ *   columns: 4–5× faster than the full sync decode); reads of most of the bytes stay sync.
  */
 export const ROW_GROUP_ROWS = 131072;
 
@@ -81,47 +82,50 @@ export async function readFooter(blob: ByteSource, firstSlice = 256 * 1024): Pro
   return tail;
 }
 
-/** Projected reads pay the async reader's overhead (20–60 ms a file) only when they skip enough columns. */
-const PROJECT_MAX_FRACTION = 0.6;
+/**
+ * The whole-file sync reader decodes every column, so it pays off only when the
+ * columns asked for are most of the columns and most of the bytes; otherwise the
+ * async reader fetches and decodes just their chunks. Counting bytes matters:
+ * 4 of partsupp's 6 columns are 21% of its bytes (ps_comment is the rest), and
+ * reading the whole 58 MB file for them made Q11's scans cost ten times what the
+ * projected read does. Counting columns matters too: o_comment is most of
+ * orders' bytes, but the sync reader would decode all 10 columns for Q13's 3.
+ */
+const WHOLE_MIN_COLUMNS = 0.6;
+const WHOLE_MIN_BYTES = 0.7;
 
 /**
- * The number of schema elements below the root (= columns of a flat file), read from
- * the head of the Thrift-compact footer (FileMetaData: 1 version, 2 schema list) without
- * decoding it; undefined for anything unexpected.
+ * Whether reading columns `names` of row groups `rowGroups` (all when undefined)
+ * should decode the whole file; true also when the footer cannot be read. A task
+ * over a few row groups of a large file reads them projected.
  */
-export function parquetSchemaWidth(bytes: Uint8Array): number | undefined {
-  const n = bytes.length;
-  if (n < 12 || bytes[n - 4] !== 0x50 || bytes[n - 3] !== 0x41 || bytes[n - 2] !== 0x52 || bytes[n - 1] !== 0x31) return undefined;
-  const footerLen = bytes[n - 8]! | (bytes[n - 7]! << 8) | (bytes[n - 6]! << 16) | (bytes[n - 5]! << 24);
-  let p = n - 8 - footerLen;
-  if (footerLen <= 0 || p < 4) return undefined;
-  if (bytes[p++] !== 0x15) return undefined; // field 1, i32
-  while (p < n && (bytes[p]! & 0x80) !== 0) p++; // skip the zigzag varint
-  p++;
-  if (bytes[p++] !== 0x19) return undefined; // field 2, list
-  const head = bytes[p++]!;
-  if ((head & 0x0f) !== 12) return undefined; // of structs
-  let size = head >> 4;
-  if (size === 15) {
-    size = 0;
-    for (let shift = 0; p < n && shift < 35; shift += 7) {
-      const b = bytes[p++]!;
-      size |= (b & 0x7f) << shift;
-      if ((b & 0x80) === 0) break;
+function readsWhole(path: string, footer: Uint8Array, names: readonly string[], rowGroups: readonly number[] | undefined): boolean {
+  const groups = cachedFooterRowGroups(path, footer);
+  if (groups === undefined || groups.length === 0) return true;
+  const wanted = new Set(names);
+  const reading = rowGroups === undefined ? undefined : new Set(rowGroups);
+  // The whole-file read fetches every row group, so the share is of the file's bytes.
+  let file = 0;
+  let some = 0;
+  for (let g = 0; g < groups.length; g++) {
+    for (const [name, c] of groups[g]!.chunks) {
+      file += c.compressedBytes;
+      if (wanted.has(name) && (reading === undefined || reading.has(g))) some += c.compressedBytes;
     }
   }
-  return size > 0 ? size - 1 : undefined;
+  const width = groups[0]!.chunks.size;
+  return names.length > width * WHOLE_MIN_COLUMNS && some > file * WHOLE_MIN_BYTES;
 }
 
 /**
  * Decodes the top-level, flat columns `names` of a file (names the file lacks are left
- * out). Only those columns are decoded when they are few enough against the file's
- * width; otherwise the whole file is (sync reader). `path` only names the file in errors.
+ * out). Only those columns are read and decoded unless they are most of the file
+ * (readsWhole); then the whole file is (sync reader). `path` names the
+ * file in errors and keys its parsed footer.
  */
 export async function decodeParquetColumns(source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[]): Promise<RecordBatch[]> {
-  const width = parquetSchemaWidth(source.footer);
   const whole = async (): Promise<Uint8Array> => source.bytes ?? new Uint8Array(await source.blob!.arrayBuffer());
-  if (width === undefined || names.length === 0 || names.length > width * PROJECT_MAX_FRACTION) return decodeParquet(await whole(), path, undefined, rowGroups);
+  if (names.length === 0 || readsWhole(path, source.footer, names, rowGroups)) return decodeParquet(await whole(), path, undefined, rowGroups);
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
   let file: pq.ParquetFile;
   try {

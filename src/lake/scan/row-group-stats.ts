@@ -1,6 +1,8 @@
 import type { SqlType } from '../../common/sql-type.js';
 import { statsMayMatch } from '../stats/column-stats.js';
 import type { StatPredicate } from '../stats/column-stats.js';
+import { cachedFooterRowGroups, readFooterRowGroups } from '../format/parquet-footer.js';
+import type { FooterRowGroup } from '../format/parquet-footer.js';
 import { physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import type { ScanFilter } from './scan-types.js';
@@ -19,199 +21,39 @@ export interface RowGroupStats {
 }
 
 /**
- * Reads the row groups' column statistics from a Parquet file's footer (Thrift
- * compact protocol), without decoding any data. parquet-wasm exposes row-group
- * metadata but no statistics (shared/NOTES.md); the writer stores them in the
- * footer all the same. Only the exact, order-preserving encodings are decoded:
- * INT32 for int2/int4/date and INT64 for int8/time/timestamp(tz); other columns
- * get no bounds. Returns undefined when the footer cannot be read.
+ * The row groups' column statistics as canonical values, from a Parquet file's
+ * footer, without decoding any data. Only the exact, order-preserving encodings
+ * are decoded: INT32 for int2/int4/date and INT64 for int8/time/timestamp(tz);
+ * other columns get no bounds. Returns undefined when the footer cannot be read.
  */
 export function readRowGroupStats(bytes: Uint8Array, types: ReadonlyMap<string, SqlType>): RowGroupStats[] | undefined {
-  const n = bytes.length;
-  if (n < 12 || tail(bytes, n - 4) !== 'PAR1') return undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const len = view.getUint32(n - 8, true);
-  if (len + 8 > n) return undefined;
-  try {
-    const r = new CompactReader(bytes, view, n - 8 - len);
-    return fileMetaData(r, types);
-  } catch {
-    return undefined;
-  }
+  return statsOf(readFooterRowGroups(bytes), types);
 }
 
-/** Parsed footers by file and column types: data files never change once written. */
+/** Decoded statistics by file and column types (the parsed footers are cached beneath, in parquet-footer). */
 const statsCache = new Map<string, RowGroupStats[] | undefined>();
 const STATS_CACHE_FILES = 256;
 
-/**
- * readRowGroupStats, remembered per file: a worker runs several tasks over row-group
- * ranges of the same base file, and parsing a large footer (92 row groups × 17
- * columns for a lineitem file at SF 1) took longer than the filter it serves.
- */
+/** readRowGroupStats, remembered per file and column types. */
 export function cachedRowGroupStats(path: string, footer: Uint8Array, types: ReadonlyMap<string, SqlType>): RowGroupStats[] | undefined {
   const key = `${path}\0${footer.length}\0${JSON.stringify([...types])}`;
   if (statsCache.has(key)) return statsCache.get(key);
-  const stats = readRowGroupStats(footer, types);
+  const stats = statsOf(cachedFooterRowGroups(path, footer), types);
   if (statsCache.size >= STATS_CACHE_FILES) statsCache.delete(statsCache.keys().next().value!);
   statsCache.set(key, stats);
   return stats;
 }
 
-function tail(b: Uint8Array, at: number): string {
-  return String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
-}
-
-// Thrift compact type ids.
-const T_STOP = 0, T_TRUE = 1, T_FALSE = 2, T_BYTE = 3, T_I16 = 4, T_I32 = 5, T_I64 = 6, T_DOUBLE = 7, T_BINARY = 8, T_LIST = 9, T_SET = 10, T_MAP = 11, T_STRUCT = 12;
-
-class CompactReader {
-  pos: number;
-  constructor(readonly b: Uint8Array, readonly view: DataView, start: number) { this.pos = start; }
-  byte(): number {
-    if (this.pos >= this.b.length) throw new Error('footer overrun');
-    return this.b[this.pos++]!;
-  }
-  varint(): bigint {
-    let shift = 0n; let out = 0n;
-    for (;;) {
-      const x = this.byte();
-      out |= BigInt(x & 0x7f) << shift;
-      if ((x & 0x80) === 0) return out;
-      shift += 7n;
+function statsOf(groups: readonly FooterRowGroup[] | undefined, types: ReadonlyMap<string, SqlType>): RowGroupStats[] | undefined {
+  return groups?.map((g) => {
+    const columns = new Map<string, ChunkStats>();
+    for (const [name, c] of g.chunks) {
+      const t = types.get(name);
+      const decode = (v: Uint8Array | undefined): unknown => (v === undefined || t === undefined ? undefined : decodeBound(v, c.physical, t));
+      columns.set(name, { min: decode(c.min), max: decode(c.max), nullCount: c.nullCount });
     }
-  }
-  /** A zigzag varint that fits a JS number (field ids, i32, sizes). */
-  int(): number {
-    let shift = 0; let out = 0;
-    for (;;) {
-      const x = this.byte();
-      out += (x & 0x7f) * 2 ** shift;
-      if ((x & 0x80) === 0) break;
-      shift += 7;
-    }
-    return out % 2 === 0 ? out / 2 : -(out + 1) / 2;
-  }
-  long(): bigint {
-    const u = this.varint();
-    return (u & 1n) === 0n ? u >> 1n : -((u + 1n) >> 1n);
-  }
-  /** An unsigned varint as a number (sizes, counts, skipped integers): no BigInt on the hot path. */
-  size(): number {
-    let shift = 0; let out = 0;
-    for (;;) {
-      const x = this.byte();
-      out += (x & 0x7f) * 2 ** shift;
-      if ((x & 0x80) === 0) return out;
-      shift += 7;
-    }
-  }
-  binary(): Uint8Array {
-    const len = this.size();
-    if (this.pos + len > this.b.length) throw new Error('footer overrun');
-    const out = this.b.subarray(this.pos, this.pos + len);
-    this.pos += len;
-    return out;
-  }
-  /** Iterates a struct's fields: calls `field(id, type)`, which must consume the value or return false to skip it. */
-  struct(field: (id: number, type: number) => boolean): void {
-    let last = 0;
-    for (;;) {
-      const h = this.byte();
-      const type = h & 0x0f;
-      if (type === T_STOP) return;
-      const delta = h >> 4;
-      const id = delta === 0 ? this.int() : last + delta;
-      last = id;
-      if (!field(id, type)) this.skip(type);
-    }
-  }
-  list(each: (type: number, i: number) => void): number {
-    const h = this.byte();
-    let n = h >> 4;
-    if (n === 15) n = this.size();
-    const type = h & 0x0f;
-    for (let i = 0; i < n; i++) each(type, i);
-    return n;
-  }
-  skip(type: number): void {
-    switch (type) {
-      case T_TRUE: case T_FALSE: return;
-      case T_BYTE: this.pos++; return;
-      case T_I16: case T_I32: case T_I64: this.size(); return;
-      case T_DOUBLE: this.pos += 8; return;
-      case T_BINARY: this.binary(); return;
-      case T_LIST: case T_SET: this.list((t) => (t === T_TRUE || t === T_FALSE ? this.pos++ : this.skip(t))); return;
-      case T_MAP: {
-        const n = this.size();
-        if (n === 0) return;
-        const kv = this.byte();
-        for (let i = 0; i < n; i++) { this.skip(kv >> 4); this.skip(kv & 0x0f); }
-        return;
-      }
-      case T_STRUCT: this.struct(() => false); return;
-      default: throw new Error(`unknown thrift type ${type}`);
-    }
-  }
-}
-
-function fileMetaData(r: CompactReader, types: ReadonlyMap<string, SqlType>): RowGroupStats[] {
-  const groups: RowGroupStats[] = [];
-  r.struct((id, type) => {
-    if (id !== 4 || type !== T_LIST) return false;
-    r.list(() => groups.push(rowGroup(r, types)));
-    return true;
+    return { numRows: g.numRows, columns };
   });
-  return groups;
-}
-
-function rowGroup(r: CompactReader, types: ReadonlyMap<string, SqlType>): RowGroupStats {
-  let numRows = 0;
-  const columns = new Map<string, ChunkStats>();
-  r.struct((id, type) => {
-    if (id === 1 && type === T_LIST) {
-      r.list(() => {
-        r.struct((cid, ctype) => {
-          if (cid !== 3 || ctype !== T_STRUCT) return false;
-          const m = columnMetaData(r, types);
-          if (m !== undefined) columns.set(m.name, m.stats);
-          return true;
-        });
-      });
-      return true;
-    }
-    if (id === 3 && type === T_I64) { numRows = Number(r.long()); return true; }
-    return false;
-  });
-  return { numRows, columns };
-}
-
-function columnMetaData(r: CompactReader, types: ReadonlyMap<string, SqlType>): { name: string; stats: ChunkStats } | undefined {
-  let physical = -1;
-  const path: string[] = [];
-  let raw: { min?: Uint8Array; max?: Uint8Array; nullCount?: number } | undefined;
-  r.struct((id, type) => {
-    if (id === 1 && type === T_I32) { physical = r.int(); return true; }
-    if (id === 3 && type === T_LIST) { r.list(() => path.push(Buffer.from(r.binary()).toString('utf8'))); return true; }
-    if (id === 12 && type === T_STRUCT) {
-      const s: { min?: Uint8Array; max?: Uint8Array; nullCount?: number } = {};
-      r.struct((sid, stype) => {
-        // 5/6 are max_value/min_value in the column's sort order; 1/2 (deprecated) are signed-byte ordered: not used.
-        if (sid === 5 && stype === T_BINARY) { s.max = r.binary(); return true; }
-        if (sid === 6 && stype === T_BINARY) { s.min = r.binary(); return true; }
-        if (sid === 3 && stype === T_I64) { s.nullCount = Number(r.long()); return true; }
-        return false;
-      });
-      raw = s;
-      return true;
-    }
-    return false;
-  });
-  if (path.length !== 1) return undefined;
-  const name = path[0]!;
-  const t = types.get(name);
-  const decode = (v: Uint8Array | undefined): unknown => (v === undefined || t === undefined ? undefined : decodeBound(v, physical, t));
-  return { name, stats: { min: decode(raw?.min), max: decode(raw?.max), nullCount: raw?.nullCount } };
 }
 
 /** A bound in canonical form, or undefined when this type/encoding pair is not decoded. */
