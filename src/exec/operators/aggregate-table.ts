@@ -2,7 +2,8 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
-import { ArrowColumn } from '../arrow/columnar-batch.js';
+import { Type } from 'apache-arrow';
+import { ArrowColumn, arrowFormOf } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch, ColumnSource } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
@@ -15,6 +16,7 @@ import { numericKey, rowKey, valueKey } from '../types/value-ops.js';
 import { compileSortKeys } from './sort-keys.js';
 import { IntHashTable } from './int-hash-table.js';
 import { IntGroupIndex } from './aggregate-int-groups.js';
+import { TextKeyIds } from './text-key-ids.js';
 
 interface CompiledAggregate {
   readonly impl: AggregateImpl;
@@ -44,7 +46,11 @@ export interface CompiledAggregation {
   readonly aggs: readonly CompiledAggregate[];
   /** Single key whose canonical values compare equal exactly when SQL groups them (Map's SameValueZero). */
   readonly directKey: boolean;
+  /** Per key, the batch column it reads when it is a text, varchar or bpchar column as it is (-1 otherwise): grouped by its bytes. */
+  readonly keyTextColumns: readonly number[];
 }
+
+const BYTE_KEY_KINDS = new Set(['text', 'varchar', 'bpchar']);
 
 /** Bytes charged per new group, beyond its key text. */
 const GROUP_OVERHEAD = 160;
@@ -98,6 +104,7 @@ export function compileAggregation(spec: AggregateSpec, { columnar = true }: { c
     sets: spec.groupingSets ?? [spec.groupBy.map((_, i) => i)],
     aggs,
     directKey: spec.groupingSets === undefined && keyTypes.length === 1 && DIRECT_KEY_KINDS.has(keyTypes[0]!.kind),
+    keyTextColumns: spec.groupBy.map((e) => (e.kind === 'column' && BYTE_KEY_KINDS.has(e.type.kind) ? e.index : -1)),
   };
 }
 
@@ -161,6 +168,14 @@ export class AggregateTable {
   /** Composite keys: per key column, value → dense id; per inner level, (prefix, id) → prefix id. */
   #dicts: Map<unknown, number>[] | undefined;
   #levels: CompositeLevel[] | undefined;
+  /**
+   * Text keys read as bytes: per key, its byte-level ids, and each id's
+   * translation (-1 until its first row is placed) to what the row path
+   * would give: its dictionary id (several keys) or its group (one key).
+   * Rows arriving as values (merged partials) take the row path, so both meet.
+   */
+  readonly #textIds: (TextKeyIds | undefined)[];
+  readonly #translated: Int32Array[];
 
   /** `expectedRows`: about how many input rows will come (a scan task's), to size key indexes. */
   constructor(c: CompiledAggregation, { expectedRows = 0 }: { expectedRows?: number } = {}) {
@@ -175,6 +190,32 @@ export class AggregateTable {
     this.#setIndex = c.spec.groupingSets === undefined ? undefined : [];
     this.#inSet = c.sets.map((set) => c.keyExprs.map((_, k) => set.includes(k)));
     this.#objectAggs = c.aggs.flatMap((ag, a) => (ag.columnar ? [] : [a]));
+    this.#textIds = c.keyTextColumns.map((col, k) => (col >= 0 && c.spec.groupingSets === undefined ? new TextKeyIds({ trimBlanks: c.keyTypes[k]!.kind === 'bpchar' }) : undefined));
+    this.#translated = c.keyTextColumns.map(() => new Int32Array(0));
+  }
+
+  /** Key k's byte-level ids for batch b, when it is a text key whose column is still Arrow UTF-8 data. */
+  #textKeyIds(b: ColumnarBatch, k: number): Int32Array | undefined {
+    const ids = this.#textIds[k];
+    if (ids === undefined) return undefined;
+    const form = arrowFormOf(b, this.#c.keyTextColumns[k]!);
+    if (form === undefined) return undefined;
+    const pending = form.pending();
+    const data = pending?.base ?? form.data;
+    if (data.typeId !== Type.Utf8) return undefined;
+    return ids.idsOf(data, pending?.rows);
+  }
+
+  /** Key k's translation array, grown (new entries -1) to cover every byte-level id. */
+  #translation(k: number): Int32Array {
+    const size = this.#textIds[k]!.size;
+    let tr = this.#translated[k]!;
+    if (tr.length < size) {
+      const grown = new Int32Array(Math.max(size, tr.length * 2, 16)).fill(-1);
+      grown.set(tr);
+      this.#translated[k] = tr = grown;
+    }
+    return tr;
   }
 
   get size(): number {
@@ -208,8 +249,13 @@ export class AggregateTable {
     return GROUP_OVERHEAD + (typeof key === 'string' ? key.length * 2 : 16);
   }
 
-  /** The group number of each row for grouping set `s`, creating groups as needed; also returns the bytes the new groups cost. */
-  assignGroups(keyCols: readonly (readonly unknown[])[], n: number, s: number): { groups: Int32Array; added: number } {
+  /**
+   * The group number of each row for grouping set `s`, creating groups as needed; also returns the bytes the new groups cost.
+   * `textIds`: per key, its byte-level ids for these rows when it has them (#textKeyIds).
+   */
+  assignGroups(
+    keyCols: readonly (readonly unknown[])[], n: number, s: number, textIds?: readonly (Int32Array | undefined)[],
+  ): { groups: Int32Array; added: number } {
     const c = this.#c;
     const index = this.#index;
     const groups = new Int32Array(n);
@@ -225,6 +271,24 @@ export class AggregateTable {
       const col = keyCols[0]!;
       const t = c.keyTypes[0]!;
       const direct = c.directKey;
+      const local = textIds?.[0];
+      if (local !== undefined) {
+        // One lookup per distinct value of the batch's key, not per row.
+        const tr = this.#translation(0);
+        for (let i = 0; i < n; i++) {
+          const id = local[i]!;
+          let g = tr[id]!;
+          if (g < 0) {
+            const v = col[i];
+            const key = direct ? v : v === null ? NULL_PART : normalKey(v, t);
+            const found = index.get(key);
+            if (found === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); } else g = found;
+            tr[id] = g;
+          }
+          groups[i] = g;
+        }
+        return { groups, added };
+      }
       let lastKey: unknown = undefined;
       let lastGroup = -1;
       const ints = this.#ints;
@@ -268,7 +332,7 @@ export class AggregateTable {
       }
       return { groups, added };
     }
-    if (c.spec.groupingSets === undefined) return this.#assignComposite(keyCols, n, groups);
+    if (c.spec.groupingSets === undefined) return this.#assignComposite(keyCols, n, groups, textIds);
     const set = c.sets[s]!;
     const inSet = c.keyExprs.map((_, k) => set.includes(k));
     const prefix = c.sets.length > 1 ? s + '|' : '';
@@ -292,7 +356,9 @@ export class AggregateTable {
    * Maps keyed by `prefix * 2^21 + id` — numbers, not composite strings. An
    * id past 2^21 (or a prefix past 2^31) keys its level by "prefix,id" instead.
    */
-  #assignComposite(keyCols: readonly (readonly unknown[])[], n: number, groups: Int32Array): { groups: Int32Array; added: number } {
+  #assignComposite(
+    keyCols: readonly (readonly unknown[])[], n: number, groups: Int32Array, textIds: readonly (Int32Array | undefined)[] | undefined,
+  ): { groups: Int32Array; added: number } {
     const c = this.#c;
     const nk = keyCols.length;
     const dicts = (this.#dicts ??= keyCols.map(() => new Map<unknown, number>()));
@@ -306,6 +372,25 @@ export class AggregateTable {
       const t = c.keyTypes[k]!;
       const direct = this.#directParts[k]!;
       const out = new Int32Array(n);
+      const local = textIds?.[k];
+      if (local !== undefined) {
+        // A text key read as bytes: its ids translate to dictionary ids once per distinct value.
+        const tr = this.#translation(k);
+        for (let i = 0; i < n; i++) {
+          const l = local[i]!;
+          let id = tr[l]!;
+          if (id < 0) {
+            const v = col[i];
+            const key = v === null || v === undefined ? null : direct ? v : normalKey(v, t);
+            const found = dict.get(key);
+            if (found === undefined) { id = dict.size; dict.set(key, id); added += 48 + (typeof key === 'string' ? key.length * 2 : 0); } else id = found;
+            tr[l] = id;
+          }
+          out[i] = id;
+        }
+        ids.push(out);
+        continue;
+      }
       let lastValue: unknown;
       let lastId = -1;
       for (let i = 0; i < n; i++) {
@@ -354,7 +439,17 @@ export class AggregateTable {
     const c = this.#c;
     const n = b.numRows;
     const keyCols: unknown[][] = [];
-    for (const e of c.keyExprs) keyCols.push(await e.evaluate(b, run));
+    const textIds: (Int32Array | undefined)[] = [];
+    for (let k = 0; k < c.keyExprs.length; k++) {
+      const ids = this.#textKeyIds(b, k);
+      textIds.push(ids);
+      if (ids === undefined) { keyCols.push(await c.keyExprs[k]!.evaluate(b, run)); continue; }
+      // The values by id: no row is decoded, and equal values share one string.
+      const values = this.#textIds[k]!.values;
+      const col = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) col[i] = values[ids[i]!];
+      keyCols.push(col);
+    }
     const columns = this.#columns;
     const argCols: unknown[][][] = [];
     const sels: (Int32Array | undefined)[] = [];
@@ -380,7 +475,7 @@ export class AggregateTable {
     }
     let added = 0;
     for (let s = 0; s < c.sets.length; s++) {
-      const { groups, added: groupBytes } = this.assignGroups(keyCols, n, s);
+      const { groups, added: groupBytes } = this.assignGroups(keyCols, n, s, textIds);
       added += groupBytes;
       for (let a = 0; a < c.aggs.length; a++) {
         const ag = c.aggs[a]!;
