@@ -81,6 +81,13 @@ test('scaled numeric expressions equal the text path, row for row, NULLs and the
 test('a Decimal column beyond 2^53 has no scaled view; one that fits has its exact values and NULLs', () => {
   const big = decodeColumns(batchOf([decimalData([1n, MAX + 1n], 2)], ['x']), ['x'], [NUM]);
   assert.equal(scaledColumn(big, 0), undefined);
+  // Values whose low 64 bits look small: only the upper words tell (with and without NULLs).
+  for (const v of [2n ** 64n + 5n, -(2n ** 64n) + 3n, 2n ** 96n, -(2n ** 100n)]) {
+    for (const others of [[7n], [7n, null]]) {
+      const wide = decodeColumns(batchOf([decimalData([...others, v], 2)], ['x']), ['x'], [NUM]);
+      assert.equal(scaledColumn(wide, 0), undefined, `${v} with ${others.length - 1} NULL`);
+    }
+  }
   const small = decodeColumns(batchOf([decimalData([150n, null, -MAX], 2)], ['x']), ['x'], [NUM]);
   const v = scaledColumn(small, 0)!;
   assert.equal(v.scale, 2);

@@ -64,6 +64,7 @@ function decimalView(data: Data, rows?: Int32Array): ScaledVector | undefined {
   const unscaled = new Float64Array(n);
   let valid: Uint8Array | undefined;
   const mask = nullMask(data);
+  if (mask === undefined && bw === 4) return decimal128Words(words, rows, unscaled) ? { length: n, unscaled, scale: t.scale, valid } : undefined;
   if (mask !== undefined) {
     valid = new Uint8Array(n);
     for (let k = 0; k < n; k++) valid[k] = isValid(mask, data.offset, rows === undefined ? k : rows[k]!) ? 1 : 0;
@@ -75,4 +76,26 @@ function decimalView(data: Data, rows?: Int32Array): ScaledVector | undefined {
     unscaled[k] = u;
   }
   return { length: n, unscaled, scale: t.scale, valid };
+}
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * smallDecimalWords over every row of Decimal128 words without NULLs, inlined:
+ * the rows of a scan's numeric(15,2) columns (about 25 ns a value through the
+ * general loop). False when a value is not a safe integer.
+ */
+function decimal128Words(words: Uint32Array, rows: Int32Array | undefined, out: Float64Array): boolean {
+  const n = out.length;
+  for (let k = 0; k < n; k++) {
+    const o = (rows === undefined ? k : rows[k]!) * 4;
+    const hi = words[o + 1]! | 0;
+    // The upper words must be hi's sign extension.
+    const ext = hi >> 31;
+    if ((words[o + 2]! | 0) !== ext || (words[o + 3]! | 0) !== ext) return false;
+    const v = hi * 4294967296 + words[o]!;
+    if (v > MAX_SAFE || v < -MAX_SAFE) return false;
+    out[k] = v;
+  }
+  return true;
 }

@@ -120,6 +120,13 @@ function binary(op: '+' | '-' | '*', x: Scaled, y: Scaled, n: number): Scaled | 
   if ((xc === xc && !isSafe(xc)) || (yc === yc && !isSafe(yc))) return undefined;
   const xv = 'unscaled' in x ? x.unscaled : undefined;
   const yv = 'unscaled' in y ? y.unscaled : undefined;
+  if (valid === undefined && (xv === undefined || ux === 1) && (yv === undefined || uy === 1)) {
+    // No NULLs and no vector to rescale (constants are rescaled above): one tight loop per shape.
+    const ok = xv !== undefined && yv !== undefined ? vectorsOp(op, xv, yv, out, n)
+      : xv !== undefined ? vectorConstantOp(op, xv, yc, false, out, n)
+      : vectorConstantOp(op, yv!, xc, true, out, n);
+    return ok ? { length: n, unscaled: out, scale, valid } : undefined;
+  }
   let bad = false;
   for (let i = 0; i < n; i++) {
     if (valid !== undefined && valid[i] === 0) continue;
@@ -134,6 +141,35 @@ function binary(op: '+' | '-' | '*', x: Scaled, y: Scaled, n: number): Scaled | 
   }
   if (bad) return undefined;
   return { length: n, unscaled: out, scale, valid };
+}
+
+/**
+ * out = x op y row by row; false when a result leaves the safe integers (the
+ * operands, scaled vectors, are safe already). `+ 0` turns -0 into 0.
+ */
+function vectorsOp(op: '+' | '-' | '*', x: Float64Array, y: Float64Array, out: Float64Array, n: number): boolean {
+  if (op === '*') {
+    for (let i = 0; i < n; i++) { const v = x[i]! * y[i]!; if (v > MAX_SAFE || v < -MAX_SAFE) return false; out[i] = v + 0; }
+  } else if (op === '+') {
+    for (let i = 0; i < n; i++) { const v = x[i]! + y[i]!; if (v > MAX_SAFE || v < -MAX_SAFE) return false; out[i] = v + 0; }
+  } else {
+    for (let i = 0; i < n; i++) { const v = x[i]! - y[i]!; if (v > MAX_SAFE || v < -MAX_SAFE) return false; out[i] = v + 0; }
+  }
+  return true;
+}
+
+/** vectorsOp with a constant `c` (safe, checked by the caller) on the right, or on the left when `constantFirst`. */
+function vectorConstantOp(op: '+' | '-' | '*', x: Float64Array, c: number, constantFirst: boolean, out: Float64Array, n: number): boolean {
+  if (op === '*') {
+    for (let i = 0; i < n; i++) { const v = x[i]! * c; if (v > MAX_SAFE || v < -MAX_SAFE) return false; out[i] = v + 0; }
+  } else if (op === '+') {
+    for (let i = 0; i < n; i++) { const v = x[i]! + c; if (v > MAX_SAFE || v < -MAX_SAFE) return false; out[i] = v + 0; }
+  } else if (constantFirst) {
+    for (let i = 0; i < n; i++) { const v = c - x[i]!; if (v > MAX_SAFE || v < -MAX_SAFE) return false; out[i] = v + 0; }
+  } else {
+    for (let i = 0; i < n; i++) { const v = x[i]! - c; if (v > MAX_SAFE || v < -MAX_SAFE) return false; out[i] = v + 0; }
+  }
+  return true;
 }
 
 function scaleFactor(k: number): number {
