@@ -378,6 +378,27 @@ test('a semi join over a lake-scan build past the filter cap: the small left inp
   }
 });
 
+test('a semi/anti join whose left input the planner expects smaller reads it first: its keys filter every task of the right scan (Q4 shape)', async () => {
+  for (const jt of ['semi', 'anti'] as const) {
+    const left: PhysicalPlan = { kind: 'filter', input: scan(), predicate: op('<', c('id'), lit(300, t.int4)), columns: C };
+    const b = scan();
+    const base = join2(jt, left, b, [c('k')], [col(1, t.int4)]);
+    const plan: HashJoinPlan = { ...base, leftLooksSmaller: true };
+    const r = await threeWays(plan);
+    assert.deepEqual(r.on, r.off);
+    assert.deepEqual(r.on, r.local);
+    const all = Array.from({ length: ROWS }, (_, i) => row(i));
+    const leftKeys = new Set(all.filter((x) => (x[0] as number) < 300 && x[1] !== null).map((x) => x[1]));
+    // Every right row whose key no left row has was dropped in the scan, none reached the join.
+    assert.equal(removed(r.metrics, b), all.filter((y) => !leftKeys.has(y[1])).length, jt);
+    // Without the hint a semi join, whose right keys can filter its left scan, reads the right input first:
+    // its scan gets no filter. (An anti join's left input gets no filter, so it goes first either way.)
+    const planned = await threeWays(base);
+    assert.deepEqual(planned.on, r.on);
+    if (jt === 'semi') assert.equal(removed(planned.metrics, b), undefined, jt);
+  }
+});
+
 test('int4 keys read from Arrow buffers (a NULL-free lake column) join like decoded keys, on either side and every join type', async () => {
   const V: OutputColumn[] = [{ name: 'vk', type: t.int8 }, { name: 'tag', type: t.text }];
   const vrows = Array.from({ length: 300 }, (_, i) => [i % 29 === 0 ? null : BigInt((i * 37) % 7000), `t${i}`]);

@@ -366,7 +366,8 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
           // the probe side's scans start with their filters installed.
           // Without them, a left input that ends soon enough is read first: the join
           // may then build on it, and its keys can filter the right input's scans.
-          const readFirst = rtf ? -1 : jt === 'inner' ? SMALL_LEFT_ROWS : SMALL_LEFT_TYPES.has(jt) ? PROBE_FIRST_ROWS : -1;
+          // A left input the planner expects to be the smaller one goes first all the same (semi/anti/left: Q4's orders).
+          const readFirst = rtf && !plan.leftLooksSmaller ? -1 : jt === 'inner' ? SMALL_LEFT_ROWS : SMALL_LEFT_TYPES.has(jt) ? PROBE_FIRST_ROWS : -1;
           if (readFirst >= 0) await readUpTo(leftIt, lbuf, readFirst, run);
           if (lbuf.done) await installBuildFilters(lbuf.batches);
           if (lbuf.done && jt === 'inner') {

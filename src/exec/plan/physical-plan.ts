@@ -190,6 +190,13 @@ export interface HashJoinPlan {
   readonly rightKeys: readonly Expr[];
   readonly nullEquals?: readonly boolean[];
   readonly residual?: Expr;
+  /**
+   * The planner estimates the left input smaller than the right. A left, semi or
+   * anti join (whose sides are fixed) then reads its left input first even when
+   * the right one could filter it: if it ends soon, the table is built on it and
+   * its keys filter the right input's scans from their start.
+   */
+  readonly leftLooksSmaller?: boolean;
   readonly columns: readonly OutputColumn[];
 }
 

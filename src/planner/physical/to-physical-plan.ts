@@ -146,10 +146,11 @@ function physicalJoin(p: LogicalJoin): PhysicalPlan {
   const keys = equiKeys(p.condition, p.left.columns.length);
   if (keys.left.length > 0) {
     const residual = conjunction(keys.residual);
-    if (p.joinType === 'inner' && estimateRows(p.left) < estimateRows(p.right)) return buildOnLeft(p, left, right, keys, residual);
+    const leftLooksSmaller = estimateRows(p.left) < estimateRows(p.right);
+    if (p.joinType === 'inner' && leftLooksSmaller) return buildOnLeft(p, left, right, keys, residual);
     return {
       kind: 'hashJoin', joinType: p.joinType, left, right, leftKeys: keys.left, rightKeys: keys.right,
-      ...(residual ? { residual } : {}), columns: p.columns,
+      ...(residual ? { residual } : {}), ...(leftLooksSmaller && p.joinType !== 'inner' ? { leftLooksSmaller } : {}), columns: p.columns,
     };
   }
   return { kind: 'nestedLoopJoin', joinType: p.joinType, left, right, ...(p.condition ? { condition: p.condition } : {}), columns: p.columns };
