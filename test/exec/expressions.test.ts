@@ -92,6 +92,10 @@ test('casts with PostgreSQL text formats and error shapes', async () => {
   assert.equal(await evalExpr(cast(lit(123456.789, t.float8), t.numeric)), '123456.789');
   assert.equal(await evalExpr(cast(text('abcdef'), { kind: 'varchar', length: 3 })), 'abc');
   assert.equal(await evalExpr(cast(text('ab'), { kind: 'bpchar', length: 4 })), 'ab  ');
+  // bpchar to text drops trailing blanks only.
+  assert.equal(await evalExpr(cast(cast(text(' a b'), { kind: 'bpchar', length: 6 }), t.text)), ' a b');
+  assert.equal(await evalExpr(cast(cast(text('   '), { kind: 'bpchar', length: 3 }), t.text)), '');
+  assert.equal(await evalExpr(cast(nul({ kind: 'bpchar', length: 3 }), t.text)), null);
   assert.equal(await evalExpr(cast(lit(19000, t.date), t.text)), '2022-01-08');
   assert.equal(await evalExpr(cast(text('2024-03-01 12:30:45.123'), t.timestamp)), 1709296245123000n);
   assert.equal(await evalExpr(cast(lit(1709296245123000n, t.timestamp), t.text)), '2024-03-01 12:30:45.123');
@@ -160,6 +164,11 @@ test('string functions', async () => {
   assert.equal(await evalExpr(fn('upper', text('abc'))), 'ABC');
   assert.equal(await evalExpr(fn('substring', text('hello'), int(0), int(3))), 'he');
   assert.equal(await evalExpr(fn('substring', text('hello'), int(2))), 'ello');
+  // Characters, not UTF-16 code units, with or without a surrogate pair in the string.
+  assert.equal(await evalExpr(fn('substring', text('a😀bc'), int(2), int(2))), '😀b');
+  assert.equal(await evalExpr(fn('substring', text('a😀bc'), int(3))), 'bc');
+  assert.equal(await evalExpr(fn('substring', text('héllo'), int(-1), int(4))), 'hé');
+  assert.equal(await evalExpr(fn('substring', text('hello'), int(4), int(0))), '');
   assert.equal(await evalExpr(fn('position', text('hello'), text('ll'))), 3);
   assert.equal(await evalExpr(fn('btrim', text('xxhixx'), text('x'))), 'hi');
   assert.equal(await evalExpr(fn('ltrim', text('  hi'))), 'hi');

@@ -235,6 +235,15 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
           return new Array<unknown>(b.numRows).fill(folded.v);
         };
       }
+      if (from.kind === 'bpchar' && to.kind === 'text') {
+        // castValue's rule for this pair, without its dispatch per row: trailing blanks go.
+        return (b, ev, sel) => {
+          const vals = arg(b, ev, sel);
+          const out = new Array<unknown>(b.numRows);
+          forEach(b.numRows, sel, (i) => { const v = vals[i]; out[i] = v === null || v === undefined ? null : stripTrailingBlanks(v as string); });
+          return out;
+        };
+      }
       return (b, ev, sel) => {
         const vals = arg(b, ev, sel);
         const out = new Array<unknown>(b.numRows);
@@ -678,6 +687,12 @@ function formatRows(v: ScaledVector, n: number, sel: Int32Array | undefined): un
     out[i] = valid !== undefined && valid[i] === 0 ? null : formatScaled(unscaled[i]!, scale);
   }
   return out;
+}
+
+function stripTrailingBlanks(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
+  return end === s.length ? s : s.slice(0, end);
 }
 
 /** Rows of `batch` where a compiled predicate is true (NULL and false drop the row). */

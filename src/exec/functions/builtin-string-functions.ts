@@ -18,13 +18,16 @@ const cpLen = (s: string) => {
 
 /** PostgreSQL's substring(s from start for count): positions before 1 still consume the count. */
 export function pgSubstring(s: string, start: number, count?: number): string {
-  const cs = chars(s);
   if (count !== undefined && count < 0) throw new FloeError('22011', 'negative substring length not allowed');
+  // Without surrogate pairs code units are characters: no array of characters per call.
+  const cs = SURROGATE.test(s) ? chars(s) : s;
   const from = Math.max(start, 1);
   const to = count === undefined ? cs.length + 1 : start + count;
   if (to <= from) return '';
-  return cs.slice(from - 1, to - 1).join('');
+  return typeof cs === 'string' ? cs.slice(from - 1, to - 1) : cs.slice(from - 1, to - 1).join('');
 }
+
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 function trimChars(s: string, set: string, left: boolean, right: boolean): string {
   const cs = chars(s);
