@@ -125,6 +125,39 @@ interface CompositeLevel {
   readonly nums: IntHashTable;
   readonly texts: Map<string, number>;
   size: number;
+  /** The (id → code) pair each prefix code met last, checked before the table. */
+  readonly last: LastPerPrefix;
+}
+
+/**
+ * Per prefix code, the last id that followed it and what that pair gave. When a
+ * key is determined by the keys before it (Q10 groups by c_custkey and six more
+ * customer columns), every lookup after a prefix's first is one array read
+ * instead of a probe of a table far larger than the cache.
+ */
+class LastPerPrefix {
+  ids = new Int32Array(0);
+  results = new Int32Array(0);
+
+  /** The result remembered for (prefix, id), or -1. */
+  get(prefix: number, id: number): number {
+    return prefix < this.ids.length && this.ids[prefix] === id ? this.results[prefix]! : -1;
+  }
+
+  set(prefix: number, id: number, result: number): void {
+    if (prefix >= 1 << 30) return;
+    if (prefix >= this.ids.length) {
+      const size = Math.max(prefix + 1, this.ids.length * 2, 64);
+      const ids = new Int32Array(size).fill(-1);
+      ids.set(this.ids);
+      const results = new Int32Array(size);
+      results.set(this.results);
+      this.ids = ids;
+      this.results = results;
+    }
+    this.ids[prefix] = id;
+    this.results[prefix] = result;
+  }
 }
 
 function normalKey(v: unknown, t: SqlType): string {
@@ -147,6 +180,8 @@ function normalKey(v: unknown, t: SqlType): string {
 export class AggregateTable {
   readonly #c: CompiledAggregation;
   readonly #index = new Map<unknown, number>();
+  /** Composite keys packed into one number (see #assignComposite); the rare "code,id" texts stay in #index. */
+  readonly #packedIndex = new IntHashTable(1024);
   /** Single direct keys that are int32 values live here instead of in #index; the two never hold the same key. */
   readonly #ints: IntGroupIndex;
   /** Per key column, the key value of each group. */
@@ -168,6 +203,8 @@ export class AggregateTable {
   /** Composite keys: per key column, value → dense id; per inner level, (prefix, id) → prefix id. */
   #dicts: Map<unknown, number>[] | undefined;
   #levels: CompositeLevel[] | undefined;
+  /** The last level's cache: (prefix code, id) → group. */
+  readonly #lastGroups = new LastPerPrefix();
   /**
    * Text keys read as bytes: per key, its byte-level ids, and each id's
    * translation (-1 until its first row is placed) to what the row path
@@ -222,10 +259,12 @@ export class AggregateTable {
     return this.#size;
   }
 
-  #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number, intKey = false): number {
+  /** `index`: where the key goes — #index, #ints (an int32 key) or #packedIndex (a composite's packed number). */
+  #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number, index: 'map' | 'ints' | 'packed' = 'map'): number {
     const c = this.#c;
     const g = this.#size++;
-    if (intKey) this.#ints.add(key as number, g);
+    if (index === 'ints') this.#ints.add(key as number, g);
+    else if (index === 'packed') this.#packedIndex.push(key as number, g);
     else this.#index.set(key, g);
     this.#setIndex?.push(s);
     const inSet = this.#inSet[s]!;
@@ -321,7 +360,7 @@ export class AggregateTable {
         let g: number;
         if (direct && typeof key === 'number' && (key | 0) === key) {
           g = ints.get(key);
-          if (g < 0) { g = this.#newGroup(key, keyCols, i, s, true); added += this.#groupBytes(key); }
+          if (g < 0) { g = this.#newGroup(key, keyCols, i, s, 'ints'); added += this.#groupBytes(key); }
         } else {
           const found = index.get(key);
           if (found === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); } else g = found;
@@ -362,7 +401,7 @@ export class AggregateTable {
     const c = this.#c;
     const nk = keyCols.length;
     const dicts = (this.#dicts ??= keyCols.map(() => new Map<unknown, number>()));
-    const levels = (this.#levels ??= Array.from({ length: nk - 1 }, () => ({ nums: new IntHashTable(1024), texts: new Map<string, number>(), size: 0 })));
+    const levels = (this.#levels ??= Array.from({ length: nk - 1 }, () => ({ nums: new IntHashTable(1024), texts: new Map<string, number>(), size: 0, last: new LastPerPrefix() })));
     let added = 0;
     // Pass 1, column by column: values to dense ids (a run of equal values looks up once).
     const ids: Int32Array[] = [];
@@ -407,12 +446,16 @@ export class AggregateTable {
     }
     // Pass 2, row by row: combine the ids level by level into a group.
     const index = this.#index;
+    const packedIndex = this.#packedIndex;
+    const lastGroups = this.#lastGroups;
     for (let i = 0; i < n; i++) {
       let code = ids[0]![i]!;
       for (let k = 1; k < nk - 1; k++) {
         // Inner levels: typed tables on the packed number (a Map on doubles costs ~400 ns a lookup).
         const id = ids[k]![i]!;
         const level = levels[k - 1]!;
+        const known = level.last.get(code, id);
+        if (known >= 0) { code = known; continue; }
         let next: number | undefined;
         if (id < 2097152 && code < 2147483648) {
           const packed = code * 2097152 + id;
@@ -423,12 +466,24 @@ export class AggregateTable {
           next = level.texts.get(packed);
           if (next === undefined) { next = level.size++; level.texts.set(packed, next); added += 48; }
         }
+        level.last.set(code, id, next);
         code = next;
       }
       const id = ids[nk - 1]![i]!;
-      const packed = id < 2097152 && code < 2147483648 ? code * 2097152 + id : `${code},${id}`;
-      let g = index.get(packed);
-      if (g === undefined) { g = this.#newGroup(packed, keyCols, i, 0); added += GROUP_OVERHEAD; }
+      const known = lastGroups.get(code, id);
+      if (known >= 0) { groups[i] = known; continue; }
+      let g: number | undefined;
+      if (id < 2097152 && code < 2147483648) {
+        // A typed table, not the Map: a Map keyed by doubles boxes each new key.
+        const packed = code * 2097152 + id;
+        g = packedIndex.get(packed);
+        if (g === undefined) { g = this.#newGroup(packed, keyCols, i, 0, 'packed'); added += GROUP_OVERHEAD; }
+      } else {
+        const packed = `${code},${id}`;
+        g = index.get(packed);
+        if (g === undefined) { g = this.#newGroup(packed, keyCols, i, 0); added += GROUP_OVERHEAD; }
+      }
+      lastGroups.set(code, id, g);
       groups[i] = g;
     }
     return { groups, added };
