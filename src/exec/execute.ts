@@ -1,6 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { PhysicalPlan } from './plan/physical-plan.js';
 import type { ExecContext } from './exec-context.js';
+import { encodeColumnar } from './arrow/columnar-batch.js';
 import { buildOperator } from './operators/build-operator.js';
 import { createRunState } from './run-state.js';
 
@@ -16,9 +17,10 @@ export type { ExecContext } from './exec-context.js';
 export function executePlan(plan: PhysicalPlan, ctx: ExecContext): AsyncIterable<RecordBatch> {
   const op = buildOperator(plan);
   return {
-    [Symbol.asyncIterator]() {
+    async *[Symbol.asyncIterator]() {
       const run = createRunState(ctx);
-      return op.execute(run)[Symbol.asyncIterator]();
+      // Only what the plan returns is gathered and encoded as Arrow (see Operator).
+      for await (const b of op.execute(run)) yield encodeColumnar(plan.columns, b);
     },
   };
 }

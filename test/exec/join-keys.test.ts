@@ -226,15 +226,15 @@ test('numericKey equals the exact parse-and-format key at the boundaries (zeros,
 
 test('an inner join builds on whichever side is small: a left input past SMALL_LEFT_ROWS builds on the right, same rows', async () => {
   const { createHashJoinOperator, SMALL_LEFT_ROWS } = await import('../../src/exec/operators/hash-join-operator.js');
-  const { encodeBatch } = await import('../../src/exec/arrow/columnar-batch.js');
+  const { lazyBatch } = await import('../../src/exec/arrow/columnar-batch.js');
+  type ColumnarBatch = import('../../src/exec/arrow/columnar-batch.js').ColumnarBatch;
   const { createRunState } = await import('../../src/exec/run-state.js');
-  const { vectorToValues } = await import('../../src/exec/arrow/vector-values.js');
-  type Src = { plan: PhysicalPlan; columns: OutputColumn[]; execute: () => AsyncGenerator<import('apache-arrow').RecordBatch> };
+  type Src = { plan: PhysicalPlan; columns: OutputColumn[]; execute: () => AsyncGenerator<ColumnarBatch> };
   const source = (columns: OutputColumn[], rows: number, gen: (c: number, i: number) => unknown): Src => {
-    const batches: import('apache-arrow').RecordBatch[] = [];
+    const batches: ColumnarBatch[] = [];
     for (let s0 = 0; s0 < rows; s0 += 8192) {
       const n = Math.min(8192, rows - s0);
-      batches.push(encodeBatch(columns, columns.map((_, c) => Array.from({ length: n }, (_, k) => gen(c, s0 + k))), n));
+      batches.push(lazyBatch(n, columns.map((_, c) => Array.from({ length: n }, (_, k) => gen(c, s0 + k)))));
     }
     return { plan: { kind: 'values', columns, rows: [] }, columns, execute: async function* () { yield* batches; } };
   };
@@ -247,7 +247,7 @@ test('an inner join builds on whichever side is small: a left input past SMALL_L
     const op = createHashJoinOperator(p as never, L as never, R as never);
     const got: string[] = [];
     for await (const b of op.execute(createRunState({ metrics }))) {
-      const cols = [0, 1, 2, 3].map((c) => vectorToValues(b.getChildAt(c)!, t.int4));
+      const cols = [0, 1, 2, 3].map((c) => b.columns[c]!);
       for (let r = 0; r < b.numRows; r++) got.push(cols.map((x) => x[r]).join(','));
     }
     const expected: string[] = [];

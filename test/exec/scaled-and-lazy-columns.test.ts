@@ -294,3 +294,24 @@ test('comparing two int4/int2/date columns still in Arrow form (in their buffers
     },
   ), { numRuns: 400 });
 });
+
+test('operators hand batches on as they are: a filtered, projected Arrow column stays a pending selection until read, with the right rows', async () => {
+  const { createFilterOperator } = await import('../../src/exec/operators/filter-operator.js');
+  const { createProjectOperator } = await import('../../src/exec/operators/project-operator.js');
+  const ints = makeVector(Int32Array.from({ length: 100 }, (_, i) => i)).data[0]!;
+  const texts = vectorFromArray(Array.from({ length: 100 }, (_, i) => (i % 10 === 0 ? null : `t${i}`)), new Utf8()).data[0]!;
+  const columns = [{ name: 'i', type: t.int4 }, { name: 's', type: t.text }];
+  const source = {
+    plan: { kind: 'values', columns, rows: [] } as never, columns,
+    async *execute() { yield lazyBatch(100, [new ArrowColumn(ints, t.int4), new ArrowColumn(texts, t.text)]); },
+  };
+  const filter = createFilterOperator({ kind: 'filter', input: source.plan, predicate: op('>', col(0, t.int4), lit(90, t.int4)), columns } as never, source);
+  const project = createProjectOperator({ kind: 'project', input: filter.plan, exprs: [col(1, t.text)], columns: [columns[1]!] } as never, filter);
+  const out: ColumnarBatch[] = [];
+  for await (const b of project.execute(run)) out.push(b);
+  assert.equal(out.length, 1);
+  const s = columnSource(out[0]!, 0);
+  assert.ok(s instanceof ArrowColumn && s.pending() !== undefined, 'the text column is not gathered between operators');
+  assert.deepEqual([...s.pending()!.rows], [91, 92, 93, 94, 95, 96, 97, 98, 99]);
+  assert.deepEqual(out[0]!.columns[0], ['t91', 't92', 't93', 't94', 't95', 't96', 't97', 't98', 't99']);
+});

@@ -1,21 +1,18 @@
 import type { PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { buildOperator } from '../operators/build-operator.js';
-import { vectorToValues } from '../arrow/vector-values.js';
-import type { Vector } from 'apache-arrow';
 
 /** Runs a subplan inside the current run and returns its first column's values (up to `limit` rows). */
 export async function runSubplan(plan: PhysicalPlan, run: RunState, limit?: number): Promise<unknown[]> {
   const op = buildOperator(plan);
   const out: unknown[] = [];
-  const t = plan.columns[0]?.type ?? { kind: 'bool' as const };
   for await (const batch of op.execute(run)) {
     if (batch.numRows === 0) continue;
     if (plan.columns.length === 0) {
       for (let i = 0; i < batch.numRows; i++) out.push(true);
     } else {
-      const vals = vectorToValues(batch.getChildAt(0) as Vector, t);
-      for (const v of vals) out.push(v);
+      const vals = batch.columns[0]!;
+      for (let i = 0; i < batch.numRows; i++) out.push(vals[i]);
     }
     if (limit !== undefined && out.length >= limit) break;
   }

@@ -1,8 +1,8 @@
-import type { RecordBatch } from 'apache-arrow';
 import type { DeletePlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { dmlTarget, isKeyEqualityScan, returningBatches, toColumns } from './dml-support.js';
-import { decodedInput, metered } from './operator-support.js';
+import { inputBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** DELETE: keyed tables delete by key (blind when selected by full-key equality), append tables by row id. */
 export function createDeleteOperator(plan: DeletePlan, input: Operator): Operator {
@@ -10,12 +10,12 @@ export function createDeleteOperator(plan: DeletePlan, input: Operator): Operato
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const t = dmlTarget(plan.table, plan.ref, run);
         const width = t.table.columns.length;
         const rows: unknown[][] = [];
         const rowIds: bigint[] = [];
-        for await (const b of decodedInput(input, run)) {
+        for await (const b of inputBatches(input, run)) {
           for (let i = 0; i < b.numRows; i++) {
             rows.push(b.columns.slice(0, width).map((c) => c[i]));
             if (!t.keyed) rowIds.push(BigInt(b.columns[width]![i] as bigint));

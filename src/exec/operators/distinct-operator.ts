@@ -1,10 +1,9 @@
-import type { RecordBatch } from 'apache-arrow';
-import { encodeColumnar } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { DistinctPlan } from '../plan/physical-plan.js';
 import { rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
-import { decodedInput, metered, selectRows, typesOf } from './operator-support.js';
+import { inputBatches, metered, selectRows, typesOf } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** DISTINCT / DISTINCT ON: streams the first row of each key (NULLs are equal here, as SQL's DISTINCT says). */
 export function createDistinctOperator(plan: DistinctPlan, input: Operator): Operator {
@@ -14,9 +13,9 @@ export function createDistinctOperator(plan: DistinctPlan, input: Operator): Ope
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const seen = new Set<string>();
-        for await (const b of decodedInput(input, run)) {
+        for await (const b of inputBatches(input, run)) {
           const keyCols = on ? await Promise.all(on.map((e) => e.evaluate(b, run))) : b.columns;
           const sel: number[] = [];
           let added = 0;
@@ -25,7 +24,7 @@ export function createDistinctOperator(plan: DistinctPlan, input: Operator): Ope
             if (!seen.has(k)) { seen.add(k); sel.push(i); added += k.length * 2 + 48; }
           }
           run.memory.reserve(added, 'DISTINCT');
-          if (sel.length > 0) yield encodeColumnar(plan.columns, selectRows(b, sel));
+          if (sel.length > 0) yield selectRows(b, sel);
         }
       });
     },

@@ -1,4 +1,4 @@
-import type { RecordBatch, Vector } from 'apache-arrow';
+import type { Vector } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -12,6 +12,7 @@ import type { RunState } from '../run-state.js';
 import { rowKey } from '../types/value-ops.js';
 import { runTasks } from './lake-scan-operator.js';
 import { emitBatches } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 export interface DmlTarget {
   readonly table: TableMetadata;
@@ -88,13 +89,13 @@ export async function existingRowsByKey(t: DmlTarget, keyRows: readonly (readonl
 /** Evaluates RETURNING expressions over rows and yields them as batches. */
 export async function* returningBatches(
   exprs: readonly Expr[] | undefined, columns: readonly OutputColumn[], rows: readonly (readonly unknown[])[], run: RunState,
-): AsyncGenerator<RecordBatch> {
+): AsyncGenerator<ColumnarBatch> {
   if (!exprs || exprs.length === 0 || rows.length === 0) return;
   const width = rows[0]!.length;
   const batch = { numRows: rows.length, columns: toColumns(rows, width) };
   const cols: unknown[][] = [];
   for (const e of exprs) cols.push(await compileExpr(e).evaluate(batch, run));
-  yield* emitBatches(columns, cols, rows.length);
+  yield* emitBatches(cols, rows.length);
 }
 
 /** True when an expression reads any input column below `limit` (e.g. the existing row in ON CONFLICT). */

@@ -1,11 +1,10 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { encodeColumnar } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { FilterPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { decodedInput, metered, selectRows } from './operator-support.js';
+import { inputBatches, metered, selectRows } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** Keeps rows where the predicate is true (NULL and false drop the row). */
 export function createFilterOperator(plan: FilterPlan, input: Operator): Operator {
@@ -17,12 +16,12 @@ export function createFilterOperator(plan: FilterPlan, input: Operator): Operato
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
-        for await (const b of decodedInput(input, run)) {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
+        for await (const b of inputBatches(input, run)) {
           const vals = await pred.evaluate(b, run);
           const sel = truthySelection(vals, b.numRows);
           if (sel.length === 0) continue;
-          yield encodeColumnar(plan.columns, sel.length === b.numRows ? b : selectRows(b, sel));
+          yield sel.length === b.numRows ? b : selectRows(b, sel);
         }
       });
     },

@@ -1,12 +1,12 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { HashAggregatePlan } from '../plan/physical-plan.js';
 import { AggregateTable, compileAggregation } from './aggregate-table.js';
 import { compileScanPipeline } from './lake-scan-operator.js';
 import type { Operator } from './operator.js';
-import { decodedInput, emitBatches, metered, recordMetric } from './operator-support.js';
+import { inputBatches, emitBatches, metered, recordMetric } from './operator-support.js';
 import { aggregateShipment, runPartialAggregates } from './partial-aggregate.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * GROUP BY with hash tables, in DuckDB's pipeline-breaker phases:
@@ -31,7 +31,7 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const table = new AggregateTable(compiled);
         let reserved = 0;
         try {
@@ -43,7 +43,7 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
             }, async (b) => { reserved += await table.sink(b, run); })
             : false;
           if (!shipped) {
-            for await (const b of decodedInput(input, run)) reserved += await table.sink(b, run);
+            for await (const b of inputBatches(input, run)) reserved += await table.sink(b, run);
           }
           // A grand total (no keys) yields one row even on empty input.
           table.ensureEmptySets();
@@ -51,7 +51,7 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
           // ---- source ----
           const { columns, numRows } = table.finish(withGroupingId);
           table.release();
-          yield* emitBatches(plan.columns, columns, numRows);
+          yield* emitBatches(columns, numRows);
         } finally {
           run.memory.release(reserved);
         }

@@ -1,4 +1,3 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -10,7 +9,7 @@ import { valueKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { JoinOutput, PAIR_SLICE, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, breathe, decodedInput, estimateBytes, metered, recordMetric, selectRows } from './operator-support.js';
+import { BATCH_ROWS, breathe, inputBatches, estimateBytes, metered, recordMetric, selectRows } from './operator-support.js';
 import { ArrowColumn, columnSource, lazyBatch } from '../arrow/columnar-batch.js';
 import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import { concatData } from '../arrow/concat-data.js';
@@ -245,12 +244,12 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
        * (left: NULL-padded), matched (semi) or unmatched (anti) rows once the right
        * input ends — the right input is never materialized.
        */
-      async function* smallLeft(batches: readonly ColumnarBatch[], numRows: number, rightBatches: AsyncIterable<ColumnarBatch>): AsyncGenerator<RecordBatch> {
+      async function* smallLeft(batches: readonly ColumnarBatch[], numRows: number, rightBatches: AsyncIterable<ColumnarBatch>): AsyncGenerator<ColumnarBatch> {
         const jt = plan.joinType;
         const all = concatBatches(batches, numRows, lw);
         const table = hashTable(await keysOf(all, plan.leftKeys, lk));
         const emptyRight: BuildSide = { columns: right.columns.map(() => []), numRows: 0 };
-        const out = new JoinOutput(plan.columns, jt, lw, rw, emptyRight);
+        const out = new JoinOutput(jt, lw, rw, emptyRight);
         const pairs = new PairBuffer();
         if (numRows === 0) return;
         out.beginProbe(all);
@@ -303,7 +302,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
       }
 
       /** The planned shape: hash table over the right input, the left input (buffered batches first) probes it. */
-      async function* buildRight(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>, rightInput: Buffered): AsyncGenerator<RecordBatch> {
+      async function* buildRight(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>, rightInput: Buffered): AsyncGenerator<ColumnarBatch> {
         const built = concatBatches(rightInput.batches, rightInput.rows, rw);
         rightInput.batches = [];
         let build: BuildSide = { columns: built.columns, numRows: built.numRows };
@@ -321,7 +320,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
         recordMetric(plan, run, 'buildRows', build.numRows);
         installFilters(bparts, head);
-        const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, build);
+        const out = new JoinOutput(plan.joinType, lw, rw, build);
         const pairs = new PairBuffer();
         const nonEmpty = build.numRows > 0;
         const probe = async function* (): AsyncGenerator<ColumnarBatch> {
@@ -355,9 +354,9 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         yield* out.drain();
       }
 
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const jt = plan.joinType;
-        const leftIt = decodedInput(left, probeRun)[Symbol.asyncIterator]();
+        const leftIt = inputBatches(left, probeRun)[Symbol.asyncIterator]();
         const lbuf: Buffered = { batches: [], rows: 0, bytes: 0, done: false };
         const rbuf: Buffered = { batches: [], rows: 0, bytes: 0, done: false };
         let rightIt: AsyncIterator<ColumnarBatch> | undefined;
@@ -373,10 +372,10 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
           if (lbuf.done && jt === 'inner') {
             recordMetric(plan, run, 'buildRows', lbuf.rows);
             recordMetric(plan, run, 'buildSide', 'left');
-            yield* smallLeft(lbuf.batches, lbuf.rows, decodedInput(right, buildRun));
+            yield* smallLeft(lbuf.batches, lbuf.rows, inputBatches(right, buildRun));
             return;
           }
-          rightIt = decodedInput(right, buildRun)[Symbol.asyncIterator]();
+          rightIt = inputBatches(right, buildRun)[Symbol.asyncIterator]();
           if (lbuf.done && SMALL_LEFT_TYPES.has(jt)) {
             // Left/semi/anti over a small left input: the right input streams through
             // a table over the left one unless it turns out smaller still.

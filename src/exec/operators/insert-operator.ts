@@ -1,4 +1,3 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
@@ -7,7 +6,8 @@ import type { Operator } from './operator.js';
 import {
   checkNotNull, dmlTarget, existingRowsByKey, keyOf, readsColumnsBelow, returningBatches, toColumns,
 } from './dml-support.js';
-import { decodedInput, metered } from './operator-support.js';
+import { inputBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * INSERT [ON CONFLICT DO NOTHING | DO UPDATE] through the context's lake
@@ -21,14 +21,14 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const t = dmlTarget(plan.table, plan.ref, run);
         const width = t.table.columns.length;
         if (input.columns.length !== width) {
           throw new FloeError(SqlState.internalError, `INSERT input has ${input.columns.length} columns, table "${t.table.name}" has ${width}`);
         }
         let rows: unknown[][] = [];
-        for await (const b of decodedInput(input, run)) {
+        for await (const b of inputBatches(input, run)) {
           for (let i = 0; i < b.numRows; i++) {
             const row = b.columns.map((c) => c[i]);
             checkNotNull(t, row);

@@ -1,10 +1,9 @@
-import type { RecordBatch } from 'apache-arrow';
 import { ArrowColumn, columnSource, selectColumn } from '../arrow/columnar-batch.js';
 import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import type { Expr } from '../expr/expr.js';
 import { exprChildren } from '../expr/expr.js';
-import type { JoinType, OutputColumn } from '../plan/physical-plan.js';
+import type { JoinType } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { BATCH_ROWS, emitBatches } from './operator-support.js';
 
@@ -90,7 +89,6 @@ export class PairBuffer {
  * column when a batch is emitted.
  */
 export class JoinOutput {
-  readonly #columns: readonly OutputColumn[];
   readonly #jt: JoinType;
   readonly #lw: number;
   readonly #rw: number;
@@ -105,8 +103,7 @@ export class JoinOutput {
   /** Pairs a residual accepted (or no residual) are output pairs; semi/anti/mark only need the verdict. */
   readonly #emitPairs: boolean;
 
-  constructor(columns: readonly OutputColumn[], joinType: JoinType, leftWidth: number, rightWidth: number, build: BuildSide) {
-    this.#columns = columns;
+  constructor(joinType: JoinType, leftWidth: number, rightWidth: number, build: BuildSide) {
     this.#jt = joinType;
     this.#lw = leftWidth;
     this.#rw = rightWidth;
@@ -196,7 +193,7 @@ export class JoinOutput {
   }
 
   /** Emits the pending rows as record batches (gathered from the current probe batch and the build side). */
-  *drain(): Generator<RecordBatch> {
+  *drain(): Generator<ColumnarBatch> {
     const n = this.#rows.n;
     if (n === 0) return;
     const { li, ri } = this.#rows;
@@ -226,7 +223,7 @@ export class JoinOutput {
     }
     this.#rows.clear();
     this.#marks = [];
-    yield* emitBatches(this.#columns, cols, n);
+    yield* emitBatches(cols, n);
   }
 }
 

@@ -36,7 +36,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const tasks = await planLakeScan(plan, run);
         let left = plan.limit ?? Infinity;
         if (left <= 0) return;
@@ -68,7 +68,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
             }
             if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
             left -= b.numRows;
-            yield encodeColumnar(plan.columns, b);
+            yield b;
             if (left <= 0) return;
           }
         } finally {

@@ -1,13 +1,12 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { encodeColumnar } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { Expr } from '../expr/expr.js';
 import type { LimitPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
-import { decodedInput, metered, selectRows } from './operator-support.js';
+import { inputBatches, metered, selectRows } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** Evaluates a LIMIT/OFFSET expression once; undefined = no limit (NULL/ALL). */
 export async function evalCount(e: Expr | undefined, run: RunState, what: 'LIMIT' | 'OFFSET'): Promise<number | undefined> {
@@ -26,12 +25,12 @@ export function createLimitOperator(plan: LimitPlan, input: Operator): Operator 
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const limit = await evalCount(plan.limit, run, 'LIMIT');
         let skip = (await evalCount(plan.offset, run, 'OFFSET')) ?? 0;
         let left = limit ?? Infinity;
         if (left === 0) return;
-        for await (const b of decodedInput(input, run)) {
+        for await (const b of inputBatches(input, run)) {
           let start = 0;
           if (skip > 0) {
             const s = Math.min(skip, b.numRows);
@@ -40,7 +39,7 @@ export function createLimitOperator(plan: LimitPlan, input: Operator): Operator 
           }
           const take = Math.min(left, b.numRows - start);
           const sel = Int32Array.from({ length: take }, (_, i) => start + i);
-          yield encodeColumnar(plan.columns, start === 0 && take === b.numRows ? b : selectRows(b, sel));
+          yield start === 0 && take === b.numRows ? b : selectRows(b, sel);
           left -= take;
           if (left <= 0) return;
         }

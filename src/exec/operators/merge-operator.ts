@@ -1,11 +1,11 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { MergePlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { checkNotNull, dmlTarget, keyOf, returningBatches, toColumns } from './dml-support.js';
-import { decodedInput, metered } from './operator-support.js';
+import { inputBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * MERGE: for each joined row picks the first WHEN clause of its kind whose
@@ -23,7 +23,7 @@ export function createMergeOperator(plan: MergePlan, input: Operator): Operator 
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const t = dmlTarget(plan.table, plan.ref, run);
         const width = t.table.columns.length;
         const sw = plan.sourceWidth;
@@ -32,7 +32,7 @@ export function createMergeOperator(plan: MergePlan, input: Operator): Operator 
         const delIds: bigint[] = [];
         const returned: unknown[][] = [];
         const touched = new Set<string>();
-        for await (const b of decodedInput(input, run)) {
+        for await (const b of inputBatches(input, run)) {
           const conds: (unknown[] | undefined)[] = [];
           for (const x of actions) conds.push(x.cond ? await x.cond.evaluate(b, run) : undefined);
           const sets = [];

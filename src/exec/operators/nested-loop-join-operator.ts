@@ -1,4 +1,3 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
@@ -6,7 +5,8 @@ import type { NestedLoopJoinPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { JoinOutput, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, breathe, collectInput, decodedInput, metered } from './operator-support.js';
+import { BATCH_ROWS, breathe, collectInput, inputBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * Joins on any condition (or none: a cross join) by pairing every left row with
@@ -24,13 +24,13 @@ export function createNestedLoopJoinOperator(plan: NestedLoopJoinPlan, left: Ope
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const built = await collectInput(right, run, 'nested loop join');
         try {
           const build: BuildSide = { columns: built.columns, numRows: built.numRows };
-          const out = new JoinOutput(plan.columns, plan.joinType, lw, rw, build);
+          const out = new JoinOutput(plan.joinType, lw, rw, build);
           const pairs = new PairBuffer();
-          for await (const b of decodedInput(left, run)) {
+          for await (const b of inputBatches(left, run)) {
             out.beginProbe(b);
             // Pairs are produced in chunks so the condition runs vectorized.
             const chunk = Math.max(1, Math.floor(BATCH_ROWS / Math.max(1, build.numRows)));

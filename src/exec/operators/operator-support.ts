@@ -1,8 +1,7 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { ArrowColumn, columnSource, decodeBatch, encodeBatch, lazyBatch, selectColumn, sliceColumn } from '../arrow/columnar-batch.js';
+import { ArrowColumn, columnSource, lazyBatch, selectColumn, sliceColumn } from '../arrow/columnar-batch.js';
 import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import { concatData } from '../arrow/concat-data.js';
 import type { OperatorMetrics } from '../exec-context.js';
@@ -66,7 +65,7 @@ export function recordRowsOut(plan: PhysicalPlan, run: RunState, rows: number, b
  * Wraps an operator's batch generator with baseline metrics (rows out, batches,
  * inclusive elapsed time) and cancellation checks between batches.
  */
-export function metered(plan: PhysicalPlan, run: RunState, source: () => AsyncGenerator<RecordBatch>): AsyncIterable<RecordBatch> {
+export function metered(plan: PhysicalPlan, run: RunState, source: () => AsyncGenerator<ColumnarBatch>): AsyncIterable<ColumnarBatch> {
   return {
     [Symbol.asyncIterator]() {
       const m = metricsFor(plan, run);
@@ -96,7 +95,7 @@ export function metered(plan: PhysicalPlan, run: RunState, source: () => AsyncGe
         },
         async return(value?: unknown) {
           await it.return(undefined);
-          return { done: true as const, value: value as RecordBatch };
+          return { done: true as const, value: value as ColumnarBatch };
         },
       };
     },
@@ -107,25 +106,24 @@ export function typesOf(columns: readonly OutputColumn[]): SqlType[] {
   return columns.map((c) => c.type);
 }
 
-/** Decoded input batches of a child operator. */
-export async function* decodedInput(input: Operator, run: RunState): AsyncGenerator<ColumnarBatch> {
-  const types = typesOf(input.columns);
+/** The non-empty batches of a child operator, letting other work in between. */
+export async function* inputBatches(input: Operator, run: RunState): AsyncGenerator<ColumnarBatch> {
   for await (const b of input.execute(run)) {
     await breathe(run);
     if (b.numRows === 0) continue;
-    yield decodeBatch(b, types);
+    yield b;
   }
 }
 
-/** Splits column arrays into output record batches of at most BATCH_ROWS rows. */
-export function* emitBatches(columns: readonly OutputColumn[], values: readonly ColumnSource[], numRows: number): Generator<RecordBatch> {
+/** Splits columns into output batches of at most BATCH_ROWS rows. */
+export function* emitBatches(values: readonly ColumnSource[], numRows: number): Generator<ColumnarBatch> {
   if (numRows <= BATCH_ROWS) {
-    if (numRows > 0) yield encodeBatch(columns, values, numRows);
+    if (numRows > 0) yield lazyBatch(numRows, values);
     return;
   }
   for (let start = 0; start < numRows; start += BATCH_ROWS) {
     const end = Math.min(numRows, start + BATCH_ROWS);
-    yield encodeBatch(columns, values.map((v) => sliceColumn(v, start, end)), end - start);
+    yield lazyBatch(end - start, values.map((v) => sliceColumn(v, start, end)));
   }
 }
 
@@ -140,7 +138,7 @@ export async function collectInput(input: Operator, run: RunState, what: string)
   const batches: ColumnarBatch[] = [];
   let n = 0;
   let bytes = 0;
-  for await (const b of decodedInput(input, run)) {
+  for await (const b of inputBatches(input, run)) {
     batches.push(b);
     n += b.numRows;
     const est = estimateBytes(b);
@@ -171,8 +169,12 @@ export function estimateBytes(b: ColumnarBatch): number {
   for (let c = 0; c < b.columns.length; c++) {
     const col = columnSource(b, c);
     if (col instanceof ArrowColumn) {
-      // Not decoded: its string bytes stand in for the strings it would become.
-      bytes += b.numRows * 16 + (col.data.valueOffsets ? (col.data.values as Uint8Array).byteLength * 2 : 0);
+      // Not decoded: its string bytes stand in for the strings it would become (a share of
+      // them for rows still selected from larger data, which is not gathered to be measured).
+      const pending = col.pending();
+      const data = pending?.base ?? col.data;
+      const share = pending === undefined || data.length === 0 ? 1 : pending.rows.length / data.length;
+      bytes += b.numRows * 16 + (data.valueOffsets ? Math.ceil((data.values as Uint8Array).byteLength * 2 * share) : 0);
       continue;
     }
     bytes += col.length * 16;

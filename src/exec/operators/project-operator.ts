@@ -1,11 +1,11 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { encodeBatch } from '../arrow/columnar-batch.js';
+import { lazyBatch } from '../arrow/columnar-batch.js';
 import { compileProjection } from '../expr/compile-projection.js';
 import type { ProjectPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { decodedInput, metered } from './operator-support.js';
+import { inputBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** Computes one output column per expression, batch by batch. */
 export function createProjectOperator(plan: ProjectPlan, input: Operator): Operator {
@@ -17,9 +17,9 @@ export function createProjectOperator(plan: ProjectPlan, input: Operator): Opera
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
-        for await (const b of decodedInput(input, run)) {
-          yield encodeBatch(plan.columns, await projection.evaluate(b, run), b.numRows);
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
+        for await (const b of inputBatches(input, run)) {
+          yield lazyBatch(b.numRows, await projection.evaluate(b, run));
         }
       });
     },

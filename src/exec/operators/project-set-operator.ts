@@ -1,4 +1,3 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
@@ -8,7 +7,8 @@ import { functionById } from '../functions/function-registry.js';
 import type { SetImpl } from '../functions/function-registry.js';
 import type { ProjectSetPlan, SetFunctionCall } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { BATCH_ROWS, decodedInput, emitBatches, metered } from './operator-support.js';
+import { BATCH_ROWS, inputBatches, emitBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 type Compiled =
   | { readonly kind: 'expr'; readonly e: CompiledExpr }
@@ -31,10 +31,10 @@ export function createProjectSetOperator(plan: ProjectSetPlan, input: Operator):
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         let out: unknown[][] = plan.columns.map(() => []);
         let n = 0;
-        for await (const b of decodedInput(input, run)) {
+        for await (const b of inputBatches(input, run)) {
           const cols: unknown[][][] = [];
           for (const c of compiled) {
             if (c.kind === 'expr') cols.push([await c.e.evaluate(b, run)]);
@@ -57,13 +57,13 @@ export function createProjectSetOperator(plan: ProjectSetPlan, input: Operator):
               n++;
             }
             if (n >= BATCH_ROWS) {
-              yield* emitBatches(plan.columns, out, n);
+              yield* emitBatches(out, n);
               out = plan.columns.map(() => []);
               n = 0;
             }
           }
         }
-        yield* emitBatches(plan.columns, out, n);
+        yield* emitBatches(out, n);
       });
     },
   };

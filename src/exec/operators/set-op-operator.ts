@@ -1,11 +1,10 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { encodeColumnar } from '../arrow/columnar-batch.js';
 import type { SetOpPlan } from '../plan/physical-plan.js';
 import { rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
-import { decodedInput, emitBatches, metered, selectRows, typesOf } from './operator-support.js';
+import { inputBatches, emitBatches, metered, selectRows, typesOf } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * UNION / INTERSECT / EXCEPT [ALL], with SQL's row comparison for set operations
@@ -21,25 +20,25 @@ export function createSetOpOperator(plan: SetOpPlan, left: Operator, right: Oper
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         if (plan.op === 'union') {
           const seen = plan.all ? undefined : new Set<string>();
           for (const side of [left, right]) {
-            for await (const b of decodedInput(side, run)) {
-              if (!seen) { yield encodeColumnar(plan.columns, b); continue; }
+            for await (const b of inputBatches(side, run)) {
+              if (!seen) { yield b; continue; }
               const sel: number[] = [];
               for (let i = 0; i < b.numRows; i++) {
                 const k = rowKey(b.columns.map((c) => c[i]), types);
                 if (!seen.has(k)) { seen.add(k); sel.push(i); }
               }
               run.memory.reserve(sel.length * 64, 'UNION');
-              if (sel.length > 0) yield encodeColumnar(plan.columns, selectRows(b, sel));
+              if (sel.length > 0) yield selectRows(b, sel);
             }
           }
           return;
         }
         const counts = new Map<string, number>();
-        for await (const b of decodedInput(right, run)) {
+        for await (const b of inputBatches(right, run)) {
           for (let i = 0; i < b.numRows; i++) {
             const k = rowKey(b.columns.map((c) => c[i]), types);
             counts.set(k, (counts.get(k) ?? 0) + 1);
@@ -49,7 +48,7 @@ export function createSetOpOperator(plan: SetOpPlan, left: Operator, right: Oper
         const emitted = new Set<string>();
         const out: unknown[][] = plan.columns.map(() => []);
         let n = 0;
-        for await (const b of decodedInput(left, run)) {
+        for await (const b of inputBatches(left, run)) {
           for (let i = 0; i < b.numRows; i++) {
             const row = b.columns.map((c) => c[i]);
             const k = rowKey(row, types);
@@ -68,7 +67,7 @@ export function createSetOpOperator(plan: SetOpPlan, left: Operator, right: Oper
             if (take) { row.forEach((v, j) => out[j]!.push(v)); n++; }
           }
         }
-        yield* emitBatches(plan.columns, out, n);
+        yield* emitBatches(out, n);
       });
     },
   };

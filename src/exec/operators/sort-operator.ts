@@ -1,10 +1,9 @@
-import type { RecordBatch } from 'apache-arrow';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
-import { encodeBatch } from '../arrow/columnar-batch.js';
+import { lazyBatch } from '../arrow/columnar-batch.js';
 import type { OutputColumn, SortPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
-import { BATCH_ROWS, breathe, decodedInput, emitBatches, estimateBytes, metered, recordMetric } from './operator-support.js';
+import { BATCH_ROWS, breathe, inputBatches, emitBatches, estimateBytes, metered, recordMetric } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
 import type { CompiledSortKeys } from './sort-keys.js';
 import { SpillDirectory, SpillWriter, readSpillFile } from './spill-file.js';
@@ -35,12 +34,12 @@ export function createSortOperator(plan: SortPlan, input: Operator): Operator {
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const spill = new SpillDirectory();
         const runs: string[] = [];
         let held: Buffered = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
         try {
-          for await (const b of decodedInput(input, run)) {
+          for await (const b of inputBatches(input, run)) {
             const bytes = estimateBytes(b);
             if (!run.memory.fits(bytes) && held.numRows > 0) {
               runs.push(await writeRun(held, keys, spill, runColumns, run));
@@ -53,7 +52,7 @@ export function createSortOperator(plan: SortPlan, input: Operator): Operator {
           }
           if (runs.length === 0) {
             const { columns, order } = await sortHeld(held, keys, run);
-            yield* emitBatches(plan.columns, columns.slice(0, width).map((c) => order.map((i) => c[i])), held.numRows);
+            yield* emitBatches(columns.slice(0, width).map((c) => order.map((i) => c[i])), held.numRows);
             return;
           }
           if (held.numRows > 0) runs.push(await writeRun(held, keys, spill, runColumns, run));
@@ -116,7 +115,7 @@ interface RunCursor {
 async function* mergeRuns(
   paths: readonly string[], runColumns: readonly OutputColumn[], width: number, keys: CompiledSortKeys,
   outColumns: readonly OutputColumn[], run: RunState,
-): AsyncGenerator<RecordBatch> {
+): AsyncGenerator<ColumnarBatch> {
   const cursors: RunCursor[] = [];
   try {
     for (const [index, path] of paths.entries()) {
@@ -151,12 +150,12 @@ async function* mergeRuns(
         heap.siftTop();
       }
       if (n === BATCH_ROWS) {
-        yield encodeBatch(outColumns, out, n);
+        yield lazyBatch(n, out);
         out = outColumns.map(() => []);
         n = 0;
       }
     }
-    if (n > 0) yield encodeBatch(outColumns, out, n);
+    if (n > 0) yield lazyBatch(n, out);
   } finally {
     for (const c of cursors) await c.source.return(undefined);
   }

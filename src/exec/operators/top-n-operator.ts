@@ -1,9 +1,9 @@
-import type { RecordBatch } from 'apache-arrow';
 import type { TopNPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { evalCount } from './limit-operator.js';
-import { decodedInput, emitBatches, metered } from './operator-support.js';
+import { inputBatches, emitBatches, metered } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * ORDER BY … LIMIT: keeps at most about 2×(limit+offset) candidate rows,
@@ -15,7 +15,7 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const limit = await evalCount(plan.limit, run, 'LIMIT');
         const offset = (await evalCount(plan.offset, run, 'OFFSET')) ?? 0;
         const keep = limit === undefined ? Infinity : limit + offset;
@@ -36,7 +36,7 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
           seq = kept.map((i) => seq[i]!);
           n = kept.length;
         };
-        for await (const b of decodedInput(input, run)) {
+        for await (const b of inputBatches(input, run)) {
           const k = await keys.evaluate(b, run);
           for (let i = 0; i < b.numRows; i++) {
             for (let c = 0; c < rows.length; c++) rows[c]!.push(b.columns[c]![i]);
@@ -48,7 +48,7 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
         }
         prune(keep);
         const out = rows.map((c) => c.slice(offset));
-        yield* emitBatches(plan.columns, out, Math.max(0, n - offset));
+        yield* emitBatches(out, Math.max(0, n - offset));
       });
     },
   };

@@ -1,9 +1,9 @@
-import type { RecordBatch } from 'apache-arrow';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { UpdatePlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { checkNotNull, dmlTarget, isKeyEqualityScan, returningBatches, toColumns } from './dml-support.js';
-import { decodedInput, metered } from './operator-support.js';
+import { inputBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * UPDATE: the input yields current rows (plus the row id for append tables);
@@ -16,13 +16,13 @@ export function createUpdateOperator(plan: UpdatePlan, input: Operator): Operato
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const t = dmlTarget(plan.table, plan.ref, run);
         const width = t.table.columns.length;
         const before: unknown[][] = [];
         const after: unknown[][] = [];
         const rowIds: bigint[] = [];
-        for await (const b of decodedInput(input, run)) {
+        for await (const b of inputBatches(input, run)) {
           const vals = [];
           for (const s of sets) vals.push({ column: s.column, v: await s.fn.evaluate(b, run) });
           for (let i = 0; i < b.numRows; i++) {

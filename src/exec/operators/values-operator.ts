@@ -1,10 +1,10 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { ValuesPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { BATCH_ROWS, emitBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** VALUES rows: each expression evaluated once, with no input columns. */
 export function createValuesOperator(plan: ValuesPlan): Operator {
@@ -20,7 +20,7 @@ export function createValuesOperator(plan: ValuesPlan): Operator {
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const n = plan.rows.length;
         for (let start = 0; start < n; start += BATCH_ROWS) {
           const end = Math.min(n, start + BATCH_ROWS);
@@ -34,7 +34,7 @@ export function createValuesOperator(plan: ValuesPlan): Operator {
               cols[c]![r - start] = v === undefined ? null : v;
             }
           }
-          yield* emitBatches(plan.columns, cols, end - start);
+          yield* emitBatches(cols, end - start);
         }
       });
     },

@@ -1,9 +1,9 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { VirtualScanPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { emitBatches, metered } from './operator-support.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** Scans a relation of the session's VirtualTableRegistry (pg_catalog, information_schema, system tables). */
 export function createVirtualScanOperator(plan: VirtualScanPlan): Operator {
@@ -11,7 +11,7 @@ export function createVirtualScanOperator(plan: VirtualScanPlan): Operator {
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const reg = run.ctx.virtualTables;
         const vt = reg?.lookup(plan.schema, plan.name);
         if (!vt) throw new FloeError(SqlState.undefinedTable, `relation "${plan.schema}.${plan.name}" does not exist`);
@@ -24,7 +24,7 @@ export function createVirtualScanOperator(plan: VirtualScanPlan): Operator {
           settings: run.evalCtx.settings, warehouse: run.ctx.warehouse,
         });
         const cols = proj.map((ci) => rows.map((r) => (r[ci] === undefined ? null : r[ci])));
-        yield* emitBatches(plan.columns, cols, rows.length);
+        yield* emitBatches(cols, rows.length);
       });
     },
   };

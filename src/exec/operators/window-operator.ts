@@ -1,5 +1,4 @@
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -61,7 +60,7 @@ export function createWindowOperator(plan: WindowPlan, input: Operator): Operato
     plan,
     columns: plan.columns,
     execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<RecordBatch> {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const all = await collectInput(input, run, 'window');
         try {
           const batch = { numRows: all.numRows, columns: all.columns };
@@ -74,7 +73,7 @@ export function createWindowOperator(plan: WindowPlan, input: Operator): Operato
             outputOrder = order;
           }
           const cols = [...all.columns, ...results].map((c) => outputOrder.map((i) => c[i]));
-          yield* emitBatches(plan.columns, cols, all.numRows);
+          yield* emitBatches(cols, all.numRows);
         } finally {
           run.memory.release(all.bytes);
         }
