@@ -315,3 +315,26 @@ test('operators hand batches on as they are: a filtered, projected Arrow column 
   assert.deepEqual([...s.pending()!.rows], [91, 92, 93, 94, 95, 96, 97, 98, 99]);
   assert.deepEqual(out[0]!.columns[0], ['t91', 't92', 't93', 't94', 't95', 't96', 't97', 't98', 't99']);
 });
+
+test('numeric comparisons with a constant over scaled columns equal the text path (both orders, NULLs, constants finer than the column)', () => {
+  fc.assert(fc.property(
+    fc.array(unscaledArb, { minLength: 1, maxLength: 40 }),
+    fc.integer({ min: 0, max: 4 }),
+    fc.tuple(fc.integer({ min: -300000, max: 300000 }), fc.integer({ min: 0, max: 5 })),
+    fc.constantFrom('<', '<=', '>', '>=', '=', '<>'),
+    fc.boolean(),
+    fc.nat(),
+    (values, scale, [cu, cs], cmp, constantFirst, pick) => {
+      const b = decodeColumns(batchOf([decimalData(values, scale)], ['x']), ['x'], [NUM]);
+      // Half the time the constant is one of the values (written without trailing zeros when it can be): ties matter.
+      const same = values[pick % values.length];
+      const text = pick % 2 === 0 && same !== null && same !== undefined && same <= MAX && same >= -MAX
+        ? formatScaled(Number(same), scale).replace(/\.?0+$/, (z) => (z.startsWith('.') || scale > 0 ? '' : z))
+        : formatScaled(cu, cs);
+      const constant = lit(text, NUM);
+      const e = constantFirst ? op(cmp, constant, col(0, NUM)) : op(cmp, col(0, NUM), constant);
+      const c = compileExpr(e);
+      assert.deepEqual(c.evaluateSync(b, run), c.evaluateSync(eager(b), run));
+    },
+  ), { numRuns: 400 });
+});

@@ -18,7 +18,7 @@ import { regTypeInput, regTypeOutput } from '../types/reg-types.js';
 import type { RegTypeKind } from '../types/reg-types.js';
 import { valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
-import { SETTINGS_FREE_TO_NUMERIC, compileScaled, numericOpOf } from './compile-scaled.js';
+import { SETTINGS_FREE_TO_NUMERIC, compileScaled, compileScaledComparison, numericOpOf } from './compile-scaled.js';
 import { likeBytesMatcher, likeMatcher } from './like-matcher.js';
 import { runSubplan } from './subplan.js';
 
@@ -210,6 +210,8 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       const fused = compileNumericTree(e, c);
       if (fused) return fused;
       const general = compileCall(e, c);
+      const scaledComparison = compileScaledComparison(e);
+      if (scaledComparison !== undefined) return (b, ev, sel) => scaledComparison(b, sel) ?? general(b, ev, sel);
       const typed = intColumnComparison(e);
       if (typed === undefined) return general;
       return (b, ev, sel) => {

@@ -189,3 +189,47 @@ function andValid(x: Scaled, y: Scaled, n: number): Uint8Array | undefined {
   for (let i = 0; i < n; i++) out[i] = a[i]! & b[i]!;
   return out;
 }
+
+const FLIPPED: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '=': '=', '<>': '<>' };
+
+/**
+ * A comparison of a numeric expression with an exact scaled form against a numeric
+ * constant (`sum(l_quantity) > 300`, `c_acctbal > 0.00`), compiled to compare
+ * integers: the constant is brought to the expression's scale once. The result
+ * function gives undefined for a batch without a scaled form, or when the
+ * constant has more fractional digits than the expression (then the general path
+ * compares). Rows outside `sel` are left unset, as compiled expressions do.
+ */
+export function compileScaledComparison(e: Expr): ((b: ColumnarBatch, sel: Int32Array | undefined) => unknown[] | undefined) | undefined {
+  if (e.kind !== 'call' || e.args.length !== 2) return undefined;
+  const m = /^(=|<>|<=|>=|<|>)\(numeric,numeric\)$/.exec(e.fn);
+  if (!m) return undefined;
+  const [a, b] = e.args as [Expr, Expr];
+  const ca = constantOf(a);
+  const cb = constantOf(b);
+  let op = m[1]!;
+  let operand: Expr;
+  let c: { constant: number; scale: number } | null | undefined;
+  if (ca === undefined && cb !== undefined) { operand = a; c = cb; } else if (cb === undefined && ca !== undefined) { operand = b; c = ca; op = FLIPPED[op]!; } else return undefined;
+  if (c === null) return undefined;
+  const x = compileNode(operand);
+  if (x === undefined) return undefined;
+  const constant = c;
+  return (batch, sel) => {
+    const v = x(batch);
+    if (v === undefined || !('unscaled' in v) || constant.scale > v.scale) return undefined;
+    const k = scaleFactor(v.scale - constant.scale) * constant.constant;
+    if (!isSafe(k)) return undefined;
+    const out = new Array<unknown>(batch.numRows);
+    const u = v.unscaled;
+    const valid = v.valid;
+    const n = sel ? sel.length : batch.numRows;
+    for (let j = 0; j < n; j++) {
+      const i = sel ? sel[j]! : j;
+      if (valid !== undefined && valid[i] === 0) { out[i] = null; continue; }
+      const y = u[i]!;
+      out[i] = op === '>' ? y > k : op === '<' ? y < k : op === '>=' ? y >= k : op === '<=' ? y <= k : op === '=' ? y === k : y !== k;
+    }
+    return out;
+  };
+}
