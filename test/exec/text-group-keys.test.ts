@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Utf8, makeVector, vectorFromArray } from 'apache-arrow';
+import { Int32, Utf8, makeVector, vectorFromArray } from 'apache-arrow';
 import type { SqlType } from '../../src/common/sql-type.js';
 import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
 import type { ColumnSource } from '../../src/exec/arrow/columnar-batch.js';
@@ -14,8 +14,8 @@ import { createRunState } from '../../src/exec/run-state.js';
 import { aggId, col, t } from './exec-test-helpers.js';
 
 /*
- * Text GROUP BY keys read as Arrow bytes (TextKeyIds) against the same keys
- * decoded into values: the same groups, counts and key values, for text and
+ * Text GROUP BY keys read as Arrow bytes (TextKeyIds), and int4 keys read from
+ * their Int32Array, against the same keys decoded into values: the same groups, counts and key values, for text and
  * bpchar (trailing blanks do not count), NULLs, multi-byte text, row
  * selections, many distinct values (the id table grows), and tables that get
  * both byte-level batches and decoded ones (a merged partial, a decoded batch).
@@ -38,7 +38,10 @@ const bpcharArb = fc.oneof(fc.constantFrom('a', 'a ', 'a   ', 'b', 'b  ', '', ' 
 const rowArb: fc.Arbitrary<Row> = fc.tuple(textArb, bpcharArb, fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constant(null)));
 
 interface BatchSpec { readonly rows: Row[]; readonly selection: number[] | undefined }
-const batchArb: fc.Arbitrary<BatchSpec> = fc.array(rowArb, { minLength: 1, maxLength: 300 }).chain((rows) => fc.record({
+// Half the batches have no NULL ints: their int4 column is then read from its Int32Array.
+const batchArb: fc.Arbitrary<BatchSpec> = fc.tuple(fc.array(rowArb, { minLength: 1, maxLength: 300 }), fc.boolean()).map(
+  ([rows, nullFree]) => (nullFree ? rows.map((r): Row => [r[0], r[1], r[2] ?? 0]) : rows),
+).chain((rows) => fc.record({
   rows: fc.constant(rows),
   selection: fc.option(fc.uniqueArray(fc.nat(rows.length - 1), { minLength: 1, maxLength: rows.length }).map((s) => s.sort((a, b) => a - b)), { nil: undefined }),
 }));
@@ -47,12 +50,11 @@ function selected(b: BatchSpec): Row[] {
   return b.selection ? b.selection.map((i) => b.rows[i]!) : b.rows;
 }
 
-/** The text columns as Arrow UTF-8 (standing for `selection`'s rows of the data when given); the int column as values. */
+/** The columns as Arrow data (UTF-8, Int32), standing for `selection`'s rows of the data when given. */
 function arrowBatch(b: BatchSpec) {
   const rows = selected(b);
   const sources: ColumnSource[] = TYPES.map((type, ci) => {
-    if (ci === 2) return rows.map((r) => r[2]);
-    const data = vectorFromArray(b.rows.map((r) => r[ci]), new Utf8()).data[0]!;
+    const data = ci === 2 ? vectorFromArray(b.rows.map((r) => r[2]), new Int32()).data[0]! : vectorFromArray(b.rows.map((r) => r[ci]), new Utf8()).data[0]!;
     return new ArrowColumn(data, type, b.selection ? Int32Array.from(b.selection) : undefined);
   });
   return lazyBatch(rows.length, sources);

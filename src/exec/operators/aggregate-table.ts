@@ -17,6 +17,7 @@ import { compileSortKeys } from './sort-keys.js';
 import { IntHashTable } from './int-hash-table.js';
 import { IntGroupIndex } from './aggregate-int-groups.js';
 import { TextKeyIds } from './text-key-ids.js';
+import { int32Column } from './int32-column.js';
 
 interface CompiledAggregate {
   readonly impl: AggregateImpl;
@@ -48,6 +49,8 @@ export interface CompiledAggregation {
   readonly directKey: boolean;
   /** Per key, the batch column it reads when it is a text, varchar or bpchar column as it is (-1 otherwise): grouped by its bytes. */
   readonly keyTextColumns: readonly number[];
+  /** Per key, the batch column it reads when it is an int4 column as it is (-1 otherwise): read from its Int32Array when NULL-free. */
+  readonly keyIntColumns: readonly number[];
 }
 
 const BYTE_KEY_KINDS = new Set(['text', 'varchar', 'bpchar']);
@@ -105,6 +108,7 @@ export function compileAggregation(spec: AggregateSpec, { columnar = true }: { c
     aggs,
     directKey: spec.groupingSets === undefined && keyTypes.length === 1 && DIRECT_KEY_KINDS.has(keyTypes[0]!.kind),
     keyTextColumns: spec.groupBy.map((e) => (e.kind === 'column' && BYTE_KEY_KINDS.has(e.type.kind) ? e.index : -1)),
+    keyIntColumns: spec.groupBy.map((e) => (e.kind === 'column' && e.type.kind === 'int4' ? e.index : -1)),
   };
 }
 
@@ -498,7 +502,12 @@ export class AggregateTable {
     for (let k = 0; k < c.keyExprs.length; k++) {
       const ids = this.#textKeyIds(b, k);
       textIds.push(ids);
-      if (ids === undefined) { keyCols.push(await c.keyExprs[k]!.evaluate(b, run)); continue; }
+      if (ids === undefined) {
+        // An int4 key still in Arrow form is read from its buffer: its numbers are the key values.
+        const ints = c.keyIntColumns[k]! >= 0 ? int32Column(b, c.keyIntColumns[k]!) : undefined;
+        keyCols.push(ints !== undefined ? (ints as unknown as unknown[]) : await c.keyExprs[k]!.evaluate(b, run));
+        continue;
+      }
       // The values by id: no row is decoded, and equal values share one string.
       const values = this.#textIds[k]!.values;
       const col = new Array<unknown>(n);
