@@ -507,10 +507,16 @@ class NumColumns implements ColumnarAggregate {
       const r = sel ? sel[k]! : k;
       const g = groups[r]!;
       const u = unscaled[r]!;
-      if (sc[g] === scale) {
+      const cur = sc[g]!;
+      if (cur === scale) {
         // numAddScaled at an unchanged scale, with its three exactness checks.
         const b = acc[g]! + u;
         if (u <= SAFE && u >= -SAFE && b <= SAFE && b >= -SAFE) { acc[g] = b; cnt[g]! += 1; continue; }
+      } else if (cur === OBJECT_STATE) {
+        // A total past 2^52 (Q1's sum of charges) keeps its object state, whose running double takes
+        // the row as numAddScaledExact would through #add, without moving the state out and back per row.
+        numAddScaledExact(this.#objects.get(g)!, u, scale);
+        continue;
       }
       this.#add(g, u, scale);
     }
