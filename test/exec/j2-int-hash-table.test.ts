@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Int32, makeData } from 'apache-arrow';
 import { IntHashTable, intKeyChains } from '../../src/exec/operators/int-hash-table.js';
+import type { JoinKeyIndex } from '../../src/exec/operators/int-hash-table.js';
 import { int32Column } from '../../src/exec/operators/int32-column.js';
 import { buildRuntimeFilter, runtimeFilterSelection } from '../../src/exec/operators/runtime-filter.js';
 import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
@@ -14,7 +15,7 @@ function mapChains(keys: readonly unknown[]): Map<unknown, number[]> {
   return m;
 }
 
-function chainOf(head: IntHashTable, next: Int32Array, k: unknown): number[] {
+function chainOf(head: JoinKeyIndex, next: Int32Array, k: unknown): number[] {
   const rows: number[] = [];
   for (let j = head.get(k) ?? -1; j >= 0; j = next[j]!) rows.push(j);
   return rows;

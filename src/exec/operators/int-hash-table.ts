@@ -119,20 +119,70 @@ export class IntHashTable implements JoinKeyIndex {
 const INITIAL_KEYS_CAP = 1 << 21;
 
 /**
+ * A direct range may span this many slots whatever the key count, and this many
+ * per key: denser int keys (order keys, serial ids) index an array instead of a
+ * hash table, one read where a probe costs several scattered ones.
+ */
+const DIRECT_MIN_SPAN = 1 << 16;
+const DIRECT_SLOTS_PER_KEY = 4;
+const DIRECT_MAX_SPAN = 1 << 25;
+
+/** Join key → first build row for int32 keys in [lo, lo + span): row + 1 at slots[key - lo], 0 for none. */
+export class DirectIntIndex implements JoinKeyIndex {
+  readonly #lo: number;
+  readonly #slots: Int32Array;
+  size = 0;
+
+  constructor(lo: number, span: number) {
+    this.#lo = lo;
+    this.#slots = new Int32Array(span);
+  }
+
+  get(key: unknown): number | undefined {
+    if (typeof key !== 'number') return undefined;
+    // A key outside the range, or not an integer, reads undefined (no slot): no row.
+    const r = this.#slots[key - this.#lo];
+    return r ? r - 1 : undefined;
+  }
+
+  /** As IntHashTable.push: makes `row` the first row of int32 `key` in range, returning the row it displaces or -1. */
+  push(key: number, row: number): number {
+    const j = key - this.#lo;
+    const prev = this.#slots[j]! - 1;
+    if (prev < 0) this.size++;
+    this.#slots[j] = row + 1;
+    return prev;
+  }
+
+  *keys(): IterableIterator<unknown> {
+    const slots = this.#slots;
+    for (let j = 0; j < slots.length; j++) if (slots[j] !== 0) yield this.#lo + j;
+  }
+}
+
+/**
  * Head/next row chains over join keys that are all numbers (or undefined: a
  * NULL key `=` rejects), or undefined when some key is not a number (a string
  * for a bigint past 2^53, a composite text key, NULL_KEY, NaN…) and a Map must do.
+ * Int32 keys within a range at most a few times their count go to a DirectIntIndex.
  */
-export function intKeyChains(keys: ArrayLike<unknown>, next: Int32Array): { head: IntHashTable; hasNullKey: boolean } | undefined {
+export function intKeyChains(keys: ArrayLike<unknown>, next: Int32Array): { head: IntHashTable | DirectIntIndex; hasNullKey: boolean } | undefined {
   let n = 0;
+  let ints = true;
+  let lo = Infinity;
+  let hi = -Infinity;
   for (let j = 0; j < keys.length; j++) {
     const k = keys[j];
     if (k === undefined) continue;
     // NaN never equals itself here, but float keys join NaN = NaN: a Map does that.
     if (typeof k !== 'number' || k !== k) return undefined;
     n++;
+    if ((k | 0) !== k) ints = false;
+    else { if (k < lo) lo = k; if (k > hi) hi = k; }
   }
-  const head = new IntHashTable(Math.min(n, INITIAL_KEYS_CAP));
+  const span = hi - lo + 1;
+  const direct = ints && n > 0 && span <= Math.min(DIRECT_MAX_SPAN, Math.max(DIRECT_MIN_SPAN, DIRECT_SLOTS_PER_KEY * n));
+  const head = direct ? new DirectIntIndex(lo, span) : new IntHashTable(Math.min(n, INITIAL_KEYS_CAP));
   let hasNullKey = false;
   // Backwards, so each chain runs in row order.
   for (let j = keys.length - 1; j >= 0; j--) {
