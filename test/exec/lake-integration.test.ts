@@ -7,7 +7,7 @@ import { FloeError } from '../../src/common/floe-error.js';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
-import type { ExecContext, PhysicalPlan, OutputColumn, LakeTableRef } from '../../src/exec/index.js';
+import type { ExecContext, Expr, PhysicalPlan, OutputColumn, LakeTableRef } from '../../src/exec/index.js';
 import { col, int, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-exec-'));
@@ -180,6 +180,14 @@ test('multi-task scans: the worker pool returns what the same-thread path return
   assert.equal(metrics.get(residualScan).extra.residualInWorkers, 1);
   assert.deepEqual(inWorkers, byId(await rowsOf(residualScan, { warehouse: wh, params: [50] })));
   assert.equal(inWorkers.length, 50);
+  // A residual with a subquery conjunct: the other conjunct still travels, the subquery's runs here.
+  const ten = { kind: 'scalarSubquery', correlated: false, plan: { kind: 'values', columns: [{ name: 'x', type: t.int4 }], rows: [[lit(10, t.int4)]] }, type: t.int4 } as Expr;
+  const mixedScan: PhysicalPlan = { ...scanS, residual: { kind: 'and', args: [op('<', col(0, t.int4), lit(50, t.int4)), op('>', col(0, t.int4), ten)], type: t.bool } } as PhysicalPlan;
+  const mixedMetrics = new Map();
+  const mixed = byId(await rowsOf(mixedScan, { warehouse: wh, pool, metrics: mixedMetrics }));
+  assert.equal(mixedMetrics.get(mixedScan).extra.residualInWorkers, 1);
+  assert.deepEqual(mixed, byId(await rowsOf(mixedScan, { warehouse: wh })));
+  assert.deepEqual(mixed.map((r) => r[0]), Array.from({ length: 39 }, (_, i) => 11 + i));
 });
 
 test('cancel stops a pool scan with 57014', async () => {

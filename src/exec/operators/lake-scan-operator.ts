@@ -14,6 +14,7 @@ import type { LakeScanPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
 import type { ScanFragment } from '../pool/scan-pool.js';
+import { Exprs } from '../expr/expr.js';
 import type { Expr } from '../expr/expr.js';
 import { exprChildren } from '../expr/expr.js';
 import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
@@ -30,7 +31,11 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
   if (plan.projection.length !== plan.columns.length) {
     throw new FloeError(SqlState.internalError, `lakeScan projects ${plan.projection.length} columns but lists ${plan.columns.length}`);
   }
-  const residual = plan.residual ? compileExpr(plan.residual) : undefined;
+  // Conjuncts a worker can evaluate travel with the tasks; the rest (those with subqueries:
+  // Q22's c_acctbal > (SELECT avg …)) run here, on the rows the workers kept.
+  const { travels, stays } = splitResidual(plan.residual);
+  const travelling = travels ? compileExpr(travels) : undefined;
+  const staying = stays ? compileExpr(stays) : undefined;
   const types = plan.columns.map((c) => c.type);
   return {
     plan,
@@ -43,10 +48,9 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         // Workers filter their own tasks' rows when the residual can travel, and
         // apply the runtime join filters a hash join above installed for this scan.
         const slots = run.runtimeFilters?.get(plan);
-        const shipResidual = plan.residual !== undefined && shippable(plan.residual);
-        const fragment: ScanFragment | undefined = (shipResidual || slots) && run.ctx.pool && !run.ctx.scanRunner
+        const fragment: ScanFragment | undefined = (travels || slots) && run.ctx.pool && !run.ctx.scanRunner
           ? {
-              columns: plan.columns, projection: plan.projection, ...(shipResidual ? { residual: plan.residual } : {}), params: run.params,
+              columns: plan.columns, projection: plan.projection, ...(travels ? { residual: travels } : {}), params: run.params,
               settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
               user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
             }
@@ -61,11 +65,12 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
             if (batch.numRows === 0) continue;
             recordMetric(plan, run, 'rowsScanned', batch.numRows);
             let b: ColumnarBatch = decodeColumns(batch, plan.projection, types);
-            if (residual && !filtered) {
-              const keep = truthySelection(await residual.evaluate(b, run), b.numRows);
-              if (keep.length === 0) continue;
+            for (const part of filtered ? [staying] : [travelling, staying]) {
+              if (part === undefined || b.numRows === 0) continue;
+              const keep = truthySelection(await part.evaluate(b, run), b.numRows);
               if (keep.length !== b.numRows) b = selectRows(b, keep);
             }
+            if (b.numRows === 0) continue;
             if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
             left -= b.numRows;
             yield b;
@@ -224,6 +229,14 @@ export async function* runTasks(
     if (active === 0 && next >= tasks.length) return;
     await new Promise<void>((r) => { wake = r; });
   }
+}
+
+/** A residual's conjuncts as those a worker can evaluate and those only this thread can (either undefined when none). */
+function splitResidual(residual: Expr | undefined): { travels: Expr | undefined; stays: Expr | undefined } {
+  if (residual === undefined) return { travels: undefined, stays: undefined };
+  const conjuncts = residual.kind === 'and' ? residual.args : [residual];
+  const and = (xs: readonly Expr[]): Expr | undefined => (xs.length === 0 ? undefined : xs.length === 1 ? xs[0] : Exprs.and(...xs));
+  return { travels: and(conjuncts.filter(shippable)), stays: and(conjuncts.filter((c) => !shippable(c))) };
 }
 
 /** Expressions a worker can evaluate alone: no subqueries, no outer rows. */
