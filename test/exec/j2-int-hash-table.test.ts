@@ -79,6 +79,14 @@ test('runtime filter over an int4 Arrow column (sliced, undecoded) keeps the sam
   assert.ok(a && b && a.length > 0);
   assert.deepEqual(Array.from(a), Array.from(b));
   assert.ok(Array.from(a).every((i) => [5, -100, 2999, 17].includes(expected[i]!)));
+  // A column still standing for some rows of its data (a scan filter's selection) is read through them.
+  // Every third row, and every row holding a key, so that some rows pass and more do not.
+  const rows = Int32Array.from(Array.from({ length: n }, (_, r) => r).filter((r) => r % 3 === 1 || [5, -100, 2999, 17].includes(raw[r]!)));
+  const selected = lazyBatch(rows.length, [new ArrowColumn(data, { kind: 'int4' }, rows)]);
+  const decoded = { numRows: rows.length, columns: [Array.from(rows, (r) => raw[r]!)] };
+  const viaRows = runtimeFilterSelection(selected, [filter], { removed: 0 });
+  assert.ok(viaRows && viaRows.length > 0);
+  assert.deepEqual(Array.from(viaRows), Array.from(runtimeFilterSelection(decoded, [filter], { removed: 0 })!));
   // With NULLs the buffer is not used: the decoded values decide.
   const withNulls = makeData({ type: new Int32(), length: 3, data: Int32Array.of(5, 0, 17), nullBitmap: Uint8Array.of(0b101), nullCount: 1 });
   const nb = lazyBatch(3, [new ArrowColumn(withNulls, { kind: 'int4' })]);

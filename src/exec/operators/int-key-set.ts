@@ -44,6 +44,14 @@ export class IntKeySet {
     }
   }
 
+  /** has() for an int32 value (no fraction to rule out). */
+  hasInt32(v: number): boolean {
+    const bits = this.#bits;
+    if (bits === undefined) return this.#table!.has(v);
+    const d = v - this.#base;
+    return d >= 0 && d < this.#span && (bits[d >>> 5]! & (1 << (d & 31))) !== 0;
+  }
+
   has(v: number): boolean {
     const bits = this.#bits;
     if (bits === undefined) return this.#table!.has(v);

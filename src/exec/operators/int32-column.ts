@@ -15,3 +15,20 @@ export function int32Column(batch: ColumnarBatch, i: number): Int32Array | undef
   if (!(v instanceof Int32Array) || v.length < batch.numRows) return undefined;
   return v.length === batch.numRows ? v : v.subarray(0, batch.numRows);
 }
+
+/**
+ * Column `i`'s int32 values where they lie: the Arrow buffer of NULL-free int32
+ * data and, while the column still stands for some rows of it, those rows (row
+ * j of the batch is values[rows[j]]). Reading a key per row through this spares
+ * gathering the column first; undefined when the column is not such data.
+ */
+export function int32Values(batch: ColumnarBatch, i: number): { values: Int32Array; rows: Int32Array | undefined } | undefined {
+  const a = arrowFormOf(batch, i);
+  if (!a) return undefined;
+  const pending = a.pending();
+  const data = pending?.base ?? a.data;
+  if (data.typeId !== Type.Int || data.nullCount !== 0) return undefined;
+  const v = data.values as unknown;
+  if (!(v instanceof Int32Array) || v.length < data.length) return undefined;
+  return { values: v, rows: pending?.rows };
+}

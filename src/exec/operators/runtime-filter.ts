@@ -3,7 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { randomUUID } from 'node:crypto';
 import type { SqlType } from '../../common/sql-type.js';
 import { IntHashTable } from './int-hash-table.js';
-import { int32Column } from './int32-column.js';
+import { int32Values } from './int32-column.js';
 import { IntKeySet } from './int-key-set.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { Expr } from '../expr/expr.js';
@@ -347,13 +347,15 @@ export function runtimeFilterSelection(b: ColumnarBatch, filters: readonly Runti
     const n = sel ? sel.length : b.numRows;
     const keep = new Int32Array(n);
     let k = 0;
-    // int4 without NULLs straight from its Arrow buffer: the column need not be decoded here.
-    const ints = f.kind === 'int' ? int32Column(b, f.column) : undefined;
+    // int4 without NULLs straight from its Arrow buffer (through the rows a scan filter
+    // kept, when it did): the column is neither decoded nor gathered here.
+    const ints = f.kind === 'int' ? int32Values(b, f.column) : undefined;
     if (ints) {
       const set = a.set as IntKeySet;
+      const { values, rows } = ints;
       for (let j = 0; j < n; j++) {
         const i = sel ? sel[j]! : j;
-        if (set.has(ints[i]!)) keep[k++] = i;
+        if (set.hasInt32(values[rows === undefined ? i : rows[i]!]!)) keep[k++] = i;
       }
     } else if (f.kind === 'int') {
       const col = b.columns[f.column]!;
