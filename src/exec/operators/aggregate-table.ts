@@ -55,6 +55,9 @@ export interface CompiledAggregation {
 
 const BYTE_KEY_KINDS = new Set(['text', 'varchar', 'bpchar']);
 
+/** Prefix codes and ids below this index the composite's last level directly (a 256 KiB table). */
+const SMALL_IDS = 256;
+
 /** Bytes charged per new group, beyond its key text. */
 const GROUP_OVERHEAD = 160;
 const NULL_PART = '\u0000N';
@@ -209,6 +212,8 @@ export class AggregateTable {
   #levels: CompositeLevel[] | undefined;
   /** The last level's cache: (prefix code, id) → group. */
   readonly #lastGroups = new LastPerPrefix();
+  /** The last level's groups for prefix codes and ids both below SMALL_IDS, by code * SMALL_IDS + id (-1: not seen). */
+  #smallGroups: Int32Array | undefined;
   /**
    * Text keys read as bytes: per key, its byte-level ids, and each id's
    * translation (-1 until its first row is placed) to what the row path
@@ -452,6 +457,7 @@ export class AggregateTable {
     const index = this.#index;
     const packedIndex = this.#packedIndex;
     const lastGroups = this.#lastGroups;
+    const smallGroups = (this.#smallGroups ??= new Int32Array(SMALL_IDS * SMALL_IDS).fill(-1));
     for (let i = 0; i < n; i++) {
       let code = ids[0]![i]!;
       for (let k = 1; k < nk - 1; k++) {
@@ -474,8 +480,11 @@ export class AggregateTable {
         code = next;
       }
       const id = ids[nk - 1]![i]!;
+      // Few distinct prefixes and values (Q1: 3 return flags × 2 line statuses): one array read.
+      const small = (code | id) < SMALL_IDS;
+      if (small) { const g = smallGroups[code * SMALL_IDS + id]!; if (g >= 0) { groups[i] = g; continue; } }
       const known = lastGroups.get(code, id);
-      if (known >= 0) { groups[i] = known; continue; }
+      if (known >= 0) { groups[i] = known; if (small) smallGroups[code * SMALL_IDS + id] = known; continue; }
       let g: number | undefined;
       if (id < 2097152 && code < 2147483648) {
         // A typed table, not the Map: a Map keyed by doubles boxes each new key.
@@ -488,6 +497,7 @@ export class AggregateTable {
         if (g === undefined) { g = this.#newGroup(packed, keyCols, i, 0); added += GROUP_OVERHEAD; }
       }
       lastGroups.set(code, id, g);
+      if (small) smallGroups[code * SMALL_IDS + id] = g;
       groups[i] = g;
     }
     return { groups, added };
