@@ -136,6 +136,9 @@ test('TextKeyIds: one id per distinct value across batches and table growth, bpc
   const got = padded.idsOf(vectorFromArray(['ab', 'ab  ', null, 'a b', 'ab ', null, ''], new Utf8()).data[0]!, Int32Array.from([0, 1, 2, 3, 4, 5, 6, 1]));
   assert.deepEqual([...got], [0, 0, 1, 2, 0, 1, 3, 0]);
   assert.deepEqual(padded.values, ['ab', null, 'a b', '']);
+  // Empty and one-byte values (their own slots), NUL included.
+  const flags = new TextKeyIds({ trimBlanks: false });
+  assert.deepEqual([...flags.idsOf(vectorFromArray(['', 'a', '\u0000', 'b', '', 'a', '\u0000'], new Utf8()).data[0]!, undefined)], [0, 1, 2, 3, 0, 1, 2]);
   // These two share their 32-bit hash (found by search): only the byte comparison tells them apart.
   const collide = new TextKeyIds({ trimBlanks: false });
   assert.deepEqual([...collide.idsOf(vectorFromArray(['key0290478', 'key1078642', 'key0290478'], new Utf8()).data[0]!, undefined)], [0, 1, 0]);

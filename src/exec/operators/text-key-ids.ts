@@ -36,6 +36,8 @@ export class TextKeyIds {
   /** Direct-mapped cache of short values: exact code (-1 when empty) and id per entry. */
   readonly #shortCodes = new Int32Array(1 << (32 - SHORT_SHIFT)).fill(-1);
   readonly #shortIds = new Int32Array(1 << (32 - SHORT_SHIFT));
+  /** Ids of the empty value (slot 0) and of one-byte values (slot 1 + byte); -1 until seen. */
+  readonly #singleByte = new Int32Array(257).fill(-1);
 
   constructor({ trimBlanks }: { trimBlanks: boolean }) {
     this.#trimBlanks = trimBlanks;
@@ -56,14 +58,22 @@ export class TextKeyIds {
     const trim = this.#trimBlanks;
     const codes = this.#shortCodes;
     const shortIds = this.#shortIds;
+    const single = this.#singleByte;
     for (let k = 0; k < n; k++) {
       const i = rows === undefined ? k : rows[k]!;
       if (mask !== undefined && !isValid(mask, at, i)) { out[k] = this.#nullId >= 0 ? this.#nullId : this.#addNull(); continue; }
       const s = offsets[i]!;
       const raw = offsets[i + 1]!;
-      let e = raw;
-      if (trim) while (e > s && bytes[e - 1] === 32) e--;
+      const e = trim && raw > s && bytes[raw - 1] === 32 ? trimmedEnd(bytes, s, raw) : raw;
       const len = e - s;
+      if (len <= 1) {
+        // Flags (l_returnflag, l_linestatus): the empty value and each byte have a slot of their own.
+        const code = len === 0 ? 0 : 1 + bytes[s]!;
+        let id = single[code]!;
+        if (id < 0) { id = this.#find(bytes, s, e, raw); single[code] = id; }
+        out[k] = id;
+        continue;
+      }
       if (len > SHORT_BYTES) { out[k] = this.#find(bytes, s, e, raw); continue; }
       // Flags and codes (TPC-H's l_returnflag, l_shipmode's first bytes do not fit): up to
       // 3 bytes and the length make an exact code, looked up in a small direct-mapped cache.
@@ -149,4 +159,10 @@ export class TextKeyIds {
     }
     this.#slots = slots;
   }
+}
+
+/** The end of bytes[s, e) without its trailing blanks. */
+function trimmedEnd(bytes: Uint8Array, s: number, e: number): number {
+  while (e > s && bytes[e - 1] === 32) e--;
+  return e;
 }
