@@ -188,7 +188,7 @@ export class AggregateTable {
   readonly #c: CompiledAggregation;
   readonly #index = new Map<unknown, number>();
   /** Composite keys packed into one number (see #assignComposite); the rare "code,id" texts stay in #index. */
-  readonly #packedIndex = new IntHashTable(1024);
+  #packedIndex: IntHashTable | undefined;
   /** Single direct keys that are int32 values live here instead of in #index; the two never hold the same key. */
   readonly #ints: IntGroupIndex;
   /** Per key column, the key value of each group. */
@@ -273,7 +273,7 @@ export class AggregateTable {
     const c = this.#c;
     const g = this.#size++;
     if (index === 'ints') this.#ints.add(key as number, g);
-    else if (index === 'packed') this.#packedIndex.push(key as number, g);
+    else if (index === 'packed') this.#packedIndex!.push(key as number, g);
     else this.#index.set(key, g);
     this.#setIndex?.push(s);
     const inSet = this.#inSet[s]!;
@@ -400,9 +400,12 @@ export class AggregateTable {
 
   /**
    * Several keys, no grouping sets: each key column maps its values to dense
-   * ids (one Map per column), and the ids combine level by level through
-   * Maps keyed by `prefix * 2^21 + id` — numbers, not composite strings. An
-   * id past 2^21 (or a prefix past 2^31) keys its level by "prefix,id" instead.
+   * ids (one Map per column; text keys through their byte-level ids), and the
+   * ids combine level by level through typed tables keyed by `prefix * 2^21 + id`
+   * — numbers, not composite strings. An id past 2^21 (or a prefix past 2^31)
+   * keys its level by "prefix,id" in a Map instead. Before a table, each level
+   * tries the pair its prefix met last (LastPerPrefix), and the last level a
+   * direct table when both are below SMALL_IDS.
    */
   #assignComposite(
     keyCols: readonly (readonly unknown[])[], n: number, groups: Int32Array, textIds: readonly (Int32Array | undefined)[] | undefined,
@@ -455,7 +458,7 @@ export class AggregateTable {
     }
     // Pass 2, row by row: combine the ids level by level into a group.
     const index = this.#index;
-    const packedIndex = this.#packedIndex;
+    const packedIndex = (this.#packedIndex ??= new IntHashTable(1024));
     const lastGroups = this.#lastGroups;
     const smallGroups = (this.#smallGroups ??= new Int32Array(SMALL_IDS * SMALL_IDS).fill(-1));
     for (let i = 0; i < n; i++) {
