@@ -338,3 +338,27 @@ test('numeric comparisons with a constant over scaled columns equal the text pat
     },
   ), { numRuns: 400 });
 });
+
+test('[NOT] IN over text and bpchar columns in Arrow form (tested on bytes) equals the decoded path, NULLs and row selections included', () => {
+  const word = fc.constantFrom('MAIL', 'SHIP', 'AIR', 'AIR REG', 'MAIL  ', 'é', 'éa', '', ' ', 'a b ');
+  fc.assert(fc.property(
+    fc.array(fc.option(word, { nil: null }), { minLength: 1, maxLength: 50 }),
+    fc.array(word, { minLength: 1, maxLength: 4 }),
+    fc.constantFrom<SqlType>(t.text, { kind: 'bpchar', length: 8 } as SqlType),
+    fc.boolean(),
+    fc.boolean(),
+    (values, items, type, negated, selected) => {
+      const data = vectorFromArray(values, new Utf8()).data[0]!;
+      const rows = selected ? Int32Array.from(values.map((_, i) => i).filter((i) => i % 3 !== 1)) : undefined;
+      const n = rows?.length ?? values.length;
+      const b = lazyBatch(n, [new ArrowColumn(data, type, rows)]);
+      const e = { kind: 'inList', arg: col(0, type), list: items.map((x) => ({ kind: 'cast', arg: lit(x, t.text), type })), eqFn: type.kind === 'text' ? '=(text,text)' : '=(bpchar,bpchar)', negated, type: t.bool } as Expr;
+      const c = compileExpr(e);
+      const onBytes = c.evaluateSync(b, run);
+      assert.deepEqual(onBytes, c.evaluateSync(eager(b), run));
+      // NULL items leave the byte path: the general one answers NULL for rows not found.
+      const withNull = compileExpr({ ...e, list: [...(e as { list: Expr[] }).list, { kind: 'cast', arg: lit(null, t.text), type }] } as Expr);
+      assert.deepEqual(withNull.evaluateSync(b, run), withNull.evaluateSync(eager(b), run));
+    },
+  ), { numRuns: 300 });
+});

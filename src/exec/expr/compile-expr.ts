@@ -388,15 +388,25 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       const constantList = e.list.every((x) => isConstant(x) && x.type.kind === t.kind);
       let literalKeys: Set<string> | undefined;
       let literalHasNull = false;
+      // A text/varchar/bpchar column still in Arrow form is tested on its UTF-8 bytes (l_shipmode IN ('MAIL', 'SHIP')).
+      const bytesColumn = constantList && e.arg.kind === 'column' && BYTE_COMPARABLE.has(t.kind) ? e.arg.index : -1;
+      let needles: Uint8Array[] | undefined;
       return (b, ev, sel) => {
-        const vals = arg(b, ev, sel);
-        const out = new Array<unknown>(b.numRows);
         const first = sel ? sel[0] : b.numRows > 0 ? 0 : undefined;
         if (constantList && literalKeys === undefined && first !== undefined) {
           const items = list.map((f) => f(b, ev, sel)[first]);
           literalHasNull = items.some((v) => v === null);
           literalKeys = new Set(items.filter((v) => v !== null).map((v) => valueKey(v, t)));
+          needles = [...literalKeys].map((k) => Buffer.from(k, 'utf8'));
         }
+        const form = bytesColumn >= 0 && needles !== undefined && !literalHasNull ? arrowFormOf(b, bytesColumn) : undefined;
+        if (form !== undefined) {
+          const pending = form.pending();
+          const data = pending?.base ?? form.data;
+          if (data.typeId === Type.Utf8) return inListOverBytes(data, pending?.rows, needles!, t.kind === 'bpchar', negated, b.numRows, sel);
+        }
+        const vals = arg(b, ev, sel);
+        const out = new Array<unknown>(b.numRows);
         const keys = literalKeys;
         if (keys) {
           forEach(b.numRows, sel, (i) => {
@@ -712,6 +722,46 @@ function textColumnIndex(e: Expr): number {
   if (plain(e)) return (e as Expr & { kind: 'column' }).index;
   if (e.kind === 'cast' && e.type.kind === 'text' && plain(e.arg)) return (e.arg as Expr & { kind: 'column' }).index;
   return -1;
+}
+
+/** Column kinds whose values are equal exactly when their UTF-8 bytes are (bpchar: once trailing blanks are dropped). */
+const BYTE_COMPARABLE = new Set(['text', 'varchar', 'bpchar']);
+
+/**
+ * [NOT] IN over a Utf8 column's bytes against the UTF-8 of constant keys (bpchar's
+ * trimmed): true/false per selected row, NULL for NULL. The list holds no NULL.
+ */
+function inListOverBytes(
+  data: Data, rows: Int32Array | undefined, needles: readonly Uint8Array[], trimBlanks: boolean, negated: boolean,
+  numRows: number, sel: Int32Array | undefined,
+): unknown[] {
+  const out = new Array<unknown>(numRows);
+  const offsets = data.valueOffsets as Int32Array;
+  const bytes = data.values as Uint8Array;
+  const nulls = nullMask(data);
+  const n = sel ? sel.length : numRows;
+  for (let k = 0; k < n; k++) {
+    const i = sel ? sel[k]! : k;
+    const d = rows === undefined ? i : rows[i]!;
+    if (!isValid(nulls, data.offset, d)) { out[i] = null; continue; }
+    const s = offsets[d]!;
+    let e = offsets[d + 1]!;
+    if (trimBlanks && e > s && bytes[e - 1] === 32) e = endWithoutBlanks(bytes, s, e);
+    let found = false;
+    for (let j = 0; j < needles.length && !found; j++) {
+      const needle = needles[j]!;
+      if (needle.length !== e - s) continue;
+      found = true;
+      for (let x = 0; x < needle.length; x++) if (bytes[s + x] !== needle[x]) { found = false; break; }
+    }
+    out[i] = found !== negated;
+  }
+  return out;
+}
+
+function endWithoutBlanks(bytes: Uint8Array, s: number, e: number): number {
+  while (e > s && bytes[e - 1] === 32) e--;
+  return e;
 }
 
 /**
