@@ -357,8 +357,18 @@ test('[NOT] IN over text and bpchar columns in Arrow form (tested on bytes) equa
       const onBytes = c.evaluateSync(b, run);
       assert.deepEqual(onBytes, c.evaluateSync(eager(b), run));
       // NULL items leave the byte path: the general one answers NULL for rows not found.
-      const withNull = compileExpr({ ...e, list: [...(e as { list: Expr[] }).list, { kind: 'cast', arg: lit(null, t.text), type }] } as Expr);
+      const withNull = compileExpr({ ...e, list: [...(e as unknown as { list: Expr[] }).list, { kind: 'cast', arg: lit(null, t.text), type }] } as Expr);
       assert.deepEqual(withNull.evaluateSync(b, run), withNull.evaluateSync(eager(b), run));
+      // = and <> against a constant take the same path, either operand first.
+      const constant = { kind: 'cast', arg: lit(items[0]!, t.text), type } as Expr;
+      const norm = (x: string): string => (type.kind === 'bpchar' ? x.replace(/ +$/, '') : x);
+      const shown = rows ? Array.from(rows, (r) => values[r]!) : values;
+      const expected = shown.map((v) => (v === null ? null : (norm(v) === norm(items[0]!)) !== negated));
+      for (const cmp of [op(negated ? '<>' : '=', col(0, type), constant), op(negated ? '<>' : '=', constant, col(0, type))]) {
+        const ce = compileExpr(cmp);
+        assert.deepEqual(ce.evaluateSync(b, run), expected);
+        assert.deepEqual(ce.evaluateSync(eager(b), run), expected);
+      }
     },
   ), { numRuns: 300 });
 });

@@ -209,6 +209,9 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
     case 'call': {
       const fused = compileNumericTree(e, c);
       if (fused) return fused;
+      // `l_shipinstruct = 'DELIVER IN PERSON'`: a one-item IN, tested on the column's bytes.
+      const asIn = equalityAsInList(e);
+      if (asIn) return c(asIn);
       const general = compileCall(e, c);
       const scaledComparison = compileScaledComparison(e);
       if (scaledComparison !== undefined) return (b, ev, sel) => scaledComparison(b, sel) ?? general(b, ev, sel);
@@ -722,6 +725,21 @@ function textColumnIndex(e: Expr): number {
   if (plain(e)) return (e as Expr & { kind: 'column' }).index;
   if (e.kind === 'cast' && e.type.kind === 'text' && plain(e.arg)) return (e.arg as Expr & { kind: 'column' }).index;
   return -1;
+}
+
+/**
+ * `col = constant` / `col <> constant` (either order) over a text, varchar or bpchar
+ * column as the one-item [NOT] IN that means the same, or undefined.
+ */
+function equalityAsInList(e: Expr & { kind: 'call' }): Expr | undefined {
+  const m = /^(=|<>)\((text|varchar|bpchar),\2\)$/.exec(e.fn);
+  if (!m || e.args.length !== 2) return undefined;
+  const isConstant = (x: Expr): boolean => x.kind === 'literal' || (x.kind === 'cast' && isConstant(x.arg));
+  const [a, b] = e.args as [Expr, Expr];
+  const column = a.kind === 'column' && isConstant(b) ? a : b.kind === 'column' && isConstant(a) ? b : undefined;
+  const constant = column === a ? b : a;
+  if (column === undefined || column.type.kind !== m[2] || constant.type.kind !== m[2]) return undefined;
+  return { kind: 'inList', arg: column, list: [constant], eqFn: `=(${m[2]},${m[2]})`, negated: m[1] === '<>', type: e.type };
 }
 
 /** Column kinds whose values are equal exactly when their UTF-8 bytes are (bpchar: once trailing blanks are dropped). */
