@@ -393,20 +393,20 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       let literalHasNull = false;
       // A text/varchar/bpchar column still in Arrow form is tested on its UTF-8 bytes (l_shipmode IN ('MAIL', 'SHIP')).
       const bytesColumn = constantList && e.arg.kind === 'column' && BYTE_COMPARABLE.has(t.kind) ? e.arg.index : -1;
-      let needles: Uint8Array[] | undefined;
+      let matchBytes: ((bytes: Uint8Array, start: number, end: number) => boolean) | undefined;
       return (b, ev, sel) => {
         const first = sel ? sel[0] : b.numRows > 0 ? 0 : undefined;
         if (constantList && literalKeys === undefined && first !== undefined) {
           const items = list.map((f) => f(b, ev, sel)[first]);
           literalHasNull = items.some((v) => v === null);
           literalKeys = new Set(items.filter((v) => v !== null).map((v) => valueKey(v, t)));
-          needles = [...literalKeys].map((k) => Buffer.from(k, 'utf8'));
+          if (bytesColumn >= 0) matchBytes = inListMatcher([...literalKeys].map((k) => Buffer.from(k, 'utf8')), t.kind === 'bpchar');
         }
-        const form = bytesColumn >= 0 && needles !== undefined && !literalHasNull ? arrowFormOf(b, bytesColumn) : undefined;
+        const form = matchBytes !== undefined && !literalHasNull ? arrowFormOf(b, bytesColumn) : undefined;
         if (form !== undefined) {
           const pending = form.pending();
           const data = pending?.base ?? form.data;
-          if (data.typeId === Type.Utf8) return inListOverBytes(data, pending?.rows, needles!, t.kind === 'bpchar', negated, b.numRows, sel);
+          if (data.typeId === Type.Utf8) return overBytes(data, pending?.rows, matchBytes!, negated, b.numRows, sel);
         }
         const vals = arg(b, ev, sel);
         const out = new Array<unknown>(b.numRows);
@@ -454,7 +454,7 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
             // Through a row selection the bytes are read in place, not gathered first.
             const pending = form.pending();
             const data = pending?.base ?? form.data;
-            if (data.typeId === Type.Utf8) return likeOverBytes(data, pending?.rows, onBytes!, negated, b.numRows, sel);
+            if (data.typeId === Type.Utf8) return overBytes(data, pending?.rows, onBytes!, negated, b.numRows, sel);
           }
           const s = arg(b, ev, sel);
           const out = new Array<unknown>(b.numRows);
@@ -745,36 +745,19 @@ function equalityAsInList(e: Expr & { kind: 'call' }): Expr | undefined {
 /** Column kinds whose values are equal exactly when their UTF-8 bytes are (bpchar: once trailing blanks are dropped). */
 const BYTE_COMPARABLE = new Set(['text', 'varchar', 'bpchar']);
 
-/**
- * [NOT] IN over a Utf8 column's bytes against the UTF-8 of constant keys (bpchar's
- * trimmed): true/false per selected row, NULL for NULL. The list holds no NULL.
- */
-function inListOverBytes(
-  data: Data, rows: Int32Array | undefined, needles: readonly Uint8Array[], trimBlanks: boolean, negated: boolean,
-  numRows: number, sel: Int32Array | undefined,
-): unknown[] {
-  const out = new Array<unknown>(numRows);
-  const offsets = data.valueOffsets as Int32Array;
-  const bytes = data.values as Uint8Array;
-  const nulls = nullMask(data);
-  const n = sel ? sel.length : numRows;
-  for (let k = 0; k < n; k++) {
-    const i = sel ? sel[k]! : k;
-    const d = rows === undefined ? i : rows[i]!;
-    if (!isValid(nulls, data.offset, d)) { out[i] = null; continue; }
-    const s = offsets[d]!;
-    let e = offsets[d + 1]!;
-    if (trimBlanks && e > s && bytes[e - 1] === 32) e = endWithoutBlanks(bytes, s, e);
-    let found = false;
-    for (let j = 0; j < needles.length && !found; j++) {
+/** A byte-range test for membership in `needles` (UTF-8 of the constant keys; bpchar's without trailing blanks). */
+function inListMatcher(needles: readonly Uint8Array[], trimBlanks: boolean): (bytes: Uint8Array, start: number, end: number) => boolean {
+  return (bytes, s, end) => {
+    const e = trimBlanks && end > s && bytes[end - 1] === 32 ? endWithoutBlanks(bytes, s, end) : end;
+    for (let j = 0; j < needles.length; j++) {
       const needle = needles[j]!;
       if (needle.length !== e - s) continue;
-      found = true;
-      for (let x = 0; x < needle.length; x++) if (bytes[s + x] !== needle[x]) { found = false; break; }
+      let same = true;
+      for (let x = 0; x < needle.length; x++) if (bytes[s + x] !== needle[x]) { same = false; break; }
+      if (same) return true;
     }
-    out[i] = found !== negated;
-  }
-  return out;
+    return false;
+  };
 }
 
 function endWithoutBlanks(bytes: Uint8Array, s: number, e: number): number {
@@ -783,10 +766,10 @@ function endWithoutBlanks(bytes: Uint8Array, s: number, e: number): number {
 }
 
 /**
- * LIKE over a Utf8 column's bytes: true/false per selected row (negated for NOT LIKE),
- * NULL for NULL. Row i of the batch is row rows[i] of `data` when `rows` is given.
+ * A test of a Utf8 column's bytes (LIKE, IN): true/false per selected row (negated
+ * for NOT), NULL for NULL. Row i of the batch is row rows[i] of `data` when `rows` is given.
  */
-function likeOverBytes(
+function overBytes(
   data: Data, rows: Int32Array | undefined, match: (bytes: Uint8Array, start: number, end: number) => boolean, negated: boolean,
   numRows: number, sel: Int32Array | undefined,
 ): unknown[] {
