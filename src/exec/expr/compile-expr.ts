@@ -4,6 +4,9 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFormOf } from '../arrow/columnar-batch.js';
+import { intForm } from '../arrow/int-form.js';
+import type { IntForm } from '../arrow/int-form.js';
+import { endWithoutTrailingBlanks } from '../arrow/utf8-blanks.js';
 import { isValid, nullMask } from '../../lake/index.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
@@ -16,7 +19,7 @@ import { decAdd, decMul, decNeg, decSub, formatDecimal, formatScaled, parseDecim
 import type { Decimal, ScaledNumber } from '../types/numeric.js';
 import { regTypeInput, regTypeOutput } from '../types/reg-types.js';
 import type { RegTypeKind } from '../types/reg-types.js';
-import { valueKey } from '../types/value-ops.js';
+import { trimTrailingBlanks, valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
 import { SETTINGS_FREE_TO_NUMERIC, compileScaled, compileScaledComparison, numericOpOf } from './compile-scaled.js';
 import { likeBytesMatcher, likeMatcher } from './like-matcher.js';
@@ -245,7 +248,7 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
         return (b, ev, sel) => {
           const vals = arg(b, ev, sel);
           const out = new Array<unknown>(b.numRows);
-          forEach(b.numRows, sel, (i) => { const v = vals[i]; out[i] = v === null || v === undefined ? null : stripTrailingBlanks(v as string); });
+          forEach(b.numRows, sel, (i) => { const v = vals[i]; out[i] = v === null || v === undefined ? null : trimTrailingBlanks(v as string); });
           return out;
         };
       }
@@ -387,7 +390,6 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       // Items that are constants of the argument's type (literals, or casts of them such as
       // 'AIR'::character(10)) are evaluated once, on the first row of the first batch, and
       // looked up by key; anything else is compared item by item with the operator.
-      const isConstant = (x: Expr): boolean => x.kind === 'literal' || (x.kind === 'cast' && isConstant(x.arg));
       const constantList = e.list.every((x) => isConstant(x) && x.type.kind === t.kind);
       let literalKeys: Set<string> | undefined;
       let literalHasNull = false;
@@ -704,12 +706,6 @@ function formatRows(v: ScaledVector, n: number, sel: Int32Array | undefined): un
   return out;
 }
 
-function stripTrailingBlanks(s: string): string {
-  let end = s.length;
-  while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
-  return end === s.length ? s : s.slice(0, end);
-}
-
 /** Rows of `batch` where a compiled predicate is true (NULL and false drop the row). */
 export function truthySelection(values: readonly unknown[], n: number): Int32Array {
   return selectWhere(n, undefined, (i) => values[i] === true);
@@ -727,6 +723,11 @@ function textColumnIndex(e: Expr): number {
   return -1;
 }
 
+/** A literal, or casts of one (such as 'AIR'::character(10)): evaluated once per query where it matters. */
+function isConstant(x: Expr): boolean {
+  return x.kind === 'literal' || (x.kind === 'cast' && isConstant(x.arg));
+}
+
 /**
  * `col = constant` / `col <> constant` (either order) over a text, varchar or bpchar
  * column as the one-item [NOT] IN that means the same, or undefined.
@@ -734,7 +735,6 @@ function textColumnIndex(e: Expr): number {
 function equalityAsInList(e: Expr & { kind: 'call' }): Expr | undefined {
   const m = /^(=|<>)\((text|varchar|bpchar),\2\)$/.exec(e.fn);
   if (!m || e.args.length !== 2) return undefined;
-  const isConstant = (x: Expr): boolean => x.kind === 'literal' || (x.kind === 'cast' && isConstant(x.arg));
   const [a, b] = e.args as [Expr, Expr];
   const column = a.kind === 'column' && isConstant(b) ? a : b.kind === 'column' && isConstant(a) ? b : undefined;
   const constant = column === a ? b : a;
@@ -748,7 +748,7 @@ const BYTE_COMPARABLE = new Set(['text', 'varchar', 'bpchar']);
 /** A byte-range test for membership in `needles` (UTF-8 of the constant keys; bpchar's without trailing blanks). */
 function inListMatcher(needles: readonly Uint8Array[], trimBlanks: boolean): (bytes: Uint8Array, start: number, end: number) => boolean {
   return (bytes, s, end) => {
-    const e = trimBlanks && end > s && bytes[end - 1] === 32 ? endWithoutBlanks(bytes, s, end) : end;
+    const e = trimBlanks && end > s && bytes[end - 1] === 32 ? endWithoutTrailingBlanks(bytes, s, end) : end;
     for (let j = 0; j < needles.length; j++) {
       const needle = needles[j]!;
       if (needle.length !== e - s) continue;
@@ -758,11 +758,6 @@ function inListMatcher(needles: readonly Uint8Array[], trimBlanks: boolean): (by
     }
     return false;
   };
-}
-
-function endWithoutBlanks(bytes: Uint8Array, s: number, e: number): number {
-  while (e > s && bytes[e - 1] === 32) e--;
-  return e;
 }
 
 /**
@@ -837,20 +832,6 @@ function intColumnComparison(e: Expr & { kind: 'call' }): { op: string; left: nu
   const [a, b] = e.args as [Expr, Expr];
   if (a.kind !== 'column' || b.kind !== 'column' || a.type.kind !== b.type.kind || !INT_COMPARABLE.has(a.type.kind)) return undefined;
   return { op: m[1]!, left: a.index, right: b.index };
-}
-
-/** A column's int values in place: the Arrow buffer, the rows of it the batch stands for, its null bitmap. */
-interface IntForm { values: Int32Array | Int16Array; rows: Int32Array | undefined; nulls: Uint8Array | undefined; offset: number }
-
-function intForm(b: ColumnarBatch, i: number): IntForm | undefined {
-  const form = arrowFormOf(b, i);
-  if (form === undefined) return undefined;
-  const pending = form.pending();
-  const data = pending?.base ?? form.data;
-  if (data.typeId !== Type.Int && !(data.typeId === Type.Date && (data.type as unknown as { unit: number }).unit === 0)) return undefined;
-  const values = data.values as unknown;
-  if (!(values instanceof Int32Array || values instanceof Int16Array)) return undefined;
-  return { values, rows: pending?.rows, nulls: nullMask(data), offset: data.offset };
 }
 
 function compareIntForms(l: IntForm, r: IntForm, op: string, numRows: number, sel: Int32Array | undefined): unknown[] {

@@ -12,7 +12,7 @@ import type { AggregateImpl, ColumnarAggregate, ColumnarPartial } from '../funct
 import type { HashAggregatePlan } from '../plan/physical-plan.js';
 import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
-import { numericKey, rowKey, valueKey } from '../types/value-ops.js';
+import { numericKey, rowKey, trimTrailingBlanks, valueKey } from '../types/value-ops.js';
 import { compileSortKeys } from './sort-keys.js';
 import { IntHashTable } from './int-hash-table.js';
 import { IntGroupIndex } from './aggregate-int-groups.js';
@@ -122,11 +122,6 @@ function keyPart(v: unknown, t: SqlType, direct: boolean): string {
   return normalKey(v, t);
 }
 
-/**
- * valueKey's grouping key, with char-loop fast paths for the common
- * non-direct keys: bpchar (trailing blanks do not count) and canonical
- * numeric text (trailing fractional zeros and "-0" do not count).
- */
 /** One inner level of the composite-key combination: (prefix code, column id) → code, numbers typed, the rare text keys in a Map. */
 interface CompositeLevel {
   readonly nums: IntHashTable;
@@ -167,13 +162,13 @@ class LastPerPrefix {
   }
 }
 
+/**
+ * valueKey's grouping key, with char-loop fast paths for the common
+ * non-direct keys: bpchar (trailing blanks do not count) and canonical
+ * numeric text (trailing fractional zeros and "-0" do not count).
+ */
 function normalKey(v: unknown, t: SqlType): string {
-  if (t.kind === 'bpchar') {
-    const s = v as string;
-    let end = s.length;
-    while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
-    return end === s.length ? s : s.slice(0, end);
-  }
+  if (t.kind === 'bpchar') return trimTrailingBlanks(v as string);
   if (t.kind === 'numeric') return numericKey(v as string);
   return valueKey(v, t);
 }

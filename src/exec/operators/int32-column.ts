@@ -1,6 +1,7 @@
 import { Type } from 'apache-arrow';
 import { arrowFormOf } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { intForm } from '../arrow/int-form.js';
 
 /**
  * Column `i` of a batch as its Int32Array when it came from Arrow int32 data
@@ -23,12 +24,7 @@ export function int32Column(batch: ColumnarBatch, i: number): Int32Array | undef
  * gathering the column first; undefined when the column is not such data.
  */
 export function int32Values(batch: ColumnarBatch, i: number): { values: Int32Array; rows: Int32Array | undefined } | undefined {
-  const a = arrowFormOf(batch, i);
-  if (!a) return undefined;
-  const pending = a.pending();
-  const data = pending?.base ?? a.data;
-  if (data.typeId !== Type.Int || data.nullCount !== 0) return undefined;
-  const v = data.values as unknown;
-  if (!(v instanceof Int32Array) || v.length < data.length) return undefined;
-  return { values: v, rows: pending?.rows };
+  const f = intForm(batch, i);
+  if (f === undefined || f.date || f.nulls !== undefined || !(f.values instanceof Int32Array)) return undefined;
+  return { values: f.values, rows: f.rows };
 }

@@ -1,5 +1,6 @@
 import type { Data } from 'apache-arrow';
 import { isValid, nullMask } from '../../lake/index.js';
+import { endWithoutTrailingBlanks } from '../arrow/utf8-blanks.js';
 
 const EMPTY = -1;
 const INITIAL_SLOTS = 256;
@@ -64,7 +65,7 @@ export class TextKeyIds {
       if (mask !== undefined && !isValid(mask, at, i)) { out[k] = this.#nullId >= 0 ? this.#nullId : this.#addNull(); continue; }
       const s = offsets[i]!;
       const raw = offsets[i + 1]!;
-      const e = trim && raw > s && bytes[raw - 1] === 32 ? trimmedEnd(bytes, s, raw) : raw;
+      const e = trim && raw > s && bytes[raw - 1] === 32 ? endWithoutTrailingBlanks(bytes, s, raw) : raw;
       const len = e - s;
       if (len <= 1) {
         // Flags (l_returnflag, l_linestatus): the empty value and each byte have a slot of their own.
@@ -159,10 +160,4 @@ export class TextKeyIds {
     }
     this.#slots = slots;
   }
-}
-
-/** The end of bytes[s, e) without its trailing blanks. */
-function trimmedEnd(bytes: Uint8Array, s: number, e: number): number {
-  while (e > s && bytes[e - 1] === 32) e--;
-  return e;
 }

@@ -111,7 +111,7 @@ export function compareValues(a: unknown, b: unknown, t: SqlType): number {
 }
 
 /** bpchar's comparison form: trailing blanks do not count. */
-function trimTrailingBlanks(s: string): string {
+export function trimTrailingBlanks(s: string): string {
   let end = s.length;
   while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
   return end === s.length ? s : s.slice(0, end);
