@@ -74,6 +74,12 @@ export class ArrowColumn {
   }
 }
 
+/** The column's values; one standing for some rows of its data decodes those rows in place. */
+export function decodeColumn(c: ArrowColumn): unknown[] {
+  const pending = c.pending();
+  return pending ? dataToValues(pending.base, c.type, pending.rows) : vectorToValues(makeVector(c.data), c.type);
+}
+
 /** A column of a batch under construction: decoded values, or Arrow data not decoded yet. */
 export type ColumnSource = readonly unknown[] | ArrowColumn;
 
@@ -96,9 +102,7 @@ export function lazyBatch(numRows: number, sources: readonly ColumnSource[]): Co
       configurable: true,
       enumerable: true,
       get() {
-        // A column standing for some rows of its data decodes those rows in place.
-        const pending = s.pending();
-        const values = pending ? dataToValues(pending.base, s.type, pending.rows) : vectorToValues(makeVector(s.data), s.type);
+        const values = decodeColumn(s);
         Object.defineProperty(columns, i, { value: values, writable: false, configurable: true, enumerable: true });
         waiting[i] = undefined;
         return values;

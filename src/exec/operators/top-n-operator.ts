@@ -3,11 +3,15 @@ import type { Operator } from './operator.js';
 import { evalCount } from './limit-operator.js';
 import { inputBatches, emitBatches, metered } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
+import { ArrowColumn, columnSource, decodeColumn, selectColumn } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * ORDER BY … LIMIT: keeps at most about 2×(limit+offset) candidate rows,
- * pruning by sort whenever the buffer fills, so memory stays bounded by the limit.
+ * pruning by sort whenever the buffer fills, so memory stays bounded by the
+ * limit. A candidate is its sort keys and where its row is; once the buffer
+ * holds a full set, a row that does not beat the worst of it is passed over
+ * on its keys alone, and only the rows finally kept are decoded.
  */
 export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
   const keys = compileSortKeys(plan.keys);
@@ -20,35 +24,65 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
         const offset = (await evalCount(plan.offset, run, 'OFFSET')) ?? 0;
         const keep = limit === undefined ? Infinity : limit + offset;
         if (keep === 0) return;
-        let rows: unknown[][] = plan.columns.map(() => []);
+        // Per candidate: its key values, its batch (by arrival number), its row there and its arrival order.
         let keyRows: unknown[][] = plan.keys.map(() => []);
-        let n = 0;
+        let batchOf: number[] = [];
+        let rowOf: number[] = [];
         let seq: number[] = [];
+        let n = 0;
         let nextSeq = 0;
+        const batches = new Map<number, ColumnarBatch>();
+        /** The last candidate of a full set after a prune: later rows must beat it (ties keep arrival order). */
+        let worst = -1;
         const prune = (target: number) => {
           const idx = Array.from({ length: n }, (_, i) => i);
           const cmp = keys.comparator(keyRows);
-          // Ties keep arrival order, as a stable sort of the whole input would.
           idx.sort((a, b) => cmp(a, b) || seq[a]! - seq[b]!);
           const kept = idx.slice(0, Math.min(target, n));
-          rows = rows.map((c) => kept.map((i) => c[i]));
           keyRows = keyRows.map((c) => kept.map((i) => c[i]));
+          batchOf = kept.map((i) => batchOf[i]!);
+          rowOf = kept.map((i) => rowOf[i]!);
           seq = kept.map((i) => seq[i]!);
           n = kept.length;
+          worst = n === target ? n - 1 : -1;
+          const live = new Set(batchOf);
+          for (const b of batches.keys()) if (!live.has(b)) batches.delete(b);
         };
+        let arrived = 0;
         for await (const b of inputBatches(input, run)) {
           const k = await keys.evaluate(b, run);
+          const bi = arrived++;
+          const before = n;
           for (let i = 0; i < b.numRows; i++) {
-            for (let c = 0; c < rows.length; c++) rows[c]!.push(b.columns[c]![i]);
+            if (worst >= 0 && keys.compareRows(k, i, keyRows, worst) >= 0) { nextSeq++; continue; }
             for (let c = 0; c < keyRows.length; c++) keyRows[c]!.push(k[c]![i]);
+            batchOf.push(bi);
+            rowOf.push(i);
             seq.push(nextSeq++);
             n++;
           }
+          if (n > before) batches.set(bi, b);
           if (keep !== Infinity && n > Math.max(2 * keep, 1024)) prune(keep);
         }
         prune(keep);
-        const out = rows.map((c) => c.slice(offset));
-        yield* emitBatches(out, Math.max(0, n - offset));
+        const rows = Math.max(0, n - offset);
+        const out: unknown[][] = plan.columns.map(() => new Array<unknown>(rows));
+        // Each batch's kept rows, decoded together: a column nobody sorted on is decoded only for them.
+        const at = new Map<number, number[]>();
+        for (let j = offset; j < n; j++) {
+          const list = at.get(batchOf[j]!);
+          if (list === undefined) at.set(batchOf[j]!, [j]); else list.push(j);
+        }
+        for (const [bi, positions] of at) {
+          const b = batches.get(bi)!;
+          const sel = Int32Array.from(positions, (j) => rowOf[j]!);
+          for (let c = 0; c < out.length; c++) {
+            const picked = selectColumn(columnSource(b, c), sel);
+            const values = picked instanceof ArrowColumn ? decodeColumn(picked) : picked;
+            for (let p = 0; p < positions.length; p++) out[c]![positions[p]! - offset] = values[p];
+          }
+        }
+        yield* emitBatches(out, rows);
       });
     },
   };
