@@ -17,6 +17,7 @@ import { compileSortKeys } from './sort-keys.js';
 import { IntHashTable } from './int-hash-table.js';
 import { IntGroupIndex } from './aggregate-int-groups.js';
 import { TextKeyIds } from './text-key-ids.js';
+import { KeyDictionary } from './key-dictionary.js';
 import { int32Column } from './int32-column.js';
 
 interface CompiledAggregate {
@@ -203,7 +204,7 @@ export class AggregateTable {
   readonly #pending: (unknown[][] | undefined)[][];
   readonly #directParts: boolean[];
   /** Composite keys: per key column, value → dense id; per inner level, (prefix, id) → prefix id. */
-  #dicts: Map<unknown, number>[] | undefined;
+  #dicts: KeyDictionary[] | undefined;
   #levels: CompositeLevel[] | undefined;
   /** The last level's cache: (prefix code, id) → group. */
   readonly #lastGroups = new LastPerPrefix();
@@ -407,7 +408,7 @@ export class AggregateTable {
   ): { groups: Int32Array; added: number } {
     const c = this.#c;
     const nk = keyCols.length;
-    const dicts = (this.#dicts ??= keyCols.map(() => new Map<unknown, number>()));
+    const dicts = (this.#dicts ??= keyCols.map(() => new KeyDictionary()));
     const levels = (this.#levels ??= Array.from({ length: nk - 1 }, () => ({ nums: new IntHashTable(1024), texts: new Map<string, number>(), size: 0, last: new LastPerPrefix() })));
     let added = 0;
     // Pass 1, column by column: values to dense ids (a run of equal values looks up once).
@@ -428,12 +429,21 @@ export class AggregateTable {
           if (id < 0) {
             const v = col[i];
             const key = v === null || v === undefined ? null : direct ? v : normalKey(v, t);
-            const found = dict.get(key);
-            if (found === undefined) { id = dict.size; dict.set(key, id); added += 48 + (typeof key === 'string' ? key.length * 2 : 0); } else id = found;
+            const before = dict.size;
+            id = dict.idOf(key);
+            if (dict.size > before) added += 48 + (typeof key === 'string' ? key.length * 2 : 0);
             tr[l] = id;
           }
           out[i] = id;
         }
+        ids.push(out);
+        continue;
+      }
+      const before = dict.size;
+      if (col instanceof Int32Array) {
+        // An int4 key read from its buffer (NULL-free): no value is boxed or normalized.
+        for (let i = 0; i < n; i++) out[i] = dict.idOfInt(col[i]!);
+        added += 48 * (dict.size - before);
         ids.push(out);
         continue;
       }
@@ -443,8 +453,9 @@ export class AggregateTable {
         const v = col[i];
         if (lastId >= 0 && v === lastValue) { out[i] = lastId; continue; }
         const key = v === null || v === undefined ? null : direct ? v : normalKey(v, t);
-        let id = dict.get(key);
-        if (id === undefined) { id = dict.size; dict.set(key, id); added += 48 + (typeof key === 'string' ? key.length * 2 : 0); }
+        const size = dict.size;
+        const id = dict.idOf(key);
+        if (dict.size > size) added += 48 + (typeof key === 'string' ? key.length * 2 : 0);
         out[i] = id;
         lastValue = v;
         lastId = id;
@@ -677,6 +688,7 @@ export class AggregateTable {
   /** Done with the table (after partial() or finish()): its key index hands its memory on for reuse. */
   release(): void {
     this.#ints.release();
+    for (const d of this.#dicts ?? []) d.release();
   }
 
   /** Adds the grand-total groups (sets without keys) so they yield a row even on empty input. */
