@@ -13,6 +13,7 @@ import { pushLimitIntoScan } from './rules/push-limit-into-scan.js';
 import { pruneColumns } from './rules/prune-columns.js';
 import { removeIdentityProject } from './rules/remove-identity-project.js';
 import { reorderJoins } from './rules/reorder-joins.js';
+import { dependentGroupKeys } from './rules/dependent-group-keys.js';
 
 /** Node-level rules, in the order each pass applies them (every node, children first). */
 export const nodeRules: readonly OptimizerRule[] = [
@@ -26,6 +27,7 @@ export const nodeRules: readonly OptimizerRule[] = [
   pushFilterIntoScan,
   pushLimitIntoScan,
   removeIdentityProject,
+  dependentGroupKeys,
 ];
 
 /** Whole-plan rules, run once after the node rules reach their fixed point. */

@@ -98,6 +98,27 @@ test('prune-columns reads only what is used, and one column for count(*)', () =>
   assert.match(planText("select relname from pg_class where relkind = 'r'"), /Virtual Scan on pg_catalog.pg_class\n\s+Columns: relname, relkind/);
 });
 
+test('dependent-group-keys stops hashing the keys a grouped primary key determines, per table instance', () => {
+  const keys = (sql: string) => {
+    const text = only(sql, 'dependent-group-keys', 'push-filter-into-join', 'prune-columns');
+    return [text.match(/Group Key: (.*)/)?.[1], text.match(/Dependent Keys: (.*)/)?.[1]];
+  };
+  // The primary key determines the other columns of its table, across a join and through a subquery.
+  assert.deepEqual(keys('select o_id, o_note, c_name, count(*) from orders join customers on o_cust = c_id group by o_id, o_note, c_name'), ['o_id, c_name', 'o_note']);
+  assert.deepEqual(keys('select c_name, c_id, count(*) from (select * from customers) s, orders where o_cust = c_id group by c_name, c_id, o_note'), ['c_id, o_note', 'c_name']);
+  // Both sides' keys grouped; the null-extended side of an outer join too (its columns are NULL together).
+  assert.deepEqual(keys('select 1 from orders left join customers on o_cust = c_id group by c_name, o_id, c_id, o_amount'), ['o_id, c_id', 'c_name, o_amount']);
+  // Not without the whole key, not for another instance of the table, not for a computed key, not without a primary key.
+  assert.deepEqual(keys('select 1 from orders group by o_cust, o_note'), ['o_cust, o_note', undefined]);
+  assert.deepEqual(keys('select 1 from customers a, customers b where a.c_id = b.c_id group by a.c_id, b.c_name'), ['c_id, c_name', undefined]);
+  assert.deepEqual(keys('with c as (select * from customers) select 1 from c a, c b group by a.c_id, b.c_name'), ['c_id, c_name', undefined]);
+  assert.deepEqual(keys('select 1 from customers group by c_id, upper(c_name)'), ['c_id, upper(c_name)', undefined]);
+  assert.deepEqual(keys('select 1 from sales.items group by i_id, i_name'), ['i_id, i_name', undefined]);
+  // Grouping sets keep every key.
+  assert.match(only('select 1 from customers group by rollup (c_id, c_name)', 'dependent-group-keys'), /Group Key: c_id, c_name\n/);
+  assert.doesNotMatch(only('select 1 from customers group by rollup (c_id, c_name)', 'dependent-group-keys'), /Dependent Keys/);
+});
+
 test('remove-identity-project drops pass-through projections', () => {
   assert.equal(planText('select * from customers'), 'Lake Scan on public.customers\n  Columns: c_id, c_name');
 });

@@ -3,7 +3,7 @@ import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import { Type } from 'apache-arrow';
-import { ArrowColumn, arrowFormOf } from '../arrow/columnar-batch.js';
+import { ArrowColumn, arrowFormOf, columnSource, selectColumn } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch, ColumnSource } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
@@ -18,6 +18,7 @@ import { IntHashTable } from './int-hash-table.js';
 import { IntGroupIndex } from './aggregate-int-groups.js';
 import { TextKeyIds } from './text-key-ids.js';
 import { KeyDictionary } from './key-dictionary.js';
+import { DependentKeyColumn } from './dependent-key-column.js';
 import { int32Column } from './int32-column.js';
 
 interface CompiledAggregate {
@@ -37,11 +38,23 @@ interface CompiledAggregate {
 }
 
 /** The parts of a hash aggregate plan that decide its groups and states (what a worker needs for a partial aggregate). */
-export type AggregateSpec = Pick<HashAggregatePlan, 'groupBy' | 'groupingSets' | 'aggregates'>;
+export type AggregateSpec = Pick<HashAggregatePlan, 'groupBy' | 'groupingSets' | 'aggregates' | 'dependentKeys'>;
+
+/** A key the hashed keys determine: kept per group as read at the group's first row. */
+interface DependentKey {
+  /** Its place in spec.groupBy. */
+  readonly index: number;
+  readonly expr: CompiledExpr;
+  /** The batch column it reads when it is a column as it is (-1 otherwise): its rows are kept as they come, Arrow data undecoded. */
+  readonly column: number;
+}
 
 /** A hash aggregate's expressions and functions, compiled once per operator (or per worker and query). */
 export interface CompiledAggregation {
   readonly spec: AggregateSpec;
+  /** Indexes into spec.groupBy of the keys that are hashed; keyExprs, keyTypes and the per-key arrays below follow them. */
+  readonly hashedKeys: readonly number[];
+  readonly dependentKeys: readonly DependentKey[];
   readonly keyExprs: readonly CompiledExpr[];
   readonly keyTypes: readonly SqlType[];
   readonly sets: readonly (readonly number[])[];
@@ -103,16 +116,25 @@ export function compileAggregation(spec: AggregateSpec, { columnar = true }: { c
       columnar: columnar && !buffered && impl.columnar !== undefined,
     };
   });
-  const keyTypes = spec.groupBy.map((e) => e.type);
+  const dependent = new Set(spec.dependentKeys ?? []);
+  if (dependent.size > 0 && spec.groupingSets !== undefined) throw new FloeError(SqlState.internalError, 'dependent group keys with grouping sets');
+  const hashedKeys = spec.groupBy.flatMap((_e, i) => (dependent.has(i) ? [] : [i]));
+  const hashed = hashedKeys.map((i) => spec.groupBy[i]!);
+  const keyTypes = hashed.map((e) => e.type);
   return {
     spec,
-    keyExprs: spec.groupBy.map(compileExpr),
+    hashedKeys,
+    dependentKeys: [...dependent].sort((a, b) => a - b).map((index) => {
+      const e = spec.groupBy[index]!;
+      return { index, expr: compileExpr(e), column: e.kind === 'column' ? e.index : -1 };
+    }),
+    keyExprs: hashed.map(compileExpr),
     keyTypes,
-    sets: spec.groupingSets ?? [spec.groupBy.map((_, i) => i)],
+    sets: spec.groupingSets ?? [hashed.map((_, i) => i)],
     aggs,
     directKey: spec.groupingSets === undefined && keyTypes.length === 1 && DIRECT_KEY_KINDS.has(keyTypes[0]!.kind),
-    keyTextColumns: spec.groupBy.map((e) => (e.kind === 'column' && BYTE_KEY_KINDS.has(e.type.kind) ? e.index : -1)),
-    keyIntColumns: spec.groupBy.map((e) => (e.kind === 'column' && e.type.kind === 'int4' ? e.index : -1)),
+    keyTextColumns: hashed.map((e) => (e.kind === 'column' && BYTE_KEY_KINDS.has(e.type.kind) ? e.index : -1)),
+    keyIntColumns: hashed.map((e) => (e.kind === 'column' && e.type.kind === 'int4' ? e.index : -1)),
   };
 }
 
@@ -187,8 +209,10 @@ export class AggregateTable {
   #packedIndex: IntHashTable | undefined;
   /** Single direct keys that are int32 values live here instead of in #index; the two never hold the same key. */
   readonly #ints: IntGroupIndex;
-  /** Per key column, the key value of each group. */
+  /** Per hashed key, the key value of each group. */
   readonly #keys: unknown[][];
+  /** Per dependent key, its value in each group. */
+  readonly #dependent: DependentKeyColumn[];
   /** Grouping sets only: the set each group belongs to. */
   readonly #setIndex: number[] | undefined;
   /** Per grouping set, whether each key column is in it. */
@@ -224,6 +248,7 @@ export class AggregateTable {
     this.#c = c;
     this.#ints = new IntGroupIndex(expectedRows);
     this.#keys = c.keyExprs.map(() => []);
+    this.#dependent = c.dependentKeys.map(() => new DependentKeyColumn());
     this.#states = c.aggs.map(() => []);
     this.#columns = c.aggs.map((ag) => (ag.columnar ? ag.impl.columnar!() : undefined));
     this.#seen = c.aggs.map(() => []);
@@ -558,8 +583,16 @@ export class AggregateTable {
     }
     let added = 0;
     for (let s = 0; s < c.sets.length; s++) {
+      const before = this.#size;
       const { groups, added: groupBytes } = this.assignGroups(keyCols, n, s, textIds);
       added += groupBytes;
+      if (this.#size > before && c.dependentKeys.length > 0) {
+        const rows = firstRows(groups, before, this.#size - before);
+        for (let j = 0; j < c.dependentKeys.length; j++) {
+          const d = c.dependentKeys[j]!;
+          added += this.#dependent[j]!.append(selectColumn(d.column >= 0 ? columnSource(b, d.column) : await d.expr.evaluate(b, run), rows));
+        }
+      }
       for (let a = 0; a < c.aggs.length; a++) {
         const ag = c.aggs[a]!;
         const cols = argCols[a]!;
@@ -600,6 +633,16 @@ export class AggregateTable {
     return added;
   }
 
+  /** The key columns in GROUP BY order, hashed and dependent keys where the query wrote them; `decoded`: every one as values. */
+  #keyColumns(decoded: boolean): ColumnSource[] {
+    const c = this.#c;
+    if (c.dependentKeys.length === 0) return this.#keys;
+    const out = new Array<ColumnSource>(c.spec.groupBy.length);
+    c.hashedKeys.forEach((k, j) => { out[k] = this.#keys[j]!; });
+    c.dependentKeys.forEach((d, j) => { out[d.index] = decoded ? this.#dependent[j]!.values() : this.#dependent[j]!.column(); });
+    return out;
+  }
+
   #sinkBuffered(a: number, groups: Int32Array, cols: readonly (readonly unknown[])[], orderCols: readonly (readonly unknown[])[], sel: Int32Array | undefined, count: number): number {
     const ag = this.#c.aggs[a]!;
     const states = this.#states[a]!;
@@ -637,7 +680,7 @@ export class AggregateTable {
     const n = this.size;
     return {
       numGroups: n,
-      keys: this.#keys.map(numbersAsTyped),
+      keys: (this.#keyColumns(true) as unknown[][]).map(numbersAsTyped),
       states: this.#c.aggs.map((_, a) => {
         const typed = this.#columns[a];
         if (!typed) return this.#states[a]!;
@@ -651,9 +694,16 @@ export class AggregateTable {
   /** Merges another table's partial (same spec, no grouping sets) with the aggregates' combine; returns the bytes newly held. */
   merge(p: PartialAggregate): number {
     if (p.numGroups === 0) return 0;
-    const keys = p.keys[0];
-    if (this.#c.directKey && keys instanceof Float64Array) this.#expectInts(keys);
-    const { groups, added } = this.assignGroups(p.keys as readonly (readonly unknown[])[], p.numGroups, 0);
+    const c = this.#c;
+    const keys = c.hashedKeys.map((k) => p.keys[k]!) as readonly (readonly unknown[])[];
+    if (c.directKey && keys[0] instanceof Float64Array) this.#expectInts(keys[0]);
+    const before = this.#size;
+    const { groups, added: groupBytes } = this.assignGroups(keys, p.numGroups, 0);
+    let added = groupBytes;
+    if (this.#size > before && c.dependentKeys.length > 0) {
+      const rows = firstRows(groups, before, this.#size - before);
+      c.dependentKeys.forEach((d, j) => { added += this.#dependent[j]!.append(selectColumn(p.keys[d.index] as readonly unknown[], rows)); });
+    }
     for (let a = 0; a < this.#c.aggs.length; a++) {
       const typed = this.#columns[a];
       if (typed) {
@@ -705,7 +755,7 @@ export class AggregateTable {
   finish(withGroupingId: boolean): { columns: ColumnSource[]; numRows: number } {
     const c = this.#c;
     const n = this.size;
-    const out: ColumnSource[] = [...this.#keys];
+    const out: ColumnSource[] = [...this.#keyColumns(false)];
     for (let a = 0; a < c.aggs.length; a++) {
       const ag = c.aggs[a]!;
       const typed = this.#columns[a];
@@ -755,6 +805,19 @@ export class AggregateTable {
     }
     return state;
   }
+}
+
+/**
+ * The first row of each group numbered from `before` to `before + count - 1`.
+ * Groups are numbered as rows first reach them, so each one's first row is
+ * where its number first appears.
+ */
+function firstRows(groups: Int32Array, before: number, count: number): Int32Array {
+  const rows = new Int32Array(count);
+  let next = before;
+  for (let i = 0; i < groups.length && next < before + count; i++) if (groups[i] === next) rows[next++ - before] = i;
+  if (next !== before + count) throw new FloeError(SqlState.internalError, 'hash aggregate groups were not numbered in row order');
+  return rows;
 }
 
 /** A key column as a Float64Array when every key in it is a number (cloned as one buffer), else as it is. */

@@ -7,7 +7,7 @@ import type { PartialAggregate, PartialAggregateResult, ScanFragment, ScanPipeli
 import { createRunState } from '../run-state.js';
 import type { RunState } from '../run-state.js';
 import { AggregateTable } from './aggregate-table.js';
-import type { CompiledAggregation } from './aggregate-table.js';
+import type { AggregateSpec, CompiledAggregation } from './aggregate-table.js';
 import {
   applyScanPipeline, decodeScanBatch, planLakeScan, SAME_THREAD_MAX_ROWS, shippable, taskRows,
 } from './lake-scan-operator.js';
@@ -30,7 +30,7 @@ export interface AggregateShipment {
   readonly nodes: readonly PhysicalPlan[];
   readonly pipeline: readonly ScanPipelineStep[];
   readonly residual?: Expr;
-  readonly aggregate: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
+  readonly aggregate: AggregateSpec;
 }
 
 /**
@@ -57,7 +57,7 @@ export function aggregateShipment(plan: HashAggregatePlan): AggregateShipment | 
   if (node.residual) exprs.push(node.residual);
   if (!exprs.every(shippable)) return undefined;
   nodes.unshift(node);
-  return { scan: node, nodes, pipeline, residual: node.residual, aggregate: { groupBy: plan.groupBy, aggregates: plan.aggregates } };
+  return { scan: node, nodes, pipeline, residual: node.residual, aggregate: { groupBy: plan.groupBy, aggregates: plan.aggregates, ...(plan.dependentKeys ? { dependentKeys: plan.dependentKeys } : {}) } };
 }
 
 /** A shipment's expressions and aggregates, compiled. */

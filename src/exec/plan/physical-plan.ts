@@ -167,6 +167,11 @@ export interface HashAggregatePlan {
   readonly groupBy: readonly Expr[];
   /** Each set lists indexes into groupBy; absent = one set with all keys. */
   readonly groupingSets?: readonly (readonly number[])[];
+  /**
+   * Indexes into groupBy of keys the other keys determine (a table's columns
+   * where its primary key is grouped): kept per group from its first row, not hashed.
+   */
+  readonly dependentKeys?: readonly number[];
   readonly aggregates: readonly AggregateCall[];
   readonly columns: readonly OutputColumn[];
 }

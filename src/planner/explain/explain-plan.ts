@@ -189,7 +189,13 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         return;
       case 'hashAggregate':
         lines.push(`${pad}Hash Aggregate`);
-        if (p.groupBy.length > 0) detail(`Group Key: ${p.groupBy.map((e) => formatExpr(e, p.input.columns)).join(', ')}`);
+        {
+          // Like PostgreSQL, the keys a primary key determines are not listed as group keys.
+          const dependent = new Set(p.dependentKeys ?? []);
+          const keys = p.groupBy.filter((_e, i) => !dependent.has(i)).map((e) => formatExpr(e, p.input.columns));
+          if (keys.length > 0) detail(`Group Key: ${keys.join(', ')}`);
+          if (dependent.size > 0) detail(`Dependent Keys: ${[...dependent].map((i) => formatExpr(p.groupBy[i]!, p.input.columns)).join(', ')}`);
+        }
         if (p.groupingSets) {
           detail(`Grouping Sets: ${p.groupingSets.map((set) => `(${set.map((i) => formatExpr(p.groupBy[i]!, p.input.columns)).join(', ')})`).join(', ')}`);
         }

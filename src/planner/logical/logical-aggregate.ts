@@ -7,6 +7,8 @@ export interface LogicalAggregate {
   readonly input: LogicalPlan;
   readonly groupBy: readonly Expr[];
   readonly groupingSets?: readonly (readonly number[])[];
+  /** Keys the other keys determine (see HashAggregatePlan.dependentKeys); set by rules/dependent-group-keys.ts. */
+  readonly dependentKeys?: readonly number[];
   readonly aggregates: readonly AggregateCall[];
   readonly columns: readonly OutputColumn[];
 }

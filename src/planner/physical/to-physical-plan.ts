@@ -33,7 +33,8 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
     case 'aggregate':
       return {
         kind: 'hashAggregate', input: toPhysicalPlan(p.input), groupBy: p.groupBy,
-        ...(p.groupingSets ? { groupingSets: p.groupingSets } : {}), aggregates: p.aggregates, columns: p.columns,
+        ...(p.groupingSets ? { groupingSets: p.groupingSets } : {}), ...(p.dependentKeys ? { dependentKeys: p.dependentKeys } : {}),
+        aggregates: p.aggregates, columns: p.columns,
       };
     case 'join':
       return physicalJoin(p);
