@@ -14,6 +14,7 @@ import { pruneColumns } from './rules/prune-columns.js';
 import { removeIdentityProject } from './rules/remove-identity-project.js';
 import { reorderJoins } from './rules/reorder-joins.js';
 import { dependentGroupKeys } from './rules/dependent-group-keys.js';
+import { mergeProjectIntoAggregate } from './rules/merge-project-into-aggregate.js';
 
 /** Node-level rules, in the order each pass applies them (every node, children first). */
 export const nodeRules: readonly OptimizerRule[] = [
@@ -27,6 +28,7 @@ export const nodeRules: readonly OptimizerRule[] = [
   pushFilterIntoScan,
   pushLimitIntoScan,
   removeIdentityProject,
+  mergeProjectIntoAggregate,
   dependentGroupKeys,
 ];
 

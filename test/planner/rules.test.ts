@@ -98,6 +98,16 @@ test('prune-columns reads only what is used, and one column for count(*)', () =>
   assert.match(planText("select relname from pg_class where relkind = 'r'"), /Virtual Scan on pg_catalog.pg_class\n\s+Columns: relname, relkind/);
 });
 
+test('merge-project-into-aggregate writes a subquery\'s expressions into the keys and arguments that read them', () => {
+  const sql = 'select y, sum(v), count(*) filter (where v > 1) from (select o_id % 7 as y, o_amount * 2 as v, random() as r from orders) s group by y';
+  const merged = only(sql, 'merge-project-into-aggregate');
+  assert.match(merged, /Group Key: \(o_id % \(7\)::bigint\)\n\s+Aggregates: sum\(\(o_amount \* \(2\)::numeric\)\), count\(\*\)\n\s+->  Lake Scan on public.orders/);
+  assert.match(planText(sql, allRules), /Group Key: y\n[^]*->  Project/);
+  // A volatile or subquery expression the aggregate reads stays in its projection.
+  assert.match(only('select r, count(*) from (select random() as r from orders) s group by r', 'merge-project-into-aggregate'), /Group Key: r\n[^]*->  Project/);
+  assert.match(only('select x, count(*) from (select (select max(c_id) from customers) as x from orders) s group by x', 'merge-project-into-aggregate'), /Group Key: x\n[^]*->  Project/);
+});
+
 test('dependent-group-keys stops hashing the keys a grouped primary key determines, per table instance', () => {
   const keys = (sql: string) => {
     const text = only(sql, 'dependent-group-keys', 'push-filter-into-join', 'prune-columns');
