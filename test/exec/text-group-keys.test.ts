@@ -143,3 +143,32 @@ test('TextKeyIds: one id per distinct value across batches and table growth, bpc
   const collide = new TextKeyIds({ trimBlanks: false });
   assert.deepEqual([...collide.idsOf(vectorFromArray(['key0290478', 'key1078642', 'key0290478'], new Utf8()).data[0]!, undefined)], [0, 1, 0]);
 });
+
+test('text keys selecting rows of a small shared data (a join\'s build side) group as their values do, batch after batch', async () => {
+  const small = ['N1', 'N2', null, 'a b  ', 'a b', 'N1', ''];
+  const other = ['N2', 'zz', null];
+  const data = (values: (string | null)[]) => vectorFromArray(values, new Utf8()).data[0]!;
+  const shared = data(small);
+  const own = data(other);
+  await fc.assert(fc.asyncProperty(
+    fc.array(fc.tuple(fc.boolean(), fc.array(fc.nat(20), { minLength: 1, maxLength: 60 })), { minLength: 1, maxLength: 5 }),
+    fc.constantFrom(t.text, BPCHAR),
+    async (batches, type) => {
+      const s = compileAggregation({ groupBy: [col(0, type)], aggregates: [{ fn: count.id, args: [], distinct: false, type: count.type }] });
+      const bytes = new AggregateTable(s);
+      const values = new AggregateTable(s);
+      for (const [fromShared, picks] of batches) {
+        const base = fromShared ? small : other;
+        const rows = Int32Array.from(picks, (p) => p % base.length);
+        await bytes.sink(lazyBatch(rows.length, [new ArrowColumn(fromShared ? shared : own, type, rows)]), run);
+        await values.sink(lazyBatch(rows.length, [Array.from(rows, (r) => base[r])]), run);
+      }
+      const norm = (tab: AggregateTable) => {
+        const f = tab.finish(false);
+        const cols = f.columns.map((c) => (c instanceof ArrowColumn ? vectorToValues(makeVector(c.data), c.type) : c));
+        return Array.from({ length: f.numRows }, (_, r) => JSON.stringify([typeof cols[0]![r] === 'string' && type === BPCHAR ? (cols[0]![r] as string).replace(/ +$/, '') : cols[0]![r], Number(cols[1]![r])])).sort();
+      };
+      assert.deepEqual(norm(bytes), norm(values));
+    },
+  ), { numRuns: 60 });
+});

@@ -3,6 +3,7 @@ import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import { Type } from 'apache-arrow';
+import type { Data } from 'apache-arrow';
 import { ArrowColumn, arrowFormOf, columnSource, selectColumn } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch, ColumnSource } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
@@ -242,6 +243,8 @@ export class AggregateTable {
    */
   readonly #textIds: (TextKeyIds | undefined)[];
   readonly #translated: Int32Array[];
+  /** Per text key, the byte-level ids of every row of the data its last batches selected rows from. */
+  readonly #baseIds: { base: Data | undefined; ids: Int32Array | undefined }[];
 
   /** `expectedRows`: about how many input rows will come (a scan task's), to size key indexes. */
   constructor(c: CompiledAggregation, { expectedRows = 0 }: { expectedRows?: number } = {}) {
@@ -259,6 +262,7 @@ export class AggregateTable {
     this.#objectAggs = c.aggs.flatMap((ag, a) => (ag.columnar ? [] : [a]));
     this.#textIds = c.keyTextColumns.map((col, k) => (col >= 0 && c.spec.groupingSets === undefined ? new TextKeyIds({ trimBlanks: c.keyTypes[k]!.kind === 'bpchar' }) : undefined));
     this.#translated = c.keyTextColumns.map(() => new Int32Array(0));
+    this.#baseIds = c.keyTextColumns.map(() => ({ base: undefined, ids: undefined }));
   }
 
   /** Key k's byte-level ids for batch b, when it is a text key whose column is still Arrow UTF-8 data. */
@@ -270,7 +274,20 @@ export class AggregateTable {
     const pending = form.pending();
     const data = pending?.base ?? form.data;
     if (data.typeId !== Type.Utf8) return undefined;
-    return ids.idsOf(data, pending?.rows);
+    if (pending === undefined) return ids.idsOf(data, undefined);
+    // Rows of a small data, a join's build side (n_name from nation): each of its rows is
+    // hashed once, for this batch and the next ones over it, and the rows read their ids.
+    const cache = this.#baseIds[k]!;
+    if (cache.base !== data) {
+      if (data.length > pending.rows.length) return ids.idsOf(data, pending.rows);
+      cache.base = data;
+      cache.ids = ids.idsOf(data, undefined);
+    }
+    const baseIds = cache.ids!;
+    const rows = pending.rows;
+    const out = new Int32Array(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = baseIds[rows[i]!]!;
+    return out;
   }
 
   /** Key k's translation array, grown (new entries -1) to cover every byte-level id. */
