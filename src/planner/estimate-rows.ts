@@ -2,6 +2,7 @@ import type { Expr } from '../exec/expr/expr.js';
 import { conjuncts } from './expr-utils.js';
 import { provenByScan } from './rules/push-filter-into-scan.js';
 import type { LogicalPlan } from './logical/logical-plan.js';
+import { coversPrimaryKey } from './column-origin.js';
 
 /** What a table or relation of unknown size is taken to hold. */
 const UNKNOWN_ROWS = 1000;
@@ -14,10 +15,43 @@ const UNKNOWN_ROWS = 1000;
 function selectivity(predicate: Expr | undefined): number {
   if (predicate === undefined) return 1;
   let s = 1;
-  for (const c of conjuncts(predicate)) {
-    s *= c.kind === 'call' && c.fn.startsWith('=(') ? 0.1 : 1 / 3;
-  }
+  for (const c of conjuncts(predicate)) s *= conjunctSelectivity(c);
   return Math.max(s, 1e-4);
+}
+
+/** A LIKE pattern keeps a twentieth (TPC-H's '%green%' keeps 5% of part), NOT LIKE the rest. */
+const LIKE_SELECTIVITY = 0.05;
+
+function conjunctSelectivity(c: Expr): number {
+  if (c.kind === 'call' && c.fn.startsWith('=(')) return 0.1;
+  if (c.kind === 'like') return c.negated ? 1 - LIKE_SELECTIVITY : LIKE_SELECTIVITY;
+  return 1 / 3;
+}
+
+/** The (left, right) column pairs of a join condition's column = column conjuncts. */
+function equiColumns(condition: Expr, leftWidth: number): { left: number[]; right: number[] } {
+  const left: number[] = [];
+  const right: number[] = [];
+  for (const c of conjuncts(condition)) {
+    if (c.kind !== 'call' || !c.fn.startsWith('=(') || c.args.length !== 2) continue;
+    const [a, b] = c.args as [Expr, Expr];
+    if (a.kind !== 'column' || b.kind !== 'column') continue;
+    if (a.index < leftWidth && b.index >= leftWidth) { left.push(a.index); right.push(b.index - leftWidth); }
+    else if (b.index < leftWidth && a.index >= leftWidth) { left.push(b.index); right.push(a.index - leftWidth); }
+  }
+  return { left, right };
+}
+
+/**
+ * When `side` is one table (filtered, projected) joined on its whole primary key,
+ * each row of the other side meets at most one of its rows: the share of the
+ * table's rows the side keeps, else undefined.
+ */
+function keyedShare(side: LogicalPlan, columns: readonly number[], sideRows: number): number | undefined {
+  const origin = coversPrimaryKey(side, columns);
+  if (origin === undefined || origin.path !== '') return undefined;
+  const tableRows = origin.scan.table.rowEstimate;
+  return tableRows === undefined || tableRows <= 0 ? undefined : Math.min(1, sideRows / tableRows);
 }
 
 /**
@@ -53,8 +87,17 @@ export function estimateRows(p: LogicalPlan): number {
       switch (p.joinType) {
         case 'semi': case 'anti': return l * 0.5;
         case 'mark': return l;
-        // A join on a key usually keeps about the larger side.
-        default: return Math.max(l, r) * (p.condition === undefined ? Math.min(l, r) : 1);
+        default: {
+          if (p.condition === undefined) return l * r;
+          if (p.joinType !== 'inner') return Math.max(l, r);
+          // A join on one side's primary key keeps the other side's rows that find theirs
+          // (lineitem ⋈ part filtered to 5%: 5% of lineitem); any other join about the larger side.
+          const cols = equiColumns(p.condition, p.left.columns.length);
+          const rightShare = keyedShare(p.right, cols.right, r);
+          const leftShare = keyedShare(p.left, cols.left, l);
+          const keyed = Math.min(rightShare === undefined ? Infinity : l * rightShare, leftShare === undefined ? Infinity : r * leftShare);
+          return keyed === Infinity ? Math.max(l, r) : keyed;
+        }
       }
     }
     case 'setOp': return estimateRows(p.left) + estimateRows(p.right);

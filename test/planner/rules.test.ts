@@ -213,3 +213,25 @@ test('a scan narrowed by lake filters alone estimates as narrowed: exact conjunc
   while (filter.kind !== 'filter') filter = (filter as { input: typeof filter }).input;
   assert.equal(estimateRows(filter), estimateRows(exact));
 });
+
+test('a join on one side\'s whole primary key estimates the other side\'s rows that find theirs; LIKE keeps a twentieth', async () => {
+  const { estimateRows } = await import('../../src/planner/estimate-rows.js');
+  const { bindLogicalQuery } = await import('../../src/sql/binder/bind-logical-query.js');
+  const { parseStatements } = await import('../../src/sql/index.js');
+  const { stubEnv } = await import('../sql/stub-env.js');
+  const sizes: Record<string, number> = { orders: 1_000_000, customers: 10_000, items: 5_000 };
+  const env = { ...stubEnv(), estimateRows: (t: { name: string }) => sizes[t.name] };
+  const joinOf = (sql: string) => {
+    let p = optimizeLogicalPlan(bindLogicalQuery(parseStatements(sql)[0]!, env)).plan;
+    while (p.kind !== 'join') p = (p as { input: typeof p }).input;
+    return p;
+  };
+  // customers filtered to 5% by LIKE: the orders that find their customer are 5% of orders.
+  assert.equal(estimateRows(joinOf("select 1 from orders o join customers c on o.o_cust = c.c_id where c.c_name like '%x%'")), 1_000_000 * 0.05);
+  assert.equal(estimateRows(joinOf("select 1 from customers c join orders o on c.c_id = o.o_cust where c.c_name not like '%x%'")), 1_000_000 * 0.95);
+  // Not on a key (items has none; o_note is no key): about the larger side, as before.
+  assert.equal(estimateRows(joinOf("select 1 from orders o join sales.items i on o.o_cust = i.i_id where i.i_name like 'a%'")), 1_000_000);
+  assert.equal(estimateRows(joinOf("select 1 from orders o join customers c on o.o_note = c.c_name where c.c_name like 'a%'")), 1_000_000);
+  // An outer join keeps every row of its preserved side.
+  assert.equal(estimateRows(joinOf("select 1 from orders o left join customers c on o.o_cust = c.c_id and c.c_name like '%x%'")), 1_000_000);
+});
