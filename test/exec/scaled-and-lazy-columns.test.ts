@@ -78,6 +78,29 @@ test('scaled numeric expressions equal the text path, row for row, NULLs and the
   ), { numRuns: 300 });
 });
 
+test('an int2/int4 column cast to numeric takes the scaled path: the text path\'s values, NULLs and row selections included', () => {
+  fc.assert(fc.property(
+    fc.array(fc.tuple(fc.option(fc.integer({ min: -2147483648, max: 2147483647 }), { nil: null }), fc.bigInt({ min: -100000n, max: 100000n }), fc.option(fc.integer({ min: -32768, max: 32767 }), { nil: null })), { minLength: 1, maxLength: 40 }),
+    fc.integer({ min: 0, max: 4 }), fc.boolean(),
+    (rows, scale, select) => {
+      const ints = vectorFromArray(rows.map((r) => r[0]), new Int32()).data[0]!;
+      const smalls = vectorFromArray(rows.map((r) => r[2]), new Int16()).data[0]!;
+      const decimals = decimalData(rows.map((r) => r[1]), scale);
+      const sel = select ? Int32Array.from(rows.flatMap((_, i) => (i % 3 === 1 ? [] : [i, i]))) : undefined;
+      const n = sel?.length ?? rows.length;
+      const b = lazyBatch(n, [new ArrowColumn(ints, t.int4, sel), new ArrowColumn(decimals, NUM, sel), new ArrowColumn(smalls, t.int2, sel)]);
+      const asNumeric = (i: number, type: SqlType): Expr => ({ kind: 'cast', arg: col(i, type), type: NUM } as Expr);
+      for (const e of [op('*', col(1, NUM), asNumeric(0, t.int4)), op('-', asNumeric(2, t.int2), col(1, NUM)), asNumeric(0, t.int4)]) {
+        const c = compileExpr(e);
+        const expected = c.evaluateSync(eager(b), run);
+        const v = c.evaluateScaled?.(lazyBatch(n, [new ArrowColumn(ints, t.int4, sel), new ArrowColumn(decimals, NUM, sel), new ArrowColumn(smalls, t.int2, sel)]));
+        assert.ok(v !== undefined || e.kind === 'call', 'a plain cast of an int column has a scaled form');
+        if (v) assert.deepEqual(Array.from({ length: v.length }, (_, i) => (v.valid && v.valid[i] === 0 ? null : formatScaled(v.unscaled[i]!, v.scale))), expected);
+      }
+    },
+  ), { numRuns: 200 });
+});
+
 test('a Decimal column beyond 2^53 has no scaled view; one that fits has its exact values and NULLs', () => {
   const big = decodeColumns(batchOf([decimalData([1n, MAX + 1n], 2)], ['x']), ['x'], [NUM]);
   assert.equal(scaledColumn(big, 0), undefined);

@@ -5,6 +5,7 @@ import type { ArrowColumn } from './columnar-batch.js';
 import type { ColumnarBatch } from './columnar-batch.js';
 import { smallDecimalWords } from '../../common/decimal-words.js';
 import { isValid, nullMask } from '../../lake/index.js';
+import { intForm } from './int-form.js';
 
 /**
  * A numeric column as exact numbers: row i is unscaled[i] / 10^scale, every
@@ -51,6 +52,27 @@ export function scaledColumn(batch: ColumnarBatch, i: number): ScaledVector | un
     views.set(data, v);
   }
   return v ?? undefined;
+}
+
+/**
+ * Column `i` of int2/int4 Arrow data as a ScaledVector at scale 0 (an int cast to
+ * numeric: TPC-H Q11's `ps_supplycost * ps_availqty` casts ps_availqty), read
+ * through the batch's row selection; undefined when it is not such data.
+ */
+export function intColumnScaled(batch: ColumnarBatch, i: number): ScaledVector | undefined {
+  const f = intForm(batch, i);
+  if (f === undefined || f.date) return undefined;
+  const { values, rows, nulls, offset } = f;
+  const n = rows?.length ?? batch.numRows;
+  const unscaled = new Float64Array(n);
+  if (rows === undefined) for (let k = 0; k < n; k++) unscaled[k] = values[k]!;
+  else for (let k = 0; k < n; k++) unscaled[k] = values[rows[k]!]!;
+  let valid: Uint8Array | undefined;
+  if (nulls !== undefined) {
+    valid = new Uint8Array(n);
+    for (let k = 0; k < n; k++) valid[k] = isValid(nulls, offset, rows === undefined ? k : rows[k]!) ? 1 : 0;
+  }
+  return { length: n, unscaled, scale: 0, valid };
 }
 
 /** Rows `rows` of `data` (all rows when undefined) as a ScaledVector. */

@@ -1,5 +1,5 @@
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
-import { scaledColumn } from '../arrow/scaled-vector.js';
+import { intColumnScaled, scaledColumn } from '../arrow/scaled-vector.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import { functionById } from '../functions/function-registry.js';
 import { numericArithmeticKernel, numericNegateKernel } from '../functions/vector-kernels.js';
@@ -22,6 +22,9 @@ export function numericOpOf(e: Expr): NumericOp | undefined {
 
 /** Source types whose cast to numeric reads no session setting, so a constant's cast can be done once. */
 export const SETTINGS_FREE_TO_NUMERIC = new Set(['int2', 'int4', 'int8', 'numeric', 'float4', 'float8']);
+
+/** Int types an int column's Arrow data holds as they cast to numeric (int8 may pass the safe range). */
+const INT_TO_NUMERIC = new Set(['int2', 'int4']);
 
 /** A node's value over a batch: a whole vector, or one constant for every row. */
 type Scaled = ScaledVector | { readonly constant: number; readonly scale: number };
@@ -49,6 +52,12 @@ function compileNode(e: Expr): ScaledNode | undefined {
   if (e.kind === 'column') {
     const idx = e.index;
     return (b) => scaledColumn(b, idx);
+  }
+  // An int column cast to plain numeric (no typmod to round or check to): its values at scale 0.
+  if (e.kind === 'cast' && e.arg.kind === 'column' && INT_TO_NUMERIC.has(e.arg.type.kind) && e.type.kind === 'numeric'
+    && e.type.precision === undefined && e.type.scale === undefined) {
+    const idx = e.arg.index;
+    return (b) => intColumnScaled(b, idx);
   }
   const constant = constantOf(e);
   if (constant !== undefined) {
