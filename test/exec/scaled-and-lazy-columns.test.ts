@@ -10,6 +10,7 @@ import {
 import type { ColumnarBatch } from '../../src/exec/arrow/columnar-batch.js';
 import { concatData } from '../../src/exec/arrow/concat-data.js';
 import { scaledColumn } from '../../src/exec/arrow/scaled-vector.js';
+import type { ScaledVector } from '../../src/exec/arrow/scaled-vector.js';
 import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
 import { compileExpr } from '../../src/exec/expr/compile-expr.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
@@ -93,7 +94,8 @@ test('an int2/int4 column cast to numeric takes the scaled path: the text path\'
       for (const e of [op('*', col(1, NUM), asNumeric(0, t.int4)), op('-', asNumeric(2, t.int2), col(1, NUM)), asNumeric(0, t.int4)]) {
         const c = compileExpr(e);
         const expected = c.evaluateSync(eager(b), run);
-        const v = c.evaluateScaled?.(lazyBatch(n, [new ArrowColumn(ints, t.int4, sel), new ArrowColumn(decimals, NUM, sel), new ArrowColumn(smalls, t.int2, sel)]));
+        const fresh = lazyBatch(n, [new ArrowColumn(ints, t.int4, sel), new ArrowColumn(decimals, NUM, sel), new ArrowColumn(smalls, t.int2, sel)]);
+        const v: ScaledVector | undefined = c.evaluateScaled?.(fresh);
         assert.ok(v !== undefined || e.kind === 'call', 'a plain cast of an int column has a scaled form');
         if (v) assert.deepEqual(Array.from({ length: v.length }, (_, i) => (v.valid && v.valid[i] === 0 ? null : formatScaled(v.unscaled[i]!, v.scale))), expected);
       }
