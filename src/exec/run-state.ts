@@ -2,7 +2,8 @@ import type { ExecContext } from './exec-context.js';
 import type { EvalContext } from './expr/eval-context.js';
 import { MemoryTracker } from './memory-tracker.js';
 import type { RuntimeFilterSlot } from './operators/runtime-filter.js';
-import type { LakeScanPlan } from './plan/physical-plan.js';
+import type { LakeScanPlan, MaterializedCte } from './plan/physical-plan.js';
+import type { ColumnarBatch } from './arrow/columnar-batch.js';
 
 /**
  * Everything one execution of a plan owns. Operators are stateless plan
@@ -20,6 +21,8 @@ export interface RunState {
   readonly outer: readonly (readonly unknown[])[];
   /** Results of uncorrelated subplans, computed once per run. */
   readonly subplanCache: Map<unknown, unknown>;
+  /** Rows of the materialized WITH queries, computed once per run by their first reader. */
+  readonly ctes: Map<MaterializedCte, Promise<readonly ColumnarBatch[]>>;
   /** When this run last let the event loop in (cancel requests, other sessions). */
   readonly lastYield: { at: number };
   /**
@@ -50,6 +53,7 @@ export function createRunState(ctx: ExecContext): RunState {
     memory: new MemoryTracker(ctx.memoryLimitBytes ?? 1024 * 1024 * 1024),
     outer: [],
     subplanCache: new Map(),
+    ctes: new Map(),
     lastYield: { at: performance.now() },
   };
 }

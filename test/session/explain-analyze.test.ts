@@ -155,3 +155,22 @@ test('EXPLAIN ANALYZE counts row groups skipped by min/max, in this thread and i
     await pool.close();
   }
 });
+
+test('a WITH query read twice runs once for both readers (random() included); read once, it folds into its reader', async () => {
+  assert.deepEqual(await run('WITH r AS (SELECT random() AS x) SELECT (a.x = b.x)::text FROM r a, r b'), ['true']);
+  assert.deepEqual(await run('WITH r AS (SELECT id FROM dim WHERE id <= 5) SELECT (SELECT count(*) FROM r)::text || \',\' || count(*) FROM r'), ['5,5']);
+  const twice = await run('EXPLAIN WITH r AS (SELECT id, name FROM dim WHERE id <= 5) SELECT a.name FROM r a JOIN r b ON a.id = b.id');
+  assert.equal(twice.filter((l) => /CTE Scan on r$/.test(l)).length, 2);
+  assert.equal(twice.filter((l) => /^\s+CTE r$/.test(l)).length, 1, 'the WITH query\'s plan prints once');
+  assert.equal(twice.filter((l) => /Lake Scan on public.dim/.test(l)).length, 1);
+  // Its scan ran once: the shared plan's rows are counted once, not per reader.
+  const analyzed = nodes(await run('EXPLAIN ANALYZE WITH r AS (SELECT id, name FROM dim WHERE id <= 5) SELECT a.name FROM r a JOIN r b ON a.id = b.id'));
+  assert.deepEqual(analyzed.filter((n) => n.name.startsWith('Lake Scan on public.dim')).map((n) => n.rows), [5]);
+  assert.deepEqual(analyzed.filter((n) => n.name === 'CTE Scan on r').map((n) => n.rows), [5, 5]);
+  // Read once, NOT MATERIALIZED, or MATERIALIZED: as PostgreSQL decides.
+  const once = (await run('EXPLAIN WITH r AS (SELECT id FROM dim) SELECT id FROM r WHERE id = 3')).join('\n');
+  assert.doesNotMatch(once, /CTE Scan/);
+  assert.match(once, /Lake Scan on public.dim\n\s+Columns: id\n\s+Pushed Filters: id = 3/);
+  assert.doesNotMatch((await run('EXPLAIN WITH r AS NOT MATERIALIZED (SELECT id FROM dim) SELECT a.id FROM r a, r b')).join('\n'), /CTE Scan/);
+  assert.match((await run('EXPLAIN WITH r AS MATERIALIZED (SELECT id FROM dim) SELECT id FROM r')).join('\n'), /CTE Scan on r/);
+});

@@ -1,4 +1,5 @@
 import type { PhysicalPlan, PhysicalPlanKind } from '../plan/physical-plan.js';
+import { createCteScanOperator } from './cte-scan-operator.js';
 import { createDeleteOperator } from './delete-operator.js';
 import { createDistinctOperator } from './distinct-operator.js';
 import { createFilterOperator } from './filter-operator.js';
@@ -27,6 +28,7 @@ const builders: Builders = {
   lakeScan: (p) => createLakeScanOperator(p),
   virtualScan: (p) => createVirtualScanOperator(p),
   values: (p) => createValuesOperator(p),
+  cteScan: (p) => createCteScanOperator(p),
   filter: (p) => createFilterOperator(p, buildOperator(p.input)),
   project: (p) => createProjectOperator(p, buildOperator(p.input)),
   projectSet: (p) => createProjectSetOperator(p, buildOperator(p.input)),

@@ -12,6 +12,7 @@ export type PhysicalPlan =
   | LakeScanPlan
   | VirtualScanPlan
   | ValuesPlan
+  | CteScanPlan
   | FilterPlan
   | ProjectPlan
   | ProjectSetPlan
@@ -84,6 +85,22 @@ export interface VirtualScanPlan {
   readonly name: string;
   /** Indexes of the virtual table's columns to output, in order; all when absent. */
   readonly projection?: readonly number[];
+  readonly columns: readonly OutputColumn[];
+}
+
+/**
+ * A WITH query the statement reads more than once, planned once: every
+ * CteScanPlan over it shares this object, and a run computes it once.
+ */
+export interface MaterializedCte {
+  readonly name: string;
+  readonly plan: PhysicalPlan;
+}
+
+/** Reads a materialized WITH query's rows (computed at the first read of the run, kept for the others). */
+export interface CteScanPlan {
+  readonly kind: 'cteScan';
+  readonly cte: MaterializedCte;
   readonly columns: readonly OutputColumn[];
 }
 
@@ -381,7 +398,8 @@ export interface MergePlan {
 /** The inputs of a node, for generic walks (EXPLAIN, metrics). */
 export function planInputs(p: PhysicalPlan): readonly PhysicalPlan[] {
   switch (p.kind) {
-    case 'lakeScan': case 'virtualScan': case 'values':
+    // A CTE's plan is shared by its scans, not an input of any one of them.
+    case 'lakeScan': case 'virtualScan': case 'values': case 'cteScan':
       return [];
     case 'hashJoin': case 'nestedLoopJoin': case 'setOp':
       return [p.left, p.right];

@@ -1,5 +1,5 @@
 import type { OperatorMetrics } from '../../exec/exec-context.js';
-import type { LakeScanPlan, PhysicalPlan, ScanFilterSpec, ScanSnapshotSelector, SortKey } from '../../exec/plan/physical-plan.js';
+import type { LakeScanPlan, MaterializedCte, PhysicalPlan, ScanFilterSpec, ScanSnapshotSelector, SortKey } from '../../exec/plan/physical-plan.js';
 import { formatExpr } from './format-expr.js';
 
 /** What the lake's planScan reported for a scan (src/lake ScanPlan), for EXPLAIN's task and pruning lines. */
@@ -112,6 +112,7 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
   const lines: string[] = [];
   const metricsOf = (p: PhysicalPlan): OperatorMetrics | undefined => analysis?.metrics.get(p);
   let subplans = 0;
+  const ctesShown = new Set<MaterializedCte>();
   const emit = (p: PhysicalPlan, depth: number): void => {
     const before = lines.length;
     // Subquery expressions of this node print under it, as PostgreSQL's "SubPlan n".
@@ -168,6 +169,15 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         return;
       case 'values':
         lines.push(`${pad}Values (${p.rows.length} row${p.rows.length === 1 ? '' : 's'})`);
+        return;
+      case 'cteScan':
+        lines.push(`${pad}CTE Scan on ${p.cte.name}`);
+        // The WITH query's plan prints under its first scan only, as PostgreSQL prints it once.
+        if (!ctesShown.has(p.cte)) {
+          ctesShown.add(p.cte);
+          detail(`CTE ${p.cte.name}`);
+          emit(p.cte.plan, depth + 1);
+        }
         return;
       case 'filter':
         lines.push(`${pad}Filter`);

@@ -1,6 +1,7 @@
 import type { LogicalScan } from './logical-scan.js';
 import type { LogicalVirtualScan } from './logical-virtual-scan.js';
 import type { LogicalValues } from './logical-values.js';
+import type { LogicalCteScan } from './logical-cte-scan.js';
 import type { LogicalFilter } from './logical-filter.js';
 import type { LogicalProject } from './logical-project.js';
 import type { LogicalAggregate } from './logical-aggregate.js';
@@ -26,6 +27,7 @@ export type LogicalPlan =
   | LogicalScan
   | LogicalVirtualScan
   | LogicalValues
+  | LogicalCteScan
   | LogicalFilter
   | LogicalProject
   | LogicalAggregate
@@ -50,7 +52,7 @@ export function assertNever(x: never): never {
 /** The inputs of a node, in order. */
 export function logicalInputs(p: LogicalPlan): readonly LogicalPlan[] {
   switch (p.kind) {
-    case 'scan': case 'virtualScan': case 'values':
+    case 'scan': case 'virtualScan': case 'values': case 'cteScan':
       return [];
     case 'join': case 'setOp':
       return [p.left, p.right];
@@ -65,7 +67,7 @@ export function logicalInputs(p: LogicalPlan): readonly LogicalPlan[] {
 /** The same node over new inputs (same count and order as logicalInputs). */
 export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): LogicalPlan {
   switch (p.kind) {
-    case 'scan': case 'virtualScan': case 'values':
+    case 'scan': case 'virtualScan': case 'values': case 'cteScan':
       return p;
     case 'join': case 'setOp':
       return inputs[0] === p.left && inputs[1] === p.right ? p : { ...p, left: inputs[0]!, right: inputs[1]! };

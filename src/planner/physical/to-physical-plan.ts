@@ -26,6 +26,8 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
       return { kind: 'virtualScan', schema: p.schema, name: p.name, projection: p.projection, columns: p.columns };
     case 'values':
       return { kind: 'values', rows: p.rows, columns: p.columns };
+    case 'cteScan':
+      return { kind: 'cteScan', cte: p.cte, columns: p.columns };
     case 'filter':
       return { kind: 'filter', input: toPhysicalPlan(p.input), predicate: p.predicate, columns: p.columns };
     case 'project':

@@ -59,7 +59,8 @@ function prune(p: LogicalPlan, required: Set<number>): Pruned {
       const map: ColumnMap = new Map(order.map((old, i) => [old, i]));
       return { plan: { ...p, projection: order.map((i) => p.projection[i]!), columns: order.map((i) => p.columns[i]!) }, map };
     }
-    case 'values':
+    // A WITH query read twice returns the columns every reader may need.
+    case 'values': case 'cteScan':
       return { plan: p, map: identity(p.columns.length) };
     case 'filter': {
       const want = new Set(required);

@@ -5,6 +5,7 @@ import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import { optimizeLogicalPlan } from '../../planner/optimizer.js';
 import { toPhysicalPlan } from '../../planner/physical/to-physical-plan.js';
 import type { BindEnv } from '../bind-env.js';
+import type { CteMaterialization } from './cte-materialization.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import type { Scope, ScopeColumn } from './scope.js';
 
@@ -18,6 +19,8 @@ export interface BoundQuery {
 export interface CteDefinition {
   readonly name: string;
   readonly query: BoundQuery;
+  /** Set when the WITH query runs once for all its readers (cte-materialization.ts). */
+  readonly materialized?: CteMaterialization;
 }
 
 /** Statement-wide binding state: the environment, parameter types being inferred, CTEs in scope. */

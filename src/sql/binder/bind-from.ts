@@ -6,6 +6,7 @@ import type { ScanSnapshotSelector, SetFunctionCall } from '../../exec/plan/phys
 import { resolveFunction } from '../../exec/functions/function-registry.js';
 import { LogicalProjectSet } from '../../planner/logical/logical-project-set.js';
 import { LogicalJoin } from '../../planner/logical/logical-join.js';
+import { LogicalCteScan } from '../../planner/logical/logical-cte-scan.js';
 import { columnsUsed } from '../../planner/expr-utils.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import { LogicalProject } from '../../planner/logical/logical-project.js';
@@ -130,7 +131,11 @@ function bindRangeVar(ctx: BindContext, rv: Raw, parent: Scope | undefined, corr
     const cte = ctx.lookupCte(name);
     if (cte) {
       if (travel) throw new FloeError(SqlState.featureNotSupported, 'time travel applies to tables, not WITH queries', { position: travel.location + 1 });
-      return fromQuery(cte.query, alias ?? name, colnames, parent, correlation, rv);
+      const m = cte.materialized;
+      const query = m === undefined ? cte.query : {
+        plan: LogicalCteScan.create({ cte: m.cte, rowEstimate: m.rowEstimate, columns: cte.query.plan.columns }), columns: cte.query.columns,
+      };
+      return fromQuery(query, alias ?? name, colnames, parent, correlation, rv);
     }
   }
   const rel = resolveRelation(ctx, schema, name, positionOf(rv));

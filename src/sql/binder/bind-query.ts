@@ -28,6 +28,7 @@ import { coerceTo, resolveUnknown } from './coerce.js';
 import { figureColumnName } from './figure-column-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { isAggregateName } from './aggregate-names.js';
+import { cteReferenceCount, materializeCte } from './cte-materialization.js';
 
 /** Window columns are numbered from here until the aggregate's width is known, then shifted down. */
 const windowPlaceholderBase = 1_000_000;
@@ -44,7 +45,7 @@ export function bindSelect(
   ctx: BindContext, s: Raw, parent: Scope | undefined, correlation: { correlated: boolean } = { correlated: false },
   targetTypes?: readonly SqlType[],
 ): BoundQuery {
-  const pushed = bindWithClause(ctx, s.withClause);
+  const pushed = bindWithClause(ctx, s);
   try {
     if (s.op && s.op !== 'SETOP_NONE') return finishSetOp(ctx, s, bindSetOp(ctx, s, parent, correlation), parent);
     if (s.valuesLists) return finishSetOp(ctx, s, bindValues(ctx, s.valuesLists, parent, correlation, targetTypes), parent);
@@ -54,7 +55,8 @@ export function bindSelect(
   }
 }
 
-function bindWithClause(ctx: BindContext, w: Raw): boolean {
+function bindWithClause(ctx: BindContext, s: Raw): boolean {
+  const w = s.withClause as Raw;
   if (!w) return false;
   if (w.recursive) throw new FloeError(SqlState.featureNotSupported, 'WITH RECURSIVE is not supported yet', { position: positionOf(w) });
   const defs = new Map<string, CteDefinition>();
@@ -73,7 +75,8 @@ function bindWithClause(ctx: BindContext, w: Raw): boolean {
       throw new FloeError(SqlState.invalidColumnReference, `WITH query "${name}" has ${query.columns.length} columns available but ${aliases.length} columns specified`, { position: positionOf(cte) });
     }
     if (aliases.length > 0) query = { plan: query.plan, columns: query.columns.map((c, i) => (i < aliases.length ? { ...c, name: aliases[i]! } : c)) };
-    defs.set(name, { name, query });
+    const materialized = materializeCte(name, cte.ctematerialized, cteReferenceCount(s, name), query.plan);
+    defs.set(name, { name, query, ...(materialized ? { materialized } : {}) });
   }
   return true;
 }

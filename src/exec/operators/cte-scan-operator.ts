@@ -1,0 +1,40 @@
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { CteScanPlan, MaterializedCte } from '../plan/physical-plan.js';
+import type { RunState } from '../run-state.js';
+import { buildOperator } from './build-operator.js';
+import type { Operator } from './operator.js';
+import { estimateBytes, metered } from './operator-support.js';
+
+/**
+ * The WITH query's rows, computed by the first of its scans to run and kept
+ * for the others (charged to the query's memory): as PostgreSQL, a WITH query
+ * read twice runs once, so both readers see the same rows — random() included —
+ * and TPC-H Q15's revenue view is aggregated once, not once per reader.
+ */
+function materialize(cte: MaterializedCte, run: RunState): Promise<readonly ColumnarBatch[]> {
+  let rows = run.ctes.get(cte);
+  if (rows === undefined) {
+    rows = (async () => {
+      const out: ColumnarBatch[] = [];
+      for await (const b of buildOperator(cte.plan).execute(run)) {
+        run.memory.reserve(estimateBytes(b), `WITH query "${cte.name}"`);
+        out.push(b);
+      }
+      return out;
+    })();
+    run.ctes.set(cte, rows);
+  }
+  return rows;
+}
+
+export function createCteScanOperator(plan: CteScanPlan): Operator {
+  return {
+    plan,
+    columns: plan.columns,
+    execute(run) {
+      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
+        yield* await materialize(plan.cte, run);
+      });
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { MaterializedCte } from '../../exec/plan/physical-plan.js';
+import { functionById } from '../../exec/functions/function-registry.js';
+import { estimateRows } from '../../planner/estimate-rows.js';
+import { optimizeLogicalPlan } from '../../planner/optimizer.js';
+import { toPhysicalPlan } from '../../planner/physical/to-physical-plan.js';
+import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import type { Raw } from './ast.js';
+
+/** A WITH query planned once for all its readers, and the rows it is estimated to return. */
+export interface CteMaterialization {
+  readonly cte: MaterializedCte;
+  readonly rowEstimate: number;
+}
+
+/**
+ * How many FROM items of `statement` name `name` without a schema: the WITH
+ * query's readers, in PostgreSQL's sense of its reference count. An inner WITH
+ * of the same name counts too, which can only make a query run once more than
+ * needed, never wrong.
+ */
+export function cteReferenceCount(statement: Raw, name: string): number {
+  let count = 0;
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) { for (const x of node) visit(x); return; }
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === 'RangeVar') {
+        const rv = value as Raw;
+        if (rv.relname === name && rv.schemaname === undefined && rv.catalogname === undefined) count++;
+        continue;
+      }
+      visit(value);
+    }
+  };
+  visit(statement);
+  return count;
+}
+
+/** Whether the bound plan calls a volatile function (random(), nextval): such a WITH query must run once. */
+function callsVolatile(plan: LogicalPlan): boolean {
+  let found = false;
+  const seen = new Set<object>();
+  const visit = (node: unknown): void => {
+    if (found || node === null || typeof node !== 'object' || ArrayBuffer.isView(node) || seen.has(node)) return;
+    seen.add(node);
+    const n = node as { kind?: unknown; fn?: unknown };
+    if (n.kind === 'call' && typeof n.fn === 'string' && functionById(n.fn)?.volatile) { found = true; return; }
+    for (const v of Object.values(node)) visit(v);
+  };
+  visit(plan);
+  return found;
+}
+
+/**
+ * PostgreSQL's rule: a WITH query is computed once, apart from the query that
+ * reads it, when it says MATERIALIZED, is read more than once, or calls a
+ * volatile function; otherwise (and always for NOT MATERIALIZED) its plan is
+ * folded into the reader's, where filters and column pruning reach into it.
+ */
+export function materializeCte(name: string, materialized: unknown, references: number, plan: LogicalPlan): CteMaterialization | undefined {
+  if (materialized === 'CTEMaterializeNever') return undefined;
+  if (materialized !== 'CTEMaterializeAlways' && references <= 1 && !callsVolatile(plan)) return undefined;
+  const optimized = optimizeLogicalPlan(plan).plan;
+  return { cte: { name, plan: toPhysicalPlan(optimized) }, rowEstimate: estimateRows(optimized) };
+}
