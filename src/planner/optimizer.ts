@@ -15,6 +15,7 @@ import { removeIdentityProject } from './rules/remove-identity-project.js';
 import { reorderJoins } from './rules/reorder-joins.js';
 import { dependentGroupKeys } from './rules/dependent-group-keys.js';
 import { mergeProjectIntoAggregate } from './rules/merge-project-into-aggregate.js';
+import { aggregateBelowJoin } from './rules/aggregate-below-join.js';
 
 /** Node-level rules, in the order each pass applies them (every node, children first). */
 export const nodeRules: readonly OptimizerRule[] = [
@@ -29,6 +30,7 @@ export const nodeRules: readonly OptimizerRule[] = [
   pushLimitIntoScan,
   removeIdentityProject,
   mergeProjectIntoAggregate,
+  aggregateBelowJoin,
   dependentGroupKeys,
 ];
 

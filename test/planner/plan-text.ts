@@ -17,5 +17,5 @@ export function appliedRules(sql: string): readonly string[] {
 
 export const allRules = [
   'simplify-expressions', 'fold-constants', 'merge-filters', 'push-filter-through-project', 'push-filter-into-join',
-  'push-join-condition-down', 'reorder-joins', 'push-filter-into-scan', 'push-limit-into-scan', 'remove-identity-project', 'merge-project-into-aggregate', 'dependent-group-keys', 'prune-columns',
+  'push-join-condition-down', 'reorder-joins', 'push-filter-into-scan', 'push-limit-into-scan', 'remove-identity-project', 'merge-project-into-aggregate', 'aggregate-below-join', 'dependent-group-keys', 'prune-columns',
 ];

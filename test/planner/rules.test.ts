@@ -108,6 +108,25 @@ test('merge-project-into-aggregate writes a subquery\'s expressions into the key
   assert.match(only('select x, count(*) from (select (select max(c_id) from customers) as x from orders) s group by x', 'merge-project-into-aggregate'), /Group Key: x\n[^]*->  Project/);
 });
 
+test('aggregate-below-join aggregates the right side by its join columns when the keys are the left side\'s primary key', () => {
+  const sql = "select c_id, count(o_id), max(o_note) filter (where o_amount > 1) from customers c left join orders o on o.o_cust = c.c_id group by c_id";
+  const text = only(sql, 'aggregate-below-join');
+  assert.match(text, /Output: c_id, COALESCE\(agg1, 0::bigint\) AS agg1, agg2\n\s+->  Hash Join \(left\)\n\s+Hash Cond: \(c_id = o_cust\)/);
+  assert.match(text, /->  Hash Aggregate\n\s+Group Key: o_cust\n\s+Aggregates: count\(o_id\), max\(o_note\)\n\s+->  Lake Scan on public.orders/);
+  // An inner join needs no stand-in for customers without orders.
+  const inner = only('select c_id, count(o_id) from customers c join orders o on o.o_cust = c.c_id group by c_id', 'aggregate-below-join');
+  assert.match(inner, /Group Key: o_cust/);
+  assert.doesNotMatch(inner, /COALESCE/);
+  // Not for count(*) (a null-extended row counts), an aggregate of a left column, keys short of the
+  // left side's primary key, or a condition beyond column equalities.
+  for (const other of [
+    'select c_id, count(*) from customers c left join orders o on o.o_cust = c.c_id group by c_id',
+    'select c_id, count(c_name) from customers c left join orders o on o.o_cust = c.c_id group by c_id',
+    'select c_name, count(o_id) from customers c left join orders o on o.o_cust = c.c_id group by c_name',
+    'select c_id, count(o_id) from customers c left join orders o on o.o_cust = c.c_id and o.o_id > c.c_id group by c_id',
+  ]) assert.doesNotMatch(only(other, 'aggregate-below-join'), /Group Key: o_cust/, other);
+});
+
 test('dependent-group-keys stops hashing the keys a grouped primary key determines, per table instance', () => {
   const keys = (sql: string) => {
     const text = only(sql, 'dependent-group-keys', 'push-filter-into-join', 'prune-columns');
