@@ -98,3 +98,29 @@ test('LIKE over UTF-8 bytes equals the string matcher for %-and-ASCII patterns, 
     }
   }), { numRuns: 3000 });
 });
+
+test('rowsContaining finds the rows whose bytes hold a piece (not one running into the next row), and every value a pattern matches holds its required piece (property)', async () => {
+  const { likeRequiredBytes } = await import('../../src/exec/expr/like-matcher.js');
+  const { rowsContaining } = await import('../../src/exec/arrow/utf8-search.js');
+  const { Utf8, vectorFromArray } = await import('apache-arrow');
+  const small = fc.array(fc.constantFrom('a', 'b', 'ab', 'é', '%', 'x'), { maxLength: 6 }).map((p) => p.join(''));
+  fc.assert(fc.property(fc.array(fc.option(small, { nil: null, freq: 6 }), { minLength: 1, maxLength: 60 }), small, fc.nat(5), (values, piece, cut) => {
+    const all = vectorFromArray(values, new Utf8()).data[0]!;
+    const from = Math.min(cut, values.length - 1);
+    const data = all.slice(from, values.length - from);
+    const needle = new TextEncoder().encode(piece);
+    if (needle.length === 0) return;
+    const got = rowsContaining(data, needle);
+    const want = values.slice(from).map((v) => (v !== null && v.includes(piece) ? 1 : 0));
+    assert.deepEqual([...got], want, `${JSON.stringify(values.slice(from))} ∋ ${JSON.stringify(piece)}`);
+  }), { numRuns: 2000 });
+  fc.assert(fc.property(text(8), fc.array(text(12), { minLength: 1, maxLength: 8 }), (pattern, values) => {
+    const required = likeRequiredBytes(pattern, '\\');
+    if (required === undefined) return;
+    const piece = new TextDecoder().decode(required);
+    const match = likeMatcher(pattern, '\\', false);
+    for (const v of values) if (match(v)) assert.ok(v.includes(piece), `${JSON.stringify(v)} LIKE ${JSON.stringify(pattern)} holds ${JSON.stringify(piece)}`);
+  }), { numRuns: 2000 });
+  assert.deepEqual([...likeRequiredBytes('%special%requests%', '\\')!], [...new TextEncoder().encode('requests')]);
+  assert.equal(likeRequiredBytes('%ab%', '\\'), undefined, 'too short to be worth a search');
+});

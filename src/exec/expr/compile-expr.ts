@@ -22,7 +22,8 @@ import type { RegTypeKind } from '../types/reg-types.js';
 import { trimTrailingBlanks, valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
 import { SETTINGS_FREE_TO_NUMERIC, compileScaled, compileScaledComparison, numericOpOf } from './compile-scaled.js';
-import { likeBytesMatcher, likeMatcher } from './like-matcher.js';
+import { likeBytesMatcher, likeMatcher, likeRequiredBytes } from './like-matcher.js';
+import { rowsContaining } from '../arrow/utf8-search.js';
 import { runSubplan } from './subplan.js';
 
 /** Per-batch evaluation context: the run, plus results of correlated subqueries computed before the pass. */
@@ -449,6 +450,7 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
         let match: ((s: string) => boolean) | undefined;
         const argIndex = textColumnIndex(e.arg);
         const onBytes = argIndex >= 0 && !caseInsensitive && typeof pv === 'string' && typeof ev0 === 'string' ? likeBytesMatcher(pv, ev0) : undefined;
+        const required = onBytes ? likeRequiredBytes(pv as string, ev0 as string) : undefined;
         return (b, ev, sel) => {
           // A text column still in Arrow form is matched on its UTF-8 bytes, never decoded.
           const form = onBytes ? arrowFormOf(b, argIndex) : undefined;
@@ -456,7 +458,12 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
             // Through a row selection the bytes are read in place, not gathered first.
             const pending = form.pending();
             const data = pending?.base ?? form.data;
-            if (data.typeId === Type.Utf8) return overBytes(data, pending?.rows, onBytes!, negated, b.numRows, sel);
+            if (data.typeId === Type.Utf8) {
+              // Searching the whole buffer pays when the batch reads most of its rows.
+              const n = sel?.length ?? b.numRows;
+              const candidates = required !== undefined && n * 2 >= data.length ? rowsContaining(data, required) : undefined;
+              return overBytes(data, pending?.rows, onBytes!, negated, b.numRows, sel, candidates);
+            }
           }
           const s = arg(b, ev, sel);
           const out = new Array<unknown>(b.numRows);
@@ -764,9 +771,10 @@ function inListMatcher(needles: readonly Uint8Array[], trimBlanks: boolean): (by
  * A test of a Utf8 column's bytes (LIKE, IN): true/false per selected row (negated
  * for NOT), NULL for NULL. Row i of the batch is row rows[i] of `data` when `rows` is given.
  */
+/** `candidates`: per row of `data`, 0 where the match is known to fail (rowsContaining). */
 function overBytes(
   data: Data, rows: Int32Array | undefined, match: (bytes: Uint8Array, start: number, end: number) => boolean, negated: boolean,
-  numRows: number, sel: Int32Array | undefined,
+  numRows: number, sel: Int32Array | undefined, candidates?: Uint8Array,
 ): unknown[] {
   const out = new Array<unknown>(numRows);
   const offsets = data.valueOffsets as Int32Array;
@@ -777,7 +785,7 @@ function overBytes(
     const i = sel ? sel[k]! : k;
     const d = rows === undefined ? i : rows[i]!;
     if (!isValid(nulls, data.offset, d)) { out[i] = null; continue; }
-    const r = match(bytes, offsets[d]!, offsets[d + 1]!);
+    const r = candidates !== undefined && candidates[d] === 0 ? false : match(bytes, offsets[d]!, offsets[d + 1]!);
     out[i] = negated ? !r : r;
   }
   return out;

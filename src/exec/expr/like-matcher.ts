@@ -164,6 +164,29 @@ export function likeBytesMatcher(pattern: string, escape: string): ((bytes: Uint
   };
 }
 
+/**
+ * The longest literal piece (at least 3 bytes) a value must hold to match a
+ * pattern likeBytesMatcher accepts: rows without it cannot match, so a column
+ * can be searched for it first (utf8-search.ts). Undefined when there is none.
+ */
+export function likeRequiredBytes(pattern: string, escape: string): Uint8Array | undefined {
+  let tokens: Token[];
+  try {
+    tokens = tokenize(pattern, escape);
+  } catch {
+    return undefined;
+  }
+  let best: string | undefined;
+  for (const t of tokens) {
+    if (t.kind === '_') return undefined;
+    if (t.kind === 'text') {
+      if (![...t.text].every((ch) => ch.charCodeAt(0) < 128)) return undefined;
+      if (t.text.length >= 3 && (best === undefined || t.text.length > best.length)) best = t.text;
+    }
+  }
+  return best === undefined ? undefined : Uint8Array.from(best, (ch) => ch.charCodeAt(0));
+}
+
 function occursAt(b: Uint8Array, at: number, p: Uint8Array): boolean {
   for (let k = 0; k < p.length; k++) if (b[at + k] !== p[k]) return false;
   return true;
