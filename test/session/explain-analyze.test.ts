@@ -174,3 +174,16 @@ test('a WITH query read twice runs once for both readers (random() included); re
   assert.doesNotMatch((await run('EXPLAIN WITH r AS NOT MATERIALIZED (SELECT id FROM dim) SELECT a.id FROM r a, r b')).join('\n'), /CTE Scan/);
   assert.match((await run('EXPLAIN WITH r AS MATERIALIZED (SELECT id FROM dim) SELECT id FROM r')).join('\n'), /CTE Scan on r/);
 });
+
+test('a column that a grouped primary key determines may be read ungrouped, as in PostgreSQL; others still fail with 42803', async () => {
+  assert.deepEqual(await run("SELECT name || ':' || count(*) FROM dim WHERE id <= 3 GROUP BY id ORDER BY name"), ['n1:1', 'n2:1', 'n3:1']);
+  assert.deepEqual(await run("SELECT d.name FROM ev JOIN dim d ON d.id = ev.v GROUP BY d.id HAVING d.name LIKE 'n%' ORDER BY d.name DESC LIMIT 2"), ['n9', 'n8']);
+  for (const sql of [
+    'SELECT id, count(*) FROM dim GROUP BY name',
+    'SELECT region, count(*) FROM ev GROUP BY id',
+    'SELECT b.name FROM dim a JOIN dim b ON a.id = b.id GROUP BY a.id',
+    'SELECT name FROM dim GROUP BY ROLLUP (id)',
+  ]) {
+    await assert.rejects(run(sql), (e: unknown) => (e as { sqlstate?: string }).sqlstate === '42803', sql);
+  }
+});

@@ -78,6 +78,12 @@ const GROUPING_REWRITE_QUERIES: readonly { readonly name: string; readonly sql: 
       group by c_custkey order by c_custkey limit 80`,
   },
   {
+    name: 'columns a grouped primary key determines, read without being grouped (also in HAVING and ORDER BY)',
+    sql: `select o_orderkey, o_orderdate, c.c_name, count(*) as lines, sum(l_quantity) as qty
+      from orders join customer c on c_custkey = o_custkey join lineitem on l_orderkey = o_orderkey
+      group by o_orderkey, c.c_custkey having o_totalprice > 300000 order by o_orderdate, o_orderkey limit 50`,
+  },
+  {
     name: 'aggregates of each supplier\'s parts over an inner join',
     sql: `select s_suppkey, s_name, avg(ps_supplycost) as cost, count(distinct ps_partkey) as parts
       from supplier join partsupp on ps_suppkey = s_suppkey group by s_suppkey, s_name order by s_suppkey limit 30`,

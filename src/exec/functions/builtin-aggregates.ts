@@ -761,6 +761,14 @@ export function registerBuiltinAggregates(): void {
       (a, b) => ({ parts: [...(a as { parts: Uint8Array[] }).parts, ...(b as { parts: Uint8Array[] }).parts] }),
       (s) => ((s as { parts: Uint8Array[] }).parts.length === 0 ? null : new Uint8Array(Buffer.concat((s as { parts: Uint8Array[] }).parts)))),
   });
+  // PostgreSQL 16's any_value: some non-NULL value of the group (the first one here). The
+  // binder also reads a column a grouped primary key determines through it.
+  registerAggregateFunction({
+    name: 'any_value', args: ['anyelement'], returns: (a) => a[0]!,
+    impl: () => simple(() => ({ v: null as unknown }), (s, [v]) => { const st = s as { v: unknown }; if (st.v === null) st.v = v; return st; },
+      (a, b) => ((a as { v: unknown }).v === null ? b : a),
+      (s) => (s as { v: unknown }).v),
+  });
   registerAggregateFunction({
     name: 'array_agg', args: ['anyelement'], returns: (a) => ({ kind: 'array', element: a[0]! }), strict: false,
     impl: () => simple(() => ({ v: [] as unknown[] }),

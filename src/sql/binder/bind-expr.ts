@@ -219,12 +219,42 @@ function bindColumnRef(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   const names = strList(fields);
   const { column, depth } = lookupColumn(es.scope, names, positionOf(n));
   if (es.grouping && depth === 0) {
+    if (groupedByPrimaryKey(es.scope, column, es.grouping)) return dependentColumn(column, es.grouping);
     throw new FloeError(SqlState.groupingError,
       `column "${column.relation ? `${column.relation}.` : ''}${column.name}" must appear in the GROUP BY clause or be used in an aggregate function`,
       { position: positionOf(n) });
   }
   if (depth === 0) return Exprs.column(column.index, column.type, column.name);
   return { kind: 'outerColumn', depth, index: column.index, type: column.type, name: column.name };
+}
+
+/**
+ * Whether GROUP BY holds, as plain columns, the whole primary key of the table
+ * `column` belongs to (the same range variable), so each group has one value of
+ * it: PostgreSQL then lets the query read the column ungrouped.
+ */
+function groupedByPrimaryKey(scope: Scope, column: ScopeColumn, g: GroupingContext): boolean {
+  const pk = column.tablePrimaryKey;
+  if (pk === undefined || g.sets !== undefined) return false;
+  return pk.every((name) => {
+    const key = scope.columns.find((c) => c.name === name && c.relation === column.relation && c.tableOid === column.tableOid);
+    return key !== undefined && g.keys.some((k) => k.kind === 'column' && k.index === key.index);
+  });
+}
+
+/** A column a grouped primary key determines, read as any_value(column): every row of the group holds the same value. */
+function dependentColumn(column: ScopeColumn, g: GroupingContext): Expr {
+  const resolved = resolveFunction('any_value', [column.type]);
+  if (!resolved || resolved.kind !== 'aggregate') throw new FloeError(SqlState.internalError, 'any_value is not registered');
+  const call: AggregateCall = { fn: resolved.id, args: [Exprs.column(column.index, column.type, column.name)], distinct: false, type: resolved.returnType };
+  const key = exprKey(call);
+  let i = g.aggregateStrings.indexOf(key);
+  if (i < 0) {
+    i = g.aggregates.length;
+    g.aggregates.push(call);
+    g.aggregateStrings.push(key);
+  }
+  return Exprs.column(g.keys.length + i, column.type, column.name);
 }
 
 // ---------------------------------------------------------------- constants and casts

@@ -158,8 +158,9 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
   const schema = rel.kind === 'lake' ? rel.table.namespace : rel.table.schema;
   const oid = rel.kind === 'lake' ? rel.table.id : rel.table.oid;
   const tableCols = rel.kind === 'lake' ? rel.table.columns : rel.table.columns;
+  const primaryKey = rel.kind === 'lake' && rel.table.primaryKey.length > 0 ? { tablePrimaryKey: rel.table.primaryKey } : {};
   const columns: ScopeColumn[] = tableCols.map((c, i) => ({
-    name: o.colnames[i] ?? c.name, relation: o.relation, schema, index: i, type: c.type, tableOid: oid, columnNumber: i + 1,
+    name: o.colnames[i] ?? c.name, relation: o.relation, schema, index: i, type: c.type, tableOid: oid, columnNumber: i + 1, ...primaryKey,
   }));
   for (const extra of o.extraColumns ?? []) {
     columns.push({ name: extra.name, relation: o.relation, schema, index: columns.length, type: extra.type, tableOid: 0, columnNumber: 0, hidden: true });
