@@ -247,6 +247,11 @@ function dependentColumn(column: ScopeColumn, g: GroupingContext): Expr {
   const resolved = resolveFunction('any_value', [column.type]);
   if (!resolved || resolved.kind !== 'aggregate') throw new FloeError(SqlState.internalError, 'any_value is not registered');
   const call: AggregateCall = { fn: resolved.id, args: [Exprs.column(column.index, column.type, column.name)], distinct: false, type: resolved.returnType };
+  return aggregateColumn(g, call, column.name);
+}
+
+/** The aggregate's output column for `call`, added to the grouping's aggregates unless an equal call is there. */
+function aggregateColumn(g: GroupingContext, call: AggregateCall, name: string): Expr {
   const key = exprKey(call);
   let i = g.aggregateStrings.indexOf(key);
   if (i < 0) {
@@ -254,7 +259,7 @@ function dependentColumn(column: ScopeColumn, g: GroupingContext): Expr {
     g.aggregates.push(call);
     g.aggregateStrings.push(key);
   }
-  return Exprs.column(g.keys.length + i, column.type, column.name);
+  return Exprs.column(g.keys.length + i, call.type, name);
 }
 
 // ---------------------------------------------------------------- constants and casts
@@ -592,14 +597,7 @@ function bindAggregate(ctx: BindContext, n: Raw, es: ExprScope, name: string): E
     fn: resolved.id, args: coerceArgs(ctx, args, resolved), distinct: Boolean(n.agg_distinct),
     ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), type: resolved.returnType,
   };
-  const key = exprKey(call);
-  let i = g.aggregateStrings.indexOf(key);
-  if (i < 0) {
-    i = g.aggregates.length;
-    g.aggregates.push(call);
-    g.aggregateStrings.push(key);
-  }
-  return Exprs.column(g.keys.length + i, call.type, name);
+  return aggregateColumn(g, call, name);
 }
 
 function bindAggregateArg(ctx: BindContext, a: Raw, inner: ExprScope): Expr {
