@@ -37,7 +37,7 @@ export function originOf(p: LogicalPlan, index: number, path = ''): ColumnOrigin
   }
 }
 
-/** Whether `columns` of `p`'s output hold the whole primary key of one table instance of p. */
+/** A table instance of `p` whose whole primary key `columns` of p's output hold (the origin of one of them), if any. */
 export function coversPrimaryKey(p: LogicalPlan, columns: readonly number[]): ColumnOrigin | undefined {
   const origins = columns.map((c) => originOf(p, c));
   for (const o of origins) {

@@ -7,9 +7,9 @@ import { ArrowColumn, columnSource, decodeColumn, selectColumn } from '../arrow/
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
- * ORDER BY … LIMIT: keeps at most about 2×(limit+offset) candidate rows,
- * pruning by sort whenever the buffer fills, so memory stays bounded by the
- * limit. A candidate is its sort keys and where its row is; once the buffer
+ * ORDER BY … LIMIT: keeps at most about 2×(limit+offset) candidate rows (and
+ * the batches they are in), pruning by sort whenever the buffer fills, so
+ * memory stays bounded by the limit. A candidate is its sort keys and where its row is; once the buffer
  * holds a full set, a row that does not beat the worst of it is passed over
  * on its keys alone, and only the rows finally kept are decoded.
  */
@@ -37,6 +37,7 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
         const prune = (target: number) => {
           const idx = Array.from({ length: n }, (_, i) => i);
           const cmp = keys.comparator(keyRows);
+          // Ties keep arrival order, as a stable sort of the whole input would.
           idx.sort((a, b) => cmp(a, b) || seq[a]! - seq[b]!);
           const kept = idx.slice(0, Math.min(target, n));
           keyRows = keyRows.map((c) => kept.map((i) => c[i]));
