@@ -3,6 +3,7 @@ import { conjuncts } from './expr-utils.js';
 import { provenByScan } from './rules/push-filter-into-scan.js';
 import type { LogicalPlan } from './logical/logical-plan.js';
 import { coversPrimaryKey } from './column-origin.js';
+import { equiColumns } from './rules/join-sides.js';
 
 /** What a table or relation of unknown size is taken to hold. */
 const UNKNOWN_ROWS = 1000;
@@ -26,20 +27,6 @@ function conjunctSelectivity(c: Expr): number {
   if (c.kind === 'call' && c.fn.startsWith('=(')) return 0.1;
   if (c.kind === 'like') return c.negated ? 1 - LIKE_SELECTIVITY : LIKE_SELECTIVITY;
   return 1 / 3;
-}
-
-/** The (left, right) column pairs of a join condition's column = column conjuncts. */
-function equiColumns(condition: Expr, leftWidth: number): { left: number[]; right: number[] } {
-  const left: number[] = [];
-  const right: number[] = [];
-  for (const c of conjuncts(condition)) {
-    if (c.kind !== 'call' || !c.fn.startsWith('=(') || c.args.length !== 2) continue;
-    const [a, b] = c.args as [Expr, Expr];
-    if (a.kind !== 'column' || b.kind !== 'column') continue;
-    if (a.index < leftWidth && b.index >= leftWidth) { left.push(a.index); right.push(b.index - leftWidth); }
-    else if (b.index < leftWidth && a.index >= leftWidth) { left.push(b.index); right.push(a.index - leftWidth); }
-  }
-  return { left, right };
 }
 
 /**

@@ -4,6 +4,7 @@ import { columnsUsed, conjunction, conjuncts, remapColumns } from '../expr-utils
 import { assertNever, type LogicalPlan } from '../logical/logical-plan.js';
 import type { LogicalJoin } from '../logical/logical-join.js';
 import { estimateRows } from '../estimate-rows.js';
+import { equiKeys } from '../rules/join-sides.js';
 
 /**
  * Chooses operators for a logical plan: joins with equality conditions become
@@ -87,38 +88,6 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
     default:
       return assertNever(p);
   }
-}
-
-/** Splits a join condition into equi-key pairs (left expr = right expr) and the rest. */
-export function equiKeys(condition: Expr | undefined, leftWidth: number): { left: Expr[]; right: Expr[]; residual: Expr[] } {
-  const left: Expr[] = [];
-  const right: Expr[] = [];
-  const residual: Expr[] = [];
-  for (const c of condition ? conjuncts(condition) : []) {
-    if (c.kind === 'call' && c.args.length === 2 && isEqualityFn(c.fn)) {
-      const a = columnsUsed(c.args[0]!);
-      const b = columnsUsed(c.args[1]!);
-      const side = (s: Set<number> | undefined): 'l' | 'r' | undefined => {
-        if (s === undefined || s.size === 0) return undefined;
-        const all = [...s];
-        if (all.every((i) => i < leftWidth)) return 'l';
-        if (all.every((i) => i >= leftWidth)) return 'r';
-        return undefined;
-      };
-      const sa = side(a);
-      const sb = side(b);
-      const shift = (e: Expr): Expr => remapColumns(e, (i) => i - leftWidth);
-      if (sa === 'l' && sb === 'r') { left.push(c.args[0]!); right.push(shift(c.args[1]!)); continue; }
-      if (sa === 'r' && sb === 'l') { left.push(c.args[1]!); right.push(shift(c.args[0]!)); continue; }
-    }
-    residual.push(c);
-  }
-  return { left, right, residual };
-}
-
-/** Registry ids of `=` operators start with "=(" (function-registry.ts names operators by symbol). */
-export function isEqualityFn(fn: string): boolean {
-  return fn.startsWith('=(');
 }
 
 /**

@@ -9,6 +9,7 @@ import { LogicalJoin } from '../logical/logical-join.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import { LogicalProject } from '../logical/logical-project.js';
 import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
+import { equiColumns } from './join-sides.js';
 
 const unchanged = (plan: LogicalPlan): RuleResult => ({ plan, changed: false });
 
@@ -44,15 +45,10 @@ function apply(p: LogicalPlan): RuleResult {
   const join = p.input;
   if ((join.joinType !== 'left' && join.joinType !== 'inner') || join.condition === undefined) return unchanged(p);
   const lw = join.left.columns.length;
-  // The right side's join columns, each once; per condition conjunct its (left, right) columns.
-  const rightKeys: number[] = [];
-  for (const c of conjuncts(join.condition)) {
-    if (c.kind !== 'call' || !c.fn.startsWith('=(') || c.args.length !== 2) return unchanged(p);
-    const [a, b] = c.args as [Expr, Expr];
-    if (a.kind !== 'column' || b.kind !== 'column' || (a.index < lw) === (b.index < lw)) return unchanged(p);
-    const r = Math.max(a.index, b.index) - lw;
-    if (!rightKeys.includes(r)) rightKeys.push(r);
-  }
+  const pairs = equiColumns(join.condition, lw);
+  if (!pairs.complete) return unchanged(p);
+  // The right side's join columns, each once.
+  const rightKeys = [...new Set(pairs.right)];
   if (!p.groupBy.every((k) => k.kind === 'column' && k.index < lw)) return unchanged(p);
   const key = coversPrimaryKey(join.left, p.groupBy.map((k) => (k as { index: number }).index));
   if (key === undefined || key.path !== '') return unchanged(p);
