@@ -37,13 +37,20 @@ export function originOf(p: LogicalPlan, index: number, path = ''): ColumnOrigin
   }
 }
 
+/** The table instances (by path) whose whole primary key is among `origins`. */
+export function keyedInstances(origins: readonly (ColumnOrigin | undefined)[]): Set<string> {
+  const keyed = new Set<string>();
+  for (const o of origins) {
+    if (o === undefined || keyed.has(o.path) || o.scan.table.primaryKey.length === 0) continue;
+    const held = new Set(origins.filter((x) => x?.path === o.path).map((x) => x!.column));
+    if (o.scan.table.primaryKey.every((c) => held.has(c))) keyed.add(o.path);
+  }
+  return keyed;
+}
+
 /** A table instance of `p` whose whole primary key `columns` of p's output hold (the origin of one of them), if any. */
 export function coversPrimaryKey(p: LogicalPlan, columns: readonly number[]): ColumnOrigin | undefined {
   const origins = columns.map((c) => originOf(p, c));
-  for (const o of origins) {
-    if (o === undefined || o.scan.table.primaryKey.length === 0) continue;
-    const grouped = new Set(origins.filter((x) => x?.path === o.path).map((x) => x!.column));
-    if (o.scan.table.primaryKey.every((c) => grouped.has(c))) return o;
-  }
-  return undefined;
+  const keyed = keyedInstances(origins);
+  return origins.find((o) => o !== undefined && keyed.has(o.path));
 }

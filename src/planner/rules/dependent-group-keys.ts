@@ -1,7 +1,7 @@
 import type { LogicalAggregate } from '../logical/logical-aggregate.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
-import { originOf } from '../column-origin.js';
+import { keyedInstances, originOf } from '../column-origin.js';
 
 /**
  * GROUP BY keys that the other keys determine are marked dependent, so the
@@ -16,14 +16,7 @@ import { originOf } from '../column-origin.js';
 function apply(p: LogicalPlan): RuleResult {
   if (p.kind !== 'aggregate' || p.dependentKeys !== undefined || p.groupingSets !== undefined || p.groupBy.length < 2) return { plan: p, changed: false };
   const origins = p.groupBy.map((k) => (k.kind === 'column' ? originOf(p.input, k.index) : undefined));
-  const keyed = new Set<string>();
-  for (const o of origins) if (o !== undefined && o.scan.table.primaryKey.length > 0) keyed.add(o.path);
-  const determined = new Set<string>();
-  for (const path of keyed) {
-    const grouped = new Set(origins.filter((o) => o?.path === path).map((o) => o!.column));
-    const { primaryKey } = origins.find((o) => o?.path === path)!.scan.table;
-    if (primaryKey.every((c) => grouped.has(c))) determined.add(path);
-  }
+  const determined = keyedInstances(origins);
   const dependentKeys: number[] = [];
   origins.forEach((o, i) => {
     if (o !== undefined && determined.has(o.path) && !o.scan.table.primaryKey.includes(o.column)) dependentKeys.push(i);
