@@ -252,14 +252,17 @@ function dependentColumn(column: ScopeColumn, g: GroupingContext): Expr {
 
 /** The aggregate's output column for `call`, added to the grouping's aggregates unless an equal call is there. */
 function aggregateColumn(g: GroupingContext, call: AggregateCall, name: string): Expr {
+  return Exprs.column(g.keys.length + internCall(g.aggregates, g.aggregateStrings, call), call.type, name);
+}
+
+/** The index of `call` in `calls` (with `keys`, their exprKeys), appended unless an equal call is there. */
+function internCall<T>(calls: T[], keys: string[], call: T): number {
   const key = exprKey(call);
-  let i = g.aggregateStrings.indexOf(key);
-  if (i < 0) {
-    i = g.aggregates.length;
-    g.aggregates.push(call);
-    g.aggregateStrings.push(key);
-  }
-  return Exprs.column(g.keys.length + i, call.type, name);
+  const i = keys.indexOf(key);
+  if (i >= 0) return i;
+  calls.push(call);
+  keys.push(key);
+  return calls.length - 1;
 }
 
 // ---------------------------------------------------------------- constants and casts
@@ -645,14 +648,7 @@ function bindWindowCall(ctx: BindContext, n: Raw, es: ExprScope, name: string): 
     fn: resolved.id, args: coerceArgs(ctx, args, resolved), partitionBy, orderBy,
     ...(frame ? { frame } : {}), ...(filter ? { filter } : {}), type: resolved.returnType,
   };
-  const key = exprKey(call);
-  let i = w.callStrings.indexOf(key);
-  if (i < 0) {
-    i = w.calls.length;
-    w.calls.push(call);
-    w.callStrings.push(key);
-  }
-  return Exprs.column(w.base + i, call.type, name);
+  return Exprs.column(w.base + internCall(w.calls, w.callStrings, call), call.type, name);
 }
 
 /** The aggregate's grouping-id column is numbered from here until the aggregate's width is known. */
