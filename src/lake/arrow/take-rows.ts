@@ -177,3 +177,23 @@ export function takeBatch(batch: RecordBatch, indices: Int32Array): RecordBatch 
   const children = fields.map((_, c) => takeData(batch.data.children[c]!, indices));
   return batchFromData(fields, children, indices.length);
 }
+
+/**
+ * A copy of a batch in new buffers: what a batch viewing memory that is about to be
+ * reused (WASM memory) becomes when all of its rows are kept. Flat columns are copied
+ * buffer by buffer; others are gathered (takeData).
+ */
+export function copyBatch(batch: RecordBatch): RecordBatch {
+  let all: Int32Array | undefined;
+  const children = batch.data.children.map((d) => {
+    if (d.children.length > 0 || DataType.isDictionary(d.type)) {
+      all ??= Int32Array.from({ length: batch.numRows }, (_, i) => i);
+      return takeData(d, all);
+    }
+    return mk({
+      type: d.type, offset: d.offset, length: d.length, nullCount: d.nullCount,
+      nullBitmap: d.nullBitmap?.slice(), valueOffsets: d.valueOffsets?.slice(), data: d.values?.slice(),
+    });
+  });
+  return batchFromData(batch.schema.fields, children, batch.numRows);
+}

@@ -5,7 +5,7 @@ import type { Storage } from '../storage/storage.js';
 import { physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { bytesSource, decodeParquet, decodeParquetColumns } from './parquet-io.js';
-import type { ParquetSource } from './parquet-io.js';
+import type { ParquetSource, ViewCut } from './parquet-io.js';
 
 export interface ExtraColumn {
   readonly name: string;
@@ -25,17 +25,31 @@ export async function readDataFile(
   return decodeDataFile(await storage.get(path), path, columns, extra, rowGroups);
 }
 
-/** readDataFile over bytes already fetched. */
+/**
+ * Chooses the rows of a batch (ascending; undefined keeps all) as it is decoded, before
+ * it is copied out of the decoder's memory. It must only read the batch.
+ */
+export type RowPicker = (batch: RecordBatch) => Int32Array | undefined;
+
+/**
+ * readDataFile over bytes already fetched. With `pick`, only the rows it picks from
+ * each conformed batch are kept, and only they are ever copied.
+ */
 export async function decodeDataFile(
   source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
+  pick?: RowPicker,
 ): Promise<RecordBatch[]> {
   const src = source instanceof Uint8Array ? bytesSource(source) : source;
+  const cut: ViewCut | undefined = pick === undefined ? undefined : (view) => {
+    const batch = conformBatch(view, columns, extra);
+    return { batch, rows: pick(batch) };
+  };
   // Only the columns asked for are decoded (nested ones need the whole-file reader).
   const flat = columns.every((c) => c.type.kind !== 'interval' && c.type.kind !== 'array');
   const batches = flat
-    ? await decodeParquetColumns(src, path, [...columns.map((c) => physicalName(c.fieldId)), ...extra], rowGroups)
-    : decodeParquet(src.bytes ?? new Uint8Array(await src.blob!.arrayBuffer()), path, undefined, rowGroups);
-  return batches.map((b) => conformBatch(b, columns, extra));
+    ? await decodeParquetColumns(src, path, [...columns.map((c) => physicalName(c.fieldId)), ...extra], rowGroups, cut)
+    : decodeParquet(src.bytes ?? new Uint8Array(await src.blob!.arrayBuffer()), path, undefined, rowGroups, cut);
+  return cut === undefined ? batches.map((b) => conformBatch(b, columns, extra)) : batches;
 }
 
 export function conformBatch(b: RecordBatch, columns: readonly ColumnMetadata[], extra: readonly string[]): RecordBatch {

@@ -4,13 +4,16 @@ import * as pq from 'parquet-wasm';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ByteSource } from '../storage/storage.js';
+import { copyBatch, takeBatch } from '../arrow/take-rows.js';
 import { cachedFooterRowGroups } from './parquet-footer.js';
+import { wasmBatchViews } from './wasm-views.js';
 
 /**
  * Parquet encode/decode through parquet-wasm, avoiding the traps in shared/NOTES.md:
  * - batchSize 128k rows (the 1024 default decodes ~20× slower);
  * - WASM tables are consumed with intoFFI() and copied out at once, then freed, so the
- *   next read does not grow WASM memory;
+ *   next read does not grow WASM memory; a scan that filters copies out only the rows
+ *   it keeps (ViewCut);
  * - export via arrow-js-ffi's parseTable over wasmMemory (IPC round trips cost seconds);
  * - the sync reader ignores `columns`, so a read of a few columns of a wide file goes
  *   through the async ParquetFile reader, which decodes only those (4 of lineitem's 17
@@ -121,11 +124,12 @@ function readsWhole(path: string, footer: Uint8Array, names: readonly string[], 
  * Decodes the top-level, flat columns `names` of a file (names the file lacks are left
  * out). Only those columns are read and decoded unless they are most of the file
  * (readsWhole); then the whole file is (sync reader). `path` names the
- * file in errors and keys its parsed footer.
+ * file in errors and keys its parsed footer. With `cut`, the batches are what it
+ * cuts from each decoded batch.
  */
-export async function decodeParquetColumns(source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[]): Promise<RecordBatch[]> {
+export async function decodeParquetColumns(source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[], cut?: ViewCut): Promise<RecordBatch[]> {
   const whole = async (): Promise<Uint8Array> => source.bytes ?? new Uint8Array(await source.blob!.arrayBuffer());
-  if (names.length === 0 || readsWhole(path, source.footer, names, rowGroups)) return decodeParquet(await whole(), path, undefined, rowGroups);
+  if (names.length === 0 || readsWhole(path, source.footer, names, rowGroups)) return decodeParquet(await whole(), path, undefined, rowGroups, cut);
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
   let file: pq.ParquetFile;
   try {
@@ -142,31 +146,58 @@ export async function decodeParquetColumns(source: ParquetSource, path: string, 
     } finally {
       schema.free();
     }
-    if (present.length === 0) return decodeParquet(await whole(), path, undefined, rowGroups);
+    if (present.length === 0) return decodeParquet(await whole(), path, undefined, rowGroups, cut);
     let wasmTable: pq.Table;
     try {
       wasmTable = await file.read({ columns: present, batchSize: ROW_GROUP_ROWS, ...(rowGroups === undefined ? {} : { rowGroups: [...rowGroups] }) });
     } catch (e) {
       throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
     }
-    return intoBatches(wasmTable);
+    return intoBatches(wasmTable, cut);
   } finally {
     file.free();
   }
 }
 
-/** Copies a WASM table out as Arrow JS batches and frees it. */
-function intoBatches(wasmTable: pq.Table): RecordBatch[] {
+/**
+ * What to copy out of a decoded batch still viewing WASM memory: the columns (a
+ * batch over the view's data, e.g. some of its columns) and the rows (ascending;
+ * undefined keeps all). It must only read the view and keep nothing of it.
+ */
+export type ViewCut = (view: RecordBatch) => { readonly batch: RecordBatch; readonly rows: Int32Array | undefined };
+
+/**
+ * Copies a WASM table out as Arrow JS batches and frees it. With `cut`, each batch
+ * is first read where it lies and only the part cut is copied: a scan keeping 2% of
+ * lineitem (Q6) copies 2% of its bytes, not all of them and then the kept rows again.
+ * Nothing calls into WASM until the copies are made, so the views stay valid.
+ */
+function intoBatches(wasmTable: pq.Table, cut?: ViewCut): RecordBatch[] {
   const ffi = wasmTable.intoFFI();
   try {
-    return parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true).batches;
+    const views = cut === undefined ? undefined : wasmBatchViews(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr());
+    if (cut !== undefined && views !== undefined) {
+      const out: RecordBatch[] = [];
+      for (const view of views) {
+        const { batch, rows } = cut(view);
+        if (rows === undefined) out.push(copyBatch(batch));
+        else if (rows.length > 0) out.push(takeBatch(batch, rows));
+      }
+      return out;
+    }
+    const batches = parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true).batches;
+    if (cut === undefined) return batches;
+    return batches.flatMap((b: RecordBatch) => {
+      const { batch, rows } = cut(b);
+      return rows === undefined ? [batch] : rows.length === 0 ? [] : [takeBatch(batch, rows)];
+    });
   } finally {
     ffi.drop();
   }
 }
 
 /** Decodes a whole file; `path` only names the file in errors. */
-export function decodeParquet(bytes: Uint8Array, path: string, projection?: readonly string[], rowGroups?: readonly number[]): RecordBatch[] {
+export function decodeParquet(bytes: Uint8Array, path: string, projection?: readonly string[], rowGroups?: readonly number[], cut?: ViewCut): RecordBatch[] {
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
   let wasmTable: pq.Table;
   try {
@@ -174,14 +205,8 @@ export function decodeParquet(bytes: Uint8Array, path: string, projection?: read
   } catch (e) {
     throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
   }
-  const ffi = wasmTable.intoFFI();
-  let table: Table;
-  try {
-    table = parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true);
-  } finally {
-    ffi.drop();
-  }
-  if (projection === undefined) return table.batches;
+  if (projection === undefined) return intoBatches(wasmTable, cut);
+  const table = new Table(intoBatches(wasmTable));
   const names = projection.filter((n) => table.schema.fields.some((f) => f.name === n));
   return table.select(names).batches;
 }

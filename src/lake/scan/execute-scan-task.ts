@@ -3,6 +3,7 @@ import type { Data, RecordBatch } from 'apache-arrow';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import { decodeDataFile, readDataFile } from '../format/data-file-reader.js';
+import type { RowPicker } from '../format/data-file-reader.js';
 import { bytesSource, readFooter } from '../format/parquet-io.js';
 import type { ParquetSource } from '../format/parquet-io.js';
 import { mergeOnRead } from '../merge/merge-on-read.js';
@@ -31,7 +32,7 @@ export interface ScanTaskCounters {
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
-  counters: ScanTaskCounters | undefined,
+  counters: ScanTaskCounters | undefined, pick?: RowPicker,
 ): Promise<{ batches: RecordBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
   // The store's lazy byte source reads only the footer and the chunks of the columns decoded, not the whole file.
   const blob = storage.openBlob ? await storage.openBlob(f.path) : undefined;
@@ -45,7 +46,7 @@ async function readPruned(
     if (kept.length < before) groups = kept;
   }
   if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
-  const batches = await decodeDataFile(source, f.path, task.columns, extra, groups);
+  const batches = await decodeDataFile(source, f.path, task.columns, extra, groups, pick);
   return { batches, groups, groupRows: stats?.map((g) => g.numRows) };
 }
 
@@ -85,11 +86,11 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   const merging = whole.keyColumns.length > 0 && whole.changeFiles.length > 0;
   const task = withNeededColumns(whole, merging);
   const storage = openStorage(task.storage);
-  const batches = merging ? await mergedRows(storage, task, counters) : await unmergedRows(storage, task, counters);
+  const { batches, filtered } = merging ? { batches: await mergedRows(storage, task, counters), filtered: false } : await unmergedRows(storage, task, counters);
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
   for (const b of batches) {
     if (remaining <= 0) return;
-    let rows = filterSelection(b, task.filters, task.columns);
+    let rows = filtered ? undefined : filterSelection(b, task.filters, task.columns);
     let count = rows?.length ?? b.numRows;
     if (count === 0) continue;
     if (count > remaining) {
@@ -103,26 +104,18 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   }
 }
 
-/** Base rows are cut before the merge by non-key filters only when at least this share fails them. */
-const EARLY_CUT_MIN_DROP = 0.5;
-
 async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
   // Filters on key columns can run before the merge: rows of different keys never
   // interact, so dropping other keys early cannot change a surviving key's outcome.
   const keyFilters = task.filters.filter((f) => task.keyColumns.includes(f.column));
-  const otherFilters = task.filters.filter((f) => !task.keyColumns.includes(f.column));
   // Every filter may drop base rows (and skip base row groups) before the merge: change
   // rows are always newer than base rows, so a base row failing a filter either loses
   // to a change of its key or comes out of the merge as itself and is dropped after it.
   // Change rows keep all but key filters until then: a failing change still replaces its base row.
+  // The base rows are cut as they are decoded, so the rows dropped are never copied.
+  const pick: RowPicker = (b) => filterSelection(b, task.filters, task.columns);
   const base: RecordBatch[] = [];
-  for (const f of task.baseFiles) {
-    for (const b of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters)).batches) {
-      // Key filters must cut here (see keptRuns for changes); the others are repeated after the
-      // merge, so they only cut when that saves the merge real work.
-      base.push(filterBatch(filterBatch(b, keyFilters, task.columns), otherFilters, task.columns, EARLY_CUT_MIN_DROP));
-    }
-  }
+  for (const f of task.baseFiles) base.push(...(await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters, pick)).batches);
   const changes: ChangeInput[] = [];
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;
@@ -169,13 +162,17 @@ function addRowIndex(b: RecordBatch): RecordBatch {
 }
 
 /** Base rows as stored, less deleted positions: an append table's scan, or a keyed task without change files. */
-async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
+async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<{ batches: RecordBatch[]; filtered: boolean }> {
   const wantRowId = task.projection.includes(ROW_ID_COLUMN);
   const extra = task.projection.includes(SEQ_COLUMN) ? [SEQ_FILE_COLUMN] : [];
+  // Rows are cut as they are decoded (so the rows dropped are never copied) unless
+  // something needs every row's position in its file: row ids or deletion vectors.
+  const cutEarly = task.filters.length > 0 && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
+  const pick: RowPicker | undefined = cutEarly ? (b) => filterSelection(b, task.filters, task.columns) : undefined;
   const out: RecordBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
-    const { batches, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters);
+    const { batches, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick);
     // Row positions in the file (the decoded rows are the chosen row groups, back to back),
     // needed only for row ids and deletion vectors.
     const position = groups === undefined || groupRows === undefined || (!wantRowId && deleted.size === 0) ? undefined : positionsOf(groups, groupRows);
@@ -199,7 +196,7 @@ async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTask
       out.push(b);
     }
   }
-  return out;
+  return { batches: out, filtered: cutEarly };
 }
 
 /** File row position of each decoded row when only `groups` (ascending) were decoded. */

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { columnReader } from '../../../src/lake/arrow/column-reader.js';
+import * as pq from 'parquet-wasm';
 import { decodeDataFile, readDataFile } from '../../../src/lake/format/data-file-reader.js';
+import type { RowPicker } from '../../../src/lake/format/data-file-reader.js';
 import { readFooterRowGroups } from '../../../src/lake/format/parquet-footer.js';
 import { readFooter } from '../../../src/lake/format/parquet-io.js';
 import { openStorage } from '../../../src/lake/storage/open-storage.js';
@@ -81,6 +83,43 @@ test('a narrow readDataFile decodes only its columns, with the same types and va
       // row groups restrict a projected read too
       const one = await readDataFile(storage, f.path, cols, [], [0]);
       assert.equal(one.reduce((n, b) => n + b.numRows, 0), Math.min(2000, 32768));
+    }
+  } finally { await cleanup(); }
+});
+
+test('a read that picks rows as it decodes returns exactly those rows, copied out of WASM memory', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await wh.createTable({ namespace: 'public', name: 'picked', primaryKey: ['id'], columns: COLUMNS.map((c) => ({ ...c, nullable: c.name !== 'id' })) });
+    const rows = Array.from({ length: 1500 }, (_, i) => rowOf(i));
+    const tx = await wh.begin();
+    await tx.upsert(t, 'main', columnsOf(t, rows));
+    await tx.commit();
+    await wh.optimize(t);
+    const t2 = await wh.alterTable('public', 'picked', { kind: 'addColumn', column: { name: 'later', type: { kind: 'int4' }, nullable: true } });
+    const plan = await wh.planScan({ table: t2 });
+    const f = plan.tasks[0]!.baseFiles[0]!;
+    const storage = openStorage(plan.tasks[0]!.storage);
+    const bytes = await storage.get(f.path);
+    // Every column (the whole-file reader, plus a column the file lacks) and a few (the projected reader).
+    for (const cols of [t2.columns, t2.columns.filter((c) => ['money', 'd', 'b', 'u', 'txt', 'tz'].includes(c.name))]) {
+      const full = values(await decodeDataFile(bytes, f.path, cols, [SEQ_FILE_COLUMN]), cols, [SEQ_FILE_COLUMN]);
+      const every3 = (b: RecordBatch) => Int32Array.from({ length: b.numRows }, (_, i) => i).filter((i) => i % 3 === 1);
+      const cases: [string, RowPicker, (i: number) => boolean][] = [
+        ['every third row', every3, (i) => i % 3 === 1],
+        ['all rows', () => undefined, () => true],
+        ['no row', () => new Int32Array(0), () => false],
+      ];
+      for (const [label, pick, keeps] of cases) {
+        const picked = await decodeDataFile(bytes, f.path, cols, [SEQ_FILE_COLUMN], undefined, pick);
+        assert.deepEqual(values(picked, cols, [SEQ_FILE_COLUMN]), full.filter((_, i) => keeps(i)), `${cols.length} columns, ${label}`);
+        const wasm = pq.wasmMemory().buffer;
+        for (const b of picked) {
+          for (const d of b.data.children) {
+            for (const buf of [d.values, d.valueOffsets, d.nullBitmap]) assert.notEqual(buf?.buffer, wasm, `${label}: ${b.schema.fields[b.data.children.indexOf(d)]!.name} views WASM memory`);
+          }
+        }
+      }
     }
   } finally { await cleanup(); }
 });
