@@ -4,7 +4,8 @@ import { batchFromData, buildColumnData } from '../arrow/batch-builder.js';
 import type { Storage } from '../storage/storage.js';
 import { physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
-import { bytesSource, decodeParquet, decodeParquetColumns } from './parquet-io.js';
+import type { SelectedBatch } from '../arrow/selected-batch.js';
+import { bytesSource, decodeParquet, decodeParquetColumns, decodeParquetSelected } from './parquet-io.js';
 import type { ParquetSource, ViewCut } from './parquet-io.js';
 
 export interface ExtraColumn {
@@ -25,6 +26,17 @@ export async function readDataFile(
   return decodeDataFile(await storage.get(path), path, columns, extra, rowGroups);
 }
 
+/** readDataFile over bytes already fetched. */
+export async function decodeDataFile(
+  source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
+): Promise<RecordBatch[]> {
+  const src = source instanceof Uint8Array ? bytesSource(source) : source;
+  const batches = isFlat(columns)
+    ? await decodeParquetColumns(src, path, physicalNames(columns, extra), rowGroups)
+    : decodeParquet(src.bytes ?? new Uint8Array(await src.blob!.arrayBuffer()), path, undefined, rowGroups);
+  return batches.map((b) => conformBatch(b, columns, extra));
+}
+
 /**
  * Chooses the rows of a batch (ascending; undefined keeps all) as it is decoded, before
  * it is copied out of the decoder's memory. It must only read the batch.
@@ -32,24 +44,29 @@ export async function readDataFile(
 export type RowPicker = (batch: RecordBatch) => Int32Array | undefined;
 
 /**
- * readDataFile over bytes already fetched. With `pick`, only the rows it picks from
- * each conformed batch are kept, and only they are ever copied.
+ * decodeDataFile keeping only the rows `pick` chooses of each conformed batch, chosen
+ * before the batch is copied out of the decoder (decodeParquetSelected).
  */
-export async function decodeDataFile(
-  source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
-  pick?: RowPicker,
-): Promise<RecordBatch[]> {
+export async function decodeDataFileSelected(
+  source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[], rowGroups: readonly number[] | undefined,
+  pick: RowPicker,
+): Promise<SelectedBatch[]> {
   const src = source instanceof Uint8Array ? bytesSource(source) : source;
-  const cut: ViewCut | undefined = pick === undefined ? undefined : (view) => {
+  const cut: ViewCut = (view) => {
     const batch = conformBatch(view, columns, extra);
     return { batch, rows: pick(batch) };
   };
-  // Only the columns asked for are decoded (nested ones need the whole-file reader).
-  const flat = columns.every((c) => c.type.kind !== 'interval' && c.type.kind !== 'array');
-  const batches = flat
-    ? await decodeParquetColumns(src, path, [...columns.map((c) => physicalName(c.fieldId)), ...extra], rowGroups, cut)
-    : decodeParquet(src.bytes ?? new Uint8Array(await src.blob!.arrayBuffer()), path, undefined, rowGroups, cut);
-  return cut === undefined ? batches.map((b) => conformBatch(b, columns, extra)) : batches;
+  // Nested columns need the whole-file reader, which decodes every column (readsWhole).
+  return decodeParquetSelected(src, path, isFlat(columns) ? physicalNames(columns, extra) : [], rowGroups, cut);
+}
+
+/** Only flat columns can be decoded by name; nested ones need the whole-file reader. */
+function isFlat(columns: readonly ColumnMetadata[]): boolean {
+  return columns.every((c) => c.type.kind !== 'interval' && c.type.kind !== 'array');
+}
+
+function physicalNames(columns: readonly ColumnMetadata[], extra: readonly string[]): string[] {
+  return [...columns.map((c) => physicalName(c.fieldId)), ...extra];
 }
 
 export function conformBatch(b: RecordBatch, columns: readonly ColumnMetadata[], extra: readonly string[]): RecordBatch {

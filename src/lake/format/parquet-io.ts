@@ -4,7 +4,8 @@ import * as pq from 'parquet-wasm';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ByteSource } from '../storage/storage.js';
-import { copyBatch, takeBatch } from '../arrow/take-rows.js';
+import { copySelected } from '../arrow/selected-batch.js';
+import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { cachedFooterRowGroups } from './parquet-footer.js';
 import { wasmBatchViews } from './wasm-views.js';
 
@@ -13,7 +14,7 @@ import { wasmBatchViews } from './wasm-views.js';
  * - batchSize 128k rows (the 1024 default decodes ~20× slower);
  * - WASM tables are consumed with intoFFI() and copied out at once, then freed, so the
  *   next read does not grow WASM memory; a scan that filters copies out only the rows
- *   it keeps (ViewCut);
+ *   it keeps (decodeParquetSelected);
  * - export via arrow-js-ffi's parseTable over wasmMemory (IPC round trips cost seconds);
  * - the sync reader ignores `columns`, so a read of a few columns of a wide file goes
  *   through the async ParquetFile reader, which decodes only those (4 of lineitem's 17
@@ -124,13 +125,29 @@ function readsWhole(path: string, footer: Uint8Array, names: readonly string[], 
  * Decodes the top-level, flat columns `names` of a file (names the file lacks are left
  * out). Only those columns are read and decoded unless they are most of the file
  * (readsWhole); then the whole file is (sync reader). `path` names the
- * file in errors and keys its parsed footer. With `cut`, the batches are what it
- * cuts from each decoded batch.
+ * file in errors and keys its parsed footer.
  */
-export async function decodeParquetColumns(source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[], cut?: ViewCut): Promise<RecordBatch[]> {
+export async function decodeParquetColumns(source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[]): Promise<RecordBatch[]> {
+  return readColumns(source, path, names, rowGroups, copiedBatches);
+}
+
+/**
+ * decodeParquetColumns, keeping of each decoded batch only what `cut` chooses: it reads
+ * the batch where it lies in WASM memory, so a scan keeping 2% of lineitem (Q6) copies
+ * 2% of its bytes, not all of them and then the kept rows again (copySelected).
+ */
+export async function decodeParquetSelected(
+  source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, cut: ViewCut,
+): Promise<SelectedBatch[]> {
+  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut));
+}
+
+async function readColumns<T>(
+  source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, out: (t: pq.Table) => T[],
+): Promise<T[]> {
   const whole = async (): Promise<Uint8Array> => source.bytes ?? new Uint8Array(await source.blob!.arrayBuffer());
-  if (names.length === 0 || readsWhole(path, source.footer, names, rowGroups)) return decodeParquet(await whole(), path, undefined, rowGroups, cut);
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
+  if (names.length === 0 || readsWhole(path, source.footer, names, rowGroups)) return out(readWhole(await whole(), path, rowGroups));
   let file: pq.ParquetFile;
   try {
     // parquet-wasm only calls size/slice/arrayBuffer on the handle, so a ByteSource serves.
@@ -146,67 +163,71 @@ export async function decodeParquetColumns(source: ParquetSource, path: string, 
     } finally {
       schema.free();
     }
-    if (present.length === 0) return decodeParquet(await whole(), path, undefined, rowGroups, cut);
+    if (present.length === 0) return out(readWhole(await whole(), path, rowGroups));
     let wasmTable: pq.Table;
     try {
       wasmTable = await file.read({ columns: present, batchSize: ROW_GROUP_ROWS, ...(rowGroups === undefined ? {} : { rowGroups: [...rowGroups] }) });
     } catch (e) {
       throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
     }
-    return intoBatches(wasmTable, cut);
+    return out(wasmTable);
   } finally {
     file.free();
   }
 }
 
 /**
- * What to copy out of a decoded batch still viewing WASM memory: the columns (a
- * batch over the view's data, e.g. some of its columns) and the rows (ascending;
- * undefined keeps all). It must only read the view and keep nothing of it.
+ * What to keep of a decoded batch still viewing WASM memory: the columns (a batch
+ * over the view's data, e.g. some of its columns) and the rows (ascending; undefined
+ * keeps all). It must only read the view and keep nothing of it.
  */
-export type ViewCut = (view: RecordBatch) => { readonly batch: RecordBatch; readonly rows: Int32Array | undefined };
+export type ViewCut = (view: RecordBatch) => SelectedBatch;
 
-/**
- * Copies a WASM table out as Arrow JS batches and frees it. With `cut`, each batch
- * is first read where it lies and only the part cut is copied: a scan keeping 2% of
- * lineitem (Q6) copies 2% of its bytes, not all of them and then the kept rows again.
- * Nothing calls into WASM until the copies are made, so the views stay valid.
- */
-function intoBatches(wasmTable: pq.Table, cut?: ViewCut): RecordBatch[] {
+/** Copies a WASM table out as Arrow JS batches and frees it. */
+function copiedBatches(wasmTable: pq.Table): RecordBatch[] {
   const ffi = wasmTable.intoFFI();
   try {
-    const views = cut === undefined ? undefined : wasmBatchViews(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr());
-    if (cut !== undefined && views !== undefined) {
-      const out: RecordBatch[] = [];
-      for (const view of views) {
-        const { batch, rows } = cut(view);
-        if (rows === undefined) out.push(copyBatch(batch));
-        else if (rows.length > 0) out.push(takeBatch(batch, rows));
-      }
-      return out;
-    }
-    const batches = parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true).batches;
-    if (cut === undefined) return batches;
-    return batches.flatMap((b: RecordBatch) => {
-      const { batch, rows } = cut(b);
-      return rows === undefined ? [batch] : rows.length === 0 ? [] : [takeBatch(batch, rows)];
-    });
+    return parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true).batches;
   } finally {
     ffi.drop();
   }
 }
 
-/** Decodes a whole file; `path` only names the file in errors. */
-export function decodeParquet(bytes: Uint8Array, path: string, projection?: readonly string[], rowGroups?: readonly number[], cut?: ViewCut): RecordBatch[] {
-  if (rowGroups !== undefined && rowGroups.length === 0) return [];
-  let wasmTable: pq.Table;
+/**
+ * Copies out of a WASM table what `cut` keeps of each batch, then frees it. Nothing
+ * calls into WASM until the copies are made, so the views stay valid.
+ */
+function cutBatches(wasmTable: pq.Table, cut: ViewCut): SelectedBatch[] {
+  const ffi = wasmTable.intoFFI();
   try {
-    wasmTable = pq.readParquet(bytes, { batchSize: ROW_GROUP_ROWS, ...(rowGroups === undefined ? {} : { rowGroups: [...rowGroups] }) });
+    const views = wasmBatchViews(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr())
+      // Types the views cannot size are copied out first and cut after.
+      ?? parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true).batches as RecordBatch[];
+    const out: SelectedBatch[] = [];
+    for (const view of views) {
+      const { batch, rows } = cut(view);
+      if (rows === undefined || rows.length > 0) out.push(copySelected(batch, rows));
+    }
+    return out;
+  } finally {
+    ffi.drop();
+  }
+}
+
+function readWhole(bytes: Uint8Array, path: string, rowGroups: readonly number[] | undefined): pq.Table {
+  try {
+    return pq.readParquet(bytes, { batchSize: ROW_GROUP_ROWS, ...(rowGroups === undefined ? {} : { rowGroups: [...rowGroups] }) });
   } catch (e) {
     throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
   }
-  if (projection === undefined) return intoBatches(wasmTable, cut);
-  const table = new Table(intoBatches(wasmTable));
+}
+
+/** Decodes a whole file; `path` only names the file in errors. */
+export function decodeParquet(bytes: Uint8Array, path: string, projection?: readonly string[], rowGroups?: readonly number[]): RecordBatch[] {
+  if (rowGroups !== undefined && rowGroups.length === 0) return [];
+  const batches = copiedBatches(readWhole(bytes, path, rowGroups));
+  if (projection === undefined) return batches;
+  const table = new Table(batches);
   const names = projection.filter((n) => table.schema.fields.some((f) => f.name === n));
   return table.select(names).batches;
 }

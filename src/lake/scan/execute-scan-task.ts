@@ -2,7 +2,8 @@ import { Field, Int32, Int64, makeData } from 'apache-arrow';
 import type { Data, RecordBatch } from 'apache-arrow';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
-import { decodeDataFile, readDataFile } from '../format/data-file-reader.js';
+import type { SelectedBatch } from '../arrow/selected-batch.js';
+import { decodeDataFile, decodeDataFileSelected, readDataFile } from '../format/data-file-reader.js';
 import type { RowPicker } from '../format/data-file-reader.js';
 import { bytesSource, readFooter } from '../format/parquet-io.js';
 import type { ParquetSource } from '../format/parquet-io.js';
@@ -33,7 +34,7 @@ export interface ScanTaskCounters {
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined, pick?: RowPicker,
-): Promise<{ batches: RecordBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
+): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
   // The store's lazy byte source reads only the footer and the chunks of the columns decoded, not the whole file.
   const blob = storage.openBlob ? await storage.openBlob(f.path) : undefined;
   const source: ParquetSource = blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(f.path));
@@ -46,8 +47,10 @@ async function readPruned(
     if (kept.length < before) groups = kept;
   }
   if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
-  const batches = await decodeDataFile(source, f.path, task.columns, extra, groups, pick);
-  return { batches, groups, groupRows: stats?.map((g) => g.numRows) };
+  const selected = pick === undefined
+    ? (await decodeDataFile(source, f.path, task.columns, extra, groups)).map((batch) => ({ batch, rows: undefined }))
+    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick);
+  return { selected, groups, groupRows: stats?.map((g) => g.numRows) };
 }
 
 /**
@@ -69,12 +72,6 @@ export async function* executeScanTask(whole: ScanTask, counters?: ScanTaskCount
   for await (const { batch, rows } of executeScanTaskSelected(whole, counters)) yield rows === undefined ? batch : takeRows(batch, rows);
 }
 
-/** A scan batch whose rows are `batch`'s rows `rows` (ascending), or all of them when undefined. */
-export interface SelectedBatch {
-  readonly batch: RecordBatch;
-  readonly rows: Int32Array | undefined;
-}
-
 /**
  * executeScanTask without the filter's copy: each batch comes with the rows that
  * passed, so a consumer that narrows them further (runtime join filters, residual
@@ -86,11 +83,13 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   const merging = whole.keyColumns.length > 0 && whole.changeFiles.length > 0;
   const task = withNeededColumns(whole, merging);
   const storage = openStorage(task.storage);
-  const { batches, filtered } = merging ? { batches: await mergedRows(storage, task, counters), filtered: false } : await unmergedRows(storage, task, counters);
+  const { selected, filtered } = merging
+    ? { selected: (await mergedRows(storage, task, counters)).map((batch) => ({ batch, rows: undefined })), filtered: false }
+    : await unmergedRows(storage, task, counters);
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
-  for (const b of batches) {
+  for (const { batch: b, rows: picked } of selected) {
     if (remaining <= 0) return;
-    let rows = filtered ? undefined : filterSelection(b, task.filters, task.columns);
+    let rows = filtered ? picked : filterSelection(b, task.filters, task.columns);
     let count = rows?.length ?? b.numRows;
     if (count === 0) continue;
     if (count > remaining) {
@@ -104,6 +103,9 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   }
 }
 
+/** Base rows are cut before the merge by non-key filters only when at least this share fails them. */
+const EARLY_CUT_MIN_DROP = 0.5;
+
 async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
   // Filters on key columns can run before the merge: rows of different keys never
   // interact, so dropping other keys early cannot change a surviving key's outcome.
@@ -112,10 +114,19 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   // rows are always newer than base rows, so a base row failing a filter either loses
   // to a change of its key or comes out of the merge as itself and is dropped after it.
   // Change rows keep all but key filters until then: a failing change still replaces its base row.
-  // The base rows are cut as they are decoded, so the rows dropped are never copied.
-  const pick: RowPicker = (b) => filterSelection(b, task.filters, task.columns);
+  // Base rows are cut as they are decoded, so the rows dropped are mostly never copied.
+  const pick: RowPicker = (b) => {
+    const all = filterSelection(b, task.filters, task.columns);
+    // Key filters must cut here (see keptRuns for changes); the others are repeated after the
+    // merge, so they only cut when that spares the merge most of its rows.
+    return all === undefined || all.length <= b.numRows * (1 - EARLY_CUT_MIN_DROP) ? all : filterSelection(b, keyFilters, task.columns);
+  };
   const base: RecordBatch[] = [];
-  for (const f of task.baseFiles) base.push(...(await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters, pick)).batches);
+  for (const f of task.baseFiles) {
+    for (const { batch, rows } of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters, pick)).selected) {
+      base.push(rows === undefined ? batch : takeRows(batch, rows));
+    }
+  }
   const changes: ChangeInput[] = [];
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;
@@ -162,22 +173,26 @@ function addRowIndex(b: RecordBatch): RecordBatch {
 }
 
 /** Base rows as stored, less deleted positions: an append table's scan, or a keyed task without change files. */
-async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<{ batches: RecordBatch[]; filtered: boolean }> {
+async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<{ selected: SelectedBatch[]; filtered: boolean }> {
   const wantRowId = task.projection.includes(ROW_ID_COLUMN);
   const extra = task.projection.includes(SEQ_COLUMN) ? [SEQ_FILE_COLUMN] : [];
   // Rows are cut as they are decoded (so the rows dropped are never copied) unless
   // something needs every row's position in its file: row ids or deletion vectors.
   const cutEarly = task.filters.length > 0 && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
   const pick: RowPicker | undefined = cutEarly ? (b) => filterSelection(b, task.filters, task.columns) : undefined;
-  const out: RecordBatch[] = [];
+  const out: SelectedBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
-    const { batches, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick);
+    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick);
+    if (cutEarly) {
+      out.push(...selected);
+      continue;
+    }
     // Row positions in the file (the decoded rows are the chosen row groups, back to back),
     // needed only for row ids and deletion vectors.
     const position = groups === undefined || groupRows === undefined || (!wantRowId && deleted.size === 0) ? undefined : positionsOf(groups, groupRows);
     let pos = 0;
-    for (let b of batches) {
+    for (let { batch: b } of selected) {
       const start = pos;
       pos += b.numRows;
       const at = (i: number): number => (position === undefined ? start + i : position[start + i]!);
@@ -193,10 +208,10 @@ async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTask
         for (let i = 0; i < b.numRows; i++) if (!deleted.has(at(i))) keep.push(i);
         if (keep.length < b.numRows) b = takeRows(b, keep);
       }
-      out.push(b);
+      out.push({ batch: b, rows: undefined });
     }
   }
-  return { batches: out, filtered: cutEarly };
+  return { selected: out, filtered: cutEarly };
 }
 
 /** File row position of each decoded row when only `groups` (ascending) were decoded. */

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { columnReader } from '../../../src/lake/arrow/column-reader.js';
 import * as pq from 'parquet-wasm';
-import { decodeDataFile, readDataFile } from '../../../src/lake/format/data-file-reader.js';
+import { decodeDataFile, decodeDataFileSelected, readDataFile } from '../../../src/lake/format/data-file-reader.js';
+import { takeRows } from '../../../src/lake/scan/take-rows.js';
 import type { RowPicker } from '../../../src/lake/format/data-file-reader.js';
 import { readFooterRowGroups } from '../../../src/lake/format/parquet-footer.js';
 import { readFooter } from '../../../src/lake/format/parquet-io.js';
@@ -104,20 +105,23 @@ test('a read that picks rows as it decodes returns exactly those rows, copied ou
     // Every column (the whole-file reader, plus a column the file lacks) and a few (the projected reader).
     for (const cols of [t2.columns, t2.columns.filter((c) => ['money', 'd', 'b', 'u', 'txt', 'tz'].includes(c.name))]) {
       const full = values(await decodeDataFile(bytes, f.path, cols, [SEQ_FILE_COLUMN]), cols, [SEQ_FILE_COLUMN]);
-      const every3 = (b: RecordBatch) => Int32Array.from({ length: b.numRows }, (_, i) => i).filter((i) => i % 3 === 1);
-      const cases: [string, RowPicker, (i: number) => boolean][] = [
-        ['every third row', every3, (i) => i % 3 === 1],
-        ['all rows', () => undefined, () => true],
-        ['no row', () => new Int32Array(0), () => false],
+      const every = (k: number) => (b: RecordBatch) => Int32Array.from({ length: b.numRows }, (_, i) => i).filter((i) => i % k === 1);
+      const cases: [string, RowPicker, (i: number) => boolean, boolean][] = [
+        ['every tenth row (gathered)', every(10), (i) => i % 10 === 1, false],
+        ['every third row (copied, still selected)', every(3), (i) => i % 3 === 1, true],
+        ['all rows', () => undefined, () => true, false],
+        ['no row', () => new Int32Array(0), () => false, false],
       ];
-      for (const [label, pick, keeps] of cases) {
-        const picked = await decodeDataFile(bytes, f.path, cols, [SEQ_FILE_COLUMN], undefined, pick);
-        assert.deepEqual(values(picked, cols, [SEQ_FILE_COLUMN]), full.filter((_, i) => keeps(i)), `${cols.length} columns, ${label}`);
+      for (const [label, pick, keeps, selects] of cases) {
+        const picked = await decodeDataFileSelected(bytes, f.path, cols, [SEQ_FILE_COLUMN], undefined, pick);
+        assert.ok(picked.every(({ rows }) => (rows !== undefined) === selects), `${label}: rows left selected`);
+        const kept = picked.map(({ batch, rows }) => (rows === undefined ? batch : takeRows(batch, rows)));
+        assert.deepEqual(values(kept, cols, [SEQ_FILE_COLUMN]), full.filter((_, i) => keeps(i)), `${cols.length} columns, ${label}`);
         const wasm = pq.wasmMemory().buffer;
-        for (const b of picked) {
-          for (const d of b.data.children) {
-            for (const buf of [d.values, d.valueOffsets, d.nullBitmap]) assert.notEqual(buf?.buffer, wasm, `${label}: ${b.schema.fields[b.data.children.indexOf(d)]!.name} views WASM memory`);
-          }
+        for (const { batch } of picked) {
+          batch.data.children.forEach((d, c) => {
+            for (const buf of [d.values, d.valueOffsets, d.nullBitmap]) assert.notEqual(buf?.buffer, wasm, `${label}: ${batch.schema.fields[c]!.name} views WASM memory`);
+          });
         }
       }
     }
