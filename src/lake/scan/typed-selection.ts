@@ -31,12 +31,23 @@ interface IntRange { lo: number; hi: number; ne: number[] }
  * The typed selection for the scan shapes that dominate (TPC-H's date ranges,
  * `l_discount between 0.05 and 0.07`, `l_quantity < 24`): int2/int4/date compared as
  * numbers, and Decimal (numeric(p,s)) as unscaled safe integers with the targets
- * brought to the column's scale — one pass per column, no canonical value per row.
- * Undefined for any other shape (IN, IS NULL, other types, infinite targets).
+ * brought to the column's scale, and text (`l_shipmode in ('MAIL', 'SHIP')`) as UTF-8
+ * bytes (char(n) without trailing blanks) — one pass per column, no canonical value per row. Undefined for any other
+ * shape (IS NULL, IN on numbers, other types, infinite targets).
  */
 export function typedSelection(data: Data, filters: readonly ScanFilter[], type: SqlType): TypedSelection | undefined {
-  if (filters.length === 0 || filters.some((f) => f.op === 'isNull' || f.op === 'isNotNull' || f.op === 'in')) return undefined;
+  if (filters.length === 0 || filters.some((f) => f.op === 'isNull' || f.op === 'isNotNull')) return undefined;
   const nulls = nullMask(data);
+  if ((type.kind === 'text' || type.kind === 'varchar' || type.kind === 'name' || type.kind === 'bpchar') && data.typeId === Type.Utf8) {
+    // char(n) compares without its trailing blanks, on both sides.
+    const trim = type.kind === 'bpchar';
+    const tests = filters.map((f) => utf8Test(f, trim));
+    if (tests.some((t) => t === undefined)) return undefined;
+    const bytes = data.values as Uint8Array;
+    const offs = data.valueOffsets as Int32Array;
+    return { select: (rows, n, out) => selectUtf8(bytes, offs, nulls, data.offset, tests as Utf8Test[], trim, rows, n, out), bad: () => false };
+  }
+  if (filters.some((f) => f.op === 'in')) return undefined;
   if (type.kind === 'int2' || type.kind === 'int4' || type.kind === 'date') {
     if (data.typeId !== Type.Int && data.typeId !== Type.Date) return undefined;
     if (data.typeId === Type.Date && (data.type as unknown as { unit: number }).unit !== 0) return undefined;
@@ -121,4 +132,61 @@ function selectDecimals(
     out[k++] = i;
   }
   return k;
+}
+
+/** One filter on a text column as UTF-8 bytes: their order is PostgreSQL's C-collation (code point) order. */
+interface Utf8Test {
+  readonly op: ScanFilter['op'];
+  readonly targets: readonly Uint8Array[];
+}
+
+const encoder = new TextEncoder();
+
+function utf8Test(f: ScanFilter, trim: boolean): Utf8Test | undefined {
+  const bytesOf = (v: string) => encoder.encode(trim ? v.replace(/ +$/, '') : v);
+  if (f.op === 'in') {
+    // A NULL in the list never makes the test true, so it is dropped.
+    const values = (f.values ?? []).filter((v) => v !== null && v !== undefined);
+    return values.every((v) => typeof v === 'string') ? { op: 'in', targets: values.map((v) => bytesOf(v as string)) } : undefined;
+  }
+  return typeof f.value === 'string' ? { op: f.op, targets: [bytesOf(f.value)] } : undefined;
+}
+
+function selectUtf8(
+  bytes: Uint8Array, offs: Int32Array, nulls: Uint8Array | undefined, offset: number, tests: readonly Utf8Test[], trim: boolean,
+  rows: Int32Array | undefined, n: number, out: Int32Array,
+): number {
+  let k = 0;
+  rows: for (let j = 0; j < n; j++) {
+    const i = rows === undefined ? j : rows[j]!;
+    if (!isValid(nulls, offset, i)) continue;
+    const start = offs[i]!;
+    let len = offs[i + 1]! - start;
+    if (trim) while (len > 0 && bytes[start + len - 1] === 32) len--;
+    for (const { op, targets } of tests) {
+      if (op === 'in') {
+        let found = false;
+        for (const t of targets) if (t.length === len && compareUtf8(bytes, start, len, t) === 0) { found = true; break; }
+        if (!found) continue rows;
+        continue;
+      }
+      const t = targets[0]!;
+      // Equality needs equal lengths, so most rows are decided without reading their bytes.
+      const c = (op === '=' || op === '<>') && t.length !== len ? 1 : compareUtf8(bytes, start, len, t);
+      const pass = op === '=' ? c === 0 : op === '<>' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
+      if (!pass) continue rows;
+    }
+    out[k++] = i;
+  }
+  return k;
+}
+
+/** Byte order of bytes[start, start + len) against `t`. */
+function compareUtf8(bytes: Uint8Array, start: number, len: number, t: Uint8Array): number {
+  const m = Math.min(len, t.length);
+  for (let b = 0; b < m; b++) {
+    const d = bytes[start + b]! - t[b]!;
+    if (d !== 0) return d;
+  }
+  return len - t.length;
 }

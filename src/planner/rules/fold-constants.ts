@@ -22,11 +22,15 @@ import { unwrapDateCastComparison } from './unwrap-date-cast-comparison.js';
  */
 const settingFree = new Set(['bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'date', 'timestamp', 'interval']);
 const textKinds = new Set(['text', 'unknown', 'varchar']);
+const stringKinds = new Set(['text', 'varchar', 'bpchar']);
 const textInputSafe = new Set(['bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'interval']);
 const safeType = (t: SqlType): boolean => settingFree.has(t.kind);
 
 /** Whether `e` is a tree of literals, casts and non-volatile calls over setting-free types. */
 function foldable(e: Expr): boolean {
+  // A string literal cast to a string type (the binder's char(n) IN-list items) reads no setting,
+  // and folded it is a constant the scan can filter by.
+  if (e.kind === 'cast' && e.arg.kind === 'literal' && textKinds.has(e.arg.type.kind) && stringKinds.has(e.type.kind)) return true;
   if (!safeType(e.type)) return false;
   switch (e.kind) {
     case 'literal': return true;

@@ -22,8 +22,7 @@ export function scanFilterOf(c: Expr, scan: LogicalScan): ScanFilterSpec | undef
     if (e.kind !== 'column') return undefined;
     const name = scan.projection[e.index];
     const col = scan.table.columns.find((tc) => tc.name === name);
-    // char(n) compares ignoring trailing blanks, so a literal is not comparable with stored values as is.
-    if (col?.type.kind === 'bpchar') return undefined;
+    // char(n) literals qualify too: the lake compares char(n) values without trailing blanks, as PostgreSQL does.
     return col && sameType(col.type, e.type) ? name : undefined;
   };
   const constant = (e: Expr, like: Expr): unknown => (e.kind === 'literal' && e.value !== null && sameType(e.type, like.type) ? e.value : undefined);
@@ -59,8 +58,8 @@ export function scanFilterOf(c: Expr, scan: LogicalScan): ScanFilterSpec | undef
 
 /** Column types whose scan comparisons leave nothing to re-check: exact numbers, dates and times. */
 const ORDERED_EXACTLY = new Set(['bool', 'int2', 'int4', 'int8', 'numeric', 'date', 'time', 'timestamp', 'timestamptz']);
-/** Text compares by collation; equality, IN and null tests do not depend on it. */
-const EQUALITY_ONLY = new Set(['text', 'varchar']);
+/** Text orders by collation; equality, inequality, IN and null tests do not depend on it (char(n) ignoring trailing blanks). */
+const EQUALITY_ONLY = new Set(['text', 'varchar', 'bpchar']);
 
 /**
  * Whether the lake applies `f` to every row it returns with exactly the
@@ -73,7 +72,7 @@ export function provenByScan(f: ScanFilterSpec, scan: LogicalScan): boolean {
   if (col === undefined || !isExactFilter(f, col)) return false;
   if (f.op === 'isNull' || f.op === 'isNotNull') return true;
   if (ORDERED_EXACTLY.has(col.type.kind)) return true;
-  return EQUALITY_ONLY.has(col.type.kind) && (f.op === '=' || f.op === 'in');
+  return EQUALITY_ONLY.has(col.type.kind) && (f.op === '=' || f.op === '<>' || f.op === 'in');
 }
 
 /**
