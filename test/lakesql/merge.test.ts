@@ -1,11 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startPostgres } from '../harness/postgres-server.js';
-import type { PostgresServer } from '../harness/postgres-server.js';
-import { prepareOracle } from '../harness/prepare-oracle.js';
 import { runPsql } from '../harness/run-psql.js';
-import { startLakeSqlGateway } from './lake-sql-gateway.js';
+import { startGatewayAndOracle } from './gateway-and-oracle.js';
+import type { GatewayAndOracle } from './gateway-and-oracle.js';
 import type { LakeSqlGateway } from './lake-sql-gateway.js';
 
 type Outcome = { command: string; rowCount: number | null } | { code: string };
@@ -61,22 +59,14 @@ const pg15Forms = [
 
 describe('MERGE INTO over the wire, against PostgreSQL 15', () => {
   let g: LakeSqlGateway;
-  let oracleServer: PostgresServer;
   let oracle: pg.Client;
+  let both: GatewayAndOracle | undefined;
   before(async () => {
-    [g, oracleServer] = await Promise.all([startLakeSqlGateway(), startPostgres()]);
-    const o = await prepareOracle(oracleServer);
-    oracle = new pg.Client({ host: o.host, port: o.port, user: o.user, database: o.database, types: { getTypeParser: () => (v: string) => v } });
-    await oracle.connect();
-    for (const s of setup) {
-      await g.run(s);
-      await oracle.query(s);
-    }
+    both = await startGatewayAndOracle(setup);
+    ({ g, oracle } = both);
   });
   after(async () => {
-    await oracle?.end().catch(() => undefined);
-    await g?.stop();
-    await oracleServer?.stop();
+    await both?.stop();
   });
 
   const tableRows = async (c: pg.Client, table: string) => (await c.query({ text: `SELECT * FROM ${table} ORDER BY 1, 2`, rowMode: 'array' })).rows;

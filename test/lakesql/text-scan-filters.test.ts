@@ -1,10 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startPostgres } from '../harness/postgres-server.js';
-import type { PostgresServer } from '../harness/postgres-server.js';
-import { prepareOracle } from '../harness/prepare-oracle.js';
-import { startLakeSqlGateway } from './lake-sql-gateway.js';
+import { startGatewayAndOracle } from './gateway-and-oracle.js';
+import type { GatewayAndOracle } from './gateway-and-oracle.js';
 import type { LakeSqlGateway } from './lake-sql-gateway.js';
 
 // char(n) values that differ only in trailing blanks, a tab before them, multibyte text, empty and blank-only values, NULL.
@@ -26,22 +24,14 @@ const predicates = [
 
 describe('text and char(n) filters in lake scans, against PostgreSQL 15', () => {
   let g: LakeSqlGateway;
-  let oracleServer: PostgresServer;
   let oracle: pg.Client;
+  let both: GatewayAndOracle | undefined;
   before(async () => {
-    [g, oracleServer] = await Promise.all([startLakeSqlGateway(), startPostgres()]);
-    const o = await prepareOracle(oracleServer);
-    oracle = new pg.Client({ host: o.host, port: o.port, user: o.user, database: o.database });
-    await oracle.connect();
-    for (const s of setup) {
-      await g.run(s);
-      await oracle.query(s);
-    }
+    both = await startGatewayAndOracle(setup);
+    ({ g, oracle } = both);
   });
   after(async () => {
-    await oracle?.end().catch(() => undefined);
-    await g?.stop();
-    await oracleServer?.stop();
+    await both?.stop();
   });
 
   test('each filter keeps the rows PostgreSQL keeps, on an append table and a keyed one', async () => {

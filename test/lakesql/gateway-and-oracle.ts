@@ -1,0 +1,33 @@
+import pg from 'pg';
+import { startPostgres } from '../harness/postgres-server.js';
+import { prepareOracle } from '../harness/prepare-oracle.js';
+import { startLakeSqlGateway } from './lake-sql-gateway.js';
+import type { LakeSqlGateway } from './lake-sql-gateway.js';
+
+/** A Floe gateway and a PostgreSQL 15 oracle side by side, each given the same `setup` statements. */
+export interface GatewayAndOracle {
+  readonly g: LakeSqlGateway;
+  /** A connection to the oracle that returns every value as text, as the gateway helper does. */
+  readonly oracle: pg.Client;
+  stop(): Promise<void>;
+}
+
+export async function startGatewayAndOracle(setup: readonly string[]): Promise<GatewayAndOracle> {
+  const [g, server] = await Promise.all([startLakeSqlGateway(), startPostgres()]);
+  const o = await prepareOracle(server);
+  const oracle = new pg.Client({ host: o.host, port: o.port, user: o.user, database: o.database, types: { getTypeParser: () => (v: string) => v } });
+  await oracle.connect();
+  for (const s of setup) {
+    await g.run(s);
+    await oracle.query(s);
+  }
+  return {
+    g,
+    oracle,
+    async stop() {
+      await oracle.end().catch(() => undefined);
+      await g.stop();
+      await server.stop();
+    },
+  };
+}
