@@ -156,6 +156,7 @@ function selectUtf8(
   bytes: Uint8Array, offs: Int32Array, nulls: Uint8Array | undefined, offset: number, tests: readonly Utf8Test[], trim: boolean,
   rows: Int32Array | undefined, n: number, out: Int32Array,
 ): number {
+  if (tests.length === 1 && (tests[0]!.op === 'in' || tests[0]!.op === '=')) return selectUtf8Equal(bytes, offs, nulls, offset, tests[0]!.targets, trim, rows, n, out);
   let k = 0;
   rows: for (let j = 0; j < n; j++) {
     const i = rows === undefined ? j : rows[j]!;
@@ -163,11 +164,10 @@ function selectUtf8(
     const start = offs[i]!;
     let len = offs[i + 1]! - start;
     if (trim) while (len > 0 && bytes[start + len - 1] === 32) len--;
-    for (const { op, targets } of tests) {
+    for (let f = 0; f < tests.length; f++) {
+      const { op, targets } = tests[f]!;
       if (op === 'in') {
-        let found = false;
-        for (const t of targets) if (t.length === len && compareUtf8(bytes, start, len, t) === 0) { found = true; break; }
-        if (!found) continue rows;
+        if (equalIndex(bytes, start, len, targets) < 0) continue rows;
         continue;
       }
       const t = targets[0]!;
@@ -179,6 +179,35 @@ function selectUtf8(
     out[k++] = i;
   }
   return k;
+}
+
+/** selectUtf8 for the common shape, one `=` or IN: a row passes when its bytes equal one target's. */
+function selectUtf8Equal(
+  bytes: Uint8Array, offs: Int32Array, nulls: Uint8Array | undefined, offset: number, targets: readonly Uint8Array[], trim: boolean,
+  rows: Int32Array | undefined, n: number, out: Int32Array,
+): number {
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    const i = rows === undefined ? j : rows[j]!;
+    if (nulls !== undefined && !isValid(nulls, offset, i)) continue;
+    const start = offs[i]!;
+    let len = offs[i + 1]! - start;
+    if (trim) while (len > 0 && bytes[start + len - 1] === 32) len--;
+    if (equalIndex(bytes, start, len, targets) >= 0) out[k++] = i;
+  }
+  return k;
+}
+
+/** The index of the target equal to bytes[start, start + len), or -1. */
+function equalIndex(bytes: Uint8Array, start: number, len: number, targets: readonly Uint8Array[]): number {
+  for (let t = 0; t < targets.length; t++) {
+    const tb = targets[t]!;
+    if (tb.length !== len) continue;
+    let b = 0;
+    while (b < len && bytes[start + b] === tb[b]) b++;
+    if (b === len) return t;
+  }
+  return -1;
 }
 
 /** Byte order of bytes[start, start + len) against `t`. */
