@@ -13,6 +13,7 @@ import { aggId, col, int, lit, op, rowsOf, t } from './exec-test-helpers.js';
 const dir = mkdtempSync(join(tmpdir(), 'floe-partial-agg-'));
 let wh: Warehouse;
 let facts: TableMetadata;
+let quarters: TableMetadata;
 let tiny: TableMetadata;
 const pool = createScanPool({ threads: 2 });
 
@@ -55,6 +56,12 @@ before(async () => {
   await insert(facts, Array.from({ length: 1200 }, (_, i) => row(i)));
   await insert(facts, Array.from({ length: 300 }, (_, i) => row(1200 + i)));
   await insert(facts, Array.from({ length: 200 }, (_, i) => { const r = row(i * 5); r[4] = '0.001'; return r; }));
+  // Four partitions of 1000 rows: enough rows per task for a grouping of 500 groups a task.
+  quarters = await wh.createTable({
+    namespace: 'public', name: 'quarters', primaryKey: ['id', 'part'],
+    partitionBy: [{ sourceColumn: 'part', transform: { kind: 'identity' }, name: 'part' }], columns,
+  });
+  await insert(quarters, Array.from({ length: 4000 }, (_, i) => { const r = row(i); r[9] = i % 4; return r; }));
   tiny = await wh.createTable({ namespace: 'public', name: 'tiny', primaryKey: ['id'], columns });
   await insert(tiny, Array.from({ length: 40 }, (_, i) => row(i)));
 });
@@ -285,15 +292,28 @@ test('when a partial barely reduces its rows (GROUP BY a unique key), the remain
   assert.equal(r2.local.length, 1399);
 });
 
-test('when every aggregate keeps typed columns, near-unique groups still come back as partials (a typed merge costs less than the rows)', async () => {
-  const typedOnly = aggregate(scanOf(facts), [c('id'), c('part')], [
+test('when every aggregate keeps typed columns, partials come back unless nearly every row is its own group', async () => {
+  const typed = () => [
     call('count', []), call('count', [c('amt')]), call('sum', [c('amt')]), call('avg', [c('amt')]), call('sum', [c('k')]), call('avg', [c('q')]),
     call('sum', [c('f')]), call('min', [c('d')]), call('max', [c('k')]),
-  ]);
-  const r = await bothWays(typedOnly);
-  assert.deepEqual(r.shipped, r.local);
-  assert.equal(r.local.length, 1500);
-  const extra = r.metrics.get(typedOnly)?.extra ?? {};
-  assert.equal(extra.tasksSentRows, undefined, `no task sends rows: ${JSON.stringify(extra)}`);
-  assert.ok((extra.partialInWorkers as number) >= 5);
+  ];
+  // 500 groups of a task's 1000 rows: a typed merge costs less than the rows; object states do not.
+  const halving = op('%', c('id'), int(2000));
+  const reduced = aggregate(scanOf(quarters), [halving], typed());
+  const r1 = await bothWays(reduced);
+  assert.deepEqual(r1.shipped, r1.local);
+  assert.equal(r1.local.length, 2000);
+  assert.equal(r1.metrics.get(reduced)?.extra.tasksSentRows, undefined, `no task sends rows: ${JSON.stringify(r1.metrics.get(reduced)?.extra)}`);
+  const withObjects = aggregate(scanOf(quarters), [halving], [...typed(), call('bool_or', [c('ok')])]);
+  const r2 = await bothWays(withObjects);
+  assert.deepEqual(r2.shipped, r2.local);
+  assert.ok((r2.metrics.get(withObjects)?.extra.tasksSentRows as number) >= 1, 'object states at 50% send rows');
+  // Every row its own group: the remaining tasks send rows, typed or not.
+  const unique = aggregate(scanOf(quarters), [c('id'), c('part')], typed());
+  const r3 = await bothWays(unique);
+  assert.deepEqual(r3.shipped, r3.local);
+  assert.equal(r3.local.length, 4000);
+  const extra = r3.metrics.get(unique)?.extra ?? {};
+  assert.ok((extra.tasksSentRows as number) >= 1, `expected tasks to send rows: ${JSON.stringify(extra)}`);
+  assert.ok((extra.partialInWorkers as number) >= 1, 'the first tasks still aggregate in the workers');
 });

@@ -22,6 +22,14 @@ import { checkAbort, recordMetric, recordRowsOut, selectRows } from './operator-
  */
 const ROWS_INSTEAD_MIN_GROUPS = 256;
 const ROWS_INSTEAD_GROUP_SHARE = 0.25;
+/**
+ * The share for typed partials (every aggregate columnar), which clone as a few buffers
+ * and merge at one step per group: sending rows pays only when nearly every row is its
+ * own group. Measured 2026-11-30 (SF 1, CPU of five runs): Q18's GROUP BY l_orderkey
+ * (78% of a task's rows are groups) used 12% less CPU sending rows; Q15 and Q17 (30–35%)
+ * used 17–19% more.
+ */
+const ROWS_INSTEAD_TYPED_GROUP_SHARE = 0.6;
 
 /** What ships with each scan task when a hash aggregate's input can run in the workers (plain data). */
 export interface AggregateShipment {
@@ -144,9 +152,7 @@ export async function runPartialAggregates(
   // cloning and merging as many states as rows costs more than sending the rows, so the
   // tasks not yet started send their scanned rows, and this thread aggregates them.
   let rowsInstead = false;
-  // Typed partials (every aggregate columnar) clone as a few buffers and merge in a
-  // typed pass, at most one step per group where rows would cost one per row: always worth it.
-  const typedStates = compiled.aggregation.aggs.every((ag) => ag.columnar);
+  const groupShare = compiled.aggregation.aggs.every((ag) => ag.columnar) ? ROWS_INSTEAD_TYPED_GROUP_SHARE : ROWS_INSTEAD_GROUP_SHARE;
   let tasksSentRows = 0;
   // Merges and sinks change one table; a sink awaits between steps, so they take turns.
   let turn: Promise<void> = Promise.resolve();
@@ -187,7 +193,7 @@ export async function runPartialAggregates(
         r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
         await inTurn(() => merge(r.partial));
         const fed = r.rowsOut[r.rowsOut.length - 1] ?? 0;
-        if (!inThread && !typedStates && r.partial.numGroups >= ROWS_INSTEAD_MIN_GROUPS && r.partial.numGroups > fed * ROWS_INSTEAD_GROUP_SHARE) rowsInstead = true;
+        if (!inThread && r.partial.numGroups >= ROWS_INSTEAD_MIN_GROUPS && r.partial.numGroups > fed * groupShare) rowsInstead = true;
       } catch (e) {
         failed = true;
         throw e;
