@@ -15,7 +15,7 @@ export type {
 export type { PartitionField, PartitionTransform } from './partition/partition-transform.js';
 export type { BucketNode } from './bucket/bucket-node.js';
 export { openWarehouse } from './warehouse/open-warehouse.js';
-export { executeScanTask, executeScanTaskSelected, type ScanTaskCounters } from './scan/execute-scan-task.js';
+export { executeScanTask, executeScanTaskSelected, type RowNarrower, type ScanTaskCounters } from './scan/execute-scan-task.js';
 export type { SelectedBatch } from './arrow/selected-batch.js';
 // The Arrow form of each SqlType in data files and scan output, so the executor's batches agree with the lake's.
 export { arrowTypeOf } from './arrow/arrow-type.js';

@@ -2,7 +2,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
-import type { ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
+import type { RowNarrower, ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
 import { decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
@@ -139,6 +139,24 @@ export function compileScanPipeline(f: Pick<ScanFragment, 'residual' | 'pipeline
 /** Decodes a scan task's batch into the fragment's columns (by projected name, else position). */
 export function decodeScanBatch(batch: RecordBatch, f: Pick<ScanFragment, 'columns' | 'projection'>, rows?: Int32Array): ColumnarBatch {
   return decodeColumns(batch, f.projection, f.columns.map((c) => c.type), rows);
+}
+
+/**
+ * The lake's RowNarrower for a fragment's runtime filters (undefined without any):
+ * the rows they drop are dropped as the scan decodes, so they are neither copied out
+ * of the decoder nor merged. The consumer still applies the filters to what comes
+ * back (a change row may bring back a key), counting into the same `stats`.
+ */
+export function runtimeFilterNarrower(f: Pick<ScanFragment, 'columns' | 'projection' | 'runtimeFilters'>, stats: { removed: number }): RowNarrower | undefined {
+  const filters = f.runtimeFilters;
+  if (filters === undefined || filters.length === 0) return undefined;
+  return (batch, rows) => {
+    const sel = runtimeFilterSelection(decodeScanBatch(batch, f, rows), filters, stats);
+    if (sel === undefined || rows === undefined) return sel ?? rows;
+    const out = new Int32Array(sel.length);
+    for (let j = 0; j < sel.length; j++) out[j] = rows[sel[j]!]!;
+    return out;
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { RunState } from '../run-state.js';
 import { AggregateTable } from './aggregate-table.js';
 import type { AggregateSpec, CompiledAggregation } from './aggregate-table.js';
 import {
-  applyScanPipeline, decodeScanBatch, planLakeScan, SAME_THREAD_MAX_ROWS, shippable, taskRows,
+  applyScanPipeline, decodeScanBatch, planLakeScan, runtimeFilterNarrower, SAME_THREAD_MAX_ROWS, shippable, taskRows,
 } from './lake-scan-operator.js';
 import type { CompiledScanPipeline } from './lake-scan-operator.js';
 import { runtimeFilterHook, withRuntimeFilters } from './lake-scan-operator.js';
@@ -91,7 +91,7 @@ export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, 
   const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
   const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
   const rtfStats = { removed: 0 };
-  for await (const { batch, rows } of executeScanTaskSelected(task, counters)) {
+  for await (const { batch, rows } of executeScanTaskSelected(task, counters, runtimeFilterNarrower(fragment, rtfStats))) {
     checkAbort(run);
     const n = rows?.length ?? batch.numRows;
     if (n === 0) continue;

@@ -11,7 +11,7 @@ import '../functions/builtins.js';
 import { compileAggregation } from '../operators/aggregate-table.js';
 import { aggregateScanTask } from '../operators/partial-aggregate.js';
 import type { CompiledShipment } from '../operators/partial-aggregate.js';
-import { compileScanPipeline, decodeScanBatch } from '../operators/lake-scan-operator.js';
+import { compileScanPipeline, decodeScanBatch, runtimeFilterNarrower } from '../operators/lake-scan-operator.js';
 import { selectRows } from '../operators/operator-support.js';
 import { RUNTIME_FILTER_REMOVED_KEY, runtimeFilterSelection } from '../operators/runtime-filter.js';
 import { createRunState } from '../run-state.js';
@@ -53,10 +53,9 @@ function residualOf(f: ScanFragment): CompiledExpr {
   return c;
 }
 
-async function applyFragment(batches: readonly SelectedBatch[], f: ScanFragment): Promise<RecordBatch[]> {
+async function applyFragment(batches: readonly SelectedBatch[], f: ScanFragment, stats: { removed: number }): Promise<RecordBatch[]> {
   const pred = f.residual ? residualOf(f) : undefined;
   const filters = f.runtimeFilters ?? [];
-  const stats = { removed: 0 };
   const run = createRunState({
     params: f.params, settings: new Map(f.settings), transactionStartMicros: f.transactionStartMicros,
     user: f.user, database: f.database, searchPath: f.searchPath,
@@ -102,8 +101,9 @@ export async function runScanTask(input: ScanTask | ScanWorkerInput): Promise<Sc
     const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
     if (fragment) {
       const selected: SelectedBatch[] = [];
-      for await (const b of executeScanTaskSelected(task, counters)) selected.push(b);
-      batches = await applyFragment(selected, fragment);
+      const stats = { removed: 0 };
+      for await (const b of executeScanTaskSelected(task, counters, runtimeFilterNarrower(fragment, stats))) selected.push(b);
+      batches = await applyFragment(selected, fragment, stats);
     } else {
       for await (const b of executeScanTask(task, counters)) batches.push(b);
     }

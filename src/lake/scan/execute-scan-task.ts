@@ -73,19 +73,29 @@ export async function* executeScanTask(whole: ScanTask, counters?: ScanTaskCount
 }
 
 /**
+ * The rows among `rows` (all when undefined) of a scan batch — projected, under SQL
+ * names — that the consumer's next filters may keep (its runtime join filters).
+ * It sees each batch as decoded, before the merge, and must only read it.
+ */
+export type RowNarrower = (batch: RecordBatch, rows: Int32Array | undefined) => Int32Array | undefined;
+
+/**
  * executeScanTask without the filter's copy: each batch comes with the rows that
  * passed, so a consumer that narrows them further (runtime join filters, residual
  * predicates) copies each column once at the end, and columns it drops never.
+ * `narrow` lets the consumer drop rows as they are decoded: they are then neither
+ * copied out of the decoder nor merged (Q17's lineitem keeps 0.1% of its rows).
+ * Every row it keeps still comes to the consumer, which applies its filters again.
  */
-export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanTaskCounters): AsyncIterable<SelectedBatch> {
+export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanTaskCounters, narrow?: RowNarrower): AsyncIterable<SelectedBatch> {
   // Without change files a keyed task has nothing to merge: its base rows are the answer
   // as they stand, so neither the key columns nor the sequence column need decoding.
   const merging = whole.keyColumns.length > 0 && whole.changeFiles.length > 0;
   const task = withNeededColumns(whole, merging);
   const storage = openStorage(task.storage);
   const { selected, filtered } = merging
-    ? { selected: (await mergedRows(storage, task, counters)).map((batch) => ({ batch, rows: undefined })), filtered: false }
-    : await unmergedRows(storage, task, counters);
+    ? { selected: (await mergedRows(storage, task, counters, narrow)).map((batch) => ({ batch, rows: undefined })), filtered: false }
+    : await unmergedRows(storage, task, counters, narrow);
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
   for (const { batch: b, rows: picked } of selected) {
     if (remaining <= 0) return;
@@ -106,7 +116,7 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
 /** Base rows are cut before the merge by non-key filters only when at least this share fails them. */
 const EARLY_CUT_MIN_DROP = 0.5;
 
-async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<RecordBatch[]> {
+async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined, narrow: RowNarrower | undefined): Promise<RecordBatch[]> {
   // Filters on key columns can run before the merge: rows of different keys never
   // interact, so dropping other keys early cannot change a surviving key's outcome.
   const keyFilters = task.filters.filter((f) => task.keyColumns.includes(f.column));
@@ -114,9 +124,11 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   // rows are always newer than base rows, so a base row failing a filter either loses
   // to a change of its key or comes out of the merge as itself and is dropped after it.
   // Change rows keep all but key filters until then: a failing change still replaces its base row.
-  // Base rows are cut as they are decoded, so the rows dropped are mostly never copied.
+  // The consumer's runtime filters are such filters too. Base rows are cut as they are
+  // decoded, so the rows dropped are mostly never copied.
   const pick: RowPicker = (b) => {
-    const all = filterSelection(b, task.filters, task.columns);
+    const filtered = filterSelection(b, task.filters, task.columns);
+    const all = narrow === undefined ? filtered : narrow(project(b, task), filtered);
     // Key filters must cut here (see keptRuns for changes); the others are repeated after the
     // merge, so they only cut when that spares the merge most of its rows.
     return all === undefined || all.length <= b.numRows * (1 - EARLY_CUT_MIN_DROP) ? all : filterSelection(b, keyFilters, task.columns);
@@ -173,13 +185,18 @@ function addRowIndex(b: RecordBatch): RecordBatch {
 }
 
 /** Base rows as stored, less deleted positions: an append table's scan, or a keyed task without change files. */
-async function unmergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined): Promise<{ selected: SelectedBatch[]; filtered: boolean }> {
+async function unmergedRows(
+  storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined, narrow: RowNarrower | undefined,
+): Promise<{ selected: SelectedBatch[]; filtered: boolean }> {
   const wantRowId = task.projection.includes(ROW_ID_COLUMN);
   const extra = task.projection.includes(SEQ_COLUMN) ? [SEQ_FILE_COLUMN] : [];
   // Rows are cut as they are decoded (so the rows dropped are never copied) unless
   // something needs every row's position in its file: row ids or deletion vectors.
-  const cutEarly = task.filters.length > 0 && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
-  const pick: RowPicker | undefined = cutEarly ? (b) => filterSelection(b, task.filters, task.columns) : undefined;
+  const cutEarly = (task.filters.length > 0 || narrow !== undefined) && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
+  const pick: RowPicker | undefined = !cutEarly ? undefined : (b) => {
+    const rows = filterSelection(b, task.filters, task.columns);
+    return narrow === undefined ? rows : narrow(project(b, task), rows);
+  };
   const out: SelectedBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
