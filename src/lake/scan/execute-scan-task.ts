@@ -3,7 +3,7 @@ import type { Data, RecordBatch } from 'apache-arrow';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
-import { decodeDataFile, decodeDataFileSelected, readDataFile } from '../format/data-file-reader.js';
+import { decodeDataFile, decodeDataFileSelected } from '../format/data-file-reader.js';
 import type { RowPicker } from '../format/data-file-reader.js';
 import { bytesSource, readFooter } from '../format/parquet-io.js';
 import type { ParquetSource } from '../format/parquet-io.js';
@@ -30,14 +30,22 @@ export interface ScanTaskCounters {
   rowGroupsSkippedByStats: number;
 }
 
+/**
+ * A data file to decode. The store's lazy byte source reads only the footer and the
+ * chunks of the columns decoded, not the whole file: every task reads every change
+ * file of its table, and the whole-file read then copied all of it once more into a Blob.
+ */
+async function openSource(storage: Storage, path: string): Promise<ParquetSource> {
+  const blob = storage.openBlob ? await storage.openBlob(path) : undefined;
+  return blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(path));
+}
+
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined, pick?: RowPicker,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
-  // The store's lazy byte source reads only the footer and the chunks of the columns decoded, not the whole file.
-  const blob = storage.openBlob ? await storage.openBlob(f.path) : undefined;
-  const source: ParquetSource = blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(f.path));
+  const source = await openSource(storage, f.path);
   const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
   let groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
   if (stats !== undefined && filters.length > 0) {
@@ -142,7 +150,7 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   const changes: ChangeInput[] = [];
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;
-    for (const batch of await readDataFile(storage, f.path, task.columns, [OP_COLUMN])) {
+    for (const batch of await decodeDataFile(await openSource(storage, f.path), f.path, task.columns, [OP_COLUMN])) {
       if (keyFilters.length === 0) {
         changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
       } else {
