@@ -181,7 +181,12 @@ function selectUtf8(
   return k;
 }
 
-/** selectUtf8 for the common shape, one `=` or IN: a row passes when its bytes equal one target's. */
+/**
+ * selectUtf8 for the common shape, one `=` or IN: a row passes when its bytes equal
+ * one target's. A char(n) row passes when it starts with a target and only blanks
+ * follow, so rows that differ are told apart by their first bytes, without first
+ * walking back over their padding (l_shipinstruct's 8 to 13 blanks a row).
+ */
 function selectUtf8Equal(
   bytes: Uint8Array, offs: Int32Array, nulls: Uint8Array | undefined, offset: number, targets: readonly Uint8Array[], trim: boolean,
   rows: Int32Array | undefined, n: number, out: Int32Array,
@@ -191,11 +196,25 @@ function selectUtf8Equal(
     const i = rows === undefined ? j : rows[j]!;
     if (nulls !== undefined && !isValid(nulls, offset, i)) continue;
     const start = offs[i]!;
-    let len = offs[i + 1]! - start;
-    if (trim) while (len > 0 && bytes[start + len - 1] === 32) len--;
-    if (equalIndex(bytes, start, len, targets) >= 0) out[k++] = i;
+    const len = offs[i + 1]! - start;
+    if (trim ? paddedIndex(bytes, start, len, targets) >= 0 : equalIndex(bytes, start, len, targets) >= 0) out[k++] = i;
   }
   return k;
+}
+
+/** The index of the target that bytes[start, start + len) holds followed by nothing but blanks, or -1. */
+function paddedIndex(bytes: Uint8Array, start: number, len: number, targets: readonly Uint8Array[]): number {
+  for (let t = 0; t < targets.length; t++) {
+    const tb = targets[t]!;
+    const tl = tb.length;
+    if (tl > len) continue;
+    let b = 0;
+    while (b < tl && bytes[start + b] === tb[b]) b++;
+    if (b < tl) continue;
+    while (b < len && bytes[start + b] === 32) b++;
+    if (b === len) return t;
+  }
+  return -1;
 }
 
 /** The index of the target equal to bytes[start, start + len), or -1. */
