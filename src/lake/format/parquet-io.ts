@@ -200,9 +200,12 @@ function copiedBatches(wasmTable: pq.Table): RecordBatch[] {
 function cutBatches(wasmTable: pq.Table, cut: ViewCut): SelectedBatch[] {
   const ffi = wasmTable.intoFFI();
   try {
-    const views = wasmBatchViews(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr())
-      // Types the views cannot size are copied out first and cut after.
-      ?? parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true).batches as RecordBatch[];
+    const views = wasmBatchViews(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr());
+    if (views === undefined) {
+      // Types the views cannot size: copied out first, then cut, the rows left a selection.
+      const copied = parseTable(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr(), true).batches as RecordBatch[];
+      return copied.map(cut).filter(({ rows }) => rows === undefined || rows.length > 0);
+    }
     const out: SelectedBatch[] = [];
     for (const view of views) {
       const { batch, rows } = cut(view);
