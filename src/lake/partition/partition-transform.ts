@@ -177,6 +177,9 @@ export function mayMatch(transform: PartitionTransform, sourceType: SqlType, par
     }
     const c = order(p, t);
     if (transform.kind === 'bucket') return op === '=' || op === 'in' ? c === 0 : true;
+    // char(n) orders without trailing blanks, and truncating does not keep that order
+    // ('a b' > 'a\x01', yet 'a' < 'a\x01' at width 2): only equality prunes its partitions.
+    if (transform.kind === 'truncate' && sourceType.kind === 'bpchar' && op !== '=' && op !== 'in') return true;
     if (transform.kind === 'identity') {
       switch (op) {
         case '=': case 'in': return c === 0;
