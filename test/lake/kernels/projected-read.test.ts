@@ -9,7 +9,9 @@ import { readFooterRowGroups } from '../../../src/lake/format/parquet-footer.js'
 import { readFooter } from '../../../src/lake/format/parquet-io.js';
 import { openStorage } from '../../../src/lake/storage/open-storage.js';
 import { SEQ_FILE_COLUMN, physicalName } from '../../../src/lake/table/table-layout.js';
-import type { ColumnMetadata } from '../../../src/lake/table/table-metadata.js';
+import type { ColumnMetadata, TableMetadata } from '../../../src/lake/table/table-metadata.js';
+import type { ScanTask, Warehouse } from '../../../src/lake/index.js';
+import type { Storage } from '../../../src/lake/storage/storage.js';
 import type { RecordBatch } from 'apache-arrow';
 import { columnsOf, tempWarehouse } from '../helpers/read-table.js';
 import type { Row } from '../helpers/read-table.js';
@@ -42,19 +44,34 @@ function values(batches: readonly RecordBatch[], cols: readonly ColumnMetadata[]
   return out;
 }
 
+type BaseFile = { t: TableMetadata; f: ScanTask['baseFiles'][number]; storage: Storage };
+
+/** A table created by `spec` holding `rows` in one optimized base file: the table (after `then`), that file and its store. */
+async function optimizedBaseFile(
+  wh: Warehouse, spec: Parameters<Warehouse['createTable']>[0], rows: readonly Row[], then?: (t: TableMetadata) => Promise<TableMetadata>,
+): Promise<BaseFile> {
+  const created = await wh.createTable(spec);
+  const tx = await wh.begin();
+  await tx.upsert(created, 'main', columnsOf(created, rows));
+  await tx.commit();
+  await wh.optimize(created);
+  const t = then ? await then(created) : created;
+  const plan = await wh.planScan({ table: t });
+  return { t, f: plan.tasks[0]!.baseFiles[0]!, storage: openStorage(plan.tasks[0]!.storage) };
+}
+
+/** A table of COLUMNS holding rows 0..n-1 in one optimized base file, with a column added after the file was written. */
+async function wideBaseFile(wh: Warehouse, name: string, n: number): Promise<{ t2: TableMetadata; f: BaseFile['f']; storage: Storage }> {
+  const spec = { namespace: 'public', name, primaryKey: ['id'], columns: COLUMNS.map((c) => ({ ...c, nullable: c.name !== 'id' })) };
+  const later = { kind: 'addColumn' as const, column: { name: 'later', type: { kind: 'int4' as const }, nullable: true } };
+  const { t, f, storage } = await optimizedBaseFile(wh, spec, Array.from({ length: n }, (_, i) => rowOf(i)), () => wh.alterTable('public', name, later));
+  return { t2: t, f, storage };
+}
+
 test('a narrow readDataFile decodes only its columns, with the same types and values as a full read', async () => {
   const { wh, cleanup } = await tempWarehouse();
   try {
-    const t = await wh.createTable({ namespace: 'public', name: 'wide', primaryKey: ['id'], columns: COLUMNS.map((c) => ({ ...c, nullable: c.name !== 'id' })) });
-    const rows = Array.from({ length: 2000 }, (_, i) => rowOf(i));
-    const tx = await wh.begin();
-    await tx.upsert(t, 'main', columnsOf(t, rows));
-    await tx.commit();
-    await wh.optimize(t);
-    const t2 = await wh.alterTable('public', 'wide', { kind: 'addColumn', column: { name: 'later', type: { kind: 'int4' }, nullable: true } });
-    const plan = await wh.planScan({ table: t2 });
-    const f = plan.tasks[0]!.baseFiles[0]!;
-    const storage = openStorage(plan.tasks[0]!.storage);
+    const { t2, f, storage } = await wideBaseFile(wh, 'wide', 2000);
     const all = t2.columns;
     assert.equal(readFooterRowGroups(await storage.get(f.path))![0]!.chunks.size, COLUMNS.length + 1); // + _seq
     const full = await readDataFile(storage, f.path, all, [SEQ_FILE_COLUMN]);
@@ -91,16 +108,7 @@ test('a narrow readDataFile decodes only its columns, with the same types and va
 test('a read that picks rows as it decodes returns exactly those rows, copied out of WASM memory', async () => {
   const { wh, cleanup } = await tempWarehouse();
   try {
-    const t = await wh.createTable({ namespace: 'public', name: 'picked', primaryKey: ['id'], columns: COLUMNS.map((c) => ({ ...c, nullable: c.name !== 'id' })) });
-    const rows = Array.from({ length: 1500 }, (_, i) => rowOf(i));
-    const tx = await wh.begin();
-    await tx.upsert(t, 'main', columnsOf(t, rows));
-    await tx.commit();
-    await wh.optimize(t);
-    const t2 = await wh.alterTable('public', 'picked', { kind: 'addColumn', column: { name: 'later', type: { kind: 'int4' }, nullable: true } });
-    const plan = await wh.planScan({ table: t2 });
-    const f = plan.tasks[0]!.baseFiles[0]!;
-    const storage = openStorage(plan.tasks[0]!.storage);
+    const { t2, f, storage } = await wideBaseFile(wh, 'picked', 1500);
     const bytes = await storage.get(f.path);
     // Every column (the whole-file reader, plus a column the file lacks) and a few (the projected reader).
     for (const cols of [t2.columns, t2.columns.filter((c) => ['money', 'd', 'b', 'u', 'txt', 'tz'].includes(c.name))]) {
@@ -131,18 +139,12 @@ test('a read that picks rows as it decodes returns exactly those rows, copied ou
 test('a picked read of a table with nested columns (the whole-file reader, copied out, then cut) keeps exactly the picked rows', async () => {
   const { wh, cleanup } = await tempWarehouse();
   try {
-    const t = await wh.createTable({
+    const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, arr: i % 5 === 0 ? null : [i, i + 1] }));
+    const { t, f, storage } = await optimizedBaseFile(wh, {
       namespace: 'public', name: 'nested', primaryKey: ['id'],
       columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'arr', type: { kind: 'array', element: { kind: 'int4' } }, nullable: true }],
-    });
-    const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, arr: i % 5 === 0 ? null : [i, i + 1] }));
-    const tx = await wh.begin();
-    await tx.upsert(t, 'main', columnsOf(t, rows));
-    await tx.commit();
-    await wh.optimize(t);
-    const plan = await wh.planScan({ table: t });
-    const f = plan.tasks[0]!.baseFiles[0]!;
-    const bytes = await openStorage(plan.tasks[0]!.storage).get(f.path);
+    }, rows);
+    const bytes = await storage.get(f.path);
     const picked = await decodeDataFileSelected(bytes, f.path, t.columns, [], undefined, (b) => Int32Array.from({ length: b.numRows }, (_, i) => i).filter((i) => i % 3 === 0));
     const kept = picked.map(({ batch, rows: sel }) => (sel === undefined ? batch : takeRows(batch, sel)));
     const got = values(kept, t.columns, []).map(([id, arr]) => ({ id, arr })).sort((a, b) => (a.id as number) - (b.id as number));
@@ -155,26 +157,19 @@ test('a picked read of a table with nested columns (the whole-file reader, copie
 test('a read of most columns but few of the bytes fetches only those columns\' chunks', async () => {
   const { wh, cleanup } = await tempWarehouse();
   try {
+    // Notes from a fixed LCG: text that LZ4 cannot shrink much, as TPC-H's comments.
+    let seed = 12345;
+    const word = (): string => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed.toString(36); };
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i, a: i * 3, b: i % 17, c: `${i}.25`, note: Array.from({ length: 12 }, word).join(' ') }));
     // Like partsupp: four narrow columns and one long comment holding most of the bytes.
-    const t = await wh.createTable({
+    const { t, f, storage } = await optimizedBaseFile(wh, {
       namespace: 'public', name: 'narrow_and_wide', primaryKey: ['id'],
       columns: [
         { name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'a', type: { kind: 'int4' }, nullable: true },
         { name: 'b', type: { kind: 'int4' }, nullable: true }, { name: 'c', type: { kind: 'numeric', precision: 15, scale: 2 }, nullable: true },
         { name: 'note', type: { kind: 'text' }, nullable: true },
       ],
-    });
-    // Notes from a fixed LCG: text that LZ4 cannot shrink much, as TPC-H's comments.
-    let seed = 12345;
-    const word = (): string => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed.toString(36); };
-    const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i, a: i * 3, b: i % 17, c: `${i}.25`, note: Array.from({ length: 12 }, word).join(' ') }));
-    const tx = await wh.begin();
-    await tx.upsert(t, 'main', columnsOf(t, rows));
-    await tx.commit();
-    await wh.optimize(t);
-    const plan = await wh.planScan({ table: t });
-    const f = plan.tasks[0]!.baseFiles[0]!;
-    const storage = openStorage(plan.tasks[0]!.storage);
+    }, rows);
     const blob = await storage.openBlob!(f.path);
     let fetched = 0;
     const counting = (src: typeof blob): typeof blob => ({
