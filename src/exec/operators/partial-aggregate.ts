@@ -25,9 +25,9 @@ const ROWS_INSTEAD_GROUP_SHARE = 0.25;
 /**
  * The share for typed partials (every aggregate columnar), which clone as a few buffers
  * and merge at one step per group: sending rows pays only when nearly every row is its
- * own group. Measured 2026-11-30 (SF 1, CPU of five runs): Q18's GROUP BY l_orderkey
- * (78% of a task's rows are groups) used 12% less CPU sending rows; Q15 and Q17 (30–35%)
- * used 17–19% more.
+ * own group. Measured 2026-11-30 (SF 1, gateway CPU over four to six runs, back to back):
+ * Q18's GROUP BY l_orderkey (78% of a task's rows are groups) used 12–13% less CPU sending
+ * rows; Q15 and Q17 (30–35%) used 17–19% more.
  */
 const ROWS_INSTEAD_TYPED_GROUP_SHARE = 0.6;
 
