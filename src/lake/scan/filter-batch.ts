@@ -16,14 +16,11 @@ export function isExactFilter(f: ScanFilter, col: Pick<ColumnMetadata, 'type'>):
 
 /**
  * Keeps the rows of a merged batch (physical column names) that pass every filter,
- * with SQL semantics: a comparison with NULL on either side is not true. With
- * `minDropShare` > 0 the filter is only an early cut that a later pass repeats:
- * the batch comes back whole unless at least that share of its rows fails.
+ * with SQL semantics: a comparison with NULL on either side is not true.
  */
-export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[], minDropShare = 0): RecordBatch {
+export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[]): RecordBatch {
   const keep = filterSelection(b, filters, columns);
-  // An optional filter (one a later pass repeats) keeps the batch whole unless it drops enough to pay for the copy.
-  return keep === undefined || keep.length > b.numRows * (1 - minDropShare) ? b : takeRows(b, keep);
+  return keep === undefined ? b : takeRows(b, keep);
 }
 
 /**
