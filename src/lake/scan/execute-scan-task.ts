@@ -121,6 +121,12 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   }
 }
 
+/** Rows of a decoded batch passing the task's filters and then the consumer's narrowing (undefined: all). */
+function passingRows(b: RecordBatch, task: ScanTask, narrow: RowNarrower | undefined): Int32Array | undefined {
+  const rows = filterSelection(b, task.filters, task.columns);
+  return narrow === undefined ? rows : narrow(project(b, task), rows);
+}
+
 /** Base rows are cut before the merge by non-key filters only when at least this share fails them. */
 const EARLY_CUT_MIN_DROP = 0.5;
 
@@ -135,8 +141,7 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   // The consumer's runtime filters are such filters too. Base rows are cut as they are
   // decoded, so the rows dropped are mostly never copied.
   const pick: RowPicker = (b) => {
-    const filtered = filterSelection(b, task.filters, task.columns);
-    const all = narrow === undefined ? filtered : narrow(project(b, task), filtered);
+    const all = passingRows(b, task, narrow);
     // Key filters must cut here (see keptRuns for changes); the others are repeated after the
     // merge, so they only cut when that spares the merge most of its rows.
     return all === undefined || all.length <= b.numRows * (1 - EARLY_CUT_MIN_DROP) ? all : filterSelection(b, keyFilters, task.columns);
@@ -201,10 +206,7 @@ async function unmergedRows(
   // Rows are cut as they are decoded (so the rows dropped are never copied) unless
   // something needs every row's position in its file: row ids or deletion vectors.
   const cutEarly = (task.filters.length > 0 || narrow !== undefined) && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
-  const pick: RowPicker | undefined = !cutEarly ? undefined : (b) => {
-    const rows = filterSelection(b, task.filters, task.columns);
-    return narrow === undefined ? rows : narrow(project(b, task), rows);
-  };
+  const pick: RowPicker | undefined = cutEarly ? (b) => passingRows(b, task, narrow) : undefined;
   const out: SelectedBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
