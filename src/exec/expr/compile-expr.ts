@@ -395,7 +395,9 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       let literalKeys: Set<string> | undefined;
       let literalHasNull = false;
       // A text/varchar/bpchar column still in Arrow form is tested on its UTF-8 bytes (l_shipmode IN ('MAIL', 'SHIP')).
-      const bytesColumn = constantList && e.arg.kind === 'column' && BYTE_COMPARABLE.has(t.kind) ? e.arg.index : -1;
+      // So is a leading substring of one (Q22's substring(c_phone from 1 for 2) IN ('13', '31', …)).
+      const prefix = constantList && t.kind === 'text' ? textPrefixOf(e.arg) : undefined;
+      const bytesColumn = constantList && e.arg.kind === 'column' && BYTE_COMPARABLE.has(t.kind) ? e.arg.index : prefix?.column ?? -1;
       let matchBytes: ((bytes: Uint8Array, start: number, end: number) => boolean) | undefined;
       return (b, ev, sel) => {
         const first = sel ? sel[0] : b.numRows > 0 ? 0 : undefined;
@@ -403,7 +405,8 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
           const items = list.map((f) => f(b, ev, sel)[first]);
           literalHasNull = items.some((v) => v === null);
           literalKeys = new Set(items.filter((v) => v !== null).map((v) => valueKey(v, t)));
-          if (bytesColumn >= 0) matchBytes = inListMatcher([...literalKeys].map((k) => Buffer.from(k, 'utf8')), t.kind === 'bpchar');
+          if (prefix !== undefined) matchBytes = prefixInListMatcher([...literalKeys], prefix.chars, prefix.trimBlanks);
+          else if (bytesColumn >= 0) matchBytes = inListMatcher([...literalKeys].map((k) => Buffer.from(k, 'utf8')), t.kind === 'bpchar');
         }
         const form = matchBytes !== undefined && !literalHasNull ? arrowFormOf(b, bytesColumn) : undefined;
         if (form !== undefined) {
@@ -759,6 +762,57 @@ function inListMatcher(needles: readonly Uint8Array[], trimBlanks: boolean): (by
     for (let j = 0; j < needles.length; j++) {
       const needle = needles[j]!;
       if (needle.length !== e - s) continue;
+      let same = true;
+      for (let x = 0; x < needle.length; x++) if (bytes[s + x] !== needle[x]) { same = false; break; }
+      if (same) return true;
+    }
+    return false;
+  };
+}
+
+/**
+ * The column and character count of a text expression that is a leading substring of
+ * a string column: substring(x, 1, n), substr(x, 1, n) or left(x, n) with constant n ≥ 0,
+ * where x is a text/varchar column or one cast to text (a char(n) column, cast,
+ * loses its trailing blanks); undefined for anything else.
+ */
+function textPrefixOf(e: Expr): { column: number; chars: number; trimBlanks: boolean } | undefined {
+  if (e.kind !== 'call') return undefined;
+  let x: Expr;
+  let count: Expr;
+  if ((e.fn === 'substring(text,int4,int4)' || e.fn === 'substr(text,int4,int4)') && e.args.length === 3) {
+    const start = e.args[1]!;
+    if (start.kind !== 'literal' || start.value !== 1) return undefined;
+    [x, , count] = e.args as [Expr, Expr, Expr];
+  } else if (e.fn === 'left(text,int4)' && e.args.length === 2) [x, count] = e.args as [Expr, Expr];
+  else return undefined;
+  if (count.kind !== 'literal' || typeof count.value !== 'number' || !Number.isInteger(count.value) || count.value < 0) return undefined;
+  const col = x.kind === 'cast' && x.type.kind === 'text' ? x.arg : x;
+  if (col.kind !== 'column' || !BYTE_COMPARABLE.has(col.type.kind)) return undefined;
+  return { column: col.index, chars: count.value, trimBlanks: col.type.kind === 'bpchar' };
+}
+
+/**
+ * A byte-range test for "the first `chars` characters are one of `keys`": a key of
+ * exactly `chars` characters matches a value that starts with its UTF-8 bytes (UTF-8
+ * never splits a character, so equal leading bytes are equal leading characters); a
+ * shorter key only the whole value (one shorter than `chars` is its own prefix); a
+ * longer key nothing. `trimBlanks`: the value is a char(n)'s, read without trailing blanks.
+ */
+function prefixInListMatcher(keys: readonly string[], chars: number, trimBlanks: boolean): (bytes: Uint8Array, start: number, end: number) => boolean {
+  const needles: Uint8Array[] = [];
+  const whole: boolean[] = [];
+  for (const k of keys) {
+    const n = [...k].length;
+    if (n > chars) continue;
+    needles.push(Buffer.from(k, 'utf8'));
+    whole.push(n < chars);
+  }
+  return (bytes, s, end) => {
+    const e = trimBlanks && end > s && bytes[end - 1] === 32 ? endWithoutTrailingBlanks(bytes, s, end) : end;
+    for (let j = 0; j < needles.length; j++) {
+      const needle = needles[j]!;
+      if (whole[j] ? needle.length !== e - s : needle.length > e - s) continue;
       let same = true;
       for (let x = 0; x < needle.length; x++) if (bytes[s + x] !== needle[x]) { same = false; break; }
       if (same) return true;
