@@ -197,6 +197,9 @@ function normalKey(v: unknown, t: SqlType): string {
   return valueKey(v, t);
 }
 
+/** The key column sink passes for a key it has byte-level ids for: assignGroups reads such keys' values by id. */
+const NO_VALUES: readonly unknown[] = [];
+
 /**
  * A hash aggregate's groups and states: groups are numbered densely, each
  * aggregate keeps its states in an array indexed by group number, so an
@@ -307,7 +310,14 @@ export class AggregateTable {
   }
 
   /** `index`: where the key goes — #index, #ints (an int32 key) or #packedIndex (a composite's packed number). */
-  #newGroup(key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number, index: 'map' | 'ints' | 'packed' = 'map'): number {
+  /**
+   * `textIds`: per key, the rows' byte-level ids when the key has them; its key column is
+   * then not read (sink leaves it empty): the row's value is its id's.
+   */
+  #newGroup(
+    key: unknown, keyCols: readonly (readonly unknown[])[], row: number, s: number, index: 'map' | 'ints' | 'packed' = 'map',
+    textIds?: readonly (Int32Array | undefined)[],
+  ): number {
     const c = this.#c;
     const g = this.#size++;
     if (index === 'ints') this.#ints.add(key as number, g);
@@ -316,7 +326,10 @@ export class AggregateTable {
     this.#setIndex?.push(s);
     const inSet = this.#inSet[s]!;
     const keys = this.#keys;
-    for (let k = 0; k < keys.length; k++) keys[k]!.push(row >= 0 && inSet[k] ? keyCols[k]![row] : null);
+    for (let k = 0; k < keys.length; k++) {
+      const ids = textIds?.[k];
+      keys[k]!.push(row < 0 || !inSet[k] ? null : ids !== undefined ? this.#textIds[k]!.values[ids[row]!] : keyCols[k]![row]);
+    }
     const objectAggs = this.#objectAggs;
     for (let i = 0; i < objectAggs.length; i++) {
       const a = objectAggs[i]!;
@@ -361,14 +374,15 @@ export class AggregateTable {
       if (local !== undefined) {
         // One lookup per distinct value of the batch's key, not per row.
         const tr = this.#translation(0);
+        const values = this.#textIds[0]!.values;
         for (let i = 0; i < n; i++) {
           const id = local[i]!;
           let g = tr[id]!;
           if (g < 0) {
-            const v = col[i];
+            const v = values[id];
             const key = direct ? v : v === null ? NULL_PART : normalKey(v, t);
             const found = index.get(key);
-            if (found === undefined) { g = this.#newGroup(key, keyCols, i, s); added += this.#groupBytes(key); } else g = found;
+            if (found === undefined) { g = this.#newGroup(key, keyCols, i, s, 'map', textIds); added += this.#groupBytes(key); } else g = found;
             tr[id] = g;
           }
           groups[i] = g;
@@ -465,11 +479,12 @@ export class AggregateTable {
       if (local !== undefined) {
         // A text key read as bytes: its ids translate to dictionary ids once per distinct value.
         const tr = this.#translation(k);
+        const values = this.#textIds[k]!.values;
         for (let i = 0; i < n; i++) {
           const l = local[i]!;
           let id = tr[l]!;
           if (id < 0) {
-            const v = col[i];
+            const v = values[l];
             const key = v === null || v === undefined ? null : direct ? v : normalKey(v, t);
             const before = dict.size;
             id = dict.idOf(key);
@@ -541,11 +556,11 @@ export class AggregateTable {
         // A typed table, not the Map: a Map keyed by doubles boxes each new key.
         const packed = code * 2097152 + id;
         g = packedIndex.get(packed);
-        if (g === undefined) { g = this.#newGroup(packed, keyCols, i, 0, 'packed'); added += GROUP_OVERHEAD; }
+        if (g === undefined) { g = this.#newGroup(packed, keyCols, i, 0, 'packed', textIds); added += GROUP_OVERHEAD; }
       } else {
         const packed = `${code},${id}`;
         g = index.get(packed);
-        if (g === undefined) { g = this.#newGroup(packed, keyCols, i, 0); added += GROUP_OVERHEAD; }
+        if (g === undefined) { g = this.#newGroup(packed, keyCols, i, 0, 'map', textIds); added += GROUP_OVERHEAD; }
       }
       lastGroups.set(code, id, g);
       if (small) smallGroups[code * SMALL_IDS + id] = g;
@@ -558,7 +573,7 @@ export class AggregateTable {
   async sink(b: ColumnarBatch, run: RunState): Promise<number> {
     const c = this.#c;
     const n = b.numRows;
-    const keyCols: unknown[][] = [];
+    const keyCols: (readonly unknown[])[] = [];
     const textIds: (Int32Array | undefined)[] = [];
     for (let k = 0; k < c.keyExprs.length; k++) {
       const ids = this.#textKeyIds(b, k);
@@ -569,11 +584,8 @@ export class AggregateTable {
         keyCols.push(ints !== undefined ? (ints as unknown as unknown[]) : await c.keyExprs[k]!.evaluate(b, run));
         continue;
       }
-      // The values by id: no row is decoded, and equal values share one string.
-      const values = this.#textIds[k]!.values;
-      const col = new Array<unknown>(n);
-      for (let i = 0; i < n; i++) col[i] = values[ids[i]!];
-      keyCols.push(col);
+      // Read through the ids where a value is needed (a new id or group): no row is decoded.
+      keyCols.push(NO_VALUES);
     }
     const columns = this.#columns;
     const argCols: unknown[][][] = [];
