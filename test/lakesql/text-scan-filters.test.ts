@@ -60,6 +60,13 @@ describe('text and char(n) filters in lake scans, against PostgreSQL 15', () => 
     }
   });
 
+  test('ORDER BY a char(n) column orders as PostgreSQL does (trailing blanks ignored)', async () => {
+    for (const sql of ['SELECT id FROM tf ORDER BY c, id', 'SELECT id FROM tf ORDER BY c DESC, id', 'SELECT id FROM tfk ORDER BY c NULLS FIRST, id DESC']) {
+      const theirs = (await oracle.query({ text: sql, rowMode: 'array' })).rows.map((r) => String(r[0]));
+      assert.deepEqual((await g.rows(sql)).map((r) => r[0]), theirs, sql);
+    }
+  });
+
   test('char(n) equality and IN are decided by the scan, not re-checked above it', async () => {
     const plan = (await g.rows("EXPLAIN SELECT id FROM tf WHERE c IN ('ab', 'b') AND c <> 'x'")).map((r) => r[0]).join('\n');
     assert.match(plan, /Pushed Filters: .*c IN/);
