@@ -206,6 +206,27 @@ test('aggregates match PostgreSQL 15 (result types and scales)', async () => {
   );
 });
 
+test('DISTINCT aggregates over int2/int4 arguments match PostgreSQL 15, per group (and over numeric, equal at another scale)', async () => {
+  const C: OutputColumn[] = [{ name: 'g', type: t.text }, { name: 'x', type: t.int4 }, { name: 'y', type: t.int2 }, { name: 'z', type: t.numeric }];
+  const data: [string, number | null, number | null, string | null][] = [
+    ['a', 3, 1, '1.0'], ['a', 1, 1, '1.00'], ['a', 3, null, '2'], ['a', null, 2, null], ['a', -7, 2, '2.0'],
+    ['b', 2, null, null], ['b', null, null, '0'], ['b', 2, 5, '-0.0'], ['c', null, null, null],
+  ];
+  const sqlValues = data.map(([g, x, y, z]) => `('${g}', ${x ?? 'NULL'}::int4, ${y ?? 'NULL'}::int2, ${z ?? 'NULL'}::numeric)`).join(', ');
+  const plan = aggPlan(values(C, data), [
+    { name: 'count', args: [col(1, t.int4)], distinct: true },
+    { name: 'sum', args: [col(1, t.int4)], distinct: true },
+    { name: 'avg', args: [col(2, t.int2)], distinct: true },
+    { name: 'count', args: [col(2, t.int2)] },
+    { name: 'count', args: [col(3, t.numeric)], distinct: true },
+  ]);
+  const grouped: PhysicalPlan = { ...plan, groupBy: [col(0, t.text)], columns: [C[0]!, ...plan.columns] } as PhysicalPlan;
+  await compareQuery(
+    `SELECT g, count(DISTINCT x), sum(DISTINCT x), avg(DISTINCT y), count(y), count(DISTINCT z) FROM (VALUES ${sqlValues}) v(g, x, y, z) GROUP BY g ORDER BY g`,
+    grouped,
+  );
+});
+
 test('window functions match PostgreSQL 15', async () => {
   const C: OutputColumn[] = [{ name: 'g', type: t.text }, { name: 'x', type: t.int4 }];
   const data: [string, number | null][] = [['a', 3], ['a', 1], ['a', 3], ['a', 7], ['b', 2], ['b', null], ['b', 5]];

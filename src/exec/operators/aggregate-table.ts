@@ -36,6 +36,8 @@ interface CompiledAggregate {
   readonly buffered: boolean;
   /** States live in the aggregate's typed columns (ColumnarAggregate) rather than one object per group. */
   readonly columnar: boolean;
+  /** DISTINCT over one int2/int4 argument (Q16's count(DISTINCT ps_suppkey)): its values are their own keys. */
+  readonly distinctInts: boolean;
 }
 
 /** The parts of a hash aggregate plan that decide its groups and states (what a worker needs for a partial aggregate). */
@@ -115,6 +117,7 @@ export function compileAggregation(spec: AggregateSpec, { columnar = true }: { c
       orderExprCount: a.orderBy?.length ?? 0,
       buffered,
       columnar: columnar && !buffered && impl.columnar !== undefined,
+      distinctInts: a.distinct && ordered === undefined && argTypes.length === 1 && (argTypes[0]!.kind === 'int2' || argTypes[0]!.kind === 'int4'),
     };
   });
   const dependent = new Set(spec.dependentKeys ?? []);
@@ -228,7 +231,8 @@ export class AggregateTable {
   readonly #states: unknown[][];
   /** Per aggregate, its typed columns of states (columnar aggregates). */
   readonly #columns: (ColumnarAggregate | undefined)[];
-  readonly #seen: (Set<string> | undefined)[][];
+  /** Per DISTINCT aggregate and group, the argument keys seen (rowKey; the values themselves for distinctInts). */
+  readonly #seen: (Set<unknown> | undefined)[][];
   readonly #pending: (unknown[][] | undefined)[][];
   readonly #directParts: boolean[];
   /** Composite keys: per key column, value → dense id; per inner level, (prefix, id) → prefix id. */
@@ -337,7 +341,7 @@ export class AggregateTable {
       this.#states[a]!.push(ag.impl.init());
       // Only DISTINCT/ORDER BY aggregates keep per-group buffers (indexed by group like the states).
       if (ag.buffered) {
-        this.#seen[a]!.push(ag.distinct && !ag.ordered ? new Set<string>() : undefined);
+        this.#seen[a]!.push(ag.distinct && !ag.ordered ? new Set<unknown>() : undefined);
         this.#pending[a]!.push(ag.ordered ? [] : undefined);
       }
     }
@@ -676,6 +680,22 @@ export class AggregateTable {
     const ag = this.#c.aggs[a]!;
     const states = this.#states[a]!;
     let added = 0;
+    if (ag.distinctInts) {
+      // Numbers key a Set as they are: no key string and no argument array per row, only per new value.
+      const col = cols[0]!;
+      const seenOf = this.#seen[a]!;
+      for (let k = 0; k < count; k++) {
+        const i = sel ? sel[k]! : k;
+        const g = groups[i]!;
+        const v = col[i];
+        const seen = seenOf[g]!;
+        if (seen.has(v)) continue;
+        seen.add(v);
+        added += 32;
+        states[g] = ag.impl.step(states[g], [v]);
+      }
+      return added;
+    }
     for (let k = 0; k < count; k++) {
       const i = sel ? sel[k]! : k;
       const g = groups[i]!;
