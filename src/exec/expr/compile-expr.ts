@@ -66,12 +66,6 @@ function forEach(n: number, sel: Int32Array | undefined, f: (i: number) => void)
   else for (let i = 0; i < n; i++) f(i);
 }
 
-function selectWhere(n: number, sel: Int32Array | undefined, pred: (i: number) => boolean): Int32Array {
-  const out: number[] = [];
-  forEach(n, sel, (i) => { if (pred(i)) out.push(i); });
-  return Int32Array.from(out);
-}
-
 function timeZoneOf(run: RunState): string {
   return run.evalCtx.settings.get('timezone') ?? 'UTC';
 }
@@ -718,7 +712,11 @@ function formatRows(v: ScaledVector, n: number, sel: Int32Array | undefined): un
 
 /** Rows of `batch` where a compiled predicate is true (NULL and false drop the row). */
 export function truthySelection(values: readonly unknown[], n: number): Int32Array {
-  return selectWhere(n, undefined, (i) => values[i] === true);
+  const out = new Int32Array(n);
+  let k = 0;
+  // Every row is written and kept by advancing k: no branch on the verdict (see the scan's typed selection).
+  for (let i = 0; i < n; i++) { out[k] = i; k += +(values[i] === true); }
+  return out.subarray(0, k);
 }
 
 /**

@@ -208,7 +208,8 @@ function selectUtf8Equal(
     if (nulls !== undefined && !isValid(nulls, offset, i)) continue;
     const start = offs[i]!;
     const len = offs[i + 1]! - start;
-    if (trim ? paddedIndex(bytes, start, len, targets) >= 0 : equalIndex(bytes, start, len, targets) >= 0) out[k++] = i;
+    out[k] = i;
+    k += +((trim ? paddedIndex(bytes, start, len, targets) : equalIndex(bytes, start, len, targets)) >= 0);
   }
   return k;
 }
