@@ -17,7 +17,8 @@ export interface GatewayProcess {
 }
 
 export async function startGateway(dataDir: string): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
+  // Started as `floe serve` is (bin/floe.js, npm start): with single-threaded GC.
+  const child = spawn(process.execPath, ['--single-threaded-gc', '--import', 'tsx', MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
     env: { ...process.env, FLOE_LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
