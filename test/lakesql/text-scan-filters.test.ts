@@ -34,14 +34,19 @@ describe('text and char(n) filters in lake scans, against PostgreSQL 15', () => 
     await both?.stop();
   });
 
-  test('each filter keeps the rows PostgreSQL keeps, on an append table and a keyed one', async () => {
-    for (const table of ['tf', 'tfk']) {
-      for (const p of predicates) {
-        const sql = `SELECT id FROM ${table} WHERE ${p} ORDER BY id`;
-        const theirs = (await oracle.query({ text: sql, rowMode: 'array' })).rows.map((r) => String(r[0]));
-        assert.deepEqual((await g.rows(sql)).map((r) => r[0]), theirs, sql);
-      }
+  /** Each query returns PostgreSQL's ids, in its order. */
+  async function sameIdsAsPostgres(queries: readonly string[]): Promise<void> {
+    for (const sql of queries) {
+      const theirs = (await oracle.query({ text: sql, rowMode: 'array' })).rows.map((r) => String(r[0]));
+      assert.deepEqual((await g.rows(sql)).map((r) => r[0]), theirs, sql);
     }
+  }
+
+  /** The ids each predicate keeps, on the append table and on the keyed one. */
+  const filtering = (ps: readonly string[]): string[] => ['tf', 'tfk'].flatMap((table) => ps.map((p) => `SELECT id FROM ${table} WHERE ${p} ORDER BY id`));
+
+  test('each filter keeps the rows PostgreSQL keeps, on an append table and a keyed one', async () => {
+    await sameIdsAsPostgres(filtering(predicates));
   });
 
   test('a leading substring IN a list of constants keeps the rows PostgreSQL keeps', async () => {
@@ -51,20 +56,11 @@ describe('text and char(n) filters in lake scans, against PostgreSQL 15', () => 
       "substring(c::text, 1, 3) NOT IN ('ab', 'ab ', 'ab\t')", "substring(v from 1 for 0) IN ('')", "left(c, 2) IN ('ab', 'a', '   ')",
       "substring(v, 1, 2) IN ('ab', NULL)", "substring(v, 1, 1) NOT IN ('a', NULL)", "substring(v from 1 for 4) IN ('ab c', 'ab  ', 'é')", "left(v, 1) IN ('ab', 'b')", "substring(v, 2, 1) IN ('b', ' ')",
     ];
-    for (const table of ['tf', 'tfk']) {
-      for (const p of prefixes) {
-        const sql = `SELECT id FROM ${table} WHERE ${p} ORDER BY id`;
-        const theirs = (await oracle.query({ text: sql, rowMode: 'array' })).rows.map((r) => String(r[0]));
-        assert.deepEqual((await g.rows(sql)).map((r) => r[0]), theirs, sql);
-      }
-    }
+    await sameIdsAsPostgres(filtering(prefixes));
   });
 
   test('ORDER BY a char(n) column orders as PostgreSQL does (trailing blanks ignored)', async () => {
-    for (const sql of ['SELECT id FROM tf ORDER BY c, id', 'SELECT id FROM tf ORDER BY c DESC, id', 'SELECT id FROM tfk ORDER BY c NULLS FIRST, id DESC']) {
-      const theirs = (await oracle.query({ text: sql, rowMode: 'array' })).rows.map((r) => String(r[0]));
-      assert.deepEqual((await g.rows(sql)).map((r) => r[0]), theirs, sql);
-    }
+    await sameIdsAsPostgres(['SELECT id FROM tf ORDER BY c, id', 'SELECT id FROM tf ORDER BY c DESC, id', 'SELECT id FROM tfk ORDER BY c NULLS FIRST, id DESC']);
   });
 
   test('char(n) equality and IN are decided by the scan, not re-checked above it', async () => {
