@@ -313,8 +313,8 @@ export class AggregateTable {
     return this.#size;
   }
 
-  /** `index`: where the key goes — #index, #ints (an int32 key) or #packedIndex (a composite's packed number). */
   /**
+   * `index`: where the key goes — #index, #ints (an int32 key) or #packedIndex (a composite's packed number).
    * `textIds`: per key, the rows' byte-level ids when the key has them; its key column is
    * then not read (sink leaves it empty): the row's value is its id's.
    */
