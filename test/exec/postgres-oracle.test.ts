@@ -227,6 +227,21 @@ test('DISTINCT aggregates over int2/int4 arguments match PostgreSQL 15, per grou
   );
 });
 
+test('array_agg and string_agg with DISTINCT list their values sorted, as PostgreSQL 15 does', async () => {
+  const C: OutputColumn[] = [{ name: 'x', type: t.int4 }, { name: 's', type: t.text }];
+  const data: [number | null, string | null][] = [[3, 'b'], [1, 'é'], [null, 'a'], [3, null], [2, 'b'], [-1, 'B'], [1, 'a']];
+  const sqlValues = data.map(([x, s]) => `(${x ?? 'NULL'}::int4, ${s === null ? 'NULL' : `'${s}'`}::text)`).join(', ');
+  await compareQuery(
+    `SELECT array_agg(DISTINCT x), string_agg(DISTINCT s, ','), array_agg(DISTINCT s), count(DISTINCT x) FROM (VALUES ${sqlValues}) v(x, s)`,
+    aggPlan(values(C, data), [
+      { name: 'array_agg', args: [col(0, t.int4)], distinct: true },
+      { name: 'string_agg', args: [col(1, t.text), lit(',', t.text)], distinct: true },
+      { name: 'array_agg', args: [col(1, t.text)], distinct: true },
+      { name: 'count', args: [col(0, t.int4)], distinct: true },
+    ]),
+  );
+});
+
 test('window functions match PostgreSQL 15', async () => {
   const C: OutputColumn[] = [{ name: 'g', type: t.text }, { name: 'x', type: t.int4 }];
   const data: [string, number | null][] = [['a', 3], ['a', 1], ['a', 3], ['a', 7], ['b', 2], ['b', null], ['b', 5]];

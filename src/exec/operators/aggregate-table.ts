@@ -10,7 +10,7 @@ import { compileExpr } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import { functionById } from '../functions/function-registry.js';
 import type { AggregateImpl, ColumnarAggregate, ColumnarPartial } from '../functions/function-registry.js';
-import type { HashAggregatePlan } from '../plan/physical-plan.js';
+import type { HashAggregatePlan, SortKey } from '../plan/physical-plan.js';
 import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
 import { numericKey, rowKey, trimTrailingBlanks, valueKey } from '../types/value-ops.js';
@@ -100,8 +100,13 @@ export function compileAggregation(spec: AggregateSpec, { columnar = true }: { c
     const f = functionById(a.fn);
     if (!f || f.kind !== 'aggregate' || !f.aggregate) throw new FloeError(SqlState.undefinedFunction, `aggregate ${a.fn} does not exist`);
     const argTypes = a.args.map((x) => x.type);
-    const ordered = a.orderBy && a.orderBy.length > 0
-      ? compileSortKeys(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: a.args.length + i, type: k.expr.type } })))
+    // PostgreSQL computes DISTINCT by sorting the arguments, so an aggregate that lists its
+    // input (array_agg(DISTINCT x)) gives it in their order: here too.
+    const orderBy: readonly SortKey[] | undefined = a.orderBy && a.orderBy.length > 0 ? a.orderBy
+      : a.distinct && LISTS_ITS_INPUT.has(a.fn.slice(0, a.fn.indexOf('('))) ? a.args.map((expr) => ({ expr, descending: false, nullsFirst: false }))
+        : undefined;
+    const ordered = orderBy
+      ? compileSortKeys(orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: a.args.length + i, type: k.expr.type } })))
       : undefined;
     const impl = f.aggregate(argTypes);
     const buffered = a.distinct || ordered !== undefined;
@@ -113,8 +118,8 @@ export function compileAggregation(spec: AggregateSpec, { columnar = true }: { c
       filter: a.filter ? compileExpr(a.filter) : undefined,
       distinct: a.distinct,
       ordered,
-      orderExprs: (a.orderBy ?? []).map((k) => compileExpr(k.expr)),
-      orderExprCount: a.orderBy?.length ?? 0,
+      orderExprs: (orderBy ?? []).map((k) => compileExpr(k.expr)),
+      orderExprCount: orderBy?.length ?? 0,
       buffered,
       columnar: columnar && !buffered && impl.columnar !== undefined,
       distinctInts: a.distinct && ordered === undefined && argTypes.length === 1 && (argTypes[0]!.kind === 'int2' || argTypes[0]!.kind === 'int4'),
@@ -199,6 +204,9 @@ function normalKey(v: unknown, t: SqlType): string {
   if (t.kind === 'numeric') return numericKey(v as string);
   return valueKey(v, t);
 }
+
+/** Aggregates whose result lists their input in order: under DISTINCT they take it sorted, as PostgreSQL's do. */
+const LISTS_ITS_INPUT = new Set(['array_agg', 'string_agg', 'json_agg', 'jsonb_agg', 'json_object_agg', 'jsonb_object_agg']);
 
 /** The key column sink passes for a key it has byte-level ids for: assignGroups reads such keys' values by id. */
 const NO_VALUES: readonly unknown[] = [];
