@@ -1,5 +1,7 @@
 import { closeSync, openSync, promises as fs, readSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
 import type { ByteSource } from './storage.js';
 
 /**
@@ -13,7 +15,8 @@ import type { ByteSource } from './storage.js';
  * held up by a slow disk.
  */
 export class FileSlice implements ByteSource {
-  constructor(readonly path: string, readonly start: number, readonly end: number) {}
+  /** `key`: the store's name for the file, in errors. */
+  constructor(readonly path: string, readonly start: number, readonly end: number, readonly key = path) {}
 
   get size(): number {
     return this.end - this.start;
@@ -23,17 +26,22 @@ export class FileSlice implements ByteSource {
   slice(start = 0, end = this.size): FileSlice {
     const at = (x: number): number => Math.max(0, Math.min(this.size, x < 0 ? this.size + x : x));
     const a = at(start);
-    return new FileSlice(this.path, this.start + a, this.start + Math.max(a, at(end)));
+    return new FileSlice(this.path, this.start + a, this.start + Math.max(a, at(end)), this.key);
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
     const buf = new Uint8Array(this.size);
     if (isMainThread) {
-      const fh = await fs.open(this.path, 'r');
+      let fh;
+      try {
+        fh = await fs.open(this.path, 'r');
+      } catch (e) {
+        throw missingFile(this.key, e);
+      }
       try {
         for (let off = 0; off < buf.length;) {
           const { bytesRead } = await fh.read(buf, off, buf.length - off, this.start + off);
-          if (bytesRead === 0) throw shortRead(this.path);
+          if (bytesRead === 0) throw shortRead(this.key);
           off += bytesRead;
         }
       } finally {
@@ -41,11 +49,16 @@ export class FileSlice implements ByteSource {
       }
       return buf.buffer;
     }
-    const fd = openSync(this.path, 'r');
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (e) {
+      throw missingFile(this.key, e);
+    }
     try {
       for (let off = 0; off < buf.length;) {
         const n = readSync(fd, buf, off, buf.length - off, this.start + off);
-        if (n === 0) throw shortRead(this.path);
+        if (n === 0) throw shortRead(this.key);
         off += n;
       }
     } finally {
@@ -55,6 +68,13 @@ export class FileSlice implements ByteSource {
   }
 }
 
-function shortRead(path: string): Error {
-  return new Error(`unexpected end of file reading "${path}"`);
+/** FloeError 58030 for a data file that cannot be opened (named by its store key). */
+export function missingFile(key: string, e: unknown): FloeError {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new FloeError(SqlState.ioError, `could not open data file "${key}": ${code === 'ENOENT' ? 'file is missing' : String((e as Error).message)}`, { cause: e });
+}
+
+/** FloeError XX001 for a data file shorter than the catalog says (truncated or replaced). */
+function shortRead(key: string): FloeError {
+  return new FloeError(SqlState.dataCorrupted, `could not read data file "${key}": unexpected end of file`);
 }

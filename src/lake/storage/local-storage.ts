@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { FileSlice } from './file-slice.js';
+import { FileSlice, missingFile } from './file-slice.js';
 import type { ByteSource, Storage } from './storage.js';
 
 /**
@@ -52,16 +52,16 @@ export class LocalStorage implements Storage {
     try {
       return await fs.readFile(this.#path(key));
     } catch (e) {
-      throw missing(key, e);
+      throw missingFile(key, e);
     }
   }
 
   async openBlob(key: string): Promise<ByteSource> {
     const path = this.#path(key);
     try {
-      return new FileSlice(path, 0, (await fs.stat(path)).size);
+      return new FileSlice(path, 0, (await fs.stat(path)).size, key);
     } catch (e) {
-      throw missing(key, e);
+      throw missingFile(key, e);
     }
   }
 
@@ -70,7 +70,7 @@ export class LocalStorage implements Storage {
     try {
       fh = await fs.open(this.#path(key), 'r');
     } catch (e) {
-      throw missing(key, e);
+      throw missingFile(key, e);
     }
     try {
       const buf = Buffer.alloc(length);
@@ -113,7 +113,3 @@ export class LocalStorage implements Storage {
   }
 }
 
-function missing(key: string, e: unknown): FloeError {
-  const code = (e as NodeJS.ErrnoException).code;
-  return new FloeError(SqlState.ioError, `could not open data file "${key}": ${code === 'ENOENT' ? 'file is missing' : String((e as Error).message)}`, { cause: e });
-}
