@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { startPostgres } from '../harness/postgres-server.js';
 import { prepareOracle } from '../harness/prepare-oracle.js';
@@ -30,4 +31,19 @@ export async function startGatewayAndOracle(setup: readonly string[]): Promise<G
       await server.stop();
     },
   };
+}
+
+/**
+ * Starts a gateway and an oracle before the enclosing suite's tests (handing them to
+ * `take`) and stops both after them.
+ */
+export function gatewayAndOracleForSuite(setup: readonly string[], take: (both: GatewayAndOracle) => void): void {
+  let both: GatewayAndOracle | undefined;
+  before(async () => {
+    both = await startGatewayAndOracle(setup);
+    take(both);
+  });
+  after(async () => {
+    await both?.stop();
+  });
 }

@@ -1,9 +1,8 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { runPsql } from '../harness/run-psql.js';
-import { startGatewayAndOracle } from './gateway-and-oracle.js';
-import type { GatewayAndOracle } from './gateway-and-oracle.js';
+import { gatewayAndOracleForSuite } from './gateway-and-oracle.js';
 import type { LakeSqlGateway } from './lake-sql-gateway.js';
 
 type Outcome = { command: string; rowCount: number | null } | { code: string };
@@ -60,14 +59,7 @@ const pg15Forms = [
 describe('MERGE INTO over the wire, against PostgreSQL 15', () => {
   let g: LakeSqlGateway;
   let oracle: pg.Client;
-  let both: GatewayAndOracle | undefined;
-  before(async () => {
-    both = await startGatewayAndOracle(setup);
-    ({ g, oracle } = both);
-  });
-  after(async () => {
-    await both?.stop();
-  });
+  gatewayAndOracleForSuite(setup, (both) => ({ g, oracle } = both));
 
   const tableRows = async (c: pg.Client, table: string) => (await c.query({ text: `SELECT * FROM ${table} ORDER BY 1, 2`, rowMode: 'array' })).rows;
 

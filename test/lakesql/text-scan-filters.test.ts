@@ -1,8 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startGatewayAndOracle } from './gateway-and-oracle.js';
-import type { GatewayAndOracle } from './gateway-and-oracle.js';
+import { gatewayAndOracleForSuite } from './gateway-and-oracle.js';
 import type { LakeSqlGateway } from './lake-sql-gateway.js';
 
 // char(n) values that differ only in trailing blanks, a tab before them, multibyte text, empty and blank-only values, NULL.
@@ -25,14 +24,7 @@ const predicates = [
 describe('text and char(n) filters in lake scans, against PostgreSQL 15', () => {
   let g: LakeSqlGateway;
   let oracle: pg.Client;
-  let both: GatewayAndOracle | undefined;
-  before(async () => {
-    both = await startGatewayAndOracle(setup);
-    ({ g, oracle } = both);
-  });
-  after(async () => {
-    await both?.stop();
-  });
+  gatewayAndOracleForSuite(setup, (both) => ({ g, oracle } = both));
 
   /** Each query returns PostgreSQL's ids, in its order. */
   async function sameIdsAsPostgres(queries: readonly string[]): Promise<void> {
