@@ -5,12 +5,16 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ByteSource } from '../storage/storage.js';
 import { copySelected } from '../arrow/selected-batch.js';
+import { copyBatch } from '../arrow/take-rows.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { cachedFooterRowGroups } from './parquet-footer.js';
+import { readColumnsInJs } from './native-parquet-reader.js';
 import { wasmBatchViews } from './wasm-views.js';
 
 /**
- * Parquet encode/decode through parquet-wasm, avoiding the traps in shared/NOTES.md:
+ * Parquet encode through parquet-wasm; decode in JS (native-parquet-reader.ts) for the
+ * files Floe writes, and through parquet-wasm for any other, avoiding the traps in
+ * shared/NOTES.md:
  * - batchSize 128k rows (the 1024 default decodes ~20× slower);
  * - WASM tables are consumed with intoFFI() and copied out at once, then freed, so the
  *   next read does not grow WASM memory; a scan that filters copies out only the rows
@@ -128,7 +132,7 @@ function readsWhole(path: string, footer: Uint8Array, names: readonly string[], 
  * file in errors and keys its parsed footer.
  */
 export async function decodeParquetColumns(source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[]): Promise<RecordBatch[]> {
-  return readColumns(source, path, names, rowGroups, copiedBatches);
+  return readColumns(source, path, names, rowGroups, copiedBatches, copyBatch);
 }
 
 /**
@@ -139,14 +143,22 @@ export async function decodeParquetColumns(source: ParquetSource, path: string, 
 export async function decodeParquetSelected(
   source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, cut: ViewCut,
 ): Promise<SelectedBatch[]> {
-  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut));
+  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut), (view) => {
+    const { batch, rows } = cut(view);
+    return rows === undefined || rows.length > 0 ? copySelected(batch, rows) : undefined;
+  });
 }
 
 async function readColumns<T>(
-  source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, out: (t: pq.Table) => T[],
+  source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined,
+  out: (t: pq.Table) => T[], keep: (view: RecordBatch) => T | undefined,
 ): Promise<T[]> {
   const whole = async (): Promise<Uint8Array> => source.bytes ?? new Uint8Array(await source.blob!.arrayBuffer());
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
+  if (names.length > 0) {
+    const kept = await readColumnsInJs(source, path, names, rowGroups, keep);
+    if (kept !== undefined) return kept;
+  }
   if (names.length === 0 || readsWhole(path, source.footer, names, rowGroups)) return out(readWhole(await whole(), path, rowGroups));
   let file: pq.ParquetFile;
   try {

@@ -31,6 +31,13 @@ export class FileSlice implements ByteSource {
 
   async arrayBuffer(): Promise<ArrayBuffer> {
     const buf = new Uint8Array(this.size);
+    await this.readInto(buf);
+    return buf.buffer;
+  }
+
+  /** Reads the slice into `buf` (as long as the slice), so a reader can reuse its memory. */
+  async readInto(buf: Uint8Array): Promise<void> {
+    if (buf.length !== this.size) throw new RangeError(`a ${this.size}-byte slice read into ${buf.length} bytes`);
     if (isMainThread) {
       let fh;
       try {
@@ -47,7 +54,7 @@ export class FileSlice implements ByteSource {
       } finally {
         await fh.close();
       }
-      return buf.buffer;
+      return;
     }
     let fd: number;
     try {
@@ -64,7 +71,6 @@ export class FileSlice implements ByteSource {
     } finally {
       closeSync(fd);
     }
-    return buf.buffer;
   }
 }
 

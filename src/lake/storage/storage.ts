@@ -25,4 +25,6 @@ export interface ByteSource {
   readonly size: number;
   slice(start?: number, end?: number): ByteSource;
   arrayBuffer(): Promise<ArrayBuffer>;
+  /** Reads the bytes into `target` (exactly `size` long) instead of new memory; sources that cannot leave it out. */
+  readInto?(target: Uint8Array): Promise<void>;
 }
