@@ -27,11 +27,15 @@ import { wasmBatchViews } from './wasm-views.js';
 export const ROW_GROUP_ROWS = 131072;
 
 /**
- * Data files are LZ4_RAW: measured on 754k lineitem rows (2026-11-29), reading 5
- * columns took 85–115 ms against 220–234 ms for zstd (snappy 111–150 ms,
- * uncompressed 119–146 ms), for files 1.5× larger than zstd's (41 MB against 26 MB).
- * Scans decode far more often than files are written, so decode speed wins; every
- * Parquet reader of note (parquet-mr 1.13+, Arrow, DuckDB) reads LZ4_RAW.
+ * Fixed-width columns are stored uncompressed, text and binary LZ4_RAW. Through
+ * parquet-wasm LZ4_RAW read fastest (754k lineitem rows, 5 columns, 2026-11-29:
+ * 85–115 ms against 220–234 ms for zstd, 111–150 ms snappy, 119–146 ms uncompressed),
+ * but the JS reader (native-parquet-reader.ts) reads an uncompressed PLAIN page of
+ * numbers with one copy, while LZ4 over them is costly per byte in JS: they compress
+ * into a sequence every few bytes. At SF 1 the warehouse grows from 0.92 to 1.35 GB;
+ * on 2026-11-30, 19 of the 22 TPC-H queries ran 5–33% faster (Q6 −28%, Q14 −33%).
+ * Text keeps LZ4 (it compresses 2–3×, and decompresses at 270–430 MB/s in JS).
+ * Every Parquet reader of note (parquet-mr 1.13+, Arrow, DuckDB) reads LZ4_RAW.
  *
  * Dictionary encoding only for string columns. Measured on 1M rows (int8 key, int4,
  * float8, 5000-distinct text): dictionary on every column encoded in 1.9–2.7 s to
@@ -47,6 +51,7 @@ function writerProperties(rowGroupRows: number, schema: Schema): pq.WriterProper
     .setCreatedBy('floe');
   for (const f of schema.fields) {
     if (DataType.isUtf8(f.type) || DataType.isDictionary(f.type)) b = b.setColumnDictionaryEnabled(f.name, true);
+    else if (!DataType.isBinary(f.type) && !DataType.isStruct(f.type) && !DataType.isList(f.type)) b = b.setColumnCompression(f.name, pq.Compression.UNCOMPRESSED);
   }
   return b.build();
 }
