@@ -5,3 +5,4 @@ export { optimizeLogicalPlan, nodeRules, planRules, type OptimizeOptions, type O
 export { toPhysicalPlan } from './physical/to-physical-plan.js';
 export type { LogicalPlan } from './logical/logical-plan.js';
 export type { OptimizerRule, RuleResult } from './optimizer-rule.js';
+export { finiteNumberOf } from './estimate-rows.js';

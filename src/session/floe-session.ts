@@ -14,7 +14,7 @@ import { explainPlan } from '../planner/index.js';
 import type { ScanReport } from '../planner/index.js';
 import { formatValue, parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
-import type { LakeTransaction, ScanFilter, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
+import type { DataFileInfo, LakeTransaction, ScanFilter, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
 import { bindStatement, parseStatements } from '../sql/index.js';
 import type { BoundStatement, CatalogTable, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
 import type { SystemCatalog } from '../sql/system-catalog/index.js';
@@ -30,6 +30,7 @@ import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from
 import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
+import { columnRanges, liveRows } from './table-estimates.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -305,14 +306,27 @@ class FloeSession implements SessionHandler {
   }
 
   #bindEnv(paramTypes?: readonly (SqlType | undefined)[]) {
+    // One statement's estimates read each table's file list once.
+    const listed = new Map<number, DataFileInfo[] | undefined>();
+    const filesOf = (t: CatalogTable): DataFileInfo[] | undefined => {
+      if (!listed.has(t.id)) {
+        const meta = this.#deps.warehouse.getTableById(t.id);
+        listed.set(t.id, meta === undefined ? undefined : this.#deps.warehouse.listFiles(meta));
+      }
+      return listed.get(t.id);
+    };
     return {
       warehouse: this.#deps.warehouse,
       searchPath: this.#searchPath(),
       virtualTables: this.#virtualTables(),
       paramTypes,
       estimateRows: (t: CatalogTable) => {
-        const meta = this.#deps.warehouse.getTableById(t.id);
-        return meta === undefined ? undefined : this.#deps.warehouse.listFiles(meta).reduce((n, f) => n + f.rowCount - f.deletedRows, 0);
+        const files = filesOf(t);
+        return files === undefined ? undefined : liveRows(files);
+      },
+      columnRanges: (t: CatalogTable) => {
+        const files = filesOf(t);
+        return files === undefined ? undefined : columnRanges(files, t.columns);
       },
     };
   }

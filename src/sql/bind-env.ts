@@ -43,4 +43,10 @@ export interface BindEnv {
   readonly paramTypes?: readonly (SqlType | undefined)[];
   /** The table's current row count, roughly; the planner picks hash-join build sides by it. */
   readonly estimateRows?: (table: CatalogTable) => number | undefined;
+  /**
+   * [min, max] of the table's ordered numeric columns (numbers, numeric, dates,
+   * timestamps) over its live files' statistics, by column name; the planner's
+   * estimates take the share of that span a range filter keeps.
+   */
+  readonly columnRanges?: (table: CatalogTable) => Readonly<Record<string, readonly [number, number]>> | undefined;
 }

@@ -9,4 +9,6 @@ export interface ScanTable extends LakeTableRef {
   readonly partitionColumns: readonly string[];
   /** Live rows when the statement was bound (base plus change rows, so an overestimate while changes are pending). */
   readonly rowEstimate?: number;
+  /** [min, max] of ordered numeric columns over the live files' statistics (see BindEnv.columnRanges). */
+  readonly columnRanges?: Readonly<Record<string, readonly [number, number]>>;
 }

@@ -186,9 +186,10 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
   return { plan, scope };
 }
 
-function rowEstimateOf(ctx: BindContext, t: CatalogTable): { rowEstimate?: number } {
+function rowEstimateOf(ctx: BindContext, t: CatalogTable): { rowEstimate?: number; columnRanges?: Readonly<Record<string, readonly [number, number]>> } {
   const n = ctx.env.estimateRows?.(t);
-  return n === undefined ? {} : { rowEstimate: n };
+  const ranges = ctx.env.columnRanges?.(t);
+  return { ...(n === undefined ? {} : { rowEstimate: n }), ...(ranges === undefined ? {} : { columnRanges: ranges }) };
 }
 
 export function scanTableOf(t: CatalogTable): LogicalScan['table'] {
