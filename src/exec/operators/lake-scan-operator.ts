@@ -150,13 +150,15 @@ export function decodeScanBatch(batch: RecordBatch, f: Pick<ScanFragment, 'colum
 export function runtimeFilterNarrower(f: Pick<ScanFragment, 'columns' | 'projection' | 'runtimeFilters'>, stats: { removed: number }): RowNarrower | undefined {
   const filters = f.runtimeFilters;
   if (filters === undefined || filters.length === 0) return undefined;
-  return (batch, rows) => {
+  const narrow = (batch: RecordBatch, rows: Int32Array | undefined): Int32Array | undefined => {
     const sel = runtimeFilterSelection(decodeScanBatch(batch, f, rows), filters, stats);
     if (sel === undefined || rows === undefined) return sel ?? rows;
     const out = new Int32Array(sel.length);
     for (let j = 0; j < sel.length; j++) out[j] = rows[sel[j]!]!;
     return out;
   };
+  // The filters read only their own columns (decodeScanBatch decodes a column when it is read).
+  return Object.assign(narrow, { columns: [...new Set(filters.map((rf) => f.projection[rf.column]!))] });
 }
 
 /**

@@ -14,7 +14,7 @@ export interface SelectedBatch {
  * for a block copy (lineitem, 2026-11-29), and a selection is read in place by the
  * operators above the scan, so gathering pays only when most rows are dropped.
  */
-const GATHER_MAX_SHARE = 0.25;
+export const GATHER_MAX_SHARE = 0.25;
 
 /** `view`'s rows `rows` in buffers of its own: gathered when few, else copied whole and still selected. */
 export function copySelected(view: RecordBatch, rows: Int32Array | undefined): SelectedBatch {

@@ -45,19 +45,22 @@ export type RowPicker = (batch: RecordBatch) => Int32Array | undefined;
 
 /**
  * decodeDataFile keeping only the rows `pick` chooses of each conformed batch, chosen
- * before the batch is copied out of the decoder (decodeParquetSelected).
+ * before the batch is copied out of the decoder (decodeParquetSelected). With `reads`
+ * (the physical columns `pick` reads; it must read no other) the other columns are
+ * decoded after the choice, only at the rows it keeps when they are few.
  */
 export async function decodeDataFileSelected(
   source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[], rowGroups: readonly number[] | undefined,
-  pick: RowPicker,
+  pick: RowPicker, reads?: ReadonlySet<string>,
 ): Promise<SelectedBatch[]> {
   const src = source instanceof Uint8Array ? bytesSource(source) : source;
+  const conform = (view: RecordBatch): RecordBatch => conformBatch(view, columns, extra);
   const cut: ViewCut = (view) => {
-    const batch = conformBatch(view, columns, extra);
+    const batch = conform(view);
     return { batch, rows: pick(batch) };
   };
   // Nested columns need the whole-file reader, which decodes every column (readsWhole).
-  return decodeParquetSelected(src, path, isFlat(columns) ? physicalNames(columns, extra) : [], rowGroups, cut);
+  return decodeParquetSelected(src, path, isFlat(columns) ? physicalNames(columns, extra) : [], rowGroups, cut, reads === undefined ? undefined : { reads, conform, pick });
 }
 
 /** Only flat columns can be decoded by name; nested ones need the whole-file reader. */

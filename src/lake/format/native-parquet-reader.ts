@@ -1,8 +1,10 @@
-import { tableFromIPC } from 'apache-arrow';
-import type { Data, Field, RecordBatch, Schema } from 'apache-arrow';
+import { makeData, tableFromIPC } from 'apache-arrow';
+import type { Data, DataType, Field, RecordBatch, Schema } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { batchFromData } from '../arrow/batch-builder.js';
+import { GATHER_MAX_SHARE } from '../arrow/selected-batch.js';
+import { takeData } from '../arrow/take-rows.js';
 import { acquireDecodeMemory, releaseDecodeMemory } from './decode-memory.js';
 import type { DecodeMemory } from './decode-memory.js';
 import { decodeColumnChunk, LZ4_RAW, targetOf, UNCOMPRESSED, UnsupportedParquet } from './parquet-column-chunk.js';
@@ -56,7 +58,7 @@ const READ_GAP_BYTES = 64 * 1024;
  */
 export async function readColumnsInJs<T>(
   source: ChunkSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, keep: (view: RecordBatch) => T | undefined,
-  memory?: DecodeMemory,
+  memory?: DecodeMemory, late?: LateColumns<T>,
 ): Promise<T[] | undefined> {
   const footer = cachedFooter(path, source.footer);
   if (footer === undefined) return undefined;
@@ -82,22 +84,39 @@ export async function readColumnsInJs<T>(
   }
   const kept: T[] = [];
   const fields = columns.map(({ field }) => field);
+  // Columns the late reader's choice does not read wait for its rows.
+  const waiting = late === undefined ? [] : columns.flatMap((c, i) => (late.reads.has(c.column.name) ? [] : [i]));
   const using = memory ?? acquireDecodeMemory();
   try {
     for (const g of groups) {
       const group = footer.rowGroups[g]!;
-      if (group.numRows === 0) continue;
+      const n = group.numRows;
+      if (n === 0) continue;
       const chunks = columns.map(({ column }) => group.chunks.get(column.name)!);
-      const bytes = await readChunks(source, chunks, using);
-      let children: Data[];
+      const decode = (i: number, bytes: Uint8Array, at?: Int32Array): Data | undefined => {
+        const { column, field } = columns[i]!;
+        try {
+          return at === undefined
+            ? decodeColumnChunk(bytes, chunks[i]!.codec, column, field.type, n, using, `${i}:`)
+            : decodeColumnChunk(bytes, chunks[i]!.codec, column, field.type, n, using, `${i}:`, at);
+        } catch (e) {
+          if (e instanceof UnsupportedParquet) throw e;
+          throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
+        }
+      };
       try {
-        children = columns.map(({ column, field }, i) => decodeColumnChunk(bytes[i]!, chunks[i]!.codec, column, field.type, group.numRows, using, `${i}:`));
+        if (late === undefined || waiting.length === 0 || waiting.length === columns.length) {
+          const bytes = await readChunks(source, chunks, using, 'read');
+          const out = keep(batchFromData(fields, columns.map((_, i) => decode(i, bytes[i]!)!), n));
+          if (out !== undefined) kept.push(out);
+          continue;
+        }
+        const out = await readLate(n, waiting, chunks, fields, late, source, using, decode);
+        if (out !== undefined) kept.push(out);
       } catch (e) {
         if (e instanceof UnsupportedParquet) return undefined;
-        throw new FloeError(SqlState.dataCorrupted, `could not read data file "${path}": ${(e as Error).message ?? String(e)}`, { cause: e });
+        throw e;
       }
-      const out = keep(batchFromData(fields, children, group.numRows));
-      if (out !== undefined) kept.push(out);
     }
   } finally {
     if (memory === undefined) releaseDecodeMemory(using);
@@ -105,8 +124,53 @@ export async function readColumnsInJs<T>(
   return kept;
 }
 
-/** The bytes of each chunk, reading neighbouring chunks in one go (into `memory` when the source can). */
-async function readChunks(source: ChunkSource, chunks: readonly FooterChunk[], memory: DecodeMemory): Promise<Uint8Array[]> {
+/**
+ * A read that decodes the columns a row choice reads first, then the others at the
+ * rows it keeps: when it keeps few, they are converted and copied for those rows alone.
+ */
+export interface LateColumns<T> {
+  /** Columns (as the file names them) the choice reads. */
+  readonly reads: ReadonlySet<string>;
+  /**
+   * The rows to keep (ascending; undefined: all) of a row group whose other columns
+   * are stand-ins, all NULL: it must read none of them.
+   */
+  choose(view: RecordBatch): Int32Array | undefined;
+  /** What is kept of a batch holding only the chosen rows, in buffers of its own. */
+  keepChosen(batch: RecordBatch): T;
+  /** What is kept of `view` (viewing decode memory) at `rows`: it must copy. */
+  keepAll(view: RecordBatch, rows: Int32Array | undefined): T;
+}
+
+/** One row group read late (see LateColumns); undefined when no row is kept. */
+async function readLate<T>(
+  n: number, waiting: readonly number[], chunks: readonly FooterChunk[], fields: readonly Field[], late: LateColumns<T>,
+  source: ChunkSource, memory: DecodeMemory, decode: (i: number, bytes: Uint8Array, at?: Int32Array) => Data | undefined,
+): Promise<T | undefined> {
+  const isWaiting = new Set(waiting);
+  const first = chunks.map((_, i) => i).filter((i) => !isWaiting.has(i));
+  const firstBytes = await readChunks(source, first.map((i) => chunks[i]!), memory, 'read');
+  const children: Data[] = fields.map((f) => standIn(f.type, n));
+  first.forEach((i, k) => { children[i] = decode(i, firstBytes[k]!)!; });
+  const rows = late.choose(batchFromData(fields, children, n));
+  if (rows !== undefined && rows.length === 0) return undefined;
+  const lateBytes = await readChunks(source, waiting.map((i) => chunks[i]!), memory, 'late');
+  if (rows !== undefined && rows.length <= n * GATHER_MAX_SHARE) {
+    const chosen = children.map((d, i) => (isWaiting.has(i) ? undefined : takeData(d, rows)));
+    waiting.forEach((i, k) => { chosen[i] = decode(i, lateBytes[k]!, rows) ?? takeData(decode(i, lateBytes[k]!)!, rows); });
+    return late.keepChosen(batchFromData(fields, chosen as Data[], rows.length));
+  }
+  waiting.forEach((i, k) => { children[i] = decode(i, lateBytes[k]!)!; });
+  return late.keepAll(batchFromData(fields, children, n), rows);
+}
+
+/** A column's stand-in until it is decoded: `n` NULLs of its type. */
+function standIn(type: DataType, n: number): Data {
+  return makeData({ type, length: n, nullCount: n, nullBitmap: new Uint8Array((n + 7) >> 3) } as never);
+}
+
+/** The bytes of each chunk, reading neighbouring chunks in one go (into `memory` under roles `role:…` when the source can). */
+async function readChunks(source: ChunkSource, chunks: readonly FooterChunk[], memory: DecodeMemory, role: string): Promise<Uint8Array[]> {
   const out: Uint8Array[] = new Array(chunks.length);
   if (source.bytes !== undefined) {
     chunks.forEach((c, i) => { out[i] = rangeOf(source.bytes!, c.firstPageOffset, c.compressedBytes); });
@@ -126,7 +190,7 @@ async function readChunks(source: ChunkSource, chunks: readonly FooterChunk[], m
     const range = source.blob!.slice(start, end);
     let span: Uint8Array;
     if (range.readInto !== undefined) {
-      span = memory.take(`read:${k}`, end - start);
+      span = memory.take(`${role}:${k}`, end - start);
       await range.readInto(span);
     } else span = new Uint8Array(await range.arrayBuffer());
     for (let i = k; i <= last; i++) {

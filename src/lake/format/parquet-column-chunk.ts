@@ -4,6 +4,7 @@ import type { DecodeMemory } from './decode-memory.js';
 import { decompressLz4Block, LZ4_SLACK } from './lz4-block.js';
 import type { FooterColumn } from './parquet-footer.js';
 import { decodeHybrid } from './rle-hybrid.js';
+import { arrowDataAt } from './column-data-at-rows.js';
 import { CompactReader, T_I32, T_STRUCT } from './thrift-compact.js';
 
 /**
@@ -28,7 +29,7 @@ const DATA_PAGE = 0, INDEX_PAGE = 1, DICTIONARY_PAGE = 2;
 const PLAIN = 0, PLAIN_DICTIONARY = 2, RLE = 3, RLE_DICTIONARY = 8;
 
 /** How a chunk's physical values become the Arrow column's buffers. */
-type Target =
+export type Target =
   /** The Arrow layout is the physical one (INT32→Int32/Date32, INT64→Int64/Time64/Timestamp, FLOAT, DOUBLE, FLBA→FixedSizeBinary). */
   | { readonly kind: 'same'; readonly width: number }
   /** INT32 kept as Int8 or Int16. */
@@ -124,7 +125,7 @@ function readPageHeader(buf: Uint8Array, at: number): PageHeader {
 }
 
 /** A page's values decoded so far, densely (nulls not yet placed), in physical form. */
-class DenseValues {
+export class DenseValues {
   count = 0;
   /** Fixed-width values, `width` bytes each. */
   fixed: Uint8Array;
@@ -134,6 +135,8 @@ class DenseValues {
   bytesUsed = 0;
   /** BOOLEAN values, one byte (0 or 1) each. */
   flags: Uint8Array;
+  /** Dictionary-encoded byte arrays kept as their indices (decoding at some rows only). */
+  byIndex: Int32Array | undefined = undefined;
 
   /** Buffers come from `memory` under roles starting with `role`. */
   constructor(readonly width: number, capacity: number, physical: number, readonly memory: DecodeMemory, readonly role: string) {
@@ -152,7 +155,7 @@ class DenseValues {
 }
 
 /** A dictionary page's values: fixed-width bytes, or byte arrays with their offsets. */
-interface Dictionary {
+export interface Dictionary {
   readonly count: number;
   readonly fixed: Uint8Array;
   readonly offsets: Int32Array;
@@ -161,9 +164,21 @@ interface Dictionary {
 
 /**
  * Decodes column chunk `chunk` (its bytes, exactly) of `rows` rows into Arrow data
- * of `type`. `codec` is the chunk's compression; `name` names it in errors.
+ * of `type`, in `memory` under roles starting with `role`. `codec` is the chunk's
+ * compression.
+ *
+ * With `at` (ascending rows of the chunk), only those rows, in new memory of their
+ * own: values are converted (decimals) and strings gathered from their dictionary for
+ * them alone. Undefined when the chunk cannot be read so (dictionary pages that fall
+ * back to PLAIN): the caller decodes it whole.
  */
-export function decodeColumnChunk(chunk: Uint8Array, codec: number, column: FooterColumn, type: DataType, rows: number, memory: DecodeMemory, role: string): Data {
+export function decodeColumnChunk(chunk: Uint8Array, codec: number, column: FooterColumn, type: DataType, rows: number, memory: DecodeMemory, role: string): Data;
+export function decodeColumnChunk(
+  chunk: Uint8Array, codec: number, column: FooterColumn, type: DataType, rows: number, memory: DecodeMemory, role: string, at: Int32Array,
+): Data | undefined;
+export function decodeColumnChunk(
+  chunk: Uint8Array, codec: number, column: FooterColumn, type: DataType, rows: number, memory: DecodeMemory, role: string, at?: Int32Array,
+): Data | undefined {
   const target = targetOf(column, type);
   if (target === undefined) throw new UnsupportedParquet(`column ${column.name}: physical type ${column.physical} as ${String(type)}`);
   if (codec !== UNCOMPRESSED && codec !== LZ4_RAW) throw new UnsupportedParquet(`codec ${codec}`);
@@ -194,6 +209,8 @@ export function decodeColumnChunk(chunk: Uint8Array, codec: number, column: Foot
     if (h.type === DICTIONARY_PAGE) {
       if (h.encoding !== PLAIN && h.encoding !== PLAIN_DICTIONARY) throw new UnsupportedParquet(`dictionary encoding ${h.encoding}`);
       dictionary = readDictionary(page, h.numValues, column.physical, width, memory, `${role}dictionary-`);
+      // Strings read at a few rows keep their dictionary indices; only those rows' bytes are copied.
+      if (at !== undefined && column.physical === BYTE_ARRAY) dense.byIndex = int32s(memory.take(`${role}dense-indices`, 4 * rows));
       continue;
     }
     const pageRows = Math.min(h.numValues, rows - row);
@@ -211,17 +228,26 @@ export function decodeColumnChunk(chunk: Uint8Array, codec: number, column: Foot
         for (let i = row; i < row + pageRows; i++) present += levels[i]!;
       } else if (levels !== undefined) levels.fill(1, row, row + pageRows);
     }
-    if (h.encoding === PLAIN) readPlain(page, p, present, column.physical, dense);
-    else if (h.encoding === RLE_DICTIONARY || h.encoding === PLAIN_DICTIONARY) {
+    if (h.encoding === PLAIN) {
+      if (dense.byIndex !== undefined) return undefined;
+      readPlain(page, p, present, column.physical, dense);
+    } else if (h.encoding === RLE_DICTIONARY || h.encoding === PLAIN_DICTIONARY) {
       if (dictionary === undefined) throw new Error('dictionary-encoded page without a dictionary');
-      if (indices === undefined || indices.length < present) indices = int32s(memory.take(`${role}indices`, 4 * present));
       const bitWidth = page[p]!;
-      if (decodeHybrid(page, p + 1, page.length, bitWidth, present, indices) !== present) throw new Error('dictionary indices end early');
-      gatherDictionary(dictionary, indices, present, column.physical, dense);
+      if (dense.byIndex !== undefined) {
+        if (decodeHybrid(page, p + 1, page.length, bitWidth, present, dense.byIndex, dense.count) !== present) throw new Error('dictionary indices end early');
+        for (let i = dense.count; i < dense.count + present; i++) if (dense.byIndex[i]! >= dictionary.count) throw new Error('dictionary index out of range');
+        dense.count += present;
+      } else {
+        if (indices === undefined || indices.length < present) indices = int32s(memory.take(`${role}indices`, 4 * present));
+        if (decodeHybrid(page, p + 1, page.length, bitWidth, present, indices) !== present) throw new Error('dictionary indices end early');
+        gatherDictionary(dictionary, indices, present, column.physical, dense);
+      }
     } else throw new UnsupportedParquet(`data page encoding ${h.encoding}`);
     row += pageRows;
   }
   if (row !== rows) throw new Error(`column chunk holds ${row} of its ${rows} rows`);
+  if (at !== undefined) return arrowDataAt(type, target, dense, levels, at, dictionary);
   return arrowData(type, target, dense, levels, rows, memory, role);
 }
 

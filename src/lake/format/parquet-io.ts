@@ -9,6 +9,7 @@ import { copyBatch } from '../arrow/take-rows.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { cachedFooterRowGroups } from './parquet-footer.js';
 import { readColumnsInJs } from './native-parquet-reader.js';
+import type { LateColumns } from './native-parquet-reader.js';
 import { wasmBatchViews } from './wasm-views.js';
 
 /**
@@ -146,22 +147,41 @@ export async function decodeParquetColumns(source: ParquetSource, path: string, 
  * 2% of its bytes, not all of them and then the kept rows again (copySelected).
  */
 export async function decodeParquetSelected(
-  source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, cut: ViewCut,
+  source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, cut: ViewCut, late?: LateCut,
 ): Promise<SelectedBatch[]> {
-  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut), (view) => {
+  const keep = (view: RecordBatch): SelectedBatch | undefined => {
     const { batch, rows } = cut(view);
     return rows === undefined || rows.length > 0 ? copySelected(batch, rows) : undefined;
-  });
+  };
+  const lateColumns: LateColumns<SelectedBatch> | undefined = late === undefined ? undefined : {
+    reads: late.reads,
+    choose: (view) => late.pick(late.conform(view)),
+    keepChosen: (batch) => ({ batch: late.conform(batch), rows: undefined }),
+    keepAll: (view, rows) => copySelected(late.conform(view), rows),
+  };
+  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut), keep, lateColumns);
+}
+
+/**
+ * `cut` in two steps, for the JS reader: `conform` shapes a decoded batch as the
+ * caller wants it (only reading it), `pick` chooses its rows reading only the
+ * columns `reads` names (as the file does), so the others can be decoded after it,
+ * at the rows it keeps.
+ */
+export interface LateCut {
+  readonly reads: ReadonlySet<string>;
+  conform(view: RecordBatch): RecordBatch;
+  pick(batch: RecordBatch): Int32Array | undefined;
 }
 
 async function readColumns<T>(
   source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined,
-  out: (t: pq.Table) => T[], keep: (view: RecordBatch) => T | undefined,
+  out: (t: pq.Table) => T[], keep: (view: RecordBatch) => T | undefined, late?: LateColumns<T>,
 ): Promise<T[]> {
   const whole = async (): Promise<Uint8Array> => source.bytes ?? new Uint8Array(await source.blob!.arrayBuffer());
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
   if (names.length > 0) {
-    const kept = await readColumnsInJs(source, path, names, rowGroups, keep);
+    const kept = await readColumnsInJs(source, path, names, rowGroups, keep, undefined, late);
     if (kept !== undefined) return kept;
   }
   if (names.length === 0 || readsWhole(path, source.footer, names, rowGroups)) return out(readWhole(await whole(), path, rowGroups));

@@ -43,7 +43,7 @@ async function openSource(storage: Storage, path: string): Promise<ParquetSource
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
-  counters: ScanTaskCounters | undefined, pick?: RowPicker,
+  counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
   const source = await openSource(storage, f.path);
   const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
@@ -57,7 +57,7 @@ async function readPruned(
   if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
   const selected = pick === undefined
     ? (await decodeDataFile(source, f.path, task.columns, extra, groups)).map((batch) => ({ batch, rows: undefined }))
-    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick);
+    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick, reads);
   return { selected, groups, groupRows: stats?.map((g) => g.numRows) };
 }
 
@@ -85,7 +85,10 @@ export async function* executeScanTask(whole: ScanTask, counters?: ScanTaskCount
  * names — that the consumer's next filters may keep (its runtime join filters).
  * It sees each batch as decoded, before the merge, and must only read it.
  */
-export type RowNarrower = (batch: RecordBatch, rows: Int32Array | undefined) => Int32Array | undefined;
+export type RowNarrower = ((batch: RecordBatch, rows: Int32Array | undefined) => Int32Array | undefined) & {
+  /** The projected columns (SQL names) it reads; absent: any. Known, the others are decoded after it. */
+  readonly columns?: readonly string[];
+};
 
 /**
  * executeScanTask without the filter's copy: each batch comes with the rows that
@@ -121,6 +124,21 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   }
 }
 
+/**
+ * The physical columns passingRows reads (the filters' and the narrowing's), or
+ * undefined when the narrowing does not say which it reads.
+ */
+function passingRowsReads(task: ScanTask, narrow: RowNarrower | undefined): ReadonlySet<string> | undefined {
+  if (narrow !== undefined && narrow.columns === undefined) return undefined;
+  const reads = new Set<string>();
+  for (const name of [...task.filters.map((f) => f.column), ...(narrow?.columns ?? [])]) {
+    const c = task.columns.find((x) => x.name === name);
+    if (c === undefined) return undefined;
+    reads.add(physicalName(c.fieldId));
+  }
+  return reads;
+}
+
 /** Rows of a decoded batch passing the task's filters and then the consumer's narrowing (undefined: all). */
 function passingRows(b: RecordBatch, task: ScanTask, narrow: RowNarrower | undefined): Int32Array | undefined {
   const rows = filterSelection(b, task.filters, task.columns);
@@ -148,7 +166,7 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   };
   const base: RecordBatch[] = [];
   for (const f of task.baseFiles) {
-    for (const { batch, rows } of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters, pick)).selected) {
+    for (const { batch, rows } of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters, pick, passingRowsReads(task, narrow))).selected) {
       base.push(rows === undefined ? batch : takeRows(batch, rows));
     }
   }
@@ -210,7 +228,7 @@ async function unmergedRows(
   const out: SelectedBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
-    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick);
+    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, pick === undefined ? undefined : passingRowsReads(task, narrow));
     if (cutEarly) {
       out.push(...selected);
       continue;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DataType, Table, tableToIPC } from 'apache-arrow';
+import { DataType, makeVector, Table, tableToIPC } from 'apache-arrow';
 import type { RecordBatch } from 'apache-arrow';
 import * as pq from 'parquet-wasm';
 import type { SqlType } from '../../../src/common/sql-type.js';
@@ -189,4 +189,75 @@ test('the JS reader hands each row group to its consumer while the memory is val
   assert.deepEqual(firsts, [values[3]![0], values[3]![1024], values[3]![2048]]);
   const none = await readColumnsInJs(bytesSource(bytes), 'consumer.parquet', ['c3'], undefined, () => undefined);
   assert.deepEqual(none, []);
+});
+
+test('a chunk decoded at some rows holds exactly those rows of the whole decode, for every type and encoding', async () => {
+  const { decodeColumnChunk } = await import('../../../src/lake/format/parquet-column-chunk.js');
+  const files = {
+    floe: encodeParquet([batch], batch.schema, 1024),
+    paged: writeWith((b) => b.setCompression(pq.Compression.LZ4_RAW).setDataPageSizeLimit(1024).setWriteBatchSize(100)),
+    dictionaries: writeWith((b) => b.setCompression(pq.Compression.UNCOMPRESSED).setDictionaryEnabled(true)),
+    overflowing: writeWith((b) => b.setCompression(pq.Compression.UNCOMPRESSED).setDictionaryPageSizeLimit(64).setWriteBatchSize(100)),
+  };
+  const picks = [new Int32Array([0]), new Int32Array([5, 6, 7, 300, 301, 1023]), Int32Array.from({ length: 200 }, (_, i) => i * 5 + 3), new Int32Array(0)];
+  let partial = 0;
+  for (const [label, bytes] of Object.entries(files)) {
+    const footer = readFooter(bytes)!;
+    const schema = decodeParquet(bytes, label)[0]!.schema;
+    const group = footer.rowGroups[1]!;
+    for (const field of schema.fields) {
+      const column = footer.columns.get(field.name)!;
+      const chunk = group.chunks.get(field.name)!;
+      const span = bytes.subarray(chunk.firstPageOffset, chunk.firstPageOffset + chunk.compressedBytes);
+      const whole = decodeColumnChunk(span, chunk.codec, column, field.type, group.numRows, new PoisonedMemory(), 'w:');
+      const type = columns.find((c) => c.name === field.name)!.type;
+      for (const at of picks) {
+        const some = decodeColumnChunk(span, chunk.codec, column, field.type, group.numRows, new PoisonedMemory(), 's:', at);
+        if (some === undefined) { partial++; continue; }
+        assert.equal(some.length, at.length);
+        const got = columnReader(makeVector(some), type);
+        const want = columnReader(makeVector(whole), type);
+        at.forEach((row, k) => assert.deepEqual(got.get(k), want.get(row), `${label}: ${field.name}[${row}]`));
+      }
+    }
+  }
+  // The text columns whose dictionary overflowed into PLAIN pages are decoded whole instead.
+  assert.ok(partial > 0, 'some chunk mixed dictionary and PLAIN pages');
+});
+
+test('a late read decodes the columns its choice reads first, the others at the rows it keeps, and keeps the same rows as a whole read', async () => {
+  const bytes = encodeParquet([batch], batch.schema, 1024);
+  const seen: string[][] = [];
+  // Keep rows whose c3 (int8) is non-negative and c13 (required text) is 'MAIL'; a third of them in group 1, all of group 2.
+  const choose = (view: RecordBatch): Int32Array | undefined => {
+    seen.push(view.schema.fields.filter((_, i) => view.getChildAt(i)!.nullCount < view.numRows).map((f) => f.name));
+    const c3 = columnReader(view.getChild('c3')!, T('int8'));
+    const c13 = columnReader(view.getChild('c13')!, T('text'));
+    const keep: number[] = [];
+    for (let i = 0; i < view.numRows; i++) if (c13.get(i) === 'MAIL' && (c3.get(i) as bigint | null ?? -1n) >= 0n) keep.push(i);
+    if (keep.length === 0 || view.numRows === 952) return undefined;
+    return Int32Array.from(keep);
+  };
+  const late = {
+    reads: new Set(['c3', 'c13']),
+    choose,
+    keepChosen: (b: RecordBatch) => ({ batch: b, rows: undefined as Int32Array | undefined, chosen: true }),
+    keepAll: (view: RecordBatch, rows: Int32Array | undefined) => ({ batch: copyBatch(view), rows, chosen: false }),
+  };
+  const got = (await readColumnsInJs(bytesSource(bytes), 'late.parquet', names, undefined, () => undefined, new PoisonedMemory(), late))!;
+  assert.ok(seen.every((s) => s.every((n) => n === 'c3' || n === 'c13')), 'the choice sees stand-ins for the columns it does not read');
+  const expected: number[] = [];
+  for (let g = 0; g < 3; g++) {
+    const rows = range(g * 1024, Math.min(ROWS, (g + 1) * 1024));
+    const kept = rows.filter((r) => values[13]![r] === 'MAIL' && ((values[3]![r] as bigint | null) ?? -1n) >= 0n);
+    expected.push(...(g === 2 ? rows : kept));
+  }
+  const flat = got.flatMap(({ batch: b, rows }) => (rows === undefined ? range(0, b.numRows) : [...rows]).map((i) => ({ b, i })));
+  assert.equal(flat.length, expected.length);
+  flat.forEach(({ b, i }, k) => {
+    for (let c = 0; c < columns.length; c++) {
+      assert.deepEqual(columnReader(b.getChildAt(c)!, columns[c]!.type).get(i), values[c]![expected[k]!], `${columns[c]!.name}[${expected[k]}]`);
+    }
+  });
+  assert.ok(got.some(({ chosen }) => chosen) && got.some(({ chosen, batch: b }) => !chosen && b.numRows === 952), 'both the few-rows and the all-rows paths ran');
 });
