@@ -34,7 +34,9 @@ export const ROW_GROUP_ROWS = 131072;
  * but the JS reader (native-parquet-reader.ts) reads an uncompressed PLAIN page of
  * numbers with one copy, while LZ4 over them is costly per byte in JS: they compress
  * into a sequence every few bytes. At SF 1 the warehouse grows from 0.92 to 1.35 GB;
- * on 2026-11-30, 19 of the 22 TPC-H queries ran 5–33% faster (Q6 −28%, Q14 −33%).
+ * on 2026-11-30 (JS reader on such files against parquet-wasm on all-LZ4 ones, back to
+ * back) 17 of the 22 TPC-H queries ran 5–33% faster (Q6 −28%, Q14 −33%), Q13 27%
+ * slower (its o_comment text, LZ4 decompressed in JS; decompression got faster since).
  * Text keeps LZ4 (it compresses 2–3×, and decompresses at 270–430 MB/s in JS).
  * Every Parquet reader of note (parquet-mr 1.13+, Arrow, DuckDB) reads LZ4_RAW.
  *
