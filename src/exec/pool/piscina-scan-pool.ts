@@ -9,6 +9,18 @@ import { COUNTERS_BYTES } from './scan-pool.js';
 import type { PartialAggregateResult, ScanFragment, ScanPool } from './scan-pool.js';
 import type { ScanWorkerResult } from './scan-worker.js';
 
+/**
+ * The pool's 'error' events. A task cancelled just as its worker finished it (the
+ * query's 57014 already sent) has piscina drop that worker, and the result the worker
+ * had posted then arrives for a task the pool no longer knows: nothing waits for it,
+ * so it is dropped, where the unhandled event took the process down. Any other pool
+ * error is rethrown, as it was before there was a listener.
+ */
+export function onPoolError(e: Error): void {
+  if (e.message.startsWith('Unexpected message from Worker')) return;
+  throw e;
+}
+
 export interface ScanPoolOptions {
   /** Worker threads; default: the machine's cores. */
   readonly threads?: number;
@@ -30,6 +42,7 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
     // Resolved here, not from the process's cwd, so a gateway started elsewhere still loads tsx.
     execArgv: ['--import', import.meta.resolve('tsx')],
   });
+  pool.on('error', onPoolError);
   return {
     size,
     run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment, counters?: ScanTaskCounters): AsyncIterable<RecordBatch> {
