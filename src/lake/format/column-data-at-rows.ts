@@ -14,18 +14,14 @@ const mk = makeData as unknown as (props: Record<string, unknown>) => Data;
 export function arrowDataAt(type: DataType, target: Target, dense: DenseValues, levels: Int32Array | undefined, at: Int32Array, dictionary: Dictionary | undefined): Data {
   const n = at.length;
   // Where each chosen row's value lies among the dense values; -1 for a NULL.
-  let from = at;
+  const from = levels === undefined ? at : densePositions(levels, at, n);
   let nullCount = 0;
   let nullBitmap: Uint8Array | undefined;
   if (levels !== undefined) {
-    from = new Int32Array(n);
     nullBitmap = new Uint8Array((n + 7) >> 3);
-    let dense = 0;
-    let row = 0;
     for (let k = 0; k < n; k++) {
-      const r = at[k]!;
-      while (row < r) dense += levels[row++]!;
-      if (levels[r] === 1) { from[k] = dense; nullBitmap[k >> 3]! |= 1 << (k & 7); } else { from[k] = -1; nullCount++; }
+      if (from[k]! >= 0) nullBitmap[k >> 3]! |= 1 << (k & 7);
+      else nullCount++;
     }
     if (nullCount === 0) nullBitmap = undefined;
   }
@@ -99,31 +95,56 @@ export function arrowDataAt(type: DataType, target: Target, dense: DenseValues, 
     }
     case 'decimal': {
       const out = new Int32Array(n * 4);
-      const w = target.width;
-      const src = dense.fixed;
-      if (w === 4 || w === 8) {
-        const step = w >> 2;
-        const words = new Int32Array(src.buffer, src.byteOffset, dense.count * step);
-        for (let k = 0; k < n; k++) {
-          const j = from[k]!;
-          if (j < 0) continue;
-          const lo = words[j * step]!;
-          const hi = step === 2 ? words[j * 2 + 1]! : lo >> 31;
-          out[4 * k] = lo;
-          out[4 * k + 1] = hi;
-          out[4 * k + 2] = hi >> 31;
-          out[4 * k + 3] = hi >> 31;
-        }
-      } else {
-        const bytes = new Uint8Array(out.buffer);
-        for (let k = 0; k < n; k++) {
-          const j = from[k]!;
-          if (j < 0) continue;
-          const fill = (src[j * w]! & 0x80) !== 0 ? 0xff : 0;
-          for (let b = 0; b < 16; b++) bytes[16 * k + b] = b < w ? src[j * w + w - 1 - b]! : fill;
-        }
-      }
+      widenDecimals(dense.fixed, dense.count, target.width, from, n, out);
       return mk({ ...base, data: new Uint32Array(out.buffer) });
     }
+  }
+}
+
+/**
+ * For rows `at` (all `n` rows of the chunk when undefined), where each one's value
+ * lies among the dense (non-NULL) values, as `levels` (1: a value) place them; -1 for a NULL.
+ */
+export function densePositions(levels: Int32Array, at: Int32Array | undefined, n: number): Int32Array {
+  const from = new Int32Array(n);
+  let dense = 0;
+  let row = 0;
+  for (let k = 0; k < n; k++) {
+    const r = at === undefined ? k : at[k]!;
+    while (row < r) dense += levels[row++]!;
+    from[k] = levels[r] === 1 ? dense : -1;
+  }
+  return from;
+}
+
+/**
+ * Decimal128 words in `out[4k…]` for dense value `from[k]` (value k when `from` is
+ * absent; -1: NULL, written as zeros) of `count` unscaled decimals of `width` bytes
+ * each in `src`: little-endian INT32/INT64, or big-endian two's complement (FLBA).
+ * Written as signed words: storing a negative number into a Uint32Array takes V8's slow path.
+ */
+export function widenDecimals(src: Uint8Array, count: number, width: number, from: Int32Array | undefined, n: number, out: Int32Array): void {
+  if (width === 4 || width === 8) {
+    const step = width >> 2;
+    const words = new Int32Array(src.buffer, src.byteOffset, count * step);
+    for (let k = 0; k < n; k++) {
+      const j = from === undefined ? k : from[k]!;
+      if (j < 0) { out[4 * k] = 0; out[4 * k + 1] = 0; out[4 * k + 2] = 0; out[4 * k + 3] = 0; continue; }
+      const lo = words[j * step]!;
+      const hi = step === 2 ? words[j * 2 + 1]! : lo >> 31;
+      out[4 * k] = lo;
+      out[4 * k + 1] = hi;
+      out[4 * k + 2] = hi >> 31;
+      out[4 * k + 3] = hi >> 31;
+    }
+    return;
+  }
+  const bytes = new Uint8Array(out.buffer, out.byteOffset, n * 16);
+  for (let k = 0; k < n; k++) {
+    const j = from === undefined ? k : from[k]!;
+    if (j < 0) { bytes.fill(0, 16 * k, 16 * k + 16); continue; }
+    const s = j * width;
+    const fill = (src[s]! & 0x80) !== 0 ? 0xff : 0;
+    for (let b = 0; b < 16; b++) bytes[16 * k + b] = b < width ? src[s + width - 1 - b]! : fill;
   }
 }

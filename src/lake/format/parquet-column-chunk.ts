@@ -4,7 +4,7 @@ import type { DecodeMemory } from './decode-memory.js';
 import { decompressLz4Block, LZ4_SLACK } from './lz4-block.js';
 import type { FooterColumn } from './parquet-footer.js';
 import { decodeHybrid } from './rle-hybrid.js';
-import { arrowDataAt } from './column-data-at-rows.js';
+import { arrowDataAt, densePositions, widenDecimals } from './column-data-at-rows.js';
 import { CompactReader, T_I32, T_STRUCT } from './thrift-compact.js';
 
 /**
@@ -461,10 +461,10 @@ function placeInPlace(values: Uint8Array, w: number, levels: Int32Array, rows: n
 
 /** Unscaled decimals (little-endian INT32/INT64, or big-endian two's complement of `width` bytes) as Decimal128 words. */
 function decimal128(dense: DenseValues, width: number, levels: Int32Array | undefined, rows: number, target: Uint8Array): Uint32Array {
-  // Written as signed words: storing a negative number into a Uint32Array takes V8's slow path.
   const out = int32s(target);
-  const src = dense.fixed;
   if (width === 8 && levels === undefined) {
+    // The common case (numeric(p ≤ 18) without NULLs) in its own loop: no per-row branches.
+    const src = dense.fixed;
     const words = new Int32Array(src.buffer, src.byteOffset, rows * 2);
     for (let i = 0, k = 0, o = 0; i < rows; i++, k += 2, o += 4) {
       const hi = words[k + 1]!;
@@ -474,29 +474,6 @@ function decimal128(dense: DenseValues, width: number, levels: Int32Array | unde
       out[o + 2] = sign;
       out[o + 3] = sign;
     }
-  } else if (width === 4 || width === 8) {
-    const step = width >> 2;
-    const words = new Int32Array(src.buffer, src.byteOffset, dense.count * step);
-    for (let i = 0, j = 0; i < rows; i++) {
-      if (levels !== undefined && levels[i] !== 1) { out[4 * i] = 0; out[4 * i + 1] = 0; out[4 * i + 2] = 0; out[4 * i + 3] = 0; continue; }
-      const lo = words[j * step]!;
-      const hi = step === 2 ? words[j * 2 + 1]! : lo >> 31;
-      const sign = hi >> 31;
-      out[4 * i] = lo;
-      out[4 * i + 1] = hi;
-      out[4 * i + 2] = sign;
-      out[4 * i + 3] = sign;
-      j++;
-    }
-  } else {
-    const bytes = target;
-    for (let i = 0, j = 0; i < rows; i++) {
-      if (levels !== undefined && levels[i] !== 1) { bytes.fill(0, 16 * i, 16 * i + 16); continue; }
-      const s = j * width;
-      const fill = (src[s]! & 0x80) !== 0 ? 0xff : 0;
-      for (let k = 0; k < 16; k++) bytes[16 * i + k] = k < width ? src[s + width - 1 - k]! : fill;
-      j++;
-    }
-  }
+  } else widenDecimals(dense.fixed, dense.count, width, levels === undefined ? undefined : densePositions(levels, undefined, rows), rows, out);
   return new Uint32Array(target.buffer, target.byteOffset, rows * 4);
 }

@@ -44,6 +44,8 @@ const samples: [SqlType, boolean, unknown[]][] = [
   // Hundreds of distinct values: dictionary indices wider than a byte, and dictionaries that overflow.
   [T('text'), true, [...Array.from({ length: 700 }, (_, i) => `value ${i} `.repeat(1 + (i % 4))), null]],
   [T('int8'), true, [...Array.from({ length: 700 }, (_, i) => BigInt(i) * 1_000_003n - 350_000_000n), null]],
+  // Stored as a FIXED_LEN_BYTE_ARRAY narrower than 16 bytes: negative values sign-extend.
+  [T('numeric', { precision: 20, scale: 2 }), true, ['-123456789012345678.90', '123456789012345678.90', '-0.01', null]],
 ];
 
 const columns: BatchColumn[] = samples.map(([type, nullable], i) => ({ name: `c${i}`, type, fieldId: i + 1, nullable }));
