@@ -86,6 +86,7 @@ export async function readColumnsInJs<T>(
   const fields = columns.map(({ field }) => field);
   // Columns the late reader's choice does not read wait for its rows.
   const waiting = late === undefined ? [] : columns.flatMap((c, i) => (late.reads.has(c.column.name) ? [] : [i]));
+  const first = late === undefined ? [] : columns.flatMap((c, i) => (late.reads.has(c.column.name) ? [i] : []));
   const using = memory ?? acquireDecodeMemory();
   try {
     for (const g of groups) {
@@ -111,7 +112,7 @@ export async function readColumnsInJs<T>(
           if (out !== undefined) kept.push(out);
           continue;
         }
-        const out = await readLate(n, waiting, chunks, fields, late, source, using, decode);
+        const out = await readLate(n, first, waiting, chunks, fields, late, source, using, decode);
         if (out !== undefined) kept.push(out);
       } catch (e) {
         if (e instanceof UnsupportedParquet) return undefined;
@@ -142,13 +143,11 @@ export interface LateColumns<T> {
   keepAll(view: RecordBatch, rows: Int32Array | undefined): T;
 }
 
-/** One row group read late (see LateColumns); undefined when no row is kept. */
+/** One row group read late (see LateColumns): columns `first` (indexes) decode before the choice, `waiting` after it; undefined when no row is kept. */
 async function readLate<T>(
-  n: number, waiting: readonly number[], chunks: readonly FooterChunk[], fields: readonly Field[], late: LateColumns<T>,
+  n: number, first: readonly number[], waiting: readonly number[], chunks: readonly FooterChunk[], fields: readonly Field[], late: LateColumns<T>,
   source: ChunkSource, memory: DecodeMemory, decode: (i: number, bytes: Uint8Array, at?: Int32Array) => Data | undefined,
 ): Promise<T | undefined> {
-  const isWaiting = new Set(waiting);
-  const first = chunks.map((_, i) => i).filter((i) => !isWaiting.has(i));
   const firstBytes = await readChunks(source, first.map((i) => chunks[i]!), memory, 'read');
   const children: Data[] = fields.map((f) => standIn(f.type, n));
   first.forEach((i, k) => { children[i] = decode(i, firstBytes[k]!)!; });
@@ -156,7 +155,8 @@ async function readLate<T>(
   if (rows !== undefined && rows.length === 0) return undefined;
   const lateBytes = await readChunks(source, waiting.map((i) => chunks[i]!), memory, 'late');
   if (rows !== undefined && rows.length <= n * GATHER_MAX_SHARE) {
-    const chosen = children.map((d, i) => (isWaiting.has(i) ? undefined : takeData(d, rows)));
+    const chosen: (Data | undefined)[] = new Array(fields.length);
+    for (const i of first) chosen[i] = takeData(children[i]!, rows);
     waiting.forEach((i, k) => { chosen[i] = decode(i, lateBytes[k]!, rows) ?? takeData(decode(i, lateBytes[k]!)!, rows); });
     return late.keepChosen(batchFromData(fields, chosen as Data[], rows.length));
   }

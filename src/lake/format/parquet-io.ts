@@ -161,7 +161,7 @@ export async function decodeParquetSelected(
     keepChosen: (batch) => ({ batch: late.conform(batch), rows: undefined }),
     keepAll: (view, rows) => copySelected(late.conform(view), rows),
   };
-  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut), keep, lateColumns);
+  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut, keep), keep, lateColumns);
 }
 
 /**
@@ -233,10 +233,10 @@ function copiedBatches(wasmTable: pq.Table): RecordBatch[] {
 }
 
 /**
- * Copies out of a WASM table what `cut` keeps of each batch, then frees it. Nothing
- * calls into WASM until the copies are made, so the views stay valid.
+ * Copies out of a WASM table what `keep` (`cut`, then the copy) keeps of each batch,
+ * then frees it. Nothing calls into WASM until the copies are made, so the views stay valid.
  */
-function cutBatches(wasmTable: pq.Table, cut: ViewCut): SelectedBatch[] {
+function cutBatches(wasmTable: pq.Table, cut: ViewCut, keep: (view: RecordBatch) => SelectedBatch | undefined): SelectedBatch[] {
   const ffi = wasmTable.intoFFI();
   try {
     const views = wasmBatchViews(pq.wasmMemory().buffer, ffi.arrayAddrs(), ffi.schemaAddr());
@@ -247,8 +247,8 @@ function cutBatches(wasmTable: pq.Table, cut: ViewCut): SelectedBatch[] {
     }
     const out: SelectedBatch[] = [];
     for (const view of views) {
-      const { batch, rows } = cut(view);
-      if (rows === undefined || rows.length > 0) out.push(copySelected(batch, rows));
+      const kept = keep(view);
+      if (kept !== undefined) out.push(kept);
     }
     return out;
   } finally {

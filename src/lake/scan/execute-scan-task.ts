@@ -165,8 +165,9 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
     return all === undefined || all.length <= b.numRows * (1 - EARLY_CUT_MIN_DROP) ? all : filterSelection(b, keyFilters, task.columns);
   };
   const base: RecordBatch[] = [];
+  const reads = passingRowsReads(task, narrow);
   for (const f of task.baseFiles) {
-    for (const { batch, rows } of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters, pick, passingRowsReads(task, narrow))).selected) {
+    for (const { batch, rows } of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters, pick, reads)).selected) {
       base.push(rows === undefined ? batch : takeRows(batch, rows));
     }
   }
@@ -225,10 +226,11 @@ async function unmergedRows(
   // something needs every row's position in its file: row ids or deletion vectors.
   const cutEarly = (task.filters.length > 0 || narrow !== undefined) && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
   const pick: RowPicker | undefined = cutEarly ? (b) => passingRows(b, task, narrow) : undefined;
+  const reads = cutEarly ? passingRowsReads(task, narrow) : undefined;
   const out: SelectedBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
-    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, pick === undefined ? undefined : passingRowsReads(task, narrow));
+    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, reads);
     if (cutEarly) {
       out.push(...selected);
       continue;
