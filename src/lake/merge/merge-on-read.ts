@@ -20,6 +20,11 @@ export interface ChangeInput {
   readonly seq: bigint;
   /** Offset of the batch's first row within its transaction. */
   readonly firstOffset: number;
+  /**
+   * Row r's offset is firstOffset + offsets[r] (rows a key filter kept, ascending);
+   * absent: firstOffset + r.
+   */
+  readonly offsets?: Int32Array;
   /** Keep only rows whose key hashes into this node (change files of an ancestor node). */
   readonly hashFilter?: BucketNode;
 }
@@ -80,7 +85,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
     for (let c = 0; c < changes.length; c++) {
       const ch = changes[c]!;
       if (prevSeq !== ch.seq) { rank++; prevSeq = ch.seq; }
-      markRows(encoded[c]!.hashes, g, rank, ch.firstOffset, ch.hashFilter, opts.hashFilter?.node, rankOf, offsetOf, included);
+      markRows(encoded[c]!.hashes, g, rank, ch.firstOffset, ch.offsets, ch.hashFilter, opts.hashFilter?.node, rankOf, offsetOf, included);
       g += encoded[c]!.length;
     }
   }
@@ -125,12 +130,13 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
 
 /** Per change row: its seq rank, offset, and whether it passes the hash filters. */
 function markRows(
-  hashes: Uint32Array, g0: number, rank: number, firstOffset: number, f1: BucketNode | undefined, f2: BucketNode | undefined,
-  rankOf: Int32Array, offsetOf: Int32Array, included: Uint8Array,
+  hashes: Uint32Array, g0: number, rank: number, firstOffset: number, offsets: Int32Array | undefined,
+  f1: BucketNode | undefined, f2: BucketNode | undefined, rankOf: Int32Array, offsetOf: Int32Array, included: Uint8Array,
 ): void {
   const n = hashes.length;
   rankOf.fill(rank, g0, g0 + n);
-  for (let r = 0; r < n; r++) offsetOf[g0 + r] = firstOffset + r;
+  if (offsets === undefined) for (let r = 0; r < n; r++) offsetOf[g0 + r] = firstOffset + r;
+  else for (let r = 0; r < n; r++) offsetOf[g0 + r] = firstOffset + offsets[r]!;
   if (f1 === undefined && f2 === undefined) {
     included.fill(1, g0, g0 + n);
     return;

@@ -1,4 +1,4 @@
-import { Field, Int32, Int64, makeData } from 'apache-arrow';
+import { Field, Int64, makeData } from 'apache-arrow';
 import type { Data, RecordBatch } from 'apache-arrow';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
@@ -15,7 +15,7 @@ import { OP_COLUMN, SEQ_FILE_COLUMN, physicalName } from '../table/table-layout.
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanTask } from './scan-types.js';
-import { filterBatch, filterSelection } from './filter-batch.js';
+import { filterSelection } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import type { ScanFilter } from './scan-types.js';
@@ -178,10 +178,10 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
       if (keyFilters.length === 0) {
         changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
       } else {
-        // Keep each surviving row's true offset by passing the rows one run at a time.
-        for (const run of keptRuns(batch, keyFilters, task)) {
-          changes.push({ batch: run.batch, seq: f.seq, firstOffset: offset + run.start, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
-        }
+        // The rows kept go in as one input that knows each one's offset in the file.
+        const rows = filterSelection(batch, keyFilters, task.columns);
+        if (rows === undefined) changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
+        else if (rows.length > 0) changes.push({ batch: takeRows(batch, rows), seq: f.seq, firstOffset: offset, offsets: rows, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
       }
       offset += batch.numRows;
     }
@@ -190,30 +190,6 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   return mergeOnRead({
     base, changes, keyColumns: keyCols.map((c) => physicalName(c.fieldId)), keyTypes: keyCols.map((c) => c.type),
   });
-}
-
-/** Rows of a change batch passing the key filters, as runs of consecutive rows (offsets stay exact). */
-function keptRuns(batch: RecordBatch, filters: ScanTask['filters'], task: ScanTask): { start: number; batch: RecordBatch }[] {
-  const withIndex = filterBatch(addRowIndex(batch), filters, task.columns);
-  const idx = withIndex.getChild(ROW_INDEX)!.data[0]!.values as Int32Array;
-  const runs: { start: number; batch: RecordBatch }[] = [];
-  let i = 0;
-  while (i < idx.length) {
-    let j = i + 1;
-    while (j < idx.length && idx[j] === idx[j - 1]! + 1) j++;
-    runs.push({ start: idx[i]!, batch: batch.slice(idx[i]!, idx[j - 1]! + 1) });
-    i = j;
-  }
-  return runs;
-}
-
-const ROW_INDEX = '__row_index';
-
-function addRowIndex(b: RecordBatch): RecordBatch {
-  const idx = new Int32Array(b.numRows);
-  for (let i = 0; i < idx.length; i++) idx[i] = i;
-  return batchFromData([...b.schema.fields, new Field(ROW_INDEX, new Int32(), false)],
-    [...b.data.children, makeData({ type: new Int32(), length: b.numRows, data: idx })], b.numRows);
 }
 
 /** Base rows as stored, less deleted positions: an append table's scan, or a keyed task without change files. */

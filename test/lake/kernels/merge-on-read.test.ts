@@ -90,6 +90,18 @@ test('offsets order rows within one transaction; -U/+U pairs and deletes', () =>
   assert.deepEqual(rowsOf(out, kt), [['a', 'a1', 3n], ['b', 'b2', 3n]]);
 });
 
+test('rows a key filter kept carry their own offsets: a later file of the same transaction between them loses to the last', () => {
+  const kt = T('int4');
+  // The first file held key 1 at offsets 0 and 4 (the rows between, other keys, were filtered out);
+  // a second file of the transaction, starting at offset 2, holds key 1 once more.
+  const kept: ChangeInput = { batch: changeBatch(kt, [['+I', 1, 'at 0'], ['+U', 1, 'at 4']]), seq: 3n, firstOffset: 0, offsets: Int32Array.of(0, 4) };
+  const middle: ChangeInput = { batch: changeBatch(kt, [['+U', 1, 'at 2']]), seq: 3n, firstOffset: 2 };
+  assert.deepEqual(rowsOf(mergeOnRead({ base: [], changes: [kept, middle], keyColumns: ['k'], keyTypes: [kt] }), kt), [[1, 'at 4', 3n]]);
+  // Without offsets the rows count from firstOffset: 'at 2' is then the last.
+  const { offsets: _dropped, ...consecutive } = kept;
+  assert.deepEqual(rowsOf(mergeOnRead({ base: [], changes: [consecutive, middle], keyColumns: ['k'], keyTypes: [kt] }), kt), [[1, 'at 2', 3n]]);
+});
+
 test('no changes passes base batches through untouched; an untouched base batch is reused', () => {
   const kt = T('int4');
   const b1 = baseBatch(kt, [[1, 'x', 1n], [2, 'y', 1n]]);
