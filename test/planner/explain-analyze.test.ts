@@ -70,3 +70,17 @@ test('parseExplainOptions follows PostgreSQL: booleans, TIMING needs ANALYZE, TE
   assert.equal(code(() => parseExplainOptions([{ name: 'format', value: 'csv' }])), '22023');
   assert.equal(code(() => parseExplainOptions([{ name: 'frobnicate' }])), '42601');
 });
+
+test('a key-range split aggregate: EXPLAIN names the key, ANALYZE how many ranges the workers finished', () => {
+  const scan: PhysicalPlan = {
+    kind: 'lakeScan', table: { id: 1, namespace: 'public', name: 'orders' }, projection: ['o_id'], filters: [],
+    columns: [{ name: 'o_id', type: { kind: 'int8' } }],
+  };
+  const plan: PhysicalPlan = {
+    kind: 'hashAggregate', input: scan, groupBy: [{ kind: 'column', index: 0, type: { kind: 'int8' } }], aggregates: [],
+    keyRangeSplit: { key: 0, column: 'o_id', min: 1, max: 9 }, columns: [{ name: 'o_id', type: { kind: 'int8' } }],
+  };
+  assert.match(explainPlan(plan).join('\n'), /Group Key: o_id\n\s+Key Range Split: o_id\n/);
+  const metrics = new Map<PhysicalPlan, OperatorMetrics>([[plan, metric(9, 2, { groups: 9, keyRanges: 2 })], [scan, metric(9, 1)]]);
+  assert.match(explainPlan(plan, undefined, { metrics, timing: true }).join('\n'), /Aggregate: in scan workers, 2 ranges of o_id \(each range's groups finished in its worker\)/);
+});

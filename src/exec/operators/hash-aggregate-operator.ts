@@ -6,6 +6,7 @@ import { compileScanPipeline } from './lake-scan-operator.js';
 import type { Operator } from './operator.js';
 import { inputBatches, emitBatches, metered, recordMetric } from './operator-support.js';
 import { aggregateShipment, runPartialAggregates } from './partial-aggregate.js';
+import { runKeyRangeAggregate } from './key-range-aggregate.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -13,7 +14,8 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
  *  sink — per input batch, evaluate keys/arguments and step group states
  *         (one batch step per aggregate where the aggregate offers one);
  *  combine — merge partial tables: over a lake scan on the worker pool, each
- *            scan task's worker aggregates its own rows and sends back a partial;
+ *            scan task's worker aggregates its own rows and sends back a partial
+ *            (or, split by key ranges, each worker finishes its range's groups);
  *  finalize — run DISTINCT/ORDER BY buffers and final functions;
  *  source — emit the groups as batches.
  */
@@ -32,8 +34,20 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
     columns: plan.columns,
     execute(run) {
       return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const table = new AggregateTable(compiled);
         let reserved = 0;
+        const ranged = shipment && plan.keyRangeSplit ? await runKeyRangeAggregate(plan, shipment, run) : undefined;
+        if (ranged !== undefined) {
+          try {
+            run.memory.reserve(ranged.bytes, 'hash aggregate');
+            reserved = ranged.bytes;
+            recordMetric(plan, run, 'groups', ranged.batches.reduce((n, b) => n + b.numRows, 0));
+            yield* ranged.batches;
+          } finally {
+            run.memory.release(reserved);
+          }
+          return;
+        }
+        const table = new AggregateTable(compiled);
         try {
           const shipped = shipment
             ? await runPartialAggregates(plan, shipment, { pipeline: shippedPipeline!, aggregation: compiled }, run, (p) => {

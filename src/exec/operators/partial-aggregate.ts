@@ -80,37 +80,67 @@ export interface CompiledShipment {
  * worker (scan-worker.ts) or, for a tiny scan, in the calling thread.
  */
 export async function aggregateScanTask(task: ScanTask, fragment: ScanFragment, compiled: CompiledShipment, signal?: AbortSignal): Promise<PartialAggregateResult> {
+  const table = new AggregateTable(compiled.aggregation, { expectedRows: taskRows([task]) });
+  try {
+    const counts = await sinkScanTasks([task], fragment, compiled, (b, run) => table.sink(b, run), signal);
+    return { partial: table.partial(), ...counts };
+  } finally {
+    table.release();
+  }
+}
+
+/** What a worker counted while reading tasks into an aggregate, for EXPLAIN ANALYZE. */
+export type ScanAggregateCounts = Omit<PartialAggregateResult, 'partial'>;
+
+/**
+ * Reads `tasks` one after another, runs the runtime filters, the residual and the
+ * Filter/Project steps over their rows, and hands what is left to `sink`.
+ */
+export async function sinkScanTasks(
+  tasks: readonly ScanTask[], fragment: ScanFragment, compiled: CompiledShipment,
+  sink: (b: ColumnarBatch, run: RunState) => Promise<unknown>, signal?: AbortSignal,
+): Promise<ScanAggregateCounts> {
   const run = createRunState({
     params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal,
     user: fragment.user, database: fragment.database, searchPath: fragment.searchPath, memoryLimitBytes: fragment.memoryLimitBytes,
   });
-  const table = new AggregateTable(compiled.aggregation, { expectedRows: taskRows([task]) });
   let rowsScanned = 0;
   const rowsOut = new Array<number>(compiled.pipeline.steps.length + 1).fill(0);
   const batchesOut = rowsOut.map(() => 0);
   const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
   const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
   const rtfStats = { removed: 0 };
-  for await (const { batch, rows } of executeScanTaskSelected(task, counters, runtimeFilterNarrower(fragment, rtfStats))) {
-    checkAbort(run);
-    const n = rows?.length ?? batch.numRows;
-    if (n === 0) continue;
-    rowsScanned += n;
-    // The lake's kept rows stay a selection: aggregates read them without a copy of each column.
-    let decoded = decodeScanBatch(batch, fragment, rows);
-    if (fragment.runtimeFilters) {
-      const sel = runtimeFilterSelection(decoded, fragment.runtimeFilters, rtfStats);
-      if (sel !== undefined) {
-        if (sel.length === 0) continue;
-        decoded = selectRows(decoded, sel);
+  for (const task of tasks) {
+    for await (const { batch, rows } of executeScanTaskSelected(task, counters, runtimeFilterNarrower(fragment, rtfStats))) {
+      checkAbort(run);
+      const n = rows?.length ?? batch.numRows;
+      if (n === 0) continue;
+      rowsScanned += n;
+      // The lake's kept rows stay a selection: aggregates read them without a copy of each column.
+      let decoded = decodeScanBatch(batch, fragment, rows);
+      if (fragment.runtimeFilters) {
+        const sel = runtimeFilterSelection(decoded, fragment.runtimeFilters, rtfStats);
+        if (sel !== undefined) {
+          if (sel.length === 0) continue;
+          decoded = selectRows(decoded, sel);
+        }
       }
+      const b = await applyScanPipeline(decoded, compiled.pipeline, run, count);
+      if (b && b.numRows > 0) await sink(b, run);
     }
-    const b = await applyScanPipeline(decoded, compiled.pipeline, run, count);
-    if (b && b.numRows > 0) await table.sink(b, run);
   }
-  const partial = table.partial();
-  table.release();
-  return { partial, rowsScanned, rowsOut, batchesOut, counters, runtimeFilterRowsRemoved: rtfStats.removed };
+  return { rowsScanned, rowsOut, batchesOut, counters, runtimeFilterRowsRemoved: rtfStats.removed };
+}
+
+/** What travels with each of a shipment's worker tasks. */
+export function shipmentFragment(shipment: AggregateShipment, run: RunState): ScanFragment {
+  return {
+    columns: shipment.scan.columns, projection: shipment.scan.projection, residual: shipment.residual,
+    pipeline: shipment.pipeline, aggregate: shipment.aggregate, params: run.params,
+    settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
+    user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
+    memoryLimitBytes: run.memory.limitBytes,
+  };
 }
 
 /**
@@ -127,13 +157,7 @@ export async function runPartialAggregates(
   if (!pool?.aggregate || run.ctx.scanRunner) return false;
   const aggregate = pool.aggregate.bind(pool);
   const tasks = await planLakeScan(shipment.scan, run);
-  const fragment: ScanFragment = {
-    columns: shipment.scan.columns, projection: shipment.scan.projection, residual: shipment.residual,
-    pipeline: shipment.pipeline, aggregate: shipment.aggregate, params: run.params,
-    settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
-    user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
-    memoryLimitBytes: run.memory.limitBytes,
-  };
+  const fragment = shipmentFragment(shipment, run);
   const signal = run.signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const inThread = tasks.length === 1 && taskRows(tasks) <= SAME_THREAD_MAX_ROWS;

@@ -189,8 +189,26 @@ export interface HashAggregatePlan {
    * where its primary key is grouped): kept per group from its first row, not hashed.
    */
   readonly dependentKeys?: readonly number[];
+  /**
+   * Over a lake scan that runs in the workers: split the groups by ranges of this
+   * key, one range per worker, each reading the whole scan for its range's rows and
+   * finishing its groups there (operators/key-range-aggregate.ts).
+   */
+  readonly keyRangeSplit?: KeyRangeSplit;
   readonly aggregates: readonly AggregateCall[];
   readonly columns: readonly OutputColumn[];
+}
+
+/**
+ * GROUP BY key `key` is the scan's NOT NULL int2/int4/int8/date column `column`,
+ * whose values the table's statistics put in [min, max] (values outside still
+ * fall in the first or last range).
+ */
+export interface KeyRangeSplit {
+  readonly key: number;
+  readonly column: string;
+  readonly min: number;
+  readonly max: number;
 }
 
 export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti' | 'mark';

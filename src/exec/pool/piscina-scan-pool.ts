@@ -6,7 +6,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ScanTaskCounters } from '../../lake/index.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
-import type { PartialAggregateResult, ScanFragment, ScanPool } from './scan-pool.js';
+import type { KeyRangeAggregateResult, PartialAggregateResult, ScanFragment, ScanPool } from './scan-pool.js';
 import type { ScanWorkerResult } from './scan-worker.js';
 
 /**
@@ -73,24 +73,36 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
       };
     },
     async aggregate(task: unknown, signal: AbortSignal | undefined, fragment: ScanFragment): Promise<PartialAggregateResult> {
-      let result: ScanWorkerResult;
-      try {
-        result = (await pool.run({ task, fragment }, signal ? { signal } : {})) as ScanWorkerResult;
-      } catch (e) {
-        if (signal?.aborted) throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
-        throw e;
-      }
-      if (result === null || result instanceof Uint8Array) throw new FloeError(SqlState.internalError, 'scan worker returned batches for a partial aggregate');
-      if ('error' in result) {
-        const { sqlstate, message, detail, hint } = result.error;
-        throw new FloeError(sqlstate, message, { detail, hint });
-      }
+      const result = await answerOf(pool, { task, fragment }, signal);
+      if (!('partial' in result)) throw new FloeError(SqlState.internalError, 'scan worker returned no partial aggregate');
+      return result;
+    },
+    async aggregateRange(tasks: readonly unknown[], signal: AbortSignal | undefined, fragment: ScanFragment): Promise<KeyRangeAggregateResult> {
+      const result = await answerOf(pool, { tasks, fragment }, signal);
+      if (!('ipc' in result)) throw new FloeError(SqlState.internalError, 'scan worker returned no key range aggregate');
       return result;
     },
     async close() {
       await pool.destroy();
     },
   };
+}
+
+/** A worker's structured answer to an aggregate request; a FloeError it sent is rethrown with its SQLSTATE. */
+async function answerOf(pool: Piscina, input: unknown, signal: AbortSignal | undefined): Promise<PartialAggregateResult | KeyRangeAggregateResult> {
+  let result: ScanWorkerResult;
+  try {
+    result = (await pool.run(input, signal ? { signal } : {})) as ScanWorkerResult;
+  } catch (e) {
+    if (signal?.aborted) throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
+    throw e;
+  }
+  if (result === null || result instanceof Uint8Array) throw new FloeError(SqlState.internalError, 'scan worker returned batches for an aggregate');
+  if ('error' in result) {
+    const { sqlstate, message, detail, hint } = result.error;
+    throw new FloeError(sqlstate, message, { detail, hint });
+  }
+  return result;
 }
 
 let shared: ScanPool | undefined;

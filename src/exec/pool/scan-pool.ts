@@ -33,6 +33,12 @@ export interface ScanFragment {
   readonly memoryLimitBytes?: number;
   readonly aggregate?: Pick<HashAggregatePlan, 'groupBy' | 'aggregates'>;
   /**
+   * With `aggregate`, for ScanPool.aggregateRange: the aggregate's output columns. The
+   * worker's groups are final (its tasks hold every row of their keys), so it finishes
+   * them and returns these columns.
+   */
+  readonly finish?: readonly OutputColumn[];
+  /**
    * Runtime join filters (operators/runtime-filter.ts): set filters on scan
    * columns, applied to each decoded batch before the residual. A worker reports
    * the rows they removed in its result (batches: schema metadata
@@ -67,10 +73,16 @@ export interface PartialAggregateResult {
   readonly runtimeFilterRowsRemoved?: number;
 }
 
-/** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */
+/** What a worker sends back for one key range's aggregate (ScanPool.aggregateRange). */
+export interface KeyRangeAggregateResult extends Omit<PartialAggregateResult, 'partial'> {
+  /** The range's finished groups: the fragment's `finish` columns as one Arrow IPC stream (empty when there are none). */
+  readonly ipc: Uint8Array;
+}
+
 /** Bytes in front of a worker's batch result (its IPC stream): the task's row-group counters, two float64s. */
 export const COUNTERS_BYTES = 16;
 
+/** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */
 export interface ScanPool {
   /** Runs one task on a worker; batches arrive as transferred buffers (filtered by `fragment` when given). */
   run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment, counters?: ScanTaskCounters): AsyncIterable<RecordBatch>;
@@ -79,6 +91,12 @@ export interface ScanPool {
    * required). Optional: without it, hash aggregates take their input as batches.
    */
   aggregate?(task: unknown, signal: AbortSignal | undefined, fragment: ScanFragment): Promise<PartialAggregateResult>;
+  /**
+   * Runs tasks one after another on one worker, aggregating their rows into one table
+   * whose groups it finishes (`fragment.aggregate` and `fragment.finish` required):
+   * the tasks carry a key range's filters, so no other worker sees those groups.
+   */
+  aggregateRange?(tasks: readonly unknown[], signal: AbortSignal | undefined, fragment: ScanFragment): Promise<KeyRangeAggregateResult>;
   readonly size: number;
   close(): Promise<void>;
 }

@@ -16,12 +16,13 @@ import { selectRows } from '../operators/operator-support.js';
 import { RUNTIME_FILTER_REMOVED_KEY, runtimeFilterSelection } from '../operators/runtime-filter.js';
 import { createRunState } from '../run-state.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
-import type { PartialAggregateResult, ScanFragment } from './scan-pool.js';
+import type { KeyRangeAggregateResult, PartialAggregateResult, ScanFragment } from './scan-pool.js';
+import { aggregateKeyRange } from '../operators/key-range-aggregate.js';
 
-export interface ScanWorkerInput {
-  readonly task: ScanTask;
-  readonly fragment?: ScanFragment;
-}
+export type ScanWorkerInput =
+  | { readonly task: ScanTask; readonly fragment?: ScanFragment }
+  /** A key range's aggregate over these tasks (ScanPool.aggregateRange). */
+  | { readonly tasks: readonly ScanTask[]; readonly fragment: ScanFragment };
 
 const planText = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
@@ -94,28 +95,37 @@ async function applyFragment(batches: readonly SelectedBatch[], f: ScanFragment,
  * buffer is transferred, not copied.
  */
 export async function runScanTask(input: ScanTask | ScanWorkerInput): Promise<ScanWorkerResult> {
+  if ('tasks' in input) return answered(() => aggregateKeyRange(input.tasks, input.fragment, shipmentOf(input.fragment)));
   const { task, fragment } = 'task' in input ? input : { task: input, fragment: undefined };
+  return answered(() => scanOrAggregate(task, fragment));
+}
+
+async function scanOrAggregate(task: ScanTask, fragment: ScanFragment | undefined): Promise<ScanWorkerResult> {
+  if (fragment?.aggregate) return await aggregateScanTask(task, fragment, shipmentOf(fragment));
+  let batches: RecordBatch[] = [];
+  const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+  if (fragment) {
+    const selected: SelectedBatch[] = [];
+    const stats = { removed: 0 };
+    for await (const b of executeScanTaskSelected(task, counters, runtimeFilterNarrower(fragment, stats))) selected.push(b);
+    batches = await applyFragment(selected, fragment, stats);
+  } else {
+    for await (const b of executeScanTask(task, counters)) batches.push(b);
+  }
+  const ipc = batches.length === 0 ? new Uint8Array(0) : tableToIPC(new Table(batches), 'stream');
+  // Only a top-level moved value is transferred (nested ones would be cloned), so the
+  // task's counters ride in front of the IPC stream rather than beside it.
+  const out = new Uint8Array(COUNTERS_BYTES + ipc.byteLength);
+  const header = new DataView(out.buffer);
+  header.setFloat64(0, counters.rowGroupsRead, true);
+  header.setFloat64(8, counters.rowGroupsSkippedByStats, true);
+  out.set(ipc, COUNTERS_BYTES);
+  return move(out) as Uint8Array;
+}
+
+async function answered(work: () => Promise<ScanWorkerResult>): Promise<ScanWorkerResult> {
   try {
-    if (fragment?.aggregate) return await aggregateScanTask(task, fragment, shipmentOf(fragment));
-    let batches: RecordBatch[] = [];
-    const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
-    if (fragment) {
-      const selected: SelectedBatch[] = [];
-      const stats = { removed: 0 };
-      for await (const b of executeScanTaskSelected(task, counters, runtimeFilterNarrower(fragment, stats))) selected.push(b);
-      batches = await applyFragment(selected, fragment, stats);
-    } else {
-      for await (const b of executeScanTask(task, counters)) batches.push(b);
-    }
-    const ipc = batches.length === 0 ? new Uint8Array(0) : tableToIPC(new Table(batches), 'stream');
-    // Only a top-level moved value is transferred (nested ones would be cloned), so the
-    // task's counters ride in front of the IPC stream rather than beside it.
-    const out = new Uint8Array(COUNTERS_BYTES + ipc.byteLength);
-    const header = new DataView(out.buffer);
-    header.setFloat64(0, counters.rowGroupsRead, true);
-    header.setFloat64(8, counters.rowGroupsSkippedByStats, true);
-    out.set(ipc, COUNTERS_BYTES);
-    return move(out) as Uint8Array;
+    return await work();
   } catch (e) {
     // Errors cross threads as plain objects; keep the SQLSTATE so the main thread can rebuild a FloeError.
     if (isFloeError(e)) return { error: { sqlstate: e.sqlstate, message: e.message, detail: e.detail, hint: e.hint } };
@@ -126,5 +136,6 @@ export async function runScanTask(input: ScanTask | ScanWorkerInput): Promise<Sc
 export type ScanWorkerResult =
   | Uint8Array
   | PartialAggregateResult
+  | KeyRangeAggregateResult
   | null
   | { readonly error: { sqlstate: string; message: string; detail?: string; hint?: string } };

@@ -206,6 +206,7 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
           if (keys.length > 0) detail(`Group Key: ${keys.join(', ')}`);
           if (dependent.size > 0) detail(`Dependent Keys: ${[...dependent].map((i) => formatExpr(p.groupBy[i]!, p.input.columns)).join(', ')}`);
         }
+        if (p.keyRangeSplit) detail(`Key Range Split: ${formatExpr(p.groupBy[p.keyRangeSplit.key]!, p.input.columns)}`);
         if (p.groupingSets) {
           detail(`Grouping Sets: ${p.groupingSets.map((set) => `(${set.map((i) => formatExpr(p.groupBy[i]!, p.input.columns)).join(', ')})`).join(', ')}`);
         }
@@ -215,6 +216,10 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         { const g = num(metricsOf(p), 'groups'); if (g !== undefined) detail(`Groups: ${g}`); }
         {
           // The scan below then did its work inside the workers' tasks, so its own time is near zero.
+          const ranges = num(metricsOf(p), 'keyRanges');
+          if (ranges !== undefined && p.keyRangeSplit) {
+            detail(`Aggregate: in scan workers, ${ranges} ranges of ${formatExpr(p.groupBy[p.keyRangeSplit.key]!, p.input.columns)} (each range's groups finished in its worker)`);
+          }
           const tasks = num(metricsOf(p), 'partialInWorkers');
           const sentRows = num(metricsOf(p), 'tasksSentRows');
           if (tasks !== undefined) {

@@ -37,6 +37,7 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
       return {
         kind: 'hashAggregate', input: toPhysicalPlan(p.input), groupBy: p.groupBy,
         ...(p.groupingSets ? { groupingSets: p.groupingSets } : {}), ...(p.dependentKeys ? { dependentKeys: p.dependentKeys } : {}),
+        ...(p.keyRangeSplit ? { keyRangeSplit: p.keyRangeSplit } : {}),
         aggregates: p.aggregates, columns: p.columns,
       };
     case 'join':

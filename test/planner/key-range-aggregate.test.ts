@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { optimizeLogicalPlan } from '../../src/planner/index.js';
+import type { LogicalPlan } from '../../src/planner/logical/logical-plan.js';
+import type { LogicalAggregate } from '../../src/planner/logical/logical-aggregate.js';
+import { KEY_RANGE_MIN_ROWS } from '../../src/planner/rules/key-range-aggregate.js';
+import { bindLogicalQuery } from '../../src/sql/binder/bind-logical-query.js';
+import { parseStatements } from '../../src/sql/index.js';
+import { stubEnv } from '../sql/stub-env.js';
+
+const SPANS = { o_id: [1, 4_000_000] as const, o_cust: [1, 4_000_000] as const, c_id: [1, 4_000_000] as const };
+
+/** The first aggregate of the optimized plan of `sql`, over tables of `rows` rows whose key columns span SPANS (or `spans`). */
+function aggregateOf(sql: string, rows = KEY_RANGE_MIN_ROWS, spans: Record<string, readonly [number, number]> = SPANS): LogicalAggregate {
+  const env = { ...stubEnv(), estimateRows: () => rows, columnRanges: () => spans };
+  let p: LogicalPlan = optimizeLogicalPlan(bindLogicalQuery(parseStatements(sql)[0]!, env)).plan;
+  while (p.kind !== 'aggregate') p = (p as { input: LogicalPlan }).input;
+  return p;
+}
+
+test('an aggregate over one big scan grouped by its leading key column is split by ranges of that key', () => {
+  assert.deepEqual(aggregateOf('select o_id, sum(o_amount) from orders group by o_id').keyRangeSplit, { key: 0, column: 'o_id', min: 1, max: 4_000_000 });
+  // Through a filter and a projection, and as the second key (the first being computed).
+  assert.deepEqual(
+    aggregateOf('select o_cust % 3, o_id, count(*) from (select o_id * 1 as x, o_id, o_cust from orders where o_amount > 5) s group by o_cust % 3, o_id').keyRangeSplit,
+    { key: 1, column: 'o_id', min: 1, max: 4_000_000 },
+  );
+  assert.deepEqual(aggregateOf('select c_id, c_name, count(*) from customers group by c_id, c_name').keyRangeSplit?.column, 'c_id');
+});
+
+test('no split for a small table, a key of few values, another column, a join, a missing span or DISTINCT', () => {
+  const none = (sql: string, rows?: number, spans?: Record<string, readonly [number, number]>) => assert.equal(aggregateOf(sql, rows, spans).keyRangeSplit, undefined, sql);
+  none('select o_id, count(*) from orders group by o_id', KEY_RANGE_MIN_ROWS - 1);
+  none('select o_id, count(*) from orders group by o_id', KEY_RANGE_MIN_ROWS, { o_id: [1, KEY_RANGE_MIN_ROWS / 32] });
+  none('select o_id, count(*) from orders group by o_id', KEY_RANGE_MIN_ROWS, {});
+  none('select o_cust, count(*) from orders group by o_cust');
+  none('select o_id + 1, count(*) from orders group by o_id + 1');
+  none('select o_id, count(*) from orders join customers on o_cust = c_id group by o_id');
+  none('select o_id, count(distinct o_cust) from orders group by o_id');
+  none('select o_id, count(*) from (select * from orders limit 10) s group by o_id');
+  none('select i_id, count(*) from sales.items group by i_id', KEY_RANGE_MIN_ROWS, { i_id: [1, 4_000_000] });
+});
