@@ -397,3 +397,24 @@ test('[NOT] IN over text and bpchar columns in Arrow form (tested on bytes) equa
     },
   ), { numRuns: 300 });
 });
+
+test('int2/int4/float/date Arrow columns decode to their numbers: NULLs, ±infinity dates, read through a row selection', () => {
+  const nulls = (n: number, isNull: (i: number) => boolean): Uint8Array => {
+    const m = new Uint8Array(Math.ceil(n / 8));
+    for (let i = 0; i < n; i++) if (!isNull(i)) m[i >> 3]! |= 1 << (i & 7);
+    return m;
+  };
+  const ints = Int32Array.from([5, -7, 0, 2147483647, -2147483648, 42]);
+  const intData = makeData({ type: new Int32(), length: 6, nullCount: 1, nullBitmap: nulls(6, (i) => i === 2), data: ints });
+  assert.deepEqual(vectorToValues(makeVector(intData), t.int4), [5, -7, null, 2147483647, -2147483648, 42]);
+  const shorts = makeData({ type: new Int16(), length: 3, data: Int16Array.from([-32768, 1, 32767]) });
+  assert.deepEqual(vectorToValues(makeVector(shorts), t.int2), [-32768, 1, 32767]);
+  const days = makeData({ type: new DateDay(), length: 5, nullCount: 1, nullBitmap: nulls(5, (i) => i === 1), data: Int32Array.from([10957, 0, 2147483647, -2147483648, -1]) });
+  assert.deepEqual(vectorToValues(makeVector(days), t.date), [10957, null, Infinity, -Infinity, -1]);
+  assert.deepEqual(vectorToValues(vectorFromArray([1.5, -0.25, null]), t.float8), [1.5, -0.25, null]);
+  // Through a selection (a filter's or a join's rows), the same values.
+  const b = batchOf([intData.slice(0, 5), days], ['i', 'd']);
+  const picked = selectRows(decodeColumns(b, ['i', 'd'], [t.int4, t.date]), Int32Array.of(3, 2, 0));
+  assert.deepEqual(picked.columns[0], [2147483647, null, 5]);
+  assert.deepEqual(picked.columns[1], [-Infinity, Infinity, 10957]);
+});
