@@ -12,10 +12,18 @@ const probe = fc.oneof(
 function agrees(values: number[], probes: number[]): void {
   const set = new IntKeySet(Float64Array.from(values));
   const oracle = new Set(values);
-  for (const p of [...probes, ...values]) {
-    assert.equal(set.has(p), oracle.has(p), `has(${p}) over [${values.slice(0, 8)}…]`);
-    // The int32 probe (runtime filters over int4 buffers) agrees wherever it applies.
-    if ((p | 0) === p) assert.equal(set.hasInt32(p), oracle.has(p), `hasInt32(${p}) over [${values.slice(0, 8)}…]`);
+  for (const p of [...probes, ...values]) assert.equal(set.has(p), oracle.has(p), `has(${p}) over [${values.slice(0, 8)}…]`);
+  // The int32 selection (runtime filters over int4 buffers) keeps exactly the members, read
+  // directly, through a scan's row selection, through the filter's own selection, or both.
+  const ints = Int32Array.from([...probes, ...values].filter((p) => (p | 0) === p));
+  const n = ints.length;
+  const rows = Int32Array.from({ length: n }, (_, i) => n - 1 - i);
+  const sel = Int32Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 !== 1);
+  for (const [r, s] of [[undefined, undefined], [rows, undefined], [undefined, sel], [rows, sel]] as const) {
+    const keep = new Int32Array(n);
+    const k = set.selectInt32(ints, r, s, s?.length ?? n, keep);
+    const expected = [...(s ?? Int32Array.from({ length: n }, (_, i) => i))].filter((i) => oracle.has(ints[r === undefined ? i : r[i]!]!));
+    assert.deepEqual([...keep.subarray(0, k)], expected, `selectInt32 over [${values.slice(0, 8)}…], rows ${r !== undefined}, sel ${s !== undefined}`);
   }
 }
 

