@@ -1,5 +1,5 @@
-import { makeData, tableFromIPC } from 'apache-arrow';
-import type { Data, DataType, Field, RecordBatch, Schema } from 'apache-arrow';
+import { Field, makeData, tableFromIPC } from 'apache-arrow';
+import type { Data, DataType, RecordBatch, Schema } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { batchFromData } from '../arrow/batch-builder.js';
@@ -7,7 +7,7 @@ import { GATHER_MAX_SHARE } from '../arrow/selected-batch.js';
 import { takeData } from '../arrow/take-rows.js';
 import { acquireDecodeMemory, releaseDecodeMemory } from './decode-memory.js';
 import type { DecodeMemory } from './decode-memory.js';
-import { decodeColumnChunk, LZ4_RAW, targetOf, UNCOMPRESSED, UnsupportedParquet } from './parquet-column-chunk.js';
+import { decodeColumnChunk, decodeDictionaryCodes, LZ4_RAW, targetOf, UNCOMPRESSED, UnsupportedParquet } from './parquet-column-chunk.js';
 import { cachedFooter } from './parquet-footer.js';
 import type { FooterChunk, FooterColumn, ParquetFooter } from './parquet-footer.js';
 
@@ -94,9 +94,10 @@ export async function readColumnsInJs<T>(
       const n = group.numRows;
       if (n === 0) continue;
       const chunks = columns.map(({ column }) => group.chunks.get(column.name)!);
-      const decode = (i: number, bytes: Uint8Array, at?: Int32Array): Data | undefined => {
+      const decode = (i: number, bytes: Uint8Array, at?: Int32Array | 'codes'): Data | undefined => {
         const { column, field } = columns[i]!;
         try {
+          if (at === 'codes') return decodeDictionaryCodes(bytes, chunks[i]!.codec, column, field.type, n, using, `${i}:`);
           return at === undefined
             ? decodeColumnChunk(bytes, chunks[i]!.codec, column, field.type, n, using, `${i}:`)
             : decodeColumnChunk(bytes, chunks[i]!.codec, column, field.type, n, using, `${i}:`, at);
@@ -133,6 +134,11 @@ export interface LateColumns<T> {
   /** Columns (as the file names them) the choice reads. */
   readonly reads: ReadonlySet<string>;
   /**
+   * Of those, text columns only the choice reads: one may come to it as an Arrow
+   * Dictionary of its codes (no string copied), and is left NULL after it.
+   */
+  readonly codesOnly?: ReadonlySet<string>;
+  /**
    * The rows to keep (ascending; undefined: all) of a row group whose other columns
    * are stand-ins, all NULL: it must read none of them.
    */
@@ -146,13 +152,24 @@ export interface LateColumns<T> {
 /** One row group read late (see LateColumns): columns `first` (indexes) decode before the choice, `waiting` after it; undefined when no row is kept. */
 async function readLate<T>(
   n: number, first: readonly number[], waiting: readonly number[], chunks: readonly FooterChunk[], fields: readonly Field[], late: LateColumns<T>,
-  source: ChunkSource, memory: DecodeMemory, decode: (i: number, bytes: Uint8Array, at?: Int32Array) => Data | undefined,
+  source: ChunkSource, memory: DecodeMemory, decode: (i: number, bytes: Uint8Array, at?: Int32Array | 'codes') => Data | undefined,
 ): Promise<T | undefined> {
   const firstBytes = await readChunks(source, first.map((i) => chunks[i]!), memory, 'read');
   const children: Data[] = fields.map((f) => standIn(f.type, n));
-  first.forEach((i, k) => { children[i] = decode(i, firstBytes[k]!)!; });
-  const rows = late.choose(batchFromData(fields, children, n));
+  const choiceFields = [...fields];
+  const codesOnly: number[] = [];
+  first.forEach((i, k) => {
+    const codes = late.codesOnly?.has(fields[i]!.name) ? decode(i, firstBytes[k]!, 'codes') : undefined;
+    if (codes !== undefined) {
+      codesOnly.push(i);
+      choiceFields[i] = new Field(fields[i]!.name, codes.type, false, fields[i]!.metadata);
+    }
+    children[i] = codes ?? decode(i, firstBytes[k]!)!;
+  });
+  const rows = late.choose(batchFromData(choiceFields, children, n));
   if (rows !== undefined && rows.length === 0) return undefined;
+  // Nothing reads them past the choice: they are neither copied nor turned into strings.
+  for (const i of codesOnly) children[i] = nullText(fields[i]!.type, n);
   const lateBytes = await readChunks(source, waiting.map((i) => chunks[i]!), memory, 'late');
   if (rows !== undefined && rows.length <= n * GATHER_MAX_SHARE) {
     const chosen: (Data | undefined)[] = new Array(fields.length);
@@ -167,6 +184,11 @@ async function readLate<T>(
 /** A column's stand-in until it is decoded: `n` NULLs of its type. */
 function standIn(type: DataType, n: number): Data {
   return makeData({ type, length: n, nullCount: n, nullBitmap: new Uint8Array((n + 7) >> 3) } as never);
+}
+
+/** `n` NULLs of a Utf8 type, with the offsets a copy or a gather reads. */
+function nullText(type: DataType, n: number): Data {
+  return makeData({ type, length: n, nullCount: n, nullBitmap: new Uint8Array((n + 7) >> 3), valueOffsets: new Int32Array(n + 1), data: new Uint8Array(0) } as never);
 }
 
 /** The bytes of each chunk, reading neighbouring chunks in one go (into `memory` under roles `role:…` when the source can). */

@@ -1,4 +1,4 @@
-import { DataType, makeData } from 'apache-arrow';
+import { DataType, Dictionary as ArrowDictionary, Int32, Type, makeData, makeVector } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { DecodeMemory } from './decode-memory.js';
 import { decompressLz4Block, LZ4_SLACK } from './lz4-block.js';
@@ -179,6 +179,26 @@ export function decodeColumnChunk(
 export function decodeColumnChunk(
   chunk: Uint8Array, codec: number, column: FooterColumn, type: DataType, rows: number, memory: DecodeMemory, role: string, at?: Int32Array,
 ): Data | undefined {
+  return decodeChunk(chunk, codec, column, type, rows, memory, role, at, false);
+}
+
+/**
+ * A text column chunk whose values are all dictionary-encoded and none NULL, as an
+ * Arrow Dictionary (Int32 indices into the chunk's Utf8 dictionary) viewing `memory`:
+ * no string is copied. For a column that only a filter reads, which can then test each
+ * dictionary value once. Undefined for any other chunk: the caller decodes it whole.
+ */
+export function decodeDictionaryCodes(
+  chunk: Uint8Array, codec: number, column: FooterColumn, type: DataType, rows: number, memory: DecodeMemory, role: string,
+): Data | undefined {
+  if (column.physical !== BYTE_ARRAY || type.typeId !== Type.Utf8) return undefined;
+  return decodeChunk(chunk, codec, column, type, rows, memory, role, undefined, true);
+}
+
+function decodeChunk(
+  chunk: Uint8Array, codec: number, column: FooterColumn, type: DataType, rows: number, memory: DecodeMemory, role: string,
+  at: Int32Array | undefined, codes: boolean,
+): Data | undefined {
   const target = targetOf(column, type);
   if (target === undefined) throw new UnsupportedParquet(`column ${column.name}: physical type ${column.physical} as ${String(type)}`);
   if (codec !== UNCOMPRESSED && codec !== LZ4_RAW) throw new UnsupportedParquet(`codec ${codec}`);
@@ -210,7 +230,7 @@ export function decodeColumnChunk(
       if (h.encoding !== PLAIN && h.encoding !== PLAIN_DICTIONARY) throw new UnsupportedParquet(`dictionary encoding ${h.encoding}`);
       dictionary = readDictionary(page, h.numValues, column.physical, width, memory, `${role}dictionary-`);
       // Strings read at a few rows keep their dictionary indices; only those rows' bytes are copied.
-      if (at !== undefined && column.physical === BYTE_ARRAY) dense.byIndex = int32s(memory.take(`${role}dense-indices`, 4 * rows));
+      if ((at !== undefined || codes) && column.physical === BYTE_ARRAY) dense.byIndex = int32s(memory.take(`${role}dense-indices`, 4 * rows));
       continue;
     }
     const pageRows = Math.min(h.numValues, rows - row);
@@ -229,7 +249,7 @@ export function decodeColumnChunk(
       } else if (levels !== undefined) levels.fill(1, row, row + pageRows);
     }
     if (h.encoding === PLAIN) {
-      if (dense.byIndex !== undefined) return undefined;
+      if (dense.byIndex !== undefined || codes) return undefined;
       readPlain(page, p, present, column.physical, dense);
     } else if (h.encoding === RLE_DICTIONARY || h.encoding === PLAIN_DICTIONARY) {
       if (dictionary === undefined) throw new Error('dictionary-encoded page without a dictionary');
@@ -247,8 +267,14 @@ export function decodeColumnChunk(
     row += pageRows;
   }
   if (row !== rows) throw new Error(`column chunk holds ${row} of its ${rows} rows`);
+  if (codes) return levels === undefined && dictionary !== undefined ? dictionaryCodes(type, dictionary, dense.byIndex!, rows) : undefined;
   if (at !== undefined) return arrowDataAt(type, target, dense, levels, at, dictionary);
   return arrowData(type, target, dense, levels, rows, memory, role);
+}
+
+function dictionaryCodes(type: DataType, dictionary: Dictionary, codes: Int32Array, rows: number): Data {
+  const values = makeData({ type, offset: 0, length: dictionary.count, nullCount: 0, valueOffsets: dictionary.offsets.subarray(0, dictionary.count + 1), data: dictionary.bytes } as never);
+  return makeData({ type: new ArrowDictionary(type, new Int32()), offset: 0, length: rows, nullCount: 0, data: codes.subarray(0, rows), dictionary: makeVector(values) } as never);
 }
 
 function int32s(bytes: Uint8Array): Int32Array {

@@ -157,6 +157,7 @@ export async function decodeParquetSelected(
   };
   const lateColumns: LateColumns<SelectedBatch> | undefined = late === undefined ? undefined : {
     reads: late.reads,
+    ...(late.codesOnly === undefined ? {} : { codesOnly: late.codesOnly }),
     choose: (view) => late.pick(late.conform(view)),
     keepChosen: (batch) => ({ batch: late.conform(batch), rows: undefined }),
     keepAll: (view, rows) => copySelected(late.conform(view), rows),
@@ -172,6 +173,8 @@ export async function decodeParquetSelected(
  */
 export interface LateCut {
   readonly reads: ReadonlySet<string>;
+  /** Of `reads`, text columns only `pick` reads (see LateColumns.codesOnly). */
+  readonly codesOnly?: ReadonlySet<string>;
   conform(view: RecordBatch): RecordBatch;
   pick(batch: RecordBatch): Int32Array | undefined;
 }

@@ -18,6 +18,7 @@ import type { ScanTask } from './scan-types.js';
 import { filterSelection } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
+import { textFiltersTyped } from './typed-selection.js';
 import type { ScanFilter } from './scan-types.js';
 
 /**
@@ -43,7 +44,7 @@ async function openSource(storage: Storage, path: string): Promise<ParquetSource
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
-  counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>,
+  counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, codesOnly?: ReadonlySet<string>,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
   const source = await openSource(storage, f.path);
   const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
@@ -57,7 +58,7 @@ async function readPruned(
   if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
   const selected = pick === undefined
     ? (await decodeDataFile(source, f.path, task.columns, extra, groups)).map((batch) => ({ batch, rows: undefined }))
-    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick, reads);
+    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick, reads, codesOnly);
   return { selected, groups, groupRows: stats?.map((g) => g.numRows) };
 }
 
@@ -203,10 +204,11 @@ async function unmergedRows(
   const cutEarly = (task.filters.length > 0 || narrow !== undefined) && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
   const pick: RowPicker | undefined = cutEarly ? (b) => passingRows(b, task, narrow) : undefined;
   const reads = cutEarly ? passingRowsReads(task, narrow) : undefined;
+  const codesOnly = reads === undefined ? undefined : filterOnlyText(task);
   const out: SelectedBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
-    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, reads);
+    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, reads, codesOnly);
     if (cutEarly) {
       out.push(...selected);
       continue;
@@ -235,6 +237,21 @@ async function unmergedRows(
     }
   }
   return { selected: out, filtered: cutEarly };
+}
+
+/**
+ * The text columns (physical names) that only the task's filters read, all of them
+ * compared as bytes: their rows are chosen by dictionary code, with no string built
+ * (Q19's l_shipinstruct and l_shipmode, Q10's l_returnflag).
+ */
+function filterOnlyText(task: ScanTask): ReadonlySet<string> | undefined {
+  const out = new Set<string>();
+  for (const name of new Set(task.filters.map((f) => f.column))) {
+    const c = task.columns.find((x) => x.name === name);
+    if (c === undefined || task.projection.includes(name)) continue;
+    if (textFiltersTyped(task.filters.filter((f) => f.column === name), c.type)) out.add(physicalName(c.fieldId));
+  }
+  return out.size === 0 ? undefined : out;
 }
 
 /** File row position of each decoded row when only `groups` (ascending) were decoded. */

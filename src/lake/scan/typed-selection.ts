@@ -38,7 +38,8 @@ interface IntRange { lo: number; hi: number; ne: number[] }
 export function typedSelection(data: Data, filters: readonly ScanFilter[], type: SqlType): TypedSelection | undefined {
   if (filters.length === 0 || filters.some((f) => f.op === 'isNull' || f.op === 'isNotNull')) return undefined;
   const nulls = nullMask(data);
-  if ((type.kind === 'text' || type.kind === 'varchar' || type.kind === 'name' || type.kind === 'bpchar') && data.typeId === Type.Utf8) {
+  if (TEXT_KINDS.has(type.kind) && data.typeId === Type.Dictionary) return dictionarySelection(data, filters, type);
+  if (TEXT_KINDS.has(type.kind) && data.typeId === Type.Utf8) {
     // char(n) compares without its trailing blanks, on both sides.
     const trim = type.kind === 'bpchar';
     const tests = filters.map((f) => utf8Test(f, trim));
@@ -143,6 +144,46 @@ function selectDecimals(
     k += +(v >= lo) & +(v <= hi);
   }
   return k;
+}
+
+const TEXT_KINDS = new Set<SqlType['kind']>(['text', 'varchar', 'name', 'bpchar']);
+
+/** Whether a text column's filters all compare UTF-8 bytes here (typedSelection decides them without a value per row). */
+export function textFiltersTyped(filters: readonly ScanFilter[], type: SqlType): boolean {
+  return TEXT_KINDS.has(type.kind) && filters.length > 0 && filters.every((f) => f.op !== 'isNull' && f.op !== 'isNotNull' && utf8Test(f, false) !== undefined);
+}
+
+/**
+ * A text column as an Arrow Dictionary of Int32 codes into Utf8 values: each value is
+ * tested once, then a row by its code — a filter-only column's strings are never built.
+ */
+function dictionarySelection(data: Data, filters: readonly ScanFilter[], type: SqlType): TypedSelection | undefined {
+  const values = (data.dictionary as { data?: readonly Data[] } | undefined)?.data;
+  const codes = data.values as unknown;
+  if (values?.length !== 1 || values[0]!.typeId !== Type.Utf8 || !(codes instanceof Int32Array)) return undefined;
+  const trim = type.kind === 'bpchar';
+  const tests = filters.map((f) => utf8Test(f, trim));
+  if (tests.some((t) => t === undefined)) return undefined;
+  const dict = values[0]!;
+  const passing = new Int32Array(dict.length);
+  const m = selectUtf8(dict.values as Uint8Array, dict.valueOffsets as Int32Array, nullMask(dict), dict.offset, tests as Utf8Test[], trim, undefined, dict.length, passing);
+  const pass = new Uint8Array(dict.length);
+  for (let k = 0; k < m; k++) pass[passing[k]!] = 1;
+  const nulls = nullMask(data);
+  const at = data.offset;
+  return {
+    select: (rows, n, out) => {
+      let k = 0;
+      for (let j = 0; j < n; j++) {
+        const i = rows === undefined ? j : rows[j]!;
+        if (nulls !== undefined && !isValid(nulls, at, i)) continue;
+        out[k] = i;
+        k += pass[codes[at + i]!]!;
+      }
+      return k;
+    },
+    bad: () => false,
+  };
 }
 
 /** One filter on a text column as UTF-8 bytes: their order is PostgreSQL's C-collation (code point) order. */

@@ -263,3 +263,90 @@ test('a late read decodes the columns its choice reads first, the others at the 
   });
   assert.ok(got.some(({ chosen }) => chosen) && got.some(({ chosen, batch: b }) => !chosen && b.numRows === 952), 'both the few-rows and the all-rows paths ran');
 });
+
+test('a text chunk read as dictionary codes maps each row to its string; chunks with NULLs, PLAIN pages or other types are refused', async () => {
+  const { decodeColumnChunk, decodeDictionaryCodes } = await import('../../../src/lake/format/parquet-column-chunk.js');
+  const files = {
+    floe: encodeParquet([batch], batch.schema, 1024),
+    dictionaries: writeWith((b) => b.setCompression(pq.Compression.LZ4_RAW).setDictionaryEnabled(true).setDataPageSizeLimit(1024)),
+    overflowing: writeWith((b) => b.setCompression(pq.Compression.UNCOMPRESSED).setDictionaryPageSizeLimit(64).setWriteBatchSize(100)),
+  };
+  const outcomes = new Map<string, string>();
+  for (const [label, bytes] of Object.entries(files)) {
+    const footer = readFooter(bytes)!;
+    const schema = decodeParquet(bytes, label)[0]!.schema;
+    for (const group of footer.rowGroups) {
+      for (const field of schema.fields) {
+        const column = footer.columns.get(field.name)!;
+        const chunk = group.chunks.get(field.name)!;
+        const span = bytes.subarray(chunk.firstPageOffset, chunk.firstPageOffset + chunk.compressedBytes);
+        const type = columns.find((c) => c.name === field.name)!.type;
+        const codes = decodeDictionaryCodes(span, chunk.codec, column, field.type, group.numRows, new PoisonedMemory(), 'c:');
+        const whole = columnReader(makeVector(decodeColumnChunk(span, chunk.codec, column, field.type, group.numRows, new PoisonedMemory(), 'w:')), type);
+        const text = type.kind === 'text' || type.kind === 'bpchar' || type.kind === 'jsonb';
+        const seen = outcomes.get(`${label}:${field.name}`);
+        if (codes === undefined) {
+          outcomes.set(`${label}:${field.name}`, seen === 'codes' ? 'mixed' : text ? 'refused' : 'not text');
+          continue;
+        }
+        assert.ok(text && DataType.isDictionary(codes.type), `${label}: ${field.name} as codes`);
+        assert.equal(codes.length, group.numRows);
+        const strings = columnReader(makeVector(codes.dictionary!.data[0]!), type);
+        const ids = codes.values as Int32Array;
+        for (let r = 0; r < group.numRows; r++) assert.equal(strings.get(ids[r]!), whole.get(r), `${label}: ${field.name}[${r}]`);
+        outcomes.set(`${label}:${field.name}`, seen === undefined || seen === 'codes' ? 'codes' : 'mixed');
+      }
+    }
+  }
+  // Required text (c13) and text that happens to hold no NULL (c12) read as codes; text with
+  // NULLs is refused (c14's char(3), c23); numbers are never codes.
+  assert.equal(outcomes.get('floe:c13'), 'codes');
+  assert.equal(outcomes.get('dictionaries:c13'), 'codes');
+  assert.equal(outcomes.get('floe:c12'), 'codes');
+  assert.equal(outcomes.get('floe:c14'), 'refused');
+  assert.equal(outcomes.get('overflowing:c23'), 'refused');
+  // A dictionary that overflows into PLAIN pages is refused even without NULLs.
+  const many: BatchColumn[] = [{ name: 'v', type: T('text'), fieldId: 1, nullable: false }];
+  const manyBatch = buildBatch(many, [Array.from({ length: 2000 }, (_, i) => `value ${i % 700}`)]);
+  for (const [limit, expected] of [[64, undefined], [1 << 20, 'codes']] as const) {
+    const bytes = pq.writeParquet(pq.Table.fromIPCStream(tableToIPC(new Table([manyBatch]), 'stream')), new pq.WriterPropertiesBuilder().setCompression(pq.Compression.UNCOMPRESSED).setDictionaryPageSizeLimit(limit).build());
+    const footer = readFooter(bytes)!;
+    const chunk = footer.rowGroups[0]!.chunks.get('v')!;
+    const span = bytes.subarray(chunk.firstPageOffset, chunk.firstPageOffset + chunk.compressedBytes);
+    const codes = decodeDictionaryCodes(span, chunk.codec, footer.columns.get('v')!, manyBatch.schema.fields[0]!.type, 2000, new PoisonedMemory(), 'm:');
+    assert.equal(codes === undefined ? undefined : 'codes', expected, `dictionary page limit ${limit}`);
+  }
+  assert.equal(outcomes.get('floe:c2'), 'not text');
+});
+
+test('a late read hands filter-only text columns to the choice as codes and keeps them NULL, the other columns as before', async () => {
+  const bytes = encodeParquet([batch], batch.schema, 1024);
+  let coded = 0;
+  // c13 (required text, dictionary-encoded by Floe's writer) is read only by the choice.
+  const choose = (view: RecordBatch): Int32Array | undefined => {
+    const c13 = view.getChild('c13')!;
+    if (DataType.isDictionary(c13.type)) coded++;
+    const c13Values = c13.toArray() as unknown as ArrayLike<string>;
+    const keep: number[] = [];
+    for (let i = 0; i < view.numRows; i++) if (c13Values[i] !== 'MAIL' && (view.numRows !== 952 || i % 3 === 0)) keep.push(i);
+    return Int32Array.from(keep);
+  };
+  const late = {
+    reads: new Set(['c13']),
+    codesOnly: new Set(['c13']),
+    choose,
+    keepChosen: (b: RecordBatch) => ({ batch: b, rows: undefined as Int32Array | undefined }),
+    keepAll: (view: RecordBatch, rows: Int32Array | undefined) => ({ batch: copyBatch(view), rows }),
+  };
+  const got = (await readColumnsInJs(bytesSource(bytes), 'codes.parquet', names, undefined, () => undefined, new PoisonedMemory(), late))!;
+  assert.equal(coded, 3, 'every row group came to the choice as codes');
+  const expected = range(0, ROWS).filter((r) => values[13]![r] !== 'MAIL' && (r < 2048 || (r - 2048) % 3 === 0));
+  const flat = got.flatMap(({ batch: b, rows }) => (rows === undefined ? range(0, b.numRows) : [...rows]).map((i) => ({ b, i })));
+  assert.equal(flat.length, expected.length);
+  flat.forEach(({ b, i }, k) => {
+    for (let c = 0; c < columns.length; c++) {
+      const want = c === 13 ? null : values[c]![expected[k]!];
+      assert.deepEqual(columnReader(b.getChildAt(c)!, columns[c]!.type).get(i), want, `${columns[c]!.name}[${expected[k]}]`);
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DateDay, Decimal, Int32, makeData, makeVector } from 'apache-arrow';
+import { DateDay, Decimal, Dictionary, Int32, makeData, makeVector } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { SqlType } from '../../../src/common/sql-type.js';
 import { buildColumnData } from '../../../src/lake/arrow/batch-builder.js';
@@ -134,4 +134,32 @@ test('typed text comparisons and IN lists agree with the value path in code poin
       check(buildColumnData(type, vals, 'x'), filters as ScanFilter[], type);
     },
   ), { numRuns: 500 });
+});
+
+test('a text column as dictionary codes selects the rows its strings select (filter-only columns read by code)', () => {
+  const text = fc.array(fc.constantFrom('a', 'b', 'ab', '', ' ', 'é', '✓', '\uff21', '𝄞'), { maxLength: 3 }).map((parts) => parts.join(''));
+  const filter = fc.oneof(
+    fc.record({ column: fc.constant('x'), op: fc.constantFrom(...OPS), value: text }),
+    fc.record({ column: fc.constant('x'), op: fc.constant('in' as const), values: fc.array(fc.oneof(text, fc.constant(null)), { maxLength: 4 }) }),
+  );
+  fc.assert(fc.property(
+    fc.array(fc.oneof(text, fc.constant(null)), { minLength: 1, maxLength: 30 }), fc.array(filter, { minLength: 1, maxLength: 2 }),
+    fc.constantFrom<SqlType>({ kind: 'text' }, { kind: 'varchar' }, { kind: 'bpchar', length: 3 }),
+    (vals, filters, type) => {
+      const strings = buildColumnData(type, vals, 'x');
+      // The dictionary in an order of its own (reversed), so a code is not the row's rank.
+      const distinct = [...new Set(vals.filter((v) => v !== null))].reverse();
+      const codes = Int32Array.from(vals, (v) => (v === null ? 0 : distinct.indexOf(v)));
+      const dictionary = makeVector(buildColumnData(type, distinct.length > 0 ? distinct : [''], 'x'));
+      const coded = makeData({ type: new Dictionary(dictionary.type, new Int32()), length: vals.length, data: codes, dictionary, ...bitmap(vals) });
+      const selectAll = (data: Data, rows: Int32Array | undefined, n: number): number[] => {
+        const typed = typedSelection(data, filters as ScanFilter[], type)!;
+        const out = new Int32Array(n);
+        return [...out.subarray(0, typed.select(rows, n, out))];
+      };
+      const odd = Int32Array.from({ length: vals.length >> 1 }, (_, k) => 2 * k + 1);
+      assert.deepEqual(selectAll(coded, undefined, vals.length), selectAll(strings, undefined, vals.length));
+      assert.deepEqual(selectAll(coded, odd, odd.length), selectAll(strings, odd, odd.length));
+    },
+  ), { numRuns: 300 });
 });
