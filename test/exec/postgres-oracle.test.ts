@@ -70,6 +70,10 @@ const cases: [string, Expr][] = [
   ["extract(YEAR from '0044-03-15 BC'::date)", fn('extract', text('YEAR'), d('0044-03-15 BC'))],
   ["extract(month from '2000-02-29'::date)", fn('extract', text('month'), d('2000-02-29'))],
   ["extract(day from '1900-03-01'::date)", fn('extract', text('day'), d('1900-03-01'))],
+  // The same day by other fields and spellings after its year (results are kept per field).
+  ["extract(month from '1995-12-31'::date)", fn('extract', text('month'), d('1995-12-31'))],
+  ["extract(Day from '1995-12-31'::date)", fn('extract', text('Day'), d('1995-12-31'))],
+  ["extract(year from '1995-12-31'::date)", fn('extract', text('year'), d('1995-12-31'))],
   ["extract(year from 'infinity'::date)", fn('extract', text('year'), d('infinity'))],
   ["extract(month from '-infinity'::date)", fn('extract', text('month'), d('-infinity'))],
   ["extract(epoch from '-infinity'::timestamp)", fn('extract', text('epoch'), ts('-infinity'))],

@@ -101,12 +101,33 @@ function extractInterval(field: string, iv: Interval): Decimal {
  */
 function extractDateField(field: string, days: number): string | undefined {
   if (field.length > 5 || !Number.isFinite(days)) return undefined;
-  const f = field.toLowerCase();
-  if (f !== 'year' && f !== 'month' && f !== 'day') return undefined;
-  const { y, m, d } = civilFromDays(days);
-  // PostgreSQL has no year 0: 1 BC is year -1.
-  return String(f === 'year' ? (y > 0 ? y : y - 1) : f === 'month' ? m : d);
+  let known = extractedDates.get(field);
+  if (known === undefined) {
+    const f = field.toLowerCase();
+    if (f !== 'year' && f !== 'month' && f !== 'day') return undefined;
+    if (extractedDates.size >= 16) extractedDates.clear();
+    known = new Map();
+    extractedDates.set(field, known);
+  }
+  let text = known.get(days);
+  if (text === undefined) {
+    const f = field.toLowerCase();
+    const { y, m, d } = civilFromDays(days);
+    // PostgreSQL has no year 0: 1 BC is year -1.
+    text = String(f === 'year' ? (y > 0 ? y : y - 1) : f === 'month' ? m : d);
+    if (known.size >= EXTRACTED_DATES_KEPT) known.clear();
+    known.set(days, text);
+  }
+  return text;
 }
+
+/**
+ * extract(year|month|day from date) by field spelling, then by day: a column holds few
+ * distinct dates, and computing each row's civil date and text cost ~140 ns a row (Q9's
+ * 324k rows).
+ */
+const extractedDates = new Map<string, Map<number, string>>();
+const EXTRACTED_DATES_KEPT = 1 << 16;
 
 /** Units whose value at ±infinity is ±Infinity (PostgreSQL 14+); other units give NULL there. */
 const INFINITE_UNITS = new Set(['year', 'decade', 'century', 'millennium', 'julian', 'isoyear', 'epoch']);
