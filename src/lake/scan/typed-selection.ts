@@ -174,6 +174,10 @@ function dictionarySelection(data: Data, filters: readonly ScanFilter[], type: S
   return {
     select: (rows, n, out) => {
       let k = 0;
+      if (rows === undefined && nulls === undefined) {
+        for (let i = 0; i < n; i++) { out[k] = i; k += pass[codes[at + i]!]!; }
+        return k;
+      }
       for (let j = 0; j < n; j++) {
         const i = rows === undefined ? j : rows[j]!;
         if (nulls !== undefined && !isValid(nulls, at, i)) continue;

@@ -350,3 +350,23 @@ test('a late read hands filter-only text columns to the choice as codes and keep
     }
   });
 });
+
+test('a dictionary index past the dictionary is an error, whole, at rows and as codes', async () => {
+  const { decodeColumnChunk, decodeDictionaryCodes } = await import('../../../src/lake/format/parquet-column-chunk.js');
+  const cols: BatchColumn[] = [{ name: 'v', type: T('text'), fieldId: 1, nullable: false }];
+  const small = buildBatch(cols, [Array.from({ length: 400 }, (_, i) => ['a', 'b', 'c'][i % 3])]);
+  const bytes = pq.writeParquet(pq.Table.fromIPCStream(tableToIPC(new Table([small]), 'stream')),
+    new pq.WriterPropertiesBuilder().setCompression(pq.Compression.UNCOMPRESSED).setDictionaryEnabled(true).build());
+  const footer = readFooter(bytes)!;
+  const chunk = footer.rowGroups[0]!.chunks.get('v')!;
+  const column = footer.columns.get('v')!;
+  const type = small.schema.fields[0]!.type;
+  const read = (b: Uint8Array) => b.subarray(chunk.firstPageOffset, chunk.firstPageOffset + chunk.compressedBytes);
+  // Intact, all three read; with the last bit-packed indices set to 3 (a dictionary of 3), none does.
+  assert.equal(decodeColumnChunk(read(bytes), chunk.codec, column, type, 400, new PoisonedMemory(), 'w:').length, 400);
+  const bad = bytes.slice();
+  bad.fill(0xff, chunk.firstPageOffset + chunk.compressedBytes - 4, chunk.firstPageOffset + chunk.compressedBytes);
+  assert.throws(() => decodeColumnChunk(read(bad), chunk.codec, column, type, 400, new PoisonedMemory(), 'w:'), /dictionary index out of range/);
+  assert.throws(() => decodeColumnChunk(read(bad), chunk.codec, column, type, 400, new PoisonedMemory(), 'a:', Int32Array.of(0, 1)), /dictionary index out of range/);
+  assert.throws(() => decodeDictionaryCodes(read(bad), chunk.codec, column, type, 400, new PoisonedMemory(), 'c:'), /dictionary index out of range/);
+});
