@@ -120,15 +120,17 @@ test('shapes without a typed test are left to the value path', () => {
   assert.equal(typedSelection(decimalData([1n], 2), [{ column: 'x', op: '<', value: 'NaN' }], { kind: 'numeric' }), undefined);
 });
 
+// Units chosen to straddle UTF-16's order: U+FF21 sorts below the surrogate pair of U+1D11E in code points, above it in UTF-16.
+const textValue = fc.array(fc.constantFrom('a', 'b', 'ab', '', ' ', 'é', '✓', '\uff21', '𝄞'), { maxLength: 3 }).map((parts) => parts.join(''));
+const textColumn = fc.array(fc.oneof(textValue, fc.constant(null)), { minLength: 1, maxLength: 30 });
+const textFilter = fc.oneof(
+  fc.record({ column: fc.constant('x'), op: fc.constantFrom(...OPS), value: textValue }),
+  fc.record({ column: fc.constant('x'), op: fc.constant('in' as const), values: fc.array(fc.oneof(textValue, fc.constant(null)), { maxLength: 4 }) }),
+);
+
 test('typed text comparisons and IN lists agree with the value path in code point order, multibyte text, char(n) blanks and NULLs included', () => {
-  // Units chosen to straddle UTF-16's order: U+FF21 sorts below the surrogate pair of U+1D11E in code points, above it in UTF-16.
-  const text = fc.array(fc.constantFrom('a', 'b', 'ab', '', ' ', 'é', '✓', '\uff21', '𝄞'), { maxLength: 3 }).map((parts) => parts.join(''));
-  const filter = fc.oneof(
-    fc.record({ column: fc.constant('x'), op: fc.constantFrom(...OPS), value: text }),
-    fc.record({ column: fc.constant('x'), op: fc.constant('in' as const), values: fc.array(fc.oneof(text, fc.constant(null)), { maxLength: 4 }) }),
-  );
   fc.assert(fc.property(
-    fc.array(fc.oneof(text, fc.constant(null)), { minLength: 1, maxLength: 30 }), fc.array(filter, { minLength: 1, maxLength: 2 }),
+    textColumn, fc.array(textFilter, { minLength: 1, maxLength: 2 }),
     fc.constantFrom<SqlType>({ kind: 'text' }, { kind: 'varchar' }, { kind: 'name' }, { kind: 'bpchar', length: 3 }),
     (vals, filters, type) => {
       check(buildColumnData(type, vals, 'x'), filters as ScanFilter[], type);
@@ -137,13 +139,8 @@ test('typed text comparisons and IN lists agree with the value path in code poin
 });
 
 test('a text column as dictionary codes selects the rows its strings select (filter-only columns read by code)', () => {
-  const text = fc.array(fc.constantFrom('a', 'b', 'ab', '', ' ', 'é', '✓', '\uff21', '𝄞'), { maxLength: 3 }).map((parts) => parts.join(''));
-  const filter = fc.oneof(
-    fc.record({ column: fc.constant('x'), op: fc.constantFrom(...OPS), value: text }),
-    fc.record({ column: fc.constant('x'), op: fc.constant('in' as const), values: fc.array(fc.oneof(text, fc.constant(null)), { maxLength: 4 }) }),
-  );
   fc.assert(fc.property(
-    fc.array(fc.oneof(text, fc.constant(null)), { minLength: 1, maxLength: 30 }), fc.array(filter, { minLength: 1, maxLength: 2 }),
+    textColumn, fc.array(textFilter, { minLength: 1, maxLength: 2 }),
     fc.constantFrom<SqlType>({ kind: 'text' }, { kind: 'varchar' }, { kind: 'bpchar', length: 3 }),
     (vals, filters, type) => {
       const strings = buildColumnData(type, vals, 'x');
