@@ -148,3 +148,28 @@ export function widenDecimals(src: Uint8Array, count: number, width: number, fro
     for (let b = 0; b < 16; b++) bytes[16 * k + b] = b < width ? src[s + width - 1 - b]! : fill;
   }
 }
+
+/**
+ * Rows `rows` of a column of dictionary codes (decodeDictionaryCodes: Int32 codes, no
+ * NULLs) as Utf8 strings, in new memory of their own.
+ */
+export function stringsAtRows(codes: Data, rows: Int32Array): Data {
+  const values = (codes.dictionary as unknown as { data: readonly Data[] }).data[0]!;
+  const starts = values.valueOffsets as Int32Array;
+  const source = values.values as Uint8Array;
+  const ids = codes.values as Int32Array;
+  const n = rows.length;
+  const offsets = new Int32Array(n + 1);
+  let total = 0;
+  for (let k = 0; k < n; k++) {
+    const x = ids[codes.offset + rows[k]!]!;
+    total += starts[x + 1]! - starts[x]!;
+    offsets[k + 1] = total;
+  }
+  const bytes = new Uint8Array(total);
+  for (let k = 0, o = 0; k < n; k++) {
+    const x = ids[codes.offset + rows[k]!]!;
+    for (let j = starts[x]!; j < starts[x + 1]!; j++) bytes[o++] = source[j]!;
+  }
+  return makeData({ type: values.type, offset: 0, length: n, nullCount: 0, valueOffsets: offsets, data: bytes } as never);
+}

@@ -47,13 +47,13 @@ export type RowPicker = (batch: RecordBatch) => Int32Array | undefined;
  * decodeDataFile keeping only the rows `pick` chooses of each conformed batch, chosen
  * before the batch is copied out of the decoder (decodeParquetSelected). With `reads`
  * (the physical columns `pick` reads; it must read no other) the other columns are
- * decoded after the choice, only at the rows it keeps when they are few; `codesOnly`
- * (of those, text columns the caller drops after `pick`) may reach `pick` as Arrow
- * Dictionaries and come out NULL.
+ * decoded after the choice, only at the rows it keeps when they are few; `byCode`
+ * names text columns of those that may reach `pick` as Arrow Dictionaries of their
+ * codes (see LateColumns.byCode).
  */
 export async function decodeDataFileSelected(
   source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[], rowGroups: readonly number[] | undefined,
-  pick: RowPicker, reads?: ReadonlySet<string>, codesOnly?: ReadonlySet<string>,
+  pick: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>,
 ): Promise<SelectedBatch[]> {
   const src = source instanceof Uint8Array ? bytesSource(source) : source;
   const conform = (view: RecordBatch): RecordBatch => conformBatch(view, columns, extra);
@@ -62,7 +62,7 @@ export async function decodeDataFileSelected(
     return { batch, rows: pick(batch) };
   };
   // Nested columns need the whole-file reader, which decodes every column (readsWhole).
-  return decodeParquetSelected(src, path, isFlat(columns) ? physicalNames(columns, extra) : [], rowGroups, cut, reads === undefined ? undefined : { reads, conform, pick, ...(codesOnly === undefined ? {} : { codesOnly }) });
+  return decodeParquetSelected(src, path, isFlat(columns) ? physicalNames(columns, extra) : [], rowGroups, cut, reads === undefined ? undefined : { reads, conform, pick, ...(byCode === undefined ? {} : { byCode }) });
 }
 
 /** Only flat columns can be decoded by name; nested ones need the whole-file reader. */

@@ -5,6 +5,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import { GATHER_MAX_SHARE } from '../arrow/selected-batch.js';
 import { takeData } from '../arrow/take-rows.js';
+import { stringsAtRows } from './column-data-at-rows.js';
 import { acquireDecodeMemory, releaseDecodeMemory } from './decode-memory.js';
 import type { DecodeMemory } from './decode-memory.js';
 import { decodeColumnChunk, decodeDictionaryCodes, LZ4_RAW, targetOf, UNCOMPRESSED, UnsupportedParquet } from './parquet-column-chunk.js';
@@ -134,10 +135,12 @@ export interface LateColumns<T> {
   /** Columns (as the file names them) the choice reads. */
   readonly reads: ReadonlySet<string>;
   /**
-   * Of those, text columns only the choice reads: one may come to it as an Arrow
-   * Dictionary of its codes (no string copied), and is left NULL after it.
+   * Of those, text columns the choice may read as an Arrow Dictionary of their codes
+   * (when the chunk allows; no string is built for it): true for a column the caller
+   * keeps, whose strings are then built for the rows chosen (all of them when many),
+   * false for one it drops after the choice, left NULL.
    */
-  readonly codesOnly?: ReadonlySet<string>;
+  readonly byCode?: ReadonlyMap<string, boolean>;
   /**
    * The rows to keep (ascending; undefined: all) of a row group whose other columns
    * are stand-ins, all NULL: it must read none of them.
@@ -157,23 +160,30 @@ async function readLate<T>(
   const firstBytes = await readChunks(source, first.map((i) => chunks[i]!), memory, 'read');
   const children: Data[] = fields.map((f) => standIn(f.type, n));
   const choiceFields = [...fields];
-  const codesOnly: number[] = [];
+  const coded: { i: number; k: number; kept: boolean }[] = [];
   first.forEach((i, k) => {
-    const codes = late.codesOnly?.has(fields[i]!.name) ? decode(i, firstBytes[k]!, 'codes') : undefined;
+    const kept = late.byCode?.get(fields[i]!.name);
+    const codes = kept === undefined ? undefined : decode(i, firstBytes[k]!, 'codes');
     if (codes !== undefined) {
-      codesOnly.push(i);
+      coded.push({ i, k, kept: kept! });
       choiceFields[i] = new Field(fields[i]!.name, codes.type, false, fields[i]!.metadata);
     }
     children[i] = codes ?? decode(i, firstBytes[k]!)!;
   });
   const rows = late.choose(batchFromData(choiceFields, children, n));
   if (rows !== undefined && rows.length === 0) return undefined;
-  // Nothing reads them past the choice: they are neither copied nor turned into strings.
-  for (const i of codesOnly) children[i] = nullText(fields[i]!.type, n);
+  const few = rows !== undefined && rows.length <= n * GATHER_MAX_SHARE;
+  for (const { i, k, kept } of coded) {
+    // A dropped column is neither copied nor turned into strings; a kept one gets the
+    // chosen rows' strings, or all of them by decoding its chunk again.
+    if (!kept) children[i] = nullText(fields[i]!.type, n);
+    else if (few) children[i] = stringsAtRows(children[i]!, rows);
+    else children[i] = decode(i, firstBytes[k]!)!;
+  }
   const lateBytes = await readChunks(source, waiting.map((i) => chunks[i]!), memory, 'late');
-  if (rows !== undefined && rows.length <= n * GATHER_MAX_SHARE) {
+  if (few) {
     const chosen: (Data | undefined)[] = new Array(fields.length);
-    for (const i of first) chosen[i] = takeData(children[i]!, rows);
+    for (const i of first) chosen[i] = coded.some((c) => c.i === i && c.kept) ? children[i]! : takeData(children[i]!, rows);
     waiting.forEach((i, k) => { chosen[i] = decode(i, lateBytes[k]!, rows) ?? takeData(decode(i, lateBytes[k]!)!, rows); });
     return late.keepChosen(batchFromData(fields, chosen as Data[], rows.length));
   }

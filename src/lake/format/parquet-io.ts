@@ -157,7 +157,7 @@ export async function decodeParquetSelected(
   };
   const lateColumns: LateColumns<SelectedBatch> | undefined = late === undefined ? undefined : {
     reads: late.reads,
-    ...(late.codesOnly === undefined ? {} : { codesOnly: late.codesOnly }),
+    ...(late.byCode === undefined ? {} : { byCode: late.byCode }),
     choose: (view) => late.pick(late.conform(view)),
     keepChosen: (batch) => ({ batch: late.conform(batch), rows: undefined }),
     keepAll: (view, rows) => copySelected(late.conform(view), rows),
@@ -173,8 +173,8 @@ export async function decodeParquetSelected(
  */
 export interface LateCut {
   readonly reads: ReadonlySet<string>;
-  /** Of `reads`, text columns only `pick` reads (see LateColumns.codesOnly). */
-  readonly codesOnly?: ReadonlySet<string>;
+  /** Of `reads`, text columns `pick` may read by dictionary code (see LateColumns.byCode). */
+  readonly byCode?: ReadonlyMap<string, boolean>;
   conform(view: RecordBatch): RecordBatch;
   pick(batch: RecordBatch): Int32Array | undefined;
 }

@@ -44,7 +44,7 @@ async function openSource(storage: Storage, path: string): Promise<ParquetSource
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
-  counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, codesOnly?: ReadonlySet<string>,
+  counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
   const source = await openSource(storage, f.path);
   const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
@@ -58,7 +58,7 @@ async function readPruned(
   if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
   const selected = pick === undefined
     ? (await decodeDataFile(source, f.path, task.columns, extra, groups)).map((batch) => ({ batch, rows: undefined }))
-    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick, reads, codesOnly);
+    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick, reads, byCode);
   return { selected, groups, groupRows: stats?.map((g) => g.numRows) };
 }
 
@@ -204,11 +204,11 @@ async function unmergedRows(
   const cutEarly = (task.filters.length > 0 || narrow !== undefined) && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
   const pick: RowPicker | undefined = cutEarly ? (b) => passingRows(b, task, narrow) : undefined;
   const reads = cutEarly ? passingRowsReads(task, narrow) : undefined;
-  const codesOnly = reads === undefined ? undefined : filterOnlyText(task);
+  const byCode = reads === undefined ? undefined : textFilteredByCode(task, narrow);
   const out: SelectedBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
-    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, reads, codesOnly);
+    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, reads, byCode);
     if (cutEarly) {
       out.push(...selected);
       continue;
@@ -240,16 +240,18 @@ async function unmergedRows(
 }
 
 /**
- * The text columns (physical names) that only the task's filters read, all of them
- * compared as bytes: their rows are chosen by dictionary code, with no string built
- * (Q19's l_shipinstruct and l_shipmode, Q10's l_returnflag).
+ * The text columns (physical names) the task's filters compare as bytes, all of them,
+ * and the consumer's narrowing does not read: their rows are chosen by dictionary code.
+ * True for a projected one, whose strings are built for the rows kept; false for one
+ * only the filters read, whose strings are never built (Q19's l_shipinstruct and
+ * l_shipmode, Q10's l_returnflag; Q12's l_shipmode is projected).
  */
-function filterOnlyText(task: ScanTask): ReadonlySet<string> | undefined {
-  const out = new Set<string>();
+function textFilteredByCode(task: ScanTask, narrow: RowNarrower | undefined): ReadonlyMap<string, boolean> | undefined {
+  const out = new Map<string, boolean>();
   for (const name of new Set(task.filters.map((f) => f.column))) {
     const c = task.columns.find((x) => x.name === name);
-    if (c === undefined || task.projection.includes(name)) continue;
-    if (textFiltersTyped(task.filters.filter((f) => f.column === name), c.type)) out.add(physicalName(c.fieldId));
+    if (c === undefined || narrow?.columns?.includes(name)) continue;
+    if (textFiltersTyped(task.filters.filter((f) => f.column === name), c.type)) out.set(physicalName(c.fieldId), task.projection.includes(name));
   }
   return out.size === 0 ? undefined : out;
 }

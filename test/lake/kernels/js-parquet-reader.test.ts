@@ -319,36 +319,39 @@ test('a text chunk read as dictionary codes maps each row to its string; chunks 
   assert.equal(outcomes.get('floe:c2'), 'not text');
 });
 
-test('a late read hands filter-only text columns to the choice as codes and keeps them NULL, the other columns as before', async () => {
+test('a late read hands text columns to the choice as codes: dropped ones stay NULL, kept ones get their strings, the other columns as before', async () => {
   const bytes = encodeParquet([batch], batch.schema, 1024);
-  let coded = 0;
-  // c13 (required text, dictionary-encoded by Floe's writer) is read only by the choice.
-  const choose = (view: RecordBatch): Int32Array | undefined => {
-    const c13 = view.getChild('c13')!;
-    if (DataType.isDictionary(c13.type)) coded++;
-    const c13Values = c13.toArray() as unknown as ArrayLike<string>;
-    const keep: number[] = [];
-    for (let i = 0; i < view.numRows; i++) if (c13Values[i] !== 'MAIL' && (view.numRows !== 952 || i % 3 === 0)) keep.push(i);
-    return Int32Array.from(keep);
-  };
-  const late = {
-    reads: new Set(['c13']),
-    codesOnly: new Set(['c13']),
-    choose,
-    keepChosen: (b: RecordBatch) => ({ batch: b, rows: undefined as Int32Array | undefined }),
-    keepAll: (view: RecordBatch, rows: Int32Array | undefined) => ({ batch: copyBatch(view), rows }),
-  };
-  const got = (await readColumnsInJs(bytesSource(bytes), 'codes.parquet', names, undefined, () => undefined, new PoisonedMemory(), late))!;
-  assert.equal(coded, 3, 'every row group came to the choice as codes');
-  const expected = range(0, ROWS).filter((r) => values[13]![r] !== 'MAIL' && (r < 2048 || (r - 2048) % 3 === 0));
-  const flat = got.flatMap(({ batch: b, rows }) => (rows === undefined ? range(0, b.numRows) : [...rows]).map((i) => ({ b, i })));
-  assert.equal(flat.length, expected.length);
-  flat.forEach(({ b, i }, k) => {
-    for (let c = 0; c < columns.length; c++) {
-      const want = c === 13 ? null : values[c]![expected[k]!];
-      assert.deepEqual(columnReader(b.getChildAt(c)!, columns[c]!.type).get(i), want, `${columns[c]!.name}[${expected[k]}]`);
-    }
-  });
+  // c13 (required text, dictionary-encoded by Floe's writer) is what the choice reads; row
+  // groups 0 and 1 keep two thirds of their rows (copied whole), group 2 about a fifth (gathered).
+  for (const kept of [false, true]) {
+    let coded = 0;
+    const choose = (view: RecordBatch): Int32Array | undefined => {
+      const c13 = view.getChild('c13')!;
+      if (DataType.isDictionary(c13.type)) coded++;
+      const c13Values = c13.toArray() as unknown as ArrayLike<string>;
+      const keep: number[] = [];
+      for (let i = 0; i < view.numRows; i++) if (c13Values[i] !== 'MAIL' && (view.numRows !== 952 || i % 3 === 0)) keep.push(i);
+      return Int32Array.from(keep);
+    };
+    const late = {
+      reads: new Set(['c13']),
+      byCode: new Map([['c13', kept]]),
+      choose,
+      keepChosen: (b: RecordBatch) => ({ batch: b, rows: undefined as Int32Array | undefined }),
+      keepAll: (view: RecordBatch, rows: Int32Array | undefined) => ({ batch: copyBatch(view), rows }),
+    };
+    const got = (await readColumnsInJs(bytesSource(bytes), 'codes.parquet', names, undefined, () => undefined, new PoisonedMemory(), late))!;
+    assert.equal(coded, 3, 'every row group came to the choice as codes');
+    const expected = range(0, ROWS).filter((r) => values[13]![r] !== 'MAIL' && (r < 2048 || (r - 2048) % 3 === 0));
+    const flat = got.flatMap(({ batch: b, rows }) => (rows === undefined ? range(0, b.numRows) : [...rows]).map((i) => ({ b, i })));
+    assert.equal(flat.length, expected.length);
+    flat.forEach(({ b, i }, k) => {
+      for (let c = 0; c < columns.length; c++) {
+        const want = c === 13 && !kept ? null : values[c]![expected[k]!];
+        assert.deepEqual(columnReader(b.getChildAt(c)!, columns[c]!.type).get(i), want, `${kept ? 'kept' : 'dropped'}: ${columns[c]!.name}[${expected[k]}]`);
+      }
+    });
+  }
 });
 
 test('a dictionary index past the dictionary is an error, whole, at rows and as codes', async () => {
