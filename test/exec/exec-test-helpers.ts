@@ -5,6 +5,7 @@ import { executePlan } from '../../src/exec/execute.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
 import { resolveFunction, resolveOperator } from '../../src/exec/functions/function-registry.js';
 import type { OutputColumn, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
+import type { ScanPool } from '../../src/exec/pool/scan-pool.js';
 import { Decimal, makeData } from 'apache-arrow';
 import type { Data, Vector } from 'apache-arrow';
 
@@ -82,4 +83,23 @@ export function decimalData(values: readonly (bigint | null)[], scale: number): 
     for (let w = 0; w < 4; w++) { words[i * 4 + w] = Number(x & 0xffffffffn); x >>= 32n; }
   });
   return makeData({ type: new Decimal(scale, 38, 128), length: values.length, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, data: words });
+}
+
+/**
+ * `pool` wrapped so that `ac` aborts as soon as an aggregate request (a task's partial
+ * or a key range) has reached a worker; `started` counts those requests.
+ */
+export function abortingPool(pool: ScanPool, ac: AbortController): { pool: ScanPool; started: () => number } {
+  let started = 0;
+  const begun = <T>(request: Promise<T>): Promise<T> => { started++; ac.abort(); return request; };
+  return {
+    pool: {
+      size: pool.size,
+      close: () => pool.close(),
+      run: (task, signal, fragment) => pool.run(task, signal, fragment),
+      aggregate: (task, signal, fragment) => begun(pool.aggregate!(task, signal, fragment)),
+      aggregateRange: (tasks, signal, fragment) => begun(pool.aggregateRange!(tasks, signal, fragment)),
+    },
+    started: () => started,
+  };
 }

@@ -7,9 +7,9 @@ import { FloeError } from '../../src/common/floe-error.js';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
-import type { AggregateCall, Expr, KeyRangeSplit, OutputColumn, PhysicalPlan, ScanPool } from '../../src/exec/index.js';
+import type { AggregateCall, Expr, KeyRangeSplit, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
 import { keyRangeFilters } from '../../src/exec/operators/key-range-aggregate.js';
-import { aggId, col, int, lit, op, rowsOf, t } from './exec-test-helpers.js';
+import { abortingPool, aggId, col, int, lit, op, rowsOf, t } from './exec-test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-key-range-agg-'));
 let wh: Warehouse;
@@ -153,21 +153,10 @@ test('a worker\'s error in a split aggregate keeps its SQLSTATE', async () => {
 
 test('cancellation while key ranges run in the workers fails with 57014, and the pool serves the next query', async () => {
   const ac = new AbortController();
-  let started = 0;
-  const cancelling: ScanPool = {
-    size: pool.size,
-    close: () => pool.close(),
-    run: (task, signal, fragment) => pool.run(task, signal, fragment),
-    aggregateRange: (tasks, signal, fragment) => {
-      started++;
-      const p = pool.aggregateRange!(tasks, signal, fragment);
-      ac.abort();
-      return p;
-    },
-  };
+  const cancelling = abortingPool(pool, ac);
   const plan = aggregate(scanOf(lines, C), [c('ok')], [call('count', [])], { key: 0, column: 'ok', min: 1, max: 800 });
-  await assert.rejects(rowsOf(plan, { warehouse: wh, pool: cancelling, signal: ac.signal }), (e: unknown) => e instanceof FloeError && e.sqlstate === '57014');
-  assert.ok(started >= 1);
+  await assert.rejects(rowsOf(plan, { warehouse: wh, pool: cancelling.pool, signal: ac.signal }), (e: unknown) => e instanceof FloeError && e.sqlstate === '57014');
+  assert.ok(cancelling.started() >= 1);
   const local = sorted(await rowsOf(plan, { warehouse: wh }));
   assert.deepEqual(sorted(await rowsOf(plan, { warehouse: wh, pool })), local);
 });

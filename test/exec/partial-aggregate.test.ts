@@ -8,7 +8,7 @@ import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
 import type { AggregateCall, ExecContext, Expr, OutputColumn, PhysicalPlan, ScanPool } from '../../src/exec/index.js';
-import { aggId, col, int, lit, op, rowsOf, t } from './exec-test-helpers.js';
+import { abortingPool, aggId, col, int, lit, op, rowsOf, t } from './exec-test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-partial-agg-'));
 let wh: Warehouse;
@@ -226,21 +226,10 @@ test('a worker partial aggregate is charged against the query memory limit (5320
 
 test('cancellation while partial aggregates run in the workers fails with 57014', async () => {
   const ac = new AbortController();
-  let started = 0;
-  const cancelling: ScanPool = {
-    size: pool.size,
-    close: () => pool.close(),
-    run: (task, signal, fragment) => pool.run(task, signal, fragment),
-    aggregate: (task, signal, fragment) => {
-      started++;
-      const p = pool.aggregate!(task, signal, fragment);
-      ac.abort();
-      return p;
-    },
-  };
+  const cancelling = abortingPool(pool, ac);
   const plan = aggregate(scanOf(facts), [c('region')]);
-  await assert.rejects(rowsOf(plan, { warehouse: wh, pool: cancelling, signal: ac.signal }), (e: unknown) => e instanceof FloeError && e.sqlstate === '57014');
-  assert.ok(started >= 1);
+  await assert.rejects(rowsOf(plan, { warehouse: wh, pool: cancelling.pool, signal: ac.signal }), (e: unknown) => e instanceof FloeError && e.sqlstate === '57014');
+  assert.ok(cancelling.started() >= 1);
   // The pool still serves the next query.
   const again = await bothWays(plan);
   assert.deepEqual(again.shipped, again.local);
