@@ -165,6 +165,24 @@ test('numeric comparison kernels and compareNumericText equal decCmp', () => {
   }), { numRuns: 300 });
 });
 
+test('numeric comparison kernels against a side that repeats (a subquery\'s value) equal decCmp row by row', () => {
+  // Long scales leave the double path, so each side's exact value is what is kept between rows.
+  const longArb = fc.tuple(fc.integer({ min: -99999, max: 99999 }), fc.integer({ min: 0, max: 99999 })).map(([i, f]) => `${i}.${String(f).padStart(5, '0')}000000000000000`);
+  const sideArb = fc.oneof(textArb, longArb);
+  fc.assert(fc.property(fc.array(sideArb, { minLength: 1, maxLength: 20 }), sideArb, fc.boolean(), (column, constant, constantLeft) => {
+    const other = column.map(() => constant);
+    const [a, b] = constantLeft ? [other, column] : [column, other];
+    for (const op of ['<', '=', '>=']) {
+      const out = new Array<unknown>(column.length);
+      numericComparisonKernel(op)!([a, b], out, column.length, undefined);
+      a.forEach((x, i) => {
+        const c = decCmp(refParse(x), refParse(b[i]!));
+        assert.equal(out[i], op === '<' ? c < 0 : op === '=' ? c === 0 : c >= 0, `${x} ${op} ${b[i]}`);
+      });
+    }
+  }), { numRuns: 300 });
+});
+
 test('castNumericText rounds and overflows like applyNumericTypmod', () => {
   const typmod = fc.option(fc.tuple(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 8 })).filter(([p, s]) => s <= p));
   fc.assert(fc.property(textArb, typmod, (t, tm) => {

@@ -3,7 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import {
   compareScaled, decAdd, decCmp, decMul, decNeg, decSub, formatDecimal, formatScaled, parseDecimal, parseScaledInto, scaleUpExact,
 } from '../types/numeric.js';
-import type { ScaledNumber } from '../types/numeric.js';
+import type { Decimal, ScaledNumber } from '../types/numeric.js';
 
 /**
  * A vectorized implementation of a strict scalar function: computes `out[i]`
@@ -151,19 +151,22 @@ export function numericComparisonKernel(op: string): VectorImpl | undefined {
     const sa: ScaledNumber = { unscaled: 0, scale: 0 };
     const sb: ScaledNumber = { unscaled: 0, scale: 0 };
     let pa: unknown; let pb: unknown; let okA = false; let okB = false;
+    // Each side's exact value is kept while the side repeats: a scalar subquery's avg
+    // (scale 20, beyond a double) was parsed again for every row (TPC-H Q22).
+    let da: Decimal | undefined; let db: Decimal | undefined;
     const m = sel ? sel.length : n;
     for (let j = 0; j < m; j++) {
       const i = sel ? sel[j]! : j;
       const x = a[i]; const y = b[i];
       if (x === null || y === null) { out[i] = null; continue; }
-      if (x !== pa) { pa = x; okA = parseScaledInto(x as string, sa); }
-      if (y !== pb) { pb = y; okB = parseScaledInto(y as string, sb); }
+      if (x !== pa) { pa = x; okA = parseScaledInto(x as string, sa); da = undefined; }
+      if (y !== pb) { pb = y; okB = parseScaledInto(y as string, sb); db = undefined; }
       let c = NaN;
       if (okA && okB) {
         if (sa.scale === sb.scale) c = sa.unscaled < sb.unscaled ? -1 : sa.unscaled > sb.unscaled ? 1 : 0;
         else c = compareScaled(sa.unscaled, sa.scale, sb.unscaled, sb.scale);
       }
-      if (c !== c) c = decCmp(parseDecimal(x as string), parseDecimal(y as string));
+      if (c !== c) c = decCmp(da ??= parseDecimal(x as string), db ??= parseDecimal(y as string));
       out[i] = code === 0 ? c === 0 : code === 1 ? c !== 0 : code === 2 ? c < 0 : code === 3 ? c <= 0 : code === 4 ? c > 0 : c >= 0;
     }
   };
