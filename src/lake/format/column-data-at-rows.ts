@@ -30,21 +30,7 @@ export function arrowDataAt(type: DataType, target: Target, dense: DenseValues, 
     case 'bytes': {
       const offsets = new Int32Array(n + 1);
       if (dense.byIndex !== undefined) {
-        const ids = dense.byIndex;
-        const { offsets: starts, bytes: source } = dictionary!;
-        let total = 0;
-        for (let k = 0; k < n; k++) if (from[k]! >= 0) total += starts[ids[from[k]!]! + 1]! - starts[ids[from[k]!]!]!;
-        const bytes = new Uint8Array(total);
-        let used = 0;
-        for (let k = 0; k < n; k++) {
-          if (from[k]! >= 0) {
-            const x = ids[from[k]!]!;
-            const s = starts[x]!;
-            const e = starts[x + 1]!;
-            for (let i = s; i < e; i++) bytes[used++] = source[i]!;
-          }
-          offsets[k + 1] = used;
-        }
+        const bytes = dictionaryStrings(dense.byIndex, from, dictionary!.offsets, dictionary!.bytes, offsets);
         return mk({ ...base, valueOffsets: offsets, data: bytes });
       }
       const starts = dense.offsets;
@@ -155,21 +141,29 @@ export function widenDecimals(src: Uint8Array, count: number, width: number, fro
  */
 export function stringsAtRows(codes: Data, rows: Int32Array): Data {
   const values = (codes.dictionary as unknown as { data: readonly Data[] }).data[0]!;
-  const starts = values.valueOffsets as Int32Array;
-  const source = values.values as Uint8Array;
-  const ids = codes.values as Int32Array;
-  const n = rows.length;
-  const offsets = new Int32Array(n + 1);
+  const ids = (codes.values as Int32Array).subarray(codes.offset);
+  const offsets = new Int32Array(rows.length + 1);
+  const bytes = dictionaryStrings(ids, rows, values.valueOffsets as Int32Array, values.values as Uint8Array, offsets);
+  return makeData({ type: values.type, offset: 0, length: rows.length, nullCount: 0, valueOffsets: offsets, data: bytes } as never);
+}
+
+/**
+ * The strings of dictionary indices ids[from[k]] (from[k] = -1: a NULL, empty) out of
+ * the dictionary's `starts` and `source`, in new memory; `offsets` (from.length + 1)
+ * receives their offsets.
+ */
+function dictionaryStrings(ids: Int32Array, from: Int32Array, starts: Int32Array, source: Uint8Array, offsets: Int32Array): Uint8Array {
+  const n = from.length;
   let total = 0;
-  for (let k = 0; k < n; k++) {
-    const x = ids[codes.offset + rows[k]!]!;
-    total += starts[x + 1]! - starts[x]!;
-    offsets[k + 1] = total;
-  }
+  for (let k = 0; k < n; k++) if (from[k]! >= 0) total += starts[ids[from[k]!]! + 1]! - starts[ids[from[k]!]!]!;
   const bytes = new Uint8Array(total);
-  for (let k = 0, o = 0; k < n; k++) {
-    const x = ids[codes.offset + rows[k]!]!;
-    for (let j = starts[x]!; j < starts[x + 1]!; j++) bytes[o++] = source[j]!;
+  let used = 0;
+  for (let k = 0; k < n; k++) {
+    if (from[k]! >= 0) {
+      const x = ids[from[k]!]!;
+      for (let i = starts[x]!; i < starts[x + 1]!; i++) bytes[used++] = source[i]!;
+    }
+    offsets[k + 1] = used;
   }
-  return makeData({ type: values.type, offset: 0, length: n, nullCount: 0, valueOffsets: offsets, data: bytes } as never);
+  return bytes;
 }
