@@ -82,8 +82,7 @@ function append(held: Buffered, b: ColumnarBatch, bytes: number): void {
 /** The held rows' columns followed by their key columns, and the sorted row order. */
 async function sortHeld(held: Buffered, keys: CompiledSortKeys, run: RunState): Promise<{ columns: unknown[][]; order: number[] }> {
   const keyCols = await keys.evaluate({ numRows: held.numRows, columns: held.columns }, run);
-  const order = Array.from({ length: held.numRows }, (_, i) => i);
-  order.sort(keys.comparator(keyCols));
+  const order = keys.order(keyCols, held.numRows);
   return { columns: [...held.columns, ...keyCols], order };
 }
 
