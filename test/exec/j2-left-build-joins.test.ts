@@ -84,3 +84,10 @@ test('a right input smaller than SMALL_RIGHT_ROWS still builds on the right and 
     }
   }
 });
+
+test('semi and anti joins over a small left input: a pair whose residual is NULL does not settle the row, a later batch\'s TRUE pair does', async () => {
+  // Key 5's partners all have b NULL (a <> b is NULL) until the last right row, many batches later.
+  const lrows = [[5, 1], [6, 1]];
+  const rrows = Array.from({ length: RIGHT_N }, (_, j) => (j === RIGHT_N - 1 ? [5, 2] : [j % 3 === 0 ? 5 : 1000 + j, null]));
+  await check(lrows, rrows, ['semi', 'anti'], 'null verdicts first');
+});
