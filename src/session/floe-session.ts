@@ -12,7 +12,7 @@ import { planInputs } from '../exec/plan/physical-plan.js';
 import type { LakeScanPlan, PhysicalPlan } from '../exec/plan/physical-plan.js';
 import { explainPlan } from '../planner/index.js';
 import type { ScanReport } from '../planner/index.js';
-import { formatValue, parseValue } from '../exec/types/text-io.js';
+import { parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { DataFileInfo, LakeTransaction, ScanFilter, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
 import { bindStatement, parseStatements } from '../sql/index.js';
@@ -23,7 +23,7 @@ import type {
   BoundPortal, ColumnDescription, CopyInSink, PreparedStatement, RowBatch, SessionEvents, SessionHandler, StartupInfo,
   StatementResult, TransactionStatus,
 } from '../common/session-handler.js';
-import { formatCopyRow, parseCopyText } from './copy-format.js';
+import { copyRowsText, formatCopyRow, parseCopyText } from './copy-format.js';
 import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, parseMemorySetting } from './memory-setting.js';
 import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';
@@ -854,13 +854,7 @@ class FloeSession implements SessionHandler {
         if (options.header) yield Buffer.from(formatCopyRow(q.columns.map((col) => col.name), options));
         for await (const b of batches) {
           const rb = toRowBatch(b, types);
-          let text = '';
-          for (let r = 0; r < rb.numRows; r++) {
-            text += formatCopyRow(rb.columns.map((col, i) => {
-              const v = col.get(r);
-              return v === null ? null : formatValue(v, types[i]!, settings);
-            }), options);
-          }
+          const text = copyRowsText(rb, types, settings, options);
           count += rb.numRows;
           if (text !== '') yield Buffer.from(text);
         }

@@ -3,6 +3,7 @@ import type { Operator } from './operator.js';
 import { evalCount } from './limit-operator.js';
 import { inputBatches, emitBatches, metered } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
+import type { CompiledSortKeys } from './sort-keys.js';
 import { ArrowColumn, columnSource, decodeColumn, selectColumn } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
@@ -53,16 +54,9 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
         for await (const b of inputBatches(input, run)) {
           const k = await keys.evaluate(b, run);
           const bi = arrived++;
-          const before = n;
-          for (let i = 0; i < b.numRows; i++) {
-            if (worst >= 0 && keys.compareRows(k, i, keyRows, worst) >= 0) { nextSeq++; continue; }
-            for (let c = 0; c < keyRows.length; c++) keyRows[c]!.push(k[c]![i]);
-            batchOf.push(bi);
-            rowOf.push(i);
-            seq.push(nextSeq++);
-            n++;
-          }
-          if (n > before) batches.set(bi, b);
+          const added = offerRows(keys, k, b.numRows, bi, { keyRows, batchOf, rowOf, seq, worst }, nextSeq);
+          nextSeq += b.numRows;
+          if (added > 0) { n += added; batches.set(bi, b); }
           if (keep !== Infinity && n > Math.max(2 * keep, 1024)) prune(keep);
         }
         prune(keep);
@@ -87,4 +81,33 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
       });
     },
   };
+}
+
+/** Where the candidates are kept (arrays appended to) and the worst kept one (-1: none yet). */
+interface Candidates {
+  readonly keyRows: unknown[][];
+  readonly batchOf: number[];
+  readonly rowOf: number[];
+  readonly seq: number[];
+  readonly worst: number;
+}
+
+/**
+ * Appends the rows of one batch that beat the worst kept candidate (all of them
+ * before a prune), numbered in arrival order from `firstSeq`; returns how many.
+ * A plain function, not inline in the operator's generator: V8 does not optimize a
+ * loop inside a running generator, and the operator's generator runs once a query.
+ */
+function offerRows(keys: CompiledSortKeys, k: readonly (readonly unknown[])[], numRows: number, bi: number, c: Candidates, firstSeq: number): number {
+  const { keyRows, batchOf, rowOf, seq, worst } = c;
+  let added = 0;
+  for (let i = 0; i < numRows; i++) {
+    if (worst >= 0 && keys.compareRows(k, i, keyRows, worst) >= 0) continue;
+    for (let col = 0; col < keyRows.length; col++) keyRows[col]!.push(k[col]![i]);
+    batchOf.push(bi);
+    rowOf.push(i);
+    seq.push(firstSeq + i);
+    added++;
+  }
+  return added;
 }
