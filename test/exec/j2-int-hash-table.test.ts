@@ -108,3 +108,18 @@ test('int runtime filter values: the distinct non-NULL keys, dense (bitmap) or s
   // Keys already distinct (a hash table's keys) are taken as they are.
   assert.deepEqual(sortNum(buildRuntimeFilter(new Set([3, 1, 2]).values(), 'int', 0, 10, true)), [1, 2, 3]);
 });
+
+test('a typed join table\'s intKeys are its keys, -0 as 0, dense (direct index) or sparse (hash table)', () => {
+  fc.assert(fc.property(
+    fc.array(fc.oneof(fc.integer({ min: -50, max: 50 }), fc.integer(), fc.constantFrom(-0, 2 ** 40, -(2 ** 40)), fc.constant(undefined)), { maxLength: 300 }),
+    (keys) => {
+      const chains = intKeyChains(keys, new Int32Array(keys.length))!;
+      const want = [...new Set(keys.filter((k): k is number => k !== undefined).map((k) => k + 0))].sort((a, b) => a - b);
+      const got = [...chains.head.intKeys()].sort((a, b) => a - b);
+      assert.deepEqual(got, want);
+      assert.ok(got.every((k) => !Object.is(k, -0)), '-0 comes out as 0');
+      const fromIterator = [...chains.head.keys()].map((k) => (k as number) + 0).sort((a, b) => a - b);
+      assert.deepEqual(got, fromIterator);
+    },
+  ), { numRuns: 200 });
+});

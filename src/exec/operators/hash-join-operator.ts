@@ -19,7 +19,7 @@ import { intKeyChains } from './int-hash-table.js';
 import { int32Column } from './int32-column.js';
 import type { JoinKeyIndex } from './int-hash-table.js';
 import { buildSideImplied } from './runtime-filter-build-predicate.js';
-import { buildRuntimeFilter, buildSideFilterTargets, dropsUnmatchedBuildRows, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
+import { buildRuntimeFilter, intRuntimeFilter, buildSideFilterTargets, dropsUnmatchedBuildRows, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from './runtime-filter.js';
 import type { RuntimeFilterSlot, RuntimeFilterTarget } from './runtime-filter.js';
 
 /**
@@ -285,7 +285,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
           const kind = runtimeFilterKind(plan.leftKeys[k]!.type, plan.rightKeys[k]!.type)!;
           // With one key column the hash table's keys are already the distinct values.
           slot.filter = plan.leftKeys.length === 1
-            ? buildRuntimeFilter(head.keys(), kind, target.column, maxKeys, true)
+            ? (kind === 'int' && head.intKeys ? intRuntimeFilter(head.intKeys(), target.column, maxKeys) : buildRuntimeFilter(head.keys(), kind, target.column, maxKeys, true))
             : buildRuntimeFilter(bparts[k]!, kind, target.column, maxKeys);
         }
       }

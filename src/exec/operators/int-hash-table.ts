@@ -3,6 +3,8 @@ export interface JoinKeyIndex {
   get(key: unknown): number | undefined;
   readonly size: number;
   keys(): IterableIterator<unknown>;
+  /** The keys, all numbers, in one array (-0 as 0): the typed tables have it, a Map does not. */
+  intKeys?(): Float64Array;
 }
 
 const EMPTY = -1;
@@ -93,6 +95,16 @@ export class IntHashTable implements JoinKeyIndex {
     for (let s = 0; s < rows.length; s++) if (rows[s] !== EMPTY) yield keys[s];
   }
 
+  // Without a generator's iterator result per key: Q3's 147k order keys cost 8 MB of garbage a run.
+  intKeys(): Float64Array {
+    const keys = this.#keys;
+    const rows = this.#rows;
+    const out = new Float64Array(this.size);
+    let n = 0;
+    for (let s = 0; s < rows.length; s++) if (rows[s] !== EMPTY) out[n++] = keys[s]! + 0;
+    return out;
+  }
+
   #grow(): void {
     const oldKeys = this.#keys;
     const oldRows = this.#rows;
@@ -157,6 +169,14 @@ export class DirectIntIndex implements JoinKeyIndex {
   *keys(): IterableIterator<unknown> {
     const slots = this.#slots;
     for (let j = 0; j < slots.length; j++) if (slots[j] !== 0) yield this.#lo + j;
+  }
+
+  intKeys(): Float64Array {
+    const slots = this.#slots;
+    const out = new Float64Array(this.size);
+    let n = 0;
+    for (let j = 0; j < slots.length; j++) if (slots[j] !== 0) out[n++] = this.#lo + j;
+    return out;
   }
 }
 

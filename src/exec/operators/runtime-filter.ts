@@ -258,6 +258,12 @@ export function buildRuntimeFilter(
   return { id: randomUUID(), column, kind, values: [...set] };
 }
 
+/** An int runtime filter over distinct numbers (a join table's keys), or undefined past `maxKeys`. */
+export function intRuntimeFilter(distinct: Float64Array, column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS): RuntimeFilter | undefined {
+  if (distinct.length > maxKeys) return undefined;
+  return { id: randomUUID(), column, kind: 'int', values: distinct };
+}
+
 /** The non-NULL values as numbers (-0 as 0), or undefined when one is not a safe integer's number. */
 function intValues(values: Iterable<unknown>): number[] | undefined {
   const out: number[] = [];
