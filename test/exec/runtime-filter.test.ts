@@ -438,3 +438,28 @@ test('runtime filter settings: unset or reset to their default they mean on and 
   assert.equal(runtimeFiltersEnabled(runWith([[RUNTIME_FILTERS_SETTING, '']])), true);
   assert.equal(runtimeFiltersEnabled(runWith([[RUNTIME_FILTERS_SETTING, 'OFF']])), false);
 });
+
+test('a filter whose keys are every integer of a range holding the column\'s (by statistics) is not applied: same rows, nothing removed', async () => {
+  // k holds 0..499 (and NULLs): keys 0..499 cannot remove a non-NULL row, keys with a gap can.
+  const everyKey = values(KEYS4, Array.from({ length: 500 }, (_, i) => [i, `t${i}`]));
+  const covered = scan({ columnRanges: { k: [0, 499], id: [0, ROWS - 1] } });
+  const plan = join2('inner', covered, everyKey, [c('k')], [col(0, t.int4)]);
+  const { on, off, local, metrics } = await threeWays(plan);
+  assert.deepEqual(on, off);
+  assert.deepEqual(on, local);
+  assert.equal(on.length, Array.from({ length: ROWS }, (_, i) => row(i)).filter((r) => r[1] !== null).length);
+  assert.match(String(metrics.get(covered)?.extra.runtimeFilter), /^k IN \(500 keys from Hash Join\), keys covering the column's range not applied$/);
+  assert.equal(removed(metrics, covered), 0);
+
+  // One key missing (250): the filter applies and removes the rows of k = 250, and the NULL ks.
+  const gap = values(KEYS4, Array.from({ length: 500 }, (_, i) => [i, `t${i}`]).filter((r) => r[0] !== 250));
+  const partial = scan({ columnRanges: { k: [0, 499] } });
+  const withGap = await threeWays(join2('inner', partial, gap, [c('k')], [col(0, t.int4)]));
+  assert.match(String(withGap.metrics.get(partial)?.extra.runtimeFilter), /^k IN \(499 keys from Hash Join\)$/);
+  assert.equal(removed(withGap.metrics, partial), Array.from({ length: ROWS }, (_, i) => row(i)).filter((r) => r[1] === 250 || r[1] === null).length);
+
+  // A range reaching past the keys (statistics saw k = 500): applied.
+  const wider = scan({ columnRanges: { k: [0, 500] } });
+  const past = await threeWays(join2('inner', wider, everyKey, [c('k')], [col(0, t.int4)]));
+  assert.match(String(past.metrics.get(wider)?.extra.runtimeFilter), /^k IN \(500 keys from Hash Join\)$/);
+});

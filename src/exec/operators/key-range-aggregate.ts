@@ -11,7 +11,6 @@ import { planLakeScan, runtimeFilterHook, taskRows, withRuntimeFilters } from '.
 import { checkAbort, emitBatches, recordMetric, recordRowsOut } from './operator-support.js';
 import { shipmentFragment, sinkScanTasks } from './partial-aggregate.js';
 import type { AggregateShipment, CompiledShipment } from './partial-aggregate.js';
-import { installedFilters } from './runtime-filter.js';
 
 /**
  * The scan filters of `parts` ranges of the split key over [min, max], each range as
@@ -62,7 +61,7 @@ export async function runKeyRangeAggregate(
   const results = await Promise.all(ranges.map(async (filters): Promise<KeyRangeAggregateResult> => {
     const ranged = tasks.map((t): ScanTask => ({ ...t, filters: [...t.filters, ...filters] }));
     // Runtime filters installed by a join above, read as the range launches.
-    const r = await aggregateRange(ranged, run.signal, rtf ? withRuntimeFilters(fragment, installedFilters(rtf.slots)) : fragment);
+    const r = await aggregateRange(ranged, run.signal, rtf ? withRuntimeFilters(fragment, rtf.filters()) : fragment);
     checkAbort(run);
     rowsScanned += r.rowsScanned;
     counters.rowGroupsRead += r.counters.rowGroupsRead;

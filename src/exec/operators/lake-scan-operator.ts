@@ -18,7 +18,7 @@ import { Exprs } from '../expr/expr.js';
 import type { Expr } from '../expr/expr.js';
 import { exprChildren } from '../expr/expr.js';
 import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
-import { installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel, runtimeFilterSelection } from './runtime-filter.js';
+import { coversRange, installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel, runtimeFilterSelection } from './runtime-filter.js';
 import type { RuntimeFilter, RuntimeFilterSlot } from './runtime-filter.js';
 
 /**
@@ -189,6 +189,9 @@ export async function applyScanPipeline(
   return b;
 }
 
+/** Column types whose runtime filters may be found to cover the column's range. */
+const INTEGER_KINDS = new Set(['int2', 'int4', 'int8']);
+
 /** Single-task scans up to this many stored rows run in the calling thread even when a pool is available. */
 export const SAME_THREAD_MAX_ROWS = 4096;
 
@@ -205,7 +208,7 @@ export async function* runTasks(
   const filtered = usePool && fragment?.residual !== undefined;
   const poolRun = (t: unknown, s: AbortSignal): AsyncIterable<RecordBatch> => {
     // Filters are read as each task launches: one installed meanwhile helps the tasks still to come.
-    const f = rtf && fragment ? withRuntimeFilters(fragment, installedFilters(rtf.slots)) : fragment;
+    const f = rtf && fragment ? withRuntimeFilters(fragment, rtf.filters()) : fragment;
     const it = ctx.pool!.run(t, s, f, counters);
     return f?.runtimeFilters ? rtf!.observe(it) : it;
   };
@@ -268,6 +271,8 @@ export function shippable(e: Expr): boolean {
 /** A scan's runtime filter slots, and the rows its workers report removing (EXPLAIN ANALYZE). */
 export interface RuntimeFilterHook {
   readonly slots: readonly RuntimeFilterSlot[];
+  /** The installed filters worth applying: not those whose keys cover their column's range (coversRange). */
+  filters(): RuntimeFilter[];
   /** Passes a worker task's batches through, counting the removed rows it reports. */
   observe(batches: AsyncIterable<RecordBatch>): AsyncIterable<RecordBatch>;
   /** Applies the installed filters in this thread (a tiny scan not worth a worker). */
@@ -281,8 +286,22 @@ export interface RuntimeFilterHook {
 export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: readonly RuntimeFilterSlot[]): RuntimeFilterHook {
   let removed = 0;
   let used = false;
-  return {
+  /** Per filter id, whether it covers its column's range (decided once: a scan launches many tasks). */
+  const covering = new Map<string, boolean>();
+  const covers = (f: RuntimeFilter): boolean => {
+    let c = covering.get(f.id);
+    if (c === undefined) {
+      const col = plan.columns[f.column];
+      c = col !== undefined && INTEGER_KINDS.has(col.type.kind) && coversRange(f, plan.columnRanges?.[plan.projection[f.column]!]);
+      covering.set(f.id, c);
+    }
+    return c;
+  };
+  const hook: RuntimeFilterHook = {
     slots,
+    filters() {
+      return installedFilters(slots).filter((f) => !covers(f));
+    },
     observe(batches) {
       used = true;
       return {
@@ -304,7 +323,7 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
         async *[Symbol.asyncIterator]() {
           try {
             for await (const batch of batches) {
-              const filters = installedFilters(slots);
+              const filters = hook.filters();
               if (filters.length === 0 || batch.numRows === 0) { yield batch; continue; }
               const b = decodeColumns(batch, plan.projection, types);
               const sel = runtimeFilterSelection(b, filters, stats);
@@ -324,10 +343,12 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
     done() {
       const label = runtimeFilterLabel(slots);
       if (label === undefined) return;
-      recordMetric(plan, run, 'runtimeFilter', used ? label : `${label}, not applied`);
+      const skipped = [...covering.values()].some((c) => c);
+      recordMetric(plan, run, 'runtimeFilter', skipped ? `${label}, keys covering the column's range not applied` : used ? label : `${label}, not applied`);
       recordMetric(plan, run, 'runtimeFilterRowsRemoved', removed);
     },
   };
+  return hook;
 }
 
 /** The fragment with the runtime filters that ship with a task (none: unchanged). */

@@ -13,7 +13,7 @@ import {
 } from './lake-scan-operator.js';
 import type { CompiledScanPipeline } from './lake-scan-operator.js';
 import { runtimeFilterHook, withRuntimeFilters } from './lake-scan-operator.js';
-import { installedFilters, runtimeFilterSelection } from './runtime-filter.js';
+import { runtimeFilterSelection } from './runtime-filter.js';
 import { checkAbort, recordMetric, recordRowsOut, selectRows } from './operator-support.js';
 
 /**
@@ -164,7 +164,7 @@ export async function runPartialAggregates(
   // Runtime join filters installed for the scan by a hash join above, read as each task launches.
   const slots = run.runtimeFilters?.get(shipment.scan);
   const rtf = slots ? runtimeFilterHook(shipment.scan, run, slots) : undefined;
-  const withFilters = (f: ScanFragment): ScanFragment => (rtf ? withRuntimeFilters(f, installedFilters(rtf.slots)) : f);
+  const withFilters = (f: ScanFragment): ScanFragment => (rtf ? withRuntimeFilters(f, rtf.filters()) : f);
   const runOne = inThread
     ? (t: ScanTask) => aggregateScanTask(t, withFilters(fragment), compiled, signal)
     : (t: ScanTask) => aggregate(t, signal, withFilters(fragment));

@@ -400,6 +400,27 @@ export function installedFilters(slots: readonly RuntimeFilterSlot[] | undefined
   return out.sort((a, b) => a.values.length - b.values.length);
 }
 
+/**
+ * Whether an int filter's keys are every integer from their least to their
+ * greatest and `range` (a column's [min, max]) lies within: then no row of that
+ * column can miss the keys and the filter would only cost time (Q13: all 150k
+ * customer keys against orders' o_custkey).
+ */
+export function coversRange(f: RuntimeFilter, range: readonly [number, number] | undefined): boolean {
+  if (range === undefined || f.kind !== 'int' || f.values.length === 0) return false;
+  const v = f.values as Float64Array;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    if (!Number.isInteger(x)) return false;
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  // The keys are distinct: as many as the span holds means every integer in it.
+  return hi - lo + 1 === v.length && lo <= range[0] && range[1] <= hi;
+}
+
 /** EXPLAIN ANALYZE text for a scan's installed filters. */
 export function runtimeFilterLabel(slots: readonly RuntimeFilterSlot[]): string | undefined {
   const parts: string[] = [];

@@ -76,6 +76,13 @@ export interface LakeScanPlan {
   readonly residual?: Expr;
   readonly limit?: number;
   readonly columns: readonly OutputColumn[];
+  /**
+   * [min, max] of projected integer columns over the table's file statistics when
+   * planned: a runtime filter whose keys are every integer of a range holding the
+   * column's is not applied (it could not remove a row). A hint only: skipping a
+   * runtime filter never changes a result.
+   */
+  readonly columnRanges?: Readonly<Record<string, readonly [number, number]>>;
 }
 
 /** A relation from the VirtualTableRegistry (pg_catalog, information_schema, system tables). */

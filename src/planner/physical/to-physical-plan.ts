@@ -22,6 +22,7 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
         ...(p.residual ? { residual: p.residual } : {}),
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         columns: p.columns,
+        ...projectedRanges(p.table.columnRanges, p.projection),
       };
     case 'virtualScan':
       return { kind: 'virtualScan', schema: p.schema, name: p.name, projection: p.projection, columns: p.columns };
@@ -127,4 +128,18 @@ function physicalJoin(p: LogicalJoin): PhysicalPlan {
     };
   }
   return { kind: 'nestedLoopJoin', joinType: p.joinType, left, right, ...(p.condition ? { condition: p.condition } : {}), columns: p.columns };
+}
+
+/** The scan's column ranges for the columns it reads, when statistics gave any. */
+function projectedRanges(
+  ranges: Readonly<Record<string, readonly [number, number]>> | undefined, projection: readonly string[],
+): { columnRanges?: Readonly<Record<string, readonly [number, number]>> } {
+  if (ranges === undefined) return {};
+  const picked: Record<string, readonly [number, number]> = {};
+  let any = false;
+  for (const c of projection) {
+    const r = ranges[c];
+    if (r !== undefined) { picked[c] = r; any = true; }
+  }
+  return any ? { columnRanges: picked } : {};
 }
