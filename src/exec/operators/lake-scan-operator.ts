@@ -341,10 +341,9 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
       removed += n;
     },
     done() {
-      const label = runtimeFilterLabel(slots);
+      const label = runtimeFilterLabel(slots, (f) => covering.get(f.id) === true);
       if (label === undefined) return;
-      const skipped = [...covering.values()].some((c) => c);
-      recordMetric(plan, run, 'runtimeFilter', skipped ? `${label}, keys covering the column's range not applied` : used ? label : `${label}, not applied`);
+      recordMetric(plan, run, 'runtimeFilter', used || covering.size > 0 ? label : `${label}, not applied`);
       recordMetric(plan, run, 'runtimeFilterRowsRemoved', removed);
     },
   };

@@ -421,12 +421,13 @@ export function coversRange(f: RuntimeFilter, range: readonly [number, number] |
   return hi - lo + 1 === v.length && lo <= range[0] && range[1] <= hi;
 }
 
-/** EXPLAIN ANALYZE text for a scan's installed filters. */
-export function runtimeFilterLabel(slots: readonly RuntimeFilterSlot[]): string | undefined {
+/** EXPLAIN ANALYZE text for a scan's installed filters; `covering`: those left out because their keys cover the column's range. */
+export function runtimeFilterLabel(slots: readonly RuntimeFilterSlot[], covering?: (f: RuntimeFilter) => boolean): string | undefined {
   const parts: string[] = [];
   for (const s of slots) {
     if (!s.filter) continue;
-    parts.push(`${s.columnName} IN (${s.filter.values.length.toLocaleString('en-US')} keys from Hash Join)`);
+    const skipped = covering?.(s.filter) ? ' (keys cover the column\'s range: not applied)' : '';
+    parts.push(`${s.columnName} IN (${s.filter.values.length.toLocaleString('en-US')} keys from Hash Join)${skipped}`);
   }
   return parts.length === 0 ? undefined : parts.join(', ');
 }
