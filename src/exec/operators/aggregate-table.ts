@@ -242,7 +242,7 @@ export class AggregateTable {
   readonly #states: unknown[][];
   /** Per aggregate, its typed columns of states (columnar aggregates). */
   readonly #columns: (ColumnarAggregate | undefined)[];
-  /** Per DISTINCT aggregate and group, the argument keys seen (rowKey; the values themselves for distinctInts). */
+  /** Per DISTINCT aggregate and group, the argument keys seen (rowKey; for distinctInts the values, in groups past PAIR_GROUPS only). */
   readonly #seen: (Set<unknown> | undefined)[][];
   /** Per distinctInts aggregate, the (group, value) pairs seen, packed (see #sinkBuffered). */
   readonly #distinctPairs: (IntHashTable | undefined)[] = [];
