@@ -458,6 +458,12 @@ test('a filter whose keys are every integer of a range holding the column\'s (by
   assert.match(String(withGap.metrics.get(partial)?.extra.runtimeFilter), /^k IN \(499 keys from Hash Join\)$/);
   assert.equal(removed(withGap.metrics, partial), Array.from({ length: ROWS }, (_, i) => row(i)).filter((r) => r[1] === 250 || r[1] === null).length);
 
+  // Date keys are not compared with ranges (statistics need not count days alike): applied.
+  const dated = scan({ columnRanges: { d: [10000, 10049] } });
+  const everyDay = values([{ name: 'bd', type: t.date }], Array.from({ length: 50 }, (_, i) => [10000 + i]));
+  const days = await threeWays(join2('inner', dated, everyDay, [c('d')], [col(0, t.date)]));
+  assert.match(String(days.metrics.get(dated)?.extra.runtimeFilter), /^d IN \(50 keys from Hash Join\)$/);
+
   // A range reaching past the keys (statistics saw k = 500): applied.
   const wider = scan({ columnRanges: { k: [0, 500] } });
   const past = await threeWays(join2('inner', wider, everyKey, [c('k')], [col(0, t.int4)]));

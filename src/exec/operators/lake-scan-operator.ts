@@ -189,9 +189,6 @@ export async function applyScanPipeline(
   return b;
 }
 
-/** Column types whose runtime filters may be found to cover the column's range. */
-const INTEGER_KINDS = new Set(['int2', 'int4', 'int8']);
-
 /** Single-task scans up to this many stored rows run in the calling thread even when a pool is available. */
 export const SAME_THREAD_MAX_ROWS = 4096;
 
@@ -292,7 +289,7 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
     let c = covering.get(f.id);
     if (c === undefined) {
       const col = plan.columns[f.column];
-      c = col !== undefined && INTEGER_KINDS.has(col.type.kind) && coversRange(f, plan.columnRanges?.[plan.projection[f.column]!]);
+      c = col !== undefined && coversRange(f, col.type, plan.columnRanges?.[plan.projection[f.column]!]);
       covering.set(f.id, c);
     }
     return c;

@@ -244,9 +244,7 @@ export function buildRuntimeFilter(
   if (kind === 'int') {
     const out = intValues(values);
     if (out === undefined) return undefined;
-    const distinct = distinctKnown ? out : distinctInts(out);
-    if (distinct.length > maxKeys) return undefined;
-    return { id: randomUUID(), column, kind, values: Float64Array.from(distinct) };
+    return intRuntimeFilter(distinctKnown ? out : distinctInts(out), column, maxKeys);
   }
   const set = new Set<string>();
   for (const v of values) {
@@ -258,10 +256,10 @@ export function buildRuntimeFilter(
   return { id: randomUUID(), column, kind, values: [...set] };
 }
 
-/** An int runtime filter over distinct numbers (a join table's keys), or undefined past `maxKeys`. */
-export function intRuntimeFilter(distinct: Float64Array, column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS): RuntimeFilter | undefined {
+/** An int runtime filter over distinct numbers (a join table's keys, as they are when a Float64Array), or undefined past `maxKeys`. */
+export function intRuntimeFilter(distinct: Float64Array | readonly number[], column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS): RuntimeFilter | undefined {
   if (distinct.length > maxKeys) return undefined;
-  return { id: randomUUID(), column, kind: 'int', values: distinct };
+  return { id: randomUUID(), column, kind: 'int', values: distinct instanceof Float64Array ? distinct : Float64Array.from(distinct) };
 }
 
 /** The non-NULL values as numbers (-0 as 0), or undefined when one is not a safe integer's number. */
@@ -402,12 +400,13 @@ export function installedFilters(slots: readonly RuntimeFilterSlot[] | undefined
 
 /**
  * Whether an int filter's keys are every integer from their least to their
- * greatest and `range` (a column's [min, max]) lies within: then no row of that
- * column can miss the keys and the filter would only cost time (Q13: all 150k
- * customer keys against orders' o_custkey).
+ * greatest and `range`, the [min, max] of a column of `type` (int2/int4/int8;
+ * dates are not compared), lies within: then no row of that column can miss the
+ * keys and the filter would only cost time (Q13: all 150k customer keys against
+ * orders' o_custkey).
  */
-export function coversRange(f: RuntimeFilter, range: readonly [number, number] | undefined): boolean {
-  if (range === undefined || f.kind !== 'int' || f.values.length === 0) return false;
+export function coversRange(f: RuntimeFilter, type: SqlType, range: readonly [number, number] | undefined): boolean {
+  if (range === undefined || f.kind !== 'int' || !INT_KINDS.has(type.kind) || f.values.length === 0) return false;
   const v = f.values as Float64Array;
   let lo = Infinity;
   let hi = -Infinity;
