@@ -75,8 +75,8 @@ export function compileSortKeys(keys: readonly SortKey[]): CompiledSortKeys {
  * placement folded in), so rows compare as small integers: a sort compares each
  * row some log2(n) times, and compareValues on text, numeric text or bigint costs
  * far more than an integer comparison (Q16's 18k rows by count, brand, type and
- * size). The distinct values are sorted once. When the ranks' product stays below
- * 2^53 / n they are also packed into one number per row. Undefined when ranking
+ * size). The distinct values are sorted once. When the product of the keys' rank
+ * counts stays below 2^53 / n they are also packed into one number per row. Undefined when ranking
  * does not pay: few rows, a key whose values are objects (intervals, arrays,
  * bytea), or a first key with more distinct values than half the rows.
  */
@@ -85,6 +85,7 @@ function rankKeys(
 ): { ranks: Int32Array[]; packed: Float64Array | undefined } | undefined {
   if (n < RANK_MIN_ROWS || n >= 2 ** 31) return undefined;
   const ranks: Int32Array[] = [];
+  const radixes: number[] = [];
   let span = 1;
   for (let k = 0; k < keys.length; k++) {
     const col = keyCols[k]!;
@@ -121,16 +122,16 @@ function rankKeys(
       out[i] = id < 0 ? nullRank : (key.descending ? places - 1 - place[id]! : place[id]!) + shift;
     }
     ranks.push(out);
-    span *= places + 1;
+    // This key's ranks lie in [0, radix): NULLs take one place more than the values.
+    const radix = places + (hasNull ? 1 : 0);
+    radixes.push(radix);
+    span *= radix;
   }
   if (span * n >= 2 ** 53) return { ranks, packed: undefined };
   const packed = new Float64Array(n);
   for (let k = 0; k < ranks.length; k++) {
     const r = ranks[k]!;
-    // Each key's ranks lie in [0, places]: radix (places + 1) keeps the packing exact.
-    let radix = 0;
-    for (let i = 0; i < n; i++) if (r[i]! > radix) radix = r[i]!;
-    radix += 1;
+    const radix = radixes[k]!;
     for (let i = 0; i < n; i++) packed[i] = packed[i]! * radix + r[i]!;
   }
   return { ranks, packed };
