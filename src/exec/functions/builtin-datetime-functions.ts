@@ -106,27 +106,27 @@ function extractDateField(field: string, days: number): string | undefined {
     const f = field.toLowerCase();
     if (f !== 'year' && f !== 'month' && f !== 'day') return undefined;
     if (extractedDates.size >= 16) extractedDates.clear();
-    known = new Map();
+    known = { f, byDay: new Map() };
     extractedDates.set(field, known);
   }
-  let text = known.get(days);
+  const { f, byDay } = known;
+  let text = byDay.get(days);
   if (text === undefined) {
-    const f = field.toLowerCase();
     const { y, m, d } = civilFromDays(days);
     // PostgreSQL has no year 0: 1 BC is year -1.
     text = String(f === 'year' ? (y > 0 ? y : y - 1) : f === 'month' ? m : d);
-    if (known.size >= EXTRACTED_DATES_KEPT) known.clear();
-    known.set(days, text);
+    if (byDay.size >= EXTRACTED_DATES_KEPT) byDay.clear();
+    byDay.set(days, text);
   }
   return text;
 }
 
 /**
- * extract(year|month|day from date) by field spelling, then by day: a column holds few
+ * extract(year|month|day from date) by field spelling (with its lower-case form), then by day: a column holds few
  * distinct dates, and computing each row's civil date and text cost ~140 ns a row (Q9's
  * 324k rows).
  */
-const extractedDates = new Map<string, Map<number, string>>();
+const extractedDates = new Map<string, { readonly f: 'year' | 'month' | 'day'; readonly byDay: Map<number, string> }>();
 const EXTRACTED_DATES_KEPT = 1 << 16;
 
 /** Units whose value at ±infinity is ±Infinity (PostgreSQL 14+); other units give NULL there. */
