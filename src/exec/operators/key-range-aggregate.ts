@@ -1,7 +1,7 @@
-import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { columnSource, decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
+import { packBatches, unpackBatches } from '../arrow/batch-transfer.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { HashAggregatePlan, KeyRangeSplit, ScanFilterSpec } from '../plan/physical-plan.js';
 import type { KeyRangeAggregateResult, ScanFragment } from '../pool/scan-pool.js';
@@ -81,9 +81,8 @@ export async function runKeyRangeAggregate(
   const batches: ColumnarBatch[] = [];
   let bytes = 0;
   for (const r of results) {
-    bytes += r.ipc.byteLength;
-    if (r.ipc.byteLength === 0) continue;
-    for (const b of tableFromIPC(r.ipc).batches) {
+    bytes += r.packed.byteLength;
+    for (const b of unpackBatches(r.packed, 0)) {
       const decoded = decodeColumns(b, names, types);
       batches.push(...emitBatches(types.map((_, i) => columnSource(decoded, i)), decoded.numRows));
     }
@@ -94,7 +93,7 @@ export async function runKeyRangeAggregate(
 /**
  * A key range's aggregate in a worker: reads `tasks` (which carry the range's
  * filters) into one table and finishes its groups — no other range holds rows of
- * them — as the fragment's `finish` columns in one Arrow IPC stream.
+ * them — as the fragment's `finish` columns, packed into one buffer (batch-transfer.ts).
  */
 export async function aggregateKeyRange(
   tasks: readonly ScanTask[], fragment: ScanFragment, compiled: CompiledShipment, signal?: AbortSignal,
@@ -103,8 +102,8 @@ export async function aggregateKeyRange(
   try {
     const counts = await sinkScanTasks(tasks, fragment, compiled, (b, run) => table.sink(b, run), signal);
     const { columns, numRows } = table.finish(false);
-    const ipc = numRows === 0 ? new Uint8Array(0) : tableToIPC(new Table([encodeColumnar(fragment.finish!, lazyBatch(numRows, columns))]), 'stream');
-    return { ...counts, ipc };
+    const packed = packBatches(numRows === 0 ? [] : [encodeColumnar(fragment.finish!, lazyBatch(numRows, columns))], 0);
+    return { ...counts, packed };
   } finally {
     table.release();
   }

@@ -1,10 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { tableFromIPC } from 'apache-arrow';
 import type { RecordBatch } from 'apache-arrow';
 import { Piscina } from 'piscina';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ScanTaskCounters } from '../../lake/index.js';
+import { unpackBatches } from '../arrow/batch-transfer.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
 import type { KeyRangeAggregateResult, PartialAggregateResult, ScanFragment, ScanPool } from './scan-pool.js';
 import type { ScanWorkerResult } from './scan-worker.js';
@@ -67,8 +67,7 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
             counters.rowGroupsRead += header.getFloat64(0, true);
             counters.rowGroupsSkippedByStats += header.getFloat64(8, true);
           }
-          if (result.byteLength === COUNTERS_BYTES) return;
-          for (const b of tableFromIPC(result.subarray(COUNTERS_BYTES)).batches) yield b;
+          yield* unpackBatches(result, COUNTERS_BYTES);
         },
       };
     },
@@ -79,7 +78,7 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
     },
     async aggregateRange(tasks: readonly unknown[], signal: AbortSignal | undefined, fragment: ScanFragment): Promise<KeyRangeAggregateResult> {
       const result = await answerOf(pool, { tasks, fragment }, signal);
-      if (!('ipc' in result)) throw new FloeError(SqlState.internalError, 'scan worker returned no key range aggregate');
+      if (!('packed' in result)) throw new FloeError(SqlState.internalError, 'scan worker returned no key range aggregate');
       return result;
     },
     async close() {

@@ -75,11 +75,11 @@ export interface PartialAggregateResult {
 
 /** What a worker sends back for one key range's aggregate (ScanPool.aggregateRange). */
 export interface KeyRangeAggregateResult extends Omit<PartialAggregateResult, 'partial'> {
-  /** The range's finished groups: the fragment's `finish` columns as one Arrow IPC stream (empty when there are none). */
-  readonly ipc: Uint8Array;
+  /** The range's finished groups: the fragment's `finish` columns, packed by batch-transfer.ts (no batch when there are none). */
+  readonly packed: Uint8Array;
 }
 
-/** Bytes in front of a worker's batch result (its IPC stream): the task's row-group counters, two float64s. */
+/** Bytes in front of a worker's packed batches (batch-transfer.ts): the task's row-group counters, two float64s. */
 export const COUNTERS_BYTES = 16;
 
 /** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */

@@ -1,4 +1,4 @@
-import { RecordBatch, Schema, Table, tableToIPC } from 'apache-arrow';
+import { RecordBatch, Schema } from 'apache-arrow';
 import { move } from 'piscina';
 import { isFloeError } from '../../common/floe-error.js';
 import { executeScanTask, executeScanTaskSelected } from '../../lake/index.js';
@@ -15,6 +15,7 @@ import { compileScanPipeline, decodeScanBatch, runtimeFilterNarrower } from '../
 import { selectRows } from '../operators/operator-support.js';
 import { RUNTIME_FILTER_REMOVED_KEY, runtimeFilterSelection } from '../operators/runtime-filter.js';
 import { createRunState } from '../run-state.js';
+import { packBatches } from '../arrow/batch-transfer.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
 import type { KeyRangeAggregateResult, PartialAggregateResult, ScanFragment } from './scan-pool.js';
 import { aggregateKeyRange } from '../operators/key-range-aggregate.js';
@@ -91,8 +92,8 @@ async function applyFragment(batches: readonly SelectedBatch[], f: ScanFragment,
 /**
  * Runs in a pool worker: executes one lake scan task (and, with a fragment,
  * filters its rows, or aggregates them into a partial aggregate that is
- * returned structured-cloned) and returns the batches as a single Arrow IPC stream whose
- * buffer is transferred, not copied.
+ * returned structured-cloned) and returns the batches packed into one buffer
+ * (batch-transfer.ts) that is transferred, not copied.
  */
 export async function runScanTask(input: ScanTask | ScanWorkerInput): Promise<ScanWorkerResult> {
   if ('tasks' in input) return answered(() => aggregateKeyRange(input.tasks, input.fragment, shipmentOf(input.fragment)));
@@ -112,14 +113,12 @@ async function scanOrAggregate(task: ScanTask, fragment: ScanFragment | undefine
   } else {
     for await (const b of executeScanTask(task, counters)) batches.push(b);
   }
-  const ipc = batches.length === 0 ? new Uint8Array(0) : tableToIPC(new Table(batches), 'stream');
   // Only a top-level moved value is transferred (nested ones would be cloned), so the
-  // task's counters ride in front of the IPC stream rather than beside it.
-  const out = new Uint8Array(COUNTERS_BYTES + ipc.byteLength);
+  // task's counters ride in front of the batches rather than beside them.
+  const out = packBatches(batches, COUNTERS_BYTES);
   const header = new DataView(out.buffer);
   header.setFloat64(0, counters.rowGroupsRead, true);
   header.setFloat64(8, counters.rowGroupsSkippedByStats, true);
-  out.set(ipc, COUNTERS_BYTES);
   return move(out) as Uint8Array;
 }
 
