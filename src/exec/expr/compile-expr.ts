@@ -791,6 +791,18 @@ function textPrefixOf(e: Expr): { column: number; chars: number; trimBlanks: boo
 }
 
 /**
+ * For needles all one or all two bytes long, a table over that many leading bytes
+ * marking the needles' (256 or 65,536 entries); undefined for any other lengths.
+ */
+function leadingCodeTable(needles: readonly Uint8Array[]): Uint8Array | undefined {
+  const width = needles[0]!.length;
+  if ((width !== 1 && width !== 2) || needles.some((n) => n.length !== width)) return undefined;
+  const table = new Uint8Array(width === 1 ? 256 : 65536);
+  for (const n of needles) table[width === 1 ? n[0]! : (n[0]! << 8) | n[1]!] = 1;
+  return table;
+}
+
+/**
  * A byte-range test for "the first `chars` characters are one of `keys`": a key of
  * exactly `chars` characters matches a value that starts with its UTF-8 bytes (UTF-8
  * never splits a character, so equal leading bytes are equal leading characters); a
@@ -805,6 +817,16 @@ function prefixInListMatcher(keys: readonly string[], chars: number, trimBlanks:
     if (n > chars) continue;
     needles.push(Buffer.from(k, 'utf8'));
     whole.push(n < chars);
+  }
+  const codes = needles.length > 0 && !whole.includes(true) ? leadingCodeTable(needles) : undefined;
+  if (codes !== undefined) {
+    // Keys of one or two bytes each (Q22's country codes): the value's leading bytes index a table.
+    const width = needles[0]!.length;
+    return (bytes, s, end) => {
+      const e = trimBlanks && end > s && bytes[end - 1] === 32 ? endWithoutTrailingBlanks(bytes, s, end) : end;
+      if (e - s < width) return false;
+      return codes[width === 1 ? bytes[s]! : (bytes[s]! << 8) | bytes[s + 1]!] === 1;
+    };
   }
   return (bytes, s, end) => {
     const e = trimBlanks && end > s && bytes[end - 1] === 32 ? endWithoutTrailingBlanks(bytes, s, end) : end;
@@ -836,7 +858,7 @@ function overBytes(
   for (let k = 0; k < n; k++) {
     const i = sel ? sel[k]! : k;
     const d = rows === undefined ? i : rows[i]!;
-    if (!isValid(nulls, data.offset, d)) { out[i] = null; continue; }
+    if (nulls !== undefined && !isValid(nulls, data.offset, d)) { out[i] = null; continue; }
     const r = candidates !== undefined && candidates[d] === 0 ? false : match(bytes, offsets[d]!, offsets[d + 1]!);
     out[i] = negated ? !r : r;
   }
