@@ -103,3 +103,14 @@ test('top-N over more rows than its buffer: the rows passed over on their keys l
     assert.deepEqual(await topN(batches, true, false, limit, offset), expected(batches, true, false, limit, offset), `limit ${limit} offset ${offset}`);
   }
 });
+
+test('top-N over one batch larger than its buffer: the batch is pruned part way and the result is still a full sort\'s', async () => {
+  // One batch of 5000 rows, 31 distinct keys, NULLs: rows after the first prune are passed over on their keys.
+  for (const [arrow, selection] of [[false, false], [true, false], [true, true]] as const) {
+    const rows = Array.from({ length: 5000 }, (_, i): Row => [i % 97 === 0 ? null : (i * 7919) % 31, i, `row ${i}`]);
+    const batches: BatchSpec[] = [{ rows, arrow, selection }];
+    for (const [limit, offset, nullsFirst] of [[10, 0, false], [10, 3, true], [600, 0, false], [3000, 10, true]] as const) {
+      assert.deepEqual(await topN(batches, true, nullsFirst, limit, offset), expected(batches, true, nullsFirst, limit, offset), `arrow ${arrow} selection ${selection} limit ${limit} offset ${offset}`);
+    }
+  }
+});

@@ -51,13 +51,19 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
           for (const b of batches.keys()) if (!live.has(b)) batches.delete(b);
         };
         let arrived = 0;
+        const room = Math.max(2 * keep, 1024);
         for await (const b of inputBatches(input, run)) {
           const k = await keys.evaluate(b, run);
           const bi = arrived++;
-          const added = offerRows(keys, k, b.numRows, bi, { keyRows, batchOf, rowOf, seq, worst }, nextSeq);
+          // A batch is offered a buffer's worth at a time, so a large one (Q3's 11k groups in one
+          // batch) is pruned early and its later rows are passed over on their keys, not all sorted.
+          const step = keep === Infinity ? b.numRows : room;
+          for (let from = 0; from < b.numRows; from += step) {
+            const added = offerRows(keys, k, from, Math.min(b.numRows, from + step), bi, { keyRows, batchOf, rowOf, seq, worst }, nextSeq);
+            if (added > 0) { n += added; batches.set(bi, b); }
+            if (keep !== Infinity && n > room) prune(keep);
+          }
           nextSeq += b.numRows;
-          if (added > 0) { n += added; batches.set(bi, b); }
-          if (keep !== Infinity && n > Math.max(2 * keep, 1024)) prune(keep);
         }
         prune(keep);
         const rows = Math.max(0, n - offset);
@@ -93,15 +99,16 @@ interface Candidates {
 }
 
 /**
- * Appends the rows of one batch that beat the worst kept candidate (all of them
- * before a prune), numbered in arrival order from `firstSeq`; returns how many.
+ * Appends the rows [from, to) of one batch that beat the worst kept candidate (all of
+ * them before a prune), numbered in arrival order from `firstSeq` (the batch's row 0);
+ * returns how many.
  * A plain function, not inline in the operator's generator: V8 does not optimize a
  * loop inside a running generator, and the operator's generator runs once a query.
  */
-function offerRows(keys: CompiledSortKeys, k: readonly (readonly unknown[])[], numRows: number, bi: number, c: Candidates, firstSeq: number): number {
+function offerRows(keys: CompiledSortKeys, k: readonly (readonly unknown[])[], from: number, to: number, bi: number, c: Candidates, firstSeq: number): number {
   const { keyRows, batchOf, rowOf, seq, worst } = c;
   let added = 0;
-  for (let i = 0; i < numRows; i++) {
+  for (let i = from; i < to; i++) {
     if (worst >= 0 && keys.compareRows(k, i, keyRows, worst) >= 0) continue;
     for (let col = 0; col < keyRows.length; col++) keyRows[col]!.push(k[col]![i]);
     batchOf.push(bi);
