@@ -9,6 +9,7 @@ import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
 import type { AggregateCall, Expr, KeyRangeSplit, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
 import { keyRangeFilters } from '../../src/exec/operators/key-range-aggregate.js';
+import { Exprs } from '../../src/exec/expr/expr.js';
 import { abortingPool, aggId, col, int, lit, op, rowsOf, t } from './exec-test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-key-range-agg-'));
@@ -159,4 +160,20 @@ test('cancellation while key ranges run in the workers fails with 57014, and the
   assert.ok(cancelling.started() >= 1);
   const local = sorted(await rowsOf(plan, { warehouse: wh }));
   assert.deepEqual(sorted(await rowsOf(plan, { warehouse: wh, pool })), local);
+});
+
+test('a HAVING inside a split aggregate keeps, in the workers and in one thread, the groups a Filter above it keeps', async () => {
+  // count(*) > 2 and sum(amt) > 100, over the aggregate's output (k0, a0 = sum, a1 = count, …).
+  const having = Exprs.and(op('>', col(2, t.int8), lit(2n, t.int8)), op('>', col(1, t.numeric), lit('100', t.numeric)));
+  const plain = aggregate(scanOf(lines, C), [c('ok')], AGGS());
+  const expected = sorted(await rowsOf({ kind: 'filter', input: plain, predicate: having, columns: plain.columns }, { warehouse: wh }));
+  const groups = new Set([...model.values()].map((r) => r[0])).size;
+  assert.ok(expected.length > 50 && expected.length < groups / 2, `${expected.length} of ${groups} groups kept`);
+  const split = { ...aggregate(scanOf(lines, C), [c('ok')], AGGS(), { key: 0, column: 'ok', min: 1, max: 1039 }), having } as PhysicalPlan;
+  const metrics = new Map();
+  assert.deepEqual(sorted(await rowsOf(split, { warehouse: wh, pool, metrics })), expected);
+  assert.equal(metrics.get(split)?.extra.keyRanges, 2);
+  assert.equal(metrics.get(split)?.extra.groups, groups, 'groups are counted before the HAVING');
+  // Without a pool the aggregate applies it here.
+  assert.deepEqual(sorted(await rowsOf(split, { warehouse: wh })), expected);
 });

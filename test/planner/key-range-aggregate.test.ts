@@ -4,6 +4,8 @@ import { optimizeLogicalPlan } from '../../src/planner/index.js';
 import type { LogicalPlan } from '../../src/planner/logical/logical-plan.js';
 import type { LogicalAggregate } from '../../src/planner/logical/logical-aggregate.js';
 import { KEY_RANGE_MIN_ROWS } from '../../src/planner/rules/key-range-aggregate.js';
+import { toPhysicalPlan } from '../../src/planner/physical/to-physical-plan.js';
+import type { HashAggregatePlan, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
 import { bindLogicalQuery } from '../../src/sql/binder/bind-logical-query.js';
 import { parseStatements } from '../../src/sql/index.js';
 import { stubEnv } from '../sql/stub-env.js';
@@ -39,4 +41,27 @@ test('no split for a small table, a key of few values, another column, a join, a
   none('select o_id, count(distinct o_cust) from orders group by o_id');
   none('select o_id, count(*) from (select * from orders limit 10) s group by o_id');
   none('select i_id, count(*) from sales.items group by i_id', KEY_RANGE_MIN_ROWS, { i_id: [1, 4_000_000] });
+});
+
+/** The physical plan's first hashAggregate for `sql` (over tables whose key columns span SPANS), and the node above it. */
+function physicalAggregateOf(sql: string): { aggregate: HashAggregatePlan; parent: PhysicalPlan | undefined } {
+  const env = { ...stubEnv(), estimateRows: () => KEY_RANGE_MIN_ROWS, columnRanges: () => SPANS };
+  let parent: PhysicalPlan | undefined;
+  let p: PhysicalPlan = toPhysicalPlan(optimizeLogicalPlan(bindLogicalQuery(parseStatements(sql)[0]!, env)).plan);
+  while (p.kind !== 'hashAggregate') { parent = p; p = (p as { input: PhysicalPlan }).input; }
+  return { aggregate: p, parent };
+}
+
+test('a HAVING over a split aggregate is applied by the aggregate (in its workers); one with a subquery, or over an unsplit aggregate, stays a Filter', () => {
+  const split = physicalAggregateOf('select o_id, sum(o_amount) from orders group by o_id having sum(o_amount) > 300 and count(*) > 1');
+  assert.equal(split.aggregate.keyRangeSplit?.column, 'o_id');
+  assert.ok(split.aggregate.having, 'the HAVING rides on the aggregate');
+  assert.notEqual(split.parent?.kind, 'filter');
+  const withSubquery = physicalAggregateOf('select o_id, sum(o_amount) from orders group by o_id having sum(o_amount) > (select max(c_id) from customers)');
+  assert.equal(withSubquery.aggregate.having, undefined);
+  assert.equal(withSubquery.parent?.kind, 'filter');
+  const unsplit = physicalAggregateOf('select o_cust, count(*) from orders group by o_cust having count(*) > 2');
+  assert.equal(unsplit.aggregate.keyRangeSplit, undefined);
+  assert.equal(unsplit.aggregate.having, undefined);
+  assert.equal(unsplit.parent?.kind, 'filter');
 });

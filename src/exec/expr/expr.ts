@@ -276,6 +276,12 @@ export const Exprs = Object.freeze({
   },
 });
 
+/** Expressions a worker can evaluate alone: no subqueries, no outer rows. */
+export function shippable(e: Expr): boolean {
+  if (e.kind === 'scalarSubquery' || e.kind === 'exists' || e.kind === 'inSubquery' || e.kind === 'outerColumn') return false;
+  return exprChildren(e).every(shippable);
+}
+
 /** Child expressions of a node (not descending into subplans), for generic walks. */
 export function exprChildren(e: Expr): readonly Expr[] {
   switch (e.kind) {

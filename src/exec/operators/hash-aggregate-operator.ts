@@ -4,7 +4,8 @@ import type { HashAggregatePlan } from '../plan/physical-plan.js';
 import { AggregateTable, compileAggregation } from './aggregate-table.js';
 import { compileScanPipeline } from './lake-scan-operator.js';
 import type { Operator } from './operator.js';
-import { inputBatches, emitBatches, metered, recordMetric } from './operator-support.js';
+import { inputBatches, emitBatches, metered, recordMetric, selectRows } from './operator-support.js';
+import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import { aggregateShipment, runPartialAggregates } from './partial-aggregate.js';
 import { runKeyRangeAggregate } from './key-range-aggregate.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
@@ -26,6 +27,7 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
     throw new FloeError(SqlState.internalError, `hashAggregate has ${plan.columns.length} columns, expected ${expectedCols}`);
   }
   const compiled = compileAggregation(plan);
+  const having = plan.having ? compileExpr(plan.having) : undefined;
   const shipment = aggregateShipment(plan);
   const shippedPipeline = shipment ? compileScanPipeline(shipment) : undefined;
 
@@ -40,7 +42,8 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
           try {
             run.memory.reserve(ranged.bytes, 'hash aggregate');
             reserved = ranged.bytes;
-            recordMetric(plan, run, 'groups', ranged.batches.reduce((n, b) => n + b.numRows, 0));
+            recordMetric(plan, run, 'groups', ranged.groups);
+            // The workers applied `having` to their ranges' groups.
             yield* ranged.batches;
           } finally {
             run.memory.release(reserved);
@@ -65,7 +68,11 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
           // ---- source ----
           const { columns, numRows } = table.finish(withGroupingId);
           table.release();
-          yield* emitBatches(columns, numRows);
+          for (const b of emitBatches(columns, numRows)) {
+            if (having === undefined) { yield b; continue; }
+            const keep = truthySelection(await having.evaluate(b, run), b.numRows);
+            if (keep.length > 0) yield keep.length === b.numRows ? b : selectRows(b, keep);
+          }
         } finally {
           run.memory.release(reserved);
         }

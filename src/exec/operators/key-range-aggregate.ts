@@ -8,8 +8,9 @@ import type { KeyRangeAggregateResult, ScanFragment } from '../pool/scan-pool.js
 import type { RunState } from '../run-state.js';
 import { AggregateTable } from './aggregate-table.js';
 import { planLakeScan, runtimeFilterHook, taskRows, withRuntimeFilters } from './lake-scan-operator.js';
-import { checkAbort, emitBatches, recordMetric, recordRowsOut } from './operator-support.js';
-import { shipmentFragment, sinkScanTasks } from './partial-aggregate.js';
+import { checkAbort, emitBatches, recordMetric, recordRowsOut, selectRows } from './operator-support.js';
+import { fragmentRunState, shipmentFragment, sinkScanTasks } from './partial-aggregate.js';
+import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { AggregateShipment, CompiledShipment } from './partial-aggregate.js';
 
 /**
@@ -42,7 +43,7 @@ export function keyRangeFilters(split: KeyRangeSplit, type: SqlType, parts: numb
  */
 export async function runKeyRangeAggregate(
   plan: HashAggregatePlan, shipment: AggregateShipment, run: RunState,
-): Promise<{ batches: ColumnarBatch[]; bytes: number } | undefined> {
+): Promise<{ batches: ColumnarBatch[]; bytes: number; groups: number } | undefined> {
   const split = plan.keyRangeSplit;
   const pool = run.ctx.pool;
   if (split === undefined || !pool?.aggregateRange || run.ctx.scanRunner) return undefined;
@@ -53,7 +54,7 @@ export async function runKeyRangeAggregate(
   const ranges = keyRangeFilters(split, shipment.scan.columns[at]!.type, pool.size);
   const slots = run.runtimeFilters?.get(shipment.scan);
   const rtf = slots ? runtimeFilterHook(shipment.scan, run, slots) : undefined;
-  const fragment: ScanFragment = { ...shipmentFragment(shipment, run), finish: plan.columns };
+  const fragment: ScanFragment = { ...shipmentFragment(shipment, run), finish: plan.columns, ...(plan.having ? { having: plan.having } : {}) };
   const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
   let rowsScanned = 0;
   const rowsOut = shipment.nodes.map(() => 0);
@@ -80,20 +81,23 @@ export async function runKeyRangeAggregate(
   const types = plan.columns.map((c) => c.type);
   const batches: ColumnarBatch[] = [];
   let bytes = 0;
+  let groups = 0;
   for (const r of results) {
     bytes += r.packed.byteLength;
+    groups += r.groups;
     for (const b of unpackBatches(r.packed, 0)) {
       const decoded = decodeColumns(b, names, types);
       batches.push(...emitBatches(types.map((_, i) => columnSource(decoded, i)), decoded.numRows));
     }
   }
-  return { batches, bytes };
+  return { batches, bytes, groups };
 }
 
 /**
  * A key range's aggregate in a worker: reads `tasks` (which carry the range's
  * filters) into one table and finishes its groups — no other range holds rows of
- * them — as the fragment's `finish` columns, packed into one buffer (batch-transfer.ts).
+ * them — those that pass the fragment's `having` — as its `finish` columns, packed into
+ * one buffer (batch-transfer.ts).
  */
 export async function aggregateKeyRange(
   tasks: readonly ScanTask[], fragment: ScanFragment, compiled: CompiledShipment, signal?: AbortSignal,
@@ -102,8 +106,13 @@ export async function aggregateKeyRange(
   try {
     const counts = await sinkScanTasks(tasks, fragment, compiled, (b, run) => table.sink(b, run), signal);
     const { columns, numRows } = table.finish(false);
-    const packed = packBatches(numRows === 0 ? [] : [encodeColumnar(fragment.finish!, lazyBatch(numRows, columns))], 0);
-    return { ...counts, packed };
+    let kept = lazyBatch(numRows, columns);
+    if (fragment.having !== undefined && numRows > 0) {
+      const keep = truthySelection(await compileExpr(fragment.having).evaluate(kept, fragmentRunState(fragment, signal)), numRows);
+      if (keep.length !== numRows) kept = selectRows(kept, keep);
+    }
+    const packed = packBatches(kept.numRows === 0 ? [] : [encodeColumnar(fragment.finish!, kept)], 0);
+    return { ...counts, packed, groups: numRows };
   } finally {
     table.release();
   }

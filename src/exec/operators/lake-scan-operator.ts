@@ -16,7 +16,7 @@ import type { Operator } from './operator.js';
 import type { ScanFragment } from '../pool/scan-pool.js';
 import { Exprs } from '../expr/expr.js';
 import type { Expr } from '../expr/expr.js';
-import { exprChildren } from '../expr/expr.js';
+import { shippable } from '../expr/expr.js';
 import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
 import { coversRange, installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel, runtimeFilterSelection } from './runtime-filter.js';
 import type { RuntimeFilter, RuntimeFilterSlot } from './runtime-filter.js';
@@ -257,12 +257,6 @@ function splitResidual(residual: Expr | undefined): { travels: Expr | undefined;
   const conjuncts = residual.kind === 'and' ? residual.args : [residual];
   const and = (xs: readonly Expr[]): Expr | undefined => (xs.length === 0 ? undefined : xs.length === 1 ? xs[0] : Exprs.and(...xs));
   return { travels: and(conjuncts.filter(shippable)), stays: and(conjuncts.filter((c) => !shippable(c))) };
-}
-
-/** Expressions a worker can evaluate alone: no subqueries, no outer rows. */
-export function shippable(e: Expr): boolean {
-  if (e.kind === 'scalarSubquery' || e.kind === 'exists' || e.kind === 'inSubquery' || e.kind === 'outerColumn') return false;
-  return exprChildren(e).every(shippable);
 }
 
 /** A scan's runtime filter slots, and the rows its workers report removing (EXPLAIN ANALYZE). */

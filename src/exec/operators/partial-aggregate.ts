@@ -1,6 +1,7 @@
 import { executeScanTaskSelected } from '../../lake/index.js';
 import type { ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { shippable } from '../expr/expr.js';
 import type { Expr } from '../expr/expr.js';
 import type { HashAggregatePlan, LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
 import type { PartialAggregate, PartialAggregateResult, ScanFragment, ScanPipelineStep } from '../pool/scan-pool.js';
@@ -9,7 +10,7 @@ import type { RunState } from '../run-state.js';
 import { AggregateTable } from './aggregate-table.js';
 import type { AggregateSpec, CompiledAggregation } from './aggregate-table.js';
 import {
-  applyScanPipeline, decodeScanBatch, planLakeScan, runtimeFilterNarrower, SAME_THREAD_MAX_ROWS, shippable, taskRows,
+  applyScanPipeline, decodeScanBatch, planLakeScan, runtimeFilterNarrower, SAME_THREAD_MAX_ROWS, taskRows,
 } from './lake-scan-operator.js';
 import type { CompiledScanPipeline } from './lake-scan-operator.js';
 import { runtimeFilterHook, withRuntimeFilters } from './lake-scan-operator.js';
@@ -100,10 +101,7 @@ export async function sinkScanTasks(
   tasks: readonly ScanTask[], fragment: ScanFragment, compiled: CompiledShipment,
   sink: (b: ColumnarBatch, run: RunState) => Promise<unknown>, signal?: AbortSignal,
 ): Promise<ScanAggregateCounts> {
-  const run = createRunState({
-    params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal,
-    user: fragment.user, database: fragment.database, searchPath: fragment.searchPath, memoryLimitBytes: fragment.memoryLimitBytes,
-  });
+  const run = fragmentRunState(fragment, signal);
   let rowsScanned = 0;
   const rowsOut = new Array<number>(compiled.pipeline.steps.length + 1).fill(0);
   const batchesOut = rowsOut.map(() => 0);
@@ -130,6 +128,14 @@ export async function sinkScanTasks(
     }
   }
   return { rowsScanned, rowsOut, batchesOut, counters, runtimeFilterRowsRemoved: rtfStats.removed };
+}
+
+/** The run state a worker evaluates a fragment's expressions in: the query's parameters, settings and identity. */
+export function fragmentRunState(fragment: ScanFragment, signal?: AbortSignal): RunState {
+  return createRunState({
+    params: fragment.params, settings: new Map(fragment.settings), transactionStartMicros: fragment.transactionStartMicros, signal,
+    user: fragment.user, database: fragment.database, searchPath: fragment.searchPath, memoryLimitBytes: fragment.memoryLimitBytes,
+  });
 }
 
 /** What travels with each of a shipment's worker tasks. */

@@ -38,6 +38,8 @@ export interface ScanFragment {
    * them and returns these columns.
    */
   readonly finish?: readonly OutputColumn[];
+  /** With `finish`: the groups to keep (HashAggregatePlan.having, over the `finish` columns). */
+  readonly having?: Expr;
   /**
    * Runtime join filters (operators/runtime-filter.ts): set filters on scan
    * columns, applied to each decoded batch before the residual. A worker reports
@@ -75,8 +77,10 @@ export interface PartialAggregateResult {
 
 /** What a worker sends back for one key range's aggregate (ScanPool.aggregateRange). */
 export interface KeyRangeAggregateResult extends Omit<PartialAggregateResult, 'partial'> {
-  /** The range's finished groups: the fragment's `finish` columns, packed by batch-transfer.ts (no batch when there are none). */
+  /** The range's finished groups that pass the fragment's `having`: its `finish` columns, packed by batch-transfer.ts (no batch when there are none). */
   readonly packed: Uint8Array;
+  /** Groups the range finished, before `having`. */
+  readonly groups: number;
 }
 
 /** Bytes in front of a worker's packed batches (batch-transfer.ts): the task's row-group counters, two float64s. */

@@ -207,13 +207,19 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
           if (dependent.size > 0) detail(`Dependent Keys: ${[...dependent].map((i) => formatExpr(p.groupBy[i]!, p.input.columns)).join(', ')}`);
         }
         if (p.keyRangeSplit) detail(`Key Range Split: ${formatExpr(p.groupBy[p.keyRangeSplit.key]!, p.input.columns)}`);
+        if (p.having) detail(`Filter: ${formatExpr(p.having, p.columns)}`);
         if (p.groupingSets) {
           detail(`Grouping Sets: ${p.groupingSets.map((set) => `(${set.map((i) => formatExpr(p.groupBy[i]!, p.input.columns)).join(', ')})`).join(', ')}`);
         }
         if (p.aggregates.length > 0) {
           detail(`Aggregates: ${p.aggregates.map((a) => `${a.fn.slice(0, a.fn.indexOf('(') > 0 ? a.fn.indexOf('(') : undefined)}(${a.distinct ? 'DISTINCT ' : ''}${a.args.length === 0 ? '*' : a.args.map((x) => formatExpr(x, p.input.columns)).join(', ')})`).join(', ')}`);
         }
-        { const g = num(metricsOf(p), 'groups'); if (g !== undefined) detail(`Groups: ${g}`); }
+        {
+          const m = metricsOf(p);
+          const g = num(m, 'groups');
+          if (g !== undefined) detail(`Groups: ${g}`);
+          if (g !== undefined && p.having && m !== undefined) detail(`Rows Removed by Filter: ${Math.max(0, g - m.rowsOut)}`);
+        }
         {
           // The scan below then did its work inside the workers' tasks, so its own time is near zero.
           const ranges = num(metricsOf(p), 'keyRanges');

@@ -1,4 +1,4 @@
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import { Exprs, shippable, type Expr } from '../../exec/expr/expr.js';
 import type { PhysicalPlan } from '../../exec/plan/physical-plan.js';
 import { columnsUsed, conjunction, conjuncts, remapColumns } from '../expr-utils.js';
 import { assertNever, type LogicalPlan } from '../logical/logical-plan.js';
@@ -31,6 +31,11 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
     case 'cteScan':
       return { kind: 'cteScan', cte: p.cte, columns: p.columns };
     case 'filter':
+      // A HAVING over a key-range-split aggregate runs inside it: in the workers, on their final groups.
+      if (p.input.kind === 'aggregate' && p.input.keyRangeSplit !== undefined && shippable(p.predicate)) {
+        const aggregate = toPhysicalPlan(p.input);
+        if (aggregate.kind === 'hashAggregate' && aggregate.having === undefined) return { ...aggregate, having: p.predicate };
+      }
       return { kind: 'filter', input: toPhysicalPlan(p.input), predicate: p.predicate, columns: p.columns };
     case 'project':
       return { kind: 'project', input: toPhysicalPlan(p.input), exprs: p.exprs, columns: p.columns };
