@@ -50,3 +50,25 @@ test('cached catalog reads see this catalog\'s writes and other connections\' co
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a commit that fails part way leaves no cached trace: the next read sees the branch head as it was', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-catalog-cache-'));
+  const c = new SqliteCatalog(join(dir, 'catalog.db'));
+  try {
+    const t = c.createTable({
+      namespace: 'public', name: 't', columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
+      primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2,
+    } as never, 0n, false).table;
+    const head = c.getRef(t.id, 'main')!.snapshotId;
+    assert.equal(c.getSnapshot(t.id, head)!.id, head);
+    const request = { tableId: t.id, branch: 'main', operation: 'append', summary: {}, schemaId: t.schemaId, addFiles: [], removeFileIds: [] };
+    // The first request moves the head (and reads it back inside the transaction); the second
+    // expects the old head, so the whole commit rolls back.
+    assert.throws(() => c.commit([request, { ...request, expectHead: head }], undefined, 1n), (e: unknown) => (e as { sqlstate?: string }).sqlstate === '40001');
+    assert.equal(c.getRef(t.id, 'main')!.snapshotId, head, 'the rolled-back head is not served from the cache');
+    assert.equal(c.listSnapshots(t.id).length, 1);
+  } finally {
+    c.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -176,12 +176,17 @@ export class SqliteCatalog implements Catalog {
    * `read()`, or what it returned for `key` while the database has not changed since:
    * PRAGMA data_version moves when another connection (another process, or another
    * catalog in this one) commits, and total_changes() when this connection writes (even
-   * in a transaction it rolls back, which only costs a re-read). A query's scans read the
+   * in a transaction it rolls back, which only costs a re-read); reads inside a write
+   * transaction are not kept. A query's scans read the
    * same table, snapshot and file list several times (binding, planning, each scan: about
    * 5 ms of catalog reads in TPC-H Q2 at SF 1, each 40–150 µs); a cached read costs the
    * version check. Results are frozen, so a caller that would change a shared one fails loudly.
    */
   #cached<T>(key: string, read: () => T): T {
+    // Inside a write transaction reads see its uncommitted rows, and a rollback moves neither
+    // version: nothing read there is kept (the writes move total_changes, so the next read
+    // after it, committed or not, starts a fresh cache).
+    if (this.#db.inTransaction) return read();
     const v = this.#sql('SELECT total_changes() AS t, data_version AS d FROM pragma_data_version').get() as { t: bigint; d: bigint };
     const version = `${v.t}:${v.d}`;
     if (version !== this.#readsVersion) {
