@@ -73,6 +73,8 @@ const ARRAY_KINDS = [
 
 const ALIGN = 8;
 
+const align = (n: number): number => Math.ceil(n / ALIGN) * ALIGN;
+
 const unsupported = (what: string): FloeError => new FloeError(SqlState.internalError, `scan batches cannot carry ${what} between threads`);
 
 function typeText(type: DataType): TypeText {
@@ -156,7 +158,7 @@ class BodyPlan {
     const at = this.bytes;
     this.arrays.push(b);
     this.offsets.push(at);
-    this.bytes = at + Math.ceil(b.byteLength / ALIGN) * ALIGN;
+    this.bytes = at + align(b.byteLength);
     return [kind, at, b.length];
   }
 }
@@ -181,8 +183,6 @@ export function packBatches(batches: readonly RecordBatch[], headerBytes: number
   body.arrays.forEach((a, i) => out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), bodyStart + body.offsets[i]!));
   return out;
 }
-
-const align = (n: number): number => Math.ceil(n / ALIGN) * ALIGN;
 
 /** Schemas rebuilt from their description, by its text: a query's tasks all send the same one. */
 const schemas = new Map<string, Schema>();

@@ -144,7 +144,7 @@ export class SqliteCatalog implements Catalog {
   readonly kind = 'sqlite';
   readonly #db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
-  /** Reads by key, valid while #version reads what it read when they were cached (see #cached). */
+  /** Reads by key, valid while the database's version is still #readsVersion (see #cached). */
   readonly #reads = new Map<string, unknown>();
   #readsVersion = '';
 

@@ -30,13 +30,14 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
       return { kind: 'values', rows: p.rows, columns: p.columns };
     case 'cteScan':
       return { kind: 'cteScan', cte: p.cte, columns: p.columns };
-    case 'filter':
+    case 'filter': {
+      const input = toPhysicalPlan(p.input);
       // A HAVING over a key-range-split aggregate runs inside it: in the workers, on their final groups.
-      if (p.input.kind === 'aggregate' && p.input.keyRangeSplit !== undefined && shippable(p.predicate)) {
-        const aggregate = toPhysicalPlan(p.input);
-        if (aggregate.kind === 'hashAggregate' && aggregate.having === undefined) return { ...aggregate, having: p.predicate };
+      if (input.kind === 'hashAggregate' && input.keyRangeSplit !== undefined && input.having === undefined && shippable(p.predicate)) {
+        return { ...input, having: p.predicate };
       }
-      return { kind: 'filter', input: toPhysicalPlan(p.input), predicate: p.predicate, columns: p.columns };
+      return { kind: 'filter', input, predicate: p.predicate, columns: p.columns };
+    }
     case 'project':
       return { kind: 'project', input: toPhysicalPlan(p.input), exprs: p.exprs, columns: p.columns };
     case 'aggregate':
