@@ -206,6 +206,39 @@ test('numeric sums at the 2^52/2^53 boundary are exact, typed or spilled, in one
   assert.deepEqual(await viaPartials(s, true, batches, batches.map((_, i) => i % 2), 2), expected);
 });
 
+test('a scaled sum that outgrows the double many times (Q1\'s sum of charges) stays exact, with its scale rising midway, in one table or across partials', async () => {
+  // Scale-6 values near 3·10^12 in 600-row batches: each group's running double passes
+  // 2^52 every ~1,500 rows, folding into the exact part again and again.
+  const batches: BatchSpec[] = [];
+  const texts: string[][] = [[], []];
+  let seed = 12345;
+  for (let b = 0; b < 400; b++) {
+    const unscaled: bigint[] = [];
+    const rows: Row[] = [];
+    for (let i = 0; i < 600; i++) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      const u = BigInt(3_000_000_000_000 + seed) * (i % 7 === 0 ? -1n : 1n);
+      const k = (b + i) % 2;
+      unscaled.push(u);
+      rows.push([k, formatUnscaled(u, 6), 1, 1n, 1, 1]);
+      texts[k]!.push(formatUnscaled(u, 6));
+    }
+    batches.push({ rows, decimal: { scale: 6, unscaled } });
+    // Midway, one row at scale 8 as text: the running double rescales after folds.
+    if (b === 200) { batches.push({ rows: [[0, '0.00000001', 1, 1n, 1, 1]], decimal: undefined }); texts[0]!.push('0.00000001'); }
+  }
+  const s: AggregateSpec = { groupBy: [c(0)], aggregates: [call('sum', [c(1)]), call('avg', [c(1)]), call('count', [c(1)])] };
+  const expected = [0, 1].map((k) => {
+    const total = exactSum(texts[k]!);
+    return [k, total, texts[k]!.length] as const;
+  });
+  for (const rows of [await direct(s, true, batches), await viaPartials(s, true, batches, batches.map((_, i) => i % 3), 3)]) {
+    const parsed = rows.map((r) => JSON.parse(r) as [number, string, string, string]);
+    assert.deepEqual(parsed.map((r) => [r[0], r[1], r[3]]), expected.map(([k, total, n]) => [k, total, `${n}n`]));
+  }
+  assert.deepEqual(await direct(s, true, batches), await direct(s, false, batches));
+});
+
 test('int8 sums past 2^52 and 2^63, int4 sums as int8, float and date columns, NULL-only groups: typed and object states agree', async () => {
   const big = 2n ** 62n;
   const rows: Row[] = [

@@ -431,21 +431,20 @@ class IntSumColumns implements ColumnarAggregate {
   }
 }
 
-/** Marks a numeric group whose state is an object in NumColumns' #objects. */
-const OBJECT_STATE = -1;
-
 /**
- * sum/avg over numeric: per group the running unscaled double, its scale and
- * a count (NumState with sum still zero), stepped exactly as numAddScaled
- * would; a group whose state that cannot hold (past 2^52, NaN, a value beyond
- * a safe integer) keeps its NumState in #objects.
+ * sum/avg over numeric: per group the running unscaled double, its scale and a
+ * count, stepped exactly as numAddScaled would, plus (in #carried, for the few
+ * groups that need one) NumState's exact BigInt part: what the double folded
+ * into it past 2^52, values beyond a safe integer, NaN. So a total that outgrows
+ * the double (Q1's sum of charges) still adds each row in the typed loop and
+ * reaches the Map once per fold, not once per row.
  */
 class NumColumns implements ColumnarAggregate {
   #acc = new Float64Array(16);
   #cnt = new Float64Array(16);
-  /** The running double's scale, or OBJECT_STATE. */
   #scale = new Int32Array(16);
-  readonly #objects = new Map<number, NumState>();
+  /** NumState's `sum` of the groups where it is not zero. */
+  readonly #carried = new Map<number, Decimal>();
   readonly #scratch: NumState = { sum: ZERO, count: 0, acc: 0, accScale: 0 };
 
   /** `arrow`: the final values are the totals (sum), which finishArrow can give as Decimal128 data. */
@@ -456,31 +455,27 @@ class NumColumns implements ColumnarAggregate {
   }
 
   #state(g: number): NumState {
-    const s = this.#scale[g]!;
-    return s === OBJECT_STATE ? this.#objects.get(g)! : { sum: ZERO, count: this.#cnt[g]!, acc: this.#acc[g]!, accScale: s };
+    return { sum: this.#carried.get(g) ?? ZERO, count: this.#cnt[g]!, acc: this.#acc[g]!, accScale: this.#scale[g]! };
   }
 
   #put(g: number, st: NumState): void {
+    this.#acc[g] = st.acc; this.#cnt[g] = st.count; this.#scale[g] = st.accScale;
     // A zero BigInt part at no larger scale than the double's prints and sums as if absent.
-    if (st.sum.unscaled === 0n && !st.sum.nan && st.sum.scale <= st.accScale) {
-      if (this.#scale[g] === OBJECT_STATE) this.#objects.delete(g);
-      this.#acc[g] = st.acc; this.#cnt[g] = st.count; this.#scale[g] = st.accScale;
-    } else { this.#scale[g] = OBJECT_STATE; this.#objects.set(g, st); }
+    if (st.sum.unscaled === 0n && !st.sum.nan && st.sum.scale <= st.accScale) this.#carried.delete(g);
+    else this.#carried.set(g, st.sum);
   }
 
-  /** numAddScaledExact on group g: typed while numAddScaled stays exact, the object path otherwise. */
+  /** numAddScaledExact on group g: in the typed columns while numAddScaled stays exact in the double. */
   #add(g: number, u: number, s: number): void {
     let cur = this.#scale[g]!;
-    if (cur !== OBJECT_STATE) {
-      let a = this.#acc[g]!;
-      if (s > cur) { a *= POW10[s - cur] ?? NaN; cur = s; }
-      const x = u * (POW10[cur - s] ?? NaN);
-      const b = a + x;
-      // NaN (a scale past POW10) fails these too.
-      if (a <= SAFE && a >= -SAFE && x <= SAFE && x >= -SAFE && b <= SAFE && b >= -SAFE) {
-        this.#acc[g] = b; this.#scale[g] = cur; this.#cnt[g]! += 1;
-        return;
-      }
+    let a = this.#acc[g]!;
+    if (s > cur) { a *= POW10[s - cur] ?? NaN; cur = s; }
+    const x = u * (POW10[cur - s] ?? NaN);
+    const b = a + x;
+    // NaN (a scale past POW10) fails these too.
+    if (a <= SAFE && a >= -SAFE && x <= SAFE && x >= -SAFE && b <= SAFE && b >= -SAFE) {
+      this.#acc[g] = b; this.#scale[g] = cur; this.#cnt[g]! += 1;
+      return;
     }
     const st = this.#state(g);
     numAddScaledExact(st, u, s);
@@ -507,65 +502,59 @@ class NumColumns implements ColumnarAggregate {
       const r = sel ? sel[k]! : k;
       const g = groups[r]!;
       const u = unscaled[r]!;
-      const cur = sc[g]!;
-      if (cur === scale) {
+      if (sc[g] === scale) {
         // numAddScaled at an unchanged scale, with its three exactness checks.
         const b = acc[g]! + u;
         if (u <= SAFE && u >= -SAFE && b <= SAFE && b >= -SAFE) { acc[g] = b; cnt[g]! += 1; continue; }
-      } else if (cur === OBJECT_STATE) {
-        // A total past 2^52 (Q1's sum of charges) keeps its object state, whose running double takes
-        // the row as numAddScaledExact would through #add, without moving the state out and back per row.
-        numAddScaledExact(this.#objects.get(g)!, u, scale);
-        continue;
       }
       this.#add(g, u, scale);
     }
   }
 
   export(n: number): ColumnarPartial {
-    return { n, arrays: [this.#acc.slice(0, n), this.#cnt.slice(0, n), this.#scale.slice(0, n)], states: statesBelow(this.#objects, n) };
+    return { n, arrays: [this.#acc.slice(0, n), this.#cnt.slice(0, n), this.#scale.slice(0, n)], states: statesBelow(this.#carried, n) };
   }
 
   merge(p: ColumnarPartial, groups: Int32Array): void {
     const [pacc, pcnt, pscale] = p.arrays as [Float64Array, Float64Array, Int32Array];
     const acc = this.#acc; const cnt = this.#cnt; const sc = this.#scale;
+    // The doubles and the BigInt parts add up apart: a state's total is their sum.
     for (let i = 0; i < p.n; i++) {
-      const ps = pscale[i]!;
       // A group no row reached leaves the other state as it is (numCombine would too, at scale 0).
-      if (ps === OBJECT_STATE || pcnt[i] === 0) continue;
+      if (pcnt[i] === 0) continue;
+      const ps = pscale[i]!;
       const g = groups[i]!;
       const cur = sc[g]!;
-      if (cur !== OBJECT_STATE) {
-        // numCombine's exact total at the larger scale, while it fits the double.
-        const s = cur > ps ? cur : ps;
-        const a = acc[g]! * (POW10[s - cur] ?? NaN);
-        const b = pacc[i]! * (POW10[s - ps] ?? NaN);
-        const t = a + b;
-        if (a <= SAFE && a >= -SAFE && b <= SAFE && b >= -SAFE && t <= SAFE && t >= -SAFE) {
-          acc[g] = t; sc[g] = s; cnt[g]! += pcnt[i]!;
-          continue;
-        }
+      // numCombine's exact total at the larger scale, while it fits the double.
+      const s = cur > ps ? cur : ps;
+      const a = acc[g]! * (POW10[s - cur] ?? NaN);
+      const b = pacc[i]! * (POW10[s - ps] ?? NaN);
+      const t = a + b;
+      if (a <= SAFE && a >= -SAFE && b <= SAFE && b >= -SAFE && t <= SAFE && t >= -SAFE) {
+        acc[g] = t; sc[g] = s; cnt[g]! += pcnt[i]!;
+        continue;
       }
       this.#put(g, numCombine(this.#state(g), { sum: ZERO, count: pcnt[i]!, acc: pacc[i]!, accScale: ps }));
     }
-    for (const [i, st] of p.states) { const g = groups[i]!; this.#put(g, numCombine(this.#state(g), st as NumState)); }
+    for (const [i, d] of p.states) {
+      const g = groups[i]!;
+      this.#carried.set(g, decAdd(this.#carried.get(g) ?? ZERO, d as Decimal));
+    }
   }
 
   finish(n: number): unknown[] {
     const out = new Array<unknown>(n);
     const sc = this.#scratch;
     for (let g = 0; g < n; g++) {
-      const s = this.#scale[g]!;
-      if (s === OBJECT_STATE) { out[g] = this.final(this.#objects.get(g)!); continue; }
-      sc.count = this.#cnt[g]!; sc.acc = this.#acc[g]!; sc.accScale = s;
+      sc.sum = this.#carried.get(g) ?? ZERO; sc.count = this.#cnt[g]!; sc.acc = this.#acc[g]!; sc.accScale = this.#scale[g]!;
       out[g] = this.final(sc);
     }
     return out;
   }
 
-  /** The totals as Decimal128 at their one scale (numTotalText's digits), when every group is typed and has the same scale. */
+  /** The totals as Decimal128 at their one scale (numTotalText's digits), when no group has a BigInt part and all have the same scale. */
   finishArrow(n: number): Data | undefined {
-    if (!this.arrow || this.#objects.size > 0) return undefined;
+    if (!this.arrow || this.#carried.size > 0) return undefined;
     const sc = this.#scale; const cnt = this.#cnt;
     let scale = -1;
     for (let g = 0; g < n; g++) {
