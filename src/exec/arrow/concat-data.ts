@@ -9,14 +9,16 @@ const mk = makeData as unknown as (props: Record<string, unknown>) => Data;
  * The rows of several Data chunks of one type as a single Data (buffers copied
  * once), so a materialized input (a join's build side) can keep columns nobody
  * reads in Arrow form. Handles fixed-width types, Utf8 and Bool; undefined for
- * anything else (dictionaries, lists, structs, views), which callers decode instead.
+ * anything else (dictionaries, lists, structs, views) and for chunks whose types
+ * differ (Decimal64 beside Decimal128), which callers decode instead.
  */
 export function concatData(chunks: readonly Data[]): Data | undefined {
   if (chunks.length === 0) return undefined;
   if (chunks.length === 1) return chunks[0];
   const first = chunks[0]!;
   const typeText = String(first.type);
-  for (const c of chunks) if (c.typeId !== first.typeId || String(c.type) !== typeText) return undefined;
+  // The stride tells Decimal64 from Decimal128 (scans narrow only the rows no merge touched), which print alike.
+  for (const c of chunks) if (c.typeId !== first.typeId || String(c.type) !== typeText || c.stride !== first.stride) return undefined;
   let n = 0;
   let nullCount = 0;
   for (const c of chunks) { n += c.length; nullCount += c.nullCount; }

@@ -87,6 +87,7 @@ function decimalView(data: Data, rows?: Int32Array): ScaledVector | undefined {
   let valid: Uint8Array | undefined;
   const mask = nullMask(data);
   if (mask === undefined && bw === 4) return decimal128Words(words, rows, unscaled) ? { length: n, unscaled, scale: t.scale, valid } : undefined;
+  if (mask === undefined && bw === 2) return decimal64Words(words, rows, unscaled) ? { length: n, unscaled, scale: t.scale, valid } : undefined;
   if (mask !== undefined) {
     valid = new Uint8Array(n);
     for (let k = 0; k < n; k++) valid[k] = isValid(mask, data.offset, rows === undefined ? k : rows[k]!) ? 1 : 0;
@@ -101,6 +102,18 @@ function decimalView(data: Data, rows?: Int32Array): ScaledVector | undefined {
 }
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** decimal128Words over Decimal64 words (what a scan reads numeric(p ≤ 18) as): no upper words to check. */
+function decimal64Words(words: Uint32Array, rows: Int32Array | undefined, out: Float64Array): boolean {
+  const n = out.length;
+  for (let k = 0; k < n; k++) {
+    const o = (rows === undefined ? k : rows[k]!) * 2;
+    const v = (words[o + 1]! | 0) * 4294967296 + words[o]!;
+    if (v > MAX_SAFE || v < -MAX_SAFE) return false;
+    out[k] = v;
+  }
+  return true;
+}
 
 /**
  * smallDecimalWords over every row of Decimal128 words without NULLs, inlined:

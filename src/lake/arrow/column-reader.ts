@@ -137,6 +137,16 @@ function valueReader(data: Data, type: SqlType): ColumnAccessor {
       if (!DataType.isDecimal(t)) return { get: (i) => String((data.values as ArrayLike<unknown>)[i]) };
       const scale = (t as unknown as { scale: number }).scale;
       const words = data.values as Uint32Array;
+      if ((t as unknown as { bitWidth: number }).bitWidth === 64) {
+        // Decimal64 (a scan's narrowed numeric): two words, BigInt only beyond ±2^53.
+        return {
+          get(i) {
+            const v = (words[2 * i + 1]! | 0) * 4294967296 + words[2 * i]!;
+            if (v <= Number.MAX_SAFE_INTEGER && v >= -Number.MAX_SAFE_INTEGER) return formatDecimalNumber(v, scale);
+            return formatDecimal(BigInt.asIntN(64, (BigInt(words[2 * i + 1]!) << 32n) | BigInt(words[2 * i]!)), scale);
+          },
+        };
+      }
       // BigUint64Array needs 8-byte alignment; buffers sliced out of IPC bytes may lack it
       let bigWords: BigUint64Array | undefined;
       const wide = () => bigWords ??= words.byteOffset % 8 === 0

@@ -205,10 +205,23 @@ function columnWriter(data: Data, type: SqlType, name: string): RowWriter {
   }
   if (type.kind === 'numeric' && DataType.isDecimal(t)) {
     const w = data.values as Uint32Array;
+    // Decimal64 (a scan's narrowed numeric) hashes as the same value widened to Decimal128.
+    if ((t as unknown as { bitWidth: number }).bitWidth === 64) return (sink, i) => writeDecimalWords(sink, widened(w, i), 0);
     return (sink, i) => writeDecimalWords(sink, w, 4 * i);
   }
   const reader = dataReader(data, type);
   return (sink, i) => writeKeyValue(sink, type, reader.get(i), name);
+}
+
+const wide = new Uint32Array(4);
+
+/** Decimal64 value i as Decimal128's 4 words (the upper two its sign), in a buffer reused per call. */
+function widened(w: Uint32Array, i: number): Uint32Array {
+  const hi = w[2 * i + 1]!;
+  wide[0] = w[2 * i]!;
+  wide[1] = hi;
+  wide[2] = wide[3] = hi >= 0x80000000 ? 0xffffffff : 0;
+  return wide;
 }
 
 /** Minimal big-endian two's complement of a Decimal128's 4 little-endian words, without BigInt. */

@@ -7,6 +7,7 @@ import type { ColumnMetadata } from '../table/table-metadata.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { bytesSource, decodeParquet, decodeParquetColumns, decodeParquetSelected } from './parquet-io.js';
 import type { ParquetSource, ViewCut } from './parquet-io.js';
+import type { DecodeForm } from './native-parquet-reader.js';
 
 export interface ExtraColumn {
   readonly name: string;
@@ -29,10 +30,11 @@ export async function readDataFile(
 /** readDataFile over bytes already fetched. */
 export async function decodeDataFile(
   source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
+  form?: DecodeForm,
 ): Promise<RecordBatch[]> {
   const src = source instanceof Uint8Array ? bytesSource(source) : source;
   const batches = isFlat(columns)
-    ? await decodeParquetColumns(src, path, physicalNames(columns, extra), rowGroups)
+    ? await decodeParquetColumns(src, path, physicalNames(columns, extra), rowGroups, form)
     : decodeParquet(src.bytes ?? new Uint8Array(await src.blob!.arrayBuffer()), path, undefined, rowGroups);
   return batches.map((b) => conformBatch(b, columns, extra));
 }
@@ -53,7 +55,7 @@ export type RowPicker = (batch: RecordBatch) => Int32Array | undefined;
  */
 export async function decodeDataFileSelected(
   source: Uint8Array | ParquetSource, path: string, columns: readonly ColumnMetadata[], extra: readonly string[], rowGroups: readonly number[] | undefined,
-  pick: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>,
+  pick: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>, form?: DecodeForm,
 ): Promise<SelectedBatch[]> {
   const src = source instanceof Uint8Array ? bytesSource(source) : source;
   const conform = (view: RecordBatch): RecordBatch => conformBatch(view, columns, extra);
@@ -62,7 +64,7 @@ export async function decodeDataFileSelected(
     return { batch, rows: pick(batch) };
   };
   // Nested columns need the whole-file reader, which decodes every column (readsWhole).
-  return decodeParquetSelected(src, path, isFlat(columns) ? physicalNames(columns, extra) : [], rowGroups, cut, reads === undefined ? undefined : { reads, conform, pick, ...(byCode === undefined ? {} : { byCode }) });
+  return decodeParquetSelected(src, path, isFlat(columns) ? physicalNames(columns, extra) : [], rowGroups, cut, reads === undefined ? undefined : { reads, conform, pick, ...(byCode === undefined ? {} : { byCode }) }, form);
 }
 
 /** Only flat columns can be decoded by name; nested ones need the whole-file reader. */

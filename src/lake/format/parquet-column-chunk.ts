@@ -30,7 +30,7 @@ const PLAIN = 0, PLAIN_DICTIONARY = 2, RLE = 3, RLE_DICTIONARY = 8;
 
 /** How a chunk's physical values become the Arrow column's buffers. */
 export type Target =
-  /** The Arrow layout is the physical one (INT32→Int32/Date32, INT64→Int64/Time64/Timestamp, FLOAT, DOUBLE, FLBA→FixedSizeBinary). */
+  /** The Arrow layout is the physical one (INT32→Int32/Date32, INT64→Int64/Time64/Timestamp/Decimal64, FLOAT, DOUBLE, FLBA→FixedSizeBinary). */
   | { readonly kind: 'same'; readonly width: number }
   /** INT32 kept as Int8 or Int16. */
   | { readonly kind: 'narrow'; readonly bytes: 1 | 2 }
@@ -65,7 +65,10 @@ export function targetOf(c: FooterColumn, type: DataType): Target | undefined {
     return p === INT64 && c.timeUnit !== undefined && ARROW_TIME_UNITS[t.unit] === c.timeUnit ? { kind: 'same', width: 8 } : undefined;
   }
   if (DataType.isDecimal(type)) {
-    if ((type as unknown as { bitWidth: number }).bitWidth !== 128) return undefined;
+    const bitWidth = (type as unknown as { bitWidth: number }).bitWidth;
+    // Decimal64 over INT64 is the stored unscaled value as it is (see narrowDecimals).
+    if (bitWidth === 64) return p === INT64 ? { kind: 'same', width: 8 } : undefined;
+    if (bitWidth !== 128) return undefined;
     if (p === INT32) return { kind: 'decimal', width: 4 };
     if (p === INT64) return { kind: 'decimal', width: 8 };
     if (p === FIXED_LEN_BYTE_ARRAY && c.typeLength >= 1 && c.typeLength <= 16) return { kind: 'decimal', width: c.typeLength };

@@ -9,6 +9,7 @@ import { copyBatch } from '../arrow/take-rows.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { cachedFooterRowGroups } from './parquet-footer.js';
 import { readColumnsInJs } from './native-parquet-reader.js';
+import type { DecodeForm } from './native-parquet-reader.js';
 import type { LateColumns } from './native-parquet-reader.js';
 import { wasmBatchViews } from './wasm-views.js';
 
@@ -139,8 +140,10 @@ function readsWhole(path: string, footer: Uint8Array, names: readonly string[], 
  * (readsWhole); then the whole file is (sync reader). `path` names the
  * file in errors and keys its parsed footer.
  */
-export async function decodeParquetColumns(source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[]): Promise<RecordBatch[]> {
-  return readColumns(source, path, names, rowGroups, copiedBatches, copyBatch);
+export async function decodeParquetColumns(
+  source: ParquetSource, path: string, names: readonly string[], rowGroups?: readonly number[], form?: DecodeForm,
+): Promise<RecordBatch[]> {
+  return readColumns(source, path, names, rowGroups, copiedBatches, copyBatch, undefined, form);
 }
 
 /**
@@ -149,7 +152,7 @@ export async function decodeParquetColumns(source: ParquetSource, path: string, 
  * 2% of its bytes, not all of them and then the kept rows again (copySelected).
  */
 export async function decodeParquetSelected(
-  source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, cut: ViewCut, late?: LateCut,
+  source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined, cut: ViewCut, late?: LateCut, form?: DecodeForm,
 ): Promise<SelectedBatch[]> {
   const keep = (view: RecordBatch): SelectedBatch | undefined => {
     const { batch, rows } = cut(view);
@@ -162,7 +165,7 @@ export async function decodeParquetSelected(
     keepChosen: (batch) => ({ batch: late.conform(batch), rows: undefined }),
     keepAll: (view, rows) => copySelected(late.conform(view), rows),
   };
-  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut, keep), keep, lateColumns);
+  return readColumns(source, path, names, rowGroups, (t) => cutBatches(t, cut, keep), keep, lateColumns, form);
 }
 
 /**
@@ -181,12 +184,12 @@ export interface LateCut {
 
 async function readColumns<T>(
   source: ParquetSource, path: string, names: readonly string[], rowGroups: readonly number[] | undefined,
-  out: (t: pq.Table) => T[], keep: (view: RecordBatch) => T | undefined, late?: LateColumns<T>,
+  out: (t: pq.Table) => T[], keep: (view: RecordBatch) => T | undefined, late?: LateColumns<T>, form?: DecodeForm,
 ): Promise<T[]> {
   const whole = async (): Promise<Uint8Array> => source.bytes ?? new Uint8Array(await source.blob!.arrayBuffer());
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
   if (names.length > 0) {
-    const kept = await readColumnsInJs(source, path, names, rowGroups, keep, undefined, late);
+    const kept = await readColumnsInJs(source, path, names, rowGroups, keep, undefined, late, form);
     if (kept !== undefined) return kept;
   }
   if (names.length === 0 || readsWhole(path, source.footer, names, rowGroups)) return out(readWhole(await whole(), path, rowGroups));

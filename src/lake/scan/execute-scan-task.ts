@@ -5,6 +5,7 @@ import { batchFromData } from '../arrow/batch-builder.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { decodeDataFile, decodeDataFileSelected } from '../format/data-file-reader.js';
 import type { RowPicker } from '../format/data-file-reader.js';
+import type { DecodeForm } from '../format/native-parquet-reader.js';
 import { bytesSource, readFooter } from '../format/parquet-io.js';
 import type { ParquetSource } from '../format/parquet-io.js';
 import { mergeOnRead } from '../merge/merge-on-read.js';
@@ -44,7 +45,7 @@ async function openSource(storage: Storage, path: string): Promise<ParquetSource
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
-  counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>,
+  counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>, form?: DecodeForm,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
   const source = await openSource(storage, f.path);
   const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
@@ -57,8 +58,8 @@ async function readPruned(
   }
   if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
   const selected = pick === undefined
-    ? (await decodeDataFile(source, f.path, task.columns, extra, groups)).map((batch) => ({ batch, rows: undefined }))
-    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick, reads, byCode);
+    ? (await decodeDataFile(source, f.path, task.columns, extra, groups, form)).map((batch) => ({ batch, rows: undefined }))
+    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick, reads, byCode, form);
   return { selected, groups, groupRows: stats?.map((g) => g.numRows) };
 }
 
@@ -193,6 +194,13 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   });
 }
 
+/**
+ * Rows nothing merges go to the consumer as decoded, numerics narrowed to Decimal64 where
+ * stored as INT64 (see DecodeForm). Merged rows keep Decimal128: base and change rows meet
+ * in one output there, and their widths must agree.
+ */
+const UNMERGED_FORM: DecodeForm = { narrowDecimals: true };
+
 /** Base rows as stored, less deleted positions: an append table's scan, or a keyed task without change files. */
 async function unmergedRows(
   storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined, narrow: RowNarrower | undefined,
@@ -208,7 +216,7 @@ async function unmergedRows(
   const out: SelectedBatch[] = [];
   for (const f of task.baseFiles) {
     const deleted = new Set(f.deletedPositions ?? []);
-    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, reads, byCode);
+    const { selected, groups, groupRows } = await readPruned(storage, f, task, task.filters, extra, counters, pick, reads, byCode, UNMERGED_FORM);
     if (cutEarly) {
       out.push(...selected);
       continue;

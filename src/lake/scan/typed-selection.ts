@@ -132,6 +132,18 @@ function selectDecimals(
 ): number {
   const { lo, hi, ne } = range;
   let k = 0;
+  if (bw === 2 && up === 1 && nulls === undefined && ne.length === 0) {
+    // Decimal64 without NULLs (a scan's numeric(p ≤ 18): Q6's l_discount and l_quantity), in one
+    // loop without branches. A value past ±2^53 needs no value path here: it converts with one
+    // correct rounding, which cannot carry it across the bounds, safe integers or infinite.
+    for (let j = 0; j < n; j++) {
+      const i = rows === undefined ? j : rows[j]!;
+      const v = (words[2 * i + 1]! | 0) * 4294967296 + words[2 * i]!;
+      out[k] = i;
+      k += +(v >= lo) & +(v <= hi);
+    }
+    return k;
+  }
   for (let j = 0; j < n; j++) {
     const i = rows === undefined ? j : rows[j]!;
     if (!isValid(nulls, offset, i)) continue;
