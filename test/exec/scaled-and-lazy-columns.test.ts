@@ -161,6 +161,35 @@ test('columns decode on first read; untouched ones move as Arrow data through se
   assert.equal(new Int32().typeId, ints.typeId);
 });
 
+test('a lazy batch\'s columns act as an array: each column decodes once, at its first read, and batches of one width stay apart', () => {
+  const ints = (xs: number[]) => new ArrowColumn(makeVector(Int32Array.from(xs)).data[0]!, t.int4);
+  const plain = ['x', 'y'];
+  const a = lazyBatch(2, [ints([1, 2]), plain, ints([3, 4])]);
+  const b = lazyBatch(2, [ints([5, 6]), ['p', 'q'], ints([7, 8])]);
+  assert.equal(a.columns.length, 3);
+  assert.ok(columnSource(a, 0) instanceof ArrowColumn && columnSource(a, 2) instanceof ArrowColumn);
+  assert.equal(columnSource(a, 1), a.columns[1], 'a plain column is its values');
+  const first = a.columns[0];
+  assert.deepEqual(first, [1, 2]);
+  assert.equal(a.columns[0], first, 'decoded once: the same array at every read');
+  assert.equal(columnSource(a, 0), first);
+  assert.ok(columnSource(a, 2) instanceof ArrowColumn, 'another column is still undecoded');
+  assert.ok(arrowFormOf(a, 0) instanceof ArrowColumn && arrowFormOf(a, 1) === undefined);
+  // Batches sharing a width share nothing else.
+  assert.deepEqual(b.columns[0], [5, 6]);
+  assert.deepEqual([...a.columns], [[1, 2], ['x', 'y'], [3, 4]]);
+  assert.deepEqual(b.columns.map((c) => c[1]), [6, 'q', 8]);
+  assert.deepEqual(a.columns.slice(1), [['x', 'y'], [3, 4]]);
+  const seen: unknown[] = [];
+  for (const c of b.columns) seen.push(c[0]);
+  assert.deepEqual(seen, [5, 'p', 7]);
+  // Without Arrow columns the batch holds a plain array of its own.
+  const sources = [[1], [2]];
+  const p = lazyBatch(1, sources);
+  assert.ok(Array.isArray(p.columns) && p.columns !== sources);
+  assert.deepEqual(p.columns, [[1], [2]]);
+});
+
 test('concatData joins chunks (sliced, with NULLs) into one Data that decodes to the same values; other layouts are refused', () => {
   const ints = vectorFromArray([1, null, 3, 4, 5], new Int32()).data[0]!;
   const texts = vectorFromArray(['a', 'bb', null, 'dddd', ''], new Utf8()).data[0]!;

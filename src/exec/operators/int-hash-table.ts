@@ -95,6 +95,13 @@ export class IntHashTable implements JoinKeyIndex {
     for (let s = 0; s < rows.length; s++) if (rows[s] !== EMPTY) yield keys[s];
   }
 
+  /** Calls `fn` with each key and its row, in table order (no iterator result per key, see intKeys). */
+  forEachEntry(fn: (key: number, row: number) => void): void {
+    const keys = this.#keys;
+    const rows = this.#rows;
+    for (let s = 0; s < rows.length; s++) if (rows[s] !== EMPTY) fn(keys[s]!, rows[s]!);
+  }
+
   // Without a generator's iterator result per key: Q3's 147k order keys cost 8 MB of garbage a run.
   intKeys(): Float64Array {
     const keys = this.#keys;
