@@ -507,14 +507,15 @@ class NumColumns implements ColumnarAggregate {
     const st = this.#st;
     for (let k = 0; k < n; k++) {
       const r = sel ? sel[k]! : k;
-      const o = 3 * groups[r]!;
+      const g = groups[r]!;
+      const o = 3 * g;
       const u = unscaled[r]!;
       if (st[o + 2] === scale) {
         // numAddScaled at an unchanged scale, with its three exactness checks.
         const b = st[o]! + u;
         if (u <= SAFE && u >= -SAFE && b <= SAFE && b >= -SAFE) { st[o] = b; st[o + 1]! += 1; continue; }
       }
-      this.#add(o / 3, u, scale);
+      this.#add(g, u, scale);
     }
   }
 

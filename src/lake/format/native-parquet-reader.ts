@@ -1,5 +1,5 @@
-import { DataType, Decimal, Field, makeData, tableFromIPC } from 'apache-arrow';
-import type { Data, RecordBatch, Schema } from 'apache-arrow';
+import { Field, makeData, tableFromIPC } from 'apache-arrow';
+import type { Data, DataType, RecordBatch, Schema } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { batchFromData } from '../arrow/batch-builder.js';
@@ -8,7 +8,7 @@ import { takeData } from '../arrow/take-rows.js';
 import { stringsAtRows } from './column-data-at-rows.js';
 import { acquireDecodeMemory, releaseDecodeMemory } from './decode-memory.js';
 import type { DecodeMemory } from './decode-memory.js';
-import { decodeColumnChunk, decodeDictionaryCodes, LZ4_RAW, targetOf, UNCOMPRESSED, UnsupportedParquet } from './parquet-column-chunk.js';
+import { decimal64Of, decodeColumnChunk, decodeDictionaryCodes, LZ4_RAW, targetOf, UNCOMPRESSED, UnsupportedParquet } from './parquet-column-chunk.js';
 import { cachedFooter } from './parquet-footer.js';
 import type { FooterChunk, FooterColumn, ParquetFooter } from './parquet-footer.js';
 
@@ -58,13 +58,9 @@ export interface DecodeForm {
 
 /** `field` as the read decodes it: Decimal64 for a narrowed numeric over INT64 (see DecodeForm). */
 function formOf(field: Field, column: FooterColumn, form: DecodeForm | undefined): Field {
-  if (form?.narrowDecimals !== true || column.physical !== PHYSICAL_INT64 || !DataType.isDecimal(field.type)) return field;
-  const t = field.type as Decimal;
-  if (t.bitWidth !== 128 || t.precision > 18) return field;
-  return new Field(field.name, new Decimal(t.scale, t.precision, 64), field.nullable, field.metadata);
+  const narrow = form?.narrowDecimals === true ? decimal64Of(column, field.type) : undefined;
+  return narrow === undefined ? field : new Field(field.name, narrow, field.nullable, field.metadata);
 }
-
-const PHYSICAL_INT64 = 2;
 
 /** Ranges of the file closer than this are read as one: a read costs more than the bytes between. */
 const READ_GAP_BYTES = 64 * 1024;

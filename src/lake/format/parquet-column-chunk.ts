@@ -1,4 +1,4 @@
-import { DataType, Dictionary as ArrowDictionary, Int32, Type, makeData, makeVector } from 'apache-arrow';
+import { DataType, Decimal as ArrowDecimal, Dictionary as ArrowDictionary, Int32, Type, makeData, makeVector } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { DecodeMemory } from './decode-memory.js';
 import { decompressLz4Block, LZ4_SLACK } from './lz4-block.js';
@@ -80,6 +80,13 @@ export function targetOf(c: FooterColumn, type: DataType): Target | undefined {
   if (DataType.isUtf8(type) || DataType.isBinary(type)) return p === BYTE_ARRAY ? { kind: 'bytes' } : undefined;
   if (DataType.isBool(type)) return p === BOOLEAN ? { kind: 'bool' } : undefined;
   return undefined;
+}
+
+/** Decimal64 of `type`'s scale and precision, when `type` is Decimal128 over column `c`'s INT64 unscaled values; else undefined. */
+export function decimal64Of(c: FooterColumn, type: DataType): DataType | undefined {
+  if (c.physical !== INT64 || !DataType.isDecimal(type)) return undefined;
+  const t = type as unknown as { scale: number; precision: number; bitWidth: number };
+  return t.bitWidth === 128 && t.precision <= 18 ? new ArrowDecimal(t.scale, t.precision, 64) : undefined;
 }
 
 /** The byte width of a fixed-width physical value as it lies in a PLAIN page. */
