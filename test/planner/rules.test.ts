@@ -127,21 +127,33 @@ test('aggregate-below-join aggregates the right side by its join columns when th
   ]) assert.doesNotMatch(only(other, 'aggregate-below-join'), /Group Key: o_cust/, other);
 });
 
-test('dependent-group-keys stops hashing the keys a grouped primary key determines, per table instance', () => {
-  const keys = (sql: string) => {
-    const text = only(sql, 'dependent-group-keys', 'push-filter-into-join', 'prune-columns');
+test('dependent-group-keys stops hashing the keys a grouped primary key determines, per table instance and across equalities', () => {
+  const keysWith = (sql: string, rules: string[]) => {
+    const text = only(sql, 'dependent-group-keys', ...rules);
     return [text.match(/Group Key: (.*)/)?.[1], text.match(/Dependent Keys: (.*)/)?.[1]];
   };
+  const keys = (sql: string) => keysWith(sql, ['push-filter-into-join', 'prune-columns']);
   // The primary key determines the other columns of its table, across a join and through a subquery.
-  assert.deepEqual(keys('select o_id, o_note, c_name, count(*) from orders join customers on o_cust = c_id group by o_id, o_note, c_name'), ['o_id, c_name', 'o_note']);
   assert.deepEqual(keys('select c_name, c_id, count(*) from (select * from customers) s, orders where o_cust = c_id group by c_name, c_id, o_note'), ['c_id, o_note', 'c_name']);
+  // An inner join's column = column condition carries it on: o_id gives o_cust, o_cust = c_id gives the customer.
+  assert.deepEqual(keys('select o_id, o_note, c_name, count(*) from orders join customers on o_cust = c_id group by o_id, o_note, c_name'), ['o_id', 'o_note, c_name']);
+  assert.deepEqual(keys('select 1 from orders, customers where o_cust = c_id group by o_cust, c_name'), ['o_cust', 'c_name']);
+  assert.deepEqual(keys('select 1 from orders o, customers c, customers d where o.o_cust = c.c_id and c.c_id = d.c_id group by o.o_id, d.c_name'), ['o_id', 'c_name']);
+  assert.deepEqual(keys('select 1 from customers a, customers b where a.c_id = b.c_id group by a.c_id, b.c_name'), ['c_id', 'c_name']);
+  // A filter's equality too (here left above the join).
+  assert.deepEqual(keysWith('select 1 from orders o, customers c where o.o_cust = c.c_id group by o_cust, c_name', []), ['o_cust', 'c_name']);
+  // Two keys that determine each other: one stays hashed, the non-key column goes.
+  assert.deepEqual(keys('select 1 from orders, customers where o_cust = c_id group by c_id, o_cust'), ['c_id', 'o_cust']);
   // Both sides' keys grouped; the null-extended side of an outer join too (its columns are NULL together).
   assert.deepEqual(keys('select 1 from orders left join customers on o_cust = c_id group by c_name, o_id, c_id, o_amount'), ['o_id, c_id', 'c_name, o_amount']);
+  // An outer join's own condition does not carry it: an unmatched order keeps o_cust beside a NULL customer.
+  assert.deepEqual(keys('select 1 from orders left join customers on o_cust = c_id group by o_cust, c_name'), ['o_cust, c_name', undefined]);
   // Not without the whole key, not for another instance of the table, not for a computed key, not without a primary key.
   assert.deepEqual(keys('select 1 from orders group by o_cust, o_note'), ['o_cust, o_note', undefined]);
-  assert.deepEqual(keys('select 1 from customers a, customers b where a.c_id = b.c_id group by a.c_id, b.c_name'), ['c_id, c_name', undefined]);
+  assert.deepEqual(keys('select 1 from customers a, customers b where a.c_id < b.c_id group by a.c_id, b.c_name'), ['c_id, c_name', undefined]);
   assert.deepEqual(keys('with c as (select * from customers) select 1 from c a, c b group by a.c_id, b.c_name'), ['c_id, c_name', undefined]);
   assert.deepEqual(keys('select 1 from customers group by c_id, upper(c_name)'), ['c_id, upper(c_name)', undefined]);
+  assert.deepEqual(keys('select 1 from orders, customers where o_cust = c_id group by upper(c_name), o_cust'), ['upper(c_name), o_cust', undefined]);
   assert.deepEqual(keys('select 1 from sales.items group by i_id, i_name'), ['i_id, i_name', undefined]);
   // Grouping sets keep every key.
   assert.match(only('select 1 from customers group by rollup (c_id, c_name)', 'dependent-group-keys'), /Group Key: c_id, c_name\n/);
