@@ -155,6 +155,11 @@ test('columns decode on first read; untouched ones move as Arrow data through se
   const again = selectRows(picked, Int32Array.from([2, 0]));
   assert.ok(columnSource(again, 0) instanceof ArrowColumn && columnSource(again, 1) instanceof Array);
   assert.deepEqual(again.columns.map((c) => [...c]), [[10, 40], ['a', 'd']]);
+  // A 64-bit int decodes through a BigInt a value: once read, its values move on.
+  const wide = lazyBatch(2, [new ArrowColumn(makeVector(BigInt64Array.from([5n, 6n])).data[0]!, t.int8)]);
+  assert.ok(columnSource(wide, 0) instanceof ArrowColumn, 'unread, an int8 column is Arrow data');
+  assert.deepEqual([...wide.columns[0]!], [5n, 6n]);
+  assert.ok(Array.isArray(columnSource(wide, 0)), 'read, an int8 column is values');
   // An encoded batch carries the unread column as it is and decodes to the same values.
   const fresh = selectRows(b, Int32Array.from([2, 1]));
   const rb = encodeColumnar([{ name: 'i', type: t.int4 }, { name: 's', type: t.text }], fresh);

@@ -159,22 +159,25 @@ export function arrowFormOf(batch: ColumnarBatch, i: number): ArrowColumn | unde
 
 /**
  * Column `i` as the next operator should carry it: its Arrow data while undecoded
- * (reading it here does not decode it), and for fixed-width ints, floats and dates
- * even once decoded, else its values. A join key read as JS numbers to be hashed
- * would otherwise be gathered and concatenated value by value from then on: Q9's
- * four composite-key columns cost ~190 ms a run to join one 324k-row build side.
- * Text and numeric are left as values once read: decoding them again costs more
- * than moving the values does.
+ * (reading it here does not decode it), and for ints, floats and dates held as
+ * JS numbers even once decoded, else its values. A join key read as numbers to be
+ * hashed would otherwise be gathered and concatenated value by value from then
+ * on: Q9's four composite-key columns cost ~190 ms a run to join one 324k-row
+ * build side. Text, numeric and 64-bit ints are left as values once read:
+ * decoding them again costs more than moving the values does.
  */
 export function columnSource(batch: ColumnarBatch, i: number): ColumnSource {
   const lazy = batch.columns as unknown as Partial<LazyColumns>;
   const arrow = lazy[ARROW_FORMS]?.[i];
-  if (arrow !== undefined && (lazy[UNDECODED]![i] !== undefined || CARRIED_AS_ARROW.has(arrow.data.typeId))) return arrow;
+  if (arrow !== undefined && (lazy[UNDECODED]![i] !== undefined || carriedAsArrow(arrow.data))) return arrow;
   return batch.columns[i]!;
 }
 
-/** Arrow types whose decoded values are one read from a typed array away. */
-const CARRIED_AS_ARROW: ReadonlySet<Type> = new Set([Type.Int, Type.Float, Type.Date]);
+/** Whether decoding `data` again is one typed-array read a value (no BigInt to convert). */
+function carriedAsArrow(data: Data): boolean {
+  const t = data.typeId;
+  return (t === Type.Int || t === Type.Float || t === Type.Date) && !(data.values instanceof BigInt64Array || data.values instanceof BigUint64Array);
+}
 
 /** Rows `sel` of one column, in that order; Arrow data stays Arrow data. */
 export function selectColumn(src: ColumnSource, sel: ArrayLike<number>): ColumnSource {
