@@ -128,9 +128,31 @@ test('several comparisons on one column (ranges, <>, fractional targets) select 
   ), { numRuns: 300 });
 });
 
+test('int4 and date IN lists, with each other and with comparisons, select what the value path keeps', () => {
+  const list = fc.array(fc.oneof(fc.integer({ min: -60, max: 60 }), fc.constant(null), fc.double({ min: -60, max: 60, noNaN: true })), { maxLength: 6 });
+  const filter = fc.oneof(
+    fc.record({ op: fc.constant('in' as const), values: list }),
+    fc.record({ op: fc.constantFrom(...OPS), value: fc.integer({ min: -60, max: 60 }) }),
+  );
+  fc.assert(fc.property(
+    fc.array(fc.option(fc.integer({ min: -50, max: 50 }), { nil: null }), { minLength: 1, maxLength: 30 }),
+    fc.array(filter, { minLength: 1, maxLength: 3 }).filter((fs) => fs.some((f) => f.op === 'in')), fc.boolean(),
+    (vals, fs, asDate) => {
+      const props = { length: vals.length, data: Int32Array.from(vals, (v) => v ?? 0), ...bitmap(vals) };
+      const data = asDate ? makeData({ type: new DateDay(), ...props }) : makeData({ type: new Int32(), ...props });
+      check(data, fs.map((f) => ({ column: 'x', ...f }) as ScanFilter), asDate ? { kind: 'date' } : { kind: 'int4' });
+    },
+  ), { numRuns: 400 });
+  // Lists spanning more than a byte table covers are tested through a set.
+  const wide = makeData({ type: new Int32(), length: 6, data: Int32Array.from([-2000000000, 0, 5, 70000, 2000000000, 7]), nullCount: 0 });
+  check(wide, [{ column: 'x', op: 'in', values: [2000000000, 5, -2000000000, 6] }], { kind: 'int4' });
+  check(wide, [{ column: 'x', op: 'in', values: [2000000000, 5, -2000000000] }, { column: 'x', op: '<>', value: 5 }, { column: 'x', op: '<', value: 70001 }], { kind: 'int4' });
+});
+
 test('shapes without a typed test are left to the value path', () => {
   const ints = makeData({ type: new Int32(), length: 2, data: Int32Array.from([1, 2]) });
-  assert.equal(typedSelection(ints, [{ column: 'x', op: 'in', values: [1] }], { kind: 'int4' }), undefined);
+  assert.equal(typedSelection(ints, [{ column: 'x', op: 'in', values: [1, Infinity] }], { kind: 'int4' }), undefined);
+  assert.equal(typedSelection(decimalData([1n], 2), [{ column: 'x', op: 'in', values: ['0.01'] }], { kind: 'numeric' }), undefined);
   assert.equal(typedSelection(ints, [{ column: 'x', op: '=', value: 1n }], { kind: 'int4' }), undefined);
   const dates = makeData({ type: new DateDay(), length: 1, data: Int32Array.from([5]) });
   assert.equal(typedSelection(dates, [{ column: 'x', op: '<', value: Infinity }], { kind: 'date' }), undefined);
