@@ -9,9 +9,10 @@ import { createScanPool } from '../../src/exec/index.js';
 import type { ExecContext, Expr, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
 import type { HashJoinPlan, JoinType, LakeScanPlan } from '../../src/exec/plan/physical-plan.js';
 import {
-  RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING, RUNTIME_FILTERS_SETTING, buildRuntimeFilter, runtimeFilterMaxKeys, runtimeFilterSelection,
+  RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING, RUNTIME_FILTERS_SETTING, buildRuntimeFilter, intRuntimeFilter, runtimeFilterMaxKeys, runtimeFilterSelection,
   runtimeFilterTargets, runtimeFiltersEnabled,
 } from '../../src/exec/operators/runtime-filter.js';
+import type { RuntimeFilter } from '../../src/exec/operators/runtime-filter.js';
 import { createRunState } from '../../src/exec/run-state.js';
 import { aggId, col, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
 
@@ -427,6 +428,22 @@ test('int4 keys read from Arrow buffers (a NULL-free lake column) join like deco
     const want2 = { inner: pairs, left: pairs + vUnmatched, semi: vMatched, anti: vUnmatched, right: pairs + ROWS - matchedIds.length, full: pairs + vUnmatched + ROWS - matchedIds.length }[jt];
     assert.equal(r2.on.length, want2, `scan builds: ${jt}`);
   }
+});
+
+test('an int filter\'s keys go to workers as a view of shared memory, not a copy per task', async () => {
+  const f = intRuntimeFilter(Float64Array.from([5, 7, 11]), 0)!;
+  // (A message on assert.ok: without one, a failing assert.ok here hung node instead of failing.)
+  assert.ok((f.values as Float64Array).buffer instanceof SharedArrayBuffer, 'the keys are in a SharedArrayBuffer');
+  // What a task message does to them: the receiving side sees writes made here afterwards.
+  const { port1, port2 } = new MessageChannel();
+  const received = new Promise<unknown>((resolve) => port2.once('message', resolve));
+  port1.postMessage({ runtimeFilters: [f] });
+  const copy = (await received) as { runtimeFilters: RuntimeFilter[] };
+  (f.values as Float64Array)[0] = 6;
+  assert.deepEqual([...copy.runtimeFilters[0]!.values], [6, 7, 11]);
+  port1.close();
+  assert.deepEqual([...intRuntimeFilter([1, 2], 0)!.values], [1, 2]);
+  assert.equal(intRuntimeFilter([1, 2, 3], 0, 2), undefined);
 });
 
 test('runtime filter settings: unset or reset to their default they mean on and the built-in cap', () => {

@@ -256,10 +256,17 @@ export function buildRuntimeFilter(
   return { id: randomUUID(), column, kind, values: [...set] };
 }
 
-/** An int runtime filter over distinct numbers (a join table's keys, as they are when a Float64Array), or undefined past `maxKeys`. */
+/**
+ * An int runtime filter over distinct numbers (a join table's keys), or undefined past
+ * `maxKeys`. The keys live in shared memory: each scan task's message to a worker then
+ * carries a view of them, where an ordinary buffer was copied into every task (Q21's
+ * 730k order keys, 5.8 MB, 2-6 ms of this thread a task).
+ */
 export function intRuntimeFilter(distinct: Float64Array | readonly number[], column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS): RuntimeFilter | undefined {
   if (distinct.length > maxKeys) return undefined;
-  return { id: randomUUID(), column, kind: 'int', values: distinct instanceof Float64Array ? distinct : Float64Array.from(distinct) };
+  const values = new Float64Array(new SharedArrayBuffer(distinct.length * Float64Array.BYTES_PER_ELEMENT));
+  values.set(distinct);
+  return { id: randomUUID(), column, kind: 'int', values };
 }
 
 /** The non-NULL values as numbers (-0 as 0), or undefined when one is not a safe integer's number. */
