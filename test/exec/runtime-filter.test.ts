@@ -252,6 +252,8 @@ test('targets: through projects, filters, sorts and nested joins (both sides acr
 test('the worker-side selection: int (number and bigint), text, several filters, NULLs', () => {
   const f1 = buildRuntimeFilter([1, 2n, null, 3, 3], 'int', 0)!;
   assert.deepEqual([...f1.values].sort(), [1, 2, 3]);
+  // Sparse keys (deduplicated through a table, not a bitmap), a fraction and -0 (as 0) among them.
+  assert.deepEqual([...buildRuntimeFilter([1e12, -0, 7, 1e12, 0.5, 7, 0, null, -5e11], 'int', 0)!.values], [1e12, 0, 7, 0.5, -5e11]);
   const f2 = buildRuntimeFilter(['a', null, 'b'], 'string', 1)!;
   const stats = { removed: 0 };
   const batch = { numRows: 6, columns: [[1, 2n, null, 4, 3, 9007199254740993n], ['a', 'a', 'a', 'a', 'c', 'b']] };
