@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
@@ -27,7 +28,18 @@ function createLogger(): Logger {
   return pino({ level });
 }
 
+/**
+ * The old generation may grow to three times what survived the last full GC before
+ * the next one (V8 otherwise picks a factor near 1 for heaps this small). A query
+ * promotes tens of MB of batches that die soon after; with V8's own limits each
+ * thread ran a full mark about every second query, ~50-110 ms of marking each on the
+ * main thread alone. Process-wide and read at each GC, so set here it reaches the scan
+ * workers too. Measured in src/exec/README.md ("V8 heap growth").
+ */
+const HEAP_GROWING_PERCENT = 200;
+
 async function serve(argv: string[]): Promise<void> {
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   // A log reader that went away (EPIPE) must not take the server down, nor keep it from stopping.
   process.stdout.on('error', () => undefined);
   const { values } = parseArgs({
