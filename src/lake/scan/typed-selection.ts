@@ -117,8 +117,12 @@ function membersOf(range: IntRange, lists: readonly (readonly number[])[]): Uint
   const kept = [...allowed].filter((v) => v >= range.lo && v <= range.hi && !range.ne.includes(v));
   range.ne = [];
   if (kept.length === 0) { range.lo = Infinity; range.hi = -Infinity; return new Uint8Array(0); }
-  range.lo = Math.min(...kept);
-  range.hi = Math.max(...kept);
+  // A loop, not Math.min(...kept): a write's key lookups pass IN lists of every key it holds.
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of kept) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  range.lo = lo;
+  range.hi = hi;
   if (range.hi - range.lo >= MEMBER_SPAN_MAX) return new Set(kept);
   const bytes = new Uint8Array(range.hi - range.lo + 1);
   for (const v of kept) bytes[v - range.lo] = 1;

@@ -147,6 +147,9 @@ test('int4 and date IN lists, with each other and with comparisons, select what 
   const wide = makeData({ type: new Int32(), length: 6, data: Int32Array.from([-2000000000, 0, 5, 70000, 2000000000, 7]), nullCount: 0 });
   check(wide, [{ column: 'x', op: 'in', values: [2000000000, 5, -2000000000, 6] }], { kind: 'int4' });
   check(wide, [{ column: 'x', op: 'in', values: [2000000000, 5, -2000000000] }, { column: 'x', op: '<>', value: 5 }, { column: 'x', op: '<', value: 70001 }], { kind: 'int4' });
+  // As long as a write's key lookup makes them (every key it holds): 300k values.
+  const keys = Array.from({ length: 300_000 }, (_, i) => i * 7);
+  check(wide, [{ column: 'x', op: 'in', values: keys }], { kind: 'int4' });
 });
 
 test('shapes without a typed test are left to the value path', () => {
