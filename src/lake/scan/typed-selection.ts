@@ -30,7 +30,7 @@ interface IntRange { lo: number; hi: number; ne: number[] }
 /**
  * The typed selection for the scan shapes that dominate (TPC-H's date ranges,
  * `l_discount between 0.05 and 0.07`, `l_quantity < 24`, `p_size in (49, 14, 23)`):
- * int2/int4/date compared as numbers (IN lists too), and Decimal (numeric(p,s)) as unscaled safe integers with the targets
+ * int2/int4/date compared as numbers (IN lists too), int8 as numbers within ±2^53 (IN lists too), and Decimal (numeric(p,s)) as unscaled safe integers with the targets
  * brought to the column's scale, and text (`l_shipmode in ('MAIL', 'SHIP')`) as UTF-8
  * bytes (char(n) without trailing blanks) — one pass per column, no canonical value per row. Undefined for any other
  * shape (IS NULL, IN on numerics, other types, infinite targets).
@@ -61,6 +61,23 @@ export function typedSelection(data: Data, filters: readonly ScanFilter[], type:
     const lists = filters.filter((f) => f.op === 'in').map((f) => (f.values ?? []).filter((v): v is number => typeof v === 'number'));
     const members = lists.length === 0 ? undefined : membersOf(range, lists);
     return { select: (rows, n, out) => selectInts(values, nulls, data.offset, range, rows, n, out, members), bad: () => false };
+  }
+  if (type.kind === 'int8' && data.typeId === Type.Int && data.values instanceof BigInt64Array) {
+    // Targets as numbers: a bigint (or number) past ±2^53 is left to the value path.
+    const safe = (v: unknown): number | undefined => {
+      if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+      if (typeof v === 'bigint' && v >= -MAX_SAFE_BIG && v <= MAX_SAFE_BIG) return Number(v);
+      return undefined;
+    };
+    const present = (v: unknown): boolean => v !== null && v !== undefined;
+    if (!filters.every((f) => (f.op === 'in' ? (f.values ?? []).every((v) => !present(v) || safe(v) !== undefined) : safe(f.value) !== undefined))) return undefined;
+    const range = rangeOf(filters.filter((f) => f.op !== 'in').map((f) => ({ op: f.op, target: safe(f.value)! })));
+    const lists = filters.filter((f) => f.op === 'in').map((f) => (f.values ?? []).filter(present).map((v) => safe(v)!));
+    const members = lists.length === 0 ? undefined : membersOf(range, lists);
+    const v64 = data.values;
+    const words = new Uint32Array(v64.buffer, v64.byteOffset, v64.length * 2);
+    const state = { big: false };
+    return { select: (rows, n, out) => selectInt64s(words, nulls, data.offset, range, members, rows, n, out, state), bad: () => state.big };
   }
   if (filters.some((f) => f.op === 'in')) return undefined;
   if (type.kind === 'numeric' && data.typeId === Type.Decimal && filters.every((f) => typeof f.value === 'string')) {
@@ -163,6 +180,33 @@ function selectInts(
     const v = values[i]!;
     if (v < lo || v > hi || !isValid(nulls, offset, i)) continue;
     if (ne.length > 0 && ne.includes(v)) continue;
+    out[k++] = i;
+  }
+  return k;
+}
+
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * int8 (BigInt64Array) read as two 32-bit words a value, so no BigInt is made per row
+ * (a write's key lookup on a bigint primary key: an IN list of every key it holds).
+ * A value past ±2^53 sets `state.big`: the caller redoes the batch value by value.
+ */
+function selectInt64s(
+  words: Uint32Array, nulls: Uint8Array | undefined, offset: number, range: IntRange, members: Uint8Array | Set<number> | undefined,
+  rows: Int32Array | undefined, n: number, out: Int32Array, state: { big: boolean },
+): number {
+  const { lo, hi, ne } = range;
+  const bytes = members instanceof Uint8Array ? members : undefined;
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    const i = rows === undefined ? j : rows[j]!;
+    if (nulls !== undefined && !isValid(nulls, offset, i)) continue;
+    const v = (words[2 * i + 1]! | 0) * 4294967296 + words[2 * i]!;
+    if (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) { state.big = true; continue; }
+    if (v < lo || v > hi) continue;
+    if (ne.length > 0 && ne.includes(v)) continue;
+    if (members !== undefined && (bytes !== undefined ? bytes[v - lo] === 0 : !(members as Set<number>).has(v))) continue;
     out[k++] = i;
   }
   return k;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DateDay, Decimal, Dictionary, Int32, makeData, makeVector } from 'apache-arrow';
+import { DateDay, Decimal, Dictionary, Int32, Int64, makeData, makeVector } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { SqlType } from '../../../src/common/sql-type.js';
 import { buildColumnData } from '../../../src/lake/arrow/batch-builder.js';
@@ -152,11 +152,43 @@ test('int4 and date IN lists, with each other and with comparisons, select what 
   check(wide, [{ column: 'x', op: 'in', values: keys }], { kind: 'int4' });
 });
 
+test('int8 comparisons and IN lists (bigint or number targets) agree with the value path, values past 2^53 and NULLs included', () => {
+  const big = 2n ** 53n;
+  // Values past 2^53 rarely, so most batches are decided here rather than handed to the value path.
+  const value = fc.oneof(
+    { arbitrary: fc.bigInt({ min: -40n, max: 40n }), weight: 40 },
+    { arbitrary: fc.constantFrom(big - 1n, -(big - 1n)), weight: 2 },
+    { arbitrary: fc.constantFrom(big, big + 1n, -big - 1n, 2n ** 63n - 1n, -(2n ** 63n)), weight: 1 },
+  );
+  const target = fc.oneof(fc.bigInt({ min: -45n, max: 45n }), fc.integer({ min: -45, max: 45 }), fc.constantFrom(big - 1n, -(big - 1n)));
+  const filter = fc.oneof(
+    fc.record({ op: fc.constant('in' as const), values: fc.array(fc.oneof(target, fc.constant(null)), { maxLength: 6 }) }),
+    fc.record({ op: fc.constantFrom(...OPS), value: target }),
+  );
+  fc.assert(fc.property(
+    fc.array(fc.option(value, { nil: null }), { minLength: 1, maxLength: 30 }), fc.array(filter, { minLength: 1, maxLength: 3 }),
+    (vals, fs) => {
+      const data = makeData({ type: new Int64(), length: vals.length, data: BigInt64Array.from(vals, (v) => v ?? 0n), ...bitmap(vals) });
+      // Values within ±2^53 are decided here; past it the batch may go to the value path.
+      check(data, fs.map((f) => ({ column: 'x', ...f }) as ScanFilter), { kind: 'int8' }, vals.every((v) => v === null || (v < big && v > -big)));
+    },
+  ), { numRuns: 600 });
+  // A sliced column (a batch's rows past the first), read through its own offset.
+  const whole = makeData({ type: new Int64(), length: 6, data: BigInt64Array.from([1n, 2n, 3n, 4n, 5n, 6n]), nullCount: 0 });
+  const sliced = whole.slice(2, 4);
+  check(sliced, [{ column: 'x', op: 'in', values: [3n, 6n, 4] }], { kind: 'int8' }, true);
+  const out = new Int32Array(2);
+  assert.deepEqual([...out.subarray(0, typedSelection(sliced, [{ column: 'x', op: 'in', values: [4n, 6n] }], { kind: 'int8' })!.select(undefined, 2, out))], [1]);
+});
+
 test('shapes without a typed test are left to the value path', () => {
   const ints = makeData({ type: new Int32(), length: 2, data: Int32Array.from([1, 2]) });
   assert.equal(typedSelection(ints, [{ column: 'x', op: 'in', values: [1, Infinity] }], { kind: 'int4' }), undefined);
   assert.equal(typedSelection(decimalData([1n], 2), [{ column: 'x', op: 'in', values: ['0.01'] }], { kind: 'numeric' }), undefined);
   assert.equal(typedSelection(ints, [{ column: 'x', op: '=', value: 1n }], { kind: 'int4' }), undefined);
+  const int8s = makeData({ type: new Int64(), length: 1, data: BigInt64Array.from([1n]) });
+  assert.equal(typedSelection(int8s, [{ column: 'x', op: '=', value: 2n ** 60n }], { kind: 'int8' }), undefined);
+  assert.equal(typedSelection(int8s, [{ column: 'x', op: 'in', values: [1n, -(2n ** 60n)] }], { kind: 'int8' }), undefined);
   const dates = makeData({ type: new DateDay(), length: 1, data: Int32Array.from([5]) });
   assert.equal(typedSelection(dates, [{ column: 'x', op: '<', value: Infinity }], { kind: 'date' }), undefined);
   assert.equal(typedSelection(decimalData([1n], 2), [{ column: 'x', op: '<', value: 'NaN' }], { kind: 'numeric' }), undefined);
