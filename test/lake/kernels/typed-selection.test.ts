@@ -181,6 +181,29 @@ test('int8 comparisons and IN lists (bigint or number targets) agree with the va
   assert.deepEqual([...out.subarray(0, typedSelection(sliced, [{ column: 'x', op: 'in', values: [4n, 6n] }], { kind: 'int8' })!.select(undefined, 2, out))], [1]);
 });
 
+test('uuid comparisons and IN lists agree with the value path (canonical text order), NULLs included; other spellings are left to it', () => {
+  // Heads shared and not, differences in the last byte, bytes past 0x7f (compared unsigned).
+  const pool = [
+    '00000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-0000000000ff', '00000000-0000-0000-0000-000000000001',
+    'ffffffff-ffff-ffff-ffff-ffffffffffff', '7fffffff-0000-0000-0000-000000000000', '80000000-0000-0000-0000-000000000000',
+    'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12', 'a0eebc99-0000-4ef8-bb6d-6bb9bd380a11',
+  ];
+  const uuid = fc.constantFrom(...pool);
+  const filter = fc.oneof(
+    fc.record({ op: fc.constant('in' as const), values: fc.array(fc.oneof(uuid, fc.constant(null)), { maxLength: 5 }) }),
+    fc.record({ op: fc.constantFrom(...OPS), value: uuid }),
+  );
+  fc.assert(fc.property(
+    fc.array(fc.option(uuid, { nil: null }), { minLength: 1, maxLength: 30 }), fc.array(filter, { minLength: 1, maxLength: 3 }),
+    (vals, fs) => {
+      check(buildColumnData({ kind: 'uuid' }, vals, 'x'), fs.map((f) => ({ column: 'x', ...f }) as ScanFilter), { kind: 'uuid' }, true);
+    },
+  ), { numRuns: 500 });
+  const data = buildColumnData({ kind: 'uuid' }, [pool[6]!], 'x');
+  assert.equal(typedSelection(data, [{ column: 'x', op: '=', value: pool[6]!.toUpperCase() }], { kind: 'uuid' }), undefined);
+  assert.equal(typedSelection(data, [{ column: 'x', op: 'in', values: [pool[0]!, `{${pool[6]!}}`] }], { kind: 'uuid' }), undefined);
+});
+
 test('shapes without a typed test are left to the value path', () => {
   const ints = makeData({ type: new Int32(), length: 2, data: Int32Array.from([1, 2]) });
   assert.equal(typedSelection(ints, [{ column: 'x', op: 'in', values: [1, Infinity] }], { kind: 'int4' }), undefined);
