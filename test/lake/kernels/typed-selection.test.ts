@@ -152,6 +152,14 @@ test('int4 and date IN lists, with each other and with comparisons, select what 
   check(wide, [{ column: 'x', op: 'in', values: keys }], { kind: 'int4' });
 });
 
+/** One filter: a comparison with a target, or an IN list of up to `maxList` targets and NULLs. */
+function comparisonOrList<T>(target: fc.Arbitrary<T>, maxList: number) {
+  return fc.oneof(
+    fc.record({ op: fc.constant('in' as const), values: fc.array(fc.oneof(target, fc.constant(null)), { maxLength: maxList }) }),
+    fc.record({ op: fc.constantFrom(...OPS), value: target }),
+  );
+}
+
 test('int8 comparisons and IN lists (bigint or number targets) agree with the value path, values past 2^53 and NULLs included', () => {
   const big = 2n ** 53n;
   // Values past 2^53 rarely, so most batches are decided here rather than handed to the value path.
@@ -161,10 +169,7 @@ test('int8 comparisons and IN lists (bigint or number targets) agree with the va
     { arbitrary: fc.constantFrom(big, big + 1n, -big - 1n, 2n ** 63n - 1n, -(2n ** 63n)), weight: 1 },
   );
   const target = fc.oneof(fc.bigInt({ min: -45n, max: 45n }), fc.integer({ min: -45, max: 45 }), fc.constantFrom(big - 1n, -(big - 1n)));
-  const filter = fc.oneof(
-    fc.record({ op: fc.constant('in' as const), values: fc.array(fc.oneof(target, fc.constant(null)), { maxLength: 6 }) }),
-    fc.record({ op: fc.constantFrom(...OPS), value: target }),
-  );
+  const filter = comparisonOrList(target, 6);
   fc.assert(fc.property(
     fc.array(fc.option(value, { nil: null }), { minLength: 1, maxLength: 30 }), fc.array(filter, { minLength: 1, maxLength: 3 }),
     (vals, fs) => {
@@ -189,10 +194,7 @@ test('uuid comparisons and IN lists agree with the value path (canonical text or
     'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12', 'a0eebc99-0000-4ef8-bb6d-6bb9bd380a11',
   ];
   const uuid = fc.constantFrom(...pool);
-  const filter = fc.oneof(
-    fc.record({ op: fc.constant('in' as const), values: fc.array(fc.oneof(uuid, fc.constant(null)), { maxLength: 5 }) }),
-    fc.record({ op: fc.constantFrom(...OPS), value: uuid }),
-  );
+  const filter = comparisonOrList(uuid, 5);
   fc.assert(fc.property(
     fc.array(fc.option(uuid, { nil: null }), { minLength: 1, maxLength: 30 }), fc.array(filter, { minLength: 1, maxLength: 3 }),
     (vals, fs) => {
