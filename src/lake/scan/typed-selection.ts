@@ -56,25 +56,20 @@ export function typedSelection(data: Data, filters: readonly ScanFilter[], type:
     if (!(values instanceof Int32Array || values instanceof Int16Array)) return undefined;
     // Infinite dates are stored as Int32 sentinels beyond every real date, so they order correctly as numbers;
     // an infinite target is left to the value path.
-    const finite = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
-    if (!filters.every((f) => (f.op === 'in' ? (f.values ?? []).every((v) => v === null || v === undefined || finite(v)) : finite(f.value)))) return undefined;
-    const range = rangeOf(filters.filter((f) => f.op !== 'in').map((f) => ({ op: f.op, target: f.value as number })));
-    const lists = filters.filter((f) => f.op === 'in').map((f) => (f.values ?? []).filter((v): v is number => typeof v === 'number'));
-    const members = lists.length === 0 ? undefined : membersOf(range, lists);
+    const tests = integerTests(filters, (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined));
+    if (tests === undefined) return undefined;
+    const { range, members } = tests;
     return { select: (rows, n, out) => selectInts(values, nulls, data.offset, range, rows, n, out, members), bad: () => false };
   }
   if (type.kind === 'int8' && data.typeId === Type.Int && data.values instanceof BigInt64Array) {
     // Targets as numbers: a bigint (or number) past ±2^53 is left to the value path.
-    const safe = (v: unknown): number | undefined => {
+    const tests = integerTests(filters, (v) => {
       if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
       if (typeof v === 'bigint' && v >= -MAX_SAFE_BIG && v <= MAX_SAFE_BIG) return Number(v);
       return undefined;
-    };
-    const present = (v: unknown): boolean => v !== null && v !== undefined;
-    if (!filters.every((f) => (f.op === 'in' ? (f.values ?? []).every((v) => !present(v) || safe(v) !== undefined) : safe(f.value) !== undefined))) return undefined;
-    const range = rangeOf(filters.filter((f) => f.op !== 'in').map((f) => ({ op: f.op, target: safe(f.value)! })));
-    const lists = filters.filter((f) => f.op === 'in').map((f) => (f.values ?? []).filter(present).map((v) => safe(v)!));
-    const members = lists.length === 0 ? undefined : membersOf(range, lists);
+    });
+    if (tests === undefined) return undefined;
+    const { range, members } = tests;
     const v64 = data.values;
     const words = new Uint32Array(v64.buffer, v64.byteOffset, v64.length * 2);
     const state = { big: false };
@@ -122,6 +117,36 @@ function rangeOf(filters: readonly { op: ScanFilter['op']; target: number }[]): 
     }
   }
   return r;
+}
+
+/**
+ * An integer column's filters as a range and, with IN lists, the members passing them;
+ * `asNumber` gives each target (NULLs in lists aside) as a number, or undefined to
+ * leave the column to the value path.
+ */
+function integerTests(
+  filters: readonly ScanFilter[], asNumber: (v: unknown) => number | undefined,
+): { range: IntRange; members: Uint8Array | Set<number> | undefined } | undefined {
+  const present = (v: unknown): boolean => v !== null && v !== undefined;
+  const comparisons: { op: ScanFilter['op']; target: number }[] = [];
+  const lists: number[][] = [];
+  for (const f of filters) {
+    if (f.op !== 'in') {
+      const target = asNumber(f.value);
+      if (target === undefined) return undefined;
+      comparisons.push({ op: f.op, target });
+      continue;
+    }
+    const list: number[] = [];
+    for (const v of (f.values ?? []).filter(present)) {
+      const target = asNumber(v);
+      if (target === undefined) return undefined;
+      list.push(target);
+    }
+    lists.push(list);
+  }
+  const range = rangeOf(comparisons);
+  return { range, members: lists.length === 0 ? undefined : membersOf(range, lists) };
 }
 
 /** Spans of IN values up to this wide are tested through a byte per value in the span; wider ones through a Set. */
