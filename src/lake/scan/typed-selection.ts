@@ -120,33 +120,42 @@ function rangeOf(filters: readonly { op: ScanFilter['op']; target: number }[]): 
 }
 
 /**
- * An integer column's filters as a range and, with IN lists, the members passing them;
- * `asNumber` gives each target (NULLs in lists aside) as a number, or undefined to
- * leave the column to the value path.
+ * One column's filters with each target converted by `convert` (NULLs in IN lists
+ * dropped: they never make the test true): the comparisons, and the IN lists.
+ * Undefined when a target does not convert: the column goes to the value path.
  */
-function integerTests(
-  filters: readonly ScanFilter[], asNumber: (v: unknown) => number | undefined,
-): { range: IntRange; members: Uint8Array | Set<number> | undefined } | undefined {
-  const present = (v: unknown): boolean => v !== null && v !== undefined;
-  const comparisons: { op: ScanFilter['op']; target: number }[] = [];
-  const lists: number[][] = [];
+function targetsOf<T>(
+  filters: readonly ScanFilter[], convert: (v: unknown) => T | undefined,
+): { comparisons: { op: ScanFilter['op']; target: T }[]; lists: T[][] } | undefined {
+  const comparisons: { op: ScanFilter['op']; target: T }[] = [];
+  const lists: T[][] = [];
   for (const f of filters) {
     if (f.op !== 'in') {
-      const target = asNumber(f.value);
+      const target = convert(f.value);
       if (target === undefined) return undefined;
       comparisons.push({ op: f.op, target });
       continue;
     }
-    const list: number[] = [];
-    for (const v of (f.values ?? []).filter(present)) {
-      const target = asNumber(v);
+    const list: T[] = [];
+    for (const v of f.values ?? []) {
+      if (v === null || v === undefined) continue;
+      const target = convert(v);
       if (target === undefined) return undefined;
       list.push(target);
     }
     lists.push(list);
   }
-  const range = rangeOf(comparisons);
-  return { range, members: lists.length === 0 ? undefined : membersOf(range, lists) };
+  return { comparisons, lists };
+}
+
+/** An integer column's filters as a range and, with IN lists, the members passing them (targets as numbers by `asNumber`). */
+function integerTests(
+  filters: readonly ScanFilter[], asNumber: (v: unknown) => number | undefined,
+): { range: IntRange; members: Uint8Array | Set<number> | undefined } | undefined {
+  const targets = targetsOf(filters, asNumber);
+  if (targets === undefined) return undefined;
+  const range = rangeOf(targets.comparisons);
+  return { range, members: targets.lists.length === 0 ? undefined : membersOf(range, targets.lists) };
 }
 
 /** Spans of IN values up to this wide are tested through a byte per value in the span; wider ones through a Set. */
@@ -290,23 +299,16 @@ function uuidSelection(bytes: Uint8Array, nulls: Uint8Array | undefined, offset:
       return undefined;
     }
   };
+  const targets = targetsOf(filters, canonical);
+  if (targets === undefined) return undefined;
   type UuidTest = { op: ScanFilter['op']; target: Uint8Array } | { op: 'in'; byHead: Map<number, Uint8Array[]> };
-  const tests: UuidTest[] = [];
-  for (const f of filters) {
-    if (f.op !== 'in') {
-      const target = canonical(f.value);
-      if (target === undefined) return undefined;
-      tests.push({ op: f.op, target });
-      continue;
-    }
+  const tests: UuidTest[] = [...targets.comparisons];
+  for (const list of targets.lists) {
     const byHead = new Map<number, Uint8Array[]>();
-    for (const v of f.values ?? []) {
-      if (v === null || v === undefined) continue;
-      const target = canonical(v);
-      if (target === undefined) return undefined;
+    for (const target of list) {
       const head = headOf(target, 0);
-      const list = byHead.get(head);
-      if (list) list.push(target); else byHead.set(head, [target]);
+      const same = byHead.get(head);
+      if (same) same.push(target); else byHead.set(head, [target]);
     }
     tests.push({ op: 'in', byHead });
   }
@@ -323,9 +325,7 @@ function uuidSelection(bytes: Uint8Array, nulls: Uint8Array | undefined, offset:
             if (candidates === undefined || !candidates.some((c) => compareUuid(bytes, at, c) === 0)) continue rows;
             continue;
           }
-          const c = compareUuid(bytes, at, t.target);
-          const pass = t.op === '=' ? c === 0 : t.op === '<>' ? c !== 0 : t.op === '<' ? c < 0 : t.op === '<=' ? c <= 0 : t.op === '>' ? c > 0 : c >= 0;
-          if (!pass) continue rows;
+          if (!holds(t.op, compareUuid(bytes, at, t.target))) continue rows;
         }
         out[k++] = i;
       }
@@ -333,6 +333,11 @@ function uuidSelection(bytes: Uint8Array, nulls: Uint8Array | undefined, offset:
     },
     bad: () => false,
   };
+}
+
+/** Whether comparison `op` holds of a row whose comparison with the target came out `c` (<0, 0, >0). */
+function holds(op: ScanFilter['op'], c: number): boolean {
+  return op === '=' ? c === 0 : op === '<>' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
 }
 
 /** The first four bytes at `at`, big-endian, as an unsigned number. */
@@ -432,8 +437,7 @@ function selectUtf8(
       const t = targets[0]!;
       // Equality needs equal lengths, so most rows are decided without reading their bytes.
       const c = (op === '=' || op === '<>') && t.length !== len ? 1 : compareUtf8(bytes, start, len, t);
-      const pass = op === '=' ? c === 0 : op === '<>' ? c !== 0 : op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
-      if (!pass) continue rows;
+      if (!holds(op, c)) continue rows;
     }
     out[k++] = i;
   }
