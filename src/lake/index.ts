@@ -2,7 +2,7 @@
 export type { CatalogConfig } from './catalog/catalog-config.js';
 export type { StorageConfig } from './storage/storage-config.js';
 export type {
-  AlterTableChange, ColumnDefinition, ColumnMetadata, TableDefinition, TableMetadata,
+  AlterTableChange, ColumnDefinition, ColumnMetadata, TableConstraint, TableDefinition, TableMetadata,
 } from './table/table-metadata.js';
 export type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from './refs/snapshot.js';
 export type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanStats, ScanTask } from './scan/scan-types.js';

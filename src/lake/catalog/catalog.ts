@@ -1,4 +1,4 @@
-import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
+import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
 
 /**
  * The narrow catalog interface: everything src/lake keeps in a database goes through
@@ -13,6 +13,15 @@ export const HEAD_MOVED = 'branch head moved';
 /** The catalog's row for a table: the public metadata plus the next field id to hand out. */
 export interface TableRecord extends TableMetadata {
   readonly nextFieldId: number;
+}
+
+/** What updateTable may change; a change of columns writes a new schema version. */
+export interface TablePatch {
+  readonly name?: string;
+  readonly columns?: readonly ColumnMetadata[];
+  readonly properties?: Readonly<Record<string, string>>;
+  readonly constraints?: readonly TableConstraint[];
+  readonly nextFieldId?: number;
 }
 
 export interface SnapshotRecord {
@@ -109,7 +118,7 @@ export interface Catalog {
   getTableById(id: number): TableRecord | undefined;
   listTables(namespace?: string): TableRecord[];
   /** Writes a new schema version when columns change. */
-  updateTable(id: number, patch: { name?: string; columns?: readonly ColumnMetadata[]; properties?: Readonly<Record<string, string>>; nextFieldId?: number }): TableRecord;
+  updateTable(id: number, patch: TablePatch): TableRecord;
   dropTable(id: number): void;
 
   getSnapshot(tableId: number, id: bigint): SnapshotRecord | undefined;

@@ -3,7 +3,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { HEAD_MOVED } from './catalog.js';
 import type {
-  Catalog, CommitRequest, FileRecord, RefRecord, SnapshotRecord, TableRecord, TxnRecord,
+  Catalog, CommitRequest, FileRecord, RefRecord, SnapshotRecord, TablePatch, TableRecord, TxnRecord,
 } from './catalog.js';
 import { OptimizerConflict } from './optimizer-conflict.js';
 
@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS tables (
   table_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL,
   schema_id INTEGER NOT NULL, columns TEXT NOT NULL, primary_key TEXT NOT NULL,
   partition_by TEXT NOT NULL, properties TEXT NOT NULL, next_field_id INTEGER NOT NULL,
-  created_micros INTEGER NOT NULL, UNIQUE (namespace, name));
+  created_micros INTEGER NOT NULL, constraints TEXT NOT NULL DEFAULT '[]', UNIQUE (namespace, name));
 CREATE TABLE IF NOT EXISTS schemas (
   table_id INTEGER NOT NULL, schema_id INTEGER NOT NULL, columns TEXT NOT NULL,
   PRIMARY KEY (table_id, schema_id));
@@ -63,6 +63,12 @@ CREATE TABLE IF NOT EXISTS file_removals (
 CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
 `;
 
+/** Columns added to tables of catalogs written before them; each ALTER runs once. */
+function migrate(db: Database.Database): void {
+  const tableColumns = new Set((db.prepare('PRAGMA table_info(tables)').all() as { name: string }[]).map((c) => c.name));
+  if (!tableColumns.has('constraints')) db.exec(`ALTER TABLE tables ADD COLUMN constraints TEXT NOT NULL DEFAULT '[]'`);
+}
+
 const ANCESTORS_CTE = `WITH RECURSIVE anc(id) AS (
   SELECT ? UNION ALL SELECT s.parent_id FROM snapshots s JOIN anc ON s.snapshot_id = anc.id WHERE s.parent_id IS NOT NULL)`;
 
@@ -79,7 +85,7 @@ interface FileRow {
 
 interface TableRow {
   table_id: number; namespace: string; name: string; schema_id: number; columns: string;
-  primary_key: string; partition_by: string; properties: string; next_field_id: number;
+  primary_key: string; partition_by: string; properties: string; next_field_id: number; constraints: string;
 }
 
 interface SnapshotRow {
@@ -95,7 +101,7 @@ function toTable(r: TableRow): TableRecord {
     id: r.table_id, namespace: r.namespace, name: r.name, schemaId: r.schema_id,
     columns: JSON.parse(r.columns), primaryKey: JSON.parse(r.primary_key),
     partitionBy: JSON.parse(r.partition_by), properties: JSON.parse(r.properties),
-    nextFieldId: r.next_field_id,
+    constraints: JSON.parse(r.constraints), nextFieldId: r.next_field_id,
   };
 }
 
@@ -155,7 +161,10 @@ export class SqliteCatalog implements Catalog {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');
     this.#db.pragma('foreign_keys = OFF');
-    this.#immediate(() => this.#db.exec(SCHEMA));
+    this.#immediate(() => {
+      this.#db.exec(SCHEMA);
+      migrate(this.#db);
+    });
   }
 
   /**
@@ -256,9 +265,9 @@ export class SqliteCatalog implements Catalog {
       const id = Number(this.#nextMeta('next_table_id'));
       const columns = JSON.stringify(t.columns);
       this.#sql(`INSERT INTO tables (table_id, namespace, name, schema_id, columns, primary_key, partition_by,
-        properties, next_field_id, created_micros) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`)
+        properties, next_field_id, created_micros, constraints) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`)
         .run(id, t.namespace, t.name, columns, JSON.stringify(t.primaryKey), JSON.stringify(t.partitionBy),
-          JSON.stringify(t.properties), t.nextFieldId, nowMicros);
+          JSON.stringify(t.properties), t.nextFieldId, nowMicros, JSON.stringify(t.constraints));
       this.#sql('INSERT INTO schemas VALUES (?, 0, ?)').run(id, columns);
       // Every table starts with an empty snapshot on main, so every ref always has a head.
       const snapshotId = this.#nextMeta('next_snapshot_id');
@@ -294,7 +303,7 @@ export class SqliteCatalog implements Catalog {
     return { ...r, table_id: Number(r.table_id), schema_id: Number(r.schema_id), next_field_id: Number(r.next_field_id) };
   }
 
-  updateTable(id: number, patch: { name?: string; columns?: readonly import('../table/table-metadata.js').ColumnMetadata[]; properties?: Readonly<Record<string, string>>; nextFieldId?: number }): TableRecord {
+  updateTable(id: number, patch: TablePatch): TableRecord {
     return this.#immediate(() => {
       const cur = this.getTableById(id);
       if (cur === undefined) throw new FloeError(SqlState.undefinedTable, `table ${id} does not exist`);
@@ -313,6 +322,9 @@ export class SqliteCatalog implements Catalog {
       }
       if (patch.properties !== undefined) {
         this.#sql('UPDATE tables SET properties = ? WHERE table_id = ?').run(JSON.stringify(patch.properties), id);
+      }
+      if (patch.constraints !== undefined) {
+        this.#sql('UPDATE tables SET constraints = ? WHERE table_id = ?').run(JSON.stringify(patch.constraints), id);
       }
       return this.getTableById(id)!;
     });

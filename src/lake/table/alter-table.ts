@@ -1,7 +1,12 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
-import type { AlterTableChange, ColumnMetadata } from './table-metadata.js';
+import type { AlterTableChange, ColumnMetadata, TableConstraint } from './table-metadata.js';
+
+/** The columns a constraint names (a CHECK's are inside its expression, which src/lake does not parse). */
+function constraintColumns(c: TableConstraint): readonly string[] {
+  return c.kind === 'check' ? [] : c.columns;
+}
 
 /**
  * Schema and property changes. Columns keep their field id across renames; a dropped
@@ -48,6 +53,23 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       const size = change.properties['write.target-file-size'];
       if (size !== undefined && !(Number(size) > 0)) throw new FloeError(SqlState.invalidParameterValue, `invalid value for write.target-file-size: "${size}"`);
       return catalog.updateTable(t.id, { properties: { ...t.properties, ...change.properties } });
+    }
+    case 'addConstraint': {
+      const name = change.constraint.name;
+      if (t.constraints.some((c) => c.name === name)) {
+        throw new FloeError(SqlState.duplicateObject, `constraint "${name}" for relation "${t.name}" already exists`);
+      }
+      for (const col of constraintColumns(change.constraint)) {
+        if (find(col) === undefined) throw new FloeError(SqlState.undefinedColumn, `column "${col}" named in key does not exist`);
+      }
+      return catalog.updateTable(t.id, { constraints: [...t.constraints, change.constraint] });
+    }
+    case 'dropConstraint': {
+      if (!t.constraints.some((c) => c.name === change.name)) {
+        if (change.ifExists === true) return t;
+        throw new FloeError(SqlState.undefinedObject, `constraint "${change.name}" of relation "${t.name}" does not exist`);
+      }
+      return catalog.updateTable(t.id, { constraints: t.constraints.filter((c) => c.name !== change.name) });
     }
     case 'resetProperties': {
       const props: Record<string, string> = { ...t.properties };

@@ -17,7 +17,28 @@ export interface TableDefinition {
   readonly primaryKey?: readonly string[];
   readonly partitionBy?: readonly PartitionField[];
   readonly properties?: Readonly<Record<string, string>>;
+  /** UNIQUE, CHECK and FOREIGN KEY constraints (the primary key is `primaryKey`). */
+  readonly constraints?: readonly TableConstraint[];
 }
+
+/**
+ * A table constraint beside the primary key. Names are unique per table, as PostgreSQL
+ * requires of constraint and index names in practice (`<table>_<cols>_key`, `_check`, `_fkey`).
+ * - unique: enforced with 23505 by the key machinery (UNIQUE, CREATE UNIQUE INDEX).
+ * - check: enforced with 23514; `expr` is SQL text over the table's columns.
+ * - foreignKey: recorded, shown NOT ENFORCED (PostgreSQL 18's spelling), never checked.
+ */
+export type TableConstraint =
+  | { readonly kind: 'unique'; readonly name: string; readonly columns: readonly string[] }
+  | { readonly kind: 'check'; readonly name: string; readonly expr: string }
+  | {
+      readonly kind: 'foreignKey';
+      readonly name: string;
+      readonly columns: readonly string[];
+      readonly refNamespace: string;
+      readonly refTable: string;
+      readonly refColumns: readonly string[];
+    };
 
 /** A column with its stable field id: renames keep the id, a dropped id is never reused. */
 export interface ColumnMetadata extends ColumnDefinition {
@@ -33,6 +54,7 @@ export interface TableMetadata {
   readonly primaryKey: readonly string[];
   readonly partitionBy: readonly PartitionField[];
   readonly properties: Readonly<Record<string, string>>;
+  readonly constraints: readonly TableConstraint[];
   readonly schemaId: number;
 }
 
@@ -42,4 +64,6 @@ export type AlterTableChange =
   | { readonly kind: 'renameColumn'; readonly from: string; readonly to: string }
   | { readonly kind: 'renameTable'; readonly to: string }
   | { readonly kind: 'setProperties'; readonly properties: Readonly<Record<string, string>> }
-  | { readonly kind: 'resetProperties'; readonly keys: readonly string[] };
+  | { readonly kind: 'resetProperties'; readonly keys: readonly string[] }
+  | { readonly kind: 'addConstraint'; readonly constraint: TableConstraint }
+  | { readonly kind: 'dropConstraint'; readonly name: string; readonly ifExists?: boolean };

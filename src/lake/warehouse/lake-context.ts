@@ -20,6 +20,6 @@ export function nowMicros(): bigint {
 export function toTableMetadata(r: TableRecord): TableMetadata {
   return {
     id: r.id, namespace: r.namespace, name: r.name, columns: r.columns, primaryKey: r.primaryKey,
-    partitionBy: r.partitionBy, properties: r.properties, schemaId: r.schemaId,
+    partitionBy: r.partitionBy, properties: r.properties, constraints: r.constraints, schemaId: r.schemaId,
   };
 }

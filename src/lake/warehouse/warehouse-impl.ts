@@ -64,7 +64,7 @@ export class WarehouseImpl implements Warehouse {
     }));
     const { table } = this.#catalog.createTable({
       namespace: def.namespace, name: def.name, columns, primaryKey: [...pk], partitionBy: [...(def.partitionBy ?? [])],
-      properties: { ...(def.properties ?? {}) }, nextFieldId: columns.length + 1,
+      properties: { ...(def.properties ?? {}) }, constraints: [...(def.constraints ?? [])], nextFieldId: columns.length + 1,
     }, nowMicros(), opts.ifNotExists === true);
     return toTableMetadata(table);
   }
