@@ -2,8 +2,13 @@
 export type { CatalogConfig } from './catalog/catalog-config.js';
 export type { StorageConfig } from './storage/storage-config.js';
 export type {
-  AlterTableChange, ColumnDefinition, ColumnMetadata, TableConstraint, TableDefinition, TableMetadata,
+  AlterTableChange, ColumnDefinition, ColumnIdentity, ColumnMetadata, TableConstraint, TableDefinition, TableMetadata,
 } from './table/table-metadata.js';
+export type {
+  SequenceChange, SequenceDataType, SequenceDefinition, SequenceMetadata, SequenceOptions, SequenceOwner,
+} from './sequence/sequence-metadata.js';
+export { sequenceDefaultExpr, sequenceOfDefault } from './sequence/sequence-ddl.js';
+export { sequenceTypeName } from './sequence/sequence-parameters.js';
 export type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from './refs/snapshot.js';
 export type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanStats, ScanTask } from './scan/scan-types.js';
 export { ROW_ID_COLUMN, SEQ_COLUMN } from './scan/scan-types.js';

@@ -1,3 +1,4 @@
+import type { SequenceMetadata, SequenceOwner, SequenceParameters } from '../sequence/sequence-metadata.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
 
 /**
@@ -105,6 +106,27 @@ export interface TxnRecord {
   readonly pid: number;
 }
 
+/** A sequence row: its metadata plus a generation that moves whenever values held in a process's block become stale. */
+export interface SequenceRecord extends SequenceMetadata {
+  readonly generation: number;
+}
+
+export interface NewSequence {
+  readonly namespace: string;
+  readonly name: string;
+  readonly params: SequenceParameters;
+  readonly ownedBy?: SequenceOwner;
+}
+
+/** What updateSequence may change; params or restartAt move the generation (blocks held elsewhere are dropped). */
+export interface SequencePatch {
+  readonly name?: string;
+  readonly params?: SequenceParameters;
+  /** The value the next nextval returns (RESTART). */
+  readonly restartAt?: bigint;
+  readonly ownedBy?: SequenceOwner | null;
+}
+
 export interface Catalog {
   readonly kind: string;
 
@@ -155,6 +177,34 @@ export interface Catalog {
   fileRemovals(tableId: number): { fileId: number; snapshotId: bigint }[];
   /** True for a snapshot that expired and was then squashed out of the lineage. */
   wasSnapshotExpired(tableId: number, id: bigint): boolean;
+
+  /** Sequences share the relation namespace with tables (42P07) and their oids with table ids. */
+  createSequence(s: NewSequence, ifNotExists: boolean): { sequence: SequenceRecord | undefined; created: boolean };
+  getSequence(namespace: string, name: string): SequenceRecord | undefined;
+  getSequenceById(id: number): SequenceRecord | undefined;
+  listSequences(namespace?: string): SequenceRecord[];
+  updateSequence(id: number, patch: SequencePatch): SequenceRecord;
+  dropSequence(id: number): void;
+  /**
+   * Hands the caller up to `count` values after the sequence's last one, in one database
+   * transaction that records the last of them as used: no other caller, in this process or
+   * another, can get them again. 2200H past a bound without CYCLE.
+   */
+  reserveSequenceValues(id: number, count: number): { values: bigint[]; generation: number };
+  /** setval: the last value and whether it was used; moves the generation. */
+  setSequenceValue(id: number, value: bigint, isCalled: boolean): void;
+  /** Gives back the unused end of a block (clean shutdown) when nobody reserved or reset after it. */
+  releaseSequenceValues(id: number, generation: number, reservedLast: bigint, lastValue: bigint, isCalled: boolean): boolean;
+  /**
+   * CREATE TABLE with serial / identity columns: the table and its owned sequences in one
+   * database transaction. `columnsFor` gets each column's sequence id and returns the columns.
+   */
+  createTableWithSequences(
+    t: Omit<TableRecord, 'id' | 'schemaId'>,
+    sequences: readonly { column: string; sequence: Omit<NewSequence, 'namespace' | 'name' | 'ownedBy'> }[],
+    nowMicros: bigint, ifNotExists: boolean,
+    columnsFor: (ids: ReadonlyMap<string, number>) => ColumnMetadata[],
+  ): { table: TableRecord; created: boolean };
 
   close(): void;
 }

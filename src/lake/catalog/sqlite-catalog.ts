@@ -6,6 +6,9 @@ import type {
   Catalog, CommitRequest, FileRecord, RefRecord, SnapshotRecord, TablePatch, TableRecord, TxnRecord,
 } from './catalog.js';
 import { OptimizerConflict } from './optimizer-conflict.js';
+import { SEQUENCES_SCHEMA, SqliteSequences } from './sqlite-sequences.js';
+import type { NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
+import type { ColumnMetadata } from '../table/table-metadata.js';
 
 /**
  * The embedded catalog: one SQLite database (WAL) per warehouse.
@@ -61,6 +64,7 @@ CREATE TABLE IF NOT EXISTS file_removals (
   file_id INTEGER NOT NULL, snapshot_id INTEGER NOT NULL, table_id INTEGER NOT NULL,
   PRIMARY KEY (file_id, snapshot_id));
 CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
+${SEQUENCES_SCHEMA}
 `;
 
 /** Columns added to tables of catalogs written before them; each ALTER runs once. */
@@ -153,6 +157,7 @@ export class SqliteCatalog implements Catalog {
   /** Reads by key, valid while the database's version is still #readsVersion (see #cached). */
   readonly #reads = new Map<string, unknown>();
   #readsVersion = '';
+  readonly #sequences: SqliteSequences;
 
   constructor(path: string) {
     this.#db = new Database(path);
@@ -164,6 +169,80 @@ export class SqliteCatalog implements Catalog {
     this.#immediate(() => {
       this.#db.exec(SCHEMA);
       migrate(this.#db);
+    });
+    this.#sequences = new SqliteSequences({
+      sql: (q) => this.#sql(q), cached: (k, read) => this.#cached(k, read),
+      immediate: (fn) => this.#immediate(fn), nextId: () => Number(this.#nextMeta('next_table_id')),
+      tableExists: (ns, name) => this.getTable(ns, name) !== undefined,
+    });
+  }
+
+  // ---- sequences (sqlite-sequences.ts) ----
+
+  createSequence(s: NewSequence, ifNotExists: boolean): { sequence: SequenceRecord | undefined; created: boolean } {
+    return this.#immediate(() => {
+      if (this.#sql('SELECT 1 FROM namespaces WHERE name = ?').get(s.namespace) === undefined) {
+        throw new FloeError(SqlState.undefinedSchema, `schema "${s.namespace}" does not exist`);
+      }
+      return this.#sequences.create(s, ifNotExists);
+    });
+  }
+
+  getSequence(namespace: string, name: string): SequenceRecord | undefined {
+    return this.#sequences.get(namespace, name);
+  }
+
+  getSequenceById(id: number): SequenceRecord | undefined {
+    return this.#sequences.getById(id);
+  }
+
+  listSequences(namespace?: string): SequenceRecord[] {
+    return this.#sequences.list(namespace);
+  }
+
+  updateSequence(id: number, patch: SequencePatch): SequenceRecord {
+    return this.#sequences.update(id, patch);
+  }
+
+  dropSequence(id: number): void {
+    this.#sequences.drop(id);
+  }
+
+  reserveSequenceValues(id: number, count: number): { values: bigint[]; generation: number } {
+    return this.#sequences.reserve(id, count);
+  }
+
+  setSequenceValue(id: number, value: bigint, isCalled: boolean): void {
+    this.#sequences.setValue(id, value, isCalled);
+  }
+
+  releaseSequenceValues(id: number, generation: number, reservedLast: bigint, lastValue: bigint, isCalled: boolean): boolean {
+    return this.#sequences.release(id, generation, reservedLast, lastValue, isCalled);
+  }
+
+  createTableWithSequences(
+    t: Omit<TableRecord, 'id' | 'schemaId'>, sequences: readonly { column: string; sequence: Omit<NewSequence, 'namespace' | 'name' | 'ownedBy'> }[],
+    nowMicros: bigint, ifNotExists: boolean,
+    columnsFor: (ids: ReadonlyMap<string, number>) => ColumnMetadata[],
+  ): { table: TableRecord; created: boolean } {
+    return this.#immediate(() => {
+      const existing = this.getTable(t.namespace, t.name);
+      if (existing !== undefined && ifNotExists) return { table: existing, created: false };
+      // PostgreSQL creates a serial column's sequence before its table: its oid is the smaller.
+      const ids = new Map<string, number>();
+      const names: string[] = [];
+      for (const s of sequences) {
+        ids.set(s.column, Number(this.#nextMeta('next_table_id')));
+        names.push(this.#sequences.freeName(t.namespace, `${t.name}_${s.column}`, 'seq', [t.name, ...names]));
+      }
+      const created = this.createTable({ ...t, columns: columnsFor(ids) }, nowMicros, false);
+      sequences.forEach((s, i) => {
+        const fieldId = created.table.columns.find((c) => c.name === s.column)!.fieldId;
+        this.#sequences.insert(ids.get(s.column)!, {
+          ...s.sequence, namespace: t.namespace, name: names[i]!, ownedBy: { tableId: created.table.id, fieldId },
+        });
+      });
+      return created;
     });
   }
 
@@ -241,12 +320,14 @@ export class SqliteCatalog implements Catalog {
       }
       const ids = (this.#sql('SELECT table_id FROM tables WHERE namespace = ?').all(name) as { table_id: bigint }[])
         .map((r) => Number(r.table_id));
-      if (ids.length > 0 && !cascade) {
+      const sequenceCount = this.listSequences(name).length;
+      if ((ids.length > 0 || sequenceCount > 0) && !cascade) {
         throw new FloeError('2BP01', `cannot drop schema "${name}" because other objects depend on it`, {
           hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
         });
       }
       for (const id of ids) this.#dropTableRows(id);
+      this.#sql('DELETE FROM sequences WHERE namespace = ?').run(name);
       this.#sql('DELETE FROM namespaces WHERE name = ?').run(name);
       return ids;
     });
@@ -258,8 +339,8 @@ export class SqliteCatalog implements Catalog {
         throw new FloeError(SqlState.undefinedSchema, `schema "${t.namespace}" does not exist`);
       }
       const existing = this.getTable(t.namespace, t.name);
-      if (existing !== undefined) {
-        if (ifNotExists) return { table: existing, created: false };
+      if (existing !== undefined || this.#sequences.get(t.namespace, t.name) !== undefined) {
+        if (ifNotExists && existing !== undefined) return { table: existing, created: false };
         throw new FloeError(SqlState.duplicateTable, `relation "${t.name}" already exists`);
       }
       const id = Number(this.#nextMeta('next_table_id'));
@@ -308,7 +389,7 @@ export class SqliteCatalog implements Catalog {
       const cur = this.getTableById(id);
       if (cur === undefined) throw new FloeError(SqlState.undefinedTable, `table ${id} does not exist`);
       if (patch.name !== undefined && patch.name !== cur.name) {
-        if (this.getTable(cur.namespace, patch.name) !== undefined) {
+        if (this.getTable(cur.namespace, patch.name) !== undefined || this.#sequences.get(cur.namespace, patch.name) !== undefined) {
           throw new FloeError(SqlState.duplicateTable, `relation "${patch.name}" already exists`);
         }
         this.#sql('UPDATE tables SET name = ? WHERE table_id = ?').run(patch.name, id);
@@ -335,6 +416,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   #dropTableRows(id: number): void {
+    this.#sql('DELETE FROM sequences WHERE owner_table = ?').run(id);
     for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots']) {
       this.#sql(`DELETE FROM ${t} WHERE table_id = ?`).run(id);
     }

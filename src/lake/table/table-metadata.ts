@@ -1,5 +1,6 @@
 import type { SqlType } from '../../common/sql-type.js';
 import type { PartitionField } from '../partition/partition-transform.js';
+import type { SequenceOptions } from '../sequence/sequence-metadata.js';
 
 /** A column as CREATE TABLE gives it. */
 export interface ColumnDefinition {
@@ -7,6 +8,18 @@ export interface ColumnDefinition {
   readonly type: SqlType;
   readonly nullable: boolean;
   readonly defaultExpr?: string;
+  /** Identity column (GENERATED … AS IDENTITY): its values come from the owned sequence `sequenceId`. */
+  readonly identity?: ColumnIdentity;
+  /**
+   * CREATE TABLE only: the column gets an owned sequence made with the table — serial
+   * (its DEFAULT becomes nextval of it) or identity. Not kept in the metadata.
+   */
+  readonly sequence?: { readonly kind: 'serial' | 'always' | 'byDefault'; readonly options: SequenceOptions };
+}
+
+export interface ColumnIdentity {
+  readonly generation: 'always' | 'byDefault';
+  readonly sequenceId: number;
 }
 
 export interface TableDefinition {

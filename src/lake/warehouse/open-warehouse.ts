@@ -17,5 +17,5 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   switch (catalogConfig.kind) {
     case 'sqlite': catalog = new SqliteCatalog(catalogConfig.path ?? join(opts.path, 'catalog.db')); break;
   }
-  return new WarehouseImpl(opts.path, catalog, openStorage(storageConfig), storageConfig, opts.logger, opts.staleTransactionMs ?? 60_000);
+  return new WarehouseImpl(opts.path, catalog, openStorage(storageConfig), storageConfig, opts.logger, opts.staleTransactionMs ?? 60_000, opts.sequenceBlock);
 }

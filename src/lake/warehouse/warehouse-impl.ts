@@ -24,17 +24,27 @@ import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { LakeContext } from './lake-context.js';
 import { nowMicros, toTableMetadata } from './lake-context.js';
 import type { BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse } from './warehouse.js';
+import { alterSequence, createSequence, dropOrphanedSequences, dropSequence, sequenceDefaultExpr, toSequenceMetadata } from '../sequence/sequence-ddl.js';
+import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
+import { resolveSequenceParameters } from '../sequence/sequence-parameters.js';
+import { SequenceValues } from '../sequence/sequence-values.js';
+import type { ColumnMetadata } from '../table/table-metadata.js';
 
 export class WarehouseImpl implements Warehouse {
   readonly path: string;
   readonly storageConfig: StorageConfig;
   readonly #ctx: LakeContext;
+  readonly #sequenceValues: SequenceValues;
   #closed = false;
 
-  constructor(path: string, catalog: Catalog, storage: Storage, storageConfig: StorageConfig, logger: LakeLogger | undefined, staleMs: number) {
+  constructor(
+    path: string, catalog: Catalog, storage: Storage, storageConfig: StorageConfig, logger: LakeLogger | undefined, staleMs: number,
+    sequenceBlock = 32,
+  ) {
     this.path = path;
     this.storageConfig = storageConfig;
     this.#ctx = { catalog, storage, storageConfig, logger, staleTransactionMs: staleMs };
+    this.#sequenceValues = new SequenceValues(() => this.#catalog, sequenceBlock);
   }
 
   get #catalog(): Catalog {
@@ -58,14 +68,30 @@ export class WarehouseImpl implements Warehouse {
   async createTable(def: TableDefinition, opts: { ifNotExists?: boolean } = {}): Promise<TableMetadata> {
     validateTableDefinition(def);
     const pk = def.primaryKey ?? [];
-    const columns = def.columns.map((c, i) => ({
-      name: c.name, type: c.type, nullable: pk.includes(c.name) ? false : c.nullable, fieldId: i + 1,
-      ...(c.defaultExpr === undefined ? {} : { defaultExpr: c.defaultExpr }),
-    }));
-    const { table } = this.#catalog.createTable({
-      namespace: def.namespace, name: def.name, columns, primaryKey: [...pk], partitionBy: [...(def.partitionBy ?? [])],
-      properties: { ...(def.properties ?? {}) }, constraints: [...(def.constraints ?? [])], nextFieldId: columns.length + 1,
-    }, nowMicros(), opts.ifNotExists === true);
+    const columnsWith = (sequenceIds: ReadonlyMap<string, number>): ColumnMetadata[] => def.columns.map((c, i) => {
+      const { sequence: _s, ...col } = c;
+      const seq = sequenceIds.get(c.name);
+      return {
+        ...col, nullable: pk.includes(c.name) || seq !== undefined ? false : c.nullable, fieldId: i + 1,
+        ...(seq !== undefined && c.sequence?.kind === 'serial' ? { defaultExpr: sequenceDefaultExpr(seq) } : {}),
+        ...(seq !== undefined && c.sequence?.kind !== 'serial' ? { identity: { generation: c.sequence!.kind as 'always' | 'byDefault', sequenceId: seq } } : {}),
+      };
+    });
+    const record = {
+      namespace: def.namespace, name: def.name, columns: columnsWith(new Map()), primaryKey: [...pk], partitionBy: [...(def.partitionBy ?? [])],
+      properties: { ...(def.properties ?? {}) }, constraints: [...(def.constraints ?? [])], nextFieldId: def.columns.length + 1,
+    };
+    const sequences = def.columns.filter((c) => c.sequence !== undefined).map((c) => {
+      if (c.type.kind !== 'int2' && c.type.kind !== 'int4' && c.type.kind !== 'int8') {
+        throw new FloeError(SqlState.invalidParameterValue, 'identity column type must be smallint, integer, or bigint');
+      }
+      if (c.sequence!.options.restart !== undefined) throw new FloeError(SqlState.syntaxError, 'RESTART is only allowed in ALTER SEQUENCE');
+      const { params } = resolveSequenceParameters({ dataType: c.type.kind, ...c.sequence!.options }, undefined);
+      return { column: c.name, sequence: { params } };
+    });
+    const { table } = sequences.length === 0
+      ? this.#catalog.createTable(record, nowMicros(), opts.ifNotExists === true)
+      : this.#catalog.createTableWithSequences(record, sequences, nowMicros(), opts.ifNotExists === true, columnsWith);
     return toTableMetadata(table);
   }
 
@@ -100,7 +126,60 @@ export class WarehouseImpl implements Warehouse {
   async alterTable(namespace: string, name: string, change: AlterTableChange): Promise<TableMetadata> {
     const t = this.#catalog.getTable(namespace, name);
     if (t === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${namespace}.${name}" does not exist`);
-    return toTableMetadata(alterTableRecord(this.#catalog, t, change));
+    const altered = alterTableRecord(this.#catalog, t, change);
+    if (change.kind === 'dropColumn') dropOrphanedSequences(this.#catalog, this.#sequenceValues, altered);
+    return toTableMetadata(altered);
+  }
+
+  // ---- sequences ----
+
+  async createSequence(def: SequenceDefinition, opts: { ifNotExists?: boolean } = {}): Promise<{ sequence: SequenceMetadata | undefined; created: boolean }> {
+    return createSequence(this.#catalog, def, opts.ifNotExists === true);
+  }
+
+  async alterSequence(id: number, change: SequenceChange): Promise<SequenceMetadata> {
+    return alterSequence(this.#catalog, this.#sequenceValues, this.#sequenceRecord(id), change);
+  }
+
+  async dropSequence(id: number, opts: { cascade?: boolean } = {}): Promise<{ notices: string[] }> {
+    return { notices: dropSequence(this.#catalog, this.#sequenceValues, this.#sequenceRecord(id), opts.cascade === true) };
+  }
+
+  #sequenceRecord(id: number) {
+    const s = this.#catalog.getSequenceById(id);
+    if (s === undefined) throw new FloeError(SqlState.undefinedTable, `could not open relation with OID ${id}`);
+    return s;
+  }
+
+  getSequence(namespace: string, name: string): SequenceMetadata | undefined {
+    const s = this.#catalog.getSequence(namespace, name);
+    return s === undefined ? undefined : toSequenceMetadata(s);
+  }
+
+  getSequenceById(id: number): SequenceMetadata | undefined {
+    const s = this.#catalog.getSequenceById(id);
+    return s === undefined ? undefined : toSequenceMetadata(s);
+  }
+
+  listSequences(namespace?: string): SequenceMetadata[] {
+    return this.#catalog.listSequences(namespace).map(toSequenceMetadata);
+  }
+
+  nextSequenceValue(id: number): bigint {
+    return this.#sequenceValues.next(id);
+  }
+
+  setSequenceValue(id: number, value: bigint, isCalled: boolean): bigint {
+    const s = this.#sequenceRecord(id);
+    if (value < s.minValue || value > s.maxValue) {
+      throw new FloeError(SqlState.numericValueOutOfRange, `setval: value ${value} is out of bounds for sequence "${s.name}" (${s.minValue}..${s.maxValue})`);
+    }
+    this.#sequenceValues.set(id, value, isCalled);
+    return value;
+  }
+
+  sequenceState(id: number): { lastValue: bigint; isCalled: boolean } {
+    return this.#sequenceValues.state(this.#sequenceRecord(id));
   }
 
   resolveSnapshot(table: TableMetadata, selector?: SnapshotSelector): Snapshot | undefined {
@@ -178,6 +257,11 @@ export class WarehouseImpl implements Warehouse {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    try {
+      this.#sequenceValues.releaseAll();
+    } catch (e) {
+      this.#ctx.logger?.warn({ err: e }, 'could not give back reserved sequence values');
+    }
     this.#closed = true;
     this.#ctx.catalog.close();
   }

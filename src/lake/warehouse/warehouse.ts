@@ -7,6 +7,7 @@ import type { ScanPlan, ScanRequest } from '../scan/scan-types.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import type { AlterTableChange, TableDefinition, TableMetadata } from '../table/table-metadata.js';
 import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
+import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
 
 export interface LakeLogger {
   debug(obj: object, msg?: string): void;
@@ -22,6 +23,12 @@ export interface WarehouseOptions {
   readonly logger?: LakeLogger;
   /** A transaction whose heartbeat is older than this is stale and may be aborted (default 60 s). */
   readonly staleTransactionMs?: number;
+  /**
+   * Values a process reserves per sequence in one catalog transaction (at least the sequence's
+   * CACHE; default 32, as many as PostgreSQL logs ahead). Unused ones are lost on a crash; with
+   * several processes on one warehouse, each hands out its own block. 1 keeps a global order.
+   */
+  readonly sequenceBlock?: number;
 }
 
 /** One row of t$files. */
@@ -101,6 +108,21 @@ export interface Warehouse {
   bucketTree(table: TableMetadata, at?: SnapshotSelector): BucketNodeInfo[];
   /** Changes committed in snapshots after `fromSnapshot` (exclusive) up to `toSnapshot` (inclusive) on their lineage, in commit order. */
   readChanges(table: TableMetadata, fromSnapshot: bigint | undefined, toSnapshot: bigint): Promise<ChangeBatch[]>;
+
+  /** Sequences share the relation namespace of tables (42P07); their ids come from the table-id counter. */
+  createSequence(def: SequenceDefinition, opts?: { ifNotExists?: boolean }): Promise<{ sequence: SequenceMetadata | undefined; created: boolean }>;
+  alterSequence(id: number, change: SequenceChange): Promise<SequenceMetadata>;
+  /** Returns PostgreSQL's NOTICE lines for what CASCADE dropped (column defaults). */
+  dropSequence(id: number, opts?: { cascade?: boolean }): Promise<{ notices: string[] }>;
+  getSequence(namespace: string, name: string): SequenceMetadata | undefined;
+  getSequenceById(id: number): SequenceMetadata | undefined;
+  listSequences(namespace?: string): SequenceMetadata[];
+  /** nextval: never the same value twice, across processes and crashes; not undone by a rollback. */
+  nextSequenceValue(id: number): bigint;
+  /** setval (22003 outside the bounds); returns the value. */
+  setSequenceValue(id: number, value: bigint, isCalled: boolean): bigint;
+  /** last_value and is_called as `SELECT * FROM s` shows them. */
+  sequenceState(id: number): { lastValue: bigint; isCalled: boolean };
 
   close(): Promise<void>;
 }
