@@ -3,6 +3,7 @@ import type { LakeTransaction, TableMetadata, Warehouse } from '../lake/index.js
 import type { VirtualTableRegistry } from './virtual-table.js';
 import type { PhysicalPlan } from './plan/physical-plan.js';
 import type { ScanPool } from './pool/scan-pool.js';
+import type { SessionSequences } from './session-sequences.js';
 
 /** src/lake's Warehouse and LakeTransaction, under the names the executor's API has used since its first commit. */
 export type ExecWarehouse = Warehouse;
@@ -52,4 +53,6 @@ export interface ExecContext {
   readonly onRowsAffected?: (count: number) => void;
   /** now()/current_timestamp: transaction start (µs since epoch); default: statement start. */
   readonly transactionStartMicros?: bigint;
+  /** The session's sequences, for nextval and friends. */
+  readonly sequences?: SessionSequences;
 }

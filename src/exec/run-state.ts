@@ -47,6 +47,7 @@ export function createRunState(ctx: ExecContext): RunState {
       transactionStartMicros: ctx.transactionStartMicros ?? now,
       statementStartMicros: now,
       ...(ctx.setSetting === undefined ? {} : { setSetting: ctx.setSetting }),
+      ...(ctx.sequences === undefined ? {} : { sequences: ctx.sequences }),
     },
     params: ctx.params ?? [],
     signal: ctx.signal,

@@ -31,6 +31,8 @@ import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
 import { columnRanges, liveRows } from './table-estimates.js';
+import { runSequenceDdl } from './run-sequence-ddl.js';
+import { SessionSequenceState } from './session-sequence-state.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -129,6 +131,7 @@ class FloeSession implements SessionHandler {
   #txn: Txn | undefined;
   readonly #prepared = new Map<string, { stmt: ParsedStatement; paramTypes: readonly SqlType[] }>();
   readonly #cursors = new Map<string, Cursor>();
+  readonly #sequences: SessionSequenceState;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
@@ -138,6 +141,7 @@ class FloeSession implements SessionHandler {
     this.#settings.set(QUERY_MEMORY_LIMIT, deps.queryMemoryLimit ?? DEFAULT_QUERY_MEMORY_LIMIT);
     for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, v);
     this.#defaults = new Map(this.#settings);
+    this.#sequences = new SessionSequenceState(deps.warehouse);
   }
 
   async start(events: SessionEvents): Promise<Readonly<Record<string, string>>> {
@@ -366,6 +370,7 @@ class FloeSession implements SessionHandler {
       setSetting: (name, value, isLocal) => this.#setFromFunction(name, value, isLocal),
       onRowsAffected: onRows,
       transactionStartMicros: this.#txn?.startMicros ?? nowMicros(),
+      sequences: this.#sequences,
     };
   }
 
@@ -478,6 +483,8 @@ class FloeSession implements SessionHandler {
         }
         return 'ALTER TABLE';
       }
+      case 'createSequence': case 'alterSequence': case 'dropSequence':
+        return runSequenceDdl(w, c, (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message));
     }
   }
 
@@ -700,16 +707,28 @@ class FloeSession implements SessionHandler {
     return types.map(() => null);
   }
 
-  /** A column DEFAULT for rows COPY does not supply: evaluated once per COPY, as PostgreSQL does for now(). */
-  async #evalDefault(expr: string, type: SqlType): Promise<unknown> {
+  /**
+   * A column DEFAULT for the `rows` rows COPY does not supply it for. A literal is parsed
+   * once; any other expression runs once per row (`FROM generate_series(1, rows)`), so a
+   * volatile default (nextval, random()) gives each row its own value, while now() still
+   * gives the transaction's time, as in PostgreSQL.
+   */
+  async #evalDefaults(expr: string, type: SqlType, rows: number): Promise<unknown[]> {
     // Literal defaults (the common case) need no plan.
     const lit = /^\s*(?:'((?:[^']|'')*)'|([+-]?\d+(?:\.\d+)?))\s*$/.exec(expr);
-    if (lit) return parseValue(lit[1] !== undefined ? lit[1].replaceAll("''", "'") : lit[2]!, type, this.#textSettings());
-    if (/^\s*null\s*$/i.test(expr)) return null;
-    const [stmt] = parseStatements(`SELECT CAST((${expr}) AS ${formatTypeName(type)})`);
+    if (lit) {
+      const v = parseValue(lit[1] !== undefined ? lit[1].replaceAll("''", "'") : lit[2]!, type, this.#textSettings());
+      return new Array<unknown>(rows).fill(v);
+    }
+    if (/^\s*null\s*$/i.test(expr) || rows === 0) return new Array<unknown>(rows).fill(null);
+    const [stmt] = parseStatements(`SELECT CAST((${expr}) AS ${formatTypeName(type)}) FROM generate_series(1, ${rows})`);
     const bound = bindStatement(stmt!, this.#bindEnv());
-    if (bound.kind !== 'query') return null;
-    return (await this.#evalArgs(bound.plan, [type], new AbortController().signal))[0] ?? null;
+    if (bound.kind !== 'query') return new Array<unknown>(rows).fill(null);
+    const out: unknown[] = [];
+    for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+      out.push(...vectorToValues(b.getChildAt(0)!, type));
+    }
+    return out;
   }
 
   /**
@@ -803,13 +822,14 @@ class FloeSession implements SessionHandler {
           const rows = parseCopyText(Buffer.concat(chunks).toString('utf8'), c.options);
           const settings = session.#textSettings();
           const byName = new Map(c.columns.map((col, i) => [col.name, i]));
-          const defaults = new Map<string, unknown>();
+          const defaults = new Map<string, unknown[]>();
           for (const tc of table.columns) {
-            if (!byName.has(tc.name) && tc.defaultExpr !== undefined) defaults.set(tc.name, await session.#evalDefault(tc.defaultExpr, tc.type));
+            const expr = tc.identity !== undefined ? `nextval(${tc.identity.sequenceId}::regclass)` : tc.defaultExpr;
+            if (!byName.has(tc.name) && expr !== undefined) defaults.set(tc.name, await session.#evalDefaults(expr, tc.type, rows.length));
           }
           const columns = table.columns.map((tc) => {
             const at = byName.get(tc.name);
-            if (at === undefined && defaults.has(tc.name)) return rows.map(() => defaults.get(tc.name));
+            if (at === undefined && defaults.has(tc.name)) return defaults.get(tc.name)!;
             return rows.map((r, line) => {
               if (r.length !== c.columns.length) {
                 throw new FloeError('22P04', r.length < c.columns.length ? `missing data for column "${c.columns[r.length]!.name}"` : 'extra data after last expected column', { detail: `COPY ${table.name}, line ${line + 1}` });

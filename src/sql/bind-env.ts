@@ -17,6 +17,8 @@ export interface CatalogTable {
     readonly nullable: boolean;
     /** Default as SQL expression text, bound when an INSERT omits the column. */
     readonly defaultExpr?: string;
+    /** Identity column: values come from nextval of the owned sequence. */
+    readonly identity?: { readonly generation: 'always' | 'byDefault'; readonly sequenceId: number };
   }[];
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly PartitionFieldSpec[];
@@ -26,6 +28,7 @@ export interface CatalogTable {
 /** What the binder asks the catalog. src/lake's Warehouse satisfies it. */
 export interface CatalogReader {
   getTable(namespace: string, name: string): CatalogTable | undefined;
+  getSequence?(namespace: string, name: string): { readonly id: number } | undefined;
 }
 
 /** Everything binding needs from the session. */

@@ -1,4 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
+import type { SequenceOptions } from '../lake/index.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
 export interface PartitionFieldSpec {
@@ -18,6 +19,14 @@ export interface ColumnSpec {
   readonly nullable: boolean;
   /** DEFAULT as SQL text (checked by binding it at CREATE time). */
   readonly defaultExpr?: string;
+  /** serial / bigserial / smallserial, or GENERATED … AS IDENTITY: the table owns a sequence made with it. */
+  readonly sequence?: { readonly kind: 'serial' | 'always' | 'byDefault'; readonly options: SequenceOptions };
+}
+
+/** OWNED BY table.column. */
+export interface SequenceOwnerSpec {
+  readonly table: TableName;
+  readonly column: string;
 }
 
 /** A table name as resolved against search_path (namespace is always filled in). */
@@ -60,6 +69,23 @@ export type DdlCommand =
       /** WITH (key = value, …): keys lower-cased, values as text; validated by src/lake. */
       readonly properties: Readonly<Record<string, string>>;
     }
+  | {
+      readonly kind: 'createSequence';
+      readonly sequence: TableName;
+      readonly ifNotExists: boolean;
+      readonly options: SequenceOptions;
+      readonly ownedBy?: SequenceOwnerSpec;
+    }
+  | {
+      readonly kind: 'alterSequence';
+      readonly sequence: TableName;
+      readonly ifExists: boolean;
+      readonly options: SequenceOptions;
+      /** OWNED BY t.c, or null for OWNED BY NONE. */
+      readonly ownedBy?: SequenceOwnerSpec | null;
+      readonly rename?: string;
+    }
+  | { readonly kind: 'dropSequence'; readonly sequences: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
   | { readonly kind: 'dropTable'; readonly tables: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
   | {
       readonly kind: 'alterTable';

@@ -1,3 +1,5 @@
+import type { SessionSequences } from '../session-sequences.js';
+
 /**
  * What a scalar function may look at besides its arguments: the session's view
  * of the world. Built once per query from the ExecContext.
@@ -21,4 +23,6 @@ export interface EvalContext {
    * value now in force. Absent where no session owns the settings.
    */
   readonly setSetting?: (name: string, value: string, isLocal: boolean) => string;
+  /** nextval / currval / setval / lastval: the session's sequences. Absent where no session runs the query. */
+  readonly sequences?: SessionSequences;
 }

@@ -1,5 +1,6 @@
 import type { SqlType } from '../../common/sql-type.js';
 import type { PhysicalPlan } from '../plan/physical-plan.js';
+import { functionById } from '../functions/function-registry.js';
 
 /**
  * The bound expression IR: plain immutable data (no closures), so a plan can be
@@ -279,6 +280,8 @@ export const Exprs = Object.freeze({
 /** Expressions a worker can evaluate alone: no subqueries, no outer rows. */
 export function shippable(e: Expr): boolean {
   if (e.kind === 'scalarSubquery' || e.kind === 'exists' || e.kind === 'inSubquery' || e.kind === 'outerColumn') return false;
+  // Volatile calls (nextval, setval, random) run where the session is, once per row.
+  if (e.kind === 'call' && functionById(e.fn)?.volatile === true) return false;
   return exprChildren(e).every(shippable);
 }
 

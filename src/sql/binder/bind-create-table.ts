@@ -10,6 +10,8 @@ import { coerceTo } from './coerce.js';
 import { propertiesOf } from './bind-ddl.js';
 import { qualifyForDdl } from './resolve-relation.js';
 import { resolveTypeName } from './resolve-type-name.js';
+import { identityOf, serialType } from './bind-sequence.js';
+import type { SqlType } from '../../common/sql-type.js';
 
 export interface BoundColumnDef {
   readonly spec: ColumnSpec;
@@ -18,10 +20,12 @@ export interface BoundColumnDef {
 
 /** A column definition: type, NOT NULL / NULL, DEFAULT (checked by binding it), PRIMARY KEY. */
 export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
-  const type = resolveTypeName(def.typeName);
+  const serial = serialType(def.typeName);
+  const type: SqlType = serial !== undefined ? { kind: serial } : resolveTypeName(def.typeName);
   let nullable = true;
   let primaryKey = false;
   let defaultExpr: string | undefined;
+  let sequence: ColumnSpec['sequence'] = serial !== undefined ? { kind: 'serial', options: {} } : undefined;
   for (const c of (def.constraints as Raw[] | undefined) ?? []) {
     const con = unwrap(c)[1];
     switch (con.contype as string) {
@@ -34,13 +38,31 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
         defaultExpr = sourceText(ctx, con.raw_expr);
         break;
       }
+      case 'CONSTR_IDENTITY':
+        if (sequence !== undefined) {
+          throw new FloeError(SqlState.syntaxError, `multiple identity specifications for column "${def.colname}" of table "${tableNameOf(ctx)}"`, { position: positionOf(con) });
+        }
+        sequence = identityOf(con);
+        break;
       case 'CONSTR_UNIQUE': case 'CONSTR_CHECK': case 'CONSTR_FOREIGN':
         throw new FloeError(SqlState.featureNotSupported, `${String(con.contype).replace('CONSTR_', '')} constraints are not supported`, { position: positionOf(con) });
       default:
         break;
     }
   }
-  return { spec: { name: def.colname, type, nullable, ...(defaultExpr !== undefined ? { defaultExpr } : {}) }, primaryKey };
+  if (sequence !== undefined && defaultExpr !== undefined) {
+    throw new FloeError(SqlState.syntaxError, `multiple default values specified for column "${def.colname}" of table "${tableNameOf(ctx)}"`);
+  }
+  return {
+    spec: { name: def.colname, type, nullable, ...(defaultExpr !== undefined ? { defaultExpr } : {}), ...(sequence !== undefined ? { sequence } : {}) },
+    primaryKey,
+  };
+}
+
+/** The table a CREATE / ALTER TABLE statement names, for messages. */
+function tableNameOf(ctx: BindContext): string {
+  const [, n] = unwrap(ctx.stmt.ast);
+  return String(n?.relation?.relname ?? '');
 }
 
 /** The text of an expression node as the user wrote it (the default is stored as SQL text). */

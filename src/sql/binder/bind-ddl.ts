@@ -6,6 +6,7 @@ import type { RefDdlClause } from '../parser/lake-clause.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindColumnDef } from './bind-create-table.js';
+import { bindDropSequence } from './bind-sequence.js';
 import { defElemKey, defElemValue } from './def-elem.js';
 import { qualifyExisting } from './resolve-relation.js';
 
@@ -35,7 +36,8 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
       });
       return ddl({ kind: 'dropTable', tables, ifExists, cascade });
     }
-    case 'OBJECT_VIEW': case 'OBJECT_INDEX': case 'OBJECT_SEQUENCE': case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
+    case 'OBJECT_SEQUENCE': return bindDropSequence(ctx, n);
+    case 'OBJECT_VIEW': case 'OBJECT_INDEX': case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
       if (ifExists) return { kind: 'utility', command: { kind: 'noop', tag: `DROP ${String(n.removeType).slice(7)}` } };
       throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).slice(7)} is not supported`);
     default:

@@ -61,8 +61,10 @@ export function columnIndex(t: DmlTarget, name: string, node: Raw): number {
 /** A column's DEFAULT (bound from its SQL text), or a typed NULL. */
 export function defaultValue(ctx: BindContext, t: DmlTarget, column: number): Expr {
   const col = t.table.columns[column]!;
-  if (col.defaultExpr === undefined || col.defaultExpr === '') return Exprs.literal(null, col.type);
-  const select = parseFragment('SELECT ', col.defaultExpr, 0);
+  // An identity column's default is nextval of its sequence.
+  const text = col.identity !== undefined ? `nextval(${col.identity.sequenceId}::regclass)` : col.defaultExpr;
+  if (text === undefined || text === '') return Exprs.literal(null, col.type);
+  const select = parseFragment('SELECT ', text, 0);
   const val = unwrap(unwrap(select)[1].targetList[0])[1].val;
   // Locations refer to the default's own text, not the statement: drop them from errors.
   try {

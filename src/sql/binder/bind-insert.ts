@@ -16,6 +16,7 @@ import {
   assignmentTarget, bindReturning, columnIndex, defaultValue, resolveDmlTarget, tableRowScope, type DmlTarget,
 } from './bind-dml-target.js';
 import { finishDml } from './finish-dml.js';
+import { checkIdentityUpdate, insertedValueUse, overridingOf } from './identity-columns.js';
 
 export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
   if (n.withClause) throw new FloeError(SqlState.featureNotSupported, 'WITH on INSERT is not supported yet', { position: positionOf(n.withClause) });
@@ -39,6 +40,7 @@ export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
     if (widest < targets.length) targets = targets.slice(0, widest);
   }
   const targetTypes = targets.map((i) => t.table.columns[i]!.type);
+  const overriding = overridingOf(n.override as string | undefined);
 
   let input: LogicalPlan;
   const sel = n.selectStmt ? unwrap(n.selectStmt)[1] : undefined;
@@ -65,13 +67,14 @@ export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
         const k = targets.indexOf(i);
         const e = k >= 0 ? row[k]! : undefined;
         if (e === undefined || (e.kind === 'literal' && e.value === defaultMarkerValue)) return defaultValue(ctx, t, i);
+        if (insertedValueUse(t, i, overriding) === 'default') return defaultValue(ctx, t, i);
         return coerceTo(ctx, e, t.table.columns[i]!.type, 'assignment');
       }));
       input = LogicalValues.create({ rows, columns: tableColumns(t) });
     } else {
       const exprs = t.table.columns.map((c, i) => {
         const k = targets.indexOf(i);
-        if (k < 0) return defaultValue(ctx, t, i);
+        if (k < 0 || insertedValueUse(t, i, overriding) === 'default') return defaultValue(ctx, t, i);
         return coerceTo(ctx, Exprs.column(k, source.columns[k]!.type, source.columns[k]!.name), c.type, 'assignment');
       });
       input = LogicalProject.create({ input: source.plan, exprs, columns: tableColumns(t) });
@@ -149,6 +152,7 @@ export function bindSetList(
       if (stag !== 'RowExpr') throw new FloeError(SqlState.featureNotSupported, 'SET (…) = (SELECT …) is not supported', { position: positionOf(v.source) });
       val = s.args[v.colno - 1];
     }
+    checkIdentityUpdate(t, column, unwrap(val)[0] === 'SetToDefault');
     const expr = unwrap(val)[0] === 'SetToDefault'
       ? defaultValue(ctx, t, column)
       : coerceTo(ctx, bindExpr(ctx, val, { scope, clause: 'UPDATE' }), t.table.columns[column]!.type, 'assignment', positionOf(val));

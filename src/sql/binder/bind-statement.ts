@@ -12,6 +12,7 @@ import { bindCopy } from './bind-copy.js';
 import { bindCreateTable } from './bind-create-table.js';
 import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
 import { bindInsert } from './bind-insert.js';
+import { bindAlterSequence, bindCreateSequence, bindRenameSequence } from './bind-sequence.js';
 import { bindMerge } from './bind-merge.js';
 import { bindSelect } from './bind-query.js';
 import { bindDelete, bindTruncate, bindUpdate } from './bind-update-delete.js';
@@ -51,7 +52,9 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'CreateStmt': return bindCreateTable(ctx, n);
     case 'DropStmt': return bindDrop(ctx, n);
     case 'AlterTableStmt': return bindAlterTable(ctx, n);
-    case 'RenameStmt': return bindRename(ctx, n);
+    case 'RenameStmt': return n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : bindRename(ctx, n);
+    case 'CreateSeqStmt': return bindCreateSequence(ctx, n);
+    case 'AlterSeqStmt': return bindAlterSequence(ctx, n);
     case 'TransactionStmt': return bindTransaction(n);
     case 'VariableSetStmt': return bindVariableSet(n);
     case 'VariableShowStmt': return bindShow(n);

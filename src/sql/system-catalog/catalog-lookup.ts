@@ -73,6 +73,8 @@ export function regclassName(oid: number, warehouse: unknown, registry: VirtualT
   const path = searchPath.includes('pg_catalog') ? searchPath : ['pg_catalog', ...searchPath];
   const quote = (s: string) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replaceAll('"', '""')}"`);
   if (t) return path.includes(t.namespace) ? quote(t.name) : `${quote(t.namespace)}.${quote(t.name)}`;
+  const s = w?.getSequenceById?.(oid);
+  if (s) return path.includes(s.namespace) ? quote(s.name) : `${quote(s.namespace)}.${quote(s.name)}`;
   const v = registry?.list().find((x) => x.oid === oid);
   if (v) return path.includes(v.schema) ? quote(v.name) : `${quote(v.schema)}.${quote(v.name)}`;
   return undefined;

@@ -6,7 +6,10 @@ export interface CatalogTableInfo {
   readonly id: number;
   readonly namespace: string;
   readonly name: string;
-  readonly columns: readonly { readonly name: string; readonly type: SqlType; readonly nullable: boolean; readonly defaultExpr?: string }[];
+  readonly columns: readonly {
+    readonly name: string; readonly type: SqlType; readonly nullable: boolean; readonly defaultExpr?: string;
+    readonly fieldId?: number; readonly identity?: { readonly generation: 'always' | 'byDefault'; readonly sequenceId: number };
+  }[];
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly unknown[];
   readonly properties?: Readonly<Record<string, string>>;
@@ -17,6 +20,24 @@ export interface CatalogWarehouse {
   listNamespaces(): string[];
   listTables(namespace?: string): readonly CatalogTableInfo[];
   getTableById?(id: number): CatalogTableInfo | undefined;
+  listSequences?(namespace?: string): readonly CatalogSequenceInfo[];
+  getSequenceById?(id: number): CatalogSequenceInfo | undefined;
+  sequenceState?(id: number): { lastValue: bigint; isCalled: boolean };
+}
+
+/** A sequence as the catalog views need it (src/lake's SequenceMetadata satisfies it). */
+export interface CatalogSequenceInfo {
+  readonly id: number;
+  readonly namespace: string;
+  readonly name: string;
+  readonly dataType: 'int2' | 'int4' | 'int8';
+  readonly increment: bigint;
+  readonly minValue: bigint;
+  readonly maxValue: bigint;
+  readonly start: bigint;
+  readonly cache: bigint;
+  readonly cycle: boolean;
+  readonly ownedBy: { readonly tableId: number; readonly fieldId: number } | undefined;
 }
 
 /** What one catalog query sees: lake namespaces and tables, plus the virtual relations. */
@@ -24,6 +45,7 @@ export interface CatalogView {
   readonly ctx: VirtualTableContext;
   readonly namespaces: readonly string[];
   readonly tables: readonly CatalogTableInfo[];
+  readonly sequences: readonly CatalogSequenceInfo[];
   readonly virtualTables: readonly VirtualTable[];
 }
 

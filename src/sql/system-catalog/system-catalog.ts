@@ -5,6 +5,7 @@ import { catalogRowSources } from './catalog-rows.js';
 import type { CatalogView } from './catalog-view.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { lookupLakeSystemTable } from './lake-system-tables.js';
+import { lookupSequenceRelation } from './sequence-relation.js';
 import type { Warehouse } from '../../lake/index.js';
 
 /** A shape spec type ('int4', 'oid[]', 'varchar', …) as a SqlType. */
@@ -43,7 +44,7 @@ class SystemCatalogImpl implements SystemCatalog {
     let r = this.#perWarehouse.get(warehouse);
     if (!r) {
       r = {
-        lookup: (schema, name) => this.lookup(schema, name) ?? lookupLakeSystemTable(warehouse, schema, name),
+        lookup: (schema, name) => this.lookup(schema, name) ?? lookupSequenceRelation(warehouse, schema, name) ?? lookupLakeSystemTable(warehouse, schema, name),
         list: (schema) => this.list(schema),
       };
       this.#perWarehouse.set(warehouse, r);
@@ -63,6 +64,7 @@ class SystemCatalogImpl implements SystemCatalog {
       ctx,
       namespaces: w?.listNamespaces() ?? ['public'],
       tables: w?.listTables() ?? [],
+      sequences: w?.listSequences?.() ?? [],
       virtualTables: this.list(),
     };
   }
