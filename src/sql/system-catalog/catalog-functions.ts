@@ -59,8 +59,30 @@ function searchPathSchemas(ctx: EvalContext, includeImplicit: boolean): string[]
   return includeImplicit && !path.includes('pg_catalog') ? ['pg_catalog', ...path] : path;
 }
 
+/** pg_get_serial_sequence: the sequence owned by the column (serial, identity or OWNED BY), schema-qualified. */
+function serialSequence(ctx: EvalContext, table: string, column: string): string | null {
+  const oid = regclassOid(table, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true));
+  if (oid === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${table}" does not exist`);
+  const t = tableByOid(ctx, oid);
+  if (t === undefined) return null;
+  const name = /^".*"$/.test(column) ? column.slice(1, -1).replaceAll('""', '"') : column.toLowerCase();
+  const c = t.columns.find((x) => x.name === name);
+  if (c === undefined) throw new FloeError(SqlState.undefinedColumn, `column "${name}" of relation "${t.name}" does not exist`);
+  const s = lakeWarehouse(ctx.warehouse)?.listSequences?.(t.namespace).find((x) => x.ownedBy?.tableId === t.id && x.ownedBy.fieldId === c.fieldId);
+  return s === undefined ? null : `${quoteIdent(s.namespace)}.${quoteIdent(s.name)}`;
+}
+
 function isVisible(ctx: EvalContext, oid: number): boolean {
   const schemas = searchPathSchemas(ctx, true);
+  const seq = lakeWarehouse(ctx.warehouse)?.getSequenceById?.(oid);
+  if (seq !== undefined) {
+    const w = lakeWarehouse(ctx.warehouse)!;
+    for (const s of schemas) {
+      if (s === seq.namespace) return true;
+      if (w.listTables(s).some((o) => o.name === seq.name) || w.listSequences?.(s).some((o) => o.name === seq.name)) return false;
+    }
+    return false;
+  }
   const t = tableByOid(ctx, oid) ?? tableByIndexOid(ctx, oid);
   if (t) {
     if (!schemas.includes(t.namespace)) return false;
@@ -197,7 +219,7 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'pg_get_triggerdef', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_triggerdef', args: [T.oid, T.bool], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_partkeydef', args: [T.oid], returns: T.text, impl: () => null });
-  reg({ name: 'pg_get_serial_sequence', args: [T.text, T.text], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_serial_sequence', args: [T.text, T.text], returns: T.text, impl: (a, ctx) => serialSequence(ctx, a[0] as string, a[1] as string) });
   reg({ name: 'pg_relation_is_publishable', args: [T.oid], returns: T.bool, impl: () => false });
   reg({ name: 'pg_is_in_recovery', args: [], returns: T.bool, impl: () => false });
   for (const n of ['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']) reg({ name: n, args: [T.oid], returns: T.int8, impl: () => 0n });

@@ -8,6 +8,9 @@ import {
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { pgTypeRows } from './pg-type-rows.js';
 import { catalogShapes } from './catalog-shapes.js';
+import {
+  attidentity, deparseSequenceCalls, identityColumns, pgClassSequenceRows, sequenceAttributeRows, sequenceRowSources,
+} from './sequence-catalog-rows.js';
 
 /** PostgreSQL's relkind for a catalog relation ('r' table, 'v' view); other virtual relations are views. */
 const shapeKinds = new Map(catalogShapes.map((c) => [`${c.schema}.${c.name}`, c.relkind]));
@@ -59,6 +62,7 @@ function pgClass(v: CatalogView): Row[] {
       });
     }
   }
+  rows.push(...pgClassSequenceRows(v, classDefaults));
   for (const vt of v.virtualTables) {
     rows.push({
       ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema),
@@ -71,14 +75,14 @@ function pgClass(v: CatalogView): Row[] {
 
 function pgAttribute(v: CatalogView): Row[] {
   const rows: Row[] = [];
-  const add = (relid: number, num: number, name: string, type: SqlType, notNull: boolean, hasDef: boolean) => rows.push({
+  const add = (relid: number, num: number, name: string, type: SqlType, notNull: boolean, hasDef: boolean, identity = '') => rows.push({
     attrelid: relid, attname: name, atttypid: typeOid(type), attstattarget: -1, attlen: typeLength(type), attnum: num, attndims: type.kind === 'array' ? 1 : 0,
     attcacheoff: -1, atttypmod: typeModifier(type), attbyval: typeLength(type) > 0 && typeLength(type) <= 8, attalign: 'i', attstorage: typeLength(type) > 0 ? 'p' : 'x',
-    attcompression: '', attnotnull: notNull, atthasdef: hasDef, atthasmissing: false, attidentity: '', attgenerated: '', attisdropped: false,
+    attcompression: '', attnotnull: notNull, atthasdef: hasDef, atthasmissing: false, attidentity: identity, attgenerated: '', attisdropped: false,
     attislocal: true, attinhcount: 0, attcollation: collationOf(type), attacl: null, attoptions: null, attfdwoptions: null, attmissingval: null,
   });
   for (const t of v.tables) {
-    t.columns.forEach((c, i) => add(t.id, i + 1, c.name, c.type, !c.nullable || t.primaryKey.includes(c.name), c.defaultExpr !== undefined));
+    t.columns.forEach((c, i) => add(t.id, i + 1, c.name, c.type, !c.nullable || t.primaryKey.includes(c.name), c.defaultExpr !== undefined, attidentity(c)));
     if (t.primaryKey.length > 0) {
       t.primaryKey.forEach((k, i) => {
         const c = t.columns.find((col) => col.name === k);
@@ -86,6 +90,7 @@ function pgAttribute(v: CatalogView): Row[] {
       });
     }
   }
+  sequenceAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, true, false));
   for (const vt of v.virtualTables) vt.columns.forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
   return rows;
 }
@@ -115,7 +120,7 @@ function pgAttrdef(v: CatalogView): Row[] {
   const rows: Row[] = [];
   for (const t of v.tables) {
     t.columns.forEach((c, i) => {
-      if (c.defaultExpr !== undefined) rows.push({ oid: 1_200_000_000 + t.id * 64 + i, adrelid: t.id, adnum: i + 1, adbin: deparseDefault(c.defaultExpr, c.type) });
+      if (c.defaultExpr !== undefined) rows.push({ oid: 1_200_000_000 + t.id * 64 + i, adrelid: t.id, adnum: i + 1, adbin: deparseSequenceCalls(v, deparseDefault(c.defaultExpr, c.type)) });
     });
   }
   return rows;
@@ -243,12 +248,12 @@ function dataTypeName(t: SqlType): string {
 
 function isColumns(v: CatalogView): Row[] {
   const rows: Row[] = [];
-  const push = (schema: string, table: string, i: number, c: { name: string; type: SqlType; nullable: boolean; defaultExpr?: string }, pk: boolean) => {
+  const push = (schema: string, table: string, i: number, c: CatalogTableInfo['columns'][number], pk: boolean) => {
     const t = c.type;
     const numericPrecision = t.kind === 'int2' ? 16 : t.kind === 'int4' ? 32 : t.kind === 'int8' ? 64 : t.kind === 'float4' ? 24 : t.kind === 'float8' ? 53 : t.kind === 'numeric' ? t.precision ?? null : null;
     rows.push({
       table_catalog: v.ctx.database, table_schema: schema, table_name: table, column_name: c.name, ordinal_position: i + 1,
-      column_default: c.defaultExpr === undefined ? null : deparseDefault(c.defaultExpr, c.type), is_nullable: c.nullable && !pk ? 'YES' : 'NO', data_type: dataTypeName(t),
+      column_default: c.defaultExpr === undefined ? null : deparseSequenceCalls(v, deparseDefault(c.defaultExpr, c.type)), is_nullable: c.nullable && !pk ? 'YES' : 'NO', data_type: dataTypeName(t),
       character_maximum_length: t.kind === 'varchar' || t.kind === 'bpchar' ? t.length ?? null : null,
       character_octet_length: t.kind === 'varchar' || t.kind === 'bpchar' || t.kind === 'text' ? (t.kind !== 'text' && t.length !== undefined ? t.length * 4 : 1073741824) : null,
       numeric_precision: numericPrecision,
@@ -257,6 +262,7 @@ function isColumns(v: CatalogView): Row[] {
       datetime_precision: t.kind === 'date' ? 0 : t.kind === 'time' || t.kind === 'timestamp' || t.kind === 'timestamptz' || t.kind === 'interval' ? 6 : null,
       udt_catalog: v.ctx.database, udt_schema: 'pg_catalog', udt_name: t.kind === 'array' ? `_${t.element.kind}` : t.kind,
       dtd_identifier: String(i + 1), is_self_referencing: 'NO', is_identity: 'NO', identity_cycle: 'NO', is_generated: 'NEVER', is_updatable: 'YES',
+      ...identityColumns(v, c),
     });
   };
   for (const t of v.tables) t.columns.forEach((c, i) => push(t.namespace, t.name, i, c, t.primaryKey.includes(c.name)));
@@ -304,6 +310,7 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'information_schema.columns': isColumns,
   'information_schema.table_constraints': isTableConstraints,
   'information_schema.key_column_usage': isKeyColumnUsage,
+  ...sequenceRowSources,
 };
 
 export { PG_CLASS_OID };
