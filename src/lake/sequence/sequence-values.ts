@@ -53,9 +53,20 @@ export class SequenceValues {
     this.#catalog().setSequenceValue(id, value, isCalled);
   }
 
-  /** A change of the sequence's options or a RESTART from this process: drop the block. */
+  /**
+   * A change of the sequence's options or a RESTART from this process: give back the block's
+   * unused values first, so new options continue from the last value handed out (as in PostgreSQL).
+   */
   forget(id: number): void {
+    this.#release(id);
+  }
+
+  #release(id: number): void {
+    const b = this.#blocks.get(id);
     this.#blocks.delete(id);
+    if (b === undefined || b.next >= b.values.length) return;
+    const back = b.next === 0 ? { lastValue: b.values[0]!, isCalled: false } : { lastValue: b.values[b.next - 1]!, isCalled: true };
+    this.#catalog().releaseSequenceValues(id, b.generation, b.values[b.values.length - 1]!, back.lastValue, back.isCalled);
   }
 
   /** last_value / is_called as `SELECT * FROM s` shows them: this process's last handed-out value while it holds a block. */
@@ -74,13 +85,6 @@ export class SequenceValues {
 
   /** Gives back what this process reserved and did not use, where nobody reserved or reset after it. */
   releaseAll(): void {
-    for (const [id, b] of this.#blocks) {
-      if (b.next >= b.values.length) continue;
-      const s = this.#catalog().getSequenceById(id);
-      if (s === undefined) continue;
-      const back = b.next === 0 ? this.#before(s, b) : { lastValue: b.values[b.next - 1]!, isCalled: true };
-      this.#catalog().releaseSequenceValues(id, b.generation, b.values[b.values.length - 1]!, back.lastValue, back.isCalled);
-    }
-    this.#blocks.clear();
+    for (const id of [...this.#blocks.keys()]) this.#release(id);
   }
 }
