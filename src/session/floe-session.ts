@@ -456,7 +456,12 @@ class FloeSession implements SessionHandler {
         }, { ifNotExists: c.ifNotExists });
         return 'CREATE TABLE';
       case 'dropTable':
-        for (const t of c.tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
+        for (const t of c.tables) {
+          if (w.getTable(t.namespace, t.name) === undefined && w.getSequence(t.namespace, t.name) !== undefined) {
+            throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a table`, { hint: 'Use DROP SEQUENCE to remove a sequence.' });
+          }
+          await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
+        }
         return 'DROP TABLE';
       case 'alterTable': {
         let table = w.getTable(c.table.namespace, c.table.name);

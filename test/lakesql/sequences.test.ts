@@ -42,6 +42,7 @@ describe('sequences against PostgreSQL 15', () => {
     'CREATE SEQUENCE a1',
     'CREATE SEQUENCE a1',
     'CREATE SEQUENCE IF NOT EXISTS a1',
+    'DROP TABLE a1',
     'CREATE SEQUENCE a2 AS integer INCREMENT BY 3 MINVALUE 5 MAXVALUE 20 START WITH 8 CACHE 4 NO CYCLE',
     'CREATE SEQUENCE a3 INCREMENT -2',
     'SELECT seqtypid::int, seqstart, seqincrement, seqmax, seqmin, seqcache, seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid WHERE c.relname IN (\'a1\', \'a2\', \'a3\') ORDER BY c.relname',
