@@ -6,7 +6,7 @@ import { MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, localToUtc, utcToLocal } from '
 import {
   applyNumericTypmod, castNumericText, decToBigIntRounded, floatToNumericText, formatDecimal, parseDecimal, toDecimal,
 } from './numeric.js';
-import { applyCharLength, formatValue, parseValue, typeDisplayName } from './text-io.js';
+import { applyCharLength, formatValue, parseFloat8, parseValue, typeDisplayName } from './text-io.js';
 import type { TextIoSettings } from './text-io.js';
 
 const INT_BOUNDS: Record<string, [bigint, bigint, string]> = {
@@ -108,7 +108,8 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
     }
     case 'float4': case 'float8': {
       let x: number;
-      if (fk === 'numeric') x = Number(v as string);
+      // numeric → float goes through the numeric's text, as PostgreSQL's numeric_float8 does, so its range errors match.
+      if (fk === 'numeric') return (v as string) === 'NaN' ? NaN : parseFloat8(v as string, to);
       else if (typeof v === 'bigint') x = Number(v);
       else if (typeof v === 'number') x = v;
       else break;

@@ -1,3 +1,6 @@
+import {
+  checkDateFields, checkDateRange, checkTimeFields, checkTimestampRange, checkZoneDisplacement, daysInMonthOf, isLeapYear,
+} from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -32,11 +35,11 @@ export function civilFromDays(z: number): { y: number; m: number; d: number } {
 }
 
 export function isLeap(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  return isLeapYear(y);
 }
 
 export function daysInMonth(y: number, m: number): number {
-  return [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+  return daysInMonthOf(y, m);
 }
 
 const p2 = (n: number) => String(n).padStart(2, '0');
@@ -199,7 +202,13 @@ interface ParsedDateTime {
   special?: 'infinity' | '-infinity' | 'epoch' | 'now' | 'today' | 'tomorrow' | 'yesterday' | 'allballs';
 }
 
-const DATE_RE = /^(\d{1,7})-(\d{1,2})-(\d{1,2})/;
+const DATE_RE = /^(\d{1,7})-(\d{1,2})-(\d{1,7})/;
+
+/** A year written with one or two digits after a month and day means the nearest century (PostgreSQL: 70-99 → 19xx). */
+function twoDigitYear(digits: string): number {
+  const y = Number(digits);
+  return digits.length > 2 ? y : y < 70 ? 2000 + y : 1900 + y;
+}
 const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?/;
 
 function parseTimeOfDay(s: string, type: string, text: string): { tod: bigint; rest: string } | undefined {
@@ -216,7 +225,7 @@ function parseTimeOfDay(s: string, type: string, text: string): { tod: bigint; r
     const roundUp = f.length > 6 && Number(f[6]) >= 5 ? 1 : 0;
     fracMicros = BigInt(micros + roundUp);
   }
-  if (mi > 59 || sec > 60 || h > 24 || (h === 24 && (mi > 0 || sec > 0 || fracMicros > 0n))) throw fieldOverflow(type, text);
+  checkTimeFields(h, mi, sec, fracMicros, text);
   const tod = (BigInt(h) * 3600n + BigInt(mi) * 60n + BigInt(sec)) * MICROS_PER_SEC + fracMicros;
   return { tod, rest: s.slice(m[0].length) };
 }
@@ -228,6 +237,7 @@ function parseZone(s: string, type: string, text: string): { offsetSecs?: number
   const m = /^([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?$/.exec(z);
   if (m) {
     const v = Number(m[2]) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0);
+    checkZoneDisplacement(v, text);
     return { offsetSecs: m[1] === '-' ? -v : v };
   }
   if (isValidTimeZone(z)) return { zoneName: z };
@@ -250,15 +260,20 @@ function parseDateTimeText(text: string, type: string): ParsedDateTime {
   else if (/\s+ad$/i.test(s)) s = s.replace(/\s+ad$/i, '');
   let y: number, mo: number, d: number;
   let m = DATE_RE.exec(s);
-  if (m) {
+  if (m && m[1]!.length > 2) {
     y = Number(m[1]); mo = Number(m[2]); d = Number(m[3]);
+    if (m[3]!.length > 2) throw badDatetime(type, text);
+    s = s.slice(m[0].length);
+  } else if (m) {
+    // A short first field is the month (DateStyle MDY): 12-25-99, 1-2-2024.
+    mo = Number(m[1]); d = Number(m[2]); y = twoDigitYear(m[3]!);
     s = s.slice(m[0].length);
   } else if ((m = /^(\d{4})(\d{2})(\d{2})(?=$|[\sT])/.exec(s))) {
     y = Number(m[1]); mo = Number(m[2]); d = Number(m[3]);
     s = s.slice(m[0].length);
   } else if ((m = /^(\d{1,2})\/(\d{1,2})\/(\d{1,4})/.exec(s))) {
     // DateStyle MDY (PostgreSQL's default ordering for slashed dates).
-    mo = Number(m[1]); d = Number(m[2]); y = Number(m[3]);
+    mo = Number(m[1]); d = Number(m[2]); y = twoDigitYear(m[3]!);
     s = s.slice(m[0].length);
   } else if ((m = /^(\d{1,2})[-\s]([a-z]{3})[a-z]*[-\s](\d{1,4})/i.exec(s)) && MONTHS.includes(m[2]!.toLowerCase())) {
     d = Number(m[1]); mo = MONTHS.indexOf(m[2]!.toLowerCase()) + 1; y = Number(m[3]);
@@ -269,8 +284,7 @@ function parseDateTimeText(text: string, type: string): ParsedDateTime {
   } else {
     throw badDatetime(type, text);
   }
-  if (bc) y = 1 - y;
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) throw fieldOverflow(type, text);
+  y = checkDateFields(y, bc, mo, d, text);
   const days = daysFromCivil(y, mo, d);
   s = s.replace(/^[T\s]\s*/i, (x) => (x ? '' : x));
   let tod = 0n;
@@ -290,7 +304,7 @@ export function parseDate(text: string, nowMicros: bigint = BigInt(Date.now()) *
     case 'infinity': return Infinity;
     case '-infinity': return -Infinity;
     case 'epoch': return 0;
-    case undefined: return p.days;
+    case undefined: return checkDateRange(p.days, text);
     default: {
       const local = utcToLocal(nowMicros, zone);
       const today = splitMicros(local).days;
@@ -303,12 +317,12 @@ export function parseDate(text: string, nowMicros: bigint = BigInt(Date.now()) *
 
 export function parseTimestamp(text: string, nowMicros: bigint = BigInt(Date.now()) * 1000n, zone = 'UTC'): bigint {
   const p = parseDateTimeText(text, 'timestamp');
-  return timestampFromParsed(p, nowMicros, zone, false);
+  return checkTimestampRange(timestampFromParsed(p, nowMicros, zone, false), text);
 }
 
 export function parseTimestamptz(text: string, zone: string, nowMicros: bigint = BigInt(Date.now()) * 1000n): bigint {
   const p = parseDateTimeText(text, 'timestamp with time zone');
-  return timestampFromParsed(p, nowMicros, zone, true);
+  return checkTimestampRange(timestampFromParsed(p, nowMicros, zone, true), text);
 }
 
 function timestampFromParsed(p: ParsedDateTime, now: bigint, zone: string, tz: boolean): bigint {
@@ -341,7 +355,7 @@ export function parseTime(text: string): bigint {
       if (!p.hasTime && p.special === undefined) return 0n;
       return p.tod;
     } catch {
-      throw badDatetime('time without time zone', text);
+      throw badDatetime('time', text);
     }
   }
   const rest = t.rest.trim();
@@ -352,8 +366,10 @@ export function parseTime(text: string): bigint {
       if (rest.toLowerCase() === 'pm' && h < 12n) h += 12n;
       if (rest.toLowerCase() === 'am' && h === 12n) h = 0n;
       t = { tod: h * 3_600_000_000n + restTod, rest: '' };
-    } else throw badDatetime('time without time zone', text);
+    } else throw badDatetime('time', text);
   }
+  // 23:59:60.5 passes the field checks but lies past 24:00:00.
+  if (t.tod > MICROS_PER_DAY) throw fieldOverflow('time', text);
   return t.tod;
 }
 

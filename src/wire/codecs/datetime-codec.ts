@@ -1,3 +1,6 @@
+import {
+  checkDateFields, checkDateRange, checkTimeFields, checkTimestampRange, checkZoneDisplacement, isValidDateDays, isValidTimestampMicros,
+} from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { CodecContext } from './codec-context.js';
 import { timeZoneOffsetSeconds } from './time-zone-offset.js';
@@ -141,7 +144,7 @@ interface ParsedDateTime {
 const dateTimePattern =
   /^(\d{1,7})-(\d{1,2})-(\d{1,2})(?:(?:\s+|T)(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?\s*(Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?(?:\s+(BC|AD))?$/i;
 
-function parseOffset(tz: string): number {
+function parseOffset(tz: string, text: string): number {
   const t = tz.toUpperCase();
   if (t === 'Z' || t === 'UTC' || t === 'GMT') return 0;
   const sign = t.startsWith('-') ? -1 : 1;
@@ -154,28 +157,26 @@ function parseOffset(tz: string): number {
     m = Number(rest.slice(0, 2));
     s = rest.length > 2 ? Number(rest.slice(2, 4)) : 0;
   }
+  checkZoneDisplacement(h * 3600 + m * 60 + s, text);
   return sign * (h * 3600 + m * 60 + s);
 }
 
 function parseDateTime(text: string, type: string, requireTime: boolean): ParsedDateTime {
   const m = dateTimePattern.exec(text.trim());
   if (!m) throw syntax(type, text);
-  let year = Number(m[1]);
+  // A one- or two-digit first field is not a year: PostgreSQL reads it as a month (MDY), which the executor's parser handles.
+  if (m[1]!.length <= 2) throw syntax(type, text);
   const month = Number(m[2]);
   const day = Number(m[3]);
-  if (m[9]?.toUpperCase() === 'BC') year = 1 - year;
-  if (month < 1 || month > 12 || day < 1 || day > 31 || civilFromDays(daysFromCivil(year, month, day))[2] !== day) {
-    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
-  }
+  const year = checkDateFields(Number(m[1]), m[9]?.toUpperCase() === 'BC', month, day, text);
   if (requireTime && m[4] === undefined && m[8] !== undefined) throw syntax(type, text);
   const h = Number(m[4] ?? 0);
   const mi = Number(m[5] ?? 0);
   const s = Number(m[6] ?? 0);
-  if (h > 24 || mi > 59 || s > 60 || (h === 24 && (mi > 0 || s > 0))) {
-    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
-  }
-  const micros = BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(fractionMicros(m[7]));
-  return { days: daysFromCivil(year, month, day), micros, offset: m[8] === undefined ? undefined : parseOffset(m[8]) };
+  const frac = fractionMicros(m[7]);
+  checkTimeFields(h, mi, s, frac, text);
+  const micros = BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(frac);
+  return { days: daysFromCivil(year, month, day), micros, offset: m[8] === undefined ? undefined : parseOffset(m[8], text) };
 }
 
 function special(text: string): 'infinity' | '-infinity' | 'epoch' | undefined {
@@ -191,7 +192,7 @@ export function parseDate(text: string): number {
   if (sp === 'infinity') return Infinity;
   if (sp === '-infinity') return -Infinity;
   if (sp === 'epoch') return 0;
-  return parseDateTime(text, 'date', false).days;
+  return checkDateRange(parseDateTime(text, 'date', false).days, text);
 }
 
 export function parseTimestamp(text: string): bigint {
@@ -200,7 +201,7 @@ export function parseTimestamp(text: string): bigint {
   if (sp === '-infinity') return timestampMinusInfinity;
   if (sp === 'epoch') return 0n;
   const p = parseDateTime(text, 'timestamp', false);
-  return BigInt(p.days) * usPerDay + p.micros;
+  return checkTimestampRange(BigInt(p.days) * usPerDay + p.micros, text);
 }
 
 export function parseTimestamptz(text: string, timeZone: string): bigint {
@@ -210,7 +211,7 @@ export function parseTimestamptz(text: string, timeZone: string): bigint {
   if (sp === 'epoch') return 0n;
   const p = parseDateTime(text, 'timestamp with time zone', false);
   const local = BigInt(p.days) * usPerDay + p.micros;
-  if (p.offset !== undefined) return local - BigInt(p.offset) * usPerSecond;
+  if (p.offset !== undefined) return checkTimestampRange(local - BigInt(p.offset) * usPerSecond, text);
   // A wall-clock time: try the offsets in force a day before and after. Like PostgreSQL,
   // an ambiguous time (clocks turned back) takes the later offset, and a time in a
   // gap (clocks turned forward) the earlier one.
@@ -218,17 +219,18 @@ export function parseTimestamptz(text: string, timeZone: string): bigint {
   const before = timeZoneOffsetSeconds(timeZone, localSeconds - 86400);
   const after = timeZoneOffsetSeconds(timeZone, localSeconds + 86400);
   const offset = timeZoneOffsetSeconds(timeZone, localSeconds - after) === after ? after : before;
-  return local - BigInt(offset) * usPerSecond;
+  return checkTimestampRange(local - BigInt(offset) * usPerSecond, text);
 }
 
 export function parseTime(text: string): bigint {
   const m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?$/.exec(text.trim());
-  if (!m) throw syntax('time without time zone', text);
+  if (!m) throw syntax('time', text);
   const h = Number(m[1]); const mi = Number(m[2]); const s = Number(m[3] ?? 0);
-  if (h > 24 || mi > 59 || s > 60 || (h === 24 && (mi > 0 || s > 0))) {
-    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
-  }
-  return BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(fractionMicros(m[4]));
+  const frac = fractionMicros(m[4]);
+  checkTimeFields(h, mi, s, frac, text);
+  const micros = BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(frac);
+  if (micros > usPerDay) throw new FloeError('22008', `date/time field value out of range: "${text}"`);
+  return micros;
 }
 
 function int64(v: bigint): Buffer {
@@ -247,10 +249,14 @@ function timestampToBinary(us: bigint): Buffer {
   return int64(us - pgEpochUs);
 }
 
+/** As timestamp_recv: a finite value outside PostgreSQL's range is 22008 `timestamp out of range`. */
 function timestampFromBinary(b: Buffer, type: string): bigint {
   const v = readInt64(b, type);
   if (v === timestampInfinity || v === timestampMinusInfinity) return v;
-  return v + pgEpochUs;
+  // Past the int64 range of Floe's 1970-based microseconds: out of range, not a wrapped value.
+  const us = v + pgEpochUs;
+  if (!isValidTimestampMicros(us)) throw new FloeError('22008', 'timestamp out of range');
+  return us;
 }
 
 export const dateCodec: TypeCodec = {
@@ -269,6 +275,8 @@ export const dateCodec: TypeCodec = {
     const v = b.readInt32BE(0);
     if (v === dateInfinityBinary) return Infinity;
     if (v === dateMinusInfinityBinary) return -Infinity;
+    // As date_recv: only the range date_in accepts.
+    if (!isValidDateDays(v + pgEpochDays)) throw new FloeError('22008', 'date out of range');
     return v + pgEpochDays;
   },
 };
@@ -279,7 +287,12 @@ export const timeCodec: TypeCodec = {
   encodeText: (v) => formatTime(toBigInt(v, 'time')),
   encodeBinary: (v) => int64(toBigInt(v, 'time')),
   decodeText: (t) => parseTime(t),
-  decodeBinary: (b) => readInt64(b, 'time'),
+  decodeBinary: (b) => {
+    // As time_recv: 0 to 24:00:00 inclusive, else 22P03.
+    const us = readInt64(b, 'time');
+    if (us < 0n || us > usPerDay) throw new FloeError('22P03', 'time out of range');
+    return us;
+  },
 };
 
 export const timestampCodec: TypeCodec = {
