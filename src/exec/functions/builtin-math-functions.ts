@@ -132,5 +132,6 @@ function numericPower(a: Decimal, b: Decimal): string {
   if (decCmp(b, { unscaled: 5n, scale: 1 }) === 0) return formatDecimal(decSqrtAtScale(a, rscale));
   const r = Math.pow(Number(formatDecimal(a)), Number(formatDecimal(b)));
   if (Number.isNaN(r)) throw new FloeError('2201F', 'a negative number raised to a non-integer power yields a complex result');
+  if (!Number.isFinite(r)) throw new FloeError(SqlState.numericValueOutOfRange, 'value overflows numeric format');
   return formatDecimal(rescale(parseDecimal(r.toPrecision(17)), rscale));
 }

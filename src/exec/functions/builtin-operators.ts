@@ -1,3 +1,4 @@
+import { isValidDateDays } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -351,7 +352,7 @@ function translatePosixRegex(p: string): string {
 function dateAdd(d: number, n: number): number {
   if (!Number.isFinite(d)) return d;
   const r = d + n;
-  if (r > 2147483647 - 2440588 || r < -2440588 - 2451545) throw new FloeError(SqlState.datetimeFieldOverflow, 'date out of range');
+  if (!isValidDateDays(r)) throw new FloeError(SqlState.datetimeFieldOverflow, 'date out of range');
   return r;
 }
 

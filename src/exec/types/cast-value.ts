@@ -1,3 +1,4 @@
+import { isValidTimestampMicros } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -157,6 +158,8 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
         if (d === Infinity) return TS_POS_INF;
         if (d === -Infinity) return TS_NEG_INF;
         const local = BigInt(d) * MICROS_PER_DAY;
+        // Dates reach further than timestamps (5874897 AD against 294276 AD).
+        if (!isValidTimestampMicros(local)) throw new FloeError(SqlState.datetimeFieldOverflow, 'date out of range for timestamp');
         return tk === 'timestamptz' ? localToUtc(local, zone) : local;
       }
       if (fk === 'timestamp' && tk === 'timestamptz') return localToUtc(v as bigint, zone);

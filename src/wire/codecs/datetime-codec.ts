@@ -1,6 +1,7 @@
+import { isValidDateDays, isValidTimestampMicros } from '../../common/calendar.js';
 import {
-  checkDateFields, checkDateRange, checkTimeFields, checkTimestampRange, checkZoneDisplacement, isValidDateDays, isValidTimestampMicros,
-} from '../../common/calendar.js';
+  parseDate as parseDateText, parseTime as parseTimeText, parseTimestamp as parseTimestampText, parseTimestamptz as parseTimestamptzText,
+} from '../../common/datetime.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { CodecContext } from './codec-context.js';
 import { timeZoneOffsetSeconds } from './time-zone-offset.js';
@@ -125,112 +126,23 @@ export function formatTime(us: bigint): string {
   return formatTimeOfDay(us);
 }
 
-function syntax(type: string, text: string): FloeError {
-  return new FloeError('22007', `invalid input syntax for type ${type}: "${text}"`);
+// Text input is PostgreSQL's full date/time grammar, shared with the executor (src/common/datetime.ts),
+// so a parameter is accepted or refused exactly as the same text in a cast would be.
+
+export function parseDate(text: string, timeZone = 'UTC'): number {
+  return parseDateText(text, undefined, timeZone);
 }
 
-function fractionMicros(frac: string | undefined): number {
-  if (frac === undefined || frac === '') return 0;
-  return Math.round(Number(`0.${frac}`) * 1e6);
-}
-
-interface ParsedDateTime {
-  readonly days: number;
-  readonly micros: bigint;
-  /** Seconds east of UTC, when the text named one. */
-  readonly offset: number | undefined;
-}
-
-const dateTimePattern =
-  /^(\d{1,7})-(\d{1,2})-(\d{1,2})(?:(?:\s+|T)(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?\s*(Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?(?:\s+(BC|AD))?$/i;
-
-function parseOffset(tz: string, text: string): number {
-  const t = tz.toUpperCase();
-  if (t === 'Z' || t === 'UTC' || t === 'GMT') return 0;
-  const sign = t.startsWith('-') ? -1 : 1;
-  const digits = t.slice(1).replace(/:/g, '');
-  let h: number; let m = 0; let s = 0;
-  if (digits.length <= 2) h = Number(digits);
-  else {
-    h = Number(digits.slice(0, digits.length % 2 === 0 ? 2 : 1));
-    const rest = digits.slice(digits.length % 2 === 0 ? 2 : 1);
-    m = Number(rest.slice(0, 2));
-    s = rest.length > 2 ? Number(rest.slice(2, 4)) : 0;
-  }
-  checkZoneDisplacement(h * 3600 + m * 60 + s, text);
-  return sign * (h * 3600 + m * 60 + s);
-}
-
-function parseDateTime(text: string, type: string, requireTime: boolean): ParsedDateTime {
-  const m = dateTimePattern.exec(text.trim());
-  if (!m) throw syntax(type, text);
-  // A one- or two-digit first field is not a year: PostgreSQL reads it as a month (MDY), which the executor's parser handles.
-  if (m[1]!.length <= 2) throw syntax(type, text);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  const year = checkDateFields(Number(m[1]), m[9]?.toUpperCase() === 'BC', month, day, text);
-  if (requireTime && m[4] === undefined && m[8] !== undefined) throw syntax(type, text);
-  const h = Number(m[4] ?? 0);
-  const mi = Number(m[5] ?? 0);
-  const s = Number(m[6] ?? 0);
-  const frac = fractionMicros(m[7]);
-  checkTimeFields(h, mi, s, frac, text);
-  const micros = BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(frac);
-  return { days: daysFromCivil(year, month, day), micros, offset: m[8] === undefined ? undefined : parseOffset(m[8], text) };
-}
-
-function special(text: string): 'infinity' | '-infinity' | 'epoch' | undefined {
-  const t = text.trim().toLowerCase();
-  if (t === 'infinity' || t === '+infinity') return 'infinity';
-  if (t === '-infinity') return '-infinity';
-  if (t === 'epoch') return 'epoch';
-  return undefined;
-}
-
-export function parseDate(text: string): number {
-  const sp = special(text);
-  if (sp === 'infinity') return Infinity;
-  if (sp === '-infinity') return -Infinity;
-  if (sp === 'epoch') return 0;
-  return checkDateRange(parseDateTime(text, 'date', false).days, text);
-}
-
-export function parseTimestamp(text: string): bigint {
-  const sp = special(text);
-  if (sp === 'infinity') return timestampInfinity;
-  if (sp === '-infinity') return timestampMinusInfinity;
-  if (sp === 'epoch') return 0n;
-  const p = parseDateTime(text, 'timestamp', false);
-  return checkTimestampRange(BigInt(p.days) * usPerDay + p.micros, text);
+export function parseTimestamp(text: string, timeZone = 'UTC'): bigint {
+  return parseTimestampText(text, undefined, timeZone);
 }
 
 export function parseTimestamptz(text: string, timeZone: string): bigint {
-  const sp = special(text);
-  if (sp === 'infinity') return timestampInfinity;
-  if (sp === '-infinity') return timestampMinusInfinity;
-  if (sp === 'epoch') return 0n;
-  const p = parseDateTime(text, 'timestamp with time zone', false);
-  const local = BigInt(p.days) * usPerDay + p.micros;
-  if (p.offset !== undefined) return checkTimestampRange(local - BigInt(p.offset) * usPerSecond, text);
-  // A wall-clock time: try the offsets in force a day before and after. Like PostgreSQL,
-  // an ambiguous time (clocks turned back) takes the later offset, and a time in a
-  // gap (clocks turned forward) the earlier one.
-  const localSeconds = Number(floorDiv(local, usPerSecond));
-  const before = timeZoneOffsetSeconds(timeZone, localSeconds - 86400);
-  const after = timeZoneOffsetSeconds(timeZone, localSeconds + 86400);
-  const offset = timeZoneOffsetSeconds(timeZone, localSeconds - after) === after ? after : before;
-  return checkTimestampRange(local - BigInt(offset) * usPerSecond, text);
+  return parseTimestamptzText(text, timeZone);
 }
 
 export function parseTime(text: string): bigint {
-  const m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?$/.exec(text.trim());
-  if (!m) throw syntax('time', text);
-  const h = Number(m[1]); const mi = Number(m[2]); const s = Number(m[3] ?? 0);
-  const frac = fractionMicros(m[4]);
-  checkTimeFields(h, mi, s, frac, text);
-  const micros = BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(frac);
-  if (micros > usPerDay) throw new FloeError('22008', `date/time field value out of range: "${text}"`);
-  return micros;
+  return parseTimeText(text);
 }
 
 function int64(v: bigint): Buffer {
@@ -269,7 +181,7 @@ export const dateCodec: TypeCodec = {
     b.writeInt32BE(days === Infinity ? dateInfinityBinary : days === -Infinity ? dateMinusInfinityBinary : days - pgEpochDays);
     return b;
   },
-  decodeText: (t) => parseDate(t),
+  decodeText: (t, ctx: CodecContext) => parseDate(t, ctx.timeZone),
   decodeBinary: (b) => {
     if (b.length !== 4) throw new FloeError('22P03', 'incorrect binary data format for type date');
     const v = b.readInt32BE(0);
@@ -300,7 +212,7 @@ export const timestampCodec: TypeCodec = {
   name: 'timestamp',
   encodeText: (v) => formatTimestamp(toBigInt(v, 'timestamp')),
   encodeBinary: (v) => timestampToBinary(toBigInt(v, 'timestamp')),
-  decodeText: (t) => parseTimestamp(t),
+  decodeText: (t, ctx: CodecContext) => parseTimestamp(t, ctx.timeZone),
   decodeBinary: (b) => timestampFromBinary(b, 'timestamp'),
 };
 
