@@ -137,6 +137,41 @@ describe('values are valid or refused, as in PostgreSQL 15', () => {
     ]);
   });
 
+  test('text parameters take every form a cast takes, and are refused where it refuses', async () => {
+    let id = 2000;
+    await sameOutcomes(both, [
+      ...['June 15, 2024', '12-25-99', 'Feb 30, 2024', '2024-02-30', '0000-01-01', 'infinity', ' 2024-03-01 '].map((d) => ({ sql: 'SELECT $1::date', values: [d] })),
+      ...['June 15, 2024 10:00', '2024-01-01 24:00', '2024-01-01 23:60', '4714-11-23 23:59:59 BC'].map((t) => ({ sql: 'SELECT $1::timestamp', values: [t] })),
+      ...['2024-06-15 10:00 America/New_York', '2024-06-15 12:00+16', '2024-02-30 00:00+00'].map((t) => ({ sql: 'SELECT $1::timestamptz', values: [t] })),
+      ...['10:00 pm', '24:00', '24:00:01', '23:59:60.5'].map((t) => ({ sql: 'SELECT $1::time', values: [t] })),
+      { sql: 'INSERT INTO vd (id, d, ts) VALUES ($1, $2, $3)', values: [id++, 'June 15, 2024', 'June 15, 2024 10:00'] },
+      { sql: 'INSERT INTO vd (id, d) VALUES ($1, $2)', values: [id++, 'Feb 30, 2024'] },
+      { sql: 'SELECT id, d, ts FROM vd WHERE d = $1 ORDER BY id', values: ['June 15, 2024'] },
+    ]);
+  });
+
+  test('the session TimeZone: a wall-clock time in a DST gap or overlap reads as PostgreSQL reads it', async () => {
+    await sameOutcomes(both, [
+      "SET TimeZone = 'America/New_York'",
+      "SELECT '2024-03-10 02:30'::timestamptz", "SELECT '2024-11-03 01:30'::timestamptz", "SELECT '2024-02-30 01:30'::timestamptz",
+      { sql: 'SELECT $1::timestamptz', values: ['2024-03-10 02:30'] },
+      "SELECT '2024-03-10'::date::timestamptz", "SELECT timestamp '2024-03-10 02:30' AT TIME ZONE 'America/New_York'",
+      'RESET TimeZone',
+    ]);
+  });
+
+  test('MERGE assigns as INSERT and UPDATE do', async () => {
+    await sameOutcomes(both, [
+      "INSERT INTO vc (id, v) VALUES (3000, 'abc')",
+      "MERGE INTO vc USING (SELECT 3000 AS id, 'way too long' AS v) s ON vc.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v",
+      "MERGE INTO vc USING (SELECT 3001 AS id, 'way too long' AS v) s ON vc.id = s.id WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)",
+      "MERGE INTO vc USING (SELECT 3001 AS id, 'ok     ' AS v) s ON vc.id = s.id WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)",
+      "MERGE INTO vd USING (SELECT 3002 AS id, '2024-02-30' AS d) s ON vd.id = s.id WHEN NOT MATCHED THEN INSERT (id, d) VALUES (s.id, s.d::date)",
+      "MERGE INTO vn USING (SELECT 3003 AS id) s ON vn.id = s.id WHEN NOT MATCHED THEN INSERT (id, n) VALUES (s.id, 1234.5)",
+      'SELECT id, v FROM vc WHERE id >= 3000 ORDER BY id',
+    ]);
+  });
+
   test('char(n) and varchar(n): overflow on assignment, trailing spaces, explicit casts, characters not bytes', async () => {
     let id = 100;
     const values = ['abcde', 'abcdef', 'abc       ', 'abcde ', 'abcdef ', 'ééééé', 'éééééé', 'ab  c', ''];
