@@ -6,6 +6,7 @@ export class BodyReader {
   readonly #buf: Buffer;
   #pos = 0;
   readonly #what: string;
+  #textError: FloeError | undefined;
 
   constructor(buf: Buffer, what: string) {
     this.#buf = buf;
@@ -72,8 +73,6 @@ export class BodyReader {
     }
     return s;
   }
-
-  #textError: FloeError | undefined;
 
   /** The 22021 error of the first invalid client text read, if any. */
   get textError(): FloeError | undefined {
