@@ -9,7 +9,7 @@ import { SqlState } from './sqlstate.js';
  */
 
 /** Length of the sequence a lead byte announces (pg_utf_mblen): 1 for ASCII and for bytes that lead nothing. */
-function sequenceLength(lead: number): number {
+export function sequenceLength(lead: number): number {
   if (lead < 0x80) return 1;
   if ((lead & 0xe0) === 0xc0) return 2;
   if ((lead & 0xf0) === 0xe0) return 3;
@@ -82,4 +82,18 @@ export function verifyUtf8(bytes: Uint8Array): void {
 export function decodeUtf8Strict(bytes: Uint8Array): string {
   verifyUtf8(bytes);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/**
+ * Where a chunk of a byte stream can be cut without splitting a character: the
+ * length of its prefix that holds only whole sequences (a lead byte near the end
+ * whose sequence runs past it starts the remainder).
+ */
+export function wholeSequencesLength(bytes: Uint8Array): number {
+  for (let i = bytes.length - 1; i >= Math.max(0, bytes.length - 3); i--) {
+    const b = bytes[i]!;
+    if (b < 0x80) return bytes.length;
+    if (b >= 0xc0) return i + sequenceLength(b) > bytes.length ? i : bytes.length;
+  }
+  return bytes.length;
 }
