@@ -3,6 +3,7 @@ import type { CopyOptions } from '../sql/index.js';
 import type { SqlType } from '../common/sql-type.js';
 import { formatValue } from '../exec/types/text-io.js';
 import type { RowBatch } from '../common/session-handler.js';
+import { decodeUtf8Strict } from '../common/utf8.js';
 
 const BAD_COPY_FILE_FORMAT = '22P04';
 
@@ -41,6 +42,30 @@ function escapeText(s: string, delimiter: string): string {
   }
   return out;
 }
+
+/**
+ * Splits COPY FROM input bytes into rows of fields, as PostgreSQL does: on bytes, so a
+ * `\xNN` or octal escape contributes one byte, and each field must then be valid UTF-8
+ * (22021 otherwise). Latin-1 maps bytes to characters one to one, which lets the
+ * character parsers below work on bytes; delimiters are ASCII and never occur inside
+ * a multi-byte UTF-8 sequence.
+ */
+export function parseCopyBytes(input: Uint8Array, o: CopyOptions): (string | null)[][] {
+  const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const asBytes = (t: string) => Buffer.from(t, 'utf8').toString('latin1');
+  const rows = parseCopyText(bytes.toString('latin1'), {
+    ...o, delimiter: asBytes(o.delimiter), null: asBytes(o.null), quote: asBytes(o.quote), escape: asBytes(o.escape),
+  });
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      const f = row[i];
+      if (f !== null && f !== undefined && NOT_PLAIN_ASCII.test(f)) row[i] = decodeUtf8Strict(Buffer.from(f, 'latin1'));
+    }
+  }
+  return rows;
+}
+
+const NOT_PLAIN_ASCII = /[^\x01-\x7f]/;
 
 /** Splits COPY FROM input into rows of fields (null for NULL). Stops at the `\.` end marker. */
 export function parseCopyText(input: string, o: CopyOptions): (string | null)[][] {

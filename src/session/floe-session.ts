@@ -23,7 +23,7 @@ import type {
   BoundPortal, ColumnDescription, CopyInSink, PreparedStatement, RowBatch, SessionEvents, SessionHandler, StartupInfo,
   StatementResult, TransactionStatus,
 } from '../common/session-handler.js';
-import { copyRowsText, formatCopyRow, parseCopyText } from './copy-format.js';
+import { copyRowsText, formatCopyRow, parseCopyBytes } from './copy-format.js';
 import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, parseMemorySetting } from './memory-setting.js';
 import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';
@@ -824,7 +824,7 @@ class FloeSession implements SessionHandler {
       async fail() { chunks.length = 0; },
       async finish() {
         return session.#guard(async () => {
-          const rows = parseCopyText(Buffer.concat(chunks).toString('utf8'), c.options);
+          const rows = parseCopyBytes(Buffer.concat(chunks), c.options);
           const settings = session.#textSettings();
           const byName = new Map(c.columns.map((col, i) => [col.name, i]));
           const defaults = new Map<string, unknown[]>();

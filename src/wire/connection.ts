@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { FloeError } from '../common/floe-error.js';
+import { decodeUtf8Strict } from '../common/utf8.js';
 import { authenticate, type AuthChannel } from './auth/authenticate.js';
 import { ClientGone } from './client-gone.js';
 import { receiveCopyIn, sendCopyOut, type CopyIo } from './copy-protocol.js';
@@ -337,7 +338,7 @@ export class Connection {
     if (this.#state.kind === 'failed' && msg.kind !== 'Sync') return;
     switch (msg.kind) {
       case 'Query':
-        return this.#simpleQuery(msg.sql);
+        return this.#simpleQuery(msg.sql, msg.textError);
       case 'Parse':
       case 'Bind':
       case 'Describe':
@@ -391,7 +392,7 @@ export class Connection {
 
   // ---- simple query ----
 
-  async #simpleQuery(sql: string): Promise<void> {
+  async #simpleQuery(sql: string, textError: FloeError | undefined): Promise<void> {
     // A simple Query closes the unnamed portal and statement, as PostgreSQL does.
     const unnamed = this.#portals.get('');
     if (unnamed !== undefined) {
@@ -400,6 +401,7 @@ export class Connection {
     }
     this.#statements.delete('');
     try {
+      if (textError !== undefined) throw textError;
       await this.#running(async (signal) => {
         for await (const result of this.#session.simpleQuery(sql, signal)) {
           if (signal.aborted) throw signal.reason ?? statementCanceled();
@@ -522,6 +524,7 @@ export class Connection {
   }
 
   async #parse(msg: Parse): Promise<void> {
+    if (msg.textError !== undefined) throw msg.textError;
     if (msg.name === '') this.#statements.delete('');
     else if (this.#statements.has(msg.name)) {
       throw new FloeError('42P05', `prepared statement "${msg.name}" already exists`);
@@ -577,7 +580,7 @@ export class Connection {
   #decodeParam(raw: Buffer | null, oid: number, format: number, index: number): unknown {
     if (raw === null) return null;
     const codec = codecForOid(oid);
-    if (format === 0) return codec.decodeText(raw.toString('utf8'), this.#ctx);
+    if (format === 0) return codec.decodeText(decodeUtf8Strict(raw), this.#ctx);
     try {
       return codec.decodeBinary(raw, this.#ctx);
     } catch (e) {

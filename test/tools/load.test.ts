@@ -53,7 +53,7 @@ async function readTable(name: string): Promise<Row[]> {
   }
 }
 
-function file(name: string, text: string): string {
+function file(name: string, text: string | Buffer): string {
   const p = join(dir, name);
   writeFileSync(p, text);
   return p;
@@ -115,6 +115,37 @@ describe('floe load', { concurrency: 2 }, () => {
     assert.match(n.stderr, /ERROR 23502: null value in column "a"/);
     assert.match(n.stderr, /line 2 of .*nulls\.csv/);
     assert.equal((await readTable('nums')).length, 3);
+  });
+
+  it('refuses impossible dates, overlong varchar and out-of-range floats as PostgreSQL does, writing nothing of the batch', async () => {
+    await createTable({
+      namespace: 'public', name: 'vals',
+      columns: [
+        { name: 'id', type: { kind: 'int4' }, nullable: false },
+        { name: 'd', type: { kind: 'date' }, nullable: true },
+        { name: 'v', type: { kind: 'varchar', length: 3 }, nullable: true },
+        { name: 'f', type: { kind: 'float8' }, nullable: true },
+      ],
+    });
+    const bad = async (name: string, text: string | Buffer, error: RegExp, detail: RegExp) => {
+      const r = await floeLoad(['--table', 'vals', file(name, text)]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, error);
+      assert.match(r.stderr, detail);
+    };
+    await bad('bad-date.csv', '1,2024-02-29,ab,1\n2,2024-02-30,ab,1\n', /ERROR 22008: date\/time field value out of range: "2024-02-30"/, /line 2 of .*bad-date\.csv, column "d"/);
+    await bad('bad-month.csv', '3,2024-13-01,ab,1\n', /ERROR 22008: date\/time field value out of range: "2024-13-01"/, /line 1 of .*bad-month\.csv, column "d"/);
+    await bad('long.csv', '4,2024-01-01,abcd,1\n', /ERROR 22001: value too long for type character varying\(3\)/, /line 1 of .*long\.csv, column "v"/);
+    await bad('huge.csv', '5,2024-01-01,ab,1e400\n', /ERROR 22003: "1e400" is out of range for type double precision/, /line 1 of .*huge\.csv, column "f"/);
+    await bad('latin1.csv', Buffer.from([...Buffer.from('7,2024-01-01,ab,1\n8,2024-01-01,a'), 0xe9, ...Buffer.from(',1\n')]),
+      /ERROR 22021: invalid byte sequence for encoding "UTF8": 0xe9 0x2c 0x31/, /line 2 of .*latin1\.csv/);
+    await bad('cut.csv', Buffer.from([...Buffer.from('9,2024-01-01,a'), 0xc3]),
+      /ERROR 22021: invalid byte sequence for encoding "UTF8": 0xc3/, /line 1 of .*cut\.csv/);
+    assert.deepEqual(await readTable('vals'), []);
+    // Trailing spaces past the length are cut, as PostgreSQL's assignment does.
+    const ok = await floeLoad(['--table', 'vals', file('good.csv', '6,2024-02-29,ab   ,1e-310\n')]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(await readTable('vals'), [{ id: 6, d: 19782, v: 'ab ', f: 1e-310 }]);
   });
 
   it('upserts CSV rows by key with --upsert', async () => {

@@ -227,6 +227,7 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       const from = e.arg.type;
       const to = e.type;
       const isText = (k: string) => k === 'text' || k === 'varchar' || k === 'bpchar' || k === 'name' || k === 'unknown' || k === 'char';
+      const explicit = e.implicit !== true;
       const regIn = isRegKind(to.kind) && isText(from.kind) ? (to.kind as RegTypeKind) : undefined;
       const regOut = isRegKind(from.kind) && isText(to.kind) ? (from.kind as RegTypeKind) : undefined;
       if (e.arg.kind === 'literal' && to.kind === 'numeric' && SETTINGS_FREE_TO_NUMERIC.has(from.kind)) {
@@ -257,7 +258,7 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
           // reg* types read and print names through the catalog.
           else if (regIn) out[i] = regTypeInput(regIn, v as string, ev.run.evalCtx);
           else if (regOut) out[i] = castValue(regTypeOutput(regOut, v as number, ev.run.evalCtx), { kind: 'text' }, to, settings, true);
-          else out[i] = castValue(v, from, to, settings, true);
+          else out[i] = castValue(v, from, to, settings, explicit);
         });
         return out;
       };

@@ -90,6 +90,12 @@ export interface CastExpr {
   readonly arg: Expr;
   /** The target type, with typmod (varchar(n), numeric(p,s)) applied by the cast. */
   readonly type: SqlType;
+  /**
+   * Set when the binder added the cast for an assignment or implicit coercion rather
+   * than a written CAST/::. PostgreSQL then refuses a value too long for char(n) or
+   * varchar(n) (22001, unless the excess is spaces) where an explicit cast truncates.
+   */
+  readonly implicit?: true;
 }
 
 /** CASE [operand] WHEN … THEN … [ELSE …] END. With an operand, `when` values are compared with `=`. */
@@ -257,8 +263,8 @@ export const Exprs = Object.freeze({
   call(fn: string, args: readonly Expr[], type: SqlType): CallExpr {
     return { kind: 'call', fn, args, type };
   },
-  cast(arg: Expr, type: SqlType): CastExpr {
-    return { kind: 'cast', arg, type };
+  cast(arg: Expr, type: SqlType, implicit = false): CastExpr {
+    return implicit ? { kind: 'cast', arg, type, implicit: true } : { kind: 'cast', arg, type };
   },
   and(...args: Expr[]): AndExpr {
     return { kind: 'and', args, type: boolType };

@@ -1,3 +1,4 @@
+import { checkDateFields, checkTimeFields, daysInMonthOf } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -259,15 +260,11 @@ export function registerBuiltinDatetimeFunctions(): void {
   });
   registerScalarFunction({
     name: 'make_date', args: [T.int4, T.int4, T.int4], returns: D,
-    impl: ([y, m, d]) => {
-      const yy = y as number; const mm = m as number; const dd = d as number;
-      if (mm < 1 || mm > 12 || dd < 1 || dd > 31) throw new FloeError(SqlState.datetimeFieldOverflow, `date field value out of range: ${yy}-${String(mm).padStart(2, '0')}-${String(dd).padStart(2, '0')}`);
-      return daysFromCivil(yy < 0 ? yy + 1 : yy, mm, dd);
-    },
+    impl: ([y, m, d]) => madeDateDays(y as number, m as number, d as number),
   });
   registerScalarFunction({
     name: 'make_timestamp', args: [T.int4, T.int4, T.int4, T.int4, T.int4, T.float8], returns: TS,
-    impl: ([y, mo, d, h, mi, s]) => BigInt(daysFromCivil(y as number, mo as number, d as number)) * MICROS_PER_DAY
+    impl: ([y, mo, d, h, mi, s]) => BigInt(madeDateDays(y as number, mo as number, d as number)) * MICROS_PER_DAY
       + BigInt(h as number) * 3_600_000_000n + BigInt(mi as number) * 60_000_000n + BigInt(Math.round((s as number) * 1e6)),
   });
   registerScalarFunction({
@@ -345,6 +342,15 @@ function checkZone(z: string): void {
   if (!isValidTimeZone(z)) throw new FloeError(SqlState.invalidParameterValue, `time zone "${z}" not recognized`);
 }
 
+/** make_date's days: negative years are BC, and the date must exist (22008 `date field value out of range: 2024-02-30`). */
+function madeDateDays(y: number, m: number, d: number): number {
+  const year = y < 0 ? y + 1 : y;
+  if (y === 0 || m < 1 || m > 12 || d < 1 || d > daysInMonthOf(year, m)) {
+    throw new FloeError(SqlState.datetimeFieldOverflow, `date field value out of range: ${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
+  }
+  return daysFromCivil(year, m, d);
+}
+
 /** to_timestamp/to_date with the common format fields (YYYY MM DD HH24 HH MI SS MS US, Mon/Month); other text separates. */
 function parseWithFormat(s: string, f: string): bigint {
   const fmt = f.replace(/^FM/i, '');
@@ -391,6 +397,8 @@ function parseWithFormat(s: string, f: string): bigint {
     }
   }
   if (pm) h += 12;
+  checkDateFields(y, false, m, d, s);
+  checkTimeFields(h, mi, sec, us, s);
   return BigInt(daysFromCivil(y, m, d)) * MICROS_PER_DAY + BigInt(h) * 3_600_000_000n + BigInt(mi) * 60_000_000n + BigInt(sec) * 1_000_000n + BigInt(us);
 }
 

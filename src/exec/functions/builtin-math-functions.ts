@@ -95,10 +95,21 @@ export function registerBuiltinMathFunctions(): void {
     reg(n, [F], F, ([a]) => f(a as number));
   }
   reg('atan2', [F, F], F, ([a, b]) => Math.atan2(a as number, b as number));
-  reg('gcd', [T.int8, T.int8], T.int8, ([a, b]) => {
-    let x = (a as bigint) < 0n ? -(a as bigint) : (a as bigint); let y = (b as bigint) < 0n ? -(b as bigint) : (b as bigint);
+  // gcd of the type's minimum with 0 (or itself) is 2^31 / 2^63, one past the maximum: out of range, as in PostgreSQL.
+  const gcd = (a: bigint, b: bigint): bigint => {
+    let x = a < 0n ? -a : a; let y = b < 0n ? -b : b;
     while (y) { [x, y] = [y, x % y]; }
     return x;
+  };
+  reg('gcd', [T.int4, T.int4], T.int4, ([a, b]) => {
+    const r = gcd(BigInt(a as number), BigInt(b as number));
+    if (r > 2147483647n) throw new FloeError(SqlState.numericValueOutOfRange, 'integer out of range');
+    return Number(r);
+  });
+  reg('gcd', [T.int8, T.int8], T.int8, ([a, b]) => {
+    const r = gcd(a as bigint, b as bigint);
+    if (r > 2n ** 63n - 1n) throw new FloeError(SqlState.numericValueOutOfRange, 'bigint out of range');
+    return r;
   });
   reg('width_bucket', [F, F, F, T.int4], T.int4, ([v, lo, hi, n]) => {
     const x = v as number; const l = lo as number; const h = hi as number; const k = n as number;
@@ -132,5 +143,6 @@ function numericPower(a: Decimal, b: Decimal): string {
   if (decCmp(b, { unscaled: 5n, scale: 1 }) === 0) return formatDecimal(decSqrtAtScale(a, rscale));
   const r = Math.pow(Number(formatDecimal(a)), Number(formatDecimal(b)));
   if (Number.isNaN(r)) throw new FloeError('2201F', 'a negative number raised to a non-integer power yields a complex result');
+  if (!Number.isFinite(r)) throw new FloeError(SqlState.numericValueOutOfRange, 'value overflows numeric format');
   return formatDecimal(rescale(parseDecimal(r.toPrecision(17)), rscale));
 }

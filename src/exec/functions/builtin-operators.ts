@@ -1,3 +1,4 @@
+import { isValidDateDays } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -49,10 +50,15 @@ function check8(v: bigint): bigint {
   return v;
 }
 
-function checkFloat(v: number, a: number, b: number, kind: 'float4' | 'float8'): number {
+/**
+ * PostgreSQL's check_float8_val: an infinite result from finite operands overflows, and a
+ * zero result underflows unless zero was a valid outcome (a zero factor or dividend, an
+ * infinite divisor; sums may be zero).
+ */
+function checkFloat(v: number, a: number, b: number, kind: 'float4' | 'float8', zeroIsValid: boolean): number {
   const r = kind === 'float4' ? Math.fround(v) : v;
   if (!Number.isFinite(r) && Number.isFinite(a) && Number.isFinite(b)) throw overflow(kind);
-  if (r === 0 && v !== 0 && kind === 'float4') throw new FloeError(SqlState.numericValueOutOfRange, 'value out of range: underflow');
+  if (r === 0 && !zeroIsValid) throw new FloeError(SqlState.numericValueOutOfRange, 'value out of range: underflow');
   return r;
 }
 
@@ -103,12 +109,12 @@ export function registerBuiltinOperators(): void {
   for (const k of ['float4', 'float8'] as const) {
     const t = T[k];
     const fk = k === 'float8' ? (o: '+' | '-' | '*') => arithmeticKernel(o, 'float8') : () => undefined;
-    reg('+', [t, t], t, ([a, b]) => checkFloat((a as number) + (b as number), a as number, b as number, k), fk('+'));
-    reg('-', [t, t], t, ([a, b]) => checkFloat((a as number) - (b as number), a as number, b as number, k), fk('-'));
-    reg('*', [t, t], t, ([a, b]) => checkFloat((a as number) * (b as number), a as number, b as number, k), fk('*'));
+    reg('+', [t, t], t, ([a, b]) => checkFloat((a as number) + (b as number), a as number, b as number, k, true), fk('+'));
+    reg('-', [t, t], t, ([a, b]) => checkFloat((a as number) - (b as number), a as number, b as number, k, true), fk('-'));
+    reg('*', [t, t], t, ([a, b]) => checkFloat((a as number) * (b as number), a as number, b as number, k, a === 0 || b === 0), fk('*'));
     reg('/', [t, t], t, ([a, b]) => {
       if (b === 0) throw divZero();
-      return checkFloat((a as number) / (b as number), a as number, b as number, k);
+      return checkFloat((a as number) / (b as number), a as number, b as number, k, a === 0 || !Number.isFinite(b as number));
     });
     reg('-', [t], t, ([a]) => -(a as number));
     reg('+', [t], t, ([a]) => a);
@@ -346,7 +352,7 @@ function translatePosixRegex(p: string): string {
 function dateAdd(d: number, n: number): number {
   if (!Number.isFinite(d)) return d;
   const r = d + n;
-  if (r > 2147483647 - 2440588 || r < -2440588 - 2451545) throw new FloeError(SqlState.datetimeFieldOverflow, 'date out of range');
+  if (!isValidDateDays(r)) throw new FloeError(SqlState.datetimeFieldOverflow, 'date out of range');
   return r;
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { decodeUtf8Strict } from '../../common/utf8.js';
 import { BuiltinTypes as T, regexCache, valueToText } from './builtin-operators.js';
 import { registerScalarFunction } from './function-registry.js';
 
@@ -225,10 +226,40 @@ export function registerBuiltinStringFunctions(): void {
     if (fmt === 'escape') return [...buf].map((c) => (c === 92 ? '\\\\' : c < 32 || c > 126 ? '\\' + c.toString(8).padStart(3, '0') : String.fromCharCode(c))).join('');
     throw new FloeError(SqlState.invalidParameterValue, `unrecognized encoding: "${f as string}"`);
   });
+  reg('convert_from', [T.bytea, S], S, ([b, e]) => {
+    const bytes = b as Uint8Array;
+    switch (encodingOf(e as string, 'source')) {
+      case 'UTF8': case 'SQL_ASCII': return decodeUtf8Strict(bytes);
+      case 'LATIN1': return Buffer.from(bytes).toString('latin1');
+    }
+  });
+  reg('convert_to', [S, S], T.bytea, ([s, e]) => {
+    switch (encodingOf(e as string, 'destination')) {
+      case 'UTF8': case 'SQL_ASCII': return new Uint8Array(Buffer.from(s as string, 'utf8'));
+      case 'LATIN1': {
+        for (const ch of s as string) {
+          if (ch.codePointAt(0)! > 0xff) {
+            throw new FloeError(SqlState.untranslatableCharacter,
+              `character with byte sequence ${[...Buffer.from(ch, 'utf8')].map((x) => `0x${x.toString(16).padStart(2, '0')}`).join(' ')} in encoding "UTF8" has no equivalent in encoding "LATIN1"`);
+          }
+        }
+        return new Uint8Array(Buffer.from(s as string, 'latin1'));
+      }
+    }
+  });
   reg('decode', [S, S], T.bytea, ([s, f]) => {
     const fmt = (f as string).toLowerCase();
     if (fmt === 'hex') return new Uint8Array(Buffer.from(s as string, 'hex'));
     if (fmt === 'base64') return new Uint8Array(Buffer.from(s as string, 'base64'));
     throw new FloeError(SqlState.invalidParameterValue, `unrecognized encoding: "${f as string}"`);
   });
+}
+
+/** The encodings convert_from/convert_to know, by PostgreSQL's lenient spelling (case and punctuation ignored). */
+function encodingOf(name: string, role: 'source' | 'destination'): 'UTF8' | 'LATIN1' | 'SQL_ASCII' {
+  const key = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (key === 'utf8' || key === 'unicode') return 'UTF8';
+  if (key === 'latin1' || key === 'iso88591') return 'LATIN1';
+  if (key === 'sqlascii') return 'SQL_ASCII';
+  throw new FloeError(SqlState.invalidParameterValue, `invalid ${role} encoding name "${name}"`);
 }

@@ -58,6 +58,8 @@ export function arithmeticKernel(op: '+' | '-' | '*', kind: 'int2' | 'int4' | 'f
   let check: string;
   if (kind === 'float8') {
     check = `if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) fail('value out of range: overflow');`;
+    // A product of two non-zero factors that rounds to zero underflows (PostgreSQL's float8_mul).
+    if (op === '*') check += ` if (r === 0 && x !== 0 && y !== 0) fail('value out of range: underflow');`;
   } else {
     const [lo, hi, msg] = SMALL_RANGE[kind]!;
     check = `if (r > ${hi} || r < ${lo}) fail('${msg}');`;

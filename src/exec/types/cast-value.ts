@@ -1,3 +1,4 @@
+import { isValidTimestampMicros } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -6,7 +7,7 @@ import { MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, localToUtc, utcToLocal } from '
 import {
   applyNumericTypmod, castNumericText, decToBigIntRounded, floatToNumericText, formatDecimal, parseDecimal, toDecimal,
 } from './numeric.js';
-import { applyCharLength, formatValue, parseValue, typeDisplayName } from './text-io.js';
+import { applyCharLength, formatValue, parseFloat8, parseValue, typeDisplayName } from './text-io.js';
 import type { TextIoSettings } from './text-io.js';
 
 const INT_BOUNDS: Record<string, [bigint, bigint, string]> = {
@@ -108,7 +109,8 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
     }
     case 'float4': case 'float8': {
       let x: number;
-      if (fk === 'numeric') x = Number(v as string);
+      // numeric → float goes through the numeric's text, as PostgreSQL's numeric_float8 does, so its range errors match.
+      if (fk === 'numeric') return (v as string) === 'NaN' ? NaN : parseFloat8(v as string, to);
       else if (typeof v === 'bigint') x = Number(v);
       else if (typeof v === 'number') x = v;
       else break;
@@ -156,6 +158,8 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
         if (d === Infinity) return TS_POS_INF;
         if (d === -Infinity) return TS_NEG_INF;
         const local = BigInt(d) * MICROS_PER_DAY;
+        // Dates reach further than timestamps (5874897 AD against 294276 AD).
+        if (!isValidTimestampMicros(local)) throw new FloeError(SqlState.datetimeFieldOverflow, 'date out of range for timestamp');
         return tk === 'timestamptz' ? localToUtc(local, zone) : local;
       }
       if (fk === 'timestamp' && tk === 'timestamptz') return localToUtc(v as bigint, zone);

@@ -134,6 +134,8 @@ export function parseDecimalRegex(text: string): Decimal {
   const intPart = m[2] ?? '';
   const frac = m[3] ?? m[4] ?? '';
   const exp = m[5] ? parseInt(m[5], 10) : 0;
+  // PostgreSQL refuses absurd exponents before computing anything (and 10^exp would not fit memory).
+  if (Math.abs(exp) > NUMERIC_MAX_INTEGER_DIGITS + NUMERIC_MAX_DISPLAY_SCALE) throw numericFormatOverflow();
   let digits = BigInt((intPart + frac) || '0');
   let scale = frac.length - exp;
   if (scale < 0) {
@@ -143,13 +145,25 @@ export function parseDecimalRegex(text: string): Decimal {
   return { unscaled: sign * digits, scale };
 }
 
+/** PostgreSQL's numeric storage limits: weight ≤ 32767 base-10000 digits (131072 decimal digits before the point), display scale ≤ 16383. */
+export const NUMERIC_MAX_INTEGER_DIGITS = 131072;
+export const NUMERIC_MAX_DISPLAY_SCALE = 16383;
+
+function numericFormatOverflow(): FloeError {
+  return new FloeError(SqlState.numericValueOutOfRange, 'value overflows numeric format');
+}
+
+/** The canonical text of a numeric; 22003 `value overflows numeric format` past PostgreSQL's limits. */
 export function formatDecimal(d: Decimal): string {
   if (d.nan) return 'NaN';
   const { unscaled: v, scale } = d;
+  if (scale > NUMERIC_MAX_DISPLAY_SCALE) throw numericFormatOverflow();
   if (scale >= 0 && v <= MAX_SAFE_BIG && v >= -MAX_SAFE_BIG) return formatScaled(Number(v), scale);
+  const digits = (v < 0n ? -v : v).toString();
+  if (digits.length - Math.max(scale, 0) > NUMERIC_MAX_INTEGER_DIGITS) throw numericFormatOverflow();
   if (scale <= 0) return v.toString();
   const neg = v < 0n;
-  const s = (neg ? -v : v).toString().padStart(scale + 1, '0');
+  const s = digits.padStart(scale + 1, '0');
   return `${neg ? '-' : ''}${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
 }
 

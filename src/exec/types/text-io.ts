@@ -58,12 +58,11 @@ export function parseFloat8(text: string, t: SqlType = { kind: 'float8' }): numb
   if (lower === 'infinity' || lower === '+infinity' || lower === 'inf' || lower === '+inf') return Infinity;
   if (lower === '-infinity' || lower === '-inf') return -Infinity;
   if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i.test(s)) throw invalid(t, text);
-  const v = Number(s);
-  if (!Number.isFinite(v)) throw new FloeError(SqlState.numericValueOutOfRange, `"${s}" is out of range for type ${typeDisplayName(t)}`);
-  if (t.kind === 'float4') {
-    const f = Math.fround(v);
-    if (!Number.isFinite(f)) throw new FloeError(SqlState.numericValueOutOfRange, `"${s}" is out of range for type real`);
-    return f;
+  const v = t.kind === 'float4' ? Math.fround(Number(s)) : Number(s);
+  // As float8in/float4in: a finite text that overflows to infinity, or a non-zero one
+  // that underflows to zero, is out of range (denormals are kept).
+  if (!Number.isFinite(v) || (v === 0 && /[1-9]/.test(s.replace(/e.*$/i, '')))) {
+    throw new FloeError(SqlState.numericValueOutOfRange, `"${s}" is out of range for type ${t.kind === 'float4' ? 'real' : 'double precision'}`);
   }
   return v;
 }

@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import { formatDecimal, parseDecimal } from '../../exec/types/numeric.js';
 import type { AggregateCall, SortKey, WindowCall, WindowFrame, WindowFrameBound } from '../../exec/plan/physical-plan.js';
 import { commonSupertype, resolveFunction, resolveOperator, type ResolvedFunction } from '../../exec/functions/function-registry.js';
 import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
@@ -280,9 +281,16 @@ function bindConstValue(n: Raw): Expr {
     const text = String(n.fval.fval);
     if (/^[+-]?\d+$/.test(text)) {
       const big = BigInt(text);
+      // As PostgreSQL's make_const: an integer too big for the lexer's int4 that still fits int4 (-2147483648) is int4.
+      if (big >= -(2n ** 31n) && big < 2n ** 31n) return Exprs.literal(Number(big), { kind: 'int4' });
       if (big >= -(2n ** 63n) && big < 2n ** 63n) return Exprs.literal(big, { kind: 'int8' });
     }
-    return Exprs.literal(text.startsWith('.') ? `0${text}` : text, { kind: 'numeric' });
+    // The canonical text (1e3 → 1000), refused past numeric's limits (22003) as PostgreSQL's numeric_in does.
+    try {
+      return Exprs.literal(formatDecimal(parseDecimal(text)), { kind: 'numeric' });
+    } catch (e) {
+      throw e instanceof FloeError && positionOf(n) !== undefined ? e.withPosition(positionOf(n)!) : e;
+    }
   }
   if (n.boolval !== undefined) return Exprs.literal(Boolean(n.boolval.boolval), boolType);
   if (n.sval !== undefined) return Exprs.literal(String(n.sval.sval ?? ''), { kind: 'unknown' });

@@ -30,21 +30,26 @@ export function coerceTo(
 ): Expr {
   if (target.kind === 'unknown') return e;
   position ??= positions.get(e);
+  const implicit = context !== 'explicit';
   if (e.kind === 'param' && e.type.kind === 'unknown') {
     ctx.setParamType(e.index, target);
-    return Exprs.param(e.index, target);
+    // A parameter arrives as its type without a modifier (as in PostgreSQL); the
+    // length or precision is then applied like any other coercion (operators compare it as it came).
+    const bare = withoutTypmod(target);
+    if (bare === target || context === 'implicit') return Exprs.param(e.index, target);
+    return Exprs.cast(Exprs.param(e.index, bare), target, implicit);
   }
   if (e.kind === 'literal' && e.value === null) return Exprs.literal(null, target);
   if (sameType(e.type, target)) {
     if (sameTypmod(e.type, target) || context === 'implicit') return e;
-    return Exprs.cast(e, target);
+    return Exprs.cast(e, target, implicit);
   }
   if (e.kind === 'literal' && e.type.kind === 'unknown' && typeof e.value === 'string') {
     const converted = convertLiteral(e.value, target, position);
     if (converted !== undefined) return Exprs.literal(converted, target);
-    return Exprs.cast(e, target);
+    return Exprs.cast(e, target, implicit);
   }
-  if (e.type.kind === 'unknown') return Exprs.cast(e, target);
+  if (e.type.kind === 'unknown') return Exprs.cast(e, target, implicit);
   if (!canCoerce(e.type, target, context)) {
     if (context === 'explicit') {
       throw new FloeError(SqlState.cannotCoerce, `cannot cast type ${formatType(e.type)} to ${formatType(target)}`, { position });
@@ -53,7 +58,15 @@ export function coerceTo(
       `${context === 'assignment' ? 'column is of type' : 'argument is of type'} ${formatType(target)} but expression is of type ${formatType(e.type)}`,
       { position, hint: 'You will need to rewrite or cast the expression.' });
   }
-  return Exprs.cast(e, target);
+  return Exprs.cast(e, target, implicit);
+}
+
+/** varchar(n), char(n), numeric(p,s) without their modifier; other types as they are. */
+function withoutTypmod(t: SqlType): SqlType {
+  if (t.kind === 'varchar' && t.length !== undefined) return { kind: 'varchar' };
+  if (t.kind === 'bpchar' && t.length !== undefined) return { kind: 'bpchar' };
+  if (t.kind === 'numeric' && t.precision !== undefined) return { kind: 'numeric' };
+  return t;
 }
 
 /** A parameter or unknown literal that still has no type gets text, as PostgreSQL resolves leftover unknowns. */

@@ -1,6 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
+import { parseDate, parseTimestamp, parseTimestamptz } from '../../exec/types/datetime.js';
+import { parseFloat8 } from '../../exec/types/text-io.js';
 
 /**
  * Converts a string literal to a canonical value of `type` at bind time, for the
@@ -38,14 +40,8 @@ export function convertLiteral(text: string, type: SqlType, position?: number): 
       if (n < -(2n ** 63n) || n >= 2n ** 63n) throw new FloeError(SqlState.numericValueOutOfRange, `value "${text}" is out of range for type bigint`, { position });
       return n;
     }
-    case 'float4': case 'float8': {
-      const lower = t.toLowerCase();
-      if (lower === 'nan') return NaN;
-      if (lower === 'infinity' || lower === '+infinity' || lower === 'inf') return Infinity;
-      if (lower === '-infinity' || lower === '-inf') return -Infinity;
-      if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) throw invalid();
-      return type.kind === 'float4' ? Math.fround(Number(t)) : Number(t);
-    }
+    case 'float4': case 'float8':
+      return atPosition(() => parseFloat8(text, type), position);
     case 'numeric': {
       if (type.scale !== undefined) return undefined; // rounding to the scale is the cast's job
       if (/^nan$/i.test(t)) return 'NaN';
@@ -63,26 +59,18 @@ export function convertLiteral(text: string, type: SqlType, position?: number): 
       if (!/^[0-9a-f]{32}$/.test(hex)) throw invalid();
       return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     }
+    // ISO forms that need no session setting fold here, through the executor's parser so
+    // they are validated exactly as a cast at run time would validate them.
     case 'date': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
-      if (!m) return undefined;
-      return Math.round(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 86_400_000);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(t)) return undefined;
+      return atPosition(() => parseDate(t), position);
     }
     case 'timestamp': case 'timestamptz': {
-      const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i.exec(t);
+      const m = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i.exec(t);
       if (!m) return undefined;
-      const zone = m[8];
       // Without an explicit zone a timestamptz literal depends on the session's TimeZone: leave it to the cast.
-      if (type.kind === 'timestamptz' && zone === undefined) return undefined;
-      const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
-      let micros = BigInt(ms) * 1000n + BigInt((m[7] ?? '').padEnd(6, '0') || '0');
-      if (type.kind === 'timestamptz' && zone !== undefined && zone.toUpperCase() !== 'Z') {
-        const sign = zone.startsWith('-') ? -1n : 1n;
-        const digits = zone.slice(1).replace(':', '');
-        const offsetMinutes = BigInt(Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0'));
-        micros -= sign * offsetMinutes * 60_000_000n;
-      }
-      return micros;
+      if (type.kind === 'timestamptz' && m[1] === undefined) return undefined;
+      return atPosition(() => (type.kind === 'timestamptz' ? parseTimestamptz(t, 'UTC') : parseTimestamp(t)), position);
     }
     case 'json': case 'jsonb':
       try {
@@ -93,6 +81,16 @@ export function convertLiteral(text: string, type: SqlType, position?: number): 
       return type.kind === 'json' ? text : undefined;
     default:
       return undefined;
+  }
+}
+
+/** Runs a conversion, reporting its error at the literal's position. */
+function atPosition<T>(convert: () => T, position: number | undefined): T {
+  try {
+    return convert();
+  } catch (e) {
+    if (e instanceof FloeError && position !== undefined && e.position === undefined) throw e.withPosition(position);
+    throw e;
   }
 }
 

@@ -77,6 +77,10 @@ function syntaxError(e: unknown, text: string, positionBase: number): FloeError 
   if (hasSqlDetails(e) && e.sqlDetails) {
     // Unlike node locations, cursorPosition is already in characters (PostgreSQL computes it so).
     const cursor = e.sqlDetails.cursorPosition;
+    // The scanner verifies the bytes an E'\\xNN' escape produces; PostgreSQL reports that as a data error, without a position.
+    if (e.sqlDetails.message.startsWith('invalid byte sequence for encoding')) {
+      return new FloeError(SqlState.characterNotInRepertoire, e.sqlDetails.message);
+    }
     return new FloeError(SqlState.syntaxError, e.sqlDetails.message, { position: positionBase + cursor + 1 });
   }
   const message = e instanceof Error ? e.message : String(e);

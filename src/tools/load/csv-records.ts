@@ -1,5 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { Transform } from 'node:stream';
+import { FloeError } from '../../common/floe-error.js';
+import { findInvalidUtf8, invalidUtf8Error, wholeSequencesLength } from '../../common/utf8.js';
 
 export interface CsvRecord {
   /** 1-based line number of the record's first line. */
@@ -14,8 +17,9 @@ export interface CsvRecord {
  * holds for quote = escape (CSV's doubled quotes), the only escaping the loader offers.
  */
 export async function* csvRecords(path: string, quote: string, onBytes?: (bytesRead: number) => void): AsyncGenerator<CsvRecord> {
-  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  const lines = createInterface({ input: stream.pipe(verifiedUtf8(path)), crlfDelay: Infinity });
+  stream.on('error', (e) => lines.emit('error', e));
   let lineNo = 0;
   let pending: string | undefined;
   let pendingLine = 0;
@@ -47,4 +51,47 @@ export async function* csvRecords(path: string, quote: string, onBytes?: (bytesR
     lines.close();
     stream.destroy();
   }
+}
+
+/**
+ * Passes a file's bytes through unchanged once they are known to be UTF-8, as COPY
+ * requires of its input; the first bad sequence is 22021 with the line it is on.
+ */
+function verifiedUtf8(path: string): Transform {
+  let carry: Buffer = Buffer.alloc(0);
+  let lines = 1;
+  const check = (bytes: Buffer): void => {
+    const bad = findInvalidUtf8(bytes);
+    if (bad !== undefined) {
+      let line = lines;
+      for (let i = bytes.indexOf(10); i !== -1 && i < bad.offset; i = bytes.indexOf(10, i + 1)) line++;
+      const e = invalidUtf8Error(bad.sequence);
+      throw new FloeError(e.sqlstate, e.message, { detail: `line ${line} of ${path}` });
+    }
+    for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) lines++;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+      const whole = wholeSequencesLength(bytes);
+      try {
+        check(bytes.subarray(0, whole));
+      } catch (e) {
+        done(e as Error);
+        return;
+      }
+      carry = Buffer.from(bytes.subarray(whole));
+      done(null, bytes.subarray(0, whole));
+    },
+    flush(done) {
+      try {
+        // A sequence cut off by the end of the file.
+        if (carry.length > 0) check(carry);
+      } catch (e) {
+        done(e as Error);
+        return;
+      }
+      done();
+    },
+  });
 }

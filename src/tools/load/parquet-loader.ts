@@ -1,3 +1,4 @@
+import { isValidDateDays, isValidTimestampMicros } from '../../common/calendar.js';
 import { readFileSync } from 'node:fs';
 import { Type } from 'apache-arrow';
 import type { DataType, Table, Vector } from 'apache-arrow';
@@ -110,6 +111,25 @@ function toMicros(v: bigint, unit: number): bigint {
   }
 }
 
+/** Parquet dates and timestamps can lie outside PostgreSQL's range; those are refused (22008) as date_recv/timestamp_recv refuse them. */
+function checkDatetimeRange(values: unknown[], target: SqlType, column: string, path: string, rowBase: number): unknown[] {
+  if (target.kind !== 'date' && target.kind !== 'timestamp' && target.kind !== 'timestamptz') return values;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null) continue;
+    // ±infinity (non-finite days, the int64 extremes) stay as they are.
+    const ok = target.kind === 'date'
+      ? !Number.isFinite(v as number) || isValidDateDays(v as number)
+      : v === 2n ** 63n - 1n || v === -(2n ** 63n) || isValidTimestampMicros(v as bigint);
+    if (!ok) {
+      throw new FloeError(SqlState.datetimeFieldOverflow, `column "${column}": ${target.kind === 'date' ? 'date' : 'timestamp'} out of range`, {
+        detail: `row ${rowBase + i + 1} of ${path}`,
+      });
+    }
+  }
+  return values;
+}
+
 function columnValues(vec: Vector, column: string, target: SqlType, path: string, rowBase: number, settings: TextIoSettings): unknown[] {
   const at = vec.type as DataType;
   const src = sourceType(at);
@@ -123,13 +143,14 @@ function columnValues(vec: Vector, column: string, target: SqlType, path: string
     const unit = (at as unknown as { unit: number }).unit;
     values = values.map((v) => (v === null ? null : toMicros(v as bigint, unit)));
   }
-  if (src.kind === target.kind && src.kind !== 'numeric') return values;
+  if (src.kind === target.kind && src.kind !== 'numeric') return checkDatetimeRange(values, target, column, path, rowBase);
   const fromText = src.kind === 'text' && !['text', 'varchar', 'bpchar', 'name', 'char'].includes(target.kind);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === null) continue;
     try {
-      values[i] = fromText ? parseValue(v as string, target, settings) : castValue(v, src, target, settings, true);
+      // A load assigns, as INSERT does: an overlong string is refused (22001), not truncated.
+      values[i] = fromText ? parseValue(v as string, target, settings) : castValue(v, src, target, settings, false);
     } catch (e) {
       const state = isFloeError(e) ? e.sqlstate : SqlState.datatypeMismatch;
       throw new FloeError(state, `column "${column}": cannot load Parquet ${formatType(src)} value into ${formatType(target)}: ${(e as Error).message}`, {

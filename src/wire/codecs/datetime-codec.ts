@@ -1,3 +1,7 @@
+import { isValidDateDays, isValidTimestampMicros } from '../../common/calendar.js';
+import {
+  parseDate as parseDateText, parseTime as parseTimeText, parseTimestamp as parseTimestampText, parseTimestamptz as parseTimestamptzText,
+} from '../../common/datetime.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { CodecContext } from './codec-context.js';
 import { timeZoneOffsetSeconds } from './time-zone-offset.js';
@@ -122,113 +126,23 @@ export function formatTime(us: bigint): string {
   return formatTimeOfDay(us);
 }
 
-function syntax(type: string, text: string): FloeError {
-  return new FloeError('22007', `invalid input syntax for type ${type}: "${text}"`);
+// Text input is PostgreSQL's full date/time grammar, shared with the executor (src/common/datetime.ts),
+// so a parameter is accepted or refused exactly as the same text in a cast would be.
+
+export function parseDate(text: string, timeZone = 'UTC'): number {
+  return parseDateText(text, undefined, timeZone);
 }
 
-function fractionMicros(frac: string | undefined): number {
-  if (frac === undefined || frac === '') return 0;
-  return Math.round(Number(`0.${frac}`) * 1e6);
-}
-
-interface ParsedDateTime {
-  readonly days: number;
-  readonly micros: bigint;
-  /** Seconds east of UTC, when the text named one. */
-  readonly offset: number | undefined;
-}
-
-const dateTimePattern =
-  /^(\d{1,7})-(\d{1,2})-(\d{1,2})(?:(?:\s+|T)(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?\s*(Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?(?:\s+(BC|AD))?$/i;
-
-function parseOffset(tz: string): number {
-  const t = tz.toUpperCase();
-  if (t === 'Z' || t === 'UTC' || t === 'GMT') return 0;
-  const sign = t.startsWith('-') ? -1 : 1;
-  const digits = t.slice(1).replace(/:/g, '');
-  let h: number; let m = 0; let s = 0;
-  if (digits.length <= 2) h = Number(digits);
-  else {
-    h = Number(digits.slice(0, digits.length % 2 === 0 ? 2 : 1));
-    const rest = digits.slice(digits.length % 2 === 0 ? 2 : 1);
-    m = Number(rest.slice(0, 2));
-    s = rest.length > 2 ? Number(rest.slice(2, 4)) : 0;
-  }
-  return sign * (h * 3600 + m * 60 + s);
-}
-
-function parseDateTime(text: string, type: string, requireTime: boolean): ParsedDateTime {
-  const m = dateTimePattern.exec(text.trim());
-  if (!m) throw syntax(type, text);
-  let year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (m[9]?.toUpperCase() === 'BC') year = 1 - year;
-  if (month < 1 || month > 12 || day < 1 || day > 31 || civilFromDays(daysFromCivil(year, month, day))[2] !== day) {
-    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
-  }
-  if (requireTime && m[4] === undefined && m[8] !== undefined) throw syntax(type, text);
-  const h = Number(m[4] ?? 0);
-  const mi = Number(m[5] ?? 0);
-  const s = Number(m[6] ?? 0);
-  if (h > 24 || mi > 59 || s > 60 || (h === 24 && (mi > 0 || s > 0))) {
-    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
-  }
-  const micros = BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(fractionMicros(m[7]));
-  return { days: daysFromCivil(year, month, day), micros, offset: m[8] === undefined ? undefined : parseOffset(m[8]) };
-}
-
-function special(text: string): 'infinity' | '-infinity' | 'epoch' | undefined {
-  const t = text.trim().toLowerCase();
-  if (t === 'infinity' || t === '+infinity') return 'infinity';
-  if (t === '-infinity') return '-infinity';
-  if (t === 'epoch') return 'epoch';
-  return undefined;
-}
-
-export function parseDate(text: string): number {
-  const sp = special(text);
-  if (sp === 'infinity') return Infinity;
-  if (sp === '-infinity') return -Infinity;
-  if (sp === 'epoch') return 0;
-  return parseDateTime(text, 'date', false).days;
-}
-
-export function parseTimestamp(text: string): bigint {
-  const sp = special(text);
-  if (sp === 'infinity') return timestampInfinity;
-  if (sp === '-infinity') return timestampMinusInfinity;
-  if (sp === 'epoch') return 0n;
-  const p = parseDateTime(text, 'timestamp', false);
-  return BigInt(p.days) * usPerDay + p.micros;
+export function parseTimestamp(text: string, timeZone = 'UTC'): bigint {
+  return parseTimestampText(text, undefined, timeZone);
 }
 
 export function parseTimestamptz(text: string, timeZone: string): bigint {
-  const sp = special(text);
-  if (sp === 'infinity') return timestampInfinity;
-  if (sp === '-infinity') return timestampMinusInfinity;
-  if (sp === 'epoch') return 0n;
-  const p = parseDateTime(text, 'timestamp with time zone', false);
-  const local = BigInt(p.days) * usPerDay + p.micros;
-  if (p.offset !== undefined) return local - BigInt(p.offset) * usPerSecond;
-  // A wall-clock time: try the offsets in force a day before and after. Like PostgreSQL,
-  // an ambiguous time (clocks turned back) takes the later offset, and a time in a
-  // gap (clocks turned forward) the earlier one.
-  const localSeconds = Number(floorDiv(local, usPerSecond));
-  const before = timeZoneOffsetSeconds(timeZone, localSeconds - 86400);
-  const after = timeZoneOffsetSeconds(timeZone, localSeconds + 86400);
-  const offset = timeZoneOffsetSeconds(timeZone, localSeconds - after) === after ? after : before;
-  return local - BigInt(offset) * usPerSecond;
+  return parseTimestamptzText(text, timeZone);
 }
 
 export function parseTime(text: string): bigint {
-  const m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?$/.exec(text.trim());
-  if (!m) throw syntax('time without time zone', text);
-  const h = Number(m[1]); const mi = Number(m[2]); const s = Number(m[3] ?? 0);
-  if (h > 24 || mi > 59 || s > 60 || (h === 24 && (mi > 0 || s > 0))) {
-    throw new FloeError('22008', `date/time field value out of range: "${text}"`);
-  }
-  return BigInt(h * 3600 + mi * 60 + s) * usPerSecond + BigInt(fractionMicros(m[4]));
+  return parseTimeText(text);
 }
 
 function int64(v: bigint): Buffer {
@@ -247,10 +161,14 @@ function timestampToBinary(us: bigint): Buffer {
   return int64(us - pgEpochUs);
 }
 
+/** As timestamp_recv: a finite value outside PostgreSQL's range is 22008 `timestamp out of range`. */
 function timestampFromBinary(b: Buffer, type: string): bigint {
   const v = readInt64(b, type);
   if (v === timestampInfinity || v === timestampMinusInfinity) return v;
-  return v + pgEpochUs;
+  // Past the int64 range of Floe's 1970-based microseconds: out of range, not a wrapped value.
+  const us = v + pgEpochUs;
+  if (!isValidTimestampMicros(us)) throw new FloeError('22008', 'timestamp out of range');
+  return us;
 }
 
 export const dateCodec: TypeCodec = {
@@ -263,12 +181,14 @@ export const dateCodec: TypeCodec = {
     b.writeInt32BE(days === Infinity ? dateInfinityBinary : days === -Infinity ? dateMinusInfinityBinary : days - pgEpochDays);
     return b;
   },
-  decodeText: (t) => parseDate(t),
+  decodeText: (t, ctx: CodecContext) => parseDate(t, ctx.timeZone),
   decodeBinary: (b) => {
     if (b.length !== 4) throw new FloeError('22P03', 'incorrect binary data format for type date');
     const v = b.readInt32BE(0);
     if (v === dateInfinityBinary) return Infinity;
     if (v === dateMinusInfinityBinary) return -Infinity;
+    // As date_recv: only the range date_in accepts.
+    if (!isValidDateDays(v + pgEpochDays)) throw new FloeError('22008', 'date out of range');
     return v + pgEpochDays;
   },
 };
@@ -279,7 +199,12 @@ export const timeCodec: TypeCodec = {
   encodeText: (v) => formatTime(toBigInt(v, 'time')),
   encodeBinary: (v) => int64(toBigInt(v, 'time')),
   decodeText: (t) => parseTime(t),
-  decodeBinary: (b) => readInt64(b, 'time'),
+  decodeBinary: (b) => {
+    // As time_recv: 0 to 24:00:00 inclusive, else 22P03.
+    const us = readInt64(b, 'time');
+    if (us < 0n || us > usPerDay) throw new FloeError('22P03', 'time out of range');
+    return us;
+  },
 };
 
 export const timestampCodec: TypeCodec = {
@@ -287,7 +212,7 @@ export const timestampCodec: TypeCodec = {
   name: 'timestamp',
   encodeText: (v) => formatTimestamp(toBigInt(v, 'timestamp')),
   encodeBinary: (v) => timestampToBinary(toBigInt(v, 'timestamp')),
-  decodeText: (t) => parseTimestamp(t),
+  decodeText: (t, ctx: CodecContext) => parseTimestamp(t, ctx.timeZone),
   decodeBinary: (b) => timestampFromBinary(b, 'timestamp'),
 };
 

@@ -1,4 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
+import { decodeUtf8Strict } from '../../common/utf8.js';
 import { formatFloat4, formatFloat8 } from './float-text.js';
 import type { TypeCodec } from './type-codec.js';
 
@@ -165,7 +166,7 @@ export function stringCodec(oid: number, name: string): TypeCodec {
     encodeText: (v) => asString(v),
     encodeBinary: (v) => utf8(asString(v)),
     decodeText: (t) => t,
-    decodeBinary: (b) => b.toString('utf8'),
+    decodeBinary: (b) => decodeUtf8Strict(b),
   };
 }
 
@@ -267,7 +268,7 @@ export const jsonCodec: TypeCodec = {
   encodeText: (v) => asString(v),
   encodeBinary: (v) => utf8(asString(v)),
   decodeText: (t) => checkJson(t, 'json'),
-  decodeBinary: (b) => checkJson(b.toString('utf8'), 'json'),
+  decodeBinary: (b) => checkJson(decodeUtf8Strict(b), 'json'),
 };
 
 /** jsonb's binary form is a version byte (1) followed by the JSON text. */
@@ -279,7 +280,7 @@ export const jsonbCodec: TypeCodec = {
   decodeText: (t) => checkJson(t, 'json'),
   decodeBinary: (b) => {
     if (b.length < 1 || b[0] !== 1) throw new FloeError('22P03', 'unsupported jsonb version number');
-    return checkJson(b.subarray(1).toString('utf8'), 'json');
+    return checkJson(decodeUtf8Strict(b.subarray(1)), 'json');
   },
 };
 

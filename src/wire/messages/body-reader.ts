@@ -1,10 +1,12 @@
 import { FloeError } from '../../common/floe-error.js';
+import { findInvalidUtf8, invalidUtf8Error } from '../../common/utf8.js';
 
 /** Reads a frontend message body; any overrun or bad string is a protocol violation (08P01). */
 export class BodyReader {
   readonly #buf: Buffer;
   #pos = 0;
   readonly #what: string;
+  #textError: FloeError | undefined;
 
   constructor(buf: Buffer, what: string) {
     this.#buf = buf;
@@ -55,6 +57,26 @@ export class BodyReader {
     const s = this.#buf.toString('utf8', this.#pos, end);
     this.#pos = end + 1;
     return s;
+  }
+
+  /**
+   * A NUL-terminated string of client text (a query). Bytes that are not UTF-8 do not
+   * break the message framing: the string decodes lossily and `textError` keeps
+   * PostgreSQL's 22021, which the connection raises as an ordinary statement error.
+   */
+  clientText(): string {
+    const start = this.#pos;
+    const s = this.cstring();
+    if (this.#textError === undefined) {
+      const bad = findInvalidUtf8(this.#buf.subarray(start, this.#pos - 1));
+      if (bad !== undefined) this.#textError = invalidUtf8Error(bad.sequence);
+    }
+    return s;
+  }
+
+  /** The 22021 error of the first invalid client text read, if any. */
+  get textError(): FloeError | undefined {
+    return this.#textError;
   }
 
   bytes(n: number): Buffer {

@@ -6,6 +6,8 @@ export interface Parse {
   readonly name: string;
   readonly sql: string;
   readonly paramTypeOids: readonly number[];
+  /** Set when the statement text is not valid UTF-8 (22021); `sql` then holds a lossy decoding. */
+  readonly textError?: FloeError;
 }
 
 export interface Bind {
@@ -78,12 +80,13 @@ function target(r: BodyReader, what: string): 'S' | 'P' {
 export function decodeParse(body: Buffer): Parse {
   const r = new BodyReader(body, 'Parse');
   const name = r.cstring();
-  const sql = r.cstring();
+  const sql = r.clientText();
   const n = count(r, 'parameter type');
   const paramTypeOids: number[] = [];
   for (let i = 0; i < n; i++) paramTypeOids.push(r.uint32());
   r.end();
-  return { kind: 'Parse', name, sql, paramTypeOids };
+  const parse: Parse = { kind: 'Parse', name, sql, paramTypeOids };
+  return r.textError === undefined ? parse : { ...parse, textError: r.textError };
 }
 
 export function decodeBind(body: Buffer): Bind {
