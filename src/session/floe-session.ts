@@ -31,6 +31,7 @@ import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
 import { columnRanges, liveRows } from './table-estimates.js';
+import { addUniqueConstraint, createIndex, dropConstraint, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -448,6 +449,7 @@ class FloeSession implements SessionHandler {
         await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
           partitionBy: c.partitionBy, properties: c.properties,
+          constraints: c.unique === undefined ? [] : uniqueConstraintsForCreate(w, c.table.namespace, c.table.name, c.primaryKey, c.columns.map((x) => x.name), c.unique),
         }, { ifNotExists: c.ifNotExists });
         return 'CREATE TABLE';
       case 'dropTable':
@@ -470,6 +472,12 @@ class FloeSession implements SessionHandler {
             case 'dropRef':
               await w.dropRef(table, a.name, { ifExists: a.ifExists, kind: a.refKind });
               break;
+            case 'addUnique':
+              table = await addUniqueConstraint(w, table, a.spec);
+              break;
+            case 'dropConstraint':
+              table = await dropConstraint(w, table, a.name, a.ifExists);
+              break;
             default:
               if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties);
               if (a.kind === 'resetProperties') validateTableProperties(a.keys);
@@ -478,6 +486,10 @@ class FloeSession implements SessionHandler {
         }
         return 'ALTER TABLE';
       }
+      case 'createIndex':
+        return createIndex(w, c, (message) => this.#notice('NOTICE', '42P07', message));
+      case 'dropIndex':
+        return dropIndex(w, c, this.#searchPath());
     }
   }
 

@@ -10,6 +10,7 @@ import { BindContext } from './bind-context.js';
 import { bindArguments } from './bind-arguments.js';
 import { bindCopy } from './bind-copy.js';
 import { bindCreateTable } from './bind-create-table.js';
+import { bindCreateIndex } from './bind-unique.js';
 import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
 import { bindInsert } from './bind-insert.js';
 import { bindMerge } from './bind-merge.js';
@@ -49,6 +50,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'MergeStmt': return bindMerge(ctx, n);
     case 'CreateSchemaStmt': return bindCreateSchema(n);
     case 'CreateStmt': return bindCreateTable(ctx, n);
+    case 'IndexStmt': return bindCreateIndex(ctx, n);
     case 'DropStmt': return bindDrop(ctx, n);
     case 'AlterTableStmt': return bindAlterTable(ctx, n);
     case 'RenameStmt': return bindRename(ctx, n);
