@@ -471,7 +471,7 @@ class FloeSession implements SessionHandler {
         await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
           partitionBy: c.partitionBy, properties: c.properties,
-          constraints: c.unique === undefined ? [] : uniqueConstraintsForCreate(w, c.table.namespace, c.table.name, c.primaryKey, c.columns.map((x) => x.name), c.unique),
+          constraints: uniqueConstraintsForCreate(w, c.table.namespace, c.table.name, c.primaryKey, c.columns.map((x) => x.name), c.unique ?? []),
         }, { ifNotExists: c.ifNotExists });
         return 'CREATE TABLE';
       case 'dropTable':

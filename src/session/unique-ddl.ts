@@ -56,6 +56,10 @@ export function uniqueConstraintsForCreate(
   w: Warehouse, namespace: string, table: string, primaryKey: readonly string[], columns: readonly string[], specs: readonly UniqueSpec[],
 ): UniqueConstraint[] {
   const taken = relationNames(w, namespace);
+  // An index of the schema already holds the new table's name (tables clash in the catalog).
+  if (taken.has(table) && !w.listTables(namespace).some((t) => t.name === table)) {
+    throw new FloeError(SqlState.duplicateTable, `relation "${table}" already exists`);
+  }
   taken.add(table);
   if (primaryKey.length > 0) taken.add(`${table}_pkey`);
   const out: UniqueConstraint[] = [];
