@@ -4,7 +4,9 @@ import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { columnReader } from '../arrow/column-reader.js';
 import { keyValueBytes } from '../bucket/key-serializer.js';
-import { readDataFile } from '../format/data-file-reader.js';
+import { decodeDataFileSelected, readDataFile } from '../format/data-file-reader.js';
+import { bytesSource } from '../format/parquet-io.js';
+import { filterSelection } from '../scan/filter-batch.js';
 import { executeScanTask } from '../scan/execute-scan-task.js';
 import { planScan } from '../scan/plan-scan.js';
 import { ROW_ID_COLUMN } from '../scan/scan-types.js';
@@ -14,6 +16,7 @@ import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/ta
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { keyValueText } from './key-value-text.js';
 import type { LakeTransaction } from './lake-transaction.js';
+import { valueOrderOf } from '../stats/value-order.js';
 
 export type UniqueConstraint = Extract<TableConstraint, { kind: 'unique' }>;
 
@@ -25,17 +28,17 @@ export function uniqueConstraintsOf(table: TableMetadata): UniqueConstraint[] {
 interface WrittenValue {
   readonly slot: string;
   readonly constraint: UniqueConstraint;
-  readonly key: string;
+  readonly key: unknown;
   readonly values: readonly unknown[];
   /** The primary key of the row that holds it (keyed tables). */
-  readonly pk: string | undefined;
+  readonly pk: unknown;
 }
 
 /** A statement's rows as the write sees them: the live after-images and the primary keys it replaces. */
 interface WriteRows {
   readonly live: number[];
-  readonly superseded: Set<string>;
-  readonly pkOf: (i: number) => string;
+  readonly superseded: Set<unknown>;
+  readonly pkOf: (i: number) => unknown;
 }
 
 /**
@@ -55,7 +58,7 @@ interface WriteRows {
  */
 export class UniqueLedger {
   readonly #written: WrittenValue[] = [];
-  readonly #superseded: { slot: string; pk: string }[] = [];
+  readonly #superseded: { slot: string; pk: unknown }[] = [];
   readonly #marks: { written: number; superseded: number }[] = [];
 
   mark(): void {
@@ -82,7 +85,7 @@ export class UniqueLedger {
     for (const c of constraints) {
       const idx = columnIndexes(table, c);
       const types = idx.map((i) => table.columns[i]!.type);
-      const mine = new Map<string, number>();
+      const mine = new Map<unknown, number>();
       for (const i of rows.live) {
         const values = idx.map((k) => columns[k]![i]);
         const key = keyOf(c, types, values);
@@ -94,6 +97,7 @@ export class UniqueLedger {
       if (mine.size === 0) continue;
       const firstValues = [...mine.values()].map((i) => columns[idx[0]!]![i]);
       const req: ScanRequest = { table, at: { kind: 'ref', name: ref }, txn };
+      if (!(await filesMayHold(ctx, req, table, c, firstValues))) continue;
       for await (const row of tableRows(ctx, req, table, c, firstValues)) {
         if (row.pk !== undefined && rows.superseded.has(row.pk)) continue;
         const i = mine.get(row.key);
@@ -161,8 +165,8 @@ function writeRows(table: TableMetadata, columns: readonly (readonly unknown[])[
   }
   const pkIdx = table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k));
   const pkTypes = pkIdx.map((i) => table.columns[i]!.type);
-  const pks: string[] = new Array<string>(n);
-  const last = new Map<string, number>();
+  const pks: unknown[] = new Array<unknown>(n);
+  const last = new Map<unknown, number>();
   for (let i = 0; i < n; i++) {
     pks[i] = encodeKey(pkTypes, pkIdx.map((k) => columns[k]![i]));
     last.set(pks[i]!, i);
@@ -170,12 +174,12 @@ function writeRows(table: TableMetadata, columns: readonly (readonly unknown[])[
   const live: number[] = [];
   for (const i of last.values()) if (ops === undefined || ops[i] === '+I' || ops[i] === '+U') live.push(i);
   live.sort((a, b) => a - b);
-  return { live, superseded: new Set(last.keys()), pkOf: (i) => pks[i]! };
+  return { live, superseded: new Set(last.keys()), pkOf: (i) => pks[i] };
 }
 
 interface TableRow {
-  readonly key: string;
-  readonly pk: string | undefined;
+  readonly key: unknown;
+  readonly pk: unknown;
   readonly fileId: number | undefined;
 }
 
@@ -188,10 +192,7 @@ async function* tableRows(
   const types = idx.map((i) => table.columns[i]!.type);
   const pkCols = keyed ? table.primaryKey.map((k) => table.columns.find((col) => col.name === k)!) : [];
   const projection = [...new Set([...c.columns, ...pkCols.map((col) => col.name), ...(keyed ? [] : [ROW_ID_COLUMN])])];
-  const nonNull = firstValues.filter((v) => v !== null && v !== undefined);
-  const filters: ScanFilter[] = nonNull.length === firstValues.length
-    ? [{ column: c.columns[0]!, op: 'in', values: [...new Set(nonNull)] }]
-    : [];
+  const filters = valueFilters(c.columns[0]!, types[0]!, firstValues);
   const plan = planScan(ctx, { ...req, projection, filters });
   for (const task of plan.tasks) {
     for await (const b of executeScanTask(task)) {
@@ -209,6 +210,59 @@ async function* tableRows(
       }
     }
   }
+}
+
+/**
+ * Whether any data file the read would open physically holds one of the values in the
+ * constraint's first column: a live row holding a value must lie in some file, so when
+ * none does there is nothing to merge. This reads one column of each file, raw, instead
+ * of merging every key of the table.
+ */
+async function filesMayHold(ctx: LakeContext, req: ScanRequest, table: TableMetadata, c: UniqueConstraint, firstValues: readonly unknown[]): Promise<boolean> {
+  const col = table.columns.find((x) => x.name === c.columns[0])!;
+  const wanted = new Set<unknown>();
+  for (const v of firstValues) if (v !== null && v !== undefined) wanted.add(encodeKey([col.type], [v]));
+  if (wanted.size === 0) return c.nullsNotDistinct === true;
+  const filters = valueFilters(col.name, col.type, firstValues);
+  const plan = planScan(ctx, { ...req, projection: [col.name], filters });
+  // The filters cut rows while the column is decoded (typed selections over its buffers).
+  const pick = (b: RecordBatch): Int32Array | undefined => filterSelection(b, filters, [col]);
+  for (const task of plan.tasks) {
+    for (const f of [...task.baseFiles, ...task.changeFiles]) {
+      const source = bytesSource(await ctx.storage.get(f.path));
+      for (const { batch, rows } of await decodeDataFileSelected(source, f.path, [col], [], f.rowGroups, pick)) {
+        const rd = columnReaderOf(batch, physicalName(col.fieldId), col.type);
+        const n = rows === undefined ? batch.numRows : rows.length;
+        for (let j = 0; j < n; j++) {
+          const v = rd.get(rows === undefined ? j : rows[j]!);
+          if (v !== null && wanted.has(encodeKey([col.type], [v]))) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Few values: an IN filter (tested per value, so kept short). Many: their [min, max]
+ * range, which prunes files and row groups by statistics as well and costs one
+ * comparison a row; the rows are then matched by key in JS.
+ */
+const IN_FILTER_MAX_VALUES = 64;
+
+function valueFilters(column: string, type: SqlType, values: readonly unknown[]): ScanFilter[] {
+  if (values.some((v) => v === null || v === undefined)) return [];
+  const distinct = [...new Set(values)];
+  if (distinct.length <= IN_FILTER_MAX_VALUES) return [{ column, op: 'in', values: distinct }];
+  const order = valueOrderOf(type);
+  if (order === undefined) return [];
+  let min = distinct[0];
+  let max = distinct[0];
+  for (const v of distinct) {
+    if (order(v, min) < 0) min = v;
+    if (order(v, max) > 0) max = v;
+  }
+  return [{ column, op: '>=', value: min }, { column, op: '<=', value: max }];
 }
 
 function columnReaderOf(b: RecordBatch, name: string, type: SqlType): { get(i: number): unknown } {
@@ -230,12 +284,28 @@ function slotOf(table: TableMetadata, ref: string): string {
 }
 
 /** The constraint key of a row's values; undefined when a NULL makes it distinct from every other. */
-function keyOf(c: UniqueConstraint, types: readonly SqlType[], values: readonly unknown[]): string | undefined {
+function keyOf(c: UniqueConstraint, types: readonly SqlType[], values: readonly unknown[]): unknown {
   if (c.nullsNotDistinct !== true && values.some((v) => v === null || v === undefined)) return undefined;
   return encodeKey(types, values);
 }
 
-function encodeKey(types: readonly SqlType[], values: readonly unknown[]): string {
+/**
+ * Types whose canonical values are JS primitives equal exactly when the SQL values are
+ * (numbers, bigints, strings, booleans): a one-column key of them is the value itself,
+ * which spares the serialization per row. Not floats (-0, NaN), numeric ('1.0' = '1.00'),
+ * bpchar (trailing blanks) or bytea.
+ */
+const PRIMITIVE_KEY_KINDS = new Set([
+  'bool', 'int2', 'int4', 'int8', 'text', 'varchar', 'name', 'char', 'date', 'time', 'timestamp', 'timestamptz', 'uuid',
+  'oid', 'regclass', 'regtype', 'regproc',
+]);
+
+/** A value's identity under a key of these types; serialized (key-serializer.ts) unless a one-column primitive key. */
+function encodeKey(types: readonly SqlType[], values: readonly unknown[]): unknown {
+  if (types.length === 1 && PRIMITIVE_KEY_KINDS.has(types[0]!.kind)) {
+    const v = values[0];
+    return v === undefined ? null : v;
+  }
   let out = '';
   for (let k = 0; k < types.length; k++) {
     const v = values[k];
@@ -261,7 +331,7 @@ export async function checkExistingUnique(ctx: LakeContext, table: TableMetadata
   const idx = columnIndexes(table, c);
   const types = idx.map((i) => table.columns[i]!.type);
   const plan = planScan(ctx, { table, projection: [...c.columns] });
-  const seen = new Set<string>();
+  const seen = new Set<unknown>();
   for (const task of plan.tasks) {
     for await (const b of executeScanTask(task)) {
       const readers = c.columns.map((name, k) => columnReaderOf(b, name, types[k]!));
