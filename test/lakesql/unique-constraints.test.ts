@@ -1,11 +1,47 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, test } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { runPsql } from '../harness/run-psql.js';
 import { gatewayAndOracleForSuite } from './gateway-and-oracle.js';
 import type { GatewayAndOracle } from './gateway-and-oracle.js';
 import { startLakeSqlGateway } from './lake-sql-gateway.js';
 import type { LakeSqlGateway } from './lake-sql-gateway.js';
+
+const PSQL_SCRIPT = `create table c (id int primary key, e text unique, f int);
+insert into c values (1, 'a', 1);
+copy c from stdin with (format csv);
+2,b,2
+3,a,3
+\\.
+copy c from stdin with (format csv);
+2,b,2
+3,b,3
+\\.
+copy c from stdin with (format csv);
+2,b,2
+3,c,3
+\\.
+select * from c order by id;
+merge into c using (values (1, 'b'), (9, 'c')) as s(id, e) on c.id = s.id when matched then update set e = s.e when not matched then insert values (s.id, s.e, 0);
+merge into c using (values (1, 'z'), (9, 'q')) as s(id, e) on c.id = s.id when matched then update set e = s.e when not matched then insert values (s.id, s.e, 0);
+select * from c order by id;
+alter table c add column g int unique;
+update c set g = 1;
+update c set g = id;
+alter table c rename column e to email;
+insert into c values (20, 'z', 0, 100);
+alter table c drop column email;
+insert into c values (21, 0, 100);
+create table nd (a int, constraint nd_a unique nulls not distinct (a));
+insert into nd values (null);
+insert into nd values (null);
+insert into nd values (1), (null);
+\\d c
+\\d nd
+`;
 
 /** What a statement did: its rows (or command and count), or its error's SQLSTATE, message and DETAIL. */
 async function outcome(c: pg.Client, sql: string): Promise<unknown> {
@@ -152,6 +188,25 @@ describe('UNIQUE constraints against PostgreSQL 15', () => {
       'SHOW transaction_isolation',
       'COMMIT',
     ]);
+  });
+
+  // COPY, MERGE, ADD COLUMN … UNIQUE, RENAME/DROP COLUMN and NULLS NOT DISTINCT through psql on
+  // both servers; PostgreSQL's COPY error CONTEXT line is the one difference allowed.
+  test('COPY, MERGE, column changes and NULLS NOT DISTINCT, through psql', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'floe-unique-'));
+    const file = join(dir, 'script.sql');
+    writeFileSync(file, PSQL_SCRIPT);
+    try {
+      const oracleTarget = { host: both.oracle.host, port: both.oracle.port, user: both.oracle.user ?? 'floe', database: both.oracle.database ?? 'postgres' };
+      const floe = await runPsql({ port: both.g.server.port }, ['-f', file]);
+      const postgres = await runPsql(oracleTarget, ['-f', file]);
+      const withoutContext = (text: string) => text.split('\n').filter((l) => !l.startsWith('CONTEXT:  COPY')).join('\n');
+      assert.equal(floe.stdout, postgres.stdout);
+      assert.equal(floe.stderr, withoutContext(postgres.stderr));
+      assert.match(floe.stderr, /Key \(a\)=\(null\) already exists/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("psql's \\d shows unique constraints and indexes as PostgreSQL does", async () => {

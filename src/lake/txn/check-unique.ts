@@ -222,7 +222,9 @@ async function filesMayHold(ctx: LakeContext, req: ScanRequest, table: TableMeta
   const col = table.columns.find((x) => x.name === c.columns[0])!;
   const wanted = new Set<unknown>();
   for (const v of firstValues) if (v !== null && v !== undefined) wanted.add(encodeKey([col.type], [v]));
-  if (wanted.size === 0) return c.nullsNotDistinct === true;
+  // NULLS NOT DISTINCT with a NULL among the values: NULLs are not looked for here.
+  if (c.nullsNotDistinct === true && firstValues.some((v) => v === null || v === undefined)) return true;
+  if (wanted.size === 0) return false;
   const filters = valueFilters(col.name, col.type, firstValues);
   const plan = planScan(ctx, { ...req, projection: [col.name], filters });
   // The filters cut rows while the column is decoded (typed selections over its buffers).
