@@ -161,6 +161,10 @@ describe('UNIQUE constraints against PostgreSQL 15', () => {
       "INSERT INTO ua VALUES ('x', 2) ON CONFLICT (k) DO UPDATE SET v = ua.v + excluded.v",
       "INSERT INTO ua VALUES ('x', 2) ON CONFLICT ON CONSTRAINT ua_k DO NOTHING",
       "INSERT INTO ua VALUES ('y', 3) ON CONFLICT DO NOTHING",
+      'CREATE TABLE plain (n int)',
+      'INSERT INTO plain VALUES (1), (1) ON CONFLICT DO NOTHING',
+      'INSERT INTO plain VALUES (1) ON CONFLICT (n) DO NOTHING',
+      'SELECT * FROM plain',
       'SELECT * FROM ua ORDER BY k',
     ]);
   });

@@ -11,7 +11,7 @@ const noMatch = 'there is no unique or exclusion constraint matching the ON CONF
  * PostgreSQL's inference picks it: the primary key or a UNIQUE constraint (or unique
  * index) whose column set is exactly the one named, in any order (42P10 when none is);
  * by name, a constraint of the table (42704 otherwise: a unique index made by CREATE
- * UNIQUE INDEX is no constraint). Without a target (DO NOTHING only): any of them.
+ * UNIQUE INDEX is no constraint). Without a target (DO NOTHING only): any of them, or none.
  */
 export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbiter {
   const uniques = (table.constraints ?? []).filter((c) => c.kind === 'unique' && c.columns !== undefined);
@@ -27,10 +27,8 @@ export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbit
     return unique(c);
   }
   const elems = (oc.infer?.indexElems as Raw[] | undefined) ?? [];
-  if (elems.length === 0) {
-    if (table.primaryKey.length === 0 && uniques.length === 0) throw new FloeError(SqlState.invalidColumnReference, noMatch, { position: positionOf(oc) });
-    return { kind: 'any' };
-  }
+  // Without a target any unique key arbitrates, and a table without one inserts every row (as PostgreSQL does).
+  if (elems.length === 0) return { kind: 'any' };
   const inferred = new Set(elems.map((e) => {
     const el = unwrap(e)[1];
     if (!el.name) throw new FloeError(SqlState.invalidColumnReference, noMatch, { position: positionOf(oc) });
