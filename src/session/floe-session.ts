@@ -396,6 +396,9 @@ class FloeSession implements SessionHandler {
   async #enterStatement(bound: BoundStatement): Promise<void> {
     const t = this.#txn;
     this.#settings.set('transaction_isolation', t?.isolation ?? isolationText(this.#settings.get('default_transaction_isolation')));
+    if (t?.lake !== undefined && t.lake.state === 'open' && isolationLevel(t.isolation) === 'read committed' && !(bound.kind === 'utility' && TRANSACTION_CONTROL.has(bound.command.kind))) {
+      t.lake.releaseReadSnapshots();
+    }
     if (t === undefined || t.lake !== undefined || isolationLevel(t.isolation) === 'read committed') return;
     if (bound.kind === 'utility' && TRANSACTION_CONTROL.has(bound.command.kind)) return;
     t.lake = await this.#deps.warehouse.begin({ isolation: isolationLevel(t.isolation) });

@@ -335,6 +335,8 @@ describe('UNIQUE across statements, transactions and isolation (Floe)', () => {
         await a.query('COMMIT');
       }
       await a.query('BEGIN');
+      // Even after the transaction has written (another table), each statement reads afresh.
+      await a.query('INSERT INTO snap_other VALUES (1)');
       const rc1 = await a.query('SELECT count(*)::int AS n FROM snap');
       await b.query('INSERT INTO snap VALUES (4, 0)');
       const rc2 = await a.query('SELECT count(*)::int AS n FROM snap');

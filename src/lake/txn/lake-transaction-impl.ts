@@ -177,6 +177,12 @@ export class LakeTransactionImpl implements LakeTransaction {
     }
   }
 
+  releaseReadSnapshots(): void {
+    for (const [key, w] of this.#writes) {
+      if (w.files.length === 0 && w.deletes.size === 0 && !w.rmw && w.rows === 0) this.#writes.delete(key);
+    }
+  }
+
   markReadModifyWrite(table: TableMetadata, ref: string): void {
     this.#write(table, ref).rmw = true;
   }

@@ -41,6 +41,11 @@ export interface LakeTransaction {
   deleteRows(table: TableMetadata, ref: string, rowIds: readonly bigint[]): Promise<void>;
   /** Apply the snapshot-isolation check for this table at commit (FloeError 40001). */
   markReadModifyWrite(table: TableMetadata, ref: string): void;
+  /**
+   * READ COMMITTED, between statements: tables this transaction has only read are read
+   * again at their branch head by the next statement (written tables keep their snapshot).
+   */
+  releaseReadSnapshots(): void;
   /** Marks what is staged now, for a later rollbackTo. */
   savepoint(): TxnSavepoint;
   /**
