@@ -85,12 +85,18 @@ export class UniqueLedger {
     for (const c of constraints) {
       const idx = columnIndexes(table, c);
       const types = idx.map((i) => table.columns[i]!.type);
+      const all = new Set<unknown>();
+      // Values a row already held (an UPDATE's +U whose -U had the same key and value) need no look at the table.
       const mine = new Map<unknown, number>();
       for (const i of rows.live) {
         const values = idx.map((k) => columns[k]![i]);
         const key = keyOf(c, types, values);
         if (key === undefined) continue;
-        if (mine.has(key)) throw violation(table, c, values);
+        if (all.has(key)) throw violation(table, c, values);
+        all.add(key);
+        const kept = ops !== undefined && ops[i] === '+U' && i > 0 && ops[i - 1] === '-U' && isKeyed(table)
+          && rows.pkOf(i - 1) === rows.pkOf(i) && keyOf(c, types, idx.map((k) => columns[k]![i - 1])) === key;
+        if (kept) continue;
         mine.set(key, i);
         found.push({ slot, constraint: c, key, values, pk: isKeyed(table) ? rows.pkOf(i) : undefined });
       }
