@@ -74,6 +74,8 @@ function isVisible(ctx: EvalContext, oid: number): boolean {
     }
     return true;
   }
+  const unique = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
+  if (unique) return schemas.includes(unique.table.namespace);
   const reg = ctx.virtualTables as VirtualTableRegistry | undefined;
   const vt = reg?.list().find((v) => v.oid === oid);
   return vt !== undefined && schemas.includes(vt.schema);
