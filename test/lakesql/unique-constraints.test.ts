@@ -49,8 +49,8 @@ async function outcome(c: pg.Client, sql: string): Promise<unknown> {
     const r = await c.query({ text: sql, rowMode: 'array' });
     return r.command === 'SELECT' || r.fields.length > 0 ? { rows: r.rows } : { command: r.command, count: r.rowCount };
   } catch (e) {
-    const x = e as { code?: string; message: string; detail?: string };
-    return { code: x.code, message: x.message, detail: x.detail };
+    const x = e as { code?: string; message: string; detail?: string; hint?: string; position?: string };
+    return { code: x.code, message: x.message, detail: x.detail, hint: x.hint, position: x.position };
   }
 }
 

@@ -11,7 +11,7 @@ const noMatch = 'there is no unique or exclusion constraint matching the ON CONF
  * PostgreSQL's inference picks it: the primary key or a UNIQUE constraint (or unique
  * index) whose column set is exactly the one named, in any order (42P10 when none is);
  * by name, a constraint of the table (42704 otherwise: a unique index made by CREATE
- * UNIQUE INDEX is no constraint). Without a target (DO NOTHING only): any of them, or none.
+ * UNIQUE INDEX is no constraint). PostgreSQL reports neither error with a position. Without a target (DO NOTHING only): any of them, or none.
  */
 export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbiter {
   const uniques = (table.constraints ?? []).filter((c) => c.kind === 'unique' && c.columns !== undefined);
@@ -22,7 +22,7 @@ export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbit
     if (table.primaryKey.length > 0 && conname === `${table.name}_pkey`) return { kind: 'primaryKey' };
     const c = uniques.find((u) => u.name === conname && u.indexOnly !== true);
     if (c === undefined) {
-      throw new FloeError(SqlState.undefinedObject, `constraint "${conname}" for table "${table.name}" does not exist`, { position: positionOf(oc) });
+      throw new FloeError(SqlState.undefinedObject, `constraint "${conname}" for table "${table.name}" does not exist`);
     }
     return unique(c);
   }
@@ -31,7 +31,7 @@ export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbit
   if (elems.length === 0) return { kind: 'any' };
   const inferred = new Set(elems.map((e) => {
     const el = unwrap(e)[1];
-    if (!el.name) throw new FloeError(SqlState.invalidColumnReference, noMatch, { position: positionOf(oc) });
+    if (!el.name) throw new FloeError(SqlState.invalidColumnReference, noMatch);
     if (indexOf(el.name as string) < 0) {
       throw new FloeError(SqlState.undefinedColumn, `column "${el.name as string}" does not exist`, { position: positionOf(e) });
     }
@@ -43,5 +43,5 @@ export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbit
     const c = uniques.find((u) => sameSet(u.columns!));
     if (c !== undefined) return unique(c);
   }
-  throw new FloeError(SqlState.invalidColumnReference, noMatch, { position: positionOf(oc) });
+  throw new FloeError(SqlState.invalidColumnReference, noMatch);
 }
