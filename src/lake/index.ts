@@ -12,7 +12,7 @@ export { sequenceTypeName } from './sequence/sequence-parameters.js';
 export type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from './refs/snapshot.js';
 export type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanStats, ScanTask } from './scan/scan-types.js';
 export { ROW_ID_COLUMN, SEQ_COLUMN } from './scan/scan-types.js';
-export type { BeginOptions, LakeTransaction, TxnSavepoint } from './txn/lake-transaction.js';
+export type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from './txn/lake-transaction.js';
 export type { OptimizeOptions, OptimizeProgress, OptimizeResult } from './optimize/optimize-result.js';
 export type {
   BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse, WarehouseOptions,

@@ -33,6 +33,8 @@ import { procedureArguments } from './procedure-arguments.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 import { runSequenceDdl } from './run-sequence-ddl.js';
 import { SessionSequenceState } from './session-sequence-state.js';
+import { isolationLevel, isolationText } from './transaction-isolation.js';
+import { addUniqueConstraint, createIndex, dropConstraint, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -74,6 +76,8 @@ interface Txn {
   /** Values settings had before this transaction changed them: ROLLBACK restores all, COMMIT only SET LOCAL ones. */
   readonly settingsBefore: Map<string, string | undefined>;
   readonly localSettings: Set<string>;
+  /** As asked (SHOW transaction_isolation); fixed once the transaction has read or written. */
+  isolation: string;
 }
 
 const nowMicros = () => BigInt(Date.now()) * 1000n;
@@ -112,6 +116,11 @@ function startupSettings(parameters: Readonly<Record<string, string>>): [string,
     return [name, v];
   });
 }
+
+/** Utility statements that do not start a repeatable-read transaction's snapshot. */
+const TRANSACTION_CONTROL: ReadonlySet<string> = new Set([
+  'begin', 'commit', 'rollback', 'savepoint', 'release', 'rollbackTo', 'set', 'setTransaction', 'reset', 'show', 'discard', 'noop',
+]);
 
 /** Creates the engine side of one connection. */
 export function createFloeSession(deps: SessionDeps): SessionHandler {
@@ -214,7 +223,7 @@ class FloeSession implements SessionHandler {
   #newTxn(implicit: boolean): Txn {
     return {
       implicit, lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros(),
-      settingsBefore: new Map(), localSettings: new Set(),
+      settingsBefore: new Map(), localSettings: new Set(), isolation: isolationText(this.#settings.get('default_transaction_isolation')),
     };
   }
 
@@ -377,14 +386,31 @@ class FloeSession implements SessionHandler {
   /** The lake transaction a write goes through: the explicit one (begun lazily), or a fresh autocommit one. */
   async #writeTxn(): Promise<{ lake: LakeTransaction; autocommit: boolean }> {
     if (this.#txn) {
-      this.#txn.lake ??= await this.#deps.warehouse.begin();
+      this.#txn.lake ??= await this.#deps.warehouse.begin({ isolation: isolationLevel(this.#txn.isolation) });
       this.#txn.writes++;
       return { lake: this.#txn.lake, autocommit: false };
     }
-    return { lake: await this.#deps.warehouse.begin(), autocommit: true };
+    return { lake: await this.#deps.warehouse.begin({ isolation: isolationLevel(this.#settings.get('default_transaction_isolation')) }), autocommit: true };
+  }
+
+  /**
+   * Keeps transaction_isolation in step with the transaction, and at REPEATABLE READ or
+   * SERIALIZABLE begins the lake transaction at the first statement that reads, so that
+   * every read of a table goes through its snapshot, pinned at the first read of it.
+   */
+  async #enterStatement(bound: BoundStatement): Promise<void> {
+    const t = this.#txn;
+    this.#settings.set('transaction_isolation', t?.isolation ?? isolationText(this.#settings.get('default_transaction_isolation')));
+    if (t?.lake !== undefined && t.lake.state === 'open' && isolationLevel(t.isolation) === 'read committed' && !(bound.kind === 'utility' && TRANSACTION_CONTROL.has(bound.command.kind))) {
+      t.lake.releaseReadSnapshots();
+    }
+    if (t === undefined || t.lake !== undefined || isolationLevel(t.isolation) === 'read committed') return;
+    if (bound.kind === 'utility' && TRANSACTION_CONTROL.has(bound.command.kind)) return;
+    t.lake = await this.#deps.warehouse.begin({ isolation: isolationLevel(t.isolation) });
   }
 
   async #runBound(bound: BoundStatement, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
+    await this.#enterStatement(bound);
     switch (bound.kind) {
       case 'query': {
         const types = bound.columns.map((c) => c.type);
@@ -453,6 +479,7 @@ class FloeSession implements SessionHandler {
         await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
           partitionBy: c.partitionBy, properties: c.properties,
+          constraints: uniqueConstraintsForCreate(w, c.table.namespace, c.table.name, c.primaryKey, c.columns.map((x) => x.name), c.unique ?? []),
         }, { ifNotExists: c.ifNotExists });
         return 'CREATE TABLE';
       case 'dropTable':
@@ -480,6 +507,12 @@ class FloeSession implements SessionHandler {
             case 'dropRef':
               await w.dropRef(table, a.name, { ifExists: a.ifExists, kind: a.refKind });
               break;
+            case 'addUnique':
+              table = await addUniqueConstraint(w, table, a.spec);
+              break;
+            case 'dropConstraint':
+              table = await dropConstraint(w, table, a.name, a.ifExists);
+              break;
             default:
               if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties);
               if (a.kind === 'resetProperties') validateTableProperties(a.keys);
@@ -490,6 +523,10 @@ class FloeSession implements SessionHandler {
       }
       case 'createSequence': case 'alterSequence': case 'dropSequence':
         return runSequenceDdl(w, c, (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message));
+      case 'createIndex':
+        return createIndex(w, c, (message) => this.#notice('NOTICE', '42P07', message));
+      case 'dropIndex':
+        return dropIndex(w, c, this.#searchPath());
     }
   }
 
@@ -502,6 +539,8 @@ class FloeSession implements SessionHandler {
         if (this.#txn?.implicit) this.#txn.implicit = false;
         else if (this.#txn) this.#notice('WARNING', SqlState.activeSqlTransaction, 'there is already a transaction in progress');
         else this.#txn = this.#newTxn(false);
+        if (c.modes.isolation !== undefined && this.#txn.lake === undefined) this.#txn.isolation = isolationText(c.modes.isolation);
+        this.#settings.set('transaction_isolation', this.#txn.isolation);
         return command('BEGIN');
       case 'commit': {
         const t = this.#txn;
@@ -564,9 +603,15 @@ class FloeSession implements SessionHandler {
           this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'SET LOCAL can only be used in transaction blocks');
           return command('SET');
         }
+        if (c.name === 'transaction_isolation' && c.value !== null) {
+          this.#setIsolation(c.value, false);
+          return command('SET');
+        }
         if (c.local) this.#txn!.localSettings.add(c.name);
         return this.#set(c.name, c.value);
-      case 'setTransaction': return command('SET');
+      case 'setTransaction':
+        if (c.modes.isolation !== undefined) this.#setIsolation(c.modes.isolation, c.session);
+        return command('SET');
       case 'reset':
         if (c.name === 'all') {
           for (const [k, v] of this.#defaults) this.#setSetting(k, v);
@@ -684,6 +729,25 @@ class FloeSession implements SessionHandler {
     if (isLocal) this.#txn!.localSettings.add(name);
     this.#set(name, value);
     return this.#settings.get(name) ?? value;
+  }
+
+  /** SET TRANSACTION / SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL. */
+  #setIsolation(level: string, session: boolean): void {
+    const text = isolationText(level);
+    if (session) {
+      this.#set('default_transaction_isolation', text);
+      return;
+    }
+    const t = this.#txn;
+    if (t === undefined || t.implicit) {
+      this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'SET TRANSACTION can only be used in transaction blocks');
+      return;
+    }
+    if (t.lake !== undefined && text !== t.isolation) {
+      throw new FloeError('25001', 'SET TRANSACTION ISOLATION LEVEL must be called before any query');
+    }
+    t.isolation = text;
+    this.#settings.set('transaction_isolation', text);
   }
 
   #show(name: string): StatementResult {

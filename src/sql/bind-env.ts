@@ -23,6 +23,14 @@ export interface CatalogTable {
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly PartitionFieldSpec[];
   readonly properties?: Readonly<Record<string, string>>;
+  /** Constraints beside the primary key (src/lake's TableConstraint); UNIQUE ones are ON CONFLICT arbiters. */
+  readonly constraints?: readonly {
+    readonly kind: string;
+    readonly name: string;
+    readonly columns?: readonly string[];
+    /** A unique index made by CREATE UNIQUE INDEX: no constraint of that name. */
+    readonly indexOnly?: boolean;
+  }[];
 }
 
 /** What the binder asks the catalog. src/lake's Warehouse satisfies it. */

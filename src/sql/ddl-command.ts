@@ -29,6 +29,13 @@ export interface SequenceOwnerSpec {
   readonly column: string;
 }
 
+/** UNIQUE (a, b) as written; an unnamed one is named by the session as PostgreSQL names it (`t_a_b_key`). */
+export interface UniqueSpec {
+  readonly name?: string;
+  readonly columns: readonly string[];
+  readonly nullsNotDistinct: boolean;
+}
+
 /** A table name as resolved against search_path (namespace is always filled in). */
 export interface TableName {
   readonly namespace: string;
@@ -42,6 +49,8 @@ export type AlterTableAction =
   | { readonly kind: 'renameTable'; readonly to: string }
   | { readonly kind: 'setProperties'; readonly properties: Readonly<Record<string, string>> }
   | { readonly kind: 'resetProperties'; readonly keys: readonly string[] }
+  | { readonly kind: 'addUnique'; readonly spec: UniqueSpec }
+  | { readonly kind: 'dropConstraint'; readonly name: string; readonly ifExists: boolean }
   | {
       readonly kind: 'createRef';
       readonly refKind: 'branch' | 'tag';
@@ -68,6 +77,8 @@ export type DdlCommand =
       readonly partitionBy: readonly PartitionFieldSpec[];
       /** WITH (key = value, …): keys lower-cased, values as text; validated by src/lake. */
       readonly properties: Readonly<Record<string, string>>;
+      /** UNIQUE column and table constraints. */
+      readonly unique?: readonly UniqueSpec[];
     }
   | {
       readonly kind: 'createSequence';
@@ -92,4 +103,15 @@ export type DdlCommand =
       readonly table: TableName;
       readonly ifExists: boolean;
       readonly actions: readonly AlterTableAction[];
-    };
+    }
+  | {
+      /** CREATE [UNIQUE] INDEX; a plain index is accepted and not built (scans prune by file statistics). */
+      readonly kind: 'createIndex';
+      readonly table: TableName;
+      readonly name?: string;
+      readonly columns: readonly string[];
+      readonly unique: boolean;
+      readonly nullsNotDistinct: boolean;
+      readonly ifNotExists: boolean;
+    }
+  | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean };

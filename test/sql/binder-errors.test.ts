@@ -51,7 +51,7 @@ test('INSERT arity and ON CONFLICT target checks', () => {
   expectError('insert into orders (o_id) values (1, 2)', '42601', 'INSERT has more expressions than target columns', '2)');
   expectError('insert into orders (o_id) values (1) on conflict (o_cust) do nothing', '42P10',
     'there is no unique or exclusion constraint matching the ON CONFLICT specification');
-  expectError('insert into sales.items values (1) on conflict do nothing', '42P10', /no unique or exclusion constraint/);
+  expectError('insert into sales.items values (1) on conflict (i_id) do nothing', '42P10', /no unique or exclusion constraint/);
 });
 
 test('lakehouse binding errors', () => {

@@ -45,7 +45,7 @@ test('INSERT … VALUES builds full table rows, defaults filled, parameters type
 test('INSERT … SELECT, DEFAULT VALUES, DO NOTHING, RETURNING, branches', () => {
   const b = dml('insert into customers select o_cust, o_note from orders on conflict do nothing returning c_id, c_name as n');
   const ins = sink(b, 'insert');
-  assert.deepEqual(ins.onConflict, { action: 'nothing' });
+  assert.deepEqual(ins.onConflict, { action: 'nothing', arbiter: { kind: 'any' } });
   assert.deepEqual(b.columns.map((c) => [c.name, c.type.kind, c.tableOid, c.columnNumber]), [['c_id', 'int4', 16390, 1], ['n', 'text', 16390, 2]]);
   assert.equal(sink(dml('insert into orders$branch_dev (o_id) values (1)'), 'insert').ref, 'dev');
   assert.equal(sink(dml('insert into sales.items default values'), 'insert').input.kind, 'values');

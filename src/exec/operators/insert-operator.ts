@@ -7,6 +7,7 @@ import {
   checkNotNull, dmlTarget, existingRowsByKey, keyOf, readsColumnsBelow, returningBatches, toColumns,
 } from './dml-support.js';
 import { inputBatches, metered } from './operator-support.js';
+import { arbitratesUnique, insertOnUniqueConflict } from './insert-on-unique-conflict.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -36,7 +37,9 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
           }
         }
         const oc = plan.onConflict;
-        if (oc) {
+        if (oc && arbitratesUnique(t, oc.arbiter)) {
+          rows = await insertOnUniqueConflict(t, rows, oc, setExprs, where, run);
+        } else if (oc) {
           if (!t.keyed) throw new FloeError(SqlState.invalidColumnReference, 'there is no unique or exclusion constraint matching the ON CONFLICT specification');
           const existing = await existingRowsByKey(t, rows, run);
           const seen = new Set<string>();

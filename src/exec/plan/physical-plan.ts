@@ -361,9 +361,10 @@ export interface InsertPlan {
   readonly ref?: string;
   readonly input: PhysicalPlan;
   readonly onConflict?:
-    | { readonly action: 'nothing' }
+    | { readonly action: 'nothing'; readonly arbiter?: ConflictArbiter }
     | {
         readonly action: 'update';
+        readonly arbiter?: ConflictArbiter;
         /** For each table column index: the new value expression (unlisted columns keep the existing value). */
         readonly set: readonly { readonly column: number; readonly expr: Expr }[];
         readonly where?: Expr;
@@ -371,6 +372,16 @@ export interface InsertPlan {
   readonly returning?: readonly Expr[];
   readonly columns: readonly OutputColumn[];
 }
+
+/**
+ * The unique constraint an ON CONFLICT clause names or infers: `primaryKey` (also when
+ * absent), one UNIQUE constraint's column indexes in table order, or `any` (DO NOTHING
+ * without a target: a conflict on the primary key or any UNIQUE constraint skips the row).
+ */
+export type ConflictArbiter =
+  | { readonly kind: 'primaryKey' }
+  | { readonly kind: 'unique'; readonly name: string; readonly columns: readonly number[] }
+  | { readonly kind: 'any' };
 
 /**
  * UPDATE: `input` yields the target's current rows to change (full table row in

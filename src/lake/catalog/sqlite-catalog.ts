@@ -348,7 +348,7 @@ export class SqliteCatalog implements Catalog {
       this.#sql(`INSERT INTO tables (table_id, namespace, name, schema_id, columns, primary_key, partition_by,
         properties, next_field_id, created_micros, constraints) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`)
         .run(id, t.namespace, t.name, columns, JSON.stringify(t.primaryKey), JSON.stringify(t.partitionBy),
-          JSON.stringify(t.properties), t.nextFieldId, nowMicros, JSON.stringify(t.constraints));
+          JSON.stringify(t.properties), t.nextFieldId, nowMicros, JSON.stringify(t.constraints ?? []));
       this.#sql('INSERT INTO schemas VALUES (?, 0, ?)').run(id, columns);
       // Every table starts with an empty snapshot on main, so every ref always has a head.
       const snapshotId = this.#nextMeta('next_snapshot_id');

@@ -37,7 +37,11 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       if (t.primaryKey.includes(change.name)) throw new FloeError('2BP01', `cannot drop column "${change.name}": it is part of the primary key`);
       if (t.partitionBy.some((p) => p.sourceColumn === change.name)) throw new FloeError('2BP01', `cannot drop column "${change.name}": the table is partitioned by it`);
       if (t.columns.length === 1) throw new FloeError(SqlState.invalidParameterValue, 'cannot drop the only column of a table');
-      return catalog.updateTable(t.id, { columns: t.columns.filter((c) => c.name !== change.name) });
+      // A UNIQUE constraint on the column goes with it, as its index does in PostgreSQL.
+      return catalog.updateTable(t.id, {
+        columns: t.columns.filter((c) => c.name !== change.name),
+        constraints: t.constraints.filter((c) => c.kind !== 'unique' || !c.columns.includes(change.name)),
+      });
     }
     case 'renameColumn': {
       if (find(change.from) === undefined) throw new FloeError(SqlState.undefinedColumn, `column "${change.from}" of relation "${t.name}" does not exist`);
@@ -45,7 +49,11 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       if (t.primaryKey.includes(change.from) || t.partitionBy.some((p) => p.sourceColumn === change.from)) {
         throw new FloeError(SqlState.featureNotSupported, `renaming key or partition column "${change.from}" is not supported`);
       }
-      return catalog.updateTable(t.id, { columns: t.columns.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)) });
+      return catalog.updateTable(t.id, {
+        columns: t.columns.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)),
+        // UNIQUE constraints name their columns.
+        constraints: t.constraints.map((c) => (c.kind === 'unique' ? { ...c, columns: c.columns.map((n) => (n === change.from ? change.to : n)) } : c)),
+      });
     }
     case 'renameTable':
       return catalog.updateTable(t.id, { name: change.to });

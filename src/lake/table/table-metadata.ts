@@ -42,7 +42,15 @@ export interface TableDefinition {
  * - foreignKey: recorded, shown NOT ENFORCED (PostgreSQL 18's spelling), never checked.
  */
 export type TableConstraint =
-  | { readonly kind: 'unique'; readonly name: string; readonly columns: readonly string[] }
+  | {
+      readonly kind: 'unique';
+      readonly name: string;
+      readonly columns: readonly string[];
+      /** Made by CREATE UNIQUE INDEX: an index without a pg_constraint row, dropped by DROP INDEX. */
+      readonly indexOnly?: boolean;
+      /** NULLS NOT DISTINCT (PostgreSQL 15): NULLs collide like values. Absent: NULLs are distinct. */
+      readonly nullsNotDistinct?: boolean;
+    }
   | { readonly kind: 'check'; readonly name: string; readonly expr: string }
   | {
       readonly kind: 'foreignKey';

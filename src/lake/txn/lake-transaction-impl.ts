@@ -19,7 +19,8 @@ import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros } from '../warehouse/lake-context.js';
 import { keyBitmapOf } from '../scan/key-bitmap.js';
 import { checkKeyConflicts } from './check-conflicts.js';
-import type { BeginOptions, LakeTransaction, TxnSavepoint } from './lake-transaction.js';
+import { UniqueLedger } from './check-unique.js';
+import type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from './lake-transaction.js';
 import { gather, routeRows } from './route-rows.js';
 
 /** What one transaction has staged for one (table, branch). */
@@ -57,9 +58,13 @@ export class LakeTransactionImpl implements LakeTransaction {
   #offset = 0;
   #timer: NodeJS.Timeout | undefined;
   readonly #savepoints: Map<string, TableWriteMark>[] = [];
+  /** UNIQUE constraints: checked per write, re-checked at commit (check-unique.ts). */
+  readonly #unique = new UniqueLedger();
+  readonly #isolation: TxnIsolation;
 
-  private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number) {
+  private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number, isolation: TxnIsolation) {
     this.#ctx = ctx;
+    this.#isolation = isolation;
     this.id = id;
     this.seq = seq;
     this.#timer = setInterval(() => {
@@ -71,7 +76,7 @@ export class LakeTransactionImpl implements LakeTransaction {
   static begin(ctx: LakeContext, opts: BeginOptions = {}): LakeTransactionImpl {
     const id = randomUUID();
     const seq = ctx.catalog.beginTxn(id, process.pid, nowMicros());
-    return new LakeTransactionImpl(ctx, id, seq, opts.heartbeatMs ?? Math.max(50, Math.floor(ctx.staleTransactionMs / 4)));
+    return new LakeTransactionImpl(ctx, id, seq, opts.heartbeatMs ?? Math.max(50, Math.floor(ctx.staleTransactionMs / 4)), opts.isolation ?? 'read committed');
   }
 
   get state(): 'open' | 'committed' | 'aborted' {
@@ -94,7 +99,8 @@ export class LakeTransactionImpl implements LakeTransaction {
       w = {
         table, ref, pinned: head.snapshotId,
         frontier: frontierByPartition(this.#ctx.catalog.visibleFiles(table.id, head.snapshotId)),
-        files: [], rmw: false, keyHashes: new Set(), deletes: new Map(), rows: 0,
+        // Repeatable read and serializable: every write is checked against later commits (40001).
+        files: [], rmw: this.#isolation !== 'read committed', keyHashes: new Set(), deletes: new Map(), rows: 0,
       };
       this.#writes.set(key, w);
     }
@@ -171,6 +177,12 @@ export class LakeTransactionImpl implements LakeTransaction {
     }
   }
 
+  releaseReadSnapshots(): void {
+    for (const [key, w] of this.#writes) {
+      if (w.files.length === 0 && w.deletes.size === 0 && !w.rmw && w.rows === 0) this.#writes.delete(key);
+    }
+  }
+
   markReadModifyWrite(table: TableMetadata, ref: string): void {
     this.#write(table, ref).rmw = true;
   }
@@ -205,6 +217,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       for (let i = 0; i < n; i++) if (ops[i] === '+U') plus.push(i);
       if (plus.length > 0) checkNotNull(table.columns, gather(columns, plus), table.name);
     }
+    await this.#unique.checkWrite(this.#ctx, this, table, ref, columns, ops);
     const keyTypes = keyTypesOf(table);
     // key hashes once per statement: routing, each file's key bitmap and the conflict set share them
     const allHashes = keyed ? hashKeyColumns(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n) : undefined;
@@ -250,6 +263,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       });
     }
     this.#savepoints.push(marks);
+    this.#unique.mark();
     return { txnId: this.id, ordinal: this.#savepoints.length - 1 };
   }
 
@@ -260,13 +274,14 @@ export class LakeTransactionImpl implements LakeTransaction {
     }
     const marks = mark === undefined ? new Map<string, TableWriteMark>() : this.#savepoints[mark.ordinal]!;
     this.#savepoints.length = mark === undefined ? 0 : mark.ordinal + 1;
+    this.#unique.rollbackTo(mark?.ordinal);
     const dropped: NewFileRecord[] = [];
     for (const [key, w] of this.#writes) {
       const m = marks.get(key);
       // The entry itself stays: it pins the read snapshot, which a rollback to a savepoint keeps.
       dropped.push(...w.files.splice(m?.files ?? 0));
       w.rows = m?.rows ?? 0;
-      w.rmw = m?.rmw ?? false;
+      w.rmw = m?.rmw ?? this.#isolation !== 'read committed';
       w.keyHashes.clear();
       for (const h of m?.keyHashes ?? []) w.keyHashes.add(h);
       w.deletes.clear();
@@ -317,6 +332,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, w.keyHashes, new Set(w.deletes.keys()));
       expectHead = head;
     }
+    if (await this.#unique.checkCommit(this.#ctx, w.table, w.ref, w.pinned, head)) expectHead = head;
     if (w.deletes.size > 0) {
       // A deletion vector replaces the file's previous one, so it is merged at the head
       // and the commit insists on that head (retried when it moved).

@@ -7,9 +7,18 @@ export interface TxnSavepoint {
   readonly ordinal: number;
 }
 
+/** PostgreSQL's isolation levels as Floe runs them; repeatable read and serializable are both snapshot isolation. */
+export type TxnIsolation = 'read committed' | 'repeatable read' | 'serializable';
+
 export interface BeginOptions {
   /** Heartbeat period; a transaction silent for `staleAfterMs` may be aborted by others. */
   readonly heartbeatMs?: number;
+  /**
+   * Read committed (default): a plain write is not checked against commits after its
+   * snapshot unless marked read-modify-write. Repeatable read / serializable: every
+   * table written is (40001 on a concurrent write of the same key).
+   */
+  readonly isolation?: TxnIsolation;
 }
 
 /**
@@ -32,6 +41,11 @@ export interface LakeTransaction {
   deleteRows(table: TableMetadata, ref: string, rowIds: readonly bigint[]): Promise<void>;
   /** Apply the snapshot-isolation check for this table at commit (FloeError 40001). */
   markReadModifyWrite(table: TableMetadata, ref: string): void;
+  /**
+   * READ COMMITTED, between statements: tables this transaction has only read are read
+   * again at their branch head by the next statement (written tables keep their snapshot).
+   */
+  releaseReadSnapshots(): void;
   /** Marks what is staged now, for a later rollbackTo. */
   savepoint(): TxnSavepoint;
   /**

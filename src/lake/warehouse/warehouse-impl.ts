@@ -20,6 +20,7 @@ import { tableDataPrefix } from '../table/table-layout.js';
 import type { AlterTableChange, TableDefinition, TableMetadata } from '../table/table-metadata.js';
 import { validateTableDefinition } from '../table/validate-table-definition.js';
 import { LakeTransactionImpl } from '../txn/lake-transaction-impl.js';
+import { checkExistingUnique } from '../txn/check-unique.js';
 import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { LakeContext } from './lake-context.js';
 import { nowMicros, toTableMetadata } from './lake-context.js';
@@ -126,6 +127,8 @@ export class WarehouseImpl implements Warehouse {
   async alterTable(namespace: string, name: string, change: AlterTableChange): Promise<TableMetadata> {
     const t = this.#catalog.getTable(namespace, name);
     if (t === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${namespace}.${name}" does not exist`);
+    // A new UNIQUE constraint must hold for the rows already there (23505 "could not create unique index").
+    if (change.kind === 'addConstraint' && change.constraint.kind === 'unique') await checkExistingUnique(this.#ctx, toTableMetadata(t), change.constraint);
     const altered = alterTableRecord(this.#catalog, t, change);
     if (change.kind === 'dropColumn') dropOrphanedSequences(this.#catalog, this.#sequenceValues, altered);
     return toTableMetadata(altered);

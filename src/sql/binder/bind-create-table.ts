@@ -1,7 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { BoundStatement } from '../bound-statement.js';
-import type { ColumnSpec, PartitionFieldSpec } from '../ddl-command.js';
+import type { ColumnSpec, PartitionFieldSpec, UniqueSpec } from '../ddl-command.js';
 import type { PartitionSpecClause } from '../parser/lake-clause.js';
 import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
@@ -12,10 +12,13 @@ import { qualifyForDdl } from './resolve-relation.js';
 import { resolveTypeName } from './resolve-type-name.js';
 import { identityOf, serialType } from './bind-sequence.js';
 import type { SqlType } from '../../common/sql-type.js';
+import { uniqueSpecOf } from './bind-unique.js';
 
 export interface BoundColumnDef {
   readonly spec: ColumnSpec;
   readonly primaryKey: boolean;
+  /** UNIQUE column constraints on it. */
+  readonly unique: readonly UniqueSpec[];
 }
 
 /** A column definition: type, NOT NULL / NULL, DEFAULT (checked by binding it), PRIMARY KEY. */
@@ -26,6 +29,7 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
   let primaryKey = false;
   let defaultExpr: string | undefined;
   let sequence: ColumnSpec['sequence'] = serial !== undefined ? { kind: 'serial', options: {} } : undefined;
+  const unique: UniqueSpec[] = [];
   for (const c of (def.constraints as Raw[] | undefined) ?? []) {
     const con = unwrap(c)[1];
     switch (con.contype as string) {
@@ -44,7 +48,8 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
         }
         sequence = identityOf(con);
         break;
-      case 'CONSTR_UNIQUE': case 'CONSTR_CHECK': case 'CONSTR_FOREIGN':
+      case 'CONSTR_UNIQUE': unique.push(uniqueSpecOf(con, def.colname)); break;
+      case 'CONSTR_CHECK': case 'CONSTR_FOREIGN':
         throw new FloeError(SqlState.featureNotSupported, `${String(con.contype).replace('CONSTR_', '')} constraints are not supported`, { position: positionOf(con) });
       default:
         break;
@@ -56,6 +61,7 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
   return {
     spec: { name: def.colname, type, nullable, ...(defaultExpr !== undefined ? { defaultExpr } : {}), ...(sequence !== undefined ? { sequence } : {}) },
     primaryKey,
+    unique,
   };
 }
 
@@ -172,6 +178,7 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   }
   const columns: ColumnSpec[] = [];
   let primaryKey: string[] = [];
+  const unique: UniqueSpec[] = [];
   for (const el of (n.tableElts as Raw[] | undefined) ?? []) {
     const [tag, e] = unwrap(el);
     if (tag === 'ColumnDef') {
@@ -180,10 +187,13 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
         throw new FloeError(SqlState.duplicateColumn, `column "${col.spec.name}" specified more than once`, { position: positionOf(e) });
       }
       columns.push(col.spec);
+      unique.push(...col.unique);
       if (col.primaryKey) {
         if (primaryKey.length > 0) throw new FloeError(SqlState.syntaxError ?? '42P16', `multiple primary keys for table "${rv.relname}" are not allowed`, { position: positionOf(e) });
         primaryKey = [col.spec.name];
       }
+    } else if (tag === 'Constraint' && e.contype === 'CONSTR_UNIQUE') {
+      unique.push(uniqueSpecOf(e));
     } else if (tag === 'Constraint') {
       if (e.contype !== 'CONSTR_PRIMARY') {
         throw new FloeError(SqlState.featureNotSupported, `${String(e.contype).replace('CONSTR_', '')} constraints are not supported`, { position: positionOf(e) });
@@ -215,7 +225,7 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
     kind: 'ddl',
     command: {
       kind: 'createTable', table: qualifyForDdl(ctx, rv.schemaname, rv.relname), ifNotExists: Boolean(n.if_not_exists),
-      columns, primaryKey, partitionBy, properties,
+      columns, primaryKey, partitionBy, properties, ...(unique.length > 0 ? { unique } : {}),
     },
   };
 }

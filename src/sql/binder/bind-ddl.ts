@@ -9,6 +9,7 @@ import { bindColumnDef } from './bind-create-table.js';
 import { bindDropSequence } from './bind-sequence.js';
 import { defElemKey, defElemValue } from './def-elem.js';
 import { qualifyExisting } from './resolve-relation.js';
+import { bindDropIndex, uniqueSpecOf } from './bind-unique.js';
 
 function ddl(command: DdlCommand): BoundStatement {
   return { kind: 'ddl', command };
@@ -37,7 +38,8 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
       return ddl({ kind: 'dropTable', tables, ifExists, cascade });
     }
     case 'OBJECT_SEQUENCE': return bindDropSequence(ctx, n);
-    case 'OBJECT_VIEW': case 'OBJECT_INDEX': case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
+    case 'OBJECT_INDEX': return bindDropIndex(ctx, n);
+    case 'OBJECT_VIEW': case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
       if (ifExists) return { kind: 'utility', command: { kind: 'noop', tag: `DROP ${String(n.removeType).slice(7)}` } };
       throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).slice(7)} is not supported`);
     default:
@@ -69,8 +71,20 @@ export function bindAlterTable(ctx: BindContext, n: Raw): BoundStatement {
         const col = bindColumnDef(ctx, unwrap(cmd.def)[1]);
         if (col.primaryKey) throw new FloeError(SqlState.featureNotSupported, 'adding a PRIMARY KEY column is not supported', { position: positionOf(cmd.def) });
         actions.push({ kind: 'addColumn', column: col.spec, ifNotExists: Boolean(cmd.missing_ok) });
+        for (const spec of col.unique) actions.push({ kind: 'addUnique', spec });
         break;
       }
+      case 'AT_AddConstraint': {
+        const con = unwrap(cmd.def)[1];
+        if (con.contype !== 'CONSTR_UNIQUE') {
+          throw new FloeError(SqlState.featureNotSupported, `ALTER TABLE ADD ${String(con.contype).replace('CONSTR_', '')} is not supported`, { position: positionOf(con) });
+        }
+        actions.push({ kind: 'addUnique', spec: uniqueSpecOf(con) });
+        break;
+      }
+      case 'AT_DropConstraint':
+        actions.push({ kind: 'dropConstraint', name: cmd.name, ifExists: Boolean(cmd.missing_ok) });
+        break;
       case 'AT_DropColumn':
         actions.push({ kind: 'dropColumn', name: cmd.name, ifExists: Boolean(cmd.missing_ok) });
         break;

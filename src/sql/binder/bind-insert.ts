@@ -17,6 +17,7 @@ import {
 } from './bind-dml-target.js';
 import { finishDml } from './finish-dml.js';
 import { checkIdentityUpdate, insertedValueUse, overridingOf } from './identity-columns.js';
+import { bindConflictArbiter } from './bind-conflict-arbiter.js';
 
 export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
   if (n.withClause) throw new FloeError(SqlState.featureNotSupported, 'WITH on INSERT is not supported yet', { position: positionOf(n.withClause) });
@@ -107,21 +108,9 @@ function arity(ctx: BindContext, lists: readonly Raw[], types: readonly import('
 }
 
 function bindOnConflict(ctx: BindContext, oc: Raw, t: DmlTarget): InsertPlan['onConflict'] {
-  const pk = t.table.primaryKey;
-  const inferred = ((oc.infer?.indexElems as Raw[] | undefined) ?? []).map((e) => unwrap(e)[1].name as string);
-  if (oc.infer?.conname) {
-    throw new FloeError(SqlState.featureNotSupported, 'ON CONFLICT ON CONSTRAINT is not supported; name the key columns', { position: positionOf(oc) });
-  }
-  if (inferred.length > 0 && (pk.length !== inferred.length || !pk.every((k) => inferred.includes(k)))) {
-    throw new FloeError(SqlState.invalidColumnReference, 'there is no unique or exclusion constraint matching the ON CONFLICT specification', { position: positionOf(oc) });
-  }
-  if (pk.length === 0) {
-    throw new FloeError(SqlState.invalidColumnReference, 'there is no unique or exclusion constraint matching the ON CONFLICT specification', {
-      position: positionOf(oc), detail: `Table "${t.table.name}" has no primary key.`,
-    });
-  }
-  if (oc.action === 'ONCONFLICT_NOTHING') return { action: 'nothing' };
-  if (inferred.length === 0) {
+  const arbiter = bindConflictArbiter(oc, t.table);
+  if (oc.action === 'ONCONFLICT_NOTHING') return { action: 'nothing', arbiter };
+  if (arbiter.kind === 'any') {
     throw new FloeError(SqlState.syntaxError, 'ON CONFLICT DO UPDATE requires inference specification or constraint name', {
       position: positionOf(oc), hint: 'For example, ON CONFLICT (column_name).',
     });
@@ -131,7 +120,7 @@ function bindOnConflict(ctx: BindContext, oc: Raw, t: DmlTarget): InsertPlan['on
   const scope = { columns: [...tableRowScope(t, t.relation), ...tableRowScope(t, 'excluded', width)] };
   const set = bindSetList(ctx, oc.targetList as Raw[], t, scope);
   const where = oc.whereClause ? bindCondition(ctx, oc.whereClause, { scope, clause: 'WHERE' }) : undefined;
-  return { action: 'update', set, ...(where ? { where } : {}) };
+  return { action: 'update', arbiter, set, ...(where ? { where } : {}) };
 }
 
 /** UPDATE SET / DO UPDATE SET items (including `(a, b) = (x, y)`), coerced to the column types. */

@@ -10,6 +10,7 @@ import { BindContext } from './bind-context.js';
 import { bindArguments } from './bind-arguments.js';
 import { bindCopy } from './bind-copy.js';
 import { bindCreateTable } from './bind-create-table.js';
+import { bindCreateIndex } from './bind-unique.js';
 import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
 import { bindInsert } from './bind-insert.js';
 import { bindAlterSequence, bindCreateSequence, bindRenameSequence } from './bind-sequence.js';
@@ -50,6 +51,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'MergeStmt': return bindMerge(ctx, n);
     case 'CreateSchemaStmt': return bindCreateSchema(n);
     case 'CreateStmt': return bindCreateTable(ctx, n);
+    case 'IndexStmt': return bindCreateIndex(ctx, n);
     case 'DropStmt': return bindDrop(ctx, n);
     case 'AlterTableStmt': return bindAlterTable(ctx, n);
     case 'RenameStmt': return n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : bindRename(ctx, n);

@@ -9,6 +9,7 @@ import {
   BOOTSTRAP_SUPERUSER_OID, PG_DATABASE_OWNER_OID, primaryKeyConstraintOid, primaryKeyIndexOid,
 } from './catalog-oids.js';
 import { lakeWarehouse } from './catalog-view.js';
+import { findUniqueIndex, uniqueConstraintDef, uniqueIndexDef } from './unique-index-rows.js';
 import type { CatalogTableInfo } from './catalog-view.js';
 import { typeForOid } from './pg-type-rows.js';
 import { registerRegTypeResolver } from '../../exec/types/reg-types.js';
@@ -95,6 +96,8 @@ function isVisible(ctx: EvalContext, oid: number): boolean {
     }
     return true;
   }
+  const unique = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
+  if (unique) return schemas.includes(unique.table.namespace);
   const reg = ctx.virtualTables as VirtualTableRegistry | undefined;
   const vt = reg?.list().find((v) => v.oid === oid);
   return vt !== undefined && schemas.includes(vt.schema);
@@ -173,6 +176,8 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'pg_get_expr', args: [T.text, T.oid], returns: T.text, impl: (a) => a[0] });
   reg({ name: 'pg_get_expr', args: [T.text, T.oid, T.bool], returns: T.text, impl: (a) => a[0] });
   const indexdef = (ctx: EvalContext, oid: number, col: number): string | null => {
+    const u = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
+    if (u) return col > 0 ? (u.columns[col - 1] === undefined ? '' : quoteIdent(u.columns[col - 1]!)) : uniqueIndexDef(u, quoteIdent);
     const t = tableByIndexOid(ctx, oid);
     if (!t) return null;
     if (col > 0) return t.primaryKey[col - 1] === undefined ? '' : quoteIdent(t.primaryKey[col - 1]!);
@@ -181,6 +186,8 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'pg_get_indexdef', args: [T.oid], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, 0) });
   reg({ name: 'pg_get_indexdef', args: [T.oid, T.int4, T.bool], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, a[1] as number) });
   const constraintdef = (ctx: EvalContext, oid: number) => {
+    const u = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
+    if (u) return uniqueConstraintDef(u, quoteIdent);
     const t = tableByIndexOid(ctx, oid);
     return t ? `PRIMARY KEY (${primaryKeyColumns(t)})` : null;
   };

@@ -11,6 +11,10 @@ import { catalogShapes } from './catalog-shapes.js';
 import {
   attidentity, deparseSequenceCalls, identityColumns, pgClassSequenceRows, sequenceAttributeRows, sequenceRowSources,
 } from './sequence-catalog-rows.js';
+import {
+  uniqueIndexAttributes, uniqueIndexesOf, uniqueKeyColumnUsageRows, uniquePgClassRows, uniquePgConstraintRows, uniquePgIndexRows,
+  uniquePgIndexesRows, uniqueTableConstraintRows,
+} from './unique-index-rows.js';
 
 /** PostgreSQL's relkind for a catalog relation ('r' table, 'v' view); other virtual relations are views. */
 const shapeKinds = new Map(catalogShapes.map((c) => [`${c.schema}.${c.name}`, c.relkind]));
@@ -52,7 +56,7 @@ function pgClass(v: CatalogView): Row[] {
   for (const t of v.tables) {
     rows.push({
       ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relam: HEAP_AM_OID, relfilenode: t.id,
-      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0,
+      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0,
       reloptions: t.properties && Object.keys(t.properties).length > 0 ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
     });
     if (t.primaryKey.length > 0) {
@@ -61,6 +65,7 @@ function pgClass(v: CatalogView): Row[] {
         relkind: 'i', relnatts: t.primaryKey.length, reltuples: 0,
       });
     }
+    rows.push(...uniquePgClassRows(t, classDefaults));
   }
   rows.push(...pgClassSequenceRows(v, classDefaults));
   for (const vt of v.virtualTables) {
@@ -89,6 +94,10 @@ function pgAttribute(v: CatalogView): Row[] {
         if (c) add(primaryKeyIndexOid(t.id), i + 1, k, c.type, false, false);
       });
     }
+    for (const a of uniqueIndexAttributes(t)) {
+      const c = t.columns.find((col) => col.name === a.column);
+      if (c) add(a.relid, a.num, a.column, c.type, false, false);
+    }
   }
   sequenceAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, true, false));
   for (const vt of v.virtualTables) vt.columns.forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
@@ -96,6 +105,11 @@ function pgAttribute(v: CatalogView): Row[] {
 }
 
 function pgIndex(v: CatalogView): Row[] {
+  const unique = v.tables.flatMap((t) => uniquePgIndexRows(t, (k) => collationOf(t.columns.find((c) => c.name === k)!.type)));
+  return [...unique, ...pgIndexPrimary(v)];
+}
+
+function pgIndexPrimary(v: CatalogView): Row[] {
   return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     indexrelid: primaryKeyIndexOid(t.id), indrelid: t.id, indnatts: t.primaryKey.length, indnkeyatts: t.primaryKey.length,
     indisunique: true, indnullsnotdistinct: false, indisprimary: true, indisexclusion: false, indimmediate: true, indisclustered: false,
@@ -107,6 +121,10 @@ function pgIndex(v: CatalogView): Row[] {
 }
 
 function pgConstraint(v: CatalogView): Row[] {
+  return [...pgConstraintPrimary(v), ...v.tables.flatMap(uniquePgConstraintRows)];
+}
+
+function pgConstraintPrimary(v: CatalogView): Row[] {
   return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     oid: primaryKeyConstraintOid(t.id), conname: pkName(t), connamespace: namespaceOid(t.namespace), contype: 'p', condeferrable: false,
     condeferred: false, convalidated: true, conrelid: t.id, contypid: 0, conindid: primaryKeyIndexOid(t.id), conparentid: 0,
@@ -206,16 +224,16 @@ function pgProc(): Row[] {
 
 function pgTables(v: CatalogView): Row[] {
   return v.tables.map((t) => ({
-    schemaname: t.namespace, tablename: t.name, tableowner: 'floe', tablespace: null, hasindexes: t.primaryKey.length > 0,
+    schemaname: t.namespace, tablename: t.name, tableowner: 'floe', tablespace: null, hasindexes: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0,
     hasrules: false, hastriggers: false, rowsecurity: false,
   }));
 }
 
 function pgIndexes(v: CatalogView): Row[] {
-  return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
+  return [...v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     schemaname: t.namespace, tablename: t.name, indexname: pkName(t), tablespace: null,
     indexdef: `CREATE UNIQUE INDEX ${pkName(t)} ON ${t.namespace}.${t.name} USING btree (${t.primaryKey.join(', ')})`,
-  }));
+  })), ...v.tables.flatMap(uniquePgIndexesRows)];
 }
 
 function pgStatActivity(v: CatalogView): Row[] {
@@ -271,6 +289,10 @@ function isColumns(v: CatalogView): Row[] {
 }
 
 function isTableConstraints(v: CatalogView): Row[] {
+  return [...isTableConstraintsPrimary(v), ...v.tables.flatMap((t) => uniqueTableConstraintRows(t, v.ctx.database))];
+}
+
+function isTableConstraintsPrimary(v: CatalogView): Row[] {
   return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: pkName(t), table_catalog: v.ctx.database,
     table_schema: t.namespace, table_name: t.name, constraint_type: 'PRIMARY KEY', is_deferrable: 'NO', initially_deferred: 'NO', enforced: 'YES', nulls_distinct: null,
@@ -278,10 +300,10 @@ function isTableConstraints(v: CatalogView): Row[] {
 }
 
 function isKeyColumnUsage(v: CatalogView): Row[] {
-  return v.tables.flatMap((t) => t.primaryKey.map((k, i) => ({
+  return [...v.tables.flatMap((t) => t.primaryKey.map((k, i) => ({
     constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: pkName(t), table_catalog: v.ctx.database,
     table_schema: t.namespace, table_name: t.name, column_name: k, ordinal_position: i + 1, position_in_unique_constraint: null,
-  })));
+  }))), ...v.tables.flatMap((t) => uniqueKeyColumnUsageRows(t, v.ctx.database))];
 }
 
 /** Row generators by `schema.name`; relations not listed here are valid and empty. */

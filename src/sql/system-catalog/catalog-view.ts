@@ -13,6 +13,14 @@ export interface CatalogTableInfo {
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly unknown[];
   readonly properties?: Readonly<Record<string, string>>;
+  /** src/lake's TableConstraint list; UNIQUE ones are indexes (unique-index-rows.ts). */
+  readonly constraints?: readonly {
+    readonly kind: string;
+    readonly name: string;
+    readonly columns?: readonly string[];
+    readonly indexOnly?: boolean;
+    readonly nullsNotDistinct?: boolean;
+  }[];
 }
 
 /** The warehouse calls the catalog views make (src/lake's Warehouse satisfies it). */

@@ -1,0 +1,47 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { ConflictArbiter } from '../../exec/plan/physical-plan.js';
+import type { CatalogTable } from '../bind-env.js';
+import { positionOf, unwrap, type Raw } from './ast.js';
+
+const noMatch = 'there is no unique or exclusion constraint matching the ON CONFLICT specification';
+
+/**
+ * The arbiter of `ON CONFLICT (cols)` / `ON CONFLICT ON CONSTRAINT name`, as
+ * PostgreSQL's inference picks it: the primary key or a UNIQUE constraint (or unique
+ * index) whose column set is exactly the one named, in any order (42P10 when none is);
+ * by name, a constraint of the table (42704 otherwise: a unique index made by CREATE
+ * UNIQUE INDEX is no constraint). PostgreSQL reports neither error with a position. Without a target (DO NOTHING only): any of them, or none.
+ */
+export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbiter {
+  const uniques = (table.constraints ?? []).filter((c) => c.kind === 'unique' && c.columns !== undefined);
+  const indexOf = (name: string) => table.columns.findIndex((c) => c.name === name);
+  const unique = (c: (typeof uniques)[number]): ConflictArbiter => ({ kind: 'unique', name: c.name, columns: c.columns!.map(indexOf) });
+  const conname = oc.infer?.conname as string | undefined;
+  if (conname !== undefined) {
+    if (table.primaryKey.length > 0 && conname === `${table.name}_pkey`) return { kind: 'primaryKey' };
+    const c = uniques.find((u) => u.name === conname && u.indexOnly !== true);
+    if (c === undefined) {
+      throw new FloeError(SqlState.undefinedObject, `constraint "${conname}" for table "${table.name}" does not exist`);
+    }
+    return unique(c);
+  }
+  const elems = (oc.infer?.indexElems as Raw[] | undefined) ?? [];
+  // Without a target any unique key arbitrates, and a table without one inserts every row (as PostgreSQL does).
+  if (elems.length === 0) return { kind: 'any' };
+  const inferred = new Set(elems.map((e) => {
+    const el = unwrap(e)[1];
+    if (!el.name) throw new FloeError(SqlState.invalidColumnReference, noMatch);
+    if (indexOf(el.name as string) < 0) {
+      throw new FloeError(SqlState.undefinedColumn, `column "${el.name as string}" does not exist`, { position: positionOf(e) });
+    }
+    return el.name as string;
+  }));
+  const sameSet = (cols: readonly string[]) => new Set(cols).size === inferred.size && cols.every((c) => inferred.has(c));
+  if (oc.infer?.whereClause === undefined) {
+    if (table.primaryKey.length > 0 && sameSet(table.primaryKey)) return { kind: 'primaryKey' };
+    const c = uniques.find((u) => sameSet(u.columns!));
+    if (c !== undefined) return unique(c);
+  }
+  throw new FloeError(SqlState.invalidColumnReference, noMatch);
+}
