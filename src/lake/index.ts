@@ -13,6 +13,8 @@ export type {
   BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse, WarehouseOptions,
 } from './warehouse/warehouse.js';
 export type { PartitionField, PartitionTransform } from './partition/partition-transform.js';
+// ADD COLUMN … DEFAULT's value in the catalog's JSON form (Iceberg v3's initial-default).
+export { decodeInitialDefault, encodeInitialDefault, type InitialDefault } from './table/initial-default.js';
 export type { BucketNode } from './bucket/bucket-node.js';
 export { openWarehouse } from './warehouse/open-warehouse.js';
 export { executeScanTask, executeScanTaskSelected, type RowNarrower, type ScanTaskCounters } from './scan/execute-scan-task.js';

@@ -15,7 +15,8 @@ import type { ScanReport } from '../planner/index.js';
 import { parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { DataFileInfo, LakeTransaction, ScanFilter, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
-import { bindStatement, parseStatements } from '../sql/index.js';
+import { bindStatement, bindTableCheckConstraints, parseStatements } from '../sql/index.js';
+import { enforceCheckConstraints } from '../exec/operators/check-constraints.js';
 import type { BoundStatement, CatalogTable, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
 import type { SystemCatalog } from '../sql/system-catalog/index.js';
 import type { VirtualTableRegistry } from '../exec/virtual-table.js';
@@ -30,6 +31,7 @@ import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from
 import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
+import { applyAlterTableAction, foreignKeyNotice, type AlterTableIo } from './alter-table-action.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 
 export interface SessionDeps {
@@ -447,8 +449,9 @@ class FloeSession implements SessionHandler {
         if (c.properties) validateTableProperties(Object.keys(c.properties), c.properties);
         await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
-          partitionBy: c.partitionBy, properties: c.properties,
+          partitionBy: c.partitionBy, properties: c.properties, ...(c.constraints ? { constraints: c.constraints } : {}),
         }, { ifNotExists: c.ifNotExists });
+        for (const k of c.constraints ?? []) { const n = foreignKeyNotice(k); if (n) this.#notice('NOTICE', SqlState.successfulCompletion, n); }
         return 'CREATE TABLE';
       case 'dropTable':
         for (const t of c.tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
@@ -473,7 +476,7 @@ class FloeSession implements SessionHandler {
             default:
               if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties);
               if (a.kind === 'resetProperties') validateTableProperties(a.keys);
-              table = await w.alterTable(table.namespace, table.name, a);
+              table = await applyAlterTableAction(w, table, a, this.#alterTableIo());
           }
         }
         return 'ALTER TABLE';
@@ -700,6 +703,31 @@ class FloeSession implements SessionHandler {
     return types.map(() => null);
   }
 
+  /** COPY FROM's rows (one array per column) against the table's CHECK constraints. */
+  async #enforceChecks(table: TableMetadata, columns: readonly (readonly unknown[])[]): Promise<void> {
+    const checks = bindTableCheckConstraints(this.#bindEnv(), table);
+    if (checks === undefined) return;
+    const rows = (columns[0] ?? []).map((_v, r) => columns.map((c) => c[r]));
+    await enforceCheckConstraints(checks, table, rows, this.#execContext([], new AbortController().signal, this.#txn?.lake));
+  }
+
+  /** What ALTER TABLE's row checks and defaults need (alter-table-action.ts). */
+  #alterTableIo(): AlterTableIo {
+    return {
+      evalDefault: (expr, type) => this.#evalDefault(expr, type),
+      anyRow: async (sql) => {
+        const [stmt] = parseStatements(sql);
+        const bound = bindStatement(stmt!, this.#bindEnv());
+        if (bound.kind !== 'query') return false;
+        for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+          if (b.numRows > 0) return true;
+        }
+        return false;
+      },
+      notice: (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message),
+    };
+  }
+
   /** A column DEFAULT for rows COPY does not supply: evaluated once per COPY, as PostgreSQL does for now(). */
   async #evalDefault(expr: string, type: SqlType): Promise<unknown> {
     // Literal defaults (the common case) need no plan.
@@ -822,6 +850,7 @@ class FloeSession implements SessionHandler {
               return parseValue(text, tc.type, settings);
             });
           });
+          if (rows.length > 0) await session.#enforceChecks(table, columns);
           if (rows.length > 0) {
             const { lake, autocommit } = await session.#writeTxn();
             try {

@@ -1,4 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
+import type { TableConstraint } from '../lake/index.js';
 import type { VirtualTableRegistry } from './binder/virtual-table.js';
 import type { PartitionFieldSpec } from './ddl-command.js';
 
@@ -21,6 +22,8 @@ export interface CatalogTable {
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly PartitionFieldSpec[];
   readonly properties?: Readonly<Record<string, string>>;
+  /** UNIQUE, CHECK and FOREIGN KEY constraints (src/lake's TableConstraint). */
+  readonly constraints?: readonly TableConstraint[];
 }
 
 /** What the binder asks the catalog. src/lake's Warehouse satisfies it. */

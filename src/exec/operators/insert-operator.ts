@@ -7,6 +7,7 @@ import {
   checkNotNull, dmlTarget, existingRowsByKey, keyOf, readsColumnsBelow, returningBatches, toColumns,
 } from './dml-support.js';
 import { inputBatches, metered } from './operator-support.js';
+import { compileCheckConstraints } from './check-constraints.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -24,6 +25,7 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
       return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const t = dmlTarget(plan.table, plan.ref, run);
         const width = t.table.columns.length;
+        const checks = compileCheckConstraints(plan.checks, t.table);
         if (input.columns.length !== width) {
           throw new FloeError(SqlState.internalError, `INSERT input has ${input.columns.length} columns, table "${t.table.name}" has ${width}`);
         }
@@ -73,8 +75,10 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
             if (!blind) t.txn.markReadModifyWrite(t.table, t.ref);
           }
           rows = out;
+          await checks?.enforce(rows, run);
           if (rows.length > 0) await t.txn.upsert(t.table, t.ref, toColumns(rows, width));
         } else if (rows.length > 0) {
+          await checks?.enforce(rows, run);
           await t.txn.insert(t.table, t.ref, toColumns(rows, width));
         }
         run.ctx.onRowsAffected?.(rows.length);

@@ -10,10 +10,13 @@ import { coerceTo } from './coerce.js';
 import { propertiesOf } from './bind-ddl.js';
 import { qualifyForDdl } from './resolve-relation.js';
 import { resolveTypeName } from './resolve-type-name.js';
+import { bindTableConstraint, type ConstraintHost } from './bind-table-constraint.js';
 
 export interface BoundColumnDef {
   readonly spec: ColumnSpec;
   readonly primaryKey: boolean;
+  /** CHECK and REFERENCES nodes on the column, bound by the caller once every column is known (bind-table-constraint.ts). */
+  readonly constraintNodes: readonly Raw[];
 }
 
 /** A column definition: type, NOT NULL / NULL, DEFAULT (checked by binding it), PRIMARY KEY. */
@@ -22,6 +25,7 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
   let nullable = true;
   let primaryKey = false;
   let defaultExpr: string | undefined;
+  const constraintNodes: Raw[] = [];
   for (const c of (def.constraints as Raw[] | undefined) ?? []) {
     const con = unwrap(c)[1];
     switch (con.contype as string) {
@@ -34,17 +38,20 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
         defaultExpr = sourceText(ctx, con.raw_expr);
         break;
       }
-      case 'CONSTR_UNIQUE': case 'CONSTR_CHECK': case 'CONSTR_FOREIGN':
+      case 'CONSTR_CHECK': case 'CONSTR_FOREIGN':
+        constraintNodes.push(con);
+        break;
+      case 'CONSTR_UNIQUE':
         throw new FloeError(SqlState.featureNotSupported, `${String(con.contype).replace('CONSTR_', '')} constraints are not supported`, { position: positionOf(con) });
       default:
         break;
     }
   }
-  return { spec: { name: def.colname, type, nullable, ...(defaultExpr !== undefined ? { defaultExpr } : {}) }, primaryKey };
+  return { spec: { name: def.colname, type, nullable, ...(defaultExpr !== undefined ? { defaultExpr } : {}) }, primaryKey, constraintNodes };
 }
 
 /** The text of an expression node as the user wrote it (the default is stored as SQL text). */
-function sourceText(ctx: BindContext, node: Raw): string {
+export function sourceText(ctx: BindContext, node: Raw): string {
   const start = positionOf(node);
   const src = ctx.stmt.source;
   if (start === undefined) return '';
@@ -62,7 +69,7 @@ function sourceText(ctx: BindContext, node: Raw): string {
     if (ch === "'" || ch === '"') { quote = ch; continue; }
     if (ch === '(') depth++;
     else if (ch === ')') { if (depth === 0) break; depth--; }
-    else if (ch === ',' && depth === 0) break;
+    else if ((ch === ',' || ch === ';') && depth === 0) break;
     else if (depth === 0 && /\s/.test(ch)) {
       const rest = src.slice(i).trimStart().toLowerCase();
       if (/^(not\s+null|null|primary|unique|check|references|constraint|default|generated|collate)\b/.test(rest)) break;
@@ -150,6 +157,8 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   }
   const columns: ColumnSpec[] = [];
   let primaryKey: string[] = [];
+  // CHECK and FOREIGN KEY nodes (with the column a column constraint sits on), bound after the columns.
+  const constraintNodes: { node: Raw; column?: string }[] = [];
   for (const el of (n.tableElts as Raw[] | undefined) ?? []) {
     const [tag, e] = unwrap(el);
     if (tag === 'ColumnDef') {
@@ -158,11 +167,16 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
         throw new FloeError(SqlState.duplicateColumn, `column "${col.spec.name}" specified more than once`, { position: positionOf(e) });
       }
       columns.push(col.spec);
+      for (const node of col.constraintNodes) constraintNodes.push({ node, column: col.spec.name });
       if (col.primaryKey) {
         if (primaryKey.length > 0) throw new FloeError(SqlState.syntaxError ?? '42P16', `multiple primary keys for table "${rv.relname}" are not allowed`, { position: positionOf(e) });
         primaryKey = [col.spec.name];
       }
     } else if (tag === 'Constraint') {
+      if (e.contype === 'CONSTR_CHECK' || e.contype === 'CONSTR_FOREIGN') {
+        constraintNodes.push({ node: e });
+        continue;
+      }
       if (e.contype !== 'CONSTR_PRIMARY') {
         throw new FloeError(SqlState.featureNotSupported, `${String(e.contype).replace('CONSTR_', '')} constraints are not supported`, { position: positionOf(e) });
       }
@@ -188,12 +202,20 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   }
   const partitionBy = elements.map((el) => partitionField(el, columns));
   const properties = propertiesOf(n.options);
+  const table = qualifyForDdl(ctx, rv.schemaname, rv.relname);
+  const host: ConstraintHost = { id: 0, namespace: table.namespace, name: table.name, columns, taken: new Set(primaryKey.length > 0 ? [`${table.name}_pkey`] : []) };
+  // Named constraints claim their names before unnamed ones are chosen, as in PostgreSQL.
+  for (const { node } of constraintNodes) if (node.conname) host.taken.add(node.conname);
+  const constraints = constraintNodes.map(({ node, column }) => {
+    if (node.conname) host.taken.delete(node.conname);
+    return bindTableConstraint(ctx, node, host, column)!;
+  });
   void str;
   return {
     kind: 'ddl',
     command: {
-      kind: 'createTable', table: qualifyForDdl(ctx, rv.schemaname, rv.relname), ifNotExists: Boolean(n.if_not_exists),
-      columns, primaryKey, partitionBy, properties,
+      kind: 'createTable', table, ifNotExists: Boolean(n.if_not_exists),
+      columns, primaryKey, partitionBy, properties, ...(constraints.length > 0 ? { constraints } : {}),
     },
   };
 }

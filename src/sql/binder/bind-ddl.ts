@@ -6,6 +6,7 @@ import type { RefDdlClause } from '../parser/lake-clause.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindColumnDef } from './bind-create-table.js';
+import { bindAlterColumn, bindAlterConstraint, bindNewColumnConstraints, renameColumnInChecks } from './bind-alter-column.js';
 import { defElemKey, defElemValue } from './def-elem.js';
 import { qualifyExisting } from './resolve-relation.js';
 
@@ -66,9 +67,16 @@ export function bindAlterTable(ctx: BindContext, n: Raw): BoundStatement {
       case 'AT_AddColumn': {
         const col = bindColumnDef(ctx, unwrap(cmd.def)[1]);
         if (col.primaryKey) throw new FloeError(SqlState.featureNotSupported, 'adding a PRIMARY KEY column is not supported', { position: positionOf(cmd.def) });
-        actions.push({ kind: 'addColumn', column: col.spec, ifNotExists: Boolean(cmd.missing_ok) });
+        const constraints = bindNewColumnConstraints(ctx, table, col);
+        actions.push({ kind: 'addColumn', column: col.spec, ifNotExists: Boolean(cmd.missing_ok), ...(constraints.length > 0 ? { constraints } : {}) });
         break;
       }
+      case 'AT_ColumnDefault': case 'AT_SetNotNull': case 'AT_DropNotNull': case 'AT_AlterColumnType':
+        actions.push(bindAlterColumn(ctx, table, cmd));
+        break;
+      case 'AT_AddConstraint': case 'AT_DropConstraint':
+        actions.push(bindAlterConstraint(ctx, table, cmd));
+        break;
       case 'AT_DropColumn':
         actions.push({ kind: 'dropColumn', name: cmd.name, ifExists: Boolean(cmd.missing_ok) });
         break;
@@ -90,7 +98,8 @@ export function bindRename(ctx: BindContext, n: Raw): BoundStatement {
   const table = qualifyExisting(ctx, rv.schemaname, rv.relname);
   const ifExists = Boolean(n.missing_ok);
   if (n.renameType === 'OBJECT_COLUMN' && n.relationType === 'OBJECT_TABLE') {
-    return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameColumn', from: n.subname, to: n.newname }] });
+    const checkExprs = renameColumnInChecks(ctx, table, n.subname, n.newname);
+    return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameColumn', from: n.subname, to: n.newname, ...(checkExprs ? { checkExprs } : {}) }] });
   }
   if (n.renameType === 'OBJECT_TABLE') {
     return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameTable', to: n.newname }] });
