@@ -10,8 +10,12 @@ function constraintColumns(c: TableConstraint): readonly string[] {
 }
 
 /** A constraint after a column rename: its column lists follow, and a CHECK takes its rewritten text. */
-function renamedConstraint(c: TableConstraint, from: string, to: string, checkExprs: Readonly<Record<string, string>> | undefined): TableConstraint {
+function renamedConstraint(t: TableRecord, c: TableConstraint, from: string, to: string, checkExprs: Readonly<Record<string, string>> | undefined): TableConstraint {
   const rename = (cols: readonly string[]): string[] => cols.map((x) => (x === from ? to : x));
+  if (c.kind === 'foreignKey') {
+    const self = c.refNamespace === t.namespace && c.refTable === t.name;
+    return { ...c, columns: rename(c.columns), ...(self ? { refColumns: rename(c.refColumns) } : {}) };
+  }
   if (c.kind !== 'check') return { ...c, columns: rename(c.columns) };
   const expr = checkExprs?.[c.name] ?? c.expr;
   return { ...c, expr, ...(c.columns !== undefined ? { columns: rename(c.columns) } : {}) };
@@ -62,7 +66,7 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       if (t.primaryKey.includes(change.from) || t.partitionBy.some((p) => p.sourceColumn === change.from)) {
         throw new FloeError(SqlState.featureNotSupported, `renaming key or partition column "${change.from}" is not supported`);
       }
-      const constraints = t.constraints.map((c) => renamedConstraint(c, change.from, change.to, change.checkExprs));
+      const constraints = t.constraints.map((c) => renamedConstraint(t, c, change.from, change.to, change.checkExprs));
       return catalog.updateTable(t.id, { columns: t.columns.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)), constraints });
     }
     case 'renameTable':
