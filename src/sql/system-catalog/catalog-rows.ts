@@ -8,6 +8,9 @@ import {
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { pgTypeRows } from './pg-type-rows.js';
 import { catalogShapes } from './catalog-shapes.js';
+import {
+  checkAndForeignKeyConstraintRows, checkAndForeignKeyRowSources, checkAndForeignKeyTableConstraints, constraintClassFlags, foreignKeyColumnUsage,
+} from './check-and-foreign-key-rows.js';
 
 /** PostgreSQL's relkind for a catalog relation ('r' table, 'v' view); other virtual relations are views. */
 const shapeKinds = new Map(catalogShapes.map((c) => [`${c.schema}.${c.name}`, c.relkind]));
@@ -49,7 +52,7 @@ function pgClass(v: CatalogView): Row[] {
   for (const t of v.tables) {
     rows.push({
       ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relam: HEAP_AM_OID, relfilenode: t.id,
-      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0,
+      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0, ...constraintClassFlags(v, t),
       reloptions: t.properties && Object.keys(t.properties).length > 0 ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
     });
     if (t.primaryKey.length > 0) {
@@ -102,6 +105,10 @@ function pgIndex(v: CatalogView): Row[] {
 }
 
 function pgConstraint(v: CatalogView): Row[] {
+  return [...primaryKeyConstraints(v), ...checkAndForeignKeyConstraintRows(v)];
+}
+
+function primaryKeyConstraints(v: CatalogView): Row[] {
   return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     oid: primaryKeyConstraintOid(t.id), conname: pkName(t), connamespace: namespaceOid(t.namespace), contype: 'p', condeferrable: false,
     condeferred: false, convalidated: true, conrelid: t.id, contypid: 0, conindid: primaryKeyIndexOid(t.id), conparentid: 0,
@@ -265,17 +272,17 @@ function isColumns(v: CatalogView): Row[] {
 }
 
 function isTableConstraints(v: CatalogView): Row[] {
-  return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
+  return [...v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: pkName(t), table_catalog: v.ctx.database,
     table_schema: t.namespace, table_name: t.name, constraint_type: 'PRIMARY KEY', is_deferrable: 'NO', initially_deferred: 'NO', enforced: 'YES', nulls_distinct: null,
-  }));
+  })), ...checkAndForeignKeyTableConstraints(v)];
 }
 
 function isKeyColumnUsage(v: CatalogView): Row[] {
-  return v.tables.flatMap((t) => t.primaryKey.map((k, i) => ({
+  return [...v.tables.flatMap((t) => t.primaryKey.map((k, i) => ({
     constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: pkName(t), table_catalog: v.ctx.database,
     table_schema: t.namespace, table_name: t.name, column_name: k, ordinal_position: i + 1, position_in_unique_constraint: null,
-  })));
+  }))), ...foreignKeyColumnUsage(v)];
 }
 
 /** Row generators by `schema.name`; relations not listed here are valid and empty. */
@@ -304,6 +311,7 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'information_schema.columns': isColumns,
   'information_schema.table_constraints': isTableConstraints,
   'information_schema.key_column_usage': isKeyColumnUsage,
+  ...checkAndForeignKeyRowSources,
 };
 
 export { PG_CLASS_OID };

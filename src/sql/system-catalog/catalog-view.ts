@@ -1,4 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
+import type { TableConstraint } from '../../lake/index.js';
 import type { VirtualTable, VirtualTableContext } from '../binder/virtual-table.js';
 
 /** A lake table as the catalog views need it (src/lake's TableMetadata satisfies it). */
@@ -10,6 +11,7 @@ export interface CatalogTableInfo {
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly unknown[];
   readonly properties?: Readonly<Record<string, string>>;
+  readonly constraints?: readonly TableConstraint[];
 }
 
 /** The warehouse calls the catalog views make (src/lake's Warehouse satisfies it). */
