@@ -75,6 +75,12 @@ export async function applyAlterTableAction(w: Warehouse, t: TableMetadata, a: L
     }
     case 'addConstraint':
       return addConstraint(w, t, a.constraint, io, true);
+    case 'dropConstraint':
+      if (a.ifExists && !t.constraints.some((c) => c.name === a.name)) {
+        io.notice(`constraint "${a.name}" of relation "${t.name}" does not exist, skipping`);
+        return t;
+      }
+      return w.alterTable(t.namespace, t.name, a);
     default:
       return w.alterTable(t.namespace, t.name, a);
   }

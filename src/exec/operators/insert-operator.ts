@@ -37,6 +37,8 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
             rows.push(row);
           }
         }
+        // PostgreSQL checks every proposed row, even one that then conflicts (ExecInsert runs ExecConstraints first).
+        await checks?.enforce(rows, run);
         const oc = plan.onConflict;
         if (oc) {
           if (!t.keyed) throw new FloeError(SqlState.invalidColumnReference, 'there is no unique or exclusion constraint matching the ON CONFLICT specification');
@@ -44,6 +46,7 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
           const seen = new Set<string>();
           const out: unknown[][] = [];
           const toUpdate: { existing: unknown[]; excluded: unknown[] }[] = [];
+          let updatedRows = 0;
           for (const row of rows) {
             const k = keyOf(t, row);
             if (seen.has(k)) {
@@ -70,15 +73,15 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
               for (const s of newVals) row[s.column] = s.vals[i] ?? null;
               checkNotNull(t, row);
               out.push(row);
+              updatedRows++;
             }
             const blind = !oc.where && oc.set.every((s) => !readsColumnsBelow(s.expr, width));
             if (!blind) t.txn.markReadModifyWrite(t.table, t.ref);
           }
+          await checks?.enforce(out.slice(out.length - updatedRows), run);
           rows = out;
-          await checks?.enforce(rows, run);
           if (rows.length > 0) await t.txn.upsert(t.table, t.ref, toColumns(rows, width));
         } else if (rows.length > 0) {
-          await checks?.enforce(rows, run);
           await t.txn.insert(t.table, t.ref, toColumns(rows, width));
         }
         run.ctx.onRowsAffected?.(rows.length);

@@ -59,7 +59,7 @@ export function chooseConstraintName(host: ConstraintHost, columns: readonly str
 
 function claimName(host: ConstraintHost, name: string, con: Raw): string {
   if (host.taken.has(name)) {
-    throw new FloeError(SqlState.duplicateObject, `constraint "${name}" for relation "${host.name}" already exists`, { position: positionOf(con) });
+    throw new FloeError(SqlState.duplicateObject, `constraint "${name}" for relation "${host.name}" already exists`);
   }
   host.taken.add(name);
   return name;
