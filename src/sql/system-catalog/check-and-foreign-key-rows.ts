@@ -1,3 +1,4 @@
+import type { SqlType } from '../../common/sql-type.js';
 import type { TableConstraint } from '../../lake/index.js';
 import { namespaceOid } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
@@ -24,6 +25,10 @@ export function constraintOid(tableId: number, name: string): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return 2_500_000_000 + (h % 400_000_000);
+}
+
+function columnTypes(t: CatalogTableInfo): Map<string, SqlType> {
+  return new Map(t.columns.map((c) => [c.name, c.type]));
 }
 
 function checksOf(t: CatalogTableInfo): Check[] {
@@ -61,7 +66,7 @@ export function checkAndForeignKeyConstraintRows(v: CatalogView): Row[] {
       rows.push({
         ...constraintDefaults, oid: constraintOid(t.id, c.name), conname: c.name, connamespace: namespaceOid(t.namespace), contype: 'c',
         conrelid: t.id, confrelid: 0, confupdtype: ' ', confdeltype: ' ', confmatchtype: ' ', connoinherit: false,
-        conkey: attnums(t, c.columns ?? []), confkey: null, conbin: deparseCheck(c.expr, false),
+        conkey: attnums(t, c.columns ?? []), confkey: null, conbin: deparseCheck(c.expr, false, columnTypes(t)),
       });
     }
     for (const f of foreignKeysOf(t)) {
@@ -85,7 +90,7 @@ export function checkOrForeignKeyDef(tables: readonly CatalogTableInfo[], oid: n
   for (const t of tables) {
     for (const c of t.constraints ?? []) {
       if (c.kind === 'unique' || constraintOid(t.id, c.name) !== oid) continue;
-      if (c.kind === 'check') return `CHECK (${deparseCheck(c.expr, pretty)})`;
+      if (c.kind === 'check') return `CHECK (${deparseCheck(c.expr, pretty, columnTypes(t))})`;
       const table = searchPath.includes(c.refNamespace) ? quoteIdent(c.refTable) : `${quoteIdent(c.refNamespace)}.${quoteIdent(c.refTable)}`;
       return `FOREIGN KEY (${c.columns.map(quoteIdent).join(', ')}) REFERENCES ${table}(${c.refColumns.map(quoteIdent).join(', ')}) NOT ENFORCED`;
     }
@@ -130,7 +135,7 @@ export const checkAndForeignKeyRowSources: Readonly<Record<string, (v: CatalogVi
     unique_constraint_name: referencedKeyName(referenced(v.tables, f), f), match_option: 'NONE', update_rule: 'NO ACTION', delete_rule: 'NO ACTION',
   }))),
   'information_schema.check_constraints': (v) => v.tables.flatMap((t) => checksOf(t).map((c) => ({
-    constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: c.name, check_clause: `(${deparseCheck(c.expr, false)})`,
+    constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: c.name, check_clause: `(${deparseCheck(c.expr, false, columnTypes(t))})`,
   }))),
   'information_schema.constraint_column_usage': (v) => v.tables.flatMap((t) => [
     ...checksOf(t).flatMap((c) => (c.columns ?? []).map((col) => ({ table: t, col, name: c.name }))),

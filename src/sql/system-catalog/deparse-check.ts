@@ -1,3 +1,4 @@
+import type { SqlType } from '../../common/sql-type.js';
 import { parseFragment } from '../parser/pg-parser.js';
 import { strList, unwrap, type Raw } from '../binder/ast.js';
 
@@ -6,9 +7,11 @@ import { strList, unwrap, type Raw } from '../binder/ast.js';
  * asks (parentheses only where precedence needs them), otherwise every operator
  * parenthesized, as PostgreSQL's ruleutils does. Covers what CHECKs are usually made
  * of (comparisons, arithmetic, AND/OR/NOT, IS [NOT] NULL, constants); anything else is
- * printed as the user wrote it. Unlike PostgreSQL, literals carry no `::type` cast.
+ * printed as the user wrote it. Literals get PostgreSQL's casts where the column
+ * compared with them says which (an integer against a numeric or float column);
+ * string literals print as text.
  */
-export function deparseCheck(text: string, pretty: boolean): string {
+export function deparseCheck(text: string, pretty: boolean, columns: ReadonlyMap<string, SqlType> = new Map()): string {
   let node: Raw;
   try {
     const select = parseFragment('SELECT ', text, 0);
@@ -16,7 +19,7 @@ export function deparseCheck(text: string, pretty: boolean): string {
   } catch {
     return text;
   }
-  const out = deparse(node, pretty, undefined, text);
+  const out = deparse(node, pretty, undefined, columns);
   return out ?? text;
 }
 
@@ -46,6 +49,17 @@ function negativeConstantType(digits: string): string {
   return v <= 2147483648n ? 'integer' : v <= 9223372036854775808n ? 'bigint' : 'numeric';
 }
 
+/** An integer constant compared with a numeric or float column, cast as PostgreSQL's coercion prints it. */
+function castConstant(node: Raw, text: string, other: Raw, cols: ReadonlyMap<string, SqlType>, pretty: boolean): string {
+  const [tag, n] = unwrap(node);
+  const [otag, o] = unwrap(other);
+  if (tag !== 'A_Const' || n.ival === undefined || otag !== 'ColumnRef' || text.startsWith("'")) return text;
+  const kind = cols.get(strList(o.fields).pop() ?? '')?.kind;
+  const type = kind === 'numeric' ? 'numeric' : kind === 'float8' || kind === 'float4' ? 'double precision' : undefined;
+  if (type === undefined) return text;
+  return pretty ? `${text}::${type}` : `(${text})::${type}`;
+}
+
 /** PostgreSQL's isSimpleNode for an operator under an operator: only higher-precedence ones go bare. */
 function simpleUnderOp(op: string, parentOp: string): boolean {
   if (op === '^') return parentOp !== '^';
@@ -53,7 +67,7 @@ function simpleUnderOp(op: string, parentOp: string): boolean {
   return false;
 }
 
-function deparse(node: Raw, pretty: boolean, parent: Parent, src: string): string | undefined {
+function deparse(node: Raw, pretty: boolean, parent: Parent, cols: ReadonlyMap<string, SqlType>): string | undefined {
   const [tag, n] = unwrap(node);
   const wrap = (s: string, simple: boolean): string => (pretty ? (simple ? s : `(${s})`) : `(${s})`);
   switch (tag) {
@@ -66,7 +80,7 @@ function deparse(node: Raw, pretty: boolean, parent: Parent, src: string): strin
       if (n.kind !== 'AEXPR_OP') return undefined;
       const op = strList(n.name).pop()!;
       const me: Parent = { kind: 'op', op };
-      const r = deparse(n.rexpr, pretty, me, src);
+      const r = deparse(n.rexpr, pretty, me, cols);
       if (r === undefined) return undefined;
       if (n.lexpr === undefined) {
         // A negative constant, folded and printed with its type as PostgreSQL does.
@@ -74,16 +88,17 @@ function deparse(node: Raw, pretty: boolean, parent: Parent, src: string): strin
         const s = `${op} ${r}`;
         return parent === undefined && pretty ? s : wrap(s, parent?.kind === 'bool');
       }
-      const l = deparse(n.lexpr, pretty, me, src);
-      if (l === undefined) return undefined;
-      const s = `${l} ${op} ${r}`;
+      const l0 = deparse(n.lexpr, pretty, me, cols);
+      if (l0 === undefined) return undefined;
+      const l = castConstant(n.lexpr, l0, n.rexpr, cols, pretty);
+      const s = `${l} ${op} ${castConstant(n.rexpr, r, n.lexpr, cols, pretty)}`;
       if (!pretty) return `(${s})`;
       if (parent === undefined || parent.kind === 'bool') return s;
       return simpleUnderOp(op, parent.op) ? s : `(${s})`;
     }
     case 'BoolExpr': {
       const me: Parent = { kind: 'bool' };
-      const args = (n.args as Raw[]).map((a) => deparse(a, pretty, me, src));
+      const args = (n.args as Raw[]).map((a) => deparse(a, pretty, me, cols));
       if (args.some((a) => a === undefined)) return undefined;
       const boolArgs = (n.args as Raw[]).map((a) => unwrap(a));
       if (n.boolop === 'NOT_EXPR') {
@@ -100,7 +115,7 @@ function deparse(node: Raw, pretty: boolean, parent: Parent, src: string): strin
       return pretty && parent === undefined ? s : `(${s})`;
     }
     case 'NullTest': {
-      const arg = deparse(n.arg, pretty, { kind: 'bool' }, src);
+      const arg = deparse(n.arg, pretty, { kind: 'bool' }, cols);
       if (arg === undefined) return undefined;
       const s = `${arg} ${n.nulltesttype === 'IS_NULL' ? 'IS NULL' : 'IS NOT NULL'}`;
       return pretty ? (parent === undefined || parent.kind === 'bool' ? s : `(${s})`) : `(${s})`;
