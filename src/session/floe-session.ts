@@ -445,14 +445,16 @@ class FloeSession implements SessionHandler {
       case 'dropSchema':
         for (const n of c.names) await w.dropNamespace(n, { ifExists: c.ifExists, cascade: c.cascade });
         return 'DROP SCHEMA';
-      case 'createTable':
+      case 'createTable': {
         if (c.properties) validateTableProperties(Object.keys(c.properties), c.properties);
+        const existed = w.getTable(c.table.namespace, c.table.name) !== undefined;
         await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
           partitionBy: c.partitionBy, properties: c.properties, ...(c.constraints ? { constraints: c.constraints } : {}),
         }, { ifNotExists: c.ifNotExists });
-        for (const k of c.constraints ?? []) { const n = foreignKeyNotice(k); if (n) this.#notice('NOTICE', SqlState.successfulCompletion, n); }
+        if (!existed) for (const k of c.constraints ?? []) { const n = foreignKeyNotice(k); if (n) this.#notice('NOTICE', SqlState.successfulCompletion, n); }
         return 'CREATE TABLE';
+      }
       case 'dropTable':
         for (const t of c.tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
         return 'DROP TABLE';
