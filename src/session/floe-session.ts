@@ -31,7 +31,7 @@ import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from
 import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
-import { applyAlterTableAction, foreignKeyNotice, type AlterTableIo } from './alter-table-action.js';
+import { applyAlterTableAction, checkAlterTableActions, foreignKeyNotice, type AlterTableIo, type LakeAlterAction } from './alter-table-action.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 
 export interface SessionDeps {
@@ -464,6 +464,8 @@ class FloeSession implements SessionHandler {
           if (c.ifExists) return 'ALTER TABLE';
           throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
         }
+        const io = this.#alterTableIo();
+        const checked = await checkAlterTableActions(table, c.actions.filter((a): a is LakeAlterAction => a.kind !== 'createRef' && a.kind !== 'dropRef'), io);
         for (const a of c.actions) {
           switch (a.kind) {
             case 'createRef': {
@@ -478,7 +480,7 @@ class FloeSession implements SessionHandler {
             default:
               if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties);
               if (a.kind === 'resetProperties') validateTableProperties(a.keys);
-              table = await applyAlterTableAction(w, table, a, this.#alterTableIo());
+              table = await applyAlterTableAction(w, table, a, io, checked.has(a));
           }
         }
         return 'ALTER TABLE';

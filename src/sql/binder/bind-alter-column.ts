@@ -70,12 +70,12 @@ function readsOnly(node: Raw, column: string): boolean {
 }
 
 /** ALTER TABLE … ADD [CONSTRAINT name] CHECK | FOREIGN KEY, DROP CONSTRAINT [IF EXISTS] name. */
-export function bindAlterConstraint(ctx: BindContext, table: TableName, cmd: Raw): AlterTableAction {
+export function bindAlterConstraint(ctx: BindContext, table: TableName, cmd: Raw, added: readonly CatalogTable['columns'][number][] = []): AlterTableAction {
   if (cmd.subtype === 'AT_DropConstraint') return { kind: 'dropConstraint', name: cmd.name as string, ifExists: Boolean(cmd.missing_ok) };
   const con = unwrap(cmd.def)[1];
   const t = tableOf(ctx, table);
   if (t === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${table.name}" does not exist`);
-  const bound = bindTableConstraint(ctx, con, hostOf(t));
+  const bound = bindTableConstraint(ctx, con, hostOf(t, added));
   if (bound === undefined) {
     throw new FloeError(SqlState.featureNotSupported, `ALTER TABLE ADD ${String(con.contype).replace('CONSTR_', '')} constraints are not supported`, { position: positionOf(cmd.def) });
   }

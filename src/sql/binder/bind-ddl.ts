@@ -75,7 +75,8 @@ export function bindAlterTable(ctx: BindContext, n: Raw): BoundStatement {
         actions.push(bindAlterColumn(ctx, table, cmd));
         break;
       case 'AT_AddConstraint': case 'AT_DropConstraint':
-        actions.push(bindAlterConstraint(ctx, table, cmd));
+        // A constraint may read columns an earlier ADD COLUMN of the same statement adds.
+        actions.push(bindAlterConstraint(ctx, table, cmd, actions.flatMap((a) => (a.kind === 'addColumn' ? [a.column] : []))));
         break;
       case 'AT_DropColumn':
         actions.push({ kind: 'dropColumn', name: cmd.name, ifExists: Boolean(cmd.missing_ok) });

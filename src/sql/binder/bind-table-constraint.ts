@@ -93,7 +93,7 @@ function bindForeignKey(ctx: BindContext, con: Raw, host: ConstraintHost, column
   const fkColumns = column !== undefined ? [column] : strList(con.fk_attrs);
   for (const c of fkColumns) {
     if (!host.columns.some((x) => x.name === c)) {
-      throw new FloeError(SqlState.undefinedColumn, `column "${c}" referenced in foreign key constraint does not exist`, { position: positionOf(con) });
+      throw new FloeError(SqlState.undefinedColumn, `column "${c}" referenced in foreign key constraint does not exist`);
     }
   }
   const pk = con.pktable as Raw;
@@ -107,7 +107,8 @@ function bindForeignKey(ctx: BindContext, con: Raw, host: ConstraintHost, column
     refTableColumns = host.columns.map((c) => c.name);
     refKeys = [];
   } else {
-    const rel = resolveRelation(ctx, pk.schemaname, pk.relname, positionOf(pk));
+    // PostgreSQL resolves the referenced table when it executes the DDL: its errors carry no position.
+    const rel = resolveRelation(ctx, pk.schemaname, pk.relname, undefined);
     if (rel.kind !== 'lake') {
       throw new FloeError(SqlState.wrongObjectType, `referenced relation "${pk.relname}" is not a table`, { position: positionOf(pk) });
     }
@@ -124,7 +125,7 @@ function bindForeignKey(ctx: BindContext, con: Raw, host: ConstraintHost, column
   }
   for (const c of refColumns) {
     if (!refTableColumns.includes(c)) {
-      throw new FloeError(SqlState.undefinedColumn, `column "${c}" referenced in foreign key constraint does not exist`, { position: positionOf(con) });
+      throw new FloeError(SqlState.undefinedColumn, `column "${c}" referenced in foreign key constraint does not exist`);
     }
   }
   if (refColumns.length !== fkColumns.length) {
