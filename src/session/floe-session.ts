@@ -31,6 +31,7 @@ import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from
 import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
+import { dropForeignKeysTo } from './drop-foreign-keys-to.js';
 import { applyAlterTableAction, checkAlterTableActions, foreignKeyNotice, type AlterTableIo, type LakeAlterAction } from './alter-table-action.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 
@@ -456,6 +457,7 @@ class FloeSession implements SessionHandler {
         return 'CREATE TABLE';
       }
       case 'dropTable':
+        await dropForeignKeysTo(w, c.tables, c.cascade, (n) => this.#events?.notice(n));
         for (const t of c.tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
         return 'DROP TABLE';
       case 'alterTable': {

@@ -245,5 +245,13 @@ describe('schema evolution, CHECK and FOREIGN KEY over the wire, against Postgre
     const dc = await runPsql({ port: g.server.port }, ['-c', '\\d fk_c']);
     assert.equal(dc.code, 0, dc.stderr);
     assert.match(dc.stdout, /Referenced by:\n/);
+    // As in PostgreSQL, the referenced table cannot be dropped without CASCADE, which drops the foreign keys.
+    const f = await g.failure('DROP TABLE fk_c');
+    assert.equal(f.code, '2BP01');
+    assert.equal(f.message, 'cannot drop table fk_c because other objects depend on it');
+    notices.length = 0;
+    await g.run('DROP TABLE fk_c CASCADE');
+    assert.deepEqual(notices, ['drop cascades to 2 other objects']);
+    assert.deepEqual(await g.rows("SELECT conname FROM pg_constraint WHERE contype = 'f'"), []);
   });
 });
