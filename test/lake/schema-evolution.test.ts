@@ -82,7 +82,7 @@ test('ALTER COLUMN TYPE widens without a rewrite; other changes are 0A000; DROP 
   } finally { await cleanup(); }
 });
 
-test('DROP COLUMN drops the CHECK and FOREIGN KEY constraints over it; RENAME COLUMN carries them along', async () => {
+test('DROP COLUMN drops the CHECK and FOREIGN KEY constraints over it; RENAME COLUMN and RENAME TABLE carry them along', async () => {
   const { wh, cleanup } = await tempWarehouse();
   try {
     await wh.createTable({
@@ -100,7 +100,14 @@ test('DROP COLUMN drops the CHECK and FOREIGN KEY constraints over it; RENAME CO
       { kind: 'check', name: 'c_b_check', expr: 'b > 0', columns: ['b'] },
       { kind: 'foreignKey', name: 'c_b_fkey', columns: ['b'], refNamespace: 'public', refTable: 'c', refColumns: ['x'] },
     ]);
-    t = await wh.alterTable('public', 'c', { kind: 'dropColumn', name: 'b' });
+    await wh.createTable({
+      namespace: 'public', name: 'r', columns: [{ name: 'ref', type: { kind: 'int4' }, nullable: true }],
+      constraints: [{ kind: 'foreignKey', name: 'r_ref_fkey', columns: ['ref'], refNamespace: 'public', refTable: 'c', refColumns: ['x'] }],
+    });
+    t = await wh.alterTable('public', 'c', { kind: 'renameTable', to: 'c2' });
+    assert.deepEqual(wh.getTable('public', 'r')!.constraints.map((c) => c.kind === 'foreignKey' && c.refTable), ['c2']);
+    assert.deepEqual(t.constraints.map((c) => c.kind === 'foreignKey' && c.refTable), [false, false, 'c2']);
+    t = await wh.alterTable('public', 'c2', { kind: 'dropColumn', name: 'b' });
     assert.deepEqual(t.constraints.map((c) => c.name), ['c_a_check']);
   } finally { await cleanup(); }
 });

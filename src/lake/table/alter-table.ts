@@ -69,8 +69,17 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       const constraints = t.constraints.map((c) => renamedConstraint(t, c, change.from, change.to, change.checkExprs));
       return catalog.updateTable(t.id, { columns: t.columns.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)), constraints });
     }
-    case 'renameTable':
-      return catalog.updateTable(t.id, { name: change.to });
+    case 'renameTable': {
+      let out = catalog.updateTable(t.id, { name: change.to });
+      // Foreign keys name the tables they reference: they follow the rename, as PostgreSQL's (by OID) do.
+      const refersHere = (c: TableConstraint) => c.kind === 'foreignKey' && c.refNamespace === t.namespace && c.refTable === t.name;
+      for (const o of catalog.listTables()) {
+        if (!o.constraints.some(refersHere)) continue;
+        const updated = catalog.updateTable(o.id, { constraints: o.constraints.map((c) => (refersHere(c) ? { ...c, refTable: change.to } : c)) });
+        if (o.id === t.id) out = updated;
+      }
+      return out;
+    }
     case 'setProperties': {
       const size = change.properties['write.target-file-size'];
       if (size !== undefined && !(Number(size) > 0)) throw new FloeError(SqlState.invalidParameterValue, `invalid value for write.target-file-size: "${size}"`);
