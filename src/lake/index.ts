@@ -18,6 +18,10 @@ export type {
   BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse, WarehouseOptions,
 } from './warehouse/warehouse.js';
 export type { PartitionField, PartitionTransform } from './partition/partition-transform.js';
+// ADD COLUMN … DEFAULT's value in the catalog's JSON form (Iceberg v3's initial-default).
+export { decodeInitialDefault, encodeInitialDefault, type InitialDefault } from './table/initial-default.js';
+// ALTER COLUMN's rules (widenings, NOT NULL on keys), so a caller can check a statement's actions before applying any.
+export { alterColumnMetadata } from './table/alter-column.js';
 export type { BucketNode } from './bucket/bucket-node.js';
 export { openWarehouse } from './warehouse/open-warehouse.js';
 export { executeScanTask, executeScanTaskSelected, type RowNarrower, type ScanTaskCounters } from './scan/execute-scan-task.js';

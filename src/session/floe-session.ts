@@ -15,7 +15,8 @@ import type { ScanReport } from '../planner/index.js';
 import { parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { DataFileInfo, LakeTransaction, ScanFilter, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
-import { bindStatement, parseStatements } from '../sql/index.js';
+import { bindStatement, bindTableCheckConstraints, parseStatements } from '../sql/index.js';
+import { enforceCheckConstraints } from '../exec/operators/check-constraints.js';
 import type { BoundStatement, CatalogTable, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
 import type { SystemCatalog } from '../sql/system-catalog/index.js';
 import type { VirtualTableRegistry } from '../exec/virtual-table.js';
@@ -30,11 +31,13 @@ import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from
 import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
+import { dropForeignKeysTo } from './drop-foreign-keys-to.js';
+import { applyAlterTableAction, checkAlterTableActions, foreignKeyNotice, type AlterTableIo, type LakeAlterAction } from './alter-table-action.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 import { runSequenceDdl } from './run-sequence-ddl.js';
 import { SessionSequenceState } from './session-sequence-state.js';
 import { isolationLevel, isolationText } from './transaction-isolation.js';
-import { addUniqueConstraint, createIndex, dropConstraint, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
+import { createIndex, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -474,21 +477,28 @@ class FloeSession implements SessionHandler {
       case 'dropSchema':
         for (const n of c.names) await w.dropNamespace(n, { ifExists: c.ifExists, cascade: c.cascade });
         return 'DROP SCHEMA';
-      case 'createTable':
+      case 'createTable': {
         if (c.properties) validateTableProperties(Object.keys(c.properties), c.properties);
+        const existed = w.getTable(c.table.namespace, c.table.name) !== undefined;
         await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
           partitionBy: c.partitionBy, properties: c.properties,
-          constraints: uniqueConstraintsForCreate(w, c.table.namespace, c.table.name, c.primaryKey, c.columns.map((x) => x.name), c.unique ?? []),
+          constraints: [
+            ...uniqueConstraintsForCreate(w, c.table.namespace, c.table.name, c.primaryKey, c.columns.map((x) => x.name), c.unique ?? []),
+            ...(c.constraints ?? []),
+          ],
         }, { ifNotExists: c.ifNotExists });
+        if (!existed) for (const k of c.constraints ?? []) { const n = foreignKeyNotice(k); if (n) this.#notice('NOTICE', SqlState.successfulCompletion, n); }
         return 'CREATE TABLE';
+      }
       case 'dropTable':
         for (const t of c.tables) {
           if (w.getTable(t.namespace, t.name) === undefined && w.getSequence(t.namespace, t.name) !== undefined) {
             throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a table`, { hint: 'Use DROP SEQUENCE to remove a sequence.' });
           }
-          await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
         }
+        await dropForeignKeysTo(w, c.tables, c.cascade, (n) => this.#events?.notice(n));
+        for (const t of c.tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
         return 'DROP TABLE';
       case 'alterTable': {
         let table = w.getTable(c.table.namespace, c.table.name);
@@ -496,6 +506,8 @@ class FloeSession implements SessionHandler {
           if (c.ifExists) return 'ALTER TABLE';
           throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
         }
+        const io = this.#alterTableIo();
+        const checked = await checkAlterTableActions(table, c.actions.filter((a): a is LakeAlterAction => a.kind !== 'createRef' && a.kind !== 'dropRef'), io);
         for (const a of c.actions) {
           switch (a.kind) {
             case 'createRef': {
@@ -507,16 +519,10 @@ class FloeSession implements SessionHandler {
             case 'dropRef':
               await w.dropRef(table, a.name, { ifExists: a.ifExists, kind: a.refKind });
               break;
-            case 'addUnique':
-              table = await addUniqueConstraint(w, table, a.spec);
-              break;
-            case 'dropConstraint':
-              table = await dropConstraint(w, table, a.name, a.ifExists);
-              break;
             default:
               if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties);
               if (a.kind === 'resetProperties') validateTableProperties(a.keys);
-              table = await w.alterTable(table.namespace, table.name, a);
+              table = await applyAlterTableAction(w, table, a, io, checked.has(a));
           }
         }
         return 'ALTER TABLE';
@@ -776,6 +782,31 @@ class FloeSession implements SessionHandler {
     return types.map(() => null);
   }
 
+  /** COPY FROM's rows (one array per column) against the table's CHECK constraints. */
+  async #enforceChecks(table: TableMetadata, columns: readonly (readonly unknown[])[]): Promise<void> {
+    const checks = bindTableCheckConstraints(this.#bindEnv(), table);
+    if (checks === undefined) return;
+    const rows = (columns[0] ?? []).map((_v, r) => columns.map((c) => c[r]));
+    await enforceCheckConstraints(checks, table, rows, this.#execContext([], new AbortController().signal, this.#txn?.lake));
+  }
+
+  /** What ALTER TABLE's row checks and defaults need (alter-table-action.ts). */
+  #alterTableIo(): AlterTableIo {
+    return {
+      evalDefault: async (expr, type) => (await this.#evalDefaults(expr, type, 1))[0],
+      anyRow: async (sql) => {
+        const [stmt] = parseStatements(sql);
+        const bound = bindStatement(stmt!, this.#bindEnv());
+        if (bound.kind !== 'query') return false;
+        for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+          if (b.numRows > 0) return true;
+        }
+        return false;
+      },
+      notice: (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message),
+    };
+  }
+
   /**
    * A column DEFAULT for the `rows` rows COPY does not supply it for. A literal is parsed
    * once; any other expression runs once per row (`FROM generate_series(1, rows)`), so a
@@ -911,6 +942,7 @@ class FloeSession implements SessionHandler {
               return parseValue(text, tc.type, settings);
             });
           });
+          if (rows.length > 0) await session.#enforceChecks(table, columns);
           if (rows.length > 0) {
             const { lake, autocommit } = await session.#writeTxn();
             try {

@@ -94,16 +94,6 @@ export async function addUniqueConstraint(w: Warehouse, table: TableMetadata, sp
   return w.alterTable(table.namespace, table.name, { kind: 'addConstraint', constraint });
 }
 
-/** ALTER TABLE t DROP CONSTRAINT [IF EXISTS] name: an index made by CREATE UNIQUE INDEX is not a constraint. */
-export async function dropConstraint(w: Warehouse, table: TableMetadata, name: string, ifExists: boolean): Promise<TableMetadata> {
-  const c = table.constraints.find((x) => x.name === name);
-  if (c === undefined || (c.kind === 'unique' && c.indexOnly === true)) {
-    if (ifExists) return table;
-    throw new FloeError(SqlState.undefinedObject, `constraint "${name}" of relation "${table.name}" does not exist`);
-  }
-  return w.alterTable(table.namespace, table.name, { kind: 'dropConstraint', name });
-}
-
 /**
  * CREATE [UNIQUE] INDEX. A unique one is recorded as an index-only unique constraint
  * (enforced like UNIQUE, shown in pg_index but not pg_constraint). A plain index is

@@ -1,4 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
+import type { TableConstraint } from '../lake/index.js';
 import type { VirtualTableRegistry } from './binder/virtual-table.js';
 import type { PartitionFieldSpec } from './ddl-command.js';
 
@@ -23,14 +24,8 @@ export interface CatalogTable {
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly PartitionFieldSpec[];
   readonly properties?: Readonly<Record<string, string>>;
-  /** Constraints beside the primary key (src/lake's TableConstraint); UNIQUE ones are ON CONFLICT arbiters. */
-  readonly constraints?: readonly {
-    readonly kind: string;
-    readonly name: string;
-    readonly columns?: readonly string[];
-    /** A unique index made by CREATE UNIQUE INDEX: no constraint of that name. */
-    readonly indexOnly?: boolean;
-  }[];
+  /** UNIQUE, CHECK and FOREIGN KEY constraints (src/lake's TableConstraint). */
+  readonly constraints?: readonly TableConstraint[];
 }
 
 /** What the binder asks the catalog. src/lake's Warehouse satisfies it. */

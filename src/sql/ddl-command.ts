@@ -1,5 +1,6 @@
 import type { SqlType } from '../common/sql-type.js';
 import type { SequenceOptions } from '../lake/index.js';
+import type { TableConstraint } from '../lake/index.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
 export interface PartitionFieldSpec {
@@ -43,9 +44,31 @@ export interface TableName {
 }
 
 export type AlterTableAction =
-  | { readonly kind: 'addColumn'; readonly column: ColumnSpec; readonly ifNotExists: boolean }
+  | {
+      readonly kind: 'addColumn';
+      readonly column: ColumnSpec;
+      readonly ifNotExists: boolean;
+      /** CHECK / REFERENCES written on the column, added with it. */
+      readonly constraints?: readonly TableConstraint[];
+    }
   | { readonly kind: 'dropColumn'; readonly name: string; readonly ifExists: boolean }
-  | { readonly kind: 'renameColumn'; readonly from: string; readonly to: string }
+  | {
+      readonly kind: 'renameColumn';
+      readonly from: string;
+      readonly to: string;
+      /** The rewritten text of each CHECK that reads the column, by constraint name. */
+      readonly checkExprs?: Readonly<Record<string, string>>;
+    }
+  | {
+      /** ALTER COLUMN … TYPE, SET/DROP DEFAULT (defaultExpr null drops it), SET/DROP NOT NULL. */
+      readonly kind: 'alterColumn';
+      readonly name: string;
+      readonly type?: SqlType;
+      readonly defaultExpr?: string | null;
+      readonly nullable?: boolean;
+    }
+  | { readonly kind: 'addConstraint'; readonly constraint: TableConstraint }
+  | { readonly kind: 'dropConstraint'; readonly name: string; readonly ifExists: boolean }
   | { readonly kind: 'renameTable'; readonly to: string }
   | { readonly kind: 'setProperties'; readonly properties: Readonly<Record<string, string>> }
   | { readonly kind: 'resetProperties'; readonly keys: readonly string[] }
@@ -79,6 +102,8 @@ export type DdlCommand =
       readonly properties: Readonly<Record<string, string>>;
       /** UNIQUE column and table constraints. */
       readonly unique?: readonly UniqueSpec[];
+      /** CHECK and FOREIGN KEY constraints, named. */
+      readonly constraints?: readonly TableConstraint[];
     }
   | {
       readonly kind: 'createSequence';

@@ -8,6 +8,7 @@ import {
 } from './dml-support.js';
 import { inputBatches, metered } from './operator-support.js';
 import { arbitratesUnique, insertOnUniqueConflict } from './insert-on-unique-conflict.js';
+import { compileCheckConstraints } from './check-constraints.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -25,6 +26,7 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
       return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         const t = dmlTarget(plan.table, plan.ref, run);
         const width = t.table.columns.length;
+        const checks = compileCheckConstraints(plan.checks, t.table);
         if (input.columns.length !== width) {
           throw new FloeError(SqlState.internalError, `INSERT input has ${input.columns.length} columns, table "${t.table.name}" has ${width}`);
         }
@@ -36,6 +38,8 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
             rows.push(row);
           }
         }
+        // PostgreSQL checks every proposed row, even one that then conflicts (ExecInsert runs ExecConstraints first).
+        await checks?.enforce(rows, run);
         const oc = plan.onConflict;
         if (oc && arbitratesUnique(t, oc.arbiter)) {
           rows = await insertOnUniqueConflict(t, rows, oc, setExprs, where, run);
@@ -45,6 +49,7 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
           const seen = new Set<string>();
           const out: unknown[][] = [];
           const toUpdate: { existing: unknown[]; excluded: unknown[] }[] = [];
+          let updatedRows = 0;
           for (const row of rows) {
             const k = keyOf(t, row);
             if (seen.has(k)) {
@@ -71,10 +76,12 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
               for (const s of newVals) row[s.column] = s.vals[i] ?? null;
               checkNotNull(t, row);
               out.push(row);
+              updatedRows++;
             }
             const blind = !oc.where && oc.set.every((s) => !readsColumnsBelow(s.expr, width));
             if (!blind) t.txn.markReadModifyWrite(t.table, t.ref);
           }
+          await checks?.enforce(out.slice(out.length - updatedRows), run);
           rows = out;
           if (rows.length > 0) await t.txn.upsert(t.table, t.ref, toColumns(rows, width));
         } else if (rows.length > 0) {

@@ -1,3 +1,4 @@
+import { compileCheckConstraints } from './check-constraints.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
@@ -76,6 +77,7 @@ export function createMergeOperator(plan: MergePlan, input: Operator): Operator 
             }
           }
         }
+        await compileCheckConstraints(plan.checks, t.table)?.enforce([...after, ...inserted], run);
         t.txn.markReadModifyWrite(t.table, t.ref);
         if (t.keyed) {
           if (after.length > 0) await t.txn.update(t.table, t.ref, toColumns(before, width), toColumns(after, width));

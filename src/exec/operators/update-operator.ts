@@ -3,6 +3,7 @@ import type { UpdatePlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { checkNotNull, dmlTarget, isKeyEqualityScan, returningBatches, toColumns } from './dml-support.js';
 import { inputBatches, metered } from './operator-support.js';
+import { compileCheckConstraints } from './check-constraints.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -35,6 +36,7 @@ export function createUpdateOperator(plan: UpdatePlan, input: Operator): Operato
             if (!t.keyed) rowIds.push(BigInt(b.columns[width]![i] as bigint));
           }
         }
+        await compileCheckConstraints(plan.checks, t.table)?.enforce(after, run);
         if (after.length > 0) {
           if (t.keyed) {
             if (!isKeyEqualityScan(plan.input, t) || sets.length > 0) t.txn.markReadModifyWrite(t.table, t.ref);

@@ -1,3 +1,4 @@
+import type { CheckConstraintPlan } from './check-constraint-plan.js';
 import type { SqlType } from '../../common/sql-type.js';
 import type { Expr } from '../expr/expr.js';
 
@@ -370,6 +371,8 @@ export interface InsertPlan {
         readonly where?: Expr;
       };
   readonly returning?: readonly Expr[];
+  /** The table's CHECK constraints, enforced on every row written (check-constraints.ts). */
+  readonly checks?: readonly CheckConstraintPlan[];
   readonly columns: readonly OutputColumn[];
 }
 
@@ -395,6 +398,7 @@ export interface UpdatePlan {
   readonly input: PhysicalPlan;
   readonly set: readonly { readonly column: number; readonly expr: Expr }[];
   readonly returning?: readonly Expr[];
+  readonly checks?: readonly CheckConstraintPlan[];
   readonly columns: readonly OutputColumn[];
 }
 
@@ -434,6 +438,7 @@ export interface MergePlan {
   readonly targetPresent: number;
   readonly actions: readonly MergeAction[];
   readonly returning?: readonly Expr[];
+  readonly checks?: readonly CheckConstraintPlan[];
   readonly columns: readonly OutputColumn[];
 }
 

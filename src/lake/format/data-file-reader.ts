@@ -8,6 +8,8 @@ import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { bytesSource, decodeParquet, decodeParquetColumns, decodeParquetSelected } from './parquet-io.js';
 import type { ParquetSource, ViewCut } from './parquet-io.js';
 import type { DecodeForm } from './native-parquet-reader.js';
+import { decodeInitialDefault } from '../table/initial-default.js';
+import { widenColumnData } from '../arrow/widen-column-data.js';
 
 export interface ExtraColumn {
   readonly name: string;
@@ -18,8 +20,9 @@ export interface ExtraColumn {
  * Reads a data file as batches whose columns are exactly `columns` (by physical name,
  * in order) followed by the `extra` columns present in the file; a narrow `columns`
  * decodes only those columns. Columns added after
- * the file was written read as NULL; columns the file has but the schema dropped are
- * left out.
+ * the file was written read as their initial default (NULL without one); columns the
+ * file has but the schema dropped are left out; columns widened since (ALTER … TYPE)
+ * read as their current type.
  */
 export async function readDataFile(
   storage: Storage, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
@@ -85,11 +88,14 @@ export function conformBatch(b: RecordBatch, columns: readonly ColumnMetadata[],
     const name = physicalName(c.fieldId);
     const i = index.get(name);
     if (i !== undefined) {
-      fields.push(b.schema.fields[i]!);
-      children.push(b.data.children[i]!);
+      const data = b.data.children[i]!;
+      const widened = widenColumnData(data, c.type);
+      fields.push(widened === data ? b.schema.fields[i]! : arrowFieldOf({ name, type: c.type, fieldId: c.fieldId, nullable: true }));
+      children.push(widened);
     } else {
+      const value = decodeInitialDefault(c.initialDefault, c.type);
       fields.push(arrowFieldOf({ name, type: c.type, fieldId: c.fieldId, nullable: true }));
-      children.push(buildColumnData(c.type, new Array<null>(b.numRows).fill(null), c.name, true));
+      children.push(buildColumnData(c.type, new Array<unknown>(b.numRows).fill(value), c.name, true));
     }
   }
   for (const name of extra) {

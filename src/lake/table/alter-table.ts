@@ -1,11 +1,24 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
+import { alterColumnMetadata } from './alter-column.js';
 import type { AlterTableChange, ColumnMetadata, TableConstraint } from './table-metadata.js';
 
-/** The columns a constraint names (a CHECK's are inside its expression, which src/lake does not parse). */
+/** The columns a constraint names (a CHECK's as the binder found them in its expression). */
 function constraintColumns(c: TableConstraint): readonly string[] {
-  return c.kind === 'check' ? [] : c.columns;
+  return c.kind === 'check' ? c.columns ?? [] : c.columns;
+}
+
+/** A constraint after a column rename: its column lists follow, and a CHECK takes its rewritten text. */
+function renamedConstraint(t: TableRecord, c: TableConstraint, from: string, to: string, checkExprs: Readonly<Record<string, string>> | undefined): TableConstraint {
+  const rename = (cols: readonly string[]): string[] => cols.map((x) => (x === from ? to : x));
+  if (c.kind === 'foreignKey') {
+    const self = c.refNamespace === t.namespace && c.refTable === t.name;
+    return { ...c, columns: rename(c.columns), ...(self ? { refColumns: rename(c.refColumns) } : {}) };
+  }
+  if (c.kind !== 'check') return { ...c, columns: rename(c.columns) };
+  const expr = checkExprs?.[c.name] ?? c.expr;
+  return { ...c, expr, ...(c.columns !== undefined ? { columns: rename(c.columns) } : {}) };
 }
 
 /**
@@ -21,11 +34,8 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
         throw new FloeError(SqlState.duplicateColumn, `column "${change.column.name}" of relation "${t.name}" already exists`);
       }
       if (change.column.name.startsWith('_')) throw new FloeError(SqlState.invalidParameterValue, `column name "${change.column.name}" is reserved`);
-      if (!change.column.nullable && change.column.defaultExpr === undefined) {
-        throw new FloeError('23502', `column "${change.column.name}" of relation "${t.name}" contains null values`, {
-          hint: 'Existing rows read the new column as NULL; add it as nullable.',
-        });
-      }
+      // A NOT NULL column without an initial default is for an empty table: the caller
+      // (the session) has counted the rows and raised 23502 otherwise, as PostgreSQL does.
       const col: ColumnMetadata = { ...change.column, fieldId: t.nextFieldId };
       return catalog.updateTable(t.id, { columns: [...t.columns, col], nextFieldId: t.nextFieldId + 1 });
     }
@@ -37,11 +47,18 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       if (t.primaryKey.includes(change.name)) throw new FloeError('2BP01', `cannot drop column "${change.name}": it is part of the primary key`);
       if (t.partitionBy.some((p) => p.sourceColumn === change.name)) throw new FloeError('2BP01', `cannot drop column "${change.name}": the table is partitioned by it`);
       if (t.columns.length === 1) throw new FloeError(SqlState.invalidParameterValue, 'cannot drop the only column of a table');
-      // A UNIQUE constraint on the column goes with it, as its index does in PostgreSQL.
+      // Constraints over the column go with it, as in PostgreSQL.
+      const constraints = t.constraints.filter((c) => !constraintColumns(c).includes(change.name));
       return catalog.updateTable(t.id, {
         columns: t.columns.filter((c) => c.name !== change.name),
-        constraints: t.constraints.filter((c) => c.kind !== 'unique' || !c.columns.includes(change.name)),
+        ...(constraints.length !== t.constraints.length ? { constraints } : {}),
       });
+    }
+    case 'alterColumn': {
+      const col = find(change.name);
+      if (col === undefined) throw new FloeError(SqlState.undefinedColumn, `column "${change.name}" of relation "${t.name}" does not exist`);
+      const next = alterColumnMetadata(t, col, change);
+      return catalog.updateTable(t.id, { columns: t.columns.map((c) => (c.name === change.name ? next : c)) });
     }
     case 'renameColumn': {
       if (find(change.from) === undefined) throw new FloeError(SqlState.undefinedColumn, `column "${change.from}" of relation "${t.name}" does not exist`);
@@ -49,14 +66,20 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       if (t.primaryKey.includes(change.from) || t.partitionBy.some((p) => p.sourceColumn === change.from)) {
         throw new FloeError(SqlState.featureNotSupported, `renaming key or partition column "${change.from}" is not supported`);
       }
-      return catalog.updateTable(t.id, {
-        columns: t.columns.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)),
-        // UNIQUE constraints name their columns.
-        constraints: t.constraints.map((c) => (c.kind === 'unique' ? { ...c, columns: c.columns.map((n) => (n === change.from ? change.to : n)) } : c)),
-      });
+      const constraints = t.constraints.map((c) => renamedConstraint(t, c, change.from, change.to, change.checkExprs));
+      return catalog.updateTable(t.id, { columns: t.columns.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)), constraints });
     }
-    case 'renameTable':
-      return catalog.updateTable(t.id, { name: change.to });
+    case 'renameTable': {
+      let out = catalog.updateTable(t.id, { name: change.to });
+      // Foreign keys name the tables they reference: they follow the rename, as PostgreSQL's (by OID) do.
+      const refersHere = (c: TableConstraint) => c.kind === 'foreignKey' && c.refNamespace === t.namespace && c.refTable === t.name;
+      for (const o of catalog.listTables()) {
+        if (!o.constraints.some(refersHere)) continue;
+        const updated = catalog.updateTable(o.id, { constraints: o.constraints.map((c) => (refersHere(c) ? { ...c, refTable: change.to } : c)) });
+        if (o.id === t.id) out = updated;
+      }
+      return out;
+    }
     case 'setProperties': {
       const size = change.properties['write.target-file-size'];
       if (size !== undefined && !(Number(size) > 0)) throw new FloeError(SqlState.invalidParameterValue, `invalid value for write.target-file-size: "${size}"`);

@@ -1,6 +1,7 @@
 import type { SqlType } from '../../common/sql-type.js';
 import type { PartitionField } from '../partition/partition-transform.js';
 import type { SequenceOptions } from '../sequence/sequence-metadata.js';
+import type { InitialDefault } from './initial-default.js';
 
 /** A column as CREATE TABLE gives it. */
 export interface ColumnDefinition {
@@ -15,6 +16,12 @@ export interface ColumnDefinition {
    * (its DEFAULT becomes nextval of it) or identity. Not kept in the metadata.
    */
   readonly sequence?: { readonly kind: 'serial' | 'always' | 'byDefault'; readonly options: SequenceOptions };
+  /**
+   * What rows written before the column existed read as (Iceberg v3's initial-default):
+   * ADD COLUMN's DEFAULT, evaluated once, in initial-default.ts's JSON form. Later
+   * SET/DROP DEFAULT change only `defaultExpr`, as in PostgreSQL.
+   */
+  readonly initialDefault?: InitialDefault;
 }
 
 export interface ColumnIdentity {
@@ -51,7 +58,13 @@ export type TableConstraint =
       /** NULLS NOT DISTINCT (PostgreSQL 15): NULLs collide like values. Absent: NULLs are distinct. */
       readonly nullsNotDistinct?: boolean;
     }
-  | { readonly kind: 'check'; readonly name: string; readonly expr: string }
+  | {
+      readonly kind: 'check';
+      readonly name: string;
+      readonly expr: string;
+      /** The columns the expression reads (the binder fills them in): DROP COLUMN of one drops the constraint, as in PostgreSQL. */
+      readonly columns?: readonly string[];
+    }
   | {
       readonly kind: 'foreignKey';
       readonly name: string;
@@ -82,7 +95,21 @@ export interface TableMetadata {
 export type AlterTableChange =
   | { readonly kind: 'addColumn'; readonly column: ColumnDefinition; readonly ifNotExists?: boolean }
   | { readonly kind: 'dropColumn'; readonly name: string; readonly ifExists?: boolean }
-  | { readonly kind: 'renameColumn'; readonly from: string; readonly to: string }
+  | {
+      readonly kind: 'renameColumn';
+      readonly from: string;
+      readonly to: string;
+      /** The new SQL text of each CHECK (by name) that reads the column, rewritten by the binder (src/lake parses no SQL). */
+      readonly checkExprs?: Readonly<Record<string, string>>;
+    }
+  | {
+      /** ALTER COLUMN: TYPE (widening only, see alter-column.ts), SET/DROP DEFAULT (null drops), SET/DROP NOT NULL. */
+      readonly kind: 'alterColumn';
+      readonly name: string;
+      readonly type?: SqlType;
+      readonly defaultExpr?: string | null;
+      readonly nullable?: boolean;
+    }
   | { readonly kind: 'renameTable'; readonly to: string }
   | { readonly kind: 'setProperties'; readonly properties: Readonly<Record<string, string>> }
   | { readonly kind: 'resetProperties'; readonly keys: readonly string[] }

@@ -1,3 +1,4 @@
+import type { CheckConstraintPlan } from '../../exec/plan/check-constraint-plan.js';
 import type { Expr } from '../../exec/expr/expr.js';
 import type { LogicalPlan } from './logical-plan.js';
 import type { OutputColumn, LakeTableRef, InsertPlan } from '../../exec/plan/physical-plan.js';
@@ -9,6 +10,7 @@ export interface LogicalInsert {
   readonly input: LogicalPlan;
   readonly onConflict?: InsertPlan['onConflict'];
   readonly returning?: readonly Expr[];
+  readonly checks?: readonly CheckConstraintPlan[];
   readonly columns: readonly OutputColumn[];
 }
 

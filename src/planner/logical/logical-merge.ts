@@ -1,3 +1,4 @@
+import type { CheckConstraintPlan } from '../../exec/plan/check-constraint-plan.js';
 import type { Expr } from '../../exec/expr/expr.js';
 import type { LakeTableRef, MergeAction, OutputColumn } from '../../exec/plan/physical-plan.js';
 import type { LogicalPlan } from './logical-plan.js';
@@ -16,6 +17,7 @@ export interface LogicalMerge {
   readonly targetPresent: number;
   readonly actions: readonly MergeAction[];
   readonly returning?: readonly Expr[];
+  readonly checks?: readonly CheckConstraintPlan[];
   readonly columns: readonly OutputColumn[];
 }
 

@@ -71,12 +71,13 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
     case 'insert':
       return {
         kind: 'insert', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
-        ...(p.onConflict ? { onConflict: p.onConflict } : {}), ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
+        ...(p.onConflict ? { onConflict: p.onConflict } : {}), ...(p.returning ? { returning: p.returning } : {}),
+        ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
       };
     case 'update':
       return {
         kind: 'update', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input), set: p.set,
-        ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
+        ...(p.returning ? { returning: p.returning } : {}), ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
       };
     case 'delete':
       return {
@@ -91,7 +92,7 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
       return {
         kind: 'merge', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
         sourceWidth: p.sourceWidth, sourcePresent: p.sourcePresent, targetPresent: p.targetPresent, actions: p.actions,
-        ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
+        ...(p.returning ? { returning: p.returning } : {}), ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
       };
     default:
       return assertNever(p);

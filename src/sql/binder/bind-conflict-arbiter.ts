@@ -1,6 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ConflictArbiter } from '../../exec/plan/physical-plan.js';
+import type { TableConstraint } from '../../lake/index.js';
 import type { CatalogTable } from '../bind-env.js';
 import { positionOf, unwrap, type Raw } from './ast.js';
 
@@ -14,9 +15,9 @@ const noMatch = 'there is no unique or exclusion constraint matching the ON CONF
  * UNIQUE INDEX is no constraint). PostgreSQL reports neither error with a position. Without a target (DO NOTHING only): any of them, or none.
  */
 export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbiter {
-  const uniques = (table.constraints ?? []).filter((c) => c.kind === 'unique' && c.columns !== undefined);
+  const uniques = (table.constraints ?? []).filter((c): c is Extract<TableConstraint, { kind: 'unique' }> => c.kind === 'unique');
   const indexOf = (name: string) => table.columns.findIndex((c) => c.name === name);
-  const unique = (c: (typeof uniques)[number]): ConflictArbiter => ({ kind: 'unique', name: c.name, columns: c.columns!.map(indexOf) });
+  const unique = (c: (typeof uniques)[number]): ConflictArbiter => ({ kind: 'unique', name: c.name, columns: c.columns.map(indexOf) });
   const conname = oc.infer?.conname as string | undefined;
   if (conname !== undefined) {
     if (table.primaryKey.length > 0 && conname === `${table.name}_pkey`) return { kind: 'primaryKey' };

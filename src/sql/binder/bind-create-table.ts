@@ -13,12 +13,15 @@ import { resolveTypeName } from './resolve-type-name.js';
 import { identityOf, serialType } from './bind-sequence.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { uniqueSpecOf } from './bind-unique.js';
+import { bindTableConstraint, type ConstraintHost } from './bind-table-constraint.js';
 
 export interface BoundColumnDef {
   readonly spec: ColumnSpec;
   readonly primaryKey: boolean;
   /** UNIQUE column constraints on it. */
   readonly unique: readonly UniqueSpec[];
+  /** CHECK and REFERENCES nodes on the column, bound by the caller once every column is known (bind-table-constraint.ts). */
+  readonly constraintNodes: readonly Raw[];
 }
 
 /** A column definition: type, NOT NULL / NULL, DEFAULT (checked by binding it), PRIMARY KEY. */
@@ -30,6 +33,7 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
   let defaultExpr: string | undefined;
   let sequence: ColumnSpec['sequence'] = serial !== undefined ? { kind: 'serial', options: {} } : undefined;
   const unique: UniqueSpec[] = [];
+  const constraintNodes: Raw[] = [];
   for (const c of (def.constraints as Raw[] | undefined) ?? []) {
     const con = unwrap(c)[1];
     switch (con.contype as string) {
@@ -50,6 +54,9 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
         break;
       case 'CONSTR_UNIQUE': unique.push(uniqueSpecOf(con, def.colname)); break;
       case 'CONSTR_CHECK': case 'CONSTR_FOREIGN':
+        constraintNodes.push(con);
+        break;
+      case 'CONSTR_EXCLUSION':
         throw new FloeError(SqlState.featureNotSupported, `${String(con.contype).replace('CONSTR_', '')} constraints are not supported`, { position: positionOf(con) });
       default:
         break;
@@ -62,6 +69,7 @@ export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
     spec: { name: def.colname, type, nullable, ...(defaultExpr !== undefined ? { defaultExpr } : {}), ...(sequence !== undefined ? { sequence } : {}) },
     primaryKey,
     unique,
+    constraintNodes,
   };
 }
 
@@ -72,7 +80,7 @@ function tableNameOf(ctx: BindContext): string {
 }
 
 /** The text of an expression node as the user wrote it (the default is stored as SQL text). */
-function sourceText(ctx: BindContext, node: Raw): string {
+export function sourceText(ctx: BindContext, node: Raw): string {
   const start = positionOf(node);
   const src = ctx.stmt.source;
   if (start === undefined) return '';
@@ -90,7 +98,7 @@ function sourceText(ctx: BindContext, node: Raw): string {
     if (ch === "'" || ch === '"') { quote = ch; continue; }
     if (ch === '(') depth++;
     else if (ch === ')') { if (depth === 0) break; depth--; }
-    else if (ch === ',' && depth === 0) break;
+    else if ((ch === ',' || ch === ';') && depth === 0) break;
     else if (depth === 0 && /\s/.test(ch)) {
       const rest = src.slice(i).trimStart().toLowerCase();
       if (/^(not\s+null|null|primary|unique|check|references|constraint|default|generated|collate)\b/.test(rest)) break;
@@ -179,6 +187,8 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   const columns: ColumnSpec[] = [];
   let primaryKey: string[] = [];
   const unique: UniqueSpec[] = [];
+  // CHECK and FOREIGN KEY nodes (with the column a column constraint sits on), bound after the columns.
+  const constraintNodes: { node: Raw; column?: string }[] = [];
   for (const el of (n.tableElts as Raw[] | undefined) ?? []) {
     const [tag, e] = unwrap(el);
     if (tag === 'ColumnDef') {
@@ -188,6 +198,7 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
       }
       columns.push(col.spec);
       unique.push(...col.unique);
+      for (const node of col.constraintNodes) constraintNodes.push({ node, column: col.spec.name });
       if (col.primaryKey) {
         if (primaryKey.length > 0) throw new FloeError(SqlState.syntaxError ?? '42P16', `multiple primary keys for table "${rv.relname}" are not allowed`, { position: positionOf(e) });
         primaryKey = [col.spec.name];
@@ -195,6 +206,10 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
     } else if (tag === 'Constraint' && e.contype === 'CONSTR_UNIQUE') {
       unique.push(uniqueSpecOf(e));
     } else if (tag === 'Constraint') {
+      if (e.contype === 'CONSTR_CHECK' || e.contype === 'CONSTR_FOREIGN') {
+        constraintNodes.push({ node: e });
+        continue;
+      }
       if (e.contype !== 'CONSTR_PRIMARY') {
         throw new FloeError(SqlState.featureNotSupported, `${String(e.contype).replace('CONSTR_', '')} constraints are not supported`, { position: positionOf(e) });
       }
@@ -220,12 +235,20 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   }
   const partitionBy = elements.map((el) => partitionField(el, columns));
   const properties = propertiesOf(n.options);
+  const table = qualifyForDdl(ctx, rv.schemaname, rv.relname);
+  const host: ConstraintHost = { id: 0, namespace: table.namespace, name: table.name, columns, taken: new Set(primaryKey.length > 0 ? [`${table.name}_pkey`] : []) };
+  // Named constraints claim their names before unnamed ones are chosen, as in PostgreSQL.
+  for (const { node } of constraintNodes) if (node.conname) host.taken.add(node.conname);
+  const constraints = constraintNodes.map(({ node, column }) => {
+    if (node.conname) host.taken.delete(node.conname);
+    return bindTableConstraint(ctx, node, host, column)!;
+  });
   void str;
   return {
     kind: 'ddl',
     command: {
-      kind: 'createTable', table: qualifyForDdl(ctx, rv.schemaname, rv.relname), ifNotExists: Boolean(n.if_not_exists),
-      columns, primaryKey, partitionBy, properties, ...(unique.length > 0 ? { unique } : {}),
+      kind: 'createTable', table, ifNotExists: Boolean(n.if_not_exists),
+      columns, primaryKey, partitionBy, properties, ...(constraints.length > 0 ? { constraints } : {}), ...(unique.length > 0 ? { unique } : {}),
     },
   };
 }

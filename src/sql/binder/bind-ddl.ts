@@ -7,6 +7,7 @@ import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindColumnDef } from './bind-create-table.js';
 import { bindDropSequence } from './bind-sequence.js';
+import { bindAlterColumn, bindAlterConstraint, bindNewColumnConstraints, renameColumnInChecks } from './bind-alter-column.js';
 import { defElemKey, defElemValue } from './def-elem.js';
 import { qualifyExisting } from './resolve-relation.js';
 import { bindDropIndex, uniqueSpecOf } from './bind-unique.js';
@@ -70,16 +71,22 @@ export function bindAlterTable(ctx: BindContext, n: Raw): BoundStatement {
       case 'AT_AddColumn': {
         const col = bindColumnDef(ctx, unwrap(cmd.def)[1]);
         if (col.primaryKey) throw new FloeError(SqlState.featureNotSupported, 'adding a PRIMARY KEY column is not supported', { position: positionOf(cmd.def) });
-        actions.push({ kind: 'addColumn', column: col.spec, ifNotExists: Boolean(cmd.missing_ok) });
+        const constraints = bindNewColumnConstraints(ctx, table, col);
+        actions.push({ kind: 'addColumn', column: col.spec, ifNotExists: Boolean(cmd.missing_ok), ...(constraints.length > 0 ? { constraints } : {}) });
         for (const spec of col.unique) actions.push({ kind: 'addUnique', spec });
         break;
       }
+      case 'AT_ColumnDefault': case 'AT_SetNotNull': case 'AT_DropNotNull': case 'AT_AlterColumnType':
+        actions.push(bindAlterColumn(ctx, table, cmd));
+        break;
       case 'AT_AddConstraint': {
         const con = unwrap(cmd.def)[1];
-        if (con.contype !== 'CONSTR_UNIQUE') {
-          throw new FloeError(SqlState.featureNotSupported, `ALTER TABLE ADD ${String(con.contype).replace('CONSTR_', '')} is not supported`, { position: positionOf(con) });
+        if (con.contype === 'CONSTR_UNIQUE') {
+          actions.push({ kind: 'addUnique', spec: uniqueSpecOf(con) });
+          break;
         }
-        actions.push({ kind: 'addUnique', spec: uniqueSpecOf(con) });
+        // A constraint may read columns an earlier ADD COLUMN of the same statement adds.
+        actions.push(bindAlterConstraint(ctx, table, cmd, actions.flatMap((a) => (a.kind === 'addColumn' ? [a.column] : []))));
         break;
       }
       case 'AT_DropConstraint':
@@ -106,7 +113,8 @@ export function bindRename(ctx: BindContext, n: Raw): BoundStatement {
   const table = qualifyExisting(ctx, rv.schemaname, rv.relname);
   const ifExists = Boolean(n.missing_ok);
   if (n.renameType === 'OBJECT_COLUMN' && n.relationType === 'OBJECT_TABLE') {
-    return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameColumn', from: n.subname, to: n.newname }] });
+    const checkExprs = renameColumnInChecks(ctx, table, n.subname, n.newname);
+    return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameColumn', from: n.subname, to: n.newname, ...(checkExprs ? { checkExprs } : {}) }] });
   }
   if (n.renameType === 'OBJECT_TABLE') {
     return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameTable', to: n.newname }] });

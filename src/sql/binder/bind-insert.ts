@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import type { InsertPlan } from '../../exec/plan/physical-plan.js';
+import { withChecks } from './bind-check-constraints.js';
 import { LogicalInsert } from '../../planner/logical/logical-insert.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import { LogicalProject } from '../../planner/logical/logical-project.js';
@@ -87,6 +88,7 @@ export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
   const plan = LogicalInsert.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input,
     ...(onConflict ? { onConflict } : {}), ...(returning ? { returning: returning.exprs } : {}),
+    ...withChecks(ctx, t.table),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
   return finishDml(ctx, plan, returning?.columns ?? [], (count) => `INSERT 0 ${count}`);

@@ -3,6 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import type { MergeAction } from '../../exec/plan/physical-plan.js';
 import { LogicalJoin } from '../../planner/logical/logical-join.js';
+import { withChecks } from './bind-check-constraints.js';
 import { LogicalMerge } from '../../planner/logical/logical-merge.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import { LogicalProject } from '../../planner/logical/logical-project.js';
@@ -168,7 +169,7 @@ export function bindMerge(ctx: BindContext, n: Raw): BoundStatement {
   const plan = LogicalMerge.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input,
     sourceWidth: sinkSourceWidth, sourcePresent: sinkSourceWidth + tw, targetPresent: sinkSourceWidth + tw + 1, actions,
-    ...(returning ? { returning: returning.exprs } : {}),
+    ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
   void width;

@@ -7,6 +7,7 @@ import { LogicalFilter } from '../../planner/logical/logical-filter.js';
 import { LogicalJoin } from '../../planner/logical/logical-join.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import { LogicalProject } from '../../planner/logical/logical-project.js';
+import { withChecks } from './bind-check-constraints.js';
 import { LogicalUpdate } from '../../planner/logical/logical-update.js';
 import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, type Raw } from './ast.js';
@@ -82,7 +83,7 @@ export function bindUpdate(ctx: BindContext, n: Raw): BoundStatement {
   const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, { columns: tableRowScope(t, t.relation) });
   const plan = LogicalUpdate.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input, set,
-    ...(returning ? { returning: returning.exprs } : {}),
+    ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
   return finishDml(ctx, plan, returning?.columns ?? [], (count) => `UPDATE ${count}`);

@@ -2,7 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, typeOids } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { registerScalarFunction } from '../../exec/functions/function-registry.js';
+import { registerScalarFunction, registerSetFunction } from '../../exec/functions/function-registry.js';
 import type { EvalContext } from '../../exec/expr/eval-context.js';
 import type { VirtualTableRegistry } from '../binder/virtual-table.js';
 import {
@@ -10,6 +10,7 @@ import {
 } from './catalog-oids.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { findUniqueIndex, uniqueConstraintDef, uniqueIndexDef } from './unique-index-rows.js';
+import { checkOrForeignKeyDef } from './check-and-foreign-key-rows.js';
 import type { CatalogTableInfo } from './catalog-view.js';
 import { typeForOid } from './pg-type-rows.js';
 import { registerRegTypeResolver } from '../../exec/types/reg-types.js';
@@ -185,14 +186,17 @@ export function registerCatalogFunctions(): void {
   };
   reg({ name: 'pg_get_indexdef', args: [T.oid], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, 0) });
   reg({ name: 'pg_get_indexdef', args: [T.oid, T.int4, T.bool], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, a[1] as number) });
-  const constraintdef = (ctx: EvalContext, oid: number) => {
+  const constraintdef = (ctx: EvalContext, oid: number, pretty = false) => {
     const u = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
     if (u) return uniqueConstraintDef(u, quoteIdent);
     const t = tableByIndexOid(ctx, oid);
-    return t ? `PRIMARY KEY (${primaryKeyColumns(t)})` : null;
+    if (t) return `PRIMARY KEY (${primaryKeyColumns(t)})`;
+    return checkOrForeignKeyDef(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid, pretty, ctx.searchPath) ?? null;
   };
+  // Lake tables are never partitions of another: a relation's only ancestor is itself (psql's \d "Referenced by:").
+  registerSetFunction({ name: 'pg_partition_ancestors', args: [{ kind: 'regclass' }], returns: { kind: 'regclass' }, impl: (a) => [a[0]] });
   reg({ name: 'pg_get_constraintdef', args: [T.oid], returns: T.text, impl: (a, ctx) => constraintdef(ctx, a[0] as number) });
-  reg({ name: 'pg_get_constraintdef', args: [T.oid, T.bool], returns: T.text, impl: (a, ctx) => constraintdef(ctx, a[0] as number) });
+  reg({ name: 'pg_get_constraintdef', args: [T.oid, T.bool], returns: T.text, impl: (a, ctx) => constraintdef(ctx, a[0] as number, a[1] === true) });
   reg({
     name: 'pg_get_userbyid', args: [T.oid], returns: T.name,
     impl: (a, ctx) => {

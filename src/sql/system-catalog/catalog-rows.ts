@@ -15,6 +15,9 @@ import {
   uniqueIndexAttributes, uniqueIndexesOf, uniqueKeyColumnUsageRows, uniquePgClassRows, uniquePgConstraintRows, uniquePgIndexRows,
   uniquePgIndexesRows, uniqueTableConstraintRows,
 } from './unique-index-rows.js';
+import {
+  checkAndForeignKeyConstraintRows, checkAndForeignKeyRowSources, checkAndForeignKeyTableConstraints, constraintClassFlags, foreignKeyColumnUsage,
+} from './check-and-foreign-key-rows.js';
 
 /** PostgreSQL's relkind for a catalog relation ('r' table, 'v' view); other virtual relations are views. */
 const shapeKinds = new Map(catalogShapes.map((c) => [`${c.schema}.${c.name}`, c.relkind]));
@@ -56,7 +59,7 @@ function pgClass(v: CatalogView): Row[] {
   for (const t of v.tables) {
     rows.push({
       ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relam: HEAP_AM_OID, relfilenode: t.id,
-      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0,
+      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0, ...constraintClassFlags(v, t),
       reloptions: t.properties && Object.keys(t.properties).length > 0 ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
     });
     if (t.primaryKey.length > 0) {
@@ -121,10 +124,10 @@ function pgIndexPrimary(v: CatalogView): Row[] {
 }
 
 function pgConstraint(v: CatalogView): Row[] {
-  return [...pgConstraintPrimary(v), ...v.tables.flatMap(uniquePgConstraintRows)];
+  return [...primaryKeyConstraints(v), ...v.tables.flatMap(uniquePgConstraintRows), ...checkAndForeignKeyConstraintRows(v)];
 }
 
-function pgConstraintPrimary(v: CatalogView): Row[] {
+function primaryKeyConstraints(v: CatalogView): Row[] {
   return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     oid: primaryKeyConstraintOid(t.id), conname: pkName(t), connamespace: namespaceOid(t.namespace), contype: 'p', condeferrable: false,
     condeferred: false, convalidated: true, conrelid: t.id, contypid: 0, conindid: primaryKeyIndexOid(t.id), conparentid: 0,
@@ -289,21 +292,17 @@ function isColumns(v: CatalogView): Row[] {
 }
 
 function isTableConstraints(v: CatalogView): Row[] {
-  return [...isTableConstraintsPrimary(v), ...v.tables.flatMap((t) => uniqueTableConstraintRows(t, v.ctx.database))];
-}
-
-function isTableConstraintsPrimary(v: CatalogView): Row[] {
-  return v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
+  return [...v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: pkName(t), table_catalog: v.ctx.database,
     table_schema: t.namespace, table_name: t.name, constraint_type: 'PRIMARY KEY', is_deferrable: 'NO', initially_deferred: 'NO', enforced: 'YES', nulls_distinct: null,
-  }));
+  })), ...v.tables.flatMap((t) => uniqueTableConstraintRows(t, v.ctx.database)), ...checkAndForeignKeyTableConstraints(v)];
 }
 
 function isKeyColumnUsage(v: CatalogView): Row[] {
   return [...v.tables.flatMap((t) => t.primaryKey.map((k, i) => ({
     constraint_catalog: v.ctx.database, constraint_schema: t.namespace, constraint_name: pkName(t), table_catalog: v.ctx.database,
     table_schema: t.namespace, table_name: t.name, column_name: k, ordinal_position: i + 1, position_in_unique_constraint: null,
-  }))), ...v.tables.flatMap((t) => uniqueKeyColumnUsageRows(t, v.ctx.database))];
+  }))), ...v.tables.flatMap((t) => uniqueKeyColumnUsageRows(t, v.ctx.database)), ...foreignKeyColumnUsage(v)];
 }
 
 /** Row generators by `schema.name`; relations not listed here are valid and empty. */
@@ -333,6 +332,7 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'information_schema.table_constraints': isTableConstraints,
   'information_schema.key_column_usage': isKeyColumnUsage,
   ...sequenceRowSources,
+  ...checkAndForeignKeyRowSources,
 };
 
 export { PG_CLASS_OID };

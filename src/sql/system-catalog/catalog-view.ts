@@ -1,4 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
+import type { TableConstraint } from '../../lake/index.js';
 import type { VirtualTable, VirtualTableContext } from '../binder/virtual-table.js';
 
 /** A lake table as the catalog views need it (src/lake's TableMetadata satisfies it). */
@@ -13,14 +14,7 @@ export interface CatalogTableInfo {
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly unknown[];
   readonly properties?: Readonly<Record<string, string>>;
-  /** src/lake's TableConstraint list; UNIQUE ones are indexes (unique-index-rows.ts). */
-  readonly constraints?: readonly {
-    readonly kind: string;
-    readonly name: string;
-    readonly columns?: readonly string[];
-    readonly indexOnly?: boolean;
-    readonly nullsNotDistinct?: boolean;
-  }[];
+  readonly constraints?: readonly TableConstraint[];
 }
 
 /** The warehouse calls the catalog views make (src/lake's Warehouse satisfies it). */
