@@ -490,7 +490,7 @@ class FloeSession implements SessionHandler {
         if (this.#txn?.implicit) this.#txn.implicit = false;
         else if (this.#txn) this.#notice('WARNING', SqlState.activeSqlTransaction, 'there is already a transaction in progress');
         else this.#txn = this.#newTxn(false);
-        return command('BEGIN');
+        return command(c.start === true ? 'START TRANSACTION' : 'BEGIN');
       case 'commit': {
         const t = this.#txn;
         if (!t) {
