@@ -54,8 +54,9 @@ export function historySeed(seed: number, index: number): number {
   return (z ^ (z >>> 16)) >>> 0;
 }
 
+/** Divergences of one statement shape with the same outcomes count as one finding in a survey. */
 function signature(d: Divergence): string {
-  return `${d.kind}|${d.statement.shape}|${d.floe.split('\n')[0]!.replace(/[0-9]+/g, 'N')}|${d.postgres.split('\n')[0]!.replace(/[0-9]+/g, 'N')}`;
+  return `${d.key}|${d.statement.shape}`;
 }
 
 export async function runDifferential(opts: RunOptions): Promise<RunReport> {
@@ -96,8 +97,8 @@ export async function runDifferential(opts: RunOptions): Promise<RunReport> {
         seen.add(sig);
         if (!opts.keepGoing) stop = true;
         opts.log(`divergence in history ${index} (seed ${opts.seed}); shrinking ${result.executed.length} statements …`);
-        const shrunk = await shrink(result.executed, async (c) => (await replayDiverges(pair, c, result.tables, d.kind)) !== undefined, { keepLast: true, deadline: Date.now() + opts.shrinkMs });
-        const replayed = await replayDiverges(pair, shrunk, result.tables, d.kind);
+        const shrunk = await shrink(result.executed, async (c) => (await replayDiverges(pair, c, result.tables, d.key)) !== undefined, { keepLast: true, deadline: Date.now() + opts.shrinkMs });
+        const replayed = await replayDiverges(pair, shrunk, result.tables, d.key);
         findings.push({ seed: opts.seed, history: index, divergence: d, shrunk, script: toScript(shrunk), ...(replayed !== undefined ? { replayed } : {}) });
         opts.log(formatFinding(findings.at(-1)!));
       }

@@ -24,7 +24,7 @@ test('Floe agrees with PostgreSQL 15 on random histories (differential, TLP)', {
     statements,
     features,
     historyLength: envInt('FLOE_DIFF_HISTORY_LENGTH') ?? 60,
-    lanes: envInt('FLOE_DIFF_LANES') ?? 2,
+    lanes: envInt('FLOE_DIFF_LANES') ?? 3,
     ...(onlyHistory !== undefined ? { onlyHistory } : {}),
     keepGoing: process.env.FLOE_DIFF_KEEP_GOING === '1',
     shrinkMs: envInt('FLOE_DIFF_SHRINK_MS') ?? 120_000,

@@ -33,7 +33,6 @@ export const PENDING_FEATURES: readonly Feature[] = [
   'pkUpdate', // keys: key-changing UPDATE overwrites or collapses rows (23505 / shifted keys)
   'invalidDates', // values: '2024-02-30' is stored as 2024-03-01 (22008)
   'varcharOverflow', // values: varchar(n) overflow is truncated or stored (22001)
-  'intOverflow', // values: an out-of-range constant in UPDATE SET of no rows is not an error (22003)
   'addColumnDefault', // schema: ADD COLUMN … DEFAULT leaves existing rows NULL
   'addColumnNotNull', // schema: ADD COLUMN … NOT NULL on an empty table fails with 23502
   'alterColumnType', // schema: ALTER COLUMN … TYPE is refused with 0A000

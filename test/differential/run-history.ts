@@ -18,6 +18,8 @@ export interface SidePair {
 export interface Divergence {
   /** outcome: status or row count differ; contents: a table's rows differ; tlp: a query result or the partition differs. */
   readonly kind: 'outcome' | 'contents' | 'tlp';
+  /** What a shrunk history must reproduce: the kind, and for outcomes the pair of SQLSTATEs or verbs. */
+  readonly key: string;
   readonly statement: Statement;
   readonly floe: string;
   readonly postgres: string;
@@ -40,6 +42,10 @@ async function execute(side: SqlSide, stmt: Statement, isFloe: boolean): Promise
   return side.run(isFloe && stmt.floeSql !== undefined ? stmt.floeSql : stmt.sql);
 }
 
+function outcomeKey(o: Outcome): string {
+  return o.ok ? o.command : o.code;
+}
+
 function sameRows(a: Outcome, b: Outcome): boolean {
   if (!a.ok || !b.ok) return true;
   if (a.rows === undefined || b.rows === undefined) return true;
@@ -57,9 +63,9 @@ async function stepOutcome(pair: SidePair, stmt: Statement, snapshots?: Readonly
   const [floe, pg] = await Promise.all([execute(pair.floe, stmt, true), execute(pair.pg, stmt, false)]);
   if (!sameOutcome(floe, pg)) {
     const allowed = allowedDivergence(stmt, floe, pg);
-    return { pg, divergence: { kind: 'outcome', statement: stmt, floe: describeOutcome(floe), postgres: describeOutcome(pg), detail: '', ...(allowed !== undefined ? { allowed } : {}) } };
+    return { pg, divergence: { kind: 'outcome', key: `outcome ${outcomeKey(floe)} / ${outcomeKey(pg)}`, statement: stmt, floe: describeOutcome(floe), postgres: describeOutcome(pg), detail: '', ...(allowed !== undefined ? { allowed } : {}) } };
   }
-  if (!sameRows(floe, pg)) return { pg, divergence: { kind: 'outcome', statement: stmt, floe: rowsText(floe), postgres: rowsText(pg), detail: 'query rows differ' } };
+  if (!sameRows(floe, pg)) return { pg, divergence: { kind: 'outcome', key: 'rows', statement: stmt, floe: rowsText(floe), postgres: rowsText(pg), detail: 'query rows differ' } };
   return { pg };
 }
 
@@ -79,14 +85,14 @@ async function checkTlp(pair: SidePair, stmt: Statement, verified?: TableSnapsho
     floe.push(f);
     pg.push(p);
     if (!sameOutcome(f, p) || !sameRows(f, p)) {
-      return { divergence: { kind: 'tlp', statement: stmt, floe: rowsText(f), postgres: rowsText(p), detail: `query differs: ${q}` } };
+      return { divergence: { kind: 'tlp', key: 'tlp', statement: stmt, floe: rowsText(f), postgres: rowsText(p), detail: `query differs: ${q}` } };
     }
   }
   const [whole, ...parts] = floe;
   if (whole!.ok && parts.every((p) => p.ok)) {
     const m = tlpMismatch(rowsOf(whole!), parts.map(rowsOf));
     if (m.missing.length > 0 || m.extra.length > 0) {
-      return { divergence: { kind: 'tlp', statement: stmt, floe: `missing ${m.missing.join(' ')}; extra ${m.extra.join(' ')}`, postgres: '(partition holds)', detail: 'WHERE p ∪ WHERE NOT p ∪ WHERE p IS NULL ≠ whole table on Floe' } };
+      return { divergence: { kind: 'tlp', key: 'tlp', statement: stmt, floe: `missing ${m.missing.join(' ')}; extra ${m.extra.join(' ')}`, postgres: '(partition holds)', detail: 'WHERE p ∪ WHERE NOT p ∪ WHERE p IS NULL ≠ whole table on Floe' } };
     }
   }
   return {};
@@ -102,7 +108,7 @@ async function compareContents(pair: SidePair, stmt: Statement, tables: readonly
     const q = `SELECT * FROM ${t}`;
     const [f, p] = await Promise.all([pair.floe.run(q), pair.pg.run(q)]);
     if (!sameOutcome(f, p) || (f.ok && p.ok && (JSON.stringify(f.columns) !== JSON.stringify(p.columns) || !sameRows(f, p)))) {
-      return { kind: 'contents', statement: stmt, floe: rowsText(f), postgres: rowsText(p), detail: `contents of ${t} differ` };
+      return { kind: 'contents', key: 'contents', statement: stmt, floe: rowsText(f), postgres: rowsText(p), detail: `contents of ${t} differ` };
     }
     if (p.ok && snapshots !== undefined) snapshots.set(t, { columns: p.columns ?? [], rows: p.rows ?? [] });
   }
@@ -158,9 +164,9 @@ async function dropTables(pair: SidePair, tables: readonly string[]): Promise<vo
 
 /**
  * Replays `statements` on fresh tables and reports whether the last one still
- * diverges in the same way (same kind; earlier statements are not compared).
+ * diverges in the same way (same key; earlier statements are not compared).
  */
-export async function replayDiverges(pair: SidePair, statements: readonly Statement[], tables: readonly string[], kind: Divergence['kind']): Promise<Divergence | undefined> {
+export async function replayDiverges(pair: SidePair, statements: readonly Statement[], tables: readonly string[], key: string): Promise<Divergence | undefined> {
   await dropTables(pair, tables);
   try {
     for (const stmt of statements.slice(0, -1)) {
@@ -170,7 +176,7 @@ export async function replayDiverges(pair: SidePair, statements: readonly Statem
     const last = statements.at(-1)!;
     const { divergence } = await stepOutcome(pair, last);
     const d = divergence ?? (await compareContents(pair, last, tables));
-    return d !== undefined && d.kind === kind && d.allowed === undefined ? d : undefined;
+    return d !== undefined && d.key === key && d.allowed === undefined ? d : undefined;
   } finally {
     await dropTables(pair, tables);
   }
