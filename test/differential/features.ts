@@ -8,7 +8,7 @@ export const ALL_FEATURES = [
   // writes
   'insert', 'multiRowInsert', 'insertDuplicateKey', 'insertNullKey',
   'upsertDoUpdate', 'upsertDoNothing', 'upsertSameKeyTwice',
-  'update', 'pkUpdate', 'delete', 'merge', 'copy', 'copyDuplicateKey',
+  'update', 'pkUpdate', 'pkShiftOverlap', 'delete', 'merge', 'copy', 'copyDuplicateKey',
   // transactions
   'transactions', 'savepoints', 'abortedTransactions', 'appendWritesInTransaction',
   // schema evolution
@@ -30,7 +30,10 @@ export type Feature = (typeof ALL_FEATURES)[number];
 export const PENDING_FEATURES: readonly Feature[] = [
   'insertDuplicateKey', // keys: INSERT of an existing or repeated key succeeds (PostgreSQL: 23505)
   'copyDuplicateKey', // keys: COPY of an existing or repeated key succeeds (23505)
-  'pkUpdate', // keys: key-changing UPDATE overwrites or collapses rows (23505 / shifted keys)
+  'pkUpdate', // keys: key-changing UPDATE overwrites or collapses rows (PostgreSQL: 23505, or the shifted keys)
+  // Not pending a fix but kept off: PostgreSQL 15 checks a non-deferrable key per row, so `SET id = id + 1`
+  // over 1, 2, 3 fails there (23505) while the SQL standard and issue 22 want every row shifted.
+  'pkShiftOverlap',
   'invalidDates', // values: '2024-02-30' is stored as 2024-03-01 (22008)
   'varcharOverflow', // values: varchar(n) overflow is truncated or stored (22001)
   'addColumnDefault', // schema: ADD COLUMN … DEFAULT leaves existing rows NULL

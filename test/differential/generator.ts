@@ -36,6 +36,7 @@ export class HistoryGenerator {
   private savepoints: string[] = [];
   private savepointCounter = 0;
   private columnCounter = 0;
+  private shiftCounter = 0;
   private readonly modelChanges = new WeakMap<Statement, () => void>();
 
   constructor(seed: number, private readonly features: ReadonlySet<Feature>, private readonly prefix: string) {
@@ -308,8 +309,7 @@ export class HistoryGenerator {
     const where = this.whereClause(table, snap);
     if (this.has('pkUpdate') && table.key.length > 0 && r.chance(0.3)) {
       const k = r.pick(keyColumns(table));
-      const shift = k.type === 'int' || k.type === 'bigint' || k.type === 'date' ? `${k.name} + ${r.int(1, 3)}` : `${k.name} || 'x'`;
-      const set = r.chance(0.5) ? shift : randomValue(r, k, this.validOnly, { allowNull: false }).sql;
+      const set = r.chance(0.5) ? this.keyShift(k, snap) : randomValue(r, k, this.validOnly, { allowNull: false }).sql;
       return { sql: `UPDATE ${table.name} SET ${k.name} = ${set}${r.chance(0.5) ? '' : where}`, shape: 'update-pk', tables: [table.name] };
     }
     const candidates = table.columns.filter((c) => !table.key.includes(c.name));
@@ -317,6 +317,27 @@ export class HistoryGenerator {
     const targets = candidates.filter((_, i) => i === 0 || r.chance(0.4));
     const sets = targets.map((c) => `${c.name} = ${this.newValueExpr(c)}`);
     return { sql: `UPDATE ${table.name} SET ${sets.join(', ')}${r.chance(0.15) ? '' : where}`, shape: 'update', tables: [table.name] };
+  }
+
+  /**
+   * A key shift whose new keys miss every key present. PostgreSQL checks a
+   * non-deferrable key per row, the SQL standard (and Floe) at the end of the
+   * statement; they agree unless a new key meets an old one of a row not yet
+   * moved (`SET id = id + 1` over 1, 2, 3). Such shifts are `pkShiftOverlap`.
+   */
+  private keyShift(k: ColumnModel, snap: TableSnapshot): string {
+    const r = this.rng;
+    if (this.has('pkShiftOverlap') && r.chance(0.5)) return k.type === 'text' || k.type === 'varchar' ? `${k.name} || 'x'` : `${k.name} + 1`;
+    const present = snap.rows.map((row) => row[snap.columns.indexOf(k.name)]).filter((v): v is string => v !== null && v !== undefined);
+    if (k.type === 'text' || k.type === 'varchar') return `${k.name} || '#${this.shiftCounter++}'`;
+    if (k.type === 'date') {
+      const days = present.map((d) => Date.parse(`${d}T00:00:00Z`) / 86_400_000);
+      const span = days.length === 0 ? 0 : Math.max(...days) - Math.min(...days);
+      return `${k.name} + ${span + r.int(1, 5)}`;
+    }
+    const ints = present.map((v) => BigInt(v));
+    const span = ints.length === 0 ? 0n : ints.reduce((a, b) => (a > b ? a : b)) - ints.reduce((a, b) => (a < b ? a : b));
+    return `${k.name} + ${span + BigInt(r.int(1, 5))}`;
   }
 
   private newValueExpr(c: ColumnModel): string {
