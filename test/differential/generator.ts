@@ -492,5 +492,3 @@ function literalOf(c: ColumnModel, text: string): string {
   if (c.type === 'date') return `DATE '${text}'`;
   return `'${text.replace(/'/g, "''")}'`;
 }
-
-export { copyField };

@@ -32,7 +32,7 @@ function dateText(day: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** A random value for a column. `keyish` draws from a narrow range so keys collide and predicates hit. */
+/** A random value for a column; ints and dates come from narrow ranges so that keys collide and predicates hit. */
 export function randomValue(rng: Prng, col: ColumnModel, features: ReadonlySet<Feature>, opts: { allowNull: boolean }): Value {
   if (opts.allowNull && features.has('nullValues') && rng.chance(0.12)) return NULL_VALUE;
   switch (col.type) {
