@@ -547,7 +547,7 @@ class FloeSession implements SessionHandler {
         else this.#txn = this.#newTxn(false);
         if (c.modes.isolation !== undefined && this.#txn.lake === undefined) this.#txn.isolation = isolationText(c.modes.isolation);
         this.#settings.set('transaction_isolation', this.#txn.isolation);
-        return command('BEGIN');
+        return command(c.start === true ? 'START TRANSACTION' : 'BEGIN');
       case 'commit': {
         const t = this.#txn;
         if (!t) {

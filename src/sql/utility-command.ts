@@ -40,7 +40,7 @@ export interface ArgumentsPlan {
 
 /** Statements the session carries out itself (transactions, settings, cursors, COPY, EXPLAIN, …). */
 export type UtilityCommand =
-  | { readonly kind: 'begin'; readonly modes: TransactionModes }
+  | { readonly kind: 'begin'; readonly modes: TransactionModes; /** Spelled START TRANSACTION, whose command tag says so. */ readonly start?: true }
   | { readonly kind: 'commit'; readonly chain: boolean }
   | { readonly kind: 'rollback'; readonly chain: boolean }
   | { readonly kind: 'savepoint'; readonly name: string }

@@ -97,6 +97,16 @@ test('warnings for COMMIT outside and BEGIN inside a transaction, as PostgreSQL 
   assert.equal(s.transactionStatus(), 'I');
 });
 
+test('START TRANSACTION answers with its own command tag, as PostgreSQL does', async () => {
+  const { s } = session();
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  const r = await all(s, 'START TRANSACTION; ROLLBACK; BEGIN; ROLLBACK');
+  assert.deepEqual(r.map((x) => x.result), [
+    { kind: 'command', tag: 'START TRANSACTION' }, { kind: 'command', tag: 'ROLLBACK' },
+    { kind: 'command', tag: 'BEGIN' }, { kind: 'command', tag: 'ROLLBACK' },
+  ]);
+});
+
 test('savepoints: ROLLBACK TO clears a failed state, RELEASE forgets, unknown names are 3B001', async () => {
   const { s } = session();
   await s.start({ parameterStatus: () => undefined, notice: () => undefined });

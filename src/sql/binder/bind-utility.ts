@@ -27,7 +27,8 @@ function transactionModes(options: readonly Raw[] | undefined): TransactionModes
 
 export function bindTransaction(n: Raw): BoundStatement {
   switch (n.kind as string) {
-    case 'TRANS_STMT_BEGIN': case 'TRANS_STMT_START': return utility({ kind: 'begin', modes: transactionModes(n.options) });
+    case 'TRANS_STMT_BEGIN': return utility({ kind: 'begin', modes: transactionModes(n.options) });
+    case 'TRANS_STMT_START': return utility({ kind: 'begin', modes: transactionModes(n.options), start: true });
     case 'TRANS_STMT_COMMIT': return utility({ kind: 'commit', chain: Boolean(n.chain) });
     case 'TRANS_STMT_ROLLBACK': return utility({ kind: 'rollback', chain: Boolean(n.chain) });
     case 'TRANS_STMT_SAVEPOINT': return utility({ kind: 'savepoint', name: n.savepoint_name });

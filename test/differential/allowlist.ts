@@ -1,0 +1,46 @@
+import type { Outcome } from './outcome.js';
+import type { Statement } from './statement.js';
+
+/**
+ * Known divergences from PostgreSQL that the differential test tolerates. Each
+ * entry matches a statement shape and the pair of outcomes (SQLSTATE, or `ok`),
+ * and says why it is acceptable. test/differential/README.md documents them.
+ * Never list a divergence that loses, overwrites or invents data.
+ */
+export interface AllowedDivergence {
+  readonly id: string;
+  readonly reason: string;
+  /** Statement shapes (Statement.shape) it applies to. */
+  readonly shapes: readonly string[];
+  /** Floe's outcome: a SQLSTATE or 'ok'. */
+  readonly floe: string;
+  /** PostgreSQL's outcome: a SQLSTATE or 'ok'. */
+  readonly postgres: string;
+  /** Floe's row count must be this (e.g. 0: nothing was written). */
+  readonly floeRowCount?: number;
+  /** Optional further narrowing on the SQL text. */
+  readonly sql?: RegExp;
+}
+
+export const ALLOWED_DIVERGENCES: readonly AllowedDivergence[] = [
+  {
+    id: 'constant-folded-at-plan-time',
+    reason: 'PostgreSQL folds the cast of a constant to the column type while planning, so an out-of-range '
+      + 'constant in UPDATE … SET fails even when no row matches; Floe casts per written row. Nothing is written either way.',
+    shapes: ['update'],
+    floe: 'ok',
+    floeRowCount: 0,
+    postgres: '22003',
+  },
+];
+
+function code(o: Outcome): string {
+  return o.ok ? 'ok' : o.code;
+}
+
+export function allowedDivergence(stmt: Statement, floe: Outcome, postgres: Outcome): AllowedDivergence | undefined {
+  return ALLOWED_DIVERGENCES.find((a) =>
+    a.shapes.includes(stmt.shape) && a.floe === code(floe) && a.postgres === code(postgres)
+    && (a.floeRowCount === undefined || (floe.ok && floe.rowCount === a.floeRowCount))
+    && (a.sql === undefined || a.sql.test(stmt.sql)));
+}

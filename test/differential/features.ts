@@ -1,0 +1,65 @@
+/**
+ * Every kind of schema, statement and value the generator can make, each
+ * switchable. A feature off means the generator never makes it on purpose.
+ */
+export const ALL_FEATURES = [
+  // schemas
+  'keyedTables', 'compositeKeys', 'appendTables', 'partitionedTables', 'notNullColumns',
+  // writes
+  'insert', 'multiRowInsert', 'insertDuplicateKey', 'insertNullKey',
+  'upsertDoUpdate', 'upsertDoNothing', 'upsertSameKeyTwice',
+  'update', 'pkUpdate', 'pkShiftOverlap', 'delete', 'merge', 'copy', 'copyDuplicateKey',
+  // transactions
+  'transactions', 'savepoints', 'abortedTransactions', 'appendWritesInTransaction',
+  // schema evolution
+  'addColumn', 'addColumnDefault', 'addColumnNotNull', 'alterColumnType', 'dropColumn',
+  // values
+  'nullValues', 'boundaryInts', 'intOverflow', 'specialText', 'invalidDates', 'varcharOverflow',
+  // queries
+  'tlp',
+] as const;
+
+export type Feature = (typeof ALL_FEATURES)[number];
+
+// ─────────────────────────────────────────────────────────────────────────────
+// PENDING FEATURES: the generator keeps these off in CI because Floe still
+// diverges from PostgreSQL on them and the fix is on another branch of issue 22.
+// Turn each one on (delete its line) once its fix is merged; the README lists
+// the divergence each one shows today.
+// ─────────────────────────────────────────────────────────────────────────────
+export const PENDING_FEATURES: readonly Feature[] = [
+  'insertDuplicateKey', // keys: INSERT of an existing or repeated key succeeds (PostgreSQL: 23505)
+  'copyDuplicateKey', // keys: COPY of an existing or repeated key succeeds (23505)
+  'pkUpdate', // keys: key-changing UPDATE overwrites or collapses rows (PostgreSQL: 23505, or the shifted keys)
+  // Not pending a fix but kept off: PostgreSQL 15 checks a non-deferrable key per row, so `SET id = id + 1`
+  // over 1, 2, 3 fails there (23505) while the SQL standard and issue 22 want every row shifted.
+  'pkShiftOverlap',
+  'invalidDates', // values: '2024-02-30' is stored as 2024-03-01 (22008)
+  'varcharOverflow', // values: varchar(n) overflow is truncated or stored (22001)
+  'addColumnDefault', // schema: ADD COLUMN … DEFAULT leaves existing rows NULL
+  'addColumnNotNull', // schema: ADD COLUMN … NOT NULL on an empty table fails with 23502
+  'alterColumnType', // schema: ALTER COLUMN … TYPE is refused with 0A000
+  'appendWritesInTransaction', // lake: UPDATE/DELETE of a row inserted earlier in the same transaction, in a table without a key, fails COMMIT with 40001
+];
+
+/**
+ * The features in force: all but the pending ones, unless FLOE_DIFF_FEATURES
+ * says otherwise — `all`, or a comma list of `+feature` / `-feature` applied to
+ * the default set (a bare name means `+name`).
+ */
+export function featuresInForce(spec: string | undefined = process.env.FLOE_DIFF_FEATURES): ReadonlySet<Feature> {
+  const on = new Set<Feature>(ALL_FEATURES.filter((f) => !PENDING_FEATURES.includes(f)));
+  if (spec === undefined || spec.trim() === '') return on;
+  for (const raw of spec.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    if (raw === 'all') {
+      for (const f of ALL_FEATURES) on.add(f);
+      continue;
+    }
+    const add = !raw.startsWith('-');
+    const name = raw.replace(/^[+-]/, '');
+    if (!(ALL_FEATURES as readonly string[]).includes(name)) throw new Error(`FLOE_DIFF_FEATURES: unknown feature ${name}`);
+    if (add) on.add(name as Feature);
+    else on.delete(name as Feature);
+  }
+  return on;
+}
