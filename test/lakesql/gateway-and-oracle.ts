@@ -1,4 +1,5 @@
 import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startPostgres } from '../harness/postgres-server.js';
 import { prepareOracle } from '../harness/prepare-oracle.js';
@@ -46,4 +47,28 @@ export function gatewayAndOracleForSuite(setup: readonly string[], take: (both: 
   after(async () => {
     await both?.stop();
   });
+}
+
+/** What one statement did: its tag, count and rows (as text), or its SQLSTATE, message, DETAIL and HINT. */
+export type StatementOutcome =
+  | { command: string; rowCount: number | null; rows: unknown[][] }
+  | { code: string; message: string; detail?: string; hint?: string };
+
+export async function statementOutcome(c: pg.Client, sql: string): Promise<StatementOutcome> {
+  try {
+    const r = await c.query({ text: sql, rowMode: 'array' });
+    return { command: r.command, rowCount: r.rowCount, rows: r.rows as unknown[][] };
+  } catch (e) {
+    const x = e as { code?: string; message: string; detail?: string; hint?: string };
+    return { code: x.code ?? '?', message: x.message, ...(x.detail ? { detail: x.detail } : {}), ...(x.hint ? { hint: x.hint } : {}) };
+  }
+}
+
+/** Runs each statement on the gateway and on the oracle, in order, and insists on the same outcome. */
+export async function sameOnBoth(both: GatewayAndOracle, statements: readonly string[]): Promise<void> {
+  for (const sql of statements) {
+    const floe = await statementOutcome(both.g.client, sql);
+    const oracle = await statementOutcome(both.oracle, sql);
+    assert.deepEqual(floe, oracle, sql);
+  }
 }

@@ -2,29 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { runPsql } from '../harness/run-psql.js';
-import { gatewayAndOracleForSuite } from './gateway-and-oracle.js';
+import { gatewayAndOracleForSuite, sameOnBoth } from './gateway-and-oracle.js';
 import type { GatewayAndOracle } from './gateway-and-oracle.js';
-
-type Outcome = { command: string; rowCount: number | null; rows: unknown[][] } | { code: string; message: string; detail?: string; hint?: string };
-
-/** A statement's tag, count and rows (as text), or its SQLSTATE, message, DETAIL and HINT. */
-async function outcome(c: pg.Client, sql: string): Promise<Outcome> {
-  try {
-    const r = await c.query({ text: sql, rowMode: 'array' });
-    return { command: r.command, rowCount: r.rowCount, rows: r.rows as unknown[][] };
-  } catch (e) {
-    const x = e as { code?: string; message: string; detail?: string; hint?: string };
-    return { code: x.code ?? '?', message: x.message, ...(x.detail ? { detail: x.detail } : {}), ...(x.hint ? { hint: x.hint } : {}) };
-  }
-}
-
-/** Runs each statement on both servers in order and compares every outcome. */
-async function sameOnBoth(both: GatewayAndOracle, statements: readonly string[]): Promise<void> {
-  for (const sql of statements) {
-    const [floe, oracle] = [await outcome(both.g.client, sql), await outcome(both.oracle, sql)];
-    assert.deepEqual(floe, oracle, sql);
-  }
-}
 
 describe('sequences against PostgreSQL 15', () => {
   let both!: GatewayAndOracle;
