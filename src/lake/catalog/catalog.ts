@@ -69,6 +69,7 @@ export interface FileRecord {
   readonly firstOffset: number;
   /** JSON-encoded per-column stats (encodeStatValue form), keyed by column name. */
   readonly stats: Readonly<Record<string, { min: unknown; max: unknown; nullCount: number }>>;
+  /** In a commit request, a negative target names a file the same request adds (src/lake/txn/staged-file-id.ts). */
   readonly dvTarget: number | undefined;
   readonly dvPositions: Uint32Array | undefined;
   /**

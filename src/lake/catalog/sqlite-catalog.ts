@@ -570,12 +570,16 @@ export class SqliteCatalog implements Catalog {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(id, req.tableId, head.id, req.branch, at, req.operation, JSON.stringify(req.summary), req.schemaId);
     const ins = this.#sql(`INSERT INTO files (table_id, store, path, partition_key, partition_values, node_mask, node_index,
       row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, row_groups, key_bitmap, added_in) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+    // A negative dvTarget names a file added by this same request (staged-file-id.ts).
+    const added: bigint[] = [];
     for (const f of req.addFiles) {
-      ins.run(req.tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
-        f.rowCount, f.sizeBytes, f.seq, f.firstOffset, JSON.stringify(f.stats), f.dvTarget ?? null,
+      const dvTarget = f.dvTarget !== undefined && f.dvTarget < 0 ? added[-1 - f.dvTarget] : f.dvTarget;
+      if (f.dvTarget !== undefined && dvTarget === undefined) throw new FloeError(SqlState.internalError, `deletion vector names staged file ${f.dvTarget}, which the commit does not add`);
+      added.push(BigInt(ins.run(req.tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
+        f.rowCount, f.sizeBytes, f.seq, f.firstOffset, JSON.stringify(f.stats), dvTarget ?? null,
         f.dvPositions === undefined ? null : Buffer.from(f.dvPositions.buffer, f.dvPositions.byteOffset, f.dvPositions.byteLength),
         f.rowGroups === undefined ? null : JSON.stringify(f.rowGroups),
-        f.keyBitmap === undefined ? null : Buffer.from(f.keyBitmap.buffer, f.keyBitmap.byteOffset, f.keyBitmap.byteLength), id);
+        f.keyBitmap === undefined ? null : Buffer.from(f.keyBitmap.buffer, f.keyBitmap.byteOffset, f.keyBitmap.byteLength), id).lastInsertRowid));
     }
     const rem = this.#sql('INSERT OR IGNORE INTO file_removals VALUES (?, ?, ?)');
     for (const fid of req.removeFileIds) rem.run(fid, id, req.tableId);

@@ -16,6 +16,7 @@ import { frontierByPartition } from '../table/frontier.js';
 import { isKeyed, physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
 import { LakeTransactionImpl } from '../txn/lake-transaction-impl.js';
+import { stagedFileId } from '../txn/staged-file-id.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { isExactFilter } from './filter-batch.js';
@@ -161,8 +162,7 @@ function readPoint(ctx: LakeContext, table: TableMetadata, req: ScanRequest): {
     const ref = ctx.catalog.getRef(table.id, refName);
     if (ref !== undefined && ref.kind === 'branch') {
       const snapshotId = txn.pinnedSnapshot(table, refName);
-      let next = -1;
-      const staged: FileRecord[] = txn.stagedFiles(table.id, refName).map((f) => ({ ...f, fileId: next--, tableId: table.id, addedIn: -1n }));
+      const staged: FileRecord[] = txn.stagedFiles(table.id, refName).map((f, i) => ({ ...f, fileId: stagedFileId(i), tableId: table.id, addedIn: -1n }));
       return { snapshotId, staged, stagedDeletes: txn.stagedDeletes(table.id, refName) };
     }
   }

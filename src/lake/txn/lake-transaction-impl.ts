@@ -22,6 +22,7 @@ import { checkKeyConflicts } from './check-conflicts.js';
 import { UniqueLedger } from './check-unique.js';
 import type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from './lake-transaction.js';
 import { gather, routeRows } from './route-rows.js';
+import { stagedFileIndex } from './staged-file-id.js';
 
 /** What one transaction has staged for one (table, branch). */
 interface TableWrite {
@@ -340,12 +341,13 @@ export class LakeTransactionImpl implements LakeTransaction {
       const visible = catalog.visibleFiles(w.table.id, head);
       const byId = new Map<number, FileRecord>(visible.map((f) => [f.fileId, f]));
       for (const [fileId, positions] of w.deletes) {
-        const target = byId.get(fileId);
+        const staged = stagedFileIndex(fileId);
+        const target = staged === undefined ? byId.get(fileId) : w.files[staged];
         if (target === undefined || target.store !== 'base') {
           throw new FloeError(SqlState.serializationFailure, `row ids of data file ${fileId} are no longer valid`, { hint: 'Retry the transaction.' });
         }
         const merged = new Set(positions);
-        for (const dv of visible) {
+        for (const dv of staged === undefined ? visible : []) {
           if (dv.store === 'dv' && dv.dvTarget === fileId) {
             for (const p of dv.dvPositions ?? []) merged.add(p);
             removeFileIds.push(dv.fileId);
