@@ -127,7 +127,7 @@ test('schema and table DDL, ALTER TABLE actions, branch/tag DDL', () => {
 
 test('transaction, settings and session utility commands', () => {
   assert.deepEqual(utility('begin isolation level serializable read only'), { kind: 'begin', modes: { isolation: 'serializable', readOnly: true } });
-  assert.deepEqual(utility('start transaction'), { kind: 'begin', modes: {} });
+  assert.deepEqual(utility('start transaction'), { kind: 'begin', modes: {}, start: true });
   assert.deepEqual(utility('end'), { kind: 'commit', chain: false });
   assert.deepEqual(utility('rollback to savepoint s1'), { kind: 'rollbackTo', name: 's1' });
   assert.deepEqual(utility("set search_path to a, 'B'"), { kind: 'set', name: 'search_path', value: 'a, B', local: false });

@@ -3,6 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import { canCoerce, sameType, type CoercionContext } from '../../exec/functions/type-coercion.js';
+import { applyCharLength } from '../../exec/types/text-io.js';
 import type { BindContext } from './bind-context.js';
 import { convertLiteral } from './convert-literal.js';
 
@@ -47,6 +48,9 @@ export function coerceTo(
   if (e.kind === 'literal' && e.type.kind === 'unknown' && typeof e.value === 'string') {
     const converted = convertLiteral(e.value, target, position);
     if (converted !== undefined) return Exprs.literal(converted, target);
+    // char(n)/varchar(n) of a literal is decided now, as PostgreSQL folds it while planning:
+    // an overlong literal fails (22001, without a position, as there) even where no row is written.
+    if (target.kind === 'varchar' || target.kind === 'bpchar') return Exprs.literal(applyCharLength(e.value, target, !implicit), target);
     return Exprs.cast(e, target, implicit);
   }
   if (e.type.kind === 'unknown') return Exprs.cast(e, target, implicit);
