@@ -48,9 +48,13 @@ export function coerceTo(
   if (e.kind === 'literal' && e.type.kind === 'unknown' && typeof e.value === 'string') {
     const converted = convertLiteral(e.value, target, position);
     if (converted !== undefined) return Exprs.literal(converted, target);
-    // char(n)/varchar(n) of a literal is decided now, as PostgreSQL folds it while planning:
-    // an overlong literal fails (22001, without a position, as there) even where no row is written.
-    if (target.kind === 'varchar' || target.kind === 'bpchar') return Exprs.literal(applyCharLength(e.value, target, !implicit), target);
+    if (target.kind === 'varchar' || target.kind === 'bpchar') {
+      // An operator's argument has no length: `c IN ('longer than c')` compares, it does not check.
+      if (context === 'implicit') return Exprs.literal(e.value, withoutTypmod(target));
+      // Assigned or cast, the length is applied now, as PostgreSQL folds it while planning: an
+      // overlong literal fails (22001, without a position, as there) even where no row is written.
+      return Exprs.literal(applyCharLength(e.value, target, context === 'explicit'), target);
+    }
     return Exprs.cast(e, target, implicit);
   }
   if (e.type.kind === 'unknown') return Exprs.cast(e, target, implicit);
