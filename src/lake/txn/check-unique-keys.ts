@@ -7,6 +7,7 @@ import type { NewFileRecord } from '../catalog/catalog.js';
 import type { Storage } from '../storage/storage.js';
 import type { FrontierNode } from '../table/frontier.js';
 import type { TableMetadata } from '../table/table-metadata.js';
+import type { KeyRangeFilter } from './key-range-filter.js';
 import { duplicateKeyError } from './duplicate-key-error.js';
 import type { KeyCandidate } from './key-winners.js';
 import { KeyWinners, isLiveOp, offerFileRows } from './key-winners.js';
@@ -20,6 +21,8 @@ export interface StatementKeys {
   readonly ops: readonly string[] | undefined;
   /** Key values of row r, for the error's DETAIL. */
   readonly keyValues: (r: number) => unknown[];
+  /** The checked rows' first key column values (for files' min/max). */
+  readonly range: KeyRangeFilter;
   /** Partition of row r (its partition-key string). */
   readonly partitionOf: (r: number) => string;
   readonly seq: bigint;
@@ -57,7 +60,8 @@ export async function checkUniqueInsert(
     const m = set.indexOf(stmt.keys, r);
     if (m >= 0) winners.offer(m, seq, stmt.firstOffset + r, isLiveOp(stmt.ops?.[r]));
   }
-  await offerFileRows(storage, table, candidatesFor(stmt, checked, visible, staged, frontier), set, winners);
+  const candidates = candidatesFor(stmt, checked, visible, staged, frontier).map((c) => ({ ...c, range: stmt.range }));
+  await offerFileRows(storage, table, candidates, set, winners);
   for (const m of checked) {
     if (winners.live[m] === 1) throw duplicateKeyError(table, stmt.keyValues(m));
   }
@@ -107,6 +111,7 @@ export interface InsertedKeys {
   readonly keys: EncodedKeys;
   /** Key values of row r of `keys`. */
   readonly keyValues: (r: number) => unknown[];
+  readonly range: KeyRangeFilter;
 }
 
 /**
@@ -124,7 +129,7 @@ export async function checkConcurrentInserts(
     const set = new KeySet(part.keys);
     const winners = new KeyWinners(part.keys.length);
     const hashes = [...new Set(part.keys.hashes)];
-    await offerFileRows(storage, table, changes.map((file) => ({ file, nodes: [rootNode()], hashes })), set, winners);
+    await offerFileRows(storage, table, changes.map((file) => ({ file, nodes: [rootNode()], hashes, range: part.range })), set, winners);
     for (let m = 0; m < part.keys.length; m++) {
       if (winners.live[m] === 1) throw duplicateKeyError(table, part.keyValues(m));
     }

@@ -11,6 +11,7 @@ import { keyBitmapMayHold } from '../scan/key-bitmap.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, keyColumnsOf, physicalName } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
+import type { KeyRangeFilter } from './key-range-filter.js';
 
 /**
  * The merge-on-read winner of each member of a KeySet among the rows offered to it:
@@ -50,6 +51,8 @@ export interface KeyCandidate {
   readonly nodes: readonly BucketNode[];
   /** Member hashes that may be in it (for the key bitmap and row-group ranges). */
   readonly hashes: readonly number[];
+  /** The members' first key column values, against the file's min/max of that column. */
+  readonly range?: KeyRangeFilter;
 }
 
 export function isLiveOp(op: unknown): boolean {
@@ -59,8 +62,9 @@ export function isLiveOp(op: unknown): boolean {
 /**
  * Offers every row of the candidates whose key is a member of `set` to `winners`.
  * Reads only the key columns and `_op` (change files) or `_seq` (base files), and
- * skips what the key structures rule out: files whose key bitmap lacks every member
- * hash, and base row groups whose reversed-hash range holds none.
+ * skips what the key structures rule out: files whose first key column's min/max
+ * holds no member's, files whose key bitmap lacks every member hash, and base row
+ * groups whose reversed-hash range holds none.
  */
 export async function offerFileRows(storage: Storage, table: TableMetadata, candidates: readonly KeyCandidate[], set: KeySet, winners: KeyWinners): Promise<{ filesRead: number; rowsRead: number }> {
   const keyCols = keyColumnsOf(table);
@@ -68,8 +72,10 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
   const keyTypes = keyCols.map((c) => c.type);
   let filesRead = 0;
   let rowsRead = 0;
-  for (const { file, nodes, hashes } of candidates) {
+  const firstKey = physicalName(keyCols[0]!.fieldId);
+  for (const { file, nodes, hashes, range } of candidates) {
     if (file.path === '' || hashes.length === 0) continue;
+    if (range !== undefined && !range.mayHold(file.stats[firstKey])) continue;
     const bitmap = file.keyBitmap;
     if (bitmap !== undefined && !hashes.some((h) => keyBitmapMayHold(bitmap, h))) continue;
     const groups = file.store === 'base' ? rowGroupsHolding(file, hashes) : undefined;

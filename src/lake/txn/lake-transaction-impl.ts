@@ -23,6 +23,7 @@ import { keyBitmapOf } from '../scan/key-bitmap.js';
 import { checkKeyConflicts } from './check-conflicts.js';
 import { checkConcurrentInserts, checkUniqueInsert } from './check-unique-keys.js';
 import type { InsertedKeys } from './check-unique-keys.js';
+import { KeyRangeFilter } from './key-range-filter.js';
 import type { BeginOptions, LakeTransaction, TxnSavepoint } from './lake-transaction.js';
 import { gather, routeRows } from './route-rows.js';
 import type { RoutedGroup } from './route-rows.js';
@@ -289,13 +290,14 @@ export class LakeTransactionImpl implements LakeTransaction {
       partitionOf = (r) => parts[r]!;
     }
     const keyValues = (r: number): unknown[] => keyIdx.map((k) => columns[k]![r]);
+    const range = KeyRangeFilter.of(w.table.columns[keyIdx[0]!]!.type, columns[keyIdx[0]!]!.slice(checkFrom));
     await checkUniqueInsert(this.#ctx.storage, w.table, this.#ctx.catalog.visibleFiles(w.table.id, w.pinned), w.files, w.frontier, {
-      keys, checkFrom, ops, keyValues, partitionOf, seq: this.seq, firstOffset: this.#offset,
+      keys, checkFrom, ops, keyValues, range, partitionOf, seq: this.seq, firstOffset: this.#offset,
     });
-    if (checkFrom === 0) w.inserted.push({ keys, keyValues });
+    if (checkFrom === 0) w.inserted.push({ keys, keyValues, range });
     else {
       const rows = Int32Array.from({ length: n - checkFrom }, (_, i) => checkFrom + i);
-      w.inserted.push({ keys: pickKeys(keys, rows), keyValues: (r) => keyValues(checkFrom + r) });
+      w.inserted.push({ keys: pickKeys(keys, rows), keyValues: (r) => keyValues(checkFrom + r), range });
     }
   }
 
