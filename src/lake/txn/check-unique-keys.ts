@@ -9,8 +9,8 @@ import type { FrontierNode } from '../table/frontier.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { KeyRangeFilter } from './key-range-filter.js';
 import { duplicateKeyError } from './duplicate-key-error.js';
-import type { KeyCandidate } from './key-winners.js';
-import { KeyWinners, isLiveOp, offerFileRows } from './key-winners.js';
+import type { KeyCandidate, NodeKeys } from './key-winners.js';
+import { KeyWinners, isLiveOp, nodeKeys, offerFileRows } from './key-winners.js';
 
 /** One statement's rows as the uniqueness check needs them. */
 export interface StatementKeys {
@@ -87,23 +87,23 @@ function candidatesFor(
     if (e === undefined) byNode.set(k, e = { partition, node, hashes: [] });
     e.hashes.push(h);
   }
-  const out = new Map<NewFileRecord, { nodes: FrontierNode['node'][]; hashes: number[] }>();
-  const add = (f: NewFileRecord, node: FrontierNode['node'], hashes: readonly number[]): void => {
+  const out = new Map<NewFileRecord, NodeKeys[]>();
+  const add = (f: NewFileRecord, keys: NodeKeys): void => {
     let c = out.get(f);
-    if (c === undefined) out.set(f, c = { nodes: [], hashes: [] });
-    c.nodes.push(node);
-    c.hashes.push(...hashes);
+    if (c === undefined) out.set(f, c = []);
+    c.push(keys);
   };
   const changes = [...visible, ...staged].filter((f) => f.store === 'change' && f.path !== '');
   for (const { partition, node, hashes } of byNode.values()) {
-    for (const f of node.baseFiles) if (f.path !== '') add(f, node.node, hashes);
+    const keys = nodeKeys(node.node, hashes);
+    for (const f of node.baseFiles) if (f.path !== '') add(f, keys);
     for (const f of changes) {
       if (f.partitionKey !== partition || f.seq < node.baseSeq) continue;
       const fn = { mask: f.nodeMask, index: f.nodeIndex };
-      if (isAncestorOrSelf(fn, node.node) || isAncestorOrSelf(node.node, fn)) add(f, node.node, hashes);
+      if (isAncestorOrSelf(fn, node.node) || isAncestorOrSelf(node.node, fn)) add(f, keys);
     }
   }
-  return [...out].map(([file, c]) => ({ file, nodes: c.nodes, hashes: c.hashes }));
+  return [...out].map(([file, nodes]) => ({ file, nodes }));
 }
 
 /** Keys a transaction inserted, kept for the check at commit. */
@@ -128,8 +128,8 @@ export async function checkConcurrentInserts(
   for (const part of inserted) {
     const set = new KeySet(part.keys);
     const winners = new KeyWinners(part.keys.length);
-    const hashes = [...new Set(part.keys.hashes)];
-    await offerFileRows(storage, table, changes.map((file) => ({ file, nodes: [rootNode()], hashes, range: part.range })), set, winners);
+    const keys = nodeKeys(rootNode(), part.keys.hashes);
+    await offerFileRows(storage, table, changes.map((file) => ({ file, nodes: [keys], range: part.range })), set, winners);
     for (let m = 0; m < part.keys.length; m++) {
       if (winners.live[m] === 1) throw duplicateKeyError(table, part.keyValues(m));
     }

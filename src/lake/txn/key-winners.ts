@@ -44,13 +44,23 @@ export class KeyWinners {
   }
 }
 
+/** The member hashes of one frontier node, and the same bit-reversed and sorted (for base row-group ranges). */
+export interface NodeKeys {
+  readonly node: BucketNode;
+  readonly hashes: Uint32Array;
+  readonly reversed: Uint32Array;
+}
+
+export function nodeKeys(node: BucketNode, hashes: readonly number[] | Uint32Array): NodeKeys {
+  const h = Uint32Array.from(hashes);
+  return { node, hashes: h, reversed: h.map(reverseBits32).sort() };
+}
+
 /** A data file to look for keys in, and the frontier nodes whose keys it may decide. */
 export interface KeyCandidate {
   readonly file: NewFileRecord;
   /** The file decides a member's key only when the key hashes into one of these nodes. */
-  readonly nodes: readonly BucketNode[];
-  /** Member hashes that may be in it (for the key bitmap and row-group ranges). */
-  readonly hashes: readonly number[];
+  readonly nodes: readonly NodeKeys[];
   /** The members' first key column values, against the file's min/max of that column. */
   readonly range?: KeyRangeFilter;
 }
@@ -73,12 +83,12 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
   let filesRead = 0;
   let rowsRead = 0;
   const firstKey = physicalName(keyCols[0]!.fieldId);
-  for (const { file, nodes, hashes, range } of candidates) {
-    if (file.path === '' || hashes.length === 0) continue;
+  for (const { file, nodes, range } of candidates) {
+    if (file.path === '' || nodes.every((n) => n.hashes.length === 0)) continue;
     if (range !== undefined && !range.mayHold(file.stats[firstKey])) continue;
     const bitmap = file.keyBitmap;
-    if (bitmap !== undefined && !hashes.some((h) => keyBitmapMayHold(bitmap, h))) continue;
-    const groups = file.store === 'base' ? rowGroupsHolding(file, hashes) : undefined;
+    if (bitmap !== undefined && !nodes.some((n) => n.hashes.some((h) => keyBitmapMayHold(bitmap, h)))) continue;
+    const groups = file.store === 'base' ? rowGroupsHolding(file, nodes) : undefined;
     if (groups !== undefined && groups.length === 0) continue;
     const change = file.store === 'change';
     const source = await openSource(storage, file.path);
@@ -101,23 +111,24 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
   return { filesRead, rowsRead };
 }
 
-function decides(nodes: readonly BucketNode[], hash: number): boolean {
-  for (const n of nodes) if (nodeContains(n, hash)) return true;
+function decides(nodes: readonly NodeKeys[], hash: number): boolean {
+  for (const n of nodes) if (nodeContains(n.node, hash)) return true;
   return false;
 }
 
 /** Row groups of a hash-ordered base file whose reversed-hash range holds one of the hashes; undefined: all. */
-function rowGroupsHolding(file: NewFileRecord, hashes: readonly number[]): number[] | undefined {
+function rowGroupsHolding(file: NewFileRecord, nodes: readonly NodeKeys[]): number[] | undefined {
   const ranges = file.rowGroups;
   if (ranges === undefined) return undefined;
-  const rev = Uint32Array.from(hashes, reverseBits32).sort();
   const out: number[] = [];
   ranges.forEach(([lo, hi], i) => {
-    // the first reversed hash ≥ lo
-    let a = 0;
-    let b = rev.length;
-    while (a < b) { const mid = (a + b) >>> 1; if (rev[mid]! < lo) a = mid + 1; else b = mid; }
-    if (a < rev.length && rev[a]! <= hi) out.push(i);
+    for (const { reversed: rev } of nodes) {
+      // the first reversed hash ≥ lo
+      let a = 0;
+      let b = rev.length;
+      while (a < b) { const mid = (a + b) >>> 1; if (rev[mid]! < lo) a = mid + 1; else b = mid; }
+      if (a < rev.length && rev[a]! <= hi) { out.push(i); return; }
+    }
   });
   return out;
 }
