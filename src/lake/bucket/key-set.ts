@@ -9,6 +9,13 @@ export class KeySet {
   readonly keys: EncodedKeys;
   readonly #slots: Int32Array;
   readonly #mask: number;
+  /**
+   * One bit per hash value modulo 4 × the table size: about one in eight is set, and
+   * most probes of keys that are not members (the usual case: new keys checked against
+   * a table) stop at this cache-resident array instead of missing in the table.
+   */
+  readonly #filter: Int32Array;
+  readonly #filterMask: number;
   /** The first member row whose key equals an earlier member's, if any. */
   readonly duplicate: number | undefined;
 
@@ -20,9 +27,13 @@ export class KeySet {
     while (cap < n * 2) cap *= 2;
     this.#mask = cap - 1;
     this.#slots = new Int32Array(cap).fill(-1);
+    this.#filterMask = cap * 4 - 1;
+    this.#filter = new Int32Array((cap * 4) >>> 5);
     let duplicate: number | undefined;
     for (let j = 0; j < n; j++) {
       const r = rows === undefined ? j : rows[j]!;
+      const f = keys.hashes[r]! & this.#filterMask;
+      this.#filter[f >>> 5]! |= 1 << (f & 31);
       let s = keys.hashes[r]! & this.#mask;
       for (;;) {
         const m = this.#slots[s]!;
@@ -37,6 +48,8 @@ export class KeySet {
   /** The member row holding row `r` of `other`'s key, or -1. */
   indexOf(other: EncodedKeys, r: number): number {
     const h = other.hashes[r]!;
+    const f = h & this.#filterMask;
+    if ((this.#filter[f >>> 5]! & (1 << (f & 31))) === 0) return -1;
     let s = h & this.#mask;
     for (;;) {
       const m = this.#slots[s]!;
