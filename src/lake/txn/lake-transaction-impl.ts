@@ -37,7 +37,8 @@ interface TableWrite {
   readonly frontier: Map<string, FrontierNode[]>;
   readonly files: NewFileRecord[];
   rmw: boolean;
-  readonly keyHashes: Set<number>;
+  /** Key hashes of every statement, one array each (a Set is built only for the read-modify-write check). */
+  readonly keyHashes: Uint32Array[];
   /** Append tables: deleted positions per file id. */
   readonly deletes: Map<number, Set<number>>;
   rows: number;
@@ -52,7 +53,7 @@ interface TableWriteMark {
   readonly files: number;
   readonly rows: number;
   readonly rmw: boolean;
-  readonly keyHashes: ReadonlySet<number>;
+  readonly keyHashes: number;
   readonly deletes: ReadonlyMap<number, ReadonlySet<number>>;
   readonly inserted: number;
 }
@@ -105,7 +106,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       w = {
         table, ref, pinned: head.snapshotId,
         frontier: frontierByPartition(this.#ctx.catalog.visibleFiles(table.id, head.snapshotId)),
-        files: [], rmw: false, keyHashes: new Set(), deletes: new Map(), rows: 0, inserted: [], checkedSnapshots: undefined,
+        files: [], rmw: false, keyHashes: [], deletes: new Map(), rows: 0, inserted: [], checkedSnapshots: undefined,
       };
       this.#writes.set(key, w);
     }
@@ -265,7 +266,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         encoded.push({ file, placement: g.placement });
       }
     }
-    if (allHashes !== undefined) for (const h of allHashes) w.keyHashes.add(h);
+    if (allHashes !== undefined) w.keyHashes.push(allHashes);
     for (const e of encoded) {
       const rec = await storeDataFile(this.#ctx.storage, table.id, e.file, e.placement, keyed ? 'change' : 'base', this.seq, this.#offset);
       this.#offset += e.file.rowCount;
@@ -306,7 +307,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     const marks = new Map<string, TableWriteMark>();
     for (const [key, w] of this.#writes) {
       marks.set(key, {
-        files: w.files.length, rows: w.rows, rmw: w.rmw, keyHashes: new Set(w.keyHashes), inserted: w.inserted.length,
+        files: w.files.length, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length,
         deletes: new Map([...w.deletes].map(([f, ps]) => [f, new Set(ps)])),
       });
     }
@@ -329,8 +330,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       w.rows = m?.rows ?? 0;
       w.rmw = m?.rmw ?? false;
       w.inserted.length = m?.inserted ?? 0;
-      w.keyHashes.clear();
-      for (const h of m?.keyHashes ?? []) w.keyHashes.add(h);
+      w.keyHashes.length = m?.keyHashes ?? 0;
       w.deletes.clear();
       for (const [f, ps] of m?.deletes ?? []) w.deletes.set(f, new Set(ps));
     }
@@ -376,7 +376,9 @@ export class LakeTransactionImpl implements LakeTransaction {
     const removeFileIds: number[] = [];
     let expectHead: bigint | undefined;
     if (w.rmw) {
-      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, w.keyHashes, new Set(w.deletes.keys()));
+      const written = new Set<number>();
+      for (const hs of w.keyHashes) for (const h of hs) written.add(h);
+      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, written, new Set(w.deletes.keys()));
       expectHead = head;
     }
     if (w.inserted.length > 0) {
