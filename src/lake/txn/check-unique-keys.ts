@@ -75,18 +75,22 @@ function candidatesFor(
   stmt: StatementKeys, checked: Int32Array, visible: readonly NewFileRecord[], staged: readonly NewFileRecord[],
   frontier: ReadonlyMap<string, readonly FrontierNode[]>,
 ): KeyCandidate[] {
-  // hashes of the checked keys, by partition and frontier node
-  const byNode = new Map<string, { partition: string; node: FrontierNode; hashes: number[] }>();
+  // hashes of the checked keys, by partition and frontier node (position in the partition's frontier)
+  const byPartition = new Map<string, { nodes: readonly FrontierNode[]; hashes: number[][] }>();
   for (const m of checked) {
     const partition = stmt.partitionOf(m);
+    let p = byPartition.get(partition);
+    if (p === undefined) {
+      const nodes = frontier.get(partition) ?? [];
+      byPartition.set(partition, p = { nodes: nodes.length > 0 ? nodes : [{ node: rootNode(), baseSeq: 0n, baseFiles: [] }], hashes: [] });
+    }
     const h = stmt.keys.hashes[m]!;
-    const nodes = frontier.get(partition) ?? [];
-    const node = nodes.find((f) => nodeContains(f.node, h)) ?? { node: rootNode(), baseSeq: 0n, baseFiles: [] };
-    const k = `${partition}\u0000${node.node.mask}:${node.node.index}`;
-    let e = byNode.get(k);
-    if (e === undefined) byNode.set(k, e = { partition, node, hashes: [] });
-    e.hashes.push(h);
+    let j = 0;
+    while (j < p.nodes.length - 1 && !nodeContains(p.nodes[j]!.node, h)) j++;
+    (p.hashes[j] ??= []).push(h);
   }
+  const byNode: { partition: string; node: FrontierNode; hashes: number[] }[] = [];
+  for (const [partition, p] of byPartition) p.hashes.forEach((hashes, j) => byNode.push({ partition, node: p.nodes[j]!, hashes }));
   const out = new Map<NewFileRecord, NodeKeys[]>();
   const add = (f: NewFileRecord, keys: NodeKeys): void => {
     let c = out.get(f);
@@ -94,7 +98,7 @@ function candidatesFor(
     c.push(keys);
   };
   const changes = [...visible, ...staged].filter((f) => f.store === 'change' && f.path !== '');
-  for (const { partition, node, hashes } of byNode.values()) {
+  for (const { partition, node, hashes } of byNode) {
     const keys = nodeKeys(node.node, hashes);
     for (const f of node.baseFiles) if (f.path !== '') add(f, keys);
     for (const f of changes) {
