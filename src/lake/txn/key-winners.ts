@@ -1,3 +1,4 @@
+import type { SqlType } from '../../common/sql-type.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import { nodeContains } from '../bucket/bucket-node.js';
 import { encodeKeyBatch } from '../bucket/key-encoding.js';
@@ -95,6 +96,9 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
     filesRead++;
     let position = 0;
     const fileSeq = Number(file.seq);
+    // A base file's keys are decoded alone first: new keys rarely meet a base row, and
+    // its `_seq` (as wide as the key) is decoded only when one does.
+    if (!change && !(await anyMember(source, file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
     for (const batch of await decodeDataFile(source, file.path, keyCols, [change ? OP_COLUMN : SEQ_FILE_COLUMN], groups)) {
       rowsRead += batch.numRows;
       const keys = encodeKeyBatch(batch, keyNames, keyTypes);
@@ -109,6 +113,17 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
     }
   }
   return { filesRead, rowsRead };
+}
+
+async function anyMember(
+  source: ParquetSource, path: string, keyCols: ReturnType<typeof keyColumnsOf>, keyNames: readonly string[], keyTypes: readonly SqlType[],
+  groups: readonly number[] | undefined, set: KeySet, nodes: readonly NodeKeys[],
+): Promise<boolean> {
+  for (const batch of await decodeDataFile(source, path, keyCols, [], groups)) {
+    const keys = encodeKeyBatch(batch, keyNames, keyTypes);
+    for (let r = 0; r < batch.numRows; r++) if (set.indexOf(keys, r) >= 0 && decides(nodes, keys.hashes[r]!)) return true;
+  }
+  return false;
 }
 
 function decides(nodes: readonly NodeKeys[], hash: number): boolean {
