@@ -15,8 +15,13 @@
  *  - point read by full primary key, p50 and p99 (plan + execute, one key at a time)
  *    peer: a prepared SELECT … WHERE id = $1 on DuckDB's PRIMARY KEY table
  *
+ *  - INSERT of 1M new keys into a 10M-row keyed table with the primary-key check
+ *    (bench-checked-insert.ts), peer: INSERT into a DuckDB PRIMARY KEY table
+ *
  * Both sides run on one thread (DuckDB `SET threads = 1`; Floe's scan tasks run
- * sequentially on the main thread). Env: FLOE_BENCH_KEYS (default 1000000).
+ * sequentially on the main thread). Env: FLOE_BENCH_KEYS (default 1000000);
+ * FLOE_BENCH_PK_BASE / FLOE_BENCH_PK_NEW size the checked-insert section, and
+ * FLOE_BENCH_PK_ONLY=1 runs that section alone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -25,6 +30,7 @@ import { DuckDBInstance, DuckDBTimestampTZValue } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { executeScanTask, openWarehouse } from '../src/lake/index.js';
 import type { ScanRequest, TableMetadata, Warehouse } from '../src/lake/index.js';
+import { benchCheckedInsert } from './bench-checked-insert.js';
 
 const KEYS = Number(process.env['FLOE_BENCH_KEYS'] ?? 1_000_000);
 const LOAD_BATCH = 100_000;
@@ -120,7 +126,9 @@ const lines: Line[] = [];
 
 function report(): void {
   const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
-  const rows = lines.map((l) => [l.what, l.unit, fmt(l.ours), fmt(l.peer), `${(l.higherIsBetter ? l.ours / l.peer : l.peer / l.ours).toFixed(2)}×`]);
+  const rows = lines.map((l) => Number.isNaN(l.peer)
+    ? [l.what, l.unit, fmt(l.ours), '—', '—']
+    : [l.what, l.unit, fmt(l.ours), fmt(l.peer), `${(l.higherIsBetter ? l.ours / l.peer : l.peer / l.ours).toFixed(2)}×`]);
   const head = ['measure', 'unit', 'Floe', 'DuckDB', 'Floe/DuckDB (speed)'];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const line = (r: string[]) => `| ${r.map((x, c) => (c >= 2 ? x.padStart(widths[c]!) : x.padEnd(widths[c]!))).join(' | ')} |`;
@@ -130,8 +138,14 @@ function report(): void {
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-bench-'));
   const log = (msg: string) => console.error(`[${new Date().toISOString()}] ${msg}`);
+  if (process.env['FLOE_BENCH_PK_ONLY'] === '1') {
+    lines.push(...await benchCheckedInsert(log));
+    console.log(`\nFloe lake benchmark, checked insert — ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores — ${new Date().toISOString()}\n`);
+    report();
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'floe-bench-'));
   const wh = await openWarehouse({ path: dir });
   const duck = await (await DuckDBInstance.create(':memory:')).connect();
   try {
@@ -233,6 +247,8 @@ async function main(): Promise<void> {
       lines.push({ what: 'full scan, no pending changes (Parquet)', unit: 'rows/s', ours: ours.rows / (ours.ms / 1000), peer: peer.rows / (peer.ms / 1000), higherIsBetter: true });
       log(`scan without pending: Floe ${ours.rows} rows ${ours.ms.toFixed(0)} ms, DuckDB ${peer.rows} rows ${peer.ms.toFixed(0)} ms`);
     }
+
+    lines.push(...await benchCheckedInsert(log));
 
     console.log(`\nFloe lake benchmark — ${KEYS.toLocaleString('en-US')} keys — ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores — ${new Date().toISOString()}\n`);
     report();

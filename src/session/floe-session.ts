@@ -946,7 +946,9 @@ class FloeSession implements SessionHandler {
           if (rows.length > 0) {
             const { lake, autocommit } = await session.#writeTxn();
             try {
-              await lake.insert(table, c.branch ?? 'main', columns);
+              // UPSERT is the blind bulk upsert; plain COPY is INSERT (23505 for a live key).
+              if (c.options.upsert === true) await lake.upsert(table, c.branch ?? 'main', columns);
+              else await lake.insert(table, c.branch ?? 'main', columns);
               if (autocommit) await lake.commit();
             } catch (e) {
               if (autocommit && lake.state === 'open') await lake.abort().catch(() => undefined);

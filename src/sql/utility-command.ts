@@ -27,6 +27,11 @@ export interface CopyOptions {
   readonly forceQuote: readonly string[] | 'all';
   readonly forceNotNull: readonly string[];
   readonly encoding?: string;
+  /**
+   * Floe's extension (COPY FROM only): rows are blind upserts by primary key, the
+   * bulk spelling of INSERT … ON CONFLICT (pk) DO UPDATE SET c = EXCLUDED.c.
+   */
+  readonly upsert?: boolean;
 }
 
 /**

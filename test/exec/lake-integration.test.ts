@@ -149,7 +149,11 @@ test('multi-task scans: the worker pool returns what the same-thread path return
   const data = Array.from({ length: 300 }, (_, i) => [i, ['north', 'south', 'east', 'west'][i % 4], `${i}.${i % 10}`]);
   await inTxn((ctx) => rowsOf({ kind: 'insert', table: ref(tm), input: values(S, data), columns: [] }, ctx));
   // a second commit, so merge-on-read has change files to combine
-  await inTxn((ctx) => rowsOf({ kind: 'insert', table: ref(tm), input: values(S, [[1, 'south', '99.9'], [2, 'east', null]]), columns: [] }, ctx));
+  // (an upsert: a plain INSERT of a live key is 23505)
+  await inTxn((ctx) => rowsOf({
+    kind: 'insert', table: ref(tm), input: values(S, [[1, 'south', '99.9'], [2, 'east', null]]), columns: [],
+    onConflict: { action: 'update', set: [{ column: 2, expr: col(5, t.numeric) }] },
+  }, ctx));
   const scanS: PhysicalPlan = { kind: 'lakeScan', table: ref(tm), projection: ['id', 'region', 'amount'], filters: [], columns: S };
   const plan = await wh.planScan({ table: tm, projection: ['id'] });
   assert.ok(plan.tasks.length >= 4, `expected a task per partition, got ${plan.tasks.length}`);

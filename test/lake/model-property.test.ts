@@ -9,6 +9,12 @@
  * The model: per branch, key → (seq, offset, value | deleted). A committed write of
  * (seq, offset) replaces a key's entry only if it is greater — blind writes are
  * ordered by their transaction's start seq, not by commit order.
+ *
+ * Checked inserts (issue 22) and updates that move keys must fail with 23505 exactly
+ * when the model says a key is live (or repeats in the statement), 40001 when a
+ * younger transaction's removal would hide the insert, and otherwise succeed; an open
+ * transaction's inserts are checked again at commit against the commits since it
+ * pinned the branch.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,9 +57,39 @@ function contents(state: BranchState | undefined): string[] {
 interface Model {
   /** Branch name → head snapshot id (undefined: no snapshot yet). */
   readonly heads: Map<string, bigint | undefined>;
-  /** Snapshot id → branch state at that snapshot, and its parent. */
-  readonly snapshots: Map<bigint, { state: BranchState; parent: bigint | undefined }>;
+  /** Snapshot id → branch state at that snapshot, its parent, and the write that made it (none: optimize). */
+  readonly snapshots: Map<bigint, { state: BranchState; parent: bigint | undefined; commit?: { seq: bigint; writes: readonly Write[] } }>;
 }
+
+/** The outcome the model expects of a statement inserting `keys` into `view` by a transaction of seq `seq`. */
+function insertOutcome(view: BranchState, keys: readonly bigint[], seq: bigint): 'ok' | '23505' | '40001' {
+  if (new Set(keys).size !== keys.length) return '23505';
+  if (keys.some((k) => view.get(k)?.deleted === false)) return '23505';
+  if (keys.some((k) => (view.get(k)?.seq ?? -1n) > seq)) return '40001';
+  return 'ok';
+}
+
+/** The outcome the model expects at commit of a transaction that pinned `pinned` and inserted `parts`, the head now being `head`. */
+function commitOutcome(m: Model, pinned: bigint | undefined, head: bigint | undefined, parts: readonly (readonly bigint[])[], seq: bigint): 'ok' | '23505' | '40001' {
+  const seen = new Set<bigint>();
+  for (let x = pinned; x !== undefined; x = m.snapshots.get(x)?.parent) seen.add(x);
+  const newer: bigint[] = [];
+  for (let x = head; x !== undefined && !seen.has(x); x = m.snapshots.get(x)?.parent) newer.push(x);
+  let concurrent: BranchState = new Map();
+  for (const x of newer.reverse()) {
+    const c = m.snapshots.get(x)?.commit;
+    if (c !== undefined) concurrent = applyCommit(concurrent, c.seq, c.writes);
+  }
+  for (const keys of parts) {
+    if (keys.some((k) => concurrent.get(k)?.deleted === false)) return '23505';
+    if (keys.some((k) => (concurrent.get(k)?.seq ?? -1n) > seq)) return '40001';
+  }
+  return 'ok';
+}
+
+const outcomeOf = async (p: Promise<unknown>): Promise<string> => {
+  try { await p; return 'ok'; } catch (e) { if (isFloeError(e)) return e.sqlstate; throw e; }
+};
 
 function stateOf(m: Model, snapshot: bigint | undefined): BranchState {
   return snapshot === undefined ? new Map() : m.snapshots.get(snapshot)!.state;
@@ -76,6 +112,12 @@ type Op =
   | { t: 'upsert'; branch: number; rows: [bigint, string | null][] }
   | { t: 'delete'; branch: number; keys: bigint[] }
   | { t: 'update'; branch: number; rows: [bigint, string | null][] }
+  | { t: 'insert'; branch: number; rows: [bigint, string | null][] }
+  /** UPDATE that sets the key of row `from` (among live keys, by position) to `to`. */
+  | { t: 'moveKeys'; branch: number; moves: [number, bigint, string | null][] }
+  | { t: 'txInsert'; slot: number; rows: [bigint, string | null][] }
+  /** Transactions A then B on one branch: A inserts, B inserts or deletes; they commit in either order. */
+  | { t: 'race'; branch: number; a: [bigint, string | null][]; b: [bigint, string | null][]; bDeletes: boolean; bFirst: boolean }
   | { t: 'begin'; slot: number; branch: number }
   | { t: 'txUpsert'; slot: number; rows: [bigint, string | null][] }
   | { t: 'txDelete'; slot: number; keys: bigint[] }
@@ -92,6 +134,17 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ t: fc.constant('upsert' as const), branch: branchIx, rows: rowsArb }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('delete' as const), branch: branchIx, keys: fc.array(keyArb, { minLength: 1, maxLength: 6 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('update' as const), branch: branchIx, rows: rowsArb }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('insert' as const), branch: branchIx, rows: fc.array(fc.tuple(keyArb, valueArb), { minLength: 1, maxLength: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('moveKeys' as const), branch: branchIx, moves: fc.array(fc.tuple(fc.nat(15), keyArb, valueArb), { minLength: 1, maxLength: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('txInsert' as const), slot: fc.nat(1), rows: fc.array(fc.tuple(keyArb, valueArb), { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('race' as const), branch: branchIx, bDeletes: fc.boolean(), bFirst: fc.boolean(),
+      a: fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 5n }), valueArb), { minLength: 1, maxLength: 2 }),
+      b: fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 5n }), valueArb), { minLength: 1, maxLength: 2 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('begin' as const), slot: fc.nat(1), branch: branchIx }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('txUpsert' as const), slot: fc.nat(1), rows: rowsArb }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('txDelete' as const), slot: fc.nat(1), keys: fc.array(keyArb, { minLength: 1, maxLength: 6 }) }) },
@@ -167,7 +220,8 @@ async function readContents(wh: Warehouse, table: TableMetadata, codec: KeyCodec
 }
 
 /** What the runs exercised, reported as a test diagnostic so a weakened generator shows. */
-const coverage = { snapshotsChecked: 0, expiredChecked: 0, splits: 0, outOfOrderCommits: 0 };
+const coverage = { snapshotsChecked: 0, expiredChecked: 0, splits: 0, outOfOrderCommits: 0, outcomes: {} as Record<string, number> };
+const count = (what: string): void => { coverage.outcomes[what] = (coverage.outcomes[what] ?? 0) + 1; };
 
 const fmt = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
 
@@ -175,7 +229,8 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
   const codec = keyCodec(s.keyKind);
   const dir = mkdtempSync(join(tmpdir(), 'floe-model-'));
   const wh = await openWarehouse({ path: dir });
-  const open: ({ tx: LakeTransaction; branch: string; writes: Write[] } | undefined)[] = [undefined, undefined];
+  /** `pinned`: the branch head when the transaction first wrote (null: not yet); `inserted`: keys of each checked insert. */
+  const open: ({ tx: LakeTransaction; branch: string; writes: Write[]; pinned: bigint | undefined | null; inserted: bigint[][] } | undefined)[] = [undefined, undefined];
   const log: string[] = [];
   try {
     const partitionBy: PartitionField[] = s.partitioned ? [{ sourceColumn: 'k', transform: { kind: 'bucket', buckets: 2 }, name: 'k_bucket' }] : [];
@@ -196,7 +251,7 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
       assert.ok(snap !== undefined, 'a commit with writes makes a snapshot');
       const head = m.heads.get(branch);
       assert.equal(snap.parentId, head, `snapshot ${snap.id} on ${branch} has the branch head as parent`);
-      m.snapshots.set(snap.id, { state: applyCommit(stateOf(m, head), tx.seq, writes), parent: head });
+      m.snapshots.set(snap.id, { state: applyCommit(stateOf(m, head), tx.seq, writes), parent: head, commit: { seq: tx.seq, writes } });
       m.heads.set(branch, snap.id);
     };
     const toColumns = (rows: [bigint, string | null][]) => [...codec.keyColumns(rows.map((r) => r[0])), rows.map((r) => r[1])];
@@ -225,14 +280,101 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           await commitWrites(tx, branch, writes);
           break;
         }
+        case 'insert': {
+          const branch = branchAt(op.branch);
+          const tx = await wh.begin();
+          const expected = insertOutcome(stateOf(m, m.heads.get(branch)), op.rows.map((r) => r[0]), tx.seq);
+          const got = await outcomeOf(tx.insert(table, branch, toColumns(op.rows)));
+          assert.equal(got, expected, `insert ${fmt(op.rows)}`);
+          count(`insert ${got}`);
+          if (got === 'ok') await commitWrites(tx, branch, op.rows.map(([key, value]) => ({ key, value, deleted: false })));
+          else await tx.abort();
+          break;
+        }
+        case 'moveKeys': {
+          const branch = branchAt(op.branch);
+          const cur = stateOf(m, m.heads.get(branch));
+          const live = [...cur].filter(([, e]) => !e.deleted).map(([k]) => k).sort((a, b) => (a < b ? -1 : 1));
+          if (live.length === 0) break;
+          // one update per old row, as an UPDATE touches each row once
+          const moves = [...new Map(op.moves.map(([from, to, v]) => [live[from % live.length]!, { to, v }])).entries()];
+          const tx = await wh.begin();
+          const before = moves.map(([k]): [bigint, string | null] => [k, cur.get(k)!.value]);
+          const after = moves.map(([, x]): [bigint, string | null] => [x.to, x.v]);
+          // the rows written: per row -D (moved) or -U/+U, then the moved rows' +I
+          const writes: Write[] = [];
+          for (const [k, x] of moves) {
+            writes.push({ key: k, value: null, deleted: true });
+            if (x.to === k) writes.push({ key: k, value: x.v, deleted: false });
+          }
+          const moved = moves.filter(([k, x]) => x.to !== k);
+          for (const [, x] of moved) writes.push({ key: x.to, value: x.v, deleted: false });
+          const firstInsert = writes.length - moved.length;
+          const view = applyCommit(cur, tx.seq, writes.slice(0, firstInsert));
+          const expected = moved.length === 0 ? 'ok' : insertOutcome(view, moved.map(([, x]) => x.to), tx.seq);
+          const got = await outcomeOf(tx.update(table, branch, toColumns(before), toColumns(after)));
+          assert.equal(got, expected, `moveKeys ${fmt(moves)}`);
+          count(`moveKeys ${got}`);
+          if (got === 'ok') await commitWrites(tx, branch, writes);
+          else await tx.abort();
+          break;
+        }
+        case 'race': {
+          const branch = branchAt(op.branch);
+          const pinned = m.heads.get(branch);
+          const a = await wh.begin();
+          const b = await wh.begin();
+          const aKeys = op.a.map((r) => r[0]);
+          const bKeys = op.b.map((r) => r[0]);
+          const aGot = await outcomeOf(a.insert(table, branch, toColumns(op.a)));
+          assert.equal(aGot, insertOutcome(stateOf(m, pinned), aKeys, a.seq), `race: A inserts ${fmt(op.a)}`);
+          let bGot = 'ok';
+          if (op.bDeletes) await b.deleteKeys(table, branch, codec.keyColumns(bKeys));
+          else {
+            bGot = await outcomeOf(b.insert(table, branch, toColumns(op.b)));
+            assert.equal(bGot, insertOutcome(stateOf(m, pinned), bKeys, b.seq), `race: B inserts ${fmt(op.b)}`);
+          }
+          const txns = [
+            { tx: a, ok: aGot === 'ok', inserted: aGot === 'ok' ? [aKeys] : [], writes: aGot === 'ok' ? op.a.map(([key, value]) => ({ key, value, deleted: false })) : [] },
+            {
+              tx: b, ok: bGot === 'ok', inserted: bGot === 'ok' && !op.bDeletes ? [bKeys] : [],
+              writes: bGot !== 'ok' ? [] : op.bDeletes ? bKeys.map((key) => ({ key, value: null, deleted: true })) : op.b.map(([key, value]) => ({ key, value, deleted: false })),
+            },
+          ];
+          if (op.bFirst) txns.reverse();
+          for (const x of txns) {
+            if (!x.ok) { await x.tx.abort(); continue; }
+            const expected = commitOutcome(m, pinned, m.heads.get(branch), x.inserted, x.tx.seq);
+            count(`race commit ${expected}`);
+            if (expected === 'ok') await commitWrites(x.tx, branch, x.writes);
+            else assert.equal(await outcomeOf(x.tx.commit()), expected, `race: commit of ${x.tx === a ? 'A' : 'B'}`);
+          }
+          break;
+        }
         case 'begin': {
           if (open[op.slot] !== undefined) break;
-          open[op.slot] = { tx: await wh.begin(), branch: branchAt(op.branch), writes: [] };
+          open[op.slot] = { tx: await wh.begin(), branch: branchAt(op.branch), writes: [], pinned: null, inserted: [] };
+          break;
+        }
+        case 'txInsert': {
+          const o = open[op.slot];
+          if (o === undefined) break;
+          if (o.pinned === null) o.pinned = m.heads.get(o.branch);
+          const keys = op.rows.map((r) => r[0]);
+          const expected = insertOutcome(applyCommit(stateOf(m, o.pinned), o.tx.seq, o.writes), keys, o.tx.seq);
+          const got = await outcomeOf(o.tx.insert(table, o.branch, toColumns(op.rows)));
+          assert.equal(got, expected, `txInsert ${fmt(op.rows)}`);
+          count(`txInsert ${got}`);
+          if (got === 'ok') {
+            o.writes.push(...op.rows.map(([key, value]) => ({ key, value, deleted: false })));
+            o.inserted.push(keys);
+          }
           break;
         }
         case 'txUpsert': case 'txDelete': {
           const o = open[op.slot];
           if (o === undefined) break;
+          if (o.pinned === null) o.pinned = m.heads.get(o.branch);
           if (op.t === 'txUpsert') {
             await o.tx.upsert(table, o.branch, toColumns(op.rows));
             o.writes.push(...op.rows.map(([key, value]) => ({ key, value, deleted: false })));
@@ -247,6 +389,15 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           if (o === undefined) break;
           open[op.slot] = undefined;
           if (!m.heads.has(o.branch)) { await o.tx.abort(); break; }
+          if (o.inserted.length > 0) {
+            const expected = commitOutcome(m, o.pinned ?? undefined, m.heads.get(o.branch), o.inserted, o.tx.seq);
+            if (expected !== 'ok') {
+              assert.equal(await outcomeOf(o.tx.commit()), expected, 'commit of checked inserts');
+              count(`commit ${expected}`);
+              break;
+            }
+            count('commit ok');
+          }
           await commitWrites(o.tx, o.branch, o.writes);
           break;
         }
@@ -312,6 +463,8 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           break;
         }
         case 'expire': {
+          // an open transaction's pinned snapshot must stay readable for its commit check
+          if (open.some((o) => o !== undefined && o.inserted.length > 0)) break;
           await wh.expireSnapshots(table, { olderThanMicros: BigInt(Date.now() + 1000) * 1000n, retainLast: op.retainLast });
           break;
         }

@@ -159,6 +159,11 @@ describe('floe load', { concurrency: 2 }, () => {
     assert.equal(dup.code, 1);
     assert.match(dup.stderr, /ERROR 23505: duplicate key value violates unique constraint "kv_pkey"/);
     assert.match(dup.stderr, /Key \(k\)=\(2\) already exists; line 2 of .*kv-dup\.csv/);
+    assert.match(dup.stderr, /HINT: Use --upsert to replace existing rows\./);
+    // a key repeated in the file names the repeating line; nothing of the batch is written
+    const twice = await floeLoad(['--table', 'kv', file('kv-twice.csv', '7,seven\n8,eight\n7,again\n')]);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, /Key \(k\)=\(7\) already exists; line 3 of .*kv-twice\.csv/);
     const r = await floeLoad(['--table', 'kv', '--upsert', '--null', 'NULL', file('kv2.csv', '2,TWO\n3,NULL\n4,four\n')]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(await readTable('kv'), [

@@ -13,8 +13,9 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
  * INSERT [ON CONFLICT DO NOTHING | DO UPDATE] through the context's lake
- * transaction. Plain INSERT is a blind write (keyed tables: +I, the newest wins);
- * ON CONFLICT looks up the existing rows this transaction sees.
+ * transaction. Plain INSERT is the lake's checked insert (keyed tables: 23505 for a
+ * live key); ON CONFLICT looks up the existing rows this transaction sees, writes the
+ * rows it updates as -U/+U pairs over their before-images and the new keys blind.
  */
 export function createInsertOperator(plan: InsertPlan, input: Operator): Operator {
   const setExprs = plan.onConflict?.action === 'update' ? plan.onConflict.set.map((s) => ({ column: s.column, fn: compileExpr(s.expr) })) : [];
@@ -48,8 +49,10 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
           const existing = await existingRowsByKey(t, rows, run);
           const seen = new Set<string>();
           const out: unknown[][] = [];
-          const toUpdate: { existing: unknown[]; excluded: unknown[] }[] = [];
-          let updatedRows = 0;
+          const updated: { before: unknown[]; after: unknown[] }[] = [];
+          const toUpdate: { existing: unknown[]; excluded: unknown[]; at: number }[] = [];
+          // rows written, in input order (RETURNING's order); undefined where WHERE skipped an update
+          const written: (unknown[] | undefined)[] = [];
           for (const row of rows) {
             const k = keyOf(t, row);
             if (seen.has(k)) {
@@ -62,8 +65,10 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
             }
             seen.add(k);
             const cur = existing.get(k);
-            if (!cur) out.push(row);
-            else if (oc.action === 'update') toUpdate.push({ existing: cur, excluded: row });
+            if (!cur) { out.push(row); written.push(row); } else if (oc.action === 'update') {
+              toUpdate.push({ existing: cur, excluded: row, at: written.length });
+              written.push(undefined);
+            }
           }
           if (toUpdate.length > 0 && oc.action === 'update') {
             const combined = { numRows: toUpdate.length, columns: toColumns(toUpdate.map((u) => [...u.existing, ...u.excluded]), width * 2) };
@@ -75,15 +80,18 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
               const row = [...toUpdate[i]!.existing];
               for (const s of newVals) row[s.column] = s.vals[i] ?? null;
               checkNotNull(t, row);
-              out.push(row);
-              updatedRows++;
+              updated.push({ before: toUpdate[i]!.existing, after: row });
+              written[toUpdate[i]!.at] = row;
             }
             const blind = !oc.where && oc.set.every((s) => !readsColumnsBelow(s.expr, width));
             if (!blind) t.txn.markReadModifyWrite(t.table, t.ref);
           }
-          await checks?.enforce(out.slice(out.length - updatedRows), run);
-          rows = out;
-          if (rows.length > 0) await t.txn.upsert(t.table, t.ref, toColumns(rows, width));
+          await checks?.enforce(updated.map((u) => u.after), run);
+          if (updated.length > 0) {
+            await t.txn.update(t.table, t.ref, toColumns(updated.map((u) => u.before), width), toColumns(updated.map((u) => u.after), width));
+          }
+          if (out.length > 0) await t.txn.upsert(t.table, t.ref, toColumns(out, width));
+          rows = written.filter((r): r is unknown[] => r !== undefined);
         } else if (rows.length > 0) {
           await t.txn.insert(t.table, t.ref, toColumns(rows, width));
         }

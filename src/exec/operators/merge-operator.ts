@@ -80,9 +80,11 @@ export function createMergeOperator(plan: MergePlan, input: Operator): Operator 
         await compileCheckConstraints(plan.checks, t.table)?.enforce([...after, ...inserted], run);
         t.txn.markReadModifyWrite(t.table, t.ref);
         if (t.keyed) {
-          if (after.length > 0) await t.txn.update(t.table, t.ref, toColumns(before, width), toColumns(after, width));
+          // Deletes first, then updates (a moved key is checked as an insert), then the
+          // checked inserts: keys are judged unique at the end of the statement.
           if (deleted.length > 0) await t.txn.deleteKeys(t.table, t.ref, t.keyIndexes.map((ki) => deleted.map((r) => r[ki])));
-          if (inserted.length > 0) await t.txn.upsert(t.table, t.ref, toColumns(inserted, width));
+          if (after.length > 0) await t.txn.update(t.table, t.ref, toColumns(before, width), toColumns(after, width));
+          if (inserted.length > 0) await t.txn.insert(t.table, t.ref, toColumns(inserted, width));
         } else {
           if (delIds.length > 0) await t.txn.deleteRows(t.table, t.ref, delIds);
           const ins = [...after, ...inserted];

@@ -349,7 +349,7 @@ export interface DistinctPlan {
  * column per table column, in table order, defaults already filled in.
  * `returning` expressions are over the written table row; output columns are the
  * RETURNING list (empty without RETURNING).
- *  - no onConflict: lake insert (keyed table: +I; append table: base rows).
+ *  - no onConflict: lake insert (keyed table: +I, 23505 for a live key; append table: base rows).
  *  - doNothing: rows whose key exists (or repeats) are skipped.
  *  - doUpdate: rows whose key exists become `set` evaluated over
  *    existing-row ++ excluded-row columns (filtered by `where`); blind when every set

@@ -3,7 +3,9 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError, isFloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { buildBatch } from '../arrow/batch-builder.js';
-import { hashKeyColumns } from '../bucket/key-hash.js';
+import { encodeKeyAccessors } from '../bucket/key-encoding.js';
+import type { EncodedKeys } from '../bucket/key-encoding.js';
+import { pickKeys, sameKey } from '../bucket/key-set.js';
 import type { CommitRequest, FileRecord, NewFileRecord } from '../catalog/catalog.js';
 import { HEAD_MOVED } from '../catalog/catalog.js';
 import { checkNotNull, encodeDataFile, fileColumns, storeDataFile } from '../format/data-file-writer.js';
@@ -20,8 +22,12 @@ import { nowMicros } from '../warehouse/lake-context.js';
 import { keyBitmapOf } from '../scan/key-bitmap.js';
 import { checkKeyConflicts } from './check-conflicts.js';
 import { UniqueLedger } from './check-unique.js';
+import { checkConcurrentInserts, checkUniqueInsert } from './check-unique-keys.js';
+import type { InsertedKeys } from './check-unique-keys.js';
+import { KeyRangeFilter } from './key-range-filter.js';
 import type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from './lake-transaction.js';
 import { gather, routeRows } from './route-rows.js';
+import type { RoutedGroup } from './route-rows.js';
 import { stagedFileIndex } from './staged-file-id.js';
 
 /** What one transaction has staged for one (table, branch). */
@@ -33,10 +39,15 @@ interface TableWrite {
   readonly frontier: Map<string, FrontierNode[]>;
   readonly files: NewFileRecord[];
   rmw: boolean;
-  readonly keyHashes: Set<number>;
+  /** Key hashes of every statement, one array each (a Set is built only for the read-modify-write check). */
+  readonly keyHashes: Uint32Array[];
   /** Append tables: deleted positions per file id. */
   readonly deletes: Map<number, Set<number>>;
   rows: number;
+  /** Keys of checked inserts, checked again at commit against later commits. */
+  readonly inserted: InsertedKeys[];
+  /** Snapshots whose files the commit-time insert check has covered (the pinned lineage first). */
+  checkedSnapshots: Set<string> | undefined;
 }
 
 /** What a TableWrite held when a savepoint was taken; a write first touched later has none. */
@@ -44,8 +55,9 @@ interface TableWriteMark {
   readonly files: number;
   readonly rows: number;
   readonly rmw: boolean;
-  readonly keyHashes: ReadonlySet<number>;
+  readonly keyHashes: number;
   readonly deletes: ReadonlyMap<number, ReadonlySet<number>>;
+  readonly inserted: number;
 }
 
 const MAX_COMMIT_ATTEMPTS = 20;
@@ -101,7 +113,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         table, ref, pinned: head.snapshotId,
         frontier: frontierByPartition(this.#ctx.catalog.visibleFiles(table.id, head.snapshotId)),
         // Repeatable read and serializable: every write is checked against later commits (40001).
-        files: [], rmw: this.#isolation !== 'read committed', keyHashes: new Set(), deletes: new Map(), rows: 0,
+        files: [], rmw: this.#isolation !== 'read committed', keyHashes: [], deletes: new Map(), rows: 0, inserted: [], checkedSnapshots: undefined,
       };
       this.#writes.set(key, w);
     }
@@ -123,7 +135,7 @@ export class LakeTransactionImpl implements LakeTransaction {
   }
 
   async insert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {
-    await this.#writeRows(table, ref, columns, undefined);
+    await this.#writeRows(table, ref, columns, undefined, isKeyed(table) ? 0 : undefined);
   }
 
   async upsert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {
@@ -153,14 +165,33 @@ export class LakeTransactionImpl implements LakeTransaction {
     this.#checkShape(table, after);
     const n = before[0]?.length ?? 0;
     if ((after[0]?.length ?? 0) !== n) throw new FloeError(SqlState.syntaxError, 'update needs as many after-images as before-images');
-    const cols = table.columns.map((_, c) => {
-      const out = new Array<unknown>(2 * n);
-      for (let i = 0; i < n; i++) { out[2 * i] = before[c]![i]; out[2 * i + 1] = after[c]![i]; }
-      return out;
-    });
-    const ops = new Array<string>(2 * n);
-    for (let i = 0; i < n; i++) { ops[2 * i] = '-U'; ops[2 * i + 1] = '+U'; }
-    await this.#writeRows(table, ref, cols, ops);
+    // A row whose key changes is a delete of the old key (with its before-image) and a
+    // checked insert of the new one; the inserts go last, so their uniqueness is judged
+    // at the end of the statement (SET id = id + 1 shifts every row).
+    const keyIdx = table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k));
+    const keysOf = (cols: readonly (readonly unknown[])[]): EncodedKeys =>
+      encodeKeyAccessors(keyTypesOf(table), keyIdx.map((k) => ({ get: (i: number) => cols[k]![i] })), n, table.primaryKey);
+    const bk = keysOf(before);
+    const ak = keysOf(after);
+    const moved: number[] = [];
+    for (let i = 0; i < n; i++) if (!sameKey(bk, i, ak, i)) moved.push(i);
+    const width = 2 * n - moved.length;
+    const cols = table.columns.map(() => new Array<unknown>(width));
+    const ops = new Array<string>(width);
+    let at = 0;
+    const put = (src: readonly (readonly unknown[])[], i: number, op: string): void => {
+      for (let c = 0; c < cols.length; c++) cols[c]![at] = src[c]![i];
+      ops[at++] = op;
+    };
+    const isMoved = new Uint8Array(n);
+    for (const i of moved) isMoved[i] = 1;
+    for (let i = 0; i < n; i++) {
+      if (isMoved[i] === 1) put(before, i, '-D');
+      else { put(before, i, '-U'); put(after, i, '+U'); }
+    }
+    const checkFrom = at;
+    for (const i of moved) put(after, i, '+I');
+    await this.#writeRows(table, ref, cols, ops, moved.length > 0 ? checkFrom : undefined);
   }
 
   async deleteRows(table: TableMetadata, ref: string, rowIds: readonly bigint[]): Promise<void> {
@@ -204,7 +235,9 @@ export class LakeTransactionImpl implements LakeTransaction {
    * Validates and encodes every file of the statement before storing any, so bad input
    * leaves nothing behind; then stores them (durable, not yet visible).
    */
-  async #writeRows(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined): Promise<void> {
+  async #writeRows(
+    table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined, checkFrom?: number,
+  ): Promise<void> {
     this.#checkShape(table, columns);
     const w = this.#write(table, ref);
     const n = columns[0]?.length ?? 0;
@@ -215,14 +248,16 @@ export class LakeTransactionImpl implements LakeTransaction {
     else {
       checkNotNull(table.columns.filter((c) => table.primaryKey.includes(c.name)), keyIdx.map((i) => columns[i]!), table.name);
       const plus: number[] = [];
-      for (let i = 0; i < n; i++) if (ops[i] === '+U') plus.push(i);
+      for (let i = 0; i < n; i++) if (ops[i] === '+U' || ops[i] === '+I') plus.push(i);
       if (plus.length > 0) checkNotNull(table.columns, gather(columns, plus), table.name);
     }
     await this.#unique.checkWrite(this.#ctx, this, table, ref, columns, ops);
     const keyTypes = keyTypesOf(table);
     // key hashes once per statement: routing, each file's key bitmap and the conflict set share them
-    const allHashes = keyed ? hashKeyColumns(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n) : undefined;
+    const keys = keyed ? encodeKeyAccessors(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n, table.primaryKey) : undefined;
+    const allHashes = keys?.hashes;
     const groups = routeRows(table, columns, n, keyed ? keyIdx : undefined, keyTypes, (p) => w.frontier.get(p), allHashes);
+    if (keys !== undefined && checkFrom !== undefined && checkFrom < n) await this.#checkInserts(w, columns, ops, keys, keyIdx, groups, checkFrom);
     const fcols = fileColumns(table.columns, table.primaryKey, keyed ? 'change' : 'append');
     const encoded: { file: EncodedFile; placement: FilePlacement }[] = [];
     for (const g of groups) {
@@ -245,7 +280,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         encoded.push({ file, placement: g.placement });
       }
     }
-    if (allHashes !== undefined) for (const h of allHashes) w.keyHashes.add(h);
+    if (allHashes !== undefined) w.keyHashes.push(allHashes);
     for (const e of encoded) {
       const rec = await storeDataFile(this.#ctx.storage, table.id, e.file, e.placement, keyed ? 'change' : 'base', this.seq, this.#offset);
       this.#offset += e.file.rowCount;
@@ -254,12 +289,39 @@ export class LakeTransactionImpl implements LakeTransaction {
     }
   }
 
+  /** Rows [checkFrom, n) are inserts: 23505 when a key is live (check-unique-keys.ts); kept for the commit's check. */
+  async #checkInserts(
+    w: TableWrite, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined, keys: EncodedKeys,
+    keyIdx: readonly number[], groups: readonly RoutedGroup[], checkFrom: number,
+  ): Promise<void> {
+    const n = keys.length;
+    let partitionOf: (r: number) => string;
+    if (groups.length === 1) {
+      const only = groups[0]!.placement.partitionKey;
+      partitionOf = () => only;
+    } else {
+      const parts = new Array<string>(n);
+      for (const g of groups) for (const r of g.rows ?? []) parts[r] = g.placement.partitionKey;
+      partitionOf = (r) => parts[r]!;
+    }
+    const keyValues = (r: number): unknown[] => keyIdx.map((k) => columns[k]![r]);
+    const range = KeyRangeFilter.of(w.table.columns[keyIdx[0]!]!.type, columns[keyIdx[0]!]!.slice(checkFrom));
+    await checkUniqueInsert(this.#ctx.storage, w.table, this.#ctx.catalog.visibleFiles(w.table.id, w.pinned), w.files, w.frontier, {
+      keys, checkFrom, ops, keyValues, range, partitionOf, seq: this.seq, firstOffset: this.#offset,
+    });
+    if (checkFrom === 0) w.inserted.push({ keys, keyValues, range });
+    else {
+      const rows = Int32Array.from({ length: n - checkFrom }, (_, i) => checkFrom + i);
+      w.inserted.push({ keys: pickKeys(keys, rows), keyValues: (r) => keyValues(checkFrom + r), range });
+    }
+  }
+
   savepoint(): TxnSavepoint {
     this.#checkOpen();
     const marks = new Map<string, TableWriteMark>();
     for (const [key, w] of this.#writes) {
       marks.set(key, {
-        files: w.files.length, rows: w.rows, rmw: w.rmw, keyHashes: new Set(w.keyHashes),
+        files: w.files.length, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length,
         deletes: new Map([...w.deletes].map(([f, ps]) => [f, new Set(ps)])),
       });
     }
@@ -283,8 +345,8 @@ export class LakeTransactionImpl implements LakeTransaction {
       dropped.push(...w.files.splice(m?.files ?? 0));
       w.rows = m?.rows ?? 0;
       w.rmw = m?.rmw ?? this.#isolation !== 'read committed';
-      w.keyHashes.clear();
-      for (const h of m?.keyHashes ?? []) w.keyHashes.add(h);
+      w.inserted.length = m?.inserted ?? 0;
+      w.keyHashes.length = m?.keyHashes ?? 0;
       w.deletes.clear();
       for (const [f, ps] of m?.deletes ?? []) w.deletes.set(f, new Set(ps));
     }
@@ -330,7 +392,19 @@ export class LakeTransactionImpl implements LakeTransaction {
     const removeFileIds: number[] = [];
     let expectHead: bigint | undefined;
     if (w.rmw) {
-      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, w.keyHashes, new Set(w.deletes.keys()));
+      const written = new Set<number>();
+      for (const hs of w.keyHashes) for (const h of hs) written.add(h);
+      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, written, new Set(w.deletes.keys()));
+      expectHead = head;
+    }
+    if (w.inserted.length > 0) {
+      // Inserts are checked again against what committed since: a moved head fails the
+      // commit with HEAD_MOVED, and the retry checks the newer snapshots too.
+      const checked = w.checkedSnapshots ??= new Set(catalog.ancestors(w.table.id, w.pinned).map(String));
+      const newer = catalog.ancestors(w.table.id, head).filter((s) => !checked.has(String(s)));
+      const writes = newer.filter((s) => catalog.getSnapshot(w.table.id, s)?.operation !== 'optimize');
+      if (writes.length > 0) await checkConcurrentInserts(storage, w.table, catalog.filesAddedIn(w.table.id, writes), w.inserted, this.seq);
+      for (const s of newer) checked.add(String(s));
       expectHead = head;
     }
     if (await this.#unique.checkCommit(this.#ctx, w.table, w.ref, w.pinned, head)) expectHead = head;

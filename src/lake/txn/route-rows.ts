@@ -1,6 +1,6 @@
 import type { SqlType } from '../../common/sql-type.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
-import { nodeKey, rootNode } from '../bucket/bucket-node.js';
+import { nodeContains, nodeKey, rootNode } from '../bucket/bucket-node.js';
 import { hashKeyColumns } from '../bucket/key-hash.js';
 import type { FilePlacement } from '../format/data-file-writer.js';
 import { applyTransform, transformResultType } from '../partition/partition-transform.js';
@@ -39,8 +39,27 @@ export function routeRows(
   frontier: (partitionKey: string) => readonly FrontierNode[] | undefined,
   keyHashes?: Uint32Array,
 ): RoutedGroup[] {
+  if (table.partitionBy.length === 0) {
+    // one partition: rows only split by frontier node (none when the root is the frontier)
+    const nodes = frontier('[]');
+    if (keyIndexes === undefined || keyIndexes.length === 0 || nodes === undefined || nodes.length <= 1) {
+      return [{ placement: { partitionKey: '[]', partitionValues: [], node: nodes?.[0]?.node ?? rootNode() }, rows: undefined }];
+    }
+  }
   const hashes = keyIndexes === undefined || keyIndexes.length === 0 ? undefined
     : keyHashes ?? hashKeyColumns(keyTypes, keyIndexes.map((k) => ({ get: (i: number) => values[k]![i] })), numRows);
+  if (table.partitionBy.length === 0 && hashes !== undefined) {
+    // one partition, several frontier nodes: group by node position, no per-row strings
+    const nodes = frontier('[]')!;
+    const rows = nodes.map((): number[] => []);
+    for (let i = 0; i < numRows; i++) {
+      const h = hashes[i]!;
+      let j = 0;
+      while (j < nodes.length - 1 && !nodeContains(nodes[j]!.node, h)) j++;
+      rows[j]!.push(i);
+    }
+    return nodes.flatMap((n, j) => (rows[j]!.length === 0 ? [] : [{ placement: { partitionKey: '[]', partitionValues: [], node: n.node }, rows: rows[j]! }]));
+  }
   const groups = new Map<string, { placement: FilePlacement; rows: number[] }>();
   const partCache = new Map<string, { key: string; values: unknown[] }>();
   for (let i = 0; i < numRows; i++) {

@@ -48,6 +48,7 @@ function copyOptions(options: readonly Raw[] | undefined): CopyOptions {
     forceQuote: forceQuote ?? [],
     forceNotNull: (lists.get('force_not_null') as string[] | undefined) ?? [],
     ...(raw.get('encoding') !== undefined ? { encoding: raw.get('encoding')! } : {}),
+    ...(bool(raw.get('upsert')) ? { upsert: true } : {}),
   };
 }
 
@@ -55,6 +56,7 @@ export function bindCopy(ctx: BindContext, n: Raw): BoundStatement {
   if (n.is_program) throw new FloeError(SqlState.insufficientPrivilege, 'COPY to or from an external program is not allowed');
   const options = copyOptions(n.options);
   if (n.whereClause) throw new FloeError(SqlState.featureNotSupported, 'COPY FROM … WHERE is not supported', { position: positionOf(n.whereClause) });
+  if (options.upsert === true && !n.is_from) throw new FloeError(SqlState.featureNotSupported, 'COPY UPSERT only available using COPY FROM');
   if (n.is_from) {
     const t = resolveDmlTarget(ctx, n.relation, 'copy into');
     const names = strList(n.attlist);

@@ -6,7 +6,7 @@ import type { KeyGuard } from './key-guard.js';
 export interface BatchWriterOptions {
   readonly batchRows: number;
   readonly upsert: boolean;
-  /** Refuses keys already present (a keyed table loaded without --upsert). */
+  /** Names the input line of a key the lake refuses (a keyed table loaded without --upsert). */
   readonly keyGuard?: KeyGuard;
   /** Called after each committed batch with the rows it held. */
   readonly onCommit?: (rows: number) => void;
@@ -43,7 +43,7 @@ export class BatchWriter {
         });
       }
     }
-    this.opts.keyGuard?.check(row, where);
+    this.opts.keyGuard?.record(row, where);
     for (let i = 0; i < cols.length; i++) this.columns[i]!.push(row[i] ?? null);
     if (++this.count >= this.opts.batchRows) await this.flush();
   }
@@ -52,17 +52,19 @@ export class BatchWriter {
     if (this.count === 0) return;
     const columns = this.columns;
     const rows = this.count;
-    this.columns = this.table.columns.map(() => []);
-    this.count = 0;
     const txn = await this.warehouse.begin();
     try {
+      // without --upsert the lake checks the keys (23505), against the table and the batch
       if (this.opts.upsert) await txn.upsert(this.table, 'main', columns);
       else await txn.insert(this.table, 'main', columns);
       await txn.commit();
     } catch (e) {
       if (txn.state === 'open') await txn.abort().catch(() => undefined);
-      throw e;
+      throw this.opts.keyGuard?.explain(e) ?? e;
     }
+    this.columns = this.table.columns.map(() => []);
+    this.count = 0;
+    this.opts.keyGuard?.reset();
     this.committedRows += rows;
     this.committedBatches++;
     this.opts.onCommit?.(rows);

@@ -1,48 +1,48 @@
-import { FloeError } from '../../common/floe-error.js';
+import { FloeError, isFloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { executeScanTask } from '../../lake/index.js';
-import type { TableMetadata, Warehouse } from '../../lake/index.js';
-import { valueKey, vectorToValues } from '../../exec/index.js';
+import type { TableMetadata } from '../../lake/index.js';
 
 /**
- * INSERT semantics for a keyed table: the lake's insert lets a later row win, so
- * without --upsert the loader itself refuses a key that is already in the table or
- * earlier in the file (23505). It holds every key in memory: fine for loading into
- * new or modest tables; --upsert skips it.
+ * INSERT semantics for a keyed table loaded without --upsert: the lake's checked insert
+ * refuses a key already in the table or repeated in the batch (23505). This names the
+ * input line of the refused row, which the lake cannot know: it keeps, for the batch
+ * being collected only, each row's key and position.
  */
 export class KeyGuard {
-  private constructor(private readonly table: TableMetadata, private readonly indexes: number[], private readonly keys: Set<string>) {}
+  #keys: unknown[][] = [];
+  #where: (() => string)[] = [];
 
-  static async create(warehouse: Warehouse, table: TableMetadata): Promise<KeyGuard | undefined> {
+  private constructor(private readonly table: TableMetadata, private readonly indexes: number[]) {}
+
+  static create(table: TableMetadata): KeyGuard | undefined {
     if (table.primaryKey.length === 0) return undefined;
-    const indexes = table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k));
-    const keys = new Set<string>();
-    const guard = new KeyGuard(table, indexes, keys);
-    if (warehouse.resolveSnapshot(table) === undefined) return guard;
-    const plan = await warehouse.planScan({ table, projection: table.primaryKey });
-    for (const task of plan.tasks) {
-      for await (const b of executeScanTask(task)) {
-        const cols = indexes.map((i) => vectorToValues(b.getChild(table.columns[i]!.name)!, table.columns[i]!.type));
-        for (let r = 0; r < b.numRows; r++) keys.add(guard.keyOf(cols.map((c) => c[r])));
-      }
-    }
-    return guard;
+    return new KeyGuard(table, table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k)));
   }
 
-  /** Records the row's key; throws 23505 when it was seen before. */
-  check(row: readonly unknown[], where: () => string): void {
-    const k = this.keyOf(this.indexes.map((i) => row[i]));
-    if (this.keys.has(k)) {
-      const names = this.table.primaryKey.join(', ');
-      throw new FloeError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${this.table.name}_pkey"`, {
-        detail: `Key (${names})=(${this.indexes.map((i) => String(row[i])).join(', ')}) already exists; ${where()}`,
-        hint: 'Use --upsert to replace existing rows.',
-      });
-    }
-    this.keys.add(k);
+  /** Notes a row of the batch being collected. */
+  record(row: readonly unknown[], where: () => string): void {
+    this.#keys.push(this.indexes.map((i) => row[i]));
+    this.#where.push(where);
   }
 
-  private keyOf(values: readonly unknown[]): string {
-    return values.map((v, j) => valueKey(v, this.table.columns[this.indexes[j]!]!.type)).join('\u0001');
+  /** The batch was committed (or dropped): forget its rows. */
+  reset(): void {
+    this.#keys = [];
+    this.#where = [];
+  }
+
+  /**
+   * The lake's 23505 with the refused row's line: the second row of the batch with the
+   * key when it repeats in the batch, else the row whose key is already in the table.
+   */
+  explain(e: unknown): unknown {
+    if (!isFloeError(e) || e.sqlstate !== SqlState.uniqueViolation || e.detail === undefined) return e;
+    const at: number[] = [];
+    for (let r = 0; r < this.#keys.length; r++) {
+      if (e.detail === `Key (${this.table.primaryKey.join(', ')})=(${this.#keys[r]!.map((v) => String(v)).join(', ')}) already exists.`) at.push(r);
+    }
+    const row = at.length >= 2 ? at[1] : at[0];
+    const detail = row === undefined ? e.detail : `${e.detail.replace(/\.$/, '')}; ${this.#where[row]!()}`;
+    return new FloeError(e.sqlstate, e.message, { detail, hint: 'Use --upsert to replace existing rows.', cause: e });
   }
 }

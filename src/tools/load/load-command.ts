@@ -65,7 +65,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
   try {
     const table = warehouse.getTable(namespace, name);
     if (table === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${namespace}.${name}" does not exist`);
-    const keyGuard = values.upsert ? undefined : await KeyGuard.create(warehouse, table);
+    const keyGuard = values.upsert ? undefined : KeyGuard.create(table);
     writer = new BatchWriter(warehouse, table, { batchRows, upsert: values.upsert!, keyGuard, onCommit: (rows) => progress.add(rows, pct()) });
     const settings = { timeZone: values.timezone! };
     if (format === 'csv') {

@@ -1,0 +1,154 @@
+import type { SqlType } from '../../common/sql-type.js';
+import type { BucketNode } from '../bucket/bucket-node.js';
+import { nodeContains } from '../bucket/bucket-node.js';
+import { encodeKeyBatch } from '../bucket/key-encoding.js';
+import type { KeySet } from '../bucket/key-set.js';
+import type { NewFileRecord } from '../catalog/catalog.js';
+import { decodeDataFile } from '../format/data-file-reader.js';
+import { bytesSource, readFooter } from '../format/parquet-io.js';
+import type { ParquetSource } from '../format/parquet-io.js';
+import { reverseBits32 } from '../optimize/hash-order.js';
+import { keyBitmapMayHold } from '../scan/key-bitmap.js';
+import type { Storage } from '../storage/storage.js';
+import { OP_COLUMN, SEQ_FILE_COLUMN, keyColumnsOf, physicalName } from '../table/table-layout.js';
+import type { TableMetadata } from '../table/table-metadata.js';
+import type { KeyRangeFilter } from './key-range-filter.js';
+
+/**
+ * The merge-on-read winner of each member of a KeySet among the rows offered to it:
+ * the change with the greatest (seq, offset), or a base row whose `_seq` is at least
+ * that change's seq (a base row ranks as (_seq, +∞)). `live` says whether the winner
+ * leaves the key present (+I, +U, a base row). Seqs are compared as doubles: the
+ * catalog's counter stays far below 2^53.
+ */
+export class KeyWinners {
+  readonly seq: Float64Array;
+  readonly offset: Float64Array;
+  readonly live: Uint8Array;
+
+  constructor(members: number) {
+    this.seq = new Float64Array(members).fill(-1);
+    this.offset = new Float64Array(members);
+    this.live = new Uint8Array(members);
+  }
+
+  offer(m: number, seq: number, offset: number, live: boolean): void {
+    if (seq > this.seq[m]! || (seq === this.seq[m]! && offset > this.offset[m]!)) {
+      this.seq[m] = seq;
+      this.offset[m] = offset;
+      this.live[m] = live ? 1 : 0;
+    }
+  }
+
+  has(m: number): boolean {
+    return this.seq[m]! >= 0;
+  }
+}
+
+/** The member hashes of one frontier node, and the same bit-reversed and sorted (for base row-group ranges). */
+export interface NodeKeys {
+  readonly node: BucketNode;
+  readonly hashes: Uint32Array;
+  readonly reversed: Uint32Array;
+}
+
+export function nodeKeys(node: BucketNode, hashes: readonly number[] | Uint32Array): NodeKeys {
+  const h = Uint32Array.from(hashes);
+  return { node, hashes: h, reversed: h.map(reverseBits32).sort() };
+}
+
+/** A data file to look for keys in, and the frontier nodes whose keys it may decide. */
+export interface KeyCandidate {
+  readonly file: NewFileRecord;
+  /** The file decides a member's key only when the key hashes into one of these nodes. */
+  readonly nodes: readonly NodeKeys[];
+  /** The members' first key column values, against the file's min/max of that column. */
+  readonly range?: KeyRangeFilter;
+}
+
+export function isLiveOp(op: unknown): boolean {
+  return op === '+I' || op === '+U';
+}
+
+/**
+ * Offers every row of the candidates whose key is a member of `set` to `winners`.
+ * Reads only the key columns and `_op` (change files) or `_seq` (base files), and
+ * skips what the key structures rule out: files whose first key column's min/max
+ * holds no member's, files whose key bitmap lacks every member hash, and base row
+ * groups whose reversed-hash range holds none.
+ */
+export async function offerFileRows(storage: Storage, table: TableMetadata, candidates: readonly KeyCandidate[], set: KeySet, winners: KeyWinners): Promise<{ filesRead: number; rowsRead: number }> {
+  const keyCols = keyColumnsOf(table);
+  const keyNames = keyCols.map((c) => physicalName(c.fieldId));
+  const keyTypes = keyCols.map((c) => c.type);
+  let filesRead = 0;
+  let rowsRead = 0;
+  const firstKey = physicalName(keyCols[0]!.fieldId);
+  for (const { file, nodes, range } of candidates) {
+    if (file.path === '' || nodes.every((n) => n.hashes.length === 0)) continue;
+    if (range !== undefined && !range.mayHold(file.stats[firstKey])) continue;
+    const bitmap = file.keyBitmap;
+    if (bitmap !== undefined && !nodes.some((n) => n.hashes.some((h) => keyBitmapMayHold(bitmap, h)))) continue;
+    const groups = file.store === 'base' ? rowGroupsHolding(file, nodes) : undefined;
+    if (groups !== undefined && groups.length === 0) continue;
+    const change = file.store === 'change';
+    const source = await openSource(storage, file.path);
+    filesRead++;
+    let position = 0;
+    const fileSeq = Number(file.seq);
+    // A base file's keys are decoded alone first: new keys rarely meet a base row, and
+    // its `_seq` (as wide as the key) is decoded only when one does.
+    if (!change && !(await anyMember(source, file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
+    for (const batch of await decodeDataFile(source, file.path, keyCols, [change ? OP_COLUMN : SEQ_FILE_COLUMN], groups)) {
+      rowsRead += batch.numRows;
+      const keys = encodeKeyBatch(batch, keyNames, keyTypes);
+      const extra = batch.getChild(change ? OP_COLUMN : SEQ_FILE_COLUMN);
+      for (let r = 0; r < batch.numRows; r++) {
+        const m = set.indexOf(keys, r);
+        if (m < 0 || !decides(nodes, keys.hashes[r]!)) continue;
+        if (change) winners.offer(m, fileSeq, file.firstOffset + position + r, isLiveOp(extra?.get(r)));
+        else winners.offer(m, Number(extra?.get(r) ?? file.seq), Number.POSITIVE_INFINITY, true);
+      }
+      position += batch.numRows;
+    }
+  }
+  return { filesRead, rowsRead };
+}
+
+async function anyMember(
+  source: ParquetSource, path: string, keyCols: ReturnType<typeof keyColumnsOf>, keyNames: readonly string[], keyTypes: readonly SqlType[],
+  groups: readonly number[] | undefined, set: KeySet, nodes: readonly NodeKeys[],
+): Promise<boolean> {
+  for (const batch of await decodeDataFile(source, path, keyCols, [], groups)) {
+    const keys = encodeKeyBatch(batch, keyNames, keyTypes);
+    for (let r = 0; r < batch.numRows; r++) if (set.indexOf(keys, r) >= 0 && decides(nodes, keys.hashes[r]!)) return true;
+  }
+  return false;
+}
+
+function decides(nodes: readonly NodeKeys[], hash: number): boolean {
+  for (const n of nodes) if (nodeContains(n.node, hash)) return true;
+  return false;
+}
+
+/** Row groups of a hash-ordered base file whose reversed-hash range holds one of the hashes; undefined: all. */
+function rowGroupsHolding(file: NewFileRecord, nodes: readonly NodeKeys[]): number[] | undefined {
+  const ranges = file.rowGroups;
+  if (ranges === undefined) return undefined;
+  const out: number[] = [];
+  ranges.forEach(([lo, hi], i) => {
+    for (const { reversed: rev } of nodes) {
+      // the first reversed hash ≥ lo
+      let a = 0;
+      let b = rev.length;
+      while (a < b) { const mid = (a + b) >>> 1; if (rev[mid]! < lo) a = mid + 1; else b = mid; }
+      if (a < rev.length && rev[a]! <= hi) { out.push(i); return; }
+    }
+  });
+  return out;
+}
+
+async function openSource(storage: Storage, path: string): Promise<ParquetSource> {
+  const blob = storage.openBlob ? await storage.openBlob(path) : undefined;
+  return blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(path));
+}
