@@ -51,6 +51,13 @@ const pg15Forms = [
   `MERGE INTO tgt t USING log s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v`,
   // DO NOTHING for a double match is not an error.
   `MERGE INTO tgt t USING log s ON t.id = s.id WHEN MATCHED THEN DO NOTHING`,
+  // A clause's condition, SET and VALUES are computed only for the rows that reach it
+  // (no 22012 from rows another clause took), as in PostgreSQL.
+  `MERGE INTO tgt t USING (VALUES (2, 0), (12, 5), (14, 0)) s(id, d) ON t.id = s.id
+     WHEN MATCHED AND s.d > 0 THEN UPDATE SET v = 10 / s.d
+     WHEN MATCHED THEN DO NOTHING
+     WHEN NOT MATCHED AND s.d = 0 THEN DO NOTHING
+     WHEN NOT MATCHED AND 10 / s.d > 1 THEN INSERT (id, v) VALUES (s.id, 100 / s.d)`,
   // An append table (no key) as the target.
   `MERGE INTO src t USING (VALUES (6, 0), (100, 1)) s(id, v) ON t.id = s.id
      WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)`,

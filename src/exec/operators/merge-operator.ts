@@ -1,12 +1,13 @@
 import { compileCheckConstraints } from './check-constraints.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { compileExpr } from '../expr/compile-expr.js';
+import { compileExpr, type CompiledExpr } from '../expr/compile-expr.js';
 import type { MergePlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { checkNotNull, dmlTarget, keyOf, returningBatches, toColumns } from './dml-support.js';
-import { inputBatches, metered } from './operator-support.js';
+import { inputBatches, metered, selectRows } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { RunState } from '../run-state.js';
 
 /**
  * MERGE: for each joined row picks the first WHEN clause of its kind whose
@@ -34,18 +35,32 @@ export function createMergeOperator(plan: MergePlan, input: Operator): Operator 
         const returned: unknown[][] = [];
         const touched = new Set<string>();
         for await (const b of inputBatches(input, run)) {
-          const conds: (unknown[] | undefined)[] = [];
-          for (const x of actions) conds.push(x.cond ? await x.cond.evaluate(b, run) : undefined);
-          const sets = [];
-          for (const x of actions) { const s = []; for (const e of x.set) s.push({ column: e.column, v: await e.fn.evaluate(b, run) }); sets.push(s); }
-          const vals = [];
-          for (const x of actions) { const s = []; for (const e of x.values) s.push(await e.evaluate(b, run)); vals.push(s); }
-          for (let i = 0; i < b.numRows; i++) {
+          const kindOf = (i: number): MergeMatch => {
             const src = b.columns[plan.sourcePresent]![i] === true;
             const tgt = b.columns[plan.targetPresent]![i] === true;
-            const kind = src && tgt ? 'matched' : src ? 'notMatchedByTarget' : 'notMatchedBySource';
-            const k = actions.findIndex((x, j) => x.a.match === kind && (!conds[j] || conds[j]![i] === true));
+            return src && tgt ? 'matched' : src ? 'notMatchedByTarget' : 'notMatchedBySource';
+          };
+          const { clauseOf, rowsOf } = await chooseClauses(b, run, actions, kindOf);
+          // Each clause's SET and VALUES run over the rows that chose it alone, as PostgreSQL
+          // evaluates them: a value another row's clause would reject is never computed.
+          const sets: { column: number; v: unknown[] }[][] = [];
+          const vals: unknown[][][] = [];
+          const at = new Int32Array(b.numRows);
+          for (let j = 0; j < actions.length; j++) {
+            const rows = rowsOf[j]!;
+            rows.forEach((i, r) => { at[i] = r; });
+            const sub = rows.length === 0 || (actions[j]!.set.length === 0 && actions[j]!.values.length === 0) ? undefined : selectRows(b, rows);
+            const s: { column: number; v: unknown[] }[] = [];
+            for (const e of actions[j]!.set) s.push({ column: e.column, v: sub === undefined ? [] : await e.fn.evaluate(sub, run) });
+            sets.push(s);
+            const v: unknown[][] = [];
+            for (const e of actions[j]!.values) v.push(sub === undefined ? [] : await e.evaluate(sub, run));
+            vals.push(v);
+          }
+          for (let i = 0; i < b.numRows; i++) {
+            const k = clauseOf[i]!;
             if (k < 0) continue;
+            const tgt = b.columns[plan.targetPresent]![i] === true;
             const act = actions[k]!.a.action;
             const full = b.columns.map((c) => c[i]);
             const old = full.slice(sw, sw + width);
@@ -60,7 +75,7 @@ export function createMergeOperator(plan: MergePlan, input: Operator): Operator 
             }
             if (act.kind === 'update') {
               const row = [...old];
-              for (const s of sets[k]!) row[s.column] = s.v[i] ?? null;
+              for (const s of sets[k]!) row[s.column] = s.v[at[i]!] ?? null;
               checkNotNull(t, row);
               before.push(old); after.push(row);
               if (!t.keyed) delIds.push(BigInt(full[sw + width] as bigint));
@@ -70,7 +85,7 @@ export function createMergeOperator(plan: MergePlan, input: Operator): Operator 
               if (!t.keyed) delIds.push(BigInt(full[sw + width] as bigint));
               returned.push(full.slice(0, sw + width));
             } else if (act.kind === 'insert') {
-              const row = vals[k]!.map((c) => c[i] ?? null);
+              const row = vals[k]!.map((c) => c[at[i]!] ?? null);
               checkNotNull(t, row);
               inserted.push(row);
               returned.push([...full.slice(0, sw), ...row]);
@@ -95,4 +110,35 @@ export function createMergeOperator(plan: MergePlan, input: Operator): Operator 
       });
     },
   };
+}
+
+type MergeMatch = 'matched' | 'notMatchedByTarget' | 'notMatchedBySource';
+
+/**
+ * For each row, the first WHEN clause of its kind whose condition holds (-1: none), and each
+ * clause's rows. A clause's condition is evaluated only over the rows no earlier clause took,
+ * as PostgreSQL tries the clauses in order: a later condition never sees a row it would not.
+ */
+async function chooseClauses(
+  b: ColumnarBatch, run: RunState,
+  clauses: readonly { readonly a: { readonly match: MergeMatch }; readonly cond: CompiledExpr | undefined }[],
+  kindOf: (i: number) => MergeMatch,
+): Promise<{ clauseOf: Int32Array; rowsOf: number[][] }> {
+  const clauseOf = new Int32Array(b.numRows).fill(-1);
+  const rowsOf: number[][] = [];
+  const kinds = Array.from({ length: b.numRows }, (_, i) => kindOf(i));
+  let open = Array.from({ length: b.numRows }, (_, i) => i);
+  for (let j = 0; j < clauses.length; j++) {
+    const c = clauses[j]!;
+    const candidates = open.filter((i) => kinds[i] === c.a.match);
+    let taken = candidates;
+    if (c.cond !== undefined && candidates.length > 0) {
+      const holds = await c.cond.evaluate(selectRows(b, candidates), run);
+      taken = candidates.filter((_, r) => holds[r] === true);
+    }
+    for (const i of taken) clauseOf[i] = j;
+    rowsOf.push(taken);
+    if (taken.length > 0) open = open.filter((i) => clauseOf[i] < 0);
+  }
+  return { clauseOf, rowsOf };
 }
