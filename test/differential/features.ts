@@ -28,19 +28,10 @@ export type Feature = (typeof ALL_FEATURES)[number];
 // the divergence each one shows today.
 // ─────────────────────────────────────────────────────────────────────────────
 export const PENDING_FEATURES: readonly Feature[] = [
-  'insertDuplicateKey', // keys: INSERT of an existing or repeated key succeeds (PostgreSQL: 23505)
-  'copyDuplicateKey', // keys: COPY of an existing or repeated key succeeds (23505)
-  'pkUpdate', // keys: key-changing UPDATE overwrites or collapses rows (PostgreSQL: 23505, or the shifted keys)
   // Not pending a fix but kept off: PostgreSQL 15 checks a non-deferrable key per row, so `SET id = id + 1`
   // over 1, 2, 3 fails there (23505) while the SQL standard and issue 22 want every row shifted.
   'pkShiftOverlap',
-  'invalidDates', // values: '2024-02-30' is stored as 2024-03-01 (22008)
-  'varcharOverflow', // values: varchar(n) overflow is truncated or stored (22001)
-  'addColumnDefault', // schema: ADD COLUMN … DEFAULT leaves existing rows NULL
-  'addColumnNotNull', // schema: ADD COLUMN … NOT NULL on an empty table fails with 23502
-  'alterColumnType', // schema: ALTER COLUMN … TYPE is refused with 0A000
-  'appendWritesInTransaction', // lake: UPDATE/DELETE of a row inserted earlier in the same transaction, in a table without a key, fails COMMIT with 40001
-];
+]
 
 /**
  * The features in force: all but the pending ones, unless FLOE_DIFF_FEATURES

@@ -84,6 +84,15 @@ describe('schema evolution, CHECK and FOREIGN KEY over the wire, against Postgre
     ], ['ad_log']);
   });
 
+  test('typed-literal defaults (`date \'…\'`) on CREATE TABLE and ADD COLUMN', async () => {
+    await same([
+      "CREATE TABLE tl (id int PRIMARY KEY, d date DEFAULT date '2024-01-01', e timestamp DEFAULT timestamp '2024-01-01 10:00', f int DEFAULT -1)",
+      'INSERT INTO tl (id) VALUES (1)',
+      "ALTER TABLE tl ADD COLUMN g date DEFAULT DATE '2024-02-17'",
+      'INSERT INTO tl (id) VALUES (2)',
+    ], ['tl']);
+  });
+
   test('old snapshots read through the current schema: time travel sees the initial default', async () => {
     await g.run('CREATE TABLE tt (id int PRIMARY KEY, v int)');
     await g.run('INSERT INTO tt VALUES (1, 10), (2, 20)');

@@ -83,12 +83,13 @@ function tableNameOf(ctx: BindContext): string {
 export function sourceText(ctx: BindContext, node: Raw): string {
   const start = positionOf(node);
   const src = ctx.stmt.source;
-  if (start === undefined) return '';
+  // A cast's location may point at '::', and a typed literal's (`date '2024-01-01'`) is
+  // missing: start at the first location inside the expression.
+  const firstLoc = minLocation(node);
+  if (start === undefined && firstLoc < 0) return '';
   // Scan forward to the end of the expression: to the next ',' or ')' at depth 0 outside quotes, or a constraint keyword.
   let depth = 0;
-  let i = start - 1;
-  // A cast's location may point at '::'; walk back to the operand start for TypeCast nodes.
-  const firstLoc = minLocation(node);
+  let i = start === undefined ? firstLoc : start - 1;
   if (firstLoc >= 0 && firstLoc < i) i = firstLoc;
   const begin = i;
   let quote: string | undefined;
