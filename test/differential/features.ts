@@ -22,16 +22,15 @@ export const ALL_FEATURES = [
 export type Feature = (typeof ALL_FEATURES)[number];
 
 // ─────────────────────────────────────────────────────────────────────────────
-// PENDING FEATURES: the generator keeps these off in CI because Floe still
-// diverges from PostgreSQL on them and the fix is on another branch of issue 22.
-// Turn each one on (delete its line) once its fix is merged; the README lists
-// the divergence each one shows today.
+// PENDING FEATURES: what the generator keeps off in CI. A feature whose
+// divergence waits for a fix goes here, with the reason, until the fix lands;
+// README.md says what each one found.
 // ─────────────────────────────────────────────────────────────────────────────
 export const PENDING_FEATURES: readonly Feature[] = [
   // Not pending a fix but kept off: PostgreSQL 15 checks a non-deferrable key per row, so `SET id = id + 1`
   // over 1, 2, 3 fails there (23505) while the SQL standard and issue 22 want every row shifted.
   'pkShiftOverlap',
-]
+];
 
 /**
  * The features in force: all but the pending ones, unless FLOE_DIFF_FEATURES
