@@ -45,6 +45,13 @@ async function insert(tm: TableMetadata, rows: unknown[][]): Promise<void> {
   await txn.commit();
 }
 
+/** Rows over existing keys replace them: a blind upsert (a plain INSERT of a live key is 23505). */
+async function upsert(tm: TableMetadata, rows: unknown[][]): Promise<void> {
+  const txn = await wh.begin();
+  await txn.upsert(tm, 'main', C.map((_, c) => rows.map((r) => r[c])));
+  await txn.commit();
+}
+
 before(async () => {
   wh = await openWarehouse({ path: dir });
   const columns = C.map((c) => ({ name: c.name, type: c.type, nullable: c.name !== 'id' && c.name !== 'part' }));
@@ -55,7 +62,7 @@ before(async () => {
   // Three commits: each partition's task merges several change files.
   await insert(facts, Array.from({ length: 1200 }, (_, i) => row(i)));
   await insert(facts, Array.from({ length: 300 }, (_, i) => row(1200 + i)));
-  await insert(facts, Array.from({ length: 200 }, (_, i) => { const r = row(i * 5); r[4] = '0.001'; return r; }));
+  await upsert(facts, Array.from({ length: 200 }, (_, i) => { const r = row(i * 5); r[4] = '0.001'; return r; }));
   // Four partitions of 1000 rows: enough rows per task for a grouping of 500 groups a task.
   quarters = await wh.createTable({
     namespace: 'public', name: 'quarters', primaryKey: ['id', 'part'],
