@@ -1,6 +1,6 @@
 import { isValidDateDays, isValidTimestampMicros } from '../../common/calendar.js';
 import {
-  parseDate as parseDateText, parseTime as parseTimeText, parseTimestamp as parseTimestampText, parseTimestamptz as parseTimestamptzText,
+  civilFromDays, parseDate as parseDateText, parseTime as parseTimeText, parseTimestamp as parseTimestampText, parseTimestamptz as parseTimestamptzText,
 } from '../../common/datetime.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { CodecContext } from './codec-context.js';
@@ -22,33 +22,12 @@ export const timestampMinusInfinity = -9223372036854775808n;
 const dateInfinityBinary = 0x7fffffff;
 const dateMinusInfinityBinary = -0x80000000;
 
-export function civilFromDays(days: number): [number, number, number] {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
-}
-
-export function daysFromCivil(year: number, month: number, day: number): number {
-  const y = year - (month <= 2 ? 1 : 0);
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
 function pad(n: number | bigint, width: number): string {
   return String(n).padStart(width, '0');
 }
 
 function formatYmd(days: number): { text: string; bc: boolean } {
-  const [y, m, d] = civilFromDays(days);
+  const { y, m, d } = civilFromDays(days);
   const bc = y <= 0;
   return { text: `${pad(bc ? 1 - y : y, 4)}-${pad(m, 2)}-${pad(d, 2)}`, bc };
 }
