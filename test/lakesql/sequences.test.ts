@@ -165,4 +165,15 @@ describe('sequences against PostgreSQL 15', () => {
       assert.equal(f.stdout, o.stdout, cmd);
     }
   });
+
+  test('nextval($1), setval($1, $2) and currval($1) take the sequence by name as a text parameter', async () => {
+    await sameOnBoth(both, ['CREATE SEQUENCE by_param']);
+    for (const c of [both.g.client, both.oracle]) {
+      const got = [];
+      for (const [text, values] of [['SELECT nextval($1)', ['public.by_param']], ['SELECT setval($1, $2)', ['by_param', 41]], ['SELECT currval($1)', ['by_param']]] as const) {
+        got.push(String((await c.query({ text, values: [...values], rowMode: 'array' })).rows[0][0]));
+      }
+      assert.deepEqual(got, ['1', '41', '41']);
+    }
+  });
 });

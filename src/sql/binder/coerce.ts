@@ -33,6 +33,12 @@ export function coerceTo(
   position ??= positions.get(e);
   const implicit = context !== 'explicit';
   if (e.kind === 'param' && e.type.kind === 'unknown') {
+    if (target.kind === 'regclass') {
+      // A regclass parameter arrives as a relation name, which only the engine can look
+      // up (the wire decodes regclass as a number): take it as text and cast it here.
+      ctx.setParamType(e.index, { kind: 'text' });
+      return Exprs.cast(Exprs.param(e.index, { kind: 'text' }), target, implicit);
+    }
     ctx.setParamType(e.index, target);
     // A parameter arrives as its type without a modifier (as in PostgreSQL); the
     // length or precision is then applied like any other coercion (operators compare it as it came).
