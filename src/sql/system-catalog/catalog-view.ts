@@ -1,5 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
-import type { TableConstraint } from '../../lake/index.js';
+import type { SequenceMetadata, TableConstraint } from '../../lake/index.js';
 import type { VirtualTable, VirtualTableContext } from '../binder/virtual-table.js';
 
 /** A lake table as the catalog views need it (src/lake's TableMetadata satisfies it). */
@@ -27,20 +27,8 @@ export interface CatalogWarehouse {
   sequenceState?(id: number): { lastValue: bigint; isCalled: boolean };
 }
 
-/** A sequence as the catalog views need it (src/lake's SequenceMetadata satisfies it). */
-export interface CatalogSequenceInfo {
-  readonly id: number;
-  readonly namespace: string;
-  readonly name: string;
-  readonly dataType: 'int2' | 'int4' | 'int8';
-  readonly increment: bigint;
-  readonly minValue: bigint;
-  readonly maxValue: bigint;
-  readonly start: bigint;
-  readonly cache: bigint;
-  readonly cycle: boolean;
-  readonly ownedBy: { readonly tableId: number; readonly fieldId: number } | undefined;
-}
+/** A sequence as the catalog views need it: src/lake's metadata without the live counter. */
+export type CatalogSequenceInfo = Omit<SequenceMetadata, 'lastValue' | 'isCalled'>;
 
 /** What one catalog query sees: lake namespaces and tables, plus the virtual relations. */
 export interface CatalogView {
