@@ -1,6 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
-import type { SequenceOptions } from '../lake/index.js';
-import type { TableConstraint } from '../lake/index.js';
+import type { AlterTableChange, SequenceOptions, TableConstraint } from '../lake/index.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
 export interface PartitionFieldSpec {
@@ -52,21 +51,8 @@ export type AlterTableAction =
       readonly constraints?: readonly TableConstraint[];
     }
   | { readonly kind: 'dropColumn'; readonly name: string; readonly ifExists: boolean }
-  | {
-      readonly kind: 'renameColumn';
-      readonly from: string;
-      readonly to: string;
-      /** The rewritten text of each CHECK that reads the column, by constraint name. */
-      readonly checkExprs?: Readonly<Record<string, string>>;
-    }
-  | {
-      /** ALTER COLUMN … TYPE, SET/DROP DEFAULT (defaultExpr null drops it), SET/DROP NOT NULL. */
-      readonly kind: 'alterColumn';
-      readonly name: string;
-      readonly type?: SqlType;
-      readonly defaultExpr?: string | null;
-      readonly nullable?: boolean;
-    }
+  // RENAME COLUMN (with the CHECK texts it rewrites) and ALTER COLUMN as src/lake applies them.
+  | Extract<AlterTableChange, { kind: 'renameColumn' | 'alterColumn' }>
   | { readonly kind: 'addConstraint'; readonly constraint: TableConstraint }
   | { readonly kind: 'dropConstraint'; readonly name: string; readonly ifExists: boolean }
   | { readonly kind: 'renameTable'; readonly to: string }
