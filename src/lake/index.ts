@@ -32,3 +32,8 @@ export { arrowTypeOf } from './arrow/arrow-type.js';
 export { takeData } from './arrow/take-rows.js';
 export { isValid, nullMask } from './arrow/column-reader.js';
 export { isExactFilter } from './scan/filter-batch.js';
+export type { NodeOptimizingMetrics, NodeRewriteResult, NodeRewriteTask, OptimizeKind, OptimizingMetrics } from './optimize/optimize-result.js';
+export type {
+  NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
+} from './optimize/optimizing-records.js';
+export { OPTIMIZING_PROPERTIES, checkOptimizingProperty, optimizingSettings, type OptimizingSettings } from './table/optimizing-properties.js';

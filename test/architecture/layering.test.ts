@@ -5,9 +5,10 @@ import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // DESIGN.md's picture, left to right. A layer may import itself and any layer
-// to its right, never one to its left. src/common is below everything; src/cli
+// to its right, never one to its left. src/service (long-running work no statement
+// owns) sits beside the session, which calls it, and calls only src/lake itself. src/common is below everything; src/cli
 // is the composition root and may import anything.
-const layers = ['wire', 'session', 'sql', 'planner', 'exec', 'lake'] as const;
+const layers = ['wire', 'session', 'service', 'sql', 'planner', 'exec', 'lake'] as const;
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 function sourceFiles(dir: string): string[] {

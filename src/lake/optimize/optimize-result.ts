@@ -1,3 +1,16 @@
+import type { BucketNode } from '../bucket/bucket-node.js';
+import type { OptimizingSettings } from '../table/optimizing-properties.js';
+
+/**
+ * What one optimize process does (Amoro's three kinds, adapted to Floe's bucket tree; the
+ * definitions are in docs/design-notes.md, "Self-optimizing"):
+ * - minor folds a node's change files into its base;
+ * - major also rewrites undersized base files and those with many superseded or deleted rows;
+ * - full rewrites every node.
+ * Any kind splits a node whose base passed the target size.
+ */
+export type OptimizeKind = 'minor' | 'major' | 'full';
+
 export interface OptimizeProgress {
   readonly phase: 'plan' | 'node' | 'commit' | 'done';
   readonly partition?: string;
@@ -9,17 +22,93 @@ export interface OptimizeProgress {
 export interface OptimizeOptions {
   /** Branch to optimize; default main. */
   readonly ref?: string;
+  /** Default minor. */
+  readonly kind?: OptimizeKind;
+  /**
+   * With settings, only nodes past their triggers are worked (the scheduler's way). Without,
+   * every node with work of the kind is (CALL optimize's way).
+   */
+  readonly triggers?: OptimizingSettings;
+  /**
+   * Runs one node's rewrite. The self-optimizing service passes one that runs it on its own
+   * worker threads; the default runs it on the calling thread.
+   */
+  readonly runNodeRewrite?: (task: NodeRewriteTask) => Promise<NodeRewriteResult>;
   readonly onProgress?: (p: OptimizeProgress) => void;
+  /** Aborting stops before the next node and before the commit; the table is left as it was. */
+  readonly signal?: AbortSignal;
 }
 
 export interface OptimizeResult {
+  readonly kind: OptimizeKind;
   /** The snapshot the optimizer committed, or undefined when there was nothing to do. */
   readonly snapshotId: bigint | undefined;
   readonly nodesOptimized: number;
   readonly nodesSplit: number;
+  /** Pairs of undersized sibling nodes merged back into their parent (major). */
+  readonly nodesMerged: number;
   readonly changeFilesFolded: number;
   readonly baseFilesWritten: number;
+  /** Data files read and replaced (change and base), and their bytes and rows. */
+  readonly filesIn: number;
+  readonly bytesIn: number;
+  readonly rowsIn: number;
+  /** Data files written, and their bytes and rows. */
+  readonly filesOut: number;
+  readonly bytesOut: number;
+  readonly rowsOut: number;
   readonly lowWatermark: bigint;
   /** Nodes skipped because another optimizer committed to them first. */
   readonly conflicts: number;
+}
+
+/**
+ * One node's rewrite, self-contained and structured-clonable so it can run on a worker
+ * thread: the storage to read and write, the inputs, and where the outputs go. The
+ * optimizer plans and commits on the calling thread; only this runs elsewhere.
+ */
+export interface NodeRewriteTask {
+  /** Filled in by optimize-table (storage config, columns, inputs, placement, watermark). */
+  readonly [field: string]: unknown;
+}
+
+export interface NodeRewriteResult {
+  /** Filled in by optimize-table (the written files' catalog records and counters). */
+  readonly [field: string]: unknown;
+}
+
+/** Per frontier node: what a scan of it merges, and what is waiting to be folded. */
+export interface NodeOptimizingMetrics {
+  readonly partitionKey: string;
+  readonly node: BucketNode;
+  /** Change files a scan of this node merges (its line: ancestors, itself, descendants), unfolded. */
+  readonly changeFiles: number;
+  readonly changeRows: number;
+  readonly changeBytes: number;
+  /** Of those, files below the low watermark: what a minor may fold now. */
+  readonly foldableChangeFiles: number;
+  /** Commit time of the oldest unfolded change on the node's line. */
+  readonly oldestChangeMicros: bigint | undefined;
+  readonly baseFiles: number;
+  readonly baseRows: number;
+  readonly baseBytes: number;
+}
+
+/** A table's optimizing state at a branch head, for the scheduler and floe_optimizing. */
+export interface OptimizingMetrics {
+  readonly keyed: boolean;
+  readonly pendingChangeFiles: number;
+  readonly pendingChangeRows: number;
+  readonly pendingChangeBytes: number;
+  readonly oldestPendingChangeMicros: bigint | undefined;
+  readonly baseFiles: number;
+  readonly baseRows: number;
+  readonly baseBytes: number;
+  /** Base (or append-table data) files under target-size / fragment-ratio. */
+  readonly smallFiles: number;
+  /** Rows marked deleted by deletion vectors, over all data rows (append tables; 0 for keyed). */
+  readonly duplicateRatio: number;
+  /** The most change files a scan merges for one node (max over frontier nodes). */
+  readonly readAmplification: number;
+  readonly nodes: readonly NodeOptimizingMetrics[];
 }

@@ -75,7 +75,7 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
   // W first, then the head: every transaction below W finished before the head was read.
   const watermark = catalog.lowWatermark();
   const head = writableBranch(catalog, table, ref).snapshotId;
-  const empty = { snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, changeFilesFolded: 0, baseFilesWritten: 0, lowWatermark: watermark };
+  const empty = { kind: 'minor' as const, snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, baseFilesWritten: 0, filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark };
   if (!isKeyed(table)) {
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
     return empty;
@@ -100,7 +100,7 @@ async function optimizeNodes(
   ctx: LakeContext, table: TableMetadata, ref: string, opts: OptimizeOptions, watermark: bigint, head: bigint, txnId: string,
 ): Promise<Omit<OptimizeResult, 'conflicts'>> {
   const { catalog, storage } = ctx;
-  const empty = { snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, changeFilesFolded: 0, baseFilesWritten: 0, lowWatermark: watermark };
+  const empty = { kind: 'minor' as const, snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, baseFilesWritten: 0, filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark };
   const files = catalog.visibleFiles(table.id, head);
   const frontiers = frontierByPartition(files);
   const target = targetFileSize(table);
@@ -213,8 +213,10 @@ async function optimizeNodes(
     }], txnId, nowMicros());
     opts.onProgress?.({ phase: 'done', nodesDone: work.length, nodesTotal: work.length });
     return {
-      snapshotId: snap!.id, nodesOptimized: work.length, nodesSplit, changeFilesFolded: folded,
+      kind: 'minor', snapshotId: snap!.id, nodesOptimized: work.length, nodesSplit, nodesMerged: 0, changeFilesFolded: folded,
       baseFilesWritten: written.filter((f) => f.path !== '').length, lowWatermark: watermark,
+      // counted by the lake-optimize rework (issue 23)
+      filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0,
     };
   } catch (e) {
     for (const f of written) if (f.path !== '') await storage.delete(f.path).catch(() => undefined);

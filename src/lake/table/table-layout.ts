@@ -1,4 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
+import { optimizingSettings } from './optimizing-properties.js';
 import type { ColumnMetadata, TableMetadata } from './table-metadata.js';
 
 /**
@@ -29,11 +30,7 @@ export function tableDataPrefix(tableId: number): string {
   return `data/${tableId}/`;
 }
 
-export const DEFAULT_TARGET_FILE_SIZE = 128 * 1024 * 1024;
-
+/** Bytes of base data per bucket node before the optimizer splits it (`self-optimizing.target-size`, alias `write.target-file-size`). */
 export function targetFileSize(table: TableMetadata): number {
-  const v = table.properties['write.target-file-size'];
-  if (v === undefined) return DEFAULT_TARGET_FILE_SIZE;
-  const n = Number(v);
-  return Number.isFinite(n) && n > 0 ? n : DEFAULT_TARGET_FILE_SIZE;
+  return optimizingSettings(table).targetSize;
 }

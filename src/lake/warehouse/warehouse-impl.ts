@@ -2,7 +2,8 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { optimizeTable } from '../optimize/optimize-table.js';
-import type { OptimizeOptions, OptimizeResult } from '../optimize/optimize-result.js';
+import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../optimize/optimize-result.js';
+import type { NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
 import { expireSnapshots } from '../refs/expire-snapshots.js';
 import { createRef, dropRef, fastForward, rollbackTo, rollbackToTimestamp } from '../refs/ref-operations.js';
 import { removeOrphanFiles } from '../refs/remove-orphan-files.js';
@@ -243,6 +244,17 @@ export class WarehouseImpl implements Warehouse {
     void this.#catalog;
     return optimizeTable(this.#ctx, table, opts ?? {});
   }
+  // Contract stubs for issue 23: the lake-optimize and service helpers replace these.
+  optimizingMetrics(_table: TableMetadata, _opts?: { ref?: string }): OptimizingMetrics { throw new Error('not built yet'); }
+  listOptimizerGroups(): OptimizerGroup[] { throw new Error('not built yet'); }
+  createOptimizerGroup(_group: OptimizerGroup, _opts?: { ifNotExists?: boolean }): void { throw new Error('not built yet'); }
+  alterOptimizerGroup(_name: string, _change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): OptimizerGroup { throw new Error('not built yet'); }
+  dropOptimizerGroup(_name: string, _opts?: { ifExists?: boolean }): void { throw new Error('not built yet'); }
+  recordOptimizingRun(_run: NewOptimizingRun): OptimizingRun { throw new Error('not built yet'); }
+  listOptimizingRuns(_opts?: { tableId?: number; limit?: number }): OptimizingRun[] { throw new Error('not built yet'); }
+  saveOptimizingState(_state: OptimizingTableState): void { throw new Error('not built yet'); }
+  listOptimizingStates(): OptimizingTableState[] { throw new Error('not built yet'); }
+
 
   listFiles(table: TableMetadata, at?: SnapshotSelector): DataFileInfo[] {
     const s = resolveSnapshotRecord(this.#catalog, table, at);

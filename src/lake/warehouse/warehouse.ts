@@ -1,7 +1,8 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { CatalogConfig } from '../catalog/catalog-config.js';
-import type { OptimizeOptions, OptimizeResult } from '../optimize/optimize-result.js';
+import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../optimize/optimize-result.js';
+import type { NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
 import type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from '../refs/snapshot.js';
 import type { ScanPlan, ScanRequest } from '../scan/scan-types.js';
 import type { StorageConfig } from '../storage/storage-config.js';
@@ -103,6 +104,22 @@ export interface Warehouse {
 
   begin(opts?: BeginOptions): Promise<LakeTransaction>;
   optimize(table: TableMetadata, opts?: OptimizeOptions): Promise<OptimizeResult>;
+  /** What a scan merges and what waits to be folded, at the head of `ref` (default main). */
+  optimizingMetrics(table: TableMetadata, opts?: { ref?: string }): OptimizingMetrics;
+
+  /** The self-optimizing service's state, kept in the catalog so every process shares it. */
+  listOptimizerGroups(): OptimizerGroup[];
+  /** 42710 when it exists (unless ifNotExists). */
+  createOptimizerGroup(group: OptimizerGroup, opts?: { ifNotExists?: boolean }): void;
+  /** 42704 when it does not exist. */
+  alterOptimizerGroup(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): OptimizerGroup;
+  /** 42704 when it does not exist (unless ifExists). */
+  dropOptimizerGroup(name: string, opts?: { ifExists?: boolean }): void;
+  recordOptimizingRun(run: NewOptimizingRun): OptimizingRun;
+  /** Newest first. */
+  listOptimizingRuns(opts?: { tableId?: number; limit?: number }): OptimizingRun[];
+  saveOptimizingState(state: OptimizingTableState): void;
+  listOptimizingStates(): OptimizingTableState[];
 
   listFiles(table: TableMetadata, at?: SnapshotSelector): DataFileInfo[];
   bucketTree(table: TableMetadata, at?: SnapshotSelector): BucketNodeInfo[];

@@ -1,0 +1,57 @@
+import type { OptimizeKind } from './optimize-result.js';
+
+/**
+ * What the self-optimizing service keeps in the catalog, so every process on a warehouse
+ * (the gateway, a separate `floe optimizer`) sees the same groups, history and status.
+ */
+
+export type SchedulingPolicy = 'quota' | 'balanced';
+
+/** `CREATE OPTIMIZER GROUP g WITH (threads = N, scheduling_policy = …)`. */
+export interface OptimizerGroup {
+  readonly name: string;
+  readonly threads: number;
+  readonly schedulingPolicy: SchedulingPolicy;
+}
+
+/** One finished or failed optimize process (floe_optimizing_history). */
+export interface OptimizingRun {
+  readonly id: number;
+  readonly tableId: number;
+  readonly kind: OptimizeKind;
+  readonly status: 'success' | 'failed';
+  /** 'scheduler' or 'call' (CALL optimize). */
+  readonly trigger: string;
+  readonly startedMicros: bigint;
+  readonly durationMs: number;
+  readonly nodes: number;
+  readonly splits: number;
+  readonly filesIn: number;
+  readonly bytesIn: number;
+  readonly rowsIn: number;
+  readonly filesOut: number;
+  readonly bytesOut: number;
+  readonly rowsOut: number;
+  readonly snapshotId: bigint | undefined;
+  readonly error: string | undefined;
+}
+
+export type NewOptimizingRun = Omit<OptimizingRun, 'id'>;
+
+export type OptimizingStatus = 'idle' | 'pending' | 'planning' | 'executing' | 'committing';
+
+/** A table's optimizing status as the process optimizing it last wrote it. */
+export interface OptimizingTableState {
+  readonly tableId: number;
+  readonly status: OptimizingStatus;
+  readonly statusSinceMicros: bigint;
+  /** The process that set the status; a status whose owner is gone reads as idle. */
+  readonly ownerPid: number;
+  readonly lastMinorMicros: bigint | undefined;
+  readonly lastMajorMicros: bigint | undefined;
+  readonly lastFullMicros: bigint | undefined;
+  /** Failures in a row; the scheduler backs off by them. */
+  readonly consecutiveFailures: number;
+  /** No scheduled attempt before this (back-off after failures). */
+  readonly nextAttemptMicros: bigint | undefined;
+}

@@ -1,0 +1,58 @@
+import type {
+  OptimizeKind, OptimizerGroup, OptimizingRun, OptimizingStatus, SchedulingPolicy, TableMetadata,
+} from '../../lake/index.js';
+
+/** One row of floe_optimizing. */
+export interface OptimizingTableRow {
+  readonly tableId: number;
+  readonly namespace: string;
+  readonly table: string;
+  readonly enabled: boolean;
+  readonly group: string;
+  readonly status: OptimizingStatus;
+  readonly pendingChangeFiles: number;
+  readonly pendingChangeRows: number;
+  readonly pendingChangeBytes: number;
+  readonly baseFiles: number;
+  readonly smallFiles: number;
+  readonly lastMinorMicros: bigint | undefined;
+  readonly lastMajorMicros: bigint | undefined;
+  readonly lastFullMicros: bigint | undefined;
+  /** How long the oldest unfolded change has waited (0 when none). */
+  readonly optimizingLagMs: number;
+  readonly readAmplification: number;
+  readonly readAmplificationMax: number;
+  /** 0–100, higher is healthier (see health-score.ts). */
+  readonly healthScore: number;
+  readonly quota: number;
+  /** Share of the group's thread time the table used over the last hour. */
+  readonly occupation: number;
+}
+
+/** One row of floe_optimizer_groups. */
+export interface OptimizerGroupRow extends OptimizerGroup {
+  readonly tasksRunning: number;
+  readonly tasksQueued: number;
+  readonly tables: number;
+}
+
+/** The finished process of CALL optimize, with the table's names for the result row. */
+export interface OptimizeReport extends OptimizingRun {
+  readonly nodesMerged: number;
+}
+
+/**
+ * What the session and the HTTP layer ask of the self-optimizing service. `floe serve`
+ * passes its scheduler; a session created without one gets an inline service (no
+ * background work) so CALL optimize and the views still work.
+ */
+export interface OptimizingService {
+  /** CALL optimize: runs one process now on the table's group threads, records it, returns it. Throws what it failed with. */
+  optimizeNow(table: TableMetadata, kind?: OptimizeKind): Promise<OptimizeReport>;
+  tables(): OptimizingTableRow[];
+  history(): OptimizingRun[];
+  groups(): OptimizerGroupRow[];
+  createGroup(group: OptimizerGroup, opts?: { ifNotExists?: boolean }): void;
+  alterGroup(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): void;
+  dropGroup(name: string, opts?: { ifExists?: boolean }): void;
+}
