@@ -37,3 +37,4 @@ export type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
 } from './optimize/optimizing-records.js';
 export { OPTIMIZING_PROPERTIES, checkOptimizingProperty, optimizingSettings, type OptimizingSettings } from './table/optimizing-properties.js';
+export { dueOptimizingKind, majorNodeDue, minorReason, type LastOptimized, type MinorReason } from './optimize/optimizing-triggers.js';
