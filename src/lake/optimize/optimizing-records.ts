@@ -45,8 +45,13 @@ export interface OptimizingTableState {
   readonly tableId: number;
   readonly status: OptimizingStatus;
   readonly statusSinceMicros: bigint;
-  /** The process that set the status; a status whose owner is gone reads as idle. */
-  readonly ownerPid: number;
+  /** The process that set the status (pid; with a host prefix once processes span machines). */
+  readonly owner: string;
+  /**
+   * Refreshed by the owner while it works. A non-idle status whose heartbeat is older than
+   * the lease is abandoned (its process died): it reads as idle and may be claimed.
+   */
+  readonly heartbeatMicros: bigint;
   readonly lastMinorMicros: bigint | undefined;
   readonly lastMajorMicros: bigint | undefined;
   readonly lastFullMicros: bigint | undefined;

@@ -253,6 +253,7 @@ export class WarehouseImpl implements Warehouse {
   recordOptimizingRun(_run: NewOptimizingRun): OptimizingRun { throw new Error('not built yet'); }
   listOptimizingRuns(_opts?: { tableId?: number; limit?: number }): OptimizingRun[] { throw new Error('not built yet'); }
   saveOptimizingState(_state: OptimizingTableState): void { throw new Error('not built yet'); }
+  tryClaimOptimizing(_tableId: number, _owner: string, _nowMicros: bigint, _leaseMicros: bigint): boolean { throw new Error('not built yet'); }
   listOptimizingStates(): OptimizingTableState[] { throw new Error('not built yet'); }
 
 

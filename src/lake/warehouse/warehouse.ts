@@ -119,6 +119,12 @@ export interface Warehouse {
   /** Newest first. */
   listOptimizingRuns(opts?: { tableId?: number; limit?: number }): OptimizingRun[];
   saveOptimizingState(state: OptimizingTableState): void;
+  /**
+   * Atomically takes a table for optimizing: sets status 'planning' with this owner when the
+   * table's status is idle, or its heartbeat is older than `leaseMicros`. False when another
+   * live owner holds it. Lets several schedulers share a warehouse.
+   */
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean;
   listOptimizingStates(): OptimizingTableState[];
 
   listFiles(table: TableMetadata, at?: SnapshotSelector): DataFileInfo[];
