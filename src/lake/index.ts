@@ -37,4 +37,9 @@ export type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
 } from './optimize/optimizing-records.js';
 export { OPTIMIZING_PROPERTIES, checkOptimizingProperty, optimizingSettings, type OptimizingSettings } from './table/optimizing-properties.js';
-export { dueOptimizingKind, majorNodeDue, minorReason, type LastOptimized, type MinorReason } from './optimize/optimizing-triggers.js';
+export {
+  dueOptimizingKind, majorNodeDue, minorReason, splitDue, undersizedSiblingPairs, type LastOptimized, type MinorReason,
+} from './optimize/optimizing-triggers.js';
+// One node's rewrite, runnable on a worker thread (the self-optimizing service's pool).
+export { executeNodeRewrite } from './optimize/execute-node-rewrite.js';
+export type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile, RewritePart } from './optimize/keyed-node-rewrite-task.js';
