@@ -37,4 +37,12 @@ export type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
 } from './optimize/optimizing-records.js';
 export { OPTIMIZING_PROPERTIES, checkOptimizingProperty, optimizingSettings, type OptimizingSettings } from './table/optimizing-properties.js';
-export { dueOptimizingKind, majorNodeDue, minorReason, type LastOptimized, type MinorReason } from './optimize/optimizing-triggers.js';
+export {
+  DEFAULT_OPTIMIZER_GROUP, OPTIMIZER_GROUP_OPTIONS, checkOptimizerGroupName, defaultGroupDropError, groupInUseError, optimizerGroupOptions,
+} from './warehouse/check-optimizer-group.js';
+export {
+  dueOptimizingKind, majorNodeDue, minorReason, splitDue, undersizedSiblingPairs, type LastOptimized, type MinorReason,
+} from './optimize/optimizing-triggers.js';
+// One node's rewrite, runnable on a worker thread (the self-optimizing service's pool).
+export { executeNodeRewrite } from './optimize/execute-node-rewrite.js';
+export type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile, RewritePart } from './optimize/keyed-node-rewrite-task.js';
