@@ -365,7 +365,7 @@ test('worker pools: one per group with its threads, passed as runNodeRewrite, cl
     createPool: (g) => {
       const p = { group: g.name, threads: g.threads, closed: false };
       made.push(p);
-      return { threads: g.threads, runNodeRewrite: async () => ({}), close: async () => { p.closed = true; } };
+      return { threads: g.threads, runNodeRewrite: async () => { throw new Error('not called by the fake optimize'); }, close: async () => { p.closed = true; } };
     },
   });
   wh.addTable('t', {}, keyedMetrics({ changeFiles: 20 }));
