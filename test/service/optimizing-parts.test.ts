@@ -31,8 +31,9 @@ test('health score: 100 when clean, docked for read amplification, small files, 
   assert.equal(healthScore(clean), 100);
   assert.equal(healthScore({ ...clean, readAmplification: 16 }), 60);
   assert.equal(healthScore({ ...clean, readAmplification: 8 }), 80);
-  assert.equal(healthScore({ ...clean, smallFiles: 2 }), 90);
+  assert.equal(healthScore({ ...clean, smallFiles: 1, baseFiles: 1 }), 100, 'a small table\'s one small file is no fault');
+  assert.equal(healthScore({ ...clean, smallFiles: 3 }), 90);
   assert.equal(healthScore({ ...clean, optimizingLagMs: 60_000 }), 88);
   assert.equal(healthScore({ ...clean, consecutiveFailures: 10 }), 85);
-  assert.equal(healthScore({ readAmplification: 99, readAmplificationMax: 16, smallFiles: 9, baseFiles: 9, optimizingLagMs: 1e9, minorIntervalMs: 60_000, consecutiveFailures: 9 }), 0);
+  assert.equal(healthScore({ readAmplification: 99, readAmplificationMax: 16, smallFiles: 9, baseFiles: 9, optimizingLagMs: 1e9, minorIntervalMs: 60_000, consecutiveFailures: 9 }), 2);
 });
