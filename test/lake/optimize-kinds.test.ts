@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Piscina } from 'piscina';
 import { isFloeError } from '../../src/common/floe-error.js';
 import { executeNodeRewrite, optimizingSettings } from '../../src/lake/index.js';
 import type { KeyedNodeRewriteTask, TableMetadata, Warehouse } from '../../src/lake/index.js';
@@ -238,6 +239,29 @@ test('node rewrite tasks and results survive structured cloning (a worker thread
     assert.ok(seen.every((task) => task.kind === 'keyed-node' && task.parts.length === 1));
     assert.deepEqual(await readRows(wh, { table: t }), want);
   } finally { await cleanup(); }
+});
+
+test('node rewrites run on worker threads (piscina), two at a time, into one commit', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  const pool = new Piscina({
+    filename: new URL('./helpers/node-rewrite-worker.ts', import.meta.url).href,
+    execArgv: ['--import', import.meta.resolve('tsx')], maxThreads: 2, minThreads: 0,
+  });
+  try {
+    const t = await splitTable(wh, 'kv', 2000, 2, true);
+    await upsertRows(wh, t, Array.from({ length: 50 }, (_, i) => ({ id: i * 7, v: 'w' })));
+    await deleteRows(wh, t, [1, 2, 3]);
+    const want = await readRows(wh, { table: t });
+    const snapshots = wh.listSnapshots(t).length;
+    const r = await wh.optimize(t, { kind: 'full', rewriteConcurrency: 2, runNodeRewrite: (task) => pool.run(task) });
+    assert.equal(r.nodesOptimized, 4);
+    assert.equal(wh.listSnapshots(t).length, snapshots + 1, 'one commit');
+    assert.equal(wh.listFiles(t).filter((f) => f.store === 'change').length, 0);
+    assert.deepEqual(await readRows(wh, { table: t }), want);
+  } finally {
+    await pool.destroy();
+    await cleanup();
+  }
 });
 
 test('a writer that routed rows by the old frontier commits after a sibling merge: nothing is lost, start order holds', async () => {
