@@ -371,3 +371,28 @@ test('merging a sibling that holds only an empty-node marker and an ancestor cha
     assert.deepEqual(await readRows(wh, { table: t }), want);
   } finally { await cleanup(); }
 });
+
+test('a merge that loses the race to another optimizer on the same nodes re-plans; only optimizers conflict', async () => {
+  const { wh, dir, cleanup } = await tempWarehouse();
+  try {
+    const t = await splitTable(wh, 'kv', 300, 1);
+    await upsertRows(wh, t, [{ id: 1, v: 'x' }, { id: 2, v: 'y' }, { id: 3, v: 'z' }]);
+    const want = await readRows(wh, { table: t });
+    const onDisk = dataFiles(dir).length;
+    let other: Awaited<ReturnType<Warehouse['optimize']>> | undefined;
+    const r = await wh.optimize(t, {
+      kind: 'major',
+      runNodeRewrite: async (task) => {
+        // another optimizer folds both siblings and commits while this merge is being written
+        if (other === undefined) other = await wh.optimize(t, { kind: 'minor' });
+        return executeNodeRewrite(task);
+      },
+    });
+    assert.equal(other?.nodesOptimized, 2);
+    assert.equal(r.conflicts, 1);
+    assert.equal(r.nodesMerged, 1);
+    assert.equal(dataFiles(dir).length, onDisk + 2 + 1, "the other optimizer's two files and the merged one: the lost attempt's file is gone");
+    assert.deepEqual(frontierKeys(wh, t), ['0:0']);
+    assert.deepEqual(await readRows(wh, { table: t }), want);
+  } finally { await cleanup(); }
+});
