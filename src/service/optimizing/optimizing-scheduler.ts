@@ -237,18 +237,21 @@ export class OptimizingScheduler implements OptimizingService {
     const states = new Map(this.#warehouse.listOptimizingStates().map((s) => [s.tableId, s]));
     const threads = new Map(this.#groups.list().map((g) => [g.name, g.threads]));
     const pendingIds = new Set([...this.#pending.values()].flat().map((p) => p.tableId));
-    return this.#warehouse.listTables().map((table) => {
+    // A table dropped while the view is read has no metrics: it has no row either.
+    return this.#warehouse.listTables().flatMap((table) => {
       const s = optimizingSettings(table);
       const running = this.#running.get(table.id);
-      return optimizingTableRow({
+      let metrics;
+      try { metrics = this.#metrics.get(table, now); } catch { return []; }
+      return [optimizingTableRow({
         table,
-        metrics: this.#metrics.get(table, now),
+        metrics,
         state: states.get(table.id),
         occupation: this.#occupation.occupation(table.id, threads.get(s.group) ?? 0, now),
         nowMicros: now,
         leaseMicros: this.#leaseMicros,
         localStatus: running?.status ?? (pendingIds.has(table.id) ? 'pending' : undefined),
-      });
+      })];
     });
   }
 
