@@ -146,25 +146,9 @@ export class OptimizingScheduler implements OptimizingService {
     } catch (e) {
       this.#log.warn({ err: errorText(e) }, 'optimizing history unreadable; quotas start from zero');
     }
-    this.#warmPools();
+    // Pools start with a group's first process, not here: a gateway whose tables never need
+    // optimizing (most test servers) pays no worker (≈1.2 s CPU, 70 MB) for it.
     this.#scheduleTick(0);
-  }
-
-  /**
-   * Starts each group's workers now: a worker's first task otherwise pays for loading the
-   * lake and warming its Parquet decoder (seconds), while change files pile up.
-   */
-  #warmPools(): void {
-    if (this.#createPool === undefined) return;
-    try {
-      for (const g of this.#groups.list()) {
-        if (g.threads <= 0) continue;
-        const e = this.#poolFor(g);
-        if (e !== undefined) e.inUse--;
-      }
-    } catch (e) {
-      this.#log.warn({ err: errorText(e) }, 'could not start the optimizer workers ahead of use');
-    }
   }
 
   /**
