@@ -322,3 +322,28 @@ test('a merge applies an ancestor change only to the sibling that had not folded
     assert.deepEqual(await readRows(wh, { table: t }), want);
   } finally { await cleanup(); }
 });
+
+test('merging a sibling that holds only an empty-node marker and an ancestor change keeps every row', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    // found by the model test: the two siblings' merged rows once came out in two Arrow
+    // schemas (one from a base file, one from change rows only), and a row was lost
+    let t = await kvTable(wh, 'kv', { 'write.target-file-size': '1' });
+    await upsertRows(wh, t, [{ id: 0, v: 'a' }]);
+    const a = await wh.begin();
+    const b = await wh.begin();
+    await a.upsert(t, 'main', columnsOf(t, [{ id: 0, v: 'A' }]));
+    await b.upsert(t, 'main', columnsOf(t, [{ id: 5, v: 'B' }]));
+    await b.commit();
+    assert.equal((await wh.optimize(t)).nodesSplit, 1, 'the root splits under the open transaction a');
+    await a.commit();
+    assert.equal(wh.listFiles(t).filter((f) => f.store === 'base').length, 1, 'one child has rows, the other only a marker');
+    const want = [{ id: 0, v: 'A' }, { id: 5, v: 'B' }];
+    assert.deepEqual(await readRows(wh, { table: t }), want);
+    t = await setProperties(wh, t, { 'write.target-file-size': '100000000' });
+    const r = await wh.optimize(t, { kind: 'major' });
+    assert.equal(r.nodesMerged, 1);
+    assert.equal(r.rowsOut, 2);
+    assert.deepEqual(await readRows(wh, { table: t }), want);
+  } finally { await cleanup(); }
+});
