@@ -245,6 +245,12 @@ class FloeSession implements SessionHandler {
   }
 
   /** Ends an implicit transaction when its query string is done: commit on success, else roll back. */
+  /** Commits, then tells the self-optimizing service, so a fast stream's files are folded before they pile up. */
+  async #commitLake(lake: LakeTransaction): Promise<void> {
+    await lake.commit();
+    this.#optimizing.nudge?.();
+  }
+
   async #endImplicit(ok: boolean): Promise<void> {
     const t = this.#txn;
     if (!t?.implicit) return;
@@ -252,7 +258,7 @@ class FloeSession implements SessionHandler {
     this.#restoreSettings(t, ok && !t.failed);
     await this.#closeCursors(false);
     if (!t.lake || t.lake.state !== 'open') return;
-    if (ok && !t.failed) await t.lake.commit();
+    if (ok && !t.failed) await this.#commitLake(t.lake);
     else await t.lake.abort().catch(() => undefined);
   }
 
@@ -464,7 +470,7 @@ class FloeSession implements SessionHandler {
     let count = 0;
     const ctx = this.#execContext(params, signal, lake, (n) => { count += n; });
     const batches = executePlan(bound.plan, ctx);
-    const commit = async () => { if (autocommit) await lake.commit(); };
+    const commit = async () => { if (autocommit) await this.#commitLake(lake); };
     const abort = async () => { if (autocommit && lake.state === 'open') await lake.abort().catch(() => undefined); };
     if (bound.columns.length > 0) {
       const types = bound.columns.map((c) => c.type);
@@ -578,7 +584,7 @@ class FloeSession implements SessionHandler {
           if (t.lake?.state === 'open') await t.lake.abort().catch(() => undefined);
           return command('ROLLBACK');
         }
-        if (t.lake) await t.lake.commit();
+        if (t.lake) await this.#commitLake(t.lake);
         return command('COMMIT');
       }
       case 'rollback': {
@@ -966,7 +972,7 @@ class FloeSession implements SessionHandler {
               // UPSERT is the blind bulk upsert; plain COPY is INSERT (23505 for a live key).
               if (c.options.upsert === true) await lake.upsert(table, c.branch ?? 'main', columns);
               else await lake.insert(table, c.branch ?? 'main', columns);
-              if (autocommit) await lake.commit();
+              if (autocommit) await session.#commitLake(lake);
             } catch (e) {
               if (autocommit && lake.state === 'open') await lake.abort().catch(() => undefined);
               throw e;

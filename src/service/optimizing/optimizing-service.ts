@@ -47,6 +47,8 @@ export interface OptimizeReport extends OptimizingRun {
  * background work) so CALL optimize and the views still work.
  */
 export interface OptimizingService {
+  /** A commit landed: look at the tables soon rather than at the next tick (a fast stream outruns a 1 s tick). */
+  nudge?(): void;
   /** CALL optimize: runs one process now on the table's group threads, records it, returns it. Throws what it failed with. */
   optimizeNow(table: TableMetadata, kind?: OptimizeKind): Promise<OptimizeReport>;
   tables(): OptimizingTableRow[];
