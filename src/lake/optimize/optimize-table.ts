@@ -20,6 +20,7 @@ import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros, toTableMetadata } from '../warehouse/lake-context.js';
 import { BASE_ROW_GROUP_ROWS, sortByReversedHash, sortByReversedHashSplit } from './hash-order.js';
 import type { OptimizeOptions, OptimizeResult } from './optimize-result.js';
+import { compactAppendTable } from './compact-append-table.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -76,10 +77,7 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
   const watermark = catalog.lowWatermark();
   const head = writableBranch(catalog, table, ref).snapshotId;
   const empty = { kind: 'minor' as const, snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, baseFilesWritten: 0, filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark };
-  if (!isKeyed(table)) {
-    opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
-    return empty;
-  }
+  if (!isKeyed(table)) return compactAppendTable(ctx, table, ref, opts);
   // Registered like a transaction while it runs, so orphan cleanup spares the base files
   // it has written but not yet committed (its seq is at or above W: it holds nothing back).
   const txnId = `optimize-${randomUUID()}`;

@@ -1,0 +1,20 @@
+import type { FileReplacement } from '../catalog/catalog.js';
+
+/**
+ * Where row `position` of a replaced file lies in the compaction's output file, or
+ * undefined when the compaction dropped it (it was already deleted when the file was
+ * read). The output holds the file's kept rows in order from outputOffset, so a kept row
+ * moves down by the dropped positions before it.
+ */
+export function replacedPosition(r: Pick<FileReplacement, 'outputOffset' | 'dropped'>, position: number): number | undefined {
+  const d = r.dropped;
+  let lo = 0;
+  let hi = d.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (d[mid]! < position) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < d.length && d[lo] === position) return undefined;
+  return r.outputOffset + position - lo;
+}
