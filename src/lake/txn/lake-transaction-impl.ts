@@ -394,11 +394,11 @@ export class LakeTransactionImpl implements LakeTransaction {
     let expectHead: bigint | undefined;
     // Row ids name files as the transaction read them; a compaction may have moved the rows since.
     const visible = w.deletes.size > 0 ? catalog.visibleFiles(w.table.id, head) : [];
-    const { deletes, touched } = deletesAtHead(catalog, w.table.id, new Set(visible.map((f) => f.fileId)), w.deletes);
+    const { deletes, deletedSince } = deletesAtHead(catalog, w.table.id, visible, w.deletes);
     if (w.rmw) {
       const written = new Set<number>();
       for (const hs of w.keyHashes) for (const h of hs) written.add(h);
-      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, written, touched);
+      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, written, deletedSince);
       expectHead = head;
     }
     if (w.inserted.length > 0) {
