@@ -12,6 +12,7 @@ import { executeAppendFilesRewrite } from '../../src/lake/optimize/execute-appen
 import type { AppendFilesRewriteTask } from '../../src/lake/optimize/append-files-rewrite-task.js';
 import type { NodeRewriteResult, NodeRewriteTask } from '../../src/lake/index.js';
 import { optimizingSettings } from '../../src/lake/table/optimizing-properties.js';
+import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
 import { tempWarehouse } from './helpers/read-table.js';
 import { createAppendTable, deleteWhere, insertIds, liveRows, rowsWithIds, updateWhere } from './helpers/append-table.js';
 
@@ -249,4 +250,36 @@ describe('append-table compaction never fails a concurrent writer', () => {
       assert.deepEqual(dataFiles(dir, t.id), onDisk, 'the written outputs were deleted');
     } finally { await cleanup(); }
   });
+
+  test('expiry keeps the record of where rows went while a transaction can hold their old ids, and drops it after', async () => {
+    const { wh, dir, cleanup } = await tempWarehouse();
+    const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
+    try {
+      const t = await createAppendTable(wh, 'a');
+      for (let i = 0; i < 3; i++) await insertIds(wh, t, range(i * 10, 10));
+      const first = wh.listFiles(t).map((f) => f.fileId);
+      const open = await wh.begin();
+      await deleteWhere(wh, t, open, (id) => id === 25);
+      await wh.optimize(t, { kind: 'minor' });
+      await insertIds(wh, t, range(30, 10));
+      await wh.optimize(t, { kind: 'full' });
+      const second = wh.listFiles(t).map((f) => f.fileId);
+      const far = BigInt(Date.now() + 3_600_000) * 1000n;
+      await wh.expireSnapshots(t, { olderThanMicros: far });
+      // The open transaction's snapshot still reads the first files: their chain stays.
+      assert.equal(catalog.fileReplacements(t.id, first).length, 3);
+      await open.commit();
+      assert.deepEqual((await liveRows(wh, t)).map((x) => x.id), range(0, 40).filter((id) => id !== 25));
+      await wh.expireSnapshots(t, { olderThanMicros: far });
+      assert.equal(catalog.fileReplacements(t.id, first).length, 0);
+      assert.equal(catalog.fileReplacements(t.id, second).length, 0, 'no live file was ever replaced');
+      const all = catalog.fileReplacements(t.id, range(1, 100));
+      assert.deepEqual(all, [], 'every replaced file is gone, and with it its chain');
+      assert.deepEqual((await liveRows(wh, t)).map((x) => x.id), range(0, 40).filter((id) => id !== 25));
+    } finally {
+      catalog.close();
+      await cleanup();
+    }
+  });
 });
+
