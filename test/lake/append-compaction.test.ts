@@ -13,6 +13,8 @@ import type { AppendFilesRewriteTask } from '../../src/lake/optimize/append-file
 import type { NodeRewriteResult, NodeRewriteTask } from '../../src/lake/index.js';
 import { optimizingSettings } from '../../src/lake/table/optimizing-properties.js';
 import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import { appendOptimizingMetrics } from '../../src/lake/optimize/append-optimizing-metrics.js';
+import { dueOptimizingKind } from '../../src/lake/optimize/optimizing-triggers.js';
 import { tempWarehouse } from './helpers/read-table.js';
 import { createAppendTable, deleteWhere, insertIds, liveRows, rowsWithIds, updateWhere } from './helpers/append-table.js';
 
@@ -276,6 +278,54 @@ describe('append-table compaction never fails a concurrent writer', () => {
       const all = catalog.fileReplacements(t.id, range(1, 100));
       assert.deepEqual(all, [], 'every replaced file is gone, and with it its chain');
       assert.deepEqual((await liveRows(wh, t)).map((x) => x.id), range(0, 40).filter((id) => id !== 25));
+    } finally {
+      catalog.close();
+      await cleanup();
+    }
+  });
+
+  test("the scheduler's rule and the planner agree: lone small files are not due, and a due table always has work", async () => {
+    const { wh, dir, cleanup } = await tempWarehouse();
+    const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
+    try {
+      const t = await wh.createTable({
+        namespace: 'public', name: 'p', partitionBy: [{ sourceColumn: 'k', transform: { kind: 'identity' }, name: 'k' }],
+        properties: { 'self-optimizing.minor.trigger.file-count': '2', 'self-optimizing.major.trigger.duplicate-ratio': '0.3' },
+        columns: [{ name: 'k', type: { kind: 'int4' }, nullable: false }, { name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'v', type: { kind: 'text' }, nullable: true }],
+      });
+      const put = async (k: number, ids: number[]) => {
+        const txn = await wh.begin();
+        await txn.insert(t, 'main', [ids.map(() => k), ids, ids.map(() => null)]);
+        await txn.commit();
+      };
+      const s = optimizingSettings(t);
+      const due = () => dueOptimizingKind(appendOptimizingMetrics(catalog.visibleFiles(t.id, wh.resolveSnapshot(t)!.id), s), s, {}, 0n);
+      for (let k = 0; k < 3; k++) await put(k, range(k * 10, 10));
+      assert.equal(appendOptimizingMetrics(catalog.visibleFiles(t.id, wh.resolveSnapshot(t)!.id), s).smallFiles, 0);
+      assert.equal(due(), undefined, 'three partitions with one small file each: nothing to combine');
+      assert.equal((await wh.optimize(t, { kind: 'minor', triggers: s })).nodesOptimized, 0);
+      await put(1, [100, 101]);
+      assert.equal(due(), 'minor');
+      assert.equal((await wh.optimize(t, { kind: 'minor', triggers: s })).filesIn, 2);
+      assert.equal(due(), undefined);
+      const txn = await wh.begin();
+      await deleteWhere(wh, t, txn, (id) => id < 8);
+      await txn.commit();
+      const m = appendOptimizingMetrics(catalog.visibleFiles(t.id, wh.resolveSnapshot(t)!.id), s);
+      assert.ok(Math.abs(m.duplicateRatio - 8 / 32) < 1e-9);
+      assert.equal(due(), undefined, '8 of 32 rows deleted is under 0.3');
+      const more = await wh.begin();
+      await deleteWhere(wh, t, more, (id) => id === 8 || id === 9);
+      await more.commit();
+      assert.equal(due(), 'major');
+      // Partition 0's file lost every row: it goes, and nothing replaces it.
+      const r = await wh.optimize(t, { kind: 'major', triggers: s });
+      assert.equal(r.filesIn, 1);
+      assert.equal(r.rowsIn, 10);
+      assert.equal(r.filesOut, 0);
+      assert.equal(r.rowsOut, 0);
+      assert.equal(due(), undefined);
+      assert.deepEqual(wh.listFiles(t).map((f) => f.partitionValues[0]).sort(), [1, 2]);
     } finally {
       catalog.close();
       await cleanup();
