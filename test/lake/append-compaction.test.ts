@@ -331,5 +331,33 @@ describe('append-table compaction never fails a concurrent writer', () => {
       await cleanup();
     }
   });
+
+  test('a UNIQUE value inserted concurrently is still found at commit after a compaction moved it', async () => {
+    const { wh, cleanup } = await tempWarehouse();
+    try {
+      const t = await wh.createTable({
+        namespace: 'public', name: 'u', constraints: [{ kind: 'unique', name: 'u_id_key', columns: ['id'] }],
+        columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'v', type: { kind: 'text' }, nullable: true }],
+      });
+      await insertIds(wh, t, [1, 2]);
+      await insertIds(wh, t, [3, 4]);
+      const mine = await wh.begin();
+      await mine.insert(t, 'main', [[5, 6], ['mine', 'mine']]);
+      // Its own update of a row keeps that row's value: not a violation of its own.
+      await updateWhere(wh, t, mine, (id) => id === 2, 'mine too');
+      await insertIds(wh, t, [5]);
+      await insertIds(wh, t, [7]);
+      assert.equal((await wh.optimize(t, { kind: 'minor' })).filesIn, 4);
+      await assert.rejects(mine.commit(), (e: unknown) => isFloeError(e) && e.sqlstate === '23505');
+      const other = await wh.begin();
+      await updateWhere(wh, t, other, (id) => id === 2 || id === 3, 'other');
+      await insertIds(wh, t, [8]);
+      await wh.optimize(t, { kind: 'full' });
+      await other.commit();
+      assert.deepEqual(await liveRows(wh, t), [
+        { id: 1, v: 'v1' }, { id: 2, v: 'other' }, { id: 3, v: 'other' }, { id: 4, v: 'v4' }, { id: 5, v: 'v5' }, { id: 7, v: 'v7' }, { id: 8, v: 'v8' },
+      ]);
+    } finally { await cleanup(); }
+  });
 });
 

@@ -7,14 +7,19 @@ import type { FileReplacement } from '../catalog/catalog.js';
  * moves down by the dropped positions before it.
  */
 export function replacedPosition(r: Pick<FileReplacement, 'outputOffset' | 'dropped'>, position: number): number | undefined {
-  const d = r.dropped;
+  const below = rankBelow(r.dropped, position);
+  if (below < r.dropped.length && r.dropped[below] === position) return undefined;
+  return r.outputOffset + position - below;
+}
+
+/** How many of the ascending `sorted` are below `position`. */
+export function rankBelow(sorted: Uint32Array, position: number): number {
   let lo = 0;
-  let hi = d.length;
+  let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (d[mid]! < position) lo = mid + 1;
+    if (sorted[mid]! < position) lo = mid + 1;
     else hi = mid;
   }
-  if (lo < d.length && d[lo] === position) return undefined;
-  return r.outputOffset + position - lo;
+  return lo;
 }
