@@ -31,8 +31,9 @@ function hookWith(
   return async (task) => {
     const n = call++;
     before?.(n);
-    const t = task as unknown as AppendFilesRewriteTask;
-    const r = await executeAppendFilesRewrite(t);
+    // Cloned both ways, as a worker thread would receive and return them.
+    const t = structuredClone(task) as unknown as AppendFilesRewriteTask;
+    const r = structuredClone(await executeAppendFilesRewrite(t));
     await between(t, n);
     return r as unknown as NodeRewriteResult;
   };
