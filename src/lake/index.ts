@@ -38,3 +38,5 @@ export type {
 } from './optimize/optimizing-records.js';
 export { OPTIMIZING_PROPERTIES, checkOptimizingProperty, optimizingSettings, type OptimizingSettings } from './table/optimizing-properties.js';
 export { dueOptimizingKind, majorNodeDue, minorReason, type LastOptimized, type MinorReason } from './optimize/optimizing-triggers.js';
+export type { AppendFilesRewriteResult, AppendFilesRewriteTask, AppendRewriteInput } from './optimize/append-files-rewrite-task.js';
+export { executeAppendFilesRewrite } from './optimize/execute-append-files-rewrite.js';
