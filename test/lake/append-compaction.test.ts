@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { isFloeError } from '../../src/common/floe-error.js';
 import { executeAppendFilesRewrite } from '../../src/lake/optimize/execute-append-files-rewrite.js';
 import type { AppendFilesRewriteTask } from '../../src/lake/optimize/append-files-rewrite-task.js';
+import { ROW_ID_COLUMN } from '../../src/lake/index.js';
 import type { NodeRewriteResult, NodeRewriteTask } from '../../src/lake/index.js';
 import { optimizingSettings } from '../../src/lake/table/optimizing-properties.js';
 import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
 import { appendOptimizingMetrics } from '../../src/lake/optimize/append-optimizing-metrics.js';
 import { dueOptimizingKind } from '../../src/lake/optimize/optimizing-triggers.js';
-import { tempWarehouse } from './helpers/read-table.js';
+import { readRows, tempWarehouse } from './helpers/read-table.js';
 import { createAppendTable, deleteWhere, insertIds, liveRows, rowsWithIds, updateWhere } from './helpers/append-table.js';
 
 const range = (from: number, n: number): number[] => Array.from({ length: n }, (_, i) => from + i);
@@ -358,6 +359,52 @@ describe('append-table compaction never fails a concurrent writer', () => {
       assert.deepEqual(await liveRows(wh, t), [
         { id: 1, v: 'v1' }, { id: 2, v: 'other' }, { id: 3, v: 'other' }, { id: 4, v: 'v4' }, { id: 5, v: 'v5' }, { id: 7, v: 'v7' }, { id: 8, v: 'v8' },
       ]);
+    } finally { await cleanup(); }
+  });
+
+  test('two optimizers on the same table: one commits, the other re-plans and finds the work done', async () => {
+    const { wh, cleanup } = await tempWarehouse();
+    try {
+      const t = await createAppendTable(wh, 'a');
+      for (let i = 0; i < 6; i++) await insertIds(wh, t, range(i * 10, 10));
+      const before = await liveRows(wh, t);
+      // Both rewrite only once both have planned, so both planned the same files.
+      let arrived = 0;
+      let bothPlanned!: () => void;
+      const barrier = new Promise<void>((resolve) => { bothPlanned = resolve; });
+      const hook = hookWith(async () => undefined, () => { if (++arrived === 2) bothPlanned(); });
+      const waiting: typeof hook = async (task) => { const r = hook(task); await barrier; return r; };
+      const [a, b] = await Promise.all([wh.optimize(t, { kind: 'minor', runNodeRewrite: waiting }), wh.optimize(t, { kind: 'minor', runNodeRewrite: waiting })]);
+      assert.deepEqual([a.filesIn, b.filesIn].sort(), [0, 6]);
+      assert.equal(a.conflicts + b.conflicts, 1);
+      assert.equal(wh.listFiles(t).length, 1);
+      assert.deepEqual(await liveRows(wh, t), before);
+    } finally { await cleanup(); }
+  });
+
+  test('a file compacted on two branches: an old row id maps to the output of its own branch', async () => {
+    const { wh, cleanup } = await tempWarehouse();
+    try {
+      const t = await createAppendTable(wh, 'a');
+      for (let i = 0; i < 3; i++) await insertIds(wh, t, range(i * 10, 10));
+      await wh.createBranch(t, 'b');
+      const onB = await wh.begin();
+      onB.markReadModifyWrite(t, 'b');
+      const ids = (await readRows(wh, { table: t, txn: onB, at: { kind: 'ref', name: 'b' }, projection: ['id', ROW_ID_COLUMN] }))
+        .filter((r) => r['id'] === 4 || r['id'] === 27).map((r) => r[ROW_ID_COLUMN] as bigint);
+      await onB.deleteRows(t, 'b', ids);
+      const onMain = await wh.begin();
+      assert.equal(await deleteWhere(wh, t, onMain, (id) => id === 13), 1);
+      // Different groupings on each branch: main also has a fourth file first.
+      await insertIds(wh, t, [100]);
+      const main1 = await wh.optimize(t, { kind: 'minor' });
+      const b1 = await wh.optimize(t, { kind: 'minor', ref: 'b' });
+      assert.deepEqual([main1.filesIn, b1.filesIn], [4, 3]);
+      await onB.commit();
+      await onMain.commit();
+      const idsOn = async (ref: string) => (await readRows(wh, { table: t, at: { kind: 'ref', name: ref }, projection: ['id'] })).map((r) => r['id']).sort((x, y) => (x as number) - (y as number));
+      assert.deepEqual(await idsOn('b'), range(0, 30).filter((id) => id !== 4 && id !== 27));
+      assert.deepEqual(await idsOn('main'), [...range(0, 30).filter((id) => id !== 13), 100]);
     } finally { await cleanup(); }
   });
 });
