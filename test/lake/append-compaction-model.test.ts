@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { isFloeError } from '../../src/common/floe-error.js';
-import type { LakeTransaction, OptimizeKind } from '../../src/lake/index.js';
+import { executeAppendFilesRewrite } from '../../src/lake/index.js';
+import type { AppendFilesRewriteTask, LakeTransaction, NodeRewriteResult, OptimizeKind } from '../../src/lake/index.js';
 import { tempWarehouse } from './helpers/read-table.js';
 import { createAppendTable, deleteWhere, insertIds, liveRows, updateWhere } from './helpers/append-table.js';
 
@@ -20,7 +21,7 @@ type Op =
   | { readonly k: 'txnDelete' | 'txnUpdate'; readonly slot: number; readonly mod: number; readonly rem: number }
   | { readonly k: 'commit'; readonly slot: number }
   | { readonly k: 'abort'; readonly slot: number }
-  | { readonly k: 'optimize'; readonly kind: OptimizeKind };
+  | { readonly k: 'optimize'; readonly kind: OptimizeKind; readonly mid: { readonly mod: number; readonly rem: number } | null };
 
 const slot = fc.integer({ min: 0, max: 1 });
 const pred = { mod: fc.integer({ min: 2, max: 7 }), rem: fc.integer({ min: 0, max: 6 }) };
@@ -31,7 +32,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ k: fc.constantFrom('txnDelete' as const, 'txnUpdate' as const), slot, ...pred }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('commit' as const), slot }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('abort' as const), slot }) },
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('optimize' as const), kind: fc.constantFrom<OptimizeKind>('minor', 'major', 'full') }) },
+  // mid: a DELETE that commits while the compaction rewrites, after it read its inputs.
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('optimize' as const), kind: fc.constantFrom<OptimizeKind>('minor', 'major', 'full'), mid: fc.option(fc.record(pred)) }) },
 );
 
 /** A live row of the model: its value and a version that moves whenever the row is deleted or replaced. */
@@ -122,7 +124,27 @@ test('append-table compaction against a model, with transactions spanning compac
             break;
           }
           case 'optimize': {
-            await wh.optimize(t, { kind: o.kind });
+            const mid = o.mid;
+            if (mid === null) {
+              await wh.optimize(t, { kind: o.kind });
+              break;
+            }
+            let ran = false;
+            await wh.optimize(t, {
+              kind: o.kind,
+              runNodeRewrite: async (task) => {
+                const r = await executeAppendFilesRewrite(task as unknown as AppendFilesRewriteTask);
+                if (!ran) {
+                  ran = true;
+                  const txn = await wh.begin();
+                  const hit = matching(model.keys(), mid.mod, mid.rem);
+                  assert.equal(await deleteWhere(wh, t, txn, (id) => id % mid.mod === mid.rem % mid.mod), hit.length);
+                  await txn.commit();
+                  for (const id of hit) model.delete(id);
+                }
+                return r as unknown as NodeRewriteResult;
+              },
+            });
             break;
           }
         }
