@@ -36,17 +36,40 @@ function isSmall(f: FileRecord, s: OptimizingSettings): boolean {
   return f.sizeBytes < s.targetSize / s.fragmentRatio;
 }
 
+/** The share of a file's rows its deletion vector deletes. */
+function deletedShare(p: PartitionFiles, f: FileRecord): number {
+  return f.rowCount === 0 ? 1 : (p.dv.get(f.fileId)?.length ?? 0) / f.rowCount;
+}
+
+/** Files in order, packed into groups of up to the target size by live bytes (size less the deleted share). */
+function pack(p: PartitionFiles, files: readonly FileRecord[], s: OptimizingSettings): FileRecord[][] {
+  const groups: FileRecord[][] = [];
+  let cur: FileRecord[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    const live = f.sizeBytes * (1 - deletedShare(p, f));
+    if (cur.length > 0 && bytes + live > s.targetSize) {
+      groups.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(f);
+    bytes += live;
+  }
+  if (cur.length > 0) groups.push(cur);
+  return groups;
+}
+
 /**
- * Small files a minor compaction can combine: those in partitions holding at least two.
- * A lone small file (a quiet day's partition) has nothing to combine with, so counting
- * it would make the table look due for ever; the scheduler's metric and the planner's
- * trigger both use this count, so they agree.
+ * Small files a minor compaction can combine: those its packing puts in a group with
+ * another. A lone small file (a quiet day's partition) has nothing to combine with, so
+ * counting it would make the table look due for ever; the scheduler's metric and the
+ * planner's trigger both use this count, so a table reported due always has work.
  */
 export function compactableSmallFiles(files: readonly FileRecord[], s: OptimizingSettings): number {
   let n = 0;
   for (const p of byPartition(files).values()) {
-    const small = p.data.filter((f) => isSmall(f, s)).length;
-    if (small >= 2) n += small;
+    for (const g of pack(p, p.data.filter((f) => isSmall(f, s)), s)) if (g.length >= 2) n += g.length;
   }
   return n;
 }
@@ -67,7 +90,7 @@ export function planAppendRewrites(files: readonly FileRecord[], kind: OptimizeK
   const smallGate = !triggered || compactableSmallFiles(files, s) >= s.minorFileCount;
   const groups: AppendRewriteGroup[] = [];
   for (const [pk, p] of parts) {
-    const share = (f: FileRecord): number => (f.rowCount === 0 ? 1 : (p.dv.get(f.fileId)?.length ?? 0) / f.rowCount);
+    const share = (f: FileRecord): number => deletedShare(p, f);
     let chosen: FileRecord[];
     if (kind === 'full') chosen = p.data;
     else {
@@ -76,22 +99,10 @@ export function planAppendRewrites(files: readonly FileRecord[], kind: OptimizeK
       if (kind === 'major') for (const f of p.data) if (share(f) > 0 && share(f) >= s.majorDuplicateRatio) picked.add(f);
       chosen = p.data.filter((f) => picked.has(f));
     }
-    let cur: FileRecord[] = [];
-    let bytes = 0;
-    const close = (): void => {
-      if (cur.length === 0) return;
-      const deleted = cur.map((f) => p.dv.get(f.fileId) ?? new Uint32Array(0));
-      if (kind === 'full' || cur.length > 1 || deleted[0]!.length > 0) groups.push({ partitionKey: pk, files: cur, deleted });
-      cur = [];
-      bytes = 0;
-    };
-    for (const f of chosen) {
-      const live = f.sizeBytes * (1 - share(f));
-      if (cur.length > 0 && bytes + live > s.targetSize) close();
-      cur.push(f);
-      bytes += live;
+    for (const g of pack(p, chosen, s)) {
+      const deleted = g.map((f) => p.dv.get(f.fileId) ?? new Uint32Array(0));
+      if (kind === 'full' || g.length > 1 || deleted[0]!.length > 0) groups.push({ partitionKey: pk, files: g, deleted });
     }
-    close();
   }
   return groups;
 }
