@@ -5,7 +5,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { isFloeError } from '../../src/common/floe-error.js';
 import { executeAppendFilesRewrite } from '../../src/lake/optimize/execute-append-files-rewrite.js';
@@ -405,6 +407,42 @@ describe('append-table compaction never fails a concurrent writer', () => {
       const idsOn = async (ref: string) => (await readRows(wh, { table: t, at: { kind: 'ref', name: ref }, projection: ['id'] })).map((r) => r['id']).sort((x, y) => (x as number) - (y as number));
       assert.deepEqual(await idsOn('b'), range(0, 30).filter((id) => id !== 4 && id !== 27));
       assert.deepEqual(await idsOn('main'), [...range(0, 30).filter((id) => id !== 13), 100]);
+    } finally { await cleanup(); }
+  });
+
+  test('a process killed mid-optimize leaves the table as it was; orphan cleanup removes what it wrote', async () => {
+    const { wh, dir, cleanup } = await tempWarehouse({ staleTransactionMs: 300 });
+    try {
+      const t = await createAppendTable(wh, 'k');
+      for (let i = 0; i < 5; i++) await insertIds(wh, t, range(i * 10, 10));
+      const txn = await wh.begin();
+      await deleteWhere(wh, t, txn, (id) => id % 4 === 0);
+      await txn.commit();
+      const rows = await liveRows(wh, t);
+      const files = wh.listFiles(t);
+      const onDisk = dataFiles(dir, t.id);
+      const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./helpers/append-optimize-child.ts', import.meta.url)), dir, 'k'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => { if (d.toString().includes('rewrote')) resolve(); });
+        child.on('exit', (code) => reject(new Error(`child exited ${code} before rewriting`)));
+      });
+      child.kill('SIGKILL');
+      await exited;
+      assert.deepEqual(wh.listFiles(t), files);
+      assert.deepEqual(await liveRows(wh, t), rows);
+      assert.equal(dataFiles(dir, t.id).length, onDisk.length + 1, 'the killed rewrite left its output behind');
+      // Once the dead optimizer's registration goes stale, its output is an orphan like any other.
+      const far = BigInt(Date.now() + 3_600_000) * 1000n;
+      for (const deadline = Date.now() + 20_000; dataFiles(dir, t.id).length > onDisk.length && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 100));
+        await wh.expireSnapshots(t, { olderThanMicros: 0n }); // aborts stale registrations
+        await wh.removeOrphanFiles(t, { olderThanMicros: far });
+      }
+      assert.deepEqual(dataFiles(dir, t.id), onDisk);
+      const r = await wh.optimize(t, { kind: 'full' });
+      assert.equal(r.filesIn, 5);
+      assert.deepEqual(await liveRows(wh, t), rows);
     } finally { await cleanup(); }
   });
 });
