@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Piscina } from 'piscina';
 import { isFloeError } from '../../src/common/floe-error.js';
-import { executeNodeRewrite, optimizingSettings } from '../../src/lake/index.js';
-import type { KeyedNodeRewriteTask, TableMetadata, Warehouse } from '../../src/lake/index.js';
+import { executeRewriteTask, optimizingSettings } from '../../src/lake/index.js';
+import type { NodeRewriteTask, TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';
 import { deleteRows, frontierKeys, idsIn, kvTable, setProperties, upsertRows } from './helpers/keyed-table.js';
 
@@ -190,7 +190,7 @@ test('an aborted optimize leaves the table and its directory as they were (57014
     let rewrites = 0;
     await assert.rejects(wh.optimize(t, {
       kind: 'full', signal: a1.signal,
-      runNodeRewrite: async (task) => { const r = await executeNodeRewrite(task); if (++rewrites === 1) a1.abort(); return r; },
+      runNodeRewrite: async (task) => { const r = await executeRewriteTask(task); if (++rewrites === 1) a1.abort(); return r; },
     }), canceled);
     assert.equal(rewrites, 1);
     await unchanged();
@@ -200,7 +200,7 @@ test('an aborted optimize leaves the table and its directory as they were (57014
     let left = 4;
     await assert.rejects(wh.optimize(t, {
       kind: 'full', signal: a2.signal, rewriteConcurrency: 2,
-      runNodeRewrite: async (task) => { const r = await executeNodeRewrite(task); if (--left === 0) a2.abort(); return r; },
+      runNodeRewrite: async (task) => { const r = await executeRewriteTask(task); if (--left === 0) a2.abort(); return r; },
     }), canceled);
     assert.equal(left, 0);
     await unchanged();
@@ -209,7 +209,7 @@ test('an aborted optimize leaves the table and its directory as they were (57014
     let n = 0;
     await assert.rejects(wh.optimize(t, {
       kind: 'full', rewriteConcurrency: 2,
-      runNodeRewrite: async (task) => { if (++n === 3) throw new Error('worker died'); return executeNodeRewrite(task); },
+      runNodeRewrite: async (task) => { if (++n === 3) throw new Error('worker died'); return executeRewriteTask(task); },
     }), /worker died/);
     await unchanged();
 
@@ -226,12 +226,12 @@ test('node rewrite tasks and results survive structured cloning (a worker thread
     await upsertRows(wh, t, [{ id: 1, v: 'x' }]);
     await deleteRows(wh, t, [2]);
     const want = await readRows(wh, { table: t });
-    const seen: KeyedNodeRewriteTask[] = [];
+    const seen: NodeRewriteTask[] = [];
     const r = await wh.optimize(t, {
       kind: 'full', rewriteConcurrency: 2,
       runNodeRewrite: async (task) => {
         seen.push(task);
-        return structuredClone(await executeNodeRewrite(structuredClone(task)));
+        return structuredClone(await executeRewriteTask(structuredClone(task)));
       },
     });
     assert.equal(r.nodesOptimized, 2);
@@ -385,7 +385,7 @@ test('a merge that loses the race to another optimizer on the same nodes re-plan
       runNodeRewrite: async (task) => {
         // another optimizer folds both siblings and commits while this merge is being written
         if (other === undefined) other = await wh.optimize(t, { kind: 'minor' });
-        return executeNodeRewrite(task);
+        return executeRewriteTask(task);
       },
     });
     assert.equal(other?.nodesOptimized, 2);

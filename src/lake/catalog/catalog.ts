@@ -100,6 +100,24 @@ export interface CommitRequest {
   readonly removeFileIds: readonly number[];
   /** Files that must still be visible at the head (optimizer): otherwise OptimizerConflict. */
   readonly requireVisible?: readonly number[];
+  /** Append-table compaction: where each replaced file's rows went, kept so older row ids still translate. */
+  readonly replacements?: readonly FileReplacement[];
+}
+
+/**
+ * Where the rows of an append-table file went when a compaction rewrote it: all of them,
+ * in order, into one output file starting at `outputOffset`, except the positions in
+ * `dropped` (deleted when the compaction read the file). Position p, not dropped, is
+ * output position outputOffset + p − |dropped below p| (replaced-position.ts). A writer
+ * whose row ids predate the compaction commits its deletes through this.
+ */
+export interface FileReplacement {
+  readonly fileId: number;
+  /** The output file; in a commit request a negative id names a file the request adds (staged-file-id.ts); 0: every row was dropped. */
+  readonly outputFileId: number;
+  readonly outputOffset: number;
+  /** Ascending. */
+  readonly dropped: Uint32Array;
 }
 
 export interface TxnRecord {
@@ -172,11 +190,13 @@ export interface Catalog {
   allFiles(tableId: number): FileRecord[];
   /** Paths of every file row of the table (for orphan cleanup). */
   allFilePaths(tableId: number): Set<string>;
+  /** Every recorded replacement of these files (one per compaction, on any branch, that rewrote them). */
+  fileReplacements(tableId: number, fileIds: readonly number[]): FileReplacement[];
 
   /** One database transaction for all requests; txnId (if given) must still be registered and is removed. */
   commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[];
 
-  /** Marks snapshots expired and deletes file rows nothing can read any more. */
+  /** Marks snapshots expired and deletes file rows nothing can read any more (and replacements nobody can need). */
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void;
   fileRemovals(tableId: number): { fileId: number; snapshotId: bigint }[];
   /** True for a snapshot that expired and was then squashed out of the lineage. */

@@ -8,10 +8,11 @@ import type {
 import { OptimizerConflict } from './optimizer-conflict.js';
 import { SEQUENCES_SCHEMA, SqliteSequences } from './sqlite-sequences.js';
 import { OPTIMIZING_SCHEMA, SqliteOptimizing } from './sqlite-optimizing.js';
+import { FILE_REPLACEMENTS_SCHEMA, insertFileReplacements, pruneFileReplacements, selectFileReplacements } from './sqlite-file-replacements.js';
 import type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
-import type { NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
+import type { FileReplacement, NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 
 /**
@@ -70,6 +71,7 @@ CREATE TABLE IF NOT EXISTS file_removals (
 CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
 ${SEQUENCES_SCHEMA}
 ${OPTIMIZING_SCHEMA}
+${FILE_REPLACEMENTS_SCHEMA}
 `;
 
 /** Columns added to tables of catalogs written before them; each ALTER runs once. */
@@ -441,7 +443,7 @@ export class SqliteCatalog implements Catalog {
 
   #dropTableRows(id: number): void {
     this.#sql('DELETE FROM sequences WHERE owner_table = ?').run(id);
-    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states']) {
+    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states', 'file_replacements']) {
       this.#sql(`DELETE FROM ${t} WHERE table_id = ?`).run(id);
     }
   }
@@ -552,6 +554,10 @@ export class SqliteCatalog implements Catalog {
     return new Set((this.#sql('SELECT path FROM files WHERE table_id = ?').all(tableId) as { path: string }[]).map((r) => r.path));
   }
 
+  fileReplacements(tableId: number, fileIds: readonly number[]): FileReplacement[] {
+    return selectFileReplacements((q) => this.#sql(q), tableId, fileIds);
+  }
+
   commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[] {
     return this.#immediate(() => {
       if (txnId !== undefined) {
@@ -607,6 +613,7 @@ export class SqliteCatalog implements Catalog {
     }
     const rem = this.#sql('INSERT OR IGNORE INTO file_removals VALUES (?, ?, ?)');
     for (const fid of req.removeFileIds) rem.run(fid, id, req.tableId);
+    if (req.replacements !== undefined) insertFileReplacements((q) => this.#sql(q), req.tableId, req.replacements, added);
     this.#sql('UPDATE refs SET snapshot_id = ? WHERE table_id = ? AND name = ?').run(id, req.tableId, req.branch);
     return this.getSnapshot(req.tableId, id)!;
   }
@@ -624,6 +631,7 @@ export class SqliteCatalog implements Catalog {
       const delR = this.#sql('DELETE FROM file_removals WHERE file_id = ?');
       for (const f of deleteFileIds) { delF.run(tableId, f); delR.run(f); }
       this.#squashExpired(tableId);
+      pruneFileReplacements((q) => this.#sql(q), tableId);
     });
   }
 

@@ -1,5 +1,6 @@
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { OptimizingSettings } from '../table/optimizing-properties.js';
+import type { AppendFilesRewriteResult, AppendFilesRewriteTask } from './append-files-rewrite-task.js';
 import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask } from './keyed-node-rewrite-task.js';
 
 /**
@@ -71,9 +72,9 @@ export interface OptimizeResult {
  * optimizer plans and commits on the calling thread; only this runs elsewhere. A union
  * by `kind` (append tables add theirs).
  */
-export type NodeRewriteTask = KeyedNodeRewriteTask;
+export type NodeRewriteTask = KeyedNodeRewriteTask | AppendFilesRewriteTask;
 
-export type NodeRewriteResult = KeyedNodeRewriteResult;
+export type NodeRewriteResult = KeyedNodeRewriteResult | AppendFilesRewriteResult;
 
 /** Per frontier node: what a scan of it merges, and what is waiting to be folded. */
 export interface NodeOptimizingMetrics {

@@ -12,10 +12,12 @@ import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros, toTableMetadata } from '../warehouse/lake-context.js';
 import { deleteWritten, executeNodeRewrite } from './execute-node-rewrite.js';
 import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile } from './keyed-node-rewrite-task.js';
+import { rewriteResultOf } from './execute-rewrite-task.js';
 import { optimizeCommitFiles } from './optimize-commit-files.js';
 import type { OptimizeKind, OptimizeOptions, OptimizeResult } from './optimize-result.js';
 import { planOptimize } from './plan-optimize.js';
 import type { NodeJob } from './plan-optimize.js';
+import { compactAppendTable } from './compact-append-table.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -74,14 +76,11 @@ function emptyResult(kind: OptimizeKind, watermark: bigint): Omit<OptimizeResult
 async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string, opts: OptimizeOptions): Promise<Omit<OptimizeResult, 'conflicts'>> {
   const { catalog } = ctx;
   throwIfAborted(opts.signal, table);
+  if (!isKeyed(table)) return compactAppendTable(ctx, table, ref, opts);
   // W first, then the head: every transaction below W finished before the head was read.
   const watermark = catalog.lowWatermark();
   const head = writableBranch(catalog, table, ref).snapshotId;
   const kind = opts.kind ?? 'minor';
-  if (!isKeyed(table)) {
-    opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
-    return emptyResult(kind, watermark);
-  }
   // Registered like a transaction while it runs, so orphan cleanup spares the base files
   // it has written but not yet committed (its seq is at or above W: it holds nothing back).
   const txnId = `optimize-${randomUUID()}`;
@@ -157,7 +156,8 @@ async function optimizeNodes(
 async function runRewrites(
   ctx: LakeContext, table: TableMetadata, jobs: readonly NodeJob[], tasks: readonly KeyedNodeRewriteTask[], opts: OptimizeOptions,
 ): Promise<KeyedNodeRewriteResult[]> {
-  const run = opts.runNodeRewrite ?? executeNodeRewrite;
+  const run = async (task: KeyedNodeRewriteTask): Promise<KeyedNodeRewriteResult> =>
+    (opts.runNodeRewrite === undefined ? executeNodeRewrite(task) : rewriteResultOf('keyed-node', await opts.runNodeRewrite(task)));
   const results: (KeyedNodeRewriteResult | undefined)[] = new Array(tasks.length);
   let next = 0;
   let done = 0;

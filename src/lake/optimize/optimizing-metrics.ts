@@ -1,5 +1,6 @@
 import { isAncestorOrSelf } from '../bucket/bucket-node.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
+import { appendOptimizingMetrics } from './append-optimizing-metrics.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { frontierByPartition } from '../table/frontier.js';
 import type { OptimizingSettings } from '../table/optimizing-properties.js';
@@ -50,7 +51,7 @@ export function optimizingMetrics(ctx: LakeContext, table: TableMetadata, opts: 
 export function computeOptimizingMetrics(input: OptimizingMetricsInput): OptimizingMetrics {
   const { files, settings } = input;
   const smallBytes = settings.targetSize / settings.fragmentRatio;
-  if (!input.keyed) return appendMetrics(files, smallBytes);
+  if (!input.keyed) return appendOptimizingMetrics(files, settings);
 
   const changesByPartition = new Map<string, FileRecord[]>();
   for (const f of files) {
@@ -108,19 +109,6 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
     pendingChangeBytes: list.reduce((n, f) => n + f.sizeBytes, 0),
     oldestPendingChangeMicros: oldestPending,
     baseFiles, baseRows, baseBytes, smallFiles, duplicateRatio: 0, readAmplification, nodes,
-  };
-}
-
-function appendMetrics(files: readonly FileRecord[], smallBytes: number): OptimizingMetrics {
-  const data = files.filter((f) => f.store === 'base' && f.path !== '');
-  const rows = data.reduce((n, f) => n + f.rowCount, 0);
-  // a file's visible deletion vector holds all its deleted positions (a new one replaces the old); its row count is theirs
-  const deleted = files.reduce((n, f) => n + (f.store === 'dv' ? f.rowCount : 0), 0);
-  return {
-    keyed: false, pendingChangeFiles: 0, pendingChangeRows: 0, pendingChangeBytes: 0, oldestPendingChangeMicros: undefined,
-    baseFiles: data.length, baseRows: rows, baseBytes: data.reduce((n, f) => n + f.sizeBytes, 0),
-    smallFiles: data.filter((f) => f.sizeBytes < smallBytes).length,
-    duplicateRatio: rows === 0 ? 0 : deleted / rows, readAmplification: 0, nodes: [],
   };
 }
 

@@ -16,7 +16,7 @@ import type { TableMetadata } from '../table/table-metadata.js';
  */
 export async function checkKeyConflicts(
   catalog: Catalog, storage: Storage, table: TableMetadata, pinned: bigint, head: bigint,
-  writtenHashes: ReadonlySet<number>, touchedFiles: ReadonlySet<number>,
+  writtenHashes: ReadonlySet<number>, rowsDeletedSince: number,
 ): Promise<void> {
   if (head === pinned) return;
   const seen = new Set(catalog.ancestors(table.id, pinned).map(String));
@@ -31,8 +31,8 @@ export async function checkKeyConflicts(
     });
   };
   if (table.primaryKey.length === 0) {
-    // Append tables: a concurrent deletion vector on a file this transaction also deletes from.
-    for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined && touchedFiles.has(f.dvTarget)) fail();
+    // Append tables: a row this transaction deletes was deleted by a later commit (deletes-at-head.ts).
+    if (rowsDeletedSince > 0) fail();
     return;
   }
   const keyCols = keyColumnsOf(table);

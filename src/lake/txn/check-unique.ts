@@ -10,6 +10,7 @@ import { filterSelection } from '../scan/filter-batch.js';
 import { executeScanTask } from '../scan/execute-scan-task.js';
 import { planScan } from '../scan/plan-scan.js';
 import { ROW_ID_COLUMN } from '../scan/scan-types.js';
+import { concurrentRowsAtHead } from './concurrent-rows-at-head.js';
 import type { ScanFilter, ScanRequest } from '../scan/scan-types.js';
 import { isKeyed, physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
@@ -130,7 +131,8 @@ export class UniqueLedger {
     const files = newer.length === 0 ? [] : catalog.filesAddedIn(table.id, newer).filter((f) => (f.store === 'change' || f.store === 'base') && f.path !== '');
     if (files.length === 0) return true;
     const superseded = new Set(this.#superseded.filter((s) => s.slot === slot).map((s) => s.pk));
-    const concurrentFiles = new Set(files.map((f) => f.fileId));
+    // Append tables: rows by position, followed through compactions that moved them since.
+    const concurrent = isKeyed(table) ? undefined : concurrentRowsAtHead(catalog, table.id, files);
     for (const c of uniqueConstraintsOf(table)) {
       const mine = new Map(written.filter((w) => w.constraint.name === c.name).map((w) => [w.key, w.values]));
       if (mine.size === 0) continue;
@@ -152,7 +154,7 @@ export class UniqueLedger {
       if (candidates.length === 0) continue;
       const req: ScanRequest = { table, at: { kind: 'snapshot', id: head } };
       for await (const row of tableRows(ctx, req, table, c, candidates.map((v) => v[0]))) {
-        if (row.pk !== undefined ? superseded.has(row.pk) : !concurrentFiles.has(row.fileId!)) continue;
+        if (row.pk !== undefined ? superseded.has(row.pk) : !concurrent!(row.fileId!, row.position!)) continue;
         const values = mine.get(row.key);
         if (values !== undefined) throw violation(table, c, values);
       }
@@ -187,6 +189,7 @@ interface TableRow {
   readonly key: unknown;
   readonly pk: unknown;
   readonly fileId: number | undefined;
+  readonly position: number | undefined;
 }
 
 /** Rows of the table (as `req` reads it) whose first constrained column is among `firstValues`, as constraint keys. */
@@ -212,6 +215,7 @@ async function* tableRows(
           key,
           pk: keyed ? encodeKey(pkCols.map((col) => col.type), pkReaders.map((rd) => rd.get(r))) : undefined,
           fileId: rowIds === undefined ? undefined : Number((rowIds.get(r) as bigint) >> 32n),
+          position: rowIds === undefined ? undefined : Number((rowIds.get(r) as bigint) & 0xffffffffn),
         };
       }
     }

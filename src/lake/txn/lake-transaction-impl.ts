@@ -29,6 +29,7 @@ import type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from '
 import { gather, routeRows } from './route-rows.js';
 import type { RoutedGroup } from './route-rows.js';
 import { stagedFileIndex } from './staged-file-id.js';
+import { deletesAtHead } from './deletes-at-head.js';
 
 /** What one transaction has staged for one (table, branch). */
 interface TableWrite {
@@ -391,10 +392,13 @@ export class LakeTransactionImpl implements LakeTransaction {
     const addFiles: NewFileRecord[] = [...w.files];
     const removeFileIds: number[] = [];
     let expectHead: bigint | undefined;
+    // Row ids name files as the transaction read them; a compaction may have moved the rows since.
+    const visible = w.deletes.size > 0 ? catalog.visibleFiles(w.table.id, head) : [];
+    const { deletes, deletedSince } = deletesAtHead(catalog, w.table.id, visible, w.deletes);
     if (w.rmw) {
       const written = new Set<number>();
       for (const hs of w.keyHashes) for (const h of hs) written.add(h);
-      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, written, new Set(w.deletes.keys()));
+      await checkKeyConflicts(catalog, storage, w.table, w.pinned, head, written, deletedSince);
       expectHead = head;
     }
     if (w.inserted.length > 0) {
@@ -412,9 +416,8 @@ export class LakeTransactionImpl implements LakeTransaction {
       // A deletion vector replaces the file's previous one, so it is merged at the head
       // and the commit insists on that head (retried when it moved).
       expectHead = head;
-      const visible = catalog.visibleFiles(w.table.id, head);
       const byId = new Map<number, FileRecord>(visible.map((f) => [f.fileId, f]));
-      for (const [fileId, positions] of w.deletes) {
+      for (const [fileId, positions] of deletes) {
         const staged = stagedFileIndex(fileId);
         const target = staged === undefined ? byId.get(fileId) : w.files[staged];
         if (target === undefined || target.store !== 'base') {

@@ -1,7 +1,7 @@
-import { executeNodeRewrite } from '../../lake/index.js';
+import { executeRewriteTask } from '../../lake/index.js';
 import type { NodeRewriteResult, NodeRewriteTask } from '../../lake/index.js';
 
-/** Runs one node rewrite on an optimizer worker thread (piscina calls it by name). */
+/** Runs one rewrite (a keyed node, or a group of append-table files) on an optimizer worker thread (piscina calls it by name). */
 export function rewriteNode(task: NodeRewriteTask): Promise<NodeRewriteResult> {
-  return executeNodeRewrite(task);
+  return executeRewriteTask(task);
 }

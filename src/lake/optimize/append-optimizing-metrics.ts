@@ -1,0 +1,42 @@
+import type { FileRecord } from '../catalog/catalog.js';
+import type { NodeOptimizingMetrics, OptimizingMetrics } from './optimize-result.js';
+import { compactableSmallFiles } from './plan-append-rewrites.js';
+import type { SizeSettings } from './plan-append-rewrites.js';
+
+/**
+ * OptimizingMetrics of an append table from the files visible at a head: no change store
+ * (nothing pending, nothing merged on read), one entry per partition. smallFiles counts
+ * only files a minor can combine (compactableSmallFiles), and duplicateRatio is deleted
+ * rows over data rows, so dueOptimizingKind reports a table due exactly when
+ * compactAppendTable with the same triggers has work.
+ */
+export function appendOptimizingMetrics(files: readonly FileRecord[], s: SizeSettings): OptimizingMetrics {
+  const deleted = new Map<number, number>();
+  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) deleted.set(f.dvTarget, f.dvPositions?.length ?? 0);
+  const parts = new Map<string, { files: number; rows: number; bytes: number }>();
+  let rows = 0;
+  let bytes = 0;
+  let dataFiles = 0;
+  let deletedRows = 0;
+  for (const f of files) {
+    if (f.store !== 'base' || f.path === '') continue;
+    let p = parts.get(f.partitionKey);
+    if (p === undefined) parts.set(f.partitionKey, p = { files: 0, rows: 0, bytes: 0 });
+    p.files++;
+    p.rows += f.rowCount;
+    p.bytes += f.sizeBytes;
+    dataFiles++;
+    rows += f.rowCount;
+    bytes += f.sizeBytes;
+    deletedRows += deleted.get(f.fileId) ?? 0;
+  }
+  const nodes: NodeOptimizingMetrics[] = [...parts].map(([partitionKey, p]) => ({
+    partitionKey, node: { mask: 0, index: 0 }, changeFiles: 0, changeRows: 0, changeBytes: 0, foldableChangeFiles: 0,
+    oldestChangeMicros: undefined, baseFiles: p.files, baseRows: p.rows, baseBytes: p.bytes,
+  }));
+  return {
+    keyed: false, pendingChangeFiles: 0, pendingChangeRows: 0, pendingChangeBytes: 0, oldestPendingChangeMicros: undefined,
+    baseFiles: dataFiles, baseRows: rows, baseBytes: bytes, smallFiles: compactableSmallFiles(files, s),
+    duplicateRatio: rows === 0 ? 0 : deletedRows / rows, readAmplification: 0, nodes,
+  };
+}
