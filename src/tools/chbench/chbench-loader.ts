@@ -15,7 +15,7 @@ export interface ChLoadResult {
 /**
  * Creates the 12 keyed tables through the wire (with `properties` as table properties,
  * e.g. self-optimizing.enabled = false) and loads the generator's rows with COPY FROM
- * STDIN, one COPY (one commit) per batch. `onBatch` sees every batch too, so a peer can
+ * STDIN, one COPY (one commit) per table. `onBatch` sees every batch too, so a peer can
  * load the very same rows.
  */
 export async function loadChBenchmark(
@@ -29,13 +29,25 @@ export async function loadChBenchmark(
   const rows = new Map<ChTableName, number>();
   try {
     for (const t of CH_TABLES) await client.query(createChTableSql(t, opts.properties));
-    for (const batch of gen.batches()) {
-      const cols = chTable(batch.table).columns.map((c) => c.name).join(', ');
-      await pipeline(Readable.from([chCopyText(batch)]), client.query(copyFrom(`COPY ${batch.table} (${cols}) FROM STDIN`)));
-      await opts.onBatch?.(batch);
-      const n = (rows.get(batch.table) ?? 0) + batch.rows.length;
-      rows.set(batch.table, n);
-      opts.log?.(`  ${batch.table}: ${n.toLocaleString('en-US')} rows`);
+    // One COPY per table (one commit, so each table starts as one change file per node, not one per batch).
+    const batches = gen.batches()[Symbol.iterator]();
+    let next = batches.next();
+    while (next.done !== true) {
+      const table = next.value.table;
+      const cols = chTable(table).columns.map((c) => c.name).join(', ');
+      let n = 0;
+      const text = async function* (): AsyncGenerator<string> {
+        while (next.done !== true && next.value.table === table) {
+          const batch = next.value;
+          await opts.onBatch?.(batch);
+          n += batch.rows.length;
+          yield chCopyText(batch);
+          next = batches.next();
+        }
+      };
+      await pipeline(Readable.from(text()), client.query(copyFrom(`COPY ${table} (${cols}) FROM STDIN`)));
+      rows.set(table, n);
+      opts.log?.(`  ${table}: ${n.toLocaleString('en-US')} rows`);
     }
   } finally {
     await client.end();

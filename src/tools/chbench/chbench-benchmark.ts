@@ -1,0 +1,192 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startGateway } from '../tpch/gateway-process.js';
+import { chQueries, CH_SKIPPED } from './ch-queries.js';
+import { runChStream } from './chbench-driver.js';
+import type { ChStreamResult } from './chbench-driver.js';
+import { loadChBenchmark } from './chbench-loader.js';
+import { DuckDbPeer } from './duckdb-peer.js';
+import { serveSupportsFlag } from './gateway-flags.js';
+import { DISTRICTS_PER_WAREHOUSE, TpccGenerator, tpccScale } from './tpcc-generator.js';
+import type { TpccScale } from './tpcc-generator.js';
+import { CH_TABLES } from './tpcc-schema.js';
+
+export type ChRunMode = 'optimizing' | 'no-optimizing';
+
+export interface ChBenchOptions {
+  readonly warehouses: number;
+  readonly txRate: number;
+  readonly clients: number;
+  readonly periods: number;
+  readonly periodMs: number;
+  readonly queryTimeoutMs: number;
+  /** Query numbers to run (default every one not skipped). */
+  readonly queries?: readonly number[];
+  /** Which runs, in order (default both: optimizing, then no-optimizing). */
+  readonly modes?: readonly ChRunMode[];
+  /** Run the DuckDB peer at the end (default true). */
+  readonly peer?: boolean;
+  /** `--optimizer-threads` for `floe serve`, passed when the gateway knows the flag (default 1). */
+  readonly optimizerThreads?: number;
+  /** Extra `floe serve` flags, passed as given. */
+  readonly serveArgs?: readonly string[];
+  /** Scaled-down cardinalities (tests, smoke runs). */
+  readonly scale?: Partial<Omit<TpccScale, 'warehouses'>>;
+  readonly log?: (line: string) => void;
+}
+
+export interface ChRunReport {
+  readonly mode: ChRunMode;
+  readonly serveArgs: readonly string[];
+  readonly loadSeconds: number;
+  /** What did not go as asked (a property or procedure the gateway does not know yet). */
+  readonly notes: readonly string[];
+  readonly stream: ChStreamResult;
+  readonly peakRssGateway?: number;
+}
+
+export interface PeerTiming {
+  readonly query: number;
+  readonly ms?: number;
+  readonly rows?: number;
+  readonly error?: string;
+}
+
+export interface ChBenchReport {
+  readonly options: Omit<ChBenchOptions, 'log'>;
+  readonly scale: TpccScale;
+  readonly runs: readonly ChRunReport[];
+  readonly peer?: { readonly transactionsApplied: number; readonly applySeconds: number; readonly queries: readonly PeerTiming[] };
+  readonly skipped: Readonly<Record<number, string>>;
+  readonly machine: string;
+  readonly date: string;
+}
+
+const DISABLED = { 'self-optimizing.enabled': 'false' } as const;
+
+/** The CH-benCHmark, as issue 23 specifies it: each mode on a fresh warehouse and gateway, then the DuckDB peer. */
+export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchReport> {
+  const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const scale = tpccScale(opts.warehouses, opts.scale);
+  const queries = chQueries(opts.queries);
+  const modes = opts.modes ?? ['optimizing', 'no-optimizing'];
+  const serveArgs = [...(opts.serveArgs ?? [])];
+  if (serveSupportsFlag('--optimizer-threads')) serveArgs.push('--optimizer-threads', String(opts.optimizerThreads ?? 1));
+  else log('note: this floe serve has no --optimizer-threads flag yet; started without it');
+  const loadTimeMs = Date.now();
+  const runs: ChRunReport[] = [];
+  let peer: DuckDbPeer | undefined;
+  let peerLog: readonly (readonly string[])[] = [];
+  try {
+    for (const mode of modes) {
+      const dir = mkdtempSync(join(tmpdir(), `floe-chbench-${mode}-`));
+      const notes: string[] = [];
+      log(`\n== run: ${mode} (W=${scale.warehouses}, ${opts.txRate} tx/s over ${opts.clients} clients, ${opts.periods} × ${opts.periodMs / 60_000} min) ==`);
+      const gateway = await startGateway(dir, serveArgs);
+      try {
+        let properties: Record<string, string> = {};
+        if (mode === 'no-optimizing') {
+          const refused = await probeProperties(gateway.url, DISABLED);
+          if (refused === undefined) properties = { ...DISABLED };
+          else notes.push(`self-optimizing.enabled = false refused by this gateway (${refused}); tables created without it`);
+        }
+        const withPeer = opts.peer !== false && peer === undefined;
+        if (withPeer) peer = await DuckDbPeer.create();
+        log(`loading (${mode === 'no-optimizing' && Object.keys(properties).length > 0 ? "with 'self-optimizing.enabled' = 'false'" : 'default properties'})…`);
+        const gen = new TpccGenerator(scale, { loadTimeMs });
+        const load = await loadChBenchmark(gateway.url, gen, { properties, onBatch: withPeer ? (b) => peer!.load(b) : undefined, log });
+        log(`loaded in ${load.seconds.toFixed(1)} s`);
+        const optimizeNote = await optimizeAfterLoad(gateway.url, log);
+        if (optimizeNote !== undefined) notes.push(optimizeNote);
+        const stream = await runChStream({
+          url: gateway.url,
+          scale,
+          txRate: opts.txRate,
+          clients: opts.clients,
+          periods: opts.periods,
+          periodMs: opts.periodMs,
+          queries,
+          queryTimeoutMs: opts.queryTimeoutMs,
+          firstHistoryId: scale.warehouses * DISTRICTS_PER_WAREHOUSE * scale.customersPerDistrict + 1,
+          seed: 'chbench',
+          log,
+        });
+        if (withPeer) peerLog = stream.writeLog;
+        runs.push({ mode, serveArgs, loadSeconds: load.seconds, notes, stream, peakRssGateway: gateway.peakRss() });
+      } finally {
+        await gateway.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    let peerReport: ChBenchReport['peer'];
+    if (peer !== undefined) {
+      log(`\n== peer: DuckDB, replaying ${peerLog.length} committed transactions of the ${modes[0]} run ==`);
+      const t0 = performance.now();
+      for (const writes of peerLog) await peer.apply(writes);
+      const applySeconds = (performance.now() - t0) / 1000;
+      const timings: PeerTiming[] = [];
+      for (const q of queries) {
+        try {
+          await peer.query(q.sql!); // warm-up run; the second counts
+          const r = await peer.query(q.sql!);
+          timings.push({ query: q.number, ms: r.ms, rows: r.rows.length });
+        } catch (e) {
+          timings.push({ query: q.number, error: (e as Error).message });
+        }
+      }
+      peerReport = { transactionsApplied: peerLog.length, applySeconds, queries: timings };
+    }
+    return {
+      options: { ...opts, log: undefined } as Omit<ChBenchOptions, 'log'>,
+      scale,
+      runs,
+      peer: peerReport,
+      skipped: CH_SKIPPED,
+      machine: `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.versions.node}`,
+      date: new Date().toISOString(),
+    };
+  } finally {
+    peer?.close();
+  }
+}
+
+/** Creates and drops a probe table with the properties; undefined when accepted, else the gateway's message. */
+async function probeProperties(url: string, properties: Readonly<Record<string, string>>): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const props = Object.entries(properties).map(([k, v]) => `'${k}' = '${v}'`).join(', ');
+    await client.query(`CREATE TABLE chbench_probe (k integer PRIMARY KEY) WITH (${props})`);
+    await client.query('DROP TABLE chbench_probe');
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Both runs start from the same state: every table optimized once after the load (`CALL
+ * optimize(t, 'full')`), so the run measures what streaming does to a compacted table.
+ * Returns a note when the gateway has no such procedure yet (tables then start as the
+ * load's change files).
+ */
+async function optimizeAfterLoad(url: string, log: (l: string) => void): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const t0 = performance.now();
+    for (const t of CH_TABLES) await client.query(`CALL optimize('${t.name}', 'full')`);
+    log(`optimized after load in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return undefined;
+  } catch (e) {
+    const note = `no optimize after load (${(e as Error).message}); tables start as the load's change files`;
+    log(`note: ${note}`);
+    return note;
+  } finally {
+    await client.end();
+  }
+}
