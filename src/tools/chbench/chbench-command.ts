@@ -18,7 +18,7 @@ export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
   --no-peer             skip the DuckDB peer
   --optimizer-threads N passed to floe serve when it knows the flag (default 1)
   --serve-arg ARG       an extra floe serve argument (repeatable)
-  --quick               smoke run: W=1, 10,000 items, 4 periods of 30 s, 2 tx/s
+  --quick               smoke run: W=1 scaled down (10,000 items, 1,000 customers and orders per district), 4 periods of 30 s, 2 tx/s
   --json FILE           also write the whole report as JSON
   --out FILE            also write the readable report`;
 
@@ -68,7 +68,7 @@ export async function runChBenchCommand(argv: string[]): Promise<void> {
     peer: values['no-peer'] !== true,
     optimizerThreads: positive('--optimizer-threads', values['optimizer-threads'], true),
     serveArgs: values['serve-arg'],
-    scale: quick ? { items: 10_000 } : undefined,
+    scale: quick ? { items: 10_000, customersPerDistrict: 1_000, ordersPerDistrict: 1_000 } : undefined,
   };
   // DuckDB is a dev dependency: load the benchmark only when asked for.
   const { runChBenchmark } = await import('./chbench-benchmark.js');
