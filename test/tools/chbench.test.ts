@@ -15,7 +15,7 @@ import { runTextQuery } from '../../src/tools/tpch/wire-query.js';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
 
-const TINY = tpccScale(1, { items: 1_000, customersPerDistrict: 300, ordersPerDistrict: 300 });
+const TINY = tpccScale(1, { items: 1_000, customersPerDistrict: 100, ordersPerDistrict: 100 });
 const LOAD_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
 
 function tablesOf(gen: TpccGenerator): Map<ChTableName, ChValue[][]> {
@@ -37,8 +37,8 @@ describe('CH-benCHmark generator (W=1, scaled down)', () => {
     const counts = Object.fromEntries([...tables].map(([t, rows]) => [t, rows.length]));
     const lines = tables.get('orders')!.reduce((s, o) => s + Number(o[col('orders', 'o_ol_cnt')]), 0);
     assert.deepEqual(counts, {
-      region: 5, nation: 25, supplier: 10_000, item: 1_000, warehouse: 1, district: 10, customer: 3_000, history: 3_000,
-      orders: 3_000, new_order: 900, order_line: lines, stock: 1_000,
+      region: 5, nation: 25, supplier: 10_000, item: 1_000, warehouse: 1, district: 10, customer: 1_000, history: 1_000,
+      orders: 1_000, new_order: 300, order_line: lines, stock: 1_000,
     });
     for (const [t, rows] of tables) for (const r of rows) assert.equal(r.length, chTable(t).columns.length, t);
   });
@@ -56,13 +56,13 @@ describe('CH-benCHmark generator (W=1, scaled down)', () => {
     assert.equal(lastName(371), 'PRICALLYOUGHT'); // the specification's example (clause 4.3.2.3)
     const customers = tables.get('customer')!;
     const district1 = customers.filter((c) => c[col('customer', 'c_d_id')] === 1);
-    assert.equal(new Set(district1.map((c) => c[col('customer', 'c_last')])).size, 300, 'the first customers take distinct generated names');
+    assert.equal(new Set(district1.map((c) => c[col('customer', 'c_last')])).size, 100, 'the first customers take distinct generated names');
     const bad = customers.filter((c) => c[col('customer', 'c_credit')] === 'BC').length / customers.length;
     assert.ok(bad > 0.05 && bad < 0.15, `10% bad credit, got ${bad}`);
     const original = tables.get('item')!.filter((i) => String(i[col('item', 'i_data')]).includes('ORIGINAL')).length / 1_000;
     assert.ok(original > 0.05 && original < 0.15, `10% ORIGINAL, got ${original}`);
     const delivered = tables.get('orders')!.filter((o) => o[col('orders', 'o_carrier_id')] !== null).length;
-    assert.equal(delivered, 2_100, 'orders 1..2,100 of each district are delivered');
+    assert.equal(delivered, 700, 'the first 70% of each district\'s orders are delivered');
     for (const o of tables.get('orders')!) {
       const n = Number(o[col('orders', 'o_ol_cnt')]);
       assert.ok(n >= 5 && n <= 15);
@@ -108,11 +108,15 @@ describe('CH-benCHmark on Floe and DuckDB (tiny load)', () => {
     assert.deepEqual(CH_QUERIES.filter((q) => q.sql === undefined).map((q) => q.number), [15]);
     const queries = chQueries();
     assert.equal(queries.length, 21);
+    const differ: string[] = [];
     for (const q of queries) {
       const f = await runTextQuery(floe.url, q.sql!, 120_000);
       const d = await peer.query(q.sql!);
-      assert.deepEqual(canonical(f.rows), canonical(d.rows), `${q.name} answers differ`);
+      if (JSON.stringify(canonical(f.rows)) !== JSON.stringify(canonical(d.rows))) {
+        differ.push(`${q.name}: Floe ${f.rows.length} rows ${JSON.stringify(canonical(f.rows).slice(0, 3))}, DuckDB ${d.rows.length} rows ${JSON.stringify(canonical(d.rows).slice(0, 3))}`);
+      }
     }
+    assert.deepEqual(differ, []);
   });
 
   it('commits one of each TPC-C transaction, and the peer replays their writes', async () => {
@@ -135,8 +139,8 @@ describe('CH-benCHmark on Floe and DuckDB (tiny load)', () => {
       assert.equal(writes['order-status'], 0);
       assert.equal(writes['stock-level'], 0);
       assert.equal(await count('SELECT count(*) AS n FROM orders'), ordersBefore + 1);
-      assert.equal(await count('SELECT count(*) AS n FROM history'), 3_001);
-      assert.equal(await count('SELECT count(*) AS n FROM new_order'), 900 + 1 - 10, 'New-Order added one, Delivery took one per district');
+      assert.equal(await count('SELECT count(*) AS n FROM history'), 1_001);
+      assert.equal(await count('SELECT count(*) AS n FROM new_order'), 300 + 1 - 10, 'New-Order added one, Delivery took one per district');
       // Both engines hold the same state after the same transactions.
       for (const sql of ['SELECT d_id, d_next_o_id, d_ytd FROM district', 'SELECT count(*), sum(ol_amount), count(ol_delivery_d) FROM order_line', 'SELECT sum(c_balance), sum(c_payment_cnt), sum(c_delivery_cnt) FROM customer', 'SELECT sum(s_quantity), sum(s_ytd), sum(s_order_cnt) FROM stock']) {
         assert.deepEqual(canonical((await runTextQuery(floe.url, sql, 60_000)).rows), canonical((await peer.query(sql)).rows), sql);

@@ -5,7 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { chCopyText } from './tpcc-generator.js';
 import type { ChBatch } from './tpcc-generator.js';
-import { CH_TABLES, createChTableSql } from './tpcc-schema.js';
+import { CH_TABLES, chTable, createChTableSql } from './tpcc-schema.js';
 
 /**
  * The peer: an in-memory DuckDB database with the same keyed tables, loaded with the very
@@ -29,10 +29,15 @@ export class DuckDbPeer {
     return new DuckDbPeer(conn);
   }
 
-  /** Appends a generated batch (through a COPY-text file, the same bytes Floe's COPY got). */
+  /**
+   * Appends a generated batch (through a COPY-text file). DuckDB's CHAR is VARCHAR, so the
+   * blank padding of char(n) values is dropped here, as PostgreSQL's char comparison ignores it.
+   */
   async load(batch: ChBatch): Promise<void> {
     const file = join(this.#dir, `batch-${this.#files++}.tsv`);
-    writeFileSync(file, chCopyText(batch));
+    const padded = chTable(batch.table).columns.map((c) => c.type.startsWith('char('));
+    const rows = batch.rows.map((r) => r.map((v, i) => (padded[i] === true && typeof v === 'string' ? v.trimEnd() : v)));
+    writeFileSync(file, chCopyText({ table: batch.table, rows }));
     try {
       await this.#conn.run(`COPY ${batch.table} FROM '${file}' (FORMAT csv, DELIMITER '\t', NULL '\\N', HEADER false, QUOTE '', ESCAPE '')`);
     } finally {
