@@ -11,6 +11,7 @@ import { chTable } from '../../src/tools/chbench/tpcc-schema.js';
 import type { ChTableName } from '../../src/tools/chbench/tpcc-schema.js';
 import { runTpccTransaction, TPCC_TX_KINDS } from '../../src/tools/chbench/tpcc-transactions.js';
 import type { TxOutcome } from '../../src/tools/chbench/tpcc-transactions.js';
+import { readTableFiles } from '../../src/tools/chbench/table-files.js';
 import { runTextQuery } from '../../src/tools/tpch/wire-query.js';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
@@ -148,5 +149,17 @@ describe('CH-benCHmark on Floe and DuckDB (tiny load)', () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("reads every table's files and read amplification", async () => {
+    const files = await readTableFiles(floe.url);
+    assert.equal(files.length, 12);
+    for (const f of files) {
+      assert.ok(f.baseFiles + f.changeFiles >= 1, `${f.table} has files`);
+      assert.ok(f.readAmplification >= 0 && f.readAmplification <= f.baseFiles + f.changeFiles, `${f.table}: ${JSON.stringify(f)}`);
+      assert.ok(f.readAmplificationMax > 0);
+    }
+    const district = files.find((f) => f.table === 'district')!;
+    if (district.source === 't$buckets') assert.ok(district.readAmplification >= 2, 'the load and the transactions each left a change file');
   });
 });

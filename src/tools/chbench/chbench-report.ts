@@ -119,11 +119,14 @@ export function formatChReport(report: ChBenchReport): string {
       f.table,
       ...run.stream.periods.map((p) => {
         const x = p.files[t];
-        return x === undefined ? '—' : `${x.baseFiles}+${x.changeFiles} (ra ${x.readAmplification}/${x.readAmplificationMax})`;
+        if (x === undefined) return '—';
+        const service = x.status === undefined ? '' : ` ${x.status}${x.healthScore === undefined ? '' : ` h${x.healthScore}`}`;
+        return `${x.baseFiles}+${x.changeFiles} (ra ${x.readAmplification}/${x.readAmplificationMax}${service})`;
       }),
     ]);
     if (fileRows.length > 0) {
-      out.push('', 'files per table at each period end: base+change (read amplification / target)');
+      const source = run.stream.periods.some((p) => p.files.some((f) => f.source === 'floe_optimizing')) ? 'floe_optimizing' : 't$buckets';
+      out.push('', `files per table at each period end: base+change (read amplification / target, from ${source}${source === 'floe_optimizing' ? '; status, health score' : ''})`);
       out.push(table(['table', ...Array.from({ length: periods }, (_, p) => `P${p + 1}`)], fileRows));
     }
     if (run.stream.errors.size > 0) {
@@ -153,7 +156,10 @@ function geomean(values: readonly (number | undefined)[]): number | undefined {
   return Math.exp(present.reduce((sum, v) => sum + Math.log(v), 0) / present.length);
 }
 
-/** The report as JSON (maps as objects), for recording. */
+/** The report as JSON (maps as objects, the write log as its length), for recording. */
 export function chReportJson(report: ChBenchReport): string {
-  return JSON.stringify(report, (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v), 2);
+  return JSON.stringify(report, (k, v: unknown) => {
+    if (k === 'writeLog' && Array.isArray(v)) return { transactions: v.length };
+    return v instanceof Map ? Object.fromEntries(v) : v;
+  }, 2);
 }
