@@ -64,12 +64,18 @@ const RETRYABLE = new Set(['40001', '23505']);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * One measured run: `clients` connections run the TPC-C mix at `txRate` per second while one
- * more runs the CH queries in rounds, for `periods` × `periodMs`. Samples are attributed to
+ * One measured run, after a warm-up round of the queries: `clients` connections run the
+ * TPC-C mix at `txRate` per second while one more runs the CH queries in rounds, for
+ * `periods` × `periodMs`. Samples are attributed to
  * the period in which they started; files per table are read at each period's end.
  */
 export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult> {
   const log = opts.log ?? (() => undefined);
+  // Warm-up, not measured: each query once, so the first period does not carry the JIT and
+  // the scan workers' first Parquet reads (which would flatter every later period).
+  const w0 = performance.now();
+  for (const q of opts.queries) await runTextQuery(opts.url, q.sql!, opts.queryTimeoutMs).catch(() => undefined);
+  log(`  warm-up: every query once in ${((performance.now() - w0) / 1000).toFixed(0)} s`);
   const maxLagMs = opts.maxLagMs ?? 2_000;
   const attempts = Math.max(1, opts.attempts ?? 4);
   const t0 = performance.now();

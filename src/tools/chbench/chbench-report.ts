@@ -135,7 +135,8 @@ export function formatChReport(report: ChBenchReport): string {
     }
   }
   if (report.peer !== undefined) {
-    out.push('', `peer: DuckDB (in-process, in-memory) after replaying ${report.peer.transactionsApplied} committed transactions in ${report.peer.applySeconds.toFixed(1)} s; each query's second run`);
+    out.push('', `peer: DuckDB (in-process, in-memory) after replaying ${report.peer.transactionsApplied} committed transactions in ${report.peer.applySeconds.toFixed(1)} s` +
+      `${report.peer.replayErrors > 0 ? ` (${report.peer.replayErrors} refused by DuckDB)` : ''}; each query's second run`);
   }
   out.push('', '## targets (issue 23), with the service on; the run without optimizing beside it');
   const on = summaries.find((s) => s.mode === 'optimizing');
