@@ -8,7 +8,7 @@ export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
   then again with 'self-optimizing.enabled' = 'false' on every table, then the queries on DuckDB
   after the first run's committed transactions were replayed into it.
   --warehouses W        TPC-C warehouses (default 4)
-  --tx-rate N           transactions started per second, paced (default 4)
+  --tx-rate N           transactions started per second, paced (default 2: a rate a 2-core gateway keeps while the queries run)
   --clients N           transaction connections (default 4)
   --periods N           measured periods (default 4)
   --period-minutes M    length of a period (default 5)
@@ -58,7 +58,7 @@ export async function runChBenchCommand(argv: string[]): Promise<void> {
   if (values.only !== undefined && values.only !== 'optimizing' && values.only !== 'no-optimizing') throw new Error(`--only must be optimizing or no-optimizing\n${CHBENCH_USAGE}`);
   const opts: ChBenchOptions = {
     warehouses: positive('--warehouses', values.warehouses ?? (quick ? '1' : '4'), true),
-    txRate: positive('--tx-rate', values['tx-rate'] ?? (quick ? '2' : '4')),
+    txRate: positive('--tx-rate', values['tx-rate'] ?? '2'),
     clients: positive('--clients', values.clients, true),
     periods: positive('--periods', values.periods, true),
     periodMs: positive('--period-minutes', values['period-minutes'] ?? (quick ? '0.5' : '5')) * 60_000,
