@@ -127,7 +127,8 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
               continue;
             }
             failed[periodOf(performance.now())]!++;
-            noteError(`${kind}: ${code ?? ''} ${(e as Error).message}`);
+            const statement = (e as { statement?: string }).statement;
+            noteError(`${kind}: ${code ?? ''} ${(e as Error).message}${statement === undefined ? '' : ` [${statement.slice(0, 120)}]`}`);
             break;
           }
         }

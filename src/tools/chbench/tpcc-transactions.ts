@@ -72,12 +72,22 @@ class Tx {
   }
 
   async read(sql: string): Promise<readonly Record<string, unknown>[]> {
-    return (await this.#conn.query(sql)).rows;
+    return (await this.#run(sql)).rows;
   }
 
   async write(sql: string): Promise<void> {
-    await this.#conn.query(sql);
+    await this.#run(sql);
     this.writes.push(sql);
+  }
+
+  /** Runs a statement; an error keeps its SQLSTATE (`code`) and names the statement (`statement`). */
+  async #run(sql: string): Promise<{ readonly rows: readonly Record<string, unknown>[] }> {
+    try {
+      return await this.#conn.query(sql);
+    } catch (e) {
+      if (e instanceof Error) Object.assign(e, { statement: sql });
+      throw e;
+    }
   }
 }
 
