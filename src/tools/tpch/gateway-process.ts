@@ -16,9 +16,10 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-export async function startGateway(dataDir: string): Promise<GatewayProcess> {
+/** `args` are extra `floe serve` flags (e.g. `--optimizer-threads 1`). */
+export async function startGateway(dataDir: string, args: readonly string[] = []): Promise<GatewayProcess> {
   // Started as `floe serve` is (bin/floe.js, npm start): with single-threaded GC.
-  const child = spawn(process.execPath, ['--single-threaded-gc', '--import', 'tsx', MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
+  const child = spawn(process.execPath, ['--single-threaded-gc', '--import', 'tsx', MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...args], {
     env: { ...process.env, FLOE_LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

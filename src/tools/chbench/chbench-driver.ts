@@ -1,0 +1,182 @@
+import pg from 'pg';
+import { QueryTimeoutError, runTextQuery } from '../tpch/wire-query.js';
+import type { ChQuery } from './ch-queries.js';
+import { readTableFiles } from './table-files.js';
+import type { TableFiles } from './table-files.js';
+import type { TpccScale } from './tpcc-generator.js';
+import { TpccRandom } from './tpcc-random.js';
+import { pickTxKind, runTpccTransaction, TPCC_TX_KINDS } from './tpcc-transactions.js';
+import type { TpccTxKind } from './tpcc-transactions.js';
+
+export interface ChStreamOptions {
+  readonly url: string;
+  readonly scale: TpccScale;
+  /** Transactions started per second, paced evenly over the run. */
+  readonly txRate: number;
+  /** Client connections running transactions (each runs one at a time). */
+  readonly clients: number;
+  readonly periods: number;
+  readonly periodMs: number;
+  readonly queries: readonly ChQuery[];
+  readonly queryTimeoutMs: number;
+  /** First history key the clients may use (above the loaded rows). */
+  readonly firstHistoryId: number;
+  readonly seed?: string;
+  /** A ticket whose start is later than this behind its due time is dropped and counted as missed. */
+  readonly maxLagMs?: number;
+  /** Attempts per transaction when it fails with 40001 or 23505 (each attempt draws fresh inputs). */
+  readonly attempts?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface QuerySample {
+  readonly query: number;
+  readonly period: number;
+  readonly ms: number;
+  readonly error?: string;
+  readonly timedOut?: boolean;
+}
+
+export interface PeriodStats {
+  readonly period: number;
+  /** Committed per kind (New-Order's by-design rollbacks count as completed, as TPC-C counts them). */
+  readonly committed: Readonly<Record<TpccTxKind, number>>;
+  /** Attempts that failed with 40001 / 23505 and were retried. */
+  readonly retried: number;
+  /** Transactions that failed on every attempt, or with another error. */
+  readonly failed: number;
+  /** Tickets dropped because every client was busy past maxLagMs (the rate was not kept). */
+  readonly missed: number;
+  /** Files per table at the end of the period. */
+  readonly files: readonly TableFiles[];
+}
+
+export interface ChStreamResult {
+  readonly samples: readonly QuerySample[];
+  readonly periods: readonly PeriodStats[];
+  /** Every committed transaction's writes, in the order their COMMITs were acknowledged. */
+  readonly writeLog: readonly (readonly string[])[];
+  /** Error messages of failed transactions and queries, with counts. */
+  readonly errors: ReadonlyMap<string, number>;
+}
+
+const RETRYABLE = new Set(['40001', '23505']);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * One measured run, after a warm-up round of the queries: `clients` connections run the
+ * TPC-C mix at `txRate` per second while one more runs the CH queries in rounds, for
+ * `periods` × `periodMs`. Samples are attributed to
+ * the period in which they started; files per table are read at each period's end.
+ */
+export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult> {
+  const log = opts.log ?? (() => undefined);
+  // Warm-up, not measured: each query once, so the first period does not carry the JIT and
+  // the scan workers' first Parquet reads (which would flatter every later period).
+  const w0 = performance.now();
+  for (const q of opts.queries) await runTextQuery(opts.url, q.sql!, opts.queryTimeoutMs).catch(() => undefined);
+  log(`  warm-up: every query once in ${((performance.now() - w0) / 1000).toFixed(0)} s`);
+  const maxLagMs = opts.maxLagMs ?? 2_000;
+  const attempts = Math.max(1, opts.attempts ?? 4);
+  const t0 = performance.now();
+  const end = t0 + opts.periods * opts.periodMs;
+  const periodOf = (t: number) => Math.min(opts.periods - 1, Math.max(0, Math.floor((t - t0) / opts.periodMs)));
+  const committed = Array.from({ length: opts.periods }, () => Object.fromEntries(TPCC_TX_KINDS.map((k) => [k, 0])) as Record<TpccTxKind, number>);
+  const retried = new Array<number>(opts.periods).fill(0);
+  const failed = new Array<number>(opts.periods).fill(0);
+  const missed = new Array<number>(opts.periods).fill(0);
+  const files: TableFiles[][] = [];
+  const samples: QuerySample[] = [];
+  const writeLog: string[][] = [];
+  const errors = new Map<string, number>();
+  const noteError = (msg: string) => {
+    const key = msg.slice(0, 160);
+    if (!errors.has(key)) log(`  error: ${key}`);
+    errors.set(key, (errors.get(key) ?? 0) + 1);
+  };
+  let historyId = opts.firstHistoryId;
+  const interval = 1000 / opts.txRate;
+  let ticket = 0;
+
+  const client = async (index: number): Promise<void> => {
+    const conn = new pg.Client({ connectionString: opts.url });
+    await conn.connect();
+    const random = new TpccRandom(`${opts.seed ?? 'chbench'}.client.${index}`);
+    const ctx = { scale: opts.scale, random, nextHistoryId: () => historyId++, now: () => Date.now() };
+    try {
+      for (;;) {
+        const due = t0 + ticket++ * interval;
+        if (due >= end) return;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        else if (-wait > maxLagMs) {
+          missed[periodOf(due)]!++;
+          continue;
+        }
+        const kind = pickTxKind(random);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const out = await runTpccTransaction(kind, conn, ctx);
+            committed[periodOf(performance.now())]![kind]++;
+            if (out.writes.length > 0) writeLog.push([...out.writes]);
+            break;
+          } catch (e) {
+            const code = (e as { code?: string }).code;
+            if (code !== undefined && RETRYABLE.has(code) && attempt < attempts) {
+              retried[periodOf(performance.now())]!++;
+              continue;
+            }
+            failed[periodOf(performance.now())]!++;
+            const statement = (e as { statement?: string }).statement;
+            noteError(`${kind}: ${code ?? ''} ${(e as Error).message}${statement === undefined ? '' : ` [${statement.slice(0, 120)}]`}`);
+            break;
+          }
+        }
+      }
+    } finally {
+      await conn.end().catch(() => undefined);
+    }
+  };
+
+  const queryStream = async (): Promise<void> => {
+    let round = 0;
+    while (performance.now() < end) {
+      round++;
+      for (const q of opts.queries) {
+        const start = performance.now();
+        if (start >= end) return;
+        try {
+          await runTextQuery(opts.url, q.sql!, opts.queryTimeoutMs);
+          samples.push({ query: q.number, period: periodOf(start), ms: performance.now() - start });
+        } catch (e) {
+          const timedOut = e instanceof QueryTimeoutError;
+          samples.push({ query: q.number, period: periodOf(start), ms: performance.now() - start, error: (e as Error).message, timedOut });
+          noteError(`${q.name}: ${(e as Error).message}`);
+        }
+      }
+      log(`  query round ${round} done at ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    }
+  };
+
+  const periodEnds = async (): Promise<void> => {
+    for (let p = 0; p < opts.periods; p++) {
+      await sleep(Math.max(0, t0 + (p + 1) * opts.periodMs - performance.now()));
+      const f = await readTableFiles(opts.url).catch((e: unknown) => {
+        noteError(`files: ${(e as Error).message}`);
+        return [] as TableFiles[];
+      });
+      files.push(f);
+      const c = committed[p]!;
+      log(`  period ${p + 1}/${opts.periods}: ${TPCC_TX_KINDS.map((k) => `${k} ${c[k]}`).join(', ')}; retried ${retried[p]}, failed ${failed[p]}, missed ${missed[p]}; ` +
+        `files ${f.reduce((s, t) => s + t.baseFiles + t.changeFiles, 0)}`);
+    }
+  };
+
+  await Promise.all([...Array.from({ length: opts.clients }, (_, i) => client(i)), queryStream(), periodEnds()]);
+  return {
+    samples,
+    periods: Array.from({ length: opts.periods }, (_, p) => ({ period: p, committed: committed[p]!, retried: retried[p]!, failed: failed[p]!, missed: missed[p]!, files: files[p] ?? [] })),
+    writeLog,
+    errors,
+  };
+}
