@@ -289,8 +289,13 @@ function project(b: RecordBatch, task: ScanTask): RecordBatch {
       continue;
     }
     const col: ColumnMetadata = task.columns.find((c) => c.name === name)!;
-    fields.push(arrowFieldOf({ name: col.name, type: col.type, fieldId: col.fieldId, nullable: col.nullable }));
-    children.push(b.data.children[index.get(physicalName(col.fieldId))!]!);
+    const child = b.data.children[index.get(physicalName(col.fieldId))!]!;
+    const field = arrowFieldOf({ name: col.name, type: col.type, fieldId: col.fieldId, nullable: col.nullable });
+    // The field takes the data's own type: an unmerged numeric is Decimal64 where the
+    // column's type says Decimal128, and whoever copies the batch by its schema (the
+    // worker transfer) must lay out the values the data has.
+    fields.push(field.type === child.type ? field : new Field(field.name, child.type, field.nullable, field.metadata));
+    children.push(child);
   }
   return batchFromData(fields, children, b.numRows);
 }
