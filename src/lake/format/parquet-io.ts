@@ -63,6 +63,10 @@ function writerProperties(rowGroupRows: number, schema: Schema): pq.WriterProper
 /** The writer cuts row groups every `rowGroupRows` rows, across batch boundaries. */
 export function encodeParquet(batches: readonly RecordBatch[], schema?: Schema, rowGroupRows = ROW_GROUP_ROWS): Uint8Array {
   const table = batches.length === 0 ? new Table(schema!) : new Table(batches as RecordBatch[]);
+  // Arrow's Table leaves out batches whose schema differs from the first one's, silently:
+  // a file would hold fewer rows than its catalog entry says.
+  const rows = batches.reduce((n, b) => n + b.numRows, 0);
+  if (table.numRows !== rows) throw new Error(`encoding a data file of ${rows} rows kept ${table.numRows}: its batches' schemas differ`);
   const ipc = tableToIPC(table, 'stream');
   const wasmTable = pq.Table.fromIPCStream(ipc);
   try {
