@@ -1,4 +1,7 @@
 import type { SequenceMetadata, SequenceOwner, SequenceParameters } from '../sequence/sequence-metadata.js';
+import type {
+  NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
+} from '../optimize/optimizing-records.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
 
 /**
@@ -206,6 +209,23 @@ export interface Catalog {
     nowMicros: bigint, ifNotExists: boolean,
     columnsFor: (ids: ReadonlyMap<string, number>) => ColumnMetadata[],
   ): { table: TableRecord; created: boolean };
+
+  // The self-optimizing service's records (sqlite-optimizing.ts); the `default` group always exists.
+  listOptimizerGroups(): OptimizerGroup[];
+  /** 42710 when it exists, unless ifNotExists (then false). */
+  createOptimizerGroup(group: OptimizerGroup, ifNotExists: boolean): boolean;
+  /** 42704 when it does not exist. */
+  alterOptimizerGroup(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): OptimizerGroup;
+  /** 42704 unless ifExists; 2BP01 for `default` and while a table's self-optimizing.group names it. */
+  dropOptimizerGroup(name: string, ifExists: boolean): void;
+  /** Keeps the newest runs of each table only (OPTIMIZING_RUNS_KEPT). */
+  recordOptimizingRun(run: NewOptimizingRun): OptimizingRun;
+  /** Newest first. */
+  listOptimizingRuns(opts: { tableId?: number; limit?: number }): OptimizingRun[];
+  saveOptimizingState(state: OptimizingTableState): void;
+  listOptimizingStates(): OptimizingTableState[];
+  /** One write transaction: takes the table when it is idle or its owner's heartbeat is older than the lease. */
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean;
 
   close(): void;
 }

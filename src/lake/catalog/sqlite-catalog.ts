@@ -7,6 +7,10 @@ import type {
 } from './catalog.js';
 import { OptimizerConflict } from './optimizer-conflict.js';
 import { SEQUENCES_SCHEMA, SqliteSequences } from './sqlite-sequences.js';
+import { OPTIMIZING_SCHEMA, SqliteOptimizing } from './sqlite-optimizing.js';
+import type {
+  NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
+} from '../optimize/optimizing-records.js';
 import type { NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 
@@ -65,6 +69,7 @@ CREATE TABLE IF NOT EXISTS file_removals (
   PRIMARY KEY (file_id, snapshot_id));
 CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
 ${SEQUENCES_SCHEMA}
+${OPTIMIZING_SCHEMA}
 `;
 
 /** Columns added to tables of catalogs written before them; each ALTER runs once. */
@@ -158,6 +163,7 @@ export class SqliteCatalog implements Catalog {
   readonly #reads = new Map<string, unknown>();
   #readsVersion = '';
   readonly #sequences: SqliteSequences;
+  readonly #optimizing: SqliteOptimizing;
 
   constructor(path: string) {
     this.#db = new Database(path);
@@ -170,11 +176,29 @@ export class SqliteCatalog implements Catalog {
       this.#db.exec(SCHEMA);
       migrate(this.#db);
     });
-    this.#sequences = new SqliteSequences({
-      sql: (q) => this.#sql(q), cached: (k, read) => this.#cached(k, read),
-      immediate: (fn) => this.#immediate(fn), nextId: () => Number(this.#nextMeta('next_table_id')),
-      tableExists: (ns, name) => this.getTable(ns, name) !== undefined,
-    });
+    const access = {
+      sql: (q: string) => this.#sql(q), cached: <T>(k: string, read: () => T) => this.#cached(k, read),
+      immediate: <T>(fn: () => T) => this.#immediate(fn), nextId: () => Number(this.#nextMeta('next_table_id')),
+      tableExists: (ns: string, name: string) => this.getTable(ns, name) !== undefined,
+    };
+    this.#sequences = new SqliteSequences(access);
+    this.#optimizing = new SqliteOptimizing(access);
+  }
+
+  // ---- the self-optimizing service's records (sqlite-optimizing.ts) ----
+
+  listOptimizerGroups(): OptimizerGroup[] { return this.#optimizing.listGroups(); }
+  createOptimizerGroup(group: OptimizerGroup, ifNotExists: boolean): boolean { return this.#optimizing.createGroup(group, ifNotExists); }
+  alterOptimizerGroup(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): OptimizerGroup {
+    return this.#optimizing.alterGroup(name, change);
+  }
+  dropOptimizerGroup(name: string, ifExists: boolean): void { this.#optimizing.dropGroup(name, ifExists); }
+  recordOptimizingRun(run: NewOptimizingRun): OptimizingRun { return this.#optimizing.recordRun(run); }
+  listOptimizingRuns(opts: { tableId?: number; limit?: number }): OptimizingRun[] { return this.#optimizing.listRuns(opts); }
+  saveOptimizingState(state: OptimizingTableState): void { this.#optimizing.saveState(state); }
+  listOptimizingStates(): OptimizingTableState[] { return this.#optimizing.listStates(); }
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
+    return this.#optimizing.tryClaim(tableId, owner, nowMicros, leaseMicros);
   }
 
   // ---- sequences (sqlite-sequences.ts) ----
@@ -417,7 +441,7 @@ export class SqliteCatalog implements Catalog {
 
   #dropTableRows(id: number): void {
     this.#sql('DELETE FROM sequences WHERE owner_table = ?').run(id);
-    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots']) {
+    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states']) {
       this.#sql(`DELETE FROM ${t} WHERE table_id = ?`).run(id);
     }
   }

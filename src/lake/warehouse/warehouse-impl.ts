@@ -26,6 +26,7 @@ import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { LakeContext } from './lake-context.js';
 import { nowMicros, toTableMetadata } from './lake-context.js';
 import type { BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse } from './warehouse.js';
+import { checkOptimizerGroup, optimizerGroupOptions } from './check-optimizer-group.js';
 import { alterSequence, createSequence, dropOrphanedSequences, dropSequence, sequenceDefaultExpr, toSequenceMetadata } from '../sequence/sequence-ddl.js';
 import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
 import { resolveSequenceParameters } from '../sequence/sequence-parameters.js';
@@ -246,15 +247,27 @@ export class WarehouseImpl implements Warehouse {
   }
   // Contract stubs for issue 23: the lake-optimize and service helpers replace these.
   optimizingMetrics(_table: TableMetadata, _opts?: { ref?: string }): OptimizingMetrics { throw new Error('not built yet'); }
-  listOptimizerGroups(): OptimizerGroup[] { throw new Error('not built yet'); }
-  createOptimizerGroup(_group: OptimizerGroup, _opts?: { ifNotExists?: boolean }): void { throw new Error('not built yet'); }
-  alterOptimizerGroup(_name: string, _change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): OptimizerGroup { throw new Error('not built yet'); }
-  dropOptimizerGroup(_name: string, _opts?: { ifExists?: boolean }): void { throw new Error('not built yet'); }
-  recordOptimizingRun(_run: NewOptimizingRun): OptimizingRun { throw new Error('not built yet'); }
-  listOptimizingRuns(_opts?: { tableId?: number; limit?: number }): OptimizingRun[] { throw new Error('not built yet'); }
-  saveOptimizingState(_state: OptimizingTableState): void { throw new Error('not built yet'); }
-  tryClaimOptimizing(_tableId: number, _owner: string, _nowMicros: bigint, _leaseMicros: bigint): boolean { throw new Error('not built yet'); }
-  listOptimizingStates(): OptimizingTableState[] { throw new Error('not built yet'); }
+  // The self-optimizing service's records: the catalog keeps them (sqlite-optimizing.ts).
+  listOptimizerGroups(): OptimizerGroup[] { return this.#catalog.listOptimizerGroups(); }
+  createOptimizerGroup(group: OptimizerGroup, opts: { ifNotExists?: boolean } = {}): void {
+    checkOptimizerGroup(group);
+    this.#catalog.createOptimizerGroup(group, opts.ifNotExists === true);
+  }
+  alterOptimizerGroup(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): OptimizerGroup {
+    optimizerGroupOptions({
+      ...(change.threads === undefined ? {} : { threads: String(change.threads) }),
+      ...(change.schedulingPolicy === undefined ? {} : { scheduling_policy: change.schedulingPolicy }),
+    });
+    return this.#catalog.alterOptimizerGroup(name, change);
+  }
+  dropOptimizerGroup(name: string, opts: { ifExists?: boolean } = {}): void { this.#catalog.dropOptimizerGroup(name, opts.ifExists === true); }
+  recordOptimizingRun(run: NewOptimizingRun): OptimizingRun { return this.#catalog.recordOptimizingRun(run); }
+  listOptimizingRuns(opts: { tableId?: number; limit?: number } = {}): OptimizingRun[] { return this.#catalog.listOptimizingRuns(opts); }
+  saveOptimizingState(state: OptimizingTableState): void { this.#catalog.saveOptimizingState(state); }
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
+    return this.#catalog.tryClaimOptimizing(tableId, owner, nowMicros, leaseMicros);
+  }
+  listOptimizingStates(): OptimizingTableState[] { return this.#catalog.listOptimizingStates(); }
 
 
   listFiles(table: TableMetadata, at?: SnapshotSelector): DataFileInfo[] {

@@ -1,0 +1,193 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { OptimizeKind } from '../optimize/optimize-result.js';
+import type {
+  NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
+} from '../optimize/optimizing-records.js';
+import { DEFAULT_OPTIMIZER_GROUP } from '../warehouse/check-optimizer-group.js';
+import type { SqliteCatalogAccess } from './sqlite-sequences.js';
+
+/**
+ * The self-optimizing service's tables in the SQLite catalog: optimizer groups, the history
+ * of optimize processes (bounded per table), and each table's status with the lease that
+ * lets several schedulers share one warehouse. The `default` group always exists.
+ */
+export const OPTIMIZING_SCHEMA = `CREATE TABLE IF NOT EXISTS optimizer_groups (
+  name TEXT PRIMARY KEY, threads INTEGER NOT NULL, scheduling_policy TEXT NOT NULL);
+INSERT OR IGNORE INTO optimizer_groups VALUES ('${DEFAULT_OPTIMIZER_GROUP}', 1, 'quota');
+CREATE TABLE IF NOT EXISTS optimizing_runs (
+  run_id INTEGER PRIMARY KEY AUTOINCREMENT, table_id INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
+  trigger TEXT NOT NULL, started_micros INTEGER NOT NULL, duration_ms INTEGER NOT NULL, nodes INTEGER NOT NULL,
+  splits INTEGER NOT NULL, files_in INTEGER NOT NULL, bytes_in INTEGER NOT NULL, rows_in INTEGER NOT NULL,
+  files_out INTEGER NOT NULL, bytes_out INTEGER NOT NULL, rows_out INTEGER NOT NULL, snapshot_id INTEGER, error TEXT);
+CREATE INDEX IF NOT EXISTS optimizing_runs_table ON optimizing_runs (table_id, run_id);
+CREATE TABLE IF NOT EXISTS optimizing_states (
+  table_id INTEGER PRIMARY KEY, status TEXT NOT NULL, status_since_micros INTEGER NOT NULL, owner TEXT NOT NULL,
+  heartbeat_micros INTEGER NOT NULL, last_minor_micros INTEGER, last_major_micros INTEGER, last_full_micros INTEGER,
+  consecutive_failures INTEGER NOT NULL, next_attempt_micros INTEGER);`;
+
+/** Runs kept per table; older ones are deleted as new ones are recorded. */
+export const OPTIMIZING_RUNS_KEPT = 1000;
+
+interface GroupRow { name: string; threads: bigint; scheduling_policy: string }
+
+interface RunRow {
+  run_id: bigint; table_id: bigint; kind: string; status: string; trigger: string; started_micros: bigint;
+  duration_ms: bigint; nodes: bigint; splits: bigint; files_in: bigint; bytes_in: bigint; rows_in: bigint;
+  files_out: bigint; bytes_out: bigint; rows_out: bigint; snapshot_id: bigint | null; error: string | null;
+}
+
+interface StateRow {
+  table_id: bigint; status: string; status_since_micros: bigint; owner: string; heartbeat_micros: bigint;
+  last_minor_micros: bigint | null; last_major_micros: bigint | null; last_full_micros: bigint | null;
+  consecutive_failures: bigint; next_attempt_micros: bigint | null;
+}
+
+const toGroup = (r: GroupRow): OptimizerGroup => ({
+  name: r.name, threads: Number(r.threads), schedulingPolicy: r.scheduling_policy as SchedulingPolicy,
+});
+
+const optionalBigint = (v: bigint | null): bigint | undefined => (v === null ? undefined : BigInt(v));
+
+function toRun(r: RunRow): OptimizingRun {
+  return {
+    id: Number(r.run_id), tableId: Number(r.table_id), kind: r.kind as OptimizeKind, status: r.status as OptimizingRun['status'],
+    trigger: r.trigger, startedMicros: BigInt(r.started_micros), durationMs: Number(r.duration_ms), nodes: Number(r.nodes),
+    splits: Number(r.splits), filesIn: Number(r.files_in), bytesIn: Number(r.bytes_in), rowsIn: Number(r.rows_in),
+    filesOut: Number(r.files_out), bytesOut: Number(r.bytes_out), rowsOut: Number(r.rows_out),
+    snapshotId: optionalBigint(r.snapshot_id), error: r.error ?? undefined,
+  };
+}
+
+function toState(r: StateRow): OptimizingTableState {
+  return {
+    tableId: Number(r.table_id), status: r.status as OptimizingStatus, statusSinceMicros: BigInt(r.status_since_micros),
+    owner: r.owner, heartbeatMicros: BigInt(r.heartbeat_micros), lastMinorMicros: optionalBigint(r.last_minor_micros),
+    lastMajorMicros: optionalBigint(r.last_major_micros), lastFullMicros: optionalBigint(r.last_full_micros),
+    consecutiveFailures: Number(r.consecutive_failures), nextAttemptMicros: optionalBigint(r.next_attempt_micros),
+  };
+}
+
+export class SqliteOptimizing {
+  readonly #c: SqliteCatalogAccess;
+
+  constructor(access: SqliteCatalogAccess) {
+    this.#c = access;
+  }
+
+  listGroups(): OptimizerGroup[] {
+    return this.#c.cached('optimizer groups', () => (this.#c.sql('SELECT * FROM optimizer_groups ORDER BY name').all() as GroupRow[]).map(toGroup));
+  }
+
+  #group(name: string): OptimizerGroup | undefined {
+    const r = this.#c.sql('SELECT * FROM optimizer_groups WHERE name = ?').get(name) as GroupRow | undefined;
+    return r === undefined ? undefined : toGroup(r);
+  }
+
+  /** False when it existed and ifNotExists was given. */
+  createGroup(group: OptimizerGroup, ifNotExists: boolean): boolean {
+    return this.#c.immediate(() => {
+      if (this.#group(group.name) !== undefined) {
+        if (ifNotExists) return false;
+        throw new FloeError(SqlState.duplicateObject, `optimizer group "${group.name}" already exists`);
+      }
+      this.#c.sql('INSERT INTO optimizer_groups VALUES (?, ?, ?)').run(group.name, group.threads, group.schedulingPolicy);
+      return true;
+    });
+  }
+
+  alterGroup(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): OptimizerGroup {
+    return this.#c.immediate(() => {
+      const cur = this.#group(name);
+      if (cur === undefined) throw undefinedGroup(name);
+      const next: OptimizerGroup = {
+        name, threads: change.threads ?? cur.threads, schedulingPolicy: change.schedulingPolicy ?? cur.schedulingPolicy,
+      };
+      this.#c.sql('UPDATE optimizer_groups SET threads = ?, scheduling_policy = ? WHERE name = ?').run(next.threads, next.schedulingPolicy, name);
+      return next;
+    });
+  }
+
+  /**
+   * 2BP01 while a table's `self-optimizing.group` names the group (listed in DETAIL, as
+   * PostgreSQL lists an object's dependents), and always for `default`.
+   */
+  dropGroup(name: string, ifExists: boolean): void {
+    this.#c.immediate(() => {
+      if (name === DEFAULT_OPTIMIZER_GROUP) {
+        throw new FloeError('2BP01', `cannot drop optimizer group "${name}" because it is required by the database system`);
+      }
+      if (this.#group(name) === undefined) {
+        if (ifExists) return;
+        throw undefinedGroup(name);
+      }
+      const users = this.#c.sql(`SELECT namespace, name FROM tables
+        WHERE json_extract(properties, '$."self-optimizing.group"') = ? ORDER BY namespace, name`).all(name) as { namespace: string; name: string }[];
+      if (users.length > 0) {
+        throw new FloeError('2BP01', `cannot drop optimizer group "${name}" because other objects depend on it`, {
+          detail: users.map((t) => `table ${t.namespace === 'public' ? '' : `${t.namespace}.`}${t.name} depends on optimizer group "${name}"`).join('\n'),
+          hint: 'Move the tables to another group first: ALTER TABLE t SET ("self-optimizing.group" = \'default\').',
+        });
+      }
+      this.#c.sql('DELETE FROM optimizer_groups WHERE name = ?').run(name);
+    });
+  }
+
+  /** Records a run and keeps only the newest OPTIMIZING_RUNS_KEPT of its table. */
+  recordRun(run: NewOptimizingRun, kept = OPTIMIZING_RUNS_KEPT): OptimizingRun {
+    return this.#c.immediate(() => {
+      const r = this.#c.sql(`INSERT INTO optimizing_runs (table_id, kind, status, trigger, started_micros, duration_ms, nodes, splits,
+        files_in, bytes_in, rows_in, files_out, bytes_out, rows_out, snapshot_id, error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING *`)
+        .get(run.tableId, run.kind, run.status, run.trigger, run.startedMicros, Math.round(run.durationMs), run.nodes, run.splits,
+          run.filesIn, run.bytesIn, run.rowsIn, run.filesOut, run.bytesOut, run.rowsOut, run.snapshotId ?? null, run.error ?? null) as RunRow;
+      this.#c.sql(`DELETE FROM optimizing_runs WHERE table_id = ? AND run_id <= (
+        SELECT run_id FROM optimizing_runs WHERE table_id = ? ORDER BY run_id DESC LIMIT 1 OFFSET ?)`).run(run.tableId, run.tableId, kept);
+      return toRun(r);
+    });
+  }
+
+  /** Newest first. */
+  listRuns(opts: { tableId?: number; limit?: number }): OptimizingRun[] {
+    const limit = opts.limit ?? -1;
+    const rows = (opts.tableId === undefined
+      ? this.#c.sql('SELECT * FROM optimizing_runs ORDER BY run_id DESC LIMIT ?').all(limit)
+      : this.#c.sql('SELECT * FROM optimizing_runs WHERE table_id = ? ORDER BY run_id DESC LIMIT ?').all(opts.tableId, limit)) as RunRow[];
+    return rows.map(toRun);
+  }
+
+  saveState(s: OptimizingTableState): void {
+    this.#c.sql(`INSERT OR REPLACE INTO optimizing_states VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      s.tableId, s.status, s.statusSinceMicros, s.owner, s.heartbeatMicros, s.lastMinorMicros ?? null, s.lastMajorMicros ?? null,
+      s.lastFullMicros ?? null, s.consecutiveFailures, s.nextAttemptMicros ?? null);
+  }
+
+  listStates(): OptimizingTableState[] {
+    return this.#c.cached('optimizing states', () => (this.#c.sql('SELECT * FROM optimizing_states ORDER BY table_id').all() as StateRow[]).map(toState));
+  }
+
+  /**
+   * One write transaction (BEGIN IMMEDIATE, so two processes queue rather than both read
+   * "idle"): the table is taken when it has no state yet, is idle, or its owner's heartbeat
+   * is older than the lease (the owner died). A live claim refuses everyone, its own owner
+   * too: two schedulers in one process must not share a table either. A table that no
+   * longer exists cannot be claimed.
+   */
+  tryClaim(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
+    return this.#c.immediate(() => {
+      if (this.#c.sql('SELECT 1 FROM tables WHERE table_id = ?').get(tableId) === undefined) return false;
+      const r = this.#c.sql('SELECT * FROM optimizing_states WHERE table_id = ?').get(tableId) as StateRow | undefined;
+      const cur = r === undefined ? undefined : toState(r);
+      if (cur !== undefined && cur.status !== 'idle' && nowMicros - cur.heartbeatMicros <= leaseMicros) return false;
+      this.saveState({
+        tableId, status: 'planning', statusSinceMicros: nowMicros, owner, heartbeatMicros: nowMicros,
+        lastMinorMicros: cur?.lastMinorMicros, lastMajorMicros: cur?.lastMajorMicros, lastFullMicros: cur?.lastFullMicros,
+        consecutiveFailures: cur?.consecutiveFailures ?? 0, nextAttemptMicros: cur?.nextAttemptMicros,
+      });
+      return true;
+    });
+  }
+}
+
+function undefinedGroup(name: string): FloeError {
+  return new FloeError(SqlState.undefinedObject, `optimizer group "${name}" does not exist`);
+}

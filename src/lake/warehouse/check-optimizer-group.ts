@@ -1,0 +1,62 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { OptimizerGroup, SchedulingPolicy } from '../optimize/optimizing-records.js';
+
+/** The group every table belongs to unless `self-optimizing.group` names another; it always exists. */
+export const DEFAULT_OPTIMIZER_GROUP = 'default';
+
+/** What `CREATE OPTIMIZER GROUP g WITH (…)` may set, with the text of each option's rule. */
+export const OPTIMIZER_GROUP_OPTIONS: Readonly<Record<string, string>> = {
+  threads: 'the worker threads that optimize the tables of the group (a positive integer)',
+  scheduling_policy: "how the group picks the next table: 'quota' (the table furthest below its quota) or 'balanced' (the table optimized longest ago)",
+};
+
+const SCHEDULING_POLICIES: readonly SchedulingPolicy[] = ['quota', 'balanced'];
+
+/** The same rule `self-optimizing.group` values follow, so every group can be named by a table. */
+const GROUP_NAME = /^[A-Za-z_][A-Za-z0-9_$-]*$/;
+
+/** 42602 unless `name` can name an optimizer group. */
+export function checkOptimizerGroupName(name: string): void {
+  if (!GROUP_NAME.test(name) || name.length > 63) {
+    throw new FloeError('42602', `invalid optimizer group name "${name}"`, {
+      hint: 'A group name starts with a letter or underscore and holds letters, digits, _, $ and -.',
+    });
+  }
+}
+
+/**
+ * The typed settings of an optimizer group's options as written (`threads = '4'` or `threads = 4`):
+ * 22023 for an unknown option or a value its rule refuses.
+ */
+export function optimizerGroupOptions(options: Readonly<Record<string, string>>): { threads?: number; schedulingPolicy?: SchedulingPolicy } {
+  const out: { threads?: number; schedulingPolicy?: SchedulingPolicy } = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (key === 'threads') {
+      const v = /^\s*\+?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+      if (!Number.isSafeInteger(v) || v < 1) throw invalidValue(key, value);
+      out.threads = v;
+    } else if (key === 'scheduling_policy') {
+      const v = value.trim().toLowerCase();
+      if (!(SCHEDULING_POLICIES as readonly string[]).includes(v)) throw invalidValue(key, value);
+      out.schedulingPolicy = v as SchedulingPolicy;
+    } else {
+      throw new FloeError(SqlState.invalidParameterValue, `unrecognized optimizer group parameter "${key}"`, {
+        hint: `Optimizer groups take ${Object.keys(OPTIMIZER_GROUP_OPTIONS).join(' and ')}.`,
+      });
+    }
+  }
+  return out;
+}
+
+function invalidValue(key: string, value: string): FloeError {
+  return new FloeError(SqlState.invalidParameterValue, `invalid value for optimizer group parameter "${key}": "${value}"`, {
+    hint: `${key}: ${OPTIMIZER_GROUP_OPTIONS[key]}.`,
+  });
+}
+
+/** A whole group as the catalog stores it: 42602 / 22023 as above. */
+export function checkOptimizerGroup(group: OptimizerGroup): void {
+  checkOptimizerGroupName(group.name);
+  optimizerGroupOptions({ threads: String(group.threads), scheduling_policy: group.schedulingPolicy });
+}

@@ -1,0 +1,71 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { optimizingSettings } from '../../lake/index.js';
+import type { OptimizerGroup, SchedulingPolicy } from '../../lake/index.js';
+import type { OptimizingWarehouse } from './optimizing-warehouse.js';
+
+/** The group every table belongs to unless `self-optimizing.group` names another. */
+export const DEFAULT_GROUP = 'default';
+
+/**
+ * The optimizer groups as the service sees them: the catalog's, plus `default`, which
+ * always exists with the process's `--optimizer-threads` threads unless a stored row of
+ * that name overrides it. Groups live in the catalog so every process on the warehouse
+ * shares them.
+ */
+export class OptimizerGroups {
+  readonly #warehouse: OptimizingWarehouse;
+  readonly #defaultThreads: number;
+
+  constructor(warehouse: OptimizingWarehouse, defaultThreads: number) {
+    this.#warehouse = warehouse;
+    this.#defaultThreads = defaultThreads;
+  }
+
+  /** By name; `default` first. */
+  list(): OptimizerGroup[] {
+    const stored = this.#warehouse.listOptimizerGroups();
+    const implicit = stored.some((g) => g.name === DEFAULT_GROUP)
+      ? [] : [{ name: DEFAULT_GROUP, threads: this.#defaultThreads, schedulingPolicy: 'quota' as const }];
+    return [...implicit, ...stored].sort((a, b) => (a.name === DEFAULT_GROUP ? -1 : b.name === DEFAULT_GROUP ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  create(group: OptimizerGroup, opts?: { ifNotExists?: boolean }): void {
+    this.#warehouse.createOptimizerGroup(group, opts);
+  }
+
+  /** Altering the implicit `default` stores it with the change. */
+  alter(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): void {
+    const stored = this.#warehouse.listOptimizerGroups().some((g) => g.name === name);
+    if (!stored && name === DEFAULT_GROUP) {
+      this.#warehouse.createOptimizerGroup({
+        name, threads: change.threads ?? this.#defaultThreads, schedulingPolicy: change.schedulingPolicy ?? 'quota',
+      });
+      return;
+    }
+    this.#warehouse.alterOptimizerGroup(name, change);
+  }
+
+  /**
+   * Dropping a stored `default` returns it to the implicit one. A group that tables still
+   * name is refused: they would stop being optimized without anyone having asked for it.
+   */
+  drop(name: string, opts?: { ifExists?: boolean }): void {
+    const stored = this.#warehouse.listOptimizerGroups().some((g) => g.name === name);
+    if (!stored && name === DEFAULT_GROUP) {
+      throw new FloeError(SqlState.objectNotInPrerequisiteState, `cannot drop optimizer group "${DEFAULT_GROUP}"`, {
+        detail: 'The default group always exists; its threads come from --optimizer-threads.',
+      });
+    }
+    if (stored && name !== DEFAULT_GROUP) {
+      const users = this.#warehouse.listTables().filter((t) => optimizingSettings(t).group === name);
+      if (users.length > 0) {
+        throw new FloeError(SqlState.objectNotInPrerequisiteState, `cannot drop optimizer group "${name}" because ${users.length} table${users.length === 1 ? '' : 's'} use it`, {
+          detail: users.slice(0, 5).map((t) => `table ${t.namespace}.${t.name} uses optimizer group "${name}"`).join('\n'),
+          hint: 'Move the tables to another group first: ALTER TABLE … SET (\'self-optimizing.group\' = \'default\').',
+        });
+      }
+    }
+    this.#warehouse.dropOptimizerGroup(name, opts);
+  }
+}

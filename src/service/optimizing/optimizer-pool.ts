@@ -1,0 +1,45 @@
+import { Piscina } from 'piscina';
+import type { NodeRewriteResult, NodeRewriteTask } from '../../lake/index.js';
+
+/** Heap a worker thread may grow to before V8 stops it (default): the optimizer's memory bound. */
+export const DEFAULT_OPTIMIZER_MEMORY_BYTES = 1024 * 1024 * 1024;
+
+/** Worker threads that run node rewrites, so optimizing never runs on a thread that serves queries. */
+export interface OptimizerPool {
+  readonly threads: number;
+  runNodeRewrite(task: NodeRewriteTask): Promise<NodeRewriteResult>;
+  close(): Promise<void>;
+}
+
+export interface OptimizerPoolOptions {
+  /** maxThreads: the group's threads. */
+  readonly threads: number;
+  /** Per thread; its old generation is capped at this (a worker past it dies, and its task fails). */
+  readonly memoryBytes?: number;
+}
+
+/**
+ * A piscina pool of optimizer workers for one group. Threads start on first use and
+ * leave after a few idle minutes: a gateway whose tables are quiet holds no optimizer
+ * memory. Workers load TypeScript through tsx, like the main thread.
+ */
+export function createOptimizerPool(opts: OptimizerPoolOptions): OptimizerPool {
+  const threads = Math.max(1, opts.threads);
+  const memoryMb = Math.max(64, Math.floor((opts.memoryBytes ?? DEFAULT_OPTIMIZER_MEMORY_BYTES) / (1024 * 1024)));
+  const pool = new Piscina({
+    filename: new URL('./optimizer-worker.ts', import.meta.url).href,
+    name: 'rewriteNode',
+    minThreads: 0,
+    maxThreads: threads,
+    idleTimeout: 5 * 60_000,
+    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+    execArgv: ['--import', import.meta.resolve('tsx')],
+  });
+  // A worker that died (e.g. past its memory bound) fails its task; the pool itself stays usable.
+  pool.on('error', () => undefined);
+  return {
+    threads,
+    runNodeRewrite: (task) => pool.run(task) as Promise<NodeRewriteResult>,
+    close: () => pool.destroy(),
+  };
+}

@@ -1,0 +1,85 @@
+import type { OptimizeKind, OptimizingStatus, OptimizingTableState } from '../../lake/index.js';
+import { backOffMs } from './back-off.js';
+import type { OptimizingWarehouse } from './optimizing-warehouse.js';
+import type { ServiceClock } from './service-clock.js';
+
+/** A table state nobody has written yet. */
+export function idleState(tableId: number): OptimizingTableState {
+  return {
+    tableId, status: 'idle', statusSinceMicros: 0n, owner: '', heartbeatMicros: 0n,
+    lastMinorMicros: undefined, lastMajorMicros: undefined, lastFullMicros: undefined,
+    consecutiveFailures: 0, nextAttemptMicros: undefined,
+  };
+}
+
+/** A non-idle status whose owner stopped heartbeating reads as idle: its process died. */
+export function isAbandoned(state: OptimizingTableState, nowMicros: bigint, leaseMicros: bigint): boolean {
+  return state.status !== 'idle' && nowMicros - state.heartbeatMicros > leaseMicros;
+}
+
+/**
+ * This process's hold on one table while it optimizes it: taken atomically through the
+ * catalog (so schedulers sharing a warehouse never both take a table), kept alive by
+ * heartbeats, and released to idle with the outcome. Every change is saved at once, so
+ * floe_optimizing in any process shows it.
+ */
+export class OptimizingClaim {
+  #state: OptimizingTableState;
+  readonly #warehouse: OptimizingWarehouse;
+  readonly #clock: ServiceClock;
+
+  private constructor(warehouse: OptimizingWarehouse, clock: ServiceClock, state: OptimizingTableState) {
+    this.#warehouse = warehouse;
+    this.#clock = clock;
+    this.#state = state;
+  }
+
+  /** Undefined when another live owner holds the table. */
+  static tryTake(warehouse: OptimizingWarehouse, clock: ServiceClock, tableId: number, owner: string, leaseMicros: bigint): OptimizingClaim | undefined {
+    const now = clock.nowMicros();
+    if (!warehouse.tryClaimOptimizing(tableId, owner, now, leaseMicros)) return undefined;
+    const saved = warehouse.listOptimizingStates().find((s) => s.tableId === tableId) ?? idleState(tableId);
+    const claim = new OptimizingClaim(warehouse, clock, { ...saved, status: 'planning', statusSinceMicros: now, owner, heartbeatMicros: now });
+    claim.#save();
+    return claim;
+  }
+
+  get state(): OptimizingTableState { return this.#state; }
+
+  setStatus(status: OptimizingStatus): void {
+    if (status === this.#state.status) return;
+    const now = this.#clock.nowMicros();
+    this.#state = { ...this.#state, status, statusSinceMicros: now, heartbeatMicros: now };
+    this.#save();
+  }
+
+  heartbeat(): void {
+    this.#state = { ...this.#state, heartbeatMicros: this.#clock.nowMicros() };
+    this.#save();
+  }
+
+  /** Back to idle with the outcome: the kind's last time on success, the failure streak and back-off otherwise. */
+  release(outcome: { kind: OptimizeKind; succeeded: boolean } | undefined): void {
+    const now = this.#clock.nowMicros();
+    let s: OptimizingTableState = { ...this.#state, status: 'idle', statusSinceMicros: now, heartbeatMicros: now };
+    if (outcome !== undefined) {
+      s = outcome.succeeded
+        ? {
+          ...s, consecutiveFailures: 0, nextAttemptMicros: undefined,
+          lastMinorMicros: outcome.kind === 'minor' ? now : s.lastMinorMicros,
+          lastMajorMicros: outcome.kind === 'major' ? now : s.lastMajorMicros,
+          lastFullMicros: outcome.kind === 'full' ? now : s.lastFullMicros,
+        }
+        : {
+          ...s, consecutiveFailures: s.consecutiveFailures + 1,
+          nextAttemptMicros: now + BigInt(backOffMs(s.consecutiveFailures + 1)) * 1000n,
+        };
+    }
+    this.#state = s;
+    this.#save();
+  }
+
+  #save(): void {
+    this.#warehouse.saveOptimizingState(this.#state);
+  }
+}

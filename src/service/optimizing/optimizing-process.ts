@@ -1,0 +1,111 @@
+import type {
+  NodeRewriteResult, NodeRewriteTask, OptimizeKind, OptimizeResult, OptimizingSettings, OptimizingStatus, TableMetadata,
+} from '../../lake/index.js';
+import type { OptimizeReport } from './optimizing-service.js';
+import type { OptimizingWarehouse } from './optimizing-warehouse.js';
+import type { ServiceClock } from './service-clock.js';
+
+/** A process that runs longer than this is aborted and recorded as failed (default). */
+export const DEFAULT_PROCESS_DEADLINE_MS = 30 * 60_000;
+
+export interface OptimizingProcessOptions {
+  readonly warehouse: OptimizingWarehouse;
+  readonly clock: ServiceClock;
+  readonly table: TableMetadata;
+  readonly kind: OptimizeKind;
+  /** The table's settings when the scheduler runs it (only nodes past their triggers); absent for CALL optimize. */
+  readonly triggers?: OptimizingSettings;
+  /** 'scheduler' or 'call', as floe_optimizing_history shows it. */
+  readonly trigger: 'scheduler' | 'call';
+  readonly deadlineMs?: number;
+  readonly runNodeRewrite?: (task: NodeRewriteTask) => Promise<NodeRewriteResult>;
+  /** Aborted when the service stops. */
+  readonly signal?: AbortSignal;
+  readonly onStatus?: (status: OptimizingStatus) => void;
+}
+
+export interface OptimizingProcessOutcome {
+  /** What history recorded (a failed run carries the error text). */
+  readonly report: OptimizeReport;
+  /** Undefined on success. */
+  readonly error: unknown;
+}
+
+const STATUS_OF_PHASE: Readonly<Record<string, OptimizingStatus>> = { plan: 'planning', node: 'executing', commit: 'committing' };
+
+/**
+ * One optimize process of one table, start to end: runs the lake's optimize under a
+ * deadline, reports its status as it moves (planning → executing → committing), and
+ * records the run in the history, failed or not. It never throws what the optimize threw:
+ * a failure is an outcome, so the caller's bookkeeping always runs. A process that
+ * ignores its abort past the deadline is abandoned, not waited for: whatever it still
+ * does cannot commit (the lake checks the signal before committing), and it no longer
+ * holds anything of the scheduler's.
+ */
+export async function runOptimizingProcess(o: OptimizingProcessOptions): Promise<OptimizingProcessOutcome> {
+  const started = o.clock.nowMicros();
+  const controller = new AbortController();
+  const deadlineMs = o.deadlineMs ?? DEFAULT_PROCESS_DEADLINE_MS;
+  let cancelDeadline: () => void = () => undefined;
+  let onOuterAbort: () => void = () => undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    cancelDeadline = o.clock.setTimer(() => {
+      const e = new Error(`optimize of "${o.table.name}" did not finish within its deadline of ${Math.round(deadlineMs / 1000)} s`);
+      controller.abort(e);
+      reject(e);
+    }, deadlineMs);
+    onOuterAbort = () => {
+      const e = new Error('optimize canceled: the optimizing service is stopping');
+      controller.abort(e);
+      reject(e);
+    };
+    if (o.signal?.aborted) onOuterAbort();
+    else o.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  });
+  let result: OptimizeResult | undefined;
+  let error: unknown;
+  try {
+    const running = o.warehouse.optimize(o.table, {
+      kind: o.kind,
+      ...(o.triggers ? { triggers: o.triggers } : {}),
+      ...(o.runNodeRewrite ? { runNodeRewrite: o.runNodeRewrite } : {}),
+      signal: controller.signal,
+      onProgress: (p) => {
+        const status = STATUS_OF_PHASE[p.phase];
+        if (status !== undefined) o.onStatus?.(status);
+      },
+    });
+    // Once abandoned, its eventual rejection must not surface as an unhandled one.
+    running.catch(() => undefined);
+    result = await Promise.race([running, stopped]);
+  } catch (e) {
+    error = e;
+  } finally {
+    cancelDeadline();
+    o.signal?.removeEventListener('abort', onOuterAbort);
+  }
+  const durationMs = Number(o.clock.nowMicros() - started) / 1000;
+  const run = o.warehouse.recordOptimizingRun({
+    tableId: o.table.id,
+    kind: o.kind,
+    status: error === undefined ? 'success' : 'failed',
+    trigger: o.trigger,
+    startedMicros: started,
+    durationMs,
+    nodes: result?.nodesOptimized ?? 0,
+    splits: result?.nodesSplit ?? 0,
+    filesIn: result?.filesIn ?? 0,
+    bytesIn: result?.bytesIn ?? 0,
+    rowsIn: result?.rowsIn ?? 0,
+    filesOut: result?.filesOut ?? 0,
+    bytesOut: result?.bytesOut ?? 0,
+    rowsOut: result?.rowsOut ?? 0,
+    snapshotId: result?.snapshotId,
+    error: error === undefined ? undefined : errorText(error),
+  });
+  return { report: { ...run, nodesMerged: result?.nodesMerged ?? 0 }, error };
+}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

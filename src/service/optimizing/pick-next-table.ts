@@ -1,0 +1,39 @@
+import type { OptimizeKind, SchedulingPolicy } from '../../lake/index.js';
+
+/** A table that is due and waits for one of its group's threads. */
+export interface PendingTable {
+  readonly tableId: number;
+  readonly kind: OptimizeKind;
+  /** Some node reached `self-optimizing.read-amplification.max`: the user's speed target is at stake. */
+  readonly readAmplificationBreach: boolean;
+  readonly pendingChangeFiles: number;
+  /** The table's latest optimize of any kind, or undefined when never. */
+  readonly lastOptimizedMicros: bigint | undefined;
+  readonly quota: number;
+  /** Its share of the group's thread time over the last hour. */
+  readonly occupation: number;
+}
+
+/**
+ * The order in which a group serves its pending tables, best first.
+ * - Both policies serve read-amplification breaches first: the speed target beats cost.
+ * - `quota`: the lowest occupation/quota first, so a table at or over its quota (ratio ≥ 1)
+ *   waits behind every table under it and runs only when nothing else wants the threads.
+ * - `balanced`: the table that has waited longest since its last optimize first (never
+ *   optimized counts as longest); ties go to the most pending change files.
+ */
+export function orderPendingTables(pending: readonly PendingTable[], policy: SchedulingPolicy): PendingTable[] {
+  return [...pending].sort((a, b) => {
+    if (a.readAmplificationBreach !== b.readAmplificationBreach) return a.readAmplificationBreach ? -1 : 1;
+    if (policy === 'quota') {
+      const d = a.occupation / a.quota - b.occupation / b.quota;
+      if (d !== 0) return d;
+    } else {
+      const la = a.lastOptimizedMicros ?? -1n;
+      const lb = b.lastOptimizedMicros ?? -1n;
+      if (la !== lb) return la < lb ? -1 : 1;
+    }
+    if (a.pendingChangeFiles !== b.pendingChangeFiles) return b.pendingChangeFiles - a.pendingChangeFiles;
+    return a.tableId - b.tableId;
+  });
+}
