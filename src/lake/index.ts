@@ -40,4 +40,9 @@ export { OPTIMIZING_PROPERTIES, checkOptimizingProperty, optimizingSettings, typ
 export {
   DEFAULT_OPTIMIZER_GROUP, OPTIMIZER_GROUP_OPTIONS, checkOptimizerGroupName, optimizerGroupOptions,
 } from './warehouse/check-optimizer-group.js';
-export { dueOptimizingKind, majorNodeDue, minorReason, type LastOptimized, type MinorReason } from './optimize/optimizing-triggers.js';
+export {
+  dueOptimizingKind, majorNodeDue, minorReason, splitDue, undersizedSiblingPairs, type LastOptimized, type MinorReason,
+} from './optimize/optimizing-triggers.js';
+// One node's rewrite, runnable on a worker thread (the self-optimizing service's pool).
+export { executeNodeRewrite } from './optimize/execute-node-rewrite.js';
+export type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile, RewritePart } from './optimize/keyed-node-rewrite-task.js';

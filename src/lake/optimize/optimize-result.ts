@@ -1,5 +1,6 @@
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { OptimizingSettings } from '../table/optimizing-properties.js';
+import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask } from './keyed-node-rewrite-task.js';
 
 /**
  * What one optimize process does (Amoro's three kinds, adapted to Floe's bucket tree; the
@@ -34,6 +35,8 @@ export interface OptimizeOptions {
    * worker threads; the default runs it on the calling thread.
    */
   readonly runNodeRewrite?: (task: NodeRewriteTask) => Promise<NodeRewriteResult>;
+  /** How many node rewrites of this run may be in flight at once; default 1 (one node's data in memory at a time). */
+  readonly rewriteConcurrency?: number;
   readonly onProgress?: (p: OptimizeProgress) => void;
   /** Aborting stops before the next node and before the commit; the table is left as it was. */
   readonly signal?: AbortSignal;
@@ -65,17 +68,12 @@ export interface OptimizeResult {
 /**
  * One node's rewrite, self-contained and structured-clonable so it can run on a worker
  * thread: the storage to read and write, the inputs, and where the outputs go. The
- * optimizer plans and commits on the calling thread; only this runs elsewhere.
+ * optimizer plans and commits on the calling thread; only this runs elsewhere. A union
+ * by `kind` (append tables add theirs).
  */
-export interface NodeRewriteTask {
-  /** Filled in by optimize-table (storage config, columns, inputs, placement, watermark). */
-  readonly [field: string]: unknown;
-}
+export type NodeRewriteTask = KeyedNodeRewriteTask;
 
-export interface NodeRewriteResult {
-  /** Filled in by optimize-table (the written files' catalog records and counters). */
-  readonly [field: string]: unknown;
-}
+export type NodeRewriteResult = KeyedNodeRewriteResult;
 
 /** Per frontier node: what a scan of it merges, and what is waiting to be folded. */
 export interface NodeOptimizingMetrics {

@@ -1,49 +1,43 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { BucketNode } from '../bucket/bucket-node.js';
-import { childrenOf, isAncestorOrSelf, nodeKey } from '../bucket/bucket-node.js';
-import type { FileRecord, NewFileRecord } from '../catalog/catalog.js';
+import { nodeKey } from '../bucket/bucket-node.js';
+import type { FileRecord } from '../catalog/catalog.js';
 import { OptimizerConflict } from '../catalog/optimizer-conflict.js';
-import { readDataFile } from '../format/data-file-reader.js';
-import { encodeDataFile, nodeMarker, storeDataFile } from '../format/data-file-writer.js';
-import type { FilePlacement } from '../format/data-file-writer.js';
-import { mergeOnRead } from '../merge/merge-on-read.js';
-import type { ChangeInput } from '../merge/merge-on-read.js';
 import { writableBranch } from '../refs/resolve-branch.js';
-import { frontierByPartition } from '../table/frontier.js';
-import type { FrontierNode } from '../table/frontier.js';
-import { OP_COLUMN, SEQ_FILE_COLUMN, isKeyed, keyColumnsOf, physicalName, targetFileSize } from '../table/table-layout.js';
+import { optimizingSettings } from '../table/optimizing-properties.js';
+import { isKeyed, keyColumnsOf, physicalName } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros, toTableMetadata } from '../warehouse/lake-context.js';
-import { BASE_ROW_GROUP_ROWS, sortByReversedHash, sortByReversedHashSplit } from './hash-order.js';
-import type { OptimizeOptions, OptimizeResult } from './optimize-result.js';
+import { deleteWritten, executeNodeRewrite } from './execute-node-rewrite.js';
+import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile } from './keyed-node-rewrite-task.js';
+import { optimizeCommitFiles } from './optimize-commit-files.js';
+import type { OptimizeKind, OptimizeOptions, OptimizeResult } from './optimize-result.js';
+import { planOptimize } from './plan-optimize.js';
+import type { NodeJob } from './plan-optimize.js';
 
 const MAX_ATTEMPTS = 3;
 
-interface NodeWork {
-  readonly partitionKey: string;
-  readonly partitionValues: readonly unknown[];
-  readonly frontier: FrontierNode;
-  /** Change files on the node's line, not yet folded, below the low watermark. */
-  readonly changes: FileRecord[];
-  readonly split: boolean;
-}
-
 /**
- * Folds change files below the low watermark W into base files, node by node, and
- * splits nodes whose base data passed write.target-file-size.
+ * Optimizes a table's branch by kind (plan-optimize.ts): folds change files below the
+ * low watermark W into base files, node by node, splits nodes past the target size and
+ * (major, full) merges undersized siblings. Planning and the commit run here; each node's
+ * rewrite is a self-contained task (executeNodeRewrite) that `opts.runNodeRewrite` may
+ * run on a worker thread. One run is one commit.
  *
  * Why this never loses or reorders a concurrent change: every transaction with a seq
  * below W has finished (W is the smallest start seq of any open transaction), so all
  * changes below W that will ever exist on this branch are already in the head read
  * here; a new base records W as its file seq and readers skip change files below it.
  * Changes at or above W stay in the change store, and keep winning over base rows by
- * (seq, offset) against the per-row _seq. The commit names every file it replaces as
- * "must still be visible": only another optimizer can remove those, so only another
- * optimizer commit on the same node conflicts, and then this run re-plans.
+ * (seq, offset) against the per-row _seq. A writer that routed rows by the old frontier
+ * commits them at the old nodes: after a split those are ancestors of the new nodes
+ * (read with a hash filter), after a merge descendants of the new node (read whole);
+ * either way on the new node's line and at or above W, so scans and later folds read them.
+ * The commit names every file it read or replaces as "must still be visible": only
+ * another optimizer can remove those, so only another optimizer commit on the same nodes
+ * conflicts, and then this run re-plans. Optimizer commits never fail a writer.
  */
 export async function optimizeTable(ctx: LakeContext, tableIn: TableMetadata, opts: OptimizeOptions): Promise<OptimizeResult> {
   const { catalog } = ctx;
@@ -70,15 +64,23 @@ export async function optimizeTable(ctx: LakeContext, tableIn: TableMetadata, op
   }
 }
 
+function emptyResult(kind: OptimizeKind, watermark: bigint): Omit<OptimizeResult, 'conflicts'> {
+  return {
+    kind, snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, baseFilesWritten: 0,
+    filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark,
+  };
+}
+
 async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string, opts: OptimizeOptions): Promise<Omit<OptimizeResult, 'conflicts'>> {
   const { catalog } = ctx;
+  throwIfAborted(opts.signal, table);
   // W first, then the head: every transaction below W finished before the head was read.
   const watermark = catalog.lowWatermark();
   const head = writableBranch(catalog, table, ref).snapshotId;
-  const empty = { kind: 'minor' as const, snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, baseFilesWritten: 0, filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark };
+  const kind = opts.kind ?? 'minor';
   if (!isKeyed(table)) {
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
-    return empty;
+    return emptyResult(kind, watermark);
   }
   // Registered like a transaction while it runs, so orphan cleanup spares the base files
   // it has written but not yet committed (its seq is at or above W: it holds nothing back).
@@ -89,7 +91,7 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
   }, Math.max(50, Math.floor(ctx.staleTransactionMs / 4)));
   heartbeat.unref();
   try {
-    return await optimizeNodes(ctx, table, ref, opts, watermark, head, txnId);
+    return await optimizeNodes(ctx, table, ref, opts, kind, watermark, head, txnId);
   } finally {
     clearInterval(heartbeat);
     try { catalog.endTxn(txnId); } catch { /* already gone */ }
@@ -97,134 +99,114 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
 }
 
 async function optimizeNodes(
-  ctx: LakeContext, table: TableMetadata, ref: string, opts: OptimizeOptions, watermark: bigint, head: bigint, txnId: string,
+  ctx: LakeContext, table: TableMetadata, ref: string, opts: OptimizeOptions, kind: OptimizeKind, watermark: bigint, head: bigint, txnId: string,
 ): Promise<Omit<OptimizeResult, 'conflicts'>> {
-  const { catalog, storage } = ctx;
-  const empty = { kind: 'minor' as const, snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, baseFilesWritten: 0, filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark };
+  const { catalog } = ctx;
   const files = catalog.visibleFiles(table.id, head);
-  const frontiers = frontierByPartition(files);
-  const target = targetFileSize(table);
-  const work: NodeWork[] = [];
-  for (const [pk, nodes] of frontiers) {
-    const pfiles = files.filter((f) => f.partitionKey === pk);
-    for (const fn of nodes) {
-      const changes = pfiles.filter((f) => f.store === 'change' && f.seq >= fn.baseSeq && f.seq < watermark && onLine(f, fn.node));
-      const baseBytes = fn.baseFiles.reduce((n, f) => n + f.sizeBytes, 0);
-      const split = baseBytes > target && fn.node.mask < 0x7fffffff;
-      if (changes.length === 0 && !split) continue;
-      work.push({ partitionKey: pk, partitionValues: pfiles[0]!.partitionValues, frontier: fn, changes, split });
-    }
-  }
-  opts.onProgress?.({ phase: 'plan', nodesDone: 0, nodesTotal: work.length });
-  if (work.length === 0) {
+  const times = new Map<bigint, bigint | undefined>();
+  const plan = planOptimize({
+    files, kind, watermark, settings: opts.triggers ?? optimizingSettings(table), useTriggers: opts.triggers !== undefined, nowMicros: nowMicros(),
+    commitMicros: (id) => {
+      if (!times.has(id)) times.set(id, catalog.getSnapshot(table.id, id)?.committedAtMicros);
+      return times.get(id);
+    },
+  });
+  const total = plan.jobs.length;
+  opts.onProgress?.({ phase: 'plan', nodesDone: 0, nodesTotal: total });
+  if (total === 0) {
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
-    return empty;
+    return emptyResult(kind, watermark);
   }
-
-  const keyCols = keyColumnsOf(table);
-  const keyNames = keyCols.map((c) => physicalName(c.fieldId));
-  const keyTypes = keyCols.map((c) => c.type);
-  const written: NewFileRecord[] = [];
-  const removed = new Set<number>();
-  const requireVisible = new Set<number>();
-  const newFrontier = new Map<string, { node: BucketNode; baseSeq: bigint }[]>();
-  for (const [pk, nodes] of frontiers) newFrontier.set(pk, nodes.map((n) => ({ node: n.node, baseSeq: n.baseSeq })));
-  let nodesSplit = 0;
-  let folded = 0;
+  const tasks = plan.jobs.map((job) => rewriteTask(ctx, table, job, watermark, opts.triggers?.targetSize ?? optimizingSettings(table).targetSize));
+  const results = await runRewrites(ctx, table, plan.jobs, tasks, opts);
   try {
-    for (let i = 0; i < work.length; i++) {
-      const w = work[i]!;
-      const fn = w.frontier;
-      opts.onProgress?.({ phase: 'node', partition: w.partitionKey, node: nodeKey(fn.node), nodesDone: i, nodesTotal: work.length });
-      const base: RecordBatch[] = [];
-      for (const f of fn.baseFiles) if (f.path !== '') base.push(...await readDataFile(storage, f.path, table.columns, [SEQ_FILE_COLUMN]));
-      const changes: ChangeInput[] = [];
-      const ordered = [...w.changes].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.firstOffset - b.firstOffset));
-      for (const f of ordered) {
-        let offset = f.firstOffset;
-        for (const batch of await readDataFile(storage, f.path, table.columns, [OP_COLUMN])) {
-          changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.nodeMask < fn.node.mask ? { hashFilter: fn.node } : {}) });
-          offset += batch.numRows;
-        }
-      }
-      const merged = mergeOnRead({ base, changes, keyColumns: keyNames, keyTypes });
-      const place = (node: BucketNode): FilePlacement => ({ partitionKey: w.partitionKey, partitionValues: w.partitionValues, node });
-      const outputs: { node: BucketNode; batches: RecordBatch[]; ranges?: [number, number][] }[] = [];
-      const whole = merged.filter((b) => b.numRows > 0);
-      const encodeSorted = (batches: readonly RecordBatch[]) => {
-        const sorted = sortByReversedHash(batches, keyNames, keyTypes);
-        return encodeDataFile(sorted.batches, table.columns, { rows: BASE_ROW_GROUP_ROWS, ranges: sorted.ranges });
-      };
-      // Inputs already past the target (Parquet like the output) split without first
-      // encoding the whole node, which would be thrown away: at SF 1 that is most of the time
-      // and memory of optimizing a big table.
-      const inputBytes = fn.baseFiles.reduce((n, f) => n + f.sizeBytes, 0) + w.changes.reduce((n, f) => n + f.sizeBytes, 0);
-      const splitNow = (w.split || inputBytes > target) && fn.node.mask < 0x7fffffff;
-      const encodedWhole = whole.length === 0 || splitNow ? undefined : encodeSorted(whole);
-      if ((splitNow || (encodedWhole !== undefined && encodedWhole.bytes.length > target)) && fn.node.mask < 0x7fffffff) {
-        const [c0, c1] = childrenOf(fn.node);
-        // one hashing and sort for both children, straight into each file's row groups
-        const parts = sortByReversedHashSplit(whole, keyNames, keyTypes, c0);
-        outputs.push({ node: c0, batches: parts[0].batches, ranges: parts[0].ranges }, { node: c1, batches: parts[1].batches, ranges: parts[1].ranges });
-        nodesSplit++;
-      } else {
-        outputs.push({ node: fn.node, batches: whole });
-      }
-      for (const o of outputs) {
-        const rows = o.batches.reduce((n, b) => n + b.numRows, 0);
-        if (rows === 0) written.push(nodeMarker(place(o.node), watermark));
-        else {
-          const enc = outputs.length === 1 && encodedWhole !== undefined ? encodedWhole
-            : o.ranges !== undefined ? encodeDataFile(o.batches, table.columns, { rows: BASE_ROW_GROUP_ROWS, ranges: o.ranges })
-              : encodeSorted(o.batches);
-          written.push(await storeDataFile(storage, table.id, enc, place(o.node), 'base', watermark, 0));
-        }
-      }
-      for (const f of fn.baseFiles) { removed.add(f.fileId); requireVisible.add(f.fileId); }
-      for (const f of w.changes) {
-        requireVisible.add(f.fileId);
-        // Changes at the node or below are fully folded here; an ancestor's changes also
-        // belong to sibling nodes and are removed below once every node under it has them.
-        if (f.nodeMask >= fn.node.mask) { removed.add(f.fileId); folded++; }
-      }
-      const nodes = newFrontier.get(w.partitionKey)!;
-      const idx = nodes.findIndex((n) => n.node.mask === fn.node.mask && n.node.index === fn.node.index);
-      nodes.splice(idx, 1, ...outputs.map((o) => ({ node: o.node, baseSeq: watermark })));
-    }
-    // Ancestor change files every frontier node under them has folded are garbage now.
-    for (const f of files) {
-      if (f.store !== 'change' || removed.has(f.fileId)) continue;
-      const fnode = { mask: f.nodeMask, index: f.nodeIndex };
-      const under = (newFrontier.get(f.partitionKey) ?? []).filter((n) => isAncestorOrSelf(fnode, n.node));
-      if (under.length > 0 && under.every((n) => n.baseSeq > f.seq)) {
-        removed.add(f.fileId);
-        requireVisible.add(f.fileId);
-        folded++;
-        for (const fn of frontiers.get(f.partitionKey) ?? []) {
-          if (isAncestorOrSelf(fnode, fn.node)) for (const b of fn.baseFiles) if (!removed.has(b.fileId)) requireVisible.add(b.fileId);
-        }
-      }
-    }
-    opts.onProgress?.({ phase: 'commit', nodesDone: work.length, nodesTotal: work.length });
+    throwIfAborted(opts.signal, table);
+    const c = optimizeCommitFiles(plan, results, files, watermark);
+    const nodesSplit = results.filter((r, i) => r.split && plan.jobs[i]!.parts.length === 1).length;
+    const nodesMerged = results.filter((r, i) => !r.split && plan.jobs[i]!.parts.length === 2).length;
+    opts.onProgress?.({ phase: 'commit', nodesDone: total, nodesTotal: total });
     const [snap] = catalog.commit([{
       tableId: table.id, branch: ref, operation: 'optimize', schemaId: catalog.getTableById(table.id)?.schemaId ?? table.schemaId,
-      summary: { 'nodes-optimized': String(work.length), 'nodes-split': String(nodesSplit), 'change-files-folded': String(folded), 'low-watermark': String(watermark) },
-      addFiles: written, removeFileIds: [...removed], requireVisible: [...requireVisible],
+      summary: {
+        kind, 'nodes-optimized': String(total), 'nodes-split': String(nodesSplit), 'nodes-merged': String(nodesMerged),
+        'change-files-folded': String(c.changeFilesFolded), 'low-watermark': String(watermark),
+      },
+      addFiles: c.addFiles, removeFileIds: c.removeFileIds, requireVisible: c.requireVisible,
     }], txnId, nowMicros());
-    opts.onProgress?.({ phase: 'done', nodesDone: work.length, nodesTotal: work.length });
+    opts.onProgress?.({ phase: 'done', nodesDone: total, nodesTotal: total });
     return {
-      kind: 'minor', snapshotId: snap!.id, nodesOptimized: work.length, nodesSplit, nodesMerged: 0, changeFilesFolded: folded,
-      baseFilesWritten: written.filter((f) => f.path !== '').length, lowWatermark: watermark,
-      // counted by the lake-optimize rework (issue 23)
-      filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0,
+      kind, snapshotId: snap!.id, nodesOptimized: total, nodesSplit, nodesMerged, changeFilesFolded: c.changeFilesFolded,
+      baseFilesWritten: c.addFiles.filter((f) => f.path !== '').length, lowWatermark: watermark,
+      filesIn: c.filesIn, bytesIn: c.bytesIn, rowsIn: c.rowsIn,
+      filesOut: results.reduce((n, r) => n + r.filesOut, 0),
+      bytesOut: results.reduce((n, r) => n + r.bytesOut, 0),
+      rowsOut: results.reduce((n, r) => n + r.rowsOut, 0),
     };
   } catch (e) {
-    for (const f of written) if (f.path !== '') await storage.delete(f.path).catch(() => undefined);
+    for (const r of results) await deleteWritten(ctx.storage, r.files);
     throw e;
   }
 }
 
-function onLine(f: FileRecord, node: BucketNode): boolean {
-  const n = { mask: f.nodeMask, index: f.nodeIndex };
-  return isAncestorOrSelf(n, node) || isAncestorOrSelf(node, n);
+/**
+ * Runs the rewrites, at most `opts.rewriteConcurrency` at a time, checking the signal
+ * before each. If one fails or the run is aborted, waits for those in flight and deletes
+ * everything written, so the table and its directory are as they were.
+ */
+async function runRewrites(
+  ctx: LakeContext, table: TableMetadata, jobs: readonly NodeJob[], tasks: readonly KeyedNodeRewriteTask[], opts: OptimizeOptions,
+): Promise<KeyedNodeRewriteResult[]> {
+  const run = opts.runNodeRewrite ?? executeNodeRewrite;
+  const results: (KeyedNodeRewriteResult | undefined)[] = new Array(tasks.length);
+  let next = 0;
+  let done = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (failure === undefined && next < tasks.length) {
+      const i = next++;
+      if (opts.signal?.aborted) { failure ??= { error: abortError(table) }; return; }
+      opts.onProgress?.({ phase: 'node', partition: jobs[i]!.partitionKey, node: nodeKey(jobs[i]!.node), nodesDone: done, nodesTotal: tasks.length });
+      try {
+        results[i] = await run(tasks[i]!);
+        done++;
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  const lanes = Math.max(1, Math.min(tasks.length, Math.floor(opts.rewriteConcurrency ?? 1)));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  if (failure !== undefined) {
+    for (const r of results) if (r !== undefined) await deleteWritten(ctx.storage, r.files);
+    throw failure.error;
+  }
+  return results as KeyedNodeRewriteResult[];
+}
+
+function rewriteTask(ctx: LakeContext, table: TableMetadata, job: NodeJob, watermark: bigint, targetSizeBytes: number): KeyedNodeRewriteTask {
+  const keyCols = keyColumnsOf(table);
+  const input = (f: FileRecord, hashFilter: NodeJob['node'] | undefined): RewriteInputFile => ({
+    fileId: f.fileId, path: f.path, rowCount: f.rowCount, sizeBytes: f.sizeBytes, seq: f.seq, firstOffset: f.firstOffset,
+    node: { mask: f.nodeMask, index: f.nodeIndex }, ...(hashFilter !== undefined ? { hashFilter } : {}),
+  });
+  return {
+    kind: 'keyed-node', tableId: table.id, storage: ctx.storageConfig, columns: table.columns,
+    keyNames: keyCols.map((c) => physicalName(c.fieldId)), keyTypes: keyCols.map((c) => c.type),
+    partitionKey: job.partitionKey, partitionValues: job.partitionValues, node: job.node,
+    parts: job.parts.map((p) => ({
+      node: p.frontier.node,
+      baseFiles: p.frontier.baseFiles.map((f) => input(f, undefined)),
+      // an ancestor's change file also holds other nodes' keys: keep only this part's
+      changeFiles: p.changes.map((f) => input(f, f.nodeMask < p.frontier.node.mask ? p.frontier.node : undefined)),
+    })),
+    watermark, targetSizeBytes, split: job.split,
+  };
+}
+
+function abortError(table: TableMetadata): FloeError {
+  return new FloeError(SqlState.queryCanceled, `canceling optimize of "${table.name}"`, { detail: 'The optimize was aborted; the table is unchanged.' });
+}
+
+function throwIfAborted(signal: AbortSignal | undefined, table: TableMetadata): void {
+  if (signal?.aborted) throw abortError(table);
 }

@@ -1,3 +1,4 @@
+import { nodeKey, parentOf } from '../bucket/bucket-node.js';
 import type { OptimizingSettings } from '../table/optimizing-properties.js';
 import type { NodeOptimizingMetrics, OptimizeKind, OptimizingMetrics } from './optimize-result.js';
 
@@ -31,6 +32,39 @@ export function majorNodeDue(node: NodeOptimizingMetrics, s: OptimizingSettings)
   return node.foldableChangeFiles > 0 && node.baseRows > 0 && node.changeRows >= s.majorDuplicateRatio * node.baseRows;
 }
 
+/** A node whose base passed the target size: any kind splits it into its children. */
+export function splitDue(node: NodeOptimizingMetrics, s: Pick<OptimizingSettings, 'targetSize'>): boolean {
+  return node.baseBytes > s.targetSize && node.node.mask < 0x7fffffff;
+}
+
+/**
+ * Sibling frontier nodes that a major merges back into their parent (the inverse of a
+ * split): each base under target / fragment-ratio and both together under target / 2, so
+ * the merged node is far from splitting again. Keyed tables only.
+ */
+export function undersizedSiblingPairs<N extends NodeOptimizingMetrics>(
+  nodes: readonly N[], s: Pick<OptimizingSettings, 'targetSize' | 'fragmentRatio'>,
+): [N, N][] {
+  const small = s.targetSize / s.fragmentRatio;
+  const byParent = new Map<string, N[]>();
+  for (const n of nodes) {
+    const parent = parentOf(n.node);
+    if (parent === undefined) continue;
+    const k = `${n.partitionKey}\u0000${nodeKey(parent)}`;
+    let list = byParent.get(k);
+    if (list === undefined) byParent.set(k, list = []);
+    list.push(n);
+  }
+  const pairs: [N, N][] = [];
+  for (const list of byParent.values()) {
+    // the frontier is a cover: two nodes under one parent with a mask one deeper are its children
+    if (list.length !== 2 || list[0]!.node.mask !== list[1]!.node.mask) continue;
+    const [a, b] = list as [N, N];
+    if (a.baseBytes < small && b.baseBytes < small && a.baseBytes + b.baseBytes < s.targetSize / 2) pairs.push(a.node.index < b.node.index ? [a, b] : [b, a]);
+  }
+  return pairs;
+}
+
 /**
  * The kind of optimizing a table needs now, or undefined. Full wins over major over
  * minor: each does the work of the ones below it.
@@ -42,8 +76,8 @@ export function dueOptimizingKind(m: OptimizingMetrics, s: OptimizingSettings, l
     if (since === undefined || nowMicros - since >= BigInt(s.fullIntervalMs) * 1000n) return 'full';
   }
   if (m.keyed) {
-    if (m.nodes.some((n) => majorNodeDue(n, s))) return 'major';
-    if (m.nodes.some((n) => minorReason(n, s, nowMicros) !== undefined)) return 'minor';
+    if (m.nodes.some((n) => majorNodeDue(n, s)) || undersizedSiblingPairs(m.nodes, s).length > 0) return 'major';
+    if (m.nodes.some((n) => minorReason(n, s, nowMicros) !== undefined || splitDue(n, s))) return 'minor';
     return undefined;
   }
   // Append tables: small files are Amoro's fragment files (minor), deleted rows its duplicates (major).

@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { optimizeTable } from '../optimize/optimize-table.js';
+import { optimizingMetrics } from '../optimize/optimizing-metrics.js';
 import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../optimize/optimize-result.js';
 import type { NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
 import { expireSnapshots } from '../refs/expire-snapshots.js';
@@ -246,7 +247,9 @@ export class WarehouseImpl implements Warehouse {
     return optimizeTable(this.#ctx, table, opts ?? {});
   }
   // Contract stubs for issue 23: the lake-optimize and service helpers replace these.
-  optimizingMetrics(_table: TableMetadata, _opts?: { ref?: string }): OptimizingMetrics { throw new Error('not built yet'); }
+  optimizingMetrics(table: TableMetadata, opts?: { ref?: string }): OptimizingMetrics {
+    return optimizingMetrics(this.#ctx, table, opts);
+  }
   // The self-optimizing service's records: the catalog keeps them (sqlite-optimizing.ts).
   listOptimizerGroups(): OptimizerGroup[] { return this.#catalog.listOptimizerGroups(); }
   createOptimizerGroup(group: OptimizerGroup, opts: { ifNotExists?: boolean } = {}): void {

@@ -1,0 +1,104 @@
+import type { RecordBatch } from 'apache-arrow';
+import { childrenOf } from '../bucket/bucket-node.js';
+import type { BucketNode } from '../bucket/bucket-node.js';
+import type { NewFileRecord } from '../catalog/catalog.js';
+import { readDataFile } from '../format/data-file-reader.js';
+import { encodeDataFile, nodeMarker, storeDataFile } from '../format/data-file-writer.js';
+import type { EncodedFile, FilePlacement } from '../format/data-file-writer.js';
+import { mergeOnRead } from '../merge/merge-on-read.js';
+import type { ChangeInput } from '../merge/merge-on-read.js';
+import { openStorage } from '../storage/open-storage.js';
+import type { Storage } from '../storage/storage.js';
+import { OP_COLUMN, SEQ_FILE_COLUMN } from '../table/table-layout.js';
+import { BASE_ROW_GROUP_ROWS, sortByReversedHash, sortByReversedHashSplit } from './hash-order.js';
+import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewritePart } from './keyed-node-rewrite-task.js';
+
+const MAX_MASK = 0x7fffffff;
+
+/**
+ * Rewrites one node: reads each part's base and change files, merges them on read, sorts
+ * the live rows by reversed key hash and stores them as one base file at the task's node,
+ * or as one per child when the output passes the target size. Needs nothing but the task
+ * (no catalog), so it runs on a worker thread. On failure it deletes what it wrote.
+ */
+export async function executeNodeRewrite(task: KeyedNodeRewriteTask): Promise<KeyedNodeRewriteResult> {
+  const storage = openStorage(task.storage);
+  const counters = { filesRead: 0, bytesRead: 0, rowsRead: 0 };
+  const live: RecordBatch[] = [];
+  for (const part of task.parts) {
+    for (const b of await mergePart(storage, task, part, counters)) if (b.numRows > 0) live.push(b);
+  }
+  const place = (node: BucketNode): FilePlacement => ({ partitionKey: task.partitionKey, partitionValues: task.partitionValues, node });
+  const { keyNames, keyTypes, columns } = task;
+  const canSplit = task.node.mask < MAX_MASK;
+  const encodeSorted = (batches: readonly RecordBatch[]): EncodedFile => {
+    const sorted = sortByReversedHash(batches, keyNames, keyTypes);
+    return encodeDataFile(sorted.batches, columns, { rows: BASE_ROW_GROUP_ROWS, ranges: sorted.ranges });
+  };
+  // Inputs already past the target split without first encoding the whole node, which
+  // would be thrown away: for a big table that is most of the time and memory of optimizing.
+  const splitNow = task.split && canSplit;
+  const whole = live.length === 0 || splitNow ? undefined : encodeSorted(live);
+  const outputs: { node: BucketNode; file: EncodedFile | undefined }[] = [];
+  if (canSplit && (splitNow || (whole !== undefined && whole.bytes.length > task.targetSizeBytes))) {
+    const [c0, c1] = childrenOf(task.node);
+    // one hashing and sort for both children, straight into each file's row groups
+    const halves = sortByReversedHashSplit(live, keyNames, keyTypes, c0);
+    halves.forEach((h, i) => {
+      const rows = h.batches.reduce((n, b) => n + b.numRows, 0);
+      outputs.push({ node: i === 0 ? c0 : c1, file: rows === 0 ? undefined : encodeDataFile(h.batches, columns, { rows: BASE_ROW_GROUP_ROWS, ranges: h.ranges }) });
+    });
+  } else {
+    outputs.push({ node: task.node, file: whole });
+  }
+  const files: NewFileRecord[] = [];
+  try {
+    for (const o of outputs) {
+      files.push(o.file === undefined ? nodeMarker(place(o.node), task.watermark) : await storeDataFile(storage, task.tableId, o.file, place(o.node), 'base', task.watermark, 0));
+    }
+  } catch (e) {
+    await deleteWritten(storage, files);
+    throw e;
+  }
+  const written = files.filter((f) => f.path !== '');
+  return {
+    kind: 'keyed-node', files, split: outputs.length === 2, ...counters,
+    filesOut: written.length,
+    bytesOut: written.reduce((n, f) => n + f.sizeBytes, 0),
+    rowsOut: written.reduce((n, f) => n + f.rowCount, 0),
+  };
+}
+
+/** The live rows (table columns + _seq) of one part: its base with its changes applied. */
+async function mergePart(
+  storage: Storage, task: KeyedNodeRewriteTask, part: RewritePart, counters: { filesRead: number; bytesRead: number; rowsRead: number },
+): Promise<RecordBatch[]> {
+  const base: RecordBatch[] = [];
+  for (const f of part.baseFiles) {
+    if (f.path === '') continue;
+    base.push(...await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN]));
+    count(counters, f);
+  }
+  const changes: ChangeInput[] = [];
+  const ordered = [...part.changeFiles].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.firstOffset - b.firstOffset));
+  for (const f of ordered) {
+    let offset = f.firstOffset;
+    for (const batch of await readDataFile(storage, f.path, task.columns, [OP_COLUMN])) {
+      changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.hashFilter !== undefined ? { hashFilter: f.hashFilter } : {}) });
+      offset += batch.numRows;
+    }
+    count(counters, f);
+  }
+  return mergeOnRead({ base, changes, keyColumns: task.keyNames, keyTypes: task.keyTypes });
+}
+
+function count(c: { filesRead: number; bytesRead: number; rowsRead: number }, f: { sizeBytes: number; rowCount: number }): void {
+  c.filesRead++;
+  c.bytesRead += f.sizeBytes;
+  c.rowsRead += f.rowCount;
+}
+
+/** Removes files a failed or abandoned rewrite stored (markers have no file). */
+export async function deleteWritten(storage: Storage, files: readonly NewFileRecord[]): Promise<void> {
+  for (const f of files) if (f.path !== '') await storage.delete(f.path).catch(() => undefined);
+}
