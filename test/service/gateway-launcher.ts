@@ -28,3 +28,14 @@ const line = await new Promise<string>((resolve) => {
 const args = JSON.parse(line.replace(/^go /, '')) as string[];
 process.argv = [process.argv[0]!, main.pathname, ...args];
 await import(main.href);
+if (process.env['FLOE_TEST_EMBED_SCHEDULER'] === '1') await embedScheduler(args[args.indexOf('--data') + 1]!);
+
+/**
+ * Until `floe serve` runs the self-optimizing scheduler itself, the crash test runs one in
+ * the gateway's process (so the kill takes both), on its own handle to the warehouse.
+ */
+async function embedScheduler(dir: string): Promise<void> {
+  const { openWarehouse } = await import('../../src/lake/index.js');
+  const { OptimizingScheduler } = await import('../../src/service/optimizing/optimizing-scheduler.js');
+  new OptimizingScheduler({ warehouse: await openWarehouse({ path: dir }) }).start();
+}

@@ -12,7 +12,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,11 +22,17 @@ import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { expectedRows, uniqueKey } from '../lake/crash/crash-model.js';
 import { readRows } from '../lake/helpers/read-table.js';
 import { startAcknowledgedWriter } from './acknowledged-writer.js';
+import type { AcknowledgedWriter } from './acknowledged-writer.js';
 import { expireDeadHolders } from './expire-dead-holders.js';
 import { loadGateway } from './killable-gateway.js';
 import type { KillableGateway, LoadedGateway } from './killable-gateway.js';
 
+/** Whether `floe serve` runs the self-optimizing scheduler itself (else the launcher embeds one). */
+const SERVE_OPTIMIZES = readFileSync(new URL('../../src/cli/main.ts', import.meta.url), 'utf8').includes('optimizer-threads');
+const GATEWAY_ENV: Record<string, string> = SERVE_OPTIMIZES ? {} : { FLOE_TEST_EMBED_SCHEDULER: '1' };
+
 const KILLS = Number(process.env['FLOE_CRASH_KILLS'] ?? 50);
+const VERBOSE = process.env['FLOE_CRASH_VERBOSE'] === '1';
 /** Longest wait for the optimizer to start writing before killing anyway. */
 const OPTIMIZE_WAIT_MS = 4000;
 
@@ -58,11 +64,17 @@ function baseFilesOnDisk(dataDir: string): string[] {
 }
 
 /**
- * Resolves at the moment to kill: shortly after the optimizer renames a new base file into
- * place (mid-optimize: more nodes to write, the commit, the history), or at a random moment.
+ * Resolves at the moment to kill, once the writer has committed through this gateway:
+ * shortly after the optimizer renames a new base file into place (mid-optimize: more nodes
+ * to write, the commit, the history), or at a random moment.
  */
-function killMoment(dataDir: string, rand: () => number, midOptimize: boolean, signal: { abort: boolean }): Promise<'mid-optimize' | 'random'> {
-  if (!midOptimize) return sleep(300 + Math.floor(rand() * 1200)).then(() => 'random' as const);
+async function killMoment(dataDir: string, rand: () => number, midOptimize: boolean, writer: AcknowledgedWriter, writerGone: { value: boolean }): Promise<'mid-optimize' | 'random'> {
+  const firstAcks = writer.acks.length;
+  for (let waited = 0; writer.acks.length === firstAcks && !writerGone.value && waited < 20_000; waited += 5) await sleep(5);
+  if (!midOptimize) {
+    await sleep(Math.floor(rand() * 800));
+    return 'random';
+  }
   const delay = Math.floor(rand() * 30);
   return new Promise((resolve) => {
     let watcher: FSWatcher | undefined;
@@ -79,7 +91,7 @@ function killMoment(dataDir: string, rand: () => number, midOptimize: boolean, s
     const fallback = setTimeout(() => fire('random'), OPTIMIZE_WAIT_MS);
     // The table's data directory appears with its first file; watch it once it exists.
     const poll = setInterval(() => {
-      if (signal.abort) fire('random');
+      if (writerGone.value) fire('random');
       if (watcher !== undefined || !existsSync(dataDir)) return;
       watcher = watch(dataDir, (_event, name) => {
         if (name !== null && name.startsWith('base-') && !known.has(name)) fire('mid-optimize');
@@ -115,7 +127,7 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
   await setup.close();
   const dataDir = join(dir, 'data', String(table.id));
   const serveArgs = ['--data', dir];
-  let loaded: LoadedGateway = loadGateway();
+  let loaded: LoadedGateway = loadGateway(GATEWAY_ENV);
   let gateway: KillableGateway | undefined;
   const startMs: number[] = [];
   const kinds = { 'mid-optimize': 0, random: 0 };
@@ -128,15 +140,17 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
       gateway = await loaded.start(serveArgs);
       startMs.push(gateway.startMs);
       // The next gateway loads while this one works.
-      loaded = loadGateway();
+      loaded = loadGateway(GATEWAY_ENV);
       const writer = startAcknowledgedWriter(gateway.port, next);
-      const stopWaiting = { abort: false };
-      void writer.done.finally(() => { stopWaiting.abort = true; });
-      const how = await killMoment(dataDir, rand, rand() < 0.75, stopWaiting);
+      const writerGone = { value: false };
+      writer.done.then(() => { writerGone.value = true; }, () => { writerGone.value = true; });
+      const roundStart = performance.now();
+      const how = await killMoment(dataDir, rand, rand() < 0.75, writer, writerGone);
       const onDisk = baseFilesOnDisk(dataDir);
       await gateway.kill();
       await writer.done.catch((e: unknown) => { throw new Error(`writer failed at kill ${k}: ${(e as Error).message}\n${gateway!.log().slice(-3000)}`); });
       kinds[how]++;
+      if (VERBOSE) t.diagnostic(`kill ${k} (${how}): start ${gateway.startMs.toFixed(0)} ms, ran ${(performance.now() - roundStart).toFixed(0)} ms, ${writer.acks.length} commits acknowledged`);
       if (writer.acks.length > 0) acked = writer.acks.at(-1)!;
       const wh = await openWarehouse({ path: dir, staleTransactionMs: 1 });
       try {
