@@ -10,11 +10,15 @@ import { DEFAULT_QUERY_MEMORY_LIMIT, createFloeSession, parseMemorySetting } fro
 import { loadSqlParser } from '../sql/index.js';
 import { createSystemCatalog, registerCatalogFunctions } from '../sql/system-catalog/index.js';
 import { startWireServer } from '../wire/index.js';
+import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
 import type { AuthMethod } from './users-file.js';
 
 const USAGE = `usage:
   floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N] [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
+             [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
+  floe optimizer --data DIR [--optimizer-threads 1] [--optimizer-memory 1GB]
+    (the self-optimizing service and housekeeping without a wire server, until SIGTERM)
   floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
     (the password from --password, FLOE_PASSWORD, or a line on stdin)
   floe bench tpch [bench|load|generate] --sf N …   (floe bench tpch --help for the options)
@@ -52,8 +56,10 @@ async function serve(argv: string[]): Promise<void> {
       'query-memory-limit': { type: 'string', default: DEFAULT_QUERY_MEMORY_LIMIT },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      ...OPTIMIZER_FLAGS,
     },
   });
+  const optimizerFlags = parseOptimizerFlags(values);
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new Error('--tls-cert and --tls-key go together');
   const queryMemoryLimit = values['query-memory-limit']!;
   parseMemorySetting('--query-memory-limit', queryMemoryLimit);
@@ -67,6 +73,7 @@ async function serve(argv: string[]): Promise<void> {
   // Threads start with the server, so no session pays for starting them.
   const scanPool = sharedScanPool();
   const auth = usersAuthProvider(usersFilePath(dataDir));
+  const optimizing = createOptimizingRuntime(warehouse, { ...optimizerFlags, logger: logger.child({ component: 'optimizer' }) });
   let port = Number(values.port);
   const server = await startWireServer({
     host: values.host!,
@@ -76,10 +83,11 @@ async function serve(argv: string[]): Promise<void> {
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls: values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) },
-    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit }),
+    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, optimizing: optimizing.service }),
   });
   port = server.port;
-  logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined }, 'listening');
+  optimizing.start();
+  logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads }, 'listening');
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -90,6 +98,7 @@ async function serve(argv: string[]): Promise<void> {
     try {
       logger.info({ signal }, 'draining sessions');
       await server.close({ drainMs: 5000 });
+      await optimizing.stop();
       await closeSharedScanPool();
       await warehouse.close();
       logger.info('stopped');
@@ -154,6 +163,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve': return serve(rest);
+    case 'optimizer': return (await import('./optimizer-command.js')).runOptimizerCommand(rest, createLogger());
     case 'user': return userCommand(rest);
     case 'bench': return benchCommand(rest);
     case 'load': return (await import('../tools/load/load-command.js')).runLoadCommand(rest);

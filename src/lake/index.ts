@@ -38,7 +38,7 @@ export type {
 } from './optimize/optimizing-records.js';
 export { OPTIMIZING_PROPERTIES, checkOptimizingProperty, optimizingSettings, type OptimizingSettings } from './table/optimizing-properties.js';
 export {
-  DEFAULT_OPTIMIZER_GROUP, OPTIMIZER_GROUP_OPTIONS, checkOptimizerGroupName, optimizerGroupOptions,
+  DEFAULT_OPTIMIZER_GROUP, OPTIMIZER_GROUP_OPTIONS, checkOptimizerGroupName, defaultGroupDropError, groupInUseError, optimizerGroupOptions,
 } from './warehouse/check-optimizer-group.js';
 export {
   dueOptimizingKind, majorNodeDue, minorReason, splitDue, undersizedSiblingPairs, type LastOptimized, type MinorReason,

@@ -38,6 +38,10 @@ import { runSequenceDdl } from './run-sequence-ddl.js';
 import { SessionSequenceState } from './session-sequence-state.js';
 import { isolationLevel, isolationText } from './transaction-isolation.js';
 import { createIndex, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
+import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
+import { callOptimize, procedureResultColumns } from './call-optimize.js';
+import { runOptimizerGroupDdl } from './run-optimizer-group-ddl.js';
+import { sessionOptimizingService } from './session-optimizing-service.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -49,6 +53,8 @@ export interface SessionDeps {
   readonly scanPool?: ScanPool;
   /** The server's default for floe.query_memory_limit (PostgreSQL memory units, e.g. "1GB"). */
   readonly queryMemoryLimit?: string;
+  /** The self-optimizing service (floe serve's scheduler); without one, an inline service per warehouse. */
+  readonly optimizing?: OptimizingService;
 }
 
 type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
@@ -144,6 +150,7 @@ class FloeSession implements SessionHandler {
   readonly #prepared = new Map<string, { stmt: ParsedStatement; paramTypes: readonly SqlType[] }>();
   readonly #cursors = new Map<string, Cursor>();
   readonly #sequences: SessionSequenceState;
+  readonly #optimizing: OptimizingService;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
@@ -154,6 +161,13 @@ class FloeSession implements SessionHandler {
     for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, v);
     this.#defaults = new Map(this.#settings);
     this.#sequences = new SessionSequenceState(deps.warehouse);
+    this.#optimizing = sessionOptimizingService(deps.warehouse, deps.optimizing);
+    deps.catalog.attachServices?.(deps.warehouse, this.#optimizing);
+  }
+
+  /** What `self-optimizing.group` may name: the service's groups. */
+  #propertyChecks() {
+    return { groupExists: (name: string) => this.#optimizing.groups().some((g) => g.name === name) };
   }
 
   async start(events: SessionEvents): Promise<Readonly<Record<string, string>>> {
@@ -357,6 +371,7 @@ class FloeSession implements SessionHandler {
         if (c.kind === 'show') return c.name === 'all' ? [textColumn('name'), textColumn('setting'), textColumn('description')] : [textColumn(displayName(c.name))];
         if (c.kind === 'explain') return [textColumn('QUERY PLAN')];
         if (c.kind === 'showTblProperties') return [textColumn('key'), textColumn('value')];
+        if (c.kind === 'call') return procedureResultColumns(c.procedure.toLowerCase().replace(/^(system|floe)\./, ''));
         if (c.kind === 'fetch' && !c.move) {
           const cur = this.#cursors.get(c.cursor);
           return cur ? describeColumns(cur.columns) : null;
@@ -478,7 +493,7 @@ class FloeSession implements SessionHandler {
         for (const n of c.names) await w.dropNamespace(n, { ifExists: c.ifExists, cascade: c.cascade });
         return 'DROP SCHEMA';
       case 'createTable': {
-        if (c.properties) validateTableProperties(Object.keys(c.properties), c.properties);
+        if (c.properties) validateTableProperties(Object.keys(c.properties), c.properties, this.#propertyChecks());
         const existed = w.getTable(c.table.namespace, c.table.name) !== undefined;
         await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
@@ -520,7 +535,7 @@ class FloeSession implements SessionHandler {
               await w.dropRef(table, a.name, { ifExists: a.ifExists, kind: a.refKind });
               break;
             default:
-              if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties);
+              if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties, this.#propertyChecks());
               if (a.kind === 'resetProperties') validateTableProperties(a.keys);
               table = await applyAlterTableAction(w, table, a, io, checked.has(a));
           }
@@ -533,6 +548,8 @@ class FloeSession implements SessionHandler {
         return createIndex(w, c, (message) => this.#notice('NOTICE', '42P07', message));
       case 'dropIndex':
         return dropIndex(w, c, this.#searchPath());
+      case 'createOptimizerGroup': case 'alterOptimizerGroup': case 'dropOptimizerGroup':
+        return runOptimizerGroupDdl(this.#optimizing, w, c, (message, sqlstate) => this.#notice('NOTICE', sqlstate, message));
     }
   }
 
@@ -1037,6 +1054,7 @@ class FloeSession implements SessionHandler {
       case 'rollback_to_snapshot': await w.rollbackToSnapshot(table(args[0]), this.#snapshotIdArg(args[1])); break;
       case 'rollback_to_timestamp': await w.rollbackToTimestamp(table(args[0]), this.#timestampArg(args[1], 'rollback_to_timestamp')); break;
       case 'expire_snapshots': return this.#expireSnapshots(table(args[0]), args.slice(1));
+      case 'optimize': return callOptimize(this.#optimizing, table(args[0]), args[1]);
       default: throw new FloeError(SqlState.undefinedFunction, `procedure ${procedureName} does not exist`);
     }
     return { kind: 'command', tag: 'CALL' };

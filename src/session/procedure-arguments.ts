@@ -7,10 +7,13 @@ export const PROCEDURE_PARAMETERS: Readonly<Record<string, readonly string[]>> =
   rollback_to_snapshot: ['table', 'snapshot_id'],
   rollback_to_timestamp: ['table', 'timestamp'],
   expire_snapshots: ['table', 'older_than', 'retain_last'],
+  optimize: ['table', 'kind'],
 };
 
 /** How many leading parameters must be given. */
-const REQUIRED: Readonly<Record<string, number>> = { fast_forward: 3, rollback_to_snapshot: 2, rollback_to_timestamp: 2, expire_snapshots: 2 };
+const REQUIRED: Readonly<Record<string, number>> = {
+  fast_forward: 3, rollback_to_snapshot: 2, rollback_to_timestamp: 2, expire_snapshots: 2, optimize: 1,
+};
 
 /**
  * Puts a CALL's arguments in parameter order: positional ones first, then

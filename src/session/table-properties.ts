@@ -1,28 +1,45 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
+import { DEFAULT_OPTIMIZER_GROUP, OPTIMIZING_PROPERTIES, checkOptimizingProperty } from '../lake/index.js';
 
 /**
  * The table property keys Floe knows. A key nobody reads is almost always a typo
  * (`write.target-filesize`), and silently storing it hides the mistake, so
- * anything else is refused with a hint naming the nearest known keys.
+ * anything else is refused with a hint naming the nearest known keys. The
+ * self-optimizing and housekeeping keys (and their value rules) are src/lake's
+ * OPTIMIZING_PROPERTIES; `write.target-file-size` is the old name of
+ * `self-optimizing.target-size`.
  */
 export const KNOWN_TABLE_PROPERTIES: Readonly<Record<string, string>> = {
-  'write.target-file-size': 'bytes of base data per bucket node before the optimizer splits it (positive integer)',
   'merge-engine': 'how rows with the same key combine: deduplicate (the last change wins)',
   comment: 'free text describing the table',
+  ...Object.fromEntries(Object.entries(OPTIMIZING_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
 };
 
 const valueRules: Readonly<Record<string, (v: string) => boolean>> = {
   'merge-engine': (v) => v === 'deduplicate',
 };
 
+export interface TablePropertyChecks {
+  /** Whether an optimizer group exists (`self-optimizing.group` must name one). */
+  readonly groupExists?: (name: string) => boolean;
+}
+
 /** Throws 22023 for an unknown key (hint: the nearest known keys) or a value a key does not accept. */
-export function validateTableProperties(keys: readonly string[], values?: Readonly<Record<string, string>>): void {
+export function validateTableProperties(
+  keys: readonly string[], values?: Readonly<Record<string, string>>, checks: TablePropertyChecks = {},
+): void {
   for (const key of keys) {
     if (!Object.hasOwn(KNOWN_TABLE_PROPERTIES, key)) {
       throw new FloeError(SqlState.invalidParameterValue, `unrecognized table property "${key}"`, { hint: nearestKeysHint(key) });
     }
     const v = values?.[key];
+    if (v !== undefined) checkOptimizingProperty(key, v);
+    if (key === 'self-optimizing.group' && v !== undefined && v !== DEFAULT_OPTIMIZER_GROUP && checks.groupExists?.(v) === false) {
+      throw new FloeError(SqlState.undefinedObject, `optimizer group "${v}" does not exist`, {
+        hint: `Create it first with CREATE OPTIMIZER GROUP ${v} WITH (threads = 1), or use the default group.`,
+      });
+    }
     const rule = valueRules[key];
     if (v !== undefined && rule && !rule(v)) {
       throw new FloeError(SqlState.invalidParameterValue, `invalid value for ${key}: "${v}"`, { hint: `${key}: ${KNOWN_TABLE_PROPERTIES[key]}.` });

@@ -1,5 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
-import type { AlterTableChange, SequenceOptions, TableConstraint } from '../lake/index.js';
+import type { AlterTableChange, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint } from '../lake/index.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
 export interface PartitionFieldSpec {
@@ -125,4 +125,11 @@ export type DdlCommand =
       readonly nullsNotDistinct: boolean;
       readonly ifNotExists: boolean;
     }
-  | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean };
+  | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean }
+  | OptimizerGroupDdl;
+
+/** CREATE / ALTER / DROP OPTIMIZER GROUP, options checked by src/lake's rules (CREATE's defaults: 1 thread, quota). */
+export type OptimizerGroupDdl =
+  | { readonly kind: 'createOptimizerGroup'; readonly group: OptimizerGroup; readonly ifNotExists: boolean }
+  | { readonly kind: 'alterOptimizerGroup'; readonly name: string; readonly change: { readonly threads?: number; readonly schedulingPolicy?: SchedulingPolicy } }
+  | { readonly kind: 'dropOptimizerGroup'; readonly name: string; readonly ifExists: boolean };

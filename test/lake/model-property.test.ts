@@ -1,7 +1,8 @@
 /**
  * Model-based property test of the table format (issue 2): random interleavings of
  * upserts, deletes, updates, overlapping transactions committed out of begin order,
- * optimize (with node splits forced by a tiny write.target-file-size), branch
+ * optimize of every kind (with node splits forced by a tiny write.target-file-size, and
+ * sibling merges once the target grows again), branch
  * create/write/fast-forward and snapshot expiration, checked against a plain
  * in-memory model. After every step each ref reads as the model says; at the end of
  * every run, so does every retained snapshot, and an expired one is refused.
@@ -131,7 +132,9 @@ type Op =
   | { t: 'txDelete'; slot: number; keys: bigint[] }
   | { t: 'commit'; slot: number }
   | { t: 'abort'; slot: number }
-  | { t: 'optimize'; branch: number }
+  | { t: 'optimize'; branch: number; kind: 'minor' | 'major' | 'full' }
+  /** A major under a big target: the nodes split under a tiny one are undersized siblings it merges. */
+  | { t: 'mergeBack'; branch: number }
   | { t: 'createBranch'; from: number }
   | { t: 'fastForward'; target: number; source: number }
   | { t: 'expire'; retainLast: number }
@@ -158,7 +161,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('txDelete' as const), slot: fc.nat(1), keys: fc.array(keyArb, { minLength: 1, maxLength: 6 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('commit' as const), slot: fc.nat(1) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('abort' as const), slot: fc.nat(1) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('optimize' as const), branch: branchIx }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('optimize' as const), branch: branchIx, kind: fc.constantFrom('minor' as const, 'major' as const, 'full' as const) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('mergeBack' as const), branch: branchIx }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('createBranch' as const), from: fc.nat(40) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('fastForward' as const), target: branchIx, source: branchIx }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('expire' as const), retainLast: fc.integer({ min: 1, max: 3 }) }) },
@@ -228,7 +232,7 @@ async function readContents(wh: Warehouse, table: TableMetadata, codec: KeyCodec
 }
 
 /** What the runs exercised, reported as a test diagnostic so a weakened generator shows. */
-const coverage = { snapshotsChecked: 0, expiredChecked: 0, splits: 0, outOfOrderCommits: 0, backgroundOptimizes: 0, outcomes: {} as Record<string, number> };
+const coverage = { snapshotsChecked: 0, expiredChecked: 0, splits: 0, merges: 0, outOfOrderCommits: 0, backgroundOptimizes: 0, outcomes: {} as Record<string, number> };
 const count = (what: string): void => { coverage.outcomes[what] = (coverage.outcomes[what] ?? 0) + 1; };
 
 const fmt = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
@@ -464,19 +468,33 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           const branch = branchAt(op.branch);
           let res;
           try {
-            res = await wh.optimize(table, { ref: branch });
+            res = await wh.optimize(table, { ref: branch, kind: op.kind });
           } catch (e) {
             // Racing the background optimizer, CALL optimize may lose every retry on a node.
             if (background && isFloeError(e) && e.sqlstate === '40001') { count('optimize 40001'); break; }
             throw e;
           }
           coverage.splits += res.nodesSplit;
+          coverage.merges += res.nodesMerged;
           if (res.snapshotId !== undefined) {
             absorb(branch, wh.listSnapshots(table).find((x) => x.id === res.snapshotId)?.parentId);
             const head = m.heads.get(branch);
             m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
             m.heads.set(branch, res.snapshotId);
           }
+          break;
+        }
+        case 'mergeBack': {
+          const branch = branchAt(op.branch);
+          await wh.alterTable('public', 'kv', { kind: 'setProperties', properties: { 'write.target-file-size': '100000000' } });
+          const res = await wh.optimize(table, { ref: branch, kind: 'major' });
+          coverage.merges += res.nodesMerged;
+          if (res.snapshotId !== undefined) {
+            const head = m.heads.get(branch);
+            m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
+            m.heads.set(branch, res.snapshotId);
+          }
+          await wh.alterTable('public', 'kv', { kind: 'setProperties', properties: { 'write.target-file-size': s.targetFileSize ?? '134217728' } });
           break;
         }
         case 'createBranch': {

@@ -40,7 +40,7 @@ describe('table properties: WITH, SET, RESET, SHOW TBLPROPERTIES', () => {
     assert.match(e.hint ?? '', /^Did you mean "merge-engine"\?/);
     e = await g.failure("ALTER TABLE p SET (fillfactor = '70')");
     assert.equal(e.code, '22023');
-    assert.match(e.hint ?? '', /Known table properties: write.target-file-size, merge-engine, comment/);
+    assert.match(e.hint ?? '', /Known table properties: merge-engine, comment, self-optimizing.enabled, .*write.target-file-size/);
     e = await g.failure('ALTER TABLE p RESET (coment)');
     assert.equal(e.code, '22023');
     assert.match(e.hint ?? '', /"comment"/);
@@ -51,7 +51,9 @@ describe('table properties: WITH, SET, RESET, SHOW TBLPROPERTIES', () => {
   });
 
   test('bad values are 22023 too', async () => {
-    assert.equal((await g.failure("ALTER TABLE p SET ('write.target-file-size' = '64MB')")).code, '22023');
+    // Sizes take units now (self-optimizing.target-size's rule), so '64MB' is fine and '64 parsecs' is not.
+    assert.equal((await g.failure("ALTER TABLE p SET ('write.target-file-size' = '64 parsecs')")).code, '22023');
+    assert.equal((await g.failure("ALTER TABLE p SET ('write.target-file-size' = '0')")).code, '22023');
     assert.equal((await g.failure("ALTER TABLE p SET ('merge-engine' = 'aggregate')")).code, '22023');
     assert.equal((await g.failure('SHOW TBLPROPERTIES nosuch')).code, '42P01');
   });

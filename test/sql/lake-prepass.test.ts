@@ -155,3 +155,27 @@ test('syntax errors inside extension clauses report their own position', () => {
   const f = errorOf('create table t (a int) partition by (day(a), )');
   assert.equal(f.sqlstate, '42601');
 });
+
+test('optimizer group DDL is lifted whole; options keep their text, keys lower-cased; any keyword may name the group', () => {
+  assert.deepEqual(clauses("CREATE OPTIMIZER GROUP IF NOT EXISTS etl WITH (Threads = 4, 'scheduling_policy' = 'balanced')"), [{
+    kind: 'optimizerGroupDdl', location: 0, action: 'create', name: 'etl', ifClause: true,
+    options: [{ key: 'threads', value: '4', location: 47 }, { key: 'scheduling_policy', value: 'balanced', location: 60 }],
+  }]);
+  assert.deepEqual(clauses('alter optimizer group default set (threads = -1)').map((c) => c.kind === 'optimizerGroupDdl' && [c.action, c.name, c.options[0]!.value]),
+    [['alter', 'default', '-1']]);
+  assert.deepEqual(clauses('DROP OPTIMIZER GROUP IF EXISTS "Nightly"').map((c) => c.kind === 'optimizerGroupDdl' && [c.action, c.name, c.ifClause]),
+    [['drop', 'Nightly', true]]);
+  assert.deepEqual(clauses('CREATE OPTIMIZER GROUP g').map((c) => c.kind === 'optimizerGroupDdl' && c.options), [[]]);
+});
+
+test('optimizer group DDL errors are 42601 at the token; PostgreSQL text mentioning the words is untouched', () => {
+  const at = (sql: string) => { const e = errorOf(sql); return [e.sqlstate, e.message, e.position]; };
+  assert.deepEqual(at('CREATE OPTIMIZER GROUP g WITH (threads)'), ['42601', 'syntax error at or near ")"', 39]);
+  assert.deepEqual(at('CREATE OPTIMIZER GROUP g WITH threads = 1'), ['42601', 'syntax error at or near "threads"', 31]);
+  assert.deepEqual(at('ALTER OPTIMIZER GROUP g SET (threads = 1) x'), ['42601', 'syntax error at or near "x"', 43]);
+  assert.deepEqual(at('DROP OPTIMIZER GROUP IF g'), ['42601', 'syntax error at or near "g"', 25]);
+  assert.deepEqual(at('CREATE OPTIMIZER GROUP'), ['42601', 'syntax error at end of input', 23]);
+  assert.deepEqual(at('CREATE OPTIMIZER GROUP g WITH (threads = 1, THREADS = 2)'), ['42601', 'conflicting or redundant options', 45]);
+  assert.deepEqual(clauses("SELECT 'create optimizer group g' AS optimizer"), []);
+  assert.deepEqual(clauses('CREATE TABLE optimizer ("group" int)'), []);
+});

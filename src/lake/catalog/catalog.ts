@@ -210,7 +210,7 @@ export interface Catalog {
     columnsFor: (ids: ReadonlyMap<string, number>) => ColumnMetadata[],
   ): { table: TableRecord; created: boolean };
 
-  // The self-optimizing service's records (sqlite-optimizing.ts); the `default` group always exists.
+  // The self-optimizing service's records (sqlite-optimizing.ts); `default` is stored only once altered.
   listOptimizerGroups(): OptimizerGroup[];
   /** 42710 when it exists, unless ifNotExists (then false). */
   createOptimizerGroup(group: OptimizerGroup, ifNotExists: boolean): boolean;

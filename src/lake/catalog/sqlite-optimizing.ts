@@ -4,17 +4,18 @@ import type { OptimizeKind } from '../optimize/optimize-result.js';
 import type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
-import { DEFAULT_OPTIMIZER_GROUP } from '../warehouse/check-optimizer-group.js';
+import { DEFAULT_OPTIMIZER_GROUP, defaultGroupDropError, groupInUseError } from '../warehouse/check-optimizer-group.js';
 import type { SqliteCatalogAccess } from './sqlite-sequences.js';
 
 /**
  * The self-optimizing service's tables in the SQLite catalog: optimizer groups, the history
  * of optimize processes (bounded per table), and each table's status with the lease that
- * lets several schedulers share one warehouse. The `default` group always exists.
+ * lets several schedulers share one warehouse. The `default` group is not stored until it is
+ * altered: the service supplies it (its threads are the process's --optimizer-threads), and
+ * it can never be dropped.
  */
 export const OPTIMIZING_SCHEMA = `CREATE TABLE IF NOT EXISTS optimizer_groups (
   name TEXT PRIMARY KEY, threads INTEGER NOT NULL, scheduling_policy TEXT NOT NULL);
-INSERT OR IGNORE INTO optimizer_groups VALUES ('${DEFAULT_OPTIMIZER_GROUP}', 1, 'quota');
 CREATE TABLE IF NOT EXISTS optimizing_runs (
   run_id INTEGER PRIMARY KEY AUTOINCREMENT, table_id INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
   trigger TEXT NOT NULL, started_micros INTEGER NOT NULL, duration_ms INTEGER NOT NULL, nodes INTEGER NOT NULL,
@@ -114,21 +115,14 @@ export class SqliteOptimizing {
    */
   dropGroup(name: string, ifExists: boolean): void {
     this.#c.immediate(() => {
-      if (name === DEFAULT_OPTIMIZER_GROUP) {
-        throw new FloeError('2BP01', `cannot drop optimizer group "${name}" because it is required by the database system`);
-      }
+      if (name === DEFAULT_OPTIMIZER_GROUP) throw defaultGroupDropError();
       if (this.#group(name) === undefined) {
         if (ifExists) return;
         throw undefinedGroup(name);
       }
       const users = this.#c.sql(`SELECT namespace, name FROM tables
         WHERE json_extract(properties, '$."self-optimizing.group"') = ? ORDER BY namespace, name`).all(name) as { namespace: string; name: string }[];
-      if (users.length > 0) {
-        throw new FloeError('2BP01', `cannot drop optimizer group "${name}" because other objects depend on it`, {
-          detail: users.map((t) => `table ${t.namespace === 'public' ? '' : `${t.namespace}.`}${t.name} depends on optimizer group "${name}"`).join('\n'),
-          hint: 'Move the tables to another group first: ALTER TABLE t SET ("self-optimizing.group" = \'default\').',
-        });
-      }
+      if (users.length > 0) throw groupInUseError(name, users);
       this.#c.sql('DELETE FROM optimizer_groups WHERE name = ?').run(name);
     });
   }

@@ -11,7 +11,7 @@ import { openStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN } from '../table/table-layout.js';
 import { BASE_ROW_GROUP_ROWS, sortByReversedHash, sortByReversedHashSplit } from './hash-order.js';
-import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewritePart } from './keyed-node-rewrite-task.js';
+import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask } from './keyed-node-rewrite-task.js';
 
 const MAX_MASK = 0x7fffffff;
 
@@ -24,10 +24,7 @@ const MAX_MASK = 0x7fffffff;
 export async function executeNodeRewrite(task: KeyedNodeRewriteTask): Promise<KeyedNodeRewriteResult> {
   const storage = openStorage(task.storage);
   const counters = { filesRead: 0, bytesRead: 0, rowsRead: 0 };
-  const live: RecordBatch[] = [];
-  for (const part of task.parts) {
-    for (const b of await mergePart(storage, task, part, counters)) if (b.numRows > 0) live.push(b);
-  }
+  const live = (await mergeParts(storage, task, counters)).filter((b) => b.numRows > 0);
   const place = (node: BucketNode): FilePlacement => ({ partitionKey: task.partitionKey, partitionValues: task.partitionValues, node });
   const { keyNames, keyTypes, columns } = task;
   const canSplit = task.node.mask < MAX_MASK;
@@ -69,25 +66,37 @@ export async function executeNodeRewrite(task: KeyedNodeRewriteTask): Promise<Ke
   };
 }
 
-/** The live rows (table columns + _seq) of one part: its base with its changes applied. */
-async function mergePart(
-  storage: Storage, task: KeyedNodeRewriteTask, part: RewritePart, counters: { filesRead: number; bytesRead: number; rowsRead: number },
+/**
+ * The live rows (table columns + _seq) of all parts, in one merge so every output batch
+ * has one schema. That is the same as merging each part alone: a part's own and
+ * descendant change files hold only its keys, and an ancestor's carries the part's hash
+ * filter, so no change reaches a key of the other part (whose base seq may differ).
+ */
+async function mergeParts(
+  storage: Storage, task: KeyedNodeRewriteTask, counters: { filesRead: number; bytesRead: number; rowsRead: number },
 ): Promise<RecordBatch[]> {
   const base: RecordBatch[] = [];
-  for (const f of part.baseFiles) {
-    if (f.path === '') continue;
-    base.push(...await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN]));
-    count(counters, f);
-  }
   const changes: ChangeInput[] = [];
-  const ordered = [...part.changeFiles].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.firstOffset - b.firstOffset));
-  for (const f of ordered) {
-    let offset = f.firstOffset;
-    for (const batch of await readDataFile(storage, f.path, task.columns, [OP_COLUMN])) {
-      changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.hashFilter !== undefined ? { hashFilter: f.hashFilter } : {}) });
-      offset += batch.numRows;
+  // an ancestor's change file is on both merged siblings' lines: read it once
+  const read = new Map<string, RecordBatch[]>();
+  for (const part of task.parts) {
+    for (const f of part.baseFiles) {
+      if (f.path === '') continue;
+      base.push(...await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN]));
+      count(counters, f);
     }
-    count(counters, f);
+    for (const f of part.changeFiles) {
+      let batches = read.get(f.path);
+      if (batches === undefined) {
+        read.set(f.path, batches = await readDataFile(storage, f.path, task.columns, [OP_COLUMN]));
+        count(counters, f);
+      }
+      let offset = f.firstOffset;
+      for (const batch of batches) {
+        changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.hashFilter !== undefined ? { hashFilter: f.hashFilter } : {}) });
+        offset += batch.numRows;
+      }
+    }
   }
   return mergeOnRead({ base, changes, keyColumns: task.keyNames, keyTypes: task.keyTypes });
 }

@@ -104,8 +104,9 @@ async function optimizeNodes(
   const { catalog } = ctx;
   const files = catalog.visibleFiles(table.id, head);
   const times = new Map<bigint, bigint | undefined>();
+  const settings = opts.triggers ?? optimizingSettings(table);
   const plan = planOptimize({
-    files, kind, watermark, settings: opts.triggers ?? optimizingSettings(table), useTriggers: opts.triggers !== undefined, nowMicros: nowMicros(),
+    files, kind, watermark, settings, useTriggers: opts.triggers !== undefined, nowMicros: nowMicros(),
     commitMicros: (id) => {
       if (!times.has(id)) times.set(id, catalog.getSnapshot(table.id, id)?.committedAtMicros);
       return times.get(id);
@@ -117,7 +118,7 @@ async function optimizeNodes(
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
     return emptyResult(kind, watermark);
   }
-  const tasks = plan.jobs.map((job) => rewriteTask(ctx, table, job, watermark, opts.triggers?.targetSize ?? optimizingSettings(table).targetSize));
+  const tasks = plan.jobs.map((job) => rewriteTask(ctx, table, job, watermark, settings.targetSize));
   const results = await runRewrites(ctx, table, plan.jobs, tasks, opts);
   try {
     throwIfAborted(opts.signal, table);

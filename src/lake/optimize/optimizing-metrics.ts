@@ -114,8 +114,8 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
 function appendMetrics(files: readonly FileRecord[], smallBytes: number): OptimizingMetrics {
   const data = files.filter((f) => f.store === 'base' && f.path !== '');
   const rows = data.reduce((n, f) => n + f.rowCount, 0);
-  // a file's newest deletion vector holds all its deleted positions (a new one replaces the old)
-  const deleted = files.reduce((n, f) => n + (f.store === 'dv' ? f.dvPositions?.length ?? 0 : 0), 0);
+  // a file's visible deletion vector holds all its deleted positions (a new one replaces the old); its row count is theirs
+  const deleted = files.reduce((n, f) => n + (f.store === 'dv' ? f.rowCount : 0), 0);
   return {
     keyed: false, pendingChangeFiles: 0, pendingChangeRows: 0, pendingChangeBytes: 0, oldestPendingChangeMicros: undefined,
     baseFiles: data.length, baseRows: rows, baseBytes: data.reduce((n, f) => n + f.sizeBytes, 0),

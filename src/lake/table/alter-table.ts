@@ -1,4 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
+import { checkOptimizingProperty } from './optimizing-properties.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
 import { alterColumnMetadata } from './alter-column.js';
@@ -81,8 +82,7 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       return out;
     }
     case 'setProperties': {
-      const size = change.properties['write.target-file-size'];
-      if (size !== undefined && !(Number(size) > 0)) throw new FloeError(SqlState.invalidParameterValue, `invalid value for write.target-file-size: "${size}"`);
+      for (const [key, value] of Object.entries(change.properties)) checkOptimizingProperty(key, value);
       return catalog.updateTable(t.id, { properties: { ...t.properties, ...change.properties } });
     }
     case 'addConstraint': {

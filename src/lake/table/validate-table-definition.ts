@@ -1,5 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { checkOptimizingProperty } from './optimizing-properties.js';
 import type { TableDefinition } from './table-metadata.js';
 
 /** Rejects definitions the table format cannot honour, before anything is written. */
@@ -25,8 +26,5 @@ export function validateTableDefinition(def: TableDefinition): void {
       throw new FloeError(SqlState.invalidColumnReference, `partition column "${pf.sourceColumn}" must be part of the primary key`);
     }
   }
-  const size = def.properties?.['write.target-file-size'];
-  if (size !== undefined && !(Number(size) > 0)) {
-    throw new FloeError(SqlState.invalidParameterValue, `invalid value for write.target-file-size: "${size}"`);
-  }
+  for (const [key, value] of Object.entries(def.properties ?? {})) checkOptimizingProperty(key, value);
 }

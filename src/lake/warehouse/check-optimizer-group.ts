@@ -60,3 +60,16 @@ export function checkOptimizerGroup(group: OptimizerGroup): void {
   checkOptimizerGroupName(group.name);
   optimizerGroupOptions({ threads: String(group.threads), scheduling_policy: group.schedulingPolicy });
 }
+
+/** DROP OPTIMIZER GROUP default: PostgreSQL's answer for an object the system needs. */
+export function defaultGroupDropError(): FloeError {
+  return new FloeError('2BP01', `cannot drop optimizer group "${DEFAULT_OPTIMIZER_GROUP}" because it is required by the database system`);
+}
+
+/** DROP OPTIMIZER GROUP of a group tables name: 2BP01, each dependent on a DETAIL line as PostgreSQL lists them. */
+export function groupInUseError(name: string, tables: readonly { readonly namespace: string; readonly name: string }[]): FloeError {
+  return new FloeError('2BP01', `cannot drop optimizer group "${name}" because other objects depend on it`, {
+    detail: tables.map((t) => `table ${t.namespace === 'public' ? '' : `${t.namespace}.`}${t.name} depends on optimizer group "${name}"`).join('\n'),
+    hint: 'Move the tables to another group first: ALTER TABLE t SET ("self-optimizing.group" = \'default\').',
+  });
+}

@@ -246,7 +246,6 @@ export class WarehouseImpl implements Warehouse {
     void this.#catalog;
     return optimizeTable(this.#ctx, table, opts ?? {});
   }
-  // Contract stubs for issue 23: the lake-optimize and service helpers replace these.
   optimizingMetrics(table: TableMetadata, opts?: { ref?: string }): OptimizingMetrics {
     return optimizingMetrics(this.#ctx, table, opts);
   }

@@ -1,11 +1,9 @@
-import { FloeError } from '../../common/floe-error.js';
-import { SqlState } from '../../common/sqlstate.js';
-import { optimizingSettings } from '../../lake/index.js';
+import { DEFAULT_OPTIMIZER_GROUP, defaultGroupDropError, groupInUseError, optimizingSettings } from '../../lake/index.js';
 import type { OptimizerGroup, SchedulingPolicy } from '../../lake/index.js';
 import type { OptimizingWarehouse } from './optimizing-warehouse.js';
 
 /** The group every table belongs to unless `self-optimizing.group` names another. */
-export const DEFAULT_GROUP = 'default';
+export const DEFAULT_GROUP = DEFAULT_OPTIMIZER_GROUP;
 
 /**
  * The optimizer groups as the service sees them: the catalog's, plus `default`, which
@@ -47,25 +45,13 @@ export class OptimizerGroups {
   }
 
   /**
-   * Dropping a stored `default` returns it to the implicit one. A group that tables still
-   * name is refused: they would stop being optimized without anyone having asked for it.
+   * `default` is never dropped (the implicit one is always there). A group that tables
+   * still name is refused: they would stop being optimized without anyone having asked.
    */
   drop(name: string, opts?: { ifExists?: boolean }): void {
-    const stored = this.#warehouse.listOptimizerGroups().some((g) => g.name === name);
-    if (!stored && name === DEFAULT_GROUP) {
-      throw new FloeError(SqlState.objectNotInPrerequisiteState, `cannot drop optimizer group "${DEFAULT_GROUP}"`, {
-        detail: 'The default group always exists; its threads come from --optimizer-threads.',
-      });
-    }
-    if (stored && name !== DEFAULT_GROUP) {
-      const users = this.#warehouse.listTables().filter((t) => optimizingSettings(t).group === name);
-      if (users.length > 0) {
-        throw new FloeError(SqlState.objectNotInPrerequisiteState, `cannot drop optimizer group "${name}" because ${users.length} table${users.length === 1 ? '' : 's'} use it`, {
-          detail: users.slice(0, 5).map((t) => `table ${t.namespace}.${t.name} uses optimizer group "${name}"`).join('\n'),
-          hint: 'Move the tables to another group first: ALTER TABLE … SET (\'self-optimizing.group\' = \'default\').',
-        });
-      }
-    }
+    if (name === DEFAULT_GROUP) throw defaultGroupDropError();
+    const users = this.#warehouse.listTables().filter((t) => optimizingSettings(t).group === name);
+    if (users.length > 0) throw groupInUseError(name, users);
     this.#warehouse.dropOptimizerGroup(name, opts);
   }
 }

@@ -19,9 +19,10 @@ export interface OptimizerPoolOptions {
 }
 
 /**
- * A piscina pool of optimizer workers for one group. Threads start on first use and
- * leave after a few idle minutes: a gateway whose tables are quiet holds no optimizer
- * memory. Workers load TypeScript through tsx, like the main thread.
+ * A piscina pool of optimizer workers for one group. Threads start with the pool and stay
+ * (as the scan pool's do): a worker's first node rewrite would otherwise pay seconds for
+ * loading the lake and growing its WASM decoder's memory while change files pile up.
+ * Workers load TypeScript through tsx, like the main thread.
  */
 export function createOptimizerPool(opts: OptimizerPoolOptions): OptimizerPool {
   const threads = Math.max(1, opts.threads);
@@ -29,9 +30,9 @@ export function createOptimizerPool(opts: OptimizerPoolOptions): OptimizerPool {
   const pool = new Piscina({
     filename: new URL('./optimizer-worker.ts', import.meta.url).href,
     name: 'rewriteNode',
-    minThreads: 0,
+    minThreads: threads,
     maxThreads: threads,
-    idleTimeout: 5 * 60_000,
+    idleTimeout: 2 ** 31 - 1,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb },
     execArgv: ['--import', import.meta.resolve('tsx')],
   });

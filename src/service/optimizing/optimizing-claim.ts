@@ -58,14 +58,18 @@ export class OptimizingClaim {
     this.#save();
   }
 
-  /** Back to idle with the outcome: the kind's last time on success, the failure streak and back-off otherwise. */
-  release(outcome: { kind: OptimizeKind; succeeded: boolean } | undefined): void {
+  /**
+   * Back to idle with the outcome: the kind's last time on success, the failure streak and
+   * back-off otherwise. `notBeforeMicros` holds a successful table back too (one the
+   * scheduler found due but whose optimize had nothing to commit, so it does not spin).
+   */
+  release(outcome: { kind: OptimizeKind; succeeded: boolean; notBeforeMicros?: bigint } | undefined): void {
     const now = this.#clock.nowMicros();
     let s: OptimizingTableState = { ...this.#state, status: 'idle', statusSinceMicros: now, heartbeatMicros: now };
     if (outcome !== undefined) {
       s = outcome.succeeded
         ? {
-          ...s, consecutiveFailures: 0, nextAttemptMicros: undefined,
+          ...s, consecutiveFailures: 0, nextAttemptMicros: outcome.notBeforeMicros,
           lastMinorMicros: outcome.kind === 'minor' ? now : s.lastMinorMicros,
           lastMajorMicros: outcome.kind === 'major' ? now : s.lastMajorMicros,
           lastFullMicros: outcome.kind === 'full' ? now : s.lastFullMicros,

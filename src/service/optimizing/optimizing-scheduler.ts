@@ -20,6 +20,11 @@ import { systemClock } from './service-clock.js';
 import type { ServiceClock } from './service-clock.js';
 import { TableMetricsCache } from './table-metrics-cache.js';
 
+/** How long a table that was due but whose optimize committed nothing waits before it is looked at again. */
+const NOTHING_DONE_PAUSE_MICROS = 30_000_000n;
+/** Nudges never make ticks closer than this: a burst of commits or finished processes costs one tick. */
+const MIN_TICK_GAP_MS = 50;
+
 export interface OptimizingSchedulerOptions {
   readonly warehouse: OptimizingWarehouse;
   readonly clock?: ServiceClock;
@@ -111,6 +116,7 @@ export class OptimizingScheduler implements OptimizingService {
   #stopped = false;
   #cancelTick: (() => void) | undefined;
   #ticking = false;
+  #lastTickMicros = -1_000_000_000n;
 
   constructor(opts: OptimizingSchedulerOptions) {
     this.#warehouse = opts.warehouse;
@@ -140,7 +146,25 @@ export class OptimizingScheduler implements OptimizingService {
     } catch (e) {
       this.#log.warn({ err: errorText(e) }, 'optimizing history unreadable; quotas start from zero');
     }
+    this.#warmPools();
     this.#scheduleTick(0);
+  }
+
+  /**
+   * Starts each group's workers now: a worker's first task otherwise pays for loading the
+   * lake and warming its Parquet decoder (seconds), while change files pile up.
+   */
+  #warmPools(): void {
+    if (this.#createPool === undefined) return;
+    try {
+      for (const g of this.#groups.list()) {
+        if (g.threads <= 0) continue;
+        const e = this.#poolFor(g);
+        if (e !== undefined) e.inUse--;
+      }
+    } catch (e) {
+      this.#log.warn({ err: errorText(e) }, 'could not start the optimizer workers ahead of use');
+    }
   }
 
   /**
@@ -161,7 +185,9 @@ export class OptimizingScheduler implements OptimizingService {
 
   /** Looks at the tables soon (after a commit, say) instead of at the next tick. */
   nudge(): void {
-    if (this.#started && !this.#stopped) this.#scheduleTick(0);
+    if (!this.#started || this.#stopped) return;
+    const sinceLastMs = Number(this.#clock.nowMicros() - this.#lastTickMicros) / 1000;
+    this.#scheduleTick(Math.max(0, MIN_TICK_GAP_MS - sinceLastMs));
   }
 
   /** Resolves once no process of this scheduler runs (tests). */
@@ -176,6 +202,7 @@ export class OptimizingScheduler implements OptimizingService {
   tick(): void {
     if (this.#stopped || this.#ticking) return;
     this.#ticking = true;
+    this.#lastTickMicros = this.#clock.nowMicros();
     try {
       this.#pending = this.#findDueTables();
       this.#dispatch();
@@ -424,7 +451,10 @@ export class OptimizingScheduler implements OptimizingService {
         stopHeartbeat?.();
         endOccupation(this.#clock.nowMicros());
         try {
-          claim.release({ kind, succeeded: error === undefined });
+          // Due by the metrics, yet nothing to commit: the trigger rule and the optimizer disagree
+          // (or a concurrent optimizer won); wait a while rather than spin on it.
+          const idle = trigger === 'scheduler' && error === undefined && report?.snapshotId === undefined;
+          claim.release({ kind, succeeded: error === undefined, ...(idle ? { notBeforeMicros: this.#clock.nowMicros() + NOTHING_DONE_PAUSE_MICROS } : {}) });
         } catch (e) {
           // The lease runs out on its own; the table is retaken after it.
           this.#log.warn({ err: errorText(e) }, 'could not release an optimizing claim');

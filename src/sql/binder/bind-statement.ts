@@ -15,6 +15,7 @@ import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } fr
 import { bindInsert } from './bind-insert.js';
 import { bindAlterSequence, bindCreateSequence, bindRenameSequence } from './bind-sequence.js';
 import { bindMerge } from './bind-merge.js';
+import { bindOptimizerGroupDdl } from './bind-optimizer-group.js';
 import { bindSelect } from './bind-query.js';
 import { bindDelete, bindTruncate, bindUpdate } from './bind-update-delete.js';
 import {
@@ -30,6 +31,7 @@ export function bindStatement(stmt: ParsedStatement, env: BindEnv): BoundStateme
   const ctx = new BindContext(stmt, env);
   for (const c of stmt.lake) {
     if (c.kind === 'refDdl') return bindRefDdl(ctx, c);
+    if (c.kind === 'optimizerGroupDdl') return bindOptimizerGroupDdl(c);
     if (c.kind === 'showTblProperties') {
       return { kind: 'utility', command: { kind: 'showTblProperties', table: qualifyExisting(ctx, c.table.schema, c.table.name) } };
     }

@@ -5,7 +5,7 @@ import type { Node } from '@pgsql/types';
  * extension pre-pass (src/sql/parser/lake-prepass.ts). Locations are 0-based
  * character offsets into the whole query string, like the parse tree's.
  */
-export type LakeClause = TimeTravelClause | RefDdlClause | ShowTblPropertiesClause | PartitionSpecClause;
+export type LakeClause = TimeTravelClause | RefDdlClause | ShowTblPropertiesClause | PartitionSpecClause | OptimizerGroupDdlClause;
 
 /**
  * `FOR SYSTEM_TIME AS OF e` / `TIMESTAMP AS OF e` (mode systemTime), `FOR SYSTEM_VERSION AS OF v` /
@@ -63,4 +63,19 @@ export interface PartitionSpecClause {
   readonly location: number;
   /** Each element as an expression (ColumnRef or FuncCall), locations into the query string. */
   readonly elements: readonly Node[];
+}
+
+/**
+ * `CREATE OPTIMIZER GROUP [IF NOT EXISTS] g [WITH (threads = n, scheduling_policy = 'quota')]`,
+ * `ALTER OPTIMIZER GROUP g SET (…)`, `DROP OPTIMIZER GROUP [IF EXISTS] g`. Option values are
+ * kept as written (text), keys lower-cased; src/lake's rules check them when binding.
+ */
+export interface OptimizerGroupDdlClause {
+  readonly kind: 'optimizerGroupDdl';
+  readonly location: number;
+  readonly action: 'create' | 'alter' | 'drop';
+  readonly name: string;
+  /** IF NOT EXISTS (create) or IF EXISTS (drop). */
+  readonly ifClause: boolean;
+  readonly options: readonly { readonly key: string; readonly value: string; readonly location: number }[];
 }

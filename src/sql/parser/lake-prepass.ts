@@ -1,7 +1,7 @@
-import { FloeError } from '../../common/floe-error.js';
-import { SqlState } from '../../common/sqlstate.js';
 import type { Node } from '@pgsql/types';
 import type { LakeClause, QualifiedName, RefDdlClause } from './lake-clause.js';
+import { identValue, lower, syntaxErrorAt } from './lake-tokens.js';
+import { optimizerGroupDdl } from './optimizer-group-ddl.js';
 import { parseFragment, scanTokens, type Token } from './pg-parser.js';
 
 /**
@@ -18,7 +18,7 @@ export interface PrepassResult {
 }
 
 // Cheap guard: only text mentioning one of these words can hold an extension clause.
-const maybeExtension = /as\s+of|branch|tag|tblproperties|partition\s+by\s*\(|(?:with|set|reset)\s*\([^)]*'/i;
+const maybeExtension = /as\s+of|branch|tag|tblproperties|partition\s+by\s*\(|(?:with|set|reset)\s*\([^)]*'|optimizer\s+group/i;
 
 /** A whole statement replaced by this (padded) placeholder parses to an empty SELECT. */
 const placeholder = 'select';
@@ -63,24 +63,6 @@ function splitByTokens(tokens: readonly Token[]): Token[][] {
   return out;
 }
 
-const lower = (t: Token | undefined): string => (t === undefined ? '' : t.tokenName === 'IDENT' && t.text.startsWith('"') ? '' : t.text.toLowerCase());
-
-/** An identifier's value: folded to lower case unless quoted. Undefined for a token that cannot be a name. */
-function identValue(t: Token | undefined): string | undefined {
-  if (t === undefined) return undefined;
-  if (t.tokenName === 'IDENT') return t.text.startsWith('"') ? t.text.slice(1, -1).replaceAll('""', '"') : t.text.toLowerCase();
-  if (t.keywordKind === 1 || t.keywordKind === 2) return t.text.toLowerCase();
-  return undefined;
-}
-
-function syntaxErrorAt(t: Token | undefined, stmt: readonly Token[]): FloeError {
-  if (t === undefined) {
-    const last = stmt[stmt.length - 1];
-    return new FloeError(SqlState.syntaxError, 'syntax error at end of input', { position: (last?.end ?? 0) + 1 });
-  }
-  return new FloeError(SqlState.syntaxError, `syntax error at or near "${t.text}"`, { position: t.start + 1 });
-}
-
 /** Reads `name` or `schema.name` at tokens[i]; returns it and the next index. */
 function qualifiedName(stmt: readonly Token[], i: number): { name: QualifiedName; next: number } | undefined {
   const first = identValue(stmt[i]);
@@ -93,10 +75,12 @@ function qualifiedName(stmt: readonly Token[], i: number): { name: QualifiedName
   return { name: { name: first, location: stmt[i]!.start }, next: i + 1 };
 }
 
-/** Statements that are wholly extension syntax: branch/tag DDL and SHOW TBLPROPERTIES. */
+/** Statements that are wholly extension syntax: branch/tag DDL, SHOW TBLPROPERTIES, optimizer group DDL. */
 function statementClause(stmt: readonly Token[], text: string): LakeClause | undefined {
   void text;
   const k0 = lower(stmt[0]);
+  const group = optimizerGroupDdl(stmt);
+  if (group) return group;
   if (k0 === 'show' && lower(stmt[1]) === 'tblproperties') {
     const q = qualifiedName(stmt, 2);
     if (!q) throw syntaxErrorAt(stmt[2], stmt);

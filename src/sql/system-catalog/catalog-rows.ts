@@ -7,6 +7,7 @@ import {
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { pgTypeRows } from './pg-type-rows.js';
+import { serviceViewRows } from './service-relations.js';
 import { catalogShapes } from './catalog-shapes.js';
 import {
   attidentity, deparseSequenceCalls, identityColumns, pgClassSequenceRows, sequenceAttributeRows, sequenceRowSources,
@@ -328,6 +329,7 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_stat_activity': pgStatActivity,
   'information_schema.schemata': isSchemata,
   'information_schema.tables': isTables,
+  'information_schema.views': serviceViewRows,
   'information_schema.columns': isColumns,
   'information_schema.table_constraints': isTableConstraints,
   'information_schema.key_column_usage': isKeyColumnUsage,

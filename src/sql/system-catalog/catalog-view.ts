@@ -1,6 +1,7 @@
 import type { SqlType } from '../../common/sql-type.js';
 import type { SequenceMetadata, TableConstraint } from '../../lake/index.js';
 import type { VirtualTable, VirtualTableContext } from '../binder/virtual-table.js';
+import type { ServiceRelations } from './service-relations.js';
 
 /** A lake table as the catalog views need it (src/lake's TableMetadata satisfies it). */
 export interface CatalogTableInfo {
@@ -37,6 +38,8 @@ export interface CatalogView {
   readonly tables: readonly CatalogTableInfo[];
   readonly sequences: readonly CatalogSequenceInfo[];
   readonly virtualTables: readonly VirtualTable[];
+  /** The services attached to the warehouse (floe_optimizing and the other service views), if any. */
+  readonly services?: ServiceRelations;
 }
 
 export function lakeWarehouse(w: unknown): CatalogWarehouse | undefined {

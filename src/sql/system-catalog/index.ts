@@ -4,3 +4,4 @@ export type { SystemCatalog } from './system-catalog.js';
 export { registerCatalogFunctions, FLOE_VERSION_STRING } from './catalog-functions.js';
 export type { CatalogTableInfo, CatalogWarehouse } from './catalog-view.js';
 export { regclassName, regprocOid, regtypeName } from './catalog-lookup.js';
+export type { ServiceRelations, OptimizingTableInfo, OptimizingRunInfo, OptimizerGroupInfo } from './service-relations.js';

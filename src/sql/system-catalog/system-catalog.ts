@@ -6,6 +6,8 @@ import type { CatalogView } from './catalog-view.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { lookupLakeSystemTable } from './lake-system-tables.js';
 import { lookupSequenceRelation } from './sequence-relation.js';
+import { serviceRelationRowSources, serviceRelationShapes } from './service-relations.js';
+import type { ServiceRelations } from './service-relations.js';
 import type { Warehouse } from '../../lake/index.js';
 
 /** A shape spec type ('int4', 'oid[]', 'varchar', …) as a SqlType. */
@@ -24,11 +26,18 @@ export interface SystemCatalog extends VirtualTableRegistry {
    * They are deliberately not listed (pg_class, information_schema): see lake-system-tables.ts.
    */
   forWarehouse(warehouse: Warehouse): VirtualTableRegistry;
+  /** The services whose rows the service views (floe_optimizing, …) of `warehouse` show. */
+  attachServices(warehouse: Warehouse, services: ServiceRelations): void;
 }
 
 class SystemCatalogImpl implements SystemCatalog {
   readonly #bySchema = new Map<string, Map<string, VirtualTable>>();
   readonly #perWarehouse = new WeakMap<Warehouse, VirtualTableRegistry>();
+  readonly #services = new WeakMap<object, ServiceRelations>();
+
+  attachServices(warehouse: Warehouse, services: ServiceRelations): void {
+    this.#services.set(warehouse, services);
+  }
 
   register(table: VirtualTable): void {
     let m = this.#bySchema.get(table.schema);
@@ -66,6 +75,8 @@ class SystemCatalogImpl implements SystemCatalog {
       tables: w?.listTables() ?? [],
       sequences: w?.listSequences?.() ?? [],
       virtualTables: this.list(),
+      ...(typeof ctx.warehouse === 'object' && ctx.warehouse !== null && this.#services.has(ctx.warehouse)
+        ? { services: this.#services.get(ctx.warehouse)! } : {}),
     };
   }
 }
@@ -77,12 +88,12 @@ class SystemCatalogImpl implements SystemCatalog {
  */
 export function createSystemCatalog(): SystemCatalog {
   const catalog = new SystemCatalogImpl();
-  for (const shape of catalogShapes) {
+  for (const shape of [...catalogShapes, ...serviceRelationShapes]) {
     const columns: VirtualColumn[] = shape.columns.split(' ').map((c) => {
       const at = c.indexOf(':');
       return { name: c.slice(0, at), type: parseShapeType(c.slice(at + 1)) };
     });
-    const source = catalogRowSources[`${shape.schema}.${shape.name}`];
+    const source = catalogRowSources[`${shape.schema}.${shape.name}`] ?? serviceRelationRowSources[`${shape.schema}.${shape.name}`];
     catalog.register({
       schema: shape.schema,
       name: shape.name,

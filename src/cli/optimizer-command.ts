@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
+import { openWarehouse } from '../lake/index.js';
+import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
+
+/**
+ * `floe optimizer --data DIR`: the self-optimizing scheduler and housekeeping of a
+ * warehouse without a wire server, until SIGTERM (the scale-out shape: a gateway with
+ * --optimizer-threads 0 and one or more of these). Processes share groups, claims and
+ * history through the catalog, whose claims are leases, so they never both take a table.
+ */
+export async function runOptimizerCommand(argv: string[], logger: Logger): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, ...OPTIMIZER_FLAGS } });
+  if (values.data === undefined) throw new Error('floe optimizer needs --data DIR (the warehouse a gateway serves)');
+  const dataDir = resolve(values.data);
+  if (!existsSync(dataDir)) throw new Error(`no warehouse at ${dataDir}`);
+  const flags = parseOptimizerFlags(values);
+  const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }) });
+  const runtime = createOptimizingRuntime(warehouse, { ...flags, logger: logger.child({ component: 'optimizer' }) });
+  runtime.start();
+  logger.info({ data: dataDir, optimizerThreads: flags.threads }, 'optimizer running');
+  // Timers are unref'd: this keeps the process alive until a signal ends it.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(1), 15_000).unref();
+    try {
+      logger.info({ signal }, 'stopping optimizer');
+      await runtime.stop();
+      await warehouse.close();
+      clearInterval(keepAlive);
+      logger.info('stopped');
+      logger.flush?.();
+      process.exit(0);
+    } catch (err) {
+      try { logger.error({ err }, 'error while stopping'); } finally { process.exit(1); }
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,59 @@
+import type { Warehouse } from '../lake/index.js';
+import { Housekeeping } from '../service/optimizing/housekeeping.js';
+import { InlineOptimizingService } from '../service/optimizing/inline-optimizing-service.js';
+import { DEFAULT_OPTIMIZER_MEMORY_BYTES, createOptimizerPool } from '../service/optimizing/optimizer-pool.js';
+import { OptimizingScheduler } from '../service/optimizing/optimizing-scheduler.js';
+import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
+import type { ServiceLogger } from '../service/optimizing/optimizing-warehouse.js';
+import { parseMemorySetting } from '../session/index.js';
+
+/** The `--optimizer-threads` / `--optimizer-memory` flags of `floe serve` and `floe optimizer`. */
+export const OPTIMIZER_FLAGS = {
+  'optimizer-threads': { type: 'string', default: '1' },
+  'optimizer-memory': { type: 'string', default: '1GB' },
+} as const;
+
+export interface OptimizingRuntime {
+  /** What sessions use for CALL optimize, optimizer groups and the views. */
+  readonly service: OptimizingService;
+  /** Starts background work: the scheduler (unless threads = 0) and housekeeping. */
+  start(): void;
+  /** Aborts running processes, releases their claims, closes the worker pools. */
+  stop(): Promise<void>;
+}
+
+export function parseOptimizerFlags(values: { 'optimizer-threads'?: string; 'optimizer-memory'?: string }): { threads: number; memoryBytes: number } {
+  const text = values['optimizer-threads'] ?? '1';
+  if (!/^\d+$/.test(text.trim())) throw new Error(`--optimizer-threads must be a whole number (0 turns background optimizing off), not "${text}"`);
+  const memoryText = values['optimizer-memory'];
+  return {
+    threads: Number(text),
+    memoryBytes: memoryText === undefined ? DEFAULT_OPTIMIZER_MEMORY_BYTES : parseMemorySetting('--optimizer-memory', memoryText),
+  };
+}
+
+/**
+ * The self-optimizing service of one process: a scheduler whose groups run node rewrites
+ * on their own worker pools (threads = the group's threads, each worker's heap capped at
+ * --optimizer-memory), and housekeeping. With 0 threads nothing optimizes in the background
+ * and CALL optimize runs inline; housekeeping still runs.
+ */
+export function createOptimizingRuntime(warehouse: Warehouse, opts: { threads: number; memoryBytes: number; logger: ServiceLogger }): OptimizingRuntime {
+  const scheduler = opts.threads === 0 ? undefined : new OptimizingScheduler({
+    warehouse,
+    logger: opts.logger,
+    defaultThreads: opts.threads,
+    createPool: (group) => createOptimizerPool({ threads: group.threads, memoryBytes: opts.memoryBytes }),
+  });
+  const housekeeping = new Housekeeping({ warehouse, logger: opts.logger });
+  return {
+    service: scheduler ?? new InlineOptimizingService(warehouse),
+    start() {
+      scheduler?.start();
+      housekeeping.start();
+    },
+    async stop() {
+      await Promise.all([scheduler?.stop(), housekeeping.stop()]);
+    },
+  };
+}

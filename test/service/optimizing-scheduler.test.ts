@@ -1,0 +1,396 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { OptimizeResult } from '../../src/lake/index.js';
+import { OptimizingScheduler } from '../../src/service/optimizing/optimizing-scheduler.js';
+import type { OptimizingSchedulerOptions } from '../../src/service/optimizing/optimizing-scheduler.js';
+import { FakeClock, FakeOptimizingWarehouse, keyedMetrics, settle } from './fake-optimizing-warehouse.js';
+
+const MIN = 60_000;
+
+function setup(opts: Partial<OptimizingSchedulerOptions> = {}) {
+  const clock = new FakeClock();
+  const wh = new FakeOptimizingWarehouse(clock);
+  const scheduler = new OptimizingScheduler({ warehouse: wh, clock, owner: 'me', ...opts });
+  return { clock, wh, scheduler };
+}
+
+/** An optimize that never finishes on its own (it only ends when aborted, if `honourAbort`). */
+function hanging(honourAbort: boolean) {
+  return (_t: unknown, opts: { signal?: AbortSignal }) => new Promise<OptimizeResult>((_, reject) => {
+    if (honourAbort) opts.signal?.addEventListener('abort', () => reject(opts.signal!.reason as Error));
+  });
+}
+
+test('each trigger makes the right kind due; a table with nothing to do is left alone', async () => {
+  const { clock, wh, scheduler } = setup({ defaultThreads: 4 });
+  const quiet = wh.addTable('quiet', {}, keyedMetrics({ changeFiles: 2 }));
+  const fileCount = wh.addTable('file_count', { 'self-optimizing.minor.trigger.file-count': '4' }, keyedMetrics({ changeFiles: 4 }));
+  const duplicates = wh.addTable('duplicates', {}, keyedMetrics({ changeFiles: 2, changeRows: 500, baseRows: 1000 }));
+  const full = wh.addTable('full', { 'self-optimizing.full.trigger.interval': '1h' }, keyedMetrics({ changeFiles: 1 }));
+  scheduler.start();
+  await clock.advance(0);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(quiet), []);
+  assert.deepEqual(wh.optimizedKinds(fileCount), ['minor']);
+  assert.deepEqual(wh.optimizedKinds(duplicates), ['major']);
+  assert.deepEqual(wh.optimizedKinds(full), ['full']);
+  // The scheduler's processes pass the triggers, so the optimizer works only the due nodes.
+  assert.ok(wh.optimizeCalls.every((c) => c.triggers));
+  await scheduler.stop();
+});
+
+test('the minor interval fires with time alone, without a new commit', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('t', { 'self-optimizing.minor.trigger.interval': '5min' }, keyedMetrics({ changeFiles: 1, oldestChangeMicros: clock.nowMicros() }));
+  scheduler.start();
+  await clock.advance(4 * MIN);
+  assert.deepEqual(wh.optimizedKinds(t), []);
+  await clock.advance(MIN + 1000);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(t), ['minor']);
+  await scheduler.stop();
+});
+
+test('a disabled table is skipped, and runs once enabled', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('t', { 'self-optimizing.enabled': 'false' }, keyedMetrics({ changeFiles: 50 }));
+  scheduler.start();
+  await clock.advance(5000);
+  assert.deepEqual(wh.optimizedKinds(t), []);
+  assert.equal(scheduler.tables()[0]!.status, 'idle');
+  wh.tablesById.set(t.id, { ...t, properties: {} });
+  await clock.advance(1000);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(t), ['minor']);
+  await scheduler.stop();
+});
+
+test('metrics are re-read only when the head moves', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('t', {}, keyedMetrics({ changeFiles: 1 }));
+  scheduler.start();
+  await clock.advance(0);
+  const reads = wh.metricsReads;
+  await clock.advance(10_000);
+  assert.equal(wh.metricsReads, reads, 'ten ticks without a commit read no metrics');
+  wh.commit(t, keyedMetrics({ changeFiles: 2 }));
+  await clock.advance(1000);
+  assert.equal(wh.metricsReads, reads + 1);
+  await scheduler.stop();
+});
+
+/** Three due tables in a one-thread group; returns the order they ran in. */
+async function pickOrder(policy: 'quota' | 'balanced', configure: (wh: FakeOptimizingWarehouse, clock: FakeClock) => void): Promise<string[]> {
+  const { clock, wh, scheduler } = setup({ defaultThreads: 1 });
+  wh.groupRows.set('default', { name: 'default', threads: 1, schedulingPolicy: policy });
+  configure(wh, clock);
+  scheduler.start();
+  for (let i = 0; i < 10 && wh.optimizeCalls.length < wh.tablesById.size; i++) {
+    await clock.advance(1000);
+    await scheduler.idle();
+  }
+  await scheduler.stop();
+  return wh.optimizeCalls.map((c) => wh.tablesById.get(c.tableId)!.name);
+}
+
+test('quota: the lowest occupation/quota goes first; a table over its quota waits while others are pending', async () => {
+  const order = await pickOrder('quota', (wh, clock) => {
+    const now = clock.nowMicros();
+    // All under read-amplification.max (16): no breach to jump the queue.
+    const busy = wh.addTable('busy', { 'self-optimizing.quota': '0.1' }, keyedMetrics({ changeFiles: 15 }));
+    const some = wh.addTable('some', { 'self-optimizing.quota': '0.5' }, keyedMetrics({ changeFiles: 13 }));
+    wh.addTable('fresh', { 'self-optimizing.quota': '0.5' }, keyedMetrics({ changeFiles: 13 }));
+    // The last hour's history: busy used 12 min of the thread (occupation 0.2 ≥ its quota 0.1),
+    // some used 6 min (0.1 of a 0.5 quota), fresh nothing.
+    const run = (tableId: number, minutes: number) => wh.recordOptimizingRun({
+      tableId, kind: 'minor', status: 'success', trigger: 'scheduler', startedMicros: now - 30n * 60_000_000n, durationMs: minutes * MIN,
+      nodes: 1, splits: 0, filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, snapshotId: undefined, error: undefined,
+    });
+    run(busy.id, 12);
+    run(some.id, 6);
+  });
+  assert.deepEqual(order, ['fresh', 'some', 'busy'], 'over quota runs last, once nothing else wants the thread');
+});
+
+test('balanced: the longest wait since the last optimize goes first, ties to the most pending change files', async () => {
+  const order = await pickOrder('balanced', (wh, clock) => {
+    const now = clock.nowMicros();
+    const recent = wh.addTable('recent', {}, keyedMetrics({ changeFiles: 15 }));
+    const old = wh.addTable('old', {}, keyedMetrics({ changeFiles: 13 }));
+    wh.addTable('never_small', {}, keyedMetrics({ changeFiles: 13 }));
+    wh.addTable('never_big', {}, keyedMetrics({ changeFiles: 14 }));
+    const state = (tableId: number, last: bigint) => wh.saveOptimizingState({
+      tableId, status: 'idle', statusSinceMicros: last, owner: 'x', heartbeatMicros: last, lastMinorMicros: last,
+      lastMajorMicros: undefined, lastFullMicros: undefined, consecutiveFailures: 0, nextAttemptMicros: undefined,
+    });
+    state(recent.id, now - 60_000_000n);
+    state(old.id, now - 3_600_000_000n);
+  });
+  assert.deepEqual(order, ['never_big', 'never_small', 'old', 'recent']);
+});
+
+for (const policy of ['quota', 'balanced'] as const) {
+  test(`${policy}: a read-amplification breach goes first`, async () => {
+    const order = await pickOrder(policy, (wh) => {
+      // file-count due but under the target, and never optimized: first by either policy's own rule.
+      wh.addTable('due', { 'self-optimizing.minor.trigger.file-count': '2' }, keyedMetrics({ changeFiles: 3 }));
+      const breach = wh.addTable('breach', { 'self-optimizing.read-amplification.max': '8', 'self-optimizing.quota': '0.01' }, keyedMetrics({ changeFiles: 8 }));
+      // It also used more than its quota this hour: only the breach rule puts it first.
+      wh.recordOptimizingRun({
+        tableId: breach.id, kind: 'minor', status: 'success', trigger: 'scheduler', startedMicros: wh.clock.nowMicros() - 600_000_000n, durationMs: 6 * MIN,
+        nodes: 1, splits: 0, filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, snapshotId: undefined, error: undefined,
+      });
+      wh.saveOptimizingState({
+        tableId: breach.id, status: 'idle', statusSinceMicros: 0n, owner: 'x', heartbeatMicros: 0n, lastMinorMicros: wh.clock.nowMicros(),
+        lastMajorMicros: undefined, lastFullMicros: undefined, consecutiveFailures: 0, nextAttemptMicros: undefined,
+      });
+    });
+    assert.deepEqual(order, ['breach', 'due']);
+  });
+}
+
+test('a planning error is recorded, backs off exponentially, never blocks another table, and resets on success', async () => {
+  const { clock, wh, scheduler } = setup({ defaultThreads: 1 });
+  const bad = wh.addTable('bad', {}, keyedMetrics({ changeFiles: 20 }));
+  const good = wh.addTable('good', {}, keyedMetrics({ changeFiles: 13 }));
+  let failing = true;
+  wh.optimizeBehaviour.set(bad.id, async (table, opts) => {
+    opts.onProgress?.({ phase: 'plan', nodesDone: 0, nodesTotal: 0 });
+    if (failing) throw new Error('planning exploded');
+    wh.optimizeBehaviour.delete(table.id);
+    return wh.optimize(table, opts);
+  });
+  scheduler.start();
+  await clock.advance(0);
+  await scheduler.idle();
+  // bad went first (more pending files) and failed; good ran on the next tick anyway.
+  await clock.advance(100);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(good), ['minor']);
+  const failed = wh.runsOf(bad);
+  assert.equal(failed.length, 1);
+  assert.equal(failed[0]!.status, 'failed');
+  assert.equal(failed[0]!.error, 'planning exploded');
+  assert.equal(wh.states.get(bad.id)!.consecutiveFailures, 1);
+  assert.equal(wh.states.get(bad.id)!.status, 'idle');
+  // Back-off: 1 s, then 2 s, then 4 s between attempts (each at the first tick after it ends).
+  for (let i = 0; i < 8; i++) {
+    await clock.advance(1000);
+    await scheduler.idle();
+  }
+  const started = wh.runsOf(bad).map((r) => Number(r.startedMicros) / 1e6);
+  const gaps = started.slice(1).map((t, i) => t - started[i]!);
+  assert.equal(gaps.length, 3, `attempts at ${started}`);
+  gaps.forEach((g, i) => assert.ok(g >= 2 ** i && g < 2 ** i + 1.1, `gap ${i} was ${g} s`));
+  assert.equal(wh.states.get(bad.id)!.consecutiveFailures, 4);
+  failing = false;
+  await clock.advance(8000);
+  await scheduler.idle();
+  assert.equal(wh.states.get(bad.id)!.consecutiveFailures, 0);
+  assert.equal(wh.states.get(bad.id)!.nextAttemptMicros, undefined);
+  assert.equal(wh.runsOf(bad).at(-1)!.status, 'success');
+  await scheduler.stop();
+});
+
+test('a task error mid-execution is recorded with its text and the status returns to idle', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('t', {}, keyedMetrics({ changeFiles: 20 }));
+  const statuses: string[] = [];
+  wh.optimizeBehaviour.set(t.id, async (_table, opts) => {
+    opts.onProgress?.({ phase: 'plan', nodesDone: 0, nodesTotal: 1 });
+    opts.onProgress?.({ phase: 'node', nodesDone: 0, nodesTotal: 1 });
+    statuses.push(wh.states.get(t.id)!.status);
+    throw new Error('worker died: out of memory');
+  });
+  scheduler.start();
+  await clock.advance(0);
+  await scheduler.idle();
+  assert.deepEqual(statuses, ['executing']);
+  const [run] = wh.runsOf(t);
+  assert.equal(run!.status, 'failed');
+  assert.equal(run!.error, 'worker died: out of memory');
+  assert.equal(run!.trigger, 'scheduler');
+  assert.equal(wh.states.get(t.id)!.status, 'idle');
+  assert.equal(scheduler.tables()[0]!.healthScore < 100, true);
+  await scheduler.stop();
+});
+
+test('a hanging process hits its deadline, is recorded, frees its thread, and the next table runs', async () => {
+  for (const honourAbort of [true, false]) {
+    const { clock, wh, scheduler } = setup({ defaultThreads: 1, deadlineMs: 10 * MIN, leaseMs: MIN });
+    const stuck = wh.addTable('stuck', {}, keyedMetrics({ changeFiles: 30 }));
+    const other = wh.addTable('other', {}, keyedMetrics({ changeFiles: 13 }));
+    wh.optimizeBehaviour.set(stuck.id, hanging(honourAbort));
+    scheduler.start();
+    await clock.advance(9 * MIN);
+    assert.deepEqual(wh.optimizedKinds(other), [], 'the one thread is busy with the stuck table');
+    // The heartbeat keeps the claim alive while it runs (the lease is 1 min).
+    assert.equal(wh.states.get(stuck.id)!.status, 'planning');
+    assert.ok(clock.nowMicros() - wh.states.get(stuck.id)!.heartbeatMicros <= 60_000_000n);
+    // Its retry (after the back-off) succeeds.
+    wh.optimizeBehaviour.delete(stuck.id);
+    await clock.advance(MIN + 1000);
+    await scheduler.idle();
+    await clock.advance(1000);
+    await scheduler.idle();
+    assert.deepEqual(wh.optimizedKinds(other), ['minor'], `honourAbort=${honourAbort}`);
+    const [run] = wh.runsOf(stuck);
+    assert.equal(run!.status, 'failed');
+    assert.match(run!.error!, /deadline/);
+    assert.equal(wh.runsOf(stuck).length, 2, 'retried after its back-off');
+    await scheduler.stop();
+  }
+});
+
+test('a claim abandoned by a dead process is retaken once its heartbeat lapses; a live one is left alone', async () => {
+  const { clock, wh, scheduler } = setup({ leaseMs: MIN });
+  const t = wh.addTable('t', {}, keyedMetrics({ changeFiles: 20 }));
+  wh.saveOptimizingState({
+    tableId: t.id, status: 'executing', statusSinceMicros: clock.nowMicros(), owner: 'dead-pid', heartbeatMicros: clock.nowMicros(),
+    lastMinorMicros: undefined, lastMajorMicros: undefined, lastFullMicros: undefined, consecutiveFailures: 0, nextAttemptMicros: undefined,
+  });
+  scheduler.start();
+  await clock.advance(30_000);
+  assert.deepEqual(wh.optimizedKinds(t), [], 'a live claim of another process is respected');
+  assert.equal(scheduler.tables()[0]!.status, 'executing');
+  await clock.advance(31_000);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(t), ['minor']);
+  assert.equal(wh.states.get(t.id)!.owner, 'me');
+  assert.equal(wh.states.get(t.id)!.status, 'idle');
+  await scheduler.stop();
+});
+
+test('a table naming a missing group stays pending, is reported once, and does not block others', async () => {
+  const { clock, wh, scheduler } = setup();
+  const lost = wh.addTable('lost', { 'self-optimizing.group': 'nope' }, keyedMetrics({ changeFiles: 30 }));
+  const fine = wh.addTable('fine', {}, keyedMetrics({ changeFiles: 13 }));
+  scheduler.start();
+  await clock.advance(5000);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(lost), []);
+  assert.deepEqual(wh.optimizedKinds(fine), ['minor']);
+  const runs = wh.runsOf(lost);
+  assert.equal(runs.length, 1, 'reported once, not every tick');
+  assert.equal(runs[0]!.error, 'optimizer group "nope" does not exist');
+  assert.equal(scheduler.tables().find((r) => r.table === 'lost')!.status, 'pending');
+  // Once the group exists, it runs there.
+  scheduler.createGroup({ name: 'nope', threads: 1, schedulingPolicy: 'balanced' });
+  await clock.advance(1000);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(lost), ['minor']);
+  await scheduler.stop();
+});
+
+test('groups: threads bound concurrent processes per group; each group runs on its own', async () => {
+  const { clock, wh, scheduler } = setup({ defaultThreads: 1 });
+  wh.groupRows.set('wide', { name: 'wide', threads: 2, schedulingPolicy: 'quota' });
+  const tables = ['a', 'b', 'c'].map((n) => wh.addTable(n, { 'self-optimizing.group': 'wide' }, keyedMetrics({ changeFiles: 20 })));
+  const d = wh.addTable('d', {}, keyedMetrics({ changeFiles: 20 }));
+  // Each process waits until the test lets it finish (as the default optimize would).
+  const releases = new Map<string, () => void>();
+  for (const t of [...tables, d]) {
+    wh.optimizeBehaviour.set(t.id, (table, opts) => new Promise<OptimizeResult>((resolve) => {
+      releases.set(table.name, () => { wh.optimizeBehaviour.delete(table.id); void wh.optimize(table, opts).then(resolve); });
+    }));
+  }
+  scheduler.start();
+  await clock.advance(3000);
+  assert.equal(wh.optimizeCalls.length, 3, 'two of wide, one of default');
+  const g = Object.fromEntries(scheduler.groups().map((r) => [r.name, r]));
+  assert.equal(g.wide!.tasksRunning, 2);
+  assert.equal(g.wide!.tasksQueued, 1);
+  assert.equal(g.default!.tasksRunning, 1);
+  assert.equal(g.default!.tables, 1);
+  assert.deepEqual([...releases.keys()].sort(), ['a', 'b', 'd']);
+  releases.get('d')!();
+  await clock.advance(1000);
+  assert.equal(releases.has('c'), false, 'a free thread of default does not serve wide');
+  releases.get('a')!();
+  await clock.advance(1000);
+  assert.equal(releases.has('c'), true, 'the freed thread of wide took its waiting table');
+  for (const r of releases.values()) r();
+  await scheduler.idle();
+  await scheduler.stop();
+});
+
+test('CALL optimize runs on the group threads, bypasses triggers, and records trigger call', async () => {
+  const { clock, wh, scheduler } = setup({ defaultThreads: 1 });
+  const t = wh.addTable('t', { 'self-optimizing.enabled': 'false' }, keyedMetrics({ changeFiles: 1 }));
+  scheduler.start();
+  await clock.advance(0);
+  const report = scheduler.optimizeNow(t, 'major');
+  await clock.advance(100);
+  const r = await report;
+  assert.equal(r.kind, 'major');
+  assert.equal(r.trigger, 'call');
+  assert.equal(r.status, 'success');
+  assert.deepEqual(wh.optimizeCalls, [{ tableId: t.id, kind: 'major', triggers: false, runNodeRewrite: false }]);
+  assert.ok(wh.states.get(t.id)!.lastMajorMicros !== undefined);
+  await scheduler.stop();
+});
+
+test('CALL optimize of a failing table throws its error and records it', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('t');
+  wh.optimizeBehaviour.set(t.id, async () => { throw new Error('disk full'); });
+  scheduler.start();
+  const rejected = assert.rejects(scheduler.optimizeNow(t), /disk full/);
+  await clock.advance(100);
+  await rejected;
+  assert.equal(wh.runsOf(t)[0]!.error, 'disk full');
+  await scheduler.stop();
+});
+
+test('stop aborts running processes, releases their claims, and ticks no more', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('t', {}, keyedMetrics({ changeFiles: 20 }));
+  wh.optimizeBehaviour.set(t.id, hanging(true));
+  scheduler.start();
+  await clock.advance(0);
+  assert.equal(wh.states.get(t.id)!.status, 'planning');
+  await scheduler.stop();
+  assert.equal(wh.states.get(t.id)!.status, 'idle');
+  assert.match(wh.runsOf(t)[0]!.error!, /stopping/);
+  const calls = wh.optimizeCalls.length;
+  wh.optimizeBehaviour.delete(t.id);
+  await clock.advance(10_000);
+  assert.equal(wh.optimizeCalls.length, calls);
+});
+
+test('worker pools: one per group with its threads, passed as runNodeRewrite, closed on stop', async () => {
+  const made: { group: string; threads: number; closed: boolean }[] = [];
+  const { clock, wh, scheduler } = setup({
+    defaultThreads: 2,
+    createPool: (g) => {
+      const p = { group: g.name, threads: g.threads, closed: false };
+      made.push(p);
+      return { threads: g.threads, runNodeRewrite: async () => { throw new Error('not called by the fake optimize'); }, close: async () => { p.closed = true; } };
+    },
+  });
+  wh.addTable('t', {}, keyedMetrics({ changeFiles: 20 }));
+  scheduler.start();
+  await clock.advance(0);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizeCalls.map((c) => c.runNodeRewrite), [true]);
+  assert.deepEqual(made, [{ group: 'default', threads: 2, closed: false }]);
+  await scheduler.stop();
+  assert.equal(made[0]!.closed, true);
+});
+
+test('a tick survives a catalog that throws, and the service keeps going once it recovers', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('t', {}, keyedMetrics({ changeFiles: 20 }));
+  const real = wh.listOptimizingStates.bind(wh);
+  let broken = true;
+  wh.listOptimizingStates = () => { if (broken) throw new Error('database is locked'); return real(); };
+  scheduler.start();
+  await clock.advance(3000);
+  assert.deepEqual(wh.optimizedKinds(t), []);
+  broken = false;
+  await clock.advance(1000);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(t), ['minor']);
+  await settle();
+  await scheduler.stop();
+});
