@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 
 const main = new URL('../../src/cli/main.ts', import.meta.url);
 // The modules main.ts imports, loaded ahead; importing main.ts itself would start it.
-await Promise.all([
+const [exec, , , sql] = await Promise.all([
   import('../../src/exec/index.js'),
   import('../../src/lake/index.js'),
   import('../../src/session/index.js'),
@@ -17,9 +17,14 @@ await Promise.all([
   import('../../src/sql/system-catalog/index.js'),
   import('../../src/wire/index.js'),
   import('pino'),
-  // The service layer, once it exists (src/service has no index in older trees).
-  import(new URL('../../src/service/index.ts', import.meta.url).href).catch(() => undefined),
+  import('../../src/service/optimizing/optimizing-scheduler.js'),
+  import('../../src/service/optimizing/housekeeping.js'),
+  import('../../src/service/optimizing/optimizer-pool.js'),
 ]);
+// The scan pool is process-wide (serve takes this one) and its workers load for seconds;
+// the SQL parser's WASM too. Both are ready before "go", as everything else is.
+exec.sharedScanPool();
+await sql.loadSqlParser();
 process.stdout.write('loaded\n');
 const line = await new Promise<string>((resolve) => {
   const rl = createInterface({ input: process.stdin });
@@ -28,14 +33,3 @@ const line = await new Promise<string>((resolve) => {
 const args = JSON.parse(line.replace(/^go /, '')) as string[];
 process.argv = [process.argv[0]!, main.pathname, ...args];
 await import(main.href);
-if (process.env['FLOE_TEST_EMBED_SCHEDULER'] === '1') await embedScheduler(args[args.indexOf('--data') + 1]!);
-
-/**
- * Until `floe serve` runs the self-optimizing scheduler itself, the crash test runs one in
- * the gateway's process (so the kill takes both), on its own handle to the warehouse.
- */
-async function embedScheduler(dir: string): Promise<void> {
-  const { openWarehouse } = await import('../../src/lake/index.js');
-  const { OptimizingScheduler } = await import('../../src/service/optimizing/optimizing-scheduler.js');
-  new OptimizingScheduler({ warehouse: await openWarehouse({ path: dir }) }).start();
-}
