@@ -115,7 +115,7 @@ async function checkAfterKill(wh: Warehouse, table: TableMetadata, warehouseDir:
   return last;
 }
 
-test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; acknowledged commits survive whole`, { timeout: 900_000 }, async (t) => {
+test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; acknowledged commits survive whole`, { timeout: 1_800_000 }, async (t) => {
   const seed = Number(process.env['FLOE_CRASH_SEED'] ?? Date.now() % 100_000);
   const rand = random(seed);
   const dir = mkdtempSync(join(tmpdir(), 'floe-gw-crash-'));
