@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Piscina } from 'piscina';
 import { isFloeError } from '../../src/common/floe-error.js';
 import { executeNodeRewrite, optimizingSettings } from '../../src/lake/index.js';
 import type { KeyedNodeRewriteTask, TableMetadata, Warehouse } from '../../src/lake/index.js';
@@ -240,6 +241,29 @@ test('node rewrite tasks and results survive structured cloning (a worker thread
   } finally { await cleanup(); }
 });
 
+test('node rewrites run on worker threads (piscina), two at a time, into one commit', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  const pool = new Piscina({
+    filename: new URL('./helpers/node-rewrite-worker.ts', import.meta.url).href,
+    execArgv: ['--import', import.meta.resolve('tsx')], maxThreads: 2, minThreads: 0,
+  });
+  try {
+    const t = await splitTable(wh, 'kv', 2000, 2, true);
+    await upsertRows(wh, t, Array.from({ length: 50 }, (_, i) => ({ id: i * 7, v: 'w' })));
+    await deleteRows(wh, t, [1, 2, 3]);
+    const want = await readRows(wh, { table: t });
+    const snapshots = wh.listSnapshots(t).length;
+    const r = await wh.optimize(t, { kind: 'full', rewriteConcurrency: 2, runNodeRewrite: (task) => pool.run(task) });
+    assert.equal(r.nodesOptimized, 4);
+    assert.equal(wh.listSnapshots(t).length, snapshots + 1, 'one commit');
+    assert.equal(wh.listFiles(t).filter((f) => f.store === 'change').length, 0);
+    assert.deepEqual(await readRows(wh, { table: t }), want);
+  } finally {
+    await pool.destroy();
+    await cleanup();
+  }
+});
+
 test('a writer that routed rows by the old frontier commits after a sibling merge: nothing is lost, start order holds', async () => {
   const { wh, cleanup } = await tempWarehouse();
   try {
@@ -344,6 +368,31 @@ test('merging a sibling that holds only an empty-node marker and an ancestor cha
     const r = await wh.optimize(t, { kind: 'major' });
     assert.equal(r.nodesMerged, 1);
     assert.equal(r.rowsOut, 2);
+    assert.deepEqual(await readRows(wh, { table: t }), want);
+  } finally { await cleanup(); }
+});
+
+test('a merge that loses the race to another optimizer on the same nodes re-plans; only optimizers conflict', async () => {
+  const { wh, dir, cleanup } = await tempWarehouse();
+  try {
+    const t = await splitTable(wh, 'kv', 300, 1);
+    await upsertRows(wh, t, [{ id: 1, v: 'x' }, { id: 2, v: 'y' }, { id: 3, v: 'z' }]);
+    const want = await readRows(wh, { table: t });
+    const onDisk = dataFiles(dir).length;
+    let other: Awaited<ReturnType<Warehouse['optimize']>> | undefined;
+    const r = await wh.optimize(t, {
+      kind: 'major',
+      runNodeRewrite: async (task) => {
+        // another optimizer folds both siblings and commits while this merge is being written
+        if (other === undefined) other = await wh.optimize(t, { kind: 'minor' });
+        return executeNodeRewrite(task);
+      },
+    });
+    assert.equal(other?.nodesOptimized, 2);
+    assert.equal(r.conflicts, 1);
+    assert.equal(r.nodesMerged, 1);
+    assert.equal(dataFiles(dir).length, onDisk + 2 + 1, "the other optimizer's two files and the merged one: the lost attempt's file is gone");
+    assert.deepEqual(frontierKeys(wh, t), ['0:0']);
     assert.deepEqual(await readRows(wh, { table: t }), want);
   } finally { await cleanup(); }
 });

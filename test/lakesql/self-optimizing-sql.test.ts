@@ -81,6 +81,8 @@ describe('self-optimizing SQL', () => {
       [['Bulk', '1', 'quota', '0'], ['etl', '2', 'balanced', '0']]);
     await g.run("ALTER OPTIMIZER GROUP etl SET (scheduling_policy = quota)");
     await g.run("ALTER OPTIMIZER GROUP etl SET ('threads' = '3')");
+    // Only the policy: default keeps the threads the service gave it.
+    await g.run("ALTER OPTIMIZER GROUP default SET (scheduling_policy = 'quota')");
     await g.run('ALTER OPTIMIZER GROUP default SET (threads = 2)');
     assert.deepEqual(await g.rows("SELECT group_name, threads, scheduling_policy FROM floe_optimizer_groups WHERE group_name IN ('etl', 'default') ORDER BY 1"),
       [['default', '2', 'quota'], ['etl', '3', 'quota']]);

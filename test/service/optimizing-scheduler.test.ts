@@ -394,3 +394,34 @@ test('a tick survives a catalog that throws, and the service keeps going once it
   await settle();
   await scheduler.stop();
 });
+
+test('altering a group\'s threads replaces its pool; the old one closes once its processes end', async () => {
+  const made: { threads: number; closed: boolean }[] = [];
+  const { clock, wh, scheduler } = setup({
+    defaultThreads: 1,
+    createPool: (g) => {
+      const p = { threads: g.threads, closed: false };
+      made.push(p);
+      return { threads: g.threads, runNodeRewrite: async () => { throw new Error('not called by the fake optimize'); }, close: async () => { p.closed = true; } };
+    },
+  });
+  const t = wh.addTable('t', {}, keyedMetrics({ changeFiles: 20 }));
+  let finish!: () => void;
+  wh.optimizeBehaviour.set(t.id, (table, opts) => new Promise<OptimizeResult>((resolve) => {
+    finish = () => { wh.optimizeBehaviour.delete(table.id); void wh.optimize(table, opts).then(resolve); };
+  }));
+  scheduler.start();
+  await clock.advance(0);
+  assert.deepEqual(made, [{ threads: 1, closed: false }]);
+  scheduler.alterGroup('default', { threads: 3 });
+  wh.addTable('u', {}, keyedMetrics({ changeFiles: 20 }));
+  await clock.advance(1000);
+  assert.deepEqual(wh.optimizedKinds(wh.listTables()[1]!), ['minor']);
+  assert.deepEqual(made.map((p) => p.threads), [1, 3], 'the new table runs on a pool of the new size');
+  assert.equal(made[0]!.closed, false, 'the old pool still serves its running process');
+  finish();
+  await scheduler.idle();
+  assert.equal(made[0]!.closed, true);
+  await scheduler.stop();
+  assert.equal(made[1]!.closed, true);
+});

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import pg from 'pg';
-import { startFloe } from '../harness/floe-server.js';
+import { REPO_ROOT, startFloe } from '../harness/floe-server.js';
 
 /*
  * The self-optimizing service end to end: `floe serve` with its default background
@@ -77,6 +79,41 @@ test('a stream of small commits stays under its read-amplification target with n
     process.stderr.write(floe.log().split('\n').filter((l) => /optimiz|error|warn/i.test(l)).slice(-40).join('\n'));
     throw e;
   } finally {
+    await client.end().catch(() => undefined);
+    await floe.stop();
+  }
+});
+
+test('floe optimizer optimizes the warehouse of a gateway that runs none itself, and stops on SIGTERM', { timeout: 300_000 }, async () => {
+  const floe = await startFloe({ args: ['--optimizer-threads', '0'] });
+  const client = new pg.Client({ connectionString: floe.url });
+  let optimizer: ReturnType<typeof spawn> | undefined;
+  let optimizerLog = '';
+  try {
+    await client.connect();
+    await client.query("CREATE TABLE s (id int PRIMARY KEY, v int) WITH ('self-optimizing.minor.trigger.file-count' = '3')");
+    for (let i = 0; i < 10; i++) await client.query(`INSERT INTO s VALUES (${i}, ${i})`);
+    const before = (await client.query("SELECT status, pending_change_files FROM floe_optimizing WHERE table_name = 's'")).rows[0];
+    assert.deepEqual([before.status, Number(before.pending_change_files)], ['pending', 10], 'the gateway itself optimizes nothing');
+    optimizer = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'optimizer', '--data', floe.dataDir, '--optimizer-threads', '1'],
+      { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    optimizer.stdout!.on('data', (b: Buffer) => { optimizerLog += b.toString('utf8'); });
+    optimizer.stderr!.on('data', (b: Buffer) => { optimizerLog += b.toString('utf8'); });
+    await poll('folded by the optimizer process',
+      async () => Number((await client.query("SELECT pending_change_files FROM floe_optimizing WHERE table_name = 's'")).rows[0].pending_change_files),
+      (n) => n === 0);
+    const runs = (await client.query("SELECT kind, status, trigger FROM floe_optimizing_history WHERE table_name = 's'")).rows;
+    assert.deepEqual(runs.map((r) => [r.kind, r.status, r.trigger]), [['minor', 'success', 'scheduler']]);
+    assert.deepEqual((await client.query('SELECT count(*) AS n, sum(v) AS s FROM s')).rows.map((r) => [Number(r.n), Number(r.s)]), [[10, 45]]);
+    const exited = new Promise<number | null>((r) => optimizer!.once('exit', (code) => r(code)));
+    optimizer.kill('SIGTERM');
+    assert.equal(await exited, 0, optimizerLog);
+    assert.match(optimizerLog, /"msg":"stopped"/);
+  } catch (e) {
+    process.stderr.write(optimizerLog);
+    throw e;
+  } finally {
+    if (optimizer && optimizer.exitCode === null && optimizer.signalCode === null) optimizer.kill('SIGKILL');
     await client.end().catch(() => undefined);
     await floe.stop();
   }

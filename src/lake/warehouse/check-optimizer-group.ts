@@ -55,10 +55,19 @@ function invalidValue(key: string, value: string): FloeError {
   });
 }
 
+/**
+ * Settings as the catalog stores them (22023). Unlike SQL, which asks for a positive number of
+ * threads, the service may store 0: a group that runs nothing (`--optimizer-threads 0`).
+ */
+export function checkOptimizerGroupSettings(change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): void {
+  if (change.threads !== undefined && (!Number.isSafeInteger(change.threads) || change.threads < 0)) throw invalidValue('threads', String(change.threads));
+  if (change.schedulingPolicy !== undefined) optimizerGroupOptions({ scheduling_policy: change.schedulingPolicy });
+}
+
 /** A whole group as the catalog stores it: 42602 / 22023 as above. */
 export function checkOptimizerGroup(group: OptimizerGroup): void {
   checkOptimizerGroupName(group.name);
-  optimizerGroupOptions({ threads: String(group.threads), scheduling_policy: group.schedulingPolicy });
+  checkOptimizerGroupSettings(group);
 }
 
 /** DROP OPTIMIZER GROUP default: PostgreSQL's answer for an object the system needs. */

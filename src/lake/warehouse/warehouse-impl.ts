@@ -27,7 +27,7 @@ import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { LakeContext } from './lake-context.js';
 import { nowMicros, toTableMetadata } from './lake-context.js';
 import type { BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse } from './warehouse.js';
-import { checkOptimizerGroup, optimizerGroupOptions } from './check-optimizer-group.js';
+import { checkOptimizerGroup, checkOptimizerGroupSettings } from './check-optimizer-group.js';
 import { alterSequence, createSequence, dropOrphanedSequences, dropSequence, sequenceDefaultExpr, toSequenceMetadata } from '../sequence/sequence-ddl.js';
 import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
 import { resolveSequenceParameters } from '../sequence/sequence-parameters.js';
@@ -256,10 +256,7 @@ export class WarehouseImpl implements Warehouse {
     this.#catalog.createOptimizerGroup(group, opts.ifNotExists === true);
   }
   alterOptimizerGroup(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): OptimizerGroup {
-    optimizerGroupOptions({
-      ...(change.threads === undefined ? {} : { threads: String(change.threads) }),
-      ...(change.schedulingPolicy === undefined ? {} : { scheduling_policy: change.schedulingPolicy }),
-    });
+    checkOptimizerGroupSettings(change);
     return this.#catalog.alterOptimizerGroup(name, change);
   }
   dropOptimizerGroup(name: string, opts: { ifExists?: boolean } = {}): void { this.#catalog.dropOptimizerGroup(name, opts.ifExists === true); }

@@ -76,15 +76,20 @@ export class InlineOptimizingService implements OptimizingService {
       if (r.startedMicros < from) break;
       occupation.add(r.tableId, r.startedMicros, r.startedMicros + BigInt(Math.round(r.durationMs * 1000)));
     }
-    return w.listTables().map((table) => optimizingTableRow({
-      table,
-      metrics: w.optimizingMetrics(table),
-      state: states.get(table.id),
-      // A group with no threads here (the inline default) measures against one thread.
-      occupation: occupation.occupation(table.id, Math.max(1, threads.get(optimizingSettings(table).group) ?? 1), now),
-      nowMicros: now,
-      leaseMicros: this.#o.leaseMicros,
-    }));
+    return w.listTables().flatMap((table) => {
+      // A table dropped while the view is read has no metrics: it has no row either.
+      let metrics;
+      try { metrics = w.optimizingMetrics(table); } catch { return []; }
+      return [optimizingTableRow({
+        table,
+        metrics,
+        state: states.get(table.id),
+        // A group with no threads here (the inline default) measures against one thread.
+        occupation: occupation.occupation(table.id, Math.max(1, threads.get(optimizingSettings(table).group) ?? 1), now),
+        nowMicros: now,
+        leaseMicros: this.#o.leaseMicros,
+      })];
+    });
   }
 
   history(): OptimizingRun[] {

@@ -19,10 +19,10 @@ export interface OptimizerPoolOptions {
 }
 
 /**
- * A piscina pool of optimizer workers for one group. Threads start with the pool and stay
- * (as the scan pool's do): a worker's first node rewrite would otherwise pay seconds for
- * loading the lake and growing its WASM decoder's memory while change files pile up.
- * Workers load TypeScript through tsx, like the main thread.
+ * A piscina pool of optimizer workers for one group. The scheduler makes it at the group's
+ * first process; its threads then stay (as the scan pool's do), since a worker's first
+ * node rewrite pays seconds for loading the lake and parquet-wasm. Workers load
+ * TypeScript through tsx, like the main thread.
  */
 export function createOptimizerPool(opts: OptimizerPoolOptions): OptimizerPool {
   const threads = Math.max(1, opts.threads);

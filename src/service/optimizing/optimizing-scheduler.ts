@@ -146,25 +146,9 @@ export class OptimizingScheduler implements OptimizingService {
     } catch (e) {
       this.#log.warn({ err: errorText(e) }, 'optimizing history unreadable; quotas start from zero');
     }
-    this.#warmPools();
+    // Pools start with a group's first process, not here: a gateway whose tables never need
+    // optimizing (most test servers) pays no worker (≈1.2 s CPU, 70 MB) for it.
     this.#scheduleTick(0);
-  }
-
-  /**
-   * Starts each group's workers now: a worker's first task otherwise pays for loading the
-   * lake and warming its Parquet decoder (seconds), while change files pile up.
-   */
-  #warmPools(): void {
-    if (this.#createPool === undefined) return;
-    try {
-      for (const g of this.#groups.list()) {
-        if (g.threads <= 0) continue;
-        const e = this.#poolFor(g);
-        if (e !== undefined) e.inUse--;
-      }
-    } catch (e) {
-      this.#log.warn({ err: errorText(e) }, 'could not start the optimizer workers ahead of use');
-    }
   }
 
   /**
@@ -237,18 +221,21 @@ export class OptimizingScheduler implements OptimizingService {
     const states = new Map(this.#warehouse.listOptimizingStates().map((s) => [s.tableId, s]));
     const threads = new Map(this.#groups.list().map((g) => [g.name, g.threads]));
     const pendingIds = new Set([...this.#pending.values()].flat().map((p) => p.tableId));
-    return this.#warehouse.listTables().map((table) => {
+    // A table dropped while the view is read has no metrics: it has no row either.
+    return this.#warehouse.listTables().flatMap((table) => {
       const s = optimizingSettings(table);
       const running = this.#running.get(table.id);
-      return optimizingTableRow({
+      let metrics;
+      try { metrics = this.#metrics.get(table, now); } catch { return []; }
+      return [optimizingTableRow({
         table,
-        metrics: this.#metrics.get(table, now),
+        metrics,
         state: states.get(table.id),
         occupation: this.#occupation.occupation(table.id, threads.get(s.group) ?? 0, now),
         nowMicros: now,
         leaseMicros: this.#leaseMicros,
         localStatus: running?.status ?? (pendingIds.has(table.id) ? 'pending' : undefined),
-      });
+      })];
     });
   }
 
