@@ -16,12 +16,19 @@
  * younger transaction's removal would hide the insert, and otherwise succeed; an open
  * transaction's inserts are checked again at commit against the commits since it
  * pinned the branch.
+ *
+ * The second property runs the same scenarios with the self-optimizing service's
+ * OptimizingScheduler (real clock, a minor due at every change file) working branch main
+ * in the background, racing the writers and the transactions that span its optimizes.
+ * Every snapshot it commits between two of the model's must be an optimize, and the
+ * model takes it as one (same contents); every read still matches the model.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { TestContext } from 'node:test';
 import fc from 'fast-check';
 import { isFloeError } from '../../src/common/floe-error.js';
 import { columnReader } from '../../src/lake/arrow/column-reader.js';
@@ -29,6 +36,7 @@ import { executeScanTask, openWarehouse } from '../../src/lake/index.js';
 import type { LakeTransaction, PartitionField, SnapshotSelector, TableMetadata, Warehouse } from '../../src/lake/index.js';
 import type { SqlType } from '../../src/common/sql-type.js';
 import type { ColumnAccessor } from '../../src/lake/bucket/column-accessor.js';
+import { OptimizingScheduler } from '../../src/service/optimizing/optimizing-scheduler.js';
 
 // ---------- the model ----------
 
@@ -224,24 +232,37 @@ async function readContents(wh: Warehouse, table: TableMetadata, codec: KeyCodec
 }
 
 /** What the runs exercised, reported as a test diagnostic so a weakened generator shows. */
-const coverage = { snapshotsChecked: 0, expiredChecked: 0, splits: 0, merges: 0, outOfOrderCommits: 0, outcomes: {} as Record<string, number> };
+const coverage = { snapshotsChecked: 0, expiredChecked: 0, splits: 0, merges: 0, outOfOrderCommits: 0, backgroundOptimizes: 0, outcomes: {} as Record<string, number> };
 const count = (what: string): void => { coverage.outcomes[what] = (coverage.outcomes[what] ?? 0) + 1; };
 
 const fmt = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
 
-async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undefined; partitioned: boolean; ops: Op[] }): Promise<void> {
+/** Table properties that make the background optimizer fold at every change file. */
+const EAGER_OPTIMIZING = { 'self-optimizing.minor.trigger.file-count': '1', 'self-optimizing.minor.trigger.interval': '1ms' };
+
+async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undefined; partitioned: boolean; ops: Op[] }, background = false): Promise<void> {
   const codec = keyCodec(s.keyKind);
   const dir = mkdtempSync(join(tmpdir(), 'floe-model-'));
   const wh = await openWarehouse({ path: dir });
   /** `pinned`: the branch head when the transaction first wrote (null: not yet); `inserted`: keys of each checked insert. */
   const open: ({ tx: LakeTransaction; branch: string; writes: Write[]; pinned: bigint | undefined | null; inserted: bigint[][] } | undefined)[] = [undefined, undefined];
   const log: string[] = [];
+  let scheduler: OptimizingScheduler | undefined;
+  const startBackground = () => {
+    if (!background) return;
+    scheduler = new OptimizingScheduler({ warehouse: wh, tickMs: 5 });
+    scheduler.start();
+  };
+  const stopBackground = async () => {
+    await scheduler?.stop();
+    scheduler = undefined;
+  };
   try {
     const partitionBy: PartitionField[] = s.partitioned ? [{ sourceColumn: 'k', transform: { kind: 'bucket', buckets: 2 }, name: 'k_bucket' }] : [];
     const table = await wh.createTable({
       namespace: 'public', name: 'kv', primaryKey: codec.primaryKey, partitionBy,
       columns: [...codec.columns, { name: 'v', type: { kind: 'text' }, nullable: true }],
-      properties: s.targetFileSize === undefined ? {} : { 'write.target-file-size': s.targetFileSize },
+      properties: { ...(s.targetFileSize === undefined ? {} : { 'write.target-file-size': s.targetFileSize }), ...(background ? EAGER_OPTIMIZING : {}) },
     });
     const m: Model = { heads: new Map([['main', wh.resolveSnapshot(table)?.id]]), snapshots: new Map() };
     const h0 = m.heads.get('main');
@@ -249,10 +270,40 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
     const branchNames = () => [...m.heads.keys()];
     const branchAt = (i: number) => branchNames()[i % branchNames().length]!;
 
+    /**
+     * The background optimizer's snapshots on `branch`, from the model's head up to `upTo`,
+     * join the model: each must be an optimize, and keeps the contents.
+     */
+    const absorb = (branch: string, upTo: bigint | undefined) => {
+      const head = m.heads.get(branch);
+      if (upTo === head) return;
+      assert.ok(background, `${branch} is at ${upTo}, the model says ${head}`);
+      const snaps = new Map(wh.listSnapshots(table).map((x) => [x.id, x]));
+      const chain: bigint[] = [];
+      for (let id = upTo; id !== head;) {
+        const snap = id === undefined ? undefined : snaps.get(id);
+        assert.ok(snap !== undefined, `${branch} at ${upTo} descends from the model's head ${head} through retained snapshots`);
+        assert.equal(snap.operation, 'optimize', `snapshot ${snap.id} between the model's head of ${branch} (${head}) and ${upTo} is an optimize`);
+        chain.push(snap.id);
+        id = snap.parentId;
+      }
+      for (const id of chain.reverse()) {
+        const parent = m.heads.get(branch);
+        if (!m.snapshots.has(id)) coverage.backgroundOptimizes++;
+        m.snapshots.set(id, { state: stateOf(m, parent), parent });
+        m.heads.set(branch, id);
+      }
+    };
+    const absorbAll = () => {
+      if (background) for (const name of m.heads.keys()) absorb(name, wh.resolveSnapshot(table, { kind: 'ref', name })?.id);
+    };
+    startBackground();
+
     const commitWrites = async (tx: LakeTransaction, branch: string, writes: Write[]) => {
       const snap = await tx.commit();
       if (writes.length === 0) return;
       assert.ok(snap !== undefined, 'a commit with writes makes a snapshot');
+      absorb(branch, snap.parentId);
       const head = m.heads.get(branch);
       assert.equal(snap.parentId, head, `snapshot ${snap.id} on ${branch} has the branch head as parent`);
       m.snapshots.set(snap.id, { state: applyCommit(stateOf(m, head), tx.seq, writes), parent: head, commit: { seq: tx.seq, writes } });
@@ -262,6 +313,7 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
 
     for (const op of s.ops) {
       log.push(fmt(op));
+      absorbAll();
       switch (op.t) {
         case 'upsert': case 'delete': case 'update': {
           const branch = branchAt(op.branch);
@@ -414,10 +466,18 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
         }
         case 'optimize': {
           const branch = branchAt(op.branch);
-          const res = await wh.optimize(table, { ref: branch, kind: op.kind });
+          let res;
+          try {
+            res = await wh.optimize(table, { ref: branch, kind: op.kind });
+          } catch (e) {
+            // Racing the background optimizer, CALL optimize may lose every retry on a node.
+            if (background && isFloeError(e) && e.sqlstate === '40001') { count('optimize 40001'); break; }
+            throw e;
+          }
           coverage.splits += res.nodesSplit;
           coverage.merges += res.nodesMerged;
           if (res.snapshotId !== undefined) {
+            absorb(branch, wh.listSnapshots(table).find((x) => x.id === res.snapshotId)?.parentId);
             const head = m.heads.get(branch);
             m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
             m.heads.set(branch, res.snapshotId);
@@ -427,9 +487,14 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
         case 'mergeBack': {
           const branch = branchAt(op.branch);
           await wh.alterTable('public', 'kv', { kind: 'setProperties', properties: { 'write.target-file-size': '100000000' } });
-          const res = await wh.optimize(table, { ref: branch, kind: 'major' });
-          coverage.merges += res.nodesMerged;
-          if (res.snapshotId !== undefined) {
+          const res = await wh.optimize(table, { ref: branch, kind: 'major' }).catch((e: unknown) => {
+            // Racing the background optimizer, it may lose every retry on a node.
+            if (background && isFloeError(e) && e.sqlstate === '40001') return undefined;
+            throw e;
+          });
+          coverage.merges += res?.nodesMerged ?? 0;
+          if (res?.snapshotId !== undefined) {
+            absorb(branch, wh.listSnapshots(table).find((x) => x.id === res.snapshotId)?.parentId);
             const head = m.heads.get(branch);
             m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
             m.heads.set(branch, res.snapshotId);
@@ -451,11 +516,21 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           const source = branchAt(op.source);
           const th = m.heads.get(target);
           const sh = m.heads.get(source);
-          if (isAncestorOrSelf(m, th, sh)) {
-            await wh.fastForward(table, target, source);
+          const expected = isAncestorOrSelf(m, th, sh);
+          const got = await outcomeOf(wh.fastForward(table, target, source));
+          if (got === 'ok') {
+            assert.ok(expected, `fast-forward of ${target} to ${source} succeeded`);
             m.heads.set(target, sh);
+            // the source may have moved on by optimizes since the model last looked
+            absorb(target, wh.resolveSnapshot(table, { kind: 'ref', name: target })?.id);
           } else {
-            await assert.rejects(wh.fastForward(table, target, source), (e: unknown) => isFloeError(e) && e.sqlstate === '55000');
+            assert.equal(got, '55000');
+            if (expected) {
+              // the background optimizer moved the target on since: then it is no ancestor
+              absorbAll();
+              assert.ok(!isAncestorOrSelf(m, m.heads.get(target), m.heads.get(source)), `fast-forward of ${target} to ${source} refused`);
+              count('fastForward refused after a background optimize');
+            }
           }
           break;
         }
@@ -469,8 +544,12 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           await commitWrites(b, branch, op.b.map(([key, value]) => ({ key, value, deleted: false })));
           if (op.optimizeBetween) {
             // a is still open: the low watermark keeps b's changes out of the base store
-            const res = await wh.optimize(table, { ref: branch });
-            if (res.snapshotId !== undefined) {
+            const res = await wh.optimize(table, { ref: branch }).catch((e: unknown) => {
+              if (background && isFloeError(e) && e.sqlstate === '40001') return undefined;
+              throw e;
+            });
+            if (res?.snapshotId !== undefined) {
+              absorb(branch, wh.listSnapshots(table).find((x) => x.id === res.snapshotId)?.parentId);
               const head = m.heads.get(branch);
               m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
               m.heads.set(branch, res.snapshotId);
@@ -483,17 +562,26 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
         case 'expire': {
           // an open transaction's pinned snapshot must stay readable for its commit check
           if (open.some((o) => o !== undefined && o.inserted.length > 0)) break;
+          // The model must see the optimizer's snapshots before any can expire.
+          await stopBackground();
+          absorbAll();
           await wh.expireSnapshots(table, { olderThanMicros: BigInt(Date.now() + 1000) * 1000n, retainLast: op.retainLast });
+          startBackground();
           break;
         }
       }
       // every ref reads as the model's head state, and points where the model says
-      for (const [name, head] of m.heads) {
+      absorbAll();
+      for (const name of m.heads.keys()) {
+        // (no await since absorbAll: a background optimize cannot land in between)
+        const head = m.heads.get(name);
         assert.equal(wh.resolveSnapshot(table, { kind: 'ref', name })?.id, head, `head of ${name} after ${log.at(-1)}`);
         if (head === undefined) continue;
         assert.deepEqual(await readContents(wh, table, codec, { kind: 'ref', name }), contents(stateOf(m, head)), `ref ${name} after ${log.at(-1)}`);
       }
     }
+    await stopBackground();
+    absorbAll();
     // every retained snapshot reads as the model says; every ref head is retained
     const retained = wh.listSnapshots(table);
     const retainedIds = new Set(retained.map((x) => x.id));
@@ -513,15 +601,16 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
   } catch (e) {
     throw new Error(`${(e as Error).message}\n  scenario: keyKind=${s.keyKind} targetFileSize=${s.targetFileSize} partitioned=${s.partitioned}\n  ops:\n    ${log.join('\n    ')}`, { cause: e });
   } finally {
+    await stopBackground().catch(() => undefined);
     for (const o of open) if (o !== undefined) await o.tx.abort().catch(() => undefined);
     await wh.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-test('table contents equal the model at every ref and every retained snapshot', { timeout: 120_000 + Number(process.env['FLOE_MODEL_SECONDS'] ?? 0) * 2000 }, async (t) => {
+async function checkProperty(t: TestContext, background: boolean): Promise<void> {
   let runs = 0;
-  const out = await fc.check(fc.asyncProperty(scenarioArb, async (s) => { runs++; await runScenario(s); }), {
+  const out = await fc.check(fc.asyncProperty(scenarioArb, async (s) => { runs++; await runScenario(s, background); }), {
     numRuns: Number(process.env['FLOE_MODEL_RUNS'] ?? 100),
     // CI budget: stop generating new cases after 25 s (a failure still shrinks); FLOE_MODEL_SECONDS for deeper runs
     interruptAfterTimeLimit: Number(process.env['FLOE_MODEL_SECONDS'] ?? 25) * 1000,
@@ -535,4 +624,16 @@ test('table contents equal the model at every ref and every retained snapshot', 
     const cause = out.errorInstance instanceof Error ? out.errorInstance.message : String(out.errorInstance);
     assert.fail(`${fc.defaultReportMessage(out) ?? 'property failed'}\n${cause}`);
   }
+}
+
+const TIMEOUT = 120_000 + Number(process.env['FLOE_MODEL_SECONDS'] ?? 0) * 2000;
+
+test('table contents equal the model at every ref and every retained snapshot', { timeout: TIMEOUT }, async (t) => {
+  await checkProperty(t, false);
+});
+
+test('with the background optimizer racing the writers, contents still equal the model', { timeout: TIMEOUT }, async (t) => {
+  const before = coverage.backgroundOptimizes;
+  await checkProperty(t, true);
+  assert.ok(coverage.backgroundOptimizes > before, 'the background optimizer committed between the writers');
 });
