@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { isFloeError } from '../../common/floe-error.js';
 import type { FileRecord, FileReplacement, NewFileRecord } from '../catalog/catalog.js';
 import { HEAD_MOVED } from '../catalog/catalog.js';
@@ -10,6 +9,7 @@ import { stagedFileId } from '../txn/staged-file-id.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros } from '../warehouse/lake-context.js';
 import type { AppendFilesRewriteResult, AppendFilesRewriteTask } from './append-files-rewrite-task.js';
+import { withOptimizerRegistration } from './optimizer-registration.js';
 import { rewriteResultOf } from './execute-rewrite-task.js';
 import { executeAppendFilesRewrite } from './execute-append-files-rewrite.js';
 import type { OptimizeOptions, OptimizeResult } from './optimize-result.js';
@@ -57,57 +57,48 @@ export async function compactAppendTable(
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
     return result;
   }
-  // Registered like a transaction while it runs, so orphan cleanup spares the files it has
-  // written but not yet committed.
-  const txnId = `optimize-${randomUUID()}`;
-  catalog.beginTxn(txnId, process.pid, nowMicros());
-  const heartbeat = setInterval(() => {
-    try { catalog.heartbeatTxn(txnId, nowMicros()); } catch { /* the commit reports it */ }
-  }, Math.max(50, Math.floor(ctx.staleTransactionMs / 4)));
-  heartbeat.unref();
   // The service's hook runs rewrites on its worker threads.
   const run = async (task: AppendFilesRewriteTask): Promise<AppendFilesRewriteResult> =>
     (opts.runNodeRewrite === undefined ? executeAppendFilesRewrite(task) : rewriteResultOf('append-files', await opts.runNodeRewrite(task)));
   const done: Rewritten[] = [];
-  try {
-    for (let i = 0; i < groups.length; i++) {
-      opts.signal?.throwIfAborted();
-      const g = groups[i]!;
-      opts.onProgress?.({ phase: 'node', partition: g.partitionKey, nodesDone: i, nodesTotal: groups.length });
-      const first = g.files[0]!;
-      const r = await run({
-        kind: 'append-files', storage: ctx.storageConfig, tableId: table.id, columns: table.columns,
-        inputs: g.files.map((f, j) => ({ path: f.path, rowCount: f.rowCount, deleted: g.deleted[j]! })),
-        placement: { partitionKey: g.partitionKey, partitionValues: first.partitionValues, node: { mask: first.nodeMask, index: first.nodeIndex } },
-        seq: g.files.reduce((m, f) => (f.seq > m ? f.seq : m), 0n),
-      });
-      done.push({ group: g, result: r });
-      g.files.forEach((f, j) => {
-        if (r.keptRows[j] !== f.rowCount - g.deleted[j]!.length) throw new Error(`rewrite of ${f.path} kept ${r.keptRows[j]} rows, expected ${f.rowCount - g.deleted[j]!.length}`);
-      });
-      result.nodesOptimized++;
-      result.filesIn += g.files.length;
-      result.bytesIn += g.files.reduce((n, f) => n + f.sizeBytes, 0);
-      result.rowsIn += r.rowsIn;
-      if (r.file !== undefined) {
-        result.filesOut++;
-        result.bytesOut += r.file.sizeBytes;
-        result.rowsOut += r.file.rowCount;
+  return withOptimizerRegistration(ctx, async (txnId) => {
+    try {
+      for (let i = 0; i < groups.length; i++) {
+        opts.signal?.throwIfAborted();
+        const g = groups[i]!;
+        opts.onProgress?.({ phase: 'node', partition: g.partitionKey, nodesDone: i, nodesTotal: groups.length });
+        const first = g.files[0]!;
+        const r = await run({
+          kind: 'append-files', storage: ctx.storageConfig, tableId: table.id, columns: table.columns,
+          inputs: g.files.map((f, j) => ({ path: f.path, rowCount: f.rowCount, deleted: g.deleted[j]! })),
+          placement: { partitionKey: g.partitionKey, partitionValues: first.partitionValues, node: { mask: first.nodeMask, index: first.nodeIndex } },
+          seq: g.files.reduce((m, f) => (f.seq > m ? f.seq : m), 0n),
+        });
+        done.push({ group: g, result: r });
+        g.files.forEach((f, j) => {
+          if (r.keptRows[j] !== f.rowCount - g.deleted[j]!.length) throw new Error(`rewrite of ${f.path} kept ${r.keptRows[j]} rows, expected ${f.rowCount - g.deleted[j]!.length}`);
+        });
+        result.nodesOptimized++;
+        result.filesIn += g.files.length;
+        result.bytesIn += g.files.reduce((n, f) => n + f.sizeBytes, 0);
+        result.rowsIn += r.rowsIn;
+        if (r.file !== undefined) {
+          result.filesOut++;
+          result.bytesOut += r.file.sizeBytes;
+          result.rowsOut += r.file.rowCount;
+        }
       }
+      opts.signal?.throwIfAborted();
+      opts.onProgress?.({ phase: 'commit', nodesDone: groups.length, nodesTotal: groups.length });
+      result.snapshotId = commitCompaction(ctx, table, ref, done, txnId, result);
+      result.baseFilesWritten = result.filesOut;
+      opts.onProgress?.({ phase: 'done', nodesDone: groups.length, nodesTotal: groups.length });
+      return result;
+    } catch (e) {
+      for (const d of done) if (d.result.file !== undefined) await storage.delete(d.result.file.path).catch(() => undefined);
+      throw e;
     }
-    opts.signal?.throwIfAborted();
-    opts.onProgress?.({ phase: 'commit', nodesDone: groups.length, nodesTotal: groups.length });
-    result.snapshotId = commitCompaction(ctx, table, ref, done, txnId, result);
-    result.baseFilesWritten = result.filesOut;
-    opts.onProgress?.({ phase: 'done', nodesDone: groups.length, nodesTotal: groups.length });
-    return result;
-  } catch (e) {
-    for (const d of done) if (d.result.file !== undefined) await storage.delete(d.result.file.path).catch(() => undefined);
-    throw e;
-  } finally {
-    clearInterval(heartbeat);
-    try { catalog.endTxn(txnId); } catch { /* committed, or already gone */ }
-  }
+  });
 }
 
 /**

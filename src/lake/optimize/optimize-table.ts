@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { nodeKey } from '../bucket/bucket-node.js';
@@ -12,6 +11,7 @@ import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros, toTableMetadata } from '../warehouse/lake-context.js';
 import { deleteWritten, executeNodeRewrite } from './execute-node-rewrite.js';
 import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile } from './keyed-node-rewrite-task.js';
+import { withOptimizerRegistration } from './optimizer-registration.js';
 import { rewriteResultOf } from './execute-rewrite-task.js';
 import { optimizeCommitFiles } from './optimize-commit-files.js';
 import type { OptimizeKind, OptimizeOptions, OptimizeResult } from './optimize-result.js';
@@ -81,20 +81,7 @@ async function optimizeOnce(ctx: LakeContext, table: TableMetadata, ref: string,
   const watermark = catalog.lowWatermark();
   const head = writableBranch(catalog, table, ref).snapshotId;
   const kind = opts.kind ?? 'minor';
-  // Registered like a transaction while it runs, so orphan cleanup spares the base files
-  // it has written but not yet committed (its seq is at or above W: it holds nothing back).
-  const txnId = `optimize-${randomUUID()}`;
-  catalog.beginTxn(txnId, process.pid, nowMicros());
-  const heartbeat = setInterval(() => {
-    try { catalog.heartbeatTxn(txnId, nowMicros()); } catch { /* the commit reports it */ }
-  }, Math.max(50, Math.floor(ctx.staleTransactionMs / 4)));
-  heartbeat.unref();
-  try {
-    return await optimizeNodes(ctx, table, ref, opts, kind, watermark, head, txnId);
-  } finally {
-    clearInterval(heartbeat);
-    try { catalog.endTxn(txnId); } catch { /* already gone */ }
-  }
+  return withOptimizerRegistration(ctx, (txnId) => optimizeNodes(ctx, table, ref, opts, kind, watermark, head, txnId));
 }
 
 async function optimizeNodes(
