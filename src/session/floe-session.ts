@@ -244,13 +244,13 @@ class FloeSession implements SessionHandler {
     };
   }
 
-  /** Ends an implicit transaction when its query string is done: commit on success, else roll back. */
   /** Commits, then tells the self-optimizing service, so a fast stream's files are folded before they pile up. */
   async #commitLake(lake: LakeTransaction): Promise<void> {
     await lake.commit();
     this.#optimizing.nudge?.();
   }
 
+  /** Ends an implicit transaction when its query string is done: commit on success, else roll back. */
   async #endImplicit(ok: boolean): Promise<void> {
     const t = this.#txn;
     if (!t?.implicit) return;
