@@ -43,6 +43,16 @@ export const ALLOWED_DIVERGENCES: readonly AllowedDivergence[] = [
     postgres: ['22003', '22001', '22008'],
     sql: /USING \(VALUES \((?:(?!\), \().)*\)\) AS s\(/s,
   },
+  ...['22003', '22001', '22008'].map((floe) => ({
+    id: 'merge-unread-source-column',
+    reason: 'PostgreSQL never computes a column of a one-row VALUES source that no WHEN clause reads (the planner '
+      + 'drops it), so an out-of-range or overlong constant there goes unnoticed; Floe computes the source row whole '
+      + 'and refuses the statement. The statement is atomic: Floe writes nothing.',
+    shapes: ['merge'],
+    floe,
+    postgres: ['ok'],
+    sql: /USING \(VALUES \((?:(?!\), \().)*\)\) AS s\(/s,
+  })),
 ];
 
 function code(o: Outcome): string {
