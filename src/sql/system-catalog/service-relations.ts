@@ -1,3 +1,4 @@
+import type { OptimizingRun } from '../../lake/index.js';
 import type { CatalogView } from './catalog-view.js';
 
 /**
@@ -37,24 +38,8 @@ export interface OptimizingTableInfo {
   readonly occupation: number;
 }
 
-export interface OptimizingRunInfo {
-  readonly tableId: number;
-  readonly kind: string;
-  readonly status: string;
-  readonly trigger: string;
-  readonly startedMicros: bigint;
-  readonly durationMs: number;
-  readonly nodes: number;
-  readonly splits: number;
-  readonly filesIn: number;
-  readonly bytesIn: number;
-  readonly rowsIn: number;
-  readonly filesOut: number;
-  readonly bytesOut: number;
-  readonly rowsOut: number;
-  readonly snapshotId: bigint | undefined;
-  readonly error: string | undefined;
-}
+/** One floe_optimizing_history row: the lake's record of a finished or failed process, as the catalog keeps it. */
+export type OptimizingRunInfo = OptimizingRun;
 
 export interface OptimizerGroupInfo {
   readonly name: string;
