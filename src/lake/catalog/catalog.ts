@@ -84,6 +84,13 @@ export interface FileRecord {
   /** Change files: a 4096-bit set of the top 12 bits of every key hash (see key-bitmap.ts). */
   readonly keyBitmap: Uint8Array | undefined;
   readonly addedIn: bigint;
+  /**
+   * A tiered change file (the log store's tiering) holds rows of several commits: these
+   * snapshots, oldest first (addedIn is the first). Its rows carry `_seq` and `_snapshot`;
+   * a read at a snapshot that does not descend from all of them keeps only the rows of
+   * its ancestors. Absent for every other file.
+   */
+  readonly snapshots?: readonly bigint[];
 }
 
 export type NewFileRecord = Omit<FileRecord, 'fileId' | 'tableId' | 'addedIn'>;
@@ -118,6 +125,28 @@ export interface FileReplacement {
   readonly outputOffset: number;
   /** Ascending. */
   readonly dropped: Uint32Array;
+}
+
+/** A commit the log store made durable in its log and now applies to the catalog. */
+export interface LoggedCommit {
+  readonly requests: readonly CommitRequest[];
+  readonly txnId: string | undefined;
+  /** Its log record, recorded on its snapshots. */
+  readonly lsn: bigint;
+}
+
+export type LoggedCommitOutcome =
+  | { readonly ok: true; readonly snapshots: SnapshotRecord[] }
+  | { readonly ok: false; readonly error: unknown };
+
+/** A process writing through its own log (docs/design-notes.md, "Log store"). */
+export interface LogWriterRecord {
+  readonly id: string;
+  readonly pid: number;
+  readonly host: string;
+  readonly heartbeatMicros: bigint;
+  /** The end of the last record of its log applied to the catalog. */
+  readonly appliedLsn: bigint;
 }
 
 export interface TxnRecord {
@@ -195,6 +224,28 @@ export interface Catalog {
 
   /** One database transaction for all requests; txnId (if given) must still be registered and is removed. */
   commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[];
+
+  // The log store (src/lake/log). Log-writer rows, begin/heartbeat/end of transactions and
+  // applyLoggedCommits run under synchronous=NORMAL: the log, not the catalog, makes them durable.
+  registerLogWriter(w: { id: string; pid: number; host: string }, nowMicros: bigint): void;
+  heartbeatLogWriter(id: string, nowMicros: bigint): boolean;
+  listLogWriters(): LogWriterRecord[];
+  dropLogWriter(id: string): void;
+  /**
+   * One database transaction: each commit in order, in a savepoint of its own; one that
+   * fails (its expected head moved, its transaction was aborted) is rolled back alone and
+   * reported. The writer's applied LSN becomes `appliedLsn` whatever the outcomes.
+   */
+  applyLoggedCommits(writerId: string, commits: readonly LoggedCommit[], appliedLsn: bigint, nowMicros: bigint): LoggedCommitOutcome[];
+  /** Replay: the next seq handed out is at least `seq`. */
+  raiseNextSeq(seq: bigint): void;
+  /**
+   * Tiering: swaps file rows for one new file in place, adding no snapshot. Undefined
+   * (and nothing changed) when any of them is gone or was removed at some snapshot.
+   */
+  replaceFilesInPlace(tableId: number, removeFileIds: readonly number[], add: NewFileRecord, addedIn: bigint): FileRecord | undefined;
+  /** Paths of every file row (any table) starting with `prefix`: which log segments are still read. */
+  filePathsWithPrefix(prefix: string): string[];
 
   /** Marks snapshots expired and deletes file rows nothing can read any more (and replacements nobody can need). */
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void;

@@ -12,7 +12,7 @@ import { FILE_REPLACEMENTS_SCHEMA, insertFileReplacements, pruneFileReplacements
 import type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
-import type { FileReplacement, NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
+import type { FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 
 /**
@@ -63,12 +63,15 @@ CREATE TABLE IF NOT EXISTS files (
   node_mask INTEGER NOT NULL, node_index INTEGER NOT NULL, row_count INTEGER NOT NULL,
   size_bytes INTEGER NOT NULL, seq INTEGER NOT NULL, first_offset INTEGER NOT NULL,
   stats TEXT NOT NULL, dv_target INTEGER, dv_positions BLOB, row_groups TEXT, key_bitmap BLOB,
-  added_in INTEGER NOT NULL);
+  added_in INTEGER NOT NULL, snapshots TEXT);
 CREATE INDEX IF NOT EXISTS files_added ON files (table_id, added_in);
 CREATE TABLE IF NOT EXISTS file_removals (
   file_id INTEGER NOT NULL, snapshot_id INTEGER NOT NULL, table_id INTEGER NOT NULL,
   PRIMARY KEY (file_id, snapshot_id));
 CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
+CREATE TABLE IF NOT EXISTS log_writers (
+  writer_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL,
+  heartbeat_micros INTEGER NOT NULL, applied_lsn INTEGER NOT NULL);
 ${SEQUENCES_SCHEMA}
 ${OPTIMIZING_SCHEMA}
 ${FILE_REPLACEMENTS_SCHEMA}
@@ -78,6 +81,8 @@ ${FILE_REPLACEMENTS_SCHEMA}
 function migrate(db: Database.Database): void {
   const tableColumns = new Set((db.prepare('PRAGMA table_info(tables)').all() as { name: string }[]).map((c) => c.name));
   if (!tableColumns.has('constraints')) db.exec(`ALTER TABLE tables ADD COLUMN constraints TEXT NOT NULL DEFAULT '[]'`);
+  const fileColumns = new Set((db.prepare('PRAGMA table_info(files)').all() as { name: string }[]).map((c) => c.name));
+  if (!fileColumns.has('snapshots')) db.exec('ALTER TABLE files ADD COLUMN snapshots TEXT');
 }
 
 const ANCESTORS_CTE = `WITH RECURSIVE anc(id) AS (
@@ -96,6 +101,7 @@ interface FileRow {
   partition_values: string; node_mask: number; node_index: number; row_count: number;
   size_bytes: number; seq: bigint; first_offset: number; stats: string;
   dv_target: number | null; dv_positions: Buffer | null; row_groups: string | null; key_bitmap: Buffer | null; added_in: bigint;
+  snapshots: string | null;
 }
 
 interface TableRow {
@@ -148,6 +154,7 @@ function toFile(r: FileRow): FileRecord {
     rowGroups: r.row_groups === null ? undefined : JSON.parse(r.row_groups),
     keyBitmap: r.key_bitmap === null ? undefined : new Uint8Array(r.key_bitmap),
     addedIn: BigInt(r.added_in),
+    ...(r.snapshots === null ? {} : { snapshots: (JSON.parse(r.snapshots) as string[]).map(BigInt) }),
   };
 }
 
@@ -503,8 +510,94 @@ export class SqliteCatalog implements Catalog {
     return this.#sql('DELETE FROM refs WHERE table_id = ? AND name = ?').run(tableId, name).changes > 0;
   }
 
-  beginTxn(id: string, pid: number, nowMicros: bigint): bigint {
+  #insertFile(tableId: number, f: NewFileRecord, dvTarget: number | bigint | undefined, addedIn: bigint): bigint {
+    return BigInt(this.#sql(`INSERT INTO files (table_id, store, path, partition_key, partition_values, node_mask, node_index,
+      row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, row_groups, key_bitmap, added_in, snapshots)
+      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`).run(tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
+      f.rowCount, f.sizeBytes, f.seq, f.firstOffset, JSON.stringify(f.stats), dvTarget ?? null,
+      f.dvPositions === undefined ? null : Buffer.from(f.dvPositions.buffer, f.dvPositions.byteOffset, f.dvPositions.byteLength),
+      f.rowGroups === undefined ? null : JSON.stringify(f.rowGroups),
+      f.keyBitmap === undefined ? null : Buffer.from(f.keyBitmap.buffer, f.keyBitmap.byteOffset, f.keyBitmap.byteLength), addedIn,
+      f.snapshots === undefined ? null : JSON.stringify(f.snapshots.map(String))).lastInsertRowid);
+  }
+
+  /**
+   * A write transaction under synchronous=NORMAL: for writes something else makes durable
+   * (the log store's log), or whose loss on an OS crash is harmless (a transaction's
+   * registration: one that committed was made durable by its commit's fsync, which covers
+   * every earlier transaction of the database's WAL).
+   */
+  #immediateNormal<T>(fn: () => T): T {
+    this.#db.pragma('synchronous = NORMAL');
+    try {
+      return this.#immediate(fn);
+    } finally {
+      this.#db.pragma('synchronous = FULL');
+    }
+  }
+
+  registerLogWriter(w: { id: string; pid: number; host: string }, nowMicros: bigint): void {
+    this.#immediate(() => {
+      this.#sql('INSERT INTO log_writers VALUES (?, ?, ?, ?, 0)').run(w.id, w.pid, w.host, nowMicros);
+    });
+  }
+
+  heartbeatLogWriter(id: string, nowMicros: bigint): boolean {
+    return this.#immediateNormal(() => this.#sql('UPDATE log_writers SET heartbeat_micros = ? WHERE writer_id = ?').run(nowMicros, id).changes > 0);
+  }
+
+  listLogWriters(): LogWriterRecord[] {
+    return (this.#sql('SELECT * FROM log_writers ORDER BY writer_id').all() as { writer_id: string; pid: bigint; host: string; heartbeat_micros: bigint; applied_lsn: bigint }[])
+      .map((r) => ({ id: r.writer_id, pid: Number(r.pid), host: r.host, heartbeatMicros: BigInt(r.heartbeat_micros), appliedLsn: BigInt(r.applied_lsn) }));
+  }
+
+  dropLogWriter(id: string): void {
+    this.#immediate(() => {
+      this.#sql('DELETE FROM log_writers WHERE writer_id = ?').run(id);
+    });
+  }
+
+  applyLoggedCommits(writerId: string, commits: readonly LoggedCommit[], appliedLsn: bigint, nowMicros: bigint): LoggedCommitOutcome[] {
+    return this.#immediateNormal(() => {
+      const out: LoggedCommitOutcome[] = [];
+      for (const c of commits) {
+        // better-sqlite3 runs a nested transaction() as a savepoint: a failure rolls back this commit alone.
+        try {
+          out.push({ ok: true, snapshots: this.#db.transaction(() => this.#commitRequests(c.requests, c.txnId, nowMicros))() });
+        } catch (error) {
+          out.push({ ok: false, error });
+        }
+      }
+      this.#sql('UPDATE log_writers SET applied_lsn = ?, heartbeat_micros = ? WHERE writer_id = ?').run(appliedLsn, nowMicros, writerId);
+      return out;
+    });
+  }
+
+  raiseNextSeq(seq: bigint): void {
+    this.#immediate(() => {
+      this.#sql("UPDATE meta SET value = MAX(value, ?) WHERE key = 'next_seq'").run(seq);
+    });
+  }
+
+  replaceFilesInPlace(tableId: number, removeFileIds: readonly number[], add: NewFileRecord, addedIn: bigint): FileRecord | undefined {
     return this.#immediate(() => {
+      const ids = JSON.stringify([...new Set(removeFileIds)]);
+      const present = this.#sql(`SELECT COUNT(*) AS n FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
+        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id)`).get(tableId, ids) as { n: bigint };
+      if (Number(present.n) !== new Set(removeFileIds).size) return undefined;
+      this.#sql('DELETE FROM files WHERE table_id = ? AND file_id IN (SELECT value FROM json_each(?))').run(tableId, ids);
+      const fileId = this.#insertFile(tableId, add, undefined, addedIn);
+      return toFileNumbers(this.#sql('SELECT * FROM files WHERE file_id = ?').get(fileId) as FileRow);
+    });
+  }
+
+  filePathsWithPrefix(prefix: string): string[] {
+    // A range on the path, not LIKE: '_' and '%' in a prefix are literal here.
+    return (this.#sql('SELECT path FROM files WHERE path >= ? AND path < ?').all(prefix, `${prefix}\uffff`) as { path: string }[]).map((r) => r.path);
+  }
+
+  beginTxn(id: string, pid: number, nowMicros: bigint): bigint {
+    return this.#immediateNormal(() => {
       const seq = this.#nextMeta('next_seq');
       this.#sql('INSERT INTO txns VALUES (?, ?, ?, ?, ?)').run(id, seq, nowMicros, nowMicros, pid);
       return seq;
@@ -512,11 +605,11 @@ export class SqliteCatalog implements Catalog {
   }
 
   heartbeatTxn(id: string, nowMicros: bigint): boolean {
-    return this.#sql('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0;
+    return this.#immediateNormal(() => this.#sql('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0);
   }
 
   endTxn(id: string): void {
-    this.#sql('DELETE FROM txns WHERE txn_id = ?').run(id);
+    this.#immediateNormal(() => this.#sql('DELETE FROM txns WHERE txn_id = ?').run(id));
   }
 
   listTxns(): TxnRecord[] {
@@ -563,7 +656,11 @@ export class SqliteCatalog implements Catalog {
   }
 
   commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[] {
-    return this.#immediate(() => {
+    return this.#immediate(() => this.#commitRequests(requests, txnId, nowMicros));
+  }
+
+  #commitRequests(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[] {
+    {
       if (txnId !== undefined) {
         const live = this.#sql('SELECT 1 FROM txns WHERE txn_id = ?').get(txnId);
         if (live === undefined) {
@@ -576,7 +673,7 @@ export class SqliteCatalog implements Catalog {
       for (const req of requests) out.push(this.#commitOne(req, nowMicros));
       if (txnId !== undefined) this.#sql('DELETE FROM txns WHERE txn_id = ?').run(txnId);
       return out;
-    });
+    }
   }
 
   #commitOne(req: CommitRequest, nowMicros: bigint): SnapshotRecord {
@@ -602,18 +699,12 @@ export class SqliteCatalog implements Catalog {
     const at = nowMicros > head.committedAtMicros ? nowMicros : head.committedAtMicros + 1n;
     this.#sql(`INSERT INTO snapshots (snapshot_id, table_id, parent_id, branch, committed_micros, operation, summary, schema_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(id, req.tableId, head.id, req.branch, at, req.operation, JSON.stringify(req.summary), req.schemaId);
-    const ins = this.#sql(`INSERT INTO files (table_id, store, path, partition_key, partition_values, node_mask, node_index,
-      row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, row_groups, key_bitmap, added_in) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
     // A negative dvTarget names a file added by this same request (staged-file-id.ts).
     const added: bigint[] = [];
     for (const f of req.addFiles) {
       const dvTarget = f.dvTarget !== undefined && f.dvTarget < 0 ? added[-1 - f.dvTarget] : f.dvTarget;
       if (f.dvTarget !== undefined && dvTarget === undefined) throw new FloeError(SqlState.internalError, `deletion vector names staged file ${f.dvTarget}, which the commit does not add`);
-      added.push(BigInt(ins.run(req.tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
-        f.rowCount, f.sizeBytes, f.seq, f.firstOffset, JSON.stringify(f.stats), dvTarget ?? null,
-        f.dvPositions === undefined ? null : Buffer.from(f.dvPositions.buffer, f.dvPositions.byteOffset, f.dvPositions.byteLength),
-        f.rowGroups === undefined ? null : JSON.stringify(f.rowGroups),
-        f.keyBitmap === undefined ? null : Buffer.from(f.keyBitmap.buffer, f.keyBitmap.byteOffset, f.keyBitmap.byteLength), id).lastInsertRowid));
+      added.push(this.#insertFile(req.tableId, f, dvTarget, id));
     }
     const rem = this.#sql('INSERT OR IGNORE INTO file_removals VALUES (?, ?, ?)');
     for (const fid of req.removeFileIds) rem.run(fid, id, req.tableId);

@@ -42,6 +42,11 @@ export interface ScanFile {
   readonly rowGroups?: readonly number[];
   /** Append tables: row positions deleted by deletion vectors. */
   readonly deletedPositions?: readonly number[];
+  /**
+   * Tiered change files read at a snapshot that does not descend from every commit they
+   * hold: keep only rows whose `_snapshot` is one of these. Absent: every row.
+   */
+  readonly keepSnapshots?: readonly bigint[];
 }
 
 export interface ScanTask {

@@ -9,6 +9,8 @@ import type { ColumnMetadata, TableMetadata } from './table-metadata.js';
  */
 export const OP_COLUMN = '_op';
 export const SEQ_FILE_COLUMN = '_seq';
+/** Tiered change files: the snapshot of the commit that wrote each row (FileRecord.snapshots). */
+export const SNAPSHOT_FILE_COLUMN = '_snapshot';
 
 export function physicalName(fieldId: number): string {
   return `c${fieldId}`;
