@@ -47,19 +47,25 @@ export function encodeDataFile(
   rowGroups?: { readonly rows: number; readonly ranges: readonly (readonly [number, number])[] },
 ): EncodedFile {
   const list: readonly RecordBatch[] = Array.isArray(batches) ? batches : [batches as RecordBatch];
-  const statCols = columns.map((c) => ({ name: physicalName(c.fieldId), type: c.type }));
+  const stats = fileStats(list, columns);
+  const rowCount = list.reduce((n, b) => n + b.numRows, 0);
+  if (rowGroups === undefined) return { bytes: encodeParquet(list), rowCount, stats };
+  return { bytes: encodeParquet(list, undefined, rowGroups.rows), rowCount, stats, rowGroups: rowGroups.ranges };
+}
+
+/** A file's per-column statistics as the catalog keeps them (encodeStatValue form), keyed by physical name. */
+export function fileStats(list: readonly RecordBatch[], columns: readonly ColumnMetadata[]): Record<string, { min: unknown; max: unknown; nullCount: number }> {
   const stats: Record<string, { min: unknown; max: unknown; nullCount: number }> = {};
-  for (const c of statCols) {
-    const merged = mergeStats(list.map((b) => ({ rows: b.numRows, s: computeColumnStats(b, [c])[c.name]! })), c.type);
-    stats[c.name] = {
+  for (const c of columns) {
+    const name = physicalName(c.fieldId);
+    const merged = mergeStats(list.map((b) => ({ rows: b.numRows, s: computeColumnStats(b, [{ name, type: c.type }])[name]! })), c.type);
+    stats[name] = {
       min: merged.min === null ? null : encodeStatValue(c.type, merged.min),
       max: merged.max === null ? null : encodeStatValue(c.type, merged.max),
       nullCount: merged.nullCount,
     };
   }
-  const rowCount = list.reduce((n, b) => n + b.numRows, 0);
-  if (rowGroups === undefined) return { bytes: encodeParquet(list), rowCount, stats };
-  return { bytes: encodeParquet(list, undefined, rowGroups.rows), rowCount, stats, rowGroups: rowGroups.ranges };
+  return stats;
 }
 
 /** Stats of several batches as one; an unknown bound in any batch with values makes it unknown. */

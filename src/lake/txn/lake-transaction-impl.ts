@@ -30,6 +30,8 @@ import { gather, routeRows } from './route-rows.js';
 import type { RoutedGroup } from './route-rows.js';
 import { stagedFileIndex } from './staged-file-id.js';
 import { deletesAtHead } from './deletes-at-head.js';
+import { pendingChangeFile } from '../log/pending-change-file.js';
+import type { PendingChangeFile } from '../log/pending-change-file.js';
 
 /** What one transaction has staged for one (table, branch). */
 interface TableWrite {
@@ -39,6 +41,8 @@ interface TableWrite {
   readonly pinned: bigint;
   readonly frontier: Map<string, FrontierNode[]>;
   readonly files: NewFileRecord[];
+  /** Change files staged in memory, for the log store to carry (stored as files only if something must read them). */
+  readonly pending: PendingChangeFile[];
   rmw: boolean;
   /** Key hashes of every statement, one array each (a Set is built only for the read-modify-write check). */
   readonly keyHashes: Uint32Array[];
@@ -54,6 +58,7 @@ interface TableWrite {
 /** What a TableWrite held when a savepoint was taken; a write first touched later has none. */
 interface TableWriteMark {
   readonly files: number;
+  readonly pending: number;
   readonly rows: number;
   readonly rmw: boolean;
   readonly keyHashes: number;
@@ -75,6 +80,8 @@ export class LakeTransactionImpl implements LakeTransaction {
   /** UNIQUE constraints: checked per write, re-checked at commit (check-unique.ts). */
   readonly #unique = new UniqueLedger();
   readonly #isolation: TxnIsolation;
+  /** Bytes of rows staged in memory across the transaction's writes (the log store's limit). */
+  #pendingBytes = 0;
 
   private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number, isolation: TxnIsolation) {
     this.#ctx = ctx;
@@ -114,7 +121,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         table, ref, pinned: head.snapshotId,
         frontier: frontierByPartition(this.#ctx.catalog.visibleFiles(table.id, head.snapshotId)),
         // Repeatable read and serializable: every write is checked against later commits (40001).
-        files: [], rmw: this.#isolation !== 'read committed', keyHashes: [], deletes: new Map(), rows: 0, inserted: [], checkedSnapshots: undefined,
+        files: [], pending: [], rmw: this.#isolation !== 'read committed', keyHashes: [], deletes: new Map(), rows: 0, inserted: [], checkedSnapshots: undefined,
       };
       this.#writes.set(key, w);
     }
@@ -126,9 +133,34 @@ export class LakeTransactionImpl implements LakeTransaction {
     return this.#write(table, ref).pinned;
   }
 
-  /** Files staged but not committed, for reads inside this transaction. */
+  /** Files staged but not committed, for reads inside this transaction (storePending first). */
   stagedFiles(tableId: number, ref: string): readonly NewFileRecord[] {
-    return this.#writes.get(`${tableId}\u0000${ref}`)?.files ?? [];
+    const w = this.#writes.get(`${tableId}\u0000${ref}`);
+    if (w !== undefined && w.pending.length > 0) {
+      throw new FloeError(SqlState.internalError, `staged rows of table ${tableId} are read before they were stored`);
+    }
+    return w?.files ?? [];
+  }
+
+  /**
+   * Stores the rows staged in memory for (table, branch) as change files, so a read inside
+   * the transaction can plan over them. Reads are rare between a transaction's writes and
+   * its commit; a commit carries staged rows in its log record without storing them.
+   */
+  async storePending(tableId: number, ref: string): Promise<void> {
+    const w = this.#writes.get(`${tableId}\u0000${ref}`);
+    if (w !== undefined) await this.#storePendingOf(w);
+  }
+
+  async #storePendingOf(w: TableWrite): Promise<void> {
+    while (w.pending.length > 0) {
+      const p = w.pending[0]!;
+      const file = encodeDataFile(p.batch, w.table.columns);
+      const placement = { partitionKey: p.file.partitionKey, partitionValues: p.file.partitionValues, node: { mask: p.file.nodeMask, index: p.file.nodeIndex } };
+      w.files.push(await storeDataFile(this.#ctx.storage, w.table.id, { ...file, keyBitmap: p.file.keyBitmap }, placement, 'change', p.file.seq, p.file.firstOffset));
+      w.pending.shift();
+      this.#pendingBytes -= p.ipc.byteLength;
+    }
   }
 
   stagedDeletes(tableId: number, ref: string): ReadonlyMap<number, ReadonlySet<number>> {
@@ -212,7 +244,7 @@ export class LakeTransactionImpl implements LakeTransaction {
 
   releaseReadSnapshots(): void {
     for (const [key, w] of this.#writes) {
-      if (w.files.length === 0 && w.deletes.size === 0 && !w.rmw && w.rows === 0) this.#writes.delete(key);
+      if (w.files.length === 0 && w.pending.length === 0 && w.deletes.size === 0 && !w.rmw && w.rows === 0) this.#writes.delete(key);
     }
   }
 
@@ -258,9 +290,12 @@ export class LakeTransactionImpl implements LakeTransaction {
     const keys = keyed ? encodeKeyAccessors(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n, table.primaryKey) : undefined;
     const allHashes = keys?.hashes;
     const groups = routeRows(table, columns, n, keyed ? keyIdx : undefined, keyTypes, (p) => w.frontier.get(p), allHashes);
-    if (keys !== undefined && checkFrom !== undefined && checkFrom < n) await this.#checkInserts(w, columns, ops, keys, keyIdx, groups, checkFrom);
+    if (keys !== undefined && checkFrom !== undefined && checkFrom < n) {
+      await this.#storePendingOf(w);
+      await this.#checkInserts(w, columns, ops, keys, keyIdx, groups, checkFrom);
+    }
     const fcols = fileColumns(table.columns, table.primaryKey, keyed ? 'change' : 'append');
-    const encoded: { file: EncodedFile; placement: FilePlacement }[] = [];
+    const batches: { batch: RecordBatch; keyBitmap: Uint8Array | undefined; placement: FilePlacement }[] = [];
     for (const g of groups) {
       const vals = gather(columns, g.rows);
       if (keyed) {
@@ -273,21 +308,43 @@ export class LakeTransactionImpl implements LakeTransaction {
       } catch (e) {
         throw withSqlNames(e, table);
       }
-      const file = encodeDataFile(batch, table.columns);
-      if (keyed) {
-        const hashes = g.rows === undefined ? allHashes! : Uint32Array.from(g.rows, (i) => allHashes![i]!);
-        encoded.push({ file: { ...file, keyBitmap: keyBitmapOf(hashes) }, placement: g.placement });
-      } else {
-        encoded.push({ file, placement: g.placement });
-      }
+      const keyBitmap = keyed ? keyBitmapOf(g.rows === undefined ? allHashes! : Uint32Array.from(g.rows, (i) => allHashes![i]!)) : undefined;
+      batches.push({ batch, keyBitmap, placement: g.placement });
     }
     if (allHashes !== undefined) w.keyHashes.push(allHashes);
+    if (keyed && this.#stagesInMemory(table)) {
+      const staged = batches.map((b, i) => pendingChangeFile(b.batch, table.columns, b.placement, b.keyBitmap, this.seq,
+        this.#offset + batches.slice(0, i).reduce((r, x) => r + x.batch.numRows, 0)));
+      const bytes = staged.reduce((t, p) => t + p.ipc.byteLength, 0);
+      if (this.#pendingBytes + bytes <= this.#ctx.log!.maxTransactionBytes) {
+        for (const p of staged) {
+          w.pending.push(p);
+          this.#offset += p.file.rowCount;
+          w.rows += p.file.rowCount;
+        }
+        this.#pendingBytes += bytes;
+        return;
+      }
+    }
+    const encoded = batches.map((b) => {
+      const file = encodeDataFile(b.batch, table.columns);
+      return { file: b.keyBitmap === undefined ? file : { ...file, keyBitmap: b.keyBitmap }, placement: b.placement };
+    });
     for (const e of encoded) {
       const rec = await storeDataFile(this.#ctx.storage, table.id, e.file, e.placement, keyed ? 'change' : 'base', this.seq, this.#offset);
       this.#offset += e.file.rowCount;
       w.files.push(rec);
       w.rows += e.file.rowCount;
     }
+  }
+
+  /**
+   * Keyed tables whose writes commit through the log keep small statements' rows in
+   * memory. Tables with UNIQUE constraints do not: their checks plan reads over the
+   * transaction's staged files.
+   */
+  #stagesInMemory(table: TableMetadata): boolean {
+    return this.#ctx.log !== undefined && !table.constraints?.some((c) => c.kind === 'unique');
   }
 
   /** Rows [checkFrom, n) are inserts: 23505 when a key is live (check-unique-keys.ts); kept for the commit's check. */
@@ -322,7 +379,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     const marks = new Map<string, TableWriteMark>();
     for (const [key, w] of this.#writes) {
       marks.set(key, {
-        files: w.files.length, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length,
+        files: w.files.length, pending: w.pending.length, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length,
         deletes: new Map([...w.deletes].map(([f, ps]) => [f, new Set(ps)])),
       });
     }
@@ -344,6 +401,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       const m = marks.get(key);
       // The entry itself stays: it pins the read snapshot, which a rollback to a savepoint keeps.
       dropped.push(...w.files.splice(m?.files ?? 0));
+      for (const p of w.pending.splice(m?.pending ?? 0)) this.#pendingBytes -= p.ipc.byteLength;
       w.rows = m?.rows ?? 0;
       w.rmw = m?.rmw ?? this.#isolation !== 'read committed';
       w.inserted.length = m?.inserted ?? 0;
@@ -358,7 +416,7 @@ export class LakeTransactionImpl implements LakeTransaction {
   async commit(): Promise<Snapshot | undefined> {
     this.#checkOpen();
     this.#stopHeartbeat();
-    const writes = [...this.#writes.values()].filter((w) => w.files.length > 0 || w.deletes.size > 0);
+    const writes = [...this.#writes.values()].filter((w) => w.files.length > 0 || w.pending.length > 0 || w.deletes.size > 0);
     const { catalog } = this.#ctx;
     try {
       if (writes.length === 0) {
@@ -370,7 +428,13 @@ export class LakeTransactionImpl implements LakeTransaction {
         const requests: CommitRequest[] = [];
         for (const w of writes) requests.push(await this.#request(w));
         try {
-          const snaps = catalog.commit(requests, this.id, nowMicros());
+          const { log } = this.#ctx;
+          const snaps = log === undefined
+            ? catalog.commit(requests, this.id, nowMicros())
+            : await log.commit({
+              txnId: this.id, seq: this.seq,
+              parts: requests.map((request, i) => ({ request, inline: writes[i]!.pending.map((p) => ({ file: p.file, ipc: p.ipc })) })),
+            });
           this.#state = 'committed';
           return toSnapshot(snaps[snaps.length - 1]!);
         } catch (e) {
@@ -379,7 +443,9 @@ export class LakeTransactionImpl implements LakeTransaction {
         }
       }
     } catch (e) {
-      await this.#discard();
+      // A log that failed to write may still hold this commit's record, which a replay
+      // would apply: its stored files must outlive it (orphan cleanup takes them if not).
+      await this.#discard(isFloeError(e) && e.sqlstate === SqlState.ioError);
       throw e;
     }
   }
@@ -441,7 +507,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     const rows = w.rows;
     return {
       tableId: w.table.id, branch: w.ref, operation: isKeyed(w.table) ? 'write' : (w.deletes.size > 0 ? 'delete' : 'append'),
-      summary: { 'added-files': String(w.files.length), 'added-rows': String(rows), seq: String(this.seq) },
+      summary: { 'added-files': String(w.files.length + w.pending.length), 'added-rows': String(rows), seq: String(this.seq) },
       schemaId: current.schemaId, addFiles, removeFileIds, ...(expectHead === undefined ? {} : { expectHead }),
     };
   }
@@ -457,11 +523,12 @@ export class LakeTransactionImpl implements LakeTransaction {
     this.#timer = undefined;
   }
 
-  async #discard(): Promise<void> {
+  async #discard(keepFiles = false): Promise<void> {
     this.#state = 'aborted';
     try { this.#ctx.catalog.endTxn(this.id); } catch { /* a stale sweep may have removed it */ }
     // Staged files are not referenced by any snapshot; delete them now rather than
     // waiting for orphan cleanup. Failure here only leaves orphans.
+    if (keepFiles) return;
     for (const w of this.#writes.values()) {
       for (const f of w.files) await this.#ctx.storage.delete(f.path).catch(() => undefined);
     }

@@ -1,4 +1,5 @@
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
+import type { LogStore } from '../log/log-store.js';
 import type { Storage } from '../storage/storage.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import type { TableMetadata } from '../table/table-metadata.js';
@@ -11,6 +12,8 @@ export interface LakeContext {
   readonly storageConfig: StorageConfig;
   readonly logger: LakeLogger | undefined;
   readonly staleTransactionMs: number;
+  /** This process's log store; absent when the warehouse was opened without one (then every commit goes straight to the catalog). */
+  readonly log?: LogStore;
 }
 
 export function nowMicros(): bigint {

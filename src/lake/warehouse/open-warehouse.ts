@@ -4,6 +4,9 @@ import type { Catalog } from '../catalog/catalog.js';
 import { SqliteCatalog } from '../catalog/sqlite-catalog.js';
 import { openStorage } from '../storage/open-storage.js';
 import type { StorageConfig } from '../storage/storage-config.js';
+import { LogStore } from '../log/log-store.js';
+import { replayDeadWriters } from '../log/replay-dead-writers.js';
+import type { LogReplay } from '../log/replay-dead-writers.js';
 import type { Warehouse, WarehouseOptions } from './warehouse.js';
 import { WarehouseImpl } from './warehouse-impl.js';
 
@@ -17,5 +20,21 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   switch (catalogConfig.kind) {
     case 'sqlite': catalog = new SqliteCatalog(catalogConfig.path ?? join(opts.path, 'catalog.db')); break;
   }
-  return new WarehouseImpl(opts.path, catalog, openStorage(storageConfig), storageConfig, opts.logger, opts.staleTransactionMs ?? 60_000, opts.sequenceBlock);
+  const staleMs = opts.staleTransactionMs ?? 60_000;
+  let log: LogStore | undefined;
+  let replay: LogReplay | undefined;
+  if (storageConfig.kind === 'local') {
+    // Before anything reads: commits a dead process acknowledged are only in its log.
+    replay = await replayDeadWriters(catalog, storageConfig.root, staleMs);
+    if (replay.writers > 0) opts.logger?.info({ ...replay }, 'log replayed');
+    if (opts.log !== false) {
+      log = await LogStore.open(catalog, {
+        root: storageConfig.root, heartbeatMs: Math.max(50, Math.floor(staleMs / 4)),
+        ...(opts.log?.maxTransactionBytes === undefined ? {} : { maxTransactionBytes: opts.log.maxTransactionBytes }),
+        ...(opts.log?.segmentBytes === undefined ? {} : { segmentBytes: opts.log.segmentBytes }),
+        ...(opts.logger === undefined ? {} : { logger: opts.logger }),
+      });
+    }
+  }
+  return new WarehouseImpl(opts.path, catalog, openStorage(storageConfig), storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay);
 }

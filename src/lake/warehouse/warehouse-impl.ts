@@ -22,6 +22,8 @@ import { tableDataPrefix } from '../table/table-layout.js';
 import type { AlterTableChange, TableDefinition, TableMetadata } from '../table/table-metadata.js';
 import { validateTableDefinition } from '../table/validate-table-definition.js';
 import { LakeTransactionImpl } from '../txn/lake-transaction-impl.js';
+import type { LogStore } from '../log/log-store.js';
+import type { LogReplay } from '../log/replay-dead-writers.js';
 import { checkExistingUnique } from '../txn/check-unique.js';
 import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { LakeContext } from './lake-context.js';
@@ -39,15 +41,17 @@ export class WarehouseImpl implements Warehouse {
   readonly storageConfig: StorageConfig;
   readonly #ctx: LakeContext;
   readonly #sequenceValues: SequenceValues;
+  readonly logReplay: LogReplay | undefined;
   #closed = false;
 
   constructor(
     path: string, catalog: Catalog, storage: Storage, storageConfig: StorageConfig, logger: LakeLogger | undefined, staleMs: number,
-    sequenceBlock = 32,
+    sequenceBlock = 32, log?: LogStore, logReplay?: LogReplay,
   ) {
     this.path = path;
     this.storageConfig = storageConfig;
-    this.#ctx = { catalog, storage, storageConfig, logger, staleTransactionMs: staleMs };
+    this.logReplay = logReplay;
+    this.#ctx = { catalog, storage, storageConfig, logger, staleTransactionMs: staleMs, ...(log === undefined ? {} : { log }) };
     this.#sequenceValues = new SequenceValues(() => this.#catalog, sequenceBlock);
   }
 
@@ -234,6 +238,8 @@ export class WarehouseImpl implements Warehouse {
 
   async planScan(req: ScanRequest): Promise<ScanPlan> {
     void this.#catalog;
+    // Rows the transaction staged in memory become files a scan task can read.
+    if (req.txn instanceof LakeTransactionImpl) await req.txn.storePending(req.table.id, req.at?.kind === 'ref' ? req.at.name : 'main');
     return planScan(this.#ctx, req);
   }
 
@@ -283,8 +289,17 @@ export class WarehouseImpl implements Warehouse {
     return readChanges(this.#ctx, table, fromSnapshot, toSnapshot);
   }
 
+  async releaseLogSegments(): Promise<number> {
+    return this.#ctx.log === undefined ? 0 : this.#ctx.log.releaseSegments();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
+    try {
+      await this.#ctx.log?.close();
+    } catch (e) {
+      this.#ctx.logger?.warn({ err: e }, 'could not close the log store');
+    }
     try {
       this.#sequenceValues.releaseAll();
     } catch (e) {

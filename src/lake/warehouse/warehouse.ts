@@ -10,6 +10,8 @@ import type { AlterTableChange, TableDefinition, TableMetadata } from '../table/
 import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
 
+import type { LogReplay } from '../log/replay-dead-writers.js';
+
 export interface LakeLogger {
   debug(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
@@ -30,6 +32,12 @@ export interface WarehouseOptions {
    * several processes on one warehouse, each hands out its own block. 1 keeps a global order.
    */
   readonly sequenceBlock?: number;
+  /**
+   * The log store (docs/design-notes.md, "Log store"): small transactions commit through
+   * this process's write-ahead log instead of a Parquet file each. On by default for a
+   * local warehouse; `false` commits every transaction straight to the catalog.
+   */
+  readonly log?: false | { readonly maxTransactionBytes?: number; readonly segmentBytes?: number };
 }
 
 /** One row of t$files. */
@@ -147,5 +155,9 @@ export interface Warehouse {
   /** last_value and is_called as `SELECT * FROM s` shows them. */
   sequenceState(id: number): { lastValue: bigint; isCalled: boolean };
 
+  /** Deletes log segments no file row points into any more (after tiering); returns how many. */
+  releaseLogSegments(): Promise<number>;
+  /** What opening the warehouse replayed from the logs of writers that had died (undefined without a log store). */
+  readonly logReplay: LogReplay | undefined;
   close(): Promise<void>;
 }

@@ -1,0 +1,33 @@
+import { Table, tableToIPC } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
+import type { NewFileRecord } from '../catalog/catalog.js';
+import { fileStats } from '../format/data-file-writer.js';
+import type { FilePlacement } from '../format/data-file-writer.js';
+import type { ColumnMetadata } from '../table/table-metadata.js';
+
+/**
+ * A change file a transaction has staged but not stored: its rows as the Arrow IPC stream
+ * the log will hold, and everything its catalog row needs but the path, which only the log
+ * knows once the record is appended (a locator) — or a data file's path, if the transaction
+ * has to store it after all (storePending in the transaction).
+ */
+export interface PendingChangeFile {
+  readonly file: Omit<NewFileRecord, 'path' | 'sizeBytes'>;
+  readonly batch: RecordBatch;
+  readonly ipc: Uint8Array;
+}
+
+export function pendingChangeFile(
+  batch: RecordBatch, columns: readonly ColumnMetadata[], placement: FilePlacement, keyBitmap: Uint8Array | undefined,
+  seq: bigint, firstOffset: number,
+): PendingChangeFile {
+  return {
+    batch,
+    ipc: tableToIPC(new Table(batch), 'stream'),
+    file: {
+      store: 'change', partitionKey: placement.partitionKey, partitionValues: placement.partitionValues,
+      nodeMask: placement.node.mask, nodeIndex: placement.node.index, rowCount: batch.numRows, seq, firstOffset,
+      stats: fileStats([batch], columns), dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap,
+    },
+  };
+}

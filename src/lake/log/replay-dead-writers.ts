@@ -1,0 +1,74 @@
+import { hostname } from 'node:os';
+import type { Catalog, LoggedCommit, LogWriterRecord } from '../catalog/catalog.js';
+import { decodeLogCommit, decodeLogVoid } from './log-commit-record.js';
+import { recoverCommitLog } from './segmented-commit-log.js';
+
+export interface LogReplay {
+  readonly writers: number;
+  readonly commits: number;
+  /** Commit records whose apply failed again (their expected head moved): never acknowledged. */
+  readonly skipped: number;
+  readonly ms: number;
+}
+
+/** Commits applied per catalog transaction during replay. */
+const REPLAY_BATCH = 512;
+
+/**
+ * Recovery (docs/design-notes.md, "Log store"): the logs of writers that are gone are
+ * applied to the catalog from where each one stopped. Every `commit` record past the
+ * writer's applied LSN that no `void` cancels is applied in order with the expectations
+ * it was logged with; one that fails them was never acknowledged and is skipped. Then the
+ * writer's row and its open transactions go; its segments stay while file rows point into them.
+ */
+export async function replayDeadWriters(catalog: Catalog, root: string, staleMs: number): Promise<LogReplay> {
+  const started = performance.now();
+  let writers = 0;
+  let commits = 0;
+  let skipped = 0;
+  const now = BigInt(Date.now()) * 1000n;
+  for (const w of catalog.listLogWriters()) {
+    if (!isGone(w, now, staleMs)) continue;
+    writers++;
+    const pending: (LoggedCommit & { readonly end: bigint })[] = [];
+    const voided = new Set<bigint>();
+    let maxSeq = 0n;
+    for await (const r of recoverCommitLog(root, w.id, w.appliedLsn)) {
+      if (r.kind === 'void') { voided.add(decodeLogVoid(r.payload)); continue; }
+      const { seq, requests } = decodeLogCommit(r.payload, r.segmentKey, r.payloadOffset);
+      if (seq > maxSeq) maxSeq = seq;
+      // Its transaction's registration died with the process: apply without it.
+      pending.push({ requests, txnId: undefined, lsn: r.lsn, end: r.end });
+    }
+    const live = pending.filter((c) => !voided.has(c.lsn));
+    for (let i = 0; i < live.length; i += REPLAY_BATCH) {
+      const chunk = live.slice(i, i + REPLAY_BATCH);
+      const outcomes = catalog.applyLoggedCommits(w.id, chunk, chunk[chunk.length - 1]!.end, now);
+      for (const o of outcomes) if (o.ok) commits++; else skipped++;
+    }
+    skipped += pending.length - live.length;
+    if (maxSeq > 0n) catalog.raiseNextSeq(maxSeq + 1n);
+    // Its open transactions can never commit: end them now rather than after the stale
+    // timeout, so they stop holding the optimizer's low watermark down.
+    if (w.host === hostname()) for (const t of catalog.listTxns()) if (t.pid === w.pid) catalog.endTxn(t.id);
+    catalog.dropLogWriter(w.id);
+  }
+  return { writers, commits, skipped, ms: performance.now() - started };
+}
+
+/** Same host: its process is not running. Elsewhere: its heartbeat is older than the stale timeout. */
+function isGone(w: LogWriterRecord, nowMicros: bigint, staleMs: number): boolean {
+  if (w.host === hostname()) {
+    if (!processAlive(w.pid)) return true;
+  }
+  return nowMicros - w.heartbeatMicros > BigInt(staleMs) * 1000n;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
