@@ -5,6 +5,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { columnReader } from '../arrow/column-reader.js';
 import { keyValueBytes } from '../bucket/key-serializer.js';
 import { decodeDataFileSelected, readDataFile } from '../format/data-file-reader.js';
+import { readDataFileBytes } from '../format/data-file-source.js';
 import { bytesSource } from '../format/parquet-io.js';
 import { filterSelection } from '../scan/filter-batch.js';
 import { executeScanTask } from '../scan/execute-scan-task.js';
@@ -241,7 +242,7 @@ async function filesMayHold(ctx: LakeContext, req: ScanRequest, table: TableMeta
   const pick = (b: RecordBatch): Int32Array | undefined => filterSelection(b, filters, [col]);
   for (const task of plan.tasks) {
     for (const f of [...task.baseFiles, ...task.changeFiles]) {
-      const source = bytesSource(await ctx.storage.get(f.path));
+      const source = bytesSource(await readDataFileBytes(ctx.storage, f.path));
       for (const { batch, rows } of await decodeDataFileSelected(source, f.path, [col], [], f.rowGroups, pick)) {
         const rd = columnReaderOf(batch, physicalName(col.fieldId), col.type);
         const n = rows === undefined ? batch.numRows : rows.length;

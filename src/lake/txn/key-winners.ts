@@ -5,7 +5,7 @@ import { encodeKeyBatch } from '../bucket/key-encoding.js';
 import type { KeySet } from '../bucket/key-set.js';
 import type { NewFileRecord } from '../catalog/catalog.js';
 import { decodeDataFile } from '../format/data-file-reader.js';
-import { bytesSource, readFooter } from '../format/parquet-io.js';
+import { openDataFileSource } from '../format/data-file-source.js';
 import type { ParquetSource } from '../format/parquet-io.js';
 import { reverseBits32 } from '../optimize/hash-order.js';
 import { keyBitmapMayHold } from '../scan/key-bitmap.js';
@@ -92,7 +92,7 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
     const groups = file.store === 'base' ? rowGroupsHolding(file, nodes) : undefined;
     if (groups !== undefined && groups.length === 0) continue;
     const change = file.store === 'change';
-    const source = await openSource(storage, file.path);
+    const source = await openDataFileSource(storage, file.path);
     filesRead++;
     let position = 0;
     const fileSeq = Number(file.seq);
@@ -146,9 +146,4 @@ function rowGroupsHolding(file: NewFileRecord, nodes: readonly NodeKeys[]): numb
     }
   });
   return out;
-}
-
-async function openSource(storage: Storage, path: string): Promise<ParquetSource> {
-  const blob = storage.openBlob ? await storage.openBlob(path) : undefined;
-  return blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(path));
 }
