@@ -8,6 +8,7 @@ import type { RowPicker } from '../format/data-file-reader.js';
 import type { DecodeForm } from '../format/native-parquet-reader.js';
 import { openDataFileSource } from '../format/data-file-source.js';
 import { isLogPath } from '../log/log-locator.js';
+import { TIERED_COLUMNS, selectTieredRows, tieredRows } from '../log/tiered-rows.js';
 import { mergeOnRead } from '../merge/merge-on-read.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
@@ -168,16 +169,20 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   const changes: ChangeInput[] = [];
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;
-    for (const batch of await decodeDataFile(await openDataFileSource(storage, f.path), f.path, task.columns, [OP_COLUMN])) {
-      if (keyFilters.length === 0) {
-        changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
-      } else {
-        // The rows kept go in as one input that knows each one's offset in the file.
-        const rows = filterSelection(batch, keyFilters, task.columns);
-        if (rows === undefined) changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
-        else if (rows.length > 0) changes.push({ batch: takeRows(batch, rows), seq: f.seq, firstOffset: offset, offsets: rows, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
+    const extra = f.tiered === true ? [OP_COLUMN, ...TIERED_COLUMNS] : [OP_COLUMN];
+    for (const decoded of await decodeDataFile(await openDataFileSource(storage, f.path), f.path, task.columns, extra)) {
+      // A tiered file's rows bring their own seq; a read at an older snapshot drops the newer commits' rows.
+      let rows = tieredRows(decoded, f.keepSnapshots);
+      // The rows kept go in as one input that knows each one's offset in the file.
+      const kept = keyFilters.length === 0 ? undefined : filterSelection(rows.batch, keyFilters, task.columns);
+      if (kept !== undefined) rows = selectTieredRows(rows, kept);
+      if (rows.batch.numRows > 0) {
+        changes.push({
+          batch: rows.batch, seq: f.seq, firstOffset: offset, ...(rows.positions === undefined ? {} : { offsets: rows.positions }),
+          ...(rows.seqs === undefined ? {} : { seqs: rows.seqs }), ...(f.filterByHash ? { hashFilter: task.node } : {}),
+        });
       }
-      offset += batch.numRows;
+      offset += decoded.numRows;
     }
   }
   const keyCols = task.keyColumns.map((k) => task.columns.find((c) => c.name === k)!);

@@ -12,6 +12,7 @@ import { executeScanTask } from '../scan/execute-scan-task.js';
 import { planScan } from '../scan/plan-scan.js';
 import { ROW_ID_COLUMN } from '../scan/scan-types.js';
 import { concurrentRowsAtHead } from './concurrent-rows-at-head.js';
+import { filesWithRowsOf } from '../log/tiered-files.js';
 import type { ScanFilter, ScanRequest } from '../scan/scan-types.js';
 import { isKeyed, physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
@@ -129,7 +130,7 @@ export class UniqueLedger {
     const seen = new Set(catalog.ancestors(table.id, pinned).map(String));
     const newer = catalog.ancestors(table.id, head).filter((s) => !seen.has(String(s)))
       .filter((s) => catalog.getSnapshot(table.id, s)?.operation !== 'optimize');
-    const files = newer.length === 0 ? [] : catalog.filesAddedIn(table.id, newer).filter((f) => (f.store === 'change' || f.store === 'base') && f.path !== '');
+    const files = newer.length === 0 ? [] : filesWithRowsOf(catalog, table.id, newer).filter((f) => (f.store === 'change' || f.store === 'base') && f.path !== '');
     if (files.length === 0) return true;
     const superseded = new Set(this.#superseded.filter((s) => s.slot === slot).map((s) => s.pk));
     // Append tables: rows by position, followed through compactions that moved them since.
