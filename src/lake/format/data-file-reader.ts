@@ -8,6 +8,9 @@ import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { bytesSource, decodeParquet, decodeParquetColumns, decodeParquetSelected } from './parquet-io.js';
 import type { ParquetSource, ViewCut } from './parquet-io.js';
 import type { DecodeForm } from './native-parquet-reader.js';
+import { isLogPath } from '../log/log-locator.js';
+import { readDataFileBytes } from './data-file-source.js';
+import { decodeLogFile } from './log-file-reader.js';
 import { decodeInitialDefault } from '../table/initial-default.js';
 import { widenColumnData } from '../arrow/widen-column-data.js';
 
@@ -22,12 +25,12 @@ export interface ExtraColumn {
  * decodes only those columns. Columns added after
  * the file was written read as their initial default (NULL without one); columns the
  * file has but the schema dropped are left out; columns widened since (ALTER … TYPE)
- * read as their current type.
+ * read as their current type. A log file (path a log locator) reads the same way.
  */
 export async function readDataFile(
   storage: Storage, path: string, columns: readonly ColumnMetadata[], extra: readonly string[] = [], rowGroups?: readonly number[],
 ): Promise<RecordBatch[]> {
-  return decodeDataFile(await storage.get(path), path, columns, extra, rowGroups);
+  return decodeDataFile(await readDataFileBytes(storage, path), path, columns, extra, rowGroups);
 }
 
 /** readDataFile over bytes already fetched. */
@@ -36,6 +39,7 @@ export async function decodeDataFile(
   form?: DecodeForm,
 ): Promise<RecordBatch[]> {
   const src = source instanceof Uint8Array ? bytesSource(source) : source;
+  if (isLogPath(path)) return decodeLogFile(await wholeBytes(src), path, rowGroups).map((b) => conformBatch(b, columns, extra));
   const batches = isFlat(columns)
     ? await decodeParquetColumns(src, path, physicalNames(columns, extra), rowGroups, form)
     : decodeParquet(src.bytes ?? new Uint8Array(await src.blob!.arrayBuffer()), path, undefined, rowGroups);
@@ -62,12 +66,23 @@ export async function decodeDataFileSelected(
 ): Promise<SelectedBatch[]> {
   const src = source instanceof Uint8Array ? bytesSource(source) : source;
   const conform = (view: RecordBatch): RecordBatch => conformBatch(view, columns, extra);
+  if (isLogPath(path)) {
+    // An IPC stream's batches are already in memory of their own: the choice is only noted.
+    return decodeLogFile(await wholeBytes(src), path, rowGroups).map((view) => {
+      const batch = conform(view);
+      return { batch, rows: pick(batch) };
+    });
+  }
   const cut: ViewCut = (view) => {
     const batch = conform(view);
     return { batch, rows: pick(batch) };
   };
   // Nested columns need the whole-file reader, which decodes every column (readsWhole).
   return decodeParquetSelected(src, path, isFlat(columns) ? physicalNames(columns, extra) : [], rowGroups, cut, reads === undefined ? undefined : { reads, conform, pick, ...(byCode === undefined ? {} : { byCode }) }, form);
+}
+
+async function wholeBytes(src: ParquetSource): Promise<Uint8Array> {
+  return src.bytes ?? new Uint8Array(await src.blob!.arrayBuffer());
 }
 
 /** Only flat columns can be decoded by name; nested ones need the whole-file reader. */

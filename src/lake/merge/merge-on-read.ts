@@ -27,6 +27,11 @@ export interface ChangeInput {
   readonly offsets?: Int32Array;
   /** Keep only rows whose key hashes into this node (change files of an ancestor node). */
   readonly hashFilter?: BucketNode;
+  /**
+   * Row r's own seq (a tiered change file holds several transactions' rows, its `_seq`
+   * column); absent: every row has `seq`. Offsets then compare only within one input.
+   */
+  readonly seqs?: BigInt64Array;
 }
 
 export interface MergeOptions {
@@ -63,12 +68,12 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   if (changes.length === 0) return base.filter((b) => b.numRows > 0).map((b) => conform(b, outFields, undefined));
 
   // --- change rows: encode, filter by node, pool keys ---
-  const distinctSeqs: bigint[] = [];
+  const distinctSeqs = distinctSeqsOf(changes);
+  const rankOfSeq = new Map<bigint, number>(distinctSeqs.map((q, i) => [q, i]));
   const encoded: EncodedKeys[] = [];
   const live: Uint8Array[] = [];
   let total = 0;
   for (const ch of changes) {
-    if (distinctSeqs.length === 0 || distinctSeqs[distinctSeqs.length - 1] !== ch.seq) distinctSeqs.push(ch.seq);
     const keys = encodeKeyBatch(ch.batch, keyColumns, keyTypes);
     encoded.push(keys);
     live.push(opLiveness(ch.batch));
@@ -80,12 +85,10 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   const included = new Uint8Array(total);
   {
     let g = 0;
-    let rank = -1;
-    let prevSeq: bigint | undefined;
     for (let c = 0; c < changes.length; c++) {
       const ch = changes[c]!;
-      if (prevSeq !== ch.seq) { rank++; prevSeq = ch.seq; }
-      markRows(encoded[c]!.hashes, g, rank, ch.firstOffset, ch.offsets, ch.hashFilter, opts.hashFilter?.node, rankOf, offsetOf, included);
+      markRows(encoded[c]!.hashes, g, rankOfSeq.get(ch.seq) ?? 0, ch.firstOffset, ch.offsets, ch.hashFilter, opts.hashFilter?.node, rankOf, offsetOf, included);
+      if (ch.seqs !== undefined) rowRanks(ch.seqs, rankOfSeq, rankOf, g);
       g += encoded[c]!.length;
     }
   }
@@ -126,6 +129,27 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
     if (pick.length > 0) out.push(conformChange(changes[c]!, outFields, pick));
   }
   return out;
+}
+
+/** Every seq a change row has, ascending: a rank compares them as small integers. */
+function distinctSeqsOf(changes: readonly ChangeInput[]): bigint[] {
+  const seen = new Set<bigint>();
+  for (const ch of changes) {
+    if (ch.seqs === undefined) seen.add(ch.seq);
+    else for (const q of ch.seqs) seen.add(q);
+  }
+  return [...seen].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The ranks of a tiered input's rows, from their own seqs. */
+function rowRanks(seqs: BigInt64Array, rankOfSeq: ReadonlyMap<bigint, number>, rankOf: Int32Array, g0: number): void {
+  let prev: bigint | undefined;
+  let rank = 0;
+  for (let r = 0; r < seqs.length; r++) {
+    const q = seqs[r]!;
+    if (q !== prev) { rank = rankOfSeq.get(q)!; prev = q; }
+    rankOf[g0 + r] = rank;
+  }
 }
 
 /** Per change row: its seq rank, offset, and whether it passes the hash filters. */
@@ -272,7 +296,7 @@ function conformChange(ch: ChangeInput, fields: readonly Field[], rows: Int32Arr
   const n = rows.length;
   const children = fields.map((f) => {
     if (f.name === SEQ_COLUMN) {
-      const seqs = new BigInt64Array(n).fill(ch.seq);
+      const seqs = ch.seqs === undefined ? new BigInt64Array(n).fill(ch.seq) : BigInt64Array.from(rows, (r) => ch.seqs![r]!);
       return mk({ type: f.type, length: n, nullCount: 0, data: seqs });
     }
     return takeData(columnData(ch.batch, f.name), rows);

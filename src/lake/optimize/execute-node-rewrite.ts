@@ -5,6 +5,7 @@ import type { NewFileRecord } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
 import { encodeDataFile, nodeMarker, storeDataFile } from '../format/data-file-writer.js';
 import type { EncodedFile, FilePlacement } from '../format/data-file-writer.js';
+import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
 import { mergeOnRead } from '../merge/merge-on-read.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
@@ -88,13 +89,17 @@ async function mergeParts(
     for (const f of part.changeFiles) {
       let batches = read.get(f.path);
       if (batches === undefined) {
-        read.set(f.path, batches = await readDataFile(storage, f.path, task.columns, [OP_COLUMN]));
+        read.set(f.path, batches = await readDataFile(storage, f.path, task.columns, changeFileExtras(f, OP_COLUMN)));
         count(counters, f);
       }
       let offset = f.firstOffset;
-      for (const batch of batches) {
-        changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.hashFilter !== undefined ? { hashFilter: f.hashFilter } : {}) });
-        offset += batch.numRows;
+      for (const decoded of batches) {
+        const { batch, seqs, positions } = tieredRows(decoded, f.snapshots);
+        changes.push({
+          batch, seq: f.seq, firstOffset: offset, ...(positions === undefined ? {} : { offsets: positions }), ...(seqs === undefined ? {} : { seqs }),
+          ...(f.hashFilter !== undefined ? { hashFilter: f.hashFilter } : {}),
+        });
+        offset += decoded.numRows;
       }
     }
   }

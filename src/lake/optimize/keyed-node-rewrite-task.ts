@@ -15,6 +15,8 @@ export interface RewriteInputFile {
   readonly node: BucketNode;
   /** Change files of an ancestor of the part's node: keep only rows whose key hashes into it. */
   readonly hashFilter?: BucketNode;
+  /** A tiered change file: the commits whose rows the rewrite reads (those on its branch); its rows carry `_seq` and `_snapshot`. */
+  readonly snapshots?: readonly bigint[];
 }
 
 /**

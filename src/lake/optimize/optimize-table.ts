@@ -1,3 +1,4 @@
+import { filesReadAt } from '../log/tiered-files.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { nodeKey } from '../bucket/bucket-node.js';
@@ -88,7 +89,8 @@ async function optimizeNodes(
   ctx: LakeContext, table: TableMetadata, ref: string, opts: OptimizeOptions, kind: OptimizeKind, watermark: bigint, head: bigint, txnId: string,
 ): Promise<Omit<OptimizeResult, 'conflicts'>> {
   const { catalog } = ctx;
-  const files = catalog.visibleFiles(table.id, head);
+  // Tiered files narrowed to the commits on this branch (one made on another branch may hold newer ones).
+  const files = filesReadAt(catalog, table.id, head, catalog.visibleFiles(table.id, head));
   const times = new Map<bigint, bigint | undefined>();
   const settings = opts.triggers ?? optimizingSettings(table);
   const plan = planOptimize({
@@ -176,6 +178,7 @@ function rewriteTask(ctx: LakeContext, table: TableMetadata, job: NodeJob, water
   const input = (f: FileRecord, hashFilter: NodeJob['node'] | undefined): RewriteInputFile => ({
     fileId: f.fileId, path: f.path, rowCount: f.rowCount, sizeBytes: f.sizeBytes, seq: f.seq, firstOffset: f.firstOffset,
     node: { mask: f.nodeMask, index: f.nodeIndex }, ...(hashFilter !== undefined ? { hashFilter } : {}),
+    ...(f.snapshots === undefined ? {} : { snapshots: f.snapshots }),
   });
   return {
     kind: 'keyed-node', tableId: table.id, storage: ctx.storageConfig, columns: table.columns,

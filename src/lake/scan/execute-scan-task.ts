@@ -6,8 +6,9 @@ import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { decodeDataFile, decodeDataFileSelected } from '../format/data-file-reader.js';
 import type { RowPicker } from '../format/data-file-reader.js';
 import type { DecodeForm } from '../format/native-parquet-reader.js';
-import { bytesSource, readFooter } from '../format/parquet-io.js';
-import type { ParquetSource } from '../format/parquet-io.js';
+import { openDataFileSource } from '../format/data-file-source.js';
+import { isLogPath } from '../log/log-locator.js';
+import { TIERED_COLUMNS, selectTieredRows, tieredRows } from '../log/tiered-rows.js';
 import { mergeOnRead } from '../merge/merge-on-read.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
@@ -32,23 +33,15 @@ export interface ScanTaskCounters {
   rowGroupsSkippedByStats: number;
 }
 
-/**
- * A data file to decode. The store's lazy byte source reads only the footer and the
- * chunks of the columns decoded, not the whole file: every task reads every change
- * file of its table, and the whole-file read then copied all of it once more into a Blob.
- */
-async function openSource(storage: Storage, path: string): Promise<ParquetSource> {
-  const blob = storage.openBlob ? await storage.openBlob(path) : undefined;
-  return blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(path));
-}
 
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>, form?: DecodeForm,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
-  const source = await openSource(storage, f.path);
-  const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
+  const source = await openDataFileSource(storage, f.path);
+  // A log file has no footer statistics to prune by.
+  const stats = (filters.length > 0 || counters !== undefined) && !isLogPath(f.path) ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
   let groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
   if (stats !== undefined && filters.length > 0) {
     const kept = rowGroupsMatching(stats, groups, filters, task.columns);
@@ -176,16 +169,20 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   const changes: ChangeInput[] = [];
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;
-    for (const batch of await decodeDataFile(await openSource(storage, f.path), f.path, task.columns, [OP_COLUMN])) {
-      if (keyFilters.length === 0) {
-        changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
-      } else {
-        // The rows kept go in as one input that knows each one's offset in the file.
-        const rows = filterSelection(batch, keyFilters, task.columns);
-        if (rows === undefined) changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
-        else if (rows.length > 0) changes.push({ batch: takeRows(batch, rows), seq: f.seq, firstOffset: offset, offsets: rows, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
+    const extra = f.tiered === true ? [OP_COLUMN, ...TIERED_COLUMNS] : [OP_COLUMN];
+    for (const decoded of await decodeDataFile(await openDataFileSource(storage, f.path), f.path, task.columns, extra)) {
+      // A tiered file's rows bring their own seq; a read at an older snapshot drops the newer commits' rows.
+      let rows = tieredRows(decoded, f.keepSnapshots);
+      // The rows kept go in as one input that knows each one's offset in the file.
+      const kept = keyFilters.length === 0 ? undefined : filterSelection(rows.batch, keyFilters, task.columns);
+      if (kept !== undefined) rows = selectTieredRows(rows, kept);
+      if (rows.batch.numRows > 0) {
+        changes.push({
+          batch: rows.batch, seq: f.seq, firstOffset: offset, ...(rows.positions === undefined ? {} : { offsets: rows.positions }),
+          ...(rows.seqs === undefined ? {} : { seqs: rows.seqs }), ...(f.filterByHash ? { hashFilter: task.node } : {}),
+        });
       }
-      offset += batch.numRows;
+      offset += decoded.numRows;
     }
   }
   const keyCols = task.keyColumns.map((k) => task.columns.find((c) => c.name === k)!);

@@ -9,6 +9,8 @@ import { mayMatch, transformResultType } from '../partition/partition-transform.
 import type { PartitionPredicate } from '../partition/partition-transform.js';
 import { ROW_GROUP_ROWS } from '../format/parquet-io.js';
 import { reverseBits32 } from '../optimize/hash-order.js';
+import { ancestryOf } from '../log/tiered-files.js';
+import { tieredScanFile } from '../log/tiered-scan-file.js';
 import { resolveSnapshotRecord } from '../refs/resolve-snapshot.js';
 import { decodeStatValue, statsMayMatch } from '../stats/column-stats.js';
 import type { StatPredicate } from '../stats/column-stats.js';
@@ -50,6 +52,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
 
   const { snapshotId, staged, stagedDeletes } = readPoint(ctx, table, req);
   const files: FileRecord[] = ctx.catalog.visibleFiles(table.id, snapshotId);
+  const isAncestor = ancestryOf(ctx.catalog, table.id, snapshotId);
   const allFiles = [...files, ...staged];
 
   const partitions = new Map<string, FileRecord[]>();
@@ -146,7 +149,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         ...base, partitionKey: pk, node: fn.node,
         baseFiles: b.map((f) => scanFile(f, false, undefined, groupsOf(f))),
         changeFiles: c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset))
-          .map((f) => scanFile(f, f.nodeMask < fn.node.mask)),
+          .map((f) => ({ ...scanFile(f, f.nodeMask < fn.node.mask), ...tieredScanFile(f, isAncestor) })),
       });
     }
   }

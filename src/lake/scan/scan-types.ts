@@ -47,6 +47,8 @@ export interface ScanFile {
    * hold: keep only rows whose `_snapshot` is one of these. Absent: every row.
    */
   readonly keepSnapshots?: readonly bigint[];
+  /** A tiered change file: its rows carry `_seq` and `_snapshot`. */
+  readonly tiered?: boolean;
 }
 
 export interface ScanTask {

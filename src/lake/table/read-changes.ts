@@ -7,6 +7,8 @@ import { batchFromData, buildColumnData } from '../arrow/batch-builder.js';
 import { takeBatch } from '../arrow/take-rows.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
+import { filesWithRowsOf } from '../log/tiered-files.js';
+import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import type { ChangeBatch } from '../warehouse/warehouse.js';
 import { OP_COLUMN, physicalName } from './table-layout.js';
@@ -27,18 +29,45 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
   if (stop < 0) throw new FloeError(SqlState.invalidParameterValue, `snapshot ${from} is not an ancestor of snapshot ${to}`);
   const snaps = chain.slice(0, stop).reverse();
   const out: ChangeBatch[] = [];
-  for (const sid of snaps) {
+  const written = snaps.filter((sid) => catalog.getSnapshot(table.id, sid)!.operation !== 'optimize');
+  // Tiered files hold several of these commits: each is read once, its rows dealt out by `_snapshot`.
+  const bySnapshot = filesBySnapshot(filesWithRowsOf(catalog, table.id, written));
+  const decoded = new Map<string, RecordBatch[]>();
+  for (const sid of written) {
     const snap = catalog.getSnapshot(table.id, sid)!;
-    if (snap.operation === 'optimize') continue;
     for (const d of await deletedRows(ctx, table, sid, snap.parentId)) out.push({ snapshotId: sid, seq: d.seq, batch: changeBatch(table, d.rows, '-D', d.seq, sid) });
-    const files = catalog.filesAddedIn(table.id, [sid])
+    const files = (bySnapshot.get(sid) ?? [])
       .filter((f) => f.path !== '' && f.store !== 'dv')
       .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.firstOffset - b.firstOffset));
     for (const f of files) {
-      for (const b of await readDataFile(storage, f.path, table.columns, [OP_COLUMN])) {
-        out.push({ snapshotId: sid, seq: f.seq, batch: changeBatch(table, b, undefined, f.seq, sid) });
+      let batches = decoded.get(f.path);
+      if (batches === undefined) {
+        batches = await readDataFile(storage, f.path, table.columns, changeFileExtras(f, OP_COLUMN));
+        if (f.snapshots !== undefined) decoded.set(f.path, batches);
+      }
+      for (const b of batches) {
+        const rows = tieredRows(b, f.snapshots === undefined ? undefined : [sid]);
+        if (rows.batch.numRows === 0) continue;
+        // A tiered file's rows of one commit share one transaction's seq.
+        const seq = rows.seqs === undefined ? f.seq : rows.seqs[0]!;
+        out.push({ snapshotId: sid, seq, batch: changeBatch(table, rows.batch, undefined, seq, sid) });
       }
     }
+  }
+  return out;
+}
+
+/** Files by the snapshot whose rows they hold: a plain file by the one that added it, a tiered one by each commit it holds. */
+function filesBySnapshot(files: readonly FileRecord[]): Map<bigint, FileRecord[]> {
+  const out = new Map<bigint, FileRecord[]>();
+  const add = (sid: bigint, f: FileRecord): void => {
+    let l = out.get(sid);
+    if (l === undefined) out.set(sid, l = []);
+    l.push(f);
+  };
+  for (const f of files) {
+    if (f.snapshots === undefined) add(f.addedIn, f);
+    else for (const sid of f.snapshots) add(sid, f);
   }
   return out;
 }

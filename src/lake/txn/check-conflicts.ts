@@ -3,8 +3,10 @@ import { SqlState } from '../../common/sqlstate.js';
 import { hashKeyBatch } from '../bucket/key-hash.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
+import { filesWithRowsOf } from '../log/tiered-files.js';
+import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
 import type { Storage } from '../storage/storage.js';
-import { keyColumnsOf, keyTypesOf, physicalName } from '../table/table-layout.js';
+import { OP_COLUMN, keyColumnsOf, keyTypesOf, physicalName } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 
 /**
@@ -23,7 +25,7 @@ export async function checkKeyConflicts(
   const newer = catalog.ancestors(table.id, head).filter((s) => !seen.has(String(s)))
     .filter((s) => catalog.getSnapshot(table.id, s)?.operation !== 'optimize');
   if (newer.length === 0) return;
-  const files = catalog.filesAddedIn(table.id, newer);
+  const files = filesWithRowsOf(catalog, table.id, newer);
   const fail = (): never => {
     throw new FloeError(SqlState.serializationFailure, 'could not serialize access due to concurrent update', {
       detail: `Table "${table.name}" was changed by a transaction that committed after this one's snapshot.`,
@@ -39,7 +41,8 @@ export async function checkKeyConflicts(
   const keyNames = keyCols.map((c) => physicalName(c.fieldId));
   for (const f of files) {
     if (f.store !== 'change') continue;
-    for (const b of await readDataFile(storage, f.path, keyCols)) {
+    for (const decoded of await readDataFile(storage, f.path, keyCols, changeFileExtras(f, OP_COLUMN))) {
+      const b = tieredRows(decoded, f.snapshots).batch;
       const hashes = hashKeyBatch(b, keyNames, keyTypesOf(table));
       for (const h of hashes) if (writtenHashes.has(h)) fail();
     }

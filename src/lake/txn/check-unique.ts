@@ -5,12 +5,14 @@ import { SqlState } from '../../common/sqlstate.js';
 import { columnReader } from '../arrow/column-reader.js';
 import { keyValueBytes } from '../bucket/key-serializer.js';
 import { decodeDataFileSelected, readDataFile } from '../format/data-file-reader.js';
+import { readDataFileBytes } from '../format/data-file-source.js';
 import { bytesSource } from '../format/parquet-io.js';
 import { filterSelection } from '../scan/filter-batch.js';
 import { executeScanTask } from '../scan/execute-scan-task.js';
 import { planScan } from '../scan/plan-scan.js';
 import { ROW_ID_COLUMN } from '../scan/scan-types.js';
 import { concurrentRowsAtHead } from './concurrent-rows-at-head.js';
+import { filesWithRowsOf } from '../log/tiered-files.js';
 import type { ScanFilter, ScanRequest } from '../scan/scan-types.js';
 import { isKeyed, physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
@@ -128,7 +130,7 @@ export class UniqueLedger {
     const seen = new Set(catalog.ancestors(table.id, pinned).map(String));
     const newer = catalog.ancestors(table.id, head).filter((s) => !seen.has(String(s)))
       .filter((s) => catalog.getSnapshot(table.id, s)?.operation !== 'optimize');
-    const files = newer.length === 0 ? [] : catalog.filesAddedIn(table.id, newer).filter((f) => (f.store === 'change' || f.store === 'base') && f.path !== '');
+    const files = newer.length === 0 ? [] : filesWithRowsOf(catalog, table.id, newer).filter((f) => (f.store === 'change' || f.store === 'base') && f.path !== '');
     if (files.length === 0) return true;
     const superseded = new Set(this.#superseded.filter((s) => s.slot === slot).map((s) => s.pk));
     // Append tables: rows by position, followed through compactions that moved them since.
@@ -241,7 +243,7 @@ async function filesMayHold(ctx: LakeContext, req: ScanRequest, table: TableMeta
   const pick = (b: RecordBatch): Int32Array | undefined => filterSelection(b, filters, [col]);
   for (const task of plan.tasks) {
     for (const f of [...task.baseFiles, ...task.changeFiles]) {
-      const source = bytesSource(await ctx.storage.get(f.path));
+      const source = bytesSource(await readDataFileBytes(ctx.storage, f.path));
       for (const { batch, rows } of await decodeDataFileSelected(source, f.path, [col], [], f.rowGroups, pick)) {
         const rd = columnReaderOf(batch, physicalName(col.fieldId), col.type);
         const n = rows === undefined ? batch.numRows : rows.length;

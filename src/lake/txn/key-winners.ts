@@ -5,8 +5,9 @@ import { encodeKeyBatch } from '../bucket/key-encoding.js';
 import type { KeySet } from '../bucket/key-set.js';
 import type { NewFileRecord } from '../catalog/catalog.js';
 import { decodeDataFile } from '../format/data-file-reader.js';
-import { bytesSource, readFooter } from '../format/parquet-io.js';
+import { openDataFileSource } from '../format/data-file-source.js';
 import type { ParquetSource } from '../format/parquet-io.js';
+import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
 import { reverseBits32 } from '../optimize/hash-order.js';
 import { keyBitmapMayHold } from '../scan/key-bitmap.js';
 import type { Storage } from '../storage/storage.js';
@@ -92,24 +93,27 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
     const groups = file.store === 'base' ? rowGroupsHolding(file, nodes) : undefined;
     if (groups !== undefined && groups.length === 0) continue;
     const change = file.store === 'change';
-    const source = await openSource(storage, file.path);
+    const source = await openDataFileSource(storage, file.path);
     filesRead++;
     let position = 0;
     const fileSeq = Number(file.seq);
     // A base file's keys are decoded alone first: new keys rarely meet a base row, and
     // its `_seq` (as wide as the key) is decoded only when one does.
     if (!change && !(await anyMember(source, file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
-    for (const batch of await decodeDataFile(source, file.path, keyCols, [change ? OP_COLUMN : SEQ_FILE_COLUMN], groups)) {
-      rowsRead += batch.numRows;
+    const extras = change ? changeFileExtras(file, OP_COLUMN) : [SEQ_FILE_COLUMN];
+    for (const decoded of await decodeDataFile(source, file.path, keyCols, extras, groups)) {
+      rowsRead += decoded.numRows;
+      // A tiered file: each row's own seq, and only the commits its (narrowed) record lists.
+      const { batch, seqs, positions } = change ? tieredRows(decoded, file.snapshots) : { batch: decoded, seqs: undefined, positions: undefined };
       const keys = encodeKeyBatch(batch, keyNames, keyTypes);
       const extra = batch.getChild(change ? OP_COLUMN : SEQ_FILE_COLUMN);
       for (let r = 0; r < batch.numRows; r++) {
         const m = set.indexOf(keys, r);
         if (m < 0 || !decides(nodes, keys.hashes[r]!)) continue;
-        if (change) winners.offer(m, fileSeq, file.firstOffset + position + r, isLiveOp(extra?.get(r)));
+        if (change) winners.offer(m, seqs === undefined ? fileSeq : Number(seqs[r]!), file.firstOffset + position + (positions?.[r] ?? r), isLiveOp(extra?.get(r)));
         else winners.offer(m, Number(extra?.get(r) ?? file.seq), Number.POSITIVE_INFINITY, true);
       }
-      position += batch.numRows;
+      position += decoded.numRows;
     }
   }
   return { filesRead, rowsRead };
@@ -146,9 +150,4 @@ function rowGroupsHolding(file: NewFileRecord, nodes: readonly NodeKeys[]): numb
     }
   });
   return out;
-}
-
-async function openSource(storage: Storage, path: string): Promise<ParquetSource> {
-  const blob = storage.openBlob ? await storage.openBlob(path) : undefined;
-  return blob ? { blob, footer: await readFooter(blob) } : bytesSource(await storage.get(path));
 }

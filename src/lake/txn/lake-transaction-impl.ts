@@ -23,6 +23,7 @@ import { keyBitmapOf } from '../scan/key-bitmap.js';
 import { checkKeyConflicts } from './check-conflicts.js';
 import { UniqueLedger } from './check-unique.js';
 import { checkConcurrentInserts, checkUniqueInsert } from './check-unique-keys.js';
+import { filesReadAt, filesWithRowsOf } from '../log/tiered-files.js';
 import type { InsertedKeys } from './check-unique-keys.js';
 import { KeyRangeFilter } from './key-range-filter.js';
 import type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from './lake-transaction.js';
@@ -364,7 +365,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     }
     const keyValues = (r: number): unknown[] => keyIdx.map((k) => columns[k]![r]);
     const range = KeyRangeFilter.of(w.table.columns[keyIdx[0]!]!.type, columns[keyIdx[0]!]!.slice(checkFrom));
-    await checkUniqueInsert(this.#ctx.storage, w.table, this.#ctx.catalog.visibleFiles(w.table.id, w.pinned), w.files, w.frontier, {
+    await checkUniqueInsert(this.#ctx.storage, w.table, filesReadAt(this.#ctx.catalog, w.table.id, w.pinned, this.#ctx.catalog.visibleFiles(w.table.id, w.pinned)), w.files, w.frontier, {
       keys, checkFrom, ops, keyValues, range, partitionOf, seq: this.seq, firstOffset: this.#offset,
     });
     if (checkFrom === 0) w.inserted.push({ keys, keyValues, range });
@@ -473,7 +474,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       const checked = w.checkedSnapshots ??= new Set(catalog.ancestors(w.table.id, w.pinned).map(String));
       const newer = catalog.ancestors(w.table.id, head).filter((s) => !checked.has(String(s)));
       const writes = newer.filter((s) => catalog.getSnapshot(w.table.id, s)?.operation !== 'optimize');
-      if (writes.length > 0) await checkConcurrentInserts(storage, w.table, catalog.filesAddedIn(w.table.id, writes), w.inserted, this.seq);
+      if (writes.length > 0) await checkConcurrentInserts(storage, w.table, filesWithRowsOf(catalog, w.table.id, writes), w.inserted, this.seq);
       for (const s of newer) checked.add(String(s));
       expectHead = head;
     }

@@ -1,0 +1,62 @@
+import type { Catalog, FileRecord } from '../catalog/catalog.js';
+
+/**
+ * Which of a tiered file's commits a reader sees (docs/design-notes.md, "Tiering"). A
+ * tiered file is visible from its oldest commit's snapshot on, so a read at a snapshot in
+ * the middle of its commits, or on a branch created between two of them, sees the file
+ * but must keep only the rows of the commits that are its ancestors.
+ */
+
+/** Whether a snapshot is an ancestor-or-self of `snapshotId`; the lineage is read once, when first asked. */
+export function ancestryOf(catalog: Catalog, tableId: number, snapshotId: bigint): (id: bigint) => boolean {
+  let set: Set<bigint> | undefined;
+  return (id) => (set ??= new Set(catalog.ancestors(tableId, snapshotId))).has(id);
+}
+
+/** The commits of a tiered file a read seeing `isAncestor` keeps; undefined: all its rows (or the file is not tiered). */
+export function keptSnapshots(f: { readonly snapshots?: readonly bigint[] | undefined }, isAncestor: (id: bigint) => boolean): bigint[] | undefined {
+  if (f.snapshots === undefined || f.snapshots.every(isAncestor)) return undefined;
+  return f.snapshots.filter(isAncestor);
+}
+
+/**
+ * The files as read at `snapshotId`: each tiered file's `snapshots` narrowed to the commits
+ * that are ancestors of it. Readers of a tiered file keep only rows whose `_snapshot` its
+ * (narrowed) record lists.
+ */
+export function filesReadAt<T extends { readonly snapshots?: readonly bigint[] | undefined }>(
+  catalog: Catalog, tableId: number, snapshotId: bigint, files: readonly T[],
+): T[] {
+  if (files.every((f) => f.snapshots === undefined)) return [...files];
+  const isAncestor = ancestryOf(catalog, tableId, snapshotId);
+  return files.map((f) => {
+    const keep = keptSnapshots(f, isAncestor);
+    return keep === undefined ? f : { ...f, snapshots: keep };
+  });
+}
+
+/**
+ * The files holding rows these snapshots committed: those added by them (catalog.filesAddedIn)
+ * and tiered files holding some of their commits, each tiered one's `snapshots` narrowed to
+ * those commits. A tiered file holding commit S is visible at S (it was made after S from
+ * files live at a head descending from S, and its addedIn is its oldest commit), so it is
+ * found among the files visible at S; a fold that removed it later does not hide it there.
+ */
+export function filesWithRowsOf(catalog: Catalog, tableId: number, snapshotIds: readonly bigint[]): FileRecord[] {
+  const ids = new Set(snapshotIds);
+  const out = new Map<number, FileRecord>();
+  const narrow = (f: FileRecord): FileRecord => (f.snapshots === undefined ? f : { ...f, snapshots: f.snapshots.filter((s) => ids.has(s)) });
+  for (const f of catalog.filesAddedIn(tableId, snapshotIds)) out.set(f.fileId, narrow(f));
+  // Tiered files whose oldest commit is not among the ids (filesAddedIn misses them).
+  const candidates = snapshotIds.length <= VISIBLE_LOOKUPS_MAX
+    ? snapshotIds.flatMap((s) => catalog.visibleFiles(tableId, s))
+    : catalog.allFiles(tableId);
+  for (const f of candidates) {
+    if (out.has(f.fileId) || f.snapshots === undefined || !f.snapshots.some((s) => ids.has(s))) continue;
+    out.set(f.fileId, narrow(f));
+  }
+  return [...out.values()];
+}
+
+/** Past this many snapshots one scan of every file row is cheaper than a visible-files read per snapshot. */
+const VISIBLE_LOOKUPS_MAX = 8;
