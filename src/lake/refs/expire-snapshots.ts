@@ -1,3 +1,4 @@
+import { isLogPath } from '../log/log-locator.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros } from '../warehouse/lake-context.js';
@@ -72,7 +73,8 @@ export async function expireSnapshots(ctx: LakeContext, table: TableMetadata, op
   let deletedFiles = 0;
   for (const f of dead) {
     if (f.path === '') continue;
-    await storage.delete(f.path);
+    // A log file's bytes lie in its writer's log segment, deleted once no file row points into it (LogStore.releaseSegments).
+    if (!isLogPath(f.path)) await storage.delete(f.path);
     deletedFiles++;
   }
   return { expiredSnapshots: toExpire.length, deletedFiles };

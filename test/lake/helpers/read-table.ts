@@ -35,7 +35,7 @@ export function columnsOf(table: TableMetadata, rows: readonly Row[]): unknown[]
   return table.columns.map((c) => rows.map((r) => (r[c.name] === undefined ? null : r[c.name])));
 }
 
-export async function tempWarehouse(opts: { staleTransactionMs?: number } = {}): Promise<{ wh: Warehouse; dir: string; cleanup: () => Promise<void> }> {
+export async function tempWarehouse(opts: { staleTransactionMs?: number; log?: false } = {}): Promise<{ wh: Warehouse; dir: string; cleanup: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'floe-lake-'));
   const wh = await openWarehouse({ path: dir, ...opts });
   return {
