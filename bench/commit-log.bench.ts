@@ -71,12 +71,15 @@ async function replay(records: number, size: number): Promise<void> {
   }
   await log.close();
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   let n = 0;
   let bytes = 0;
   for await (const r of recoverCommitLog(root, 'bench', 0n)) { n++; bytes += r.payload.byteLength; }
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   rmSync(root, { recursive: true, force: true });
-  console.log(`replay ${n} records of ${size} B (${(bytes / 2 ** 20).toFixed(0)} MiB): ${seconds.toFixed(2)} s, `
+  console.log(`replay ${n} records of ${size} B (${(bytes / 2 ** 20).toFixed(0)} MiB): ${seconds.toFixed(2)} s `
+    + `(CPU ${(cpu.user / 1e6).toFixed(2)} s user, ${(cpu.system / 1e6).toFixed(2)} s system), `
     + `${Math.round(n / seconds)} records/s, ${(bytes / 2 ** 20 / seconds).toFixed(0)} MiB/s`);
 }
 

@@ -105,18 +105,21 @@ class CommitLogRecovery implements AsyncIterator<RecoveredRecord> {
     const bufStart = this.#bufStart;
     const firstLsn = segment.firstLsn;
     let pos = this.#pos;
+    let lsn = firstLsn + BigInt(bufStart + pos);
     for (;;) {
       const frame = decodeFrame(buf, pos);
       if (!frame.ok) break;
+      const end = firstLsn + BigInt(bufStart + frame.end); // also the next record's lsn
       this.#ready.push({
         kind: frame.kind,
-        lsn: firstLsn + BigInt(bufStart + pos),
-        end: firstLsn + BigInt(bufStart + frame.end),
+        lsn,
+        end,
         segmentKey: this.#key,
         payloadOffset: bufStart + frame.payloadStart,
         payload: buf.subarray(frame.payloadStart, frame.end),
       });
       pos = frame.end;
+      lsn = end;
     }
     this.#pos = pos;
   }
