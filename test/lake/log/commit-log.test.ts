@@ -101,6 +101,28 @@ test('round trip: records of several sizes and kinds come back with their LSNs a
   }
 });
 
+test('close writes what is still buffered; a reopened log of several segments appends after its last record', async () => {
+  const root = tempRoot();
+  try {
+    const log = await openCommitLog({ root, writerId: WRITER, segmentBytes: 500 });
+    for (let i = 0; i < 5; i++) log.append('commit', bytes(200, i));
+    await log.close();
+    assert.equal(log.syncsDone, 1);
+    assert.throws(() => log.append('commit', bytes(1, 1)));
+    const got = await recoverAll(root);
+    assert.equal(got.length, 5);
+    const reopened = await openCommitLog({ root, writerId: WRITER, segmentBytes: 500 });
+    assert.equal(reopened.nextLsn, got[4]!.end);
+    assert.deepEqual(reopened.segments().map((s) => s.firstLsn), [0n, 418n, 836n]);
+    const next = reopened.append('void', bytes(20, 9));
+    assert.equal(next.segmentKey, `log/${WRITER}/${segmentFileName(836n)}`);
+    await reopened.close();
+    assert.deepEqual((await recoverAll(root)).map((r) => r.kind), ['commit', 'commit', 'commit', 'commit', 'commit', 'void']);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
 /** A log of three records; returns the segment's bytes and the LSN of the last record. */
 async function threeRecordLog(root: string): Promise<{ file: Buffer; lastLsn: number; ends: bigint[] }> {
   const log = await openCommitLog({ root, writerId: WRITER });
