@@ -49,3 +49,9 @@ export { executeRewriteTask } from './optimize/execute-rewrite-task.js';
 export type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile, RewritePart } from './optimize/keyed-node-rewrite-task.js';
 export type { AppendFilesRewriteResult, AppendFilesRewriteTask, AppendRewriteInput } from './optimize/append-files-rewrite-task.js';
 export { executeAppendFilesRewrite } from './optimize/execute-append-files-rewrite.js';
+// The commit log (issue 24): one writer's segmented write-ahead log, and recovery of a log nobody appends to.
+export type {
+  AppendedRecord, CommitLog, LogRecordKind, OpenCommitLogOptions, RecoverCommitLog, RecoveredRecord,
+} from './log/commit-log.js';
+export { DEFAULT_SEGMENT_BYTES, SegmentedCommitLog, openCommitLog, recoverCommitLog } from './log/segmented-commit-log.js';
+export { LOG_DIR, formatLogLocator, isLogPath, logWriterDir, parseLogLocator, type LogLocator } from './log/log-locator.js';

@@ -48,14 +48,18 @@ export function encodeFrameHeader(kind: LogRecordKind, parts: readonly Uint8Arra
 /** Decodes the record starting at `pos` of `buf`, or says why there is none. */
 export function decodeFrame(buf: Uint8Array, pos: number): DecodedFrame {
   if (buf.byteLength - pos < FRAME_HEADER_BYTES) return { ok: false, reason: 'incomplete', needed: FRAME_HEADER_BYTES };
-  const view = new DataView(buf.buffer, buf.byteOffset + pos, FRAME_HEADER_BYTES);
-  const bodyBytes = view.getUint32(0, true);
+  const bodyBytes = readUint32LE(buf, pos);
   if (bodyBytes === 0) return { ok: false, reason: 'zero-length', needed: 0 };
   const end = pos + 8 + bodyBytes;
   if (end > buf.byteLength) return { ok: false, reason: 'incomplete', needed: 8 + bodyBytes };
-  const expectedCrc = view.getUint32(4, true);
+  const expectedCrc = readUint32LE(buf, pos + 4);
   if (crc32(buf.subarray(pos + 8, end)) !== expectedCrc) return { ok: false, reason: 'checksum', needed: 0 };
   const kind = KINDS_BY_CODE.get(buf[pos + 8]!);
   if (kind === undefined) return { ok: false, reason: 'unknown-kind', needed: 0 };
   return { ok: true, kind, payloadStart: pos + FRAME_HEADER_BYTES, end };
+}
+
+/** Without a DataView per record: replay decodes millions of headers. */
+function readUint32LE(buf: Uint8Array, at: number): number {
+  return (buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> 0;
 }

@@ -60,7 +60,8 @@ test('round trip: records of several sizes and kinds come back with their LSNs a
   try {
     const log = await openCommitLog({ root, writerId: WRITER });
     const written: { kind: 'commit' | 'void'; payload: Uint8Array; at: ReturnType<typeof log.append> }[] = [];
-    const sizes = [0, 1, 200, 4096, 70_000, 1_000_000, 3];
+    // Past 4 MiB, so records straddle replay's read chunks, and one is bigger than a chunk.
+    const sizes = [0, 1, 200, 4096, 70_000, 1_000_000, 3, 3_000_000, 5_000_000, 17];
     for (const [i, size] of sizes.entries()) {
       const kind = i % 3 === 2 ? 'void' : 'commit';
       const payload = bytes(size, i);
@@ -92,6 +93,31 @@ test('round trip: records of several sizes and kinds come back with their LSNs a
     // Recovery from a record boundary starts there.
     const tail = await recoverAll(root, written[4]!.at.lsn);
     assert.deepEqual(tail.map((r) => r.lsn), written.slice(4).map((w) => w.at.lsn));
+    // A reader that stops early cuts nothing.
+    for await (const r of recoverCommitLog(root, WRITER, 0n)) if (r.lsn > 0n) break;
+    assert.equal((await recoverAll(root)).length, written.length);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('close writes what is still buffered; a reopened log of several segments appends after its last record', async () => {
+  const root = tempRoot();
+  try {
+    const log = await openCommitLog({ root, writerId: WRITER, segmentBytes: 500 });
+    for (let i = 0; i < 5; i++) log.append('commit', bytes(200, i));
+    await log.close();
+    assert.equal(log.syncsDone, 1);
+    assert.throws(() => log.append('commit', bytes(1, 1)));
+    const got = await recoverAll(root);
+    assert.equal(got.length, 5);
+    const reopened = await openCommitLog({ root, writerId: WRITER, segmentBytes: 500 });
+    assert.equal(reopened.nextLsn, got[4]!.end);
+    assert.deepEqual(reopened.segments().map((s) => s.firstLsn), [0n, 418n, 836n]);
+    const next = reopened.append('void', bytes(20, 9));
+    assert.equal(next.segmentKey, `log/${WRITER}/${segmentFileName(836n)}`);
+    await reopened.close();
+    assert.deepEqual((await recoverAll(root)).map((r) => r.kind), ['commit', 'commit', 'commit', 'commit', 'commit', 'void']);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
