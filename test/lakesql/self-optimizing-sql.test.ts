@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync, writeSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { runPsql } from '../harness/run-psql.js';
 import { startGatewayAndOracle } from './gateway-and-oracle.js';
@@ -175,9 +175,16 @@ describe('self-optimizing SQL', () => {
     await g.run("INSERT INTO broken VALUES (2, 'y')");
     // A data file lost from under the table: the optimize that reads it fails and says why.
     const [[path]] = await g.rows("SELECT file_path FROM broken$files WHERE store = 'change' LIMIT 1") as [[string]];
-    const file = isAbsolute(path) ? path : join(g.server.dataDir, path);
+    // A logged change file is a byte range of a log segment that other tables share: overwrite just its bytes.
+    const [key, range] = path.split('#') as [string, string | undefined];
+    const file = isAbsolute(key) ? key : join(g.server.dataDir, key);
     assert.ok(existsSync(file), file);
-    rmSync(file);
+    if (range === undefined) rmSync(file);
+    else {
+      const [offset, length] = range.split('+').map(Number) as [number, number];
+      const fd = openSync(file, 'r+');
+      try { writeSync(fd, Buffer.alloc(length, 0xff), 0, length, offset); } finally { closeSync(fd); }
+    }
     const e = await g.failure("CALL optimize('broken', 'minor')");
     assert.notEqual(e.code, '');
 

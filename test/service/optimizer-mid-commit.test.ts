@@ -55,7 +55,7 @@ async function readTable(wh: Warehouse, table: TableMetadata): Promise<Map<bigin
 function checkFiles(wh: Warehouse, table: TableMetadata, dir: string): void {
   for (const s of wh.listSnapshots(table)) {
     for (const f of wh.listFiles(table, { kind: 'snapshot', id: s.id })) {
-      if (f.path !== '') assert.ok(existsSync(join(dir, f.path)), `snapshot ${s.id} references missing ${f.path}`);
+      if (f.path !== '') assert.ok(existsSync(join(dir, f.path.split('#')[0]!)), `snapshot ${s.id} references missing ${f.path}`);
     }
   }
 }

@@ -21,6 +21,11 @@ export interface LogStoreOptions {
   readonly logger?: LakeLogger;
 }
 
+interface WrittenBatch {
+  readonly batch: readonly QueuedCommit[];
+  readonly commits: readonly (LoggedCommit & { readonly end: bigint })[];
+}
+
 interface QueuedCommit {
   readonly record: LogCommitRecord;
   readonly resolve: (snapshots: SnapshotRecord[]) => void;
@@ -46,6 +51,8 @@ export class LogStore {
   /** Set once the log failed to write or fsync: nothing after it can be acknowledged. */
   #broken: unknown;
   #closed = false;
+  /** The end of the last record applied to the catalog: segments past it are never released. */
+  #appliedEnd = 0n;
   readonly #heartbeat: NodeJS.Timeout;
 
   private constructor(catalog: Catalog, log: CommitLog, opts: LogStoreOptions) {
@@ -87,53 +94,81 @@ export class LogStore {
     });
   }
 
-  /** Commits queue while a batch is being written; each turn takes all of them: one write, one fsync, one catalog transaction. */
+  /**
+   * Commits queue while a batch is being written; each turn takes all of them: one write,
+   * one fsync, one catalog transaction. The next batch's write and fsync start before this
+   * one's catalog apply, so the disk works while the apply runs; batches are still applied,
+   * and acknowledged, in log order.
+   */
   async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.#queue.length);
-      if (this.#broken !== undefined) {
-        for (const c of batch) c.reject(this.#broken);
-        continue;
-      }
-      let commits: LoggedCommit[];
-      let end: bigint;
-      try {
-        const appended = batch.map((c) => {
-          const encoded = encodeLogCommit(c.record);
-          const at = this.#log.append('commit', encoded.parts);
-          return { at, requests: requestsOfAppended(c.record, encoded, at.segmentKey, at.payloadOffset) };
-        });
-        await this.#log.sync();
-        commits = batch.map((c, i) => ({ requests: appended[i]!.requests, txnId: c.record.txnId, lsn: appended[i]!.at.lsn }));
-        end = appended[appended.length - 1]!.at.end;
-      } catch (e) {
-        this.#broken = new FloeError(SqlState.ioError, 'could not write the commit log; commits are refused until the server restarts', { cause: e });
-        this.#logger?.warn({ err: e }, 'commit log write failed');
-        for (const c of batch) c.reject(this.#broken);
-        continue;
-      }
-      let outcomes;
-      try {
-        outcomes = this.#catalog.applyLoggedCommits(this.writerId, commits, end, BigInt(Date.now()) * 1000n);
-      } catch (e) {
-        // Durable but never applied nor acknowledged: the next batch's apply moves the
-        // applied LSN past them, so a replay skips them too.
-        for (const c of batch) c.reject(e);
-        continue;
-      }
-      const failed = outcomes.flatMap((o, i) => (o.ok ? [] : [i]));
-      if (failed.length > 0) {
-        // A failed apply is cancelled in the log before it is reported, so no replay can
-        // apply what a client was told failed.
-        try {
-          for (const i of failed) this.#log.append('void', encodeLogVoid(commits[i]!.lsn));
-          await this.#log.sync();
-        } catch (e) {
-          this.#broken = new FloeError(SqlState.ioError, 'could not write the commit log; commits are refused until the server restarts', { cause: e });
-        }
-      }
-      outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.snapshots) : batch[i]!.reject(o.error)));
+    let current = this.#writeBatch();
+    while (current !== undefined) {
+      const written = await current;
+      const next = this.#writeBatch();
+      if (written !== undefined) await this.#applyBatch(written);
+      current = next;
     }
+  }
+
+  /** Appends every queued commit and starts their fsync; undefined when nothing is queued. */
+  #writeBatch(): Promise<WrittenBatch | undefined> | undefined {
+    if (this.#queue.length === 0) return undefined;
+    const batch = this.#queue.splice(0, this.#queue.length);
+    if (this.#broken !== undefined) {
+      for (const c of batch) c.reject(this.#broken);
+      return Promise.resolve(undefined);
+    }
+    let commits: (LoggedCommit & { readonly end: bigint })[];
+    try {
+      commits = batch.map((c) => {
+        const encoded = encodeLogCommit(c.record);
+        const at = this.#log.append('commit', encoded.parts);
+        return { requests: requestsOfAppended(c.record, encoded, at.segmentKey, at.payloadOffset), txnId: c.record.txnId, lsn: at.lsn, end: at.end };
+      });
+    } catch (e) {
+      this.#fail(e, batch);
+      return Promise.resolve(undefined);
+    }
+    return this.#log.sync().then(
+      () => ({ batch, commits }),
+      (e: unknown) => { this.#fail(e, batch); return undefined; },
+    );
+  }
+
+  #fail(e: unknown, batch: readonly QueuedCommit[]): void {
+    if (this.#broken === undefined) {
+      this.#broken = new FloeError(SqlState.ioError, 'could not write the commit log; commits are refused until the server restarts', { cause: e });
+      this.#logger?.warn({ err: e }, 'commit log write failed');
+    }
+    for (const c of batch) c.reject(this.#broken);
+  }
+
+  async #applyBatch({ batch, commits }: WrittenBatch): Promise<void> {
+    // Applied even when a later batch broke the log meanwhile: this one is durable, and a
+    // replay would apply it, so it must not be reported as failed.
+    const end = commits[commits.length - 1]!.end;
+    let outcomes;
+    try {
+      outcomes = this.#catalog.applyLoggedCommits(this.writerId, commits, end, BigInt(Date.now()) * 1000n);
+    } catch (e) {
+      // Durable but never applied nor acknowledged: the next batch's apply moves the
+      // applied LSN past them, so a replay skips them too.
+      for (const c of batch) c.reject(e);
+      return;
+    }
+    this.#appliedEnd = end;
+    const failed = outcomes.flatMap((o, i) => (o.ok ? [] : [i]));
+    if (failed.length > 0) {
+      // A failed apply is cancelled in the log before it is reported, so no replay can
+      // apply what a client was told failed.
+      try {
+        for (const i of failed) this.#log.append('void', encodeLogVoid(commits[i]!.lsn));
+        await this.#log.sync();
+      } catch (e) {
+        this.#fail(e, []);
+      }
+    }
+    outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.snapshots) : batch[i]!.reject(o.error)));
   }
 
   /** Deletes this writer's segments no file row points into any more (tiering and expiry free them). */
@@ -145,6 +180,8 @@ export class LogStore {
     for (const s of segments) {
       if (inUse.has(s.key)) { bound = s.firstLsn; break; }
     }
+    // Records written but not yet applied are read by nobody yet, and must stay for replay.
+    if (bound > this.#appliedEnd) bound = this.#appliedEnd;
     const before = segments.length;
     await this.#log.truncateBelow(bound);
     return before - this.#log.segments().length;
