@@ -49,3 +49,5 @@ export { executeRewriteTask } from './optimize/execute-rewrite-task.js';
 export type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile, RewritePart } from './optimize/keyed-node-rewrite-task.js';
 export type { AppendFilesRewriteResult, AppendFilesRewriteTask, AppendRewriteInput } from './optimize/append-files-rewrite-task.js';
 export { executeAppendFilesRewrite } from './optimize/execute-append-files-rewrite.js';
+export type { TierOptions, TierResult } from './log/tier-log-files.js';
+export type { LogBacklog } from './log/log-backlog.js';

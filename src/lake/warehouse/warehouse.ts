@@ -1,3 +1,5 @@
+import type { LogBacklog } from '../log/log-backlog.js';
+import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import type { RecordBatch } from 'apache-arrow';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { CatalogConfig } from '../catalog/catalog-config.js';
@@ -104,6 +106,12 @@ export interface Warehouse {
 
   begin(opts?: BeginOptions): Promise<LakeTransaction>;
   optimize(table: TableMetadata, opts?: OptimizeOptions): Promise<OptimizeResult>;
+  /** Rewrites the log files live at the table's branch heads into tiered Parquet change files, in place (src/lake/log/tier-log-files.ts). */
+  tierLogFiles(table: TableMetadata, opts?: TierOptions): Promise<TierResult>;
+  /** The table's log files not tiered yet (all branches). */
+  logBacklog(table: TableMetadata): LogBacklog;
+  /** Deletes log segments no file row points into any more; returns how many. */
+  releaseLogSegments(): Promise<number>;
   /** What a scan merges and what waits to be folded, at the head of `ref` (default main). */
   optimizingMetrics(table: TableMetadata, opts?: { ref?: string }): OptimizingMetrics;
 
