@@ -51,3 +51,4 @@ export type { AppendFilesRewriteResult, AppendFilesRewriteTask, AppendRewriteInp
 export { executeAppendFilesRewrite } from './optimize/execute-append-files-rewrite.js';
 export type { TierOptions, TierResult } from './log/tier-log-files.js';
 export type { LogBacklog } from './log/log-backlog.js';
+export { LOG_PROPERTIES, checkLogProperty, logSettings, type LogSettings } from './table/log-properties.js';
