@@ -150,3 +150,23 @@ test('key checks on tiered files: 23505 only for keys the branch sees; a pinned 
     assert.deepEqual((await readRows(wh, { table: t, filters: [{ column: 'id', op: '=', value: 3 }] })), [{ id: 3, v: 'mine' }]);
   } finally { await cleanup(); }
 });
+
+test('expiring (and squashing) commits a tiered file holds leaves the head reading the same', async () => {
+  const { wh, dir, cleanup } = await tempWarehouse();
+  try {
+    const t = await kv(wh, 't');
+    for (let i = 0; i < 5; i++) await upsert(wh, t, [{ id: i, v: `v${i}` }, { id: 10 + i, v: `w${i}` }]);
+    await del(wh, t, [2]);
+    await changeFilesToLogFiles(dir, t);
+    await wh.tierLogFiles(t);
+    const head = await readRows(wh, { table: t });
+    const point = await readRows(wh, { table: t, filters: [{ column: 'id', op: '=', value: 3 }] });
+    const r = await wh.expireSnapshots(t, { olderThanMicros: BigInt(Date.now() + 1000) * 1000n, retainLast: 1 });
+    assert.ok(r.expiredSnapshots >= 4);
+    assert.equal(wh.listSnapshots(t).length, 1);
+    assert.deepEqual(await readRows(wh, { table: t }), head);
+    assert.deepEqual(await readRows(wh, { table: t, filters: [{ column: 'id', op: '=', value: 3 }] }), point);
+    await wh.optimize(t);
+    assert.deepEqual(await readRows(wh, { table: t }), head);
+  } finally { await cleanup(); }
+});
