@@ -10,6 +10,7 @@ import { DEFAULT_QUERY_MEMORY_LIMIT, createFloeSession, parseMemorySetting } fro
 import { loadSqlParser } from '../sql/index.js';
 import { createSystemCatalog, registerCatalogFunctions } from '../sql/system-catalog/index.js';
 import { startWireServer } from '../wire/index.js';
+import { LogTieringService } from '../service/log-tiering/log-tiering-service.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
 import type { AuthMethod } from './users-file.js';
@@ -87,6 +88,9 @@ async function serve(argv: string[]): Promise<void> {
   });
   port = server.port;
   optimizing.start();
+  // The log store's tiering, beside the optimizer (src/service/log-tiering).
+  const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
+  tiering.start();
   logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads }, 'listening');
 
   let stopping = false;
@@ -99,6 +103,7 @@ async function serve(argv: string[]): Promise<void> {
       logger.info({ signal }, 'draining sessions');
       await server.close({ drainMs: 5000 });
       await optimizing.stop();
+      await tiering.stop();
       await closeSharedScanPool();
       await warehouse.close();
       logger.info('stopped');

@@ -16,6 +16,8 @@ export interface LogStoreOptions {
   /** A transaction staging more than this many bytes of rows stores Parquet change files instead (default 4 MiB). */
   readonly maxTransactionBytes?: number;
   readonly segmentBytes?: number;
+  /** How long a segment no file row points into is kept for readers that planned before it was freed (default 10 min). */
+  readonly releaseGraceMs?: number;
   /** How often the writer's row is touched, so other processes know it is alive. */
   readonly heartbeatMs: number;
   readonly logger?: LakeLogger;
@@ -53,6 +55,9 @@ export class LogStore {
   #closed = false;
   /** The end of the last record applied to the catalog: segments past it are never released. */
   #appliedEnd = 0n;
+  /** When each segment was first seen with no file row pointing into it. */
+  readonly #freedAt = new Map<string, number>();
+  readonly #releaseGraceMs: number;
   readonly #heartbeat: NodeJS.Timeout;
 
   private constructor(catalog: Catalog, log: CommitLog, opts: LogStoreOptions) {
@@ -61,6 +66,7 @@ export class LogStore {
     this.writerId = log.writerId;
     this.#logger = opts.logger;
     this.maxTransactionBytes = opts.maxTransactionBytes ?? DEFAULT_MAX_LOGGED_TRANSACTION_BYTES;
+    this.#releaseGraceMs = opts.releaseGraceMs ?? 10 * 60_000;
     this.#heartbeat = setInterval(() => {
       try { catalog.heartbeatLogWriter(this.writerId, BigInt(Date.now()) * 1000n); } catch { /* the next apply says so */ }
     }, opts.heartbeatMs);
@@ -171,20 +177,33 @@ export class LogStore {
     outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.snapshots) : batch[i]!.reject(o.error)));
   }
 
-  /** Deletes this writer's segments no file row points into any more (tiering and expiry free them). */
-  async releaseSegments(): Promise<number> {
+  /**
+   * Deletes this writer's segments that no file row has pointed into for `releaseGraceMs`:
+   * tiering and expiry free them, and a scan planned before a tiering swap may still read
+   * the old locators for a while.
+   */
+  async releaseSegments(nowMs = Date.now()): Promise<number> {
     const inUse = new Set(this.#catalog.filePathsWithPrefix(`${logWriterDir(this.writerId)}/`).map((p) => p.slice(0, p.indexOf('#'))));
     const segments = this.#log.segments();
-    // Segments go oldest first: the oldest one still read bounds what can go.
+    // Segments go oldest first: the oldest one still read, or freed too recently, bounds what can go.
     let bound = segments.length === 0 ? 0n : segments[segments.length - 1]!.firstLsn;
     for (const s of segments) {
-      if (inUse.has(s.key)) { bound = s.firstLsn; break; }
+      if (inUse.has(s.key)) {
+        this.#freedAt.delete(s.key);
+        bound = s.firstLsn;
+        break;
+      }
+      const freed = this.#freedAt.get(s.key) ?? nowMs;
+      this.#freedAt.set(s.key, freed);
+      if (nowMs - freed < this.#releaseGraceMs) { bound = s.firstLsn; break; }
     }
     // Records written but not yet applied are read by nobody yet, and must stay for replay.
     if (bound > this.#appliedEnd) bound = this.#appliedEnd;
     const before = segments.length;
     await this.#log.truncateBelow(bound);
-    return before - this.#log.segments().length;
+    const after = new Set(this.#log.segments().map((s) => s.key));
+    for (const key of this.#freedAt.keys()) if (!after.has(key)) this.#freedAt.delete(key);
+    return before - after.size;
   }
 
   /** Waits for queued commits, closes the log and removes the writer's row (everything it logged is applied or cancelled). */

@@ -7,10 +7,22 @@ import type { Catalog, FileRecord } from '../catalog/catalog.js';
  * but must keep only the rows of the commits that are its ancestors.
  */
 
-/** Whether a snapshot is an ancestor-or-self of `snapshotId`; the lineage is read once, when first asked. */
+/**
+ * Whether a tiered file's commit is seen at `snapshotId`: an ancestor-or-self of it, or a
+ * commit expiry squashed out of the lineage (its snapshot row is gone; its rows belong to
+ * the child it was merged into, and are taken as seen). The lineage is read once, when
+ * first asked. Known gap: a read on a branch that split off before a squashed commit
+ * would see that commit's rows; the squash does not record which child it merged into.
+ */
 export function ancestryOf(catalog: Catalog, tableId: number, snapshotId: bigint): (id: bigint) => boolean {
   let set: Set<bigint> | undefined;
-  return (id) => (set ??= new Set(catalog.ancestors(tableId, snapshotId))).has(id);
+  const squashed = new Map<bigint, boolean>();
+  return (id) => {
+    if ((set ??= new Set(catalog.ancestors(tableId, snapshotId))).has(id)) return true;
+    let gone = squashed.get(id);
+    if (gone === undefined) squashed.set(id, gone = catalog.getSnapshot(tableId, id) === undefined);
+    return gone;
+  };
 }
 
 /** The commits of a tiered file a read seeing `isAncestor` keeps; undefined: all its rows (or the file is not tiered). */

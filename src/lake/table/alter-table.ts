@@ -1,4 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
+import { checkLogProperty } from './log-properties.js';
 import { checkOptimizingProperty } from './optimizing-properties.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
@@ -82,7 +83,7 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       return out;
     }
     case 'setProperties': {
-      for (const [key, value] of Object.entries(change.properties)) checkOptimizingProperty(key, value);
+      for (const [key, value] of Object.entries(change.properties)) { checkOptimizingProperty(key, value); checkLogProperty(key, value); }
       return catalog.updateTable(t.id, { properties: { ...t.properties, ...change.properties } });
     }
     case 'addConstraint': {

@@ -38,7 +38,7 @@ export interface OptimizingSettings {
   readonly snapshotMaxAgeMs: number;
 }
 
-interface PropertyDefinition {
+export interface PropertyDefinition {
   readonly description: string;
   readonly defaultText: string;
   /** Returns undefined when the text is not a valid value. */
@@ -65,8 +65,10 @@ function parseWithUnit(text: string, units: Readonly<Record<string, number>>, ba
   return Number.isFinite(v) ? v : undefined;
 }
 
-const positiveDuration = (t: string) => { const v = parseWithUnit(t, UNIT_MS, 1); return v !== undefined && v > 0 ? v : undefined; };
-const positiveSize = (t: string) => { const v = parseWithUnit(t, UNIT_BYTES, 1); return v !== undefined && v > 0 ? v : undefined; };
+/** Milliseconds, or undefined when not a positive duration. */
+export const positiveDuration = (t: string) => { const v = parseWithUnit(t, UNIT_MS, 1); return v !== undefined && v > 0 ? v : undefined; };
+/** Bytes, or undefined when not a positive size. */
+export const positiveSize = (t: string) => { const v = parseWithUnit(t, UNIT_BYTES, 1); return v !== undefined && v > 0 ? v : undefined; };
 const positiveInteger = (t: string) => (/^\s*\d+\s*$/.test(t) && Number(t) > 0 ? Number(t) : undefined);
 const boolean = (t: string) => { const v = t.trim().toLowerCase(); return v === 'true' ? true : v === 'false' ? false : undefined; };
 const ratio = (t: string) => { const v = Number(t); return t.trim() !== '' && v > 0 && v <= 1 ? v : undefined; };

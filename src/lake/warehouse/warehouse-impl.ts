@@ -1,6 +1,10 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog } from '../catalog/catalog.js';
+import { logBacklog } from '../log/log-backlog.js';
+import type { LogBacklog } from '../log/log-backlog.js';
+import { tierLogFiles } from '../log/tier-log-files.js';
+import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import { optimizeTable } from '../optimize/optimize-table.js';
 import { optimizingMetrics } from '../optimize/optimizing-metrics.js';
 import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../optimize/optimize-result.js';
@@ -251,6 +255,12 @@ export class WarehouseImpl implements Warehouse {
   async optimize(table: TableMetadata, opts?: OptimizeOptions): Promise<OptimizeResult> {
     void this.#catalog;
     return optimizeTable(this.#ctx, table, opts ?? {});
+  }
+  tierLogFiles(table: TableMetadata, opts?: TierOptions): Promise<TierResult> {
+    return tierLogFiles(this.#ctx, table, opts);
+  }
+  logBacklog(table: TableMetadata): LogBacklog {
+    return logBacklog(this.#catalog, table.id);
   }
   optimizingMetrics(table: TableMetadata, opts?: { ref?: string }): OptimizingMetrics {
     return optimizingMetrics(this.#ctx, table, opts);

@@ -1,3 +1,5 @@
+import type { LogBacklog } from '../log/log-backlog.js';
+import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import type { RecordBatch } from 'apache-arrow';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { CatalogConfig } from '../catalog/catalog-config.js';
@@ -112,6 +114,15 @@ export interface Warehouse {
 
   begin(opts?: BeginOptions): Promise<LakeTransaction>;
   optimize(table: TableMetadata, opts?: OptimizeOptions): Promise<OptimizeResult>;
+  /** Rewrites the log files live at the table's branch heads into tiered Parquet change files, in place (src/lake/log/tier-log-files.ts). */
+  tierLogFiles(table: TableMetadata, opts?: TierOptions): Promise<TierResult>;
+  /** The table's log files not tiered yet (all branches). */
+  logBacklog(table: TableMetadata): LogBacklog;
+  /**
+   * Deletes this process's log segments no file row has pointed into for a grace period
+   * (a scan planned before tiering swapped a file may still read it); returns how many.
+   */
+  releaseLogSegments(): Promise<number>;
   /** What a scan merges and what waits to be folded, at the head of `ref` (default main). */
   optimizingMetrics(table: TableMetadata, opts?: { ref?: string }): OptimizingMetrics;
 
@@ -155,8 +166,6 @@ export interface Warehouse {
   /** last_value and is_called as `SELECT * FROM s` shows them. */
   sequenceState(id: number): { lastValue: bigint; isCalled: boolean };
 
-  /** Deletes log segments no file row points into any more (after tiering); returns how many. */
-  releaseLogSegments(): Promise<number>;
   /** What opening the warehouse replayed from the logs of writers that had died (undefined without a log store). */
   readonly logReplay: LogReplay | undefined;
   close(): Promise<void>;

@@ -1,0 +1,117 @@
+import type { TableMetadata, TierResult, Warehouse } from '../../lake/index.js';
+import { logSettings } from '../../lake/index.js';
+import type { ServiceClock } from '../optimizing/service-clock.js';
+import { systemClock } from '../optimizing/service-clock.js';
+import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';
+import { silentLogger } from '../optimizing/optimizing-warehouse.js';
+
+/** The slice of Warehouse the tiering service uses (tests fake just this). */
+export type LogTieringWarehouse = Pick<Warehouse, 'listTables' | 'logBacklog' | 'tierLogFiles' | 'releaseLogSegments'>;
+
+export interface LogTieringOptions {
+  readonly clock?: ServiceClock;
+  readonly logger?: ServiceLogger;
+  /** How often tables are looked at (ms); default 250. A table is tiered when due by its own properties. */
+  readonly pollMs?: number;
+}
+
+/** What one round did. */
+export interface TieringRound {
+  readonly tablesTiered: number;
+  readonly filesIn: number;
+  readonly filesOut: number;
+  readonly segmentsReleased: number;
+}
+
+/**
+ * The log store's background tiering (docs/design-notes.md, "Tiering"): every poll, each
+ * keyed table whose oldest untiered log file is older than its `log.tier-interval`, or
+ * whose log files pass its `log.tier-size`, is tiered, one table at a time; then log
+ * segments nothing points into any more are released. It runs on the calling thread's
+ * event loop: the work per table is a Parquet encode per node of at most a few MB of
+ * rows, which is short next to a query, so no worker pool is used (yet). Killing the
+ * process at any point is safe: a tiered file is durable before the catalog swaps it in.
+ */
+export class LogTieringService {
+  readonly #warehouse: LogTieringWarehouse;
+  readonly #clock: ServiceClock;
+  readonly #logger: ServiceLogger;
+  readonly #pollMs: number;
+  #cancel: (() => void) | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = true;
+  /** Set by stop(): a round in progress ends after its current table. */
+  #stopping = false;
+
+  constructor(warehouse: LogTieringWarehouse, opts: LogTieringOptions = {}) {
+    this.#warehouse = warehouse;
+    this.#clock = opts.clock ?? systemClock;
+    this.#logger = opts.logger ?? silentLogger;
+    this.#pollMs = opts.pollMs ?? 250;
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#stopping = false;
+    this.#schedule();
+  }
+
+  /** Stops polling and waits for a round in progress. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#stopping = true;
+    this.#cancel?.();
+    this.#cancel = undefined;
+    await this.#running;
+  }
+
+  /** One round now: every due table (or every table with log files, when `force`). */
+  async runOnce(force = false): Promise<TieringRound> {
+    const nowMicros = this.#clock.nowMicros();
+    let tablesTiered = 0;
+    let filesIn = 0;
+    let filesOut = 0;
+    for (const table of this.#warehouse.listTables()) {
+      if (this.#stopping) break;
+      if (table.primaryKey.length === 0 || !isDue(this.#warehouse, table, nowMicros, force)) continue;
+      let r: TierResult;
+      try {
+        r = await this.#warehouse.tierLogFiles(table);
+      } catch (err) {
+        // A dropped table, a storage error: the next round tries again; nothing was swapped.
+        this.#logger.warn({ err, table: `${table.namespace}.${table.name}` }, 'tiering failed');
+        continue;
+      }
+      tablesTiered++;
+      filesIn += r.filesIn;
+      filesOut += r.filesOut;
+      this.#logger.debug({ table: `${table.namespace}.${table.name}`, ...r }, 'tiered log files');
+    }
+    let segmentsReleased = 0;
+    try {
+      segmentsReleased = await this.#warehouse.releaseLogSegments();
+      if (segmentsReleased > 0) this.#logger.debug({ segmentsReleased }, 'released log segments');
+    } catch (err) {
+      this.#logger.warn({ err }, 'releasing log segments failed');
+    }
+    return { tablesTiered, filesIn, filesOut, segmentsReleased };
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#cancel = this.#clock.setTimer(() => {
+      this.#running = this.runOnce().catch((err: unknown) => this.#logger.warn({ err }, 'tiering round failed'))
+        .finally(() => { this.#running = undefined; this.#schedule(); });
+    }, this.#pollMs);
+  }
+}
+
+function isDue(warehouse: LogTieringWarehouse, table: TableMetadata, nowMicros: bigint, force: boolean): boolean {
+  const backlog = warehouse.logBacklog(table);
+  if (backlog.files === 0) return false;
+  if (force) return true;
+  const { tierIntervalMs, tierSize } = logSettings(table);
+  if (backlog.bytes >= tierSize) return true;
+  return backlog.oldestMicros !== undefined && nowMicros - backlog.oldestMicros >= BigInt(tierIntervalMs) * 1000n;
+}
