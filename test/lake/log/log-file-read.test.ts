@@ -54,6 +54,8 @@ async function everySnapshot(wh: Warehouse, t: TableMetadata, snaps: readonly bi
   return out;
 }
 
+// Warehouses here run without the log store: their commits write Parquet change files,
+// which changeFilesToLogFiles then turns into log files, so each test compares the two forms.
 function logFiles(wh: Warehouse, t: TableMetadata): number {
   return wh.listFiles(t).filter((f) => isLogPath(f.path)).length;
 }
@@ -72,7 +74,7 @@ function changeRows(batches: Awaited<ReturnType<Warehouse['readChanges']>>): Row
 }
 
 test('scans, time travel and point reads read log files as they read the same Parquet change files', async () => {
-  const { wh, dir, cleanup } = await tempWarehouse();
+  const { wh, dir, cleanup } = await tempWarehouse({ log: false });
   try {
     const t = await kv(wh, 't', { 'bucket.target-rows': '8' });
     const snaps = await history(wh, t);
@@ -91,7 +93,7 @@ test('scans, time travel and point reads read log files as they read the same Pa
 });
 
 test('table_changes and the audit log read log files as Parquet change files', async () => {
-  const { wh, dir, cleanup } = await tempWarehouse();
+  const { wh, dir, cleanup } = await tempWarehouse({ log: false });
   try {
     const t = await kv(wh, 't');
     const snaps = await history(wh, t);
@@ -107,7 +109,7 @@ test('table_changes and the audit log read log files as Parquet change files', a
 });
 
 test('INSERT of a key that lives only in a log file is 23505; a key a log file deleted can be inserted again', async () => {
-  const { wh, dir, cleanup } = await tempWarehouse();
+  const { wh, dir, cleanup } = await tempWarehouse({ log: false });
   try {
     const t = await kv(wh, 't');
     await upsert(wh, t, [{ id: 1, v: 'x', n: 1 }, { id: 2, v: 'y', n: 2 }]);
@@ -125,7 +127,7 @@ test('INSERT of a key that lives only in a log file is 23505; a key a log file d
 });
 
 test('the optimizer folds log files into base files; older snapshots still read them', async () => {
-  const { wh, dir, cleanup } = await tempWarehouse();
+  const { wh, dir, cleanup } = await tempWarehouse({ log: false });
   try {
     const t = await kv(wh, 't', { 'bucket.target-rows': '8' });
     const snaps = await history(wh, t);
@@ -138,7 +140,7 @@ test('the optimizer folds log files into base files; older snapshots still read 
 });
 
 test('a log file written before ADD COLUMN and a widening reads the default and the wider type', async () => {
-  const { wh, dir, cleanup } = await tempWarehouse();
+  const { wh, dir, cleanup } = await tempWarehouse({ log: false });
   try {
     let t = await kv(wh, 't');
     await upsert(wh, t, [{ id: 1, v: 'x', n: 2147483647 }, { id: 2, v: null, n: -1 }]);
@@ -158,7 +160,7 @@ test('a log file written before ADD COLUMN and a widening reads the default and 
 });
 
 test('a log file whose segment is shorter than its locator fails with XX001, naming the file', async () => {
-  const { wh, dir, cleanup } = await tempWarehouse();
+  const { wh, dir, cleanup } = await tempWarehouse({ log: false });
   try {
     const t = await kv(wh, 't');
     await upsert(wh, t, [{ id: 1, v: 'x', n: 1 }]);
@@ -172,7 +174,7 @@ test('a log file whose segment is shorter than its locator fails with XX001, nam
 });
 
 test('UNIQUE and the read-modify-write conflict check find values that live only in log files', async () => {
-  const { wh, dir, cleanup } = await tempWarehouse();
+  const { wh, dir, cleanup } = await tempWarehouse({ log: false });
   try {
     const t = await wh.createTable({
       namespace: 'public', name: 'u', primaryKey: ['id'], constraints: [{ kind: 'unique', name: 'u_v_key', columns: ['v'] }],
