@@ -2,7 +2,8 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
-import type { RowNarrower, ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
+import type { RowNarrower, ScanTask, ScanTaskCounters } from '../../lake/index.js';
+import { bindScanFilters } from './bind-scan-filters.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
 import { decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
@@ -101,7 +102,7 @@ export async function planLakeScan(plan: LakeScanPlan, run: RunState): Promise<r
     at: resolveSnapshotSelector(plan.at, run),
     txn: run.ctx.txn,
     projection: [...plan.projection],
-    filters: plan.filters as readonly ScanFilter[],
+    filters: bindScanFilters(plan.filters, run),
     limit: plan.residual ? undefined : plan.limit,
   });
   recordMetric(plan, run, 'tasks', scanPlan.tasks.length);

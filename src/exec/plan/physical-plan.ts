@@ -53,6 +53,13 @@ export interface ScanFilterSpec {
   readonly op: '=' | '<' | '<=' | '>' | '>=' | '<>' | 'isNull' | 'isNotNull' | 'in';
   readonly value?: unknown;
   readonly values?: readonly unknown[];
+  /**
+   * `column op $n` in a prepared statement: the value is the run's parameter `index`
+   * (as `type`), bound when the scan is planned at execution, so a cached plan prunes
+   * by the value of each execution. The conjunct stays in the residual too (a NULL
+   * parameter pushes nothing).
+   */
+  readonly param?: { readonly index: number; readonly type: SqlType };
 }
 
 /** Identifies a lake table; the executor fetches its current metadata from the warehouse at run time. */

@@ -6,7 +6,7 @@ import { formatExpr } from './format-expr.js';
 export interface ScanReport {
   readonly snapshotId?: bigint | number | null;
   readonly tasks: number;
-  readonly pushdown?: readonly ('exact' | 'inexact' | 'unsupported')[];
+  readonly pushdown?: readonly ('exact' | 'inexact' | 'unsupported' | undefined)[];
   readonly stats?: {
     readonly partitionsTotal: number; readonly partitionsPruned: number;
     readonly filesTotal: number; readonly filesPruned: number;
@@ -78,6 +78,7 @@ function filterText(f: ScanFilterSpec): string {
   if (f.op === 'isNull') return `${f.column} IS NULL`;
   if (f.op === 'isNotNull') return `${f.column} IS NOT NULL`;
   if (f.op === 'in') return `${f.column} IN (${(f.values ?? []).map(v).join(', ')})`;
+  if (f.param !== undefined) return `${f.column} ${f.op} $${f.param.index + 1}`;
   return `${f.column} ${f.op} ${v(f.value)}`;
 }
 
