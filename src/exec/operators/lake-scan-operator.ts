@@ -43,7 +43,9 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
     columns: plan.columns,
     execute(run) {
       return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const tasks = await planLakeScan(plan, run);
+        const planned = await planLakeScan(plan, run);
+        // A point read runs here, its base row groups through the process's row-group cache.
+        const tasks = plan.pointRead ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
         let left = plan.limit ?? Infinity;
         if (left <= 0) return;
         // Workers filter their own tasks' rows when the residual can travel, and
@@ -60,7 +62,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         let shipped = false;
         const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
         try {
-          for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf)) {
+          for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf, plan.pointRead)) {
             shipped ||= filtered;
             checkAbort(run);
             if (batch.numRows === 0) continue;
@@ -80,6 +82,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         } finally {
           recordMetric(plan, run, 'rowGroupsRead', counters.rowGroupsRead);
           recordMetric(plan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
+          if (counters.rowGroupCacheHits !== undefined) recordMetric(plan, run, 'rowGroupCacheHits', counters.rowGroupCacheHits);
           rtf?.done();
         }
         if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
@@ -195,13 +198,13 @@ export const SAME_THREAD_MAX_ROWS = 4096;
 
 /** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
 export async function* runTasks(
-  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters, rtf?: RuntimeFilterHook,
+  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters, rtf?: RuntimeFilterHook, pointRead?: boolean,
 ): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const rows = taskRows(tasks);
-  const usePool = ctx.pool !== undefined && !ctx.scanRunner && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
+  const usePool = ctx.pool !== undefined && !ctx.scanRunner && pointRead !== true && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
   // "filtered": the worker already applied the residual (runtime filters only ever remove rows on top).
   const filtered = usePool && fragment?.residual !== undefined;
   const poolRun = (t: unknown, s: AbortSignal): AsyncIterable<RecordBatch> => {

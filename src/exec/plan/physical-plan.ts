@@ -91,6 +91,13 @@ export interface LakeScanPlan {
    * runtime filter never changes a result.
    */
   readonly columnRanges?: Readonly<Record<string, readonly [number, number]>>;
+  /**
+   * Equality on every primary-key column (constants or parameters): the lake prunes
+   * the read to one bucket node per partition and the row groups whose key-hash range
+   * holds the key, so the scan runs on the calling thread; a round trip through the
+   * scan worker pool would cost more than the read (see docs/design-notes.md, "Point reads").
+   */
+  readonly pointRead?: true;
 }
 
 /** A relation from the VirtualTableRegistry (pg_catalog, information_schema, system tables). */

@@ -20,6 +20,8 @@ import { filterSelection } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import { textFiltersTyped } from './typed-selection.js';
+import { selectCachedRowGroups } from './cached-row-groups.js';
+import { sharedRowGroupCache } from './row-group-cache.js';
 import type { ScanFilter } from './scan-types.js';
 
 /**
@@ -30,6 +32,8 @@ import type { ScanFilter } from './scan-types.js';
 export interface ScanTaskCounters {
   rowGroupsRead: number;
   rowGroupsSkippedByStats: number;
+  /** Point reads: row groups taken decoded from the row-group cache (row-group-cache.ts). */
+  rowGroupCacheHits?: number;
 }
 
 /**
@@ -47,6 +51,11 @@ async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>, form?: DecodeForm,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
+  if (task.cacheRowGroups === true && pick !== undefined && f.rowGroups !== undefined && (f.deletedPositions ?? []).length === 0) {
+    const groups = [...f.rowGroups];
+    const selected = await selectCachedRowGroups(sharedRowGroupCache(), () => openSource(storage, f.path), f, groups, task, extra, form, pick, counters);
+    return { selected, groups, groupRows: undefined };
+  }
   const source = await openSource(storage, f.path);
   const stats = filters.length > 0 || counters !== undefined ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
   let groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
