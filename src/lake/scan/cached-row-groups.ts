@@ -17,7 +17,7 @@ export async function selectCachedRowGroups(
   cache: RowGroupCache, open: () => Promise<ParquetSource>, f: ScanFile, groups: readonly number[], task: ScanTask,
   extra: readonly string[], form: DecodeForm | undefined, pick: RowPicker, counters: { rowGroupsRead: number; rowGroupCacheHits?: number } | undefined,
 ): Promise<SelectedBatch[]> {
-  const shape = JSON.stringify([task.columns.map((c) => [c.fieldId, c.type]), extra, form ?? null]);
+  const shape = shapeOf(task, extra, form);
   const out: SelectedBatch[] = [];
   let source: ParquetSource | undefined;
   for (const g of groups) {
@@ -37,4 +37,26 @@ export async function selectCachedRowGroups(
     }
   }
   return out;
+}
+
+/**
+ * A change file (Parquet or a log locator's Arrow IPC range, both immutable) decoded
+ * whole through the same cache: a point read of a table with many small commits reads
+ * the few the key bitmap lets through, and the same ones again for other keys.
+ */
+export async function cachedChangeFile(
+  cache: RowGroupCache, f: ScanFile, task: ScanTask, extra: readonly string[], decode: () => Promise<RecordBatch[]>,
+): Promise<readonly RecordBatch[]> {
+  // Rows a time-travel read keeps of a tiered file depend on the snapshot: part of the key.
+  const key = `${f.path}\u0000change\u0000${shapeOf(task, extra, undefined)}\u0000${(f.keepSnapshots ?? []).join(',')}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const batches = await decode();
+  cache.put(key, batches);
+  return batches;
+}
+
+/** What a decode's result depends on besides the file: the columns (field ids and types), extra columns and form. */
+function shapeOf(task: ScanTask, extra: readonly string[], form: DecodeForm | undefined): string {
+  return JSON.stringify([task.columns.map((c) => [c.fieldId, c.type]), extra, form ?? null]);
 }

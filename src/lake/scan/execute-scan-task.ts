@@ -20,7 +20,7 @@ import { filterSelection } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import { textFiltersTyped } from './typed-selection.js';
-import { selectCachedRowGroups } from './cached-row-groups.js';
+import { cachedChangeFile, selectCachedRowGroups } from './cached-row-groups.js';
 import { sharedRowGroupCache } from './row-group-cache.js';
 import type { ScanFilter } from './scan-types.js';
 
@@ -185,7 +185,8 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   const changes: ChangeInput[] = [];
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;
-    for (const batch of await decodeDataFile(await openSource(storage, f.path), f.path, task.columns, [OP_COLUMN])) {
+    const decode = () => openSource(storage, f.path).then((source) => decodeDataFile(source, f.path, task.columns, [OP_COLUMN]));
+    for (const batch of task.cacheRowGroups === true ? await cachedChangeFile(sharedRowGroupCache(), f, task, [OP_COLUMN], decode) : await decode()) {
       if (keyFilters.length === 0) {
         changes.push({ batch, seq: f.seq, firstOffset: offset, ...(f.filterByHash ? { hashFilter: task.node } : {}) });
       } else {
