@@ -4,6 +4,7 @@ import { SqlState } from '../common/sqlstate.js';
 import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
+import { bindScanFilters } from '../exec/operators/bind-scan-filters.js';
 import { checkRuntimeFilterSetting } from '../exec/operators/runtime-filter.js';
 import { resolveSnapshotSelectorIn } from '../exec/scan-snapshot-selector.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse, OperatorMetrics } from '../exec/exec-context.js';
@@ -14,7 +15,7 @@ import { explainPlan } from '../planner/index.js';
 import type { ScanReport } from '../planner/index.js';
 import { parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
-import type { DataFileInfo, LakeTransaction, ScanFilter, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
+import type { DataFileInfo, LakeTransaction, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
 import { bindStatement, bindTableCheckConstraints, parseStatements } from '../sql/index.js';
 import { enforceCheckConstraints } from '../exec/operators/check-constraints.js';
 import type { BoundStatement, CatalogTable, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
@@ -26,6 +27,8 @@ import type {
 } from '../common/session-handler.js';
 import { copyRowsText, formatCopyRow, parseCopyBytes } from './copy-format.js';
 import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
+import { cachedPlanCheck, cachedPlanHolds, sameResultColumns } from './cached-plan-check.js';
+import type { CachedPlanCheck } from './cached-plan-check.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, parseMemorySetting } from './memory-setting.js';
 import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';
 import { sqlTypeForOid } from './type-for-oid.js';
@@ -61,8 +64,9 @@ type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
 
 interface Prepared extends PreparedStatement {
   readonly stmt: ParsedStatement | undefined;
-  readonly bound: BoundStatement | undefined;
   readonly paramTypes: readonly SqlType[];
+  /** The plan Execute reuses while what it was built against holds (cached-plan-check.ts). */
+  readonly cached: { bound: BoundStatement | undefined; check: CachedPlanCheck | undefined };
 }
 
 interface Cursor {
@@ -269,12 +273,13 @@ class FloeSession implements SessionHandler {
       if (stmts.length > 1) throw new FloeError(SqlState.syntaxError, 'cannot insert multiple commands into a prepared statement');
       const stmt = stmts[0];
       const declared = paramTypeOids.map((o) => (o === 0 ? undefined : sqlTypeForOid(o)));
-      if (stmt === undefined) return { stmt, bound: undefined, paramTypes: [], paramTypeOids: [], columns: null } satisfies Prepared;
+      if (stmt === undefined) return { stmt, cached: { bound: undefined, check: undefined }, paramTypes: [], paramTypeOids: [], columns: null } satisfies Prepared;
       this.#checkNotFailed(stmt);
       const bound = bindStatement(stmt, this.#bindEnv(declared));
       const paramTypes = 'paramTypes' in bound ? bound.paramTypes : declared.map((t) => t ?? ({ kind: 'text' } as SqlType));
       return {
-        stmt, bound, paramTypes,
+        stmt, paramTypes,
+        cached: { bound, check: cachedPlanCheck(bound, this.#deps.warehouse, this.#searchPath()) },
         paramTypeOids: paramTypes.map((t) => typeOid(t)),
         columns: this.#columnsOf(bound),
       } satisfies Prepared;
@@ -288,12 +293,27 @@ class FloeSession implements SessionHandler {
       execute: (signal) => this.#guard(async () => {
         if (p.stmt === undefined) return { kind: 'empty' } as const;
         this.#checkNotFailed(p.stmt);
-        // Re-bind when the catalog may have changed since Parse (DDL in between); the plan is cheap to rebuild.
-        const bound = p.bound ?? bindStatement(p.stmt, this.#bindEnv(p.paramTypes));
-        return this.#runBound(bound, params, signal);
+        return this.#runBound(this.#preparedPlan(p, p.stmt), params, signal);
       }),
       close: () => undefined,
     };
+  }
+
+  /**
+   * A prepared statement's plan: the cached one while the tables it names and the
+   * search path are as they were, else planned again. As in PostgreSQL, a new plan
+   * whose result columns differ from those Describe reported is refused.
+   */
+  #preparedPlan(p: Prepared, stmt: ParsedStatement): BoundStatement {
+    const { bound, check } = p.cached;
+    const searchPath = this.#searchPath();
+    if (bound !== undefined && (check === undefined || cachedPlanHolds(check, this.#deps.warehouse, searchPath))) return bound;
+    const fresh = bindStatement(stmt, this.#bindEnv(p.paramTypes));
+    const columns = this.#columnsOf(fresh);
+    if (!sameResultColumns(columns, p.columns)) throw new FloeError(SqlState.featureNotSupported, 'cached plan must not change result type');
+    p.cached.bound = fresh;
+    p.cached.check = cachedPlanCheck(fresh, this.#deps.warehouse, searchPath);
+    return fresh;
   }
 
   // ---- running statements ----
@@ -873,9 +893,12 @@ class FloeSession implements SessionHandler {
         if (table) {
           const sp = await w.planScan({
             table, at: resolveSnapshotSelectorIn(p.at, this.#execContext([], signal, this.#txn?.lake)), txn: this.#txn?.lake, projection: [...p.projection],
-            filters: p.filters as readonly ScanFilter[], limit: p.residual ? undefined : p.limit,
+            filters: bindScanFilters(p.filters, undefined), limit: p.residual ? undefined : p.limit,
           });
-          scans.set(p, { snapshotId: sp.snapshotId, tasks: sp.tasks.length, pushdown: sp.pushdown, stats: sp.stats });
+          // Parameter filters have no value to push here: their pushdown shows as nothing.
+          const bound = p.filters.filter((f) => f.param === undefined);
+          const pushdown = p.filters.map((f) => (f.param === undefined ? sp.pushdown[bound.indexOf(f)] : undefined));
+          scans.set(p, { snapshotId: sp.snapshotId, tasks: sp.tasks.length, pushdown, stats: sp.stats });
         }
       }
       for (const child of planInputs(p)) await visit(child);

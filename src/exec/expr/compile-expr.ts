@@ -25,6 +25,7 @@ import { SETTINGS_FREE_TO_NUMERIC, compileScaled, compileScaledComparison, numer
 import { likeBytesMatcher, likeMatcher, likeRequiredBytes } from './like-matcher.js';
 import { rowsContaining } from '../arrow/utf8-search.js';
 import { runSubplan } from './subplan.js';
+import { paramValue } from './param-value.js';
 
 /** Per-batch evaluation context: the run, plus results of correlated subqueries computed before the pass. */
 interface Ev {
@@ -190,19 +191,7 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
     }
     case 'param': {
       const { index, type } = e;
-      return (b, ev) => {
-        if (index >= ev.run.params.length) {
-          throw new FloeError(SqlState.undefinedParameter, `there is no parameter $${index + 1}`);
-        }
-        let v = ev.run.params[index];
-        if (v === undefined) v = null;
-        // Parameters may arrive as text when the client left their type open.
-        if (typeof v === 'string' && type.kind !== 'text' && type.kind !== 'varchar' && type.kind !== 'unknown' && type.kind !== 'numeric'
-          && type.kind !== 'bpchar' && type.kind !== 'name' && type.kind !== 'json' && type.kind !== 'jsonb' && type.kind !== 'uuid' && type.kind !== 'char') {
-          v = castValue(v, { kind: 'text' }, type, { timeZone: timeZoneOf(ev.run) });
-        }
-        return new Array<unknown>(b.numRows).fill(v);
-      };
+      return (b, ev) => new Array<unknown>(b.numRows).fill(paramValue(ev.run, index, type));
     }
     case 'call': {
       const fused = compileNumericTree(e, c);

@@ -2,7 +2,8 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
-import type { RowNarrower, ScanFilter, ScanTask, ScanTaskCounters } from '../../lake/index.js';
+import type { RowNarrower, ScanTask, ScanTaskCounters } from '../../lake/index.js';
+import { bindScanFilters } from './bind-scan-filters.js';
 import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
 import { decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
@@ -42,7 +43,9 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
     columns: plan.columns,
     execute(run) {
       return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const tasks = await planLakeScan(plan, run);
+        const planned = await planLakeScan(plan, run);
+        // A point read runs here, its base row groups through the process's row-group cache.
+        const tasks = plan.pointRead ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
         let left = plan.limit ?? Infinity;
         if (left <= 0) return;
         // Workers filter their own tasks' rows when the residual can travel, and
@@ -59,7 +62,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         let shipped = false;
         const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
         try {
-          for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf)) {
+          for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf, plan.pointRead)) {
             shipped ||= filtered;
             checkAbort(run);
             if (batch.numRows === 0) continue;
@@ -79,6 +82,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         } finally {
           recordMetric(plan, run, 'rowGroupsRead', counters.rowGroupsRead);
           recordMetric(plan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
+          if (counters.rowGroupCacheHits !== undefined) recordMetric(plan, run, 'rowGroupCacheHits', counters.rowGroupCacheHits);
           rtf?.done();
         }
         if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
@@ -101,7 +105,7 @@ export async function planLakeScan(plan: LakeScanPlan, run: RunState): Promise<r
     at: resolveSnapshotSelector(plan.at, run),
     txn: run.ctx.txn,
     projection: [...plan.projection],
-    filters: plan.filters as readonly ScanFilter[],
+    filters: bindScanFilters(plan.filters, run),
     limit: plan.residual ? undefined : plan.limit,
   });
   recordMetric(plan, run, 'tasks', scanPlan.tasks.length);
@@ -194,13 +198,13 @@ export const SAME_THREAD_MAX_ROWS = 4096;
 
 /** Runs scan tasks with bounded concurrency and yields their batches as they complete. */
 export async function* runTasks(
-  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters, rtf?: RuntimeFilterHook,
+  tasks: readonly ScanTask[], run: RunState, fragment?: ScanFragment, counters?: ScanTaskCounters, rtf?: RuntimeFilterHook, pointRead?: boolean,
 ): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
   // A tiny scan costs less in this thread than a round trip through a worker.
   const rows = taskRows(tasks);
-  const usePool = ctx.pool !== undefined && !ctx.scanRunner && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
+  const usePool = ctx.pool !== undefined && !ctx.scanRunner && pointRead !== true && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
   // "filtered": the worker already applied the residual (runtime filters only ever remove rows on top).
   const filtered = usePool && fragment?.residual !== undefined;
   const poolRun = (t: unknown, s: AbortSignal): AsyncIterable<RecordBatch> => {

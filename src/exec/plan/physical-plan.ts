@@ -53,6 +53,13 @@ export interface ScanFilterSpec {
   readonly op: '=' | '<' | '<=' | '>' | '>=' | '<>' | 'isNull' | 'isNotNull' | 'in';
   readonly value?: unknown;
   readonly values?: readonly unknown[];
+  /**
+   * `column op $n` in a prepared statement: the value is the run's parameter `index`
+   * (as `type`), bound when the scan is planned at execution, so a cached plan prunes
+   * by the value of each execution. The conjunct stays in the residual too (a NULL
+   * parameter pushes nothing).
+   */
+  readonly param?: { readonly index: number; readonly type: SqlType };
 }
 
 /** Identifies a lake table; the executor fetches its current metadata from the warehouse at run time. */
@@ -84,6 +91,13 @@ export interface LakeScanPlan {
    * runtime filter never changes a result.
    */
   readonly columnRanges?: Readonly<Record<string, readonly [number, number]>>;
+  /**
+   * Equality on every primary-key column (constants or parameters): the lake prunes
+   * the read to one bucket node per partition and the row groups whose key-hash range
+   * holds the key, so the scan runs on the calling thread; a round trip through the
+   * scan worker pool would cost more than the read (see docs/design-notes.md, "Point reads").
+   */
+  readonly pointRead?: true;
 }
 
 /** A relation from the VirtualTableRegistry (pg_catalog, information_schema, system tables). */

@@ -21,6 +21,8 @@ import { filterSelection } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import { textFiltersTyped } from './typed-selection.js';
+import { cachedChangeFile, selectCachedRowGroups } from './cached-row-groups.js';
+import { sharedRowGroupCache } from './row-group-cache.js';
 import type { ScanFilter } from './scan-types.js';
 
 /**
@@ -31,6 +33,8 @@ import type { ScanFilter } from './scan-types.js';
 export interface ScanTaskCounters {
   rowGroupsRead: number;
   rowGroupsSkippedByStats: number;
+  /** Point reads: row groups taken decoded from the row-group cache (row-group-cache.ts). */
+  rowGroupCacheHits?: number;
 }
 
 
@@ -39,6 +43,11 @@ async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>, form?: DecodeForm,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
+  if (task.cacheRowGroups === true && pick !== undefined && f.rowGroups !== undefined && (f.deletedPositions ?? []).length === 0) {
+    const groups = [...f.rowGroups];
+    const selected = await selectCachedRowGroups(sharedRowGroupCache(), () => openDataFileSource(storage, f.path), f, groups, task, extra, form, pick, counters);
+    return { selected, groups, groupRows: undefined };
+  }
   const source = await openDataFileSource(storage, f.path);
   // A log file has no footer statistics to prune by.
   const stats = (filters.length > 0 || counters !== undefined) && !isLogPath(f.path) ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
@@ -170,7 +179,8 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   for (const f of task.changeFiles) {
     let offset = f.firstOffset;
     const extra = f.tiered === true ? [OP_COLUMN, ...TIERED_COLUMNS] : [OP_COLUMN];
-    for (const decoded of await decodeDataFile(await openDataFileSource(storage, f.path), f.path, task.columns, extra)) {
+    const decode = () => openDataFileSource(storage, f.path).then((source) => decodeDataFile(source, f.path, task.columns, extra));
+    for (const decoded of task.cacheRowGroups === true ? await cachedChangeFile(sharedRowGroupCache(), f, task, extra, decode) : await decode()) {
       // A tiered file's rows bring their own seq; a read at an older snapshot drops the newer commits' rows.
       let rows = tieredRows(decoded, f.keepSnapshots);
       // The rows kept go in as one input that knows each one's offset in the file.

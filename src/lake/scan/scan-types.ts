@@ -65,6 +65,11 @@ export interface ScanTask {
   readonly baseFiles: readonly ScanFile[];
   readonly changeFiles: readonly ScanFile[];
   readonly limit?: number;
+  /**
+   * A point read run in the caller's thread: the base row groups it decodes go through
+   * the process's row-group cache (row-group-cache.ts). Set by the executor.
+   */
+  readonly cacheRowGroups?: true;
 }
 
 export interface ScanStats {

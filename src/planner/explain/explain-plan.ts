@@ -6,7 +6,7 @@ import { formatExpr } from './format-expr.js';
 export interface ScanReport {
   readonly snapshotId?: bigint | number | null;
   readonly tasks: number;
-  readonly pushdown?: readonly ('exact' | 'inexact' | 'unsupported')[];
+  readonly pushdown?: readonly ('exact' | 'inexact' | 'unsupported' | undefined)[];
   readonly stats?: {
     readonly partitionsTotal: number; readonly partitionsPruned: number;
     readonly filesTotal: number; readonly filesPruned: number;
@@ -66,7 +66,8 @@ function scanAnalysis(p: LakeScanPlan, m: OperatorMetrics | undefined, report: S
   const read = num(m, 'rowGroupsRead');
   const total = report?.stats?.rowGroupsTotal;
   if (read !== undefined || byStats !== undefined) {
-    detail(`Row Groups: ${read ?? '?'} read, ${(byStats ?? 0) + byHash} skipped (min/max ${byStats ?? 0}, key hash ${byHash})`);
+    const cached = num(m, 'rowGroupCacheHits');
+    detail(`Row Groups: ${read ?? '?'} read, ${(byStats ?? 0) + byHash} skipped (min/max ${byStats ?? 0}, key hash ${byHash})${cached === undefined ? '' : `, ${cached} from the row-group cache`}`);
   } else if (total !== undefined) {
     detail(`Row Groups: ${total - byHash} of ${total} planned, ${byHash} skipped by key hash`);
   }
@@ -78,6 +79,7 @@ function filterText(f: ScanFilterSpec): string {
   if (f.op === 'isNull') return `${f.column} IS NULL`;
   if (f.op === 'isNotNull') return `${f.column} IS NOT NULL`;
   if (f.op === 'in') return `${f.column} IN (${(f.values ?? []).map(v).join(', ')})`;
+  if (f.param !== undefined) return `${f.column} ${f.op} $${f.param.index + 1}`;
   return `${f.column} ${f.op} ${v(f.value)}`;
 }
 
@@ -146,6 +148,7 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         }
         if (p.residual) detail(`Filter: ${formatExpr(p.residual, p.columns)}`);
         if (p.limit !== undefined) detail(`Limit: ${p.limit}`);
+        if (p.pointRead) detail('Point Read: full primary key, in the session (no scan workers)');
         const report = scans?.get(p);
         if (report) {
           detail(`Scan Tasks: ${report.tasks}${report.snapshotId !== undefined && report.snapshotId !== null ? ` (snapshot ${report.snapshotId})` : ''}`);

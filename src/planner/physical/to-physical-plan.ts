@@ -5,6 +5,7 @@ import { assertNever, type LogicalPlan } from '../logical/logical-plan.js';
 import type { LogicalJoin } from '../logical/logical-join.js';
 import { estimateRows } from '../estimate-rows.js';
 import { equiKeys } from '../rules/join-sides.js';
+import { isPointRead } from './is-point-read.js';
 
 /**
  * Chooses operators for a logical plan: joins with equality conditions become
@@ -23,6 +24,7 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         columns: p.columns,
         ...projectedRanges(p.table.columnRanges, p.projection),
+        ...(isPointRead(p) ? { pointRead: true } : {}),
       };
     case 'virtualScan':
       return { kind: 'virtualScan', schema: p.schema, name: p.name, projection: p.projection, columns: p.columns };

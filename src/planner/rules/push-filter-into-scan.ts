@@ -16,7 +16,7 @@ function comparisonOp(fn: string): ScanFilterSpec['op'] | undefined {
   return m ? (m[1] as ScanFilterSpec['op']) : undefined;
 }
 
-/** A conjunct the lake can use for pruning: column op constant, column IN (constants), column IS [NOT] NULL. */
+/** A conjunct the lake can use for pruning: column op constant (or $n), column IN (constants), column IS [NOT] NULL. */
 export function scanFilterOf(c: Expr, scan: LogicalScan): ScanFilterSpec | undefined {
   const columnName = (e: Expr): string | undefined => {
     if (e.kind !== 'column') return undefined;
@@ -34,11 +34,13 @@ export function scanFilterOf(c: Expr, scan: LogicalScan): ScanFilterSpec | undef
     if (an !== undefined) {
       const v = constant(b, a);
       if (v !== undefined) return { column: an, op, value: v };
+      if (isParamLike(b, a)) return { column: an, op, param: { index: b.index, type: b.type } };
     }
     const bn = columnName(b);
     if (bn !== undefined) {
       const v = constant(a, b);
       if (v !== undefined) return { column: bn, op: flipped[op]!, value: v };
+      if (isParamLike(a, b)) return { column: bn, op: flipped[op]!, param: { index: a.index, type: a.type } };
     }
     return undefined;
   }
@@ -56,6 +58,11 @@ export function scanFilterOf(c: Expr, scan: LogicalScan): ScanFilterSpec | undef
   return undefined;
 }
 
+/** `$n` of the column's own type: pushed as a parameter filter, bound at each execution. */
+function isParamLike(e: Expr, like: Expr): e is Extract<Expr, { kind: 'param' }> {
+  return e.kind === 'param' && sameType(e.type, like.type);
+}
+
 /** Column types whose scan comparisons leave nothing to re-check: exact numbers, dates and times. */
 const ORDERED_EXACTLY = new Set(['bool', 'int2', 'int4', 'int8', 'numeric', 'date', 'time', 'timestamp', 'timestamptz']);
 /** Text orders by collation; equality, inequality, IN and null tests do not depend on it (char(n) ignoring trailing blanks). */
@@ -68,6 +75,8 @@ const EQUALITY_ONLY = new Set(['text', 'varchar', 'bpchar']);
  * types and operators where its comparison is PostgreSQL's beyond doubt.
  */
 export function provenByScan(f: ScanFilterSpec, scan: LogicalScan): boolean {
+  // A parameter may be NULL at execution, when nothing is pushed: the residual decides.
+  if (f.param !== undefined) return false;
   const col = scan.table.columns.find((c) => c.name === f.column);
   if (col === undefined || !isExactFilter(f, col)) return false;
   if (f.op === 'isNull' || f.op === 'isNotNull') return true;

@@ -1,0 +1,61 @@
+import type { BoundStatement } from '../sql/index.js';
+import type { Warehouse } from '../lake/index.js';
+import type { ColumnDescription } from '../common/session-handler.js';
+
+/**
+ * What a prepared statement's plan was built against: the search path and, for each
+ * lake table it reads or writes, that table's definition. While both hold, Execute
+ * reuses the plan (parse, bind, optimize and physical planning happen once per
+ * prepared statement); when either changed (ALTER TABLE, DROP and CREATE, SET
+ * search_path), the statement is planned again, as PostgreSQL revalidates its
+ * cached plans. Snapshots and file lists are not part of it: the lake scan reads
+ * them at every execution.
+ */
+export interface CachedPlanCheck {
+  readonly searchPath: string;
+  readonly tables: readonly { readonly id: number; readonly definition: string | undefined }[];
+}
+
+export function cachedPlanCheck(bound: BoundStatement, warehouse: Warehouse, searchPath: readonly string[]): CachedPlanCheck {
+  return {
+    searchPath: searchPath.join(','),
+    tables: [...tableIdsOf(bound)].map((id) => ({ id, definition: tableDefinition(warehouse, id) })),
+  };
+}
+
+/** Whether a plan built when `check` was taken still answers for the catalog and settings now. */
+export function cachedPlanHolds(check: CachedPlanCheck, warehouse: Warehouse, searchPath: readonly string[]): boolean {
+  if (check.searchPath !== searchPath.join(',')) return false;
+  return check.tables.every((t) => t.definition === tableDefinition(warehouse, t.id));
+}
+
+function tableDefinition(warehouse: Warehouse, id: number): string | undefined {
+  const t = warehouse.getTableById(id);
+  if (t === undefined) return undefined;
+  return JSON.stringify([t.namespace, t.name, t.schemaId, t.columns, t.primaryKey, t.partitionBy, t.constraints, t.properties],
+    (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+}
+
+/** Ids of the lake tables a bound statement's plan names (a `table` holding a numeric id, a namespace and a name). */
+function tableIdsOf(bound: BoundStatement): Set<number> {
+  const ids = new Set<number>();
+  const seen = new Set<object>();
+  const visit = (v: unknown): void => {
+    if (v === null || typeof v !== 'object' || seen.has(v)) return;
+    seen.add(v);
+    if (ArrayBuffer.isView(v)) return;
+    if (Array.isArray(v)) { for (const x of v) visit(x); return; }
+    const o = v as Record<string, unknown>;
+    const t = o.table as Record<string, unknown> | undefined;
+    if (t !== null && typeof t === 'object' && typeof t.id === 'number' && typeof t.namespace === 'string' && typeof t.name === 'string') ids.add(t.id);
+    for (const x of Object.values(o)) visit(x);
+  };
+  if (bound.kind === 'query' || bound.kind === 'dml') visit(bound.plan);
+  return ids;
+}
+
+/** Whether two result descriptions are the same row type (names, types, type modifiers), as PostgreSQL compares a re-planned statement's. */
+export function sameResultColumns(a: readonly ColumnDescription[] | null, b: readonly ColumnDescription[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.typeOid === b[i]!.typeOid && c.typeModifier === b[i]!.typeModifier);
+}
