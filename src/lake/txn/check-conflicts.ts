@@ -3,6 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { hashKeyBatch } from '../bucket/key-hash.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
+import { snapshotsSince } from '../refs/snapshots-since.js';
 import type { Storage } from '../storage/storage.js';
 import { keyColumnsOf, keyTypesOf, physicalName } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
@@ -19,8 +20,7 @@ export async function checkKeyConflicts(
   writtenHashes: ReadonlySet<number>, rowsDeletedSince: number,
 ): Promise<void> {
   if (head === pinned) return;
-  const seen = new Set(catalog.ancestors(table.id, pinned).map(String));
-  const newer = catalog.ancestors(table.id, head).filter((s) => !seen.has(String(s)))
+  const newer = snapshotsSince(catalog, table.id, head, pinned)
     .filter((s) => catalog.getSnapshot(table.id, s)?.operation !== 'optimize');
   if (newer.length === 0) return;
   const files = catalog.filesAddedIn(table.id, newer);
