@@ -770,6 +770,8 @@ export class SqliteCatalog implements Catalog {
    * it, so timestamp travel into the squashed span still reports "expired".
    */
   #squashExpired(tableId: number): void {
+    // Every file_removals statement names the table: its index is (table_id, snapshot_id), and
+    // by snapshot alone each squash scanned every removal row (quadratic in expired history).
     const expired = this.#sql('SELECT snapshot_id AS id FROM snapshots WHERE table_id = ? AND expired = 1');
     // Re-read each row as it is visited: squashing one snapshot changes its neighbours.
     const current = this.#sql(`SELECT s.snapshot_id AS id, s.parent_id AS parent, s.committed_micros AS at,
@@ -783,7 +785,7 @@ export class SqliteCatalog implements Catalog {
         if (x === undefined) continue;
         if (Number(x.n) <= 1) this.#sql('INSERT OR IGNORE INTO squashed_snapshots VALUES (?, ?)').run(x.id, tableId);
         if (Number(x.n) === 0) {
-          this.#sql('DELETE FROM file_removals WHERE snapshot_id = ?').run(x.id);
+          this.#sql('DELETE FROM file_removals WHERE table_id = ? AND snapshot_id = ?').run(tableId, x.id);
           this.#sql('DELETE FROM files WHERE table_id = ? AND added_in = ?').run(tableId, x.id);
           this.#sql('DELETE FROM snapshots WHERE snapshot_id = ?').run(x.id);
           changed = true;
@@ -792,8 +794,8 @@ export class SqliteCatalog implements Catalog {
           const floors = [x.at, x.floor, c.floor].filter((v): v is bigint => v !== null).map(BigInt);
           const floor = floors.reduce((m, v) => (v < m ? v : m), floors[0]!);
           this.#sql('UPDATE files SET added_in = ? WHERE table_id = ? AND added_in = ?').run(c.id, tableId, x.id);
-          this.#sql('UPDATE OR IGNORE file_removals SET snapshot_id = ? WHERE snapshot_id = ?').run(c.id, x.id);
-          this.#sql('DELETE FROM file_removals WHERE snapshot_id = ?').run(x.id);
+          this.#sql('UPDATE OR IGNORE file_removals SET snapshot_id = ? WHERE table_id = ? AND snapshot_id = ?').run(c.id, tableId, x.id);
+          this.#sql('DELETE FROM file_removals WHERE table_id = ? AND snapshot_id = ?').run(tableId, x.id);
           this.#sql('UPDATE snapshots SET parent_id = ?, squashed_from_micros = ? WHERE snapshot_id = ?').run(x.parent, floor, c.id);
           this.#sql('DELETE FROM snapshots WHERE snapshot_id = ?').run(x.id);
           changed = true;
