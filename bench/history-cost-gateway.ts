@@ -18,7 +18,7 @@ import pg from 'pg';
 const URL = process.env['FLOE_HISTORY_URL'] ?? 'postgres://floe@127.0.0.1:55472/floe';
 const N = Number(process.env['FLOE_HISTORY_N'] ?? 10_000);
 const OPTIMIZE_EVERY = Number(process.env['FLOE_HISTORY_OPTIMIZE_EVERY'] ?? 200);
-const MARKS = [10, 100, 1_000, 10_000, 100_000].filter((m) => m <= N);
+const MARKS = [...new Set([10, 100, 1_000, 10_000, 100_000, N])].filter((m) => m <= N).sort((a, b) => a - b);
 
 const SERVER_PID = process.env['FLOE_HISTORY_SERVER_PID'];
 /** The server's CPU milliseconds so far (/proc/<pid>/stat utime + stime, in clock ticks of 10 ms). */

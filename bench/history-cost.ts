@@ -22,7 +22,7 @@ import { executeScanTask, openWarehouse } from '../src/lake/index.js';
 
 const N = Number(process.env['FLOE_HISTORY_N'] ?? 10_000);
 const OPTIMIZE_EVERY = Number(process.env['FLOE_HISTORY_OPTIMIZE_EVERY'] ?? 200);
-const MARKS = [10, 100, 1_000, 10_000, 100_000].filter((m) => m <= N);
+const MARKS = [...new Set([10, 100, 1_000, 10_000, 100_000, N])].filter((m) => m <= N).sort((a, b) => a - b);
 
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
