@@ -179,3 +179,20 @@ test('a long line of commits is read commit by commit, exactly, past the memo\'s
   for (let i = 0; i < 200; i++) commands.push({ kind: 'commit', via: i % 2, branch: 0, add: 1, remove: i >= 10 ? [0] : [] });
   run(commands, 1, 50);
 });
+
+test('a snapshot id read before it exists is not remembered empty: a commit that takes it later is seen', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-visible-memo-'));
+  const c = new SqliteCatalog(join(dir, 'catalog.db'));
+  try {
+    const t = c.createTable({ ...(TABLE_DEF as object), name: 't' } as never, 1n, false).table.id;
+    const next = c.getRef(t, 'main')!.snapshotId + 1n;
+    assert.deepEqual(c.visibleFiles(t, next), []);
+    c.createNamespace('unrelated', false); // any other change, so the read cache alone would not answer
+    const [s] = c.commit([{ tableId: t, branch: 'main', operation: 'append', summary: {}, schemaId: 0, addFiles: [newFile('a', 1)], removeFileIds: [] }], undefined, 5n);
+    assert.equal(s!.id, next);
+    assert.deepEqual(c.visibleFiles(t, next).map((f) => f.path), ['a']);
+  } finally {
+    c.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -61,6 +61,8 @@ export class VisibleFilesMemo {
     let base: readonly FileRecord[] | undefined;
     for (let cur: bigint = snapshotId; path.length < MAX_WALK;) {
       const parent = this.#source.parentOf(tableId, cur);
+      // No such snapshot (yet: an id a rolled-back commit took is handed out again): nothing is kept for it.
+      if (parent === null && cur === snapshotId) return this.#source.query(tableId, snapshotId);
       if (parent === null) break;
       path.push(cur);
       if (parent === undefined) { base = []; break; }
