@@ -14,6 +14,7 @@ import type {
 } from '../optimize/optimizing-records.js';
 import type { FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
+import { VisibleFilesMemo } from './visible-files-memo.js';
 
 /**
  * The embedded catalog: one SQLite database (WAL) per warehouse.
@@ -69,6 +70,7 @@ CREATE TABLE IF NOT EXISTS file_removals (
   file_id INTEGER NOT NULL, snapshot_id INTEGER NOT NULL, table_id INTEGER NOT NULL,
   PRIMARY KEY (file_id, snapshot_id));
 CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
+CREATE TABLE IF NOT EXISTS file_epochs (table_id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS log_writers (
   writer_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL,
   heartbeat_micros INTEGER NOT NULL, applied_lsn INTEGER NOT NULL);
@@ -94,7 +96,8 @@ const ANCESTORS_CTE = `WITH RECURSIVE anc(id) AS (
 const VISIBLE_FILES = `WITH RECURSIVE anc(id) AS (
   SELECT @snapshot UNION ALL SELECT s.parent_id FROM snapshots s JOIN anc ON s.snapshot_id = anc.id WHERE s.parent_id IS NOT NULL)
 SELECT f.* FROM files f WHERE f.table_id = @table AND f.added_in IN (SELECT id FROM anc)
-  AND f.file_id NOT IN (SELECT r.file_id FROM file_removals r WHERE r.table_id = @table AND r.snapshot_id IN (SELECT id FROM anc))`;
+  AND f.file_id NOT IN (SELECT r.file_id FROM file_removals r WHERE r.table_id = @table AND r.snapshot_id IN (SELECT id FROM anc))
+ORDER BY f.added_in, f.file_id`;
 
 interface FileRow {
   file_id: number; table_id: number; store: string; path: string; partition_key: string;
@@ -177,6 +180,17 @@ export class SqliteCatalog implements Catalog {
   #readsVersion = '';
   readonly #sequences: SqliteSequences;
   readonly #optimizing: SqliteOptimizing;
+  /** Visible sets derived commit by commit (visible-files-memo.ts), kept across database changes. */
+  readonly #visible = new VisibleFilesMemo({
+    fileEpoch: (tableId) => Number((this.#sql('SELECT epoch FROM file_epochs WHERE table_id = ?').get(tableId) as { epoch: bigint } | undefined)?.epoch ?? 0),
+    parentOf: (tableId, id) => {
+      const r = this.#sql('SELECT parent_id FROM snapshots WHERE table_id = ? AND snapshot_id = ?').get(tableId, id) as { parent_id: bigint | null } | undefined;
+      return r === undefined ? null : r.parent_id === null ? undefined : BigInt(r.parent_id);
+    },
+    addedIn: (tableId, id) => (this.#sql('SELECT * FROM files WHERE table_id = ? AND added_in = ? ORDER BY file_id').all(tableId, id) as FileRow[]).map(toFileNumbers),
+    removedIn: (tableId, id) => (this.#sql('SELECT file_id FROM file_removals WHERE table_id = ? AND snapshot_id = ?').all(tableId, id) as { file_id: bigint }[]).map((r) => Number(r.file_id)),
+    query: (tableId, id) => this.#queryVisibleFiles(tableId, id),
+  });
 
   constructor(path: string) {
     this.#db = new Database(path);
@@ -457,6 +471,8 @@ export class SqliteCatalog implements Catalog {
     for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states', 'file_replacements']) {
       this.#sql(`DELETE FROM ${t} WHERE table_id = ?`).run(id);
     }
+    // Kept (not deleted with the rest), so a memo of the dropped table in another process is void too.
+    this.#bumpFileEpoch(id);
   }
 
   getSnapshot(tableId: number, id: bigint): SnapshotRecord | undefined {
@@ -586,6 +602,7 @@ export class SqliteCatalog implements Catalog {
         AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id)`).get(tableId, ids) as { n: bigint };
       if (Number(present.n) !== new Set(removeFileIds).size) return undefined;
       this.#sql('DELETE FROM files WHERE table_id = ? AND file_id IN (SELECT value FROM json_each(?))').run(tableId, ids);
+      this.#bumpFileEpoch(tableId);
       const fileId = this.#insertFile(tableId, add, undefined, addedIn);
       return toFileNumbers(this.#sql('SELECT * FROM files WHERE file_id = ?').get(fileId) as FileRow);
     });
@@ -634,7 +651,20 @@ export class SqliteCatalog implements Catalog {
   }
 
   visibleFiles(tableId: number, snapshotId: bigint): FileRecord[] {
-    return this.#cached(`files ${tableId} ${snapshotId}`, () => (this.#sql(VISIBLE_FILES).all({ snapshot: snapshotId, table: tableId }) as FileRow[]).map(toFileNumbers));
+    // Inside a write transaction rows may yet be rolled back: nothing read there is kept.
+    if (this.#db.inTransaction) return this.#queryVisibleFiles(tableId, snapshotId);
+    // One read transaction, so the epoch and the rows a set is derived from are of one moment.
+    return this.#cached(`files ${tableId} ${snapshotId}`,
+      () => this.#db.transaction(() => this.#visible.visibleFiles(tableId, snapshotId) as FileRecord[]).deferred());
+  }
+
+  #queryVisibleFiles(tableId: number, snapshotId: bigint): FileRecord[] {
+    return (this.#sql(VISIBLE_FILES).all({ snapshot: snapshotId, table: tableId }) as FileRow[]).map(toFileNumbers);
+  }
+
+  /** File rows of the table changed without a new snapshot: every process's visible-set memo of it is void. */
+  #bumpFileEpoch(tableId: number): void {
+    this.#sql('INSERT INTO file_epochs VALUES (?, 1) ON CONFLICT (table_id) DO UPDATE SET epoch = epoch + 1').run(tableId);
   }
 
   filesAddedIn(tableId: number, snapshotIds: readonly bigint[]): FileRecord[] {
@@ -727,6 +757,7 @@ export class SqliteCatalog implements Catalog {
       for (const f of deleteFileIds) { delF.run(tableId, f); delR.run(f); }
       this.#squashExpired(tableId);
       pruneFileReplacements((q) => this.#sql(q), tableId);
+      this.#bumpFileEpoch(tableId);
     });
   }
 
@@ -739,6 +770,8 @@ export class SqliteCatalog implements Catalog {
    * it, so timestamp travel into the squashed span still reports "expired".
    */
   #squashExpired(tableId: number): void {
+    // Every file_removals statement names the table: its index is (table_id, snapshot_id), and
+    // by snapshot alone each squash scanned every removal row (quadratic in expired history).
     const expired = this.#sql('SELECT snapshot_id AS id FROM snapshots WHERE table_id = ? AND expired = 1');
     // Re-read each row as it is visited: squashing one snapshot changes its neighbours.
     const current = this.#sql(`SELECT s.snapshot_id AS id, s.parent_id AS parent, s.committed_micros AS at,
@@ -752,7 +785,7 @@ export class SqliteCatalog implements Catalog {
         if (x === undefined) continue;
         if (Number(x.n) <= 1) this.#sql('INSERT OR IGNORE INTO squashed_snapshots VALUES (?, ?)').run(x.id, tableId);
         if (Number(x.n) === 0) {
-          this.#sql('DELETE FROM file_removals WHERE snapshot_id = ?').run(x.id);
+          this.#sql('DELETE FROM file_removals WHERE table_id = ? AND snapshot_id = ?').run(tableId, x.id);
           this.#sql('DELETE FROM files WHERE table_id = ? AND added_in = ?').run(tableId, x.id);
           this.#sql('DELETE FROM snapshots WHERE snapshot_id = ?').run(x.id);
           changed = true;
@@ -761,8 +794,8 @@ export class SqliteCatalog implements Catalog {
           const floors = [x.at, x.floor, c.floor].filter((v): v is bigint => v !== null).map(BigInt);
           const floor = floors.reduce((m, v) => (v < m ? v : m), floors[0]!);
           this.#sql('UPDATE files SET added_in = ? WHERE table_id = ? AND added_in = ?').run(c.id, tableId, x.id);
-          this.#sql('UPDATE OR IGNORE file_removals SET snapshot_id = ? WHERE snapshot_id = ?').run(c.id, x.id);
-          this.#sql('DELETE FROM file_removals WHERE snapshot_id = ?').run(x.id);
+          this.#sql('UPDATE OR IGNORE file_removals SET snapshot_id = ? WHERE table_id = ? AND snapshot_id = ?').run(c.id, tableId, x.id);
+          this.#sql('DELETE FROM file_removals WHERE table_id = ? AND snapshot_id = ?').run(tableId, x.id);
           this.#sql('UPDATE snapshots SET parent_id = ?, squashed_from_micros = ? WHERE snapshot_id = ?').run(x.parent, floor, c.id);
           this.#sql('DELETE FROM snapshots WHERE snapshot_id = ?').run(x.id);
           changed = true;

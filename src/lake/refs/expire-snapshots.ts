@@ -1,5 +1,6 @@
 import { isLogPath } from '../log/log-locator.js';
 import type { TableMetadata } from '../table/table-metadata.js';
+import { filesVisibleAtAny } from './files-visible-at-any.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros } from '../warehouse/lake-context.js';
 
@@ -53,21 +54,7 @@ export async function expireSnapshots(ctx: LakeContext, table: TableMetadata, op
   const live = snaps.filter((s) => !s.expired && !expiring.has(s.id));
 
   const files = catalog.allFiles(table.id);
-  const removals = new Map<number, bigint[]>();
-  for (const r of catalog.fileRemovals(table.id)) {
-    let l = removals.get(r.fileId);
-    if (l === undefined) removals.set(r.fileId, l = []);
-    l.push(r.snapshotId);
-  }
-  const needed = new Set<number>();
-  for (const s of live) {
-    const anc = new Set(catalog.ancestors(table.id, s.id));
-    for (const f of files) {
-      if (needed.has(f.fileId) || !anc.has(f.addedIn)) continue;
-      if ((removals.get(f.fileId) ?? []).some((r) => anc.has(r))) continue;
-      needed.add(f.fileId);
-    }
-  }
+  const needed = filesVisibleAtAny(snaps, files, catalog.fileRemovals(table.id), new Set(live.map((s) => s.id)));
   const dead = files.filter((f) => !needed.has(f.fileId));
   catalog.expire(table.id, toExpire, dead.map((f) => f.fileId));
   let deletedFiles = 0;

@@ -25,8 +25,9 @@ export function resolveSnapshotRecord(catalog: Catalog, table: TableMetadata, se
     case 'timestamp': {
       const main = catalog.getRef(table.id, 'main');
       if (main === undefined) throw new FloeError(SqlState.undefinedObject, `branch "main" of table "${table.name}" does not exist`);
-      for (const id of catalog.ancestors(table.id, main.snapshotId)) {
-        const s = catalog.getSnapshot(table.id, id)!;
+      // Back from the head one snapshot at a time: the target is usually recent, and the
+      // whole ancestor list is thousands long on a streaming table.
+      for (let s = catalog.getSnapshot(table.id, main.snapshotId); s !== undefined; s = s.parentId === undefined ? undefined : catalog.getSnapshot(table.id, s.parentId)) {
         if (s.committedAtMicros <= sel.micros) return live(s, table);
         if (s.squashedFromMicros !== undefined && s.squashedFromMicros <= sel.micros) {
           throw new FloeError(SqlState.invalidParameterValue, `the snapshot of table "${table.name}" at that time is older than the retention period and has been expired`);

@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
 import { filesWithRowsOf } from '../log/tiered-files.js';
 import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
+import { snapshotsSince } from '../refs/snapshots-since.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, keyColumnsOf, keyTypesOf, physicalName } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
@@ -21,8 +22,7 @@ export async function checkKeyConflicts(
   writtenHashes: ReadonlySet<number>, rowsDeletedSince: number,
 ): Promise<void> {
   if (head === pinned) return;
-  const seen = new Set(catalog.ancestors(table.id, pinned).map(String));
-  const newer = catalog.ancestors(table.id, head).filter((s) => !seen.has(String(s)))
+  const newer = snapshotsSince(catalog, table.id, head, pinned)
     .filter((s) => catalog.getSnapshot(table.id, s)?.operation !== 'optimize');
   if (newer.length === 0) return;
   const files = filesWithRowsOf(catalog, table.id, newer);

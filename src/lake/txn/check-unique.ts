@@ -11,6 +11,7 @@ import { filterSelection } from '../scan/filter-batch.js';
 import { executeScanTask } from '../scan/execute-scan-task.js';
 import { planScan } from '../scan/plan-scan.js';
 import { ROW_ID_COLUMN } from '../scan/scan-types.js';
+import { snapshotsSince } from '../refs/snapshots-since.js';
 import { concurrentRowsAtHead } from './concurrent-rows-at-head.js';
 import { filesWithRowsOf } from '../log/tiered-files.js';
 import type { ScanFilter, ScanRequest } from '../scan/scan-types.js';
@@ -127,8 +128,7 @@ export class UniqueLedger {
     if (written.length === 0) return false;
     if (head === pinned) return true;
     const { catalog, storage } = ctx;
-    const seen = new Set(catalog.ancestors(table.id, pinned).map(String));
-    const newer = catalog.ancestors(table.id, head).filter((s) => !seen.has(String(s)))
+    const newer = snapshotsSince(catalog, table.id, head, pinned)
       .filter((s) => catalog.getSnapshot(table.id, s)?.operation !== 'optimize');
     const files = newer.length === 0 ? [] : filesWithRowsOf(catalog, table.id, newer).filter((f) => (f.store === 'change' || f.store === 'base') && f.path !== '');
     if (files.length === 0) return true;

@@ -13,6 +13,7 @@ import type { EncodedFile, FilePlacement } from '../format/data-file-writer.js';
 import { writableBranch } from '../refs/resolve-branch.js';
 import type { Snapshot } from '../refs/snapshot.js';
 import { toSnapshot } from '../refs/to-snapshot.js';
+import { snapshotsSince } from '../refs/snapshots-since.js';
 import { frontierByPartition } from '../table/frontier.js';
 import type { FrontierNode } from '../table/frontier.js';
 import { isKeyed, keyTypesOf } from '../table/table-layout.js';
@@ -52,7 +53,7 @@ interface TableWrite {
   rows: number;
   /** Keys of checked inserts, checked again at commit against later commits. */
   readonly inserted: InsertedKeys[];
-  /** Snapshots whose files the commit-time insert check has covered (the pinned lineage first). */
+  /** Snapshots after the pinned one whose files the commit-time insert check has covered (snapshots-since.ts). */
   checkedSnapshots: Set<string> | undefined;
 }
 
@@ -471,8 +472,8 @@ export class LakeTransactionImpl implements LakeTransaction {
     if (w.inserted.length > 0) {
       // Inserts are checked again against what committed since: a moved head fails the
       // commit with HEAD_MOVED, and the retry checks the newer snapshots too.
-      const checked = w.checkedSnapshots ??= new Set(catalog.ancestors(w.table.id, w.pinned).map(String));
-      const newer = catalog.ancestors(w.table.id, head).filter((s) => !checked.has(String(s)));
+      const checked = w.checkedSnapshots ??= new Set();
+      const newer = snapshotsSince(catalog, w.table.id, head, w.pinned, checked);
       const writes = newer.filter((s) => catalog.getSnapshot(w.table.id, s)?.operation !== 'optimize');
       if (writes.length > 0) await checkConcurrentInserts(storage, w.table, filesWithRowsOf(catalog, w.table.id, writes), w.inserted, this.seq);
       for (const s of newer) checked.add(String(s));
