@@ -15,10 +15,18 @@ import type { Catalog, FileRecord } from '../catalog/catalog.js';
  * would see that commit's rows; the squash does not record which child it merged into.
  */
 export function ancestryOf(catalog: Catalog, tableId: number, snapshotId: bigint): (id: bigint) => boolean {
-  let set: Set<bigint> | undefined;
+  // A parent's id is always smaller than its child's (the catalog hands ids out at commit),
+  // so the lineage is walked back from the read's snapshot only as far as the oldest id
+  // asked about: a tiered file's commits are recent, the table's history may not be.
+  const seen = new Set<bigint>();
+  let cursor: bigint | undefined = snapshotId;
   const squashed = new Map<bigint, boolean>();
   return (id) => {
-    if ((set ??= new Set(catalog.ancestors(tableId, snapshotId))).has(id)) return true;
+    while (cursor !== undefined && cursor >= id) {
+      seen.add(cursor);
+      cursor = catalog.getSnapshot(tableId, cursor)?.parentId;
+    }
+    if (seen.has(id)) return true;
     let gone = squashed.get(id);
     if (gone === undefined) squashed.set(id, gone = catalog.getSnapshot(tableId, id) === undefined);
     return gone;
