@@ -3,6 +3,8 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { startPostgresCluster } from '../pg/postgres-cluster.js';
 import type { PostgresCluster } from '../pg/postgres-cluster.js';
+import { createScratchDatabase } from '../pg/scratch-database.js';
+import type { ScratchDatabase } from '../pg/scratch-database.js';
 import { startGateway } from '../tpch/gateway-process.js';
 import type { GatewayProcess } from '../tpch/gateway-process.js';
 import { COMMIT_MEASURES } from './commit-figure.js';
@@ -37,6 +39,11 @@ export interface CommitBenchOptions {
   readonly only?: readonly CommitMeasure[];
   /** Run PostgreSQL beside Floe (default true): a fresh cluster, fsync on, started here. */
   readonly postgres?: boolean;
+  /**
+   * Instead of a fresh cluster, a database of its own on this server (tests share one); its
+   * settings are whatever the server has, and measure 6 has no peer (a shared server is not crashed).
+   */
+  readonly postgresUrl?: string;
   /** Run DuckDB beside Floe where it applies (default true). */
   readonly duckdb?: boolean;
   /** Extra `floe serve` flags. */
@@ -68,10 +75,14 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
   const dir = mkdtempSync(join(tmpdir(), 'floe-commitbench-'));
   let gateway: GatewayProcess | undefined;
   let cluster: PostgresCluster | undefined;
+  let scratch: ScratchDatabase | undefined;
   let duck: DuckDbTable | undefined;
   const stamp = () => `[${new Date().toISOString().slice(11, 19)}]`;
   try {
-    if (opts.postgres !== false) {
+    if (opts.postgres !== false && opts.postgresUrl !== undefined) {
+      scratch = await createScratchDatabase(opts.postgresUrl, 'commitbench');
+      log(`${stamp()} PostgreSQL: a database of its own on the shared server (its settings as they are)`);
+    } else if (opts.postgres !== false) {
       cluster = await startPostgresCluster({ durable: true, settings: { max_connections: '100', shared_buffers: '128MB' } });
       log(`${stamp()} PostgreSQL 15 started (fsync on, synchronous_commit on) on port ${cluster.port}`);
     }
@@ -82,7 +93,8 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
       log(`${stamp()} floe serve started on ${gateway.url}`);
     }
     const floe: SqlTarget = { engine: 'floe', url: gateway?.url ?? '' };
-    const postgres: SqlTarget | undefined = cluster && { engine: 'postgres', url: cluster.adminUrl };
+    const postgresUrl = scratch?.url ?? cluster?.adminUrl;
+    const postgres: SqlTarget | undefined = postgresUrl === undefined ? undefined : { engine: 'postgres', url: postgresUrl };
     if (only.has('insert')) {
       log(`${stamp()} 1. single-row autocommit INSERT, one client, ${opts.commits} commits`);
       outcomes.push(await measureSingleRowCommits(floe, postgres, opts.commits));
@@ -133,6 +145,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     duck?.close();
     await gateway?.stop();
     await cluster?.stop();
+    await scratch?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
   const { log: _log, ...options } = opts;
