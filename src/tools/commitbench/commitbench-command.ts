@@ -19,6 +19,8 @@ export const COMMITBENCH_USAGE = `usage: npm run bench:commit -- [options]
   --replay-txn-rows N   6. rows per transaction (default 1000)
   --only MEASURE        one measure
   --no-postgres         no PostgreSQL peer
+  --postgres-url URL    the PostgreSQL peer in a database of its own on this server instead of a fresh
+                        cluster (its settings as they are; measure 6 then has no peer)
   --no-duckdb           no DuckDB peer
   --serve-arg ARG       an extra floe serve argument (repeatable)
   --quick               smoke run: 100 commits, 3 s, 100 rounds, 100,000 rows, 10,000 replayed rows
@@ -47,6 +49,7 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
       'replay-txn-rows': { type: 'string' },
       only: { type: 'string' },
       'no-postgres': { type: 'boolean', default: false },
+      'postgres-url': { type: 'string' },
       'no-duckdb': { type: 'boolean', default: false },
       'serve-arg': { type: 'string', multiple: true },
       quick: { type: 'boolean', default: false },
@@ -74,6 +77,7 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
     replayTxnRows: positive('--replay-txn-rows', pick(values['replay-txn-rows'], 1_000, 100)),
     only: values.only === undefined ? undefined : [values.only as CommitMeasure],
     postgres: values['no-postgres'] !== true,
+    postgresUrl: values['postgres-url'],
     duckdb: values['no-duckdb'] !== true,
     serveArgs: values['serve-arg'],
   };
