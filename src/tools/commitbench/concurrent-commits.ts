@@ -13,8 +13,9 @@ interface ConcurrentRun {
   readonly failed: number;
   readonly seconds: number;
   readonly rows: number;
-  /** Commits per client, for --json. */
+  /** Commits per client, and every acknowledged commit's latency (ms), for --json. */
   readonly perClient: number[];
+  readonly latencies: number[];
   readonly firstError?: string;
 }
 
@@ -26,6 +27,7 @@ async function runConcurrent(target: SqlTarget, clients: number, seconds: number
     const perClient = new Array<number>(clients).fill(0);
     let failed = 0;
     let firstError: string | undefined;
+    const latencies: number[] = [];
     const t0 = performance.now();
     const deadline = t0 + seconds * 1000;
     await Promise.all(conns.map(async (c, i) => {
@@ -33,7 +35,9 @@ async function runConcurrent(target: SqlTarget, clients: number, seconds: number
       while (performance.now() < deadline) {
         const r = loadedRow(i * KEY_SPAN + ++n);
         try {
+          const started = performance.now();
           await c.query({ name: 'commit_concurrent_insert', text: `INSERT INTO ${TABLE} (id, v, s) VALUES ($1, $2, $3)`, values: [r.id, r.v, r.s] });
+          latencies.push(performance.now() - started);
           perClient[i]!++;
         } catch (e) {
           // A commit refused (serialization failure, say) is counted, not retried: its key is simply skipped.
@@ -44,7 +48,7 @@ async function runConcurrent(target: SqlTarget, clients: number, seconds: number
     }));
     const elapsed = (performance.now() - t0) / 1000;
     const rows = Number((await admin.query<{ n: string }>(`SELECT count(*) AS n FROM ${TABLE}`)).rows[0]!.n);
-    return { commits: perClient.reduce((a, b) => a + b, 0), failed, seconds: elapsed, rows, perClient, firstError };
+    return { commits: perClient.reduce((a, b) => a + b, 0), failed, seconds: elapsed, rows, perClient, latencies, firstError };
   } finally {
     await Promise.all(conns.map((c) => c.end()));
     await admin.end();
@@ -58,7 +62,8 @@ export async function measureConcurrentCommits(floe: SqlTarget, postgres: SqlTar
   const peer = postgres === undefined ? undefined : await runConcurrent(postgres, clients, seconds);
   for (const [engine, run] of [['floe', ours], ['postgres', peer]] as const) {
     if (run === undefined) continue;
-    out.samples.push({ measure: 'concurrent', engine, name: 'commits per client', values: run.perClient });
+    out.samples.push({ measure: 'concurrent', engine, name: 'commits per client (count)', values: run.perClient });
+    out.samples.push({ measure: 'concurrent', engine, name: 'commit latency', values: run.latencies });
     out.notes.push(`concurrent: ${engine} ${run.commits} commits in ${run.seconds.toFixed(1)} s over ${clients} clients, ${run.failed} refused${run.firstError === undefined ? '' : ` (first: ${run.firstError})`}`);
     if (run.rows !== run.commits) out.mismatches.push(`concurrent: ${engine} acknowledged ${run.commits} commits but holds ${run.rows} rows`);
   }

@@ -147,7 +147,7 @@ export async function measureCrashReplay(opts: ReplayOptions, cluster: PostgresC
   const out = emptyOutcome();
   const ours = await floeReplay(opts, out, log);
   const peer = cluster === undefined ? undefined : await postgresReplay(cluster, opts, out, log);
-  if (cluster === undefined) out.notes.push('replay: no PostgreSQL cluster of the bench\'s own (a shared server is not crashed), so no peer figure');
+  if (cluster === undefined) out.notes.push('replay: no PostgreSQL cluster of the bench\'s own to crash (--no-postgres, or --postgres-url: a shared server is not crashed), so no peer figure');
   const what = `restart after a crash, ${opts.rows.toLocaleString('en-US')} rows untiered`;
   out.figures.push({ measure: 'replay', what: `${what}: spawn → first answer`, unit: 'ms', floe: ours.firstQueryMs, postgres: peer, lowerIsBetter: true, target: { op: '<=', value: 5_000 } });
   if (ours.replayedMs !== undefined) out.figures.push({ measure: 'replay', what: `${what}: spawn → "log replayed"`, unit: 'ms', floe: ours.replayedMs, lowerIsBetter: true, target: { op: '<=', value: 5_000 } });
