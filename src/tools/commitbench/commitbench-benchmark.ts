@@ -20,6 +20,8 @@ import { measureSingleRowCommits } from './single-row-commits.js';
 import { acceptedProperties, connect } from './sql-target.js';
 import type { SqlTarget } from './sql-target.js';
 
+const fmtFigure = (x: number | undefined) => (x === undefined ? '—' : x.toPrecision(4));
+
 export interface CommitBenchOptions {
   /** Measure 1: single-row commits of history (windows end at 10, 100, 1,000, 10,000 and here). */
   readonly commits: number;
@@ -78,6 +80,11 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
   let scratch: ScratchDatabase | undefined;
   let duck: DuckDbTable | undefined;
   const stamp = () => `[${new Date().toISOString().slice(11, 19)}]`;
+  // Each measure's figures go to the log as it ends, so a long run that is stopped still leaves them.
+  const record = (o: MeasureOutcome) => {
+    outcomes.push(o);
+    for (const f of o.figures) log(`    ${f.what}: Floe ${fmtFigure(f.floe)}, PostgreSQL ${fmtFigure(f.postgres)}, DuckDB ${fmtFigure(f.duckdb)} ${f.unit}`);
+  };
   try {
     if (opts.postgres !== false && opts.postgresUrl !== undefined) {
       scratch = await createScratchDatabase(opts.postgresUrl, 'commitbench');
@@ -97,15 +104,15 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     const postgres: SqlTarget | undefined = postgresUrl === undefined ? undefined : { engine: 'postgres', url: postgresUrl };
     if (only.has('insert')) {
       log(`${stamp()} 1. single-row autocommit INSERT, one client, ${opts.commits} commits`);
-      outcomes.push(await measureSingleRowCommits(floe, postgres, opts.commits));
+      record(await measureSingleRowCommits(floe, postgres, opts.commits));
     }
     if (only.has('concurrent')) {
       log(`${stamp()} 2. single-row commits, ${opts.clients} clients, ${opts.seconds} s`);
-      outcomes.push(await measureConcurrentCommits(floe, postgres, opts.clients, opts.seconds));
+      record(await measureConcurrentCommits(floe, postgres, opts.clients, opts.seconds));
     }
     if (only.has('visibility')) {
       log(`${stamp()} 3. commit acknowledged → visible to another session, ${opts.rounds} rounds`);
-      outcomes.push(await measureCommitVisibility(floe, postgres, opts.rounds));
+      record(await measureCommitVisibility(floe, postgres, opts.rounds));
     }
     if (only.has('point-read') || only.has('scan')) {
       log(`${stamp()} 4/5. loading ${opts.rows.toLocaleString('en-US')} rows into ${KEYED_TABLE}`);
@@ -126,19 +133,19 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
       if (only.has('point-read')) {
         log(`${stamp()} 4. point reads by key, ${opts.reads} reads, 1% of keys pending`);
         await upsertOnePercent(table, opts.upsertBatch, log);
-        outcomes.push(await measurePointReads(table, opts.reads));
+        record(await measurePointReads(table, opts.reads));
       }
       if (only.has('scan')) {
         log(`${stamp()} 5. full merge-on-read scan, ~10% pending, then optimized`);
         await updateTenPercent(table, only.has('point-read'), log);
-        outcomes.push(await measureMergeOnReadScan(table, log));
+        record(await measureMergeOnReadScan(table, log));
       }
     }
     await gateway?.stop();
     gateway = undefined;
     if (only.has('replay')) {
       log(`${stamp()} 6. crash and restart with ${opts.replayRows.toLocaleString('en-US')} rows committed in ${opts.replayTxnRows}-row transactions`);
-      outcomes.push(await measureCrashReplay({ rows: opts.replayRows, txnRows: opts.replayTxnRows, serveArgs }, cluster, log));
+      record(await measureCrashReplay({ rows: opts.replayRows, txnRows: opts.replayTxnRows, serveArgs }, cluster, log));
     }
     log(`${stamp()} done`);
   } finally {
