@@ -32,6 +32,16 @@ export async function startGateway(dataDir: string, args: readonly string[] = []
   });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
+  // A signal (Ctrl-C, a runner's timeout) skips 'exit' handlers: kill the child, then die of the signal.
+  const onSignal = (sig: NodeJS.Signals) => {
+    killOnExit();
+    process.kill(process.pid, sig);
+  };
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+  for (const sig of signals) process.once(sig, onSignal);
+  child.once('exit', () => {
+    for (const sig of signals) process.off(sig, onSignal);
+  });
   let log = '';
   const port = await new Promise<number>((resolve, reject) => {
     let pending = '';
