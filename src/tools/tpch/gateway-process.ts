@@ -13,11 +13,18 @@ export interface GatewayProcess {
   peakRss(): number | undefined;
   /** True once the child has exited (crashed, killed or stopped). */
   exited(): boolean;
+  /** SIGKILL, as a crash would; resolves once the child is gone. */
+  kill(): Promise<void>;
   stop(): Promise<void>;
 }
 
+export interface GatewayOptions {
+  /** Sees each line the gateway writes to stdout (JSON log records), as it arrives. */
+  readonly onLine?: (line: string) => void;
+}
+
 /** `args` are extra `floe serve` flags (e.g. `--optimizer-threads 1`). */
-export async function startGateway(dataDir: string, args: readonly string[] = []): Promise<GatewayProcess> {
+export async function startGateway(dataDir: string, args: readonly string[] = [], opts: GatewayOptions = {}): Promise<GatewayProcess> {
   // Started as `floe serve` is (bin/floe.js, npm start): with single-threaded GC.
   const child = spawn(process.execPath, ['--single-threaded-gc', '--import', 'tsx', MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...args], {
     env: { ...process.env, FLOE_LOG_FORMAT: 'json' },
@@ -25,6 +32,16 @@ export async function startGateway(dataDir: string, args: readonly string[] = []
   });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
+  // A signal (Ctrl-C, a runner's timeout) skips 'exit' handlers: kill the child, then die of the signal.
+  const onSignal = (sig: NodeJS.Signals) => {
+    killOnExit();
+    process.kill(process.pid, sig);
+  };
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+  for (const sig of signals) process.once(sig, onSignal);
+  child.once('exit', () => {
+    for (const sig of signals) process.off(sig, onSignal);
+  });
   let log = '';
   const port = await new Promise<number>((resolve, reject) => {
     let pending = '';
@@ -35,6 +52,7 @@ export async function startGateway(dataDir: string, args: readonly string[] = []
         const line = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
         log += `${line}\n`;
+        opts.onLine?.(line);
         try {
           const rec = JSON.parse(line) as { msg?: string; port?: number };
           if (rec.msg === 'listening' && typeof rec.port === 'number') resolve(rec.port);
@@ -56,6 +74,13 @@ export async function startGateway(dataDir: string, args: readonly string[] = []
       }
     },
     exited: () => child.exitCode !== null || child.signalCode !== null,
+    kill: async () => {
+      process.off('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGKILL');
+      await exited;
+    },
     stop: () => stopChild(child, killOnExit),
   };
 }

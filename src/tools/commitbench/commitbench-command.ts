@@ -1,0 +1,92 @@
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { COMMIT_MEASURES } from './commit-figure.js';
+import type { CommitMeasure } from './commit-figure.js';
+import type { CommitBenchOptions } from './commitbench-benchmark.js';
+
+export const COMMITBENCH_USAGE = `usage: npm run bench:commit -- [options]
+  Issue 24's targets: Floe (a fresh floe serve on a temp warehouse) beside PostgreSQL 15
+  (a fresh cluster, fsync on) and DuckDB where it applies, in the same run.
+  Measures (--only one of them): ${COMMIT_MEASURES.join(', ')}
+  --commits N           1. single-row INSERTs of history, windows at 10/100/1,000/10,000 (default 10000)
+  --clients N           2. connections committing at once (default 16)
+  --seconds S           2. for how long (default 20)
+  --rounds N            3. insert → read-from-another-session rounds (default 1000)
+  --rows N              4, 5. rows of the keyed table (default 10000000)
+  --reads N             4. point reads (default 2000)
+  --upsert-batch N      4. rows per upsert commit (1% of the keys; default 100)
+  --replay-rows N       6. rows committed before the crash (default 1000000)
+  --replay-txn-rows N   6. rows per transaction (default 1000)
+  --only MEASURE        one measure
+  --no-postgres         no PostgreSQL peer
+  --postgres-url URL    the PostgreSQL peer in a database of its own on this server instead of a fresh
+                        cluster (its settings as they are; measure 6 then has no peer)
+  --no-duckdb           no DuckDB peer
+  --serve-arg ARG       an extra floe serve argument (repeatable)
+  --quick               smoke run: 100 commits, 3 s, 100 rounds, 100,000 rows, 10,000 replayed rows
+  --json FILE           also write every sample as JSON
+  --out FILE            also write the readable report`;
+
+function positive(name: string, v: string, integer = true): number {
+  const n = Number(v);
+  if (!(n > 0) || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${v}\n${COMMITBENCH_USAGE}`);
+  return n;
+}
+
+/** Entry point of `npm run bench:commit` (argv: the options). */
+export async function runCommitBenchCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      commits: { type: 'string' },
+      clients: { type: 'string', default: '16' },
+      seconds: { type: 'string' },
+      rounds: { type: 'string' },
+      rows: { type: 'string' },
+      reads: { type: 'string' },
+      'upsert-batch': { type: 'string', default: '100' },
+      'replay-rows': { type: 'string' },
+      'replay-txn-rows': { type: 'string' },
+      only: { type: 'string' },
+      'no-postgres': { type: 'boolean', default: false },
+      'postgres-url': { type: 'string' },
+      'no-duckdb': { type: 'boolean', default: false },
+      'serve-arg': { type: 'string', multiple: true },
+      quick: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help === true) {
+    process.stdout.write(`${COMMITBENCH_USAGE}\n`);
+    return;
+  }
+  const quick = values.quick === true;
+  const pick = (v: string | undefined, full: number, small: number) => v ?? String(quick ? small : full);
+  if (values.only !== undefined && !COMMIT_MEASURES.includes(values.only as CommitMeasure)) throw new Error(`--only must be one of ${COMMIT_MEASURES.join(', ')}\n${COMMITBENCH_USAGE}`);
+  const opts: CommitBenchOptions = {
+    commits: positive('--commits', pick(values.commits, 10_000, 100)),
+    clients: positive('--clients', values.clients!),
+    seconds: positive('--seconds', pick(values.seconds, 20, 3), false),
+    rounds: positive('--rounds', pick(values.rounds, 1_000, 100)),
+    rows: positive('--rows', pick(values.rows, 10_000_000, 100_000)),
+    reads: positive('--reads', pick(values.reads, 2_000, 200)),
+    upsertBatch: positive('--upsert-batch', values['upsert-batch']!),
+    replayRows: positive('--replay-rows', pick(values['replay-rows'], 1_000_000, 10_000)),
+    replayTxnRows: positive('--replay-txn-rows', pick(values['replay-txn-rows'], 1_000, 100)),
+    only: values.only === undefined ? undefined : [values.only as CommitMeasure],
+    postgres: values['no-postgres'] !== true,
+    postgresUrl: values['postgres-url'],
+    duckdb: values['no-duckdb'] !== true,
+    serveArgs: values['serve-arg'],
+  };
+  // DuckDB is a dev dependency: load the benchmark only when asked for.
+  const { runCommitBenchmark } = await import('./commitbench-benchmark.js');
+  const { commitReportJson, formatCommitReport } = await import('./commitbench-report.js');
+  const report = await runCommitBenchmark(opts);
+  const text = formatCommitReport(report);
+  process.stdout.write(`\n${text}\n`);
+  if (values.out !== undefined) writeFileSync(values.out, `${text}\n`);
+  if (values.json !== undefined) writeFileSync(values.json, `${commitReportJson(report)}\n`);
+}
