@@ -103,6 +103,13 @@ export interface CommitRequest {
   readonly schemaId: number;
   /** Read-modify-write: the commit fails (40001) unless the branch head is still this snapshot. */
   readonly expectHead?: bigint;
+  /**
+   * applyLoggedCommits only: expectHead also holds when the head has moved from it only by
+   * earlier commits of the same call on this branch (the log store's group commit sets it
+   * when none of those wrote a key this one writes, so the checks made against expectHead
+   * still hold).
+   */
+  readonly rebaseWithinBatch?: boolean;
   readonly addFiles: readonly NewFileRecord[];
   readonly removeFileIds: readonly number[];
   /** Files that must still be visible at the head (optimizer): otherwise OptimizerConflict. */

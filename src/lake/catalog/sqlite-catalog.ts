@@ -576,10 +576,20 @@ export class SqliteCatalog implements Catalog {
   applyLoggedCommits(writerId: string, commits: readonly LoggedCommit[], appliedLsn: bigint, nowMicros: bigint): LoggedCommitOutcome[] {
     return this.#immediateNormal(() => {
       const out: LoggedCommitOutcome[] = [];
+      // Per table and branch: the head before this call's first commit on it, and the snapshots its commits added.
+      const batchHeads = new Map<string, { before: bigint; added: Set<bigint> }>();
       for (const c of commits) {
+        const requests = c.requests.map((r) => this.#rebasedRequest(r, batchHeads));
         // better-sqlite3 runs a nested transaction() as a savepoint: a failure rolls back this commit alone.
         try {
-          out.push({ ok: true, snapshots: this.#db.transaction(() => this.#commitRequests(c.requests, c.txnId, nowMicros))() });
+          const snapshots = this.#db.transaction(() => this.#commitRequests(requests, c.txnId, nowMicros))();
+          for (const snap of snapshots) {
+            const key = `${snap.tableId}\u0000${snap.branch}`;
+            const seen = batchHeads.get(key);
+            if (seen === undefined) batchHeads.set(key, { before: snap.parentId ?? -1n, added: new Set([snap.id]) });
+            else seen.added.add(snap.id);
+          }
+          out.push({ ok: true, snapshots });
         } catch (error) {
           out.push({ ok: false, error });
         }
@@ -587,6 +597,15 @@ export class SqliteCatalog implements Catalog {
       this.#sql('UPDATE log_writers SET applied_lsn = ?, heartbeat_micros = ? WHERE writer_id = ?').run(appliedLsn, nowMicros, writerId);
       return out;
     });
+  }
+
+  /** A rebasable request whose expected head was moved only by this call's earlier commits expects the head they left. */
+  #rebasedRequest(req: CommitRequest, batchHeads: ReadonlyMap<string, { before: bigint; added: ReadonlySet<bigint> }>): CommitRequest {
+    if (req.rebaseWithinBatch !== true || req.expectHead === undefined) return req;
+    const seen = batchHeads.get(`${req.tableId}\u0000${req.branch}`);
+    const head = this.getRef(req.tableId, req.branch)?.snapshotId;
+    if (seen === undefined || head === undefined || seen.before !== req.expectHead || !seen.added.has(head)) return req;
+    return { ...req, expectHead: head };
   }
 
   raiseNextSeq(seq: bigint): void {

@@ -11,6 +11,13 @@ export interface InlineChangeFile {
 export interface LogCommitPart {
   readonly request: CommitRequest;
   readonly inline: readonly InlineChangeFile[];
+  /**
+   * The key hashes of every row it writes, when its checks are by key alone (a keyed
+   * table without UNIQUE constraints): the group committer may then rebase it over
+   * earlier commits of its batch that wrote none of them (CommitRequest.rebaseWithinBatch).
+   * Not logged.
+   */
+  readonly rebaseKeys?: readonly Uint32Array[];
 }
 
 /** What a `commit` record says: enough to apply it to the catalog again after a crash. */
@@ -27,6 +34,8 @@ interface HeaderPart {
 
 interface Header {
   readonly v: 1;
+  /** The LSN of its batch's first record: replay applies a batch in one catalog call, as it was applied live. */
+  readonly batch: bigint;
   readonly txnId: string | null;
   readonly seq: bigint;
   readonly parts: readonly HeaderPart[];
@@ -43,9 +52,9 @@ export interface EncodedLogCommit {
  * typed arrays tagged, see jsonReplacer), then every inline file's IPC stream back to
  * back, in order. Returned as parts so the log writes the IPC bytes without copying them.
  */
-export function encodeLogCommit(record: LogCommitRecord): EncodedLogCommit {
+export function encodeLogCommit(record: LogCommitRecord, batch: bigint): EncodedLogCommit {
   const header: Header = {
-    v: 1, txnId: record.txnId ?? null, seq: record.seq,
+    v: 1, batch, txnId: record.txnId ?? null, seq: record.seq,
     parts: record.parts.map((p) => ({ request: p.request, inline: p.inline.map((f) => ({ file: f.file, length: f.ipc.byteLength })) })),
   };
   const json = Buffer.from(JSON.stringify(header, jsonReplacer), 'utf8');
@@ -82,11 +91,11 @@ export function requestsOfAppended(record: LogCommitRecord, encoded: EncodedLogC
 }
 
 /** Replay: a recovered commit record's transaction, seq and requests, from its header alone (rows are never decoded). */
-export function decodeLogCommit(payload: Uint8Array, segmentKey: string, payloadOffset: number): { txnId: string | undefined; seq: bigint; requests: CommitRequest[] } {
+export function decodeLogCommit(payload: Uint8Array, segmentKey: string, payloadOffset: number): { batch: bigint; txnId: string | undefined; seq: bigint; requests: CommitRequest[] } {
   const view = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   const headerLength = view.readUInt32LE(0);
   const header = JSON.parse(view.subarray(4, 4 + headerLength).toString('utf8'), jsonReviver) as Header;
-  return { txnId: header.txnId ?? undefined, seq: header.seq, requests: locatedRequests(header.parts, segmentKey, payloadOffset + 4 + headerLength) };
+  return { batch: header.batch, txnId: header.txnId ?? undefined, seq: header.seq, requests: locatedRequests(header.parts, segmentKey, payloadOffset + 4 + headerLength) };
 }
 
 /** The payload of a `void` record: the LSN of the commit record it cancels. */

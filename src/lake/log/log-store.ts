@@ -126,10 +126,12 @@ export class LogStore {
     }
     let commits: (LoggedCommit & { readonly end: bigint })[];
     try {
-      commits = batch.map((c) => {
-        const encoded = encodeLogCommit(c.record);
+      const batchId = this.#log.nextLsn;
+      const records = rebasedWithinBatch(batch.map((c) => c.record));
+      commits = records.map((record) => {
+        const encoded = encodeLogCommit(record, batchId);
         const at = this.#log.append('commit', encoded.parts);
-        return { requests: requestsOfAppended(c.record, encoded, at.segmentKey, at.payloadOffset), txnId: c.record.txnId, lsn: at.lsn, end: at.end };
+        return { requests: requestsOfAppended(record, encoded, at.segmentKey, at.payloadOffset), txnId: record.txnId, lsn: at.lsn, end: at.end };
       });
     } catch (e) {
       this.#fail(e, batch);
@@ -215,4 +217,32 @@ export class LogStore {
     await this.#log.close();
     if (this.#broken === undefined) this.#catalog.dropLogWriter(this.writerId);
   }
+}
+
+/**
+ * Commits of one batch are applied in order in one catalog transaction. One that expects
+ * the head it checked against (an INSERT's key check, a read-modify-write) would fail
+ * behind any earlier commit of the batch on its branch, so concurrent INSERTs into one
+ * table would commit one per batch. When none of the earlier commits on its branch wrote a
+ * key it writes, its checks still hold after them: it may expect the head they leave.
+ */
+function rebasedWithinBatch(records: readonly LogCommitRecord[]): LogCommitRecord[] {
+  // Per table and branch, the key hashes earlier commits of the batch write (undefined: unknown, so nothing rebases past them).
+  const written = new Map<string, Set<number> | undefined>();
+  return records.map((record) => {
+    const parts = record.parts.map((p) => {
+      const key = `${p.request.tableId}\u0000${p.request.branch}`;
+      const earlier = written.get(key);
+      const rebase = p.request.expectHead !== undefined && p.rebaseKeys !== undefined && earlier !== undefined
+        && p.rebaseKeys.every((hs) => hs.every((h) => !earlier.has(h)));
+      if (p.rebaseKeys === undefined) written.set(key, undefined);
+      else if (!written.has(key) || earlier !== undefined) {
+        const set = earlier ?? new Set<number>();
+        for (const hs of p.rebaseKeys) for (const h of hs) set.add(h);
+        written.set(key, set);
+      }
+      return rebase ? { ...p, request: { ...p.request, rebaseWithinBatch: true } } : p;
+    });
+    return { ...record, parts };
+  });
 }

@@ -11,9 +11,6 @@ export interface LogReplay {
   readonly ms: number;
 }
 
-/** Commits applied per catalog transaction during replay. */
-const REPLAY_BATCH = 512;
-
 /**
  * Recovery (docs/design-notes.md, "Log store"): the logs of writers that are gone are
  * applied to the catalog from where each one stopped. Every `commit` record past the
@@ -30,21 +27,26 @@ export async function replayDeadWriters(catalog: Catalog, root: string, staleMs:
   for (const w of catalog.listLogWriters()) {
     if (!isGone(w, now, staleMs)) continue;
     writers++;
-    const pending: (LoggedCommit & { readonly end: bigint })[] = [];
+    const pending: (LoggedCommit & { readonly end: bigint; readonly batch: bigint })[] = [];
     const voided = new Set<bigint>();
     let maxSeq = 0n;
     for await (const r of recoverCommitLog(root, w.id, w.appliedLsn)) {
       if (r.kind === 'void') { voided.add(decodeLogVoid(r.payload)); continue; }
-      const { seq, requests } = decodeLogCommit(r.payload, r.segmentKey, r.payloadOffset);
+      const { batch, seq, requests } = decodeLogCommit(r.payload, r.segmentKey, r.payloadOffset);
       if (seq > maxSeq) maxSeq = seq;
       // Its transaction's registration died with the process: apply without it.
-      pending.push({ requests, txnId: undefined, lsn: r.lsn, end: r.end });
+      pending.push({ requests, txnId: undefined, lsn: r.lsn, end: r.end, batch });
     }
     const live = pending.filter((c) => !voided.has(c.lsn));
-    for (let i = 0; i < live.length; i += REPLAY_BATCH) {
-      const chunk = live.slice(i, i + REPLAY_BATCH);
+    // One catalog call per batch the writer applied in one: a commit rebased over earlier
+    // commits of its batch (CommitRequest.rebaseWithinBatch) is judged as it was live.
+    for (let i = 0; i < live.length;) {
+      let j = i + 1;
+      while (j < live.length && live[j]!.batch === live[i]!.batch) j++;
+      const chunk = live.slice(i, j);
       const outcomes = catalog.applyLoggedCommits(w.id, chunk, chunk[chunk.length - 1]!.end, now);
       for (const o of outcomes) if (o.ok) commits++; else skipped++;
+      i = j;
     }
     skipped += pending.length - live.length;
     if (maxSeq > 0n) catalog.raiseNextSeq(maxSeq + 1n);

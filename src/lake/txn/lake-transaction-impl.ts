@@ -346,7 +346,7 @@ export class LakeTransactionImpl implements LakeTransaction {
    * transaction's staged files.
    */
   #stagesInMemory(table: TableMetadata): boolean {
-    return this.#ctx.log !== undefined && !table.constraints?.some((c) => c.kind === 'unique');
+    return this.#ctx.log !== undefined && !hasUniqueConstraint(table);
   }
 
   /** Rows [checkFrom, n) are inserts: 23505 when a key is live (check-unique-keys.ts); kept for the commit's check. */
@@ -435,7 +435,14 @@ export class LakeTransactionImpl implements LakeTransaction {
             ? catalog.commit(requests, this.id, nowMicros())
             : await log.commit({
               txnId: this.id, seq: this.seq,
-              parts: requests.map((request, i) => ({ request, inline: writes[i]!.pending.map((p) => ({ file: p.file, ipc: p.ipc })) })),
+              parts: requests.map((request, i) => {
+                const w = writes[i]!;
+                return {
+                  request, inline: w.pending.map((p) => ({ file: p.file, ipc: p.ipc })),
+                  // Checks by key alone (no UNIQUE constraint, no deletion vector) may be rebased in the group commit.
+                  ...(isKeyed(w.table) && !hasUniqueConstraint(w.table) ? { rebaseKeys: w.keyHashes } : {}),
+                };
+              }),
             });
           this.#state = 'committed';
           return toSnapshot(snaps[snaps.length - 1]!);
@@ -535,6 +542,10 @@ export class LakeTransactionImpl implements LakeTransaction {
       for (const f of w.files) await this.#ctx.storage.delete(f.path).catch(() => undefined);
     }
   }
+}
+
+function hasUniqueConstraint(table: TableMetadata): boolean {
+  return table.constraints?.some((c) => c.kind === 'unique') ?? false;
 }
 
 /** Errors from building a file batch name physical columns ("c3"); users need SQL names. */
