@@ -46,6 +46,8 @@ export class LogStore {
   /** Set once the log failed to write or fsync: nothing after it can be acknowledged. */
   #broken: unknown;
   #closed = false;
+  #commits = 0;
+  #batches = 0;
   readonly #heartbeat: NodeJS.Timeout;
 
   private constructor(catalog: Catalog, log: CommitLog, opts: LogStoreOptions) {
@@ -104,6 +106,8 @@ export class LogStore {
           return { at, requests: requestsOfAppended(c.record, encoded, at.segmentKey, at.payloadOffset) };
         });
         await this.#log.sync();
+        this.#batches++;
+        this.#commits += batch.length;
         commits = batch.map((c, i) => ({ requests: appended[i]!.requests, txnId: c.record.txnId, lsn: appended[i]!.at.lsn }));
         end = appended[appended.length - 1]!.at.end;
       } catch (e) {
@@ -136,6 +140,11 @@ export class LogStore {
     }
   }
 
+  /** Commit records made durable so far, and the group-commit rounds (one write + fdatasync each) that did it. */
+  get stats(): { readonly commits: number; readonly batches: number } {
+    return { commits: this.#commits, batches: this.#batches };
+  }
+
   /** Deletes this writer's segments no file row points into any more (tiering and expiry free them). */
   async releaseSegments(): Promise<number> {
     const inUse = new Set(this.#catalog.filePathsWithPrefix(`${logWriterDir(this.writerId)}/`).map((p) => p.slice(0, p.indexOf('#'))));
@@ -157,6 +166,7 @@ export class LogStore {
     clearInterval(this.#heartbeat);
     await this.#draining;
     await this.#log.close();
+    this.#logger?.info({ writerId: this.writerId, ...this.stats }, 'log store closed');
     if (this.#broken === undefined) this.#catalog.dropLogWriter(this.writerId);
   }
 }
