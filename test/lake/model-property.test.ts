@@ -22,6 +22,13 @@
  * in the background, racing the writers and the transactions that span its optimizes.
  * Every snapshot it commits between two of the model's must be an optimize, and the
  * model takes it as one (same contents); every read still matches the model.
+ *
+ * The log store (issue 24) is in the race: a scenario commits through the log (small
+ * transactions keep their rows in memory until the commit record carries them), with a
+ * limit so small that bigger transactions store Parquet files, or without it. Open
+ * transactions read their own writes (storing their in-memory rows first) and roll back
+ * to savepoints; the warehouse is reopened mid-run, cleanly or as a dead process would
+ * leave it (dropped unclosed, its log replayed by the next open).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -139,7 +146,13 @@ type Op =
   | { t: 'fastForward'; target: number; source: number }
   | { t: 'expire'; retainLast: number }
   /** Two transactions on one branch, begun A then B, committed B then A (the start-order case). */
-  | { t: 'overlap'; branch: number; a: [bigint, string | null][]; b: [bigint, string | null][]; optimizeBetween: boolean };
+  | { t: 'overlap'; branch: number; a: [bigint, string | null][]; b: [bigint, string | null][]; optimizeBetween: boolean }
+  /** An open transaction reads its own writes (its rows staged in memory are stored as files first). */
+  | { t: 'txRead'; slot: number; rows: [bigint, string | null][] }
+  /** An open transaction writes after a savepoint (reading them back when `readInside`), then rolls back to it. */
+  | { t: 'txSavepoint'; slot: number; rows: [bigint, string | null][]; readInside: boolean }
+  /** Close the warehouse and open it again; `kill`: drop it unclosed, as a dead process would, and replay its log. */
+  | { t: 'reopen'; kill: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ t: fc.constant('upsert' as const), branch: branchIx, rows: rowsArb }) },
@@ -156,7 +169,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       b: fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 5n }), valueArb), { minLength: 1, maxLength: 2 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('begin' as const), slot: fc.nat(1), branch: branchIx }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('begin' as const), slot: fc.nat(1), branch: branchIx }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('txUpsert' as const), slot: fc.nat(1), rows: rowsArb }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('txDelete' as const), slot: fc.nat(1), keys: fc.array(keyArb, { minLength: 1, maxLength: 6 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('commit' as const), slot: fc.nat(1) }) },
@@ -167,6 +180,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('fastForward' as const), target: branchIx, source: branchIx }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('expire' as const), retainLast: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('overlap' as const), branch: branchIx, a: rowsArb, b: rowsArb, optimizeBetween: fc.boolean() }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('txRead' as const), slot: fc.nat(1), rows: rowsArb }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('txSavepoint' as const), slot: fc.nat(1), rows: rowsArb, readInside: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('reopen' as const), kill: fc.boolean() }) },
 );
 
 /**
@@ -213,13 +229,18 @@ const scenarioArb = fc.record({
   keyKind: fc.constantFrom<KeyKind>('int8', 'text', 'composite'),
   targetFileSize: fc.constantFrom('1', '400', undefined),
   partitioned: fc.boolean(),
+  // The log store (issue 24): off, on, or on with so small a limit that bigger transactions store Parquet files.
+  log: fc.constantFrom<LogMode>('off', 'on', 'tiny'),
   ops: fc.array(opArb, { minLength: 1, maxLength: 22 }),
 });
 
+type LogMode = 'off' | 'on' | 'tiny';
+const logOption = (mode: LogMode) => (mode === 'off' ? false : mode === 'tiny' ? { maxTransactionBytes: 300 } : {});
+
 // ---------- reading the real table ----------
 
-async function readContents(wh: Warehouse, table: TableMetadata, codec: KeyCodec, at: SnapshotSelector): Promise<string[]> {
-  const plan = await wh.planScan({ table, at, projection: [...codec.primaryKey, 'v'] });
+async function readContents(wh: Warehouse, table: TableMetadata, codec: KeyCodec, at: SnapshotSelector, txn?: LakeTransaction): Promise<string[]> {
+  const plan = await wh.planScan({ table, at, projection: [...codec.primaryKey, 'v'], ...(txn === undefined ? {} : { txn }) });
   const out: string[] = [];
   for (const task of plan.tasks) {
     for await (const b of executeScanTask(task)) {
@@ -232,7 +253,7 @@ async function readContents(wh: Warehouse, table: TableMetadata, codec: KeyCodec
 }
 
 /** What the runs exercised, reported as a test diagnostic so a weakened generator shows. */
-const coverage = { snapshotsChecked: 0, expiredChecked: 0, splits: 0, merges: 0, outOfOrderCommits: 0, backgroundOptimizes: 0, outcomes: {} as Record<string, number> };
+const coverage = { snapshotsChecked: 0, ownReads: 0, savepointRollbacks: 0, reopens: 0, killReopens: 0, expiredChecked: 0, splits: 0, merges: 0, outOfOrderCommits: 0, backgroundOptimizes: 0, outcomes: {} as Record<string, number> };
 const count = (what: string): void => { coverage.outcomes[what] = (coverage.outcomes[what] ?? 0) + 1; };
 
 const fmt = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
@@ -240,10 +261,12 @@ const fmt = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' 
 /** Table properties that make the background optimizer fold at every change file. */
 const EAGER_OPTIMIZING = { 'self-optimizing.minor.trigger.file-count': '1', 'self-optimizing.minor.trigger.interval': '1ms' };
 
-async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undefined; partitioned: boolean; ops: Op[] }, background = false): Promise<void> {
+async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undefined; partitioned: boolean; log: LogMode; ops: Op[] }, background = false): Promise<void> {
   const codec = keyCodec(s.keyKind);
   const dir = mkdtempSync(join(tmpdir(), 'floe-model-'));
-  const wh = await openWarehouse({ path: dir });
+  let wh = await openWarehouse({ path: dir, log: logOption(s.log) });
+  /** Warehouses dropped unclosed by a kill-style reopen: closed at the end, only to free their handles. */
+  const killed: Warehouse[] = [];
   /** `pinned`: the branch head when the transaction first wrote (null: not yet); `inserted`: keys of each checked insert. */
   const open: ({ tx: LakeTransaction; branch: string; writes: Write[]; pinned: bigint | undefined | null; inserted: bigint[][] } | undefined)[] = [undefined, undefined];
   const log: string[] = [];
@@ -310,6 +333,16 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
       m.heads.set(branch, snap.id);
     };
     const toColumns = (rows: [bigint, string | null][]) => [...codec.keyColumns(rows.map((r) => r[0])), rows.map((r) => r[1])];
+    /** The open transaction in `slot`, begun (on main) and given `rows` as its first write when it has none. */
+    const writingTxn = async (slot: number, rows: [bigint, string | null][]) => {
+      const o = open[slot] ??= { tx: await wh.begin(), branch: 'main', writes: [], pinned: null, inserted: [] };
+      if (o.writes.length === 0) {
+        if (o.pinned === null) o.pinned = m.heads.get(o.branch);
+        await o.tx.upsert(table, o.branch, toColumns(rows));
+        o.writes.push(...rows.map(([key, value]) => ({ key, value, deleted: false })));
+      }
+      return o;
+    };
 
     for (const op of s.ops) {
       log.push(fmt(op));
@@ -559,6 +592,53 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           coverage.outOfOrderCommits++;
           break;
         }
+        case 'txRead': {
+          const o = await writingTxn(op.slot, op.rows);
+          const view = applyCommit(stateOf(m, o.pinned ?? undefined), o.tx.seq, o.writes);
+          assert.deepEqual(await readContents(wh, table, codec, { kind: 'ref', name: o.branch }, o.tx), contents(view), 'the transaction reads its own writes');
+          coverage.ownReads++;
+          break;
+        }
+        case 'txSavepoint': {
+          // Written first: with nothing written, a rollback would unpin the branch (the model pins at the first write).
+          const o = await writingTxn(op.slot, op.rows);
+          const mark = o.tx.savepoint();
+          // Other values than the first write's, so a rollback that kept them would show.
+          const later = op.rows.map(([key, value]): [bigint, string | null] => [key, value === null ? 'later' : `${value}!`]);
+          await o.tx.upsert(table, o.branch, toColumns(later));
+          if (op.readInside) {
+            const rows = later.map(([key, value]) => ({ key, value, deleted: false }));
+            const view = applyCommit(stateOf(m, o.pinned ?? undefined), o.tx.seq, [...o.writes, ...rows]);
+            assert.deepEqual(await readContents(wh, table, codec, { kind: 'ref', name: o.branch }, o.tx), contents(view), 'reads its writes after the savepoint');
+          }
+          await o.tx.rollbackTo(mark);
+          const view = applyCommit(stateOf(m, o.pinned ?? undefined), o.tx.seq, o.writes);
+          assert.deepEqual(await readContents(wh, table, codec, { kind: 'ref', name: o.branch }, o.tx), contents(view), 'rolled back to the savepoint');
+          coverage.savepointRollbacks++;
+          break;
+        }
+        case 'reopen': {
+          await stopBackground();
+          absorbAll();
+          if (op.kill) {
+            // What a dead process leaves: its open transactions never commit, its log is replayed
+            // (a stale timeout of 0: the same pid is still alive here).
+            open.fill(undefined);
+            killed.push(wh);
+            const replaying = await openWarehouse({ path: dir, log: false, staleTransactionMs: 0 });
+            if (s.log !== 'off') assert.equal(replaying.logReplay?.writers, 1, 'the dropped warehouse\'s log is replayed');
+            await replaying.close();
+            coverage.killReopens++;
+          } else {
+            for (const o of open) if (o !== undefined) await o.tx.abort();
+            open.fill(undefined);
+            await wh.close();
+            coverage.reopens++;
+          }
+          wh = await openWarehouse({ path: dir, log: logOption(s.log) });
+          startBackground();
+          break;
+        }
         case 'expire': {
           // an open transaction's pinned snapshot must stay readable for its commit check
           if (open.some((o) => o !== undefined && o.inserted.length > 0)) break;
@@ -599,11 +679,12 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
       coverage.expiredChecked++;
     }
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n  scenario: keyKind=${s.keyKind} targetFileSize=${s.targetFileSize} partitioned=${s.partitioned}\n  ops:\n    ${log.join('\n    ')}`, { cause: e });
+    throw new Error(`${(e as Error).message}\n  scenario: keyKind=${s.keyKind} targetFileSize=${s.targetFileSize} partitioned=${s.partitioned} log=${s.log}\n  ops:\n    ${log.join('\n    ')}`, { cause: e });
   } finally {
     await stopBackground().catch(() => undefined);
     for (const o of open) if (o !== undefined) await o.tx.abort().catch(() => undefined);
     await wh.close();
+    for (const k of killed) await k.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
 }

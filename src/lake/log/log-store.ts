@@ -58,6 +58,8 @@ export class LogStore {
   /** When each segment was first seen with no file row pointing into it. */
   readonly #freedAt = new Map<string, number>();
   readonly #releaseGraceMs: number;
+  #commits = 0;
+  #batches = 0;
   readonly #heartbeat: NodeJS.Timeout;
 
   private constructor(catalog: Catalog, log: CommitLog, opts: LogStoreOptions) {
@@ -138,7 +140,11 @@ export class LogStore {
       return Promise.resolve(undefined);
     }
     return this.#log.sync().then(
-      () => ({ batch, commits }),
+      () => {
+        this.#batches++;
+        this.#commits += batch.length;
+        return { batch, commits };
+      },
       (e: unknown) => { this.#fail(e, batch); return undefined; },
     );
   }
@@ -179,6 +185,11 @@ export class LogStore {
     outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.snapshots) : batch[i]!.reject(o.error)));
   }
 
+  /** Commit records made durable so far, and the group-commit rounds (one write + fdatasync each) that did it. */
+  get stats(): { readonly commits: number; readonly batches: number } {
+    return { commits: this.#commits, batches: this.#batches };
+  }
+
   /**
    * Deletes this writer's segments that no file row has pointed into for `releaseGraceMs`:
    * tiering and expiry free them, and a scan planned before a tiering swap may still read
@@ -215,6 +226,7 @@ export class LogStore {
     clearInterval(this.#heartbeat);
     await this.#draining;
     await this.#log.close();
+    this.#logger?.info({ writerId: this.writerId, ...this.stats }, 'log store closed');
     if (this.#broken === undefined) this.#catalog.dropLogWriter(this.writerId);
   }
 }

@@ -59,8 +59,12 @@ interface TableWrite {
 
 /** What a TableWrite held when a savepoint was taken; a write first touched later has none. */
 interface TableWriteMark {
-  readonly files: number;
-  readonly pending: number;
+  /**
+   * The transaction's next row offset at the mark: staged files and in-memory rows from it
+   * on came later. (Not counts: storing in-memory rows moves them into the files, and a
+   * statement past the log's limit stores files while earlier rows are still in memory.)
+   */
+  readonly offset: number;
   readonly rows: number;
   readonly rmw: boolean;
   readonly keyHashes: number;
@@ -381,7 +385,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     const marks = new Map<string, TableWriteMark>();
     for (const [key, w] of this.#writes) {
       marks.set(key, {
-        files: w.files.length, pending: w.pending.length, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length,
+        offset: this.#offset, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length,
         deletes: new Map([...w.deletes].map(([f, ps]) => [f, new Set(ps)])),
       });
     }
@@ -402,8 +406,11 @@ export class LakeTransactionImpl implements LakeTransaction {
     for (const [key, w] of this.#writes) {
       const m = marks.get(key);
       // The entry itself stays: it pins the read snapshot, which a rollback to a savepoint keeps.
-      dropped.push(...w.files.splice(m?.files ?? 0));
-      for (const p of w.pending.splice(m?.pending ?? 0)) this.#pendingBytes -= p.ipc.byteLength;
+      const later = (firstOffset: number) => m === undefined || firstOffset >= m.offset;
+      dropped.push(...w.files.filter((f) => later(f.firstOffset)));
+      w.files.splice(0, w.files.length, ...w.files.filter((f) => !later(f.firstOffset)));
+      for (const p of w.pending.filter((x) => later(x.file.firstOffset))) this.#pendingBytes -= p.ipc.byteLength;
+      w.pending.splice(0, w.pending.length, ...w.pending.filter((x) => !later(x.file.firstOffset)));
       w.rows = m?.rows ?? 0;
       w.rmw = m?.rmw ?? this.#isolation !== 'read committed';
       w.inserted.length = m?.inserted ?? 0;

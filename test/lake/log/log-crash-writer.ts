@@ -1,0 +1,35 @@
+/**
+ * Child process of the log crash test: CLIENTS concurrent writers on one warehouse with the
+ * log store on (so their small commits share group-commit batches), each committing its
+ * stream from log-crash-model.ts until the process is SIGKILLed. Prints "send <c> <i>"
+ * before commit (c, i) begins and "ack <c> <i>" once it returned. argv: <warehouse dir>.
+ * It loads its modules, then waits for "go <JSON array: each client's first i>" on stdin,
+ * so the test can load the next child while this one runs.
+ */
+import { createInterface } from 'node:readline';
+import { openWarehouse } from '../../../src/lake/index.js';
+import { CLIENTS, MAX_LOGGED_BYTES, commitDeletes, commitRows } from './log-crash-model.js';
+
+const [dir] = process.argv.slice(2);
+const line = await new Promise<string>((resolve) => {
+  const rl = createInterface({ input: process.stdin });
+  rl.once('line', (l) => { rl.close(); resolve(l.replace(/^go /, '')); });
+});
+const first = JSON.parse(line) as number[];
+const wh = await openWarehouse({ path: dir!, log: { maxTransactionBytes: MAX_LOGGED_BYTES } });
+const t = wh.getTable('public', 'logcrash')!;
+process.stdout.write(`open ${JSON.stringify(wh.logReplay ?? null)}\n`);
+
+async function client(c: number): Promise<void> {
+  for (let i = first[c]!; ; i++) {
+    process.stdout.write(`send ${c} ${i}\n`);
+    const tx = await wh.begin();
+    await tx.upsert(t, 'main', commitRows(c, i));
+    const deletes = commitDeletes(c, i);
+    if (deletes.length > 0) await tx.deleteKeys(t, 'main', [deletes]);
+    await tx.commit();
+    process.stdout.write(`ack ${c} ${i}\n`);
+  }
+}
+
+await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
