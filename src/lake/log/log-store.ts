@@ -25,6 +25,7 @@ export interface LogStoreOptions {
 
 interface WrittenBatch {
   readonly batch: readonly QueuedCommit[];
+  readonly records: readonly LogCommitRecord[];
   readonly commits: readonly (LoggedCommit & { readonly end: bigint })[];
 }
 
@@ -35,6 +36,10 @@ interface QueuedCommit {
 }
 
 export const DEFAULT_MAX_LOGGED_TRANSACTION_BYTES = 4 * 1024 * 1024;
+/** Snapshots whose written keys the writer remembers for rebasing. */
+const RECENT_WRITES_MAX = 4096;
+/** Snapshots a rebase walks back at most. */
+const REBASE_WALK_MAX = 256;
 
 /**
  * A process's log store (docs/design-notes.md, "Log store"): commits of small transactions
@@ -58,6 +63,8 @@ export class LogStore {
   /** When each segment was first seen with no file row pointing into it. */
   readonly #freedAt = new Map<string, number>();
   readonly #releaseGraceMs: number;
+  /** Key hashes written by this writer's recent commits, by snapshot (insertion order: oldest first). */
+  readonly #recentWrites = new Map<bigint, Set<number>>();
   #commits = 0;
   #batches = 0;
   readonly #heartbeat: NodeJS.Timeout;
@@ -104,18 +111,50 @@ export class LogStore {
 
   /**
    * Commits queue while a batch is being written; each turn takes all of them: one write,
-   * one fsync, one catalog transaction. The next batch's write and fsync start before this
-   * one's catalog apply, so the disk works while the apply runs; batches are still applied,
-   * and acknowledged, in log order.
+   * one fsync, one catalog transaction, then the next batch. A batch is formed only once the
+   * previous one is applied, so it can expect the heads that one left (rebasedOverRecent).
    */
   async #drain(): Promise<void> {
-    let current = this.#writeBatch();
-    while (current !== undefined) {
-      const written = await current;
-      const next = this.#writeBatch();
+    for (let next = this.#writeBatch(); next !== undefined; next = this.#writeBatch()) {
+      const written = await next;
       if (written !== undefined) await this.#applyBatch(written);
-      current = next;
     }
+  }
+
+  /**
+   * A commit checked by key alone (LogCommitPart.rebaseKeys) against a head that has moved
+   * since may expect the current head instead when every snapshot in between is this
+   * writer's own commit writing none of its keys, or an optimize (which changes no row). The
+   * rewritten expectation is what the log records, so a replay judges the commit the same
+   * way. Anything else in between (another process's write) leaves it to fail and retry.
+   */
+  #rebasedOverRecent(record: LogCommitRecord): LogCommitRecord {
+    let changed = false;
+    const parts = record.parts.map((p) => {
+      const expect = p.request.expectHead;
+      if (expect === undefined || p.rebaseKeys === undefined) return p;
+      const head = this.#catalog.getRef(p.request.tableId, p.request.branch)?.snapshotId;
+      if (head === undefined || head === expect || !this.#onlyDisjointSince(p.request.tableId, head, expect, p.rebaseKeys)) return p;
+      changed = true;
+      return { ...p, request: { ...p.request, expectHead: head } };
+    });
+    return changed ? { ...record, parts } : record;
+  }
+
+  #onlyDisjointSince(tableId: number, head: bigint, expect: bigint, keys: readonly Uint32Array[]): boolean {
+    let at: bigint | undefined = head;
+    for (let steps = 0; at !== undefined && at !== expect; steps++) {
+      if (steps >= REBASE_WALK_MAX || at < expect) return false;
+      const snap = this.#catalog.getSnapshot(tableId, at);
+      if (snap === undefined) return false;
+      if (snap.operation !== 'optimize') {
+        const written = this.#recentWrites.get(at);
+        if (written === undefined) return false;
+        for (const hs of keys) for (const h of hs) if (written.has(h)) return false;
+      }
+      at = snap.parentId;
+    }
+    return at === expect;
   }
 
   /** Appends every queued commit and starts their fsync; undefined when nothing is queued. */
@@ -127,9 +166,10 @@ export class LogStore {
       return Promise.resolve(undefined);
     }
     let commits: (LoggedCommit & { readonly end: bigint })[];
+    let records: LogCommitRecord[];
     try {
       const batchId = this.#log.nextLsn;
-      const records = rebasedWithinBatch(batch.map((c) => c.record));
+      records = rebasedWithinBatch(batch.map((c) => this.#rebasedOverRecent(c.record)));
       commits = records.map((record) => {
         const encoded = encodeLogCommit(record, batchId);
         const at = this.#log.append('commit', encoded.parts);
@@ -143,7 +183,7 @@ export class LogStore {
       () => {
         this.#batches++;
         this.#commits += batch.length;
-        return { batch, commits };
+        return { batch, records, commits };
       },
       (e: unknown) => { this.#fail(e, batch); return undefined; },
     );
@@ -157,9 +197,7 @@ export class LogStore {
     for (const c of batch) c.reject(this.#broken);
   }
 
-  async #applyBatch({ batch, commits }: WrittenBatch): Promise<void> {
-    // Applied even when a later batch broke the log meanwhile: this one is durable, and a
-    // replay would apply it, so it must not be reported as failed.
+  async #applyBatch({ batch, records, commits }: WrittenBatch): Promise<void> {
     const end = commits[commits.length - 1]!.end;
     let outcomes;
     try {
@@ -171,6 +209,13 @@ export class LogStore {
       return;
     }
     this.#appliedEnd = end;
+    outcomes.forEach((o, i) => {
+      if (!o.ok) return;
+      records[i]!.parts.forEach((p, j) => {
+        const snap = o.snapshots[j];
+        if (snap !== undefined && p.rebaseKeys !== undefined) this.#rememberWrite(snap.id, p.rebaseKeys);
+      });
+    });
     const failed = outcomes.flatMap((o, i) => (o.ok ? [] : [i]));
     if (failed.length > 0) {
       // A failed apply is cancelled in the log before it is reported, so no replay can
@@ -183,6 +228,13 @@ export class LogStore {
       }
     }
     outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.snapshots) : batch[i]!.reject(o.error)));
+  }
+
+  #rememberWrite(snapshotId: bigint, keys: readonly Uint32Array[]): void {
+    const set = new Set<number>();
+    for (const hs of keys) for (const h of hs) set.add(h);
+    this.#recentWrites.set(snapshotId, set);
+    if (this.#recentWrites.size > RECENT_WRITES_MAX) this.#recentWrites.delete(this.#recentWrites.keys().next().value!);
   }
 
   /** Commit records made durable so far, and the group-commit rounds (one write + fdatasync each) that did it. */
