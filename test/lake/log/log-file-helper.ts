@@ -10,7 +10,8 @@ import { fileColumns } from '../../../src/lake/format/data-file-writer.js';
 import { formatLogLocator, isLogPath, logWriterDir } from '../../../src/lake/log/log-locator.js';
 import { openStorage } from '../../../src/lake/storage/open-storage.js';
 import { OP_COLUMN } from '../../../src/lake/table/table-layout.js';
-import type { TableMetadata } from '../../../src/lake/index.js';
+import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
+import type { Row } from '../helpers/read-table.js';
 
 let nextSegment = 0;
 
@@ -62,4 +63,18 @@ export async function changeFilesToLogFiles(dir: string, table: TableMetadata): 
 
 function filler(n: number): Uint8Array {
   return new Uint8Array(n).fill(0xab);
+}
+
+/** The rows of readChanges' batches as plain objects, by column name. */
+export function changeRows(batches: Awaited<ReturnType<Warehouse['readChanges']>>): Row[] {
+  const rows: Row[] = [];
+  for (const { batch: b } of batches) {
+    const readers = b.schema.fields.map((f, i) => ({ name: f.name, r: columnReader(b.getChildAt(i)!, sqlTypeOfField(f)) }));
+    for (let i = 0; i < b.numRows; i++) {
+      const row: Row = {};
+      for (const { name, r } of readers) row[name] = r.get(i);
+      rows.push(row);
+    }
+  }
+  return rows;
 }

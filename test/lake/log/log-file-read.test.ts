@@ -1,13 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isFloeError } from '../../../src/common/floe-error.js';
-import { sqlTypeOfField } from '../../../src/lake/arrow/arrow-type.js';
-import { columnReader } from '../../../src/lake/arrow/column-reader.js';
 import { encodeInitialDefault } from '../../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
 import { isLogPath } from '../../../src/lake/log/log-locator.js';
 import { columnsOf, readRows, tempWarehouse, type Row } from '../helpers/read-table.js';
-import { changeFilesToLogFiles } from './log-file-helper.js';
+import { changeFilesToLogFiles, changeRows } from './log-file-helper.js';
 
 /*
  * A log file (a change file whose path is a locator into a log segment) reads exactly as
@@ -60,18 +58,6 @@ function logFiles(wh: Warehouse, t: TableMetadata): number {
   return wh.listFiles(t).filter((f) => isLogPath(f.path)).length;
 }
 
-function changeRows(batches: Awaited<ReturnType<Warehouse['readChanges']>>): Row[] {
-  const rows: Row[] = [];
-  for (const { batch: b } of batches) {
-    const readers = b.schema.fields.map((f, i) => ({ name: f.name, r: columnReader(b.getChildAt(i)!, sqlTypeOfField(f)) }));
-    for (let i = 0; i < b.numRows; i++) {
-      const row: Row = {};
-      for (const { name, r } of readers) row[name] = r.get(i);
-      rows.push(row);
-    }
-  }
-  return rows;
-}
 
 test('scans, time travel and point reads read log files as they read the same Parquet change files', async () => {
   const { wh, dir, cleanup } = await tempWarehouse({ log: false });

@@ -1,12 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isFloeError } from '../../../src/common/floe-error.js';
-import { sqlTypeOfField } from '../../../src/lake/arrow/arrow-type.js';
-import { columnReader } from '../../../src/lake/arrow/column-reader.js';
 import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
 import { isLogPath } from '../../../src/lake/log/log-locator.js';
 import { columnsOf, readRows, tempWarehouse, type Row } from '../helpers/read-table.js';
-import { changeFilesToLogFiles } from './log-file-helper.js';
+import { changeFilesToLogFiles, changeRows } from './log-file-helper.js';
 
 /*
  * Tiering rewrites log files into Parquet change files holding several commits, in place.
@@ -36,20 +34,6 @@ async function del(wh: Warehouse, t: TableMetadata, ids: readonly number[], ref 
   return (await tx.commit())!.id;
 }
 
-function changeRows(batches: Awaited<ReturnType<Warehouse['readChanges']>>): Row[] {
-  const rows: Row[] = [];
-  for (const { batch: b } of batches) {
-    const readers = b.schema.fields.map((f, i) => ({ name: f.name, r: columnReader(b.getChildAt(i)!, sqlTypeOfField(f)) }));
-    for (let i = 0; i < b.numRows; i++) {
-      const row: Row = {};
-      for (const { name, r } of readers) row[name] = r.get(i);
-      rows.push(row);
-    }
-  }
-  // Within one commit, rows of different nodes may come in another order once tiered.
-  const key = (r: Row): string => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
-  return rows.sort((a, b) => (a._commit_snapshot_id! < b._commit_snapshot_id! ? -1 : a._commit_snapshot_id! > b._commit_snapshot_id! ? 1 : key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-}
 
 /** main: c1..c2, branch b at c2, main: c3..c5, b: c6; all of it in log files (one base under c1's rows). */
 async function history(wh: Warehouse, dir: string, t: TableMetadata): Promise<{ snaps: bigint[]; mid: bigint }> {
