@@ -127,6 +127,7 @@ test('history is bounded per table: the oldest runs of a table go as new ones ar
   db.exec(OPTIMIZING_SCHEMA);
   const store = new SqliteOptimizing({
     sql: (q) => db.prepare(q), cached: (_k, read) => read(), immediate: (fn) => db.transaction(fn).immediate(),
+    immediateNormal: (fn) => db.transaction(fn).immediate(),
     nextId: () => 0, tableExists: () => true,
   });
   const ids = [1, 2, 3, 4, 5].map((i) => store.recordRun(run(1, { nodes: i }), 3).id);

@@ -205,7 +205,7 @@ export class SqliteCatalog implements Catalog {
     });
     const access = {
       sql: (q: string) => this.#sql(q), cached: <T>(k: string, read: () => T) => this.#cached(k, read),
-      immediate: <T>(fn: () => T) => this.#immediate(fn), nextId: () => Number(this.#nextMeta('next_table_id')),
+      immediate: <T>(fn: () => T) => this.#immediate(fn), immediateNormal: <T>(fn: () => T) => this.#immediateNormal(fn), nextId: () => Number(this.#nextMeta('next_table_id')),
       tableExists: (ns: string, name: string) => this.getTable(ns, name) !== undefined,
     };
     this.#sequences = new SqliteSequences(access);

@@ -149,10 +149,14 @@ export class SqliteOptimizing {
     return rows.map(toRun);
   }
 
+  /**
+   * Status and lease rows change with every scheduling step: they are written without an
+   * fsync (a lost one after an OS crash only means a table looks idle, or its lease runs out).
+   */
   saveState(s: OptimizingTableState): void {
-    this.#c.sql(`INSERT OR REPLACE INTO optimizing_states VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    this.#c.immediateNormal(() => this.#c.sql(`INSERT OR REPLACE INTO optimizing_states VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
       s.tableId, s.status, s.statusSinceMicros, s.owner, s.heartbeatMicros, s.lastMinorMicros ?? null, s.lastMajorMicros ?? null,
-      s.lastFullMicros ?? null, s.consecutiveFailures, s.nextAttemptMicros ?? null);
+      s.lastFullMicros ?? null, s.consecutiveFailures, s.nextAttemptMicros ?? null));
   }
 
   listStates(): OptimizingTableState[] {
@@ -167,7 +171,7 @@ export class SqliteOptimizing {
    * longer exists cannot be claimed.
    */
   tryClaim(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
-    return this.#c.immediate(() => {
+    return this.#c.immediateNormal(() => {
       if (this.#c.sql('SELECT 1 FROM tables WHERE table_id = ?').get(tableId) === undefined) return false;
       const r = this.#c.sql('SELECT * FROM optimizing_states WHERE table_id = ?').get(tableId) as StateRow | undefined;
       const cur = r === undefined ? undefined : toState(r);

@@ -39,6 +39,8 @@ export interface SqliteCatalogAccess {
   sql(q: string): Database.Statement;
   cached<T>(key: string, read: () => T): T;
   immediate<T>(fn: () => T): T;
+  /** A write transaction without the fsync, for state whose loss on an OS crash is harmless. */
+  immediateNormal<T>(fn: () => T): T;
   nextId(): number;
   tableExists(namespace: string, name: string): boolean;
 }
