@@ -544,6 +544,8 @@ export class SqliteCatalog implements Catalog {
    * every earlier transaction of the database's WAL).
    */
   #immediateNormal<T>(fn: () => T): T {
+    // Inside another transaction it is part of that one, and takes its durability.
+    if (this.#db.inTransaction) return this.#db.transaction(fn)();
     this.#db.pragma('synchronous = NORMAL');
     try {
       return this.#immediate(fn);
