@@ -19,9 +19,16 @@ export function decodeLogFile(bytes: Uint8Array, path: string, rowGroups?: reado
     });
   }
   if (rowGroups !== undefined && rowGroups.length === 0) return [];
+  let batches: RecordBatch[];
   try {
-    return RecordBatchReader.from(bytes).readAll().filter((b) => b.numRows > 0);
+    batches = RecordBatchReader.from(bytes).readAll().filter((b) => b.numRows > 0);
   } catch (e) {
     throw new FloeError(SqlState.dataCorrupted, `could not decode log file "${path}": ${(e as Error).message}`);
   }
+  // The log store never writes an empty one; overwritten bytes can read as an empty stream
+  // (a 0xFFFFFFFF continuation and a negative length end it) instead of failing.
+  if (batches.length === 0) {
+    throw new FloeError(SqlState.dataCorrupted, `could not decode log file "${path}": no rows in its Arrow IPC stream`);
+  }
+  return batches;
 }
