@@ -55,6 +55,7 @@ export class LogStore {
   readonly #logger: LakeLogger | undefined;
   readonly #queue: QueuedCommit[] = [];
   #draining: Promise<void> | undefined;
+  #running = false;
   /** Set once the log failed to write or fsync: nothing after it can be acknowledged. */
   #broken: unknown;
   #closed = false;
@@ -105,7 +106,10 @@ export class LogStore {
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
     return new Promise((resolve, reject) => {
       this.#queue.push({ record, resolve, reject });
-      this.#draining ??= this.#drain().finally(() => { this.#draining = undefined; });
+      if (!this.#running) {
+        this.#running = true;
+        this.#draining = this.#drain();
+      }
     });
   }
 
@@ -115,9 +119,14 @@ export class LogStore {
    * previous one is applied, so it can expect the heads that one left (rebasedOverRecent).
    */
   async #drain(): Promise<void> {
-    for (let next = this.#writeBatch(); next !== undefined; next = this.#writeBatch()) {
-      const written = await next;
-      if (written !== undefined) await this.#applyBatch(written);
+    try {
+      for (let next = this.#writeBatch(); next !== undefined; next = this.#writeBatch()) {
+        const written = await next;
+        if (written !== undefined) await this.#applyBatch(written);
+      }
+    } finally {
+      // In the same job as the empty-queue check: a commit queued after it starts a new drain.
+      this.#running = false;
     }
   }
 

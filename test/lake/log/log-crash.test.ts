@@ -10,7 +10,7 @@ import type { Warehouse } from '../../../src/lake/index.js';
 import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
 import { LOG_DIR } from '../../../src/lake/log/log-locator.js';
 import { readRows, tempWarehouse } from '../helpers/read-table.js';
-import { CLIENTS, MAX_LOGGED_BYTES, commitRows, expectedRows, markerKey } from './log-crash-model.js';
+import { CLIENTS, commitDeletes, MAX_LOGGED_BYTES, commitRows, expectedRows, markerKey } from './log-crash-model.js';
 
 const writer = fileURLToPath(new URL('./log-crash-writer.ts', import.meta.url));
 const KILLS = Number(process.env['FLOE_LOG_CRASH_KILLS'] ?? 100);
@@ -165,8 +165,11 @@ test(`log crash: SIGKILL ${CLIENTS} concurrent log writers ${KILLS} times (seed 
     const final = await openWarehouse({ path: dir, log: { maxTransactionBytes: MAX_LOGGED_BYTES } });
     try {
       const t = final.getTable('public', 'logcrash')!;
+      // Client 0's next commit, whole: its upsert and, every fifth commit, its deletes (as the writer does).
       const tx = await final.begin();
       await tx.upsert(t, 'main', commitRows(0, next[0]!));
+      const deletes = commitDeletes(0, next[0]!);
+      if (deletes.length > 0) await tx.deleteKeys(t, 'main', [deletes]);
       await tx.commit();
       next[0]!++;
       await check(final, { acked: next.map((n) => n - 1), sent: next.map((n) => n - 1) });
