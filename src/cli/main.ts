@@ -18,6 +18,7 @@ import type { AuthMethod } from './users-file.js';
 const USAGE = `usage:
   floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N] [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
              [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
+             [--log-tiering]   (tier the log store's files into Parquet in the background; off for now)
   floe optimizer --data DIR [--optimizer-threads 1] [--optimizer-memory 1GB]
     (the self-optimizing service and housekeeping without a wire server, until SIGTERM)
   floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
@@ -57,6 +58,9 @@ async function serve(argv: string[]): Promise<void> {
       'query-memory-limit': { type: 'string', default: DEFAULT_QUERY_MEMORY_LIMIT },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      // Off by default for now: under the gateway crash test a tiering swap racing the
+      // optimizer and expiry was suspected in one lost update (docs/design-notes.md, "Tiering").
+      'log-tiering': { type: 'boolean', default: false },
       ...OPTIMIZER_FLAGS,
     },
   });
@@ -90,7 +94,7 @@ async function serve(argv: string[]): Promise<void> {
   optimizing.start();
   // The log store's tiering, beside the optimizer (src/service/log-tiering).
   const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
-  tiering.start();
+  if (values['log-tiering'] === true) tiering.start();
   logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads }, 'listening');
 
   let stopping = false;
