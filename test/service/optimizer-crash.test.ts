@@ -26,6 +26,7 @@ import type { AcknowledgedWriter } from './acknowledged-writer.js';
 import { expireDeadHolders } from './expire-dead-holders.js';
 import { loadGateway } from './killable-gateway.js';
 import type { KillableGateway, LoadedGateway } from './killable-gateway.js';
+import { RandomStream } from '../../src/tools/tpch/random-stream.js';
 
 const KILLS = Number(process.env['FLOE_CRASH_KILLS'] ?? 50);
 const VERBOSE = process.env['FLOE_CRASH_VERBOSE'] === '1';
@@ -44,18 +45,6 @@ const AGGRESSIVE: Readonly<Record<string, string>> = {
   'snapshot.retain-last': '3',
   'snapshot.max-age': '1s',
 };
-
-/** mulberry32: the kill schedule is reproducible from FLOE_CRASH_SEED (timing is not). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -117,7 +106,8 @@ async function checkAfterKill(wh: Warehouse, table: TableMetadata, warehouseDir:
 
 test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; acknowledged commits survive whole`, { timeout: 1_800_000 }, async (t) => {
   const seed = Number(process.env['FLOE_CRASH_SEED'] ?? Date.now() % 100_000);
-  const rand = random(seed);
+  const stream = new RandomStream(seed); // mulberry32: a seed replays the run
+  const rand = (): number => stream.next();
   const dir = mkdtempSync(join(tmpdir(), 'floe-gw-crash-'));
   const setup = await openWarehouse({ path: dir });
   const table = await setup.createTable({

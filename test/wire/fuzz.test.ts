@@ -6,18 +6,7 @@ import { pino } from 'pino';
 import { serialize } from 'pg-protocol';
 import { RawClient } from './raw-client.js';
 import { startFakeServer, type Fixture } from './server-fixture.js';
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { RandomStream } from '../../src/tools/tpch/random-stream.js';
 
 const maxMessageBytes = 64 * 1024;
 
@@ -137,7 +126,8 @@ describe('robustness', () => {
   });
 
   test('thousands of random, malformed and truncated messages while a good session keeps working', async () => {
-    const rand = prng(20261129);
+    const stream = new RandomStream(20261129); // mulberry32: a seed replays the run
+    const rand = (): number => stream.next();
     const good = new pg.Client({ host: '127.0.0.1', port: fx.port, user: 'floe', database: 'floe' });
     await good.connect();
     let goodQueries = 0;

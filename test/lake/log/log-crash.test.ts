@@ -11,22 +11,11 @@ import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
 import { LOG_DIR } from '../../../src/lake/log/log-locator.js';
 import { readRows, tempWarehouse } from '../helpers/read-table.js';
 import { CLIENTS, commitDeletes, MAX_LOGGED_BYTES, commitRows, expectedRows, markerKey } from './log-crash-model.js';
+import { RandomStream } from '../../../src/tools/tpch/random-stream.js';
 
 const writer = fileURLToPath(new URL('./log-crash-writer.ts', import.meta.url));
 const KILLS = Number(process.env['FLOE_LOG_CRASH_KILLS'] ?? 100);
 const SEED = Number(process.env['FLOE_LOG_CRASH_SEED'] ?? Date.now() % 2 ** 31);
-
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function spawnWriter(dir: string): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', writer, dir], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -118,7 +107,8 @@ function lastSegmentSizes(dir: string): Map<string, number> {
 }
 
 test(`log crash: SIGKILL ${CLIENTS} concurrent log writers ${KILLS} times (seed ${SEED}); acknowledged commits survive whole`, { timeout: 900_000 }, async () => {
-  const random = prng(SEED);
+  const stream = new RandomStream(SEED); // mulberry32: a seed replays the run
+  const random = (): number => stream.next();
   const { wh, dir, cleanup } = await tempWarehouse();
   await wh.createTable({
     namespace: 'public', name: 'logcrash', primaryKey: ['id'],
