@@ -3,6 +3,7 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { columnReader } from '../arrow/column-reader.js';
+import { hashKey } from '../bucket/key-hash.js';
 import { keyValueBytes } from '../bucket/key-serializer.js';
 import { decodeDataFileSelected, readDataFile } from '../format/data-file-reader.js';
 import { readDataFileBytes } from '../format/data-file-source.js';
@@ -116,6 +117,19 @@ export class UniqueLedger {
     }
     this.#written.push(...found);
     for (const pk of rows.superseded) this.#superseded.push({ slot, pk });
+  }
+
+  /**
+   * 32-bit hashes of the unique values this transaction wrote to (table, ref), salted by
+   * constraint. The group commit compares them, beside the primary-key hashes, with what
+   * earlier commits of its batch wrote: a commit whose values none of them wrote still
+   * passes checkCommit after them, so it need not fail behind them (LogCommitPart.rebaseKeys).
+   * A collision only costs a retry.
+   */
+  writtenValueHashes(table: TableMetadata, ref: string): Uint32Array {
+    const slot = slotOf(table, ref);
+    const written = this.#written.filter((w) => w.slot === slot);
+    return Uint32Array.from(written, (w) => hashKey(SALTED_VALUE_TYPES, [`${w.constraint.name}\u0000${String(w.key)}`]));
   }
 
   /**
@@ -292,6 +306,9 @@ function columnIndexes(table: TableMetadata, c: UniqueConstraint): number[] {
     return i;
   });
 }
+
+/** writtenValueHashes hashes `constraint NUL key` as one text value. */
+const SALTED_VALUE_TYPES: readonly SqlType[] = [{ kind: 'text' }];
 
 function slotOf(table: TableMetadata, ref: string): string {
   return `${table.id}\u0000${ref}`;

@@ -446,8 +446,9 @@ export class LakeTransactionImpl implements LakeTransaction {
                 const w = writes[i]!;
                 return {
                   request, inline: w.pending.map((p) => ({ file: p.file, ipc: p.ipc })),
-                  // Checks by key alone (no UNIQUE constraint, no deletion vector) may be rebased in the group commit.
-                  ...(isKeyed(w.table) && !hasUniqueConstraint(w.table) ? { rebaseKeys: w.keyHashes } : {}),
+                  // A keyed table's checks (its keys, and the values its UNIQUE constraints hold) may be
+                  // rebased in the group commit past commits that wrote none of them.
+                  ...(isKeyed(w.table) ? { rebaseKeys: this.#rebaseKeys(w) } : {}),
                 };
               }),
             });
@@ -464,6 +465,11 @@ export class LakeTransactionImpl implements LakeTransaction {
       await this.#discard(isFloeError(e) && e.sqlstate === SqlState.ioError);
       throw e;
     }
+  }
+
+  /** The hashes a rebase compares: the keys written, plus the unique values written when the table has UNIQUE constraints. */
+  #rebaseKeys(w: TableWrite): readonly Uint32Array[] {
+    return hasUniqueConstraint(w.table) ? [...w.keyHashes, this.#unique.writtenValueHashes(w.table, w.ref)] : w.keyHashes;
   }
 
   async #request(w: TableWrite): Promise<CommitRequest> {

@@ -53,3 +53,41 @@ test('concurrent INSERTs of one key: exactly one commits, the others fail 23505 
     assert.equal(rows.length, 3, 'the seed, key 7 and the one winner\'s other key');
   } finally { await cleanup(); }
 });
+
+async function withUniqueValue(wh: Warehouse): Promise<TableMetadata> {
+  return wh.createTable({
+    namespace: 'public', name: 'u', primaryKey: ['id'], constraints: [{ kind: 'unique', name: 'u_v_key', columns: ['v'] }],
+    columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'v', type: { kind: 'text' }, nullable: true }],
+  });
+}
+
+test('concurrent INSERTs into a table with a UNIQUE column: distinct keys and values all commit, none fails 40001', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await withUniqueValue(wh);
+    // More than a transaction's 20 commit attempts: serialized one per batch, the last would fail with 40001.
+    const txs = await Promise.all(Array.from({ length: 40 }, () => wh.begin()));
+    await Promise.all(txs.map((tx, i) => tx.insert(t, 'main', [[i], [`v${i}`]])));
+    const results = await Promise.allSettled(txs.map((tx) => tx.commit()));
+    assert.deepEqual(results.filter((r) => r.status === 'rejected'), []);
+    assert.equal((await readRows(wh, { table: t })).length, 40);
+  } finally { await cleanup(); }
+});
+
+test('concurrent INSERTs of one UNIQUE value under distinct keys: exactly one commits, the others fail 23505', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await withUniqueValue(wh);
+    const txs = await Promise.all(Array.from({ length: 8 }, () => wh.begin()));
+    // Each writes a value of its own and the shared one, so a rebase past an earlier commit is tempting but wrong.
+    await Promise.all(txs.map((tx, i) => tx.insert(t, 'main', [[2 * i, 2 * i + 1], [`own${i}`, 'shared']])));
+    const results = await Promise.allSettled(txs.map((tx) => tx.commit()));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one holder of "shared" commits');
+    for (const r of results) {
+      if (r.status === 'rejected') assert.ok(isFloeError(r.reason) && r.reason.sqlstate === '23505', String(r.reason));
+    }
+    const rows = await readRows(wh, { table: t });
+    assert.equal(rows.filter((r) => r['v'] === 'shared').length, 1);
+    assert.equal(rows.length, 2);
+  } finally { await cleanup(); }
+});
