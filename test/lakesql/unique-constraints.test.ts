@@ -154,6 +154,10 @@ describe('UNIQUE constraints against PostgreSQL 15', () => {
       "INSERT INTO u VALUES (2, 'a', 1) ON CONFLICT (email) DO UPDATE SET hits = 99",
       "INSERT INTO u VALUES (12, 'c', 1) ON CONFLICT (email) DO UPDATE SET email = 'b'",
       "INSERT INTO u VALUES (12, NULL, 1), (13, NULL, 1) ON CONFLICT (email) DO NOTHING",
+      // An inference predicate admits the non-partial unique constraint too (Kysely emits it).
+      "INSERT INTO u VALUES (14, 'a', 3) ON CONFLICT (email) WHERE email = 'a' DO UPDATE SET hits = excluded.hits WHERE excluded.email != 'b' RETURNING *",
+      "INSERT INTO u VALUES (14, 'a', 3) ON CONFLICT (email) WHERE nosuch = 'a' DO NOTHING",
+      "INSERT INTO u VALUES (15, 'h', 3) ON CONFLICT (hits) WHERE hits > 0 DO NOTHING",
       'SELECT * FROM u ORDER BY id',
       'CREATE TABLE ua (k text, v int)',
       'CREATE UNIQUE INDEX ua_k ON ua (k)',

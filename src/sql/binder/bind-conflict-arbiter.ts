@@ -39,10 +39,31 @@ export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbit
     return el.name as string;
   }));
   const sameSet = (cols: readonly string[]) => new Set(cols).size === inferred.size && cols.every((c) => inferred.has(c));
-  if (oc.infer?.whereClause === undefined) {
-    if (table.primaryKey.length > 0 && sameSet(table.primaryKey)) return { kind: 'primaryKey' };
-    const c = uniques.find((u) => sameSet(u.columns!));
-    if (c !== undefined) return unique(c);
-  }
+  // `WHERE predicate` admits partial unique indexes it implies; Floe has none, and a
+  // non-partial one satisfies any predicate, as in PostgreSQL. Its columns must exist.
+  if (oc.infer?.whereClause !== undefined) checkPredicateColumns(oc.infer.whereClause as Raw, (name) => indexOf(name) >= 0);
+  if (table.primaryKey.length > 0 && sameSet(table.primaryKey)) return { kind: 'primaryKey' };
+  const c = uniques.find((u) => sameSet(u.columns!));
+  if (c !== undefined) return unique(c);
   throw new FloeError(SqlState.invalidColumnReference, noMatch);
+}
+
+/** 42703 for a column the arbiter's predicate names that the table lacks (the predicate is otherwise not evaluated). */
+function checkPredicateColumns(node: unknown, exists: (name: string) => boolean): void {
+  if (Array.isArray(node)) {
+    for (const x of node) checkPredicateColumns(x, exists);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const ref = (node as Raw).ColumnRef as Raw | undefined;
+  if (ref !== undefined) {
+    const fields = (ref.fields as Raw[] | undefined) ?? [];
+    const last = fields[fields.length - 1];
+    const name = last?.String?.sval as string | undefined;
+    if (name !== undefined && fields.length === 1 && !exists(name)) {
+      throw new FloeError(SqlState.undefinedColumn, `column "${name}" does not exist`, { position: positionOf(node as Raw) });
+    }
+    return;
+  }
+  for (const v of Object.values(node)) checkPredicateColumns(v, exists);
 }
