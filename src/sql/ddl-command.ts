@@ -56,6 +56,7 @@ export type AlterTableAction =
   | { readonly kind: 'addConstraint'; readonly constraint: TableConstraint }
   | { readonly kind: 'dropConstraint'; readonly name: string; readonly ifExists: boolean }
   | { readonly kind: 'renameTable'; readonly to: string }
+  | Extract<AlterTableChange, { kind: 'renameConstraint' }>
   | { readonly kind: 'setProperties'; readonly properties: Readonly<Record<string, string>> }
   | { readonly kind: 'resetProperties'; readonly keys: readonly string[] }
   | { readonly kind: 'addUnique'; readonly spec: UniqueSpec }

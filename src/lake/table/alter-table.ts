@@ -103,6 +103,16 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       }
       return catalog.updateTable(t.id, { constraints: t.constraints.filter((c) => c.name !== change.name) });
     }
+    case 'renameConstraint': {
+      // A unique index made by CREATE UNIQUE INDEX is no constraint (ALTER INDEX renames it).
+      if (!t.constraints.some((c) => c.name === change.from && !(c.kind === 'unique' && c.indexOnly === true))) {
+        throw new FloeError(SqlState.undefinedObject, `constraint "${change.from}" for table "${t.name}" does not exist`);
+      }
+      if (t.constraints.some((c) => c.name === change.to)) {
+        throw new FloeError(SqlState.duplicateObject, `constraint "${change.to}" for relation "${t.name}" already exists`);
+      }
+      return catalog.updateTable(t.id, { constraints: t.constraints.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)) });
+    }
     case 'resetProperties': {
       const props: Record<string, string> = { ...t.properties };
       for (const k of change.keys) delete props[k];

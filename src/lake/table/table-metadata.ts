@@ -114,4 +114,5 @@ export type AlterTableChange =
   | { readonly kind: 'setProperties'; readonly properties: Readonly<Record<string, string>> }
   | { readonly kind: 'resetProperties'; readonly keys: readonly string[] }
   | { readonly kind: 'addConstraint'; readonly constraint: TableConstraint }
-  | { readonly kind: 'dropConstraint'; readonly name: string; readonly ifExists?: boolean };
+  | { readonly kind: 'dropConstraint'; readonly name: string; readonly ifExists?: boolean }
+  | { readonly kind: 'renameConstraint'; readonly from: string; readonly to: string };

@@ -119,6 +119,13 @@ export function bindRename(ctx: BindContext, n: Raw): BoundStatement {
   if (n.renameType === 'OBJECT_TABLE') {
     return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameTable', to: n.newname }] });
   }
+  if (n.renameType === 'OBJECT_TABCONSTRAINT') {
+    if (n.subname === `${table.name}_pkey`) {
+      // The primary key's name is derived from the table's (src/sql/system-catalog), not stored.
+      throw new FloeError(SqlState.featureNotSupported, 'renaming a primary key constraint is not supported');
+    }
+    return ddl({ kind: 'alterTable', table, ifExists, actions: [{ kind: 'renameConstraint', from: n.subname, to: n.newname }] });
+  }
   throw new FloeError(SqlState.featureNotSupported, `ALTER ${String(n.renameType).replace('OBJECT_', '')} RENAME is not supported`);
 }
 
