@@ -82,6 +82,7 @@ function named(s: UniqueSpec, table: string, taken: Set<string>, label: 'key' | 
   return {
     kind: 'unique', name, columns: [...s.columns],
     ...(indexOnly ? { indexOnly: true } : {}), ...(s.nullsNotDistinct ? { nullsNotDistinct: true } : {}),
+    ...(s.deferrable !== undefined ? { deferrable: s.deferrable } : {}),
   };
 }
 

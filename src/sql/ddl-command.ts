@@ -34,6 +34,8 @@ export interface UniqueSpec {
   readonly name?: string;
   readonly columns: readonly string[];
   readonly nullsNotDistinct: boolean;
+  /** DEFERRABLE [INITIALLY IMMEDIATE | DEFERRED]; absent: NOT DEFERRABLE. */
+  readonly deferrable?: 'immediate' | 'deferred';
 }
 
 /** A table name as resolved against search_path (namespace is always filled in). */

@@ -159,6 +159,32 @@ describe('UNIQUE constraints against PostgreSQL 15', () => {
     await assert.rejects(both.g.client.query('ALTER TABLE rc1 RENAME CONSTRAINT rc1_pkey TO rc1_pk'), (e: { code?: string }) => e.code === '0A000');
   });
 
+  test('DEFERRABLE unique constraints: INITIALLY DEFERRED is checked at COMMIT, the rest per statement; catalogs and ON CONFLICT', async () => {
+    await same(both, [
+      'CREATE TABLE dfa (id int PRIMARY KEY, a int, CONSTRAINT dfa_a UNIQUE (a) DEFERRABLE INITIALLY DEFERRED)',
+      'BEGIN',
+      'INSERT INTO dfa VALUES (1, 1), (2, 2)',
+      'UPDATE dfa SET a = 3 - a',
+      'INSERT INTO dfa VALUES (3, 1)',
+      'UPDATE dfa SET a = 9 WHERE id = 3',
+      'COMMIT',
+      'BEGIN',
+      'INSERT INTO dfa VALUES (4, 2)',
+      'COMMIT',
+      'INSERT INTO dfa VALUES (5, 5)',
+      'INSERT INTO dfa VALUES (6, 5)',
+      'INSERT INTO dfa VALUES (7, 5) ON CONFLICT (a) DO NOTHING',
+      'INSERT INTO dfa VALUES (7, 5) ON CONFLICT DO NOTHING',
+      'SELECT * FROM dfa ORDER BY id',
+      'CREATE TABLE dfb (id int PRIMARY KEY, a int, b int, CONSTRAINT dfb_1 UNIQUE (a, b) DEFERRABLE, CONSTRAINT dfb_2 UNIQUE (a, b) NOT DEFERRABLE, CONSTRAINT dfb_3 UNIQUE (b) DEFERRABLE INITIALLY IMMEDIATE)',
+      'INSERT INTO dfb VALUES (1, 1, 1)',
+      'INSERT INTO dfb VALUES (2, 2, 1)',
+      'ALTER TABLE dfb ADD CONSTRAINT dfb_4 UNIQUE (id) DEFERRABLE INITIALLY DEFERRED',
+      "SELECT conname, condeferrable, condeferred, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid IN ('dfa'::regclass, 'dfb'::regclass) AND contype = 'u' ORDER BY 1",
+      "SELECT constraint_name, is_deferrable, initially_deferred FROM information_schema.table_constraints WHERE table_name IN ('dfa', 'dfb') AND constraint_type = 'UNIQUE' ORDER BY 1",
+    ]);
+  });
+
   test('ON CONFLICT (col) and ON CONSTRAINT on unique columns', async () => {
     await same(both, [
       'CREATE TABLE u (id int PRIMARY KEY, email text UNIQUE, hits int)',

@@ -57,6 +57,12 @@ export type TableConstraint =
       readonly indexOnly?: boolean;
       /** NULLS NOT DISTINCT (PostgreSQL 15): NULLs collide like values. Absent: NULLs are distinct. */
       readonly nullsNotDistinct?: boolean;
+      /**
+       * DEFERRABLE: 'immediate' (INITIALLY IMMEDIATE) is checked at the end of each statement,
+       * as every unique constraint here is; 'deferred' (INITIALLY DEFERRED) at COMMIT.
+       * Absent: NOT DEFERRABLE.
+       */
+      readonly deferrable?: 'immediate' | 'deferred';
     }
   | {
       readonly kind: 'check';

@@ -64,18 +64,22 @@ interface WriteRows {
 export class UniqueLedger {
   readonly #written: WrittenValue[] = [];
   readonly #superseded: { slot: string; pk: unknown }[] = [];
-  readonly #marks: { written: number; superseded: number }[] = [];
+  /** Writes to INITIALLY DEFERRED constraints, checked at COMMIT (checkDeferred). */
+  readonly #deferred: { table: TableMetadata; ref: string; constraint: UniqueConstraint }[] = [];
+  readonly #marks: { written: number; superseded: number; deferred: number }[] = [];
 
   mark(): void {
-    this.#marks.push({ written: this.#written.length, superseded: this.#superseded.length });
+    this.#marks.push({ written: this.#written.length, superseded: this.#superseded.length, deferred: this.#deferred.length });
   }
 
   /** Back to savepoint `ordinal` (undefined: the start); pairs with LakeTransaction.savepoint/rollbackTo. */
   rollbackTo(ordinal: number | undefined): void {
-    const m = ordinal === undefined ? { written: 0, superseded: 0 } : this.#marks[ordinal] ?? { written: 0, superseded: 0 };
+    const none = { written: 0, superseded: 0, deferred: 0 };
+    const m = ordinal === undefined ? none : this.#marks[ordinal] ?? none;
     this.#marks.length = ordinal === undefined ? 0 : ordinal + 1;
     this.#written.length = m.written;
     this.#superseded.length = m.superseded;
+    this.#deferred.length = m.deferred;
   }
 
   async checkWrite(
@@ -90,6 +94,16 @@ export class UniqueLedger {
     for (const c of constraints) {
       const idx = columnIndexes(table, c);
       const types = idx.map((i) => table.columns[i]!.type);
+      if (c.deferrable === 'deferred') {
+        // Duplicates may come and go until COMMIT: only what the transaction leaves counts.
+        for (const i of rows.live) {
+          const values = idx.map((k) => columns[k]![i]);
+          const key = keyOf(c, types, values);
+          if (key !== undefined) found.push({ slot, constraint: c, key, values, pk: isKeyed(table) ? rows.pkOf(i) : undefined });
+        }
+        if (!this.#deferred.some((d) => d.table.id === table.id && d.ref === ref && d.constraint.name === c.name)) this.#deferred.push({ table, ref, constraint: c });
+        continue;
+      }
       const all = new Set<unknown>();
       // Values a row already held (an UPDATE's +U whose -U had the same key and value) need no look at the table.
       const mine = new Map<unknown, number>();
@@ -117,6 +131,27 @@ export class UniqueLedger {
     }
     this.#written.push(...found);
     for (const pk of rows.superseded) this.#superseded.push({ slot, pk });
+  }
+
+  /**
+   * COMMIT's check of INITIALLY DEFERRED constraints: each value the transaction wrote is
+   * held by at most one row of the table as the transaction leaves it.
+   */
+  async checkDeferred(ctx: LakeContext, txn: LakeTransaction): Promise<void> {
+    for (const { table, ref, constraint: c } of this.#deferred) {
+      const slot = slotOf(table, ref);
+      const mine = new Map(this.#written.filter((w) => w.slot === slot && w.constraint.name === c.name).map((w) => [w.key, w.values]));
+      if (mine.size === 0) continue;
+      const firstValues = [...new Set([...mine.values()].map((v) => v[0]))];
+      const seen = new Set<unknown>();
+      const req: ScanRequest = { table, at: { kind: 'ref', name: ref }, txn };
+      for await (const row of tableRows(ctx, req, table, c, firstValues)) {
+        const values = mine.get(row.key);
+        if (values === undefined) continue;
+        if (seen.has(row.key)) throw violation(table, c, values);
+        seen.add(row.key);
+      }
+    }
   }
 
   /**

@@ -433,6 +433,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         this.#state = 'committed';
         return undefined;
       }
+      await this.#unique.checkDeferred(this.#ctx, this);
       for (let attempt = 1; ; attempt++) {
         const requests: CommitRequest[] = [];
         for (const w of writes) requests.push(await this.#request(w));

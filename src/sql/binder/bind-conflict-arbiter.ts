@@ -17,7 +17,10 @@ const noMatch = 'there is no unique or exclusion constraint matching the ON CONF
 export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbiter {
   const uniques = (table.constraints ?? []).filter((c): c is Extract<TableConstraint, { kind: 'unique' }> => c.kind === 'unique');
   const indexOf = (name: string) => table.columns.findIndex((c) => c.name === name);
-  const unique = (c: (typeof uniques)[number]): ConflictArbiter => ({ kind: 'unique', name: c.name, columns: c.columns.map(indexOf) });
+  const unique = (c: (typeof uniques)[number]): ConflictArbiter => {
+    if (c.deferrable !== undefined) throw new FloeError(SqlState.objectNotInPrerequisiteState, 'ON CONFLICT does not support deferrable unique constraints/exclusion constraints as arbiters');
+    return { kind: 'unique', name: c.name, columns: c.columns.map(indexOf) };
+  };
   const conname = oc.infer?.conname as string | undefined;
   if (conname !== undefined) {
     if (table.primaryKey.length > 0 && conname === `${table.name}_pkey`) return { kind: 'primaryKey' };
@@ -29,7 +32,12 @@ export function bindConflictArbiter(oc: Raw, table: CatalogTable): ConflictArbit
   }
   const elems = (oc.infer?.indexElems as Raw[] | undefined) ?? [];
   // Without a target any unique key arbitrates, and a table without one inserts every row (as PostgreSQL does).
-  if (elems.length === 0) return { kind: 'any' };
+  if (elems.length === 0) {
+    // Every unique key arbitrates then, so a deferrable one is refused here too (as PostgreSQL does).
+    const deferrable = uniques.find((u) => u.deferrable !== undefined);
+    if (deferrable !== undefined) unique(deferrable);
+    return { kind: 'any' };
+  }
   const inferred = new Set(elems.map((e) => {
     const el = unwrap(e)[1];
     if (!el.name) throw new FloeError(SqlState.invalidColumnReference, noMatch);

@@ -12,15 +12,18 @@ import { qualifyExisting } from './resolve-relation.js';
  * beyond that (INCLUDE, USING INDEX, DEFERRABLE, WITH, a tablespace) are refused.
  */
 export function uniqueSpecOf(con: Raw, column?: string): UniqueSpec {
-  if (con.including?.length || con.indexname || con.deferrable || con.options?.length || con.indexspace) {
-    throw new FloeError(SqlState.featureNotSupported, 'UNIQUE with INCLUDE, USING INDEX, DEFERRABLE or storage options is not supported', { position: positionOf(con) });
+  if (con.including?.length || con.indexname || con.options?.length || con.indexspace) {
+    throw new FloeError(SqlState.featureNotSupported, 'UNIQUE with INCLUDE, USING INDEX or storage options is not supported', { position: positionOf(con) });
   }
   const columns = column !== undefined ? [column] : strList(con.keys);
   if (new Set(columns).size !== columns.length) {
     const dup = columns.find((c, i) => columns.indexOf(c) !== i)!;
     throw new FloeError(SqlState.duplicateColumn, `column "${dup}" appears twice in unique constraint`, { position: positionOf(con) });
   }
-  return { ...(con.conname ? { name: con.conname as string } : {}), columns, nullsNotDistinct: Boolean(con.nulls_not_distinct) };
+  return {
+    ...(con.conname ? { name: con.conname as string } : {}), columns, nullsNotDistinct: Boolean(con.nulls_not_distinct),
+    ...(con.deferrable ? { deferrable: con.initdeferred ? 'deferred' as const : 'immediate' as const } : {}),
+  };
 }
 
 /** CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t [USING btree] (col, …) [NULLS [NOT] DISTINCT]. */

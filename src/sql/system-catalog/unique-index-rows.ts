@@ -13,6 +13,7 @@ export interface UniqueIndex {
   readonly columns: readonly string[];
   readonly isConstraint: boolean;
   readonly nullsNotDistinct: boolean;
+  readonly deferrable: 'immediate' | 'deferred' | undefined;
   readonly indexOid: number;
   readonly constraintOid: number;
 }
@@ -22,7 +23,7 @@ export function uniqueIndexesOf(t: CatalogTableInfo): UniqueIndex[] {
   (t.constraints ?? []).forEach((c, position) => {
     if (c.kind !== 'unique' || c.columns === undefined) return;
     out.push({
-      table: t, name: c.name, columns: c.columns, isConstraint: c.indexOnly !== true, nullsNotDistinct: c.nullsNotDistinct === true,
+      table: t, name: c.name, columns: c.columns, isConstraint: c.indexOnly !== true, nullsNotDistinct: c.nullsNotDistinct === true, deferrable: c.deferrable,
       indexOid: 1_100_000_000 + t.id * 64 + position, constraintOid: 1_300_000_000 + t.id * 64 + position,
     });
   });
@@ -49,7 +50,8 @@ export function uniqueIndexDef(u: UniqueIndex, quote: (s: string) => string): st
 
 /** pg_get_constraintdef's text: `UNIQUE (a, b)`. */
 export function uniqueConstraintDef(u: UniqueIndex, quote: (s: string) => string): string {
-  return `UNIQUE ${u.nullsNotDistinct ? 'NULLS NOT DISTINCT ' : ''}(${u.columns.map(quote).join(', ')})`;
+  const deferrable = u.deferrable === undefined ? '' : u.deferrable === 'deferred' ? ' DEFERRABLE INITIALLY DEFERRED' : ' DEFERRABLE';
+  return `UNIQUE ${u.nullsNotDistinct ? 'NULLS NOT DISTINCT ' : ''}(${u.columns.map(quote).join(', ')})${deferrable}`;
 }
 
 type Row = Record<string, unknown>;
@@ -69,7 +71,7 @@ export function uniqueIndexAttributes(t: CatalogTableInfo): { relid: number; num
 export function uniquePgIndexRows(t: CatalogTableInfo, collationOf: (column: string) => number): Row[] {
   return uniqueIndexesOf(t).map((u) => ({
     indexrelid: u.indexOid, indrelid: t.id, indnatts: u.columns.length, indnkeyatts: u.columns.length,
-    indisunique: true, indnullsnotdistinct: u.nullsNotDistinct, indisprimary: false, indisexclusion: false, indimmediate: true,
+    indisunique: true, indnullsnotdistinct: u.nullsNotDistinct, indisprimary: false, indisexclusion: false, indimmediate: u.deferrable === undefined,
     indisclustered: false, indisvalid: true, indcheckxmin: false, indisready: true, indislive: true, indisreplident: false,
     indkey: attnums(u), indcollation: u.columns.map(collationOf), indclass: u.columns.map(() => 0), indoption: u.columns.map(() => 0),
     indexprs: null, indpred: null,
@@ -78,8 +80,8 @@ export function uniquePgIndexRows(t: CatalogTableInfo, collationOf: (column: str
 
 export function uniquePgConstraintRows(t: CatalogTableInfo): Row[] {
   return uniqueIndexesOf(t).filter((u) => u.isConstraint).map((u) => ({
-    oid: u.constraintOid, conname: u.name, connamespace: namespaceOid(t.namespace), contype: 'u', condeferrable: false,
-    condeferred: false, convalidated: true, conrelid: t.id, contypid: 0, conindid: u.indexOid, conparentid: 0,
+    oid: u.constraintOid, conname: u.name, connamespace: namespaceOid(t.namespace), contype: 'u', condeferrable: u.deferrable !== undefined,
+    condeferred: u.deferrable === 'deferred', convalidated: true, conrelid: t.id, contypid: 0, conindid: u.indexOid, conparentid: 0,
     confrelid: 0, confupdtype: ' ', confdeltype: ' ', confmatchtype: ' ', conislocal: true, coninhcount: 0, connoinherit: true,
     conkey: attnums(u), confkey: null, conpfeqop: null, conppeqop: null, conffeqop: null, confdelsetcols: null, conexclop: null, conbin: null,
   }));
@@ -94,7 +96,8 @@ export function uniquePgIndexesRows(t: CatalogTableInfo): Row[] {
 export function uniqueTableConstraintRows(t: CatalogTableInfo, database: string): Row[] {
   return uniqueIndexesOf(t).filter((u) => u.isConstraint).map((u) => ({
     constraint_catalog: database, constraint_schema: t.namespace, constraint_name: u.name, table_catalog: database,
-    table_schema: t.namespace, table_name: t.name, constraint_type: 'UNIQUE', is_deferrable: 'NO', initially_deferred: 'NO', enforced: 'YES',
+    table_schema: t.namespace, table_name: t.name, constraint_type: 'UNIQUE', is_deferrable: u.deferrable !== undefined ? 'YES' : 'NO',
+    initially_deferred: u.deferrable === 'deferred' ? 'YES' : 'NO', enforced: 'YES',
     nulls_distinct: u.nullsNotDistinct ? 'NO' : 'YES',
   }));
 }
