@@ -9,7 +9,7 @@ import { qualifyExisting } from './resolve-relation.js';
 /**
  * A UNIQUE constraint node (column or table constraint, or ALTER TABLE ADD): its
  * columns (`column` for a column constraint) and name. Options an index would carry
- * beyond that (INCLUDE, USING INDEX, DEFERRABLE, WITH, a tablespace) are refused.
+ * beyond that (INCLUDE, USING INDEX, WITH, a tablespace) are refused; DEFERRABLE is kept.
  */
 export function uniqueSpecOf(con: Raw, column?: string): UniqueSpec {
   if (con.including?.length || con.indexname || con.options?.length || con.indexspace) {
