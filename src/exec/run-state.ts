@@ -2,7 +2,7 @@ import type { ExecContext } from './exec-context.js';
 import type { EvalContext } from './expr/eval-context.js';
 import { MemoryTracker } from './memory-tracker.js';
 import type { RuntimeFilterSlot } from './operators/runtime-filter.js';
-import type { LakeScanPlan, MaterializedCte } from './plan/physical-plan.js';
+import type { LakeScanPlan, MaterializedCte, WorkTable } from './plan/physical-plan.js';
 import type { ColumnarBatch } from './arrow/columnar-batch.js';
 
 /**
@@ -23,6 +23,8 @@ export interface RunState {
   readonly subplanCache: Map<unknown, unknown>;
   /** Rows of the materialized WITH queries, computed once per run by their first reader. */
   readonly ctes: Map<MaterializedCte, Promise<readonly ColumnarBatch[]>>;
+  /** Each running recursive union's current work table (the previous iteration's new rows). */
+  readonly workTables: Map<WorkTable, readonly ColumnarBatch[]>;
   /** When this run last let the event loop in (cancel requests, other sessions). */
   readonly lastYield: { at: number };
   /**
@@ -55,6 +57,7 @@ export function createRunState(ctx: ExecContext): RunState {
     outer: [],
     subplanCache: new Map(),
     ctes: new Map(),
+    workTables: new Map(),
     lastYield: { at: performance.now() },
   };
 }

@@ -3,6 +3,7 @@ import { conjuncts } from './expr-utils.js';
 import { provenByScan } from './rules/push-filter-into-scan.js';
 import type { ScanFilterSpec } from '../exec/plan/physical-plan.js';
 import type { LogicalPlan } from './logical/logical-plan.js';
+import type { LogicalProjectSet } from './logical/logical-project-set.js';
 import type { ScanTable } from './logical/scan-table.js';
 import { coversPrimaryKey } from './column-origin.js';
 import { equiColumns } from './rules/join-sides.js';
@@ -134,8 +135,28 @@ export function estimateRows(p: LogicalPlan): number {
       }
     }
     case 'setOp': return estimateRows(p.left) + estimateRows(p.right);
-    case 'project': case 'sort': case 'window': case 'projectSet':
+    // Unknown until run: a recursive query's depth, a lateral side's rows per input row.
+    case 'recursiveUnion': case 'workTableScan': return UNKNOWN_ROWS;
+    case 'lateralJoin': return estimateRows(p.input) * (p.joinType === 'left' ? 1 : 2);
+    case 'projectSet': return estimateRows(p.input) * seriesLength(p.exprs);
+    case 'project': case 'sort': case 'window':
     case 'insert': case 'update': case 'delete': case 'merge':
       return estimateRows(p.input);
   }
+}
+
+/**
+ * Rows a ProjectSet makes of each input row, when a set call is generate_series
+ * over integer constants (the only length known before running); 1 otherwise.
+ */
+function seriesLength(exprs: LogicalProjectSet['exprs']): number {
+  let most = 1;
+  for (const e of exprs) {
+    if (e.kind !== 'setCall' || !e.fn.startsWith('generate_series(int')) continue;
+    const [a, b, step] = e.args.map((x) => (x.kind === 'literal' && (typeof x.value === 'number' || typeof x.value === 'bigint') ? Number(x.value) : undefined));
+    const by = e.args.length === 3 ? step : 1;
+    if (a === undefined || b === undefined || by === undefined || by === 0) continue;
+    most = Math.max(most, Math.floor((b - a) / by) + 1);
+  }
+  return most;
 }

@@ -4,6 +4,7 @@ import { registerBuiltinMathFunctions } from './builtin-math-functions.js';
 import { registerBuiltinOperators } from './builtin-operators.js';
 import { registerBuiltinMiscFunctions } from './builtin-misc-functions.js';
 import { registerBuiltinSetFunctions } from './builtin-set-functions.js';
+import { registerBuiltinJsonSetFunctions } from './builtin-json-set-functions.js';
 import { registerBuiltinSequenceFunctions } from './builtin-sequence-functions.js';
 import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
 import { setBuiltinLoader } from './function-registry.js';
@@ -17,6 +18,7 @@ export function registerBuiltins(): void {
   registerBuiltinAggregates();
   registerBuiltinMiscFunctions();
   registerBuiltinSetFunctions();
+  registerBuiltinJsonSetFunctions();
   registerBuiltinSequenceFunctions();
 }
 

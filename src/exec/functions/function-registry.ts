@@ -145,6 +145,11 @@ export interface SetFunctionDef {
   /** Strict (default): NULL arguments produce no rows. */
   readonly strict?: boolean;
   readonly id?: string;
+  /**
+   * Named OUT parameters, which name the columns in FROM. With more than one the
+   * function returns a record (jsonb_each: key, value): `impl` yields one array per row.
+   */
+  readonly columns?: readonly { readonly name: string; readonly type: SqlType }[];
 }
 
 export interface WindowFunctionDef {
@@ -168,6 +173,7 @@ interface Entry {
   readonly vector?: VectorImpl;
   readonly aggregate?: (argTypes: readonly SqlType[]) => AggregateImpl;
   readonly set?: SetImpl;
+  readonly columns?: readonly { readonly name: string; readonly type: SqlType }[];
 }
 
 const byName = new Map<string, Entry[]>();
@@ -231,6 +237,7 @@ export function registerSetFunction(def: SetFunctionDef): string {
   add({
     id, name: def.name.toLowerCase(), kind: 'set', args: def.args, variadic: false,
     returns: def.returns, strict: def.strict ?? true, volatile: false, set: def.impl,
+    ...(def.columns ? { columns: def.columns } : {}),
   });
   return id;
 }
@@ -397,6 +404,12 @@ export interface ResolvedFunctionImpl {
   readonly vector: VectorImpl | undefined;
   readonly aggregate: ((argTypes: readonly SqlType[]) => AggregateImpl) | undefined;
   readonly set: SetImpl | undefined;
+}
+
+/** A set-returning function's named OUT parameters (its columns in FROM), if it declares them. */
+export function setFunctionColumns(id: string): readonly { readonly name: string; readonly type: SqlType }[] | undefined {
+  ensureBuiltins();
+  return byId.get(id)?.columns;
 }
 
 /** Every registered function name (for pg_proc). */

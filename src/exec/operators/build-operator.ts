@@ -7,12 +7,14 @@ import { createHashAggregateOperator } from './hash-aggregate-operator.js';
 import { createHashJoinOperator } from './hash-join-operator.js';
 import { createInsertOperator } from './insert-operator.js';
 import { createLakeScanOperator } from './lake-scan-operator.js';
+import { createLateralJoinOperator } from './lateral-join-operator.js';
 import { createLimitOperator } from './limit-operator.js';
 import { createMergeOperator } from './merge-operator.js';
 import { createNestedLoopJoinOperator } from './nested-loop-join-operator.js';
 import type { Operator } from './operator.js';
 import { createProjectOperator } from './project-operator.js';
 import { createProjectSetOperator } from './project-set-operator.js';
+import { createRecursiveUnionOperator } from './recursive-union-operator.js';
 import { createSetOpOperator } from './set-op-operator.js';
 import { createSortOperator } from './sort-operator.js';
 import { createTopNOperator } from './top-n-operator.js';
@@ -20,6 +22,7 @@ import { createUpdateOperator } from './update-operator.js';
 import { createValuesOperator } from './values-operator.js';
 import { createVirtualScanOperator } from './virtual-scan-operator.js';
 import { createWindowOperator } from './window-operator.js';
+import { createWorkTableScanOperator } from './work-table-scan-operator.js';
 
 type Builders = { [K in PhysicalPlanKind]: (plan: Extract<PhysicalPlan, { kind: K }>) => Operator };
 
@@ -45,6 +48,9 @@ const builders: Builders = {
   update: (p) => createUpdateOperator(p, buildOperator(p.input)),
   delete: (p) => createDeleteOperator(p, buildOperator(p.input)),
   merge: (p) => createMergeOperator(p, buildOperator(p.input)),
+  lateralJoin: (p) => createLateralJoinOperator(p, buildOperator(p.input)),
+  recursiveUnion: (p) => createRecursiveUnionOperator(p, buildOperator(p.left), buildOperator(p.right)),
+  workTableScan: (p) => createWorkTableScanOperator(p),
 };
 
 /** Builds (and validates) the operator tree for a plan. */

@@ -29,7 +29,10 @@ export type PhysicalPlan =
   | InsertPlan
   | UpdatePlan
   | DeletePlan
-  | MergePlan;
+  | MergePlan
+  | LateralJoinPlan
+  | RecursiveUnionPlan
+  | WorkTableScanPlan;
 
 export type PhysicalPlanKind = PhysicalPlan['kind'];
 
@@ -157,6 +160,8 @@ export interface SetFunctionCall {
   readonly fn: string;
   readonly args: readonly Expr[];
   readonly type: SqlType;
+  /** Output columns it fills (default 1); a record-returning function (jsonb_each) yields one array per row. */
+  readonly width?: number;
 }
 
 /**
@@ -456,14 +461,61 @@ export interface MergePlan {
   readonly columns: readonly OutputColumn[];
 }
 
+/**
+ * LATERAL: for each input row, `right` runs with that row as its outer row
+ * (outerColumn depth 1), and the row is joined to what it returns; `condition`
+ * (ON) is over input columns then right columns. A left join keeps an input
+ * row whose right side returns nothing (or nothing that passes) with NULLs.
+ */
+export interface LateralJoinPlan {
+  readonly kind: 'lateralJoin';
+  readonly joinType: 'inner' | 'left';
+  readonly input: PhysicalPlan;
+  readonly right: PhysicalPlan;
+  readonly condition?: Expr;
+  readonly columns: readonly OutputColumn[];
+}
+
+/** The rows a WITH RECURSIVE query's recursive term reads in one iteration: shared by the union and its scans. */
+export interface WorkTable {
+  readonly name: string;
+}
+
+/**
+ * WITH RECURSIVE's loop (PostgreSQL's Recursive Union): `left` (the
+ * non-recursive term) runs once; then `right` runs again and again, each time
+ * reading through its WorkTableScan only the rows the previous iteration
+ * added, until an iteration adds none. Without `all`, a row equal to one
+ * produced before is dropped, which is what ends a walk over a cyclic graph.
+ */
+export interface RecursiveUnionPlan {
+  readonly kind: 'recursiveUnion';
+  readonly all: boolean;
+  readonly workTable: WorkTable;
+  readonly left: PhysicalPlan;
+  readonly right: PhysicalPlan;
+  readonly columns: readonly OutputColumn[];
+}
+
+/** The current iteration's rows of a recursive union's work table. */
+export interface WorkTableScanPlan {
+  readonly kind: 'workTableScan';
+  readonly workTable: WorkTable;
+  readonly columns: readonly OutputColumn[];
+}
+
 /** The inputs of a node, for generic walks (EXPLAIN, metrics). */
 export function planInputs(p: PhysicalPlan): readonly PhysicalPlan[] {
   switch (p.kind) {
     // A CTE's plan is shared by its scans, not an input of any one of them.
     case 'lakeScan': case 'virtualScan': case 'values': case 'cteScan':
       return [];
-    case 'hashJoin': case 'nestedLoopJoin': case 'setOp':
+    case 'hashJoin': case 'nestedLoopJoin': case 'setOp': case 'recursiveUnion':
       return [p.left, p.right];
+    case 'lateralJoin':
+      return [p.input, p.right];
+    case 'workTableScan':
+      return [];
     default:
       return [p.input];
   }

@@ -194,10 +194,17 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         return;
       case 'projectSet':
         lines.push(`${pad}ProjectSet`);
-        detail(`Output: ${p.exprs.map((e, i) => {
-          const t = e.kind === 'setCall' ? `${e.fn.slice(0, e.fn.indexOf('('))}(${e.args.map((a) => formatExpr(a, p.input.columns)).join(', ')})` : formatExpr(e, p.input.columns);
-          return t === p.columns[i]!.name ? t : `${t} AS ${p.columns[i]!.name}`;
-        }).join(', ')}${p.ordinality ? ' WITH ORDINALITY' : ''}`);
+        {
+          let at = 0;
+          detail(`Output: ${p.exprs.map((e) => {
+            const t = e.kind === 'setCall' ? `${e.fn.slice(0, e.fn.indexOf('('))}(${e.args.map((a) => formatExpr(a, p.input.columns)).join(', ')})` : formatExpr(e, p.input.columns);
+            const width = e.kind === 'setCall' ? e.width ?? 1 : 1;
+            const names = p.columns.slice(at, at + width).map((c) => c.name);
+            at += width;
+            const shown = width === 1 ? names[0]! : `(${names.join(', ')})`;
+            return t === shown ? t : `${t} AS ${shown}`;
+          }).join(', ')}${p.ordinality ? ' WITH ORDINALITY' : ''}`);
+        }
         emit(p.input, depth + 1);
         return;
       case 'hashAggregate':
@@ -304,6 +311,20 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
       case 'merge':
         lines.push(`${pad}Merge on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
         emit(p.input, depth + 1);
+        return;
+      case 'lateralJoin':
+        lines.push(`${pad}Nested Loop Lateral Join (${p.joinType})`);
+        if (p.condition) detail(`Join Filter: ${formatExpr(p.condition, [...p.input.columns, ...p.right.columns])}`);
+        emit(p.input, depth + 1);
+        emit(p.right, depth + 1);
+        return;
+      case 'recursiveUnion':
+        lines.push(`${pad}Recursive Union${p.all ? ' All' : ''}`);
+        emit(p.left, depth + 1);
+        emit(p.right, depth + 1);
+        return;
+      case 'workTableScan':
+        lines.push(`${pad}WorkTable Scan on ${p.workTable.name}`);
         return;
     }
   };

@@ -16,6 +16,9 @@ import type { LogicalUpdate } from './logical-update.js';
 import type { LogicalDelete } from './logical-delete.js';
 import type { LogicalMerge } from './logical-merge.js';
 import type { LogicalProjectSet } from './logical-project-set.js';
+import type { LogicalLateralJoin } from './logical-lateral-join.js';
+import type { LogicalRecursiveUnion } from './logical-recursive-union.js';
+import type { LogicalWorkTableScan } from './logical-work-table-scan.js';
 
 /**
  * The logical plan: what to compute, before operator choice. Nodes are immutable
@@ -41,7 +44,10 @@ export type LogicalPlan =
   | LogicalUpdate
   | LogicalDelete
   | LogicalMerge
-  | LogicalProjectSet;
+  | LogicalProjectSet
+  | LogicalLateralJoin
+  | LogicalRecursiveUnion
+  | LogicalWorkTableScan;
 
 export type LogicalPlanKind = LogicalPlan['kind'];
 
@@ -52,12 +58,12 @@ export function assertNever(x: never): never {
 /** The inputs of a node, in order. */
 export function logicalInputs(p: LogicalPlan): readonly LogicalPlan[] {
   switch (p.kind) {
-    case 'scan': case 'virtualScan': case 'values': case 'cteScan':
+    case 'scan': case 'virtualScan': case 'values': case 'cteScan': case 'recursiveUnion': case 'workTableScan':
       return [];
     case 'join': case 'setOp':
       return [p.left, p.right];
     case 'filter': case 'project': case 'aggregate': case 'sort': case 'limit': case 'window': case 'distinct':
-    case 'insert': case 'update': case 'delete': case 'merge': case 'projectSet':
+    case 'insert': case 'update': case 'delete': case 'merge': case 'projectSet': case 'lateralJoin':
       return [p.input];
     default:
       return assertNever(p);
@@ -67,12 +73,12 @@ export function logicalInputs(p: LogicalPlan): readonly LogicalPlan[] {
 /** The same node over new inputs (same count and order as logicalInputs). */
 export function withInputs(p: LogicalPlan, inputs: readonly LogicalPlan[]): LogicalPlan {
   switch (p.kind) {
-    case 'scan': case 'virtualScan': case 'values': case 'cteScan':
+    case 'scan': case 'virtualScan': case 'values': case 'cteScan': case 'recursiveUnion': case 'workTableScan':
       return p;
     case 'join': case 'setOp':
       return inputs[0] === p.left && inputs[1] === p.right ? p : { ...p, left: inputs[0]!, right: inputs[1]! };
     case 'filter': case 'project': case 'aggregate': case 'sort': case 'limit': case 'window': case 'distinct':
-    case 'insert': case 'update': case 'delete': case 'merge': case 'projectSet':
+    case 'insert': case 'update': case 'delete': case 'merge': case 'projectSet': case 'lateralJoin':
       return inputs[0] === p.input ? p : { ...p, input: inputs[0]! };
     default:
       return assertNever(p);

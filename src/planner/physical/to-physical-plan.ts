@@ -96,6 +96,15 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
         sourceWidth: p.sourceWidth, sourcePresent: p.sourcePresent, targetPresent: p.targetPresent, actions: p.actions,
         ...(p.returning ? { returning: p.returning } : {}), ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
       };
+    case 'lateralJoin':
+      return {
+        kind: 'lateralJoin', joinType: p.joinType, input: toPhysicalPlan(p.input), right: p.right,
+        ...(p.condition ? { condition: p.condition } : {}), columns: p.columns,
+      };
+    case 'recursiveUnion':
+      return { kind: 'recursiveUnion', all: p.all, workTable: p.workTable, left: p.left, right: p.right, columns: p.columns };
+    case 'workTableScan':
+      return { kind: 'workTableScan', workTable: p.workTable, columns: p.columns };
     default:
       return assertNever(p);
   }

@@ -60,7 +60,7 @@ function prune(p: LogicalPlan, required: Set<number>): Pruned {
       return { plan: { ...p, projection: order.map((i) => p.projection[i]!), columns: order.map((i) => p.columns[i]!) }, map };
     }
     // A WITH query read twice returns the columns every reader may need.
-    case 'values': case 'cteScan':
+    case 'values': case 'cteScan': case 'recursiveUnion': case 'workTableScan':
       return { plan: p, map: identity(p.columns.length) };
     case 'filter': {
       const want = new Set(required);
@@ -180,7 +180,7 @@ function prune(p: LogicalPlan, required: Set<number>): Pruned {
         map: identity(p.columns.length),
       };
     }
-    case 'insert': case 'update': case 'delete': case 'merge': {
+    case 'insert': case 'update': case 'delete': case 'merge': case 'lateralJoin': {
       const input = prune(p.input, range(p.input.columns.length));
       return { plan: { ...p, input: input.plan }, map: identity(p.columns.length) };
     }

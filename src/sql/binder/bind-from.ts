@@ -2,12 +2,9 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import type { ScanSnapshotSelector, SetFunctionCall } from '../../exec/plan/physical-plan.js';
-import { resolveFunction } from '../../exec/functions/function-registry.js';
-import { LogicalProjectSet } from '../../planner/logical/logical-project-set.js';
+import type { ScanSnapshotSelector } from '../../exec/plan/physical-plan.js';
 import { LogicalJoin } from '../../planner/logical/logical-join.js';
 import { LogicalCteScan } from '../../planner/logical/logical-cte-scan.js';
-import { columnsUsed } from '../../planner/expr-utils.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import { LogicalProject } from '../../planner/logical/logical-project.js';
 import { LogicalScan } from '../../planner/logical/logical-scan.js';
@@ -15,14 +12,14 @@ import { LogicalValues } from '../../planner/logical/logical-values.js';
 import { LogicalVirtualScan } from '../../planner/logical/logical-virtual-scan.js';
 import type { CatalogTable } from '../bind-env.js';
 import type { TimeTravelClause } from '../parser/lake-clause.js';
-import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
+import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext, BoundQuery } from './bind-context.js';
 import { bindCondition, bindExpr, bindOperator } from './bind-expr.js';
 import { bindSubquery, outputCols } from './bind-query.js';
 import { coerceTo } from './coerce.js';
 import { resolveRelation, type ResolvedRelation } from './resolve-relation.js';
-import { boundedGenerateSeries, boundedUnnest } from './bounded-series.js';
-import { bindTableChanges } from './bind-table-changes.js';
+import { bindLateralRight, lateralApply, lateralJoin } from './bind-lateral.js';
+import { bindRangeFunction } from './bind-range-function.js';
 import type { Scope, ScopeColumn } from './scope.js';
 
 export interface BoundFrom {
@@ -80,16 +77,14 @@ export function bindFromItem(
     case 'RangeVar': return bindRangeVar(ctx, n, parent, correlation);
     case 'RangeSubselect': {
       const alias = n.alias?.aliasname as string | undefined;
-      let query: BoundQuery;
       if (n.lateral && lateralLeft) {
+        // Earlier items are outer rows to a LATERAL subquery; one that reads them runs per row.
         const inner = { correlated: false };
-        query = bindSubquery(ctx, n.subquery, { ...lateralLeft.scope, correlation: inner }, inner);
-        if (inner.correlated) {
-          throw new FloeError(SqlState.featureNotSupported, 'LATERAL subqueries that reference earlier FROM items are not supported yet', { position: positionOf(n.alias) ?? positionOf(unwrap(n.subquery)[1]?.targetList?.[0]) });
-        }
-      } else {
-        query = bindSubquery(ctx, n.subquery, parent, { correlated: false });
+        const query = bindSubquery(ctx, n.subquery, lateralLeft.scope, inner);
+        const right = fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
+        return inner.correlated ? lateralApply(ctx, lateralLeft, right, 'inner', parent, correlation) : right;
       }
+      const query = bindSubquery(ctx, n.subquery, parent, { correlated: false });
       return fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
     }
     case 'JoinExpr': return bindJoin(ctx, n, parent, correlation);
@@ -99,7 +94,7 @@ export function bindFromItem(
   }
 }
 
-function fromQuery(
+export function fromQuery(
   query: BoundQuery, alias: string | undefined, colnames: readonly string[], parent: Scope | undefined,
   correlation: { correlated: boolean }, n: Raw,
 ): BoundFrom {
@@ -255,10 +250,9 @@ function timestampAtRun(ctx: BindContext, e: Expr, position: number | undefined)
 
 function bindJoin(ctx: BindContext, j: Raw, parent: Scope | undefined, correlation: { correlated: boolean }): BoundFrom {
   const left = bindFromItem(ctx, j.larg, parent, correlation);
-  const right = bindFromItem(ctx, j.rarg, parent, correlation, left);
-  if ((right as { replacesLeft?: boolean }).replacesLeft) {
-    throw new FloeError(SqlState.featureNotSupported, 'JOIN LATERAL with a function is not supported; list it in FROM with a comma', { position: positionOf(j.rarg) ?? positionOf(j.quals) });
-  }
+  const lateral = bindLateralRight(ctx, j.rarg, left, parent, correlation);
+  if (lateral?.correlated) return lateralJoin(ctx, j, left, lateral.right, parent, correlation);
+  const right = lateral?.right ?? bindFromItem(ctx, j.rarg, parent, correlation);
   const joinType = ({ JOIN_INNER: 'inner', JOIN_LEFT: 'left', JOIN_RIGHT: 'right', JOIN_FULL: 'full' } as const)[j.jointype as 'JOIN_INNER'];
   if (!joinType) throw new FloeError(SqlState.featureNotSupported, `unsupported join type ${j.jointype}`, { position: positionOf(j) });
   checkDuplicateAliases(left.scope, right.scope, j.rarg);
@@ -301,121 +295,4 @@ function bindJoin(ctx: BindContext, j: Raw, parent: Scope | undefined, correlati
     columns = columns.map((c) => ({ ...c, relation: alias }));
   }
   return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
-}
-
-// ---------------------------------------------------------------- table functions
-
-/**
- * Functions in FROM. EXEC has no table-function operator yet, so only calls whose
- * rows are known at bind time are supported: generate_series over integer
- * constants, and unnest of an array constant.
- */
-function bindRangeFunction(
-  ctx: BindContext, n: Raw, parent: Scope | undefined, correlation: { correlated: boolean }, lateralLeft?: BoundFrom,
-): BoundFrom {
-  const fns = n.functions as Raw[];
-  const call = unwrap(unwrap(fns[0])[1].items[0])[1];
-  const name = strList(call.funcname).pop()!.toLowerCase();
-  // Functions in FROM are implicitly LATERAL: their arguments may read earlier FROM items.
-  const argScope: Scope = { columns: lateralLeft ? lateralLeft.scope.columns : [], ...(parent ? { parent } : {}), correlation };
-  const es = { scope: argScope, clause: 'FROM' };
-  const args = ((call.args as Raw[] | undefined) ?? []).map((a) => bindExpr(ctx, a, es));
-  if (name === 'table_changes' && fns.length === 1 && !n.ordinality) return bindTableChanges(ctx, n, call, args, parent, correlation);
-  if (lateralLeft && args.some((a) => (columnsUsed(a)?.size ?? 1) > 0)) {
-    return lateralFunction(ctx, n, name, args, lateralLeft, parent, correlation);
-  }
-  const alias = (n.alias?.aliasname as string | undefined) ?? name;
-  const colnames = strList(n.alias?.colnames);
-  const constant = (e: Expr): unknown => (e.kind === 'literal' ? e.value : undefined);
-  let rows: Expr[][] | undefined;
-  let type: SqlType | undefined;
-  if (!n.ordinality && fns.length === 1 && name === 'generate_series' && args.length >= 2 && args.every((a) => a.kind === 'literal' && (a.type.kind === 'int4' || a.type.kind === 'int8'))) {
-    const [start, stop, step] = args.map((a) => BigInt(constant(a) as number | bigint));
-    const by = step ?? 1n;
-    if (by === 0n) throw new FloeError(SqlState.invalidParameterValue, 'step size cannot equal zero', { position: positionOf(call) });
-    type = args.some((a) => a.type.kind === 'int8') ? { kind: 'int8' } : { kind: 'int4' };
-    rows = [];
-    for (let v = start!; by > 0n ? v <= stop! : v >= stop!; v += by) {
-      rows.push([Exprs.literal(type.kind === 'int8' ? v : Number(v), type)]);
-      if (rows.length > 1_000_000) throw new FloeError(SqlState.programLimitExceeded, 'generate_series over constants is limited to 1,000,000 rows');
-    }
-  } else if (!n.ordinality && fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.kind === 'array' && args[0]!.type.kind === 'array') {
-    type = args[0]!.type.element;
-    rows = args[0]!.elements.map((e) => [e]);
-  } else if (!n.ordinality && fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.kind === 'literal' && Array.isArray(args[0]!.value) && args[0]!.type.kind === 'array') {
-    const t = args[0]!.type.element;
-    type = t;
-    rows = (args[0]!.value as unknown[]).map((v) => [Exprs.literal(v, t)]);
-  }
-  if ((!rows || !type) && fns.length === 1) {
-    // Any registered set-returning function: EXEC's projectSet over one empty row.
-    const resolved = resolveFunction(name, args.map((a) => a.type));
-    if (resolved?.kind === 'set') {
-      const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;
-      const call: SetFunctionCall = {
-        kind: 'setCall', fn: resolved.id, args: args.map((a, i) => coerceTo(ctx, a, resolved.argTypes[i]!, 'implicit')), type: resolved.returnType,
-      };
-      const outCols = [{ name: colName, type: resolved.returnType }, ...(n.ordinality ? [{ name: colnames[1] ?? 'ordinality', type: { kind: 'int8' } as SqlType }] : [])];
-      const plan = LogicalProjectSet.create({
-        input: LogicalValues.create({ rows: [[]], columns: [] }), exprs: [call], ...(n.ordinality ? { ordinality: true } : {}), columns: outCols,
-      });
-      const columns: ScopeColumn[] = outCols.map((c, i) => ({ name: c.name, relation: alias, index: i, type: c.type, tableOid: 0, columnNumber: 0 }));
-      return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
-    }
-  }
-  if (!rows || !type) {
-    const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;
-    let plan: LogicalPlan | undefined;
-    const ints = (e: Expr): boolean => e.type.kind === 'int4' || e.type.kind === 'int8' || e.type.kind === 'int2' || e.type.kind === 'unknown';
-    if (fns.length === 1 && name === 'generate_series' && (args.length === 2 || args.length === 3) && args.every(ints)) {
-      const t: SqlType = args.some((a) => a.type.kind === 'int8') ? { kind: 'int8' } : { kind: 'int4' };
-      const [a, b, c] = args.map((x) => coerceTo(ctx, x, t, 'implicit'));
-      plan = boundedGenerateSeries(a!, b!, c, t, colName);
-    } else if (fns.length === 1 && name === 'unnest' && args.length === 1 && args[0]!.type.kind === 'array') {
-      plan = boundedUnnest(args[0]!, colName, Boolean(n.ordinality));
-    }
-    if (!plan) {
-      throw new FloeError(SqlState.featureNotSupported, `function ${name}() in FROM is not supported`, { position: positionOf(call) });
-    }
-    const columns: ScopeColumn[] = plan.columns.map((c, i) => ({
-      name: i === 0 ? colName : (colnames[i] ?? c.name), relation: alias, index: i, type: c.type, tableOid: 0, columnNumber: 0,
-    }));
-    return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
-  }
-  void correlation;
-  const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;
-  const columns: ScopeColumn[] = [{ name: colName, relation: alias, index: 0, type, tableOid: 0, columnNumber: 0 }];
-  const plan = LogicalValues.create({ rows, columns: outputCols(columns) });
-  void str;
-  return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation } };
-}
-
-/**
- * `FROM t, f(t.x)`: EXEC's projectSet over t, passing t's columns through and
- * appending the function's; the result replaces the FROM items so far.
- */
-function lateralFunction(
-  ctx: BindContext, n: Raw, name: string, args: readonly Expr[], left: BoundFrom, parent: Scope | undefined,
-  correlation: { correlated: boolean },
-): BoundFrom & { readonly replacesLeft: true } {
-  const resolved = resolveFunction(name, args.map((a) => a.type));
-  if (resolved?.kind !== 'set' || (n.functions as Raw[]).length !== 1) {
-    throw new FloeError(SqlState.featureNotSupported, `function ${name}() in FROM cannot reference earlier FROM items`, { position: positionOf(n.alias) ?? positionOf(left.plan) });
-  }
-  const alias = (n.alias?.aliasname as string | undefined) ?? name;
-  const colnames = strList(n.alias?.colnames);
-  const width = left.plan.columns.length;
-  const call: SetFunctionCall = {
-    kind: 'setCall', fn: resolved.id, args: args.map((a, i) => coerceTo(ctx, a, resolved.argTypes[i]!, 'implicit')), type: resolved.returnType,
-  };
-  const fnCols = [{ name: colnames[0] ?? alias, type: resolved.returnType }, ...(n.ordinality ? [{ name: colnames[1] ?? 'ordinality', type: { kind: 'int8' } as SqlType }] : [])];
-  const plan = LogicalProjectSet.create({
-    input: left.plan, exprs: [...left.plan.columns.map((c, i) => Exprs.column(i, c.type, c.name)), call],
-    ...(n.ordinality ? { ordinality: true } : {}), columns: [...left.plan.columns, ...fnCols],
-  });
-  const columns: ScopeColumn[] = [
-    ...left.scope.columns,
-    ...fnCols.map((c, i) => ({ name: c.name, relation: alias, index: width + i, type: c.type, tableOid: 0, columnNumber: 0 })),
-  ];
-  return { plan, scope: { columns, ...(parent ? { parent } : {}), correlation }, replacesLeft: true };
 }

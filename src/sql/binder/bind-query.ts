@@ -2,7 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { commonSupertype, listFunctions, resolveFunction } from '../../exec/functions/function-registry.js';
+import { commonSupertype, listFunctions, resolveFunction, setFunctionColumns } from '../../exec/functions/function-registry.js';
 import { LogicalProjectSet } from '../../planner/logical/logical-project-set.js';
 import type { OutputColumn, SetFunctionCall, SortKey } from '../../exec/plan/physical-plan.js';
 import { mapWindowCall, remapColumns } from '../../planner/expr-utils.js';
@@ -29,6 +29,7 @@ import { figureColumnName } from './figure-column-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { isAggregateName } from './aggregate-names.js';
 import { cteReferenceCount, materializeCte } from './cte-materialization.js';
+import { bindRecursiveCte } from './bind-recursive-cte.js';
 
 /** Window columns are numbered from here until the aggregate's width is known, then shifted down. */
 const windowPlaceholderBase = 1_000_000;
@@ -58,7 +59,6 @@ export function bindSelect(
 function bindWithClause(ctx: BindContext, s: Raw): boolean {
   const w = s.withClause as Raw;
   if (!w) return false;
-  if (w.recursive) throw new FloeError(SqlState.featureNotSupported, 'WITH RECURSIVE is not supported yet', { position: positionOf(w) });
   const defs = new Map<string, CteDefinition>();
   ctx.pushCtes(defs);
   for (const item of w.ctes as Raw[]) {
@@ -69,7 +69,9 @@ function bindWithClause(ctx: BindContext, s: Raw): boolean {
     }
     const [qtag] = unwrap(cte.ctequery);
     if (qtag !== 'SelectStmt') throw new FloeError(SqlState.featureNotSupported, 'data-modifying statements in WITH are not supported', { position: positionOf(cte) });
-    let query = bindSubquery(ctx, cte.ctequery, undefined, { correlated: false });
+    let query = w.recursive && cteReferenceCount(cte.ctequery, name) > 0
+      ? bindRecursiveCte(ctx, cte, defs)
+      : bindSubquery(ctx, cte.ctequery, undefined, { correlated: false });
     const aliases = strList(cte.aliascolnames);
     if (aliases.length > query.columns.length) {
       throw new FloeError(SqlState.invalidColumnReference, `WITH query "${name}" has ${query.columns.length} columns available but ${aliases.length} columns specified`, { position: positionOf(cte) });
@@ -376,6 +378,9 @@ function bindSetCall(ctx: BindContext, fn: Raw, es: ExprScope): SetFunctionCall 
   const args = ((fn.args as Raw[] | undefined) ?? []).map((a) => bindExpr(ctx, a, es));
   const resolved = resolveFunction(name, args.map((a) => a.type));
   if (!resolved || resolved.kind !== 'set') return undefined;
+  if ((setFunctionColumns(resolved.id)?.length ?? 0) > 1) {
+    throw new FloeError(SqlState.featureNotSupported, `${name}() returns a record; call it in FROM (SELECT * FROM ${name}(…))`, { position: positionOf(fn) });
+  }
   return { kind: 'setCall', fn: resolved.id, args: args.map((a, i) => coerceTo(ctx, a, resolved.argTypes[i]!, 'implicit')), type: resolved.returnType };
 }
 
