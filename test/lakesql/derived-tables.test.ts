@@ -30,7 +30,7 @@ describe('derived tables, COMMENT ON and SET SCHEMA against PostgreSQL 15', () =
     'CREATE TABLE bad (a, a) AS SELECT 1, 2',
     'CREATE TABLE bad (a, b, c) AS SELECT 1, 2',
     'CREATE TABLE bad AS SELECT 1 AS x, 2 AS x',
-    'CREATE TABLE bad AS SELECT nope FROM src',
+    'CREATE TABLE bad AS SELECT no_such_column_here FROM src',
     'SELECT count(*) FROM pg_class WHERE relname = \'bad\'',
     "INSERT INTO c1 VALUES (1, 'dup', 0)",
     'SELECT count(*) FROM c1',
