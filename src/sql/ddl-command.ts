@@ -1,5 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
-import type { AlterTableChange, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint } from '../lake/index.js';
+import type { AlterTableChange, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint, ViewDefinition } from '../lake/index.js';
 import type { ParsedStatement } from './parsed-statement.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
@@ -132,17 +132,11 @@ export type DdlCommand =
 
 /** Views, derived tables, COMMENT ON and SET SCHEMA (issue 25). */
 export type ViewDdl =
-  | {
+  | ({
       readonly kind: 'createView';
       readonly view: TableName;
       readonly orReplace: boolean;
-      /** The SELECT after AS, as written. */
-      readonly definition: string;
-      readonly columns: readonly { readonly name: string; readonly type: SqlType }[];
-      readonly searchPath: readonly string[];
-      /** Tables and views the query reads directly, by id. */
-      readonly dependsOn: readonly number[];
-    }
+    } & Pick<ViewDefinition, 'definition' | 'columns' | 'searchPath' | 'dependsOn'>)
   | { readonly kind: 'dropView'; readonly views: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
   | {
       /** ALTER VIEW … RENAME TO / SET SCHEMA (and ALTER TABLE naming a view). */
