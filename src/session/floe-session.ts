@@ -44,6 +44,7 @@ import { createIndex, dropIndex, uniqueConstraintsForCreate } from './unique-ddl
 import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
 import { callOptimize, procedureResultColumns } from './call-optimize.js';
 import { runOptimizerGroupDdl } from './run-optimizer-group-ddl.js';
+import { checkNotView, dropViewsDependingOn, runViewDdl, type ViewDdlIo } from './run-view-ddl.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
 
 export interface SessionDeps {
@@ -538,6 +539,8 @@ class FloeSession implements SessionHandler {
             throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a table`, { hint: 'Use DROP SEQUENCE to remove a sequence.' });
           }
         }
+        checkNotView(w, c.tables);
+        await dropViewsDependingOn(w, c.tables.flatMap((t) => w.getTable(t.namespace, t.name)?.id ?? []), c.cascade, this.#viewDdlIo());
         await dropForeignKeysTo(w, c.tables, c.cascade, (n) => this.#events?.notice(n));
         for (const t of c.tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
         return 'DROP TABLE';
@@ -576,7 +579,24 @@ class FloeSession implements SessionHandler {
         return dropIndex(w, c, this.#searchPath());
       case 'createOptimizerGroup': case 'alterOptimizerGroup': case 'dropOptimizerGroup':
         return runOptimizerGroupDdl(this.#optimizing, w, c, (message, sqlstate) => this.#notice('NOTICE', sqlstate, message));
+      case 'createView': case 'dropView': case 'alterView': case 'setTableSchema': case 'createTableAs': case 'comment':
+        return runViewDdl(w, c, this.#viewDdlIo());
     }
+  }
+
+  /** What views, CREATE TABLE AS and COMMENT ON need from the session (run-view-ddl.ts). */
+  #viewDdlIo(): ViewDdlIo {
+    return {
+      notice: (n) => this.#events?.notice(n),
+      searchPath: this.#searchPath(),
+      validateProperties: (p) => validateTableProperties(Object.keys(p), p, this.#propertyChecks()),
+      fill: async (insert) => {
+        const bound = bindStatement(insert, this.#bindEnv());
+        if (bound.kind !== 'dml') throw new FloeError(SqlState.internalError, 'CREATE TABLE AS did not bind to an INSERT');
+        const result = await this.#runDml(bound, [], new AbortController().signal);
+        return result.kind === 'command' ? Number(result.tag.split(' ').pop()) : 0;
+      },
+    };
   }
 
   // ---- utility commands ----

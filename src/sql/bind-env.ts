@@ -28,10 +28,23 @@ export interface CatalogTable {
   readonly constraints?: readonly TableConstraint[];
 }
 
+/** A view as the binder expands it (src/lake's ViewMetadata satisfies it). */
+export interface CatalogViewDefinition {
+  readonly id: number;
+  readonly namespace: string;
+  readonly name: string;
+  /** The SELECT after AS, as written. */
+  readonly definition: string;
+  readonly columns: readonly { readonly name: string; readonly type: SqlType }[];
+  /** search_path at CREATE VIEW, which the definition's names resolve through. */
+  readonly searchPath: readonly string[];
+}
+
 /** What the binder asks the catalog. src/lake's Warehouse satisfies it. */
 export interface CatalogReader {
   getTable(namespace: string, name: string): CatalogTable | undefined;
   getSequence?(namespace: string, name: string): { readonly id: number } | undefined;
+  getView?(namespace: string, name: string): CatalogViewDefinition | undefined;
 }
 
 /** Everything binding needs from the session. */

@@ -1,5 +1,6 @@
 import type { SqlType } from '../common/sql-type.js';
-import type { AlterTableChange, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint } from '../lake/index.js';
+import type { AlterTableChange, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint, ViewDefinition } from '../lake/index.js';
+import type { ParsedStatement } from './parsed-statement.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
 export interface PartitionFieldSpec {
@@ -129,7 +130,47 @@ export type DdlCommand =
       readonly ifNotExists: boolean;
     }
   | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean }
-  | OptimizerGroupDdl;
+  | OptimizerGroupDdl
+  | ViewDdl;
+
+/** Views, derived tables, COMMENT ON and SET SCHEMA (issue 25). */
+export type ViewDdl =
+  | ({
+      readonly kind: 'createView';
+      readonly view: TableName;
+      readonly orReplace: boolean;
+    } & Pick<ViewDefinition, 'definition' | 'columns' | 'searchPath' | 'dependsOn'>)
+  | { readonly kind: 'dropView'; readonly views: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
+  | {
+      /** ALTER VIEW … RENAME TO / SET SCHEMA (and ALTER TABLE naming a view). */
+      readonly kind: 'alterView';
+      readonly view: TableName;
+      readonly ifExists: boolean;
+      readonly rename?: string;
+      readonly setSchema?: string;
+      /** The statement's own word (ALTER VIEW or ALTER TABLE), for the tag. */
+      readonly tag: string;
+    }
+  | { readonly kind: 'setTableSchema'; readonly table: TableName; readonly schema: string; readonly ifExists: boolean }
+  | {
+      /** CREATE TABLE … AS / SELECT … INTO: the table, then (unless WITH NO DATA) `insert` fills it. */
+      readonly kind: 'createTableAs';
+      readonly table: TableName;
+      readonly ifNotExists: boolean;
+      readonly columns: readonly ColumnSpec[];
+      readonly primaryKey: readonly string[];
+      readonly properties: Readonly<Record<string, string>>;
+      /** INSERT INTO table <the query>, bound once the table exists; undefined for WITH NO DATA. */
+      readonly insert: ParsedStatement | undefined;
+    }
+  | {
+      readonly kind: 'comment';
+      /** The relation (and column) commented on; objectKind is what the statement called it. */
+      readonly relation: TableName;
+      readonly objectKind: 'table' | 'view' | 'column';
+      readonly column?: string;
+      readonly text: string | null;
+    };
 
 /** CREATE / ALTER / DROP OPTIMIZER GROUP, options checked by src/lake's rules (CREATE's defaults: 1 thread, quota). */
 export type OptimizerGroupDdl =

@@ -3,6 +3,7 @@ import type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
+import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
 
 /**
  * The narrow catalog interface: everything src/lake keeps in a database goes through
@@ -26,6 +27,8 @@ export interface TablePatch {
   readonly properties?: Readonly<Record<string, string>>;
   readonly constraints?: readonly TableConstraint[];
   readonly nextFieldId?: number;
+  /** ALTER TABLE … SET SCHEMA: the table and the sequences it owns move together. */
+  readonly namespace?: string;
 }
 
 export interface SnapshotRecord {
@@ -304,6 +307,21 @@ export interface Catalog {
   listOptimizingStates(): OptimizingTableState[];
   /** One write transaction: takes the table when it is idle or its owner's heartbeat is older than the lease. */
   tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean;
+
+  // Views (sqlite-views.ts): relations like tables and sequences (one name space, one id counter).
+  /** A new view, or (replaceId) a new definition of that view; 42P07 when the name is taken by another relation. */
+  putView(v: ViewDefinition, replaceId: number | undefined): ViewMetadata;
+  getView(namespace: string, name: string): ViewMetadata | undefined;
+  getViewById(id: number): ViewMetadata | undefined;
+  listViews(namespace?: string): ViewMetadata[];
+  /** Rename and/or SET SCHEMA; 42P07 when the target name is taken, 3F000 for a missing schema. */
+  moveView(id: number, to: { namespace: string; name: string }): ViewMetadata;
+  /** Drops the views in one transaction (their comments too). */
+  dropViews(ids: readonly number[]): void;
+
+  /** COMMENT ON: null or '' removes it. */
+  setComment(objectId: number, subId: number, description: string | null): void;
+  listComments(): RelationComment[];
 
   close(): void;
 }

@@ -7,6 +7,8 @@ import type {
 } from './catalog.js';
 import { OptimizerConflict } from './optimizer-conflict.js';
 import { SEQUENCES_SCHEMA, SqliteSequences } from './sqlite-sequences.js';
+import { SqliteViews, VIEWS_SCHEMA } from './sqlite-views.js';
+import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
 import { OPTIMIZING_SCHEMA, SqliteOptimizing } from './sqlite-optimizing.js';
 import { FILE_REPLACEMENTS_SCHEMA, insertFileReplacements, pruneFileReplacements, selectFileReplacements } from './sqlite-file-replacements.js';
 import type {
@@ -77,6 +79,7 @@ CREATE TABLE IF NOT EXISTS log_writers (
 ${SEQUENCES_SCHEMA}
 ${OPTIMIZING_SCHEMA}
 ${FILE_REPLACEMENTS_SCHEMA}
+${VIEWS_SCHEMA}
 `;
 
 /** Columns added to tables of catalogs written before them; each ALTER runs once. */
@@ -179,6 +182,7 @@ export class SqliteCatalog implements Catalog {
   readonly #reads = new Map<string, unknown>();
   #readsVersion = '';
   readonly #sequences: SqliteSequences;
+  readonly #views: SqliteViews;
   readonly #optimizing: SqliteOptimizing;
   /** Visible sets derived commit by commit (visible-files-memo.ts), kept across database changes. */
   readonly #visible = new VisibleFilesMemo({
@@ -206,8 +210,9 @@ export class SqliteCatalog implements Catalog {
     const access = {
       sql: (q: string) => this.#sql(q), cached: <T>(k: string, read: () => T) => this.#cached(k, read),
       immediate: <T>(fn: () => T) => this.#immediate(fn), immediateNormal: <T>(fn: () => T) => this.#immediateNormal(fn), nextId: () => Number(this.#nextMeta('next_table_id')),
-      tableExists: (ns: string, name: string) => this.getTable(ns, name) !== undefined,
+      tableExists: (ns: string, name: string) => this.getTable(ns, name) !== undefined || this.#views.get(ns, name) !== undefined,
     };
+    this.#views = new SqliteViews(access);
     this.#sequences = new SqliteSequences(access);
     this.#optimizing = new SqliteOptimizing(access);
   }
@@ -371,7 +376,7 @@ export class SqliteCatalog implements Catalog {
       }
       const ids = (this.#sql('SELECT table_id FROM tables WHERE namespace = ?').all(name) as { table_id: bigint }[])
         .map((r) => Number(r.table_id));
-      const sequenceCount = this.listSequences(name).length;
+      const sequenceCount = this.listSequences(name).length + this.#views.list(name).length;
       if ((ids.length > 0 || sequenceCount > 0) && !cascade) {
         throw new FloeError('2BP01', `cannot drop schema "${name}" because other objects depend on it`, {
           hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
@@ -379,6 +384,7 @@ export class SqliteCatalog implements Catalog {
       }
       for (const id of ids) this.#dropTableRows(id);
       this.#sql('DELETE FROM sequences WHERE namespace = ?').run(name);
+      this.#views.dropInNamespace(name);
       this.#sql('DELETE FROM namespaces WHERE name = ?').run(name);
       return ids;
     });
@@ -390,7 +396,7 @@ export class SqliteCatalog implements Catalog {
         throw new FloeError(SqlState.undefinedSchema, `schema "${t.namespace}" does not exist`);
       }
       const existing = this.getTable(t.namespace, t.name);
-      if (existing !== undefined || this.#sequences.get(t.namespace, t.name) !== undefined) {
+      if (existing !== undefined || this.#sequences.get(t.namespace, t.name) !== undefined || this.#views.get(t.namespace, t.name) !== undefined) {
         if (ifNotExists && existing !== undefined) return { table: existing, created: false };
         throw new FloeError(SqlState.duplicateTable, `relation "${t.name}" already exists`);
       }
@@ -440,10 +446,15 @@ export class SqliteCatalog implements Catalog {
       const cur = this.getTableById(id);
       if (cur === undefined) throw new FloeError(SqlState.undefinedTable, `table ${id} does not exist`);
       if (patch.name !== undefined && patch.name !== cur.name) {
-        if (this.getTable(cur.namespace, patch.name) !== undefined || this.#sequences.get(cur.namespace, patch.name) !== undefined) {
+        if (this.#relationExists(cur.namespace, patch.name)) {
           throw new FloeError(SqlState.duplicateTable, `relation "${patch.name}" already exists`);
         }
         this.#sql('UPDATE tables SET name = ? WHERE table_id = ?').run(patch.name, id);
+      }
+      if (patch.namespace !== undefined && patch.namespace !== cur.namespace) {
+        this.#checkMoveTarget(patch.namespace, patch.name ?? cur.name);
+        this.#sql('UPDATE tables SET namespace = ? WHERE table_id = ?').run(patch.namespace, id);
+        this.#sql('UPDATE sequences SET namespace = ? WHERE owner_table = ?').run(patch.namespace, id);
       }
       if (patch.columns !== undefined) {
         const schemaId = cur.schemaId + 1;
@@ -466,7 +477,73 @@ export class SqliteCatalog implements Catalog {
     this.#immediate(() => this.#dropTableRows(id));
   }
 
+  #relationExists(namespace: string, name: string): boolean {
+    return this.getTable(namespace, name) !== undefined || this.#sequences.get(namespace, name) !== undefined || this.#views.get(namespace, name) !== undefined;
+  }
+
+  /** SET SCHEMA's checks, as PostgreSQL words them. */
+  #checkMoveTarget(namespace: string, name: string): void {
+    if (this.#sql('SELECT 1 FROM namespaces WHERE name = ?').get(namespace) === undefined) {
+      throw new FloeError(SqlState.undefinedSchema, `schema "${namespace}" does not exist`);
+    }
+    if (this.#relationExists(namespace, name)) {
+      throw new FloeError(SqlState.duplicateTable, `relation "${name}" already exists in schema "${namespace}"`);
+    }
+  }
+
+  // ---- views and comments (sqlite-views.ts) ----
+
+  putView(v: ViewDefinition, replaceId: number | undefined): ViewMetadata {
+    return this.#immediate(() => {
+      if (replaceId === undefined) {
+        if (this.#sql('SELECT 1 FROM namespaces WHERE name = ?').get(v.namespace) === undefined) {
+          throw new FloeError(SqlState.undefinedSchema, `schema "${v.namespace}" does not exist`);
+        }
+        if (this.#relationExists(v.namespace, v.name)) throw new FloeError(SqlState.duplicateTable, `relation "${v.name}" already exists`);
+      }
+      return this.#views.put(v, replaceId);
+    });
+  }
+
+  getView(namespace: string, name: string): ViewMetadata | undefined {
+    return this.#views.get(namespace, name);
+  }
+
+  getViewById(id: number): ViewMetadata | undefined {
+    return this.#views.getById(id);
+  }
+
+  listViews(namespace?: string): ViewMetadata[] {
+    return this.#views.list(namespace);
+  }
+
+  moveView(id: number, to: { namespace: string; name: string }): ViewMetadata {
+    return this.#immediate(() => {
+      const cur = this.#views.getById(id);
+      if (cur === undefined) throw new FloeError(SqlState.undefinedTable, `view ${id} does not exist`);
+      if (to.namespace !== cur.namespace) this.#checkMoveTarget(to.namespace, to.name);
+      else if (to.name !== cur.name && this.#relationExists(to.namespace, to.name)) {
+        throw new FloeError(SqlState.duplicateTable, `relation "${to.name}" already exists`);
+      }
+      this.#views.move(id, to);
+      return this.#views.getById(id)!;
+    });
+  }
+
+  dropViews(ids: readonly number[]): void {
+    this.#immediate(() => { for (const id of ids) this.#views.drop(id); });
+  }
+
+  setComment(objectId: number, subId: number, description: string | null): void {
+    this.#immediate(() => this.#views.setComment(objectId, subId, description));
+  }
+
+  listComments(): RelationComment[] {
+    return this.#views.comments();
+  }
+
   #dropTableRows(id: number): void {
+    this.#views.dropComments(id);
     this.#sql('DELETE FROM sequences WHERE owner_table = ?').run(id);
     for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states', 'file_replacements']) {
       this.#sql(`DELETE FROM ${t} WHERE table_id = ?`).run(id);

@@ -39,6 +39,8 @@ import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../se
 import { resolveSequenceParameters } from '../sequence/sequence-parameters.js';
 import { SequenceValues } from '../sequence/sequence-values.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
+import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
+import { checkViewReplacement } from '../table/check-view-replacement.js';
 
 export class WarehouseImpl implements Warehouse {
   readonly path: string;
@@ -143,6 +145,52 @@ export class WarehouseImpl implements Warehouse {
     const altered = alterTableRecord(this.#catalog, t, change);
     if (change.kind === 'dropColumn') dropOrphanedSequences(this.#catalog, this.#sequenceValues, altered);
     return toTableMetadata(altered);
+  }
+
+  // ---- views and comments ----
+
+  async createView(def: ViewDefinition, opts: { orReplace?: boolean } = {}): Promise<ViewMetadata> {
+    const old = this.#catalog.getView(def.namespace, def.name);
+    if (opts.orReplace === true && old === undefined && (this.#catalog.getTable(def.namespace, def.name) ?? this.#catalog.getSequence(def.namespace, def.name)) !== undefined) {
+      throw new FloeError(SqlState.wrongObjectType, `"${def.name}" is not a view`);
+    }
+    if (opts.orReplace === true && old !== undefined) {
+      checkViewReplacement(old, def.columns);
+      return this.#catalog.putView(def, old.id);
+    }
+    return this.#catalog.putView(def, undefined);
+  }
+
+  getView(namespace: string, name: string): ViewMetadata | undefined {
+    return this.#catalog.getView(namespace, name);
+  }
+
+  getViewById(id: number): ViewMetadata | undefined {
+    return this.#catalog.getViewById(id);
+  }
+
+  listViews(namespace?: string): ViewMetadata[] {
+    return this.#catalog.listViews(namespace);
+  }
+
+  async moveView(id: number, to: { namespace: string; name: string }): Promise<ViewMetadata> {
+    return this.#catalog.moveView(id, to);
+  }
+
+  async dropViews(ids: readonly number[]): Promise<void> {
+    this.#catalog.dropViews(ids);
+  }
+
+  async setTableNamespace(id: number, namespace: string): Promise<TableMetadata> {
+    return toTableMetadata(this.#catalog.updateTable(id, { namespace }));
+  }
+
+  async setComment(objectId: number, subId: number, description: string | null): Promise<void> {
+    this.#catalog.setComment(objectId, subId, description);
+  }
+
+  listComments(): RelationComment[] {
+    return this.#catalog.listComments();
   }
 
   // ---- sequences ----

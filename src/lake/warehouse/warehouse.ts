@@ -10,6 +10,7 @@ import type { ScanPlan, ScanRequest } from '../scan/scan-types.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import type { AlterTableChange, TableDefinition, TableMetadata } from '../table/table-metadata.js';
 import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
+import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
 import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
 
 import type { LogReplay } from '../log/replay-dead-writers.js';
@@ -165,6 +166,23 @@ export interface Warehouse {
   setSequenceValue(id: number, value: bigint, isCalled: boolean): bigint;
   /** last_value and is_called as `SELECT * FROM s` shows them. */
   sequenceState(id: number): { lastValue: bigint; isCalled: boolean };
+
+  /**
+   * Views: CREATE (42P07 when the name is taken) or, with orReplace, a new definition of
+   * the view of that name (42809 when it is not a view; 42P16 unless the old columns stay).
+   */
+  createView(def: ViewDefinition, opts?: { orReplace?: boolean }): Promise<ViewMetadata>;
+  getView(namespace: string, name: string): ViewMetadata | undefined;
+  getViewById(id: number): ViewMetadata | undefined;
+  listViews(namespace?: string): ViewMetadata[];
+  /** ALTER VIEW … RENAME TO / SET SCHEMA. */
+  moveView(id: number, to: { namespace: string; name: string }): Promise<ViewMetadata>;
+  dropViews(ids: readonly number[]): Promise<void>;
+  /** ALTER TABLE … SET SCHEMA (the sequences the table owns move with it). */
+  setTableNamespace(id: number, namespace: string): Promise<TableMetadata>;
+  /** COMMENT ON: objectId a relation's id, subId a column's attnum or 0; null removes it. */
+  setComment(objectId: number, subId: number, description: string | null): Promise<void>;
+  listComments(): RelationComment[];
 
   /** What opening the warehouse replayed from the logs of writers that had died (undefined without a log store). */
   readonly logReplay: LogReplay | undefined;

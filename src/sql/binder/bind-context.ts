@@ -30,6 +30,10 @@ export class BindContext {
   /** $1..$n types; undefined until declared or inferred. */
   readonly params: (SqlType | undefined)[];
   readonly #ctes: Map<string, CteDefinition>[] = [];
+  /** Ids of the tables and views FROM clauses named (a view's direct dependencies). */
+  readonly relationsRead = new Set<number>();
+  /** Views being expanded around this statement, outermost first (a view reading itself is refused). */
+  viewsExpanding: readonly number[] = [];
 
   constructor(stmt: ParsedStatement, env: BindEnv) {
     this.stmt = stmt;

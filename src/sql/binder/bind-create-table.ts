@@ -14,6 +14,8 @@ import { identityOf, serialType } from './bind-sequence.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { uniqueSpecOf } from './bind-unique.js';
 import { bindTableConstraint, type ConstraintHost } from './bind-table-constraint.js';
+import { bindTableLike } from './bind-table-like.js';
+import type { TableConstraint } from '../../lake/index.js';
 
 export interface BoundColumnDef {
   readonly spec: ColumnSpec;
@@ -190,6 +192,7 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   const unique: UniqueSpec[] = [];
   // CHECK and FOREIGN KEY nodes (with the column a column constraint sits on), bound after the columns.
   const constraintNodes: { node: Raw; column?: string }[] = [];
+  const likeChecks: TableConstraint[] = [];
   for (const el of (n.tableElts as Raw[] | undefined) ?? []) {
     const [tag, e] = unwrap(el);
     if (tag === 'ColumnDef') {
@@ -204,6 +207,18 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
         if (primaryKey.length > 0) throw new FloeError(SqlState.syntaxError ?? '42P16', `multiple primary keys for table "${rv.relname}" are not allowed`, { position: positionOf(e) });
         primaryKey = [col.spec.name];
       }
+    } else if (tag === 'TableLikeClause') {
+      const like = bindTableLike(ctx, e);
+      for (const c of like.columns) {
+        if (columns.some((x) => x.name === c.name)) throw new FloeError(SqlState.duplicateColumn, `column "${c.name}" specified more than once`);
+        columns.push(c);
+      }
+      if (like.primaryKey.length > 0) {
+        if (primaryKey.length > 0) throw new FloeError('42P16', `multiple primary keys for table "${rv.relname}" are not allowed`, { position: positionOf(e) });
+        primaryKey = [...like.primaryKey];
+      }
+      unique.push(...like.unique);
+      likeChecks.push(...like.checks);
     } else if (tag === 'Constraint' && e.contype === 'CONSTR_UNIQUE') {
       unique.push(uniqueSpecOf(e));
     } else if (tag === 'Constraint') {
@@ -240,10 +255,11 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   const host: ConstraintHost = { id: 0, namespace: table.namespace, name: table.name, columns, taken: new Set(primaryKey.length > 0 ? [`${table.name}_pkey`] : []) };
   // Named constraints claim their names before unnamed ones are chosen, as in PostgreSQL.
   for (const { node } of constraintNodes) if (node.conname) host.taken.add(node.conname);
-  const constraints = constraintNodes.map(({ node, column }) => {
+  for (const k of likeChecks) host.taken.add(k.name);
+  const constraints = [...likeChecks, ...constraintNodes.map(({ node, column }) => {
     if (node.conname) host.taken.delete(node.conname);
     return bindTableConstraint(ctx, node, host, column)!;
-  });
+  })];
   void str;
   return {
     kind: 'ddl',

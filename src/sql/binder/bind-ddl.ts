@@ -11,6 +11,7 @@ import { bindAlterColumn, bindAlterConstraint, bindNewColumnConstraints, renameC
 import { defElemKey, defElemValue } from './def-elem.js';
 import { qualifyExisting } from './resolve-relation.js';
 import { bindDropIndex, uniqueSpecOf } from './bind-unique.js';
+import { bindDropView } from './bind-view.js';
 
 function ddl(command: DdlCommand): BoundStatement {
   return { kind: 'ddl', command };
@@ -40,7 +41,8 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
     }
     case 'OBJECT_SEQUENCE': return bindDropSequence(ctx, n);
     case 'OBJECT_INDEX': return bindDropIndex(ctx, n);
-    case 'OBJECT_VIEW': case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
+    case 'OBJECT_VIEW': return bindDropView(ctx, n);
+    case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
       if (ifExists) return { kind: 'utility', command: { kind: 'noop', tag: `DROP ${String(n.removeType).slice(7)}` } };
       throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).slice(7)} is not supported`);
     default:

@@ -31,6 +31,11 @@ export function resolveDmlTarget(ctx: BindContext, rv: Raw, verb: string): DmlTa
     });
   }
   const rel = resolveRelation(ctx, rv.schemaname, rv.relname, positionOf(rv));
+  if (rel.kind === 'view') {
+    throw new FloeError(SqlState.featureNotSupported, `cannot ${verb} view "${rv.relname}"`, {
+      position: positionOf(rv), detail: 'Floe views are read-only.', hint: `Write to the view's table instead.`,
+    });
+  }
   if (rel.kind !== 'lake') {
     throw new FloeError(SqlState.wrongObjectType, `cannot ${verb} relation "${rv.relname}"`, {
       position: positionOf(rv), detail: 'System catalogs and system tables are read-only.',

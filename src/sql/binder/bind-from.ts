@@ -17,7 +17,8 @@ import type { BindContext, BoundQuery } from './bind-context.js';
 import { bindCondition, bindExpr, bindOperator } from './bind-expr.js';
 import { bindSubquery, outputCols } from './bind-query.js';
 import { coerceTo } from './coerce.js';
-import { resolveRelation, type ResolvedRelation } from './resolve-relation.js';
+import { relationOid, resolveRelation, type ResolvedRelation } from './resolve-relation.js';
+import { bindViewQuery } from './bind-view.js';
 import { bindLateralRight, lateralApply, lateralJoin } from './bind-lateral.js';
 import { bindRangeFunction } from './bind-range-function.js';
 import type { Scope, ScopeColumn } from './scope.js';
@@ -134,6 +135,11 @@ function bindRangeVar(ctx: BindContext, rv: Raw, parent: Scope | undefined, corr
     }
   }
   const rel = resolveRelation(ctx, schema, name, positionOf(rv));
+  if (rel.kind !== 'virtual') ctx.relationsRead.add(relationOid(rel));
+  if (rel.kind === 'view') {
+    if (travel) throw new FloeError(SqlState.featureNotSupported, 'time travel applies to tables, not views', { position: travel.location + 1 });
+    return fromQuery(bindViewQuery(ctx, rel.view, positionOf(rv)), alias ?? name, colnames, parent, correlation, rv);
+  }
   return scanRelation(ctx, rel, { relation: alias ?? name, colnames, travel, parent, correlation, location: rv });
 }
 
@@ -150,6 +156,9 @@ export interface ScanOptions {
 
 /** A scan of a lake table or a virtual relation, with its scope. */
 export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOptions): BoundFrom {
+  if (rel.kind === 'view') {
+    throw new FloeError(SqlState.wrongObjectType, `cannot copy from view "${rel.view.name}"`, { hint: 'Try the COPY (SELECT ...) TO variant.' });
+  }
   const schema = rel.kind === 'lake' ? rel.table.namespace : rel.table.schema;
   const oid = rel.kind === 'lake' ? rel.table.id : rel.table.oid;
   const tableCols = rel.kind === 'lake' ? rel.table.columns : rel.table.columns;

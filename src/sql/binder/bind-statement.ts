@@ -25,6 +25,10 @@ import {
 import { finishQuery } from './finish-query.js';
 import { qualifyExisting } from './resolve-relation.js';
 import { strList } from './ast.js';
+import { bindCreateView, bindRenameView, renamesView } from './bind-view.js';
+import { bindCreateTableAs, bindSelectInto } from './bind-create-table-as.js';
+import { bindCommentOn } from './bind-comment-on.js';
+import { bindSetSchema } from './bind-set-schema.js';
 
 /** Binds one parsed statement: names, types, and the optimized physical plan (or a command for the session). */
 export function bindStatement(stmt: ParsedStatement, env: BindEnv): BoundStatement {
@@ -43,7 +47,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
   const [tag, n] = unwrap(node);
   switch (tag) {
     case 'SelectStmt': {
-      if (n.intoClause) throw new FloeError(SqlState.featureNotSupported, 'SELECT INTO is not supported', { position: positionOf(n.intoClause.rel) });
+      if (n.intoClause) return bindSelectInto(ctx, n);
       return finishQuery(ctx, bindSelect(ctx, n, undefined));
     }
     case 'InsertStmt': return bindInsert(ctx, n);
@@ -56,7 +60,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'IndexStmt': return bindCreateIndex(ctx, n);
     case 'DropStmt': return bindDrop(ctx, n);
     case 'AlterTableStmt': return bindAlterTable(ctx, n);
-    case 'RenameStmt': return n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : bindRename(ctx, n);
+    case 'RenameStmt': return n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : renamesView(ctx, n) ? bindRenameView(ctx, n) : bindRename(ctx, n);
     case 'CreateSeqStmt': return bindCreateSequence(ctx, n);
     case 'AlterSeqStmt': return bindAlterSequence(ctx, n);
     case 'TransactionStmt': return bindTransaction(n);
@@ -103,6 +107,10 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'ListenStmt': case 'UnlistenStmt': case 'NotifyStmt': return bindListen(tag, n);
     case 'VacuumStmt': return { kind: 'utility', command: { kind: 'noop', tag: n.is_vacuumcmd ? 'VACUUM' : 'ANALYZE' } };
     case 'CheckPointStmt': return { kind: 'utility', command: { kind: 'noop', tag: 'CHECKPOINT' } };
+    case 'ViewStmt': return bindCreateView(ctx, n);
+    case 'CreateTableAsStmt': return bindCreateTableAs(ctx, n);
+    case 'CommentStmt': return bindCommentOn(ctx, n);
+    case 'AlterObjectSchemaStmt': return bindSetSchema(ctx, n);
     default:
       throw new FloeError(SqlState.featureNotSupported, `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: positionOf(node) ?? 1 });
   }

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { CatalogTable } from '../bind-env.js';
+import type { CatalogTable, CatalogViewDefinition } from '../bind-env.js';
 import type { TableName } from '../ddl-command.js';
 import type { BindContext } from './bind-context.js';
 import type { VirtualTable } from './virtual-table.js';
@@ -8,7 +8,8 @@ import type { VirtualTable } from './virtual-table.js';
 /** What a relation name in FROM (or a DML target) denotes. */
 export type ResolvedRelation =
   | { readonly kind: 'lake'; readonly table: CatalogTable; readonly branch?: string }
-  | { readonly kind: 'virtual'; readonly table: VirtualTable };
+  | { readonly kind: 'virtual'; readonly table: VirtualTable }
+  | { readonly kind: 'view'; readonly view: CatalogViewDefinition };
 
 const systemSchemas = new Set(['pg_catalog', 'information_schema']);
 
@@ -29,6 +30,8 @@ function lookupIn(ctx: BindContext, schema: string, name: string): ResolvedRelat
   if (!systemSchemas.has(schema)) {
     const table = ctx.env.warehouse.getTable(schema, name);
     if (table) return { kind: 'lake', table };
+    const view = ctx.env.warehouse.getView?.(schema, name);
+    if (view) return { kind: 'view', view };
   }
   const v = ctx.env.virtualTables.lookup(schema, name);
   if (v) return { kind: 'virtual', table: v };
@@ -60,7 +63,7 @@ export function tryResolveRelation(ctx: BindContext, schema: string | undefined,
 }
 
 export function relationOid(r: ResolvedRelation): number {
-  return r.kind === 'lake' ? r.table.id : r.table.oid;
+  return r.kind === 'lake' ? r.table.id : r.kind === 'view' ? r.view.id : r.table.oid;
 }
 
 /** Splits `a.b` / `"A"."b"` text (regclass input) into identifiers. */
@@ -109,7 +112,7 @@ export function qualifyExisting(ctx: BindContext, schema: string | undefined, na
   if (schema !== undefined) return { namespace: schema, name };
   for (const s of effectiveSearchPath(ctx)) {
     if (systemSchemas.has(s)) continue;
-    if (ctx.env.warehouse.getTable(s, name)) return { namespace: s, name };
+    if (ctx.env.warehouse.getTable(s, name) ?? ctx.env.warehouse.getView?.(s, name)) return { namespace: s, name };
   }
   return { namespace: creationSchema(ctx), name };
 }

@@ -15,6 +15,7 @@ import type { CatalogTableInfo } from './catalog-view.js';
 import { typeForOid } from './pg-type-rows.js';
 import { registerRegTypeResolver } from '../../exec/types/reg-types.js';
 import { regclassName, regclassOid, regprocName, regprocOid, regtypeName } from './catalog-lookup.js';
+import { registerViewCatalogFunctions } from './view-catalog-functions.js';
 
 /** The version string Floe reports: PostgreSQL-shaped so clients parse it (server_version is "15.18 (Floe 0.1.0)"). */
 export const FLOE_VERSION_STRING = 'PostgreSQL 15.18 (Floe 0.1.0) on x86_64-pc-linux-gnu, compiled by Node.js, 64-bit';
@@ -99,6 +100,15 @@ function isVisible(ctx: EvalContext, oid: number): boolean {
   }
   const unique = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
   if (unique) return schemas.includes(unique.table.namespace);
+  const view = lakeWarehouse(ctx.warehouse)?.getViewById?.(oid);
+  if (view) {
+    const w = lakeWarehouse(ctx.warehouse)!;
+    for (const s of schemas) {
+      if (s === view.namespace) return true;
+      if (w.listTables(s).some((o) => o.name === view.name) || w.listViews?.(s).some((o) => o.name === view.name)) return false;
+    }
+    return false;
+  }
   const reg = ctx.virtualTables as VirtualTableRegistry | undefined;
   const vt = reg?.list().find((v) => v.oid === oid);
   return vt !== undefined && schemas.includes(vt.schema);
@@ -214,10 +224,8 @@ export function registerCatalogFunctions(): void {
     reg({ name: n, args: ['any', 'any'], returns: T.bool, impl: () => true });
     reg({ name: n, args: ['any', 'any', 'any'], returns: T.bool, impl: () => true });
   }
-  reg({ name: 'obj_description', args: [T.oid], returns: T.text, impl: () => null });
-  reg({ name: 'obj_description', args: [T.oid, T.name], returns: T.text, impl: () => null });
   reg({ name: 'shobj_description', args: [T.oid, T.name], returns: T.text, impl: () => null });
-  reg({ name: 'col_description', args: [T.oid, T.int4], returns: T.text, impl: () => null });
+  registerViewCatalogFunctions((name, ctx) => regclassOid(name, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true)));
   reg({ name: 'quote_ident', args: [T.text], returns: T.text, impl: (a) => quoteIdent(a[0] as string) });
   reg({ name: 'pg_encoding_to_char', args: [T.int4], returns: T.name, impl: (a) => (a[0] === 6 ? 'UTF8' : a[0] === 0 ? 'SQL_ASCII' : '') });
   reg({ name: 'pg_char_to_encoding', args: [T.name], returns: T.int4, impl: (a) => (String(a[0]).toUpperCase() === 'UTF8' ? 6 : -1) });
@@ -225,8 +233,6 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'pg_get_function_arguments', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_function_identity_arguments', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_statisticsobjdef_columns', args: [T.oid], returns: T.text, impl: () => null });
-  reg({ name: 'pg_get_viewdef', args: [T.oid], returns: T.text, impl: () => null });
-  reg({ name: 'pg_get_viewdef', args: [T.oid, T.bool], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_triggerdef', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_triggerdef', args: [T.oid, T.bool], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_partkeydef', args: [T.oid], returns: T.text, impl: () => null });
@@ -249,7 +255,7 @@ export function registerCatalogFunctions(): void {
       const w = lakeWarehouse(ctx.warehouse);
       const schemas = schema !== undefined ? [schema] : searchPathSchemas(ctx, true);
       for (const s of schemas) {
-        const t = w?.listTables(s).find((x) => x.name === name);
+        const t = w?.listTables(s).find((x) => x.name === name) ?? w?.listViews?.(s).find((x) => x.name === name);
         if (t) return t.id;
         const vt = (ctx.virtualTables as VirtualTableRegistry | undefined)?.lookup(s, name!);
         if (vt) return vt.oid;

@@ -34,7 +34,8 @@ export function regclassOid(text: string, warehouse: unknown, registry: VirtualT
   const schemas = parts.length > 1 ? [parts[parts.length - 2]!] : (searchPath.includes('pg_catalog') ? searchPath : ['pg_catalog', ...searchPath]);
   const w = lakeWarehouse(warehouse);
   for (const s of schemas) {
-    const lake = s === 'pg_catalog' || s === 'information_schema' ? undefined : w?.listTables(s).find((x) => x.name === name);
+    const lake = s === 'pg_catalog' || s === 'information_schema' ? undefined
+      : w?.listTables(s).find((x) => x.name === name) ?? w?.listViews?.(s).find((x) => x.name === name);
     if (lake) return lake.id;
     const v = registry?.lookup(s, name);
     if (v) return v.oid;
@@ -73,7 +74,7 @@ export function regclassName(oid: number, warehouse: unknown, registry: VirtualT
   const path = searchPath.includes('pg_catalog') ? searchPath : ['pg_catalog', ...searchPath];
   const quote = (s: string) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replaceAll('"', '""')}"`);
   if (t) return path.includes(t.namespace) ? quote(t.name) : `${quote(t.namespace)}.${quote(t.name)}`;
-  const s = w?.getSequenceById?.(oid);
+  const s = w?.getSequenceById?.(oid) ?? w?.getViewById?.(oid);
   if (s) return path.includes(s.namespace) ? quote(s.name) : `${quote(s.namespace)}.${quote(s.name)}`;
   const v = registry?.list().find((x) => x.oid === oid);
   if (v) return path.includes(v.schema) ? quote(v.name) : `${quote(v.schema)}.${quote(v.name)}`;

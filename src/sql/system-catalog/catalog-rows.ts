@@ -9,6 +9,7 @@ import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { pgTypeRows } from './pg-type-rows.js';
 import { serviceViewRows } from './service-relations.js';
 import { catalogShapes } from './catalog-shapes.js';
+import { isTablesViewRows, isViewsRows, pgClassViewRows, pgDescriptionRows, pgViewsRows, viewAttributeRows } from './view-catalog-rows.js';
 import {
   attidentity, deparseSequenceCalls, identityColumns, pgClassSequenceRows, sequenceAttributeRows, sequenceRowSources,
 } from './sequence-catalog-rows.js';
@@ -72,6 +73,7 @@ function pgClass(v: CatalogView): Row[] {
     rows.push(...uniquePgClassRows(t, classDefaults));
   }
   rows.push(...pgClassSequenceRows(v, classDefaults));
+  rows.push(...pgClassViewRows(v, classDefaults));
   for (const vt of v.virtualTables) {
     rows.push({
       ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema),
@@ -104,6 +106,7 @@ function pgAttribute(v: CatalogView): Row[] {
     }
   }
   sequenceAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, true, false));
+  viewAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, false, false));
   for (const vt of v.virtualTables) vt.columns.forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
   return rows;
 }
@@ -256,6 +259,7 @@ function isTables(v: CatalogView): Row[] {
     reference_generation: null, user_defined_type_catalog: null, user_defined_type_schema: null, user_defined_type_name: null,
     is_insertable_into: 'YES', is_typed: 'NO', commit_action: null,
   }));
+  rows.push(...isTablesViewRows(v));
   for (const vt of v.virtualTables) {
     rows.push({ table_catalog: v.ctx.database, table_schema: vt.schema, table_name: vt.name, table_type: virtualRelkind(vt.schema, vt.name) === 'r' ? 'BASE TABLE' : 'VIEW', is_insertable_into: 'NO', is_typed: 'NO' });
   }
@@ -288,6 +292,7 @@ function isColumns(v: CatalogView): Row[] {
     });
   };
   for (const t of v.tables) t.columns.forEach((c, i) => push(t.namespace, t.name, i, c, t.primaryKey.includes(c.name)));
+  for (const view of v.views) view.columns.forEach((c, i) => push(view.namespace, view.name, i, { ...c, nullable: true }, false));
   for (const vt of v.virtualTables) vt.columns.forEach((c, i) => push(vt.schema, vt.name, i, { ...c, nullable: true }, false));
   return rows;
 }
@@ -329,7 +334,9 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_stat_activity': pgStatActivity,
   'information_schema.schemata': isSchemata,
   'information_schema.tables': isTables,
-  'information_schema.views': serviceViewRows,
+  'information_schema.views': (v) => [...isViewsRows(v), ...serviceViewRows(v)],
+  'pg_catalog.pg_views': pgViewsRows,
+  'pg_catalog.pg_description': pgDescriptionRows,
   'information_schema.columns': isColumns,
   'information_schema.table_constraints': isTableConstraints,
   'information_schema.key_column_usage': isKeyColumnUsage,

@@ -26,6 +26,27 @@ export interface CatalogWarehouse {
   listSequences?(namespace?: string): readonly CatalogSequenceInfo[];
   getSequenceById?(id: number): CatalogSequenceInfo | undefined;
   sequenceState?(id: number): { lastValue: bigint; isCalled: boolean };
+  listViews?(namespace?: string): readonly CatalogViewInfo[];
+  getViewById?(id: number): CatalogViewInfo | undefined;
+  listComments?(): readonly CatalogComment[];
+}
+
+/** A view as the catalog relations show it (src/lake's ViewMetadata satisfies it). */
+export interface CatalogViewInfo {
+  readonly id: number;
+  readonly namespace: string;
+  readonly name: string;
+  readonly definition: string;
+  readonly columns: readonly { readonly name: string; readonly type: SqlType }[];
+  /** search_path at CREATE VIEW: the definition's unqualified names resolve through it. */
+  readonly searchPath?: readonly string[];
+}
+
+/** COMMENT ON text by object id and sub id (src/lake's RelationComment). */
+export interface CatalogComment {
+  readonly objectId: number;
+  readonly subId: number;
+  readonly description: string;
 }
 
 /** A sequence as the catalog views need it: src/lake's metadata without the live counter. */
@@ -37,6 +58,8 @@ export interface CatalogView {
   readonly namespaces: readonly string[];
   readonly tables: readonly CatalogTableInfo[];
   readonly sequences: readonly CatalogSequenceInfo[];
+  readonly views: readonly CatalogViewInfo[];
+  readonly comments: readonly CatalogComment[];
   readonly virtualTables: readonly VirtualTable[];
   /** The services attached to the warehouse (floe_optimizing and the other service views), if any. */
   readonly services?: ServiceRelations;

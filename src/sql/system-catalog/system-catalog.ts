@@ -74,6 +74,8 @@ class SystemCatalogImpl implements SystemCatalog {
       namespaces: w?.listNamespaces() ?? ['public'],
       tables: w?.listTables() ?? [],
       sequences: w?.listSequences?.() ?? [],
+      views: w?.listViews?.() ?? [],
+      comments: w?.listComments?.() ?? [],
       virtualTables: this.list(),
       ...(typeof ctx.warehouse === 'object' && ctx.warehouse !== null && this.#services.has(ctx.warehouse)
         ? { services: this.#services.get(ctx.warehouse)! } : {}),

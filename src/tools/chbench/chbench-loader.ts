@@ -5,6 +5,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { chCopyText } from './tpcc-generator.js';
 import type { ChBatch, TpccGenerator } from './tpcc-generator.js';
 import { CH_TABLES, chTable, createChTableSql } from './tpcc-schema.js';
+import { CH_VIEWS } from './ch-queries.js';
 import type { ChTableName } from './tpcc-schema.js';
 
 export interface ChLoadResult {
@@ -29,6 +30,7 @@ export async function loadChBenchmark(
   const rows = new Map<ChTableName, number>();
   try {
     for (const t of CH_TABLES) await client.query(createChTableSql(t, opts.properties));
+    for (const v of CH_VIEWS) await client.query(v);
     // One COPY per table (one commit, so each table starts as one change file per node, not one per batch).
     const batches = gen.batches()[Symbol.iterator]();
     let next = batches.next();

@@ -6,6 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { chCopyText } from './tpcc-generator.js';
 import type { ChBatch } from './tpcc-generator.js';
 import { CH_TABLES, chTable, createChTableSql } from './tpcc-schema.js';
+import { CH_VIEWS } from './ch-queries.js';
 
 /**
  * The peer: an in-memory DuckDB database with the same keyed tables, loaded with the very
@@ -26,6 +27,7 @@ export class DuckDbPeer {
     const conn = await (await DuckDBInstance.create(':memory:')).connect();
     await conn.run(`SET threads = ${cpus().length}`);
     for (const t of CH_TABLES) await conn.run(createChTableSql(t));
+    for (const v of CH_VIEWS) await conn.run(v);
     return new DuckDbPeer(conn);
   }
 

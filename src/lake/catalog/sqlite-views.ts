@@ -1,0 +1,105 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
+import type { SqliteCatalogAccess } from './sqlite-sequences.js';
+
+/**
+ * Views and comments in the SQLite catalog. A view row holds its SELECT text, output
+ * columns, creation search_path and direct dependencies (JSON). Comments are keyed as
+ * pg_description is: object id and sub id (a column's attnum, 0 for the relation).
+ */
+export const VIEWS_SCHEMA = `CREATE TABLE IF NOT EXISTS views (
+  view_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, definition TEXT NOT NULL,
+  columns TEXT NOT NULL, search_path TEXT NOT NULL, depends_on TEXT NOT NULL, UNIQUE (namespace, name));
+CREATE TABLE IF NOT EXISTS comments (
+  object_id INTEGER NOT NULL, sub_id INTEGER NOT NULL, description TEXT NOT NULL, PRIMARY KEY (object_id, sub_id));`;
+
+interface ViewRow {
+  view_id: bigint; namespace: string; name: string; definition: string; columns: string; search_path: string; depends_on: string;
+}
+
+function toView(r: ViewRow): ViewMetadata {
+  return {
+    id: Number(r.view_id), namespace: r.namespace, name: r.name, definition: r.definition,
+    columns: JSON.parse(r.columns), searchPath: JSON.parse(r.search_path), dependsOn: JSON.parse(r.depends_on),
+  };
+}
+
+export class SqliteViews {
+  readonly #c: SqliteCatalogAccess;
+
+  constructor(access: SqliteCatalogAccess) {
+    this.#c = access;
+  }
+
+  get(namespace: string, name: string): ViewMetadata | undefined {
+    return this.#c.cached(`view ${JSON.stringify([namespace, name])}`, () => {
+      const r = this.#c.sql('SELECT * FROM views WHERE namespace = ? AND name = ?').get(namespace, name) as ViewRow | undefined;
+      return r === undefined ? undefined : toView(r);
+    });
+  }
+
+  getById(id: number): ViewMetadata | undefined {
+    return this.#c.cached(`view ${id}`, () => {
+      const r = this.#c.sql('SELECT * FROM views WHERE view_id = ?').get(id) as ViewRow | undefined;
+      return r === undefined ? undefined : toView(r);
+    });
+  }
+
+  list(namespace?: string): ViewMetadata[] {
+    return this.#c.cached(`views ${namespace ?? ''}`, () => {
+      const rows = (namespace === undefined
+        ? this.#c.sql('SELECT * FROM views ORDER BY view_id').all()
+        : this.#c.sql('SELECT * FROM views WHERE namespace = ? ORDER BY view_id').all(namespace)) as ViewRow[];
+      return rows.map(toView);
+    });
+  }
+
+  /** A new view (the caller checked the name is free), or the replacement of `replaceId`'s definition. */
+  put(v: ViewDefinition, replaceId: number | undefined): ViewMetadata {
+    const id = replaceId ?? this.#c.nextId();
+    const cols = JSON.stringify(v.columns);
+    if (replaceId === undefined) {
+      this.#c.sql('INSERT INTO views VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(id, v.namespace, v.name, v.definition, cols, JSON.stringify(v.searchPath), JSON.stringify(v.dependsOn));
+    } else {
+      this.#c.sql('UPDATE views SET definition = ?, columns = ?, search_path = ?, depends_on = ? WHERE view_id = ?')
+        .run(v.definition, cols, JSON.stringify(v.searchPath), JSON.stringify(v.dependsOn), id);
+    }
+    return this.getById(id)!;
+  }
+
+  move(id: number, to: { namespace: string; name: string }): void {
+    this.#c.sql('UPDATE views SET namespace = ?, name = ? WHERE view_id = ?').run(to.namespace, to.name, id);
+  }
+
+  drop(id: number): void {
+    if (this.getById(id) === undefined) throw new FloeError(SqlState.undefinedTable, `view ${id} does not exist`);
+    this.#c.sql('DELETE FROM views WHERE view_id = ?').run(id);
+    this.dropComments(id);
+  }
+
+  dropInNamespace(namespace: string): void {
+    for (const v of this.list(namespace)) this.dropComments(v.id);
+    this.#c.sql('DELETE FROM views WHERE namespace = ?').run(namespace);
+  }
+
+  setComment(objectId: number, subId: number, description: string | null): void {
+    if (description === null || description === '') {
+      this.#c.sql('DELETE FROM comments WHERE object_id = ? AND sub_id = ?').run(objectId, subId);
+    } else {
+      this.#c.sql('INSERT INTO comments VALUES (?, ?, ?) ON CONFLICT (object_id, sub_id) DO UPDATE SET description = excluded.description')
+        .run(objectId, subId, description);
+    }
+  }
+
+  comments(): RelationComment[] {
+    return this.#c.cached('comments', () => (this.#c.sql('SELECT * FROM comments ORDER BY object_id, sub_id').all() as
+      { object_id: bigint; sub_id: bigint; description: string }[])
+      .map((r) => ({ objectId: Number(r.object_id), subId: Number(r.sub_id), description: r.description })));
+  }
+
+  dropComments(objectId: number): void {
+    this.#c.sql('DELETE FROM comments WHERE object_id = ?').run(objectId);
+  }
+}

@@ -1,0 +1,66 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { BoundStatement } from '../bound-statement.js';
+import type { ColumnSpec } from '../ddl-command.js';
+import type { ParsedStatement } from '../parsed-statement.js';
+import { positionOf, strList, unwrap, type Raw } from './ast.js';
+import type { BindContext } from './bind-context.js';
+import { propertiesOf } from './bind-ddl.js';
+import { bindSelect } from './bind-query.js';
+import { namedColumns } from './bind-view.js';
+import { qualifyForDdl } from './resolve-relation.js';
+
+/**
+ * CREATE TABLE t [(cols)] [WITH (…)] AS query [WITH [NO] DATA], and SELECT … INTO t.
+ * The query binds here for its columns; the session creates the table and then runs
+ * `INSERT INTO t query` (the same parse tree), so the rows go through the ordinary
+ * insert path. Floe's table property `primary_key = 'a,b'` makes it a keyed table.
+ */
+export function bindCreateTableAs(ctx: BindContext, n: Raw): BoundStatement {
+  if (n.objtype === 'OBJECT_MATVIEW') {
+    throw new FloeError(SqlState.featureNotSupported, 'materialized views are not supported', { position: positionOf(n.into?.rel) });
+  }
+  return bindDerivedTable(ctx, n.into, n.query, Boolean(n.if_not_exists));
+}
+
+/** SELECT … INTO t FROM …: CREATE TABLE t AS the same SELECT without its INTO. */
+export function bindSelectInto(ctx: BindContext, n: Raw): BoundStatement {
+  return bindDerivedTable(ctx, n.intoClause, { SelectStmt: { ...n, intoClause: undefined } }, false);
+}
+
+function bindDerivedTable(ctx: BindContext, into: Raw, query: Raw, ifNotExists: boolean): BoundStatement {
+  const rv = into.rel;
+  if (rv.relpersistence === 't') throw new FloeError(SqlState.featureNotSupported, 'temporary tables are not supported', { position: positionOf(rv) });
+  if (into.onCommit && into.onCommit !== 'ONCOMMIT_NOOP') {
+    throw new FloeError(SqlState.featureNotSupported, 'ON COMMIT is only for temporary tables, which Floe does not support', { position: positionOf(rv) });
+  }
+  const [tag, s] = unwrap(query);
+  if (tag !== 'SelectStmt') throw new FloeError(SqlState.featureNotSupported, `CREATE TABLE AS ${tag} is not supported`, { position: positionOf(rv) });
+  const bound = bindSelect(ctx, s, undefined);
+  const columns: ColumnSpec[] = namedColumns(bound, strList(into.colNames), 'CREATE TABLE AS').map((c) => ({ ...c, nullable: true }));
+  const properties = propertiesOf(into.options);
+  const keyText = properties.primary_key;
+  delete properties.primary_key;
+  const primaryKey = keyText === undefined ? [] : keyText.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  for (const k of primaryKey) {
+    if (!columns.some((c) => c.name === k)) throw new FloeError(SqlState.undefinedColumn, `column "${k}" named in key does not exist`);
+  }
+  const table = qualifyForDdl(ctx, rv.schemaname, rv.relname);
+  const insert: ParsedStatement = {
+    ...ctx.stmt,
+    ast: {
+      InsertStmt: {
+        relation: { schemaname: table.namespace, relname: table.name, inh: true, relpersistence: 'p', location: -1 },
+        selectStmt: query,
+        override: 'OVERRIDING_NOT_SET',
+      },
+    } as ParsedStatement['ast'],
+  };
+  return {
+    kind: 'ddl',
+    command: {
+      kind: 'createTableAs', table, ifNotExists, columns: columns.map((c) => (primaryKey.includes(c.name) ? { ...c, nullable: false } : c)),
+      primaryKey, properties, insert: into.skipData ? undefined : insert,
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { EvalContext } from '../../exec/expr/eval-context.js';
+import { registerScalarFunction } from '../../exec/functions/function-registry.js';
+import type { SqlType } from '../../common/sql-type.js';
+import { lakeWarehouse, type CatalogView } from './catalog-view.js';
+import { viewDefinitionText } from './view-definition-text.js';
+
+const text: SqlType = { kind: 'text' };
+const oid: SqlType = { kind: 'oid' };
+
+function viewDef(ctx: EvalContext, id: number): string | null {
+  const w = lakeWarehouse(ctx.warehouse);
+  const view = w?.getViewById?.(id);
+  if (w === undefined || view === undefined) return null;
+  const catalog = { ctx: { searchPath: ctx.searchPath } as CatalogView['ctx'], tables: w.listTables(), views: w.listViews?.() ?? [] };
+  return viewDefinitionText(catalog, view);
+}
+
+function comment(ctx: EvalContext, objectId: number, subId: number): string | null {
+  return lakeWarehouse(ctx.warehouse)?.listComments?.().find((c) => c.objectId === objectId && c.subId === subId)?.description ?? null;
+}
+
+/**
+ * pg_get_viewdef (by oid or by name, with the pretty flag or a wrap column, which
+ * change nothing here), obj_description and col_description over COMMENT ON.
+ * `regclassOf` resolves a relation name as '…'::regclass does.
+ */
+export function registerViewCatalogFunctions(regclassOf: (name: string, ctx: EvalContext) => number | undefined): void {
+  const byName = (name: string, ctx: EvalContext): number => {
+    const id = regclassOf(name, ctx);
+    if (id === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${name}" does not exist`);
+    return id;
+  };
+  for (const extra of [[], [{ kind: 'bool' }], [{ kind: 'int4' }]] as SqlType[][]) {
+    registerScalarFunction({ name: 'pg_get_viewdef', args: [oid, ...extra], returns: text, impl: (a, ctx) => viewDef(ctx, a[0] as number) });
+    registerScalarFunction({ name: 'pg_get_viewdef', args: [text, ...extra], returns: text, impl: (a, ctx) => viewDef(ctx, byName(a[0] as string, ctx)) });
+  }
+  // A view's only rule is its _RETURN rule, which psql's \d+ leaves out: no other rules exist.
+  registerScalarFunction({ name: 'pg_get_ruledef', args: [oid], returns: text, impl: () => null });
+  registerScalarFunction({ name: 'pg_get_ruledef', args: [oid, { kind: 'bool' }], returns: text, impl: () => null });
+  registerScalarFunction({ name: 'obj_description', args: [oid], returns: text, impl: (a, ctx) => comment(ctx, a[0] as number, 0) });
+  registerScalarFunction({
+    name: 'obj_description', args: [oid, { kind: 'name' }], returns: text,
+    impl: (a, ctx) => (a[1] === 'pg_class' ? comment(ctx, a[0] as number, 0) : null),
+  });
+  registerScalarFunction({ name: 'col_description', args: [oid, { kind: 'int4' }], returns: text, impl: (a, ctx) => comment(ctx, a[0] as number, a[1] as number) });
+}
