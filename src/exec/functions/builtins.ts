@@ -6,6 +6,9 @@ import { registerBuiltinMiscFunctions } from './builtin-misc-functions.js';
 import { registerBuiltinSetFunctions } from './builtin-set-functions.js';
 import { registerBuiltinSequenceFunctions } from './builtin-sequence-functions.js';
 import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
+import { registerRowValueFunctions } from './row-value-functions.js';
+import { registerSimilarToEscape } from './similar-to-escape.js';
+import { registerTableSampleFunction } from './table-sample-function.js';
 import { setBuiltinLoader } from './function-registry.js';
 
 /** Registers every built-in function lazily, on the registry's first lookup. */
@@ -18,6 +21,9 @@ export function registerBuiltins(): void {
   registerBuiltinMiscFunctions();
   registerBuiltinSetFunctions();
   registerBuiltinSequenceFunctions();
+  registerRowValueFunctions();
+  registerSimilarToEscape();
+  registerTableSampleFunction();
 }
 
 setBuiltinLoader(registerBuiltins);

@@ -23,6 +23,7 @@ import { coerceTo } from './coerce.js';
 import { resolveRelation, type ResolvedRelation } from './resolve-relation.js';
 import { boundedGenerateSeries, boundedUnnest } from './bounded-series.js';
 import { bindTableChanges } from './bind-table-changes.js';
+import { bindTableSample } from './bind-table-sample.js';
 import type { Scope, ScopeColumn } from './scope.js';
 
 export interface BoundFrom {
@@ -88,12 +89,14 @@ export function bindFromItem(
           throw new FloeError(SqlState.featureNotSupported, 'LATERAL subqueries that reference earlier FROM items are not supported yet', { position: positionOf(n.alias) ?? positionOf(unwrap(n.subquery)[1]?.targetList?.[0]) });
         }
       } else {
-        query = bindSubquery(ctx, n.subquery, parent, { correlated: false });
+        // A reference from the subquery to an outer query makes the enclosing query correlated too.
+        query = bindSubquery(ctx, n.subquery, parent, correlation);
       }
       return fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
     }
     case 'JoinExpr': return bindJoin(ctx, n, parent, correlation);
     case 'RangeFunction': return bindRangeFunction(ctx, n, parent, correlation, lateralLeft);
+    case 'RangeTableSample': return bindTableSample(ctx, n, parent, (rel) => bindFromItem(ctx, rel, parent, correlation, lateralLeft));
     default:
       throw new FloeError(SqlState.featureNotSupported, `unsupported FROM item: ${tag}`, { position: positionOf(item) });
   }
