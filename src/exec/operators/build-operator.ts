@@ -1,6 +1,7 @@
 import type { PhysicalPlan, PhysicalPlanKind } from '../plan/physical-plan.js';
 import { createCteScanOperator } from './cte-scan-operator.js';
 import { createDeleteOperator } from './delete-operator.js';
+import { createDataModifyingCtesOperator } from './data-modifying-ctes-operator.js';
 import { createDistinctOperator } from './distinct-operator.js';
 import { createFilterOperator } from './filter-operator.js';
 import { createHashAggregateOperator } from './hash-aggregate-operator.js';
@@ -45,6 +46,7 @@ const builders: Builders = {
   update: (p) => createUpdateOperator(p, buildOperator(p.input)),
   delete: (p) => createDeleteOperator(p, buildOperator(p.input)),
   merge: (p) => createMergeOperator(p, buildOperator(p.input)),
+  dataModifyingCtes: (p) => createDataModifyingCtesOperator(p, buildOperator(p.input)),
 };
 
 /** Builds (and validates) the operator tree for a plan. */
