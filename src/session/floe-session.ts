@@ -46,6 +46,7 @@ import { callOptimize, procedureResultColumns } from './call-optimize.js';
 import { runOptimizerGroupDdl } from './run-optimizer-group-ddl.js';
 import { checkNotView, dropViewsDependingOn, runViewDdl, type ViewDdlIo } from './run-view-ddl.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
+import { statementParamTypes } from './statement-param-types.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -277,7 +278,8 @@ class FloeSession implements SessionHandler {
       if (stmt === undefined) return { stmt, cached: { bound: undefined, check: undefined }, paramTypes: [], paramTypeOids: [], columns: null } satisfies Prepared;
       this.#checkNotFailed(stmt);
       const bound = bindStatement(stmt, this.#bindEnv(declared));
-      const paramTypes = 'paramTypes' in bound ? bound.paramTypes : declared.map((t) => t ?? ({ kind: 'text' } as SqlType));
+      // EXPLAIN's parameters are its statement's (Kysely explains `… WHERE id = $1` with a value bound).
+      const paramTypes = statementParamTypes(bound) ?? declared.map((t) => t ?? ({ kind: 'text' } as SqlType));
       return {
         stmt, paramTypes,
         cached: { bound, check: cachedPlanCheck(bound, this.#deps.warehouse, this.#searchPath()) },
@@ -464,7 +466,7 @@ class FloeSession implements SessionHandler {
       }
       case 'dml': return this.#runDml(bound, params, signal);
       case 'ddl': return { kind: 'command', tag: await this.#runDdl(bound.command) };
-      case 'utility': return this.#runUtility(bound.command, signal);
+      case 'utility': return this.#runUtility(bound.command, signal, params);
     }
   }
 
@@ -601,7 +603,7 @@ class FloeSession implements SessionHandler {
 
   // ---- utility commands ----
 
-  async #runUtility(c: UtilityCommand, signal: AbortSignal): Promise<StatementResult> {
+  async #runUtility(c: UtilityCommand, signal: AbortSignal, params: readonly unknown[] = []): Promise<StatementResult> {
     const command = (tag: string): StatementResult => ({ kind: 'command', tag });
     switch (c.kind) {
       case 'begin':
@@ -737,7 +739,7 @@ class FloeSession implements SessionHandler {
         return command(c.name === null ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
       case 'copyFrom': return this.#copyFrom(c);
       case 'copyTo': return this.#copyTo(c, signal);
-      case 'explain': return this.#explain(c, signal);
+      case 'explain': return this.#explain(c, signal, params);
       case 'call': return this.#call(c.procedure, await this.#evalArgs(c.args.plan, c.args.types, signal), c.argNames);
       case 'listen': return command('LISTEN');
       case 'unlisten': return command('UNLISTEN');
@@ -901,7 +903,7 @@ class FloeSession implements SessionHandler {
    * (src/planner/explain/explain-plan.ts documents the line format); DML prints
    * the totals. TIMING OFF and SUMMARY OFF work as in PostgreSQL.
    */
-  async #explain(c: Extract<UtilityCommand, { kind: 'explain' }>, signal: AbortSignal): Promise<StatementResult> {
+  async #explain(c: Extract<UtilityCommand, { kind: 'explain' }>, signal: AbortSignal, params: readonly unknown[]): Promise<StatementResult> {
     const st = c.statement;
     if (st.kind !== 'query' && st.kind !== 'dml') return this.#memoryRows([textColumn('QUERY PLAN')], c.lines.map((l) => [l]), 'EXPLAIN');
     const opts = c.options;
@@ -930,11 +932,11 @@ class FloeSession implements SessionHandler {
     let lines: string[];
     if (st.kind === 'query') {
       const metrics = new Map<PhysicalPlan, OperatorMetrics>();
-      const ctx: ExecContext = { ...this.#execContext([], signal, this.#txn?.lake), metrics };
+      const ctx: ExecContext = { ...this.#execContext(params, signal, this.#txn?.lake), metrics };
       for await (const b of executePlan(st.plan, ctx)) rows += b.numRows;
       lines = explainPlan(st.plan, scans, { metrics, timing: opts.timing });
     } else {
-      const r = await this.#runDml(st, [], signal);
+      const r = await this.#runDml(st, params, signal);
       if (r.kind === 'rows') for await (const b of r.batches) rows += b.numRows;
       else rows = Number(/(\d+)$/.exec(r.kind === 'command' ? r.tag : '')?.[1] ?? 0);
       lines = explainPlan(st.plan, scans);

@@ -64,7 +64,7 @@ export function registerBuiltinMiscFunctions(): void {
   void S;
 }
 
-function toJsonText(v: unknown, t: SqlType, ctx: EvalContext): string {
+export function toJsonText(v: unknown, t: SqlType, ctx: EvalContext): string {
   if (v === null || v === undefined) return 'null';
   switch (t.kind) {
     case 'int2': case 'int4': case 'int8': case 'numeric': case 'oid': return String(v);

@@ -7,6 +7,9 @@ import { registerBuiltinSetFunctions } from './builtin-set-functions.js';
 import { registerBuiltinJsonSetFunctions } from './builtin-json-set-functions.js';
 import { registerBuiltinSequenceFunctions } from './builtin-sequence-functions.js';
 import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
+import { registerRowValueFunctions } from './row-value-functions.js';
+import { registerSimilarToEscape } from './similar-to-escape.js';
+import { registerTableSampleFunction } from './table-sample-function.js';
 import { setBuiltinLoader } from './function-registry.js';
 
 /** Registers every built-in function lazily, on the registry's first lookup. */
@@ -20,6 +23,9 @@ export function registerBuiltins(): void {
   registerBuiltinSetFunctions();
   registerBuiltinJsonSetFunctions();
   registerBuiltinSequenceFunctions();
+  registerRowValueFunctions();
+  registerSimilarToEscape();
+  registerTableSampleFunction();
 }
 
 setBuiltinLoader(registerBuiltins);

@@ -1,6 +1,7 @@
 import type { PhysicalPlan, PhysicalPlanKind } from '../plan/physical-plan.js';
 import { createCteScanOperator } from './cte-scan-operator.js';
 import { createDeleteOperator } from './delete-operator.js';
+import { createDataModifyingCtesOperator } from './data-modifying-ctes-operator.js';
 import { createDistinctOperator } from './distinct-operator.js';
 import { createFilterOperator } from './filter-operator.js';
 import { createHashAggregateOperator } from './hash-aggregate-operator.js';
@@ -51,6 +52,7 @@ const builders: Builders = {
   lateralJoin: (p) => createLateralJoinOperator(p, buildOperator(p.input)),
   recursiveUnion: (p) => createRecursiveUnionOperator(p, buildOperator(p.left), buildOperator(p.right)),
   workTableScan: (p) => createWorkTableScanOperator(p),
+  dataModifyingCtes: (p) => createDataModifyingCtesOperator(p, buildOperator(p.input)),
 };
 
 /** Builds (and validates) the operator tree for a plan. */

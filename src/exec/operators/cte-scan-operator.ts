@@ -11,7 +11,7 @@ import { estimateBytes, metered } from './operator-support.js';
  * read twice runs once, so both readers see the same rows — random() included —
  * and TPC-H Q15's revenue view is aggregated once, not once per reader.
  */
-function materialize(cte: MaterializedCte, run: RunState): Promise<readonly ColumnarBatch[]> {
+export function materialize(cte: MaterializedCte, run: RunState): Promise<readonly ColumnarBatch[]> {
   let rows = run.ctes.get(cte);
   if (rows === undefined) {
     rows = (async () => {

@@ -15,9 +15,13 @@ export function createDeleteOperator(plan: DeletePlan, input: Operator): Operato
         const width = t.table.columns.length;
         const rows: unknown[][] = [];
         const rowIds: bigint[] = [];
+        // RETURNING's rows: the deleted row, then the input's USING-item columns when it reads them.
+        const returned: unknown[][] = [];
+        const extra = plan.returningExtra;
         for await (const b of inputBatches(input, run)) {
           for (let i = 0; i < b.numRows; i++) {
             rows.push(b.columns.slice(0, width).map((c) => c[i]));
+            if (extra !== undefined) returned.push([...rows[rows.length - 1]!, ...b.columns.slice(extra).map((c) => c[i])]);
             if (!t.keyed) rowIds.push(BigInt(b.columns[width]![i] as bigint));
           }
         }
@@ -31,7 +35,7 @@ export function createDeleteOperator(plan: DeletePlan, input: Operator): Operato
           }
         }
         run.ctx.onRowsAffected?.(rows.length);
-        yield* returningBatches(plan.returning, plan.columns, rows, run);
+        yield* returningBatches(plan.returning, plan.columns, extra === undefined ? rows : returned, run);
         void toColumns;
       });
     },

@@ -23,6 +23,9 @@ export function createUpdateOperator(plan: UpdatePlan, input: Operator): Operato
         const before: unknown[][] = [];
         const after: unknown[][] = [];
         const rowIds: bigint[] = [];
+        // RETURNING's rows: the new row, then the input's FROM-item columns when it reads them.
+        const returned: unknown[][] = [];
+        const extra = plan.returningExtra;
         for await (const b of inputBatches(input, run)) {
           const vals = [];
           for (const s of sets) vals.push({ column: s.column, v: await s.fn.evaluate(b, run) });
@@ -33,6 +36,7 @@ export function createUpdateOperator(plan: UpdatePlan, input: Operator): Operato
             checkNotNull(t, row);
             before.push(old);
             after.push(row);
+            if (extra !== undefined) returned.push([...row, ...b.columns.slice(extra).map((c) => c[i])]);
             if (!t.keyed) rowIds.push(BigInt(b.columns[width]![i] as bigint));
           }
         }
@@ -47,7 +51,7 @@ export function createUpdateOperator(plan: UpdatePlan, input: Operator): Operato
           }
         }
         run.ctx.onRowsAffected?.(after.length);
-        yield* returningBatches(plan.returning, plan.columns, after, run);
+        yield* returningBatches(plan.returning, plan.columns, extra === undefined ? after : returned, run);
       });
     },
   };

@@ -32,7 +32,8 @@ export type PhysicalPlan =
   | MergePlan
   | LateralJoinPlan
   | RecursiveUnionPlan
-  | WorkTableScanPlan;
+  | WorkTableScanPlan
+  | DataModifyingCtesPlan;
 
 export type PhysicalPlanKind = PhysicalPlan['kind'];
 
@@ -307,6 +308,8 @@ export interface LimitPlan {
   readonly input: PhysicalPlan;
   readonly limit?: Expr;
   readonly offset?: Expr;
+  /** FETCH … WITH TIES: the input's sort keys; rows equal on them to the last row within the limit are returned too. */
+  readonly withTies?: readonly SortKey[];
   readonly columns: readonly OutputColumn[];
 }
 
@@ -417,6 +420,8 @@ export interface UpdatePlan {
   readonly input: PhysicalPlan;
   readonly set: readonly { readonly column: number; readonly expr: Expr }[];
   readonly returning?: readonly Expr[];
+  /** RETURNING reads the input's columns from here on too (UPDATE FROM / DELETE USING items), after the written row. */
+  readonly returningExtra?: number;
   readonly checks?: readonly CheckConstraintPlan[];
   readonly columns: readonly OutputColumn[];
 }
@@ -428,6 +433,8 @@ export interface DeletePlan {
   readonly ref?: string;
   readonly input: PhysicalPlan;
   readonly returning?: readonly Expr[];
+  /** RETURNING reads the input's columns from here on too (UPDATE FROM / DELETE USING items), after the written row. */
+  readonly returningExtra?: number;
   readonly columns: readonly OutputColumn[];
 }
 
@@ -501,6 +508,20 @@ export interface RecursiveUnionPlan {
 export interface WorkTableScanPlan {
   readonly kind: 'workTableScan';
   readonly workTable: WorkTable;
+  readonly columns: readonly OutputColumn[];
+}
+
+/**
+ * A statement with INSERT/UPDATE/DELETE in its WITH: runs each of `ctes` (their
+ * plans are the DML plans, yielding RETURNING rows) once before `input`, the main
+ * statement, whose CTE scans read their rows. `countRows`: the main statement is a
+ * query, so its output rows are the statement's count (SELECT n).
+ */
+export interface DataModifyingCtesPlan {
+  readonly kind: 'dataModifyingCtes';
+  readonly ctes: readonly MaterializedCte[];
+  readonly input: PhysicalPlan;
+  readonly countRows: boolean;
   readonly columns: readonly OutputColumn[];
 }
 

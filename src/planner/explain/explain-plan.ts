@@ -278,7 +278,7 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         return;
       case 'limit':
         lines.push(`${pad}Limit`);
-        detail(`${p.limit ? `Limit: ${formatExpr(p.limit)}` : 'Limit: ALL'}${p.offset ? `, Offset: ${formatExpr(p.offset)}` : ''}`);
+        detail(`${p.limit ? `Limit: ${formatExpr(p.limit)}` : 'Limit: ALL'}${p.offset ? `, Offset: ${formatExpr(p.offset)}` : ''}${p.withTies ? ' WITH TIES' : ''}`);
         emit(p.input, depth + 1);
         return;
       case 'window':
@@ -325,6 +325,16 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         return;
       case 'workTableScan':
         lines.push(`${pad}WorkTable Scan on ${p.workTable.name}`);
+        return;
+      case 'dataModifyingCtes':
+        // Each data-modifying WITH query prints once, here, as it runs whether or not it is read.
+        emit(p.input, depth);
+        for (const cte of p.ctes) {
+          if (ctesShown.has(cte)) continue;
+          ctesShown.add(cte);
+          lines.push(`${pad}CTE ${cte.name}`);
+          emit(cte.plan, depth + 1);
+        }
         return;
     }
   };

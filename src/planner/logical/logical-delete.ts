@@ -8,6 +8,8 @@ export interface LogicalDelete {
   readonly ref?: string;
   readonly input: LogicalPlan;
   readonly returning?: readonly Expr[];
+  /** RETURNING reads the input's columns from here on too (UPDATE FROM / DELETE USING items), after the written row. */
+  readonly returningExtra?: number;
   readonly columns: readonly OutputColumn[];
 }
 

@@ -7,6 +7,8 @@ export interface LogicalLimit {
   readonly input: LogicalPlan;
   readonly limit?: Expr;
   readonly offset?: Expr;
+  /** FETCH … WITH TIES: the input is the ORDER BY's sort, and rows tied with the last one kept are kept too. */
+  readonly withTies?: true;
   readonly columns: readonly OutputColumn[];
 }
 

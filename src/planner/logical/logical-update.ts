@@ -10,6 +10,8 @@ export interface LogicalUpdate {
   readonly input: LogicalPlan;
   readonly set: readonly { readonly column: number; readonly expr: Expr }[];
   readonly returning?: readonly Expr[];
+  /** RETURNING reads the input's columns from here on too (UPDATE FROM / DELETE USING items), after the written row. */
+  readonly returningExtra?: number;
   readonly checks?: readonly CheckConstraintPlan[];
   readonly columns: readonly OutputColumn[];
 }

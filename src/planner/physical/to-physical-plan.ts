@@ -54,6 +54,13 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
     case 'sort':
       return { kind: 'sort', input: toPhysicalPlan(p.input), keys: p.keys, columns: p.columns };
     case 'limit':
+      if (p.withTies) {
+        if (p.input.kind !== 'sort') throw new Error('WITH TIES needs its sort directly below the limit');
+        return {
+          kind: 'limit', input: toPhysicalPlan(p.input), ...(p.limit ? { limit: p.limit } : {}),
+          ...(p.offset ? { offset: p.offset } : {}), withTies: p.input.keys, columns: p.columns,
+        };
+      }
       if (p.input.kind === 'sort' && p.limit) {
         return {
           kind: 'topN', input: toPhysicalPlan(p.input.input), keys: p.input.keys, limit: p.limit,
@@ -79,12 +86,12 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
     case 'update':
       return {
         kind: 'update', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input), set: p.set,
-        ...(p.returning ? { returning: p.returning } : {}), ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
+        ...(p.returning ? { returning: p.returning } : {}), ...(p.returningExtra !== undefined ? { returningExtra: p.returningExtra } : {}), ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
       };
     case 'delete':
       return {
         kind: 'delete', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
-        ...(p.returning ? { returning: p.returning } : {}), columns: p.columns,
+        ...(p.returning ? { returning: p.returning } : {}), ...(p.returningExtra !== undefined ? { returningExtra: p.returningExtra } : {}), columns: p.columns,
       };
     case 'projectSet':
       return {

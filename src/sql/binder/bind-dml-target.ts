@@ -93,18 +93,25 @@ export function bindReturning(
     const rt = unwrap(item)[1];
     const [vtag, v] = unwrap(rt.val);
     if (vtag === 'ColumnRef' && (v.fields as Raw[]).some((f: Raw) => f.A_Star)) {
-      t.table.columns.forEach((c, i) => {
-        exprs.push(Exprs.column(i, c.type, c.name));
-        columns.push({ name: c.name, type: c.type, tableOid: t.table.id, columnNumber: i + 1 });
-      });
+      // `*`: every column in scope (the table's, then UPDATE FROM / DELETE USING items'); `p.*`: p's.
+      const qualifier = (v.fields as Raw[]).slice(0, -1).map((f: Raw) => f.String?.sval as string);
+      const relation = qualifier[qualifier.length - 1];
+      const picked = scope.columns.filter((c) => !c.hidden && (relation === undefined || c.relation === relation));
+      if (relation !== undefined && picked.length === 0) {
+        throw new FloeError(SqlState.undefinedTable, `missing FROM-clause entry for table "${relation}"`, { position: positionOf(rt.val) });
+      }
+      for (const c of picked) {
+        exprs.push(Exprs.column(c.index, c.type, c.name));
+        columns.push({ name: c.name, type: c.type, tableOid: c.tableOid, columnNumber: c.columnNumber });
+      }
       continue;
     }
     const e = resolveUnknown(ctx, bindExpr(ctx, rt.val, es));
     exprs.push(e);
-    const direct = e.kind === 'column' && e.index < t.table.columns.length && vtag === 'ColumnRef';
+    const direct = e.kind === 'column' && vtag === 'ColumnRef' ? scope.columns.find((c) => c.index === e.index) : undefined;
     columns.push({
       name: rt.name ?? figureColumnName(rt.val), type: e.type,
-      tableOid: direct ? t.table.id : 0, columnNumber: direct && e.kind === 'column' ? e.index + 1 : 0,
+      tableOid: direct?.tableOid ?? 0, columnNumber: direct?.columnNumber ?? 0,
     });
   }
   return { exprs, columns };

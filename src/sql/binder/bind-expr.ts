@@ -16,6 +16,8 @@ import { resolveRegclass } from './resolve-relation.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
 import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
+import { rowInAsExists } from './row-in-subquery.js';
+import { aggregateOverRows, bindRowArgument, bindRowNullTest, bindRowToJson, rowText, wholeRowOf } from './row-value.js';
 
 const boolType: SqlType = { kind: 'bool' };
 
@@ -113,12 +115,23 @@ function bindPlain(ctx: BindContext, node: Raw, es: ExprScope): Expr {
     case 'TypeCast': return bindTypeCast(ctx, n, es);
     case 'A_Expr': return bindAExpr(ctx, n, es);
     case 'BoolExpr': {
+      if (n.boolop === 'NOT_EXPR') {
+        // NOT ((a, b) IN (SELECT …)): one NOT EXISTS with NOT IN's NULL rule (row-in-subquery.ts).
+        const [atag, sublink] = unwrap(n.args[0]);
+        const rowIn = atag === 'SubLink' ? rowInAsExists(sublink, true) : undefined;
+        if (rowIn) {
+          const exists = bindSubLink(ctx, rowIn.sublink, es);
+          return rowIn.negated ? Exprs.not(exists) : exists;
+        }
+      }
       const args = (n.args as Raw[]).map((a) => bindCondition(ctx, a, { ...es, clause: boolOpName(n.boolop) }));
       if (n.boolop === 'AND_EXPR') return { kind: 'and', args, type: boolType };
       if (n.boolop === 'OR_EXPR') return { kind: 'or', args, type: boolType };
       return Exprs.not(args[0]!);
     }
     case 'NullTest': {
+      const row = bindRowNullTest(ctx, n.arg, es, n.nulltesttype === 'IS_NULL');
+      if (row) return row;
       const arg = resolveUnknown(ctx, bindExpr(ctx, n.arg, es));
       return n.nulltesttype === 'IS_NULL' ? Exprs.isNull(arg) : Exprs.isNotNull(arg);
     }
@@ -218,7 +231,16 @@ function bindColumnRef(ctx: BindContext, n: Raw, es: ExprScope): Expr {
     throw new FloeError(SqlState.syntaxError, '* is not allowed here', { position: positionOf(n) });
   }
   const names = strList(fields);
-  const { column, depth } = lookupColumn(es.scope, names, positionOf(n));
+  let found: ReturnType<typeof lookupColumn>;
+  try {
+    found = lookupColumn(es.scope, names, positionOf(n));
+  } catch (e) {
+    // `SELECT p FROM person p`: a range variable's whole row, as record text.
+    const row = e instanceof FloeError && e.sqlstate === SqlState.undefinedColumn && names.length === 1 ? wholeRowOf(ctx, names, n.location, es) : undefined;
+    if (row) return rowText(row);
+    throw e;
+  }
+  const { column, depth } = found;
   if (es.grouping && depth === 0) {
     if (groupedByPrimaryKey(es.scope, column, es.grouping)) return dependentColumn(column, es.grouping);
     throw new FloeError(SqlState.groupingError,
@@ -402,8 +424,14 @@ function bindAExpr(ctx: BindContext, n: Raw, es: ExprScope): Expr {
       return { kind: 'nullif', left: c.left, right: c.right, eqFn: c.fn, type: c.left.type };
     }
     case 'AEXPR_IN': {
-      const left = bindExpr(ctx, n.lexpr, es);
       const items = (unwrap(n.rexpr)[1].items as Raw[] | undefined) ?? (Array.isArray(n.rexpr) ? n.rexpr : []);
+      if (unwrap(n.lexpr)[0] === 'RowExpr') {
+        // (a, b) IN ((1, 2), (3, 4)): row equality with each, ORed (NOT IN: none equal).
+        const matches = items.map((item: Raw) => bindRowComparison(ctx, '=', { ...n, rexpr: item }, es));
+        const anyMatch: Expr = matches.length === 1 ? matches[0]! : { kind: 'or', args: matches, type: boolType };
+        return op === '<>' ? Exprs.not(anyMatch) : anyMatch;
+      }
+      const left = bindExpr(ctx, n.lexpr, es);
       const list = items.map((a: Raw) => bindExpr(ctx, a, es));
       return inListOf(ctx, left, list, op === '<>' ? '<>' : '=', op === '<>', n);
     }
@@ -434,8 +462,11 @@ function bindAExpr(ctx: BindContext, n: Raw, es: ExprScope): Expr {
       if (kind.endsWith('_SYM')) e = { kind: 'or', args: [e, between(hi, lo)], type: boolType };
       return kind.includes('NOT') ? Exprs.not(e) : e;
     }
-    case 'AEXPR_SIMILAR':
-      throw new FloeError(SqlState.featureNotSupported, 'SIMILAR TO is not supported', { position: positionOf(n) });
+    case 'AEXPR_SIMILAR': {
+      // The parser wraps the pattern in similar_to_escape(pattern [, escape]), which makes it a regex for `~` / `!~`.
+      const arg = coerceTo(ctx, bindExpr(ctx, n.lexpr, es), { kind: 'text' }, 'implicit', positionOf(n.lexpr));
+      return bindOperator(ctx, op, arg, bindExpr(ctx, n.rexpr, es), n);
+    }
     default:
       throw new FloeError(SqlState.featureNotSupported, `unsupported operator expression ${kind}`, { position: positionOf(n) });
   }
@@ -452,12 +483,26 @@ function inListOf(ctx: BindContext, left: Expr, list: readonly Expr[], op: strin
 }
 
 function bindRowComparison(ctx: BindContext, op: string, n: Raw, es: ExprScope): Expr {
-  const l = unwrap(n.lexpr)[1].args as Raw[];
-  const r = unwrap(n.rexpr)[1].args as Raw[];
+  const [rtag, rn] = unwrap(n.rexpr);
+  if (rtag !== 'RowExpr') throw new FloeError(SqlState.featureNotSupported, 'a row can be compared only with a row constructor', { position: positionOf(n) });
+  const l = (unwrap(n.lexpr)[1].args as Raw[] | undefined) ?? [];
+  const r = (rn.args as Raw[] | undefined) ?? [];
   if (l.length !== r.length) throw new FloeError(SqlState.syntaxError, 'unequal number of entries in row expressions', { position: positionOf(n) });
-  const parts = l.map((a, i) => bindOperator(ctx, op === '<>' ? '<>' : '=', bindExpr(ctx, a, es), bindExpr(ctx, r[i], es), n));
-  if (op === '=') return { kind: 'and', args: parts, type: boolType };
-  if (op === '<>') return { kind: 'or', args: parts, type: boolType };
+  const left = l.map((a) => bindExpr(ctx, a, es));
+  const right = r.map((a) => bindExpr(ctx, a, es));
+  const pair = (o: string, i: number): Expr => bindOperator(ctx, o, left[i]!, right[i]!, n);
+  const and = (args: Expr[]): Expr => (args.length === 1 ? args[0]! : { kind: 'and', args, type: boolType });
+  const or = (args: Expr[]): Expr => (args.length === 1 ? args[0]! : { kind: 'or', args, type: boolType });
+  if (op === '=') return and(l.map((_a, i) => pair('=', i)));
+  if (op === '<>') return or(l.map((_a, i) => pair('<>', i)));
+  if (op === '<' || op === '<=' || op === '>' || op === '>=') {
+    // Ordered row comparison: the first unequal pair decides, the last pair with `op` itself.
+    // (a, b) < (x, y) is a < x OR (a = x AND b < y); NULLs give NULL as PostgreSQL's does.
+    const strict = op[0]!;
+    let acc = pair(op, l.length - 1);
+    for (let i = l.length - 2; i >= 0; i--) acc = or([pair(strict, i), and([pair('=', i), acc])]);
+    return acc;
+  }
   throw new FloeError(SqlState.featureNotSupported, `row comparison with ${op} is not supported`, { position: positionOf(n) });
 }
 
@@ -578,9 +623,13 @@ function bindFuncCall(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   if (n.agg_filter || n.agg_distinct || n.agg_order) {
     throw new FloeError(SqlState.wrongObjectType, `${name} is not an aggregate function`, { position: positionOf(n) });
   }
+  if (name === 'row_to_json') {
+    const json = bindRowToJson(ctx, n, es);
+    if (json) return json;
+  }
   const args = (n.args as Raw[] | undefined ?? []).map((a) => {
     if (unwrap(a)[0] === 'NamedArgExpr') throw new FloeError(SqlState.featureNotSupported, 'named arguments are not supported', { position: positionOf(a) });
-    return bindExpr(ctx, a, es);
+    return bindRowArgument(ctx, a, es, name) ?? bindExpr(ctx, a, es);
   });
   const resolved = resolveFunction(name, args.map((a) => a.type));
   if (!resolved) throw functionNotFound(name, args, n);
@@ -598,8 +647,13 @@ function bindAggregate(ctx: BindContext, n: Raw, es: ExprScope, name: string): E
   // Aggregate arguments see the FROM clause's rows, not the groups.
   const inner: ExprScope = { scope: es.scope, clause: 'aggregate function calls' };
   const rawArgs = n.agg_star ? [] : (n.args as Raw[] | undefined ?? []);
-  const args = rawArgs.map((a) => bindAggregateArg(ctx, a, inner));
-  const resolved = resolveFunction(name, args.map((a) => a.type));
+  let overRows = false;
+  const args = rawArgs.map((a) => {
+    const row = bindRowArgument(ctx, a, inner, name);
+    if (row) overRows = true;
+    return row ?? bindAggregateArg(ctx, a, inner);
+  });
+  const resolved = resolveFunction(overRows ? aggregateOverRows(name) : name, args.map((a) => a.type));
   if (!resolved) throw functionNotFound(name, args, n);
   if (resolved.kind !== 'aggregate') return undefined;
   const filter = n.agg_filter ? bindCondition(ctx, n.agg_filter, { ...inner, clause: 'FILTER' }) : undefined;
@@ -747,6 +801,11 @@ function groupedScope(scope: Scope, g: GroupingContext): Scope {
 }
 
 function bindSubLink(ctx: BindContext, n: Raw, es: ExprScope): Expr {
+  const rowIn = rowInAsExists(n);
+  if (rowIn) {
+    const exists = bindSubLink(ctx, rowIn.sublink, es);
+    return rowIn.negated ? Exprs.not(exists) : exists;
+  }
   const type = n.subLinkType as string;
   const correlation = { correlated: false };
   const sub = bindSubquery(ctx, n.subselect, es.grouping ? groupedScope(es.scope, es.grouping) : es.scope, correlation);

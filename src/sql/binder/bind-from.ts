@@ -21,6 +21,7 @@ import { relationOid, resolveRelation, type ResolvedRelation } from './resolve-r
 import { bindViewQuery } from './bind-view.js';
 import { bindLateralRight, lateralApply, lateralJoin } from './bind-lateral.js';
 import { bindRangeFunction } from './bind-range-function.js';
+import { bindTableSample } from './bind-table-sample.js';
 import type { Scope, ScopeColumn } from './scope.js';
 
 export interface BoundFrom {
@@ -85,11 +86,13 @@ export function bindFromItem(
         const right = fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
         return inner.correlated ? lateralApply(ctx, lateralLeft, right, 'inner', parent, correlation) : right;
       }
-      const query = bindSubquery(ctx, n.subquery, parent, { correlated: false });
+      // A reference from the subquery to an outer query makes the enclosing query correlated too.
+      const query = bindSubquery(ctx, n.subquery, parent, correlation);
       return fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
     }
     case 'JoinExpr': return bindJoin(ctx, n, parent, correlation);
     case 'RangeFunction': return bindRangeFunction(ctx, n, parent, correlation, lateralLeft);
+    case 'RangeTableSample': return bindTableSample(ctx, n, parent, (rel) => bindFromItem(ctx, rel, parent, correlation, lateralLeft));
     default:
       throw new FloeError(SqlState.featureNotSupported, `unsupported FROM item: ${tag}`, { position: positionOf(item) });
   }

@@ -30,6 +30,7 @@ import type { Scope, ScopeColumn } from './scope.js';
 import { isAggregateName } from './aggregate-names.js';
 import { cteReferenceCount, materializeCte } from './cte-materialization.js';
 import { bindRecursiveCte } from './bind-recursive-cte.js';
+import { bindDataModifyingCte, isDataModifyingCte } from './data-modifying-cte.js';
 
 /** Window columns are numbered from here until the aggregate's width is known, then shifted down. */
 const windowPlaceholderBase = 1_000_000;
@@ -56,7 +57,8 @@ export function bindSelect(
   }
 }
 
-function bindWithClause(ctx: BindContext, s: Raw): boolean {
+/** Binds `s`'s WITH queries and pushes them in scope (the caller pops them); false when `s` has no WITH. */
+export function bindWithClause(ctx: BindContext, s: Raw): boolean {
   const w = s.withClause as Raw;
   if (!w) return false;
   const defs = new Map<string, CteDefinition>();
@@ -67,6 +69,7 @@ function bindWithClause(ctx: BindContext, s: Raw): boolean {
     if (defs.has(name)) {
       throw new FloeError(SqlState.duplicateTable ?? '42712', `WITH query name "${name}" specified more than once`, { position: positionOf(cte) });
     }
+    if (isDataModifyingCte(cte)) { defs.set(name, bindDataModifyingCte(ctx, cte, s)); continue; }
     const [qtag] = unwrap(cte.ctequery);
     if (qtag !== 'SelectStmt') throw new FloeError(SqlState.featureNotSupported, 'data-modifying statements in WITH are not supported', { position: positionOf(cte) });
     let query = w.recursive && cteReferenceCount(cte.ctequery, name) > 0
@@ -167,6 +170,11 @@ function finishSetOp(ctx: BindContext, s: Raw, q: BoundQuery, parent: Scope | un
   return { plan, columns: q.columns };
 }
 
+/** DISTINCT ON (…) rather than plain DISTINCT, which the parser gives as one empty item. */
+function isDistinctOn(distinct: readonly Raw[]): boolean {
+  return distinct.length > 0 && Object.keys(distinct[0] ?? {}).length > 0;
+}
+
 function sortKeyFor(expr: Expr, sb: Raw): SortKey {
   const descending = sb.sortby_dir === 'SORTBY_DESC';
   const nullsFirst = sb.sortby_nulls === 'SORTBY_NULLS_FIRST' ? true : sb.sortby_nulls === 'SORTBY_NULLS_LAST' ? false : descending;
@@ -186,15 +194,16 @@ function ordinalOf(node: Raw, count: number): number | undefined {
 
 function applyLimit(ctx: BindContext, s: Raw, plan: LogicalPlan, parent: Scope | undefined): LogicalPlan {
   if (!s.limitCount && !s.limitOffset) return plan;
-  if (s.limitOption === 'LIMIT_OPTION_WITH_TIES') {
-    throw new FloeError(SqlState.featureNotSupported, 'FETCH ... WITH TIES is not supported', { position: positionOf(s.limitCount) });
+  const withTies = s.limitOption === 'LIMIT_OPTION_WITH_TIES';
+  if (withTies && plan.kind !== 'sort') {
+    throw new FloeError(SqlState.syntaxError, 'WITH TIES cannot be specified without ORDER BY clause', { position: positionOf(s.limitCount) });
   }
   const es: ExprScope = { scope: { columns: [], ...(parent ? { parent } : {}) }, clause: 'LIMIT' };
   const int8: SqlType = { kind: 'int8' };
   const bindCount = (n: Raw): Expr | undefined => (n ? coerceTo(ctx, bindExpr(ctx, n, es), int8, 'implicit', positionOf(n)) : undefined);
   const limit = bindCount(s.limitCount);
   const offset = bindCount(s.limitOffset);
-  return LogicalLimit.create({ input: plan, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}), columns: plan.columns });
+  return LogicalLimit.create({ input: plan, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}), ...(withTies ? { withTies } : {}), columns: plan.columns });
 }
 
 // ---------------------------------------------------------------- select core
@@ -289,7 +298,8 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
     const key = exprKey(expr);
     let idx = items.findIndex((it) => exprKey(it.expr) === key);
     if (idx < 0) {
-      if (distinct) {
+      // DISTINCT ON may sort by expressions outside the select list (they pick each group's first row).
+      if (distinct && !isDistinctOn(distinct)) {
         throw new FloeError(SqlState.invalidColumnReference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', { position: positionOf(sb.node) });
       }
       const h = hidden.findIndex((e) => exprKey(e) === key);
@@ -300,7 +310,7 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
 
   // DISTINCT ON keys are evaluated like hidden ORDER BY expressions.
   let distinctOn: Expr[] | undefined;
-  if (distinct && distinct.length > 0 && Object.keys(distinct[0] ?? {}).length > 0) {
+  if (distinct && isDistinctOn(distinct)) {
     distinctOn = distinct.map((d) => {
       const ordinal = ordinalOf(d, items.length);
       if (ordinal !== undefined) return Exprs.column(ordinal, items[ordinal]!.expr.type);

@@ -23,6 +23,7 @@ import {
   bindVariableSet, cursorOptions,
 } from './bind-utility.js';
 import { finishQuery } from './finish-query.js';
+import { bindWithDmlStatement, withDataModifyingCtes } from './data-modifying-cte.js';
 import { qualifyExisting } from './resolve-relation.js';
 import { strList } from './ast.js';
 import { bindCreateView, bindRenameView, renamesView } from './bind-view.js';
@@ -40,7 +41,7 @@ export function bindStatement(stmt: ParsedStatement, env: BindEnv): BoundStateme
       return { kind: 'utility', command: { kind: 'showTblProperties', table: qualifyExisting(ctx, c.table.schema, c.table.name) } };
     }
   }
-  return bindNode(ctx, stmt.ast);
+  return withDataModifyingCtes(ctx, bindNode(ctx, stmt.ast));
 }
 
 function bindNode(ctx: BindContext, node: Raw): BoundStatement {
@@ -50,9 +51,9 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
       if (n.intoClause) return bindSelectInto(ctx, n);
       return finishQuery(ctx, bindSelect(ctx, n, undefined));
     }
-    case 'InsertStmt': return bindInsert(ctx, n);
-    case 'UpdateStmt': return bindUpdate(ctx, n);
-    case 'DeleteStmt': return bindDelete(ctx, n);
+    case 'InsertStmt': return bindWithDmlStatement(ctx, n, bindInsert);
+    case 'UpdateStmt': return bindWithDmlStatement(ctx, n, bindUpdate);
+    case 'DeleteStmt': return bindWithDmlStatement(ctx, n, bindDelete);
     case 'TruncateStmt': return bindTruncate(ctx, n);
     case 'MergeStmt': return bindMerge(ctx, n);
     case 'CreateSchemaStmt': return bindCreateSchema(n);

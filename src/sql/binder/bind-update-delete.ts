@@ -54,6 +54,24 @@ function targetRows(ctx: BindContext, n: Raw, t: DmlTarget, extraFrom: Raw[] | u
   return { plan, scope, rowWidth: t.table.columns.length + (append ? 1 : 0) };
 }
 
+/**
+ * RETURNING of UPDATE … FROM / DELETE … USING may read the FROM items' columns, as in
+ * PostgreSQL: the DML input carries them after its own columns, and RETURNING's row is
+ * the written table row followed by them (`returningExtra`).
+ */
+function returnedFromColumns(n: Raw, rows: TargetRows): { exprs: Expr[]; scope: (t: DmlTarget) => Scope } {
+  const returning = (n.returningClause?.exprs ?? n.returningClause ?? n.returningList) as Raw[] | undefined;
+  const fromColumns = Array.isArray(returning) && returning.length > 0 ? rows.scope.columns.filter((c) => c.index >= rows.rowWidth) : [];
+  const exprs = fromColumns.map((c) => Exprs.column(c.index, c.type, c.name));
+  return {
+    exprs,
+    scope: (t) => {
+      const width = t.table.columns.length;
+      return { columns: [...tableRowScope(t, t.relation), ...fromColumns.map((c) => ({ ...c, index: width + c.index - rows.rowWidth }))] };
+    },
+  };
+}
+
 function unwrapCurrentOf(node: Raw): boolean {
   return Boolean(node?.CurrentOfExpr);
 }
@@ -72,18 +90,21 @@ export function bindUpdate(ctx: BindContext, n: Raw): BoundStatement {
   const t = resolveDmlTarget(ctx, n.relation, 'update');
   const rows = targetRows(ctx, n, t, n.fromClause, 'UPDATE');
   let set = bindSetList(ctx, n.targetList as Raw[], t, rows.scope);
+  const from = returnedFromColumns(n, rows);
   let input: LogicalPlan;
   if (rows.plan.columns.length > rows.rowWidth) {
-    // SET reads FROM items: compute the new values below and hand them up as extra columns.
-    input = keepColumns(rows.plan, rows.rowWidth, set.map((s) => s.expr));
+    // SET reads FROM items: compute the new values below and hand them up as extra columns,
+    // followed by the FROM items' columns when RETURNING reads them.
+    input = keepColumns(rows.plan, rows.rowWidth, [...set.map((s) => s.expr), ...from.exprs]);
     set = set.map((s, i) => ({ column: s.column, expr: Exprs.column(rows.rowWidth + i, s.expr.type) }));
   } else {
     input = rows.plan;
   }
-  const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, { columns: tableRowScope(t, t.relation) });
+  const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, from.scope(t));
   const plan = LogicalUpdate.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input, set,
     ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table),
+    ...(returning && from.exprs.length > 0 ? { returningExtra: rows.rowWidth + set.length } : {}),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
   return finishDml(ctx, plan, returning?.columns ?? [], (count) => `UPDATE ${count}`);
@@ -93,10 +114,12 @@ export function bindDelete(ctx: BindContext, n: Raw): BoundStatement {
   if (n.withClause) throw new FloeError(SqlState.featureNotSupported, 'WITH on DELETE is not supported yet', { position: positionOf(n.withClause) });
   const t = resolveDmlTarget(ctx, n.relation, 'delete from');
   const rows = targetRows(ctx, n, t, n.usingClause, 'DELETE');
-  const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, { columns: tableRowScope(t, t.relation) });
+  const from = returnedFromColumns(n, rows);
+  const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, from.scope(t));
   const plan = LogicalDelete.create({
-    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input: keepColumns(rows.plan, rows.rowWidth),
+    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input: keepColumns(rows.plan, rows.rowWidth, from.exprs),
     ...(returning ? { returning: returning.exprs } : {}),
+    ...(returning && from.exprs.length > 0 ? { returningExtra: rows.rowWidth } : {}),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
   return finishDml(ctx, plan, returning?.columns ?? [], (count) => `DELETE ${count}`);

@@ -11,6 +11,7 @@ import { bindSelect, bindSubquery } from './bind-query.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { ScopeColumn } from './scope.js';
 import { isAggregateName } from './aggregate-names.js';
+import { rowInAsExists } from './row-in-subquery.js';
 import type { Scope } from './scope.js';
 
 /*
@@ -48,6 +49,8 @@ function subqueryTest(node: Raw): SubqueryTest | undefined {
   }
   if (tag !== 'SubLink') return undefined;
   if (n.subLinkType === 'EXISTS_SUBLINK') return { kind: 'exists', negated, sublink: n };
+  const rowIn = rowInAsExists(n, negated);
+  if (rowIn) return { kind: 'exists', negated: rowIn.negated, sublink: rowIn.sublink };
   const op = n.operName ? strList(n.operName).pop() : '=';
   if (n.subLinkType === 'ANY_SUBLINK' && op === '=') return { kind: 'in', negated, sublink: n };
   if (n.subLinkType === 'ALL_SUBLINK' && op === '<>') return { kind: 'in', negated: !negated, sublink: n };

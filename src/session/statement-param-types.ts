@@ -1,0 +1,9 @@
+import type { SqlType } from '../common/sql-type.js';
+import type { BoundStatement } from '../sql/index.js';
+
+/** The $n types a bound statement takes: its own, or for EXPLAIN those of the statement it explains; undefined for other commands. */
+export function statementParamTypes(bound: BoundStatement): readonly SqlType[] | undefined {
+  if ('paramTypes' in bound) return bound.paramTypes;
+  if (bound.kind === 'utility' && bound.command.kind === 'explain') return statementParamTypes(bound.command.statement);
+  return undefined;
+}
