@@ -26,6 +26,8 @@ export interface CatalogWarehouse {
   listSequences?(namespace?: string): readonly CatalogSequenceInfo[];
   getSequenceById?(id: number): CatalogSequenceInfo | undefined;
   sequenceState?(id: number): { lastValue: bigint; isCalled: boolean };
+  /** The session's temporary schema (`pg_temp_N`) once it has one. */
+  readonly tempNamespace?: string | undefined;
 }
 
 /** A sequence as the catalog views need it: src/lake's metadata without the live counter. */
