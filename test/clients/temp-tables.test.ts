@@ -268,7 +268,7 @@ describe('temporary tables: Floe against PostgreSQL 15', () => {
     assert.equal(find('CREATE TEMP TABLE public.bad (a integer)').error, '42P16');
     assert.equal(find('SELECT * FROM pg_temp.sh').results !== undefined, true);
     assert.deepEqual((find('SELECT * FROM public.sh').results as { rows: unknown[] }[])[0]!.rows, [{ a: 1 }]);
-    assert.equal(find('SELECT * FROM odr').error, '42P01');
+    assert.equal(find('SELECT * FROM odr2').error, '42P01');
     assert.match(expectedPsql, /^pg_temp_N\|pt\|table\|/m);
   });
 

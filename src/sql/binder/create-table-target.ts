@@ -1,8 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import type { TableConstraint } from '../../lake/index.js';
 import type { TableName, TemporaryTableSpec } from '../ddl-command.js';
-import { TEMP_SCHEMA_ALIAS, isTempNamespaceName } from '../temp-namespace.js';
-import type { Raw } from './ast.js';
+import { TEMP_SCHEMA_ALIAS, isTempNamespaceName } from '../../common/temp-namespace.js';
+import { positionOf, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { qualifyForDdl } from './resolve-relation.js';
 
@@ -27,7 +27,9 @@ export function createTableTarget(ctx: BindContext, rv: Raw, oncommit: string | 
     if (oncommit !== undefined && oncommit !== 'ONCOMMIT_NOOP') throw new FloeError(INVALID_TABLE_DEFINITION, 'ON COMMIT can only be used on temporary tables');
     return { table: qualifyForDdl(ctx, schema, rv.relname) };
   }
-  if (schema !== undefined && !ownTemp) throw new FloeError(INVALID_TABLE_DEFINITION, 'cannot create temporary relation in non-temporary schema');
+  if (schema !== undefined && !ownTemp) {
+    throw new FloeError(INVALID_TABLE_DEFINITION, 'cannot create temporary relation in non-temporary schema', { position: positionOf(rv) });
+  }
   return { table: { namespace: TEMP_SCHEMA_ALIAS, name: rv.relname }, temporary: { onCommit } };
 }
 

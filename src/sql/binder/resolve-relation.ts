@@ -2,7 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { CatalogTable } from '../bind-env.js';
 import type { TableName } from '../ddl-command.js';
-import { isTempNamespaceName, withTempNamespace } from '../temp-namespace.js';
+import { isTempNamespaceName, withTempNamespace } from '../../common/temp-namespace.js';
 import type { BindContext } from './bind-context.js';
 import type { VirtualTable } from './virtual-table.js';
 

@@ -8,7 +8,7 @@ import type { VirtualTableRegistry } from '../binder/virtual-table.js';
 import {
   BOOTSTRAP_SUPERUSER_OID, PG_DATABASE_OWNER_OID, namespaceOid, primaryKeyConstraintOid, primaryKeyIndexOid,
 } from './catalog-oids.js';
-import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../temp-namespace.js';
+import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespace.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { findUniqueIndex, uniqueConstraintDef, uniqueIndexDef } from './unique-index-rows.js';
 import { checkOrForeignKeyDef } from './check-and-foreign-key-rows.js';

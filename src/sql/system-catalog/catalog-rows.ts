@@ -7,7 +7,7 @@ import {
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { pgTypeRows } from './pg-type-rows.js';
-import { isTempNamespaceName } from '../temp-namespace.js';
+import { isTempNamespaceName } from '../../common/temp-namespace.js';
 import { serviceViewRows } from './service-relations.js';
 import { catalogShapes } from './catalog-shapes.js';
 import {

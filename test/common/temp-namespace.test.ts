@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withTempNamespace } from '../../src/sql/temp-namespace.js';
+import { withTempNamespace } from '../../src/common/temp-namespace.js';
 
 // PostgreSQL's rule (docs: "The Schema Search Path"): the session's temporary schema is
 // searched first unless search_path names pg_temp; without one, pg_temp means nothing.
