@@ -1,5 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processAlive } from '../common/process-alive.js';
 
 /** Where sessions keep their temporary tables: `<warehouse>/temp/`. */
 function tempRoot(warehousePath: string): string {
@@ -13,16 +14,6 @@ export function tempDirectoryFor(warehousePath: string, processId: number): stri
 
 export async function removeTempDirectory(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: alive, someone else's.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 let swept = false;
