@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
 import { openWarehouse } from '../lake/index.js';
-import { DEFAULT_QUERY_MEMORY_LIMIT, createFloeSession, parseMemorySetting } from '../session/index.js';
+import { DEFAULT_QUERY_MEMORY_LIMIT, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { loadSqlParser } from '../sql/index.js';
 import { createSystemCatalog, registerCatalogFunctions } from '../sql/system-catalog/index.js';
 import { startWireServer } from '../wire/index.js';
@@ -74,6 +74,8 @@ async function serve(argv: string[]): Promise<void> {
   await loadSqlParser();
   registerCatalogFunctions();
   const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }) });
+  // Temporary tables of sessions a crash ended (session-warehouse.ts).
+  await sweepDeadSessionDirectories(dataDir);
   const catalog = createSystemCatalog();
   // Threads start with the server, so no session pays for starting them.
   const scanPool = sharedScanPool();

@@ -47,6 +47,7 @@ import { runOptimizerGroupDdl } from './run-optimizer-group-ddl.js';
 import { checkNotView, dropViewsDependingOn, runViewDdl, type ViewDdlIo } from './run-view-ddl.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
 import { statementParamTypes } from './statement-param-types.js';
+import { SessionWarehouse } from './session-warehouse.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -148,6 +149,8 @@ export function createFloeSession(deps: SessionDeps): SessionHandler {
  */
 class FloeSession implements SessionHandler {
   readonly #deps: SessionDeps;
+  /** deps.warehouse plus this session's temporary tables; #deps.warehouse is this. */
+  readonly #temp: SessionWarehouse;
   readonly #settings: Map<string, string>;
   readonly #defaults: Map<string, string>;
   #events: SessionEvents | undefined;
@@ -159,16 +162,17 @@ class FloeSession implements SessionHandler {
   readonly #optimizing: OptimizingService;
 
   constructor(deps: SessionDeps) {
-    this.#deps = deps;
+    this.#temp = new SessionWarehouse(deps.warehouse, deps.startup.processId);
+    this.#deps = { ...deps, warehouse: this.#temp };
     this.#settings = defaultSettings(deps.startup);
     if (deps.port !== undefined) this.#settings.set('port', String(deps.port));
     this.#settings.set('floe.backend_pid', String(deps.startup.processId));
     this.#settings.set(QUERY_MEMORY_LIMIT, deps.queryMemoryLimit ?? DEFAULT_QUERY_MEMORY_LIMIT);
     for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, v);
     this.#defaults = new Map(this.#settings);
-    this.#sequences = new SessionSequenceState(deps.warehouse);
+    this.#sequences = new SessionSequenceState(this.#temp);
     this.#optimizing = sessionOptimizingService(deps.warehouse, deps.optimizing);
-    deps.catalog.attachServices?.(deps.warehouse, this.#optimizing);
+    deps.catalog.attachServices?.(this.#temp, this.#optimizing);
   }
 
   /** What `self-optimizing.group` may name: the service's groups. */
@@ -201,6 +205,7 @@ class FloeSession implements SessionHandler {
     const t = this.#txn;
     this.#txn = undefined;
     if (t?.lake && t.lake.state === 'open') await t.lake.abort().catch(() => undefined);
+    await this.#temp.close();
   }
 
   async *simpleQuery(sql: string, signal: AbortSignal): AsyncIterable<StatementResult> {
@@ -263,9 +268,13 @@ class FloeSession implements SessionHandler {
     this.#txn = undefined;
     this.#restoreSettings(t, ok && !t.failed);
     await this.#closeCursors(false);
-    if (!t.lake || t.lake.state !== 'open') return;
-    if (ok && !t.failed) await this.#commitLake(t.lake);
-    else await t.lake.abort().catch(() => undefined);
+    try {
+      if (!t.lake || t.lake.state !== 'open') return;
+      if (ok && !t.failed) await this.#commitLake(t.lake);
+      else await t.lake.abort().catch(() => undefined);
+    } finally {
+      await this.#temp.endTransaction(ok && !t.failed);
+    }
   }
 
   async prepare(sql: string, paramTypeOids: readonly number[]): Promise<PreparedStatement> {
@@ -524,7 +533,7 @@ class FloeSession implements SessionHandler {
       case 'createTable': {
         if (c.properties) validateTableProperties(Object.keys(c.properties), c.properties, this.#propertyChecks());
         const existed = w.getTable(c.table.namespace, c.table.name) !== undefined;
-        await w.createTable({
+        const created = await w.createTable({
           namespace: c.table.namespace, name: c.table.name, columns: c.columns, primaryKey: c.primaryKey,
           partitionBy: c.partitionBy, properties: c.properties,
           constraints: [
@@ -533,6 +542,12 @@ class FloeSession implements SessionHandler {
           ],
         }, { ifNotExists: c.ifNotExists });
         if (!existed) for (const k of c.constraints ?? []) { const n = foreignKeyNotice(k); if (n) this.#notice('NOTICE', SqlState.successfulCompletion, n); }
+        if (existed && c.ifNotExists) this.#notice('NOTICE', SqlState.duplicateTable, `relation "${c.table.name}" already exists, skipping`);
+        if (c.temporary && !existed) {
+          this.#temp.noteCreated(created, c.temporary, this.#txn !== undefined);
+          // Outside a transaction block the statement is its transaction: ON COMMIT DROP takes the table at once.
+          if (this.#txn === undefined) await this.#temp.endTransaction(true);
+        }
         return 'CREATE TABLE';
       }
       case 'dropTable':
@@ -624,9 +639,14 @@ class FloeSession implements SessionHandler {
         await this.#closeCursors(false);
         if (t.failed) {
           if (t.lake?.state === 'open') await t.lake.abort().catch(() => undefined);
+          await this.#temp.endTransaction(false);
           return command('ROLLBACK');
         }
-        if (t.lake) await this.#commitLake(t.lake);
+        try {
+          if (t.lake) await this.#commitLake(t.lake);
+        } finally {
+          await this.#temp.endTransaction(t.lake === undefined || t.lake.state === 'committed');
+        }
         return command('COMMIT');
       }
       case 'rollback': {
@@ -639,6 +659,7 @@ class FloeSession implements SessionHandler {
         this.#restoreSettings(t, false);
         await this.#closeCursors(false);
         if (t.lake?.state === 'open') await t.lake.abort();
+        await this.#temp.endTransaction(false);
         return command('ROLLBACK');
       }
       case 'savepoint': {
@@ -704,6 +725,7 @@ class FloeSession implements SessionHandler {
           await this.#closeCursors(true);
           for (const [k, v] of this.#defaults) this.#setSetting(k, v);
         }
+        if (c.target === 'all' || c.target === 'temp') await this.#temp.close();
         return command(`DISCARD ${c.target.toUpperCase()}`);
       case 'deallocate':
         if (c.name === null) this.#prepared.clear();

@@ -45,6 +45,8 @@ export interface CatalogReader {
   getTable(namespace: string, name: string): CatalogTable | undefined;
   getSequence?(namespace: string, name: string): { readonly id: number } | undefined;
   getView?(namespace: string, name: string): CatalogViewDefinition | undefined;
+  /** The session's temporary schema (`pg_temp_N`) once it has made one; its tables resolve before all others. */
+  readonly tempNamespace?: string | undefined;
 }
 
 /** Everything binding needs from the session. */

@@ -39,6 +39,11 @@ export interface UniqueSpec {
   readonly deferrable?: 'immediate' | 'deferred';
 }
 
+/** A temporary table's ON COMMIT action (PRESERVE ROWS when none is written). */
+export interface TemporaryTableSpec {
+  readonly onCommit: 'preserveRows' | 'deleteRows' | 'drop';
+}
+
 /** A table name as resolved against search_path (namespace is always filled in). */
 export interface TableName {
   readonly namespace: string;
@@ -94,6 +99,8 @@ export type DdlCommand =
       readonly unique?: readonly UniqueSpec[];
       /** CHECK and FOREIGN KEY constraints, named. */
       readonly constraints?: readonly TableConstraint[];
+      /** CREATE TEMP TABLE: the table lives in the session's temporary schema (table.namespace is `pg_temp`). */
+      readonly temporary?: TemporaryTableSpec;
     }
   | {
       readonly kind: 'createSequence';

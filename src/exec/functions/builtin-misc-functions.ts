@@ -7,6 +7,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { jsonbNormalize } from '../types/cast-value.js';
 import { registerScalarFunction } from './function-registry.js';
+import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespace.js';
 
 export function registerBuiltinMiscFunctions(): void {
   const S = T.text; const N = T.name;
@@ -21,7 +22,11 @@ export function registerBuiltinMiscFunctions(): void {
     name: 'current_schemas', args: [T.bool], returns: { kind: 'array', element: N } as SqlType,
     impl: ([implicit], ctx) => {
       const path = ctx.searchPath.filter((s) => s !== '$user');
-      return implicit && !path.includes('pg_catalog') ? ['pg_catalog', ...path] : path;
+      const withCatalog = implicit && !path.includes('pg_catalog') ? ['pg_catalog', ...path] : path;
+      // The session's temporary schema is implicit too, unless search_path names pg_temp.
+      const temp = (ctx.warehouse as { readonly tempNamespace?: string } | undefined)?.tempNamespace;
+      const named = path.some((s) => s === TEMP_SCHEMA_ALIAS || s === temp);
+      return withTempNamespace(withCatalog, implicit || named ? temp : undefined);
     },
   });
   registerScalarFunction({

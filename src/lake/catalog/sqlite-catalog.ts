@@ -196,7 +196,8 @@ export class SqliteCatalog implements Catalog {
     query: (tableId, id) => this.#queryVisibleFiles(tableId, id),
   });
 
-  constructor(path: string) {
+  /** `firstTableId` starts a new catalog's table ids there (a session's temporary tables take ids no shared table has). */
+  constructor(path: string, opts: { readonly firstTableId?: number } = {}) {
     this.#db = new Database(path);
     this.#db.defaultSafeIntegers(true);
     this.#db.pragma('busy_timeout = 30000');
@@ -206,6 +207,9 @@ export class SqliteCatalog implements Catalog {
     this.#immediate(() => {
       this.#db.exec(SCHEMA);
       migrate(this.#db);
+      if (opts.firstTableId !== undefined) {
+        this.#db.prepare("UPDATE meta SET value = max(value, ?) WHERE key = 'next_table_id'").run(opts.firstTableId);
+      }
     });
     const access = {
       sql: (q: string) => this.#sql(q), cached: <T>(k: string, read: () => T) => this.#cached(k, read),

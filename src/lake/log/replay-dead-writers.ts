@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { processAlive } from '../../common/process-alive.js';
 import type { Catalog, LoggedCommit, LogWriterRecord } from '../catalog/catalog.js';
 import { decodeLogCommit, decodeLogVoid } from './log-commit-record.js';
 import { recoverCommitLog } from './segmented-commit-log.js';
@@ -64,13 +65,4 @@ function isGone(w: LogWriterRecord, nowMicros: bigint, staleMs: number): boolean
     if (!processAlive(w.pid)) return true;
   }
   return nowMicros - w.heartbeatMicros > BigInt(staleMs) * 1000n;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -41,6 +41,8 @@ export interface WarehouseOptions {
    * local warehouse; `false` commits every transaction straight to the catalog.
    */
   readonly log?: false | { readonly maxTransactionBytes?: number; readonly segmentBytes?: number };
+  /** A new catalog's first table id (default 16384); a session's temporary tables start high so no oid meets a shared table's. */
+  readonly firstTableId?: number;
 }
 
 /** One row of t$files. */

@@ -8,7 +8,7 @@ import type { BindContext } from './bind-context.js';
 import { bindExpr } from './bind-expr.js';
 import { coerceTo } from './coerce.js';
 import { propertiesOf } from './bind-ddl.js';
-import { qualifyForDdl } from './resolve-relation.js';
+import { checkForeignKeyPersistence, createTableTarget } from './create-table-target.js';
 import { resolveTypeName } from './resolve-type-name.js';
 import { identityOf, serialType } from './bind-sequence.js';
 import type { SqlType } from '../../common/sql-type.js';
@@ -183,7 +183,6 @@ function partitionField(el: Raw, columns: readonly ColumnSpec[]): PartitionField
 
 export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   const rv = n.relation;
-  if (rv.relpersistence === 't') throw new FloeError(SqlState.featureNotSupported, 'temporary tables are not supported', { position: positionOf(rv) });
   if (n.inhRelations?.length || n.partbound || n.ofTypename) {
     throw new FloeError(SqlState.featureNotSupported, 'table inheritance and partitions of tables are not supported', { position: positionOf(rv) });
   }
@@ -251,7 +250,7 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
   }
   const partitionBy = elements.map((el) => partitionField(el, columns));
   const properties = propertiesOf(n.options);
-  const table = qualifyForDdl(ctx, rv.schemaname, rv.relname);
+  const { table, temporary } = createTableTarget(ctx, rv, n.oncommit);
   const host: ConstraintHost = { id: 0, namespace: table.namespace, name: table.name, columns, taken: new Set(primaryKey.length > 0 ? [`${table.name}_pkey`] : []) };
   // Named constraints claim their names before unnamed ones are chosen, as in PostgreSQL.
   for (const { node } of constraintNodes) if (node.conname) host.taken.add(node.conname);
@@ -260,12 +259,14 @@ export function bindCreateTable(ctx: BindContext, n: Raw): BoundStatement {
     if (node.conname) host.taken.delete(node.conname);
     return bindTableConstraint(ctx, node, host, column)!;
   })];
+  checkForeignKeyPersistence(temporary !== undefined, constraints);
   void str;
   return {
     kind: 'ddl',
     command: {
       kind: 'createTable', table, ifNotExists: Boolean(n.if_not_exists),
       columns, primaryKey, partitionBy, properties, ...(constraints.length > 0 ? { constraints } : {}), ...(unique.length > 0 ? { unique } : {}),
+      ...(temporary ? { temporary } : {}),
     },
   };
 }

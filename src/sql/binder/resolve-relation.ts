@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { CatalogTable, CatalogViewDefinition } from '../bind-env.js';
 import type { TableName } from '../ddl-command.js';
+import { isTempNamespaceName, withTempNamespace } from '../../common/temp-namespace.js';
 import type { BindContext } from './bind-context.js';
 import type { VirtualTable } from './virtual-table.js';
 
@@ -13,17 +14,21 @@ export type ResolvedRelation =
 
 const systemSchemas = new Set(['pg_catalog', 'information_schema']);
 
-/** The schemas searched for an unqualified name: pg_catalog first unless search_path places it, as in PostgreSQL. */
+/**
+ * The schemas searched for an unqualified name: pg_catalog first unless search_path places it,
+ * and before it the session's temporary schema unless search_path places that (pg_temp), as in PostgreSQL.
+ */
 export function effectiveSearchPath(ctx: BindContext): string[] {
   const path = ctx.env.searchPath
     .map((s) => s.trim().replace(/^"(.*)"$/, '$1'))
     .filter((s) => s !== '' && s !== '$user');
-  return path.includes('pg_catalog') ? path : ['pg_catalog', ...path];
+  const withCatalog = path.includes('pg_catalog') ? path : ['pg_catalog', ...path];
+  return withTempNamespace(withCatalog, ctx.env.warehouse.tempNamespace);
 }
 
-/** The schema CREATE uses for an unqualified name: the first search_path entry that is not a system schema. */
+/** The schema CREATE uses for an unqualified name: the first search_path entry that is not a system or temporary schema. */
 export function creationSchema(ctx: BindContext): string {
-  return effectiveSearchPath(ctx).find((s) => !systemSchemas.has(s)) ?? 'public';
+  return effectiveSearchPath(ctx).find((s) => !systemSchemas.has(s) && !isTempNamespaceName(s)) ?? 'public';
 }
 
 function lookupIn(ctx: BindContext, schema: string, name: string): ResolvedRelation | undefined {

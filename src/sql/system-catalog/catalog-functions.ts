@@ -6,8 +6,9 @@ import { registerScalarFunction, registerSetFunction } from '../../exec/function
 import type { EvalContext } from '../../exec/expr/eval-context.js';
 import type { VirtualTableRegistry } from '../binder/virtual-table.js';
 import {
-  BOOTSTRAP_SUPERUSER_OID, PG_DATABASE_OWNER_OID, primaryKeyConstraintOid, primaryKeyIndexOid,
+  BOOTSTRAP_SUPERUSER_OID, PG_DATABASE_OWNER_OID, namespaceOid, primaryKeyConstraintOid, primaryKeyIndexOid,
 } from './catalog-oids.js';
+import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespace.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { findUniqueIndex, uniqueConstraintDef, uniqueIndexDef } from './unique-index-rows.js';
 import { checkOrForeignKeyDef } from './check-and-foreign-key-rows.js';
@@ -58,8 +59,12 @@ function searchPathSchemas(ctx: EvalContext, includeImplicit: boolean): string[]
   const existing = new Set(w?.listNamespaces() ?? ['public']);
   existing.add('pg_catalog');
   existing.add('information_schema');
-  const path = ctx.searchPath.map((s) => (s === '$user' ? ctx.user : s)).filter((s) => existing.has(s));
-  return includeImplicit && !path.includes('pg_catalog') ? ['pg_catalog', ...path] : path;
+  const path = ctx.searchPath.map((s) => (s === '$user' ? ctx.user : s)).filter((s) => existing.has(s) || s === TEMP_SCHEMA_ALIAS);
+  const withCatalog = includeImplicit && !path.includes('pg_catalog') ? ['pg_catalog', ...path] : path;
+  const temp = w?.tempNamespace;
+  // The temporary schema is implicit unless search_path names it (pg_temp), like pg_catalog.
+  const named = path.includes(TEMP_SCHEMA_ALIAS) || (temp !== undefined && path.includes(temp));
+  return withTempNamespace(withCatalog, includeImplicit || named ? temp : undefined);
 }
 
 /** pg_get_serial_sequence: the sequence owned by the column (serial, identity or OWNED BY), schema-qualified. */
@@ -112,6 +117,12 @@ function isVisible(ctx: EvalContext, oid: number): boolean {
   const reg = ctx.virtualTables as VirtualTableRegistry | undefined;
   const vt = reg?.list().find((v) => v.oid === oid);
   return vt !== undefined && schemas.includes(vt.schema);
+}
+
+/** pg_my_temp_schema(): the session's temporary schema, 0 before its first temporary table. */
+function myTempSchemaOid(ctx: EvalContext): number {
+  const temp = lakeWarehouse(ctx.warehouse)?.tempNamespace;
+  return temp === undefined ? 0 : namespaceOid(temp);
 }
 
 function setting(ctx: EvalContext, name: string): string | undefined {
@@ -242,7 +253,8 @@ export function registerCatalogFunctions(): void {
   for (const n of ['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']) reg({ name: n, args: [T.oid], returns: T.int8, impl: () => 0n });
   reg({ name: 'pg_database_size', args: ['any'], returns: T.int8, impl: () => 0n });
   reg({ name: 'txid_current', args: [], returns: T.int8, volatile: true, impl: () => 1n });
-  reg({ name: 'pg_my_temp_schema', args: [], returns: T.oid, impl: () => 0 });
+  reg({ name: 'pg_my_temp_schema', args: [], returns: T.oid, impl: (_a, ctx) => myTempSchemaOid(ctx) });
+  // Other sessions' temporary schemas are never in this session's catalog, so no oid it can meet is one.
   reg({ name: 'pg_is_other_temp_schema', args: [T.oid], returns: T.bool, impl: () => false });
   reg({ name: 'pg_postmaster_start_time', args: [], returns: { kind: 'timestamptz' }, impl: () => STARTED_MICROS });
   reg({ name: 'pg_conf_load_time', args: [], returns: { kind: 'timestamptz' }, impl: () => STARTED_MICROS });

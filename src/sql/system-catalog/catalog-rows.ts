@@ -7,6 +7,7 @@ import {
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { pgTypeRows } from './pg-type-rows.js';
+import { isTempNamespaceName } from '../../common/temp-namespace.js';
 import { serviceViewRows } from './service-relations.js';
 import { catalogShapes } from './catalog-shapes.js';
 import { isTablesViewRows, isViewsRows, pgClassViewRows, pgDescriptionRows, pgViewsRows, viewAttributeRows } from './view-catalog-rows.js';
@@ -56,18 +57,23 @@ const classDefaults: Row = {
   relacl: null, reloptions: null, relpartbound: null,
 };
 
+/** relpersistence: 't' for the session's temporary tables (the only ones of a pg_temp_N schema it sees). */
+function persistence(t: CatalogTableInfo): string {
+  return isTempNamespaceName(t.namespace) ? 't' : 'p';
+}
+
 function pgClass(v: CatalogView): Row[] {
   const rows: Row[] = [];
   for (const t of v.tables) {
     rows.push({
       ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relam: HEAP_AM_OID, relfilenode: t.id,
-      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0, ...constraintClassFlags(v, t),
+      relpersistence: persistence(t), relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0, ...constraintClassFlags(v, t),
       reloptions: t.properties && Object.keys(t.properties).length > 0 ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
     });
     if (t.primaryKey.length > 0) {
       rows.push({
         ...classDefaults, oid: primaryKeyIndexOid(t.id), relname: pkName(t), relnamespace: namespaceOid(t.namespace), relam: BTREE_AM_OID,
-        relkind: 'i', relnatts: t.primaryKey.length, reltuples: 0,
+        relpersistence: persistence(t), relkind: 'i', relnatts: t.primaryKey.length, reltuples: 0,
       });
     }
     rows.push(...uniquePgClassRows(t, classDefaults));
@@ -255,7 +261,7 @@ function isSchemata(v: CatalogView): Row[] {
 
 function isTables(v: CatalogView): Row[] {
   const rows: Row[] = v.tables.map((t) => ({
-    table_catalog: v.ctx.database, table_schema: t.namespace, table_name: t.name, table_type: 'BASE TABLE', self_referencing_column_name: null,
+    table_catalog: v.ctx.database, table_schema: t.namespace, table_name: t.name, table_type: isTempNamespaceName(t.namespace) ? 'LOCAL TEMPORARY' : 'BASE TABLE', self_referencing_column_name: null,
     reference_generation: null, user_defined_type_catalog: null, user_defined_type_schema: null, user_defined_type_name: null,
     is_insertable_into: 'YES', is_typed: 'NO', commit_action: null,
   }));

@@ -29,6 +29,8 @@ export interface CatalogWarehouse {
   listViews?(namespace?: string): readonly CatalogViewInfo[];
   getViewById?(id: number): CatalogViewInfo | undefined;
   listComments?(): readonly CatalogComment[];
+  /** The session's temporary schema (`pg_temp_N`) once it has one. */
+  readonly tempNamespace?: string | undefined;
 }
 
 /** A view as the catalog relations show it (src/lake's ViewMetadata satisfies it). */
