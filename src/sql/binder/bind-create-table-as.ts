@@ -30,10 +30,8 @@ export function bindSelectInto(ctx: BindContext, n: Raw): BoundStatement {
 
 function bindDerivedTable(ctx: BindContext, into: Raw, query: Raw, ifNotExists: boolean): BoundStatement {
   const rv = into.rel;
-  if (rv.relpersistence === 't') throw new FloeError(SqlState.featureNotSupported, 'temporary tables are not supported', { position: positionOf(rv) });
-  if (into.onCommit && into.onCommit !== 'ONCOMMIT_NOOP') {
-    throw new FloeError(SqlState.featureNotSupported, 'ON COMMIT is only for temporary tables, which Floe does not support', { position: positionOf(rv) });
-  }
+  if (rv.relpersistence === 't') throw new FloeError(SqlState.featureNotSupported, 'CREATE TEMP TABLE … AS and SELECT … INTO TEMP are not supported yet', { position: positionOf(rv) });
+  if (into.onCommit && into.onCommit !== 'ONCOMMIT_NOOP') throw new FloeError('42P16', 'ON COMMIT can only be used on temporary tables');
   const [tag, s] = unwrap(query);
   if (tag !== 'SelectStmt') throw new FloeError(SqlState.featureNotSupported, `CREATE TABLE AS ${tag} is not supported`, { position: positionOf(rv) });
   const bound = bindSelect(ctx, s, undefined);
