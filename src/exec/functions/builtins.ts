@@ -5,6 +5,7 @@ import { registerBuiltinOperators } from './builtin-operators.js';
 import { registerBuiltinMiscFunctions } from './builtin-misc-functions.js';
 import { registerBuiltinSetFunctions } from './builtin-set-functions.js';
 import { registerBuiltinSequenceFunctions } from './builtin-sequence-functions.js';
+import { registerBuiltinServerFunctions } from './builtin-server-functions.js';
 import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
 import { setBuiltinLoader } from './function-registry.js';
 
@@ -18,6 +19,7 @@ export function registerBuiltins(): void {
   registerBuiltinMiscFunctions();
   registerBuiltinSetFunctions();
   registerBuiltinSequenceFunctions();
+  registerBuiltinServerFunctions();
 }
 
 setBuiltinLoader(registerBuiltins);

@@ -39,6 +39,20 @@ export type ParamSpec = SqlType | 'any' | 'anyelement' | 'anyarray';
 /** A scalar implementation: called with non-NULL args when strict. Values are canonical. */
 export type ScalarImpl = (args: unknown[], ctx: EvalContext) => unknown;
 
+/**
+ * A scalar that waits (pg_sleep, pg_advisory_lock): called row by row, in order,
+ * before the batch's other expressions, with the statement's cancel signal.
+ */
+export type AsyncScalarImpl = (args: unknown[], ctx: EvalContext, signal: AbortSignal | undefined) => Promise<unknown>;
+
+export interface AsyncScalarFunctionDef {
+  readonly name: string;
+  readonly args: readonly ParamSpec[];
+  readonly returns: SqlType;
+  readonly impl: AsyncScalarImpl;
+  readonly strict?: boolean;
+}
+
 export interface ScalarFunctionDef {
   readonly name: string;
   readonly args: readonly ParamSpec[];
@@ -168,6 +182,7 @@ interface Entry {
   readonly vector?: VectorImpl;
   readonly aggregate?: (argTypes: readonly SqlType[]) => AggregateImpl;
   readonly set?: SetImpl;
+  readonly asyncScalar?: AsyncScalarImpl;
 }
 
 const byName = new Map<string, Entry[]>();
@@ -213,6 +228,17 @@ export function registerScalarFunction(def: ScalarFunctionDef): string {
     id, name: def.name.toLowerCase(), kind: 'scalar', args: def.args, variadic: def.variadic ?? false,
     returns: def.returns, strict: def.strict ?? true, volatile: def.volatile ?? false, scalar: def.impl,
     scalarFor: def.implFor, vector: def.strict === false ? undefined : def.vector,
+  });
+  return id;
+}
+
+/** An async scalar: always volatile, so never folded; compile-expr awaits it before the batch's pass. */
+export function registerAsyncScalarFunction(def: AsyncScalarFunctionDef): string {
+  const id = `${def.name}(${def.args.map(specKey).join(',')})`;
+  add({
+    id, name: def.name.toLowerCase(), kind: 'scalar', args: def.args, variadic: false, returns: def.returns,
+    strict: def.strict ?? true, volatile: true, asyncScalar: def.impl,
+    scalar: () => { throw new Error(`${id} waits and must be awaited`); },
   });
   return id;
 }
@@ -384,7 +410,7 @@ export function functionById(id: string): ResolvedFunctionImpl | undefined {
   ensureBuiltins();
   const e = byId.get(id);
   if (!e) return undefined;
-  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, vector: e.vector, aggregate: e.aggregate, set: e.set };
+  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, vector: e.vector, aggregate: e.aggregate, set: e.set, asyncScalar: e.asyncScalar };
 }
 
 export interface ResolvedFunctionImpl {
@@ -397,6 +423,8 @@ export interface ResolvedFunctionImpl {
   readonly vector: VectorImpl | undefined;
   readonly aggregate: ((argTypes: readonly SqlType[]) => AggregateImpl) | undefined;
   readonly set: SetImpl | undefined;
+  /** Set for functions that wait (registerAsyncScalarFunction). */
+  readonly asyncScalar: AsyncScalarImpl | undefined;
 }
 
 /** Every registered function name (for pg_proc). */
