@@ -117,7 +117,9 @@ for (const target of targetFactories()) {
       assert.equal(r.code, 0, r.stderr);
       const pid = /^\s*(\d+)\s*$/m.exec(r.stdout.split('pid')[1] ?? '')?.[1];
       assert.ok(pid !== undefined, r.stdout);
-      assert.equal(r.stdout.replaceAll(pid, '<pid>'), [
+      // The pid table's width follows the pid's digits; what must match is the notification and its place.
+      const lines = r.stdout.replaceAll(pid, '<pid>').split('\n');
+      assert.deepEqual(lines.slice(0, 7), [
         'LISTEN',
         ' n ',
         '---',
@@ -125,13 +127,8 @@ for (const target of targetFactories()) {
         '(1 row)',
         '',
         'Asynchronous notification "ch" with payload "hi" received from server process with PID <pid>.',
-        '  pid  ',
-        '-------',
-        ' <pid>',
-        '(1 row)',
-        '',
-        '',
-      ].join('\n'));
+      ]);
+      assert.deepEqual(lines.slice(9, 11), [' <pid>', '(1 row)']);
     });
   });
 }

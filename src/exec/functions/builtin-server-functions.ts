@@ -71,7 +71,7 @@ export function registerBuiltinServerFunctions(): void {
     name: 'pg_terminate_backend', args: [int4, int8], returns: bool,
     impl: (a, ctx) => {
       const timeout = a[1] as bigint;
-      if (timeout < 0n) throw new FloeError(SqlState.invalidParameterValue, '"timeout" must not be negative');
+      if (timeout < 0n) throw new FloeError(SqlState.numericValueOutOfRange, '"timeout" must not be negative');
       return server(ctx, 'pg_terminate_backend').terminateBackend(a[0] as number, Number(timeout));
     },
   });
