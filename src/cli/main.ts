@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
 import { openWarehouse } from '../lake/index.js';
-import { DEFAULT_QUERY_MEMORY_LIMIT, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
+import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { loadSqlParser } from '../sql/index.js';
 import { createSystemCatalog, registerCatalogFunctions } from '../sql/system-catalog/index.js';
 import { startWireServer } from '../wire/index.js';
@@ -82,6 +82,8 @@ async function serve(argv: string[]): Promise<void> {
   const auth = usersAuthProvider(usersFilePath(dataDir));
   const optimizing = createOptimizingRuntime(warehouse, { ...optimizerFlags, logger: logger.child({ component: 'optimizer' }) });
   let port = Number(values.port);
+  // The server's sessions, as pg_stat_activity, pg_cancel_backend, NOTIFY and advisory locks see them.
+  const registry = new SessionRegistry();
   const server = await startWireServer({
     host: values.host!,
     port,
@@ -90,7 +92,7 @@ async function serve(argv: string[]): Promise<void> {
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls: values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) },
-    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, optimizing: optimizing.service }),
+    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, optimizing: optimizing.service, registry }),
   });
   port = server.port;
   optimizing.start();

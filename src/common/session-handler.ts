@@ -15,6 +15,18 @@ export interface StartupInfo {
   readonly parameters: Readonly<Record<string, string>>;
   readonly remoteAddress: string;
   readonly processId: number;
+  /** The client's TCP port (pg_stat_activity.client_port); absent for a socket without one. */
+  readonly remotePort?: number;
+  /** When the client connected, in microseconds since the epoch (pg_stat_activity.backend_start). */
+  readonly connectedAtMicros?: bigint;
+}
+
+/** A NOTIFY delivered to a listening session (NotificationResponse). */
+export interface Notification {
+  /** The notifying session's process id. */
+  readonly processId: number;
+  readonly channel: string;
+  readonly payload: string;
 }
 
 /** One RowDescription field, as PostgreSQL fills it. */
@@ -99,6 +111,12 @@ export type StatementResult =
 export interface SessionEvents {
   parameterStatus(name: string, value: string): void;
   notice(notice: Notice): void;
+  /** Interrupts the connection's running statement, as its CancelRequest would (pg_cancel_backend). */
+  cancel?(): void;
+  /** Ends the connection with FATAL 57P01, interrupting what it runs (pg_terminate_backend). */
+  terminate?(): void;
+  /** Queues a NotificationResponse; the wire sends it once the session is outside a transaction block. */
+  notification?(notification: Notification): void;
 }
 
 /** A parsed statement (extended protocol). The wire hands the same object back to bind(), so a session may extend it. */
@@ -143,6 +161,18 @@ export interface SessionHandler {
   /** Sync after an error inside an implicit extended-protocol transaction. */
   sync(): Promise<void>;
   transactionStatus(): TransactionStatus;
+  /**
+   * The wire is about to send ReadyForQuery: the query cycle is over. An autocommit
+   * statement's transaction ends here (its NOTIFYs go out, its transaction-level locks
+   * are released) and the session reports itself idle, as PostgreSQL does at that point.
+   */
+  readyForQuery?(): void;
+  /**
+   * How long the wire may wait for the next message before ending the connection, by
+   * PostgreSQL's idle timeouts: idle_in_transaction_session_timeout inside a transaction
+   * block, idle_session_timeout outside one. 0 waits forever.
+   */
+  idleTimeout?(): { readonly ms: number; readonly inTransaction: boolean };
   /** Connection closed: roll back any open transaction, release everything. */
   close(): Promise<void>;
 }

@@ -15,6 +15,7 @@
  *   interval → Interval { months, days, micros: bigint }
  *   uuid → string (lower-case canonical form)    json, jsonb → string (the JSON text)
  *   oid, regclass, regtype, regproc → number    array of T → (T | null)[]
+ *   void → '' (what a void function returns: an empty, non-NULL field)
  *   SQL NULL → null
  */
 export type SqlType =
@@ -44,7 +45,8 @@ export type SqlType =
   | { readonly kind: 'regtype' }
   | { readonly kind: 'regproc' }
   | { readonly kind: 'unknown' }
-  | { readonly kind: 'array'; readonly element: SqlType };
+  | { readonly kind: 'array'; readonly element: SqlType }
+  | { readonly kind: 'void' };
 
 export type SqlTypeKind = SqlType['kind'];
 
@@ -82,6 +84,7 @@ export const typeOids: Readonly<Record<Exclude<SqlTypeKind, 'array'>, { readonly
   regtype: { oid: 2206, arrayOid: 2211 },
   uuid: { oid: 2950, arrayOid: 2951 },
   jsonb: { oid: 3802, arrayOid: 3807 },
+  void: { oid: 2278, arrayOid: 0 },
 };
 
 export function typeOid(t: SqlType): number {
@@ -114,6 +117,7 @@ export function typeLength(t: SqlType): number {
     case 'int8': case 'float8': case 'time': case 'timestamp': case 'timestamptz': return 8;
     case 'interval': case 'uuid': return 16;
     case 'name': return 64;
+    case 'void': return 4;
     case 'unknown': return -2;
     default: return -1;
   }

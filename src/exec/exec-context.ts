@@ -4,6 +4,7 @@ import type { VirtualTableRegistry } from './virtual-table.js';
 import type { PhysicalPlan } from './plan/physical-plan.js';
 import type { ScanPool } from './pool/scan-pool.js';
 import type { SessionSequences } from './session-sequences.js';
+import type { ServerFunctions } from './server-functions.js';
 
 /** src/lake's Warehouse and LakeTransaction, under the names the executor's API has used since its first commit. */
 export type ExecWarehouse = Warehouse;
@@ -55,4 +56,6 @@ export interface ExecContext {
   readonly transactionStartMicros?: bigint;
   /** The session's sequences, for nextval and friends. */
   readonly sequences?: SessionSequences;
+  /** The server's sessions, for the server functions and pg_stat_activity / pg_locks. */
+  readonly server?: ServerFunctions;
 }

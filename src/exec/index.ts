@@ -32,3 +32,4 @@ export type { TextIoSettings } from './types/text-io.js';
 export { compareValues, valueKey } from './types/value-ops.js';
 export { registerRegTypeResolver, regTypeInput, regTypeOutput } from './types/reg-types.js';
 export type { RegTypeKind, RegTypeResolver } from './types/reg-types.js';
+export type * from './server-functions.js';

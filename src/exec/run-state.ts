@@ -50,6 +50,7 @@ export function createRunState(ctx: ExecContext): RunState {
       statementStartMicros: now,
       ...(ctx.setSetting === undefined ? {} : { setSetting: ctx.setSetting }),
       ...(ctx.sequences === undefined ? {} : { sequences: ctx.sequences }),
+      ...(ctx.server === undefined ? {} : { server: ctx.server }),
     },
     params: ctx.params ?? [],
     signal: ctx.signal,

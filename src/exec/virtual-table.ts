@@ -1,4 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
+import type { ServerFunctions } from './server-functions.js';
 
 /**
  * A relation computed on demand rather than stored in the lake: pg_catalog and
@@ -29,6 +30,8 @@ export interface VirtualTableContext {
   readonly settings: ReadonlyMap<string, string>;
   /** The warehouse (src/lake public API); typed loosely here to keep this contract free of lake internals. */
   readonly warehouse: unknown;
+  /** The server's sessions and locks (pg_stat_activity, pg_locks), when a session runs the query. */
+  readonly server?: ServerFunctions;
 }
 
 /** Looks up virtual relations by schema and name; implemented by src/sql/system-catalog. */

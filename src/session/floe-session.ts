@@ -48,6 +48,10 @@ import { checkNotView, dropViewsDependingOn, runViewDdl, type ViewDdlIo } from '
 import { sessionOptimizingService } from './session-optimizing-service.js';
 import { statementParamTypes } from './statement-param-types.js';
 import { SessionWarehouse } from './session-warehouse.js';
+import { durationSettingMs, formatDurationMs, isDurationSetting, parseDurationSetting } from '../common/duration-setting.js';
+import { SessionServerFunctions } from './session-server-functions.js';
+import { processSessionRegistry, type SessionRegistry } from './session-registry.js';
+import { startStatementTimer, timedResult } from './statement-timeout.js';
 
 export interface SessionDeps {
   readonly warehouse: Warehouse;
@@ -61,6 +65,8 @@ export interface SessionDeps {
   readonly queryMemoryLimit?: string;
   /** The self-optimizing service (floe serve's scheduler); without one, an inline service per warehouse. */
   readonly optimizing?: OptimizingService;
+  /** The server's live sessions and advisory locks; without one, the process-wide registry. */
+  readonly registry?: SessionRegistry;
 }
 
 type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
@@ -160,6 +166,8 @@ class FloeSession implements SessionHandler {
   readonly #cursors = new Map<string, Cursor>();
   readonly #sequences: SessionSequenceState;
   readonly #optimizing: OptimizingService;
+  /** pg_stat_activity, LISTEN/NOTIFY, advisory locks, signals to other sessions. */
+  readonly #server: SessionServerFunctions;
 
   constructor(deps: SessionDeps) {
     this.#temp = new SessionWarehouse(deps.warehouse, deps.startup.processId);
@@ -168,11 +176,19 @@ class FloeSession implements SessionHandler {
     if (deps.port !== undefined) this.#settings.set('port', String(deps.port));
     this.#settings.set('floe.backend_pid', String(deps.startup.processId));
     this.#settings.set(QUERY_MEMORY_LIMIT, deps.queryMemoryLimit ?? DEFAULT_QUERY_MEMORY_LIMIT);
-    for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, v);
+    for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, isDurationSetting(name) ? formatDurationMs(parseDurationSetting(name, v)) : v);
     this.#defaults = new Map(this.#settings);
     this.#sequences = new SessionSequenceState(this.#temp);
     this.#optimizing = sessionOptimizingService(deps.warehouse, deps.optimizing);
     deps.catalog.attachServices?.(this.#temp, this.#optimizing);
+    this.#server = new SessionServerFunctions(deps.registry ?? processSessionRegistry, {
+      startup: deps.startup,
+      settings: () => this.#settings,
+      transactionStatus: () => this.transactionStatus(),
+      transactionStartMicros: () => (this.#txn === undefined || this.#txn.implicit ? undefined : this.#txn.startMicros),
+      events: () => this.#events,
+      warning: (message) => this.#notice('WARNING', '01000', message),
+    });
   }
 
   /** What `self-optimizing.group` may name: the service's groups. */
@@ -199,7 +215,19 @@ class FloeSession implements SessionHandler {
     // Autocommit statements finish their own transactions; nothing is left open between Syncs.
   }
 
+  readyForQuery(): void {
+    // An autocommit statement's transaction ends with its query cycle (a failed one was rolled back in #fail).
+    if (this.#txn === undefined) this.#server.transactionEnded(true);
+    this.#server.cycleEnded();
+  }
+
+  idleTimeout(): { ms: number; inTransaction: boolean } {
+    const inTransaction = this.transactionStatus() !== 'I';
+    return { ms: durationSettingMs(this.#settings, inTransaction ? 'idle_in_transaction_session_timeout' : 'idle_session_timeout'), inTransaction };
+  }
+
   async close(): Promise<void> {
+    this.#server.close();
     for (const c of this.#cursors.values()) await c.iterator.return?.();
     this.#cursors.clear();
     const t = this.#txn;
@@ -211,6 +239,7 @@ class FloeSession implements SessionHandler {
   async *simpleQuery(sql: string, signal: AbortSignal): AsyncIterable<StatementResult> {
     // An implicit transaction left by a query string the wire stopped reading early ends here.
     await this.#endImplicit(false);
+    this.#server.statementStarted(sql);
     let stmts: ParsedStatement[];
     try {
       stmts = sql.trim() === '' ? [] : parseStatements(sql);
@@ -227,7 +256,13 @@ class FloeSession implements SessionHandler {
     let ok = false;
     try {
       for (const stmt of stmts) {
-        yield await this.#guard(() => this.#runParsed(stmt, [], undefined, signal));
+        // statement_timeout runs per statement, and on while the wire streams its rows.
+        const timer = startStatementTimer(signal, durationSettingMs(this.#settings, 'statement_timeout'));
+        try {
+          yield await this.#guard(() => this.#runParsed(stmt, [], undefined, timer.signal));
+        } finally {
+          timer.stop();
+        }
       }
       ok = true;
     } finally {
@@ -266,15 +301,21 @@ class FloeSession implements SessionHandler {
     const t = this.#txn;
     if (!t?.implicit) return;
     this.#txn = undefined;
-    this.#restoreSettings(t, ok && !t.failed);
+    const commit = ok && !t.failed;
+    this.#restoreSettings(t, commit);
     await this.#closeCursors(false);
     try {
-      if (!t.lake || t.lake.state !== 'open') return;
-      if (ok && !t.failed) await this.#commitLake(t.lake);
-      else await t.lake.abort().catch(() => undefined);
+      if (t.lake && t.lake.state === 'open') {
+        if (commit) await this.#commitLake(t.lake);
+        else await t.lake.abort().catch(() => undefined);
+      }
+    } catch (e) {
+      this.#server.transactionEnded(false);
+      throw e;
     } finally {
-      await this.#temp.endTransaction(ok && !t.failed);
+      await this.#temp.endTransaction(commit);
     }
+    this.#server.transactionEnded(commit);
   }
 
   async prepare(sql: string, paramTypeOids: readonly number[]): Promise<PreparedStatement> {
@@ -305,7 +346,14 @@ class FloeSession implements SessionHandler {
       execute: (signal) => this.#guard(async () => {
         if (p.stmt === undefined) return { kind: 'empty' } as const;
         this.#checkNotFailed(p.stmt);
-        return this.#runBound(this.#preparedPlan(p, p.stmt), params, signal);
+        this.#server.statementStarted(p.stmt.source);
+        const timer = startStatementTimer(signal, durationSettingMs(this.#settings, 'statement_timeout'));
+        try {
+          return timedResult(await this.#runBound(this.#preparedPlan(p, p.stmt), params, timer.signal), timer);
+        } catch (e) {
+          timer.stop();
+          throw e;
+        }
       }),
       close: () => undefined,
     };
@@ -341,6 +389,7 @@ class FloeSession implements SessionHandler {
 
   #fail(): void {
     if (this.#txn) this.#txn.failed = true;
+    else this.#server.transactionEnded(false);
   }
 
   #checkNotFailed(stmt: ParsedStatement): void {
@@ -436,6 +485,7 @@ class FloeSession implements SessionHandler {
       onRowsAffected: onRows,
       transactionStartMicros: this.#txn?.startMicros ?? nowMicros(),
       sequences: this.#sequences,
+      server: this.#server,
     };
   }
 
@@ -638,15 +688,21 @@ class FloeSession implements SessionHandler {
         this.#restoreSettings(t, !t.failed);
         await this.#closeCursors(false);
         if (t.failed) {
+          this.#server.transactionEnded(false);
           if (t.lake?.state === 'open') await t.lake.abort().catch(() => undefined);
           await this.#temp.endTransaction(false);
           return command('ROLLBACK');
         }
         try {
           if (t.lake) await this.#commitLake(t.lake);
+        } catch (e) {
+          this.#server.transactionEnded(false);
+          throw e;
         } finally {
           await this.#temp.endTransaction(t.lake === undefined || t.lake.state === 'committed');
         }
+        // NOTIFYs go out, and transaction-level advisory locks are released, only once the commit holds.
+        this.#server.transactionEnded(true);
         return command('COMMIT');
       }
       case 'rollback': {
@@ -657,6 +713,7 @@ class FloeSession implements SessionHandler {
         }
         this.#txn = undefined;
         this.#restoreSettings(t, false);
+        this.#server.transactionEnded(false);
         await this.#closeCursors(false);
         if (t.lake?.state === 'open') await t.lake.abort();
         await this.#temp.endTransaction(false);
@@ -763,9 +820,15 @@ class FloeSession implements SessionHandler {
       case 'copyTo': return this.#copyTo(c, signal);
       case 'explain': return this.#explain(c, signal, params);
       case 'call': return this.#call(c.procedure, await this.#evalArgs(c.args.plan, c.args.types, signal), c.argNames);
-      case 'listen': return command('LISTEN');
-      case 'unlisten': return command('UNLISTEN');
-      case 'notify': return command('NOTIFY');
+      case 'listen':
+        this.#server.notifications.listen(c.channel);
+        return command('LISTEN');
+      case 'unlisten':
+        this.#server.notifications.unlisten(c.channel);
+        return command('UNLISTEN');
+      case 'notify':
+        this.#server.notify(c.channel, c.payload ?? '');
+        return command('NOTIFY');
       case 'noop': return command(c.tag);
     }
   }
@@ -810,6 +873,7 @@ class FloeSession implements SessionHandler {
     if (name === 'client_encoding') v = 'UTF8';
     if (name === 'timezone' && /^(local|default)$/i.test(v)) v = 'UTC';
     if (name === QUERY_MEMORY_LIMIT) parseMemorySetting(name, v);
+    if (isDurationSetting(name)) v = formatDurationMs(parseDurationSetting(name, v));
     // SET … TO DEFAULT (no value) puts back the default, which needs no check.
     if (value !== null) checkRuntimeFilterSetting(name, v);
     this.#setSetting(name, v);

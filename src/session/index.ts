@@ -5,3 +5,4 @@ export { SERVER_VERSION, SERVER_VERSION_NUM } from './session-settings.js';
 export { formatCopyRow, parseCopyText } from './copy-format.js';
 export { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, parseMemorySetting } from './memory-setting.js';
 export { sweepDeadSessionDirectories } from './temp-directory.js';
+export { SessionRegistry } from './session-registry.js';

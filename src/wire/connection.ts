@@ -7,6 +7,7 @@ import { FloeError } from '../common/floe-error.js';
 import { decodeUtf8Strict } from '../common/utf8.js';
 import { authenticate, type AuthChannel } from './auth/authenticate.js';
 import { ClientGone } from './client-gone.js';
+import { SilentClose } from './silent-close.js';
 import { receiveCopyIn, sendCopyOut, type CopyIo } from './copy-protocol.js';
 import { statementCanceled } from './statement-canceled.js';
 import type { CancelRegistry } from './cancel-registry.js';
@@ -15,11 +16,11 @@ import { codecForOid } from './codecs/codec-for-oid.js';
 import { errorFields, isFatal, noticeFields } from './error-fields.js';
 import type { Bind, Close, Describe, Execute, Parse } from './messages/extended-query.js';
 import type { FrontendMessage } from './messages/frontend-message.js';
-import { MessageDecoder } from './messages/message-decoder.js';
-import type { StartupMessage } from './messages/startup.js';
+import { MessageDecoder, type DecodedMessage } from './messages/message-decoder.js';
+import { UnsupportedProtocolVersion, type StartupMessage } from './messages/startup.js';
 import { resolveFormats, RowEncoder } from './row-encoder.js';
 import type {
-  AuthProvider, BoundPortal, ColumnDescription, PreparedStatement, RowBatch, SessionEvents, SessionHandler,
+  AuthProvider, BoundPortal, ColumnDescription, Notification, PreparedStatement, RowBatch, SessionEvents, SessionHandler,
   StartupInfo, StatementResult,
 } from './session-handler.js';
 import { SocketReader } from './socket-reader.js';
@@ -78,6 +79,12 @@ function adminShutdown(): FloeError {
   return new FloeError('57P01', 'terminating connection due to administrator command', { severity: 'FATAL' });
 }
 
+function idleTimeoutError(inTransaction: boolean): FloeError {
+  return inTransaction
+    ? new FloeError('25P03', 'terminating connection due to idle-in-transaction timeout', { severity: 'FATAL' })
+    : new FloeError('57P05', 'terminating connection due to idle-session timeout', { severity: 'FATAL' });
+}
+
 export class Connection {
   readonly #opts: ConnectionOptions;
   #socket: Duplex;
@@ -95,11 +102,20 @@ export class Connection {
   #startupTimedOut = false;
   readonly #ctx: CodecContext;
   readonly #remoteAddress: string;
+  readonly #remotePort: number | undefined;
+  readonly #connectedAtMicros = BigInt(Date.now()) * 1000n;
+  /** NOTIFYs for this session, held until it is outside a transaction block (PostgreSQL delivers between transactions). */
+  readonly #notifications: Notification[] = [];
+  /** Set while waiting for a message after ReadyForQuery: a notification aborts it to be sent at once. */
+  #idleWake: AbortController | undefined;
+  /** True from ReadyForQuery until the next message: the session is idle between query cycles. */
+  #afterReadyForQuery = false;
 
   constructor(socket: Socket, opts: ConnectionOptions) {
     this.#opts = opts;
     this.#socket = socket;
     this.#remoteAddress = socket.remoteAddress ?? '';
+    this.#remotePort = socket.remotePort;
     this.#reader = new SocketReader(new MessageDecoder(opts.maxMessageBytes), socket);
     this.#writer = new SocketWriter(socket);
     const self = this;
@@ -150,9 +166,17 @@ export class Connection {
 
   async #fail(e: unknown): Promise<void> {
     if (e instanceof ClientGone) return;
+    if (e instanceof SilentClose) {
+      this.#opts.logger.info({ remote: this.#remoteAddress }, e.message);
+      return;
+    }
     if (!(e instanceof FloeError)) this.#opts.logger.error({ err: e }, 'connection failed');
-    const fields = errorFields(e);
-    this.#writer.send({ kind: 'ErrorResponse', fields: { ...fields, severity: 'FATAL' } });
+    if (e instanceof UnsupportedProtocolVersion && e.majorVersion < 3) {
+      // The version-2 format the client asked for: 'E', the text, a NUL, and no length word.
+      this.#writer.sendUnframed(Buffer.from(`E${e.severity}:  ${e.message}\n\0`));
+    } else {
+      this.#writer.send({ kind: 'ErrorResponse', fields: { ...errorFields(e), severity: 'FATAL' } });
+    }
     try {
       await this.#writer.flush();
     } catch {
@@ -230,6 +254,7 @@ export class Connection {
     for (const [k, v] of Object.entries(startup.parameters)) if (!k.startsWith('_pq_.')) parameters[k] = v;
     const handler = this.#opts.createSession({
       user, database, parameters, remoteAddress: this.#remoteAddress, processId: this.#processId,
+      ...(this.#remotePort === undefined ? {} : { remotePort: this.#remotePort }), connectedAtMicros: this.#connectedAtMicros,
     });
     this.#handler = handler;
     this.#opts.logger.debug({ pid: this.#processId, user, database, remote: this.#remoteAddress }, 'session started');
@@ -277,7 +302,27 @@ export class Connection {
       notice: (n) => {
         if (this.#state.kind !== 'closed') this.#writer.send({ kind: 'NoticeResponse', fields: noticeFields(n) });
       },
+      cancel: () => this.#cancelRunning(),
+      terminate: () => this.#terminate(),
+      notification: (n) => {
+        if (this.#state.kind === 'closed') return;
+        this.#notifications.push(n);
+        this.#idleWake?.abort();
+      },
     };
+  }
+
+  /** pg_terminate_backend: FATAL 57P01 now, interrupting a running statement or a wait for the next message. */
+  #terminate(): void {
+    this.#shutdownRequested = true;
+    if (this.#state.kind === 'running') this.#state.abort.abort(adminShutdown());
+    else if (this.#waitingForMessage) this.#reader.interrupt();
+  }
+
+  #sendNotifications(): void {
+    for (const n of this.#notifications.splice(0)) {
+      this.#writer.send({ kind: 'NotificationResponse', processId: n.processId, channel: n.channel, payload: n.payload });
+    }
   }
 
   #parameterStatus(name: string, value: string): void {
@@ -290,8 +335,12 @@ export class Connection {
   }
 
   async #readyForQuery(): Promise<void> {
-    this.#writer.send({ kind: 'ReadyForQuery', status: this.#session.transactionStatus() });
+    this.#session.readyForQuery?.();
+    const status = this.#session.transactionStatus();
+    if (status === 'I') this.#sendNotifications();
+    this.#writer.send({ kind: 'ReadyForQuery', status });
     await this.#writer.flush();
+    this.#afterReadyForQuery = true;
   }
 
   get #session(): SessionHandler {
@@ -310,7 +359,8 @@ export class Connection {
         const pending = await this.#reader.next();
         return pending?.kind === 'Terminate' ? pending : null;
       }
-      const m = await this.#reader.next();
+      const m = await this.#idleRead();
+      this.#afterReadyForQuery = false;
       if (m === null) return null;
       if (m.kind === 'StartupMessage' || m.kind === 'SSLRequest' || m.kind === 'GSSENCRequest' || m.kind === 'CancelRequest') {
         throw new FloeError('08P01', 'unexpected startup packet', { severity: 'FATAL' });
@@ -318,6 +368,36 @@ export class Connection {
       return m;
     } finally {
       this.#waitingForMessage = false;
+    }
+  }
+
+  /**
+   * Reads the next message. Idle after ReadyForQuery, it also sends notifications as
+   * they arrive (outside a transaction block) and enforces the idle timeouts.
+   */
+  async #idleRead(): Promise<DecodedMessage | null> {
+    if (!this.#afterReadyForQuery) return this.#reader.next();
+    const timeout = this.#session.idleTimeout?.();
+    const deadline = timeout !== undefined && timeout.ms > 0 ? Date.now() + timeout.ms : undefined;
+    for (;;) {
+      if (this.#session.transactionStatus() === 'I' && this.#notifications.length > 0) {
+        this.#sendNotifications();
+        await this.#writer.flush();
+      }
+      const wake = new AbortController();
+      this.#idleWake = wake;
+      let timedOut = false;
+      const timer = deadline === undefined
+        ? undefined
+        : setTimeout(() => { timedOut = true; wake.abort(); }, Math.max(0, deadline - Date.now()));
+      try {
+        const m = await this.#reader.next(wake.signal);
+        if (m !== 'aborted') return m;
+        if (timedOut) throw idleTimeoutError(timeout!.inTransaction);
+      } finally {
+        clearTimeout(timer);
+        this.#idleWake = undefined;
+      }
     }
   }
 
@@ -350,6 +430,9 @@ export class Connection {
           if (isFatal(e) || e instanceof ClientGone) throw e;
           this.#sendError(e);
           this.#state = { kind: 'failed' };
+          // PostgreSQL flushes an error at once: a client that sent Execute + Flush without Sync
+          // (cursor and stream clients) is waiting for it, and the Flush it sent is now skipped.
+          await this.#writer.flush();
         }
         return;
       case 'Sync':

@@ -37,6 +37,11 @@ export class SocketWriter {
     encoder.writeRow(this.#out, batch, row, ctx);
   }
 
+  /** Bytes with no framing: a version-2 error for a client that asked for protocol 2. */
+  sendUnframed(bytes: Buffer): void {
+    this.#out.bytes(bytes);
+  }
+
   /** A single unframed byte, the answer to SSLRequest/GSSENCRequest. */
   sendByte(b: number): void {
     this.#out.byte(b);

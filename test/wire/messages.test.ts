@@ -6,6 +6,7 @@ import { writeBackendMessage, type BackendMessage } from '../../src/wire/message
 import { MessageDecoder, type DecodedMessage } from '../../src/wire/messages/message-decoder.js';
 import { MessageWriter } from '../../src/wire/messages/message-writer.js';
 import { RowEncoder } from '../../src/wire/row-encoder.js';
+import { SilentClose } from '../../src/wire/silent-close.js';
 import { parseBackend } from './raw-client.js';
 
 function encode(...msgs: BackendMessage[]): Buffer {
@@ -116,9 +117,13 @@ describe('decoder rejects malformed input with FATAL 08P01', () => {
   });
   test('length below 4', () => fails(Buffer.concat([startup, Buffer.from([0x51, 0, 0, 0, 3])]), undefined, /invalid message length/));
   test('unknown message type', () => fails(Buffer.concat([startup, Buffer.from([0x7a, 0, 0, 0, 4])]), undefined, /invalid frontend message type 122/));
-  test('startup packet too long or too short', () => {
-    fails(Buffer.from([0, 0x10, 0, 0, 0, 3, 0, 0]), undefined, /startup packet/);
-    fails(Buffer.from([0, 0, 0, 4]), undefined, /startup packet/);
+  test('startup packet too long or too short: dropped silently, as PostgreSQL does', () => {
+    for (const bytes of [Buffer.from([0, 0x10, 0, 0, 0, 3, 0, 0]), Buffer.from([0, 0, 0, 4])]) {
+      const d = new MessageDecoder();
+      d.push(bytes);
+      assert.throws(() => d.next(), (e: unknown) => e instanceof SilentClose && /invalid length of startup packet/.test(e.message));
+      assert.throws(() => d.next(), 'poisoned after an error');
+    }
   });
   test('unsupported protocol version', () => {
     const b = Buffer.from([0, 0, 0, 9, 0, 2, 0, 0, 0]);

@@ -256,7 +256,7 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
     }
     case 'array':
       return vectorFromArray(values.map((v) => (v === undefined ? null : v)) as never, at);
-    case 'numeric': case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown':
+    case 'numeric': case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown': case 'void':
       return utf8Vector(values, at);
     default:
       return vectorFromArray(values.map((v) => (v === undefined ? null : v)) as never, at);

@@ -84,11 +84,15 @@ function isStrict(id: string): boolean {
 
 interface SubqueryNode { readonly expr: Expr & { kind: 'scalarSubquery' | 'exists' | 'inSubquery' } }
 
+/** A call of a function that waits (pg_sleep, pg_advisory_lock): awaited row by row before the batch's pass. */
+interface WaitingCall { readonly expr: Expr; readonly run: (b: ColumnarBatch, ev: Ev) => Promise<unknown[]> }
+
 export function compileExpr(expr: Expr): CompiledExpr {
   const correlated: SubqueryNode[] = [];
   const uncorrelated: SubqueryNode[] = [];
-  const root = compileNode(expr, correlated, uncorrelated);
-  const isAsync = correlated.length > 0 || uncorrelated.length > 0;
+  const waits: WaitingCall[] = [];
+  const root = compileNode(expr, correlated, uncorrelated, waits);
+  const isAsync = correlated.length > 0 || uncorrelated.length > 0 || waits.length > 0;
   const scaled = compileScaled(expr);
   return {
     type: expr.type,
@@ -101,7 +105,10 @@ export function compileExpr(expr: Expr): CompiledExpr {
       const subResults = new Map<Expr, unknown[]>();
       for (const s of uncorrelated) await ensureUncorrelated(s.expr, run);
       for (const s of correlated) subResults.set(s.expr, await evaluateCorrelated(s.expr, batch, run));
-      return root(batch, { run, subResults }, undefined);
+      const ev: Ev = { run, subResults };
+      // Inner calls were pushed first, so an argument that waits is ready before its caller runs.
+      for (const w of waits) subResults.set(w.expr, await w.run(batch, ev));
+      return root(batch, ev, undefined);
     },
   };
 }
@@ -166,8 +173,8 @@ function inResult(v: unknown, t: SqlType, r: SubplanResult, negated: boolean): b
   return negated;
 }
 
-function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: SubqueryNode[]): NodeFn {
-  const c = (x: Expr) => compileNode(x, correlated, uncorrelated);
+function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: SubqueryNode[], waits: WaitingCall[]): NodeFn {
+  const c = (x: Expr) => compileNode(x, correlated, uncorrelated, waits);
   switch (e.kind) {
     case 'column': {
       const idx = e.index;
@@ -194,6 +201,7 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       return (b, ev) => new Array<unknown>(b.numRows).fill(paramValue(ev.run, index, type));
     }
     case 'call': {
+      if (functionById(e.fn)?.asyncScalar !== undefined) return compileWaitingCall(e, c, waits);
       const fused = compileNumericTree(e, c);
       if (fused) return fused;
       // `l_shipinstruct = 'DELIVER IN PERSON'`: a one-item IN, tested on the column's bytes.
@@ -856,6 +864,37 @@ function overBytes(
 }
 
 /** A function call row by row, or through its registered vector kernel when it has one. */
+/**
+ * A call that waits: its arguments are computed for the whole batch, then the
+ * function runs row by row, in order, each call awaited before the next (so two
+ * pg_advisory_lock calls take their locks in row order, as PostgreSQL's would).
+ * It runs for every row, even inside a CASE branch another row takes.
+ */
+function compileWaitingCall(e: Expr & { kind: 'call' }, c: (x: Expr) => NodeFn, waits: WaitingCall[]): NodeFn {
+  const f = functionById(e.fn)!;
+  const wait = f.asyncScalar!;
+  const args = e.args.map(c);
+  waits.push({
+    expr: e,
+    async run(b, ev) {
+      const cols = args.map((a) => a(b, ev, undefined));
+      const out = new Array<unknown>(b.numRows);
+      for (let i = 0; i < b.numRows; i++) {
+        const vals = cols.map((col) => col[i] ?? null);
+        if (f.strict && vals.includes(null)) { out[i] = null; continue; }
+        const r = await wait(vals, ev.run.evalCtx, ev.run.signal);
+        out[i] = r === undefined ? null : r;
+      }
+      return out;
+    },
+  });
+  return (_b, ev) => {
+    const done = ev.subResults.get(e);
+    if (done === undefined) throw new FloeError(SqlState.internalError, `${e.fn} was not awaited before its batch`);
+    return done;
+  };
+}
+
 function compileCall(e: Expr & { kind: 'call' }, c: (x: Expr) => NodeFn): NodeFn {
   const fn = impl(e.fn, e.args.map((a) => a.type));
   const strict = isStrict(e.fn);

@@ -1,3 +1,4 @@
+import type { ServerFunctions } from '../server-functions.js';
 import type { SessionSequences } from '../session-sequences.js';
 
 /**
@@ -25,4 +26,6 @@ export interface EvalContext {
   readonly setSetting?: (name: string, value: string, isLocal: boolean) => string;
   /** nextval / currval / setval / lastval: the session's sequences. Absent where no session runs the query. */
   readonly sequences?: SessionSequences;
+  /** pg_sleep, pg_cancel_backend, pg_notify, advisory locks, pg_stat_activity: the server's sessions. Absent where no session runs the query. */
+  readonly server?: ServerFunctions;
 }

@@ -6,6 +6,7 @@ import { registerBuiltinMiscFunctions } from './builtin-misc-functions.js';
 import { registerBuiltinSetFunctions } from './builtin-set-functions.js';
 import { registerBuiltinJsonSetFunctions } from './builtin-json-set-functions.js';
 import { registerBuiltinSequenceFunctions } from './builtin-sequence-functions.js';
+import { registerBuiltinServerFunctions } from './builtin-server-functions.js';
 import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
 import { registerRowValueFunctions } from './row-value-functions.js';
 import { registerSimilarToEscape } from './similar-to-escape.js';
@@ -26,6 +27,7 @@ export function registerBuiltins(): void {
   registerRowValueFunctions();
   registerSimilarToEscape();
   registerTableSampleFunction();
+  registerBuiltinServerFunctions();
 }
 
 setBuiltinLoader(registerBuiltins);

@@ -39,6 +39,20 @@ export type ParamSpec = SqlType | 'any' | 'anyelement' | 'anyarray';
 /** A scalar implementation: called with non-NULL args when strict. Values are canonical. */
 export type ScalarImpl = (args: unknown[], ctx: EvalContext) => unknown;
 
+/**
+ * A scalar that waits (pg_sleep, pg_advisory_lock): called row by row, in order,
+ * before the batch's other expressions, with the statement's cancel signal.
+ */
+export type AsyncScalarImpl = (args: unknown[], ctx: EvalContext, signal: AbortSignal | undefined) => Promise<unknown>;
+
+export interface AsyncScalarFunctionDef {
+  readonly name: string;
+  readonly args: readonly ParamSpec[];
+  readonly returns: SqlType;
+  readonly impl: AsyncScalarImpl;
+  readonly strict?: boolean;
+}
+
 export interface ScalarFunctionDef {
   readonly name: string;
   readonly args: readonly ParamSpec[];
@@ -174,6 +188,7 @@ interface Entry {
   readonly aggregate?: (argTypes: readonly SqlType[]) => AggregateImpl;
   readonly set?: SetImpl;
   readonly columns?: readonly { readonly name: string; readonly type: SqlType }[];
+  readonly asyncScalar?: AsyncScalarImpl;
 }
 
 const byName = new Map<string, Entry[]>();
@@ -219,6 +234,17 @@ export function registerScalarFunction(def: ScalarFunctionDef): string {
     id, name: def.name.toLowerCase(), kind: 'scalar', args: def.args, variadic: def.variadic ?? false,
     returns: def.returns, strict: def.strict ?? true, volatile: def.volatile ?? false, scalar: def.impl,
     scalarFor: def.implFor, vector: def.strict === false ? undefined : def.vector,
+  });
+  return id;
+}
+
+/** An async scalar: always volatile, so never folded; compile-expr awaits it before the batch's pass. */
+export function registerAsyncScalarFunction(def: AsyncScalarFunctionDef): string {
+  const id = `${def.name}(${def.args.map(specKey).join(',')})`;
+  add({
+    id, name: def.name.toLowerCase(), kind: 'scalar', args: def.args, variadic: false, returns: def.returns,
+    strict: def.strict ?? true, volatile: true, asyncScalar: def.impl,
+    scalar: () => { throw new Error(`${id} waits and must be awaited`); },
   });
   return id;
 }
@@ -391,7 +417,7 @@ export function functionById(id: string): ResolvedFunctionImpl | undefined {
   ensureBuiltins();
   const e = byId.get(id);
   if (!e) return undefined;
-  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, vector: e.vector, aggregate: e.aggregate, set: e.set };
+  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, vector: e.vector, aggregate: e.aggregate, set: e.set, asyncScalar: e.asyncScalar };
 }
 
 export interface ResolvedFunctionImpl {
@@ -404,6 +430,8 @@ export interface ResolvedFunctionImpl {
   readonly vector: VectorImpl | undefined;
   readonly aggregate: ((argTypes: readonly SqlType[]) => AggregateImpl) | undefined;
   readonly set: SetImpl | undefined;
+  /** Set for functions that wait (registerAsyncScalarFunction). */
+  readonly asyncScalar: AsyncScalarImpl | undefined;
 }
 
 /** A set-returning function's named OUT parameters (its columns in FROM), if it declares them. */

@@ -1,6 +1,5 @@
-import { FloeError } from '../../common/floe-error.js';
+import { abortError } from '../abort-error.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { SqlState } from '../../common/sqlstate.js';
 import { ArrowColumn, columnSource, lazyBatch, selectColumn, sliceColumn } from '../arrow/columnar-batch.js';
 import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
 import { concatData } from '../arrow/concat-data.js';
@@ -26,9 +25,7 @@ export async function breathe(run: RunState): Promise<void> {
 }
 
 export function checkAbort(run: RunState): void {
-  if (run.signal?.aborted) {
-    throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
-  }
+  if (run.signal?.aborted) throw abortError(run.signal);
 }
 
 function metricsFor(plan: PhysicalPlan, run: RunState): OperatorMetrics | undefined {

@@ -4,6 +4,7 @@ import { Piscina } from 'piscina';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ScanTaskCounters } from '../../lake/index.js';
+import { abortError } from '../abort-error.js';
 import { unpackBatches } from '../arrow/batch-transfer.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
 import type { KeyRangeAggregateResult, PartialAggregateResult, ScanFragment, ScanPool } from './scan-pool.js';
@@ -53,7 +54,7 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
             const input = fragment ? { task, fragment } : task;
             result = (await pool.run(input, signal ? { signal } : {})) as ScanWorkerResult;
           } catch (e) {
-            if (signal?.aborted) throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
+            if (signal?.aborted) throw abortError(signal);
             throw e;
           }
           if (result === null) return;
@@ -93,7 +94,7 @@ async function answerOf(pool: Piscina, input: unknown, signal: AbortSignal | und
   try {
     result = (await pool.run(input, signal ? { signal } : {})) as ScanWorkerResult;
   } catch (e) {
-    if (signal?.aborted) throw new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
+    if (signal?.aborted) throw abortError(signal);
     throw e;
   }
   if (result === null || result instanceof Uint8Array) throw new FloeError(SqlState.internalError, 'scan worker returned batches for an aggregate');

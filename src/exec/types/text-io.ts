@@ -187,7 +187,7 @@ export function parseValue(text: string, t: SqlType, settings: TextIoSettings): 
       const d = parseDecimal(text);
       return formatDecimal(applyNumericTypmod(d, t.precision, t.scale));
     }
-    case 'text': case 'name': case 'json': case 'jsonb': case 'unknown': return text;
+    case 'text': case 'name': case 'json': case 'jsonb': case 'unknown': case 'void': return text;
     case 'char': return text.slice(0, 1);
     case 'varchar': case 'bpchar': return applyCharLength(text, t, false);
     case 'bytea': return parseBytea(text);

@@ -48,7 +48,7 @@ export function arrowTypeOf(type: SqlType): DataType {
     case 'float8': return new Float64();
     case 'numeric':
       return isDecimalNumeric(type) ? new Decimal(type.scale ?? 0, type.precision, 128) : new Utf8();
-    case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown':
+    case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown': case 'void':
       return new Utf8();
     case 'bytea': return new Binary();
     case 'date': return new DateDay();

@@ -170,7 +170,7 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
       }
       return mk({ ...base, data: words32 });
     }
-    case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown':
+    case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown': case 'void':
       return strings(type);
     case 'bytea': {
       const offsets = new Int32Array(n + 1);

@@ -59,7 +59,7 @@ export function writeKeyValue(sink: ByteSink, type: SqlType, value: unknown, col
       writeUnscaled(sink, parseDecimal(text, scale, column));
       return;
     }
-    case 'text': case 'varchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown': case 'bpchar': {
+    case 'text': case 'varchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown': case 'void': case 'bpchar': {
       if (typeof value !== 'string') mismatch(type, value, column);
       const s = type.kind === 'bpchar' ? (value as string).replace(/ +$/, '') : (value as string);
       sink.ensure(s.length * 3);

@@ -29,7 +29,7 @@ export function valueOrderOf(type: SqlType): ValueOrder | undefined {
         return x < y ? -1 : x > y ? 1 : 0;
       };
     case 'numeric': return compareNumericText;
-    case 'text': case 'varchar': case 'name': case 'char': case 'uuid': case 'unknown':
+    case 'text': case 'varchar': case 'name': case 'char': case 'uuid': case 'unknown': case 'void':
       return (a, b) => compareCodePoints(String(a), String(b));
     case 'bpchar':
       return (a, b) => compareCodePoints(String(a).replace(/ +$/, ''), String(b).replace(/ +$/, ''));

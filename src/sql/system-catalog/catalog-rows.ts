@@ -9,6 +9,7 @@ import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { pgTypeRows } from './pg-type-rows.js';
 import { isTempNamespaceName } from '../../common/temp-namespace.js';
 import { serviceViewRows } from './service-relations.js';
+import { pgLocksRows, pgStatActivityRows, settingColumns } from './server-activity-rows.js';
 import { catalogShapes } from './catalog-shapes.js';
 import { isTablesViewRows, isViewsRows, pgClassViewRows, pgDescriptionRows, pgViewsRows, viewAttributeRows } from './view-catalog-rows.js';
 import {
@@ -203,8 +204,9 @@ function pgDatabase(v: CatalogView): Row[] {
 
 function pgSettings(v: CatalogView): Row[] {
   return [...v.ctx.settings.entries()].filter(([name]) => !name.startsWith('floe.')).sort(([a], [b]) => a.localeCompare(b)).map(([name, setting]) => ({
-    name, setting, unit: null, category: 'Floe', short_desc: '', extra_desc: null, context: 'user', vartype: 'string', source: 'session',
-    min_val: null, max_val: null, enumvals: null, boot_val: setting, reset_val: setting, sourcefile: null, sourceline: null, pending_restart: false,
+    name, category: 'Floe', short_desc: '', extra_desc: null, context: 'user', source: 'session',
+    min_val: null, max_val: null, enumvals: null, sourcefile: null, sourceline: null, pending_restart: false,
+    ...settingColumns(name, setting),
   }));
 }
 
@@ -249,9 +251,6 @@ function pgIndexes(v: CatalogView): Row[] {
   })), ...v.tables.flatMap(uniquePgIndexesRows)];
 }
 
-function pgStatActivity(v: CatalogView): Row[] {
-  return [{ datid: FLOE_DATABASE_OID, datname: v.ctx.database, pid: Number(v.ctx.settings.get('floe.backend_pid') ?? 0), usename: v.ctx.user, application_name: v.ctx.settings.get('application_name') ?? '', state: 'active', backend_type: 'client backend' }];
-}
 
 // information_schema
 
@@ -337,7 +336,8 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_proc': () => pgProc(),
   'pg_catalog.pg_tables': pgTables,
   'pg_catalog.pg_indexes': pgIndexes,
-  'pg_catalog.pg_stat_activity': pgStatActivity,
+  'pg_catalog.pg_stat_activity': pgStatActivityRows,
+  'pg_catalog.pg_locks': pgLocksRows,
   'information_schema.schemata': isSchemata,
   'information_schema.tables': isTables,
   'information_schema.views': (v) => [...isViewsRows(v), ...serviceViewRows(v)],

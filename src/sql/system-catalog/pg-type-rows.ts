@@ -32,6 +32,7 @@ const facts: Record<ScalarKind, { name: string; category: string; preferred?: bo
   regtype: { name: 'regtype', category: 'N', io: 'regtype', align: 'i', storage: 'p' },
   uuid: { name: 'uuid', category: 'U', io: 'uuid_', align: 'c', storage: 'p' },
   jsonb: { name: 'jsonb', category: 'U', io: 'jsonb_', align: 'i', storage: 'x' },
+  void: { name: 'void', category: 'P', io: 'void_', align: 'i', storage: 'p' },
 };
 
 /** array_in's real OID: pgjdbc compares typinput with 'pg_catalog.array_in'::regproc. */
@@ -72,7 +73,7 @@ export function pgTypeRows(): Record<string, unknown>[] {
       typdefaultbin: null, typdefault: null, typacl: null,
     };
     rows.push({
-      ...base, oid, typname: f.name, typlen: len, typbyval: len > 0 && len <= 8 && kind !== 'name', typtype: kind === 'unknown' ? 'p' : 'b',
+      ...base, oid, typname: f.name, typlen: len, typbyval: len > 0 && len <= 8 && kind !== 'name', typtype: kind === 'unknown' || kind === 'void' ? 'p' : 'b',
       typcategory: f.category, typispreferred: f.preferred ?? false, typsubscript: 0, typelem: 0, typarray: arrayOid,
       typinput: 0, typoutput: 0, typreceive: 0, typsend: 0, typalign: f.align, typstorage: f.storage,
       typcollation: f.collatable ? DEFAULT_COLLATION_OID : 0,

@@ -15,7 +15,7 @@ const scalars: readonly TypeCodec[] = [
   jsonCodec, float4Codec, float8Codec, stringCodec(typeOids.bpchar.oid, 'character'),
   stringCodec(typeOids.varchar.oid, 'character varying'), dateCodec, timeCodec, timestampCodec, timestamptzCodec,
   intervalCodec, numericCodec, oidCodec(typeOids.regclass.oid, 'regclass'), oidCodec(typeOids.regtype.oid, 'regtype'),
-  uuidCodec, jsonbCodec,
+  uuidCodec, jsonbCodec, stringCodec(typeOids.void.oid, 'void'),
 ];
 
 const registry = new Map<number, TypeCodec>();

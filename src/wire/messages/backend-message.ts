@@ -4,7 +4,7 @@ import type { DataRow, RowDescription } from './data.js';
 import type { ExtendedQueryResponse } from './extended-query.js';
 import type { MessageWriter } from './message-writer.js';
 import type {
-  ErrorResponse, NoticeResponse, ParameterStatus, ReadyForQuery, ResponseFields,
+  ErrorResponse, NoticeResponse, NotificationResponse, ParameterStatus, ReadyForQuery, ResponseFields,
 } from './response.js';
 import type { CommandComplete, EmptyQueryResponse } from './simple-query.js';
 import type { BackendKeyData, NegotiateProtocolVersion } from './startup.js';
@@ -13,7 +13,7 @@ import type { BackendKeyData, NegotiateProtocolVersion } from './startup.js';
 export type BackendMessage =
   | AuthenticationRequest | BackendKeyData | NegotiateProtocolVersion | ParameterStatus | ReadyForQuery
   | RowDescription | DataRow | CommandComplete | EmptyQueryResponse | ExtendedQueryResponse
-  | CopyResponse | CopyData | CopyDone | ErrorResponse | NoticeResponse;
+  | CopyResponse | CopyData | CopyDone | ErrorResponse | NoticeResponse | NotificationResponse;
 
 function writeFields(w: MessageWriter, f: ResponseFields): void {
   w.byte(0x53).cstring(f.severity); // S
@@ -100,6 +100,8 @@ export function writeBackendMessage(w: MessageWriter, m: BackendMessage): void {
       return w.message('E', (b) => writeFields(b, m.fields));
     case 'NoticeResponse':
       return w.message('N', (b) => writeFields(b, m.fields));
+    case 'NotificationResponse':
+      return w.message('A', (b) => { b.int32(m.processId).cstring(m.channel).cstring(m.payload); });
     default: {
       const never: never = m;
       throw new Error(`unknown backend message ${(never as { kind: string }).kind}`);

@@ -1,4 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
+import { SilentClose } from '../silent-close.js';
 import { decodeFrontendMessage, type FrontendMessage } from './frontend-message.js';
 import { decodeStartupPacket, maxStartupPacketBytes, type StartupPacket } from './startup.js';
 
@@ -15,15 +16,16 @@ function violation(message: string, detail?: string): FloeError {
  * Incremental frontend decoder: bytes are pushed as they arrive, whole messages
  * are pulled out; a partial message stays buffered between chunks. Before the
  * StartupMessage it reads untyped startup packets, afterwards typed messages.
- * Any malformed input throws a FATAL 08P01 FloeError and poisons the decoder,
- * since the stream can no longer be framed.
+ * Any malformed input throws a FATAL 08P01 FloeError (a SilentClose for a startup
+ * packet of impossible length) and poisons the decoder, since the stream can no
+ * longer be framed.
  */
 export class MessageDecoder {
   readonly #maxMessageBytes: number;
   #chunks: Buffer[] = [];
   #length = 0;
   #typed = false;
-  #failed: FloeError | undefined;
+  #failed: FloeError | SilentClose | undefined;
 
   constructor(maxMessageBytes: number = defaultMaxMessageBytes) {
     this.#maxMessageBytes = maxMessageBytes;
@@ -46,7 +48,7 @@ export class MessageDecoder {
     try {
       return this.#typed ? this.#nextTyped() : this.#nextStartup();
     } catch (e) {
-      this.#failed = e instanceof FloeError ? e : violation('invalid message format');
+      this.#failed = e instanceof FloeError || e instanceof SilentClose ? e : violation('invalid message format');
       throw this.#failed;
     }
   }
@@ -54,7 +56,7 @@ export class MessageDecoder {
   #nextStartup(): StartupPacket | undefined {
     if (this.#length < 4) return undefined;
     const len = this.#peek(4).readInt32BE(0);
-    if (len < 8 || len > maxStartupPacketBytes || len > this.#maxMessageBytes) throw violation('invalid length of startup packet');
+    if (len < 8 || len > maxStartupPacketBytes || len > this.#maxMessageBytes) throw new SilentClose('invalid length of startup packet');
     if (this.#length < len) return undefined;
     const body = this.#take(len).subarray(4);
     const packet = decodeStartupPacket(body);

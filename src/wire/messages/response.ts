@@ -32,6 +32,14 @@ export interface ParameterStatus {
   readonly value: string;
 }
 
+/** 'A': a NOTIFY on a channel this session listens to. */
+export interface NotificationResponse {
+  readonly kind: 'NotificationResponse';
+  readonly processId: number;
+  readonly channel: string;
+  readonly payload: string;
+}
+
 export interface Terminate {
   readonly kind: 'Terminate';
 }
