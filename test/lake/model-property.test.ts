@@ -152,7 +152,9 @@ type Op =
   /** An open transaction writes after a savepoint (reading them back when `readInside`), then rolls back to it. */
   | { t: 'txSavepoint'; slot: number; rows: [bigint, string | null][]; readInside: boolean }
   /** Close the warehouse and open it again; `kill`: drop it unclosed, as a dead process would, and replay its log. */
-  | { t: 'reopen'; kill: boolean };
+  | { t: 'reopen'; kill: boolean }
+  /** The log store's tiering: log files live at each head become tiered files in place (no snapshot). */
+  | { t: 'tier' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ t: fc.constant('upsert' as const), branch: branchIx, rows: rowsArb }) },
@@ -183,6 +185,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ t: fc.constant('txRead' as const), slot: fc.nat(1), rows: rowsArb }) },
   { weight: 4, arbitrary: fc.record({ t: fc.constant('txSavepoint' as const), slot: fc.nat(1), rows: rowsArb, readInside: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('reopen' as const), kill: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('tier' as const) }) },
 );
 
 /**
@@ -637,6 +640,10 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           }
           wh = await openWarehouse({ path: dir, log: logOption(s.log) });
           startBackground();
+          break;
+        }
+        case 'tier': {
+          await wh.tierLogFiles(table);
           break;
         }
         case 'expire': {

@@ -8,7 +8,7 @@
  * warehouse. After every kill: every acknowledged commit is there and nothing else (at
  * most the one in flight), and no retained snapshot names a missing file. At the end: the
  * restarted gateway answers the same through SQL, and orphan cleanup removes every file
- * the killed optimizers left behind.
+ * the killed optimizers left behind. FLOE_CRASH_SERVE_ARGS adds serve flags (tiering on or off).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,6 +44,8 @@ const AGGRESSIVE: Readonly<Record<string, string>> = {
   'self-optimizing.target-size': '4KB',
   'snapshot.retain-last': '3',
   'snapshot.max-age': '1s',
+  // With tiering on, log files are tiered as soon as they are a fifth of a second old.
+  'log.tier-interval': '200ms',
 };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -116,8 +118,8 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
   });
   await setup.close();
   const dataDir = join(dir, 'data', String(table.id));
-  // One optimizer thread, as on a 2-core box by default.
-  const serveArgs = ['--data', dir, '--optimizer-threads', '1'];
+  // One optimizer thread, as on a 2-core box by default; FLOE_CRASH_SERVE_ARGS adds flags (e.g. --log-tiering).
+  const serveArgs = ['--data', dir, '--optimizer-threads', '1', ...(process.env['FLOE_CRASH_SERVE_ARGS'] ?? '').split(' ').filter((a) => a !== '')];
   let loaded: LoadedGateway = loadGateway();
   let gateway: KillableGateway | undefined;
   const startMs: number[] = [];

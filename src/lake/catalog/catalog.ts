@@ -137,6 +137,13 @@ export interface FileReplacement {
   readonly dropped: Uint32Array;
 }
 
+/** Files a swap in place needs unchanged since they were read: none removed by a snapshot newer than `notRemovedAfter`. */
+export interface LiveFilesRequirement {
+  readonly fileIds: readonly number[];
+  /** The newest snapshot id of the table when they were read: later snapshots are later commits. */
+  readonly notRemovedAfter: bigint;
+}
+
 /** A commit the log store made durable in its log and now applies to the catalog. */
 export interface LoggedCommit {
   readonly requests: readonly CommitRequest[];
@@ -206,6 +213,8 @@ export interface Catalog {
 
   getSnapshot(tableId: number, id: bigint): SnapshotRecord | undefined;
   listSnapshots(tableId: number): SnapshotRecord[];
+  /** The greatest snapshot id of the table (ids are handed out in commit order, across tables). */
+  newestSnapshotId(tableId: number): bigint | undefined;
   /** id and its parents, newest first. */
   ancestors(tableId: number, id: bigint): bigint[];
   getRef(tableId: number, name: string): RefRecord | undefined;
@@ -251,9 +260,14 @@ export interface Catalog {
   raiseNextSeq(seq: bigint): void;
   /**
    * Tiering: swaps file rows for one new file in place, adding no snapshot. Undefined
-   * (and nothing changed) when any of them is gone or was removed at some snapshot.
+   * (and nothing changed) when any of them is gone or was removed at some snapshot, when a
+   * replaced row's added_in is no longer one of the new file's commits (`add.snapshots`,
+   * else `addedIn`: an expiry squashed it meanwhile), or when a file of `requireLive` is
+   * gone or was removed by a snapshot newer than its `notRemovedAfter`.
    */
-  replaceFilesInPlace(tableId: number, removeFileIds: readonly number[], add: NewFileRecord, addedIn: bigint): FileRecord | undefined;
+  replaceFilesInPlace(
+    tableId: number, removeFileIds: readonly number[], add: NewFileRecord, addedIn: bigint, requireLive?: LiveFilesRequirement,
+  ): FileRecord | undefined;
   /** Paths of every file row (any table) starting with `prefix`: which log segments are still read. */
   filePathsWithPrefix(prefix: string): string[];
 

@@ -3,7 +3,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { HEAD_MOVED } from './catalog.js';
 import type {
-  Catalog, CommitRequest, FileRecord, RefRecord, SnapshotRecord, TablePatch, TableRecord, TxnRecord,
+  Catalog, CommitRequest, FileRecord, LiveFilesRequirement, RefRecord, SnapshotRecord, TablePatch, TableRecord, TxnRecord,
 } from './catalog.js';
 import { OptimizerConflict } from './optimizer-conflict.js';
 import { SEQUENCES_SCHEMA, SqliteSequences } from './sqlite-sequences.js';
@@ -567,6 +567,11 @@ export class SqliteCatalog implements Catalog {
     return { ...r, table_id: Number(r.table_id), schema_id: Number(r.schema_id), expired: Number(r.expired) };
   }
 
+  newestSnapshotId(tableId: number): bigint | undefined {
+    const r = this.#sql('SELECT MAX(snapshot_id) AS id FROM snapshots WHERE table_id = ?').get(tableId) as { id: bigint | number | null };
+    return r.id === null ? undefined : BigInt(r.id);
+  }
+
   listSnapshots(tableId: number): SnapshotRecord[] {
     return (this.#sql('SELECT * FROM snapshots WHERE table_id = ? ORDER BY snapshot_id').all(tableId) as SnapshotRow[])
       .map((r) => toSnapshot(this.#snapNumbers(r)));
@@ -697,13 +702,28 @@ export class SqliteCatalog implements Catalog {
     });
   }
 
-  replaceFilesInPlace(tableId: number, removeFileIds: readonly number[], add: NewFileRecord, addedIn: bigint): FileRecord | undefined {
+  replaceFilesInPlace(
+    tableId: number, removeFileIds: readonly number[], add: NewFileRecord, addedIn: bigint, requireLive?: LiveFilesRequirement,
+  ): FileRecord | undefined {
     return this.#immediate(() => {
-      const ids = JSON.stringify([...new Set(removeFileIds)]);
-      const present = this.#sql(`SELECT COUNT(*) AS n FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
-        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id)`).get(tableId, ids) as { n: bigint };
-      if (Number(present.n) !== new Set(removeFileIds).size) return undefined;
-      this.#sql('DELETE FROM files WHERE table_id = ? AND file_id IN (SELECT value FROM json_each(?))').run(tableId, ids);
+      const ids = [...new Set(removeFileIds)];
+      const rows = this.#sql(`SELECT f.added_in AS addedIn FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
+        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id)`).all(tableId, JSON.stringify(ids)) as { addedIn: bigint }[];
+      if (rows.length !== ids.length) return undefined;
+      // The new file's commits were read from the replaced rows: an expiry that squashed one of
+      // them since moved its added_in (and deleted the snapshot), and the file would name a
+      // snapshot no lineage holds, hidden from every read.
+      const commits = new Set((add.snapshots ?? [addedIn]).map(String));
+      if (!commits.has(String(addedIn)) || rows.some((r) => !commits.has(String(r.addedIn)))) return undefined;
+      if (this.getSnapshot(tableId, addedIn) === undefined) return undefined;
+      if (requireLive !== undefined && requireLive.fileIds.length > 0) {
+        const keep = [...new Set(requireLive.fileIds)];
+        const live = this.#sql(`SELECT COUNT(*) AS n FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
+          AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id > ?)`)
+          .get(tableId, JSON.stringify(keep), requireLive.notRemovedAfter) as { n: bigint };
+        if (Number(live.n) !== keep.length) return undefined;
+      }
+      this.#sql('DELETE FROM files WHERE table_id = ? AND file_id IN (SELECT value FROM json_each(?))').run(tableId, JSON.stringify(ids));
       this.#bumpFileEpoch(tableId);
       const fileId = this.#insertFile(tableId, add, undefined, addedIn);
       return toFileNumbers(this.#sql('SELECT * FROM files WHERE file_id = ?').get(fileId) as FileRow);

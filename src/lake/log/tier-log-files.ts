@@ -2,15 +2,16 @@ import { Int64, makeData } from 'apache-arrow';
 import type { Field, RecordBatch } from 'apache-arrow';
 import { batchFromData, buildBatch } from '../arrow/batch-builder.js';
 import { hashKeyBatch } from '../bucket/key-hash.js';
-import type { FileRecord } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
 import { encodeDataFile, fileColumns, storeDataFile } from '../format/data-file-writer.js';
 import { keyBitmapOf } from '../scan/key-bitmap.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, SNAPSHOT_FILE_COLUMN, keyColumnsOf, keyTypesOf, physicalName } from '../table/table-layout.js';
+import { frontierByPartition } from '../table/frontier.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
-import { isLogPath } from './log-locator.js';
+import { tieringGroups } from './tiering-groups.js';
+import type { TieringGroup } from './tiering-groups.js';
 
 /** What one tiering pass over a table did. */
 export interface TierResult {
@@ -34,11 +35,14 @@ export interface TierOptions {
 
 /**
  * Rewrites the log files live at each branch head of a keyed table into tiered Parquet
- * change files, one per (partition, node): rows in (seq, offset) order with their `_seq`
- * and `_snapshot`, swapped for the log files in place (no new snapshot: what every
- * snapshot reads is unchanged; docs/design-notes.md, "Tiering"). The new file is durable
- * before the swap, so killing the process at any point leaves either the log files or
- * the tiered file in the catalog, and at worst an orphan Parquet file.
+ * change files, one per (partition, node), of the log files below the low watermark and
+ * above every base seq on their line (tieringGroups says why): rows in (seq, offset)
+ * order with their `_seq` and `_snapshot`, swapped for the log files in place (no new
+ * snapshot: what every snapshot reads is unchanged; docs/design-notes.md, "Tiering"). The
+ * swap is refused when a fold, an expiry or another tiering changed the group's files or
+ * its line's base files since they were read. The new file is durable before the swap, so
+ * killing the process at any point leaves either the log files or the tiered file in the
+ * catalog, and at worst an orphan Parquet file.
  */
 export async function tierLogFiles(ctx: LakeContext, table: TableMetadata, opts: TierOptions = {}): Promise<TierResult> {
   const counters = { filesIn: 0, filesOut: 0, rows: 0, bytesIn: 0, bytesOut: 0, conflicts: 0 };
@@ -46,38 +50,33 @@ export async function tierLogFiles(ctx: LakeContext, table: TableMetadata, opts:
   const rec = catalog.getTableById(table.id);
   if (rec === undefined || rec.primaryKey.length === 0) return counters;
   const current = toTableMetadata(rec);
-  const branches = catalog.listRefs(table.id).filter((r) => r.kind === 'branch' && (opts.branches === undefined || opts.branches.includes(r.name)));
+  const allBranches = catalog.listRefs(table.id).filter((r) => r.kind === 'branch');
+  const branches = allBranches.filter((r) => opts.branches === undefined || opts.branches.includes(r.name));
   for (const ref of branches) {
+    // W first, then the heads (as the optimizer reads them): see tieringGroups. A removal by
+    // a snapshot newer than `newest` is a fold committed since the heads were read.
+    const watermark = catalog.lowWatermark();
+    const newest = catalog.newestSnapshotId(table.id) ?? 0n;
     const head = catalog.getRef(table.id, ref.name)?.snapshotId;
     if (head === undefined) continue;
+    // A log file may be live on other branches too, whose folds judge it by their own base seqs.
+    const heads = allBranches.map((r) => catalog.getRef(table.id, r.name)?.snapshotId).filter((h): h is bigint => h !== undefined);
+    const frontiers = [...new Set([head, ...heads])].map((h) => frontierByPartition(catalog.visibleFiles(table.id, h)));
+    const groups = tieringGroups(catalog.visibleFiles(table.id, head), watermark, frontiers);
+    if (groups.length === 0) continue;
     const order = new Map(catalog.ancestors(table.id, head).map((s, i) => [s, i]));
-    for (const group of logFileGroups(catalog.visibleFiles(table.id, head))) {
-      await tierGroup(ctx, current, group, order, counters, opts);
-    }
+    for (const group of groups) await tierGroup(ctx, current, group, newest, order, counters, opts);
   }
   return counters;
 }
 
-/** Log files by (partition, node), each group in (seq, offset) order. */
-function logFileGroups(files: readonly FileRecord[]): FileRecord[][] {
-  const groups = new Map<string, FileRecord[]>();
-  for (const f of files) {
-    if (f.store !== 'change' || !isLogPath(f.path)) continue;
-    const k = `${f.partitionKey}\u0000${f.nodeMask}:${f.nodeIndex}`;
-    let g = groups.get(k);
-    if (g === undefined) groups.set(k, g = []);
-    g.push(f);
-  }
-  for (const g of groups.values()) g.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.firstOffset - b.firstOffset));
-  return [...groups.values()];
-}
-
 async function tierGroup(
-  ctx: LakeContext, table: TableMetadata, files: readonly FileRecord[], order: ReadonlyMap<bigint, number>,
+  ctx: LakeContext, table: TableMetadata, group: TieringGroup, newest: bigint, order: ReadonlyMap<bigint, number>,
   counters: { filesIn: number; filesOut: number; rows: number; bytesIn: number; bytesOut: number; conflicts: number },
   opts: TierOptions,
 ): Promise<void> {
   const { catalog, storage } = ctx;
+  const { files } = group;
   const fields = tieredFields(table);
   const keyNames = keyColumnsOf(table).map((c) => physicalName(c.fieldId));
   const batches: RecordBatch[] = [];
@@ -102,9 +101,10 @@ async function tierGroup(
   const placement = { partitionKey: first.partitionKey, partitionValues: first.partitionValues, node: { mask: first.nodeMask, index: first.nodeIndex } };
   const stored = await storeDataFile(storage, table.id, encoded, placement, 'change', maxSeq, 0);
   await opts.beforeSwap?.();
-  const swapped = catalog.replaceFilesInPlace(table.id, files.map((f) => f.fileId), { ...stored, snapshots }, snapshots[0]!);
+  const swapped = catalog.replaceFilesInPlace(table.id, files.map((f) => f.fileId), { ...stored, snapshots }, snapshots[0]!,
+    { fileIds: group.lineBaseFiles, notRemovedAfter: newest });
   if (swapped === undefined) {
-    // A fold or another tiering changed these files first: this output is not needed.
+    // A fold, another tiering or an expiry changed these files or their nodes first: this output is not needed.
     await storage.delete(stored.path).catch(() => undefined);
     counters.conflicts++;
     return;

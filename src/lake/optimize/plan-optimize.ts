@@ -73,6 +73,14 @@ export function planOptimize(input: OptimizePlanInput): OptimizePlan {
     if (list === undefined) changesOf.set(f.partitionKey, list = []);
     list.push(f);
   }
+  // A tiered file holds several transactions' rows and is folded whole (its seq is the
+  // greatest): one at or above W may hold rows below it, which a fold to base seq W would
+  // leave behind under newer folded rows (a folded delete would let an older row back).
+  // Tiering writes only rows below its own W, so this holds back a node only when a
+  // tiering that read a newer W swapped in between this run's W and its head.
+  const tieredAbove = files.filter((f) => f.store === 'change' && f.snapshots !== undefined && f.seq >= watermark);
+  const heldBack = (pk: string, fn: FrontierNode): boolean =>
+    tieredAbove.some((f) => f.partitionKey === pk && f.seq >= fn.baseSeq && onLine(f, fn.node));
   const partOf = (pk: string, fn: FrontierNode): NodeJobPart => ({
     frontier: fn, changes: (changesOf.get(pk) ?? []).filter((f) => f.seq >= fn.baseSeq && onLine(f, fn.node)),
   });
@@ -87,6 +95,7 @@ export function planOptimize(input: OptimizePlanInput): OptimizePlan {
       const fb = frontierOf(frontiers, b);
       // The parent's base seq is W: every change below it on both lines must fold now.
       if (watermark < fa.baseSeq || watermark < fb.baseSeq) continue;
+      if (heldBack(a.partitionKey, fa) || heldBack(b.partitionKey, fb)) continue;
       const parts = [partOf(a.partitionKey, fa), partOf(b.partitionKey, fb)];
       jobs.push({
         partitionKey: a.partitionKey, partitionValues: partitionValues.get(a.partitionKey) ?? [], node: parentOf(a.node)!,
@@ -98,7 +107,7 @@ export function planOptimize(input: OptimizePlanInput): OptimizePlan {
   for (const [pk, nodes] of frontiers) {
     for (const fn of nodes) {
       const k = `${pk}\u0000${nodeKey(fn.node)}`;
-      if (taken.has(k)) continue;
+      if (taken.has(k) || heldBack(pk, fn)) continue;
       const m = metricsOf.get(k)!;
       const part = partOf(pk, fn);
       const reason = nodeReason(input, m, part);

@@ -4,7 +4,8 @@
  * stream from log-crash-model.ts until the process is SIGKILLed. Prints "send <c> <i>"
  * before commit (c, i) begins and "ack <c> <i>" once it returned. argv: <warehouse dir>.
  * It loads its modules, then waits for "go <JSON array: each client's first i>" on stdin,
- * so the test can load the next child while this one runs.
+ * so the test can load the next child while this one runs. FLOE_LOG_CRASH_TIERING=1 tiers
+ * the log files beside the writers.
  */
 import { createInterface } from 'node:readline';
 import { openWarehouse } from '../../../src/lake/index.js';
@@ -32,4 +33,16 @@ async function client(c: number): Promise<void> {
   }
 }
 
-await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
+/** FLOE_LOG_CRASH_TIERING=1: tiering (and segment release) runs beside the writers, as `floe serve` runs it. */
+async function tiering(): Promise<void> {
+  for (;;) {
+    await wh.tierLogFiles(t);
+    await wh.releaseLogSegments();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+await Promise.all([
+  ...Array.from({ length: CLIENTS }, (_, c) => client(c)),
+  ...(process.env['FLOE_LOG_CRASH_TIERING'] === '1' ? [tiering()] : []),
+]);

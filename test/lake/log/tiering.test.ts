@@ -107,14 +107,17 @@ test('key checks on tiered files: 23505 only for keys the branch sees; a pinned 
   try {
     const t = await kv(wh, 't');
     await history(wh, dir, t);
-    // Two read-modify-write transactions pinned at main's head; then two more commits.
+    // Two read-modify-write transactions pinned at main's head; then one more commit, by a
+    // transaction that began before them (tiering takes only seqs below the low watermark).
+    const theirs = await wh.begin();
     const clean = await wh.begin();
     clean.markReadModifyWrite(t, 'main');
     await clean.upsert(t, 'main', columnsOf(t, [{ id: 3, v: 'mine' }])); // 3 was written before the pin only
     const clash = await wh.begin();
     clash.markReadModifyWrite(t, 'main');
     await clash.upsert(t, 'main', columnsOf(t, [{ id: 70, v: 'mine' }]));
-    await upsert(wh, t, [{ id: 70, v: 'theirs' }]);
+    await theirs.upsert(t, 'main', columnsOf(t, [{ id: 70, v: 'theirs' }]));
+    await theirs.commit();
     await changeFilesToLogFiles(dir, t);
     await wh.tierLogFiles(t); // the pinned head's commit and the newer one now share tiered files
     await assert.rejects(clash.commit(), sqlstate('40001'));
