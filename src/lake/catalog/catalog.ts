@@ -71,7 +71,7 @@ export interface FileRecord {
   readonly seq: bigint;
   readonly firstOffset: number;
   /** JSON-encoded per-column stats (encodeStatValue form), keyed by column name. */
-  readonly stats: Readonly<Record<string, { min: unknown; max: unknown; nullCount: number }>>;
+  readonly stats: Readonly<Record<string, FileColumnStats>>;
   /** In a commit request, a negative target names a file the same request adds (src/lake/txn/staged-file-id.ts). */
   readonly dvTarget: number | undefined;
   readonly dvPositions: Uint32Array | undefined;
@@ -91,6 +91,15 @@ export interface FileRecord {
    * its ancestors. Absent for every other file.
    */
   readonly snapshots?: readonly bigint[];
+}
+
+/** One column's stats in a file row. */
+export interface FileColumnStats {
+  readonly min: unknown;
+  readonly max: unknown;
+  readonly nullCount: number;
+  /** An indexed column's value filter (src/lake/stats/value-bloom.ts); absent: no filter, the file may hold any value. */
+  readonly bloom?: string;
 }
 
 export type NewFileRecord = Omit<FileRecord, 'fileId' | 'tableId' | 'addedIn'>;
@@ -250,6 +259,11 @@ export interface Catalog {
    * Tiering: swaps file rows for one new file in place, adding no snapshot. Undefined
    * (and nothing changed) when any of them is gone or was removed at some snapshot.
    */
+  /**
+   * Replaces the stats of existing file rows (CREATE INDEX adds its value filters to the
+   * files already there); the rows stay the same files of the same snapshots.
+   */
+  setFileStats(tableId: number, updates: readonly { readonly fileId: number; readonly stats: Readonly<Record<string, FileColumnStats>> }[]): void;
   replaceFilesInPlace(tableId: number, removeFileIds: readonly number[], add: NewFileRecord, addedIn: bigint): FileRecord | undefined;
   /** Paths of every file row (any table) starting with `prefix`: which log segments are still read. */
   filePathsWithPrefix(prefix: string): string[];

@@ -13,6 +13,7 @@ import { coerceTo, notePosition, resolveUnknown } from './coerce.js';
 import { resolveTypeName } from './resolve-type-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
+import { regnamespaceLiteral } from './regnamespace-literal.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
 import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
@@ -203,7 +204,7 @@ function matchColumns(scope: Scope, names: readonly string[]): { found: ScopeCol
     if (rel !== undefined) {
       if (c.relation !== rel || (schema !== undefined && c.schema !== schema)) continue;
       relationSeen = true;
-    } else if (c.hidden && !col.includes('.')) {
+    } else if (c.hidden && c.system !== true && !col.includes('.')) {
       continue;
     }
     if (c.name === col) found.push(c);
@@ -319,6 +320,8 @@ function bindTypeCast(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   if (target.kind === 'regclass' && arg.kind === 'literal' && typeof arg.value === 'string') {
     return Exprs.literal(resolveRegclass(ctx, arg.value, positionOf(n.arg)), target);
   }
+  const namespace = regnamespaceLiteral(ctx, n.typeName, arg, positionOf(n.arg));
+  if (namespace !== undefined) return namespace;
   if (target.kind === 'regtype' && arg.kind === 'literal' && typeof arg.value === 'string') {
     return Exprs.cast(arg, target);
   }

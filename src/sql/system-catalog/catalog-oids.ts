@@ -11,6 +11,7 @@ export const INFORMATION_SCHEMA_NAMESPACE_OID = 13183;
 export const FLOE_DATABASE_OID = 16383;
 export const HEAP_AM_OID = 2;
 export const BTREE_AM_OID = 403;
+export const HASH_AM_OID = 405;
 export const DEFAULT_COLLATION_OID = 100;
 export const PG_CLASS_OID = 1259;
 

@@ -1,12 +1,15 @@
 import { formatType, typeLength, typeModifier, typeOid } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
 import {
-  BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HEAP_AM_OID,
+  BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HASH_AM_OID, HEAP_AM_OID,
   PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, namespaceOid,
   primaryKeyConstraintOid, primaryKeyIndexOid,
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
-import { pgTypeRows } from './pg-type-rows.js';
+import type { VirtualColumn, VirtualTable } from '../binder/virtual-table.js';
+import { pgTypeRows, typeStorage } from './pg-type-rows.js';
+import { isRestoreView } from './restorable-view.js';
+import { pgPartitionedTableRows, tableRelkind } from './partition-spec-rows.js';
 import { serviceViewRows } from './service-relations.js';
 import { catalogShapes } from './catalog-shapes.js';
 import {
@@ -27,6 +30,11 @@ function virtualRelkind(schema: string, name: string): string {
 }
 
 type Row = Record<string, unknown>;
+
+/** A virtual relation's columns without its system columns (tableoid), as pg_attribute numbers them. */
+function userColumns(vt: VirtualTable): readonly VirtualColumn[] {
+  return vt.columns.filter((c) => c.system !== true);
+}
 
 const SYSTEM_SCHEMAS = ['pg_catalog', 'information_schema'];
 
@@ -59,9 +67,9 @@ function pgClass(v: CatalogView): Row[] {
   const rows: Row[] = [];
   for (const t of v.tables) {
     rows.push({
-      ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relam: HEAP_AM_OID, relfilenode: t.id,
-      relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0, ...constraintClassFlags(v, t),
-      reloptions: t.properties && Object.keys(t.properties).length > 0 ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
+      ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace),
+      ...(tableRelkind(v, t) === 'p' ? { relam: 0, relfilenode: 0, relkind: 'p' } : { relam: HEAP_AM_OID, relfilenode: t.id, relkind: 'r' }), relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0, ...constraintClassFlags(v, t),
+      reloptions: t.properties && Object.keys(t.properties).length > 0 && !isRestoreView(v.ctx.settings) ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
     });
     if (t.primaryKey.length > 0) {
       rows.push({
@@ -76,7 +84,7 @@ function pgClass(v: CatalogView): Row[] {
     rows.push({
       ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema),
       relam: virtualRelkind(vt.schema, vt.name) === 'r' ? HEAP_AM_OID : 0,
-      relkind: virtualRelkind(vt.schema, vt.name), relnatts: vt.columns.length,
+      relkind: virtualRelkind(vt.schema, vt.name), relnatts: userColumns(vt).length,
     });
   }
   return rows;
@@ -86,7 +94,7 @@ function pgAttribute(v: CatalogView): Row[] {
   const rows: Row[] = [];
   const add = (relid: number, num: number, name: string, type: SqlType, notNull: boolean, hasDef: boolean, identity = '') => rows.push({
     attrelid: relid, attname: name, atttypid: typeOid(type), attstattarget: -1, attlen: typeLength(type), attnum: num, attndims: type.kind === 'array' ? 1 : 0,
-    attcacheoff: -1, atttypmod: typeModifier(type), attbyval: typeLength(type) > 0 && typeLength(type) <= 8, attalign: 'i', attstorage: typeLength(type) > 0 ? 'p' : 'x',
+    attcacheoff: -1, atttypmod: typeModifier(type), attbyval: typeLength(type) > 0 && typeLength(type) <= 8, attalign: 'i', attstorage: typeStorage(type),
     attcompression: '', attnotnull: notNull, atthasdef: hasDef, atthasmissing: false, attidentity: identity, attgenerated: '', attisdropped: false,
     attislocal: true, attinhcount: 0, attcollation: collationOf(type), attacl: null, attoptions: null, attfdwoptions: null, attmissingval: null,
   });
@@ -104,7 +112,7 @@ function pgAttribute(v: CatalogView): Row[] {
     }
   }
   sequenceAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, true, false));
-  for (const vt of v.virtualTables) vt.columns.forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
+  for (const vt of v.virtualTables) userColumns(vt).forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
   return rows;
 }
 
@@ -203,6 +211,7 @@ function pgAm(): Row[] {
   return [
     { oid: HEAP_AM_OID, amname: 'heap', amhandler: 0, amtype: 't' },
     { oid: BTREE_AM_OID, amname: 'btree', amhandler: 0, amtype: 'i' },
+    { oid: HASH_AM_OID, amname: 'hash', amhandler: 0, amtype: 'i' },
   ];
 }
 
@@ -288,7 +297,7 @@ function isColumns(v: CatalogView): Row[] {
     });
   };
   for (const t of v.tables) t.columns.forEach((c, i) => push(t.namespace, t.name, i, c, t.primaryKey.includes(c.name)));
-  for (const vt of v.virtualTables) vt.columns.forEach((c, i) => push(vt.schema, vt.name, i, { ...c, nullable: true }, false));
+  for (const vt of v.virtualTables) userColumns(vt).forEach((c, i) => push(vt.schema, vt.name, i, { ...c, nullable: true }, false));
   return rows;
 }
 
@@ -327,6 +336,7 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_tables': pgTables,
   'pg_catalog.pg_indexes': pgIndexes,
   'pg_catalog.pg_stat_activity': pgStatActivity,
+  'pg_catalog.pg_partitioned_table': pgPartitionedTableRows,
   'information_schema.schemata': isSchemata,
   'information_schema.tables': isTables,
   'information_schema.views': serviceViewRows,
