@@ -131,14 +131,20 @@ describe('pg_dump 15 of a Floe database restores into PostgreSQL 15', () => {
     assert.match(await dump(originTarget, []), /COPY public\.orders/);
   });
 
-  test('pg_dump --schema-only runs on Floe and the schema restores', async () => {
+  test('pg_dump --schema-only runs on Floe and the schema restores as PostgreSQL declares it', async () => {
     const schemaOnly = await dump(floeTarget, ['--schema-only']);
     assert.match(schemaOnly, /CREATE TABLE public\.customers/);
     assert.match(schemaOnly, /PRIMARY KEY \(id\)/);
     assert.match(schemaOnly, /CREATE INDEX orders_placed_idx ON public\.orders USING btree \(placed\)/);
+    await restore(restoredTarget, schemaOnly);
+    assert.deepEqual(await declared(restored.url), await declared(origin.url));
+    await withClient(restored.url, (c) => c.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public'));
   });
 
-  test('a full pg_dump of Floe restores into PostgreSQL 15 with the same rows, sequences and declarations', async () => {
+  test('a full pg_dump of Floe restores into PostgreSQL 15 with the same rows, sequences and declarations', async (t) => {
+    // pg_dump's data pass asks for materialized-view dependencies WITH RECURSIVE, which another part of issue 25 builds.
+    const recursive = await withClient(floe.url, (c) => c.query('WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 2) SELECT count(*) FROM r').then(() => true, () => false));
+    if (!recursive) t.todo('needs WITH RECURSIVE on Floe');
     const full = await dump(floeTarget, []);
     await restore(restoredTarget, full);
     const want = await checksums(origin.url);

@@ -14,6 +14,7 @@ import { resolveTypeName } from './resolve-type-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
 import { regnamespaceLiteral } from './regnamespace-literal.js';
+import { rawSubscript } from './raw-subscript.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
 import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
@@ -520,10 +521,15 @@ function bindIndirection(ctx: BindContext, n: Raw, es: ExprScope): Expr {
     if (tag !== 'A_Indices' || i.is_slice) {
       throw new FloeError(SqlState.featureNotSupported, tag === 'String' ? `field selection .${str(ind)} is not supported` : 'array slices are not supported', { position: positionOf(n.arg) });
     }
+    const index = coerceTo(ctx, bindExpr(ctx, i.uidx, es), { kind: 'int4' }, 'implicit', positionOf(i.uidx));
+    const raw = rawSubscript(e, index);
+    if (raw !== undefined) {
+      e = raw;
+      continue;
+    }
     if (e.type.kind !== 'array') {
       throw new FloeError(SqlState.datatypeMismatch, `cannot subscript type ${formatType(e.type)} because it does not support subscripting`, { position: positionOf(n.arg) });
     }
-    const index = coerceTo(ctx, bindExpr(ctx, i.uidx, es), { kind: 'int4' }, 'implicit', positionOf(i.uidx));
     e = { kind: 'subscript', arg: e, index, type: e.type.element };
   }
   return e;

@@ -89,7 +89,8 @@ export function bindFromItem(
           throw new FloeError(SqlState.featureNotSupported, 'LATERAL subqueries that reference earlier FROM items are not supported yet', { position: positionOf(n.alias) ?? positionOf(unwrap(n.subquery)[1]?.targetList?.[0]) });
         }
       } else {
-        query = bindSubquery(ctx, n.subquery, parent, { correlated: false });
+        // A derived table that reads an enclosing query's row makes this query correlated too.
+        query = bindSubquery(ctx, n.subquery, parent, correlation);
       }
       return fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
     }

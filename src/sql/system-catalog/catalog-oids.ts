@@ -24,6 +24,11 @@ export function primaryKeyConstraintOid(tableId: number): number {
   return 1_500_000_000 + tableId;
 }
 
+/** A column default's pg_attrdef OID, by the column's position in the table. */
+export function attrdefOid(tableId: number, columnIndex: number): number {
+  return 1_200_000_000 + tableId * 64 + columnIndex;
+}
+
 /** The composite row type a table has in pg_type (typrelid = the table). */
 export function tableRowTypeOid(tableId: number): number {
   return 2_000_000_000 + tableId;

@@ -2,13 +2,14 @@ import { formatType, typeLength, typeModifier, typeOid } from '../../common/sql-
 import type { SqlType } from '../../common/sql-type.js';
 import {
   BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HASH_AM_OID, HEAP_AM_OID,
-  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, namespaceOid,
-  primaryKeyConstraintOid, primaryKeyIndexOid,
+  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, PUBLIC_NAMESPACE_OID, namespaceOid,
+  primaryKeyConstraintOid, primaryKeyIndexOid, attrdefOid,
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import type { VirtualColumn, VirtualTable } from '../binder/virtual-table.js';
 import { pgTypeRows, typeStorage } from './pg-type-rows.js';
 import { isRestoreView } from './restorable-view.js';
+import { columnDefaultDependencies } from './column-default-depends.js';
 import { pgPartitionedTableRows, tableRelkind } from './partition-spec-rows.js';
 import { serviceViewRows } from './service-relations.js';
 import { catalogShapes } from './catalog-shapes.js';
@@ -150,7 +151,7 @@ function pgAttrdef(v: CatalogView): Row[] {
   const rows: Row[] = [];
   for (const t of v.tables) {
     t.columns.forEach((c, i) => {
-      if (c.defaultExpr !== undefined) rows.push({ oid: 1_200_000_000 + t.id * 64 + i, adrelid: t.id, adnum: i + 1, adbin: deparseSequenceCalls(v, deparseDefault(c.defaultExpr, c.type)) });
+      if (c.defaultExpr !== undefined) rows.push({ oid: attrdefOid(t.id, i), adrelid: t.id, adnum: i + 1, adbin: deparseSequenceCalls(v, deparseDefault(c.defaultExpr, c.type)) });
     });
   }
   return rows;
@@ -345,6 +346,15 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'information_schema.key_column_usage': isKeyColumnUsage,
   ...sequenceRowSources,
   ...checkAndForeignKeyRowSources,
+  'pg_catalog.pg_depend': (v) => [...(sequenceRowSources['pg_catalog.pg_depend']?.(v) ?? []), ...columnDefaultDependencies(v)],
+  'pg_catalog.pg_description': pgDescription,
 };
+
+/** Comments: the public schema's, as initdb sets it (pg_dump would otherwise blank it on restore). */
+const PG_NAMESPACE_OID = 2615;
+
+function pgDescription(): Row[] {
+  return [{ objoid: PUBLIC_NAMESPACE_OID, classoid: PG_NAMESPACE_OID, objsubid: 0, description: 'standard public schema' }];
+}
 
 export { PG_CLASS_OID };

@@ -94,6 +94,8 @@ export const catalogShapes: readonly CatalogShape[] = [
   { schema: 'information_schema', name: 'domains', oid: 13320, relkind: 'v', columns: 'domain_catalog:name domain_schema:name domain_name:name data_type:varchar character_maximum_length:int4 character_octet_length:int4 character_set_catalog:name character_set_schema:name character_set_name:name collation_catalog:name collation_schema:name collation_name:name numeric_precision:int4 numeric_precision_radix:int4 numeric_scale:int4 datetime_precision:int4 interval_type:varchar interval_precision:int4 domain_default:varchar udt_catalog:name udt_schema:name udt_name:name scope_catalog:name scope_schema:name scope_name:name maximum_cardinality:int4 dtd_identifier:name' },
   // Catalogs pg_dump 15 reads (empty in Floe).
   { schema: 'pg_catalog', name: 'pg_opfamily', oid: 2753, relkind: 'r', columns: 'oid:oid opfmethod:oid opfname:name opfnamespace:oid opfowner:oid' },
+  { schema: 'pg_catalog', name: 'pg_amop', oid: 2602, relkind: 'r', columns: 'oid:oid amopfamily:oid amoplefttype:oid amoprighttype:oid amopstrategy:int2 amoppurpose:char amopopr:oid amopmethod:oid amopsortfamily:oid' },
+  { schema: 'pg_catalog', name: 'pg_amproc', oid: 2603, relkind: 'r', columns: 'oid:oid amprocfamily:oid amproclefttype:oid amprocrighttype:oid amprocnum:int2 amproc:regproc' },
   { schema: 'pg_catalog', name: 'pg_transform', oid: 3576, relkind: 'r', columns: 'oid:oid trftype:oid trflang:oid trffromsql:regproc trftosql:regproc' },
   { schema: 'pg_catalog', name: 'pg_ts_parser', oid: 3601, relkind: 'r', columns: 'oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc prsheadline:regproc prslextype:regproc' },
   { schema: 'pg_catalog', name: 'pg_ts_template', oid: 3764, relkind: 'r', columns: 'oid:oid tmplname:name tmplnamespace:oid tmplinit:regproc tmpllexize:regproc' },
@@ -101,6 +103,7 @@ export const catalogShapes: readonly CatalogShape[] = [
   { schema: 'pg_catalog', name: 'pg_ts_config', oid: 3602, relkind: 'r', columns: 'oid:oid cfgname:name cfgnamespace:oid cfgowner:oid cfgparser:oid' },
   { schema: 'pg_catalog', name: 'pg_default_acl', oid: 826, relkind: 'r', columns: 'oid:oid defaclrole:oid defaclnamespace:oid defaclobjtype:char defaclacl:text[]' },
   { schema: 'pg_catalog', name: 'pg_seclabel', oid: 3596, relkind: 'r', columns: 'objoid:oid classoid:oid objsubid:int4 provider:text label:text' },
+  { schema: 'pg_catalog', name: 'pg_seclabels', oid: 12099, relkind: 'v', columns: 'objoid:oid classoid:oid objsubid:int4 objtype:text objnamespace:oid objname:text provider:text label:text' },
   { schema: 'pg_catalog', name: 'pg_shseclabel', oid: 3592, relkind: 'r', columns: 'objoid:oid classoid:oid provider:text label:text' },
   { schema: 'pg_catalog', name: 'pg_subscription', oid: 6100, relkind: 'r', columns: 'oid:oid subdbid:oid subskiplsn:text subname:name subowner:oid subenabled:bool subbinary:bool substream:bool subtwophasestate:char subdisableonerr:bool subconninfo:text subslotname:name subsynccommit:text subpublications:text[]' },
   { schema: 'pg_catalog', name: 'pg_db_role_setting', oid: 2964, relkind: 'r', columns: 'setdatabase:oid setrole:oid setconfig:text[]' },
