@@ -315,6 +315,9 @@ function bindJoin(ctx: BindContext, j: Raw, parent: Scope | undefined, correlati
  * rows are known at bind time are supported: generate_series over integer
  * constants, and unnest of an array constant.
  */
+/** Set-returning functions whose one result column PostgreSQL names by an OUT parameter (psql joins on `relid`). */
+const OUT_PARAMETER_NAMES: Readonly<Record<string, string>> = { pg_partition_ancestors: 'relid' };
+
 function bindRangeFunction(
   ctx: BindContext, n: Raw, parent: Scope | undefined, correlation: { correlated: boolean }, lateralLeft?: BoundFrom,
 ): BoundFrom {
@@ -356,7 +359,7 @@ function bindRangeFunction(
     // Any registered set-returning function: EXEC's projectSet over one empty row.
     const resolved = resolveFunction(name, args.map((a) => a.type));
     if (resolved?.kind === 'set') {
-      const colName = colnames[0] ?? (n.alias?.aliasname as string | undefined) ?? name;
+      const colName = colnames[0] ?? OUT_PARAMETER_NAMES[name] ?? (n.alias?.aliasname as string | undefined) ?? name;
       const call: SetFunctionCall = {
         kind: 'setCall', fn: resolved.id, args: args.map((a, i) => coerceTo(ctx, a, resolved.argTypes[i]!, 'implicit')), type: resolved.returnType,
       };

@@ -13,6 +13,8 @@ const char: SqlType = { kind: 'char' };
 export function registerDumpFunctions(): void {
   registerScalarFunction({ name: 'acldefault', args: [char, oid], returns: { kind: 'array', element: text }, strict: false, impl: () => null });
   registerScalarFunction({ name: 'quote_literal', args: [text], returns: text, impl: (a) => quoteLiteral(a[0] as string) });
+  // psql's \df+ shows a SQL-standard function body through it; Floe has no such functions.
+  registerScalarFunction({ name: 'pg_get_function_sqlbody', args: [oid], returns: text, strict: false, impl: () => null });
   // psql's \dt+ and \l+ print sizes through it.
   registerScalarFunction({ name: 'pg_size_pretty', args: [{ kind: 'int8' }], returns: text, impl: (a) => sizePretty(a[0] as bigint) });
   // pg_dump strips view options with it: array_remove(c.reloptions, 'check_option=local').
