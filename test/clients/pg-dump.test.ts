@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { startPostgres } from '../harness/postgres-server.js';
+import { startPostgres, withClient } from '../harness/postgres-server.js';
 import type { PostgresServer } from '../harness/postgres-server.js';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
@@ -40,16 +40,6 @@ const SCHEMA = [
 ];
 
 const TABLES = ['customers', 'orders', 'events', 'readings'];
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 /** Row count and an order-independent hash of every row's text (the same query on both servers). */
 async function checksums(url: string): Promise<Record<string, { rows: number; hash: string }>> {

@@ -1,11 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startPostgres } from '../harness/postgres-server.js';
-import type { PostgresServer } from '../harness/postgres-server.js';
-import { startFloe } from '../harness/floe-server.js';
-import type { FloeServer } from '../harness/floe-server.js';
-import { prepareOracle } from '../harness/prepare-oracle.js';
+import { startOracleAndFloe } from '../harness/oracle-and-floe.js';
+import type { OracleAndFloe } from '../harness/oracle-and-floe.js';
 import { runPsql } from '../harness/run-psql.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
 
@@ -28,26 +25,17 @@ async function psql(target: ConnectTarget, command: string): Promise<string> {
 }
 
 describe('CREATE INDEX / DROP INDEX: catalogs and psql as PostgreSQL 15 shows them, and scans that use them', () => {
-  let oracle: PostgresServer;
-  let floe: FloeServer;
+  let servers: OracleAndFloe;
   let oracleTarget: ConnectTarget & { url: string };
   let floeTarget: ConnectTarget;
+  let floe: { url: string };
 
   before(async () => {
-    oracle = await startPostgres();
-    oracleTarget = await prepareOracle(oracle);
-    floe = await startFloe();
-    floeTarget = { port: floe.port };
-    for (const url of [oracleTarget.url, floe.url]) {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      for (const sql of SETUP) await c.query(sql);
-      await c.end();
-    }
+    servers = await startOracleAndFloe(SETUP);
+    ({ oracleTarget, floeTarget, floe } = servers);
   });
   after(async () => {
-    await floe?.stop();
-    await oracle?.stop();
+    await servers?.stop();
   });
 
   const both = async <T>(fn: (url: string) => Promise<T>): Promise<[T, T]> => [await fn(oracleTarget.url), await fn(floe.url)];

@@ -1,11 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startPostgres } from '../harness/postgres-server.js';
-import type { PostgresServer } from '../harness/postgres-server.js';
-import { startFloe } from '../harness/floe-server.js';
-import type { FloeServer } from '../harness/floe-server.js';
-import { prepareOracle } from '../harness/prepare-oracle.js';
+import { startOracleAndFloe } from '../harness/oracle-and-floe.js';
+import type { OracleAndFloe } from '../harness/oracle-and-floe.js';
 import { runPsql } from '../harness/run-psql.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
 
@@ -32,26 +29,17 @@ function maskColumn(out: string, column: string): string {
 }
 
 describe('psql 15 meta-commands print on Floe what they print on PostgreSQL 15', () => {
-  let oracle: PostgresServer;
-  let floe: FloeServer;
+  let servers: OracleAndFloe;
   let oracleTarget: ConnectTarget & { url: string };
   let floeTarget: ConnectTarget;
+  let floe: { url: string };
 
   before(async () => {
-    oracle = await startPostgres();
-    oracleTarget = await prepareOracle(oracle);
-    floe = await startFloe();
-    floeTarget = { port: floe.port };
-    for (const url of [oracleTarget.url, floe.url]) {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      for (const sql of SETUP) await c.query(sql);
-      await c.end();
-    }
+    servers = await startOracleAndFloe(SETUP);
+    ({ oracleTarget, floeTarget, floe } = servers);
   });
   after(async () => {
-    await floe?.stop();
-    await oracle?.stop();
+    await servers?.stop();
   });
 
   for (const cmd of ['\\d items', '\\d moves', '\\d+ items', '\\di', '\\ds', '\\dv', '\\df+', '\\sf nosuchfunction']) {

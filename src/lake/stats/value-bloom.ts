@@ -1,6 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import { columnReader } from '../arrow/column-reader.js';
+import { fmix32 } from '../bucket/murmur3.js';
 
 /**
  * A per-file Bloom filter over one column's values: what a plain index (CREATE INDEX)
@@ -55,16 +56,7 @@ function hashPair(key: string): [number, number] {
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x01000193);
   }
-  return [fmix(a), fmix(b) | 1];
-}
-
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return [fmix32(a), fmix32(b) | 1];
 }
 
 /** A filter over the keys, sized for their number; undefined when there are none. */
