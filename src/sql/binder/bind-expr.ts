@@ -14,7 +14,7 @@ import { resolveTypeName } from './resolve-type-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
 import { regnamespaceLiteral } from './regnamespace-literal.js';
-import { rawSubscript } from './raw-subscript.js';
+import { ordinalSubscript, rawSubscript } from './raw-subscript.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
 import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
@@ -522,7 +522,7 @@ function bindIndirection(ctx: BindContext, n: Raw, es: ExprScope): Expr {
       throw new FloeError(SqlState.featureNotSupported, tag === 'String' ? `field selection .${str(ind)} is not supported` : 'array slices are not supported', { position: positionOf(n.arg) });
     }
     const index = coerceTo(ctx, bindExpr(ctx, i.uidx, es), { kind: 'int4' }, 'implicit', positionOf(i.uidx));
-    const raw = rawSubscript(e, index);
+    const raw = i[ordinalSubscript] === true ? undefined : rawSubscript(e, index);
     if (raw !== undefined) {
       e = raw;
       continue;

@@ -7,6 +7,9 @@ import { resolveFunction, resolveOperator } from '../../exec/functions/function-
  * int2vector / oidvector `v[i]` the i-th element (`indkey[0]`). Floe's arrays count
  * from 1, so the index is shifted; undefined for any other type.
  */
+/** Marks a subscript the binder writes itself that counts from 1 on every array (_pg_expandarray's elements). */
+export const ordinalSubscript = Symbol.for('floe.ordinalSubscript');
+
 export function rawSubscript(e: Expr, index: Expr): Expr | undefined {
   const plusOne = (): Expr => {
     const add = resolveOperator('+', index.type, { kind: 'int4' })!;
