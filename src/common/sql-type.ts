@@ -26,7 +26,14 @@ export type SqlType =
   | { readonly kind: 'float4' }
   | { readonly kind: 'float8' }
   | { readonly kind: 'numeric'; readonly precision?: number; readonly scale?: number }
-  | { readonly kind: 'text' }
+  | {
+      readonly kind: 'text';
+      /**
+       * A catalog type that is text in every way but its OID: pg_node_tree (194), the type
+       * of pg_index.indexprs, pg_attrdef.adbin and the other stored expressions.
+       */
+      readonly catalogType?: 'pg_node_tree';
+    }
   | { readonly kind: 'varchar'; readonly length?: number }
   | { readonly kind: 'bpchar'; readonly length?: number }
   | { readonly kind: 'name' }
@@ -45,7 +52,12 @@ export type SqlType =
   | { readonly kind: 'regtype' }
   | { readonly kind: 'regproc' }
   | { readonly kind: 'unknown' }
-  | { readonly kind: 'array'; readonly element: SqlType }
+  | {
+      readonly kind: 'array';
+      readonly element: SqlType;
+      /** The catalogs' vector types: int2vector (22) and oidvector (30), arrays in every way but OID and text form. */
+      readonly catalogType?: 'int2vector' | 'oidvector';
+    }
   | { readonly kind: 'void' };
 
 export type SqlTypeKind = SqlType['kind'];
@@ -87,7 +99,16 @@ export const typeOids: Readonly<Record<Exclude<SqlTypeKind, 'array'>, { readonly
   void: { oid: 2278, arrayOid: 0 },
 };
 
+/** pg_node_tree's OID: a text-like catalog type with no array type. */
+export const PG_NODE_TREE_OID = 194;
+
+/** int2vector's and oidvector's OIDs (pg_index.indkey, pg_proc.proargtypes). */
+export const INT2VECTOR_OID = 22;
+export const OIDVECTOR_OID = 30;
+
 export function typeOid(t: SqlType): number {
+  if (t.kind === 'text' && t.catalogType === 'pg_node_tree') return PG_NODE_TREE_OID;
+  if (t.kind === 'array' && t.catalogType !== undefined) return t.catalogType === 'int2vector' ? INT2VECTOR_OID : OIDVECTOR_OID;
   if (t.kind === 'array') {
     if (t.element.kind === 'array') return typeOid(t.element);
     return typeOids[t.element.kind].arrayOid;
@@ -139,7 +160,8 @@ export function formatType(t: SqlType): string {
     case 'time': return 'time without time zone';
     case 'timestamp': return 'timestamp without time zone';
     case 'timestamptz': return 'timestamp with time zone';
-    case 'array': return `${formatType(t.element)}[]`;
+    case 'array': return t.catalogType ?? `${formatType(t.element)}[]`;
+    case 'text': return t.catalogType ?? 'text';
     default: return t.kind;
   }
 }

@@ -19,6 +19,8 @@ export interface VirtualTable {
 export interface VirtualColumn {
   readonly name: string;
   readonly type: SqlType;
+  /** A system column (tableoid): not in `*` nor in pg_attribute's user columns, but found by name. */
+  readonly system?: boolean;
 }
 
 /** What a virtual table may look at: the session's view of the world. */

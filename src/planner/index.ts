@@ -1,5 +1,6 @@
 /** src/planner: logical plans, rewrite rules, and physical planning into EXEC's IR. */
-export { explainPlan, type ExplainAnalysis, type ScanReport } from './explain/explain-plan.js';
+export { explainPlan, explainText, explainTree, type ExplainAnalysis, type ExplainNode, type ScanReport } from './explain/explain-plan.js';
+export { explainJson } from './explain/explain-json.js';
 export { parseExplainOptions, type ExplainOptions, type ExplainOptionItem } from './explain/explain-options.js';
 export { optimizeLogicalPlan, nodeRules, planRules, type OptimizeOptions, type OptimizeResult } from './optimizer.js';
 export { toPhysicalPlan } from './physical/to-physical-plan.js';

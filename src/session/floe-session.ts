@@ -11,7 +11,9 @@ import type { ExecContext, ExecLakeTransaction, ExecWarehouse, OperatorMetrics }
 import type { ScanPool } from '../exec/pool/scan-pool.js';
 import { planInputs } from '../exec/plan/physical-plan.js';
 import type { LakeScanPlan, PhysicalPlan } from '../exec/plan/physical-plan.js';
-import { explainPlan } from '../planner/index.js';
+import { explainTree } from '../planner/index.js';
+import type { ExplainNode } from '../planner/index.js';
+import { explainColumn, explainResult } from './explain-result.js';
 import type { ScanReport } from '../planner/index.js';
 import { parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
@@ -456,7 +458,7 @@ class FloeSession implements SessionHandler {
       case 'utility': {
         const c = bound.command;
         if (c.kind === 'show') return c.name === 'all' ? [textColumn('name'), textColumn('setting'), textColumn('description')] : [textColumn(displayName(c.name))];
-        if (c.kind === 'explain') return [textColumn('QUERY PLAN')];
+        if (c.kind === 'explain') return [explainColumn(c.options.format)];
         if (c.kind === 'showTblProperties') return [textColumn('key'), textColumn('value')];
         if (c.kind === 'call') return procedureResultColumns(c.procedure.toLowerCase().replace(/^(system|floe)\./, ''));
         if (c.kind === 'fetch' && !c.move) {
@@ -643,7 +645,7 @@ class FloeSession implements SessionHandler {
       case 'createIndex':
         return createIndex(w, c, (message) => this.#notice('NOTICE', '42P07', message));
       case 'dropIndex':
-        return dropIndex(w, c, this.#searchPath());
+        return dropIndex(w, c, this.#searchPath(), (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message));
       case 'createOptimizerGroup': case 'alterOptimizerGroup': case 'dropOptimizerGroup':
         return runOptimizerGroupDdl(this.#optimizing, w, c, (message, sqlstate) => this.#notice('NOTICE', sqlstate, message));
       case 'createView': case 'dropView': case 'alterView': case 'setTableSchema': case 'createTableAs': case 'comment':
@@ -830,6 +832,9 @@ class FloeSession implements SessionHandler {
         this.#server.notify(c.channel, c.payload ?? '');
         return command('NOTIFY');
       case 'noop': return command(c.tag);
+      case 'lockTable':
+        if (!this.#txn || this.#txn.implicit) throw new FloeError(SqlState.noActiveSqlTransaction, 'LOCK TABLE can only be used in transaction blocks');
+        return command('LOCK TABLE');
     }
   }
 
@@ -991,7 +996,9 @@ class FloeSession implements SessionHandler {
    */
   async #explain(c: Extract<UtilityCommand, { kind: 'explain' }>, signal: AbortSignal, params: readonly unknown[]): Promise<StatementResult> {
     const st = c.statement;
-    if (st.kind !== 'query' && st.kind !== 'dml') return this.#memoryRows([textColumn('QUERY PLAN')], c.lines.map((l) => [l]), 'EXPLAIN');
+    if (st.kind !== 'query' && st.kind !== 'dml') {
+      return explainResult({ title: 'Utility Statement', details: [], children: [] }, c.options.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
+    }
     const opts = c.options;
     const w = this.#deps.warehouse;
     const scans = new Map<LakeScanPlan, ScanReport>();
@@ -1012,24 +1019,23 @@ class FloeSession implements SessionHandler {
       for (const child of planInputs(p)) await visit(child);
     };
     await visit(st.plan);
-    if (!opts.analyze) return this.#memoryRows([textColumn('QUERY PLAN')], explainPlan(st.plan, scans).map((l) => [l]), 'EXPLAIN');
+    if (!opts.analyze) return explainResult(explainTree(st.plan, scans), opts.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
     const started = process.hrtime.bigint();
     let rows = 0;
-    let lines: string[];
+    let tree: ExplainNode;
     if (st.kind === 'query') {
       const metrics = new Map<PhysicalPlan, OperatorMetrics>();
       const ctx: ExecContext = { ...this.#execContext(params, signal, this.#txn?.lake), metrics };
       for await (const b of executePlan(st.plan, ctx)) rows += b.numRows;
-      lines = explainPlan(st.plan, scans, { metrics, timing: opts.timing });
+      tree = explainTree(st.plan, scans, { metrics, timing: opts.timing });
     } else {
       const r = await this.#runDml(st, params, signal);
       if (r.kind === 'rows') for await (const b of r.batches) rows += b.numRows;
       else rows = Number(/(\d+)$/.exec(r.kind === 'command' ? r.tag : '')?.[1] ?? 0);
-      lines = explainPlan(st.plan, scans);
+      tree = explainTree(st.plan, scans);
     }
     const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-    if (opts.summary) lines.push(`Actual Rows: ${rows}`, `Execution Time: ${elapsed.toFixed(3)} ms`);
-    return this.#memoryRows([textColumn('QUERY PLAN')], lines.map((l) => [l]), 'EXPLAIN');
+    return explainResult(tree, opts.format, opts.summary ? { rows, elapsedMs: elapsed } : undefined, (cols, r) => this.#memoryRows(cols, r, 'EXPLAIN'));
   }
 
   async #fetch(c: Extract<UtilityCommand, { kind: 'fetch' }>): Promise<StatementResult> {

@@ -4,6 +4,7 @@ import type { TableConstraint, TableMetadata, Warehouse } from '../lake/index.js
 import type { DdlCommand, UniqueSpec } from '../sql/index.js';
 
 type UniqueConstraint = Extract<TableConstraint, { kind: 'unique' }>;
+type IndexConstraint = Extract<TableConstraint, { kind: 'unique' | 'index' }>;
 type CreateIndex = Extract<DdlCommand, { kind: 'createIndex' }>;
 type DropIndex = Extract<DdlCommand, { kind: 'dropIndex' }>;
 
@@ -19,7 +20,7 @@ function relationNames(w: Warehouse, namespace: string): Set<string> {
   for (const t of w.listTables(namespace)) {
     out.add(t.name);
     if (t.primaryKey.length > 0) out.add(`${t.name}_pkey`);
-    for (const c of t.constraints) if (c.kind === 'unique') out.add(c.name);
+    for (const c of t.constraints) if (c.kind === 'unique' || c.kind === 'index') out.add(c.name);
   }
   return out;
 }
@@ -97,8 +98,8 @@ export async function addUniqueConstraint(w: Warehouse, table: TableMetadata, sp
 
 /**
  * CREATE [UNIQUE] INDEX. A unique one is recorded as an index-only unique constraint
- * (enforced like UNIQUE, shown in pg_index but not pg_constraint). A plain index is
- * accepted and builds nothing: scans prune by per-file statistics instead.
+ * (enforced like UNIQUE, shown in pg_index but not pg_constraint); a plain one as an
+ * index constraint, which the lake's scans use to skip files.
  */
 export async function createIndex(w: Warehouse, c: CreateIndex, notice: (message: string) => void): Promise<string> {
   const table = w.getTable(c.table.namespace, c.table.name);
@@ -114,38 +115,55 @@ export async function createIndex(w: Warehouse, c: CreateIndex, notice: (message
     }
     throw new FloeError(SqlState.duplicateTable, `relation "${c.name}" already exists`);
   }
-  if (!c.unique) return 'CREATE INDEX';
+  if (!c.unique) {
+    const name = c.name ?? chooseIndexName(table.name, c.columns, 'idx', taken);
+    await w.alterTable(table.namespace, table.name, { kind: 'addConstraint', constraint: { kind: 'index', name, columns: [...c.columns], method: c.method } });
+    return 'CREATE INDEX';
+  }
   const constraint = named({ ...(c.name !== undefined ? { name: c.name } : {}), columns: c.columns, nullsNotDistinct: c.nullsNotDistinct }, table.name, taken, 'idx', true);
   await w.alterTable(table.namespace, table.name, { kind: 'addConstraint', constraint });
   return 'CREATE INDEX';
 }
 
 /**
- * DROP INDEX [IF EXISTS] name, …, looked up along the search path. A unique index drops
- * its constraint; the index behind a UNIQUE constraint is refused (2BP01), as in
- * PostgreSQL. A name Floe does not know may be a plain index, which Floe never
- * recorded: it is accepted.
+ * DROP INDEX [IF EXISTS] name, …, looked up along the search path. An index drops its
+ * constraint record; the index behind a UNIQUE constraint is refused (2BP01), as in
+ * PostgreSQL; an unknown name is 42704 (a NOTICE with IF EXISTS).
  */
-export async function dropIndex(w: Warehouse, c: DropIndex, searchPath: readonly string[]): Promise<string> {
+export async function dropIndex(w: Warehouse, c: DropIndex, searchPath: readonly string[], notice: (message: string) => void): Promise<string> {
+  // Every name is resolved before anything is dropped, so a bad one leaves all indexes in place.
+  const drops: { owner: TableMetadata; index: IndexConstraint }[] = [];
   for (const n of c.names) {
-    const schemas = n.schema !== undefined ? [n.schema] : searchPath;
-    let owner: TableMetadata | undefined;
-    let found: UniqueConstraint | undefined;
-    for (const s of schemas) {
-      if (!w.listNamespaces().includes(s)) continue;
-      for (const t of w.listTables(s)) {
-        const u = t.constraints.find((x): x is UniqueConstraint => x.kind === 'unique' && x.name === n.name);
-        if (u !== undefined) { owner = t; found = u; break; }
-      }
-      if (found !== undefined) break;
+    const found = findIndex(w, n.schema !== undefined ? [n.schema] : searchPath, n.name);
+    if (found === undefined) {
+      if (!c.ifExists) throw new FloeError(SqlState.undefinedObject, `index "${n.name}" does not exist`);
+      notice(`index "${n.name}" does not exist, skipping`);
+      continue;
     }
-    if (found === undefined || owner === undefined) continue;
-    if (found.indexOnly !== true) {
-      throw new FloeError('2BP01', `cannot drop index ${found.name} because constraint ${found.name} on table ${owner.name} requires it`, {
-        hint: `You can drop constraint ${found.name} on table ${owner.name} instead.`,
+    if (found.index.kind === 'unique' && found.index.indexOnly !== true) {
+      throw new FloeError('2BP01', `cannot drop index ${found.index.name} because constraint ${found.index.name} on table ${found.owner.name} requires it`, {
+        hint: `You can drop constraint ${found.index.name} on table ${found.owner.name} instead.`,
       });
     }
-    await w.alterTable(owner.namespace, owner.name, { kind: 'dropConstraint', name: found.name });
+    drops.push(found);
   }
+  for (const d of drops) await w.alterTable(d.owner.namespace, d.owner.name, { kind: 'dropConstraint', name: d.index.name });
   return 'DROP INDEX';
+}
+
+/** An index of the first schema that has one by this name; a primary key's index cannot be dropped alone (2BP01). */
+function findIndex(w: Warehouse, schemas: readonly string[], name: string): { owner: TableMetadata; index: IndexConstraint } | undefined {
+  for (const s of schemas) {
+    if (!w.listNamespaces().includes(s)) continue;
+    for (const t of w.listTables(s)) {
+      if (t.primaryKey.length > 0 && `${t.name}_pkey` === name) {
+        throw new FloeError('2BP01', `cannot drop index ${name} because constraint ${name} on table ${t.name} requires it`, {
+          hint: `You can drop constraint ${name} on table ${t.name} instead.`,
+        });
+      }
+      const index = t.constraints.find((x): x is IndexConstraint => (x.kind === 'unique' || x.kind === 'index') && x.name === name);
+      if (index !== undefined) return { owner: t, index };
+    }
+  }
+  return undefined;
 }

@@ -135,6 +135,8 @@ export type DdlCommand =
       readonly unique: boolean;
       readonly nullsNotDistinct: boolean;
       readonly ifNotExists: boolean;
+      /** USING method, lower-cased (btree when omitted). */
+      readonly method: string;
     }
   | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean }
   | OptimizerGroupDdl

@@ -118,7 +118,7 @@ test('EXPLAIN options as PostgreSQL checks them: TIMING OFF keeps rows only, SUM
   };
   await fails('EXPLAIN (TIMING) SELECT 1', '22023');
   await fails('EXPLAIN (ANALYZE maybe) SELECT 1', '22023');
-  await fails('EXPLAIN (FORMAT JSON) SELECT 1', '0A000');
+  await fails('EXPLAIN (FORMAT YAML) SELECT 1', '0A000');
   await fails('EXPLAIN (COLOUR) SELECT 1', '42601');
 });
 

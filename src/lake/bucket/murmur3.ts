@@ -20,7 +20,11 @@ function mixH(h: number, k: number): number {
 }
 
 function finalize(h: number, length: number): number {
-  h ^= length;
+  return fmix32(h ^ length);
+}
+
+/** murmur3's finalizer: mixes all bits of a 32-bit hash (also used on its own by value-bloom.ts). */
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

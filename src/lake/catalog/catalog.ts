@@ -74,7 +74,7 @@ export interface FileRecord {
   readonly seq: bigint;
   readonly firstOffset: number;
   /** JSON-encoded per-column stats (encodeStatValue form), keyed by column name. */
-  readonly stats: Readonly<Record<string, { min: unknown; max: unknown; nullCount: number }>>;
+  readonly stats: Readonly<Record<string, FileColumnStats>>;
   /** In a commit request, a negative target names a file the same request adds (src/lake/txn/staged-file-id.ts). */
   readonly dvTarget: number | undefined;
   readonly dvPositions: Uint32Array | undefined;
@@ -94,6 +94,15 @@ export interface FileRecord {
    * its ancestors. Absent for every other file.
    */
   readonly snapshots?: readonly bigint[];
+}
+
+/** One column's stats in a file row. */
+export interface FileColumnStats {
+  readonly min: unknown;
+  readonly max: unknown;
+  readonly nullCount: number;
+  /** An indexed column's value filter (src/lake/stats/value-bloom.ts); absent: no filter, the file may hold any value. */
+  readonly bloom?: string;
 }
 
 export type NewFileRecord = Omit<FileRecord, 'fileId' | 'tableId' | 'addedIn'>;
@@ -265,6 +274,11 @@ export interface Catalog {
    * else `addedIn`: an expiry squashed it meanwhile), or when a file of `requireLive` is
    * gone or was removed by a snapshot newer than its `notRemovedAfter`.
    */
+  /**
+   * Replaces the stats of existing file rows (CREATE INDEX adds its value filters to the
+   * files already there); the rows stay the same files of the same snapshots.
+   */
+  setFileStats(tableId: number, updates: readonly { readonly fileId: number; readonly stats: Readonly<Record<string, FileColumnStats>> }[]): void;
   replaceFilesInPlace(
     tableId: number, removeFileIds: readonly number[], add: NewFileRecord, addedIn: bigint, requireLive?: LiveFilesRequirement,
   ): FileRecord | undefined;

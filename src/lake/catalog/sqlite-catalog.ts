@@ -14,7 +14,7 @@ import { FILE_REPLACEMENTS_SCHEMA, insertFileReplacements, pruneFileReplacements
 import type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
-import type { FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
+import type { FileColumnStats, FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { VisibleFilesMemo } from './visible-files-memo.js';
 
@@ -699,6 +699,15 @@ export class SqliteCatalog implements Catalog {
   raiseNextSeq(seq: bigint): void {
     this.#immediate(() => {
       this.#sql("UPDATE meta SET value = MAX(value, ?) WHERE key = 'next_seq'").run(seq);
+    });
+  }
+
+  setFileStats(tableId: number, updates: readonly { readonly fileId: number; readonly stats: Readonly<Record<string, FileColumnStats>> }[]): void {
+    if (updates.length === 0) return;
+    this.#immediate(() => {
+      const update = this.#sql('UPDATE files SET stats = ? WHERE table_id = ? AND file_id = ?');
+      for (const u of updates) update.run(JSON.stringify(u.stats), tableId, u.fileId);
+      this.#bumpFileEpoch(tableId);
     });
   }
 

@@ -5,9 +5,10 @@ import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { BatchColumn } from '../arrow/batch-builder.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
-import type { NewFileRecord } from '../catalog/catalog.js';
+import type { FileColumnStats, NewFileRecord } from '../catalog/catalog.js';
 import { computeColumnStats, encodeStatValue } from '../stats/column-stats.js';
 import type { ColumnStats } from '../stats/column-stats.js';
+import { bloomOfBatches } from '../stats/value-bloom.js';
 import { valueOrderOf } from '../stats/value-order.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, physicalName, tableDataPrefix } from '../table/table-layout.js';
@@ -37,7 +38,7 @@ export interface FilePlacement {
 export interface EncodedFile {
   readonly bytes: Uint8Array;
   readonly rowCount: number;
-  readonly stats: Record<string, { min: unknown; max: unknown; nullCount: number }>;
+  readonly stats: Record<string, FileColumnStats>;
   readonly rowGroups?: readonly (readonly [number, number])[];
   readonly keyBitmap?: Uint8Array;
 }
@@ -53,16 +54,21 @@ export function encodeDataFile(
   return { bytes: encodeParquet(list, undefined, rowGroups.rows), rowCount, stats, rowGroups: rowGroups.ranges };
 }
 
-/** A file's per-column statistics as the catalog keeps them (encodeStatValue form), keyed by physical name. */
-export function fileStats(list: readonly RecordBatch[], columns: readonly ColumnMetadata[]): Record<string, { min: unknown; max: unknown; nullCount: number }> {
-  const stats: Record<string, { min: unknown; max: unknown; nullCount: number }> = {};
+/**
+ * A file's per-column statistics as the catalog keeps them (encodeStatValue form), keyed by
+ * physical name; an indexed column (a plain index's) also gets its value filter (value-bloom.ts).
+ */
+export function fileStats(list: readonly RecordBatch[], columns: readonly ColumnMetadata[]): Record<string, FileColumnStats> {
+  const stats: Record<string, FileColumnStats> = {};
   for (const c of columns) {
     const name = physicalName(c.fieldId);
     const merged = mergeStats(list.map((b) => ({ rows: b.numRows, s: computeColumnStats(b, [{ name, type: c.type }])[name]! })), c.type);
+    const bloom = c.indexed === true ? bloomOfBatches(list, name, c.type) : undefined;
     stats[name] = {
       min: merged.min === null ? null : encodeStatValue(c.type, merged.min),
       max: merged.max === null ? null : encodeStatValue(c.type, merged.max),
       nullCount: merged.nullCount,
+      ...(bloom === undefined ? {} : { bloom }),
     };
   }
   return stats;

@@ -23,6 +23,7 @@ import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { isExactFilter } from './filter-batch.js';
 import { keyBitmapMayHold } from './key-bitmap.js';
+import { bloomMayHold } from '../stats/value-bloom.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanTask } from './scan-types.js';
 
@@ -61,9 +62,14 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
     if (l === undefined) partitions.set(f.partitionKey, l = []);
     l.push(f);
   }
+  const indexes = indexesFor(table, filters);
   const stats = {
     partitionsTotal: partitions.size, partitionsPruned: 0, filesTotal: 0, filesPruned: 0, nodesScanned: 0, nodesPruned: 0, changeFiles: 0, baseFiles: 0,
-    rowGroupsTotal: 0, rowGroupsPruned: 0,
+    rowGroupsTotal: 0, rowGroupsPruned: 0, filesPrunedByIndex: 0, ...(indexes.length > 0 ? { indexes } : {}),
+  };
+  // Files a plain index's value filters rule out that min/max statistics alone would have kept.
+  const byIndexOnly = (fs: readonly FileRecord[], any: boolean): void => {
+    if (indexes.length > 0 && filesMayMatch(fs, table, filters, any, false)) stats.filesPrunedByIndex += fs.length;
   };
   // Row groups of the files a task will read; a point read's key-hash ranges skip some of them here.
   const countGroups = (f: FileRecord, read?: readonly number[]): void => {
@@ -92,7 +98,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       const dvs = new Map<number, number[]>();
       for (const f of pfiles) if (f.store === 'dv' && f.dvTarget !== undefined) dvs.set(f.dvTarget, [...(f.dvPositions ?? [])]);
       for (const f of dataFiles) {
-        if (!filesMayMatch([f], table, filters)) { stats.filesPruned++; continue; }
+        if (!filesMayMatch([f], table, filters)) { stats.filesPruned++; byIndexOnly([f], false); continue; }
         const deleted = new Set(dvs.get(f.fileId) ?? []);
         for (const p of stagedDeletes.get(f.fileId) ?? []) deleted.add(p);
         stats.baseFiles++;
@@ -122,6 +128,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       const b = baseFiles.filter(keep);
       const c = changeFiles.filter(keep);
       if (b.length + c.length === 0 || !filesMayMatch([...b, ...c], table, filters, true)) {
+        if (b.length + c.length > 0) byIndexOnly([...b, ...c], true);
         stats.nodesPruned++;
         stats.filesPruned += b.length + c.length;
         continue;
@@ -245,9 +252,10 @@ function statPredicate(f: ScanFilter): StatPredicate | undefined {
 
 /**
  * True unless the filters prove no row of these files matches. With `any`, the files
- * are one task: it can match when any file can.
+ * are one task: it can match when any file can. With `useIndexes`, the value filters of
+ * indexed columns (plain indexes) count too.
  */
-function filesMayMatch(files: readonly FileRecord[], table: TableMetadata, filters: readonly ScanFilter[], any = false): boolean {
+function filesMayMatch(files: readonly FileRecord[], table: TableMetadata, filters: readonly ScanFilter[], any = false, useIndexes = true): boolean {
   if (filters.length === 0) return true;
   const check = (f: FileRecord): boolean => {
     for (const flt of filters) {
@@ -262,10 +270,24 @@ function filesMayMatch(files: readonly FileRecord[], table: TableMetadata, filte
       } catch {
         continue;
       }
+      if (useIndexes && col.indexed === true && s.bloom !== undefined && !valueFilterMayMatch(s.bloom, col, flt)) return false;
     }
     return true;
   };
   return any ? files.some(check) : files.every(check);
+}
+
+/** False when an equality or IN filter's values are all absent from the file's value filter. */
+function valueFilterMayMatch(bloom: string, col: ColumnMetadata, f: ScanFilter): boolean {
+  if (f.op === '=') return bloomMayHold(bloom, col.type, f.value);
+  if (f.op === 'in' && f.values !== undefined && f.values.length > 0) return f.values.some((v) => bloomMayHold(bloom, col.type, v));
+  return true;
+}
+
+/** The plain indexes whose value filters an equality or IN filter can use. */
+function indexesFor(table: TableMetadata, filters: readonly ScanFilter[]): string[] {
+  const looked = new Set(filters.filter((f) => f.op === '=' || f.op === 'in').map((f) => f.column));
+  return table.constraints.filter((c) => c.kind === 'index' && c.columns.some((x) => looked.has(x))).map((c) => c.name);
 }
 
 function partitionMayMatch(table: TableMetadata, values: readonly unknown[], filters: readonly ScanFilter[]): boolean {

@@ -85,6 +85,10 @@ export interface ScanStats {
   readonly rowGroupsTotal: number;
   /** Of those, row groups a full-key point read skips by their key-hash ranges. */
   readonly rowGroupsPruned: number;
+  /** Of filesPruned, those only a plain index's value filters ruled out. */
+  readonly filesPrunedByIndex?: number;
+  /** The plain indexes an equality or IN filter of the scan can use. */
+  readonly indexes?: readonly string[];
 }
 
 export interface ScanPlan {

@@ -47,6 +47,7 @@ export interface TableDefinition {
  * - unique: enforced with 23505 by the key machinery (UNIQUE, CREATE UNIQUE INDEX).
  * - check: enforced with 23514; `expr` is SQL text over the table's columns.
  * - foreignKey: recorded, shown NOT ENFORCED (PostgreSQL 18's spelling), never checked.
+ * - index: a plain CREATE INDEX, shown as an index relation.
  */
 export type TableConstraint =
   | {
@@ -78,11 +79,25 @@ export type TableConstraint =
       readonly refNamespace: string;
       readonly refTable: string;
       readonly refColumns: readonly string[];
+    }
+  | {
+      /** A plain index (CREATE INDEX): no uniqueness; scans use it to skip files (see src/lake/index-filter). */
+      readonly kind: 'index';
+      readonly name: string;
+      readonly columns: readonly string[];
+      /** The access method as written (btree, hash): shown by pg_get_indexdef; pruning is the same for both. */
+      readonly method: string;
     };
 
 /** A column with its stable field id: renames keep the id, a dropped id is never reused. */
 export interface ColumnMetadata extends ColumnDefinition {
   readonly fieldId: number;
+  /**
+   * A plain index (CREATE INDEX) covers the column: every data file written gets a value
+   * filter over it (src/lake/stats/value-bloom.ts). Derived from the table's index
+   * constraints when metadata is read (toTableMetadata); never stored.
+   */
+  readonly indexed?: boolean;
 }
 
 export interface TableMetadata {

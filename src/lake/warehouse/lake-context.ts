@@ -22,7 +22,14 @@ export function nowMicros(): bigint {
 
 export function toTableMetadata(r: TableRecord): TableMetadata {
   return {
-    id: r.id, namespace: r.namespace, name: r.name, columns: r.columns, primaryKey: r.primaryKey,
+    id: r.id, namespace: r.namespace, name: r.name, columns: withIndexedColumns(r), primaryKey: r.primaryKey,
     partitionBy: r.partitionBy, properties: r.properties, constraints: r.constraints, schemaId: r.schemaId,
   };
+}
+
+/** The record's columns, those a plain index covers marked `indexed` (their files get value filters). */
+function withIndexedColumns(r: TableRecord): TableRecord['columns'] {
+  const indexed = new Set((r.constraints ?? []).flatMap((c) => (c.kind === 'index' ? c.columns : [])));
+  if (indexed.size === 0) return r.columns;
+  return r.columns.map((c) => (indexed.has(c.name) ? { ...c, indexed: true } : c));
 }

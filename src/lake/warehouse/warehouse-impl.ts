@@ -1,3 +1,4 @@
+import { buildIndexFilters } from '../stats/build-index-filters.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -144,7 +145,10 @@ export class WarehouseImpl implements Warehouse {
     if (change.kind === 'addConstraint' && change.constraint.kind === 'unique') await checkExistingUnique(this.#ctx, toTableMetadata(t), change.constraint);
     const altered = alterTableRecord(this.#catalog, t, change);
     if (change.kind === 'dropColumn') dropOrphanedSequences(this.#catalog, this.#sequenceValues, altered);
-    return toTableMetadata(altered);
+    const metadata = toTableMetadata(altered);
+    // A plain index: the files already there get their value filters now.
+    if (change.kind === 'addConstraint' && change.constraint.kind === 'index') await buildIndexFilters(this.#ctx, metadata, change.constraint.columns, change.constraint.name);
+    return metadata;
   }
 
   // ---- views and comments ----

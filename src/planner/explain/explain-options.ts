@@ -9,6 +9,8 @@ export interface ExplainOptions {
   readonly timing: boolean;
   /** ANALYZE: print the trailing Actual Rows / Execution Time lines (SUMMARY OFF drops them). */
   readonly summary: boolean;
+  /** FORMAT TEXT (the default) or JSON. */
+  readonly format: 'text' | 'json';
 }
 
 /** One `name [value]` item of EXPLAIN's option list, as the parser gives it. */
@@ -44,20 +46,24 @@ function ambiguous(name: string, value: string | number): never {
  * Validates EXPLAIN's options the way PostgreSQL 16 does: unknown names are 42601,
  * bad values 22023, TIMING without ANALYZE 22023. COSTS, BUFFERS, WAL, SETTINGS and
  * MEMORY are accepted and have no effect (Floe prints no costs and has no shared
- * buffers); FORMAT other than TEXT and GENERIC_PLAN are 0A000.
+ * buffers); FORMAT XML and YAML, and GENERIC_PLAN, are 0A000.
  */
 export function parseExplainOptions(items: readonly ExplainOptionItem[]): ExplainOptions {
   let analyze = false;
   let verbose = false;
   let timing: boolean | undefined;
   let summary: boolean | undefined;
+  let format: ExplainOptions['format'] = 'text';
   for (const { name: raw, value } of items) {
     const name = raw.toLowerCase();
     if (name === 'format') {
       const f = String(value ?? '').toLowerCase();
-      if (f === 'text') continue;
-      if (f === 'json' || f === 'xml' || f === 'yaml') {
-        throw new FloeError(SqlState.featureNotSupported, `EXPLAIN format "${f}" is not supported`, { hint: 'Floe prints EXPLAIN as TEXT only.' });
+      if (f === 'text' || f === 'json') {
+        format = f;
+        continue;
+      }
+      if (f === 'xml' || f === 'yaml') {
+        throw new FloeError(SqlState.featureNotSupported, `EXPLAIN format "${f}" is not supported`, { hint: 'Floe prints EXPLAIN as TEXT or JSON.' });
       }
       throw new FloeError(SqlState.invalidParameterValue, `unrecognized value for EXPLAIN option "format": "${String(value ?? '')}"`);
     }
@@ -80,5 +86,5 @@ export function parseExplainOptions(items: readonly ExplainOptionItem[]): Explai
     }
   }
   if (timing === true && !analyze) throw new FloeError(SqlState.invalidParameterValue, 'EXPLAIN option TIMING requires ANALYZE');
-  return { analyze, verbose, timing: timing ?? analyze, summary: summary ?? analyze };
+  return { analyze, verbose, timing: timing ?? analyze, summary: summary ?? analyze, format };
 }

@@ -14,6 +14,8 @@ export interface ScanReport {
     readonly changeFiles: number; readonly baseFiles: number;
     /** Row groups of the files kept, and those a full-key point read skips by their key-hash ranges. */
     readonly rowGroupsTotal?: number; readonly rowGroupsPruned?: number;
+    /** Plain indexes whose value filters the scan used, and the files only they skipped. */
+    readonly indexes?: readonly string[]; readonly filesPrunedByIndex?: number;
   };
 }
 
@@ -105,42 +107,87 @@ function subqueriesOf(p: PhysicalPlan): { plan: PhysicalPlan; correlated: boolea
   return out;
 }
 
+/** One operator of an EXPLAIN plan: its title line, detail lines, and what prints under it. */
+export interface ExplainNode {
+  readonly title: string;
+  readonly details: string[];
+  /** Under ANALYZE: what the executor measured (undefined: the node never ran). */
+  readonly analyzed?: { readonly metrics: OperatorMetrics | undefined; readonly timing: boolean };
+  readonly children: ExplainChild[];
+}
+
+/** A node under another: an input, a subquery expression ("SubPlan n") or a WITH query printed once ("CTE x"). */
+export interface ExplainChild {
+  readonly role: 'input' | 'subplan' | 'cte';
+  /** "SubPlan 1 (correlated)", "CTE x"; absent for inputs. */
+  readonly label?: string;
+  readonly node: ExplainNode;
+}
+
 /**
  * EXPLAIN text for a physical plan, one operator per line, indented under its
  * parent, with detail lines below. Lake scans show the pushed filters and, when
  * `scans` supplies what planScan reported, the task count and pruning.
  */
 export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan, ScanReport>, analysis?: ExplainAnalysis): string[] {
+  return explainText(explainTree(plan, scans, analysis));
+}
+
+/** Renders a plan tree as EXPLAIN's text lines (`->` under the parent, details indented below). */
+export function explainText(root: ExplainNode): string[] {
   const lines: string[] = [];
+  const render = (n: ExplainNode, depth: number): void => {
+    const pad = depth === 0 ? '' : `${'  '.repeat(depth - 1)}->  `;
+    const indent = `${'  '.repeat(depth)}${depth === 0 ? '  ' : '    '}`;
+    lines.push(`${pad}${n.title}${n.analyzed ? actualText(n.analyzed.metrics, n.analyzed.timing) : ''}`);
+    for (const d of n.details) lines.push(`${indent}${d}`);
+    // Subquery expressions of a node print under it, before its inputs, as PostgreSQL's "SubPlan n".
+    for (const c of n.children) {
+      if (c.role !== 'subplan') continue;
+      lines.push(`${indent}${c.label}`);
+      render(c.node, depth === 0 ? 2 : depth + 3);
+    }
+    for (const c of n.children) {
+      if (c.role === 'subplan') continue;
+      if (c.label !== undefined) lines.push(`${indent}${c.label}`);
+      render(c.node, depth + 1);
+    }
+  };
+  render(root, 0);
+  return lines;
+}
+
+/** The plan as a tree of EXPLAIN nodes, the one source of the TEXT and JSON formats. */
+export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan, ScanReport>, analysis?: ExplainAnalysis): ExplainNode {
   const metricsOf = (p: PhysicalPlan): OperatorMetrics | undefined => analysis?.metrics.get(p);
   let subplans = 0;
   const ctesShown = new Set<MaterializedCte>();
-  const emit = (p: PhysicalPlan, depth: number): void => {
-    const before = lines.length;
-    // Subquery expressions of this node print under it, as PostgreSQL's "SubPlan n".
+  const build = (p: PhysicalPlan): ExplainNode => {
     const found = subqueriesOf(p);
     const base = subplans;
     subplans += found.length;
-    emitNode(p, depth);
-    if (analysis) lines[before] += actualText(metricsOf(p), analysis.timing);
-    if (found.length === 0) return;
-    const own = lines.splice(before);
-    const head = own.findIndex((l, i) => i > 0 && /^\s*->/.test(l));
-    const mine = head < 0 ? own : own.slice(0, head);
-    lines.push(...mine);
+    const node: ExplainNode = {
+      title: '', details: [], children: [],
+      ...(analysis ? { analyzed: { metrics: metricsOf(p), timing: analysis.timing } } : {}),
+    };
+    let title = '';
+    const line = (t: string): void => { title = t; };
+    const detail = (t: string): void => { node.details.push(t); };
+    const emit = (child: PhysicalPlan): void => { node.children.push({ role: 'input', node: build(child) }); };
+    emitNode(p, line, detail, emit, (label, child) => node.children.push({ role: 'cte', label, node: build(child) }));
     found.forEach((sub, i) => {
-      lines.push(`${'  '.repeat(depth)}${depth === 0 ? '  ' : '    '}SubPlan ${base + i + 1}${sub.correlated ? ' (correlated)' : ''}`);
-      emit(sub.plan, depth === 0 ? 2 : depth + 3);
+      node.children.push({ role: 'subplan', label: `SubPlan ${base + i + 1}${sub.correlated ? ' (correlated)' : ''}`, node: build(sub.plan) });
     });
-    if (head >= 0) lines.push(...own.slice(head));
+    return { ...node, title };
   };
-  const emitNode = (p: PhysicalPlan, depth: number): void => {
-    const pad = depth === 0 ? '' : `${'  '.repeat(depth - 1)}->  `;
-    const detail = (text: string): void => { lines.push(`${'  '.repeat(depth)}${depth === 0 ? '  ' : '    '}${text}`); };
+  const emitNode = (
+    p: PhysicalPlan, line: (t: string) => void, detail: (t: string) => void, emit: (child: PhysicalPlan) => void,
+    emitCte: (label: string, child: PhysicalPlan) => void,
+  ): void => {
     switch (p.kind) {
       case 'lakeScan': {
         const at = p.at ? ` at ${selectorText(p.at)}` : '';
-        lines.push(`${pad}Lake Scan on ${p.table.namespace}.${p.table.name}${at}`);
+        line(`Lake Scan on ${p.table.namespace}.${p.table.name}${at}`);
         detail(`Columns: ${p.projection.join(', ')}`);
         if (p.filters.length > 0) {
           const report = scans?.get(p);
@@ -163,37 +210,38 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
             }
           }
         }
+        const indexes = report?.stats?.indexes;
+        if (indexes !== undefined && indexes.length > 0) detail(`Index Prune: ${indexes.join(', ')}, files skipped ${report?.stats?.filesPrunedByIndex ?? 0}`);
         if (analysis) scanAnalysis(p, metricsOf(p), report, detail);
         return;
       }
       case 'virtualScan':
-        lines.push(`${pad}Virtual Scan on ${p.schema}.${p.name}`);
+        line(`Virtual Scan on ${p.schema}.${p.name}`);
         detail(`Columns: ${p.columns.map((c) => c.name).join(', ')}`);
         return;
       case 'values':
-        lines.push(`${pad}Values (${p.rows.length} row${p.rows.length === 1 ? '' : 's'})`);
+        line(`Values (${p.rows.length} row${p.rows.length === 1 ? '' : 's'})`);
         return;
       case 'cteScan':
-        lines.push(`${pad}CTE Scan on ${p.cte.name}`);
+        line(`CTE Scan on ${p.cte.name}`);
         // The WITH query's plan prints under its first scan only, as PostgreSQL prints it once.
         if (!ctesShown.has(p.cte)) {
           ctesShown.add(p.cte);
-          detail(`CTE ${p.cte.name}`);
-          emit(p.cte.plan, depth + 1);
+          emitCte(`CTE ${p.cte.name}`, p.cte.plan);
         }
         return;
       case 'filter':
-        lines.push(`${pad}Filter`);
+        line(`Filter`);
         detail(`Predicate: ${formatExpr(p.predicate, p.input.columns)}`);
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'project':
-        lines.push(`${pad}Project`);
+        line(`Project`);
         detail(`Output: ${p.exprs.map((e, i) => { const t = formatExpr(e, p.input.columns); return t === p.columns[i]!.name ? t : `${t} AS ${p.columns[i]!.name}`; }).join(', ')}`);
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'projectSet':
-        lines.push(`${pad}ProjectSet`);
+        line(`ProjectSet`);
         {
           let at = 0;
           detail(`Output: ${p.exprs.map((e) => {
@@ -205,10 +253,10 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
             return t === shown ? t : `${t} AS ${shown}`;
           }).join(', ')}${p.ordinality ? ' WITH ORDINALITY' : ''}`);
         }
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'hashAggregate':
-        lines.push(`${pad}Hash Aggregate`);
+        line(`Hash Aggregate`);
         {
           // Like PostgreSQL, the keys a primary key determines are not listed as group keys.
           const dependent = new Set(p.dependentKeys ?? []);
@@ -243,10 +291,10 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
             detail(`Partial Aggregate: in scan workers (${tasks} tasks${rows}; times below are the merge's)`);
           }
         }
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'hashJoin': {
-        lines.push(`${pad}Hash Join (${p.joinType})`);
+        line(`Hash Join (${p.joinType})`);
         const both = [...p.left.columns, ...p.right.columns];
         detail(`Hash Cond: ${p.leftKeys.map((k, i) => `(${formatExpr(k, p.left.columns)} = ${formatExpr(p.rightKeys[i]!, p.right.columns)})`).join(' AND ')}`);
         if (p.residual) detail(`Join Filter: ${formatExpr(p.residual, both)}`);
@@ -255,91 +303,89 @@ export function explainPlan(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         if (build !== undefined) detail(`Build Rows: ${build}${metricsOf(p)?.extra.buildSide === 'left' ? ' (left input)' : ''}`);
         const ruledOut = num(metricsOf(p), 'buildRowsRemovedByResidual');
         if (ruledOut !== undefined) detail(`Build Rows Removed by Join Filter: ${ruledOut}`);
-        emit(p.left, depth + 1);
-        emit(p.right, depth + 1);
+        emit(p.left);
+        emit(p.right);
         return;
       }
       case 'nestedLoopJoin':
-        lines.push(`${pad}Nested Loop Join (${p.joinType})`);
+        line(`Nested Loop Join (${p.joinType})`);
         if (p.condition) detail(`Join Filter: ${formatExpr(p.condition, [...p.left.columns, ...p.right.columns])}`);
-        emit(p.left, depth + 1);
-        emit(p.right, depth + 1);
+        emit(p.left);
+        emit(p.right);
         return;
       case 'sort':
-        lines.push(`${pad}Sort`);
+        line(`Sort`);
         detail(`Sort Key: ${sortText(p.keys, p.input)}`);
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'topN':
-        lines.push(`${pad}Top N`);
+        line(`Top N`);
         detail(`Sort Key: ${sortText(p.keys, p.input)}`);
         detail(`Limit: ${formatExpr(p.limit)}${p.offset ? `, Offset: ${formatExpr(p.offset)}` : ''}`);
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'limit':
-        lines.push(`${pad}Limit`);
+        line(`Limit`);
         detail(`${p.limit ? `Limit: ${formatExpr(p.limit)}` : 'Limit: ALL'}${p.offset ? `, Offset: ${formatExpr(p.offset)}` : ''}${p.withTies ? ' WITH TIES' : ''}`);
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'window':
-        lines.push(`${pad}Window`);
+        line(`Window`);
         detail(`Functions: ${p.functions.map((w) => w.fn).join(', ')}`);
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'setOp':
-        lines.push(`${pad}${p.op[0]!.toUpperCase()}${p.op.slice(1)}${p.all ? ' All' : ''}`);
-        emit(p.left, depth + 1);
-        emit(p.right, depth + 1);
+        line(`${p.op[0]!.toUpperCase()}${p.op.slice(1)}${p.all ? ' All' : ''}`);
+        emit(p.left);
+        emit(p.right);
         return;
       case 'distinct':
-        lines.push(`${pad}Distinct${p.on ? ` On (${p.on.map((e) => formatExpr(e, p.input.columns)).join(', ')})` : ''}`);
-        emit(p.input, depth + 1);
+        line(`Distinct${p.on ? ` On (${p.on.map((e) => formatExpr(e, p.input.columns)).join(', ')})` : ''}`);
+        emit(p.input);
         return;
       case 'insert':
-        lines.push(`${pad}Insert on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
+        line(`Insert on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
         if (p.onConflict) detail(`Conflict Resolution: ${p.onConflict.action === 'nothing' ? 'NOTHING' : 'UPDATE'}`);
-        emit(p.input, depth + 1);
+        emit(p.input);
         return;
       case 'update':
-        lines.push(`${pad}Update on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
-        emit(p.input, depth + 1);
+        line(`Update on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
+        emit(p.input);
         return;
       case 'delete':
-        lines.push(`${pad}Delete on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
-        emit(p.input, depth + 1);
+        line(`Delete on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
+        emit(p.input);
         return;
       case 'merge':
-        lines.push(`${pad}Merge on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
-        emit(p.input, depth + 1);
+        line(`Merge on ${p.table.namespace}.${p.table.name}${p.ref ? ` (branch ${p.ref})` : ''}`);
+        emit(p.input);
         return;
       case 'lateralJoin':
-        lines.push(`${pad}Nested Loop Lateral Join (${p.joinType})`);
+        line(`Nested Loop Lateral Join (${p.joinType})`);
         if (p.condition) detail(`Join Filter: ${formatExpr(p.condition, [...p.input.columns, ...p.right.columns])}`);
-        emit(p.input, depth + 1);
-        emit(p.right, depth + 1);
+        emit(p.input);
+        emit(p.right);
         return;
       case 'recursiveUnion':
-        lines.push(`${pad}Recursive Union${p.all ? ' All' : ''}`);
-        emit(p.left, depth + 1);
-        emit(p.right, depth + 1);
+        line(`Recursive Union${p.all ? ' All' : ''}`);
+        emit(p.left);
+        emit(p.right);
         return;
       case 'workTableScan':
-        lines.push(`${pad}WorkTable Scan on ${p.workTable.name}`);
+        line(`WorkTable Scan on ${p.workTable.name}`);
         return;
       case 'dataModifyingCtes':
-        // Each data-modifying WITH query prints once, here, as it runs whether or not it is read.
-        emit(p.input, depth);
+        // Transparent: the main statement's node, with each data-modifying WITH query under it once (it runs whether or not it is read).
+        emitNode(p.input, line, detail, emit, emitCte);
         for (const cte of p.ctes) {
           if (ctesShown.has(cte)) continue;
           ctesShown.add(cte);
-          lines.push(`${pad}CTE ${cte.name}`);
-          emit(cte.plan, depth + 1);
+          emitCte(`CTE ${cte.name}`, cte.plan);
         }
         return;
     }
   };
-  emit(plan, 0);
-  return lines;
+  return build(plan);
 }
 
 function selectorText(at: ScanSnapshotSelector): string {

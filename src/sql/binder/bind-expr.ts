@@ -13,6 +13,8 @@ import { coerceTo, notePosition, resolveUnknown } from './coerce.js';
 import { resolveTypeName } from './resolve-type-name.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
+import { regnamespaceLiteral } from './regnamespace-literal.js';
+import { ordinalSubscript, rawSubscript } from './raw-subscript.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
 import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
@@ -216,7 +218,7 @@ function matchColumns(scope: Scope, names: readonly string[]): { found: ScopeCol
     if (rel !== undefined) {
       if (c.relation !== rel || (schema !== undefined && c.schema !== schema)) continue;
       relationSeen = true;
-    } else if (c.hidden && !col.includes('.')) {
+    } else if (c.hidden && c.system !== true && !col.includes('.')) {
       continue;
     }
     if (c.name === col) found.push(c);
@@ -341,6 +343,8 @@ function bindTypeCast(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   if (target.kind === 'regclass' && arg.kind === 'literal' && typeof arg.value === 'string') {
     return Exprs.literal(resolveRegclass(ctx, arg.value, positionOf(n.arg)), target);
   }
+  const namespace = regnamespaceLiteral(ctx, n.typeName, arg, positionOf(n.arg));
+  if (namespace !== undefined) return namespace;
   if (target.kind === 'regtype' && arg.kind === 'literal' && typeof arg.value === 'string') {
     return Exprs.cast(arg, target);
   }
@@ -562,10 +566,15 @@ function bindIndirection(ctx: BindContext, n: Raw, es: ExprScope): Expr {
     if (tag !== 'A_Indices' || i.is_slice) {
       throw new FloeError(SqlState.featureNotSupported, tag === 'String' ? `field selection .${str(ind)} is not supported` : 'array slices are not supported', { position: positionOf(n.arg) });
     }
+    const index = coerceTo(ctx, bindExpr(ctx, i.uidx, es), { kind: 'int4' }, 'implicit', positionOf(i.uidx));
+    const raw = i[ordinalSubscript] === true ? undefined : rawSubscript(e, index);
+    if (raw !== undefined) {
+      e = raw;
+      continue;
+    }
     if (e.type.kind !== 'array') {
       throw new FloeError(SqlState.datatypeMismatch, `cannot subscript type ${formatType(e.type)} because it does not support subscripting`, { position: positionOf(n.arg) });
     }
-    const index = coerceTo(ctx, bindExpr(ctx, i.uidx, es), { kind: 'int4' }, 'implicit', positionOf(i.uidx));
     e = { kind: 'subscript', arg: e, index, type: e.type.element };
   }
   return e;

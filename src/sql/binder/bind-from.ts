@@ -1,3 +1,4 @@
+import { isOptionsToTable, optionsToTableSubselect } from './options-to-table.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
@@ -91,7 +92,9 @@ export function bindFromItem(
       return fromQuery(query, alias, strList(n.alias?.colnames), parent, correlation, n);
     }
     case 'JoinExpr': return bindJoin(ctx, n, parent, correlation);
-    case 'RangeFunction': return bindRangeFunction(ctx, n, parent, correlation, lateralLeft);
+    case 'RangeFunction':
+      if (isOptionsToTable(n)) return bindFromItem(ctx, optionsToTableSubselect(n), parent, correlation, lateralLeft);
+      return bindRangeFunction(ctx, n, parent, correlation, lateralLeft);
     case 'RangeTableSample': return bindTableSample(ctx, n, parent, (rel) => bindFromItem(ctx, rel, parent, correlation, lateralLeft));
     default:
       throw new FloeError(SqlState.featureNotSupported, `unsupported FROM item: ${tag}`, { position: positionOf(item) });
@@ -168,6 +171,7 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
   const primaryKey = rel.kind === 'lake' && rel.table.primaryKey.length > 0 ? { tablePrimaryKey: rel.table.primaryKey } : {};
   const columns: ScopeColumn[] = tableCols.map((c, i) => ({
     name: o.colnames[i] ?? c.name, relation: o.relation, schema, index: i, type: c.type, tableOid: oid, columnNumber: i + 1, ...primaryKey,
+    ...('system' in c && c.system === true ? { hidden: true, system: true, columnNumber: 0 } : {}),
   }));
   for (const extra of o.extraColumns ?? []) {
     columns.push({ name: extra.name, relation: o.relation, schema, index: columns.length, type: extra.type, tableOid: 0, columnNumber: 0, hidden: true });

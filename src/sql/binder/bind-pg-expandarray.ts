@@ -1,3 +1,4 @@
+import { ordinalSubscript } from './raw-subscript.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { Exprs } from '../../exec/expr/expr.js';
@@ -37,7 +38,8 @@ function isExpandArray(node: Raw): Raw | undefined {
 
 const srfColumn = (location: number): Raw => ({ ColumnRef: { fields: [{ String: { sval: srfRelation } }, { String: { sval: 'n' } }], location } });
 const element = (arg: Raw, location: number): Raw => ({
-  A_Indirection: { arg, indirection: [{ A_Indices: { uidx: srfColumn(location) } }] },
+  // n counts the elements from 1 whatever the array's lower bound (an int2vector's is 0).
+  A_Indirection: { arg, indirection: [{ A_Indices: { uidx: srfColumn(location), [ordinalSubscript]: true } }] },
 });
 
 export interface ExpandedTargets {

@@ -9,6 +9,7 @@ import { positionOf, unwrap, type Raw } from './ast.js';
 import { BindContext } from './bind-context.js';
 import { bindArguments } from './bind-arguments.js';
 import { bindCopy } from './bind-copy.js';
+import { bindLock } from './bind-lock.js';
 import { bindCreateTable } from './bind-create-table.js';
 import { bindCreateIndex } from './bind-unique.js';
 import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
@@ -112,6 +113,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'CreateTableAsStmt': return bindCreateTableAs(ctx, n);
     case 'CommentStmt': return bindCommentOn(ctx, n);
     case 'AlterObjectSchemaStmt': return bindSetSchema(ctx, n);
+    case 'LockStmt': return bindLock(ctx, n);
     default:
       throw new FloeError(SqlState.featureNotSupported, `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: positionOf(node) ?? 1 });
   }

@@ -32,20 +32,22 @@ export function bindCreateIndex(ctx: BindContext, n: Raw): BoundStatement {
   const table = qualifyExisting(ctx, rv.schemaname, rv.relname);
   const columns = ((n.indexParams as Raw[] | undefined) ?? []).map((p) => {
     const e = unwrap(p)[1];
-    if (!e.name) {
-      if (n.unique) throw new FloeError(SqlState.featureNotSupported, 'unique indexes on expressions are not supported', { position: positionOf(e.expr) });
-      return '';
-    }
+    if (!e.name) throw new FloeError(SqlState.featureNotSupported, 'indexes on expressions are not supported', { position: positionOf(e.expr) });
     return e.name as string;
   });
-  if (n.unique && (n.whereClause || n.indexIncludingParams?.length)) {
-    throw new FloeError(SqlState.featureNotSupported, 'partial unique indexes and INCLUDE columns are not supported', { position: positionOf(rv) });
+  if (n.whereClause || n.indexIncludingParams?.length) {
+    throw new FloeError(SqlState.featureNotSupported, 'partial indexes and INCLUDE columns are not supported', { position: positionOf(rv) });
   }
+  const method = ((n.accessMethod as string | undefined) ?? 'btree').toLowerCase();
+  if (method !== 'btree' && method !== 'hash') {
+    throw new FloeError(SqlState.featureNotSupported, `access method "${method}" is not supported`, { hint: 'Floe builds btree and hash indexes (as per-file filters).', position: positionOf(rv) });
+  }
+  if (n.unique && method !== 'btree') throw new FloeError(SqlState.featureNotSupported, `access method "${method}" does not support unique indexes`);
   return {
     kind: 'ddl',
     command: {
       kind: 'createIndex', table, ...(n.idxname ? { name: n.idxname as string } : {}), columns: columns.filter((c) => c !== ''),
-      unique: Boolean(n.unique), nullsNotDistinct: Boolean(n.nulls_not_distinct), ifNotExists: Boolean(n.if_not_exists),
+      unique: Boolean(n.unique), nullsNotDistinct: Boolean(n.nulls_not_distinct), ifNotExists: Boolean(n.if_not_exists), method,
     },
   };
 }

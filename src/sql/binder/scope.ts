@@ -13,6 +13,8 @@ export interface ScopeColumn {
   readonly columnNumber: number;
   /** Hidden from `*` (the right side of a JOIN USING column, system columns). */
   readonly hidden?: boolean;
+  /** A system column (tableoid): hidden from `*`, yet found by its unqualified name, as PostgreSQL's are. */
+  readonly system?: boolean;
   /** A lake table's column: that table's primary key (a grouped key lets a query read its other columns). */
   readonly tablePrimaryKey?: readonly string[];
 }

@@ -12,6 +12,9 @@ import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespac
 import { lakeWarehouse } from './catalog-view.js';
 import { findUniqueIndex, uniqueConstraintDef, uniqueIndexDef } from './unique-index-rows.js';
 import { checkOrForeignKeyDef } from './check-and-foreign-key-rows.js';
+import { isRestoreView } from './restorable-view.js';
+import { partitionKeyDef } from './partition-spec-rows.js';
+import { registerDumpFunctions } from './dump-functions.js';
 import type { CatalogTableInfo } from './catalog-view.js';
 import { typeForOid } from './pg-type-rows.js';
 import { registerRegTypeResolver } from '../../exec/types/reg-types.js';
@@ -144,6 +147,7 @@ export function registerCatalogFunctions(): void {
   if (registered) return;
   registered = true;
   const reg = registerScalarFunction;
+  registerDumpFunctions();
 
   // '…'::regclass / ::regproc / ::regtype input and output read the catalog through this.
   registerRegTypeResolver({
@@ -212,10 +216,10 @@ export function registerCatalogFunctions(): void {
     if (u) return uniqueConstraintDef(u, quoteIdent);
     const t = tableByIndexOid(ctx, oid);
     if (t) return `PRIMARY KEY (${primaryKeyColumns(t)})`;
-    return checkOrForeignKeyDef(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid, pretty, ctx.searchPath) ?? null;
+    return checkOrForeignKeyDef(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid, pretty, ctx.searchPath, isRestoreView(ctx.settings)) ?? null;
   };
   // Lake tables are never partitions of another: a relation's only ancestor is itself (psql's \d "Referenced by:").
-  registerSetFunction({ name: 'pg_partition_ancestors', args: [{ kind: 'regclass' }], returns: { kind: 'regclass' }, impl: (a) => [a[0]] });
+  registerSetFunction({ name: 'pg_partition_ancestors', args: [{ kind: 'regclass' }], returns: { kind: 'regclass' }, columns: [{ name: 'relid', type: { kind: 'regclass' } }], impl: (a) => [a[0]] });
   reg({ name: 'pg_get_constraintdef', args: [T.oid], returns: T.text, impl: (a, ctx) => constraintdef(ctx, a[0] as number) });
   reg({ name: 'pg_get_constraintdef', args: [T.oid, T.bool], returns: T.text, impl: (a, ctx) => constraintdef(ctx, a[0] as number, a[1] === true) });
   reg({
@@ -246,7 +250,10 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'pg_get_statisticsobjdef_columns', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_triggerdef', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_triggerdef', args: [T.oid, T.bool], returns: T.text, impl: () => null });
-  reg({ name: 'pg_get_partkeydef', args: [T.oid], returns: T.text, impl: () => null });
+  reg({ name: 'pg_get_partkeydef', args: [T.oid], returns: T.text, impl: (a, ctx) => {
+    const t = tableByOid(ctx, a[0] as number);
+    return t === undefined ? null : partitionKeyDef(t, quoteIdent);
+  } });
   reg({ name: 'pg_get_serial_sequence', args: [T.text, T.text], returns: T.text, impl: (a, ctx) => serialSequence(ctx, a[0] as string, a[1] as string) });
   reg({ name: 'pg_relation_is_publishable', args: [T.oid], returns: T.bool, impl: () => false });
   reg({ name: 'pg_is_in_recovery', args: [], returns: T.bool, impl: () => false });

@@ -11,6 +11,7 @@ export const INFORMATION_SCHEMA_NAMESPACE_OID = 13183;
 export const FLOE_DATABASE_OID = 16383;
 export const HEAP_AM_OID = 2;
 export const BTREE_AM_OID = 403;
+export const HASH_AM_OID = 405;
 export const DEFAULT_COLLATION_OID = 100;
 export const PG_CLASS_OID = 1259;
 
@@ -21,6 +22,11 @@ export function primaryKeyIndexOid(tableId: number): number {
 
 export function primaryKeyConstraintOid(tableId: number): number {
   return 1_500_000_000 + tableId;
+}
+
+/** A column default's pg_attrdef OID, by the column's position in the table. */
+export function attrdefOid(tableId: number, columnIndex: number): number {
+  return 1_200_000_000 + tableId * 64 + columnIndex;
 }
 
 /** The composite row type a table has in pg_type (typrelid = the table). */

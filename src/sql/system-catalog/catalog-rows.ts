@@ -1,13 +1,17 @@
 import { formatType, typeLength, typeModifier, typeOid } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
 import {
-  BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HEAP_AM_OID,
-  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, namespaceOid,
-  primaryKeyConstraintOid, primaryKeyIndexOid,
+  BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HASH_AM_OID, HEAP_AM_OID,
+  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, PUBLIC_NAMESPACE_OID, namespaceOid,
+  primaryKeyConstraintOid, primaryKeyIndexOid, attrdefOid,
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
-import { pgTypeRows } from './pg-type-rows.js';
 import { isTempNamespaceName } from '../../common/temp-namespace.js';
+import type { VirtualColumn, VirtualTable } from '../binder/virtual-table.js';
+import { pgTypeRows, typeStorage } from './pg-type-rows.js';
+import { isRestoreView } from './restorable-view.js';
+import { columnDefaultDependencies } from './column-default-depends.js';
+import { pgPartitionedTableRows, tableRelkind } from './partition-spec-rows.js';
 import { serviceViewRows } from './service-relations.js';
 import { pgLocksRows, pgStatActivityRows, settingColumns } from './server-activity-rows.js';
 import { catalogShapes } from './catalog-shapes.js';
@@ -30,6 +34,11 @@ function virtualRelkind(schema: string, name: string): string {
 }
 
 type Row = Record<string, unknown>;
+
+/** A virtual relation's columns without its system columns (tableoid), as pg_attribute numbers them. */
+function userColumns(vt: VirtualTable): readonly VirtualColumn[] {
+  return vt.columns.filter((c) => c.system !== true);
+}
 
 const SYSTEM_SCHEMAS = ['pg_catalog', 'information_schema'];
 
@@ -67,9 +76,9 @@ function pgClass(v: CatalogView): Row[] {
   const rows: Row[] = [];
   for (const t of v.tables) {
     rows.push({
-      ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relam: HEAP_AM_OID, relfilenode: t.id,
-      relpersistence: persistence(t), relkind: 'r', relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0, ...constraintClassFlags(v, t),
-      reloptions: t.properties && Object.keys(t.properties).length > 0 ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
+      ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relpersistence: persistence(t),
+      ...(tableRelkind(v, t) === 'p' ? { relam: 0, relfilenode: 0, relkind: 'p' } : { relam: HEAP_AM_OID, relfilenode: t.id, relkind: 'r' }), relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0, ...constraintClassFlags(v, t),
+      reloptions: t.properties && Object.keys(t.properties).length > 0 && !isRestoreView(v.ctx.settings) ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
     });
     if (t.primaryKey.length > 0) {
       rows.push({
@@ -85,7 +94,7 @@ function pgClass(v: CatalogView): Row[] {
     rows.push({
       ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema),
       relam: virtualRelkind(vt.schema, vt.name) === 'r' ? HEAP_AM_OID : 0,
-      relkind: virtualRelkind(vt.schema, vt.name), relnatts: vt.columns.length,
+      relkind: virtualRelkind(vt.schema, vt.name), relnatts: userColumns(vt).length,
     });
   }
   return rows;
@@ -95,7 +104,7 @@ function pgAttribute(v: CatalogView): Row[] {
   const rows: Row[] = [];
   const add = (relid: number, num: number, name: string, type: SqlType, notNull: boolean, hasDef: boolean, identity = '') => rows.push({
     attrelid: relid, attname: name, atttypid: typeOid(type), attstattarget: -1, attlen: typeLength(type), attnum: num, attndims: type.kind === 'array' ? 1 : 0,
-    attcacheoff: -1, atttypmod: typeModifier(type), attbyval: typeLength(type) > 0 && typeLength(type) <= 8, attalign: 'i', attstorage: typeLength(type) > 0 ? 'p' : 'x',
+    attcacheoff: -1, atttypmod: typeModifier(type), attbyval: typeLength(type) > 0 && typeLength(type) <= 8, attalign: 'i', attstorage: typeStorage(type),
     attcompression: '', attnotnull: notNull, atthasdef: hasDef, atthasmissing: false, attidentity: identity, attgenerated: '', attisdropped: false,
     attislocal: true, attinhcount: 0, attcollation: collationOf(type), attacl: null, attoptions: null, attfdwoptions: null, attmissingval: null,
   });
@@ -114,7 +123,7 @@ function pgAttribute(v: CatalogView): Row[] {
   }
   sequenceAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, true, false));
   viewAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, false, false));
-  for (const vt of v.virtualTables) vt.columns.forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
+  for (const vt of v.virtualTables) userColumns(vt).forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
   return rows;
 }
 
@@ -152,7 +161,7 @@ function pgAttrdef(v: CatalogView): Row[] {
   const rows: Row[] = [];
   for (const t of v.tables) {
     t.columns.forEach((c, i) => {
-      if (c.defaultExpr !== undefined) rows.push({ oid: 1_200_000_000 + t.id * 64 + i, adrelid: t.id, adnum: i + 1, adbin: deparseSequenceCalls(v, deparseDefault(c.defaultExpr, c.type)) });
+      if (c.defaultExpr !== undefined) rows.push({ oid: attrdefOid(t.id, i), adrelid: t.id, adnum: i + 1, adbin: deparseSequenceCalls(v, deparseDefault(c.defaultExpr, c.type)) });
     });
   }
   return rows;
@@ -214,6 +223,7 @@ function pgAm(): Row[] {
   return [
     { oid: HEAP_AM_OID, amname: 'heap', amhandler: 0, amtype: 't' },
     { oid: BTREE_AM_OID, amname: 'btree', amhandler: 0, amtype: 'i' },
+    { oid: HASH_AM_OID, amname: 'hash', amhandler: 0, amtype: 'i' },
   ];
 }
 
@@ -298,7 +308,7 @@ function isColumns(v: CatalogView): Row[] {
   };
   for (const t of v.tables) t.columns.forEach((c, i) => push(t.namespace, t.name, i, c, t.primaryKey.includes(c.name)));
   for (const view of v.views) view.columns.forEach((c, i) => push(view.namespace, view.name, i, { ...c, nullable: true }, false));
-  for (const vt of v.virtualTables) vt.columns.forEach((c, i) => push(vt.schema, vt.name, i, { ...c, nullable: true }, false));
+  for (const vt of v.virtualTables) userColumns(vt).forEach((c, i) => push(vt.schema, vt.name, i, { ...c, nullable: true }, false));
   return rows;
 }
 
@@ -338,16 +348,25 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_indexes': pgIndexes,
   'pg_catalog.pg_stat_activity': pgStatActivityRows,
   'pg_catalog.pg_locks': pgLocksRows,
+  'pg_catalog.pg_partitioned_table': pgPartitionedTableRows,
   'information_schema.schemata': isSchemata,
   'information_schema.tables': isTables,
   'information_schema.views': (v) => [...isViewsRows(v), ...serviceViewRows(v)],
   'pg_catalog.pg_views': pgViewsRows,
-  'pg_catalog.pg_description': pgDescriptionRows,
   'information_schema.columns': isColumns,
   'information_schema.table_constraints': isTableConstraints,
   'information_schema.key_column_usage': isKeyColumnUsage,
   ...sequenceRowSources,
   ...checkAndForeignKeyRowSources,
+  'pg_catalog.pg_depend': (v) => [...(sequenceRowSources['pg_catalog.pg_depend']?.(v) ?? []), ...columnDefaultDependencies(v)],
+  'pg_catalog.pg_description': (v) => [...pgDescription(), ...pgDescriptionRows(v)],
 };
+
+/** Comments: the public schema's, as initdb sets it (pg_dump would otherwise blank it on restore). */
+const PG_NAMESPACE_OID = 2615;
+
+function pgDescription(): Row[] {
+  return [{ objoid: PUBLIC_NAMESPACE_OID, classoid: PG_NAMESPACE_OID, objsubid: 0, description: 'standard public schema' }];
+}
 
 export { PG_CLASS_OID };

@@ -86,13 +86,15 @@ function quoteIdent(s: string): string {
 }
 
 /** pg_get_constraintdef for a CHECK or FOREIGN KEY constraint's OID; undefined for any other OID. */
-export function checkOrForeignKeyDef(tables: readonly CatalogTableInfo[], oid: number, pretty: boolean, searchPath: readonly string[]): string | undefined {
+export function checkOrForeignKeyDef(
+  tables: readonly CatalogTableInfo[], oid: number, pretty: boolean, searchPath: readonly string[], forRestore = false,
+): string | undefined {
   for (const t of tables) {
     for (const c of t.constraints ?? []) {
-      if (c.kind === 'unique' || constraintOid(t.id, c.name) !== oid) continue;
+      if ((c.kind !== 'check' && c.kind !== 'foreignKey') || constraintOid(t.id, c.name) !== oid) continue;
       if (c.kind === 'check') return `CHECK (${deparseCheck(c.expr, pretty, columnTypes(t))})`;
       const table = searchPath.includes(c.refNamespace) ? quoteIdent(c.refTable) : `${quoteIdent(c.refNamespace)}.${quoteIdent(c.refTable)}`;
-      return `FOREIGN KEY (${c.columns.map(quoteIdent).join(', ')}) REFERENCES ${table}(${c.refColumns.map(quoteIdent).join(', ')}) NOT ENFORCED`;
+      return `FOREIGN KEY (${c.columns.map(quoteIdent).join(', ')}) REFERENCES ${table}(${c.refColumns.map(quoteIdent).join(', ')}) ${forRestore ? 'NOT VALID' : 'NOT ENFORCED'}`;
     }
   }
   return undefined;

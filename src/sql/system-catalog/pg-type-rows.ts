@@ -1,4 +1,4 @@
-import { typeLength, typeOids } from '../../common/sql-type.js';
+import { INT2VECTOR_OID, OIDVECTOR_OID, PG_NODE_TREE_OID, typeLength, typeOids } from '../../common/sql-type.js';
 import type { SqlType, SqlTypeKind } from '../../common/sql-type.js';
 import { BOOTSTRAP_SUPERUSER_OID, DEFAULT_COLLATION_OID, PG_CATALOG_NAMESPACE_OID } from './catalog-oids.js';
 
@@ -52,7 +52,15 @@ export function allTypes(): TypeEntry[] {
     out.push({ oid: typeOids[kind].oid, name: facts[kind].name, type: t });
     if (typeOids[kind].arrayOid !== 0) out.push({ oid: typeOids[kind].arrayOid, name: `_${facts[kind].name}`, type: { kind: 'array', element: t } });
   }
+  out.push({ oid: PG_NODE_TREE_OID, name: 'pg_node_tree', type: { kind: 'text', catalogType: 'pg_node_tree' } });
+  out.push({ oid: INT2VECTOR_OID, name: 'int2vector', type: { kind: 'array', element: { kind: 'int2' }, catalogType: 'int2vector' } });
+  out.push({ oid: OIDVECTOR_OID, name: 'oidvector', type: { kind: 'array', element: { kind: 'oid' }, catalogType: 'oidvector' } });
   return out;
+}
+
+/** pg_type.typstorage of a Floe type; a column's attstorage is its type's (pg_dump emits SET STORAGE where they differ). */
+export function typeStorage(t: SqlType): string {
+  return t.kind === 'array' ? (t.catalogType !== undefined ? 'p' : 'x') : facts[t.kind].storage;
 }
 
 /** The SqlType of a type OID, for format_type() and friends. */
@@ -85,6 +93,17 @@ export function pgTypeRows(): Record<string, unknown>[] {
         typalign: f.align === 'd' ? 'd' : 'i', typstorage: 'x', typcollation: f.collatable ? DEFAULT_COLLATION_OID : 0,
       });
     }
+  }
+  // Text in every way but its name and OID; no array type, as in PostgreSQL.
+  const text = rows.find((r) => r.oid === typeOids.text.oid)!;
+  rows.push({ ...text, oid: PG_NODE_TREE_OID, typname: 'pg_node_tree', typcategory: 'Z', typispreferred: false, typarray: 0 });
+  // The catalogs' vectors: arrays of int2 / oid with their own OIDs (their array types are left out).
+  for (const [oid, name, elem] of [[INT2VECTOR_OID, 'int2vector', typeOids.int2.oid], [OIDVECTOR_OID, 'oidvector', typeOids.oid.oid]] as const) {
+    const elemRow = rows.find((r) => r.oid === elem)!;
+    rows.push({
+      ...elemRow, oid, typname: name, typlen: -1, typbyval: false, typcategory: 'A', typispreferred: false, typelem: elem, typarray: 0,
+      typalign: 'i', typstorage: 'p', typcollation: 0,
+    });
   }
   return rows;
 }

@@ -13,6 +13,9 @@ import type { Warehouse } from '../../lake/index.js';
 /** A shape spec type ('int4', 'oid[]', 'varchar', …) as a SqlType. */
 export function parseShapeType(spec: string): SqlType {
   if (spec.endsWith('[]')) return { kind: 'array', element: parseShapeType(spec.slice(0, -2)) };
+  if (spec === 'pg_node_tree') return { kind: 'text', catalogType: 'pg_node_tree' };
+  if (spec === 'int2vector') return { kind: 'array', element: { kind: 'int2' }, catalogType: 'int2vector' };
+  if (spec === 'oidvector') return { kind: 'array', element: { kind: 'oid' }, catalogType: 'oidvector' };
   return { kind: spec } as SqlType;
 }
 
@@ -95,6 +98,8 @@ export function createSystemCatalog(): SystemCatalog {
       const at = c.indexOf(':');
       return { name: c.slice(0, at), type: parseShapeType(c.slice(at + 1)) };
     });
+    // pg_dump reads `tableoid` beside every catalog row's oid.
+    columns.push({ name: 'tableoid', type: { kind: 'oid' }, system: true });
     const source = catalogRowSources[`${shape.schema}.${shape.name}`] ?? serviceRelationRowSources[`${shape.schema}.${shape.name}`];
     catalog.register({
       schema: shape.schema,
@@ -103,7 +108,7 @@ export function createSystemCatalog(): SystemCatalog {
       columns,
       async rows(ctx) {
         if (!source) return [];
-        return source(catalog.view(ctx)).map((r) => columns.map((c) => normalize(r[c.name], c.type)));
+        return source(catalog.view(ctx)).map((r) => columns.map((c) => (c.system === true ? shape.oid : normalize(r[c.name], c.type))));
       },
     });
   }

@@ -1,11 +1,11 @@
 import type { CatalogTableInfo } from './catalog-view.js';
-import { BTREE_AM_OID, namespaceOid } from './catalog-oids.js';
+import { BTREE_AM_OID, HASH_AM_OID, namespaceOid } from './catalog-oids.js';
 
 /**
- * UNIQUE constraints and unique indexes (CREATE UNIQUE INDEX) as the catalogs show
- * them. Each is an index relation (pg_class relkind 'i', pg_index indisunique); a
- * UNIQUE constraint also has a pg_constraint row (contype 'u') pointing at it. OIDs
- * derive from the table id and the constraint's position in the table's list.
+ * UNIQUE constraints, unique indexes (CREATE UNIQUE INDEX) and plain indexes (CREATE
+ * INDEX) as the catalogs show them. Each is an index relation (pg_class relkind 'i',
+ * pg_index); a UNIQUE constraint also has a pg_constraint row (contype 'u') pointing at
+ * it. OIDs derive from the table id and the constraint's position in the table's list.
  */
 export interface UniqueIndex {
   readonly table: CatalogTableInfo;
@@ -14,6 +14,10 @@ export interface UniqueIndex {
   readonly isConstraint: boolean;
   readonly nullsNotDistinct: boolean;
   readonly deferrable: 'immediate' | 'deferred' | undefined;
+  /** False for a plain CREATE INDEX. */
+  readonly unique: boolean;
+  /** The access method: btree, or hash for a plain index made USING hash. */
+  readonly method: string;
   readonly indexOid: number;
   readonly constraintOid: number;
 }
@@ -21,9 +25,11 @@ export interface UniqueIndex {
 export function uniqueIndexesOf(t: CatalogTableInfo): UniqueIndex[] {
   const out: UniqueIndex[] = [];
   (t.constraints ?? []).forEach((c, position) => {
-    if (c.kind !== 'unique' || c.columns === undefined) return;
+    if ((c.kind !== 'unique' && c.kind !== 'index') || c.columns === undefined) return;
+    const unique = c.kind === 'unique';
     out.push({
-      table: t, name: c.name, columns: c.columns, isConstraint: c.indexOnly !== true, nullsNotDistinct: c.nullsNotDistinct === true, deferrable: c.deferrable,
+      table: t, name: c.name, columns: c.columns, isConstraint: unique && c.indexOnly !== true, nullsNotDistinct: unique && c.nullsNotDistinct === true,
+      unique, method: unique ? 'btree' : c.method, deferrable: unique ? c.deferrable : undefined,
       indexOid: 1_100_000_000 + t.id * 64 + position, constraintOid: 1_300_000_000 + t.id * 64 + position,
     });
   });
@@ -45,7 +51,7 @@ function attnums(u: UniqueIndex): number[] {
 
 /** pg_get_indexdef's text: `CREATE UNIQUE INDEX t_a_key ON public.t USING btree (a)`. */
 export function uniqueIndexDef(u: UniqueIndex, quote: (s: string) => string): string {
-  return `CREATE UNIQUE INDEX ${quote(u.name)} ON ${quote(u.table.namespace)}.${quote(u.table.name)} USING btree (${u.columns.map(quote).join(', ')})${u.nullsNotDistinct ? ' NULLS NOT DISTINCT' : ''}`;
+  return `CREATE ${u.unique ? 'UNIQUE ' : ''}INDEX ${quote(u.name)} ON ${quote(u.table.namespace)}.${quote(u.table.name)} USING ${u.method} (${u.columns.map(quote).join(', ')})${u.nullsNotDistinct ? ' NULLS NOT DISTINCT' : ''}`;
 }
 
 /** pg_get_constraintdef's text: `UNIQUE (a, b)`. */
@@ -58,7 +64,7 @@ type Row = Record<string, unknown>;
 
 export function uniquePgClassRows(t: CatalogTableInfo, defaults: Row): Row[] {
   return uniqueIndexesOf(t).map((u) => ({
-    ...defaults, oid: u.indexOid, relname: u.name, relnamespace: namespaceOid(t.namespace), relam: BTREE_AM_OID,
+    ...defaults, oid: u.indexOid, relname: u.name, relnamespace: namespaceOid(t.namespace), relam: u.method === 'hash' ? HASH_AM_OID : BTREE_AM_OID,
     relkind: 'i', relnatts: u.columns.length, reltuples: 0,
   }));
 }
@@ -71,7 +77,7 @@ export function uniqueIndexAttributes(t: CatalogTableInfo): { relid: number; num
 export function uniquePgIndexRows(t: CatalogTableInfo, collationOf: (column: string) => number): Row[] {
   return uniqueIndexesOf(t).map((u) => ({
     indexrelid: u.indexOid, indrelid: t.id, indnatts: u.columns.length, indnkeyatts: u.columns.length,
-    indisunique: true, indnullsnotdistinct: u.nullsNotDistinct, indisprimary: false, indisexclusion: false, indimmediate: u.deferrable === undefined,
+    indisunique: u.unique, indnullsnotdistinct: u.nullsNotDistinct, indisprimary: false, indisexclusion: false, indimmediate: u.deferrable === undefined,
     indisclustered: false, indisvalid: true, indcheckxmin: false, indisready: true, indislive: true, indisreplident: false,
     indkey: attnums(u), indcollation: u.columns.map(collationOf), indclass: u.columns.map(() => 0), indoption: u.columns.map(() => 0),
     indexprs: null, indpred: null,

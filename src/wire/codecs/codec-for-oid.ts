@@ -1,5 +1,6 @@
-import { typeOids } from '../../common/sql-type.js';
+import { INT2VECTOR_OID, OIDVECTOR_OID, PG_NODE_TREE_OID, typeOids } from '../../common/sql-type.js';
 import { arrayCodec } from './array-codec.js';
+import { vectorCodec } from './vector-codec.js';
 import { dateCodec, timeCodec, timestampCodec, timestamptzCodec } from './datetime-codec.js';
 import { intervalCodec } from './interval-codec.js';
 import { numericCodec } from './numeric-codec.js';
@@ -15,7 +16,7 @@ const scalars: readonly TypeCodec[] = [
   jsonCodec, float4Codec, float8Codec, stringCodec(typeOids.bpchar.oid, 'character'),
   stringCodec(typeOids.varchar.oid, 'character varying'), dateCodec, timeCodec, timestampCodec, timestamptzCodec,
   intervalCodec, numericCodec, oidCodec(typeOids.regclass.oid, 'regclass'), oidCodec(typeOids.regtype.oid, 'regtype'),
-  uuidCodec, jsonbCodec, stringCodec(typeOids.void.oid, 'void'),
+  uuidCodec, jsonbCodec, stringCodec(typeOids.void.oid, 'void'), stringCodec(PG_NODE_TREE_OID, 'pg_node_tree'),
 ];
 
 const registry = new Map<number, TypeCodec>();
@@ -24,6 +25,9 @@ for (const { oid, arrayOid } of Object.values(typeOids)) {
   const element = registry.get(oid);
   if (element !== undefined && arrayOid !== 0) registry.set(arrayOid, arrayCodec(arrayOid, element));
 }
+
+registry.set(INT2VECTOR_OID, vectorCodec(INT2VECTOR_OID, 'int2vector', int2Codec));
+registry.set(OIDVECTOR_OID, vectorCodec(OIDVECTOR_OID, 'oidvector', registry.get(typeOids.oid.oid)!));
 
 /** Types the wire has no codec for (unknown, or an OID it never heard of) travel as text. */
 const fallback = stringCodec(typeOids.unknown.oid, 'unknown');

@@ -1,0 +1,54 @@
+import type { SqlType } from '../../common/sql-type.js';
+import { registerScalarFunction } from '../../exec/functions/function-registry.js';
+
+const text: SqlType = { kind: 'text' };
+const oid: SqlType = { kind: 'oid' };
+const char: SqlType = { kind: 'char' };
+
+/**
+ * Functions pg_dump 15's and psql's catalog queries call that no other client does.
+ * Floe has no object privileges yet, so every ACL is the default one: acldefault is
+ * NULL, which pg_dump reads as "no GRANT/REVOKE to emit".
+ */
+export function registerDumpFunctions(): void {
+  registerScalarFunction({ name: 'acldefault', args: [char, oid], returns: { kind: 'array', element: text }, strict: false, impl: () => null });
+  registerScalarFunction({ name: 'quote_literal', args: [text], returns: text, impl: (a) => quoteLiteral(a[0] as string) });
+  // psql's \df+ shows a SQL-standard function body through it; Floe has no such functions.
+  registerScalarFunction({ name: 'pg_get_function_sqlbody', args: [oid], returns: text, strict: false, impl: () => null });
+  // psql's \dt+ and \l+ print sizes through it.
+  registerScalarFunction({ name: 'pg_size_pretty', args: [{ kind: 'int8' }], returns: text, impl: (a) => sizePretty(a[0] as bigint) });
+  // pg_dump strips view options with it: array_remove(c.reloptions, 'check_option=local').
+  registerScalarFunction({
+    name: 'array_remove', args: ['anyarray', 'anyelement'], returns: (t) => t[0]!, strict: false,
+    impl: (a) => (a[0] === null ? null : (a[0] as unknown[]).filter((e) => !notDistinct(e, a[1]))),
+  });
+}
+
+/** IS NOT DISTINCT FROM over canonical values (array_remove removes NULLs when asked to). */
+function notDistinct(a: unknown, b: unknown): boolean {
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
+  if (typeof a !== 'object' || typeof b !== 'object') return a === b || (typeof a !== typeof b && String(a) === String(b));
+  const key = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x instanceof Uint8Array ? [...x] : x));
+  return key(a) === key(b);
+}
+
+/** PostgreSQL's quote_literal: quotes doubled; a backslash doubled too and the literal written E'…'. */
+export function quoteLiteral(s: string): string {
+  const body = s.replaceAll("'", "''");
+  return s.includes('\\') ? `E'${body.replaceAll('\\', '\\\\')}'` : `'${body}'`;
+}
+
+/** PostgreSQL 15's pg_size_pretty(bigint): bytes below 10 kB, then the largest unit under 20 × 1024, half-rounded. */
+export function sizePretty(bytes: bigint): string {
+  const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
+  const abs = (x: bigint) => (x < 0n ? -x : x);
+  if (abs(bytes) < 10n * 1024n) return `${bytes} bytes`;
+  let size = bytes / 512n; // one bit short of kB, kept for the half-rounding
+  for (let u = 0; ; u++) {
+    if (u === units.length - 1 || abs(size) < 20n * 1024n - 1n) {
+      const rounded = (size + (size >= 0n ? 1n : -1n)) / 2n;
+      return `${rounded} ${units[u]}`;
+    }
+    size /= 1024n;
+  }
+}
