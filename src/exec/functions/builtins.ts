@@ -6,6 +6,12 @@ import { registerBuiltinMiscFunctions } from './builtin-misc-functions.js';
 import { registerBuiltinSetFunctions } from './builtin-set-functions.js';
 import { registerBuiltinSequenceFunctions } from './builtin-sequence-functions.js';
 import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
+import { registerBuiltinJsonFunctions } from './builtin-json-functions.js';
+import { registerBuiltinStatisticsAggregates } from './builtin-statistics-aggregates.js';
+import { registerBuiltinOrderedSetAggregates } from './builtin-ordered-set-aggregates.js';
+import { registerBuiltinRegexpFunctions } from './builtin-regexp-functions.js';
+import { registerBuiltinFormatFunction } from './builtin-format-function.js';
+import { registerBuiltinArrayDimensionFunctions } from './builtin-array-dimension-functions.js';
 import { setBuiltinLoader } from './function-registry.js';
 
 /** Registers every built-in function lazily, on the registry's first lookup. */
@@ -18,6 +24,12 @@ export function registerBuiltins(): void {
   registerBuiltinMiscFunctions();
   registerBuiltinSetFunctions();
   registerBuiltinSequenceFunctions();
+  registerBuiltinJsonFunctions();
+  registerBuiltinStatisticsAggregates();
+  registerBuiltinOrderedSetAggregates();
+  registerBuiltinRegexpFunctions();
+  registerBuiltinFormatFunction();
+  registerBuiltinArrayDimensionFunctions();
 }
 
 setBuiltinLoader(registerBuiltins);

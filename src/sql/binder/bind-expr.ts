@@ -15,6 +15,7 @@ import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
+import { checkOrderedSetCall } from './ordered-set-call.js';
 import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
 
 const boolType: SqlType = { kind: 'bool' };
@@ -512,7 +513,9 @@ function bindIndirection(ctx: BindContext, n: Raw, es: ExprScope): Expr {
     return rest.length === 0 ? bindExpr(ctx, ref, es) : bindIndirection(ctx, { arg: ref, indirection: rest }, es);
   }
   let e = bindExpr(ctx, n.arg, es);
-  for (const ind of n.indirection as Raw[]) {
+  const indirection = n.indirection as Raw[];
+  for (let k = 0; k < indirection.length; k++) {
+    const ind = indirection[k]!;
     const [tag, i] = unwrap(ind);
     if (tag !== 'A_Indices' || i.is_slice) {
       throw new FloeError(SqlState.featureNotSupported, tag === 'String' ? `field selection .${str(ind)} is not supported` : 'array slices are not supported', { position: positionOf(n.arg) });
@@ -521,7 +524,9 @@ function bindIndirection(ctx: BindContext, n: Raw, es: ExprScope): Expr {
       throw new FloeError(SqlState.datatypeMismatch, `cannot subscript type ${formatType(e.type)} because it does not support subscripting`, { position: positionOf(n.arg) });
     }
     const index = coerceTo(ctx, bindExpr(ctx, i.uidx, es), { kind: 'int4' }, 'implicit', positionOf(i.uidx));
-    e = { kind: 'subscript', arg: e, index, type: e.type.element };
+    // a[i][j]: the subscripts before the last pick a sub-array of a multi-dimensional array.
+    const more = k + 1 < indirection.length && unwrap(indirection[k + 1]!)[0] === 'A_Indices';
+    e = { kind: 'subscript', arg: e, index, type: more ? e.type : e.type.element };
   }
   return e;
 }
@@ -598,14 +603,20 @@ function bindAggregate(ctx: BindContext, n: Raw, es: ExprScope, name: string): E
   // Aggregate arguments see the FROM clause's rows, not the groups.
   const inner: ExprScope = { scope: es.scope, clause: 'aggregate function calls' };
   const rawArgs = n.agg_star ? [] : (n.args as Raw[] | undefined ?? []);
-  const args = rawArgs.map((a) => bindAggregateArg(ctx, a, inner));
+  // WITHIN GROUP (ORDER BY x): the sorted values become the last arguments (see builtin-ordered-set-aggregates.ts).
+  const withinGroup = n.agg_within_group === true;
+  checkOrderedSetCall(name, withinGroup, positionOf(n));
+  const sortedBy = withinGroup ? (n.agg_order as Raw[]).map((s) => bindSortKey(ctx, unwrap(s)[1], inner)) : [];
+  const args = [...rawArgs.map((a) => bindAggregateArg(ctx, a, inner)), ...sortedBy.map((k) => k.expr)];
   const resolved = resolveFunction(name, args.map((a) => a.type));
   if (!resolved) throw functionNotFound(name, args, n);
   if (resolved.kind !== 'aggregate') return undefined;
   const filter = n.agg_filter ? bindCondition(ctx, n.agg_filter, { ...inner, clause: 'FILTER' }) : undefined;
-  const orderBy = n.agg_order ? (n.agg_order as Raw[]).map((s) => bindSortKey(ctx, unwrap(s)[1], inner)) : undefined;
+  const coerced = coerceArgs(ctx, args, resolved);
+  const orderBy = withinGroup ? sortedBy.map((k, i) => ({ ...k, expr: coerced[rawArgs.length + i]! }))
+    : n.agg_order ? (n.agg_order as Raw[]).map((s) => bindSortKey(ctx, unwrap(s)[1], inner)) : undefined;
   const call: AggregateCall = {
-    fn: resolved.id, args: coerceArgs(ctx, args, resolved), distinct: Boolean(n.agg_distinct),
+    fn: resolved.id, args: coerced, distinct: Boolean(n.agg_distinct),
     ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), type: resolved.returnType,
   };
   return aggregateColumn(g, call, name);

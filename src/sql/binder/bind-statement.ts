@@ -103,6 +103,10 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'ListenStmt': case 'UnlistenStmt': case 'NotifyStmt': return bindListen(tag, n);
     case 'VacuumStmt': return { kind: 'utility', command: { kind: 'noop', tag: n.is_vacuumcmd ? 'VACUUM' : 'ANALYZE' } };
     case 'CheckPointStmt': return { kind: 'utility', command: { kind: 'noop', tag: 'CHECKPOINT' } };
+    case 'DoStmt':
+      throw new FloeError(SqlState.featureNotSupported, 'DO blocks are not supported', {
+        hint: 'Floe has no procedural languages; run the statements of the block one by one.', position: positionOf(node) ?? 1,
+      });
     default:
       throw new FloeError(SqlState.featureNotSupported, `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: positionOf(node) ?? 1 });
   }
