@@ -146,7 +146,7 @@ export function parseJsonNode(text: string, forJsonb = false): JsonNode {
       const v = str();
       return { kind: 'string', value: v, start, end: i };
     }
-    const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+    const m = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
     m.lastIndex = i;
     const num = m.exec(text);
     if (num && !/[A-Za-z0-9_]/.test(text[i + num[0].length] ?? '')) {
