@@ -37,7 +37,8 @@ function jsonbField(v: JsonValue, key: string | number): JsonValue | undefined {
     const i = arrayIndex(key, v.length);
     return i === undefined ? undefined : v[i];
   }
-  return undefined;
+  // A top-level scalar is a one-element array to `-> int`, as in PostgreSQL.
+  return typeof key === 'number' && arrayIndex(key, 1) === 0 ? v : undefined;
 }
 
 /** `#>`: follows a path; text elements index arrays when they are integers. */

@@ -109,6 +109,7 @@ export function parseJsonNode(text: string, forJsonb = false): JsonNode {
     if (depth > 6000) throw new FloeError('54001', 'stack depth limit exceeded');
     const start = i;
     const c = text[i]!;
+    if (c === '}' || c === ']' || c === ',' || c === ':') throw syntaxError(`Expected JSON value, but found "${c}".`);
     if (c === '{') {
       i++;
       const keys: string[] = [];
