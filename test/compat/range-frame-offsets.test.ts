@@ -50,7 +50,7 @@ describe('RANGE frames with offsets match PostgreSQL 15', () => {
     for (const [key, offsets] of [['n', ['1', '3']], ['b', ['100', '250']], ['x', ['0.75', '1']], ['f', ['0.5', '2']]] as const) {
       for (const dir of ['ASC', 'DESC']) {
         for (const off of offsets) {
-          statements.push(`SELECT id, count(*) OVER w, sum(id) OVER w, first_value(id) OVER w, last_value(id) OVER w FROM ev
+          statements.push(`SELECT id, count(*) OVER w, sum(id) OVER w, min(id) OVER w, max(id) OVER w FROM ev
             WINDOW w AS (ORDER BY ${key} ${dir} RANGE BETWEEN ${off} PRECEDING AND ${off} FOLLOWING) ORDER BY id`);
           statements.push(`SELECT id, count(*) OVER (PARTITION BY g ORDER BY ${key} ${dir} RANGE BETWEEN CURRENT ROW AND ${off} FOLLOWING) FROM ev ORDER BY id`);
         }

@@ -187,8 +187,10 @@ function computePartition(
         const range = ranges!.get(b)!;
         const desc = w.call.orderBy[0]!.descending;
         const edge = range.shift(cur, (desc ? -sign : sign) as 1 | -1);
+        // PostgreSQL's head search stops at NULLs sorted after the row (they then open the frame); the tail never takes them.
+        const nullsAfter = !w.call.orderBy[0]!.nullsFirst;
         const within = (v: unknown): boolean => {
-          if (v === null) return false;
+          if (v === null) return isStart && nullsAfter;
           const c = range.compare(v, edge);
           return isStart ? (desc ? c <= 0 : c >= 0) : (desc ? c >= 0 : c <= 0);
         };
