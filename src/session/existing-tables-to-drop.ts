@@ -6,7 +6,7 @@ import type { TableName } from '../sql/index.js';
 /**
  * DROP TABLE's targets that exist, checked before anything is dropped: a
  * missing one is 42P01 named as the statement spelled it (`table "missing"
- * does not exist`), or with IF EXISTS a NOTICE and skipped, as in PostgreSQL.
+ * does not exist`, without its schema), or with IF EXISTS a NOTICE and skipped, as in PostgreSQL.
  */
 export function existingTablesToDrop(
   w: Warehouse,

@@ -1,6 +1,6 @@
 import type { SqlType } from '../../common/sql-type.js';
 import type { EvalContext } from '../expr/eval-context.js';
-import { formatFloat } from '../types/text-io.js';
+import { formatFloat, typeDisplayName } from '../types/text-io.js';
 import { valueToText } from './builtin-operators.js';
 import { BuiltinTypes as T } from './builtin-operators.js';
 import { FloeError } from '../../common/floe-error.js';
@@ -9,7 +9,6 @@ import { jsonbNormalize } from '../types/cast-value.js';
 import { registerScalarFunction } from './function-registry.js';
 import { pgSizePretty, pgSizePrettyNumeric } from './pg-size-pretty.js';
 import { toNumber } from './to-number.js';
-import { typeOid } from '../../common/sql-type.js';
 
 export function registerBuiltinMiscFunctions(): void {
   const S = T.text; const N = T.name;
@@ -60,8 +59,9 @@ export function registerBuiltinMiscFunctions(): void {
   }
   registerScalarFunction({
     name: 'pg_typeof', args: ['any'], returns: { kind: 'regtype' }, strict: false, id: 'pg_typeof(any)',
-    impl: () => typeOid({ kind: 'text' }),
-    implFor: (types) => () => typeOid(types[0]!),
+    // The value is the type's name, which is what a regtype prints (its OID stays in the column's type).
+    impl: () => 'text',
+    implFor: (types) => () => (types[0]!.kind === 'array' ? `${typeDisplayName(types[0]!.element)}[]` : typeDisplayName(types[0]!)),
   });
   registerScalarFunction({ name: 'pg_size_pretty', args: [T.int8], returns: S, impl: ([n]) => pgSizePretty(n as bigint) });
   registerScalarFunction({ name: 'to_number', args: [S, S], returns: T.numeric, impl: ([t, f]) => toNumber(t as string, f as string) });

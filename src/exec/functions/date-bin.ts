@@ -13,7 +13,7 @@ export function dateBin(stride: Interval, source: bigint, origin: bigint): bigin
     throw new FloeError(SqlState.featureNotSupported, 'timestamps cannot be binned into intervals containing months or years');
   }
   const width = BigInt(stride.days) * MICROS_PER_DAY + stride.micros;
-  if (width <= 0n) throw new FloeError(SqlState.invalidParameterValue, 'stride must be greater than zero');
+  if (width <= 0n) throw new FloeError(SqlState.datetimeFieldOverflow, 'stride must be greater than zero');
   if (source === TS_POS_INF || source === TS_NEG_INF) return source;
   if (origin === TS_POS_INF || origin === TS_NEG_INF) throw new FloeError(SqlState.datetimeFieldOverflow, 'origin out of range');
   const diff = source - origin;

@@ -36,7 +36,7 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
         const name = names[names.length - 1]!;
         return qualifyExisting(ctx, names.length > 1 ? names[names.length - 2] : undefined, name);
       });
-      return ddl({ kind: 'dropTable', tables, ifExists, cascade, writtenNames: written.map((names) => names.join('.')) });
+      return ddl({ kind: 'dropTable', tables, ifExists, cascade, writtenNames: written.map((names) => names[names.length - 1]!) });
     }
     case 'OBJECT_SEQUENCE': return bindDropSequence(ctx, n);
     case 'OBJECT_INDEX': return bindDropIndex(ctx, n);
