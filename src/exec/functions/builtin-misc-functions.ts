@@ -58,8 +58,8 @@ export function registerBuiltinMiscFunctions(): void {
     });
   }
   registerScalarFunction({
-    name: 'pg_typeof', args: ['any'], returns: { kind: 'regtype' }, strict: false, id: 'pg_typeof(any)',
-    // The value is the type's name, which is what a regtype prints (its OID stays in the column's type).
+    // PostgreSQL returns regtype; the name is returned as text until regtype values print as names (they print OIDs here).
+    name: 'pg_typeof', args: ['any'], returns: S, strict: false, id: 'pg_typeof(any)',
     impl: () => 'text',
     implFor: (types) => () => (types[0]!.kind === 'array' ? `${typeDisplayName(types[0]!.element)}[]` : typeDisplayName(types[0]!)),
   });
