@@ -11,6 +11,16 @@ export interface FloeErrorFields {
   readonly position?: number;
   readonly severity?: Severity;
   readonly cause?: unknown;
+  /** The objects the error is about (ErrorResponse fields s, t, c, d, n), as PostgreSQL names them for constraint violations. */
+  readonly objects?: ErrorObjects;
+}
+
+export interface ErrorObjects {
+  readonly schema?: string;
+  readonly table?: string;
+  readonly column?: string;
+  readonly dataType?: string;
+  readonly constraint?: string;
 }
 
 export class FloeError extends Error {
@@ -19,6 +29,7 @@ export class FloeError extends Error {
   readonly detail: string | undefined;
   readonly hint: string | undefined;
   readonly position: number | undefined;
+  readonly objects: ErrorObjects | undefined;
 
   constructor(sqlstate: string, message: string, fields: FloeErrorFields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -28,12 +39,13 @@ export class FloeError extends Error {
     this.detail = fields.detail;
     this.hint = fields.hint;
     this.position = fields.position;
+    this.objects = fields.objects;
   }
 
   /** A copy carrying a statement position, for errors raised before the position was known. */
   withPosition(position: number): FloeError {
     return new FloeError(this.sqlstate, this.message, {
-      detail: this.detail, hint: this.hint, position, severity: this.severity, cause: this.cause,
+      detail: this.detail, hint: this.hint, position, severity: this.severity, cause: this.cause, objects: this.objects,
     });
   }
 }

@@ -66,6 +66,8 @@ export interface CopyInSink {
   finish(): Promise<string>;
   /** CopyFail or connection loss: nothing written may become visible. */
   fail(reason: string): Promise<void>;
+  /** Binary format: the wire decodes the PGCOPY stream with its codecs (by `columnOids`) and hands over rows of canonical values instead of bytes. */
+  writeRows?(rows: readonly (readonly unknown[])[]): Promise<void>;
 }
 
 /**
@@ -94,6 +96,8 @@ export type StatementResult =
       readonly format: 'text' | 'binary';
       readonly columnCount: number;
       readonly sink: CopyInSink;
+      /** Binary format: each column's type OID, for the wire's codecs. */
+      readonly columnOids?: readonly number[];
     }
   | {
       readonly kind: 'copyOut';
@@ -102,6 +106,9 @@ export type StatementResult =
       readonly chunks: AsyncIterable<Uint8Array>;
       /** n counts newline bytes (text format) or chunks (binary); a session that knows the row count may ignore it. */
       readonly commandTag: (rowCount: number) => string;
+      /** Binary format: the rows, which the wire encodes with its codecs (by `columnOids`) between the PGCOPY header and trailer; `chunks` is then unused. */
+      readonly rowBatches?: AsyncIterable<RowBatch>;
+      readonly columnOids?: readonly number[];
     };
 
 /**

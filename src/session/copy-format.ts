@@ -1,7 +1,8 @@
 import { FloeError } from '../common/floe-error.js';
 import type { CopyOptions } from '../sql/index.js';
 import type { SqlType } from '../common/sql-type.js';
-import { formatValue } from '../exec/types/text-io.js';
+import { formatValue, type TextIoSettings } from '../exec/types/text-io.js';
+import { castValue } from '../exec/types/cast-value.js';
 import type { RowBatch } from '../common/session-handler.js';
 import { decodeUtf8Strict } from '../common/utf8.js';
 
@@ -177,4 +178,13 @@ export function copyRowsText(rb: RowBatch, types: readonly SqlType[], settings: 
     }), options);
   }
   return text;
+}
+
+/**
+ * A value the wire decoded from binary COPY, held to the column's type
+ * modifier as text input would be: varchar/char length, numeric precision.
+ */
+export function binaryCopyValue(v: unknown, t: SqlType, settings: TextIoSettings): unknown {
+  if (t.kind === 'varchar' || t.kind === 'bpchar' || t.kind === 'numeric') return castValue(v, t, t, settings, false);
+  return v;
 }

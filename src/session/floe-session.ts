@@ -27,7 +27,7 @@ import type {
   BoundPortal, ColumnDescription, CopyInSink, PreparedStatement, RowBatch, SessionEvents, SessionHandler, StartupInfo,
   StatementResult, TransactionStatus,
 } from '../common/session-handler.js';
-import { copyRowsText, formatCopyRow, parseCopyBytes } from './copy-format.js';
+import { binaryCopyValue, copyRowsText, formatCopyRow, parseCopyBytes } from './copy-format.js';
 import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
 import { cachedPlanCheck, cachedPlanHolds, sameResultColumns } from './cached-plan-check.js';
 import type { CachedPlanCheck } from './cached-plan-check.js';
@@ -37,6 +37,7 @@ import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
 import { dropForeignKeysTo } from './drop-foreign-keys-to.js';
+import { existingTablesToDrop } from './existing-tables-to-drop.js';
 import { applyAlterTableAction, checkAlterTableActions, foreignKeyNotice, type AlterTableIo, type LakeAlterAction } from './alter-table-action.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 import { runSequenceDdl } from './run-sequence-ddl.js';
@@ -602,17 +603,19 @@ class FloeSession implements SessionHandler {
         }
         return 'CREATE TABLE';
       }
-      case 'dropTable':
+      case 'dropTable': {
         for (const t of c.tables) {
           if (w.getTable(t.namespace, t.name) === undefined && w.getSequence(t.namespace, t.name) !== undefined) {
             throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a table`, { hint: 'Use DROP SEQUENCE to remove a sequence.' });
           }
         }
         checkNotView(w, c.tables);
-        await dropViewsDependingOn(w, c.tables.flatMap((t) => w.getTable(t.namespace, t.name)?.id ?? []), c.cascade, this.#viewDdlIo());
-        await dropForeignKeysTo(w, c.tables, c.cascade, (n) => this.#events?.notice(n));
-        for (const t of c.tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
+        const tables = existingTablesToDrop(w, c, (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message));
+        await dropViewsDependingOn(w, tables.flatMap((t) => w.getTable(t.namespace, t.name)?.id ?? []), c.cascade, this.#viewDdlIo());
+        await dropForeignKeysTo(w, tables, c.cascade, (n) => this.#events?.notice(n));
+        for (const t of tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
         return 'DROP TABLE';
+      }
       case 'alterTable': {
         let table = w.getTable(c.table.namespace, c.table.name);
         if (!table) {
@@ -1069,17 +1072,20 @@ class FloeSession implements SessionHandler {
 
   async #copyFrom(c: Extract<UtilityCommand, { kind: 'copyFrom' }>): Promise<StatementResult> {
     if (c.source !== 'stdin') throw new FloeError(SqlState.featureNotSupported, 'COPY FROM a server file is not supported', { hint: "Use COPY … FROM STDIN (psql's \\copy)." });
-    if (c.options.format === 'binary') throw new FloeError(SqlState.featureNotSupported, 'COPY FROM in binary format is not supported');
+    const binary = c.options.format === 'binary';
     const table = this.#deps.warehouse.getTable(c.table.namespace, c.table.name);
     if (!table) throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
     const chunks: Buffer[] = [];
+    // Binary COPY: the wire decodes the rows (canonical values of the columns' types).
+    const decoded: (readonly unknown[])[] = [];
     const session = this;
     const sink: CopyInSink = {
       async write(chunk) { chunks.push(Buffer.from(chunk)); },
-      async fail() { chunks.length = 0; },
+      async writeRows(rows) { for (const r of rows) decoded.push(r); },
+      async fail() { chunks.length = 0; decoded.length = 0; },
       async finish() {
         return session.#guard(async () => {
-          const rows = parseCopyBytes(Buffer.concat(chunks), c.options);
+          const rows: readonly (readonly unknown[])[] = binary ? decoded : parseCopyBytes(Buffer.concat(chunks), c.options);
           const settings = session.#textSettings();
           const byName = new Map(c.columns.map((col, i) => [col.name, i]));
           const defaults = new Map<string, unknown[]>();
@@ -1099,7 +1105,7 @@ class FloeSession implements SessionHandler {
                 if (!tc.nullable || table.primaryKey.includes(tc.name)) throw new FloeError(SqlState.notNullViolation, `null value in column "${tc.name}" of relation "${table.name}" violates not-null constraint`);
                 return null;
               }
-              return parseValue(text, tc.type, settings);
+              return binary ? binaryCopyValue(text, tc.type, settings) : parseValue(text as string, tc.type, settings);
             });
           });
           if (rows.length > 0) await session.#enforceChecks(table, columns);
@@ -1119,12 +1125,12 @@ class FloeSession implements SessionHandler {
         });
       },
     };
+    if (binary) return { kind: 'copyIn', format: 'binary', columnCount: c.columns.length, columnOids: c.columns.map((col) => typeOid(col.type)), sink };
     return { kind: 'copyIn', format: 'text', columnCount: c.columns.length, sink };
   }
 
   async #copyTo(c: Extract<UtilityCommand, { kind: 'copyTo' }>, signal: AbortSignal): Promise<StatementResult> {
     if (c.target !== 'stdout') throw new FloeError(SqlState.featureNotSupported, 'COPY TO a server file is not supported', { hint: "Use COPY … TO STDOUT (psql's \\copy)." });
-    if (c.options.format === 'binary') throw new FloeError(SqlState.featureNotSupported, 'COPY TO in binary format is not supported');
     const q: QueryBound = c.query;
     const types = q.columns.map((col) => col.type);
     const settings = this.#textSettings();
@@ -1145,6 +1151,25 @@ class FloeSession implements SessionHandler {
         self.#fail();
         throw e;
       }
+    }
+    if (options.format === 'binary') {
+      async function* noChunks(): AsyncIterable<Uint8Array> { /* the wire encodes rowBatches */ }
+      async function* rowBatches(): AsyncIterable<RowBatch> {
+        try {
+          for await (const b of batches) {
+            const rb = toRowBatch(b, types);
+            count += rb.numRows;
+            yield rb;
+          }
+        } catch (e) {
+          self.#fail();
+          throw e;
+        }
+      }
+      return {
+        kind: 'copyOut', format: 'binary', columnCount: q.columns.length, chunks: noChunks(), rowBatches: rowBatches(),
+        columnOids: types.map(typeOid), commandTag: () => `COPY ${count}`,
+      };
     }
     return { kind: 'copyOut', format: 'text', columnCount: q.columns.length, chunks: chunks(), commandTag: () => `COPY ${count}` };
   }

@@ -119,7 +119,7 @@ export type DdlCommand =
       readonly rename?: string;
     }
   | { readonly kind: 'dropSequence'; readonly sequences: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
-  | { readonly kind: 'dropTable'; readonly tables: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
+  | { readonly kind: 'dropTable'; readonly tables: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean; /** As the statement spelled them, for messages. */ readonly writtenNames?: readonly string[] }
   | {
       readonly kind: 'alterTable';
       readonly table: TableName;

@@ -586,7 +586,7 @@ export class Connection {
   }
 
   #copyIo(): CopyIo {
-    return { reader: this.#reader, writer: this.#writer, logger: this.#opts.logger };
+    return { reader: this.#reader, writer: this.#writer, logger: this.#opts.logger, ctx: this.#ctx };
   }
 
   // ---- extended query ----

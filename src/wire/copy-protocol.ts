@@ -5,12 +5,29 @@ import type { StatementResult } from './session-handler.js';
 import type { SocketReader } from './socket-reader.js';
 import type { SocketWriter } from './socket-writer.js';
 import { statementCanceled } from './statement-canceled.js';
+import { BinaryCopyDecoder, binaryCopyHeader, binaryCopyTrailer, encodeBinaryCopyRows } from './binary-copy.js';
+import type { CodecContext } from './codecs/codec-context.js';
 
 /** The COPY sub-protocols, run by a connection inside a statement. */
 export interface CopyIo {
   readonly reader: SocketReader;
   readonly writer: SocketWriter;
   readonly logger: Logger;
+  /** For binary COPY's codecs. */
+  readonly ctx?: CodecContext;
+}
+
+/** Binary COPY TO: the session's rows framed as one PGCOPY stream, one CopyData per batch. */
+async function* binaryCopyChunks(
+  result: Extract<StatementResult, { kind: 'copyOut' }>, ctx: CodecContext, rows: { n: number },
+): AsyncIterable<Uint8Array> {
+  const oids = result.columnOids ?? [];
+  yield binaryCopyHeader();
+  for await (const batch of result.rowBatches!) {
+    rows.n += batch.numRows;
+    if (batch.numRows > 0) yield encodeBinaryCopyRows(batch, oids, ctx);
+  }
+  yield binaryCopyTrailer();
 }
 
 /** COPY TO STDOUT: CopyOutResponse, one CopyData per chunk, CopyDone, CommandComplete. */
@@ -20,7 +37,9 @@ export async function sendCopyOut(io: CopyIo, result: Extract<StatementResult, {
     kind: 'CopyOutResponse', format, columnFormats: new Array<number>(result.columnCount).fill(format),
   });
   let rows = 0;
-  const iterator = result.chunks[Symbol.asyncIterator]();
+  const binaryRows = { n: 0 };
+  const source = result.rowBatches !== undefined ? binaryCopyChunks(result, io.ctx ?? { timeZone: 'UTC' }, binaryRows) : result.chunks;
+  const iterator = source[Symbol.asyncIterator]();
   try {
     for (;;) {
       if (signal.aborted) throw signal.reason ?? statementCanceled();
@@ -40,7 +59,7 @@ export async function sendCopyOut(io: CopyIo, result: Extract<StatementResult, {
     throw e;
   }
   io.writer.send({ kind: 'CopyDone' });
-  io.writer.send({ kind: 'CommandComplete', tag: result.commandTag(rows) });
+  io.writer.send({ kind: 'CommandComplete', tag: result.commandTag(result.rowBatches !== undefined ? binaryRows.n : rows) });
 }
 
 /**
@@ -56,6 +75,7 @@ io: CopyIo, result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple'
   });
   await io.writer.flush();
   const sink = result.sink;
+  const decoder = format === 1 && result.columnOids !== undefined ? new BinaryCopyDecoder(result.columnOids, io.ctx ?? { timeZone: 'UTC' }) : undefined;
   const abandon = async (reason: string): Promise<void> => {
     try {
       await sink.fail(reason);
@@ -77,7 +97,12 @@ io: CopyIo, result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple'
     switch (m.kind) {
       case 'CopyData':
         try {
-          await sink.write(m.data);
+          if (decoder !== undefined) {
+            const rows = decoder.push(m.data);
+            if (rows.length > 0) await sink.writeRows!(rows);
+          } else {
+            await sink.write(m.data);
+          }
         } catch (e) {
           await abandon(e instanceof Error ? e.message : String(e));
           // The client keeps sending CopyData; the idle loop (simple) or the discard state (extended) drops it.
@@ -87,6 +112,7 @@ io: CopyIo, result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple'
       case 'CopyDone': {
         let tag: string;
         try {
+          decoder?.finish();
           tag = await sink.finish();
         } catch (e) {
           await abandon(e instanceof Error ? e.message : String(e));

@@ -12,6 +12,7 @@ export function errorFields(e: unknown): ResponseFields {
       ...(e.detail === undefined ? {} : { detail: e.detail }),
       ...(e.hint === undefined ? {} : { hint: e.hint }),
       ...(e.position === undefined ? {} : { position: e.position }),
+      ...e.objects,
     };
   }
   const message = e instanceof Error ? e.message : String(e);

@@ -560,7 +560,9 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
           const arr = a[i] as unknown[] | null; const k = x[i];
           if (arr === null || k === null) { out[i] = null; return; }
           const n = Number(k);
-          out[i] = n >= 1 && n <= arr.length ? arr[n - 1] ?? null : null;
+          const v = n >= 1 && n <= arr.length ? arr[n - 1] ?? null : null;
+          // Fewer subscripts than the array has dimensions give NULL, as in PostgreSQL.
+          out[i] = Array.isArray(v) && e.type.kind !== 'array' ? null : v;
         });
         return out;
       };

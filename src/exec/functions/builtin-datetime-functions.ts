@@ -12,6 +12,7 @@ import type { Decimal } from '../types/numeric.js';
 import { BuiltinTypes as T } from './builtin-operators.js';
 import { registerScalarFunction } from './function-registry.js';
 import { toCharNumber, toCharTimestamp } from './to-char.js';
+import { dateBin } from './date-bin.js';
 
 const tz = (ctx: EvalContext) => ctx.settings.get('timezone') ?? 'UTC';
 
@@ -204,6 +205,7 @@ export function registerBuiltinDatetimeFunctions(): void {
     });
   }
   registerScalarFunction({ name: 'date_trunc', args: [S, TS], returns: TS, impl: ([f, v]) => truncLocal(f as string, v as bigint) });
+  for (const t of [TS, TZ]) registerScalarFunction({ name: 'date_bin', args: [T.interval, t, t], returns: t, impl: ([s, v, o]) => dateBin(s as Interval, v as bigint, o as bigint) });
   registerScalarFunction({
     name: 'date_trunc', args: [S, TZ], returns: TZ,
     impl: ([f, v], ctx) => localToUtc(truncLocal(f as string, utcToLocal(v as bigint, tz(ctx))), tz(ctx)),

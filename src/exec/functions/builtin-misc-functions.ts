@@ -1,6 +1,6 @@
 import type { SqlType } from '../../common/sql-type.js';
 import type { EvalContext } from '../expr/eval-context.js';
-import { formatFloat } from '../types/text-io.js';
+import { formatFloat, typeDisplayName } from '../types/text-io.js';
 import { valueToText } from './builtin-operators.js';
 import { BuiltinTypes as T } from './builtin-operators.js';
 import { FloeError } from '../../common/floe-error.js';
@@ -8,6 +8,8 @@ import { SqlState } from '../../common/sqlstate.js';
 import { jsonbNormalize } from '../types/cast-value.js';
 import { registerScalarFunction } from './function-registry.js';
 import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespace.js';
+import { pgSizePretty, pgSizePrettyNumeric } from './pg-size-pretty.js';
+import { toNumber } from './to-number.js';
 
 export function registerBuiltinMiscFunctions(): void {
   const S = T.text; const N = T.name;
@@ -53,22 +55,26 @@ export function registerBuiltinMiscFunctions(): void {
     impl: (a, ctx) => `[${a.map((v) => toJsonText(v, { kind: 'text' }, ctx)).join(', ')}]`,
     implFor: (types) => (a, ctx) => `[${a.map((v, i) => toJsonText(v, types[i]!, ctx)).join(', ')}]`,
   });
-  for (const [name, ret] of [['to_json', J], ['to_jsonb', JB]] as const) {
+  for (const [name, ret] of [['to_json', J]] as const) {
     registerScalarFunction({
       name, args: ['anyelement'], returns: ret,
       impl: ([v], ctx) => toJsonText(v, { kind: 'text' }, ctx),
       implFor: (types) => ([v], ctx) => toJsonText(v, types[0]!, ctx),
     });
   }
-  for (const jt of [J, JB]) {
-    registerScalarFunction({ name: '->', args: [jt, S], returns: jt, impl: ([j, k]) => jsonGet(j as string, k as string, false) });
-    registerScalarFunction({ name: '->>', args: [jt, S], returns: S, impl: ([j, k]) => jsonGet(j as string, k as string, true) });
-    registerScalarFunction({ name: '->', args: [jt, T.int4], returns: jt, impl: ([j, k]) => jsonGet(j as string, k as number, false) });
-    registerScalarFunction({ name: '->>', args: [jt, T.int4], returns: S, impl: ([j, k]) => jsonGet(j as string, k as number, true) });
-  }
+  registerScalarFunction({
+    // PostgreSQL returns regtype; the name is returned as text until regtype values print as names (they print OIDs here).
+    name: 'pg_typeof', args: ['any'], returns: S, strict: false, id: 'pg_typeof(any)',
+    impl: () => 'text',
+    implFor: (types) => () => (types[0]!.kind === 'array' ? `${typeDisplayName(types[0]!.element)}[]` : typeDisplayName(types[0]!)),
+  });
+  registerScalarFunction({ name: 'pg_size_pretty', args: [T.int8], returns: S, impl: ([n]) => pgSizePretty(n as bigint) });
+  registerScalarFunction({ name: 'to_number', args: [S, S], returns: T.numeric, impl: ([t, f]) => toNumber(t as string, f as string) });
+  registerScalarFunction({ name: 'pg_size_pretty', args: [T.numeric], returns: S, impl: ([n]) => pgSizePrettyNumeric(n as string) });
   void S;
 }
 
+/** A SQL value as to_json writes it. */
 export function toJsonText(v: unknown, t: SqlType, ctx: EvalContext): string {
   if (v === null || v === undefined) return 'null';
   switch (t.kind) {
@@ -77,13 +83,15 @@ export function toJsonText(v: unknown, t: SqlType, ctx: EvalContext): string {
     case 'bool': return v ? 'true' : 'false';
     case 'json': case 'jsonb': return v as string;
     case 'array': return `[${(v as unknown[]).map((e) => toJsonText(e, t.element, ctx)).join(',')}]`;
-    case 'timestamp': case 'timestamptz': return JSON.stringify(valueToText(v, t, ctx).replace(' ', 'T'));
+    // ISO 8601 (XSD) form: a T between date and time, and a zone with minutes.
+    case 'timestamp': return JSON.stringify(valueToText(v, t, ctx).replace(' ', 'T'));
+    case 'timestamptz': return JSON.stringify(valueToText(v, t, ctx).replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00'));
     default: return JSON.stringify(valueToText(v, t, ctx));
   }
 }
 
 function buildObject(a: unknown[], types: readonly SqlType[], ctx: EvalContext, jsonb: boolean): string {
-  if (a.length % 2 !== 0) throw new FloeError(SqlState.invalidParameterValue, 'argument list must have even number of elements', { hint: 'The arguments of json_build_object() must consist of alternating keys and values.' });
+  if (a.length % 2 !== 0) throw new FloeError(SqlState.invalidParameterValue, 'argument list must have even number of elements', { hint: `The arguments of ${jsonb ? 'jsonb' : 'json'}_build_object() must consist of alternating keys and values.` });
   const parts: string[] = [];
   for (let i = 0; i < a.length; i += 2) {
     if (a[i] === null) throw new FloeError(SqlState.invalidParameterValue, 'null value not allowed for object key');
@@ -91,14 +99,4 @@ function buildObject(a: unknown[], types: readonly SqlType[], ctx: EvalContext, 
   }
   const text = `{${parts.join(', ')}}`;
   return jsonb ? jsonbNormalize(text) : text;
-}
-
-function jsonGet(j: string, k: string | number, asText: boolean): unknown {
-  const v = JSON.parse(j) as unknown;
-  let r: unknown;
-  if (typeof k === 'number') r = Array.isArray(v) ? v[k < 0 ? v.length + k : k] : undefined;
-  else r = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
-  if (r === undefined) return null;
-  if (asText) return r === null ? null : typeof r === 'string' ? r : JSON.stringify(r);
-  return JSON.stringify(r);
 }

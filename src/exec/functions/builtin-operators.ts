@@ -157,8 +157,6 @@ export function registerBuiltinOperators(): void {
       impl: ([a, b]) => test(compareArrays(a as unknown[], b as unknown[])),
     });
   }
-  reg('=', [T.jsonb, T.jsonb], T.bool, ([a, b]) => a === b);
-  reg('<>', [T.jsonb, T.jsonb], T.bool, ([a, b]) => a !== b);
 
   // ---- string concatenation ----
   reg('||', [T.text, T.text], T.text, ([a, b]) => (a as string) + (b as string));
@@ -375,12 +373,12 @@ function wrapTime(t: bigint): bigint {
   return r;
 }
 
-function ivAdd(a: Interval, b: Interval, sign: number): Interval {
+export function ivAdd(a: Interval, b: Interval, sign: number): Interval {
   return { months: a.months + sign * b.months, days: a.days + sign * b.days, micros: a.micros + BigInt(sign) * b.micros };
 }
 
 /** interval * float8: fractional months spill into days (30 per month) and fractional days into time, as PostgreSQL. */
-function ivScale(a: Interval, f: number): Interval {
+export function ivScale(a: Interval, f: number): Interval {
   const monthsF = a.months * f;
   const months = Math.trunc(monthsF);
   const daysF = a.days * f + (monthsF - months) * 30;

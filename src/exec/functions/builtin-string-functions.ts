@@ -201,10 +201,6 @@ export function registerBuiltinStringFunctions(): void {
     name: 'array_to_string', args: ['anyarray', S, S], returns: S, id: 'array_to_string(anyarray,text,text)',
     impl: ([a, d, n], ctx) => (a as unknown[]).map((x) => (x === null ? n : valueToText(x, { kind: 'text' }, ctx))).join(d as string),
   });
-  registerScalarFunction({ name: 'array_length', args: ['anyarray', I], returns: I, impl: ([a, d]) => (d === 1 && (a as unknown[]).length > 0 ? (a as unknown[]).length : null) });
-  registerScalarFunction({ name: 'array_upper', args: ['anyarray', I], returns: I, impl: ([a, d]) => (d === 1 && (a as unknown[]).length > 0 ? (a as unknown[]).length : null) });
-  registerScalarFunction({ name: 'array_lower', args: ['anyarray', I], returns: I, impl: ([a, d]) => (d === 1 && (a as unknown[]).length > 0 ? 1 : null) });
-  registerScalarFunction({ name: 'cardinality', args: ['anyarray'], returns: I, impl: ([a]) => (a as unknown[]).length });
   registerScalarFunction({
     name: 'array_append', args: ['anyarray', 'anyelement'], returns: (t) => t[0]!, strict: false,
     impl: ([a, e]) => [...((a as unknown[] | null) ?? []), e],

@@ -11,6 +11,12 @@ import { registerBuiltinStringFunctions } from './builtin-string-functions.js';
 import { registerRowValueFunctions } from './row-value-functions.js';
 import { registerSimilarToEscape } from './similar-to-escape.js';
 import { registerTableSampleFunction } from './table-sample-function.js';
+import { registerBuiltinJsonFunctions } from './builtin-json-functions.js';
+import { registerBuiltinStatisticsAggregates } from './builtin-statistics-aggregates.js';
+import { registerBuiltinOrderedSetAggregates } from './builtin-ordered-set-aggregates.js';
+import { registerBuiltinRegexpFunctions } from './builtin-regexp-functions.js';
+import { registerBuiltinFormatFunction } from './builtin-format-function.js';
+import { registerBuiltinArrayDimensionFunctions } from './builtin-array-dimension-functions.js';
 import { setBuiltinLoader } from './function-registry.js';
 
 /** Registers every built-in function lazily, on the registry's first lookup. */
@@ -28,6 +34,12 @@ export function registerBuiltins(): void {
   registerSimilarToEscape();
   registerTableSampleFunction();
   registerBuiltinServerFunctions();
+  registerBuiltinJsonFunctions();
+  registerBuiltinStatisticsAggregates();
+  registerBuiltinOrderedSetAggregates();
+  registerBuiltinRegexpFunctions();
+  registerBuiltinFormatFunction();
+  registerBuiltinArrayDimensionFunctions();
 }
 
 setBuiltinLoader(registerBuiltins);

@@ -42,6 +42,7 @@ export function checkNotNull(t: DmlTarget, row: readonly unknown[]): void {
     if (row[c] === null && (!col.nullable || t.keyIndexes.includes(c))) {
       throw new FloeError(SqlState.notNullViolation, `null value in column "${col.name}" of relation "${t.table.name}" violates not-null constraint`, {
         detail: `Failing row contains (${row.map((v) => (v === null ? 'null' : String(v))).join(', ')}).`,
+        objects: { schema: t.table.namespace, table: t.table.name, column: col.name },
       });
     }
   }

@@ -12,6 +12,7 @@ import { compareValues, rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { collectInput, emitBatches, metered } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
+import { rangeFrameOffset, type RangeFrameOffset } from './range-frame-offset.js';
 
 interface CompiledWindow {
   readonly call: WindowCall;
@@ -155,8 +156,10 @@ function computePartition(
   }
 
   const offsets = new Map<WindowFrameBound, number>([
-    [w.frame.start, constOffset(w.frame.start, run)], [w.frame.end, constOffset(w.frame.end, run)],
+    [w.frame.start, w.frame.mode === 'range' ? 0 : constOffset(w.frame.start, run, true)],
+    [w.frame.end, w.frame.mode === 'range' ? 0 : constOffset(w.frame.end, run, false)],
   ]);
+  const ranges = w.frame.mode === 'range' ? rangeOffsets(w, run) : undefined;
   const frameOf = (p: number): [number, number] => {
     const f = w.frame;
     return [bound(f, f.start, p, true), bound(f, f.end, p, false)];
@@ -177,17 +180,19 @@ function computePartition(
           if (isStart) { let q = 0; while (q < len && groupIdx[q]! < target) q++; return q; }
           let q = len - 1; while (q >= 0 && groupIdx[q]! > target) q--; return q;
         }
-        // RANGE with an offset: compare the single ORDER BY key numerically.
-        const key = okeys[0];
-        if (!key) throw new FloeError(SqlState.syntaxError, 'RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column');
-        const desc = w.call.orderBy[0]!.descending;
+        // RANGE with an offset: a NULL key's frame is its peers; other rows skip the NULLs.
+        const key = okeys[0]!;
         const cur = key[rows[p]!];
         if (cur === null) return isStart ? peerStart[p]! : peerEnd[p]!;
-        const target = Number(cur) + (desc ? -1 : 1) * sign * off;
-        const within = (v: unknown) => {
-          if (v === null) return false;
-          const x = Number(v);
-          return isStart ? (desc ? x <= target : x >= target) : (desc ? x >= target : x <= target);
+        const range = ranges!.get(b)!;
+        const desc = w.call.orderBy[0]!.descending;
+        const edge = range.shift(cur, (desc ? -sign : sign) as 1 | -1);
+        // PostgreSQL's head search stops at NULLs sorted after the row (they then open the frame); the tail never takes them.
+        const nullsAfter = !w.call.orderBy[0]!.nullsFirst;
+        const within = (v: unknown): boolean => {
+          if (v === null) return isStart && nullsAfter;
+          const c = range.compare(v, edge);
+          return isStart ? (desc ? c <= 0 : c >= 0) : (desc ? c >= 0 : c <= 0);
         };
         if (isStart) { let q = 0; while (q < len && !within(key[rows[q]!])) q++; return q; }
         let q = len - 1; while (q >= 0 && !within(key[rows[q]!])) q--; return q;
@@ -240,11 +245,29 @@ function nullish(v: unknown): unknown {
   return v === undefined ? null : v;
 }
 
-function constOffset(b: WindowFrameBound, run: RunState): number {
+function offsetValue(b: WindowFrameBound, run: RunState, isStart: boolean): unknown {
+  const v = compileExpr(b.offset!).evaluateSync({ numRows: 1, columns: [] }, run)[0];
+  if (v === null) throw new FloeError(SqlState.nullValueNotAllowed, `frame ${isStart ? 'starting' : 'ending'} offset must not be null`);
+  return v;
+}
+
+function constOffset(b: WindowFrameBound, run: RunState, isStart: boolean): number {
   if (!b.offset) return 0;
-  const v = compileExpr(b.offset).evaluateSync({ numRows: 1, columns: [] }, run)[0];
-  if (v === null) throw new FloeError('22013', 'frame starting offset must not be null');
-  const n = Number(v);
-  if (n < 0) throw new FloeError('22013', 'frame starting offset must not be negative');
+  const n = Number(offsetValue(b, run, isStart));
+  if (n < 0) throw new FloeError('22013', `frame ${isStart ? 'starting' : 'ending'} offset must not be negative`);
   return n;
+}
+
+/** RANGE frames: the offsets of the PRECEDING/FOLLOWING bounds, typed against the single ORDER BY key. */
+function rangeOffsets(w: CompiledWindow, run: RunState): Map<WindowFrameBound, RangeFrameOffset> {
+  const out = new Map<WindowFrameBound, RangeFrameOffset>();
+  for (const [b, isStart] of [[w.frame.start, true], [w.frame.end, false]] as const) {
+    if (!b.offset) continue;
+    if (w.call.orderBy.length !== 1) {
+      throw new FloeError('42P20', 'RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column');
+    }
+    const settings = { timeZone: run.evalCtx.settings.get('timezone') ?? 'UTC' };
+    out.set(b, rangeFrameOffset(w.call.orderBy[0]!.expr.type, b.offset.type, offsetValue(b, run, isStart), settings));
+  }
+  return out;
 }

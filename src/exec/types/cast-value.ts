@@ -2,6 +2,7 @@ import { isValidTimestampMicros } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { jsonbText, parseJsonb, parseJsonNode } from './json-value.js';
 import { typeCategory } from '../functions/type-coercion.js';
 import { MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, localToUtc, utcToLocal } from './datetime.js';
 import {
@@ -33,21 +34,9 @@ function isStringKind(k: SqlType['kind']): boolean {
   return k === 'text' || k === 'varchar' || k === 'bpchar' || k === 'name' || k === 'char' || k === 'unknown';
 }
 
-/** jsonb's canonical text: keys sorted by (length, bytes), last duplicate wins, ", " and ": " separators. */
+/** jsonb's canonical text: keys sorted by (byte length, bytes), last duplicate wins, ", " and ": " separators, numbers as numeric prints them. */
 export function jsonbNormalize(text: string): string {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw new FloeError(SqlState.invalidTextRepresentation, `invalid input syntax for type json`, { detail: `The input string ended unexpectedly or is not valid JSON.` });
-  }
-  const out = (x: unknown): string => {
-    if (x === null || typeof x !== 'object') return JSON.stringify(x);
-    if (Array.isArray(x)) return `[${x.map(out).join(', ')}]`;
-    const keys = Object.keys(x).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
-    return `{${keys.map((k) => `${JSON.stringify(k)}: ${out((x as Record<string, unknown>)[k])}`).join(', ')}}`;
-  };
-  return out(v);
+  return jsonbText(parseJsonb(text));
 }
 
 /**
@@ -73,9 +62,7 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
         if (!isStringKind(fk) && fk !== 'jsonb') {
           throw new FloeError(SqlState.cannotCoerce, `cannot cast type ${typeDisplayName(from)} to json`);
         }
-        try { JSON.parse(s); } catch {
-          throw new FloeError(SqlState.invalidTextRepresentation, `invalid input syntax for type json`);
-        }
+        parseJsonNode(s);
         return s;
       }
       default: return s;

@@ -7,6 +7,7 @@ import {
   parseDate, parseInterval, parseTime, parseTimestamp, parseTimestamptz,
 } from './datetime.js';
 import { applyNumericTypmod, formatDecimal, parseDecimal } from './numeric.js';
+import { jsonbText, parseJsonb, parseJsonNode } from './json-value.js';
 
 /** Session bits that change text I/O. */
 export interface TextIoSettings {
@@ -162,12 +163,16 @@ export function formatValue(v: unknown, t: SqlType, settings: TextIoSettings): s
     case 'timestamp': return formatTimestamp(v as bigint);
     case 'timestamptz': return formatTimestamptz(v as bigint, settings.timeZone);
     case 'interval': return formatInterval(v as Interval);
-    case 'array': {
-      const arr = v as readonly unknown[];
-      return `{${arr.map((e) => (e === null ? 'NULL' : quoteArrayElement(formatValue(e, t.element, settings)))).join(',')}}`;
-    }
+    case 'array': return formatArray(v as readonly unknown[], t.element, settings);
     default: return String(v);
   }
+}
+
+/** An array's text; a multi-dimensional array is nested JS arrays, printed as nested braces. */
+function formatArray(arr: readonly unknown[], element: SqlType, settings: TextIoSettings): string {
+  return `{${arr.map((e) => (e === null ? 'NULL'
+    : Array.isArray(e) && element.kind !== 'array' ? formatArray(e, element, settings)
+      : quoteArrayElement(formatValue(e, element, settings)))).join(',')}}`;
 }
 
 /** The canonical value of a text input (PostgreSQL's typinput), applying the type's modifier. */
@@ -187,7 +192,9 @@ export function parseValue(text: string, t: SqlType, settings: TextIoSettings): 
       const d = parseDecimal(text);
       return formatDecimal(applyNumericTypmod(d, t.precision, t.scale));
     }
-    case 'text': case 'name': case 'json': case 'jsonb': case 'unknown': case 'void': return text;
+    case 'text': case 'name': case 'unknown': case 'void': return text;
+    case 'json': parseJsonNode(text); return text;
+    case 'jsonb': return jsonbText(parseJsonb(text));
     case 'char': return text.slice(0, 1);
     case 'varchar': case 'bpchar': return applyCharLength(text, t, false);
     case 'bytea': return parseBytea(text);
@@ -197,7 +204,7 @@ export function parseValue(text: string, t: SqlType, settings: TextIoSettings): 
     case 'timestamp': return parseTimestamp(text, settings.nowMicros, settings.timeZone);
     case 'timestamptz': return parseTimestamptz(text, settings.timeZone, settings.nowMicros);
     case 'interval': return parseInterval(text);
-    case 'array': return parseArray(text, t.element, settings);
+    case 'array': return checkRectangular(parseArray(text, t.element, settings), text);
   }
 }
 
@@ -216,6 +223,21 @@ export function applyCharLength(s: string, t: SqlType & { kind: 'varchar' | 'bpc
     s = s + ' '.repeat(n - chars.length);
   }
   return s;
+}
+
+/** Sub-arrays of a multi-dimensional array must all have the same shape, as PostgreSQL requires. */
+function checkRectangular(a: unknown[], text: string): unknown[] {
+  const shape = (x: unknown): string => (Array.isArray(x) ? `[${x.length}${x.length > 0 ? shape(x[0]) : ''}]` : '');
+  const same = (x: unknown[]): boolean => {
+    const nested = x.length > 0 && Array.isArray(x[0]);
+    return x.every((e) => (nested ? Array.isArray(e) && shape(e) === shape(x[0]) && same(e) : !Array.isArray(e)));
+  };
+  if (!same(a)) {
+    throw new FloeError(SqlState.invalidTextRepresentation, `malformed array literal: "${text}"`, {
+      detail: 'Multidimensional arrays must have sub-arrays with matching dimensions.',
+    });
+  }
+  return a;
 }
 
 function parseArray(text: string, elem: SqlType, settings: TextIoSettings): unknown[] {

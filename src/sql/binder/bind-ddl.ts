@@ -32,12 +32,12 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
     case 'OBJECT_SCHEMA':
       return ddl({ kind: 'dropSchema', names: (n.objects as Raw[]).map((o) => strList([o])[0] ?? ''), ifExists, cascade });
     case 'OBJECT_TABLE': {
-      const tables: TableName[] = (n.objects as Raw[]).map((o) => {
-        const names = strList(unwrap(o)[1].items);
+      const written = (n.objects as Raw[]).map((o) => strList(unwrap(o)[1].items));
+      const tables: TableName[] = written.map((names) => {
         const name = names[names.length - 1]!;
         return qualifyExisting(ctx, names.length > 1 ? names[names.length - 2] : undefined, name);
       });
-      return ddl({ kind: 'dropTable', tables, ifExists, cascade });
+      return ddl({ kind: 'dropTable', tables, ifExists, cascade, writtenNames: written.map((names) => names[names.length - 1]!) });
     }
     case 'OBJECT_SEQUENCE': return bindDropSequence(ctx, n);
     case 'OBJECT_INDEX': return bindDropIndex(ctx, n);

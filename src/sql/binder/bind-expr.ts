@@ -17,6 +17,7 @@ import { regnamespaceLiteral } from './regnamespace-literal.js';
 import { ordinalSubscript, rawSubscript } from './raw-subscript.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
+import { checkOrderedSetCall } from './ordered-set-call.js';
 import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
 import { rowInAsExists } from './row-in-subquery.js';
 import { aggregateOverRows, bindRowArgument, bindRowNullTest, bindRowToJson, rowText, wholeRowOf } from './row-value.js';
@@ -561,7 +562,9 @@ function bindIndirection(ctx: BindContext, n: Raw, es: ExprScope): Expr {
     return rest.length === 0 ? bindExpr(ctx, ref, es) : bindIndirection(ctx, { arg: ref, indirection: rest }, es);
   }
   let e = bindExpr(ctx, n.arg, es);
-  for (const ind of n.indirection as Raw[]) {
+  const indirection = n.indirection as Raw[];
+  for (let k = 0; k < indirection.length; k++) {
+    const ind = indirection[k]!;
     const [tag, i] = unwrap(ind);
     if (tag !== 'A_Indices' || i.is_slice) {
       throw new FloeError(SqlState.featureNotSupported, tag === 'String' ? `field selection .${str(ind)} is not supported` : 'array slices are not supported', { position: positionOf(n.arg) });
@@ -575,7 +578,9 @@ function bindIndirection(ctx: BindContext, n: Raw, es: ExprScope): Expr {
     if (e.type.kind !== 'array') {
       throw new FloeError(SqlState.datatypeMismatch, `cannot subscript type ${formatType(e.type)} because it does not support subscripting`, { position: positionOf(n.arg) });
     }
-    e = { kind: 'subscript', arg: e, index, type: e.type.element };
+    // a[i][j]: the subscripts before the last pick a sub-array of a multi-dimensional array.
+    const more = k + 1 < indirection.length && unwrap(indirection[k + 1]!)[0] === 'A_Indices';
+    e = { kind: 'subscript', arg: e, index, type: more ? e.type : e.type.element };
   }
   return e;
 }
@@ -656,19 +661,25 @@ function bindAggregate(ctx: BindContext, n: Raw, es: ExprScope, name: string): E
   // Aggregate arguments see the FROM clause's rows, not the groups.
   const inner: ExprScope = { scope: es.scope, clause: 'aggregate function calls' };
   const rawArgs = n.agg_star ? [] : (n.args as Raw[] | undefined ?? []);
+  // WITHIN GROUP (ORDER BY x): the sorted values become the last arguments (see builtin-ordered-set-aggregates.ts).
+  const withinGroup = n.agg_within_group === true;
+  checkOrderedSetCall(name, withinGroup, positionOf(n));
+  const sortedBy = withinGroup ? (n.agg_order as Raw[]).map((s) => bindSortKey(ctx, unwrap(s)[1], inner)) : [];
   let overRows = false;
-  const args = rawArgs.map((a) => {
+  const args = [...rawArgs.map((a) => {
     const row = bindRowArgument(ctx, a, inner, name);
     if (row) overRows = true;
     return row ?? bindAggregateArg(ctx, a, inner);
-  });
+  }), ...sortedBy.map((k) => k.expr)];
   const resolved = resolveFunction(overRows ? aggregateOverRows(name) : name, args.map((a) => a.type));
   if (!resolved) throw functionNotFound(name, args, n);
   if (resolved.kind !== 'aggregate') return undefined;
   const filter = n.agg_filter ? bindCondition(ctx, n.agg_filter, { ...inner, clause: 'FILTER' }) : undefined;
-  const orderBy = n.agg_order ? (n.agg_order as Raw[]).map((s) => bindSortKey(ctx, unwrap(s)[1], inner)) : undefined;
+  const coerced = coerceArgs(ctx, args, resolved);
+  const orderBy = withinGroup ? sortedBy.map((k, i) => ({ ...k, expr: coerced[rawArgs.length + i]! }))
+    : n.agg_order ? (n.agg_order as Raw[]).map((s) => bindSortKey(ctx, unwrap(s)[1], inner)) : undefined;
   const call: AggregateCall = {
-    fn: resolved.id, args: coerceArgs(ctx, args, resolved), distinct: Boolean(n.agg_distinct),
+    fn: resolved.id, args: coerced, distinct: Boolean(n.agg_distinct),
     ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), type: resolved.returnType,
   };
   return aggregateColumn(g, call, name);

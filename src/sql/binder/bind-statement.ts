@@ -114,6 +114,10 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'CommentStmt': return bindCommentOn(ctx, n);
     case 'AlterObjectSchemaStmt': return bindSetSchema(ctx, n);
     case 'LockStmt': return bindLock(ctx, n);
+    case 'DoStmt':
+      throw new FloeError(SqlState.featureNotSupported, 'DO blocks are not supported', {
+        hint: 'Floe has no procedural languages; run the statements of the block one by one.', position: positionOf(node) ?? 1,
+      });
     default:
       throw new FloeError(SqlState.featureNotSupported, `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: positionOf(node) ?? 1 });
   }

@@ -3,6 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { parseDate, parseTimestamp, parseTimestamptz } from '../../exec/types/datetime.js';
 import { parseFloat8 } from '../../exec/types/text-io.js';
+import { parseJsonNode } from '../../exec/types/json-value.js';
 
 /**
  * Converts a string literal to a canonical value of `type` at bind time, for the
@@ -73,11 +74,7 @@ export function convertLiteral(text: string, type: SqlType, position?: number): 
       return atPosition(() => (type.kind === 'timestamptz' ? parseTimestamptz(t, 'UTC') : parseTimestamp(t)), position);
     }
     case 'json': case 'jsonb':
-      try {
-        JSON.parse(text);
-      } catch {
-        throw new FloeError(SqlState.invalidTextRepresentation, `invalid input syntax for type json`, { position, detail: `Token "${text}" is invalid.` });
-      }
+      atPosition(() => parseJsonNode(text, type.kind === 'jsonb'), position);
       return type.kind === 'json' ? text : undefined;
     default:
       return undefined;

@@ -10,6 +10,7 @@ import {
 } from './catalog-oids.js';
 import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespace.js';
 import { lakeWarehouse } from './catalog-view.js';
+import { relationSizeBytes } from './relation-size.js';
 import { findUniqueIndex, uniqueConstraintDef, uniqueIndexDef } from './unique-index-rows.js';
 import { checkOrForeignKeyDef } from './check-and-foreign-key-rows.js';
 import { isRestoreView } from './restorable-view.js';
@@ -257,7 +258,11 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'pg_get_serial_sequence', args: [T.text, T.text], returns: T.text, impl: (a, ctx) => serialSequence(ctx, a[0] as string, a[1] as string) });
   reg({ name: 'pg_relation_is_publishable', args: [T.oid], returns: T.bool, impl: () => false });
   reg({ name: 'pg_is_in_recovery', args: [], returns: T.bool, impl: () => false });
-  for (const n of ['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']) reg({ name: n, args: [T.oid], returns: T.int8, impl: () => 0n });
+  const regclass: SqlType = { kind: 'regclass' };
+  for (const n of ['pg_relation_size', 'pg_total_relation_size', 'pg_table_size']) reg({ name: n, args: [regclass], returns: T.int8, impl: (a, ctx) => relationSizeBytes(ctx, a[0] as number) });
+  reg({ name: 'pg_relation_size', args: [regclass, T.text], returns: T.int8, impl: (a, ctx) => (a[1] === 'main' ? relationSizeBytes(ctx, a[0] as number) : 0n) });
+  // Floe's indexes hold no files of their own yet.
+  reg({ name: 'pg_indexes_size', args: [regclass], returns: T.int8, impl: () => 0n });
   reg({ name: 'pg_database_size', args: ['any'], returns: T.int8, impl: () => 0n });
   reg({ name: 'txid_current', args: [], returns: T.int8, volatile: true, impl: () => 1n });
   reg({ name: 'pg_my_temp_schema', args: [], returns: T.oid, impl: (_a, ctx) => myTempSchemaOid(ctx) });

@@ -15,8 +15,6 @@ export function registerDumpFunctions(): void {
   registerScalarFunction({ name: 'quote_literal', args: [text], returns: text, impl: (a) => quoteLiteral(a[0] as string) });
   // psql's \df+ shows a SQL-standard function body through it; Floe has no such functions.
   registerScalarFunction({ name: 'pg_get_function_sqlbody', args: [oid], returns: text, strict: false, impl: () => null });
-  // psql's \dt+ and \l+ print sizes through it.
-  registerScalarFunction({ name: 'pg_size_pretty', args: [{ kind: 'int8' }], returns: text, impl: (a) => sizePretty(a[0] as bigint) });
   // pg_dump strips view options with it: array_remove(c.reloptions, 'check_option=local').
   registerScalarFunction({
     name: 'array_remove', args: ['anyarray', 'anyelement'], returns: (t) => t[0]!, strict: false,
@@ -36,19 +34,4 @@ function notDistinct(a: unknown, b: unknown): boolean {
 export function quoteLiteral(s: string): string {
   const body = s.replaceAll("'", "''");
   return s.includes('\\') ? `E'${body.replaceAll('\\', '\\\\')}'` : `'${body}'`;
-}
-
-/** PostgreSQL 15's pg_size_pretty(bigint): bytes below 10 kB, then the largest unit under 20 × 1024, half-rounded. */
-export function sizePretty(bytes: bigint): string {
-  const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
-  const abs = (x: bigint) => (x < 0n ? -x : x);
-  if (abs(bytes) < 10n * 1024n) return `${bytes} bytes`;
-  let size = bytes / 512n; // one bit short of kB, kept for the half-rounding
-  for (let u = 0; ; u++) {
-    if (u === units.length - 1 || abs(size) < 20n * 1024n - 1n) {
-      const rounded = (size + (size >= 0n ? 1n : -1n)) / 2n;
-      return `${rounded} ${units[u]}`;
-    }
-    size /= 1024n;
-  }
 }

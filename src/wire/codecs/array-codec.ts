@@ -98,19 +98,27 @@ export function arrayCodec(oid: number, element: TypeCodec): TypeCodec {
   return {
     oid,
     name: `${element.name}[]`,
-    encodeText: (v, ctx: CodecContext) =>
-      `{${asArray(v).map((e) => (e === null || e === undefined ? 'NULL' : quote(element.encodeText(e, ctx)))).join(',')}}`,
+    encodeText: (v, ctx: CodecContext) => {
+      // A multi-dimensional array is nested JS arrays: nested braces.
+      const text = (items: readonly unknown[]): string =>
+        `{${items.map((e) => (e === null || e === undefined ? 'NULL' : Array.isArray(e) ? text(e) : quote(element.encodeText(e, ctx)))).join(',')}}`;
+      return text(asArray(v));
+    },
     encodeBinary: (v, ctx: CodecContext) => {
-      const items = asArray(v);
+      const dims: number[] = [];
+      for (let x: unknown = asArray(v); Array.isArray(x) && x.length > 0; x = x[0]) dims.push(x.length);
+      const items = dims.length > 1 ? (asArray(v).flat(dims.length - 1) as unknown[]) : asArray(v);
       const encoded = items.map((e) => (e === null || e === undefined ? null : element.encodeBinary(e, ctx)));
-      const size = (items.length === 0 ? 12 : 20) + encoded.reduce((n, b) => n + 4 + (b?.length ?? 0), 0);
+      const size = 12 + dims.length * 8 + encoded.reduce((n, b) => n + 4 + (b?.length ?? 0), 0);
       const out = Buffer.alloc(size);
-      let pos = out.writeInt32BE(items.length === 0 ? 0 : 1, 0);
+      let pos = out.writeInt32BE(dims.length, 0);
       pos = out.writeInt32BE(encoded.includes(null) ? 1 : 0, pos);
       pos = out.writeUInt32BE(element.oid, pos);
       if (items.length === 0) return out;
-      pos = out.writeInt32BE(items.length, pos);
-      pos = out.writeInt32BE(1, pos);
+      for (const d of dims) {
+        pos = out.writeInt32BE(d, pos);
+        pos = out.writeInt32BE(1, pos);
+      }
       for (const b of encoded) {
         if (b === null) pos = out.writeInt32BE(-1, pos);
         else {

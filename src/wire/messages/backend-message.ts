@@ -23,6 +23,11 @@ function writeFields(w: MessageWriter, f: ResponseFields): void {
   if (f.detail !== undefined) w.byte(0x44).cstring(f.detail); // D
   if (f.hint !== undefined) w.byte(0x48).cstring(f.hint); // H
   if (f.position !== undefined) w.byte(0x50).cstring(String(f.position)); // P
+  if (f.schema !== undefined) w.byte(0x73).cstring(f.schema); // s
+  if (f.table !== undefined) w.byte(0x74).cstring(f.table); // t
+  if (f.column !== undefined) w.byte(0x63).cstring(f.column); // c
+  if (f.dataType !== undefined) w.byte(0x64).cstring(f.dataType); // d
+  if (f.constraint !== undefined) w.byte(0x6e).cstring(f.constraint); // n
   w.byte(0);
 }
 

@@ -9,6 +9,11 @@ export interface ResponseFields {
   readonly detail?: string;
   readonly hint?: string;
   readonly position?: number;
+  readonly schema?: string;
+  readonly table?: string;
+  readonly column?: string;
+  readonly dataType?: string;
+  readonly constraint?: string;
 }
 
 export interface ErrorResponse {
