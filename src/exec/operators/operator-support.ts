@@ -171,7 +171,9 @@ export function estimateBytes(b: ColumnarBatch): number {
       const pending = col.pending();
       const data = pending?.base ?? col.data;
       const share = pending === undefined || data.length === 0 ? 1 : pending.rows.length / data.length;
-      bytes += b.numRows * 16 + (data.valueOffsets ? Math.ceil((data.values as Uint8Array).byteLength * 2 * share) : 0);
+      // A list (array) column has offsets but its values in a child: only strings and binaries count here.
+      const payload = data.valueOffsets ? (data.values as Uint8Array | undefined)?.byteLength ?? 0 : 0;
+      bytes += b.numRows * 16 + Math.ceil(payload * 2 * share);
       continue;
     }
     bytes += col.length * 16;
