@@ -834,7 +834,9 @@ class FloeSession implements SessionHandler {
       case 'notify':
         this.#server.notify(c.channel, c.payload ?? '');
         return command('NOTIFY');
-      case 'noop': return command(c.tag);
+      case 'noop':
+        for (const n of c.notices ?? []) this.#notice('NOTICE', SqlState.successfulCompletion, n);
+        return command(c.tag);
       case 'lockTable':
         if (!this.#txn || this.#txn.implicit) throw new FloeError(SqlState.noActiveSqlTransaction, 'LOCK TABLE can only be used in transaction blocks');
         return command('LOCK TABLE');

@@ -119,6 +119,7 @@ export type UtilityCommand =
   | { readonly kind: 'unlisten'; readonly channel: string | null }
   | { readonly kind: 'notify'; readonly channel: string; readonly payload: string | null }
   /** VACUUM / ANALYZE / CHECKPOINT and similar maintenance: accepted and answered with the tag. */
-  | { readonly kind: 'noop'; readonly tag: string }
+  /** A statement with nothing to do; `notices` are sent first (DROP … IF EXISTS of a missing object). */
+  | { readonly kind: 'noop'; readonly tag: string; readonly notices?: readonly string[] }
   /** LOCK TABLE … IN ACCESS SHARE MODE (bind-lock.ts): needs a transaction block, holds nothing. */
   | { readonly kind: 'lockTable'; readonly tables: readonly TableName[] };

@@ -79,6 +79,18 @@ describe('views against PostgreSQL 15', () => {
     'DROP TABLE d_t',
   ]));
 
+  test('DROP MATERIALIZED VIEW: missing names (IF EXISTS notices), and a table or view by that name', () => sameOnBoth(both, [
+    'DROP MATERIALIZED VIEW IF EXISTS mv1',
+    'DROP MATERIALIZED VIEW IF EXISTS mv1, mv2',
+    'DROP MATERIALIZED VIEW mv1',
+    'CREATE TABLE mv_t (a int)',
+    'DROP MATERIALIZED VIEW mv_t',
+    'CREATE VIEW mv_v AS SELECT 1 AS x',
+    'DROP MATERIALIZED VIEW IF EXISTS mv_v',
+    'DROP VIEW mv_v',
+    'DROP TABLE mv_t',
+  ]));
+
   test('views are in pg_class, pg_attribute, pg_views and information_schema', () => sameOnBoth(both, [
     'CREATE VIEW cat_v (k, who) AS SELECT id, customer FROM orders',
     "SELECT relname, relkind, relnatts, relhasrules FROM pg_class WHERE relname = 'cat_v'",

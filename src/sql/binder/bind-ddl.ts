@@ -9,7 +9,7 @@ import { bindColumnDef } from './bind-create-table.js';
 import { bindDropSequence } from './bind-sequence.js';
 import { bindAlterColumn, bindAlterConstraint, bindNewColumnConstraints, renameColumnInChecks } from './bind-alter-column.js';
 import { defElemKey, defElemValue } from './def-elem.js';
-import { qualifyExisting } from './resolve-relation.js';
+import { qualifyExisting, tryResolveRelation } from './resolve-relation.js';
 import { bindDropIndex, uniqueSpecOf } from './bind-unique.js';
 import { bindDropView } from './bind-view.js';
 
@@ -42,12 +42,33 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
     case 'OBJECT_SEQUENCE': return bindDropSequence(ctx, n);
     case 'OBJECT_INDEX': return bindDropIndex(ctx, n);
     case 'OBJECT_VIEW': return bindDropView(ctx, n);
+    case 'OBJECT_MATVIEW': return bindDropMaterializedView(ctx, n, ifExists);
     case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
       if (ifExists) return { kind: 'utility', command: { kind: 'noop', tag: `DROP ${String(n.removeType).slice(7)}` } };
       throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).slice(7)} is not supported`);
     default:
       throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).replace('OBJECT_', '')} is not supported`);
   }
+}
+
+/**
+ * DROP MATERIALIZED VIEW: Floe has none (CREATE is refused), so every name is missing —
+ * PostgreSQL's 42P01, or its NOTICE under IF EXISTS — or names another kind of relation (42809).
+ */
+function bindDropMaterializedView(ctx: BindContext, n: Raw, ifExists: boolean): BoundStatement {
+  const notices: string[] = [];
+  for (const o of n.objects as Raw[]) {
+    const names = strList(unwrap(o)[1].items);
+    const name = names[names.length - 1]!;
+    const found = tryResolveRelation(ctx, names.length > 1 ? names[names.length - 2] : undefined, name);
+    if (found !== undefined) {
+      const other = found.kind === 'view' ? 'VIEW' : 'TABLE';
+      throw new FloeError(SqlState.wrongObjectType, `"${name}" is not a materialized view`, { hint: `Use DROP ${other} to remove a ${other.toLowerCase()}.` });
+    }
+    if (!ifExists) throw new FloeError(SqlState.undefinedTable, `materialized view "${name}" does not exist`);
+    notices.push(`materialized view "${name}" does not exist, skipping`);
+  }
+  return { kind: 'utility', command: { kind: 'noop', tag: 'DROP MATERIALIZED VIEW', notices } };
 }
 
 /** Reloptions (WITH (…), SET (…), RESET (…)): keys lower-cased, values as text. */
