@@ -57,16 +57,17 @@ const code = (f: () => unknown): string | undefined => {
   try { f(); return undefined; } catch (e) { return e instanceof FloeError ? e.sqlstate : 'not a FloeError'; }
 };
 
-test('parseExplainOptions follows PostgreSQL: booleans, TIMING needs ANALYZE, TEXT only, unknown options rejected', () => {
-  assert.deepEqual(parseExplainOptions([]), { analyze: false, verbose: false, timing: false, summary: false });
-  assert.deepEqual(parseExplainOptions([{ name: 'ANALYZE' }]), { analyze: true, verbose: false, timing: true, summary: true });
+test('parseExplainOptions follows PostgreSQL: booleans, TIMING needs ANALYZE, TEXT and JSON, unknown options rejected', () => {
+  assert.deepEqual(parseExplainOptions([]), { analyze: false, verbose: false, timing: false, summary: false, format: 'text' });
+  assert.deepEqual(parseExplainOptions([{ name: 'ANALYZE' }]), { analyze: true, verbose: false, timing: true, summary: true, format: 'text' });
   assert.deepEqual(parseExplainOptions([{ name: 'analyze', value: 'on' }, { name: 'timing', value: 'off' }, { name: 'costs', value: 'off' }, { name: 'buffers' }, { name: 'format', value: 'text' }]),
-    { analyze: true, verbose: false, timing: false, summary: true });
+    { analyze: true, verbose: false, timing: false, summary: true, format: 'text' });
   assert.equal(parseExplainOptions([{ name: 'analyze', value: 0 }, { name: 'verbose', value: 'y' }]).verbose, true);
   assert.equal(parseExplainOptions([{ name: 'analyze' }, { name: 'summary', value: false }]).summary, false);
   assert.equal(code(() => parseExplainOptions([{ name: 'timing' }])), '22023');
   assert.equal(code(() => parseExplainOptions([{ name: 'analyze', value: 'maybe' }])), '22023');
-  assert.equal(code(() => parseExplainOptions([{ name: 'format', value: 'json' }])), '0A000');
+  assert.equal(parseExplainOptions([{ name: 'format', value: 'json' }]).format, 'json');
+  assert.equal(code(() => parseExplainOptions([{ name: 'format', value: 'yaml' }])), '0A000');
   assert.equal(code(() => parseExplainOptions([{ name: 'format', value: 'csv' }])), '22023');
   assert.equal(code(() => parseExplainOptions([{ name: 'frobnicate' }])), '42601');
 });
