@@ -99,7 +99,7 @@ test('schema and table DDL, ALTER TABLE actions, branch/tag DDL', () => {
   assert.deepEqual(ddl('create schema if not exists sales'), { kind: 'createSchema', name: 'sales', ifNotExists: true });
   assert.deepEqual(ddl('drop schema a, b cascade'), { kind: 'dropSchema', names: ['a', 'b'], ifExists: false, cascade: true });
   assert.deepEqual(ddl('drop table if exists orders, s.x'), {
-    kind: 'dropTable', tables: [{ namespace: 'public', name: 'orders' }, { namespace: 's', name: 'x' }], ifExists: true, cascade: false,
+    kind: 'dropTable', tables: [{ namespace: 'public', name: 'orders' }, { namespace: 's', name: 'x' }], ifExists: true, cascade: false, writtenNames: ['orders', 'x'],
   });
   assert.deepEqual(ddl('alter table items add column c int not null default 3, drop column if exists d'), {
     kind: 'alterTable', table: { namespace: 'public', name: 'items' }, ifExists: false,
