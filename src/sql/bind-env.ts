@@ -1,5 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
-import type { TableConstraint } from '../lake/index.js';
+import type { TableConstraint, ViewMetadata } from '../lake/index.js';
 import type { VirtualTableRegistry } from './binder/virtual-table.js';
 import type { PartitionFieldSpec } from './ddl-command.js';
 
@@ -28,17 +28,8 @@ export interface CatalogTable {
   readonly constraints?: readonly TableConstraint[];
 }
 
-/** A view as the binder expands it (src/lake's ViewMetadata satisfies it). */
-export interface CatalogViewDefinition {
-  readonly id: number;
-  readonly namespace: string;
-  readonly name: string;
-  /** The SELECT after AS, as written. */
-  readonly definition: string;
-  readonly columns: readonly { readonly name: string; readonly type: SqlType }[];
-  /** search_path at CREATE VIEW, which the definition's names resolve through. */
-  readonly searchPath: readonly string[];
-}
+/** A view as the binder expands it: src/lake's view record, without the dependencies only DROP reads. */
+export type CatalogViewDefinition = Omit<ViewMetadata, 'dependsOn'>;
 
 /** What the binder asks the catalog. src/lake's Warehouse satisfies it. */
 export interface CatalogReader {
