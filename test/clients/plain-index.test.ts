@@ -1,8 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startOracleAndFloe } from '../harness/oracle-and-floe.js';
-import type { OracleAndFloe } from '../harness/oracle-and-floe.js';
+import { oracleAndFloeForSuite } from '../harness/oracle-and-floe.js';
 import { runPsql } from '../harness/run-psql.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
 
@@ -25,18 +24,10 @@ async function psql(target: ConnectTarget, command: string): Promise<string> {
 }
 
 describe('CREATE INDEX / DROP INDEX: catalogs and psql as PostgreSQL 15 shows them, and scans that use them', () => {
-  let servers: OracleAndFloe;
   let oracleTarget: ConnectTarget & { url: string };
   let floeTarget: ConnectTarget;
   let floe: { url: string };
-
-  before(async () => {
-    servers = await startOracleAndFloe(SETUP);
-    ({ oracleTarget, floeTarget, floe } = servers);
-  });
-  after(async () => {
-    await servers?.stop();
-  });
+  oracleAndFloeForSuite(SETUP, (s) => ({ oracleTarget, floeTarget, floe } = s));
 
   const both = async <T>(fn: (url: string) => Promise<T>): Promise<[T, T]> => [await fn(oracleTarget.url), await fn(floe.url)];
   const query = (sql: string, values: unknown[] = []) => async (url: string) => {

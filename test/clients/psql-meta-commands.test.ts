@@ -1,8 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startOracleAndFloe } from '../harness/oracle-and-floe.js';
-import type { OracleAndFloe } from '../harness/oracle-and-floe.js';
+import { oracleAndFloeForSuite } from '../harness/oracle-and-floe.js';
 import { runPsql } from '../harness/run-psql.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
 
@@ -29,18 +28,10 @@ function maskColumn(out: string, column: string): string {
 }
 
 describe('psql 15 meta-commands print on Floe what they print on PostgreSQL 15', () => {
-  let servers: OracleAndFloe;
   let oracleTarget: ConnectTarget & { url: string };
   let floeTarget: ConnectTarget;
   let floe: { url: string };
-
-  before(async () => {
-    servers = await startOracleAndFloe(SETUP);
-    ({ oracleTarget, floeTarget, floe } = servers);
-  });
-  after(async () => {
-    await servers?.stop();
-  });
+  oracleAndFloeForSuite(SETUP, (s) => ({ oracleTarget, floeTarget, floe } = s));
 
   for (const cmd of ['\\d items', '\\d moves', '\\d+ items', '\\di', '\\ds', '\\dv', '\\df+', '\\sf nosuchfunction']) {
     test(cmd, async () => {

@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { startFloe } from './floe-server.js';
 import type { FloeServer } from './floe-server.js';
@@ -36,4 +37,16 @@ export async function startOracleAndFloe(setup: readonly string[]): Promise<Orac
       await oracle.stop();
     },
   };
+}
+
+/** A suite's oracle and gateway: started before its tests (handed to `take`), stopped after them. */
+export function oracleAndFloeForSuite(setup: readonly string[], take: (servers: OracleAndFloe) => void): void {
+  let servers: OracleAndFloe | undefined;
+  before(async () => {
+    servers = await startOracleAndFloe(setup);
+    take(servers);
+  });
+  after(async () => {
+    await servers?.stop();
+  });
 }
