@@ -45,12 +45,12 @@ export async function settle(): Promise<void> {
 const NODE = { depth: 0, index: 0 } as unknown as NodeOptimizingMetrics['node'];
 
 /** Metrics of a keyed table with one node, from the few numbers the tests vary. */
-export function keyedMetrics(o: { changeFiles?: number; foldable?: number; changeRows?: number; baseRows?: number; oldestChangeMicros?: bigint; changeBytes?: number } = {}): OptimizingMetrics {
+export function keyedMetrics(o: { changeFiles?: number; foldable?: number; changeRows?: number; baseRows?: number; baseBytes?: number; oldestChangeMicros?: bigint; changeBytes?: number } = {}): OptimizingMetrics {
   const changeFiles = o.changeFiles ?? 0;
   const node: NodeOptimizingMetrics = {
     partitionKey: '', node: NODE, changeFiles, changeRows: o.changeRows ?? changeFiles, changeBytes: o.changeBytes ?? changeFiles * 1000,
     foldableChangeFiles: o.foldable ?? changeFiles, oldestChangeMicros: changeFiles > 0 ? o.oldestChangeMicros : undefined,
-    baseFiles: 1, baseRows: o.baseRows ?? 1_000_000, baseBytes: 10_000_000,
+    baseFiles: 1, baseRows: o.baseRows ?? 1_000_000, baseBytes: o.baseBytes ?? 10_000_000,
   };
   return {
     keyed: true, pendingChangeFiles: changeFiles, pendingChangeRows: node.changeRows, pendingChangeBytes: node.changeBytes,

@@ -25,7 +25,9 @@ test('each trigger makes the right kind due; a table with nothing to do is left 
   const { clock, wh, scheduler } = setup({ defaultThreads: 4 });
   const quiet = wh.addTable('quiet', {}, keyedMetrics({ changeFiles: 2 }));
   const fileCount = wh.addTable('file_count', { 'self-optimizing.minor.trigger.file-count': '4' }, keyedMetrics({ changeFiles: 4 }));
-  const duplicates = wh.addTable('duplicates', {}, keyedMetrics({ changeFiles: 2, changeRows: 500, baseRows: 1000 }));
+  const duplicates = wh.addTable('duplicates', {}, keyedMetrics({ changeFiles: 2, changeRows: 500, baseRows: 1000, baseBytes: 64 << 20 }));
+  // the same share of a node under target / fragment-ratio (128MB / 8): minor's triggers look after it
+  const smallDuplicates = wh.addTable('small_duplicates', {}, keyedMetrics({ changeFiles: 2, changeRows: 500, baseRows: 1000, baseBytes: 1 << 20 }));
   const full = wh.addTable('full', { 'self-optimizing.full.trigger.interval': '1h' }, keyedMetrics({ changeFiles: 1 }));
   scheduler.start();
   await clock.advance(0);
@@ -33,6 +35,7 @@ test('each trigger makes the right kind due; a table with nothing to do is left 
   assert.deepEqual(wh.optimizedKinds(quiet), []);
   assert.deepEqual(wh.optimizedKinds(fileCount), ['minor']);
   assert.deepEqual(wh.optimizedKinds(duplicates), ['major']);
+  assert.deepEqual(wh.optimizedKinds(smallDuplicates), []);
   assert.deepEqual(wh.optimizedKinds(full), ['full']);
   // The scheduler's processes pass the triggers, so the optimizer works only the due nodes.
   assert.ok(wh.optimizeCalls.every((c) => c.triggers));

@@ -27,8 +27,15 @@ export function minorReason(node: NodeOptimizingMetrics, s: OptimizingSettings, 
   return undefined;
 }
 
-/** A keyed node whose pending changes supersede a large share of its base rows. */
-export function majorNodeDue(node: NodeOptimizingMetrics, s: OptimizingSettings): boolean {
+/**
+ * A keyed node whose pending changes supersede a large share of its base rows. Only nodes
+ * that are not fragments (base under target / fragment-ratio): rewriting a small node saves
+ * scans little, and without this floor a hot table of a few rows (TPC-C's district) is
+ * folded after nearly every commit, a snapshot and a thread slot each. Minor's triggers
+ * still bound a small node's changes.
+ */
+export function majorNodeDue(node: NodeOptimizingMetrics, s: Pick<OptimizingSettings, 'majorDuplicateRatio' | 'targetSize' | 'fragmentRatio'>): boolean {
+  if (node.baseBytes < s.targetSize / s.fragmentRatio) return false;
   return node.foldableChangeFiles > 0 && node.baseRows > 0 && node.changeRows >= s.majorDuplicateRatio * node.baseRows;
 }
 
