@@ -14,17 +14,25 @@ import { LogTieringService } from '../service/log-tiering/log-tiering-service.js
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
 import type { AuthMethod } from './users-file.js';
+import { UsageError, parseCommandLine, wantsHelp } from '../tools/command-line.js';
 
-const USAGE = `usage:
-  floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N] [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
-             [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
-             [--log-tiering]   (tier the log store's files into Parquet in the background; off for now)
-  floe optimizer --data DIR [--optimizer-threads 1] [--optimizer-memory 1GB]
-    (the self-optimizing service and housekeeping without a wire server, until SIGTERM)
-  floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
-    (the password from --password, FLOE_PASSWORD, or a line on stdin)
-  floe bench tpch [bench|load|generate] --sf N …   (floe bench tpch --help for the options)
-  floe load --data DIR --table [schema.]name FILE [--format csv|parquet] [--header] [--upsert] …   (floe load --help)`;
+const SERVE_USAGE = `usage: floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N]
+    [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
+    [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
+    [--log-tiering]   (tier the log store's files into Parquet in the background; off for now)
+  The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.`;
+
+const USER_USAGE = `usage: floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
+  Adds a user who may connect from other hosts; the password from --password, FLOE_PASSWORD, or a line on stdin.`;
+
+const BENCH_USAGE = `usage: floe bench tpch [bench|load|generate] --sf N …   (floe bench tpch --help for the options)`;
+
+const USAGE = `usage: floe COMMAND [options]   (floe COMMAND --help for a command's options)
+  floe serve       the PostgreSQL gateway on an embedded warehouse
+  floe optimizer   the self-optimizing service and housekeeping without a wire server
+  floe user add    a user who may connect with a password
+  floe load        a CSV or Parquet file into a table
+  floe bench tpch  TPC-H against DuckDB`;
 
 /** Pretty logs for a person at a terminal, JSON lines for everything else (FLOE_LOG_FORMAT=json|pretty overrides). */
 function createLogger(): Logger {
@@ -48,8 +56,8 @@ async function serve(argv: string[]): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   // A log reader that went away (EPIPE) must not take the server down, nor keep it from stopping.
   process.stdout.on('error', () => undefined);
-  const { values } = parseArgs({
-    args: argv,
+  const parsed = parseCommandLine(SERVE_USAGE, argv, (args) => parseArgs({
+    args,
     options: {
       port: { type: 'string', default: '5433' },
       data: { type: 'string', default: './floe-data' },
@@ -63,7 +71,9 @@ async function serve(argv: string[]): Promise<void> {
       'log-tiering': { type: 'boolean', default: false },
       ...OPTIMIZER_FLAGS,
     },
-  });
+  }));
+  if (parsed === undefined) return;
+  const { values } = parsed;
   const optimizerFlags = parseOptimizerFlags(values);
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new Error('--tls-cert and --tls-key go together');
   const queryMemoryLimit = values['query-memory-limit']!;
@@ -135,17 +145,19 @@ async function readLine(): Promise<string> {
 }
 
 async function userCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
+  const parsed = parseCommandLine(USER_USAGE, argv, (args) => parseArgs({
+    args,
     allowPositionals: true,
     options: {
       data: { type: 'string', default: './floe-data' },
       password: { type: 'string' },
       auth: { type: 'string', default: 'scram-sha-256' },
     },
-  });
+  }));
+  if (parsed === undefined) return;
+  const { values, positionals } = parsed;
   const [sub, name] = positionals;
-  if (sub !== 'add' || name === undefined) throw new Error(USAGE);
+  if (sub !== 'add' || name === undefined || positionals.length > 2) throw new UsageError('user: expected "add NAME"', USER_USAGE);
   const password = values.password ?? process.env.FLOE_PASSWORD ?? (await readLine());
   if (password === '') throw new Error('empty password');
   const dataDir = resolve(values.data!);
@@ -158,17 +170,13 @@ async function userCommand(argv: string[]): Promise<void> {
 
 async function benchCommand(argv: string[]): Promise<void> {
   const [suite, ...rest] = argv;
-  if (suite !== 'tpch') {
-    process.stderr.write(`${USAGE}\n`);
-    process.exitCode = 2;
+  if (suite === undefined || suite === 'help' || wantsHelp([suite])) {
+    process.stdout.write(`${BENCH_USAGE}\n`);
     return;
   }
+  if (suite !== 'tpch') throw new UsageError(`bench: unknown suite "${suite}"`, BENCH_USAGE);
   // Loaded on demand: the benchmark brings DuckDB, a development dependency the gateway never needs.
-  const { runTpchCommand, TPCH_USAGE } = await import('../tools/tpch/tpch-command.js');
-  if (rest.includes('--help') || rest[0] === 'help') {
-    process.stdout.write(`${TPCH_USAGE}\n`);
-    return;
-  }
+  const { runTpchCommand } = await import('../tools/tpch/tpch-command.js');
   await runTpchCommand(rest);
 }
 
@@ -180,13 +188,16 @@ async function main(argv: string[]): Promise<void> {
     case 'user': return userCommand(rest);
     case 'bench': return benchCommand(rest);
     case 'load': return (await import('../tools/load/load-command.js')).runLoadCommand(rest);
+    case undefined: case 'help': case '--help': case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
     default:
-      process.stderr.write(`${USAGE}\n`);
-      process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+      throw new UsageError(`unknown command "${command}"`, USAGE);
   }
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   process.stderr.write(`floe: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  // 2: the command line was wrong (as getopt-style tools say); 1: the command failed.
+  process.exit(err instanceof UsageError ? 2 : 1);
 });

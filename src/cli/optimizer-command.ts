@@ -3,7 +3,11 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { openWarehouse } from '../lake/index.js';
+import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
+
+const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR [--optimizer-threads 1] [--optimizer-memory 1GB]
+  The self-optimizing service and housekeeping of a warehouse without a wire server, until SIGTERM.`;
 
 /**
  * `floe optimizer --data DIR`: the self-optimizing scheduler and housekeeping of a
@@ -12,8 +16,10 @@ import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from '.
  * history through the catalog, whose claims are leases, so they never both take a table.
  */
 export async function runOptimizerCommand(argv: string[], logger: Logger): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, ...OPTIMIZER_FLAGS } });
-  if (values.data === undefined) throw new Error('floe optimizer needs --data DIR (the warehouse a gateway serves)');
+  const parsed = parseCommandLine(OPTIMIZER_USAGE, argv, (args) => parseArgs({ args, options: { data: { type: 'string' }, ...OPTIMIZER_FLAGS } }));
+  if (parsed === undefined) return;
+  const { values } = parsed;
+  if (values.data === undefined) throw new UsageError('optimizer: --data DIR is required (the warehouse a gateway serves)', OPTIMIZER_USAGE);
   const dataDir = resolve(values.data);
   if (!existsSync(dataDir)) throw new Error(`no warehouse at ${dataDir}`);
   const flags = parseOptimizerFlags(values);

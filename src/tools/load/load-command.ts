@@ -1,9 +1,10 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FloeError, isFloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { openWarehouse } from '../../lake/index.js';
+import { UsageError, parseCommandLine } from '../command-line.js';
 import { ProgressLine } from '../tpch/progress-line.js';
 import { BatchWriter } from './batch-writer.js';
 import { loadCsv } from './csv-loader.js';
@@ -17,8 +18,8 @@ export const LOAD_USAGE = `usage: floe load --data DIR --table [schema.]name FIL
 
 /** `floe load`: a CSV or Parquet file into an existing table through the lake's write path. */
 export async function runLoadCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
+  const parsed = parseCommandLine(LOAD_USAGE, argv, (args) => parseArgs({
+    args,
     allowPositionals: true,
     options: {
       data: { type: 'string', default: './floe-data' },
@@ -31,15 +32,16 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
       'batch-rows': { type: 'string', default: '100000' },
       upsert: { type: 'boolean', default: false },
       timezone: { type: 'string', default: 'UTC' },
-      help: { type: 'boolean', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(`${LOAD_USAGE}\n`);
-    return;
-  }
+  }));
+  if (parsed === undefined) return;
+  const { values, positionals } = parsed;
   const file = positionals[0];
-  if (file === undefined || positionals.length > 1 || values.table === undefined) throw new Error(LOAD_USAGE);
+  if (values.table === undefined) throw new UsageError('load: --table is required', LOAD_USAGE);
+  if (file === undefined || positionals.length > 1) throw new UsageError('load: one FILE is expected', LOAD_USAGE);
+  // A mistyped --data must not create a new, empty warehouse (and report the table missing).
+  const dataDir = resolve(values.data!);
+  if (!existsSync(dataDir)) throw new Error(`no warehouse at ${dataDir}`);
   const format = values.format ?? (/^\.(parquet|pq)$/i.test(extname(file)) ? 'parquet' : 'csv');
   if (format !== 'csv' && format !== 'parquet') throw new Error('--format must be csv or parquet');
   const batchRows = Number(values['batch-rows']);
@@ -57,7 +59,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
     return;
   }
 
-  const warehouse = await openWarehouse({ path: resolve(values.data!) });
+  const warehouse = await openWarehouse({ path: dataDir });
   const progress = new ProgressLine(`load ${namespace}.${name}`);
   let fraction = 0;
   const pct = () => `${(fraction * 100).toFixed(1)}%`;

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { UsageError, parseCommandLine } from '../command-line.js';
 import { openWarehouse } from '../../lake/index.js';
 import { copyText } from './copy-text.js';
 import { createTpchTables, optimizeTpchTables, writeTpchBatches } from './floe-loader.js';
@@ -46,36 +47,33 @@ export async function runTpchCommand(argv: string[]): Promise<void> {
     case 'bench': return benchCommand(rest);
     case 'load': return loadCommand(rest);
     case 'generate': return generateCommand(rest);
-    case 'help': case '--help':
+    case 'help': case '--help': case '-h':
       process.stdout.write(`${TPCH_USAGE}\n`);
       return;
     default:
-      throw new Error(`unknown tpch command "${sub}"\n${TPCH_USAGE}`);
+      throw new UsageError(`bench tpch: unknown command "${sub}"`, TPCH_USAGE);
   }
 }
 
 async function benchCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
+  const parsed = parseCommandLine(TPCH_USAGE, argv, (args) => parseArgs({
+    args,
     options: {
       sf: { type: 'string', default: '1' },
       dir: { type: 'string' },
       keep: { type: 'string' },
       reuse: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
       runs: { type: 'string', default: '3' },
       queries: { type: 'string' },
       'upsert-fraction': { type: 'string', default: '0.1' },
       out: { type: 'string' },
     },
-  });
-  if (values.help === true) {
-    process.stdout.write(`${TPCH_USAGE}\n`);
-    return;
-  }
+  }));
+  if (parsed === undefined) return;
+  const { values } = parsed;
   const dir = values.dir ?? values.keep;
-  if (values.reuse === true && dir === undefined) throw new Error(`--reuse needs --dir\n${TPCH_USAGE}`);
+  if (values.reuse === true && dir === undefined) throw new UsageError('--reuse needs --dir', TPCH_USAGE);
   // DuckDB is a dev dependency: load the benchmark only when asked for.
   const { formatTpchReport, runTpchBenchmark } = await import('./tpch-benchmark.js');
   const report = await runTpchBenchmark({
@@ -93,20 +91,17 @@ async function benchCommand(argv: string[]): Promise<void> {
 }
 
 async function loadCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
+  const parsed = parseCommandLine(TPCH_USAGE, argv, (args) => parseArgs({
+    args,
     options: {
       sf: { type: 'string', default: '1' },
       data: { type: 'string', default: './floe-data' },
       replace: { type: 'boolean', default: false },
       'no-optimize': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
-  });
-  if (values.help === true) {
-    process.stdout.write(`${TPCH_USAGE}\n`);
-    return;
-  }
+  }));
+  if (parsed === undefined) return;
+  const { values } = parsed;
   const sf = sfOf(values.sf);
   const warehouse = await openWarehouse({ path: resolve(values.data!) });
   try {
@@ -126,15 +121,17 @@ async function loadCommand(argv: string[]): Promise<void> {
 }
 
 async function generateCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
+  const parsed = parseCommandLine(TPCH_USAGE, argv, (args) => parseArgs({
+    args,
     options: {
       sf: { type: 'string', default: '1' },
       out: { type: 'string' },
       format: { type: 'string', default: 'parquet' },
     },
-  });
-  if (values.out === undefined) throw new Error(`--out is required\n${TPCH_USAGE}`);
+  }));
+  if (parsed === undefined) return;
+  const { values } = parsed;
+  if (values.out === undefined) throw new UsageError('--out is required', TPCH_USAGE);
   if (values.format !== 'parquet' && values.format !== 'copy') throw new Error('--format must be parquet or copy');
   const sf = sfOf(values.sf);
   const out = resolve(values.out);

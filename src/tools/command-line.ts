@@ -1,0 +1,40 @@
+/**
+ * What every `floe` command does with its command line, so they all behave alike:
+ * `--help` (or `-h`) prints the command's usage to stdout and the command does nothing
+ * else (exit 0); a line that cannot be parsed (an unknown flag, a missing value, a stray
+ * argument) is a UsageError that carries the usage, which the CLI prints to stderr with
+ * exit status 2.
+ */
+
+/** A command line the command cannot take: the reason, then its usage. */
+export class UsageError extends Error {
+  constructor(reason: string, readonly usage: string) {
+    super(`${reason}\n${usage}`);
+    this.name = 'UsageError';
+  }
+}
+
+/** True when the line asks for help (before a `--`, after which everything is positional). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+/**
+ * Parses a command's line with `parse` (node:util's parseArgs, usually). Undefined when the
+ * line asked for help: the usage is already printed and the command should return.
+ */
+export function parseCommandLine<R>(usage: string, argv: readonly string[], parse: (args: string[]) => R): R | undefined {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${usage}\n`);
+    return undefined;
+  }
+  try {
+    return parse([...argv]);
+  } catch (e) {
+    // parseArgs' own errors (ERR_PARSE_ARGS_UNKNOWN_OPTION, …) say what was wrong, not how to do it right.
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((e as Error).message, usage);
+    throw e;
+  }
+}
