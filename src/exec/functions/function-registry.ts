@@ -195,7 +195,6 @@ const byName = new Map<string, Entry[]>();
 const byId = new Map<string, Entry>();
 let builtinsLoaded = false;
 // `var`: builtins.ts sets this while function-registry.ts may still be initializing (import cycle).
-// eslint-disable-next-line no-var
 var builtinLoader: (() => void) | undefined;
 
 /** Called once by src/exec/functions/builtins.ts (imported by src/exec/index.ts). */

@@ -3,7 +3,6 @@
  * of the form `{ NodeTag: { …fields } }`; these helpers keep the binders terse.
  * (The typed @pgsql/types union is too wide to narrow usefully at each step.)
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Raw = any;
 
 /** The node's tag and fields: `{ SelectStmt: {...} }` → ['SelectStmt', {...}]. */

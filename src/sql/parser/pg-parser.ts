@@ -39,7 +39,6 @@ export interface Token {
 }
 
 function isAscii(text: string): boolean {
-  // eslint-disable-next-line no-control-regex
   return /^[\x00-\x7f]*$/.test(text);
 }
 
