@@ -48,7 +48,7 @@ function createLogger(): Logger {
  * promotes tens of MB of batches that die soon after; with V8's own limits each
  * thread ran a full mark about every second query, ~50-110 ms of marking each on the
  * main thread alone. Process-wide and read at each GC, so set here it reaches the scan
- * workers too. Measured in src/exec/README.md ("V8 heap growth").
+ * workers too. Measured in bench/README.md ("Fifteenth session").
  */
 const HEAP_GROWING_PERCENT = 200;
 
