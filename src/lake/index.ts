@@ -13,6 +13,8 @@ export type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from './re
 export type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanStats, ScanTask } from './scan/scan-types.js';
 export { ROW_ID_COLUMN, SEQ_COLUMN } from './scan/scan-types.js';
 export type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from './txn/lake-transaction.js';
+export { withConstraintMode } from './txn/constraint-modes.js';
+export type { ConstraintMode, ConstraintModes, ConstraintRef } from './txn/constraint-modes.js';
 export type { OptimizeOptions, OptimizeProgress, OptimizeResult } from './optimize/optimize-result.js';
 export type {
   BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse, WarehouseOptions,

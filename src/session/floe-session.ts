@@ -17,7 +17,9 @@ import { explainColumn, explainResult } from './explain-result.js';
 import type { ScanReport } from '../planner/index.js';
 import { parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
-import type { DataFileInfo, LakeTransaction, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
+import type { ConstraintModes, DataFileInfo, LakeTransaction, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
+import { withConstraintMode } from '../lake/index.js';
+import { constraintsToSet } from './constraints-to-set.js';
 import { bindStatement, bindTableCheckConstraints, parseStatements } from '../sql/index.js';
 import { enforceCheckConstraints } from '../exec/operators/check-constraints.js';
 import type { BoundStatement, CatalogTable, DdlCommand, ParsedStatement, ResultColumn, UtilityCommand } from '../sql/index.js';
@@ -95,7 +97,9 @@ interface Txn {
   lake: LakeTransaction | undefined;
   failed: boolean;
   /** Each savepoint remembers the write count and the lake's mark (none before the lake transaction began). */
-  readonly savepoints: { name: string; writes: number; lakeMark: TxnSavepoint | undefined }[];
+  readonly savepoints: { name: string; writes: number; lakeMark: TxnSavepoint | undefined; constraintModes: ConstraintModes }[];
+  /** SET CONSTRAINTS so far (the lake transaction, begun lazily, takes them at begin). */
+  constraintModes: ConstraintModes;
   writes: number;
   readonly startMicros: bigint;
   /** Values settings had before this transaction changed them: ROLLBACK restores all, COMMIT only SET LOCAL ones. */
@@ -288,7 +292,7 @@ class FloeSession implements SessionHandler {
 
   #newTxn(implicit: boolean): Txn {
     return {
-      implicit, lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros(),
+      implicit, lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros(), constraintModes: {},
       settingsBefore: new Map(), localSettings: new Set(), isolation: isolationText(this.#settings.get('default_transaction_isolation')),
     };
   }
@@ -495,7 +499,7 @@ class FloeSession implements SessionHandler {
   /** The lake transaction a write goes through: the explicit one (begun lazily), or a fresh autocommit one. */
   async #writeTxn(): Promise<{ lake: LakeTransaction; autocommit: boolean }> {
     if (this.#txn) {
-      this.#txn.lake ??= await this.#deps.warehouse.begin({ isolation: isolationLevel(this.#txn.isolation) });
+      this.#txn.lake ??= await this.#deps.warehouse.begin({ isolation: isolationLevel(this.#txn.isolation), constraintModes: this.#txn.constraintModes });
       this.#txn.writes++;
       return { lake: this.#txn.lake, autocommit: false };
     }
@@ -515,7 +519,7 @@ class FloeSession implements SessionHandler {
     }
     if (t === undefined || t.lake !== undefined || isolationLevel(t.isolation) === 'read committed') return;
     if (bound.kind === 'utility' && TRANSACTION_CONTROL.has(bound.command.kind)) return;
-    t.lake = await this.#deps.warehouse.begin({ isolation: isolationLevel(t.isolation) });
+    t.lake = await this.#deps.warehouse.begin({ isolation: isolationLevel(t.isolation), constraintModes: t.constraintModes });
   }
 
   async #runBound(bound: BoundStatement, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
@@ -726,7 +730,7 @@ class FloeSession implements SessionHandler {
       }
       case 'savepoint': {
         const t = this.#requireTxn('SAVEPOINT');
-        t.savepoints.push({ name: c.name, writes: t.writes, lakeMark: t.lake?.state === 'open' ? t.lake.savepoint() : undefined });
+        t.savepoints.push({ name: c.name, writes: t.writes, lakeMark: t.lake?.state === 'open' ? t.lake.savepoint() : undefined, constraintModes: t.constraintModes });
         return command('SAVEPOINT');
       }
       case 'release': {
@@ -747,6 +751,11 @@ class FloeSession implements SessionHandler {
           }
           await t.lake.rollbackTo(sp.lakeMark);
           t.writes = sp.writes;
+        }
+        // SET CONSTRAINTS since the savepoint is undone with it, as PostgreSQL restores its trigger state.
+        if (t.constraintModes !== sp.constraintModes) {
+          t.constraintModes = sp.constraintModes;
+          if (t.lake?.state === 'open') await t.lake.setConstraintModes(t.constraintModes);
         }
         t.savepoints.splice(at + 1);
         t.failed = false;
@@ -840,6 +849,20 @@ class FloeSession implements SessionHandler {
       case 'lockTable':
         if (!this.#txn || this.#txn.implicit) throw new FloeError(SqlState.noActiveSqlTransaction, 'LOCK TABLE can only be used in transaction blocks');
         return command('LOCK TABLE');
+      case 'setConstraints': {
+        const t = this.#txn;
+        // PostgreSQL warns outside a block (an implicit one of a multi-statement string counts as one) and still checks the names.
+        if (t === undefined) this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'SET CONSTRAINTS can only be used in transaction blocks');
+        const temp = this.#temp.tempNamespace;
+        const target = c.names === 'all' ? 'all' as const
+          : constraintsToSet(this.#deps.warehouse, c.names.map((n) => (n.schema === 'pg_temp' && temp !== undefined ? { ...n, schema: temp } : n)),
+            [...(temp === undefined ? [] : [temp]), ...this.#searchPath()]);
+        if (t !== undefined) {
+          t.constraintModes = withConstraintMode(t.constraintModes, target, c.deferred ? 'deferred' : 'immediate');
+          if (t.lake?.state === 'open') await t.lake.setConstraintModes(t.constraintModes);
+        }
+        return command('SET CONSTRAINTS');
+      }
     }
   }
 

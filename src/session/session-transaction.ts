@@ -1,4 +1,4 @@
-import type { LakeTransaction, TableMetadata, TxnSavepoint } from '../lake/index.js';
+import type { ConstraintModes, LakeTransaction, TableMetadata, TxnSavepoint } from '../lake/index.js';
 
 /** How a session transaction reaches its temporary tables (session-warehouse.ts). */
 export interface TempTableSide {
@@ -29,6 +29,8 @@ export class SessionTransaction implements LakeTransaction {
   readonly #temp: TempTableSide;
   #kept: LakeTransaction | undefined;
   #discarded: LakeTransaction | undefined;
+  /** SET CONSTRAINTS since the transaction began: a temporary part begun later takes them too. */
+  #modes: ConstraintModes | undefined;
 
   constructor(shared: LakeTransaction, temp: TempTableSide) {
     this.shared = shared;
@@ -47,8 +49,19 @@ export class SessionTransaction implements LakeTransaction {
 
   async #writePart(table: TableMetadata): Promise<LakeTransaction> {
     if (!this.#temp.isTemp(table)) return this.shared;
-    if (this.#temp.discardsRowsAtEnd(table)) return (this.#discarded ??= await this.#temp.begin());
-    return (this.#kept ??= await this.#temp.begin());
+    if (this.#temp.discardsRowsAtEnd(table)) return (this.#discarded ??= await this.#beginTemp());
+    return (this.#kept ??= await this.#beginTemp());
+  }
+
+  async #beginTemp(): Promise<LakeTransaction> {
+    const part = await this.#temp.begin();
+    if (this.#modes !== undefined) await part.setConstraintModes(this.#modes);
+    return part;
+  }
+
+  async setConstraintModes(modes: ConstraintModes): Promise<void> {
+    this.#modes = modes;
+    for (const part of this.#parts()) await part.setConstraintModes(modes);
   }
 
   async insert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {

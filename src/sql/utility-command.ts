@@ -122,4 +122,6 @@ export type UtilityCommand =
   /** A statement with nothing to do; `notices` are sent first (DROP … IF EXISTS of a missing object). */
   | { readonly kind: 'noop'; readonly tag: string; readonly notices?: readonly string[] }
   /** LOCK TABLE … IN ACCESS SHARE MODE (bind-lock.ts): needs a transaction block, holds nothing. */
-  | { readonly kind: 'lockTable'; readonly tables: readonly TableName[] };
+  | { readonly kind: 'lockTable'; readonly tables: readonly TableName[] }
+  /** SET CONSTRAINTS ALL | name, … DEFERRED | IMMEDIATE; names as written (the session finds their tables). */
+  | { readonly kind: 'setConstraints'; readonly names: 'all' | readonly { readonly schema?: string; readonly name: string }[]; readonly deferred: boolean };

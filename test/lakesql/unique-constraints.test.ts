@@ -185,6 +185,35 @@ describe('UNIQUE constraints against PostgreSQL 15', () => {
     ]);
   });
 
+  test('SET CONSTRAINTS: ALL and named, DEFERRED and IMMEDIATE (checked at once), savepoints, errors', async () => {
+    await same(both, [
+      'CREATE TABLE sc (id int PRIMARY KEY, a int, b int, CONSTRAINT sc_a UNIQUE (a) DEFERRABLE, CONSTRAINT sc_b UNIQUE (b) DEFERRABLE INITIALLY DEFERRED, CONSTRAINT sc_ck CHECK (a > 0))',
+      'INSERT INTO sc VALUES (1, 1, 1), (2, 2, 2)',
+      // ALL DEFERRED: an INITIALLY IMMEDIATE constraint waits for COMMIT too
+      'BEGIN', 'SET CONSTRAINTS ALL DEFERRED', 'UPDATE sc SET a = 2 WHERE id = 1', 'UPDATE sc SET a = 1 WHERE id = 2', 'COMMIT',
+      'SELECT * FROM sc ORDER BY id',
+      // named IMMEDIATE on an INITIALLY DEFERRED one: the duplicate fails at the statement
+      'BEGIN', 'SET CONSTRAINTS sc_b IMMEDIATE', 'UPDATE sc SET b = 2 WHERE id = 1', 'ROLLBACK',
+      // IMMEDIATE after deferred writes checks them then, and the transaction fails there
+      'BEGIN', 'UPDATE sc SET b = 2 WHERE id = 1', 'SET CONSTRAINTS ALL IMMEDIATE', 'COMMIT',
+      // a fixed duplicate passes the retroactive check
+      'BEGIN', 'UPDATE sc SET b = 2 WHERE id = 1', 'UPDATE sc SET b = 1 WHERE id = 2', 'SET CONSTRAINTS public.sc_b IMMEDIATE', 'COMMIT',
+      'SELECT * FROM sc ORDER BY id',
+      // ROLLBACK TO undoes a SET CONSTRAINTS made after the savepoint
+      'BEGIN', 'SAVEPOINT s', 'SET CONSTRAINTS sc_a DEFERRED', 'ROLLBACK TO s', 'UPDATE sc SET a = 2 WHERE id = 2', 'ROLLBACK',
+      // named beats ALL; ALL forgets the names given before it
+      'BEGIN', 'SET CONSTRAINTS ALL DEFERRED', 'SET CONSTRAINTS sc_a IMMEDIATE', 'UPDATE sc SET a = 2 WHERE id = 2', 'ROLLBACK',
+      'BEGIN', 'SET CONSTRAINTS sc_a IMMEDIATE', 'SET CONSTRAINTS ALL DEFERRED', 'UPDATE sc SET a = 2 WHERE id = 2', 'ROLLBACK',
+      // errors
+      'BEGIN', 'SET CONSTRAINTS nosuch DEFERRED', 'ROLLBACK',
+      'BEGIN', 'SET CONSTRAINTS sc_pkey DEFERRED', 'ROLLBACK',
+      'BEGIN', 'SET CONSTRAINTS sc_ck DEFERRED', 'ROLLBACK',
+      'BEGIN', 'SET CONSTRAINTS other.sc_a DEFERRED', 'ROLLBACK',
+      'SET CONSTRAINTS ALL DEFERRED',
+      'SELECT * FROM sc ORDER BY id',
+    ]);
+  });
+
   test('ON CONFLICT (col) and ON CONSTRAINT on unique columns', async () => {
     await same(both, [
       'CREATE TABLE u (id int PRIMARY KEY, email text UNIQUE, hits int)',

@@ -21,6 +21,8 @@ import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/ta
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { keyValueText } from './key-value-text.js';
 import type { LakeTransaction } from './lake-transaction.js';
+import { isDeferred } from './constraint-modes.js';
+import type { ConstraintModes } from './constraint-modes.js';
 import { valueOrderOf } from '../stats/value-order.js';
 
 export type UniqueConstraint = Extract<TableConstraint, { kind: 'unique' }>;
@@ -67,6 +69,22 @@ export class UniqueLedger {
   /** Writes to INITIALLY DEFERRED constraints, checked at COMMIT (checkDeferred). */
   readonly #deferred: { table: TableMetadata; ref: string; constraint: UniqueConstraint }[] = [];
   readonly #marks: { written: number; superseded: number; deferred: number }[] = [];
+  /** SET CONSTRAINTS' choices; undefined: every constraint as declared. */
+  #modes: ConstraintModes | undefined;
+
+  constructor(modes?: ConstraintModes) {
+    this.#modes = modes;
+  }
+
+  /**
+   * SET CONSTRAINTS (or a ROLLBACK TO restoring an earlier choice): the new modes, and the
+   * COMMIT check run now for every constraint with deferred writes that is immediate from
+   * here on, as PostgreSQL does ("retroactively").
+   */
+  async setModes(ctx: LakeContext, txn: LakeTransaction, modes: ConstraintModes): Promise<void> {
+    this.#modes = modes;
+    await this.checkDeferred(ctx, txn, (d) => !isDeferred(modes, d.table.id, d.constraint));
+  }
 
   mark(): void {
     this.#marks.push({ written: this.#written.length, superseded: this.#superseded.length, deferred: this.#deferred.length });
@@ -94,7 +112,7 @@ export class UniqueLedger {
     for (const c of constraints) {
       const idx = columnIndexes(table, c);
       const types = idx.map((i) => table.columns[i]!.type);
-      if (c.deferrable === 'deferred') {
+      if (isDeferred(this.#modes, table.id, c)) {
         // Duplicates may come and go until COMMIT: only what the transaction leaves counts.
         for (const i of rows.live) {
           const values = idx.map((k) => columns[k]![i]);
@@ -137,8 +155,13 @@ export class UniqueLedger {
    * COMMIT's check of INITIALLY DEFERRED constraints: each value the transaction wrote is
    * held by at most one row of the table as the transaction leaves it.
    */
-  async checkDeferred(ctx: LakeContext, txn: LakeTransaction): Promise<void> {
-    for (const { table, ref, constraint: c } of this.#deferred) {
+  async checkDeferred(
+    ctx: LakeContext, txn: LakeTransaction,
+    which: (d: { readonly table: TableMetadata; readonly constraint: UniqueConstraint }) => boolean = () => true,
+  ): Promise<void> {
+    for (const d of this.#deferred) {
+      if (!which(d)) continue;
+      const { table, ref, constraint: c } = d;
       const slot = slotOf(table, ref);
       const mine = new Map(this.#written.filter((w) => w.slot === slot && w.constraint.name === c.name).map((w) => [w.key, w.values]));
       if (mine.size === 0) continue;

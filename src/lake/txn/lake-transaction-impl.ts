@@ -1,3 +1,4 @@
+import type { ConstraintModes } from './constraint-modes.js';
 import { randomUUID } from 'node:crypto';
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError, isFloeError } from '../../common/floe-error.js';
@@ -84,14 +85,15 @@ export class LakeTransactionImpl implements LakeTransaction {
   #timer: NodeJS.Timeout | undefined;
   readonly #savepoints: Map<string, TableWriteMark>[] = [];
   /** UNIQUE constraints: checked per write, re-checked at commit (check-unique.ts). */
-  readonly #unique = new UniqueLedger();
+  readonly #unique: UniqueLedger;
   readonly #isolation: TxnIsolation;
   /** Bytes of rows staged in memory across the transaction's writes (the log store's limit). */
   #pendingBytes = 0;
 
-  private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number, isolation: TxnIsolation) {
+  private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number, isolation: TxnIsolation, modes: ConstraintModes | undefined) {
     this.#ctx = ctx;
     this.#isolation = isolation;
+    this.#unique = new UniqueLedger(modes);
     this.id = id;
     this.seq = seq;
     this.#timer = setInterval(() => {
@@ -103,7 +105,12 @@ export class LakeTransactionImpl implements LakeTransaction {
   static begin(ctx: LakeContext, opts: BeginOptions = {}): LakeTransactionImpl {
     const id = randomUUID();
     const seq = ctx.catalog.beginTxn(id, process.pid, nowMicros());
-    return new LakeTransactionImpl(ctx, id, seq, opts.heartbeatMs ?? Math.max(50, Math.floor(ctx.staleTransactionMs / 4)), opts.isolation ?? 'read committed');
+    return new LakeTransactionImpl(ctx, id, seq, opts.heartbeatMs ?? Math.max(50, Math.floor(ctx.staleTransactionMs / 4)), opts.isolation ?? 'read committed', opts.constraintModes);
+  }
+
+  async setConstraintModes(modes: ConstraintModes): Promise<void> {
+    this.#checkOpen();
+    await this.#unique.setModes(this.#ctx, this, modes);
   }
 
   get state(): 'open' | 'committed' | 'aborted' {

@@ -1,3 +1,4 @@
+import type { ConstraintModes } from './constraint-modes.js';
 import type { Snapshot } from '../refs/snapshot.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 
@@ -19,6 +20,8 @@ export interface BeginOptions {
    * table written is (40001 on a concurrent write of the same key).
    */
   readonly isolation?: TxnIsolation;
+  /** SET CONSTRAINTS given before the transaction began in the lake (the session begins it lazily). */
+  readonly constraintModes?: ConstraintModes;
 }
 
 /**
@@ -46,6 +49,11 @@ export interface LakeTransaction {
    * again at their branch head by the next statement (written tables keep their snapshot).
    */
   releaseReadSnapshots(): void;
+  /**
+   * SET CONSTRAINTS: deferrable constraints follow `modes` from now on, and those that become
+   * immediate are checked at once for the rows written while they were deferred (23505).
+   */
+  setConstraintModes(modes: ConstraintModes): Promise<void>;
   /** Marks what is staged now, for a later rollbackTo. */
   savepoint(): TxnSavepoint;
   /**

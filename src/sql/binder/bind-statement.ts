@@ -10,6 +10,7 @@ import { BindContext } from './bind-context.js';
 import { bindArguments } from './bind-arguments.js';
 import { bindCopy } from './bind-copy.js';
 import { bindLock } from './bind-lock.js';
+import { bindSetConstraints } from './bind-set-constraints.js';
 import { bindCreateTable } from './bind-create-table.js';
 import { bindCreateIndex } from './bind-unique.js';
 import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
@@ -114,6 +115,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'CommentStmt': return bindCommentOn(ctx, n);
     case 'AlterObjectSchemaStmt': return bindSetSchema(ctx, n);
     case 'LockStmt': return bindLock(ctx, n);
+    case 'ConstraintsSetStmt': return bindSetConstraints(n);
     case 'DoStmt':
       throw new FloeError(SqlState.featureNotSupported, 'DO blocks are not supported', {
         hint: 'Floe has no procedural languages; run the statements of the block one by one.', position: positionOf(node) ?? 1,
