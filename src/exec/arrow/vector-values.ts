@@ -163,7 +163,7 @@ function storedAsIs(type: SqlType, t: DataType, vals: ArrayLike<number | bigint>
 
 function convertPrimitive(v: number | bigint, type: SqlType, t: DataType): unknown {
   switch (type.kind) {
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz':
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
       return typeof v === 'bigint' ? v : BigInt(v);
     case 'date': {
       const d = Number(v);
@@ -213,13 +213,13 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
   const at = execArrowType(type);
   const n = values.length;
   switch (type.kind) {
-    case 'int2': case 'int4': case 'float4': case 'float8': case 'int8': case 'time': case 'timestamp':
+    case 'int2': case 'int4': case 'float4': case 'float8': case 'int8': case 'time': case 'timestamp': case 'timetz':
     case 'timestamptz': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': {
       const Arr = (at as unknown as { ArrayType: new (n: number) => ArrayLike<number | bigint> & { [i: number]: number | bigint } }).ArrayType;
       const data = new Arr(n);
       const bitmap = new Uint8Array((n + 7) >> 3);
       let nulls = 0;
-      const big = type.kind === 'int8' || type.kind === 'time' || type.kind === 'timestamp' || type.kind === 'timestamptz';
+      const big = type.kind === 'int8' || type.kind === 'time' || type.kind === 'timestamp' || type.kind === 'timestamptz' || type.kind === 'timetz';
       for (let i = 0; i < n; i++) {
         const v = values[i];
         if (v === null || v === undefined) { nulls++; continue; }

@@ -230,7 +230,7 @@ function floatVariance(kind: 'samp' | 'pop', sqrt: boolean): AggregateImpl {
 }
 
 /** Types whose canonical values are numbers or BigInts that order like the SQL type (no NaN). */
-const PLAIN_ORDER = new Set(['int2', 'int4', 'int8', 'date', 'oid', 'time', 'timestamp', 'timestamptz']);
+const PLAIN_ORDER = new Set(['int2', 'int4', 'int8', 'date', 'oid', 'time', 'timestamp', 'timestamptz', 'timetz']);
 
 function minMax(t: SqlType, max: boolean): AggregateImpl {
   const plain = PLAIN_ORDER.has(t.kind);
@@ -727,7 +727,7 @@ export function registerBuiltinAggregates(): void {
       }),
   });
   // min / max
-  const ordered: SqlType[] = [T.int2, T.int4, I8, T.float4, F, N, T.text, T.bpchar, T.name, T.date, T.time, T.timestamp, T.timestamptz, T.interval, T.bool, T.uuid, T.oid, T.bytea, T.char];
+  const ordered: SqlType[] = [T.int2, T.int4, I8, T.float4, F, N, T.text, T.bpchar, T.name, T.date, T.time, T.timestamp, T.timestamptz, T.interval, T.bool, T.uuid, T.oid, T.bytea, T.char, T.timetz];
   for (const t of ordered) {
     registerAggregateFunction({ name: 'min', args: [t], returns: t, impl: () => minMax(t, false) });
     registerAggregateFunction({ name: 'max', args: [t], returns: t, impl: () => minMax(t, true) });

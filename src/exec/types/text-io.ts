@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { formatType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { formatTimetz, parseTimetz } from '../../common/timetz.js';
 import {
   formatDate, formatInterval, formatTime, formatTimestamp, formatTimestamptz,
   parseDate, parseInterval, parseTime, parseTimestamp, parseTimestamptz,
@@ -160,6 +161,7 @@ export function formatValue(v: unknown, t: SqlType, settings: TextIoSettings): s
     case 'bytea': return formatBytea(v as Uint8Array);
     case 'date': return formatDate(v as number);
     case 'time': return formatTime(v as bigint);
+    case 'timetz': return formatTimetz(v as bigint);
     case 'timestamp': return formatTimestamp(v as bigint);
     case 'timestamptz': return formatTimestamptz(v as bigint, settings.timeZone);
     case 'interval': return formatInterval(v as Interval);
@@ -201,6 +203,7 @@ export function parseValue(text: string, t: SqlType, settings: TextIoSettings): 
     case 'uuid': return parseUuid(text);
     case 'date': return parseDate(text, settings.nowMicros, settings.timeZone);
     case 'time': return parseTime(text);
+    case 'timetz': return parseTimetz(text, settings.timeZone, settings.nowMicros);
     case 'timestamp': return parseTimestamp(text, settings.nowMicros, settings.timeZone);
     case 'timestamptz': return parseTimestamptz(text, settings.timeZone, settings.nowMicros);
     case 'interval': return parseInterval(text);

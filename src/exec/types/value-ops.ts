@@ -20,7 +20,7 @@ export function valueKey(v: unknown, t: SqlType): string {
     case 'interval': return intervalToMicrosApprox(v as Interval).toString();
     case 'bytea': return Buffer.from(v as Uint8Array).toString('hex');
     case 'array': return '[' + (v as unknown[]).map((e) => valueKey(e, t.element)).join('\u0001') + ']';
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz': return (v as bigint).toString();
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz': return (v as bigint).toString();
     default: return typeof v === 'string' ? v : String(v);
   }
 }

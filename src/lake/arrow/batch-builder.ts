@@ -96,7 +96,7 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
       }
       return mk({ ...base, data: out });
     }
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz': {
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz': {
       const out = new BigInt64Array(n);
       for (let i = 0; i < n; i++) {
         const v = values[i];

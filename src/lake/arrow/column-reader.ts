@@ -108,7 +108,7 @@ function valueReader(data: Data, type: SqlType): ColumnAccessor {
       const v = data.values as ArrayLike<number>;
       return { get: (i) => Number(v[i]!) >>> 0 };
     }
-    case 'int8': {
+    case 'int8': case 'timetz': {
       const v = data.values as ArrayLike<number | bigint>;
       if (v instanceof BigInt64Array) return { get: (i) => v[i]! };
       return { get: (i) => BigInt(v[i]!) };
