@@ -3,6 +3,8 @@ import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { addMicrosToTimetz } from '../../common/timetz.js';
+import { flattenArray, isMultidimensional } from '../../lake/index.js';
+import { compareArrayShapes } from '../types/compare-array-shapes.js';
 import type { EvalContext } from '../expr/eval-context.js';
 import {
   MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, addIntervalToLocal, addIntervalToTz, negateInterval, timestampDiff,
@@ -309,6 +311,10 @@ function registerComparisons(t: SqlType): void {
 }
 
 function compareArrays(a: unknown[], b: unknown[]): number {
+  if (isMultidimensional(a) || isMultidimensional(b)) {
+    const fa = flattenArray(a); const fb = flattenArray(b);
+    return compareArrays(fa.items, fb.items) || compareArrayShapes(fa.dims, fb.dims);
+  }
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const x = a[i]; const y = b[i];
     if (x === null || y === null) {

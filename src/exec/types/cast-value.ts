@@ -180,7 +180,10 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
     case 'array':
       if (from.kind === 'array') {
         const el = to.element;
-        return (v as unknown[]).map((e) => (e === null ? null : castValue(e, from.element, el, settings, explicit)));
+        // A multi-dimensional array is nested JS arrays: cast its leaves.
+        const castItems = (items: unknown[]): unknown[] => items.map((e) => (e === null ? null
+          : Array.isArray(e) ? castItems(e) : castValue(e, from.element, el, settings, explicit)));
+        return castItems(v as unknown[]);
       }
       break;
     default:

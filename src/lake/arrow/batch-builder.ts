@@ -6,6 +6,7 @@ import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFieldOf, arrowTypeOf, isDecimalNumeric } from './arrow-type.js';
 import { parseDecimal, parseDecimalNumber } from './decimal-text.js';
+import { flattenArray, hasMultidimensional, isMultidimArrowType, multidimArrowType } from './multidim-array.js';
 import { encodeInto } from './utf8.js';
 import { uuidToBytes } from './uuid-bytes.js';
 
@@ -36,8 +37,11 @@ export function buildBatch(columns: readonly BatchColumn[], values: readonly (re
     if (vals.length !== numRows) {
       throw new FloeError(SqlState.internalError, `column "${col.name}" has ${vals.length} values, expected ${numRows}`);
     }
-    fields.push(arrowFieldOf(col));
-    children.push(buildColumnData(col.type, vals, col.name, col.nullable));
+    const field = arrowFieldOf(col);
+    const data = buildColumnData(col.type, vals, col.name, col.nullable);
+    // A multi-dimensional array column is stored as a Struct in this batch (multidim-array.ts).
+    fields.push(data.type === field.type || !isMultidimArrowType(data.type) ? field : new Field(field.name, data.type, field.nullable, field.metadata));
+    children.push(data);
   }
   return batchFromData(fields, children, numRows);
 }
@@ -223,6 +227,14 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
       });
     }
     case 'array': {
+      if (hasMultidimensional(values)) {
+        const flat = values.map((v) => (v === null || v === undefined ? null : flattenArray(v as unknown[])));
+        const dimsType = multidimArrowType(arrowType);
+        const [dimsField] = dimsType.children;
+        const dims = buildData({ kind: 'array', element: { kind: 'int4' } }, dimsField!.type, flat.map((f) => f?.dims ?? null), column, true);
+        const items = buildData(type, arrowType, flat.map((f) => f?.items ?? null), column, true);
+        return mk({ ...base, type: dimsType, children: [dims, items] });
+      }
       const offsets = new Int32Array(n + 1);
       const flat: unknown[] = [];
       for (let i = 0; i < n; i++) {

@@ -3,6 +3,7 @@ import type { Data, Vector } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnAccessor } from '../bucket/column-accessor.js';
 import { formatDecimal, formatDecimalNumber } from './decimal-text.js';
+import { isMultidimArrowType, nestArray } from './multidim-array.js';
 import { decodeUtf8 } from './utf8.js';
 import { bytesToUuid } from './uuid-bytes.js';
 
@@ -92,6 +93,11 @@ function valueReader(data: Data, type: SqlType): ColumnAccessor {
     const isText = DataType.isUtf8(t) || DataType.isLargeUtf8(t);
     if (isText) return { get: (i) => decodeUtf8(bytes, Number(offs[i]!), Number(offs[i + 1]!)) };
     return { get: (i) => bytes.slice(Number(offs[i]!), Number(offs[i + 1]!)) };
+  }
+  if (type.kind === 'array' && isMultidimArrowType(t)) {
+    const dims = dataReader(data.children[0]!, { kind: 'array', element: { kind: 'int4' } });
+    const items = dataReader(data.children[1]!, type);
+    return { get: (i) => nestArray(dims.get(i) as number[], items.get(i) as unknown[]) };
   }
   switch (type.kind) {
     case 'bool': {
