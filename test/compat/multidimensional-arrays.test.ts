@@ -55,6 +55,15 @@ describe('multi-dimensional arrays match PostgreSQL 15', () => {
       'SELECT * FROM ma ORDER BY a NULLS FIRST, id',
       'SELECT * FROM mapp ORDER BY a',
     ]);
+    // Folded into the base store: change files of both forms (List and Struct) become one file.
+    await both.g.run(`CALL optimize('ma', 'full')`);
+    await sameOnBoth(both, [
+      'SELECT * FROM ma ORDER BY id',
+      `UPDATE ma SET a = '{3}' WHERE id = 6`,
+      'SELECT * FROM ma ORDER BY id',
+    ]);
+    await both.g.run(`CALL optimize('ma', 'full')`);
+    await sameOnBoth(both, ['SELECT * FROM ma ORDER BY id', 'SELECT id, array_ndims(a), array_dims(t) FROM ma ORDER BY id']);
   });
 
   test('the wire: node-postgres parameters and binary results', async () => {

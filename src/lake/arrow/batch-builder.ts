@@ -37,17 +37,17 @@ export function buildBatch(columns: readonly BatchColumn[], values: readonly (re
     if (vals.length !== numRows) {
       throw new FloeError(SqlState.internalError, `column "${col.name}" has ${vals.length} values, expected ${numRows}`);
     }
-    const field = arrowFieldOf(col);
-    const data = buildColumnData(col.type, vals, col.name, col.nullable);
-    // A multi-dimensional array column is stored as a Struct in this batch (multidim-array.ts).
-    fields.push(data.type === field.type || !isMultidimArrowType(data.type) ? field : new Field(field.name, data.type, field.nullable, field.metadata));
-    children.push(data);
+    fields.push(arrowFieldOf(col));
+    children.push(buildColumnData(col.type, vals, col.name, col.nullable));
   }
   return batchFromData(fields, children, numRows);
 }
 
 /** A RecordBatch over already-built column Data. */
 export function batchFromData(fields: readonly Field[], children: readonly Data[], numRows: number): RecordBatch {
+  // An array column holding a multi-dimensional value is a Struct in its data (multidim-array.ts), whatever the declared field says.
+  fields = fields.map((f, i) => (children[i] !== undefined && f.type !== children[i]!.type && isMultidimArrowType(children[i]!.type)
+    ? new Field(f.name, children[i]!.type, f.nullable, f.metadata) : f));
   const schema = new Schema(fields.slice());
   const structData = mk({ type: new Struct(fields.slice()), length: numRows, nullCount: 0, children: children.slice() });
   return new RecordBatch(schema, structData as Data<Struct>);
