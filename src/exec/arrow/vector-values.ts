@@ -260,7 +260,7 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
       return vectorFromArray(vals as never, at);
     }
     case 'array':
-      if (hasMultidimensional(values)) return multidimVector(values, type);
+      if (type.element.kind !== 'array' && hasMultidimensional(values)) return multidimVector(values, type);
       return vectorFromArray(values.map((v) => (v === undefined ? null : v)) as never, at);
     case 'numeric': case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown': case 'void':
       return utf8Vector(values, at);

@@ -90,7 +90,7 @@ export function compareValues(a: unknown, b: unknown, t: SqlType): number {
     case 'bpchar': return compareBpchar(a as string, b as string);
     case 'bytea': return Buffer.compare(Buffer.from(a as Uint8Array), Buffer.from(b as Uint8Array));
     case 'array': {
-      if (isMultidimensional(a) || isMultidimensional(b)) return compareMultidimArrays(a as unknown[], b as unknown[], t.element);
+      if (t.element.kind !== 'array' && (isMultidimensional(a) || isMultidimensional(b))) return compareMultidimArrays(a as unknown[], b as unknown[], t.element);
       const x = a as unknown[]; const y = b as unknown[];
       for (let i = 0; i < Math.min(x.length, y.length); i++) {
         const ex = x[i]; const ey = y[i];

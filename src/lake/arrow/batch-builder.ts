@@ -227,7 +227,8 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
       });
     }
     case 'array': {
-      if (hasMultidimensional(values)) {
+      // (An array whose element type is itself an array is a nested List, not a multi-dimensional array.)
+      if (type.element.kind !== 'array' && hasMultidimensional(values)) {
         const flat = values.map((v) => (v === null || v === undefined ? null : flattenArray(v as unknown[])));
         const dimsType = multidimArrowType(arrowType);
         const [dimsField] = dimsType.children;
