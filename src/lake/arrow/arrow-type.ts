@@ -15,7 +15,8 @@ import { SqlState } from '../../common/sqlstate.js';
  *   date → Date32 (days);  time → Time64(µs);  timetz → Int64 (packed time and zone);  timestamp → Timestamp(µs);  timestamptz → Timestamp(µs, "UTC")
  *   interval → Struct{months: Int32, days: Int32, micros: Int64};  uuid → FixedSizeBinary(16)
  *   oid/regclass/regtype/regproc → Int32 (the bits of the unsigned oid), unknown → Utf8
- *   array of T → List(T)  (element field named "element", nullable)
+ *   array of T → List(T)  (element field named "element", nullable); a batch or file holding a
+ *     multi-dimensional value stores the column as Struct{dims, items} (multidim-array.ts)
  *
  * Every field carries metadata `floe.type` (the SqlType as JSON) and `floe.field_id`,
  * so the exact SqlType (varchar length, bpchar, jsonb…) survives Arrow IPC and Parquet.
