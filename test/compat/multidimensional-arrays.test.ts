@@ -41,6 +41,10 @@ describe('multi-dimensional arrays match PostgreSQL 15', () => {
       `SELECT x, count(*) FROM (VALUES ('{{1,2},{3,4}}'::int[]), ('{1,2,3,4}'), ('{{1,2},{3,4}}'), ('{{1},{2},{3},{4}}')) v(x) GROUP BY x ORDER BY x`,
       `SELECT max(x), min(x) FROM (VALUES ('{{1,2},{3,4}}'::int[]), ('{1,2,3,4}')) v(x)`,
       `SELECT DISTINCT x FROM (VALUES ('{{1,2},{3,4}}'::int[]), ('{1,2,3,4}'), ('{{1,2},{3,4}}')) v(x) ORDER BY x`,
+      `SELECT array_agg(x ORDER BY x), pg_typeof(array_agg(x)) FROM (VALUES (ARRAY[1,2]), (ARRAY[3,4])) v(x)`,
+      `SELECT array_agg(t) FROM (VALUES ('{{a}}'::text[]), ('{{b}}')) v(t)`,
+      `SELECT array_agg(x) FROM (VALUES (ARRAY[1,2]), (ARRAY[3])) v(x)`,
+      `SELECT array_agg(x) FROM (VALUES (ARRAY[1,2]), (NULL)) v(x)`,
     ]);
   });
 

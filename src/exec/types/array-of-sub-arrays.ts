@@ -16,3 +16,14 @@ export function arrayOfSubArrays(parts: readonly unknown[]): unknown[] {
   }
   return nonEmpty;
 }
+
+/** array_agg over arrays (PostgreSQL's array_agg_array_transfn): each input is one more row of the result. */
+export function accumulateSubArray(acc: unknown[], v: unknown): void {
+  if (v === null) throw new FloeError('22004', 'cannot accumulate null arrays');
+  const sub = v as unknown[];
+  if (sub.length === 0) throw new FloeError('2202E', 'cannot accumulate empty arrays');
+  if (acc.length > 0 && flattenArray(acc[0] as unknown[]).dims.join(',') !== flattenArray(sub).dims.join(',')) {
+    throw new FloeError('2202E', 'cannot accumulate arrays of different dimensionality');
+  }
+  acc.push(sub);
+}
