@@ -72,7 +72,7 @@ export function formatTime(micros: bigint): string {
   return `${p2(h)}:${p2(mi)}:${p2(s)}${fracText(frac)}`;
 }
 
-function splitMicros(micros: bigint): { days: number; tod: bigint } {
+export function splitMicros(micros: bigint): { days: number; tod: bigint } {
   let days = micros / MICROS_PER_DAY;
   let tod = micros % MICROS_PER_DAY;
   if (tod < 0n) { tod += MICROS_PER_DAY; days -= 1n; }
@@ -88,7 +88,7 @@ export function formatTimestamp(micros: bigint): string {
   return `${yr.text}-${p2(m)}-${p2(d)} ${formatTime(tod)}${yr.bc ? ' BC' : ''}`;
 }
 
-function formatOffset(offsetSecs: number): string {
+export function formatOffset(offsetSecs: number): string {
   const sign = offsetSecs < 0 ? '-' : '+';
   const a = Math.abs(offsetSecs);
   const h = Math.floor(a / 3600);
@@ -186,7 +186,7 @@ export function utcToLocal(micros: bigint, zone: string): bigint {
 
 // ---- parsing ----
 
-function badDatetime(type: string, text: string): FloeError {
+export function badDatetime(type: string, text: string): FloeError {
   return new FloeError(SqlState.invalidDatetimeFormat, `invalid input syntax for type ${type}: "${text}"`);
 }
 
@@ -216,7 +216,7 @@ function twoDigitYear(digits: string): number {
 }
 const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?/;
 
-function parseTimeOfDay(s: string, type: string, text: string): { tod: bigint; rest: string } | undefined {
+export function parseTimeOfDay(s: string, type: string, text: string): { tod: bigint; rest: string } | undefined {
   const m = TIME_RE.exec(s);
   if (!m) return undefined;
   const h = Number(m[1]);
@@ -249,7 +249,7 @@ function parseZone(s: string, type: string, text: string): { offsetSecs?: number
   throw badDatetime(type, text);
 }
 
-function parseDateTimeText(text: string, type: string): ParsedDateTime {
+export function parseDateTimeText(text: string, type: string): ParsedDateTime {
   let s = text.trim();
   const lower = s.toLowerCase();
   switch (lower) {

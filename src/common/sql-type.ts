@@ -10,6 +10,7 @@
  *   text, varchar, bpchar, name, char → string            bytea → Uint8Array
  *   date → number (days since 1970-01-01; ±Infinity for 'infinity')
  *   time → bigint (microseconds since midnight)
+ *   timetz → bigint packing time and zone in timetz order (src/common/timetz.ts)
  *   timestamp, timestamptz → bigint (microseconds since 1970-01-01 00:00:00 UTC;
  *     'infinity' and '-infinity' are the int64 extremes, as PostgreSQL stores them)
  *   interval → Interval { months, days, micros: bigint }
@@ -58,7 +59,8 @@ export type SqlType =
       /** The catalogs' vector types: int2vector (22) and oidvector (30), arrays in every way but OID and text form. */
       readonly catalogType?: 'int2vector' | 'oidvector';
     }
-  | { readonly kind: 'void' };
+  | { readonly kind: 'void' }
+  | { readonly kind: 'timetz' };
 
 export type SqlTypeKind = SqlType['kind'];
 
@@ -97,6 +99,7 @@ export const typeOids: Readonly<Record<Exclude<SqlTypeKind, 'array'>, { readonly
   uuid: { oid: 2950, arrayOid: 2951 },
   jsonb: { oid: 3802, arrayOid: 3807 },
   void: { oid: 2278, arrayOid: 0 },
+  timetz: { oid: 1266, arrayOid: 1270 },
 };
 
 /** pg_node_tree's OID: a text-like catalog type with no array type. */
@@ -136,6 +139,7 @@ export function typeLength(t: SqlType): number {
     case 'int2': return 2;
     case 'int4': case 'float4': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': return 4;
     case 'int8': case 'float8': case 'time': case 'timestamp': case 'timestamptz': return 8;
+    case 'timetz': return 12;
     case 'interval': case 'uuid': return 16;
     case 'name': return 64;
     case 'void': return 4;
@@ -158,6 +162,7 @@ export function formatType(t: SqlType): string {
     case 'bpchar': return t.length === undefined ? 'bpchar' : `character(${t.length})`;
     case 'char': return '"char"';
     case 'time': return 'time without time zone';
+    case 'timetz': return 'time with time zone';
     case 'timestamp': return 'timestamp without time zone';
     case 'timestamptz': return 'timestamp with time zone';
     case 'array': return t.catalogType ?? `${formatType(t.element)}[]`;

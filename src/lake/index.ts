@@ -34,6 +34,8 @@ export { arrowTypeOf } from './arrow/arrow-type.js';
 // Rows of one Arrow column gathered buffer to buffer, so the executor can move columns it never reads.
 export { takeData } from './arrow/take-rows.js';
 export { isValid, nullMask } from './arrow/column-reader.js';
+export { dataReader } from './arrow/column-reader.js';
+export { flattenArray, isMultidimensional, hasMultidimensional, isMultidimArrowType, multidimArrowType } from './arrow/multidim-array.js';
 export { isExactFilter } from './scan/filter-batch.js';
 export type { NodeOptimizingMetrics, NodeRewriteResult, NodeRewriteTask, OptimizeKind, OptimizingMetrics } from './optimize/optimize-result.js';
 export type {

@@ -3,7 +3,7 @@ import type { DataFileInfo } from '../lake/index.js';
 import { finiteNumberOf } from '../planner/index.js';
 
 /** Column kinds whose statistics are numbers on one line, so a range's share of them means something. */
-const ORDERED_NUMERIC = new Set<SqlType['kind']>(['int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'date', 'time', 'timestamp', 'timestamptz']);
+const ORDERED_NUMERIC = new Set<SqlType['kind']>(['int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'date', 'time', 'timestamp', 'timestamptz', 'timetz']);
 
 
 /** Live rows of a table's files (deletion vectors subtracted). */

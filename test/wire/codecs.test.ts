@@ -225,7 +225,13 @@ describe('array codecs', () => {
     assert.deepEqual(codecForOid(1009).decodeText('{a b,"c"}', utc), ['a b', 'c']);
     assert.deepEqual(codecForOid(1007).decodeText('[1:2]={5,6}', utc), [5, 6]);
     assert.throws(() => codecForOid(1007).decodeText('{1,2', utc), (e: FloeError) => e.sqlstate === '22P02');
-    assert.throws(() => codecForOid(1007).decodeText('{{1},{2}}', utc), (e: FloeError) => e.sqlstate === '0A000');
+    // Multi-dimensional arrays are nested JS arrays, in text and in binary; ragged ones are 22P02 as in array_in.
+    assert.deepEqual(codecForOid(1007).decodeText('{{1},{2}}', utc), [[1], [2]]);
+    assert.deepEqual(codecForOid(1009).decodeText('{{"a}",NULL},{"",b}}', utc), [['a}', null], ['', 'b']]);
+    assert.throws(() => codecForOid(1007).decodeText('{{1,2},{3}}', utc), (e: FloeError) => e.sqlstate === '22P02');
+    assert.throws(() => codecForOid(1007).decodeText('{{}}', utc), (e: FloeError) => e.sqlstate === '22P02');
+    const twoByThree = [[1, 2, 3], [4, 5, null]];
+    assert.deepEqual(codecForOid(1007).decodeBinary(codecForOid(1007).encodeBinary(twoByThree, utc), utc), twoByThree);
     assert.throws(() => codecForOid(1007).decodeBinary(Buffer.from('000000010000000000000019', 'hex'), utc), (e: FloeError) => e.sqlstate === '42804');
   });
 });

@@ -2,7 +2,7 @@ import { Type, makeData, makeVector, vectorFromArray } from 'apache-arrow';
 import type { Data, DataType, Vector } from 'apache-arrow';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { formatDecimal, formatScaled as formatScaledNumber } from '../types/numeric.js';
-import { isValid, nullMask } from '../../lake/index.js';
+import { dataReader, flattenArray, hasMultidimensional, isMultidimArrowType, isValid, multidimArrowType, nullMask } from '../../lake/index.js';
 import { execArrowType } from './arrow-types.js';
 import { smallDecimalWords } from '../../common/decimal-words.js';
 
@@ -57,6 +57,11 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number, rows?
   const t = data.type as DataType;
   const mask = nullMask(data);
   const offset = data.offset;
+  if (type.kind === 'array' && isMultidimArrowType(t)) {
+    const reader = dataReader(data, type);
+    for (let k = 0; k < n; k++) out[base + k] = reader.get(rows === undefined ? k : rows[k]!);
+    return;
+  }
   switch (t.typeId) {
     case Type.Int: case Type.Float: case Type.Date: case Type.Time: case Type.Timestamp: {
       const vals = data.values as ArrayLike<number | bigint>;
@@ -163,7 +168,7 @@ function storedAsIs(type: SqlType, t: DataType, vals: ArrayLike<number | bigint>
 
 function convertPrimitive(v: number | bigint, type: SqlType, t: DataType): unknown {
   switch (type.kind) {
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz':
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
       return typeof v === 'bigint' ? v : BigInt(v);
     case 'date': {
       const d = Number(v);
@@ -213,13 +218,13 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
   const at = execArrowType(type);
   const n = values.length;
   switch (type.kind) {
-    case 'int2': case 'int4': case 'float4': case 'float8': case 'int8': case 'time': case 'timestamp':
+    case 'int2': case 'int4': case 'float4': case 'float8': case 'int8': case 'time': case 'timestamp': case 'timetz':
     case 'timestamptz': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': {
       const Arr = (at as unknown as { ArrayType: new (n: number) => ArrayLike<number | bigint> & { [i: number]: number | bigint } }).ArrayType;
       const data = new Arr(n);
       const bitmap = new Uint8Array((n + 7) >> 3);
       let nulls = 0;
-      const big = type.kind === 'int8' || type.kind === 'time' || type.kind === 'timestamp' || type.kind === 'timestamptz';
+      const big = type.kind === 'int8' || type.kind === 'time' || type.kind === 'timestamp' || type.kind === 'timestamptz' || type.kind === 'timetz';
       for (let i = 0; i < n; i++) {
         const v = values[i];
         if (v === null || v === undefined) { nulls++; continue; }
@@ -255,6 +260,7 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
       return vectorFromArray(vals as never, at);
     }
     case 'array':
+      if (type.element.kind !== 'array' && hasMultidimensional(values)) return multidimVector(values, type);
       return vectorFromArray(values.map((v) => (v === undefined ? null : v)) as never, at);
     case 'numeric': case 'text': case 'varchar': case 'bpchar': case 'name': case 'char': case 'json': case 'jsonb': case 'unknown': case 'void':
       return utf8Vector(values, at);
@@ -331,4 +337,22 @@ function asciiUtf8Vector(values: readonly unknown[], at: DataType): Vector | und
     offsets[i + 1] = pos;
   }
   return makeVector(makeData({ type: at, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, valueOffsets: offsets, data } as never));
+}
+
+/** An array column holding a multi-dimensional value: Struct{dims, items} (src/lake/arrow/multidim-array.ts). */
+function multidimVector(values: readonly unknown[], type: SqlType): Vector {
+  const n = values.length;
+  const flat = values.map((v) => (v === null || v === undefined ? null : flattenArray(v as unknown[])));
+  const dims = valuesToVector(flat.map((f) => f?.dims ?? null), { kind: 'array', element: { kind: 'int4' } });
+  const items = valuesToVector(flat.map((f) => f?.items ?? null), type);
+  const bitmap = new Uint8Array((n + 7) >> 3);
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    if (flat[i] === null) nulls++;
+    else bitmap[i >> 3]! |= 1 << (i & 7);
+  }
+  const structType = multidimArrowType(items.type);
+  return makeVector(makeData({
+    type: structType, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : undefined, children: [dims.data[0]!, items.data[0]!],
+  } as never));
 }

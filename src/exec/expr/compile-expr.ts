@@ -14,6 +14,7 @@ import { functionById } from '../functions/function-registry.js';
 import type { ScalarImpl } from '../functions/function-registry.js';
 import type { PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
+import { arrayOfSubArrays } from '../types/array-of-sub-arrays.js';
 import { castValue } from '../types/cast-value.js';
 import { decAdd, decMul, decNeg, decSub, formatDecimal, formatScaled, parseDecimal, parseScaledInto, scaleUpExact } from '../types/numeric.js';
 import type { Decimal, ScaledNumber } from '../types/numeric.js';
@@ -547,6 +548,11 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       return (b, ev, sel) => {
         const cols = els.map((a) => a(b, ev, sel));
         const out = new Array<unknown>(b.numRows);
+        if (e.type.kind === 'array' && e.elements[0]?.type.kind === 'array') {
+          // ARRAY[[1,2],[3,4]]: the sub-arrays become one more dimension.
+          forEach(b.numRows, sel, (i) => { out[i] = arrayOfSubArrays(cols.map((col) => col[i] ?? null)); });
+          return out;
+        }
         forEach(b.numRows, sel, (i) => { out[i] = cols.map((col) => col[i] ?? null); });
         return out;
       };
@@ -559,10 +565,12 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
         forEach(b.numRows, sel, (i) => {
           const arr = a[i] as unknown[] | null; const k = x[i];
           if (arr === null || k === null) { out[i] = null; return; }
+          // More subscripts than the array has dimensions (a scalar met too early) give NULL.
+          if (!Array.isArray(arr)) { out[i] = null; return; }
           const n = Number(k);
           const v = n >= 1 && n <= arr.length ? arr[n - 1] ?? null : null;
           // Fewer subscripts than the array has dimensions give NULL, as in PostgreSQL.
-          out[i] = Array.isArray(v) && e.type.kind !== 'array' ? null : v;
+          out[i] = Array.isArray(v) !== (e.type.kind === 'array') ? null : v;
         });
         return out;
       };

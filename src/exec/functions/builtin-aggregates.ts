@@ -10,6 +10,7 @@ import { valueToText, BuiltinTypes as T } from './builtin-operators.js';
 import { registerAggregateFunction, registerWindowFunction } from './function-registry.js';
 import type { AggregateImpl, ColumnarAggregate, ColumnarPartial } from './function-registry.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
+import { accumulateSubArray } from '../types/array-of-sub-arrays.js';
 
 const ZERO: Decimal = { unscaled: 0n, scale: 0 };
 
@@ -230,7 +231,7 @@ function floatVariance(kind: 'samp' | 'pop', sqrt: boolean): AggregateImpl {
 }
 
 /** Types whose canonical values are numbers or BigInts that order like the SQL type (no NaN). */
-const PLAIN_ORDER = new Set(['int2', 'int4', 'int8', 'date', 'oid', 'time', 'timestamp', 'timestamptz']);
+const PLAIN_ORDER = new Set(['int2', 'int4', 'int8', 'date', 'oid', 'time', 'timestamp', 'timestamptz', 'timetz']);
 
 function minMax(t: SqlType, max: boolean): AggregateImpl {
   const plain = PLAIN_ORDER.has(t.kind);
@@ -727,7 +728,7 @@ export function registerBuiltinAggregates(): void {
       }),
   });
   // min / max
-  const ordered: SqlType[] = [T.int2, T.int4, I8, T.float4, F, N, T.text, T.bpchar, T.name, T.date, T.time, T.timestamp, T.timestamptz, T.interval, T.bool, T.uuid, T.oid, T.bytea, T.char];
+  const ordered: SqlType[] = [T.int2, T.int4, I8, T.float4, F, N, T.text, T.bpchar, T.name, T.date, T.time, T.timestamp, T.timestamptz, T.interval, T.bool, T.uuid, T.oid, T.bytea, T.char, T.timetz];
   for (const t of ordered) {
     registerAggregateFunction({ name: 'min', args: [t], returns: t, impl: () => minMax(t, false) });
     registerAggregateFunction({ name: 'max', args: [t], returns: t, impl: () => minMax(t, true) });
@@ -777,9 +778,12 @@ export function registerBuiltinAggregates(): void {
       (s) => (s as { v: unknown }).v),
   });
   registerAggregateFunction({
-    name: 'array_agg', args: ['anyelement'], returns: (a) => ({ kind: 'array', element: a[0]! }), strict: false,
-    impl: () => simple(() => ({ v: [] as unknown[] }),
-      (s, [v]) => { (s as { v: unknown[] }).v.push(v); return s; },
+    // array_agg of arrays is one array of one more dimension, of the same type (PostgreSQL's array_agg(anyarray)).
+    name: 'array_agg', args: ['anyelement'], returns: (a) => (a[0]!.kind === 'array' ? a[0]! : { kind: 'array', element: a[0]! }), strict: false,
+    impl: (a) => simple(() => ({ v: [] as unknown[] }),
+      a[0]?.kind === 'array'
+        ? (s, [v]) => { accumulateSubArray((s as { v: unknown[] }).v, v); return s; }
+        : (s, [v]) => { (s as { v: unknown[] }).v.push(v); return s; },
       (a, b) => ({ v: [...(a as { v: unknown[] }).v, ...(b as { v: unknown[] }).v] }),
       (s) => ((s as { v: unknown[] }).v.length === 0 ? null : [...(s as { v: unknown[] }).v])),
   });

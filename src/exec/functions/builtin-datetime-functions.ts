@@ -2,6 +2,7 @@ import { checkDateFields, checkTimeFields, daysInMonthOf } from '../../common/ca
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { timetzFromTimestamptz, unpackTimetz } from '../../common/timetz.js';
 import type { EvalContext } from '../expr/eval-context.js';
 import {
   MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, age, civilFromDays, daysFromCivil, localToUtc, normalizeUnit,
@@ -147,6 +148,9 @@ function infinitePart(field: string, v: unknown, t: SqlType): number {
   return INFINITE_UNITS.has(normalizeUnit(unit) ?? unit) ? sign : 0;
 }
 
+/** The fields PostgreSQL's timetz_part knows. */
+const TIMETZ_UNITS = new Set(['hour', 'minute', 'second', 'millisecond', 'microsecond', 'epoch', 'timezone', 'timezone_hour', 'timezone_minute']);
+
 function extractAny(field: string, v: unknown, t: SqlType, ctx: EvalContext): Decimal | null {
   switch (t.kind) {
     case 'date': {
@@ -173,6 +177,12 @@ function extractAny(field: string, v: unknown, t: SqlType, ctx: EvalContext): De
       if (['year', 'month', 'day', 'dow', 'doy', 'quarter', 'week'].includes(normalizeUnit(f) ?? f)) throw badUnit(field, 'time without time zone');
       return extractLocal(field, u, 'time without time zone', false, u);
     }
+    case 'timetz': {
+      const { micros, zoneWest } = unpackTimetz(v as bigint);
+      const f = field.toLowerCase();
+      if (!TIMETZ_UNITS.has(normalizeUnit(f) ?? f)) throw badUnit(field, 'time with time zone');
+      return extractLocal(field, micros, 'time with time zone', false, micros + BigInt(zoneWest) * 1_000_000n, -zoneWest);
+    }
     case 'interval': return extractInterval(field, v as Interval);
     default: throw new FloeError(SqlState.undefinedFunction, `function extract(unknown, ${t.kind}) does not exist`);
   }
@@ -180,7 +190,7 @@ function extractAny(field: string, v: unknown, t: SqlType, ctx: EvalContext): De
 
 export function registerBuiltinDatetimeFunctions(): void {
   const S = T.text; const D = T.date; const TS = T.timestamp; const TZ = T.timestamptz; const IV = T.interval; const TM = T.time;
-  for (const t of [D, TS, TZ, TM, IV] as SqlType[]) {
+  for (const t of [D, TS, TZ, TM, IV, T.timetz] as SqlType[]) {
     const isDate = t.kind === 'date';
     registerScalarFunction({
       name: 'extract', args: [S, t], returns: T.numeric,
@@ -242,12 +252,12 @@ export function registerBuiltinDatetimeFunctions(): void {
     impl: (_a, ctx) => Number(utcToLocal(now(ctx), tz(ctx)) / MICROS_PER_DAY),
   });
   registerScalarFunction({ name: 'localtimestamp', args: [], returns: TS, impl: (_a, ctx) => utcToLocal(now(ctx), tz(ctx)) });
-  for (const n of ['localtime', 'current_time']) {
-    registerScalarFunction({
-      name: n, args: [], returns: TM,
-      impl: (_a, ctx) => { const l = utcToLocal(now(ctx), tz(ctx)) % MICROS_PER_DAY; return l < 0n ? l + MICROS_PER_DAY : l; },
-    });
-  }
+  registerScalarFunction({
+    name: 'localtime', args: [], returns: TM,
+    impl: (_a, ctx) => { const l = utcToLocal(now(ctx), tz(ctx)) % MICROS_PER_DAY; return l < 0n ? l + MICROS_PER_DAY : l; },
+  });
+  // current_time is time with time zone in PostgreSQL: the wall clock and the session zone's offset.
+  registerScalarFunction({ name: 'current_time', args: [], returns: T.timetz, impl: (_a, ctx) => timetzFromTimestamptz(now(ctx), tz(ctx)) });
   registerScalarFunction({ name: 'age', args: [TS, TS], returns: IV, impl: ([a, b]) => age(a as bigint, b as bigint) });
   registerScalarFunction({
     name: 'age', args: [TZ, TZ], returns: IV,

@@ -2,6 +2,9 @@ import { isValidDateDays } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { addMicrosToTimetz } from '../../common/timetz.js';
+import { flattenArray, isMultidimensional } from '../../lake/index.js';
+import { compareArrayShapes } from '../types/compare-array-shapes.js';
 import type { EvalContext } from '../expr/eval-context.js';
 import {
   MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, addIntervalToLocal, addIntervalToTz, negateInterval, timestampDiff,
@@ -21,7 +24,7 @@ const T = {
   bpchar: { kind: 'bpchar' }, name: { kind: 'name' }, bytea: { kind: 'bytea' }, date: { kind: 'date' },
   time: { kind: 'time' }, timestamp: { kind: 'timestamp' }, timestamptz: { kind: 'timestamptz' },
   interval: { kind: 'interval' }, uuid: { kind: 'uuid' }, oid: { kind: 'oid' }, jsonb: { kind: 'jsonb' }, json: { kind: 'json' },
-  char: { kind: 'char' }, varchar: { kind: 'varchar' },
+  char: { kind: 'char' }, varchar: { kind: 'varchar' }, timetz: { kind: 'timetz' },
 } as const satisfies Record<string, SqlType>;
 
 export const BuiltinTypes = T;
@@ -147,7 +150,7 @@ export function registerBuiltinOperators(): void {
   // ---- comparisons ----
   const comparable: SqlType[] = [
     T.bool, T.int2, T.int4, T.int8, T.float4, T.float8, N, T.text, T.bpchar, T.name, T.char, T.bytea, T.date, T.time,
-    T.timestamp, T.timestamptz, T.interval, T.uuid, T.oid, { kind: 'regclass' }, { kind: 'regtype' }, { kind: 'regproc' },
+    T.timestamp, T.timestamptz, T.interval, T.uuid, T.oid, { kind: 'regclass' }, { kind: 'regtype' }, { kind: 'regproc' }, T.timetz,
   ];
   for (const t of comparable) registerComparisons(t);
   const anyArr = 'anyarray' as const;
@@ -223,6 +226,9 @@ export function registerBuiltinOperators(): void {
   reg('-', [TZ, TZ], IV, ([a, b]) => tsDiff(a as bigint, b as bigint));
   reg('+', [TM, IV], TM, ([a, b]) => wrapTime((a as bigint) + (b as Interval).micros));
   reg('-', [TM, IV], TM, ([a, b]) => wrapTime((a as bigint) - (b as Interval).micros));
+  reg('+', [T.timetz, IV], T.timetz, ([a, b]) => addMicrosToTimetz(a as bigint, (b as Interval).micros));
+  reg('+', [IV, T.timetz], T.timetz, ([a, b]) => addMicrosToTimetz(b as bigint, (a as Interval).micros));
+  reg('-', [T.timetz, IV], T.timetz, ([a, b]) => addMicrosToTimetz(a as bigint, -(b as Interval).micros));
   reg('-', [TM, TM], IV, ([a, b]) => ({ months: 0, days: 0, micros: (a as bigint) - (b as bigint) }));
   reg('+', [IV, IV], IV, ([a, b]) => ivAdd(a as Interval, b as Interval, 1));
   reg('-', [IV, IV], IV, ([a, b]) => ivAdd(a as Interval, b as Interval, -1));
@@ -276,7 +282,7 @@ function registerComparisons(t: SqlType): void {
   for (const [op, test] of CMP_OPS) {
     let impl: (a: unknown[]) => unknown;
     switch (t.kind) {
-      case 'int2': case 'int4': case 'int8': case 'date': case 'time': case 'timestamp': case 'timestamptz':
+      case 'int2': case 'int4': case 'int8': case 'date': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
       case 'text': case 'name': case 'char': case 'uuid': case 'oid': case 'regclass': case 'regtype': case 'regproc': {
         // Plain JS ordering matches these types' canonical values.
         switch (op) {
@@ -296,7 +302,7 @@ function registerComparisons(t: SqlType): void {
         impl = ([a, b]) => test(compareValues(a, b, t));
     }
     // JS operators order these types' canonical values exactly as PostgreSQL does (not floats: NaN).
-    const direct = ['int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'text', 'name', 'char', 'uuid', 'oid', 'bool'].includes(t.kind);
+    const direct = ['int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'timetz', 'text', 'name', 'char', 'uuid', 'oid', 'bool'].includes(t.kind);
     registerScalarFunction({
       name: op, args: [t, t], returns: { kind: 'bool' }, impl,
       vector: direct ? comparisonKernel(op) : t.kind === 'numeric' ? numericComparisonKernel(op) : t.kind === 'bpchar' ? bpcharEqualityKernel(op) : undefined,
@@ -305,6 +311,10 @@ function registerComparisons(t: SqlType): void {
 }
 
 function compareArrays(a: unknown[], b: unknown[]): number {
+  if (isMultidimensional(a) || isMultidimensional(b)) {
+    const fa = flattenArray(a); const fb = flattenArray(b);
+    return compareArrays(fa.items, fb.items) || compareArrayShapes(fa.dims, fb.dims);
+  }
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const x = a[i]; const y = b[i];
     if (x === null || y === null) {

@@ -11,7 +11,7 @@ export function typeCategory(t: SqlType): TypeCategory {
       return 'N';
     case 'text': case 'varchar': case 'bpchar': case 'name': case 'char':
       return 'S';
-    case 'date': case 'time': case 'timestamp': case 'timestamptz':
+    case 'date': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
       return 'D';
     case 'interval': return 'T';
     case 'array': return 'A';
@@ -63,6 +63,8 @@ export function canCoerce(from: SqlType, to: SqlType, context: CoercionContext):
   if (from.kind === 'timestamptz' && to.kind === 'timestamp') return context === 'assignment';
   if ((from.kind === 'timestamp' || from.kind === 'timestamptz') && (to.kind === 'date' || to.kind === 'time')) return context === 'assignment';
   if (from.kind === 'time' && to.kind === 'interval') return true;
+  if (from.kind === 'time' && to.kind === 'timetz') return true;
+  if ((from.kind === 'timetz' && to.kind === 'time') || (from.kind === 'timestamptz' && to.kind === 'timetz')) return context === 'assignment';
   if (from.kind === 'json' && to.kind === 'jsonb') return context === 'assignment';
   if (from.kind === 'jsonb' && to.kind === 'json') return context === 'assignment';
   // Any type to a string type is an assignment cast (I/O conversion) in PostgreSQL.
@@ -79,6 +81,8 @@ function canCastExplicitly(from: SqlType, to: SqlType): boolean {
   if (typeCategory(from) === 'N' && typeCategory(to) === 'N') return true;
   if (from.kind === 'bool' && (to.kind === 'int4')) return true;
   if (from.kind === 'int4' && to.kind === 'bool') return true;
+  // pg_cast has only time ↔ timetz and timestamptz → timetz for time with time zone.
+  if (from.kind === 'timetz' || to.kind === 'timetz') return canCoerce(from, to, 'assignment');
   if (typeCategory(from) === 'D' && typeCategory(to) === 'D') {
     if (from.kind === 'time' && to.kind !== 'time') return false;
     if (to.kind === 'time' && from.kind === 'date') return false;

@@ -89,7 +89,7 @@ const NULL_PART = '\u0000N';
  * trailing blanks, intervals, bytea and arrays need valueKey's normalization.
  */
 const DIRECT_KEY_KINDS = new Set([
-  'int2', 'int4', 'int8', 'float4', 'float8', 'date', 'time', 'timestamp', 'timestamptz',
+  'int2', 'int4', 'int8', 'float4', 'float8', 'date', 'time', 'timestamp', 'timestamptz', 'timetz',
   'text', 'varchar', 'name', 'char', 'bool', 'uuid', 'oid',
 ]);
 

@@ -39,7 +39,7 @@ const STRING_KINDS = new Set<SqlType['kind']>(['text', 'varchar', 'name']);
 
 export function joinKeyKind(a: SqlType, b: SqlType): JoinKeyKind {
   if (INT_KINDS.has(a.kind) && INT_KINDS.has(b.kind)) return 'int';
-  if (a.kind === b.kind && (a.kind === 'date' || a.kind === 'timestamp' || a.kind === 'timestamptz' || a.kind === 'time' || a.kind === 'oid')) return 'int';
+  if (a.kind === b.kind && (a.kind === 'date' || a.kind === 'timestamp' || a.kind === 'timestamptz' || a.kind === 'time' || a.kind === 'timetz' || a.kind === 'oid')) return 'int';
   if ((a.kind === 'float4' || a.kind === 'float8') && (b.kind === 'float4' || b.kind === 'float8')) return 'float';
   if (STRING_KINDS.has(a.kind) && STRING_KINDS.has(b.kind)) return 'string';
   return 'general';

@@ -2,6 +2,7 @@ import { isValidTimestampMicros } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { timetzFromTime, timetzFromTimestamptz, unpackTimetz } from '../../common/timetz.js';
 import { jsonbText, parseJsonb, parseJsonNode } from './json-value.js';
 import { typeCategory } from '../functions/type-coercion.js';
 import { MICROS_PER_DAY, TS_NEG_INF, TS_POS_INF, localToUtc, utcToLocal } from './datetime.js';
@@ -154,6 +155,7 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
       break;
     }
     case 'time': {
+      if (fk === 'timetz') return unpackTimetz(v as bigint).micros;
       if (fk === 'timestamp' || fk === 'timestamptz') {
         let t = v as bigint;
         if (fk === 'timestamptz') t = utcToLocal(t, settings.timeZone);
@@ -168,13 +170,20 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
       }
       break;
     }
+    case 'timetz':
+      if (fk === 'time') return timetzFromTime(v as bigint, settings.timeZone, settings.nowMicros ?? BigInt(Date.now()) * 1000n);
+      if (fk === 'timestamptz') return timetzFromTimestamptz(v as bigint, settings.timeZone);
+      break;
     case 'interval':
       if (fk === 'time') return { months: 0, days: 0, micros: v as bigint } satisfies Interval;
       break;
     case 'array':
       if (from.kind === 'array') {
         const el = to.element;
-        return (v as unknown[]).map((e) => (e === null ? null : castValue(e, from.element, el, settings, explicit)));
+        // A multi-dimensional array is nested JS arrays: cast its leaves.
+        const castItems = (items: unknown[]): unknown[] => items.map((e) => (e === null ? null
+          : Array.isArray(e) ? castItems(e) : castValue(e, from.element, el, settings, explicit)));
+        return castItems(v as unknown[]);
       }
       break;
     default:

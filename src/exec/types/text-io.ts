@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { formatType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { formatTimetz, parseTimetz } from '../../common/timetz.js';
 import {
   formatDate, formatInterval, formatTime, formatTimestamp, formatTimestamptz,
   parseDate, parseInterval, parseTime, parseTimestamp, parseTimestamptz,
@@ -160,6 +161,7 @@ export function formatValue(v: unknown, t: SqlType, settings: TextIoSettings): s
     case 'bytea': return formatBytea(v as Uint8Array);
     case 'date': return formatDate(v as number);
     case 'time': return formatTime(v as bigint);
+    case 'timetz': return formatTimetz(v as bigint);
     case 'timestamp': return formatTimestamp(v as bigint);
     case 'timestamptz': return formatTimestamptz(v as bigint, settings.timeZone);
     case 'interval': return formatInterval(v as Interval);
@@ -201,10 +203,11 @@ export function parseValue(text: string, t: SqlType, settings: TextIoSettings): 
     case 'uuid': return parseUuid(text);
     case 'date': return parseDate(text, settings.nowMicros, settings.timeZone);
     case 'time': return parseTime(text);
+    case 'timetz': return parseTimetz(text, settings.timeZone, settings.nowMicros);
     case 'timestamp': return parseTimestamp(text, settings.nowMicros, settings.timeZone);
     case 'timestamptz': return parseTimestamptz(text, settings.timeZone, settings.nowMicros);
     case 'interval': return parseInterval(text);
-    case 'array': return checkRectangular(parseArray(text, t.element, settings), text);
+    case 'array': return parseArrayWithBounds(text, t.element, settings);
   }
 }
 
@@ -259,7 +262,10 @@ function parseArray(text: string, elem: SqlType, settings: TextIoSettings): unkn
       // Nested arrays: keep the inner text and parse it recursively.
       let depth = 0; const st = i;
       for (; i < end; i++) { if (s[i] === '{') depth++; else if (s[i] === '}') { depth--; if (depth === 0) { i++; break; } } }
-      out.push(parseArray(s.slice(st, i), elem, settings));
+      const inner = parseArray(s.slice(st, i), elem, settings);
+      // Only the whole array may be empty: '{{}}' is malformed in PostgreSQL.
+      if (inner.length === 0) throw new FloeError(SqlState.invalidTextRepresentation, `malformed array literal: "${text}"`, { detail: 'Unexpected "}" character.' });
+      out.push(inner);
     } else {
       if (s[i] === '"') {
         quoted = true; i++;
@@ -275,4 +281,31 @@ function parseArray(text: string, elem: SqlType, settings: TextIoSettings): unkn
     if (s[i] === ',') i++;
   }
   return out;
+}
+
+const DIMENSIONS_PREFIX = /^\s*((?:\[\s*[+-]?\d+\s*(?::\s*[+-]?\d+\s*)?\])+)\s*=/;
+
+/**
+ * array_in with an optional dimension decoration ('[1:2][1:3]={…}'). Floe keeps no lower
+ * bounds, so bounds other than 1 are refused (0A000) rather than silently shifted.
+ */
+function parseArrayWithBounds(text: string, element: SqlType, settings: TextIoSettings): unknown[] {
+  const m = DIMENSIONS_PREFIX.exec(text);
+  if (m === null) return checkRectangular(parseArray(text, element, settings), text);
+  const bounds = [...m[1]!.matchAll(/\[\s*([+-]?\d+)\s*(?::\s*([+-]?\d+)\s*)?\]/g)].map((b) => (b[2] === undefined
+    ? { lower: 1, upper: Number(b[1]) } : { lower: Number(b[1]), upper: Number(b[2]) }));
+  if (bounds.some((b) => b.lower !== 1)) {
+    throw new FloeError(SqlState.featureNotSupported, 'array lower bounds other than 1 are not supported', {
+      detail: `The array literal "${text}" gives an explicit lower bound.`,
+    });
+  }
+  const value = checkRectangular(parseArray(text.slice(m[0].length), element, settings), text);
+  const dims: number[] = [];
+  for (let x: unknown = value; Array.isArray(x) && x.length > 0; x = x[0]) dims.push(x.length);
+  if (dims.length !== bounds.length || bounds.some((b, d) => b.upper - b.lower + 1 !== dims[d])) {
+    throw new FloeError(SqlState.invalidTextRepresentation, `malformed array literal: "${text}"`, {
+      detail: 'Specified array dimensions do not match array contents.',
+    });
+  }
+  return value;
 }

@@ -1,4 +1,6 @@
 import type { Interval, SqlType } from '../../common/sql-type.js';
+import { flattenArray, isMultidimensional } from '../../lake/index.js';
+import { compareArrayShapes } from './compare-array-shapes.js';
 import { intervalToMicrosApprox } from './datetime.js';
 import { compareNumericText, decTrimScale, formatDecimal, parseDecimal } from './numeric.js';
 
@@ -19,8 +21,8 @@ export function valueKey(v: unknown, t: SqlType): string {
     case 'bpchar': return trimTrailingBlanks(v as string);
     case 'interval': return intervalToMicrosApprox(v as Interval).toString();
     case 'bytea': return Buffer.from(v as Uint8Array).toString('hex');
-    case 'array': return '[' + (v as unknown[]).map((e) => valueKey(e, t.element)).join('\u0001') + ']';
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz': return (v as bigint).toString();
+    case 'array': return '[' + (v as unknown[]).map((e) => (Array.isArray(e) ? valueKey(e, t) : valueKey(e, t.element))).join('\u0001') + ']';
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz': return (v as bigint).toString();
     default: return typeof v === 'string' ? v : String(v);
   }
 }
@@ -88,6 +90,7 @@ export function compareValues(a: unknown, b: unknown, t: SqlType): number {
     case 'bpchar': return compareBpchar(a as string, b as string);
     case 'bytea': return Buffer.compare(Buffer.from(a as Uint8Array), Buffer.from(b as Uint8Array));
     case 'array': {
+      if (t.element.kind !== 'array' && (isMultidimensional(a) || isMultidimensional(b))) return compareMultidimArrays(a as unknown[], b as unknown[], t.element);
       const x = a as unknown[]; const y = b as unknown[];
       for (let i = 0; i < Math.min(x.length, y.length); i++) {
         const ex = x[i]; const ey = y[i];
@@ -130,4 +133,24 @@ export function trimTrailingBlanks(s: string): string {
   let end = s.length;
   while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
   return end === s.length ? s : s.slice(0, end);
+}
+
+/**
+ * PostgreSQL's array_cmp for arrays of any shape: the elements in row-major order first,
+ * then the element count, then the number of dimensions, then each dimension's length.
+ */
+function compareMultidimArrays(a: unknown[], b: unknown[], element: SqlType): number {
+  const fa = flattenArray(a); const fb = flattenArray(b);
+  const x = fa.items; const y = fb.items;
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const ex = x[i]; const ey = y[i];
+    if (ex === null || ey === null) {
+      if (ex === ey) continue;
+      return ex === null ? 1 : -1;
+    }
+    const c = compareValues(ex, ey, element);
+    if (c !== 0) return c;
+  }
+  if (x.length !== y.length) return x.length - y.length;
+  return compareArrayShapes(fa.dims, fb.dims);
 }

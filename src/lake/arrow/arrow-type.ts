@@ -12,10 +12,11 @@ import { SqlState } from '../../common/sqlstate.js';
  *   bool→Bool  int2→Int16  int4→Int32  int8→Int64  float4→Float32  float8→Float64
  *   numeric(p,s), p ≤ 38 → Decimal128(p,s); unconstrained or p > 38 → Utf8 (text form)
  *   text/varchar/bpchar/name/char/json/jsonb → Utf8;  bytea → Binary
- *   date → Date32 (days);  time → Time64(µs);  timestamp → Timestamp(µs);  timestamptz → Timestamp(µs, "UTC")
+ *   date → Date32 (days);  time → Time64(µs);  timetz → Int64 (packed time and zone);  timestamp → Timestamp(µs);  timestamptz → Timestamp(µs, "UTC")
  *   interval → Struct{months: Int32, days: Int32, micros: Int64};  uuid → FixedSizeBinary(16)
  *   oid/regclass/regtype/regproc → Int32 (the bits of the unsigned oid), unknown → Utf8
- *   array of T → List(T)  (element field named "element", nullable)
+ *   array of T → List(T)  (element field named "element", nullable); a batch or file holding a
+ *     multi-dimensional value stores the column as Struct{dims, items} (multidim-array.ts)
  *
  * Every field carries metadata `floe.type` (the SqlType as JSON) and `floe.field_id`,
  * so the exact SqlType (varchar length, bpchar, jsonb…) survives Arrow IPC and Parquet.
@@ -53,6 +54,8 @@ export function arrowTypeOf(type: SqlType): DataType {
     case 'bytea': return new Binary();
     case 'date': return new DateDay();
     case 'time': return new TimeMicrosecond();
+    // Packed time and zone (src/common/timetz.ts): int64 order is timetz order, so min/max statistics prune.
+    case 'timetz': return new Int64();
     case 'timestamp': return new TimestampMicrosecond();
     case 'timestamptz': return new TimestampMicrosecond('UTC');
     case 'interval':

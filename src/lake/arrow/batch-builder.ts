@@ -6,6 +6,7 @@ import type { Interval, SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFieldOf, arrowTypeOf, isDecimalNumeric } from './arrow-type.js';
 import { parseDecimal, parseDecimalNumber } from './decimal-text.js';
+import { flattenArray, hasMultidimensional, isMultidimArrowType, multidimArrowType } from './multidim-array.js';
 import { encodeInto } from './utf8.js';
 import { uuidToBytes } from './uuid-bytes.js';
 
@@ -44,6 +45,9 @@ export function buildBatch(columns: readonly BatchColumn[], values: readonly (re
 
 /** A RecordBatch over already-built column Data. */
 export function batchFromData(fields: readonly Field[], children: readonly Data[], numRows: number): RecordBatch {
+  // An array column holding a multi-dimensional value is a Struct in its data (multidim-array.ts), whatever the declared field says.
+  fields = fields.map((f, i) => (children[i] !== undefined && f.type !== children[i]!.type && isMultidimArrowType(children[i]!.type)
+    ? new Field(f.name, children[i]!.type, f.nullable, f.metadata) : f));
   const schema = new Schema(fields.slice());
   const structData = mk({ type: new Struct(fields.slice()), length: numRows, nullCount: 0, children: children.slice() });
   return new RecordBatch(schema, structData as Data<Struct>);
@@ -96,7 +100,7 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
       }
       return mk({ ...base, data: out });
     }
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz': {
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz': {
       const out = new BigInt64Array(n);
       for (let i = 0; i < n; i++) {
         const v = values[i];
@@ -223,6 +227,15 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
       });
     }
     case 'array': {
+      // (An array whose element type is itself an array is a nested List, not a multi-dimensional array.)
+      if (type.element.kind !== 'array' && hasMultidimensional(values)) {
+        const flat = values.map((v) => (v === null || v === undefined ? null : flattenArray(v as unknown[])));
+        const dimsType = multidimArrowType(arrowType);
+        const [dimsField] = dimsType.children;
+        const dims = buildData({ kind: 'array', element: { kind: 'int4' } }, dimsField!.type, flat.map((f) => f?.dims ?? null), column, true);
+        const items = buildData(type, arrowType, flat.map((f) => f?.items ?? null), column, true);
+        return mk({ ...base, type: dimsType, children: [dims, items] });
+      }
       const offsets = new Int32Array(n + 1);
       const flat: unknown[] = [];
       for (let i = 0; i < n; i++) {

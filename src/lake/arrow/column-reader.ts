@@ -3,6 +3,7 @@ import type { Data, Vector } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnAccessor } from '../bucket/column-accessor.js';
 import { formatDecimal, formatDecimalNumber } from './decimal-text.js';
+import { isMultidimArrowType, nestArray } from './multidim-array.js';
 import { decodeUtf8 } from './utf8.js';
 import { bytesToUuid } from './uuid-bytes.js';
 
@@ -93,6 +94,11 @@ function valueReader(data: Data, type: SqlType): ColumnAccessor {
     if (isText) return { get: (i) => decodeUtf8(bytes, Number(offs[i]!), Number(offs[i + 1]!)) };
     return { get: (i) => bytes.slice(Number(offs[i]!), Number(offs[i + 1]!)) };
   }
+  if (type.kind === 'array' && isMultidimArrowType(t)) {
+    const dims = dataReader(data.children[0]!, { kind: 'array', element: { kind: 'int4' } });
+    const items = dataReader(data.children[1]!, type);
+    return { get: (i) => nestArray(dims.get(i) as number[], items.get(i) as unknown[]) };
+  }
   switch (type.kind) {
     case 'bool': {
       const bits = data.values as Uint8Array;
@@ -108,7 +114,7 @@ function valueReader(data: Data, type: SqlType): ColumnAccessor {
       const v = data.values as ArrayLike<number>;
       return { get: (i) => Number(v[i]!) >>> 0 };
     }
-    case 'int8': {
+    case 'int8': case 'timetz': {
       const v = data.values as ArrayLike<number | bigint>;
       if (v instanceof BigInt64Array) return { get: (i) => v[i]! };
       return { get: (i) => BigInt(v[i]!) };

@@ -28,7 +28,7 @@ export interface EncodedKeys {
   readonly offsets: Int32Array;
 }
 
-const LONG_KINDS = new Set(['bool', 'int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'oid', 'regclass', 'regtype', 'regproc']);
+const LONG_KINDS = new Set(['bool', 'int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'timetz', 'oid', 'regclass', 'regtype', 'regproc']);
 
 /** Whether keys of these types encode as 'long'. */
 export function isLongKey(types: readonly SqlType[]): boolean {

@@ -35,7 +35,7 @@ export function writeKeyValue(sink: ByteSink, type: SqlType, value: unknown, col
       if (typeof value !== 'boolean') mismatch(type, value, column);
       sink.long(value ? 1 : 0, 0);
       return;
-    case 'int2': case 'int4': case 'int8': case 'time': case 'timestamp': case 'timestamptz':
+    case 'int2': case 'int4': case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
     case 'oid': case 'regclass': case 'regtype': case 'regproc':
       writeInteger(sink, type, value, column);
       return;

@@ -13,6 +13,7 @@ import { valueOrderOf } from '../stats/value-order.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, physicalName, tableDataPrefix } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
+import { unifyMultidimColumns } from '../arrow/unify-multidim-columns.js';
 import { encodeParquet } from './parquet-io.js';
 
 /** Arrow columns of a data file: table columns by field id, then _op (change) or _seq (base). */
@@ -47,7 +48,7 @@ export function encodeDataFile(
   batches: RecordBatch | readonly RecordBatch[], columns: readonly ColumnMetadata[],
   rowGroups?: { readonly rows: number; readonly ranges: readonly (readonly [number, number])[] },
 ): EncodedFile {
-  const list: readonly RecordBatch[] = Array.isArray(batches) ? batches : [batches as RecordBatch];
+  const list = unifyMultidimColumns(Array.isArray(batches) ? batches : [batches as RecordBatch]);
   const stats = fileStats(list, columns);
   const rowCount = list.reduce((n, b) => n + b.numRows, 0);
   if (rowGroups === undefined) return { bytes: encodeParquet(list), rowCount, stats };

@@ -70,7 +70,7 @@ function decodeBound(v: Uint8Array, physical: number, t: SqlType): unknown {
   }
   if (physical === 2 && v.length === 8) {
     switch (t.kind) {
-      case 'int8': case 'time': case 'timestamp': case 'timestamptz': return view.getBigInt64(0, true);
+      case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz': return view.getBigInt64(0, true);
       default: return undefined;
     }
   }

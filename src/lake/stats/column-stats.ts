@@ -86,7 +86,7 @@ function typedExtremes(batch: RecordBatch, name: string, type: SqlType): { min: 
     }
     return { min: lo, max: hi };
   }
-  if ((type.kind === 'int8' || type.kind === 'timestamp' || type.kind === 'timestamptz' || type.kind === 'time') && v instanceof BigInt64Array) {
+  if ((type.kind === 'int8' || type.kind === 'timestamp' || type.kind === 'timestamptz' || type.kind === 'time' || type.kind === 'timetz') && v instanceof BigInt64Array) {
     if ((DataType.isTime(t) || DataType.isTimestamp(t)) && (t as unknown as { unit: number }).unit !== 2) return undefined;
     let lo: bigint | null = null;
     let hi: bigint | null = null;
@@ -217,7 +217,7 @@ export function encodeStatValue(type: SqlType, value: unknown): unknown {
 export function decodeStatValue(type: SqlType, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (type.kind) {
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz':
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
       return typeof value === 'bigint' ? value : BigInt(value as string | number);
     case 'bytea':
       return value instanceof Uint8Array ? value : new Uint8Array(Buffer.from(value as string, 'hex'));

@@ -25,7 +25,7 @@ const BITS_PER_VALUE = 10;
 export function bloomKeyOf(type: SqlType, value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
   switch (type.kind) {
-    case 'int2': case 'int4': case 'int8': case 'date': case 'time': case 'timestamp': case 'timestamptz': case 'oid':
+    case 'int2': case 'int4': case 'int8': case 'date': case 'time': case 'timestamp': case 'timestamptz': case 'timetz': case 'oid':
       if (typeof value === 'bigint') return value.toString();
       if (typeof value === 'number' && Number.isInteger(value)) return String(value);
       return undefined;
@@ -40,7 +40,7 @@ export function bloomKeyOf(type: SqlType, value: unknown): string | undefined {
   }
 }
 
-const BLOOM_KINDS: ReadonlySet<SqlType['kind']> = new Set(['int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'oid', 'text', 'varchar', 'name', 'uuid', 'bool']);
+const BLOOM_KINDS: ReadonlySet<SqlType['kind']> = new Set(['int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'timetz', 'oid', 'text', 'varchar', 'name', 'uuid', 'bool']);
 
 /** Whether a column of this type can have a filter (bloomKeyOf gives its values keys). */
 export function bloomSupported(type: SqlType): boolean {

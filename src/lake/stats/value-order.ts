@@ -22,7 +22,7 @@ export function valueOrderOf(type: SqlType): ValueOrder | undefined {
         if (Number.isNaN(y)) return -1;
         return cmpNum(x, y);
       };
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz':
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
       return (a, b) => {
         const x = BigInt(a as bigint);
         const y = BigInt(b as bigint);

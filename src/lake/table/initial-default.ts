@@ -12,7 +12,7 @@ export type InitialDefault = null | boolean | number | string | readonly Initial
 export function encodeInitialDefault(value: unknown, type: SqlType): InitialDefault {
   if (value === null || value === undefined) return null;
   switch (type.kind) {
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz':
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
       return String(value);
     case 'float4': case 'float8': case 'date':
       return Number.isFinite(value as number) ? (value as number) : String(value);
@@ -33,7 +33,7 @@ export function encodeInitialDefault(value: unknown, type: SqlType): InitialDefa
 export function decodeInitialDefault(json: InitialDefault | undefined, type: SqlType): unknown {
   if (json === null || json === undefined) return null;
   switch (type.kind) {
-    case 'int8': case 'time': case 'timestamp': case 'timestamptz':
+    case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
       return BigInt(json as string | number);
     case 'float4': case 'float8': case 'date':
       return typeof json === 'string' ? Number(json) : json;

@@ -385,7 +385,7 @@ function keyOf(c: UniqueConstraint, types: readonly SqlType[], values: readonly 
  * bpchar (trailing blanks) or bytea.
  */
 const PRIMITIVE_KEY_KINDS = new Set([
-  'bool', 'int2', 'int4', 'int8', 'text', 'varchar', 'name', 'char', 'date', 'time', 'timestamp', 'timestamptz', 'uuid',
+  'bool', 'int2', 'int4', 'int8', 'text', 'varchar', 'name', 'char', 'date', 'time', 'timestamp', 'timestamptz', 'timetz', 'uuid',
   'oid', 'regclass', 'regtype', 'regproc',
 ]);
 

@@ -1,6 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { formatTimetz } from '../../common/timetz.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 
 /** PostgreSQL's 23505 for a primary key: `Key (a, b)=(1, x) already exists.` */
@@ -24,6 +25,7 @@ export function keyValueText(v: unknown, t: SqlType): string {
     case 'bytea': return `\\x${Buffer.from(v as Uint8Array).toString('hex')}`;
     case 'date': return Number.isFinite(v as number) ? dateText(v as number) : ((v as number) > 0 ? 'infinity' : '-infinity');
     case 'time': return timeText(v as bigint);
+    case 'timetz': return formatTimetz(v as bigint);
     case 'timestamp': case 'timestamptz': {
       const us = v as bigint;
       if (us === 9223372036854775807n) return 'infinity';

@@ -23,7 +23,7 @@ export class KeyRangeFilter {
     switch (type.kind) {
       case 'int2': case 'int4': case 'date':
         return new KeyRangeFilter(type, Float64Array.from(values as number[]).sort(), (a, b) => (a as number) - (b as number));
-      case 'int8': case 'timestamp': case 'timestamptz': case 'time':
+      case 'int8': case 'timestamp': case 'timestamptz': case 'time': case 'timetz':
         return new KeyRangeFilter(type, BigInt64Array.from(values as bigint[]).sort(), (a, b) => ((a as bigint) < (b as bigint) ? -1 : (a as bigint) > (b as bigint) ? 1 : 0));
       default: {
         const order = valueOrderOf(type);

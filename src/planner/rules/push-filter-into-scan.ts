@@ -64,7 +64,7 @@ function isParamLike(e: Expr, like: Expr): e is Extract<Expr, { kind: 'param' }>
 }
 
 /** Column types whose scan comparisons leave nothing to re-check: exact numbers, dates and times. */
-const ORDERED_EXACTLY = new Set(['bool', 'int2', 'int4', 'int8', 'numeric', 'date', 'time', 'timestamp', 'timestamptz']);
+const ORDERED_EXACTLY = new Set(['bool', 'int2', 'int4', 'int8', 'numeric', 'date', 'time', 'timestamp', 'timestamptz', 'timetz']);
 /** Text orders by collation; equality, inequality, IN and null tests do not depend on it (char(n) ignoring trailing blanks). */
 const EQUALITY_ONLY = new Set(['text', 'varchar', 'bpchar']);
 

@@ -162,7 +162,9 @@ function bindPlain(ctx: BindContext, node: Raw, es: ExprScope): Expr {
       const elements = (n.elements as Raw[] | undefined ?? []).map((a) => bindExpr(ctx, a, es));
       if (elements.length === 0) return Exprs.literal([], { kind: 'array', element: { kind: 'text' } });
       const unified = unify(ctx, elements, 'ARRAY', n);
-      return { kind: 'array', elements: unified, type: { kind: 'array', element: unified[0]!.type } };
+      // ARRAY[[1,2],[3,4]] is still integer[]: PostgreSQL has one array type for every dimension count.
+      const first = unified[0]!.type;
+      return { kind: 'array', elements: unified, type: first.kind === 'array' ? first : { kind: 'array', element: first } };
     }
     case 'A_Indirection': return bindIndirection(ctx, n, es);
     case 'FuncCall': return bindFuncCall(ctx, n, es);

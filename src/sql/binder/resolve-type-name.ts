@@ -11,7 +11,7 @@ const simple: Record<string, SqlType> = {
   float4: { kind: 'float4' }, real: { kind: 'float4' },
   float8: { kind: 'float8' }, 'double precision': { kind: 'float8' }, float: { kind: 'float8' },
   text: { kind: 'text' }, name: { kind: 'name' }, char: { kind: 'char' }, bytea: { kind: 'bytea' },
-  date: { kind: 'date' }, time: { kind: 'time' }, timestamp: { kind: 'timestamp' }, timestamptz: { kind: 'timestamptz' },
+  date: { kind: 'date' }, time: { kind: 'time' }, timetz: { kind: 'timetz' }, timestamp: { kind: 'timestamp' }, timestamptz: { kind: 'timestamptz' },
   interval: { kind: 'interval' }, uuid: { kind: 'uuid' }, json: { kind: 'json' }, jsonb: { kind: 'jsonb' },
   oid: { kind: 'oid' }, regclass: { kind: 'regclass' }, regtype: { kind: 'regtype' }, regproc: { kind: 'regproc' },
   // No dedicated SqlType: these OID aliases behave as plain oids here.

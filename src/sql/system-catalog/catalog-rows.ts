@@ -300,7 +300,7 @@ function isColumns(v: CatalogView): Row[] {
       numeric_precision: numericPrecision,
       numeric_precision_radix: numericPrecision === null ? null : t.kind === 'numeric' ? 10 : 2,
       numeric_scale: t.kind === 'numeric' ? t.scale ?? null : t.kind === 'int2' || t.kind === 'int4' || t.kind === 'int8' ? 0 : null,
-      datetime_precision: t.kind === 'date' ? 0 : t.kind === 'time' || t.kind === 'timestamp' || t.kind === 'timestamptz' || t.kind === 'interval' ? 6 : null,
+      datetime_precision: t.kind === 'date' ? 0 : t.kind === 'time' || t.kind === 'timetz' || t.kind === 'timestamp' || t.kind === 'timestamptz' || t.kind === 'interval' ? 6 : null,
       udt_catalog: v.ctx.database, udt_schema: 'pg_catalog', udt_name: t.kind === 'array' ? `_${t.element.kind}` : t.kind,
       dtd_identifier: String(i + 1), is_self_referencing: 'NO', is_identity: 'NO', identity_cycle: 'NO', is_generated: 'NEVER', is_updatable: 'YES',
       ...identityColumns(v, c),

@@ -33,6 +33,7 @@ const facts: Record<ScalarKind, { name: string; category: string; preferred?: bo
   uuid: { name: 'uuid', category: 'U', io: 'uuid_', align: 'c', storage: 'p' },
   jsonb: { name: 'jsonb', category: 'U', io: 'jsonb_', align: 'i', storage: 'x' },
   void: { name: 'void', category: 'P', io: 'void_', align: 'i', storage: 'p' },
+  timetz: { name: 'timetz', category: 'D', io: 'timetz_', align: 'd', storage: 'p' },
 };
 
 /** array_in's real OID: pgjdbc compares typinput with 'pg_catalog.array_in'::regproc. */

@@ -3,9 +3,10 @@ import type { CodecContext } from './codec-context.js';
 import type { TypeCodec } from './type-codec.js';
 
 /**
- * One-dimensional arrays. Text: {a,b,NULL} with PostgreSQL's quoting rules;
+ * Arrays of any dimension count (a multi-dimensional one is nested JS arrays, lower
+ * bounds 1). Text: {a,b,NULL} / {{1,2},{3,4}} with PostgreSQL's quoting rules;
  * binary: ndim, has-null flag, element OID, then (size, lower bound) per
- * dimension and length-prefixed elements.
+ * dimension and length-prefixed elements in row-major order.
  */
 function needsQuotes(s: string): boolean {
   if (s === '' || s.toUpperCase() === 'NULL') return true;
@@ -25,8 +26,25 @@ function syntax(text: string, detail: string): FloeError {
   return new FloeError('22P02', `malformed array literal: "${text}"`, { detail });
 }
 
-/** Splits '{…}' into element strings (null for an unquoted NULL). */
-export function parseArrayText(text: string): (string | null)[] {
+/** Element strings of an array's text, nested as its sub-arrays are (null for an unquoted NULL). */
+export type ArrayTextItems = (string | null | ArrayTextItems)[];
+
+/** The index just past the '}' closing the sub-array that opens at `start`, skipping quoted text. */
+function subArrayEnd(s: string, start: number, text: string): number {
+  let depth = 0;
+  for (let i = start; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '\\') i++;
+    else if (c === '"') {
+      for (i++; i < s.length && s[i] !== '"'; i++) if (s[i] === '\\') i++;
+    } else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return i + 1;
+  }
+  throw syntax(text, 'Unexpected end of input.');
+}
+
+/** Splits '{…}' into element strings (null for an unquoted NULL); sub-arrays nest. */
+export function parseArrayText(text: string): ArrayTextItems {
   let s = text.trim();
   if (s.startsWith('[')) {
     const eq = s.indexOf('=');
@@ -34,13 +52,24 @@ export function parseArrayText(text: string): (string | null)[] {
     s = s.slice(eq + 1).trim();
   }
   if (!s.startsWith('{') || !s.endsWith('}')) throw syntax(text, 'Array value must start with "{" or dimension information.');
-  const out: (string | null)[] = [];
+  const out: ArrayTextItems = [];
   const inner = s.slice(1, -1);
   if (inner.trim() === '') return out;
   let i = 0;
   for (;;) {
     while (i < inner.length && /\s/.test(inner[i]!)) i++;
-    if (inner[i] === '{') throw new FloeError('0A000', 'multidimensional arrays are not supported');
+    if (inner[i] === '{') {
+      const end = subArrayEnd(inner, i, text);
+      const sub = parseArrayText(inner.slice(i, end));
+      if (sub.length === 0) throw syntax(text, 'Unexpected "}" character.');
+      out.push(sub);
+      i = end;
+      while (i < inner.length && /\s/.test(inner[i]!)) i++;
+      if (i >= inner.length) break;
+      if (inner[i] !== ',') throw syntax(text, 'Unexpected array element.');
+      i++;
+      continue;
+    }
     let value = '';
     let quoted = false;
     let sawAny = false;
@@ -128,7 +157,12 @@ export function arrayCodec(oid: number, element: TypeCodec): TypeCodec {
       }
       return out;
     },
-    decodeText: (t, ctx: CodecContext) => parseArrayText(t).map((e) => (e === null ? null : element.decodeText(e, ctx))),
+    decodeText: (t, ctx: CodecContext) => {
+      const decode = (items: ArrayTextItems): unknown[] => items.map((e) => (e === null ? null : Array.isArray(e) ? decode(e) : element.decodeText(e, ctx)));
+      const value = decode(parseArrayText(t));
+      if (!isRectangular(value)) throw syntax(t, 'Multidimensional arrays must have sub-arrays with matching dimensions.');
+      return value;
+    },
     decodeBinary: (b, ctx: CodecContext) => {
       const bad = (): FloeError => new FloeError('22P03', 'incorrect binary data format for array');
       if (b.length < 12) throw bad();
@@ -138,11 +172,17 @@ export function arrayCodec(oid: number, element: TypeCodec): TypeCodec {
         throw new FloeError('42804', `binary data has array element type ${elemOid} instead of expected ${element.oid}`);
       }
       if (ndim === 0) return [];
-      if (ndim !== 1) throw new FloeError('0A000', 'multidimensional arrays are not supported');
-      if (b.length < 20) throw bad();
-      const n = b.readInt32BE(12);
-      if (n < 0) throw bad();
-      let pos = 20;
+      if (ndim < 0 || ndim > 6 || b.length < 12 + ndim * 8) throw bad();
+      const dims: number[] = [];
+      for (let d = 0; d < ndim; d++) {
+        const size = b.readInt32BE(12 + d * 8);
+        if (size < 0) throw bad();
+        if (b.readInt32BE(16 + d * 8) !== 1) throw new FloeError('0A000', 'array lower bounds other than 1 are not supported');
+        dims.push(size);
+      }
+      const n = dims.reduce((a, c) => a * c, 1);
+      if (n === 0) return [];
+      let pos = 12 + ndim * 8;
       const out: unknown[] = [];
       for (let i = 0; i < n; i++) {
         if (pos + 4 > b.length) throw bad();
@@ -157,7 +197,21 @@ export function arrayCodec(oid: number, element: TypeCodec): TypeCodec {
         pos += len;
       }
       if (pos !== b.length) throw bad();
-      return out;
+      return ndim === 1 ? out : nest(dims, out);
     },
   };
+}
+
+/** Every sub-array at each level has the shape of the first, as PostgreSQL requires. */
+function isRectangular(v: readonly unknown[]): boolean {
+  const shape = (x: unknown): string => (Array.isArray(x) ? `[${x.length}${x.length > 0 ? shape(x[0]) : ''}]` : '');
+  const first = shape(v[0]);
+  return v.every((e) => shape(e) === first && (!Array.isArray(e) || isRectangular(e)));
+}
+
+/** Row-major `items` laid out as nested arrays of the given dimension lengths. */
+function nest(dims: readonly number[], items: readonly unknown[]): unknown[] {
+  if (dims.length === 1) return items.slice();
+  const stride = items.length / dims[0]!;
+  return Array.from({ length: dims[0]! }, (_, i) => nest(dims.slice(1), items.slice(i * stride, (i + 1) * stride)));
 }

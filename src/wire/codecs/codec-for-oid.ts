@@ -3,6 +3,7 @@ import { arrayCodec } from './array-codec.js';
 import { vectorCodec } from './vector-codec.js';
 import { dateCodec, timeCodec, timestampCodec, timestamptzCodec } from './datetime-codec.js';
 import { intervalCodec } from './interval-codec.js';
+import { timetzCodec } from './timetz-codec.js';
 import { numericCodec } from './numeric-codec.js';
 import {
   boolCodec, byteaCodec, charCodec, float4Codec, float8Codec, int2Codec, int4Codec, int8Codec,
@@ -16,7 +17,7 @@ const scalars: readonly TypeCodec[] = [
   jsonCodec, float4Codec, float8Codec, stringCodec(typeOids.bpchar.oid, 'character'),
   stringCodec(typeOids.varchar.oid, 'character varying'), dateCodec, timeCodec, timestampCodec, timestamptzCodec,
   intervalCodec, numericCodec, oidCodec(typeOids.regclass.oid, 'regclass'), oidCodec(typeOids.regtype.oid, 'regtype'),
-  uuidCodec, jsonbCodec, stringCodec(typeOids.void.oid, 'void'), stringCodec(PG_NODE_TREE_OID, 'pg_node_tree'),
+  uuidCodec, jsonbCodec, stringCodec(typeOids.void.oid, 'void'), stringCodec(PG_NODE_TREE_OID, 'pg_node_tree'), timetzCodec,
 ];
 
 const registry = new Map<number, TypeCodec>();

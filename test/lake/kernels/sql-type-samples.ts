@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { SqlType } from '../../../src/common/sql-type.js';
+import { packTimetz } from '../../../src/common/timetz.js';
 import { fieldIdOf, sqlTypeOfField } from '../../../src/lake/arrow/arrow-type.js';
 import { columnReader } from '../../../src/lake/arrow/column-reader.js';
 import type { BatchColumn } from '../../../src/lake/arrow/batch-builder.js';
@@ -42,6 +43,10 @@ export const samples: [SqlType, unknown[]][] = [
   [T('array', { element: T('timestamp') }), [[1n, -1n], null]],
   [T('array', { element: T('numeric', { precision: 10, scale: 3 }) }), [['1.500', null], null]],
   [T('array', { element: T('array', { element: T('int8') }) }), [[[1n], [], null], null]],
+  [T('timetz'), [packTimetz(36_000_000_000n, -7200), packTimetz(86_400_000_000n, 57_599), packTimetz(0n, -57_599), null]],
+  // A multi-dimensional value makes the column a Struct{dims, items} (src/lake/arrow/multidim-array.ts).
+  [T('array', { element: T('int4') }), [[[1, 2], [3, null]], [5], [], [[[7]]], null]],
+  [T('array', { element: T('text') }), [[['a', 'b']], null, ['c']]],
 ];
 
 export const columns: BatchColumn[] = samples.map(([type], i) => ({ name: `c${i}_${type.kind}`, type, fieldId: i + 1, nullable: true }));
