@@ -92,7 +92,7 @@ describe('CREATE INDEX / DROP INDEX: catalogs and psql as PostgreSQL 15 shows th
   });
 
   test('what Floe cannot build is refused with 0A000, not ignored', async () => {
-    for (const sql of ['CREATE INDEX ON items (lower(sku))', 'CREATE INDEX ON items (qty) WHERE qty > 3', 'CREATE INDEX ON items USING gin (sku)']) {
+    for (const sql of ['CREATE UNIQUE INDEX ON items (lower(sku))', 'CREATE UNIQUE INDEX ON items (qty) WHERE qty > 3', 'CREATE INDEX ON items USING gin (sku)']) {
       const r = await query(sql)(floe.url);
       assert.match((r as { error?: string }).error ?? '', /^0A000/, sql);
     }

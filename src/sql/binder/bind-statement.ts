@@ -11,7 +11,7 @@ import { bindArguments } from './bind-arguments.js';
 import { bindCopy } from './bind-copy.js';
 import { bindLock } from './bind-lock.js';
 import { bindCreateTable } from './bind-create-table.js';
-import { bindCreateIndex } from './bind-unique.js';
+import { bindCreateIndex } from './bind-create-index.js';
 import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
 import { bindInsert } from './bind-insert.js';
 import { bindAlterSequence, bindCreateSequence, bindRenameSequence } from './bind-sequence.js';
