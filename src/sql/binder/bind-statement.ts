@@ -15,7 +15,7 @@ import { bindCreateIndex } from './bind-create-index.js';
 import { bindAlterTable, bindCreateSchema, bindDrop, bindRefDdl, bindRename } from './bind-ddl.js';
 import { bindInsert } from './bind-insert.js';
 import { bindAlterSequence, bindCreateSequence, bindRenameSequence } from './bind-sequence.js';
-import { bindMerge } from './bind-merge.js';
+import { bindMergeWith } from './bind-merge-with.js';
 import { bindOptimizerGroupDdl } from './bind-optimizer-group.js';
 import { bindSelect } from './bind-query.js';
 import { bindDelete, bindTruncate, bindUpdate } from './bind-update-delete.js';
@@ -56,7 +56,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'UpdateStmt': return bindWithDmlStatement(ctx, n, bindUpdate);
     case 'DeleteStmt': return bindWithDmlStatement(ctx, n, bindDelete);
     case 'TruncateStmt': return bindTruncate(ctx, n);
-    case 'MergeStmt': return bindMerge(ctx, n);
+    case 'MergeStmt': return bindMergeWith(ctx, n);
     case 'CreateSchemaStmt': return bindCreateSchema(n);
     case 'CreateStmt': return bindCreateTable(ctx, n);
     case 'IndexStmt': return bindCreateIndex(ctx, n);
