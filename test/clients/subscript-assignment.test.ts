@@ -78,6 +78,13 @@ describe('UPDATE … SET col[subscript] = …: jsonb and array element assignmen
     ]);
   });
 
+  test("MERGE's UPDATE SET reads the target row's value under the source row's columns", async () => {
+    await compare([
+      "MERGE INTO docs USING (VALUES (1, 'x'), (9, 'y')) v(id, s) ON docs.id = v.id WHEN MATCHED THEN UPDATE SET d['m'] = to_jsonb(v.s), a[2] = v.id * 100",
+      'SELECT id, d, a FROM docs ORDER BY id',
+    ]);
+  });
+
   test('what Floe cannot represent is refused with 0A000 (slices; lower bounds other than 1)', async () => {
     for (const sql of ["UPDATE docs SET a[1:2] = '{8,9}' WHERE id = 1", 'UPDATE docs SET a[3] = 1 WHERE id = 2', 'UPDATE docs SET a[0] = 1 WHERE id = 4']) {
       const [r] = await run(floeUrl, [sql]) as { error?: string }[];

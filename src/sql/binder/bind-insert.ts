@@ -140,7 +140,9 @@ export function bindSetList(
       const earlier = out.findIndex((s) => s.column === column);
       if (earlier >= 0 && !subscripted.has(column)) throw new FloeError(SqlState.syntaxError, `multiple assignments to same column "${rt.name}"`, { position: positionOf(item) });
       const c = t.table.columns[column]!;
-      const current = earlier >= 0 ? out[earlier]!.expr : Exprs.column(column, c.type, c.name);
+      // The target row's column as this SET list's scope places it (MERGE puts the source row first).
+      const own = scope.columns.find((x) => x.relation === t.relation && x.tableOid === t.table.id && x.columnNumber === column + 1);
+      const current = earlier >= 0 ? out[earlier]!.expr : Exprs.column(own?.index ?? column, c.type, c.name);
       const expr = bindSubscriptAssignment(ctx, rt, c, current, scope);
       if (earlier >= 0) out[earlier] = { column, expr };
       else out.push({ column, expr });

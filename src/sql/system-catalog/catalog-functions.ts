@@ -11,7 +11,7 @@ import {
 import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespace.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { relationSizeBytes } from './relation-size.js';
-import { findUniqueIndex, uniqueConstraintDef, uniqueIndexColumnDef, uniqueIndexDef } from './unique-index-rows.js';
+import { findUniqueIndex, prettyIndexExpression, uniqueConstraintDef, uniqueIndexColumnDef, uniqueIndexDef } from './unique-index-rows.js';
 import { checkOrForeignKeyDef } from './check-and-foreign-key-rows.js';
 import { isRestoreView } from './restorable-view.js';
 import { partitionKeyDef } from './partition-spec-rows.js';
@@ -201,7 +201,13 @@ export function registerCatalogFunctions(): void {
   });
   // adbin already holds the deparsed text (see catalog-rows.ts), so pg_get_expr only passes it on.
   reg({ name: 'pg_get_expr', args: [T.text, T.oid], returns: T.text, impl: (a) => a[0] });
-  reg({ name: 'pg_get_expr', args: [T.text, T.oid, T.bool], returns: T.text, impl: (a) => a[0] });
+  reg({
+    name: 'pg_get_expr', args: [T.text, T.oid, T.bool], returns: T.text,
+    impl: (a, ctx) => {
+      const t = a[2] === true ? tableByOid(ctx, a[1] as number) : undefined;
+      return (t !== undefined ? prettyIndexExpression(t, a[0] as string) : undefined) ?? a[0];
+    },
+  });
   const indexdef = (ctx: EvalContext, oid: number, col: number, pretty = false): string | null => {
     const u = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
     if (u) {

@@ -150,6 +150,20 @@ export function uniquePgIndexRows(t: CatalogTableInfo, collationOf: (column: str
   }));
 }
 
+/**
+ * pg_get_expr(expr, table, true) of an index's stored predicate or expression (psql's
+ * `\d index` footer): the pretty form of the one whose stored text it is.
+ */
+export function prettyIndexExpression(t: CatalogTableInfo, stored: string): string | undefined {
+  const types = columnTypes(t);
+  for (const u of uniqueIndexesOf(t)) {
+    for (const source of [u.predicate, ...u.keys.map((k) => k.expr)]) {
+      if (source !== undefined && deparseIndexExpr(source, false, types) === stored) return deparseIndexExpr(source, true, types);
+    }
+  }
+  return undefined;
+}
+
 /** pg_index.indexprs: the expression keys as pg_get_expr prints them (Floe stores deparsed text, not a node tree). */
 function indexExpressions(u: UniqueIndex): string | null {
   const exprs = u.keys.flatMap((k) => (k.expr !== undefined ? [deparseIndexExpr(k.expr, false, columnTypes(u.table))] : []));
