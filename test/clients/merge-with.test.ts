@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { oracleAndFloeForSuite } from '../harness/oracle-and-floe.js';
+import { assertSameOutcomes, stepOutcomes, type Step } from '../harness/statement-outcomes.js';
 
 const SETUP = [
   'CREATE TABLE person (id serial PRIMARY KEY, first_name varchar(255), last_name varchar(255), gender varchar(50))',
@@ -9,38 +9,15 @@ const SETUP = [
   'CREATE TABLE audit (what text, who text)',
 ];
 
-type Step = string | [string, unknown[]];
-
 describe('WITH … MERGE INTO: WITH queries (data-modifying ones too) before MERGE, as PostgreSQL 15', () => {
   let oracleUrl: string;
   let floeUrl: string;
   oracleAndFloeForSuite(SETUP, (s) => { oracleUrl = s.oracleTarget.url; floeUrl = s.floe.url; });
 
-  const run = async (url: string, steps: readonly Step[]) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    const out: unknown[] = [];
-    try {
-      for (const s of steps) {
-        const [text, values] = typeof s === 'string' ? [s, []] : s;
-        try {
-          const r = await c.query({ text, values, rowMode: 'array' });
-          out.push({ command: r.command, rowCount: r.rowCount, rows: r.rows });
-        } catch (e) {
-          const err = e as { code?: string; message?: string };
-          out.push({ error: err.code, message: err.message });
-        }
-      }
-    } finally {
-      await c.end();
-    }
-    return out;
-  };
-  const compare = async (steps: readonly Step[]) => {
-    const want = await run(oracleUrl, steps);
-    const got = await run(floeUrl, steps);
-    for (let i = 0; i < steps.length; i++) assert.deepEqual(got[i], want[i], JSON.stringify(steps[i]));
-  };
+  const run = stepOutcomes;
+
+  const compare = (steps: readonly Step[]) => assertSameOutcomes(oracleUrl, floeUrl, steps);
+
   const everyone = 'SELECT id, first_name, last_name, gender FROM person ORDER BY id';
 
   test("Kysely's statement: DELETE, INSERT and UPDATE … RETURNING in WITH, MERGE using the UPDATE's rows", async () => {

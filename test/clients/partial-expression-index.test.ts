@@ -1,8 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { oracleAndFloeForSuite } from '../harness/oracle-and-floe.js';
-import { runPsql } from '../harness/run-psql.js';
+import { psqlOutput as psql, queryOutcome } from '../harness/statement-outcomes.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
 
 /** Three INSERTs, so the append table (no primary key) has three data files whose names interleave. */
@@ -23,11 +22,6 @@ const SETUP = [
   'CREATE UNIQUE INDEX people_uniq_inc ON people (id, first_name) INCLUDE (age)',
 ];
 
-async function psql(target: ConnectTarget, command: string): Promise<string> {
-  const r = await runPsql(target, ['-c', command], { mergeStderr: true });
-  return r.stdout;
-}
-
 describe('partial, expression and INCLUDE indexes: accepted and shown as PostgreSQL 15 shows them', () => {
   let oracleTarget: ConnectTarget & { url: string };
   let floeTarget: ConnectTarget;
@@ -35,19 +29,7 @@ describe('partial, expression and INCLUDE indexes: accepted and shown as Postgre
   oracleAndFloeForSuite(SETUP, (s) => ({ oracleTarget, floeTarget, floe } = s));
 
   const both = async <T>(fn: (url: string) => Promise<T>): Promise<[T, T]> => [await fn(oracleTarget.url), await fn(floe.url)];
-  const query = (sql: string, values: unknown[] = []) => async (url: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      const r = await c.query({ text: sql, values, rowMode: 'array' });
-      return { fields: r.fields.map((f) => [f.name, f.dataTypeID]), rows: r.rows };
-    } catch (e) {
-      const err = e as { code?: string; message?: string };
-      return { error: `${err.code}: ${err.message}` };
-    } finally {
-      await c.end();
-    }
-  };
+  const query = (sql: string, values: unknown[] = []) => (url: string) => queryOutcome(url, sql, values);
 
   test('\\d people prints the keys, INCLUDE columns and predicates PostgreSQL prints', async () => {
     const want = await psql(oracleTarget, '\\d people');

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { oracleAndFloeForSuite } from '../harness/oracle-and-floe.js';
+import { assertSameOutcomes, stepOutcomes, type Step } from '../harness/statement-outcomes.js';
 
 const SETUP = [
   'CREATE TABLE docs (id int, d jsonb, a int[], t text[])',
@@ -14,32 +14,9 @@ describe('UPDATE … SET col[subscript] = …: jsonb and array element assignmen
   oracleAndFloeForSuite(SETUP, (s) => { oracleUrl = s.oracleTarget.url; floeUrl = s.floe.url; });
 
   /** Each statement on one connection; the outcome (rows or SQLSTATE and message) of each. */
-  const run = async (url: string, statements: readonly (string | [string, unknown[]])[]) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    const out: unknown[] = [];
-    try {
-      for (const s of statements) {
-        const [text, values] = typeof s === 'string' ? [s, []] : s;
-        try {
-          const r = await c.query({ text, values, rowMode: 'array' });
-          out.push({ command: r.command, rowCount: r.rowCount, rows: r.rows });
-        } catch (e) {
-          const err = e as { code?: string; message?: string; detail?: string };
-          out.push({ error: err.code, message: err.message, detail: err.detail });
-        }
-      }
-    } finally {
-      await c.end();
-    }
-    return out;
-  };
+  const run = stepOutcomes;
 
-  const compare = async (statements: readonly (string | [string, unknown[]])[]) => {
-    const want = await run(oracleUrl, statements);
-    const got = await run(floeUrl, statements);
-    for (let i = 0; i < statements.length; i++) assert.deepEqual(got[i], want[i], JSON.stringify(statements[i]));
-  };
+  const compare = (steps: readonly Step[]) => assertSameOutcomes(oracleUrl, floeUrl, steps);
 
   test('jsonb: keys and indexes at any depth, missing levels created, arrays padded, NULL columns start empty', async () => {
     await compare([
