@@ -36,6 +36,12 @@ describe('partial, expression and INCLUDE indexes: accepted and shown as Postgre
     assert.match(want, /WHERE first_name::text = 'Sami'::text/);
     assert.match(want, /INCLUDE \(age, last_name\)/);
     assert.equal(await psql(floeTarget, '\\d people'), want);
+    // \d of an index: its columns (expressions named lower, expr), Key?, definitions and the pretty predicate.
+    for (const index of ['test_partial_index', 'people_lower_inc', 'people_mixed']) {
+      const w = await psql(oracleTarget, `\\d ${index}`);
+      assert.match(w, /btree, for table/);
+      assert.equal(await psql(floeTarget, `\\d ${index}`), w, index);
+    }
   });
 
   test('pg_indexes, pg_index and pg_get_indexdef agree with PostgreSQL (deparsed predicates and expressions)', async () => {
