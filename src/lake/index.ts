@@ -2,7 +2,7 @@
 export type { CatalogConfig } from './catalog/catalog-config.js';
 export type { StorageConfig } from './storage/storage-config.js';
 export type {
-  AlterTableChange, ColumnDefinition, ColumnIdentity, ColumnMetadata, TableConstraint, TableDefinition, TableMetadata,
+  AlterTableChange, ColumnDefinition, ColumnIdentity, ColumnMetadata, IndexKey, TableConstraint, TableDefinition, TableMetadata,
 } from './table/table-metadata.js';
 export type {
   SequenceChange, SequenceDataType, SequenceDefinition, SequenceMetadata, SequenceOptions, SequenceOwner,

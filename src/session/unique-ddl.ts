@@ -1,6 +1,6 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import type { TableConstraint, TableMetadata, Warehouse } from '../lake/index.js';
+import type { IndexKey, TableConstraint, TableMetadata, Warehouse } from '../lake/index.js';
 import type { DdlCommand, UniqueSpec } from '../sql/index.js';
 
 type UniqueConstraint = Extract<TableConstraint, { kind: 'unique' }>;
@@ -104,9 +104,19 @@ export async function addUniqueConstraint(w: Warehouse, table: TableMetadata, sp
 export async function createIndex(w: Warehouse, c: CreateIndex, notice: (message: string) => void): Promise<string> {
   const table = w.getTable(c.table.namespace, c.table.name);
   if (table === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
-  for (const col of c.columns) {
+  for (const col of [...c.columns, ...c.include]) {
     if (!table.columns.some((x) => x.name === col)) throw new FloeError(SqlState.undefinedColumn, `column "${col}" does not exist`);
   }
+  const expressionKeys = c.keys.some((k) => k.expr !== undefined);
+  if (c.unique && (expressionKeys || c.predicate !== undefined)) {
+    // Uniqueness is enforced by src/lake over column values; it cannot evaluate SQL expressions.
+    throw new FloeError(SqlState.featureNotSupported, `unique indexes ${expressionKeys ? 'on expressions' : 'with a WHERE clause (partial)'} are not supported`, {
+      hint: 'Use a plain index, or a UNIQUE constraint on columns.',
+    });
+  }
+  // Keys are kept as written only when they say more than the column list.
+  const keys = c.keys.some((k) => k.expr !== undefined || k.descending !== undefined || k.nullsFirst !== undefined) ? { keys: c.keys } : {};
+  const include = c.include.length > 0 ? { include: c.include } : {};
   const taken = relationNames(w, table.namespace);
   if (c.name !== undefined && taken.has(c.name)) {
     if (c.ifNotExists) {
@@ -116,13 +126,25 @@ export async function createIndex(w: Warehouse, c: CreateIndex, notice: (message
     throw new FloeError(SqlState.duplicateTable, `relation "${c.name}" already exists`);
   }
   if (!c.unique) {
-    const name = c.name ?? chooseIndexName(table.name, c.columns, 'idx', taken);
-    await w.alterTable(table.namespace, table.name, { kind: 'addConstraint', constraint: { kind: 'index', name, columns: [...c.columns], method: c.method } });
+    const name = c.name ?? chooseIndexName(table.name, [...c.keys.map(indexColumnName), ...c.include], 'idx', taken);
+    await w.alterTable(table.namespace, table.name, {
+      kind: 'addConstraint',
+      constraint: {
+        kind: 'index', name, columns: [...c.columns], method: c.method, ...keys, ...include,
+        ...(c.predicate !== undefined ? { predicate: c.predicate } : {}), ...(c.expressionColumns.length > 0 ? { expressionColumns: c.expressionColumns } : {}),
+      },
+    });
     return 'CREATE INDEX';
   }
   const constraint = named({ ...(c.name !== undefined ? { name: c.name } : {}), columns: c.columns, nullsNotDistinct: c.nullsNotDistinct }, table.name, taken, 'idx', true);
-  await w.alterTable(table.namespace, table.name, { kind: 'addConstraint', constraint });
+  await w.alterTable(table.namespace, table.name, { kind: 'addConstraint', constraint: { ...constraint, ...keys, ...include } });
   return 'CREATE INDEX';
+}
+
+/** PostgreSQL's FigureIndexColname: a column's name, a function call's name, else `expr`. */
+function indexColumnName(k: IndexKey): string {
+  if (k.column !== undefined) return k.column;
+  return /^([a-z_][a-z0-9_$]*)\s*\(/i.exec(k.expr ?? '')?.[1]?.toLowerCase() ?? 'expr';
 }
 
 /**

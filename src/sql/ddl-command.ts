@@ -1,5 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
-import type { AlterTableChange, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint, ViewDefinition } from '../lake/index.js';
+import type { AlterTableChange, IndexKey, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint, ViewDefinition } from '../lake/index.js';
 import type { ParsedStatement } from './parsed-statement.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
@@ -137,6 +137,13 @@ export type DdlCommand =
       readonly ifNotExists: boolean;
       /** USING method, lower-cased (btree when omitted). */
       readonly method: string;
+      /** Every key as written (columns and expression texts, with sort orders); `columns` is its plain columns. */
+      readonly keys: readonly IndexKey[];
+      readonly include: readonly string[];
+      /** WHERE of a partial index, as written. */
+      readonly predicate?: string;
+      /** The columns the key expressions and the predicate read. */
+      readonly expressionColumns: readonly string[];
     }
   | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean }
   | OptimizerGroupDdl

@@ -1,8 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { oracleAndFloeForSuite } from '../harness/oracle-and-floe.js';
-import { runPsql } from '../harness/run-psql.js';
+import { psqlOutput as psql, queryOutcome } from '../harness/statement-outcomes.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
 
 /** Four INSERTs, so an append table has four data files whose `sku` values interleave. */
@@ -18,11 +17,6 @@ const SETUP = [
   'CREATE INDEX stock_sku_idx ON stock (sku)',
 ];
 
-async function psql(target: ConnectTarget, command: string): Promise<string> {
-  const r = await runPsql(target, ['-c', command], { mergeStderr: true });
-  return r.stdout;
-}
-
 describe('CREATE INDEX / DROP INDEX: catalogs and psql as PostgreSQL 15 shows them, and scans that use them', () => {
   let oracleTarget: ConnectTarget & { url: string };
   let floeTarget: ConnectTarget;
@@ -30,19 +24,7 @@ describe('CREATE INDEX / DROP INDEX: catalogs and psql as PostgreSQL 15 shows th
   oracleAndFloeForSuite(SETUP, (s) => ({ oracleTarget, floeTarget, floe } = s));
 
   const both = async <T>(fn: (url: string) => Promise<T>): Promise<[T, T]> => [await fn(oracleTarget.url), await fn(floe.url)];
-  const query = (sql: string, values: unknown[] = []) => async (url: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      const r = await c.query({ text: sql, values, rowMode: 'array' });
-      return { fields: r.fields.map((f) => [f.name, f.dataTypeID]), rows: r.rows };
-    } catch (e) {
-      const err = e as { code?: string; message?: string };
-      return { error: `${err.code}: ${err.message}` };
-    } finally {
-      await c.end();
-    }
-  };
+  const query = (sql: string, values: unknown[] = []) => (url: string) => queryOutcome(url, sql, values);
 
   test('\\d items and \\di print what PostgreSQL prints', async () => {
     for (const cmd of ['\\d items', '\\di', '\\d stock']) {
@@ -92,7 +74,7 @@ describe('CREATE INDEX / DROP INDEX: catalogs and psql as PostgreSQL 15 shows th
   });
 
   test('what Floe cannot build is refused with 0A000, not ignored', async () => {
-    for (const sql of ['CREATE INDEX ON items (lower(sku))', 'CREATE INDEX ON items (qty) WHERE qty > 3', 'CREATE INDEX ON items USING gin (sku)']) {
+    for (const sql of ['CREATE UNIQUE INDEX ON items (lower(sku))', 'CREATE UNIQUE INDEX ON items (qty) WHERE qty > 3', 'CREATE INDEX ON items USING gin (sku)']) {
       const r = await query(sql)(floe.url);
       assert.match((r as { error?: string }).error ?? '', /^0A000/, sql);
     }

@@ -4,11 +4,13 @@ import { checkOptimizingProperty } from './optimizing-properties.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
 import { alterColumnMetadata } from './alter-column.js';
-import type { AlterTableChange, ColumnMetadata, TableConstraint } from './table-metadata.js';
+import type { AlterTableChange, ColumnMetadata, IndexKey, TableConstraint } from './table-metadata.js';
 
 /** The columns a constraint names (a CHECK's as the binder found them in its expression). */
 function constraintColumns(c: TableConstraint): readonly string[] {
-  return c.kind === 'check' ? c.columns ?? [] : c.columns;
+  if (c.kind === 'check') return c.columns ?? [];
+  if (c.kind === 'index') return [...c.columns, ...(c.include ?? []), ...(c.expressionColumns ?? [])];
+  return c.kind === 'unique' ? [...c.columns, ...(c.include ?? [])] : c.columns;
 }
 
 /** A constraint after a column rename: its column lists follow, and a CHECK takes its rewritten text. */
@@ -18,7 +20,14 @@ function renamedConstraint(t: TableRecord, c: TableConstraint, from: string, to:
     const self = c.refNamespace === t.namespace && c.refTable === t.name;
     return { ...c, columns: rename(c.columns), ...(self ? { refColumns: rename(c.refColumns) } : {}) };
   }
-  if (c.kind !== 'check') return { ...c, columns: rename(c.columns) };
+  if (c.kind === 'index' && c.expressionColumns?.includes(from)) {
+    // The expression and predicate are SQL text, which src/lake does not rewrite.
+    throw new FloeError(SqlState.featureNotSupported, `cannot rename column "${from}": index "${c.name}" reads it in an expression or predicate`);
+  }
+  const renameKeys = (keys: readonly IndexKey[] | undefined) => (keys === undefined ? {} : { keys: keys.map((k) => (k.column === from ? { ...k, column: to } : k)) });
+  if (c.kind === 'index' || c.kind === 'unique') {
+    return { ...c, columns: rename(c.columns), ...renameKeys(c.keys), ...(c.include !== undefined ? { include: rename(c.include) } : {}) };
+  }
   const expr = checkExprs?.[c.name] ?? c.expr;
   return { ...c, expr, ...(c.columns !== undefined ? { columns: rename(c.columns) } : {}) };
 }

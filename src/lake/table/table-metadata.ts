@@ -64,6 +64,10 @@ export type TableConstraint =
        * Absent: NOT DEFERRABLE.
        */
       readonly deferrable?: 'immediate' | 'deferred';
+      /** CREATE UNIQUE INDEX … INCLUDE (…): carried, not part of the key. */
+      readonly include?: readonly string[];
+      /** CREATE UNIQUE INDEX's keys with their sort orders, when one has one (never an expression). */
+      readonly keys?: readonly IndexKey[];
     }
   | {
       readonly kind: 'check';
@@ -87,7 +91,31 @@ export type TableConstraint =
       readonly columns: readonly string[];
       /** The access method as written (btree, hash): shown by pg_get_indexdef; pruning is the same for both. */
       readonly method: string;
+      /**
+       * Every key as written, when one is an expression or has a sort order; `columns` then
+       * lists the plain column keys alone (the ones value filters are built for: an
+       * expression key prunes nothing).
+       */
+      readonly keys?: readonly IndexKey[];
+      /** INCLUDE (…): carried, not searched. */
+      readonly include?: readonly string[];
+      /**
+       * WHERE of a partial index, SQL text as written. The filters still cover every row (a
+       * superset prunes correctly), so the predicate changes what is shown, not what is built.
+       */
+      readonly predicate?: string;
+      /** The columns the key expressions and the predicate read: DROP COLUMN of one drops the index. */
+      readonly expressionColumns?: readonly string[];
     };
+
+/** One key of an index: a column, or an expression's SQL text, with its sort order. */
+export interface IndexKey {
+  readonly column?: string;
+  readonly expr?: string;
+  readonly descending?: boolean;
+  /** NULLS FIRST (true) or LAST (false) as written; absent: the direction's default. */
+  readonly nullsFirst?: boolean;
+}
 
 /** A column with its stable field id: renames keep the id, a dropped id is never reused. */
 export interface ColumnMetadata extends ColumnDefinition {

@@ -147,7 +147,7 @@ export class WarehouseImpl implements Warehouse {
     if (change.kind === 'dropColumn') dropOrphanedSequences(this.#catalog, this.#sequenceValues, altered);
     const metadata = toTableMetadata(altered);
     // A plain index: the files already there get their value filters now.
-    if (change.kind === 'addConstraint' && change.constraint.kind === 'index') await buildIndexFilters(this.#ctx, metadata, change.constraint.columns, change.constraint.name);
+    if (change.kind === 'addConstraint' && change.constraint.kind === 'index' && change.constraint.columns.length > 0) await buildIndexFilters(this.#ctx, metadata, change.constraint.columns, change.constraint.name);
     return metadata;
   }
 

@@ -19,6 +19,8 @@ function comparisonOp(fn: string): ScanFilterSpec['op'] | undefined {
 /** A conjunct the lake can use for pruning: column op constant (or $n), column IN (constants), column IS [NOT] NULL. */
 export function scanFilterOf(c: Expr, scan: LogicalScan): ScanFilterSpec | undefined {
   const columnName = (e: Expr): string | undefined => {
+    // varchar has no operators of its own: `v = 'x'` binds as v::text = 'x', which compares exactly as v = 'x' does.
+    if (e.kind === 'cast' && e.type.kind === 'text' && e.arg.kind === 'column' && e.arg.type.kind === 'varchar') return columnName(e.arg);
     if (e.kind !== 'column') return undefined;
     const name = scan.projection[e.index];
     const col = scan.table.columns.find((tc) => tc.name === name);

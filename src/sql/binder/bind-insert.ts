@@ -19,6 +19,7 @@ import {
 import { finishDml } from './finish-dml.js';
 import { checkIdentityUpdate, insertedValueUse, overridingOf } from './identity-columns.js';
 import { bindConflictArbiter } from './bind-conflict-arbiter.js';
+import { bindSubscriptAssignment } from './bind-subscript-assignment.js';
 
 export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
   if (n.withClause) throw new FloeError(SqlState.featureNotSupported, 'WITH on INSERT is not supported yet', { position: positionOf(n.withClause) });
@@ -130,8 +131,24 @@ export function bindSetList(
   ctx: BindContext, targetList: readonly Raw[], t: DmlTarget, scope: import('./scope.js').Scope,
 ): { column: number; expr: Expr }[] {
   const out: { column: number; expr: Expr }[] = [];
+  const subscripted = new Set<number>();
   for (const item of targetList) {
     const rt = unwrap(item)[1];
+    if (rt.indirection?.length) {
+      // col[…] = v; several on one column apply in order, as in PostgreSQL.
+      const column = columnIndex(t, rt.name as string, item);
+      const earlier = out.findIndex((s) => s.column === column);
+      if (earlier >= 0 && !subscripted.has(column)) throw new FloeError(SqlState.syntaxError, `multiple assignments to same column "${rt.name}"`, { position: positionOf(item) });
+      const c = t.table.columns[column]!;
+      // The target row's column as this SET list's scope places it (MERGE puts the source row first).
+      const own = scope.columns.find((x) => x.relation === t.relation && x.tableOid === t.table.id && x.columnNumber === column + 1);
+      const current = earlier >= 0 ? out[earlier]!.expr : Exprs.column(own?.index ?? column, c.type, c.name);
+      const expr = bindSubscriptAssignment(ctx, rt, c, current, scope);
+      if (earlier >= 0) out[earlier] = { column, expr };
+      else out.push({ column, expr });
+      subscripted.add(column);
+      continue;
+    }
     const column = columnIndex(t, assignmentTarget(rt), item);
     if (out.some((s) => s.column === column)) {
       throw new FloeError(SqlState.syntaxError, `multiple assignments to same column "${rt.name}"`, { position: positionOf(item) });

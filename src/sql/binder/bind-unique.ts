@@ -4,7 +4,6 @@ import type { BoundStatement } from '../bound-statement.js';
 import type { UniqueSpec } from '../ddl-command.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { qualifyExisting } from './resolve-relation.js';
 
 /**
  * A UNIQUE constraint node (column or table constraint, or ALTER TABLE ADD): its
@@ -23,32 +22,6 @@ export function uniqueSpecOf(con: Raw, column?: string): UniqueSpec {
   return {
     ...(con.conname ? { name: con.conname as string } : {}), columns, nullsNotDistinct: Boolean(con.nulls_not_distinct),
     ...(con.deferrable ? { deferrable: con.initdeferred ? 'deferred' as const : 'immediate' as const } : {}),
-  };
-}
-
-/** CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t [USING btree] (col, …) [NULLS [NOT] DISTINCT]. */
-export function bindCreateIndex(ctx: BindContext, n: Raw): BoundStatement {
-  const rv = n.relation;
-  const table = qualifyExisting(ctx, rv.schemaname, rv.relname);
-  const columns = ((n.indexParams as Raw[] | undefined) ?? []).map((p) => {
-    const e = unwrap(p)[1];
-    if (!e.name) throw new FloeError(SqlState.featureNotSupported, 'indexes on expressions are not supported', { position: positionOf(e.expr) });
-    return e.name as string;
-  });
-  if (n.whereClause || n.indexIncludingParams?.length) {
-    throw new FloeError(SqlState.featureNotSupported, 'partial indexes and INCLUDE columns are not supported', { position: positionOf(rv) });
-  }
-  const method = ((n.accessMethod as string | undefined) ?? 'btree').toLowerCase();
-  if (method !== 'btree' && method !== 'hash') {
-    throw new FloeError(SqlState.featureNotSupported, `access method "${method}" is not supported`, { hint: 'Floe builds btree and hash indexes (as per-file filters).', position: positionOf(rv) });
-  }
-  if (n.unique && method !== 'btree') throw new FloeError(SqlState.featureNotSupported, `access method "${method}" does not support unique indexes`);
-  return {
-    kind: 'ddl',
-    command: {
-      kind: 'createIndex', table, ...(n.idxname ? { name: n.idxname as string } : {}), columns: columns.filter((c) => c !== ''),
-      unique: Boolean(n.unique), nullsNotDistinct: Boolean(n.nulls_not_distinct), ifNotExists: Boolean(n.if_not_exists), method,
-    },
   };
 }
 

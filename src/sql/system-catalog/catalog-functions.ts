@@ -11,7 +11,7 @@ import {
 import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespace.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { relationSizeBytes } from './relation-size.js';
-import { findUniqueIndex, uniqueConstraintDef, uniqueIndexDef } from './unique-index-rows.js';
+import { findUniqueIndex, prettyIndexExpression, uniqueConstraintDef, uniqueIndexColumnDef, uniqueIndexDef } from './unique-index-rows.js';
 import { checkOrForeignKeyDef } from './check-and-foreign-key-rows.js';
 import { isRestoreView } from './restorable-view.js';
 import { partitionKeyDef } from './partition-spec-rows.js';
@@ -201,17 +201,28 @@ export function registerCatalogFunctions(): void {
   });
   // adbin already holds the deparsed text (see catalog-rows.ts), so pg_get_expr only passes it on.
   reg({ name: 'pg_get_expr', args: [T.text, T.oid], returns: T.text, impl: (a) => a[0] });
-  reg({ name: 'pg_get_expr', args: [T.text, T.oid, T.bool], returns: T.text, impl: (a) => a[0] });
-  const indexdef = (ctx: EvalContext, oid: number, col: number): string | null => {
+  reg({
+    name: 'pg_get_expr', args: [T.text, T.oid, T.bool], returns: T.text,
+    impl: (a, ctx) => {
+      const t = a[2] === true ? tableByOid(ctx, a[1] as number) : undefined;
+      return (t !== undefined ? prettyIndexExpression(t, a[0] as string) : undefined) ?? a[0];
+    },
+  });
+  const indexdef = (ctx: EvalContext, oid: number, col: number, pretty = false): string | null => {
     const u = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
-    if (u) return col > 0 ? (u.columns[col - 1] === undefined ? '' : quoteIdent(u.columns[col - 1]!)) : uniqueIndexDef(u, quoteIdent);
+    if (u) {
+      if (col > 0) return uniqueIndexColumnDef(u, col, quoteIdent, pretty);
+      // Pretty mode names the table without its schema when the search path reaches it, as PostgreSQL's generate_relation_name.
+      const visible = pretty && searchPathSchemas(ctx, true).find((s) => lakeWarehouse(ctx.warehouse)?.listTables(s).some((t) => t.name === u.table.name)) === u.table.namespace;
+      return visible ? uniqueIndexDef(u, quoteIdent, pretty, quoteIdent(u.table.name)) : uniqueIndexDef(u, quoteIdent, pretty);
+    }
     const t = tableByIndexOid(ctx, oid);
     if (!t) return null;
     if (col > 0) return t.primaryKey[col - 1] === undefined ? '' : quoteIdent(t.primaryKey[col - 1]!);
     return `CREATE UNIQUE INDEX ${quoteIdent(`${t.name}_pkey`)} ON ${quoteIdent(t.namespace)}.${quoteIdent(t.name)} USING btree (${primaryKeyColumns(t)})`;
   };
   reg({ name: 'pg_get_indexdef', args: [T.oid], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, 0) });
-  reg({ name: 'pg_get_indexdef', args: [T.oid, T.int4, T.bool], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, a[1] as number) });
+  reg({ name: 'pg_get_indexdef', args: [T.oid, T.int4, T.bool], returns: T.text, impl: (a, ctx) => indexdef(ctx, a[0] as number, a[1] as number, a[2] === true) });
   const constraintdef = (ctx: EvalContext, oid: number, pretty = false) => {
     const u = findUniqueIndex(lakeWarehouse(ctx.warehouse)?.listTables() ?? [], oid);
     if (u) return uniqueConstraintDef(u, quoteIdent);

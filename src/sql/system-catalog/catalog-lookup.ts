@@ -1,6 +1,8 @@
 import type { VirtualTableRegistry } from '../binder/virtual-table.js';
 import { ARRAY_IN_OID, allTypes } from './pg-type-rows.js';
 import { lakeWarehouse } from './catalog-view.js';
+import { primaryKeyIndexOid } from './catalog-oids.js';
+import { findUniqueIndex } from './unique-index-rows.js';
 
 /**
  * Synchronous name ↔ OID lookups for the reg* types, for callers that cannot
@@ -78,5 +80,12 @@ export function regclassName(oid: number, warehouse: unknown, registry: VirtualT
   if (s) return path.includes(s.namespace) ? quote(s.name) : `${quote(s.namespace)}.${quote(s.name)}`;
   const v = registry?.list().find((x) => x.oid === oid);
   if (v) return path.includes(v.schema) ? quote(v.name) : `${quote(v.schema)}.${quote(v.name)}`;
+  // Index relations: the primary key's, and those of UNIQUE constraints and CREATE INDEX.
+  const tables = w?.listTables() ?? [];
+  const pk = tables.find((x) => x.primaryKey.length > 0 && primaryKeyIndexOid(x.id) === oid);
+  const found = findUniqueIndex(tables, oid);
+  const index = pk !== undefined ? { namespace: pk.namespace, name: `${pk.name}_pkey` }
+    : found?.indexOid === oid ? { namespace: found.table.namespace, name: found.name } : undefined;
+  if (index) return path.includes(index.namespace) ? quote(index.name) : `${quote(index.namespace)}.${quote(index.name)}`;
   return undefined;
 }

@@ -117,8 +117,8 @@ function pgAttribute(v: CatalogView): Row[] {
       });
     }
     for (const a of uniqueIndexAttributes(t)) {
-      const c = t.columns.find((col) => col.name === a.column);
-      if (c) add(a.relid, a.num, a.column, c.type, false, false);
+      const type = a.type ?? t.columns.find((col) => col.name === a.column)?.type;
+      if (type) add(a.relid, a.num, a.column, type, false, false);
     }
   }
   sequenceAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, true, false));
