@@ -39,6 +39,9 @@ export interface UniqueSpec {
   readonly deferrable?: 'immediate' | 'deferred';
 }
 
+/** How a view came to be temporary: TEMP / pg_temp as written, or by reading a temporary relation. */
+export type ViewTemporariness = 'explicit' | 'implied';
+
 /** A temporary table's ON COMMIT action (PRESERVE ROWS when none is written). */
 export interface TemporaryTableSpec {
   readonly onCommit: 'preserveRows' | 'deleteRows' | 'drop';
@@ -148,6 +151,8 @@ export type ViewDdl =
       readonly kind: 'createView';
       readonly view: TableName;
       readonly orReplace: boolean;
+      /** A temporary view (view.namespace is `pg_temp`); 'implied' when it reads a temporary relation (PostgreSQL's NOTICE). */
+      readonly temporary?: ViewTemporariness;
     } & Pick<ViewDefinition, 'definition' | 'columns' | 'searchPath' | 'dependsOn'>)
   | { readonly kind: 'dropView'; readonly views: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
   | {
@@ -171,6 +176,10 @@ export type ViewDdl =
       readonly properties: Readonly<Record<string, string>>;
       /** INSERT INTO table <the query>, bound once the table exists; undefined for WITH NO DATA. */
       readonly insert: ParsedStatement | undefined;
+      /** CREATE TEMP TABLE … AS / SELECT … INTO TEMP: table.namespace is `pg_temp`. */
+      readonly temporary?: TemporaryTableSpec;
+      /** The query's $1..$n (a client's extended protocol binds them to the CREATE TABLE AS). */
+      readonly paramTypes?: readonly SqlType[];
     }
   | {
       readonly kind: 'comment';

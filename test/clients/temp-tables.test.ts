@@ -12,7 +12,8 @@ import { runPsql } from '../harness/run-psql.js';
  * Temporary tables (issue 25, cause 1) through node-postgres and psql: every scenario runs
  * on PostgreSQL 15 and on Floe and must give the same transcript (rows, types, command
  * tags, SQLSTATEs, messages, positions, notices). The only normalization: a session's
- * temporary schema is pg_temp_N on both, with N the backend's own number.
+ * temporary schema is pg_temp_N on both, with N the backend's own number. CREATE TEMP TABLE
+ * … AS and temporary views are here too.
  */
 
 type Step = Record<string, unknown>;
@@ -30,17 +31,18 @@ class Session {
     this.client.on('notice', (n) => this.notices.push(`${n.severity} ${n.code} ${n.message}`));
   }
 
-  async run(sql: string): Promise<Step> {
+  /** One statement; with `params`, through the extended protocol (as ORMs send it). */
+  async run(sql: string, params?: readonly unknown[]): Promise<Step> {
     this.notices.length = 0;
     let step: Step;
     try {
-      const r = await this.client.query(sql) as pg.QueryResult | pg.QueryResult[];
+      const r = await (params === undefined ? this.client.query(sql) : this.client.query(sql, [...params])) as pg.QueryResult | pg.QueryResult[];
       step = { results: (Array.isArray(r) ? r : [r]).map((x) => ({ command: x.command, rowCount: x.rowCount, fields: x.fields.map((f) => `${f.name}:${f.dataTypeID}`), rows: x.rows })) };
     } catch (e) {
       const err = e as pg.DatabaseError;
       step = { error: err.code, message: err.message, position: err.position };
     }
-    return normalize({ sql, ...step, ...(this.notices.length > 0 ? { notices: [...this.notices] } : {}) }) as Step;
+    return normalize({ sql, ...(params !== undefined ? { params } : {}), ...step, ...(this.notices.length > 0 ? { notices: [...this.notices] } : {}) }) as Step;
   }
 }
 
@@ -222,6 +224,88 @@ const scenarios: Record<string, Scenario> = {
       await s.client.end();
     }
   },
+  'CREATE TEMP TABLE … AS and SELECT … INTO TEMP, with ON COMMIT and parameters': async (open) => {
+    const s = await open();
+    try {
+      const out: Step[] = [];
+      for (const sql of [
+        'CREATE TABLE ctas_src (id integer, name text)',
+        "INSERT INTO ctas_src VALUES (1, 'Jennifer'), (2, 'Arnold'), (3, 'Jennifer')",
+        'CREATE TEMPORARY TABLE IF NOT EXISTS ctas_t AS SELECT id, name FROM ctas_src WHERE id > 1',
+        'SELECT * FROM ctas_t ORDER BY id',
+        'CREATE TEMPORARY TABLE IF NOT EXISTS ctas_t AS SELECT 1 AS other',
+        "SELECT relname, relpersistence FROM pg_class WHERE relname = 'ctas_t'",
+        "SELECT table_type FROM information_schema.tables WHERE table_name = 'ctas_t'",
+        'SELECT id INTO TEMP ctas_into FROM ctas_src WHERE id < 3',
+        'SELECT * FROM pg_temp.ctas_into ORDER BY id',
+        'CREATE TEMP TABLE ctas_del ON COMMIT DELETE ROWS AS SELECT 1 AS x',
+        'SELECT * FROM ctas_del',
+        'CREATE TEMP TABLE ctas_gone ON COMMIT DROP AS SELECT 1 AS x',
+        'SELECT * FROM ctas_gone',
+        'BEGIN',
+        'CREATE TEMP TABLE ctas_txn ON COMMIT DROP AS SELECT id FROM ctas_src',
+        'SELECT count(*) FROM ctas_txn',
+        'COMMIT',
+        'SELECT * FROM ctas_txn',
+        'CREATE TABLE ctas_bad ON COMMIT DROP AS SELECT 1',
+        'CREATE TEMP TABLE public.ctas_bad AS SELECT 1',
+        'CREATE TEMP TABLE ctas_nodata AS SELECT * FROM ctas_src WITH NO DATA',
+        'SELECT count(*) FROM ctas_nodata',
+      ]) out.push(await s.run(sql));
+      out.push(await s.run('create temporary table if not exists "ctas_p" as select "id", "name" from "ctas_src" where "name" = $1', ['Jennifer']));
+      out.push(await s.run('create temporary table "ctas_pd" on commit drop as select "name" from "ctas_src" where "name" = $1', ['Arnold']));
+      out.push(await s.run('SELECT * FROM ctas_p ORDER BY id'));
+      out.push(await s.run('SELECT * FROM ctas_pd'));
+      out.push(await s.run('DROP TABLE ctas_src'));
+      return out;
+    } finally {
+      await s.client.end();
+    }
+  },
+  'temporary views: TEMP, pg_temp, implied by a temporary table, shadowing, dependencies': script(
+    'CREATE TEMP TABLE tv_t (a integer)',
+    'INSERT INTO tv_t VALUES (1), (2)',
+    'CREATE VIEW tv_implied AS SELECT a FROM tv_t WHERE a > 1',
+    'SELECT * FROM tv_implied',
+    'CREATE VIEW public.tv_bad AS SELECT * FROM tv_t',
+    'CREATE TEMP VIEW tv_x AS SELECT 1 AS x',
+    'CREATE VIEW pg_temp.tv_y AS SELECT 2 AS y',
+    'CREATE TEMP VIEW tv_x AS SELECT 1 AS x',
+    'CREATE OR REPLACE TEMP VIEW tv_x AS SELECT 1 AS x, 2 AS z',
+    'SELECT * FROM tv_x',
+    "SELECT c.relname, c.relkind, c.relpersistence, c.relnamespace = pg_my_temp_schema() AS in_temp FROM pg_class c WHERE c.relname LIKE 'tv\\_%' ORDER BY 1",
+    "SELECT table_name, table_type FROM information_schema.tables WHERE table_name LIKE 'tv\\_%' ORDER BY 1",
+    "SELECT viewname FROM pg_views WHERE viewname LIKE 'tv\\_%' ORDER BY 1",
+    'CREATE VIEW tv_sh AS SELECT 1 AS q',
+    'CREATE TEMP VIEW tv_sh AS SELECT 2 AS q',
+    'SELECT * FROM tv_sh',
+    'SELECT * FROM public.tv_sh',
+    'DROP VIEW tv_sh',
+    'SELECT * FROM tv_sh',
+    'DROP VIEW tv_sh',
+    'ALTER VIEW tv_y SET SCHEMA public',
+    'DROP TABLE tv_t',
+    'DROP TABLE tv_t CASCADE',
+    'SELECT * FROM tv_implied',
+  ),
+  'a temporary view is gone after disconnect': async (open) => {
+    const a = await open();
+    const out: Step[] = [];
+    try {
+      out.push(await a.run('CREATE TEMP VIEW tv_mine AS SELECT 7 AS seven'));
+      out.push(await a.run('SELECT * FROM tv_mine'));
+    } finally {
+      await a.client.end();
+    }
+    const b = await open();
+    try {
+      out.push(await b.run('SELECT * FROM tv_mine'));
+      out.push(await b.run("SELECT count(*) FROM pg_views WHERE viewname = 'tv_mine'"));
+    } finally {
+      await b.client.end();
+    }
+    return out;
+  },
 };
 
 /** psql's \dt and \d of a temporary table, in one session (psql -f -). */
@@ -270,6 +354,10 @@ describe('temporary tables: Floe against PostgreSQL 15', () => {
     assert.deepEqual((find('SELECT * FROM public.sh').results as { rows: unknown[] }[])[0]!.rows, [{ a: 1 }]);
     assert.equal(find('SELECT * FROM odr2').error, '42P01');
     assert.match(expectedPsql, /^pg_temp_N\|pt\|table\|/m);
+    assert.deepEqual((find('SELECT * FROM ctas_p ORDER BY id').results as { rows: unknown[] }[])[0]!.rows, [{ id: 1, name: 'Jennifer' }, { id: 3, name: 'Jennifer' }]);
+    assert.equal(find('SELECT * FROM ctas_pd').error, '42P01');
+    assert.deepEqual(find('CREATE VIEW tv_implied AS SELECT a FROM tv_t WHERE a > 1').notices, ['NOTICE 00000 view "tv_implied" will be a temporary view']);
+    assert.equal(find('CREATE VIEW public.tv_bad AS SELECT * FROM tv_t').error, '42P16');
   });
 
   for (const name of Object.keys(scenarios)) {
