@@ -141,7 +141,8 @@ export async function applyAlterTableAction(w: Warehouse, t: TableMetadata, a: L
       return addUniqueConstraint(w, t, a.spec);
     case 'dropConstraint': {
       // An index made by CREATE UNIQUE INDEX has no constraint of its name (DROP INDEX removes it).
-      const found = t.constraints.some((c) => c.name === a.name && !(c.kind === 'unique' && c.indexOnly === true));
+      const found = t.constraints.some((c) => c.name === a.name && !(c.kind === 'unique' && c.indexOnly === true))
+        || (t.primaryKey.length > 0 && a.name === `${t.name}_pkey`);
       if (!found) {
         if (!a.ifExists) throw new FloeError(SqlState.undefinedObject, `constraint "${a.name}" of relation "${t.name}" does not exist`);
         io.notice(`constraint "${a.name}" of relation "${t.name}" does not exist, skipping`);

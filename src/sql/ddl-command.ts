@@ -83,7 +83,9 @@ export type AlterTableAction =
       /** RETAIN n DAYS|HOURS|MINUTES, in microseconds. */
       readonly retainMicros?: bigint;
     }
-  | { readonly kind: 'dropRef'; readonly refKind: 'branch' | 'tag'; readonly name: string; readonly ifExists: boolean };
+  | { readonly kind: 'dropRef'; readonly refKind: 'branch' | 'tag'; readonly name: string; readonly ifExists: boolean }
+  // ADD PRIMARY KEY: the lake rewrites the table into the keyed layout.
+  | Extract<AlterTableChange, { kind: 'addPrimaryKey' }>;
 
 /** Schema-changing statements; the session runs them against src/lake. */
 export type DdlCommand =
