@@ -2,11 +2,12 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Writable } from 'node:stream';
-import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { startFloeTarget, startOracleTarget } from './client-targets.js';
 import type { ClientTarget } from './client-targets.js';
 import { runPsql } from '../harness/run-psql.js';
+import { openTranscriptSession, script } from '../harness/statement-transcript.js';
+import type { Scenario, Step } from '../harness/statement-transcript.js';
 
 /**
  * Temporary tables (issue 25, cause 1) through node-postgres and psql: every scenario runs
@@ -15,59 +16,6 @@ import { runPsql } from '../harness/run-psql.js';
  * temporary schema is pg_temp_N on both, with N the backend's own number. CREATE TEMP TABLE
  * … AS and temporary views are here too.
  */
-
-type Step = Record<string, unknown>;
-
-function normalize(v: unknown): unknown {
-  return JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)).replace(/pg_temp_\d+/g, 'pg_temp_N'));
-}
-
-class Session {
-  readonly client: pg.Client;
-  readonly notices: string[] = [];
-
-  constructor(url: string) {
-    this.client = new pg.Client({ connectionString: url });
-    this.client.on('notice', (n) => this.notices.push(`${n.severity} ${n.code} ${n.message}`));
-  }
-
-  /** One statement; with `params`, through the extended protocol (as ORMs send it). */
-  async run(sql: string, params?: readonly unknown[]): Promise<Step> {
-    this.notices.length = 0;
-    let step: Step;
-    try {
-      const r = await (params === undefined ? this.client.query(sql) : this.client.query(sql, [...params])) as pg.QueryResult | pg.QueryResult[];
-      step = { results: (Array.isArray(r) ? r : [r]).map((x) => ({ command: x.command, rowCount: x.rowCount, fields: x.fields.map((f) => `${f.name}:${f.dataTypeID}`), rows: x.rows })) };
-    } catch (e) {
-      const err = e as pg.DatabaseError;
-      step = { error: err.code, message: err.message, position: err.position };
-    }
-    return normalize({ sql, ...(params !== undefined ? { params } : {}), ...step, ...(this.notices.length > 0 ? { notices: [...this.notices] } : {}) }) as Step;
-  }
-}
-
-async function session(t: ClientTarget): Promise<Session> {
-  const s = new Session(t.url);
-  await s.client.connect();
-  return s;
-}
-
-/** A scenario: named sessions on one server, a transcript of what each statement gave. */
-type Scenario = (open: () => Promise<Session>) => Promise<Step[]>;
-
-/** Runs `sql` statements one by one in one session. */
-function script(...sqls: string[]): Scenario {
-  return async (open) => {
-    const s = await open();
-    try {
-      const out: Step[] = [];
-      for (const sql of sqls) out.push(await s.run(sql));
-      return out;
-    } finally {
-      await s.client.end();
-    }
-  };
-}
 
 const scenarios: Record<string, Scenario> = {
   'CREATE TEMP TABLE with a primary key: INSERT, upsert, UPDATE, DELETE, SELECT, TRUNCATE, DROP': script(
@@ -322,7 +270,7 @@ const PSQL_SCRIPT = [
 
 async function transcripts(t: ClientTarget): Promise<Map<string, Step[]>> {
   const out = new Map<string, Step[]>();
-  for (const [name, scenario] of Object.entries(scenarios)) out.set(name, await scenario(() => session(t)));
+  for (const [name, scenario] of Object.entries(scenarios)) out.set(name, await scenario(() => openTranscriptSession(t.url)));
   return out;
 }
 
@@ -364,7 +312,7 @@ describe('temporary tables: Floe against PostgreSQL 15', () => {
     test(`Floe: ${name}`, async () => {
       assert.ok(expected, 'the PostgreSQL run must come first');
       floe ??= await startFloeTarget();
-      const got = await scenarios[name]!(() => session(floe!));
+      const got = await scenarios[name]!(() => openTranscriptSession(floe!.url));
       assert.deepEqual(got, expected.get(name));
     });
   }

@@ -1,9 +1,10 @@
 import type { RecordBatch } from 'apache-arrow';
-import { FloeError } from '../../common/floe-error.js';
+import { FloeError, isFloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { buildBatch } from '../arrow/batch-builder.js';
 import { columnReader } from '../arrow/column-reader.js';
 import { encodeKeyAccessors } from '../bucket/key-encoding.js';
+import { HEAD_MOVED } from '../catalog/catalog.js';
 import type { NewFileRecord, TableRecord } from '../catalog/catalog.js';
 import { encodeDataFile, fileColumns, storeDataFile } from '../format/data-file-writer.js';
 import { withOptimizerRegistration } from '../optimize/optimizer-registration.js';
@@ -34,6 +35,19 @@ export function primaryKeyName(table: { readonly name: string }): string {
  * keep such files readable, so a table with any is refused. The rows are held in memory.
  */
 export async function rewriteTableLayout(ctx: LakeContext, t: TableRecord, primaryKey: readonly string[]): Promise<TableRecord> {
+  // A commit that lands meanwhile (a writer, the self-optimizing service) moves main's head: read again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await rewriteOnce(ctx, ctx.catalog.getTableById(t.id) ?? t, primaryKey);
+    } catch (e) {
+      if (!(isFloeError(e) && e.detail === HEAD_MOVED) || attempt >= MAX_ATTEMPTS) throw e;
+    }
+  }
+}
+
+const MAX_ATTEMPTS = 5;
+
+async function rewriteOnce(ctx: LakeContext, t: TableRecord, primaryKey: readonly string[]): Promise<TableRecord> {
   const refs = ctx.catalog.listRefs(t.id).filter((r) => r.name !== 'main');
   if (refs.length > 0) {
     throw new FloeError(SqlState.featureNotSupported, `cannot ${primaryKey.length > 0 ? 'add' : 'drop'} the primary key of table "${t.name}" while it has branches or tags`, {

@@ -1,0 +1,129 @@
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFloeTarget, startOracleTarget } from './client-targets.js';
+import type { ClientTarget } from './client-targets.js';
+import { runPsql } from '../harness/run-psql.js';
+import { openTranscriptSession, script } from '../harness/statement-transcript.js';
+import type { Scenario, Step } from '../harness/statement-transcript.js';
+
+/**
+ * ALTER TABLE … ADD PRIMARY KEY and the primary key's removal (issue 25) through
+ * node-postgres and psql: each scenario runs on PostgreSQL 15 and on Floe and must give
+ * the same transcript, errors included (23505 with its DETAIL, 23502, 42P16, 42701), and
+ * a failed ADD PRIMARY KEY must leave the table as it was.
+ */
+
+const scenarios: Record<string, Scenario> = {
+  'ADD PRIMARY KEY over rows: duplicates and NULLs refused, the table unchanged; then keyed': script(
+    'CREATE TABLE apk (a integer, b text, c numeric)',
+    "INSERT INTO apk VALUES (1, 'x', 1.5), (1, 'y', 2.5), (NULL, 'z', 3.5), (2, 'w', NULL)",
+    'ALTER TABLE apk ADD PRIMARY KEY (a)',
+    'SELECT * FROM apk ORDER BY b',
+    "SELECT attname, attnotnull FROM pg_attribute WHERE attrelid = 'apk'::regclass AND attnum > 0 ORDER BY attnum",
+    "DELETE FROM apk WHERE b = 'y'",
+    'ALTER TABLE apk ADD PRIMARY KEY (a)',
+    "SELECT count(*) FROM pg_constraint WHERE conrelid = 'apk'::regclass",
+    'DELETE FROM apk WHERE a IS NULL',
+    'ALTER TABLE apk ADD CONSTRAINT apk_pkey PRIMARY KEY (a)',
+    'SELECT * FROM apk ORDER BY a',
+    "INSERT INTO apk VALUES (1, 'again', 0)",
+    "INSERT INTO apk VALUES (1, 'upserted', 9) ON CONFLICT (a) DO UPDATE SET b = EXCLUDED.b",
+    "INSERT INTO apk VALUES (3, 'three', 3)",
+    "UPDATE apk SET c = 7 WHERE a = 2",
+    'SELECT * FROM apk ORDER BY a',
+    'INSERT INTO apk VALUES (NULL, \'null key\', 0)',
+    "SELECT conname, contype, condeferrable, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'apk'::regclass",
+    "SELECT attname, attnotnull FROM pg_attribute WHERE attrelid = 'apk'::regclass AND attnum > 0 ORDER BY attnum",
+    "SELECT i.indisprimary, i.indisunique, i.indnatts FROM pg_index i WHERE i.indrelid = 'apk'::regclass",
+    'ALTER TABLE apk ADD PRIMARY KEY (b)',
+    'ALTER TABLE apk ADD PRIMARY KEY (zz)',
+    'ALTER TABLE apk ADD PRIMARY KEY (a, a)',
+    'DROP TABLE apk',
+  ),
+  'a composite key over an empty table, then DROP CONSTRAINT and DROP COLUMN drop it': script(
+    'CREATE TABLE ck (x integer NOT NULL, y smallint NOT NULL, v text)',
+    'alter table "ck" add constraint "ck_pkey" primary key ("x", "y")',
+    "INSERT INTO ck VALUES (1, 1, 'a'), (1, 2, 'b')",
+    "INSERT INTO ck VALUES (1, 2, 'dup')",
+    'SELECT * FROM ck ORDER BY x, y',
+    'ALTER TABLE ck DROP CONSTRAINT ck_pkey',
+    "SELECT count(*) FROM pg_constraint WHERE conrelid = 'ck'::regclass",
+    "INSERT INTO ck VALUES (1, 2, 'now allowed')",
+    'SELECT count(*) FROM ck',
+    "DELETE FROM ck WHERE v = 'now allowed'",
+    'ALTER TABLE ck ADD PRIMARY KEY (x, y)',
+    'ALTER TABLE ck DROP COLUMN y',
+    "SELECT count(*) FROM pg_constraint WHERE conrelid = 'ck'::regclass",
+    "INSERT INTO ck VALUES (1, 'x twice')",
+    'SELECT * FROM ck ORDER BY v',
+    'ALTER TABLE ck DROP CONSTRAINT ck_pkey',
+    'DROP TABLE ck',
+  ),
+  'ADD PRIMARY KEY on a temporary table': script(
+    'CREATE TEMP TABLE tpk (id integer, v text)',
+    "INSERT INTO tpk VALUES (2, 'b'), (1, 'a')",
+    'ALTER TABLE tpk ADD PRIMARY KEY (id)',
+    "INSERT INTO tpk VALUES (1, 'dup')",
+    'SELECT * FROM tpk ORDER BY id',
+  ),
+};
+
+/** psql's \d after ADD PRIMARY KEY, as after CREATE TABLE … PRIMARY KEY. */
+const PSQL_SCRIPT = [
+  'CREATE TABLE dpk (a integer, b text);',
+  "INSERT INTO dpk VALUES (1, 'one');",
+  'ALTER TABLE dpk ADD PRIMARY KEY (a, b);',
+  '\\d dpk',
+  'DROP TABLE dpk;',
+].join('\n');
+
+async function transcripts(t: ClientTarget): Promise<Map<string, Step[]>> {
+  const out = new Map<string, Step[]>();
+  for (const [name, scenario] of Object.entries(scenarios)) out.set(name, await scenario(() => openTranscriptSession(t.url)));
+  return out;
+}
+
+async function psqlTranscript(t: ClientTarget): Promise<string> {
+  const r = await runPsql(t, ['-f', '-'], { input: PSQL_SCRIPT, mergeStderr: true });
+  assert.equal(r.code, 0, r.stdout);
+  return r.stdout;
+}
+
+describe('ALTER TABLE ADD PRIMARY KEY: Floe against PostgreSQL 15', () => {
+  let oracle: ClientTarget | undefined;
+  let floe: ClientTarget | undefined;
+  let expected: Map<string, Step[]> | undefined;
+  let expectedPsql = '';
+  after(async () => {
+    await oracle?.stop();
+    await floe?.stop();
+  });
+
+  test('the scenarios are real tests: PostgreSQL 15 gives what they check', async () => {
+    oracle = await startOracleTarget();
+    expected = await transcripts(oracle);
+    expectedPsql = await psqlTranscript(oracle);
+    const steps = [...expected.values()].flat();
+    const find = (sql: string) => steps.find((s) => s.sql === sql)!;
+    assert.equal(find('ALTER TABLE apk ADD PRIMARY KEY (a)').error, '23505');
+    assert.equal(find('ALTER TABLE apk ADD PRIMARY KEY (a)').detail, 'Key (a)=(1) is duplicated.');
+    assert.equal(steps.filter((s) => s.sql === 'ALTER TABLE apk ADD PRIMARY KEY (a)')[1]!.error, '23502');
+    assert.equal(find('ALTER TABLE apk ADD PRIMARY KEY (b)').error, '42P16');
+    assert.equal(find("INSERT INTO ck VALUES (1, 'x twice')").error, undefined);
+    assert.match(expectedPsql, /"dpk_pkey" PRIMARY KEY, btree \(a, b\)/);
+  });
+
+  for (const name of Object.keys(scenarios)) {
+    test(`Floe: ${name}`, async () => {
+      assert.ok(expected, 'the PostgreSQL run must come first');
+      floe ??= await startFloeTarget();
+      const got = await scenarios[name]!(() => openTranscriptSession(floe!.url));
+      assert.deepEqual(got, expected.get(name));
+    });
+  }
+
+  test('Floe: psql \\d shows the added primary key', async () => {
+    floe ??= await startFloeTarget();
+    assert.equal(await psqlTranscript(floe), expectedPsql);
+  });
+});
