@@ -1,10 +1,7 @@
-import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startFloeTarget, startOracleTarget } from './client-targets.js';
-import type { ClientTarget } from './client-targets.js';
-import { runPsql } from '../harness/run-psql.js';
-import { openTranscriptSession, script } from '../harness/statement-transcript.js';
+import { script } from '../harness/statement-transcript.js';
 import type { Scenario, Step } from '../harness/statement-transcript.js';
+import { describeTranscriptSuite } from './transcript-suite.js';
 
 /**
  * ALTER TABLE … ADD PRIMARY KEY and the primary key's removal (issue 25) through
@@ -96,53 +93,16 @@ const PSQL_SCRIPT = [
   'DROP TABLE dpk;',
 ].join('\n');
 
-async function transcripts(t: ClientTarget): Promise<Map<string, Step[]>> {
-  const out = new Map<string, Step[]>();
-  for (const [name, scenario] of Object.entries(scenarios)) out.set(name, await scenario(() => openTranscriptSession(t.url)));
-  return out;
-}
-
-async function psqlTranscript(t: ClientTarget): Promise<string> {
-  const r = await runPsql(t, ['-f', '-'], { input: PSQL_SCRIPT, mergeStderr: true });
-  assert.equal(r.code, 0, r.stdout);
-  return r.stdout;
-}
-
-describe('ALTER TABLE ADD PRIMARY KEY: Floe against PostgreSQL 15', () => {
-  let oracle: ClientTarget | undefined;
-  let floe: ClientTarget | undefined;
-  let expected: Map<string, Step[]> | undefined;
-  let expectedPsql = '';
-  after(async () => {
-    await oracle?.stop();
-    await floe?.stop();
-  });
-
-  test('the scenarios are real tests: PostgreSQL 15 gives what they check', async () => {
-    oracle = await startOracleTarget();
-    expected = await transcripts(oracle);
-    expectedPsql = await psqlTranscript(oracle);
-    const steps = [...expected.values()].flat();
-    const find = (sql: string) => steps.find((s) => s.sql === sql)!;
+describeTranscriptSuite('ALTER TABLE ADD PRIMARY KEY', {
+  scenarios,
+  psql: { title: 'psql \\d shows the added primary key', script: PSQL_SCRIPT },
+  checkOracle(find, steps, psql) {
     assert.equal(find('ALTER TABLE apk ADD PRIMARY KEY (a)').error, '23505');
     assert.equal(find('ALTER TABLE apk ADD PRIMARY KEY (a)').detail, 'Key (a)=(1) is duplicated.');
     assert.equal(steps.filter((s) => s.sql === 'ALTER TABLE apk ADD PRIMARY KEY (a)')[1]!.error, '23502');
     assert.equal(find('ALTER TABLE apk ADD PRIMARY KEY (b)').error, '42P16');
     assert.equal(find("INSERT INTO ck VALUES (1, 'x twice')").error, undefined);
-    assert.match(expectedPsql, /"dpk_pkey" PRIMARY KEY, btree \(a, b\)/);
-  });
-
-  for (const name of Object.keys(scenarios)) {
-    test(`Floe: ${name}`, async () => {
-      assert.ok(expected, 'the PostgreSQL run must come first');
-      floe ??= await startFloeTarget();
-      const got = await scenarios[name]!(() => openTranscriptSession(floe!.url));
-      assert.deepEqual(got, expected.get(name));
-    });
-  }
-
-  test('Floe: psql \\d shows the added primary key', async () => {
-    floe ??= await startFloeTarget();
-    assert.equal(await psqlTranscript(floe), expectedPsql);
-  });
+    assert.equal(find('ALTER TABLE fpk DROP CONSTRAINT fpk_pkey').error, '2BP01');
+    assert.match(psql, /"dpk_pkey" PRIMARY KEY, btree \(a, b\)/);
+  },
 });

@@ -1,13 +1,10 @@
-import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Writable } from 'node:stream';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { startFloeTarget, startOracleTarget } from './client-targets.js';
-import type { ClientTarget } from './client-targets.js';
-import { runPsql } from '../harness/run-psql.js';
-import { openTranscriptSession, script } from '../harness/statement-transcript.js';
+import { script } from '../harness/statement-transcript.js';
 import type { Scenario, Step } from '../harness/statement-transcript.js';
+import { describeTranscriptSuite } from './transcript-suite.js';
 
 /**
  * Temporary tables (issue 25, cause 1) through node-postgres and psql: every scenario runs
@@ -268,57 +265,22 @@ const PSQL_SCRIPT = [
   'DROP TABLE pt;',
 ].join('\n');
 
-async function transcripts(t: ClientTarget): Promise<Map<string, Step[]>> {
-  const out = new Map<string, Step[]>();
-  for (const [name, scenario] of Object.entries(scenarios)) out.set(name, await scenario(() => openTranscriptSession(t.url)));
-  return out;
-}
-
-async function psqlTranscript(t: ClientTarget): Promise<string> {
-  // Unaligned: the schema's N differs between the servers, and with it the column widths.
-  const r = await runPsql(t, ['-A', '-f', '-'], { input: PSQL_SCRIPT, mergeStderr: true });
-  assert.equal(r.code, 0, r.stdout);
-  return r.stdout.replace(/pg_temp_\d+/g, 'pg_temp_N');
-}
-
-describe('temporary tables: Floe against PostgreSQL 15', () => {
-  let oracle: ClientTarget | undefined;
-  let floe: ClientTarget | undefined;
-  let expected: Map<string, Step[]> | undefined;
-  let expectedPsql = '';
-  after(async () => {
-    await oracle?.stop();
-    await floe?.stop();
-  });
-
-  test('the scenarios are real tests: PostgreSQL 15 gives what they check', async () => {
-    oracle = await startOracleTarget();
-    expected = await transcripts(oracle);
-    expectedPsql = await psqlTranscript(oracle);
-    const steps = [...expected.values()].flat();
-    const find = (sql: string) => steps.find((s) => s.sql === sql)!;
+describeTranscriptSuite('temporary tables', {
+  scenarios,
+  psql: {
+    title: 'psql \\dt and \\d show the session\'s temporary table', script: PSQL_SCRIPT,
+    // Unaligned: the schema's N differs between the servers, and with it the column widths.
+    args: ['-A'], normalize: (out) => out.replace(/pg_temp_\d+/g, 'pg_temp_N'),
+  },
+  checkOracle(find, _steps, psql) {
     assert.equal(find('CREATE TEMP TABLE public.bad (a integer)').error, '42P16');
     assert.equal(find('SELECT * FROM pg_temp.sh').results !== undefined, true);
     assert.deepEqual((find('SELECT * FROM public.sh').results as { rows: unknown[] }[])[0]!.rows, [{ a: 1 }]);
     assert.equal(find('SELECT * FROM odr2').error, '42P01');
-    assert.match(expectedPsql, /^pg_temp_N\|pt\|table\|/m);
+    assert.match(psql, /^pg_temp_N\|pt\|table\|/m);
     assert.deepEqual((find('SELECT * FROM ctas_p ORDER BY id').results as { rows: unknown[] }[])[0]!.rows, [{ id: 1, name: 'Jennifer' }, { id: 3, name: 'Jennifer' }]);
     assert.equal(find('SELECT * FROM ctas_pd').error, '42P01');
     assert.deepEqual(find('CREATE VIEW tv_implied AS SELECT a FROM tv_t WHERE a > 1').notices, ['NOTICE 00000 view "tv_implied" will be a temporary view']);
     assert.equal(find('CREATE VIEW public.tv_bad AS SELECT * FROM tv_t').error, '42P16');
-  });
-
-  for (const name of Object.keys(scenarios)) {
-    test(`Floe: ${name}`, async () => {
-      assert.ok(expected, 'the PostgreSQL run must come first');
-      floe ??= await startFloeTarget();
-      const got = await scenarios[name]!(() => openTranscriptSession(floe!.url));
-      assert.deepEqual(got, expected.get(name));
-    });
-  }
-
-  test('Floe: psql \\dt and \\d show the session\'s temporary table', async () => {
-    floe ??= await startFloeTarget();
-    assert.equal(await psqlTranscript(floe), expectedPsql);
-  });
+  },
 });
