@@ -260,6 +260,10 @@ const PSQL_SCRIPT = [
   'CREATE TEMP TABLE other (x integer);',
   '\\dt',
   '\\d pt',
+  'CREATE TEMP VIEW pv AS SELECT id FROM pt;',
+  '\\dv',
+  '\\d pv',
+  'DROP VIEW pv;',
   'DROP TABLE pt;',
   '\\dt',
   'DROP TABLE pt;',
@@ -278,6 +282,7 @@ describeTranscriptSuite('temporary tables', {
     assert.deepEqual((find('SELECT * FROM public.sh').results as { rows: unknown[] }[])[0]!.rows, [{ a: 1 }]);
     assert.equal(find('SELECT * FROM odr2').error, '42P01');
     assert.match(psql, /^pg_temp_N\|pt\|table\|/m);
+    assert.match(psql, /^pg_temp_N\|pv\|view\|/m);
     assert.deepEqual((find('SELECT * FROM ctas_p ORDER BY id').results as { rows: unknown[] }[])[0]!.rows, [{ id: 1, name: 'Jennifer' }, { id: 3, name: 'Jennifer' }]);
     assert.equal(find('SELECT * FROM ctas_pd').error, '42P01');
     assert.deepEqual(find('CREATE VIEW tv_implied AS SELECT a FROM tv_t WHERE a > 1').notices, ['NOTICE 00000 view "tv_implied" will be a temporary view']);
