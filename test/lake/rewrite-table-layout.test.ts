@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { isFloeError } from '../../src/common/floe-error.js';
 import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';
 
@@ -161,4 +164,53 @@ test('DROP CONSTRAINT t_pkey and DROP COLUMN of a key column make the table an a
     assert.deepEqual(t.primaryKey, []);
     assert.deepEqual(await readRows(wh, { table: t }), ROWS.map((r) => ({ id: r.id })));
   } finally { await cleanup(); }
+});
+
+/** Runs the child that adds the primary key and kills it `afterMs` after it starts; true when it finished first. */
+function addPrimaryKeyKilled(dir: string, afterMs: number): Promise<boolean> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./helpers/add-primary-key-child.ts', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.on('data', (d: Buffer) => {
+      const before = out;
+      out += d.toString();
+      if (!before.includes('start') && out.includes('start')) setTimeout(() => child.kill('SIGKILL'), afterMs);
+    });
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.on('exit', (code, signal) => {
+      clearTimeout(deadline);
+      if (signal === 'SIGKILL') resolve(out.includes('done'));
+      else if (code === 0) resolve(true);
+      else reject(new Error(`child failed (${code}): ${err}`));
+    });
+  });
+}
+
+test('a process killed at any moment of the rewrite leaves the table either as it was or fully keyed', async (ctx) => {
+  const rows = Array.from({ length: 3000 }, (_, i) => ({ id: 1000 + i, v: `v${i}` }));
+  const outcomes: string[] = [];
+  for (const afterMs of [0, 40, 120, 400]) {
+    const { wh, dir, cleanup } = await tempWarehouse();
+    try {
+      await appendTable(wh, rows);
+      await wh.close();
+      const finished = await addPrimaryKeyKilled(dir, afterMs);
+      const again = await openWarehouse({ path: dir });
+      try {
+        const t = again.getTable('public', 't')!;
+        const got = (await readRows(again, { table: t })).sort((a, b) => (a['id'] as number) - (b['id'] as number));
+        assert.deepEqual(got, rows, `rows after a kill at ${afterMs} ms`);
+        assert.ok(t.primaryKey.length === 0 || t.primaryKey[0] === 'id');
+        const stores = new Set(again.listFiles(t).map((f) => f.store));
+        assert.deepEqual([...stores].sort(), t.primaryKey.length > 0 ? ['change'] : ['base']);
+        for (const f of again.listFiles(t)) if (f.path !== '') assert.ok(existsSync(join(dir, f.path.split('#')[0]!)), `missing ${f.path}`);
+        if (finished) assert.deepEqual(t.primaryKey, ['id']);
+        outcomes.push(t.primaryKey.length > 0 ? 'keyed' : 'unchanged');
+        ctx.diagnostic(`killed after ${afterMs} ms: ${outcomes[outcomes.length - 1]}`);
+      } finally { await again.close(); }
+    } finally { await cleanup().catch(() => undefined); }
+  }
+  assert.equal(outcomes.length, 4);
 });
