@@ -141,12 +141,14 @@ export async function applyAlterTableAction(w: Warehouse, t: TableMetadata, a: L
       return addUniqueConstraint(w, t, a.spec);
     case 'dropConstraint': {
       // An index made by CREATE UNIQUE INDEX has no constraint of its name (DROP INDEX removes it).
-      const found = t.constraints.some((c) => c.name === a.name && !(c.kind === 'unique' && c.indexOnly === true));
+      const found = t.constraints.some((c) => c.name === a.name && !(c.kind === 'unique' && c.indexOnly === true))
+        || (t.primaryKey.length > 0 && a.name === `${t.name}_pkey`);
       if (!found) {
         if (!a.ifExists) throw new FloeError(SqlState.undefinedObject, `constraint "${a.name}" of relation "${t.name}" does not exist`);
         io.notice(`constraint "${a.name}" of relation "${t.name}" does not exist, skipping`);
         return t;
       }
+      if (t.primaryKey.length > 0 && a.name === `${t.name}_pkey`) refuseWhileReferenced(w, t, a.name);
       return w.alterTable(t.namespace, t.name, a);
     }
     default:
@@ -166,4 +168,19 @@ async function checkExistingRows(t: TableMetadata, c: Extract<TableConstraint, {
   if (await io.anyRow(`SELECT 1 FROM ${rows} WHERE NOT (${c.expr}) LIMIT 1`)) {
     throw new FloeError(SqlState.checkViolation, `check constraint "${c.name}" of relation "${t.name}" is violated by some row`);
   }
+}
+
+/**
+ * DROP CONSTRAINT of a primary key that foreign keys reference: 2BP01 with PostgreSQL's
+ * words (they depend on its index). Not yet: CASCADE, which the action does not carry.
+ */
+function refuseWhileReferenced(w: Warehouse, t: TableMetadata, name: string): void {
+  const dependents = w.listTables().flatMap((o) => o.constraints
+    .filter((c) => c.kind === 'foreignKey' && c.refNamespace === t.namespace && c.refTable === t.name
+      && c.refColumns.length === t.primaryKey.length && c.refColumns.every((k) => t.primaryKey.includes(k)))
+    .map((c) => `constraint ${c.name} on table ${o.name} depends on index ${name}`));
+  if (dependents.length === 0) return;
+  throw new FloeError('2BP01', `cannot drop constraint ${name} on table ${t.name} because other objects depend on it`, {
+    detail: dependents.join('\n'), hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+  });
 }

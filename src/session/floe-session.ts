@@ -531,7 +531,7 @@ class FloeSession implements SessionHandler {
         return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal), commandTag: (n) => `SELECT ${n}` };
       }
       case 'dml': return this.#runDml(bound, params, signal);
-      case 'ddl': return { kind: 'command', tag: await this.#runDdl(bound.command) };
+      case 'ddl': return { kind: 'command', tag: await this.#runDdl(bound.command, params) };
       case 'utility': return this.#runUtility(bound.command, signal, params);
     }
   }
@@ -578,7 +578,7 @@ class FloeSession implements SessionHandler {
 
   // ---- DDL ----
 
-  async #runDdl(c: DdlCommand): Promise<string> {
+  async #runDdl(c: DdlCommand, params: readonly unknown[] = []): Promise<string> {
     const w = this.#deps.warehouse;
     switch (c.kind) {
       case 'createSchema':
@@ -655,21 +655,28 @@ class FloeSession implements SessionHandler {
         return dropIndex(w, c, this.#searchPath(), (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message));
       case 'createOptimizerGroup': case 'alterOptimizerGroup': case 'dropOptimizerGroup':
         return runOptimizerGroupDdl(this.#optimizing, w, c, (message, sqlstate) => this.#notice('NOTICE', sqlstate, message));
-      case 'createView': case 'dropView': case 'alterView': case 'setTableSchema': case 'createTableAs': case 'comment':
+      case 'createView': case 'dropView': case 'alterView': case 'setTableSchema': case 'comment':
         return runViewDdl(w, c, this.#viewDdlIo());
+      case 'createTableAs': {
+        const tag = await runViewDdl(w, c, this.#viewDdlIo(params));
+        // Outside a transaction block the statement is its transaction (ON COMMIT DROP / DELETE ROWS act now).
+        if (c.temporary !== undefined && this.#txn === undefined) await this.#temp.endTransaction(true);
+        return tag;
+      }
     }
   }
 
   /** What views, CREATE TABLE AS and COMMENT ON need from the session (run-view-ddl.ts). */
-  #viewDdlIo(): ViewDdlIo {
+  #viewDdlIo(params: readonly unknown[] = []): ViewDdlIo {
     return {
+      noteTemporary: (table, spec) => this.#temp.noteCreated(table, spec, this.#txn !== undefined),
       notice: (n) => this.#events?.notice(n),
       searchPath: this.#searchPath(),
       validateProperties: (p) => validateTableProperties(Object.keys(p), p, this.#propertyChecks()),
-      fill: async (insert) => {
-        const bound = bindStatement(insert, this.#bindEnv());
+      fill: async (insert, paramTypes) => {
+        const bound = bindStatement(insert, this.#bindEnv(paramTypes));
         if (bound.kind !== 'dml') throw new FloeError(SqlState.internalError, 'CREATE TABLE AS did not bind to an INSERT');
-        const result = await this.#runDml(bound, [], new AbortController().signal);
+        const result = await this.#runDml(bound, params, new AbortController().signal);
         return result.kind === 'command' ? Number(result.tag.split(' ').pop()) : 0;
       },
     };

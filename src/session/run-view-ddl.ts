@@ -1,18 +1,22 @@
+import { isTempNamespaceName } from '../common/temp-namespace.js';
+import type { SqlType } from '../common/sql-type.js';
 import { FloeError } from '../common/floe-error.js';
 import type { Notice } from '../common/session-handler.js';
 import { SqlState } from '../common/sqlstate.js';
-import type { ViewMetadata, Warehouse } from '../lake/index.js';
-import type { DdlCommand, ParsedStatement, TableName } from '../sql/index.js';
+import type { TableMetadata, ViewMetadata, Warehouse } from '../lake/index.js';
+import type { DdlCommand, ParsedStatement, TableName, TemporaryTableSpec } from '../sql/index.js';
 
 type ViewDdl = Extract<DdlCommand, { kind: 'createView' | 'dropView' | 'alterView' | 'setTableSchema' | 'createTableAs' | 'comment' }>;
 
 export interface ViewDdlIo {
   notice(n: Notice): void;
   /** Binds and runs an INSERT (CREATE TABLE AS's rows); returns the rows inserted. */
-  fill(insert: ParsedStatement): Promise<number>;
+  fill(insert: ParsedStatement, paramTypes: readonly SqlType[] | undefined): Promise<number>;
   /** Checks CREATE TABLE … WITH (…) keys and values as CREATE TABLE does. */
   validateProperties(properties: Readonly<Record<string, string>>): void;
   readonly searchPath: readonly string[];
+  /** A temporary table CREATE TEMP TABLE … AS made: its ON COMMIT action, known before its rows go in. */
+  noteTemporary(table: TableMetadata, spec: TemporaryTableSpec): void;
 }
 
 const notice = (message: string, sqlstate = '00000', detail?: string): Notice => ({ severity: 'NOTICE', sqlstate, message, ...(detail ? { detail } : {}) });
@@ -21,6 +25,10 @@ const notice = (message: string, sqlstate = '00000', detail?: string): Notice =>
 export async function runViewDdl(w: Warehouse, c: ViewDdl, io: ViewDdlIo): Promise<string> {
   switch (c.kind) {
     case 'createView':
+      if (c.temporary === 'implied') {
+        io.notice(notice(`view "${c.view.name}" will be a temporary view`));
+        if (!isTempNamespaceName(c.view.namespace)) throw new FloeError('42P16', 'cannot create temporary relation in non-temporary schema');
+      }
       await w.createView({
         namespace: c.view.namespace, name: c.view.name, definition: c.definition, columns: c.columns, searchPath: c.searchPath, dependsOn: c.dependsOn,
       }, { orReplace: c.orReplace });
@@ -55,10 +63,11 @@ export async function runViewDdl(w: Warehouse, c: ViewDdl, io: ViewDdlIo): Promi
         return 'CREATE TABLE AS';
       }
       io.validateProperties(c.properties);
-      await w.createTable({ namespace, name, columns: c.columns, primaryKey: c.primaryKey, partitionBy: [], properties: c.properties, constraints: [] });
+      const created = await w.createTable({ namespace, name, columns: c.columns, primaryKey: c.primaryKey, partitionBy: [], properties: c.properties, constraints: [] });
+      if (c.temporary !== undefined) io.noteTemporary(created, c.temporary);
       if (c.insert === undefined) return 'CREATE TABLE AS';
       try {
-        return `SELECT ${await io.fill(c.insert)}`;
+        return `SELECT ${await io.fill(c.insert, c.paramTypes)}`;
       } catch (e) {
         // Bad input leaves nothing behind: the table goes with the rows that failed.
         await w.dropTable(namespace, name, { ifExists: true }).catch(() => undefined);
@@ -86,13 +95,14 @@ export function viewsDependingOn(w: Warehouse, ids: readonly number[]): { view: 
   return out;
 }
 
-/** PostgreSQL's object description: `view v`, `table s.t` (schema-qualified when search_path does not reach it). */
+/** PostgreSQL's object description: `view v`, `table s.t` (schema-qualified when search_path does not reach it; the temporary schema it always does). */
 function describe(w: Warehouse, id: number, searchPath: readonly string[]): string {
   const v = w.getViewById(id);
   const t = v === undefined ? w.getTableById(id) : undefined;
   const namespace = v?.namespace ?? t?.namespace ?? '';
   const name = v?.name ?? t?.name ?? String(id);
-  return `${v !== undefined ? 'view' : 'table'} ${searchPath.includes(namespace) ? name : `${namespace}.${name}`}`;
+  const visible = searchPath.includes(namespace) || isTempNamespaceName(namespace);
+  return `${v !== undefined ? 'view' : 'table'} ${visible ? name : `${namespace}.${name}`}`;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { FloeError } from '../common/floe-error.js';
+import { SqlState } from '../common/sqlstate.js';
 import { openWarehouse } from '../lake/index.js';
 import type { LakeTransaction, TableMetadata, Warehouse } from '../lake/index.js';
 import { TEMP_SCHEMA_ALIAS, tempNamespaceName } from '../sql/index.js';
@@ -207,14 +209,36 @@ export class SessionWarehouse implements Warehouse {
     return this.#isTemp({ id }) ? this.#temp! : this.#shared;
   }
 
-  // ---- views (TEMP views are refused) and comments ----
+  // ---- views: a temporary view lives in the private warehouse, beside the temporary tables ----
 
-  readonly createView: Warehouse['createView'] = (def, opts) => this.#shared.createView(def, opts);
-  readonly getView: Warehouse['getView'] = (namespace, name) => (this.#isTempName(namespace) ? undefined : this.#shared.getView(namespace, name));
-  readonly getViewById: Warehouse['getViewById'] = (id) => this.#shared.getViewById(id);
-  readonly listViews: Warehouse['listViews'] = (namespace) => (namespace !== undefined && this.#isTempName(namespace) ? [] : this.#shared.listViews(namespace));
-  readonly moveView: Warehouse['moveView'] = (id, to) => this.#shared.moveView(id, to);
-  readonly dropViews: Warehouse['dropViews'] = (ids) => this.#shared.dropViews(ids);
+  readonly createView: Warehouse['createView'] = async (def, opts) => {
+    if (!this.#isTempName(def.namespace)) return this.#shared.createView(def, opts);
+    const temp = await this.#openTemp();
+    return temp.createView({ ...def, namespace: this.#namespace }, opts);
+  };
+  readonly getView: Warehouse['getView'] = (namespace, name) => (this.#isTempName(namespace)
+    ? this.#temp?.getView(this.#namespace, name)
+    : this.#shared.getView(namespace, name));
+  readonly getViewById: Warehouse['getViewById'] = (id) => (id >= TEMP_FIRST_TABLE_ID ? this.#temp?.getViewById(id) : this.#shared.getViewById(id));
+  readonly listViews: Warehouse['listViews'] = (namespace) => {
+    if (namespace !== undefined && this.#isTempName(namespace)) return this.#temp?.listViews(this.#namespace) ?? [];
+    const shared = this.#shared.listViews(namespace);
+    return namespace === undefined && this.#temp !== undefined ? [...shared, ...this.#temp.listViews(this.#namespace)] : shared;
+  };
+  /** A view stays on its side of the temporary line: PostgreSQL refuses moving one across (0A000). */
+  readonly moveView: Warehouse['moveView'] = (id, to) => {
+    const temp = this.#isTemp({ id });
+    if (temp !== this.#isTempName(to.namespace)) {
+      throw new FloeError(SqlState.featureNotSupported, 'cannot move objects into or out of temporary schemas');
+    }
+    return temp ? this.#temp!.moveView(id, { ...to, namespace: this.#namespace }) : this.#shared.moveView(id, to);
+  };
+  readonly dropViews: Warehouse['dropViews'] = async (ids) => {
+    const temp = ids.filter((id) => this.#isTemp({ id }));
+    if (temp.length > 0) await this.#temp!.dropViews(temp);
+    const shared = ids.filter((id) => !this.#isTemp({ id }));
+    if (shared.length > 0 || temp.length === 0) await this.#shared.dropViews(shared);
+  };
   readonly setTableNamespace: Warehouse['setTableNamespace'] = (id, namespace) => this.#owner({ id }).setTableNamespace(id, namespace);
   readonly setComment: Warehouse['setComment'] = (objectId, subId, description) => this.#owner({ id: objectId }).setComment(objectId, subId, description);
   listComments(): ReturnType<Warehouse['listComments']> {

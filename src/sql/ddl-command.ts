@@ -39,6 +39,9 @@ export interface UniqueSpec {
   readonly deferrable?: 'immediate' | 'deferred';
 }
 
+/** How a view came to be temporary: TEMP / pg_temp as written, or by reading a temporary relation. */
+export type ViewTemporariness = 'explicit' | 'implied';
+
 /** A temporary table's ON COMMIT action (PRESERVE ROWS when none is written). */
 export interface TemporaryTableSpec {
   readonly onCommit: 'preserveRows' | 'deleteRows' | 'drop';
@@ -80,7 +83,9 @@ export type AlterTableAction =
       /** RETAIN n DAYS|HOURS|MINUTES, in microseconds. */
       readonly retainMicros?: bigint;
     }
-  | { readonly kind: 'dropRef'; readonly refKind: 'branch' | 'tag'; readonly name: string; readonly ifExists: boolean };
+  | { readonly kind: 'dropRef'; readonly refKind: 'branch' | 'tag'; readonly name: string; readonly ifExists: boolean }
+  // ADD PRIMARY KEY: the lake rewrites the table into the keyed layout.
+  | Extract<AlterTableChange, { kind: 'addPrimaryKey' }>;
 
 /** Schema-changing statements; the session runs them against src/lake. */
 export type DdlCommand =
@@ -155,6 +160,8 @@ export type ViewDdl =
       readonly kind: 'createView';
       readonly view: TableName;
       readonly orReplace: boolean;
+      /** A temporary view (view.namespace is `pg_temp`); 'implied' when it reads a temporary relation (PostgreSQL's NOTICE). */
+      readonly temporary?: ViewTemporariness;
     } & Pick<ViewDefinition, 'definition' | 'columns' | 'searchPath' | 'dependsOn'>)
   | { readonly kind: 'dropView'; readonly views: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
   | {
@@ -178,6 +185,10 @@ export type ViewDdl =
       readonly properties: Readonly<Record<string, string>>;
       /** INSERT INTO table <the query>, bound once the table exists; undefined for WITH NO DATA. */
       readonly insert: ParsedStatement | undefined;
+      /** CREATE TEMP TABLE … AS / SELECT … INTO TEMP: table.namespace is `pg_temp`. */
+      readonly temporary?: TemporaryTableSpec;
+      /** The query's $1..$n (a client's extended protocol binds them to the CREATE TABLE AS). */
+      readonly paramTypes?: readonly SqlType[];
     }
   | {
       readonly kind: 'comment';

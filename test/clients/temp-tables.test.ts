@@ -1,71 +1,18 @@
-import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Writable } from 'node:stream';
-import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { startFloeTarget, startOracleTarget } from './client-targets.js';
-import type { ClientTarget } from './client-targets.js';
-import { runPsql } from '../harness/run-psql.js';
+import { script } from '../harness/statement-transcript.js';
+import type { Scenario, Step } from '../harness/statement-transcript.js';
+import { describeTranscriptSuite } from './transcript-suite.js';
 
 /**
  * Temporary tables (issue 25, cause 1) through node-postgres and psql: every scenario runs
  * on PostgreSQL 15 and on Floe and must give the same transcript (rows, types, command
  * tags, SQLSTATEs, messages, positions, notices). The only normalization: a session's
- * temporary schema is pg_temp_N on both, with N the backend's own number.
+ * temporary schema is pg_temp_N on both, with N the backend's own number. CREATE TEMP TABLE
+ * … AS and temporary views are here too.
  */
-
-type Step = Record<string, unknown>;
-
-function normalize(v: unknown): unknown {
-  return JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)).replace(/pg_temp_\d+/g, 'pg_temp_N'));
-}
-
-class Session {
-  readonly client: pg.Client;
-  readonly notices: string[] = [];
-
-  constructor(url: string) {
-    this.client = new pg.Client({ connectionString: url });
-    this.client.on('notice', (n) => this.notices.push(`${n.severity} ${n.code} ${n.message}`));
-  }
-
-  async run(sql: string): Promise<Step> {
-    this.notices.length = 0;
-    let step: Step;
-    try {
-      const r = await this.client.query(sql) as pg.QueryResult | pg.QueryResult[];
-      step = { results: (Array.isArray(r) ? r : [r]).map((x) => ({ command: x.command, rowCount: x.rowCount, fields: x.fields.map((f) => `${f.name}:${f.dataTypeID}`), rows: x.rows })) };
-    } catch (e) {
-      const err = e as pg.DatabaseError;
-      step = { error: err.code, message: err.message, position: err.position };
-    }
-    return normalize({ sql, ...step, ...(this.notices.length > 0 ? { notices: [...this.notices] } : {}) }) as Step;
-  }
-}
-
-async function session(t: ClientTarget): Promise<Session> {
-  const s = new Session(t.url);
-  await s.client.connect();
-  return s;
-}
-
-/** A scenario: named sessions on one server, a transcript of what each statement gave. */
-type Scenario = (open: () => Promise<Session>) => Promise<Step[]>;
-
-/** Runs `sql` statements one by one in one session. */
-function script(...sqls: string[]): Scenario {
-  return async (open) => {
-    const s = await open();
-    try {
-      const out: Step[] = [];
-      for (const sql of sqls) out.push(await s.run(sql));
-      return out;
-    } finally {
-      await s.client.end();
-    }
-  };
-}
 
 const scenarios: Record<string, Scenario> = {
   'CREATE TEMP TABLE with a primary key: INSERT, upsert, UPDATE, DELETE, SELECT, TRUNCATE, DROP': script(
@@ -222,6 +169,88 @@ const scenarios: Record<string, Scenario> = {
       await s.client.end();
     }
   },
+  'CREATE TEMP TABLE … AS and SELECT … INTO TEMP, with ON COMMIT and parameters': async (open) => {
+    const s = await open();
+    try {
+      const out: Step[] = [];
+      for (const sql of [
+        'CREATE TABLE ctas_src (id integer, name text)',
+        "INSERT INTO ctas_src VALUES (1, 'Jennifer'), (2, 'Arnold'), (3, 'Jennifer')",
+        'CREATE TEMPORARY TABLE IF NOT EXISTS ctas_t AS SELECT id, name FROM ctas_src WHERE id > 1',
+        'SELECT * FROM ctas_t ORDER BY id',
+        'CREATE TEMPORARY TABLE IF NOT EXISTS ctas_t AS SELECT 1 AS other',
+        "SELECT relname, relpersistence FROM pg_class WHERE relname = 'ctas_t'",
+        "SELECT table_type FROM information_schema.tables WHERE table_name = 'ctas_t'",
+        'SELECT id INTO TEMP ctas_into FROM ctas_src WHERE id < 3',
+        'SELECT * FROM pg_temp.ctas_into ORDER BY id',
+        'CREATE TEMP TABLE ctas_del ON COMMIT DELETE ROWS AS SELECT 1 AS x',
+        'SELECT * FROM ctas_del',
+        'CREATE TEMP TABLE ctas_gone ON COMMIT DROP AS SELECT 1 AS x',
+        'SELECT * FROM ctas_gone',
+        'BEGIN',
+        'CREATE TEMP TABLE ctas_txn ON COMMIT DROP AS SELECT id FROM ctas_src',
+        'SELECT count(*) FROM ctas_txn',
+        'COMMIT',
+        'SELECT * FROM ctas_txn',
+        'CREATE TABLE ctas_bad ON COMMIT DROP AS SELECT 1',
+        'CREATE TEMP TABLE public.ctas_bad AS SELECT 1',
+        'CREATE TEMP TABLE ctas_nodata AS SELECT * FROM ctas_src WITH NO DATA',
+        'SELECT count(*) FROM ctas_nodata',
+      ]) out.push(await s.run(sql));
+      out.push(await s.run('create temporary table if not exists "ctas_p" as select "id", "name" from "ctas_src" where "name" = $1', ['Jennifer']));
+      out.push(await s.run('create temporary table "ctas_pd" on commit drop as select "name" from "ctas_src" where "name" = $1', ['Arnold']));
+      out.push(await s.run('SELECT * FROM ctas_p ORDER BY id'));
+      out.push(await s.run('SELECT * FROM ctas_pd'));
+      out.push(await s.run('DROP TABLE ctas_src'));
+      return out;
+    } finally {
+      await s.client.end();
+    }
+  },
+  'temporary views: TEMP, pg_temp, implied by a temporary table, shadowing, dependencies': script(
+    'CREATE TEMP TABLE tv_t (a integer)',
+    'INSERT INTO tv_t VALUES (1), (2)',
+    'CREATE VIEW tv_implied AS SELECT a FROM tv_t WHERE a > 1',
+    'SELECT * FROM tv_implied',
+    'CREATE VIEW public.tv_bad AS SELECT * FROM tv_t',
+    'CREATE TEMP VIEW tv_x AS SELECT 1 AS x',
+    'CREATE VIEW pg_temp.tv_y AS SELECT 2 AS y',
+    'CREATE TEMP VIEW tv_x AS SELECT 1 AS x',
+    'CREATE OR REPLACE TEMP VIEW tv_x AS SELECT 1 AS x, 2 AS z',
+    'SELECT * FROM tv_x',
+    "SELECT c.relname, c.relkind, c.relpersistence, c.relnamespace = pg_my_temp_schema() AS in_temp FROM pg_class c WHERE c.relname LIKE 'tv\\_%' ORDER BY 1",
+    "SELECT table_name, table_type FROM information_schema.tables WHERE table_name LIKE 'tv\\_%' ORDER BY 1",
+    "SELECT viewname FROM pg_views WHERE viewname LIKE 'tv\\_%' ORDER BY 1",
+    'CREATE VIEW tv_sh AS SELECT 1 AS q',
+    'CREATE TEMP VIEW tv_sh AS SELECT 2 AS q',
+    'SELECT * FROM tv_sh',
+    'SELECT * FROM public.tv_sh',
+    'DROP VIEW tv_sh',
+    'SELECT * FROM tv_sh',
+    'DROP VIEW tv_sh',
+    'ALTER VIEW tv_y SET SCHEMA public',
+    'DROP TABLE tv_t',
+    'DROP TABLE tv_t CASCADE',
+    'SELECT * FROM tv_implied',
+  ),
+  'a temporary view is gone after disconnect': async (open) => {
+    const a = await open();
+    const out: Step[] = [];
+    try {
+      out.push(await a.run('CREATE TEMP VIEW tv_mine AS SELECT 7 AS seven'));
+      out.push(await a.run('SELECT * FROM tv_mine'));
+    } finally {
+      await a.client.end();
+    }
+    const b = await open();
+    try {
+      out.push(await b.run('SELECT * FROM tv_mine'));
+      out.push(await b.run("SELECT count(*) FROM pg_views WHERE viewname = 'tv_mine'"));
+    } finally {
+      await b.client.end();
+    }
+    return out;
+  },
 };
 
 /** psql's \dt and \d of a temporary table, in one session (psql -f -). */
@@ -231,58 +260,32 @@ const PSQL_SCRIPT = [
   'CREATE TEMP TABLE other (x integer);',
   '\\dt',
   '\\d pt',
+  'CREATE TEMP VIEW pv AS SELECT id FROM pt;',
+  '\\dv',
+  '\\d pv',
+  'DROP VIEW pv;',
   'DROP TABLE pt;',
   '\\dt',
   'DROP TABLE pt;',
 ].join('\n');
 
-async function transcripts(t: ClientTarget): Promise<Map<string, Step[]>> {
-  const out = new Map<string, Step[]>();
-  for (const [name, scenario] of Object.entries(scenarios)) out.set(name, await scenario(() => session(t)));
-  return out;
-}
-
-async function psqlTranscript(t: ClientTarget): Promise<string> {
-  // Unaligned: the schema's N differs between the servers, and with it the column widths.
-  const r = await runPsql(t, ['-A', '-f', '-'], { input: PSQL_SCRIPT, mergeStderr: true });
-  assert.equal(r.code, 0, r.stdout);
-  return r.stdout.replace(/pg_temp_\d+/g, 'pg_temp_N');
-}
-
-describe('temporary tables: Floe against PostgreSQL 15', () => {
-  let oracle: ClientTarget | undefined;
-  let floe: ClientTarget | undefined;
-  let expected: Map<string, Step[]> | undefined;
-  let expectedPsql = '';
-  after(async () => {
-    await oracle?.stop();
-    await floe?.stop();
-  });
-
-  test('the scenarios are real tests: PostgreSQL 15 gives what they check', async () => {
-    oracle = await startOracleTarget();
-    expected = await transcripts(oracle);
-    expectedPsql = await psqlTranscript(oracle);
-    const steps = [...expected.values()].flat();
-    const find = (sql: string) => steps.find((s) => s.sql === sql)!;
+describeTranscriptSuite('temporary tables', {
+  scenarios,
+  psql: {
+    title: 'psql \\dt and \\d show the session\'s temporary table', script: PSQL_SCRIPT,
+    // Unaligned: the schema's N differs between the servers, and with it the column widths.
+    args: ['-A'], normalize: (out) => out.replace(/pg_temp_\d+/g, 'pg_temp_N'),
+  },
+  checkOracle(find, _steps, psql) {
     assert.equal(find('CREATE TEMP TABLE public.bad (a integer)').error, '42P16');
     assert.equal(find('SELECT * FROM pg_temp.sh').results !== undefined, true);
     assert.deepEqual((find('SELECT * FROM public.sh').results as { rows: unknown[] }[])[0]!.rows, [{ a: 1 }]);
     assert.equal(find('SELECT * FROM odr2').error, '42P01');
-    assert.match(expectedPsql, /^pg_temp_N\|pt\|table\|/m);
-  });
-
-  for (const name of Object.keys(scenarios)) {
-    test(`Floe: ${name}`, async () => {
-      assert.ok(expected, 'the PostgreSQL run must come first');
-      floe ??= await startFloeTarget();
-      const got = await scenarios[name]!(() => session(floe!));
-      assert.deepEqual(got, expected.get(name));
-    });
-  }
-
-  test('Floe: psql \\dt and \\d show the session\'s temporary table', async () => {
-    floe ??= await startFloeTarget();
-    assert.equal(await psqlTranscript(floe), expectedPsql);
-  });
+    assert.match(psql, /^pg_temp_N\|pt\|table\|/m);
+    assert.match(psql, /^pg_temp_N\|pv\|view\|/m);
+    assert.deepEqual((find('SELECT * FROM ctas_p ORDER BY id').results as { rows: unknown[] }[])[0]!.rows, [{ id: 1, name: 'Jennifer' }, { id: 3, name: 'Jennifer' }]);
+    assert.equal(find('SELECT * FROM ctas_pd').error, '42P01');
+    assert.deepEqual(find('CREATE VIEW tv_implied AS SELECT a FROM tv_t WHERE a > 1').notices, ['NOTICE 00000 view "tv_implied" will be a temporary view']);
+    assert.equal(find('CREATE VIEW public.tv_bad AS SELECT * FROM tv_t').error, '42P16');
+  },
 });

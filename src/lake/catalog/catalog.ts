@@ -252,6 +252,13 @@ export interface Catalog {
 
   /** One database transaction for all requests; txnId (if given) must still be registered and is removed. */
   commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[];
+  /**
+   * A table rewritten in a new layout (rewrite-table-layout.ts), in one database transaction:
+   * the table's primary key and columns change (a new schema version), `request` swaps its
+   * files on main, and every earlier snapshot of the table is expired (they hold files of the
+   * old layout). Fails like commit (40001 when main's head is no longer request.expectHead).
+   */
+  rewriteTable(tableId: number, change: { readonly primaryKey: readonly string[]; readonly columns: readonly ColumnMetadata[] }, request: CommitRequest, txnId: string, nowMicros: bigint): TableRecord;
 
   // The log store (src/lake/log). Log-writer rows, begin/heartbeat/end of transactions and
   // applyLoggedCommits run under synchronous=NORMAL: the log, not the catalog, makes them durable.

@@ -820,6 +820,16 @@ export class SqliteCatalog implements Catalog {
     return this.#immediate(() => this.#commitRequests(requests, txnId, nowMicros));
   }
 
+  rewriteTable(tableId: number, change: { readonly primaryKey: readonly string[]; readonly columns: readonly ColumnMetadata[] }, request: CommitRequest, txnId: string, nowMicros: bigint): TableRecord {
+    return this.#immediate(() => {
+      const { schemaId } = this.updateTable(tableId, { columns: change.columns });
+      this.#sql('UPDATE tables SET primary_key = ? WHERE table_id = ?').run(JSON.stringify(change.primaryKey), tableId);
+      const [snapshot] = this.#commitRequests([{ ...request, schemaId }], txnId, nowMicros);
+      this.#sql('UPDATE snapshots SET expired = 1 WHERE table_id = ? AND snapshot_id <> ?').run(tableId, snapshot!.id);
+      return this.getTableById(tableId)!;
+    });
+  }
+
   #commitRequests(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[] {
     {
       if (txnId !== undefined) {

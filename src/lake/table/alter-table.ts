@@ -122,6 +122,9 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       }
       return catalog.updateTable(t.id, { constraints: t.constraints.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)) });
     }
+    case 'addPrimaryKey':
+      // A rewrite, not a record change: the warehouse runs it (rewrite-table-layout.ts).
+      throw new FloeError(SqlState.internalError, 'ADD PRIMARY KEY is a table rewrite');
     case 'resetProperties': {
       const props: Record<string, string> = { ...t.properties };
       for (const k of change.keys) delete props[k];

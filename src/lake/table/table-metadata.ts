@@ -164,4 +164,6 @@ export type AlterTableChange =
   | { readonly kind: 'resetProperties'; readonly keys: readonly string[] }
   | { readonly kind: 'addConstraint'; readonly constraint: TableConstraint }
   | { readonly kind: 'dropConstraint'; readonly name: string; readonly ifExists?: boolean }
-  | { readonly kind: 'renameConstraint'; readonly from: string; readonly to: string };
+  | { readonly kind: 'renameConstraint'; readonly from: string; readonly to: string }
+  /** ADD PRIMARY KEY (the table had none): a rewrite into the keyed layout (rewrite-table-layout.ts). */
+  | { readonly kind: 'addPrimaryKey'; readonly columns: readonly string[] };

@@ -484,6 +484,10 @@ export class LakeTransactionImpl implements LakeTransaction {
     const { catalog, storage } = this.#ctx;
     const current = catalog.getTableById(w.table.id);
     if (current === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${w.table.name}" was dropped`);
+    // ADD PRIMARY KEY / dropping it rewrote the table in another layout since this transaction wrote.
+    if (current.primaryKey.join('\u0000') !== w.table.primaryKey.join('\u0000')) {
+      throw new FloeError(SqlState.serializationFailure, `could not serialize access: the primary key of "${w.table.name}" changed`, { hint: 'Retry the transaction.' });
+    }
     const head = writableBranch(catalog, w.table, w.ref).snapshotId;
     const addFiles: NewFileRecord[] = [...w.files];
     const removeFileIds: number[] = [];

@@ -1,7 +1,7 @@
 import { buildIndexFilters } from '../stats/build-index-filters.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog, TableRecord } from '../catalog/catalog.js';
 import { logBacklog } from '../log/log-backlog.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import { tierLogFiles } from '../log/tier-log-files.js';
@@ -21,6 +21,7 @@ import type { ScanPlan, ScanRequest } from '../scan/scan-types.js';
 import type { Storage } from '../storage/storage.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import { alterTableRecord } from '../table/alter-table.js';
+import { primaryKeyName, rewriteTableLayout } from '../table/rewrite-table-layout.js';
 import { describeBucketTree, describeFiles } from '../table/describe-files.js';
 import { readChanges } from '../table/read-changes.js';
 import { tableDataPrefix } from '../table/table-layout.js';
@@ -139,8 +140,16 @@ export class WarehouseImpl implements Warehouse {
   }
 
   async alterTable(namespace: string, name: string, change: AlterTableChange): Promise<TableMetadata> {
-    const t = this.#catalog.getTable(namespace, name);
+    let t = this.#catalog.getTable(namespace, name);
     if (t === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${namespace}.${name}" does not exist`);
+    if (change.kind === 'addPrimaryKey') return toTableMetadata(await this.#addPrimaryKey(t, change.columns));
+    // The primary key goes with DROP CONSTRAINT of its name, and, as in PostgreSQL, with any of its columns.
+    const dropsKey = (change.kind === 'dropColumn' && t.primaryKey.includes(change.name))
+      || (change.kind === 'dropConstraint' && t.primaryKey.length > 0 && change.name === primaryKeyName(t));
+    if (dropsKey) {
+      t = await rewriteTableLayout(this.#ctx, t, []);
+      if (change.kind === 'dropConstraint') return toTableMetadata(t);
+    }
     // A new UNIQUE constraint must hold for the rows already there (23505 "could not create unique index").
     if (change.kind === 'addConstraint' && change.constraint.kind === 'unique') await checkExistingUnique(this.#ctx, toTableMetadata(t), change.constraint);
     const altered = alterTableRecord(this.#catalog, t, change);
@@ -149,6 +158,15 @@ export class WarehouseImpl implements Warehouse {
     // A plain index: the files already there get their value filters now.
     if (change.kind === 'addConstraint' && change.constraint.kind === 'index' && change.constraint.columns.length > 0) await buildIndexFilters(this.#ctx, metadata, change.constraint.columns, change.constraint.name);
     return metadata;
+  }
+
+  async #addPrimaryKey(t: TableRecord, columns: readonly string[]): Promise<TableRecord> {
+    for (const c of columns) {
+      if (!t.columns.some((x) => x.name === c)) throw new FloeError(SqlState.undefinedColumn, `column "${c}" of relation "${t.name}" does not exist`);
+    }
+    if (t.primaryKey.length > 0) throw new FloeError('42P16', `multiple primary keys for table "${t.name}" are not allowed`);
+    validateTableDefinition({ namespace: t.namespace, name: t.name, columns: t.columns, primaryKey: columns, partitionBy: t.partitionBy });
+    return rewriteTableLayout(this.#ctx, t, columns);
   }
 
   // ---- views and comments ----

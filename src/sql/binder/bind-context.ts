@@ -32,6 +32,8 @@ export class BindContext {
   readonly #ctes: Map<string, CteDefinition>[] = [];
   /** Ids of the tables and views FROM clauses named (a view's direct dependencies). */
   readonly relationsRead = new Set<number>();
+  /** A FROM clause named a relation of the temporary schema: a view over it is temporary too. */
+  readsTemporaryRelation = false;
   /** Views being expanded around this statement, outermost first (a view reading itself is refused). */
   viewsExpanding: readonly number[] = [];
 

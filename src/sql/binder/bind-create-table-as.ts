@@ -8,13 +8,14 @@ import type { BindContext } from './bind-context.js';
 import { propertiesOf } from './bind-ddl.js';
 import { bindSelect } from './bind-query.js';
 import { namedColumns } from './bind-view.js';
-import { qualifyForDdl } from './resolve-relation.js';
+import { createTableTarget } from './create-table-target.js';
 
 /**
  * CREATE TABLE t [(cols)] [WITH (…)] AS query [WITH [NO] DATA], and SELECT … INTO t.
  * The query binds here for its columns; the session creates the table and then runs
  * `INSERT INTO t query` (the same parse tree), so the rows go through the ordinary
  * insert path. Floe's table property `primary_key = 'a,b'` makes it a keyed table.
+ * TEMP / `pg_temp.t` puts it in the session's temporary schema, as CREATE TEMP TABLE does.
  */
 export function bindCreateTableAs(ctx: BindContext, n: Raw): BoundStatement {
   if (n.objtype === 'OBJECT_MATVIEW') {
@@ -30,8 +31,8 @@ export function bindSelectInto(ctx: BindContext, n: Raw): BoundStatement {
 
 function bindDerivedTable(ctx: BindContext, into: Raw, query: Raw, ifNotExists: boolean): BoundStatement {
   const rv = into.rel;
-  if (rv.relpersistence === 't') throw new FloeError(SqlState.featureNotSupported, 'CREATE TEMP TABLE … AS and SELECT … INTO TEMP are not supported yet', { position: positionOf(rv) });
-  if (into.onCommit && into.onCommit !== 'ONCOMMIT_NOOP') throw new FloeError('42P16', 'ON COMMIT can only be used on temporary tables');
+  // PostgreSQL reports CREATE TABLE AS's target errors without a position.
+  const { table, temporary } = createTableTarget(ctx, { ...rv, location: -1 }, into.onCommit as string | undefined);
   const [tag, s] = unwrap(query);
   if (tag !== 'SelectStmt') throw new FloeError(SqlState.featureNotSupported, `CREATE TABLE AS ${tag} is not supported`, { position: positionOf(rv) });
   const bound = bindSelect(ctx, s, undefined);
@@ -43,7 +44,6 @@ function bindDerivedTable(ctx: BindContext, into: Raw, query: Raw, ifNotExists: 
   for (const k of primaryKey) {
     if (!columns.some((c) => c.name === k)) throw new FloeError(SqlState.undefinedColumn, `column "${k}" named in key does not exist`);
   }
-  const table = qualifyForDdl(ctx, rv.schemaname, rv.relname);
   const insert: ParsedStatement = {
     ...ctx.stmt,
     ast: {
@@ -58,7 +58,8 @@ function bindDerivedTable(ctx: BindContext, into: Raw, query: Raw, ifNotExists: 
     kind: 'ddl',
     command: {
       kind: 'createTableAs', table, ifNotExists, columns: columns.map((c) => (primaryKey.includes(c.name) ? { ...c, nullable: false } : c)),
-      primaryKey, properties, insert: into.skipData ? undefined : insert,
+      primaryKey, properties, insert: into.skipData ? undefined : insert, ...(temporary !== undefined ? { temporary } : {}),
+      paramTypes: ctx.finalParamTypes(),
     },
   };
 }

@@ -1,3 +1,4 @@
+import { bindAddPrimaryKey } from './bind-add-primary-key.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { BoundStatement } from '../bound-statement.js';
@@ -106,6 +107,10 @@ export function bindAlterTable(ctx: BindContext, n: Raw): BoundStatement {
         const con = unwrap(cmd.def)[1];
         if (con.contype === 'CONSTR_UNIQUE') {
           actions.push({ kind: 'addUnique', spec: uniqueSpecOf(con) });
+          break;
+        }
+        if (con.contype === 'CONSTR_PRIMARY') {
+          actions.push(bindAddPrimaryKey(table, con));
           break;
         }
         // A constraint may read columns an earlier ADD COLUMN of the same statement adds.

@@ -1,3 +1,4 @@
+import { isTempNamespaceName } from '../../common/temp-namespace.js';
 import { isOptionsToTable, optionsToTableSubselect } from './options-to-table.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -142,6 +143,7 @@ function bindRangeVar(ctx: BindContext, rv: Raw, parent: Scope | undefined, corr
   }
   const rel = resolveRelation(ctx, schema, name, positionOf(rv));
   if (rel.kind !== 'virtual') ctx.relationsRead.add(relationOid(rel));
+  if (rel.kind !== 'virtual' && isTempNamespaceName(rel.kind === 'lake' ? rel.table.namespace : rel.view.namespace)) ctx.readsTemporaryRelation = true;
   if (rel.kind === 'view') {
     if (travel) throw new FloeError(SqlState.featureNotSupported, 'time travel applies to tables, not views', { position: travel.location + 1 });
     return fromQuery(bindViewQuery(ctx, rel.view, positionOf(rv)), alias ?? name, colnames, parent, correlation, rv);

@@ -12,7 +12,8 @@ import { scanTokens } from '../parser/pg-parser.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import { BindContext, type BoundQuery } from './bind-context.js';
 import { bindSelect } from './bind-query.js';
-import { qualifyExisting, qualifyForDdl } from './resolve-relation.js';
+import { createViewTarget } from './create-view-target.js';
+import { qualifyExisting } from './resolve-relation.js';
 
 /**
  * Views. CREATE VIEW binds the query once, to check it and to learn its columns and the
@@ -55,7 +56,6 @@ export function namedColumns(q: BoundQuery, aliases: readonly string[], what: 'C
 
 export function bindCreateView(ctx: BindContext, n: Raw): BoundStatement {
   const rv = n.view;
-  if (rv.relpersistence === 't') throw new FloeError(SqlState.featureNotSupported, 'temporary views are not supported', { position: positionOf(rv) });
   if (n.withCheckOption && n.withCheckOption !== 'NO_CHECK_OPTION') {
     throw new FloeError(SqlState.featureNotSupported, 'WITH CHECK OPTION is not supported: Floe views are read-only');
   }
@@ -67,12 +67,12 @@ export function bindCreateView(ctx: BindContext, n: Raw): BoundStatement {
   const query = bindSelect(ctx, s, undefined);
   if (ctx.params.length > 0) throw new FloeError(SqlState.undefinedParameter, 'there is no parameter $1');
   const columns = namedColumns(query, strList(n.aliases), 'CREATE VIEW');
-  const view: TableName = qualifyForDdl(ctx, rv.schemaname, rv.relname);
+  const { view, temporary } = createViewTarget(ctx, rv);
   return {
     kind: 'ddl',
     command: {
       kind: 'createView', view, orReplace: Boolean(n.replace), definition: queryTextAfterAs(ctx.stmt.text), columns,
-      searchPath: ctx.env.searchPath, dependsOn: [...ctx.relationsRead],
+      searchPath: ctx.env.searchPath, dependsOn: [...ctx.relationsRead], ...(temporary !== undefined ? { temporary } : {}),
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
+import { isTempNamespaceName } from '../../common/temp-namespace.js';
 import { BOOTSTRAP_SUPERUSER_OID, PG_CLASS_OID, namespaceOid } from './catalog-oids.js';
 import type { CatalogView } from './catalog-view.js';
 import { viewDefinitionText } from './view-definition-text.js';
@@ -15,6 +16,7 @@ export function pgClassViewRows(v: CatalogView, defaults: Row): Row[] {
   return v.views.map((view) => ({
     ...defaults, oid: view.id, relname: view.name, relnamespace: namespaceOid(view.namespace), relam: 0, relfilenode: 0,
     relkind: 'v', relnatts: view.columns.length, relhasrules: true, relowner: BOOTSTRAP_SUPERUSER_OID,
+    relpersistence: isTempNamespaceName(view.namespace) ? 't' : 'p',
   }));
 }
 
@@ -35,7 +37,7 @@ export function isViewsRows(v: CatalogView): Row[] {
 
 export function isTablesViewRows(v: CatalogView): Row[] {
   return v.views.map((view) => ({
-    table_catalog: v.ctx.database, table_schema: view.namespace, table_name: view.name, table_type: 'VIEW', self_referencing_column_name: null,
+    table_catalog: v.ctx.database, table_schema: view.namespace, table_name: view.name, table_type: isTempNamespaceName(view.namespace) ? 'LOCAL TEMPORARY' : 'VIEW', self_referencing_column_name: null,
     reference_generation: null, user_defined_type_catalog: null, user_defined_type_schema: null, user_defined_type_name: null,
     is_insertable_into: 'NO', is_typed: 'NO', commit_action: null,
   }));
