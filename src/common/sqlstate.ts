@@ -2,6 +2,7 @@
 export const SqlState = {
   successfulCompletion: '00000',
   featureNotSupported: '0A000',
+  dependentObjectsStillExist: '2BP01',
   cardinalityViolation: '21000',
   stringDataRightTruncation: '22001',
   numericValueOutOfRange: '22003',

@@ -41,6 +41,7 @@ import { existingTablesToDrop } from './existing-tables-to-drop.js';
 import { applyAlterTableAction, checkAlterTableActions, foreignKeyNotice, type AlterTableIo, type LakeAlterAction } from './alter-table-action.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 import { runSequenceDdl } from './run-sequence-ddl.js';
+import { runTypeDdl } from './run-type-ddl.js';
 import { SessionSequenceState } from './session-sequence-state.js';
 import { isolationLevel, isolationText } from './transaction-isolation.js';
 import { createIndex, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
@@ -653,6 +654,9 @@ class FloeSession implements SessionHandler {
         return runOptimizerGroupDdl(this.#optimizing, w, c, (message, sqlstate) => this.#notice('NOTICE', sqlstate, message));
       case 'createView': case 'dropView': case 'alterView': case 'setTableSchema': case 'createTableAs': case 'comment':
         return runViewDdl(w, c, this.#viewDdlIo());
+      case 'createType': case 'alterType': case 'dropType':
+        return runTypeDdl(w, c, (message, detail, sqlstate = SqlState.successfulCompletion) =>
+          this.#events?.notice({ severity: 'NOTICE', sqlstate, message, ...(detail === undefined ? {} : { detail }) }));
     }
   }
 

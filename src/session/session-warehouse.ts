@@ -209,6 +209,16 @@ export class SessionWarehouse implements Warehouse {
 
   // ---- views (TEMP views are refused) and comments ----
 
+  // Types live in the shared catalog; a temporary table's enum column names one of them.
+  readonly createType: Warehouse['createType'] = (namespace, name, labels) => this.#shared.createType(namespace, name, labels);
+  readonly getType: Warehouse['getType'] = (namespace, name) => this.#shared.getType(namespace, name);
+  readonly getTypeByOid: Warehouse['getTypeByOid'] = (oid) => this.#shared.getTypeByOid(oid);
+  readonly listTypes: Warehouse['listTypes'] = () => this.#shared.listTypes();
+  readonly addEnumValue: Warehouse['addEnumValue'] = (oid, label, position, ifNotExists) => this.#shared.addEnumValue(oid, label, position, ifNotExists);
+  readonly renameEnumValue: Warehouse['renameEnumValue'] = (oid, from, to) => this.#shared.renameEnumValue(oid, from, to);
+  readonly moveType: Warehouse['moveType'] = (oid, to) => this.#shared.moveType(oid, to);
+  readonly dropTypes: Warehouse['dropTypes'] = (oids) => this.#shared.dropTypes(oids);
+
   readonly createView: Warehouse['createView'] = (def, opts) => this.#shared.createView(def, opts);
   readonly getView: Warehouse['getView'] = (namespace, name) => (this.#isTempName(namespace) ? undefined : this.#shared.getView(namespace, name));
   readonly getViewById: Warehouse['getViewById'] = (id) => this.#shared.getViewById(id);

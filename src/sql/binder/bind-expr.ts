@@ -11,6 +11,7 @@ import type { BindContext } from './bind-context.js';
 import { bindSubquery } from './bind-query.js';
 import { coerceTo, notePosition, resolveUnknown } from './coerce.js';
 import { resolveTypeName } from './resolve-type-name.js';
+import { userTypeLookup } from './user-type-lookup.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
 import { regnamespaceLiteral } from './regnamespace-literal.js';
@@ -335,7 +336,7 @@ function qualifiedIntervalText(text: string, typeName: Raw): string {
 }
 
 function bindTypeCast(ctx: BindContext, n: Raw, es: ExprScope): Expr {
-  const target = resolveTypeName(n.typeName);
+  const target = resolveTypeName(n.typeName, userTypeLookup(ctx));
   let arg = bindExpr(ctx, n.arg, es);
   if (target.kind === 'interval' && arg.kind === 'literal' && typeof arg.value === 'string' && arg.type.kind === 'unknown') {
     const text = qualifiedIntervalText(arg.value, n.typeName);
