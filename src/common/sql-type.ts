@@ -162,6 +162,7 @@ export function typeLength(t: SqlType): number {
     case 'name': return 64;
     case 'void': return 4;
     case 'unknown': return -2;
+    case 'text': return t.enumType === undefined ? -1 : 4;
     default: return -1;
   }
 }

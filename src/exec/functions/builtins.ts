@@ -17,6 +17,7 @@ import { registerBuiltinOrderedSetAggregates } from './builtin-ordered-set-aggre
 import { registerBuiltinRegexpFunctions } from './builtin-regexp-functions.js';
 import { registerBuiltinFormatFunction } from './builtin-format-function.js';
 import { registerBuiltinArrayDimensionFunctions } from './builtin-array-dimension-functions.js';
+import { registerBuiltinEnumFunctions } from './builtin-enum-functions.js';
 import { setBuiltinLoader } from './function-registry.js';
 
 /** Registers every built-in function lazily, on the registry's first lookup. */
@@ -38,6 +39,7 @@ export function registerBuiltins(): void {
   registerBuiltinStatisticsAggregates();
   registerBuiltinOrderedSetAggregates();
   registerBuiltinRegexpFunctions();
+  registerBuiltinEnumFunctions();
   registerBuiltinFormatFunction();
   registerBuiltinArrayDimensionFunctions();
 }

@@ -1,5 +1,6 @@
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { intervalToMicrosApprox } from './datetime.js';
+import { compareEnumLabels } from './enum-value.js';
 import { compareNumericText, decTrimScale, formatDecimal, parseDecimal } from './numeric.js';
 
 /**
@@ -86,6 +87,9 @@ export function compareValues(a: unknown, b: unknown, t: SqlType): number {
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case 'bpchar': return compareBpchar(a as string, b as string);
+    case 'text':
+      if (t.enumType !== undefined) return compareEnumLabels(a as string, b as string, t.enumType);
+      return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
     case 'bytea': return Buffer.compare(Buffer.from(a as Uint8Array), Buffer.from(b as Uint8Array));
     case 'array': {
       const x = a as unknown[]; const y = b as unknown[];

@@ -11,6 +11,7 @@ import type { BindContext } from './bind-context.js';
 import { bindSubquery } from './bind-query.js';
 import { coerceTo, notePosition, resolveUnknown } from './coerce.js';
 import { resolveTypeName } from './resolve-type-name.js';
+import { bindEnumComparison } from './enum-comparison.js';
 import { userTypeLookup } from './user-type-lookup.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
@@ -362,6 +363,8 @@ function operatorName(nameList: Raw[]): string {
 
 /** Resolves a binary or prefix operator and coerces its operands. */
 export function bindOperator(ctx: BindContext, op: string, left: Expr | undefined, right: Expr, location: Raw): Expr {
+  const onEnum = left === undefined ? undefined : bindEnumComparison(ctx, op, left, right);
+  if (onEnum !== undefined) return onEnum;
   const resolved = resolveOperator(op, left?.type, right.type);
   if (!resolved) {
     const shown = left === undefined ? `${op} ${formatType(right.type)}` : `${formatType(left.type)} ${op} ${formatType(right.type)}`;

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { formatType, type SqlType } from '../../common/sql-type.js';
+import { enumTypeOf, formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import { canCoerce, sameType, type CoercionContext } from '../../exec/functions/type-coercion.js';
 import { applyCharLength } from '../../exec/types/text-io.js';
@@ -48,6 +48,9 @@ export function coerceTo(
   }
   if (e.kind === 'literal' && e.value === null) return Exprs.literal(null, target);
   if (sameType(e.type, target)) {
+    // Text becomes an enum only through enum_in's check (a cast), never by being relabelled.
+    const toEnum = enumTypeOf(target);
+    if (toEnum !== undefined && enumTypeOf(e.type)?.oid !== toEnum.oid) return Exprs.cast(e, target, implicit);
     if (sameTypmod(e.type, target) || context === 'implicit') return e;
     return Exprs.cast(e, target, implicit);
   }

@@ -4,6 +4,7 @@ import { formatType, type SqlType } from '../../common/sql-type.js';
 import { parseDate, parseTimestamp, parseTimestamptz } from '../../exec/types/datetime.js';
 import { parseFloat8 } from '../../exec/types/text-io.js';
 import { parseJsonNode } from '../../exec/types/json-value.js';
+import { parseEnumLabel } from '../../exec/types/enum-value.js';
 
 /**
  * Converts a string literal to a canonical value of `type` at bind time, for the
@@ -17,7 +18,9 @@ export function convertLiteral(text: string, type: SqlType, position?: number): 
     `invalid input syntax for type ${formatType(type)}: "${text}"`, { position });
   const t = text.trim();
   switch (type.kind) {
-    case 'text': case 'name':
+    case 'text':
+      return type.enumType === undefined ? text : parseEnumLabel(text, type.enumType, position);
+    case 'name':
       return text;
     case 'varchar':
       return type.length !== undefined && text.length > type.length ? undefined : text;
