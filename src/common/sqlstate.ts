@@ -45,6 +45,7 @@ export const SqlState = {
   duplicateSchema: '42P06',
   duplicateTable: '42P07',
   duplicateObject: '42710',
+  invalidName: '42602',
   ambiguousColumn: '42702',
   datatypeMismatch: '42804',
   groupingError: '42803',

@@ -47,7 +47,7 @@ export async function runTypeDdl(w: Warehouse, c: TypeDdl, notice: TypeDdlNotice
       switch (a.kind) {
         case 'addValue':
         case 'renameValue':
-          if (t.labels === undefined) throw new FloeError(SqlState.wrongObjectType, `${c.target.written} is not an enum`);
+          if (t.labels === undefined) throw new FloeError(SqlState.undefinedObject, `type "${c.target.written}" is only a shell`);
           if (a.kind === 'addValue') {
             if (!await w.addEnumValue(t.oid, a.label, a.position, a.ifNotExists)) notice(`enum label "${a.label}" already exists, skipping`, undefined, SqlState.duplicateObject);
           } else {

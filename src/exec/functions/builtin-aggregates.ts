@@ -731,8 +731,10 @@ export function registerBuiltinAggregates(): void {
   for (const t of ordered) {
     // text's min/max order an enum argument by its labels' sort order (the argument keeps its enum type).
     const orderOf = (a: readonly SqlType[]): SqlType => (t.kind === 'text' && a[0]?.kind === 'text' ? a[0] : t);
-    registerAggregateFunction({ name: 'min', args: [t], returns: t, impl: (a) => minMax(orderOf(a), false) });
-    registerAggregateFunction({ name: 'max', args: [t], returns: t, impl: (a) => minMax(orderOf(a), true) });
+    // Like PostgreSQL's min(anyenum), the result is of the argument's enum type.
+    const returns = (_: readonly SqlType[], actual: readonly SqlType[]) => orderOf(actual);
+    registerAggregateFunction({ name: 'min', args: [t], returns, impl: (a) => minMax(orderOf(a), false) });
+    registerAggregateFunction({ name: 'max', args: [t], returns, impl: (a) => minMax(orderOf(a), true) });
   }
   registerAggregateFunction({ name: 'min', args: ['anyarray'], returns: (a) => a[0]!, impl: (a) => minMax(a[0]!, false) });
   registerAggregateFunction({ name: 'max', args: ['anyarray'], returns: (a) => a[0]!, impl: (a) => minMax(a[0]!, true) });

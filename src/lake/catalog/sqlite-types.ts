@@ -27,7 +27,7 @@ const MAX_LABEL_BYTES = 63;
 
 export function checkEnumLabel(label: string): void {
   if (Buffer.byteLength(label, 'utf8') > MAX_LABEL_BYTES) {
-    throw new FloeError(SqlState.invalidParameterValue, `invalid enum label "${label}"`, { detail: 'Labels must be 63 bytes or less.' });
+    throw new FloeError(SqlState.invalidName, `invalid enum label "${label}"`, { detail: 'Labels must be 63 bytes or less.' });
   }
 }
 

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { formatType, type SqlType } from '../../common/sql-type.js';
+import { enumTypeOf, formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import { formatDecimal, parseDecimal } from '../../exec/types/numeric.js';
 import type { AggregateCall, SortKey, WindowCall, WindowFrame, WindowFrameBound } from '../../exec/plan/physical-plan.js';
@@ -351,7 +351,9 @@ function bindTypeCast(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   if (target.kind === 'regtype' && arg.kind === 'literal' && typeof arg.value === 'string') {
     return Exprs.cast(arg, target);
   }
-  return coerceTo(ctx, arg, target, 'explicit', positionOf(n));
+  // enum_in's error points at the literal, as PostgreSQL's input functions do.
+  const literalInput = enumTypeOf(target) !== undefined && arg.kind === 'literal' && arg.type.kind === 'unknown';
+  return coerceTo(ctx, arg, target, 'explicit', positionOf(literalInput ? n.arg : n));
 }
 
 // ---------------------------------------------------------------- operators

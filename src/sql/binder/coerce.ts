@@ -51,6 +51,8 @@ export function coerceTo(
     // Text becomes an enum only through enum_in's check (a cast), never by being relabelled.
     const toEnum = enumTypeOf(target);
     if (toEnum !== undefined && enumTypeOf(e.type)?.oid !== toEnum.oid) return Exprs.cast(e, target, implicit);
+    // `m::text` (or an enum stored into a text column) is text from then on.
+    if (toEnum === undefined && enumTypeOf(e.type) !== undefined && context !== 'implicit') return Exprs.cast(e, target, implicit);
     if (sameTypmod(e.type, target) || context === 'implicit') return e;
     return Exprs.cast(e, target, implicit);
   }

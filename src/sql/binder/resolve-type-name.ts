@@ -71,7 +71,7 @@ function userType(typeName: Raw, names: readonly string[], schema: string | unde
   const found = userTypes(schema, name);
   if (found === undefined) return undefined;
   if (found === 'shell') {
-    throw new FloeError(SqlState.wrongObjectType, `type "${names.join('.')}" is only a shell`, { position: positionOf(typeName) });
+    throw new FloeError(SqlState.undefinedObject, `type "${names.join('.')}" is only a shell`, { position: positionOf(typeName) });
   }
   const bounds = (typeName.arrayBounds ?? []) as Raw[];
   return bounds.length > 0 ? { kind: 'array', element: found } : found;
