@@ -37,6 +37,8 @@ export interface ColumnDescription {
   readonly typeOid: number;
   readonly typeSize: number;
   readonly typeModifier: number;
+  /** The built-in type whose codec writes the values, when typeOid is one the wire has none for (an enum's labels are text). */
+  readonly codecOid?: number;
 }
 
 /** A column of a result batch: anything that yields canonical values by row index (null for NULL). */

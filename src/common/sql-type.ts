@@ -138,6 +138,13 @@ export function typeOid(t: SqlType): number {
   return typeOids[t.kind].oid;
 }
 
+/** The built-in type whose text and binary forms a value of `t` has: an enum's are text's, an array of enums' text[]'s. */
+export function valueTypeOid(t: SqlType): number {
+  if (t.kind === 'text' && t.enumType !== undefined) return typeOids.text.oid;
+  if (t.kind === 'array' && t.element.kind === 'text' && t.element.enumType !== undefined) return typeOids.text.arrayOid;
+  return typeOid(t);
+}
+
 /** The atttypmod PostgreSQL reports: -1 when the type has no modifier. */
 export function typeModifier(t: SqlType): number {
   switch (t.kind) {
@@ -193,6 +200,10 @@ export function formatType(t: SqlType): string {
 
 /** An enum type's name as format_type() spells it: qualified unless it lives in public (the default search_path). */
 export function formatEnumName(e: Pick<EnumType, 'namespace' | 'name'>): string {
-  const quote = (n: string) => (/^[a-z_][a-z0-9_$]*$/.test(n) ? n : `"${n.replace(/"/g, '""')}"`);
-  return e.namespace === 'public' || e.namespace === 'pg_catalog' ? quote(e.name) : `${quote(e.namespace)}.${quote(e.name)}`;
+  return e.namespace === 'public' || e.namespace === 'pg_catalog' ? quoteTypeName(e.name) : `${quoteTypeName(e.namespace)}.${quoteTypeName(e.name)}`;
+}
+
+/** A type or schema name as format_type() writes it: double-quoted unless a plain lower-case identifier. */
+export function quoteTypeName(n: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(n) ? n : `"${n.replace(/"/g, '""')}"`;
 }

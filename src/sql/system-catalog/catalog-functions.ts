@@ -161,7 +161,7 @@ export function registerCatalogFunctions(): void {
     toName(kind, oid, ctx) {
       if (kind === 'regclass') return regclassName(oid, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true));
       if (kind === 'regproc') return regprocName(oid);
-      return userTypeName(ctx.warehouse, oid) ?? regtypeName(oid);
+      return userTypeName(ctx.warehouse, oid, searchPathSchemas(ctx, true)) ?? regtypeName(oid);
     },
   });
   reg({ name: 'version', args: [], returns: T.text, impl: () => FLOE_VERSION_STRING });
@@ -191,7 +191,7 @@ export function registerCatalogFunctions(): void {
     impl: (a, ctx) => {
       if (a[0] === null) return null;
       const t = typeForOid(a[0] as number);
-      if (!t) return userTypeName(ctx.warehouse, a[0] as number) ?? '???';
+      if (!t) return userTypeName(ctx.warehouse, a[0] as number, searchPathSchemas(ctx, true)) ?? '???';
       const mod = a[1] as number | null;
       if (mod !== null && mod >= 0) {
         if (t.kind === 'varchar' || t.kind === 'bpchar') return formatType({ kind: t.kind, length: mod - 4 });

@@ -1,4 +1,4 @@
-import { formatEnumName, type SqlType } from '../../common/sql-type.js';
+import { quoteTypeName, type SqlType } from '../../common/sql-type.js';
 import type { UserTypeMetadata } from '../../lake/index.js';
 import { ARRAY_IN_OID } from './pg-type-rows.js';
 import { BOOTSTRAP_SUPERUSER_OID, namespaceOid } from './catalog-oids.js';
@@ -49,11 +49,16 @@ export function pgEnumRows(v: CatalogView): Row[] {
   })));
 }
 
-/** format_type() / regtype output of a user type's oid (or its array's); undefined when none has it. */
-export function userTypeName(warehouse: unknown, oid: number): string | undefined {
+/**
+ * format_type() / regtype output of a user type's oid (or its array's): qualified unless
+ * search_path finds it by its bare name, as PostgreSQL's format_type does (pg_dump empties
+ * search_path and so gets every name qualified). Undefined when no user type has the oid.
+ */
+export function userTypeName(warehouse: unknown, oid: number, searchPath: readonly string[]): string | undefined {
   for (const t of listUserTypes(warehouse)) {
-    if (t.oid === oid) return formatEnumName(t);
-    if (t.arrayOid === oid && t.arrayOid !== 0) return `${formatEnumName(t)}[]`;
+    if (t.oid !== oid && (t.arrayOid !== oid || t.arrayOid === 0)) continue;
+    const name = userTypeVisible(warehouse, t.oid, searchPath) ? quoteTypeName(t.name) : `${quoteTypeName(t.namespace)}.${quoteTypeName(t.name)}`;
+    return t.oid === oid ? name : `${name}[]`;
   }
   return undefined;
 }
