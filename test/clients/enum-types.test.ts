@@ -2,6 +2,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { oracleAndFloeForSuite } from '../harness/oracle-and-floe.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFloe } from '../harness/floe-server.js';
 import { runPsql } from '../harness/run-psql.js';
 import type { ConnectTarget } from '../harness/run-psql.js';
 
@@ -116,6 +120,11 @@ const VALUES = [
   "UPDATE t SET m = 'ecstatic' WHERE id = 3",
   "UPDATE t SET m = 'glum' WHERE id = 3",
   'SELECT id, m FROM t WHERE id = 3',
+  "SELECT ARRAY['ok', 'sad']::mood[] AS a, '{happy,numb}'::mood[] AS b",
+  "SELECT '{happy,nope}'::mood[]",
+  'CREATE TABLE hist (id int, ms mood[])',
+  "INSERT INTO hist VALUES (1, '{sad,happy}'), (2, NULL), (3, '{}')",
+  'SELECT id, ms FROM hist ORDER BY id',
 ];
 
 const CATALOG = [
@@ -160,6 +169,23 @@ describe('CREATE TYPE … AS ENUM, shell types, ALTER TYPE and DROP TYPE as Post
     assert.deepEqual(ordered.map((r) => r[1]), ['numb', 'sad', 'meh', 'ok', 'happy', null], 'the test is real: sort order, not text order');
   });
 
+  test('parameters take the enum type: a bound label is checked and compared in sort order', async () => {
+    const run = async (url: string) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const ordered = await c.query({ text: 'SELECT id FROM t WHERE m >= $1 ORDER BY id', values: ['ok'], rowMode: 'array' });
+        const bad = await c.query({ text: 'SELECT id FROM t WHERE m = $1', values: ['nope'] }).then(() => 'no error', (e: { code: string; message: string }) => `${e.code}: ${e.message}`);
+        return { rows: ordered.rows, bad };
+      } finally {
+        await c.end();
+      }
+    };
+    const want = await run(oracleTarget.url);
+    assert.equal(want.bad, '22P02: invalid input value for enum mood: "nope"');
+    assert.deepEqual(await run(floe.url), want);
+  });
+
   test('catalogs: pg_type, pg_enum, pg_attribute, information_schema.columns, the Kysely introspector', async () => {
     await same(CATALOG);
   });
@@ -169,6 +195,52 @@ describe('CREATE TYPE … AS ENUM, shell types, ALTER TYPE and DROP TYPE as Post
       const want = await psql(oracleTarget, cmd);
       assert.match(want, /mood|color/, cmd);
       assert.equal(await psql(floeTarget, cmd), want, cmd);
+    }
+  });
+});
+
+describe('enum types on Floe alone: persistence and the RENAME VALUE rule', () => {
+  test('types, labels added BEFORE/AFTER and enum rows survive a restart of the gateway', async () => {
+    // A directory of the test's own: a gateway deletes the one it made when it stops.
+    const dataDir = mkdtempSync(join(tmpdir(), 'floe-enum-'));
+    const first = await startFloe({ dataDir });
+    try {
+      await runAll(first.url, [
+        "CREATE TYPE lvl AS ENUM ('low', 'high')", "ALTER TYPE lvl ADD VALUE 'mid' AFTER 'low'",
+        'CREATE TABLE readings (id int PRIMARY KEY, l lvl)', "INSERT INTO readings VALUES (1, 'high'), (2, 'low'), (3, 'mid')",
+      ]);
+    } finally {
+      await first.stop();
+    }
+    const second = await startFloe({ dataDir });
+    try {
+      const [labels, rows, bad] = await runAll(second.url, [
+        "SELECT enumlabel FROM pg_enum e JOIN pg_type t ON t.oid = e.enumtypid WHERE t.typname = 'lvl' ORDER BY enumsortorder",
+        'SELECT id FROM readings ORDER BY l',
+        "INSERT INTO readings VALUES (4, 'max')",
+      ]);
+      assert.deepEqual(labels!.result, [['low'], ['mid'], ['high']]);
+      assert.deepEqual(rows!.result, [[2], [3], [1]]);
+      assert.match(bad!.error ?? '', /^22P02: invalid input value for enum lvl: "max"/);
+    } finally {
+      await second.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('RENAME VALUE of a label a column may hold is refused (0A000); an unused type renames', async () => {
+    const f = await startFloe();
+    try {
+      const out = await runAll(f.url, [
+        "CREATE TYPE used AS ENUM ('a', 'b')", 'CREATE TABLE holder (u used)', "ALTER TYPE used RENAME VALUE 'a' TO 'z'",
+        "CREATE TYPE free AS ENUM ('a', 'b')", "ALTER TYPE free RENAME VALUE 'a' TO 'z'",
+        "SELECT enumlabel FROM pg_enum e JOIN pg_type t ON t.oid = e.enumtypid WHERE t.typname = 'free' ORDER BY enumsortorder",
+      ]);
+      assert.match(out[2]!.error ?? '', /^0A000: ALTER TYPE … RENAME VALUE is not supported/);
+      assert.equal(out[4]!.result, 'ALTER');
+      assert.deepEqual(out[5]!.result, [['z'], ['b']]);
+    } finally {
+      await f.stop();
     }
   });
 });

@@ -352,7 +352,7 @@ function bindTypeCast(ctx: BindContext, n: Raw, es: ExprScope): Expr {
     return Exprs.cast(arg, target);
   }
   // enum_in's error points at the literal, as PostgreSQL's input functions do.
-  const literalInput = enumTypeOf(target) !== undefined && arg.kind === 'literal' && arg.type.kind === 'unknown';
+  const literalInput = enumTypeOf(target.kind === 'array' ? target.element : target) !== undefined && arg.kind === 'literal' && arg.type.kind === 'unknown';
   return coerceTo(ctx, arg, target, 'explicit', positionOf(literalInput ? n.arg : n));
 }
 
