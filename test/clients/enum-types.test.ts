@@ -125,6 +125,10 @@ const VALUES = [
   'CREATE TABLE hist (id int, ms mood[])',
   "INSERT INTO hist VALUES (1, '{sad,happy}'), (2, NULL), (3, '{}')",
   'SELECT id, ms FROM hist ORDER BY id',
+  "ALTER TABLE hist ADD COLUMN extra mood DEFAULT 'ok'",
+  "INSERT INTO hist (id) VALUES (4)",
+  "INSERT INTO hist VALUES (5, NULL, 'numb')",
+  'SELECT id, extra FROM hist ORDER BY extra, id',
 ];
 
 const CATALOG = [
