@@ -1,7 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
+import { formatType as formatTypeName, typeOid, valueTypeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
 import { bindScanFilters } from '../exec/operators/bind-scan-filters.js';
@@ -338,6 +338,7 @@ class FloeSession implements SessionHandler {
         stmt, paramTypes,
         cached: { bound, check: cachedPlanCheck(bound, this.#deps.warehouse, this.#searchPath()) },
         paramTypeOids: paramTypes.map((t) => typeOid(t)),
+        ...(paramTypes.some((t) => valueTypeOid(t) !== typeOid(t)) ? { paramCodecOids: paramTypes.map((t) => valueTypeOid(t)) } : {}),
         columns: this.#columnsOf(bound),
       } satisfies Prepared;
     });

@@ -180,13 +180,16 @@ describe('CREATE TYPE … AS ENUM, shell types, ALTER TYPE and DROP TYPE as Post
       try {
         const ordered = await c.query({ text: 'SELECT id FROM t WHERE m >= $1 ORDER BY id', values: ['ok'], rowMode: 'array' });
         const bad = await c.query({ text: 'SELECT id FROM t WHERE m = $1', values: ['nope'] }).then(() => 'no error', (e: { code: string; message: string }) => `${e.code}: ${e.message}`);
-        return { rows: ordered.rows, bad };
+        // An array of labels as a parameter: node-postgres sends its text form.
+        const arrays = await c.query({ text: 'SELECT id FROM hist WHERE ms = $1 ORDER BY id', values: [['sad', 'happy']], rowMode: 'array' });
+        return { rows: ordered.rows, bad, arrays: arrays.rows };
       } finally {
         await c.end();
       }
     };
     const want = await run(oracleTarget.url);
     assert.equal(want.bad, '22P02: invalid input value for enum mood: "nope"');
+    assert.deepEqual(want.arrays, [[1]]);
     assert.deepEqual(await run(floe.url), want);
   });
 
