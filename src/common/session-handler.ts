@@ -37,6 +37,8 @@ export interface ColumnDescription {
   readonly typeOid: number;
   readonly typeSize: number;
   readonly typeModifier: number;
+  /** The built-in type whose codec writes the values, when typeOid is one the wire has none for (an enum's labels are text). */
+  readonly codecOid?: number;
 }
 
 /** A column of a result batch: anything that yields canonical values by row index (null for NULL). */
@@ -130,6 +132,8 @@ export interface SessionEvents {
 export interface PreparedStatement {
   /** Parameter type OIDs, with the client's unspecified (0) ones resolved. */
   readonly paramTypeOids: readonly number[];
+  /** The built-in types whose codecs decode the parameters, where a type OID has none (an enum's labels are text). */
+  readonly paramCodecOids?: readonly number[];
   /** Result columns, or null when the statement returns no rows (NoData). */
   readonly columns: readonly ColumnDescription[] | null;
 }

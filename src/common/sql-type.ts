@@ -34,6 +34,8 @@ export type SqlType =
        * of pg_index.indexprs, pg_attrdef.adbin and the other stored expressions.
        */
       readonly catalogType?: 'pg_node_tree';
+      /** A user-defined enum type (CREATE TYPE … AS ENUM): its values are its labels, as text. */
+      readonly enumType?: EnumType;
     }
   | { readonly kind: 'varchar'; readonly length?: number }
   | { readonly kind: 'bpchar'; readonly length?: number }
@@ -63,6 +65,24 @@ export type SqlType =
   | { readonly kind: 'timetz' };
 
 export type SqlTypeKind = SqlType['kind'];
+
+/**
+ * An enum type as a column or expression carries it: a value is one of `labels`, which are
+ * in the type's sort order (pg_enum.enumsortorder), so comparisons order by label index.
+ */
+export interface EnumType {
+  /** pg_type oid of the enum type, and of its array type `_name`. */
+  readonly oid: number;
+  readonly arrayOid: number;
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: readonly string[];
+}
+
+/** The enum type `t` is (text carrying an enum), or undefined. */
+export function enumTypeOf(t: SqlType): EnumType | undefined {
+  return t.kind === 'text' ? t.enumType : undefined;
+}
 
 export interface Interval {
   readonly months: number;
@@ -112,11 +132,20 @@ export const OIDVECTOR_OID = 30;
 export function typeOid(t: SqlType): number {
   if (t.kind === 'text' && t.catalogType === 'pg_node_tree') return PG_NODE_TREE_OID;
   if (t.kind === 'array' && t.catalogType !== undefined) return t.catalogType === 'int2vector' ? INT2VECTOR_OID : OIDVECTOR_OID;
+  if (t.kind === 'text' && t.enumType !== undefined) return t.enumType.oid;
   if (t.kind === 'array') {
     if (t.element.kind === 'array') return typeOid(t.element);
+    if (t.element.kind === 'text' && t.element.enumType !== undefined) return t.element.enumType.arrayOid;
     return typeOids[t.element.kind].arrayOid;
   }
   return typeOids[t.kind].oid;
+}
+
+/** The built-in type whose text and binary forms a value of `t` has: an enum's are text's, an array of enums' text[]'s. */
+export function valueTypeOid(t: SqlType): number {
+  if (t.kind === 'text' && t.enumType !== undefined) return typeOids.text.oid;
+  if (t.kind === 'array' && t.element.kind === 'text' && t.element.enumType !== undefined) return typeOids.text.arrayOid;
+  return typeOid(t);
 }
 
 /** The atttypmod PostgreSQL reports: -1 when the type has no modifier. */
@@ -144,6 +173,7 @@ export function typeLength(t: SqlType): number {
     case 'name': return 64;
     case 'void': return 4;
     case 'unknown': return -2;
+    case 'text': return t.enumType === undefined ? -1 : 4;
     default: return -1;
   }
 }
@@ -166,7 +196,19 @@ export function formatType(t: SqlType): string {
     case 'timestamp': return 'timestamp without time zone';
     case 'timestamptz': return 'timestamp with time zone';
     case 'array': return t.catalogType ?? `${formatType(t.element)}[]`;
-    case 'text': return t.catalogType ?? 'text';
+    case 'text':
+      if (t.enumType !== undefined) return formatEnumName(t.enumType);
+      return t.catalogType ?? 'text';
     default: return t.kind;
   }
+}
+
+/** An enum type's name as format_type() spells it: qualified unless it lives in public (the default search_path). */
+export function formatEnumName(e: Pick<EnumType, 'namespace' | 'name'>): string {
+  return e.namespace === 'public' || e.namespace === 'pg_catalog' ? quoteTypeName(e.name) : `${quoteTypeName(e.namespace)}.${quoteTypeName(e.name)}`;
+}
+
+/** A type or schema name as format_type() writes it: double-quoted unless a plain lower-case identifier. */
+export function quoteTypeName(n: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(n) ? n : `"${n.replace(/"/g, '""')}"`;
 }

@@ -2,6 +2,7 @@
 export const SqlState = {
   successfulCompletion: '00000',
   featureNotSupported: '0A000',
+  dependentObjectsStillExist: '2BP01',
   cardinalityViolation: '21000',
   stringDataRightTruncation: '22001',
   numericValueOutOfRange: '22003',
@@ -44,6 +45,7 @@ export const SqlState = {
   duplicateSchema: '42P06',
   duplicateTable: '42P07',
   duplicateObject: '42710',
+  invalidName: '42602',
   ambiguousColumn: '42702',
   datatypeMismatch: '42804',
   groupingError: '42803',

@@ -27,6 +27,8 @@ export { alterColumnMetadata } from './table/alter-column.js';
 export type { BucketNode } from './bucket/bucket-node.js';
 export { openWarehouse } from './warehouse/open-warehouse.js';
 export type { RelationComment, ViewDefinition, ViewMetadata } from './table/view-metadata.js';
+export { enumTypeOfUserType, type EnumLabel, type UserTypeMetadata } from './table/user-type-metadata.js';
+export type { EnumLabelPosition } from './table/alter-enum-labels.js';
 export { executeScanTask, executeScanTaskSelected, type RowNarrower, type ScanTaskCounters } from './scan/execute-scan-task.js';
 export type { SelectedBatch } from './arrow/selected-batch.js';
 // The Arrow form of each SqlType in data files and scan output, so the executor's batches agree with the lake's.

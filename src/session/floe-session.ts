@@ -1,7 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import { formatType as formatTypeName, typeOid } from '../common/sql-type.js';
+import { formatType as formatTypeName, typeOid, valueTypeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
 import { bindScanFilters } from '../exec/operators/bind-scan-filters.js';
@@ -43,6 +43,7 @@ import { existingTablesToDrop } from './existing-tables-to-drop.js';
 import { applyAlterTableAction, checkAlterTableActions, foreignKeyNotice, type AlterTableIo, type LakeAlterAction } from './alter-table-action.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 import { runSequenceDdl } from './run-sequence-ddl.js';
+import { runTypeDdl } from './run-type-ddl.js';
 import { SessionSequenceState } from './session-sequence-state.js';
 import { isolationLevel, isolationText } from './transaction-isolation.js';
 import { createIndex, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
@@ -341,6 +342,7 @@ class FloeSession implements SessionHandler {
         stmt, paramTypes,
         cached: { bound, check: cachedPlanCheck(bound, this.#deps.warehouse, this.#searchPath()) },
         paramTypeOids: paramTypes.map((t) => typeOid(t)),
+        ...(paramTypes.some((t) => valueTypeOid(t) !== typeOid(t)) ? { paramCodecOids: paramTypes.map((t) => valueTypeOid(t)) } : {}),
         columns: this.#columnsOf(bound),
       } satisfies Prepared;
     });
@@ -663,6 +665,9 @@ class FloeSession implements SessionHandler {
         if (c.temporary !== undefined && this.#txn === undefined) await this.#temp.endTransaction(true);
         return tag;
       }
+      case 'createType': case 'alterType': case 'dropType':
+        return runTypeDdl(w, c, (message, detail, sqlstate = SqlState.successfulCompletion) =>
+          this.#events?.notice({ severity: 'NOTICE', sqlstate, message, ...(detail === undefined ? {} : { detail }) }));
     }
   }
 

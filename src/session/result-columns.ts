@@ -1,15 +1,19 @@
 import type { RecordBatch } from 'apache-arrow';
-import { typeLength, typeModifier, typeOid } from '../common/sql-type.js';
+import { typeLength, typeModifier, typeOid, valueTypeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { ResultColumn } from '../sql/index.js';
 import type { ColumnDescription, RowBatch } from '../common/session-handler.js';
 
 export function describeColumns(columns: readonly ResultColumn[]): ColumnDescription[] {
-  return columns.map((c) => ({
-    name: c.name, tableOid: c.tableOid, columnNumber: c.columnNumber,
-    typeOid: typeOid(c.type), typeSize: typeLength(c.type), typeModifier: typeModifier(c.type),
-  }));
+  return columns.map((c) => {
+    const oid = typeOid(c.type);
+    const codecOid = valueTypeOid(c.type);
+    return {
+      name: c.name, tableOid: c.tableOid, columnNumber: c.columnNumber,
+      typeOid: oid, typeSize: typeLength(c.type), typeModifier: typeModifier(c.type), ...(codecOid === oid ? {} : { codecOid }),
+    };
+  });
 }
 
 export function textColumn(name: string): ColumnDescription {

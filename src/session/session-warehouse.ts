@@ -239,6 +239,17 @@ export class SessionWarehouse implements Warehouse {
     const shared = ids.filter((id) => !this.#isTemp({ id }));
     if (shared.length > 0 || temp.length === 0) await this.#shared.dropViews(shared);
   };
+
+  // Types live in the shared catalog; a temporary table's enum column names one of them.
+  readonly createType: Warehouse['createType'] = (namespace, name, labels) => this.#shared.createType(namespace, name, labels);
+  readonly getType: Warehouse['getType'] = (namespace, name) => this.#shared.getType(namespace, name);
+  readonly getTypeByOid: Warehouse['getTypeByOid'] = (oid) => this.#shared.getTypeByOid(oid);
+  readonly listTypes: Warehouse['listTypes'] = () => this.#shared.listTypes();
+  readonly addEnumValue: Warehouse['addEnumValue'] = (oid, label, position, ifNotExists) => this.#shared.addEnumValue(oid, label, position, ifNotExists);
+  readonly renameEnumValue: Warehouse['renameEnumValue'] = (oid, from, to) => this.#shared.renameEnumValue(oid, from, to);
+  readonly moveType: Warehouse['moveType'] = (oid, to) => this.#shared.moveType(oid, to);
+  readonly dropTypes: Warehouse['dropTypes'] = (oids) => this.#shared.dropTypes(oids);
+
   readonly setTableNamespace: Warehouse['setTableNamespace'] = (id, namespace) => this.#owner({ id }).setTableNamespace(id, namespace);
   readonly setComment: Warehouse['setComment'] = (objectId, subId, description) => this.#owner({ id: objectId }).setComment(objectId, subId, description);
   listComments(): ReturnType<Warehouse['listComments']> {

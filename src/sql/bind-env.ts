@@ -1,5 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
-import type { TableConstraint, ViewMetadata } from '../lake/index.js';
+import type { TableConstraint, UserTypeMetadata, ViewMetadata } from '../lake/index.js';
 import type { VirtualTableRegistry } from './binder/virtual-table.js';
 import type { PartitionFieldSpec } from './ddl-command.js';
 
@@ -31,11 +31,15 @@ export interface CatalogTable {
 /** A view as the binder expands it: src/lake's view record, without the dependencies only DROP reads. */
 export type CatalogViewDefinition = Omit<ViewMetadata, 'dependsOn'>;
 
+/** A user-defined type (enum or shell) as the binder reads it: src/lake's record. */
+export type CatalogUserType = UserTypeMetadata;
+
 /** What the binder asks the catalog. src/lake's Warehouse satisfies it. */
 export interface CatalogReader {
   getTable(namespace: string, name: string): CatalogTable | undefined;
   getSequence?(namespace: string, name: string): { readonly id: number } | undefined;
   getView?(namespace: string, name: string): CatalogViewDefinition | undefined;
+  getType?(namespace: string, name: string): CatalogUserType | undefined;
   /** The session's temporary schema (`pg_temp_N`) once it has made one; its tables resolve before all others. */
   readonly tempNamespace?: string | undefined;
 }

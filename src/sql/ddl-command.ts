@@ -1,5 +1,5 @@
 import type { SqlType } from '../common/sql-type.js';
-import type { AlterTableChange, IndexKey, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint, ViewDefinition } from '../lake/index.js';
+import type { AlterTableChange, EnumLabelPosition, IndexKey, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint, ViewDefinition } from '../lake/index.js';
 import type { ParsedStatement } from './parsed-statement.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
@@ -152,7 +152,8 @@ export type DdlCommand =
     }
   | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean }
   | OptimizerGroupDdl
-  | ViewDdl;
+  | ViewDdl
+  | TypeDdl;
 
 /** Views, derived tables, COMMENT ON and SET SCHEMA (issue 25). */
 export type ViewDdl =
@@ -204,3 +205,23 @@ export type OptimizerGroupDdl =
   | { readonly kind: 'createOptimizerGroup'; readonly group: OptimizerGroup; readonly ifNotExists: boolean }
   | { readonly kind: 'alterOptimizerGroup'; readonly name: string; readonly change: { readonly threads?: number; readonly schedulingPolicy?: SchedulingPolicy } }
   | { readonly kind: 'dropOptimizerGroup'; readonly name: string; readonly ifExists: boolean };
+
+/** A type named in DDL: where search_path found it (or the creation schema), and as written for messages. */
+export interface TypeNameRef {
+  readonly type: TableName;
+  readonly written: string;
+}
+
+/** ALTER TYPE's actions on an enum (or any user type, for RENAME / SET SCHEMA / OWNER). */
+export type AlterTypeAction =
+  | { readonly kind: 'addValue'; readonly label: string; readonly position: EnumLabelPosition; readonly ifNotExists: boolean }
+  | { readonly kind: 'renameValue'; readonly from: string; readonly to: string }
+  | { readonly kind: 'rename'; readonly to: string }
+  | { readonly kind: 'setSchema'; readonly schema: string }
+  | { readonly kind: 'ownerTo'; readonly role: string };
+
+/** CREATE TYPE … AS ENUM, CREATE TYPE name (a shell), ALTER TYPE, DROP TYPE (issue 25). */
+export type TypeDdl =
+  | { readonly kind: 'createType'; readonly type: TableName; /** undefined: a shell type. */ readonly labels: readonly string[] | undefined }
+  | { readonly kind: 'alterType'; readonly target: TypeNameRef; readonly action: AlterTypeAction }
+  | { readonly kind: 'dropType'; readonly types: readonly TypeNameRef[]; readonly ifExists: boolean; readonly cascade: boolean };

@@ -647,7 +647,8 @@ export class Connection {
       throw new FloeError('08P01', `bind message supplies ${msg.params.length} parameters, but prepared statement "${msg.statement}" requires ${paramOids.length}`);
     }
     const paramFormats = resolveFormats(msg.paramFormats, msg.params.length, 'parameter');
-    const values = msg.params.map((raw, i) => this.#decodeParam(raw, paramOids[i]!, paramFormats[i]!, i + 1));
+    const codecOids = st.prepared.paramCodecOids ?? paramOids;
+    const values = msg.params.map((raw, i) => this.#decodeParam(raw, codecOids[i]!, paramFormats[i]!, i + 1));
     const bound = await this.#session.bind(st.prepared, values);
     let formats: number[];
     try {

@@ -24,7 +24,7 @@ export class RowEncoder {
   readonly #binary: readonly boolean[];
 
   constructor(columns: readonly ColumnDescription[], formats: readonly number[]) {
-    this.#codecs = columns.map((c) => codecForOid(c.typeOid));
+    this.#codecs = columns.map((c) => codecForOid(c.codecOid ?? c.typeOid));
     this.#binary = columns.map((_, i) => formats[i] === 1);
   }
 

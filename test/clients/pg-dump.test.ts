@@ -37,9 +37,14 @@ const SCHEMA = [
      (NULL, NULL, NULL, NULL), ('s2', '2024-01-01 00:00:00', 1e10, false)`,
   "SELECT nextval('counter')",
   "SELECT nextval('counter')",
+  // An enum whose sort order is not its creation order, a column of it and an array of it.
+  "CREATE TYPE ticket_state AS ENUM ('open', 'closed')",
+  "ALTER TYPE ticket_state ADD VALUE 'triage' BEFORE 'open'",
+  'CREATE TABLE tickets (id int PRIMARY KEY, state ticket_state NOT NULL, history ticket_state[])',
+  "INSERT INTO tickets VALUES (1, 'open', '{triage,open}'), (2, 'triage', NULL), (3, 'closed', '{}')",
 ];
 
-const TABLES = ['customers', 'orders', 'events', 'readings'];
+const TABLES = ['customers', 'orders', 'events', 'readings', 'tickets'];
 
 /** Row count and an order-independent hash of every row's text (the same query on both servers). */
 async function checksums(url: string): Promise<Record<string, { rows: number; hash: string }>> {
@@ -72,6 +77,8 @@ async function declared(url: string): Promise<string[]> {
                   WHERE table_schema = 'public' AND constraint_type <> 'CHECK' OR constraint_name LIKE '%credit%' ORDER BY 1, 2`),
       ...await q(`SELECT sequence_name, data_type, start_value, increment FROM information_schema.sequences ORDER BY 1`),
       ...await q(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1, 2`),
+      ...await q(`SELECT t.typname, e.enumlabel FROM pg_enum e JOIN pg_type t ON t.oid = e.enumtypid ORDER BY 1, e.enumsortorder`),
+      ...await q(`SELECT table_name, column_name, udt_name FROM information_schema.columns WHERE data_type IN ('USER-DEFINED', 'ARRAY') ORDER BY 1, 2`),
     ];
   });
 }

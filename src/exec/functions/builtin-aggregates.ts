@@ -730,8 +730,12 @@ export function registerBuiltinAggregates(): void {
   // min / max
   const ordered: SqlType[] = [T.int2, T.int4, I8, T.float4, F, N, T.text, T.bpchar, T.name, T.date, T.time, T.timestamp, T.timestamptz, T.interval, T.bool, T.uuid, T.oid, T.bytea, T.char, T.timetz];
   for (const t of ordered) {
-    registerAggregateFunction({ name: 'min', args: [t], returns: t, impl: () => minMax(t, false) });
-    registerAggregateFunction({ name: 'max', args: [t], returns: t, impl: () => minMax(t, true) });
+    // text's min/max order an enum argument by its labels' sort order (the argument keeps its enum type).
+    const orderOf = (a: readonly SqlType[]): SqlType => (t.kind === 'text' && a[0]?.kind === 'text' ? a[0] : t);
+    // Like PostgreSQL's min(anyenum), the result is of the argument's enum type.
+    const returns = (_: readonly SqlType[], actual: readonly SqlType[]) => orderOf(actual);
+    registerAggregateFunction({ name: 'min', args: [t], returns, impl: (a) => minMax(orderOf(a), false) });
+    registerAggregateFunction({ name: 'max', args: [t], returns, impl: (a) => minMax(orderOf(a), true) });
   }
   registerAggregateFunction({ name: 'min', args: ['anyarray'], returns: (a) => a[0]!, impl: (a) => minMax(a[0]!, false) });
   registerAggregateFunction({ name: 'max', args: ['anyarray'], returns: (a) => a[0]!, impl: (a) => minMax(a[0]!, true) });

@@ -18,6 +18,7 @@ import { registerBuiltinRegexpFunctions } from './builtin-regexp-functions.js';
 import { registerBuiltinFormatFunction } from './builtin-format-function.js';
 import { registerBuiltinArrayDimensionFunctions } from './builtin-array-dimension-functions.js';
 import { registerSubscriptAssignment } from './subscript-assignment.js';
+import { registerBuiltinEnumFunctions } from './builtin-enum-functions.js';
 import { setBuiltinLoader } from './function-registry.js';
 
 /** Registers every built-in function lazily, on the registry's first lookup. */
@@ -39,6 +40,7 @@ export function registerBuiltins(): void {
   registerBuiltinStatisticsAggregates();
   registerBuiltinOrderedSetAggregates();
   registerBuiltinRegexpFunctions();
+  registerBuiltinEnumFunctions();
   registerBuiltinFormatFunction();
   registerBuiltinArrayDimensionFunctions();
   registerSubscriptAssignment();

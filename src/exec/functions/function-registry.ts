@@ -58,7 +58,7 @@ export interface ScalarFunctionDef {
   readonly args: readonly ParamSpec[];
   /** Repeats the last param any number of times (≥ 0 extra). */
   readonly variadic?: boolean;
-  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly returns: SqlType | ((argTypes: readonly SqlType[], actualTypes: readonly SqlType[]) => SqlType);
   readonly impl: ScalarImpl;
   /** Optional vectorized implementation (strict functions only), used in place of `impl` over whole batches. */
   readonly vector?: VectorImpl;
@@ -141,7 +141,7 @@ export interface ColumnarPartial {
 export interface AggregateFunctionDef {
   readonly name: string;
   readonly args: readonly ParamSpec[];
-  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly returns: SqlType | ((argTypes: readonly SqlType[], actualTypes: readonly SqlType[]) => SqlType);
   /** Strict aggregates skip rows where any argument is NULL. */
   readonly strict?: boolean;
   readonly impl: (argTypes: readonly SqlType[]) => AggregateImpl;
@@ -154,7 +154,7 @@ export type SetImpl = (args: unknown[], ctx: EvalContext) => Iterable<unknown>;
 export interface SetFunctionDef {
   readonly name: string;
   readonly args: readonly ParamSpec[];
-  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly returns: SqlType | ((argTypes: readonly SqlType[], actualTypes: readonly SqlType[]) => SqlType);
   readonly impl: SetImpl;
   /** Strict (default): NULL arguments produce no rows. */
   readonly strict?: boolean;
@@ -169,7 +169,7 @@ export interface SetFunctionDef {
 export interface WindowFunctionDef {
   readonly name: string;
   readonly args: readonly ParamSpec[];
-  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly returns: SqlType | ((argTypes: readonly SqlType[], actualTypes: readonly SqlType[]) => SqlType);
   readonly id?: string;
 }
 
@@ -179,7 +179,7 @@ interface Entry {
   readonly kind: FunctionKind;
   readonly args: readonly ParamSpec[];
   readonly variadic: boolean;
-  readonly returns: SqlType | ((argTypes: readonly SqlType[]) => SqlType);
+  readonly returns: SqlType | ((argTypes: readonly SqlType[], actualTypes: readonly SqlType[]) => SqlType);
   readonly strict: boolean;
   readonly volatile: boolean;
   readonly scalar?: ScalarImpl;
@@ -386,7 +386,7 @@ function resolveAmong(entries: readonly Entry[], argTypes: readonly SqlType[]): 
   }
   const c = best[0]!;
   const resolvedArgs = c.params.map((p, i) => (p === 'any' ? (argTypes[i]!.kind === 'unknown' ? { kind: 'text' } as SqlType : argTypes[i]!) : p));
-  const returnType = typeof c.entry.returns === 'function' ? c.entry.returns(resolvedArgs) : c.entry.returns;
+  const returnType = typeof c.entry.returns === 'function' ? c.entry.returns(resolvedArgs, argTypes) : c.entry.returns;
   return {
     id: c.entry.id, name: c.entry.name, kind: c.entry.kind, argTypes: resolvedArgs,
     returnType, strict: c.entry.strict, volatile: c.entry.volatile,

@@ -1,3 +1,4 @@
+import { parseEnumLabel } from './enum-value.js';
 import { isValidTimestampMicros } from '../../common/calendar.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
@@ -66,7 +67,12 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
         parseJsonNode(s);
         return s;
       }
-      default: return s;
+      default:
+        // text → an enum: the label must be one of the type's (enum_in); enum → text is the label.
+        if (to.kind === 'text' && to.enumType !== undefined && !(from.kind === 'text' && from.enumType?.oid === to.enumType.oid)) {
+          return parseEnumLabel(s, to.enumType);
+        }
+        return s;
     }
   }
   if (isStringKind(fk)) {

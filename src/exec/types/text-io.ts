@@ -1,3 +1,4 @@
+import { parseEnumLabel } from './enum-value.js';
 import { FloeError } from '../../common/floe-error.js';
 import type { Interval, SqlType } from '../../common/sql-type.js';
 import { formatType } from '../../common/sql-type.js';
@@ -194,7 +195,8 @@ export function parseValue(text: string, t: SqlType, settings: TextIoSettings): 
       const d = parseDecimal(text);
       return formatDecimal(applyNumericTypmod(d, t.precision, t.scale));
     }
-    case 'text': case 'name': case 'unknown': case 'void': return text;
+    case 'text': return t.enumType === undefined ? text : parseEnumLabel(text, t.enumType);
+    case 'name': case 'unknown': case 'void': return text;
     case 'json': parseJsonNode(text); return text;
     case 'jsonb': return jsonbText(parseJsonb(text));
     case 'char': return text.slice(0, 1);

@@ -2,6 +2,7 @@ import type { Interval, SqlType } from '../../common/sql-type.js';
 import { flattenArray, isMultidimensional } from '../../lake/index.js';
 import { compareArrayShapes } from './compare-array-shapes.js';
 import { intervalToMicrosApprox } from './datetime.js';
+import { compareEnumLabels } from './enum-value.js';
 import { compareNumericText, decTrimScale, formatDecimal, parseDecimal } from './numeric.js';
 
 /**
@@ -88,6 +89,9 @@ export function compareValues(a: unknown, b: unknown, t: SqlType): number {
       return x < y ? -1 : x > y ? 1 : 0;
     }
     case 'bpchar': return compareBpchar(a as string, b as string);
+    case 'text':
+      if (t.enumType !== undefined) return compareEnumLabels(a as string, b as string, t.enumType);
+      return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
     case 'bytea': return Buffer.compare(Buffer.from(a as Uint8Array), Buffer.from(b as Uint8Array));
     case 'array': {
       if (t.element.kind !== 'array' && (isMultidimensional(a) || isMultidimensional(b))) return compareMultidimArrays(a as unknown[], b as unknown[], t.element);

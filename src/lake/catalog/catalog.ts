@@ -4,6 +4,8 @@ import type {
 } from '../optimize/optimizing-records.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
+import type { UserTypeMetadata } from '../table/user-type-metadata.js';
+import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 
 /**
  * The narrow catalog interface: everything src/lake keeps in a database goes through
@@ -353,6 +355,18 @@ export interface Catalog {
   moveView(id: number, to: { namespace: string; name: string }): ViewMetadata;
   /** Drops the views in one transaction (their comments too). */
   dropViews(ids: readonly number[]): void;
+
+  // User-defined types (sqlite-types.ts): enums and shell types.
+  /** 3F000 for a missing schema, 42710 when a type (or a relation's row type) has the name. */
+  createType(namespace: string, name: string, labels: readonly string[] | undefined): UserTypeMetadata;
+  getType(namespace: string, name: string): UserTypeMetadata | undefined;
+  getTypeByOid(oid: number): UserTypeMetadata | undefined;
+  listTypes(): UserTypeMetadata[];
+  /** ALTER TYPE … ADD VALUE; false when IF NOT EXISTS found the label there. */
+  addEnumValue(oid: number, label: string, position: EnumLabelPosition, ifNotExists: boolean): boolean;
+  renameEnumValue(oid: number, from: string, to: string): void;
+  moveType(oid: number, to: { namespace: string; name: string }): UserTypeMetadata;
+  dropTypes(oids: readonly number[]): void;
 
   /** COMMENT ON: null or '' removes it. */
   setComment(objectId: number, subId: number, description: string | null): void;

@@ -8,6 +8,10 @@ import type {
 import { OptimizerConflict } from './optimizer-conflict.js';
 import { SEQUENCES_SCHEMA, SqliteSequences } from './sqlite-sequences.js';
 import { SqliteViews, VIEWS_SCHEMA } from './sqlite-views.js';
+import { SqliteTypes, TYPES_SCHEMA } from './sqlite-types.js';
+import { currentEnumColumns } from './current-enum-columns.js';
+import { addEnumLabel, renameEnumLabel, type EnumLabelPosition } from '../table/alter-enum-labels.js';
+import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
 import { OPTIMIZING_SCHEMA, SqliteOptimizing } from './sqlite-optimizing.js';
 import { FILE_REPLACEMENTS_SCHEMA, insertFileReplacements, pruneFileReplacements, selectFileReplacements } from './sqlite-file-replacements.js';
@@ -80,6 +84,7 @@ ${SEQUENCES_SCHEMA}
 ${OPTIMIZING_SCHEMA}
 ${FILE_REPLACEMENTS_SCHEMA}
 ${VIEWS_SCHEMA}
+${TYPES_SCHEMA}
 `;
 
 /** Columns added to tables of catalogs written before them; each ALTER runs once. */
@@ -183,6 +188,7 @@ export class SqliteCatalog implements Catalog {
   #readsVersion = '';
   readonly #sequences: SqliteSequences;
   readonly #views: SqliteViews;
+  readonly #types: SqliteTypes;
   readonly #optimizing: SqliteOptimizing;
   /** Visible sets derived commit by commit (visible-files-memo.ts), kept across database changes. */
   readonly #visible = new VisibleFilesMemo({
@@ -217,6 +223,7 @@ export class SqliteCatalog implements Catalog {
       tableExists: (ns: string, name: string) => this.getTable(ns, name) !== undefined || this.#views.get(ns, name) !== undefined,
     };
     this.#views = new SqliteViews(access);
+    this.#types = new SqliteTypes(access);
     this.#sequences = new SqliteSequences(access);
     this.#optimizing = new SqliteOptimizing(access);
   }
@@ -380,7 +387,7 @@ export class SqliteCatalog implements Catalog {
       }
       const ids = (this.#sql('SELECT table_id FROM tables WHERE namespace = ?').all(name) as { table_id: bigint }[])
         .map((r) => Number(r.table_id));
-      const sequenceCount = this.listSequences(name).length + this.#views.list(name).length;
+      const sequenceCount = this.listSequences(name).length + this.#views.list(name).length + this.#types.list().filter((t) => t.namespace === name).length;
       if ((ids.length > 0 || sequenceCount > 0) && !cascade) {
         throw new FloeError('2BP01', `cannot drop schema "${name}" because other objects depend on it`, {
           hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
@@ -389,6 +396,7 @@ export class SqliteCatalog implements Catalog {
       for (const id of ids) this.#dropTableRows(id);
       this.#sql('DELETE FROM sequences WHERE namespace = ?').run(name);
       this.#views.dropInNamespace(name);
+      this.#types.dropInNamespace(name);
       this.#sql('DELETE FROM namespaces WHERE name = ?').run(name);
       return ids;
     });
@@ -423,14 +431,14 @@ export class SqliteCatalog implements Catalog {
   getTable(namespace: string, name: string): TableRecord | undefined {
     return this.#cached(`table ${JSON.stringify([namespace, name])}`, () => {
       const r = this.#sql('SELECT * FROM tables WHERE namespace = ? AND name = ?').get(namespace, name) as TableRow | undefined;
-      return r === undefined ? undefined : toTable(this.#numbers(r));
+      return r === undefined ? undefined : this.#withCurrentTypes(toTable(this.#numbers(r)));
     });
   }
 
   getTableById(id: number): TableRecord | undefined {
     return this.#cached(`table ${id}`, () => {
       const r = this.#sql('SELECT * FROM tables WHERE table_id = ?').get(id) as TableRow | undefined;
-      return r === undefined ? undefined : toTable(this.#numbers(r));
+      return r === undefined ? undefined : this.#withCurrentTypes(toTable(this.#numbers(r)));
     });
   }
 
@@ -438,7 +446,7 @@ export class SqliteCatalog implements Catalog {
     const rows = (namespace === undefined
       ? this.#sql('SELECT * FROM tables ORDER BY table_id').all()
       : this.#sql('SELECT * FROM tables WHERE namespace = ? ORDER BY table_id').all(namespace)) as TableRow[];
-    return rows.map((r) => toTable(this.#numbers(r)));
+    return rows.map((r) => this.#withCurrentTypes(toTable(this.#numbers(r))));
   }
 
   #numbers(r: TableRow): TableRow {
@@ -479,6 +487,80 @@ export class SqliteCatalog implements Catalog {
 
   dropTable(id: number): void {
     this.#immediate(() => this.#dropTableRows(id));
+  }
+
+  /** A table as read, its enum columns carrying their type's current name and labels (ALTER TYPE changes them). */
+  #withCurrentTypes(t: TableRecord): TableRecord {
+    const types = this.#types.list();
+    return types.length === 0 ? t : { ...t, columns: currentEnumColumns(t.columns, types) };
+  }
+
+  // ---- user-defined types (sqlite-types.ts) ----
+
+  createType(namespace: string, name: string, labels: readonly string[] | undefined): UserTypeMetadata {
+    return this.#immediate(() => {
+      if (this.#sql('SELECT 1 FROM namespaces WHERE name = ?').get(namespace) === undefined) {
+        throw new FloeError(SqlState.undefinedSchema, `schema "${namespace}" does not exist`);
+      }
+      // A relation's row type takes its name in pg_type too.
+      if (this.#types.get(namespace, name) !== undefined || this.#relationExists(namespace, name)) {
+        throw new FloeError(SqlState.duplicateObject, `type "${name}" already exists`);
+      }
+      return this.#types.create(namespace, name, labels);
+    });
+  }
+
+  getType(namespace: string, name: string): UserTypeMetadata | undefined {
+    return this.#types.get(namespace, name);
+  }
+
+  getTypeByOid(oid: number): UserTypeMetadata | undefined {
+    return this.#types.getByOid(oid);
+  }
+
+  listTypes(): UserTypeMetadata[] {
+    return this.#types.list();
+  }
+
+  addEnumValue(oid: number, label: string, position: EnumLabelPosition, ifNotExists: boolean): boolean {
+    return this.#immediate(() => {
+      const t = this.#types.getByOid(oid);
+      if (t?.labels === undefined) throw new FloeError(SqlState.wrongObjectType, `type ${oid} is not an enum`);
+      const labels = addEnumLabel(t.labels, label, position, ifNotExists, this.#types.newLabelOid());
+      if (labels === undefined) return false;
+      this.#types.setLabels(oid, labels);
+      return true;
+    });
+  }
+
+  renameEnumValue(oid: number, from: string, to: string): void {
+    this.#immediate(() => {
+      const t = this.#types.getByOid(oid);
+      if (t?.labels === undefined) throw new FloeError(SqlState.wrongObjectType, `type ${oid} is not an enum`);
+      this.#types.setLabels(oid, renameEnumLabel(t.labels, from, to));
+    });
+  }
+
+  /** RENAME TO / SET SCHEMA: 3F000 for a missing schema, 42710 when the name is taken there (PostgreSQL's two wordings). */
+  moveType(oid: number, to: { namespace: string; name: string }): UserTypeMetadata {
+    return this.#immediate(() => {
+      const cur = this.#types.getByOid(oid);
+      if (cur === undefined) throw new FloeError(SqlState.undefinedObject, `type ${oid} does not exist`);
+      if (this.#sql('SELECT 1 FROM namespaces WHERE name = ?').get(to.namespace) === undefined) {
+        throw new FloeError(SqlState.undefinedSchema, `schema "${to.namespace}" does not exist`);
+      }
+      const other = this.#types.get(to.namespace, to.name);
+      if ((other !== undefined && other.oid !== oid) || (to.name !== cur.name && this.#relationExists(to.namespace, to.name))) {
+        throw new FloeError(SqlState.duplicateObject, to.namespace === cur.namespace
+          ? `type "${to.name}" already exists` : `type "${to.name}" already exists in schema "${to.namespace}"`);
+      }
+      this.#types.move(oid, to);
+      return this.#types.getByOid(oid)!;
+    });
+  }
+
+  dropTypes(oids: readonly number[]): void {
+    this.#immediate(() => { for (const oid of oids) this.#types.drop(oid); });
   }
 
   #relationExists(namespace: string, name: string): boolean {

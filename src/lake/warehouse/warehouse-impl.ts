@@ -42,6 +42,8 @@ import { resolveSequenceParameters } from '../sequence/sequence-parameters.js';
 import { SequenceValues } from '../sequence/sequence-values.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
+import type { UserTypeMetadata } from '../table/user-type-metadata.js';
+import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import { checkViewReplacement } from '../table/check-view-replacement.js';
 
 export class WarehouseImpl implements Warehouse {
@@ -168,6 +170,24 @@ export class WarehouseImpl implements Warehouse {
     validateTableDefinition({ namespace: t.namespace, name: t.name, columns: t.columns, primaryKey: columns, partitionBy: t.partitionBy });
     return rewriteTableLayout(this.#ctx, t, columns);
   }
+
+  // ---- user-defined types ----
+
+  async createType(namespace: string, name: string, labels: readonly string[] | undefined): Promise<UserTypeMetadata> {
+    return this.#catalog.createType(namespace, name, labels);
+  }
+
+  getType(namespace: string, name: string): UserTypeMetadata | undefined { return this.#catalog.getType(namespace, name); }
+  getTypeByOid(oid: number): UserTypeMetadata | undefined { return this.#catalog.getTypeByOid(oid); }
+  listTypes(): UserTypeMetadata[] { return this.#catalog.listTypes(); }
+
+  async addEnumValue(oid: number, label: string, position: EnumLabelPosition, ifNotExists: boolean): Promise<boolean> {
+    return this.#catalog.addEnumValue(oid, label, position, ifNotExists);
+  }
+
+  async renameEnumValue(oid: number, from: string, to: string): Promise<void> { this.#catalog.renameEnumValue(oid, from, to); }
+  async moveType(oid: number, to: { namespace: string; name: string }): Promise<UserTypeMetadata> { return this.#catalog.moveType(oid, to); }
+  async dropTypes(oids: readonly number[]): Promise<void> { this.#catalog.dropTypes(oids); }
 
   // ---- views and comments ----
 

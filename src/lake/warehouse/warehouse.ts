@@ -11,6 +11,8 @@ import type { StorageConfig } from '../storage/storage-config.js';
 import type { AlterTableChange, TableDefinition, TableMetadata } from '../table/table-metadata.js';
 import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
+import type { UserTypeMetadata } from '../table/user-type-metadata.js';
+import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
 
 import type { LogReplay } from '../log/replay-dead-writers.js';
@@ -180,6 +182,20 @@ export interface Warehouse {
   /** ALTER VIEW … RENAME TO / SET SCHEMA. */
   moveView(id: number, to: { namespace: string; name: string }): Promise<ViewMetadata>;
   dropViews(ids: readonly number[]): Promise<void>;
+  /**
+   * User-defined types: CREATE TYPE … AS ENUM and shell types (labels undefined); 42710 when
+   * the name is taken. ALTER TYPE's changes and DROP TYPE; columns read afterwards carry
+   * the type's current name and labels.
+   */
+  createType(namespace: string, name: string, labels: readonly string[] | undefined): Promise<UserTypeMetadata>;
+  getType(namespace: string, name: string): UserTypeMetadata | undefined;
+  getTypeByOid(oid: number): UserTypeMetadata | undefined;
+  listTypes(): UserTypeMetadata[];
+  /** false when IF NOT EXISTS found the label there. */
+  addEnumValue(oid: number, label: string, position: EnumLabelPosition, ifNotExists: boolean): Promise<boolean>;
+  renameEnumValue(oid: number, from: string, to: string): Promise<void>;
+  moveType(oid: number, to: { namespace: string; name: string }): Promise<UserTypeMetadata>;
+  dropTypes(oids: readonly number[]): Promise<void>;
   /** ALTER TABLE … SET SCHEMA (the sequences the table owns move with it). */
   setTableNamespace(id: number, namespace: string): Promise<TableMetadata>;
   /** COMMENT ON: objectId a relation's id, subId a column's attnum or 0; null removes it. */

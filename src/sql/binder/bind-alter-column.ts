@@ -11,6 +11,7 @@ import { bindExpr } from './bind-expr.js';
 import { bindTableConstraint, parseCheckText, renameInCheckText, type ConstraintHost } from './bind-table-constraint.js';
 import { coerceTo } from './coerce.js';
 import { resolveTypeName } from './resolve-type-name.js';
+import { userTypeLookup } from './user-type-lookup.js';
 import { functionById } from '../../exec/functions/function-registry.js';
 import { exprChildren, type Expr } from '../../exec/expr/expr.js';
 
@@ -48,7 +49,7 @@ export function bindAlterColumn(ctx: BindContext, table: TableName, cmd: Raw): A
     case 'AT_DropNotNull': return { kind: 'alterColumn', name, nullable: true };
     default: {
       const def = unwrap(cmd.def)[1];
-      const type = resolveTypeName(def.typeName);
+      const type = resolveTypeName(def.typeName, userTypeLookup(ctx));
       const using = def.raw_default as Raw | undefined;
       if (using !== undefined && !readsOnly(using, name)) {
         throw new FloeError(SqlState.featureNotSupported, 'ALTER COLUMN … TYPE … USING an expression is not supported', {

@@ -10,6 +10,7 @@ import { coerceTo } from './coerce.js';
 import { propertiesOf } from './bind-ddl.js';
 import { checkForeignKeyPersistence, createTableTarget } from './create-table-target.js';
 import { resolveTypeName } from './resolve-type-name.js';
+import { userTypeLookup } from './user-type-lookup.js';
 import { identityOf, serialType } from './bind-sequence.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { uniqueSpecOf } from './bind-unique.js';
@@ -29,7 +30,7 @@ export interface BoundColumnDef {
 /** A column definition: type, NOT NULL / NULL, DEFAULT (checked by binding it), PRIMARY KEY. */
 export function bindColumnDef(ctx: BindContext, def: Raw): BoundColumnDef {
   const serial = serialType(def.typeName);
-  const type: SqlType = serial !== undefined ? { kind: serial } : resolveTypeName(def.typeName);
+  const type: SqlType = serial !== undefined ? { kind: serial } : resolveTypeName(def.typeName, userTypeLookup(ctx));
   let nullable = true;
   let primaryKey = false;
   let defaultExpr: string | undefined;

@@ -7,6 +7,7 @@ import type { RefDdlClause } from '../parser/lake-clause.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindColumnDef } from './bind-create-table.js';
+import { bindDropType } from './bind-type-ddl.js';
 import { bindDropSequence } from './bind-sequence.js';
 import { bindAlterColumn, bindAlterConstraint, bindNewColumnConstraints, renameColumnInChecks } from './bind-alter-column.js';
 import { defElemKey, defElemValue } from './def-elem.js';
@@ -44,7 +45,8 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
     case 'OBJECT_INDEX': return bindDropIndex(ctx, n);
     case 'OBJECT_VIEW': return bindDropView(ctx, n);
     case 'OBJECT_MATVIEW': return bindDropMaterializedView(ctx, n, ifExists);
-    case 'OBJECT_FUNCTION': case 'OBJECT_TYPE':
+    case 'OBJECT_TYPE': return bindDropType(ctx, n);
+    case 'OBJECT_FUNCTION':
       if (ifExists) return { kind: 'utility', command: { kind: 'noop', tag: `DROP ${String(n.removeType).slice(7)}` } };
       throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).slice(7)} is not supported`);
     default:

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { formatType, type SqlType } from '../../common/sql-type.js';
+import { enumTypeOf, formatType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import { formatDecimal, parseDecimal } from '../../exec/types/numeric.js';
 import type { AggregateCall, SortKey, WindowCall, WindowFrame, WindowFrameBound } from '../../exec/plan/physical-plan.js';
@@ -11,6 +11,8 @@ import type { BindContext } from './bind-context.js';
 import { bindSubquery } from './bind-query.js';
 import { coerceTo, notePosition, resolveUnknown } from './coerce.js';
 import { resolveTypeName } from './resolve-type-name.js';
+import { bindEnumComparison } from './enum-comparison.js';
+import { userTypeLookup } from './user-type-lookup.js';
 import type { Scope, ScopeColumn } from './scope.js';
 import { resolveRegclass } from './resolve-relation.js';
 import { regnamespaceLiteral } from './regnamespace-literal.js';
@@ -337,7 +339,7 @@ function qualifiedIntervalText(text: string, typeName: Raw): string {
 }
 
 function bindTypeCast(ctx: BindContext, n: Raw, es: ExprScope): Expr {
-  const target = resolveTypeName(n.typeName);
+  const target = resolveTypeName(n.typeName, userTypeLookup(ctx));
   let arg = bindExpr(ctx, n.arg, es);
   if (target.kind === 'interval' && arg.kind === 'literal' && typeof arg.value === 'string' && arg.type.kind === 'unknown') {
     const text = qualifiedIntervalText(arg.value, n.typeName);
@@ -351,7 +353,9 @@ function bindTypeCast(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   if (target.kind === 'regtype' && arg.kind === 'literal' && typeof arg.value === 'string') {
     return Exprs.cast(arg, target);
   }
-  return coerceTo(ctx, arg, target, 'explicit', positionOf(n));
+  // enum_in's error points at the literal, as PostgreSQL's input functions do.
+  const literalInput = enumTypeOf(target.kind === 'array' ? target.element : target) !== undefined && arg.kind === 'literal' && arg.type.kind === 'unknown';
+  return coerceTo(ctx, arg, target, 'explicit', positionOf(literalInput ? n.arg : n));
 }
 
 // ---------------------------------------------------------------- operators
@@ -363,6 +367,8 @@ function operatorName(nameList: Raw[]): string {
 
 /** Resolves a binary or prefix operator and coerces its operands. */
 export function bindOperator(ctx: BindContext, op: string, left: Expr | undefined, right: Expr, location: Raw): Expr {
+  const onEnum = left === undefined ? undefined : bindEnumComparison(ctx, op, left, right);
+  if (onEnum !== undefined) return onEnum;
   const resolved = resolveOperator(op, left?.type, right.type);
   if (!resolved) {
     const shown = left === undefined ? `${op} ${formatType(right.type)}` : `${formatType(left.type)} ${op} ${formatType(right.type)}`;

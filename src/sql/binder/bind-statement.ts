@@ -32,6 +32,7 @@ import { bindCreateView, bindRenameView, renamesView } from './bind-view.js';
 import { bindCreateTableAs, bindSelectInto } from './bind-create-table-as.js';
 import { bindCommentOn } from './bind-comment-on.js';
 import { bindSetSchema } from './bind-set-schema.js';
+import { bindAlterEnum, bindAlterTypeOwner, bindCreateEnum, bindDefineStmt, bindRenameType, bindSetTypeSchema } from './bind-type-ddl.js';
 
 /** Binds one parsed statement: names, types, and the optimized physical plan (or a command for the session). */
 export function bindStatement(stmt: ParsedStatement, env: BindEnv): BoundStatement {
@@ -63,7 +64,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'IndexStmt': return bindCreateIndex(ctx, n);
     case 'DropStmt': return bindDrop(ctx, n);
     case 'AlterTableStmt': return bindAlterTable(ctx, n);
-    case 'RenameStmt': return n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : renamesView(ctx, n) ? bindRenameView(ctx, n) : bindRename(ctx, n);
+    case 'RenameStmt': return n.renameType === 'OBJECT_TYPE' ? bindRenameType(ctx, n) : n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : renamesView(ctx, n) ? bindRenameView(ctx, n) : bindRename(ctx, n);
     case 'CreateSeqStmt': return bindCreateSequence(ctx, n);
     case 'AlterSeqStmt': return bindAlterSequence(ctx, n);
     case 'TransactionStmt': return bindTransaction(n);
@@ -113,7 +114,13 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'ViewStmt': return bindCreateView(ctx, n);
     case 'CreateTableAsStmt': return bindCreateTableAs(ctx, n);
     case 'CommentStmt': return bindCommentOn(ctx, n);
-    case 'AlterObjectSchemaStmt': return bindSetSchema(ctx, n);
+    case 'AlterObjectSchemaStmt': return n.objectType === 'OBJECT_TYPE' ? bindSetTypeSchema(ctx, n) : bindSetSchema(ctx, n);
+    case 'CreateEnumStmt': return bindCreateEnum(ctx, n);
+    case 'DefineStmt': return bindDefineStmt(ctx, n);
+    case 'AlterEnumStmt': return bindAlterEnum(ctx, n);
+    case 'AlterOwnerStmt':
+      if (n.objectType === 'OBJECT_TYPE') return bindAlterTypeOwner(ctx, n);
+      throw new FloeError(SqlState.featureNotSupported, 'AlterOwner statements are not supported', { position: positionOf(node) ?? 1 });
     case 'LockStmt': return bindLock(ctx, n);
     case 'ConstraintsSetStmt': return bindSetConstraints(n);
     case 'DoStmt':

@@ -8,6 +8,7 @@ import type { BindContext } from './bind-context.js';
 import { bindArguments } from './bind-arguments.js';
 import { defElemValue } from './def-elem.js';
 import { resolveTypeName } from './resolve-type-name.js';
+import { userTypeLookup } from './user-type-lookup.js';
 
 function utility(command: UtilityCommand): BoundStatement {
   return { kind: 'utility', command };
@@ -77,7 +78,7 @@ export function bindDiscard(n: Raw): BoundStatement {
 }
 
 export function bindPrepare(ctx: BindContext, n: Raw): BoundStatement {
-  const paramTypes: SqlType[] = ((n.argtypes as Raw[] | undefined) ?? []).map((t) => resolveTypeName(unwrap(t)[1]));
+  const paramTypes: SqlType[] = ((n.argtypes as Raw[] | undefined) ?? []).map((t) => resolveTypeName(unwrap(t)[1], userTypeLookup(ctx)));
   const query = n.query as Raw;
   const loc = positionOf(query);
   // The inner statement keeps the outer text and locations, so its errors point into what the client sent.

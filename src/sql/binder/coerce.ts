@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { formatType, type SqlType } from '../../common/sql-type.js';
+import { enumTypeOf, formatType, type EnumType, type SqlType } from '../../common/sql-type.js';
 import { Exprs, type Expr } from '../../exec/expr/expr.js';
 import { canCoerce, sameType, type CoercionContext } from '../../exec/functions/type-coercion.js';
 import { applyCharLength } from '../../exec/types/text-io.js';
@@ -40,6 +40,8 @@ export function coerceTo(
       return Exprs.cast(Exprs.param(e.index, { kind: 'text' }), target, implicit);
     }
     ctx.setParamType(e.index, target);
+    // A label bound to an enum parameter arrives as text and goes through enum_in's check.
+    if (enumOf(target) !== undefined) return Exprs.cast(Exprs.param(e.index, plainTextOf(target)), target, implicit);
     // A parameter arrives as its type without a modifier (as in PostgreSQL); the
     // length or precision is then applied like any other coercion (operators compare it as it came).
     const bare = withoutTypmod(target);
@@ -48,6 +50,11 @@ export function coerceTo(
   }
   if (e.kind === 'literal' && e.value === null) return Exprs.literal(null, target);
   if (sameType(e.type, target)) {
+    // Text becomes an enum only through enum_in's check (a cast), never by being relabelled.
+    const toEnum = enumOf(target);
+    if (toEnum !== undefined && enumOf(e.type)?.oid !== toEnum.oid) return Exprs.cast(e, target, implicit);
+    // `m::text` (or an enum stored into a text column) is text from then on.
+    if (toEnum === undefined && enumOf(e.type) !== undefined && context !== 'implicit') return Exprs.cast(e, target, implicit);
     if (sameTypmod(e.type, target) || context === 'implicit') return e;
     return Exprs.cast(e, target, implicit);
   }
@@ -73,6 +80,16 @@ export function coerceTo(
       { position, hint: 'You will need to rewrite or cast the expression.' });
   }
   return Exprs.cast(e, target, implicit);
+}
+
+/** The enum type of an enum or of an array of one. */
+function enumOf(t: SqlType): EnumType | undefined {
+  return t.kind === 'array' ? enumTypeOf(t.element) : enumTypeOf(t);
+}
+
+/** text (or text[]) in place of an enum (or an array of one). */
+function plainTextOf(t: SqlType): SqlType {
+  return t.kind === 'array' ? { kind: 'array', element: { kind: 'text' } } : { kind: 'text' };
 }
 
 /** varchar(n), char(n), numeric(p,s) without their modifier; other types as they are. */

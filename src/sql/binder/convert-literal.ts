@@ -2,8 +2,9 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { parseDate, parseTimestamp, parseTimestamptz } from '../../exec/types/datetime.js';
-import { parseFloat8 } from '../../exec/types/text-io.js';
+import { parseFloat8, parseValue } from '../../exec/types/text-io.js';
 import { parseJsonNode } from '../../exec/types/json-value.js';
+import { parseEnumLabel } from '../../exec/types/enum-value.js';
 
 /**
  * Converts a string literal to a canonical value of `type` at bind time, for the
@@ -17,7 +18,18 @@ export function convertLiteral(text: string, type: SqlType, position?: number): 
     `invalid input syntax for type ${formatType(type)}: "${text}"`, { position });
   const t = text.trim();
   switch (type.kind) {
-    case 'text': case 'name':
+    case 'text':
+      return type.enumType === undefined ? text : parseEnumLabel(text, type.enumType, position);
+    case 'array':
+      // An array of labels needs no session setting: folded now, so a bad label is reported at the literal.
+      if (type.element.kind !== 'text' || type.element.enumType === undefined) return undefined;
+      try {
+        return parseValue(text, type, { timeZone: 'UTC' });
+      } catch (e) {
+        if (e instanceof FloeError && e.position === undefined) throw new FloeError(e.sqlstate, e.message, { position });
+        throw e;
+      }
+    case 'name':
       return text;
     case 'varchar':
       return type.length !== undefined && text.length > type.length ? undefined : text;

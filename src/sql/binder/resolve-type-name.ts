@@ -20,11 +20,22 @@ const simple: Record<string, SqlType> = {
   unknown: { kind: 'unknown' },
 };
 
-/** The SqlType a TypeName node names (`int`, `varchar(20)`, `numeric(15,2)`, `pg_catalog.int2[]`, `"char"`). */
-export function resolveTypeName(typeName: Raw): SqlType {
+/**
+ * A user-defined type by name (schema as written, or undefined to search search_path):
+ * an enum's SqlType, 'shell' for a shell type, undefined when there is none.
+ */
+export type UserTypeLookup = (schema: string | undefined, name: string) => SqlType | 'shell' | undefined;
+
+/**
+ * The SqlType a TypeName node names (`int`, `varchar(20)`, `numeric(15,2)`, `pg_catalog.int2[]`,
+ * `"char"`, or a user-defined enum through `userTypes`).
+ */
+export function resolveTypeName(typeName: Raw, userTypes?: UserTypeLookup): SqlType {
   const names = strList(typeName.names);
-  const name = names[names.length - 1]!.toLowerCase();
   const schema = names.length > 1 ? names[names.length - 2] : undefined;
+  const user = schema === 'pg_catalog' ? undefined : userType(typeName, names, schema, userTypes);
+  if (user !== undefined) return user;
+  const name = names[names.length - 1]!.toLowerCase();
   if (schema !== undefined && schema !== 'pg_catalog') {
     throw new FloeError(SqlState.undefinedObject, `type "${names.join('.')}" does not exist`, { position: positionOf(typeName) });
   }
@@ -50,4 +61,18 @@ export function resolveTypeName(typeName: Raw): SqlType {
   const bounds = (typeName.arrayBounds ?? []) as Raw[];
   if (bounds.length > 0) return { kind: 'array', element: base };
   return base;
+}
+
+/** A user type the name finds (builtin names win when unqualified: pg_catalog is searched first). */
+function userType(typeName: Raw, names: readonly string[], schema: string | undefined, userTypes: UserTypeLookup | undefined): SqlType | undefined {
+  if (userTypes === undefined) return undefined;
+  const name = names[names.length - 1]!;
+  if (schema === undefined && (simple[name] !== undefined || /^(varchar|character varying|bpchar|character|numeric|decimal)$/.test(name))) return undefined;
+  const found = userTypes(schema, name);
+  if (found === undefined) return undefined;
+  if (found === 'shell') {
+    throw new FloeError(SqlState.undefinedObject, `type "${names.join('.')}" is only a shell`, { position: positionOf(typeName) });
+  }
+  const bounds = (typeName.arrayBounds ?? []) as Raw[];
+  return bounds.length > 0 ? { kind: 'array', element: found } : found;
 }

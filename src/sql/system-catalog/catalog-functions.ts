@@ -18,6 +18,7 @@ import { partitionKeyDef } from './partition-spec-rows.js';
 import { registerDumpFunctions } from './dump-functions.js';
 import type { CatalogTableInfo } from './catalog-view.js';
 import { typeForOid } from './pg-type-rows.js';
+import { userTypeName, userTypeOid, userTypeVisible } from './user-type-rows.js';
 import { registerRegTypeResolver } from '../../exec/types/reg-types.js';
 import { regclassName, regclassOid, regprocName, regprocOid, regtypeName } from './catalog-lookup.js';
 import { registerViewCatalogFunctions } from './view-catalog-functions.js';
@@ -155,12 +156,12 @@ export function registerCatalogFunctions(): void {
     toOid(kind, name, ctx) {
       if (kind === 'regclass') return regclassOid(name, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true));
       if (kind === 'regproc') return regprocOid(name);
-      return undefined;
+      return userTypeOid(ctx.warehouse, name, searchPathSchemas(ctx, true));
     },
     toName(kind, oid, ctx) {
       if (kind === 'regclass') return regclassName(oid, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true));
       if (kind === 'regproc') return regprocName(oid);
-      return regtypeName(oid);
+      return userTypeName(ctx.warehouse, oid, searchPathSchemas(ctx, true)) ?? regtypeName(oid);
     },
   });
   reg({ name: 'version', args: [], returns: T.text, impl: () => FLOE_VERSION_STRING });
@@ -181,15 +182,16 @@ export function registerCatalogFunctions(): void {
   });
   reg({ name: 'pg_backend_pid', args: [], returns: T.int4, impl: (_a, ctx) => Number(setting(ctx, 'floe.backend_pid') ?? 0) });
   reg({ name: 'pg_table_is_visible', args: [T.oid], returns: T.bool, impl: (a, ctx) => isVisible(ctx, a[0] as number) });
-  for (const n of ['pg_type_is_visible', 'pg_function_is_visible', 'pg_collation_is_visible', 'pg_opclass_is_visible', 'pg_operator_is_visible']) {
+  reg({ name: 'pg_type_is_visible', args: [T.oid], returns: T.bool, impl: (a, ctx) => userTypeVisible(ctx.warehouse, a[0] as number, searchPathSchemas(ctx, true)) });
+  for (const n of ['pg_function_is_visible', 'pg_collation_is_visible', 'pg_opclass_is_visible', 'pg_operator_is_visible']) {
     reg({ name: n, args: [T.oid], returns: T.bool, impl: () => true });
   }
   reg({
     name: 'format_type', args: [T.oid, T.int4], returns: T.text, strict: false,
-    impl: (a) => {
+    impl: (a, ctx) => {
       if (a[0] === null) return null;
       const t = typeForOid(a[0] as number);
-      if (!t) return '???';
+      if (!t) return userTypeName(ctx.warehouse, a[0] as number, searchPathSchemas(ctx, true)) ?? '???';
       const mod = a[1] as number | null;
       if (mod !== null && mod >= 0) {
         if (t.kind === 'varchar' || t.kind === 'bpchar') return formatType({ kind: t.kind, length: mod - 4 });

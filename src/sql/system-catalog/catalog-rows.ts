@@ -1,5 +1,6 @@
 import { formatType, typeLength, typeModifier, typeOid } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
+import { pgEnumRows, udtColumns, userTypePgTypeRows } from './user-type-rows.js';
 import {
   BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HASH_AM_OID, HEAP_AM_OID,
   PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, PUBLIC_NAMESPACE_OID, namespaceOid,
@@ -56,6 +57,7 @@ function pkName(t: CatalogTableInfo): string {
 }
 
 function collationOf(t: SqlType): number {
+  if (t.kind === 'text' && t.enumType !== undefined) return 0;
   return t.kind === 'text' || t.kind === 'varchar' || t.kind === 'bpchar' || t.kind === 'name' ? DEFAULT_COLLATION_OID : 0;
 }
 
@@ -283,6 +285,7 @@ function isTables(v: CatalogView): Row[] {
 
 function dataTypeName(t: SqlType): string {
   if (t.kind === 'array') return 'ARRAY';
+  if (t.kind === 'text' && t.enumType !== undefined) return 'USER-DEFINED';
   if (t.kind === 'bpchar') return 'character';
   return formatType(t.kind === 'varchar' ? { kind: 'varchar' } : t.kind === 'numeric' ? { kind: 'numeric' } : t);
 }
@@ -296,12 +299,12 @@ function isColumns(v: CatalogView): Row[] {
       table_catalog: v.ctx.database, table_schema: schema, table_name: table, column_name: c.name, ordinal_position: i + 1,
       column_default: c.defaultExpr === undefined ? null : deparseSequenceCalls(v, deparseDefault(c.defaultExpr, c.type)), is_nullable: c.nullable && !pk ? 'YES' : 'NO', data_type: dataTypeName(t),
       character_maximum_length: t.kind === 'varchar' || t.kind === 'bpchar' ? t.length ?? null : null,
-      character_octet_length: t.kind === 'varchar' || t.kind === 'bpchar' || t.kind === 'text' ? (t.kind !== 'text' && t.length !== undefined ? t.length * 4 : 1073741824) : null,
+      character_octet_length: t.kind === 'varchar' || t.kind === 'bpchar' || (t.kind === 'text' && t.enumType === undefined) ? (t.kind !== 'text' && t.length !== undefined ? t.length * 4 : 1073741824) : null,
       numeric_precision: numericPrecision,
       numeric_precision_radix: numericPrecision === null ? null : t.kind === 'numeric' ? 10 : 2,
       numeric_scale: t.kind === 'numeric' ? t.scale ?? null : t.kind === 'int2' || t.kind === 'int4' || t.kind === 'int8' ? 0 : null,
       datetime_precision: t.kind === 'date' ? 0 : t.kind === 'time' || t.kind === 'timetz' || t.kind === 'timestamp' || t.kind === 'timestamptz' || t.kind === 'interval' ? 6 : null,
-      udt_catalog: v.ctx.database, udt_schema: 'pg_catalog', udt_name: t.kind === 'array' ? `_${t.element.kind}` : t.kind,
+      ...udtColumns(v.ctx.database, t),
       dtd_identifier: String(i + 1), is_self_referencing: 'NO', is_identity: 'NO', identity_cycle: 'NO', is_generated: 'NEVER', is_updatable: 'YES',
       ...identityColumns(v, c),
     });
@@ -334,7 +337,8 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_constraint': pgConstraint,
   'pg_catalog.pg_attrdef': pgAttrdef,
   'pg_catalog.pg_namespace': pgNamespace,
-  'pg_catalog.pg_type': () => pgTypeRows(),
+  'pg_catalog.pg_type': (v) => [...pgTypeRows(), ...userTypePgTypeRows(v)],
+  'pg_catalog.pg_enum': pgEnumRows,
   'pg_catalog.pg_roles': pgRoles,
   'pg_catalog.pg_authid': pgRoles,
   'pg_catalog.pg_user': pgUser,

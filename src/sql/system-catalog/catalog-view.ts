@@ -1,5 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
-import type { SequenceMetadata, TableConstraint } from '../../lake/index.js';
+import type { SequenceMetadata, TableConstraint, UserTypeMetadata } from '../../lake/index.js';
 import type { VirtualTable, VirtualTableContext } from '../binder/virtual-table.js';
 import type { ServiceRelations } from './service-relations.js';
 
@@ -29,6 +29,8 @@ export interface CatalogWarehouse {
   listViews?(namespace?: string): readonly CatalogViewInfo[];
   getViewById?(id: number): CatalogViewInfo | undefined;
   listComments?(): readonly CatalogComment[];
+  /** Enum and shell types (CREATE TYPE). */
+  listTypes?(): readonly UserTypeMetadata[];
   /** The session's temporary schema (`pg_temp_N`) once it has one. */
   readonly tempNamespace?: string | undefined;
 }

@@ -61,6 +61,7 @@ export function allTypes(): TypeEntry[] {
 
 /** pg_type.typstorage of a Floe type; a column's attstorage is its type's (pg_dump emits SET STORAGE where they differ). */
 export function typeStorage(t: SqlType): string {
+  if (t.kind === 'text' && t.enumType !== undefined) return 'p';
   return t.kind === 'array' ? (t.catalogType !== undefined ? 'p' : 'x') : facts[t.kind].storage;
 }
 
