@@ -73,7 +73,7 @@ async function serve(argv: string[]): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   await loadSqlParser();
   registerCatalogFunctions();
-  const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }), backgroundCheckpoints: true });
+  const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }) });
   // Temporary tables of sessions a crash ended (session-warehouse.ts).
   await sweepDeadSessionDirectories(dataDir);
   const catalog = createSystemCatalog();

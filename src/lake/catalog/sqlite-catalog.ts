@@ -17,10 +17,6 @@ import type {
 import type { FileColumnStats, FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { VisibleFilesMemo } from './visible-files-memo.js';
-import { SqliteCheckpointer } from './sqlite-checkpointer.js';
-
-/** With checkpoints on a worker, the writer checkpoints itself only past this many WAL pages (about 40 MB). */
-const BACKGROUND_AUTOCHECKPOINT_PAGES = 10_000;
 
 /**
  * The embedded catalog: one SQLite database (WAL) per warehouse.
@@ -188,7 +184,6 @@ export class SqliteCatalog implements Catalog {
   readonly #sequences: SqliteSequences;
   readonly #views: SqliteViews;
   readonly #optimizing: SqliteOptimizing;
-  #checkpointer: SqliteCheckpointer | undefined;
   /** Visible sets derived commit by commit (visible-files-memo.ts), kept across database changes. */
   readonly #visible = new VisibleFilesMemo({
     fileEpoch: (tableId) => Number((this.#sql('SELECT epoch FROM file_epochs WHERE table_id = ?').get(tableId) as { epoch: bigint } | undefined)?.epoch ?? 0),
@@ -949,19 +944,7 @@ export class SqliteCatalog implements Catalog {
       .map((r) => ({ fileId: Number(r.file_id), snapshotId: BigInt(r.snapshot_id) }));
   }
 
-  /**
-   * Moves WAL checkpoints to a worker thread (sqlite-checkpointer.ts), for the process that
-   * commits through the log store: this connection then checkpoints only if the worker
-   * falls far behind (its autocheckpoint raised to BACKGROUND_AUTOCHECKPOINT_PAGES).
-   */
-  checkpointInBackground(intervalMs = 500): void {
-    if (this.#checkpointer !== undefined) return;
-    this.#db.pragma(`wal_autocheckpoint = ${BACKGROUND_AUTOCHECKPOINT_PAGES}`);
-    this.#checkpointer = SqliteCheckpointer.start(this.#db.name, intervalMs);
-  }
-
   close(): void {
-    this.#checkpointer?.stop();
     this.#db.close();
   }
 }

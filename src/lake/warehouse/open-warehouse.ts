@@ -18,12 +18,7 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   const catalogConfig = opts.catalog ?? { kind: 'sqlite' };
   let catalog: Catalog;
   switch (catalogConfig.kind) {
-    case 'sqlite': {
-      const sqlite = new SqliteCatalog(catalogConfig.path ?? join(opts.path, 'catalog.db'), opts.firstTableId === undefined ? {} : { firstTableId: opts.firstTableId });
-      if (opts.backgroundCheckpoints === true) sqlite.checkpointInBackground();
-      catalog = sqlite;
-      break;
-    }
+    case 'sqlite': catalog = new SqliteCatalog(catalogConfig.path ?? join(opts.path, 'catalog.db'), opts.firstTableId === undefined ? {} : { firstTableId: opts.firstTableId }); break;
   }
   const staleMs = opts.staleTransactionMs ?? 60_000;
   let log: LogStore | undefined;

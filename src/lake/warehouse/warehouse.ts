@@ -43,11 +43,6 @@ export interface WarehouseOptions {
   readonly log?: false | { readonly maxTransactionBytes?: number; readonly segmentBytes?: number };
   /** A new catalog's first table id (default 16384); a session's temporary tables start high so no oid meets a shared table's. */
   readonly firstTableId?: number;
-  /**
-   * The SQLite catalog's WAL checkpoints run on a worker thread (`floe serve`): done by the
-   * committing connection, a checkpoint's copy and fsyncs stall every session's commit.
-   */
-  readonly backgroundCheckpoints?: boolean;
 }
 
 /** One row of t$files. */
