@@ -1,6 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
+import { endSpan, startSpan } from '../common/latency-spans.js';
 import { formatType as formatTypeName, typeOid, valueTypeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
@@ -413,7 +414,9 @@ class FloeSession implements SessionHandler {
 
   async #runParsed(stmt: ParsedStatement, params: readonly unknown[], paramTypes: readonly (SqlType | undefined)[] | undefined, signal: AbortSignal): Promise<StatementResult> {
     this.#checkNotFailed(stmt);
+    const started = startSpan();
     const bound = bindStatement(stmt, this.#bindEnv(paramTypes));
+    endSpan('session.bind', started);
     return this.#runBound(bound, params, signal);
   }
 
@@ -557,11 +560,19 @@ class FloeSession implements SessionHandler {
   }
 
   async #runDml(bound: Extract<BoundStatement, { kind: 'dml' }>, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
+    let started = startSpan();
     const { lake, autocommit } = await this.#writeTxn();
+    endSpan('dml.begin', started);
+    started = startSpan();
     let count = 0;
     const ctx = this.#execContext(params, signal, lake, (n) => { count += n; });
     const batches = executePlan(bound.plan, ctx);
-    const commit = async () => { if (autocommit) await this.#commitLake(lake); };
+    const commit = async () => {
+      endSpan('dml.execute', started);
+      started = startSpan();
+      if (autocommit) await this.#commitLake(lake);
+      endSpan('dml.commit', started);
+    };
     const abort = async () => { if (autocommit && lake.state === 'open') await lake.abort().catch(() => undefined); };
     if (bound.columns.length > 0) {
       const types = bound.columns.map((c) => c.type);

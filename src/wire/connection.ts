@@ -25,6 +25,7 @@ import type {
 } from './session-handler.js';
 import { SocketReader } from './socket-reader.js';
 import { SocketWriter } from './socket-writer.js';
+import { endSpan, startSpan } from '../common/latency-spans.js';
 
 export interface ConnectionOptions {
   readonly auth: AuthProvider;
@@ -415,6 +416,15 @@ export class Connection {
 
   /** The one place that applies "after an error, skip everything until Sync". */
   async #dispatch(msg: FrontendMessage): Promise<void> {
+    const started = startSpan();
+    try {
+      await this.#dispatchMessage(msg);
+    } finally {
+      endSpan(`wire.${msg.kind}`, started);
+    }
+  }
+
+  async #dispatchMessage(msg: FrontendMessage): Promise<void> {
     if (this.#state.kind === 'failed' && msg.kind !== 'Sync') return;
     switch (msg.kind) {
       case 'Query':

@@ -115,8 +115,25 @@ function jsonReplacer(this: unknown, key: string, value: unknown): unknown {
   if (raw instanceof Uint8Array && !(value instanceof Uint8Array)) value = raw;
   if (typeof value === 'bigint') return { $b: value.toString() };
   if (value instanceof Uint32Array) return { $u32: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
-  if (value instanceof Uint8Array) return { $u8: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (value instanceof Uint8Array) return sparseBytes(value) ?? { $u8: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
   return value;
+}
+
+/**
+ * Mostly-zero bytes as `{$u8z: [length, index, byte, index, byte, …]}`: a small commit's
+ * key bitmap (512 bytes, a bit per key) is 690 characters of base64, a quarter of a
+ * one-row commit's record, and every byte of a record is written and fdatasynced.
+ */
+function sparseBytes(bytes: Uint8Array): { $u8z: number[] } | undefined {
+  const out = [bytes.byteLength];
+  // An entry costs up to 8 characters against base64's 4 per 3 bytes.
+  const limit = bytes.byteLength / 6;
+  for (let i = 0; i < bytes.byteLength; i++) {
+    if (bytes[i] === 0) continue;
+    if (out.length >= limit) return undefined;
+    out.push(i, bytes[i]!);
+  }
+  return { $u8z: out };
 }
 
 function jsonReviver(_key: string, value: unknown): unknown {
@@ -124,6 +141,12 @@ function jsonReviver(_key: string, value: unknown): unknown {
   const v = value as Record<string, unknown>;
   if (typeof v.$b === 'string') return BigInt(v.$b);
   if (typeof v.$u8 === 'string') return new Uint8Array(Buffer.from(v.$u8, 'base64'));
+  if (Array.isArray(v.$u8z)) {
+    const [length, ...entries] = v.$u8z as number[];
+    const out = new Uint8Array(length!);
+    for (let i = 0; i + 1 < entries.length; i += 2) out[entries[i]!] = entries[i + 1]!;
+    return out;
+  }
   if (typeof v.$u32 === 'string') {
     const bytes = Buffer.from(v.$u32, 'base64');
     const out = new Uint32Array(bytes.byteLength / 4);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { endSpan, startSpan } from '../../common/latency-spans.js';
 import type { Catalog, LoggedCommit, SnapshotRecord } from '../catalog/catalog.js';
 import type { LakeLogger } from '../warehouse/warehouse.js';
 import type { CommitLog } from './commit-log.js';
@@ -31,6 +32,8 @@ interface WrittenBatch {
 
 interface QueuedCommit {
   readonly record: LogCommitRecord;
+  /** When it was queued (latency-spans.ts). */
+  readonly queued: number;
   readonly resolve: (snapshots: SnapshotRecord[]) => void;
   readonly reject: (err: unknown) => void;
 }
@@ -105,7 +108,7 @@ export class LogStore {
     if (this.#closed) return Promise.reject(new FloeError(SqlState.objectNotInPrerequisiteState, 'the log store is closed'));
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
     return new Promise((resolve, reject) => {
-      this.#queue.push({ record, resolve, reject });
+      this.#queue.push({ record, resolve, reject, queued: startSpan() });
       if (!this.#running) {
         this.#running = true;
         this.#draining = this.#drain();
@@ -170,6 +173,8 @@ export class LogStore {
   #writeBatch(): Promise<WrittenBatch | undefined> | undefined {
     if (this.#queue.length === 0) return undefined;
     const batch = this.#queue.splice(0, this.#queue.length);
+    for (const c of batch) endSpan('log.queued', c.queued);
+    const started = startSpan();
     if (this.#broken !== undefined) {
       for (const c of batch) c.reject(this.#broken);
       return Promise.resolve(undefined);
@@ -188,8 +193,11 @@ export class LogStore {
       this.#fail(e, batch);
       return Promise.resolve(undefined);
     }
+    endSpan('log.encode', started);
+    const syncStarted = startSpan();
     return this.#log.sync().then(
       () => {
+        endSpan('log.sync', syncStarted);
         this.#batches++;
         this.#commits += batch.length;
         return { batch, records, commits };
@@ -209,8 +217,10 @@ export class LogStore {
   async #applyBatch({ batch, records, commits }: WrittenBatch): Promise<void> {
     const end = commits[commits.length - 1]!.end;
     let outcomes;
+    const started = startSpan();
     try {
       outcomes = this.#catalog.applyLoggedCommits(this.writerId, commits, end, BigInt(Date.now()) * 1000n);
+      endSpan('log.applyCatalog', started);
     } catch (e) {
       // Durable but never applied nor acknowledged: the next batch's apply moves the
       // applied LSN past them, so a replay skips them too.

@@ -1,9 +1,9 @@
-import { Table, tableToIPC } from 'apache-arrow';
 import type { RecordBatch } from 'apache-arrow';
 import type { NewFileRecord } from '../catalog/catalog.js';
 import { fileStats } from '../format/data-file-writer.js';
 import type { FilePlacement } from '../format/data-file-writer.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
+import { batchIpcStream } from './batch-ipc-stream.js';
 
 /**
  * A change file a transaction has staged but not stored: its rows as the Arrow IPC stream
@@ -23,7 +23,7 @@ export function pendingChangeFile(
 ): PendingChangeFile {
   return {
     batch,
-    ipc: tableToIPC(new Table(batch), 'stream'),
+    ipc: batchIpcStream(batch),
     file: {
       store: 'change', partitionKey: placement.partitionKey, partitionValues: placement.partitionValues,
       nodeMask: placement.node.mask, nodeIndex: placement.node.index, rowCount: batch.numRows, seq, firstOffset,

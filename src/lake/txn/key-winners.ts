@@ -15,6 +15,9 @@ import { OP_COLUMN, SEQ_FILE_COLUMN, keyColumnsOf, physicalName } from '../table
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { KeyRangeFilter } from './key-range-filter.js';
 
+/** Up to this many keys, a candidate file's key bitmap is tested before its min/max. */
+const FEW_KEYS = 16;
+
 /**
  * The merge-on-read winner of each member of a KeySet among the rows offered to it:
  * the change with the greatest (seq, offset), or a base row whose `_seq` is at least
@@ -87,9 +90,14 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
   const firstKey = physicalName(keyCols[0]!.fieldId);
   for (const { file, nodes, range } of candidates) {
     if (file.path === '' || nodes.every((n) => n.hashes.length === 0)) continue;
-    if (range !== undefined && !range.mayHold(file.stats[firstKey])) continue;
+    // Few keys (a small commit's insert, which meets every change file here): the key bitmap
+    // first, a few bit tests that rule out nearly every file, where the range check decodes
+    // the file's min/max. Many keys: the range first, a binary search against a bitmap test per key.
     const bitmap = file.keyBitmap;
-    if (bitmap !== undefined && !nodes.some((n) => n.hashes.some((h) => keyBitmapMayHold(bitmap, h)))) continue;
+    const fewKeys = nodes.reduce((t, n) => t + n.hashes.length, 0) <= FEW_KEYS;
+    const bitmapRulesOut = () => bitmap !== undefined && !nodes.some((n) => n.hashes.some((h) => keyBitmapMayHold(bitmap, h)));
+    const rangeRulesOut = () => range !== undefined && !range.mayHold(file.stats[firstKey]);
+    if (fewKeys ? bitmapRulesOut() || rangeRulesOut() : rangeRulesOut() || bitmapRulesOut()) continue;
     const groups = file.store === 'base' ? rowGroupsHolding(file, nodes) : undefined;
     if (groups !== undefined && groups.length === 0) continue;
     const change = file.store === 'change';

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError, isFloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { endSpan, startSpan } from '../../common/latency-spans.js';
 import { buildBatch } from '../arrow/batch-builder.js';
 import { encodeKeyAccessors } from '../bucket/key-encoding.js';
 import type { EncodedKeys } from '../bucket/key-encoding.js';
@@ -103,8 +104,10 @@ export class LakeTransactionImpl implements LakeTransaction {
   }
 
   static begin(ctx: LakeContext, opts: BeginOptions = {}): LakeTransactionImpl {
+    const started = startSpan();
     const id = randomUUID();
     const seq = ctx.catalog.beginTxn(id, process.pid, nowMicros());
+    endSpan('lake.beginTxn', started);
     return new LakeTransactionImpl(ctx, id, seq, opts.heartbeatMs ?? Math.max(50, Math.floor(ctx.staleTransactionMs / 4)), opts.isolation ?? 'read committed', opts.constraintModes);
   }
 
@@ -288,6 +291,17 @@ export class LakeTransactionImpl implements LakeTransaction {
     const w = this.#write(table, ref);
     const n = columns[0]?.length ?? 0;
     if (n === 0) return;
+    const started = startSpan();
+    try {
+      await this.#writeRowsOf(w, table, columns, ops, n, checkFrom);
+    } finally {
+      endSpan('lake.writeRows', started);
+    }
+  }
+
+  async #writeRowsOf(
+    w: TableWrite, table: TableMetadata, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined, n: number, checkFrom: number | undefined,
+  ): Promise<void> {
     const keyed = isKeyed(table);
     const keyIdx = table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k));
     if (ops === undefined) checkNotNull(table.columns, columns, table.name);
@@ -297,7 +311,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       for (let i = 0; i < n; i++) if (ops[i] === '+U' || ops[i] === '+I') plus.push(i);
       if (plus.length > 0) checkNotNull(table.columns, gather(columns, plus), table.name);
     }
-    await this.#unique.checkWrite(this.#ctx, this, table, ref, columns, ops);
+    await this.#unique.checkWrite(this.#ctx, this, table, w.ref, columns, ops);
     const keyTypes = keyTypesOf(table);
     // key hashes once per statement: routing, each file's key bitmap and the conflict set share them
     const keys = keyed ? encodeKeyAccessors(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n, table.primaryKey) : undefined;
@@ -442,8 +456,11 @@ export class LakeTransactionImpl implements LakeTransaction {
       }
       await this.#unique.checkDeferred(this.#ctx, this);
       for (let attempt = 1; ; attempt++) {
+        let started = startSpan();
         const requests: CommitRequest[] = [];
         for (const w of writes) requests.push(await this.#request(w));
+        endSpan('lake.commit.request', started);
+        started = startSpan();
         try {
           const { log } = this.#ctx;
           const snaps = log === undefined
@@ -461,6 +478,7 @@ export class LakeTransactionImpl implements LakeTransaction {
               }),
             });
           this.#state = 'committed';
+          endSpan('lake.commit.apply', started);
           return toSnapshot(snaps[snaps.length - 1]!);
         } catch (e) {
           if (isFloeError(e) && e.detail === HEAD_MOVED && attempt < MAX_COMMIT_ATTEMPTS) continue;
