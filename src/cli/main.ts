@@ -8,8 +8,8 @@ import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
 import { openWarehouse } from '../lake/index.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { loadSqlParser } from '../sql/index.js';
-import { createSystemCatalog, registerCatalogFunctions } from '../sql/system-catalog/index.js';
-import { startWireServer } from '../wire/index.js';
+import { createSystemCatalog, registerCatalogFunctions, regprocName, regprocedureName } from '../sql/system-catalog/index.js';
+import { registerRegNameLookup, startWireServer } from '../wire/index.js';
 import { LogTieringService } from '../service/log-tiering/log-tiering-service.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
@@ -83,6 +83,8 @@ async function serve(argv: string[]): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   await loadSqlParser();
   registerCatalogFunctions();
+  // regproc and regprocedure values print as function names (the wire cannot read pg_proc itself).
+  registerRegNameLookup((typeOid, oid) => (typeOid === 24 ? regprocName(oid) : typeOid === 2202 ? regprocedureName(oid) : undefined));
   const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }) });
   // Temporary tables of sessions a crash ended (session-warehouse.ts).
   await sweepDeadSessionDirectories(dataDir);

@@ -54,6 +54,7 @@ export type SqlType =
   | { readonly kind: 'regclass' }
   | { readonly kind: 'regtype' }
   | { readonly kind: 'regproc' }
+  | { readonly kind: 'regprocedure' }
   | { readonly kind: 'unknown' }
   | {
       readonly kind: 'array';
@@ -116,6 +117,7 @@ export const typeOids: Readonly<Record<Exclude<SqlTypeKind, 'array'>, { readonly
   numeric: { oid: 1700, arrayOid: 1231 },
   regclass: { oid: 2205, arrayOid: 2210 },
   regtype: { oid: 2206, arrayOid: 2211 },
+  regprocedure: { oid: 2202, arrayOid: 2207 },
   uuid: { oid: 2950, arrayOid: 2951 },
   jsonb: { oid: 3802, arrayOid: 3807 },
   void: { oid: 2278, arrayOid: 0 },
@@ -166,7 +168,7 @@ export function typeLength(t: SqlType): number {
   switch (t.kind) {
     case 'bool': case 'char': return 1;
     case 'int2': return 2;
-    case 'int4': case 'float4': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': return 4;
+    case 'int4': case 'float4': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure': return 4;
     case 'int8': case 'float8': case 'time': case 'timestamp': case 'timestamptz': return 8;
     case 'timetz': return 12;
     case 'interval': case 'uuid': return 16;

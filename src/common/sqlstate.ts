@@ -68,4 +68,5 @@ export const SqlState = {
   internalError: 'XX000',
   ioError: '58030',
   undefinedFile: '58P01',
+  ambiguousFunction: '42725',
 } as const;

@@ -4,6 +4,7 @@ export type * from './session-handler.js';
 export { makeScramVerifier, formatScramVerifier, parseScramVerifier, type ScramSecret } from './auth/scram-secret.js';
 export { md5Response, md5StoredPassword } from './auth/md5-password.js';
 export { codecForOid, hasCodec } from './codecs/codec-for-oid.js';
+export { registerRegNameLookup } from './codecs/reg-name-text.js';
 export type { TypeCodec } from './codecs/type-codec.js';
 export type { CodecContext } from './codecs/codec-context.js';
 export { formatFloat4, formatFloat8 } from './codecs/float-text.js';

@@ -178,7 +178,7 @@ function convertPrimitive(v: number | bigint, type: SqlType, t: DataType): unkno
       if (d === DATE_NEG_INF) return -Infinity;
       return d;
     }
-    case 'oid': case 'regclass': case 'regtype': case 'regproc':
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure':
       return Number(v) >>> 0;
     case 'bool': return Number(v) !== 0;
     case 'numeric': return String(v);
@@ -219,7 +219,7 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
   const n = values.length;
   switch (type.kind) {
     case 'int2': case 'int4': case 'float4': case 'float8': case 'int8': case 'time': case 'timestamp': case 'timetz':
-    case 'timestamptz': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': {
+    case 'timestamptz': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure': {
       const Arr = (at as unknown as { ArrayType: new (n: number) => ArrayLike<number | bigint> & { [i: number]: number | bigint } }).ArrayType;
       const data = new Arr(n);
       const bitmap = new Uint8Array((n + 7) >> 3);
@@ -233,7 +233,7 @@ export function valuesToVector(values: readonly unknown[], type: SqlType): Vecto
         else if (type.kind === 'date') {
           const d = v as number;
           data[i] = d === Infinity ? DATE_POS_INF : d === -Infinity ? DATE_NEG_INF : d;
-        } else if (type.kind === 'oid' || type.kind === 'regclass' || type.kind === 'regtype' || type.kind === 'regproc') {
+        } else if (type.kind === 'oid' || type.kind === 'regclass' || type.kind === 'regtype' || type.kind === 'regproc' || type.kind === 'regprocedure') {
           data[i] = (v as number) | 0;
         } else data[i] = v as number;
       }

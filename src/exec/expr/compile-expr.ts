@@ -60,7 +60,7 @@ export interface CompiledExpr {
 
 
 function isRegKind(k: string): boolean {
-  return k === 'regclass' || k === 'regtype' || k === 'regproc';
+  return k === 'regclass' || k === 'regtype' || k === 'regproc' || k === 'regprocedure';
 }
 
 function forEach(n: number, sel: Int32Array | undefined, f: (i: number) => void): void {

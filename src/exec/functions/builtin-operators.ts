@@ -150,7 +150,7 @@ export function registerBuiltinOperators(): void {
   // ---- comparisons ----
   const comparable: SqlType[] = [
     T.bool, T.int2, T.int4, T.int8, T.float4, T.float8, N, T.text, T.bpchar, T.name, T.char, T.bytea, T.date, T.time,
-    T.timestamp, T.timestamptz, T.interval, T.uuid, T.oid, { kind: 'regclass' }, { kind: 'regtype' }, { kind: 'regproc' }, T.timetz,
+    T.timestamp, T.timestamptz, T.interval, T.uuid, T.oid, { kind: 'regclass' }, { kind: 'regtype' }, { kind: 'regproc' }, { kind: 'regprocedure' }, T.timetz,
   ];
   for (const t of comparable) registerComparisons(t);
   const anyArr = 'anyarray' as const;
@@ -283,7 +283,7 @@ function registerComparisons(t: SqlType): void {
     let impl: (a: unknown[]) => unknown;
     switch (t.kind) {
       case 'int2': case 'int4': case 'int8': case 'date': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
-      case 'text': case 'name': case 'char': case 'uuid': case 'oid': case 'regclass': case 'regtype': case 'regproc': {
+      case 'text': case 'name': case 'char': case 'uuid': case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure': {
         // Plain JS ordering matches these types' canonical values.
         switch (op) {
           case '=': impl = ([a, b]) => a === b; break;

@@ -439,8 +439,24 @@ export function setFunctionColumns(id: string): readonly { readonly name: string
   return byId.get(id)?.columns;
 }
 
-/** Every registered function name (for pg_proc). */
-export function listFunctions(): readonly { id: string; name: string; kind: FunctionKind; args: readonly string[] }[] {
+/** A registered function as pg_proc describes it: `returns` is undefined when it depends on the arguments. */
+export interface ListedFunction {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: FunctionKind;
+  readonly args: readonly string[];
+  readonly variadic: boolean;
+  readonly returns: SqlType | undefined;
+  readonly strict: boolean;
+  readonly volatile: boolean;
+  readonly returnsSet: boolean;
+}
+
+/** Every registered function (for pg_proc). */
+export function listFunctions(): readonly ListedFunction[] {
   ensureBuiltins();
-  return [...byId.values()].map((e) => ({ id: e.id, name: e.name, kind: e.kind, args: e.args.map(specKey) }));
+  return [...byId.values()].map((e) => ({
+    id: e.id, name: e.name, kind: e.kind, args: e.args.map(specKey), variadic: e.variadic,
+    returns: typeof e.returns === 'function' ? undefined : e.returns, strict: e.strict, volatile: e.volatile, returnsSet: e.kind === 'set',
+  }));
 }

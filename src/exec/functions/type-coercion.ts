@@ -7,7 +7,7 @@ export function typeCategory(t: SqlType): TypeCategory {
   switch (t.kind) {
     case 'bool': return 'B';
     case 'int2': case 'int4': case 'int8': case 'float4': case 'float8': case 'numeric':
-    case 'oid': case 'regclass': case 'regtype': case 'regproc':
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure':
       return 'N';
     case 'text': case 'varchar': case 'bpchar': case 'name': case 'char':
       return 'S';
@@ -33,7 +33,7 @@ export function sameType(a: SqlType, b: SqlType): boolean {
 }
 
 const numericRank: Partial<Record<SqlType['kind'], number>> = { int2: 1, int4: 2, int8: 3, numeric: 4, float4: 5, float8: 6 };
-const oidLike = new Set<SqlType['kind']>(['oid', 'regclass', 'regtype', 'regproc']);
+const oidLike = new Set<SqlType['kind']>(['oid', 'regclass', 'regtype', 'regproc', 'regprocedure']);
 const stringLike = new Set<SqlType['kind']>(['text', 'varchar', 'bpchar', 'name']);
 
 export type CoercionContext = 'implicit' | 'assignment' | 'explicit';

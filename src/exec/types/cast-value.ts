@@ -88,7 +88,7 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
   }
   switch (tk) {
     case 'int2': case 'int4': case 'int8': {
-      if (fk === 'int2' || fk === 'int4' || fk === 'int8' || fk === 'oid' || fk === 'regclass' || fk === 'regtype' || fk === 'regproc') {
+      if (fk === 'int2' || fk === 'int4' || fk === 'int8' || fk === 'oid' || fk === 'regclass' || fk === 'regtype' || fk === 'regproc' || fk === 'regprocedure') {
         return checkIntRange(BigInt(v as number | bigint), tk);
       }
       if (fk === 'float4' || fk === 'float8') {
@@ -129,7 +129,7 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, settings: Text
       if (fk === 'int4') return (v as number) !== 0;
       if (fk === 'jsonb') return v === 'true';
       break;
-    case 'oid': case 'regclass': case 'regtype': case 'regproc':
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure':
       if (typeCategory(from) === 'N') return Number(v) >>> 0;
       break;
     case 'date': {

@@ -4,7 +4,7 @@ import { formatType, typeOids } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { EvalContext } from '../expr/eval-context.js';
 
-export type RegTypeKind = 'regclass' | 'regtype' | 'regproc';
+export type RegTypeKind = 'regclass' | 'regtype' | 'regproc' | 'regprocedure';
 
 /**
  * Name ↔ OID lookups for the reg* types, which need the catalog: src/sql's

@@ -154,7 +154,7 @@ function quoteArrayElement(s: string): string {
 export function formatValue(v: unknown, t: SqlType, settings: TextIoSettings): string {
   switch (t.kind) {
     case 'bool': return v ? 't' : 'f';
-    case 'int2': case 'int4': case 'int8': case 'oid': case 'regclass': case 'regtype': case 'regproc':
+    case 'int2': case 'int4': case 'int8': case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure':
       return String(v);
     case 'float4': return formatFloat(v as number, true);
     case 'float8': return formatFloat(v as number, false);
@@ -183,7 +183,7 @@ export function parseValue(text: string, t: SqlType, settings: TextIoSettings): 
   switch (t.kind) {
     case 'bool': return parseBool(text);
     case 'int2': case 'int4': case 'int8': return parseInteger(text, t);
-    case 'oid': case 'regclass': case 'regtype': case 'regproc': {
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure': {
       const m = INT_RE.exec(text);
       if (!m) throw invalid(t, text);
       const v = Number(m[1]);

@@ -65,7 +65,7 @@ export function arrowTypeOf(type: SqlType): DataType {
         new Field('micros', new Int64(), false),
       ]);
     case 'uuid': return new FixedSizeBinary(16);
-    case 'oid': case 'regclass': case 'regtype': case 'regproc': return new Int32();
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure': return new Int32();
     case 'array': return new List(new Field('element', arrowTypeOf(type.element), true));
   }
 }

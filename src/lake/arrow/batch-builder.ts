@@ -89,7 +89,7 @@ function buildData(type: SqlType, arrowType: DataType, values: readonly unknown[
     }
     case 'int2': return ints(new Int16Array(n), -32768, 32767);
     case 'int4': return ints(new Int32Array(n), -2147483648, 2147483647);
-    case 'oid': case 'regclass': case 'regtype': case 'regproc': {
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure': {
       const out = new Int32Array(n);
       for (let i = 0; i < n; i++) {
         const v = values[i];

@@ -110,7 +110,7 @@ function valueReader(data: Data, type: SqlType): ColumnAccessor {
       if (v instanceof BigInt64Array) return { get: (i) => Number(v[i]!) };
       return { get: (i) => v[i] as number };
     }
-    case 'oid': case 'regclass': case 'regtype': case 'regproc': {
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure': {
       const v = data.values as ArrayLike<number>;
       return { get: (i) => Number(v[i]!) >>> 0 };
     }

@@ -28,7 +28,7 @@ export interface EncodedKeys {
   readonly offsets: Int32Array;
 }
 
-const LONG_KINDS = new Set(['bool', 'int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'timetz', 'oid', 'regclass', 'regtype', 'regproc']);
+const LONG_KINDS = new Set(['bool', 'int2', 'int4', 'int8', 'date', 'time', 'timestamp', 'timestamptz', 'timetz', 'oid', 'regclass', 'regtype', 'regproc', 'regprocedure']);
 
 /** Whether keys of these types encode as 'long'. */
 export function isLongKey(types: readonly SqlType[]): boolean {
@@ -163,7 +163,7 @@ function longWords(data: Data, type: SqlType, n: number): { lo: Int32Array; hi: 
   if (v instanceof Int32Array || v instanceof Int16Array || v instanceof Int8Array) {
     if (DataType.isDate(t) && (t as unknown as { unit: number }).unit !== 0) return undefined;
     if (DataType.isTime(t)) return undefined;
-    const unsigned = type.kind === 'oid' || type.kind === 'regclass' || type.kind === 'regtype' || type.kind === 'regproc';
+    const unsigned = type.kind === 'oid' || type.kind === 'regclass' || type.kind === 'regtype' || type.kind === 'regproc' || type.kind === 'regprocedure';
     for (let i = 0; i < n; i++) {
       const x = v[i]!;
       lo[i] = x;

@@ -36,7 +36,7 @@ export function writeKeyValue(sink: ByteSink, type: SqlType, value: unknown, col
       sink.long(value ? 1 : 0, 0);
       return;
     case 'int2': case 'int4': case 'int8': case 'time': case 'timestamp': case 'timestamptz': case 'timetz':
-    case 'oid': case 'regclass': case 'regtype': case 'regproc':
+    case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure':
       writeInteger(sink, type, value, column);
       return;
     case 'date':

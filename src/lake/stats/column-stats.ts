@@ -221,7 +221,7 @@ export function decodeStatValue(type: SqlType, value: unknown): unknown {
       return typeof value === 'bigint' ? value : BigInt(value as string | number);
     case 'bytea':
       return value instanceof Uint8Array ? value : new Uint8Array(Buffer.from(value as string, 'hex'));
-    case 'float4': case 'float8': case 'date': case 'int2': case 'int4': case 'oid': case 'regclass': case 'regtype': case 'regproc':
+    case 'float4': case 'float8': case 'date': case 'int2': case 'int4': case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure':
       return typeof value === 'number' ? value : Number(value);
     case 'interval': {
       const iv = value as { months: number; days: number; micros: bigint | string };

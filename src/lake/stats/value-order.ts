@@ -12,7 +12,7 @@ export type ValueOrder = (a: unknown, b: unknown) => number;
 export function valueOrderOf(type: SqlType): ValueOrder | undefined {
   switch (type.kind) {
     case 'bool': return (a, b) => Number(a) - Number(b);
-    case 'int2': case 'int4': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc':
+    case 'int2': case 'int4': case 'date': case 'oid': case 'regclass': case 'regtype': case 'regproc': case 'regprocedure':
       return (a, b) => cmpNum(a as number, b as number);
     case 'float4': case 'float8':
       return (a, b) => {

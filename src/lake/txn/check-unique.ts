@@ -386,7 +386,7 @@ function keyOf(c: UniqueConstraint, types: readonly SqlType[], values: readonly 
  */
 const PRIMITIVE_KEY_KINDS = new Set([
   'bool', 'int2', 'int4', 'int8', 'text', 'varchar', 'name', 'char', 'date', 'time', 'timestamp', 'timestamptz', 'timetz', 'uuid',
-  'oid', 'regclass', 'regtype', 'regproc',
+  'oid', 'regclass', 'regtype', 'regproc', 'regprocedure',
 ]);
 
 /** A value's identity under a key of these types; serialized (key-serializer.ts) unless a one-column primitive key. */

@@ -15,7 +15,7 @@ const simple: Record<string, SqlType> = {
   interval: { kind: 'interval' }, uuid: { kind: 'uuid' }, json: { kind: 'json' }, jsonb: { kind: 'jsonb' },
   oid: { kind: 'oid' }, regclass: { kind: 'regclass' }, regtype: { kind: 'regtype' }, regproc: { kind: 'regproc' },
   // No dedicated SqlType: these OID aliases behave as plain oids here.
-  regprocedure: { kind: 'oid' }, regnamespace: { kind: 'oid' }, regoper: { kind: 'oid' }, regoperator: { kind: 'oid' },
+  regprocedure: { kind: 'regprocedure' }, regnamespace: { kind: 'oid' }, regoper: { kind: 'oid' }, regoperator: { kind: 'oid' },
   regrole: { kind: 'oid' }, regconfig: { kind: 'oid' }, xid: { kind: 'oid' }, cid: { kind: 'oid' },
   unknown: { kind: 'unknown' },
 };

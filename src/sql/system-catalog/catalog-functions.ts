@@ -20,7 +20,9 @@ import type { CatalogTableInfo } from './catalog-view.js';
 import { typeForOid } from './pg-type-rows.js';
 import { userTypeName, userTypeOid, userTypeVisible } from './user-type-rows.js';
 import { registerRegTypeResolver } from '../../exec/types/reg-types.js';
-import { regclassName, regclassOid, regprocName, regprocOid, regtypeName } from './catalog-lookup.js';
+import { regclassName, regclassOid, regtypeName } from './catalog-lookup.js';
+import { registerFunctionDefinitionFunctions } from './function-definition-functions.js';
+import { regprocName, regprocOid, regprocedureName, regprocedureOid } from './proc-lookup.js';
 import { registerViewCatalogFunctions } from './view-catalog-functions.js';
 
 /** The version string Floe reports: PostgreSQL-shaped so clients parse it (server_version is "15.18 (Floe 0.1.0)"). */
@@ -150,17 +152,20 @@ export function registerCatalogFunctions(): void {
   registered = true;
   const reg = registerScalarFunction;
   registerDumpFunctions();
+  registerFunctionDefinitionFunctions();
 
   // '…'::regclass / ::regproc / ::regtype input and output read the catalog through this.
   registerRegTypeResolver({
     toOid(kind, name, ctx) {
       if (kind === 'regclass') return regclassOid(name, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true));
       if (kind === 'regproc') return regprocOid(name);
+      if (kind === 'regprocedure') return regprocedureOid(name, ctx);
       return userTypeOid(ctx.warehouse, name, searchPathSchemas(ctx, true));
     },
     toName(kind, oid, ctx) {
       if (kind === 'regclass') return regclassName(oid, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true));
       if (kind === 'regproc') return regprocName(oid);
+      if (kind === 'regprocedure') return regprocedureName(oid);
       return userTypeName(ctx.warehouse, oid, searchPathSchemas(ctx, true)) ?? regtypeName(oid);
     },
   });
@@ -258,9 +263,6 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'quote_ident', args: [T.text], returns: T.text, impl: (a) => quoteIdent(a[0] as string) });
   reg({ name: 'pg_encoding_to_char', args: [T.int4], returns: T.name, impl: (a) => (a[0] === 6 ? 'UTF8' : a[0] === 0 ? 'SQL_ASCII' : '') });
   reg({ name: 'pg_char_to_encoding', args: [T.name], returns: T.int4, impl: (a) => (String(a[0]).toUpperCase() === 'UTF8' ? 6 : -1) });
-  reg({ name: 'pg_get_function_result', args: [T.oid], returns: T.text, impl: () => null });
-  reg({ name: 'pg_get_function_arguments', args: [T.oid], returns: T.text, impl: () => null });
-  reg({ name: 'pg_get_function_identity_arguments', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_statisticsobjdef_columns', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_triggerdef', args: [T.oid], returns: T.text, impl: () => null });
   reg({ name: 'pg_get_triggerdef', args: [T.oid, T.bool], returns: T.text, impl: () => null });

@@ -1,5 +1,5 @@
 import type { VirtualTableRegistry } from '../binder/virtual-table.js';
-import { ARRAY_IN_OID, allTypes } from './pg-type-rows.js';
+import { allTypes } from './pg-type-rows.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { primaryKeyIndexOid } from './catalog-oids.js';
 import { findUniqueIndex } from './unique-index-rows.js';
@@ -9,23 +9,6 @@ import { findUniqueIndex } from './unique-index-rows.js';
  * await a catalog scan: the binder folding `'name'::regproc` constants, and
  * text output of regclass/regtype values.
  */
-
-/** Functions with a pg_proc row (see catalog-rows.ts): name → OID. */
-const procOids: ReadonlyMap<string, number> = new Map([['array_in', ARRAY_IN_OID]]);
-
-/** `'[pg_catalog.]name'::regproc` → the function's OID, or undefined when there is no such function. */
-export function regprocOid(text: string): number | undefined {
-  const t = text.trim();
-  if (/^\d+$/.test(t)) return Number(t);
-  if (t === '-') return 0;
-  return procOids.get(t.replace(/^pg_catalog\./, '').replace(/^"(.*)"$/, '$1'));
-}
-
-/** The pg_proc name of a function OID, for regproc output. */
-export function regprocName(oid: number): string | undefined {
-  for (const [name, o] of procOids) if (o === oid) return name;
-  return undefined;
-}
 
 /** `'[schema.]name'::regclass` → the relation's OID, searching search_path (pg_catalog first) when unqualified. */
 export function regclassOid(text: string, warehouse: unknown, registry: VirtualTableRegistry | undefined, searchPath: readonly string[]): number | undefined {

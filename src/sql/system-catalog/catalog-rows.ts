@@ -16,6 +16,7 @@ import { pgPartitionedTableRows, tableRelkind } from './partition-spec-rows.js';
 import { serviceViewRows } from './service-relations.js';
 import { pgLocksRows, pgStatActivityRows, settingColumns } from './server-activity-rows.js';
 import { catalogShapes } from './catalog-shapes.js';
+import { builtinProcs, pgProcRow } from './builtin-proc-rows.js';
 import { isTablesViewRows, isViewsRows, pgClassViewRows, pgDescriptionRows, pgViewsRows, viewAttributeRows } from './view-catalog-rows.js';
 import {
   attidentity, deparseSequenceCalls, identityColumns, pgClassSequenceRows, sequenceAttributeRows, sequenceRowSources,
@@ -241,12 +242,24 @@ function pgCollation(): Row[] {
 }
 
 function pgProc(): Row[] {
-  return [{
+  return [...builtinProcs().map(pgProcRow), arrayInProcRow()];
+}
+
+/** The languages built-in functions are written in (PostgreSQL's OIDs; Floe has no procedural language). */
+function pgLanguage(): Row[] {
+  return [[12, 'internal', 2246], [13, 'c', 2247], [14, 'sql', 2248]].map(([oid, lanname, lanvalidator]) => ({
+    oid, lanname, lanowner: BOOTSTRAP_SUPERUSER_OID, lanispl: false, lanpltrusted: lanname === 'sql', lanplcallfoid: 0, laninline: 0, lanvalidator, lanacl: null,
+  }));
+}
+
+/** array_in, which pg_type's typinput names (not a callable function in Floe). */
+function arrayInProcRow(): Row {
+  return {
     oid: 750, proname: 'array_in', pronamespace: PG_CATALOG_NAMESPACE_OID, proowner: BOOTSTRAP_SUPERUSER_OID, prolang: 12, procost: 1, prorows: 0,
     provariadic: 0, prosupport: 0, prokind: 'f', prosecdef: false, proleakproof: false, proisstrict: true, proretset: false, provolatile: 's',
     proparallel: 's', pronargs: 3, pronargdefaults: 0, prorettype: 2277, proargtypes: [2275, 26, 23], proallargtypes: null, proargmodes: null,
     proargnames: null, proargdefaults: null, protrftypes: null, prosrc: 'array_in', probin: null, prosqlbody: null, proconfig: null, proacl: null,
-  }];
+  };
 }
 
 function pgTables(v: CatalogView): Row[] {
@@ -348,6 +361,7 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_tablespace': () => pgTablespace(),
   'pg_catalog.pg_collation': () => pgCollation(),
   'pg_catalog.pg_proc': () => pgProc(),
+  'pg_catalog.pg_language': () => pgLanguage(),
   'pg_catalog.pg_tables': pgTables,
   'pg_catalog.pg_indexes': pgIndexes,
   'pg_catalog.pg_stat_activity': pgStatActivityRows,

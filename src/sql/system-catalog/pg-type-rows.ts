@@ -14,6 +14,7 @@ const facts: Record<ScalarKind, { name: string; category: string; preferred?: bo
   int2: { name: 'int2', category: 'N', io: 'int2', align: 's', storage: 'p' },
   int4: { name: 'int4', category: 'N', io: 'int4', align: 'i', storage: 'p' },
   regproc: { name: 'regproc', category: 'N', io: 'regproc', align: 'i', storage: 'p' },
+  regprocedure: { name: 'regprocedure', category: 'N', io: 'regprocedure', align: 'i', storage: 'p' },
   text: { name: 'text', category: 'S', preferred: true, io: 'text', align: 'i', storage: 'x', collatable: true },
   oid: { name: 'oid', category: 'N', preferred: true, io: 'oid', align: 'i', storage: 'p' },
   json: { name: 'json', category: 'U', io: 'json_', align: 'i', storage: 'x' },

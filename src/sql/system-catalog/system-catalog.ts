@@ -120,7 +120,7 @@ function normalize(v: unknown, t: SqlType): unknown {
   if (v === undefined || v === null) return null;
   switch (t.kind) {
     case 'int8': return typeof v === 'bigint' ? v : BigInt(v as number);
-    case 'float4': case 'float8': case 'int2': case 'int4': case 'oid': case 'regproc': case 'regclass': case 'regtype': return Number(v);
+    case 'float4': case 'float8': case 'int2': case 'int4': case 'oid': case 'regproc': case 'regprocedure': case 'regclass': case 'regtype': return Number(v);
     case 'numeric': return String(v);
     case 'text': case 'name': case 'varchar': case 'char': case 'bpchar': return String(v);
     case 'array': return (v as unknown[]).map((e) => normalize(e, t.element));

@@ -13,7 +13,7 @@ import type { TypeCodec } from './type-codec.js';
 
 const scalars: readonly TypeCodec[] = [
   boolCodec, byteaCodec, charCodec, stringCodec(typeOids.name.oid, 'name'), int8Codec, int2Codec, int4Codec,
-  oidCodec(typeOids.regproc.oid, 'regproc'), stringCodec(typeOids.text.oid, 'text'), oidCodec(typeOids.oid.oid, 'oid'),
+  oidCodec(typeOids.regproc.oid, 'regproc'), oidCodec(typeOids.regprocedure.oid, 'regprocedure'), stringCodec(typeOids.text.oid, 'text'), oidCodec(typeOids.oid.oid, 'oid'),
   jsonCodec, float4Codec, float8Codec, stringCodec(typeOids.bpchar.oid, 'character'),
   stringCodec(typeOids.varchar.oid, 'character varying'), dateCodec, timeCodec, timestampCodec, timestamptzCodec,
   intervalCodec, numericCodec, oidCodec(typeOids.regclass.oid, 'regclass'), oidCodec(typeOids.regtype.oid, 'regtype'),

@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { decodeUtf8Strict } from '../../common/utf8.js';
 import { formatFloat4, formatFloat8 } from './float-text.js';
 import type { TypeCodec } from './type-codec.js';
+import { regNameText } from './reg-name-text.js';
 
 /** Codecs of the types whose forms need no calendar or decimal arithmetic. */
 function syntax(type: string, text: string): FloeError {
@@ -289,7 +290,7 @@ export function oidCodec(oid: number, name: string): TypeCodec {
   return {
     oid,
     name,
-    encodeText: (v) => String(Number(v) >>> 0),
+    encodeText: name === 'oid' ? (v) => String(Number(v) >>> 0) : (v) => regNameText(oid, Number(v) >>> 0),
     encodeBinary: (v) => {
       const b = Buffer.alloc(4);
       b.writeUInt32BE(Number(v) >>> 0);
