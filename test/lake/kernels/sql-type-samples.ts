@@ -38,6 +38,7 @@ export const samples: [SqlType, unknown[]][] = [
   [T('regclass'), [1259, null]],
   [T('regtype'), [23, null]],
   [T('regproc'), [1242, null]],
+  [T('regprocedure'), [871, null]],
   [T('array', { element: T('int4') }), [[1, null, 3], [], null]],
   [T('array', { element: T('text') }), [['a', null, 'ß'], null]],
   [T('array', { element: T('timestamp') }), [[1n, -1n], null]],
