@@ -5,7 +5,7 @@ import type { SqlType } from '../../common/sql-type.js';
 import { BOOTSTRAP_SUPERUSER_OID, PG_CATALOG_NAMESPACE_OID } from './catalog-oids.js';
 import { PG_PROC_FACTS } from './pg-proc-facts.js';
 import type { PgProcFact } from './pg-proc-facts.js';
-import { procArgOid, procFactKey } from './proc-arg-oid.js';
+import { PSEUDO_TYPE_NAMES, procArgOid, procFactKey } from './proc-arg-oid.js';
 import { regtypeName } from './catalog-lookup.js';
 
 /** One built-in function as pg_proc and psql's \df / \sf see it. */
@@ -39,8 +39,6 @@ const SYNTAX_ONLY = new Set(['current_catalog', 'user', 'current_role', 'current
 
 /** Floe-only overloads get OIDs in [800,000,000, 900,000,000), hashed from the registry id so they stay put across releases. */
 const PRIVATE_OID_BASE = 800_000_000;
-
-const PSEUDO_TYPE_NAMES: Readonly<Record<number, string>> = { 2276: '"any"', 2283: 'anyelement', 2277: 'anyarray', 2249: 'record' };
 
 let cache: { registrySize: number; procs: readonly BuiltinProc[]; byOid: ReadonlyMap<number, BuiltinProc> } | undefined;
 
@@ -124,7 +122,8 @@ function typeOid(t: SqlType): number {
   return (typeOids as Record<string, { oid: number } | undefined>)[t.kind]?.oid ?? 0;
 }
 
-function typeText(oid: number): string {
+/** A type's name as pg_get_function_arguments prints it. */
+export function typeText(oid: number): string {
   return PSEUDO_TYPE_NAMES[oid] ?? regtypeName(oid) ?? String(oid);
 }
 

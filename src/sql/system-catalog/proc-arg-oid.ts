@@ -3,6 +3,14 @@ import { typeOids } from '../../common/sql-type.js';
 /** Pseudo-types of PostgreSQL's polymorphic parameters ("any", anyelement, anyarray). */
 const PSEUDO_TYPE_OIDS: Readonly<Record<string, number>> = { any: 2276, anyelement: 2283, anyarray: 2277, record: 2249 };
 
+/** Their names as format_type and regprocedure print them ("any" is quoted: ANY is a keyword). */
+export const PSEUDO_TYPE_NAMES: Readonly<Record<number, string>> = { 2276: '"any"', 2283: 'anyelement', 2277: 'anyarray', 2249: 'record' };
+
+/** A pseudo-type's OID by its name, quoted or not; undefined for any other name. */
+export function pseudoTypeOid(name: string): number | undefined {
+  return PSEUDO_TYPE_OIDS[name.toLowerCase().replaceAll('"', '')];
+}
+
 /**
  * The pg_type OID of a function registry's parameter key (int4, text[], any, …),
  * or undefined for a type PostgreSQL's pg_proc cannot name.

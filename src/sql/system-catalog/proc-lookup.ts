@@ -2,8 +2,8 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { EvalContext } from '../../exec/expr/eval-context.js';
 import { regTypeInput } from '../../exec/types/reg-types.js';
-import { builtinProcByOid, builtinProcs } from './builtin-proc-rows.js';
-import { regtypeName } from './catalog-lookup.js';
+import { builtinProcByOid, builtinProcs, typeText } from './builtin-proc-rows.js';
+import { pseudoTypeOid } from './proc-arg-oid.js';
 import { ARRAY_IN_OID } from './pg-type-rows.js';
 
 /**
@@ -39,24 +39,14 @@ export function regprocedureOid(text: string, ctx: EvalContext): number | undefi
   const name = unqualified(m[1]!);
   if (name === undefined) return undefined;
   const argText = m[2]!.trim();
-  const argTypes = argText === '' ? [] : splitArguments(argText).map((a) => PSEUDO_TYPE_OIDS[a.toLowerCase()] ?? regTypeInput('regtype', a, ctx));
+  const argTypes = argText === '' ? [] : splitArguments(argText).map((a) => pseudoTypeOid(a) ?? regTypeInput('regtype', a, ctx));
   return builtinProcs().find((p) => p.name === name && sameOids(p.argTypes, argTypes))?.oid;
 }
-
-/** The polymorphic pseudo-types built-ins take, which regtype input does not know. */
-const PSEUDO_TYPE_NAMES: Readonly<Record<number, string>> = { 2276: '"any"', 2283: 'anyelement', 2277: 'anyarray', 2249: 'record' };
-const PSEUDO_TYPE_OIDS: Readonly<Record<string, number>> = Object.fromEntries(
-  Object.entries(PSEUDO_TYPE_NAMES).flatMap(([oid, name]) => [[name, Number(oid)], [name.replaceAll('"', ''), Number(oid)]]),
-);
 
 /** A function OID's regprocedure text: `name(type, …)` in format_type's spelling. */
 export function regprocedureName(oid: number): string | undefined {
   const p = builtinProcByOid(oid);
-  return p === undefined ? undefined : `${p.name}(${p.argTypes.map(argTypeName).join(',')})`;
-}
-
-function argTypeName(oid: number): string {
-  return PSEUDO_TYPE_NAMES[oid] ?? regtypeName(oid) ?? String(oid);
+  return p === undefined ? undefined : `${p.name}(${p.argTypes.map(typeText).join(',')})`;
 }
 
 /** The function name without a pg_catalog qualifier; undefined for another schema (built-ins live in pg_catalog). */
