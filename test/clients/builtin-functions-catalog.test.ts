@@ -73,7 +73,7 @@ describe('built-in functions in pg_proc, \\sf and \\df+ as PostgreSQL 15 shows t
   oracleAndFloeForSuite([], (s) => ({ oracleTarget, floeTarget, floe } = s));
 
   test('\\sf prints the same definition', async () => {
-    for (const command of ['\\sf now', '\\sf upper(text)', '\\sf pg_catalog.lower(text)', '\\sf+ length(text)', '\\sf upper(integer)', '\\sf length']) {
+    for (const command of ['\\sf now', '\\sf upper(text)', '\\sf pg_catalog.lower(text)', '\\sf+ length(text)', '\\sf upper(integer)', '\\sf length', '\\sf left', '\\sf row_number']) {
       const want = await psql(oracleTarget, command);
       assert.equal(await psql(floeTarget, command), want, command);
     }

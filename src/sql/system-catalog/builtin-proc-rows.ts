@@ -32,6 +32,8 @@ export interface BuiltinProc {
   readonly argumentsText: string;
   readonly identityText: string;
   readonly resultText: string;
+  /** The name as quote_ident spells it (`"left"`: keywords are quoted). */
+  readonly quotedName: string;
 }
 
 /** Names the grammar spells as keywords (CURRENT_DATE, TRIM(… FROM …)): PostgreSQL has no pg_proc row for them. */
@@ -92,10 +94,10 @@ function coveredByPostgresOverload(f: ListedFunction, facts: readonly PgProcFact
 }
 
 function fromFact(name: string, f: PgProcFact): BuiltinProc {
-  const [, oid, kind, strict, returnsSet, volatility, parallel, returnType, argTypes, variadicType, argDefaults, cost, rows, src, language, support, argumentsText, identityText, resultText] = f;
+  const [, oid, kind, strict, returnsSet, volatility, parallel, returnType, argTypes, variadicType, argDefaults, cost, rows, src, language, support, argumentsText, identityText, resultText, quotedName] = f;
   return {
     oid, name, kind: kind as BuiltinProc['kind'], strict, returnsSet, volatility, parallel, returnType,
-    argTypes: argTypes === '' ? [] : argTypes.split(' ').map(Number), variadicType, argDefaults, cost, rows, src, language, support, argumentsText, identityText, resultText,
+    argTypes: argTypes === '' ? [] : argTypes.split(' ').map(Number), variadicType, argDefaults, cost, rows, src, language, support, argumentsText, identityText, resultText, quotedName,
   };
 }
 
@@ -113,7 +115,7 @@ function fromRegistry(f: ListedFunction, taken: ReadonlyMap<number, BuiltinProc>
     oid, name: f.name, kind: f.kind === 'aggregate' ? 'a' : f.kind === 'window' ? 'w' : 'f', strict: f.strict, returnsSet: f.returnsSet,
     volatility: f.volatile ? 'v' : 'i', parallel: 's', returnType, argTypes: oids, variadicType: f.variadic ? oids[oids.length - 1] ?? 0 : 0,
     argDefaults: 0, cost: 1, rows: f.returnsSet ? 1000 : 0, src: f.name, language: 12, support: '', argumentsText, identityText: argumentsText,
-    resultText: `${f.returnsSet ? 'SETOF ' : ''}${typeText(returnType)}`,
+    resultText: `${f.returnsSet ? 'SETOF ' : ''}${typeText(returnType)}`, quotedName: f.name,
   };
 }
 

@@ -30,6 +30,6 @@ function functionDefinition(p: BuiltinProc | undefined): string | null {
   const defaultCost = p.language === 12 || p.language === 13 ? 1 : 100;
   const traits = `${p.kind === 'w' ? ' WINDOW' : ''}${VOLATILITY[p.volatility] ?? ''}${PARALLEL[p.parallel] ?? ''}${p.strict ? ' STRICT' : ''}`
     + `${p.cost !== defaultCost ? ` COST ${p.cost}` : ''}${p.rows > 0 && p.rows !== 1000 ? ` ROWS ${p.rows}` : ''}${p.support !== '' ? ` SUPPORT ${p.support}` : ''}`;
-  return `CREATE OR REPLACE FUNCTION pg_catalog.${p.name}(${p.argumentsText})\n RETURNS ${p.resultText}\n LANGUAGE ${LANGUAGE_NAMES[p.language] ?? 'internal'}\n`
+  return `CREATE OR REPLACE FUNCTION pg_catalog.${p.quotedName}(${p.argumentsText})\n RETURNS ${p.resultText}\n LANGUAGE ${LANGUAGE_NAMES[p.language] ?? 'internal'}\n`
     + `${traits === '' ? '' : `${traits}\n`}AS $function$${p.src}$function$\n`;
 }
