@@ -452,6 +452,12 @@ export interface ListedFunction {
   readonly returnsSet: boolean;
 }
 
+/** How many functions are registered: pg_proc's rows are rebuilt only when this changes. */
+export function registeredFunctionCount(): number {
+  ensureBuiltins();
+  return byId.size;
+}
+
 /** Every registered function (for pg_proc). */
 export function listFunctions(): readonly ListedFunction[] {
   ensureBuiltins();

@@ -1,4 +1,4 @@
-import { listFunctions } from '../../exec/functions/function-registry.js';
+import { listFunctions, registeredFunctionCount } from '../../exec/functions/function-registry.js';
 import type { ListedFunction } from '../../exec/functions/function-registry.js';
 import { typeOids } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
@@ -54,10 +54,10 @@ export function builtinProcByOid(oid: number): BuiltinProc | undefined {
 }
 
 function current(): NonNullable<typeof cache> {
-  const functions = listFunctions();
-  if (cache?.registrySize !== functions.length) {
-    const procs = buildProcs(functions);
-    cache = { registrySize: functions.length, procs, byOid: new Map(procs.map((p) => [p.oid, p])) };
+  const registrySize = registeredFunctionCount();
+  if (cache?.registrySize !== registrySize) {
+    const procs = buildProcs(listFunctions());
+    cache = { registrySize, procs, byOid: new Map(procs.map((p) => [p.oid, p])) };
   }
   return cache;
 }
