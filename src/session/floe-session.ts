@@ -18,7 +18,7 @@ import { explainColumn, explainResult } from './explain-result.js';
 import type { ScanReport } from '../planner/index.js';
 import { parseValue } from '../exec/types/text-io.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
-import type { ConstraintModes, DataFileInfo, LakeTransaction, TableMetadata, TxnSavepoint, Warehouse } from '../lake/index.js';
+import type { DataFileInfo, LakeTransaction, TableMetadata, Warehouse } from '../lake/index.js';
 import { withConstraintMode } from '../lake/index.js';
 import { constraintsToSet } from './constraints-to-set.js';
 import { bindStatement, bindTableCheckConstraints, parseStatements } from '../sql/index.js';
@@ -46,7 +46,8 @@ import { columnRanges, liveRows } from './table-estimates.js';
 import { runSequenceDdl } from './run-sequence-ddl.js';
 import { runTypeDdl } from './run-type-ddl.js';
 import { SessionSequenceState } from './session-sequence-state.js';
-import { isolationLevel, isolationText } from './transaction-isolation.js';
+import { isolationText } from './transaction-isolation.js';
+import { TransactionState, nowMicros, type Txn } from './transaction-state.js';
 import { createIndex, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
 import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
 import { callOptimize, procedureResultColumns } from './call-optimize.js';
@@ -93,26 +94,6 @@ interface Cursor {
   readonly hold: boolean;
 }
 
-interface Txn {
-  /** A multi-statement simple query's implicit transaction: committed when the string ends, unless BEGIN made it explicit. */
-  implicit: boolean;
-  lake: LakeTransaction | undefined;
-  failed: boolean;
-  /** Each savepoint remembers the write count and the lake's mark (none before the lake transaction began). */
-  readonly savepoints: { name: string; writes: number; lakeMark: TxnSavepoint | undefined; constraintModes: ConstraintModes }[];
-  /** SET CONSTRAINTS so far (the lake transaction, begun lazily, takes them at begin). */
-  constraintModes: ConstraintModes;
-  writes: number;
-  readonly startMicros: bigint;
-  /** Values settings had before this transaction changed them: ROLLBACK restores all, COMMIT only SET LOCAL ones. */
-  readonly settingsBefore: Map<string, string | undefined>;
-  readonly localSettings: Set<string>;
-  /** As asked (SHOW transaction_isolation); fixed once the transaction has read or written. */
-  isolation: string;
-}
-
-const nowMicros = () => BigInt(Date.now()) * 1000n;
-
 /** PostgreSQL's answer to a CancelRequest that reached a running statement. */
 function canceled(): FloeError {
   return new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
@@ -148,11 +129,6 @@ function startupSettings(parameters: Readonly<Record<string, string>>): [string,
   });
 }
 
-/** Utility statements that do not start a repeatable-read transaction's snapshot. */
-const TRANSACTION_CONTROL: ReadonlySet<string> = new Set([
-  'begin', 'commit', 'rollback', 'savepoint', 'release', 'rollbackTo', 'set', 'setTransaction', 'reset', 'show', 'discard', 'noop',
-]);
-
 /** Creates the engine side of one connection. */
 export function createFloeSession(deps: SessionDeps): SessionHandler {
   return new FloeSession(deps);
@@ -169,8 +145,8 @@ class FloeSession implements SessionHandler {
   readonly #settings: Map<string, string>;
   readonly #defaults: Map<string, string>;
   #events: SessionEvents | undefined;
-  /** An explicit transaction (BEGIN … COMMIT), or undefined in autocommit. */
-  #txn: Txn | undefined;
+  /** The open transaction block, if any (BEGIN … COMMIT, or a query string's implicit one). */
+  readonly #tx: TransactionState;
   readonly #prepared = new Map<string, { stmt: ParsedStatement; paramTypes: readonly SqlType[] }>();
   readonly #cursors = new Map<string, Cursor>();
   readonly #sequences: SessionSequenceState;
@@ -187,6 +163,7 @@ class FloeSession implements SessionHandler {
     this.#settings.set(QUERY_MEMORY_LIMIT, deps.queryMemoryLimit ?? DEFAULT_QUERY_MEMORY_LIMIT);
     for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, isDurationSetting(name) ? formatDurationMs(parseDurationSetting(name, v)) : v);
     this.#defaults = new Map(this.#settings);
+    this.#tx = new TransactionState(this.#temp);
     this.#sequences = new SessionSequenceState(this.#temp);
     this.#optimizing = sessionOptimizingService(deps.warehouse, deps.optimizing);
     deps.catalog.attachServices?.(this.#temp, this.#optimizing);
@@ -194,7 +171,7 @@ class FloeSession implements SessionHandler {
       startup: deps.startup,
       settings: () => this.#settings,
       transactionStatus: () => this.transactionStatus(),
-      transactionStartMicros: () => (this.#txn === undefined || this.#txn.implicit ? undefined : this.#txn.startMicros),
+      transactionStartMicros: () => this.#tx.explicitStartMicros(),
       events: () => this.#events,
       warning: (message) => this.#notice('WARNING', '01000', message),
     });
@@ -216,8 +193,7 @@ class FloeSession implements SessionHandler {
   }
 
   transactionStatus(): TransactionStatus {
-    if (this.#txn === undefined || this.#txn.implicit) return 'I';
-    return this.#txn.failed ? 'E' : 'T';
+    return this.#tx.status();
   }
 
   async sync(): Promise<void> {
@@ -226,7 +202,7 @@ class FloeSession implements SessionHandler {
 
   readyForQuery(): void {
     // An autocommit statement's transaction ends with its query cycle (a failed one was rolled back in #fail).
-    if (this.#txn === undefined) this.#server.transactionEnded(true);
+    if (this.#tx.current === undefined) this.#server.transactionEnded(true);
     this.#server.cycleEnded();
   }
 
@@ -239,8 +215,8 @@ class FloeSession implements SessionHandler {
     this.#server.close();
     for (const c of this.#cursors.values()) await c.iterator.return?.();
     this.#cursors.clear();
-    const t = this.#txn;
-    this.#txn = undefined;
+    const t = this.#tx.current;
+    this.#tx.current = undefined;
     if (t?.lake && t.lake.state === 'open') await t.lake.abort().catch(() => undefined);
     await this.#temp.close();
   }
@@ -261,7 +237,7 @@ class FloeSession implements SessionHandler {
       return;
     }
     // Several statements in one Query message run as one implicit transaction, as in PostgreSQL.
-    if (stmts.length > 1 && this.#txn === undefined) this.#txn = this.#newTxn(true);
+    if (stmts.length > 1 && this.#tx.current === undefined) this.#tx.current = TransactionState.create(true, this.#settings.get('default_transaction_isolation'));
     let ok = false;
     try {
       for (const stmt of stmts) {
@@ -292,13 +268,6 @@ class FloeSession implements SessionHandler {
     }
   }
 
-  #newTxn(implicit: boolean): Txn {
-    return {
-      implicit, lake: undefined, failed: false, savepoints: [], writes: 0, startMicros: nowMicros(), constraintModes: {},
-      settingsBefore: new Map(), localSettings: new Set(), isolation: isolationText(this.#settings.get('default_transaction_isolation')),
-    };
-  }
-
   /** Commits, then tells the self-optimizing service, so a fast stream's files are folded before they pile up. */
   async #commitLake(lake: LakeTransaction): Promise<void> {
     await lake.commit();
@@ -307,9 +276,9 @@ class FloeSession implements SessionHandler {
 
   /** Ends an implicit transaction when its query string is done: commit on success, else roll back. */
   async #endImplicit(ok: boolean): Promise<void> {
-    const t = this.#txn;
+    const t = this.#tx.current;
     if (!t?.implicit) return;
-    this.#txn = undefined;
+    this.#tx.current = undefined;
     const commit = ok && !t.failed;
     this.#restoreSettings(t, commit);
     await this.#closeCursors(false);
@@ -335,7 +304,7 @@ class FloeSession implements SessionHandler {
       const stmt = stmts[0];
       const declared = paramTypeOids.map((o) => (o === 0 ? undefined : sqlTypeForOid(o)));
       if (stmt === undefined) return { stmt, cached: { bound: undefined, check: undefined }, paramTypes: [], paramTypeOids: [], columns: null } satisfies Prepared;
-      this.#checkNotFailed(stmt);
+      this.#tx.checkNotFailed(stmt);
       const bound = bindStatement(stmt, this.#bindEnv(declared));
       // EXPLAIN's parameters are its statement's (Kysely explains `… WHERE id = $1` with a value bound).
       const paramTypes = statementParamTypes(bound) ?? declared.map((t) => t ?? ({ kind: 'text' } as SqlType));
@@ -355,7 +324,7 @@ class FloeSession implements SessionHandler {
       columns: p.columns,
       execute: (signal) => this.#guard(async () => {
         if (p.stmt === undefined) return { kind: 'empty' } as const;
-        this.#checkNotFailed(p.stmt);
+        this.#tx.checkNotFailed(p.stmt);
         this.#server.statementStarted(p.stmt.source);
         const timer = startStatementTimer(signal, durationSettingMs(this.#settings, 'statement_timeout'));
         try {
@@ -398,22 +367,11 @@ class FloeSession implements SessionHandler {
   }
 
   #fail(): void {
-    if (this.#txn) this.#txn.failed = true;
-    else this.#server.transactionEnded(false);
-  }
-
-  #checkNotFailed(stmt: ParsedStatement): void {
-    if (!this.#txn?.failed) return;
-    const node = stmt.ast as Record<string, unknown>;
-    const ts = node.TransactionStmt as { kind?: string } | undefined;
-    const allowed = ts && ['TRANS_STMT_COMMIT', 'TRANS_STMT_ROLLBACK', 'TRANS_STMT_ROLLBACK_TO', 'TRANS_STMT_PREPARE', 'TRANS_STMT_COMMIT_PREPARED', 'TRANS_STMT_ROLLBACK_PREPARED'].includes(ts.kind ?? '');
-    if (!allowed) {
-      throw new FloeError(SqlState.inFailedSqlTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
-    }
+    if (!this.#tx.markFailed()) this.#server.transactionEnded(false);
   }
 
   async #runParsed(stmt: ParsedStatement, params: readonly unknown[], paramTypes: readonly (SqlType | undefined)[] | undefined, signal: AbortSignal): Promise<StatementResult> {
-    this.#checkNotFailed(stmt);
+    this.#tx.checkNotFailed(stmt);
     const started = startSpan();
     const bound = bindStatement(stmt, this.#bindEnv(paramTypes));
     endSpan('session.bind', started);
@@ -495,20 +453,10 @@ class FloeSession implements SessionHandler {
       memoryLimitBytes: parseMemorySetting(QUERY_MEMORY_LIMIT, this.#settings.get(QUERY_MEMORY_LIMIT) ?? DEFAULT_QUERY_MEMORY_LIMIT),
       setSetting: (name, value, isLocal) => this.#setFromFunction(name, value, isLocal),
       onRowsAffected: onRows,
-      transactionStartMicros: this.#txn?.startMicros ?? nowMicros(),
+      transactionStartMicros: this.#tx.current?.startMicros ?? nowMicros(),
       sequences: this.#sequences,
       server: this.#server,
     };
-  }
-
-  /** The lake transaction a write goes through: the explicit one (begun lazily), or a fresh autocommit one. */
-  async #writeTxn(): Promise<{ lake: LakeTransaction; autocommit: boolean }> {
-    if (this.#txn) {
-      this.#txn.lake ??= await this.#deps.warehouse.begin({ isolation: isolationLevel(this.#txn.isolation), constraintModes: this.#txn.constraintModes });
-      this.#txn.writes++;
-      return { lake: this.#txn.lake, autocommit: false };
-    }
-    return { lake: await this.#deps.warehouse.begin({ isolation: isolationLevel(this.#settings.get('default_transaction_isolation')) }), autocommit: true };
   }
 
   /**
@@ -517,22 +465,17 @@ class FloeSession implements SessionHandler {
    * every read of a table goes through its snapshot, pinned at the first read of it.
    */
   async #enterStatement(bound: BoundStatement): Promise<void> {
-    const t = this.#txn;
-    this.#settings.set('transaction_isolation', t?.isolation ?? isolationText(this.#settings.get('default_transaction_isolation')));
-    if (t?.lake !== undefined && t.lake.state === 'open' && isolationLevel(t.isolation) === 'read committed' && !(bound.kind === 'utility' && TRANSACTION_CONTROL.has(bound.command.kind))) {
-      t.lake.releaseReadSnapshots();
-    }
-    if (t === undefined || t.lake !== undefined || isolationLevel(t.isolation) === 'read committed') return;
-    if (bound.kind === 'utility' && TRANSACTION_CONTROL.has(bound.command.kind)) return;
-    t.lake = await this.#deps.warehouse.begin({ isolation: isolationLevel(t.isolation), constraintModes: t.constraintModes });
+    this.#settings.set('transaction_isolation', this.#tx.current?.isolation ?? isolationText(this.#settings.get('default_transaction_isolation')));
+    await this.#tx.enterStatement(bound);
   }
+
 
   async #runBound(bound: BoundStatement, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
     await this.#enterStatement(bound);
     switch (bound.kind) {
       case 'query': {
         const types = bound.columns.map((c) => c.type);
-        const batches = executePlan(bound.plan, this.#execContext(params, signal, this.#txn?.lake));
+        const batches = executePlan(bound.plan, this.#execContext(params, signal, this.#tx.current?.lake));
         return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal), commandTag: (n) => `SELECT ${n}` };
       }
       case 'dml': return this.#runDml(bound, params, signal);
@@ -561,7 +504,7 @@ class FloeSession implements SessionHandler {
 
   async #runDml(bound: Extract<BoundStatement, { kind: 'dml' }>, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
     let started = startSpan();
-    const { lake, autocommit } = await this.#writeTxn();
+    const { lake, autocommit } = await this.#tx.writeTxn(this.#settings.get('default_transaction_isolation'));
     endSpan('dml.begin', started);
     started = startSpan();
     let count = 0;
@@ -614,9 +557,9 @@ class FloeSession implements SessionHandler {
         if (!existed) for (const k of c.constraints ?? []) { const n = foreignKeyNotice(k); if (n) this.#notice('NOTICE', SqlState.successfulCompletion, n); }
         if (existed && c.ifNotExists) this.#notice('NOTICE', SqlState.duplicateTable, `relation "${c.table.name}" already exists, skipping`);
         if (c.temporary && !existed) {
-          this.#temp.noteCreated(created, c.temporary, this.#txn !== undefined);
+          this.#temp.noteCreated(created, c.temporary, this.#tx.current !== undefined);
           // Outside a transaction block the statement is its transaction: ON COMMIT DROP takes the table at once.
-          if (this.#txn === undefined) await this.#temp.endTransaction(true);
+          if (this.#tx.current === undefined) await this.#temp.endTransaction(true);
         }
         return 'CREATE TABLE';
       }
@@ -673,7 +616,7 @@ class FloeSession implements SessionHandler {
       case 'createTableAs': {
         const tag = await runViewDdl(w, c, this.#viewDdlIo(params));
         // Outside a transaction block the statement is its transaction (ON COMMIT DROP / DELETE ROWS act now).
-        if (c.temporary !== undefined && this.#txn === undefined) await this.#temp.endTransaction(true);
+        if (c.temporary !== undefined && this.#tx.current === undefined) await this.#temp.endTransaction(true);
         return tag;
       }
       case 'createType': case 'alterType': case 'dropType':
@@ -685,7 +628,7 @@ class FloeSession implements SessionHandler {
   /** What views, CREATE TABLE AS and COMMENT ON need from the session (run-view-ddl.ts). */
   #viewDdlIo(params: readonly unknown[] = []): ViewDdlIo {
     return {
-      noteTemporary: (table, spec) => this.#temp.noteCreated(table, spec, this.#txn !== undefined),
+      noteTemporary: (table, spec) => this.#temp.noteCreated(table, spec, this.#tx.current !== undefined),
       notice: (n) => this.#events?.notice(n),
       searchPath: this.#searchPath(),
       validateProperties: (p) => validateTableProperties(Object.keys(p), p, this.#propertyChecks()),
@@ -704,19 +647,19 @@ class FloeSession implements SessionHandler {
     const command = (tag: string): StatementResult => ({ kind: 'command', tag });
     switch (c.kind) {
       case 'begin':
-        if (this.#txn?.implicit) this.#txn.implicit = false;
-        else if (this.#txn) this.#notice('WARNING', SqlState.activeSqlTransaction, 'there is already a transaction in progress');
-        else this.#txn = this.#newTxn(false);
-        if (c.modes.isolation !== undefined && this.#txn.lake === undefined) this.#txn.isolation = isolationText(c.modes.isolation);
-        this.#settings.set('transaction_isolation', this.#txn.isolation);
+        if (this.#tx.current?.implicit) this.#tx.current.implicit = false;
+        else if (this.#tx.current) this.#notice('WARNING', SqlState.activeSqlTransaction, 'there is already a transaction in progress');
+        else this.#tx.current = TransactionState.create(false, this.#settings.get('default_transaction_isolation'));
+        if (c.modes.isolation !== undefined && this.#tx.current.lake === undefined) this.#tx.current.isolation = isolationText(c.modes.isolation);
+        this.#settings.set('transaction_isolation', this.#tx.current.isolation);
         return command(c.start === true ? 'START TRANSACTION' : 'BEGIN');
       case 'commit': {
-        const t = this.#txn;
+        const t = this.#tx.current;
         if (!t) {
           this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'there is no transaction in progress');
           return command('COMMIT');
         }
-        this.#txn = undefined;
+        this.#tx.current = undefined;
         this.#restoreSettings(t, !t.failed);
         await this.#closeCursors(false);
         if (t.failed) {
@@ -738,12 +681,12 @@ class FloeSession implements SessionHandler {
         return command('COMMIT');
       }
       case 'rollback': {
-        const t = this.#txn;
+        const t = this.#tx.current;
         if (!t) {
           this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'there is no transaction in progress');
           return command('ROLLBACK');
         }
-        this.#txn = undefined;
+        this.#tx.current = undefined;
         this.#restoreSettings(t, false);
         this.#server.transactionEnded(false);
         await this.#closeCursors(false);
@@ -751,41 +694,17 @@ class FloeSession implements SessionHandler {
         await this.#temp.endTransaction(false);
         return command('ROLLBACK');
       }
-      case 'savepoint': {
-        const t = this.#requireTxn('SAVEPOINT');
-        t.savepoints.push({ name: c.name, writes: t.writes, lakeMark: t.lake?.state === 'open' ? t.lake.savepoint() : undefined, constraintModes: t.constraintModes });
+      case 'savepoint':
+        this.#tx.savepoint(c.name);
         return command('SAVEPOINT');
-      }
-      case 'release': {
-        const t = this.#requireTxn('RELEASE SAVEPOINT');
-        const at = this.#savepointIndex(t, c.name);
-        t.savepoints.splice(at);
+      case 'release':
+        this.#tx.release(c.name);
         return command('RELEASE');
-      }
-      case 'rollbackTo': {
-        const t = this.#requireTxn('ROLLBACK TO SAVEPOINT');
-        const at = this.#savepointIndex(t, c.name);
-        const sp = t.savepoints[at]!;
-        if (t.writes > sp.writes && t.lake !== undefined) {
-          if (t.lake.state !== 'open') {
-            // The lake transaction already ended (a failed commit attempt): nothing partial to keep.
-            throw new FloeError(SqlState.inFailedSqlTransaction, 'the transaction can only be rolled back as a whole',
-              { hint: 'Issue ROLLBACK.' });
-          }
-          await t.lake.rollbackTo(sp.lakeMark);
-          t.writes = sp.writes;
-        }
-        // SET CONSTRAINTS since the savepoint is undone with it, as PostgreSQL restores its trigger state.
-        if (t.constraintModes !== sp.constraintModes) {
-          t.constraintModes = sp.constraintModes;
-          if (t.lake?.state === 'open') await t.lake.setConstraintModes(t.constraintModes);
-        }
-        t.savepoints.splice(at + 1);
-        t.failed = false;
+      case 'rollbackTo':
+        await this.#tx.rollbackTo(c.name);
         return command('ROLLBACK');
-      }
       case 'set':
-        if (c.local && !this.#txn) {
+        if (c.local && !this.#tx.current) {
           this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'SET LOCAL can only be used in transaction blocks');
           return command('SET');
         }
@@ -793,7 +712,7 @@ class FloeSession implements SessionHandler {
           this.#setIsolation(c.value, false);
           return command('SET');
         }
-        if (c.local) this.#txn!.localSettings.add(c.name);
+        if (c.local) this.#tx.current!.localSettings.add(c.name);
         return this.#set(c.name, c.value);
       case 'setTransaction':
         if (c.modes.isolation !== undefined) this.#setIsolation(c.modes.isolation, c.session);
@@ -814,7 +733,7 @@ class FloeSession implements SessionHandler {
       }
       case 'discard':
         if (c.target === 'all') {
-          if (this.#txn && !this.#txn.implicit) throw new FloeError(SqlState.activeSqlTransaction, 'DISCARD ALL cannot run inside a transaction block');
+          if (this.#tx.current && !this.#tx.current.implicit) throw new FloeError(SqlState.activeSqlTransaction, 'DISCARD ALL cannot run inside a transaction block');
           this.#prepared.clear();
           await this.#closeCursors(true);
           for (const [k, v] of this.#defaults) this.#setSetting(k, v);
@@ -837,9 +756,9 @@ class FloeSession implements SessionHandler {
         return this.#runParsed(p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
       }
       case 'declareCursor': {
-        if (!this.#txn && !c.hold) throw new FloeError(SqlState.noActiveSqlTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
+        if (!this.#tx.current && !c.hold) throw new FloeError(SqlState.noActiveSqlTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
         if (this.#cursors.has(c.name)) throw new FloeError(SqlState.duplicateCursor, `cursor "${c.name}" already exists`);
-        const batches = executePlan(c.query.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake));
+        const batches = executePlan(c.query.plan, this.#execContext([], new AbortController().signal, this.#tx.current?.lake));
         this.#cursors.set(c.name, { columns: c.query.columns, iterator: batches[Symbol.asyncIterator](), buffer: [], done: false, hold: c.hold });
         return command('DECLARE CURSOR');
       }
@@ -870,10 +789,10 @@ class FloeSession implements SessionHandler {
         for (const n of c.notices ?? []) this.#notice('NOTICE', SqlState.successfulCompletion, n);
         return command(c.tag);
       case 'lockTable':
-        if (!this.#txn || this.#txn.implicit) throw new FloeError(SqlState.noActiveSqlTransaction, 'LOCK TABLE can only be used in transaction blocks');
+        if (!this.#tx.current || this.#tx.current.implicit) throw new FloeError(SqlState.noActiveSqlTransaction, 'LOCK TABLE can only be used in transaction blocks');
         return command('LOCK TABLE');
       case 'setConstraints': {
-        const t = this.#txn;
+        const t = this.#tx.current;
         // PostgreSQL warns outside a block (an implicit one of a multi-statement string counts as one) and still checks the names.
         if (t === undefined) this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'SET CONSTRAINTS can only be used in transaction blocks');
         const temp = this.#temp.tempNamespace;
@@ -893,16 +812,6 @@ class FloeSession implements SessionHandler {
     this.#events?.notice({ severity, sqlstate, message });
   }
 
-  #requireTxn(what: string): Txn {
-    if (!this.#txn) throw new FloeError(SqlState.noActiveSqlTransaction, `${what} can only be used in transaction blocks`);
-    return this.#txn;
-  }
-
-  #savepointIndex(t: Txn, name: string): number {
-    for (let i = t.savepoints.length - 1; i >= 0; i--) if (t.savepoints[i]!.name === name) return i;
-    throw new FloeError('3B001', `savepoint "${name}" does not exist`);
-  }
-
   async #closeCursors(includingHeld: boolean): Promise<void> {
     for (const [name, c] of this.#cursors) {
       if (c.hold && !includingHeld) continue;
@@ -912,7 +821,7 @@ class FloeSession implements SessionHandler {
   }
 
   #setSetting(name: string, value: string): void {
-    if (this.#txn && !this.#txn.settingsBefore.has(name)) this.#txn.settingsBefore.set(name, this.#settings.get(name));
+    if (this.#tx.current && !this.#tx.current.settingsBefore.has(name)) this.#tx.current.settingsBefore.set(name, this.#settings.get(name));
     this.#settings.set(name, value);
     const wireName = REPORTED_SETTINGS[name];
     if (wireName) this.#events?.parameterStatus(wireName, value);
@@ -938,8 +847,8 @@ class FloeSession implements SessionHandler {
 
   /** set_config(): SET, or SET LOCAL when asked (which outside a transaction block lasts no longer than the statement, as in PostgreSQL). */
   #setFromFunction(name: string, value: string, isLocal: boolean): string {
-    if (isLocal && !this.#txn) return value;
-    if (isLocal) this.#txn!.localSettings.add(name);
+    if (isLocal && !this.#tx.current) return value;
+    if (isLocal) this.#tx.current!.localSettings.add(name);
     this.#set(name, value);
     return this.#settings.get(name) ?? value;
   }
@@ -951,7 +860,7 @@ class FloeSession implements SessionHandler {
       this.#set('default_transaction_isolation', text);
       return;
     }
-    const t = this.#txn;
+    const t = this.#tx.current;
     if (t === undefined || t.implicit) {
       this.#notice('WARNING', SqlState.noActiveSqlTransaction, 'SET TRANSACTION can only be used in transaction blocks');
       return;
@@ -983,7 +892,7 @@ class FloeSession implements SessionHandler {
   }
 
   async #evalArgs(plan: PhysicalPlan, types: readonly SqlType[], signal: AbortSignal): Promise<unknown[]> {
-    for await (const b of executePlan(plan, this.#execContext([], signal, this.#txn?.lake))) {
+    for await (const b of executePlan(plan, this.#execContext([], signal, this.#tx.current?.lake))) {
       if (b.numRows > 0) return types.map((t, i) => vectorToValues(b.getChildAt(i)!, t)[0] ?? null);
     }
     return types.map(() => null);
@@ -994,7 +903,7 @@ class FloeSession implements SessionHandler {
     const checks = bindTableCheckConstraints(this.#bindEnv(), table);
     if (checks === undefined) return;
     const rows = (columns[0] ?? []).map((_v, r) => columns.map((c) => c[r]));
-    await enforceCheckConstraints(checks, table, rows, this.#execContext([], new AbortController().signal, this.#txn?.lake));
+    await enforceCheckConstraints(checks, table, rows, this.#execContext([], new AbortController().signal, this.#tx.current?.lake));
   }
 
   /** What ALTER TABLE's row checks and defaults need (alter-table-action.ts). */
@@ -1005,7 +914,7 @@ class FloeSession implements SessionHandler {
         const [stmt] = parseStatements(sql);
         const bound = bindStatement(stmt!, this.#bindEnv());
         if (bound.kind !== 'query') return false;
-        for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+        for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#tx.current?.lake))) {
           if (b.numRows > 0) return true;
         }
         return false;
@@ -1032,7 +941,7 @@ class FloeSession implements SessionHandler {
     const bound = bindStatement(stmt!, this.#bindEnv());
     if (bound.kind !== 'query') return new Array<unknown>(rows).fill(null);
     const out: unknown[] = [];
-    for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+    for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#tx.current?.lake))) {
       out.push(...vectorToValues(b.getChildAt(0)!, type));
     }
     return out;
@@ -1058,7 +967,7 @@ class FloeSession implements SessionHandler {
         const table = w.getTableById(p.table.id);
         if (table) {
           const sp = await w.planScan({
-            table, at: resolveSnapshotSelectorIn(p.at, this.#execContext([], signal, this.#txn?.lake)), txn: this.#txn?.lake, projection: [...p.projection],
+            table, at: resolveSnapshotSelectorIn(p.at, this.#execContext([], signal, this.#tx.current?.lake)), txn: this.#tx.current?.lake, projection: [...p.projection],
             filters: bindScanFilters(p.filters, undefined), limit: p.residual ? undefined : p.limit,
           });
           // Parameter filters have no value to push here: their pushdown shows as nothing.
@@ -1076,7 +985,7 @@ class FloeSession implements SessionHandler {
     let tree: ExplainNode;
     if (st.kind === 'query') {
       const metrics = new Map<PhysicalPlan, OperatorMetrics>();
-      const ctx: ExecContext = { ...this.#execContext(params, signal, this.#txn?.lake), metrics };
+      const ctx: ExecContext = { ...this.#execContext(params, signal, this.#tx.current?.lake), metrics };
       for await (const b of executePlan(st.plan, ctx)) rows += b.numRows;
       tree = explainTree(st.plan, scans, { metrics, timing: opts.timing });
     } else {
@@ -1158,7 +1067,7 @@ class FloeSession implements SessionHandler {
           });
           if (rows.length > 0) await session.#enforceChecks(table, columns);
           if (rows.length > 0) {
-            const { lake, autocommit } = await session.#writeTxn();
+            const { lake, autocommit } = await session.#tx.writeTxn(session.#settings.get('default_transaction_isolation'));
             try {
               // UPSERT is the blind bulk upsert; plain COPY is INSERT (23505 for a live key).
               if (c.options.upsert === true) await lake.upsert(table, c.branch ?? 'main', columns);
@@ -1182,7 +1091,7 @@ class FloeSession implements SessionHandler {
     const q: QueryBound = c.query;
     const types = q.columns.map((col) => col.type);
     const settings = this.#textSettings();
-    const batches = executePlan(q.plan, this.#execContext([], signal, this.#txn?.lake));
+    const batches = executePlan(q.plan, this.#execContext([], signal, this.#tx.current?.lake));
     let count = 0;
     const options = c.options;
     const self = this;
