@@ -58,4 +58,6 @@ export interface ExecContext {
   readonly sequences?: SessionSequences;
   /** The server's sessions, for the server functions and pg_stat_activity / pg_locks. */
   readonly server?: ServerFunctions;
+  /** pg_settings's rows, from the session's settings registry. */
+  readonly settingRows?: () => readonly Readonly<Record<string, unknown>>[];
 }

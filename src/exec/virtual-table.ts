@@ -34,6 +34,8 @@ export interface VirtualTableContext {
   readonly warehouse: unknown;
   /** The server's sessions and locks (pg_stat_activity, pg_locks), when a session runs the query. */
   readonly server?: ServerFunctions;
+  /** pg_settings's rows, from the session's settings registry (none where no session runs the query). */
+  readonly settingRows?: () => readonly Readonly<Record<string, unknown>>[];
 }
 
 /** Looks up virtual relations by schema and name; implemented by src/sql/system-catalog. */

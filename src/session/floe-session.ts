@@ -6,7 +6,6 @@ import { formatType as formatTypeName, typeOid, valueTypeOid } from '../common/s
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
 import { bindScanFilters } from '../exec/operators/bind-scan-filters.js';
-import { checkRuntimeFilterSetting } from '../exec/operators/runtime-filter.js';
 import { resolveSnapshotSelectorIn } from '../exec/scan-snapshot-selector.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse, OperatorMetrics } from '../exec/exec-context.js';
 import type { ScanPool } from '../exec/pool/scan-pool.js';
@@ -34,8 +33,8 @@ import { binaryCopyValue, copyRowsText, formatCopyRow, parseCopyBytes } from './
 import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
 import { cachedPlanCheck, cachedPlanHolds, sameResultColumns } from './cached-plan-check.js';
 import type { CachedPlanCheck } from './cached-plan-check.js';
-import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, parseMemorySetting } from './memory-setting.js';
-import { REPORTED_SETTINGS, defaultSettings, displayName, parseSearchPath } from './session-settings.js';
+import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting } from './settings-registry.js';
+import { SessionSettings, parseSearchPath } from './session-settings.js';
 import { sqlTypeForOid } from './type-for-oid.js';
 import { validateTableProperties } from './table-properties.js';
 import { procedureArguments } from './procedure-arguments.js';
@@ -56,7 +55,7 @@ import { checkNotView, dropViewsDependingOn, runViewDdl, type ViewDdlIo } from '
 import { sessionOptimizingService } from './session-optimizing-service.js';
 import { statementParamTypes } from './statement-param-types.js';
 import { SessionWarehouse } from './session-warehouse.js';
-import { durationSettingMs, formatDurationMs, isDurationSetting, parseDurationSetting } from '../common/duration-setting.js';
+import { durationSettingMs } from '../common/duration-setting.js';
 import { SessionServerFunctions } from './session-server-functions.js';
 import { processSessionRegistry, type SessionRegistry } from './session-registry.js';
 import { startStatementTimer, timedResult } from './statement-timeout.js';
@@ -104,31 +103,6 @@ function abortReason(signal: AbortSignal): FloeError {
   return signal.reason instanceof FloeError ? signal.reason : canceled();
 }
 
-/**
- * Settings a StartupMessage carries: its parameters, plus `options` (-c name=value
- * / --name=value, as PGOPTIONS sends them). Floe speaks UTF8 only, so
- * client_encoding is reported as UTF8 whatever was asked, and a bare DateStyle
- * gets PostgreSQL's default order.
- */
-function startupSettings(parameters: Readonly<Record<string, string>>): [string, string][] {
-  const out: [string, string][] = [];
-  for (const [k, v] of Object.entries(parameters)) {
-    const name = k.toLowerCase();
-    if (name === 'user' || name === 'database' || name === 'replication') continue;
-    if (name === 'options') {
-      const re = /(?:-c\s*|--)([A-Za-z_.][\w.-]*)=((?:\\ |\S)*)/g;
-      for (const m of v.matchAll(re)) out.push([m[1]!.toLowerCase().replaceAll('-', '_'), m[2]!.replaceAll('\\ ', ' ')]);
-      continue;
-    }
-    out.push([name, v]);
-  }
-  return out.map(([name, v]): [string, string] => {
-    if (name === 'client_encoding') return [name, 'UTF8'];
-    if (name === 'datestyle' && !v.includes(',')) return [name, /^(iso|sql|postgres|german)$/i.test(v) ? `${v.toUpperCase() === 'POSTGRES' ? 'Postgres' : v.toUpperCase()}, MDY` : v];
-    return [name, v];
-  });
-}
-
 /** Creates the engine side of one connection. */
 export function createFloeSession(deps: SessionDeps): SessionHandler {
   return new FloeSession(deps);
@@ -142,8 +116,7 @@ class FloeSession implements SessionHandler {
   readonly #deps: SessionDeps;
   /** deps.warehouse plus this session's temporary tables; #deps.warehouse is this. */
   readonly #temp: SessionWarehouse;
-  readonly #settings: Map<string, string>;
-  readonly #defaults: Map<string, string>;
+  readonly #settings: SessionSettings;
   #events: SessionEvents | undefined;
   /** The open transaction block, if any (BEGIN … COMMIT, or a query string's implicit one). */
   readonly #tx: TransactionState;
@@ -157,19 +130,17 @@ class FloeSession implements SessionHandler {
   constructor(deps: SessionDeps) {
     this.#temp = new SessionWarehouse(deps.warehouse, deps.startup.processId);
     this.#deps = { ...deps, warehouse: this.#temp };
-    this.#settings = defaultSettings(deps.startup);
-    if (deps.port !== undefined) this.#settings.set('port', String(deps.port));
-    this.#settings.set('floe.backend_pid', String(deps.startup.processId));
-    this.#settings.set(QUERY_MEMORY_LIMIT, deps.queryMemoryLimit ?? DEFAULT_QUERY_MEMORY_LIMIT);
-    for (const [name, v] of startupSettings(deps.startup.parameters)) this.#settings.set(name, isDurationSetting(name) ? formatDurationMs(parseDurationSetting(name, v)) : v);
-    this.#defaults = new Map(this.#settings);
+    this.#settings = new SessionSettings({
+      startup: deps.startup, port: deps.port, queryMemoryLimit: deps.queryMemoryLimit,
+      events: () => this.#events, txn: () => this.#tx.current,
+    });
     this.#tx = new TransactionState(this.#temp);
     this.#sequences = new SessionSequenceState(this.#temp);
     this.#optimizing = sessionOptimizingService(deps.warehouse, deps.optimizing);
     deps.catalog.attachServices?.(this.#temp, this.#optimizing);
     this.#server = new SessionServerFunctions(deps.registry ?? processSessionRegistry, {
       startup: deps.startup,
-      settings: () => this.#settings,
+      settings: () => this.#settings.values,
       transactionStatus: () => this.transactionStatus(),
       transactionStartMicros: () => this.#tx.explicitStartMicros(),
       events: () => this.#events,
@@ -184,12 +155,7 @@ class FloeSession implements SessionHandler {
 
   async start(events: SessionEvents): Promise<Readonly<Record<string, string>>> {
     this.#events = events;
-    const out: Record<string, string> = {};
-    for (const [name, wireName] of Object.entries(REPORTED_SETTINGS)) {
-      const v = this.#settings.get(name);
-      if (v !== undefined) out[wireName] = v;
-    }
-    return out;
+    return this.#settings.reported();
   }
 
   transactionStatus(): TransactionStatus {
@@ -208,7 +174,7 @@ class FloeSession implements SessionHandler {
 
   idleTimeout(): { ms: number; inTransaction: boolean } {
     const inTransaction = this.transactionStatus() !== 'I';
-    return { ms: durationSettingMs(this.#settings, inTransaction ? 'idle_in_transaction_session_timeout' : 'idle_session_timeout'), inTransaction };
+    return { ms: durationSettingMs(this.#settings.values, inTransaction ? 'idle_in_transaction_session_timeout' : 'idle_session_timeout'), inTransaction };
   }
 
   async close(): Promise<void> {
@@ -242,7 +208,7 @@ class FloeSession implements SessionHandler {
     try {
       for (const stmt of stmts) {
         // statement_timeout runs per statement, and on while the wire streams its rows.
-        const timer = startStatementTimer(signal, durationSettingMs(this.#settings, 'statement_timeout'));
+        const timer = startStatementTimer(signal, durationSettingMs(this.#settings.values, 'statement_timeout'));
         try {
           yield await this.#guard(() => this.#runParsed(stmt, [], undefined, timer.signal));
         } finally {
@@ -252,19 +218,6 @@ class FloeSession implements SessionHandler {
       ok = true;
     } finally {
       await this.#endImplicit(ok);
-    }
-  }
-
-  /** Settings are transactional, as in PostgreSQL: undo a rolled-back transaction's SETs, and SET LOCAL always. */
-  #restoreSettings(t: Txn, committed: boolean): void {
-    for (const [name, before] of t.settingsBefore) {
-      if (committed && !t.localSettings.has(name)) continue;
-      if (before === undefined) this.#settings.delete(name);
-      else if (this.#settings.get(name) !== before) {
-        this.#settings.set(name, before);
-        const wireName = REPORTED_SETTINGS[name];
-        if (wireName) this.#events?.parameterStatus(wireName, before);
-      }
     }
   }
 
@@ -280,7 +233,7 @@ class FloeSession implements SessionHandler {
     if (!t?.implicit) return;
     this.#tx.current = undefined;
     const commit = ok && !t.failed;
-    this.#restoreSettings(t, commit);
+    this.#settings.restore(t, commit);
     await this.#closeCursors(false);
     try {
       if (t.lake && t.lake.state === 'open') {
@@ -326,7 +279,7 @@ class FloeSession implements SessionHandler {
         if (p.stmt === undefined) return { kind: 'empty' } as const;
         this.#tx.checkNotFailed(p.stmt);
         this.#server.statementStarted(p.stmt.source);
-        const timer = startStatementTimer(signal, durationSettingMs(this.#settings, 'statement_timeout'));
+        const timer = startStatementTimer(signal, durationSettingMs(this.#settings.values, 'statement_timeout'));
         try {
           return timedResult(await this.#runBound(this.#preparedPlan(p, p.stmt), params, timer.signal), timer);
         } catch (e) {
@@ -444,7 +397,7 @@ class FloeSession implements SessionHandler {
       txn: txn as unknown as ExecLakeTransaction | undefined,
       params,
       signal,
-      settings: this.#settings,
+      settings: this.#settings.values,
       user: this.#deps.startup.user,
       database: this.#deps.startup.database,
       searchPath: this.#searchPath(),
@@ -456,6 +409,7 @@ class FloeSession implements SessionHandler {
       transactionStartMicros: this.#tx.current?.startMicros ?? nowMicros(),
       sequences: this.#sequences,
       server: this.#server,
+      settingRows: () => this.#settings.pgSettingsRows(),
     };
   }
 
@@ -465,7 +419,7 @@ class FloeSession implements SessionHandler {
    * every read of a table goes through its snapshot, pinned at the first read of it.
    */
   async #enterStatement(bound: BoundStatement): Promise<void> {
-    this.#settings.set('transaction_isolation', this.#tx.current?.isolation ?? isolationText(this.#settings.get('default_transaction_isolation')));
+    this.#settings.values.set('transaction_isolation', this.#tx.current?.isolation ?? isolationText(this.#settings.get('default_transaction_isolation')));
     await this.#tx.enterStatement(bound);
   }
 
@@ -651,7 +605,7 @@ class FloeSession implements SessionHandler {
         else if (this.#tx.current) this.#notice('WARNING', SqlState.activeSqlTransaction, 'there is already a transaction in progress');
         else this.#tx.current = TransactionState.create(false, this.#settings.get('default_transaction_isolation'));
         if (c.modes.isolation !== undefined && this.#tx.current.lake === undefined) this.#tx.current.isolation = isolationText(c.modes.isolation);
-        this.#settings.set('transaction_isolation', this.#tx.current.isolation);
+        this.#settings.values.set('transaction_isolation', this.#tx.current.isolation);
         return command(c.start === true ? 'START TRANSACTION' : 'BEGIN');
       case 'commit': {
         const t = this.#tx.current;
@@ -660,7 +614,7 @@ class FloeSession implements SessionHandler {
           return command('COMMIT');
         }
         this.#tx.current = undefined;
-        this.#restoreSettings(t, !t.failed);
+        this.#settings.restore(t, !t.failed);
         await this.#closeCursors(false);
         if (t.failed) {
           this.#server.transactionEnded(false);
@@ -687,7 +641,7 @@ class FloeSession implements SessionHandler {
           return command('ROLLBACK');
         }
         this.#tx.current = undefined;
-        this.#restoreSettings(t, false);
+        this.#settings.restore(t, false);
         this.#server.transactionEnded(false);
         await this.#closeCursors(false);
         if (t.lake?.state === 'open') await t.lake.abort();
@@ -718,11 +672,8 @@ class FloeSession implements SessionHandler {
         if (c.modes.isolation !== undefined) this.#setIsolation(c.modes.isolation, c.session);
         return command('SET');
       case 'reset':
-        if (c.name === 'all') {
-          for (const [k, v] of this.#defaults) this.#setSetting(k, v);
-        } else {
-          this.#setSetting(c.name, this.#defaults.get(c.name) ?? '');
-        }
+        if (c.name === 'all') this.#settings.resetAll();
+        else this.#settings.reset(c.name);
         return command('RESET');
       case 'show': return this.#show(c.name);
       case 'showTblProperties': {
@@ -736,7 +687,7 @@ class FloeSession implements SessionHandler {
           if (this.#tx.current && !this.#tx.current.implicit) throw new FloeError(SqlState.activeSqlTransaction, 'DISCARD ALL cannot run inside a transaction block');
           this.#prepared.clear();
           await this.#closeCursors(true);
-          for (const [k, v] of this.#defaults) this.#setSetting(k, v);
+          this.#settings.resetAll();
         }
         if (c.target === 'all' || c.target === 'temp') await this.#temp.close();
         return command(`DISCARD ${c.target.toUpperCase()}`);
@@ -820,28 +771,8 @@ class FloeSession implements SessionHandler {
     }
   }
 
-  #setSetting(name: string, value: string): void {
-    if (this.#tx.current && !this.#tx.current.settingsBefore.has(name)) this.#tx.current.settingsBefore.set(name, this.#settings.get(name));
-    this.#settings.set(name, value);
-    const wireName = REPORTED_SETTINGS[name];
-    if (wireName) this.#events?.parameterStatus(wireName, value);
-  }
-
   #set(name: string, value: string | null): StatementResult {
-    if (name === 'server_version' || name === 'server_version_num' || name === 'server_encoding' || name === 'integer_datetimes') {
-      throw new FloeError('55P02', `parameter "${name}" cannot be changed`);
-    }
-    let v = value ?? this.#defaults.get(name) ?? '';
-    if (name === 'client_encoding' && !/^(utf-?8|unicode)$/i.test(v)) {
-      throw new FloeError(SqlState.invalidParameterValue, `invalid value for parameter "client_encoding": "${v}"`, { detail: 'Floe speaks UTF8 only.' });
-    }
-    if (name === 'client_encoding') v = 'UTF8';
-    if (name === 'timezone' && /^(local|default)$/i.test(v)) v = 'UTC';
-    if (name === QUERY_MEMORY_LIMIT) parseMemorySetting(name, v);
-    if (isDurationSetting(name)) v = formatDurationMs(parseDurationSetting(name, v));
-    // SET … TO DEFAULT (no value) puts back the default, which needs no check.
-    if (value !== null) checkRuntimeFilterSetting(name, v);
-    this.#setSetting(name, v);
+    this.#settings.set(name, value);
     return { kind: 'command', tag: 'SET' };
   }
 
@@ -869,13 +800,12 @@ class FloeSession implements SessionHandler {
       throw new FloeError('25001', 'SET TRANSACTION ISOLATION LEVEL must be called before any query');
     }
     t.isolation = text;
-    this.#settings.set('transaction_isolation', text);
+    this.#settings.values.set('transaction_isolation', text);
   }
 
   #show(name: string): StatementResult {
     if (name === 'all') {
-      const rows = [...this.#settings].filter(([k]) => !k.startsWith('floe.')).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [displayName(k), v, '']);
-      return this.#memoryRows([textColumn('name'), textColumn('setting'), textColumn('description')], rows, 'SHOW');
+      return this.#memoryRows([textColumn('name'), textColumn('setting'), textColumn('description')], this.#settings.showAll(), 'SHOW');
     }
     const v = this.#settings.get(name);
     if (v === undefined) throw new FloeError(SqlState.undefinedObject, `unrecognized configuration parameter "${name}"`);

@@ -1,5 +1,3 @@
-import { FloeError } from '../../common/floe-error.js';
-import { SqlState } from '../../common/sqlstate.js';
 import { randomUUID } from 'node:crypto';
 import type { SqlType } from '../../common/sql-type.js';
 import { IntHashTable } from './int-hash-table.js';
@@ -59,19 +57,6 @@ export const RUNTIME_FILTERS_SETTING = 'floe.runtime_filters';
 
 /** Session setting overriding RUNTIME_FILTER_MAX_KEYS (a tuning knob, and how tests reach the cap). */
 export const RUNTIME_FILTER_MAX_KEYS_SETTING = 'floe.runtime_filter_max_keys';
-
-/**
- * Rejects a bad value for the runtime-filter settings when it is SET, as
- * PostgreSQL does for its own parameters (22023), instead of ignoring it later.
- */
-export function checkRuntimeFilterSetting(name: string, value: string): void {
-  if (name === RUNTIME_FILTERS_SETTING && !/^\s*(on|off|true|false|yes|no|1|0|t|f|y|n)\s*$/i.test(value)) {
-    throw new FloeError(SqlState.invalidParameterValue, `parameter "${name}" requires a Boolean value`);
-  }
-  if (name === RUNTIME_FILTER_MAX_KEYS_SETTING && !/^\s*\d+\s*$/.test(value)) {
-    throw new FloeError(SqlState.invalidParameterValue, `invalid value for parameter "${name}": "${value}"`, { hint: 'A whole number of keys, 0 or more, is expected.' });
-  }
-}
 
 export function runtimeFilterMaxKeys(run: RunState): number {
   // Unset or reset to its default (''), the setting means the built-in cap.

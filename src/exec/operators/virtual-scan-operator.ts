@@ -23,6 +23,7 @@ export function createVirtualScanOperator(plan: VirtualScanPlan): Operator {
           user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
           settings: run.evalCtx.settings, warehouse: run.ctx.warehouse,
           ...(run.evalCtx.server === undefined ? {} : { server: run.evalCtx.server }),
+          ...(run.ctx.settingRows === undefined ? {} : { settingRows: run.ctx.settingRows }),
         });
         const cols = proj.map((ci) => rows.map((r) => (r[ci] === undefined ? null : r[ci])));
         yield* emitBatches(cols, rows.length);

@@ -14,7 +14,7 @@ import { isRestoreView } from './restorable-view.js';
 import { columnDefaultDependencies } from './column-default-depends.js';
 import { pgPartitionedTableRows, tableRelkind } from './partition-spec-rows.js';
 import { serviceViewRows } from './service-relations.js';
-import { pgLocksRows, pgStatActivityRows, settingColumns } from './server-activity-rows.js';
+import { pgLocksRows, pgStatActivityRows } from './server-activity-rows.js';
 import { catalogShapes } from './catalog-shapes.js';
 import { builtinProcs, pgProcRow } from './builtin-proc-rows.js';
 import { isTablesViewRows, isViewsRows, pgClassViewRows, pgDescriptionRows, pgViewsRows, viewAttributeRows } from './view-catalog-rows.js';
@@ -214,12 +214,9 @@ function pgDatabase(v: CatalogView): Row[] {
   }];
 }
 
+/** The session describes its own settings (src/session/settings-registry.ts). */
 function pgSettings(v: CatalogView): Row[] {
-  return [...v.ctx.settings.entries()].filter(([name]) => !name.startsWith('floe.')).sort(([a], [b]) => a.localeCompare(b)).map(([name, setting]) => ({
-    name, category: 'Floe', short_desc: '', extra_desc: null, context: 'user', source: 'session',
-    min_val: null, max_val: null, enumvals: null, sourcefile: null, sourceline: null, pending_restart: false,
-    ...settingColumns(name, setting),
-  }));
+  return (v.ctx.settingRows?.() ?? []).map((r) => ({ ...r }));
 }
 
 function pgAm(): Row[] {

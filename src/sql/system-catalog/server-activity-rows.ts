@@ -1,4 +1,3 @@
-import { isDurationSetting, parseDurationSetting } from '../../common/duration-setting.js';
 import { FLOE_DATABASE_OID } from './catalog-oids.js';
 import type { CatalogView } from './catalog-view.js';
 
@@ -31,19 +30,3 @@ export function pgLocksRows(v: CatalogView): Row[] {
     waitstart: l.waitStartMicros,
   }));
 }
-
-/**
- * pg_settings's view of a duration setting, which it shows in plain milliseconds with
- * unit 'ms' (SHOW says '3s'); other settings as the session holds them.
- */
-export function settingColumns(name: string, setting: string): { setting: string; unit: string | null; vartype: string; boot_val: string; reset_val: string } {
-  if (!isDurationSetting(name)) return { setting, unit: null, vartype: 'string', boot_val: setting, reset_val: setting };
-  let ms: number;
-  try {
-    ms = parseDurationSetting(name, setting);
-  } catch {
-    return { setting, unit: null, vartype: 'string', boot_val: setting, reset_val: setting };
-  }
-  return { setting: String(ms), unit: 'ms', vartype: 'integer', boot_val: '0', reset_val: '0' };
-}
-
