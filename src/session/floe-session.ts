@@ -30,9 +30,10 @@ import type {
   StatementResult, TransactionStatus,
 } from '../common/session-handler.js';
 import { binaryCopyValue, copyRowsText, formatCopyRow, parseCopyBytes } from './copy-format.js';
-import { describeColumns, rowsBatch, textColumn, toRowBatch } from './result-columns.js';
-import { cachedPlanCheck, cachedPlanHolds, sameResultColumns } from './cached-plan-check.js';
-import type { CachedPlanCheck } from './cached-plan-check.js';
+import { describeColumns, memoryRows, textColumn, toRowBatch } from './result-columns.js';
+import { cachedPlanCheck } from './cached-plan-check.js';
+import { Cursors } from './cursors.js';
+import { PreparedStatements, preparedPlan, type Prepared } from './prepared-statements.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting } from './settings-registry.js';
 import { SessionSettings, parseSearchPath } from './session-settings.js';
 import { sqlTypeForOid } from './type-for-oid.js';
@@ -78,21 +79,6 @@ export interface SessionDeps {
 
 type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
 
-interface Prepared extends PreparedStatement {
-  readonly stmt: ParsedStatement | undefined;
-  readonly paramTypes: readonly SqlType[];
-  /** The plan Execute reuses while what it was built against holds (cached-plan-check.ts). */
-  readonly cached: { bound: BoundStatement | undefined; check: CachedPlanCheck | undefined };
-}
-
-interface Cursor {
-  readonly columns: readonly ResultColumn[];
-  readonly iterator: AsyncIterator<RecordBatch>;
-  buffer: unknown[][];
-  done: boolean;
-  readonly hold: boolean;
-}
-
 /** PostgreSQL's answer to a CancelRequest that reached a running statement. */
 function canceled(): FloeError {
   return new FloeError(SqlState.queryCanceled, 'canceling statement due to user request');
@@ -120,8 +106,8 @@ class FloeSession implements SessionHandler {
   #events: SessionEvents | undefined;
   /** The open transaction block, if any (BEGIN … COMMIT, or a query string's implicit one). */
   readonly #tx: TransactionState;
-  readonly #prepared = new Map<string, { stmt: ParsedStatement; paramTypes: readonly SqlType[] }>();
-  readonly #cursors = new Map<string, Cursor>();
+  readonly #prepared = new PreparedStatements();
+  readonly #cursors = new Cursors();
   readonly #sequences: SessionSequenceState;
   readonly #optimizing: OptimizingService;
   /** pg_stat_activity, LISTEN/NOTIFY, advisory locks, signals to other sessions. */
@@ -179,8 +165,7 @@ class FloeSession implements SessionHandler {
 
   async close(): Promise<void> {
     this.#server.close();
-    for (const c of this.#cursors.values()) await c.iterator.return?.();
-    this.#cursors.clear();
+    await this.#cursors.closeAll(true);
     const t = this.#tx.current;
     this.#tx.current = undefined;
     if (t?.lake && t.lake.state === 'open') await t.lake.abort().catch(() => undefined);
@@ -234,7 +219,7 @@ class FloeSession implements SessionHandler {
     this.#tx.current = undefined;
     const commit = ok && !t.failed;
     this.#settings.restore(t, commit);
-    await this.#closeCursors(false);
+    await this.#cursors.closeAll(false);
     try {
       if (t.lake && t.lake.state === 'open') {
         if (commit) await this.#commitLake(t.lake);
@@ -291,21 +276,9 @@ class FloeSession implements SessionHandler {
     };
   }
 
-  /**
-   * A prepared statement's plan: the cached one while the tables it names and the
-   * search path are as they were, else planned again. As in PostgreSQL, a new plan
-   * whose result columns differ from those Describe reported is refused.
-   */
+  /** A prepared statement's plan, bound again when what it was built against changed (prepared-statements.ts). */
   #preparedPlan(p: Prepared, stmt: ParsedStatement): BoundStatement {
-    const { bound, check } = p.cached;
-    const searchPath = this.#searchPath();
-    if (bound !== undefined && (check === undefined || cachedPlanHolds(check, this.#deps.warehouse, searchPath))) return bound;
-    const fresh = bindStatement(stmt, this.#bindEnv(p.paramTypes));
-    const columns = this.#columnsOf(fresh);
-    if (!sameResultColumns(columns, p.columns)) throw new FloeError(SqlState.featureNotSupported, 'cached plan must not change result type');
-    p.cached.bound = fresh;
-    p.cached.check = cachedPlanCheck(fresh, this.#deps.warehouse, searchPath);
-    return fresh;
+    return preparedPlan(p, this.#deps.warehouse, this.#searchPath(), () => bindStatement(stmt, this.#bindEnv(p.paramTypes)), (b) => this.#columnsOf(b));
   }
 
   // ---- running statements ----
@@ -383,8 +356,8 @@ class FloeSession implements SessionHandler {
         if (c.kind === 'showTblProperties') return [textColumn('key'), textColumn('value')];
         if (c.kind === 'call') return procedureResultColumns(c.procedure.toLowerCase().replace(/^(system|floe)\./, ''));
         if (c.kind === 'fetch' && !c.move) {
-          const cur = this.#cursors.get(c.cursor);
-          return cur ? describeColumns(cur.columns) : null;
+          const columns = this.#cursors.columnsOf(c.cursor);
+          return columns ? describeColumns(columns) : null;
         }
         return null;
       }
@@ -615,7 +588,7 @@ class FloeSession implements SessionHandler {
         }
         this.#tx.current = undefined;
         this.#settings.restore(t, !t.failed);
-        await this.#closeCursors(false);
+        await this.#cursors.closeAll(false);
         if (t.failed) {
           this.#server.transactionEnded(false);
           if (t.lake?.state === 'open') await t.lake.abort().catch(() => undefined);
@@ -643,7 +616,7 @@ class FloeSession implements SessionHandler {
         this.#tx.current = undefined;
         this.#settings.restore(t, false);
         this.#server.transactionEnded(false);
-        await this.#closeCursors(false);
+        await this.#cursors.closeAll(false);
         if (t.lake?.state === 'open') await t.lake.abort();
         await this.#temp.endTransaction(false);
         return command('ROLLBACK');
@@ -680,48 +653,38 @@ class FloeSession implements SessionHandler {
         const t = this.#deps.warehouse.getTable(c.table.namespace, c.table.name);
         if (!t) throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
         const rows = Object.entries(t.properties).sort(([a], [b]) => a.localeCompare(b));
-        return this.#memoryRows([textColumn('key'), textColumn('value')], rows, 'SHOW');
+        return memoryRows([textColumn('key'), textColumn('value')], rows, 'SHOW');
       }
       case 'discard':
         if (c.target === 'all') {
           if (this.#tx.current && !this.#tx.current.implicit) throw new FloeError(SqlState.activeSqlTransaction, 'DISCARD ALL cannot run inside a transaction block');
           this.#prepared.clear();
-          await this.#closeCursors(true);
+          await this.#cursors.closeAll(true);
           this.#settings.resetAll();
         }
         if (c.target === 'all' || c.target === 'temp') await this.#temp.close();
         return command(`DISCARD ${c.target.toUpperCase()}`);
       case 'deallocate':
-        if (c.name === null) this.#prepared.clear();
-        else if (!this.#prepared.delete(c.name)) throw new FloeError(SqlState.invalidSqlStatementName, `prepared statement "${c.name}" does not exist`);
+        this.#prepared.deallocate(c.name);
         return command(c.name === null ? 'DEALLOCATE ALL' : 'DEALLOCATE');
       case 'prepare':
-        if (this.#prepared.has(c.name)) throw new FloeError(SqlState.duplicatePreparedStatement, `prepared statement "${c.name}" already exists`);
+        this.#prepared.checkFree(c.name);
         bindStatement(c.statement, this.#bindEnv(c.paramTypes));
-        this.#prepared.set(c.name, { stmt: c.statement, paramTypes: c.paramTypes });
+        this.#prepared.add(c.name, { stmt: c.statement, paramTypes: c.paramTypes });
         return command('PREPARE');
       case 'execute': {
         const p = this.#prepared.get(c.name);
-        if (!p) throw new FloeError(SqlState.invalidSqlStatementName, `prepared statement "${c.name}" does not exist`);
         const args = await this.#evalArgs(c.args.plan, c.args.types, signal);
         return this.#runParsed(p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
       }
       case 'declareCursor': {
         if (!this.#tx.current && !c.hold) throw new FloeError(SqlState.noActiveSqlTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
-        if (this.#cursors.has(c.name)) throw new FloeError(SqlState.duplicateCursor, `cursor "${c.name}" already exists`);
-        const batches = executePlan(c.query.plan, this.#execContext([], new AbortController().signal, this.#tx.current?.lake));
-        this.#cursors.set(c.name, { columns: c.query.columns, iterator: batches[Symbol.asyncIterator](), buffer: [], done: false, hold: c.hold });
+        this.#cursors.declare(c.name, c.query.columns, () => executePlan(c.query.plan, this.#execContext([], new AbortController().signal, this.#tx.current?.lake)), c.hold);
         return command('DECLARE CURSOR');
       }
-      case 'fetch': return this.#fetch(c);
+      case 'fetch': return this.#cursors.fetch(c);
       case 'closeCursor':
-        if (c.name === null) await this.#closeCursors(true);
-        else {
-          const cur = this.#cursors.get(c.name);
-          if (!cur) throw new FloeError(SqlState.invalidCursorName, `cursor "${c.name}" does not exist`);
-          this.#cursors.delete(c.name);
-          await cur.iterator.return?.();
-        }
+        await this.#cursors.close(c.name);
         return command(c.name === null ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
       case 'copyFrom': return this.#copyFrom(c);
       case 'copyTo': return this.#copyTo(c, signal);
@@ -763,14 +726,6 @@ class FloeSession implements SessionHandler {
     this.#events?.notice({ severity, sqlstate, message });
   }
 
-  async #closeCursors(includingHeld: boolean): Promise<void> {
-    for (const [name, c] of this.#cursors) {
-      if (c.hold && !includingHeld) continue;
-      this.#cursors.delete(name);
-      await c.iterator.return?.();
-    }
-  }
-
   #set(name: string, value: string | null): StatementResult {
     this.#settings.set(name, value);
     return { kind: 'command', tag: 'SET' };
@@ -805,20 +760,11 @@ class FloeSession implements SessionHandler {
 
   #show(name: string): StatementResult {
     if (name === 'all') {
-      return this.#memoryRows([textColumn('name'), textColumn('setting'), textColumn('description')], this.#settings.showAll(), 'SHOW');
+      return memoryRows([textColumn('name'), textColumn('setting'), textColumn('description')], this.#settings.showAll(), 'SHOW');
     }
     const v = this.#settings.get(name);
     if (v === undefined) throw new FloeError(SqlState.undefinedObject, `unrecognized configuration parameter "${name}"`);
-    return this.#memoryRows([textColumn(displayName(name))], [[v]], 'SHOW');
-  }
-
-  #memoryRows(columns: ColumnDescription[], rows: readonly (readonly unknown[])[], tag: string): StatementResult {
-    const batch = rowsBatch(rows, columns.length);
-    return {
-      kind: 'rows', columns,
-      batches: (async function* () { if (batch.numRows > 0) yield batch; })(),
-      commandTag: (n) => (tag === 'SHOW' || tag === 'EXPLAIN' ? tag : `${tag} ${n}`),
-    };
+    return memoryRows([textColumn(displayName(name))], [[v]], 'SHOW');
   }
 
   async #evalArgs(plan: PhysicalPlan, types: readonly SqlType[], signal: AbortSignal): Promise<unknown[]> {
@@ -887,7 +833,7 @@ class FloeSession implements SessionHandler {
   async #explain(c: Extract<UtilityCommand, { kind: 'explain' }>, signal: AbortSignal, params: readonly unknown[]): Promise<StatementResult> {
     const st = c.statement;
     if (st.kind !== 'query' && st.kind !== 'dml') {
-      return explainResult({ title: 'Utility Statement', details: [], children: [] }, c.options.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
+      return explainResult({ title: 'Utility Statement', details: [], children: [] }, c.options.format, undefined, (cols, rows) => memoryRows(cols, rows, 'EXPLAIN'));
     }
     const opts = c.options;
     const w = this.#deps.warehouse;
@@ -909,7 +855,7 @@ class FloeSession implements SessionHandler {
       for (const child of planInputs(p)) await visit(child);
     };
     await visit(st.plan);
-    if (!opts.analyze) return explainResult(explainTree(st.plan, scans), opts.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
+    if (!opts.analyze) return explainResult(explainTree(st.plan, scans), opts.format, undefined, (cols, rows) => memoryRows(cols, rows, 'EXPLAIN'));
     const started = process.hrtime.bigint();
     let rows = 0;
     let tree: ExplainNode;
@@ -925,32 +871,7 @@ class FloeSession implements SessionHandler {
       tree = explainTree(st.plan, scans);
     }
     const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-    return explainResult(tree, opts.format, opts.summary ? { rows, elapsedMs: elapsed } : undefined, (cols, r) => this.#memoryRows(cols, r, 'EXPLAIN'));
-  }
-
-  async #fetch(c: Extract<UtilityCommand, { kind: 'fetch' }>): Promise<StatementResult> {
-    const cur = this.#cursors.get(c.cursor);
-    if (!cur) throw new FloeError(SqlState.invalidCursorName, `cursor "${c.cursor}" does not exist`);
-    if (c.direction !== 'forward' && !(c.direction === 'relative' && c.count === 0n)) {
-      throw new FloeError(SqlState.featureNotSupported, 'cursor can only scan forward', { hint: 'Declare it with SCROLL option to enable backward scan.' });
-    }
-    const want = c.count === 'all' ? Infinity : Number(c.count);
-    const types = cur.columns.map((col) => col.type);
-    const rows: unknown[][] = [];
-    while (rows.length < want) {
-      if (cur.buffer.length === 0) {
-        if (cur.done) break;
-        const next = await cur.iterator.next();
-        if (next.done) { cur.done = true; break; }
-        const batch = toRowBatch(next.value, types);
-        for (let r = 0; r < batch.numRows; r++) cur.buffer.push(batch.columns.map((col) => col.get(r)));
-        continue;
-      }
-      const take = Math.min(want - rows.length, cur.buffer.length);
-      rows.push(...cur.buffer.splice(0, take));
-    }
-    if (c.move) return { kind: 'command', tag: `MOVE ${rows.length}` };
-    return this.#memoryRows(describeColumns(cur.columns), rows, 'FETCH');
+    return explainResult(tree, opts.format, opts.summary ? { rows, elapsedMs: elapsed } : undefined, (cols, r) => memoryRows(cols, r, 'EXPLAIN'));
   }
 
   #textSettings() {

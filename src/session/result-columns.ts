@@ -3,7 +3,7 @@ import { typeLength, typeModifier, typeOid, valueTypeOid } from '../common/sql-t
 import type { SqlType } from '../common/sql-type.js';
 import { vectorToValues } from '../exec/arrow/vector-values.js';
 import type { ResultColumn } from '../sql/index.js';
-import type { ColumnDescription, RowBatch } from '../common/session-handler.js';
+import type { ColumnDescription, RowBatch, StatementResult } from '../common/session-handler.js';
 
 export function describeColumns(columns: readonly ResultColumn[]): ColumnDescription[] {
   return columns.map((c) => {
@@ -35,5 +35,15 @@ export function rowsBatch(rows: readonly (readonly unknown[])[], width: number):
   return {
     numRows: rows.length,
     columns: Array.from({ length: width }, (_, c) => ({ get: (r: number) => rows[r]![c] ?? null })),
+  };
+}
+
+/** A result of rows held in memory (SHOW, FETCH, EXPLAIN): its tag is SHOW or EXPLAIN alone, else the tag and the row count. */
+export function memoryRows(columns: ColumnDescription[], rows: readonly (readonly unknown[])[], tag: string): StatementResult {
+  const batch = rowsBatch(rows, columns.length);
+  return {
+    kind: 'rows', columns,
+    batches: (async function* () { if (batch.numRows > 0) yield batch; })(),
+    commandTag: (n) => (tag === 'SHOW' || tag === 'EXPLAIN' ? tag : `${tag} ${n}`),
   };
 }
