@@ -1,0 +1,23 @@
+import { bindStatement } from '../../sql/index.js';
+import { commandTag, type UtilityHandlers } from './utility-handler.js';
+
+/** SQL's PREPARE, EXECUTE and DEALLOCATE (prepared-statements.ts keeps them). */
+export const preparedCommands: Pick<UtilityHandlers, 'prepare' | 'execute' | 'deallocate'> = {
+  async prepare(ctx, c) {
+    ctx.prepared.checkFree(c.name);
+    bindStatement(c.statement, ctx.bindEnv(c.paramTypes));
+    ctx.prepared.add(c.name, { stmt: c.statement, paramTypes: c.paramTypes });
+    return commandTag('PREPARE');
+  },
+
+  async execute(ctx, c, signal) {
+    const p = ctx.prepared.get(c.name);
+    const args = await ctx.evalArgs(c.args.plan, c.args.types, signal);
+    return ctx.runParsed(p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
+  },
+
+  async deallocate(ctx, c) {
+    ctx.prepared.deallocate(c.name);
+    return commandTag(c.name === null ? 'DEALLOCATE ALL' : 'DEALLOCATE');
+  },
+};
