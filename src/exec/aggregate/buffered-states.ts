@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { IntHashTable } from '../operators/int-hash-table.js';
+import { IntHashTable } from '../operators/joins/int-hash-table.js';
 import { rowKey } from '../types/value-ops.js';
 import type { CompiledAggregate } from './compile-aggregation.js';
 import type { GroupStates, PartialStates } from './group-states.js';

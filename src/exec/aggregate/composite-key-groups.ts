@@ -1,5 +1,5 @@
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
-import { IntHashTable } from '../operators/int-hash-table.js';
+import { IntHashTable } from '../operators/joins/int-hash-table.js';
 import type { RunState } from '../run-state.js';
 import type { CompiledAggregation } from './compile-aggregation.js';
 import type { GroupKeys, InternedGroups, KeyColumn } from './group-keys.js';
