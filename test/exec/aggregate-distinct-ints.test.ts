@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { makeVector } from 'apache-arrow';
 import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
 import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
-import { AggregateTable, compileAggregation } from '../../src/exec/operators/aggregate-table.js';
+import { AggregateTable } from '../../src/exec/aggregate/aggregate-table.js';
+import { compileAggregation } from '../../src/exec/aggregate/compile-aggregation.js';
 import { createRunState } from '../../src/exec/run-state.js';
 import { aggId, col, t } from './exec-test-helpers.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { IntKeySet } from '../../src/exec/operators/int-key-set.js';
+import { IntKeySet } from '../../src/exec/operators/joins/int-key-set.js';
 
 const probe = fc.oneof(
   fc.integer({ min: -200, max: 200 }),

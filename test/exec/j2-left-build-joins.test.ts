@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ExecContext, Expr, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
 import type { HashJoinPlan, JoinType } from '../../src/exec/plan/physical-plan.js';
-import { SMALL_RIGHT_ROWS } from '../../src/exec/operators/hash-join-operator.js';
+import { SMALL_RIGHT_ROWS } from '../../src/exec/operators/joins/build-side.js';
 import { col, op, rowsOf, t, values } from './exec-test-helpers.js';
 
 const L: OutputColumn[] = [{ name: 'k', type: t.int4 }, { name: 'a', type: t.int4 }];

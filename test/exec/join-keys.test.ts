@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { SqlType } from '../../src/common/sql-type.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
 import type { JoinType, OutputColumn, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
-import { joinKeyKind, joinKeys } from '../../src/exec/operators/hash-join-operator.js';
+import { joinKeyKind, joinKeys } from '../../src/exec/operators/joins/join-keys.js';
 import { col, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
 
 /** A small deterministic generator (tests must be repeatable). */
@@ -225,7 +225,8 @@ test('numericKey equals the exact parse-and-format key at the boundaries (zeros,
 });
 
 test('an inner join builds on whichever side is small: a left input past SMALL_LEFT_ROWS builds on the right, same rows', async () => {
-  const { createHashJoinOperator, SMALL_LEFT_ROWS } = await import('../../src/exec/operators/hash-join-operator.js');
+  const { createHashJoinOperator } = await import('../../src/exec/operators/joins/hash-join-operator.js');
+  const { SMALL_LEFT_ROWS } = await import('../../src/exec/operators/joins/build-side.js');
   const { lazyBatch } = await import('../../src/exec/arrow/columnar-batch.js');
   type ColumnarBatch = import('../../src/exec/arrow/columnar-batch.js').ColumnarBatch;
   const { createRunState } = await import('../../src/exec/run-state.js');

@@ -8,7 +8,7 @@ import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
 import type { AggregateCall, Expr, KeyRangeSplit, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
-import { keyRangeFilters } from '../../src/exec/operators/key-range-aggregate.js';
+import { keyRangeFilters } from '../../src/exec/aggregate/key-range-aggregate.js';
 import { Exprs } from '../../src/exec/expr/expr.js';
 import { abortingPool, aggId, col, int, lit, op, rowsOf, t } from './exec-test-helpers.js';
 

@@ -7,9 +7,10 @@ import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
 import type { ColumnSource } from '../../src/exec/arrow/columnar-batch.js';
 import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
 import type { Expr } from '../../src/exec/index.js';
-import { AggregateTable, compileAggregation } from '../../src/exec/operators/aggregate-table.js';
-import type { AggregateSpec } from '../../src/exec/operators/aggregate-table.js';
-import { TextKeyIds } from '../../src/exec/operators/text-key-ids.js';
+import { AggregateTable } from '../../src/exec/aggregate/aggregate-table.js';
+import { compileAggregation } from '../../src/exec/aggregate/compile-aggregation.js';
+import type { AggregateSpec } from '../../src/exec/aggregate/compile-aggregation.js';
+import { TextKeyIds } from '../../src/exec/aggregate/text-key-ids.js';
 import { createRunState } from '../../src/exec/run-state.js';
 import { aggId, col, t } from './exec-test-helpers.js';
 

@@ -4,8 +4,6 @@ import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { arrowFormOf } from '../arrow/columnar-batch.js';
-import { intForm } from '../arrow/int-form.js';
-import type { IntForm } from '../arrow/int-form.js';
 import { endWithoutTrailingBlanks } from '../arrow/utf8-blanks.js';
 import { isValid, nullMask } from '../../lake/index.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
@@ -16,26 +14,20 @@ import type { PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { arrayOfSubArrays } from '../types/array-of-sub-arrays.js';
 import { castValue } from '../types/cast-value.js';
-import { decAdd, decMul, decNeg, decSub, formatDecimal, formatScaled, parseDecimal, parseScaledInto, scaleUpExact } from '../types/numeric.js';
-import type { Decimal, ScaledNumber } from '../types/numeric.js';
 import { regTypeInput, regTypeOutput } from '../types/reg-types.js';
 import type { RegTypeKind } from '../types/reg-types.js';
 import { trimTrailingBlanks, valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
-import { SETTINGS_FREE_TO_NUMERIC, compileScaled, compileScaledComparison, numericOpOf } from './compile-scaled.js';
+import { SETTINGS_FREE_TO_NUMERIC, compileScaled } from './compile-scaled.js';
+import { isConstant } from './is-constant.js';
+import type { Ev, NodeFn } from './node-fn.js';
+import type { SpecializeContext } from './specialize/call-specialization.js';
+import { CALL_SPECIALIZATIONS } from './specialize/call-specializations.js';
 import { likeBytesMatcher, likeMatcher, likeRequiredBytes } from './like-matcher.js';
 import { rowsContaining } from '../arrow/utf8-search.js';
 import { runSubplan } from './subplan.js';
 import { paramValue } from './param-value.js';
 
-/** Per-batch evaluation context: the run, plus results of correlated subqueries computed before the pass. */
-interface Ev {
-  readonly run: RunState;
-  readonly subResults: Map<Expr, unknown[]>;
-}
-
-/** Computes a node for the rows in `sel` (all rows when undefined); other positions are left unset. */
-type NodeFn = (b: ColumnarBatch, ev: Ev, sel: Int32Array | undefined) => unknown[];
 
 /**
  * An expression compiled once per query into a tree of vectorized closures: each
@@ -88,11 +80,29 @@ interface SubqueryNode { readonly expr: Expr & { kind: 'scalarSubquery' | 'exist
 /** A call of a function that waits (pg_sleep, pg_advisory_lock): awaited row by row before the batch's pass. */
 interface WaitingCall { readonly expr: Expr; readonly run: (b: ColumnarBatch, ev: Ev) => Promise<unknown[]> }
 
+/** What compileNode gathers while it compiles one expression, and the specialized routes it skips. */
+interface CompileScope {
+  readonly correlated: SubqueryNode[];
+  readonly uncorrelated: SubqueryNode[];
+  readonly waits: WaitingCall[];
+  readonly disabled: ReadonlySet<string> | undefined;
+}
+
+export interface CompileOptions {
+  /** Names of specialized call routes (specialize/call-specializations.ts) to skip: for tests, and for diagnosing a wrong fast path. */
+  readonly disabled?: ReadonlySet<string>;
+}
+
 export function compileExpr(expr: Expr): CompiledExpr {
+  return compileExprWith(expr, {});
+}
+
+/** compileExpr with options. */
+export function compileExprWith(expr: Expr, { disabled }: CompileOptions): CompiledExpr {
   const correlated: SubqueryNode[] = [];
   const uncorrelated: SubqueryNode[] = [];
   const waits: WaitingCall[] = [];
-  const root = compileNode(expr, correlated, uncorrelated, waits);
+  const root = compileNode(expr, { correlated, uncorrelated, waits, disabled });
   const isAsync = correlated.length > 0 || uncorrelated.length > 0 || waits.length > 0;
   const scaled = compileScaled(expr);
   return {
@@ -174,8 +184,9 @@ function inResult(v: unknown, t: SqlType, r: SubplanResult, negated: boolean): b
   return negated;
 }
 
-function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: SubqueryNode[], waits: WaitingCall[]): NodeFn {
-  const c = (x: Expr) => compileNode(x, correlated, uncorrelated, waits);
+function compileNode(e: Expr, scope: CompileScope): NodeFn {
+  const { correlated, uncorrelated, waits } = scope;
+  const c = (x: Expr) => compileNode(x, scope);
   switch (e.kind) {
     case 'column': {
       const idx = e.index;
@@ -203,22 +214,14 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
     }
     case 'call': {
       if (functionById(e.fn)?.asyncScalar !== undefined) return compileWaitingCall(e, c, waits);
-      const fused = compileNumericTree(e, c);
-      if (fused) return fused;
-      // `l_shipinstruct = 'DELIVER IN PERSON'`: a one-item IN, tested on the column's bytes.
-      const asIn = equalityAsInList(e);
-      if (asIn) return c(asIn);
-      const general = compileCall(e, c);
-      const scaledComparison = compileScaledComparison(e);
-      if (scaledComparison !== undefined) return (b, ev, sel) => scaledComparison(b, sel) ?? general(b, ev, sel);
-      const typed = intColumnComparison(e);
-      if (typed === undefined) return general;
-      return (b, ev, sel) => {
-        // Both columns still in Arrow form as int32/int16 (dates, int4, int2): compared in their buffers.
-        const l = intForm(b, typed.left);
-        const r = l === undefined ? undefined : intForm(b, typed.right);
-        return l !== undefined && r !== undefined ? compareIntForms(l, r, typed.op, b.numRows, sel) : general(b, ev, sel);
-      };
+      let general: NodeFn | undefined;
+      const ctx: SpecializeContext = { compile: c, general: () => (general ??= compileCall(e, c)) };
+      for (const s of CALL_SPECIALIZATIONS) {
+        if (scope.disabled?.has(s.name)) continue;
+        const f = s.tryCompile(e, ctx);
+        if (f !== undefined) return f;
+      }
+      return ctx.general();
     }
     case 'cast': {
       const arg = c(e.arg);
@@ -607,117 +610,6 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
   }
 }
 
-type CallExpr = Expr & { kind: 'call' };
-
-/** Per-row fused evaluation state: the scale of the value the last node returned. */
-interface FuseState { scale: number }
-
-/** Returns a row's unscaled value (its scale in state.scale), or NaN when it is NULL or does not fit exactly. */
-type RowFn = (i: number) => number;
-type SlowFn = (i: number) => Decimal | null;
-
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-
-/**
- * A tree of numeric + - * (e.g. `l_extendedprice * (1 - l_discount) * (1 + l_tax)`)
- * compiled into one per-row pass over its leaves: each leaf is scanned into a
- * safe integer + scale, every step is checked exact, and only the root is
- * formatted, so no intermediate text is built. A row that leaves the safe range
- * (or has NaN) is recomputed through BigInt Decimals, node by node, exactly as the
- * unfused operators would.
- */
-function compileNumericTree(e: CallExpr, c: (x: Expr) => NodeFn): NodeFn | undefined {
-  const rootOp = numericOpOf(e);
-  if (!rootOp || !e.args.some((a) => numericOpOf(a) !== undefined)) return undefined;
-  const leaves: NodeFn[] = [];
-  const cols: (readonly unknown[])[] = [];
-  const st: FuseState = { scale: 0 };
-  const build = (x: Expr): { fast: RowFn; slow: SlowFn } => {
-    const op = numericOpOf(x);
-    if (!op) {
-      const k = leaves.length;
-      leaves.push(c(x));
-      const sc: ScaledNumber = { unscaled: 0, scale: 0 };
-      let last: unknown; let ok = false;
-      return {
-        fast: (i) => {
-          const v = cols[k]![i];
-          if (v === null) return NaN;
-          if (v !== last) { last = v; ok = parseScaledInto(v as string, sc); }
-          if (!ok) return NaN;
-          st.scale = sc.scale;
-          return sc.unscaled;
-        },
-        slow: (i) => { const v = cols[k]![i]; return v === null ? null : parseDecimal(v as string); },
-      };
-    }
-    const args = (x as CallExpr).args.map(build);
-    if (op === 'neg') {
-      const a = args[0]!;
-      return {
-        fast: (i) => { const u = a.fast(i); return u === 0 ? 0 : -u; },
-        slow: (i) => { const d = a.slow(i); return d === null ? null : decNeg(d); },
-      };
-    }
-    const l = args[0]!; const r = args[1]!;
-    const slowOp = op === '+' ? decAdd : op === '-' ? decSub : decMul;
-    const code = op === '+' ? 0 : op === '-' ? 1 : 2;
-    return {
-      fast: (i) => {
-        let u = l.fast(i);
-        if (u !== u) return NaN;
-        const su = st.scale;
-        let v = r.fast(i);
-        if (v !== v) return NaN;
-        const sv = st.scale;
-        let res: number;
-        if (code === 2) { res = u * v; st.scale = su + sv; }
-        else {
-          if (su < sv) u = scaleUpExact(u, sv - su);
-          else if (sv < su) v = scaleUpExact(v, su - sv);
-          res = code === 0 ? u + v : u - v;
-          st.scale = su > sv ? su : sv;
-        }
-        return res > MAX_SAFE || res < -MAX_SAFE ? NaN : res;
-      },
-      slow: (i) => {
-        const a = l.slow(i); const b = r.slow(i);
-        return a === null || b === null ? null : slowOp(a, b);
-      },
-    };
-  };
-  const root = build(e);
-  const scaled = compileScaled(e);
-  return (b, ev, sel) => {
-    const sv = scaled?.(b);
-    if (sv) return formatRows(sv, b.numRows, sel);
-    for (let k = 0; k < leaves.length; k++) cols[k] = leaves[k]!(b, ev, sel);
-    const out = new Array<unknown>(b.numRows);
-    const m = sel ? sel.length : b.numRows;
-    for (let j = 0; j < m; j++) {
-      const i = sel ? sel[j]! : j;
-      const u = root.fast(i);
-      if (u === u) { out[i] = formatScaled(u, st.scale); continue; }
-      const d = root.slow(i);
-      out[i] = d === null ? null : formatDecimal(d);
-    }
-    cols.length = 0;
-    return out;
-  };
-}
-
-/** The text values of a ScaledVector's rows (those in `sel`, else all). */
-function formatRows(v: ScaledVector, n: number, sel: Int32Array | undefined): unknown[] {
-  const out = new Array<unknown>(n);
-  const { unscaled, scale, valid } = v;
-  const m = sel ? sel.length : n;
-  for (let j = 0; j < m; j++) {
-    const i = sel ? sel[j]! : j;
-    out[i] = valid !== undefined && valid[i] === 0 ? null : formatScaled(unscaled[i]!, scale);
-  }
-  return out;
-}
-
 /** Rows of `batch` where a compiled predicate is true (NULL and false drop the row). */
 export function truthySelection(values: readonly unknown[], n: number): Int32Array {
   const out = new Int32Array(n);
@@ -737,25 +629,6 @@ function textColumnIndex(e: Expr): number {
   if (plain(e)) return (e as Expr & { kind: 'column' }).index;
   if (e.kind === 'cast' && e.type.kind === 'text' && plain(e.arg)) return (e.arg as Expr & { kind: 'column' }).index;
   return -1;
-}
-
-/** A literal, or casts of one (such as 'AIR'::character(10)): evaluated once per query where it matters. */
-function isConstant(x: Expr): boolean {
-  return x.kind === 'literal' || (x.kind === 'cast' && isConstant(x.arg));
-}
-
-/**
- * `col = constant` / `col <> constant` (either order) over a text, varchar or bpchar
- * column as the one-item [NOT] IN that means the same, or undefined.
- */
-function equalityAsInList(e: Expr & { kind: 'call' }): Expr | undefined {
-  const m = /^(=|<>)\((text|varchar|bpchar),\2\)$/.exec(e.fn);
-  if (!m || e.args.length !== 2) return undefined;
-  const [a, b] = e.args as [Expr, Expr];
-  const column = a.kind === 'column' && isConstant(b) ? a : b.kind === 'column' && isConstant(a) ? b : undefined;
-  const constant = column === a ? b : a;
-  if (column === undefined || column.type.kind !== m[2] || constant.type.kind !== m[2]) return undefined;
-  return { kind: 'inList', arg: column, list: [constant], eqFn: `=(${m[2]},${m[2]})`, negated: m[1] === '<>', type: e.type };
 }
 
 /** Column kinds whose values are equal exactly when their UTF-8 bytes are (bpchar: once trailing blanks are dropped). */
@@ -938,41 +811,4 @@ function compileCall(e: Expr & { kind: 'call' }, c: (x: Expr) => NodeFn): NodeFn
     else for (let i = 0, n = b.numRows; i < n; i++) row(i);
     return out;
   };
-}
-
-const INT_COMPARABLE = new Set(['int2', 'int4', 'date']);
-
-/**
- * `col op col` over two int2/int4/date columns of the same type: the comparison a
- * scan's residual runs per row in Q4, Q12 and Q21 (l_commitdate < l_receiptdate).
- * Dates order as their day numbers, ±infinity included (stored as the int32 extremes).
- */
-function intColumnComparison(e: Expr & { kind: 'call' }): { op: string; left: number; right: number } | undefined {
-  const m = /^(=|<>|<=|>=|<|>)\(/.exec(e.fn);
-  if (!m || e.args.length !== 2) return undefined;
-  const [a, b] = e.args as [Expr, Expr];
-  if (a.kind !== 'column' || b.kind !== 'column' || a.type.kind !== b.type.kind || !INT_COMPARABLE.has(a.type.kind)) return undefined;
-  return { op: m[1]!, left: a.index, right: b.index };
-}
-
-function compareIntForms(l: IntForm, r: IntForm, op: string, numRows: number, sel: Int32Array | undefined): unknown[] {
-  const out = new Array<unknown>(numRows);
-  const n = sel ? sel.length : numRows;
-  for (let k = 0; k < n; k++) {
-    const i = sel ? sel[k]! : k;
-    const li = l.rows === undefined ? i : l.rows[i]!;
-    const ri = r.rows === undefined ? i : r.rows[i]!;
-    if (!isValid(l.nulls, l.offset, li) || !isValid(r.nulls, r.offset, ri)) { out[i] = null; continue; }
-    const x = l.values[li]!;
-    const y = r.values[ri]!;
-    switch (op) {
-      case '<': out[i] = x < y; break;
-      case '<=': out[i] = x <= y; break;
-      case '>': out[i] = x > y; break;
-      case '>=': out[i] = x >= y; break;
-      case '=': out[i] = x === y; break;
-      default: out[i] = x !== y;
-    }
-  }
-  return out;
 }

@@ -5,13 +5,13 @@ import { createDataModifyingCtesOperator } from './data-modifying-ctes-operator.
 import { createDistinctOperator } from './distinct-operator.js';
 import { createFilterOperator } from './filter-operator.js';
 import { createHashAggregateOperator } from './hash-aggregate-operator.js';
-import { createHashJoinOperator } from './hash-join-operator.js';
+import { createHashJoinOperator } from './joins/hash-join-operator.js';
 import { createInsertOperator } from './insert-operator.js';
 import { createLakeScanOperator } from './lake-scan-operator.js';
 import { createLateralJoinOperator } from './lateral-join-operator.js';
 import { createLimitOperator } from './limit-operator.js';
 import { createMergeOperator } from './merge-operator.js';
-import { createNestedLoopJoinOperator } from './nested-loop-join-operator.js';
+import { createNestedLoopJoinOperator } from './joins/nested-loop-join-operator.js';
 import type { Operator } from './operator.js';
 import { createProjectOperator } from './project-operator.js';
 import { createProjectSetOperator } from './project-set-operator.js';

@@ -1,13 +1,14 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { HashAggregatePlan } from '../plan/physical-plan.js';
-import { AggregateTable, compileAggregation } from './aggregate-table.js';
+import { AggregateTable } from '../aggregate/aggregate-table.js';
+import { compileAggregation } from '../aggregate/compile-aggregation.js';
 import { compileScanPipeline } from './lake-scan-operator.js';
 import type { Operator } from './operator.js';
 import { inputBatches, emitBatches, metered, recordMetric, selectRows } from './operator-support.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
-import { aggregateShipment, runPartialAggregates } from './partial-aggregate.js';
-import { runKeyRangeAggregate } from './key-range-aggregate.js';
+import { aggregateShipment, runPartialAggregates } from '../aggregate/partial-aggregate.js';
+import { runKeyRangeAggregate } from '../aggregate/key-range-aggregate.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**

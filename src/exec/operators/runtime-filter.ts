@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlType } from '../../common/sql-type.js';
-import { IntHashTable } from './int-hash-table.js';
+import { IntHashTable } from './joins/int-hash-table.js';
 import { int32Values } from './int32-column.js';
-import { IntKeySet } from './int-key-set.js';
+import { IntKeySet } from './joins/int-key-set.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { Expr } from '../expr/expr.js';
 import type { HashJoinPlan, JoinType, LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';

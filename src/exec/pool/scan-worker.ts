@@ -8,9 +8,9 @@ import { encodeColumnar } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { CompiledExpr } from '../expr/compile-expr.js';
 import '../functions/builtins.js';
-import { compileAggregation } from '../operators/aggregate-table.js';
-import { aggregateScanTask } from '../operators/partial-aggregate.js';
-import type { CompiledShipment } from '../operators/partial-aggregate.js';
+import { compileAggregation } from '../aggregate/compile-aggregation.js';
+import { aggregateScanTask } from '../aggregate/partial-aggregate.js';
+import type { CompiledShipment } from '../aggregate/partial-aggregate.js';
 import { compileScanPipeline, decodeScanBatch, runtimeFilterNarrower } from '../operators/lake-scan-operator.js';
 import { selectRows } from '../operators/operator-support.js';
 import { RUNTIME_FILTER_REMOVED_KEY, runtimeFilterSelection } from '../operators/runtime-filter.js';
@@ -18,7 +18,7 @@ import { createRunState } from '../run-state.js';
 import { packBatches } from '../arrow/batch-transfer.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
 import type { KeyRangeAggregateResult, PartialAggregateResult, ScanFragment } from './scan-pool.js';
-import { aggregateKeyRange } from '../operators/key-range-aggregate.js';
+import { aggregateKeyRange } from '../aggregate/key-range-aggregate.js';
 
 export type ScanWorkerInput =
   | { readonly task: ScanTask; readonly fragment?: ScanFragment }

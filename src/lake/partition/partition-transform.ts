@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { formatType } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { civilFromDays, MICROS_PER_DAY } from '../../common/datetime.js';
 import { parseDecimal, formatDecimal } from '../arrow/decimal-text.js';
 import { hashKey } from '../bucket/key-hash.js';
 import { decodeStatValue } from '../stats/column-stats.js';
@@ -30,7 +31,6 @@ export type PartitionPredicate =
   | { readonly op: '=' | '<' | '<=' | '>' | '>='; readonly value: unknown }
   | { readonly op: 'in'; readonly values: readonly unknown[] };
 
-const MICROS_PER_DAY = 86_400_000_000n;
 const MICROS_PER_HOUR = 3_600_000_000n;
 const INT32_MAX = 2147483647;
 const INT32_MIN = -2147483648;
@@ -68,18 +68,6 @@ export function transformResultType(transform: PartitionTransform, sourceType: S
   }
 }
 
-/** Year and month (1-12) of a day count since 1970-01-01 (proleptic Gregorian). */
-function civilFromDays(days: number): { year: number; month: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month };
-}
-
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
   return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
@@ -103,7 +91,7 @@ export function applyTransform(transform: PartitionTransform, type: SqlType, val
         return days > 0 ? INT32_MAX : INT32_MIN;
       }
       if (transform.kind === 'day') return days;
-      const { year, month } = civilFromDays(days);
+      const { y: year, m: month } = civilFromDays(days);
       return transform.kind === 'year' ? year - 1970 : (year - 1970) * 12 + (month - 1);
     }
     case 'hour':

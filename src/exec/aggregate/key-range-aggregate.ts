@@ -7,8 +7,8 @@ import type { HashAggregatePlan, KeyRangeSplit, ScanFilterSpec } from '../plan/p
 import type { KeyRangeAggregateResult, ScanFragment } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
 import { AggregateTable } from './aggregate-table.js';
-import { planLakeScan, runtimeFilterHook, taskRows, withRuntimeFilters } from './lake-scan-operator.js';
-import { checkAbort, emitBatches, recordMetric, recordRowsOut, selectRows } from './operator-support.js';
+import { planLakeScan, runtimeFilterHook, taskRows, withRuntimeFilters } from '../operators/lake-scan-operator.js';
+import { checkAbort, emitBatches, recordMetric, recordRowsOut, selectRows } from '../operators/operator-support.js';
 import { fragmentRunState, shipmentFragment, sinkScanTasks } from './partial-aggregate.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { AggregateShipment, CompiledShipment } from './partial-aggregate.js';

@@ -8,14 +8,14 @@ import type { PartialAggregate, PartialAggregateResult, ScanFragment, ScanPipeli
 import { createRunState } from '../run-state.js';
 import type { RunState } from '../run-state.js';
 import { AggregateTable } from './aggregate-table.js';
-import type { AggregateSpec, CompiledAggregation } from './aggregate-table.js';
+import type { AggregateSpec, CompiledAggregation } from './compile-aggregation.js';
 import {
   applyScanPipeline, decodeScanBatch, planLakeScan, runtimeFilterNarrower, SAME_THREAD_MAX_ROWS, taskRows,
-} from './lake-scan-operator.js';
-import type { CompiledScanPipeline } from './lake-scan-operator.js';
-import { runtimeFilterHook, withRuntimeFilters } from './lake-scan-operator.js';
-import { runtimeFilterSelection } from './runtime-filter.js';
-import { checkAbort, recordMetric, recordRowsOut, selectRows } from './operator-support.js';
+} from '../operators/lake-scan-operator.js';
+import type { CompiledScanPipeline } from '../operators/lake-scan-operator.js';
+import { runtimeFilterHook, withRuntimeFilters } from '../operators/lake-scan-operator.js';
+import { runtimeFilterSelection } from '../operators/runtime-filter.js';
+import { checkAbort, recordMetric, recordRowsOut, selectRows } from '../operators/operator-support.js';
 
 /**
  * A task's partial with at least this many groups, holding more than this share

@@ -1,12 +1,12 @@
-import { FloeError } from '../../common/floe-error.js';
-import { SqlState } from '../../common/sqlstate.js';
-import { compileExpr } from '../expr/compile-expr.js';
-import type { NestedLoopJoinPlan } from '../plan/physical-plan.js';
-import type { Operator } from './operator.js';
+import { FloeError } from '../../../common/floe-error.js';
+import { SqlState } from '../../../common/sqlstate.js';
+import { compileExpr } from '../../expr/compile-expr.js';
+import type { NestedLoopJoinPlan } from '../../plan/physical-plan.js';
+import type { Operator } from '../operator.js';
 import { JoinOutput, PairBuffer, columnsUsed, evalPairs, expectedJoinWidth } from './join-support.js';
 import type { BuildSide } from './join-support.js';
-import { BATCH_ROWS, breathe, collectInput, inputBatches, metered } from './operator-support.js';
-import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { BATCH_ROWS, breathe, collectInput, inputBatches, metered } from '../operator-support.js';
+import type { ColumnarBatch } from '../../arrow/columnar-batch.js';
 
 /**
  * Joins on any condition (or none: a cross join) by pairing every left row with

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { IntGroupIndex } from '../../src/exec/operators/aggregate-int-groups.js';
+import { IntGroupIndex } from '../../src/exec/aggregate/int-group-index.js';
 
 /**
  * Feeds keys to the index as AggregateTable does (get, then add on a miss) and

@@ -1,4 +1,4 @@
-import { IntHashTable } from './int-hash-table.js';
+import { IntHashTable } from '../operators/joins/int-hash-table.js';
 
 /** A direct range may span this many slots whatever the key count (256 KiB of Int32). */
 const DIRECT_MIN_SPAN = 1 << 16;

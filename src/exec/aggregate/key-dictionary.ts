@@ -1,4 +1,4 @@
-import { IntGroupIndex } from './aggregate-int-groups.js';
+import { IntGroupIndex } from './int-group-index.js';
 
 /**
  * Dense ids (0, 1, 2, …) for the values of one column of a composite GROUP BY

@@ -1,11 +1,11 @@
-import { ArrowColumn, columnSource, selectColumn } from '../arrow/columnar-batch.js';
-import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
-import type { CompiledExpr } from '../expr/compile-expr.js';
-import type { Expr } from '../expr/expr.js';
-import { exprChildren } from '../expr/expr.js';
-import type { JoinType } from '../plan/physical-plan.js';
-import type { RunState } from '../run-state.js';
-import { BATCH_ROWS, emitBatches } from './operator-support.js';
+import { ArrowColumn, columnSource, selectColumn } from '../../arrow/columnar-batch.js';
+import type { ColumnSource, ColumnarBatch } from '../../arrow/columnar-batch.js';
+import type { CompiledExpr } from '../../expr/compile-expr.js';
+import type { Expr } from '../../expr/expr.js';
+import { exprChildren } from '../../expr/expr.js';
+import type { JoinType } from '../../plan/physical-plan.js';
+import type { RunState } from '../../run-state.js';
+import { BATCH_ROWS, emitBatches } from '../operator-support.js';
 
 /** The materialized build side of a join. */
 export interface BuildSide {
