@@ -16,7 +16,7 @@ export type {
 export { canCoerce, isPreferredType, sameType, typeCategory } from './functions/type-coercion.js';
 export type { CoercionContext, TypeCategory } from './functions/type-coercion.js';
 export { executePlan } from './execute.js';
-export { resolveSnapshotSelectorIn } from './scan-snapshot-selector.js';
+export { askLakeToPlanScanIn } from './operators/ask-lake-to-plan-scan.js';
 export type {
   ExecContext, ExecLakeTransaction, ExecTableMetadata, ExecWarehouse, OperatorMetrics, ScanTaskRunner,
 } from './exec-context.js';

@@ -5,9 +5,8 @@ import { endSpan, startSpan } from '../common/latency-spans.js';
 import { formatType as formatTypeName, typeOid, valueTypeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
-import { bindScanFilters } from '../exec/operators/bind-scan-filters.js';
 import { checkRuntimeFilterSetting } from '../exec/operators/runtime-filter.js';
-import { resolveSnapshotSelectorIn } from '../exec/scan-snapshot-selector.js';
+import { askLakeToPlanScanIn } from '../exec/operators/ask-lake-to-plan-scan.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse, OperatorMetrics } from '../exec/exec-context.js';
 import type { ScanPool } from '../exec/pool/scan-pool.js';
 import { planInputs } from '../exec/plan/physical-plan.js';
@@ -1048,21 +1047,14 @@ class FloeSession implements SessionHandler {
       return explainResult({ title: 'Utility Statement', details: [], children: [] }, c.options.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
     }
     const opts = c.options;
-    const w = this.#deps.warehouse;
     const scans = new Map<LakeScanPlan, ScanReport>();
     const visit = async (p: PhysicalPlan): Promise<void> => {
       if (p.kind === 'lakeScan') {
-        const table = w.getTableById(p.table.id);
-        if (table) {
-          const sp = await w.planScan({
-            table, at: resolveSnapshotSelectorIn(p.at, this.#execContext([], signal, this.#txn?.lake)), txn: this.#txn?.lake, projection: [...p.projection],
-            filters: bindScanFilters(p.filters, undefined), limit: p.residual ? undefined : p.limit,
-          });
-          // Parameter filters have no value to push here: their pushdown shows as nothing.
-          const bound = p.filters.filter((f) => f.param === undefined);
-          const pushdown = p.filters.map((f) => (f.param === undefined ? sp.pushdown[bound.indexOf(f)] : undefined));
-          scans.set(p, { snapshotId: sp.snapshotId, tasks: sp.tasks.length, pushdown, stats: sp.stats });
-        }
+        const sp = await askLakeToPlanScanIn(p, this.#execContext([], signal, this.#txn?.lake));
+        // Parameter filters have no value to push here: their pushdown shows as nothing.
+        const bound = p.filters.filter((f) => f.param === undefined);
+        const pushdown = p.filters.map((f) => (f.param === undefined ? sp.pushdown[bound.indexOf(f)] : undefined));
+        scans.set(p, { snapshotId: sp.snapshotId, tasks: sp.tasks.length, pushdown, stats: sp.stats });
       }
       for (const child of planInputs(p)) await visit(child);
     };
