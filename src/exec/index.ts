@@ -2,6 +2,8 @@
 import './functions/builtins.js';
 
 export type * from './expr/expr.js';
+export type { SubqueryPlan, UnplannedSubquery } from './expr/subquery-plan.js';
+export { plannedSubquery } from './expr/subquery-plan.js';
 export { Exprs, exprChildren } from './expr/expr.js';
 export type { EvalContext } from './expr/eval-context.js';
 export type * from './plan/physical-plan.js';

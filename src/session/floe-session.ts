@@ -7,6 +7,7 @@ import type { SqlType } from '../common/sql-type.js';
 import { executePlan } from '../exec/execute.js';
 import { checkRuntimeFilterSetting } from '../exec/operators/runtime-filter.js';
 import { askLakeToPlanScanIn } from '../exec/operators/ask-lake-to-plan-scan.js';
+import { physicalPlanOf } from './physical-plan-of.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse, OperatorMetrics } from '../exec/exec-context.js';
 import type { ScanPool } from '../exec/pool/scan-pool.js';
 import { planInputs } from '../exec/plan/physical-plan.js';
@@ -528,7 +529,7 @@ class FloeSession implements SessionHandler {
     switch (bound.kind) {
       case 'query': {
         const types = bound.columns.map((c) => c.type);
-        const batches = executePlan(bound.plan, this.#execContext(params, signal, this.#txn?.lake));
+        const batches = executePlan(physicalPlanOf(bound), this.#execContext(params, signal, this.#txn?.lake));
         return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal), commandTag: (n) => `SELECT ${n}` };
       }
       case 'dml': return this.#runDml(bound, params, signal);
@@ -562,7 +563,7 @@ class FloeSession implements SessionHandler {
     started = startSpan();
     let count = 0;
     const ctx = this.#execContext(params, signal, lake, (n) => { count += n; });
-    const batches = executePlan(bound.plan, ctx);
+    const batches = executePlan(physicalPlanOf(bound), ctx);
     const commit = async () => {
       endSpan('dml.execute', started);
       started = startSpan();
@@ -829,13 +830,13 @@ class FloeSession implements SessionHandler {
       case 'execute': {
         const p = this.#prepared.get(c.name);
         if (!p) throw new FloeError(SqlState.invalidSqlStatementName, `prepared statement "${c.name}" does not exist`);
-        const args = await this.#evalArgs(c.args.plan, c.args.types, signal);
+        const args = await this.#evalArgs(physicalPlanOf(c.args), c.args.types, signal);
         return this.#runParsed(p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
       }
       case 'declareCursor': {
         if (!this.#txn && !c.hold) throw new FloeError(SqlState.noActiveSqlTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
         if (this.#cursors.has(c.name)) throw new FloeError(SqlState.duplicateCursor, `cursor "${c.name}" already exists`);
-        const batches = executePlan(c.query.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake));
+        const batches = executePlan(physicalPlanOf(c.query), this.#execContext([], new AbortController().signal, this.#txn?.lake));
         this.#cursors.set(c.name, { columns: c.query.columns, iterator: batches[Symbol.asyncIterator](), buffer: [], done: false, hold: c.hold });
         return command('DECLARE CURSOR');
       }
@@ -852,7 +853,7 @@ class FloeSession implements SessionHandler {
       case 'copyFrom': return this.#copyFrom(c);
       case 'copyTo': return this.#copyTo(c, signal);
       case 'explain': return this.#explain(c, signal, params);
-      case 'call': return this.#call(c.procedure, await this.#evalArgs(c.args.plan, c.args.types, signal), c.argNames);
+      case 'call': return this.#call(c.procedure, await this.#evalArgs(physicalPlanOf(c.args), c.args.types, signal), c.argNames);
       case 'listen':
         this.#server.notifications.listen(c.channel);
         return command('LISTEN');
@@ -1001,7 +1002,7 @@ class FloeSession implements SessionHandler {
         const [stmt] = parseStatements(sql);
         const bound = bindStatement(stmt!, this.#bindEnv());
         if (bound.kind !== 'query') return false;
-        for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+        for await (const b of executePlan(physicalPlanOf(bound), this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
           if (b.numRows > 0) return true;
         }
         return false;
@@ -1028,7 +1029,7 @@ class FloeSession implements SessionHandler {
     const bound = bindStatement(stmt!, this.#bindEnv());
     if (bound.kind !== 'query') return new Array<unknown>(rows).fill(null);
     const out: unknown[] = [];
-    for await (const b of executePlan(bound.plan, this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+    for await (const b of executePlan(physicalPlanOf(bound), this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
       out.push(...vectorToValues(b.getChildAt(0)!, type));
     }
     return out;
@@ -1047,6 +1048,7 @@ class FloeSession implements SessionHandler {
       return explainResult({ title: 'Utility Statement', details: [], children: [] }, c.options.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
     }
     const opts = c.options;
+    const plan = physicalPlanOf(st);
     const scans = new Map<LakeScanPlan, ScanReport>();
     const visit = async (p: PhysicalPlan): Promise<void> => {
       if (p.kind === 'lakeScan') {
@@ -1058,21 +1060,21 @@ class FloeSession implements SessionHandler {
       }
       for (const child of planInputs(p)) await visit(child);
     };
-    await visit(st.plan);
-    if (!opts.analyze) return explainResult(explainTree(st.plan, scans), opts.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
+    await visit(plan);
+    if (!opts.analyze) return explainResult(explainTree(plan, scans), opts.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
     const started = process.hrtime.bigint();
     let rows = 0;
     let tree: ExplainNode;
     if (st.kind === 'query') {
       const metrics = new Map<PhysicalPlan, OperatorMetrics>();
       const ctx: ExecContext = { ...this.#execContext(params, signal, this.#txn?.lake), metrics };
-      for await (const b of executePlan(st.plan, ctx)) rows += b.numRows;
-      tree = explainTree(st.plan, scans, { metrics, timing: opts.timing });
+      for await (const b of executePlan(plan, ctx)) rows += b.numRows;
+      tree = explainTree(plan, scans, { metrics, timing: opts.timing });
     } else {
       const r = await this.#runDml(st, params, signal);
       if (r.kind === 'rows') for await (const b of r.batches) rows += b.numRows;
       else rows = Number(/(\d+)$/.exec(r.kind === 'command' ? r.tag : '')?.[1] ?? 0);
-      tree = explainTree(st.plan, scans);
+      tree = explainTree(plan, scans);
     }
     const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
     return explainResult(tree, opts.format, opts.summary ? { rows, elapsedMs: elapsed } : undefined, (cols, r) => this.#memoryRows(cols, r, 'EXPLAIN'));
@@ -1171,7 +1173,7 @@ class FloeSession implements SessionHandler {
     const q: QueryBound = c.query;
     const types = q.columns.map((col) => col.type);
     const settings = this.#textSettings();
-    const batches = executePlan(q.plan, this.#execContext([], signal, this.#txn?.lake));
+    const batches = executePlan(physicalPlanOf(q), this.#execContext([], signal, this.#txn?.lake));
     let count = 0;
     const options = c.options;
     const self = this;

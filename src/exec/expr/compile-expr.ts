@@ -22,6 +22,7 @@ import { regTypeInput, regTypeOutput } from '../types/reg-types.js';
 import type { RegTypeKind } from '../types/reg-types.js';
 import { trimTrailingBlanks, valueKey } from '../types/value-ops.js';
 import type { Expr } from './expr.js';
+import { plannedSubquery } from './subquery-plan.js';
 import { SETTINGS_FREE_TO_NUMERIC, compileScaled, compileScaledComparison, numericOpOf } from './compile-scaled.js';
 import { likeBytesMatcher, likeMatcher, likeRequiredBytes } from './like-matcher.js';
 import { rowsContaining } from '../arrow/utf8-search.js';
@@ -120,7 +121,7 @@ interface SubplanResult { readonly values: unknown[]; readonly keys?: Set<string
 async function ensureUncorrelated(e: Expr & { kind: 'scalarSubquery' | 'exists' | 'inSubquery' }, run: RunState): Promise<SubplanResult> {
   const cached = run.subplanCache.get(e) as SubplanResult | undefined;
   if (cached) return cached;
-  const r = await computeSubplan(e, e.plan, run);
+  const r = await computeSubplan(e, plannedSubquery(e.plan), run);
   run.subplanCache.set(e, r);
   return r;
 }
@@ -152,7 +153,7 @@ async function evaluateCorrelated(e: Expr & { kind: 'scalarSubquery' | 'exists' 
     const key = JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
     let r = memo.get(key);
     if (!r) {
-      r = await computeSubplan(e, e.plan, { ...run, outer: [...run.outer, row] });
+      r = await computeSubplan(e, plannedSubquery(e.plan), { ...run, outer: [...run.outer, row] });
       memo.set(key, r);
     }
     out[i] = r;
@@ -596,7 +597,7 @@ function compileNode(e: Expr, correlated: SubqueryNode[], uncorrelated: Subquery
       (e.correlated ? correlated : uncorrelated).push({ expr: e });
       const arg = c(e.arg);
       const negated = e.negated;
-      const t = e.plan.columns[0]!.type;
+      const t = plannedSubquery(e.plan).columns[0]!.type;
       return (b, ev, sel) => {
         const vals = arg(b, ev, sel);
         const out = new Array<unknown>(b.numRows);
