@@ -8,6 +8,7 @@ import { executePlan } from '../exec/execute.js';
 import { checkRuntimeFilterSetting } from '../exec/operators/runtime-filter.js';
 import { askLakeToPlanScanIn } from '../exec/operators/ask-lake-to-plan-scan.js';
 import { physicalPlanOf } from './physical-plan-of.js';
+import { checkDisabledOptimizerRules, planOptions } from './disabled-optimizer-rules.js';
 import type { ExecContext, ExecLakeTransaction, ExecWarehouse, OperatorMetrics } from '../exec/exec-context.js';
 import type { ScanPool } from '../exec/pool/scan-pool.js';
 import { planInputs } from '../exec/plan/physical-plan.js';
@@ -529,7 +530,7 @@ class FloeSession implements SessionHandler {
     switch (bound.kind) {
       case 'query': {
         const types = bound.columns.map((c) => c.type);
-        const batches = executePlan(physicalPlanOf(bound), this.#execContext(params, signal, this.#txn?.lake));
+        const batches = executePlan(physicalPlanOf(bound, planOptions(this.#settings)), this.#execContext(params, signal, this.#txn?.lake));
         return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal), commandTag: (n) => `SELECT ${n}` };
       }
       case 'dml': return this.#runDml(bound, params, signal);
@@ -563,7 +564,7 @@ class FloeSession implements SessionHandler {
     started = startSpan();
     let count = 0;
     const ctx = this.#execContext(params, signal, lake, (n) => { count += n; });
-    const batches = executePlan(physicalPlanOf(bound), ctx);
+    const batches = executePlan(physicalPlanOf(bound, planOptions(this.#settings)), ctx);
     const commit = async () => {
       endSpan('dml.execute', started);
       started = startSpan();
@@ -830,13 +831,13 @@ class FloeSession implements SessionHandler {
       case 'execute': {
         const p = this.#prepared.get(c.name);
         if (!p) throw new FloeError(SqlState.invalidSqlStatementName, `prepared statement "${c.name}" does not exist`);
-        const args = await this.#evalArgs(physicalPlanOf(c.args), c.args.types, signal);
+        const args = await this.#evalArgs(physicalPlanOf(c.args, planOptions(this.#settings)), c.args.types, signal);
         return this.#runParsed(p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
       }
       case 'declareCursor': {
         if (!this.#txn && !c.hold) throw new FloeError(SqlState.noActiveSqlTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
         if (this.#cursors.has(c.name)) throw new FloeError(SqlState.duplicateCursor, `cursor "${c.name}" already exists`);
-        const batches = executePlan(physicalPlanOf(c.query), this.#execContext([], new AbortController().signal, this.#txn?.lake));
+        const batches = executePlan(physicalPlanOf(c.query, planOptions(this.#settings)), this.#execContext([], new AbortController().signal, this.#txn?.lake));
         this.#cursors.set(c.name, { columns: c.query.columns, iterator: batches[Symbol.asyncIterator](), buffer: [], done: false, hold: c.hold });
         return command('DECLARE CURSOR');
       }
@@ -853,7 +854,7 @@ class FloeSession implements SessionHandler {
       case 'copyFrom': return this.#copyFrom(c);
       case 'copyTo': return this.#copyTo(c, signal);
       case 'explain': return this.#explain(c, signal, params);
-      case 'call': return this.#call(c.procedure, await this.#evalArgs(physicalPlanOf(c.args), c.args.types, signal), c.argNames);
+      case 'call': return this.#call(c.procedure, await this.#evalArgs(physicalPlanOf(c.args, planOptions(this.#settings)), c.args.types, signal), c.argNames);
       case 'listen':
         this.#server.notifications.listen(c.channel);
         return command('LISTEN');
@@ -929,6 +930,7 @@ class FloeSession implements SessionHandler {
     if (isDurationSetting(name)) v = formatDurationMs(parseDurationSetting(name, v));
     // SET … TO DEFAULT (no value) puts back the default, which needs no check.
     if (value !== null) checkRuntimeFilterSetting(name, v);
+    if (value !== null) checkDisabledOptimizerRules(name, v);
     this.#setSetting(name, v);
     return { kind: 'command', tag: 'SET' };
   }
@@ -1002,7 +1004,7 @@ class FloeSession implements SessionHandler {
         const [stmt] = parseStatements(sql);
         const bound = bindStatement(stmt!, this.#bindEnv());
         if (bound.kind !== 'query') return false;
-        for await (const b of executePlan(physicalPlanOf(bound), this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+        for await (const b of executePlan(physicalPlanOf(bound, planOptions(this.#settings)), this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
           if (b.numRows > 0) return true;
         }
         return false;
@@ -1029,7 +1031,7 @@ class FloeSession implements SessionHandler {
     const bound = bindStatement(stmt!, this.#bindEnv());
     if (bound.kind !== 'query') return new Array<unknown>(rows).fill(null);
     const out: unknown[] = [];
-    for await (const b of executePlan(physicalPlanOf(bound), this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
+    for await (const b of executePlan(physicalPlanOf(bound, planOptions(this.#settings)), this.#execContext([], new AbortController().signal, this.#txn?.lake))) {
       out.push(...vectorToValues(b.getChildAt(0)!, type));
     }
     return out;
@@ -1048,7 +1050,7 @@ class FloeSession implements SessionHandler {
       return explainResult({ title: 'Utility Statement', details: [], children: [] }, c.options.format, undefined, (cols, rows) => this.#memoryRows(cols, rows, 'EXPLAIN'));
     }
     const opts = c.options;
-    const plan = physicalPlanOf(st);
+    const plan = physicalPlanOf(st, planOptions(this.#settings));
     const scans = new Map<LakeScanPlan, ScanReport>();
     const visit = async (p: PhysicalPlan): Promise<void> => {
       if (p.kind === 'lakeScan') {
@@ -1173,7 +1175,7 @@ class FloeSession implements SessionHandler {
     const q: QueryBound = c.query;
     const types = q.columns.map((col) => col.type);
     const settings = this.#textSettings();
-    const batches = executePlan(physicalPlanOf(q), this.#execContext([], signal, this.#txn?.lake));
+    const batches = executePlan(physicalPlanOf(q, planOptions(this.#settings)), this.#execContext([], signal, this.#txn?.lake));
     let count = 0;
     const options = c.options;
     const self = this;
