@@ -2,6 +2,8 @@
 import './functions/builtins.js';
 
 export type * from './expr/expr.js';
+export type { SubqueryPlan, UnplannedSubquery } from './expr/subquery-plan.js';
+export { plannedSubquery } from './expr/subquery-plan.js';
 export { Exprs, exprChildren } from './expr/expr.js';
 export type { EvalContext } from './expr/eval-context.js';
 export type * from './plan/physical-plan.js';
@@ -16,7 +18,7 @@ export type {
 export { canCoerce, isPreferredType, sameType, typeCategory } from './functions/type-coercion.js';
 export type { CoercionContext, TypeCategory } from './functions/type-coercion.js';
 export { executePlan } from './execute.js';
-export { resolveSnapshotSelectorIn } from './scan-snapshot-selector.js';
+export { askLakeToPlanScanIn } from './operators/ask-lake-to-plan-scan.js';
 export type {
   ExecContext, ExecLakeTransaction, ExecTableMetadata, ExecWarehouse, OperatorMetrics, ScanTaskRunner,
 } from './exec-context.js';

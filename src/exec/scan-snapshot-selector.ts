@@ -1,10 +1,8 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import type { SnapshotSelector } from '../lake/index.js';
-import type { ExecContext } from './exec-context.js';
 import { compileExpr } from './expr/compile-expr.js';
 import type { ScanSnapshotSelector } from './plan/physical-plan.js';
-import { createRunState } from './run-state.js';
 import type { RunState } from './run-state.js';
 
 const oneRow = { numRows: 1, columns: [] };
@@ -21,9 +19,4 @@ export function resolveSnapshotSelector(at: ScanSnapshotSelector | undefined, ru
     throw new FloeError(SqlState.nullValueNotAllowed, 'SYSTEM_TIME AS OF needs a timestamp, not NULL');
   }
   return { kind: 'timestamp', micros: v };
-}
-
-/** The same, outside a running plan (EXPLAIN asks the lake for the scan it would run). */
-export function resolveSnapshotSelectorIn(at: ScanSnapshotSelector | undefined, ctx: ExecContext): SnapshotSelector | undefined {
-  return at?.kind === 'timestampExpr' ? resolveSnapshotSelector(at, createRunState(ctx)) : at;
 }

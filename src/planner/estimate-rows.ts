@@ -105,7 +105,7 @@ export function estimateRows(p: LogicalPlan): number {
       return p.limit === undefined ? rows : Math.min(rows, p.limit);
     }
     case 'values': return p.rows.length;
-    case 'cteScan': return p.rowEstimate;
+    case 'cteScan': return p.rowEstimate ?? UNKNOWN_ROWS;
     case 'virtualScan': return UNKNOWN_ROWS;
     case 'filter': return estimateRows(p.input) * selectivity(p.predicate);
     case 'aggregate': return p.groupBy.length === 0 ? 1 : Math.max(1, estimateRows(p.input) / 10);

@@ -3,7 +3,8 @@ export { explainPlan, explainText, explainTree, type ExplainAnalysis, type Expla
 export { explainJson } from './explain/explain-json.js';
 export { parseExplainOptions, type ExplainOptions, type ExplainOptionItem } from './explain/explain-options.js';
 export { optimizeLogicalPlan, nodeRules, planRules, type OptimizeOptions, type OptimizeResult } from './optimizer.js';
-export { toPhysicalPlan } from './physical/to-physical-plan.js';
+export { planStatement, type PlanStatementOptions } from './plan-statement.js';
 export type { LogicalPlan } from './logical/logical-plan.js';
+export type { LogicalStatementPlan } from './logical/logical-statement-plan.js';
 export type { OptimizerRule, RuleResult } from './optimizer-rule.js';
 export { finiteNumberOf } from './estimate-rows.js';

@@ -36,7 +36,7 @@ function tableDefinition(warehouse: Warehouse, id: number): string | undefined {
     (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 }
 
-/** Ids of the lake tables a bound statement's plan names (a `table` holding a numeric id, a namespace and a name). */
+/** Ids of the lake tables a bound statement's logical plan names (a `table` holding a numeric id, a namespace and a name). */
 function tableIdsOf(bound: BoundStatement): Set<number> {
   const ids = new Set<number>();
   const seen = new Set<object>();
@@ -50,7 +50,7 @@ function tableIdsOf(bound: BoundStatement): Set<number> {
     if (t !== null && typeof t === 'object' && typeof t.id === 'number' && typeof t.namespace === 'string' && typeof t.name === 'string') ids.add(t.id);
     for (const x of Object.values(o)) visit(x);
   };
-  if (bound.kind === 'query' || bound.kind === 'dml') visit(bound.plan);
+  if (bound.kind === 'query' || bound.kind === 'dml') visit(bound.logical);
   return ids;
 }
 

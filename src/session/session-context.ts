@@ -29,6 +29,9 @@ import { SessionSequenceState } from './session-sequence-state.js';
 import { SessionServerFunctions } from './session-server-functions.js';
 import { processSessionRegistry, type SessionRegistry } from './session-registry.js';
 import { SessionSettings, parseSearchPath } from './session-settings.js';
+import { physicalPlanOf } from './physical-plan-of.js';
+import { planOptions } from './disabled-optimizer-rules.js';
+import type { LogicalStatementPlan } from '../planner/index.js';
 import { SessionWarehouse } from './session-warehouse.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting } from './settings-registry.js';
@@ -261,7 +264,7 @@ export class SessionContext {
     switch (bound.kind) {
       case 'query': {
         const types = bound.columns.map((c) => c.type);
-        const batches = executePlan(bound.plan, this.execContext(params, signal, this.transaction.current?.lake));
+        const batches = executePlan(this.physicalPlan(bound), this.execContext(params, signal, this.transaction.current?.lake));
         return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal), commandTag: (n) => `SELECT ${n}` };
       }
       case 'dml': return this.runDml(bound, params, signal);
@@ -295,7 +298,7 @@ export class SessionContext {
     started = startSpan();
     let count = 0;
     const ctx = this.execContext(params, signal, lake, (n) => { count += n; });
-    const batches = executePlan(bound.plan, ctx);
+    const batches = executePlan(this.physicalPlan(bound), ctx);
     const commit = async () => {
       endSpan('dml.execute', started);
       started = startSpan();
@@ -348,7 +351,7 @@ export class SessionContext {
     const bound = bindStatement(stmt!, this.bindEnv());
     if (bound.kind !== 'query') return new Array<unknown>(rows).fill(null);
     const out: unknown[] = [];
-    for await (const b of executePlan(bound.plan, this.execContext([], new AbortController().signal, this.transaction.current?.lake))) {
+    for await (const b of executePlan(this.physicalPlan(bound), this.execContext([], new AbortController().signal, this.transaction.current?.lake))) {
       out.push(...vectorToValues(b.getChildAt(0)!, type));
     }
     return out;
@@ -362,6 +365,11 @@ export class SessionContext {
     await enforceCheckConstraints(checks, table, rows, this.execContext([], new AbortController().signal, this.transaction.current?.lake));
   }
 
+  /** The plan a bound query or DML statement runs (and EXPLAIN prints), under the session's disabled optimizer rules. */
+  physicalPlan(bound: { readonly logical: LogicalStatementPlan }): PhysicalPlan {
+    return physicalPlanOf(bound, planOptions(this.settings.values));
+  }
+
   /** What ALTER TABLE's row checks and defaults need (alter-table-action.ts). */
   alterTableIo(): AlterTableIo {
     return {
@@ -370,7 +378,7 @@ export class SessionContext {
         const [stmt] = parseStatements(sql);
         const bound = bindStatement(stmt!, this.bindEnv());
         if (bound.kind !== 'query') return false;
-        for await (const b of executePlan(bound.plan, this.execContext([], new AbortController().signal, this.transaction.current?.lake))) {
+        for await (const b of executePlan(this.physicalPlan(bound), this.execContext([], new AbortController().signal, this.transaction.current?.lake))) {
           if (b.numRows > 0) return true;
         }
         return false;

@@ -1,3 +1,4 @@
+import { DISABLED_OPTIMIZER_RULES, checkDisabledOptimizerRules } from './disabled-optimizer-rules.js';
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import { formatDurationMs, parseDurationSetting } from '../common/duration-setting.js';
@@ -204,6 +205,10 @@ const TABLE: Readonly<Record<string, Row>> = {
   [QUERY_MEMORY_LIMIT]: text(DEFAULT_QUERY_MEMORY_LIMIT, 'user', FLOE, 'Working-set bound of one query (sort buffers, hash tables); past it, 53200.', {
     hidden: true,
     check: (name, value) => { parseMemorySetting(name, value); return value; },
+  }),
+  [DISABLED_OPTIMIZER_RULES]: text('', 'user', FLOE, 'Optimizer rules to skip, comma-separated (diagnosis and tests).', {
+    hidden: true,
+    check: (name, value) => { checkDisabledOptimizerRules(name, value); return value; },
   }),
   [RUNTIME_FILTERS_SETTING]: bool('on', 'user', FLOE, 'Whether hash joins filter their probe side\'s scans by the build side\'s keys.', { hidden: true }),
   [RUNTIME_FILTER_MAX_KEYS_SETTING]: int(String(RUNTIME_FILTER_MAX_KEYS), 'user', FLOE, 'Builds with more distinct keys than this get no runtime filter.', {

@@ -73,10 +73,7 @@ export class TransactionState {
 
   checkNotFailed(stmt: ParsedStatement): void {
     if (!this.current?.failed) return;
-    const node = stmt.ast as Record<string, unknown>;
-    const ts = node.TransactionStmt as { kind?: string } | undefined;
-    const allowed = ts && ['TRANS_STMT_COMMIT', 'TRANS_STMT_ROLLBACK', 'TRANS_STMT_ROLLBACK_TO', 'TRANS_STMT_PREPARE', 'TRANS_STMT_COMMIT_PREPARED', 'TRANS_STMT_ROLLBACK_PREPARED'].includes(ts.kind ?? '');
-    if (!allowed) {
+    if (!stmt.isTransactionEnd) {
       throw new FloeError(SqlState.inFailedSqlTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
     }
   }

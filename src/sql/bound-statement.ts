@@ -1,21 +1,25 @@
-import type { PhysicalPlan } from '../exec/plan/physical-plan.js';
+import type { LogicalStatementPlan } from '../planner/logical/logical-statement-plan.js';
 import type { SqlType } from '../common/sql-type.js';
 import type { DdlCommand } from './ddl-command.js';
 import type { ResultColumn } from './result-column.js';
 import type { UtilityCommand } from './utility-command.js';
 
-/** The outcome of binding one statement: something to execute, or a command for the session. */
+/**
+ * The outcome of binding one statement: something to execute, or a command for the
+ * session. A query or DML statement carries its logical plan; the session has the
+ * planner turn it into what runs (src/planner/plan-statement.ts).
+ */
 export type BoundStatement =
   | {
       readonly kind: 'query';
-      readonly plan: PhysicalPlan;
+      readonly logical: LogicalStatementPlan;
       readonly columns: readonly ResultColumn[];
       /** Resolved types of $1..$n (inferred where the client left them open). */
       readonly paramTypes: readonly SqlType[];
     }
   | {
       readonly kind: 'dml';
-      readonly plan: PhysicalPlan;
+      readonly logical: LogicalStatementPlan;
       /** RETURNING columns, or [] (then the plan yields no rows, only the affected count). */
       readonly columns: readonly ResultColumn[];
       /** INSERT 0 n / UPDATE n / DELETE n / MERGE n. */

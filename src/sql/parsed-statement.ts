@@ -16,4 +16,9 @@ export interface ParsedStatement {
   readonly lake: readonly LakeClause[];
   /** The whole query string the statement came from, so positions in errors can be computed. */
   readonly source: string;
+  /**
+   * COMMIT, ROLLBACK [TO SAVEPOINT] or a prepared transaction's end: the statements a
+   * failed transaction block still accepts. The session asks this rather than read `ast`.
+   */
+  readonly isTransactionEnd: boolean;
 }

@@ -1,5 +1,5 @@
 import type { ExplainOptions } from '../planner/index.js';
-import type { PhysicalPlan } from '../exec/plan/physical-plan.js';
+import type { LogicalPlan } from '../planner/logical/logical-plan.js';
 import type { SqlType } from '../common/sql-type.js';
 import type { BoundStatement } from './bound-statement.js';
 import type { ParsedStatement } from './parsed-statement.js';
@@ -39,7 +39,7 @@ export interface CopyOptions {
  * CALL's arguments): the session runs it and reads row 0.
  */
 export interface ArgumentsPlan {
-  readonly plan: PhysicalPlan;
+  readonly logical: LogicalPlan;
   readonly types: readonly SqlType[];
 }
 
@@ -104,9 +104,8 @@ export type UtilityCommand =
       readonly verbose: boolean;
       /** Every option given, validated as PostgreSQL does. */
       readonly options: ExplainOptions;
+      /** The statement explained; the session plans it as it would to run it. */
       readonly statement: BoundStatement;
-      /** EXPLAIN's text, ready to return as rows of one `QUERY PLAN` text column (without ANALYZE numbers). */
-      readonly lines: readonly string[];
     }
   | {
       readonly kind: 'call';

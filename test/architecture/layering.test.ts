@@ -52,3 +52,31 @@ test('the layer check sees imports at all', () => {
   const specs = [...sample.matchAll(importPattern)].map((m) => m[1] ?? m[2]);
   assert.deepEqual(specs, ['../lake/index.js', './y.js', '../exec/z.js']);
 });
+
+// Stages apart (issue 26): binding returns a logical plan; optimizing and physical
+// planning happen after it, in src/planner/plan-statement.ts, never from src/sql.
+const plannerStages = /^planner[\\/](optimizer[^\\/]*\.js$|rules[\\/]|physical[\\/]|plan-statement\.js$)/;
+
+function isPlanningStage(file: string, spec: string): boolean {
+  return plannerStages.test(relative(src, resolve(dirname(file), spec)));
+}
+
+test('src/sql imports nothing from the optimizer, its rules or the physical planner', () => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(join(src, 'sql'))) {
+    for (const m of readFileSync(file, 'utf8').matchAll(importPattern)) {
+      const spec = m[1] ?? m[2];
+      if (spec !== undefined && isPlanningStage(file, spec)) violations.push(`${relative(src, file)} → ${spec}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('the planning-stage check recognises the stages and nothing else', () => {
+  // Guards the pattern: if it matched nothing, the test above would pass vacuously.
+  const binderFile = join(src, 'sql', 'binder', 'bind-expr.ts');
+  const forbidden = ['../../planner/optimizer.js', '../../planner/optimizer-rule.js', '../../planner/rules/simplify-expressions.js', '../../planner/physical/to-physical-plan.js', '../../planner/plan-statement.js'];
+  const allowed = ['../../planner/logical/logical-project.js', '../../planner/expr-utils.js', '../../planner/simplify-expr.js', '../../planner/index.js', './bind-query.js'];
+  assert.deepEqual(forbidden.filter((s) => !isPlanningStage(binderFile, s)), []);
+  assert.deepEqual(allowed.filter((s) => isPlanningStage(binderFile, s)), []);
+});

@@ -5,12 +5,12 @@ import type { OperatorMetrics } from '../../src/exec/exec-context.js';
 import type { PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
 import { parseExplainOptions } from '../../src/planner/explain/explain-options.js';
 import { explainPlan } from '../../src/planner/index.js';
-import { bind } from '../sql/bind-helpers.js';
+import { bind, physical } from '../sql/bind-helpers.js';
 
 function planOf(sql: string): PhysicalPlan {
   const b = bind(sql);
   assert.ok(b.kind === 'query');
-  return (b as { plan: PhysicalPlan }).plan;
+  return physical(b);
 }
 
 function walk(p: PhysicalPlan, f: (p: PhysicalPlan) => void): void {

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { explainPlan, type ScanReport } from '../../src/planner/index.js';
 import type { LakeScanPlan, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
-import { bind } from '../sql/bind-helpers.js';
+import { bind, physical } from '../sql/bind-helpers.js';
 
 function planOf(sql: string): PhysicalPlan {
   const b = bind(sql);
   assert.ok(b.kind === 'query' || b.kind === 'dml');
-  return (b as { plan: PhysicalPlan }).plan;
+  return physical(b);
 }
 
 function findScan(p: PhysicalPlan): LakeScanPlan {

@@ -4,7 +4,7 @@ import type { SqlType } from '../../src/common/sql-type.js';
 import { bindLogicalQuery } from '../../src/sql/binder/bind-logical-query.js';
 import { parseStatements } from '../../src/sql/index.js';
 import type { BindEnv, CatalogTable } from '../../src/sql/index.js';
-import { explainPlan, optimizeLogicalPlan, toPhysicalPlan } from '../../src/planner/index.js';
+import { explainPlan, planStatement } from '../../src/planner/index.js';
 import { stubEnv } from '../sql/stub-env.js';
 import fc from 'fast-check';
 import { compileExpr } from '../../src/exec/expr/compile-expr.js';
@@ -33,7 +33,7 @@ function env(): BindEnv {
 
 function plan(sql: string, disabled: readonly string[] = []): string {
   const logical = bindLogicalQuery(parseStatements(sql)[0]!, env());
-  return explainPlan(toPhysicalPlan(optimizeLogicalPlan(logical, { disabled: new Set(disabled) }).plan)).join('\n');
+  return explainPlan(planStatement(logical, { disabledRules: new Set(disabled) })).join('\n');
 }
 
 test('TPC-H Q1: date - interval folds and the comparison moves onto the bare date column', () => {

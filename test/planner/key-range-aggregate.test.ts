@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { optimizeLogicalPlan } from '../../src/planner/index.js';
+import { optimizeLogicalPlan, planStatement } from '../../src/planner/index.js';
 import type { LogicalPlan } from '../../src/planner/logical/logical-plan.js';
 import type { LogicalAggregate } from '../../src/planner/logical/logical-aggregate.js';
 import { KEY_RANGE_MIN_ROWS } from '../../src/planner/rules/key-range-aggregate.js';
-import { toPhysicalPlan } from '../../src/planner/physical/to-physical-plan.js';
 import type { HashAggregatePlan, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
 import { bindLogicalQuery } from '../../src/sql/binder/bind-logical-query.js';
 import { parseStatements } from '../../src/sql/index.js';
@@ -47,7 +46,7 @@ test('no split for a small table, a key of few values, another column, a join, a
 function physicalAggregateOf(sql: string): { aggregate: HashAggregatePlan; parent: PhysicalPlan | undefined } {
   const env = { ...stubEnv(), estimateRows: () => KEY_RANGE_MIN_ROWS, columnRanges: () => SPANS };
   let parent: PhysicalPlan | undefined;
-  let p: PhysicalPlan = toPhysicalPlan(optimizeLogicalPlan(bindLogicalQuery(parseStatements(sql)[0]!, env)).plan);
+  let p: PhysicalPlan = planStatement(bindLogicalQuery(parseStatements(sql)[0]!, env));
   while (p.kind !== 'hashAggregate') { parent = p; p = (p as { input: PhysicalPlan }).input; }
   return { aggregate: p, parent };
 }

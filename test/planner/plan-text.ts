@@ -1,13 +1,12 @@
 import { bindLogicalQuery } from '../../src/sql/binder/bind-logical-query.js';
 import { parseStatements } from '../../src/sql/index.js';
-import { explainPlan, optimizeLogicalPlan, toPhysicalPlan } from '../../src/planner/index.js';
+import { explainPlan, optimizeLogicalPlan, planStatement } from '../../src/planner/index.js';
 import { stubEnv } from '../sql/stub-env.js';
 
 /** EXPLAIN text of a query planned with some rules disabled (all rules run otherwise). */
 export function planText(sql: string, disabled: readonly string[] = []): string {
   const logical = bindLogicalQuery(parseStatements(sql)[0]!, stubEnv());
-  const optimized = optimizeLogicalPlan(logical, { disabled: new Set(disabled) });
-  return explainPlan(toPhysicalPlan(optimized.plan)).join('\n');
+  return explainPlan(planStatement(logical, { disabledRules: new Set(disabled) })).join('\n');
 }
 
 export function appliedRules(sql: string): readonly string[] {

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
 import type { BoundStatement, DdlCommand, UtilityCommand } from '../../src/sql/index.js';
-import { bind } from './bind-helpers.js';
+import { bind, physical } from './bind-helpers.js';
+import { explainPlan, planStatement } from '../../src/planner/index.js';
 
 function dml(sql: string): Extract<BoundStatement, { kind: 'dml' }> {
   const b = bind(sql);
@@ -19,9 +20,10 @@ function utility(sql: string): UtilityCommand {
   assert.equal(b.kind, 'utility', sql);
   return (b as { command: UtilityCommand }).command;
 }
-function sink<K extends PhysicalPlan['kind']>(b: { plan: PhysicalPlan }, kind: K): Extract<PhysicalPlan, { kind: K }> {
-  assert.equal(b.plan.kind, kind);
-  return b.plan as Extract<PhysicalPlan, { kind: K }>;
+function sink<K extends PhysicalPlan['kind']>(b: BoundStatement, kind: K): Extract<PhysicalPlan, { kind: K }> {
+  const plan = physical(b);
+  assert.equal(plan.kind, kind);
+  return plan as Extract<PhysicalPlan, { kind: K }>;
 }
 
 test('INSERT … VALUES builds full table rows, defaults filled, parameters typed by their columns', () => {
@@ -159,7 +161,7 @@ test('cursors, prepared statements, COPY, EXPLAIN, CALL', () => {
   const p = utility('prepare q (int8) as select * from orders where o_id = $1');
   assert.ok(p.kind === 'prepare' && p.paramTypes[0]!.kind === 'int8' && Object.keys(p.statement.ast)[0] === 'SelectStmt');
   const e = utility("execute q (1, 'a')");
-  assert.ok(e.kind === 'execute' && e.args.types.length === 2 && e.args.plan.kind === 'values');
+  assert.ok(e.kind === 'execute' && e.args.types.length === 2 && planStatement(e.args.logical).kind === 'values');
   const cf = utility("copy orders (o_id, o_note) from stdin with (format csv, header true, delimiter ';')");
   assert.ok(cf.kind === 'copyFrom');
   if (cf.kind === 'copyFrom') {
@@ -171,7 +173,7 @@ test('cursors, prepared statements, COPY, EXPLAIN, CALL', () => {
   const cq = utility('copy (select o_id from orders) to stdout (format csv)');
   assert.ok(cq.kind === 'copyTo' && cq.query.columns.length === 1 && cq.options.format === 'csv');
   const x = utility('explain analyze select o_id from orders where o_id = 1');
-  assert.ok(x.kind === 'explain' && x.analyze && x.lines.some((l) => l.includes('Lake Scan on public.orders')));
+  assert.ok(x.kind === 'explain' && x.analyze && explainPlan(physical(x.statement)).some((l) => l.includes('Lake Scan on public.orders')));
   const c = utility("call fast_forward('orders', 'main', 'dev')");
   assert.ok(c.kind === 'call' && c.procedure === 'fast_forward' && c.args.types.every((t) => t.kind === 'text'));
 });

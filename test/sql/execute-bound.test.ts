@@ -4,6 +4,7 @@ import type { SqlType } from '../../src/common/sql-type.js';
 import { executePlan } from '../../src/exec/execute.js';
 import { arrowColumnReaders } from '../../src/exec/arrow/arrow-column-readers.js';
 import { bindStatement, parseStatements, type BindEnv } from '../../src/sql/index.js';
+import { planStatement } from '../../src/planner/index.js';
 import type { VirtualTable, VirtualTableRegistry } from '../../src/sql/binder/virtual-table.js';
 
 /*
@@ -32,7 +33,7 @@ async function rows(sql: string, params: unknown[] = []): Promise<unknown[][]> {
   assert.ok(b.kind === 'query');
   if (b.kind !== 'query') return [];
   const out: unknown[][] = [];
-  for await (const batch of executePlan(b.plan, { virtualTables: registry, params })) {
+  for await (const batch of executePlan(planStatement(b.logical), { virtualTables: registry, params })) {
     const readers = arrowColumnReaders(batch, b.columns.map((c) => c.type));
     for (let r = 0; r < batch.numRows; r++) out.push(readers.map((c) => { const v = c.get(r); return typeof v === 'bigint' ? Number(v) : v; }));
   }
@@ -71,7 +72,7 @@ test('scalar subqueries, correlated and under grouping', async () => {
 test('aggregated scalar subqueries in WHERE become grouped left joins with the same answers', async () => {
   const sql = 'select name from emp e where salary >= (select avg(salary) from emp i where i.dept = e.dept) order by name';
   const b = bindStatement(parseStatements(sql)[0]!, env);
-  assert.ok(b.kind === 'query' && !JSON.stringify(b.plan, (_k, v) => (typeof v === 'bigint' ? String(v) : v)).includes('scalarSubquery'));
+  assert.ok(b.kind === 'query' && !JSON.stringify(planStatement(b.logical), (_k, v) => (typeof v === 'bigint' ? String(v) : v)).includes('scalarSubquery'));
   assert.deepEqual(await rows(sql), [['bob'], ['cid'], ['eve']], 'dan (NULL dept) compares with NULL and drops out');
   assert.deepEqual(await rows('select name from emp e where salary > (select max(d.id) * 2 from dept d where d.title = e.name)'), [], 'no group → NULL, as the subquery would give');
   assert.deepEqual(await rows('select name from emp e where 1 = (select count(*) from dept d where d.id = e.dept) order by 1'), [['ann'], ['bob'], ['cid']], 'count stays a subquery (0 on no rows)');
@@ -82,7 +83,7 @@ test('set-returning functions run through EXEC projectSet: in FROM (WITH ORDINAL
   assert.deepEqual(await rows('select g from generate_series(1, (select count(*)::int4 from dept)) g order by 1'), [[1], [2], [3], [4]]);
   assert.deepEqual(await rows('select id, generate_series(1, 2) from dept where id = 10 order by 2'), [[10, 1], [10, 2]]);
   const b = bindStatement(parseStatements('select unnest(array[1, 2])')[0]!, env);
-  assert.ok(b.kind === 'query' && b.plan.kind === 'projectSet');
+  assert.ok(b.kind === 'query' && planStatement(b.logical).kind === 'projectSet');
 });
 
 test('functions in FROM are implicitly LATERAL', async () => {

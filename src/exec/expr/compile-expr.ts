@@ -23,6 +23,7 @@ import { isConstant } from './is-constant.js';
 import type { Ev, NodeFn } from './node-fn.js';
 import type { SpecializeContext } from './specialize/call-specialization.js';
 import { CALL_SPECIALIZATIONS } from './specialize/call-specializations.js';
+import { plannedSubquery } from './subquery-plan.js';
 import { likeBytesMatcher, likeMatcher, likeRequiredBytes } from './like-matcher.js';
 import { rowsContaining } from '../arrow/utf8-search.js';
 import { runSubplan } from './subplan.js';
@@ -130,7 +131,7 @@ interface SubplanResult { readonly values: unknown[]; readonly keys?: Set<string
 async function ensureUncorrelated(e: Expr & { kind: 'scalarSubquery' | 'exists' | 'inSubquery' }, run: RunState): Promise<SubplanResult> {
   const cached = run.subplanCache.get(e) as SubplanResult | undefined;
   if (cached) return cached;
-  const r = await computeSubplan(e, e.plan, run);
+  const r = await computeSubplan(e, plannedSubquery(e.plan), run);
   run.subplanCache.set(e, r);
   return r;
 }
@@ -162,7 +163,7 @@ async function evaluateCorrelated(e: Expr & { kind: 'scalarSubquery' | 'exists' 
     const key = JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
     let r = memo.get(key);
     if (!r) {
-      r = await computeSubplan(e, e.plan, { ...run, outer: [...run.outer, row] });
+      r = await computeSubplan(e, plannedSubquery(e.plan), { ...run, outer: [...run.outer, row] });
       memo.set(key, r);
     }
     out[i] = r;
@@ -599,7 +600,7 @@ function compileNode(e: Expr, scope: CompileScope): NodeFn {
       (e.correlated ? correlated : uncorrelated).push({ expr: e });
       const arg = c(e.arg);
       const negated = e.negated;
-      const t = e.plan.columns[0]!.type;
+      const t = plannedSubquery(e.plan).columns[0]!.type;
       return (b, ev, sel) => {
         const vals = arg(b, ev, sel);
         const out = new Array<unknown>(b.numRows);

@@ -1,5 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
-import type { PhysicalPlan } from '../plan/physical-plan.js';
+import type { SubqueryPlan } from './subquery-plan.js';
 import { functionById } from '../functions/function-registry.js';
 
 /**
@@ -217,20 +217,21 @@ export interface SubscriptExpr {
 }
 
 /**
- * (SELECT …) returning one column. `plan` is the subplan; when it references
+ * (SELECT …) returning one column. `plan` is the subplan (logical until physical
+ * planning, src/exec/expr/subquery-plan.ts); when it references
  * outer columns (outerColumn nodes, depth 1 = this expression's input row) it is
  * re-run per distinct outer row, otherwise once per query. More than one row → 21000.
  */
 export interface ScalarSubqueryExpr {
   readonly kind: 'scalarSubquery';
-  readonly plan: PhysicalPlan;
+  readonly plan: SubqueryPlan;
   readonly correlated: boolean;
   readonly type: SqlType;
 }
 
 export interface ExistsExpr {
   readonly kind: 'exists';
-  readonly plan: PhysicalPlan;
+  readonly plan: SubqueryPlan;
   readonly correlated: boolean;
   readonly negated: boolean;
   readonly type: SqlType;
@@ -240,7 +241,7 @@ export interface ExistsExpr {
 export interface InSubqueryExpr {
   readonly kind: 'inSubquery';
   readonly arg: Expr;
-  readonly plan: PhysicalPlan;
+  readonly plan: SubqueryPlan;
   readonly eqFn: string;
   readonly correlated: boolean;
   readonly negated: boolean;

@@ -3,8 +3,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { RowNarrower, ScanTask, ScanTaskCounters } from '../../lake/index.js';
-import { bindScanFilters } from './bind-scan-filters.js';
-import { resolveSnapshotSelector } from '../scan-snapshot-selector.js';
+import { askLakeToPlanScan } from './ask-lake-to-plan-scan.js';
 import { decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
@@ -96,18 +95,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
  * records the planning counters for EXPLAIN ANALYZE on the scan's node.
  */
 export async function planLakeScan(plan: LakeScanPlan, run: RunState): Promise<readonly ScanTask[]> {
-  const wh = run.ctx.warehouse;
-  if (!wh) throw new FloeError(SqlState.internalError, 'lakeScan needs a warehouse in the execution context');
-  const table = wh.getTableById(plan.table.id);
-  if (!table) throw new FloeError(SqlState.undefinedTable, `relation "${plan.table.namespace}.${plan.table.name}" does not exist`);
-  const scanPlan = await wh.planScan({
-    table,
-    at: resolveSnapshotSelector(plan.at, run),
-    txn: run.ctx.txn,
-    projection: [...plan.projection],
-    filters: bindScanFilters(plan.filters, run),
-    limit: plan.residual ? undefined : plan.limit,
-  });
+  const scanPlan = await askLakeToPlanScan(plan, run);
   recordMetric(plan, run, 'tasks', scanPlan.tasks.length);
   recordMetric(plan, run, 'filesTotal', scanPlan.stats.filesTotal);
   recordMetric(plan, run, 'filesPruned', scanPlan.stats.filesPruned);

@@ -1,15 +1,19 @@
-import type { MaterializedCte, OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { LogicalCte } from './logical-cte.js';
 
 /**
- * A read of a WITH query the statement reads more than once: its plan was
- * optimized and planned once (rules do not reach into it, so one reader's
- * filters cannot change what another reads), and the executor computes it once.
+ * A read of a WITH query the statement computes once (logical-cte.ts): rules do
+ * not reach into it, so to them this is a leaf.
  */
 export interface LogicalCteScan {
   readonly kind: 'cteScan';
-  readonly cte: MaterializedCte;
-  /** Rows the WITH query was estimated to return, for choosing join sides. */
-  readonly rowEstimate: number;
+  readonly cte: LogicalCte;
+  /**
+   * Rows the WITH query is estimated to return, for choosing join sides: set by
+   * the planner (plan-statement.ts) from the WITH query's optimized plan before
+   * the reader's plan is optimized.
+   */
+  readonly rowEstimate?: number;
   readonly columns: readonly OutputColumn[];
 }
 

@@ -1,18 +1,19 @@
 import type { Expr } from '../../exec/expr/expr.js';
-import type { OutputColumn, PhysicalPlan } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn } from '../../exec/plan/physical-plan.js';
 import type { LogicalPlan } from './logical-plan.js';
 
 /**
  * `FROM a, LATERAL (… a.x …) s` and `a [LEFT] JOIN LATERAL … ON …`: the right
  * side reads the input's current row (outerColumn depth 1), so it is planned
- * on its own, like a correlated subquery, and runs once per input row. Rules
- * see only the input; every input column stays, since the right side may read any.
+ * on its own, like a correlated subquery (physical planning plans it as a nested
+ * plan), and runs once per input row. Rules see only the input; every input
+ * column stays, since the right side may read any.
  */
 export interface LogicalLateralJoin {
   readonly kind: 'lateralJoin';
   readonly joinType: 'inner' | 'left';
   readonly input: LogicalPlan;
-  readonly right: PhysicalPlan;
+  readonly right: LogicalPlan;
   /** ON, over the input's columns then the right side's. */
   readonly condition?: Expr;
   readonly columns: readonly OutputColumn[];

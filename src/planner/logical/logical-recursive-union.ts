@@ -1,12 +1,22 @@
-import type { RecursiveUnionPlan } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn, WorkTable } from '../../exec/plan/physical-plan.js';
+import type { LogicalPlan } from './logical-plan.js';
 
 /**
  * A WITH RECURSIVE query: its two terms are planned on their own (the
  * recursive one reads the work table, which changes every iteration), so to
- * the rules this is a leaf, as a materialized WITH query is; it is therefore
- * the physical node already.
+ * the rules this is a leaf, as a materialized WITH query is. Physical planning
+ * plans each term as a nested plan.
  */
-export type LogicalRecursiveUnion = RecursiveUnionPlan;
+export interface LogicalRecursiveUnion {
+  readonly kind: 'recursiveUnion';
+  readonly all: boolean;
+  readonly workTable: WorkTable;
+  /** The non-recursive term. */
+  readonly left: LogicalPlan;
+  /** The recursive term, reading the work table. */
+  readonly right: LogicalPlan;
+  readonly columns: readonly OutputColumn[];
+}
 
 export const LogicalRecursiveUnion = Object.freeze({
   create(props: Omit<LogicalRecursiveUnion, 'kind'>): LogicalRecursiveUnion {

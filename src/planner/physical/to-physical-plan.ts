@@ -6,13 +6,16 @@ import type { LogicalJoin } from '../logical/logical-join.js';
 import { estimateRows } from '../estimate-rows.js';
 import { equiKeys } from '../rules/join-sides.js';
 import { isPointRead } from './is-point-read.js';
+import type { NestedPlans } from './nested-plans.js';
 
 /**
- * Chooses operators for a logical plan: joins with equality conditions become
- * hash joins (the right input builds), ORDER BY + LIMIT becomes top-N, and the
- * remaining nodes map one to one onto EXEC's IR.
+ * Chooses operators for an optimized logical plan: joins with equality conditions
+ * become hash joins (the right input builds), ORDER BY + LIMIT becomes top-N, and
+ * the remaining nodes map one to one onto EXEC's IR. Nested plans (lateral right
+ * sides, recursive terms, materialized WITH queries) are planned through `nested`;
+ * subquery expressions are left for plan-statement.ts, which owns both.
  */
-export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
+export function toPhysicalPlan(p: LogicalPlan, nested: NestedPlans): PhysicalPlan {
   switch (p.kind) {
     case 'scan':
       return {
@@ -31,9 +34,9 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
     case 'values':
       return { kind: 'values', rows: p.rows, columns: p.columns };
     case 'cteScan':
-      return { kind: 'cteScan', cte: p.cte, columns: p.columns };
+      return { kind: 'cteScan', cte: nested.materializedCte(p.cte), columns: p.columns };
     case 'filter': {
-      const input = toPhysicalPlan(p.input);
+      const input = toPhysicalPlan(p.input, nested);
       // A HAVING over a key-range-split aggregate runs inside it: in the workers, on their final groups.
       if (input.kind === 'hashAggregate' && input.keyRangeSplit !== undefined && input.having === undefined && shippable(p.predicate)) {
         return { ...input, having: p.predicate };
@@ -41,75 +44,75 @@ export function toPhysicalPlan(p: LogicalPlan): PhysicalPlan {
       return { kind: 'filter', input, predicate: p.predicate, columns: p.columns };
     }
     case 'project':
-      return { kind: 'project', input: toPhysicalPlan(p.input), exprs: p.exprs, columns: p.columns };
+      return { kind: 'project', input: toPhysicalPlan(p.input, nested), exprs: p.exprs, columns: p.columns };
     case 'aggregate':
       return {
-        kind: 'hashAggregate', input: toPhysicalPlan(p.input), groupBy: p.groupBy,
+        kind: 'hashAggregate', input: toPhysicalPlan(p.input, nested), groupBy: p.groupBy,
         ...(p.groupingSets ? { groupingSets: p.groupingSets } : {}), ...(p.dependentKeys ? { dependentKeys: p.dependentKeys } : {}),
         ...(p.keyRangeSplit ? { keyRangeSplit: p.keyRangeSplit } : {}),
         aggregates: p.aggregates, columns: p.columns,
       };
     case 'join':
-      return physicalJoin(p);
+      return physicalJoin(p, nested);
     case 'sort':
-      return { kind: 'sort', input: toPhysicalPlan(p.input), keys: p.keys, columns: p.columns };
+      return { kind: 'sort', input: toPhysicalPlan(p.input, nested), keys: p.keys, columns: p.columns };
     case 'limit':
       if (p.withTies) {
         if (p.input.kind !== 'sort') throw new Error('WITH TIES needs its sort directly below the limit');
         return {
-          kind: 'limit', input: toPhysicalPlan(p.input), ...(p.limit ? { limit: p.limit } : {}),
+          kind: 'limit', input: toPhysicalPlan(p.input, nested), ...(p.limit ? { limit: p.limit } : {}),
           ...(p.offset ? { offset: p.offset } : {}), withTies: p.input.keys, columns: p.columns,
         };
       }
       if (p.input.kind === 'sort' && p.limit) {
         return {
-          kind: 'topN', input: toPhysicalPlan(p.input.input), keys: p.input.keys, limit: p.limit,
+          kind: 'topN', input: toPhysicalPlan(p.input.input, nested), keys: p.input.keys, limit: p.limit,
           ...(p.offset ? { offset: p.offset } : {}), columns: p.columns,
         };
       }
       return {
-        kind: 'limit', input: toPhysicalPlan(p.input), ...(p.limit ? { limit: p.limit } : {}),
+        kind: 'limit', input: toPhysicalPlan(p.input, nested), ...(p.limit ? { limit: p.limit } : {}),
         ...(p.offset ? { offset: p.offset } : {}), columns: p.columns,
       };
     case 'window':
-      return { kind: 'window', input: toPhysicalPlan(p.input), functions: p.functions, columns: p.columns };
+      return { kind: 'window', input: toPhysicalPlan(p.input, nested), functions: p.functions, columns: p.columns };
     case 'setOp':
-      return { kind: 'setOp', op: p.op, all: p.all, left: toPhysicalPlan(p.left), right: toPhysicalPlan(p.right), columns: p.columns };
+      return { kind: 'setOp', op: p.op, all: p.all, left: toPhysicalPlan(p.left, nested), right: toPhysicalPlan(p.right, nested), columns: p.columns };
     case 'distinct':
-      return { kind: 'distinct', input: toPhysicalPlan(p.input), ...(p.on ? { on: p.on } : {}), columns: p.columns };
+      return { kind: 'distinct', input: toPhysicalPlan(p.input, nested), ...(p.on ? { on: p.on } : {}), columns: p.columns };
     case 'insert':
       return {
-        kind: 'insert', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
+        kind: 'insert', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input, nested),
         ...(p.onConflict ? { onConflict: p.onConflict } : {}), ...(p.returning ? { returning: p.returning } : {}),
         ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
       };
     case 'update':
       return {
-        kind: 'update', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input), set: p.set,
+        kind: 'update', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input, nested), set: p.set,
         ...(p.returning ? { returning: p.returning } : {}), ...(p.returningExtra !== undefined ? { returningExtra: p.returningExtra } : {}), ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
       };
     case 'delete':
       return {
-        kind: 'delete', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
+        kind: 'delete', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input, nested),
         ...(p.returning ? { returning: p.returning } : {}), ...(p.returningExtra !== undefined ? { returningExtra: p.returningExtra } : {}), columns: p.columns,
       };
     case 'projectSet':
       return {
-        kind: 'projectSet', input: toPhysicalPlan(p.input), exprs: p.exprs, ...(p.ordinality ? { ordinality: true } : {}), columns: p.columns,
+        kind: 'projectSet', input: toPhysicalPlan(p.input, nested), exprs: p.exprs, ...(p.ordinality ? { ordinality: true } : {}), columns: p.columns,
       };
     case 'merge':
       return {
-        kind: 'merge', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input),
+        kind: 'merge', table: p.table, ...(p.ref ? { ref: p.ref } : {}), input: toPhysicalPlan(p.input, nested),
         sourceWidth: p.sourceWidth, sourcePresent: p.sourcePresent, targetPresent: p.targetPresent, actions: p.actions,
         ...(p.returning ? { returning: p.returning } : {}), ...(p.checks ? { checks: p.checks } : {}), columns: p.columns,
       };
     case 'lateralJoin':
       return {
-        kind: 'lateralJoin', joinType: p.joinType, input: toPhysicalPlan(p.input), right: p.right,
+        kind: 'lateralJoin', joinType: p.joinType, input: toPhysicalPlan(p.input, nested), right: nested.plan(p.right),
         ...(p.condition ? { condition: p.condition } : {}), columns: p.columns,
       };
     case 'recursiveUnion':
-      return { kind: 'recursiveUnion', all: p.all, workTable: p.workTable, left: p.left, right: p.right, columns: p.columns };
+      return { kind: 'recursiveUnion', all: p.all, workTable: p.workTable, left: nested.plan(p.left), right: nested.plan(p.right), columns: p.columns };
     case 'workTableScan':
       return { kind: 'workTableScan', workTable: p.workTable, columns: p.columns };
     default:
@@ -139,9 +142,9 @@ function buildOnLeft(p: LogicalJoin, left: PhysicalPlan, right: PhysicalPlan, ke
   };
 }
 
-function physicalJoin(p: LogicalJoin): PhysicalPlan {
-  const left = toPhysicalPlan(p.left);
-  const right = toPhysicalPlan(p.right);
+function physicalJoin(p: LogicalJoin, nested: NestedPlans): PhysicalPlan {
+  const left = toPhysicalPlan(p.left, nested);
+  const right = toPhysicalPlan(p.right, nested);
   const keys = equiKeys(p.condition, p.left.columns.length);
   if (keys.left.length > 0) {
     const residual = conjunction(keys.residual);

@@ -11,7 +11,7 @@ import type { UtilityHandlers } from './utility-handler.js';
 /** CALL of the lakehouse procedures (Iceberg's and Paimon's names: expire_snapshots, rollback_to_snapshot, fast_forward, optimize, …). */
 export const callCommands: Pick<UtilityHandlers, 'call'> = {
   async call(ctx, c, signal) {
-    return call(ctx, c.procedure, await ctx.evalArgs(c.args.plan, c.args.types, signal), c.argNames);
+    return call(ctx, c.procedure, await ctx.evalArgs(ctx.physicalPlan(c.args), c.args.types, signal), c.argNames);
   },
 };
 

@@ -81,7 +81,7 @@ async function copyTo(ctx: SessionContext, c: Extract<UtilityCommand, { kind: 'c
   const q: QueryBound = c.query;
   const types = q.columns.map((col) => col.type);
   const settings = ctx.textSettings();
-  const batches = executePlan(q.plan, ctx.execContext([], signal, ctx.transaction.current?.lake));
+  const batches = executePlan(ctx.physicalPlan(q), ctx.execContext([], signal, ctx.transaction.current?.lake));
   let count = 0;
   const options = c.options;
   async function* chunks(): AsyncIterable<Uint8Array> {

@@ -7,7 +7,7 @@ import { commandTag, type UtilityHandlers } from './utility-handler.js';
 export const cursorCommands: Pick<UtilityHandlers, 'declareCursor' | 'fetch' | 'closeCursor'> = {
   async declareCursor(ctx, c) {
     if (!ctx.transaction.current && !c.hold) throw new FloeError(SqlState.noActiveSqlTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
-    ctx.cursors.declare(c.name, c.query.columns, () => executePlan(c.query.plan, ctx.execContext([], new AbortController().signal, ctx.transaction.current?.lake)), c.hold);
+    ctx.cursors.declare(c.name, c.query.columns, () => executePlan(ctx.physicalPlan(c.query), ctx.execContext([], new AbortController().signal, ctx.transaction.current?.lake)), c.hold);
     return commandTag('DECLARE CURSOR');
   },
 

@@ -1,5 +1,4 @@
-import { resolveSnapshotSelectorIn } from '../../exec/scan-snapshot-selector.js';
-import { bindScanFilters } from '../../exec/operators/bind-scan-filters.js';
+import { askLakeToPlanScanIn } from '../../exec/operators/ask-lake-to-plan-scan.js';
 import { executePlan } from '../../exec/execute.js';
 import type { ExecContext, OperatorMetrics } from '../../exec/exec-context.js';
 import { planInputs } from '../../exec/plan/physical-plan.js';
@@ -30,39 +29,33 @@ async function explain(ctx: SessionContext, c: Extract<UtilityCommand, { kind: '
     return explainResult({ title: 'Utility Statement', details: [], children: [] }, c.options.format, undefined, (cols, rows) => memoryRows(cols, rows, 'EXPLAIN'));
   }
   const opts = c.options;
-  const w = ctx.deps.warehouse;
+  const plan = ctx.physicalPlan(st);
   const scans = new Map<LakeScanPlan, ScanReport>();
   const visit = async (p: PhysicalPlan): Promise<void> => {
     if (p.kind === 'lakeScan') {
-      const table = w.getTableById(p.table.id);
-      if (table) {
-        const sp = await w.planScan({
-          table, at: resolveSnapshotSelectorIn(p.at, ctx.execContext([], signal, ctx.transaction.current?.lake)), txn: ctx.transaction.current?.lake, projection: [...p.projection],
-          filters: bindScanFilters(p.filters, undefined), limit: p.residual ? undefined : p.limit,
-        });
-        // Parameter filters have no value to push here: their pushdown shows as nothing.
-        const bound = p.filters.filter((f) => f.param === undefined);
-        const pushdown = p.filters.map((f) => (f.param === undefined ? sp.pushdown[bound.indexOf(f)] : undefined));
-        scans.set(p, { snapshotId: sp.snapshotId, tasks: sp.tasks.length, pushdown, stats: sp.stats });
-      }
+      const sp = await askLakeToPlanScanIn(p, ctx.execContext([], signal, ctx.transaction.current?.lake));
+      // Parameter filters have no value to push here: their pushdown shows as nothing.
+      const bound = p.filters.filter((f) => f.param === undefined);
+      const pushdown = p.filters.map((f) => (f.param === undefined ? sp.pushdown[bound.indexOf(f)] : undefined));
+      scans.set(p, { snapshotId: sp.snapshotId, tasks: sp.tasks.length, pushdown, stats: sp.stats });
     }
     for (const child of planInputs(p)) await visit(child);
   };
-  await visit(st.plan);
-  if (!opts.analyze) return explainResult(explainTree(st.plan, scans), opts.format, undefined, (cols, rows) => memoryRows(cols, rows, 'EXPLAIN'));
+  await visit(plan);
+  if (!opts.analyze) return explainResult(explainTree(plan, scans), opts.format, undefined, (cols, rows) => memoryRows(cols, rows, 'EXPLAIN'));
   const started = process.hrtime.bigint();
   let rows = 0;
   let tree: ExplainNode;
   if (st.kind === 'query') {
     const metrics = new Map<PhysicalPlan, OperatorMetrics>();
     const run: ExecContext = { ...ctx.execContext(params, signal, ctx.transaction.current?.lake), metrics };
-    for await (const b of executePlan(st.plan, run)) rows += b.numRows;
-    tree = explainTree(st.plan, scans, { metrics, timing: opts.timing });
+    for await (const b of executePlan(plan, run)) rows += b.numRows;
+    tree = explainTree(plan, scans, { metrics, timing: opts.timing });
   } else {
     const r = await ctx.runDml(st, params, signal);
     if (r.kind === 'rows') for await (const b of r.batches) rows += b.numRows;
     else rows = Number(/(\d+)$/.exec(r.kind === 'command' ? r.tag : '')?.[1] ?? 0);
-    tree = explainTree(st.plan, scans);
+    tree = explainTree(plan, scans);
   }
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
   return explainResult(tree, opts.format, opts.summary ? { rows, elapsedMs: elapsed } : undefined, (cols, r) => memoryRows(cols, r, 'EXPLAIN'));

@@ -12,7 +12,7 @@ export const preparedCommands: Pick<UtilityHandlers, 'prepare' | 'execute' | 'de
 
   async execute(ctx, c, signal) {
     const p = ctx.prepared.get(c.name);
-    const args = await ctx.evalArgs(c.args.plan, c.args.types, signal);
+    const args = await ctx.evalArgs(ctx.physicalPlan(c.args), c.args.types, signal);
     return ctx.runParsed(p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
   },
 

@@ -9,5 +9,5 @@ import { resolveUnknown } from './coerce.js';
 export function bindArguments(ctx: BindContext, args: readonly Raw[]): ArgumentsPlan {
   const exprs = args.map((a) => resolveUnknown(ctx, bindExpr(ctx, a, { scope: { columns: [] }, clause: 'EXECUTE parameter' })));
   const plan = LogicalValues.create({ rows: [exprs], columns: exprs.map((e, i) => ({ name: `arg${i + 1}`, type: e.type })) });
-  return { plan: ctx.planSubquery(plan), types: exprs.map((e) => e.type) };
+  return { logical: plan, types: exprs.map((e) => e.type) };
 }

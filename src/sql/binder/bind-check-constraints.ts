@@ -26,7 +26,7 @@ export function bindCheckConstraints(ctx: BindContext, table: CatalogTable): Che
 
 /** bindCheckConstraints outside a statement (COPY FROM, which the session runs itself). */
 export function bindTableCheckConstraints(env: BindEnv, table: CatalogTable): CheckConstraintPlan[] | undefined {
-  const stmt: ParsedStatement = { text: '', location: 0, ast: {} as ParsedStatement['ast'], lake: [], source: '' };
+  const stmt: ParsedStatement = { text: '', location: 0, ast: {} as ParsedStatement['ast'], lake: [], source: '', isTransactionEnd: false };
   return bindCheckConstraints(new BindContext(stmt, env), table);
 }
 

@@ -1,11 +1,9 @@
 import '../../exec/functions/builtins.js';
 import type { SqlType } from '../../common/sql-type.js';
-import type { PhysicalPlan, OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn } from '../../exec/plan/physical-plan.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
-import { optimizeLogicalPlan } from '../../planner/optimizer.js';
-import { toPhysicalPlan } from '../../planner/physical/to-physical-plan.js';
 import type { BindEnv } from '../bind-env.js';
-import type { CteMaterialization } from './cte-materialization.js';
+import type { LogicalCte } from '../../planner/logical/logical-cte.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import type { Scope, ScopeColumn } from './scope.js';
 
@@ -20,7 +18,7 @@ export interface CteDefinition {
   readonly name: string;
   readonly query: BoundQuery;
   /** Set when the WITH query runs once for all its readers (cte-materialization.ts). */
-  readonly materialized?: CteMaterialization;
+  readonly materialized?: LogicalCte;
 }
 
 /** Statement-wide binding state: the environment, parameter types being inferred, CTEs in scope. */
@@ -76,11 +74,6 @@ export class BindContext {
       if (d) return d;
     }
     return undefined;
-  }
-
-  /** Plans a subquery all the way to EXEC's IR (subquery expressions embed physical plans). */
-  planSubquery(plan: LogicalPlan): PhysicalPlan {
-    return toPhysicalPlan(optimizeLogicalPlan(plan).plan);
   }
 }
 

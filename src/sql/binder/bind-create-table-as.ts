@@ -53,6 +53,7 @@ function bindDerivedTable(ctx: BindContext, into: Raw, query: Raw, ifNotExists: 
         override: 'OVERRIDING_NOT_SET',
       },
     } as ParsedStatement['ast'],
+    isTransactionEnd: false,
   };
   return {
     kind: 'ddl',

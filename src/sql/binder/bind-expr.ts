@@ -6,6 +6,7 @@ import { formatDecimal, parseDecimal } from '../../exec/types/numeric.js';
 import type { AggregateCall, SortKey, WindowCall, WindowFrame, WindowFrameBound } from '../../exec/plan/physical-plan.js';
 import { commonSupertype, resolveFunction, resolveOperator, type ResolvedFunction } from '../../exec/functions/function-registry.js';
 import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
+import { logicalSubquery } from '../../planner/logical/logical-subquery.js';
 import { locationOf, positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindSubquery } from './bind-query.js';
@@ -20,7 +21,7 @@ import { ordinalSubscript, rawSubscript } from './raw-subscript.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
 import { checkOrderedSetCall } from './ordered-set-call.js';
-import { simplifyExpr } from '../../planner/rules/simplify-expressions.js';
+import { simplifyExpr } from '../../planner/simplify-expr.js';
 import { rowInAsExists } from './row-in-subquery.js';
 import { aggregateOverRows, bindRowArgument, bindRowNullTest, bindRowToJson, rowText, wholeRowOf } from './row-value.js';
 
@@ -840,10 +841,10 @@ function bindSubLink(ctx: BindContext, n: Raw, es: ExprScope): Expr {
   const correlated = correlation.correlated;
   switch (type) {
     case 'EXISTS_SUBLINK':
-      return { kind: 'exists', plan: ctx.planSubquery(sub.plan), correlated, negated: false, type: boolType };
+      return { kind: 'exists', plan: logicalSubquery(sub.plan), correlated, negated: false, type: boolType };
     case 'EXPR_SUBLINK': {
       if (sub.columns.length !== 1) throw new FloeError(SqlState.syntaxError, 'subquery must return only one column', { position: positionOf(n) });
-      return { kind: 'scalarSubquery', plan: ctx.planSubquery(sub.plan), correlated, type: sub.columns[0]!.type };
+      return { kind: 'scalarSubquery', plan: logicalSubquery(sub.plan), correlated, type: sub.columns[0]!.type };
     }
     case 'ARRAY_SUBLINK': {
       if (sub.columns.length !== 1) throw new FloeError(SqlState.syntaxError, 'subquery must return only one column', { position: positionOf(n) });
@@ -856,7 +857,7 @@ function bindSubLink(ctx: BindContext, n: Raw, es: ExprScope): Expr {
         aggregates: [{ fn: agg.id, args: [Exprs.column(0, elem)], distinct: false, type: arrayType }],
         columns: [{ name: 'array', type: arrayType }],
       });
-      const scalar: Expr = { kind: 'scalarSubquery', plan: ctx.planSubquery(plan), correlated, type: arrayType };
+      const scalar: Expr = { kind: 'scalarSubquery', plan: logicalSubquery(plan), correlated, type: arrayType };
       return { kind: 'coalesce', args: [scalar, Exprs.literal([], arrayType)], type: arrayType };
     }
     case 'ANY_SUBLINK': case 'ALL_SUBLINK': {
@@ -872,7 +873,7 @@ function bindSubLink(ctx: BindContext, n: Raw, es: ExprScope): Expr {
         // The subquery's column needs a cast to the comparison type: project it.
         plan = { kind: 'project', input: plan, exprs: [c.right], columns: [{ name: sub.columns[0]!.name, type: c.right.type }] };
       }
-      return { kind: 'inSubquery', arg: c.left, plan: ctx.planSubquery(plan), eqFn: c.fn, correlated, negated: type === 'ALL_SUBLINK', type: boolType };
+      return { kind: 'inSubquery', arg: c.left, plan: logicalSubquery(plan), eqFn: c.fn, correlated, negated: type === 'ALL_SUBLINK', type: boolType };
     }
     default:
       throw new FloeError(SqlState.featureNotSupported, `${type} subqueries are not supported`, { position: positionOf(n) });

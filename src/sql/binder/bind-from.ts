@@ -136,7 +136,7 @@ function bindRangeVar(ctx: BindContext, rv: Raw, parent: Scope | undefined, corr
       if (travel) throw new FloeError(SqlState.featureNotSupported, 'time travel applies to tables, not WITH queries', { position: travel.location + 1 });
       const m = cte.materialized;
       const query = m === undefined ? cte.query : {
-        plan: LogicalCteScan.create({ cte: m.cte, rowEstimate: m.rowEstimate, columns: cte.query.plan.columns }), columns: cte.query.columns,
+        plan: LogicalCteScan.create({ cte: m, columns: cte.query.plan.columns }), columns: cte.query.columns,
       };
       return fromQuery(query, alias ?? name, colnames, parent, correlation, rv);
     }

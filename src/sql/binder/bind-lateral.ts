@@ -28,7 +28,7 @@ export function lateralApply(
   };
   const condition: Expr | undefined = quals ? bindCondition(ctx, quals, { scope, clause: 'JOIN/ON' }) : undefined;
   const plan = LogicalLateralJoin.create({
-    joinType, input: left.plan, right: ctx.planSubquery(right.plan), ...(condition ? { condition } : {}),
+    joinType, input: left.plan, right: right.plan, ...(condition ? { condition } : {}),
     columns: [...left.plan.columns, ...right.plan.columns],
   });
   return { plan, scope, replacesLeft: true };

@@ -77,7 +77,7 @@ export function bindRecursiveCte(ctx: BindContext, cte: Raw, defs: Map<string, C
     }
   });
   const plan = LogicalRecursiveUnion.create({
-    all: Boolean(q.all), workTable, left: ctx.planSubquery(withTypes(ctx, left, types)), right: ctx.planSubquery(withTypes(ctx, right, types)),
+    all: Boolean(q.all), workTable, left: withTypes(ctx, left, types), right: withTypes(ctx, right, types),
     columns: outputCols(columns),
   });
   return { plan, columns };

@@ -1,6 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { explainPlan } from '../../planner/explain/explain-plan.js';
 import { parseExplainOptions } from '../../planner/explain/explain-options.js';
 import type { BindEnv } from '../bind-env.js';
 import type { BoundStatement } from '../bound-statement.js';
@@ -93,8 +92,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
       });
       const options = parseExplainOptions(items);
       const statement = bindNode(ctx, n.query);
-      const lines = statement.kind === 'query' || statement.kind === 'dml' ? explainPlan(statement.plan) : [`Utility Statement`];
-      return { kind: 'utility', command: { kind: 'explain', analyze: options.analyze, verbose: options.verbose, options, statement, lines } };
+      return { kind: 'utility', command: { kind: 'explain', analyze: options.analyze, verbose: options.verbose, options, statement } };
     }
     case 'CallStmt': {
       const fc = n.funccall;

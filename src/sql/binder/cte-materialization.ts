@@ -1,16 +1,7 @@
-import type { MaterializedCte } from '../../exec/plan/physical-plan.js';
 import { functionById } from '../../exec/functions/function-registry.js';
-import { estimateRows } from '../../planner/estimate-rows.js';
-import { optimizeLogicalPlan } from '../../planner/optimizer.js';
-import { toPhysicalPlan } from '../../planner/physical/to-physical-plan.js';
+import { LogicalCte } from '../../planner/logical/logical-cte.js';
 import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
 import type { Raw } from './ast.js';
-
-/** A WITH query planned once for all its readers, and the rows it is estimated to return. */
-export interface CteMaterialization {
-  readonly cte: MaterializedCte;
-  readonly rowEstimate: number;
-}
 
 /**
  * How many FROM items of `statement` name `name` without a schema: the WITH
@@ -54,12 +45,12 @@ function callsVolatile(plan: LogicalPlan): boolean {
 /**
  * PostgreSQL's rule: a WITH query is computed once, apart from the query that
  * reads it, when it says MATERIALIZED, is read more than once, or calls a
- * volatile function; otherwise (and always for NOT MATERIALIZED) its plan is
- * folded into the reader's, where filters and column pruning reach into it.
+ * volatile function (the planner then plans it on its own, once); otherwise
+ * (and always for NOT MATERIALIZED) its plan is folded into the reader's, where
+ * filters and column pruning reach into it.
  */
-export function materializeCte(name: string, materialized: unknown, references: number, plan: LogicalPlan): CteMaterialization | undefined {
+export function materializeCte(name: string, materialized: unknown, references: number, plan: LogicalPlan): LogicalCte | undefined {
   if (materialized === 'CTEMaterializeNever') return undefined;
   if (materialized !== 'CTEMaterializeAlways' && references <= 1 && !callsVolatile(plan)) return undefined;
-  const optimized = optimizeLogicalPlan(plan).plan;
-  return { cte: { name, plan: toPhysicalPlan(optimized) }, rowEstimate: estimateRows(optimized) };
+  return LogicalCte.create({ name, plan });
 }

@@ -1,7 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { MaterializedCte } from '../../exec/plan/physical-plan.js';
+import { LogicalCte } from '../../planner/logical/logical-cte.js';
 import { LogicalCteScan } from '../../planner/logical/logical-cte-scan.js';
+import { LogicalDataModifyingCtes } from '../../planner/logical/logical-data-modifying-ctes.js';
 import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, unwrap, type Raw } from './ast.js';
 import type { BindContext, CteDefinition } from './bind-context.js';
@@ -23,7 +24,7 @@ import type { ScopeColumn } from './scope.js';
  */
 
 /** The DML WITH queries bound for a statement, in order, waiting for withDataModifyingCtes. */
-const pending = new WeakMap<BindContext, MaterializedCte[]>();
+const pending = new WeakMap<BindContext, LogicalCte[]>();
 
 /** The binder of a DML statement node's tag (a function, so the import cycle with bind-query.ts is resolved when it runs). */
 function dmlBinder(tag: string): ((ctx: BindContext, n: Raw) => BoundStatement) | undefined {
@@ -60,18 +61,18 @@ export function bindDataModifyingCte(ctx: BindContext, cte: Raw, statement: Raw)
   if (bound.columns.length === 0 && cteReferenceCount(statement, name) > 0) {
     throw new FloeError(SqlState.featureNotSupported, `WITH query "${name}" does not have a RETURNING clause`, { position: positionOf(cte) });
   }
-  const materialized: MaterializedCte = { name, plan: bound.plan };
+  if (bound.logical.kind === 'dataModifyingCtes') throw new FloeError(SqlState.internalError, `${tag} in WITH has its own data-modifying WITH queries`);
+  // The row estimate only steers join sides; a DML statement's RETURNING is usually small.
+  const materialized = LogicalCte.create({ name, plan: bound.logical, rowEstimate: 100 });
   const list = pending.get(ctx) ?? [];
   list.push(materialized);
   pending.set(ctx, list);
   const columns = bound.columns.map((c, index): ScopeColumn => ({ name: c.name, index, type: c.type, tableOid: c.tableOid, columnNumber: c.columnNumber }));
   const outputs = columns.map((c) => ({ name: c.name, type: c.type }));
-  // The row estimate only steers join sides; a DML statement's RETURNING is usually small.
-  const rowEstimate = 100;
   return {
     name,
-    query: { plan: LogicalCteScan.create({ cte: materialized, rowEstimate, columns: outputs }), columns },
-    materialized: { cte: materialized, rowEstimate },
+    query: { plan: LogicalCteScan.create({ cte: materialized, columns: outputs }), columns },
+    materialized,
   };
 }
 
@@ -90,17 +91,10 @@ export function bindWithDmlStatement(ctx: BindContext, n: Raw, bind: (ctx: BindC
 export function withDataModifyingCtes(ctx: BindContext, bound: BoundStatement): BoundStatement {
   const ctes = pending.get(ctx);
   if (ctes === undefined || ctes.length === 0) return bound;
-  if (bound.kind === 'query') {
-    return {
-      kind: 'dml',
-      plan: { kind: 'dataModifyingCtes', ctes, input: bound.plan, countRows: true, columns: bound.plan.columns },
-      columns: bound.columns,
-      commandTag: (count) => `SELECT ${count}`,
-      paramTypes: bound.paramTypes,
-    };
-  }
-  if (bound.kind === 'dml') {
-    return { ...bound, plan: { kind: 'dataModifyingCtes', ctes, input: bound.plan, countRows: false, columns: bound.plan.columns } };
-  }
-  return bound;
+  if (bound.kind !== 'query' && bound.kind !== 'dml') return bound;
+  const input = bound.logical;
+  if (input.kind === 'dataModifyingCtes') throw new FloeError(SqlState.internalError, 'data-modifying WITH queries applied twice');
+  const logical = LogicalDataModifyingCtes.create({ ctes, input, countRows: bound.kind === 'query', columns: input.columns });
+  if (bound.kind === 'dml') return { ...bound, logical };
+  return { kind: 'dml', logical, columns: bound.columns, commandTag: (count) => `SELECT ${count}`, paramTypes: bound.paramTypes };
 }

@@ -1,5 +1,3 @@
-import { optimizeLogicalPlan } from '../../planner/optimizer.js';
-import { toPhysicalPlan } from '../../planner/physical/to-physical-plan.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { BindContext, BoundQuery } from './bind-context.js';
 import { Exprs } from '../../exec/expr/expr.js';
@@ -15,12 +13,11 @@ function withoutHiddenColumns(q: BoundQuery): BoundQuery {
   return { plan, columns: keep.map((c, i) => ({ ...c, index: i })) };
 }
 
-/** Optimizes and physically plans a bound query into the statement the session runs. */
+/** A bound query as the statement the session plans and runs. */
 export function finishQuery(ctx: BindContext, q0: BoundQuery): Extract<BoundStatement, { kind: 'query' }> {
   const q = withoutHiddenColumns(q0);
-  const plan = toPhysicalPlan(optimizeLogicalPlan(q.plan).plan);
   return {
-    kind: 'query', plan,
+    kind: 'query', logical: q.plan,
     columns: q.columns.map((c) => ({ name: c.name, type: c.type, tableOid: c.tableOid, columnNumber: c.columnNumber })),
     paramTypes: ctx.finalParamTypes(),
   };

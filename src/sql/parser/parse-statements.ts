@@ -1,3 +1,4 @@
+import type { Node } from '@pgsql/types';
 import type { ParsedStatement } from '../parsed-statement.js';
 import type { LakeClause } from './lake-clause.js';
 import { lakePrepass } from './lake-prepass.js';
@@ -42,8 +43,18 @@ function parseUncached(text: string): ParsedStatement[] {
     while (stop > start && /[\s;]/.test(text[stop - 1]!)) stop--;
     const nextStart = raws[index + 1]?.location ?? Number.POSITIVE_INFINITY;
     const lake = pre.clauses.filter((c) => clauseLocation(c) >= raw.location && clauseLocation(c) < Math.min(nextStart, end + 1));
-    return Object.freeze({ text: text.slice(start, stop), location: start, ast: raw.stmt, lake, source: text });
+    return Object.freeze({ text: text.slice(start, stop), location: start, ast: raw.stmt, lake, source: text, isTransactionEnd: isTransactionEnd(raw.stmt) });
   });
+}
+
+/** The TransactionStmt kinds that end a transaction block (PostgreSQL's IsTransactionExitStmt, plus the prepared-transaction ones). */
+const transactionEndKinds = new Set([
+  'TRANS_STMT_COMMIT', 'TRANS_STMT_ROLLBACK', 'TRANS_STMT_ROLLBACK_TO', 'TRANS_STMT_PREPARE', 'TRANS_STMT_COMMIT_PREPARED', 'TRANS_STMT_ROLLBACK_PREPARED',
+]);
+
+function isTransactionEnd(node: Node): boolean {
+  const ts = (node as { TransactionStmt?: { kind?: string } }).TransactionStmt;
+  return ts !== undefined && transactionEndKinds.has(ts.kind ?? '');
 }
 
 /** Length of whitespace and comments at the start of `s`. */
