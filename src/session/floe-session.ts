@@ -45,6 +45,9 @@ import { applyAlterTableAction, checkAlterTableActions, foreignKeyNotice, type A
 import { columnRanges, liveRows } from './table-estimates.js';
 import { runSequenceDdl } from './run-sequence-ddl.js';
 import { runTypeDdl } from './run-type-ddl.js';
+import { runPublicationDdl } from './replication/run-publication-ddl.js';
+import { isReplicationConnection, parseReplicationCommand } from './replication/replication-command.js';
+import { WalSender } from './replication/wal-sender.js';
 import { SessionSequenceState } from './session-sequence-state.js';
 import { isolationLevel, isolationText } from './transaction-isolation.js';
 import { createIndex, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
@@ -177,6 +180,8 @@ class FloeSession implements SessionHandler {
   readonly #optimizing: OptimizingService;
   /** pg_stat_activity, LISTEN/NOTIFY, advisory locks, signals to other sessions. */
   readonly #server: SessionServerFunctions;
+  /** The walsender commands of a `replication=database` connection. */
+  readonly #walSender: WalSender | undefined;
 
   constructor(deps: SessionDeps) {
     this.#temp = new SessionWarehouse(deps.warehouse, deps.startup.processId);
@@ -189,6 +194,12 @@ class FloeSession implements SessionHandler {
     this.#defaults = new Map(this.#settings);
     this.#sequences = new SessionSequenceState(this.#temp);
     this.#optimizing = sessionOptimizingService(deps.warehouse, deps.optimizing);
+    this.#walSender = isReplicationConnection(deps.startup)
+      ? new WalSender({
+        warehouse: deps.warehouse, startup: deps.startup, timeZone: () => this.#settings.get('timezone') ?? 'UTC',
+        useSnapshot: (id) => this.#readAsOfSlot(id),
+      })
+      : undefined;
     deps.catalog.attachServices?.(this.#temp, this.#optimizing);
     this.#server = new SessionServerFunctions(deps.registry ?? processSessionRegistry, {
       startup: deps.startup,
@@ -236,6 +247,7 @@ class FloeSession implements SessionHandler {
   }
 
   async close(): Promise<void> {
+    this.#walSender?.close();
     this.#server.close();
     for (const c of this.#cursors.values()) await c.iterator.return?.();
     this.#cursors.clear();
@@ -246,6 +258,11 @@ class FloeSession implements SessionHandler {
   }
 
   async *simpleQuery(sql: string, signal: AbortSignal): AsyncIterable<StatementResult> {
+    const replication = this.#walSender === undefined ? undefined : parseReplicationCommand(sql);
+    if (replication !== undefined) {
+      yield await this.#walSender!.run(replication, signal);
+      return;
+    }
     // An implicit transaction left by a query string the wire stopped reading early ends here.
     await this.#endImplicit(false);
     this.#server.statementStarted(sql);
@@ -277,6 +294,17 @@ class FloeSession implements SessionHandler {
     } finally {
       await this.#endImplicit(ok);
     }
+  }
+
+  /** CREATE_REPLICATION_SLOT … (SNAPSHOT 'use'): the transaction block, before its first query, reads as of the slot's consistent point. */
+  async #readAsOfSlot(snapshotId: bigint): Promise<void> {
+    const t = this.#txn;
+    const what = "CREATE_REPLICATION_SLOT ... (SNAPSHOT 'use')";
+    if (t === undefined || t.implicit) throw new FloeError(SqlState.internalError, `${what} must be called inside a transaction`);
+    if (isolationLevel(t.isolation) !== 'repeatable read') throw new FloeError(SqlState.internalError, `${what} must be called in REPEATABLE READ isolation mode transaction`);
+    if (t.lake !== undefined) throw new FloeError(SqlState.internalError, `${what} must be called before any query`);
+    t.lake = await this.#deps.warehouse.begin({ isolation: isolationLevel(t.isolation), constraintModes: t.constraintModes });
+    t.lake.readAtOrBefore(snapshotId);
   }
 
   /** Settings are transactional, as in PostgreSQL: undo a rolled-back transaction's SETs, and SET LOCAL always. */
@@ -676,6 +704,8 @@ class FloeSession implements SessionHandler {
         if (c.temporary !== undefined && this.#txn === undefined) await this.#temp.endTransaction(true);
         return tag;
       }
+      case 'createPublication': case 'alterPublication': case 'dropPublication':
+        return runPublicationDdl(w, c, (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message));
       case 'createType': case 'alterType': case 'dropType':
         return runTypeDdl(w, c, (message, detail, sqlstate = SqlState.successfulCompletion) =>
           this.#events?.notice({ severity: 'NOTICE', sqlstate, message, ...(detail === undefined ? {} : { detail }) }));

@@ -52,6 +52,8 @@ export function defaultSettings(startup: StartupInfo): Map<string, string> {
     ['search_path', '"$user", public'],
     ['extra_float_digits', '1'],
     ['max_identifier_length', '63'],
+    // pg_recvlogical reads it on connecting (PostgreSQL's default mode of a data directory).
+    ['data_directory_mode', '0700'],
     ['lc_collate', 'C.UTF-8'],
     ['lc_ctype', 'C.UTF-8'],
     ['lc_messages', 'C.UTF-8'],
