@@ -69,3 +69,4 @@ export type { NewPublication, PublicationMetadata, PublishedActions } from './re
 export { slotNameProblem, type ReplicationSlotRecord } from './replication/replication-slot.js';
 export type { ReplicationCatalog } from './replication/replication-catalog.js';
 export { commitEndLsn, commitLsn, firstSnapshotFrom, formatLsn, parseLsn } from './replication/replication-lsn.js';
+export { SlotRegistry, processSlotRegistry } from './replication/slot-registry.js';

@@ -112,6 +112,26 @@ describe('pg_recvlogical reads Floe as a pgoutput publisher', () => {
     assert.equal(dropped.code, 0, dropped.stderr);
   });
 
+  test('a TEMPORARY slot is listed while its connection lives and goes with it', async () => {
+    const repl = new pg.Client({ connectionString: floe.url, replication: 'database' } as pg.ClientConfig);
+    await repl.connect();
+    const created = await repl.query('CREATE_REPLICATION_SLOT "tmp" TEMPORARY LOGICAL pgoutput');
+    assert.equal(created.rows[0].slot_name, 'tmp');
+    await assert.rejects(repl.query('CREATE_REPLICATION_SLOT "tmp" LOGICAL pgoutput'), /replication slot "tmp" already exists/);
+    await assert.rejects(repl.query('CREATE_REPLICATION_SLOT "Bad-Name" LOGICAL pgoutput'), /contains invalid character/);
+    await assert.rejects(repl.query('CREATE_REPLICATION_SLOT "x" LOGICAL test_decoding'), /could not access file "test_decoding"/);
+    const listed = await client.query("SELECT slot_name, temporary, active FROM pg_replication_slots WHERE slot_name = 'tmp'");
+    assert.deepEqual(listed.rows, [{ slot_name: 'tmp', temporary: true, active: false }]);
+    await repl.end();
+    const deadline = Date.now() + 10_000;
+    let left = 1;
+    while (left > 0 && Date.now() < deadline) {
+      left = (await client.query("SELECT count(*)::int AS n FROM pg_replication_slots WHERE slot_name = 'tmp'")).rows[0].n;
+      if (left > 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(left, 0, 'the temporary slot outlived its connection');
+  });
+
   test('the slot streams every committed change after its creation, in commit order, and resumes where it stopped', async () => {
     await client.query('CREATE TABLE items (id int PRIMARY KEY, name text, price numeric(10,2))');
     await client.query('CREATE TABLE notes (body text, n int)');

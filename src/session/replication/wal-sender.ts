@@ -5,7 +5,7 @@ import type { ColumnDescription, StartupInfo, StatementResult } from '../../comm
 import { commitEndLsn, formatLsn, slotNameProblem, type ReplicationSlotRecord, type Warehouse } from '../../lake/index.js';
 import { streamLogicalChanges } from '../../service/replication/logical-stream.js';
 import { parseNameList } from '../../service/replication/published-tables.js';
-import { processSlotRegistry, type SlotRegistry } from '../../service/replication/slot-registry.js';
+import { processSlotRegistry, type SlotRegistry } from '../../lake/index.js';
 import { rowsBatch } from '../result-columns.js';
 import type { ReplicationCommand } from './replication-command.js';
 

@@ -1,4 +1,4 @@
-import { formatLsn } from '../../lake/index.js';
+import { formatLsn, processSlotRegistry } from '../../lake/index.js';
 import type { PublicationMetadata, ReplicationSlotRecord } from '../../lake/index.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { lakeWarehouse } from './catalog-view.js';
@@ -7,8 +7,8 @@ import { FLOE_DATABASE_OID } from './catalog-oids.js';
 /**
  * pg_publication, pg_publication_rel, pg_publication_tables and pg_replication_slots from
  * the lake's publications and durable slots. pg_lsn columns are text (Floe has no pg_lsn
- * type; the text is the same). A slot shows active = false: which connection streams a slot
- * is the service's state, not the catalog's.
+ * type; the text is the same). Whether a slot is streamed, and by which connection, and the
+ * TEMPORARY slots come from this process's slot registry.
  */
 export interface CatalogReplication {
   listPublications(): readonly PublicationMetadata[];
@@ -18,11 +18,11 @@ export interface CatalogReplication {
 /** The two views PostgreSQL 15 has that catalog-shapes.ts did not list yet (oids as PostgreSQL 15 gives them). */
 export const replicationRelationShapes = [
   {
-    schema: 'pg_catalog', name: 'pg_publication_tables', oid: 12349, relkind: 'v',
+    schema: 'pg_catalog', name: 'pg_publication_tables', oid: 12068, relkind: 'v',
     columns: 'pubname:name schemaname:name tablename:name attnames:name[] rowfilter:text',
   },
   {
-    schema: 'pg_catalog', name: 'pg_replication_slots', oid: 12364, relkind: 'v',
+    schema: 'pg_catalog', name: 'pg_replication_slots', oid: 12257, relkind: 'v',
     columns: 'slot_name:name plugin:name slot_type:text datoid:oid database:name temporary:bool active:bool active_pid:int4 '
       + 'xmin:oid catalog_xmin:oid restart_lsn:text confirmed_flush_lsn:text wal_status:text safe_wal_size:int8 two_phase:bool',
   },
@@ -65,11 +65,17 @@ function pgPublicationTables(v: CatalogView): Row[] {
 }
 
 function pgReplicationSlots(v: CatalogView): Row[] {
-  return (replicationOf(v)?.listSlots() ?? []).map((s) => ({
-    slot_name: s.name, plugin: s.plugin, slot_type: 'logical', datoid: FLOE_DATABASE_OID, database: s.database, temporary: false, active: false,
-    active_pid: null, xmin: null, catalog_xmin: 0, restart_lsn: formatLsn(s.restartLsn), confirmed_flush_lsn: formatLsn(s.confirmedFlushLsn),
-    wal_status: 'reserved', safe_wal_size: null, two_phase: false,
-  }));
+  const durable = replicationOf(v)?.listSlots();
+  if (durable === undefined) return [];
+  const row = (s: ReplicationSlotRecord, temporary: boolean): Row => {
+    const pid = processSlotRegistry.activePid(s.name);
+    return {
+      slot_name: s.name, plugin: s.plugin, slot_type: 'logical', datoid: FLOE_DATABASE_OID, database: s.database, temporary,
+      active: pid !== undefined, active_pid: pid ?? null, xmin: null, catalog_xmin: 0, restart_lsn: formatLsn(s.restartLsn),
+      confirmed_flush_lsn: formatLsn(s.confirmedFlushLsn), wal_status: 'reserved', safe_wal_size: null, two_phase: false,
+    };
+  };
+  return [...durable.map((s) => row(s, false)), ...processSlotRegistry.listTemporary().map((s) => row(s, true))];
 }
 
 export const replicationRowSources: Readonly<Record<string, (v: CatalogView) => Row[]>> = {

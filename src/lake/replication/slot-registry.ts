@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { ReplicationSlotRecord } from '../../lake/index.js';
+import type { ReplicationSlotRecord } from './replication-slot.js';
 
 /** PostgreSQL's SQLSTATE for a slot another connection streams from. */
 const OBJECT_IN_USE = '55006';
@@ -46,6 +46,11 @@ export class SlotRegistry {
     if (t !== undefined && lsn > t.confirmed) t.confirmed = lsn;
   }
 
+  /** The temporary slots, as pg_replication_slots lists them. */
+  listTemporary(): ReplicationSlotRecord[] {
+    return [...this.#temporary.keys()].map((name) => this.temporary(name)!);
+  }
+
   dropTemporary(name: string): boolean {
     return this.#temporary.delete(name);
   }
@@ -57,5 +62,5 @@ export class SlotRegistry {
   }
 }
 
-/** The slots of this process (a warehouse is served by one floe serve process at a time for replication). */
+/** The slots of this process: its walsenders and pg_replication_slots share it (one floe serve process streams a warehouse's slots). */
 export const processSlotRegistry = new SlotRegistry();
