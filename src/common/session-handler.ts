@@ -111,7 +111,30 @@ export type StatementResult =
       /** Binary format: the rows, which the wire encodes with its codecs (by `columnOids`) between the PGCOPY header and trailer; `chunks` is then unused. */
       readonly rowBatches?: AsyncIterable<RowBatch>;
       readonly columnOids?: readonly number[];
+    }
+  | {
+      /** Replication streaming (START_REPLICATION): CopyBothResponse, then CopyData both ways until `run` returns; then CopyDone and CommandComplete(tag). */
+      readonly kind: 'copyBoth';
+      readonly run: (channel: CopyBothChannel, signal: AbortSignal) => Promise<void>;
+      readonly commandTag: string;
     };
+
+/**
+ * The two directions of a CopyBoth stream, as the wire gives them to the session. The
+ * payloads are the replication sub-protocol's messages (XLogData, keepalives, status
+ * updates); the wire frames them as CopyData and knows nothing of their content.
+ */
+export interface CopyBothChannel {
+  /** Queues one CopyData message for the client. */
+  send(data: Uint8Array): void;
+  /** Writes what is queued, waiting while the socket is full. */
+  flush(): Promise<void>;
+  /**
+   * The client's next CopyData payload; 'done' once the client sent CopyDone; 'waited' when
+   * `wait` fired first (nothing consumed). Throws on CopyFail, a cancel, or a vanished client.
+   */
+  receive(wait: AbortSignal): Promise<Uint8Array | 'done' | 'waited'>;
+}
 
 /**
  * Side effects the wire must relay: ParameterStatus after SET, NoticeResponse.

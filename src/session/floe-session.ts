@@ -17,6 +17,9 @@ import type { SessionDeps } from './session-context.js';
 import { startStatementTimer, timedResult } from './statement-timeout.js';
 import { statementParamTypes } from './statement-param-types.js';
 import { TransactionState } from './transaction-state.js';
+import { isReplicationConnection, parseReplicationCommand } from './replication/replication-command.js';
+import { readAsOfSlot } from './replication/read-as-of-slot.js';
+import { WalSender } from './replication/wal-sender.js';
 import { sqlTypeForOid } from './type-for-oid.js';
 
 export type { SessionDeps } from './session-context.js';
@@ -33,9 +36,17 @@ export function createFloeSession(deps: SessionDeps): SessionHandler {
  */
 class FloeSession implements SessionHandler {
   readonly #ctx: SessionContext;
+  /** The walsender commands of a `replication=database` connection. */
+  readonly #walSender: WalSender | undefined;
 
   constructor(deps: SessionDeps) {
     this.#ctx = new SessionContext(deps, SESSION_COMMANDS);
+    this.#walSender = isReplicationConnection(deps.startup)
+      ? new WalSender({
+        warehouse: deps.warehouse, startup: deps.startup, timeZone: () => this.#ctx.settings.get('timezone') ?? 'UTC',
+        useSnapshot: (id) => readAsOfSlot(this.#ctx, id),
+      })
+      : undefined;
   }
 
   async start(events: SessionEvents): Promise<Readonly<Record<string, string>>> {
@@ -64,6 +75,7 @@ class FloeSession implements SessionHandler {
 
   async close(): Promise<void> {
     const ctx = this.#ctx;
+    this.#walSender?.close();
     ctx.server.close();
     await ctx.cursors.closeAll(true);
     const t = ctx.transaction.current;
@@ -73,6 +85,11 @@ class FloeSession implements SessionHandler {
   }
 
   async *simpleQuery(sql: string, signal: AbortSignal): AsyncIterable<StatementResult> {
+    const replication = this.#walSender === undefined ? undefined : parseReplicationCommand(sql);
+    if (replication !== undefined) {
+      yield await this.#walSender!.run(replication, signal);
+      return;
+    }
     const ctx = this.#ctx;
     // An implicit transaction left by a query string the wire stopped reading early ends here.
     await endImplicitTransaction(ctx, false);

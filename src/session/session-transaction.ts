@@ -89,6 +89,11 @@ export class SessionTransaction implements LakeTransaction {
     if (!this.#temp.isTemp(table)) this.shared.markReadModifyWrite(table, ref);
   }
 
+  readAtOrBefore(snapshotId: bigint): void {
+    // Snapshot ids are the shared catalog's; a temporary table has no commits to stream.
+    this.shared.readAtOrBefore(snapshotId);
+  }
+
   releaseReadSnapshots(): void {
     for (const part of this.#parts()) part.releaseReadSnapshots();
   }

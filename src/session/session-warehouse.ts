@@ -41,6 +41,7 @@ export class SessionWarehouse implements Warehouse {
   get path(): string { return this.#shared.path; }
   get storageConfig() { return this.#shared.storageConfig; }
   get logReplay() { return this.#shared.logReplay; }
+  get replication() { return this.#shared.replication; }
   /** `pg_temp_N` once the session has a temporary table's warehouse, as PostgreSQL creates the schema at first use. */
   get tempNamespace(): string | undefined { return this.#temp === undefined ? undefined : this.#namespace; }
 

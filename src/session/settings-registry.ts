@@ -182,6 +182,8 @@ const TABLE: Readonly<Record<string, Row>> = {
   lock_timeout: duration('Longest wait for a lock (0 is no limit).'),
   max_connections: int('100', 'postmaster', CONNECTION, 'Most concurrent connections.', { min: 1, max: 262143 }),
   max_identifier_length: int('63', 'internal', PRESET, 'Longest identifier, in bytes.', { min: 63, max: 63 }),
+  // pg_recvlogical reads it on connecting (PostgreSQL's default mode of a data directory, shown in octal).
+  data_directory_mode: int('0700', 'internal', PRESET, 'Mode of the data directory.'),
   max_index_keys: int('32', 'internal', PRESET, 'Most columns in an index key.', { min: 32, max: 32 }),
   port: int('5433', 'postmaster', CONNECTION, 'TCP port the server listens on.', { min: 1, max: 65535 }),
   row_security: bool('on', 'user', STATEMENT, 'Whether row security policies apply (Floe has none).'),

@@ -1,6 +1,7 @@
 import type { SqlType } from '../common/sql-type.js';
 import type { AlterTableChange, EnumLabelPosition, IndexKey, OptimizerGroup, SchedulingPolicy, SequenceOptions, TableConstraint, ViewDefinition } from '../lake/index.js';
 import type { ParsedStatement } from './parsed-statement.js';
+import type { PublicationDdl } from './publication-ddl.js';
 
 /** A partition field as src/lake's PartitionField spells it (src/lake/partition/partition-transform.ts). */
 export interface PartitionFieldSpec {
@@ -153,7 +154,8 @@ export type DdlCommand =
   | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean }
   | OptimizerGroupDdl
   | ViewDdl
-  | TypeDdl;
+  | TypeDdl
+  | PublicationDdl;
 
 /** Views, derived tables, COMMENT ON and SET SCHEMA (issue 25). */
 export type ViewDdl =

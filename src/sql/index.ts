@@ -9,6 +9,7 @@ export type { ParsedStatement } from './parsed-statement.js';
 export type { BindEnv, CatalogReader, CatalogTable } from './bind-env.js';
 export type { BoundStatement } from './bound-statement.js';
 export type { ResultColumn } from './result-column.js';
+export type { PublicationDdl, PublicationTableRef } from './publication-ddl.js';
 export type { DdlCommand, OptimizerGroupDdl, AlterTableAction, ColumnSpec, PartitionFieldSpec, TableName, TemporaryTableSpec, UniqueSpec, TypeDdl, AlterTypeAction, TypeNameRef } from './ddl-command.js';
 export { TEMP_SCHEMA_ALIAS, isTempNamespaceName, tempNamespaceName } from '../common/temp-namespace.js';
 export type {

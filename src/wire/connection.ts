@@ -9,6 +9,7 @@ import { authenticate, type AuthChannel } from './auth/authenticate.js';
 import { ClientGone } from './client-gone.js';
 import { SilentClose } from './silent-close.js';
 import { receiveCopyIn, sendCopyOut, type CopyIo } from './copy-protocol.js';
+import { runCopyBoth } from './copy-both.js';
 import { statementCanceled } from './statement-canceled.js';
 import type { CancelRegistry } from './cancel-registry.js';
 import type { CodecContext } from './codecs/codec-context.js';
@@ -533,6 +534,8 @@ export class Connection {
         return sendCopyOut(this.#copyIo(), result, signal);
       case 'copyIn':
         return receiveCopyIn(this.#copyIo(), result, mode, signal);
+      case 'copyBoth':
+        return runCopyBoth(this.#copyIo(), result, signal);
       default: {
         const never: never = result;
         throw new FloeError('XX000', `unknown statement result ${(never as { kind: string }).kind}`);

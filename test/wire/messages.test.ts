@@ -156,6 +156,8 @@ describe('backend messages are framed as pg-protocol expects', () => {
     assert.equal(encode({ kind: 'BackendKeyData', processId: 1, secretKey: 2 }).toString('hex'), '4b0000000c0000000100000002');
     assert.equal(encode({ kind: 'NegotiateProtocolVersion', newestMinorVersion: 0, unrecognizedOptions: ['_pq_.x'] }).toString('hex'),
       '76000000130000000000000001' + Buffer.from('_pq_.x\0').toString('hex'));
+    // CopyBothResponse starts a replication stream: 'W', text format, no columns.
+    assert.equal(encode({ kind: 'CopyBothResponse', format: 0, columnFormats: [] }).toString('hex'), '57000000070000' + '00');
   });
 
   test('round trip through pg-protocol Parser', () => {

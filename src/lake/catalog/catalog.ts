@@ -6,6 +6,7 @@ import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/ta
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
+import type { ReplicationCatalog } from '../replication/replication-catalog.js';
 
 /**
  * The narrow catalog interface: everything src/lake keeps in a database goes through
@@ -327,6 +328,9 @@ export interface Catalog {
     nowMicros: bigint, ifNotExists: boolean,
     columnsFor: (ids: ReadonlyMap<string, number>) => ColumnMetadata[],
   ): { table: TableRecord; created: boolean };
+
+  /** Publications and replication slots (sqlite-replication.ts). */
+  readonly replication: ReplicationCatalog;
 
   // The self-optimizing service's records (sqlite-optimizing.ts); `default` is stored only once altered.
   listOptimizerGroups(): OptimizerGroup[];

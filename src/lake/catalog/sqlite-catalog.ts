@@ -14,6 +14,7 @@ import { addEnumLabel, renameEnumLabel, type EnumLabelPosition } from '../table/
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
 import { OPTIMIZING_SCHEMA, SqliteOptimizing } from './sqlite-optimizing.js';
+import { REPLICATION_SCHEMA, SqliteReplication } from './sqlite-replication.js';
 import { FILE_REPLACEMENTS_SCHEMA, insertFileReplacements, pruneFileReplacements, selectFileReplacements } from './sqlite-file-replacements.js';
 import type {
   NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
@@ -85,6 +86,7 @@ ${OPTIMIZING_SCHEMA}
 ${FILE_REPLACEMENTS_SCHEMA}
 ${VIEWS_SCHEMA}
 ${TYPES_SCHEMA}
+${REPLICATION_SCHEMA}
 `;
 
 /** Columns added to tables of catalogs written before them; each ALTER runs once. */
@@ -190,6 +192,8 @@ export class SqliteCatalog implements Catalog {
   readonly #views: SqliteViews;
   readonly #types: SqliteTypes;
   readonly #optimizing: SqliteOptimizing;
+  /** Publications and replication slots. */
+  readonly replication: SqliteReplication;
   /** Visible sets derived commit by commit (visible-files-memo.ts), kept across database changes. */
   readonly #visible = new VisibleFilesMemo({
     fileEpoch: (tableId) => Number((this.#sql('SELECT epoch FROM file_epochs WHERE table_id = ?').get(tableId) as { epoch: bigint } | undefined)?.epoch ?? 0),
@@ -226,6 +230,7 @@ export class SqliteCatalog implements Catalog {
     this.#types = new SqliteTypes(access);
     this.#sequences = new SqliteSequences(access);
     this.#optimizing = new SqliteOptimizing(access);
+    this.replication = new SqliteReplication(access);
   }
 
   // ---- the self-optimizing service's records (sqlite-optimizing.ts) ----

@@ -3,13 +3,16 @@ import type { TableMetadata } from '../table/table-metadata.js';
 import { filesVisibleAtAny } from './files-visible-at-any.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros } from '../warehouse/lake-context.js';
+import { firstSnapshotFrom } from '../replication/replication-lsn.js';
 
 /**
  * Expires snapshots older than the cut-off that nothing needs, and deletes the files
  * only they could read. Kept: every ref head; the newest `retainLast` snapshots of each
  * branch; snapshots within a branch's own retention; tags within theirs (an expired
  * tag is dropped); and, for open transactions, everything committed since the oldest
- * one began plus each branch's head at that moment (their read snapshots).
+ * one began plus each branch's head at that moment (their read snapshots); and, for
+ * durable replication slots, every snapshot the slot has not confirmed yet plus the one
+ * before them (a commit's changes are read against its parent).
  * Expired snapshot rows stay as lineage links but can no longer be read (22023).
  * The catalog commit comes before file deletion: a crash in between leaves orphans,
  * never a reference to a missing file.
@@ -25,6 +28,8 @@ export async function expireSnapshots(ctx: LakeContext, table: TableMetadata, op
   const retainLast = Math.max(1, opts.retainLast ?? 1);
   const txns = catalog.listTxns();
   const oldestTxn = txns.length === 0 ? undefined : txns.reduce((m, t) => (t.startedMicros < m ? t.startedMicros : m), txns[0]!.startedMicros);
+  const slotsFrom = catalog.replication.listSlots().map((s) => firstSnapshotFrom(s.confirmedFlushLsn));
+  const oldestSlot = slotsFrom.length === 0 ? undefined : slotsFrom.reduce((m, s) => (s < m ? s : m));
   for (const ref of catalog.listRefs(table.id)) {
     if (ref.kind === 'tag') {
       const head = byId.get(ref.snapshotId);
@@ -38,10 +43,15 @@ export async function expireSnapshots(ctx: LakeContext, table: TableMetadata, op
     const chain = catalog.ancestors(table.id, ref.snapshotId);
     const cutoff = ref.retainMicros !== undefined && now - ref.retainMicros < opts.olderThanMicros ? now - ref.retainMicros : opts.olderThanMicros;
     let txnHeadKept = false;
+    let slotBaseKept = false;
     chain.forEach((id, i) => {
       const s = byId.get(id);
       if (s === undefined || s.expired) return;
       if (i < retainLast || s.committedAtMicros >= cutoff) keep.add(id);
+      if (oldestSlot !== undefined) {
+        if (id >= oldestSlot) keep.add(id);
+        else if (!slotBaseKept) { keep.add(id); slotBaseKept = true; }
+      }
       if (oldestTxn !== undefined) {
         if (s.committedAtMicros >= oldestTxn) keep.add(id);
         else if (!txnHeadKept) { keep.add(id); txnHeadKept = true; }

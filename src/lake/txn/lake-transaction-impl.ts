@@ -90,6 +90,8 @@ export class LakeTransactionImpl implements LakeTransaction {
   readonly #isolation: TxnIsolation;
   /** Bytes of rows staged in memory across the transaction's writes (the log store's limit). */
   #pendingBytes = 0;
+  /** readAtOrBefore: tables touched later pin their newest snapshot at or below this id. */
+  #readBound: bigint | undefined;
 
   private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number, isolation: TxnIsolation, modes: ConstraintModes | undefined) {
     this.#ctx = ctx;
@@ -133,8 +135,12 @@ export class LakeTransactionImpl implements LakeTransaction {
     let w = this.#writes.get(key);
     if (w === undefined) {
       const head = writableBranch(this.#ctx.catalog, table, ref);
+      const bound = this.#readBound;
+      const pinned = bound === undefined || head.snapshotId <= bound
+        ? head.snapshotId
+        : this.#ctx.catalog.ancestors(table.id, head.snapshotId).find((id) => id <= bound) ?? head.snapshotId;
       w = {
-        table, ref, pinned: head.snapshotId,
+        table, ref, pinned,
         frontier: frontierByPartition(this.#ctx.catalog.visibleFiles(table.id, head.snapshotId)),
         // Repeatable read and serializable: every write is checked against later commits (40001).
         files: [], pending: [], rmw: this.#isolation !== 'read committed', keyHashes: [], deletes: new Map(), rows: 0, inserted: [], checkedSnapshots: undefined,
@@ -142,6 +148,11 @@ export class LakeTransactionImpl implements LakeTransaction {
       this.#writes.set(key, w);
     }
     return w;
+  }
+
+  readAtOrBefore(snapshotId: bigint): void {
+    this.#checkOpen();
+    this.#readBound = snapshotId;
   }
 
   /** Read snapshot of a branch inside this transaction (pins it). */

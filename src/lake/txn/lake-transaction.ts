@@ -50,6 +50,12 @@ export interface LakeTransaction {
    */
   releaseReadSnapshots(): void;
   /**
+   * Tables touched from now on are read at the newest snapshot of their branch whose id is
+   * at most `snapshotId`, not at the head: a replication slot's snapshot (SNAPSHOT 'use'),
+   * so the initial copy holds exactly the commits before the slot's consistent point.
+   */
+  readAtOrBefore(snapshotId: bigint): void;
+  /**
    * SET CONSTRAINTS: deferrable constraints follow `modes` from now on, and those that become
    * immediate are checked at once for the rows written while they were deferred (23505).
    */

@@ -45,6 +45,7 @@ import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/vie
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import { checkViewReplacement } from '../table/check-view-replacement.js';
+import type { ReplicationCatalog } from '../replication/replication-catalog.js';
 
 export class WarehouseImpl implements Warehouse {
   readonly path: string;
@@ -63,6 +64,10 @@ export class WarehouseImpl implements Warehouse {
     this.logReplay = logReplay;
     this.#ctx = { catalog, storage, storageConfig, logger, staleTransactionMs: staleMs, ...(log === undefined ? {} : { log }) };
     this.#sequenceValues = new SequenceValues(() => this.#catalog, sequenceBlock);
+  }
+
+  get replication(): ReplicationCatalog {
+    return this.#catalog.replication;
   }
 
   get #catalog(): Catalog {

@@ -16,6 +16,7 @@ import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
 
 import type { LogReplay } from '../log/replay-dead-writers.js';
+import type { ReplicationCatalog } from '../replication/replication-catalog.js';
 
 export interface LakeLogger {
   debug(obj: object, msg?: string): void;
@@ -204,5 +205,7 @@ export interface Warehouse {
 
   /** What opening the warehouse replayed from the logs of writers that had died (undefined without a log store). */
   readonly logReplay: LogReplay | undefined;
+  /** Publications and durable replication slots (CDC out; docs/design-notes.md, "Floe as a publisher"). */
+  readonly replication: ReplicationCatalog;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { existingTablesToDrop } from '../existing-tables-to-drop.js';
 import { runOptimizerGroupDdl } from '../run-optimizer-group-ddl.js';
 import { runSequenceDdl } from '../run-sequence-ddl.js';
 import { runTypeDdl } from '../run-type-ddl.js';
+import { runPublicationDdl } from '../replication/run-publication-ddl.js';
 import { checkNotView, dropViewsDependingOn, runViewDdl } from '../run-view-ddl.js';
 import type { SessionContext } from '../session-context.js';
 import { validateTableProperties } from '../table-properties.js';
@@ -98,6 +99,8 @@ export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonl
       if (c.temporary !== undefined && ctx.transaction.current === undefined) await ctx.temp.endTransaction(true);
       return tag;
     }
+    case 'createPublication': case 'alterPublication': case 'dropPublication':
+      return runPublicationDdl(w, c, (message) => ctx.notice('NOTICE', SqlState.successfulCompletion, message));
     case 'createType': case 'alterType': case 'dropType':
       return runTypeDdl(w, c, (message, detail, sqlstate = SqlState.successfulCompletion) =>
         ctx.events?.notice({ severity: 'NOTICE', sqlstate, message, ...(detail === undefined ? {} : { detail }) }));

@@ -14,6 +14,7 @@ import { defElemKey, defElemValue } from './def-elem.js';
 import { qualifyExisting, tryResolveRelation } from './resolve-relation.js';
 import { bindDropIndex, uniqueSpecOf } from './bind-unique.js';
 import { bindDropView } from './bind-view.js';
+import { bindDropPublication } from './bind-publication.js';
 
 function ddl(command: DdlCommand): BoundStatement {
   return { kind: 'ddl', command };
@@ -46,6 +47,7 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
     case 'OBJECT_VIEW': return bindDropView(ctx, n);
     case 'OBJECT_MATVIEW': return bindDropMaterializedView(ctx, n, ifExists);
     case 'OBJECT_TYPE': return bindDropType(ctx, n);
+    case 'OBJECT_PUBLICATION': return bindDropPublication(n);
     case 'OBJECT_FUNCTION':
       if (ifExists) return { kind: 'utility', command: { kind: 'noop', tag: `DROP ${String(n.removeType).slice(7)}` } };
       throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).slice(7)} is not supported`);

@@ -1,5 +1,6 @@
 import { isTempNamespaceName } from '../../common/temp-namespace.js';
 import { isOptionsToTable, optionsToTableSubselect } from './options-to-table.js';
+import { isPublicationTablesCall, publicationTablesSubselect } from './publication-tables-function.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
@@ -95,6 +96,7 @@ export function bindFromItem(
     case 'JoinExpr': return bindJoin(ctx, n, parent, correlation);
     case 'RangeFunction':
       if (isOptionsToTable(n)) return bindFromItem(ctx, optionsToTableSubselect(n), parent, correlation, lateralLeft);
+      if (isPublicationTablesCall(n)) return bindFromItem(ctx, publicationTablesSubselect(n), parent, correlation, lateralLeft);
       return bindRangeFunction(ctx, n, parent, correlation, lateralLeft);
     case 'RangeTableSample': return bindTableSample(ctx, n, parent, (rel) => bindFromItem(ctx, rel, parent, correlation, lateralLeft));
     default:

@@ -30,6 +30,7 @@ import { strList } from './ast.js';
 import { bindCreateView, bindRenameView, renamesView } from './bind-view.js';
 import { bindCreateTableAs, bindSelectInto } from './bind-create-table-as.js';
 import { bindCommentOn } from './bind-comment-on.js';
+import { bindAlterPublication, bindCreatePublication } from './bind-publication.js';
 import { bindSetSchema } from './bind-set-schema.js';
 import { bindAlterEnum, bindAlterTypeOwner, bindCreateEnum, bindDefineStmt, bindRenameType, bindSetTypeSchema } from './bind-type-ddl.js';
 
@@ -114,6 +115,8 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'CommentStmt': return bindCommentOn(ctx, n);
     case 'AlterObjectSchemaStmt': return n.objectType === 'OBJECT_TYPE' ? bindSetTypeSchema(ctx, n) : bindSetSchema(ctx, n);
     case 'CreateEnumStmt': return bindCreateEnum(ctx, n);
+    case 'CreatePublicationStmt': return bindCreatePublication(ctx, n);
+    case 'AlterPublicationStmt': return bindAlterPublication(ctx, n);
     case 'DefineStmt': return bindDefineStmt(ctx, n);
     case 'AlterEnumStmt': return bindAlterEnum(ctx, n);
     case 'AlterOwnerStmt':

@@ -206,6 +206,14 @@ export function registerCatalogFunctions(): void {
       return formatType(t);
     },
   });
+  // A logical replication subscriber joins pg_index on it to learn the key columns: a keyed table's primary key index, else none.
+  reg({
+    name: 'pg_get_replica_identity_index', args: [T.oid], returns: { kind: 'regclass' } as SqlType,
+    impl: (a, ctx) => {
+      const t = tableByOid(ctx, a[0] as number);
+      return t !== undefined && t.primaryKey.length > 0 ? primaryKeyIndexOid(t.id) : null;
+    },
+  });
   // adbin already holds the deparsed text (see catalog-rows.ts), so pg_get_expr only passes it on.
   reg({ name: 'pg_get_expr', args: [T.text, T.oid], returns: T.text, impl: (a) => a[0] });
   reg({

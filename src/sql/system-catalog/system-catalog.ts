@@ -7,6 +7,7 @@ import { lakeWarehouse } from './catalog-view.js';
 import { lookupLakeSystemTable } from './lake-system-tables.js';
 import { lookupSequenceRelation } from './sequence-relation.js';
 import { serviceRelationRowSources, serviceRelationShapes } from './service-relations.js';
+import { replicationRelationShapes, replicationRowSources } from './replication-relations.js';
 import type { ServiceRelations } from './service-relations.js';
 import type { Warehouse } from '../../lake/index.js';
 
@@ -93,14 +94,15 @@ class SystemCatalogImpl implements SystemCatalog {
  */
 export function createSystemCatalog(): SystemCatalog {
   const catalog = new SystemCatalogImpl();
-  for (const shape of [...catalogShapes, ...serviceRelationShapes]) {
+  for (const shape of [...catalogShapes, ...serviceRelationShapes, ...replicationRelationShapes]) {
     const columns: VirtualColumn[] = shape.columns.split(' ').map((c) => {
       const at = c.indexOf(':');
       return { name: c.slice(0, at), type: parseShapeType(c.slice(at + 1)) };
     });
     // pg_dump reads `tableoid` beside every catalog row's oid.
     columns.push({ name: 'tableoid', type: { kind: 'oid' }, system: true });
-    const source = catalogRowSources[`${shape.schema}.${shape.name}`] ?? serviceRelationRowSources[`${shape.schema}.${shape.name}`];
+    const key = `${shape.schema}.${shape.name}`;
+    const source = catalogRowSources[key] ?? serviceRelationRowSources[key] ?? replicationRowSources[key];
     catalog.register({
       schema: shape.schema,
       name: shape.name,

@@ -93,7 +93,8 @@ export function writeBackendMessage(w: MessageWriter, m: BackendMessage): void {
       });
     case 'CopyInResponse':
     case 'CopyOutResponse':
-      return w.message(m.kind === 'CopyInResponse' ? 'G' : 'H', (b) => {
+    case 'CopyBothResponse':
+      return w.message(m.kind === 'CopyInResponse' ? 'G' : m.kind === 'CopyOutResponse' ? 'H' : 'W', (b) => {
         b.byte(m.format).int16(m.columnFormats.length);
         for (const f of m.columnFormats) b.int16(f);
       });

@@ -15,9 +15,9 @@ export interface CopyFail {
   readonly reason: string;
 }
 
-/** Backend: CopyInResponse ('G') and CopyOutResponse ('H'). */
+/** Backend: CopyInResponse ('G'), CopyOutResponse ('H') and CopyBothResponse ('W', replication streaming). */
 export interface CopyResponse {
-  readonly kind: 'CopyInResponse' | 'CopyOutResponse';
+  readonly kind: 'CopyInResponse' | 'CopyOutResponse' | 'CopyBothResponse';
   /** 0 = text, 1 = binary (then every column format is 1). */
   readonly format: 0 | 1;
   readonly columnFormats: readonly number[];

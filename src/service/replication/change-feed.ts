@@ -1,0 +1,104 @@
+import { vectorToValues } from '../../exec/arrow/vector-values.js';
+import { commitEndLsn, commitLsn, firstSnapshotFrom } from '../../lake/index.js';
+import type { Snapshot, TableMetadata, Warehouse } from '../../lake/index.js';
+
+/** Operations whose snapshots change rows; create, optimize and layout rewrites change none. */
+const DATA_OPERATIONS: ReadonlySet<string> = new Set(['write', 'append', 'delete']);
+
+/** One row change as a publication sends it: the new row of an insert or update, the old row (or key) of a delete. */
+export interface TableChange {
+  readonly table: TableMetadata;
+  readonly kind: 'insert' | 'update' | 'delete';
+  /** Values in the table's column order. A keyed table's delete holds its key, the other columns null. */
+  readonly row: readonly unknown[];
+}
+
+/** One Floe transaction's commit on the published tables: its snapshots share a seq and lie next to each other in id order. */
+export interface CommittedTransaction {
+  readonly xid: number;
+  readonly commitLsn: bigint;
+  readonly endLsn: bigint;
+  readonly committedAtMicros: bigint;
+  readonly changes: readonly TableChange[];
+}
+
+interface Candidate {
+  readonly table: TableMetadata;
+  readonly snapshot: Snapshot;
+}
+
+/**
+ * The committed transactions on `tables` (main branch) whose commit LSN is at or past
+ * `fromLsn`, oldest first, at most about `maxSnapshots` snapshots (a transaction is never
+ * cut). `end` is where the next read starts: past the last transaction returned, or, when
+ * all were returned, past every snapshot committed before the read began. The tables'
+ * snapshot lists are read one after another, so only snapshots up to the newest id handed
+ * out before them count: a later one may have a lower-id sibling not listed yet.
+ */
+export async function readCommittedTransactions(
+  warehouse: Warehouse, tables: readonly TableMetadata[], fromLsn: bigint, maxSnapshots: number,
+): Promise<{ transactions: CommittedTransaction[]; end: bigint }> {
+  const first = firstSnapshotFrom(fromLsn);
+  const last = warehouse.replication.lastSnapshotId();
+  const candidates: Candidate[] = [];
+  for (const table of tables) {
+    for (const snapshot of warehouse.listSnapshots(table)) {
+      if (snapshot.id >= first && snapshot.id <= last && snapshot.branch === 'main' && DATA_OPERATIONS.has(snapshot.operation)) {
+        candidates.push({ table, snapshot });
+      }
+    }
+  }
+  candidates.sort((a, b) => (a.snapshot.id < b.snapshot.id ? -1 : a.snapshot.id > b.snapshot.id ? 1 : 0));
+  const groups: Candidate[][] = [];
+  let taken = 0;
+  let cut = false;
+  for (const c of candidates) {
+    const open = groups[groups.length - 1];
+    const seq = c.snapshot.summary.seq;
+    if (open !== undefined && seq !== undefined && open[0]!.snapshot.summary.seq === seq) {
+      open.push(c);
+    } else {
+      if (taken >= maxSnapshots) {
+        cut = true;
+        break;
+      }
+      groups.push([c]);
+    }
+    taken++;
+  }
+  const out: CommittedTransaction[] = [];
+  for (const group of groups) {
+    const changes: TableChange[] = [];
+    for (const { table, snapshot } of group) changes.push(...await snapshotChanges(warehouse, table, snapshot));
+    const lastSnapshot = group[group.length - 1]!.snapshot;
+    out.push({
+      xid: Number(BigInt(group[0]!.snapshot.summary.seq ?? lastSnapshot.id) & 0xffffffffn),
+      commitLsn: commitLsn(lastSnapshot.id), endLsn: commitEndLsn(lastSnapshot.id), committedAtMicros: lastSnapshot.committedAtMicros, changes,
+    });
+  }
+  const end = cut ? out[out.length - 1]!.endLsn : last >= first ? commitEndLsn(last) : fromLsn;
+  return { transactions: out, end: end > fromLsn ? end : fromLsn };
+}
+
+/**
+ * A snapshot's change rows as inserts, updates and deletes. A keyed table's -U (before-image)
+ * is dropped: its +U carries the row, and the key did not change (a key change is written as
+ * -D of the old key and +I of the new). An append table's -D rows are whole rows.
+ */
+async function snapshotChanges(warehouse: Warehouse, table: TableMetadata, snapshot: Snapshot): Promise<TableChange[]> {
+  const out: TableChange[] = [];
+  const width = table.columns.length;
+  const keyed = table.primaryKey.length > 0;
+  const keyIdx = new Set(table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k)));
+  for (const { batch } of await warehouse.readChanges(table, snapshot.parentId, snapshot.id)) {
+    const cols = table.columns.map((c, i) => vectorToValues(batch.getChildAt(i)!, c.type));
+    const ops = vectorToValues(batch.getChildAt(width)!, { kind: 'text' });
+    for (let r = 0; r < batch.numRows; r++) {
+      const op = ops[r] as string;
+      if (op === '-U') continue;
+      const row = cols.map((c, i) => (op === '-D' && keyed && !keyIdx.has(i) ? null : c[r] ?? null));
+      out.push({ table, kind: op === '-D' ? 'delete' : op === '+U' ? 'update' : 'insert', row });
+    }
+  }
+  return out;
+}
