@@ -49,6 +49,8 @@ import { SessionSequenceState } from './session-sequence-state.js';
 import { isolationLevel, isolationText } from './transaction-isolation.js';
 import { createIndex, dropIndex, uniqueConstraintsForCreate } from './unique-ddl.js';
 import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
+import { runSubscriptionDdl } from '../service/subscriptions/subscription-ddl.js';
+import type { SubscriptionWorkers } from '../service/subscriptions/subscription-workers.js';
 import { callOptimize, procedureResultColumns } from './call-optimize.js';
 import { runOptimizerGroupDdl } from './run-optimizer-group-ddl.js';
 import { checkNotView, dropViewsDependingOn, runViewDdl, type ViewDdlIo } from './run-view-ddl.js';
@@ -74,6 +76,8 @@ export interface SessionDeps {
   readonly optimizing?: OptimizingService;
   /** The server's live sessions and advisory locks; without one, the process-wide registry. */
   readonly registry?: SessionRegistry;
+  /** floe serve's subscription runners (CDC in); without them, subscription statements change the catalog only. */
+  readonly subscriptions?: SubscriptionWorkers;
 }
 
 type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
@@ -666,6 +670,11 @@ class FloeSession implements SessionHandler {
         return createIndex(w, c, (message) => this.#notice('NOTICE', '42P07', message));
       case 'dropIndex':
         return dropIndex(w, c, this.#searchPath(), (message) => this.#notice('NOTICE', SqlState.successfulCompletion, message));
+      case 'createSubscription': case 'alterSubscription': case 'dropSubscription':
+        return runSubscriptionDdl(c, {
+          warehouse: w, inTransactionBlock: this.#txn !== undefined, workers: this.#deps.subscriptions,
+          notice: (severity, message, hint) => this.#events?.notice({ severity, sqlstate: severity === 'WARNING' ? '01000' : SqlState.successfulCompletion, message, ...(hint === undefined ? {} : { hint }) }),
+        });
       case 'createOptimizerGroup': case 'alterOptimizerGroup': case 'dropOptimizerGroup':
         return runOptimizerGroupDdl(this.#optimizing, w, c, (message, sqlstate) => this.#notice('NOTICE', sqlstate, message));
       case 'createView': case 'dropView': case 'alterView': case 'setTableSchema': case 'comment':

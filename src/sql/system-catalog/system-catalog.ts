@@ -8,6 +8,7 @@ import { lookupLakeSystemTable } from './lake-system-tables.js';
 import { lookupSequenceRelation } from './sequence-relation.js';
 import { serviceRelationRowSources, serviceRelationShapes } from './service-relations.js';
 import type { ServiceRelations } from './service-relations.js';
+import { subscriptionRelationShapes, subscriptionRowSources } from './subscription-relations.js';
 import type { Warehouse } from '../../lake/index.js';
 
 /** A shape spec type ('int4', 'oid[]', 'varchar', …) as a SqlType. */
@@ -93,14 +94,15 @@ class SystemCatalogImpl implements SystemCatalog {
  */
 export function createSystemCatalog(): SystemCatalog {
   const catalog = new SystemCatalogImpl();
-  for (const shape of [...catalogShapes, ...serviceRelationShapes]) {
+  for (const shape of [...catalogShapes, ...serviceRelationShapes, ...subscriptionRelationShapes]) {
     const columns: VirtualColumn[] = shape.columns.split(' ').map((c) => {
       const at = c.indexOf(':');
       return { name: c.slice(0, at), type: parseShapeType(c.slice(at + 1)) };
     });
     // pg_dump reads `tableoid` beside every catalog row's oid.
     columns.push({ name: 'tableoid', type: { kind: 'oid' }, system: true });
-    const source = catalogRowSources[`${shape.schema}.${shape.name}`] ?? serviceRelationRowSources[`${shape.schema}.${shape.name}`];
+    const key = `${shape.schema}.${shape.name}`;
+    const source = subscriptionRowSources[key] ?? catalogRowSources[key] ?? serviceRelationRowSources[key];
     catalog.register({
       schema: shape.schema,
       name: shape.name,
