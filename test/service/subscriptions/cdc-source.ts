@@ -69,17 +69,8 @@ export async function waitForEquality(source: pg.Client, floeUrl: string | (() =
   }
 }
 
-/** A small PRNG so a failing run can be replayed from its seed. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded random numbers, so a failing run can be replayed. */
+export { seededRandom as rng } from '../../../src/tools/commitbench/bench-rows.js';
 
 /**
  * One random source transaction: inserts, updates (some moving the key), deletes, on both
