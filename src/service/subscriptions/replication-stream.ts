@@ -56,7 +56,10 @@ export class ReplicationStream {
     return (this.#client as unknown as { connection: ClientConnection }).connection;
   }
 
-  #onCopyData(chunk: Buffer): void {
+  #onCopyData(data: Buffer): void {
+    // pg-protocol's message is a view into its read buffer, which the next socket read
+    // overwrites; frames wait in the queue, so each is copied out.
+    const chunk = Buffer.from(data);
     const kind = chunk[0];
     if (kind === 0x77 /* w */) {
       this.#push({
