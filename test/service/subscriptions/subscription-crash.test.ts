@@ -41,7 +41,7 @@ test(`SIGKILL of the gateway mid-stream, ${KILLS} times: exact equality after re
       while (writing) {
         await randomTransaction(writerConn, wrand);
         n++;
-        if (n % 100 === 0) await writerConn.query(`INSERT INTO items (id, name) SELECT g, 'batch' FROM generate_series(${200000 + n * 100}, ${200000 + n * 100 + 499}) g ON CONFLICT DO NOTHING`);
+        if (n % 50 === 0) await writerConn.query(`INSERT INTO items (id, name) SELECT g, 'batch' FROM generate_series(${200000 + n * 20}, ${200000 + n * 20 + 999}) g ON CONFLICT DO NOTHING`);
       }
       return n;
     })();
