@@ -34,6 +34,9 @@ function subscriptionsOf(v: CatalogView): readonly SubscriptionMetadata[] {
 
 const lsn = (x: bigint | undefined) => (x === undefined ? null : formatLsn(x));
 
+/** The runner saves what it received once a second, and each commit moves the applied LSN: what was applied was received. */
+const received = (s: SubscriptionMetadata) => (s.receivedLsn > s.appliedLsn ? s.receivedLsn : s.appliedLsn);
+
 function pgSubscription(v: CatalogView): Row[] {
   return subscriptionsOf(v).map((s) => ({
     oid: s.id, subdbid: FLOE_DATABASE_OID, subskiplsn: '0/0', subname: s.name, subowner: BOOTSTRAP_SUPERUSER_OID,
@@ -54,7 +57,7 @@ function pgSubscriptionRel(v: CatalogView): Row[] {
 function pgStatSubscription(v: CatalogView): Row[] {
   return subscriptionsOf(v).map((s) => ({
     subid: s.id, subname: s.name, pid: s.pid ?? null, relid: null,
-    received_lsn: s.pid === undefined ? null : lsn(s.receivedLsn),
+    received_lsn: s.pid === undefined ? null : lsn(received(s)),
     last_msg_send_time: s.lastMsgSendMicros ?? null, last_msg_receipt_time: s.lastMsgReceiptMicros ?? null,
     latest_end_lsn: s.pid === undefined ? null : lsn(s.appliedLsn), latest_end_time: s.appliedMicros ?? null,
   }));
@@ -67,7 +70,7 @@ function floeSubscriptions(v: CatalogView): Row[] {
     const waiting = s.pendingSinceMicros === undefined ? 0 : Math.max(0, Number(nowMicros - s.pendingSinceMicros) / 1e6);
     return {
       subname: s.name, enabled: s.enabled, slot_name: s.slotName ?? null, publications: s.publications, tables: s.tables.length,
-      tables_copying: s.tables.filter((t) => t.state !== 'ready').length, received_lsn: lsn(s.receivedLsn), applied_lsn: lsn(s.appliedLsn),
+      tables_copying: s.tables.filter((t) => t.state !== 'ready').length, received_lsn: lsn(received(s)), applied_lsn: lsn(s.appliedLsn),
       source_wal_end: lsn(s.sourceWalEnd), lag_bytes: behind, lag_seconds: waiting,
       last_applied_source_time: s.appliedSourceMicros ?? null, last_applied_time: s.appliedMicros ?? null,
       last_msg_receipt_time: s.lastMsgReceiptMicros ?? null, pid: s.pid ?? null, last_error: s.lastError ?? null, last_error_time: s.lastErrorMicros ?? null,

@@ -64,6 +64,9 @@ test('initial copy and streaming equal the source after random DML, a large tran
     assert.deepEqual({ ...status.rows[0], applied_lsn: typeof status.rows[0].applied_lsn }, {
       enabled: true, slot_name: slot, tables: 2, tables_copying: 0, applied_lsn: 'string', last_error: null,
     });
+    const lsns = await f.query(`SELECT received_lsn, applied_lsn FROM floe_subscriptions WHERE subname = 's1'`);
+    const asNumber = (t: string) => { const [hi, lo] = t.split('/'); return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`); };
+    assert.ok(asNumber(lsns.rows[0].received_lsn) >= asNumber(lsns.rows[0].applied_lsn), JSON.stringify(lsns.rows[0]));
     const subs = await f.query(`SELECT subname, subenabled, subslotname, subpublications FROM pg_subscription`);
     assert.deepEqual(subs.rows, [{ subname: 's1', subenabled: true, subslotname: slot, subpublications: ['pub1'] }]);
 
