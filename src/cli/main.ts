@@ -11,6 +11,7 @@ import { loadSqlParser } from '../sql/index.js';
 import { createSystemCatalog, registerCatalogFunctions, regprocName, regprocedureName } from '../sql/system-catalog/index.js';
 import { registerRegNameLookup, startWireServer } from '../wire/index.js';
 import { LogTieringService } from '../service/log-tiering/log-tiering-service.js';
+import { SubscriptionManager } from '../service/subscriptions/subscription-manager.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { addUser, usersAuthProvider, usersFilePath } from './users-file.js';
 import type { AuthMethod } from './users-file.js';
@@ -93,6 +94,8 @@ async function serve(argv: string[]): Promise<void> {
   const scanPool = sharedScanPool();
   const auth = usersAuthProvider(usersFilePath(dataDir));
   const optimizing = createOptimizingRuntime(warehouse, { ...optimizerFlags, logger: logger.child({ component: 'optimizer' }) });
+  // CDC in: the runners of the warehouse's subscriptions (src/service/subscriptions).
+  const subscriptions = new SubscriptionManager({ warehouse, logger: logger.child({ component: 'subscriptions' }) });
   let port = Number(values.port);
   // The server's sessions, as pg_stat_activity, pg_cancel_backend, NOTIFY and advisory locks see them.
   const registry = new SessionRegistry();
@@ -104,10 +107,11 @@ async function serve(argv: string[]): Promise<void> {
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls: values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) },
-    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, optimizing: optimizing.service, registry }),
+    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, optimizing: optimizing.service, registry, subscriptions }),
   });
   port = server.port;
   optimizing.start();
+  subscriptions.start();
   // The log store's tiering, beside the optimizer (src/service/log-tiering).
   const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
   if (values['log-tiering'] === true) tiering.start();
@@ -123,6 +127,7 @@ async function serve(argv: string[]): Promise<void> {
       logger.info({ signal }, 'draining sessions');
       await server.close({ drainMs: 5000 });
       await optimizing.stop();
+      await subscriptions.stop();
       await tiering.stop();
       await closeSharedScanPool();
       await warehouse.close();

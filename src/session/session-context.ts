@@ -32,6 +32,7 @@ import { SessionSettings, parseSearchPath } from './session-settings.js';
 import { physicalPlanOf } from './physical-plan-of.js';
 import { planOptions } from './disabled-optimizer-rules.js';
 import type { LogicalStatementPlan } from '../planner/index.js';
+import type { SubscriptionWorkers } from '../service/subscriptions/subscription-workers.js';
 import { SessionWarehouse } from './session-warehouse.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting } from './settings-registry.js';
@@ -54,6 +55,8 @@ export interface SessionDeps {
   readonly optimizing?: OptimizingService;
   /** The server's live sessions and advisory locks; without one, the process-wide registry. */
   readonly registry?: SessionRegistry;
+  /** floe serve's subscription runners (CDC in); without them, subscription statements change the catalog only. */
+  readonly subscriptions?: SubscriptionWorkers;
 }
 
 /** How a bound utility or DDL statement runs: src/session/commands, handed in so this file needs none of them. */

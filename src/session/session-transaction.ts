@@ -1,4 +1,4 @@
-import type { ConstraintModes, LakeTransaction, TableMetadata, TxnSavepoint } from '../lake/index.js';
+import type { ConstraintModes, LakeTransaction, SubscriptionProgress, TableMetadata, TxnSavepoint } from '../lake/index.js';
 
 /** How a session transaction reaches its temporary tables (session-warehouse.ts). */
 export interface TempTableSide {
@@ -62,6 +62,10 @@ export class SessionTransaction implements LakeTransaction {
   async setConstraintModes(modes: ConstraintModes): Promise<void> {
     this.#modes = modes;
     for (const part of this.#parts()) await part.setConstraintModes(modes);
+  }
+
+  recordSubscriptionProgress(p: SubscriptionProgress): void {
+    this.shared.recordSubscriptionProgress(p);
   }
 
   async insert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {

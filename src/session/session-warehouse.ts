@@ -269,4 +269,14 @@ export class SessionWarehouse implements Warehouse {
   readonly saveOptimizingState: Warehouse['saveOptimizingState'] = (state) => this.#shared.saveOptimizingState(state);
   readonly tryClaimOptimizing: Warehouse['tryClaimOptimizing'] = (tableId, owner, now, lease) => this.#shared.tryClaimOptimizing(tableId, owner, now, lease);
   readonly listOptimizingStates: Warehouse['listOptimizingStates'] = () => this.#shared.listOptimizingStates();
+
+  // ---- subscriptions: the shared warehouse's only ----
+
+  readonly listSubscriptions: Warehouse['listSubscriptions'] = () => this.#shared.listSubscriptions();
+  readonly createSubscription: Warehouse['createSubscription'] = (s) => this.#shared.createSubscription(s);
+  readonly alterSubscription: Warehouse['alterSubscription'] = (name, patch) => this.#shared.alterSubscription(name, patch);
+  readonly dropSubscription: Warehouse['dropSubscription'] = (id) => this.#shared.dropSubscription(id);
+  readonly recordSubscriptionProgress: Warehouse['recordSubscriptionProgress'] = (p) => this.#shared.recordSubscriptionProgress(p);
+  readonly saveSubscriptionStatus: Warehouse['saveSubscriptionStatus'] = (id, status) => this.#shared.saveSubscriptionStatus(id, status);
+  readonly saveSubscriptionError: Warehouse['saveSubscriptionError'] = (id, error) => this.#shared.saveSubscriptionError(id, error);
 }

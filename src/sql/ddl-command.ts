@@ -153,6 +153,7 @@ export type DdlCommand =
     }
   | { readonly kind: 'dropIndex'; readonly names: readonly { readonly schema?: string; readonly name: string }[]; readonly ifExists: boolean }
   | OptimizerGroupDdl
+  | SubscriptionDdl
   | ViewDdl
   | TypeDdl
   | PublicationDdl;
@@ -227,3 +228,27 @@ export type TypeDdl =
   | { readonly kind: 'createType'; readonly type: TableName; /** undefined: a shell type. */ readonly labels: readonly string[] | undefined }
   | { readonly kind: 'alterType'; readonly target: TypeNameRef; readonly action: AlterTypeAction }
   | { readonly kind: 'dropType'; readonly types: readonly TypeNameRef[]; readonly ifExists: boolean; readonly cascade: boolean };
+
+/** One WITH option of a subscription statement as written (no argument: 'true', as PostgreSQL's defGetBoolean reads it). */
+export interface SubscriptionOption {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** ALTER SUBSCRIPTION's forms (RENAME and OWNER TO are not among them). */
+export type AlterSubscriptionAction =
+  | { readonly kind: 'enable' }
+  | { readonly kind: 'disable' }
+  | { readonly kind: 'refresh'; readonly options: readonly SubscriptionOption[] }
+  | { readonly kind: 'setOptions'; readonly options: readonly SubscriptionOption[] }
+  | { readonly kind: 'connection'; readonly conninfo: string }
+  | { readonly kind: 'setPublication' | 'addPublication' | 'dropPublication'; readonly publications: readonly string[]; readonly options: readonly SubscriptionOption[] };
+
+/** CREATE / ALTER / DROP SUBSCRIPTION (CDC in, issue 27): PostgreSQL's grammar; options are checked by src/service/subscriptions. */
+export type SubscriptionDdl =
+  | {
+      readonly kind: 'createSubscription'; readonly name: string; readonly conninfo: string;
+      readonly publications: readonly string[]; readonly options: readonly SubscriptionOption[];
+    }
+  | { readonly kind: 'alterSubscription'; readonly name: string; readonly action: AlterSubscriptionAction }
+  | { readonly kind: 'dropSubscription'; readonly name: string; readonly ifExists: boolean };

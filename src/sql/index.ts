@@ -11,6 +11,7 @@ export type { BoundStatement } from './bound-statement.js';
 export type { ResultColumn } from './result-column.js';
 export type { PublicationDdl, PublicationTableRef } from './publication-ddl.js';
 export type { DdlCommand, OptimizerGroupDdl, AlterTableAction, ColumnSpec, PartitionFieldSpec, TableName, TemporaryTableSpec, UniqueSpec, TypeDdl, AlterTypeAction, TypeNameRef } from './ddl-command.js';
+export type { AlterSubscriptionAction, SubscriptionDdl, SubscriptionOption } from './ddl-command.js';
 export { TEMP_SCHEMA_ALIAS, isTempNamespaceName, tempNamespaceName } from '../common/temp-namespace.js';
 export type {
   UtilityCommand, CopyOptions, TransactionModes, IsolationLevel, ArgumentsPlan,

@@ -7,6 +7,9 @@ import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/vie
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { ReplicationCatalog } from '../replication/replication-catalog.js';
+import type {
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
+} from '../subscription/subscription-metadata.js';
 
 /**
  * The narrow catalog interface: everything src/lake keeps in a database goes through
@@ -131,6 +134,11 @@ export interface CommitRequest {
   readonly requireVisible?: readonly number[];
   /** Append-table compaction: where each replaced file's rows went, kept so older row ids still translate. */
   readonly replacements?: readonly FileReplacement[];
+  /**
+   * A subscription's position, stored in the same database transaction as the files (and
+   * logged with them, so a replay stores it too): CDC in is exactly once through this.
+   */
+  readonly subscriptionProgress?: SubscriptionProgress;
 }
 
 /**
@@ -371,6 +379,18 @@ export interface Catalog {
   renameEnumValue(oid: number, from: string, to: string): void;
   moveType(oid: number, to: { namespace: string; name: string }): UserTypeMetadata;
   dropTypes(oids: readonly number[]): void;
+
+  // Subscriptions (sqlite-subscriptions.ts); their position moves only with a commit (CommitRequest.subscriptionProgress).
+  listSubscriptions(): SubscriptionMetadata[];
+  /** 42710 when the name is taken. */
+  createSubscription(s: NewSubscription): SubscriptionMetadata;
+  /** 42704 when it does not exist; moves its generation. */
+  alterSubscription(name: string, patch: SubscriptionPatch): SubscriptionMetadata;
+  dropSubscription(id: number): void;
+  /** A position with no data to commit beside it (source transactions that wrote nothing Floe keeps). */
+  recordSubscriptionProgress(p: SubscriptionProgress, nowMicros: bigint): void;
+  saveSubscriptionStatus(id: number, status: SubscriptionStatus): void;
+  saveSubscriptionError(id: number, error: string, nowMicros: bigint): void;
 
   /** COMMENT ON: null or '' removes it. */
   setComment(objectId: number, subId: number, description: string | null): void;

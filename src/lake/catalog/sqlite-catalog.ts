@@ -22,6 +22,10 @@ import type {
 import type { FileColumnStats, FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { VisibleFilesMemo } from './visible-files-memo.js';
+import { SqliteSubscriptions, SUBSCRIPTIONS_SCHEMA } from './sqlite-subscriptions.js';
+import type {
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
+} from '../subscription/subscription-metadata.js';
 
 /**
  * The embedded catalog: one SQLite database (WAL) per warehouse.
@@ -87,6 +91,7 @@ ${FILE_REPLACEMENTS_SCHEMA}
 ${VIEWS_SCHEMA}
 ${TYPES_SCHEMA}
 ${REPLICATION_SCHEMA}
+${SUBSCRIPTIONS_SCHEMA}
 `;
 
 /** Columns added to tables of catalogs written before them; each ALTER runs once. */
@@ -194,6 +199,7 @@ export class SqliteCatalog implements Catalog {
   readonly #optimizing: SqliteOptimizing;
   /** Publications and replication slots. */
   readonly replication: SqliteReplication;
+  readonly #subscriptions: SqliteSubscriptions;
   /** Visible sets derived commit by commit (visible-files-memo.ts), kept across database changes. */
   readonly #visible = new VisibleFilesMemo({
     fileEpoch: (tableId) => Number((this.#sql('SELECT epoch FROM file_epochs WHERE table_id = ?').get(tableId) as { epoch: bigint } | undefined)?.epoch ?? 0),
@@ -231,7 +237,20 @@ export class SqliteCatalog implements Catalog {
     this.#sequences = new SqliteSequences(access);
     this.#optimizing = new SqliteOptimizing(access);
     this.replication = new SqliteReplication(access);
+    this.#subscriptions = new SqliteSubscriptions(access);
   }
+
+  // ---- subscriptions (sqlite-subscriptions.ts) ----
+
+  listSubscriptions(): SubscriptionMetadata[] { return this.#subscriptions.list(); }
+  createSubscription(s: NewSubscription): SubscriptionMetadata { return this.#subscriptions.create(s); }
+  alterSubscription(name: string, patch: SubscriptionPatch): SubscriptionMetadata { return this.#subscriptions.alter(name, patch); }
+  dropSubscription(id: number): void { this.#subscriptions.drop(id); }
+  recordSubscriptionProgress(p: SubscriptionProgress, nowMicros: bigint): void {
+    this.#immediate(() => this.#subscriptions.recordProgress(p, nowMicros));
+  }
+  saveSubscriptionStatus(id: number, status: SubscriptionStatus): void { this.#subscriptions.saveStatus(id, status); }
+  saveSubscriptionError(id: number, error: string, nowMicros: bigint): void { this.#subscriptions.saveError(id, error, nowMicros); }
 
   // ---- the self-optimizing service's records (sqlite-optimizing.ts) ----
 
@@ -968,6 +987,7 @@ export class SqliteCatalog implements Catalog {
     for (const fid of req.removeFileIds) rem.run(fid, id, req.tableId);
     if (req.replacements !== undefined) insertFileReplacements((q) => this.#sql(q), req.tableId, req.replacements, added);
     this.#sql('UPDATE refs SET snapshot_id = ? WHERE table_id = ? AND name = ?').run(id, req.tableId, req.branch);
+    if (req.subscriptionProgress !== undefined) this.#subscriptions.recordProgress(req.subscriptionProgress, nowMicros);
     return this.getSnapshot(req.tableId, id)!;
   }
 

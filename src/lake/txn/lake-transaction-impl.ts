@@ -36,6 +36,7 @@ import { stagedFileIndex } from './staged-file-id.js';
 import { deletesAtHead } from './deletes-at-head.js';
 import { pendingChangeFile } from '../log/pending-change-file.js';
 import type { PendingChangeFile } from '../log/pending-change-file.js';
+import type { SubscriptionProgress } from '../subscription/subscription-metadata.js';
 
 /** What one transaction has staged for one (table, branch). */
 interface TableWrite {
@@ -92,6 +93,8 @@ export class LakeTransactionImpl implements LakeTransaction {
   #pendingBytes = 0;
   /** readAtOrBefore: tables touched later pin their newest snapshot at or below this id. */
   #readBound: bigint | undefined;
+  /** A subscription's position, committed with the data (recordSubscriptionProgress). */
+  #progress: SubscriptionProgress | undefined;
 
   private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number, isolation: TxnIsolation, modes: ConstraintModes | undefined) {
     this.#ctx = ctx;
@@ -412,6 +415,11 @@ export class LakeTransactionImpl implements LakeTransaction {
     }
   }
 
+  recordSubscriptionProgress(p: SubscriptionProgress): void {
+    this.#checkOpen();
+    this.#progress = p;
+  }
+
   savepoint(): TxnSavepoint {
     this.#checkOpen();
     const marks = new Map<string, TableWriteMark>();
@@ -461,6 +469,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     const { catalog } = this.#ctx;
     try {
       if (writes.length === 0) {
+        if (this.#progress !== undefined) catalog.recordSubscriptionProgress(this.#progress, nowMicros());
         catalog.endTxn(this.id);
         this.#state = 'committed';
         return undefined;
@@ -470,6 +479,8 @@ export class LakeTransactionImpl implements LakeTransaction {
         let started = startSpan();
         const requests: CommitRequest[] = [];
         for (const w of writes) requests.push(await this.#request(w));
+        // One request carries the position: the whole commit is one catalog transaction (or one logged record).
+        if (this.#progress !== undefined) requests[requests.length - 1] = { ...requests[requests.length - 1]!, subscriptionProgress: this.#progress };
         endSpan('lake.commit.request', started);
         started = startSpan();
         try {

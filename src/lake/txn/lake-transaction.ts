@@ -1,6 +1,7 @@
 import type { ConstraintModes } from './constraint-modes.js';
 import type { Snapshot } from '../refs/snapshot.js';
 import type { TableMetadata } from '../table/table-metadata.js';
+import type { SubscriptionProgress } from '../subscription/subscription-metadata.js';
 
 /** A point in a transaction's staged writes that ROLLBACK TO SAVEPOINT returns to. Opaque. */
 export interface TxnSavepoint {
@@ -60,6 +61,12 @@ export interface LakeTransaction {
    * immediate are checked at once for the rows written while they were deferred (23505).
    */
   setConstraintModes(modes: ConstraintModes): Promise<void>;
+  /**
+   * The commit stores this subscription position in the same catalog transaction as its
+   * data (CDC in's exactly-once rule); with nothing written, it is stored alone. The last
+   * call wins.
+   */
+  recordSubscriptionProgress(p: SubscriptionProgress): void;
   /** Marks what is staged now, for a later rollbackTo. */
   savepoint(): TxnSavepoint;
   /**

@@ -9,6 +9,9 @@ import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import { optimizeTable } from '../optimize/optimize-table.js';
 import { optimizingMetrics } from '../optimize/optimizing-metrics.js';
 import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../optimize/optimize-result.js';
+import type {
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
+} from '../subscription/subscription-metadata.js';
 import type { NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
 import { expireSnapshots } from '../refs/expire-snapshots.js';
 import { createRef, dropRef, fastForward, rollbackTo, rollbackToTimestamp } from '../refs/ref-operations.js';
@@ -360,6 +363,14 @@ export class WarehouseImpl implements Warehouse {
   optimizingMetrics(table: TableMetadata, opts?: { ref?: string }): OptimizingMetrics {
     return optimizingMetrics(this.#ctx, table, opts);
   }
+  // Subscriptions: the catalog keeps them (sqlite-subscriptions.ts).
+  listSubscriptions(): SubscriptionMetadata[] { return this.#catalog.listSubscriptions(); }
+  createSubscription(s: NewSubscription): SubscriptionMetadata { return this.#catalog.createSubscription(s); }
+  alterSubscription(name: string, patch: SubscriptionPatch): SubscriptionMetadata { return this.#catalog.alterSubscription(name, patch); }
+  dropSubscription(id: number): void { this.#catalog.dropSubscription(id); }
+  recordSubscriptionProgress(p: SubscriptionProgress): void { this.#catalog.recordSubscriptionProgress(p, nowMicros()); }
+  saveSubscriptionStatus(id: number, status: SubscriptionStatus): void { this.#catalog.saveSubscriptionStatus(id, status); }
+  saveSubscriptionError(id: number, error: string): void { this.#catalog.saveSubscriptionError(id, error, nowMicros()); }
   // The self-optimizing service's records: the catalog keeps them (sqlite-optimizing.ts).
   listOptimizerGroups(): OptimizerGroup[] { return this.#catalog.listOptimizerGroups(); }
   createOptimizerGroup(group: OptimizerGroup, opts: { ifNotExists?: boolean } = {}): void {

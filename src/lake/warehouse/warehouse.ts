@@ -17,6 +17,9 @@ import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../se
 
 import type { LogReplay } from '../log/replay-dead-writers.js';
 import type { ReplicationCatalog } from '../replication/replication-catalog.js';
+import type {
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
+} from '../subscription/subscription-metadata.js';
 
 export interface LakeLogger {
   debug(obj: object, msg?: string): void;
@@ -202,6 +205,21 @@ export interface Warehouse {
   /** COMMENT ON: objectId a relation's id, subId a column's attnum or 0; null removes it. */
   setComment(objectId: number, subId: number, description: string | null): Promise<void>;
   listComments(): RelationComment[];
+
+  /**
+   * Subscriptions (CDC in): kept in the catalog; the position moves with the data it
+   * covers (LakeTransaction.recordSubscriptionProgress), or alone when a source
+   * transaction left nothing to write (recordSubscriptionProgress).
+   */
+  listSubscriptions(): SubscriptionMetadata[];
+  /** 42710 when the name is taken. */
+  createSubscription(s: NewSubscription): SubscriptionMetadata;
+  /** 42704 when it does not exist. */
+  alterSubscription(name: string, patch: SubscriptionPatch): SubscriptionMetadata;
+  dropSubscription(id: number): void;
+  recordSubscriptionProgress(p: SubscriptionProgress): void;
+  saveSubscriptionStatus(id: number, status: SubscriptionStatus): void;
+  saveSubscriptionError(id: number, error: string): void;
 
   /** What opening the warehouse replayed from the logs of writers that had died (undefined without a log store). */
   readonly logReplay: LogReplay | undefined;

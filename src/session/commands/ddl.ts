@@ -8,6 +8,7 @@ import { runOptimizerGroupDdl } from '../run-optimizer-group-ddl.js';
 import { runSequenceDdl } from '../run-sequence-ddl.js';
 import { runTypeDdl } from '../run-type-ddl.js';
 import { runPublicationDdl } from '../replication/run-publication-ddl.js';
+import { runSubscriptionDdl } from '../../service/subscriptions/subscription-ddl.js';
 import { checkNotView, dropViewsDependingOn, runViewDdl } from '../run-view-ddl.js';
 import type { SessionContext } from '../session-context.js';
 import { validateTableProperties } from '../table-properties.js';
@@ -99,6 +100,11 @@ export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonl
       if (c.temporary !== undefined && ctx.transaction.current === undefined) await ctx.temp.endTransaction(true);
       return tag;
     }
+    case 'createSubscription': case 'alterSubscription': case 'dropSubscription':
+      return runSubscriptionDdl(c, {
+        warehouse: w, inTransactionBlock: ctx.transaction.current !== undefined, workers: ctx.deps.subscriptions,
+        notice: (severity, message, hint) => ctx.events?.notice({ severity, sqlstate: severity === 'WARNING' ? '01000' : SqlState.successfulCompletion, message, ...(hint === undefined ? {} : { hint }) }),
+      });
     case 'createPublication': case 'alterPublication': case 'dropPublication':
       return runPublicationDdl(w, c, (message) => ctx.notice('NOTICE', SqlState.successfulCompletion, message));
     case 'createType': case 'alterType': case 'dropType':

@@ -17,6 +17,7 @@ import { bindInsert } from './bind-insert.js';
 import { bindAlterSequence, bindCreateSequence, bindRenameSequence } from './bind-sequence.js';
 import { bindMergeWith } from './bind-merge-with.js';
 import { bindOptimizerGroupDdl } from './bind-optimizer-group.js';
+import { bindSubscriptionDdl } from './bind-subscription.js';
 import { bindSelect } from './bind-query.js';
 import { bindDelete, bindTruncate, bindUpdate } from './bind-update-delete.js';
 import {
@@ -109,6 +110,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     }
     case 'ListenStmt': case 'UnlistenStmt': case 'NotifyStmt': return bindListen(tag, n);
     case 'VacuumStmt': return { kind: 'utility', command: { kind: 'noop', tag: n.is_vacuumcmd ? 'VACUUM' : 'ANALYZE' } };
+    case 'CreateSubscriptionStmt': case 'AlterSubscriptionStmt': case 'DropSubscriptionStmt': return bindSubscriptionDdl(tag, n);
     case 'CheckPointStmt': return { kind: 'utility', command: { kind: 'noop', tag: 'CHECKPOINT' } };
     case 'ViewStmt': return bindCreateView(ctx, n);
     case 'CreateTableAsStmt': return bindCreateTableAs(ctx, n);
