@@ -51,7 +51,7 @@ export {
   DEFAULT_OPTIMIZER_GROUP, OPTIMIZER_GROUP_OPTIONS, checkOptimizerGroupName, defaultGroupDropError, groupInUseError, optimizerGroupOptions,
 } from './warehouse/check-optimizer-group.js';
 export {
-  dueOptimizingKind, majorNodeDue, minorReason, splitDue, undersizedSiblingPairs, type LastOptimized, type MinorReason,
+  dueOptimizingKind, majorNodeDue, minorAction, minorReason, splitDue, undersizedSiblingPairs, type LastOptimized, type MinorReason,
 } from './optimize/optimizing-triggers.js';
 // One node's rewrite, runnable on a worker thread (the self-optimizing service's pool).
 export { executeNodeRewrite } from './optimize/execute-node-rewrite.js';

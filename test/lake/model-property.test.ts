@@ -39,7 +39,7 @@ import type { TestContext } from 'node:test';
 import fc from 'fast-check';
 import { isFloeError } from '../../src/common/floe-error.js';
 import { columnReader } from '../../src/lake/arrow/column-reader.js';
-import { executeScanTask, openWarehouse } from '../../src/lake/index.js';
+import { executeScanTask, openWarehouse, optimizingSettings } from '../../src/lake/index.js';
 import type { LakeTransaction, PartitionField, SnapshotSelector, TableMetadata, Warehouse } from '../../src/lake/index.js';
 import type { SqlType } from '../../src/common/sql-type.js';
 import type { ColumnAccessor } from '../../src/lake/bucket/column-accessor.js';
@@ -154,7 +154,9 @@ type Op =
   /** Close the warehouse and open it again; `kill`: drop it unclosed, as a dead process would, and replay its log. */
   | { t: 'reopen'; kill: boolean }
   /** The log store's tiering: log files live at each head become tiered files in place (no snapshot). */
-  | { t: 'tier' };
+  | { t: 'tier' }
+  /** The scheduler's minor on nodes too big to rewrite: change files compacted into one in place (no snapshot). */
+  | { t: 'compact'; branch: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ t: fc.constant('upsert' as const), branch: branchIx, rows: rowsArb }) },
@@ -186,6 +188,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ t: fc.constant('txSavepoint' as const), slot: fc.nat(1), rows: rowsArb, readInside: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('reopen' as const), kill: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('tier' as const) }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('compact' as const), branch: branchIx }) },
 );
 
 /**
@@ -256,7 +259,7 @@ async function readContents(wh: Warehouse, table: TableMetadata, codec: KeyCodec
 }
 
 /** What the runs exercised, reported as a test diagnostic so a weakened generator shows. */
-const coverage = { snapshotsChecked: 0, ownReads: 0, savepointRollbacks: 0, reopens: 0, killReopens: 0, expiredChecked: 0, splits: 0, merges: 0, outOfOrderCommits: 0, backgroundOptimizes: 0, outcomes: {} as Record<string, number> };
+const coverage = { snapshotsChecked: 0, ownReads: 0, savepointRollbacks: 0, reopens: 0, killReopens: 0, expiredChecked: 0, splits: 0, merges: 0, changeFilesCompacted: 0, outOfOrderCommits: 0, backgroundOptimizes: 0, outcomes: {} as Record<string, number> };
 const count = (what: string): void => { coverage.outcomes[what] = (coverage.outcomes[what] ?? 0) + 1; };
 
 const fmt = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
@@ -644,6 +647,28 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
         }
         case 'tier': {
           await wh.tierLogFiles(table);
+          break;
+        }
+        case 'compact': {
+          // Triggers under which every node with a base compacts once it has two change files
+          // (minorAction), and one without a base folds: the scheduler's minor, at once.
+          const branch = branchAt(op.branch);
+          const current = wh.getTable('public', 'kv')!;
+          const triggers = { ...optimizingSettings(current), targetSize: 1e12, fragmentRatio: 1e12, minorFileCount: 1, readAmplificationMax: 1e9 };
+          let res;
+          try {
+            res = await wh.optimize(table, { ref: branch, kind: 'minor', triggers });
+          } catch (e) {
+            if (background && isFloeError(e) && e.sqlstate === '40001') { count('compact 40001'); break; }
+            throw e;
+          }
+          coverage.changeFilesCompacted += res.changeFilesCompacted;
+          if (res.snapshotId !== undefined) {
+            absorb(branch, wh.listSnapshots(table).find((x) => x.id === res.snapshotId)?.parentId);
+            const head = m.heads.get(branch);
+            m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
+            m.heads.set(branch, res.snapshotId);
+          }
           break;
         }
         case 'expire': {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dueOptimizingKind, optimizingSettings, undersizedSiblingPairs } from '../../src/lake/index.js';
+import { dueOptimizingKind, minorAction, optimizingSettings, undersizedSiblingPairs } from '../../src/lake/index.js';
 import type { NodeOptimizingMetrics, OptimizingMetrics } from '../../src/lake/index.js';
 import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';
 import { idsIn, kvTable, setProperties, upsertRows } from './helpers/keyed-table.js';
@@ -122,4 +122,25 @@ test('undersized sibling pairs: both children of one parent, each under target/r
   assert.equal(dueOptimizingKind(metrics([node(0, 1, 0), node(1, 1, 0)]), s, {}, now), 'major');
   assert.equal(dueOptimizingKind(metrics([node(0, 0, 900)]), s, {}, now), 'minor', 'a node past the target size is due for its split');
   assert.equal(dueOptimizingKind(metrics([node(0, 0, 500)]), s, {}, now), undefined);
+});
+
+test('minor on a node at or past the major floor compacts its change files; under it, and on the bytes trigger, it folds', () => {
+  const s = { ...optimizingSettings({ properties: {} }), targetSize: 800, fragmentRatio: 8, minorFileCount: 12, minorBytes: 1000, minorIntervalMs: 60_000 };
+  const now = 10_000_000_000n;
+  const old = now - 120_000_000n;
+  const pending = (files: number, extra: Partial<NodeOptimizingMetrics> = {}) => ({ changeFiles: files, foldableChangeFiles: files, changeBytes: 10 * files, oldestChangeMicros: now, ...extra });
+  // big (100 ≥ 800/8): count triggers compact
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(12)), s, now), { reason: 'file-count', action: 'compact' });
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(16)), s, now), { reason: 'read-amplification', action: 'compact' });
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(12, { changeBytes: 1000 })), s, now), { reason: 'bytes', action: 'fold' }, 'big changes fold');
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(3, { changeBytes: 1000 })), s, now), { reason: 'bytes', action: 'fold' }, 'big changes fold');
+  // the interval does not apply to a big node: without new files a compaction has nothing to do
+  assert.equal(minorAction(node(0, 0, 100, pending(3, { oldestChangeMicros: old })), s, now), undefined);
+  assert.equal(minorAction(node(0, 0, 100, pending(12, { foldableChangeFiles: 1 })), s, now), undefined, 'one foldable file: nothing to compact');
+  // small (99 < 100): the minor triggers fold, the interval included
+  assert.deepEqual(minorAction(node(0, 0, 99, pending(12)), s, now), { reason: 'file-count', action: 'fold' });
+  assert.deepEqual(minorAction(node(0, 0, 99, pending(3, { oldestChangeMicros: old })), s, now), { reason: 'interval', action: 'fold' });
+  // the scheduler's kind agrees
+  assert.equal(dueOptimizingKind(metrics([node(0, 0, 100, pending(12))]), s, {}, now), 'minor');
+  assert.equal(dueOptimizingKind(metrics([node(0, 0, 100, pending(3, { oldestChangeMicros: old }))]), s, {}, now), undefined);
 });

@@ -60,7 +60,7 @@ export function keyedMetrics(o: { changeFiles?: number; foldable?: number; chang
 }
 
 const EMPTY_RESULT: Omit<OptimizeResult, 'kind'> = {
-  snapshotId: 1n, nodesOptimized: 1, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 1, baseFilesWritten: 1,
+  snapshotId: 1n, nodesOptimized: 1, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 1, changeFilesCompacted: 0, baseFilesWritten: 1,
   filesIn: 2, bytesIn: 200, rowsIn: 20, filesOut: 1, bytesOut: 100, rowsOut: 10, lowWatermark: 0n, conflicts: 0,
 };
 

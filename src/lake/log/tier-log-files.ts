@@ -11,7 +11,9 @@ import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { tieringGroups } from './tiering-groups.js';
-import type { TieringGroup } from './tiering-groups.js';
+import type { TieringGroup, TieringInputs } from './tiering-groups.js';
+import { changeFileExtras, isTieredFile, tieredRows } from './tiered-rows.js';
+import { nodeKey } from '../bucket/bucket-node.js';
 
 /** What one tiering pass over a table did. */
 export interface TierResult {
@@ -45,6 +47,31 @@ export interface TierOptions {
  * catalog, and at worst an orphan Parquet file.
  */
 export async function tierLogFiles(ctx: LakeContext, table: TableMetadata, opts: TierOptions = {}): Promise<TierResult> {
+  return tierChangeGroups(ctx, table, 'log', opts);
+}
+
+/** Which groups a pass rewrites beyond tieringGroups' rules. */
+export interface TierSelection {
+  /** Only groups of these (partition, node) keys (`${partitionKey}\u0000${nodeKey(node)}`). */
+  readonly nodes?: ReadonlySet<string>;
+  /**
+   * Size tiers: a group's largest file stays out when it holds more than this many times the
+   * rows of the rest, so a compaction does not rewrite its big earlier output for a few new
+   * rows (the files then form levels, each a few times the next).
+   */
+  readonly levelRatio?: number;
+  /** Groups of fewer files are left alone (default 1). */
+  readonly minFiles?: number;
+}
+
+/**
+ * One pass of tieringGroups' groups of `inputs` over the table's branches, each rewritten into
+ * one tiered change file swapped in place. Tiering passes 'log'; the optimizer's change
+ * compaction passes 'change' with its nodes (compact-change-files.ts).
+ */
+export async function tierChangeGroups(
+  ctx: LakeContext, table: TableMetadata, inputs: TieringInputs, opts: TierOptions & TierSelection = {},
+): Promise<TierResult> {
   const counters = { filesIn: 0, filesOut: 0, rows: 0, bytesIn: 0, bytesOut: 0, conflicts: 0 };
   const { catalog } = ctx;
   const rec = catalog.getTableById(table.id);
@@ -62,12 +89,32 @@ export async function tierLogFiles(ctx: LakeContext, table: TableMetadata, opts:
     // A log file may be live on other branches too, whose folds judge it by their own base seqs.
     const heads = allBranches.map((r) => catalog.getRef(table.id, r.name)?.snapshotId).filter((h): h is bigint => h !== undefined);
     const frontiers = [...new Set([head, ...heads])].map((h) => frontierByPartition(catalog.visibleFiles(table.id, h)));
-    const groups = tieringGroups(catalog.visibleFiles(table.id, head), watermark, frontiers);
+    const groups = tieringGroups(catalog.visibleFiles(table.id, head), watermark, frontiers, inputs)
+      .filter((g) => opts.nodes === undefined || opts.nodes.has(groupNodeKey(g)))
+      .map((g) => (opts.levelRatio === undefined ? g : withoutTopLevel(g, opts.levelRatio)))
+      .filter((g) => g.files.length >= (opts.minFiles ?? 1));
     if (groups.length === 0) continue;
     const order = new Map(catalog.ancestors(table.id, head).map((s, i) => [s, i]));
     for (const group of groups) await tierGroup(ctx, current, group, newest, order, counters, opts);
   }
   return counters;
+}
+
+function groupNodeKey(g: TieringGroup): string {
+  const f = g.files[0]!;
+  return `${f.partitionKey}\u0000${nodeKey({ mask: f.nodeMask, index: f.nodeIndex })}`;
+}
+
+/** The group without its largest file when that one holds more than `ratio` times the rest's rows. */
+function withoutTopLevel(g: TieringGroup, ratio: number): TieringGroup {
+  let top = g.files[0]!;
+  let rows = 0;
+  for (const f of g.files) {
+    rows += f.rowCount;
+    if (f.rowCount > top.rowCount) top = f;
+  }
+  if (top.rowCount <= ratio * (rows - top.rowCount)) return g;
+  return { ...g, files: g.files.filter((f) => f !== top) };
 }
 
 async function tierGroup(
@@ -79,21 +126,43 @@ async function tierGroup(
   const { files } = group;
   const fields = tieredFields(table);
   const keyNames = keyColumnsOf(table).map((c) => physicalName(c.fieldId));
-  const batches: RecordBatch[] = [];
+  // Runs of rows of one seq, from every input: a log or Parquet change file is one run (its
+  // transaction's), a tiered input one per seq it holds. Stably ordered by seq they give the
+  // file's (seq, offset) order, as one transaction's rows come from one input.
+  const runs: { readonly seq: bigint; readonly batch: RecordBatch }[] = [];
   const hashes: Uint32Array[] = [];
+  const commits = new Set<bigint>();
   let maxSeq = files[0]!.seq;
+  let addedIn = files[0]!.addedIn;
   for (const f of files) {
     if (f.seq > maxSeq) maxSeq = f.seq;
-    for (const b of await readDataFile(storage, f.path, table.columns, [OP_COLUMN])) {
+    // The output is visible from its oldest input's commit on (every other is its descendant).
+    if ((order.get(f.addedIn) ?? -1) > (order.get(addedIn) ?? -1)) addedIn = f.addedIn;
+    for (const s of f.snapshots ?? [f.addedIn]) commits.add(s);
+    for (const b of await readDataFile(storage, f.path, table.columns, changeFileExtras(f, OP_COLUMN))) {
       const n = b.numRows;
+      hashes.push(hashKeyBatch(b, keyNames, keyTypesOf(table)));
+      if (isTieredFile(f)) {
+        const rows = batchFromData(fields, b.data.children, n);
+        const seqs = tieredRows(b).seqs!;
+        for (let start = 0; start < n;) {
+          let end = start + 1;
+          while (end < n && seqs[end] === seqs[start]) end++;
+          runs.push({ seq: seqs[start]!, batch: rows.slice(start, end) });
+          start = end;
+        }
+        continue;
+      }
       const seq = makeData({ type: new Int64(), length: n, nullCount: 0, data: new BigInt64Array(n).fill(f.seq) });
       const snapshot = makeData({ type: new Int64(), length: n, nullCount: 0, data: new BigInt64Array(n).fill(f.addedIn) });
-      batches.push(batchFromData(fields, [...b.data.children, seq, snapshot], n));
-      hashes.push(hashKeyBatch(b, keyNames, keyTypesOf(table)));
+      runs.push({ seq: f.seq, batch: batchFromData(fields, [...b.data.children, seq, snapshot], n) });
     }
   }
-  // Oldest first: the file is visible from its oldest commit on (every other is its descendant).
-  const snapshots = [...new Set(files.map((f) => f.addedIn))].sort((a, b) => (order.get(b) ?? 0) - (order.get(a) ?? 0));
+  runs.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+  const batches = runs.map((r) => r.batch);
+  // Oldest first; commits an expiry squashed out of the lineage (no order) last.
+  const rank = (s: bigint): number => order.get(s) ?? -1;
+  const snapshots = [addedIn, ...[...commits].filter((s) => s !== addedIn).sort((a, b) => rank(b) - rank(a))];
   const all = new Uint32Array(hashes.reduce((n, h) => n + h.length, 0));
   hashes.reduce((at, h) => { all.set(h, at); return at + h.length; }, 0);
   const encoded = { ...encodeDataFile(batches, table.columns), keyBitmap: keyBitmapOf(all) };
@@ -101,7 +170,7 @@ async function tierGroup(
   const placement = { partitionKey: first.partitionKey, partitionValues: first.partitionValues, node: { mask: first.nodeMask, index: first.nodeIndex } };
   const stored = await storeDataFile(storage, table.id, encoded, placement, 'change', maxSeq, 0);
   await opts.beforeSwap?.();
-  const swapped = catalog.replaceFilesInPlace(table.id, files.map((f) => f.fileId), { ...stored, snapshots }, snapshots[0]!,
+  const swapped = catalog.replaceFilesInPlace(table.id, files.map((f) => f.fileId), { ...stored, snapshots }, addedIn,
     { fileIds: group.lineBaseFiles, notRemovedAfter: newest });
   if (swapped === undefined) {
     // A fold, another tiering or an expiry changed these files or their nodes first: this output is not needed.

@@ -4,6 +4,14 @@ import type { BucketNode } from '../bucket/bucket-node.js';
 import type { FrontierNode } from '../table/frontier.js';
 import { isLogPath } from './log-locator.js';
 
+/**
+ * Which change files a group may hold: the log's (tiering), or every kind — log, Parquet and
+ * tiered — (the optimizer's change compaction, compact-change-files.ts). The rules below hold
+ * for both: a tiered input's rows all lie below the W it was made under and at or above its
+ * line's base seqs, and its transactions wrote no other file on the line (it was grouped so).
+ */
+export type TieringInputs = 'log' | 'change';
+
 /** Log files to tier into one file, and the frontier base files its swap needs unchanged. */
 export interface TieringGroup {
   /** In (seq, firstOffset) order; one (partition, node). */
@@ -31,10 +39,11 @@ export interface TieringGroup {
  */
 export function tieringGroups(
   files: readonly FileRecord[], watermark: bigint, frontiers: readonly ReadonlyMap<string, readonly FrontierNode[]>[],
+  inputs: TieringInputs = 'log',
 ): TieringGroup[] {
   const groups = new Map<string, FileRecord[]>();
   for (const f of files) {
-    if (f.store !== 'change' || !isLogPath(f.path) || f.seq >= watermark) continue;
+    if (f.store !== 'change' || (inputs === 'log' && !isLogPath(f.path)) || f.seq >= watermark) continue;
     const k = `${f.partitionKey}\u0000${f.nodeMask}:${f.nodeIndex}`;
     let g = groups.get(k);
     if (g === undefined) groups.set(k, g = []);

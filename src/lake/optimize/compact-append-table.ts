@@ -49,7 +49,7 @@ export async function compactAppendTable(
   const head = writableBranch(catalog, table, ref).snapshotId;
   const groups = planAppendRewrites(catalog.visibleFiles(table.id, head), kind, settings, opts.triggers !== undefined);
   const result = {
-    kind, snapshotId: undefined as bigint | undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, baseFilesWritten: 0,
+    kind, snapshotId: undefined as bigint | undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, changeFilesCompacted: 0, baseFilesWritten: 0,
     filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark,
   };
   opts.onProgress?.({ phase: 'plan', nodesDone: 0, nodesTotal: groups.length });

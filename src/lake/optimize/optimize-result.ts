@@ -6,7 +6,8 @@ import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask } from './keyed-node-
 /**
  * What one optimize process does (Amoro's three kinds, adapted to Floe's bucket tree; the
  * definitions are in docs/design-notes.md, "Self-optimizing"):
- * - minor folds a node's change files into its base;
+ * - minor folds a node's change files into its base, or on a node too big to rewrite for a
+ *   few changes, compacts them into one change file;
  * - major also rewrites undersized base files and those with many superseded or deleted rows;
  * - full rewrites every node.
  * Any kind splits a node whose base passed the target size.
@@ -52,6 +53,8 @@ export interface OptimizeResult {
   /** Pairs of undersized sibling nodes merged back into their parent (major). */
   readonly nodesMerged: number;
   readonly changeFilesFolded: number;
+  /** Change files of big nodes compacted into one per node, their base left alone (minorAction). */
+  readonly changeFilesCompacted: number;
   readonly baseFilesWritten: number;
   /** Data files read and replaced (change and base), and their bytes and rows. */
   readonly filesIn: number;

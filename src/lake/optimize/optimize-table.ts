@@ -19,6 +19,8 @@ import type { OptimizeKind, OptimizeOptions, OptimizeResult } from './optimize-r
 import { planOptimize } from './plan-optimize.js';
 import type { NodeJob } from './plan-optimize.js';
 import { compactAppendTable } from './compact-append-table.js';
+import { tierChangeGroups } from '../log/tier-log-files.js';
+import type { TierResult } from '../log/tier-log-files.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -69,7 +71,7 @@ export async function optimizeTable(ctx: LakeContext, tableIn: TableMetadata, op
 
 function emptyResult(kind: OptimizeKind, watermark: bigint): Omit<OptimizeResult, 'conflicts'> {
   return {
-    kind, snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, baseFilesWritten: 0,
+    kind, snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, changeFilesCompacted: 0, baseFilesWritten: 0,
     filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark,
   };
 }
@@ -100,19 +102,22 @@ async function optimizeNodes(
       return times.get(id);
     },
   });
-  const total = plan.jobs.length;
+  const compactions = plan.jobs.filter((j) => j.reason === 'compact');
+  const rewrites = { ...plan, jobs: plan.jobs.filter((j) => j.reason !== 'compact') };
+  const total = rewrites.jobs.length;
   opts.onProgress?.({ phase: 'plan', nodesDone: 0, nodesTotal: total });
+  const compacted = compactions.length === 0 ? undefined : await compactChanges(ctx, table, ref, compactions, opts);
   if (total === 0) {
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
-    return emptyResult(kind, watermark);
+    return withCompacted(emptyResult(kind, watermark), compacted);
   }
-  const tasks = plan.jobs.map((job) => rewriteTask(ctx, table, job, watermark, settings.targetSize));
-  const results = await runRewrites(ctx, table, plan.jobs, tasks, opts);
+  const tasks = rewrites.jobs.map((job) => rewriteTask(ctx, table, job, watermark, settings.targetSize));
+  const results = await runRewrites(ctx, table, rewrites.jobs, tasks, opts);
   try {
     throwIfAborted(opts.signal, table);
-    const c = optimizeCommitFiles(plan, results, files, watermark);
-    const nodesSplit = results.filter((r, i) => r.split && plan.jobs[i]!.parts.length === 1).length;
-    const nodesMerged = results.filter((r, i) => !r.split && plan.jobs[i]!.parts.length === 2).length;
+    const c = optimizeCommitFiles(rewrites, results, files, watermark);
+    const nodesSplit = results.filter((r, i) => r.split && rewrites.jobs[i]!.parts.length === 1).length;
+    const nodesMerged = results.filter((r, i) => !r.split && rewrites.jobs[i]!.parts.length === 2).length;
     opts.onProgress?.({ phase: 'commit', nodesDone: total, nodesTotal: total });
     const [snap] = catalog.commit([{
       tableId: table.id, branch: ref, operation: 'optimize', schemaId: catalog.getTableById(table.id)?.schemaId ?? table.schemaId,
@@ -123,18 +128,42 @@ async function optimizeNodes(
       addFiles: c.addFiles, removeFileIds: c.removeFileIds, requireVisible: c.requireVisible,
     }], txnId, nowMicros());
     opts.onProgress?.({ phase: 'done', nodesDone: total, nodesTotal: total });
-    return {
+    return withCompacted({
       kind, snapshotId: snap!.id, nodesOptimized: total, nodesSplit, nodesMerged, changeFilesFolded: c.changeFilesFolded,
-      baseFilesWritten: c.addFiles.filter((f) => f.path !== '').length, lowWatermark: watermark,
+      changeFilesCompacted: 0, baseFilesWritten: c.addFiles.filter((f) => f.path !== '').length, lowWatermark: watermark,
       filesIn: c.filesIn, bytesIn: c.bytesIn, rowsIn: c.rowsIn,
       filesOut: results.reduce((n, r) => n + r.filesOut, 0),
       bytesOut: results.reduce((n, r) => n + r.bytesOut, 0),
       rowsOut: results.reduce((n, r) => n + r.rowsOut, 0),
-    };
+    }, compacted);
   } catch (e) {
     for (const r of results) await deleteWritten(ctx.storage, r.files);
     throw e;
   }
+}
+
+/** Share of a compaction's input rows the largest input may pass the rest by and still be rewritten (size tiers). */
+const COMPACTION_LEVEL_RATIO = 4;
+
+/**
+ * The 'compact' jobs: each node's change files below W become one tiered change file,
+ * swapped in place as tiering swaps log files (no snapshot; what every snapshot reads is
+ * unchanged; a fold or tiering that changed the files first makes the swap a no-op). It
+ * runs on this thread, as tiering does: it reads and writes only the node's changes.
+ */
+async function compactChanges(ctx: LakeContext, table: TableMetadata, ref: string, jobs: readonly NodeJob[], opts: OptimizeOptions): Promise<TierResult> {
+  throwIfAborted(opts.signal, table);
+  const nodes = new Set(jobs.map((j) => `${j.partitionKey}\u0000${nodeKey(j.node)}`));
+  return tierChangeGroups(ctx, table, 'change', { branches: [ref], nodes, levelRatio: COMPACTION_LEVEL_RATIO, minFiles: 2 });
+}
+
+function withCompacted(r: Omit<OptimizeResult, 'conflicts'>, c: TierResult | undefined): Omit<OptimizeResult, 'conflicts'> {
+  if (c === undefined || c.filesOut === 0) return r;
+  return {
+    ...r, changeFilesCompacted: c.filesIn,
+    filesIn: r.filesIn + c.filesIn, bytesIn: r.bytesIn + c.bytesIn, rowsIn: r.rowsIn + c.rows,
+    filesOut: r.filesOut + c.filesOut, bytesOut: r.bytesOut + c.bytesOut, rowsOut: r.rowsOut + c.rows,
+  };
 }
 
 /**

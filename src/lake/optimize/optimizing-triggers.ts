@@ -27,6 +27,37 @@ export function minorReason(node: NodeOptimizingMetrics, s: OptimizingSettings, 
   return undefined;
 }
 
+/** What a minor does to a node: fold its changes into its base, or compact them into one change file. */
+export interface MinorAction {
+  readonly reason: MinorReason;
+  readonly action: 'fold' | 'compact';
+}
+
+/**
+ * A node whose base is not a fragment (target / fragment-ratio, the major floor) is too big
+ * to rewrite for a few new change files: folding order_line's 50 MB node every dozen
+ * commits cost seconds each, and its change files piled past the read-amplification target
+ * while it ran (CH-benCHmark, W=4). Its minor compacts the change files into one tiered
+ * change file instead (Amoro's minor likewise leaves base data alone); its base is
+ * rewritten by major's duplicates trigger, or when the changes pass the minor bytes trigger.
+ * Its changes are readable at once either way, so the interval trigger does not apply to
+ * it: without new files a compaction has nothing to do.
+ */
+export function minorAction(node: NodeOptimizingMetrics, s: OptimizingSettings, nowMicros: bigint): MinorAction | undefined {
+  const reason = minorReason(node, s, nowMicros);
+  if (reason === undefined) return undefined;
+  if (!compactsChanges(node, s)) return { reason, action: 'fold' };
+  // Changes this big cost scans more than a rewrite of the base costs once.
+  if (node.changeBytes >= s.minorBytes) return { reason: 'bytes', action: 'fold' };
+  if (reason === 'interval' || node.foldableChangeFiles < 2) return undefined;
+  return { reason, action: 'compact' };
+}
+
+/** A node whose minor compacts its change files rather than folding them (minorAction). */
+export function compactsChanges(node: NodeOptimizingMetrics, s: Pick<OptimizingSettings, 'targetSize' | 'fragmentRatio'>): boolean {
+  return node.baseBytes >= s.targetSize / s.fragmentRatio;
+}
+
 /**
  * A keyed node whose pending changes supersede a large share of its base rows. Only nodes
  * that are not fragments (base under target / fragment-ratio): rewriting a small node saves
@@ -35,7 +66,7 @@ export function minorReason(node: NodeOptimizingMetrics, s: OptimizingSettings, 
  * still bound a small node's changes.
  */
 export function majorNodeDue(node: NodeOptimizingMetrics, s: Pick<OptimizingSettings, 'majorDuplicateRatio' | 'targetSize' | 'fragmentRatio'>): boolean {
-  if (node.baseBytes < s.targetSize / s.fragmentRatio) return false;
+  if (!compactsChanges(node, s)) return false;
   return node.foldableChangeFiles > 0 && node.baseRows > 0 && node.changeRows >= s.majorDuplicateRatio * node.baseRows;
 }
 
@@ -84,7 +115,7 @@ export function dueOptimizingKind(m: OptimizingMetrics, s: OptimizingSettings, l
   }
   if (m.keyed) {
     if (m.nodes.some((n) => majorNodeDue(n, s)) || undersizedSiblingPairs(m.nodes, s).length > 0) return 'major';
-    if (m.nodes.some((n) => minorReason(n, s, nowMicros) !== undefined || splitDue(n, s))) return 'minor';
+    if (m.nodes.some((n) => minorAction(n, s, nowMicros) !== undefined || splitDue(n, s))) return 'minor';
     return undefined;
   }
   // Append tables: small files are Amoro's fragment files (minor), deleted rows its duplicates (major).

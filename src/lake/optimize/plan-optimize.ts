@@ -6,11 +6,15 @@ import type { FrontierNode } from '../table/frontier.js';
 import type { OptimizingSettings } from '../table/optimizing-properties.js';
 import type { NodeOptimizingMetrics, OptimizeKind } from './optimize-result.js';
 import { computeOptimizingMetrics, onLine } from './optimizing-metrics.js';
-import { majorNodeDue, minorReason, splitDue, undersizedSiblingPairs } from './optimizing-triggers.js';
+import { majorNodeDue, minorAction, splitDue, undersizedSiblingPairs } from './optimizing-triggers.js';
 import type { MinorReason } from './optimizing-triggers.js';
 
-/** Why a node is rewritten: a minor trigger, or what the kind asks for. */
-export type NodeJobReason = MinorReason | 'fold' | 'duplicates' | 'split' | 'merge' | 'full';
+/**
+ * Why a node is worked: a minor trigger, or what the kind asks for. 'compact': its change
+ * files are compacted into one and its base is left alone (minorAction); every other reason
+ * rewrites the node.
+ */
+export type NodeJobReason = MinorReason | 'fold' | 'duplicates' | 'split' | 'merge' | 'full' | 'compact';
 
 /** One current frontier node's share of a job: the node and its foldable change files. */
 export interface NodeJobPart {
@@ -52,7 +56,8 @@ export interface OptimizePlan {
 
 /**
  * Which nodes a run of a kind rewrites (pure: files, watermark and clock in, jobs out).
- * - minor: folds nodes' foldable changes; with triggers only nodes minorReason names.
+ * - minor: folds nodes' foldable changes; with triggers only nodes minorAction names, and
+ *   those it finds too big to rewrite get a 'compact' job (their change files made one).
  * - major: minor, plus nodes whose changes supersede many base rows, plus sibling pairs
  *   too small to stay apart, merged back into their parent.
  * - full: every node with data, and the merges.
@@ -125,9 +130,10 @@ function nodeReason(input: OptimizePlanInput, m: NodeOptimizingMetrics, part: No
   const { settings, kind } = input;
   if (kind === 'full') return m.baseRows > 0 || part.changes.length > 0 ? 'full' : undefined;
   if (input.useTriggers) {
-    const minor = minorReason(m, settings, input.nowMicros);
-    if (minor !== undefined) return minor;
     if (kind === 'major' && majorNodeDue(m, settings)) return 'duplicates';
+    const minor = minorAction(m, settings, input.nowMicros);
+    if (minor?.action === 'fold') return minor.reason;
+    if (minor?.action === 'compact') return splitDue(m, settings) ? 'split' : 'compact';
   } else if (part.changes.length > 0) {
     return 'fold';
   }

@@ -438,9 +438,9 @@ export class OptimizingScheduler implements OptimizingService {
         stopHeartbeat?.();
         endOccupation(this.#clock.nowMicros());
         try {
-          // Due by the metrics, yet nothing to commit: the trigger rule and the optimizer disagree
+          // Due by the metrics, yet nothing committed nor compacted: the trigger rule and the optimizer disagree
           // (or a concurrent optimizer won); wait a while rather than spin on it.
-          const idle = trigger === 'scheduler' && error === undefined && report?.snapshotId === undefined;
+          const idle = trigger === 'scheduler' && error === undefined && report?.snapshotId === undefined && (report?.filesOut ?? 0) === 0;
           claim.release({ kind, succeeded: error === undefined, ...(idle ? { notBeforeMicros: this.#clock.nowMicros() + NOTHING_DONE_PAUSE_MICROS } : {}) });
         } catch (e) {
           // The lease runs out on its own; the table is retaken after it.
