@@ -323,6 +323,14 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
         m.heads.set(branch, id);
       }
     };
+    /** A CALL-style optimize's snapshot (if it made one) joins the model after the background's before it. */
+    const takeOptimize = (branch: string, snapshotId: bigint | undefined) => {
+      if (snapshotId === undefined) return;
+      absorb(branch, wh.listSnapshots(table).find((x) => x.id === snapshotId)?.parentId);
+      const head = m.heads.get(branch);
+      m.snapshots.set(snapshotId, { state: stateOf(m, head), parent: head });
+      m.heads.set(branch, snapshotId);
+    };
     const absorbAll = () => {
       if (background) for (const name of m.heads.keys()) absorb(name, wh.resolveSnapshot(table, { kind: 'ref', name })?.id);
     };
@@ -515,12 +523,7 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
           }
           coverage.splits += res.nodesSplit;
           coverage.merges += res.nodesMerged;
-          if (res.snapshotId !== undefined) {
-            absorb(branch, wh.listSnapshots(table).find((x) => x.id === res.snapshotId)?.parentId);
-            const head = m.heads.get(branch);
-            m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
-            m.heads.set(branch, res.snapshotId);
-          }
+          takeOptimize(branch, res.snapshotId);
           break;
         }
         case 'mergeBack': {
@@ -532,12 +535,7 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
             throw e;
           });
           coverage.merges += res?.nodesMerged ?? 0;
-          if (res?.snapshotId !== undefined) {
-            absorb(branch, wh.listSnapshots(table).find((x) => x.id === res.snapshotId)?.parentId);
-            const head = m.heads.get(branch);
-            m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
-            m.heads.set(branch, res.snapshotId);
-          }
+          takeOptimize(branch, res?.snapshotId);
           await wh.alterTable('public', 'kv', { kind: 'setProperties', properties: { 'write.target-file-size': s.targetFileSize ?? '134217728' } });
           break;
         }
@@ -663,12 +661,7 @@ async function runScenario(s: { keyKind: KeyKind; targetFileSize: string | undef
             throw e;
           }
           coverage.changeFilesCompacted += res.changeFilesCompacted;
-          if (res.snapshotId !== undefined) {
-            absorb(branch, wh.listSnapshots(table).find((x) => x.id === res.snapshotId)?.parentId);
-            const head = m.heads.get(branch);
-            m.snapshots.set(res.snapshotId, { state: stateOf(m, head), parent: head });
-            m.heads.set(branch, res.snapshotId);
-          }
+          takeOptimize(branch, res.snapshotId);
           break;
         }
         case 'expire': {
