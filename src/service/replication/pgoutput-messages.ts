@@ -1,4 +1,4 @@
-import { ByteBuilder } from './byte-builder.js';
+import { ByteBuilder } from '../../common/byte-builder.js';
 
 /**
  * pgoutput's logical replication messages (protocol versions 1 and 2, without streamed

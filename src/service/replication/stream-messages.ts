@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { ByteBuilder } from './byte-builder.js';
+import { ByteBuilder } from '../../common/byte-builder.js';
 
 /**
  * The streaming replication protocol's own messages, carried in CopyData: XLogData ('w')

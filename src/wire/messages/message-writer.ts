@@ -1,88 +1,23 @@
+import { ByteBuilder } from '../../common/byte-builder.js';
+
 /**
  * A growable output buffer for backend messages. `message()` is the one place
  * that writes the type byte and the length word; message encoders write only
  * their bodies through it.
  */
-export class MessageWriter {
-  #buf: Buffer;
-  #pos = 0;
-
+export class MessageWriter extends ByteBuilder {
   constructor(initialSize = 4096) {
-    this.#buf = Buffer.allocUnsafe(initialSize);
-  }
-
-  get length(): number {
-    return this.#pos;
-  }
-
-  #ensure(n: number): void {
-    if (this.#pos + n <= this.#buf.length) return;
-    let size = this.#buf.length * 2;
-    while (size < this.#pos + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.#buf.copy(next, 0, 0, this.#pos);
-    this.#buf = next;
+    super(initialSize);
   }
 
   /** Frames one message: type byte, then an int32 length that covers itself and the body. */
   message(type: string, body: (w: MessageWriter) => void): void {
-    this.#ensure(5);
-    this.#buf[this.#pos] = type.charCodeAt(0);
-    const lengthAt = this.#pos + 1;
-    this.#pos += 5;
+    this.ensure(5);
+    this.buf[this.pos] = type.charCodeAt(0);
+    const lengthAt = this.pos + 1;
+    this.pos += 5;
     body(this);
-    this.#buf.writeInt32BE(this.#pos - lengthAt, lengthAt);
-  }
-
-  /** A bare byte with no framing: the answer to SSLRequest / GSSENCRequest. */
-  byte(b: number): this {
-    this.#ensure(1);
-    this.#buf[this.#pos++] = b;
-    return this;
-  }
-
-  int16(v: number): this {
-    this.#ensure(2);
-    this.#buf.writeInt16BE(v, this.#pos);
-    this.#pos += 2;
-    return this;
-  }
-
-  uint16(v: number): this {
-    this.#ensure(2);
-    this.#buf.writeUInt16BE(v, this.#pos);
-    this.#pos += 2;
-    return this;
-  }
-
-  int32(v: number): this {
-    this.#ensure(4);
-    this.#buf.writeInt32BE(v, this.#pos);
-    this.#pos += 4;
-    return this;
-  }
-
-  uint32(v: number): this {
-    this.#ensure(4);
-    this.#buf.writeUInt32BE(v >>> 0, this.#pos);
-    this.#pos += 4;
-    return this;
-  }
-
-  cstring(s: string): this {
-    const n = Buffer.byteLength(s);
-    this.#ensure(n + 1);
-    this.#buf.write(s, this.#pos, 'utf8');
-    this.#pos += n;
-    this.#buf[this.#pos++] = 0;
-    return this;
-  }
-
-  bytes(b: Uint8Array): this {
-    this.#ensure(b.length);
-    this.#buf.set(b, this.#pos);
-    this.#pos += b.length;
-    return this;
+    this.buf.writeInt32BE(this.pos - lengthAt, lengthAt);
   }
 
   /** A length-prefixed value (int32 length, -1 for NULL), as in DataRow and Bind. */
@@ -94,9 +29,9 @@ export class MessageWriter {
 
   /** A length-prefixed UTF-8 string written in place, for DataRow text values without a temporary Buffer. */
   lengthPrefixedText(s: string): this {
-    this.#ensure(4 + s.length * 3);
-    const buf = this.#buf;
-    const start = this.#pos + 4;
+    this.ensure(4 + s.length * 3);
+    const buf = this.buf;
+    const start = this.pos + 4;
     // Short ASCII values (numbers, dates, most identifiers) are copied by hand: Buffer.write's per-call cost dominates for them.
     if (s.length <= 32) {
       let i = 0;
@@ -106,21 +41,21 @@ export class MessageWriter {
         buf[start + i] = c;
       }
       if (i === s.length) {
-        buf.writeInt32BE(i, this.#pos);
-        this.#pos = start + i;
+        buf.writeInt32BE(i, this.pos);
+        this.pos = start + i;
         return this;
       }
     }
     const n = buf.write(s, start, 'utf8');
-    buf.writeInt32BE(n, this.#pos);
-    this.#pos = start + n;
+    buf.writeInt32BE(n, this.pos);
+    this.pos = start + n;
     return this;
   }
 
   /** Takes the bytes written so far and empties the writer. */
   take(): Buffer {
-    const out = Buffer.from(this.#buf.subarray(0, this.#pos));
-    this.#pos = 0;
+    const out = Buffer.from(this.buf.subarray(0, this.pos));
+    this.pos = 0;
     return out;
   }
 }
