@@ -114,6 +114,8 @@ function withoutTopLevel(g: TieringGroup, ratio: number): TieringGroup {
     if (f.rowCount > top.rowCount) top = f;
   }
   if (top.rowCount <= ratio * (rows - top.rowCount)) return g;
+  // A transaction's rows on a line stay in one file (tieringGroups): one that wrote two files here keeps both in.
+  if (g.files.some((f) => f !== top && f.seq === top.seq)) return g;
   return { ...g, files: g.files.filter((f) => f !== top) };
 }
 
