@@ -1,8 +1,8 @@
-/** Microseconds from the Unix epoch to PostgreSQL's (2000-01-01 UTC), in which replication timestamps count. */
-const POSTGRES_EPOCH_MICROS = 946_684_800_000_000n;
+import { PG_EPOCH_OFFSET_MICROS } from '../../common/pg-lsn.js';
 
+/** Unix microseconds as PostgreSQL's, counted from 2000-01-01 UTC, as replication timestamps are. */
 export function toPostgresMicros(unixMicros: bigint): bigint {
-  return unixMicros - POSTGRES_EPOCH_MICROS;
+  return unixMicros - PG_EPOCH_OFFSET_MICROS;
 }
 
 export function nowPostgresMicros(): bigint {
