@@ -14,6 +14,9 @@ import { tieringGroups } from './tiering-groups.js';
 import type { TieringGroup, TieringInputs } from './tiering-groups.js';
 import { changeFileExtras, isTieredFile, tieredRows } from './tiered-rows.js';
 import { nodeKey } from '../bucket/bucket-node.js';
+import { isLogPath } from './log-locator.js';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
 
 /** What one tiering pass over a table did. */
 export interface TierResult {
@@ -140,13 +143,16 @@ async function tierGroup(
     if (f.seq > maxSeq) maxSeq = f.seq;
     // The output is visible from its oldest input's commit on (every other is its descendant).
     if ((order.get(f.addedIn) ?? -1) > (order.get(addedIn) ?? -1)) addedIn = f.addedIn;
-    for (const s of f.snapshots ?? [f.addedIn]) commits.add(s);
-    for (const b of await readDataFile(storage, f.path, table.columns, changeFileExtras(f, OP_COLUMN))) {
+    // Only a tiered Parquet file carries per-row seqs and snapshots; a log file is one commit.
+    const tiered = isTieredFile(f) && !isLogPath(f.path);
+    for (const s of tiered ? f.snapshots! : [f.addedIn]) commits.add(s);
+    for (const b of await readDataFile(storage, f.path, table.columns, tiered ? changeFileExtras(f, OP_COLUMN) : [OP_COLUMN])) {
       const n = b.numRows;
       hashes.push(hashKeyBatch(b, keyNames, keyTypesOf(table)));
-      if (isTieredFile(f)) {
+      const seqs = tiered ? tieredRows(b).seqs : undefined;
+      if (tiered && seqs === undefined) throw new FloeError(SqlState.dataCorrupted, `tiered change file ${f.path} has no ${SEQ_FILE_COLUMN} column`);
+      if (seqs !== undefined) {
         const rows = batchFromData(fields, b.data.children, n);
-        const seqs = tieredRows(b).seqs!;
         for (let start = 0; start < n;) {
           let end = start + 1;
           while (end < n && seqs[end] === seqs[start]) end++;
