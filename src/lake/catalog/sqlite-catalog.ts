@@ -100,6 +100,11 @@ function migrate(db: Database.Database): void {
   if (!tableColumns.has('constraints')) db.exec(`ALTER TABLE tables ADD COLUMN constraints TEXT NOT NULL DEFAULT '[]'`);
   const fileColumns = new Set((db.prepare('PRAGMA table_info(files)').all() as { name: string }[]).map((c) => c.name));
   if (!fileColumns.has('snapshots')) db.exec('ALTER TABLE files ADD COLUMN snapshots TEXT');
+  // File ids come from a counter (#insertFile says why); a catalog written before it starts
+  // past every id any of its rows still names.
+  db.exec(`INSERT OR IGNORE INTO meta VALUES ('next_file_id', 1 + MAX(
+    (SELECT COALESCE(MAX(file_id), 0) FROM files), (SELECT COALESCE(MAX(file_id), 0) FROM file_removals),
+    (SELECT COALESCE(MAX(MAX(file_id), MAX(output_id)), 0) FROM file_replacements), (SELECT COALESCE(MAX(dv_target), 0) FROM files)))`);
 }
 
 const ANCESTORS_CTE = `WITH RECURSIVE anc(id) AS (
@@ -718,15 +723,22 @@ export class SqliteCatalog implements Catalog {
     return this.#sql('DELETE FROM refs WHERE table_id = ? AND name = ?').run(tableId, name).changes > 0;
   }
 
+  /**
+   * A file id is never handed out twice. SQLite's rowid would reuse the largest id once its
+   * row is deleted (tiering's in-place swap, expiry), and an optimize planned on the old file
+   * would then pass its still-visible check and remove the new one: rows lost.
+   */
   #insertFile(tableId: number, f: NewFileRecord, dvTarget: number | bigint | undefined, addedIn: bigint): bigint {
-    return BigInt(this.#sql(`INSERT INTO files (table_id, store, path, partition_key, partition_values, node_mask, node_index,
+    const fileId = this.#nextMeta('next_file_id');
+    this.#sql(`INSERT INTO files (file_id, table_id, store, path, partition_key, partition_values, node_mask, node_index,
       row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, row_groups, key_bitmap, added_in, snapshots)
-      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`).run(tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
+      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`).run(fileId, tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
       f.rowCount, f.sizeBytes, f.seq, f.firstOffset, JSON.stringify(f.stats), dvTarget ?? null,
       f.dvPositions === undefined ? null : Buffer.from(f.dvPositions.buffer, f.dvPositions.byteOffset, f.dvPositions.byteLength),
       f.rowGroups === undefined ? null : JSON.stringify(f.rowGroups),
       f.keyBitmap === undefined ? null : Buffer.from(f.keyBitmap.buffer, f.keyBitmap.byteOffset, f.keyBitmap.byteLength), addedIn,
-      f.snapshots === undefined ? null : JSON.stringify(f.snapshots.map(String))).lastInsertRowid);
+      f.snapshots === undefined ? null : JSON.stringify(f.snapshots.map(String)));
+    return fileId;
   }
 
   /**
