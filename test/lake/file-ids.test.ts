@@ -96,3 +96,20 @@ test('a catalog written before the file-id counter starts past every id its rows
     c.close();
   });
 });
+
+test('a file row added by an older build (a rowid, no counter) does not make the next insert collide', () => {
+  withCatalog((path) => {
+    const c = new SqliteCatalog(path);
+    const t = c.createTable({ ...(TABLE_DEF as object), name: 't' } as never, 1n, false).table.id;
+    const a = appendOne(c, t, 'a', 1, 2n);
+    // What an older process does on the same catalog: insert without an id, leaving the counter behind.
+    const db = new Database(path);
+    db.prepare(`INSERT INTO files (table_id, store, path, partition_key, partition_values, node_mask, node_index, row_count,
+      size_bytes, seq, first_offset, stats, added_in) VALUES (?, 'change', 'old', '', '[]', 0, 0, 1, 10, 1, 0, '{}', ?)`).run(t, a.snapshot);
+    const oldId = Number((db.prepare(`SELECT file_id FROM files WHERE path = 'old'`).get() as { file_id: number }).file_id);
+    db.close();
+    const next = appendOne(c, t, 'b', 2, 3n);
+    assert.ok(next.fileId > oldId, `id ${next.fileId} after the older build's ${oldId}`);
+    c.close();
+  });
+});

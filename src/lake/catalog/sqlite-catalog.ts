@@ -726,10 +726,13 @@ export class SqliteCatalog implements Catalog {
   /**
    * A file id is never handed out twice. SQLite's rowid would reuse the largest id once its
    * row is deleted (tiering's in-place swap, expiry), and an optimize planned on the old file
-   * would then pass its still-visible check and remove the new one: rows lost.
+   * would then pass its still-visible check and remove the new one: rows lost. The counter
+   * also steps past the largest id in use, so a process of an older build on the same catalog
+   * (which takes rowids) cannot make this insert collide.
    */
   #insertFile(tableId: number, f: NewFileRecord, dvTarget: number | bigint | undefined, addedIn: bigint): bigint {
-    const fileId = this.#nextMeta('next_file_id');
+    const fileId = BigInt((this.#sql(`UPDATE meta SET value = 1 + max(value, (SELECT COALESCE(MAX(file_id), 0) + 1 FROM files))
+      WHERE key = 'next_file_id' RETURNING value - 1 AS v`).get() as { v: bigint }).v);
     this.#sql(`INSERT INTO files (file_id, table_id, store, path, partition_key, partition_values, node_mask, node_index,
       row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, row_groups, key_bitmap, added_in, snapshots)
       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`).run(fileId, tableId, f.store, f.path, f.partitionKey, JSON.stringify(f.partitionValues), f.nodeMask, f.nodeIndex,
