@@ -33,7 +33,7 @@ function overNoRows(a: AggregateCall): Expr | null | undefined {
  * and its aggregates are those of the right rows that row meets, which an aggregate
  * of the right side by its join columns computes before the join — on the scan
  * workers, over the right side's rows, instead of here over the join's output.
- * TPC-H Q13 counts each customer's orders: 1.5M joined rows became 150k.
+ * Counting each customer's orders: 1.5M joined rows became 150k.
  *
  * Only strict aggregates of plain right-side columns move (a null-extended row adds
  * nothing to them), each FILTER and ORDER BY reading the right side alone; a left row

@@ -191,7 +191,7 @@ let derivedCount = 0;
 
 /**
  * `x op (SELECT agg(e) FROM … WHERE inner = outer AND …)` → a left join with the
- * subquery grouped by its correlation keys (TPC-H Q17, Q20): one pass instead of
+ * subquery grouped by its correlation keys: one pass instead of
  * one subquery run per outer row. Returns the joined plan and the value's column.
  */
 function decorrelateScalar(ctx: BindContext, sublink: Raw, plan: LogicalPlan, scope: Scope): { plan: LogicalPlan; column: ScopeColumn } {
