@@ -1,7 +1,6 @@
-import type { Expr } from '../exec/expr/expr.js';
+import type { Expr, ScanFilterSpec } from '../exec/index.js';
 import { conjuncts } from './expr-utils.js';
 import { provenByScan } from './rules/push-filter-into-scan.js';
-import type { ScanFilterSpec } from '../exec/plan/physical-plan.js';
 import type { LogicalPlan } from './logical/logical-plan.js';
 import type { LogicalProjectSet } from './logical/logical-project-set.js';
 import type { ScanTable } from './logical/scan-table.js';

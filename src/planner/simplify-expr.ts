@@ -1,4 +1,4 @@
-import { Exprs, type Expr } from '../exec/expr/expr.js';
+import { type Expr, Exprs } from '../exec/index.js';
 import { mapChildren } from './expr-utils.js';
 
 /*

@@ -1,7 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import { functionById } from '../../exec/functions/function-registry.js';
-import type { AggregateCall } from '../../exec/plan/physical-plan.js';
+import { type AggregateCall, type Expr, Exprs, functionById } from '../../exec/index.js';
 import { coversPrimaryKey } from '../column-origin.js';
 import { columnsUsed, conjunction, conjuncts, mapAggregateCall, mapColumns } from '../expr-utils.js';
 import { LogicalAggregate } from '../logical/logical-aggregate.js';

@@ -1,4 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
+import type { Expr } from '../../exec/index.js';
 import { conjunction, conjuncts, hasCorrelatedSubquery } from '../expr-utils.js';
 import { sideOf } from './join-sides.js';
 import { isVolatile } from './push-filter-through-project.js';

@@ -1,6 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import type { ScanFilterSpec } from '../../exec/plan/physical-plan.js';
-import { sameType } from '../../exec/functions/type-coercion.js';
+import { type Expr, sameType, type ScanFilterSpec } from '../../exec/index.js';
 import { isExactFilter } from '../../lake/index.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import type { LogicalScan } from '../logical/logical-scan.js';

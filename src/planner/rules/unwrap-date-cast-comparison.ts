@@ -1,5 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import { Exprs } from '../../exec/expr/expr.js';
+import { type Expr, Exprs } from '../../exec/index.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
 const flipped: Record<string, string> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };

@@ -1,8 +1,7 @@
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { conjunction, conjuncts, hasCorrelatedSubquery, mapChildren, walkExpr } from '../../planner/expr-utils.js';
-import { LogicalFilter } from '../../planner/logical/logical-filter.js';
-import { LogicalJoin } from '../../planner/logical/logical-join.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import { type Expr, Exprs } from '../../exec/index.js';
+import {
+  conjunction, conjuncts, hasCorrelatedSubquery, LogicalFilter, LogicalJoin, type LogicalPlan, mapChildren, walkExpr,
+} from '../../planner/index.js';
 import { strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindCondition, bindExpr, bindOperator } from './bind-expr.js';
