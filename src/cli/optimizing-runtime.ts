@@ -1,10 +1,8 @@
 import type { Warehouse } from '../lake/index.js';
-import { Housekeeping } from '../service/optimizing/housekeeping.js';
-import { InlineOptimizingService } from '../service/optimizing/inline-optimizing-service.js';
-import { DEFAULT_OPTIMIZER_MEMORY_BYTES, createOptimizerPool } from '../service/optimizing/optimizer-pool.js';
-import { OptimizingScheduler } from '../service/optimizing/optimizing-scheduler.js';
-import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
-import type { ServiceLogger } from '../service/optimizing/optimizing-warehouse.js';
+import {
+  createOptimizerPool, DEFAULT_OPTIMIZER_MEMORY_BYTES, Housekeeping, InlineOptimizingService, OptimizingScheduler,
+  type OptimizingService, type ServiceLogger,
+} from '../service/index.js';
 import { parseMemorySetting } from '../session/index.js';
 
 /** The `--optimizer-threads` / `--optimizer-memory` flags of `floe serve` and `floe optimizer`. */

@@ -1,4 +1,4 @@
-import type { Expr } from '../exec/expr/expr.js';
+import type { Expr } from '../exec/index.js';
 import { conjuncts } from './expr-utils.js';
 import type { LogicalPlan } from './logical/logical-plan.js';
 import type { LogicalScan } from './logical/logical-scan.js';

@@ -1,7 +1,6 @@
-import type { Expr } from '../exec/expr/expr.js';
+import type { Expr, ScanFilterSpec } from '../exec/index.js';
 import { conjuncts } from './expr-utils.js';
 import { provenByScan } from './rules/push-filter-into-scan.js';
-import type { ScanFilterSpec } from '../exec/plan/physical-plan.js';
 import type { LogicalPlan } from './logical/logical-plan.js';
 import type { LogicalProjectSet } from './logical/logical-project-set.js';
 import type { ScanTable } from './logical/scan-table.js';
@@ -23,14 +22,14 @@ function selectivity(predicate: Expr | undefined): number {
   return Math.max(s, 1e-4);
 }
 
-/** A LIKE pattern keeps a twentieth (TPC-H's '%green%' keeps 5% of part), NOT LIKE the rest. */
+/** A LIKE pattern keeps a twentieth (a '%word%' over generated names kept 5%), NOT LIKE the rest. */
 const LIKE_SELECTIVITY = 0.05;
 
 function conjunctSelectivity(c: Expr): number {
   if (c.kind === 'call' && c.fn.startsWith('=(')) return 0.1;
   if (c.kind === 'like') return c.negated ? 1 - LIKE_SELECTIVITY : LIKE_SELECTIVITY;
   if (c.kind === 'inList') return c.negated ? 1 - inListSelectivity(c.list.length) : inListSelectivity(c.list.length);
-  // Branches taken as independent: TPC-H Q19's three brand/container/size branches keep
+  // Branches taken as independent: three brand/container/size branches over a part table keep
   // about 3% of part, where a flat third made part look larger than lineitem's share.
   if (c.kind === 'or') return 1 - c.args.reduce((keep, branch) => keep * (1 - selectivity(branch)), 1);
   return 1 / 3;
@@ -50,7 +49,7 @@ export function finiteNumberOf(v: unknown): number | undefined {
 /**
  * Share of rows the scan's exact filters keep. Range bounds on a column whose span
  * the table's statistics give keep the part of the span between them (uniform
- * values assumed): TPC-H Q10's three months of o_orderdate keep 4% of orders, where
+ * values assumed): three months of a seven-year order date keep 4% of orders, where
  * the fixed guess of a third per bound said 11% and built a hash table on all of
  * customer instead. Other filters keep the fixed guesses (equality 10%, else a third).
  */

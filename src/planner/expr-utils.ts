@@ -1,5 +1,4 @@
-import type { Expr } from '../exec/expr/expr.js';
-import type { AggregateCall, SortKey, WindowCall } from '../exec/plan/physical-plan.js';
+import type { AggregateCall, Expr, SortKey, WindowCall } from '../exec/index.js';
 
 /*
  * Walks and rewrites over EXEC's expression IR. Column references are input

@@ -1,5 +1,4 @@
-import type { UnplannedSubquery } from '../exec/expr/subquery-plan.js';
-import type { MaterializedCte, PhysicalPlan } from '../exec/plan/physical-plan.js';
+import type { MaterializedCte, PhysicalPlan, UnplannedSubquery } from '../exec/index.js';
 import { estimateRows } from './estimate-rows.js';
 import type { LogicalCte } from './logical/logical-cte.js';
 import { LogicalCteScan } from './logical/logical-cte-scan.js';

@@ -1,4 +1,4 @@
-import { Exprs, type Expr } from '../exec/expr/expr.js';
+import { type Expr, Exprs } from '../exec/index.js';
 import { mapChildren } from './expr-utils.js';
 
 /*
@@ -40,7 +40,7 @@ const keyOf = (e: Expr): string => JSON.stringify(e, (_k, v) => (typeof v === 'b
 
 /**
  * (A AND B) OR (A AND C) → A AND (B OR C): a join or filter condition repeated in
- * every branch becomes usable on its own (TPC-H Q19's join key).
+ * every branch becomes usable on its own (a join key repeated in each OR branch).
  */
 function factorOr(branches: readonly Expr[]): Expr | undefined {
   const parts = branches.map((b) => (b.kind === 'and' ? b.args : [b]));

@@ -1,5 +1,5 @@
 import { FloeError } from '../common/floe-error.js';
-import type { AdvisoryLockKey, AdvisoryLockRow } from '../exec/server-functions.js';
+import type { AdvisoryLockKey, AdvisoryLockRow } from '../exec/index.js';
 
 type Mode = 'ExclusiveLock' | 'ShareLock';
 

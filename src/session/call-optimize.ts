@@ -4,7 +4,7 @@ import { typeLength, typeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import type { ColumnDescription, StatementResult } from '../common/session-handler.js';
 import type { OptimizeKind, TableMetadata } from '../lake/index.js';
-import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
+import type { OptimizingService } from '../service/index.js';
 import { rowsBatch } from './result-columns.js';
 
 /**

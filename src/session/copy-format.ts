@@ -1,8 +1,7 @@
 import { FloeError } from '../common/floe-error.js';
 import type { CopyOptions } from '../sql/index.js';
 import type { SqlType } from '../common/sql-type.js';
-import { formatValue, type TextIoSettings } from '../exec/types/text-io.js';
-import { castValue } from '../exec/types/cast-value.js';
+import { castValue, formatValue, type TextIoSettings } from '../exec/index.js';
 import type { RowBatch } from '../common/session-handler.js';
 import { decodeUtf8Strict } from '../common/utf8.js';
 

@@ -1,5 +1,5 @@
 import { endSpan, startSpan } from '../common/latency-spans.js';
-import type { PhysicalPlan } from '../exec/plan/physical-plan.js';
+import type { PhysicalPlan } from '../exec/index.js';
 import { planStatement, type LogicalStatementPlan, type PlanStatementOptions } from '../planner/index.js';
 
 const planned = new WeakMap<LogicalStatementPlan, { readonly rules: string; readonly plan: PhysicalPlan }>();

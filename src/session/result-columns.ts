@@ -1,7 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { typeLength, typeModifier, typeOid, valueTypeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
-import { vectorToValues } from '../exec/arrow/vector-values.js';
+import { vectorToValues } from '../exec/index.js';
 import type { ResultColumn } from '../sql/index.js';
 import type { ColumnDescription, RowBatch, StatementResult } from '../common/session-handler.js';
 

@@ -2,7 +2,7 @@ import {
   DEFAULT_OPTIMIZER_GROUP, defaultGroupDropError, groupInUseError, optimizingSettings,
 } from '../lake/index.js';
 import type { Warehouse } from '../lake/index.js';
-import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
+import type { OptimizingService } from '../service/index.js';
 import type { OptimizerGroupDdl } from '../sql/index.js';
 
 /**

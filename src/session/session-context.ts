@@ -5,19 +5,16 @@ import { endSpan, startSpan } from '../common/latency-spans.js';
 import { formatType as formatTypeName } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
 import type { ColumnDescription, RowBatch, SessionEvents, StartupInfo, StatementResult } from '../common/session-handler.js';
-import { executePlan } from '../exec/execute.js';
-import type { ExecContext, ExecLakeTransaction, ExecWarehouse } from '../exec/exec-context.js';
-import type { ScanPool } from '../exec/pool/scan-pool.js';
-import type { PhysicalPlan } from '../exec/plan/physical-plan.js';
-import { parseValue } from '../exec/types/text-io.js';
-import { vectorToValues } from '../exec/arrow/vector-values.js';
-import { enforceCheckConstraints } from '../exec/operators/check-constraints.js';
-import type { VirtualTableRegistry } from '../exec/virtual-table.js';
+import {
+  enforceCheckConstraints, type ExecContext, type ExecLakeTransaction, executePlan, type ExecWarehouse, parseValue,
+  type PhysicalPlan, type ScanPool, vectorToValues, type VirtualTableRegistry,
+} from '../exec/index.js';
 import type { DataFileInfo, LakeTransaction, TableMetadata, Warehouse } from '../lake/index.js';
-import { bindStatement, bindTableCheckConstraints, parseStatements } from '../sql/index.js';
-import type { BoundStatement, CatalogTable, DdlCommand, ParsedStatement, UtilityCommand } from '../sql/index.js';
-import type { SystemCatalog } from '../sql/system-catalog/index.js';
-import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
+import {
+  bindStatement, bindTableCheckConstraints, type BoundStatement, type CatalogTable, type DdlCommand,
+  type ParsedStatement, parseStatements, type SystemCatalog, type UtilityCommand,
+} from '../sql/index.js';
+import type { OptimizingService, SubscriptionWorkers } from '../service/index.js';
 import type { AlterTableIo } from './alter-table-action.js';
 import { procedureResultColumns } from './call-optimize.js';
 import { Cursors } from './cursors.js';
@@ -32,7 +29,6 @@ import { SessionSettings, parseSearchPath } from './session-settings.js';
 import { physicalPlanOf } from './physical-plan-of.js';
 import { planOptions } from './disabled-optimizer-rules.js';
 import type { LogicalStatementPlan } from '../planner/index.js';
-import type { SubscriptionWorkers } from '../service/subscriptions/subscription-workers.js';
 import { SessionWarehouse } from './session-warehouse.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting } from './settings-registry.js';

@@ -1,6 +1,5 @@
 import type { Warehouse } from '../lake/index.js';
-import { InlineOptimizingService } from '../service/optimizing/inline-optimizing-service.js';
-import type { OptimizingService } from '../service/optimizing/optimizing-service.js';
+import { InlineOptimizingService, type OptimizingService } from '../service/index.js';
 
 const inline = new WeakMap<Warehouse, OptimizingService>();
 

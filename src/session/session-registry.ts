@@ -1,5 +1,5 @@
 import type { Notification } from '../common/session-handler.js';
-import type { BackendActivity } from '../exec/server-functions.js';
+import type { BackendActivity } from '../exec/index.js';
 import { AdvisoryLockTable } from './advisory-lock-table.js';
 
 /** One live session as the others see it (pg_stat_activity, pg_cancel_backend, NOTIFY). */

@@ -1,6 +1,6 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import type { SessionSequences } from '../exec/session-sequences.js';
+import type { SessionSequences } from '../exec/index.js';
 import type { SequenceMetadata, Warehouse } from '../lake/index.js';
 
 /**

@@ -1,9 +1,7 @@
 import { cancellableSleep } from '../common/cancellable-sleep.js';
 import { durationSettingMs } from '../common/duration-setting.js';
 import type { SessionEvents, StartupInfo, TransactionStatus } from '../common/session-handler.js';
-import type {
-  AdvisoryLockKey, AdvisoryLockRequest, AdvisoryLockRow, BackendActivity, ServerFunctions,
-} from '../exec/server-functions.js';
+import type { AdvisoryLockKey, AdvisoryLockRequest, AdvisoryLockRow, BackendActivity, ServerFunctions } from '../exec/index.js';
 import { SessionNotifications } from './session-notifications.js';
 import type { RegisteredSession, SessionRegistry } from './session-registry.js';
 

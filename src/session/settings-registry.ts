@@ -2,7 +2,7 @@ import { DISABLED_OPTIMIZER_RULES, checkDisabledOptimizerRules } from './disable
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import { formatDurationMs, parseDurationSetting } from '../common/duration-setting.js';
-import { RUNTIME_FILTERS_SETTING, RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING } from '../exec/operators/runtime-filter.js';
+import { RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING, RUNTIME_FILTERS_SETTING } from '../exec/index.js';
 import { isolationText } from './transaction-isolation.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { LogicalStatementPlan } from '../planner/logical/logical-statement-plan.js';
+import type { LogicalStatementPlan } from '../planner/index.js';
 import type { SqlType } from '../common/sql-type.js';
 import type { DdlCommand } from './ddl-command.js';
 import type { ResultColumn } from './result-column.js';

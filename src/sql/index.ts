@@ -18,3 +18,6 @@ export type {
 } from './utility-command.js';
 export type { LakeClause, TimeTravelClause, RefDdlClause } from './parser/lake-clause.js';
 export type { VirtualTable, VirtualTableRegistry, VirtualColumn, VirtualTableContext } from './binder/virtual-table.js';
+// pg_catalog and information_schema, and the catalog functions (src/sql/system-catalog).
+export { createSystemCatalog, registerCatalogFunctions, regprocName, regprocedureName } from './system-catalog/index.js';
+export type { SystemCatalog } from './system-catalog/index.js';

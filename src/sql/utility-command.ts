@@ -1,5 +1,4 @@
-import type { ExplainOptions } from '../planner/index.js';
-import type { LogicalPlan } from '../planner/logical/logical-plan.js';
+import type { ExplainOptions, LogicalPlan } from '../planner/index.js';
 import type { SqlType } from '../common/sql-type.js';
 import type { BoundStatement } from './bound-statement.js';
 import type { ParsedStatement } from './parsed-statement.js';

@@ -4,12 +4,16 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UsageError, parseCommandLine, wantsHelp } from '../../src/tools/command-line.js';
 import { parseArgs } from 'node:util';
 
+// The real binary, as `npx floe` runs it (bin/floe.js starts src/cli/main.ts through tsx).
+const bin = fileURLToPath(new URL('../../bin/floe.js', import.meta.url));
+
 function floe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: process.cwd() }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd: tmpdir() }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : (err as { code?: number }).code ?? 1, stdout, stderr });
     });
   });
@@ -38,6 +42,9 @@ test('every command prints its own usage to stdout for --help and exits 0', asyn
 test('a command line that cannot be taken says why, then the usage, on stderr with exit 2', async () => {
   const cases: [string[], RegExp, RegExp][] = [
     [['serve', '--bogus'], /Unknown option '--bogus'/, /usage: floe serve /],
+    [['serve', 'stray'], /Unexpected argument 'stray'/, /usage: floe serve /],
+    [['optimizer', '--bogus'], /Unknown option '--bogus'/, /usage: floe optimizer /],
+    [['load', '--bogus'], /Unknown option '--bogus'/, /usage: floe load /],
     [['nope'], /unknown command "nope"/, /usage: floe COMMAND/],
     [['user'], /expected "add NAME"/, /usage: floe user add /],
     [['optimizer'], /--data DIR is required/, /usage: floe optimizer /],

@@ -7,8 +7,8 @@ import type { Data } from 'apache-arrow';
  * A dependent GROUP BY key's value for each group (HashAggregatePlan.dependentKeys),
  * in group order, taken from the row where each group began. Arrow data stays
  * Arrow data, as the rows of it the groups need, and is decoded only when
- * someone reads it: TPC-H Q10 carries five customer columns for 38,964 groups,
- * of which its LIMIT shows 20. Rows of a join's build side all share its data,
+ * someone reads it: a GROUP BY a customer key carries five customer columns for 38,964 groups,
+ * of which a LIMIT shows 20. Rows of a join's build side all share its data,
  * and handing them on as one selection of it copies nothing.
  */
 export class DependentKeyColumn {

@@ -141,7 +141,7 @@ export class IntGroupIndex {
     }
     else {
       // One pass over the table's slots: iterating keys() and looking each up cost an iterator
-      // result and a probe per key (Q11's 28k part keys, every run).
+      // result and a probe per key (28k keys, every run).
       this.#hash!.forEachEntry((k, g) => { slots[k - newLo] = g + 1; });
       this.#hash = undefined;
     }

@@ -13,8 +13,8 @@ const SHORT_SHIFT = 22;
  * Dense ids (0, 1, 2, …) for the distinct values of one text key column, read
  * from the Arrow UTF-8 bytes: a row is hashed and compared as bytes, and only a
  * value seen for the first time is decoded. Decoding every row of a GROUP BY key
- * and hashing the JS string cost more than the rest of TPC-H Q1's grouping
- * (l_returnflag, l_linestatus: 6M rows, 4 distinct pairs).
+ * and hashing the JS string cost more than the rest of the grouping on two
+ * one-letter flag columns (6M rows, 4 distinct pairs).
  *
  * `trimBlanks` serves bpchar, whose trailing blanks do not count: they are left
  * out of the hash and the comparison, so 'a' and 'a  ' get one id. Otherwise
@@ -76,7 +76,7 @@ export class TextKeyIds {
         continue;
       }
       if (len > SHORT_BYTES) { out[k] = this.#find(bytes, s, e, raw); continue; }
-      // Flags and codes (TPC-H's l_returnflag, l_shipmode's first bytes do not fit): up to
+      // Flags and short codes (a one-letter flag; a shipping mode's first bytes do not fit): up to
       // 3 bytes and the length make an exact code, looked up in a small direct-mapped cache.
       let code = len;
       for (let j = s; j < e; j++) code = code * 256 + bytes[j]!;

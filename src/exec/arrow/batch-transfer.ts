@@ -10,7 +10,7 @@ import { SqlState } from '../../common/sqlstate.js';
  * data copied into one ArrayBuffer (which the pool transfers), described by a small
  * JSON header the other side rebuilds the Data from. Arrow IPC did this job before;
  * its flatbuffer messages and visitor-driven reader cost 0.1–0.3 ms a task on each
- * side, which a query of many small tasks (TPC-H Q2's nine scans) paid dozens of times.
+ * side, which a query of many small tasks (nine scans of small tables) paid dozens of times.
  *
  * Layout after `headerBytes` reserved bytes: the schema's description and the batches'
  * (each a u32 length and UTF-8 JSON; the schema's text keys a cache of rebuilt schemas),

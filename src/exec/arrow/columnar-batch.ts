@@ -102,7 +102,7 @@ interface LazyColumns {
  * Per width, the prototype of lazy batches' columns: one index getter per column,
  * shared by every batch of that width, so a batch only sets a few fields. Getters
  * defined on each batch's own array cost ~1.6 µs a column (defineProperty turns the
- * array's elements into a dictionary): 20 ms of Q5's main thread, 1,259 batches.
+ * array's elements into a dictionary): 20 ms of a six-way join's main thread, 1,259 batches.
  * Array.prototype sits behind them, so map, slice, iteration and spreading work.
  */
 const prototypes: object[] = [];
@@ -162,7 +162,7 @@ export function arrowFormOf(batch: ColumnarBatch, i: number): ArrowColumn | unde
  * (reading it here does not decode it), and for ints, floats and dates held as
  * JS numbers even once decoded, else its values. A join key read as numbers to be
  * hashed would otherwise be gathered and concatenated value by value from then
- * on: Q9's four composite-key columns cost ~190 ms a run to join one 324k-row
+ * on: four composite-key columns cost ~190 ms a run to join one 324k-row
  * build side. Text, numeric and 64-bit ints are left as values once read:
  * decoding them again costs more than moving the values does.
  */

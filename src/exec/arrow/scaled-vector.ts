@@ -56,7 +56,7 @@ export function scaledColumn(batch: ColumnarBatch, i: number): ScaledVector | un
 
 /**
  * Column `i` of int2/int4 Arrow data as a ScaledVector at scale 0 (an int cast to
- * numeric: TPC-H Q11's `ps_supplycost * ps_availqty` casts ps_availqty), read
+ * numeric: `price * int_quantity` casts the int column), read
  * through the batch's row selection; undefined when it is not such data.
  */
 export function intColumnScaled(batch: ColumnarBatch, i: number): ScaledVector | undefined {

@@ -119,7 +119,7 @@ function readData(data: Data, type: SqlType, out: unknown[], base: number, rows?
       const bytes = data.values as Uint8Array;
       const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const plain = PLAIN_TEXT_KINDS.has(type.kind);
-      // Short ASCII values (flags, codes, modes: TPC-H's l_returnflag, l_shipmode) repeat
+      // Short ASCII values (flags, codes, modes) repeat
       // endlessly; they are looked up by their bytes instead of decoded one by one.
       const short = plain ? new Map<number, string>() : undefined;
       for (let k = 0; k < n; k++) {

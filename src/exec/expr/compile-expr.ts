@@ -392,7 +392,7 @@ function compileNode(e: Expr, scope: CompileScope): NodeFn {
       let literalKeys: Set<string> | undefined;
       let literalHasNull = false;
       // A text/varchar/bpchar column still in Arrow form is tested on its UTF-8 bytes (l_shipmode IN ('MAIL', 'SHIP')).
-      // So is a leading substring of one (Q22's substring(c_phone from 1 for 2) IN ('13', '31', …)).
+      // So is a leading substring of one (substring(phone from 1 for 2) IN ('13', '31', …)).
       const prefix = constantList && t.kind === 'text' ? textPrefixOf(e.arg) : undefined;
       const bytesColumn = constantList && e.arg.kind === 'column' && BYTE_COMPARABLE.has(t.kind) ? e.arg.index : prefix?.column ?? -1;
       let matchBytes: ((bytes: Uint8Array, start: number, end: number) => boolean) | undefined;
@@ -702,7 +702,7 @@ function prefixInListMatcher(keys: readonly string[], chars: number, trimBlanks:
   }
   const codes = needles.length > 0 && !whole.includes(true) ? leadingCodeTable(needles) : undefined;
   if (codes !== undefined) {
-    // Keys of one or two bytes each (Q22's country codes): the value's leading bytes index a table.
+    // Keys of one or two bytes each (country codes): the value's leading bytes index a table.
     const width = needles[0]!.length;
     return (bytes, s, end) => {
       const e = trimBlanks && end > s && bytes[end - 1] === 32 ? endWithoutTrailingBlanks(bytes, s, end) : end;

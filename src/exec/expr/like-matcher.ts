@@ -117,7 +117,7 @@ function segmentMatcher(tokens: readonly Token[]): (s: string) => boolean {
 
 /**
  * A case-sensitive pattern of `%` and ASCII text only, as a matcher over a value's
- * UTF-8 bytes [start, end): no string is decoded (Q13 tests 1.5M o_comment values).
+ * UTF-8 bytes [start, end): no string is decoded (a NOT LIKE over 1.5M comment values).
  * Exact because UTF-8 writes every non-ASCII character with bytes >= 0x80 only, so
  * ASCII text occurs in the bytes exactly where it occurs in the characters.
  * Undefined for any other pattern, or one that does not compile (the string path

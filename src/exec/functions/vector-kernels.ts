@@ -154,7 +154,7 @@ export function numericComparisonKernel(op: string): VectorImpl | undefined {
     const sb: ScaledNumber = { unscaled: 0, scale: 0 };
     let pa: unknown; let pb: unknown; let okA = false; let okB = false;
     // Each side's exact value is kept while the side repeats: a scalar subquery's avg
-    // (scale 20, beyond a double) was parsed again for every row (TPC-H Q22).
+    // (scale 20, beyond a double) was parsed again for every row.
     let da: Decimal | undefined; let db: Decimal | undefined;
     const m = sel ? sel.length : n;
     for (let j = 0; j < m; j++) {

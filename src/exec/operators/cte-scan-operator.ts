@@ -9,7 +9,7 @@ import { estimateBytes, metered } from './operator-support.js';
  * The WITH query's rows, computed by the first of its scans to run and kept
  * for the others (charged to the query's memory): as PostgreSQL, a WITH query
  * read twice runs once, so both readers see the same rows — random() included —
- * and TPC-H Q15's revenue view is aggregated once, not once per reader.
+ * and an aggregating WITH query read twice is aggregated once, not once per reader.
  */
 export function materialize(cte: MaterializedCte, run: RunState): Promise<readonly ColumnarBatch[]> {
   let rows = run.ctes.get(cte);

@@ -32,7 +32,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
     throw new FloeError(SqlState.internalError, `lakeScan projects ${plan.projection.length} columns but lists ${plan.columns.length}`);
   }
   // Conjuncts a worker can evaluate travel with the tasks; the rest (those with subqueries:
-  // Q22's c_acctbal > (SELECT avg …)) run here, on the rows the workers kept.
+  // `balance > (SELECT avg …)`) run here, on the rows the workers kept.
   const { travels, stays } = splitResidual(plan.residual);
   const travelling = travels ? compileExpr(travels) : undefined;
   const staying = stays ? compileExpr(stays) : undefined;

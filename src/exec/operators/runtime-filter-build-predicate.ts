@@ -7,7 +7,7 @@ import { exprChildren } from '../expr/expr.js';
  * left ++ right columns (only right ones), so it is evaluated over the build
  * columns behind `leftWidth` unused ones. Undefined when the residual implies none. From an AND, the conjuncts that imply something; from an OR,
  * the OR of what each disjunct implies (all of them must imply something):
- * TPC-H Q19's `(p_brand = … AND p_container IN … AND l_quantity …) OR (…)`
+ * `(p_brand = … AND p_container IN … AND l_quantity …) OR (…)` over a part–lineitem join
  * keeps only the parts one of the brand/container/size groups can match —
  * PostgreSQL extracts the same restriction from OR clauses.
  */

@@ -244,7 +244,7 @@ export function buildRuntimeFilter(
 /**
  * An int runtime filter over distinct numbers (a join table's keys), or undefined past
  * `maxKeys`. The keys live in shared memory: each scan task's message to a worker then
- * carries a view of them, where an ordinary buffer was copied into every task (Q21's
+ * carries a view of them, where an ordinary buffer was copied into every task (a join's
  * 730k order keys, 5.8 MB, 2-6 ms of this thread a task).
  */
 export function intRuntimeFilter(distinct: Float64Array | readonly number[], column: number, maxKeys = RUNTIME_FILTER_MAX_KEYS): RuntimeFilter | undefined {
@@ -257,10 +257,10 @@ export function intRuntimeFilter(distinct: Float64Array | readonly number[], col
 /**
  * The non-NULL values as numbers (-0 as 0), or undefined when one is not a safe
  * integer's number. Typed, like what is made of them: a JS array pushed to value by
- * value was the largest allocation of this thread across TPC-H's 22 queries.
+ * value was this thread's largest allocation across a 22-query analytic benchmark.
  */
 function intValues(values: Iterable<unknown>): Float64Array | undefined {
-  // An array (a composite join's key column: Q9's 800k partsupp rows) is read by index:
+  // An array (a composite join's key column: 800k build rows) is read by index:
   // for…of allocated an iterator result per value there.
   const list = Array.isArray(values) ? values : [...values];
   const out = new Float64Array(list.length);
@@ -275,7 +275,7 @@ function intValues(values: Iterable<unknown>): Float64Array | undefined {
   return out.subarray(0, n);
 }
 
-/** Dense ranges (TPC-H's keys) wider than this many bits per value dedupe through a table instead of a bitmap. */
+/** Dense ranges (generated surrogate keys) wider than this many bits per value dedupe through a table instead of a bitmap. */
 const BITMAP_SPREAD = 16;
 
 /** The distinct values in first-seen order: a bitmap over [min, max] when the values are dense integers, else a typed hash table. */
@@ -400,8 +400,8 @@ export function installedFilters(slots: readonly RuntimeFilterSlot[] | undefined
  * Whether an int filter's keys are every integer from their least to their
  * greatest and `range`, the [min, max] of a column of `type` (int2/int4/int8;
  * dates are not compared), lies within: then no row of that column can miss the
- * keys and the filter would only cost time (Q13: all 150k customer keys against
- * orders' o_custkey).
+ * keys and the filter would only cost time (a join of all 150k customer keys against
+ * the orders' customer column).
  */
 export function coversRange(f: RuntimeFilter, type: SqlType, range: readonly [number, number] | undefined): boolean {
   if (range === undefined || f.kind !== 'int' || !INT_KINDS.has(type.kind) || f.values.length === 0) return false;

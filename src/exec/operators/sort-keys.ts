@@ -74,7 +74,7 @@ export function compileSortKeys(keys: readonly SortKey[]): CompiledSortKeys {
  * Per key, each row's place among the key's distinct values (direction and NULL
  * placement folded in), so rows compare as small integers: a sort compares each
  * row some log2(n) times, and compareValues on text, numeric text or bigint costs
- * far more than an integer comparison (Q16's 18k rows by count, brand, type and
+ * far more than an integer comparison (18k rows by a count, a brand, a type and
  * size). The distinct values are sorted once. When the product of the keys' rank
  * counts stays below 2^53 / n they are also packed into one number per row. Undefined when ranking
  * does not pay: few rows, a key whose values are objects (intervals, arrays,

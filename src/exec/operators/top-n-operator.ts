@@ -55,7 +55,7 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
         for await (const b of inputBatches(input, run)) {
           const k = await keys.evaluate(b, run);
           const bi = arrived++;
-          // A batch is offered a buffer's worth at a time, so a large one (Q3's 11k groups in one
+          // A batch is offered a buffer's worth at a time, so a large one (an aggregate's 11k groups in one
           // batch) is pruned early and its later rows are passed over on their keys, not all sorted.
           const step = keep === Infinity ? b.numRows : room;
           for (let from = 0; from < b.numRows; from += step) {

@@ -226,7 +226,7 @@ export interface HashAggregatePlan {
   /**
    * With keyRangeSplit: a filter on the aggregate's own output (its HAVING) that the
    * aggregate applies, in each key range's worker when the split runs (the groups are
-   * final there, so only those kept cross back: Q18's 58 of 1.5M), here otherwise.
+   * final there, so only those kept cross back: 58 of 1.5M for a selective HAVING), here otherwise.
    */
   readonly having?: Expr;
   readonly aggregates: readonly AggregateCall[];

@@ -117,7 +117,7 @@ export function compareValues(a: unknown, b: unknown, t: SqlType): number {
 /**
  * bpchar order: as `<` on both strings without their trailing blanks, read in place
  * (a sort compares each value many times; trimming copies for each comparison cost
- * Q16's ORDER BY over 18k char(10) brands most of its time).
+ * an ORDER BY over 18k char(10) values most of its time).
  */
 function compareBpchar(x: string, y: string): number {
   let ex = x.length;

@@ -10,7 +10,7 @@ const DECIMAL_RE = /^\s*([+-])?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/;
 
 /**
  * The unscaled value of plain decimal text (optional sign, digits, optional point and
- * digits: what PostgreSQL prints and the TPC-H generator makes) at `scale` as a JS
+ * digits: what PostgreSQL prints and the benchmarks' data generators make) at `scale` as a JS
  * number, rounding half away from zero; undefined when the text is in any other form
  * (exponent, blanks, NaN, bad syntax) or the result would pass Number.MAX_SAFE_INTEGER,
  * so callers fall back to the exact BigInt path. One char loop, no allocation.

@@ -363,7 +363,7 @@ export class SqliteCatalog implements Catalog {
    * in a transaction it rolls back, which only costs a re-read); reads inside a write
    * transaction are not kept. A query's scans read the
    * same table, snapshot and file list several times (binding, planning, each scan: about
-   * 5 ms of catalog reads in TPC-H Q2 at SF 1, each 40–150 µs); a cached read costs the
+   * 5 ms of catalog reads in an eight-table query, each 40–150 µs); a cached read costs the
    * version check. Results are frozen, so a caller that would change a shared one fails loudly.
    */
   #cached<T>(key: string, read: () => T): T {

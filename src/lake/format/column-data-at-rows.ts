@@ -6,7 +6,7 @@ const mk = makeData as unknown as (props: Record<string, unknown>) => Data;
 
 /**
  * The Arrow column of a decoded chunk at rows `at` only (ascending), in new memory:
- * a scan whose filters keep few rows converts and copies just those (Q17's lineitem
+ * a scan whose filters keep few rows converts and copies just those (a large table
  * keeps 0.1%, and turning every INT64 into a Decimal128 cost 5–8 ns a value).
  * `dense` holds the chunk's non-NULL values in order; `levels` (absent: no NULLs)
  * says which rows have one.

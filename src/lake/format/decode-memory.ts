@@ -1,7 +1,7 @@
 /**
  * Reusable buffers for decoding Parquet in JS, by role (a column's values, its
  * offsets, a page…). A fresh ArrayBuffer per column chunk cost more than the decode:
- * the kernel zero-fills each new page on first touch, and Q6's scan spent 15% of its
+ * the kernel zero-fills each new page on first touch, and a filtered scan spent 15% of its
  * CPU in those faults (2026-11-30). Decoded row groups are views into this memory,
  * valid until the next decode with it, so readers copy out what they keep — usually
  * only the rows a filter passes.

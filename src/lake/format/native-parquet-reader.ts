@@ -50,7 +50,7 @@ export interface DecodeForm {
    * numeric(p ≤ 18) columns stored as INT64 decode as Arrow Decimal64 (the stored
    * values as they lie, 8 bytes a row) rather than widened to the file's Decimal128.
    * For query scans, whose readers take any Decimal width: widening cost 8 ns a value
-   * and doubled the bytes every later copy moves (Q6's l_discount and l_quantity).
+   * and doubled the bytes every later copy moves (two numeric(15,2) columns a scan filters).
    * Merges and writers keep Decimal128, the type the table's files are written with.
    */
   readonly narrowDecimals?: boolean;

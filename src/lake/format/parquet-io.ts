@@ -36,8 +36,8 @@ export const ROW_GROUP_ROWS = 131072;
  * numbers with one copy, while LZ4 over them is costly per byte in JS: they compress
  * into a sequence every few bytes. At SF 1 the warehouse grows from 0.92 to 1.35 GB;
  * on 2026-11-30 (JS reader on such files against parquet-wasm on all-LZ4 ones, back to
- * back) 17 of the 22 TPC-H queries ran 5–33% faster (Q6 −28%, Q14 −33%), Q13 27%
- * slower (its o_comment text, LZ4 decompressed in JS; decompression got faster since).
+ * back) 17 of a 22-query analytic benchmark ran 5–33% faster (a one-table filtered scan −28%, a two-table join −33%), one query 27%
+ * slower (its long comment text, LZ4 decompressed in JS; decompression got faster since).
  * Text keeps LZ4 (it compresses 2–3×, and decompresses at 270–430 MB/s in JS).
  * Every Parquet reader of note (parquet-mr 1.13+, Arrow, DuckDB) reads LZ4_RAW.
  *
@@ -108,9 +108,9 @@ export async function readFooter(blob: ByteSource, firstSlice = 256 * 1024): Pro
  * columns asked for are most of the columns and most of the bytes; otherwise the
  * async reader fetches and decodes just their chunks. Counting bytes matters:
  * 4 of partsupp's 6 columns are 21% of its bytes (ps_comment is the rest), and
- * reading the whole 58 MB file for them made Q11's scans cost ten times what the
+ * reading the whole 58 MB file for them made those scans cost ten times what the
  * projected read does. Counting columns matters too: o_comment is most of
- * orders' bytes, but the sync reader would decode all 10 columns for Q13's 3.
+ * orders' bytes, but the sync reader would decode all 10 columns for a query's 3.
  */
 const WHOLE_MIN_COLUMNS = 0.6;
 const WHOLE_MIN_BYTES = 0.7;
@@ -152,7 +152,7 @@ export async function decodeParquetColumns(
 
 /**
  * decodeParquetColumns, keeping of each decoded batch only what `cut` chooses: it reads
- * the batch where it lies in WASM memory, so a scan keeping 2% of lineitem (Q6) copies
+ * the batch where it lies in WASM memory, so a scan keeping 2% of a table copies
  * 2% of its bytes, not all of them and then the kept rows again (copySelected).
  */
 export async function decodeParquetSelected(

@@ -67,7 +67,7 @@ async function readPruned(
 
 /**
  * The task reading only the columns it projects, filters on or merges by: files
- * are decoded column by column, so Q6 reads 4 of lineitem's 16 columns, not all.
+ * are decoded column by column, so a scan filtering and summing 4 of a table's 16 columns reads those 4, not all.
  */
 function withNeededColumns(task: ScanTask, merging: boolean): ScanTask {
   const needed = new Set<string>([...task.projection, ...(merging ? task.keyColumns : []), ...task.filters.map((f) => f.column)]);
@@ -99,7 +99,7 @@ export type RowNarrower = ((batch: RecordBatch, rows: Int32Array | undefined) =>
  * passed, so a consumer that narrows them further (runtime join filters, residual
  * predicates) copies each column once at the end, and columns it drops never.
  * `narrow` lets the consumer drop rows as they are decoded: they are then neither
- * copied out of the decoder nor merged (Q17's lineitem keeps 0.1% of its rows).
+ * copied out of the decoder nor merged (a join's runtime filter can keep 0.1% of a large table's rows).
  * Every row it keeps still comes to the consumer, which applies its filters again.
  */
 export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanTaskCounters, narrow?: RowNarrower): AsyncIterable<SelectedBatch> {
@@ -258,8 +258,8 @@ async function unmergedRows(
  * The text columns (physical names) the task's filters compare as bytes, all of them,
  * and the consumer's narrowing does not read: their rows are chosen by dictionary code.
  * True for a projected one, whose strings are built for the rows kept; false for one
- * only the filters read, whose strings are never built (Q19's l_shipinstruct and
- * l_shipmode, Q10's l_returnflag; Q12's l_shipmode is projected).
+ * only the filters read, whose strings are never built (`shipinstruct = '…' AND shipmode IN (…)`
+ * in a WHERE that no output reads; a shipmode the query also groups by is projected).
  */
 function textFilteredByCode(task: ScanTask, narrow: RowNarrower | undefined): ReadonlyMap<string, boolean> | undefined {
   const out = new Map<string, boolean>();

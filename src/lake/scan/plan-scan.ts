@@ -187,7 +187,7 @@ function onLine(f: FileRecord, node: BucketNode): boolean {
 
 /**
  * Fewest row groups worth a task of their own (dispatch and decoder start-up are not
- * free). Two keep a 150k-row table (5 row groups: TPC-H customer at SF 1) on both
+ * free). Two keep a 150k-row table (5 row groups) on both
  * workers instead of one.
  */
 const SPLIT_MIN_ROW_GROUPS = 2;

@@ -29,7 +29,7 @@ export interface TypedSelection {
 interface IntRange { lo: number; hi: number; ne: number[] }
 
 /**
- * The typed selection for the scan shapes that dominate (TPC-H's date ranges,
+ * The typed selection for the scan shapes that dominate (date ranges,
  * `l_discount between 0.05 and 0.07`, `l_quantity < 24`, `p_size in (49, 14, 23)`):
  * int2/int4/date compared as numbers (IN lists too), int8 as numbers within ±2^53 (IN lists too), uuid as bytes, and Decimal (numeric(p,s)) as unscaled safe integers with the targets
  * brought to the column's scale, and text (`l_shipmode in ('MAIL', 'SHIP')`) as UTF-8
@@ -191,7 +191,7 @@ function selectInts(
   const { lo, hi, ne } = range;
   let k = 0;
   if (members !== undefined) {
-    // An IN list (Q16's p_size IN (8 sizes)): within the list's span, one byte read a row.
+    // An IN list (`size IN (…8 sizes)`): within the list's span, one byte read a row.
     const bytes = members instanceof Uint8Array ? members : undefined;
     for (let j = 0; j < n; j++) {
       const i = rows === undefined ? j : rows[j]!;
@@ -205,7 +205,7 @@ function selectInts(
   }
   if (nulls === undefined && ne.length === 0) {
     // Without a branch on the outcome: a row is written, then kept by advancing k. Half the rows
-    // passing (Q3's dates) defeats branch prediction, which cost 10-13 ns a value here against 3-5.
+    // passing (a date range splitting a table's rows in hash order) defeats branch prediction, which cost 10-13 ns a value here against 3-5.
     if (rows === undefined) {
       for (let i = 0; i < n; i++) { const v = values[i]!; out[k] = i; k += +(v >= lo) & +(v <= hi); }
     } else {
@@ -257,7 +257,7 @@ function selectDecimals(
   const { lo, hi, ne } = range;
   let k = 0;
   if (bw === 2 && up === 1 && nulls === undefined && ne.length === 0) {
-    // Decimal64 without NULLs (a scan's numeric(p ≤ 18): Q6's l_discount and l_quantity), in one
+    // Decimal64 without NULLs (a scan's numeric(p ≤ 18): a discount or a quantity column), in one
     // loop without branches. A value past ±2^53 needs no value path here: it converts with one
     // correct rounding, which cannot carry it across the bounds, safe integers or infinite.
     for (let j = 0; j < n; j++) {

@@ -1,5 +1,6 @@
-import type { OperatorMetrics } from '../../exec/exec-context.js';
-import type { LakeScanPlan, MaterializedCte, PhysicalPlan, ScanFilterSpec, ScanSnapshotSelector, SortKey } from '../../exec/plan/physical-plan.js';
+import type {
+  LakeScanPlan, MaterializedCte, OperatorMetrics, PhysicalPlan, ScanFilterSpec, ScanSnapshotSelector, SortKey,
+} from '../../exec/index.js';
 import { formatExpr } from './format-expr.js';
 
 /** What the lake's planScan reported for a scan (src/lake ScanPlan), for EXPLAIN's task and pruning lines. */

@@ -1,8 +1,6 @@
 import { formatType } from '../../common/sql-type.js';
-import type { Expr } from '../../exec/expr/expr.js';
-import { formatInterval } from '../../exec/types/datetime.js';
+import { type Expr, formatInterval, type OutputColumn } from '../../exec/index.js';
 import type { Interval } from '../../common/sql-type.js';
-import type { OutputColumn } from '../../exec/plan/physical-plan.js';
 
 /** The name part of a registry id: "+(int4,int4)" → "+", "upper(text)" → "upper". */
 function fnName(id: string): string {

@@ -1,6 +1,5 @@
-import type { Expr } from '../../exec/expr/expr.js';
+import type { AggregateCall, Expr, KeyRangeSplit, OutputColumn } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
-import type { OutputColumn, AggregateCall, KeyRangeSplit } from '../../exec/plan/physical-plan.js';
 
 export type { KeyRangeSplit };
 

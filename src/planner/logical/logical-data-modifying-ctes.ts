@@ -1,4 +1,4 @@
-import type { OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn } from '../../exec/index.js';
 import type { LogicalCte } from './logical-cte.js';
 import type { LogicalPlan } from './logical-plan.js';
 

@@ -1,7 +1,5 @@
-import type { CheckConstraintPlan } from '../../exec/plan/check-constraint-plan.js';
-import type { Expr } from '../../exec/expr/expr.js';
+import type { CheckConstraintPlan, Expr, InsertPlan, LakeTableRef, OutputColumn } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
-import type { OutputColumn, LakeTableRef, InsertPlan } from '../../exec/plan/physical-plan.js';
 
 export interface LogicalInsert {
   readonly kind: 'insert';

@@ -1,6 +1,4 @@
-import type { CheckConstraintPlan } from '../../exec/plan/check-constraint-plan.js';
-import type { Expr } from '../../exec/expr/expr.js';
-import type { LakeTableRef, MergeAction, OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { CheckConstraintPlan, Expr, LakeTableRef, MergeAction, OutputColumn } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import type { OutputColumn, SetFunctionCall } from '../../exec/plan/physical-plan.js';
+import type { Expr, OutputColumn, SetFunctionCall } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
 
 /** PostgreSQL's ProjectSet: a projection whose set-returning calls expand each input row. */

@@ -1,6 +1,5 @@
-import type { Expr } from '../../exec/expr/expr.js';
+import type { Expr, OutputColumn } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
-import type { OutputColumn } from '../../exec/plan/physical-plan.js';
 
 export interface LogicalProject {
   readonly kind: 'project';

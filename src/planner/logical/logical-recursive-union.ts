@@ -1,4 +1,4 @@
-import type { OutputColumn, WorkTable } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn, WorkTable } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
 
 /**

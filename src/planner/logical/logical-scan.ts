@@ -1,5 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import type { OutputColumn, ScanSnapshotSelector, ScanFilterSpec } from '../../exec/plan/physical-plan.js';
+import type { Expr, OutputColumn, ScanFilterSpec, ScanSnapshotSelector } from '../../exec/index.js';
 import type { ScanTable } from './scan-table.js';
 
 export interface LogicalScan {

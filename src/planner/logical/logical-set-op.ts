@@ -1,5 +1,5 @@
 import type { LogicalPlan } from './logical-plan.js';
-import type { OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn } from '../../exec/index.js';
 
 export interface LogicalSetOp {
   readonly kind: 'setOp';

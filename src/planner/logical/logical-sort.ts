@@ -1,5 +1,5 @@
 import type { LogicalPlan } from './logical-plan.js';
-import type { OutputColumn, SortKey } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn, SortKey } from '../../exec/index.js';
 
 export interface LogicalSort {
   readonly kind: 'sort';

@@ -1,4 +1,4 @@
-import type { UnplannedSubquery } from '../../exec/expr/subquery-plan.js';
+import type { UnplannedSubquery } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import type { OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { Expr, OutputColumn } from '../../exec/index.js';
 
 export interface LogicalValues {
   readonly kind: 'values';

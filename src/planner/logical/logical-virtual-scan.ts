@@ -1,4 +1,4 @@
-import type { OutputColumn } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn } from '../../exec/index.js';
 
 export interface LogicalVirtualScan {
   readonly kind: 'virtualScan';

@@ -1,5 +1,5 @@
 import type { LogicalPlan } from './logical-plan.js';
-import type { OutputColumn, WindowCall } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn, WindowCall } from '../../exec/index.js';
 
 export interface LogicalWindow {
   readonly kind: 'window';

@@ -1,4 +1,4 @@
-import type { OutputColumn, WorkTable } from '../../exec/plan/physical-plan.js';
+import type { OutputColumn, WorkTable } from '../../exec/index.js';
 
 /** The recursive term's reference to its own WITH query: the previous iteration's new rows. */
 export interface LogicalWorkTableScan {

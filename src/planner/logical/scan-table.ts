@@ -1,5 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
-import type { LakeTableRef } from '../../exec/plan/physical-plan.js';
+import type { LakeTableRef } from '../../exec/index.js';
 
 /** What the planner knows about a scanned lake table: enough to prune and to print. */
 export interface ScanTable extends LakeTableRef {

@@ -1,5 +1,4 @@
-import type { UnplannedSubquery } from '../../exec/expr/subquery-plan.js';
-import type { PhysicalPlan } from '../../exec/plan/physical-plan.js';
+import type { PhysicalPlan, UnplannedSubquery } from '../../exec/index.js';
 
 function isPlainObject(v: object): v is Record<string, unknown> {
   const proto = Object.getPrototypeOf(v) as unknown;

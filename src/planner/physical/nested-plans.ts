@@ -1,4 +1,4 @@
-import type { MaterializedCte, PhysicalPlan } from '../../exec/plan/physical-plan.js';
+import type { MaterializedCte, PhysicalPlan } from '../../exec/index.js';
 import type { LogicalCte } from '../logical/logical-cte.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 

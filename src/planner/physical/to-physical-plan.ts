@@ -1,5 +1,4 @@
-import { Exprs, shippable, type Expr } from '../../exec/expr/expr.js';
-import type { PhysicalPlan } from '../../exec/plan/physical-plan.js';
+import { type Expr, Exprs, type PhysicalPlan, shippable } from '../../exec/index.js';
 import { columnsUsed, conjunction, conjuncts, remapColumns } from '../expr-utils.js';
 import { assertNever, type LogicalPlan } from '../logical/logical-plan.js';
 import type { LogicalJoin } from '../logical/logical-join.js';

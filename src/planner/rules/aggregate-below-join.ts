@@ -1,7 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import { functionById } from '../../exec/functions/function-registry.js';
-import type { AggregateCall } from '../../exec/plan/physical-plan.js';
+import { type AggregateCall, type Expr, Exprs, functionById } from '../../exec/index.js';
 import { coversPrimaryKey } from '../column-origin.js';
 import { columnsUsed, conjunction, conjuncts, mapAggregateCall, mapColumns } from '../expr-utils.js';
 import { LogicalAggregate } from '../logical/logical-aggregate.js';
@@ -33,7 +30,7 @@ function overNoRows(a: AggregateCall): Expr | null | undefined {
  * and its aggregates are those of the right rows that row meets, which an aggregate
  * of the right side by its join columns computes before the join — on the scan
  * workers, over the right side's rows, instead of here over the join's output.
- * TPC-H Q13 counts each customer's orders: 1.5M joined rows became 150k.
+ * Counting each customer's orders: 1.5M joined rows became 150k.
  *
  * Only strict aggregates of plain right-side columns move (a null-extended row adds
  * nothing to them), each FILTER and ORDER BY reading the right side alone; a left row

@@ -8,9 +8,9 @@ import { determinedBy, equalColumns, originOf, type ColumnOrigin } from '../colu
  * aggregate hashes only the rest (PostgreSQL's remove_useless_groupby_columns,
  * carried across equalities): a table instance whose whole primary key the
  * other keys give, directly or through column = column conditions of inner
- * joins and filters, determines all its columns. TPC-H Q10 groups by c_custkey
- * and six columns it determines, n_name through c_nationkey = n_nationkey; Q3's
- * o_orderdate follows from l_orderkey = o_orderkey. Keys are dropped one at a
+ * joins and filters, determines all its columns. A GROUP BY c_custkey
+ * and six columns it determines (n_name through c_nationkey = n_nationkey) hashes one key;
+ * likewise o_orderdate follows from l_orderkey = o_orderkey. Keys are dropped one at a
  * time, each only while the keys still hashed determine it (two columns that
  * determine each other keep one), non-key columns before primary key columns.
  */

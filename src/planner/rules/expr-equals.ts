@@ -1,7 +1,7 @@
 /**
  * Structural equality of plan fragments (bigints included), as equal JSON texts
  * would say, but compared in place: the rules ask it of whole plans every pass,
- * and building two JSON texts each time cost Q2 about 4 ms of binding a run.
+ * and building two JSON texts each time cost an eight-table query about 4 ms of binding a run.
  * Properties that are undefined or functions do not count (JSON leaves them
  * out); objects with a toJSON (dates) compare by their JSON.
  */

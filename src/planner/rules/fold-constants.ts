@@ -1,10 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
-import { compileExpr } from '../../exec/expr/compile-expr.js';
-import type { Expr } from '../../exec/expr/expr.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import { functionById } from '../../exec/functions/function-registry.js';
-import { createRunState } from '../../exec/run-state.js';
-import type { RunState } from '../../exec/run-state.js';
+import { compileExpr, createRunState, type Expr, Exprs, functionById, type RunState } from '../../exec/index.js';
 import { conjuncts, mapChildren } from '../expr-utils.js';
 import { LogicalFilter } from '../logical/logical-filter.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';

@@ -1,4 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
+import type { Expr } from '../../exec/index.js';
 import { columnsUsed, conjuncts, remapColumns } from '../expr-utils.js';
 
 /** Which join input a predicate reads: left only, right only, both, or none (constants). Undefined when opaque. */

@@ -14,7 +14,7 @@ const SPLITTABLE = new Set(['int2', 'int4', 'int8', 'date']);
 /**
  * An aggregate over one scan (through Filter and Project nodes) that groups by the
  * table's leading primary-key column has about as many groups as that column has
- * values — TPC-H Q18's GROUP BY l_orderkey: 1.5M groups of 6M rows. A partial
+ * values — a GROUP BY on an order-lines table's order key: 1.5M groups of 6M rows. A partial
  * aggregate per scan task then barely reduces anything and the merge of the
  * partials runs on one thread. Marked here, the executor splits the key's range
  * among its workers instead: each reads every task for the rows of its range, so

@@ -1,4 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
+import type { Expr } from '../../exec/index.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
 import { mapAggregateCall, mapColumns, walkExpr } from '../expr-utils.js';
@@ -14,7 +14,7 @@ function hasSubquery(e: Expr): boolean {
  * aggregate(project(x)) → aggregate(x), the projection's expressions written
  * into the keys and aggregate arguments that read them. The aggregate then
  * evaluates them over x's columns as it steps its states: a numeric argument
- * (TPC-H Q9's `l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity`)
+ * (`l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity`)
  * is computed as scaled integers straight into the sum, where a projection
  * would have written every row's numeric text for the aggregate to parse back.
  * Volatile expressions and subqueries stay where they are (they must run as

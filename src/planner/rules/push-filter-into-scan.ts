@@ -1,6 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import type { ScanFilterSpec } from '../../exec/plan/physical-plan.js';
-import { sameType } from '../../exec/functions/type-coercion.js';
+import { type Expr, sameType, type ScanFilterSpec } from '../../exec/index.js';
 import { isExactFilter } from '../../lake/index.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import type { LogicalScan } from '../logical/logical-scan.js';
@@ -90,7 +88,7 @@ export function provenByScan(f: ScanFilterSpec, scan: LogicalScan): boolean {
  * filter(scan) → scan with the prunable conjuncts offered to the lake as
  * ScanFilters (partition, min/max and bucket pruning) and the predicate as its
  * residual, less the conjuncts the lake's filters decide exactly: re-testing
- * them cost Q1 a decode and a comparison of l_shipdate for each of 6M rows.
+ * them cost a date-range scan a decode and a comparison of its date for each of 6M rows.
  */
 function apply(p: LogicalPlan): RuleResult {
   if (p.kind !== 'filter' || p.input.kind !== 'scan') return { plan: p, changed: false };

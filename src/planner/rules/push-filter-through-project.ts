@@ -1,5 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import { functionById } from '../../exec/functions/function-registry.js';
+import { type Expr, functionById } from '../../exec/index.js';
 import { LogicalFilter } from '../logical/logical-filter.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import { LogicalProject } from '../logical/logical-project.js';

@@ -1,4 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
+import type { Expr } from '../../exec/index.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
 

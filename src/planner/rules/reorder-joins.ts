@@ -1,4 +1,4 @@
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import { type Expr, Exprs } from '../../exec/index.js';
 import { columnsUsed, conjunction, conjuncts, remapColumns } from '../expr-utils.js';
 import { LogicalJoin } from '../logical/logical-join.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';

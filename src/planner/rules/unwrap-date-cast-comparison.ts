@@ -1,5 +1,4 @@
-import type { Expr } from '../../exec/expr/expr.js';
-import { Exprs } from '../../exec/expr/expr.js';
+import { type Expr, Exprs } from '../../exec/index.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
 const flipped: Record<string, string> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
@@ -7,8 +6,8 @@ const flipped: Record<string, string> = { '=': '=', '<>': '<>', '<': '>', '<=': 
 /**
  * `date_expr::timestamp op timestamp_constant` as an equivalent comparison of the
  * date itself with a date constant, so a bare date column stays bare and its
- * conjunct can be pushed into the lake scan for min/max pruning (TPC-H Q1:
- * `l_shipdate <= date '1998-12-01' - interval '90' day`).
+ * conjunct can be pushed into the lake scan for min/max pruning (a date column against
+ * date arithmetic: `l_shipdate <= date '1998-12-01' - interval '90' day`).
  *
  * A date d cast to timestamp is midnight of d. For a constant T at midnight of
  * day D, every comparison carries over as is. Strictly inside day D:

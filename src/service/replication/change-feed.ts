@@ -1,4 +1,4 @@
-import { vectorToValues } from '../../exec/arrow/vector-values.js';
+import { vectorToValues } from '../../exec/index.js';
 import { commitEndLsn, commitLsn, firstSnapshotFrom } from '../../lake/index.js';
 import type { Snapshot, TableMetadata, Warehouse } from '../../lake/index.js';
 

@@ -1,6 +1,6 @@
 import type { CopyBothChannel } from '../../common/session-handler.js';
 import { enumTypeOf, typeModifier, typeOid } from '../../common/sql-type.js';
-import { formatValue } from '../../exec/types/text-io.js';
+import { formatValue } from '../../exec/index.js';
 import type { TableMetadata, Warehouse } from '../../lake/index.js';
 import { readCommittedTransactions, type CommittedTransaction } from './change-feed.js';
 import {

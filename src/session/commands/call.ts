@@ -1,7 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { StatementResult } from '../../common/session-handler.js';
-import { parseValue } from '../../exec/types/text-io.js';
+import { parseValue } from '../../exec/index.js';
 import type { TableMetadata } from '../../lake/index.js';
 import { callOptimize } from '../call-optimize.js';
 import { procedureArguments } from '../procedure-arguments.js';

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { executePlan } from '../../exec/execute.js';
+import { executePlan } from '../../exec/index.js';
 import { commandTag, type UtilityHandlers } from './utility-handler.js';
 
 /** DECLARE … CURSOR, FETCH / MOVE and CLOSE (cursors.ts keeps them). */

@@ -8,7 +8,7 @@ import { runOptimizerGroupDdl } from '../run-optimizer-group-ddl.js';
 import { runSequenceDdl } from '../run-sequence-ddl.js';
 import { runTypeDdl } from '../run-type-ddl.js';
 import { runPublicationDdl } from '../replication/run-publication-ddl.js';
-import { runSubscriptionDdl } from '../../service/subscriptions/subscription-ddl.js';
+import { runSubscriptionDdl } from '../../service/index.js';
 import { checkNotView, dropViewsDependingOn, runViewDdl } from '../run-view-ddl.js';
 import type { SessionContext } from '../session-context.js';
 import { validateTableProperties } from '../table-properties.js';

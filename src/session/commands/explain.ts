@@ -1,8 +1,7 @@
-import { askLakeToPlanScanIn } from '../../exec/operators/ask-lake-to-plan-scan.js';
-import { executePlan } from '../../exec/execute.js';
-import type { ExecContext, OperatorMetrics } from '../../exec/exec-context.js';
-import { planInputs } from '../../exec/plan/physical-plan.js';
-import type { LakeScanPlan, PhysicalPlan } from '../../exec/plan/physical-plan.js';
+import {
+  askLakeToPlanScanIn, type ExecContext, executePlan, type LakeScanPlan, type OperatorMetrics, type PhysicalPlan,
+  planInputs,
+} from '../../exec/index.js';
 import type { StatementResult } from '../../common/session-handler.js';
 import { explainTree } from '../../planner/index.js';
 import type { ExplainNode, ScanReport } from '../../planner/index.js';

@@ -1,6 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { functionById, registerScalarFunction, type ScalarImpl } from '../../exec/functions/function-registry.js';
+import { type Expr, Exprs, functionById, registerScalarFunction, type ScalarImpl } from '../../exec/index.js';
 
 /*
  * `x op ANY (array)` / `x op ALL (array)` for array-valued operands (psql's

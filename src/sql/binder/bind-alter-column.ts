@@ -12,8 +12,7 @@ import { bindTableConstraint, parseCheckText, renameInCheckText, type Constraint
 import { coerceTo } from './coerce.js';
 import { resolveTypeName } from './resolve-type-name.js';
 import { userTypeLookup } from './user-type-lookup.js';
-import { functionById } from '../../exec/functions/function-registry.js';
-import { exprChildren, type Expr } from '../../exec/expr/expr.js';
+import { type Expr, exprChildren, functionById } from '../../exec/index.js';
 
 function tableOf(ctx: BindContext, table: TableName): CatalogTable | undefined {
   return ctx.env.warehouse.getTable(table.namespace, table.name);

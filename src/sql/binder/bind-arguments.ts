@@ -1,4 +1,4 @@
-import { LogicalValues } from '../../planner/logical/logical-values.js';
+import { LogicalValues } from '../../planner/index.js';
 import type { ArgumentsPlan } from '../utility-command.js';
 import type { Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';

@@ -1,5 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
-import type { CheckConstraintPlan } from '../../exec/plan/check-constraint-plan.js';
+import type { CheckConstraintPlan } from '../../exec/index.js';
 import type { BindEnv, CatalogTable } from '../bind-env.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import { BindContext } from './bind-context.js';

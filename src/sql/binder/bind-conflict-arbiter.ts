@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { ConflictArbiter } from '../../exec/plan/physical-plan.js';
+import type { ConflictArbiter } from '../../exec/index.js';
 import type { TableConstraint } from '../../lake/index.js';
 import type { CatalogTable } from '../bind-env.js';
 import { positionOf, unwrap, type Raw } from './ast.js';

@@ -1,9 +1,8 @@
 import '../../exec/functions/builtins.js';
 import type { SqlType } from '../../common/sql-type.js';
-import type { OutputColumn } from '../../exec/plan/physical-plan.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import type { OutputColumn } from '../../exec/index.js';
+import type { LogicalCte, LogicalPlan } from '../../planner/index.js';
 import type { BindEnv } from '../bind-env.js';
-import type { LogicalCte } from '../../planner/logical/logical-cte.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import type { Scope, ScopeColumn } from './scope.js';
 

@@ -1,7 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
+import { Exprs } from '../../exec/index.js';
+import { LogicalProject } from '../../planner/index.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { ResultColumn } from '../result-column.js';
 import type { CopyOptions } from '../utility-command.js';

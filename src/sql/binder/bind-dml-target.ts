@@ -1,8 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import type { LakeTableRef } from '../../exec/plan/physical-plan.js';
+import { type Expr, Exprs, type LakeTableRef } from '../../exec/index.js';
 import type { CatalogTable } from '../bind-env.js';
 import type { ResultColumn } from '../result-column.js';
 import { parseFragment } from '../parser/pg-parser.js';

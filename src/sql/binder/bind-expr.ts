@@ -1,12 +1,11 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { enumTypeOf, formatType, type SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { formatDecimal, parseDecimal } from '../../exec/types/numeric.js';
-import type { AggregateCall, SortKey, WindowCall, WindowFrame, WindowFrameBound } from '../../exec/plan/physical-plan.js';
-import { commonSupertype, resolveFunction, resolveOperator, type ResolvedFunction } from '../../exec/functions/function-registry.js';
-import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
-import { logicalSubquery } from '../../planner/logical/logical-subquery.js';
+import {
+  type AggregateCall, commonSupertype, type Expr, Exprs, formatDecimal, parseDecimal, type ResolvedFunction,
+  resolveFunction, resolveOperator, type SortKey, type WindowCall, type WindowFrame, type WindowFrameBound,
+} from '../../exec/index.js';
+import { LogicalAggregate, logicalSubquery, simplifyExpr } from '../../planner/index.js';
 import { locationOf, positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindSubquery } from './bind-query.js';
@@ -21,7 +20,6 @@ import { ordinalSubscript, rawSubscript } from './raw-subscript.js';
 import { isAggregateName } from './aggregate-names.js';
 import { arrayComparison } from './array-comparison.js';
 import { checkOrderedSetCall } from './ordered-set-call.js';
-import { simplifyExpr } from '../../planner/simplify-expr.js';
 import { rowInAsExists } from './row-in-subquery.js';
 import { aggregateOverRows, bindRowArgument, bindRowNullTest, bindRowToJson, rowText, wholeRowOf } from './row-value.js';
 

@@ -4,15 +4,10 @@ import { isPublicationTablesCall, publicationTablesSubselect } from './publicati
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import type { ScanSnapshotSelector } from '../../exec/plan/physical-plan.js';
-import { LogicalJoin } from '../../planner/logical/logical-join.js';
-import { LogicalCteScan } from '../../planner/logical/logical-cte-scan.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
-import { LogicalScan } from '../../planner/logical/logical-scan.js';
-import { LogicalValues } from '../../planner/logical/logical-values.js';
-import { LogicalVirtualScan } from '../../planner/logical/logical-virtual-scan.js';
+import { type Expr, Exprs, type ScanSnapshotSelector } from '../../exec/index.js';
+import {
+  LogicalCteScan, LogicalJoin, type LogicalPlan, LogicalProject, LogicalScan, LogicalValues, LogicalVirtualScan,
+} from '../../planner/index.js';
 import type { CatalogTable } from '../bind-env.js';
 import type { TimeTravelClause } from '../parser/lake-clause.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';

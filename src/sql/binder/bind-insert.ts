@@ -1,12 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import type { InsertPlan } from '../../exec/plan/physical-plan.js';
+import { type Expr, Exprs, type InsertPlan } from '../../exec/index.js';
 import { withChecks } from './bind-check-constraints.js';
-import { LogicalInsert } from '../../planner/logical/logical-insert.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
-import { LogicalValues } from '../../planner/logical/logical-values.js';
+import { LogicalInsert, type LogicalPlan, LogicalProject, LogicalValues } from '../../planner/index.js';
 import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, str, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';

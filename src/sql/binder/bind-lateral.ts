@@ -1,7 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { Expr } from '../../exec/expr/expr.js';
-import { LogicalLateralJoin } from '../../planner/logical/logical-lateral-join.js';
+import type { Expr } from '../../exec/index.js';
+import { LogicalLateralJoin } from '../../planner/index.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindCondition } from './bind-expr.js';

@@ -1,4 +1,4 @@
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import type { LogicalPlan } from '../../planner/index.js';
 import type { BindEnv } from '../bind-env.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import { unwrap } from './ast.js';

@@ -1,12 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import type { MergeAction } from '../../exec/plan/physical-plan.js';
-import { LogicalJoin } from '../../planner/logical/logical-join.js';
+import { type Expr, Exprs, type MergeAction } from '../../exec/index.js';
+import { LogicalJoin, LogicalMerge, type LogicalPlan, LogicalProject } from '../../planner/index.js';
 import { withChecks } from './bind-check-constraints.js';
-import { LogicalMerge } from '../../planner/logical/logical-merge.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { ResultColumn } from '../result-column.js';
 import { positionOf, unwrap, type Raw } from './ast.js';

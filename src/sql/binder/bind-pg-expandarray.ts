@@ -1,12 +1,8 @@
 import { ordinalSubscript } from './raw-subscript.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import { resolveFunction, resolveOperator } from '../../exec/functions/function-registry.js';
-import { LogicalFilter } from '../../planner/logical/logical-filter.js';
-import { LogicalJoin } from '../../planner/logical/logical-join.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
-import { LogicalValues } from '../../planner/logical/logical-values.js';
+import { Exprs, resolveFunction, resolveOperator } from '../../exec/index.js';
+import { LogicalFilter, LogicalJoin, type LogicalPlan, LogicalValues } from '../../planner/index.js';
 import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindExpr, exprKey } from './bind-expr.js';

@@ -1,21 +1,14 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { commonSupertype, listFunctions, resolveFunction, setFunctionColumns } from '../../exec/functions/function-registry.js';
-import { LogicalProjectSet } from '../../planner/logical/logical-project-set.js';
-import type { OutputColumn, SetFunctionCall, SortKey } from '../../exec/plan/physical-plan.js';
-import { mapWindowCall, remapColumns } from '../../planner/expr-utils.js';
-import { LogicalAggregate } from '../../planner/logical/logical-aggregate.js';
-import { LogicalDistinct } from '../../planner/logical/logical-distinct.js';
-import { LogicalFilter } from '../../planner/logical/logical-filter.js';
-import { LogicalLimit } from '../../planner/logical/logical-limit.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
-import { LogicalSetOp } from '../../planner/logical/logical-set-op.js';
-import { LogicalSort } from '../../planner/logical/logical-sort.js';
-import { LogicalValues } from '../../planner/logical/logical-values.js';
-import { LogicalWindow } from '../../planner/logical/logical-window.js';
+import {
+  commonSupertype, type Expr, Exprs, listFunctions, type OutputColumn, resolveFunction, type SetFunctionCall,
+  setFunctionColumns, type SortKey,
+} from '../../exec/index.js';
+import {
+  LogicalAggregate, LogicalDistinct, LogicalFilter, LogicalLimit, type LogicalPlan, LogicalProject, LogicalProjectSet,
+  LogicalSetOp, LogicalSort, LogicalValues, LogicalWindow, mapWindowCall, remapColumns,
+} from '../../planner/index.js';
 import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import { scopeOf, type BindContext, type BoundQuery, type CteDefinition } from './bind-context.js';
 import {

@@ -1,13 +1,10 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { resolveFunction, setFunctionColumns } from '../../exec/functions/function-registry.js';
-import type { OutputColumn, SetFunctionCall } from '../../exec/plan/physical-plan.js';
-import { mapChildren, walkExpr } from '../../planner/expr-utils.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
-import { LogicalProjectSet } from '../../planner/logical/logical-project-set.js';
-import { LogicalValues } from '../../planner/logical/logical-values.js';
+import {
+  type Expr, Exprs, type OutputColumn, resolveFunction, type SetFunctionCall, setFunctionColumns,
+} from '../../exec/index.js';
+import { LogicalProject, LogicalProjectSet, LogicalValues, mapChildren, walkExpr } from '../../planner/index.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindExpr } from './bind-expr.js';

@@ -1,18 +1,13 @@
 import { FloeError } from '../../common/floe-error.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import type { WorkTable } from '../../exec/plan/physical-plan.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
-import { LogicalRecursiveUnion } from '../../planner/logical/logical-recursive-union.js';
-import { LogicalWorkTableScan } from '../../planner/logical/logical-work-table-scan.js';
+import { commonSupertype, Exprs, type WorkTable } from '../../exec/index.js';
+import { type LogicalPlan, LogicalProject, LogicalRecursiveUnion, LogicalWorkTableScan } from '../../planner/index.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext, BoundQuery, CteDefinition } from './bind-context.js';
 import { exprKey } from './bind-expr.js';
 import { bindSelect, outputCols } from './bind-query.js';
 import { coerceTo } from './coerce.js';
-import { commonSupertype } from '../../exec/functions/function-registry.js';
 import type { ScopeColumn } from './scope.js';
 
 const invalidRecursion = '42P19';

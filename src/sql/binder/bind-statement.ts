@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { parseExplainOptions } from '../../planner/explain/explain-options.js';
+import { parseExplainOptions } from '../../planner/index.js';
 import type { BindEnv } from '../bind-env.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { ParsedStatement } from '../parsed-statement.js';

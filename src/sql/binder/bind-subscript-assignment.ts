@@ -1,8 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { ARRAY_SUBSCRIPT_ASSIGN, JSONB_SUBSCRIPT_ASSIGN } from '../../exec/functions/subscript-assignment.js';
+import { ARRAY_SUBSCRIPT_ASSIGN, type Expr, Exprs, JSONB_SUBSCRIPT_ASSIGN } from '../../exec/index.js';
 import { positionOf, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindExpr } from './bind-expr.js';

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { Expr } from '../../exec/expr/expr.js';
+import type { Expr } from '../../exec/index.js';
 import { tableChangesName } from '../system-catalog/lake-system-tables.js';
 import { positionOf, strList, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';

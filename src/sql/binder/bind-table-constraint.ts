@@ -1,7 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { Expr } from '../../exec/expr/expr.js';
+import type { Expr } from '../../exec/index.js';
 import type { TableConstraint } from '../../lake/index.js';
 import { parseFragment } from '../parser/pg-parser.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';

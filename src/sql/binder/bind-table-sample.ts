@@ -1,10 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import { resolveFunction } from '../../exec/functions/function-registry.js';
-import { TABLE_SAMPLE_FUNCTION } from '../../exec/functions/table-sample-function.js';
-import { LogicalFilter } from '../../planner/logical/logical-filter.js';
+import { Exprs, resolveFunction, TABLE_SAMPLE_FUNCTION } from '../../exec/index.js';
+import { LogicalFilter } from '../../planner/index.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindExpr, type ExprScope } from './bind-expr.js';

@@ -1,14 +1,11 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { LogicalDelete } from '../../planner/logical/logical-delete.js';
-import { LogicalFilter } from '../../planner/logical/logical-filter.js';
-import { LogicalJoin } from '../../planner/logical/logical-join.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
+import { type Expr, Exprs } from '../../exec/index.js';
+import {
+  LogicalDelete, LogicalFilter, LogicalJoin, type LogicalPlan, LogicalProject, LogicalUpdate,
+} from '../../planner/index.js';
 import { withChecks } from './bind-check-constraints.js';
-import { LogicalUpdate } from '../../planner/logical/logical-update.js';
 import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';

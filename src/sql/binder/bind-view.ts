@@ -1,8 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
+import { Exprs } from '../../exec/index.js';
+import { LogicalProject } from '../../planner/index.js';
 import type { CatalogViewDefinition } from '../bind-env.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { TableName } from '../ddl-command.js';

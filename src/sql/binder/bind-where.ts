@@ -1,8 +1,7 @@
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { conjunction, conjuncts, hasCorrelatedSubquery, mapChildren, walkExpr } from '../../planner/expr-utils.js';
-import { LogicalFilter } from '../../planner/logical/logical-filter.js';
-import { LogicalJoin } from '../../planner/logical/logical-join.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import { type Expr, Exprs } from '../../exec/index.js';
+import {
+  conjunction, conjuncts, hasCorrelatedSubquery, LogicalFilter, LogicalJoin, type LogicalPlan, mapChildren, walkExpr,
+} from '../../planner/index.js';
 import { strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindCondition, bindExpr, bindOperator } from './bind-expr.js';
@@ -191,7 +190,7 @@ let derivedCount = 0;
 
 /**
  * `x op (SELECT agg(e) FROM … WHERE inner = outer AND …)` → a left join with the
- * subquery grouped by its correlation keys (TPC-H Q17, Q20): one pass instead of
+ * subquery grouped by its correlation keys: one pass instead of
  * one subquery run per outer row. Returns the joined plan and the value's column.
  */
 function decorrelateScalar(ctx: BindContext, sublink: Raw, plan: LogicalPlan, scope: Scope): { plan: LogicalPlan; column: ScopeColumn } {

@@ -1,9 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { enumTypeOf, formatType, type EnumType, type SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { canCoerce, sameType, type CoercionContext } from '../../exec/functions/type-coercion.js';
-import { applyCharLength } from '../../exec/types/text-io.js';
+import { applyCharLength, canCoerce, type CoercionContext, type Expr, Exprs, sameType } from '../../exec/index.js';
 import type { BindContext } from './bind-context.js';
 import { convertLiteral } from './convert-literal.js';
 

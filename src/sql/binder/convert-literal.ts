@@ -1,10 +1,9 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, type SqlType } from '../../common/sql-type.js';
-import { parseDate, parseTimestamp, parseTimestamptz } from '../../exec/types/datetime.js';
-import { parseFloat8, parseValue } from '../../exec/types/text-io.js';
-import { parseJsonNode } from '../../exec/types/json-value.js';
-import { parseEnumLabel } from '../../exec/types/enum-value.js';
+import {
+  parseDate, parseEnumLabel, parseFloat8, parseJsonNode, parseTimestamp, parseTimestamptz, parseValue,
+} from '../../exec/index.js';
 
 /**
  * Converts a string literal to a canonical value of `type` at bind time, for the

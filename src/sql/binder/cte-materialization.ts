@@ -1,6 +1,5 @@
-import { functionById } from '../../exec/functions/function-registry.js';
-import { LogicalCte } from '../../planner/logical/logical-cte.js';
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import { functionById } from '../../exec/index.js';
+import { LogicalCte, type LogicalPlan } from '../../planner/index.js';
 import type { Raw } from './ast.js';
 
 /**

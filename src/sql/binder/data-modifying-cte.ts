@@ -1,8 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { LogicalCte } from '../../planner/logical/logical-cte.js';
-import { LogicalCteScan } from '../../planner/logical/logical-cte-scan.js';
-import { LogicalDataModifyingCtes } from '../../planner/logical/logical-data-modifying-ctes.js';
+import { LogicalCte, LogicalCteScan, LogicalDataModifyingCtes } from '../../planner/index.js';
 import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, unwrap, type Raw } from './ast.js';
 import type { BindContext, CteDefinition } from './bind-context.js';

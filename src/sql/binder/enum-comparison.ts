@@ -1,7 +1,5 @@
 import { enumTypeOf, type SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { ENUM_ORDERING_FUNCTIONS } from '../../exec/functions/builtin-enum-functions.js';
-import { resolveFunction, resolveOperator } from '../../exec/functions/function-registry.js';
+import { ENUM_ORDERING_FUNCTIONS, type Expr, Exprs, resolveFunction, resolveOperator } from '../../exec/index.js';
 import type { BindContext } from './bind-context.js';
 import { coerceTo } from './coerce.js';
 

@@ -1,4 +1,4 @@
-import type { LogicalPlan } from '../../planner/logical/logical-plan.js';
+import type { LogicalPlan } from '../../planner/index.js';
 import type { BoundStatement } from '../bound-statement.js';
 import type { ResultColumn } from '../result-column.js';
 import type { BindContext } from './bind-context.js';

@@ -1,7 +1,7 @@
 import type { BoundStatement } from '../bound-statement.js';
 import type { BindContext, BoundQuery } from './bind-context.js';
-import { Exprs } from '../../exec/expr/expr.js';
-import { LogicalProject } from '../../planner/logical/logical-project.js';
+import { Exprs } from '../../exec/index.js';
+import { LogicalProject } from '../../planner/index.js';
 
 /** Hidden helper columns (composite fields) never reach the client. */
 function withoutHiddenColumns(q: BoundQuery): BoundQuery {

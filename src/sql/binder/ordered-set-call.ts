@@ -1,5 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
-import { ORDERED_SET_AGGREGATES } from '../../exec/functions/builtin-ordered-set-aggregates.js';
+import { ORDERED_SET_AGGREGATES } from '../../exec/index.js';
 
 /** The ordered-set aggregates need WITHIN GROUP (42809); WITHIN GROUP on another aggregate fails to resolve (42883), as in PostgreSQL. */
 export function checkOrderedSetCall(name: string, withinGroup: boolean, position: number | undefined): void {

@@ -1,5 +1,4 @@
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { resolveFunction, resolveOperator } from '../../exec/functions/function-registry.js';
+import { type Expr, Exprs, resolveFunction, resolveOperator } from '../../exec/index.js';
 
 /**
  * PostgreSQL's subscripting of its fixed-layout catalog types, which counts from 0:

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
+import { type Expr, Exprs } from '../../exec/index.js';
 import { namespaceOid } from '../system-catalog/catalog-oids.js';
 import { lakeWarehouse } from '../system-catalog/catalog-view.js';
 import { strList, type Raw } from './ast.js';

@@ -1,9 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { Exprs, type Expr } from '../../exec/expr/expr.js';
-import { resolveFunction } from '../../exec/functions/function-registry.js';
-import { RowValueFunctions } from '../../exec/functions/row-value-functions.js';
+import { type Expr, Exprs, resolveFunction, RowValueFunctions } from '../../exec/index.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindExpr, lookupColumn, type ExprScope } from './bind-expr.js';

@@ -1,3 +1,3 @@
 // The executor scans virtual relations, so the contract lives in src/exec; the
 // binder resolves names to them through this re-export.
-export type * from '../../exec/virtual-table.js';
+export type { VirtualColumn, VirtualTable, VirtualTableContext, VirtualTableRegistry } from '../../exec/index.js';

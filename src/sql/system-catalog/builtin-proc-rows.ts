@@ -1,5 +1,4 @@
-import { listFunctions, registeredFunctionCount } from '../../exec/functions/function-registry.js';
-import type { ListedFunction } from '../../exec/functions/function-registry.js';
+import { type ListedFunction, listFunctions, registeredFunctionCount } from '../../exec/index.js';
 import { typeOids } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { BOOTSTRAP_SUPERUSER_OID, PG_CATALOG_NAMESPACE_OID } from './catalog-oids.js';

@@ -2,8 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, typeOids } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { registerScalarFunction, registerSetFunction } from '../../exec/functions/function-registry.js';
-import type { EvalContext } from '../../exec/expr/eval-context.js';
+import { type EvalContext, registerRegTypeResolver, registerScalarFunction, registerSetFunction } from '../../exec/index.js';
 import type { VirtualTableRegistry } from '../binder/virtual-table.js';
 import {
   BOOTSTRAP_SUPERUSER_OID, PG_DATABASE_OWNER_OID, namespaceOid, primaryKeyConstraintOid, primaryKeyIndexOid,
@@ -19,7 +18,6 @@ import { registerDumpFunctions } from './dump-functions.js';
 import type { CatalogTableInfo } from './catalog-view.js';
 import { typeForOid } from './pg-type-rows.js';
 import { userTypeName, userTypeOid, userTypeVisible } from './user-type-rows.js';
-import { registerRegTypeResolver } from '../../exec/types/reg-types.js';
 import { regclassName, regclassOid, regtypeName } from './catalog-lookup.js';
 import { registerFunctionDefinitionFunctions } from './function-definition-functions.js';
 import { regprocName, regprocOid, regprocedureName, regprocedureOid } from './proc-lookup.js';

@@ -1,5 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
-import { registerScalarFunction } from '../../exec/functions/function-registry.js';
+import { registerScalarFunction } from '../../exec/index.js';
 
 const text: SqlType = { kind: 'text' };
 const oid: SqlType = { kind: 'oid' };

@@ -1,7 +1,7 @@
 import type { SqlType } from '../../common/sql-type.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { registerScalarFunction } from '../../exec/functions/function-registry.js';
+import { registerScalarFunction } from '../../exec/index.js';
 import { builtinProcByOid } from './builtin-proc-rows.js';
 import type { BuiltinProc } from './builtin-proc-rows.js';
 

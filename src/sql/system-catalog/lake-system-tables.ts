@@ -2,8 +2,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { vectorToValues } from '../../exec/arrow/vector-values.js';
-import { jsonbNormalize } from '../../exec/types/cast-value.js';
+import { jsonbNormalize, vectorToValues } from '../../exec/index.js';
 import type { Snapshot, TableMetadata, Warehouse } from '../../lake/index.js';
 import type { VirtualColumn, VirtualTable } from '../binder/virtual-table.js';
 

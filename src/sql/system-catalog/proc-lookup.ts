@@ -1,7 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { EvalContext } from '../../exec/expr/eval-context.js';
-import { regTypeInput } from '../../exec/types/reg-types.js';
+import { type EvalContext, regTypeInput } from '../../exec/index.js';
 import { builtinProcByOid, builtinProcs, typeText } from './builtin-proc-rows.js';
 import { pseudoTypeOid } from './proc-arg-oid.js';
 import { ARRAY_IN_OID } from './pg-type-rows.js';

@@ -1,4 +1,4 @@
-import type { EvalContext } from '../../exec/expr/eval-context.js';
+import type { EvalContext } from '../../exec/index.js';
 import type { Warehouse } from '../../lake/index.js';
 
 type SizedWarehouse = Pick<Warehouse, 'getTableById' | 'listFiles'>;

@@ -1,7 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { EvalContext } from '../../exec/expr/eval-context.js';
-import { registerScalarFunction } from '../../exec/functions/function-registry.js';
+import { type EvalContext, registerScalarFunction } from '../../exec/index.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { lakeWarehouse, type CatalogView } from './catalog-view.js';
 import { viewDefinitionText } from './view-definition-text.js';

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { listFunctions } from '../../exec/index.js';
-import { registerCatalogFunctions } from '../../sql/system-catalog/index.js';
+import { registerCatalogFunctions } from '../../sql/index.js';
 import { procArgOid, procFactKey } from '../../sql/system-catalog/proc-arg-oid.js';
 
 interface PgRow {

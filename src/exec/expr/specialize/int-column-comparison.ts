@@ -23,7 +23,7 @@ const INT_COMPARABLE = new Set(['int2', 'int4', 'date']);
 
 /**
  * `col op col` over two int2/int4/date columns of the same type: the comparison a
- * scan's residual runs per row in Q4, Q12 and Q21 (l_commitdate < l_receiptdate).
+ * scan's residual runs per row when it compares two date columns of one row (commit_date < receipt_date).
  * Dates order as their day numbers, ±infinity included (stored as the int32 extremes).
  */
 function intColumnComparison(e: CallExpr): { op: string; left: number; right: number } | undefined {

@@ -7,7 +7,7 @@ export const SMALL_LEFT_ROWS = 50_000;
 /**
  * Left/semi/anti joins whose build side a runtime filter could shrink read up to
  * this many left rows first; when the left input ends within them, its keys filter
- * the build side's scans (Q17's and Q20's per-part aggregates over lineitem).
+ * the build side's scans (a per-key aggregate over a large table, joined to a few filtered keys).
  */
 export const PROBE_FIRST_ROWS = 250_000;
 

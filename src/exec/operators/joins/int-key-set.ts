@@ -7,7 +7,7 @@ const MAX_BITSET_SPAN = 2 ** 26;
  * Exact membership for a set of integer keys (a runtime join filter's build keys).
  * Keys within a span of at most MAX_BITSET_SPAN go into a bitset, one bit per value
  * of the span: a probe is one bit test in a small array, where the hash table's is
- * a hash, a random load and a compare (Q9 probed 6M lineitem part keys against
+ * a hash, a random load and a compare (a join probing 6M part keys against
  * 10k; SF 1 key spans are at most 6M, i.e. under 1 MB). Other sets use IntHashTable.
  */
 export class IntKeySet {
@@ -48,8 +48,8 @@ export class IntKeySet {
    * Writes to `keep` (from 0) each row i — taken from `sel` when given, else 0…n-1 —
    * whose value values[rows ? rows[i] : i] is in the set, and returns how many. One
    * loop per case with the bitset in locals: per row, a membership call reading the
-   * class's fields cost ~16 ns in Q4's profile (6M lineitem rows against 57k order keys);
-   * Q4 used 12% less CPU without it (2026-11-30, back to back).
+   * class's fields cost ~16 ns in a semi join's profile (6M probe rows against 57k keys);
+   * that query used 12% less CPU without it (2026-11-30, back to back).
    */
   selectInt32(values: Int32Array, rows: Int32Array | undefined, sel: Int32Array | undefined, n: number, keep: Int32Array): number {
     const bits = this.#bits;

@@ -1,0 +1,13 @@
+/** src/service's public API: the long-running work no statement owns, as the session and src/cli reach it. */
+export type { OptimizingService } from './optimizing/optimizing-service.js';
+export { OptimizingScheduler } from './optimizing/optimizing-scheduler.js';
+export { InlineOptimizingService } from './optimizing/inline-optimizing-service.js';
+export { Housekeeping } from './optimizing/housekeeping.js';
+export { DEFAULT_OPTIMIZER_MEMORY_BYTES, createOptimizerPool } from './optimizing/optimizer-pool.js';
+export type { ServiceLogger } from './optimizing/optimizing-warehouse.js';
+export { LogTieringService } from './log-tiering/log-tiering-service.js';
+export { streamLogicalChanges } from './replication/logical-stream.js';
+export { parseNameList } from './replication/published-tables.js';
+export { runSubscriptionDdl } from './subscriptions/subscription-ddl.js';
+export { SubscriptionManager } from './subscriptions/subscription-manager.js';
+export type { SubscriptionWorkers } from './subscriptions/subscription-workers.js';
