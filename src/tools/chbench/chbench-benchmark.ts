@@ -9,7 +9,6 @@ import { runChStream } from './chbench-driver.js';
 import type { ChStreamResult } from './chbench-driver.js';
 import { loadChBenchmark } from './chbench-loader.js';
 import { DuckDbPeer } from './duckdb-peer.js';
-import { serveSupportsFlag } from './gateway-flags.js';
 import { DISTRICTS_PER_WAREHOUSE, TpccGenerator, tpccScale } from './tpcc-generator.js';
 import type { TpccScale } from './tpcc-generator.js';
 import { CH_TABLES } from './tpcc-schema.js';
@@ -29,7 +28,7 @@ export interface ChBenchOptions {
   readonly modes?: readonly ChRunMode[];
   /** Run the DuckDB peer at the end (default true). */
   readonly peer?: boolean;
-  /** `--optimizer-threads` for `floe serve`, passed when the gateway knows the flag (default 1). */
+  /** `--optimizer-threads` for `floe serve` (default 1). */
   readonly optimizerThreads?: number;
   /** Extra `floe serve` flags, passed as given. */
   readonly serveArgs?: readonly string[];
@@ -74,8 +73,7 @@ export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchRepor
   const queries = chQueries(opts.queries);
   const modes = opts.modes ?? ['optimizing', 'no-optimizing'];
   const serveArgs = [...(opts.serveArgs ?? [])];
-  if (serveSupportsFlag('--optimizer-threads')) serveArgs.push('--optimizer-threads', String(opts.optimizerThreads ?? 1));
-  else log('note: this floe serve has no --optimizer-threads flag yet; started without it');
+  serveArgs.push('--optimizer-threads', String(opts.optimizerThreads ?? 1));
   const loadTimeMs = Date.now();
   const runs: ChRunReport[] = [];
   let peer: DuckDbPeer | undefined;

@@ -16,7 +16,7 @@ export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
   --queries 1,3,6       only these CH queries (default all but Q15)
   --only optimizing|no-optimizing   one run instead of both
   --no-peer             skip the DuckDB peer
-  --optimizer-threads N passed to floe serve when it knows the flag (default 1)
+  --optimizer-threads N passed to floe serve (default 1)
   --serve-arg ARG       an extra floe serve argument (repeatable)
   --quick               smoke run: W=1 scaled down (10,000 items, 1,000 customers and orders per district), 4 periods of 30 s, 2 tx/s
   --json FILE           also write the whole report as JSON
