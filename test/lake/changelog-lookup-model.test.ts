@@ -1,0 +1,134 @@
+/**
+ * Model test of changelog-producer = lookup: random transactions of blind upserts (keys
+ * repeating within a statement), deletes by key and updates, with folds, change
+ * compaction and log tiering at random points. After every commit the snapshot's changelog,
+ * replayed over the model's previous state, must be consistent (a -U or -D carries exactly
+ * the key's current row, a +I meets an absent key, a +U follows its -U) and must end in the
+ * model's new state: the changelog is the diff between consecutive snapshots. At the end
+ * every snapshot's changelog reads as it did right after its commit.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { openWarehouse } from '../../src/lake/index.js';
+import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
+import { changesBySnapshot } from './helpers/changelog-rows.js';
+import type { ChangeText } from './helpers/changelog-rows.js';
+import { columnsOf, readRows } from './helpers/read-table.js';
+
+type Statement =
+  | { t: 'upsert'; rows: [number, string][] }
+  | { t: 'delete'; keys: number[] }
+  | { t: 'update'; keys: number[]; value: string };
+type Op =
+  | { t: 'commit'; statements: Statement[] }
+  | { t: 'optimize' }
+  | { t: 'tier' };
+
+const keyArb = fc.integer({ min: 0, max: 7 });
+const valueArb = fc.constantFrom('a', 'b', 'c', 'd');
+const statementArb: fc.Arbitrary<Statement> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('upsert' as const), rows: fc.array(fc.tuple(keyArb, valueArb), { minLength: 1, maxLength: 5 }) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('delete' as const), keys: fc.array(keyArb, { minLength: 1, maxLength: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('update' as const), keys: fc.uniqueArray(keyArb, { minLength: 1, maxLength: 3 }), value: valueArb }) },
+);
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ t: fc.constant('commit' as const), statements: fc.array(statementArb, { minLength: 1, maxLength: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('optimize' as const) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('tier' as const) }) },
+);
+
+type State = Map<number, string>;
+
+/** Replays one snapshot's changelog over `before`, failing on a change inconsistent with the state it meets. */
+function replay(before: State, changes: readonly ChangeText[]): State {
+  const state = new Map(before);
+  let pendingBefore: number | undefined;
+  for (const c of changes) {
+    const m = /^(\S+) id=(\d+) v=(.*)$/.exec(c);
+    assert.ok(m, c);
+    const [, op, idText, v] = m;
+    const id = Number(idText);
+    if (op === '+U') assert.equal(pendingBefore, id, `${c} follows its -U`);
+    else assert.equal(pendingBefore, undefined, `a -U is followed by its +U, not ${c}`);
+    pendingBefore = undefined;
+    switch (op) {
+      case '+I': assert.equal(state.get(id), undefined, `${c}: the key was absent`); state.set(id, v!); break;
+      case '-U': assert.equal(state.get(id), v, `${c}: the before-image is the current row`); pendingBefore = id; break;
+      case '+U': state.set(id, v!); break;
+      case '-D': assert.equal(state.get(id), v, `${c}: the deleted row is the current row`); state.delete(id); break;
+      default: assert.fail(`unknown change type in ${c}`);
+    }
+  }
+  assert.equal(pendingBefore, undefined, 'the changelog ends on a whole change');
+  return state;
+}
+
+function apply(state: State, s: Statement): State {
+  const next = new Map(state);
+  if (s.t === 'upsert') for (const [k, v] of s.rows) next.set(k, v);
+  else if (s.t === 'delete') for (const k of s.keys) next.delete(k);
+  else for (const k of s.keys) if (next.has(k)) next.set(k, s.value);
+  return next;
+}
+
+async function runScenario(log: boolean, ops: readonly Op[]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-changelog-model-'));
+  const wh: Warehouse = await openWarehouse({ path: dir, ...(log ? {} : { log: false }) });
+  try {
+    const t: TableMetadata = await wh.createTable({
+      namespace: 'public', name: 'kv', primaryKey: ['id'], properties: { 'changelog-producer': 'lookup' },
+      columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'v', type: { kind: 'text' }, nullable: false }],
+    });
+    const first = wh.resolveSnapshot(t)?.id;
+    let model: State = new Map();
+    let last = first;
+    const read = new Map<bigint, ChangeText[]>();
+    for (const op of ops) {
+      if (op.t === 'optimize') { await wh.optimize(t); continue; }
+      if (op.t === 'tier') { if (log) await wh.tierLogFiles(t); continue; }
+      const tx = await wh.begin();
+      let next = model;
+      for (const s of op.statements) {
+        if (s.t === 'upsert') await tx.upsert(t, 'main', columnsOf(t, s.rows.map(([id, v]) => ({ id, v }))));
+        else if (s.t === 'delete') await tx.deleteKeys(t, 'main', [s.keys]);
+        else {
+          const live = s.keys.filter((k) => next.has(k));
+          if (live.length > 0) {
+            await tx.update(t, 'main', columnsOf(t, live.map((id) => ({ id, v: next.get(id)! }))), columnsOf(t, live.map((id) => ({ id, v: s.value }))));
+          }
+        }
+        next = apply(next, s);
+      }
+      await tx.commit();
+      const headId = wh.resolveSnapshot(t)?.id;
+      if (headId !== undefined && headId !== last) {
+        const changes = [...(await changesBySnapshot(wh, t, last, headId)).entries()];
+        for (const [sid, rows] of changes) {
+          model = replay(model, rows);
+          read.set(sid, rows);
+        }
+        last = headId;
+      }
+      assert.deepEqual([...model].sort((a, b) => a[0] - b[0]), [...next].sort((a, b) => a[0] - b[0]), 'the changelog replayed is the model');
+      model = next;
+      assert.deepEqual(await readRows(wh, { table: t }), [...model].sort((a, b) => a[0] - b[0]).map(([id, v]) => ({ id, v })));
+    }
+    if (last !== undefined && last !== first) {
+      const again = await changesBySnapshot(wh, t, first, last);
+      for (const [sid, rows] of read) assert.deepEqual(again.get(sid) ?? [], rows, `snapshot ${sid} reads its changelog as at its commit`);
+    }
+  } finally {
+    await wh.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+for (const log of [true, false]) {
+  test(`lookup changelog = the model's diff between consecutive snapshots (${log ? 'log store' : 'no log'})`, async () => {
+    await fc.assert(fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 20 }), (ops) => runScenario(log, ops)), { numRuns: 20 });
+  });
+}
