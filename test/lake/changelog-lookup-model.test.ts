@@ -5,7 +5,8 @@
  * replayed over the model's previous state, must be consistent (a -U or -D carries exactly
  * the key's current row, a +I meets an absent key, a +U follows its -U) and must end in the
  * model's new state: the changelog is the diff between consecutive snapshots. At the end
- * every snapshot's changelog reads as it did right after its commit.
+ * every snapshot's changelog reads as it did right after its commit, and after expiry each
+ * two consecutive retained snapshots are still linked by their changelog.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +27,9 @@ type Statement =
 type Op =
   | { t: 'commit'; statements: Statement[] }
   | { t: 'optimize' }
-  | { t: 'tier' };
+  | { t: 'tier' }
+  /** Expire every snapshot but the newest `retainLast`: squashed ones hand their rows to their children. */
+  | { t: 'expire'; retainLast: number };
 
 const keyArb = fc.integer({ min: 0, max: 7 });
 const valueArb = fc.constantFrom('a', 'b', 'c', 'd');
@@ -39,6 +42,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ t: fc.constant('commit' as const), statements: fc.array(statementArb, { minLength: 1, maxLength: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('optimize' as const) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('tier' as const) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('expire' as const), retainLast: fc.integer({ min: 1, max: 3 }) }) },
 );
 
 type State = Map<number, string>;
@@ -75,6 +79,23 @@ function apply(state: State, s: Statement): State {
   return next;
 }
 
+/**
+ * After folds, tiering and expiry: between each two consecutive snapshots still on main's
+ * lineage, the changelog replayed over the model's state at the first gives its state at the
+ * second (an expired snapshot's rows now belong to the child it was squashed into).
+ */
+async function checkRetained(wh: Warehouse, t: TableMetadata, stateAt: ReadonlyMap<bigint, State>): Promise<void> {
+  const lineage: bigint[] = [];
+  const byId = new Map(wh.listSnapshots(t).map((x) => [x.id, x]));
+  for (let s = wh.resolveSnapshot(t); s !== undefined; s = s.parentId === undefined ? undefined : byId.get(s.parentId)) lineage.unshift(s.id);
+  for (let i = 1; i < lineage.length; i++) {
+    const [a, b] = [lineage[i - 1]!, lineage[i]!];
+    const rows = [...(await changesBySnapshot(wh, t, a, b)).values()].flat();
+    const got = replay(stateAt.get(a)!, rows);
+    assert.deepEqual([...got].sort((x, y) => x[0] - y[0]), [...stateAt.get(b)!].sort((x, y) => x[0] - y[0]), `changes (${a}, ${b}] lead from one retained snapshot to the next`);
+  }
+}
+
 async function runScenario(log: boolean, ops: readonly Op[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'floe-changelog-model-'));
   const wh: Warehouse = await openWarehouse({ path: dir, ...(log ? {} : { log: false }) });
@@ -87,9 +108,24 @@ async function runScenario(log: boolean, ops: readonly Op[]): Promise<void> {
     let model: State = new Map();
     let last = first;
     const read = new Map<bigint, ChangeText[]>();
+    /** The model's state at each snapshot the run saw at main's head. */
+    const stateAt = new Map<bigint, State>();
+    if (first !== undefined) stateAt.set(first, model);
+    let expired = false;
     for (const op of ops) {
-      if (op.t === 'optimize') { await wh.optimize(t); continue; }
+      if (op.t === 'optimize') {
+        await wh.optimize(t);
+        const h = wh.resolveSnapshot(t)?.id;
+        if (h !== undefined) stateAt.set(h, model);
+        continue;
+      }
       if (op.t === 'tier') { if (log) await wh.tierLogFiles(t); continue; }
+      if (op.t === 'expire') {
+        await wh.expireSnapshots(t, { olderThanMicros: BigInt(Date.now() + 1000) * 1000n, retainLast: op.retainLast });
+        expired = true;
+        await checkRetained(wh, t, stateAt);
+        continue;
+      }
       const tx = await wh.begin();
       let next = model;
       for (const s of op.statements) {
@@ -112,15 +148,17 @@ async function runScenario(log: boolean, ops: readonly Op[]): Promise<void> {
           read.set(sid, rows);
         }
         last = headId;
+        stateAt.set(headId, next);
       }
       assert.deepEqual([...model].sort((a, b) => a[0] - b[0]), [...next].sort((a, b) => a[0] - b[0]), 'the changelog replayed is the model');
       model = next;
       assert.deepEqual(await readRows(wh, { table: t }), [...model].sort((a, b) => a[0] - b[0]).map(([id, v]) => ({ id, v })));
     }
-    if (last !== undefined && last !== first) {
+    if (last !== undefined && last !== first && !expired) {
       const again = await changesBySnapshot(wh, t, first, last);
       for (const [sid, rows] of read) assert.deepEqual(again.get(sid) ?? [], rows, `snapshot ${sid} reads its changelog as at its commit`);
     }
+    await checkRetained(wh, t, stateAt);
   } finally {
     await wh.close();
     rmSync(dir, { recursive: true, force: true });
