@@ -16,8 +16,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
-import { changesBySnapshot } from './helpers/changelog-rows.js';
-import type { ChangeText } from './helpers/changelog-rows.js';
+import { changesBySnapshot, replayChangelog as replay } from './helpers/changelog-rows.js';
+import type { ChangeText, KvState as State } from './helpers/changelog-rows.js';
 import { columnsOf, readRows } from './helpers/read-table.js';
 
 type Statement =
@@ -44,32 +44,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('tier' as const) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('expire' as const), retainLast: fc.integer({ min: 1, max: 3 }) }) },
 );
-
-type State = Map<number, string>;
-
-/** Replays one snapshot's changelog over `before`, failing on a change inconsistent with the state it meets. */
-function replay(before: State, changes: readonly ChangeText[]): State {
-  const state = new Map(before);
-  let pendingBefore: number | undefined;
-  for (const c of changes) {
-    const m = /^(\S+) id=(\d+) v=(.*)$/.exec(c);
-    assert.ok(m, c);
-    const [, op, idText, v] = m;
-    const id = Number(idText);
-    if (op === '+U') assert.equal(pendingBefore, id, `${c} follows its -U`);
-    else assert.equal(pendingBefore, undefined, `a -U is followed by its +U, not ${c}`);
-    pendingBefore = undefined;
-    switch (op) {
-      case '+I': assert.equal(state.get(id), undefined, `${c}: the key was absent`); state.set(id, v!); break;
-      case '-U': assert.equal(state.get(id), v, `${c}: the before-image is the current row`); pendingBefore = id; break;
-      case '+U': state.set(id, v!); break;
-      case '-D': assert.equal(state.get(id), v, `${c}: the deleted row is the current row`); state.delete(id); break;
-      default: assert.fail(`unknown change type in ${c}`);
-    }
-  }
-  assert.equal(pendingBefore, undefined, 'the changelog ends on a whole change');
-  return state;
-}
 
 function apply(state: State, s: Statement): State {
   const next = new Map(state);

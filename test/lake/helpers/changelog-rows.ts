@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { sqlTypeOfField } from '../../../src/lake/arrow/arrow-type.js';
 import { columnReader } from '../../../src/lake/arrow/column-reader.js';
 import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
@@ -27,4 +28,35 @@ export async function changesBySnapshot(wh: Warehouse, t: TableMetadata, from: b
 /** Every change row after `from` up to `to`, in order. */
 export async function changeTexts(wh: Warehouse, t: TableMetadata, from: bigint | undefined, to: bigint): Promise<ChangeText[]> {
   return [...(await changesBySnapshot(wh, t, from, to)).values()].flat();
+}
+
+/** A (id int, v text) table's rows by id. */
+export type KvState = Map<number, string>;
+
+/**
+ * Replays a (id, v) table's changelog over `before`, failing on a change inconsistent with the
+ * state it meets: a -U or -D must carry the key's current row, a +I meet an absent key, a +U
+ * follow its -U.
+ */
+export function replayChangelog(before: KvState, changes: readonly ChangeText[]): KvState {
+  const state = new Map(before);
+  let pendingBefore: number | undefined;
+  for (const c of changes) {
+    const m = /^(\S+) id=(\d+) v=(.*)$/.exec(c);
+    assert.ok(m, c);
+    const [, op, idText, v] = m;
+    const id = Number(idText);
+    if (op === '+U') assert.equal(pendingBefore, id, `${c} follows its -U`);
+    else assert.equal(pendingBefore, undefined, `a -U is followed by its +U, not ${c}`);
+    pendingBefore = undefined;
+    switch (op) {
+      case '+I': assert.equal(state.get(id), undefined, `${c}: the key was absent`); state.set(id, v!); break;
+      case '-U': assert.equal(state.get(id), v, `${c}: the before-image is the current row`); pendingBefore = id; break;
+      case '+U': state.set(id, v!); break;
+      case '-D': assert.equal(state.get(id), v, `${c}: the deleted row is the current row`); state.delete(id); break;
+      default: assert.fail(`unknown change type in ${c}`);
+    }
+  }
+  assert.equal(pendingBefore, undefined, 'the changelog ends on a whole change');
+  return state;
 }
