@@ -1,13 +1,15 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import { DEFAULT_OPTIMIZER_GROUP, LOG_PROPERTIES, OPTIMIZING_PROPERTIES, checkLogProperty, checkOptimizingProperty } from '../lake/index.js';
+import {
+  CHANGELOG_PROPERTIES, DEFAULT_OPTIMIZER_GROUP, LOG_PROPERTIES, OPTIMIZING_PROPERTIES, checkChangelogProperty, checkLogProperty, checkOptimizingProperty,
+} from '../lake/index.js';
 
 /**
  * The table property keys Floe knows. A key nobody reads is almost always a typo
  * (`write.target-filesize`), and silently storing it hides the mistake, so
  * anything else is refused with a hint naming the nearest known keys. The
  * self-optimizing and housekeeping keys (and their value rules) are src/lake's
- * OPTIMIZING_PROPERTIES, the log store's LOG_PROPERTIES; `write.target-file-size` is the old name of
+ * OPTIMIZING_PROPERTIES, the log store's LOG_PROPERTIES, CHANGELOG_PROPERTIES; `write.target-file-size` is the old name of
  * `self-optimizing.target-size`.
  */
 export const KNOWN_TABLE_PROPERTIES: Readonly<Record<string, string>> = {
@@ -15,6 +17,7 @@ export const KNOWN_TABLE_PROPERTIES: Readonly<Record<string, string>> = {
   comment: 'free text describing the table',
   ...Object.fromEntries(Object.entries(OPTIMIZING_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
   ...Object.fromEntries(Object.entries(LOG_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
+  ...Object.fromEntries(Object.entries(CHANGELOG_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
 };
 
 const valueRules: Readonly<Record<string, (v: string) => boolean>> = {
@@ -35,7 +38,7 @@ export function validateTableProperties(
       throw new FloeError(SqlState.invalidParameterValue, `unrecognized table property "${key}"`, { hint: nearestKeysHint(key) });
     }
     const v = values?.[key];
-    if (v !== undefined) { checkOptimizingProperty(key, v); checkLogProperty(key, v); }
+    if (v !== undefined) { checkOptimizingProperty(key, v); checkLogProperty(key, v); checkChangelogProperty(key, v); }
     if (key === 'self-optimizing.group' && v !== undefined && v !== DEFAULT_OPTIMIZER_GROUP && checks.groupExists?.(v) === false) {
       throw new FloeError(SqlState.undefinedObject, `optimizer group "${v}" does not exist`, {
         hint: `Create it first with CREATE OPTIMIZER GROUP ${v} WITH (threads = 1), or use the default group.`,

@@ -63,6 +63,29 @@ describe("table_changes('t', from, to)", () => {
     assert.equal((await g.failure(`SELECT * FROM t, table_changes(t.v, 1, 2)`)).code, '0A000');
   });
 
+  test("changelog-producer 'lookup': blind upserts of existing keys as UPDATE_BEFORE/UPDATE_AFTER, deletes by key with the row", async () => {
+    await g.run(`CREATE TABLE lk (id int PRIMARY KEY, v text) WITH ("changelog-producer" = 'lookup')`);
+    await g.run("INSERT INTO lk VALUES (1, 'a'), (2, 'b')");
+    await g.run("INSERT INTO lk VALUES (1, 'A'), (3, 'c') ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v");
+    await g.run('DELETE FROM lk WHERE id = 2');
+    await g.run('DELETE FROM lk WHERE id = 42');
+    await g.run("UPDATE lk SET v = 'AA' WHERE id = 1");
+    const want = [
+      ['1', 'a', 'INSERT'], ['2', 'b', 'INSERT'],
+      ['1', 'a', 'UPDATE_BEFORE'], ['1', 'A', 'UPDATE_AFTER'], ['3', 'c', 'INSERT'],
+      ['2', 'b', 'DELETE'],
+      ['1', 'A', 'UPDATE_BEFORE'], ['1', 'AA', 'UPDATE_AFTER'],
+    ];
+    assert.deepEqual(await g.rows("SELECT id, v, _change_type FROM table_changes('lk', NULL, NULL)"), want);
+    assert.deepEqual(await g.rows('SELECT id, v, _change_type FROM lk$audit_log'), want);
+    // On an input table a delete by key is what was written: the key alone.
+    await g.run('CREATE TABLE inp (id int PRIMARY KEY, v text)');
+    await g.run("INSERT INTO inp VALUES (1, 'a')");
+    await g.run('DELETE FROM inp WHERE id = 1');
+    assert.deepEqual(await g.rows('SELECT id, v, _change_type FROM inp$audit_log'), [['1', 'a', 'INSERT'], ['1', null, 'DELETE']]);
+    assert.equal((await g.failure(`ALTER TABLE inp SET ('changelog-producer' = 'full-compaction')`)).code, '22023');
+  });
+
   test('an append table reports its deletion-vector deletes as DELETE rows with the deleted values', async () => {
     await g.run('CREATE TABLE ap (id int, v text)');
     await g.run("INSERT INTO ap VALUES (1, 'a'), (2, 'b'), (3, 'c')");

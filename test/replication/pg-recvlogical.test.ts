@@ -7,37 +7,10 @@ import pg from 'pg';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
 import { runCommand } from '../harness/run-command.js';
-import { decodeRecvlogicalFile, type PgoutputMessage } from './pgoutput-decoder.js';
+import { decodeRecvlogicalFile } from './pgoutput-decoder.js';
+import { transactions, type StreamedTransaction } from './streamed-transactions.js';
 
 const PG_RECVLOGICAL = '/usr/lib/postgresql/15/bin/pg_recvlogical';
-
-/** A transaction as pg_recvlogical wrote it: its commit LSN and its changes as readable lines. */
-interface StreamedTransaction {
-  readonly commitLsn: bigint;
-  readonly endLsn: bigint;
-  readonly changes: string[];
-}
-
-/** Groups the decoded stream into transactions, naming relations from their Relation messages. */
-function transactions(messages: readonly PgoutputMessage[]): StreamedTransaction[] {
-  const names = new Map<number, string>();
-  const out: StreamedTransaction[] = [];
-  let open: string[] | undefined;
-  const show = (row: readonly (string | null)[]) => row.map((v) => (v === null ? 'NULL' : v)).join(',');
-  for (const m of messages) {
-    switch (m.type) {
-      case 'begin': assert.equal(open, undefined, 'Begin inside a transaction'); open = []; break;
-      case 'relation': names.set(m.oid, `${m.namespace}.${m.name}/${m.replicaIdentity}/${m.columns.map((c) => `${c.name}${c.key ? '*' : ''}`).join(' ')}`); break;
-      case 'insert': open!.push(`insert ${names.get(m.relation)!.split('/')[0]} ${show(m.row)}`); break;
-      case 'update': open!.push(`update ${names.get(m.relation)!.split('/')[0]} ${show(m.row)}${m.old ? ` old ${m.old.kind} ${show(m.old.row)}` : ''}`); break;
-      case 'delete': open!.push(`delete ${names.get(m.relation)!.split('/')[0]} ${m.old.kind} ${show(m.old.row)}`); break;
-      case 'commit': out.push({ commitLsn: m.commitLsn, endLsn: m.endLsn, changes: open! }); open = undefined; break;
-      default: break;
-    }
-  }
-  assert.equal(open, undefined, 'the stream ended inside a transaction');
-  return out;
-}
 
 describe('pg_recvlogical reads Floe as a pgoutput publisher', () => {
   let floe: FloeServer;

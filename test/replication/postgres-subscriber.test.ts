@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
 import { startPostgres } from '../harness/postgres-server.js';
@@ -33,12 +36,14 @@ describe('PostgreSQL 15 subscribes to a Floe publication', () => {
 
   after(async () => {
     // The subscription goes first: it holds a slot on Floe and a worker connected to it.
-    try {
-      await target?.query('DROP SUBSCRIPTION IF EXISTS s');
-    } catch {
-      await target?.query('ALTER SUBSCRIPTION s DISABLE').catch(() => undefined);
-      await target?.query('ALTER SUBSCRIPTION s SET (slot_name = NONE)').catch(() => undefined);
-      await target?.query('DROP SUBSCRIPTION IF EXISTS s').catch(() => undefined);
+    for (const sub of ['s', 's2']) {
+      try {
+        await target?.query(`DROP SUBSCRIPTION IF EXISTS ${sub}`);
+      } catch {
+        await target?.query(`ALTER SUBSCRIPTION ${sub} DISABLE`).catch(() => undefined);
+        await target?.query(`ALTER SUBSCRIPTION ${sub} SET (slot_name = NONE)`).catch(() => undefined);
+        await target?.query(`DROP SUBSCRIPTION IF EXISTS ${sub}`).catch(() => undefined);
+      }
     }
     await target?.end();
     await source?.end();
@@ -50,12 +55,12 @@ describe('PostgreSQL 15 subscribes to a Floe publication', () => {
   const conninfo = () => `host=${floe.host} port=${floe.port} dbname=${floe.database} user=${floe.user}`;
 
   /** Polls until the subscriber's table equals Floe's, or fails with both at the deadline. */
-  async function converged(what: string): Promise<void> {
-    const want = (await source.query(CONTENTS)).rows;
+  async function converged(what: string, contents = CONTENTS): Promise<void> {
+    const want = (await source.query(contents)).rows;
     const deadline = Date.now() + 60_000;
     let got: unknown[] = [];
     while (Date.now() < deadline) {
-      got = (await target.query(CONTENTS)).rows;
+      got = (await target.query(contents)).rows;
       if (JSON.stringify(got) === JSON.stringify(want)) return;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -96,5 +101,51 @@ describe('PostgreSQL 15 subscribes to a Floe publication', () => {
     await target.query(`ALTER SUBSCRIPTION s CONNECTION '${conninfo()}'`);
     await source.query("UPDATE items SET tags = '{z}' WHERE id = 8");
     await converged('after a restart of Floe');
+  });
+
+  // A blind upsert of an existing key must reach the subscriber as an UPDATE: an INSERT stops its
+  // apply worker on the duplicate key. Both changelog producers: a lookup table stores the update,
+  // an input table's commits are sent as what they did to each key.
+  test('blind upserts and deletes by key, on a lookup and an input table, end with identical tables', async () => {
+    const stock = 'CREATE TABLE stock (id int PRIMARY KEY, qty int, note text)';
+    const counts = 'CREATE TABLE counts (k text, n int, total bigint, PRIMARY KEY (k, n))';
+    const both = `SELECT 'stock' AS t, id::text AS k, qty::text AS a, note AS b FROM stock
+      UNION ALL SELECT 'counts', k || '/' || n, total::text, NULL FROM counts ORDER BY 1, 2`;
+    await source.query(`${stock} WITH ("changelog-producer" = 'lookup')`);
+    await source.query(counts);
+    await source.query("INSERT INTO stock VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, NULL)");
+    await source.query("INSERT INTO counts VALUES ('a', 1, 100), ('b', 2, 200)");
+    await source.query('CREATE PUBLICATION p2 FOR TABLE stock, counts');
+    await target.query(stock);
+    await target.query(counts);
+    await target.query(`CREATE SUBSCRIPTION s2 CONNECTION '${conninfo()}' PUBLICATION p2`);
+    await converged('initial copy of stock and counts', both);
+
+    // COPY … WITH (UPSERT true) writes blind (SQL's ON CONFLICT DO UPDATE reads the rows first).
+    const blind = async (table: string, csv: string) => pipeline(Readable.from([csv]), source.query(copyFrom(`COPY ${table} FROM STDIN WITH (FORMAT csv, UPSERT true)`)));
+    const upsertStock = (id: number, qty: number, note: string) => blind('stock', `${id},${qty},${note}\n`);
+    const upsertCounts = (k: string, n: number, total: number) => blind('counts', `${k},${n},${total}\n`);
+    await blind('stock', '1,11,one again\n4,40,new\n');
+    await upsertCounts('a', 1, 101);
+    await upsertCounts('c', 3, 300);
+    await source.query('DELETE FROM stock WHERE id = 2');
+    await source.query('DELETE FROM stock WHERE id = 99');
+    await source.query("DELETE FROM counts WHERE k = 'b' AND n = 2");
+    await source.query('BEGIN');
+    await upsertStock(3, 33, 'three');
+    await upsertStock(3, 34, 'three twice');
+    await upsertStock(2, 22, 'two is back');
+    await upsertCounts('a', 1, 102);
+    await source.query("DELETE FROM counts WHERE k = 'c' AND n = 3");
+    await upsertCounts('c', 3, 301);
+    await source.query('COMMIT');
+    await converged('after blind upserts', both);
+    await source.query('UPDATE stock SET qty = qty + 1 WHERE id IN (1, 4)');
+    await source.query("INSERT INTO stock VALUES (4, 44, 'last'), (7, 70, 'seven') ON CONFLICT (id) DO UPDATE SET qty = EXCLUDED.qty, note = EXCLUDED.note");
+    await converged('after an update and another upsert', both);
+
+    // The lookup table's own changelog holds the updates the subscriber applied.
+    const changes = (await source.query('SELECT qty, _change_type FROM stock$audit_log WHERE id = 1')).rows;
+    assert.deepEqual(changes.map((r) => `${r._change_type} ${r.qty}`), ['INSERT 10', 'UPDATE_BEFORE 10', 'UPDATE_AFTER 11', 'UPDATE_BEFORE 11', 'UPDATE_AFTER 12']);
   });
 });

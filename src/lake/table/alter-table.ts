@@ -1,4 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
+import { checkChangelogProperty } from './changelog-properties.js';
 import { checkLogProperty } from './log-properties.js';
 import { checkOptimizingProperty } from './optimizing-properties.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -92,7 +93,7 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       return out;
     }
     case 'setProperties': {
-      for (const [key, value] of Object.entries(change.properties)) { checkOptimizingProperty(key, value); checkLogProperty(key, value); }
+      for (const [key, value] of Object.entries(change.properties)) { checkOptimizingProperty(key, value); checkLogProperty(key, value); checkChangelogProperty(key, value); }
       return catalog.updateTable(t.id, { properties: { ...t.properties, ...change.properties } });
     }
     case 'addConstraint': {

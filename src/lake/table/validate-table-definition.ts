@@ -1,5 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { checkChangelogProperty } from './changelog-properties.js';
 import { checkLogProperty } from './log-properties.js';
 import { checkOptimizingProperty } from './optimizing-properties.js';
 import type { TableDefinition } from './table-metadata.js';
@@ -27,5 +28,5 @@ export function validateTableDefinition(def: TableDefinition): void {
       throw new FloeError(SqlState.invalidColumnReference, `partition column "${pf.sourceColumn}" must be part of the primary key`);
     }
   }
-  for (const [key, value] of Object.entries(def.properties ?? {})) { checkOptimizingProperty(key, value); checkLogProperty(key, value); }
+  for (const [key, value] of Object.entries(def.properties ?? {})) { checkOptimizingProperty(key, value); checkLogProperty(key, value); checkChangelogProperty(key, value); }
 }

@@ -71,13 +71,14 @@ export async function checkUniqueInsert(
 }
 
 /** The files that can decide the checked keys: per partition and frontier node, as a scan task would read them. */
-function candidatesFor(
-  stmt: StatementKeys, checked: Int32Array, visible: readonly NewFileRecord[], staged: readonly NewFileRecord[],
+export function candidatesFor(
+  stmt: Pick<StatementKeys, 'keys' | 'partitionOf'>, checked: ArrayLike<number>, visible: readonly NewFileRecord[], staged: readonly NewFileRecord[],
   frontier: ReadonlyMap<string, readonly FrontierNode[]>,
 ): KeyCandidate[] {
   // hashes of the checked keys, by partition and frontier node (position in the partition's frontier)
   const byPartition = new Map<string, { nodes: readonly FrontierNode[]; hashes: number[][] }>();
-  for (const m of checked) {
+  for (let i = 0; i < checked.length; i++) {
+    const m = checked[i]!;
     const partition = stmt.partitionOf(m);
     let p = byPartition.get(partition);
     if (p === undefined) {

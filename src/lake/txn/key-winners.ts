@@ -1,3 +1,4 @@
+import type { RecordBatch } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import { nodeContains } from '../bucket/bucket-node.js';
@@ -36,12 +37,15 @@ export class KeyWinners {
     this.live = new Uint8Array(members);
   }
 
-  offer(m: number, seq: number, offset: number, live: boolean): void {
+  /** True when the offered row becomes the member's winner. */
+  offer(m: number, seq: number, offset: number, live: boolean): boolean {
     if (seq > this.seq[m]! || (seq === this.seq[m]! && offset > this.offset[m]!)) {
       this.seq[m] = seq;
       this.offset[m] = offset;
       this.live[m] = live ? 1 : 0;
+      return true;
     }
+    return false;
   }
 
   has(m: number): boolean {
@@ -74,15 +78,23 @@ export function isLiveOp(op: unknown): boolean {
   return op === '+I' || op === '+U';
 }
 
+/** Told of each row that becomes a member's winner: row `row` of `batch`, which holds every table column (physical names). */
+export type WinnerRowSink = (member: number, batch: RecordBatch, row: number) => void;
+
 /**
  * Offers every row of the candidates whose key is a member of `set` to `winners`.
  * Reads only the key columns and `_op` (change files) or `_seq` (base files), and
  * skips what the key structures rule out: files whose first key column's min/max
  * holds no member's, files whose key bitmap lacks every member hash, and base row
- * groups whose reversed-hash range holds none.
+ * groups whose reversed-hash range holds none. With `winnerRows` (the lookup
+ * changelog's before-images) every column of those files is decoded and each row
+ * that wins is handed to it.
  */
-export async function offerFileRows(storage: Storage, table: TableMetadata, candidates: readonly KeyCandidate[], set: KeySet, winners: KeyWinners): Promise<{ filesRead: number; rowsRead: number }> {
+export async function offerFileRows(
+  storage: Storage, table: TableMetadata, candidates: readonly KeyCandidate[], set: KeySet, winners: KeyWinners, winnerRows?: WinnerRowSink,
+): Promise<{ filesRead: number; rowsRead: number }> {
   const keyCols = keyColumnsOf(table);
+  const readCols = winnerRows === undefined ? keyCols : table.columns;
   const keyNames = keyCols.map((c) => physicalName(c.fieldId));
   const keyTypes = keyCols.map((c) => c.type);
   let filesRead = 0;
@@ -109,7 +121,7 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
     // its `_seq` (as wide as the key) is decoded only when one does.
     if (!change && !(await anyMember(source, file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
     const extras = change ? changeFileExtras(file, OP_COLUMN) : [SEQ_FILE_COLUMN];
-    for (const decoded of await decodeDataFile(source, file.path, keyCols, extras, groups)) {
+    for (const decoded of await decodeDataFile(source, file.path, readCols, extras, groups)) {
       rowsRead += decoded.numRows;
       // A tiered file: each row's own seq, and only the commits its (narrowed) record lists.
       const { batch, seqs, positions } = change ? tieredRows(decoded, file.snapshots) : { batch: decoded, seqs: undefined, positions: undefined };
@@ -118,8 +130,10 @@ export async function offerFileRows(storage: Storage, table: TableMetadata, cand
       for (let r = 0; r < batch.numRows; r++) {
         const m = set.indexOf(keys, r);
         if (m < 0 || !decides(nodes, keys.hashes[r]!)) continue;
-        if (change) winners.offer(m, seqs === undefined ? fileSeq : Number(seqs[r]!), file.firstOffset + position + (positions?.[r] ?? r), isLiveOp(extra?.get(r)));
-        else winners.offer(m, Number(extra?.get(r) ?? file.seq), Number.POSITIVE_INFINITY, true);
+        const won = change
+          ? winners.offer(m, seqs === undefined ? fileSeq : Number(seqs[r]!), file.firstOffset + position + (positions?.[r] ?? r), isLiveOp(extra?.get(r)))
+          : winners.offer(m, Number(extra?.get(r) ?? file.seq), Number.POSITIVE_INFINITY, true);
+        if (won && winnerRows !== undefined) winnerRows(m, batch, r);
       }
       position += decoded.numRows;
     }

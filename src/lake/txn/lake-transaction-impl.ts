@@ -16,6 +16,7 @@ import { writableBranch } from '../refs/resolve-branch.js';
 import type { Snapshot } from '../refs/snapshot.js';
 import { toSnapshot } from '../refs/to-snapshot.js';
 import { snapshotsSince } from '../refs/snapshots-since.js';
+import { changelogProducer } from '../table/changelog-properties.js';
 import { frontierByPartition } from '../table/frontier.js';
 import type { FrontierNode } from '../table/frontier.js';
 import { isKeyed, keyTypesOf } from '../table/table-layout.js';
@@ -29,6 +30,8 @@ import { checkConcurrentInserts, checkUniqueInsert } from './check-unique-keys.j
 import { filesReadAt, filesWithRowsOf } from '../log/tiered-files.js';
 import type { InsertedKeys } from './check-unique-keys.js';
 import { KeyRangeFilter } from './key-range-filter.js';
+import { lookupChangelogRows } from './lookup-changelog.js';
+import type { ChangelogRows } from './lookup-changelog.js';
 import type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from './lake-transaction.js';
 import { gather, routeRows } from './route-rows.js';
 import type { RoutedGroup } from './route-rows.js';
@@ -202,7 +205,8 @@ export class LakeTransactionImpl implements LakeTransaction {
   }
 
   async upsert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {
-    await this.#writeRows(table, ref, columns, undefined);
+    if (isKeyed(table) && changelogProducer(table) === 'lookup') await this.#writeLookedUp(table, ref, columns, undefined);
+    else await this.#writeRows(table, ref, columns, undefined);
   }
 
   async deleteKeys(table: TableMetadata, ref: string, keyColumns: readonly (readonly unknown[])[]): Promise<void> {
@@ -217,7 +221,37 @@ export class LakeTransactionImpl implements LakeTransaction {
       const k = table.primaryKey.indexOf(c.name);
       return k >= 0 ? keyColumns[k]! : new Array<null>(n).fill(null);
     });
-    await this.#writeRows(table, ref, full, new Array<string>(n).fill('-D'));
+    const ops = new Array<string>(n).fill('-D');
+    if (changelogProducer(table) === 'lookup') await this.#writeLookedUp(table, ref, full, ops);
+    else await this.#writeRows(table, ref, full, ops);
+  }
+
+  /**
+   * A blind write to a table whose changelog producer is `lookup`: each key's row before it
+   * is looked up and stored with the change (lookup-changelog.ts).
+   */
+  async #writeLookedUp(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined): Promise<void> {
+    this.#checkShape(table, columns);
+    if (ops === undefined) checkNotNull(table.columns, columns, table.name);
+    else checkNotNull(table.columns.filter((c) => table.primaryKey.includes(c.name)), table.columns.flatMap((c, i) => (table.primaryKey.includes(c.name) ? [columns[i]!] : [])), table.name);
+    const rows = await this.#lookUp(table, ref, columns, ops);
+    await this.#writeRows(table, ref, rows.columns, rows.ops);
+  }
+
+  /**
+   * The changes rows (upserts, or '-D' deletes) make, with their before-images as this
+   * transaction sees the table. Those are the pinned snapshot's, so the table's writes are
+   * checked like read-modify-write ones: a later commit that wrote one of the keys fails
+   * this commit with 40001.
+   */
+  async #lookUp(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined): Promise<ChangelogRows> {
+    const w = this.#write(table, ref);
+    w.rmw = true;
+    if ((columns[0]?.length ?? 0) === 0) return { columns: table.columns.map(() => []), ops: [] };
+    await this.#storePendingOf(w);
+    const { catalog, storage } = this.#ctx;
+    const visible = filesReadAt(catalog, table.id, w.pinned, catalog.visibleFiles(table.id, w.pinned));
+    return lookupChangelogRows(storage, table, { visible, staged: w.files, frontier: w.frontier }, columns, ops, this.seq);
   }
 
   async update(table: TableMetadata, ref: string, before: readonly (readonly unknown[])[], after: readonly (readonly unknown[])[]): Promise<void> {
@@ -248,6 +282,18 @@ export class LakeTransactionImpl implements LakeTransaction {
     };
     const isMoved = new Uint8Array(n);
     for (const i of moved) isMoved[i] = 1;
+    if (changelogProducer(table) === 'lookup') {
+      // The before-images are looked up as a blind write's are: the same rows as the statement
+      // read, unless a younger transaction's write hides this one (then nothing is stored).
+      const intent = table.columns.map((_, c) => Array.from({ length: n }, (_, i) => (isMoved[i] === 1 ? before : after)[c]![i]));
+      const looked = await this.#lookUp(table, ref, intent, Array.from({ length: n }, (_, i) => (isMoved[i] === 1 ? '-D' : '+I')));
+      for (const i of moved) {
+        for (let c = 0; c < cols.length; c++) looked.columns[c]!.push(after[c]![i]);
+        looked.ops.push('+I');
+      }
+      await this.#writeRows(table, ref, looked.columns, looked.ops, moved.length > 0 ? looked.ops.length - moved.length : undefined);
+      return;
+    }
     for (let i = 0; i < n; i++) {
       if (isMoved[i] === 1) put(before, i, '-D');
       else { put(before, i, '-U'); put(after, i, '+U'); }
@@ -581,7 +627,11 @@ export class LakeTransactionImpl implements LakeTransaction {
     const rows = w.rows;
     return {
       tableId: w.table.id, branch: w.ref, operation: isKeyed(w.table) ? 'write' : (w.deletes.size > 0 ? 'delete' : 'append'),
-      summary: { 'added-files': String(w.files.length + w.pending.length), 'added-rows': String(rows), seq: String(this.seq) },
+      summary: {
+        'added-files': String(w.files.length + w.pending.length), 'added-rows': String(rows), seq: String(this.seq),
+        // Readers of the changelog (a publication) learn from the commit, not the table's current property, what its rows hold.
+        ...(isKeyed(w.table) && changelogProducer(w.table) === 'lookup' ? { 'changelog-producer': 'lookup' } : {}),
+      },
       schemaId: current.schemaId, addFiles, removeFileIds, ...(expectHead === undefined ? {} : { expectHead }),
     };
   }

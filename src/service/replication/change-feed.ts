@@ -1,6 +1,7 @@
 import { vectorToValues } from '../../exec/index.js';
 import { commitEndLsn, commitLsn, firstSnapshotFrom } from '../../lake/index.js';
 import type { Snapshot, TableMetadata, Warehouse } from '../../lake/index.js';
+import { inputTableChanges } from './input-table-changes.js';
 
 /** Operations whose snapshots change rows; create, optimize and layout rewrites change none. */
 const DATA_OPERATIONS: ReadonlySet<string> = new Set(['write', 'append', 'delete']);
@@ -83,22 +84,31 @@ export async function readCommittedTransactions(
 /**
  * A snapshot's change rows as inserts, updates and deletes. A keyed table's -U (before-image)
  * is dropped: its +U carries the row, and the key did not change (a key change is written as
- * -D of the old key and +I of the new). An append table's -D rows are whole rows.
+ * -D of the old key and +I of the new). A keyed table's commit written with the `input`
+ * changelog producer stores a blind upsert as +I whether or not it replaced a row, so its keys
+ * are sent as what the commit did to them (input-table-changes.ts); a `lookup` commit's rows
+ * already say (its summary names the producer).
+ * An append table's -D rows are whole rows.
  */
 async function snapshotChanges(warehouse: Warehouse, table: TableMetadata, snapshot: Snapshot): Promise<TableChange[]> {
   const out: TableChange[] = [];
   const width = table.columns.length;
   const keyed = table.primaryKey.length > 0;
+  // What the commit's rows hold is the producer it was written with (recorded in its summary), not the table's property now.
+  const fromInput = keyed && snapshot.summary['changelog-producer'] !== 'lookup';
+  const written: unknown[][] = [];
   const keyIdx = new Set(table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k)));
   for (const { batch } of await warehouse.readChanges(table, snapshot.parentId, snapshot.id)) {
     const cols = table.columns.map((c, i) => vectorToValues(batch.getChildAt(i)!, c.type));
     const ops = vectorToValues(batch.getChildAt(width)!, { kind: 'text' });
     for (let r = 0; r < batch.numRows; r++) {
       const op = ops[r] as string;
+      if (fromInput) { written.push(cols.map((c) => c[r] ?? null)); continue; }
       if (op === '-U') continue;
       const row = cols.map((c, i) => (op === '-D' && keyed && !keyIdx.has(i) ? null : c[r] ?? null));
       out.push({ table, kind: op === '-D' ? 'delete' : op === '+U' ? 'update' : 'insert', row });
     }
   }
+  if (fromInput) for (const c of await inputTableChanges(warehouse, table, snapshot, written)) out.push({ table, ...c });
   return out;
 }

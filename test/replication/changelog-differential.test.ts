@@ -1,0 +1,145 @@
+/**
+ * Differential test of complete changelogs: the same changes run on PostgreSQL 15 and on Floe,
+ * each publishing the tables; PostgreSQL's own pgoutput (read from a logical slot with
+ * pg_logical_slot_get_binary_changes) and Floe's (read with pg_recvlogical) must decode to
+ * the same transactions. Blind upserts of existing keys are UPDATEs on both, deletes carry the
+ * key, deletes of nothing send nothing. `stock` has changelog-producer = lookup (every change
+ * as it happened, a key written twice in a transaction twice); `counts` is an input table,
+ * whose commits Floe sends key by key, so the script writes each of its keys once per
+ * transaction.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { startFloe } from '../harness/floe-server.js';
+import type { FloeServer } from '../harness/floe-server.js';
+import { startPostgres } from '../harness/postgres-server.js';
+import type { PostgresServer } from '../harness/postgres-server.js';
+import { runCommand } from '../harness/run-command.js';
+import { decodePgoutput, decodeRecvlogicalFile } from './pgoutput-decoder.js';
+import { transactions } from './streamed-transactions.js';
+
+const PG_RECVLOGICAL = '/usr/lib/postgresql/15/bin/pg_recvlogical';
+
+const STOCK = 'CREATE TABLE stock (id int PRIMARY KEY, qty int, note text)';
+const COUNTS = 'CREATE TABLE counts (k text, n int, total bigint, PRIMARY KEY (k, n))';
+
+/**
+ * A blind upsert: on Floe `COPY … WITH (UPSERT true)`, which writes without reading (SQL's
+ * ON CONFLICT DO UPDATE reads the existing rows first); on PostgreSQL its equivalent,
+ * INSERT … ON CONFLICT DO UPDATE of every column.
+ */
+interface BlindUpsert { readonly table: 'stock' | 'counts'; readonly rows: readonly (readonly (string | number | null)[])[] }
+type Step = string | BlindUpsert;
+
+const CONFLICT: Record<BlindUpsert['table'], string> = {
+  stock: 'ON CONFLICT (id) DO UPDATE SET qty = EXCLUDED.qty, note = EXCLUDED.note',
+  counts: 'ON CONFLICT (k, n) DO UPDATE SET total = EXCLUDED.total',
+};
+
+/** Each entry is one transaction (its steps run between BEGIN and COMMIT when there are several). */
+const SCRIPT: readonly (readonly Step[])[] = [
+  ["INSERT INTO stock VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, NULL)", "INSERT INTO counts VALUES ('a', 1, 100), ('b', 2, 200)"],
+  [{ table: 'stock', rows: [[1, 11, 'one again'], [4, 40, 'four']] }],
+  [{ table: 'counts', rows: [['a', 1, 101], ['c', 3, 300]] }],
+  ['DELETE FROM stock WHERE id = 2'],
+  ['DELETE FROM stock WHERE id = 99'],
+  ["DELETE FROM counts WHERE k = 'b' AND n = 2"],
+  [
+    { table: 'stock', rows: [[3, 33, 'three']] }, { table: 'stock', rows: [[3, 34, 'three twice']] },
+    { table: 'stock', rows: [[2, 22, 'two is back']] }, 'DELETE FROM stock WHERE id = 4', { table: 'counts', rows: [['a', 1, 102]] },
+  ],
+  ['UPDATE stock SET qty = qty + 1 WHERE id = 1'],
+  // SQL's ON CONFLICT on Floe updates the rows it found, then inserts the others: the found one goes first here.
+  [`INSERT INTO stock VALUES (3, 35, 'read first'), (6, 60, 'six') ${CONFLICT.stock}`],
+  [{ table: 'stock', rows: [[5, 50, 'five'], [1, 15, null]] }, "DELETE FROM counts WHERE k = 'c' AND n = 3"],
+];
+
+async function runScript(c: pg.Client, floe: boolean): Promise<void> {
+  for (const tx of SCRIPT) {
+    if (tx.length > 1) await c.query('BEGIN');
+    for (const step of tx) {
+      if (typeof step === 'string') await c.query(step);
+      else if (floe) {
+        const csv = step.rows.map((r) => r.map((v) => (v === null ? '' : String(v))).join(',')).join('\n') + '\n';
+        await pipeline(Readable.from([csv]), c.query(copyFrom(`COPY ${step.table} FROM STDIN WITH (FORMAT csv, UPSERT true)`)));
+      } else {
+        const width = step.rows[0]!.length;
+        const values = step.rows.map((_, r) => `(${Array.from({ length: width }, (_, i) => `$${r * width + i + 1}`).join(', ')})`).join(', ');
+        await c.query(`INSERT INTO ${step.table} VALUES ${values} ${CONFLICT[step.table]}`, step.rows.flat());
+      }
+    }
+    if (tx.length > 1) await c.query('COMMIT');
+  }
+}
+
+describe('complete changelogs: Floe publishes what PostgreSQL 15 publishes for the same DML', () => {
+  let floe: FloeServer;
+  let postgres: PostgresServer;
+  let floeClient: pg.Client;
+  let pgClient: pg.Client;
+  let dir: string;
+  const slot = `floe_cl_${randomBytes(4).toString('hex')}`;
+
+  before(async () => {
+    floe = await startFloe();
+    postgres = await startPostgres();
+    floeClient = new pg.Client({ connectionString: floe.url });
+    await floeClient.connect();
+    pgClient = new pg.Client({ connectionString: postgres.url });
+    await pgClient.connect();
+    dir = mkdtempSync(join(tmpdir(), 'floe-changelog-diff-'));
+  });
+
+  after(async () => {
+    // A logical slot keeps its database from being dropped (and holds WAL): it goes first.
+    await pgClient?.query('SELECT pg_drop_replication_slot($1) FROM pg_replication_slots WHERE slot_name = $1', [slot]).catch(() => undefined);
+    await pgClient?.end();
+    await floeClient?.end();
+    await postgres?.stop();
+    await floe?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('blind upserts, deletes by key and updates decode to the same transactions', async () => {
+    await pgClient.query(STOCK);
+    await pgClient.query(COUNTS);
+    await pgClient.query('CREATE PUBLICATION p FOR TABLE stock, counts');
+    await pgClient.query("SELECT pg_create_logical_replication_slot($1, 'pgoutput')", [slot]);
+    await floeClient.query(`${STOCK} WITH ("changelog-producer" = 'lookup')`);
+    await floeClient.query(COUNTS);
+    await floeClient.query('CREATE PUBLICATION p FOR TABLE stock, counts');
+    const floeArgs = ['-h', floe.host, '-p', String(floe.port), '-U', floe.user, '-d', floe.database];
+    const created = await runCommand(PG_RECVLOGICAL, [...floeArgs, '--slot=s', '--create-slot', '--plugin=pgoutput'], { timeoutMs: 30_000 });
+    assert.equal(created.code, 0, created.stderr);
+
+    await runScript(pgClient, false);
+    await runScript(floeClient, true);
+
+    const fromPostgres = (await pgClient.query(
+      "SELECT data FROM pg_logical_slot_get_binary_changes($1, NULL, NULL, 'proto_version', '1', 'publication_names', 'p')", [slot],
+    )).rows.map((r: { data: Buffer }) => decodePgoutput(r.data, 0).message);
+
+    const repl = new pg.Client({ connectionString: floe.url, replication: 'database' } as pg.ClientConfig);
+    await repl.connect();
+    const endpos = String((await repl.query('IDENTIFY_SYSTEM')).rows[0].xlogpos);
+    await repl.end();
+    const file = join(dir, 'floe.out');
+    const r = await runCommand(PG_RECVLOGICAL, [
+      ...floeArgs, '--slot=s', '--start', '--no-loop', `--endpos=${endpos}`, '-o', 'proto_version=1', '-o', 'publication_names=p', '-f', file,
+    ], { timeoutMs: 60_000 });
+    assert.equal(r.code, 0, `pg_recvlogical failed:\n${r.stderr}\n${floe.log().slice(-4000)}`);
+    const fromFloe = decodeRecvlogicalFile(readFileSync(file));
+
+    const want = transactions(fromPostgres).map((t) => t.changes);
+    assert.ok(want.some((t) => t.some((c) => c.startsWith('update public.counts'))), 'PostgreSQL sends an input-style upsert of an existing key as an update');
+    assert.deepEqual(transactions(fromFloe).map((t) => t.changes), want);
+  });
+});
