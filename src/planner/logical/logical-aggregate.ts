@@ -1,8 +1,6 @@
 import type { Expr } from '../../exec/expr/expr.js';
 import type { LogicalPlan } from './logical-plan.js';
-import type { OutputColumn, AggregateCall, KeyRangeSplit } from '../../exec/plan/physical-plan.js';
-
-export type { KeyRangeSplit };
+import type { OutputColumn, AggregateCall } from '../../exec/plan/physical-plan.js';
 
 export interface LogicalAggregate {
   readonly kind: 'aggregate';
@@ -11,8 +9,6 @@ export interface LogicalAggregate {
   readonly groupingSets?: readonly (readonly number[])[];
   /** Keys the other keys determine (see HashAggregatePlan.dependentKeys); set by rules/dependent-group-keys.ts. */
   readonly dependentKeys?: readonly number[];
-  /** Set by rules/key-range-aggregate.ts (see HashAggregatePlan.keyRangeSplit). */
-  readonly keyRangeSplit?: KeyRangeSplit;
   readonly aggregates: readonly AggregateCall[];
   readonly columns: readonly OutputColumn[];
 }
