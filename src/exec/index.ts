@@ -48,6 +48,7 @@ export { ARRAY_SUBSCRIPT_ASSIGN, JSONB_SUBSCRIPT_ASSIGN } from './functions/subs
 export { TABLE_SAMPLE_FUNCTION } from './functions/table-sample-function.js';
 export { enforceCheckConstraints } from './operators/check-constraints.js';
 export { RUNTIME_FILTERS_SETTING, RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING } from './operators/runtime-filter.js';
+export { PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS } from './operators/joins/build-side.js';
 // Text input and output of values, shared with the binder's literal folding so a folded literal is refused as the cast would refuse it.
 export { jsonbNormalize } from './types/cast-value.js';
 export { formatInterval, parseDate, parseTimestamp, parseTimestamptz } from './types/datetime.js';
@@ -55,3 +56,7 @@ export { parseEnumLabel } from './types/enum-value.js';
 export { parseJsonNode } from './types/json-value.js';
 export { formatDecimal, parseDecimal } from './types/numeric.js';
 export { applyCharLength, parseFloat8 } from './types/text-io.js';
+export { aggregateShipment } from './aggregate/partial-aggregate.js';
+export {
+  dropsUnmatchedBuildRows, dropsUnmatchedProbeRows, runtimeFilterColumnKind, runtimeFilterKind, type RuntimeFilterKind,
+} from './operators/runtime-filter.js';

@@ -16,7 +16,6 @@ import { reorderJoins } from './rules/reorder-joins.js';
 import { dependentGroupKeys } from './rules/dependent-group-keys.js';
 import { mergeProjectIntoAggregate } from './rules/merge-project-into-aggregate.js';
 import { aggregateBelowJoin } from './rules/aggregate-below-join.js';
-import { keyRangeAggregate } from './rules/key-range-aggregate.js';
 
 /** Node-level rules, in the order each pass applies them (every node, children first). */
 export const nodeRules: readonly OptimizerRule[] = [
@@ -33,7 +32,6 @@ export const nodeRules: readonly OptimizerRule[] = [
   mergeProjectIntoAggregate,
   aggregateBelowJoin,
   dependentGroupKeys,
-  keyRangeAggregate,
 ];
 
 /** Whole-plan rules, run once after the node rules reach their fixed point. */

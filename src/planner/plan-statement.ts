@@ -8,10 +8,12 @@ import { subqueryLogicalPlan } from './logical/logical-subquery.js';
 import { optimizeLogicalPlan, type OptimizeOptions } from './optimizer.js';
 import { lowerSubqueries } from './physical/lower-subqueries.js';
 import type { NestedPlans } from './physical/nested-plans.js';
+import type { PhysicalRule } from './physical/physical-rule.js';
+import { decideNode, physicalRules } from './physical/physical-rules.js';
 import { toPhysicalPlan } from './physical/to-physical-plan.js';
 
 export interface PlanStatementOptions {
-  /** Optimizer rules to skip, by name (tests; diagnosing a bad rewrite). They are skipped in nested plans too. */
+  /** Optimizer and physical rules to skip, by name (tests; diagnosing a bad rewrite). They are skipped in nested plans too. */
   readonly disabledRules?: ReadonlySet<string>;
 }
 
@@ -34,12 +36,14 @@ interface PlannedCte {
 /** One statement's planning: the optimizer's options, and the nested plans already made. */
 class StatementPlanner implements NestedPlans {
   readonly #optimize: OptimizeOptions;
+  readonly #physicalRules: readonly PhysicalRule[];
   readonly #ctes = new Map<LogicalCte, PlannedCte>();
   /** Objects the subquery lowering has met, with what they became (lower-subqueries.ts). */
   readonly #lowered = new Map<object, unknown>();
 
   constructor(options: PlanStatementOptions) {
     this.#optimize = options.disabledRules === undefined ? {} : { disabled: options.disabledRules };
+    this.#physicalRules = physicalRules.filter((r) => !options.disabledRules?.has(r.name));
   }
 
   statement(root: LogicalStatementPlan): PhysicalPlan {
@@ -51,6 +55,10 @@ class StatementPlanner implements NestedPlans {
 
   plan(p: LogicalPlan): PhysicalPlan {
     return this.#physical(this.#optimized(p));
+  }
+
+  decide(node: PhysicalPlan, from: LogicalPlan): PhysicalPlan {
+    return decideNode(node, from, this.#physicalRules);
   }
 
   materializedCte(cte: LogicalCte): MaterializedCte {

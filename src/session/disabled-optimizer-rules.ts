@@ -1,6 +1,6 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import { nodeRules, planRules, type PlanStatementOptions } from '../planner/index.js';
+import { nodeRules, physicalRules, planRules, type PlanStatementOptions } from '../planner/index.js';
 
 /**
  * Session setting naming optimizer rules to skip, comma-separated
@@ -9,7 +9,7 @@ import { nodeRules, planRules, type PlanStatementOptions } from '../planner/inde
  */
 export const DISABLED_OPTIMIZER_RULES = 'floe.disabled_optimizer_rules';
 
-const ruleNames = new Set([...nodeRules, ...planRules].map((r) => r.name));
+const ruleNames = new Set([...nodeRules, ...planRules, ...physicalRules].map((r) => r.name));
 
 function namesIn(value: string): string[] {
   return value.split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '');

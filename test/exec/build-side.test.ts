@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JoinType } from '../../src/exec/plan/physical-plan.js';
+import type { BuildSidePolicy, JoinType } from '../../src/exec/plan/physical-plan.js';
 import type { Buffered } from '../../src/exec/operators/joins/buffered-input.js';
-import { chooseBuildSideRule, PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS } from '../../src/exec/operators/joins/build-side.js';
+import { buildSideRule, PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS } from '../../src/exec/operators/joins/build-side.js';
 import type { JoinReadAhead } from '../../src/exec/operators/joins/build-side.js';
 
 const MAX_KEYS = 100_000;
@@ -26,9 +26,14 @@ function inputs(leftRows: number, rightRows: number, runtimeFilters: boolean, le
   return { io, log };
 }
 
+/** The policy the planner's join-build-side rule gives each join type. */
+function policyOf(jt: JoinType): BuildSidePolicy {
+  return jt === 'inner' ? 'smallLeft' : jt === 'left' || jt === 'semi' || jt === 'anti' ? 'smallLeftProbeFirst' : 'right';
+}
+
 async function choose(jt: JoinType, leftRows: number, rightRows: number, runtimeFilters: boolean, leftLooksSmaller = false) {
   const { io, log } = inputs(leftRows, rightRows, runtimeFilters, leftLooksSmaller);
-  return { side: await chooseBuildSideRule(jt).choose(io), log };
+  return { side: await buildSideRule(policyOf(jt), jt).choose(io), log };
 }
 
 test('inner joins build on a left input that ends within SMALL_LEFT_ROWS, else on the right', async () => {
@@ -56,4 +61,11 @@ test('left, semi and anti joins build on a small left input only when the right 
 
 test('right, full and mark joins keep the planned build side without reading ahead', async () => {
   for (const jt of ['right', 'full', 'mark'] as const) assert.deepEqual(await choose(jt, 1, 1_000_000, false), { side: 'right', log: [] });
+});
+
+test('a policy the join type cannot run is refused when the operator is built (XX000)', () => {
+  for (const [policy, jt] of [['smallLeft', 'left'], ['smallLeftProbeFirst', 'inner'], ['smallLeft', 'full'], ['smallLeftProbeFirst', 'mark']] as const) {
+    assert.throws(() => buildSideRule(policy, jt), (e: unknown) => (e as { sqlstate?: string }).sqlstate === 'XX000', `${policy} ${jt}`);
+  }
+  for (const jt of ['inner', 'left', 'right', 'full', 'semi', 'anti', 'mark'] as const) assert.ok(buildSideRule('right', jt));
 });

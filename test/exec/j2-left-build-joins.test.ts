@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { ExecContext, Expr, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
 import type { HashJoinPlan, JoinType } from '../../src/exec/plan/physical-plan.js';
 import { SMALL_RIGHT_ROWS } from '../../src/exec/operators/joins/build-side.js';
+import { decidePhysicalPlan } from '../../src/planner/index.js';
 import { col, op, rowsOf, t, values } from './exec-test-helpers.js';
 
 const L: OutputColumn[] = [{ name: 'k', type: t.int4 }, { name: 'a', type: t.int4 }];
@@ -16,7 +17,8 @@ const rightRows = (n: number, keyOf: (j: number) => number | null): unknown[][] 
 
 function join2(jt: JoinType, left: PhysicalPlan, right: PhysicalPlan, residual?: Expr): HashJoinPlan {
   const columns = jt === 'semi' || jt === 'anti' ? [...L] : [...L, ...R];
-  return { kind: 'hashJoin', joinType: jt, left, right, leftKeys: [col(0, t.int4)], rightKeys: [col(0, t.int4)], columns, ...(residual ? { residual } : {}) };
+  // Decided as the planner decides a join: the build-side policy of its join type.
+  return decidePhysicalPlan({ kind: 'hashJoin', joinType: jt, left, right, leftKeys: [col(0, t.int4)], rightKeys: [col(0, t.int4)], columns, ...(residual ? { residual } : {}) }) as HashJoinPlan;
 }
 
 /** The join by definition: `=` on k (NULL matches nothing), then the residual a <> b (NULL is not a match). */

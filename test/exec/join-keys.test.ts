@@ -4,6 +4,7 @@ import type { SqlType } from '../../src/common/sql-type.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
 import type { JoinType, OutputColumn, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
 import { joinKeyKind, joinKeys } from '../../src/exec/operators/joins/join-keys.js';
+import { decidePhysicalPlan } from '../../src/planner/index.js';
 import { col, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
 
 /** A small deterministic generator (tests must be repeatable). */
@@ -72,11 +73,12 @@ function reference(c: Case, jt: JoinType): unknown[][] {
 
 function plan(c: Case, jt: JoinType): PhysicalPlan {
   const columns = jt === 'semi' || jt === 'anti' ? c.L : jt === 'mark' ? [...c.L, { name: 'mark', type: t.bool }] : [...c.L, ...c.R];
-  return {
+  // Decided as the planner decides a join, so small left inputs build as they would in a query.
+  return decidePhysicalPlan({
     kind: 'hashJoin', joinType: jt, left: values(c.L, c.lrows), right: values(c.R, c.rrows),
     leftKeys: c.keys.map(([i]) => col(i, c.L[i]!.type)), rightKeys: c.keys.map(([, j]) => col(j, c.R[j]!.type)),
     ...(c.nullEq ? { nullEquals: c.nullEq } : {}), ...(c.residual ? { residual: c.residual.expr } : {}), columns,
-  };
+  });
 }
 
 const ALL: JoinType[] = ['inner', 'left', 'right', 'full', 'semi', 'anti', 'mark'];
@@ -243,7 +245,7 @@ test('an inner join builds on whichever side is small: a left input past SMALL_L
   for (const leftRows of [SMALL_LEFT_ROWS + 5000, 1000]) {
     const L = source(C, leftRows, (c, i) => (c === 0 ? (i % 997 === 0 ? null : i % 3001) : i));
     const R = source(C, 4000, (c, j) => (c === 0 ? (j % 1999 === 0 ? null : j) : -j));
-    const p: PhysicalPlan = { kind: 'hashJoin', joinType: 'inner', left: L.plan, right: R.plan, leftKeys: [col(0, t.int4)], rightKeys: [col(0, t.int4)], columns: [...C, ...C] };
+    const p: PhysicalPlan = { kind: 'hashJoin', joinType: 'inner', left: L.plan, right: R.plan, leftKeys: [col(0, t.int4)], rightKeys: [col(0, t.int4)], buildSide: 'smallLeft', columns: [...C, ...C] };
     const metrics = new Map();
     const op = createHashJoinOperator(p as never, L as never, R as never);
     const got: string[] = [];

@@ -7,6 +7,7 @@ import { FloeError } from '../../src/common/floe-error.js';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
+import { decidePhysicalPlan } from '../../src/planner/index.js';
 import type { AggregateCall, Expr, KeyRangeSplit, OutputColumn, PhysicalPlan } from '../../src/exec/index.js';
 import { keyRangeFilters } from '../../src/exec/aggregate/key-range-aggregate.js';
 import { Exprs } from '../../src/exec/expr/expr.js';
@@ -84,7 +85,8 @@ function call(name: string, args: Expr[]): AggregateCall {
 
 function aggregate(input: PhysicalPlan, groupBy: Expr[], aggs: AggregateCall[], keyRangeSplit?: KeyRangeSplit): PhysicalPlan {
   const columns = [...groupBy.map((e, i) => ({ name: `k${i}`, type: e.type })), ...aggs.map((a, i) => ({ name: `a${i}`, type: a.type }))];
-  return { kind: 'hashAggregate', input, groupBy, aggregates: aggs, columns, ...(keyRangeSplit ? { keyRangeSplit } : {}) };
+  // Decided as the planner decides an aggregate: in the workers, by key ranges when split.
+  return decidePhysicalPlan({ kind: 'hashAggregate', input, groupBy, aggregates: aggs, columns, ...(keyRangeSplit ? { keyRangeSplit } : {}) });
 }
 
 /** Rows in a canonical order (by their text), so group order does not matter. */

@@ -7,6 +7,7 @@ import { FloeError } from '../../src/common/floe-error.js';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
+import { decidePhysicalPlan } from '../../src/planner/index.js';
 import type { ExecContext, Expr, PhysicalPlan, OutputColumn, LakeTableRef } from '../../src/exec/index.js';
 import { col, int, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
 
@@ -167,7 +168,8 @@ test('multi-task scans: the worker pool returns what the same-thread path return
   assert.deepEqual(same[1], [1, 'south', '99.9']);
   const { aggId } = await import('./exec-test-helpers.js');
   const sum = aggId('sum', t.numeric);
-  const agg: PhysicalPlan = {
+  // Decided as the planner decides it: the aggregate runs as partials in the workers.
+  const agg: PhysicalPlan = decidePhysicalPlan({
     kind: 'sort', keys: [{ expr: col(0, t.text), descending: false, nullsFirst: false }],
     columns: [{ name: 'region', type: t.text }, { name: 'sum', type: t.numeric }],
     input: {
@@ -175,7 +177,7 @@ test('multi-task scans: the worker pool returns what the same-thread path return
       aggregates: [{ fn: sum.id, args: [col(2, t.numeric)], distinct: false, type: sum.type }],
       columns: [{ name: 'region', type: t.text }, { name: 'sum', type: t.numeric }],
     },
-  };
+  });
   assert.deepEqual(await rowsOf(agg, { warehouse: wh, pool }), await rowsOf(agg, { warehouse: wh }));
   // The residual filter travels to the workers (with a parameter) and gives the same rows.
   const residualScan: PhysicalPlan = { ...scanS, residual: op('<', col(0, t.int4), { kind: 'param', index: 0, type: t.int4 }) } as PhysicalPlan;

@@ -4,6 +4,7 @@ import { FloeError } from '../../src/common/floe-error.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
 import type { JoinType, OutputColumn, PhysicalPlan, SortKey } from '../../src/exec/plan/physical-plan.js';
 import { aggId, col, evalExpr, int, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
+import { decidePhysicalPlan } from '../../src/planner/index.js';
 
 const people: OutputColumn[] = [{ name: 'id', type: t.int4 }, { name: 'dept', type: t.text }, { name: 'salary', type: t.int4 }];
 const peopleRows = [
@@ -109,7 +110,8 @@ const right = values(R, [[1, 'x'], [1, 'y'], [3, 'z'], [null, 'm']]);
 function join(kind: 'hashJoin' | 'nestedLoopJoin', jt: JoinType, l = left, r = right): PhysicalPlan {
   const columns = jt === 'semi' || jt === 'anti' ? L : jt === 'mark' ? [...L, { name: 'mark', type: t.bool }] : [...L, ...R];
   if (kind === 'hashJoin') {
-    return { kind, joinType: jt, left: l, right: r, leftKeys: [col(0, t.int4)], rightKeys: [col(0, t.int4)], columns };
+    // Decided as the planner decides a join: small left inputs build.
+    return decidePhysicalPlan({ kind, joinType: jt, left: l, right: r, leftKeys: [col(0, t.int4)], rightKeys: [col(0, t.int4)], columns });
   }
   return { kind, joinType: jt, left: l, right: r, condition: op('=', col(0, t.int4), col(2, t.int4)), columns };
 }

@@ -7,6 +7,7 @@ import { FloeError } from '../../src/common/floe-error.js';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { createScanPool } from '../../src/exec/index.js';
+import { decidePhysicalPlan } from '../../src/planner/index.js';
 import type { AggregateCall, ExecContext, Expr, OutputColumn, PhysicalPlan, ScanPool } from '../../src/exec/index.js';
 import { abortingPool, aggId, col, int, lit, op, rowsOf, t } from './exec-test-helpers.js';
 
@@ -101,7 +102,8 @@ function everyAggregate(): AggregateCall[] {
 
 function aggregate(input: PhysicalPlan, groupBy: Expr[], aggs: AggregateCall[] = everyAggregate()): PhysicalPlan {
   const columns = [...groupBy.map((e, i) => ({ name: `k${i}`, type: e.type })), ...aggs.map((a, i) => ({ name: `a${i}`, type: a.type }))];
-  return { kind: 'hashAggregate', input, groupBy, aggregates: aggs, columns };
+  // Decided as the planner decides an aggregate: a partial per scan task in the workers when its input ships.
+  return decidePhysicalPlan({ kind: 'hashAggregate', input, groupBy, aggregates: aggs, columns });
 }
 
 /** Rows in a canonical order (by their text), so group order does not matter. */

@@ -10,9 +10,10 @@ import type { ExecContext, Expr, OutputColumn, PhysicalPlan } from '../../src/ex
 import type { HashJoinPlan, JoinType, LakeScanPlan } from '../../src/exec/plan/physical-plan.js';
 import {
   RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING, RUNTIME_FILTERS_SETTING, buildRuntimeFilter, intRuntimeFilter, runtimeFilterMaxKeys, runtimeFilterSelection,
-  runtimeFilterTargets, runtimeFiltersEnabled,
+  resolveRuntimeFilterTargets, runtimeFiltersEnabled,
 } from '../../src/exec/operators/runtime-filter.js';
-import type { RuntimeFilter } from '../../src/exec/operators/runtime-filter.js';
+import type { RuntimeFilter, RuntimeFilterTarget } from '../../src/exec/operators/runtime-filter.js';
+import { decidePhysicalPlan } from '../../src/planner/index.js';
 import { createRunState } from '../../src/exec/run-state.js';
 import { aggId, col, lit, op, rowsOf, t, values } from './exec-test-helpers.js';
 
@@ -61,7 +62,13 @@ after(async () => {
 
 function join2(joinType: JoinType, left: PhysicalPlan, right: PhysicalPlan, leftKeys: Expr[], rightKeys: Expr[], extra: Partial<HashJoinPlan> = {}): HashJoinPlan {
   const columns = joinType === 'semi' || joinType === 'anti' ? [...left.columns] : [...left.columns, ...right.columns];
-  return { kind: 'hashJoin', joinType, left, right, leftKeys, rightKeys, columns, ...extra };
+  // Decided as the planner decides a join (build-side policy, runtime filter targets), its inputs already decided.
+  return decidePhysicalPlan({ kind: 'hashJoin', joinType, left, right, leftKeys, rightKeys, columns, ...extra }) as HashJoinPlan;
+}
+
+/** The probe-side scans the planner's runtime-filter-targets rule chose for a (decided) join. */
+function runtimeFilterTargets(plan: HashJoinPlan): RuntimeFilterTarget[] {
+  return resolveRuntimeFilterTargets(plan.left, plan.runtimeFilters?.probe ?? [], plan.leftKeys, plan.rightKeys);
 }
 
 const show = (v: unknown): string => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
@@ -191,11 +198,11 @@ test('a probe side under an aggregate grouped by the key (shipped to the workers
   const s = scan();
   const count = aggId('count');
   const sum = aggId('sum', t.numeric);
-  const agg: PhysicalPlan = {
+  const agg: PhysicalPlan = decidePhysicalPlan({
     kind: 'hashAggregate', input: s, groupBy: [c('k')],
     aggregates: [{ fn: count.id, args: [], distinct: false, type: count.type }, { fn: sum.id, args: [c('amt')], distinct: false, type: sum.type }],
     columns: [{ name: 'k', type: t.int4 }, { name: 'n', type: count.type }, { name: 's', type: sum.type }],
-  };
+  });
   const proj: PhysicalPlan = { kind: 'project', input: agg, exprs: [col(2, sum.type), col(0, t.int4)], columns: [{ name: 's', type: sum.type }, { name: 'k', type: t.int4 }] };
   const plan = join2('inner', proj, values(KEYS4, [[10, 'a'], [20, 'b'], [null, 'c']]), [col(1, t.int4)], [col(0, t.int4)]);
   assert.deepEqual(runtimeFilterTargets(plan).map((x) => [x.scan, x.column]), [[s, 1]]);
@@ -288,11 +295,11 @@ test('a small probe side filters the build side of left, anti, semi and inner jo
 test('a build side under an aggregate grouped by the key, probed by a small left join (Q17 shape)', async () => {
   const s = scan();
   const avg = aggId('avg', t.numeric);
-  const agg: PhysicalPlan = {
+  const agg: PhysicalPlan = decidePhysicalPlan({
     kind: 'hashAggregate', input: s, groupBy: [c('k')],
     aggregates: [{ fn: avg.id, args: [c('amt')], distinct: false, type: avg.type }],
     columns: [{ name: 'k', type: t.int4 }, { name: 'a', type: avg.type }],
-  };
+  });
   const PB: OutputColumn[] = [{ name: 'pk', type: t.int4 }];
   const plan = join2('left', values(PB, [[10], [20], [20], [null], [-5]]), agg, [col(0, t.int4)], [col(0, t.int4)]);
   const r = await threeWays(plan);

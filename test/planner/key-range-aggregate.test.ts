@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { optimizeLogicalPlan, planStatement } from '../../src/planner/index.js';
-import type { LogicalPlan } from '../../src/planner/logical/logical-plan.js';
-import type { LogicalAggregate } from '../../src/planner/logical/logical-aggregate.js';
-import { KEY_RANGE_MIN_ROWS } from '../../src/planner/rules/key-range-aggregate.js';
+import { planStatement } from '../../src/planner/index.js';
+import { KEY_RANGE_MIN_ROWS } from '../../src/planner/physical/rules/key-range-aggregate.js';
 import type { HashAggregatePlan, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
 import { bindLogicalQuery } from '../../src/sql/binder/bind-logical-query.js';
 import { parseStatements } from '../../src/sql/index.js';
@@ -11,13 +9,21 @@ import { stubEnv } from '../sql/stub-env.js';
 
 const SPANS = { o_id: [1, 4_000_000] as const, o_cust: [1, 4_000_000] as const, c_id: [1, 4_000_000] as const };
 
-/** The first aggregate of the optimized plan of `sql`, over tables of `rows` rows whose key columns span SPANS (or `spans`). */
-function aggregateOf(sql: string, rows = KEY_RANGE_MIN_ROWS, spans: Record<string, readonly [number, number]> = SPANS): LogicalAggregate {
+/** The physical plan of `sql` over tables of `rows` rows whose key columns span SPANS (or `spans`), with some rules disabled. */
+function planOf(sql: string, rows = KEY_RANGE_MIN_ROWS, spans: Record<string, readonly [number, number]> = SPANS, disabled: readonly string[] = []): PhysicalPlan {
   const env = { ...stubEnv(), estimateRows: () => rows, columnRanges: () => spans };
-  let p: LogicalPlan = optimizeLogicalPlan(bindLogicalQuery(parseStatements(sql)[0]!, env)).plan;
-  while (p.kind !== 'aggregate') p = (p as { input: LogicalPlan }).input;
-  return p;
+  return planStatement(bindLogicalQuery(parseStatements(sql)[0]!, env), { disabledRules: new Set(disabled) });
 }
+
+/** The first hash aggregate of the plan of `sql`, and the node above it. */
+function physicalAggregateOf(sql: string, rows?: number, spans?: Record<string, readonly [number, number]>, disabled?: readonly string[]): { aggregate: HashAggregatePlan; parent: PhysicalPlan | undefined } {
+  let parent: PhysicalPlan | undefined;
+  let p = planOf(sql, rows, spans, disabled);
+  while (p.kind !== 'hashAggregate') { parent = p; p = (p as { input: PhysicalPlan }).input; }
+  return { aggregate: p, parent };
+}
+
+const aggregateOf = (sql: string, rows?: number, spans?: Record<string, readonly [number, number]>): HashAggregatePlan => physicalAggregateOf(sql, rows, spans).aggregate;
 
 test('an aggregate over one big scan grouped by its leading key column is split by ranges of that key', () => {
   assert.deepEqual(aggregateOf('select o_id, sum(o_amount) from orders group by o_id').keyRangeSplit, { key: 0, column: 'o_id', min: 1, max: 4_000_000 });
@@ -42,15 +48,6 @@ test('no split for a small table, a key of few values, another column, a join, a
   none('select i_id, count(*) from sales.items group by i_id', KEY_RANGE_MIN_ROWS, { i_id: [1, 4_000_000] });
 });
 
-/** The physical plan's first hashAggregate for `sql` (over tables whose key columns span SPANS), and the node above it. */
-function physicalAggregateOf(sql: string): { aggregate: HashAggregatePlan; parent: PhysicalPlan | undefined } {
-  const env = { ...stubEnv(), estimateRows: () => KEY_RANGE_MIN_ROWS, columnRanges: () => SPANS };
-  let parent: PhysicalPlan | undefined;
-  let p: PhysicalPlan = planStatement(bindLogicalQuery(parseStatements(sql)[0]!, env));
-  while (p.kind !== 'hashAggregate') { parent = p; p = (p as { input: PhysicalPlan }).input; }
-  return { aggregate: p, parent };
-}
-
 test('a HAVING over a split aggregate is applied by the aggregate (in its workers); one with a subquery, or over an unsplit aggregate, stays a Filter', () => {
   const split = physicalAggregateOf('select o_id, sum(o_amount) from orders group by o_id having sum(o_amount) > 300 and count(*) > 1');
   assert.equal(split.aggregate.keyRangeSplit?.column, 'o_id');
@@ -63,4 +60,18 @@ test('a HAVING over a split aggregate is applied by the aggregate (in its worker
   assert.equal(unsplit.aggregate.keyRangeSplit, undefined);
   assert.equal(unsplit.aggregate.having, undefined);
   assert.equal(unsplit.parent?.kind, 'filter');
+});
+
+test('the split and where the aggregate runs are physical rules: EXPLAIN names them, disabling one by name undoes it', () => {
+  const sql = 'select o_id, sum(o_amount) from orders group by o_id having count(*) > 1';
+  const split = physicalAggregateOf(sql);
+  assert.equal(split.aggregate.strategy, 'keyRanges');
+  const noSplit = physicalAggregateOf(sql, undefined, undefined, ['key-range-aggregate']);
+  assert.equal(noSplit.aggregate.keyRangeSplit, undefined);
+  assert.equal(noSplit.aggregate.strategy, 'partialPerTask');
+  assert.equal(noSplit.parent?.kind, 'filter', 'the HAVING stays a Filter');
+  const here = physicalAggregateOf(sql, undefined, undefined, ['aggregate-in-workers']);
+  assert.equal(here.aggregate.strategy, undefined);
+  assert.equal(here.aggregate.keyRangeSplit?.column, 'o_id');
+  assert.equal(physicalAggregateOf('select o_cust, count(distinct o_id) from orders group by o_cust').aggregate.strategy, undefined, 'DISTINCT does not ship');
 });

@@ -64,3 +64,20 @@ test('a name that is no rule is refused with 22023, as PostgreSQL refuses a bad 
   await assert.rejects(run("SET floe.disabled_optimizer_rules = 'push-filter-into-scan, no-such-rule'"), (e: unknown) =>
     e instanceof FloeError && e.sqlstate === '22023' && /no-such-rule/.test(e.detail ?? ''));
 });
+
+test('the physical rules are named too: disabling them leaves the planned shape (right input builds, no runtime filters, aggregates here), same rows', async () => {
+  await run('CREATE TABLE u (id integer PRIMARY KEY, w integer)');
+  await run('INSERT INTO u SELECT g, g FROM generate_series(1, 20) g');
+  const join = 'SELECT t.v, u.w FROM t JOIN u ON u.id = t.id ORDER BY 1';
+  const agg = 'SELECT v % 3, count(*) FROM t GROUP BY v % 3 ORDER BY 1';
+  const planned = (await run(`EXPLAIN ${join}; EXPLAIN ${agg}`)).join('\n');
+  assert.match(planned, /^\s+Build Side: /m);
+  assert.match(planned, /Runtime Filters: /);
+  assert.match(planned, /Aggregate In Workers: a partial aggregate per scan task/);
+  const rows = [await run(join), await run(agg)];
+  await run("SET floe.disabled_optimizer_rules = 'join-build-side, runtime-filter-targets, key-range-aggregate, aggregate-in-workers'");
+  const plain = (await run(`EXPLAIN ${join}; EXPLAIN ${agg}`)).join('\n');
+  assert.doesNotMatch(plain, /Build Side|Runtime Filters|Aggregate In Workers/);
+  assert.deepEqual([await run(join), await run(agg)], rows);
+  await run('RESET floe.disabled_optimizer_rules');
+});

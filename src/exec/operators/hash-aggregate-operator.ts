@@ -29,7 +29,14 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
   }
   const compiled = compileAggregation(plan);
   const having = plan.having ? compileExpr(plan.having) : undefined;
-  const shipment = aggregateShipment(plan);
+  if (plan.strategy === 'keyRanges' && plan.keyRangeSplit === undefined) {
+    throw new FloeError(SqlState.internalError, 'hashAggregate by key ranges has no key range split');
+  }
+  // Where the groups are built is the planner's choice (strategy); the input must ship for the workers to take it.
+  const shipment = plan.strategy !== undefined ? aggregateShipment(plan) : undefined;
+  if (plan.strategy !== undefined && shipment === undefined) {
+    throw new FloeError(SqlState.internalError, `hashAggregate planned ${plan.strategy} in the scan workers over an input that does not ship`);
+  }
   const shippedPipeline = shipment ? compileScanPipeline(shipment) : undefined;
 
   return {
@@ -38,7 +45,8 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
     execute(run) {
       return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
         let reserved = 0;
-        const ranged = shipment && plan.keyRangeSplit ? await runKeyRangeAggregate(plan, shipment, run) : undefined;
+        // Without a scan worker pool for it, a planned split falls back to partials, and partials to this thread.
+        const ranged = shipment && plan.strategy === 'keyRanges' ? await runKeyRangeAggregate(plan, shipment, run) : undefined;
         if (ranged !== undefined) {
           try {
             run.memory.reserve(ranged.bytes, 'hash aggregate');

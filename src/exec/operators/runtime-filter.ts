@@ -5,7 +5,10 @@ import { int32Values } from './int32-column.js';
 import { IntKeySet } from './joins/int-key-set.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { Expr } from '../expr/expr.js';
-import type { HashJoinPlan, JoinType, LakeScanPlan, PhysicalPlan } from '../plan/physical-plan.js';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { planInputs } from '../plan/physical-plan.js';
+import type { JoinType, LakeScanPlan, PhysicalPlan, RuntimeFilterTargetSpec } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 
 /**
@@ -81,7 +84,8 @@ export function runtimeFilterKind(a: SqlType, b: SqlType): RuntimeFilterKind | u
   return undefined;
 }
 
-function kindOfType(t: SqlType): RuntimeFilterKind | undefined {
+/** The filter kind a scan column of type `t` can take. */
+export function runtimeFilterColumnKind(t: SqlType): RuntimeFilterKind | undefined {
   if (INT_KINDS.has(t.kind) || t.kind === 'date') return 'int';
   if (TEXT_KINDS.has(t.kind)) return 'string';
   return undefined;
@@ -98,125 +102,27 @@ export function dropsUnmatchedBuildRows(jt: JoinType): boolean {
 }
 
 /**
- * The probe-side scan columns each key of `plan` can filter once the build side
- * is known. A key column is followed down the probe (left) input through nodes
- * where "the consumer only needs rows whose column is in S and not NULL" can
- * move below them: Filter, Sort, Project (a plain column reference), a hash
- * aggregate's plain GROUP BY column, and either side of a nested hash join —
- * plus, across that join's own `=` key, to the other side (its partner rows
- * must hold an equal value). Scans with a LIMIT, and scans the subtree reaches
- * more than once (a shared plan node, a subquery), are left out.
+ * The scans a planned target list names under `side` (one input of a hash join),
+ * each found by following its path through planInputs. A path that does not end
+ * at a lake scan whose column has the key's filter kind is the planner's error (XX000).
  */
-export function runtimeFilterTargets(plan: HashJoinPlan): RuntimeFilterTarget[] {
-  if (!dropsUnmatchedProbeRows(plan.joinType)) return [];
-  return targetsOf(plan.left, plan.leftKeys, plan.rightKeys, plan.nullEquals);
-}
-
-/**
- * Likewise the build-side scan columns the keys of a (small) probe side can
- * filter: for joins that drop build rows without a partner, build rows whose
- * key no probe row holds are never used.
- */
-export function buildSideFilterTargets(plan: HashJoinPlan): RuntimeFilterTarget[] {
-  if (!dropsUnmatchedBuildRows(plan.joinType)) return [];
-  return targetsOf(plan.right, plan.rightKeys, plan.leftKeys, plan.nullEquals);
-}
-
-function targetsOf(side: PhysicalPlan, keys: readonly Expr[], otherKeys: readonly Expr[], nullEquals: readonly boolean[] | undefined): RuntimeFilterTarget[] {
-  const out: RuntimeFilterTarget[] = [];
-  for (let k = 0; k < keys.length; k++) {
-    if (nullEquals?.[k]) continue;
-    const mine = keys[k]!;
-    const kind = runtimeFilterKind(mine.type, otherKeys[k]!.type);
-    if (kind === undefined || mine.kind !== 'column') continue;
-    const found: { scan: LakeScanPlan; column: number }[] = [];
-    follow(side, mine.index, kind, found, 0);
-    for (const f of found) {
-      if (!out.some((o) => o.scan === f.scan && o.column === f.column)) out.push({ ...f, key: k });
+export function resolveRuntimeFilterTargets(
+  side: PhysicalPlan, specs: readonly RuntimeFilterTargetSpec[], keys: readonly Expr[], otherKeys: readonly Expr[],
+): RuntimeFilterTarget[] {
+  return specs.map((spec) => {
+    let node = side;
+    for (const i of spec.path) {
+      const next = planInputs(node)[i];
+      if (next === undefined) throw new FloeError(SqlState.internalError, 'runtime filter target path leaves the plan');
+      node = next;
     }
-  }
-  if (out.length === 0) return out;
-  const counts = occurrences(side, new Set(out.map((t) => t.scan)));
-  return out.filter((t) => counts.get(t.scan) === 1);
-}
-
-const MAX_DEPTH = 32;
-
-function follow(node: PhysicalPlan, col: number, kind: RuntimeFilterKind, out: { scan: LakeScanPlan; column: number }[], depth: number): void {
-  if (depth > MAX_DEPTH) return;
-  switch (node.kind) {
-    case 'lakeScan': {
-      const c = node.columns[col];
-      // A LIMIT picks rows before the join would: filtering first would pick others.
-      if (c && node.limit === undefined && kindOfType(c.type) === kind) out.push({ scan: node, column: col });
-      return;
+    const kind = keys[spec.key] && otherKeys[spec.key] ? runtimeFilterKind(keys[spec.key]!.type, otherKeys[spec.key]!.type) : undefined;
+    const c = node.kind === 'lakeScan' ? node.columns[spec.column] : undefined;
+    if (node.kind !== 'lakeScan' || c === undefined || kind === undefined || runtimeFilterColumnKind(c.type) !== kind) {
+      throw new FloeError(SqlState.internalError, 'runtime filter target is not a lake scan column of the key\'s kind');
     }
-    case 'filter': case 'sort':
-      follow(node.input, col, kind, out, depth + 1);
-      return;
-    case 'project': {
-      const e = node.exprs[col];
-      if (e?.kind === 'column') follow(node.input, e.index, kind, out, depth + 1);
-      return;
-    }
-    case 'hashAggregate': {
-      // A filter on a group key commutes with the aggregate (one group per key value).
-      if (node.groupingSets !== undefined || col >= node.groupBy.length) return;
-      const e = node.groupBy[col]!;
-      if (e.kind === 'column') follow(node.input, e.index, kind, out, depth + 1);
-      return;
-    }
-    case 'hashJoin': {
-      const lw = node.left.columns.length;
-      if (col < lw) {
-        follow(node.left, col, kind, out, depth + 1);
-        crossKey(node, node.leftKeys, node.rightKeys, col, kind, (c) => follow(node.right, c, kind, out, depth + 1));
-        return;
-      }
-      // semi/anti output only left columns; mark's extra column is the mark.
-      if (node.joinType === 'semi' || node.joinType === 'anti' || node.joinType === 'mark') return;
-      const rc = col - lw;
-      follow(node.right, rc, kind, out, depth + 1);
-      crossKey(node, node.rightKeys, node.leftKeys, rc, kind, (c) => follow(node.left, c, kind, out, depth + 1));
-      return;
-    }
-    default:
-      return;
-  }
-}
-
-/**
- * A nested join's `=` key pairing column `col` of one side with a plain column of
- * the other: rows of the other side whose value is outside the set can only pair
- * with rows the consumer drops (or go unmatched and be NULL-padded, then dropped
- * for their NULL key), whatever the join type.
- */
-function crossKey(node: HashJoinPlan, mine: readonly Expr[], theirs: readonly Expr[], col: number, kind: RuntimeFilterKind, go: (c: number) => void): void {
-  for (let i = 0; i < mine.length; i++) {
-    if (node.nullEquals?.[i]) continue;
-    const a = mine[i]!;
-    const b = theirs[i]!;
-    if (a.kind !== 'column' || a.index !== col || b.kind !== 'column') continue;
-    if (runtimeFilterKind(a.type, b.type) !== kind) continue;
-    go(b.index);
-  }
-}
-
-/** How many times each of `scans` occurs under `root`, subquery plans included (plans are plain data). */
-function occurrences(root: PhysicalPlan, scans: ReadonlySet<LakeScanPlan>): Map<LakeScanPlan, number> {
-  const counts = new Map<LakeScanPlan, number>();
-  const seen = new Set<object>();
-  const visit = (v: unknown): void => {
-    if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v)) return;
-    if (scans.has(v as LakeScanPlan)) counts.set(v as LakeScanPlan, (counts.get(v as LakeScanPlan) ?? 0) + 1);
-    // A node shared within the tree is reached again through each parent: count it, but walk it once.
-    if (seen.has(v)) return;
-    seen.add(v);
-    if (Array.isArray(v)) { for (const x of v) visit(x); return; }
-    for (const x of Object.values(v)) visit(x);
-  };
-  visit(root);
-  return counts;
+    return { scan: node, column: spec.column, key: spec.key };
+  });
 }
 
 /**

@@ -229,6 +229,14 @@ export interface HashAggregatePlan {
    * final there, so only those kept cross back: 58 of 1.5M for a selective HAVING), here otherwise.
    */
   readonly having?: Expr;
+  /**
+   * Where the planner decided the groups are built (planner/physical/rules/aggregate-in-workers.ts):
+   * `partialPerTask`, a partial aggregate per scan task in the scan workers, merged here;
+   * `keyRanges`, one key range per worker, each finishing its groups (needs keyRangeSplit).
+   * Absent: here, from the input's batches. Either needs the input to ship (aggregateShipment),
+   * and falls back to this thread when the run has no scan worker pool.
+   */
+  readonly strategy?: AggregateStrategy;
   readonly aggregates: readonly AggregateCall[];
   readonly columns: readonly OutputColumn[];
 }
@@ -243,6 +251,28 @@ export interface KeyRangeSplit {
   readonly column: string;
   readonly min: number;
   readonly max: number;
+}
+
+export type AggregateStrategy = 'partialPerTask' | 'keyRanges';
+
+/**
+ * Which input a hash join's table holds, decided by the planner
+ * (planner/physical/rules/join-build-side.ts) and run by operators/joins/build-side.ts:
+ * `right`, the planned right input; `smallLeft` (inner joins), the left input when it
+ * ends within a few rows; `smallLeftProbeFirst` (left, semi, anti joins), the same
+ * read-ahead with the left's keys filtering the right input's scans.
+ */
+export type BuildSidePolicy = 'right' | 'smallLeft' | 'smallLeftProbeFirst';
+
+/**
+ * A lake scan under one input of a hash join that a join key can filter at run time:
+ * `path` leads from that input to the scan (indexes into planInputs at each step),
+ * `column` is the scan's output column and `key` the index of the join key.
+ */
+export interface RuntimeFilterTargetSpec {
+  readonly path: readonly number[];
+  readonly column: number;
+  readonly key: number;
 }
 
 export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti' | 'mark';
@@ -271,6 +301,14 @@ export interface HashJoinPlan {
    * its keys filter the right input's scans from their start.
    */
   readonly leftLooksSmaller?: boolean;
+  /** Which input holds the table (absent: the right one, as planned). */
+  readonly buildSide?: BuildSidePolicy;
+  /**
+   * Scans the build keys filter (`probe`: under the left input, filled after the build)
+   * and scans a small probe side's keys filter (`build`: under the right input, when the
+   * left input holds the table). Decided by planner/physical/rules/runtime-filter-targets.ts.
+   */
+  readonly runtimeFilters?: { readonly probe: readonly RuntimeFilterTargetSpec[]; readonly build: readonly RuntimeFilterTargetSpec[] };
   readonly columns: readonly OutputColumn[];
 }
 

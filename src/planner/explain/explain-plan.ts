@@ -1,6 +1,7 @@
 import type {
-  LakeScanPlan, MaterializedCte, OperatorMetrics, PhysicalPlan, ScanFilterSpec, ScanSnapshotSelector, SortKey,
+  HashJoinPlan, LakeScanPlan, MaterializedCte, OperatorMetrics, PhysicalPlan, RuntimeFilterTargetSpec, ScanFilterSpec, ScanSnapshotSelector, SortKey,
 } from '../../exec/index.js';
+import { PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS, planInputs } from '../../exec/index.js';
 import { formatExpr } from './format-expr.js';
 
 /** What the lake's planScan reported for a scan (src/lake ScanPlan), for EXPLAIN's task and pruning lines. */
@@ -273,6 +274,7 @@ export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         if (p.aggregates.length > 0) {
           detail(`Aggregates: ${p.aggregates.map((a) => `${a.fn.slice(0, a.fn.indexOf('(') > 0 ? a.fn.indexOf('(') : undefined)}(${a.distinct ? 'DISTINCT ' : ''}${a.args.length === 0 ? '*' : a.args.map((x) => formatExpr(x, p.input.columns)).join(', ')})`).join(', ')}`);
         }
+        if (p.strategy !== undefined) detail(`Aggregate In Workers: ${p.strategy === 'keyRanges' ? 'one key range each, its groups finished there' : 'a partial aggregate per scan task, merged here'}`);
         {
           const m = metricsOf(p);
           const g = num(m, 'groups');
@@ -299,6 +301,10 @@ export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         const both = [...p.left.columns, ...p.right.columns];
         detail(`Hash Cond: ${p.leftKeys.map((k, i) => `(${formatExpr(k, p.left.columns)} = ${formatExpr(p.rightKeys[i]!, p.right.columns)})`).join(' AND ')}`);
         if (p.residual) detail(`Join Filter: ${formatExpr(p.residual, both)}`);
+        const policy = buildSideText(p);
+        if (policy !== undefined) detail(`Build Side: ${policy}`);
+        if (p.runtimeFilters?.probe.length) detail(`Runtime Filters: ${targetsText(p.left, p.runtimeFilters.probe)}`);
+        if (p.runtimeFilters?.build.length) detail(`Runtime Filters on Build Side: ${targetsText(p.right, p.runtimeFilters.build)}`);
         const build = num(metricsOf(p), 'buildRows');
         // The executor builds on a small left input of an inner join instead of the right.
         if (build !== undefined) detail(`Build Rows: ${build}${metricsOf(p)?.extra.buildSide === 'left' ? ' (left input)' : ''}`);
@@ -387,6 +393,28 @@ export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
     }
   };
   return build(plan);
+}
+
+/** The planner's build-side policy of a join (planner/physical/rules/join-build-side.ts); nothing for the planned shape. */
+function buildSideText(p: HashJoinPlan): string | undefined {
+  switch (p.buildSide) {
+    case 'smallLeft':
+      return `right input, or the left one if it ends within ${SMALL_LEFT_ROWS} rows`;
+    case 'smallLeftProbeFirst':
+      return `right input, or the left one if it ends within ${PROBE_FIRST_ROWS} rows and the right holds more than ${SMALL_RIGHT_ROWS}${p.leftLooksSmaller ? '; the left input is read first (estimated smaller)' : ''}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The scan columns runtime filter targets name, as `table.column`. */
+function targetsText(side: PhysicalPlan, targets: readonly RuntimeFilterTargetSpec[]): string {
+  return targets.map((t) => {
+    let node = side;
+    for (const i of t.path) node = planInputs(node)[i] ?? node;
+    if (node.kind !== 'lakeScan') return '?';
+    return `${node.table.name}.${node.projection[t.column] ?? node.columns[t.column]?.name}`;
+  }).join(', ');
 }
 
 function selectorText(at: ScanSnapshotSelector): string {

@@ -1,7 +1,5 @@
-import type { AggregateCall, Expr, KeyRangeSplit, OutputColumn } from '../../exec/index.js';
+import type { AggregateCall, Expr, OutputColumn } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
-
-export type { KeyRangeSplit };
 
 export interface LogicalAggregate {
   readonly kind: 'aggregate';
@@ -10,8 +8,6 @@ export interface LogicalAggregate {
   readonly groupingSets?: readonly (readonly number[])[];
   /** Keys the other keys determine (see HashAggregatePlan.dependentKeys); set by rules/dependent-group-keys.ts. */
   readonly dependentKeys?: readonly number[];
-  /** Set by rules/key-range-aggregate.ts (see HashAggregatePlan.keyRangeSplit). */
-  readonly keyRangeSplit?: KeyRangeSplit;
   readonly aggregates: readonly AggregateCall[];
   readonly columns: readonly OutputColumn[];
 }

@@ -1,20 +1,24 @@
-import { type Expr, Exprs, type PhysicalPlan, shippable } from '../../exec/index.js';
-import { columnsUsed, conjunction, conjuncts, remapColumns } from '../expr-utils.js';
+import type { PhysicalPlan } from '../../exec/index.js';
+import { conjunction } from '../expr-utils.js';
 import { assertNever, type LogicalPlan } from '../logical/logical-plan.js';
 import type { LogicalJoin } from '../logical/logical-join.js';
-import { estimateRows } from '../estimate-rows.js';
 import { equiKeys } from '../rules/join-sides.js';
 import { isPointRead } from './is-point-read.js';
 import type { NestedPlans } from './nested-plans.js';
 
 /**
  * Chooses operators for an optimized logical plan: joins with equality conditions
- * become hash joins (the right input builds), ORDER BY + LIMIT becomes top-N, and
- * the remaining nodes map one to one onto EXEC's IR. Nested plans (lateral right
- * sides, recursive terms, materialized WITH queries) are planned through `nested`;
- * subquery expressions are left for plan-statement.ts, which owns both.
+ * become hash joins, ORDER BY + LIMIT becomes top-N, and the remaining nodes map one
+ * to one onto EXEC's IR. Each node meets the physical rules (`nested.decide`: build
+ * sides, runtime filters, where aggregates run) once its inputs are decided. Nested
+ * plans (lateral right sides, recursive terms, materialized WITH queries) are planned
+ * through `nested`; subquery expressions are left for plan-statement.ts, which owns both.
  */
 export function toPhysicalPlan(p: LogicalPlan, nested: NestedPlans): PhysicalPlan {
+  return nested.decide(operatorFor(p, nested), p);
+}
+
+function operatorFor(p: LogicalPlan, nested: NestedPlans): PhysicalPlan {
   switch (p.kind) {
     case 'scan':
       return {
@@ -34,21 +38,14 @@ export function toPhysicalPlan(p: LogicalPlan, nested: NestedPlans): PhysicalPla
       return { kind: 'values', rows: p.rows, columns: p.columns };
     case 'cteScan':
       return { kind: 'cteScan', cte: nested.materializedCte(p.cte), columns: p.columns };
-    case 'filter': {
-      const input = toPhysicalPlan(p.input, nested);
-      // A HAVING over a key-range-split aggregate runs inside it: in the workers, on their final groups.
-      if (input.kind === 'hashAggregate' && input.keyRangeSplit !== undefined && input.having === undefined && shippable(p.predicate)) {
-        return { ...input, having: p.predicate };
-      }
-      return { kind: 'filter', input, predicate: p.predicate, columns: p.columns };
-    }
+    case 'filter':
+      return { kind: 'filter', input: toPhysicalPlan(p.input, nested), predicate: p.predicate, columns: p.columns };
     case 'project':
       return { kind: 'project', input: toPhysicalPlan(p.input, nested), exprs: p.exprs, columns: p.columns };
     case 'aggregate':
       return {
         kind: 'hashAggregate', input: toPhysicalPlan(p.input, nested), groupBy: p.groupBy,
         ...(p.groupingSets ? { groupingSets: p.groupingSets } : {}), ...(p.dependentKeys ? { dependentKeys: p.dependentKeys } : {}),
-        ...(p.keyRangeSplit ? { keyRangeSplit: p.keyRangeSplit } : {}),
         aggregates: p.aggregates, columns: p.columns,
       };
     case 'join':
@@ -119,39 +116,15 @@ export function toPhysicalPlan(p: LogicalPlan, nested: NestedPlans): PhysicalPla
   }
 }
 
-/**
- * An inner hash join builds its table on the right input. When the left looks
- * smaller (lineitem ⋈ a filtered part, say), the sides swap and a projection
- * puts the columns back in the join's order.
- */
-function buildOnLeft(p: LogicalJoin, left: PhysicalPlan, right: PhysicalPlan, keys: { left: Expr[]; right: Expr[] }, residual: Expr | undefined): PhysicalPlan {
-  const lw = p.left.columns.length;
-  const rw = p.right.columns.length;
-  // Column i of the original join (left then right) is at this index of the swapped one (right then left).
-  const moved = (i: number): number => (i < lw ? i + rw : i - lw);
-  const swapped: PhysicalPlan = {
-    kind: 'hashJoin', joinType: 'inner', left: right, right: left, leftKeys: keys.right, rightKeys: keys.left,
-    ...(residual ? { residual: remapColumns(residual, moved) } : {}),
-    columns: [...p.right.columns, ...p.left.columns],
-  };
-  return {
-    kind: 'project', input: swapped,
-    exprs: p.columns.map((c, i) => Exprs.column(moved(i), c.type, c.name)),
-    columns: p.columns,
-  };
-}
-
 function physicalJoin(p: LogicalJoin, nested: NestedPlans): PhysicalPlan {
   const left = toPhysicalPlan(p.left, nested);
   const right = toPhysicalPlan(p.right, nested);
   const keys = equiKeys(p.condition, p.left.columns.length);
   if (keys.left.length > 0) {
     const residual = conjunction(keys.residual);
-    const leftLooksSmaller = estimateRows(p.left) < estimateRows(p.right);
-    if (p.joinType === 'inner' && leftLooksSmaller) return buildOnLeft(p, left, right, keys, residual);
     return {
       kind: 'hashJoin', joinType: p.joinType, left, right, leftKeys: keys.left, rightKeys: keys.right,
-      ...(residual ? { residual } : {}), ...(leftLooksSmaller && p.joinType !== 'inner' ? { leftLooksSmaller } : {}), columns: p.columns,
+      ...(residual ? { residual } : {}), columns: p.columns,
     };
   }
   return { kind: 'nestedLoopJoin', joinType: p.joinType, left, right, ...(p.condition ? { condition: p.condition } : {}), columns: p.columns };

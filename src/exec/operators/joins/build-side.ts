@@ -1,4 +1,6 @@
-import type { JoinType } from '../../plan/physical-plan.js';
+import { FloeError } from '../../../common/floe-error.js';
+import { SqlState } from '../../../common/sqlstate.js';
+import type { BuildSidePolicy, JoinType } from '../../plan/physical-plan.js';
 import type { Buffered } from './buffered-input.js';
 
 /** Inner joins whose left input ends within this many rows build on the left. */
@@ -38,8 +40,8 @@ export interface JoinReadAhead {
 
 /**
  * Which input a hash join's table holds: the planned right input, or the left
- * one when it turns out small. Picked once per operator by join type; reads
- * ahead only as far as its decision needs.
+ * one when it turns out small. The planner picks the policy (HashJoinPlan.buildSide);
+ * its rule reads ahead only as far as its decision needs.
  */
 export interface BuildSideRule {
   choose(io: JoinReadAhead): Promise<'left' | 'right'>;
@@ -84,15 +86,26 @@ const leftSemiAntiJoin: BuildSideRule = {
   },
 };
 
-/** Right, full and mark joins keep the planned shape. */
+/** The planned shape: the right input holds the table, nothing read ahead. */
 const planned: BuildSideRule = {
   choose: () => Promise.resolve('right'),
 };
 
-export function chooseBuildSideRule(joinType: JoinType): BuildSideRule {
-  switch (joinType) {
-    case 'inner': return innerJoin;
-    case 'left': case 'semi': case 'anti': return leftSemiAntiJoin;
-    default: return planned;
+/** Join types each policy can run: building on the left must keep the join's output (its unmatched rows). */
+const JOIN_TYPES: Readonly<Record<BuildSidePolicy, readonly JoinType[]>> = {
+  right: ['inner', 'left', 'right', 'full', 'semi', 'anti', 'mark'],
+  smallLeft: ['inner'],
+  smallLeftProbeFirst: ['left', 'semi', 'anti'],
+};
+
+/** The rule that runs a planned build-side policy; a policy the join type cannot run is the planner's error (XX000). */
+export function buildSideRule(policy: BuildSidePolicy, joinType: JoinType): BuildSideRule {
+  if (!JOIN_TYPES[policy].includes(joinType)) {
+    throw new FloeError(SqlState.internalError, `hash join (${joinType}) cannot build by the ${policy} policy`);
+  }
+  switch (policy) {
+    case 'smallLeft': return innerJoin;
+    case 'smallLeftProbeFirst': return leftSemiAntiJoin;
+    case 'right': return planned;
   }
 }

@@ -13,11 +13,11 @@ import type { RunState } from '../../run-state.js';
 import { int32Column } from '../int32-column.js';
 import type { JoinKeyIndex } from './int-hash-table.js';
 import { buildSideImplied } from '../runtime-filter-build-predicate.js';
-import { buildRuntimeFilter, intRuntimeFilter, buildSideFilterTargets, dropsUnmatchedBuildRows, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled, runtimeFilterTargets } from '../runtime-filter.js';
+import { buildRuntimeFilter, intRuntimeFilter, dropsUnmatchedBuildRows, resolveRuntimeFilterTargets, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled } from '../runtime-filter.js';
 import type { RuntimeFilterSlot, RuntimeFilterTarget } from '../runtime-filter.js';
 import { concatBatches, drainBuffered, readUpTo } from './buffered-input.js';
 import type { Buffered } from './buffered-input.js';
-import { chooseBuildSideRule } from './build-side.js';
+import { buildSideRule } from './build-side.js';
 import type { JoinReadAhead } from './build-side.js';
 import { hashTable, markDone, probeLeftTable, probeRightTable } from './join-hash-table.js';
 import { joinKeyKind, joinKeys } from './join-keys.js';
@@ -26,8 +26,8 @@ import { joinKeyKind, joinKeys } from './join-keys.js';
  * Equi-join: builds a hash table over the right input (accounted against the
  * memory limit), then streams the left input through it. Supports inner, left,
  * right, full, semi, anti and mark (IN with three-valued NULL semantics).
- * An inner join whose left input ends within SMALL_LEFT_ROWS builds on the left
- * instead (see execute).
+ * The planner's build-side policy may build on a small left input instead, and
+ * its runtime filter targets name the scans the keys filter; both are checked here.
  */
 export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right: Operator): Operator {
   if (plan.leftKeys.length !== plan.rightKeys.length || plan.leftKeys.length === 0) {
@@ -47,15 +47,15 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
   const singleIntKey = kinds.length === 1 && kinds[0] === 'int' && !nullEq[0];
   const residual = plan.residual ? compileExpr(plan.residual) : undefined;
   const used = plan.residual ? columnsUsed(plan.residual) : undefined;
-  // Scan columns of the probe side that the build keys can filter (runtime filters).
-  const rtfTargets = runtimeFilterTargets(plan);
+  // Scan columns of the probe side that the build keys can filter (runtime filters), as the planner placed them…
+  const rtfTargets = resolveRuntimeFilterTargets(plan.left, plan.runtimeFilters?.probe ?? [], plan.leftKeys, plan.rightKeys);
   // …and, when the probe side turns out small, build-side scan columns its keys can filter.
-  const buildTargets = buildSideFilterTargets(plan);
+  const buildTargets = resolveRuntimeFilterTargets(plan.right, plan.runtimeFilters?.build ?? [], plan.rightKeys, plan.leftKeys);
   // Build rows the residual rules out whatever the probe row (join types that drop unmatched build rows).
   const implied = plan.residual && dropsUnmatchedBuildRows(plan.joinType) ? buildSideImplied(plan.residual, lw) : undefined;
   const buildPredicate = implied ? compileExpr(implied) : undefined;
-  // Which input holds the table: decided per run by reading ahead, by a rule picked here once.
-  const buildSide = chooseBuildSideRule(plan.joinType);
+  // Which input holds the table: decided per run by reading ahead, by the policy the planner chose.
+  const buildSide = buildSideRule(plan.buildSide ?? 'right', plan.joinType);
   return {
     plan,
     columns: plan.columns,

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { physicalRules, planStatement } from '../../src/planner/index.js';
+import { buildOperator } from '../../src/exec/operators/build-operator.js';
+import { resolveRuntimeFilterTargets } from '../../src/exec/operators/runtime-filter.js';
+import { planInputs } from '../../src/exec/plan/physical-plan.js';
+import type { HashJoinPlan, PhysicalPlan } from '../../src/exec/plan/physical-plan.js';
+import { bindLogicalQuery } from '../../src/sql/binder/bind-logical-query.js';
+import { parseStatements } from '../../src/sql/index.js';
+import { stubEnv } from '../sql/stub-env.js';
+import { planText } from './plan-text.js';
+
+function planOf(sql: string, disabled: readonly string[] = []): PhysicalPlan {
+  return planStatement(bindLogicalQuery(parseStatements(sql)[0]!, stubEnv()), { disabledRules: new Set(disabled) });
+}
+
+/** The first hash join of a plan, depth first. */
+function joinOf(p: PhysicalPlan): HashJoinPlan {
+  if (p.kind === 'hashJoin') return p;
+  for (const i of planInputs(p)) {
+    try { return joinOf(i); } catch { /* not under this input */ }
+  }
+  throw new Error('no hash join');
+}
+
+const isXX000 = (e: unknown): boolean => (e as { sqlstate?: string }).sqlstate === 'XX000';
+
+const INNER = 'select * from orders o join customers c on o.o_cust = c.c_id';
+const LEFT = 'select * from orders o left join customers c on o.o_cust = c.c_id';
+
+test('the physical rules, in the order each node meets them', () => {
+  assert.deepEqual(physicalRules.map((r) => r.name), ['join-build-side', 'runtime-filter-targets', 'key-range-aggregate', 'aggregate-in-workers']);
+});
+
+test('join-build-side: each join type gets its read-ahead policy, named in EXPLAIN; disabled, the right input builds as planned', () => {
+  assert.equal(joinOf(planOf(INNER)).buildSide, 'smallLeft');
+  assert.match(planText(INNER), /Build Side: right input, or the left one if it ends within 50000 rows/);
+  assert.equal(joinOf(planOf(LEFT)).buildSide, 'smallLeftProbeFirst');
+  assert.match(planText(LEFT), /Build Side: right input, or the left one if it ends within 250000 rows and the right holds more than 50000/);
+  for (const sql of [INNER, LEFT]) {
+    assert.equal(joinOf(planOf(sql, ['join-build-side'])).buildSide, undefined, sql);
+    assert.doesNotMatch(planText(sql, ['join-build-side']), /^\s+Build Side: /m, sql);
+  }
+  const full = joinOf(planOf('select * from orders o full join customers c on o.o_cust = c.c_id'));
+  assert.equal(full.buildSide, 'right');
+});
+
+test('runtime-filter-targets: the scans each side\'s keys filter, as paths the operator resolves; EXPLAIN names them; disabled, none', () => {
+  const inner = joinOf(planOf(INNER));
+  const probe = resolveRuntimeFilterTargets(inner.left, inner.runtimeFilters?.probe ?? [], inner.leftKeys, inner.rightKeys);
+  assert.equal(probe.length, 1);
+  assert.equal(probe[0]!.scan.kind, 'lakeScan');
+  assert.match(planText(INNER), /Runtime Filters: (orders\.o_cust|customers\.c_id)\n/);
+  // A left join keeps its unmatched probe rows: only a small left side's keys filter the right side's scans.
+  const left = joinOf(planOf(LEFT));
+  assert.deepEqual(left.runtimeFilters?.probe, []);
+  assert.equal(resolveRuntimeFilterTargets(left.right, left.runtimeFilters?.build ?? [], left.rightKeys, left.leftKeys)[0]?.scan.table.name, 'customers');
+  assert.match(planText(LEFT), /Runtime Filters on Build Side: customers\.c_id\n/);
+  assert.doesNotMatch(planText(LEFT), /Runtime Filters: /);
+  for (const sql of [INNER, LEFT]) {
+    assert.equal(joinOf(planOf(sql, ['runtime-filter-targets'])).runtimeFilters, undefined, sql);
+    assert.doesNotMatch(planText(sql, ['runtime-filter-targets']), /Runtime Filters/, sql);
+  }
+});
+
+test('operators refuse a decided plan they cannot run when they are built (XX000)', () => {
+  const inner = joinOf(planOf(INNER));
+  assert.doesNotThrow(() => buildOperator(inner));
+  assert.throws(() => buildOperator({ ...inner, runtimeFilters: { probe: [{ path: [7], column: 0, key: 0 }], build: [] } }), isXX000);
+  assert.throws(() => buildOperator({ ...inner, runtimeFilters: { probe: [{ path: [], column: 0, key: 3 }], build: [] } }), isXX000);
+  assert.throws(() => buildOperator({ ...inner, joinType: 'full', columns: inner.columns, buildSide: 'smallLeft' }), isXX000);
+  const values: PhysicalPlan = { kind: 'values', rows: [], columns: [{ name: 'k', type: { kind: 'int4' } }] };
+  const aggregate: PhysicalPlan = {
+    kind: 'hashAggregate', input: values, groupBy: [{ kind: 'column', index: 0, type: { kind: 'int4' } }], aggregates: [],
+    columns: [{ name: 'k', type: { kind: 'int4' } }],
+  };
+  assert.doesNotThrow(() => buildOperator(aggregate));
+  assert.throws(() => buildOperator({ ...aggregate, strategy: 'partialPerTask' }), isXX000, 'a Values input does not ship to the workers');
+});
