@@ -1,5 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { mergeEngineOf } from '../merge/merge-engine.js';
 import { checkLogProperty } from './log-properties.js';
 import { checkOptimizingProperty } from './optimizing-properties.js';
 import type { TableDefinition } from './table-metadata.js';
@@ -28,4 +29,5 @@ export function validateTableDefinition(def: TableDefinition): void {
     }
   }
   for (const [key, value] of Object.entries(def.properties ?? {})) { checkOptimizingProperty(key, value); checkLogProperty(key, value); }
+  mergeEngineOf(def);
 }

@@ -28,6 +28,7 @@ export function toPhysicalPlan(p: LogicalPlan, nested: NestedPlans): PhysicalPla
         columns: p.columns,
         ...projectedRanges(p.table.columnRanges, p.projection),
         ...(isPointRead(p) ? { pointRead: true } : {}),
+        ...(p.table.mergeEngine === undefined ? {} : { mergeEngine: p.table.mergeEngine }),
       };
     case 'virtualScan':
       return { kind: 'virtualScan', schema: p.schema, name: p.name, projection: p.projection, columns: p.columns };
