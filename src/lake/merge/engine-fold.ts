@@ -32,13 +32,19 @@ export function compileFold(engine: MergeEngineSpec, names: readonly string[]): 
 }
 
 /** The first live row wins; a delete clears the key, so the next row written is the first again. -U never comes (UPDATE is refused). */
-function firstRow(base: readonly unknown[] | undefined, changes: readonly FoldChange[]): unknown[] | undefined {
-  let state = base === undefined ? undefined : [...base];
-  for (const c of changes) {
-    if (c.op === FoldOp.Delete) state = undefined;
-    else if (c.op === FoldOp.Upsert && state === undefined) state = [...c.row];
-  }
-  return state;
+const firstRow: KeyFold = foldWith(true, (state, c) => (state === undefined && c.op === FoldOp.Upsert ? [...c.row] : state));
+
+/**
+ * The loop every combining engine shares: changes in order, a -D clearing the key where
+ * the engine removes rows on delete (otherwise it was refused at write time), every other
+ * change given to `step` with the key's state (undefined: no row yet). `step` may change the state in place.
+ */
+function foldWith(removeOnDelete: boolean, step: (state: unknown[] | undefined, c: FoldChange) => unknown[] | undefined): KeyFold {
+  return (base, changes) => {
+    let state = base === undefined ? undefined : [...base];
+    for (const c of changes) state = c.op === FoldOp.Delete ? (removeOnDelete ? undefined : state) : step(state, c);
+    return state;
+  };
 }
 
 function partialUpdate(engine: MergeEngineSpec & { kind: 'partial-update' }, names: readonly string[]): KeyFold {
@@ -54,27 +60,20 @@ function partialUpdate(engine: MergeEngineSpec & { kind: 'partial-update' }, nam
     return { seq, cols: [...seq, ...cols], orders: g.sequenceColumns.map((c) => valueOrderOf(engine.types[c]!)!) };
   });
   const free = names.map((_, i) => i).filter((i) => !grouped.has(i));
-  return (base, changes) => {
-    let state = base === undefined ? undefined : [...base];
-    for (const c of changes) {
-      if (c.op === FoldOp.Delete) {
-        if (engine.removeRecordOnDelete) state = undefined;
-        continue;
-      }
-      // -U is an UPDATE's before-image: its +U carries the whole new row.
-      if (c.op === FoldOp.Retract) continue;
-      if (state === undefined) state = new Array<unknown>(names.length).fill(null);
-      // Columns in no group (the key among them): a non-NULL value overwrites, NULL keeps the older one.
-      for (const i of free) if (c.row[i] !== null) state[i] = c.row[i];
-      // A group moves as a whole, NULLs included, when the row's sequence is at least the stored one.
-      for (const g of groups) {
-        if (g.seq.every((i) => c.row[i] === null)) continue;
-        if (compareSequences(g.seq, g.orders, c.row, state) < 0) continue;
-        for (const i of g.cols) state[i] = c.row[i];
-      }
+  return foldWith(engine.removeRecordOnDelete, (state, c) => {
+    // -U is an UPDATE's before-image: its +U carries the whole new row.
+    if (c.op === FoldOp.Retract) return state;
+    state ??= new Array<unknown>(names.length).fill(null);
+    // Columns in no group (the key among them): a non-NULL value overwrites, NULL keeps the older one.
+    for (const i of free) if (c.row[i] !== null) state[i] = c.row[i];
+    // A group moves as a whole, NULLs included, when the row's sequence is at least the stored one.
+    for (const g of groups) {
+      if (g.seq.every((i) => c.row[i] === null)) continue;
+      if (compareSequences(g.seq, g.orders, c.row, state) < 0) continue;
+      for (const i of g.cols) state[i] = c.row[i];
     }
     return state;
-  };
+  });
 }
 
 /** Compares two rows' sequence columns in order, NULL below every value. */
@@ -98,20 +97,13 @@ function aggregation(engine: MergeEngineSpec & { kind: 'aggregation' }, names: r
     const fn = engine.functions[n];
     return fn === undefined ? undefined : aggregatorOf(fn, engine.types[n]!, engine.delimiters[n]);
   });
-  return (base, changes) => {
-    let state = base === undefined ? undefined : [...base];
-    for (const c of changes) {
-      if (c.op === FoldOp.Delete) {
-        if (engine.removeRecordOnDelete) state = undefined;
-        continue;
-      }
-      if (c.op === FoldOp.Retract) {
-        if (state !== undefined) for (let i = 0; i < aggs.length; i++) if (aggs[i] !== undefined) state[i] = aggs[i]!.retract(state[i], c.row[i]);
-        continue;
-      }
-      if (state === undefined) state = c.row.map((v, i) => (aggs[i] === undefined ? v : aggs[i]!.init(v)));
-      else for (let i = 0; i < aggs.length; i++) if (aggs[i] !== undefined) state[i] = aggs[i]!.add(state[i], c.row[i]);
+  return foldWith(engine.removeRecordOnDelete, (state, c) => {
+    if (c.op === FoldOp.Retract) {
+      if (state !== undefined) for (let i = 0; i < aggs.length; i++) if (aggs[i] !== undefined) state[i] = aggs[i]!.retract(state[i], c.row[i]);
+      return state;
     }
+    if (state === undefined) return c.row.map((v, i) => (aggs[i] === undefined ? v : aggs[i]!.init(v)));
+    for (let i = 0; i < aggs.length; i++) if (aggs[i] !== undefined) state[i] = aggs[i]!.add(state[i], c.row[i]);
     return state;
-  };
+  });
 }
