@@ -102,6 +102,18 @@ describe('merge engines through SQL', () => {
     assert.deepEqual(await g.rows('SELECT hits, note FROM ctr WHERE id = 1'), [['25', 'a']]);
   });
 
+  test('a table big enough for the scan workers combines the same there, and after a fold', async () => {
+    await g.run("CREATE TABLE big (id int PRIMARY KEY, hits bigint, tag text) WITH ('merge-engine' = 'aggregation', 'fields.hits.aggregate-function' = 'sum')");
+    await g.run("INSERT INTO big SELECT g, 1, 'a' FROM generate_series(1, 60000) g");
+    await g.run("INSERT INTO big SELECT g, 2, NULL FROM generate_series(1, 60000, 2) g");
+    const check = async () => assert.deepEqual(await g.rows("SELECT count(*), sum(hits), count(*) FILTER (WHERE hits = 3), count(tag) FROM big"), [['60000', '120000', '30000', '60000']]);
+    await check();
+    await g.run("CALL optimize('big')");
+    await g.run("INSERT INTO big VALUES (2, 10, 'b')");
+    assert.deepEqual(await g.rows('SELECT hits, tag FROM big WHERE id = 2'), [['11', 'b']]);
+    assert.deepEqual(await g.rows('SELECT id FROM big WHERE hits = 11'), [['2']]);
+  });
+
   test('the engine is fixed once rows exist; bad options are refused before anything is written', async () => {
     const e = await g.failure("ALTER TABLE fr SET ('merge-engine' = 'deduplicate')");
     assert.equal(e.code, '0A000');
