@@ -69,6 +69,7 @@ export type { TierOptions, TierResult } from './log/tier-log-files.js';
 export type { LogBacklog } from './log/log-backlog.js';
 export { LOG_PROPERTIES, checkLogProperty, logSettings, type LogSettings } from './table/log-properties.js';
 export { CHANGELOG_PROPERTIES, checkChangelogProperty } from './table/changelog-properties.js';
+export { MERGE_ENGINE_PROPERTIES, isMergeEngineProperty, mergeEngineOf, type MergeEngine } from './merge/merge-engine.js';
 export type { NewPublication, PublicationMetadata, PublishedActions } from './replication/publication-metadata.js';
 export { slotNameProblem, type ReplicationSlotRecord } from './replication/replication-slot.js';
 export type { ReplicationCatalog } from './replication/replication-catalog.js';

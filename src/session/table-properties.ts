@@ -1,28 +1,29 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import {
-  CHANGELOG_PROPERTIES, DEFAULT_OPTIMIZER_GROUP, LOG_PROPERTIES, OPTIMIZING_PROPERTIES, checkChangelogProperty, checkLogProperty, checkOptimizingProperty,
+  CHANGELOG_PROPERTIES, DEFAULT_OPTIMIZER_GROUP, LOG_PROPERTIES, MERGE_ENGINE_PROPERTIES, OPTIMIZING_PROPERTIES, checkChangelogProperty, checkLogProperty,
+  checkOptimizingProperty, isMergeEngineProperty,
 } from '../lake/index.js';
 
 /**
  * The table property keys Floe knows. A key nobody reads is almost always a typo
  * (`write.target-filesize`), and silently storing it hides the mistake, so
- * anything else is refused with a hint naming the nearest known keys. The
+ * anything else is refused with a hint naming the nearest known keys. The merge
+ * engine's keys are src/lake's (MERGE_ENGINE_PROPERTIES and its `fields.<col>.…` keys). The
  * self-optimizing and housekeeping keys (and their value rules) are src/lake's
  * OPTIMIZING_PROPERTIES, the log store's LOG_PROPERTIES, CHANGELOG_PROPERTIES; `write.target-file-size` is the old name of
  * `self-optimizing.target-size`.
  */
 export const KNOWN_TABLE_PROPERTIES: Readonly<Record<string, string>> = {
-  'merge-engine': 'how rows with the same key combine: deduplicate (the last change wins)',
+  'merge-engine': MERGE_ENGINE_PROPERTIES['merge-engine']!,
   comment: 'free text describing the table',
   ...Object.fromEntries(Object.entries(OPTIMIZING_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
   ...Object.fromEntries(Object.entries(LOG_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
   ...Object.fromEntries(Object.entries(CHANGELOG_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
+  ...MERGE_ENGINE_PROPERTIES,
 };
 
-const valueRules: Readonly<Record<string, (v: string) => boolean>> = {
-  'merge-engine': (v) => v === 'deduplicate',
-};
+const valueRules: Readonly<Record<string, (v: string) => boolean>> = {};
 
 export interface TablePropertyChecks {
   /** Whether an optimizer group exists (`self-optimizing.group` must name one). */
@@ -34,7 +35,8 @@ export function validateTableProperties(
   keys: readonly string[], values?: Readonly<Record<string, string>>, checks: TablePropertyChecks = {},
 ): void {
   for (const key of keys) {
-    if (!Object.hasOwn(KNOWN_TABLE_PROPERTIES, key)) {
+    // The merge engine's per-column keys (fields.<col>.aggregate-function, …) are checked against the columns by src/lake.
+    if (!Object.hasOwn(KNOWN_TABLE_PROPERTIES, key) && !isMergeEngineProperty(key)) {
       throw new FloeError(SqlState.invalidParameterValue, `unrecognized table property "${key}"`, { hint: nearestKeysHint(key) });
     }
     const v = values?.[key];

@@ -6,6 +6,7 @@ export interface SqlFailure {
   readonly code: string;
   readonly message: string;
   readonly hint?: string;
+  readonly detail?: string;
   /** 1-based character position, as PostgreSQL reports it. */
   readonly position?: number;
 }
@@ -46,10 +47,11 @@ export async function startLakeSqlGateway(): Promise<LakeSqlGateway> {
       try {
         await client.query(sql);
       } catch (e) {
-        const x = e as { code?: string; message: string; hint?: string; position?: string };
+        const x = e as { code?: string; message: string; hint?: string; detail?: string; position?: string };
         return {
           code: x.code ?? '', message: x.message,
           ...(x.hint !== undefined ? { hint: x.hint } : {}),
+          ...(x.detail !== undefined ? { detail: x.detail } : {}),
           ...(x.position !== undefined ? { position: Number(x.position) } : {}),
         };
       }

@@ -102,6 +102,12 @@ export interface LakeScanPlan {
    * scan worker pool would cost more than the read (see docs/design-notes.md, "Point reads").
    */
   readonly pointRead?: true;
+  /**
+   * The table's merge engine when not deduplicate: the lake's merge combines a key's rows
+   * by it, in every scan and point read alike, and prunes only by key filters before it
+   * (EXPLAIN prints it).
+   */
+  readonly mergeEngine?: string;
 }
 
 /** A relation from the VirtualTableRegistry (pg_catalog, information_schema, system tables). */

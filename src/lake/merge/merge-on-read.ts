@@ -9,6 +9,8 @@ import { takeData } from '../arrow/take-rows.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import { encodeKeyBatch } from '../bucket/key-encoding.js';
 import type { EncodedKeys } from '../bucket/key-encoding.js';
+import type { MergeEngineSpec } from './merge-engine.js';
+import { mergeWithEngine } from './merge-with-engine.js';
 
 export const SEQ_COLUMN = '_seq';
 export const OP_COLUMN = '_op';
@@ -42,6 +44,8 @@ export interface MergeOptions {
   readonly keyTypes: readonly SqlType[];
   /** Applies to every change input (harmless for the node's own and descendant files). */
   readonly hashFilter?: { readonly node: BucketNode };
+  /** A non-deduplicate merge engine (merge-engine.ts): rows of a key are folded by it (merge-with-engine.ts). */
+  readonly engine?: MergeEngineSpec;
 }
 
 /**
@@ -57,6 +61,7 @@ export interface MergeOptions {
  * equality; base rows probe it; survivors are gathered column-wise (take-rows.ts).
  */
 export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
+  if (opts.engine !== undefined && opts.engine.kind !== 'deduplicate') return mergeWithEngine(opts, opts.engine);
   const { base, keyColumns, keyTypes } = opts;
   const outFields = outputFields(opts);
   const changes = opts.changes
@@ -265,7 +270,7 @@ function probeBase(keys: EncodedKeys, seqs: BigInt64Array, st: ProbeState): Int3
 }
 
 /** The output schema: table columns of the first input (without `_op`/`_seq`) then `_seq`. */
-function outputFields(opts: MergeOptions): Field[] {
+export function outputFields(opts: MergeOptions): Field[] {
   const first = opts.base[0] ?? opts.changes[0]?.batch;
   if (first === undefined) return [];
   const fields = first.schema.fields.filter((f) => f.name !== OP_COLUMN && f.name !== SEQ_COLUMN);
@@ -280,7 +285,7 @@ function columnData(b: RecordBatch, name: string): Data {
 }
 
 /** A base batch (optionally row-selected) with exactly the output columns, in order. */
-function conform(b: RecordBatch, fields: readonly Field[], rows: Int32Array | undefined): RecordBatch {
+export function conform(b: RecordBatch, fields: readonly Field[], rows: Int32Array | undefined): RecordBatch {
   const same = b.schema.fields.length === fields.length && fields.every((f, i) => b.schema.fields[i]!.name === f.name);
   if (rows === undefined && same) return b;
   const children = fields.map((f) => {
@@ -345,7 +350,7 @@ function checkOp(op: unknown): boolean {
   throw new FloeError(SqlState.dataCorrupted, `invalid change operation ${JSON.stringify(op)} in a change file`);
 }
 
-function baseSeqs(b: RecordBatch): BigInt64Array {
+export function baseSeqs(b: RecordBatch): BigInt64Array {
   const d = columnData(b, SEQ_COLUMN);
   const v = d.values as unknown;
   if (v instanceof BigInt64Array && d.nullCount === 0) return v;

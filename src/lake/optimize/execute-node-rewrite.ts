@@ -103,7 +103,7 @@ async function mergeParts(
       }
     }
   }
-  return mergeOnRead({ base, changes, keyColumns: task.keyNames, keyTypes: task.keyTypes });
+  return mergeOnRead({ base, changes, keyColumns: task.keyNames, keyTypes: task.keyTypes, ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }) });
 }
 
 function count(c: { filesRead: number; bytesRead: number; rowsRead: number }, f: { sizeBytes: number; rowCount: number }): void {

@@ -1,5 +1,6 @@
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { NewFileRecord } from '../catalog/catalog.js';
+import type { MergeEngineSpec } from '../merge/merge-engine.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
@@ -57,6 +58,8 @@ export interface KeyedNodeRewriteTask {
   readonly targetSizeBytes: number;
   /** The inputs already pass the target: split without first encoding the whole node. */
   readonly split: boolean;
+  /** The table's merge engine when it is not deduplicate: the fold combines a key's rows by it. */
+  readonly mergeEngine?: MergeEngineSpec;
 }
 
 /** What one node rewrite wrote: catalog records for the caller's commit, and counters. */

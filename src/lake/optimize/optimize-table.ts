@@ -4,6 +4,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { nodeKey } from '../bucket/bucket-node.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { OptimizerConflict } from '../catalog/optimizer-conflict.js';
+import { resolveMergeEngine } from '../merge/merge-engine.js';
 import { writableBranch } from '../refs/resolve-branch.js';
 import { optimizingSettings } from '../table/optimizing-properties.js';
 import { isKeyed, keyColumnsOf, physicalName } from '../table/table-layout.js';
@@ -204,6 +205,7 @@ async function runRewrites(
 
 function rewriteTask(ctx: LakeContext, table: TableMetadata, job: NodeJob, watermark: bigint, targetSizeBytes: number): KeyedNodeRewriteTask {
   const keyCols = keyColumnsOf(table);
+  const mergeEngine = resolveMergeEngine(table);
   const input = (f: FileRecord, hashFilter: NodeJob['node'] | undefined): RewriteInputFile => ({
     fileId: f.fileId, path: f.path, rowCount: f.rowCount, sizeBytes: f.sizeBytes, seq: f.seq, firstOffset: f.firstOffset,
     node: { mask: f.nodeMask, index: f.nodeIndex }, ...(hashFilter !== undefined ? { hashFilter } : {}),
@@ -220,6 +222,7 @@ function rewriteTask(ctx: LakeContext, table: TableMetadata, job: NodeJob, water
       changeFiles: p.changes.map((f) => input(f, f.nodeMask < p.frontier.node.mask ? p.frontier.node : undefined)),
     })),
     watermark, targetSizeBytes, split: job.split,
+    ...(mergeEngine === undefined ? {} : { mergeEngine }),
   };
 }
 

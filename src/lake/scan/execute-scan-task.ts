@@ -71,6 +71,14 @@ async function readPruned(
  */
 function withNeededColumns(task: ScanTask, merging: boolean): ScanTask {
   const needed = new Set<string>([...task.projection, ...(merging ? task.keyColumns : []), ...task.filters.map((f) => f.column)]);
+  const engine = task.mergeEngine;
+  if (merging && engine?.kind === 'partial-update') {
+    // a sequence group's columns are folded by its sequence columns, so those are read too
+    const sqlName = new Map(task.columns.map((c) => [physicalName(c.fieldId), c.name]));
+    for (const g of engine.groups) {
+      if ([...g.sequenceColumns, ...g.columns].some((c) => needed.has(sqlName.get(c)!))) for (const c of g.sequenceColumns) needed.add(sqlName.get(c)!);
+    }
+  }
   const columns = task.columns.filter((c) => needed.has(c.name));
   return columns.length === task.columns.length ? task : { ...task, columns };
 }
@@ -162,16 +170,20 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   // Change rows keep all but key filters until then: a failing change still replaces its base row.
   // The consumer's runtime filters are such filters too. Base rows are cut as they are
   // decoded, so the rows dropped are mostly never copied.
+  // A merge engine that combines rows (merge-engine.ts) makes a key's row out of several,
+  // so a base row failing a filter may still be part of a row that passes: only key filters cut early.
+  const combines = task.mergeEngine !== undefined;
   const pick: RowPicker = (b) => {
+    if (combines) return filterSelection(b, keyFilters, task.columns);
     const all = passingRows(b, task, narrow);
     // Key filters must cut here (see keptRuns for changes); the others are repeated after the
     // merge, so they only cut when that spares the merge most of its rows.
     return all === undefined || all.length <= b.numRows * (1 - EARLY_CUT_MIN_DROP) ? all : filterSelection(b, keyFilters, task.columns);
   };
   const base: RecordBatch[] = [];
-  const reads = passingRowsReads(task, narrow);
+  const reads = combines ? undefined : passingRowsReads(task, narrow);
   for (const f of task.baseFiles) {
-    for (const { batch, rows } of (await readPruned(storage, f, task, task.filters, [SEQ_FILE_COLUMN], counters, pick, reads)).selected) {
+    for (const { batch, rows } of (await readPruned(storage, f, task, combines ? keyFilters : task.filters, [SEQ_FILE_COLUMN], counters, pick, reads)).selected) {
       base.push(rows === undefined ? batch : takeRows(batch, rows));
     }
   }
@@ -198,6 +210,7 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   const keyCols = task.keyColumns.map((k) => task.columns.find((c) => c.name === k)!);
   return mergeOnRead({
     base, changes, keyColumns: keyCols.map((c) => physicalName(c.fieldId)), keyTypes: keyCols.map((c) => c.type),
+    ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }),
   });
 }
 

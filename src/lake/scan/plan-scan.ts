@@ -5,6 +5,7 @@ import type { BucketNode } from '../bucket/bucket-node.js';
 import { isAncestorOrSelf } from '../bucket/bucket-node.js';
 import { hashKey } from '../bucket/key-hash.js';
 import type { FileRecord } from '../catalog/catalog.js';
+import { resolveMergeEngine } from '../merge/merge-engine.js';
 import { mayMatch, transformResultType } from '../partition/partition-transform.js';
 import type { PartitionPredicate } from '../partition/partition-transform.js';
 import { ROW_GROUP_ROWS } from '../format/parquet-io.js';
@@ -33,7 +34,10 @@ import type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanTask } from './sc
  * transform values, nodes by the hash of a full-key equality, files by catalog min/max.
  * Min/max prunes single files only on key columns (a key's rows never interact with
  * another key's); on other columns it prunes a whole task only when no file of the
- * task can hold a matching row, because a change file can override a base row.
+ * task can hold a matching row, because a change file can override a base row. A
+ * table whose merge engine combines rows (merge-engine.ts) makes values no file holds
+ * (a sum, a row patched from several), so a task with change files is pruned by key
+ * filters only.
  */
 export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
   const rec = ctx.catalog.getTableById(req.table.id);
@@ -80,9 +84,11 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
   for (const f of allFiles) if (f.store !== 'dv' && f.path !== '') stats.filesTotal++;
 
   const tasks: ScanTask[] = [];
+  const mergeEngine = keyed ? resolveMergeEngine(table) : undefined;
   const base = {
     tableId: table.id, storage: ctx.storageConfig, columns: table.columns, keyColumns: table.primaryKey,
     projection, filters: filters.filter((f) => isExactFilter(f, byName.get(f.column)!)), ...(req.limit === undefined ? {} : { limit: req.limit }),
+    ...(mergeEngine === undefined ? {} : { mergeEngine }),
   };
   const frontiers = keyed ? frontierByPartition(files) : undefined;
   const keyHash = keyed ? fullKeyHash(table, filters) : undefined;
@@ -127,7 +133,8 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       };
       const b = baseFiles.filter(keep);
       const c = changeFiles.filter(keep);
-      if (b.length + c.length === 0 || !filesMayMatch([...b, ...c], table, filters, true)) {
+      const taskFilters = mergeEngine !== undefined && c.length > 0 ? filters.filter((x) => table.primaryKey.includes(x.column)) : filters;
+      if (b.length + c.length === 0 || !filesMayMatch([...b, ...c], table, taskFilters, true)) {
         if (b.length + c.length > 0) byIndexOnly([...b, ...c], true);
         stats.nodesPruned++;
         stats.filesPruned += b.length + c.length;

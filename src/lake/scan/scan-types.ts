@@ -1,4 +1,5 @@
 import type { BucketNode } from '../bucket/bucket-node.js';
+import type { MergeEngineSpec } from '../merge/merge-engine.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
 import type { SnapshotSelector } from '../refs/snapshot.js';
@@ -70,6 +71,8 @@ export interface ScanTask {
    * the process's row-group cache (row-group-cache.ts). Set by the executor.
    */
   readonly cacheRowGroups?: true;
+  /** The table's merge engine when it is not deduplicate (merge-engine.ts): how a key's rows combine. */
+  readonly mergeEngine?: MergeEngineSpec;
 }
 
 export interface ScanStats {

@@ -1,10 +1,11 @@
 import { FloeError } from '../../common/floe-error.js';
-import { checkChangelogProperty } from './changelog-properties.js';
+import { checkChangelogFitsEngine, checkChangelogProperty } from './changelog-properties.js';
 import { checkLogProperty } from './log-properties.js';
 import { checkOptimizingProperty } from './optimizing-properties.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
 import { alterColumnMetadata } from './alter-column.js';
+import { isMergeEngineProperty, mergeEngineColumns, mergeEngineOf } from '../merge/merge-engine.js';
 import type { AlterTableChange, ColumnMetadata, IndexKey, TableConstraint } from './table-metadata.js';
 
 /** The columns a constraint names (a CHECK's as the binder found them in its expression). */
@@ -59,6 +60,7 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       if (t.primaryKey.includes(change.name)) throw new FloeError('2BP01', `cannot drop column "${change.name}": it is part of the primary key`);
       if (t.partitionBy.some((p) => p.sourceColumn === change.name)) throw new FloeError('2BP01', `cannot drop column "${change.name}": the table is partitioned by it`);
       if (t.columns.length === 1) throw new FloeError(SqlState.invalidParameterValue, 'cannot drop the only column of a table');
+      refuseEngineColumn(t, change.name, 'drop');
       // Constraints over the column go with it, as in PostgreSQL.
       const constraints = t.constraints.filter((c) => !constraintColumns(c).includes(change.name));
       return catalog.updateTable(t.id, {
@@ -70,6 +72,7 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       const col = find(change.name);
       if (col === undefined) throw new FloeError(SqlState.undefinedColumn, `column "${change.name}" of relation "${t.name}" does not exist`);
       const next = alterColumnMetadata(t, col, change);
+      mergeEngineOf({ ...t, columns: t.columns.map((c) => (c.name === change.name ? next : c)) });
       return catalog.updateTable(t.id, { columns: t.columns.map((c) => (c.name === change.name ? next : c)) });
     }
     case 'renameColumn': {
@@ -78,6 +81,7 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       if (t.primaryKey.includes(change.from) || t.partitionBy.some((p) => p.sourceColumn === change.from)) {
         throw new FloeError(SqlState.featureNotSupported, `renaming key or partition column "${change.from}" is not supported`);
       }
+      refuseEngineColumn(t, change.from, 'rename');
       const constraints = t.constraints.map((c) => renamedConstraint(t, c, change.from, change.to, change.checkExprs));
       return catalog.updateTable(t.id, { columns: t.columns.map((c) => (c.name === change.from ? { ...c, name: change.to } : c)), constraints });
     }
@@ -94,7 +98,10 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
     }
     case 'setProperties': {
       for (const [key, value] of Object.entries(change.properties)) { checkOptimizingProperty(key, value); checkLogProperty(key, value); checkChangelogProperty(key, value); }
-      return catalog.updateTable(t.id, { properties: { ...t.properties, ...change.properties } });
+      const properties = { ...t.properties, ...change.properties };
+      checkEngineChange(catalog, t, properties);
+      checkChangelogFitsEngine({ properties }, mergeEngineOf({ ...t, properties }).kind);
+      return catalog.updateTable(t.id, { properties });
     }
     case 'addConstraint': {
       const name = change.constraint.name;
@@ -129,7 +136,37 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
     case 'resetProperties': {
       const props: Record<string, string> = { ...t.properties };
       for (const k of change.keys) delete props[k];
+      checkEngineChange(catalog, t, props);
+      checkChangelogFitsEngine({ properties: props }, mergeEngineOf({ ...t, properties: props }).kind);
       return catalog.updateTable(t.id, { properties: props });
     }
   }
+}
+
+/**
+ * The merge engine's properties may change only while the table has no rows: rows already
+ * written were combined (folded) by the old engine's rules, and the new one would read
+ * them differently (docs/design-notes.md, "Merge engines").
+ */
+function checkEngineChange(catalog: Catalog, t: TableRecord, next: Readonly<Record<string, string>>): void {
+  const keys = new Set([...Object.keys(t.properties), ...Object.keys(next)].filter(isMergeEngineProperty));
+  const changed = [...keys].filter((k) => t.properties[k] !== next[k]);
+  if (changed.length === 0) return;
+  // the same engine spelled differently (an explicit 'deduplicate' set or reset) changes nothing
+  if (JSON.stringify(mergeEngineOf({ ...t, properties: next })) === JSON.stringify(mergeEngineOf(t))) return;
+  if (catalog.allFiles(t.id).some((f) => f.rowCount > 0)) {
+    throw new FloeError(SqlState.featureNotSupported, `cannot change ${changed.map((k) => `"${k}"`).join(', ')} of table "${t.name}" after rows were written to it`, {
+      detail: 'Rows already written were combined by the table\'s current merge engine.',
+      hint: 'Create a new table with the merge engine you want and copy the rows into it with INSERT … SELECT.',
+    });
+  }
+}
+
+/** A column the merge engine's properties name can be neither dropped nor renamed (they name it as text). */
+function refuseEngineColumn(t: TableRecord, column: string, what: 'drop' | 'rename'): void {
+  const key = mergeEngineColumns(t.properties).get(column);
+  if (key === undefined) return;
+  throw new FloeError(what === 'drop' ? '2BP01' : SqlState.featureNotSupported, `cannot ${what} column "${column}": table property "${key}" names it`, {
+    hint: 'The merge engine combines rows by the column; its properties can be reset while the table has no rows.',
+  });
 }

@@ -1,5 +1,6 @@
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError, isFloeError } from '../../common/floe-error.js';
+import { mergeEngineOf, mergesRows } from '../merge/merge-engine.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { buildBatch } from '../arrow/batch-builder.js';
 import { columnReader } from '../arrow/column-reader.js';
@@ -48,6 +49,12 @@ export async function rewriteTableLayout(ctx: LakeContext, t: TableRecord, prima
 const MAX_ATTEMPTS = 5;
 
 async function rewriteOnce(ctx: LakeContext, t: TableRecord, primaryKey: readonly string[]): Promise<TableRecord> {
+  // rows were combined by the merge engine, by the old key: another key would recombine nothing
+  if (mergesRows(mergeEngineOf(t))) {
+    throw new FloeError(SqlState.featureNotSupported, `cannot ${primaryKey.length > 0 ? 'change' : 'drop'} the primary key of table "${t.name}" (merge-engine ${mergeEngineOf(t).kind})`, {
+      hint: 'Its rows were combined by key: copy them into a new table with INSERT … SELECT.',
+    });
+  }
   const refs = ctx.catalog.listRefs(t.id).filter((r) => r.name !== 'main');
   if (refs.length > 0) {
     throw new FloeError(SqlState.featureNotSupported, `cannot ${primaryKey.length > 0 ? 'add' : 'drop'} the primary key of table "${t.name}" while it has branches or tags`, {

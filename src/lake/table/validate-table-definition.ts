@@ -1,6 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { checkChangelogProperty } from './changelog-properties.js';
+import { checkChangelogFitsEngine, checkChangelogProperty } from './changelog-properties.js';
+import { mergeEngineOf } from '../merge/merge-engine.js';
 import { checkLogProperty } from './log-properties.js';
 import { checkOptimizingProperty } from './optimizing-properties.js';
 import type { TableDefinition } from './table-metadata.js';
@@ -29,4 +30,5 @@ export function validateTableDefinition(def: TableDefinition): void {
     }
   }
   for (const [key, value] of Object.entries(def.properties ?? {})) { checkOptimizingProperty(key, value); checkLogProperty(key, value); checkChangelogProperty(key, value); }
+  checkChangelogFitsEngine({ properties: def.properties ?? {} }, mergeEngineOf(def).kind);
 }

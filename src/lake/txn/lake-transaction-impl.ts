@@ -11,6 +11,7 @@ import { pickKeys, sameKey } from '../bucket/key-set.js';
 import type { CommitRequest, FileRecord, NewFileRecord } from '../catalog/catalog.js';
 import { HEAD_MOVED } from '../catalog/catalog.js';
 import { checkNotNull, encodeDataFile, fileColumns, storeDataFile } from '../format/data-file-writer.js';
+import { checkMergeEngineWrite, mergeEngineOf, mergesRows } from '../merge/merge-engine.js';
 import type { EncodedFile, FilePlacement } from '../format/data-file-writer.js';
 import { writableBranch } from '../refs/resolve-branch.js';
 import type { Snapshot } from '../refs/snapshot.js';
@@ -201,7 +202,8 @@ export class LakeTransactionImpl implements LakeTransaction {
   }
 
   async insert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {
-    await this.#writeRows(table, ref, columns, undefined, isKeyed(table) ? 0 : undefined);
+    // A merge engine that combines rows takes every write as an upsert (as Paimon does): no key check.
+    await this.#writeRows(table, ref, columns, undefined, isKeyed(table) && !mergesRows(mergeEngineOf(table)) ? 0 : undefined);
   }
 
   async upsert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {
@@ -216,6 +218,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     if (keyColumns.length !== table.primaryKey.length) {
       throw new FloeError(SqlState.syntaxError, `expected ${table.primaryKey.length} key columns, got ${keyColumns.length}`);
     }
+    checkMergeEngineWrite(table, 'delete');
     const n = keyColumns[0]?.length ?? 0;
     const full = table.columns.map((c) => {
       const k = table.primaryKey.indexOf(c.name);
@@ -262,6 +265,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     this.#checkShape(table, after);
     const n = before[0]?.length ?? 0;
     if ((after[0]?.length ?? 0) !== n) throw new FloeError(SqlState.syntaxError, 'update needs as many after-images as before-images');
+    if (n > 0) checkMergeEngineWrite(table, 'update');
     // A row whose key changes is a delete of the old key (with its before-image) and a
     // checked insert of the new one; the inserts go last, so their uniqueness is judged
     // at the end of the statement (SET id = id + 1 shifts every row).
@@ -272,6 +276,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     const ak = keysOf(after);
     const moved: number[] = [];
     for (let i = 0; i < n; i++) if (!sameKey(bk, i, ak, i)) moved.push(i);
+    if (moved.length > 0) checkMergeEngineWrite(table, 'moveKey');
     const width = 2 * n - moved.length;
     const cols = table.columns.map(() => new Array<unknown>(width));
     const ops = new Array<string>(width);

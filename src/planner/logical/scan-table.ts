@@ -11,4 +11,6 @@ export interface ScanTable extends LakeTableRef {
   readonly rowEstimate?: number;
   /** [min, max] of ordered numeric columns over the live files' statistics (see BindEnv.columnRanges). */
   readonly columnRanges?: Readonly<Record<string, readonly [number, number]>>;
+  /** The table's `merge-engine` when it is not deduplicate: a key's rows are combined, not replaced (src/lake/merge/merge-engine.ts). */
+  readonly mergeEngine?: string;
 }

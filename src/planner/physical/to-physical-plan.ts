@@ -31,6 +31,7 @@ function operatorFor(p: LogicalPlan, nested: NestedPlans): PhysicalPlan {
         columns: p.columns,
         ...projectedRanges(p.table.columnRanges, p.projection),
         ...(isPointRead(p) ? { pointRead: true } : {}),
+        ...(p.table.mergeEngine === undefined ? {} : { mergeEngine: p.table.mergeEngine }),
       };
     case 'virtualScan':
       return { kind: 'virtualScan', schema: p.schema, name: p.name, projection: p.projection, columns: p.columns };

@@ -1,5 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { mergeEngineOf } from '../../lake/index.js';
 import type { PublicationMetadata, PublishedActions, TableMetadata, Warehouse } from '../../lake/index.js';
 
 /** A table a stream sends, with the change kinds any of the named publications publishes for it. */
@@ -10,7 +11,9 @@ export interface PublishedTable {
 
 /**
  * The tables the named publications cover, now (FOR ALL TABLES takes tables created later,
- * as PostgreSQL's does); 42704 for a publication that does not exist.
+ * as PostgreSQL's does); 42704 for a publication that does not exist. Tables with a combining
+ * merge engine are left out: their change rows are what was written, not what a key holds
+ * after (CREATE/ALTER PUBLICATION refuses them by name).
  */
 export function publishedTables(warehouse: Warehouse, names: readonly string[]): PublishedTable[] {
   const all = warehouse.replication.listPublications();
@@ -20,7 +23,7 @@ export function publishedTables(warehouse: Warehouse, names: readonly string[]):
     return p;
   });
   const out = new Map<number, { table: TableMetadata; publish: { insert: boolean; update: boolean; delete: boolean; truncate: boolean } }>();
-  const tables = warehouse.listTables().filter((t) => !t.namespace.startsWith('pg_temp'));
+  const tables = warehouse.listTables().filter((t) => !t.namespace.startsWith('pg_temp') && mergeEngineOf(t).kind === 'deduplicate');
   for (const p of pubs) {
     const members = p.allTables ? tables : tables.filter((t) => p.tableIds.includes(t.id));
     for (const table of members) {

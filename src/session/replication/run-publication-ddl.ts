@@ -1,5 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { mergeEngineOf } from '../../lake/index.js';
 import type { PublicationMetadata, TableMetadata, Warehouse } from '../../lake/index.js';
 import type { PublicationDdl, PublicationTableRef } from '../../sql/index.js';
 
@@ -75,6 +76,13 @@ function publishableTable(warehouse: Warehouse, ref: PublicationTableRef): Table
   const table = existingTable(warehouse, ref);
   if (table.namespace.startsWith('pg_temp')) {
     throw new FloeError(SqlState.invalidParameterValue, `cannot add relation "${ref.table.name}" to publication`, { detail: 'This operation is not supported for temporary tables.' });
+  }
+  const engine = mergeEngineOf(table).kind;
+  if (engine !== 'deduplicate') {
+    // Its change rows are the rows written (a partial row, an increment), not what the key holds after.
+    throw new FloeError(SqlState.featureNotSupported, `cannot add relation "${ref.table.name}" to publication`, {
+      detail: `Tables with merge-engine "${engine}" cannot be published yet: their changes are the rows written, not the combined rows.`,
+    });
   }
   return table;
 }

@@ -208,7 +208,13 @@ export function scanTableOf(t: CatalogTable): LogicalScan['table'] {
     columns: t.columns.map((c) => ({ name: c.name, type: c.type })),
     primaryKey: t.primaryKey,
     partitionColumns: (t.partitionBy ?? []).map((p) => p.sourceColumn),
+    ...mergeEngineField(t),
   };
+}
+
+function mergeEngineField(t: CatalogTable): { mergeEngine?: string } {
+  const engine = t.properties?.['merge-engine'];
+  return engine === undefined || engine === 'deduplicate' || t.primaryKey.length === 0 ? {} : { mergeEngine: engine };
 }
 
 /**
