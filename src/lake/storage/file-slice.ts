@@ -1,8 +1,9 @@
-import { closeSync, openSync, promises as fs, readSync } from 'node:fs';
+import { closeSync, openSync, promises as fs, read, readSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ByteSource } from './storage.js';
+import { isImmutableKey, withOpenFile } from './open-files.js';
 
 /**
  * A byte range of a local file with the Blob surface Parquet readers use. A
@@ -38,6 +39,10 @@ export class FileSlice implements ByteSource {
   /** Reads the slice into `buf` (as long as the slice), so a reader can reuse its memory. */
   async readInto(buf: Uint8Array): Promise<void> {
     if (buf.length !== this.size) throw new RangeError(`a ${this.size}-byte slice read into ${buf.length} bytes`);
+    if (isImmutableKey(this.key)) {
+      await readRangeKeptOpen(this.path, this.key, buf, this.start, true);
+      return;
+    }
     if (isMainThread) {
       let fh;
       try {
@@ -72,6 +77,35 @@ export class FileSlice implements ByteSource {
       closeSync(fd);
     }
   }
+}
+
+/**
+ * Reads `buf.length` bytes at `position` through a descriptor kept open (open-files.ts):
+ * asynchronously on the main thread, synchronously on workers (see FileSlice). `exact`: a
+ * short file is an error; else the bytes read are returned (Storage.getRange's contract).
+ */
+export async function readRangeKeptOpen(path: string, key: string, buf: Uint8Array, position: number, exact: boolean): Promise<number> {
+  try {
+    return await withOpenFile(path, async (fd) => {
+      let off = 0;
+      while (off < buf.length) {
+        const n = isMainThread ? await readAsync(fd, buf, off, buf.length - off, position + off) : readSync(fd, buf, off, buf.length - off, position + off);
+        if (n === 0) {
+          if (exact) throw shortRead(key);
+          break;
+        }
+        off += n;
+      }
+      return off;
+    });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== undefined && !(e instanceof FloeError)) throw missingFile(key, e);
+    throw e;
+  }
+}
+
+function readAsync(fd: number, buf: Uint8Array, off: number, len: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buf, off, len, position, (e, n) => (e === null ? resolve(n) : reject(e))));
 }
 
 /** FloeError 58030 for a data file that cannot be opened (named by its store key). */

@@ -3,7 +3,8 @@ import { promises as fs } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { FileSlice, missingFile } from './file-slice.js';
+import { FileSlice, missingFile, readRangeKeptOpen } from './file-slice.js';
+import { forgetOpenFile, isImmutableKey } from './open-files.js';
 import type { ByteSource, Storage } from './storage.js';
 
 /**
@@ -66,6 +67,10 @@ export class LocalStorage implements Storage {
   }
 
   async getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+    if (isImmutableKey(key)) {
+      const buf = Buffer.alloc(length);
+      return buf.subarray(0, await readRangeKeptOpen(this.#path(key), key, buf, offset, false));
+    }
     let fh;
     try {
       fh = await fs.open(this.#path(key), 'r');
@@ -105,6 +110,7 @@ export class LocalStorage implements Storage {
   }
 
   async delete(key: string): Promise<void> {
+    forgetOpenFile(this.#path(key));
     try {
       await fs.unlink(this.#path(key));
     } catch (e) {
