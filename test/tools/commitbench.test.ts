@@ -4,6 +4,8 @@ import pg from 'pg';
 import { KeyedTable } from '../../src/tools/commitbench/keyed-table.js';
 import { percentile } from '../../src/tools/commitbench/latency-stats.js';
 import { historyWindows } from '../../src/tools/commitbench/single-row-commits.js';
+import { waitForQuietProcess } from '../../src/tools/commitbench/wait-for-quiet-process.js';
+import { spawn } from 'node:child_process';
 import { runCommitBenchmark } from '../../src/tools/commitbench/commitbench-benchmark.js';
 import { formatCommitReport } from '../../src/tools/commitbench/commitbench-report.js';
 import { COMMIT_MEASURES } from '../../src/tools/commitbench/commit-figure.js';
@@ -23,6 +25,17 @@ describe('commit benchmark pieces', () => {
     assert.equal(percentile(samples, 0.99), 99);
     assert.equal(percentile([7], 0.99), 7);
     assert.ok(Number.isNaN(percentile([], 0.5)));
+  });
+
+  it('waits for a process to go quiet: a sleeping child is; a pid that does not exist is not waited for', async () => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const idle = await waitForQuietProcess(child.pid!, { windowMs: 200, maxMs: 20_000 });
+      assert.equal(idle.quiet, true);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    assert.deepEqual(await waitForQuietProcess(2 ** 30), { ms: 0, quiet: false });
   });
 
   it('knows what the keyed table should read after upserts and updates', () => {

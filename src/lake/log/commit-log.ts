@@ -54,6 +54,12 @@ export interface OpenCommitLogOptions {
   readonly writerId: string;
   /** Segment size before a new segment starts (default 64 MiB). */
   readonly segmentBytes?: number;
+  /**
+   * Bytes of zeroes kept written ahead of the last record, so a commit's fdatasync
+   * overwrites allocated blocks instead of growing the file (default 1 MiB; 0: append only).
+   * A zero length ends the log at recovery, so the zeroes read as its end.
+   */
+  readonly preallocateBytes?: number;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { FloeError } from '../../common/floe-error.js';
 import { endSpan, startSpan } from '../../common/latency-spans.js';
 import type { AppendedRecord, CommitLog, LogRecordKind, OpenCommitLogOptions } from './commit-log.js';
 import { logIoError } from './log-io-error.js';
+import type { LogIoAction } from './log-io-error.js';
 import { FRAME_HEADER_BYTES, encodeFrameHeader } from './log-record-frame.js';
 import {
   ensureWriterDirectory, listSegmentFiles, segmentFileName, segmentKey, syncDirectory,
@@ -14,6 +15,13 @@ import { recoverCommitLog } from './recover-commit-log.js';
 export { recoverCommitLog } from './recover-commit-log.js';
 
 export const DEFAULT_SEGMENT_BYTES = 64 << 20;
+/**
+ * Zeroes written ahead of the records (PostgreSQL zero-fills its WAL segments for the same
+ * reason): an fdatasync of bytes that overwrite allocated blocks flushes only them, while one
+ * that grows the file must also commit the filesystem's journal (ext4: the new size and
+ * extents), which waits for every other file's ordered data in that journal transaction.
+ */
+export const DEFAULT_PREALLOCATE_BYTES = 1 << 20;
 /** A round's bytes up to this are written synchronously (a page-cache copy of at most a few dozen µs). */
 const SYNC_WRITE_MAX_BYTES = 256 << 10;
 
@@ -24,6 +32,8 @@ const SYNC_WRITE_MAX_BYTES = 256 << 10;
 export async function openCommitLog(opts: OpenCommitLogOptions): Promise<SegmentedCommitLog> {
   const segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   if (!Number.isSafeInteger(segmentBytes) || segmentBytes <= 0) throw new RangeError(`segmentBytes must be a positive integer, not ${segmentBytes}`);
+  const preallocateBytes = opts.preallocateBytes ?? DEFAULT_PREALLOCATE_BYTES;
+  if (!Number.isSafeInteger(preallocateBytes) || preallocateBytes < 0) throw new RangeError(`preallocateBytes must be a non-negative integer, not ${preallocateBytes}`);
   const dir = await ensureWriterDirectory(opts.root, opts.writerId);
   let existing = await listSegmentFiles(dir);
   if (existing.length > 0) {
@@ -45,7 +55,7 @@ export async function openCommitLog(opts: OpenCommitLogOptions): Promise<Segment
   } else {
     handle = await fs.open(join(dir, segmentFileName(segments[segments.length - 1]!.firstLsn)), 'r+');
   }
-  return new SegmentedCommitLog(opts.writerId, dir, segmentBytes, segments, handle);
+  return new SegmentedCommitLog(opts.writerId, dir, segmentBytes, segments, handle, preallocateBytes);
 }
 
 interface Segment {
@@ -94,8 +104,14 @@ export class SegmentedCommitLog implements CommitLog {
   #closed = false;
   #syncsDone = 0;
   #bytesWritten = 0;
+  readonly #preallocateBytes: number;
+  #zeroes: Buffer | undefined;
+  /** Bytes the file of the segment being written holds (records, then zeroes): a write below this grows nothing. */
+  #fileBytes: number;
+  /** The zero-fill past #fileBytes in flight, if any: a write reaching past #fileBytes waits for it. It never rejects (it poisons). */
+  #zeroing: Promise<void> | undefined;
 
-  constructor(writerId: string, dir: string, segmentBytes: number, segments: Segment[], handle: FileHandle) {
+  constructor(writerId: string, dir: string, segmentBytes: number, segments: Segment[], handle: FileHandle, preallocateBytes = 0) {
     this.writerId = writerId;
     this.#dir = dir;
     this.#segmentBytes = segmentBytes;
@@ -104,6 +120,9 @@ export class SegmentedCommitLog implements CommitLog {
     this.#handleSegment = segments[segments.length - 1]!;
     this.#nextLsn = this.#handleSegment.end;
     this.#durableLsn = this.#nextLsn;
+    this.#preallocateBytes = preallocateBytes;
+    // An opened segment ends at its last record: recovery cut any zeroes past it.
+    this.#fileBytes = Number(this.#handleSegment.end - this.#handleSegment.firstLsn);
   }
 
   get nextLsn(): bigint {
@@ -182,6 +201,13 @@ export class SegmentedCommitLog implements CommitLog {
     this.#closed = true;
     try {
       if (this.#poison === undefined) await this.#requestSync();
+      await this.#zeroing;
+      // A closed log ends at its last record, as a recovered one does.
+      if (this.#poison === undefined) {
+        await this.#cutZeroes().catch((e: unknown) => {
+          this.#poison = logIoError(e, 'truncate', join(this.#dir, segmentFileName(this.#handleSegment.firstLsn)));
+        });
+      }
     } finally {
       await this.#handle.close().catch(() => undefined);
     }
@@ -226,19 +252,28 @@ export class SegmentedCommitLog implements CommitLog {
     this.#pending = [];
     if (writes.length === 0) return;
     let path = join(this.#dir, segmentFileName(this.#handleSegment.firstLsn));
-    let action: 'write to' | 'fdatasync' | 'create' = 'write to';
+    let action: LogIoAction = 'write to';
     try {
       for (const write of writes) {
         if (write.segment !== this.#handleSegment) {
-          // Rollover: the previous segment was fsynced at the end of its own write below.
+          // Rollover: the previous segment was fsynced at the end of its own write below. Its
+          // zeroes go first, so it ends where its records end: recovery reads the next
+          // segment only when it starts exactly there.
+          await this.#settleZeroing();
+          action = 'truncate';
+          await this.#cutZeroes();
           path = join(this.#dir, segmentFileName(write.segment.firstLsn));
           action = 'create';
           const next = await fs.open(path, 'wx');
           await this.#handle.close();
           this.#handle = next;
           this.#handleSegment = write.segment;
+          this.#fileBytes = 0;
           await syncDirectory(this.#dir);
         }
+        const writeEnd = write.offset + write.bytes;
+        // Never beside a zero-fill that could land on these bytes after them.
+        if (writeEnd > this.#fileBytes) await this.#settleZeroing();
         action = 'write to';
         const t0 = startSpan();
         // A small write only copies into the page cache: done here, it saves the round trip
@@ -248,6 +283,7 @@ export class SegmentedCommitLog implements CommitLog {
         else await writeAll(this.#handle, write.chunks, write.offset, write.bytes);
         endSpan('wal.write', t0);
         this.#bytesWritten += write.bytes;
+        if (writeEnd > this.#fileBytes) this.#fileBytes = writeEnd;
         // One fdatasync per segment, before the next segment gets a byte: only the last
         // segment can hold a torn tail after a crash.
         action = 'fdatasync';
@@ -259,9 +295,64 @@ export class SegmentedCommitLog implements CommitLog {
       const last = writes[writes.length - 1]!;
       this.#durableLsn = last.segment.firstLsn + BigInt(last.offset + last.bytes);
     } catch (e) {
-      this.#poison = logIoError(e, action, path);
+      this.#poison ??= logIoError(e, action, path);
       throw this.#poison;
     }
+    this.#zeroAhead();
+  }
+
+  /** Waits for the zero-fill in flight; throws if it poisoned the log. */
+  async #settleZeroing(): Promise<void> {
+    await this.#zeroing;
+    if (this.#poison !== undefined) throw this.#poison;
+  }
+
+  /**
+   * Starts zero-filling the next `preallocateBytes` of the segment when less than half of
+   * that is left past the last record, off the commit path: a later round waits for it only
+   * if its records reach past what is already filled. Its fdatasync grows the file (a journal
+   * commit), once per `preallocateBytes` of records instead of once per round.
+   */
+  #zeroAhead(): void {
+    if (this.#preallocateBytes === 0 || this.#zeroing !== undefined || this.#poison !== undefined || this.#closed) return;
+    const segment = this.#handleSegment;
+    const used = Number(segment.end - segment.firstLsn);
+    const from = this.#fileBytes;
+    if (from - used >= this.#preallocateBytes / 2) return;
+    const to = Math.min(Math.max(from, used) + this.#preallocateBytes, this.#segmentBytes);
+    if (to <= from) return;
+    const handle = this.#handle;
+    const path = join(this.#dir, segmentFileName(segment.firstLsn));
+    const zeroes = this.#zeroes ??= Buffer.alloc(this.#preallocateBytes);
+    this.#zeroing = (async () => {
+      let action: LogIoAction = 'write to';
+      try {
+        for (let at = from; at < to;) {
+          const { bytesWritten } = await handle.write(zeroes, 0, Math.min(zeroes.byteLength, to - at), at);
+          if (bytesWritten === 0) throw Object.assign(new Error('short write'), { code: 'EIO' });
+          at += bytesWritten;
+        }
+        action = 'fdatasync';
+        const t0 = startSpan();
+        await handle.datasync();
+        endSpan('wal.zeroFill', t0);
+        if (handle === this.#handle && to > this.#fileBytes) this.#fileBytes = to;
+      } catch (e) {
+        // Its fdatasync may have taken the error a record's own fdatasync would have reported.
+        this.#poison ??= logIoError(e, action, path);
+      } finally {
+        this.#zeroing = undefined;
+      }
+    })();
+  }
+
+  /** Cuts the zeroes past the last record of the segment being written, durably. */
+  async #cutZeroes(): Promise<void> {
+    const used = Number(this.#handleSegment.end - this.#handleSegment.firstLsn);
+    if (this.#fileBytes <= used) return;
+    await this.#handle.truncate(used);
+    await this.#handle.sync();
+    this.#fileBytes = used;
   }
 }
 

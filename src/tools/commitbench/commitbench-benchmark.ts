@@ -17,6 +17,7 @@ import { KEYED_TABLE, KeyedTable } from './keyed-table.js';
 import { measureMergeOnReadScan, updateTenPercent } from './merge-on-read-scan.js';
 import { measurePointReads, upsertOnePercent } from './point-read.js';
 import { measureSingleRowCommits } from './single-row-commits.js';
+import { waitForQuietProcess } from './wait-for-quiet-process.js';
 import { acceptedProperties, connect } from './sql-target.js';
 import type { SqlTarget } from './sql-target.js';
 
@@ -79,6 +80,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
   let cluster: PostgresCluster | undefined;
   let scratch: ScratchDatabase | undefined;
   let duck: DuckDbTable | undefined;
+  let warmupNote: string | undefined;
   const stamp = () => `[${new Date().toISOString().slice(11, 19)}]`;
   // Each measure's figures go to the log as it ends, so a long run that is stopped still leaves them.
   const record = (o: MeasureOutcome) => {
@@ -98,6 +100,10 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     if (needsGateway) {
       gateway = await startGateway(dir, serveArgs);
       log(`${stamp()} floe serve started on ${gateway.url}`);
+      // Not while its worker threads still load code: the first commits would measure that.
+      const warm = await waitForQuietProcess(gateway.pid);
+      log(`${stamp()} floe serve ${warm.quiet ? 'idle' : 'still busy'} after ${(warm.ms / 1000).toFixed(1)} s`);
+      if (!warm.quiet) warmupNote = `floe serve was still busy ${(warm.ms / 1000).toFixed(0)} s after it started; measure 1 ran anyway`;
     }
     const floe: SqlTarget = { engine: 'floe', url: gateway?.url ?? '' };
     const postgresUrl = scratch?.url ?? cluster?.adminUrl;
@@ -160,7 +166,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     options,
     figures: outcomes.flatMap((o) => o.figures),
     samples: outcomes.flatMap((o) => o.samples),
-    notes: outcomes.flatMap((o) => o.notes),
+    notes: [...(warmupNote === undefined ? [] : [warmupNote]), ...outcomes.flatMap((o) => o.notes)],
     mismatches: outcomes.flatMap((o) => o.mismatches),
     machine: `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.versions.node}`,
     date: new Date().toISOString(),

@@ -268,6 +268,73 @@ test('segments: rollover, a record bigger than a segment, truncateBelow keeps wh
   }
 });
 
+/** Waits until the file reaches `size` bytes (a zero-fill runs after its round, off the commit path). */
+async function untilSize(path: string, size: number): Promise<void> {
+  for (let i = 0; i < 1000 && statSync(path).size < size; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(statSync(path).size, size);
+}
+
+test('preallocation: zeroes ahead of the last record read as the log\'s end; a crash leaves them and recovery cuts them', async () => {
+  const root = tempRoot();
+  try {
+    const log = await openCommitLog({ root, writerId: WRITER, segmentBytes: 64 << 10, preallocateBytes: 8192 });
+    const ats = [1, 2, 3].map((i) => log.append('commit', bytes(100, i)));
+    await log.sync();
+    const end = Number(ats[2]!.end);
+    const path = segmentPath(root, 0n);
+    await untilSize(path, end + 8192);
+    assert.ok(readFileSync(path).subarray(end).every((b) => b === 0), 'zeroes past the last record');
+    // The writer dies here (never closed): recovery reads the three records and cuts the zeroes.
+    assert.deepEqual((await recoverAll(root)).map((r) => r.lsn), ats.map((a) => a.lsn));
+    assert.equal(statSync(path).size, end);
+    const reopened = await openCommitLog({ root, writerId: WRITER, segmentBytes: 64 << 10, preallocateBytes: 8192 });
+    assert.equal(reopened.nextLsn, BigInt(end));
+    const fourth = reopened.append('void', bytes(10, 4));
+    await reopened.close();
+    // A closed log ends at its last record.
+    assert.equal(statSync(path).size, Number(fourth.end));
+    assert.deepEqual((await recoverAll(root)).map((r) => r.kind), ['commit', 'commit', 'commit', 'void']);
+    await log.close(); // the "dead" writer's file handle (it has nothing left to write)
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('preallocation: a rollover cuts the zeroes, so every earlier segment ends where the next begins; 0 appends only', async () => {
+  const root = tempRoot();
+  try {
+    const log = await openCommitLog({ root, writerId: WRITER, segmentBytes: 4096, preallocateBytes: 1024 });
+    const ats = [];
+    for (let i = 0; i < 40; i++) {
+      ats.push(log.append('commit', bytes(300, i)));
+      await log.sync(); // one round each, so zero-fills run between them
+    }
+    const segments = log.segments();
+    assert.ok(segments.length >= 3, `${segments.length} segments`);
+    for (const s of segments.slice(0, -1)) assert.equal(statSync(join(root, s.key)).size, Number(s.endLsn - s.firstLsn), s.key);
+    await log.close();
+    const last = segments[segments.length - 1]!;
+    assert.equal(statSync(join(root, last.key)).size, Number(last.endLsn - last.firstLsn));
+    const got = await recoverAll(root);
+    assert.deepEqual(got.map((r) => r.lsn), ats.map((a) => a.lsn));
+    got.forEach((r, i) => assert.deepEqual(Buffer.from(r.payload), Buffer.from(bytes(300, i))));
+
+    const plain = tempRoot();
+    try {
+      const appendOnly = await openCommitLog({ root: plain, writerId: WRITER, preallocateBytes: 0 });
+      const at = appendOnly.append('commit', bytes(100, 1));
+      await appendOnly.sync();
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(statSync(segmentPath(plain, 0n)).size, Number(at.end));
+      await appendOnly.close();
+    } finally {
+      rmSync(plain, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
 test('a torn record in an earlier segment ends the log: later segments are removed', async () => {
   const root = tempRoot();
   try {
