@@ -1,9 +1,9 @@
-import { closeSync, openSync, promises as fs, read, readSync } from 'node:fs';
+import { read, readSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { ByteSource } from './storage.js';
-import { isImmutableKey, withOpenFile } from './open-files.js';
+import { withOpenFile } from './open-files.js';
 
 /**
  * A byte range of a local file with the Blob surface Parquet readers use. A
@@ -39,52 +39,17 @@ export class FileSlice implements ByteSource {
   /** Reads the slice into `buf` (as long as the slice), so a reader can reuse its memory. */
   async readInto(buf: Uint8Array): Promise<void> {
     if (buf.length !== this.size) throw new RangeError(`a ${this.size}-byte slice read into ${buf.length} bytes`);
-    if (isImmutableKey(this.key)) {
-      await readRangeKeptOpen(this.path, this.key, buf, this.start, true);
-      return;
-    }
-    if (isMainThread) {
-      let fh;
-      try {
-        fh = await fs.open(this.path, 'r');
-      } catch (e) {
-        throw missingFile(this.key, e);
-      }
-      try {
-        for (let off = 0; off < buf.length;) {
-          const { bytesRead } = await fh.read(buf, off, buf.length - off, this.start + off);
-          if (bytesRead === 0) throw shortRead(this.key);
-          off += bytesRead;
-        }
-      } finally {
-        await fh.close();
-      }
-      return;
-    }
-    let fd: number;
-    try {
-      fd = openSync(this.path, 'r');
-    } catch (e) {
-      throw missingFile(this.key, e);
-    }
-    try {
-      for (let off = 0; off < buf.length;) {
-        const n = readSync(fd, buf, off, buf.length - off, this.start + off);
-        if (n === 0) throw shortRead(this.key);
-        off += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
+    await readRange(this.path, this.key, buf, this.start, true);
   }
 }
 
 /**
- * Reads `buf.length` bytes at `position` through a descriptor kept open (open-files.ts):
- * asynchronously on the main thread, synchronously on workers (see FileSlice). `exact`: a
- * short file is an error; else the bytes read are returned (Storage.getRange's contract).
+ * Reads `buf.length` bytes at `position` of a local file (through a descriptor kept open for
+ * a data file: open-files.ts): asynchronously on the main thread, synchronously on workers
+ * (see FileSlice). `exact`: a short file is an error; else the bytes read are returned
+ * (Storage.getRange's contract).
  */
-export async function readRangeKeptOpen(path: string, key: string, buf: Uint8Array, position: number, exact: boolean): Promise<number> {
+export async function readRange(path: string, key: string, buf: Uint8Array, position: number, exact: boolean): Promise<number> {
   try {
     return await withOpenFile(path, async (fd) => {
       let off = 0;

@@ -3,8 +3,8 @@ import { promises as fs } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { FileSlice, missingFile, readRangeKeptOpen } from './file-slice.js';
-import { forgetOpenFile, isImmutableKey } from './open-files.js';
+import { FileSlice, missingFile, readRange } from './file-slice.js';
+import { forgetOpenFile } from './open-files.js';
 import type { ByteSource, Storage } from './storage.js';
 
 /**
@@ -67,23 +67,8 @@ export class LocalStorage implements Storage {
   }
 
   async getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
-    if (isImmutableKey(key)) {
-      const buf = Buffer.alloc(length);
-      return buf.subarray(0, await readRangeKeptOpen(this.#path(key), key, buf, offset, false));
-    }
-    let fh;
-    try {
-      fh = await fs.open(this.#path(key), 'r');
-    } catch (e) {
-      throw missingFile(key, e);
-    }
-    try {
-      const buf = Buffer.alloc(length);
-      const { bytesRead } = await fh.read(buf, 0, length, offset);
-      return buf.subarray(0, bytesRead);
-    } finally {
-      await fh.close();
-    }
+    const buf = Buffer.alloc(length);
+    return buf.subarray(0, await readRange(this.#path(key), key, buf, offset, false));
   }
 
   async list(prefix: string): Promise<{ key: string; size: number; modifiedMicros: bigint }[]> {

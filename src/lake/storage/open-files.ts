@@ -48,10 +48,19 @@ function evictBeyondBound(): void {
 }
 
 /**
- * Runs `read` with an open descriptor of `path`, kept open afterwards. Errors of the open
- * (a missing file) are thrown as they are, for the caller to name.
+ * Runs `read` with an open descriptor of `path`: kept open afterwards for an immutable file,
+ * else closed again. Errors of the open (a missing file) are thrown as they are, for the
+ * caller to name.
  */
 export async function withOpenFile<T>(path: string, read: (fd: number) => Promise<T> | T): Promise<T> {
+  if (!isImmutableKey(path)) {
+    const fd = await openFd(path);
+    try {
+      return await read(fd);
+    } finally {
+      closeFd(fd);
+    }
+  }
   let f = files.get(path);
   if (f === undefined) {
     const fd = await openFd(path);
