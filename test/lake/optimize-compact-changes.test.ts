@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { optimizingSettings } from '../../src/lake/index.js';
-import type { OptimizingSettings, TableMetadata, Warehouse } from '../../src/lake/index.js';
+import { executeRewriteTask, optimizingSettings } from '../../src/lake/index.js';
+import type { NodeRewriteResult, NodeRewriteTask, OptimizingSettings, TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { isLogPath } from '../../src/lake/log/log-locator.js';
 import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';
 
@@ -43,6 +43,17 @@ function compactingTriggers(t: TableMetadata): OptimizingSettings {
   return { ...optimizingSettings(t), targetSize: 1 << 30, fragmentRatio: 1 << 30, minorFileCount: 3, minorIntervalMs: 3_600_000 };
 }
 
+/**
+ * A runNodeRewrite that hands each task over as a worker thread gets it (structured-cloned,
+ * so anything that cannot cross a thread fails here) and records the task kinds it ran.
+ */
+function clonedTaskRunner(kinds: string[]): (task: NodeRewriteTask) => Promise<NodeRewriteResult> {
+  return async (task) => {
+    kinds.push(task.kind);
+    return structuredClone(await executeRewriteTask(structuredClone(task)));
+  };
+}
+
 /** Every commit's contents and the change feed, to compare before and after a compaction. */
 async function everything(wh: Warehouse, t: TableMetadata, snaps: readonly bigint[]): Promise<string> {
   const out: unknown[] = [];
@@ -79,7 +90,10 @@ test('a big node\'s minor compacts log, Parquet and tiered change files into one
     assert.ok(changeFiles.some((f) => !isLogPath(f.path) && f.path !== tiered[0]), 'a plain Parquet input');
     const before = await everything(wh, t, snaps);
 
-    const r = await wh.optimize(t, { triggers: compactingTriggers(wh.getTable('public', 't')!) });
+    // The group's rewrite goes where node rewrites go (the service's optimizer threads), not inline.
+    const kinds: string[] = [];
+    const r = await wh.optimize(t, { triggers: compactingTriggers(wh.getTable('public', 't')!), runNodeRewrite: clonedTaskRunner(kinds) });
+    assert.deepEqual(kinds, ['change-group']);
     assert.equal(r.snapshotId, undefined, 'a compaction commits no snapshot');
     assert.equal(r.changeFilesCompacted, changeFiles.length);
     assert.equal(r.filesOut, 1);
@@ -108,6 +122,31 @@ test('a big node\'s minor compacts log, Parquet and tiered change files into one
     assert.equal(wh.listFiles(t).filter((f) => f.store === 'change').length, 0);
     assert.deepEqual(await readRows(wh, { table: t }), rowsOf(m));
     assert.equal(await everything(wh, t, snaps), compacted);
+  } finally { await cleanup(); }
+});
+
+test('compactions leave every upper level out: new files are compacted beside both earlier outputs, not into them', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await kv(wh);
+    const m: Model = new Map();
+    await upsert(wh, t, Array.from({ length: 300 }, (_, i) => [i, `base${i}`] as const), m);
+    await wh.optimize(t);
+    let next = 1000;
+    const commit = (n: number) => upsert(wh, t, Array.from({ length: n }, () => [next++, 'v'] as const), m);
+    const compact = () => wh.optimize(t, { triggers: compactingTriggers(wh.getTable('public', 't')!) });
+    const changeRows = () => wh.listFiles(t).filter((f) => f.store === 'change').map((f) => f.rowCount).sort((a, b) => b - a);
+    for (const n of [20, 20, 10]) await commit(n);
+    assert.equal((await compact()).changeFilesCompacted, 3);
+    assert.deepEqual(changeRows(), [50]);
+    for (const n of [4, 3, 3]) await commit(n);
+    assert.equal((await compact()).changeFilesCompacted, 3);
+    assert.deepEqual(changeRows(), [50, 10]);
+    // 50 > 4 × (10 + 2) and 10 > 4 × 2: both levels stay out, only the two new files are read.
+    for (const n of [1, 1]) await commit(n);
+    assert.equal((await compact()).changeFilesCompacted, 2);
+    assert.deepEqual(changeRows(), [50, 10, 2]);
+    assert.deepEqual(await readRows(wh, { table: t }), rowsOf(m));
   } finally { await cleanup(); }
 });
 

@@ -1,22 +1,15 @@
-import { Int64, makeData } from 'apache-arrow';
-import type { Field, RecordBatch } from 'apache-arrow';
-import { batchFromData, buildBatch } from '../arrow/batch-builder.js';
-import { hashKeyBatch } from '../bucket/key-hash.js';
-import { readDataFile } from '../format/data-file-reader.js';
-import { encodeDataFile, fileColumns, storeDataFile } from '../format/data-file-writer.js';
-import { keyBitmapOf } from '../scan/key-bitmap.js';
-import { OP_COLUMN, SEQ_FILE_COLUMN, SNAPSHOT_FILE_COLUMN, keyColumnsOf, keyTypesOf, physicalName } from '../table/table-layout.js';
+import { keyColumnsOf, keyTypesOf, physicalName } from '../table/table-layout.js';
 import { frontierByPartition } from '../table/frontier.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { tieringGroups } from './tiering-groups.js';
 import type { TieringGroup, TieringInputs } from './tiering-groups.js';
-import { changeFileExtras, isTieredFile, tieredRows } from './tiered-rows.js';
+import { isTieredFile } from './tiered-rows.js';
 import { nodeKey } from '../bucket/bucket-node.js';
 import { isLogPath } from './log-locator.js';
-import { FloeError } from '../../common/floe-error.js';
-import { SqlState } from '../../common/sqlstate.js';
+import type { ChangeGroupRewriteResult, ChangeGroupRewriteTask } from './change-group-rewrite-task.js';
+import { executeChangeGroupRewrite } from './execute-change-group-rewrite.js';
 
 /** What one tiering pass over a table did. */
 export interface TierResult {
@@ -36,6 +29,8 @@ export interface TierOptions {
   readonly branches?: readonly string[];
   /** Called after a group's file is stored and before its swap (tests kill the process here). */
   readonly beforeSwap?: () => void | Promise<void>;
+  /** Runs a group's rewrite (the optimizer passes its worker threads); default: on the calling thread. */
+  readonly runTask?: (task: ChangeGroupRewriteTask) => Promise<ChangeGroupRewriteResult>;
 }
 
 /**
@@ -58,9 +53,9 @@ export interface TierSelection {
   /** Only groups of these (partition, node) keys (`${partitionKey}\u0000${nodeKey(node)}`). */
   readonly nodes?: ReadonlySet<string>;
   /**
-   * Size tiers: a group's largest file stays out when it holds more than this many times the
-   * rows of the rest, so a compaction does not rewrite its big earlier output for a few new
-   * rows (the files then form levels, each a few times the next).
+   * Size tiers: a group's largest files stay out while the largest holds more than this many
+   * times the rows of the rest, so a compaction does not rewrite its big earlier outputs for a
+   * few new rows (the files then form levels, each a few times the next).
    */
   readonly levelRatio?: number;
   /** Groups of fewer files are left alone (default 1). */
@@ -94,7 +89,7 @@ export async function tierChangeGroups(
     const frontiers = [...new Set([head, ...heads])].map((h) => frontierByPartition(catalog.visibleFiles(table.id, h)));
     const groups = tieringGroups(catalog.visibleFiles(table.id, head), watermark, frontiers, inputs)
       .filter((g) => opts.nodes === undefined || opts.nodes.has(groupNodeKey(g)))
-      .map((g) => (opts.levelRatio === undefined ? g : withoutTopLevel(g, opts.levelRatio)))
+      .map((g) => (opts.levelRatio === undefined ? g : withoutUpperLevels(g, opts.levelRatio)))
       .filter((g) => g.files.length >= (opts.minFiles ?? 1));
     if (groups.length === 0) continue;
     const order = new Map(catalog.ancestors(table.id, head).map((s, i) => [s, i]));
@@ -108,18 +103,24 @@ function groupNodeKey(g: TieringGroup): string {
   return `${f.partitionKey}\u0000${nodeKey({ mask: f.nodeMask, index: f.nodeIndex })}`;
 }
 
-/** The group without its largest file when that one holds more than `ratio` times the rest's rows. */
-function withoutTopLevel(g: TieringGroup, ratio: number): TieringGroup {
-  let top = g.files[0]!;
-  let rows = 0;
-  for (const f of g.files) {
-    rows += f.rowCount;
-    if (f.rowCount > top.rowCount) top = f;
+/**
+ * The group without its upper levels: while its largest file holds more than `ratio` times
+ * the rows of the rest, that file stays out, so a compaction reads only the files of about
+ * the newest level's size and never rewrites an earlier, bigger output for a few new rows.
+ */
+function withoutUpperLevels(g: TieringGroup, ratio: number): TieringGroup {
+  const files = [...g.files];
+  let rows = files.reduce((n, f) => n + f.rowCount, 0);
+  for (;;) {
+    let top = files[0]!;
+    for (const f of files) if (f.rowCount > top.rowCount) top = f;
+    if (files.length < 2 || top.rowCount <= ratio * (rows - top.rowCount)) break;
+    // A transaction's rows on a line stay in one file (tieringGroups): one that wrote two files here keeps both in.
+    if (files.some((f) => f !== top && f.seq === top.seq)) break;
+    files.splice(files.indexOf(top), 1);
+    rows -= top.rowCount;
   }
-  if (top.rowCount <= ratio * (rows - top.rowCount)) return g;
-  // A transaction's rows on a line stay in one file (tieringGroups): one that wrote two files here keeps both in.
-  if (g.files.some((f) => f !== top && f.seq === top.seq)) return g;
-  return { ...g, files: g.files.filter((f) => f !== top) };
+  return files.length === g.files.length ? g : { ...g, files };
 }
 
 async function tierGroup(
@@ -129,13 +130,6 @@ async function tierGroup(
 ): Promise<void> {
   const { catalog, storage } = ctx;
   const { files } = group;
-  const fields = tieredFields(table);
-  const keyNames = keyColumnsOf(table).map((c) => physicalName(c.fieldId));
-  // Runs of rows of one seq, from every input: a log or Parquet change file is one run (its
-  // transaction's), a tiered input one per seq it holds. Stably ordered by seq they give the
-  // file's (seq, offset) order, as one transaction's rows come from one input.
-  const runs: { readonly seq: bigint; readonly batch: RecordBatch }[] = [];
-  const hashes: Uint32Array[] = [];
   const commits = new Set<bigint>();
   let maxSeq = files[0]!.seq;
   let addedIn = files[0]!.addedIn;
@@ -143,40 +137,20 @@ async function tierGroup(
     if (f.seq > maxSeq) maxSeq = f.seq;
     // The output is visible from its oldest input's commit on (every other is its descendant).
     if ((order.get(f.addedIn) ?? -1) > (order.get(addedIn) ?? -1)) addedIn = f.addedIn;
-    // Only a tiered Parquet file carries per-row seqs and snapshots; a log file is one commit.
-    const tiered = isTieredFile(f) && !isLogPath(f.path);
-    for (const s of tiered ? f.snapshots! : [f.addedIn]) commits.add(s);
-    for (const b of await readDataFile(storage, f.path, table.columns, tiered ? changeFileExtras(f, OP_COLUMN) : [OP_COLUMN])) {
-      const n = b.numRows;
-      hashes.push(hashKeyBatch(b, keyNames, keyTypesOf(table)));
-      const seqs = tiered ? tieredRows(b).seqs : undefined;
-      if (tiered && seqs === undefined) throw new FloeError(SqlState.dataCorrupted, `tiered change file ${f.path} has no ${SEQ_FILE_COLUMN} column`);
-      if (seqs !== undefined) {
-        const rows = batchFromData(fields, b.data.children, n);
-        for (let start = 0; start < n;) {
-          let end = start + 1;
-          while (end < n && seqs[end] === seqs[start]) end++;
-          runs.push({ seq: seqs[start]!, batch: rows.slice(start, end) });
-          start = end;
-        }
-        continue;
-      }
-      const seq = makeData({ type: new Int64(), length: n, nullCount: 0, data: new BigInt64Array(n).fill(f.seq) });
-      const snapshot = makeData({ type: new Int64(), length: n, nullCount: 0, data: new BigInt64Array(n).fill(f.addedIn) });
-      runs.push({ seq: f.seq, batch: batchFromData(fields, [...b.data.children, seq, snapshot], n) });
-    }
+    for (const s of tieredInput(f) ? f.snapshots! : [f.addedIn]) commits.add(s);
   }
-  runs.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
-  const batches = runs.map((r) => r.batch);
   // Oldest first; commits an expiry squashed out of the lineage (no order) last.
   const rank = (s: bigint): number => order.get(s) ?? -1;
   const snapshots = [addedIn, ...[...commits].filter((s) => s !== addedIn).sort((a, b) => rank(b) - rank(a))];
-  const all = new Uint32Array(hashes.reduce((n, h) => n + h.length, 0));
-  hashes.reduce((at, h) => { all.set(h, at); return at + h.length; }, 0);
-  const encoded = { ...encodeDataFile(batches, table.columns), keyBitmap: keyBitmapOf(all) };
   const first = files[0]!;
-  const placement = { partitionKey: first.partitionKey, partitionValues: first.partitionValues, node: { mask: first.nodeMask, index: first.nodeIndex } };
-  const stored = await storeDataFile(storage, table.id, encoded, placement, 'change', maxSeq, 0);
+  const task: ChangeGroupRewriteTask = {
+    kind: 'change-group', storage: ctx.storageConfig, tableId: table.id, columns: table.columns, primaryKey: table.primaryKey,
+    keyNames: keyColumnsOf(table).map((c) => physicalName(c.fieldId)), keyTypes: keyTypesOf(table),
+    inputs: files.map((f) => ({ path: f.path, seq: f.seq, addedIn: f.addedIn, tiered: tieredInput(f) })),
+    placement: { partitionKey: first.partitionKey, partitionValues: first.partitionValues, node: { mask: first.nodeMask, index: first.nodeIndex } },
+    seq: maxSeq,
+  };
+  const { file: stored } = await (opts.runTask ?? executeChangeGroupRewrite)(task);
   await opts.beforeSwap?.();
   const swapped = catalog.replaceFilesInPlace(table.id, files.map((f) => f.fileId), { ...stored, snapshots }, addedIn,
     { fileIds: group.lineBaseFiles, notRemovedAfter: newest });
@@ -188,17 +162,12 @@ async function tierGroup(
   }
   counters.filesIn += files.length;
   counters.filesOut++;
-  counters.rows += encoded.rowCount;
+  counters.rows += stored.rowCount;
   counters.bytesIn += files.reduce((n, f) => n + f.sizeBytes, 0);
-  counters.bytesOut += encoded.bytes.length;
+  counters.bytesOut += stored.sizeBytes;
 }
 
-/** A tiered change file's Arrow fields: a change file's (table columns, `_op`), then `_seq` and `_snapshot`. */
-function tieredFields(table: TableMetadata): Field[] {
-  const cols = [
-    ...fileColumns(table.columns, table.primaryKey, 'change'),
-    { name: SEQ_FILE_COLUMN, type: { kind: 'int8' as const }, fieldId: -2, nullable: false },
-    { name: SNAPSHOT_FILE_COLUMN, type: { kind: 'int8' as const }, fieldId: -3, nullable: false },
-  ];
-  return buildBatch(cols, cols.map(() => [])).schema.fields;
+/** Only a tiered Parquet file carries per-row seqs and snapshots; a log file is one commit whatever its record lists. */
+function tieredInput(f: { readonly path: string; readonly snapshots?: readonly bigint[] | undefined }): boolean {
+  return isTieredFile(f) && !isLogPath(f.path);
 }

@@ -1,10 +1,15 @@
+import { executeChangeGroupRewrite } from '../log/execute-change-group-rewrite.js';
 import { executeAppendFilesRewrite } from './execute-append-files-rewrite.js';
 import { executeNodeRewrite } from './execute-node-rewrite.js';
 import type { NodeRewriteResult, NodeRewriteTask } from './optimize-result.js';
 
 /** Runs any optimizer rewrite task where it is called: an optimizer worker thread, or inline. */
 export function executeRewriteTask(task: NodeRewriteTask): Promise<NodeRewriteResult> {
-  return task.kind === 'keyed-node' ? executeNodeRewrite(task) : executeAppendFilesRewrite(task);
+  switch (task.kind) {
+    case 'keyed-node': return executeNodeRewrite(task);
+    case 'append-files': return executeAppendFilesRewrite(task);
+    case 'change-group': return executeChangeGroupRewrite(task);
+  }
 }
 
 /** The result of a task run through OptimizeOptions.runNodeRewrite, checked to be of the task's kind. */

@@ -2,6 +2,7 @@ import type { BucketNode } from '../bucket/bucket-node.js';
 import type { OptimizingSettings } from '../table/optimizing-properties.js';
 import type { AppendFilesRewriteResult, AppendFilesRewriteTask } from './append-files-rewrite-task.js';
 import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask } from './keyed-node-rewrite-task.js';
+import type { ChangeGroupRewriteResult, ChangeGroupRewriteTask } from '../log/change-group-rewrite-task.js';
 
 /**
  * What one optimize process does (Amoro's three kinds, adapted to Floe's bucket tree; the
@@ -73,11 +74,11 @@ export interface OptimizeResult {
  * One node's rewrite, self-contained and structured-clonable so it can run on a worker
  * thread: the storage to read and write, the inputs, and where the outputs go. The
  * optimizer plans and commits on the calling thread; only this runs elsewhere. A union
- * by `kind` (append tables add theirs).
+ * by `kind`: append tables add theirs, and a big node's change compaction its group rewrite.
  */
-export type NodeRewriteTask = KeyedNodeRewriteTask | AppendFilesRewriteTask;
+export type NodeRewriteTask = KeyedNodeRewriteTask | AppendFilesRewriteTask | ChangeGroupRewriteTask;
 
-export type NodeRewriteResult = KeyedNodeRewriteResult | AppendFilesRewriteResult;
+export type NodeRewriteResult = KeyedNodeRewriteResult | AppendFilesRewriteResult | ChangeGroupRewriteResult;
 
 /** Per frontier node: what a scan of it merges, and what is waiting to be folded. */
 export interface NodeOptimizingMetrics {

@@ -149,13 +149,18 @@ const COMPACTION_LEVEL_RATIO = 4;
 /**
  * The 'compact' jobs: each node's change files below W become one tiered change file,
  * swapped in place as tiering swaps log files (no snapshot; what every snapshot reads is
- * unchanged; a fold or tiering that changed the files first makes the swap a no-op). It
- * runs on this thread, as tiering does: it reads and writes only the node's changes.
+ * unchanged; a fold or tiering that changed the files first makes the swap a no-op). Each
+ * group's rewrite runs where node rewrites do (`opts.runNodeRewrite`: the service's optimizer
+ * threads), the swap on this thread.
  */
 async function compactChanges(ctx: LakeContext, table: TableMetadata, ref: string, jobs: readonly NodeJob[], opts: OptimizeOptions): Promise<TierResult> {
   throwIfAborted(opts.signal, table);
   const nodes = new Set(jobs.map((j) => `${j.partitionKey}\u0000${nodeKey(j.node)}`));
-  return tierChangeGroups(ctx, table, 'change', { branches: [ref], nodes, levelRatio: COMPACTION_LEVEL_RATIO, minFiles: 2 });
+  const run = opts.runNodeRewrite;
+  return tierChangeGroups(ctx, table, 'change', {
+    branches: [ref], nodes, levelRatio: COMPACTION_LEVEL_RATIO, minFiles: 2,
+    ...(run ? { runTask: async (task) => rewriteResultOf('change-group', await run(task)) } : {}),
+  });
 }
 
 function withCompacted(r: Omit<OptimizeResult, 'conflicts'>, c: TierResult | undefined): Omit<OptimizeResult, 'conflicts'> {
