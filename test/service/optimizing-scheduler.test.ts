@@ -152,6 +152,21 @@ for (const policy of ['quota', 'balanced'] as const) {
   });
 }
 
+for (const policy of ['quota', 'balanced'] as const) {
+  test(`${policy}: of several breaches, the one furthest over its target goes first`, async () => {
+    const order = await pickOrder(policy, (wh) => {
+      // Never optimized and the most change files: first by either policy's own rule, and only 1.25× its target.
+      wh.addTable('slightly', { 'self-optimizing.read-amplification.max': '16' }, keyedMetrics({ changeFiles: 20 }));
+      const far = wh.addTable('far', { 'self-optimizing.read-amplification.max': '8' }, keyedMetrics({ changeFiles: 18 }));
+      wh.saveOptimizingState({
+        tableId: far.id, status: 'idle', statusSinceMicros: 0n, owner: 'x', heartbeatMicros: 0n, lastMinorMicros: wh.clock.nowMicros(),
+        lastMajorMicros: undefined, lastFullMicros: undefined, consecutiveFailures: 0, nextAttemptMicros: undefined,
+      });
+    });
+    assert.deepEqual(order, ['far', 'slightly']);
+  });
+}
+
 test('a planning error is recorded, backs off exponentially, never blocks another table, and resets on success', async () => {
   const { clock, wh, scheduler } = setup({ defaultThreads: 1 });
   const bad = wh.addTable('bad', {}, keyedMetrics({ changeFiles: 20 }));

@@ -318,6 +318,7 @@ export class OptimizingScheduler implements OptimizingService {
         tableId: table.id,
         kind,
         readAmplificationBreach: metrics.nodes.some((n) => minorReason(n, s, now) === 'read-amplification'),
+        readAmplificationRatio: metrics.readAmplification / Math.max(1, s.readAmplificationMax),
         pendingChangeFiles: metrics.pendingChangeFiles,
         lastOptimizedMicros: lasts.length === 0 ? undefined : lasts.reduce((a, b) => (a > b ? a : b)),
         quota: s.quota,

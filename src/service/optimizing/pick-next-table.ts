@@ -6,6 +6,8 @@ export interface PendingTable {
   readonly kind: OptimizeKind;
   /** Some node reached `self-optimizing.read-amplification.max`: the user's speed target is at stake. */
   readonly readAmplificationBreach: boolean;
+  /** Its worst node's change files over `self-optimizing.read-amplification.max` (1: at the target). */
+  readonly readAmplificationRatio: number;
   readonly pendingChangeFiles: number;
   /** The table's latest optimize of any kind, or undefined when never. */
   readonly lastOptimizedMicros: bigint | undefined;
@@ -16,7 +18,9 @@ export interface PendingTable {
 
 /**
  * The order in which a group serves its pending tables, best first.
- * - Both policies serve read-amplification breaches first: the speed target beats cost.
+ * - Both policies serve read-amplification breaches first, the furthest over its target
+ *   first: the speed target beats cost, and when several big tables breach at once the one
+ *   its scans suffer most in is served before its turn would come.
  * - `quota`: the lowest occupation/quota first, so a table at or over its quota (ratio ≥ 1)
  *   waits behind every table under it and runs only when nothing else wants the threads.
  * - `balanced`: the table that has waited longest since its last optimize first (never
@@ -25,6 +29,7 @@ export interface PendingTable {
 export function orderPendingTables(pending: readonly PendingTable[], policy: SchedulingPolicy): PendingTable[] {
   return [...pending].sort((a, b) => {
     if (a.readAmplificationBreach !== b.readAmplificationBreach) return a.readAmplificationBreach ? -1 : 1;
+    if (a.readAmplificationBreach && a.readAmplificationRatio !== b.readAmplificationRatio) return b.readAmplificationRatio - a.readAmplificationRatio;
     if (policy === 'quota') {
       const d = a.occupation / a.quota - b.occupation / b.quota;
       if (d !== 0) return d;
