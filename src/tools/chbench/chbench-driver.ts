@@ -2,6 +2,8 @@ import pg from 'pg';
 import { QueryTimeoutError, runTextQuery } from '../tpch/wire-query.js';
 import type { ChQuery } from './ch-queries.js';
 import { readTableFiles } from './table-files.js';
+import { readOptimizerWork } from './optimizer-work.js';
+import type { OptimizerWork } from './optimizer-work.js';
 import type { TableFiles } from './table-files.js';
 import type { TpccScale } from './tpcc-generator.js';
 import { TpccRandom } from './tpcc-random.js';
@@ -49,6 +51,8 @@ export interface PeriodStats {
   readonly missed: number;
   /** Files per table at the end of the period. */
   readonly files: readonly TableFiles[];
+  /** The self-optimizing service's processes that started in the period, per table. */
+  readonly optimizer: readonly OptimizerWork[];
 }
 
 export interface ChStreamResult {
@@ -79,6 +83,7 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
   const maxLagMs = opts.maxLagMs ?? 2_000;
   const attempts = Math.max(1, opts.attempts ?? 4);
   const t0 = performance.now();
+  const wall0 = Date.now();
   const end = t0 + opts.periods * opts.periodMs;
   const periodOf = (t: number) => Math.min(opts.periods - 1, Math.max(0, Math.floor((t - t0) / opts.periodMs)));
   const committed = Array.from({ length: opts.periods }, () => Object.fromEntries(TPCC_TX_KINDS.map((k) => [k, 0])) as Record<TpccTxKind, number>);
@@ -86,6 +91,7 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
   const failed = new Array<number>(opts.periods).fill(0);
   const missed = new Array<number>(opts.periods).fill(0);
   const files: TableFiles[][] = [];
+  const optimizer: OptimizerWork[][] = [];
   const samples: QuerySample[] = [];
   const writeLog: string[][] = [];
   const errors = new Map<string, number>();
@@ -166,16 +172,21 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
         return [] as TableFiles[];
       });
       files.push(f);
+      const work = await readOptimizerWork(opts.url, new Date(wall0 + p * opts.periodMs), new Date(wall0 + (p + 1) * opts.periodMs)).catch((e: unknown) => {
+        noteError(`optimizer work: ${(e as Error).message}`);
+        return [] as OptimizerWork[];
+      });
+      optimizer.push(work);
       const c = committed[p]!;
       log(`  period ${p + 1}/${opts.periods}: ${TPCC_TX_KINDS.map((k) => `${k} ${c[k]}`).join(', ')}; retried ${retried[p]}, failed ${failed[p]}, missed ${missed[p]}; ` +
-        `files ${f.reduce((s, t) => s + t.baseFiles + t.changeFiles, 0)}`);
+        `files ${f.reduce((s, t) => s + t.baseFiles + t.changeFiles, 0)}; optimizer busy ${(work.reduce((s, w) => s + w.busyMs, 0) / 1000).toFixed(0)} s`);
     }
   };
 
   await Promise.all([...Array.from({ length: opts.clients }, (_, i) => client(i)), queryStream(), periodEnds()]);
   return {
     samples,
-    periods: Array.from({ length: opts.periods }, (_, p) => ({ period: p, committed: committed[p]!, retried: retried[p]!, failed: failed[p]!, missed: missed[p]!, files: files[p] ?? [] })),
+    periods: Array.from({ length: opts.periods }, (_, p) => ({ period: p, committed: committed[p]!, retried: retried[p]!, failed: failed[p]!, missed: missed[p]!, files: files[p] ?? [], optimizer: optimizer[p] ?? [] })),
     writeLog,
     errors,
   };

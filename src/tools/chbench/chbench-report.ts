@@ -1,5 +1,6 @@
 import type { ChBenchReport, ChRunReport } from './chbench-benchmark.js';
 import type { QuerySample } from './chbench-driver.js';
+import type { OptimizerWork } from './optimizer-work.js';
 import { TPCC_TX_KINDS } from './tpcc-transactions.js';
 
 /** One query's latencies in one period (successful runs only). */
@@ -121,13 +122,23 @@ export function formatChReport(report: ChBenchReport): string {
         const x = p.files[t];
         if (x === undefined) return '—';
         const service = x.status === undefined ? '' : ` ${x.status}${x.healthScore === undefined ? '' : ` h${x.healthScore}`}`;
-        return `${x.baseFiles}+${x.changeFiles} (ra ${x.readAmplification}/${x.readAmplificationMax}${service})`;
+        const rows = x.pendingChangeRows === undefined ? '' : `, ${x.pendingChangeRows} rows`;
+        return `${x.baseFiles}+${x.changeFiles} (ra ${x.readAmplification}/${x.readAmplificationMax}${service}${rows})`;
       }),
     ]);
     if (fileRows.length > 0) {
       const source = run.stream.periods.some((p) => p.files.some((f) => f.source === 'floe_optimizing')) ? 'floe_optimizing' : 't$buckets';
       out.push('', `files per table at each period end: base+change (read amplification / target, from ${source}${source === 'floe_optimizing' ? '; status, health score' : ''})`);
       out.push(table(['table', ...Array.from({ length: periods }, (_, p) => `P${p + 1}`)], fileRows));
+    }
+    const busyTables = [...new Set(run.stream.periods.flatMap((p) => (p.optimizer ?? []).map((w) => w.table)))].sort();
+    if (busyTables.length > 0) {
+      const cell = (w: OptimizerWork | undefined) => (w === undefined ? '—'
+        : `${(w.busyMs / 1000).toFixed(1)} s ${w.folds}f/${w.compactions}c${w.failed > 0 ? `/${w.failed}✗` : ''} ${(w.bytesIn / 1e6).toFixed(0)} MB`);
+      const workRows = busyTables.map((t) => [t, ...run.stream.periods.map((p) => cell((p.optimizer ?? []).find((w) => w.table === t)))]);
+      workRows.push(['all', ...run.stream.periods.map((p) => `${((p.optimizer ?? []).reduce((n, w) => n + w.busyMs, 0) / 1000).toFixed(0)} s`)]);
+      out.push('', 'optimizer work per period (floe_optimizing_history: thread time, folds f / compactions c, bytes read)');
+      out.push(table(['table', ...Array.from({ length: periods }, (_, p) => `P${p + 1}`)], workRows));
     }
     if (run.stream.errors.size > 0) {
       out.push('', 'errors:');

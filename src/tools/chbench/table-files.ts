@@ -19,6 +19,8 @@ export interface TableFiles {
   /** The service's status and health score for the table (floe_optimizing), when present. */
   readonly status?: string;
   readonly healthScore?: number;
+  /** Change rows a scan merges over the base (floe_optimizing), when present. */
+  readonly pendingChangeRows?: number;
 }
 
 const DEFAULT_READ_AMPLIFICATION_MAX = Number(OPTIMIZING_PROPERTIES['self-optimizing.read-amplification.max']!.defaultText);
@@ -50,6 +52,7 @@ export async function readTableFiles(url: string): Promise<TableFiles[]> {
         source: own?.readAmplification === undefined ? 't$buckets' : 'floe_optimizing',
         status: own?.status,
         healthScore: own?.healthScore,
+        pendingChangeRows: own?.pendingChangeRows,
       });
     }
     return out;
@@ -63,6 +66,7 @@ interface ServiceRow {
   readonly readAmplificationMax?: number;
   readonly status?: string;
   readonly healthScore?: number;
+  readonly pendingChangeRows?: number;
 }
 
 /** floe_optimizing's rows by table name, or undefined when the gateway has no such view (its columns in snake_case). */
@@ -83,6 +87,7 @@ async function serviceRows(client: pg.Client): Promise<Map<string, ServiceRow> |
       readAmplificationMax: n(r.read_amplification_max),
       status: typeof r.status === 'string' ? r.status : undefined,
       healthScore: n(r.health_score),
+      pendingChangeRows: n(r.pending_change_rows),
     });
   }
   return out;
