@@ -134,10 +134,10 @@ export function formatChReport(report: ChBenchReport): string {
     const busyTables = [...new Set(run.stream.periods.flatMap((p) => (p.optimizer ?? []).map((w) => w.table)))].sort();
     if (busyTables.length > 0) {
       const cell = (w: OptimizerWork | undefined) => (w === undefined ? '—'
-        : `${(w.busyMs / 1000).toFixed(1)} s ${w.folds}f/${w.compactions}c${w.failed > 0 ? `/${w.failed}✗` : ''} ${(w.bytesIn / 1e6).toFixed(0)} MB`);
+        : `${(w.busyMs / 1000).toFixed(1)} s ${w.folds}f/${w.compactions}c/${w.processes - w.folds - w.compactions - w.failed}n${w.failed > 0 ? `/${w.failed}✗` : ''} ${(w.bytesIn / 1e6).toFixed(0)} MB`);
       const workRows = busyTables.map((t) => [t, ...run.stream.periods.map((p) => cell((p.optimizer ?? []).find((w) => w.table === t)))]);
       workRows.push(['all', ...run.stream.periods.map((p) => `${((p.optimizer ?? []).reduce((n, w) => n + w.busyMs, 0) / 1000).toFixed(0)} s`)]);
-      out.push('', 'optimizer work per period (floe_optimizing_history: thread time, folds f / compactions c, bytes read)');
+      out.push('', 'optimizer work per period (floe_optimizing_history: thread time, folds f / compactions c / processes that did nothing n, bytes read)');
       out.push(table(['table', ...Array.from({ length: periods }, (_, p) => `P${p + 1}`)], workRows));
     }
     if (run.stream.errors.size > 0) {
