@@ -82,6 +82,29 @@ test('metrics are re-read only when the head moves', async () => {
   await scheduler.stop();
 });
 
+test('after a compaction, which swaps files without moving the head, the table is judged by fresh metrics: no rerun, no pause', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('big', {}, keyedMetrics({ changeFiles: 20 }));
+  wh.optimizeBehaviour.set(t.id, async (table, opts) => {
+    wh.metrics.set(table.id, keyedMetrics({ changeFiles: 1 })); // the head stays where it was
+    return { kind: opts.kind ?? 'minor', snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0,
+      changeFilesCompacted: 20, baseFilesWritten: 0, filesIn: 20, bytesIn: 2000, rowsIn: 20, filesOut: 1, bytesOut: 1000, rowsOut: 20, lowWatermark: 0n, conflicts: 0 };
+  });
+  scheduler.start();
+  await clock.advance(1000);
+  await scheduler.idle();
+  assert.equal(wh.optimizedKinds(t).length, 1);
+  await clock.advance(5000);
+  await scheduler.idle();
+  assert.equal(wh.optimizedKinds(t).length, 1, 'stale metrics would have run it again, for nothing');
+  // Changes pile up again: served at once, not after a nothing-done pause.
+  wh.commit(t, keyedMetrics({ changeFiles: 20 }));
+  await clock.advance(1000);
+  await scheduler.idle();
+  assert.equal(wh.optimizedKinds(t).length, 2);
+  await scheduler.stop();
+});
+
 /** Three due tables in a one-thread group; returns the order they ran in. */
 async function pickOrder(policy: 'quota' | 'balanced', configure: (wh: FakeOptimizingWarehouse, clock: FakeClock) => void): Promise<string[]> {
   const { clock, wh, scheduler } = setup({ defaultThreads: 1 });

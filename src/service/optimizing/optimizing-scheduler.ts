@@ -452,6 +452,9 @@ export class OptimizingScheduler implements OptimizingService {
           if (pool.retired && pool.inUse === 0) void pool.pool.close();
         }
         this.#running.delete(table.id);
+        // A change compaction swaps files without a snapshot: metrics cached by head would
+        // still show the breach, rerun it for nothing and pause the table (NOTHING_DONE_PAUSE).
+        this.#metrics.forget(table.id);
         resolveDone();
       }
       const name = `${table.namespace}.${table.name}`;

@@ -12,7 +12,7 @@ interface Entry {
 
 /**
  * A table's optimizing metrics, re-read only when they can have changed, so a tick stays
- * cheap with many tables: when the head snapshot moved; or when some change waits above
+ * cheap with many tables: when the head snapshot moved; after the table's optimize (forget); or when some change waits above
  * the low watermark (a transaction that ends makes it foldable without a commit to this
  * table) and the last read is older than the refresh interval. Time-based triggers need
  * no re-read: dueOptimizingKind takes `now` and the metrics carry the oldest change's time.
@@ -37,6 +37,14 @@ export class TableMetricsCache {
     const metrics = this.#warehouse.optimizingMetrics(table);
     this.#entries.set(table.id, { headId, metrics, readMicros: nowMicros });
     return metrics;
+  }
+
+  /**
+   * Forgets a table's metrics, so the next get reads them: after its optimize, whose change
+   * compaction swaps files in place without moving the head.
+   */
+  forget(tableId: number): void {
+    this.#entries.delete(tableId);
   }
 
   /** Drops tables no longer listed (dropped tables). */
