@@ -111,6 +111,7 @@ export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchRepor
           queryTimeoutMs: opts.queryTimeoutMs,
           firstHistoryId: scale.warehouses * DISTRICTS_PER_WAREHOUSE * scale.customersPerDistrict + 1,
           seed: 'chbench',
+          gatewayUsage: () => gateway.usage(),
           log,
         });
         if (withPeer) peerLog = stream.writeLog;

@@ -4,6 +4,7 @@ import type { ChQuery } from './ch-queries.js';
 import { readTableFiles } from './table-files.js';
 import { readOptimizerWork } from './optimizer-work.js';
 import type { OptimizerWork } from './optimizer-work.js';
+import type { GatewayUsage } from '../tpch/gateway-process.js';
 import type { TableFiles } from './table-files.js';
 import type { TpccScale } from './tpcc-generator.js';
 import { TpccRandom } from './tpcc-random.js';
@@ -28,6 +29,8 @@ export interface ChStreamOptions {
   readonly maxLagMs?: number;
   /** Attempts per transaction when it fails with 40001 or 23505 (each attempt draws fresh inputs). */
   readonly attempts?: number;
+  /** The gateway's CPU and RSS so far (GatewayProcess.usage), read at the start and at each period's end. */
+  readonly gatewayUsage?: () => GatewayUsage | undefined;
   readonly log?: (line: string) => void;
 }
 
@@ -53,6 +56,8 @@ export interface PeriodStats {
   readonly files: readonly TableFiles[];
   /** The self-optimizing service's processes that started in the period, per table. */
   readonly optimizer: readonly OptimizerWork[];
+  /** The gateway's CPU in the period (all threads, main thread) and its RSS at the end, when it can be read. */
+  readonly gateway?: GatewayUsage;
 }
 
 export interface ChStreamResult {
@@ -84,6 +89,7 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
   const attempts = Math.max(1, opts.attempts ?? 4);
   const t0 = performance.now();
   const wall0 = Date.now();
+  let usageBefore = opts.gatewayUsage?.();
   const end = t0 + opts.periods * opts.periodMs;
   const periodOf = (t: number) => Math.min(opts.periods - 1, Math.max(0, Math.floor((t - t0) / opts.periodMs)));
   const committed = Array.from({ length: opts.periods }, () => Object.fromEntries(TPCC_TX_KINDS.map((k) => [k, 0])) as Record<TpccTxKind, number>);
@@ -92,6 +98,7 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
   const missed = new Array<number>(opts.periods).fill(0);
   const files: TableFiles[][] = [];
   const optimizer: OptimizerWork[][] = [];
+  const gateway: (GatewayUsage | undefined)[] = [];
   const samples: QuerySample[] = [];
   const writeLog: string[][] = [];
   const errors = new Map<string, number>();
@@ -177,6 +184,10 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
         return [] as OptimizerWork[];
       });
       optimizer.push(work);
+      const usage = opts.gatewayUsage?.();
+      gateway.push(usage === undefined || usageBefore === undefined ? undefined
+        : { cpuMs: usage.cpuMs - usageBefore.cpuMs, mainThreadCpuMs: usage.mainThreadCpuMs - usageBefore.mainThreadCpuMs, rssBytes: usage.rssBytes });
+      usageBefore = usage;
       const c = committed[p]!;
       log(`  period ${p + 1}/${opts.periods}: ${TPCC_TX_KINDS.map((k) => `${k} ${c[k]}`).join(', ')}; retried ${retried[p]}, failed ${failed[p]}, missed ${missed[p]}; ` +
         `files ${f.reduce((s, t) => s + t.baseFiles + t.changeFiles, 0)}; optimizer busy ${(work.reduce((s, w) => s + w.busyMs, 0) / 1000).toFixed(0)} s`);
@@ -186,7 +197,8 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
   await Promise.all([...Array.from({ length: opts.clients }, (_, i) => client(i)), queryStream(), periodEnds()]);
   return {
     samples,
-    periods: Array.from({ length: opts.periods }, (_, p) => ({ period: p, committed: committed[p]!, retried: retried[p]!, failed: failed[p]!, missed: missed[p]!, files: files[p] ?? [], optimizer: optimizer[p] ?? [] })),
+    periods: Array.from({ length: opts.periods }, (_, p) => ({ period: p, committed: committed[p]!, retried: retried[p]!, failed: failed[p]!, missed: missed[p]!, files: files[p] ?? [], optimizer: optimizer[p] ?? [],
+      ...(gateway[p] === undefined ? {} : { gateway: gateway[p] }) })),
     writeLog,
     errors,
   };

@@ -113,6 +113,11 @@ export function formatChReport(report: ChBenchReport): string {
     rows.push(['geomean', ...s.geomeanMs.flatMap((g) => [ms(g), '']), ...(report.peer === undefined ? [] : [ms(peerGeo)])]);
     rows.push(['tpm (all)', ...s.tpm.flatMap((t) => [t.toFixed(0), '']), ...(report.peer === undefined ? [] : [''])]);
     rows.push(['tpmC (New-Order)', ...s.tpmC.flatMap((t) => [t.toFixed(0), '']), ...(report.peer === undefined ? [] : [''])]);
+    if (run.stream.periods.some((p) => p.gateway !== undefined)) {
+      rows.push(['gateway CPU s (main thread)', ...run.stream.periods.flatMap((p) => [p.gateway === undefined ? '—'
+        : `${(p.gateway.cpuMs / 1000).toFixed(0)} (${(p.gateway.mainThreadCpuMs / 1000).toFixed(0)})`, '']), ...(report.peer === undefined ? [] : [''])]);
+      rows.push(['gateway RSS at end (MB)', ...run.stream.periods.flatMap((p) => [p.gateway === undefined ? '—' : (p.gateway.rssBytes / 1e6).toFixed(0), '']), ...(report.peer === undefined ? [] : [''])]);
+    }
     rows.push(['retried / failed / missed', ...run.stream.periods.flatMap((p) => [`${p.retried}/${p.failed}/${p.missed}`, '']), ...(report.peer === undefined ? [] : [''])]);
     out.push(table(header, rows));
     out.push(`geomean over ${s.geomeanQueries.length} queries that ran in every period`);

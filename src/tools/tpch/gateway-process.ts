@@ -11,11 +11,19 @@ export interface GatewayProcess {
   readonly pid: number;
   /** VmHWM of the child in bytes (Linux), or undefined where /proc is absent. */
   peakRss(): number | undefined;
+  /** CPU the child used so far (all threads, and its main thread alone) and its RSS now (Linux), or undefined where /proc is absent. */
+  usage(): GatewayUsage | undefined;
   /** True once the child has exited (crashed, killed or stopped). */
   exited(): boolean;
   /** SIGKILL, as a crash would; resolves once the child is gone. */
   kill(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface GatewayUsage {
+  readonly cpuMs: number;
+  readonly mainThreadCpuMs: number;
+  readonly rssBytes: number;
 }
 
 export interface GatewayOptions {
@@ -73,6 +81,7 @@ export async function startGateway(dataDir: string, args: readonly string[] = []
         return undefined;
       }
     },
+    usage: () => processUsage(child.pid!),
     exited: () => child.exitCode !== null || child.signalCode !== null,
     kill: async () => {
       process.off('exit', killOnExit);
@@ -83,6 +92,27 @@ export async function startGateway(dataDir: string, args: readonly string[] = []
     },
     stop: () => stopChild(child, killOnExit),
   };
+}
+
+/** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+function processUsage(pid: number): GatewayUsage | undefined {
+  try {
+    // utime and stime are fields 14 and 15; the command name (field 2) may hold spaces, so count after its ')'.
+    const cpu = (stat: string) => {
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(f[11]) + Number(f[12])) * 1000) / USER_HZ;
+    };
+    const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return {
+      cpuMs: cpu(readFileSync(`/proc/${pid}/stat`, 'utf8')),
+      mainThreadCpuMs: cpu(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')),
+      rssBytes: rss === null ? 0 : Number(rss[1]) * 1024,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 async function stopChild(child: ChildProcess, killOnExit: () => void): Promise<void> {
