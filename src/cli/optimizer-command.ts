@@ -17,7 +17,6 @@ const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR [--optimizer-threads 1
  */
 export async function runOptimizerCommand(argv: string[], logger: Logger): Promise<void> {
   const parsed = parseCommandLine(OPTIMIZER_USAGE, argv, (args) => parseArgs({ args, options: { data: { type: 'string' }, ...OPTIMIZER_FLAGS } }));
-  if (parsed === undefined) return;
   const { values } = parsed;
   if (values.data === undefined) throw new UsageError('optimizer: --data DIR is required (the warehouse a gateway serves)', OPTIMIZER_USAGE);
   const dataDir = resolve(values.data);

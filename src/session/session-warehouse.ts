@@ -147,6 +147,11 @@ export class SessionWarehouse implements Warehouse {
     return namespace === undefined && this.#temp !== undefined ? [...shared, ...this.#temp.listTables(this.#namespace)] : shared;
   }
 
+  branchHeads(branch?: string): ReadonlyMap<number, bigint> {
+    const shared = this.#shared.branchHeads(branch);
+    return this.#temp === undefined ? shared : new Map([...shared, ...this.#temp.branchHeads(branch)]);
+  }
+
   readonly alterTable: Warehouse['alterTable'] = (namespace, name, change) => (this.#isTempName(namespace) && this.#temp
     ? this.#temp.alterTable(this.#namespace, name, change)
     : this.#shared.alterTable(namespace, name, change));

@@ -1,10 +1,19 @@
 /**
  * What every `floe` command does with its command line, so they all behave alike:
- * `--help` (or `-h`) prints the command's usage to stdout and the command does nothing
- * else (exit 0); a line that cannot be parsed (an unknown flag, a missing value, a stray
- * argument) is a UsageError that carries the usage, which the CLI prints to stderr with
- * exit status 2.
+ * `--help` (or `-h`) is a HelpRequest that carries the command's usage, which the CLI
+ * prints to stdout, and the command does nothing else (exit 0); a line that cannot be
+ * parsed (an unknown flag, a missing value, a stray argument) is a UsageError that
+ * carries the usage, which the CLI prints to stderr with exit status 2. Commands print
+ * neither themselves, so the CLI's one runner (src/cli/floe-cli.ts) decides where both go.
  */
+
+/** The line asked for help: the command stops, and the CLI prints `usage` to stdout. */
+export class HelpRequest extends Error {
+  constructor(readonly usage: string) {
+    super(usage);
+    this.name = 'HelpRequest';
+  }
+}
 
 /** A command line the command cannot take: the reason, then its usage. */
 export class UsageError extends Error {
@@ -20,15 +29,9 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
-/**
- * Parses a command's line with `parse` (node:util's parseArgs, usually). Undefined when the
- * line asked for help: the usage is already printed and the command should return.
- */
-export function parseCommandLine<R>(usage: string, argv: readonly string[], parse: (args: string[]) => R): R | undefined {
-  if (wantsHelp(argv)) {
-    process.stdout.write(`${usage}\n`);
-    return undefined;
-  }
+/** Parses a command's line with `parse` (node:util's parseArgs, usually); throws HelpRequest when the line asks for help. */
+export function parseCommandLine<R>(usage: string, argv: readonly string[], parse: (args: string[]) => R): R {
+  if (wantsHelp(argv)) throw new HelpRequest(usage);
   try {
     return parse([...argv]);
   } catch (e) {

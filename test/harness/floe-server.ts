@@ -34,9 +34,12 @@ export interface FloeServer {
 export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServer> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'floe-wh-'));
+  // FLOE_TEST_GATEWAY_NODE_FLAGS (space-separated, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the
+  // gateway's node only: NODE_OPTIONS refuses --cpu-prof, and would profile the test process too.
+  const nodeFlags = (process.env.FLOE_TEST_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...(opts.args ?? [])],
+    [...nodeFlags, '--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...(opts.args ?? [])],
     { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   // Never outlive the test process, even when it ends without calling stop().

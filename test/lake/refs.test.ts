@@ -51,6 +51,26 @@ test('branches: create from any snapshot, write, fast-forward (refusing non-ance
   } finally { await cleanup(); }
 });
 
+test('branchHeads: the head of a branch for every table that has it, moving with each commit', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await kv(wh);
+    const other = await wh.createTable({ namespace: 'public', name: 'other', columns: [{ name: 'x', type: { kind: 'int4' }, nullable: true }] });
+    await put(wh, t, 'main', [{ id: 1, v: 'a' }]);
+    assert.equal(wh.branchHeads().get(t.id), wh.resolveSnapshot(t)!.id);
+    assert.equal(wh.branchHeads('main').get(other.id), wh.resolveSnapshot(other)?.id);
+    await wh.createBranch(t, 'dev');
+    await wh.createTag(t, 'v1');
+    const dev = await put(wh, t, 'dev', [{ id: 2, v: 'b' }]);
+    assert.deepEqual([...wh.branchHeads('dev')], [[t.id, dev]]);
+    assert.equal(wh.branchHeads('v1').size, 0, 'a tag is not a branch');
+    const moved = await put(wh, t, 'main', [{ id: 3, v: 'c' }]);
+    assert.equal(wh.branchHeads().get(t.id), moved);
+    await wh.dropTable('public', 'other');
+    assert.equal(wh.branchHeads().has(other.id), false);
+  } finally { await cleanup(); }
+});
+
 test('tags are immutable, duplicate tags fail, version resolves id before name', async () => {
   const { wh, cleanup } = await tempWarehouse();
   try {

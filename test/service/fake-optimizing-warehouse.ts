@@ -115,6 +115,10 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
     return { tableId: table.id, id: this.heads.get(table.id) ?? 0n } as Snapshot;
   }
 
+  branchHeads(): ReadonlyMap<number, bigint> {
+    return new Map([...this.tablesById.keys()].map((id) => [id, this.heads.get(id) ?? 0n]));
+  }
+
   optimizingMetrics(table: TableMetadata): OptimizingMetrics {
     this.metricsReads++;
     return this.metrics.get(table.id)!;

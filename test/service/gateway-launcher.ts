@@ -8,7 +8,7 @@
 import { createInterface } from 'node:readline';
 
 const main = new URL('../../src/cli/main.ts', import.meta.url);
-// The modules main.ts imports, loaded ahead; importing main.ts itself would start it.
+// The modules floe serve imports (src/cli/serve-command.ts), loaded ahead; importing main.ts itself would start it.
 const [exec, , , sql] = await Promise.all([
   import('../../src/exec/index.js'),
   import('../../src/lake/index.js'),
@@ -20,6 +20,7 @@ const [exec, , , sql] = await Promise.all([
   import('../../src/service/optimizing/optimizing-scheduler.js'),
   import('../../src/service/optimizing/housekeeping.js'),
   import('../../src/service/optimizing/optimizer-pool.js'),
+  import('../../src/cli/serve-command.js'),
 ]);
 // The scan pool is process-wide (serve takes this one) and its workers load for seconds;
 // the SQL parser's WASM too. Both are ready before "go", as everything else is.

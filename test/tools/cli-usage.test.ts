@@ -5,19 +5,41 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError, parseCommandLine, wantsHelp } from '../../src/tools/command-line.js';
+import { runFloe } from '../../src/cli/floe-cli.js';
+import { HelpRequest, UsageError, parseCommandLine, wantsHelp } from '../../src/tools/command-line.js';
 import { parseArgs } from 'node:util';
+
+interface Run { code: number; stdout: string; stderr: string }
 
 // The real binary, as `npx floe` runs it (bin/floe.js starts src/cli/main.ts through tsx).
 const bin = fileURLToPath(new URL('../../bin/floe.js', import.meta.url));
 
-function floe(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function floeProcess(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(process.execPath, [bin, ...args], { cwd: tmpdir() }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : (err as { code?: number }).code ?? 1, stdout, stderr });
     });
   });
 }
+
+/**
+ * The CLI's runner in this process, as main.ts calls it with the process's streams: each
+ * spawn of the binary loads tsx and the command's modules again (about 2 s of CPU each),
+ * so only the first test spawns it, once per way the process can end.
+ */
+async function floe(args: string[]): Promise<Run> {
+  const run = { code: -1, stdout: '', stderr: '' };
+  run.code = await runFloe(args, { stdout: (t) => { run.stdout += t; }, stderr: (t) => { run.stderr += t; } });
+  return run;
+}
+
+test('the real binary prints usage to stdout with exit 0, and a wrong command line to stderr with exit 2', async () => {
+  const [help, wrong] = await Promise.all([floeProcess(['--help']), floeProcess(['nope'])]);
+  assert.deepEqual({ code: help.code, stderr: help.stderr }, { code: 0, stderr: '' });
+  assert.match(help.stdout, /^usage: floe COMMAND/);
+  assert.deepEqual({ code: wrong.code, stdout: wrong.stdout }, { code: 2, stdout: '' });
+  assert.match(wrong.stderr, /^floe: unknown command "nope"\nusage: floe COMMAND/);
+});
 
 test('every command prints its own usage to stdout for --help and exits 0', async () => {
   const cases: [string[], RegExp][] = [
@@ -55,6 +77,7 @@ test('a command line that cannot be taken says why, then the usage, on stderr wi
   results.forEach((r, i) => {
     const [args, reason, usage] = cases[i]!;
     assert.equal(r.code, 2, `floe ${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^floe: /, `floe ${args.join(' ')}`);
     assert.match(r.stderr, reason, `floe ${args.join(' ')}`);
     assert.match(r.stderr, usage, `floe ${args.join(' ')}`);
     assert.equal(r.stdout, '', `floe ${args.join(' ')}`);
@@ -81,7 +104,8 @@ test('parseCommandLine: help before "--" only; parseArgs errors become UsageErro
   assert.equal(wantsHelp(['--data', 'x', '-h']), true);
   assert.equal(wantsHelp(['--', '--help']), false);
   const parse = (argv: string[]) => parseCommandLine('usage: t', argv, (args) => parseArgs({ args, options: { n: { type: 'string' } } }));
-  assert.equal(parse(['--n', '1'])?.values.n, '1');
+  assert.equal(parse(['--n', '1']).values.n, '1');
+  assert.throws(() => parse(['--n', '1', '--help']), (e: unknown) => e instanceof HelpRequest && e.usage === 'usage: t');
   assert.throws(() => parse(['--m']), (e: unknown) => e instanceof UsageError && /Unknown option '--m'\nusage: t$/.test(e.message));
   assert.throws(() => parseCommandLine('usage: t', [], () => { throw new Error('boom'); }), (e: unknown) => !(e instanceof UsageError) && (e as Error).message === 'boom');
 });

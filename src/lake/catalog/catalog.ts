@@ -239,6 +239,8 @@ export interface Catalog {
   ancestors(tableId: number, id: bigint): bigint[];
   getRef(tableId: number, name: string): RefRecord | undefined;
   listRefs(tableId: number): RefRecord[];
+  /** The head snapshot of branch `branch` of every table that has one, by table id: one read for what getRef would take one per table. */
+  branchHeads(branch: string): ReadonlyMap<number, bigint>;
   /** Creates or moves a ref; `expect` guards a move against a concurrent one. */
   putRef(ref: RefRecord, opts: { mustNotExist?: boolean; expect?: bigint }): void;
   deleteRef(tableId: number, name: string): boolean;

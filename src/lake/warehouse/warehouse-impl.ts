@@ -302,6 +302,10 @@ export class WarehouseImpl implements Warehouse {
     return this.#catalog.listSnapshots(table.id).filter((s) => !s.expired).map(toSnapshot);
   }
 
+  branchHeads(branch = 'main'): ReadonlyMap<number, bigint> {
+    return this.#catalog.branchHeads(branch);
+  }
+
   listRefs(table: TableMetadata): RefInfo[] {
     return this.#catalog.listRefs(table.id).map((r) => ({ name: r.name, kind: r.kind, snapshotId: r.snapshotId, retainMicros: r.retainMicros }));
   }

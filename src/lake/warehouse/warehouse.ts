@@ -108,6 +108,8 @@ export interface Warehouse {
   resolveSnapshot(table: TableMetadata, selector?: SnapshotSelector): Snapshot | undefined;
   listSnapshots(table: TableMetadata): Snapshot[];
   listRefs(table: TableMetadata): RefInfo[];
+  /** The head snapshot id of `branch` (default main) of every table that has the branch, by table id, in one catalog read. */
+  branchHeads(branch?: string): ReadonlyMap<number, bigint>;
   createBranch(table: TableMetadata, name: string, opts?: CreateRefOptions): Promise<void>;
   createTag(table: TableMetadata, name: string, opts?: CreateRefOptions): Promise<void>;
   dropRef(table: TableMetadata, name: string, opts?: { ifExists?: boolean; kind?: 'branch' | 'tag' }): Promise<void>;

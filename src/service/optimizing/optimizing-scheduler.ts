@@ -221,12 +221,13 @@ export class OptimizingScheduler implements OptimizingService {
     const states = new Map(this.#warehouse.listOptimizingStates().map((s) => [s.tableId, s]));
     const threads = new Map(this.#groups.list().map((g) => [g.name, g.threads]));
     const pendingIds = new Set([...this.#pending.values()].flat().map((p) => p.tableId));
+    const heads = this.#warehouse.branchHeads('main');
     // A table dropped while the view is read has no metrics: it has no row either.
     return this.#warehouse.listTables().flatMap((table) => {
       const s = optimizingSettings(table);
       const running = this.#running.get(table.id);
       let metrics;
-      try { metrics = this.#metrics.get(table, now); } catch { return []; }
+      try { metrics = this.#metrics.get(table, heads, now); } catch { return []; }
       return [optimizingTableRow({
         table,
         metrics,
@@ -275,13 +276,14 @@ export class OptimizingScheduler implements OptimizingService {
     const groups = new Map(this.#groups.list().map((g) => [g.name, g]));
     const states = new Map(this.#warehouse.listOptimizingStates().map((s) => [s.tableId, s]));
     const tables = this.#warehouse.listTables();
+    const heads = this.#warehouse.branchHeads('main');
     this.#metrics.retain(new Set(tables.map((t) => t.id)));
     const pending = new Map<string, PendingTable[]>();
     for (const table of tables) {
       if (this.#running.has(table.id)) continue;
       // Each table on its own: whatever one throws is its failure, not the tick's.
       try {
-        const due = this.#dueEntry(table, states.get(table.id), groups, now);
+        const due = this.#dueEntry(table, states.get(table.id), groups, heads, now);
         if (due === undefined) continue;
         let list = pending.get(due.group);
         if (list === undefined) pending.set(due.group, list = []);
@@ -293,7 +295,9 @@ export class OptimizingScheduler implements OptimizingService {
     return pending;
   }
 
-  #dueEntry(table: TableMetadata, state: OptimizingTableState | undefined, groups: ReadonlyMap<string, OptimizerGroup>, now: bigint): { group: string; entry: PendingTable } | undefined {
+  #dueEntry(
+    table: TableMetadata, state: OptimizingTableState | undefined, groups: ReadonlyMap<string, OptimizerGroup>, heads: ReadonlyMap<number, bigint>, now: bigint,
+  ): { group: string; entry: PendingTable } | undefined {
     const s = optimizingSettings(table);
     if (!s.enabled) return undefined;
     if (state !== undefined) {
@@ -301,7 +305,7 @@ export class OptimizingScheduler implements OptimizingService {
       // Held by another live process: not ours to pick this time.
       if (state.status !== 'idle' && state.owner !== this.#owner && !isAbandoned(state, now, this.#leaseMicros)) return undefined;
     }
-    const metrics = this.#metrics.get(table, now);
+    const metrics = this.#metrics.get(table, heads, now);
     const last = { minorMicros: state?.lastMinorMicros, majorMicros: state?.lastMajorMicros, fullMicros: state?.lastFullMicros };
     const kind = dueOptimizingKind(metrics, s, last, now);
     if (kind === undefined) return undefined;

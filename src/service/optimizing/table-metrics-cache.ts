@@ -27,8 +27,9 @@ export class TableMetricsCache {
     this.#refreshMicros = BigInt(refreshMs) * 1000n;
   }
 
-  get(table: TableMetadata, nowMicros: bigint): OptimizingMetrics {
-    const headId = this.#warehouse.resolveSnapshot(table)?.id;
+  /** `heads`: branchHeads() of this tick, read once for all tables instead of resolving each table's head. */
+  get(table: TableMetadata, heads: ReadonlyMap<number, bigint>, nowMicros: bigint): OptimizingMetrics {
+    const headId = heads.get(table.id);
     const e = this.#entries.get(table.id);
     if (e !== undefined && e.headId === headId) {
       const waitsOnWatermark = e.metrics.nodes.some((n) => n.foldableChangeFiles < n.changeFiles);

@@ -34,7 +34,6 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
       timezone: { type: 'string', default: 'UTC' },
     },
   }));
-  if (parsed === undefined) return;
   const { values, positionals } = parsed;
   const file = positionals[0];
   if (values.table === undefined) throw new UsageError('load: --table is required', LOAD_USAGE);

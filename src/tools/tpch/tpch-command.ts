@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { UsageError, parseCommandLine } from '../command-line.js';
+import { HelpRequest, UsageError, parseCommandLine } from '../command-line.js';
 import { openWarehouse } from '../../lake/index.js';
 import { copyText } from './copy-text.js';
 import { createTpchTables, optimizeTpchTables, writeTpchBatches } from './floe-loader.js';
@@ -48,8 +48,7 @@ export async function runTpchCommand(argv: string[]): Promise<void> {
     case 'load': return loadCommand(rest);
     case 'generate': return generateCommand(rest);
     case 'help': case '--help': case '-h':
-      process.stdout.write(`${TPCH_USAGE}\n`);
-      return;
+      throw new HelpRequest(TPCH_USAGE);
     default:
       throw new UsageError(`bench tpch: unknown command "${sub}"`, TPCH_USAGE);
   }
@@ -70,7 +69,6 @@ async function benchCommand(argv: string[]): Promise<void> {
       out: { type: 'string' },
     },
   }));
-  if (parsed === undefined) return;
   const { values } = parsed;
   const dir = values.dir ?? values.keep;
   if (values.reuse === true && dir === undefined) throw new UsageError('--reuse needs --dir', TPCH_USAGE);
@@ -100,7 +98,6 @@ async function loadCommand(argv: string[]): Promise<void> {
       'no-optimize': { type: 'boolean', default: false },
     },
   }));
-  if (parsed === undefined) return;
   const { values } = parsed;
   const sf = sfOf(values.sf);
   const warehouse = await openWarehouse({ path: resolve(values.data!) });
@@ -129,7 +126,6 @@ async function generateCommand(argv: string[]): Promise<void> {
       format: { type: 'string', default: 'parquet' },
     },
   }));
-  if (parsed === undefined) return;
   const { values } = parsed;
   if (values.out === undefined) throw new UsageError('--out is required', TPCH_USAGE);
   if (values.format !== 'parquet' && values.format !== 'copy') throw new Error('--format must be parquet or copy');

@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { addUser, usersFilePath } from './users-file.js';
+import type { AuthMethod } from './users-file.js';
+import { UsageError, parseCommandLine } from '../tools/command-line.js';
+
+const USER_USAGE = `usage: floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
+  Adds a user who may connect from other hosts; the password from --password, FLOE_PASSWORD, or a line on stdin.`;
+
+async function readLine(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) {
+    chunks.push(c as Buffer);
+    if (Buffer.concat(chunks).includes(10)) break;
+  }
+  return Buffer.concat(chunks).toString('utf8').split('\n')[0]!.replace(/\r$/, '');
+}
+
+/** `floe user add NAME`: a user who may connect with a password, in the warehouse's users file. */
+export async function runUserCommand(argv: string[]): Promise<void> {
+  const parsed = parseCommandLine(USER_USAGE, argv, (args) => parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      data: { type: 'string', default: './floe-data' },
+      password: { type: 'string' },
+      auth: { type: 'string', default: 'scram-sha-256' },
+    },
+  }));
+  const { values, positionals } = parsed;
+  const [sub, name] = positionals;
+  if (sub !== 'add' || name === undefined || positionals.length > 2) throw new UsageError('user: expected "add NAME"', USER_USAGE);
+  const password = values.password ?? process.env.FLOE_PASSWORD ?? (await readLine());
+  if (password === '') throw new Error('empty password');
+  const dataDir = resolve(values.data!);
+  mkdirSync(dataDir, { recursive: true });
+  const method = values.auth as AuthMethod;
+  if (!['scram-sha-256', 'md5', 'password'].includes(method)) throw new Error(`--auth must be scram-sha-256, md5 or password`);
+  addUser(usersFilePath(dataDir), name, password, method);
+  process.stdout.write(`user "${name}" added to ${usersFilePath(dataDir)} (${method})\n`);
+}
