@@ -7,7 +7,8 @@
  */
 import { createInterface } from 'node:readline';
 
-const main = new URL('../../src/cli/main.ts', import.meta.url);
+// Transpiled ahead (test/harness/transpiled-child.ts), this file is .js, and so is main's.
+const main = new URL(`../../src/cli/main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
 // The modules main.ts imports, loaded ahead; importing main.ts itself would start it.
 const [exec, , , sql] = await Promise.all([
   import('../../src/exec/index.js'),
