@@ -108,9 +108,9 @@ async function answerOf(pool: Piscina, input: unknown, signal: AbortSignal | und
 
 let shared: ScanPool | undefined;
 
-/** The process-wide pool, created on first use. */
-export function sharedScanPool(): ScanPool {
-  shared ??= createScanPool();
+/** The process-wide pool, created on first use with `opts` (later calls get that pool as it is). */
+export function sharedScanPool(opts: ScanPoolOptions = {}): ScanPool {
+  shared ??= createScanPool(opts);
   return shared;
 }
 
