@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 // Transpiled ahead (test/harness/transpiled-child.ts), this file is .js, and so is main's.
 const main = new URL(`../../src/cli/main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
 // The modules main.ts imports, loaded ahead; importing main.ts itself would start it.
-const [exec, , , sql] = await Promise.all([
+const [, , , sql] = await Promise.all([
   import('../../src/exec/index.js'),
   import('../../src/lake/index.js'),
   import('../../src/session/index.js'),
@@ -22,9 +22,8 @@ const [exec, , , sql] = await Promise.all([
   import('../../src/service/optimizing/housekeeping.js'),
   import('../../src/service/optimizing/optimizer-pool.js'),
 ]);
-// The scan pool is process-wide (serve takes this one) and its workers load for seconds;
-// the SQL parser's WASM too. Both are ready before "go", as everything else is.
-exec.sharedScanPool();
+// The SQL parser's WASM is ready before "go", as everything else is. The scan pool is not:
+// serve makes it with its own --scan-threads.
 await sql.loadSqlParser();
 process.stdout.write('loaded\n');
 const line = await new Promise<string>((resolve) => {
