@@ -12,7 +12,7 @@
  * the first test process that needs it builds it (about a second), the others reuse it.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { buildSync, version as esbuildVersion } from 'esbuild';
@@ -34,7 +34,7 @@ const TRANSFORM: BuildOptions = {
   logLevel: 'error',
 };
 
-/** Trees older than this are removed when a new one is built (one per source change). */
+/** Trees not used for this long are removed when a new one is built (one per source change). */
 const STALE_TREE_MS = 24 * 3600 * 1000;
 
 let treeDir: string | undefined;
@@ -63,10 +63,17 @@ function sourceFiles(): string[] {
 /** The tree for the sources as they are now: built unless a test process built it already. */
 function ensureTree(): string {
   const files = sourceFiles();
-  const hash = createHash('sha256').update(`${esbuildVersion}\0${JSON.stringify(TRANSFORM)}\0`);
+  // Packages resolve from the repository's node_modules, as they do for the sources. Named
+  // in the hash: a checkout with the same sources must not take a tree that links another's.
+  const nodeModules = realpathSync(join(REPO_ROOT, 'node_modules'));
+  const hash = createHash('sha256').update(`${esbuildVersion}\0${JSON.stringify(TRANSFORM)}\0${nodeModules}\0`);
   for (const f of files) hash.update(relative(REPO_ROOT, f)).update('\0').update(readFileSync(f)).update('\0');
   const dir = join(tmpdir(), `floe-js-${hash.digest('hex').slice(0, 20)}`);
-  if (existsSync(dir)) return dir;
+  if (existsSync(dir)) {
+    // A tree in use is never stale (removeStaleTrees goes by this time).
+    utimesSync(dir, new Date(), new Date());
+    return dir;
+  }
   // Built beside and renamed into place, so a concurrent test process never sees half a tree.
   const part = `${dir}.part-${process.pid}`;
   rmSync(part, { recursive: true, force: true });
@@ -78,8 +85,7 @@ function ensureTree(): string {
     copyFileSync(f, to);
   }
   writeFileSync(join(part, 'package.json'), '{ "type": "module" }\n');
-  // Packages resolve from the repository's node_modules, as they do for the sources.
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(part, 'node_modules'));
+  symlinkSync(nodeModules, join(part, 'node_modules'));
   try {
     renameSync(part, dir);
   } catch (e) {
