@@ -2,9 +2,9 @@
  * Node arguments that run one of the repository's TypeScript files as plain JavaScript,
  * transpiled ahead, for the crash tests' child processes. A crash test starts a child per
  * kill (50 to 100 of them, a gateway with three worker threads each time), and each child
- * loads the lake's module graph. Through tsx that cost about 1.6 s of CPU per graph, since
+ * loads the lake's module graph. Through tsx that cost about 1.7 s of CPU per graph, since
  * Node 20 runs tsx's resolve and load hooks on a separate thread with a round trip per
- * module; the same graph as JavaScript loads in about 0.7 s.
+ * module; the same graph as JavaScript loads in about 0.75 s.
  *
  * The transpiler is tsx's own esbuild with tsx's options, so a child runs the code tsx
  * would have made, with source maps for its stack traces. The whole of src/ and test/ is
