@@ -11,11 +11,12 @@ import { LogTieringService, SubscriptionManager } from '../service/index.js';
 import { createLogger } from './cli-logger.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { usersAuthProvider, usersFilePath } from './users-file.js';
-import { parseCommandLine } from '../tools/command-line.js';
+import { UsageError, parseCommandLine } from '../tools/command-line.js';
 
 const SERVE_USAGE = `usage: floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N]
     [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
+    [--scan-threads N]   (scan worker threads; default: the machine's cores)
     [--log-tiering]   (tier the log store's files into Parquet in the background; off for now)
   The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.`;
 
@@ -44,6 +45,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       // Off by default until the gateway crash test passes a full run with it on (its races
       // with expiry and the optimizer are fixed: docs/design-notes.md, "Tiering, as built").
       'log-tiering': { type: 'boolean', default: false },
+      'scan-threads': { type: 'string' },
       ...OPTIMIZER_FLAGS,
     },
   }));
@@ -52,6 +54,10 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   // A log reader that went away (EPIPE) must not take the server down, nor keep it from stopping.
   process.stdout.on('error', () => undefined);
   const optimizerFlags = parseOptimizerFlags(values);
+  const scanThreads = values['scan-threads'] === undefined ? undefined : Number(values['scan-threads']);
+  if (scanThreads !== undefined && !(Number.isInteger(scanThreads) && scanThreads >= 1)) {
+    throw new UsageError(`--scan-threads must be a whole number of at least 1, not "${values['scan-threads']}"`, SERVE_USAGE);
+  }
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new Error('--tls-cert and --tls-key go together');
   const queryMemoryLimit = values['query-memory-limit']!;
   parseMemorySetting('--query-memory-limit', queryMemoryLimit);
@@ -67,7 +73,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   await sweepDeadSessionDirectories(dataDir);
   const catalog = createSystemCatalog();
   // Threads start with the server, so no session pays for starting them.
-  const scanPool = sharedScanPool();
+  const scanPool = sharedScanPool({ threads: scanThreads });
   const auth = usersAuthProvider(usersFilePath(dataDir));
   const optimizing = createOptimizingRuntime(warehouse, { ...optimizerFlags, logger: logger.child({ component: 'optimizer' }) });
   // CDC in: the runners of the warehouse's subscriptions (src/service/subscriptions).
@@ -91,7 +97,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   // The log store's tiering, beside the optimizer (src/service/log-tiering).
   const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
   if (values['log-tiering'] === true) tiering.start();
-  logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads }, 'listening');
+  logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size }, 'listening');
 
   let stopping = false;
   const stop = async (signal: string) => {

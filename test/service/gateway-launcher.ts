@@ -7,9 +7,10 @@
  */
 import { createInterface } from 'node:readline';
 
-const main = new URL('../../src/cli/main.ts', import.meta.url);
+// Transpiled ahead (test/harness/transpiled-child.ts), this file is .js, and so is main's.
+const main = new URL(`../../src/cli/main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
 // The modules floe serve imports (src/cli/serve-command.ts), loaded ahead; importing main.ts itself would start it.
-const [exec, , , sql] = await Promise.all([
+const [, , , sql] = await Promise.all([
   import('../../src/exec/index.js'),
   import('../../src/lake/index.js'),
   import('../../src/session/index.js'),
@@ -22,9 +23,8 @@ const [exec, , , sql] = await Promise.all([
   import('../../src/service/optimizing/optimizer-pool.js'),
   import('../../src/cli/serve-command.js'),
 ]);
-// The scan pool is process-wide (serve takes this one) and its workers load for seconds;
-// the SQL parser's WASM too. Both are ready before "go", as everything else is.
-exec.sharedScanPool();
+// The SQL parser's WASM is ready before "go", as everything else is. The scan pool is not:
+// serve makes it with its own --scan-threads.
 await sql.loadSqlParser();
 process.stdout.write('loaded\n');
 const line = await new Promise<string>((resolve) => {

@@ -119,7 +119,8 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
   await setup.close();
   const dataDir = join(dir, 'data', String(table.id));
   // One optimizer thread, as on a 2-core box by default; FLOE_CRASH_SERVE_ARGS adds flags (e.g. --log-tiering).
-  const serveArgs = ['--data', dir, '--optimizer-threads', '1', ...(process.env['FLOE_CRASH_SERVE_ARGS'] ?? '').split(' ').filter((a) => a !== '')];
+  // One scan thread: the writer reads one key at most per statement, and every restart starts each thread anew.
+  const serveArgs = ['--data', dir, '--optimizer-threads', '1', '--scan-threads', '1', ...(process.env['FLOE_CRASH_SERVE_ARGS'] ?? '').split(' ').filter((a) => a !== '')];
   let loaded: LoadedGateway = loadGateway();
   let gateway: KillableGateway | undefined;
   const startMs: number[] = [];

@@ -65,6 +65,7 @@ test('a command line that cannot be taken says why, then the usage, on stderr wi
   const cases: [string[], RegExp, RegExp][] = [
     [['serve', '--bogus'], /Unknown option '--bogus'/, /usage: floe serve /],
     [['serve', 'stray'], /Unexpected argument 'stray'/, /usage: floe serve /],
+    [['serve', '--scan-threads', '0'], /--scan-threads must be a whole number of at least 1, not "0"/, /usage: floe serve /],
     [['optimizer', '--bogus'], /Unknown option '--bogus'/, /usage: floe optimizer /],
     [['load', '--bogus'], /Unknown option '--bogus'/, /usage: floe load /],
     [['nope'], /unknown command "nope"/, /usage: floe COMMAND/],

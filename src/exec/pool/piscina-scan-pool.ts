@@ -3,6 +3,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { Piscina } from 'piscina';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { workerModule } from '../../common/worker-module.js';
 import type { ScanTaskCounters } from '../../lake/index.js';
 import { abortError } from '../abort-error.js';
 import { unpackBatches } from '../arrow/batch-transfer.js';
@@ -30,18 +31,18 @@ export interface ScanPoolOptions {
 /**
  * Scan tasks on a piscina pool: threads are started up front and kept alive
  * (idle timeout effectively infinite) so each keeps its WASM decoder warm.
- * Workers load TypeScript through tsx, like the main thread.
+ * Workers load the worker module as the main thread loads its own (workerModule).
  */
 export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
   const size = Math.max(1, opts.threads ?? availableParallelism());
+  const { filename, execArgv } = workerModule(import.meta.url, 'scan-worker');
   const pool = new Piscina({
-    filename: new URL('./scan-worker.ts', import.meta.url).href,
+    filename,
     name: 'runScanTask',
     minThreads: size,
     maxThreads: size,
     idleTimeout: 2 ** 31 - 1,
-    // Resolved here, not from the process's cwd, so a gateway started elsewhere still loads tsx.
-    execArgv: ['--import', import.meta.resolve('tsx')],
+    execArgv,
   });
   pool.on('error', onPoolError);
   return {
@@ -107,9 +108,9 @@ async function answerOf(pool: Piscina, input: unknown, signal: AbortSignal | und
 
 let shared: ScanPool | undefined;
 
-/** The process-wide pool, created on first use. */
-export function sharedScanPool(): ScanPool {
-  shared ??= createScanPool();
+/** The process-wide pool, created on first use with `opts` (later calls get that pool as it is). */
+export function sharedScanPool(opts: ScanPoolOptions = {}): ScanPool {
+  shared ??= createScanPool(opts);
   return shared;
 }
 

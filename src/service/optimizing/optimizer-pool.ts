@@ -1,4 +1,5 @@
 import { Piscina } from 'piscina';
+import { workerModule } from '../../common/worker-module.js';
 import type { NodeRewriteResult, NodeRewriteTask } from '../../lake/index.js';
 
 /** Heap a worker thread may grow to before V8 stops it (default): the optimizer's memory bound. */
@@ -21,20 +22,21 @@ export interface OptimizerPoolOptions {
 /**
  * A piscina pool of optimizer workers for one group. The scheduler makes it at the group's
  * first process; its threads then stay (as the scan pool's do), since a worker's first
- * node rewrite pays seconds for loading the lake and parquet-wasm. Workers load
- * TypeScript through tsx, like the main thread.
+ * node rewrite pays seconds for loading the lake and parquet-wasm. Workers load the
+ * worker module as the main thread loads its own (workerModule).
  */
 export function createOptimizerPool(opts: OptimizerPoolOptions): OptimizerPool {
   const threads = Math.max(1, opts.threads);
   const memoryMb = Math.max(64, Math.floor((opts.memoryBytes ?? DEFAULT_OPTIMIZER_MEMORY_BYTES) / (1024 * 1024)));
+  const { filename, execArgv } = workerModule(import.meta.url, 'optimizer-worker');
   const pool = new Piscina({
-    filename: new URL('./optimizer-worker.ts', import.meta.url).href,
+    filename,
     name: 'rewriteNode',
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 2 ** 31 - 1,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb },
-    execArgv: ['--import', import.meta.resolve('tsx')],
+    execArgv,
   });
   // A worker that died (e.g. past its memory bound) fails its task; the pool itself stays usable.
   pool.on('error', () => undefined);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openWarehouse } from '../../../src/lake/index.js';
 import type { Warehouse } from '../../../src/lake/index.js';
+import { transpiledNodeArgs } from '../../harness/transpiled-child.js';
 import { readRows, tempWarehouse } from '../helpers/read-table.js';
 import { expectedRows, uniqueKey } from './crash-model.js';
 
@@ -14,7 +15,7 @@ const writer = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
 const KILLS = Number(process.env['FLOE_CRASH_KILLS'] ?? 50);
 
 function spawnWriter(dir: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', writer, dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [...transpiledNodeArgs(writer), dir], { stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 /** Starts a loaded writer at `first`, kills it at a random moment, returns the acknowledged commits. */

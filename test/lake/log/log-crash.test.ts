@@ -9,6 +9,7 @@ import { openWarehouse } from '../../../src/lake/index.js';
 import type { Warehouse } from '../../../src/lake/index.js';
 import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
 import { LOG_DIR } from '../../../src/lake/log/log-locator.js';
+import { transpiledNodeArgs } from '../../harness/transpiled-child.js';
 import { readRows, tempWarehouse } from '../helpers/read-table.js';
 import { CLIENTS, commitDeletes, MAX_LOGGED_BYTES, commitRows, expectedRows, markerKey } from './log-crash-model.js';
 import { RandomStream } from '../../../src/tools/tpch/random-stream.js';
@@ -18,7 +19,7 @@ const KILLS = Number(process.env['FLOE_LOG_CRASH_KILLS'] ?? 100);
 const SEED = Number(process.env['FLOE_LOG_CRASH_SEED'] ?? Date.now() % 2 ** 31);
 
 function spawnWriter(dir: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', writer, dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [...transpiledNodeArgs(writer), dir], { stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 interface Round {

@@ -14,6 +14,8 @@ import { connect, conninfoOf, createSourceSchema, dropSlotsOf, randomTransaction
 const url = process.env.FLOE_TEST_PG_URL;
 const skip = url === undefined || url === '' ? 'needs FLOE_TEST_PG_URL (a PostgreSQL with wal_level=logical)' : false;
 const KILLS = Number(process.env.FLOE_CDC_KILLS ?? 4);
+// A gateway per kill, each starting its scan threads anew; one serves the few reads this test makes.
+const SERVE_ARGS = ['--scan-threads', '1'];
 
 test(`SIGKILL of the gateway mid-stream, ${KILLS} times: exact equality after restarts`, { skip, timeout: 600_000 }, async () => {
   const pgs = await startPostgres();
@@ -28,7 +30,7 @@ test(`SIGKILL of the gateway mid-stream, ${KILLS} times: exact equality after re
     await createSourceSchema(source, 'pub_crash');
     const rand = rng(4242);
     for (let i = 0; i < 30; i++) await randomTransaction(source, rand);
-    gw = await loadGateway().start(['--data', dataDir]);
+    gw = await loadGateway().start(['--data', dataDir, ...SERVE_ARGS]);
     next = loadGateway();
     const floeUrl = () => `postgres://floe@127.0.0.1:${gw!.port}/floe`;
     const f = await connect(floeUrl());
@@ -50,7 +52,7 @@ test(`SIGKILL of the gateway mid-stream, ${KILLS} times: exact equality after re
       await new Promise((r) => setTimeout(r, 300 + Math.floor(killRand() * 1500)));
       await gw.kill();
       await next.loaded;
-      gw = await next.start(['--data', dataDir]);
+      gw = await next.start(['--data', dataDir, ...SERVE_ARGS]);
       next = loadGateway();
     }
     writing = false;
