@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
+import { stopOnSignal } from './stop-on-signal.js';
 import { openWarehouse } from '../lake/index.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
@@ -28,23 +29,9 @@ export async function runOptimizerCommand(argv: string[], logger: Logger): Promi
   logger.info({ data: dataDir, optimizerThreads: flags.threads }, 'optimizer running');
   // Timers are unref'd: this keeps the process alive until a signal ends it.
   const keepAlive = setInterval(() => undefined, 1 << 30);
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    setTimeout(() => process.exit(1), 15_000).unref();
-    try {
-      logger.info({ signal }, 'stopping optimizer');
-      await runtime.stop();
-      await warehouse.close();
-      clearInterval(keepAlive);
-      logger.info('stopped');
-      logger.flush?.();
-      process.exit(0);
-    } catch (err) {
-      try { logger.error({ err }, 'error while stopping'); } finally { process.exit(1); }
-    }
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  stopOnSignal(logger, 'stopping optimizer', async () => {
+    await runtime.stop();
+    await warehouse.close();
+    clearInterval(keepAlive);
+  });
 }

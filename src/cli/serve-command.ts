@@ -9,6 +9,7 @@ import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regproced
 import { registerRegNameLookup, startWireServer } from '../wire/index.js';
 import { LogTieringService, SubscriptionManager } from '../service/index.js';
 import { createLogger } from './cli-logger.js';
+import { stopOnSignal } from './stop-on-signal.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { usersAuthProvider, usersFilePath } from './users-file.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
@@ -99,27 +100,12 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   if (values['log-tiering'] === true) tiering.start();
   logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size }, 'listening');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    // Whatever happens while draining (a hung session, a closed log pipe), the process ends.
-    setTimeout(() => process.exit(1), 15_000).unref();
-    try {
-      logger.info({ signal }, 'draining sessions');
-      await server.close({ drainMs: 5000 });
-      await optimizing.stop();
-      await subscriptions.stop();
-      await tiering.stop();
-      await closeSharedScanPool();
-      await warehouse.close();
-      logger.info('stopped');
-      logger.flush?.();
-      process.exit(0);
-    } catch (err) {
-      try { logger.error({ err }, 'error while stopping'); } finally { process.exit(1); }
-    }
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  stopOnSignal(logger, 'draining sessions', async () => {
+    await server.close({ drainMs: 5000 });
+    await optimizing.stop();
+    await subscriptions.stop();
+    await tiering.stop();
+    await closeSharedScanPool();
+    await warehouse.close();
+  });
 }
