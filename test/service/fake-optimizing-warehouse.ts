@@ -86,6 +86,8 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
   readonly expireCalls: { tableId: number; olderThanMicros: bigint; retainLast: number | undefined }[] = [];
   readonly orphanCalls: { tableId: number; olderThanMicros: bigint }[] = [];
   housekeepingError: Error | undefined;
+  /** Times releaseLogSegments was called. */
+  segmentReleases = 0;
   #nextId = 16384;
   #nextRun = 1;
 
@@ -182,6 +184,11 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
     if (this.housekeepingError) throw this.housekeepingError;
     return { expiredSnapshots: 0, deletedFiles: 0 };
   }
+  async releaseLogSegments(): Promise<number> {
+    this.segmentReleases++;
+    return 0;
+  }
+
   async removeOrphanFiles(table: TableMetadata, opts: { olderThanMicros: bigint }): Promise<{ deletedFiles: string[] }> {
     this.orphanCalls.push({ tableId: table.id, olderThanMicros: opts.olderThanMicros });
     if (this.housekeepingError) throw this.housekeepingError;

@@ -32,6 +32,7 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
         root: storageConfig.root, heartbeatMs: Math.max(50, Math.floor(staleMs / 4)),
         ...(opts.log?.maxTransactionBytes === undefined ? {} : { maxTransactionBytes: opts.log.maxTransactionBytes }),
         ...(opts.log?.segmentBytes === undefined ? {} : { segmentBytes: opts.log.segmentBytes }),
+        ...(opts.log?.releaseGraceMs === undefined ? {} : { releaseGraceMs: opts.log.releaseGraceMs }),
         ...(opts.logger === undefined ? {} : { logger: opts.logger }),
       });
     }

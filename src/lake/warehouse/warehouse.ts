@@ -46,7 +46,12 @@ export interface WarehouseOptions {
    * this process's write-ahead log instead of a Parquet file each. On by default for a
    * local warehouse; `false` commits every transaction straight to the catalog.
    */
-  readonly log?: false | { readonly maxTransactionBytes?: number; readonly segmentBytes?: number };
+  readonly log?: false | {
+    readonly maxTransactionBytes?: number;
+    readonly segmentBytes?: number;
+    /** How long a segment nothing points into stays, for scans planned before (default 10 min; tests shorten it). */
+    readonly releaseGraceMs?: number;
+  };
   /** A new catalog's first table id (default 16384); a session's temporary tables start high so no oid meets a shared table's. */
   readonly firstTableId?: number;
 }

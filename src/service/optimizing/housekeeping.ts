@@ -47,7 +47,8 @@ interface TableSchedule {
 
 /**
  * Snapshot expiry and orphan cleanup on a schedule, per table, independent of optimizing,
- * so a table that streams for a month keeps neither a month of snapshots nor of files.
+ * and the release of log segments nothing reads any more (once a minute), so a table that
+ * streams for a month keeps neither a month of snapshots nor of files nor of log.
  * Expiry keeps `snapshot.retain-last` snapshots and those younger than `snapshot.max-age`
  * (the lake also keeps what open transactions and refs need). A run killed at any point
  * loses nothing: expiry commits to the catalog before it deletes files, so a kill in
@@ -64,6 +65,7 @@ export class Housekeeping {
   readonly #checkEveryMs: number;
   readonly #random: () => number;
   readonly #tables = new Map<number, TableSchedule>();
+  #nextReleaseMicros = 0n;
   #cancelTimer: (() => void) | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
@@ -145,6 +147,23 @@ export class Housekeeping {
         if (s.nextOrphansMicros <= now) s.nextOrphansMicros = retry;
         this.#log.warn({ table: name, err: errorText(e), failures: s.failures }, 'housekeeping failed; backing off');
       }
+    }
+    if (!this.#stopped && this.#nextReleaseMicros <= now) await this.#releaseLogSegments();
+  }
+
+  /**
+   * Deletes this process's log segments that no file row points into any more (expiry and
+   * change compaction free them). The log store's tiering does it too when it runs; without
+   * it, which is `floe serve`'s default, this is what keeps a month of streaming from
+   * keeping a month of log.
+   */
+  async #releaseLogSegments(): Promise<void> {
+    this.#nextReleaseMicros = this.#clock.nowMicros() + this.#expireEveryMicros;
+    try {
+      const released = await this.#warehouse.releaseLogSegments();
+      if (released > 0) this.#log.info({ segments: released }, 'released log segments');
+    } catch (e) {
+      this.#log.warn({ err: errorText(e) }, 'could not release log segments');
     }
   }
 

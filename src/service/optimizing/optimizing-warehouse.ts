@@ -5,7 +5,7 @@ export type OptimizingWarehouse = Pick<Warehouse,
   | 'listTables' | 'getTableById' | 'resolveSnapshot' | 'branchHeads' | 'optimize' | 'optimizingMetrics'
   | 'listOptimizerGroups' | 'createOptimizerGroup' | 'alterOptimizerGroup' | 'dropOptimizerGroup'
   | 'recordOptimizingRun' | 'listOptimizingRuns' | 'saveOptimizingState' | 'tryClaimOptimizing' | 'listOptimizingStates'
-  | 'expireSnapshots' | 'removeOrphanFiles'>;
+  | 'expireSnapshots' | 'removeOrphanFiles' | 'releaseLogSegments'>;
 
 /** Where the service logs (pino's child loggers fit). */
 export interface ServiceLogger {
