@@ -74,4 +74,5 @@ export type { NewPublication, PublicationMetadata, PublishedActions } from './re
 export { slotNameProblem, type ReplicationSlotRecord } from './replication/replication-slot.js';
 export type { ReplicationCatalog } from './replication/replication-catalog.js';
 export { commitEndLsn, commitLsn, firstSnapshotFrom, formatLsn, parseLsn } from './replication/replication-lsn.js';
+export { decodeKeyMoves } from './table/key-moves.js';
 export { SlotRegistry, processSlotRegistry } from './replication/slot-registry.js';

@@ -6,7 +6,8 @@
  * key, deletes of nothing send nothing. `stock` has changelog-producer = lookup (every change
  * as it happened, a key written twice in a transaction twice); `counts` is an input table,
  * whose commits Floe sends key by key, so the script writes each of its keys once per
- * transaction.
+ * transaction. An UPDATE that changes a key is one Update carrying the old key ('K') on both,
+ * on either table; a DELETE then an INSERT stays a Delete and an Insert.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,6 +61,10 @@ const SCRIPT: readonly (readonly Step[])[] = [
   // SQL's ON CONFLICT on Floe updates the rows it found, then inserts the others: the found one goes first here.
   [`INSERT INTO stock VALUES (3, 35, 'read first'), (6, 60, 'six') ${CONFLICT.stock}`],
   [{ table: 'stock', rows: [[5, 50, 'five'], [1, 15, null]] }, "DELETE FROM counts WHERE k = 'c' AND n = 3"],
+  ['UPDATE stock SET id = 10 WHERE id = 1'],
+  ["UPDATE counts SET n = 30, total = total + 1 WHERE k = 'a' AND n = 1"],
+  ['UPDATE stock SET id = 20, qty = 0 WHERE id = 10', "UPDATE stock SET note = 'same key' WHERE id = 3", "UPDATE counts SET k = 'z' WHERE n = 30"],
+  ['DELETE FROM stock WHERE id = 20', "INSERT INTO stock VALUES (21, 1, 'new key')"],
 ];
 
 async function runScript(c: pg.Client, floe: boolean): Promise<void> {
@@ -140,6 +145,7 @@ describe('complete changelogs: Floe publishes what PostgreSQL 15 publishes for t
 
     const want = transactions(fromPostgres).map((t) => t.changes);
     assert.ok(want.some((t) => t.some((c) => c.startsWith('update public.counts'))), 'PostgreSQL sends an input-style upsert of an existing key as an update');
+    assert.ok(want.some((t) => t.includes('update public.stock 10,15,NULL old K 1,NULL,NULL')), 'PostgreSQL sends a key change as one update with the old key');
     assert.deepEqual(transactions(fromFloe).map((t) => t.changes), want);
   });
 });

@@ -147,5 +147,25 @@ describe('PostgreSQL 15 subscribes to a Floe publication', () => {
     // The lookup table's own changelog holds the updates the subscriber applied.
     const changes = (await source.query('SELECT qty, _change_type FROM stock$audit_log WHERE id = 1')).rows;
     assert.deepEqual(changes.map((r) => `${r._change_type} ${r.qty}`), ['INSERT 10', 'UPDATE_BEFORE 10', 'UPDATE_AFTER 11', 'UPDATE_BEFORE 11', 'UPDATE_AFTER 12']);
+
+    // UPDATEs that change keys reach the subscriber as updates carrying the old key, which it applies
+    // by that key: its triggers (ALWAYS, so they fire in the apply worker, whose search_path is empty)
+    // see updates, no delete or insert.
+    await target.query('CREATE TABLE applied (tbl text, op text)');
+    await target.query(`CREATE FUNCTION note_applied() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN INSERT INTO public.applied VALUES (TG_TABLE_NAME, TG_OP); RETURN NULL; END $$`);
+    for (const t of ['stock', 'counts']) {
+      await target.query(`CREATE TRIGGER note_applied AFTER INSERT OR UPDATE OR DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION note_applied()`);
+      await target.query(`ALTER TABLE ${t} ENABLE ALWAYS TRIGGER note_applied`);
+    }
+    await source.query('UPDATE stock SET id = id + 100 WHERE id IN (3, 4)');
+    await source.query("UPDATE counts SET n = 9, total = total + 1 WHERE k = 'a'");
+    await source.query('BEGIN');
+    await source.query('UPDATE stock SET id = 8, qty = 0 WHERE id = 7');
+    await source.query("UPDATE counts SET k = 'd' WHERE k = 'c'");
+    await source.query('COMMIT');
+    await converged('after key changes', both);
+    const applied = (await target.query('SELECT tbl, op, count(*)::int AS n FROM applied GROUP BY 1, 2 ORDER BY 1, 2')).rows;
+    assert.deepEqual(applied, [{ tbl: 'counts', op: 'UPDATE', n: 2 }, { tbl: 'stock', op: 'UPDATE', n: 3 }]);
   });
 });

@@ -35,7 +35,9 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
   const decoded = new Map<string, RecordBatch[]>();
   for (const sid of written) {
     const snap = catalog.getSnapshot(table.id, sid)!;
-    for (const d of await deletedRows(ctx, table, sid, snap.parentId)) out.push({ snapshotId: sid, seq: d.seq, batch: changeBatch(table, d.rows, '-D', d.seq, sid) });
+    for (const d of await deletedRows(ctx, table, sid, snap.parentId)) {
+      out.push({ snapshotId: sid, seq: d.seq, batch: changeBatch(table, d.rows, '-D', d.seq, sid), firstOffset: undefined });
+    }
     const files = (bySnapshot.get(sid) ?? [])
       .filter((f) => f.path !== '' && f.store !== 'dv')
       .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.firstOffset - b.firstOffset));
@@ -45,12 +47,16 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
         batches = await readDataFile(storage, f.path, table.columns, changeFileExtras(f, OP_COLUMN));
         if (f.snapshots !== undefined) decoded.set(f.path, batches);
       }
+      // A plain change file holds one transaction's rows at offsets firstOffset, firstOffset + 1, …
+      let offset = f.firstOffset;
       for (const b of batches) {
         const rows = tieredRows(b, f.snapshots === undefined ? undefined : [sid]);
+        const firstOffset = f.snapshots === undefined ? offset : undefined;
+        offset += b.numRows;
         if (rows.batch.numRows === 0) continue;
         // A tiered file's rows of one commit share one transaction's seq.
         const seq = rows.seqs === undefined ? f.seq : rows.seqs[0]!;
-        out.push({ snapshotId: sid, seq, batch: changeBatch(table, rows.batch, undefined, seq, sid) });
+        out.push({ snapshotId: sid, seq, batch: changeBatch(table, rows.batch, undefined, seq, sid), firstOffset });
       }
     }
   }

@@ -18,6 +18,7 @@ import type { Snapshot } from '../refs/snapshot.js';
 import { toSnapshot } from '../refs/to-snapshot.js';
 import { snapshotsSince } from '../refs/snapshots-since.js';
 import { changelogProducer } from '../table/changelog-properties.js';
+import { encodeKeyMoves, KEY_MOVES_SUMMARY } from '../table/key-moves.js';
 import { frontierByPartition } from '../table/frontier.js';
 import type { FrontierNode } from '../table/frontier.js';
 import { isKeyed, keyTypesOf } from '../table/table-layout.js';
@@ -62,6 +63,8 @@ interface TableWrite {
   readonly inserted: InsertedKeys[];
   /** Snapshots after the pinned one whose files the commit-time insert check has covered (snapshots-since.ts). */
   checkedSnapshots: Set<string> | undefined;
+  /** UPDATEs that changed a key: offsets of each row's -D and +I, flat (key-moves.ts). */
+  readonly keyMoves: number[];
 }
 
 /** What a TableWrite held when a savepoint was taken; a write first touched later has none. */
@@ -77,6 +80,7 @@ interface TableWriteMark {
   readonly keyHashes: number;
   readonly deletes: ReadonlyMap<number, ReadonlySet<number>>;
   readonly inserted: number;
+  readonly keyMoves: number;
 }
 
 const MAX_COMMIT_ATTEMPTS = 20;
@@ -151,6 +155,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         frontier: frontierByPartition(this.#ctx.catalog.visibleFiles(table.id, head.snapshotId)),
         // Repeatable read and serializable: every write is checked against later commits (40001).
         files: [], pending: [], rmw: this.#isolation !== 'read committed', keyHashes: [], deletes: new Map(), rows: 0, inserted: [], checkedSnapshots: undefined,
+        keyMoves: [],
       };
       this.#writes.set(key, w);
     }
@@ -250,7 +255,7 @@ export class LakeTransactionImpl implements LakeTransaction {
   async #lookUp(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined): Promise<ChangelogRows> {
     const w = this.#write(table, ref);
     w.rmw = true;
-    if ((columns[0]?.length ?? 0) === 0) return { columns: table.columns.map(() => []), ops: [] };
+    if ((columns[0]?.length ?? 0) === 0) return { columns: table.columns.map(() => []), ops: [], sources: [] };
     await this.#storePendingOf(w);
     const { catalog, storage } = this.#ctx;
     const visible = filesReadAt(catalog, table.id, w.pinned, catalog.visibleFiles(table.id, w.pinned));
@@ -292,20 +297,35 @@ export class LakeTransactionImpl implements LakeTransaction {
       // read, unless a younger transaction's write hides this one (then nothing is stored).
       const intent = table.columns.map((_, c) => Array.from({ length: n }, (_, i) => (isMoved[i] === 1 ? before : after)[c]![i]));
       const looked = await this.#lookUp(table, ref, intent, Array.from({ length: n }, (_, i) => (isMoved[i] === 1 ? '-D' : '+I')));
+      // A moved row's -D is missing when its old key was hidden (lookup-changelog.ts): its +I stands alone.
+      const deletedAt = new Map<number, number>();
+      looked.ops.forEach((op, r) => { if (op === '-D') deletedAt.set(looked.sources[r]!, r); });
+      const checkFrom = looked.ops.length;
       for (const i of moved) {
         for (let c = 0; c < cols.length; c++) looked.columns[c]!.push(after[c]![i]);
         looked.ops.push('+I');
       }
-      await this.#writeRows(table, ref, looked.columns, looked.ops, moved.length > 0 ? looked.ops.length - moved.length : undefined);
+      const placed = await this.#writeRows(table, ref, looked.columns, looked.ops, moved.length > 0 ? checkFrom : undefined);
+      this.#recordKeyMoves(table, ref, placed, moved.map((i, k) => [deletedAt.get(i), checkFrom + k]));
       return;
     }
+    const deletedAt = new Map<number, number>();
     for (let i = 0; i < n; i++) {
-      if (isMoved[i] === 1) put(before, i, '-D');
+      if (isMoved[i] === 1) { deletedAt.set(i, at); put(before, i, '-D'); }
       else { put(before, i, '-U'); put(after, i, '+U'); }
     }
     const checkFrom = at;
     for (const i of moved) put(after, i, '+I');
-    await this.#writeRows(table, ref, cols, ops, moved.length > 0 ? checkFrom : undefined);
+    const placed = await this.#writeRows(table, ref, cols, ops, moved.length > 0 ? checkFrom : undefined);
+    this.#recordKeyMoves(table, ref, placed, moved.map((i, k) => [deletedAt.get(i), checkFrom + k]));
+  }
+
+  /** Keeps the offsets of each moved row's -D and +I (`pairs`: their rows in the statement) for the commit's summary. */
+  #recordKeyMoves(table: TableMetadata, ref: string, placed: PlacedRows | undefined, pairs: readonly (readonly [number | undefined, number])[]): void {
+    if (placed === undefined || pairs.length === 0) return;
+    const offsets = rowOffsets(placed);
+    const w = this.#write(table, ref);
+    for (const [d, i] of pairs) if (d !== undefined) w.keyMoves.push(offsets[d]!, offsets[i]!);
   }
 
   async deleteRows(table: TableMetadata, ref: string, rowIds: readonly bigint[]): Promise<void> {
@@ -351,14 +371,14 @@ export class LakeTransactionImpl implements LakeTransaction {
    */
   async #writeRows(
     table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined, checkFrom?: number,
-  ): Promise<void> {
+  ): Promise<PlacedRows | undefined> {
     this.#checkShape(table, columns);
     const w = this.#write(table, ref);
     const n = columns[0]?.length ?? 0;
-    if (n === 0) return;
+    if (n === 0) return undefined;
     const started = startSpan();
     try {
-      await this.#writeRowsOf(w, table, columns, ops, n, checkFrom);
+      return await this.#writeRowsOf(w, table, columns, ops, n, checkFrom);
     } finally {
       endSpan('lake.writeRows', started);
     }
@@ -366,7 +386,7 @@ export class LakeTransactionImpl implements LakeTransaction {
 
   async #writeRowsOf(
     w: TableWrite, table: TableMetadata, columns: readonly (readonly unknown[])[], ops: readonly string[] | undefined, n: number, checkFrom: number | undefined,
-  ): Promise<void> {
+  ): Promise<PlacedRows> {
     const keyed = isKeyed(table);
     const keyIdx = table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k));
     if (ops === undefined) checkNotNull(table.columns, columns, table.name);
@@ -404,6 +424,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       batches.push({ batch, keyBitmap, placement: g.placement });
     }
     if (allHashes !== undefined) w.keyHashes.push(allHashes);
+    const placed: PlacedRows = { firstOffset: this.#offset, groups, numRows: n };
     if (keyed && this.#stagesInMemory(table)) {
       const staged = batches.map((b, i) => pendingChangeFile(b.batch, table.columns, b.placement, b.keyBitmap, this.seq,
         this.#offset + batches.slice(0, i).reduce((r, x) => r + x.batch.numRows, 0)));
@@ -415,7 +436,7 @@ export class LakeTransactionImpl implements LakeTransaction {
           w.rows += p.file.rowCount;
         }
         this.#pendingBytes += bytes;
-        return;
+        return placed;
       }
     }
     const encoded = batches.map((b) => {
@@ -428,6 +449,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       w.files.push(rec);
       w.rows += e.file.rowCount;
     }
+    return placed;
   }
 
   /**
@@ -476,7 +498,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     const marks = new Map<string, TableWriteMark>();
     for (const [key, w] of this.#writes) {
       marks.set(key, {
-        offset: this.#offset, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length,
+        offset: this.#offset, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length, keyMoves: w.keyMoves.length,
         deletes: new Map([...w.deletes].map(([f, ps]) => [f, new Set(ps)])),
       });
     }
@@ -506,6 +528,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       w.rmw = m?.rmw ?? this.#isolation !== 'read committed';
       w.inserted.length = m?.inserted ?? 0;
       w.keyHashes.length = m?.keyHashes ?? 0;
+      w.keyMoves.length = m?.keyMoves ?? 0;
       w.deletes.clear();
       for (const [f, ps] of m?.deletes ?? []) w.deletes.set(f, new Set(ps));
     }
@@ -636,6 +659,8 @@ export class LakeTransactionImpl implements LakeTransaction {
         'added-files': String(w.files.length + w.pending.length), 'added-rows': String(rows), seq: String(this.seq),
         // Readers of the changelog (a publication) learn from the commit, not the table's current property, what its rows hold.
         ...(isKeyed(w.table) && changelogProducer(w.table) === 'lookup' ? { 'changelog-producer': 'lookup' } : {}),
+        // A publication sends each pair as one UPDATE, as PostgreSQL does (key-moves.ts).
+        ...keyMovesSummary(w.keyMoves),
       },
       schemaId: current.schemaId, addFiles, removeFileIds, ...(expectHead === undefined ? {} : { expectHead }),
     };
@@ -662,6 +687,29 @@ export class LakeTransactionImpl implements LakeTransaction {
       for (const f of w.files) await this.#ctx.storage.delete(f.path).catch(() => undefined);
     }
   }
+}
+
+/** Where one #writeRows call put its rows: its groups, stored one after another from `firstOffset`, each in input order. */
+interface PlacedRows {
+  readonly firstOffset: number;
+  readonly groups: readonly RoutedGroup[];
+  readonly numRows: number;
+}
+
+/** Each input row's offset in the transaction. */
+function rowOffsets(p: PlacedRows): Float64Array {
+  const out = new Float64Array(p.numRows);
+  let next = p.firstOffset;
+  for (const g of p.groups) {
+    if (g.rows === undefined) for (let r = 0; r < p.numRows; r++) out[r] = next++;
+    else for (const r of g.rows) out[r] = next++;
+  }
+  return out;
+}
+
+function keyMovesSummary(pairs: readonly number[]): Record<string, string> {
+  const text = encodeKeyMoves(pairs);
+  return text === undefined ? {} : { [KEY_MOVES_SUMMARY]: text };
 }
 
 function hasUniqueConstraint(table: TableMetadata): boolean {

@@ -25,6 +25,8 @@ export interface ChangelogRows {
   /** One array per table column. */
   readonly columns: unknown[][];
   readonly ops: string[];
+  /** The statement row each stored row came from (a -U/+U pair both name theirs). */
+  readonly sources: number[];
 }
 
 /**
@@ -55,15 +57,18 @@ export async function lookupChangelogRows(
   await offerFileRows(storage, table, candidates, set, winners, (m, batch, row) => found.set(m, { batch, row }));
 
   const before = rowValues(table, found);
-  const out: ChangelogRows = { columns: table.columns.map(() => []), ops: [] };
+  const out: ChangelogRows = { columns: table.columns.map(() => []), ops: [], sources: [] };
+  let source = 0;
   const emit = (op: string, row: readonly unknown[]): void => {
     for (let c = 0; c < row.length; c++) out.columns[c]!.push(row[c]);
     out.ops.push(op);
+    out.sources.push(source);
   };
   // Each key's row after the statement's rows so far (null: absent); a hidden key is skipped throughout.
   const current = new Map<number, readonly unknown[] | null>();
   const mySeq = Number(seq);
   for (let r = 0; r < n; r++) {
+    source = r;
     const m = set.indexOf(keys, r);
     if (winners.has(m) && winners.seq[m]! > mySeq) continue;
     const was = current.has(m) ? current.get(m)! : winners.live[m] === 1 ? before.get(m)! : null;

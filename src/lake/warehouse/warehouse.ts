@@ -92,6 +92,12 @@ export interface ChangeBatch {
   readonly seq: bigint;
   /** Table columns plus _change_type (Utf8), _seq (Int64), _commit_snapshot_id (Int64). */
   readonly batch: RecordBatch;
+  /**
+   * Row r's offset in its transaction is firstOffset + r (key-moves.ts pairs rows by it);
+   * undefined when not known: rows of a tiered file (several commits, offsets not kept) or
+   * an append table's deletion vector.
+   */
+  readonly firstOffset: number | undefined;
 }
 
 export interface Warehouse {

@@ -1,5 +1,5 @@
 import { vectorToValues } from '../../exec/index.js';
-import { commitEndLsn, commitLsn, firstSnapshotFrom } from '../../lake/index.js';
+import { commitEndLsn, commitLsn, decodeKeyMoves, firstSnapshotFrom } from '../../lake/index.js';
 import type { Snapshot, TableMetadata, Warehouse } from '../../lake/index.js';
 import { inputTableChanges } from './input-table-changes.js';
 
@@ -12,6 +12,8 @@ export interface TableChange {
   readonly kind: 'insert' | 'update' | 'delete';
   /** Values in the table's column order. A keyed table's delete holds its key, the other columns null. */
   readonly row: readonly unknown[];
+  /** An update that changed a keyed table's key: the old key, the other columns null. */
+  readonly oldKey?: readonly unknown[];
 }
 
 /** One Floe transaction's commit on the published tables: its snapshots share a seq and lie next to each other in id order. */
@@ -81,34 +83,69 @@ export async function readCommittedTransactions(
   return { transactions: out, end: end > fromLsn ? end : fromLsn };
 }
 
+/** One stored change row of a snapshot, with its offset in the transaction when known. */
+interface ChangeRow {
+  readonly op: string;
+  readonly row: readonly unknown[];
+  readonly offset: number | undefined;
+}
+
 /**
  * A snapshot's change rows as inserts, updates and deletes. A keyed table's -U (before-image)
- * is dropped: its +U carries the row, and the key did not change (a key change is written as
- * -D of the old key and +I of the new). A keyed table's commit written with the `input`
- * changelog producer stores a blind upsert as +I whether or not it replaced a row, so its keys
- * are sent as what the commit did to them (input-table-changes.ts); a `lookup` commit's rows
- * already say (its summary names the producer).
- * An append table's -D rows are whole rows.
+ * is dropped: its +U carries the row, and the key did not change. A key change is stored as
+ * -D of the old key and +I of the new; the commit's summary pairs them (key-moves.ts), and a
+ * pair is sent as one update carrying the old key, as PostgreSQL sends it. A keyed table's
+ * commit written with the `input` changelog producer stores a blind upsert as +I whether or
+ * not it replaced a row, so its keys are sent as what the commit did to them
+ * (input-table-changes.ts); a `lookup` commit's rows already say (its summary names the
+ * producer). An append table's -D rows are whole rows.
  */
 async function snapshotChanges(warehouse: Warehouse, table: TableMetadata, snapshot: Snapshot): Promise<TableChange[]> {
-  const out: TableChange[] = [];
   const width = table.columns.length;
   const keyed = table.primaryKey.length > 0;
   // What the commit's rows hold is the producer it was written with (recorded in its summary), not the table's property now.
   const fromInput = keyed && snapshot.summary['changelog-producer'] !== 'lookup';
-  const written: unknown[][] = [];
   const keyIdx = new Set(table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k)));
-  for (const { batch } of await warehouse.readChanges(table, snapshot.parentId, snapshot.id)) {
+  const keyOnly = (row: readonly unknown[]): unknown[] => row.map((v, i) => (keyIdx.has(i) ? v : null));
+  const rows: ChangeRow[] = [];
+  for (const { batch, firstOffset } of await warehouse.readChanges(table, snapshot.parentId, snapshot.id)) {
     const cols = table.columns.map((c, i) => vectorToValues(batch.getChildAt(i)!, c.type));
     const ops = vectorToValues(batch.getChildAt(width)!, { kind: 'text' });
     for (let r = 0; r < batch.numRows; r++) {
-      const op = ops[r] as string;
-      if (fromInput) { written.push(cols.map((c) => c[r] ?? null)); continue; }
-      if (op === '-U') continue;
-      const row = cols.map((c, i) => (op === '-D' && keyed && !keyIdx.has(i) ? null : c[r] ?? null));
-      out.push({ table, kind: op === '-D' ? 'delete' : op === '+U' ? 'update' : 'insert', row });
+      rows.push({ op: ops[r] as string, row: cols.map((c) => c[r] ?? null), offset: firstOffset === undefined ? undefined : firstOffset + r });
     }
   }
-  if (fromInput) for (const c of await inputTableChanges(warehouse, table, snapshot, written)) out.push({ table, ...c });
+  const moves = keyed ? keyMoveRows(rows, decodeKeyMoves(snapshot.summary)) : new Map<number, number>();
+  if (fromInput) {
+    const keyOf = (row: readonly unknown[]) => table.primaryKey.map((k) => row[table.columns.findIndex((c) => c.name === k)]);
+    const moved = [...moves].map(([d, i]) => [keyOf(rows[d]!.row), keyOf(rows[i]!.row)] as const);
+    return (await inputTableChanges(warehouse, table, snapshot, rows.map((r) => r.row), moved)).map((c) => ({ table, ...c }));
+  }
+  const movedIn = new Set(moves.values());
+  const out: TableChange[] = [];
+  rows.forEach(({ op, row }, at) => {
+    if (op === '-U' || movedIn.has(at)) return;
+    const to = moves.get(at);
+    if (to !== undefined) out.push({ table, kind: 'update', row: rows[to]!.row, oldKey: keyOnly(row) });
+    else if (op === '-D') out.push({ table, kind: 'delete', row: keyed ? keyOnly(row) : row });
+    else out.push({ table, kind: op === '+U' ? 'update' : 'insert', row });
+  });
+  return out;
+}
+
+/**
+ * The recorded key changes among a snapshot's rows: the -D row's index to its +I row's. A
+ * pair is kept only when both rows were read with their offsets (tiered rows have none).
+ */
+function keyMoveRows(rows: readonly ChangeRow[], offsets: ReadonlyMap<number, number>): Map<number, number> {
+  const out = new Map<number, number>();
+  if (offsets.size === 0) return out;
+  const byOffset = new Map<number, number>();
+  rows.forEach((r, at) => { if (r.offset !== undefined) byOffset.set(r.offset, at); });
+  for (const [d, i] of offsets) {
+    const from = byOffset.get(d);
+    const to = byOffset.get(i);
+    if (from !== undefined && to !== undefined && rows[from]!.op === '-D' && rows[to]!.op === '+I') out.set(from, to);
+  }
   return out;
 }

@@ -8,6 +8,8 @@ export interface KeyChange {
   readonly kind: 'insert' | 'update' | 'delete';
   /** The new row of an insert or update; the key of a delete (other columns null). */
   readonly row: readonly unknown[];
+  /** An update that changed the key: the old key (other columns null). */
+  readonly oldKey?: readonly unknown[];
 }
 
 /**
@@ -18,9 +20,13 @@ export interface KeyChange {
  * sent as what happened to it: present at both, an update; only after, an insert; only
  * before, a delete; at neither (a delete of nothing, or a write the merge rule hid), nothing.
  * Keys go in the order the commit first wrote them; a key written twice is sent once.
+ * `moved` are the commit's key changes (old key, new key), recorded by its UPDATEs: one whose
+ * old key is sent as a delete and new key as an insert is sent as one update instead, at the
+ * old key's place, as PostgreSQL sends it (a key moved on again in the same commit is not).
  */
 export async function inputTableChanges(
   warehouse: Warehouse, table: TableMetadata, snapshot: Snapshot, written: readonly (readonly unknown[])[],
+  moved: readonly (readonly [readonly unknown[], readonly unknown[]])[] = [],
 ): Promise<KeyChange[]> {
   const keyIdx = table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k));
   const keys = new Map<string, readonly unknown[]>();
@@ -32,14 +38,21 @@ export async function inputTableChanges(
   if (keys.size === 0) return [];
   const before = snapshot.parentId === undefined ? new Map<string, unknown[]>() : await liveRows(warehouse, table, snapshot.parentId, keys, keyIdx);
   const after = await liveRows(warehouse, table, snapshot.id, keys, keyIdx);
-  const out: KeyChange[] = [];
+  const changes = new Map<string, KeyChange>();
   for (const [s, key] of keys) {
     const was = before.get(s);
     const is = after.get(s);
-    if (is !== undefined) out.push({ kind: was === undefined ? 'insert' : 'update', row: is });
-    else if (was !== undefined) out.push({ kind: 'delete', row: table.columns.map((_, i) => (keyIdx.includes(i) ? key[keyIdx.indexOf(i)] : null)) });
+    if (is !== undefined) changes.set(s, { kind: was === undefined ? 'insert' : 'update', row: is });
+    else if (was !== undefined) changes.set(s, { kind: 'delete', row: table.columns.map((_, i) => (keyIdx.includes(i) ? key[keyIdx.indexOf(i)] : null)) });
   }
-  return out;
+  for (const [oldKey, newKey] of moved) {
+    const from = changes.get(keyString(oldKey));
+    const to = changes.get(keyString(newKey));
+    if (from?.kind !== 'delete' || to?.kind !== 'insert') continue;
+    changes.set(keyString(oldKey), { kind: 'update', row: to.row, oldKey: from.row });
+    changes.delete(keyString(newKey));
+  }
+  return [...changes.values()];
 }
 
 /**

@@ -89,7 +89,8 @@ function sendTransaction(
     }
     const row = rowText(c.table, c.row, timeZone);
     if (c.kind === 'insert') body.push(insertMessage(c.table.id, row));
-    else if (c.kind === 'update') body.push(updateMessage(c.table.id, undefined, row));
+    // A changed key goes with the update as its old key ('K'); an unchanged one is not sent (REPLICA IDENTITY DEFAULT).
+    else if (c.kind === 'update') body.push(updateMessage(c.table.id, c.oldKey === undefined ? undefined : { kind: 'K', tuple: rowText(c.table, c.oldKey, timeZone) }, row));
     else body.push(deleteMessage(c.table.id, { kind: c.table.primaryKey.length > 0 ? 'K' : 'O', tuple: row }));
   }
   // Like PostgreSQL 15's pgoutput, a transaction that changed nothing published is not sent.

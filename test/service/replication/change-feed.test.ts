@@ -2,12 +2,14 @@
  * The change feed's answer for keyed tables (src/service/replication/change-feed.ts): what a
  * publication sends for blind upserts and deletes by key, on an input table (each commit key
  * by key, from the table at its parent and at itself; past 256 keys the snapshots are read
- * whole) and on a lookup table (its stored changelog, a key written twice sent twice).
+ * whole) and on a lookup table (its stored changelog, a key written twice sent twice); an
+ * UPDATE that changes a key, sent as one update with the old key on both.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { commitLsn } from '../../../src/lake/index.js';
-import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
+import type { LakeTransaction, TableMetadata, Warehouse } from '../../../src/lake/index.js';
+import { encodeKeyMoves, MAX_KEY_MOVE_RUNS } from '../../../src/lake/table/key-moves.js';
 import { readCommittedTransactions } from '../../../src/service/replication/change-feed.js';
 import { kvTable } from '../../lake/helpers/keyed-table.js';
 import { tempWarehouse } from '../../lake/helpers/read-table.js';
@@ -15,7 +17,12 @@ import { tempWarehouse } from '../../lake/helpers/read-table.js';
 /** The changes of every transaction committed after `after`, as "kind id v" lines. */
 async function sent(wh: Warehouse, t: TableMetadata, after: bigint): Promise<string[][]> {
   const { transactions } = await readCommittedTransactions(wh, [t], commitLsn(after + 1n), 1000);
-  return transactions.map((x) => x.changes.map((c) => `${c.kind} ${String(c.row[0])} ${String(c.row[1])}`));
+  return transactions.map((x) => x.changes.map((c) => `${c.kind} ${String(c.row[0])} ${String(c.row[1])}${c.oldKey === undefined ? '' : ` from ${String(c.oldKey[0])} ${String(c.oldKey[1])}`}`));
+}
+
+/** tx.update of (id, v) rows, each `[old id, old v, new id, new v]`. */
+async function update(tx: LakeTransaction, t: TableMetadata, rows: readonly (readonly [number, string, number, string])[]): Promise<void> {
+  await tx.update(t, 'main', [rows.map((r) => r[0]), rows.map((r) => r[1])], [rows.map((r) => r[2]), rows.map((r) => r[3])]);
 }
 
 async function commit(wh: Warehouse, t: TableMetadata, upserts: readonly [number, string][], deletes: readonly number[] = []): Promise<void> {
@@ -58,4 +65,74 @@ test('an input table commit of more than 256 keys reads the snapshots whole and 
   } finally {
     await cleanup();
   }
+});
+
+for (const producer of ['input', 'lookup'] as const) {
+  test(`a ${producer} table's UPDATE that changes keys is sent as updates carrying the old key, not as deletes and inserts`, async () => {
+    const { wh, cleanup } = await tempWarehouse();
+    try {
+      const t = await kvTable(wh, 't', { 'changelog-producer': producer });
+      await commit(wh, t, [[1, 'a'], [2, 'b'], [3, 'c'], [4, 'd']]);
+      const start = wh.resolveSnapshot(t)!.id;
+      let tx = await wh.begin();
+      // One statement: 1 moves to 11, 2 keeps its key, 3 moves to 13.
+      await update(tx, t, [[1, 'a', 11, 'a'], [2, 'b', 2, 'B'], [3, 'c', 13, 'C']]);
+      await tx.commit();
+      tx = await wh.begin();
+      // A statement rolled back to a savepoint records nothing; the next one's key change is sent.
+      await update(tx, t, [[11, 'a', 21, 'a']]);
+      const mark = tx.savepoint();
+      await update(tx, t, [[2, 'B', 22, 'B']]);
+      await tx.rollbackTo(mark);
+      await update(tx, t, [[4, 'd', 24, 'd']]);
+      await tx.commit();
+      // A delete then an insert stay what they are.
+      await commit(wh, t, [[5, 'e']], [13]);
+      assert.deepEqual(await sent(wh, t, start), [
+        ['update 11 a from 1 null', 'update 2 B', 'update 13 C from 3 null'],
+        ['update 21 a from 11 null', 'update 24 d from 4 null'],
+        ['insert 5 e', 'delete 13 null'],
+      ]);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test(`a ${producer} table's key changes across partitions pair each old key with its own new row`, async () => {
+    const { wh, cleanup } = await tempWarehouse();
+    try {
+      const t = await wh.createTable({
+        namespace: 'public', name: 'p', primaryKey: ['g', 'id'], properties: { 'changelog-producer': producer },
+        partitionBy: [{ sourceColumn: 'g', transform: { kind: 'identity' }, name: 'g' }],
+        columns: [
+          { name: 'g', type: { kind: 'text' }, nullable: false }, { name: 'id', type: { kind: 'int4' }, nullable: false },
+          { name: 'v', type: { kind: 'text' }, nullable: true },
+        ],
+      });
+      let tx = await wh.begin();
+      await tx.insert(t, 'main', [['x', 'y', 'x'], [1, 2, 3], ['a', 'b', 'c']]);
+      await tx.commit();
+      const start = wh.resolveSnapshot(t)!.id;
+      // The -D rows are stored by old partition (x1, x3, y2), the +I rows by new (y11, then x12, x13):
+      // pairing the n-th delete with the n-th insert would give x3 the row of x12.
+      tx = await wh.begin();
+      await tx.update(t, 'main', [['x', 'y', 'x'], [1, 2, 3], ['a', 'b', 'c']], [['y', 'x', 'x'], [11, 12, 13], ['a', 'b', 'c']]);
+      await tx.commit();
+      const { transactions } = await readCommittedTransactions(wh, [t], commitLsn(start + 1n), 1000);
+      const show = (r: readonly unknown[] | undefined) => (r === undefined ? '-' : r.map(String).join(','));
+      assert.deepEqual(transactions.map((x) => x.changes.map((c) => `${c.kind} ${show(c.row)} from ${show(c.oldKey)}`).sort()), [[
+        'update x,12,b from y,2,null', 'update x,13,c from x,3,null', 'update y,11,a from x,1,null',
+      ]]);
+    } finally {
+      await cleanup();
+    }
+  });
+}
+
+test('key moves are recorded as runs, and not at all past the cap on runs', () => {
+  assert.equal(encodeKeyMoves([]), undefined);
+  assert.equal(encodeKeyMoves([0, 10, 1, 11, 2, 12, 5, 3]), '0:10:3,5:3:1');
+  const scattered = Array.from({ length: MAX_KEY_MOVE_RUNS }, (_, k) => [2 * k, 10 * k]).flat();
+  assert.equal(encodeKeyMoves(scattered)!.split(',').length, MAX_KEY_MOVE_RUNS);
+  assert.equal(encodeKeyMoves([...scattered, 10 * MAX_KEY_MOVE_RUNS, 1]), undefined);
 });
