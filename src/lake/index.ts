@@ -1,5 +1,6 @@
 /** src/lake's public API: the only module of src/lake other layers import. */
 export type { CatalogConfig } from './catalog/catalog-config.js';
+export type { SnapshotIdRange } from './catalog/catalog.js';
 export type { StorageConfig } from './storage/storage-config.js';
 export type {
   AlterTableChange, ColumnDefinition, ColumnIdentity, ColumnMetadata, IndexKey, TableConstraint, TableDefinition, TableMetadata,

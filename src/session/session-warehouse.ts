@@ -159,7 +159,7 @@ export class SessionWarehouse implements Warehouse {
   // ---- per-table operations: the table's own warehouse ----
 
   readonly resolveSnapshot: Warehouse['resolveSnapshot'] = (table, selector) => this.#owner(table).resolveSnapshot(table, selector);
-  readonly listSnapshots: Warehouse['listSnapshots'] = (table) => this.#owner(table).listSnapshots(table);
+  readonly listSnapshots: Warehouse['listSnapshots'] = (table, ids) => this.#owner(table).listSnapshots(table, ids);
   readonly listRefs: Warehouse['listRefs'] = (table) => this.#owner(table).listRefs(table);
   readonly createBranch: Warehouse['createBranch'] = (table, name, opts) => this.#owner(table).createBranch(table, name, opts);
   readonly createTag: Warehouse['createTag'] = (table, name, opts) => this.#owner(table).createTag(table, name, opts);

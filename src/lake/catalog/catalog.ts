@@ -52,6 +52,12 @@ export interface SnapshotRecord {
   readonly squashedFromMicros?: bigint;
 }
 
+/** Snapshot ids from `from` through `to`. */
+export interface SnapshotIdRange {
+  readonly from: bigint;
+  readonly to: bigint;
+}
+
 export interface RefRecord {
   readonly tableId: number;
   readonly name: string;
@@ -232,7 +238,11 @@ export interface Catalog {
   dropTable(id: number): void;
 
   getSnapshot(tableId: number, id: bigint): SnapshotRecord | undefined;
-  listSnapshots(tableId: number): SnapshotRecord[];
+  /**
+   * The table's snapshots in id order; with `ids`, only those in the range, found by id, so
+   * the read costs what the range holds, not the table's history (a change feed's poll).
+   */
+  listSnapshots(tableId: number, ids?: SnapshotIdRange): SnapshotRecord[];
   /** The greatest snapshot id of the table (ids are handed out in commit order, across tables). */
   newestSnapshotId(tableId: number): bigint | undefined;
   /** id and its parents, newest first. */

@@ -24,10 +24,7 @@ import type { TableMetadata } from './table-metadata.js';
 export async function readChanges(ctx: LakeContext, table: TableMetadata, from: bigint | undefined, to: bigint): Promise<ChangeBatch[]> {
   const { catalog, storage } = ctx;
   if (catalog.getSnapshot(table.id, to) === undefined) throw new FloeError(SqlState.undefinedObject, `snapshot ${to} of table "${table.name}" does not exist`);
-  const chain = catalog.ancestors(table.id, to);
-  const stop = from === undefined ? chain.length : chain.indexOf(from);
-  if (stop < 0) throw new FloeError(SqlState.invalidParameterValue, `snapshot ${from} is not an ancestor of snapshot ${to}`);
-  const snaps = chain.slice(0, stop).reverse();
+  const snaps = from === undefined ? catalog.ancestors(table.id, to).reverse() : lineageAfter(ctx, table.id, from, to);
   const out: ChangeBatch[] = [];
   const written = snaps.filter((sid) => catalog.getSnapshot(table.id, sid)!.operation !== 'optimize');
   // Tiered files hold several of these commits: each is read once, its rows dealt out by `_snapshot`.
@@ -61,6 +58,20 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
     }
   }
   return out;
+}
+
+/**
+ * The snapshots after `from` up to `to` on `to`'s lineage, oldest first, walked back from `to`
+ * only as far as `from` (a change feed reads one commit at a time: its history is not read).
+ */
+function lineageAfter(ctx: LakeContext, tableId: number, from: bigint, to: bigint): bigint[] {
+  const out: bigint[] = [];
+  for (let id: bigint | undefined = to; id !== from; id = ctx.catalog.getSnapshot(tableId, id)?.parentId) {
+    // A parent's id is below its child's: past `from`, it is not on the lineage.
+    if (id === undefined || id < from) throw new FloeError(SqlState.invalidParameterValue, `snapshot ${from} is not an ancestor of snapshot ${to}`);
+    out.push(id);
+  }
+  return out.reverse();
 }
 
 /** Files by the snapshot whose rows they hold: a plain file by the one that added it, a tiered one by each commit it holds. */

@@ -1,7 +1,7 @@
 import { buildIndexFilters } from '../stats/build-index-filters.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import type { Catalog, TableRecord } from '../catalog/catalog.js';
+import type { Catalog, SnapshotIdRange, TableRecord } from '../catalog/catalog.js';
 import { logBacklog } from '../log/log-backlog.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import { tierLogFiles } from '../log/tier-log-files.js';
@@ -298,8 +298,8 @@ export class WarehouseImpl implements Warehouse {
     return toSnapshot(resolveSnapshotRecord(this.#catalog, table, selector));
   }
 
-  listSnapshots(table: TableMetadata): Snapshot[] {
-    return this.#catalog.listSnapshots(table.id).filter((s) => !s.expired).map(toSnapshot);
+  listSnapshots(table: TableMetadata, ids?: SnapshotIdRange): Snapshot[] {
+    return this.#catalog.listSnapshots(table.id, ids).filter((s) => !s.expired).map(toSnapshot);
   }
 
   branchHeads(branch = 'main'): ReadonlyMap<number, bigint> {

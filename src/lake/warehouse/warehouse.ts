@@ -3,6 +3,7 @@ import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import type { RecordBatch } from 'apache-arrow';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import type { CatalogConfig } from '../catalog/catalog-config.js';
+import type { SnapshotIdRange } from '../catalog/catalog.js';
 import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../optimize/optimize-result.js';
 import type { NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
 import type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from '../refs/snapshot.js';
@@ -117,7 +118,8 @@ export interface Warehouse {
 
   /** Default: head of branch main. Throws 42704 for an unknown ref, 22023 for an expired/too-old target. Undefined for an empty table. */
   resolveSnapshot(table: TableMetadata, selector?: SnapshotSelector): Snapshot | undefined;
-  listSnapshots(table: TableMetadata): Snapshot[];
+  /** Unexpired snapshots in id order; with `ids`, only those in the range (read by id: the range's cost, not the history's). */
+  listSnapshots(table: TableMetadata, ids?: SnapshotIdRange): Snapshot[];
   listRefs(table: TableMetadata): RefInfo[];
   /** The head snapshot id of `branch` (default main) of every table that has the branch, by table id, in one catalog read. */
   branchHeads(branch?: string): ReadonlyMap<number, bigint>;

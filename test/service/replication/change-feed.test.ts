@@ -6,8 +6,15 @@
  * UPDATE that changes a key, sent as one update with the old key on both.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { commitLsn } from '../../../src/lake/index.js';
+import type { Catalog } from '../../../src/lake/catalog/catalog.js';
+import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
+import { openStorage } from '../../../src/lake/storage/open-storage.js';
+import { WarehouseImpl } from '../../../src/lake/warehouse/warehouse-impl.js';
+import { commitEndLsn, commitLsn } from '../../../src/lake/index.js';
 import type { LakeTransaction, TableMetadata, Warehouse } from '../../../src/lake/index.js';
 import { encodeKeyMoves, MAX_KEY_MOVE_RUNS } from '../../../src/lake/table/key-moves.js';
 import { readCommittedTransactions } from '../../../src/service/replication/change-feed.js';
@@ -135,4 +142,59 @@ test('key moves are recorded as runs, and not at all past the cap on runs', () =
   const scattered = Array.from({ length: MAX_KEY_MOVE_RUNS }, (_, k) => [2 * k, 10 * k]).flat();
   assert.equal(encodeKeyMoves(scattered)!.split(',').length, MAX_KEY_MOVE_RUNS);
   assert.equal(encodeKeyMoves([...scattered, 10 * MAX_KEY_MOVE_RUNS, 1]), undefined);
+});
+
+/** A catalog that counts, per method, the rows (array, Map or Set entries) it hands out. */
+function countingCatalog(inner: Catalog, rows: Map<string, number>): Catalog {
+  const size = (v: unknown): number => (Array.isArray(v) ? v.length : v instanceof Map || v instanceof Set ? v.size : v === undefined ? 0 : 1);
+  return new Proxy(inner, {
+    get(target, prop) {
+      const v: unknown = Reflect.get(target, prop);
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => {
+        const r: unknown = (v as (...a: unknown[]) => unknown).apply(target, args);
+        rows.set(String(prop), (rows.get(String(prop)) ?? 0) + size(r));
+        return r;
+      };
+    },
+  });
+}
+
+test("a change feed's poll reads the snapshots after its position, not the tables' history", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-feed-poll-'));
+  const rows = new Map<string, number>();
+  const storage = { kind: 'local', root: dir } as const;
+  const wh = new WarehouseImpl(dir, countingCatalog(new SqliteCatalog(join(dir, 'catalog.db')), rows), openStorage(storage), storage, undefined, 60_000);
+  try {
+    // A lookup table: its commits are read from their own rows, with no scan of the table.
+    const t = await kvTable(wh, 't', { 'changelog-producer': 'lookup' });
+    const other = await kvTable(wh, 'other');
+    const history = 300;
+    for (let i = 0; i < history; i++) {
+      await commit(wh, t, [[i, 'old']]);
+      if (i % 10 === 0) await commit(wh, other, [[i, 'other']]);
+    }
+    // The catalog's range read: the table's snapshots with ids in the range, the other table's left out.
+    const ids = wh.listSnapshots(t).map((x) => x.id);
+    assert.deepEqual(wh.listSnapshots(t, { from: ids[10]!, to: ids[40]! }).map((x) => x.id), ids.slice(10, 41));
+    assert.deepEqual(wh.listSnapshots(t, { from: ids[10]! + 1n, to: ids[40]! - 1n }).map((x) => x.id), ids.slice(11, 40));
+    const seen = commitEndLsn(wh.resolveSnapshot(t)!.id);
+    const snapshotRows = () => (rows.get('listSnapshots') ?? 0) + (rows.get('ancestors') ?? 0) + (rows.get('getSnapshot') ?? 0);
+
+    rows.clear();
+    const idle = await readCommittedTransactions(wh, [t], seen, 64);
+    assert.deepEqual(idle.transactions, []);
+    assert.equal(idle.end, seen);
+    const idleRows = [...rows.values()].reduce((a, b) => a + b, 0);
+    assert.ok(idleRows <= 2, `an idle poll read ${idleRows} rows: ${JSON.stringify([...rows])}`);
+
+    await commit(wh, t, [[history, 'new']]);
+    rows.clear();
+    const busy = await readCommittedTransactions(wh, [t], idle.end, 64);
+    assert.deepEqual(busy.transactions.map((x) => x.changes.map((c) => `${c.kind} ${String(c.row[0])} ${String(c.row[1])}`)), [[`insert ${history} new`]]);
+    assert.ok(snapshotRows() <= 10, `a poll that found one commit read ${snapshotRows()} snapshot rows: ${JSON.stringify([...rows])}`);
+  } finally {
+    await wh.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
