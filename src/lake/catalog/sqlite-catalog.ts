@@ -192,6 +192,20 @@ function frozen<T>(v: T): T {
   return Object.freeze(v);
 }
 
+/** Cached reads a commit (#commitOne: snapshot, file, removal and ref rows, a subscription's position) cannot change. */
+const COMMIT_PROOF_READS = ['table ', 'namespaces', 'types', 'type ', 'view ', 'views ', 'comments', 'sequence ', 'sequences ', 'optimizer groups'];
+
+/**
+ * Whether a cached read stays right through a commit: definitions do, and so do a snapshot
+ * and the files visible at it once it exists (a commit only adds snapshots). Refs move,
+ * and a snapshot read before it existed (an id a rolled-back commit took) may now exist.
+ */
+function keptThroughCommit(key: string, value: unknown): boolean {
+  if (key.startsWith('snapshot ')) return value !== undefined;
+  if (key.startsWith('files ')) return Array.isArray(value) && value.length > 0;
+  return COMMIT_PROOF_READS.some((prefix) => key.startsWith(prefix));
+}
+
 /**
  * The catalogs of this thread open on each database file. A commit of one is seen by another's
  * cached reads in the same synchronous run through its total_changes(), which data_version,
@@ -203,9 +217,13 @@ export class SqliteCatalog implements Catalog {
   readonly kind = 'sqlite';
   readonly #db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
-  /** Reads by key, valid while the database's version is still #readsVersion (see #cached). */
+  /** Reads by key, valid while the database's version is still #readsChanges and #readsDataVersion (see #cached). */
   readonly #reads = new Map<string, unknown>();
-  #readsVersion = '';
+  /** The version #reads is valid for: total_changes() of the file's catalogs in this thread, and this connection's data_version. */
+  #readsChanges = -1n;
+  #readsDataVersion = -1n;
+  /** Keys of #reads a commit of this catalog's own may change (keptThroughCommit); the rest stay valid through it. */
+  readonly #commitStaleReads = new Set<string>();
   /** PRAGMA data_version as read in the current synchronous run (see #dataVersion); undefined once the run ends. */
   #runDataVersion: bigint | undefined;
   readonly #fileKey: string | symbol;
@@ -388,17 +406,63 @@ export class SqliteCatalog implements Catalog {
     // version: nothing read there is kept (the writes move total_changes, so the next read
     // after it, committed or not, starts a fresh cache).
     if (this.#db.inTransaction) return read();
-    let changes = 0n;
-    for (const c of this.#sameFile) changes += c.#sql('SELECT total_changes()').pluck().get() as bigint;
-    const version = `${changes}:${this.#dataVersion()}`;
-    if (version !== this.#readsVersion) {
-      this.#reads.clear();
-      this.#readsVersion = version;
+    const changes = this.#totalChanges();
+    const dataVersion = this.#dataVersion();
+    if (changes !== this.#readsChanges || dataVersion !== this.#readsDataVersion) {
+      this.#clearReads();
+      this.#readsChanges = changes;
+      this.#readsDataVersion = dataVersion;
     } else if (this.#reads.has(key)) return this.#reads.get(key) as T;
     const value = frozen(read());
-    if (this.#reads.size >= READ_CACHE_MAX) this.#reads.clear();
+    if (this.#reads.size >= READ_CACHE_MAX) this.#clearReads();
     this.#reads.set(key, value);
+    if (!keptThroughCommit(key, value)) this.#commitStaleReads.add(key);
     return value;
+  }
+
+  /** total_changes() summed over this thread's catalogs on the file: moves with every write any of them makes. */
+  #totalChanges(): bigint {
+    let changes = 0n;
+    for (const c of this.#sameFile) changes += c.#sql('SELECT total_changes()').pluck().get() as bigint;
+    return changes;
+  }
+
+  #clearReads(): void {
+    this.#reads.clear();
+    this.#commitStaleReads.clear();
+  }
+
+  /**
+   * A write transaction of this catalog's own (`durability` as #immediate or
+   * #immediateNormal) that keeps the read cache: one whose rows no cached read holds
+   * (`stale: 'none'`: the txns and log_writers rows), or a commit's (snapshot, file and ref
+   * rows; keptThroughCommit says which reads stay right). Any write would otherwise void
+   * every cached read, and a logged commit writes twice (beginTxn, then the apply): every
+   * statement re-read and re-parsed the table, the namespaces, its snapshots and its files.
+   * The cache stays only when it was current before; another connection's commit still
+   * clears it at the next read (data_version is not touched here). data_version is read
+   * inside the transaction, where it takes no lock of its own, so the rest of the run
+   * need not read it again.
+   */
+  #ownWrite<T>(stale: 'none' | 'commit', durability: 'full' | 'normal', fn: () => T): T {
+    const run = durability === 'full' ? (f: () => T) => this.#immediate(f) : (f: () => T) => this.#immediateNormal(f);
+    if (this.#db.inTransaction) return run(fn);
+    const current = this.#totalChanges() === this.#readsChanges;
+    let dataVersion: bigint | undefined;
+    const out = run(() => {
+      dataVersion = this.#sql('PRAGMA data_version').pluck().get() as bigint;
+      return fn();
+    });
+    if (current) {
+      this.#readsChanges = this.#totalChanges();
+      if (stale === 'commit') {
+        for (const key of this.#commitStaleReads) this.#reads.delete(key);
+        this.#commitStaleReads.clear();
+      }
+    }
+    // As fresh as a read now: the transaction saw every commit before it.
+    this.#setRunDataVersion(dataVersion!);
+    return out;
   }
 
   /**
@@ -413,11 +477,13 @@ export class SqliteCatalog implements Catalog {
    * message, which arrives in a later run.
    */
   #dataVersion(): bigint {
-    if (this.#runDataVersion === undefined) {
-      this.#runDataVersion = this.#sql('PRAGMA data_version').pluck().get() as bigint;
-      queueMicrotask(() => { this.#runDataVersion = undefined; });
-    }
-    return this.#runDataVersion;
+    if (this.#runDataVersion === undefined) this.#setRunDataVersion(this.#sql('PRAGMA data_version').pluck().get() as bigint);
+    return this.#runDataVersion!;
+  }
+
+  #setRunDataVersion(version: bigint): void {
+    if (this.#runDataVersion === undefined) queueMicrotask(() => { this.#runDataVersion = undefined; });
+    this.#runDataVersion = version;
   }
 
   #immediate<T>(fn: () => T): T {
@@ -817,7 +883,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   heartbeatLogWriter(id: string, nowMicros: bigint): boolean {
-    return this.#immediateNormal(() => this.#sql('UPDATE log_writers SET heartbeat_micros = ? WHERE writer_id = ?').run(nowMicros, id).changes > 0);
+    return this.#ownWrite('none', 'normal', () => this.#sql('UPDATE log_writers SET heartbeat_micros = ? WHERE writer_id = ?').run(nowMicros, id).changes > 0);
   }
 
   listLogWriters(): LogWriterRecord[] {
@@ -832,7 +898,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   applyLoggedCommits(writerId: string, commits: readonly LoggedCommit[], appliedLsn: bigint, nowMicros: bigint): LoggedCommitOutcome[] {
-    return this.#immediateNormal(() => {
+    return this.#ownWrite('commit', 'normal', () => {
       const out: LoggedCommitOutcome[] = [];
       // Per table and branch: the head before this call's first commit on it, and the snapshots its commits added.
       const batchHeads = new Map<string, { before: bigint; added: Set<bigint> }>();
@@ -915,7 +981,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   beginTxn(id: string, pid: number, nowMicros: bigint): bigint {
-    return this.#immediateNormal(() => {
+    return this.#ownWrite('none', 'normal', () => {
       const seq = this.#nextMeta('next_seq');
       this.#sql('INSERT INTO txns VALUES (?, ?, ?, ?, ?)').run(id, seq, nowMicros, nowMicros, pid);
       return seq;
@@ -923,11 +989,11 @@ export class SqliteCatalog implements Catalog {
   }
 
   heartbeatTxn(id: string, nowMicros: bigint): boolean {
-    return this.#immediateNormal(() => this.#sql('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0);
+    return this.#ownWrite('none', 'normal', () => this.#sql('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0);
   }
 
   endTxn(id: string): void {
-    this.#immediateNormal(() => this.#sql('DELETE FROM txns WHERE txn_id = ?').run(id));
+    this.#ownWrite('none', 'normal', () => this.#sql('DELETE FROM txns WHERE txn_id = ?').run(id));
   }
 
   listTxns(): TxnRecord[] {
@@ -987,7 +1053,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[] {
-    return this.#immediate(() => this.#commitRequests(requests, txnId, nowMicros));
+    return this.#ownWrite('commit', 'full', () => this.#commitRequests(requests, txnId, nowMicros));
   }
 
   rewriteTable(tableId: number, change: { readonly primaryKey: readonly string[]; readonly columns: readonly ColumnMetadata[] }, request: CommitRequest, txnId: string, nowMicros: bigint): TableRecord {
