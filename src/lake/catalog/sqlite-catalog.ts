@@ -101,6 +101,8 @@ function migrate(db: Database.Database): void {
   if (!tableColumns.has('constraints')) db.exec(`ALTER TABLE tables ADD COLUMN constraints TEXT NOT NULL DEFAULT '[]'`);
   const fileColumns = new Set((db.prepare('PRAGMA table_info(files)').all() as { name: string }[]).map((c) => c.name));
   if (!fileColumns.has('snapshots')) db.exec('ALTER TABLE files ADD COLUMN snapshots TEXT');
+  // Tiered files only (tieredFiles): none at all while tiering is off, so finding them costs nothing.
+  db.exec('CREATE INDEX IF NOT EXISTS files_tiered ON files (table_id) WHERE snapshots IS NOT NULL');
   // File ids come from a counter (#insertFile says why); a catalog written before it starts
   // past every id any of its rows still names.
   db.exec(`INSERT OR IGNORE INTO meta VALUES ('next_file_id', 1 + MAX(
@@ -1038,6 +1040,10 @@ export class SqliteCatalog implements Catalog {
     if (snapshotIds.length === 0) return [];
     return (this.#sql(`SELECT * FROM files WHERE table_id = ? AND added_in IN (SELECT value FROM json_each(?)) ORDER BY file_id`)
       .all(tableId, JSON.stringify(snapshotIds.map(Number))) as FileRow[]).map(toFileNumbers);
+  }
+
+  tieredFiles(tableId: number): FileRecord[] {
+    return (this.#sql('SELECT * FROM files WHERE table_id = ? AND snapshots IS NOT NULL ORDER BY file_id').all(tableId) as FileRow[]).map(toFileNumbers);
   }
 
   allFiles(tableId: number): FileRecord[] {
