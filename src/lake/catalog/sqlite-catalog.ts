@@ -1090,7 +1090,8 @@ export class SqliteCatalog implements Catalog {
   }
 
   #commitOne(req: CommitRequest, nowMicros: bigint): SnapshotRecord {
-    if (this.getTableById(req.tableId) === undefined) {
+    // Inside the write transaction reads are not cached: an existence check, not the parsed table.
+    if (this.#sql('SELECT 1 FROM tables WHERE table_id = ?').get(req.tableId) === undefined) {
       throw new FloeError(SqlState.undefinedTable, `table ${req.tableId} was dropped`);
     }
     const ref = this.getRef(req.tableId, req.branch);
@@ -1124,7 +1125,11 @@ export class SqliteCatalog implements Catalog {
     if (req.replacements !== undefined) insertFileReplacements((q) => this.#sql(q), req.tableId, req.replacements, added);
     this.#sql('UPDATE refs SET snapshot_id = ? WHERE table_id = ? AND name = ?').run(id, req.tableId, req.branch);
     if (req.subscriptionProgress !== undefined) this.#subscriptions.recordProgress(req.subscriptionProgress, nowMicros);
-    return this.getSnapshot(req.tableId, id)!;
+    // The row just inserted, as getSnapshot would read it back (not read: this runs once per commit).
+    return {
+      tableId: req.tableId, id, parentId: head.id, branch: req.branch, committedAtMicros: at, operation: req.operation,
+      summary: { ...req.summary }, schemaId: req.schemaId, expired: false, squashedFromMicros: undefined,
+    };
   }
 
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void {
