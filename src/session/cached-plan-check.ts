@@ -29,11 +29,26 @@ export function cachedPlanHolds(check: CachedPlanCheck, warehouse: Warehouse, se
   return check.tables.every((t) => t.definition === tableDefinition(warehouse, t.id));
 }
 
+type DefinitionParts = readonly unknown[];
+
+/**
+ * The last definition text made of each table's columns array, with the parts it was made
+ * from. The catalog hands out the same frozen parts while a table's definition has not
+ * changed (its read cache outlives commits), so the text, checked at every Execute, is
+ * made once per definition rather than once per statement.
+ */
+const definitions = new WeakMap<object, { readonly parts: DefinitionParts; readonly text: string }>();
+
 function tableDefinition(warehouse: Warehouse, id: number): string | undefined {
   const t = warehouse.getTableById(id);
   if (t === undefined) return undefined;
-  return JSON.stringify([t.namespace, t.name, t.schemaId, t.columns, t.primaryKey, t.partitionBy, t.constraints, t.properties],
-    (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+  const parts = [t.namespace, t.name, t.schemaId, t.columns, t.primaryKey, t.partitionBy, t.constraints, t.properties];
+  const known = definitions.get(t.columns);
+  if (known !== undefined && known.parts.every((p, i) => p === parts[i])) return known.text;
+  const text = JSON.stringify(parts, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+  // Only frozen parts can be known by identity: a part that may change in place is read afresh every time.
+  if (parts.every((p) => p === null || typeof p !== 'object' || Object.isFrozen(p))) definitions.set(t.columns, { parts, text });
+  return text;
 }
 
 /** Ids of the lake tables a bound statement's logical plan names (a `table` holding a numeric id, a namespace and a name). */

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
 
 /*
  * The SQLite catalog keeps its reads until the database changes: a write through the
@@ -67,6 +69,84 @@ test('a commit that fails part way leaves no cached trace: the next read sees th
     assert.throws(() => c.commit([request, { ...request, expectHead: head }], undefined, 1n), (e: unknown) => (e as { sqlstate?: string }).sqlstate === '40001');
     assert.equal(c.getRef(t.id, 'main')!.snapshotId, head, 'the rolled-back head is not served from the cache');
     assert.equal(c.listSnapshots(t.id).length, 1);
+  } finally {
+    c.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A change file row as a commit adds it (its path names no real file: nothing reads it here). */
+function changeFile(path: string, seq: bigint): NewFileRecord {
+  return {
+    store: 'change', path, partitionKey: '', partitionValues: [], nodeMask: 0, nodeIndex: 0, rowCount: 1, sizeBytes: 1,
+    seq, firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap: undefined,
+  };
+}
+
+/** The end of a synchronous run: the catalog reads data_version once per run. */
+const nextRun = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+test('the catalog\'s own transactions and commits keep its cached definitions; refs, new snapshots and other connections\' commits are read afresh', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-catalog-cache-'));
+  const path = join(dir, 'catalog.db');
+  const c = new SqliteCatalog(path);
+  try {
+    const t = c.createTable({
+      namespace: 'public', name: 't', columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
+      primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2,
+    } as never, 0n, false).table;
+    await nextRun();
+    const table = c.getTableById(t.id)!;
+    const namespaces = c.listNamespaces();
+    const head = c.getRef(t.id, 'main')!.snapshotId;
+    // Read before they exist (a snapshot id the next commit will take): absent, and no files.
+    assert.equal(c.getSnapshot(t.id, head + 1n), undefined);
+    assert.deepEqual(c.visibleFiles(t.id, head + 1n), []);
+    await nextRun();
+
+    const request = (seq: bigint, path: string): CommitRequest => ({
+      tableId: t.id, branch: 'main', operation: 'write', summary: {}, schemaId: t.schemaId, addFiles: [changeFile(path, seq)], removeFileIds: [],
+    });
+    const seq = c.beginTxn('txn-1', process.pid, 1n);
+    await nextRun();
+    assert.equal(c.getTableById(t.id), table, 'beginTxn keeps the cached table');
+    const [first] = c.commit([request(seq, 'a.parquet')], 'txn-1', 2n);
+    await nextRun();
+    assert.equal(first!.id, head + 1n);
+    assert.equal(c.getTableById(t.id), table, 'a commit keeps the cached table');
+    assert.equal(c.listNamespaces(), namespaces, 'and the namespaces');
+    assert.equal(c.getRef(t.id, 'main')!.snapshotId, first!.id, 'the ref it moved is read afresh');
+    assert.equal(c.getSnapshot(t.id, first!.id)?.id, first!.id, 'a snapshot read before it existed is read afresh');
+    assert.deepEqual(c.visibleFiles(t.id, first!.id).map((f) => f.path), ['a.parquet'], 'and so are its files');
+
+    // The log store's apply, likewise.
+    c.registerLogWriter({ id: 'w', pid: process.pid, host: 'h' }, 3n);
+    await nextRun();
+    const defined = c.getTableById(t.id);
+    const seq2 = c.beginTxn('txn-2', process.pid, 4n);
+    const [applied] = c.applyLoggedCommits('w', [{ requests: [request(seq2, 'b.parquet')], txnId: 'txn-2', lsn: 1n }], 10n, 5n);
+    assert.ok(applied!.ok);
+    await nextRun();
+    assert.equal(c.getTableById(t.id), defined, 'an applied logged commit keeps the cached table');
+    const second = c.getRef(t.id, 'main')!.snapshotId;
+    assert.notEqual(second, first!.id);
+    assert.deepEqual(c.visibleFiles(t.id, second).map((f) => f.path), ['a.parquet', 'b.parquet']);
+
+    // Another connection commits, then this catalog writes: that write must not make the cache look current.
+    const other = new Database(path);
+    try {
+      other.prepare("INSERT INTO namespaces VALUES ('elsewhere')").run();
+      other.prepare("UPDATE tables SET name = 'moved' WHERE table_id = ?").run(t.id);
+    } finally {
+      other.close();
+    }
+    await nextRun();
+    c.beginTxn('txn-3', process.pid, 6n);
+    assert.ok(c.listNamespaces().includes('elsewhere'));
+    assert.equal(c.getTableById(t.id)!.name, 'moved');
+    await nextRun();
+    c.endTxn('txn-3');
+    assert.ok(c.listNamespaces().includes('elsewhere'));
   } finally {
     c.close();
     rmSync(dir, { recursive: true, force: true });

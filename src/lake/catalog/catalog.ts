@@ -268,6 +268,8 @@ export interface Catalog {
   /** Files added by exactly these snapshots. */
   filesAddedIn(tableId: number, snapshotIds: readonly bigint[]): FileRecord[];
   allFiles(tableId: number): FileRecord[];
+  /** Every file row of the table that lists the commits it holds (a tiered file), removed ones included. */
+  tieredFiles(tableId: number): FileRecord[];
   /** Paths of every file row of the table (for orphan cleanup). */
   allFilePaths(tableId: number): Set<string>;
   /** Every recorded replacement of these files (one per compaction, on any branch, that rewrote them). */

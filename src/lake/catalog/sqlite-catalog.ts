@@ -101,6 +101,8 @@ function migrate(db: Database.Database): void {
   if (!tableColumns.has('constraints')) db.exec(`ALTER TABLE tables ADD COLUMN constraints TEXT NOT NULL DEFAULT '[]'`);
   const fileColumns = new Set((db.prepare('PRAGMA table_info(files)').all() as { name: string }[]).map((c) => c.name));
   if (!fileColumns.has('snapshots')) db.exec('ALTER TABLE files ADD COLUMN snapshots TEXT');
+  // Tiered files only (tieredFiles): none at all while tiering is off, so finding them costs nothing.
+  db.exec('CREATE INDEX IF NOT EXISTS files_tiered ON files (table_id) WHERE snapshots IS NOT NULL');
   // File ids come from a counter (#insertFile says why); a catalog written before it starts
   // past every id any of its rows still names.
   db.exec(`INSERT OR IGNORE INTO meta VALUES ('next_file_id', 1 + MAX(
@@ -192,6 +194,20 @@ function frozen<T>(v: T): T {
   return Object.freeze(v);
 }
 
+/** Cached reads a commit (#commitOne: snapshot, file, removal and ref rows, a subscription's position) cannot change. */
+const COMMIT_PROOF_READS = ['table ', 'namespaces', 'types', 'type ', 'view ', 'views ', 'comments', 'sequence ', 'sequences ', 'optimizer groups'];
+
+/**
+ * Whether a cached read stays right through a commit: definitions do, and so do a snapshot
+ * and the files visible at it once it exists (a commit only adds snapshots). Refs move,
+ * and a snapshot read before it existed (an id a rolled-back commit took) may now exist.
+ */
+function keptThroughCommit(key: string, value: unknown): boolean {
+  if (key.startsWith('snapshot ')) return value !== undefined;
+  if (key.startsWith('files ')) return Array.isArray(value) && value.length > 0;
+  return COMMIT_PROOF_READS.some((prefix) => key.startsWith(prefix));
+}
+
 /**
  * The catalogs of this thread open on each database file. A commit of one is seen by another's
  * cached reads in the same synchronous run through its total_changes(), which data_version,
@@ -203,9 +219,13 @@ export class SqliteCatalog implements Catalog {
   readonly kind = 'sqlite';
   readonly #db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
-  /** Reads by key, valid while the database's version is still #readsVersion (see #cached). */
+  /** Reads by key, valid while the database's version is still #readsChanges and #readsDataVersion (see #cached). */
   readonly #reads = new Map<string, unknown>();
-  #readsVersion = '';
+  /** The version #reads is valid for: total_changes() of the file's catalogs in this thread, and this connection's data_version. */
+  #readsChanges = -1n;
+  #readsDataVersion = -1n;
+  /** Keys of #reads a commit of this catalog's own may change (keptThroughCommit); the rest stay valid through it. */
+  readonly #commitStaleReads = new Set<string>();
   /** PRAGMA data_version as read in the current synchronous run (see #dataVersion); undefined once the run ends. */
   #runDataVersion: bigint | undefined;
   readonly #fileKey: string | symbol;
@@ -388,17 +408,63 @@ export class SqliteCatalog implements Catalog {
     // version: nothing read there is kept (the writes move total_changes, so the next read
     // after it, committed or not, starts a fresh cache).
     if (this.#db.inTransaction) return read();
-    let changes = 0n;
-    for (const c of this.#sameFile) changes += c.#sql('SELECT total_changes()').pluck().get() as bigint;
-    const version = `${changes}:${this.#dataVersion()}`;
-    if (version !== this.#readsVersion) {
-      this.#reads.clear();
-      this.#readsVersion = version;
+    const changes = this.#totalChanges();
+    const dataVersion = this.#dataVersion();
+    if (changes !== this.#readsChanges || dataVersion !== this.#readsDataVersion) {
+      this.#clearReads();
+      this.#readsChanges = changes;
+      this.#readsDataVersion = dataVersion;
     } else if (this.#reads.has(key)) return this.#reads.get(key) as T;
     const value = frozen(read());
-    if (this.#reads.size >= READ_CACHE_MAX) this.#reads.clear();
+    if (this.#reads.size >= READ_CACHE_MAX) this.#clearReads();
     this.#reads.set(key, value);
+    if (!keptThroughCommit(key, value)) this.#commitStaleReads.add(key);
     return value;
+  }
+
+  /** total_changes() summed over this thread's catalogs on the file: moves with every write any of them makes. */
+  #totalChanges(): bigint {
+    let changes = 0n;
+    for (const c of this.#sameFile) changes += c.#sql('SELECT total_changes()').pluck().get() as bigint;
+    return changes;
+  }
+
+  #clearReads(): void {
+    this.#reads.clear();
+    this.#commitStaleReads.clear();
+  }
+
+  /**
+   * A write transaction of this catalog's own (`durability` as #immediate or
+   * #immediateNormal) that keeps the read cache: one whose rows no cached read holds
+   * (`stale: 'none'`: the txns and log_writers rows), or a commit's (snapshot, file and ref
+   * rows; keptThroughCommit says which reads stay right). Any write would otherwise void
+   * every cached read, and a logged commit writes twice (beginTxn, then the apply): every
+   * statement re-read and re-parsed the table, the namespaces, its snapshots and its files.
+   * The cache stays only when it was current before; another connection's commit still
+   * clears it at the next read (data_version is not touched here). data_version is read
+   * inside the transaction, where it takes no lock of its own, so the rest of the run
+   * need not read it again.
+   */
+  #ownWrite<T>(stale: 'none' | 'commit', durability: 'full' | 'normal', fn: () => T): T {
+    const run = durability === 'full' ? (f: () => T) => this.#immediate(f) : (f: () => T) => this.#immediateNormal(f);
+    if (this.#db.inTransaction) return run(fn);
+    const current = this.#totalChanges() === this.#readsChanges;
+    let dataVersion: bigint | undefined;
+    const out = run(() => {
+      dataVersion = this.#sql('PRAGMA data_version').pluck().get() as bigint;
+      return fn();
+    });
+    if (current) {
+      this.#readsChanges = this.#totalChanges();
+      if (stale === 'commit') {
+        for (const key of this.#commitStaleReads) this.#reads.delete(key);
+        this.#commitStaleReads.clear();
+      }
+    }
+    // As fresh as a read now: the transaction saw every commit before it.
+    this.#setRunDataVersion(dataVersion!);
+    return out;
   }
 
   /**
@@ -413,11 +479,13 @@ export class SqliteCatalog implements Catalog {
    * message, which arrives in a later run.
    */
   #dataVersion(): bigint {
-    if (this.#runDataVersion === undefined) {
-      this.#runDataVersion = this.#sql('PRAGMA data_version').pluck().get() as bigint;
-      queueMicrotask(() => { this.#runDataVersion = undefined; });
-    }
-    return this.#runDataVersion;
+    if (this.#runDataVersion === undefined) this.#setRunDataVersion(this.#sql('PRAGMA data_version').pluck().get() as bigint);
+    return this.#runDataVersion!;
+  }
+
+  #setRunDataVersion(version: bigint): void {
+    if (this.#runDataVersion === undefined) queueMicrotask(() => { this.#runDataVersion = undefined; });
+    this.#runDataVersion = version;
   }
 
   #immediate<T>(fn: () => T): T {
@@ -821,7 +889,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   heartbeatLogWriter(id: string, nowMicros: bigint): boolean {
-    return this.#immediateNormal(() => this.#sql('UPDATE log_writers SET heartbeat_micros = ? WHERE writer_id = ?').run(nowMicros, id).changes > 0);
+    return this.#ownWrite('none', 'normal', () => this.#sql('UPDATE log_writers SET heartbeat_micros = ? WHERE writer_id = ?').run(nowMicros, id).changes > 0);
   }
 
   listLogWriters(): LogWriterRecord[] {
@@ -836,7 +904,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   applyLoggedCommits(writerId: string, commits: readonly LoggedCommit[], appliedLsn: bigint, nowMicros: bigint): LoggedCommitOutcome[] {
-    return this.#immediateNormal(() => {
+    return this.#ownWrite('commit', 'normal', () => {
       const out: LoggedCommitOutcome[] = [];
       // Per table and branch: the head before this call's first commit on it, and the snapshots its commits added.
       const batchHeads = new Map<string, { before: bigint; added: Set<bigint> }>();
@@ -919,7 +987,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   beginTxn(id: string, pid: number, nowMicros: bigint): bigint {
-    return this.#immediateNormal(() => {
+    return this.#ownWrite('none', 'normal', () => {
       const seq = this.#nextMeta('next_seq');
       this.#sql('INSERT INTO txns VALUES (?, ?, ?, ?, ?)').run(id, seq, nowMicros, nowMicros, pid);
       return seq;
@@ -927,11 +995,11 @@ export class SqliteCatalog implements Catalog {
   }
 
   heartbeatTxn(id: string, nowMicros: bigint): boolean {
-    return this.#immediateNormal(() => this.#sql('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0);
+    return this.#ownWrite('none', 'normal', () => this.#sql('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0);
   }
 
   endTxn(id: string): void {
-    this.#immediateNormal(() => this.#sql('DELETE FROM txns WHERE txn_id = ?').run(id));
+    this.#ownWrite('none', 'normal', () => this.#sql('DELETE FROM txns WHERE txn_id = ?').run(id));
   }
 
   listTxns(): TxnRecord[] {
@@ -978,6 +1046,10 @@ export class SqliteCatalog implements Catalog {
       .all(tableId, JSON.stringify(snapshotIds.map(Number))) as FileRow[]).map(toFileNumbers);
   }
 
+  tieredFiles(tableId: number): FileRecord[] {
+    return (this.#sql('SELECT * FROM files WHERE table_id = ? AND snapshots IS NOT NULL ORDER BY file_id').all(tableId) as FileRow[]).map(toFileNumbers);
+  }
+
   allFiles(tableId: number): FileRecord[] {
     return (this.#sql('SELECT * FROM files WHERE table_id = ? ORDER BY file_id').all(tableId) as FileRow[]).map(toFileNumbers);
   }
@@ -991,7 +1063,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   commit(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[] {
-    return this.#immediate(() => this.#commitRequests(requests, txnId, nowMicros));
+    return this.#ownWrite('commit', 'full', () => this.#commitRequests(requests, txnId, nowMicros));
   }
 
   rewriteTable(tableId: number, change: { readonly primaryKey: readonly string[]; readonly columns: readonly ColumnMetadata[] }, request: CommitRequest, txnId: string, nowMicros: bigint): TableRecord {
@@ -1022,7 +1094,8 @@ export class SqliteCatalog implements Catalog {
   }
 
   #commitOne(req: CommitRequest, nowMicros: bigint): SnapshotRecord {
-    if (this.getTableById(req.tableId) === undefined) {
+    // Inside the write transaction reads are not cached: an existence check, not the parsed table.
+    if (this.#sql('SELECT 1 FROM tables WHERE table_id = ?').get(req.tableId) === undefined) {
       throw new FloeError(SqlState.undefinedTable, `table ${req.tableId} was dropped`);
     }
     const ref = this.getRef(req.tableId, req.branch);
@@ -1056,7 +1129,11 @@ export class SqliteCatalog implements Catalog {
     if (req.replacements !== undefined) insertFileReplacements((q) => this.#sql(q), req.tableId, req.replacements, added);
     this.#sql('UPDATE refs SET snapshot_id = ? WHERE table_id = ? AND name = ?').run(id, req.tableId, req.branch);
     if (req.subscriptionProgress !== undefined) this.#subscriptions.recordProgress(req.subscriptionProgress, nowMicros);
-    return this.getSnapshot(req.tableId, id)!;
+    // The row just inserted, as getSnapshot would read it back (not read: this runs once per commit).
+    return {
+      tableId: req.tableId, id, parentId: head.id, branch: req.branch, committedAtMicros: at, operation: req.operation,
+      summary: { ...req.summary }, schemaId: req.schemaId, expired: false, squashedFromMicros: undefined,
+    };
   }
 
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void {

@@ -59,24 +59,21 @@ export function filesReadAt<T extends { readonly snapshots?: readonly bigint[] |
  * The files holding rows these snapshots committed: those added by them (catalog.filesAddedIn)
  * and tiered files holding some of their commits, each tiered one's `snapshots` narrowed to
  * those commits. A tiered file holding commit S is visible at S (it was made after S from
- * files live at a head descending from S, and its addedIn is its oldest commit), so it is
- * found among the files visible at S; a fold that removed it later does not hide it there.
+ * files live at a head descending from S, and its addedIn is its oldest commit); it is
+ * found among the table's tiered file rows, where a fold that removed it later does not hide it.
  */
 export function filesWithRowsOf(catalog: Catalog, tableId: number, snapshotIds: readonly bigint[]): FileRecord[] {
   const ids = new Set(snapshotIds);
   const out = new Map<number, FileRecord>();
   const narrow = (f: FileRecord): FileRecord => (f.snapshots === undefined ? f : { ...f, snapshots: f.snapshots.filter((s) => ids.has(s)) });
   for (const f of catalog.filesAddedIn(tableId, snapshotIds)) out.set(f.fileId, narrow(f));
-  // Tiered files whose oldest commit is not among the ids (filesAddedIn misses them).
-  const candidates = snapshotIds.length <= VISIBLE_LOOKUPS_MAX
-    ? snapshotIds.flatMap((s) => catalog.visibleFiles(tableId, s))
-    : catalog.allFiles(tableId);
-  for (const f of candidates) {
+  // Tiered files whose oldest commit is not among the ids (filesAddedIn misses them). Read
+  // from the tiered files alone: a commit-time insert check asks this at every commit, and
+  // the visible files of each snapshot, or every file row of the table, cost it the table's
+  // file count (the whole history's past eight snapshots: 0.4 ms a commit at 16 clients).
+  for (const f of catalog.tieredFiles(tableId)) {
     if (out.has(f.fileId) || f.snapshots === undefined || !f.snapshots.some((s) => ids.has(s))) continue;
     out.set(f.fileId, narrow(f));
   }
   return [...out.values()];
 }
-
-/** Past this many snapshots one scan of every file row is cheaper than a visible-files read per snapshot. */
-const VISIBLE_LOOKUPS_MAX = 8;

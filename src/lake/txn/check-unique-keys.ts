@@ -8,6 +8,7 @@ import type { Storage } from '../storage/storage.js';
 import type { FrontierNode } from '../table/frontier.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { KeyRangeFilter } from './key-range-filter.js';
+import { keyBitmapMayHold } from '../scan/key-bitmap.js';
 import { duplicateKeyError } from './duplicate-key-error.js';
 import type { KeyCandidate, NodeKeys } from './key-winners.js';
 import { KeyWinners, isLiveOp, nodeKeys, offerFileRows } from './key-winners.js';
@@ -98,17 +99,31 @@ export function candidatesFor(
     if (c === undefined) out.set(f, c = []);
     c.push(keys);
   };
-  const changes = [...visible, ...staged].filter((f) => f.store === 'change' && f.path !== '');
   for (const { partition, node, hashes } of byNode) {
     const keys = nodeKeys(node.node, hashes);
     for (const f of node.baseFiles) if (f.path !== '') add(f, keys);
-    for (const f of changes) {
-      if (f.partitionKey !== partition || f.seq < node.baseSeq) continue;
-      const fn = { mask: f.nodeMask, index: f.nodeIndex };
-      if (isAncestorOrSelf(fn, node.node) || isAncestorOrSelf(node.node, fn)) add(f, keys);
+    // A small statement (a one-row commit) meets every live change file here: its few hashes
+    // are tested against each file's key bitmap first, without building anything for the
+    // files that cannot hold them (nearly all). Many hashes: offerFileRows tests ranges first.
+    const few = hashes.length <= FEW_KEYS;
+    for (const files of [visible, staged]) {
+      for (const f of files) {
+        if (f.store !== 'change' || f.path === '' || f.partitionKey !== partition || f.seq < node.baseSeq) continue;
+        if (few && f.keyBitmap !== undefined && !mayHoldAny(f.keyBitmap, hashes)) continue;
+        const fn = { mask: f.nodeMask, index: f.nodeIndex };
+        if (isAncestorOrSelf(fn, node.node) || isAncestorOrSelf(node.node, fn)) add(f, keys);
+      }
     }
   }
   return [...out].map(([file, nodes]) => ({ file, nodes }));
+}
+
+/** Up to this many hashes per node, candidatesFor tests change files' key bitmaps itself. */
+const FEW_KEYS = 16;
+
+function mayHoldAny(bitmap: Uint8Array, hashes: readonly number[]): boolean {
+  for (let i = 0; i < hashes.length; i++) if (keyBitmapMayHold(bitmap, hashes[i]!)) return true;
+  return false;
 }
 
 /** Keys a transaction inserted, kept for the check at commit. */

@@ -396,14 +396,17 @@ export class LakeTransactionImpl implements LakeTransaction {
       for (let i = 0; i < n; i++) if (ops[i] === '+U' || ops[i] === '+I') plus.push(i);
       if (plus.length > 0) checkNotNull(table.columns, gather(columns, plus), table.name);
     }
-    await this.#unique.checkWrite(this.#ctx, this, table, w.ref, columns, ops);
+    // Awaited only when there is work: every await ends the synchronous run, and the first
+    // catalog read of each run pays PRAGMA data_version (sqlite-catalog.ts), so the insert
+    // check below reads its files in the run that pinned them.
+    if (hasUniqueConstraint(table)) await this.#unique.checkWrite(this.#ctx, this, table, w.ref, columns, ops);
     const keyTypes = keyTypesOf(table);
     // key hashes once per statement: routing, each file's key bitmap and the conflict set share them
     const keys = keyed ? encodeKeyAccessors(keyTypes, keyIdx.map((k) => ({ get: (i: number) => columns[k]![i] })), n, table.primaryKey) : undefined;
     const allHashes = keys?.hashes;
     const groups = routeRows(table, columns, n, keyed ? keyIdx : undefined, keyTypes, (p) => w.frontier.get(p), allHashes);
     if (keys !== undefined && checkFrom !== undefined && checkFrom < n) {
-      await this.#storePendingOf(w);
+      if (w.pending.length > 0) await this.#storePendingOf(w);
       await this.#checkInserts(w, columns, ops, keys, keyIdx, groups, checkFrom);
     }
     const fcols = fileColumns(table.columns, table.primaryKey, keyed ? 'change' : 'append');
