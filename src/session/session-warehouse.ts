@@ -152,6 +152,11 @@ export class SessionWarehouse implements Warehouse {
     return this.#temp === undefined ? shared : new Map([...shared, ...this.#temp.branchHeads(branch)]);
   }
 
+  /** The shared warehouse's: the self-optimizing service, its one reader, works on the shared tables only. */
+  lowWatermark(): bigint {
+    return this.#shared.lowWatermark();
+  }
+
   readonly alterTable: Warehouse['alterTable'] = (namespace, name, change) => (this.#isTempName(namespace) && this.#temp
     ? this.#temp.alterTable(this.#namespace, name, change)
     : this.#shared.alterTable(namespace, name, change));

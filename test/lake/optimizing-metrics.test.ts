@@ -36,7 +36,12 @@ test('keyed table: pending changes, foldable ones, the oldest, base files and re
     assert.equal(root.oldestChangeMicros, firstWrite.committedAtMicros);
     assert.equal(m.oldestPendingChangeMicros, firstWrite.committedAtMicros);
     assert.deepEqual([m.pendingChangeFiles, m.pendingChangeRows, m.pendingChangeBytes, m.readAmplification], [4, rows(files), sum(files), 4]);
+    const late = files.reduce((a, f) => (f.seq > a.seq ? f : a), files[0]!);
+    assert.equal(m.nextFoldableSeq, late.seq, 'the late commit is the next change the watermark must pass');
+    assert.ok(wh.lowWatermark() <= late.seq);
     await open.commit();
+    assert.ok(wh.lowWatermark() > late.seq, 'the open transaction ended');
+    assert.equal(wh.optimizingMetrics(t).nextFoldableSeq, undefined, 'every change is foldable');
 
     await wh.optimize(t);
     m = wh.optimizingMetrics(t);

@@ -80,6 +80,8 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
   /** Every optimize call, in order. */
   readonly optimizeCalls: { tableId: number; kind: string; triggers: boolean; runNodeRewrite: boolean }[] = [];
   metricsReads = 0;
+  /** The low watermark the service reads (tests move it as transactions would end). */
+  watermark = 0n;
   readonly groupRows = new Map<string, OptimizerGroup>();
   readonly runs: OptimizingRun[] = [];
   readonly states = new Map<number, OptimizingTableState>();
@@ -120,6 +122,8 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
   branchHeads(): ReadonlyMap<number, bigint> {
     return new Map([...this.tablesById.keys()].map((id) => [id, this.heads.get(id) ?? 0n]));
   }
+
+  lowWatermark(): bigint { return this.watermark; }
 
   optimizingMetrics(table: TableMetadata): OptimizingMetrics {
     this.metricsReads++;

@@ -63,7 +63,7 @@ test('a transaction left open by a killed process stops holding back optimizing:
       assert.equal(wh.optimizingMetrics(table).pendingChangeFiles, 4, 'held back by the dead transaction, nothing folds yet');
 
       // A minute on: housekeeping expires snapshots, which aborts the stale transaction,
-      // and the scheduler re-reads metrics waiting on the watermark (every 30 s).
+      // and the scheduler re-reads metrics once the watermark passes the waiting changes.
       clock.advance(61_000);
       await look();
       if (wh.optimizingMetrics(table).pendingChangeFiles > 0) await look();

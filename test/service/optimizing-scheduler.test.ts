@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { OptimizeResult } from '../../src/lake/index.js';
+import type { OptimizeOptions, OptimizeResult, TableMetadata } from '../../src/lake/index.js';
 import { OptimizingScheduler } from '../../src/service/optimizing/optimizing-scheduler.js';
 import type { OptimizingSchedulerOptions } from '../../src/service/optimizing/optimizing-scheduler.js';
 import { FakeClock, FakeOptimizingWarehouse, keyedMetrics, settle } from './fake-optimizing-warehouse.js';
@@ -102,6 +102,63 @@ test('after a compaction, which swaps files without moving the head, the table i
   await clock.advance(1000);
   await scheduler.idle();
   assert.equal(wh.optimizedKinds(t).length, 2);
+  await scheduler.stop();
+});
+
+test('a run that did nothing is retried once the low watermark passes the one it planned at; runs that keep doing nothing back off', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('big', {}, keyedMetrics({ changeFiles: 20 }));
+  // Due by its change files, but they are above the watermark the run plans at: nothing to do.
+  const nothing = async (_table: TableMetadata, opts: OptimizeOptions): Promise<OptimizeResult> => ({
+    kind: opts.kind ?? 'minor', snapshotId: undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0,
+    changeFilesCompacted: 0, baseFilesWritten: 0, filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0,
+    lowWatermark: wh.watermark, conflicts: 0,
+  });
+  wh.optimizeBehaviour.set(t.id, nothing);
+  wh.watermark = 5n;
+  const runs = async (ms: number) => { await clock.advance(ms); await scheduler.idle(); return wh.optimizedKinds(t).length; };
+  scheduler.start();
+  assert.equal(await runs(1000), 1);
+  assert.equal(await runs(5000), 1, 'the watermark has not moved: nothing more could be done');
+  wh.watermark = 6n; // the long query ended
+  assert.equal(await runs(1000), 2, 'retried at once, not after a fixed 30 s');
+  wh.watermark = 7n;
+  assert.equal(await runs(1000), 2, 'the second run in a row that did nothing pauses 2 s');
+  assert.equal(await runs(1000), 3);
+  // The watermark stays: looked at again only after 30 s.
+  assert.equal(await runs(29_000), 3);
+  assert.equal(await runs(2000), 4);
+  // A run that does something ends the streak: the next nothing-done run pauses 1 s again.
+  wh.optimizeBehaviour.delete(t.id);
+  wh.watermark = 8n;
+  await runs(31_000);
+  const afterWork = wh.optimizedKinds(t).length;
+  wh.optimizeBehaviour.set(t.id, nothing);
+  wh.commit(t, keyedMetrics({ changeFiles: 20 }));
+  assert.equal(await runs(1000), afterWork + 1);
+  wh.watermark = 9n;
+  assert.equal(await runs(1000), afterWork + 2, 'a streak of one: 1 s');
+  await scheduler.stop();
+});
+
+test('metrics with changes above the low watermark are re-read once the watermark passes them, without a commit', async () => {
+  const { clock, wh, scheduler } = setup();
+  const t = wh.addTable('t', {}, { ...keyedMetrics({ changeFiles: 3, foldable: 1 }), nextFoldableSeq: 10n });
+  wh.watermark = 9n;
+  scheduler.start();
+  await clock.advance(0);
+  const reads = wh.metricsReads;
+  await clock.advance(5000);
+  assert.equal(wh.metricsReads, reads, 'the watermark is still at or below the next change');
+  wh.watermark = 10n;
+  await clock.advance(1000);
+  assert.equal(wh.metricsReads, reads, 'a change at seq 10 is foldable only below a watermark past it');
+  wh.metrics.set(t.id, keyedMetrics({ changeFiles: 3 }));
+  wh.watermark = 11n;
+  await clock.advance(1000);
+  assert.equal(wh.metricsReads, reads + 1);
+  await clock.advance(5000);
+  assert.equal(wh.metricsReads, reads + 1, 'every change foldable: nothing waits on the watermark');
   await scheduler.stop();
 });
 

@@ -114,4 +114,10 @@ export interface OptimizingMetrics {
   /** The most change files a scan merges for one node (max over frontier nodes). */
   readonly readAmplification: number;
   readonly nodes: readonly NodeOptimizingMetrics[];
+  /**
+   * Keyed tables: the smallest seq of a pending change file at or above the low watermark
+   * the metrics were read at. Once the watermark passes it, more changes are foldable though
+   * no commit moved the head; undefined when every pending change is foldable.
+   */
+  readonly nextFoldableSeq?: bigint;
 }

@@ -102,6 +102,8 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
   let oldestPending: bigint | undefined;
   for (const n of nodes) if (n.oldestChangeMicros !== undefined && (oldestPending === undefined || n.oldestChangeMicros < oldestPending)) oldestPending = n.oldestChangeMicros;
   const list = [...pending];
+  let nextFoldableSeq: bigint | undefined;
+  for (const f of list) if (f.seq >= input.watermark && (nextFoldableSeq === undefined || f.seq < nextFoldableSeq)) nextFoldableSeq = f.seq;
   return {
     keyed: true,
     pendingChangeFiles: list.length,
@@ -109,6 +111,7 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
     pendingChangeBytes: list.reduce((n, f) => n + f.sizeBytes, 0),
     oldestPendingChangeMicros: oldestPending,
     baseFiles, baseRows, baseBytes, smallFiles, duplicateRatio: 0, readAmplification, nodes,
+    ...(nextFoldableSeq === undefined ? {} : { nextFoldableSeq }),
   };
 }
 

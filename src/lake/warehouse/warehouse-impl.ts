@@ -306,6 +306,10 @@ export class WarehouseImpl implements Warehouse {
     return this.#catalog.branchHeads(branch);
   }
 
+  lowWatermark(): bigint {
+    return this.#catalog.lowWatermark();
+  }
+
   listRefs(table: TableMetadata): RefInfo[] {
     return this.#catalog.listRefs(table.id).map((r) => ({ name: r.name, kind: r.kind, snapshotId: r.snapshotId, retainMicros: r.retainMicros }));
   }

@@ -29,6 +29,8 @@ export interface OptimizingProcessOutcome {
   readonly report: OptimizeReport;
   /** Undefined on success. */
   readonly error: unknown;
+  /** The low watermark the optimize planned at; undefined when it failed. */
+  readonly lowWatermark: bigint | undefined;
 }
 
 const STATUS_OF_PHASE: Readonly<Record<string, OptimizingStatus>> = { plan: 'planning', node: 'executing', commit: 'committing' };
@@ -103,7 +105,7 @@ export async function runOptimizingProcess(o: OptimizingProcessOptions): Promise
     snapshotId: result?.snapshotId,
     error: error === undefined ? undefined : errorText(error),
   });
-  return { report: { ...run, nodesMerged: result?.nodesMerged ?? 0 }, error };
+  return { report: { ...run, nodesMerged: result?.nodesMerged ?? 0 }, error, lowWatermark: result?.lowWatermark };
 }
 
 export function errorText(e: unknown): string {

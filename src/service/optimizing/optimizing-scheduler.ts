@@ -20,8 +20,12 @@ import { systemClock } from './service-clock.js';
 import type { ServiceClock } from './service-clock.js';
 import { TableMetricsCache } from './table-metrics-cache.js';
 
-/** How long a table that was due but whose optimize committed nothing waits before it is looked at again. */
-const NOTHING_DONE_PAUSE_MICROS = 30_000_000n;
+/**
+ * A table that was due but whose optimize did nothing waits this long before it is looked
+ * at again, doubling with each such run in a row up to NOTHING_DONE_MAX_PAUSE_MICROS.
+ */
+const NOTHING_DONE_FIRST_PAUSE_MICROS = 1_000_000n;
+const NOTHING_DONE_MAX_PAUSE_MICROS = 30_000_000n;
 /** Nudges never make ticks closer than this: a burst of commits or finished processes costs one tick. */
 const MIN_TICK_GAP_MS = 50;
 
@@ -39,8 +43,6 @@ export interface OptimizingSchedulerOptions {
   readonly heartbeatMs?: number;
   /** A process running longer is aborted and recorded as failed (default 30 min). */
   readonly deadlineMs?: number;
-  /** How often metrics waiting on the low watermark are re-read without a new commit (default 30 s). */
-  readonly metricsRefreshMs?: number;
   /** Who claims tables in the catalog (default: this process's pid). */
   readonly owner?: string;
   /**
@@ -66,6 +68,18 @@ interface CallRequest {
   readonly sinceMicros: bigint;
   readonly resolve: (r: OptimizeReport) => void;
   readonly reject: (e: unknown) => void;
+}
+
+/**
+ * A table whose last runs did nothing: how many in a row, and the low watermark the last
+ * one planned at. Usually the changes that made it due were still above the watermark (a
+ * long query held it), so retrying helps only once the watermark has moved.
+ */
+interface NothingDone {
+  readonly runs: number;
+  readonly watermark: bigint;
+  /** Past this the table is looked at again even if the watermark has not moved. */
+  readonly untilMicros: bigint;
 }
 
 interface PoolEntry {
@@ -106,6 +120,7 @@ export class OptimizingScheduler implements OptimizingService {
   readonly #running = new Map<number, RunningProcess>();
   readonly #calls: CallRequest[] = [];
   readonly #pools = new Map<string, PoolEntry>();
+  readonly #nothingDone = new Map<number, NothingDone>();
   /** Due tables by group, as of the last tick. */
   #pending = new Map<string, PendingTable[]>();
   /** Tables whose missing group was already reported (by table id: the group named). */
@@ -130,7 +145,7 @@ export class OptimizingScheduler implements OptimizingService {
     this.#owner = opts.owner ?? String(process.pid);
     this.#createPool = opts.createPool;
     this.#groups = new OptimizerGroups(opts.warehouse, Math.max(0, opts.defaultThreads ?? 1));
-    this.#metrics = new TableMetricsCache(opts.warehouse, opts.metricsRefreshMs);
+    this.#metrics = new TableMetricsCache(opts.warehouse);
   }
 
   /** Starts ticking. Occupation is seeded from the last hour of history, so a restart keeps quotas fair. */
@@ -222,12 +237,13 @@ export class OptimizingScheduler implements OptimizingService {
     const threads = new Map(this.#groups.list().map((g) => [g.name, g.threads]));
     const pendingIds = new Set([...this.#pending.values()].flat().map((p) => p.tableId));
     const heads = this.#warehouse.branchHeads('main');
+    const watermark = this.#warehouse.lowWatermark();
     // A table dropped while the view is read has no metrics: it has no row either.
     return this.#warehouse.listTables().flatMap((table) => {
       const s = optimizingSettings(table);
       const running = this.#running.get(table.id);
       let metrics;
-      try { metrics = this.#metrics.get(table, heads, now); } catch { return []; }
+      try { metrics = this.#metrics.get(table, heads, watermark); } catch { return []; }
       return [optimizingTableRow({
         table,
         metrics,
@@ -277,13 +293,16 @@ export class OptimizingScheduler implements OptimizingService {
     const states = new Map(this.#warehouse.listOptimizingStates().map((s) => [s.tableId, s]));
     const tables = this.#warehouse.listTables();
     const heads = this.#warehouse.branchHeads('main');
-    this.#metrics.retain(new Set(tables.map((t) => t.id)));
+    const watermark = this.#warehouse.lowWatermark();
+    const ids = new Set(tables.map((t) => t.id));
+    this.#metrics.retain(ids);
+    for (const id of this.#nothingDone.keys()) if (!ids.has(id)) this.#nothingDone.delete(id);
     const pending = new Map<string, PendingTable[]>();
     for (const table of tables) {
       if (this.#running.has(table.id)) continue;
       // Each table on its own: whatever one throws is its failure, not the tick's.
       try {
-        const due = this.#dueEntry(table, states.get(table.id), groups, heads, now);
+        const due = this.#dueEntry(table, states.get(table.id), groups, heads, watermark, now);
         if (due === undefined) continue;
         let list = pending.get(due.group);
         if (list === undefined) pending.set(due.group, list = []);
@@ -296,16 +315,19 @@ export class OptimizingScheduler implements OptimizingService {
   }
 
   #dueEntry(
-    table: TableMetadata, state: OptimizingTableState | undefined, groups: ReadonlyMap<string, OptimizerGroup>, heads: ReadonlyMap<number, bigint>, now: bigint,
+    table: TableMetadata, state: OptimizingTableState | undefined, groups: ReadonlyMap<string, OptimizerGroup>,
+    heads: ReadonlyMap<number, bigint>, watermark: bigint, now: bigint,
   ): { group: string; entry: PendingTable } | undefined {
     const s = optimizingSettings(table);
     if (!s.enabled) return undefined;
+    const idle = this.#nothingDone.get(table.id);
+    if (idle !== undefined && watermark <= idle.watermark && now < idle.untilMicros) return undefined;
     if (state !== undefined) {
       if (state.nextAttemptMicros !== undefined && state.nextAttemptMicros > now) return undefined;
       // Held by another live process: not ours to pick this time.
       if (state.status !== 'idle' && state.owner !== this.#owner && !isAbandoned(state, now, this.#leaseMicros)) return undefined;
     }
-    const metrics = this.#metrics.get(table, heads, now);
+    const metrics = this.#metrics.get(table, heads, watermark);
     const last = { minorMicros: state?.lastMinorMicros, majorMicros: state?.lastMajorMicros, fullMicros: state?.lastFullMicros };
     const kind = dueOptimizingKind(metrics, s, last, now);
     if (kind === undefined) return undefined;
@@ -418,6 +440,7 @@ export class OptimizingScheduler implements OptimizingService {
     void (async () => {
       let report: OptimizeReport | undefined;
       let error: unknown;
+      let watermarkAtPlan: bigint | undefined;
       try {
         const outcome = await runOptimizingProcess({
           warehouse: this.#warehouse,
@@ -436,6 +459,7 @@ export class OptimizingScheduler implements OptimizingService {
         });
         report = outcome.report;
         error = outcome.error;
+        watermarkAtPlan = outcome.lowWatermark;
       } catch (e) {
         // Recording the run failed: the process itself may have succeeded; the table backs off.
         error = e;
@@ -443,10 +467,10 @@ export class OptimizingScheduler implements OptimizingService {
         stopHeartbeat?.();
         endOccupation(this.#clock.nowMicros());
         try {
-          // Due by the metrics, yet nothing committed nor compacted: the trigger rule and the optimizer disagree
-          // (or a concurrent optimizer won); wait a while rather than spin on it.
           const idle = trigger === 'scheduler' && error === undefined && report?.snapshotId === undefined && (report?.filesOut ?? 0) === 0;
-          claim.release({ kind, succeeded: error === undefined, ...(idle ? { notBeforeMicros: this.#clock.nowMicros() + NOTHING_DONE_PAUSE_MICROS } : {}) });
+          const notBeforeMicros = idle ? this.#pauseAfterNothingDone(table.id, watermarkAtPlan) : undefined;
+          if (!idle) this.#nothingDone.delete(table.id);
+          claim.release({ kind, succeeded: error === undefined, ...(notBeforeMicros === undefined ? {} : { notBeforeMicros }) });
         } catch (e) {
           // The lease runs out on its own; the table is retaken after it.
           this.#log.warn({ err: errorText(e) }, 'could not release an optimizing claim');
@@ -457,7 +481,7 @@ export class OptimizingScheduler implements OptimizingService {
         }
         this.#running.delete(table.id);
         // A change compaction swaps files without a snapshot: metrics cached by head would
-        // still show the breach, rerun it for nothing and pause the table (NOTHING_DONE_PAUSE).
+        // still show the breach, rerun it for nothing and pause the table (#pauseAfterNothingDone).
         this.#metrics.forget(table.id);
         resolveDone();
       }
@@ -470,6 +494,30 @@ export class OptimizingScheduler implements OptimizingService {
       }
       this.nudge();
     })();
+  }
+
+  /**
+   * Due by the metrics, yet the run committed and compacted nothing. Usually the changes it
+   * was due for were still above the low watermark: a long query held it, and a change
+   * compaction keeps its big earlier output out of a group (size tiers), so the few files
+   * below the watermark made no group. Waiting a fixed 30 s let a stream pile up dozens of
+   * change files (CH-benCHmark, W=4). So the table is looked at again once the watermark
+   * has passed the one this run planned at, after a pause that starts at 1 s and doubles
+   * with each such run in a row: a real disagreement between the trigger rule and the
+   * optimizer (or a concurrent optimizer that keeps winning) cannot spin. Past 30 s the
+   * table is looked at whatever the watermark.
+   */
+  #pauseAfterNothingDone(tableId: number, watermarkAtPlan: bigint | undefined): bigint {
+    const now = this.#clock.nowMicros();
+    const runs = (this.#nothingDone.get(tableId)?.runs ?? 0) + 1;
+    let pause = NOTHING_DONE_FIRST_PAUSE_MICROS << BigInt(Math.min(runs - 1, 30));
+    if (pause > NOTHING_DONE_MAX_PAUSE_MICROS) pause = NOTHING_DONE_MAX_PAUSE_MICROS;
+    this.#nothingDone.set(tableId, {
+      runs,
+      watermark: watermarkAtPlan ?? this.#warehouse.lowWatermark(),
+      untilMicros: now + NOTHING_DONE_MAX_PAUSE_MICROS,
+    });
+    return now + pause;
   }
 
   /** The group's worker pool, made on first use and replaced when its thread count changes. */

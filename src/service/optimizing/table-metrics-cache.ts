@@ -1,42 +1,40 @@
 import type { OptimizingMetrics, TableMetadata } from '../../lake/index.js';
 import type { OptimizingWarehouse } from './optimizing-warehouse.js';
 
-/** How often metrics with unfoldable changes are re-read though the head did not move (default). */
-export const DEFAULT_METRICS_REFRESH_MS = 30_000;
-
 interface Entry {
   readonly headId: bigint | undefined;
   readonly metrics: OptimizingMetrics;
-  readonly readMicros: bigint;
 }
 
 /**
  * A table's optimizing metrics, re-read only when they can have changed, so a tick stays
- * cheap with many tables: when the head snapshot moved; after the table's optimize (forget); or when some change waits above
- * the low watermark (a transaction that ends makes it foldable without a commit to this
- * table) and the last read is older than the refresh interval. Time-based triggers need
- * no re-read: dueOptimizingKind takes `now` and the metrics carry the oldest change's time.
+ * cheap with many tables: when the head snapshot moved; after the table's optimize
+ * (forget); or when the low watermark passed a pending change that was above it (a
+ * transaction that ends makes changes foldable without a commit to this table). Time-based
+ * triggers need no re-read: dueOptimizingKind takes `now` and the metrics carry the oldest
+ * change's time.
  */
 export class TableMetricsCache {
   readonly #warehouse: OptimizingWarehouse;
-  readonly #refreshMicros: bigint;
   readonly #entries = new Map<number, Entry>();
 
-  constructor(warehouse: OptimizingWarehouse, refreshMs = DEFAULT_METRICS_REFRESH_MS) {
+  constructor(warehouse: OptimizingWarehouse) {
     this.#warehouse = warehouse;
-    this.#refreshMicros = BigInt(refreshMs) * 1000n;
   }
 
-  /** `heads`: branchHeads() of this tick, read once for all tables instead of resolving each table's head. */
-  get(table: TableMetadata, heads: ReadonlyMap<number, bigint>, nowMicros: bigint): OptimizingMetrics {
+  /**
+   * `heads`: branchHeads() of this tick, read once for all tables instead of resolving each
+   * table's head; `watermark`: the low watermark, likewise read once per tick.
+   */
+  get(table: TableMetadata, heads: ReadonlyMap<number, bigint>, watermark: bigint): OptimizingMetrics {
     const headId = heads.get(table.id);
     const e = this.#entries.get(table.id);
     if (e !== undefined && e.headId === headId) {
-      const waitsOnWatermark = e.metrics.nodes.some((n) => n.foldableChangeFiles < n.changeFiles);
-      if (!waitsOnWatermark || nowMicros - e.readMicros < this.#refreshMicros) return e.metrics;
+      const next = e.metrics.nextFoldableSeq;
+      if (next === undefined || next >= watermark) return e.metrics;
     }
     const metrics = this.#warehouse.optimizingMetrics(table);
-    this.#entries.set(table.id, { headId, metrics, readMicros: nowMicros });
+    this.#entries.set(table.id, { headId, metrics });
     return metrics;
   }
 
