@@ -25,6 +25,18 @@ export function batchIpcStream(batch: RecordBatch): Uint8Array {
   return new SchemaCachingStreamWriter().writeAll(new Table(batch)).toUint8Array(true);
 }
 
+/** Batches of one schema (sameIpcSchema) as one Arrow IPC stream: the schema once, then each batch. */
+export function batchesIpcStream(batches: readonly RecordBatch[]): Uint8Array {
+  return new SchemaCachingStreamWriter().writeAll(new Table([...batches])).toUint8Array(true);
+}
+
+/** True when batches of these schemas can share one IPC stream: the same message would encode both. */
+export function sameIpcSchema(a: Schema, b: Schema): boolean {
+  if (a === b) return true;
+  const key = schemaKey(a);
+  return key !== undefined && key === schemaKey(b);
+}
+
 function schemaMessageOf(schema: Schema): Uint8Array | undefined {
   const key = schemaKey(schema);
   if (key === undefined) return undefined;

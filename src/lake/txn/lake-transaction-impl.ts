@@ -40,6 +40,7 @@ import type { RoutedGroup } from './route-rows.js';
 import { stagedFileIndex } from './staged-file-id.js';
 import { deletesAtHead } from './deletes-at-head.js';
 import { pendingChangeFile } from '../log/pending-change-file.js';
+import { coalescePendingFiles } from '../log/coalesce-pending-files.js';
 import type { PendingChangeFile } from '../log/pending-change-file.js';
 import type { SubscriptionProgress } from '../subscription/subscription-metadata.js';
 
@@ -552,10 +553,11 @@ export class LakeTransactionImpl implements LakeTransaction {
         return undefined;
       }
       await this.#unique.checkDeferred(this.#ctx, this);
+      const inline = writes.map((w) => coalescePendingFiles(w.pending, w.table.columns));
       for (let attempt = 1; ; attempt++) {
         let started = startSpan();
         const requests: CommitRequest[] = [];
-        for (const w of writes) requests.push(await this.#request(w));
+        for (const [i, w] of writes.entries()) requests.push(await this.#request(w, inline[i]!.length));
         // One request carries the position: the whole commit is one catalog transaction (or one logged record).
         if (this.#progress !== undefined) requests[requests.length - 1] = { ...requests[requests.length - 1]!, subscriptionProgress: this.#progress };
         endSpan('lake.commit.request', started);
@@ -569,7 +571,7 @@ export class LakeTransactionImpl implements LakeTransaction {
               parts: requests.map((request, i) => {
                 const w = writes[i]!;
                 return {
-                  request, inline: w.pending.map((p) => ({ file: p.file, ipc: p.ipc })),
+                  request, inline: inline[i]!,
                   // A keyed table's checks (its keys, and the values its UNIQUE constraints hold) may be
                   // rebased in the group commit past commits that wrote none of them.
                   ...(isKeyed(w.table) ? { rebaseKeys: this.#rebaseKeys(w) } : {}),
@@ -597,7 +599,8 @@ export class LakeTransactionImpl implements LakeTransaction {
     return hasUniqueConstraint(w.table) ? [...w.keyHashes, this.#unique.writtenValueHashes(w.table, w.ref)] : w.keyHashes;
   }
 
-  async #request(w: TableWrite): Promise<CommitRequest> {
+  /** `inlineFiles`: how many files the log record carries for this write (coalescePendingFiles). */
+  async #request(w: TableWrite, inlineFiles: number): Promise<CommitRequest> {
     const { catalog, storage } = this.#ctx;
     const current = catalog.getTableById(w.table.id);
     if (current === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${w.table.name}" was dropped`);
@@ -659,7 +662,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     return {
       tableId: w.table.id, branch: w.ref, operation: isKeyed(w.table) ? 'write' : (w.deletes.size > 0 ? 'delete' : 'append'),
       summary: {
-        'added-files': String(w.files.length + w.pending.length), 'added-rows': String(rows), seq: String(this.seq),
+        'added-files': String(w.files.length + inlineFiles), 'added-rows': String(rows), seq: String(this.seq),
         // Readers of the changelog (a publication) learn from the commit, not the table's current property, what its rows hold.
         ...(isKeyed(w.table) && changelogProducer(w.table) === 'lookup' ? { 'changelog-producer': 'lookup' } : {}),
         // A publication sends each pair as one UPDATE, as PostgreSQL does (key-moves.ts).
