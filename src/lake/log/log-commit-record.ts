@@ -1,7 +1,7 @@
 import type { CommitRequest, NewFileRecord } from '../catalog/catalog.js';
 import { formatLogLocator } from './log-locator.js';
 
-/** A pending change file as the log carries it: its catalog row but the path, and its IPC bytes. */
+/** A pending data file (change or base) as the log carries it: its catalog row but the path, and its IPC bytes. */
 export interface InlineDataFile {
   readonly file: Omit<NewFileRecord, 'path' | 'sizeBytes'>;
   readonly ipc: Uint8Array;
@@ -65,7 +65,7 @@ export function encodeLogCommit(record: LogCommitRecord, batch: bigint): Encoded
 
 /**
  * The catalog requests of a commit whose inline files' IPC streams start at byte
- * `bodiesStart` of `segmentKey`: each inline file becomes a change file whose path
+ * `bodiesStart` of `segmentKey`: each inline file becomes a data file whose path
  * locates its stream, added after the request's stored files.
  */
 export function locatedRequests(
