@@ -93,16 +93,19 @@ export function compactableSmallFiles(files: readonly FileRecord[], s: SizeSetti
  * up to the target size (by live bytes: a file's size less its deleted share):
  * - minor: undersized files (under target-size / fragment-ratio) of each partition with
  *   at least two, or with a log-located file; with triggers, only once the table has
- *   minorFileCount of them;
+ *   minorFileCount of them, or `logDue` (appendLogDue: its oldest log file waited past
+ *   the minor interval);
  * - major: minor's, plus every file whose deleted share reached the duplicate ratio;
  * - full: every file.
  * Every rewrite drops the deleted rows it reads. A group that would rewrite one file with
  * nothing deleted gains nothing and is left out (except in full, which rewrites every file
  * under the current schema).
  */
-export function planAppendRewrites(files: readonly FileRecord[], kind: OptimizeKind, s: OptimizingSettings, triggered: boolean): AppendRewriteGroup[] {
+export function planAppendRewrites(
+  files: readonly FileRecord[], kind: OptimizeKind, s: OptimizingSettings, triggered: boolean, logDue = false,
+): AppendRewriteGroup[] {
   const parts = byPartition(files);
-  const smallGate = !triggered || compactableSmallFiles(files, s) >= s.minorFileCount;
+  const smallGate = !triggered || logDue || compactableSmallFiles(files, s) >= s.minorFileCount;
   const groups: AppendRewriteGroup[] = [];
   for (const [pk, p] of parts) {
     const share = (f: FileRecord): number => deletedShare(p, f);

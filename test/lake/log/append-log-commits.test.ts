@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { isLogPath, LOG_DIR, openWarehouse } from '../../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
 import { appendOptimizingMetrics } from '../../../src/lake/optimize/append-optimizing-metrics.js';
+import { dueOptimizingKind } from '../../../src/lake/optimize/optimizing-triggers.js';
 import { optimizingSettings } from '../../../src/lake/table/optimizing-properties.js';
 import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
 import { columnsOf, readRows } from '../helpers/read-table.js';
@@ -157,6 +158,35 @@ describe('append tables commit through the log store', () => {
       assert.ok(segmentCount(dir) < segments);
       assert.deepEqual(await ids(wh, t), range(0, 120));
       assert.deepEqual(await ids(wh, u), range(0, 5));
+    } finally {
+      catalog.close();
+      await cleanup();
+    }
+  });
+
+  test('a few log-located files are due for minor once the oldest waited past the minor interval', async () => {
+    const { wh, dir, cleanup } = await logWarehouse();
+    const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
+    try {
+      const t = await createAppendTable(wh, 'a', { 'self-optimizing.minor.trigger.interval': '1s' });
+      await insertIds(wh, t, range(0, 5));
+      await insertIds(wh, t, range(5, 5));
+      const s = optimizingSettings(t);
+      const files = () => catalog.visibleFiles(t.id, wh.resolveSnapshot(t)!.id);
+      const committed = wh.listSnapshots(t).find((x) => x.operation === 'append')!.committedAtMicros;
+      const commitMicros = (id: bigint) => catalog.getSnapshot(t.id, id)?.committedAtMicros;
+      const due = (now: bigint) => dueOptimizingKind(appendOptimizingMetrics(files(), s, commitMicros), s, {}, now);
+      assert.equal(appendOptimizingMetrics(files(), s, commitMicros).oldestPendingChangeMicros, committed, 'the oldest log file\'s commit');
+      assert.equal(due(committed + 999_000n), undefined, '2 of 12 small files, and the oldest waited under a second');
+      assert.equal(due(committed + 1_000_000n), 'minor');
+      assert.equal((await wh.optimize(t, { kind: 'minor', triggers: s })).nodesOptimized, 0, 'not due yet: the planner agrees');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const r = await wh.optimize(t, { kind: 'minor', triggers: s });
+      assert.deepEqual([r.filesIn, r.filesOut], [2, 1]);
+      assert.equal(logFiles(wh, t), 0);
+      assert.equal(appendOptimizingMetrics(files(), s, commitMicros).oldestPendingChangeMicros, undefined);
+      assert.equal(due(BigInt(Date.now() + 3_600_000) * 1000n), undefined, 'nothing waits in the log any more');
+      assert.deepEqual(await ids(wh, t), range(0, 10));
     } finally {
       catalog.close();
       await cleanup();
