@@ -1,8 +1,8 @@
 import type { CommitRequest, NewFileRecord } from '../catalog/catalog.js';
 import { formatLogLocator } from './log-locator.js';
 
-/** A pending change file as the log carries it: its catalog row but the path, and its IPC bytes. */
-export interface InlineChangeFile {
+/** A pending data file (change or base) as the log carries it: its catalog row but the path, and its IPC bytes. */
+export interface InlineDataFile {
   readonly file: Omit<NewFileRecord, 'path' | 'sizeBytes'>;
   readonly ipc: Uint8Array;
 }
@@ -10,7 +10,7 @@ export interface InlineChangeFile {
 /** One table's part of a logged commit: the request (stored files only) plus its inline files, added after them. */
 export interface LogCommitPart {
   readonly request: CommitRequest;
-  readonly inline: readonly InlineChangeFile[];
+  readonly inline: readonly InlineDataFile[];
   /**
    * The key hashes of every row it writes, when its checks are by key alone (a keyed
    * table without UNIQUE constraints): the group committer may then rebase it over
@@ -29,7 +29,7 @@ export interface LogCommitRecord {
 
 interface HeaderPart {
   readonly request: CommitRequest;
-  readonly inline: readonly { readonly file: InlineChangeFile['file']; readonly length: number }[];
+  readonly inline: readonly { readonly file: InlineDataFile['file']; readonly length: number }[];
 }
 
 interface Header {
@@ -65,11 +65,11 @@ export function encodeLogCommit(record: LogCommitRecord, batch: bigint): Encoded
 
 /**
  * The catalog requests of a commit whose inline files' IPC streams start at byte
- * `bodiesStart` of `segmentKey`: each inline file becomes a change file whose path
+ * `bodiesStart` of `segmentKey`: each inline file becomes a data file whose path
  * locates its stream, added after the request's stored files.
  */
 export function locatedRequests(
-  parts: readonly { readonly request: CommitRequest; readonly inline: readonly { readonly file: InlineChangeFile['file']; readonly length: number }[] }[],
+  parts: readonly { readonly request: CommitRequest; readonly inline: readonly { readonly file: InlineDataFile['file']; readonly length: number }[] }[],
   segmentKey: string, bodiesStart: number,
 ): CommitRequest[] {
   let at = bodiesStart;

@@ -1,7 +1,8 @@
 /**
  * Where a logged commit's rows for one (partition, node) lie: a byte range of a log
- * segment. The catalog keeps it as the change file's path, `log/<writer>/<segment>.wal#<offset>+<length>`,
- * so every reader of change files finds the rows through the path it already has
+ * segment. The catalog keeps it as the data file's path (a keyed table's change file, an
+ * append table's base file), `log/<writer>/<segment>.wal#<offset>+<length>`,
+ * so every reader of data files finds the rows through the path it already has
  * (docs/design-notes.md, "Log store").
  */
 export interface LogLocator {

@@ -14,7 +14,7 @@ import { openCommitLog } from './segmented-commit-log.js';
 export interface LogStoreOptions {
   /** The warehouse root on local disk. */
   readonly root: string;
-  /** A transaction staging more than this many bytes of rows stores Parquet change files instead (default 4 MiB). */
+  /** A transaction staging more than this many bytes of rows stores Parquet files instead (default 4 MiB). */
   readonly maxTransactionBytes?: number;
   readonly segmentBytes?: number;
   /** How long a segment no file row points into is kept for readers that planned before it was freed (default 10 min). */
@@ -48,7 +48,7 @@ const REBASE_WALK_MAX = 256;
  * A process's log store (docs/design-notes.md, "Log store"): commits of small transactions
  * are appended to this writer's log, made durable by one fsync per batch of concurrent
  * commits (group commit), then applied to the catalog in one database transaction, and
- * only then acknowledged. The log holds the rows; the catalog's change-file rows locate them.
+ * only then acknowledged. The log holds the rows; the catalog's file rows locate them.
  */
 export class LogStore {
   readonly writerId: string;

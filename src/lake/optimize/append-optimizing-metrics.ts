@@ -1,16 +1,34 @@
 import type { FileRecord } from '../catalog/catalog.js';
+import { isLogPath } from '../log/log-locator.js';
 import type { NodeOptimizingMetrics, OptimizingMetrics } from './optimize-result.js';
 import { compactableSmallFiles } from './plan-append-rewrites.js';
 import type { SizeSettings } from './plan-append-rewrites.js';
 
 /**
- * OptimizingMetrics of an append table from the files visible at a head: no change store
- * (nothing pending, nothing merged on read), one entry per partition. smallFiles counts
- * only files a minor can combine (compactableSmallFiles), and duplicateRatio is deleted
- * rows over data rows, so dueOptimizingKind reports a table due exactly when
- * compactAppendTable with the same triggers has work.
+ * The commit time of the oldest log-located data file (rows still in the log store, which
+ * only a minor moves into Parquet); undefined when there is none or its time is unknown.
  */
-export function appendOptimizingMetrics(files: readonly FileRecord[], s: SizeSettings): OptimizingMetrics {
+export function oldestLogFileMicros(files: readonly FileRecord[], commitMicros: (snapshotId: bigint) => bigint | undefined): bigint | undefined {
+  let oldest: bigint | undefined;
+  for (const f of files) {
+    if (f.store !== 'base' || !isLogPath(f.path)) continue;
+    const at = commitMicros(f.addedIn);
+    if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
+  }
+  return oldest;
+}
+
+/**
+ * OptimizingMetrics of an append table from the files visible at a head: no change store
+ * (nothing merged on read), one entry per partition. smallFiles counts only files a minor
+ * can combine (compactableSmallFiles), duplicateRatio is deleted rows over data rows, and
+ * oldestPendingChangeMicros is the oldest log-located file's commit (rows waiting to leave
+ * the log), so dueOptimizingKind reports a table due exactly when compactAppendTable with
+ * the same triggers has work.
+ */
+export function appendOptimizingMetrics(
+  files: readonly FileRecord[], s: SizeSettings, commitMicros: (snapshotId: bigint) => bigint | undefined = () => undefined,
+): OptimizingMetrics {
   const deleted = new Map<number, number>();
   for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) deleted.set(f.dvTarget, f.dvPositions?.length ?? 0);
   const parts = new Map<string, { files: number; rows: number; bytes: number }>();
@@ -35,7 +53,7 @@ export function appendOptimizingMetrics(files: readonly FileRecord[], s: SizeSet
     oldestChangeMicros: undefined, baseFiles: p.files, baseRows: p.rows, baseBytes: p.bytes,
   }));
   return {
-    keyed: false, pendingChangeFiles: 0, pendingChangeRows: 0, pendingChangeBytes: 0, oldestPendingChangeMicros: undefined,
+    keyed: false, pendingChangeFiles: 0, pendingChangeRows: 0, pendingChangeBytes: 0, oldestPendingChangeMicros: oldestLogFileMicros(files, commitMicros),
     baseFiles: dataFiles, baseRows: rows, baseBytes: bytes, smallFiles: compactableSmallFiles(files, s),
     duplicateRatio: rows === 0 ? 0 : deletedRows / rows, readAmplification: 0, nodes,
   };

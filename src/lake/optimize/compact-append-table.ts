@@ -14,6 +14,8 @@ import { rewriteResultOf } from './execute-rewrite-task.js';
 import { executeAppendFilesRewrite } from './execute-append-files-rewrite.js';
 import type { OptimizeOptions, OptimizeResult } from './optimize-result.js';
 import { planAppendRewrites } from './plan-append-rewrites.js';
+import { oldestLogFileMicros } from './append-optimizing-metrics.js';
+import { appendLogDue } from './optimizing-triggers.js';
 import type { AppendRewriteGroup } from './plan-append-rewrites.js';
 import { replacedPosition } from './replaced-position.js';
 
@@ -47,7 +49,9 @@ export async function compactAppendTable(
   const watermark = catalog.lowWatermark();
   const settings = opts.triggers ?? optimizingSettings(table);
   const head = writableBranch(catalog, table, ref).snapshotId;
-  const groups = planAppendRewrites(catalog.visibleFiles(table.id, head), kind, settings, opts.triggers !== undefined);
+  const files = catalog.visibleFiles(table.id, head);
+  const logDue = appendLogDue(oldestLogFileMicros(files, (id) => catalog.getSnapshot(table.id, id)?.committedAtMicros), settings, nowMicros());
+  const groups = planAppendRewrites(files, kind, settings, opts.triggers !== undefined, logDue);
   const result = {
     kind, snapshotId: undefined as bigint | undefined, nodesOptimized: 0, nodesSplit: 0, nodesMerged: 0, changeFilesFolded: 0, changeFilesCompacted: 0, baseFilesWritten: 0,
     filesIn: 0, bytesIn: 0, rowsIn: 0, filesOut: 0, bytesOut: 0, rowsOut: 0, lowWatermark: watermark,

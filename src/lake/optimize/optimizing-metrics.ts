@@ -51,7 +51,7 @@ export function optimizingMetrics(ctx: LakeContext, table: TableMetadata, opts: 
 export function computeOptimizingMetrics(input: OptimizingMetricsInput): OptimizingMetrics {
   const { files, settings } = input;
   const smallBytes = settings.targetSize / settings.fragmentRatio;
-  if (!input.keyed) return appendOptimizingMetrics(files, settings);
+  if (!input.keyed) return appendOptimizingMetrics(files, settings, input.commitMicros);
 
   const changesByPartition = new Map<string, FileRecord[]>();
   for (const f of files) {

@@ -120,6 +120,16 @@ export function dueOptimizingKind(m: OptimizingMetrics, s: OptimizingSettings, l
   }
   // Append tables: small files are Amoro's fragment files (minor), deleted rows its duplicates (major).
   if (m.duplicateRatio >= s.majorDuplicateRatio) return 'major';
-  if (m.smallFiles >= s.minorFileCount) return 'minor';
+  if (m.smallFiles >= s.minorFileCount || appendLogDue(m.oldestPendingChangeMicros, s, nowMicros)) return 'minor';
   return undefined;
+}
+
+/**
+ * An append table whose oldest log-located file waited past the minor interval: minor moves
+ * it into Parquet however few small files there are. Without this a quiet table's last few
+ * commits would stay in the log, and hold every later segment of its writer with them
+ * (segments are released oldest first).
+ */
+export function appendLogDue(oldestLogMicros: bigint | undefined, s: Pick<OptimizingSettings, 'minorIntervalMs'>, nowMicros: bigint): boolean {
+  return oldestLogMicros !== undefined && nowMicros - oldestLogMicros >= BigInt(s.minorIntervalMs) * 1000n;
 }

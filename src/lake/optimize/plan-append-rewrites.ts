@@ -1,4 +1,5 @@
 import type { FileRecord } from '../catalog/catalog.js';
+import { isLogPath } from '../log/log-locator.js';
 import type { OptimizingSettings } from '../table/optimizing-properties.js';
 import type { OptimizeKind } from './optimize-result.js';
 
@@ -35,8 +36,17 @@ function byPartition(files: readonly FileRecord[]): Map<string, PartitionFiles> 
   return out;
 }
 
+/** A log-located file (a small commit's rows in the log store) is small whatever its size: minor moves it into Parquet. */
 function isSmall(f: FileRecord, s: SizeSettings): boolean {
-  return f.sizeBytes < s.targetSize / s.fragmentRatio;
+  return isLogPath(f.path) || f.sizeBytes < s.targetSize / s.fragmentRatio;
+}
+
+/**
+ * A group worth rewriting in a minor: it combines files, or it moves rows out of the log
+ * (a lone log file still holds its log segment and is read by IPC decode, without row groups).
+ */
+function worthRewriting(g: readonly FileRecord[]): boolean {
+  return g.length >= 2 || g.some((f) => isLogPath(f.path));
 }
 
 /** The share of a file's rows its deletion vector deletes. */
@@ -65,14 +75,15 @@ function pack(p: PartitionFiles, files: readonly FileRecord[], s: SizeSettings):
 
 /**
  * Small files a minor compaction can combine: those its packing puts in a group with
- * another. A lone small file (a quiet day's partition) has nothing to combine with, so
- * counting it would make the table look due for ever; the scheduler's metric and the
- * planner's trigger both use this count, so a table reported due always has work.
+ * another, and log-located files, which minor moves into Parquet even alone. A lone small
+ * Parquet file (a quiet day's partition) has nothing to combine with, so counting it would
+ * make the table look due for ever; the scheduler's metric and the planner's trigger both
+ * use this count, so a table reported due always has work.
  */
 export function compactableSmallFiles(files: readonly FileRecord[], s: SizeSettings): number {
   let n = 0;
   for (const p of byPartition(files).values()) {
-    for (const g of pack(p, p.data.filter((f) => isSmall(f, s)), s)) if (g.length >= 2) n += g.length;
+    for (const g of pack(p, p.data.filter((f) => isSmall(f, s)), s)) if (worthRewriting(g)) n += g.length;
   }
   return n;
 }
@@ -81,16 +92,20 @@ export function compactableSmallFiles(files: readonly FileRecord[], s: SizeSetti
  * Which files of an append table a compaction of `kind` rewrites, grouped into outputs of
  * up to the target size (by live bytes: a file's size less its deleted share):
  * - minor: undersized files (under target-size / fragment-ratio) of each partition with
- *   at least two; with triggers, only once the table has minorFileCount of them;
+ *   at least two, or with a log-located file; with triggers, only once the table has
+ *   minorFileCount of them, or `logDue` (appendLogDue: its oldest log file waited past
+ *   the minor interval);
  * - major: minor's, plus every file whose deleted share reached the duplicate ratio;
  * - full: every file.
  * Every rewrite drops the deleted rows it reads. A group that would rewrite one file with
  * nothing deleted gains nothing and is left out (except in full, which rewrites every file
  * under the current schema).
  */
-export function planAppendRewrites(files: readonly FileRecord[], kind: OptimizeKind, s: OptimizingSettings, triggered: boolean): AppendRewriteGroup[] {
+export function planAppendRewrites(
+  files: readonly FileRecord[], kind: OptimizeKind, s: OptimizingSettings, triggered: boolean, logDue = false,
+): AppendRewriteGroup[] {
   const parts = byPartition(files);
-  const smallGate = !triggered || compactableSmallFiles(files, s) >= s.minorFileCount;
+  const smallGate = !triggered || logDue || compactableSmallFiles(files, s) >= s.minorFileCount;
   const groups: AppendRewriteGroup[] = [];
   for (const [pk, p] of parts) {
     const share = (f: FileRecord): number => deletedShare(p, f);
@@ -98,13 +113,13 @@ export function planAppendRewrites(files: readonly FileRecord[], kind: OptimizeK
     if (kind === 'full') chosen = p.data;
     else {
       const small = p.data.filter((f) => isSmall(f, s));
-      const picked = new Set<FileRecord>(smallGate && small.length >= 2 ? small : []);
+      const picked = new Set<FileRecord>(smallGate && (small.length >= 2 || small.some((f) => isLogPath(f.path))) ? small : []);
       if (kind === 'major') for (const f of p.data) if (share(f) > 0 && share(f) >= s.majorDuplicateRatio) picked.add(f);
       chosen = p.data.filter((f) => picked.has(f));
     }
     for (const g of pack(p, chosen, s)) {
       const deleted = g.map((f) => p.dv.get(f.fileId) ?? new Uint32Array(0));
-      if (kind === 'full' || g.length > 1 || deleted[0]!.length > 0) groups.push({ partitionKey: pk, files: g, deleted });
+      if (kind === 'full' || worthRewriting(g) || deleted[0]!.length > 0) groups.push({ partitionKey: pk, files: g, deleted });
     }
   }
   return groups;

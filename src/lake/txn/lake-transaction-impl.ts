@@ -39,9 +39,9 @@ import { gather, routeRows } from './route-rows.js';
 import type { RoutedGroup } from './route-rows.js';
 import { stagedFileIndex } from './staged-file-id.js';
 import { deletesAtHead } from './deletes-at-head.js';
-import { pendingChangeFile } from '../log/pending-change-file.js';
+import { pendingDataFile } from '../log/pending-data-file.js';
 import { coalescePendingFiles } from '../log/coalesce-pending-files.js';
-import type { PendingChangeFile } from '../log/pending-change-file.js';
+import type { PendingDataFile } from '../log/pending-data-file.js';
 import type { SubscriptionProgress } from '../subscription/subscription-metadata.js';
 
 /** What one transaction has staged for one (table, branch). */
@@ -52,8 +52,8 @@ interface TableWrite {
   readonly pinned: bigint;
   readonly frontier: Map<string, FrontierNode[]>;
   readonly files: NewFileRecord[];
-  /** Change files staged in memory, for the log store to carry (stored as files only if something must read them). */
-  readonly pending: PendingChangeFile[];
+  /** Data files staged in memory, for the log store to carry (stored as files only if something must read them). */
+  readonly pending: PendingDataFile[];
   rmw: boolean;
   /** Key hashes of every statement, one array each (a Set is built only for the read-modify-write check). */
   readonly keyHashes: Uint32Array[];
@@ -183,7 +183,7 @@ export class LakeTransactionImpl implements LakeTransaction {
   }
 
   /**
-   * Stores the rows staged in memory for (table, branch) as change files, so a read inside
+   * Stores the rows staged in memory for (table, branch) as data files, so a read inside
    * the transaction can plan over them. Reads are rare between a transaction's writes and
    * its commit; a commit carries staged rows in its log record without storing them.
    */
@@ -197,7 +197,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       const p = w.pending[0]!;
       const file = encodeDataFile(p.batch, w.table.columns);
       const placement = { partitionKey: p.file.partitionKey, partitionValues: p.file.partitionValues, node: { mask: p.file.nodeMask, index: p.file.nodeIndex } };
-      w.files.push(await storeDataFile(this.#ctx.storage, w.table.id, { ...file, keyBitmap: p.file.keyBitmap }, placement, 'change', p.file.seq, p.file.firstOffset));
+      w.files.push(await storeDataFile(this.#ctx.storage, w.table.id, { ...file, keyBitmap: p.file.keyBitmap }, placement, p.file.store, p.file.seq, p.file.firstOffset));
       w.pending.shift();
       this.#pendingBytes -= p.ipc.byteLength;
     }
@@ -429,8 +429,8 @@ export class LakeTransactionImpl implements LakeTransaction {
     }
     if (allHashes !== undefined) w.keyHashes.push(allHashes);
     const placed: PlacedRows = { firstOffset: this.#offset, groups, numRows: n };
-    if (keyed && this.#stagesInMemory(table)) {
-      const staged = batches.map((b, i) => pendingChangeFile(b.batch, table.columns, b.placement, b.keyBitmap, this.seq,
+    if (this.#stagesInMemory(table)) {
+      const staged = batches.map((b, i) => pendingDataFile(keyed ? 'change' : 'base', b.batch, table.columns, b.placement, b.keyBitmap, this.seq,
         this.#offset + batches.slice(0, i).reduce((r, x) => r + x.batch.numRows, 0)));
       const bytes = staged.reduce((t, p) => t + p.ipc.byteLength, 0);
       if (this.#pendingBytes + bytes <= this.#ctx.log!.maxTransactionBytes) {
@@ -457,9 +457,9 @@ export class LakeTransactionImpl implements LakeTransaction {
   }
 
   /**
-   * Keyed tables whose writes commit through the log keep small statements' rows in
-   * memory. Tables with UNIQUE constraints do not: their checks plan reads over the
-   * transaction's staged files.
+   * Tables whose writes commit through the log keep small statements' rows in memory:
+   * a keyed table's as change files, an append table's as base files. Tables with UNIQUE
+   * constraints do not: their checks plan reads over the transaction's staged files.
    */
   #stagesInMemory(table: TableMetadata): boolean {
     return this.#ctx.log !== undefined && !hasUniqueConstraint(table);

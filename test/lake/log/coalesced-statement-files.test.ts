@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLogPath, openWarehouse } from '../../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
-import { readRows } from '../helpers/read-table.js';
+import { columnsOf, readRows } from '../helpers/read-table.js';
+import { createAppendTable, deleteWhere, liveRows, rowsWithIds } from '../helpers/append-table.js';
 
 /**
- * A transaction's one-row statements into one node reach the log as one change file, not
+ * A transaction's one-row statements into one node reach the log as one data file, not
  * one per statement, while every row keeps its (seq, offset): the table reads the same, and
  * the change feed lists the rows in statement order, across tables too.
  */
@@ -84,5 +85,23 @@ test('statements interleaved with another table\'s stay separate files where the
     assert.deepEqual((await changes(wh, b)).map((c) => `${c.row}@${c.offset}`), ['10 +I b1@2']);
     const rows = (await readRows(wh, { table: a })).map((r) => `${r['id']}=${r['v']}`).sort();
     assert.deepEqual(rows, ['1=a1', '2=a2', '3=a3']);
+  });
+});
+
+test('an append table\'s one-row statements commit one base file whose row ids run across them', async () => {
+  await withWarehouse(async (wh) => {
+    const t = await createAppendTable(wh, 'events');
+    const tx = await wh.begin();
+    for (const id of [1, 2, 3]) await tx.insert(t, 'main', columnsOf(t, [{ id, v: `e${id}` }]));
+    await tx.commit();
+    const files = wh.listFiles(t);
+    assert.equal(files.length, 1, 'three statements, one file');
+    assert.ok(isLogPath(files[0]!.path) && files[0]!.store === 'base' && files[0]!.rowCount === 3);
+    const positions = (await rowsWithIds(wh, t)).map((r) => [r['id'], Number(r._row_id & 0xffffffffn)]).sort((a, b) => Number(a[0]) - Number(b[0]));
+    assert.deepEqual(positions, [[1, 0], [2, 1], [3, 2]], 'positions continue from one statement\'s rows to the next');
+    const del = await wh.begin();
+    assert.equal(await deleteWhere(wh, t, del, (id) => id === 3), 1);
+    await del.commit();
+    assert.deepEqual((await liveRows(wh, t)).map((r) => `${r.id}=${r.v}`), ['1=e1', '2=e2'], 'a row of the last statement is deleted by its position');
   });
 });

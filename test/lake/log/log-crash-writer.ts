@@ -5,11 +5,12 @@
  * before commit (c, i) begins and "ack <c> <i>" once it returned. argv: <warehouse dir>.
  * It loads its modules, then waits for "go <JSON array: each client's first i>" on stdin,
  * so the test can load the next child while this one runs. FLOE_LOG_CRASH_TIERING=1 tiers
- * the log files beside the writers.
+ * the log files (and compacts the append tables) beside the writers.
  */
 import { createInterface } from 'node:readline';
 import { openWarehouse } from '../../../src/lake/index.js';
-import { CLIENTS, MAX_LOGGED_BYTES, commitDeletes, commitRows } from './log-crash-model.js';
+import { appendTableName, CLIENTS, MAX_LOGGED_BYTES } from './log-crash-model.js';
+import { commitWorkload } from './log-crash-commit.js';
 
 const [dir] = process.argv.slice(2);
 const line = await new Promise<string>((resolve) => {
@@ -24,19 +25,19 @@ process.stdout.write(`open ${JSON.stringify(wh.logReplay ?? null)}\n`);
 async function client(c: number): Promise<void> {
   for (let i = first[c]!; ; i++) {
     process.stdout.write(`send ${c} ${i}\n`);
-    const tx = await wh.begin();
-    await tx.upsert(t, 'main', commitRows(c, i));
-    const deletes = commitDeletes(c, i);
-    if (deletes.length > 0) await tx.deleteKeys(t, 'main', [deletes]);
-    await tx.commit();
+    await commitWorkload(wh, c, i);
     process.stdout.write(`ack ${c} ${i}\n`);
   }
 }
 
-/** FLOE_LOG_CRASH_TIERING=1: tiering (and segment release) runs beside the writers, as `floe serve` runs it. */
+/**
+ * FLOE_LOG_CRASH_TIERING=1: tiering (and segment release) runs beside the writers, as `floe serve` runs it,
+ * and so does the append tables' minor, which moves their log-located files into Parquet.
+ */
 async function tiering(): Promise<void> {
   for (;;) {
     await wh.tierLogFiles(t);
+    for (let c = 0; c < CLIENTS; c++) await wh.optimize(wh.getTable('public', appendTableName(c))!, { kind: 'minor' });
     await wh.releaseLogSegments();
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
