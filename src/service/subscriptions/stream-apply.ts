@@ -63,6 +63,7 @@ export class StreamApply {
   #pendingSince: bigint | undefined;
   #lastStatusMs = 0;
   #lastFeedbackMs = Date.now();
+  #anyFrame = false;
 
   constructor(w: Warehouse, sub: SubscriptionMetadata, stream: ReplicationStream, signal: AbortSignal, reload: () => SubscriptionMetadata | undefined) {
     this.#w = w;
@@ -75,12 +76,18 @@ export class StreamApply {
     this.#confirmed = sub.appliedLsn;
   }
 
+  /** Whether anything came from the stream (the source accepted START_REPLICATION). */
+  get streamed(): boolean {
+    return this.#anyFrame;
+  }
+
   async run(): Promise<void> {
     try {
       while (!this.#signal.aborted) {
         const frame = await this.#stream.next(200);
         const now = Date.now();
         if (frame !== undefined) {
+          this.#anyFrame = true;
           this.#lastSendMicros = frame.sendMicros;
           this.#lastReceiptMicros = BigInt(now) * 1000n;
           if (frame.walEnd > this.#walEnd) this.#walEnd = frame.walEnd;
