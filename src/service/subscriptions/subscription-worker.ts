@@ -102,7 +102,9 @@ export class SubscriptionWorker {
     const onAbort = () => { void closeSource(repl); };
     this.#abort.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const stream = ReplicationStream.start(repl, { slot: sub.slotName!, startLsn: sub.appliedLsn, publications: sub.publications, protoVersion: 1 });
+      const stream = ReplicationStream.start(repl, {
+        slot: sub.slotName!, startLsn: sub.appliedLsn, publications: sub.publications, streaming: sub.options.streaming === 'true',
+      });
       const apply = new StreamApply(this.#warehouse, sub, stream, this.#abort.signal, () => this.#current());
       try {
         await apply.run();
