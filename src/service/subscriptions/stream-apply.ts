@@ -26,6 +26,17 @@ const FLUSH_EVERY_CHANGES = 20_000;
 
 const TEXT_IO = { timeZone: 'UTC' } as const;
 
+/**
+ * Nothing from the source for this long ends the connection, as PostgreSQL's
+ * wal_receiver_timeout (60 s) does: a source that stopped answering without closing the
+ * connection would otherwise hold the runner until TCP gives up. Half of it without a
+ * message asks the source for a reply. FLOE_SUBSCRIPTION_RECEIVE_TIMEOUT_MS sets it.
+ */
+function receiveTimeoutMs(): number {
+  const n = Number(process.env.FLOE_SUBSCRIPTION_RECEIVE_TIMEOUT_MS);
+  return Number.isInteger(n) && n > 0 ? n : 60_000;
+}
+
 /** Memory for streamed in-progress transactions before they go to files: FLOE_SUBSCRIPTION_STREAM_MEMORY bytes, or 64 MB. */
 function streamMemoryBytes(): number {
   const n = Number(process.env.FLOE_SUBSCRIPTION_STREAM_MEMORY);
@@ -73,6 +84,9 @@ export class StreamApply {
   #pendingSince: bigint | undefined;
   #lastStatusMs = 0;
   #lastFeedbackMs = Date.now();
+  readonly #receiveTimeoutMs = receiveTimeoutMs();
+  #lastFrameMs = Date.now();
+  #pinged = false;
   #anyFrame = false;
 
   constructor(w: Warehouse, sub: SubscriptionMetadata, stream: ReplicationStream, signal: AbortSignal, reload: () => SubscriptionMetadata | undefined) {
@@ -98,6 +112,8 @@ export class StreamApply {
         const now = Date.now();
         if (frame !== undefined) {
           this.#anyFrame = true;
+          this.#lastFrameMs = now;
+          this.#pinged = false;
           this.#lastSendMicros = frame.sendMicros;
           this.#lastReceiptMicros = BigInt(now) * 1000n;
           if (frame.walEnd > this.#walEnd) this.#walEnd = frame.walEnd;
@@ -127,6 +143,12 @@ export class StreamApply {
           if (sub === undefined || !sub.enabled || sub.generation !== this.#sub.generation) return;
         }
         if (now - this.#lastFeedbackMs >= FEEDBACK_EVERY_MS) this.#feedback();
+        const silentMs = now - this.#lastFrameMs;
+        if (silentMs >= this.#receiveTimeoutMs) throw new FloeError(SqlState.connectionFailure, 'terminating logical replication worker due to timeout');
+        if (silentMs >= this.#receiveTimeoutMs / 2 && !this.#pinged) {
+          this.#pinged = true;
+          this.#stream.sendStatus(this.#received, this.#confirmed, true);
+        }
       }
     } finally {
       this.#inProgress.close();

@@ -7,11 +7,11 @@ import { connect, createSourceSchema, NO_CLUSTER, randomTransaction, rng, startS
 import type { SourceCluster } from './cdc-source.js';
 
 // The source goes away mid-stream (issue 27: "survives source restarts with backoff, and
-// reports errors in floe_subscriptions"): first its walsender is terminated, then the
-// whole cluster stops as in a crash and starts again while a writer keeps committing
-// whenever the source is up, then it restarts cleanly. The runner reconnects with
-// back-off, floe_subscriptions shows the error while the source is away, and Floe ends
-// equal to the source.
+// reports errors in floe_subscriptions"): its walsender is terminated, then stops answering,
+// then the whole cluster stops as in a crash and starts again, and last it restarts cleanly,
+// while a writer commits whenever the source is up. The runner reconnects with back-off,
+// floe_subscriptions shows the error while the source is away, and Floe ends equal to the
+// source.
 
 interface Status {
   pid: number | null;
@@ -27,7 +27,8 @@ test('the source restarts mid-stream: the runner reconnects with back-off, shows
   let writer: Promise<number> | undefined;
   try {
     src = await startSourceCluster();
-    floe = await startFloe({ args: ['--scan-threads', '1'] });
+    // A short receive timeout (PostgreSQL's wal_receiver_timeout, 60 s by default) for the silent source below.
+    floe = await startFloe({ args: ['--scan-threads', '1'], env: { FLOE_SUBSCRIPTION_RECEIVE_TIMEOUT_MS: '3000' } });
     const setup = await connect(src.url);
     await createSourceSchema(setup, 'pub_restart');
     const rand = rng(2700);
@@ -73,9 +74,20 @@ test('the source restarts mid-stream: the runner reconnects with back-off, shows
     await admin.end();
     const terminated = await waitFor(status, (s) => /terminating connection due to administrator command/.test(s.last_error ?? ''), 'the terminated walsender in last_error');
     assert.ok(terminated.last_error_time instanceof Date);
-    await waitFor(walsender, (pid) => pid !== null && pid !== first, 'a new walsender');
+    const second = await waitFor(walsender, (pid) => pid !== null && pid !== first, 'a new walsender');
 
-    // 2. The whole source stops as in a crash: while it is away the runner keeps failing to connect, and says so.
+    // 2. The walsender stops answering without closing the connection (SIGSTOP): the runner hears nothing,
+    //    asks for a reply, and gives up after its receive timeout, as PostgreSQL's subscriber does.
+    process.kill(second!, 'SIGSTOP');
+    try {
+      await waitFor(status, (s) => /terminating logical replication worker due to timeout/.test(s.last_error ?? ''), 'the receive timeout in last_error', 20_000);
+    } finally {
+      // Woken, it finds its connection closed and exits, and frees the slot.
+      process.kill(second!, 'SIGCONT');
+    }
+    await waitFor(walsender, (pid) => pid !== null && pid !== second, 'a walsender after the silent one');
+
+    // 3. The whole source stops as in a crash: while it is away the runner keeps failing to connect, and says so.
     await new Promise((r) => setTimeout(r, 500));
     await src.cluster.crash();
     const away = await waitFor(status, (s) => /could not connect to the publisher/.test(s.last_error ?? '') && s.pid === null, 'the unreachable source in last_error');
@@ -91,7 +103,7 @@ test('the source restarts mid-stream: the runner reconnects with back-off, shows
     const committed = await writer;
     assert.ok(committed > 0);
 
-    // 3. A clean restart of the idle source. The fast shutdown ends promptly (a walsender waits for its
+    // 4. A clean restart of the idle source. The fast shutdown ends promptly (a walsender waits for its
     //    subscriber's reply before it exits), and the runner, which streamed since the last outage, starts its
     //    back-off over: it is back within a few seconds, not after the delays the earlier outages grew to.
     await new Promise((r) => setTimeout(r, 500));
