@@ -41,10 +41,19 @@ let treeDir: string | undefined;
 
 /** `node` arguments that run `tsFile` (a path inside the repository) as transpiled JavaScript. */
 export function transpiledNodeArgs(tsFile: string): string[] {
+  return ['--enable-source-maps', transpiledPath(tsFile)];
+}
+
+/** Where the transpiled tree holds the JavaScript of `tsFile` (a path inside the repository). */
+export function transpiledPath(tsFile: string): string {
   const rel = relative(REPO_ROOT, tsFile);
   if (rel.startsWith('..') || !rel.endsWith('.ts')) throw new Error(`not a TypeScript file of the repository: ${tsFile}`);
-  treeDir ??= ensureTree();
-  return ['--enable-source-maps', join(treeDir, rel.replace(/\.ts$/, '.js'))];
+  return join(transpiledTree(), rel.replace(/\.ts$/, '.js'));
+}
+
+/** The directory of the transpiled tree for the sources as they are now (built on first need). */
+export function transpiledTree(): string {
+  return (treeDir ??= ensureTree());
 }
 
 function sourceFiles(): string[] {

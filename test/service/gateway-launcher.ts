@@ -1,15 +1,16 @@
 /**
- * Child process of the gateway crash test: `floe serve`, with its start-up split in two so
+ * Child process of the gateway crash tests: `floe serve`, with its start-up split in two so
  * a kill-and-restart costs little. It loads the gateway's modules first (most of a start),
- * then waits for one line "go <JSON array of serve arguments>" on stdin and runs the real
- * src/cli/main.ts with them, exactly as `floe serve …` would. The test starts the next
- * gateway's loading while the current one runs.
+ * then waits for one line "go <JSON array of serve arguments>" on stdin and runs the CLI
+ * with them as src/cli/main.ts does, exactly as `floe serve …` would. The test starts the
+ * next gateway's loading while the current one runs. It runs bundled into one file
+ * (test/harness/bundled-child.ts), so main.ts is not imported: a second copy of the modules
+ * would load. main.ts itself would start the CLI on import, before "go".
  */
 import { createInterface } from 'node:readline';
+import { runFloe } from '../../src/cli/floe-cli.js';
 
-// Transpiled ahead (test/harness/transpiled-child.ts), this file is .js, and so is main's.
-const main = new URL(`../../src/cli/main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
-// The modules floe serve imports (src/cli/serve-command.ts), loaded ahead; importing main.ts itself would start it.
+// The modules floe serve imports (src/cli/serve-command.ts), loaded ahead.
 const [, , , sql] = await Promise.all([
   import('../../src/exec/index.js'),
   import('../../src/lake/index.js'),
@@ -32,5 +33,11 @@ const line = await new Promise<string>((resolve) => {
   rl.once('line', (l) => { rl.close(); resolve(l); });
 });
 const args = JSON.parse(line.replace(/^go /, '')) as string[];
-process.argv = [process.argv[0]!, main.pathname, ...args];
-await import(main.href);
+process.argv = [process.argv[0]!, process.argv[1]!, ...args];
+// What src/cli/main.ts does with `floe …`'s arguments.
+void runFloe(args, {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+}).then((code) => {
+  if (code !== 0) process.exit(code);
+});

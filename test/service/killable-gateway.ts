@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { transpiledNodeArgs } from '../harness/transpiled-child.js';
+import { bundledNodeArgs } from '../harness/bundled-child.js';
 
 const launcher = fileURLToPath(new URL('./gateway-launcher.ts', import.meta.url));
 
@@ -28,7 +28,7 @@ export interface LoadedGateway {
 
 /** Spawns a launcher; it loads the gateway's modules while the caller does other work. */
 export function loadGateway(env: Readonly<Record<string, string>> = {}): LoadedGateway {
-  const child = spawn(process.execPath, transpiledNodeArgs(launcher), {
+  const child = spawn(process.execPath, bundledNodeArgs(launcher), {
     env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   const killOnExit = () => child.kill('SIGKILL');

@@ -14,8 +14,8 @@ export interface RelationColumn {
 
 /**
  * pgoutput's logical replication messages (PostgreSQL's "Logical Replication Message
- * Formats", protocol versions 1 and 2 without streamed transactions). LSNs are bigints,
- * times microseconds since the Unix epoch.
+ * Formats", protocol versions 1 and 2, with protocol 2's streamed in-progress
+ * transactions). LSNs are bigints, times microseconds since the Unix epoch.
  */
 export type PgOutputMessage =
   | { readonly tag: 'begin'; readonly finalLsn: bigint; readonly commitMicros: bigint; readonly xid: number }
@@ -36,15 +36,37 @@ export type PgOutputMessage =
     }
   | { readonly tag: 'delete'; readonly relationId: number; readonly old: { readonly kind: 'key' | 'row'; readonly values: readonly TupleValue[] } }
   | { readonly tag: 'truncate'; readonly relationIds: readonly number[]; readonly cascade: boolean; readonly restartIdentity: boolean }
-  | { readonly tag: 'message'; readonly transactional: boolean; readonly lsn: bigint; readonly prefix: string; readonly content: Uint8Array };
+  | { readonly tag: 'message'; readonly transactional: boolean; readonly lsn: bigint; readonly prefix: string; readonly content: Uint8Array }
+  /** A block of an in-progress transaction's changes begins (`firstSegment`: its first block). */
+  | { readonly tag: 'streamStart'; readonly xid: number; readonly firstSegment: boolean }
+  | { readonly tag: 'streamStop' }
+  | { readonly tag: 'streamCommit'; readonly xid: number; readonly commitLsn: bigint; readonly endLsn: bigint; readonly commitMicros: bigint }
+  /** `subxid` = `xid`: the whole transaction aborted; else that subtransaction (and those it holds). */
+  | { readonly tag: 'streamAbort'; readonly xid: number; readonly subxid: number };
+
+/** The messages that, inside a stream block, carry the xid of the (sub)transaction that made them after their tag. */
+const XID_PREFIXED = new Set(['R', 'Y', 'I', 'U', 'D', 'T', 'M'].map((c) => c.charCodeAt(0)));
+
+/**
+ * The xid a message inside a stream block carries (the subtransaction's, when a
+ * subtransaction made the change), or undefined for the stream's own messages.
+ */
+export function streamedChangeXid(buf: Buffer): number | undefined {
+  if (buf.byteLength < 5 || !XID_PREFIXED.has(buf[0]!)) return undefined;
+  return buf.readUInt32BE(1);
+}
 
 const PG_EPOCH_MICROS = 946_684_800_000_000n;
 const UNCHANGED = Object.freeze({ unchanged: true as const });
 
-/** Decodes one pgoutput message (the payload of an XLogData frame). */
-export function decodePgOutput(buf: Buffer): PgOutputMessage {
+/**
+ * Decodes one pgoutput message (the payload of an XLogData frame). `streamed`: the message
+ * was sent inside a stream block, so a change carries an xid after its tag (skipped here).
+ */
+export function decodePgOutput(buf: Buffer, opts: { readonly streamed?: boolean } = {}): PgOutputMessage {
   const r = new Reader(buf);
   const tag = String.fromCharCode(r.u8());
+  if (opts.streamed === true && XID_PREFIXED.has(buf[0]!)) r.u32();
   switch (tag) {
     case 'B': return { tag: 'begin', finalLsn: r.u64(), commitMicros: r.time(), xid: r.u32() };
     case 'C': {
@@ -105,6 +127,14 @@ export function decodePgOutput(buf: Buffer): PgOutputMessage {
       const len = r.u32();
       return { tag: 'message', transactional, lsn, prefix, content: r.bytes(len) };
     }
+    case 'S': return { tag: 'streamStart', xid: r.u32(), firstSegment: r.u8() === 1 };
+    case 'E': return { tag: 'streamStop' };
+    case 'c': {
+      const xid = r.u32();
+      r.u8(); // flags, unused
+      return { tag: 'streamCommit', xid, commitLsn: r.u64(), endLsn: r.u64(), commitMicros: r.time() };
+    }
+    case 'A': return { tag: 'streamAbort', xid: r.u32(), subxid: r.u32() };
     default:
       throw protocolError(`unknown pgoutput message "${tag}"`);
   }

@@ -37,14 +37,18 @@ export class ReplicationStream {
     this.#client = client;
   }
 
-  /** Starts streaming from `startLsn` (the source starts at the slot's confirmed position when that is later). */
-  static start(client: pg.Client, opts: { slot: string; startLsn: bigint; publications: readonly string[]; protoVersion: 1 | 2 }): ReplicationStream {
+  /**
+   * Starts streaming from `startLsn` (the source starts at the slot's confirmed position when
+   * that is later). `streaming`: in-progress transactions past the source's
+   * logical_decoding_work_mem arrive in blocks ahead of their commit (protocol 2).
+   */
+  static start(client: pg.Client, opts: { slot: string; startLsn: bigint; publications: readonly string[]; streaming: boolean }): ReplicationStream {
     const s = new ReplicationStream(client);
     const conn = s.#connection();
     conn.on('copyData', (msg: { chunk: Buffer }) => s.#onCopyData(msg.chunk));
     const pubs = opts.publications.map(quoteIdent).join(',');
     const sql = `START_REPLICATION SLOT ${quoteIdent(opts.slot)} LOGICAL ${formatLsn(opts.startLsn)} `
-      + `(proto_version ${quoteLiteral(String(opts.protoVersion))}, publication_names ${quoteLiteral(pubs)})`;
+      + `(proto_version '${opts.streaming ? 2 : 1}', publication_names ${quoteLiteral(pubs)}${opts.streaming ? ", streaming 'on'" : ''})`;
     client.query(sql).then(
       () => s.#finish(undefined),
       (e: unknown) => s.#finish(sourceError(e, 'could not receive data from WAL stream')),

@@ -5,10 +5,11 @@ import { parseValue } from '../../exec/index.js';
 import type { SubscriptionMetadata, TableMetadata, Warehouse } from '../../lake/index.js';
 import { ChangeBatch } from './change-batch.js';
 import type { FloeRow } from './change-batch.js';
-import { decodePgOutput } from './pgoutput-messages.js';
+import { decodePgOutput, streamedChangeXid } from './pgoutput-messages.js';
 import type { PgOutputMessage, TupleValue } from './pgoutput-messages.js';
 import type { ReplicationStream } from './replication-stream.js';
 import { sourceColumnType } from './source-column-type.js';
+import { DEFAULT_STREAM_MEMORY_BYTES, StreamedTransactions } from './streamed-transactions.js';
 import { addMissingColumns } from './target-tables.js';
 import { readAllKeys, readRowByKey } from './table-reader.js';
 
@@ -24,6 +25,23 @@ const FEEDBACK_EVERY_MS = 10_000;
 const FLUSH_EVERY_CHANGES = 20_000;
 
 const TEXT_IO = { timeZone: 'UTC' } as const;
+
+/**
+ * Nothing from the source for this long ends the connection, as PostgreSQL's
+ * wal_receiver_timeout (60 s) does: a source that stopped answering without closing the
+ * connection would otherwise hold the runner until TCP gives up. Half of it without a
+ * message asks the source for a reply. FLOE_SUBSCRIPTION_RECEIVE_TIMEOUT_MS sets it.
+ */
+function receiveTimeoutMs(): number {
+  const n = Number(process.env.FLOE_SUBSCRIPTION_RECEIVE_TIMEOUT_MS);
+  return Number.isInteger(n) && n > 0 ? n : 60_000;
+}
+
+/** Memory for streamed in-progress transactions before they go to files: FLOE_SUBSCRIPTION_STREAM_MEMORY bytes, or 64 MB. */
+function streamMemoryBytes(): number {
+  const n = Number(process.env.FLOE_SUBSCRIPTION_STREAM_MEMORY);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_STREAM_MEMORY_BYTES;
+}
 
 /** How a published relation's tuples become rows of its Floe table. */
 interface Target {
@@ -52,6 +70,9 @@ export class StreamApply {
   readonly #targets = new Map<number, Target | null>();
   #batch = new ChangeBatch();
   #open: OpenTransaction | undefined;
+  /** In-progress transactions streamed ahead of their commit (protocol 2), and the one whose block is being received. */
+  readonly #inProgress = new StreamedTransactions({ memoryBytes: streamMemoryBytes() });
+  #streamXid: number | undefined;
   /** The end of the WAL received so far. */
   #received: bigint;
   #walEnd: bigint;
@@ -63,6 +84,10 @@ export class StreamApply {
   #pendingSince: bigint | undefined;
   #lastStatusMs = 0;
   #lastFeedbackMs = Date.now();
+  readonly #receiveTimeoutMs = receiveTimeoutMs();
+  #lastFrameMs = Date.now();
+  #pinged = false;
+  #anyFrame = false;
 
   constructor(w: Warehouse, sub: SubscriptionMetadata, stream: ReplicationStream, signal: AbortSignal, reload: () => SubscriptionMetadata | undefined) {
     this.#w = w;
@@ -75,23 +100,34 @@ export class StreamApply {
     this.#confirmed = sub.appliedLsn;
   }
 
+  /** Whether anything came from the stream (the source accepted START_REPLICATION). */
+  get streamed(): boolean {
+    return this.#anyFrame;
+  }
+
   async run(): Promise<void> {
     try {
       while (!this.#signal.aborted) {
         const frame = await this.#stream.next(200);
         const now = Date.now();
         if (frame !== undefined) {
+          this.#anyFrame = true;
+          this.#lastFrameMs = now;
+          this.#pinged = false;
           this.#lastSendMicros = frame.sendMicros;
           this.#lastReceiptMicros = BigInt(now) * 1000n;
           if (frame.walEnd > this.#walEnd) this.#walEnd = frame.walEnd;
           if (frame.kind === 'keepalive') {
-            // Nothing received is waiting: every transaction below the source's position is in Floe already.
-            if (this.#open === undefined && this.#batch.isEmpty && frame.walEnd > this.#confirmed) this.#confirmed = frame.walEnd;
+            // Nothing received is waiting: every transaction that committed below the source's position is in Floe
+            // already. A streamed transaction still open commits above it, and the source sends it again whole.
+            if (this.#open === undefined && this.#streamXid === undefined && this.#batch.isEmpty && frame.walEnd > this.#confirmed) {
+              this.#confirmed = frame.walEnd;
+            }
             if (frame.replyRequested) this.#feedback();
           } else {
             const end = frame.start > frame.walEnd ? frame.start : frame.walEnd;
             if (end > this.#received) this.#received = end;
-            await this.#handle(decodePgOutput(frame.payload));
+            await this.#receive(frame.payload);
             if (this.#batch.unflushed >= FLUSH_EVERY_CHANGES) await this.#batch.flush(this.#w);
           }
         }
@@ -107,8 +143,15 @@ export class StreamApply {
           if (sub === undefined || !sub.enabled || sub.generation !== this.#sub.generation) return;
         }
         if (now - this.#lastFeedbackMs >= FEEDBACK_EVERY_MS) this.#feedback();
+        const silentMs = now - this.#lastFrameMs;
+        if (silentMs >= this.#receiveTimeoutMs) throw new FloeError(SqlState.connectionFailure, 'terminating logical replication worker due to timeout');
+        if (silentMs >= this.#receiveTimeoutMs / 2 && !this.#pinged) {
+          this.#pinged = true;
+          this.#stream.sendStatus(this.#received, this.#confirmed, true);
+        }
       }
     } finally {
+      this.#inProgress.close();
       await this.#batch.abort();
       // Nobody streams it now: pg_stat_subscription shows no pid, and nothing waits.
       try { this.#saveStatus(false); } catch { /* the catalog is closing */ }
@@ -142,8 +185,49 @@ export class StreamApply {
     this.#feedback();
   }
 
+  /** A message as received: a change inside a stream block waits with its transaction, anything else is handled now. */
+  async #receive(payload: Buffer): Promise<void> {
+    if (this.#streamXid !== undefined) {
+      const changeXid = streamedChangeXid(payload);
+      if (changeXid !== undefined) {
+        this.#inProgress.add(this.#streamXid, changeXid, payload);
+        return;
+      }
+    }
+    await this.#handle(decodePgOutput(payload));
+  }
+
+  /** Stream Commit: the transaction's changes, held since their blocks came, applied as one whole transaction now, in commit order. */
+  async #applyStreamed(m: Extract<PgOutputMessage, { tag: 'streamCommit' }>): Promise<void> {
+    this.#open = { finalLsn: m.commitLsn, commitMicros: m.commitMicros };
+    this.#pendingSince ??= m.commitMicros;
+    for (const payload of this.#inProgress.take(m.xid)) {
+      await this.#handle(decodePgOutput(payload, { streamed: true }));
+      if (this.#batch.unflushed >= FLUSH_EVERY_CHANGES) {
+        await this.#batch.flush(this.#w);
+        // A long replay still answers the source, whose wal_sender_timeout would end the connection.
+        if (Date.now() - this.#lastFeedbackMs >= FEEDBACK_EVERY_MS) this.#feedback();
+      }
+    }
+    this.#open = undefined;
+    this.#batch.endTransaction(m.endLsn, m.commitMicros);
+  }
+
   async #handle(m: PgOutputMessage): Promise<void> {
     switch (m.tag) {
+      case 'streamStart':
+        this.#streamXid = m.xid;
+        this.#inProgress.start(m.xid, m.firstSegment);
+        return;
+      case 'streamStop':
+        this.#streamXid = undefined;
+        return;
+      case 'streamAbort':
+        this.#inProgress.abort(m.xid, m.subxid);
+        return;
+      case 'streamCommit':
+        await this.#applyStreamed(m);
+        return;
       case 'begin':
         this.#open = { finalLsn: m.finalLsn, commitMicros: m.commitMicros };
         this.#pendingSince ??= m.commitMicros;

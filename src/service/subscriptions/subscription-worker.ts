@@ -51,6 +51,8 @@ export class SubscriptionWorker {
     return this.#running !== undefined && !this.#finished;
   }
   #finished = false;
+  /** Whether the last session received anything from its replication stream. */
+  #sessionStreamed = false;
 
   #current(): SubscriptionMetadata | undefined {
     return this.#warehouse.listSubscriptions().find((s) => s.id === this.subscriptionId);
@@ -66,6 +68,9 @@ export class SubscriptionWorker {
         failures = 0;
       } catch (e) {
         if (this.stopped) break;
+        // The delays grow while reconnecting keeps failing; a session that streamed before it broke (a source
+        // restarted after hours) starts them over.
+        if (this.#sessionStreamed) failures = 0;
         failures++;
         const message = e instanceof Error ? e.message : String(e);
         this.#logger.warn({ subscription: sub.name, err: e, failures }, 'subscription failed; reconnecting');
@@ -84,6 +89,7 @@ export class SubscriptionWorker {
 
   /** One connection's worth: copy what needs it, then stream until stopped, altered or broken. */
   async #session(first: SubscriptionMetadata): Promise<void> {
+    this.#sessionStreamed = false;
     let sub = first;
     const init = sub.tables.filter((t) => t.state === 'init');
     if (init.length > 0) {
@@ -96,8 +102,15 @@ export class SubscriptionWorker {
     const onAbort = () => { void closeSource(repl); };
     this.#abort.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const stream = ReplicationStream.start(repl, { slot: sub.slotName!, startLsn: sub.appliedLsn, publications: sub.publications, protoVersion: 1 });
-      await new StreamApply(this.#warehouse, sub, stream, this.#abort.signal, () => this.#current()).run();
+      const stream = ReplicationStream.start(repl, {
+        slot: sub.slotName!, startLsn: sub.appliedLsn, publications: sub.publications, streaming: sub.options.streaming === 'true',
+      });
+      const apply = new StreamApply(this.#warehouse, sub, stream, this.#abort.signal, () => this.#current());
+      try {
+        await apply.run();
+      } finally {
+        this.#sessionStreamed = apply.streamed;
+      }
     } finally {
       this.#abort.signal.removeEventListener('abort', onAbort);
       await closeSource(repl);

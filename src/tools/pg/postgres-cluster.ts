@@ -30,6 +30,8 @@ export interface PostgresCluster {
   start(): Promise<void>;
   /** `pg_ctl stop -m immediate`: no checkpoint, so the next start runs crash recovery. */
   crash(): Promise<void>;
+  /** `pg_ctl stop -m fast`: a clean shutdown (walsenders send what is left, then a checkpoint); `start` runs it again. */
+  shutdown(): Promise<void>;
   /** Stops the cluster and removes its directory. */
   stop(): Promise<void>;
 }
@@ -96,6 +98,7 @@ export async function startPostgresCluster(opts: PostgresClusterOptions = {}): P
     dataDir,
     start,
     crash: async () => { await immediateStop(); },
+    shutdown: async () => { await run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', '-t', '600', 'stop']); },
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import type { PostgresServer } from '../../harness/postgres-server.js';
+import { startPostgresCluster } from '../../../src/tools/pg/postgres-cluster.js';
+import type { PostgresCluster } from '../../../src/tools/pg/postgres-cluster.js';
 
 /** Column lists read on both sides as text, so the comparison is PostgreSQL's text output against Floe's. */
 export const COMPARED: Readonly<Record<string, string>> = {
@@ -141,4 +144,19 @@ export async function waitFor<T>(probe: () => Promise<T>, done: (v: T) => boolea
     if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))})`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Why a test that starts its own source cluster cannot run here, or false. */
+export const NO_CLUSTER: string | false = existsSync('/usr/lib/postgresql/15/bin/initdb') ? false : 'needs PostgreSQL 15\'s binaries to start a source cluster';
+
+/** A source of the test's own, which it may stop and start: a throwaway PostgreSQL 15 with wal_level=logical. */
+export interface SourceCluster {
+  readonly cluster: PostgresCluster;
+  readonly url: string;
+  readonly conninfo: string;
+}
+
+export async function startSourceCluster(settings: Readonly<Record<string, string>> = {}): Promise<SourceCluster> {
+  const cluster = await startPostgresCluster({ settings: { wal_level: 'logical', ...settings } });
+  return { cluster, url: cluster.adminUrl, conninfo: `host=127.0.0.1 port=${cluster.port} dbname=postgres user=postgres` };
 }

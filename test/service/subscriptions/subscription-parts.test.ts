@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodePgOutput } from '../../../src/service/subscriptions/pgoutput-messages.js';
+import { decodePgOutput, streamedChangeXid } from '../../../src/service/subscriptions/pgoutput-messages.js';
 import { parseConninfo } from '../../../src/service/subscriptions/conninfo.js';
 import { createSubscriptionOptions } from '../../../src/service/subscriptions/subscription-options.js';
 import { sourceColumnType } from '../../../src/service/subscriptions/source-column-type.js';
@@ -51,6 +51,25 @@ test('pgoutput: begin, relation, insert, update with old key, delete, truncate a
   assert.deepEqual(commit, { tag: 'commit', commitLsn: 0x16b3748n, endLsn: 0x16b3778n, commitMicros: 946_684_801_000_000n });
 
   assert.throws(() => decodePgOutput(new Bytes().tag('I').u32(1).tag('N').u16(1).tag('t').u32(10).buffer), /ends early/);
+});
+
+test('pgoutput protocol 2: stream start, stop, commit and abort, and changes that carry their xid inside a block', () => {
+  assert.deepEqual(decodePgOutput(new Bytes().tag('S').u32(901).u8(1).buffer), { tag: 'streamStart', xid: 901, firstSegment: true });
+  assert.deepEqual(decodePgOutput(new Bytes().tag('S').u32(901).u8(0).buffer), { tag: 'streamStart', xid: 901, firstSegment: false });
+  assert.deepEqual(decodePgOutput(new Bytes().tag('E').buffer), { tag: 'streamStop' });
+  assert.deepEqual(decodePgOutput(new Bytes().tag('c').u32(901).u8(0).u64(0x2000n).u64(0x2030n).u64(2_000_000n).buffer),
+    { tag: 'streamCommit', xid: 901, commitLsn: 0x2000n, endLsn: 0x2030n, commitMicros: 946_684_802_000_000n });
+  assert.deepEqual(decodePgOutput(new Bytes().tag('A').u32(901).u32(905).buffer), { tag: 'streamAbort', xid: 901, subxid: 905 });
+
+  // Inside a block, an insert of subtransaction 905 carries its xid after the tag; the stream's own messages carry none.
+  const streamedInsert = new Bytes().tag('I').u32(905).u32(16390).tag('N').u16(1).text('7').buffer;
+  assert.equal(streamedChangeXid(streamedInsert), 905);
+  assert.deepEqual(decodePgOutput(streamedInsert, { streamed: true }), { tag: 'insert', relationId: 16390, row: ['7'] });
+  const streamedRelation = new Bytes().tag('R').u32(901).u32(16390).str('public').str('items').tag('d').u16(1).u8(1).str('id').u32(23).i32(-1).buffer;
+  assert.equal(streamedChangeXid(streamedRelation), 901);
+  assert.equal((decodePgOutput(streamedRelation, { streamed: true }) as { name: string }).name, 'items');
+  assert.equal(streamedChangeXid(new Bytes().tag('E').buffer), undefined);
+  assert.equal(streamedChangeXid(new Bytes().tag('c').u32(901).u8(0).u64(1n).u64(2n).u64(3n).buffer), undefined);
 });
 
 test('LSNs print and parse as PostgreSQL writes them', () => {
