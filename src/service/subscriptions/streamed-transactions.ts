@@ -1,6 +1,7 @@
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../../common/process-alive.js';
 
 /** Bytes of streamed changes held in memory, over all open transactions, before the largest goes to a file. */
 export const DEFAULT_STREAM_MEMORY_BYTES = 64 * 1024 * 1024;
@@ -255,14 +256,5 @@ function removeDeadDirectories(root: string): void {
     const pid = Number(name.slice(DIR_PREFIX.length).split('-')[0]);
     if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
     rmSync(join(root, name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
