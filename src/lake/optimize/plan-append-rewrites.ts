@@ -113,7 +113,7 @@ export function planAppendRewrites(
     if (kind === 'full') chosen = p.data;
     else {
       const small = p.data.filter((f) => isSmall(f, s));
-      const picked = new Set<FileRecord>(smallGate && (small.length >= 2 || small.some((f) => isLogPath(f.path))) ? small : []);
+      const picked = new Set<FileRecord>(smallGate && worthRewriting(small) ? small : []);
       if (kind === 'major') for (const f of p.data) if (share(f) > 0 && share(f) >= s.majorDuplicateRatio) picked.add(f);
       chosen = p.data.filter((f) => picked.has(f));
     }

@@ -33,14 +33,18 @@ const TEXT_IO = { timeZone: 'UTC' } as const;
  * message asks the source for a reply. FLOE_SUBSCRIPTION_RECEIVE_TIMEOUT_MS sets it.
  */
 function receiveTimeoutMs(): number {
-  const n = Number(process.env.FLOE_SUBSCRIPTION_RECEIVE_TIMEOUT_MS);
-  return Number.isInteger(n) && n > 0 ? n : 60_000;
+  return positiveIntegerFromEnv('FLOE_SUBSCRIPTION_RECEIVE_TIMEOUT_MS', 60_000);
 }
 
 /** Memory for streamed in-progress transactions before they go to files: FLOE_SUBSCRIPTION_STREAM_MEMORY bytes, or 64 MB. */
 function streamMemoryBytes(): number {
-  const n = Number(process.env.FLOE_SUBSCRIPTION_STREAM_MEMORY);
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_STREAM_MEMORY_BYTES;
+  return positiveIntegerFromEnv('FLOE_SUBSCRIPTION_STREAM_MEMORY', DEFAULT_STREAM_MEMORY_BYTES);
+}
+
+/** The environment variable as a positive integer, or `fallback` when unset or not one. */
+function positiveIntegerFromEnv(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
 /** How a published relation's tuples become rows of its Floe table. */
