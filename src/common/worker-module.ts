@@ -6,15 +6,24 @@ export interface WorkerModule {
 
 /**
  * The worker module `stem` beside the module at `callerUrl`, in the caller's language.
- * Floe runs its TypeScript through tsx, so a worker gets the .ts file and tsx's loader.
+ *
+ * Floe runs its TypeScript through tsx, and a pool's thread then starts on the `.mjs`
+ * entry beside the worker's `.ts`, which loads it with tsx's ESM API. Not on the `.ts`
+ * itself: piscina loads a worker with require() first, and under tsx's CommonJS hook that
+ * compiles the worker's whole module graph to CommonJS, where every call into another
+ * module goes through a getter. In a merge-on-read scan those getters took a third of
+ * the worker's time (2026-12-03, murmur3 in the key encoding). An `.mjs` cannot be
+ * required, so piscina imports it; and `--import tsx` in a worker's execArgv does not
+ * register tsx's ESM hooks on Node 20.
+ *
  * Code transpiled ahead to JavaScript (the crash tests run their child processes so, to
- * start faster) gets the .js file beside it and plain Node, as its caller has.
+ * start faster) gets the `.js` file beside it and plain Node, as its caller has.
+ * A CPU profile of the process (`--cpu-prof`) profiles the workers too.
  */
 export function workerModule(callerUrl: string, stem: string): WorkerModule {
   const typeScript = callerUrl.endsWith('.ts');
   return {
-    filename: new URL(`./${stem}.${typeScript ? 'ts' : 'js'}`, callerUrl).href,
-    // Resolved here, not from the process's cwd, so a gateway started elsewhere still loads tsx.
-    execArgv: typeScript ? ['--import', import.meta.resolve('tsx')] : [],
+    filename: new URL(`./${stem}.${typeScript ? 'mjs' : 'js'}`, callerUrl).href,
+    execArgv: process.execArgv.filter((a) => a.startsWith('--cpu-prof')),
   };
 }
