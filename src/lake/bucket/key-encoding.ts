@@ -7,7 +7,7 @@ import { dataReader, isValidAt } from '../arrow/column-reader.js';
 import { ByteSink } from './byte-sink.js';
 import type { ColumnAccessor } from './column-accessor.js';
 import { writeKeyValue } from './key-serializer.js';
-import { murmur3Long, murmur3Range } from './murmur3.js';
+import { murmur3Finish, murmur3Long, murmur3MixWord, murmur3Range } from './murmur3.js';
 
 /**
  * The keys of a batch in one flat form, so that hashing and key equality run over
@@ -39,12 +39,16 @@ const EMPTY_I32 = new Int32Array(0);
 const EMPTY_U8 = new Uint8Array(0);
 
 export function encodeKeyBatch(batch: RecordBatch, keyColumns: readonly string[], types: readonly SqlType[]): EncodedKeys {
-  const datas = keyColumns.map((name) => {
+  return encodeKeyData(keyColumnData(batch, keyColumns), keyColumns, types, batch.numRows);
+}
+
+/** The batch's key columns, each as its one Data. */
+export function keyColumnData(batch: RecordBatch, keyColumns: readonly string[]): Data[] {
+  return keyColumns.map((name) => {
     const child = batch.getChild(name);
     if (child === null) throw new FloeError(SqlState.undefinedColumn, `key column "${name}" is missing from the batch`);
     return child.data.length === 1 ? child.data[0]! : concatError(name);
   });
-  return encodeKeyData(datas, keyColumns, types, batch.numRows);
 }
 
 function concatError(name: string): never {
@@ -75,10 +79,14 @@ export function encodeKeyData(datas: readonly Data[], names: readonly string[], 
     const reader = dataReader(datas[0]!, types[0]!);
     return encodeKeyAccessors(types, [reader], numRows, names);
   }
+  const composite = datas.length > 1;
+  if (composite && types.every((t) => LONG_KINDS.has(t.kind))) {
+    const words = datas.map((d, c) => longWords(d, types[c]!, numRows));
+    if (words.every((w): w is LongWords => w !== undefined)) return encodeLongComposite(words, numRows);
+  }
   const sink = new ByteSink(Math.max(256, numRows * 12));
   const offsets = new Int32Array(numRows + 1);
   const writers = datas.map((d, c) => columnWriter(d, types[c]!, names[c]!));
-  const composite = datas.length > 1;
   for (let i = 0; i < numRows; i++) {
     for (let c = 0; c < writers.length; c++) {
       if (composite) {
@@ -92,6 +100,73 @@ export function encodeKeyData(datas: readonly Data[], names: readonly string[], 
     offsets[i + 1] = sink.pos;
   }
   return finishBytes(sink, offsets, numRows);
+}
+
+/**
+ * Just the hashes of encodeKeyData's keys: for long-serialized keys (one column or several)
+ * computed a word at a time with no key bytes built, else taken from the full encoding.
+ * A merge-on-read scan hashes every base row but needs the bytes of only the few whose
+ * hash a change row shares.
+ */
+export function hashKeyData(datas: readonly Data[], names: readonly string[], types: readonly SqlType[], numRows: number): Uint32Array {
+  if (types.every((t) => LONG_KINDS.has(t.kind)) && datas.every((d) => d.nullCount === 0)) {
+    const words = datas.map((d, c) => longWords(d, types[c]!, numRows));
+    if (words.every((w): w is LongWords => w !== undefined)) {
+      if (words.length === 1) {
+        const { lo, hi } = words[0]!;
+        const hashes = new Uint32Array(numRows);
+        for (let i = 0; i < numRows; i++) hashes[i] = murmur3Long(lo[i]!, hi[i]!);
+        return hashes;
+      }
+      return longCompositeHashes(words, numRows);
+    }
+  }
+  return encodeKeyData(datas, names, types, numRows).hashes;
+}
+
+function longCompositeHashes(columns: readonly LongWords[], numRows: number): Uint32Array {
+  const state = new Int32Array(numRows);
+  for (const { lo, hi } of columns) {
+    for (let i = 0; i < numRows; i++) state[i] = murmur3MixWord(murmur3MixWord(murmur3MixWord(state[i]!, LONG_LENGTH_WORD), lo[i]!), hi[i]!);
+  }
+  const hashes = new Uint32Array(numRows);
+  const rowBytes = 12 * columns.length;
+  for (let i = 0; i < numRows; i++) hashes[i] = murmur3Finish(state[i]!, rowBytes);
+  return hashes;
+}
+
+/** A composite key column's 4-byte big-endian length prefix for an 8-byte long, as a little-endian word. */
+const LONG_LENGTH_WORD = 0x08000000;
+
+/**
+ * A composite key whose columns all serialize as longs (the usual multi-int keys):
+ * each row is, per column, the length prefix then the long's two words, 12 bytes
+ * a column. Written and hashed a word at a time, column by column, with no per-row
+ * serializer calls: the same bytes and hashes as the general path, several times faster.
+ */
+function encodeLongComposite(columns: readonly LongWords[], numRows: number): EncodedKeys {
+  const stride = 3 * columns.length;
+  const words = new Int32Array(numRows * stride);
+  const state = new Int32Array(numRows);
+  for (let c = 0; c < columns.length; c++) {
+    const { lo, hi } = columns[c]!;
+    for (let i = 0, at = 3 * c; i < numRows; i++, at += stride) {
+      const l = lo[i]!;
+      const h = hi[i]!;
+      words[at] = LONG_LENGTH_WORD;
+      words[at + 1] = l;
+      words[at + 2] = h;
+      state[i] = murmur3MixWord(murmur3MixWord(murmur3MixWord(state[i]!, LONG_LENGTH_WORD), l), h);
+    }
+  }
+  const rowBytes = 4 * stride;
+  const hashes = new Uint32Array(numRows);
+  const offsets = new Int32Array(numRows + 1);
+  for (let i = 0; i < numRows; i++) {
+    hashes[i] = murmur3Finish(state[i]!, rowBytes);
+    offsets[i + 1] = offsets[i]! + rowBytes;
+  }
+  return { kind: 'bytes', length: numRows, hashes, lo: EMPTY_I32, hi: EMPTY_I32, bytes: new Uint8Array(words.buffer), offsets };
 }
 
 /** The same encoding over canonical values (for callers without Arrow data). */
@@ -137,8 +212,13 @@ function finishBytes(sink: ByteSink, offsets: Int32Array, numRows: number): Enco
   return { kind: 'bytes', length: numRows, hashes, lo: EMPTY_I32, hi: EMPTY_I32, bytes, offsets };
 }
 
+interface LongWords {
+  readonly lo: Int32Array;
+  readonly hi: Int32Array;
+}
+
 /** Low/high words of a long-serialized key column read straight from Arrow buffers, or undefined for unusual layouts. */
-function longWords(data: Data, type: SqlType, n: number): { lo: Int32Array; hi: Int32Array } | undefined {
+function longWords(data: Data, type: SqlType, n: number): LongWords | undefined {
   const t = data.type as DataType;
   if (DataType.isDictionary(t)) return undefined; // values are dictionary indices
   const v = data.values as unknown;

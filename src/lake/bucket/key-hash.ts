@@ -2,7 +2,7 @@ import type { RecordBatch } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import { ByteSink } from './byte-sink.js';
 import type { ColumnAccessor } from './column-accessor.js';
-import { encodeKeyAccessors, encodeKeyBatch } from './key-encoding.js';
+import { encodeKeyAccessors, hashKeyData, keyColumnData } from './key-encoding.js';
 import { keyValueBytes, writeKeyValue } from './key-serializer.js';
 import { murmur3Range } from './murmur3.js';
 
@@ -35,5 +35,5 @@ export function hashKeyColumns(types: readonly SqlType[], columns: readonly Colu
 
 /** Hashes read from the batch's raw Arrow buffers (no per-row values built for common key types). */
 export function hashKeyBatch(batch: RecordBatch, keyColumns: readonly string[], types: readonly SqlType[]): Uint32Array {
-  return encodeKeyBatch(batch, keyColumns, types).hashes;
+  return hashKeyData(keyColumnData(batch, keyColumns), keyColumns, types, batch.numRows);
 }

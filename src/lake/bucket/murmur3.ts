@@ -13,13 +13,18 @@ function mixK(k: number): number {
   return Math.imul(k, C2);
 }
 
-function mixH(h: number, k: number): number {
+/**
+ * murmur3 fed 32-bit words one at a time, for callers that have a key's bytes as
+ * little-endian words already: start at the seed, mix each word, then finish
+ * (murmur3Finish) with the byte length. The same hash as murmur3Range over those bytes.
+ */
+export function murmur3MixWord(h: number, k: number): number {
   h ^= mixK(k);
   h = (h << 13) | (h >>> 19);
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-function finalize(h: number, length: number): number {
+export function murmur3Finish(h: number, length: number): number {
   return fmix32(h ^ length);
 }
 
@@ -44,7 +49,7 @@ export function murmur3Range(bytes: Uint8Array, start: number, end: number, seed
   const blockEnd = start + (length & ~3);
   let i = start;
   for (; i < blockEnd; i += 4) {
-    h = mixH(h, bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
+    h = murmur3MixWord(h, bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
   }
   const tail = length & 3;
   if (tail !== 0) {
@@ -53,7 +58,7 @@ export function murmur3Range(bytes: Uint8Array, start: number, end: number, seed
     if (tail > 2) k ^= bytes[i + 2]! << 16;
     h ^= mixK(k);
   }
-  return finalize(h, length);
+  return murmur3Finish(h, length);
 }
 
 /**
@@ -61,7 +66,7 @@ export function murmur3Range(bytes: Uint8Array, start: number, end: number, seed
  * 32-bit words: the hot path for int/long/date/time/timestamp keys, with no bytes built.
  */
 export function murmur3Long(lo: number, hi: number, seed = 0): number {
-  let h = mixH(seed | 0, lo | 0);
-  h = mixH(h, hi | 0);
-  return finalize(h, 8);
+  let h = murmur3MixWord(seed | 0, lo | 0);
+  h = murmur3MixWord(h, hi | 0);
+  return murmur3Finish(h, 8);
 }

@@ -6,7 +6,7 @@ import type { SqlType } from '../../../src/common/sql-type.js';
 import { FloeError } from '../../../src/common/floe-error.js';
 import { buildBatch } from '../../../src/lake/arrow/batch-builder.js';
 import { hashKey, hashKeyBatch, hashKeyColumns, keyValueBytes } from '../../../src/lake/bucket/key-hash.js';
-import { encodeKeyBatch } from '../../../src/lake/bucket/key-encoding.js';
+import { encodeKeyAccessors, encodeKeyBatch } from '../../../src/lake/bucket/key-encoding.js';
 import { murmur3X86_32 } from '../../../src/lake/bucket/murmur3.js';
 
 const signed = (h: number) => h | 0;
@@ -118,6 +118,24 @@ test('batch, column and per-value hashing agree for every key type (single and c
       rows.forEach((r, i) => assert.equal(fromBatch[i], hashKey(types, r)));
     }), { numRuns: 15 });
   }
+});
+
+test('composite keys of long-serialized columns (the word-at-a-time path) encode and hash like the general path', () => {
+  const longKinds = ['bool', 'int2', 'int4', 'int8', 'oid', 'date', 'time', 'timestamp', 'timestamptz'];
+  const longTypes = keyTypes.filter((k) => longKinds.includes(k.type.kind));
+  assert.equal(longTypes.length, longKinds.length);
+  const pick = fc.array(fc.integer({ min: 0, max: longTypes.length - 1 }), { minLength: 2, maxLength: 5 });
+  fc.assert(fc.property(pick.chain((cols) => fc.tuple(fc.constant(cols), fc.array(fc.tuple(...cols.map((c) => longTypes[c]!.arb)), { minLength: 1, maxLength: 20 }))), ([cols, rows]) => {
+    const types = cols.map((c) => longTypes[c]!.type);
+    const names = cols.map((_, i) => `k${i}`);
+    const b = buildBatch(types.map((type, i) => ({ name: names[i]!, type, fieldId: i + 1, nullable: false })), types.map((_, i) => rows.map((r) => r[i])));
+    const fast = encodeKeyBatch(b, names, types);
+    const general = encodeKeyAccessors(types, types.map((_, c) => ({ get: (i: number) => rows[i]![c] })), rows.length);
+    assert.equal(fast.kind, 'bytes');
+    assert.deepEqual([...fast.offsets], [...general.offsets]);
+    assert.deepEqual([...fast.bytes.subarray(0, fast.offsets[rows.length])], [...general.bytes.subarray(0, general.offsets[rows.length])]);
+    rows.forEach((r, i) => assert.equal(fast.hashes[i], hashKey(types, r)));
+  }), { numRuns: 100 });
 });
 
 test('encoded keys: equal keys have equal encodings, different keys differ', () => {
