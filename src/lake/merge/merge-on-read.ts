@@ -5,9 +5,10 @@ import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import { columnReader } from '../arrow/column-reader.js';
+import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { takeData } from '../arrow/take-rows.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
-import { encodeKeyBatch } from '../bucket/key-encoding.js';
+import { encodeKeyBatch, encodeKeyData, hashKeyData, keyColumnData } from '../bucket/key-encoding.js';
 import type { EncodedKeys } from '../bucket/key-encoding.js';
 import type { MergeEngineSpec } from './merge-engine.js';
 import { mergeWithEngine } from './merge-with-engine.js';
@@ -56,12 +57,23 @@ export interface MergeOptions {
  * surviving base rows first (batch by batch, in input order; an untouched base batch
  * is passed through as is), then winning change rows by (seq, firstOffset).
  *
- * Vectorized: keys are encoded once into typed arrays (key-encoding.ts); change rows
- * go into one open-addressing table keyed by hash and resolved by encoded-key
- * equality; base rows probe it; survivors are gathered column-wise (take-rows.ts).
+ * Vectorized: change rows' keys are encoded once into typed arrays (key-encoding.ts)
+ * and go into one open-addressing table keyed by hash and resolved by encoded-key
+ * equality. Base rows' keys are only hashed; a bitset over the change hashes rules out
+ * most of them, and just the candidates left are encoded and probe the table.
+ * Survivors are gathered column-wise (take-rows.ts), or left as a selection by mergeOnReadSelected.
  */
 export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
-  if (opts.engine !== undefined && opts.engine.kind !== 'deduplicate') return mergeWithEngine(opts, opts.engine);
+  return mergeOnReadSelected(opts).map(({ batch, rows }) => (rows === undefined ? batch : conform(batch, batch.schema.fields, rows)));
+}
+
+/**
+ * mergeOnRead without copying the surviving base rows: a base batch some of whose
+ * rows lost comes out whole with the rows kept, so a scan's consumer copies each
+ * column once, after its own filters, and columns it drops never.
+ */
+export function mergeOnReadSelected(opts: MergeOptions): SelectedBatch[] {
+  if (opts.engine !== undefined && opts.engine.kind !== 'deduplicate') return mergeWithEngine(opts, opts.engine).map((batch) => ({ batch, rows: undefined }));
   const { base, keyColumns, keyTypes } = opts;
   const outFields = outputFields(opts);
   const changes = opts.changes
@@ -70,7 +82,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
     .map((x) => x.c)
     .filter((c) => c.batch.numRows > 0);
 
-  if (changes.length === 0) return base.filter((b) => b.numRows > 0).map((b) => conform(b, outFields, undefined));
+  if (changes.length === 0) return base.filter((b) => b.numRows > 0).map((b) => ({ batch: conform(b, outFields, undefined), rows: undefined }));
 
   // --- change rows: encode, filter by node, pool keys ---
   const distinctSeqs = distinctSeqsOf(changes);
@@ -105,24 +117,26 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
   const slots = new Int32Array(cap).fill(-1);
   const slotOf = new Int32Array(total).fill(-1);
   insertChanges(pool, rankOf, offsetOf, included, slots, slotOf, capMask);
-  // one bit per home slot: most base rows have no change, and this 1/32-size filter (cache-resident) says so without touching the table
-  const homes = new Int32Array((cap + 31) >>> 5);
-  for (let g = 0; g < total; g++) {
-    if (included[g] === 0) continue;
-    const s = pool.hashes[g]! & capMask;
-    homes[s >>> 5]! |= 1 << (s & 31);
-  }
+  const filter = new HashFilter(pool.hashes, included);
 
   // --- base rows: drop those a newer change overrides; note keys whose base row wins ---
+  // Most base rows have no change: their keys are hashed (no bytes built) and the filter
+  // rules them out; only the candidates left are encoded and looked up in the table.
   const baseWins = new Uint8Array(cap);
-  const out: RecordBatch[] = [];
+  const out: SelectedBatch[] = [];
   for (const b of base) {
     const n = b.numRows;
     if (n === 0) continue;
-    const keys = encodeKeyBatch(b, keyColumns, keyTypes);
-    const keep = probeBase(keys, baseSeqs(b), { slots, homes, capMask, pool, rankOf, distinctSeqs, baseWins });
-    const kept = keep === undefined ? n : keep.length;
-    if (kept > 0) out.push(conform(b, outFields, keep));
+    const datas = keyColumnData(b, keyColumns);
+    const candidates = filter.candidates(hashKeyData(datas, keyColumns, keyTypes, n));
+    let keep: Int32Array | undefined;
+    if (candidates.length > 0) {
+      const keys = encodeKeyData(datas.map((d) => takeData(d, candidates)), keyColumns, keyTypes, candidates.length);
+      const seqs = baseSeqs(b);
+      const lost = probeBase(keys, BigInt64Array.from(candidates, (r) => seqs[r]!), { slots, capMask, pool, rankOf, distinctSeqs, baseWins });
+      if (lost.length > 0) keep = allBut(n, candidates, lost);
+    }
+    if (keep === undefined || keep.length > 0) out.push({ batch: conform(b, outFields, undefined), rows: keep });
   }
 
   // --- winning live change rows ---
@@ -131,7 +145,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
     const n = encoded[c]!.length;
     const pick = pickWinners(g0, n, live[c]!, slots, slotOf, baseWins);
     g0 += n;
-    if (pick.length > 0) out.push(conformChange(changes[c]!, outFields, pick));
+    if (pick.length > 0) out.push({ batch: conformChange(changes[c]!, outFields, pick), rows: undefined });
   }
   return out;
 }
@@ -218,7 +232,6 @@ function pickWinners(g0: number, n: number, isLive: Uint8Array, slots: Int32Arra
 
 interface ProbeState {
   readonly slots: Int32Array;
-  readonly homes: Int32Array;
   readonly capMask: number;
   readonly pool: KeyPool;
   readonly rankOf: Int32Array;
@@ -227,46 +240,82 @@ interface ProbeState {
 }
 
 /**
- * Looks up each base row's key among the winning changes. Returns the rows to keep,
- * or undefined when every row survives; marks slots where the base row wins.
+ * Looks up base rows' keys among the winning changes. Returns the indices (into
+ * `keys`) of the rows a newer change overrides; marks slots where the base row wins.
  * (Its own function so the hot loop is optimized on its own.)
  */
-function probeBase(keys: EncodedKeys, seqs: BigInt64Array, st: ProbeState): Int32Array | undefined {
-  const { slots, homes, capMask, pool, rankOf, distinctSeqs, baseWins } = st;
+function probeBase(keys: EncodedKeys, seqs: BigInt64Array, st: ProbeState): Int32Array {
+  const { slots, capMask, pool, rankOf, distinctSeqs, baseWins } = st;
   const n = keys.length;
   const hashes = keys.hashes;
   const poolHashes = pool.hashes;
-  let keep: Int32Array | undefined;
-  let kept = 0;
+  const lost = new Int32Array(n);
+  let k = 0;
   for (let r = 0; r < n; r++) {
     const h = hashes[r]!;
     let s = h & capMask;
-    if ((homes[s >>> 5]! & (1 << (s & 31))) === 0) {
-      if (keep !== undefined) keep[kept++] = r;
-      continue;
-    }
-    let drop = false;
     let w = slots[s]!;
     while (w !== -1) {
       if (poolHashes[w] === h && pool.equalForeign(w, keys, r)) {
         if (seqs[r]! >= distinctSeqs[rankOf[w]!]!) baseWins[s] = 1;
-        else drop = true;
+        else lost[k++] = r;
         break;
       }
       s = (s + 1) & capMask;
       w = slots[s]!;
     }
-    if (drop) {
-      if (keep === undefined) {
-        keep = new Int32Array(n);
-        for (let k = 0; k < r; k++) keep[k] = k;
-        kept = r;
-      }
-    } else if (keep !== undefined) {
-      keep[kept++] = r;
+  }
+  return lost.subarray(0, k);
+}
+
+/** Rows 0..n-1 except candidates[lost[i]] (both ascending). */
+function allBut(n: number, candidates: Int32Array, lost: Int32Array): Int32Array {
+  const keep = new Int32Array(n - lost.length);
+  let k = 0;
+  let next = 0;
+  for (const i of lost) {
+    const drop = candidates[i]!;
+    while (next < drop) keep[k++] = next++;
+    next = drop + 1;
+  }
+  while (next < n) keep[k++] = next++;
+  return keep;
+}
+
+/**
+ * A bitset over the change keys' hashes, about 32 bits a key (64 Ki to 16 Mi bits,
+ * cache-resident for the usual few thousand pending rows): a base row whose hash's
+ * bit is clear has no change, which is most rows, and is never encoded or looked up.
+ * Indexed by the hash's high bits, where the table's slots use its low ones.
+ */
+class HashFilter {
+  readonly #bits: Int32Array;
+  readonly #shift: number;
+
+  constructor(hashes: Uint32Array, included: Uint8Array) {
+    let log2 = 16;
+    while (log2 < 24 && 1 << log2 < hashes.length * 32) log2++;
+    this.#shift = 32 - log2;
+    this.#bits = new Int32Array(1 << (log2 - 5));
+    for (let g = 0; g < hashes.length; g++) {
+      if (included[g] === 0) continue;
+      const b = hashes[g]! >>> this.#shift;
+      this.#bits[b >>> 5]! |= 1 << (b & 31);
     }
   }
-  return keep === undefined ? undefined : keep.subarray(0, kept);
+
+  /** The rows whose hash may be a change key's, ascending. */
+  candidates(hashes: Uint32Array): Int32Array {
+    const bits = this.#bits;
+    const shift = this.#shift;
+    const out = new Int32Array(hashes.length);
+    let k = 0;
+    for (let r = 0; r < hashes.length; r++) {
+      const b = hashes[r]! >>> shift;
+      if ((bits[b >>> 5]! & (1 << (b & 31))) !== 0) out[k++] = r;
+    }
+    return out.subarray(0, k);
+  }
 }
 
 /** The output schema: table columns of the first input (without `_op`/`_seq`) then `_seq`. */

@@ -9,7 +9,7 @@ import type { DecodeForm } from '../format/native-parquet-reader.js';
 import { openDataFileSource } from '../format/data-file-source.js';
 import { isLogPath } from '../log/log-locator.js';
 import { TIERED_COLUMNS, selectTieredRows, tieredRows } from '../log/tiered-rows.js';
-import { mergeOnRead } from '../merge/merge-on-read.js';
+import { mergeOnReadSelected } from '../merge/merge-on-read.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
@@ -117,12 +117,12 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   const task = withNeededColumns(whole, merging);
   const storage = openStorage(task.storage);
   const { selected, filtered } = merging
-    ? { selected: (await mergedRows(storage, task, counters, narrow)).map((batch) => ({ batch, rows: undefined })), filtered: false }
+    ? { selected: await mergedRows(storage, task, counters, narrow), filtered: false }
     : await unmergedRows(storage, task, counters, narrow);
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
   for (const { batch: b, rows: picked } of selected) {
     if (remaining <= 0) return;
-    let rows = filtered ? picked : filterSelection(b, task.filters, task.columns);
+    let rows = filtered ? picked : filterSelection(b, task.filters, task.columns, picked);
     let count = rows?.length ?? b.numRows;
     if (count === 0) continue;
     if (count > remaining) {
@@ -160,7 +160,7 @@ function passingRows(b: RecordBatch, task: ScanTask, narrow: RowNarrower | undef
 /** Base rows are cut before the merge by non-key filters only when at least this share fails them. */
 const EARLY_CUT_MIN_DROP = 0.5;
 
-async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined, narrow: RowNarrower | undefined): Promise<RecordBatch[]> {
+async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCounters | undefined, narrow: RowNarrower | undefined): Promise<SelectedBatch[]> {
   // Filters on key columns can run before the merge: rows of different keys never
   // interact, so dropping other keys early cannot change a surviving key's outcome.
   const keyFilters = task.filters.filter((f) => task.keyColumns.includes(f.column));
@@ -208,7 +208,7 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
     }
   }
   const keyCols = task.keyColumns.map((k) => task.columns.find((c) => c.name === k)!);
-  return mergeOnRead({
+  return mergeOnReadSelected({
     base, changes, keyColumns: keyCols.map((c) => physicalName(c.fieldId)), keyTypes: keyCols.map((c) => c.type),
     ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }),
   });

@@ -24,14 +24,17 @@ export function filterBatch(b: RecordBatch, filters: readonly ScanFilter[], colu
 }
 
 /**
- * The rows of `b` passing every filter, ascending; undefined when all pass. Lets a
- * caller defer the copy: a scan's consumer may narrow the rows further first.
+ * The rows of `b` (among `within`, ascending, when given) passing every filter,
+ * ascending; undefined when all pass. Lets a caller defer the copy: a scan's consumer
+ * may narrow the rows further first.
  */
-export function filterSelection(b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[]): Int32Array | undefined {
-  if (filters.length === 0 || b.numRows === 0) return undefined;
+export function filterSelection(
+  b: RecordBatch, filters: readonly ScanFilter[], columns: readonly ColumnMetadata[], within?: Int32Array,
+): Int32Array | undefined {
+  if (filters.length === 0 || b.numRows === 0) return within;
   // Undefined while every row is kept: the first column's pass reads rows 0..n-1 directly.
-  let keep: Int32Array | undefined;
-  let n = b.numRows;
+  let keep: Int32Array | undefined = within;
+  let n = within?.length ?? b.numRows;
   const passes = [...byColumn(filters)].map(([name, group]) => {
     const col = columns.find((c) => c.name === name)!;
     const vector = b.getChild(physicalName(col.fieldId))!;
