@@ -1,7 +1,7 @@
 import { vectorToValues } from '../../exec/index.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { Snapshot, TableMetadata, Warehouse } from '../../lake/index.js';
-import { keyString } from '../subscriptions/change-batch.js';
+import { keyString } from '../subscriptions/value-identity.js';
 
 /** What a commit did to one key, as a publication sends it. */
 export interface KeyChange {

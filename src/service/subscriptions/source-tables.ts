@@ -19,6 +19,15 @@ export interface SourceTable {
   readonly columns: readonly SourceColumn[];
   /** Its primary key, or its replica identity index's columns; empty when it has neither. */
   readonly key: readonly string[];
+  /** What its UPDATEs and DELETEs carry of the old row (pg_class.relreplident): FULL sends all of it. */
+  readonly replicaIdentity: 'default' | 'index' | 'full' | 'nothing';
+}
+
+const REPLICA_IDENTITY: Readonly<Record<string, SourceTable['replicaIdentity']>> = { d: 'default', i: 'index', f: 'full', n: 'nothing' };
+
+/** A table with no key whose changes carry the whole old row: applied to a keyless Floe table by row equality. */
+export function isKeylessFull(t: SourceTable): boolean {
+  return t.key.length === 0 && t.replicaIdentity === 'full';
 }
 
 /** `"schema"."name"`, for messages and the source's SQL. */
@@ -72,17 +81,18 @@ async function describeTable(client: pg.Client, schema: string, name: string, pu
   // The key changes arrive by: the replica identity index when there is one, else the primary key.
   const key = (k?.relreplident === 'i' ? k.ri : k?.pk) ?? [];
   return {
-    schema, name, key,
+    schema, name, key, replicaIdentity: REPLICA_IDENTITY[k?.relreplident ?? 'd'] ?? 'default',
     columns: cols.rows
       .filter((c) => published === undefined || published.has(c.attname) || key.includes(c.attname))
       .map((c) => ({ name: c.attname, type: sourceColumnType(c.atttypid, c.atttypmod), nullable: !c.attnotnull && !key.includes(c.attname) })),
   };
 }
 
-/** A table Floe cannot apply changes to by key. */
+/** A table whose UPDATEs and DELETEs Floe could not match to a row: no key, and the old row is not sent whole. */
 export function keylessTableError(t: { readonly schema: string; readonly name: string }): FloeError {
   return new FloeError(SqlState.objectNotInPrerequisiteState,
-    `table ${qualifiedName(t)} on the publisher has neither a primary key nor a replica identity index`, {
-      hint: 'Floe applies changes by key: add a primary key to the source table, or set REPLICA IDENTITY USING INDEX on a unique index of NOT NULL columns.',
+    `table ${qualifiedName(t)} on the publisher has neither a primary key nor a replica identity index, and its replica identity is not FULL`, {
+      hint: 'Add a primary key to the source table, set REPLICA IDENTITY USING INDEX on a unique index of NOT NULL columns, '
+        + 'or set REPLICA IDENTITY FULL (Floe then keeps it as a table without a key and matches whole rows).',
     });
 }

@@ -3,6 +3,7 @@ import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { parseValue } from '../../exec/index.js';
 import type { SubscriptionMetadata, TableMetadata, Warehouse } from '../../lake/index.js';
+import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';
 import { ChangeBatch } from './change-batch.js';
 import type { FloeRow } from './change-batch.js';
 import { decodePgOutput, streamedChangeXid } from './pgoutput-messages.js';
@@ -11,7 +12,7 @@ import type { ReplicationStream } from './replication-stream.js';
 import { sourceColumnType } from './source-column-type.js';
 import { DEFAULT_STREAM_MEMORY_BYTES, StreamedTransactions } from './streamed-transactions.js';
 import { addMissingColumns } from './target-tables.js';
-import { readAllKeys, readRowByKey } from './table-reader.js';
+import { readAllKeys, readAllRowIds, readRowByKey } from './table-reader.js';
 
 /** A Floe commit holds at most about this many changes (whole source transactions, so it may pass it). */
 const BATCH_MAX_CHANGES = 50_000;
@@ -53,8 +54,10 @@ interface Target {
   readonly syncLsn: bigint;
   /** Per Floe column, its index in the source tuple (-1: the source has no such column). */
   readonly sourceIndex: readonly number[];
-  /** Floe column indexes of the primary key, in key order. */
+  /** Floe column indexes of the primary key, in key order; empty for a table without a key. */
   readonly keyColumns: readonly number[];
+  /** Floe column indexes the source sends: a table without a key matches old rows on these. */
+  readonly sentColumns: readonly number[];
 }
 
 /** The source transaction being received. */
@@ -70,9 +73,10 @@ export class StreamApply {
   readonly #stream: ReplicationStream;
   readonly #signal: AbortSignal;
   readonly #reload: () => SubscriptionMetadata | undefined;
+  readonly #logger: ServiceLogger;
   readonly #relations = new Map<number, Extract<PgOutputMessage, { tag: 'relation' }>>();
   readonly #targets = new Map<number, Target | null>();
-  #batch = new ChangeBatch();
+  #batch: ChangeBatch;
   #open: OpenTransaction | undefined;
   /** In-progress transactions streamed ahead of their commit (protocol 2), and the one whose block is being received. */
   readonly #inProgress = new StreamedTransactions({ memoryBytes: streamMemoryBytes() });
@@ -93,8 +97,12 @@ export class StreamApply {
   #pinged = false;
   #anyFrame = false;
 
-  constructor(w: Warehouse, sub: SubscriptionMetadata, stream: ReplicationStream, signal: AbortSignal, reload: () => SubscriptionMetadata | undefined) {
+  constructor(
+    w: Warehouse, sub: SubscriptionMetadata, stream: ReplicationStream, signal: AbortSignal, reload: () => SubscriptionMetadata | undefined, logger: ServiceLogger,
+  ) {
     this.#w = w;
+    this.#logger = logger;
+    this.#batch = this.#newBatch();
     this.#sub = sub;
     this.#stream = stream;
     this.#signal = signal;
@@ -102,6 +110,14 @@ export class StreamApply {
     this.#received = sub.appliedLsn;
     this.#walEnd = sub.sourceWalEnd;
     this.#confirmed = sub.appliedLsn;
+  }
+
+  /** A batch that logs, as PostgreSQL's apply worker does, an old row it could not find and goes on. */
+  #newBatch(): ChangeBatch {
+    return new ChangeBatch((table, rows) => {
+      this.#logger.warn({ subscription: this.#sub.name, rows },
+        `logical replication did not find row to be updated or deleted in replication target relation "${table.namespace}.${table.name}"`);
+    });
   }
 
   /** Whether anything came from the stream (the source accepted START_REPLICATION). */
@@ -183,7 +199,7 @@ export class StreamApply {
       await this.#batch.abort();
       throw e;
     }
-    this.#batch = new ChangeBatch();
+    this.#batch = this.#newBatch();
     if (endLsn > this.#confirmed) this.#confirmed = endLsn;
     this.#pendingSince = undefined;
     this.#feedback();
@@ -240,22 +256,34 @@ export class StreamApply {
         this.#open = undefined;
         this.#batch.endTransaction(m.endLsn, m.commitMicros);
         return;
-      case 'relation':
+      case 'relation': {
+        // A table without a key matches rows on the columns the source sends: what the batch holds for it is
+        // written under the old mapping before a new one can change which columns those are.
+        const was = this.#targets.get(m.relationId);
+        if (was !== undefined && was !== null && this.#batch.holdsKeyless(was.table.id)) await this.#batch.flush(this.#w);
         this.#relations.set(m.relationId, m);
         this.#targets.delete(m.relationId);
         return;
+      }
       case 'type': case 'origin': case 'message':
         return;
       case 'insert': {
         const t = await this.#target(m.relationId);
         if (t === null) return;
         const row = await this.#row(t, m.row, undefined);
-        this.#batch.upsert(t.table.id, t.keyColumns.map((i) => row[i]), row);
+        if (t.keyColumns.length === 0) this.#batch.append(t.table.id, row, t.sentColumns);
+        else this.#batch.upsert(t.table.id, t.keyColumns.map((i) => row[i]), row);
         return;
       }
       case 'update': {
         const t = await this.#target(m.relationId);
         if (t === null) return;
+        if (t.keyColumns.length === 0) {
+          const old = this.#wholeOldRow(t, m.old);
+          this.#batch.removeRow(t.table.id, old, t.sentColumns);
+          this.#batch.append(t.table.id, await this.#row(t, m.row, m.old!.values), t.sentColumns);
+          return;
+        }
         const oldKey = m.old === undefined ? undefined : this.#key(t, m.old.values);
         const row = await this.#row(t, m.row, m.old?.kind === 'row' ? m.old.values : undefined);
         const key = t.keyColumns.map((i) => row[i]);
@@ -267,7 +295,8 @@ export class StreamApply {
       case 'delete': {
         const t = await this.#target(m.relationId);
         if (t === null) return;
-        this.#batch.delete(t.table.id, this.#key(t, m.old.values));
+        if (t.keyColumns.length === 0) this.#batch.removeRow(t.table.id, this.#wholeOldRow(t, m.old), t.sentColumns);
+        else this.#batch.delete(t.table.id, this.#key(t, m.old.values));
         return;
       }
       case 'truncate': {
@@ -275,6 +304,11 @@ export class StreamApply {
           const t = await this.#target(id);
           if (t === null) continue;
           const txn = await this.#batch.flush(this.#w);
+          if (t.keyColumns.length === 0) {
+            const rowIds = await readAllRowIds(this.#w, txn, t.table);
+            if (rowIds.length > 0) await txn.deleteRows(t.table, 'main', rowIds);
+            continue;
+          }
           const keys = await readAllKeys(this.#w, txn, t.table);
           if (keys.length > 0) await txn.deleteKeys(t.table, 'main', t.table.primaryKey.map((_, k) => keys.map((r) => r[k])));
         }
@@ -318,7 +352,8 @@ export class StreamApply {
           `logical replication target relation "${rel.schema}.${rel.name}" has key column "${table.columns[k]!.name}" that the source does not publish`);
       }
     }
-    return { table, syncLsn: entry.syncLsn, sourceIndex, keyColumns };
+    const sentColumns = sourceIndex.flatMap((src, i) => (src < 0 ? [] : [i]));
+    return { table, syncLsn: entry.syncLsn, sourceIndex, keyColumns, sentColumns };
   }
 
   #value(text: string | null, type: SqlType): unknown {
@@ -334,6 +369,30 @@ export class StreamApply {
       }
       return this.#value(v, t.table.columns[i]!.type);
     });
+  }
+
+  /**
+   * The old row of an UPDATE or DELETE on a table without a key: only REPLICA IDENTITY FULL
+   * sends it whole ('O', every TOASTed value inlined), and nothing else can tell which row.
+   */
+  #wholeOldRow(t: Target, old: { readonly kind: 'key' | 'row'; readonly values: readonly TupleValue[] } | undefined): FloeRow {
+    const rel = `"${t.table.namespace}.${t.table.name}"`;
+    if (old?.kind !== 'row') {
+      throw new FloeError(SqlState.objectNotInPrerequisiteState,
+        `logical replication target relation ${rel} has no key, and the publisher sent no old row for an update or delete`, {
+          hint: 'The source table needs REPLICA IDENTITY FULL while its Floe table has no primary key.',
+        });
+    }
+    const cols = t.table.columns;
+    const row = new Array<unknown>(cols.length).fill(null);
+    for (const i of t.sentColumns) {
+      const v = old.values[t.sourceIndex[i]!];
+      if (v !== null && typeof v !== 'string') {
+        throw new FloeError(SqlState.protocolViolation, `logical replication: the old row of ${rel} lacks column "${cols[i]!.name}"`);
+      }
+      row[i] = this.#value(v, cols[i]!.type);
+    }
+    return row;
   }
 
   /**
@@ -358,6 +417,9 @@ export class StreamApply {
       row[i] = this.#value(v, cols[i]!.type);
     }
     if (unchanged.length > 0) {
+      if (t.keyColumns.length === 0) {
+        throw new FloeError(SqlState.protocolViolation, `logical replication: an unchanged value of "${t.table.name}" came without the old row`);
+      }
       const key = t.keyColumns.map((i) => row[i]);
       let current: readonly unknown[] | null | undefined = this.#batch.pending(t.table.id, key);
       if (current === undefined) current = await readRowByKey(this.#w, await this.#batch.flush(this.#w), t.table, key);

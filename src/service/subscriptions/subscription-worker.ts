@@ -105,7 +105,7 @@ export class SubscriptionWorker {
       const stream = ReplicationStream.start(repl, {
         slot: sub.slotName!, startLsn: sub.appliedLsn, publications: sub.publications, streaming: sub.options.streaming === 'true',
       });
-      const apply = new StreamApply(this.#warehouse, sub, stream, this.#abort.signal, () => this.#current());
+      const apply = new StreamApply(this.#warehouse, sub, stream, this.#abort.signal, () => this.#current(), this.#logger);
       try {
         await apply.run();
       } finally {

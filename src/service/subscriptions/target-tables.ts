@@ -2,16 +2,17 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { TableMetadata, Warehouse } from '../../lake/index.js';
 import type { SourceColumn, SourceTable } from './source-tables.js';
-import { keylessTableError, qualifiedName } from './source-tables.js';
+import { isKeylessFull, keylessTableError, qualifiedName } from './source-tables.js';
 
 /**
- * The keyed Floe table a published table's changes go to, under the same schema and
- * name: created from the source's columns and key when missing and `createTables` allows
- * it, else it must exist, be keyed by the same columns, and gets the source's columns it
- * lacks (nullable).
+ * The Floe table a published table's changes go to, under the same schema and name:
+ * created from the source's columns and key when missing and `createTables` allows it,
+ * else it must exist, be keyed by the same columns, and gets the source's columns it lacks
+ * (nullable). A source without a key but with REPLICA IDENTITY FULL goes to a table
+ * without a key (an append table), whose rows the apply matches whole.
  */
 export async function ensureTargetTable(warehouse: Warehouse, source: SourceTable, createTables: boolean): Promise<TableMetadata> {
-  if (source.key.length === 0) throw keylessTableError(source);
+  if (source.key.length === 0 && !isKeylessFull(source)) throw keylessTableError(source);
   const existing = warehouse.getTable(source.schema, source.name);
   if (existing === undefined) {
     if (!createTables) {
@@ -24,6 +25,12 @@ export async function ensureTargetTable(warehouse: Warehouse, source: SourceTabl
       namespace: source.schema, name: source.name, primaryKey: source.key,
       columns: source.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
     }, { ifNotExists: true });
+  }
+  if (source.key.length === 0 && existing.primaryKey.length > 0) {
+    throw new FloeError(SqlState.objectNotInPrerequisiteState,
+      `logical replication target relation ${qualifiedName(source)} is keyed by (${existing.primaryKey.join(', ')}), the source has no key`, {
+        hint: 'The source is REPLICA IDENTITY FULL without a key, so its table in Floe must have no primary key either (it may hold equal rows).',
+      });
   }
   if (existing.primaryKey.join('\u0000') !== source.key.join('\u0000')) {
     throw new FloeError(SqlState.objectNotInPrerequisiteState,

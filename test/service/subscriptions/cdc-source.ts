@@ -9,14 +9,23 @@ import type { PostgresCluster } from '../../../src/tools/pg/postgres-cluster.js'
 export const COMPARED: Readonly<Record<string, string>> = {
   items: 'id, name, price, tags, doc, ref, blob, at',
   pairs: 'a, b, v',
+  bag: 'grp, label, qty',
 };
 
-/** The source schema: types that must map exactly, a composite key, and a publication of both tables. */
+/** Tables without a key: equal rows are legal and have no order, so they compare as sorted multisets. */
+const KEYLESS = new Set(['bag']);
+
+/**
+ * The source schema: types that must map exactly, a composite key, a table without a key
+ * (REPLICA IDENTITY FULL: its changes are matched by whole rows), and a publication of all three.
+ */
 export async function createSourceSchema(c: pg.Client, publication: string): Promise<void> {
   await c.query(`CREATE TABLE items (id int PRIMARY KEY, name text, price numeric(12,2), tags text[], doc json,
     ref uuid, blob bytea, at timestamptz)`);
   await c.query('CREATE TABLE pairs (a int, b text, v bigint, PRIMARY KEY (a, b))');
-  await c.query(`CREATE PUBLICATION ${publication} FOR TABLE items, pairs`);
+  await c.query('CREATE TABLE bag (grp int, label text, qty numeric(8,2))');
+  await c.query('ALTER TABLE bag REPLICA IDENTITY FULL');
+  await c.query(`CREATE PUBLICATION ${publication} FOR TABLE items, pairs, bag`);
 }
 
 /** A slot name no other test on the shared server uses. */
@@ -30,14 +39,18 @@ export function conninfoOf(pgs: PostgresServer): string {
 
 const RAW_TEXT = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
 
-/** Every row of the compared tables as text, in key order. */
+/** Every row of the compared tables as text, in key order (a table without a key: sorted as JSON). */
 export async function snapshotText(c: pg.Client): Promise<Record<string, string[][]>> {
   const out: Record<string, string[][]> = {};
   for (const [t, cols] of Object.entries(COMPARED)) {
     const r = await c.query<string[]>({ text: `SELECT ${cols} FROM ${t} ORDER BY 1, 2`, rowMode: 'array', types: RAW_TEXT });
-    out[t] = r.rows;
+    out[t] = KEYLESS.has(t) ? r.rows.sort((x, y) => compareText(JSON.stringify(x), JSON.stringify(y))) : r.rows;
   }
   return out;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export async function connect(url: string): Promise<pg.Client> {
@@ -76,14 +89,20 @@ export async function waitForEquality(source: pg.Client, floeUrl: string | (() =
 export { seededRandom as rng } from '../../../src/tools/commitbench/bench-rows.js';
 
 /**
- * One random source transaction: inserts, updates (some moving the key), deletes, on both
- * tables; sometimes rolled back (it must never appear). Returns false when it rolled back.
+ * One random source transaction: inserts, updates (some moving the key), deletes, on all
+ * three tables (on the table without a key, each update or delete changes one of the equal
+ * rows a group holds); sometimes rolled back (it must never appear). Returns false when it
+ * rolled back.
  */
 export async function randomTransaction(c: pg.Client, rand: () => number, keySpace = 400): Promise<boolean> {
   const k = () => 1 + Math.floor(rand() * keySpace);
   await c.query('BEGIN');
   const n = 1 + Math.floor(rand() * 6);
   for (let i = 0; i < n; i++) {
+    if (rand() < 0.15) {
+      await keylessChange(c, rand);
+      continue;
+    }
     const r = rand();
     if (r < 0.35) {
       const id = k();
@@ -110,6 +129,21 @@ export async function randomTransaction(c: pg.Client, rand: () => number, keySpa
   }
   await c.query('COMMIT');
   return true;
+}
+
+/** One change to `bag`: a row from a small domain (so many are equal, some with NULLs), or one row of a group updated or deleted. */
+async function keylessChange(c: pg.Client, rand: () => number): Promise<void> {
+  const grp = Math.floor(rand() * 12);
+  const r = rand();
+  // PostgreSQL's UPDATE and DELETE change every row they match: ctid picks one.
+  const oneOfGroup = 'ctid = (SELECT ctid FROM bag WHERE grp = $1 LIMIT 1)';
+  if (r < 0.4) {
+    await c.query('INSERT INTO bag VALUES ($1, $2, $3)', [grp, rand() < 0.3 ? null : `l${Math.floor(rand() * 2)}`, rand() < 0.3 ? null : (Math.floor(rand() * 3) / 2).toFixed(2)]);
+  } else if (r < 0.65) {
+    await c.query(`UPDATE bag SET qty = coalesce(qty, 0) + 0.5 WHERE ${oneOfGroup}`, [grp]);
+  } else {
+    await c.query(`DELETE FROM bag WHERE ${oneOfGroup}`, [grp]);
+  }
 }
 
 function randomUuid(rand: () => number): string {

@@ -5,7 +5,7 @@ import { parseConninfo } from '../../../src/service/subscriptions/conninfo.js';
 import { createSubscriptionOptions } from '../../../src/service/subscriptions/subscription-options.js';
 import { sourceColumnType } from '../../../src/service/subscriptions/source-column-type.js';
 import { formatLsn, parseLsn } from '../../../src/common/pg-lsn.js';
-import { keyString } from '../../../src/service/subscriptions/change-batch.js';
+import { keyString } from '../../../src/service/subscriptions/value-identity.js';
 
 /** Builds a message the way pgoutput lays it out: a tag byte, then big-endian fields. */
 class Bytes {
