@@ -24,6 +24,22 @@ export function workerModule(callerUrl: string, stem: string): WorkerModule {
   const typeScript = callerUrl.endsWith('.ts');
   return {
     filename: new URL(`./${stem}.${typeScript ? 'mjs' : 'js'}`, callerUrl).href,
-    execArgv: process.execArgv.filter((a) => a.startsWith('--cpu-prof')),
+    execArgv: profilingFlags(process.execArgv),
   };
+}
+
+/** Flags of a CPU profile that a worker thread takes from the process (each thread writes its own file). */
+const PROFILE_FLAGS = new Set(['--cpu-prof', '--cpu-prof-dir', '--cpu-prof-interval']);
+const TAKES_VALUE = new Set(['--cpu-prof-dir', '--cpu-prof-interval']);
+
+/** The process's --cpu-prof flags, in `--flag=value` or `--flag value` form. */
+export function profilingFlags(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const [flag] = argv[i]!.split('=', 1);
+    if (!PROFILE_FLAGS.has(flag!)) continue;
+    out.push(argv[i]!);
+    if (TAKES_VALUE.has(flag!) && !argv[i]!.includes('=') && i + 1 < argv.length) out.push(argv[++i]!);
+  }
+  return out;
 }
