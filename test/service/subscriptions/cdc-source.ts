@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { after, before } from 'node:test';
 import pg from 'pg';
+import { startFloe } from '../../harness/floe-server.js';
+import type { FloeServer } from '../../harness/floe-server.js';
+import { startPostgres } from '../../harness/postgres-server.js';
 import type { PostgresServer } from '../../harness/postgres-server.js';
 import { startPostgresCluster } from '../../../src/tools/pg/postgres-cluster.js';
 import type { PostgresCluster } from '../../../src/tools/pg/postgres-cluster.js';
@@ -164,6 +168,38 @@ export async function dropSlotsOf(adminUrl: string, database: string): Promise<v
   } finally {
     await c.end();
   }
+}
+
+/** A test file's source database, a client connected to it, and a Floe gateway. */
+export interface SourceAndFloe {
+  readonly pgs: PostgresServer;
+  readonly source: pg.Client;
+  readonly floe: FloeServer;
+}
+
+/**
+ * Starts a SourceAndFloe before the file's tests (unless `skip`) and hands it to `take`;
+ * after them stops the gateway, closes the client and drops the database's slots.
+ */
+export function sourceAndFloeForFile(skip: string | false, take: (bed: SourceAndFloe) => void): void {
+  let started: Partial<SourceAndFloe> = {};
+  before(async () => {
+    if (skip) return;
+    const pgs = await startPostgres();
+    started = { pgs };
+    started = { ...started, source: await connect(pgs.url) };
+    started = { ...started, floe: await startFloe() };
+    take(started as SourceAndFloe);
+  });
+  after(async () => {
+    if (skip) return;
+    const { pgs, source, floe } = started;
+    await floe?.stop();
+    await source?.end().catch(() => undefined);
+    if (pgs === undefined) return;
+    await dropSlotsOf(pgs.adminUrl, pgs.database).catch(() => undefined);
+    await pgs.stop();
+  });
 }
 
 /** Polls `probe` until it returns a value `done` accepts; fails with the last value seen. */

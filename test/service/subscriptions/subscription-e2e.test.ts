@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import { startFloe } from '../../harness/floe-server.js';
 import type { FloeServer } from '../../harness/floe-server.js';
-import { startPostgres } from '../../harness/postgres-server.js';
 import type { PostgresServer } from '../../harness/postgres-server.js';
-import { connect, conninfoOf, createSourceSchema, dropSlotsOf, randomTransaction, rng, uniqueSlot, waitFor, waitForEquality } from './cdc-source.js';
+import { connect, conninfoOf, createSourceSchema, randomTransaction, rng, sourceAndFloeForFile, uniqueSlot, waitFor, waitForEquality } from './cdc-source.js';
 
 // CDC in (issue 27) end to end: a real PostgreSQL 15 with wal_level=logical publishes, a
 // spawned `floe serve` subscribes, and Floe's tables must equal the source's.
@@ -16,21 +14,7 @@ const skip = url === undefined || url === '' ? 'needs FLOE_TEST_PG_URL (a Postgr
 let pgs: PostgresServer;
 let floe: FloeServer;
 let source: pg.Client;
-
-before(async () => {
-  if (skip) return;
-  pgs = await startPostgres();
-  source = await connect(pgs.url);
-  floe = await startFloe();
-});
-
-after(async () => {
-  if (skip) return;
-  await floe?.stop();
-  await source?.end().catch(() => undefined);
-  await dropSlotsOf(pgs.adminUrl, pgs.database).catch(() => undefined);
-  await pgs?.stop();
-});
+sourceAndFloeForFile(skip, (bed) => ({ pgs, floe, source } = bed));
 
 test('initial copy and streaming equal the source after random DML, a large transaction and rollbacks', { skip }, async () => {
   await createSourceSchema(source, 'pub1');

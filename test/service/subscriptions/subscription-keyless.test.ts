@@ -1,11 +1,9 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import { startFloe } from '../../harness/floe-server.js';
 import type { FloeServer } from '../../harness/floe-server.js';
-import { startPostgres } from '../../harness/postgres-server.js';
 import type { PostgresServer } from '../../harness/postgres-server.js';
-import { connect, conninfoOf, dropSlotsOf, rng, uniqueSlot, waitFor } from './cdc-source.js';
+import { connect, conninfoOf, rng, sourceAndFloeForFile, uniqueSlot, waitFor } from './cdc-source.js';
 
 // CDC in (issue 27) from source tables without a key. With REPLICA IDENTITY FULL every
 // UPDATE and DELETE carries the whole old row, and Floe, like PostgreSQL's apply worker,
@@ -19,21 +17,7 @@ const BAG_COLUMNS = 'grp, label, qty, note, at';
 let pgs: PostgresServer;
 let floe: FloeServer;
 let source: pg.Client;
-
-before(async () => {
-  if (skip) return;
-  pgs = await startPostgres();
-  source = await connect(pgs.url);
-  floe = await startFloe();
-});
-
-after(async () => {
-  if (skip) return;
-  await floe?.stop();
-  await source?.end().catch(() => undefined);
-  await dropSlotsOf(pgs.adminUrl, pgs.database).catch(() => undefined);
-  await pgs?.stop();
-});
+sourceAndFloeForFile(skip, (bed) => ({ pgs, floe, source } = bed));
 
 const RAW_TEXT = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
 
