@@ -1,5 +1,7 @@
 import { Field, Int64, makeData } from 'apache-arrow';
 import type { Data, RecordBatch } from 'apache-arrow';
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
@@ -22,6 +24,7 @@ import { takeRows } from './take-rows.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import { textFiltersTyped } from './typed-selection.js';
 import { cachedChangeFile, selectCachedRowGroups } from './cached-row-groups.js';
+import { decodedPositions, skippingDeleted } from './deleted-positions.js';
 import { sharedRowGroupCache } from './row-group-cache.js';
 import type { ScanFilter } from './scan-types.js';
 
@@ -49,8 +52,9 @@ async function readPruned(
     return { selected, groups, groupRows: undefined };
   }
   const source = await openDataFileSource(storage, f.path);
-  // A log file has no footer statistics to prune by.
-  const stats = (filters.length > 0 || counters !== undefined) && !isLogPath(f.path) ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
+  // A log file has no footer statistics to prune by. Deleted positions need the row group sizes.
+  const hasDeletes = (f.deletedPositions ?? []).length > 0;
+  const stats = (filters.length > 0 || counters !== undefined || hasDeletes) && !isLogPath(f.path) ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
   let groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
   if (stats !== undefined && filters.length > 0) {
     const kept = rowGroupsMatching(stats, groups, filters, task.columns);
@@ -59,10 +63,17 @@ async function readPruned(
     if (kept.length < before) groups = kept;
   }
   if (counters) counters.rowGroupsRead += groups?.length ?? stats?.length ?? 0;
-  const selected = pick === undefined
+  const groupRows = stats?.map((g) => g.numRows);
+  // A picker drops deleted rows as it picks; without one the caller drops them by position.
+  const skipping = pick !== undefined && hasDeletes ? skippingDeleted(pick, f.deletedPositions!, groups, groupRows) : undefined;
+  const picker = skipping ?? pick;
+  const selected = picker === undefined
     ? (await decodeDataFile(source, f.path, task.columns, extra, groups, form)).map((batch) => ({ batch, rows: undefined }))
-    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, pick, reads, byCode, form);
-  return { selected, groups, groupRows: stats?.map((g) => g.numRows) };
+    : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, picker, reads, byCode, form);
+  if (skipping !== undefined && skipping.decoded() !== (groups === undefined ? f.rowCount : groups.reduce((n, g) => n + groupRows![g]!, 0))) {
+    throw new FloeError(SqlState.internalError, `the deletion vector of "${f.path}" could not be applied: the decoder skipped rows`);
+  }
+  return { selected, groups, groupRows };
 }
 
 /**
@@ -227,9 +238,9 @@ async function unmergedRows(
 ): Promise<{ selected: SelectedBatch[]; filtered: boolean }> {
   const wantRowId = task.projection.includes(ROW_ID_COLUMN);
   const extra = task.projection.includes(SEQ_COLUMN) ? [SEQ_FILE_COLUMN] : [];
-  // Rows are cut as they are decoded (so the rows dropped are never copied) unless
-  // something needs every row's position in its file: row ids or deletion vectors.
-  const cutEarly = (task.filters.length > 0 || narrow !== undefined) && !wantRowId && task.baseFiles.every((f) => (f.deletedPositions ?? []).length === 0);
+  // Rows are cut as they are decoded (so the rows dropped are never copied, deleted ones
+  // included) unless something needs every row's position in its file: row ids.
+  const cutEarly = (task.filters.length > 0 || narrow !== undefined) && !wantRowId;
   const pick: RowPicker | undefined = cutEarly ? (b) => passingRows(b, task, narrow) : undefined;
   const reads = cutEarly ? passingRowsReads(task, narrow) : undefined;
   const byCode = reads === undefined ? undefined : textFilteredByCode(task, narrow);
@@ -243,7 +254,7 @@ async function unmergedRows(
     }
     // Row positions in the file (the decoded rows are the chosen row groups, back to back),
     // needed only for row ids and deletion vectors.
-    const position = groups === undefined || groupRows === undefined || (!wantRowId && deleted.size === 0) ? undefined : positionsOf(groups, groupRows);
+    const position = !wantRowId && deleted.size === 0 ? undefined : decodedPositions(groups, groupRows);
     let pos = 0;
     for (let { batch: b } of selected) {
       const start = pos;
@@ -282,17 +293,6 @@ function textFilteredByCode(task: ScanTask, narrow: RowNarrower | undefined): Re
     if (textFiltersTyped(task.filters.filter((f) => f.column === name), c.type)) out.set(physicalName(c.fieldId), task.projection.includes(name));
   }
   return out.size === 0 ? undefined : out;
-}
-
-/** File row position of each decoded row when only `groups` (ascending) were decoded. */
-function positionsOf(groups: readonly number[], groupRows: readonly number[]): Int32Array {
-  const starts: number[] = [];
-  let acc = 0;
-  for (const n of groupRows) { starts.push(acc); acc += n; }
-  const out = new Int32Array(groups.reduce((n, g) => n + (groupRows[g] ?? 0), 0));
-  let k = 0;
-  for (const g of groups) for (let i = 0; i < groupRows[g]!; i++) out[k++] = starts[g]! + i;
-  return out;
 }
 
 /** The projected columns under their SQL names. */

@@ -100,9 +100,10 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       stats.filesPruned += dataFiles.length;
       continue;
     }
+    // Deletion vectors: an append table's deletes, or the rows a keyed table's delta folds superseded.
+    const dvs = new Map<number, number[]>();
+    for (const f of pfiles) if (f.store === 'dv' && f.dvTarget !== undefined) dvs.set(f.dvTarget, [...(f.dvPositions ?? [])]);
     if (!keyed) {
-      const dvs = new Map<number, number[]>();
-      for (const f of pfiles) if (f.store === 'dv' && f.dvTarget !== undefined) dvs.set(f.dvTarget, [...(f.dvPositions ?? [])]);
       for (const f of dataFiles) {
         if (!filesMayMatch([f], table, filters)) { stats.filesPruned++; byIndexOnly([f], false); continue; }
         const deleted = new Set(dvs.get(f.fileId) ?? []);
@@ -155,13 +156,13 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         // split into row-group ranges so that more than one worker can decode it.
         countGroups(only);
         for (const groups of rowGroupRanges(only.rowGroups.length)) {
-          tasks.push({ ...base, partitionKey: pk, node: fn.node, baseFiles: [scanFile(only, false, undefined, groups)], changeFiles: [] });
+          tasks.push({ ...base, partitionKey: pk, node: fn.node, baseFiles: [scanFile(only, false, dvs.get(only.fileId), groups)], changeFiles: [] });
         }
         continue;
       }
       tasks.push({
         ...base, partitionKey: pk, node: fn.node,
-        baseFiles: b.map((f) => scanFile(f, false, undefined, groupsOf(f))),
+        baseFiles: b.map((f) => scanFile(f, false, dvs.get(f.fileId), groupsOf(f))),
         changeFiles: c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset))
           .map((f) => ({ ...scanFile(f, f.nodeMask < fn.node.mask), ...tieredScanFile(f, isAncestor) })),
       });

@@ -5,7 +5,11 @@ import type { FileRecord } from '../catalog/catalog.js';
 /** One frontier node of a partition's bucket tree, with its base files (markers included). */
 export interface FrontierNode {
   readonly node: BucketNode;
-  /** Every change below this seq on the node's line is already folded into its base. */
+  /**
+   * Every change below this seq on the node's line is already folded into its base: the
+   * least, over its base files, of the seq each was written at or that its deletion vector
+   * was (a delta fold leaves a large base file in place and marks the rows it supersedes).
+   */
   readonly baseSeq: bigint;
   readonly baseFiles: FileRecord[];
 }
@@ -18,6 +22,8 @@ export interface FrontierNode {
 export function frontierByPartition(files: readonly FileRecord[]): Map<string, FrontierNode[]> {
   const byPart = new Map<string, Map<string, { node: BucketNode; baseSeq: bigint; baseFiles: FileRecord[] }>>();
   const partitions = new Set<string>();
+  const dvSeq = new Map<number, bigint>();
+  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) dvSeq.set(f.dvTarget, f.seq);
   for (const f of files) {
     partitions.add(f.partitionKey);
     if (f.store !== 'base') continue;
@@ -25,9 +31,11 @@ export function frontierByPartition(files: readonly FileRecord[]): Map<string, F
     if (nodes === undefined) byPart.set(f.partitionKey, nodes = new Map());
     const k = `${f.nodeMask}:${f.nodeIndex}`;
     let n = nodes.get(k);
-    if (n === undefined) nodes.set(k, n = { node: { mask: f.nodeMask, index: f.nodeIndex }, baseSeq: f.seq, baseFiles: [] });
+    const dv = dvSeq.get(f.fileId);
+    const seq = dv !== undefined && dv > f.seq ? dv : f.seq;
+    if (n === undefined) nodes.set(k, n = { node: { mask: f.nodeMask, index: f.nodeIndex }, baseSeq: seq, baseFiles: [] });
     n.baseFiles.push(f);
-    if (f.seq < n.baseSeq) n.baseSeq = f.seq;
+    if (seq < n.baseSeq) n.baseSeq = seq;
   }
   const out = new Map<string, FrontierNode[]>();
   for (const p of partitions) {

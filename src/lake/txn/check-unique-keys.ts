@@ -93,6 +93,10 @@ export function candidatesFor(
   }
   const byNode: { partition: string; node: FrontierNode; hashes: number[] }[] = [];
   for (const [partition, p] of byPartition) p.hashes.forEach((hashes, j) => byNode.push({ partition, node: p.nodes[j]!, hashes }));
+  // base files' deletion vectors (delta folds), by target file id
+  const dvs = new Map<number, Uint32Array>();
+  for (const f of visible) if (f.store === 'dv' && f.dvTarget !== undefined && f.dvPositions !== undefined) dvs.set(f.dvTarget, f.dvPositions);
+  const deleted = new Map<NewFileRecord, readonly number[]>();
   const out = new Map<NewFileRecord, NodeKeys[]>();
   const add = (f: NewFileRecord, keys: NodeKeys): void => {
     let c = out.get(f);
@@ -101,7 +105,12 @@ export function candidatesFor(
   };
   for (const { partition, node, hashes } of byNode) {
     const keys = nodeKeys(node.node, hashes);
-    for (const f of node.baseFiles) if (f.path !== '') add(f, keys);
+    for (const f of node.baseFiles) {
+      if (f.path === '') continue;
+      add(f, keys);
+      const dv = dvs.get(f.fileId);
+      if (dv !== undefined && dv.length > 0) deleted.set(f, [...dv]);
+    }
     // A small statement (a one-row commit) meets every live change file here: its few hashes
     // are tested against each file's key bitmap first, without building anything for the
     // files that cannot hold them (nearly all). Many hashes: offerFileRows tests ranges first.
@@ -115,7 +124,10 @@ export function candidatesFor(
       }
     }
   }
-  return [...out].map(([file, nodes]) => ({ file, nodes }));
+  return [...out].map(([file, nodes]) => {
+    const d = deleted.get(file);
+    return d === undefined ? { file, nodes } : { file, nodes, deleted: d };
+  });
 }
 
 /** Up to this many hashes per node, candidatesFor tests change files' key bitmaps itself. */

@@ -10,6 +10,8 @@ import { openDataFileSource } from '../format/data-file-source.js';
 import type { ParquetSource } from '../format/parquet-io.js';
 import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
 import { reverseBits32 } from '../optimize/hash-order.js';
+import { cachedFooterRowGroups } from '../format/parquet-footer.js';
+import { decodedPositions } from '../scan/deleted-positions.js';
 import { keyBitmapMayHold } from '../scan/key-bitmap.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, keyColumnsOf, physicalName } from '../table/table-layout.js';
@@ -72,6 +74,8 @@ export interface KeyCandidate {
   readonly nodes: readonly NodeKeys[];
   /** The members' first key column values, against the file's min/max of that column. */
   readonly range?: KeyRangeFilter;
+  /** A base file's deletion vector: rows a delta fold superseded, which decide nothing. */
+  readonly deleted?: readonly number[];
 }
 
 export function isLiveOp(op: unknown): boolean {
@@ -100,7 +104,7 @@ export async function offerFileRows(
   let filesRead = 0;
   let rowsRead = 0;
   const firstKey = physicalName(keyCols[0]!.fieldId);
-  for (const { file, nodes, range } of candidates) {
+  for (const { file, nodes, range, deleted } of candidates) {
     if (file.path === '' || nodes.every((n) => n.hashes.length === 0)) continue;
     // Few keys (a small commit's insert, which meets every change file here): the key bitmap
     // first, a few bit tests that rule out nearly every file, where the range check decodes
@@ -121,6 +125,8 @@ export async function offerFileRows(
     // its `_seq` (as wide as the key) is decoded only when one does.
     if (!change && !(await anyMember(source, file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
     const extras = change ? changeFileExtras(file, OP_COLUMN) : [SEQ_FILE_COLUMN];
+    const gone = !change && deleted !== undefined && deleted.length > 0 ? new Set(deleted) : undefined;
+    const filePosition = gone === undefined ? undefined : decodedPositions(groups, groups === undefined ? undefined : cachedFooterRowGroups(file.path, source.footer)?.map((g) => g.numRows));
     for (const decoded of await decodeDataFile(source, file.path, readCols, extras, groups)) {
       rowsRead += decoded.numRows;
       // A tiered file: each row's own seq, and only the commits its (narrowed) record lists.
@@ -130,6 +136,7 @@ export async function offerFileRows(
       for (let r = 0; r < batch.numRows; r++) {
         const m = set.indexOf(keys, r);
         if (m < 0 || !decides(nodes, keys.hashes[r]!)) continue;
+        if (gone?.has(filePosition === undefined ? position + r : filePosition[position + r]!) === true) continue;
         const won = change
           ? winners.offer(m, seqs === undefined ? fileSeq : Number(seqs[r]!), file.firstOffset + position + (positions?.[r] ?? r), isLiveOp(extra?.get(r)))
           : winners.offer(m, Number(extra?.get(r) ?? file.seq), Number.POSITIVE_INFINITY, true);
