@@ -40,7 +40,8 @@ const rowsOf = (m: Model) => [...m].map(([id, v]) => ({ id, v }))
 
 /** Triggers under which the table's one node counts as too big to rewrite and is due at 3 change files. */
 function compactingTriggers(t: TableMetadata): OptimizingSettings {
-  return { ...optimizingSettings(t), targetSize: 1 << 30, fragmentRatio: 1 << 30, minorFileCount: 3, minorIntervalMs: 3_600_000 };
+  // without deletion vectors: a large node's minor compacts instead of delta-folding
+  return { ...optimizingSettings(t), targetSize: 1 << 30, fragmentRatio: 1 << 30, minorFileCount: 3, minorIntervalMs: 3_600_000, deletionVectors: false };
 }
 
 /**

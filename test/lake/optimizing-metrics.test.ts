@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dueOptimizingKind, minorAction, optimizingSettings, undersizedSiblingPairs } from '../../src/lake/index.js';
+import { dueOptimizingKind, majorNodeDue, minorAction, optimizingSettings, undersizedSiblingPairs } from '../../src/lake/index.js';
 import type { NodeOptimizingMetrics, OptimizingMetrics } from '../../src/lake/index.js';
 import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';
 import { idsIn, kvTable, setProperties, upsertRows } from './helpers/keyed-table.js';
@@ -102,7 +102,7 @@ test('append table: data files, small files and the share of deleted rows', asyn
 function node(index: number, mask: number, baseBytes: number, extra: Partial<NodeOptimizingMetrics> = {}): NodeOptimizingMetrics {
   return {
     partitionKey: '[]', node: { mask, index }, changeFiles: 0, changeRows: 0, changeBytes: 0, foldableChangeFiles: 0,
-    oldestChangeMicros: undefined, baseFiles: baseBytes > 0 ? 1 : 0, baseRows: baseBytes, baseBytes, ...extra,
+    oldestChangeMicros: undefined, baseFiles: baseBytes > 0 ? 1 : 0, baseRows: baseBytes, baseBytes, deletedRows: 0, ...extra,
   };
 }
 
@@ -129,8 +129,9 @@ test('undersized sibling pairs: both children of one parent, each under target/r
   assert.equal(dueOptimizingKind(metrics([node(0, 0, 500)]), s, {}, now), undefined);
 });
 
-test('minor on a node at or past the major floor compacts its change files; under it, and on the bytes trigger, it folds', () => {
-  const s = { ...optimizingSettings({ properties: {} }), targetSize: 800, fragmentRatio: 8, minorFileCount: 12, minorBytes: 1000, minorIntervalMs: 60_000 };
+test('minor on a node at or past the major floor delta-folds it, or compacts its change files without deletion vectors; under it, and on the bytes trigger, it folds', () => {
+  const withDvs = { ...optimizingSettings({ properties: {} }), targetSize: 800, fragmentRatio: 8, minorFileCount: 12, minorBytes: 1000, minorIntervalMs: 60_000 };
+  const s = { ...withDvs, deletionVectors: false };
   const now = 10_000_000_000n;
   const old = now - 120_000_000n;
   const pending = (files: number, extra: Partial<NodeOptimizingMetrics> = {}) => ({ changeFiles: files, foldableChangeFiles: files, changeBytes: 10 * files, oldestChangeMicros: now, ...extra });
@@ -148,4 +149,22 @@ test('minor on a node at or past the major floor compacts its change files; unde
   // the scheduler's kind agrees
   assert.equal(dueOptimizingKind(metrics([node(0, 0, 100, pending(12))]), s, {}, now), 'minor');
   assert.equal(dueOptimizingKind(metrics([node(0, 0, 100, pending(3, { oldestChangeMicros: old }))]), s, {}, now), undefined);
+  // with deletion vectors (the default, deduplicate tables) a big node delta-folds on every trigger, the interval's too
+  assert.equal(optimizingSettings({ properties: {} }).deletionVectors, true);
+  assert.equal(optimizingSettings({ properties: { 'merge-engine': 'aggregation' } }).deletionVectors, false, 'other engines combine superseded rows');
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(12)), withDvs, now), { reason: 'file-count', action: 'delta' });
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(3, { changeBytes: 1000 })), withDvs, now), { reason: 'bytes', action: 'delta' });
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(1, { oldestChangeMicros: old })), withDvs, now), { reason: 'interval', action: 'delta' });
+  assert.deepEqual(minorAction(node(0, 0, 99, pending(12)), withDvs, now), { reason: 'file-count', action: 'fold' }, 'a small node still folds');
+  assert.equal(dueOptimizingKind(metrics([node(0, 0, 100, pending(1, { oldestChangeMicros: old }))]), withDvs, {}, now), 'minor');
+});
+
+test('major counts rows deletion vectors mark as duplicates, even with no change pending', () => {
+  const s = { ...optimizingSettings({ properties: {} }), targetSize: 800, fragmentRatio: 8, majorDuplicateRatio: 0.1 };
+  const now = 10_000_000_000n;
+  assert.equal(majorNodeDue({ ...node(0, 0, 100), baseRows: 1000, deletedRows: 99 }, s), false);
+  assert.equal(majorNodeDue({ ...node(0, 0, 100), baseRows: 1000, deletedRows: 100 }, s), true);
+  assert.equal(majorNodeDue({ ...node(0, 0, 100), baseRows: 1000, deletedRows: 60, changeRows: 40, changeFiles: 1, foldableChangeFiles: 1 }, s), true);
+  assert.equal(majorNodeDue({ ...node(0, 0, 99), baseRows: 1000, deletedRows: 500 }, s), false, 'not a fragment');
+  assert.equal(dueOptimizingKind(metrics([{ ...node(0, 0, 100), baseRows: 1000, deletedRows: 100 }]), s, {}, now), 'major');
 });

@@ -50,7 +50,7 @@ export function keyedMetrics(o: { changeFiles?: number; foldable?: number; chang
   const node: NodeOptimizingMetrics = {
     partitionKey: '', node: NODE, changeFiles, changeRows: o.changeRows ?? changeFiles, changeBytes: o.changeBytes ?? changeFiles * 1000,
     foldableChangeFiles: o.foldable ?? changeFiles, oldestChangeMicros: changeFiles > 0 ? o.oldestChangeMicros : undefined,
-    baseFiles: 1, baseRows: o.baseRows ?? 1_000_000, baseBytes: o.baseBytes ?? 10_000_000,
+    baseFiles: 1, baseRows: o.baseRows ?? 1_000_000, baseBytes: o.baseBytes ?? 10_000_000, deletedRows: 0,
   };
   return {
     keyed: true, pendingChangeFiles: changeFiles, pendingChangeRows: node.changeRows, pendingChangeBytes: node.changeBytes,

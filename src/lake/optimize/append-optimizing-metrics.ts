@@ -31,7 +31,7 @@ export function appendOptimizingMetrics(
 ): OptimizingMetrics {
   const deleted = new Map<number, number>();
   for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) deleted.set(f.dvTarget, f.dvPositions?.length ?? 0);
-  const parts = new Map<string, { files: number; rows: number; bytes: number }>();
+  const parts = new Map<string, { files: number; rows: number; bytes: number; deleted: number }>();
   let rows = 0;
   let bytes = 0;
   let dataFiles = 0;
@@ -39,10 +39,11 @@ export function appendOptimizingMetrics(
   for (const f of files) {
     if (f.store !== 'base' || f.path === '') continue;
     let p = parts.get(f.partitionKey);
-    if (p === undefined) parts.set(f.partitionKey, p = { files: 0, rows: 0, bytes: 0 });
+    if (p === undefined) parts.set(f.partitionKey, p = { files: 0, rows: 0, bytes: 0, deleted: 0 });
     p.files++;
     p.rows += f.rowCount;
     p.bytes += f.sizeBytes;
+    p.deleted += deleted.get(f.fileId) ?? 0;
     dataFiles++;
     rows += f.rowCount;
     bytes += f.sizeBytes;
@@ -50,7 +51,7 @@ export function appendOptimizingMetrics(
   }
   const nodes: NodeOptimizingMetrics[] = [...parts].map(([partitionKey, p]) => ({
     partitionKey, node: { mask: 0, index: 0 }, changeFiles: 0, changeRows: 0, changeBytes: 0, foldableChangeFiles: 0,
-    oldestChangeMicros: undefined, baseFiles: p.files, baseRows: p.rows, baseBytes: p.bytes,
+    oldestChangeMicros: undefined, baseFiles: p.files, baseRows: p.rows, baseBytes: p.bytes, deletedRows: p.deleted,
   }));
   return {
     keyed: false, pendingChangeFiles: 0, pendingChangeRows: 0, pendingChangeBytes: 0, oldestPendingChangeMicros: oldestLogFileMicros(files, commitMicros),

@@ -11,6 +11,8 @@ import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN } from '../table/table-layout.js';
+import { takeRows } from '../scan/take-rows.js';
+import { deltaDeletionVectors } from './delta-deletion-vectors.js';
 import { BASE_ROW_GROUP_ROWS, sortByReversedHash, sortByReversedHashSplit } from './hash-order.js';
 import type { KeyedNodeRewriteResult, KeyedNodeRewriteTask } from './keyed-node-rewrite-task.js';
 
@@ -25,7 +27,9 @@ const MAX_MASK = 0x7fffffff;
 export async function executeNodeRewrite(task: KeyedNodeRewriteTask): Promise<KeyedNodeRewriteResult> {
   const storage = openStorage(task.storage);
   const counters = { filesRead: 0, bytesRead: 0, rowsRead: 0 };
-  const live = (await mergeParts(storage, task, counters)).filter((b) => b.numRows > 0);
+  const merged = await mergeParts(storage, task, counters);
+  const live = merged.live.filter((b) => b.numRows > 0);
+  if (task.delta !== undefined) return deltaFold(storage, task, live, merged.changes, counters);
   const place = (node: BucketNode): FilePlacement => ({ partitionKey: task.partitionKey, partitionValues: task.partitionValues, node });
   const { keyNames, keyTypes, columns } = task;
   const canSplit = task.node.mask < MAX_MASK;
@@ -58,14 +62,45 @@ export async function executeNodeRewrite(task: KeyedNodeRewriteTask): Promise<Ke
     await deleteWritten(storage, files);
     throw e;
   }
+  return resultOf(files, outputs.length === 2, counters);
+}
+
+function resultOf(files: NewFileRecord[], split: boolean, counters: RewriteCounters, deletionVectors?: NewFileRecord[]): KeyedNodeRewriteResult {
   const written = files.filter((f) => f.path !== '');
   return {
-    kind: 'keyed-node', files, split: outputs.length === 2, ...counters,
+    kind: 'keyed-node', files, split, ...counters,
     filesOut: written.length,
     bytesOut: written.reduce((n, f) => n + f.sizeBytes, 0),
     rowsOut: written.reduce((n, f) => n + f.rowCount, 0),
+    ...(deletionVectors === undefined ? {} : { deletionVectors }),
   };
 }
+
+/**
+ * A delta fold: the node's small base files and its changes become one base file (none
+ * when no row is left), and the large base files stay, the rows the changes supersede
+ * added to their deletion vectors. Costs the changes, the small files and the large
+ * files' key columns, not a rewrite of the node.
+ */
+async function deltaFold(
+  storage: Storage, task: KeyedNodeRewriteTask, live: readonly RecordBatch[], changes: readonly ChangeInput[], counters: RewriteCounters,
+): Promise<KeyedNodeRewriteResult> {
+  const deletionVectors = await deltaDeletionVectors(storage, task, changes);
+  for (const f of task.delta!) { counters.filesRead++; counters.rowsRead += f.rowCount; }
+  const files: NewFileRecord[] = [];
+  const place = { partitionKey: task.partitionKey, partitionValues: task.partitionValues, node: task.node };
+  if (live.length > 0) {
+    const sorted = sortByReversedHash(live, task.keyNames, task.keyTypes);
+    const file = encodeDataFile(sorted.batches, task.columns, { rows: BASE_ROW_GROUP_ROWS, ranges: sorted.ranges });
+    files.push(await storeDataFile(storage, task.tableId, file, place, 'base', task.watermark, 0));
+  } else if (task.delta!.length === 0) {
+    // nothing kept and nothing left: the node stays on the frontier by its marker
+    files.push(nodeMarker(place, task.watermark));
+  }
+  return resultOf(files, false, counters, deletionVectors);
+}
+
+type RewriteCounters = { filesRead: number; bytesRead: number; rowsRead: number };
 
 /**
  * The live rows (table columns + _seq) of all parts, in one merge so every output batch
@@ -73,9 +108,7 @@ export async function executeNodeRewrite(task: KeyedNodeRewriteTask): Promise<Ke
  * descendant change files hold only its keys, and an ancestor's carries the part's hash
  * filter, so no change reaches a key of the other part (whose base seq may differ).
  */
-async function mergeParts(
-  storage: Storage, task: KeyedNodeRewriteTask, counters: { filesRead: number; bytesRead: number; rowsRead: number },
-): Promise<RecordBatch[]> {
+async function mergeParts(storage: Storage, task: KeyedNodeRewriteTask, counters: RewriteCounters): Promise<{ live: RecordBatch[]; changes: ChangeInput[] }> {
   const base: RecordBatch[] = [];
   const changes: ChangeInput[] = [];
   // an ancestor's change file is on both merged siblings' lines: read it once
@@ -83,7 +116,7 @@ async function mergeParts(
   for (const part of task.parts) {
     for (const f of part.baseFiles) {
       if (f.path === '') continue;
-      base.push(...await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN]));
+      base.push(...withoutDeleted(await readDataFile(storage, f.path, task.columns, [SEQ_FILE_COLUMN]), f.deletedPositions));
       count(counters, f);
     }
     for (const f of part.changeFiles) {
@@ -103,10 +136,24 @@ async function mergeParts(
       }
     }
   }
-  return mergeOnRead({ base, changes, keyColumns: task.keyNames, keyTypes: task.keyTypes, ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }) });
+  const live = mergeOnRead({ base, changes, keyColumns: task.keyNames, keyTypes: task.keyTypes, ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }) });
+  return { live, changes };
 }
 
-function count(c: { filesRead: number; bytesRead: number; rowsRead: number }, f: { sizeBytes: number; rowCount: number }): void {
+/** A whole base file's batches less the rows its deletion vector names. */
+function withoutDeleted(batches: RecordBatch[], deleted: readonly number[] | undefined): RecordBatch[] {
+  if (deleted === undefined || deleted.length === 0) return batches;
+  const gone = new Set(deleted);
+  let start = 0;
+  return batches.map((b) => {
+    const keep: number[] = [];
+    for (let r = 0; r < b.numRows; r++) if (!gone.has(start + r)) keep.push(r);
+    start += b.numRows;
+    return keep.length === b.numRows ? b : takeRows(b, keep);
+  });
+}
+
+function count(c: RewriteCounters, f: { sizeBytes: number; rowCount: number }): void {
   c.filesRead++;
   c.bytesRead += f.sizeBytes;
   c.rowsRead += f.rowCount;

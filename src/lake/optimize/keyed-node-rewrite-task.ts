@@ -18,6 +18,20 @@ export interface RewriteInputFile {
   readonly hashFilter?: BucketNode;
   /** A tiered change file: the commits whose rows the rewrite reads (those on its branch); its rows carry `_seq` and `_snapshot`. */
   readonly snapshots?: readonly bigint[];
+  /** A base file's deletion vector: row positions a delta fold found superseded. */
+  readonly deletedPositions?: readonly number[];
+}
+
+/**
+ * A large base file a delta fold leaves in place: its rows whose keys the folded changes
+ * touch are added to its deletion vector (`deletedPositions`, the one it has).
+ */
+export interface DeltaKeptFile {
+  readonly fileId: number;
+  readonly path: string;
+  readonly rowCount: number;
+  readonly partitionValues: readonly unknown[];
+  readonly deletedPositions: readonly number[];
 }
 
 /**
@@ -60,6 +74,12 @@ export interface KeyedNodeRewriteTask {
   readonly split: boolean;
   /** The table's merge engine when it is not deduplicate: the fold combines a key's rows by it. */
   readonly mergeEngine?: MergeEngineSpec;
+  /**
+   * A delta fold (one part, deduplicate tables): the parts' base files are the node's small
+   * ones, rewritten with the changes into one base file; these large ones stay, with the
+   * rows the changes supersede marked deleted. Never splits.
+   */
+  readonly delta?: readonly DeltaKeptFile[];
 }
 
 /** What one node rewrite wrote: catalog records for the caller's commit, and counters. */
@@ -67,6 +87,8 @@ export interface KeyedNodeRewriteResult {
   readonly kind: 'keyed-node';
   /** Base files and empty-node markers, not yet in the catalog. */
   readonly files: readonly NewFileRecord[];
+  /** A delta fold's deletion vectors, one per kept file (dvTarget: its file id), at the task's watermark. */
+  readonly deletionVectors?: readonly NewFileRecord[];
   /** The output went to the node's two children. */
   readonly split: boolean;
   /** Files, bytes and rows decoded (an ancestor's change file counts whole, though only its node's rows are kept). */

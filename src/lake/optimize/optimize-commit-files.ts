@@ -25,6 +25,7 @@ export interface OptimizeCommitFiles {
  */
 export function optimizeCommitFiles(
   plan: OptimizePlan, results: readonly KeyedNodeRewriteResult[], files: readonly FileRecord[], watermark: bigint,
+  deletionVectors: ReadonlyMap<number, FileRecord> = new Map(),
 ): OptimizeCommitFiles {
   const removed = new Set<number>();
   const requireVisible = new Set<number>();
@@ -32,8 +33,16 @@ export function optimizeCommitFiles(
   const newFrontier = new Map<string, { node: BucketNode; baseSeq: bigint }[]>();
   for (const [pk, nodes] of plan.frontiers) newFrontier.set(pk, nodes.map((n) => ({ node: n.node, baseSeq: n.baseSeq })));
   plan.jobs.forEach((job, i) => {
+    // A delta job keeps its large base files; each gets a new deletion vector (the result's).
+    const keptFiles = new Set(job.kept?.map((f) => f.fileId));
     for (const part of job.parts) {
-      for (const f of part.frontier.baseFiles) { removed.add(f.fileId); requireVisible.add(f.fileId); }
+      for (const f of part.frontier.baseFiles) {
+        requireVisible.add(f.fileId);
+        if (!keptFiles.has(f.fileId)) removed.add(f.fileId);
+        // replaced by the new one, or gone with its file
+        const dv = deletionVectors.get(f.fileId);
+        if (dv !== undefined) { removed.add(dv.fileId); requireVisible.add(dv.fileId); }
+      }
       for (const f of part.changes) {
         requireVisible.add(f.fileId);
         if (f.nodeMask >= part.frontier.node.mask && !removed.has(f.fileId)) { removed.add(f.fileId); folded++; }
@@ -42,7 +51,8 @@ export function optimizeCommitFiles(
     const nodes = newFrontier.get(job.partitionKey)!;
     const replaced = job.parts.map((p) => p.frontier.node);
     const kept = nodes.filter((n) => !replaced.some((r) => r.mask === n.node.mask && r.index === n.node.index));
-    const outputs = uniqueNodes(results[i]!.files.map((f) => ({ mask: f.nodeMask, index: f.nodeIndex })));
+    // A delta job's node stays, folded up to W by its new file and deletion vectors.
+    const outputs = job.kept !== undefined ? [job.node] : uniqueNodes(results[i]!.files.map((f) => ({ mask: f.nodeMask, index: f.nodeIndex })));
     newFrontier.set(job.partitionKey, [...kept, ...outputs.map((node) => ({ node, baseSeq: watermark }))]);
   });
   for (const f of files) {
@@ -60,7 +70,7 @@ export function optimizeCommitFiles(
   }
   const gone = files.filter((f) => removed.has(f.fileId) && f.path !== '');
   return {
-    addFiles: results.flatMap((r) => r.files), removeFileIds: [...removed], requireVisible: [...requireVisible], changeFilesFolded: folded,
+    addFiles: results.flatMap((r) => [...r.files, ...(r.deletionVectors ?? [])]), removeFileIds: [...removed], requireVisible: [...requireVisible], changeFilesFolded: folded,
     filesIn: gone.length, bytesIn: gone.reduce((n, f) => n + f.sizeBytes, 0), rowsIn: gone.reduce((n, f) => n + f.rowCount, 0),
   };
 }

@@ -95,6 +95,8 @@ export interface NodeOptimizingMetrics {
   readonly baseFiles: number;
   readonly baseRows: number;
   readonly baseBytes: number;
+  /** Of the base rows, those deletion vectors mark superseded (delta folds). */
+  readonly deletedRows: number;
 }
 
 /** A table's optimizing state at a branch head, for the scheduler and floe_optimizing. */

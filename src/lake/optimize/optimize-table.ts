@@ -112,11 +112,12 @@ async function optimizeNodes(
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
     return withCompacted(emptyResult(kind, watermark), compacted);
   }
-  const tasks = rewrites.jobs.map((job) => rewriteTask(ctx, table, job, watermark, settings.targetSize));
+  const dvs = deletionVectorsOf(files);
+  const tasks = rewrites.jobs.map((job) => rewriteTask(ctx, table, job, watermark, settings.targetSize, dvs));
   const results = await runRewrites(ctx, table, rewrites.jobs, tasks, opts);
   try {
     throwIfAborted(opts.signal, table);
-    const c = optimizeCommitFiles(rewrites, results, files, watermark);
+    const c = optimizeCommitFiles(rewrites, results, files, watermark, dvs);
     const nodesSplit = results.filter((r, i) => r.split && rewrites.jobs[i]!.parts.length === 1).length;
     const nodesMerged = results.filter((r, i) => !r.split && rewrites.jobs[i]!.parts.length === 2).length;
     opts.onProgress?.({ phase: 'commit', nodesDone: total, nodesTotal: total });
@@ -208,26 +209,41 @@ async function runRewrites(
   return results as KeyedNodeRewriteResult[];
 }
 
-function rewriteTask(ctx: LakeContext, table: TableMetadata, job: NodeJob, watermark: bigint, targetSizeBytes: number): KeyedNodeRewriteTask {
+/** The deletion vector of each base file that has one, by the file's id. */
+function deletionVectorsOf(files: readonly FileRecord[]): Map<number, FileRecord> {
+  const out = new Map<number, FileRecord>();
+  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) out.set(f.dvTarget, f);
+  return out;
+}
+
+function rewriteTask(
+  ctx: LakeContext, table: TableMetadata, job: NodeJob, watermark: bigint, targetSizeBytes: number, dvs: ReadonlyMap<number, FileRecord>,
+): KeyedNodeRewriteTask {
   const keyCols = keyColumnsOf(table);
   const mergeEngine = resolveMergeEngine(table);
+  const deleted = (f: FileRecord): number[] => [...(dvs.get(f.fileId)?.dvPositions ?? [])];
   const input = (f: FileRecord, hashFilter: NodeJob['node'] | undefined): RewriteInputFile => ({
     fileId: f.fileId, path: f.path, rowCount: f.rowCount, sizeBytes: f.sizeBytes, seq: f.seq, firstOffset: f.firstOffset,
     node: { mask: f.nodeMask, index: f.nodeIndex }, ...(hashFilter !== undefined ? { hashFilter } : {}),
     ...(f.snapshots === undefined ? {} : { snapshots: f.snapshots }),
+    ...(dvs.has(f.fileId) ? { deletedPositions: deleted(f) } : {}),
   });
+  const kept = new Set(job.kept?.map((f) => f.fileId));
   return {
     kind: 'keyed-node', tableId: table.id, storage: ctx.storageConfig, columns: table.columns,
     keyNames: keyCols.map((c) => physicalName(c.fieldId)), keyTypes: keyCols.map((c) => c.type),
     partitionKey: job.partitionKey, partitionValues: job.partitionValues, node: job.node,
     parts: job.parts.map((p) => ({
       node: p.frontier.node,
-      baseFiles: p.frontier.baseFiles.map((f) => input(f, undefined)),
+      baseFiles: p.frontier.baseFiles.filter((f) => !kept.has(f.fileId)).map((f) => input(f, undefined)),
       // an ancestor's change file also holds other nodes' keys: keep only this part's
       changeFiles: p.changes.map((f) => input(f, f.nodeMask < p.frontier.node.mask ? p.frontier.node : undefined)),
     })),
     watermark, targetSizeBytes, split: job.split,
     ...(mergeEngine === undefined ? {} : { mergeEngine }),
+    ...(job.kept === undefined ? {} : {
+      delta: job.kept.map((f) => ({ fileId: f.fileId, path: f.path, rowCount: f.rowCount, partitionValues: f.partitionValues, deletedPositions: deleted(f) })),
+    }),
   };
 }
 

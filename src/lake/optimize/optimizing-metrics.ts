@@ -54,6 +54,8 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
   if (!input.keyed) return appendOptimizingMetrics(files, settings, input.commitMicros);
 
   const changesByPartition = new Map<string, FileRecord[]>();
+  const deletedOf = new Map<number, number>();
+  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) deletedOf.set(f.dvTarget, f.rowCount);
   for (const f of files) {
     if (f.store !== 'change') continue;
     let list = changesByPartition.get(f.partitionKey);
@@ -96,6 +98,7 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
       nodes.push({
         partitionKey, node: fn.node, changeFiles, changeRows, changeBytes, foldableChangeFiles: foldable,
         oldestChangeMicros: oldest, baseFiles: data.length, baseRows: rows, baseBytes: bytes,
+        deletedRows: data.reduce((n, f) => n + (deletedOf.get(f.fileId) ?? 0), 0),
       });
     }
   }

@@ -27,10 +27,14 @@ export function minorReason(node: NodeOptimizingMetrics, s: OptimizingSettings, 
   return undefined;
 }
 
-/** What a minor does to a node: fold its changes into its base, or compact them into one change file. */
+/**
+ * What a minor does to a node: fold its changes into its base, delta-fold them (into a
+ * small base file beside its large ones, whose superseded rows deletion vectors mark), or
+ * compact them into one change file.
+ */
 export interface MinorAction {
   readonly reason: MinorReason;
-  readonly action: 'fold' | 'compact';
+  readonly action: 'fold' | 'delta' | 'compact';
 }
 
 /**
@@ -47,6 +51,9 @@ export function minorAction(node: NodeOptimizingMetrics, s: OptimizingSettings, 
   const reason = minorReason(node, s, nowMicros);
   if (reason === undefined) return undefined;
   if (!compactsChanges(node, s)) return { reason, action: 'fold' };
+  // A delta fold costs the changes and the large files' key columns, not a rewrite, and
+  // leaves scans nothing to merge: worth it for any trigger, the interval's included.
+  if (s.deletionVectors) return { reason, action: 'delta' };
   // Changes this big cost scans more than a rewrite of the base costs once.
   if (node.changeBytes >= s.minorBytes) return { reason: 'bytes', action: 'fold' };
   if (reason === 'interval' || node.foldableChangeFiles < 2) return undefined;
@@ -59,15 +66,16 @@ export function compactsChanges(node: NodeOptimizingMetrics, s: Pick<OptimizingS
 }
 
 /**
- * A keyed node whose pending changes supersede a large share of its base rows. Only nodes
- * that are not fragments (base under target / fragment-ratio): rewriting a small node saves
- * scans little, and without this floor a hot table of a few rows (TPC-C's district) is
- * folded after nearly every commit, a snapshot and a thread slot each. Minor's triggers
- * still bound a small node's changes.
+ * A keyed node whose pending changes and deletion vectors supersede a large share of its
+ * base rows. Only nodes that are not fragments (base under target / fragment-ratio):
+ * rewriting a small node saves scans little, and without this floor a hot table of a few
+ * rows (TPC-C's district) is folded after nearly every commit, a snapshot and a thread
+ * slot each. Minor's triggers still bound a small node's changes.
  */
 export function majorNodeDue(node: NodeOptimizingMetrics, s: Pick<OptimizingSettings, 'majorDuplicateRatio' | 'targetSize' | 'fragmentRatio'>): boolean {
   if (!compactsChanges(node, s)) return false;
-  return node.foldableChangeFiles > 0 && node.baseRows > 0 && node.changeRows >= s.majorDuplicateRatio * node.baseRows;
+  if (node.foldableChangeFiles === 0 && node.deletedRows === 0) return false;
+  return node.baseRows > 0 && node.changeRows + node.deletedRows >= s.majorDuplicateRatio * node.baseRows;
 }
 
 /** A node whose base passed the target size: any kind splits it into its children. */

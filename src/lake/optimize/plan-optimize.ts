@@ -11,10 +11,11 @@ import type { MinorReason } from './optimizing-triggers.js';
 
 /**
  * Why a node is worked: a minor trigger, or what the kind asks for. 'compact': its change
- * files are compacted into one and its base is left alone (minorAction); every other reason
- * rewrites the node.
+ * files are compacted into one and its base is left alone (minorAction); 'delta': its
+ * changes and small base files are folded, its large base files kept (NodeJob.kept); every
+ * other reason rewrites the node.
  */
-export type NodeJobReason = MinorReason | 'fold' | 'duplicates' | 'split' | 'merge' | 'full' | 'compact';
+export type NodeJobReason = MinorReason | 'fold' | 'duplicates' | 'split' | 'merge' | 'full' | 'compact' | 'delta';
 
 /** One current frontier node's share of a job: the node and its foldable change files. */
 export interface NodeJobPart {
@@ -34,6 +35,8 @@ export interface NodeJob {
   /** The inputs already pass the target size. */
   readonly split: boolean;
   readonly reason: NodeJobReason;
+  /** A delta job's base files that stay (not under target-size / fragment-ratio); the node's others are rewritten. */
+  readonly kept?: readonly FileRecord[];
 }
 
 export interface OptimizePlanInput {
@@ -57,7 +60,8 @@ export interface OptimizePlan {
 /**
  * Which nodes a run of a kind rewrites (pure: files, watermark and clock in, jobs out).
  * - minor: folds nodes' foldable changes; with triggers only nodes minorAction names, and
- *   those it finds too big to rewrite get a 'compact' job (their change files made one).
+ *   those it finds too big to rewrite get a 'delta' job (deletion vectors; see NodeJob.kept)
+ *   or a 'compact' one (their change files made one).
  * - major: minor, plus nodes whose changes supersede many base rows, plus sibling pairs
  *   too small to stay apart, merged back into their parent.
  * - full: every node with data, and the merges.
@@ -117,6 +121,23 @@ export function planOptimize(input: OptimizePlanInput): OptimizePlan {
       const part = partOf(pk, fn);
       const reason = nodeReason(input, m, part);
       if (reason === undefined) continue;
+      // A delta fold moves the node's base seq but removes no base file a tiering of an
+      // ancestor's change files requires unchanged (tiering-groups.ts), and such a file
+      // on its line could straddle the new seq: with one pending, the node is rewritten.
+      // They exist only for a while after a split.
+      if (reason === 'delta' && part.changes.some((f) => f.nodeMask < fn.node.mask)) {
+        jobs.push({
+          partitionKey: pk, partitionValues: partitionValues.get(pk) ?? [], node: fn.node, parts: [part],
+          split: inputBytes([part]) > settings.targetSize && fn.node.mask < 0x7fffffff, reason: 'fold',
+        });
+        continue;
+      }
+      if (reason === 'delta') {
+        const large = settings.targetSize / settings.fragmentRatio;
+        const kept = fn.baseFiles.filter((f) => f.path !== '' && f.sizeBytes >= large);
+        jobs.push({ partitionKey: pk, partitionValues: partitionValues.get(pk) ?? [], node: fn.node, parts: [part], split: false, reason, kept });
+        continue;
+      }
       jobs.push({
         partitionKey: pk, partitionValues: partitionValues.get(pk) ?? [], node: fn.node, parts: [part],
         split: inputBytes([part]) > settings.targetSize && fn.node.mask < 0x7fffffff, reason,
@@ -133,7 +154,7 @@ function nodeReason(input: OptimizePlanInput, m: NodeOptimizingMetrics, part: No
     if (kind === 'major' && majorNodeDue(m, settings)) return 'duplicates';
     const minor = minorAction(m, settings, input.nowMicros);
     if (minor?.action === 'fold') return minor.reason;
-    if (minor?.action === 'compact') return splitDue(m, settings) ? 'split' : 'compact';
+    if (minor?.action === 'compact' || minor?.action === 'delta') return splitDue(m, settings) ? 'split' : minor.action;
   } else if (part.changes.length > 0) {
     return 'fold';
   }

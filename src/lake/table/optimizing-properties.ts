@@ -32,6 +32,13 @@ export interface OptimizingSettings {
   readonly targetSize: number;
   /** `self-optimizing.read-amplification.max`: the most change files a scan may merge for one node. */
   readonly readAmplificationMax: number;
+  /**
+   * `self-optimizing.deletion-vectors`, on a table whose merge engine is deduplicate: a large
+   * node's minor is a delta fold (its changes and small base files become one base file,
+   * and the rows they supersede in its large ones are marked in deletion vectors) rather
+   * than a compaction of its change files.
+   */
+  readonly deletionVectors: boolean;
   /** `snapshot.retain-last`: snapshots of each branch kept whatever their age. */
   readonly snapshotRetainLast: number;
   /** `snapshot.max-age`: older snapshots (beyond retain-last) are expired by housekeeping (ms). */
@@ -93,6 +100,10 @@ export const OPTIMIZING_PROPERTIES: Readonly<Record<string, PropertyDefinition>>
   'self-optimizing.target-size': { description: 'bytes of base data per bucket node before the optimizer splits it (e.g. 128MB)', defaultText: '128MB', parse: positiveSize },
   'write.target-file-size': { description: 'the old name of self-optimizing.target-size (bytes)', defaultText: '128MB', parse: positiveSize },
   'self-optimizing.read-amplification.max': { description: 'the most change files a scan may merge for one bucket node; the service optimizes to stay under it (positive integer)', defaultText: '16', parse: positiveInteger },
+  'self-optimizing.deletion-vectors': {
+    description: "whether a large bucket node's minor optimize marks superseded rows in deletion vectors instead of compacting its change files (true or false; deduplicate tables)",
+    defaultText: 'true', parse: boolean,
+  },
   'snapshot.retain-last': { description: 'snapshots of each branch kept whatever their age (positive integer)', defaultText: '10', parse: positiveInteger },
   'snapshot.max-age': { description: 'housekeeping expires snapshots older than this beyond retain-last (e.g. 1h, 7d)', defaultText: '1h', parse: positiveDuration },
 };
@@ -130,6 +141,8 @@ export function optimizingSettings(table: Pick<TableMetadata, 'properties'>): Op
     fullIntervalMs: full === null ? undefined : full,
     targetSize: target,
     readAmplificationMax: read<number>(table, 'self-optimizing.read-amplification.max'),
+    // Other merge engines combine a key's rows, so a superseded row is still an input.
+    deletionVectors: read<boolean>(table, 'self-optimizing.deletion-vectors') && (table.properties['merge-engine'] ?? 'deduplicate') === 'deduplicate',
     snapshotRetainLast: read<number>(table, 'snapshot.retain-last'),
     snapshotMaxAgeMs: read<number>(table, 'snapshot.max-age'),
   };
