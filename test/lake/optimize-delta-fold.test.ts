@@ -55,10 +55,14 @@ async function assertReadsModel(wh: Warehouse, t: TableMetadata, m: Model, ids: 
   const hi = 7_000;
   const ranged = await readRows(wh, { ...req, filters: [{ column: 'id', op: '>=', value: lo }, { column: 'id', op: '<', value: hi }] });
   assert.deepEqual(ranged, rowsOf(new Map([...m].filter(([id]) => id >= lo && id < hi))));
-  // point reads: only the row groups holding the key's hash are decoded
+  // point reads: only the row groups holding the key's hash are decoded, or taken from the
+  // row-group cache (a miss, then a hit)
   for (const id of ids) {
-    const got = await readRows(wh, { ...req, filters: [{ column: 'id', op: '=', value: id }] });
-    assert.deepEqual(got, m.has(id) ? [{ id, v: m.get(id) }] : [], `id ${id}`);
+    const point = { ...req, filters: [{ column: 'id', op: '=' as const, value: id }] };
+    const want = m.has(id) ? [{ id, v: m.get(id) }] : [];
+    assert.deepEqual(await readRows(wh, point), want, `id ${id}`);
+    assert.deepEqual(await readRows(wh, point, { cacheRowGroups: true }), want, `id ${id}, cached`);
+    assert.deepEqual(await readRows(wh, point, { cacheRowGroups: true }), want, `id ${id}, cached again`);
   }
 }
 

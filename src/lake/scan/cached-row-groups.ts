@@ -3,6 +3,7 @@ import { decodeDataFile } from '../format/data-file-reader.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
 import type { RowPicker } from '../format/data-file-reader.js';
 import type { DecodeForm } from '../format/native-parquet-reader.js';
+import { cachedFooterRowGroups } from '../format/parquet-footer.js';
 import type { ParquetSource } from '../format/parquet-io.js';
 import type { RowGroupCache } from './row-group-cache.js';
 import type { ScanFile, ScanTask } from './scan-types.js';
@@ -54,6 +55,23 @@ export async function cachedChangeFile(
   const batches = await decode();
   cache.put(key, batches);
   return batches;
+}
+
+/** Row counts of the row groups of recently read files (immutable), so a cache hit still opens nothing. */
+const groupSizes = new Map<string, number[]>();
+const GROUP_SIZES_FILES = 4096;
+
+/**
+ * The rows in each row group of a data file: what placing a point read's rows in the file
+ * needs (deletion vectors). Read from its footer once per file.
+ */
+export async function cachedRowGroupSizes(path: string, open: () => Promise<ParquetSource>): Promise<number[]> {
+  const hit = groupSizes.get(path);
+  if (hit !== undefined) return hit;
+  const sizes = (cachedFooterRowGroups(path, (await open()).footer) ?? []).map((g) => g.numRows);
+  if (groupSizes.size >= GROUP_SIZES_FILES) groupSizes.delete(groupSizes.keys().next().value!);
+  groupSizes.set(path, sizes);
+  return sizes;
 }
 
 /** What a decode's result depends on besides the file: the columns (field ids and types), extra columns and form. */

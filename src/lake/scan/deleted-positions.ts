@@ -12,7 +12,9 @@ import type { RowPicker } from '../format/data-file-reader.js';
 export function skippingDeleted(
   pick: RowPicker, deleted: readonly number[], groups: readonly number[] | undefined, groupRows: readonly number[] | undefined,
 ): RowPicker & { decoded(): number } {
-  const gone = Uint32Array.from(deleted).sort();
+  // deletion vectors are stored ascending: sorted only when they are not
+  const gone = Uint32Array.from(deleted);
+  if (!isAscending(gone)) gone.sort();
   const position = decodedPositions(groups, groupRows);
   let start = 0;
   let d = 0;
@@ -51,4 +53,9 @@ export function decodedPositions(groups: readonly number[] | undefined, groupRow
   let k = 0;
   for (const g of groups) for (let i = 0; i < groupRows[g]!; i++) out[k++] = starts[g]! + i;
   return out;
+}
+
+function isAscending(a: Uint32Array): boolean {
+  for (let i = 1; i < a.length; i++) if (a[i]! < a[i - 1]!) return false;
+  return true;
 }

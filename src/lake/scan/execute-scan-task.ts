@@ -23,7 +23,7 @@ import { filterSelection } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import { textFiltersTyped } from './typed-selection.js';
-import { cachedChangeFile, selectCachedRowGroups } from './cached-row-groups.js';
+import { cachedChangeFile, cachedRowGroupSizes, selectCachedRowGroups } from './cached-row-groups.js';
 import { decodedPositions, skippingDeleted } from './deleted-positions.js';
 import { sharedRowGroupCache } from './row-group-cache.js';
 import type { ScanFilter } from './scan-types.js';
@@ -46,14 +46,18 @@ async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>, form?: DecodeForm,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
-  if (task.cacheRowGroups === true && pick !== undefined && f.rowGroups !== undefined && (f.deletedPositions ?? []).length === 0) {
+  const hasDeletes = (f.deletedPositions ?? []).length > 0;
+  if (task.cacheRowGroups === true && pick !== undefined && f.rowGroups !== undefined) {
     const groups = [...f.rowGroups];
-    const selected = await selectCachedRowGroups(sharedRowGroupCache(), () => openDataFileSource(storage, f.path), f, groups, task, extra, form, pick, counters);
-    return { selected, groups, groupRows: undefined };
+    const open = () => openDataFileSource(storage, f.path);
+    const groupRows = hasDeletes ? await cachedRowGroupSizes(f.path, open) : undefined;
+    const skipping = hasDeletes ? skippingDeleted(pick, f.deletedPositions!, groups, groupRows) : undefined;
+    const selected = await selectCachedRowGroups(sharedRowGroupCache(), open, f, groups, task, extra, form, skipping ?? pick, counters);
+    if (skipping !== undefined) checkAllDecoded(f, skipping.decoded(), groups, groupRows);
+    return { selected, groups, groupRows };
   }
   const source = await openDataFileSource(storage, f.path);
   // A log file has no footer statistics to prune by. Deleted positions need the row group sizes.
-  const hasDeletes = (f.deletedPositions ?? []).length > 0;
   const stats = (filters.length > 0 || counters !== undefined || hasDeletes) && !isLogPath(f.path) ? cachedRowGroupStats(f.path, source.footer, physicalTypes(task.columns)) : undefined;
   let groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
   if (stats !== undefined && filters.length > 0) {
@@ -70,10 +74,14 @@ async function readPruned(
   const selected = picker === undefined
     ? (await decodeDataFile(source, f.path, task.columns, extra, groups, form)).map((batch) => ({ batch, rows: undefined }))
     : await decodeDataFileSelected(source, f.path, task.columns, extra, groups, picker, reads, byCode, form);
-  if (skipping !== undefined && skipping.decoded() !== (groups === undefined ? f.rowCount : groups.reduce((n, g) => n + groupRows![g]!, 0))) {
-    throw new FloeError(SqlState.internalError, `the deletion vector of "${f.path}" could not be applied: the decoder skipped rows`);
-  }
+  if (skipping !== undefined) checkAllDecoded(f, skipping.decoded(), groups, groupRows);
   return { selected, groups, groupRows };
+}
+
+/** A deletion vector applied by position needs the picker to have seen every row decoded. */
+function checkAllDecoded(f: ScanTask['baseFiles'][number], seen: number, groups: readonly number[] | undefined, groupRows: readonly number[] | undefined): void {
+  const decoded = groups === undefined ? f.rowCount : groups.reduce((n, g) => n + groupRows![g]!, 0);
+  if (seen !== decoded) throw new FloeError(SqlState.internalError, `the deletion vector of "${f.path}" could not be applied: the decoder skipped rows`);
 }
 
 /**

@@ -10,11 +10,12 @@ import { executeScanTask } from '../../../src/lake/index.js';
 export type Row = Record<string, unknown>;
 
 /** Every row a scan returns, as plain objects sorted by the JSON of their values. */
-export async function readRows(wh: Warehouse, req: ScanRequest): Promise<Row[]> {
+export async function readRows(wh: Warehouse, req: ScanRequest, opts: { cacheRowGroups?: boolean } = {}): Promise<Row[]> {
   const plan = await wh.planScan(req);
   const rows: Row[] = [];
   for (const task of plan.tasks) {
-    for await (const b of executeScanTask(task)) {
+    // as the gateway runs a point read: base row groups through the row-group cache
+    for await (const b of executeScanTask(opts.cacheRowGroups === true ? { ...task, cacheRowGroups: true } : task)) {
       const readers = b.schema.fields.map((f, i) => ({ name: f.name, r: columnReader(b.getChildAt(i)!, sqlTypeOfField(f)) }));
       for (let i = 0; i < b.numRows; i++) {
         const row: Row = {};
