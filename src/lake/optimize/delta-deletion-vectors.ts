@@ -4,6 +4,7 @@ import { encodeKeyBatch, encodeKeyData, hashKeyData, keyColumnData } from '../bu
 import type { EncodedKeys } from '../bucket/key-encoding.js';
 import { sameKey } from '../bucket/key-set.js';
 import { readDataFile } from '../format/data-file-reader.js';
+import { HashFilter } from '../merge/hash-filter.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import type { Storage } from '../storage/storage.js';
 import { physicalName } from '../table/table-layout.js';
@@ -13,6 +14,7 @@ import type { KeyedNodeRewriteTask } from './keyed-node-rewrite-task.js';
 class ChangedKeys {
   readonly #keys: EncodedKeys[] = [];
   readonly #byHash = new Map<number, number[]>();
+  readonly filter: HashFilter;
 
   constructor(changes: readonly ChangeInput[], keyNames: readonly string[], keyTypes: KeyedNodeRewriteTask['keyTypes']) {
     for (const ch of changes) {
@@ -28,10 +30,7 @@ class ChangedKeys {
         list.push(c, r);
       }
     }
-  }
-
-  mayHold(hash: number): boolean {
-    return this.#byHash.has(hash);
+    this.filter = new HashFilter(Uint32Array.from(this.#byHash.keys()));
   }
 
   holds(keys: EncodedKeys, row: number): boolean {
@@ -62,11 +61,8 @@ export async function deltaDeletionVectors(storage: Storage, task: KeyedNodeRewr
     for (const b of await readDataFile(storage, f.path, keyColumns)) {
       const n = b.numRows;
       const datas = keyColumnData(b, keyNames);
-      const hashes = hashKeyData(datas, keyNames, keyTypes, n);
-      const candidates: number[] = [];
-      for (let r = 0; r < n; r++) if (changed.mayHold(hashes[r]!)) candidates.push(r);
-      if (candidates.length > 0) {
-        const rows = Int32Array.from(candidates);
+      const rows = changed.filter.candidates(hashKeyData(datas, keyNames, keyTypes, n));
+      if (rows.length > 0) {
         const keys = encodeKeyData(datas.map((d) => takeData(d, rows)), keyNames, keyTypes, rows.length);
         for (let j = 0; j < rows.length; j++) if (changed.holds(keys, j)) deleted.add(start + rows[j]!);
       }
