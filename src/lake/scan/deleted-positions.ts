@@ -30,9 +30,32 @@ export function skippingDeleted(
     const count = rows?.length ?? n;
     const keep = new Int32Array(count);
     let k = 0;
+    if (position === undefined && rows === undefined) {
+      // the whole file decoded, every row picked: positions are first + i (the common case, tight)
+      let next = gone[d]! - first;
+      for (let i = 0; i < n; i++) {
+        if (i === next) {
+          d++;
+          next = d < gone.length ? gone[d]! - first : n;
+          continue;
+        }
+        keep[k++] = i;
+      }
+      return keep.subarray(0, k);
+    }
+    if (position === undefined) {
+      for (let j = 0; j < count; j++) {
+        const i = rows![j]!;
+        const p = first + i;
+        while (d < gone.length && gone[d]! < p) d++;
+        if (d < gone.length && gone[d] === p) continue;
+        keep[k++] = i;
+      }
+      return keep.subarray(0, k);
+    }
     for (let j = 0; j < count; j++) {
       const i = rows === undefined ? j : rows[j]!;
-      const p = at(i);
+      const p = position[first + i]!;
       while (d < gone.length && gone[d]! < p) d++;
       if (d < gone.length && gone[d] === p) continue;
       keep[k++] = i;
