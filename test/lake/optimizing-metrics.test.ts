@@ -149,11 +149,14 @@ test('minor on a node at or past the major floor delta-folds it, or compacts its
   // the scheduler's kind agrees
   assert.equal(dueOptimizingKind(metrics([node(0, 0, 100, pending(12))]), s, {}, now), 'minor');
   assert.equal(dueOptimizingKind(metrics([node(0, 0, 100, pending(3, { oldestChangeMicros: old }))]), s, {}, now), undefined);
-  // with deletion vectors (the default, deduplicate tables) a big node delta-folds on every trigger, the interval's too
+  // with deletion vectors (the default, deduplicate tables) a big node compacts on the count
+  // triggers and delta-folds on the interval and bytes ones
   assert.equal(optimizingSettings({ properties: {} }).deletionVectors, true);
   assert.equal(optimizingSettings({ properties: { 'merge-engine': 'aggregation' } }).deletionVectors, false, 'other engines combine superseded rows');
-  assert.deepEqual(minorAction(node(0, 0, 100, pending(12)), withDvs, now), { reason: 'file-count', action: 'delta' });
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(12)), withDvs, now), { reason: 'file-count', action: 'compact' });
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(12, { oldestChangeMicros: old })), withDvs, now), { reason: 'file-count', action: 'compact' }, 'files first');
   assert.deepEqual(minorAction(node(0, 0, 100, pending(3, { changeBytes: 1000 })), withDvs, now), { reason: 'bytes', action: 'delta' });
+  assert.deepEqual(minorAction(node(0, 0, 100, pending(12, { changeBytes: 1000 })), withDvs, now), { reason: 'bytes', action: 'delta' }, 'big changes delta-fold');
   assert.deepEqual(minorAction(node(0, 0, 100, pending(1, { oldestChangeMicros: old })), withDvs, now), { reason: 'interval', action: 'delta' });
   assert.deepEqual(minorAction(node(0, 0, 99, pending(12)), withDvs, now), { reason: 'file-count', action: 'fold' }, 'a small node still folds');
   assert.equal(dueOptimizingKind(metrics([node(0, 0, 100, pending(1, { oldestChangeMicros: old }))]), withDvs, {}, now), 'minor');

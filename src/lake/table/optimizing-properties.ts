@@ -34,9 +34,9 @@ export interface OptimizingSettings {
   readonly readAmplificationMax: number;
   /**
    * `self-optimizing.deletion-vectors`, on a table whose merge engine is deduplicate: a large
-   * node's minor is a delta fold (its changes and small base files become one base file,
-   * and the rows they supersede in its large ones are marked in deletion vectors) rather
-   * than a compaction of its change files.
+   * node's minor on its interval and bytes triggers is a delta fold (its changes and small
+   * base files become one base file, and the rows they supersede in its large ones are
+   * marked in deletion vectors); its count triggers compact its change files either way.
    */
   readonly deletionVectors: boolean;
   /** `snapshot.retain-last`: snapshots of each branch kept whatever their age. */
@@ -101,7 +101,7 @@ export const OPTIMIZING_PROPERTIES: Readonly<Record<string, PropertyDefinition>>
   'write.target-file-size': { description: 'the old name of self-optimizing.target-size (bytes)', defaultText: '128MB', parse: positiveSize },
   'self-optimizing.read-amplification.max': { description: 'the most change files a scan may merge for one bucket node; the service optimizes to stay under it (positive integer)', defaultText: '16', parse: positiveInteger },
   'self-optimizing.deletion-vectors': {
-    description: "whether a large bucket node's minor optimize marks superseded rows in deletion vectors instead of compacting its change files (true or false; deduplicate tables)",
+    description: "whether a large bucket node's minor optimize, on its interval and bytes triggers, folds its changes by marking the rows they supersede in deletion vectors rather than only compacting its change files (true or false; deduplicate tables)",
     defaultText: 'true', parse: boolean,
   },
   'snapshot.retain-last': { description: 'snapshots of each branch kept whatever their age (positive integer)', defaultText: '10', parse: positiveInteger },
