@@ -150,3 +150,26 @@ test('delta folds under a random stream of upserts and deletes: every snapshot r
     for (const h of history.filter((_, i) => i % 5 === 0)) assert.deepEqual(await readRows(wh, { table: t, at: { kind: 'snapshot', id: h.snap } }), rowsOf(h.model));
   } finally { await cleanup(); }
 });
+
+test("a transaction reading at a snapshot before a delta fold checks keys against the fold's base, as after a fold", async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const m: Model = new Map();
+    const { t } = await seeded(wh, m);
+    const before = wh.listSnapshots(t).at(-1)!.id;
+    // an older transaction deletes 12 and commits after A began: below A's seq, so foldable
+    const older = await wh.begin();
+    const a = await wh.begin({ isolation: 'repeatable read' });
+    a.readAtOrBefore(before);
+    await older.deleteKeys(t, 'main', [[12]]);
+    await older.commit();
+    const r = await wh.optimize(t, { triggers: triggers(t) });
+    assert.equal(r.nodesOptimized, 1);
+    assert.ok(wh.listFiles(t).some((f) => f.deletedRows === 1), 'a delta fold marked 12');
+    // A's first write: its snapshot is the one before the delete, the frontier the head's.
+    // The key is free at the head's base (its row marked), as it is after a full fold.
+    await a.insert(t, 'main', columnsOf(t, [{ id: 12, v: 'mine' }]));
+    await assert.rejects(a.insert(t, 'main', columnsOf(t, [{ id: 13, v: 'taken' }])), (e: { sqlstate?: string }) => e.sqlstate === '23505');
+    await a.abort();
+  } finally { await cleanup(); }
+});

@@ -12,6 +12,8 @@ export interface FrontierNode {
    */
   readonly baseSeq: bigint;
   readonly baseFiles: FileRecord[];
+  /** Deleted positions of those base files that have a deletion vector, by file id (delta folds). */
+  readonly deleted?: ReadonlyMap<number, Uint32Array>;
 }
 
 /**
@@ -20,10 +22,10 @@ export interface FrontierNode {
  * always replaces a node by itself or by both children, so the frontier is a cover.
  */
 export function frontierByPartition(files: readonly FileRecord[]): Map<string, FrontierNode[]> {
-  const byPart = new Map<string, Map<string, { node: BucketNode; baseSeq: bigint; baseFiles: FileRecord[] }>>();
+  const byPart = new Map<string, Map<string, { node: BucketNode; baseSeq: bigint; baseFiles: FileRecord[]; deleted: Map<number, Uint32Array> }>>();
   const partitions = new Set<string>();
-  const dvSeq = new Map<number, bigint>();
-  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) dvSeq.set(f.dvTarget, f.seq);
+  const dvOf = new Map<number, FileRecord>();
+  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) dvOf.set(f.dvTarget, f);
   for (const f of files) {
     partitions.add(f.partitionKey);
     if (f.store !== 'base') continue;
@@ -31,10 +33,11 @@ export function frontierByPartition(files: readonly FileRecord[]): Map<string, F
     if (nodes === undefined) byPart.set(f.partitionKey, nodes = new Map());
     const k = `${f.nodeMask}:${f.nodeIndex}`;
     let n = nodes.get(k);
-    const dv = dvSeq.get(f.fileId);
-    const seq = dv !== undefined && dv > f.seq ? dv : f.seq;
-    if (n === undefined) nodes.set(k, n = { node: { mask: f.nodeMask, index: f.nodeIndex }, baseSeq: seq, baseFiles: [] });
+    const dv = dvOf.get(f.fileId);
+    const seq = dv !== undefined && dv.seq > f.seq ? dv.seq : f.seq;
+    if (n === undefined) nodes.set(k, n = { node: { mask: f.nodeMask, index: f.nodeIndex }, baseSeq: seq, baseFiles: [], deleted: new Map() });
     n.baseFiles.push(f);
+    if (dv?.dvPositions !== undefined && dv.dvPositions.length > 0) n.deleted.set(f.fileId, dv.dvPositions);
     if (seq < n.baseSeq) n.baseSeq = seq;
   }
   const out = new Map<string, FrontierNode[]>();

@@ -93,9 +93,7 @@ export function candidatesFor(
   }
   const byNode: { partition: string; node: FrontierNode; hashes: number[] }[] = [];
   for (const [partition, p] of byPartition) p.hashes.forEach((hashes, j) => byNode.push({ partition, node: p.nodes[j]!, hashes }));
-  // base files' deletion vectors (delta folds), by target file id
-  const dvs = new Map<number, Uint32Array>();
-  for (const f of visible) if (f.store === 'dv' && f.dvTarget !== undefined && f.dvPositions !== undefined) dvs.set(f.dvTarget, f.dvPositions);
+  // base files' deletion vectors (delta folds): the frontier's, read with its base files
   const deleted = new Map<NewFileRecord, readonly number[]>();
   const out = new Map<NewFileRecord, NodeKeys[]>();
   const add = (f: NewFileRecord, keys: NodeKeys): void => {
@@ -108,8 +106,8 @@ export function candidatesFor(
     for (const f of node.baseFiles) {
       if (f.path === '') continue;
       add(f, keys);
-      const dv = dvs.get(f.fileId);
-      if (dv !== undefined && dv.length > 0) deleted.set(f, [...dv]);
+      const dv = node.deleted?.get(f.fileId);
+      if (dv !== undefined) deleted.set(f, [...dv]);
     }
     // A small statement (a one-row commit) meets every live change file here: its few hashes
     // are tested against each file's key bitmap first, without building anything for the
