@@ -11,6 +11,7 @@ import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN } from '../table/table-layout.js';
+import { skippingDeleted } from '../scan/deleted-positions.js';
 import { takeRows } from '../scan/take-rows.js';
 import { deltaDeletionVectors } from './delta-deletion-vectors.js';
 import { BASE_ROW_GROUP_ROWS, sortByReversedHash, sortByReversedHashSplit } from './hash-order.js';
@@ -140,16 +141,13 @@ async function mergeParts(storage: Storage, task: KeyedNodeRewriteTask, counters
   return { live, changes };
 }
 
-/** A whole base file's batches less the rows its deletion vector names. */
+/** A whole base file's batches (in file order) less the rows its deletion vector names. */
 function withoutDeleted(batches: RecordBatch[], deleted: readonly number[] | undefined): RecordBatch[] {
   if (deleted === undefined || deleted.length === 0) return batches;
-  const gone = new Set(deleted);
-  let start = 0;
+  const keep = skippingDeleted(() => undefined, deleted, undefined, undefined);
   return batches.map((b) => {
-    const keep: number[] = [];
-    for (let r = 0; r < b.numRows; r++) if (!gone.has(start + r)) keep.push(r);
-    start += b.numRows;
-    return keep.length === b.numRows ? b : takeRows(b, keep);
+    const rows = keep(b);
+    return rows === undefined ? b : takeRows(b, rows);
   });
 }
 

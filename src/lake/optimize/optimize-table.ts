@@ -6,6 +6,7 @@ import type { FileRecord } from '../catalog/catalog.js';
 import { OptimizerConflict } from '../catalog/optimizer-conflict.js';
 import { resolveMergeEngine } from '../merge/merge-engine.js';
 import { writableBranch } from '../refs/resolve-branch.js';
+import { deletionVectorsByTarget } from '../table/deletion-vectors.js';
 import { optimizingSettings } from '../table/optimizing-properties.js';
 import { isKeyed, keyColumnsOf, physicalName } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
@@ -112,7 +113,7 @@ async function optimizeNodes(
     opts.onProgress?.({ phase: 'done', nodesDone: 0, nodesTotal: 0 });
     return withCompacted(emptyResult(kind, watermark), compacted);
   }
-  const dvs = deletionVectorsOf(files);
+  const dvs = deletionVectorsByTarget(files);
   const tasks = rewrites.jobs.map((job) => rewriteTask(ctx, table, job, watermark, settings.targetSize, dvs));
   const results = await runRewrites(ctx, table, rewrites.jobs, tasks, opts);
   try {
@@ -207,13 +208,6 @@ async function runRewrites(
     throw failure.error;
   }
   return results as KeyedNodeRewriteResult[];
-}
-
-/** The deletion vector of each base file that has one, by the file's id. */
-function deletionVectorsOf(files: readonly FileRecord[]): Map<number, FileRecord> {
-  const out = new Map<number, FileRecord>();
-  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) out.set(f.dvTarget, f);
-  return out;
 }
 
 function rewriteTask(

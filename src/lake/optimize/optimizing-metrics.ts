@@ -2,6 +2,7 @@ import { isAncestorOrSelf } from '../bucket/bucket-node.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import { appendOptimizingMetrics } from './append-optimizing-metrics.js';
 import type { FileRecord } from '../catalog/catalog.js';
+import { deletionVectorsByTarget } from '../table/deletion-vectors.js';
 import { frontierByPartition } from '../table/frontier.js';
 import type { OptimizingSettings } from '../table/optimizing-properties.js';
 import { optimizingSettings } from '../table/optimizing-properties.js';
@@ -54,8 +55,7 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
   if (!input.keyed) return appendOptimizingMetrics(files, settings, input.commitMicros);
 
   const changesByPartition = new Map<string, FileRecord[]>();
-  const deletedOf = new Map<number, number>();
-  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) deletedOf.set(f.dvTarget, f.rowCount);
+  const dvs = deletionVectorsByTarget(files);
   for (const f of files) {
     if (f.store !== 'change') continue;
     let list = changesByPartition.get(f.partitionKey);
@@ -98,7 +98,7 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
       nodes.push({
         partitionKey, node: fn.node, changeFiles, changeRows, changeBytes, foldableChangeFiles: foldable,
         oldestChangeMicros: oldest, baseFiles: data.length, baseRows: rows, baseBytes: bytes,
-        deletedRows: data.reduce((n, f) => n + (deletedOf.get(f.fileId) ?? 0), 0),
+        deletedRows: data.reduce((n, f) => n + (dvs.get(f.fileId)?.rowCount ?? 0), 0),
       });
     }
   }

@@ -1,6 +1,7 @@
 import type { BucketNode } from '../bucket/bucket-node.js';
 import { rootNode } from '../bucket/bucket-node.js';
 import type { FileRecord } from '../catalog/catalog.js';
+import { deletionVectorsByTarget } from './deletion-vectors.js';
 
 /** One frontier node of a partition's bucket tree, with its base files (markers included). */
 export interface FrontierNode {
@@ -24,8 +25,7 @@ export interface FrontierNode {
 export function frontierByPartition(files: readonly FileRecord[]): Map<string, FrontierNode[]> {
   const byPart = new Map<string, Map<string, { node: BucketNode; baseSeq: bigint; baseFiles: FileRecord[]; deleted: Map<number, Uint32Array> }>>();
   const partitions = new Set<string>();
-  const dvOf = new Map<number, FileRecord>();
-  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) dvOf.set(f.dvTarget, f);
+  const dvOf = deletionVectorsByTarget(files);
   for (const f of files) {
     partitions.add(f.partitionKey);
     if (f.store !== 'base') continue;
