@@ -32,6 +32,8 @@ export interface ChBenchOptions {
   readonly optimizerThreads?: number;
   /** Extra `floe serve` flags, passed as given. */
   readonly serveArgs?: readonly string[];
+  /** Extra node flags for the measured gateway only (profiling: `--cpu-prof`), not for the load. */
+  readonly serveNodeArgs?: readonly string[];
   /** Scaled-down cardinalities (tests, smoke runs). */
   readonly scale?: Partial<Omit<TpccScale, 'warehouses'>>;
   readonly log?: (line: string) => void;
@@ -40,6 +42,7 @@ export interface ChBenchOptions {
 export interface ChRunReport {
   readonly mode: ChRunMode;
   readonly serveArgs: readonly string[];
+  readonly serveNodeArgs: readonly string[];
   readonly loadSeconds: number;
   /** What did not go as asked (a property or procedure the gateway does not know yet). */
   readonly notes: readonly string[];
@@ -99,7 +102,7 @@ export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchRepor
         log(`loaded in ${load.seconds.toFixed(1)} s`);
         await gateway.stop();
         await optimizeAfterLoad(dir, log);
-        gateway = await startGateway(dir, serveArgs);
+        gateway = await startGateway(dir, serveArgs, { nodeArgs: opts.serveNodeArgs });
         const stream = await runChStream({
           url: gateway.url,
           scale,
@@ -115,7 +118,7 @@ export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchRepor
           log,
         });
         if (withPeer) peerLog = stream.writeLog;
-        runs.push({ mode, serveArgs, loadSeconds: load.seconds, notes, stream, peakRssGateway: gateway.peakRss() });
+        runs.push({ mode, serveArgs, serveNodeArgs: opts.serveNodeArgs ?? [], loadSeconds: load.seconds, notes, stream, peakRssGateway: gateway.peakRss() });
       } finally {
         await gateway.stop();
         rmSync(dir, { recursive: true, force: true });

@@ -18,6 +18,7 @@ export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
   --no-peer             skip the DuckDB peer
   --optimizer-threads N passed to floe serve (default 1)
   --serve-arg ARG       an extra floe serve argument (repeatable)
+  --serve-node-arg ARG  an extra node flag for the gateway, e.g. --cpu-prof (repeatable)
   --quick               smoke run: W=1 scaled down (10,000 items, 1,000 customers and orders per district), 4 periods of 30 s, 2 tx/s
   --json FILE           also write the whole report as JSON
   --out FILE            also write the readable report`;
@@ -44,6 +45,7 @@ export async function runChBenchCommand(argv: string[]): Promise<void> {
       'no-peer': { type: 'boolean', default: false },
       'optimizer-threads': { type: 'string', default: '1' },
       'serve-arg': { type: 'string', multiple: true },
+      'serve-node-arg': { type: 'string', multiple: true },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
@@ -68,6 +70,7 @@ export async function runChBenchCommand(argv: string[]): Promise<void> {
     peer: values['no-peer'] !== true,
     optimizerThreads: positive('--optimizer-threads', values['optimizer-threads'], true),
     serveArgs: values['serve-arg'],
+    serveNodeArgs: values['serve-node-arg'],
     scale: quick ? { items: 10_000, customersPerDistrict: 1_000, ordersPerDistrict: 1_000 } : undefined,
   };
   // DuckDB is a dev dependency: load the benchmark only when asked for.
