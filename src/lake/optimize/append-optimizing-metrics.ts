@@ -1,5 +1,6 @@
 import type { FileRecord } from '../catalog/catalog.js';
 import { isLogPath } from '../log/log-locator.js';
+import { deletionVectorsByTarget } from '../table/deletion-vectors.js';
 import type { NodeOptimizingMetrics, OptimizingMetrics } from './optimize-result.js';
 import { compactableSmallFiles } from './plan-append-rewrites.js';
 import type { SizeSettings } from './plan-append-rewrites.js';
@@ -29,8 +30,7 @@ export function oldestLogFileMicros(files: readonly FileRecord[], commitMicros: 
 export function appendOptimizingMetrics(
   files: readonly FileRecord[], s: SizeSettings, commitMicros: (snapshotId: bigint) => bigint | undefined = () => undefined,
 ): OptimizingMetrics {
-  const deleted = new Map<number, number>();
-  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) deleted.set(f.dvTarget, f.dvPositions?.length ?? 0);
+  const dvs = deletionVectorsByTarget(files);
   const parts = new Map<string, { files: number; rows: number; bytes: number; deleted: number }>();
   let rows = 0;
   let bytes = 0;
@@ -43,11 +43,12 @@ export function appendOptimizingMetrics(
     p.files++;
     p.rows += f.rowCount;
     p.bytes += f.sizeBytes;
-    p.deleted += deleted.get(f.fileId) ?? 0;
+    const deleted = dvs.get(f.fileId)?.dvPositions?.length ?? 0;
+    p.deleted += deleted;
     dataFiles++;
     rows += f.rowCount;
     bytes += f.sizeBytes;
-    deletedRows += deleted.get(f.fileId) ?? 0;
+    deletedRows += deleted;
   }
   const nodes: NodeOptimizingMetrics[] = [...parts].map(([partitionKey, p]) => ({
     partitionKey, node: { mask: 0, index: 0 }, changeFiles: 0, changeRows: 0, changeBytes: 0, foldableChangeFiles: 0,

@@ -3,6 +3,7 @@ import type { FileRecord, FileReplacement, NewFileRecord } from '../catalog/cata
 import { HEAD_MOVED } from '../catalog/catalog.js';
 import { OptimizerConflict } from '../catalog/optimizer-conflict.js';
 import { writableBranch } from '../refs/resolve-branch.js';
+import { deletionVectorsByTarget } from '../table/deletion-vectors.js';
 import { optimizingSettings } from '../table/optimizing-properties.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import { stagedFileId } from '../txn/staged-file-id.js';
@@ -119,8 +120,7 @@ function commitCompaction(
     const head = writableBranch(catalog, table, ref).snapshotId;
     const visible = catalog.visibleFiles(table.id, head);
     const ids = new Set(visible.map((f) => f.fileId));
-    const dvOf = new Map<number, FileRecord>();
-    for (const f of visible) if (f.store === 'dv' && f.dvTarget !== undefined) dvOf.set(f.dvTarget, f);
+    const dvOf = deletionVectorsByTarget(visible);
     const addFiles: NewFileRecord[] = [];
     const carried: NewFileRecord[] = [];
     const removeFileIds: number[] = [];

@@ -2,6 +2,7 @@ import { isAncestorOrSelf, nodeKey } from '../bucket/bucket-node.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { decodeStatValue } from '../stats/column-stats.js';
 import type { BucketNodeInfo, DataFileInfo } from '../warehouse/warehouse.js';
+import { deletionVectorsByTarget } from './deletion-vectors.js';
 import { frontierByPartition } from './frontier.js';
 import { physicalName } from './table-layout.js';
 import type { TableMetadata } from './table-metadata.js';
@@ -9,8 +10,7 @@ import type { TableMetadata } from './table-metadata.js';
 /** t$files: the data files visible at a snapshot (markers and deletion vectors folded in). */
 export function describeFiles(catalog: Catalog, table: TableMetadata, snapshotId: bigint): DataFileInfo[] {
   const files = catalog.visibleFiles(table.id, snapshotId);
-  const deleted = new Map<number, number>();
-  for (const f of files) if (f.store === 'dv' && f.dvTarget !== undefined) deleted.set(f.dvTarget, f.rowCount);
+  const dvs = deletionVectorsByTarget(files);
   return files.filter((f) => f.store !== 'dv' && f.path !== '').map((f) => {
     const columnStats: Record<string, { min: unknown; max: unknown; nullCount: number }> = {};
     for (const c of table.columns) {
@@ -26,7 +26,7 @@ export function describeFiles(catalog: Catalog, table: TableMetadata, snapshotId
       fileId: f.fileId, path: f.path, store: f.store as 'change' | 'base', partitionKey: f.partitionKey,
       partitionValues: f.partitionValues, node: { mask: f.nodeMask, index: f.nodeIndex }, rowCount: f.rowCount,
       sizeBytes: f.sizeBytes, seq: f.seq, firstOffset: f.firstOffset, addedIn: f.addedIn,
-      deletedRows: deleted.get(f.fileId) ?? 0, columnStats,
+      deletedRows: dvs.get(f.fileId)?.rowCount ?? 0, columnStats,
     };
   });
 }
