@@ -37,6 +37,8 @@ export interface ChStreamOptions {
 export interface QuerySample {
   readonly query: number;
   readonly period: number;
+  /** When the query started, in ms since the measured stream began (ChStreamResult.startedAt): places a slow stretch in time. */
+  readonly at: number;
   readonly ms: number;
   readonly error?: string;
   readonly timedOut?: boolean;
@@ -61,6 +63,8 @@ export interface PeriodStats {
 }
 
 export interface ChStreamResult {
+  /** Wall-clock start of the measured stream (ISO), to line samples up with the gateway's logs and history. */
+  readonly startedAt: string;
   readonly samples: readonly QuerySample[];
   readonly periods: readonly PeriodStats[];
   /** Every committed transaction's writes, in the order their COMMITs were acknowledged. */
@@ -88,6 +92,7 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
   const maxLagMs = opts.maxLagMs ?? 2_000;
   const attempts = Math.max(1, opts.attempts ?? 4);
   const t0 = performance.now();
+  const startedAt = new Date().toISOString();
   const wall0 = Date.now();
   let usageBefore = opts.gatewayUsage?.();
   const end = t0 + opts.periods * opts.periodMs;
@@ -160,10 +165,10 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
         if (start >= end) return;
         try {
           await runTextQuery(opts.url, q.sql!, opts.queryTimeoutMs);
-          samples.push({ query: q.number, period: periodOf(start), ms: performance.now() - start });
+          samples.push({ query: q.number, period: periodOf(start), at: Math.round(start - t0), ms: performance.now() - start });
         } catch (e) {
           const timedOut = e instanceof QueryTimeoutError;
-          samples.push({ query: q.number, period: periodOf(start), ms: performance.now() - start, error: (e as Error).message, timedOut });
+          samples.push({ query: q.number, period: periodOf(start), at: Math.round(start - t0), ms: performance.now() - start, error: (e as Error).message, timedOut });
           noteError(`${q.name}: ${(e as Error).message}`);
         }
       }
@@ -196,6 +201,7 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
 
   await Promise.all([...Array.from({ length: opts.clients }, (_, i) => client(i)), queryStream(), periodEnds()]);
   return {
+    startedAt,
     samples,
     periods: Array.from({ length: opts.periods }, (_, p) => ({ period: p, committed: committed[p]!, retried: retried[p]!, failed: failed[p]!, missed: missed[p]!, files: files[p] ?? [], optimizer: optimizer[p] ?? [],
       ...(gateway[p] === undefined ? {} : { gateway: gateway[p] }) })),
