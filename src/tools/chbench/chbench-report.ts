@@ -102,7 +102,7 @@ export function formatChReport(report: ChBenchReport): string {
     const s = summaries[i]!;
     const periods = run.stream.periods.length;
     out.push('', `## ${run.mode}${run.serveArgs.length > 0 ? ` (floe serve ${run.serveArgs.join(' ')})` : ''}`);
-    if (run.serveNodeArgs.length > 0) out.push(`gateway node flags: ${run.serveNodeArgs.join(' ')} (profiling slows it: not a figure to record)`);
+    if (run.serveNodeArgs.length > 0) out.push(`gateway node flags: ${run.serveNodeArgs.join(' ')} (a diagnostic run, not the gateway as shipped)`);
     for (const n of run.notes) out.push(`note: ${n}`);
     const header = ['query', ...Array.from({ length: periods }, (_, p) => [`P${p + 1} mean ms`, `P${p + 1} p95`]).flat(), ...(report.peer === undefined ? [] : ['DuckDB ms'])];
     const rows = [...s.queries].map(([q, per]) => [
