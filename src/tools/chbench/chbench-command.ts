@@ -18,7 +18,7 @@ export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
   --no-peer             skip the DuckDB peer
   --optimizer-threads N passed to floe serve (default 1)
   --serve-arg ARG       an extra floe serve argument (repeatable)
-  --serve-node-arg ARG  an extra node flag for the gateway, e.g. --cpu-prof (repeatable)
+  --serve-node-arg=ARG  a node flag for the measured gateway only, for diagnosis, e.g. --serve-node-arg=--cpu-prof (repeatable)
   --quick               smoke run: W=1 scaled down (10,000 items, 1,000 customers and orders per district), 4 periods of 30 s, 2 tx/s
   --json FILE           also write the whole report as JSON
   --out FILE            also write the readable report`;

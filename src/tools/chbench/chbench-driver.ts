@@ -92,8 +92,8 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
   const maxLagMs = opts.maxLagMs ?? 2_000;
   const attempts = Math.max(1, opts.attempts ?? 4);
   const t0 = performance.now();
-  const startedAt = new Date().toISOString();
   const wall0 = Date.now();
+  const startedAt = new Date(wall0).toISOString();
   let usageBefore = opts.gatewayUsage?.();
   const end = t0 + opts.periods * opts.periodMs;
   const periodOf = (t: number) => Math.min(opts.periods - 1, Math.max(0, Math.floor((t - t0) / opts.periodMs)));
