@@ -15,6 +15,7 @@ import { tieredScanFile } from '../log/tiered-scan-file.js';
 import { resolveSnapshotRecord } from '../refs/resolve-snapshot.js';
 import { decodeStatValue, statsMayMatch } from '../stats/column-stats.js';
 import type { StatPredicate } from '../stats/column-stats.js';
+import { deletionVectorsByTarget } from '../table/deletion-vectors.js';
 import { frontierByPartition } from '../table/frontier.js';
 import { isKeyed, physicalName } from '../table/table-layout.js';
 import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
@@ -101,12 +102,16 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       continue;
     }
     // Deletion vectors: an append table's deletes, or the rows a keyed table's delta folds superseded.
-    const dvs = new Map<number, number[]>();
-    for (const f of pfiles) if (f.store === 'dv' && f.dvTarget !== undefined) dvs.set(f.dvTarget, [...(f.dvPositions ?? [])]);
+    // Positions are copied out only for the files a task reads, not for every file that has a vector.
+    const dvs = deletionVectorsByTarget(pfiles);
+    const deletedIn = (fileId: number): number[] | undefined => {
+      const positions = dvs.get(fileId)?.dvPositions;
+      return positions === undefined ? undefined : Array.from(positions);
+    };
     if (!keyed) {
       for (const f of dataFiles) {
         if (!filesMayMatch([f], table, filters)) { stats.filesPruned++; byIndexOnly([f], false); continue; }
-        const deleted = new Set(dvs.get(f.fileId) ?? []);
+        const deleted = new Set(dvs.get(f.fileId)?.dvPositions ?? []);
         for (const p of stagedDeletes.get(f.fileId) ?? []) deleted.add(p);
         stats.baseFiles++;
         stats.nodesScanned++;
@@ -156,13 +161,13 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         // split into row-group ranges so that more than one worker can decode it.
         countGroups(only);
         for (const groups of rowGroupRanges(only.rowGroups.length)) {
-          tasks.push({ ...base, partitionKey: pk, node: fn.node, baseFiles: [scanFile(only, false, dvs.get(only.fileId), groups)], changeFiles: [] });
+          tasks.push({ ...base, partitionKey: pk, node: fn.node, baseFiles: [scanFile(only, false, deletedIn(only.fileId), groups)], changeFiles: [] });
         }
         continue;
       }
       tasks.push({
         ...base, partitionKey: pk, node: fn.node,
-        baseFiles: b.map((f) => scanFile(f, false, dvs.get(f.fileId), groupsOf(f))),
+        baseFiles: b.map((f) => scanFile(f, false, deletedIn(f.fileId), groupsOf(f))),
         changeFiles: c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset))
           .map((f) => ({ ...scanFile(f, f.nodeMask < fn.node.mask), ...tieredScanFile(f, isAncestor) })),
       });

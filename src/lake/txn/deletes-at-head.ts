@@ -1,5 +1,6 @@
 import type { Catalog, FileRecord } from '../catalog/catalog.js';
 import { replacedPosition } from '../optimize/replaced-position.js';
+import { deletionVectorsByTarget } from '../table/deletion-vectors.js';
 import { stagedFileIndex } from './staged-file-id.js';
 
 /** A transaction's deleted positions per file, as they apply at the branch head. */
@@ -33,19 +34,26 @@ export function deletesAtHead(
   const deletes = new Map<number, Set<number>>();
   let deletedSince = 0;
   if (read.size === 0) return { deletes, deletedSince };
-  const visible = new Set<number>();
-  const dv = new Map<number, ReadonlySet<number>>();
-  for (const f of atHead) {
-    visible.add(f.fileId);
-    if (f.store === 'dv' && f.dvTarget !== undefined) dv.set(f.dvTarget, new Set(f.dvPositions ?? []));
-  }
+  const visible = new Set<number>(atHead.map((f) => f.fileId));
+  const dvs = deletionVectorsByTarget(atHead);
+  // A vector becomes a Set only when this transaction's deletes land on its file.
+  const goneSets = new Map<number, ReadonlySet<number>>();
+  const goneIn = (fileId: number): ReadonlySet<number> | undefined => {
+    let gone = goneSets.get(fileId);
+    if (gone === undefined) {
+      const positions = dvs.get(fileId)?.dvPositions;
+      if (positions === undefined) return undefined;
+      goneSets.set(fileId, gone = new Set(positions));
+    }
+    return gone;
+  };
   const add = (fileId: number, positions: Iterable<number>): void => {
     let s = deletes.get(fileId);
     if (s === undefined) deletes.set(fileId, s = new Set());
     for (const p of positions) s.add(p);
   };
   const landed = (fileId: number, positions: Iterable<number>): void => {
-    const gone = dv.get(fileId);
+    const gone = goneIn(fileId);
     for (const p of positions) if (gone?.has(p) === true) deletedSince++;
     add(fileId, positions);
   };
