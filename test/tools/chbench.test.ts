@@ -12,6 +12,7 @@ import type { ChTableName } from '../../src/tools/chbench/tpcc-schema.js';
 import { runTpccTransaction, TPCC_TX_KINDS } from '../../src/tools/chbench/tpcc-transactions.js';
 import type { TxOutcome } from '../../src/tools/chbench/tpcc-transactions.js';
 import { readTableFiles } from '../../src/tools/chbench/table-files.js';
+import { runChStream } from '../../src/tools/chbench/chbench-driver.js';
 import { runTextQuery } from '../../src/tools/tpch/wire-query.js';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
@@ -161,5 +162,19 @@ describe('CH-benCHmark on Floe and DuckDB (tiny load)', () => {
     }
     const district = files.find((f) => f.table === 'district')!;
     if (district.source === 't$buckets') assert.ok(district.readAmplification >= 2, 'the load and the transactions each left a change file');
+  });
+
+  it('keeps each measured query\'s EXPLAIN ANALYZE plan when asked, with what its scans read', async () => {
+    const stream = await runChStream({
+      url: floe.url, scale: TINY, txRate: 2, clients: 1, periods: 1, periodMs: 1_500, queries: chQueries([6]),
+      queryTimeoutMs: 60_000, firstHistoryId: 2_000_000, seed: 'explain-test', explainAnalyze: true,
+    });
+    const ok = stream.samples.filter((s) => s.error === undefined);
+    assert.ok(ok.length >= 1, JSON.stringify(stream.samples));
+    for (const s of ok) {
+      assert.match(s.plan ?? '', /Lake Scan .*order_line/, s.plan);
+      assert.match(s.plan ?? '', /actual time=/);
+      assert.match(s.plan ?? '', /Row Groups: \d+ read/);
+    }
   });
 });

@@ -34,6 +34,8 @@ export interface ChBenchOptions {
   readonly serveArgs?: readonly string[];
   /** Extra node flags for the measured gateway only (profiling: `--cpu-prof`), not for the load. */
   readonly serveNodeArgs?: readonly string[];
+  /** Measured queries run as EXPLAIN ANALYZE, each sample keeping its plan (diagnosis: which scan read more in a slow stretch). */
+  readonly explainAnalyze?: boolean;
   /** Scaled-down cardinalities (tests, smoke runs). */
   readonly scale?: Partial<Omit<TpccScale, 'warehouses'>>;
   readonly log?: (line: string) => void;
@@ -115,6 +117,7 @@ export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchRepor
           firstHistoryId: scale.warehouses * DISTRICTS_PER_WAREHOUSE * scale.customersPerDistrict + 1,
           seed: 'chbench',
           gatewayUsage: () => gateway.usage(),
+          explainAnalyze: opts.explainAnalyze === true,
           log,
         });
         if (withPeer) peerLog = stream.writeLog;

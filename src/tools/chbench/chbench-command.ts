@@ -19,6 +19,7 @@ export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
   --optimizer-threads N passed to floe serve (default 1)
   --serve-arg ARG       an extra floe serve argument (repeatable)
   --serve-node-arg=ARG  a node flag for the measured gateway only, for diagnosis, e.g. --serve-node-arg=--cpu-prof (repeatable)
+  --explain-analyze     run each measured query as EXPLAIN ANALYZE and keep its plan in the JSON samples, for diagnosis
   --quick               smoke run: W=1 scaled down (10,000 items, 1,000 customers and orders per district), 4 periods of 30 s, 2 tx/s
   --json FILE           also write the whole report as JSON
   --out FILE            also write the readable report`;
@@ -46,6 +47,7 @@ export async function runChBenchCommand(argv: string[]): Promise<void> {
       'optimizer-threads': { type: 'string', default: '1' },
       'serve-arg': { type: 'string', multiple: true },
       'serve-node-arg': { type: 'string', multiple: true },
+      'explain-analyze': { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
@@ -71,6 +73,7 @@ export async function runChBenchCommand(argv: string[]): Promise<void> {
     optimizerThreads: positive('--optimizer-threads', values['optimizer-threads'], true),
     serveArgs: values['serve-arg'],
     serveNodeArgs: values['serve-node-arg'],
+    explainAnalyze: values['explain-analyze'] === true,
     scale: quick ? { items: 10_000, customersPerDistrict: 1_000, ordersPerDistrict: 1_000 } : undefined,
   };
   // DuckDB is a dev dependency: load the benchmark only when asked for.

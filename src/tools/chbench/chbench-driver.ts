@@ -31,6 +31,8 @@ export interface ChStreamOptions {
   readonly attempts?: number;
   /** The gateway's CPU and RSS so far (GatewayProcess.usage), read at the start and at each period's end. */
   readonly gatewayUsage?: () => GatewayUsage | undefined;
+  /** Measured queries run as EXPLAIN ANALYZE (the warm-up runs them plain); each sample keeps the plan text. */
+  readonly explainAnalyze?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -40,6 +42,8 @@ export interface QuerySample {
   /** When the query started, in ms since the measured stream began (ChStreamResult.startedAt): places a slow stretch in time. */
   readonly at: number;
   readonly ms: number;
+  /** The EXPLAIN ANALYZE text, when the stream ran with explainAnalyze. */
+  readonly plan?: string;
   readonly error?: string;
   readonly timedOut?: boolean;
 }
@@ -164,8 +168,10 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
         const start = performance.now();
         if (start >= end) return;
         try {
-          await runTextQuery(opts.url, q.sql!, opts.queryTimeoutMs);
-          samples.push({ query: q.number, period: periodOf(start), at: Math.round(start - t0), ms: performance.now() - start });
+          const res = await runTextQuery(opts.url, opts.explainAnalyze === true ? `EXPLAIN ANALYZE ${q.sql!}` : q.sql!, opts.queryTimeoutMs);
+          const ms = performance.now() - start;
+          samples.push({ query: q.number, period: periodOf(start), at: Math.round(start - t0), ms,
+            ...(opts.explainAnalyze === true ? { plan: res.rows.map((r) => r[0]).join('\n') } : {}) });
         } catch (e) {
           const timedOut = e instanceof QueryTimeoutError;
           samples.push({ query: q.number, period: periodOf(start), at: Math.round(start - t0), ms: performance.now() - start, error: (e as Error).message, timedOut });

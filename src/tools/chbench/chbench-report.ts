@@ -95,6 +95,7 @@ export function formatChReport(report: ChBenchReport): string {
   out.push(`CH-benCHmark on Floe: W=${report.scale.warehouses} (items ${report.scale.items}, customers/district ${report.scale.customersPerDistrict}), ` +
     `${o.txRate} tx/s over ${o.clients} clients, ${o.periods} periods × ${(o.periodMs / 60_000).toFixed(1)} min`);
   out.push(`${report.machine}; ${report.date}`);
+  if (o.explainAnalyze === true) out.push('measured queries ran as EXPLAIN ANALYZE, plans in the JSON samples (a diagnostic run: latencies include the instrumentation)');
   for (const [q, why] of Object.entries(report.skipped)) out.push(`Q${q} skipped: ${why}`);
   const summaries = report.runs.map((r) => summarizeRun(r, o.periodMs));
   const peerMs = new Map((report.peer?.queries ?? []).map((p) => [p.query, p]));
