@@ -160,8 +160,9 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         // A base-only task (nothing to merge: each key is in exactly one row group) is
         // split into row-group ranges so that more than one worker can decode it.
         countGroups(only);
+        const deleted = deletedIn(only.fileId);
         for (const groups of rowGroupRanges(only.rowGroups.length)) {
-          tasks.push({ ...base, partitionKey: pk, node: fn.node, baseFiles: [scanFile(only, false, deletedIn(only.fileId), groups)], changeFiles: [] });
+          tasks.push({ ...base, partitionKey: pk, node: fn.node, baseFiles: [scanFile(only, false, deleted, groups)], changeFiles: [] });
         }
         continue;
       }
