@@ -440,7 +440,7 @@ test('CALL optimize of a failing table throws its error and records it', async (
   await scheduler.stop();
 });
 
-test('stop aborts running processes, releases their claims, and ticks no more', async () => {
+test('stop aborts running processes, records them canceled with no back-off, releases their claims, and ticks no more', async () => {
   const { clock, wh, scheduler } = setup();
   const t = wh.addTable('t', {}, keyedMetrics({ changeFiles: 20 }));
   wh.optimizeBehaviour.set(t.id, hanging(true));
@@ -448,7 +448,12 @@ test('stop aborts running processes, releases their claims, and ticks no more', 
   await clock.advance(0);
   assert.equal(wh.states.get(t.id)!.status, 'planning');
   await scheduler.stop();
-  assert.equal(wh.states.get(t.id)!.status, 'idle');
+  const state = wh.states.get(t.id)!;
+  assert.equal(state.status, 'idle');
+  assert.equal(state.consecutiveFailures, 0);
+  assert.equal(state.nextAttemptMicros, undefined);
+  assert.equal(state.lastMinorMicros, undefined);
+  assert.equal(wh.runsOf(t)[0]!.status, 'canceled');
   assert.match(wh.runsOf(t)[0]!.error!, /stopping/);
   const calls = wh.optimizeCalls.length;
   wh.optimizeBehaviour.delete(t.id);

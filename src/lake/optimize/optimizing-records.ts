@@ -14,12 +14,15 @@ export interface OptimizerGroup {
   readonly schedulingPolicy: SchedulingPolicy;
 }
 
-/** One finished or failed optimize process (floe_optimizing_history). */
+/**
+ * One ended optimize process (floe_optimizing_history): it succeeded, failed, or was
+ * canceled because the service running it stopped (not the table's fault, so no back-off).
+ */
 export interface OptimizingRun {
   readonly id: number;
   readonly tableId: number;
   readonly kind: OptimizeKind;
-  readonly status: 'success' | 'failed';
+  readonly status: 'success' | 'failed' | 'canceled';
   /** 'scheduler' or 'call' (CALL optimize). */
   readonly trigger: string;
   readonly startedMicros: bigint;

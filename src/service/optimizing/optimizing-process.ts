@@ -29,6 +29,8 @@ export interface OptimizingProcessOutcome {
   readonly report: OptimizeReport;
   /** Undefined on success. */
   readonly error: unknown;
+  /** It ended because the service stopped (`signal`), not because the optimize failed. */
+  readonly canceled: boolean;
   /** The low watermark the optimize planned at; undefined when it failed. */
   readonly lowWatermark: bigint | undefined;
 }
@@ -38,7 +40,7 @@ const STATUS_OF_PHASE: Readonly<Record<string, OptimizingStatus>> = { plan: 'pla
 /**
  * One optimize process of one table, start to end: runs the lake's optimize under a
  * deadline, reports its status as it moves (planning → executing → committing), and
- * records the run in the history, failed or not. It never throws what the optimize threw:
+ * records the run in the history, whatever the outcome. It never throws what the optimize threw:
  * a failure is an outcome, so the caller's bookkeeping always runs. A process that
  * ignores its abort past the deadline is abandoned, not waited for: whatever it still
  * does cannot commit (the lake checks the signal before committing), and it no longer
@@ -87,10 +89,11 @@ export async function runOptimizingProcess(o: OptimizingProcessOptions): Promise
     o.signal?.removeEventListener('abort', onOuterAbort);
   }
   const durationMs = Number(o.clock.nowMicros() - started) / 1000;
+  const canceled = error !== undefined && o.signal?.aborted === true;
   const run = o.warehouse.recordOptimizingRun({
     tableId: o.table.id,
     kind: o.kind,
-    status: error === undefined ? 'success' : 'failed',
+    status: error === undefined ? 'success' : canceled ? 'canceled' : 'failed',
     trigger: o.trigger,
     startedMicros: started,
     durationMs,
@@ -105,7 +108,7 @@ export async function runOptimizingProcess(o: OptimizingProcessOptions): Promise
     snapshotId: result?.snapshotId,
     error: error === undefined ? undefined : errorText(error),
   });
-  return { report: { ...run, nodesMerged: result?.nodesMerged ?? 0 }, error, lowWatermark: result?.lowWatermark };
+  return { report: { ...run, nodesMerged: result?.nodesMerged ?? 0 }, error, canceled, lowWatermark: result?.lowWatermark };
 }
 
 export function errorText(e: unknown): string {

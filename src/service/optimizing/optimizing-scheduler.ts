@@ -440,6 +440,7 @@ export class OptimizingScheduler implements OptimizingService {
     void (async () => {
       let report: OptimizeReport | undefined;
       let error: unknown;
+      let canceled = false;
       let watermarkAtPlan: bigint | undefined;
       try {
         const outcome = await runOptimizingProcess({
@@ -459,6 +460,7 @@ export class OptimizingScheduler implements OptimizingService {
         });
         report = outcome.report;
         error = outcome.error;
+        canceled = outcome.canceled;
         watermarkAtPlan = outcome.lowWatermark;
       } catch (e) {
         // Recording the run failed: the process itself may have succeeded; the table backs off.
@@ -470,7 +472,8 @@ export class OptimizingScheduler implements OptimizingService {
           const idle = trigger === 'scheduler' && error === undefined && report?.snapshotId === undefined && (report?.filesOut ?? 0) === 0;
           const notBeforeMicros = idle ? this.#pauseAfterNothingDone(table.id, watermarkAtPlan) : undefined;
           if (!idle) this.#nothingDone.delete(table.id);
-          claim.release({ kind, succeeded: error === undefined, ...(notBeforeMicros === undefined ? {} : { notBeforeMicros }) });
+          // A process the stop canceled says nothing of the table: no failure streak, no back-off.
+          claim.release(canceled ? undefined : { kind, succeeded: error === undefined, ...(notBeforeMicros === undefined ? {} : { notBeforeMicros }) });
         } catch (e) {
           // The lease runs out on its own; the table is retaken after it.
           this.#log.warn({ err: errorText(e) }, 'could not release an optimizing claim');
@@ -487,6 +490,7 @@ export class OptimizingScheduler implements OptimizingService {
       }
       const name = `${table.namespace}.${table.name}`;
       if (error === undefined) this.#log.info({ table: name, kind, filesIn: report?.filesIn, filesOut: report?.filesOut, ms: report?.durationMs }, 'optimized');
+      else if (canceled) this.#log.info({ table: name, kind }, 'optimize canceled: the service is stopping');
       else this.#log.warn({ table: name, kind, err: errorText(error) }, 'optimize failed; backing off');
       if (call) {
         if (error === undefined && report !== undefined) call.resolve(report);
