@@ -7,8 +7,11 @@ import { statementCanceled } from './statement-canceled.js';
 /**
  * CopyBoth (the streaming replication sub-protocol's carrier): CopyBothResponse, then the
  * session's stream runs with CopyData both ways. When it returns — the client sent
- * CopyDone, or the session ended the stream — the wire sends CopyDone and CommandComplete,
- * as a walsender ends START_REPLICATION.
+ * CopyDone, or the session ended the stream — the wire sends what a walsender sends to end
+ * START_REPLICATION: CopyDone, CommandComplete "COPY 0" (the copy's end) and CommandComplete
+ * with the command's own tag. A PostgreSQL subscriber's walreceiver reads both completions
+ * (libpqrcv_endstreaming): with one, its table-sync worker fails as it leaves the stream,
+ * and the table never becomes ready.
  */
 export async function runCopyBoth(io: CopyIo, result: Extract<StatementResult, { kind: 'copyBoth' }>, signal: AbortSignal): Promise<void> {
   io.writer.send({ kind: 'CopyBothResponse', format: 0, columnFormats: [] });
@@ -63,5 +66,6 @@ export async function runCopyBoth(io: CopyIo, result: Extract<StatementResult, {
   };
   await result.run(channel, signal);
   io.writer.send({ kind: 'CopyDone' });
+  io.writer.send({ kind: 'CommandComplete', tag: 'COPY 0' });
   io.writer.send({ kind: 'CommandComplete', tag: result.commandTag });
 }

@@ -64,7 +64,29 @@ describe('PostgreSQL 15 subscribes to a Floe publication', () => {
       if (JSON.stringify(got) === JSON.stringify(want)) return;
       await new Promise((r) => setTimeout(r, 200));
     }
-    assert.deepEqual(got, want, `${what}: the subscriber did not catch up\n${floe.log().slice(-3000)}`);
+    // What the subscriber's workers thought of each table says which of them skipped the changes.
+    const tables = (await target.query('SELECT srrelid::regclass::text AS rel, srsubstate, srsublsn::text FROM pg_subscription_rel ORDER BY 1')).rows;
+    const workers = (await target.query('SELECT subname, relid::regclass::text AS rel, received_lsn::text, latest_end_lsn::text FROM pg_stat_subscription ORDER BY 1, 2')).rows;
+    assert.deepEqual(got, want, `${what}: the subscriber did not catch up\n${JSON.stringify({ tables, workers })}\n${floe.log().slice(-3000)}`);
+  }
+
+  /**
+   * Polls until every table of the subscription is ready ('r' in pg_subscription_rel): its
+   * table-sync worker caught up, left Floe's stream and handed the table to the apply worker.
+   * A sync worker that fails as it leaves the stream is restarted forever and the table never
+   * gets there, though its rows may still arrive.
+   */
+  async function ready(subscription: string): Promise<void> {
+    const states = `SELECT srrelid::regclass::text AS rel, srsubstate FROM pg_subscription_rel r
+      JOIN pg_subscription s ON s.oid = r.srsubid WHERE s.subname = $1 ORDER BY 1`;
+    const deadline = Date.now() + 60_000;
+    let got: { rel: string; srsubstate: string }[] = [];
+    while (Date.now() < deadline) {
+      got = (await target.query(states, [subscription])).rows;
+      if (got.length > 0 && got.every((r) => r.srsubstate === 'r')) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.fail(`the tables of ${subscription} did not all become ready: ${JSON.stringify(got)}\n${floe.log().slice(-3000)}`);
   }
 
   test('initial copy, then inserts, updates, deletes and key changes, end with identical tables', async () => {
@@ -75,6 +97,7 @@ describe('PostgreSQL 15 subscribes to a Floe publication', () => {
     await target.query(TABLE);
     await target.query(`CREATE SUBSCRIPTION s CONNECTION '${conninfo()}' PUBLICATION p`);
     await converged('initial copy');
+    await ready('s');
 
     await source.query("INSERT INTO items VALUES (4, 'four', 4.25, now(), '{x}')");
     await source.query("UPDATE items SET name = 'ONE', price = price * 2 WHERE id = 1");
@@ -120,6 +143,7 @@ describe('PostgreSQL 15 subscribes to a Floe publication', () => {
     await target.query(counts);
     await target.query(`CREATE SUBSCRIPTION s2 CONNECTION '${conninfo()}' PUBLICATION p2`);
     await converged('initial copy of stock and counts', both);
+    await ready('s2');
 
     // COPY … WITH (UPSERT true) writes blind (SQL's ON CONFLICT DO UPDATE reads the rows first).
     const blind = async (table: string, csv: string) => pipeline(Readable.from([csv]), source.query(copyFrom(`COPY ${table} FROM STDIN WITH (FORMAT csv, UPSERT true)`)));
