@@ -5,6 +5,18 @@ import type { NodeRewriteResult, NodeRewriteTask } from '../../lake/index.js';
 /** Heap a worker thread may grow to before V8 stops it (default): the optimizer's memory bound. */
 export const DEFAULT_OPTIMIZER_MEMORY_BYTES = 1024 * 1024 * 1024;
 
+/**
+ * The nice value optimizer threads lower themselves to. Optimizing is background work:
+ * when a query's threads and an optimizer thread are both ready to run on a 2-core box,
+ * the query's go first, and the optimizer has the time they leave.
+ */
+export const DEFAULT_OPTIMIZER_NICENESS = 19;
+
+/** What an optimizer worker thread is started with (piscina's workerData). */
+export interface OptimizerWorkerData {
+  readonly niceness: number;
+}
+
 /** Worker threads that run node rewrites, so optimizing never runs on a thread that serves queries. */
 export interface OptimizerPool {
   readonly threads: number;
@@ -17,6 +29,8 @@ export interface OptimizerPoolOptions {
   readonly threads: number;
   /** Per thread; its old generation is capped at this (a worker past it dies, and its task fails). */
   readonly memoryBytes?: number;
+  /** The threads' nice value (default DEFAULT_OPTIMIZER_NICENESS; 0 leaves them as the process). */
+  readonly niceness?: number;
 }
 
 /**
@@ -37,6 +51,7 @@ export function createOptimizerPool(opts: OptimizerPoolOptions): OptimizerPool {
     idleTimeout: 2 ** 31 - 1,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb },
     execArgv,
+    workerData: { niceness: opts.niceness ?? DEFAULT_OPTIMIZER_NICENESS } satisfies OptimizerWorkerData,
   });
   // A worker that died (e.g. past its memory bound) fails its task; the pool itself stays usable.
   pool.on('error', () => undefined);
