@@ -83,7 +83,12 @@ describe('PostgreSQL 15 subscribes to a Floe publication', () => {
     let got: { rel: string; srsubstate: string }[] = [];
     while (Date.now() < deadline) {
       got = (await target.query(states, [subscription])).rows;
-      if (got.length > 0 && got.every((r) => r.srsubstate === 'r')) return;
+      if (got.length > 0 && got.every((r) => r.srsubstate === 'r')) {
+        // Each sync worker dropped its slot on Floe as it finished: a slot left behind would hold back expiry for good.
+        const slots = (await source.query('SELECT slot_name FROM pg_replication_slots ORDER BY 1')).rows.map((r) => r.slot_name as string);
+        assert.deepEqual(slots.filter((name) => name.includes('_sync_')), [], `sync slots left on Floe: ${slots.join(', ')}`);
+        return;
+      }
       await new Promise((r) => setTimeout(r, 200));
     }
     assert.fail(`the tables of ${subscription} did not all become ready: ${JSON.stringify(got)}\n${floe.log().slice(-3000)}`);
