@@ -41,3 +41,10 @@ export function parseCommandLine<R>(usage: string, argv: readonly string[], pars
     throw e;
   }
 }
+
+/** A flag's value that must be a positive number (an integer when `integer`); otherwise a UsageError naming the flag. */
+export function positiveOption(flag: string, text: string | undefined, usage: string, integer: boolean): number {
+  const n = Number(text);
+  if (!(n > 0) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got ${text}`, usage);
+  return n;
+}

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { positiveOption } from '../command-line.js';
 import type { ChBenchOptions, ChRunMode } from './chbench-benchmark.js';
 
 export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
@@ -24,11 +25,6 @@ export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
   --json FILE           also write the whole report as JSON
   --out FILE            also write the readable report`;
 
-function positive(name: string, v: string | undefined, integer = false): number {
-  const n = Number(v);
-  if (!(n > 0) || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${v}\n${CHBENCH_USAGE}`);
-  return n;
-}
 
 /** Entry point of `npm run bench:stream` (argv: the options). */
 export async function runChBenchCommand(argv: string[]): Promise<void> {
@@ -61,16 +57,16 @@ export async function runChBenchCommand(argv: string[]): Promise<void> {
   const quick = values.quick === true;
   if (values.only !== undefined && values.only !== 'optimizing' && values.only !== 'no-optimizing') throw new Error(`--only must be optimizing or no-optimizing\n${CHBENCH_USAGE}`);
   const opts: ChBenchOptions = {
-    warehouses: positive('--warehouses', values.warehouses ?? (quick ? '1' : '4'), true),
-    txRate: positive('--tx-rate', values['tx-rate'] ?? '2'),
-    clients: positive('--clients', values.clients, true),
-    periods: positive('--periods', values.periods, true),
-    periodMs: positive('--period-minutes', values['period-minutes'] ?? (quick ? '0.5' : '5')) * 60_000,
-    queryTimeoutMs: positive('--query-timeout', values['query-timeout']) * 1000,
-    queries: values.queries?.split(',').map((q) => positive('--queries', q.trim().replace(/^q/i, ''), true)),
+    warehouses: positiveOption('--warehouses', values.warehouses ?? (quick ? '1' : '4'), CHBENCH_USAGE, true),
+    txRate: positiveOption('--tx-rate', values['tx-rate'] ?? '2', CHBENCH_USAGE, false),
+    clients: positiveOption('--clients', values.clients, CHBENCH_USAGE, true),
+    periods: positiveOption('--periods', values.periods, CHBENCH_USAGE, true),
+    periodMs: positiveOption('--period-minutes', values['period-minutes'] ?? (quick ? '0.5' : '5'), CHBENCH_USAGE, false) * 60_000,
+    queryTimeoutMs: positiveOption('--query-timeout', values['query-timeout'], CHBENCH_USAGE, false) * 1000,
+    queries: values.queries?.split(',').map((q) => positiveOption('--queries', q.trim().replace(/^q/i, ''), CHBENCH_USAGE, true)),
     modes: values.only === undefined ? undefined : [values.only as ChRunMode],
     peer: values['no-peer'] !== true,
-    optimizerThreads: positive('--optimizer-threads', values['optimizer-threads'], true),
+    optimizerThreads: positiveOption('--optimizer-threads', values['optimizer-threads'], CHBENCH_USAGE, true),
     serveArgs: values['serve-arg'],
     serveNodeArgs: values['serve-node-arg'],
     explainAnalyze: values['explain-analyze'] === true,

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { positiveOption } from '../command-line.js';
 import { COMMIT_MEASURES } from './commit-figure.js';
 import type { CommitMeasure } from './commit-figure.js';
 import type { CommitBenchOptions } from './commitbench-benchmark.js';
@@ -27,11 +28,6 @@ export const COMMITBENCH_USAGE = `usage: npm run bench:commit -- [options]
   --json FILE           also write every sample as JSON
   --out FILE            also write the readable report`;
 
-function positive(name: string, v: string, integer = true): number {
-  const n = Number(v);
-  if (!(n > 0) || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${v}\n${COMMITBENCH_USAGE}`);
-  return n;
-}
 
 /** Entry point of `npm run bench:commit` (argv: the options). */
 export async function runCommitBenchCommand(argv: string[]): Promise<void> {
@@ -66,15 +62,15 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
   const pick = (v: string | undefined, full: number, small: number) => v ?? String(quick ? small : full);
   if (values.only !== undefined && !COMMIT_MEASURES.includes(values.only as CommitMeasure)) throw new Error(`--only must be one of ${COMMIT_MEASURES.join(', ')}\n${COMMITBENCH_USAGE}`);
   const opts: CommitBenchOptions = {
-    commits: positive('--commits', pick(values.commits, 10_000, 100)),
-    clients: positive('--clients', values.clients!),
-    seconds: positive('--seconds', pick(values.seconds, 20, 3), false),
-    rounds: positive('--rounds', pick(values.rounds, 1_000, 100)),
-    rows: positive('--rows', pick(values.rows, 10_000_000, 100_000)),
-    reads: positive('--reads', pick(values.reads, 2_000, 200)),
-    upsertBatch: positive('--upsert-batch', values['upsert-batch']!),
-    replayRows: positive('--replay-rows', pick(values['replay-rows'], 1_000_000, 10_000)),
-    replayTxnRows: positive('--replay-txn-rows', pick(values['replay-txn-rows'], 1_000, 100)),
+    commits: positiveOption('--commits', pick(values.commits, 10_000, 100), COMMITBENCH_USAGE, true),
+    clients: positiveOption('--clients', values.clients!, COMMITBENCH_USAGE, true),
+    seconds: positiveOption('--seconds', pick(values.seconds, 20, 3), COMMITBENCH_USAGE, false),
+    rounds: positiveOption('--rounds', pick(values.rounds, 1_000, 100), COMMITBENCH_USAGE, true),
+    rows: positiveOption('--rows', pick(values.rows, 10_000_000, 100_000), COMMITBENCH_USAGE, true),
+    reads: positiveOption('--reads', pick(values.reads, 2_000, 200), COMMITBENCH_USAGE, true),
+    upsertBatch: positiveOption('--upsert-batch', values['upsert-batch']!, COMMITBENCH_USAGE, true),
+    replayRows: positiveOption('--replay-rows', pick(values['replay-rows'], 1_000_000, 10_000), COMMITBENCH_USAGE, true),
+    replayTxnRows: positiveOption('--replay-txn-rows', pick(values['replay-txn-rows'], 1_000, 100), COMMITBENCH_USAGE, true),
     only: values.only === undefined ? undefined : [values.only as CommitMeasure],
     postgres: values['no-postgres'] !== true,
     postgresUrl: values['postgres-url'],
