@@ -14,6 +14,7 @@ import type { TxOutcome } from '../../src/tools/chbench/tpcc-transactions.js';
 import { readTableFiles } from '../../src/tools/chbench/table-files.js';
 import { runChStream } from '../../src/tools/chbench/chbench-driver.js';
 import { runTextQuery } from '../../src/tools/tpch/wire-query.js';
+import { CREATE_STAMP_TABLE, FreshnessTracker, pollStamps, STAMP_TABLE } from '../../src/tools/cdcbench/commit-stamps.js';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
 
@@ -162,6 +163,32 @@ describe('CH-benCHmark on Floe and DuckDB (tiny load)', () => {
     }
     const district = files.find((f) => f.table === 'district')!;
     if (district.source === 't$buckets') assert.ok(district.readAmplification >= 2, 'the load and the transactions each left a change file');
+  });
+
+  it('stamps each committed writing transaction, and a poller times when it becomes visible (bench:cdc)', async () => {
+    await runTextQuery(floe.url, CREATE_STAMP_TABLE, 60_000);
+    const tracker = new FreshnessTracker();
+    const poller = pollStamps(floe.url, tracker, 20);
+    let stream;
+    try {
+      // The transactions and the poller use the same server here; bench:cdc points txUrl at the PostgreSQL source.
+      stream = await runChStream({
+        url: floe.url, txUrl: floe.url, stamps: tracker, scale: TINY, txRate: 6, clients: 2, periods: 1, periodMs: 3_000, queries: chQueries([6]),
+        queryTimeoutMs: 60_000, firstHistoryId: 3_000_000, seed: 'stamp-test',
+      });
+      const deadline = Date.now() + 10_000;
+      while (tracker.pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await poller.stop();
+    }
+    const c = stream.periods[0]!.committed;
+    assert.ok(c['new-order'] + c.payment + c.delivery >= 1, JSON.stringify(c));
+    const stamped = Number((await runTextQuery(floe.url, `SELECT count(*) FROM ${STAMP_TABLE}`, 60_000)).rows[0]![0]);
+    // Only writing transactions stamp (not Order-Status, Stock-Level or New-Order's rollbacks); each was seen once.
+    assert.equal(stamped, stream.writeLog.length);
+    assert.equal(tracker.samples.length, stamped);
+    assert.equal(tracker.pending, 0);
+    for (const s of tracker.samples) assert.ok(s.ms >= 0 && s.ms < 10_000, JSON.stringify(s));
   });
 
   it('keeps each measured query\'s EXPLAIN ANALYZE plan when asked, with what its scans read', async () => {

@@ -11,8 +11,22 @@ import { TpccRandom } from './tpcc-random.js';
 import { pickTxKind, runTpccTransaction, TPCC_TX_KINDS } from './tpcc-transactions.js';
 import type { TpccTxKind } from './tpcc-transactions.js';
 
+/**
+ * Marks each committed writing transaction so a replica can tell when it saw it (bench:cdc's
+ * freshness). `next` gives a statement the transaction runs just before COMMIT; `settled`
+ * says when the COMMIT was acknowledged, or that the transaction failed (undefined).
+ */
+export interface CommitStamps {
+  next(): { readonly id: number; readonly sql: string };
+  settled(id: number, acknowledgedAtMs: number | undefined): void;
+}
+
 export interface ChStreamOptions {
+  /** The gateway the queries run on, whose files and optimizer work each period reads. */
   readonly url: string;
+  /** Where the transactions run, when not `url` (bench:cdc: the PostgreSQL source Floe subscribes to). */
+  readonly txUrl?: string;
+  readonly stamps?: CommitStamps;
   readonly scale: TpccScale;
   /** Transactions started per second, paced evenly over the run. */
   readonly txRate: number;
@@ -121,7 +135,7 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
   let ticket = 0;
 
   const client = async (index: number): Promise<void> => {
-    const conn = new pg.Client({ connectionString: opts.url });
+    const conn = new pg.Client({ connectionString: opts.txUrl ?? opts.url });
     await conn.connect();
     const random = new TpccRandom(`${opts.seed ?? 'chbench'}.client.${index}`);
     const ctx = { scale: opts.scale, random, nextHistoryId: () => historyId++, now: () => Date.now() };
@@ -137,12 +151,20 @@ export async function runChStream(opts: ChStreamOptions): Promise<ChStreamResult
         }
         const kind = pickTxKind(random);
         for (let attempt = 1; ; attempt++) {
+          let stamp: number | undefined;
+          const beforeCommit = opts.stamps === undefined ? undefined : () => {
+            const s = opts.stamps!.next();
+            stamp = s.id;
+            return s.sql;
+          };
           try {
-            const out = await runTpccTransaction(kind, conn, ctx);
+            const out = await runTpccTransaction(kind, conn, ctx, beforeCommit);
+            if (stamp !== undefined) opts.stamps!.settled(stamp, Date.now());
             committed[periodOf(performance.now())]![kind]++;
             if (out.writes.length > 0) writeLog.push([...out.writes]);
             break;
           } catch (e) {
+            if (stamp !== undefined) opts.stamps!.settled(stamp, undefined);
             const code = (e as { code?: string }).code;
             if (code !== undefined && RETRYABLE.has(code) && attempt < attempts) {
               retried[periodOf(performance.now())]!++;

@@ -41,8 +41,13 @@ export function pickTxKind(r: TpccRandom): TpccTxKind {
   return 'new-order';
 }
 
-/** Runs one transaction of `kind` (BEGIN … COMMIT) on `conn`; any error is thrown after a ROLLBACK. */
-export async function runTpccTransaction(kind: TpccTxKind, conn: TxConnection, ctx: TxContext): Promise<TxOutcome> {
+/**
+ * Runs one transaction of `kind` (BEGIN … COMMIT) on `conn`; any error is thrown after a
+ * ROLLBACK. `beforeCommit`, when given, is asked for one more statement that a transaction
+ * which wrote runs just before its COMMIT (bench:cdc stamps each one to time its arrival on
+ * a replica); it is not one of the outcome's writes.
+ */
+export async function runTpccTransaction(kind: TpccTxKind, conn: TxConnection, ctx: TxContext, beforeCommit?: () => string): Promise<TxOutcome> {
   const tx = new Tx(conn);
   await conn.query('BEGIN');
   try {
@@ -54,6 +59,7 @@ export async function runTpccTransaction(kind: TpccTxKind, conn: TxConnection, c
       case 'order-status': await orderStatus(tx, ctx); break;
       case 'stock-level': await stockLevel(tx, ctx); break;
     }
+    if (!rolledBack && tx.writes.length > 0 && beforeCommit !== undefined) await conn.query(beforeCommit());
     await conn.query(rolledBack ? 'ROLLBACK' : 'COMMIT');
     return { kind, writes: rolledBack ? [] : tx.writes, rolledBack };
   } catch (e) {

@@ -1,0 +1,108 @@
+import pg from 'pg';
+import type { CommitStamps } from '../chbench/chbench-driver.js';
+
+/** The table each source transaction stamps; published with the TPC-C tables. */
+export const STAMP_TABLE = 'cdc_stamp';
+
+export const CREATE_STAMP_TABLE = `CREATE TABLE ${STAMP_TABLE} (id bigint PRIMARY KEY, stamped_at timestamptz NOT NULL)`;
+
+/** One source transaction's way into Floe: acknowledged on the source at `ackAtMs`, first read on Floe `ms` later. */
+export interface FreshnessSample {
+  readonly ackAtMs: number;
+  readonly ms: number;
+}
+
+/**
+ * Source commit → visible in Floe. Each writing source transaction inserts a row with a new
+ * id just before its COMMIT; a poller reads Floe's copy of the table every `pollMs`, and a
+ * row's freshness is the start of the first poll that returned it minus the moment the
+ * source acknowledged the COMMIT (both on this process's clock). A poll's snapshot is taken
+ * at its start, so the figure errs high by at most the poll interval.
+ */
+export class FreshnessTracker implements CommitStamps {
+  readonly samples: FreshnessSample[] = [];
+  #nextId = 1;
+  /** Stamped, COMMIT not yet answered. */
+  readonly #inFlight = new Set<number>();
+  /** Acknowledged, not yet seen on Floe: id → ack time. */
+  readonly #acknowledged = new Map<number, number>();
+  /** Seen on Floe before its ack reached the client: id → first seen. */
+  readonly #seenEarly = new Map<number, number>();
+  readonly #done = new Set<number>();
+
+  next(): { id: number; sql: string } {
+    const id = this.#nextId++;
+    this.#inFlight.add(id);
+    return { id, sql: `INSERT INTO ${STAMP_TABLE} (id, stamped_at) VALUES (${id}, clock_timestamp())` };
+  }
+
+  settled(id: number, acknowledgedAtMs: number | undefined): void {
+    this.#inFlight.delete(id);
+    if (acknowledgedAtMs === undefined) return;
+    const seen = this.#seenEarly.get(id);
+    if (seen === undefined) {
+      this.#acknowledged.set(id, acknowledgedAtMs);
+      return;
+    }
+    this.#seenEarly.delete(id);
+    this.#record(id, acknowledgedAtMs, 0);
+  }
+
+  /** Acknowledged transactions Floe has not shown yet. */
+  get pending(): number {
+    return this.#acknowledged.size;
+  }
+
+  /** The lowest id a poll must still ask for. */
+  floor(): number {
+    let low = this.#nextId;
+    for (const id of this.#inFlight) if (id < low) low = id;
+    for (const id of this.#acknowledged.keys()) if (id < low) low = id;
+    return low;
+  }
+
+  /** Ids a poll that started at `atMs` returned. */
+  seen(ids: readonly number[], atMs: number): void {
+    for (const id of ids) {
+      if (this.#done.has(id)) continue;
+      const ack = this.#acknowledged.get(id);
+      if (ack !== undefined) {
+        this.#acknowledged.delete(id);
+        this.#record(id, ack, Math.max(0, atMs - ack));
+      } else if (!this.#seenEarly.has(id)) {
+        this.#seenEarly.set(id, atMs);
+      }
+    }
+  }
+
+  #record(id: number, ackAtMs: number, ms: number): void {
+    this.#done.add(id);
+    this.samples.push({ ackAtMs, ms });
+  }
+}
+
+/** Polls Floe for stamps until `stop` is called; resolves when the loop has ended. */
+export function pollStamps(floeUrl: string, tracker: FreshnessTracker, pollMs: number): { stop(): Promise<void> } {
+  let running = true;
+  const done = (async () => {
+    const client = new pg.Client({ connectionString: floeUrl });
+    await client.connect();
+    try {
+      while (running) {
+        const started = Date.now();
+        const r = await client.query<{ id: string }>(`SELECT id FROM ${STAMP_TABLE} WHERE id >= ${tracker.floor()}`);
+        tracker.seen(r.rows.map((row) => Number(row.id)), started);
+        const wait = pollMs - (Date.now() - started);
+        if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+      }
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+    },
+  };
+}
