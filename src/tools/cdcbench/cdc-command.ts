@@ -24,7 +24,6 @@ export const CDCBENCH_USAGE = `usage: npm run bench:cdc -- [options]
   --json FILE           also write the whole report as JSON
   --out FILE            also write the readable report`;
 
-
 /** Entry point of `npm run bench:cdc` (argv: the options). */
 export async function runCdcBenchCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({

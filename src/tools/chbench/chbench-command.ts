@@ -25,7 +25,6 @@ export const CHBENCH_USAGE = `usage: npm run bench:stream -- [options]
   --json FILE           also write the whole report as JSON
   --out FILE            also write the readable report`;
 
-
 /** Entry point of `npm run bench:stream` (argv: the options). */
 export async function runChBenchCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({

@@ -28,7 +28,6 @@ export const COMMITBENCH_USAGE = `usage: npm run bench:commit -- [options]
   --json FILE           also write every sample as JSON
   --out FILE            also write the readable report`;
 
-
 /** Entry point of `npm run bench:commit` (argv: the options). */
 export async function runCommitBenchCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
