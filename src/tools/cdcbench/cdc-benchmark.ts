@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { chQueries, CH_VIEWS } from '../chbench/ch-queries.js';
@@ -16,6 +16,7 @@ import { CREATE_STAMP_TABLE, FreshnessTracker, pollStamps, STAMP_TABLE } from '.
 import type { FreshnessSample } from './commit-stamps.js';
 import { sampleSource } from './source-sampler.js';
 import type { SourceSample } from './source-sampler.js';
+import { machineDescription } from '../machine.js';
 
 export interface CdcBenchOptions {
   readonly warehouses: number;
@@ -184,7 +185,7 @@ export async function runCdcBenchmark(opts: CdcBenchOptions): Promise<CdcBenchRe
       return {
         options,
         scale,
-        machine: `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.versions.node}`,
+        machine: machineDescription(),
         date: new Date().toISOString(),
         source: opts.sourceUrl === undefined ? 'throwaway PostgreSQL 15 cluster (fsync on, shared_buffers 512MB)' : 'the given PostgreSQL server',
         sourceLoadSeconds: load.seconds,

@@ -1,5 +1,6 @@
 import { chQueries } from '../chbench/ch-queries.js';
 import { TPCC_TX_KINDS } from '../chbench/tpcc-transactions.js';
+import { markdownTable } from '../markdown-table.js';
 import type { CdcBenchReport } from './cdc-benchmark.js';
 
 /** The target the issue sets for the initial copy, rows per second on 2 cores. */
@@ -10,12 +11,6 @@ export const FRESHNESS_P99_TARGET_MS = 1_000;
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
 const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '—');
@@ -67,7 +62,7 @@ export function formatCdcReport(r: CdcBenchReport): string {
   out.push(`${r.machine}; ${r.date}; source: ${r.source}`);
   const copyRate = r.copy.rows / r.copy.seconds;
   out.push('', '## initial copy (CREATE SUBSCRIPTION until every table is ready)');
-  out.push(table(['measure', 'Floe', 'target'], [
+  out.push(markdownTable(['measure', 'Floe', 'target'], [
     ['rows', r.copy.rows.toLocaleString('en-US'), ''],
     ['seconds', r.copy.seconds.toFixed(1), ''],
     ['rows/s', Math.round(copyRate).toLocaleString('en-US'), `≥ ${COPY_TARGET_ROWS_PER_S.toLocaleString('en-US')} ${copyRate >= COPY_TARGET_ROWS_PER_S ? '✓' : '✗'}`],
@@ -75,7 +70,7 @@ export function formatCdcReport(r: CdcBenchReport): string {
   ]));
   const periods = summarizeCdcPeriods(r);
   out.push('', '## streaming: source commit → visible in Floe, per period (by the commit\'s period)');
-  out.push(table(['measure', ...periods.map((_, i) => `P${i + 1}`)], [
+  out.push(markdownTable(['measure', ...periods.map((_, i) => `P${i + 1}`)], [
     ['source tpm (all kinds)', ...periods.map((p) => p.tpm.toFixed(0))],
     ['source missed starts', ...periods.map((p) => String(p.missed))],
     ['source row changes/s', ...periods.map((p) => (Number.isFinite(p.rowChangesPerS) ? p.rowChangesPerS.toFixed(1) : '—'))],
@@ -105,14 +100,14 @@ export function formatCdcReport(r: CdcBenchReport): string {
   const gF = geomean(both.map(([f]) => f));
   const gP = geomean(both.map(([, g]) => g));
   rows.push(['geomean', ms(gF), ms(gP), `${(gP / gF).toFixed(2)}×`]);
-  out.push(table(['query', 'Floe ms', 'PostgreSQL ms', 'Floe speed vs PostgreSQL'], rows));
+  out.push(markdownTable(['query', 'Floe ms', 'PostgreSQL ms', 'Floe speed vs PostgreSQL'], rows));
   const errors = Object.entries(r.stream.errors);
   if (errors.length > 0) out.push('', 'errors:', ...errors.map(([m, n]) => `  ${n}× ${m}`));
 
   const worstP99 = Math.max(...periods.map((p) => p.freshness.p99));
   const kept = periods.every((p) => p.missed === 0);
   out.push('', '## targets (issue 27)');
-  out.push(table(['target', 'measured', 'verdict'], [
+  out.push(markdownTable(['target', 'measured', 'verdict'], [
     [`freshness p99 ≤ ${FRESHNESS_P99_TARGET_MS} ms in every period`, `${ms(worstP99)} ms (worst period)`, worstP99 <= FRESHNESS_P99_TARGET_MS ? 'met' : 'MISSED'],
     ['… while the source keeps its rate (no missed starts)', kept ? 'kept' : `missed ${periods.map((p) => p.missed).join('/')}`, kept ? 'met' : 'MISSED'],
     [`initial copy ≥ ${COPY_TARGET_ROWS_PER_S.toLocaleString('en-US')} rows/s`, `${Math.round(copyRate).toLocaleString('en-US')} rows/s`, copyRate >= COPY_TARGET_ROWS_PER_S ? 'met' : 'MISSED'],

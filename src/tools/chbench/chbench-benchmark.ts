@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openWarehouse } from '../../lake/index.js';
@@ -12,6 +12,7 @@ import { DuckDbPeer } from './duckdb-peer.js';
 import { DISTRICTS_PER_WAREHOUSE, TpccGenerator, tpccScale } from './tpcc-generator.js';
 import type { TpccScale } from './tpcc-generator.js';
 import { CH_TABLES } from './tpcc-schema.js';
+import { machineDescription } from '../machine.js';
 
 export type ChRunMode = 'optimizing' | 'no-optimizing';
 
@@ -159,7 +160,7 @@ export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchRepor
       runs,
       peer: peerReport,
       skipped: CH_SKIPPED,
-      machine: `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.versions.node}`,
+      machine: machineDescription(),
       date: new Date().toISOString(),
     };
   } finally {

@@ -2,6 +2,7 @@ import type { ChBenchReport, ChRunReport } from './chbench-benchmark.js';
 import type { QuerySample } from './chbench-driver.js';
 import type { OptimizerWork } from './optimizer-work.js';
 import { TPCC_TX_KINDS } from './tpcc-transactions.js';
+import { markdownTable } from '../markdown-table.js';
 
 /** One query's latencies in one period (successful runs only). */
 export interface QueryPeriodStats {
@@ -81,13 +82,6 @@ const ms = (v: number | undefined) => (v === undefined ? '—' : v >= 100 ? v.to
 const ratio = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(2)}×`);
 const pct = (v: number | undefined) => (v === undefined ? '—' : `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`);
 
-function table(header: readonly string[], rows: readonly (readonly string[])[], alignLeft = 1): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => (i < alignLeft ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i < alignLeft ? `-${'-'.repeat(w)}-` : `-${'-'.repeat(w)}:`)).join('|')}|`;
-  return [line(header), rule, ...rows.map(line)].join('\n');
-}
-
 /** The readable report: per run, a table of query latencies per period (with the peer's column), transactions and files; then the targets. */
 export function formatChReport(report: ChBenchReport): string {
   const o = report.options;
@@ -121,7 +115,7 @@ export function formatChReport(report: ChBenchReport): string {
       rows.push(['gateway RSS at end (MB)', ...run.stream.periods.flatMap((p) => [p.gateway === undefined ? '—' : (p.gateway.rssBytes / 1e6).toFixed(0), '']), ...(report.peer === undefined ? [] : [''])]);
     }
     rows.push(['retried / failed / missed', ...run.stream.periods.flatMap((p) => [`${p.retried}/${p.failed}/${p.missed}`, '']), ...(report.peer === undefined ? [] : [''])]);
-    out.push(table(header, rows));
+    out.push(markdownTable(header, rows));
     out.push(`geomean over ${s.geomeanQueries.length} queries that ran in every period`);
     const fileRows = (run.stream.periods[0]?.files ?? []).map((f, t) => [
       f.table,
@@ -136,7 +130,7 @@ export function formatChReport(report: ChBenchReport): string {
     if (fileRows.length > 0) {
       const source = run.stream.periods.some((p) => p.files.some((f) => f.source === 'floe_optimizing')) ? 'floe_optimizing' : 't$buckets';
       out.push('', `files per table at each period end: base+change (read amplification / target, from ${source}${source === 'floe_optimizing' ? '; status, health score' : ''})`);
-      out.push(table(['table', ...Array.from({ length: periods }, (_, p) => `P${p + 1}`)], fileRows));
+      out.push(markdownTable(['table', ...Array.from({ length: periods }, (_, p) => `P${p + 1}`)], fileRows));
     }
     const busyTables = [...new Set(run.stream.periods.flatMap((p) => (p.optimizer ?? []).map((w) => w.table)))].sort();
     if (busyTables.length > 0) {
@@ -145,7 +139,7 @@ export function formatChReport(report: ChBenchReport): string {
       const workRows = busyTables.map((t) => [t, ...run.stream.periods.map((p) => cell((p.optimizer ?? []).find((w) => w.table === t)))]);
       workRows.push(['all', ...run.stream.periods.map((p) => `${((p.optimizer ?? []).reduce((n, w) => n + w.busyMs, 0) / 1000).toFixed(0)} s`)]);
       out.push('', 'optimizer work per period (floe_optimizing_history: thread time, folds f / compactions c / processes that did nothing n, bytes read)');
-      out.push(table(['table', ...Array.from({ length: periods }, (_, p) => `P${p + 1}`)], workRows));
+      out.push(markdownTable(['table', ...Array.from({ length: periods }, (_, p) => `P${p + 1}`)], workRows));
     }
     if (run.stream.errors.size > 0) {
       out.push('', 'errors:');
@@ -161,7 +155,7 @@ export function formatChReport(report: ChBenchReport): string {
   const off = summaries.find((s) => s.mode === 'no-optimizing');
   const verdict = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');
   const overText = (s: ChRunSummary | undefined) => (s === undefined ? '—' : s.overReadAmplification.size === 0 ? 'none' : [...s.overReadAmplification].map(([t, n]) => `${t} ${n}`).join(', '));
-  out.push(table(['target', 'optimizing', 'no optimizing', 'verdict'], [
+  out.push(markdownTable(['target', 'optimizing', 'no optimizing', 'verdict'], [
     ['last period geomean / first ≤ 1.05×', ratio(on?.lastOverFirstGeomean), ratio(off?.lastOverFirstGeomean), verdict(on?.lastOverFirstGeomean === undefined ? undefined : on.lastOverFirstGeomean <= 1.05)],
     ['tpm change, last vs first ≥ −5%', pct(on?.tpmChange), pct(off?.tpmChange), verdict(on?.tpmChange === undefined ? undefined : on.tpmChange >= -0.05)],
     ['tables over read-amp. target (periods)', overText(on), overText(off), verdict(on === undefined ? undefined : [...on.overReadAmplification.values()].every((n) => n <= 1))],

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPostgresCluster } from '../pg/postgres-cluster.js';
 import type { PostgresCluster } from '../pg/postgres-cluster.js';
@@ -20,6 +20,7 @@ import { measureSingleRowCommits } from './single-row-commits.js';
 import { waitForQuietProcess } from './wait-for-quiet-process.js';
 import { acceptedProperties, connect } from './sql-target.js';
 import type { SqlTarget } from './sql-target.js';
+import { machineDescription } from '../machine.js';
 
 const fmtFigure = (x: number | undefined) => (x === undefined ? '—' : x.toPrecision(4));
 
@@ -168,7 +169,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     samples: outcomes.flatMap((o) => o.samples),
     notes: [...(warmupNote === undefined ? [] : [warmupNote]), ...outcomes.flatMap((o) => o.notes)],
     mismatches: outcomes.flatMap((o) => o.mismatches),
-    machine: `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.versions.node}`,
+    machine: machineDescription(),
     date: new Date().toISOString(),
     seconds: (performance.now() - started) / 1000,
   };

@@ -1,5 +1,5 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -16,6 +16,7 @@ import type { TpchQuery } from './tpch-queries.js';
 import { TPCH_TABLES } from './tpch-schema.js';
 import { tpchUpserts } from './tpch-upserts.js';
 import { QueryTimeoutError, runTextQuery } from './wire-query.js';
+import { machineDescription } from '../machine.js';
 
 export interface TpchBenchOptions {
   readonly sf: number;
@@ -179,7 +180,7 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
     upserted,
     peakRssGateway,
     peakRssBench: process.resourceUsage().maxRSS * 1024,
-    machine: `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.versions.node}`,
+    machine: machineDescription(),
     date: new Date().toISOString().slice(0, 10),
   };
 }
