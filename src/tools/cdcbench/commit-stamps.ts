@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { CommitStamps } from '../chbench/chbench-driver.js';
+import { repeatWithClient } from './repeat-with-client.js';
 
 /** The table each source transaction stamps; published with the TPC-C tables. */
 export const STAMP_TABLE = 'cdc_stamp';
@@ -81,28 +81,10 @@ export class FreshnessTracker implements CommitStamps {
   }
 }
 
-/** Polls Floe for stamps until `stop` is called; resolves when the loop has ended. */
+/** Polls Floe for stamps every `pollMs` until `stop` is called, which resolves when the loop has ended. */
 export function pollStamps(floeUrl: string, tracker: FreshnessTracker, pollMs: number): { stop(): Promise<void> } {
-  let running = true;
-  const done = (async () => {
-    const client = new pg.Client({ connectionString: floeUrl });
-    await client.connect();
-    try {
-      while (running) {
-        const started = Date.now();
-        const r = await client.query<{ id: string }>(`SELECT id FROM ${STAMP_TABLE} WHERE id >= ${tracker.floor()}`);
-        tracker.seen(r.rows.map((row) => Number(row.id)), started);
-        const wait = pollMs - (Date.now() - started);
-        if (wait > 0) await new Promise((res) => setTimeout(res, wait));
-      }
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await done;
-    },
-  };
+  return repeatWithClient(floeUrl, pollMs, async (client, startedMs) => {
+    const r = await client.query<{ id: string }>(`SELECT id FROM ${STAMP_TABLE} WHERE id >= ${tracker.floor()}`);
+    tracker.seen(r.rows.map((row) => Number(row.id)), startedMs);
+  });
 }

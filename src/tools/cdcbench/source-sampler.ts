@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { repeatWithClient } from './repeat-with-client.js';
 
 /** One reading of the source, once a second. */
 export interface SourceSample {
@@ -16,31 +16,13 @@ export interface SourceSample {
  */
 export function sampleSource(sourceUrl: string, slot: string, everyMs = 1000): { samples: SourceSample[]; stop(): Promise<void> } {
   const samples: SourceSample[] = [];
-  let running = true;
-  const done = (async () => {
-    const client = new pg.Client({ connectionString: sourceUrl });
-    await client.connect();
-    try {
-      while (running) {
-        const started = Date.now();
-        const r = await client.query<{ lag: string | null; changes: string | null }>(
-          `SELECT (SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint FROM pg_replication_slots WHERE slot_name = $1) AS lag,
-                  (SELECT sum(n_tup_ins + n_tup_upd + n_tup_del)::bigint FROM pg_stat_user_tables) AS changes`,
-          [slot],
-        );
-        samples.push({ atMs: started, lagBytes: Number(r.rows[0]?.lag ?? 0), rowChanges: Number(r.rows[0]?.changes ?? 0) });
-        const wait = everyMs - (Date.now() - started);
-        if (wait > 0) await new Promise((res) => setTimeout(res, wait));
-      }
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
-  return {
-    samples,
-    async stop() {
-      running = false;
-      await done;
-    },
-  };
+  const loop = repeatWithClient(sourceUrl, everyMs, async (client, startedMs) => {
+    const r = await client.query<{ lag: string | null; changes: string | null }>(
+      `SELECT (SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint FROM pg_replication_slots WHERE slot_name = $1) AS lag,
+              (SELECT sum(n_tup_ins + n_tup_upd + n_tup_del)::bigint FROM pg_stat_user_tables) AS changes`,
+      [slot],
+    );
+    samples.push({ atMs: startedMs, lagBytes: Number(r.rows[0]?.lag ?? 0), rowChanges: Number(r.rows[0]?.changes ?? 0) });
+  });
+  return { samples, stop: () => loop.stop() };
 }
