@@ -12,8 +12,8 @@ import { CH_TABLES } from '../chbench/tpcc-schema.js';
 import { startPostgresCluster } from '../pg/postgres-cluster.js';
 import { startGateway } from '../tpch/gateway-process.js';
 import { runTextQuery } from '../tpch/wire-query.js';
-import { CREATE_STAMP_TABLE, FreshnessTracker, pollStamps, STAMP_TABLE } from './commit-stamps.js';
-import type { FreshnessSample } from './commit-stamps.js';
+import { CREATE_STAMP_TABLE, FreshnessTracker, pollStamps, readCommitTimes, STAMP_TABLE } from './commit-stamps.js';
+import type { CommitSample, FreshnessSample } from './commit-stamps.js';
 import { sampleSource } from './source-sampler.js';
 import type { SourceSample } from './source-sampler.js';
 import { machineDescription } from '../machine.js';
@@ -46,7 +46,9 @@ export interface CdcBenchReport {
   /** CREATE SUBSCRIPTION until every table is ready: the initial copy. */
   readonly copy: { readonly rows: number; readonly seconds: number };
   readonly stream: Omit<ChStreamResult, 'writeLog' | 'errors'> & { readonly errors: Readonly<Record<string, number>> };
-  /** ackAtMs relative to the stream's start. */
+  /** Each stamped commit's way into a Floe snapshot; stampedAtMs relative to the stream's start. */
+  readonly committed: readonly CommitSample[];
+  /** Each stamped commit as the poller first saw it; ackAtMs relative to the stream's start. */
   readonly freshness: readonly FreshnessSample[];
   /** Acknowledged source transactions Floe never showed within the catch-up wait. */
   readonly unseen: number;
@@ -153,6 +155,7 @@ export async function runCdcBenchmark(opts: CdcBenchOptions): Promise<CdcBenchRe
         await sampler.stop();
       }
       log(`Floe showed every acknowledged source transaction ${catchUpSeconds.toFixed(1)} s after the stream ended${tracker.pending > 0 ? ` (${tracker.pending} never did)` : ''}`);
+      const committed = await withClient(gateway.url, readCommitTimes);
 
       const counts: { table: string; source: number; floe: number }[] = [];
       for (const table of [...CH_TABLES.map((t) => t.name), STAMP_TABLE]) {
@@ -191,6 +194,7 @@ export async function runCdcBenchmark(opts: CdcBenchOptions): Promise<CdcBenchRe
         sourceLoadSeconds: load.seconds,
         copy: { rows: sourceRows, seconds: copySeconds },
         stream: { ...rest, errors: Object.fromEntries(errors) },
+        committed: committed.map((s) => ({ ...s, stampedAtMs: s.stampedAtMs - t0 })),
         freshness: tracker.samples.map((s) => ({ ackAtMs: s.ackAtMs - t0, ms: s.ms })),
         unseen: tracker.pending,
         catchUpSeconds,

@@ -7,8 +7,8 @@ export const CDCBENCH_USAGE = `usage: npm run bench:cdc -- [options]
   Issue 27's benchmark: TPC-C runs on PostgreSQL 15 (the source) while Floe subscribes to it
   (CREATE SUBSCRIPTION, initial copy, then streaming), and the CH queries run on Floe; then
   the same queries run on the source as the peer. Reports the initial copy's rows/s, each
-  source commit's time until Floe shows it (p50/p99 per period), the slot's lag, and row
-  counts on both sides at the end.
+  source commit's time until a Floe snapshot holds it (p50/p99 per period) and until a
+  polling reader sees it, the slot's lag, and row counts on both sides at the end.
   --source URL          an existing PostgreSQL 15 with wal_level = logical (a database is made in it
                         and dropped after); default: a throwaway cluster, fsync on
   --warehouses W        TPC-C warehouses (default 4)

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { CommitStamps } from '../chbench/chbench-driver.js';
 import { repeatWithClient } from './repeat-with-client.js';
 
@@ -79,6 +80,26 @@ export class FreshnessTracker implements CommitStamps {
     this.#done.add(id);
     this.samples.push({ ackAtMs, ms });
   }
+}
+
+/** One stamped source transaction's commit in Floe: stamped on the source at `stampedAtMs`, committed in Floe `ms` later. */
+export interface CommitSample {
+  readonly stampedAtMs: number;
+  readonly ms: number;
+}
+
+/**
+ * Source commit → committed in Floe, for every stamp Floe holds: the commit time of the
+ * Floe snapshot that added the row (t$audit_log joined with t$snapshots), minus the
+ * stamp's own time on the source (clock_timestamp() just before COMMIT, so the figure errs
+ * high by the source's commit). Both clocks are this machine's. Unlike a poller's
+ * figure, it holds no reader's query time: the row is visible from that commit on.
+ */
+export async function readCommitTimes(client: pg.Client): Promise<CommitSample[]> {
+  const r = await client.query<{ stamped_at: Date; committed_at: Date }>(
+    `SELECT a.stamped_at, s.committed_at FROM ${STAMP_TABLE}$audit_log a JOIN ${STAMP_TABLE}$snapshots s ON s.snapshot_id = a._commit_snapshot_id WHERE a._change_type = 'INSERT'`,
+  );
+  return r.rows.map((row) => ({ stampedAtMs: row.stamped_at.getTime(), ms: Math.max(0, row.committed_at.getTime() - row.stamped_at.getTime()) }));
 }
 
 /** Polls Floe for stamps every `pollMs` until `stop` is called, which resolves when the loop has ended. */
