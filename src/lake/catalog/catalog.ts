@@ -52,10 +52,11 @@ export interface SnapshotRecord {
   readonly squashedFromMicros?: bigint;
 }
 
-/** Snapshot ids from `from` through `to`. */
+/** Snapshot ids from `from` through `to`; with `limit`, only the first `limit` unexpired snapshots among them. */
 export interface SnapshotIdRange {
   readonly from: bigint;
   readonly to: bigint;
+  readonly limit?: number;
 }
 
 export interface RefRecord {

@@ -797,7 +797,10 @@ export class SqliteCatalog implements Catalog {
     // index, which would visit every snapshot of the table to find the few in the range.
     const rows = ids === undefined
       ? this.#sql('SELECT * FROM snapshots WHERE table_id = ? ORDER BY snapshot_id').all(tableId)
-      : this.#sql('SELECT * FROM snapshots WHERE snapshot_id BETWEEN ? AND ? AND +table_id = ? ORDER BY snapshot_id').all(ids.from, ids.to, tableId);
+      : ids.limit === undefined
+        ? this.#sql('SELECT * FROM snapshots WHERE snapshot_id BETWEEN ? AND ? AND +table_id = ? ORDER BY snapshot_id').all(ids.from, ids.to, tableId)
+        : this.#sql('SELECT * FROM snapshots WHERE snapshot_id BETWEEN ? AND ? AND +table_id = ? AND expired = 0 ORDER BY snapshot_id LIMIT ?')
+          .all(ids.from, ids.to, tableId, ids.limit);
     return (rows as SnapshotRow[]).map((r) => toSnapshot(this.#snapNumbers(r)));
   }
 

@@ -37,20 +37,43 @@ interface Candidate {
  * all were returned, past every snapshot committed before the read began. The tables'
  * snapshot lists are read one after another, so only snapshots up to the newest id handed
  * out before them count: a later one may have a lower-id sibling not listed yet.
+ *
+ * Each table lists at most `maxSnapshots + 1` snapshots, so a slot far behind reads its
+ * backlog a piece at a time rather than all of it every round. A table cut short that way
+ * is known only up to its last listed snapshot, so the read stops there; a transaction
+ * that snapshot belongs to may have siblings past it, and waits for the next read whole.
  */
 export async function readCommittedTransactions(
   warehouse: Warehouse, tables: readonly TableMetadata[], fromLsn: bigint, maxSnapshots: number,
 ): Promise<{ transactions: CommittedTransaction[]; end: bigint }> {
   const first = firstSnapshotFrom(fromLsn);
   const last = warehouse.replication.lastSnapshotId();
-  const candidates: Candidate[] = [];
+  const limit = maxSnapshots + 1;
+  let listed: Candidate[] = [];
+  // The last snapshot listed of the table cut shortest: every table is known up to it.
+  let known: Snapshot | undefined;
   // Only the range asked for is read: an idle poll costs the same whatever the tables' history.
   for (const table of last >= first ? tables : []) {
-    for (const snapshot of warehouse.listSnapshots(table, { from: first, to: last })) {
-      if (snapshot.branch === 'main' && DATA_OPERATIONS.has(snapshot.operation)) candidates.push({ table, snapshot });
+    const snapshots = warehouse.listSnapshots(table, { from: first, to: last, limit });
+    const lastListed = snapshots[limit - 1];
+    if (lastListed !== undefined && lastListed.id < (known?.id ?? last)) known = lastListed;
+    for (const snapshot of snapshots) {
+      if (snapshot.branch === 'main' && DATA_OPERATIONS.has(snapshot.operation)) listed.push({ table, snapshot });
     }
   }
-  candidates.sort((a, b) => (a.snapshot.id < b.snapshot.id ? -1 : a.snapshot.id > b.snapshot.id ? 1 : 0));
+  if (known !== undefined) listed = listed.filter((c) => c.snapshot.id <= known.id);
+  listed.sort((a, b) => (a.snapshot.id < b.snapshot.id ? -1 : a.snapshot.id > b.snapshot.id ? 1 : 0));
+  let candidates = listed;
+  // Where the read ends unless it returns fewer transactions than it found (below).
+  let knownEnd = last < first ? fromLsn : commitEndLsn(known?.id ?? last);
+  const tail = listed[listed.length - 1];
+  if (known !== undefined && tail !== undefined && sameTransaction(tail.snapshot, known)) {
+    // The transaction `known` belongs to may have siblings past it: it waits for the next read.
+    let start = listed.length - 1;
+    while (start > 0 && sameTransaction(listed[start - 1]!.snapshot, tail.snapshot)) start--;
+    candidates = listed.slice(0, start);
+    knownEnd = commitEndLsn(listed[start]!.snapshot.id - 1n);
+  }
   const groups: Candidate[][] = [];
   let taken = 0;
   let cut = false;
@@ -78,8 +101,13 @@ export async function readCommittedTransactions(
       commitLsn: commitLsn(lastSnapshot.id), endLsn: commitEndLsn(lastSnapshot.id), committedAtMicros: lastSnapshot.committedAtMicros, changes,
     });
   }
-  const end = cut ? out[out.length - 1]!.endLsn : last >= first ? commitEndLsn(last) : fromLsn;
+  const end = cut ? out[out.length - 1]!.endLsn : knownEnd;
   return { transactions: out, end: end > fromLsn ? end : fromLsn };
+}
+
+/** Whether two snapshots are one transaction's (one commit's snapshots share its seq). */
+function sameTransaction(a: Snapshot, b: Snapshot): boolean {
+  return a.id === b.id || (a.summary.seq !== undefined && a.summary.seq === b.summary.seq);
 }
 
 /** One stored change row of a snapshot, with its offset in the transaction when known. */

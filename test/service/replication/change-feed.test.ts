@@ -198,3 +198,88 @@ test("a change feed's poll reads the snapshots after its position, not the table
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a slot far behind reads its backlog a piece at a time, each transaction whole and once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-feed-backlog-'));
+  const rows = new Map<string, number>();
+  const storage = { kind: 'local', root: dir } as const;
+  const wh = new WarehouseImpl(dir, countingCatalog(new SqliteCatalog(join(dir, 'catalog.db')), rows), openStorage(storage), storage, undefined, 60_000);
+  try {
+    const a = await kvTable(wh, 'a', { 'changelog-producer': 'lookup' });
+    const b = await kvTable(wh, 'b', { 'changelog-producer': 'lookup' });
+    const quiet = await kvTable(wh, 'quiet', { 'changelog-producer': 'lookup' });
+    const from = commitEndLsn(wh.resolveSnapshot(quiet)!.id);
+    // A backlog of 120 transactions: some write a, some b, some both (a snapshot each, one seq), so cuts fall inside them.
+    for (let i = 0; i < 120; i++) {
+      const tx = await wh.begin();
+      if (i % 3 !== 1) await tx.upsert(a, 'main', [[i], [`a${i}`]]);
+      if (i % 3 !== 0) await tx.upsert(b, 'main', [[i], [`b${i}`]]);
+      await tx.commit();
+    }
+    const shape = (x: { changes: readonly { table: TableMetadata; row: readonly unknown[] }[] }) => x.changes.map((c) => `${c.table.name}:${String(c.row[1])}`).join(' ');
+    const whole = await readCommittedTransactions(wh, [a, b, quiet], from, 10_000);
+    assert.equal(whole.transactions.length, 120);
+    for (const max of [1, 2, 5, 16]) {
+      const pieces: string[] = [];
+      let at = from;
+      let reads = 0;
+      let mostRows = 0;
+      for (;;) {
+        rows.clear();
+        const r = await readCommittedTransactions(wh, [a, b, quiet], at, max);
+        mostRows = Math.max(mostRows, rows.get('listSnapshots') ?? 0);
+        reads++;
+        pieces.push(...r.transactions.map(shape));
+        if (r.end === at) break;
+        assert.ok(r.end > at);
+        at = r.end;
+        assert.ok(reads < 1000, 'the reads make progress');
+      }
+      assert.deepEqual(pieces, whole.transactions.map(shape), `at most ${max} snapshots a read`);
+      assert.equal(at, whole.end);
+      // Each of the three tables lists at most max + 1 snapshots, not the backlog.
+      assert.ok(mostRows <= 3 * (max + 1), `a read of at most ${max} listed ${mostRows} snapshots`);
+    }
+  } finally {
+    await wh.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+for (const noisy of ['a', 'b'] as const) {
+  test(`a read cut inside a transaction leaves it whole for the next read (snapshots on another branch of ${noisy})`, async () => {
+    const { wh, cleanup } = await tempWarehouse();
+    try {
+      const tables = { a: await kvTable(wh, 'a', { 'changelog-producer': 'lookup' }), b: await kvTable(wh, 'b', { 'changelog-producer': 'lookup' }) };
+      await wh.createBranch(tables[noisy], 'dev');
+      const from = commitEndLsn(wh.resolveSnapshot(tables.b)!.id);
+      // Per round: `noisy` lists 4 snapshots on dev, which are not sent, before a transaction on both tables,
+      // so a read of at most 4 stops inside that transaction, whichever table's snapshot got the lower id.
+      for (let i = 0; i < 6; i++) {
+        for (let k = 0; k < 4; k++) {
+          const dev = await wh.begin();
+          await dev.upsert(tables[noisy], 'dev', [[100 * i + k], ['dev']]);
+          await dev.commit();
+        }
+        const both = await wh.begin();
+        await both.upsert(tables.a, 'main', [[i], [`a${i}`]]);
+        await both.upsert(tables.b, 'main', [[i], [`b${i}`]]);
+        await both.commit();
+      }
+      const shape = (x: { changes: readonly { table: TableMetadata; row: readonly unknown[] }[] }) => x.changes.map((c) => `${c.table.name}:${String(c.row[1])}`).sort().join(' ');
+      const whole = await readCommittedTransactions(wh, [tables.a, tables.b], from, 10_000);
+      assert.deepEqual(whole.transactions.map(shape), Array.from({ length: 6 }, (_, i) => `a:a${i} b:b${i}`));
+      const pieces: string[] = [];
+      for (let at = from, reads = 0; ; reads++) {
+        assert.ok(reads < 100, 'the reads make progress');
+        const r = await readCommittedTransactions(wh, [tables.a, tables.b], at, 4);
+        pieces.push(...r.transactions.map(shape));
+        if (r.end === at) break;
+        at = r.end;
+      }
+      assert.deepEqual(pieces, whole.transactions.map(shape));
+    } finally {
+      await cleanup();
+    }
+  });
+}
