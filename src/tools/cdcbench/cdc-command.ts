@@ -10,7 +10,8 @@ export const CDCBENCH_USAGE = `usage: npm run bench:cdc -- [options]
   source commit's time until a Floe snapshot holds it (p50/p99 per period) and until a
   polling reader sees it, the slot's lag, and row counts on both sides at the end.
   --source URL          an existing PostgreSQL 15 with wal_level = logical (a database is made in it
-                        and dropped after); default: a throwaway cluster, fsync on
+                        and dropped after); default: a throwaway cluster, fsync on. Freshness
+                        compares its clock with this machine's: on another machine, their skew counts
   --warehouses W        TPC-C warehouses (default 4)
   --tx-rate N           source transactions started per second, paced (default 2)
   --clients N           source connections (default 4)

@@ -14,11 +14,12 @@ export interface FreshnessSample {
 }
 
 /**
- * Source commit → visible in Floe. Each writing source transaction inserts a row with a new
- * id just before its COMMIT; a poller reads Floe's copy of the table every `pollMs`, and a
- * row's freshness is the start of the first poll that returned it minus the moment the
- * source acknowledged the COMMIT (both on this process's clock). A poll's snapshot is taken
- * at its start, so the figure errs high by at most the poll interval.
+ * Source commit → seen by a reader of Floe. Each writing source transaction inserts a row
+ * with a new id just before its COMMIT; a poller reads Floe's copy of the table every
+ * `pollMs`, and a row's figure is the start of the first poll that returned it minus the
+ * moment the source acknowledged the COMMIT (both on this process's clock). It errs high by
+ * up to one poll's start-to-start time: the interval, or the poll's own query time when that
+ * is longer. The tracker also tells which acknowledged commits never showed.
  */
 export class FreshnessTracker implements CommitStamps {
   readonly samples: FreshnessSample[] = [];
@@ -92,7 +93,8 @@ export interface CommitSample {
  * Source commit → committed in Floe, for every stamp Floe holds: the commit time of the
  * Floe snapshot that added the row (t$audit_log joined with t$snapshots), minus the
  * stamp's own time on the source (clock_timestamp() just before COMMIT, so the figure errs
- * high by the source's commit). Both clocks are this machine's. Unlike a poller's
+ * high by the source's commit). The two clocks are one unless the source runs on another
+ * machine (`--source`), where their skew enters the figure. Unlike a poller's
  * figure, it holds no reader's query time: the row is visible from that commit on.
  */
 export async function readCommitTimes(client: pg.Client): Promise<CommitSample[]> {
