@@ -160,11 +160,23 @@ function countingCatalog(inner: Catalog, rows: Map<string, number>): Catalog {
   });
 }
 
-test("a change feed's poll reads the snapshots after its position, not the tables' history", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-feed-poll-'));
+/** A warehouse in a temp dir whose catalog counts the rows each method hands out (`rows`, by method). */
+function countingWarehouse(): { wh: WarehouseImpl; rows: Map<string, number>; cleanup(): Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-feed-'));
   const rows = new Map<string, number>();
   const storage = { kind: 'local', root: dir } as const;
   const wh = new WarehouseImpl(dir, countingCatalog(new SqliteCatalog(join(dir, 'catalog.db')), rows), openStorage(storage), storage, undefined, 60_000);
+  return {
+    wh, rows,
+    async cleanup() {
+      await wh.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+test("a change feed's poll reads the snapshots after its position, not the tables' history", async () => {
+  const { wh, rows, cleanup } = countingWarehouse();
   try {
     // A lookup table: its commits are read from their own rows, with no scan of the table.
     const t = await kvTable(wh, 't', { 'changelog-producer': 'lookup' });
@@ -194,16 +206,12 @@ test("a change feed's poll reads the snapshots after its position, not the table
     assert.deepEqual(busy.transactions.map((x) => x.changes.map((c) => `${c.kind} ${String(c.row[0])} ${String(c.row[1])}`)), [[`insert ${history} new`]]);
     assert.ok(snapshotRows() <= 10, `a poll that found one commit read ${snapshotRows()} snapshot rows: ${JSON.stringify([...rows])}`);
   } finally {
-    await wh.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
   }
 });
 
 test('a slot far behind reads its backlog a piece at a time, each transaction whole and once', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-feed-backlog-'));
-  const rows = new Map<string, number>();
-  const storage = { kind: 'local', root: dir } as const;
-  const wh = new WarehouseImpl(dir, countingCatalog(new SqliteCatalog(join(dir, 'catalog.db')), rows), openStorage(storage), storage, undefined, 60_000);
+  const { wh, rows, cleanup } = countingWarehouse();
   try {
     const a = await kvTable(wh, 'a', { 'changelog-producer': 'lookup' });
     const b = await kvTable(wh, 'b', { 'changelog-producer': 'lookup' });
@@ -241,8 +249,7 @@ test('a slot far behind reads its backlog a piece at a time, each transaction wh
       assert.ok(mostRows <= 3 * (max + 1), `a read of at most ${max} listed ${mostRows} snapshots`);
     }
   } finally {
-    await wh.close();
-    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
   }
 });
 
