@@ -6,7 +6,7 @@ import { chQueries, CH_VIEWS } from '../chbench/ch-queries.js';
 import { runChStream } from '../chbench/chbench-driver.js';
 import type { ChStreamResult } from '../chbench/chbench-driver.js';
 import { loadChBenchmark } from '../chbench/chbench-loader.js';
-import { DISTRICTS_PER_WAREHOUSE, TpccGenerator, tpccScale } from '../chbench/tpcc-generator.js';
+import { firstHistoryIdAfterLoad, TpccGenerator, tpccScale } from '../chbench/tpcc-generator.js';
 import type { TpccScale } from '../chbench/tpcc-generator.js';
 import { CH_TABLES } from '../chbench/tpcc-schema.js';
 import { startPostgresCluster } from '../pg/postgres-cluster.js';
@@ -142,7 +142,7 @@ export async function runCdcBenchmark(opts: CdcBenchOptions): Promise<CdcBenchRe
           periodMs: opts.periodMs,
           queries,
           queryTimeoutMs: opts.queryTimeoutMs,
-          firstHistoryId: scale.warehouses * DISTRICTS_PER_WAREHOUSE * scale.customersPerDistrict + 1,
+          firstHistoryId: firstHistoryIdAfterLoad(scale),
           seed: 'cdcbench',
           gatewayUsage: () => gateway.usage(),
           log,

@@ -9,7 +9,7 @@ import { runChStream } from './chbench-driver.js';
 import type { ChStreamResult } from './chbench-driver.js';
 import { loadChBenchmark } from './chbench-loader.js';
 import { DuckDbPeer } from './duckdb-peer.js';
-import { DISTRICTS_PER_WAREHOUSE, TpccGenerator, tpccScale } from './tpcc-generator.js';
+import { firstHistoryIdAfterLoad, TpccGenerator, tpccScale } from './tpcc-generator.js';
 import type { TpccScale } from './tpcc-generator.js';
 import { CH_TABLES } from './tpcc-schema.js';
 import { machineDescription } from '../machine.js';
@@ -115,7 +115,7 @@ export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchRepor
           periodMs: opts.periodMs,
           queries,
           queryTimeoutMs: opts.queryTimeoutMs,
-          firstHistoryId: scale.warehouses * DISTRICTS_PER_WAREHOUSE * scale.customersPerDistrict + 1,
+          firstHistoryId: firstHistoryIdAfterLoad(scale),
           seed: 'chbench',
           gatewayUsage: () => gateway.usage(),
           explainAnalyze: opts.explainAnalyze === true,

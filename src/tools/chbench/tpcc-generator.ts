@@ -25,6 +25,11 @@ export interface TpccScale {
 }
 
 export const DISTRICTS_PER_WAREHOUSE = 10;
+
+/** The first h_id above the loaded history (one row per customer, numbered from 1): where the clients' keys start. */
+export function firstHistoryIdAfterLoad(scale: TpccScale): number {
+  return scale.warehouses * DISTRICTS_PER_WAREHOUSE * scale.customersPerDistrict + 1;
+}
 /** CH-benCHmark's fixed supplier count: stock rows map to suppliers by mod(s_w_id * s_i_id, 10000). */
 export const CH_SUPPLIERS = 10_000;
 
