@@ -1,6 +1,7 @@
 import { chQueries } from '../chbench/ch-queries.js';
 import { TPCC_TX_KINDS } from '../chbench/tpcc-transactions.js';
 import { markdownTable } from '../markdown-table.js';
+import { percentile } from '../commitbench/latency-stats.js';
 import type { CdcBenchReport } from './cdc-benchmark.js';
 
 /** The target the issue sets for the initial copy, rows per second on 2 cores. */
@@ -8,10 +9,6 @@ export const COPY_TARGET_ROWS_PER_S = 50_000;
 /** The freshness target: p99 source commit → visible in Floe (its Floe snapshot committed), while the source keeps its rate. */
 export const FRESHNESS_P99_TARGET_MS = 1_000;
 
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
 
 const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '—');
 const geomean = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length));
@@ -24,8 +21,7 @@ export interface Quantiles {
 }
 
 function quantilesOf(xs: readonly number[]): Quantiles {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted[sorted.length - 1] ?? Number.NaN };
+  return { n: xs.length, p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs.length === 0 ? Number.NaN : xs.reduce((m, x) => Math.max(m, x), -Infinity) };
 }
 
 export interface CdcPeriodSummary {
