@@ -12,12 +12,19 @@ export interface LogCommitPart {
   readonly request: CommitRequest;
   readonly inline: readonly InlineDataFile[];
   /**
-   * The key hashes of every row it writes, when its checks are by key alone (a keyed
-   * table without UNIQUE constraints): the group committer may then rebase it over
-   * earlier commits of its batch that wrote none of them (CommitRequest.rebaseWithinBatch).
-   * Not logged.
+   * What its checks depend on, when that can be named: the key hashes of every row a keyed
+   * table's commit writes, or the ids of the files an append table's deletion vectors
+   * replace; plus the hashes of the values its UNIQUE constraints hold. The group committer
+   * may then rebase it over earlier commits that touched none of them
+   * (CommitRequest.rebaseWithinBatch): redone at the later head, its request would be the
+   * same but for the head it expects. Not logged.
    */
   readonly rebaseKeys?: readonly Uint32Array[];
+  /**
+   * rebaseKeys name files by row id (an append table): a compaction in between moves rows
+   * to other files, so an optimize is not passed over as it is for a keyed table.
+   */
+  readonly byRowId?: boolean;
 }
 
 /** What a `commit` record says: enough to apply it to the catalog again after a crash. */

@@ -134,11 +134,12 @@ export class LogStore {
   }
 
   /**
-   * A commit checked by key alone (LogCommitPart.rebaseKeys) against a head that has moved
-   * since may expect the current head instead when every snapshot in between is this
-   * writer's own commit writing none of its keys, or an optimize (which changes no row). The
-   * rewritten expectation is what the log records, so a replay judges the commit the same
-   * way. Anything else in between (another process's write) leaves it to fail and retry.
+   * A commit whose checks are named by LogCommitPart.rebaseKeys, against a head that has
+   * moved since, may expect the current head instead when every snapshot in between is
+   * this writer's own commit touching none of its keys, or an optimize of a keyed table
+   * (which changes no row). The rewritten expectation is what the log records, so a replay
+   * judges the commit the same way. Anything else in between (another process's write)
+   * leaves it to fail and retry.
    */
   #rebasedOverRecent(record: LogCommitRecord): LogCommitRecord {
     let changed = false;
@@ -146,20 +147,20 @@ export class LogStore {
       const expect = p.request.expectHead;
       if (expect === undefined || p.rebaseKeys === undefined) return p;
       const head = this.#catalog.getRef(p.request.tableId, p.request.branch)?.snapshotId;
-      if (head === undefined || head === expect || !this.#onlyDisjointSince(p.request.tableId, head, expect, p.rebaseKeys)) return p;
+      if (head === undefined || head === expect || !this.#onlyDisjointSince(p.request.tableId, head, expect, p.rebaseKeys, p.byRowId === true)) return p;
       changed = true;
       return { ...p, request: { ...p.request, expectHead: head } };
     });
     return changed ? { ...record, parts } : record;
   }
 
-  #onlyDisjointSince(tableId: number, head: bigint, expect: bigint, keys: readonly Uint32Array[]): boolean {
+  #onlyDisjointSince(tableId: number, head: bigint, expect: bigint, keys: readonly Uint32Array[], byRowId: boolean): boolean {
     let at: bigint | undefined = head;
     for (let steps = 0; at !== undefined && at !== expect; steps++) {
       if (steps >= REBASE_WALK_MAX || at < expect) return false;
       const snap = this.#catalog.getSnapshot(tableId, at);
       if (snap === undefined) return false;
-      if (snap.operation !== 'optimize') {
+      if (snap.operation !== 'optimize' || byRowId) {
         const written = this.#recentWrites.get(at);
         if (written === undefined) return false;
         for (const hs of keys) for (const h of hs) if (written.has(h)) return false;

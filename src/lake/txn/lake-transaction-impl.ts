@@ -570,12 +570,12 @@ export class LakeTransactionImpl implements LakeTransaction {
               txnId: this.id, seq: this.seq,
               parts: requests.map((request, i) => {
                 const w = writes[i]!;
-                return {
-                  request, inline: inline[i]!,
-                  // A keyed table's checks (its keys, and the values its UNIQUE constraints hold) may be
-                  // rebased in the group commit past commits that wrote none of them.
-                  ...(isKeyed(w.table) ? { rebaseKeys: this.#rebaseKeys(w) } : {}),
-                };
+                // Its checks (a keyed table's keys, an append table's files it deletes from, the values
+                // its UNIQUE constraints hold) may be rebased in the group commit past commits that
+                // touched none of them.
+                return isKeyed(w.table)
+                  ? { request, inline: inline[i]!, rebaseKeys: this.#rebaseKeys(w) }
+                  : { request, inline: inline[i]!, rebaseKeys: this.#rebaseKeys(w, request), byRowId: true };
               }),
             });
           this.#state = 'committed';
@@ -594,9 +594,15 @@ export class LakeTransactionImpl implements LakeTransaction {
     }
   }
 
-  /** The hashes a rebase compares: the keys written, plus the unique values written when the table has UNIQUE constraints. */
-  #rebaseKeys(w: TableWrite): readonly Uint32Array[] {
-    return hasUniqueConstraint(w.table) ? [...w.keyHashes, this.#unique.writtenValueHashes(w.table, w.ref)] : w.keyHashes;
+  /**
+   * What a rebase compares (LogCommitPart.rebaseKeys): a keyed table's written keys; an
+   * append table's files whose deletion vectors the request replaces (a pure append has
+   * none: it touches no existing row); plus the unique values written when the table has
+   * UNIQUE constraints.
+   */
+  #rebaseKeys(w: TableWrite, appendRequest?: CommitRequest): readonly Uint32Array[] {
+    const own = appendRequest === undefined ? w.keyHashes : [dvTargetsOf(appendRequest)];
+    return hasUniqueConstraint(w.table) ? [...own, this.#unique.writtenValueHashes(w.table, w.ref)] : own;
   }
 
   /** `inlineFiles`: how many files the log record carries for this write (coalescePendingFiles). */
@@ -730,4 +736,11 @@ function withSqlNames(e: unknown, table: TableMetadata): unknown {
     return col === undefined ? m : `"${col.name}"`;
   });
   return new FloeError(e.sqlstate, message, { detail: e.detail, hint: e.hint, cause: e });
+}
+
+/** The committed files an append table's request puts a new deletion vector on (its own staged files are nobody else's). */
+function dvTargetsOf(request: CommitRequest): Uint32Array {
+  const targets: number[] = [];
+  for (const f of request.addFiles) if (f.store === 'dv' && f.dvTarget !== undefined && f.dvTarget > 0) targets.push(f.dvTarget);
+  return Uint32Array.from(targets);
 }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isFloeError } from '../../../src/common/floe-error.js';
-import { readRows, tempWarehouse } from '../helpers/read-table.js';
+import { columnsOf, readRows, tempWarehouse } from '../helpers/read-table.js';
+import { createAppendTable, deleteWhere, insertIds, liveRows } from '../helpers/append-table.js';
 import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
 
 async function kv(wh: Warehouse): Promise<TableMetadata> {
@@ -89,5 +90,36 @@ test('concurrent INSERTs of one UNIQUE value under distinct keys: exactly one co
     const rows = await readRows(wh, { table: t });
     assert.equal(rows.filter((r) => r['v'] === 'shared').length, 1);
     assert.equal(rows.length, 2);
+  } finally { await cleanup(); }
+});
+
+test('append table: concurrent DELETEs of rows in distinct files commit among concurrent appends, none fails 40001', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await createAppendTable(wh, 'a');
+    // One commit a row: each row in a log file of its own.
+    for (let i = 0; i < 40; i++) await insertIds(wh, t, [i]);
+    // More deleters than a transaction's 20 commit attempts: serialized one per batch, the last would fail with 40001.
+    const deleters = await Promise.all(Array.from({ length: 40 }, () => wh.begin()));
+    const appenders = await Promise.all(Array.from({ length: 40 }, () => wh.begin()));
+    assert.deepEqual(await Promise.all(deleters.map((tx, i) => deleteWhere(wh, t, tx, (id) => id === i))), new Array(40).fill(1));
+    await Promise.all(appenders.map((tx, i) => tx.insert(t, 'main', columnsOf(t, [{ id: 100 + i, v: 'new' }]))));
+    const results = await Promise.allSettled([...deleters, ...appenders].map((tx) => tx.commit()));
+    assert.deepEqual(results.filter((r) => r.status === 'rejected'), []);
+    assert.deepEqual((await liveRows(wh, t)).map((r) => r.id), Array.from({ length: 40 }, (_, i) => 100 + i));
+  } finally { await cleanup(); }
+});
+
+test('append table: concurrent DELETEs of two rows of one file both take effect (the second is merged at the first\'s head)', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  try {
+    const t = await createAppendTable(wh, 'a');
+    await insertIds(wh, t, [1, 2, 3]);
+    const [a, b] = await Promise.all([wh.begin(), wh.begin()]);
+    assert.equal(await deleteWhere(wh, t, a!, (id) => id === 1), 1);
+    assert.equal(await deleteWhere(wh, t, b!, (id) => id === 2), 1);
+    const results = await Promise.allSettled([a!.commit(), b!.commit()]);
+    assert.deepEqual(results.filter((r) => r.status === 'rejected'), []);
+    assert.deepEqual((await liveRows(wh, t)).map((r) => r.id), [3]);
   } finally { await cleanup(); }
 });
