@@ -21,6 +21,7 @@ import { isReplicationConnection, parseReplicationCommand } from './replication/
 import { readAsOfSlot } from './replication/read-as-of-slot.js';
 import { WalSender } from './replication/wal-sender.js';
 import { sqlTypeForOid } from './type-for-oid.js';
+import { runBound, runParsed } from './run-statement.js';
 
 export type { SessionDeps } from './session-context.js';
 
@@ -113,7 +114,7 @@ class FloeSession implements SessionHandler {
         // statement_timeout runs per statement, and on while the wire streams its rows.
         const timer = startStatementTimer(signal, durationSettingMs(ctx.settings.values, 'statement_timeout'));
         try {
-          yield await ctx.guard(() => ctx.runParsed(stmt, [], undefined, timer.signal));
+          yield await ctx.guard(() => runParsed(ctx, stmt, [], undefined, timer.signal));
         } finally {
           timer.stop();
         }
@@ -158,7 +159,7 @@ class FloeSession implements SessionHandler {
         ctx.server.statementStarted(p.stmt.source);
         const timer = startStatementTimer(signal, durationSettingMs(ctx.settings.values, 'statement_timeout'));
         try {
-          return timedResult(await ctx.runBound(ctx.preparedPlan(p, p.stmt), params, timer.signal), timer);
+          return timedResult(await runBound(ctx, ctx.preparedPlan(p, p.stmt), params, timer.signal), timer);
         } catch (e) {
           timer.stop();
           throw e;

@@ -1,27 +1,21 @@
-import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import { endSpan, startSpan } from '../common/latency-spans.js';
-import { formatType as formatTypeName } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
-import type { ColumnDescription, RowBatch, SessionEvents, StartupInfo, StatementResult } from '../common/session-handler.js';
-import {
-  enforceCheckConstraints, type ExecContext, type ExecLakeTransaction, executePlan, type ExecWarehouse, parseValue,
-  type PhysicalPlan, type ScanPool, vectorToValues, type VirtualTableRegistry,
+import type { ColumnDescription, SessionEvents, StartupInfo, StatementResult } from '../common/session-handler.js';
+import type {
+  ExecContext, ExecLakeTransaction, ExecWarehouse, PhysicalPlan, ScanPool, VirtualTableRegistry,
 } from '../exec/index.js';
-import type { DataFileInfo, LakeTransaction, TableMetadata, Warehouse } from '../lake/index.js';
+import type { DataFileInfo, LakeTransaction, Warehouse } from '../lake/index.js';
 import {
-  bindStatement, bindTableCheckConstraints, type BoundStatement, type CatalogTable, type DdlCommand,
-  type ParsedStatement, parseStatements, type SystemCatalog, type UtilityCommand,
+  bindStatement, type BoundStatement, type CatalogTable, type DdlCommand,
+  type ParsedStatement, type SystemCatalog, type UtilityCommand,
 } from '../sql/index.js';
 import type { OptimizingService, SubscriptionWorkers } from '../service/index.js';
-import type { AlterTableIo } from './alter-table-action.js';
 import { procedureResultColumns } from './call-optimize.js';
 import { Cursors } from './cursors.js';
 import { explainColumn } from './explain-result.js';
 import { PreparedStatements, preparedPlan, type Prepared } from './prepared-statements.js';
-import { describeColumns, textColumn, toRowBatch } from './result-columns.js';
-import type { ViewDdlIo } from './run-view-ddl.js';
+import { describeColumns, textColumn } from './result-columns.js';
 import { SessionSequenceState } from './session-sequence-state.js';
 import { SessionServerFunctions } from './session-server-functions.js';
 import { processSessionRegistry, type SessionRegistry } from './session-registry.js';
@@ -33,8 +27,6 @@ import { SessionWarehouse } from './session-warehouse.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting } from './settings-registry.js';
 import { columnRanges, liveRows } from './table-estimates.js';
-import { validateTableProperties } from './table-properties.js';
-import { isolationText } from './transaction-isolation.js';
 import { TransactionState, nowMicros } from './transaction-state.js';
 
 export interface SessionDeps {
@@ -74,8 +66,9 @@ export function abortReason(signal: AbortSignal): FloeError {
 /**
  * What one session holds — its transaction block, settings, prepared statements,
  * cursors, sequences and temporary tables — and what every statement needs from it:
- * a bind environment, an executor context, a lake transaction to write through, and
- * the way a query or DML statement runs (DuckDB's ClientContext). The utility commands
+ * a bind environment, an executor context and a lake transaction to write through
+ * (DuckDB's ClientContext). Statements run through it in run-statement.ts, and the SQL
+ * the session runs on its own behalf in internal-statements.ts; the utility commands
  * (src/session/commands) take it as their one argument; floe-session.ts is the wire's
  * handler over it.
  */
@@ -94,10 +87,11 @@ export class SessionContext {
   readonly server: SessionServerFunctions;
   /** The client's notices and ParameterStatus, once the wire started the session. */
   events: SessionEvents | undefined;
-  readonly #commands: SessionCommands;
+  /** How DDL and utility statements run (src/session/commands, handed in so this file imports none of them). */
+  readonly commands: SessionCommands;
 
   constructor(deps: SessionDeps, commands: SessionCommands) {
-    this.#commands = commands;
+    this.commands = commands;
     this.temp = new SessionWarehouse(deps.warehouse, deps.startup.processId);
     this.deps = { ...deps, warehouse: this.temp };
     this.settings = new SessionSettings({
@@ -240,165 +234,13 @@ export class SessionContext {
     return this.settings.get(name) ?? value;
   }
 
-  async runParsed(stmt: ParsedStatement, params: readonly unknown[], paramTypes: readonly (SqlType | undefined)[] | undefined, signal: AbortSignal): Promise<StatementResult> {
-    this.transaction.checkNotFailed(stmt);
-    const started = startSpan();
-    const bound = bindStatement(stmt, this.bindEnv(paramTypes));
-    endSpan('session.bind', started);
-    return this.runBound(bound, params, signal);
-  }
-
-  /**
-   * Keeps transaction_isolation in step with the transaction, and at REPEATABLE READ or
-   * SERIALIZABLE begins the lake transaction at the first statement that reads, so that
-   * every read of a table goes through its snapshot, pinned at the first read of it.
-   */
-  async #enterStatement(bound: BoundStatement): Promise<void> {
-    this.settings.values.set('transaction_isolation', this.transaction.current?.isolation ?? isolationText(this.settings.get('default_transaction_isolation')));
-    await this.transaction.enterStatement(bound);
-  }
-
-  async runBound(bound: BoundStatement, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
-    await this.#enterStatement(bound);
-    switch (bound.kind) {
-      case 'query': {
-        const types = bound.columns.map((c) => c.type);
-        const batches = executePlan(this.physicalPlan(bound), this.execContext(params, signal, this.transaction.current?.lake));
-        return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal), commandTag: (n) => `SELECT ${n}` };
-      }
-      case 'dml': return this.runDml(bound, params, signal);
-      case 'ddl': return { kind: 'command', tag: await this.#commands.runDdl(this, bound.command, params) };
-      case 'utility': return this.#commands.runUtility(this, bound.command, signal, params);
-    }
-  }
-
-  async *#rowBatches(batches: AsyncIterable<RecordBatch>, types: readonly SqlType[], signal: AbortSignal, onDone?: () => Promise<void>, onError?: () => Promise<void>): AsyncIterable<RowBatch> {
-    let completed = false;
-    try {
-      for await (const b of batches) {
-        if (signal.aborted) throw abortReason(signal);
-        yield toRowBatch(b, types);
-      }
-      await onDone?.();
-      completed = true;
-    } catch (e) {
-      this.fail();
-      throw signal.aborted && !(e instanceof FloeError && (e.sqlstate === SqlState.queryCanceled || e.severity === 'FATAL')) ? abortReason(signal) : e;
-    } finally {
-      // Also reached when the wire closes the portal before the last row: an autocommit write is then undone.
-      if (!completed) await onError?.();
-    }
-  }
-
-  async runDml(bound: Extract<BoundStatement, { kind: 'dml' }>, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
-    let started = startSpan();
-    const { lake, autocommit } = await this.transaction.writeTxn(this.settings.get('default_transaction_isolation'));
-    endSpan('dml.begin', started);
-    started = startSpan();
-    let count = 0;
-    const ctx = this.execContext(params, signal, lake, (n) => { count += n; });
-    const batches = executePlan(this.physicalPlan(bound), ctx);
-    const commit = async () => {
-      endSpan('dml.execute', started);
-      started = startSpan();
-      if (autocommit) await this.commitLake(lake);
-      endSpan('dml.commit', started);
-    };
-    const abort = async () => { if (autocommit && lake.state === 'open') await lake.abort().catch(() => undefined); };
-    if (bound.columns.length > 0) {
-      const types = bound.columns.map((c) => c.type);
-      return { kind: 'rows', columns: describeColumns(bound.columns), batches: this.#rowBatches(batches, types, signal, commit, abort), commandTag: () => bound.commandTag(count) };
-    }
-    try {
-      for await (const _ of batches) { /* DML without RETURNING yields no rows */ }
-      if (signal.aborted) throw abortReason(signal);
-      await commit();
-    } catch (e) {
-      await abort();
-      throw signal.aborted && !(e instanceof FloeError) ? abortReason(signal) : e;
-    }
-    return { kind: 'command', tag: bound.commandTag(count) };
-  }
-
   /** A prepared statement's plan, bound again when what it was built against changed (prepared-statements.ts). */
   preparedPlan(p: Prepared, stmt: ParsedStatement): BoundStatement {
     return preparedPlan(p, this.deps.warehouse, this.searchPath(), () => bindStatement(stmt, this.bindEnv(p.paramTypes)), (b) => this.columnsOf(b));
   }
 
-  async evalArgs(plan: PhysicalPlan, types: readonly SqlType[], signal: AbortSignal): Promise<unknown[]> {
-    for await (const b of executePlan(plan, this.execContext([], signal, this.transaction.current?.lake))) {
-      if (b.numRows > 0) return types.map((t, i) => vectorToValues(b.getChildAt(i)!, t)[0] ?? null);
-    }
-    return types.map(() => null);
-  }
-
-  /**
-   * A column DEFAULT for the `rows` rows COPY does not supply it for. A literal is parsed
-   * once; any other expression runs once per row (`FROM generate_series(1, rows)`), so a
-   * volatile default (nextval, random()) gives each row its own value, while now() still
-   * gives the transaction's time, as in PostgreSQL.
-   */
-  async evalDefaults(expr: string, type: SqlType, rows: number): Promise<unknown[]> {
-    // Literal defaults (the common case) need no plan.
-    const lit = /^\s*(?:'((?:[^']|'')*)'|([+-]?\d+(?:\.\d+)?))\s*$/.exec(expr);
-    if (lit) {
-      const v = parseValue(lit[1] !== undefined ? lit[1].replaceAll("''", "'") : lit[2]!, type, this.textSettings());
-      return new Array<unknown>(rows).fill(v);
-    }
-    if (/^\s*null\s*$/i.test(expr) || rows === 0) return new Array<unknown>(rows).fill(null);
-    const [stmt] = parseStatements(`SELECT CAST((${expr}) AS ${formatTypeName(type)}) FROM generate_series(1, ${rows})`);
-    const bound = bindStatement(stmt!, this.bindEnv());
-    if (bound.kind !== 'query') return new Array<unknown>(rows).fill(null);
-    const out: unknown[] = [];
-    for await (const b of executePlan(this.physicalPlan(bound), this.execContext([], new AbortController().signal, this.transaction.current?.lake))) {
-      out.push(...vectorToValues(b.getChildAt(0)!, type));
-    }
-    return out;
-  }
-
-  /** COPY FROM's rows (one array per column) against the table's CHECK constraints. */
-  async enforceChecks(table: TableMetadata, columns: readonly (readonly unknown[])[]): Promise<void> {
-    const checks = bindTableCheckConstraints(this.bindEnv(), table);
-    if (checks === undefined) return;
-    const rows = (columns[0] ?? []).map((_v, r) => columns.map((c) => c[r]));
-    await enforceCheckConstraints(checks, table, rows, this.execContext([], new AbortController().signal, this.transaction.current?.lake));
-  }
-
   /** The plan a bound query or DML statement runs (and EXPLAIN prints), under the session's disabled optimizer rules. */
   physicalPlan(bound: { readonly logical: LogicalStatementPlan }): PhysicalPlan {
     return physicalPlanOf(bound, planOptions(this.settings.values));
-  }
-
-  /** What ALTER TABLE's row checks and defaults need (alter-table-action.ts). */
-  alterTableIo(): AlterTableIo {
-    return {
-      evalDefault: async (expr, type) => (await this.evalDefaults(expr, type, 1))[0],
-      anyRow: async (sql) => {
-        const [stmt] = parseStatements(sql);
-        const bound = bindStatement(stmt!, this.bindEnv());
-        if (bound.kind !== 'query') return false;
-        for await (const b of executePlan(this.physicalPlan(bound), this.execContext([], new AbortController().signal, this.transaction.current?.lake))) {
-          if (b.numRows > 0) return true;
-        }
-        return false;
-      },
-      notice: (message) => this.notice('NOTICE', SqlState.successfulCompletion, message),
-    };
-  }
-
-  /** What views, CREATE TABLE AS and COMMENT ON need from the session (run-view-ddl.ts). */
-  viewDdlIo(params: readonly unknown[] = []): ViewDdlIo {
-    return {
-      noteTemporary: (table, spec) => this.temp.noteCreated(table, spec, this.transaction.current !== undefined),
-      notice: (n) => this.events?.notice(n),
-      searchPath: this.searchPath(),
-      validateProperties: (p) => validateTableProperties(Object.keys(p), p, this.propertyChecks()),
-      fill: async (insert, paramTypes) => {
-        const bound = bindStatement(insert, this.bindEnv(paramTypes));
-        if (bound.kind !== 'dml') throw new FloeError(SqlState.internalError, 'CREATE TABLE AS did not bind to an INSERT');
-        const result = await this.runDml(bound, params, new AbortController().signal);
-        return result.kind === 'command' ? Number(result.tag.split(' ').pop()) : 0;
-      },
-    };
   }
 }

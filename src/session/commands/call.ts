@@ -7,11 +7,12 @@ import { callOptimize } from '../call-optimize.js';
 import { procedureArguments } from '../procedure-arguments.js';
 import type { SessionContext } from '../session-context.js';
 import type { UtilityHandlers } from './utility-handler.js';
+import { evalArgs } from '../internal-statements.js';
 
 /** CALL of the lakehouse procedures (Iceberg's and Paimon's names: expire_snapshots, rollback_to_snapshot, fast_forward, optimize, …). */
 export const callCommands: Pick<UtilityHandlers, 'call'> = {
   async call(ctx, c, signal) {
-    return call(ctx, c.procedure, await ctx.evalArgs(ctx.physicalPlan(c.args), c.args.types, signal), c.argNames);
+    return call(ctx, c.procedure, await evalArgs(ctx, ctx.physicalPlan(c.args), c.args.types, signal), c.argNames);
   },
 };
 

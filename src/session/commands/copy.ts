@@ -8,6 +8,7 @@ import { binaryCopyValue, copyRowsText, formatCopyRow, parseCopyBytes } from '..
 import { toRowBatch } from '../result-columns.js';
 import type { SessionContext } from '../session-context.js';
 import type { UtilityHandlers } from './utility-handler.js';
+import { enforceChecks, evalDefaults } from '../internal-statements.js';
 
 type QueryBound = Extract<BoundStatement, { kind: 'query' }>;
 
@@ -37,7 +38,7 @@ async function copyFrom(ctx: SessionContext, c: Extract<UtilityCommand, { kind: 
         const defaults = new Map<string, unknown[]>();
         for (const tc of table.columns) {
           const expr = tc.identity !== undefined ? `nextval(${tc.identity.sequenceId}::regclass)` : tc.defaultExpr;
-          if (!byName.has(tc.name) && expr !== undefined) defaults.set(tc.name, await ctx.evalDefaults(expr, tc.type, rows.length));
+          if (!byName.has(tc.name) && expr !== undefined) defaults.set(tc.name, await evalDefaults(ctx, expr, tc.type, rows.length));
         }
         const columns = table.columns.map((tc) => {
           const at = byName.get(tc.name);
@@ -54,7 +55,7 @@ async function copyFrom(ctx: SessionContext, c: Extract<UtilityCommand, { kind: 
             return binary ? binaryCopyValue(text, tc.type, settings) : parseValue(text as string, tc.type, settings);
           });
         });
-        if (rows.length > 0) await ctx.enforceChecks(table, columns);
+        if (rows.length > 0) await enforceChecks(ctx, table, columns);
         if (rows.length > 0) {
           const { lake, autocommit } = await ctx.transaction.writeTxn(ctx.settings.get('default_transaction_isolation'));
           try {

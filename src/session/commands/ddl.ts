@@ -13,6 +13,7 @@ import { checkNotView, dropViewsDependingOn, runViewDdl } from '../run-view-ddl.
 import type { SessionContext } from '../session-context.js';
 import { validateTableProperties } from '../table-properties.js';
 import { createIndex, dropIndex, uniqueConstraintsForCreate } from '../unique-ddl.js';
+import { alterTableIo, viewDdlIo } from '../internal-statements.js';
 
 /** CREATE/ALTER/DROP of schemas, tables, indexes, sequences, views, types and optimizer groups, and COMMENT; returns the command tag. */
 export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonly unknown[] = []): Promise<string> {
@@ -52,7 +53,7 @@ export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonl
       }
       checkNotView(w, c.tables);
       const tables = existingTablesToDrop(w, c, (message) => ctx.notice('NOTICE', SqlState.successfulCompletion, message));
-      await dropViewsDependingOn(w, tables.flatMap((t) => w.getTable(t.namespace, t.name)?.id ?? []), c.cascade, ctx.viewDdlIo());
+      await dropViewsDependingOn(w, tables.flatMap((t) => w.getTable(t.namespace, t.name)?.id ?? []), c.cascade, viewDdlIo(ctx));
       await dropForeignKeysTo(w, tables, c.cascade, (n) => ctx.events?.notice(n));
       for (const t of tables) await w.dropTable(t.namespace, t.name, { ifExists: c.ifExists });
       return 'DROP TABLE';
@@ -63,7 +64,7 @@ export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonl
         if (c.ifExists) return 'ALTER TABLE';
         throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
       }
-      const io = ctx.alterTableIo();
+      const io = alterTableIo(ctx);
       const checked = await checkAlterTableActions(table, c.actions.filter((a): a is LakeAlterAction => a.kind !== 'createRef' && a.kind !== 'dropRef'), io);
       for (const a of c.actions) {
         switch (a.kind) {
@@ -93,9 +94,9 @@ export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonl
     case 'createOptimizerGroup': case 'alterOptimizerGroup': case 'dropOptimizerGroup':
       return runOptimizerGroupDdl(ctx.optimizing, w, c, (message, sqlstate) => ctx.notice('NOTICE', sqlstate, message));
     case 'createView': case 'dropView': case 'alterView': case 'setTableSchema': case 'comment':
-      return runViewDdl(w, c, ctx.viewDdlIo());
+      return runViewDdl(w, c, viewDdlIo(ctx));
     case 'createTableAs': {
-      const tag = await runViewDdl(w, c, ctx.viewDdlIo(params));
+      const tag = await runViewDdl(w, c, viewDdlIo(ctx, params));
       // Outside a transaction block the statement is its transaction (ON COMMIT DROP / DELETE ROWS act now).
       if (c.temporary !== undefined && ctx.transaction.current === undefined) await ctx.temp.endTransaction(true);
       return tag;

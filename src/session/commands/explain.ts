@@ -10,6 +10,7 @@ import { explainResult } from '../explain-result.js';
 import { memoryRows } from '../result-columns.js';
 import type { SessionContext } from '../session-context.js';
 import type { UtilityHandlers } from './utility-handler.js';
+import { runDml } from '../run-statement.js';
 
 export const explainCommands: Pick<UtilityHandlers, 'explain'> = {
   explain: (ctx, c, signal, params) => explain(ctx, c, signal, params),
@@ -51,7 +52,7 @@ async function explain(ctx: SessionContext, c: Extract<UtilityCommand, { kind: '
     for await (const b of executePlan(plan, run)) rows += b.numRows;
     tree = explainTree(plan, scans, { metrics, timing: opts.timing });
   } else {
-    const r = await ctx.runDml(st, params, signal);
+    const r = await runDml(ctx, st, params, signal);
     if (r.kind === 'rows') for await (const b of r.batches) rows += b.numRows;
     else rows = Number(/(\d+)$/.exec(r.kind === 'command' ? r.tag : '')?.[1] ?? 0);
     tree = explainTree(plan, scans);

@@ -1,5 +1,7 @@
 import { bindStatement } from '../../sql/index.js';
 import { commandTag, type UtilityHandlers } from './utility-handler.js';
+import { evalArgs } from '../internal-statements.js';
+import { runParsed } from '../run-statement.js';
 
 /** SQL's PREPARE, EXECUTE and DEALLOCATE (prepared-statements.ts keeps them). */
 export const preparedCommands: Pick<UtilityHandlers, 'prepare' | 'execute' | 'deallocate'> = {
@@ -12,8 +14,8 @@ export const preparedCommands: Pick<UtilityHandlers, 'prepare' | 'execute' | 'de
 
   async execute(ctx, c, signal) {
     const p = ctx.prepared.get(c.name);
-    const args = await ctx.evalArgs(ctx.physicalPlan(c.args), c.args.types, signal);
-    return ctx.runParsed(p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
+    const args = await evalArgs(ctx, ctx.physicalPlan(c.args), c.args.types, signal);
+    return runParsed(ctx, p.stmt, args, p.paramTypes.length > 0 ? p.paramTypes : c.args.types, signal);
   },
 
   async deallocate(ctx, c) {
