@@ -8,7 +8,8 @@
  * warehouse. After every kill: every acknowledged commit is there and nothing else (at
  * most the one in flight), and no retained snapshot names a missing file. At the end: the
  * restarted gateway answers the same through SQL, and orphan cleanup removes every file
- * the killed optimizers left behind. FLOE_CRASH_SERVE_ARGS adds serve flags (tiering on or off).
+ * the killed optimizers left behind. Tiering runs too (floe serve's default; a kill must
+ * find tiered files); FLOE_CRASH_SERVE_ARGS adds serve flags (e.g. --no-log-tiering).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +18,7 @@ import type { FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openWarehouse } from '../../src/lake/index.js';
+import { isLogPath, openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { expectedRows, uniqueKey } from '../lake/crash/crash-model.js';
 import { readRows } from '../lake/helpers/read-table.js';
@@ -91,6 +92,18 @@ async function killMoment(dataDir: string, rand: () => number, midOptimize: bool
   });
 }
 
+/**
+ * Tiered change files any retained snapshot lists: the writer's commits are all small, so
+ * every change file not in the log was written by tiering.
+ */
+function tieredFilesListed(wh: Warehouse, table: TableMetadata): number {
+  const paths = new Set<string>();
+  for (const s of wh.listSnapshots(table)) {
+    for (const f of wh.listFiles(table, { kind: 'snapshot', id: s.id })) if (f.store === 'change' && !isLogPath(f.path)) paths.add(f.path);
+  }
+  return paths.size;
+}
+
 /** Checks the table after a kill; returns the last commit it holds. */
 async function checkAfterKill(wh: Warehouse, table: TableMetadata, warehouseDir: string, acked: number): Promise<number> {
   const rows = await readRows(wh, { table });
@@ -118,7 +131,7 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
   });
   await setup.close();
   const dataDir = join(dir, 'data', String(table.id));
-  // One optimizer thread, as on a 2-core box by default; FLOE_CRASH_SERVE_ARGS adds flags (e.g. --log-tiering).
+  // One optimizer thread, as on a 2-core box by default; FLOE_CRASH_SERVE_ARGS adds flags (e.g. --no-log-tiering).
   // One scan thread: the writer reads one key at most per statement, and every restart starts each thread anew.
   const serveArgs = ['--data', dir, '--optimizer-threads', '1', '--scan-threads', '1', ...(process.env['FLOE_CRASH_SERVE_ARGS'] ?? '').split(' ').filter((a) => a !== '')];
   let loaded: LoadedGateway = loadGateway();
@@ -127,6 +140,7 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
   const kinds = { 'mid-optimize': 0, random: 0 };
   /** Base files on disk at a kill that no snapshot took: what killed optimizers left. */
   const leftovers = new Set<string>();
+  let killsWithTieredFiles = 0;
   let next = 0;
   let acked = -1;
   try {
@@ -150,6 +164,7 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
       try {
         await expireDeadHolders(wh, table);
         next = (await checkAfterKill(wh, table, dir, acked)) + 1;
+        if (tieredFilesListed(wh, table) > 0) killsWithTieredFiles++;
         const referenced = new Set(wh.listSnapshots(table).flatMap((s) => wh.listFiles(table, { kind: 'snapshot', id: s.id }).map((f) => f.path.split('/').at(-1)!)));
         for (const f of onDisk) if (!referenced.has(f) && existsSync(join(dataDir, f))) leftovers.add(f);
       } finally { await wh.close(); }
@@ -180,12 +195,14 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
       const onDisk = existsSync(dataDir) ? readdirSync(dataDir).map((f) => join(dataDir, f)) : [];
       assert.deepEqual(onDisk.filter((f) => !visible.has(f)), [], 'after cleanup only visible files remain');
       await checkAfterKill(wh, table, dir, next - 1);
-      t.diagnostic(`seed ${seed}; ${next} commits; kills ${JSON.stringify(kinds)}; ${leftovers.size} base files left by killed optimizers, ${deletedFiles.length} orphans removed at the end`);
+      t.diagnostic(`seed ${seed}; ${next} commits; kills ${JSON.stringify(kinds)}; ${leftovers.size} base files left by killed optimizers, ${deletedFiles.length} orphans removed at the end; tiered files listed after ${killsWithTieredFiles} kills`);
     } finally { await wh.close(); }
     const sorted = [...startMs].sort((a, b) => a - b);
     t.diagnostic(`gateway restart (modules preloaded) to listening: median ${sorted[sorted.length >> 1]!.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
     // The kills must have hit the optimizer at work, or this test proves nothing about it.
     assert.ok(leftovers.size > 0, `some kills landed mid-optimize (kills ${JSON.stringify(kinds)})`);
+    // Likewise tiering, which floe serve runs by default.
+    if (!serveArgs.includes('--no-log-tiering')) assert.ok(killsWithTieredFiles > 0, 'some kills found tiered change files');
   } finally {
     loaded.discard();
     if (gateway !== undefined) await gateway.kill();
