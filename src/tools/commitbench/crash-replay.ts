@@ -15,8 +15,8 @@ import type { SqlTarget } from './sql-target.js';
 const TABLE = 'replay_t';
 /** Connections committing at once while the rows go in (the commits are setup, not timed). */
 const WRITERS = 4;
-/** Tiering and optimizing off, so every committed row is still in the log at the crash. */
-const UNTIERED = { 'self-optimizing.enabled': 'false', 'log.tier-interval': '24h' } as const;
+/** Tiering (by age and by size) and optimizing off, so every committed row is still in the log at the crash. */
+const UNTIERED = { 'self-optimizing.enabled': 'false', 'log.tier-interval': '24h', 'log.tier-size': '1024GB' } as const;
 /** A gateway line that says the log replay finished (the lead's recovery logs it). */
 const REPLAYED = /log replayed|replayed the log|log replay (done|finished)/i;
 
