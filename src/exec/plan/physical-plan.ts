@@ -73,21 +73,29 @@ export interface LakeTableRef {
   readonly name: string;
 }
 
+/** What a scan of a lake table reads, in the logical plan and the physical one alike. */
+export interface ScanSelection {
+  /** Time travel (FOR SYSTEM_TIME / SYSTEM_VERSION AS OF) or a branch read through `t$branch_b`. */
+  readonly at?: ScanSnapshotSelector;
+  /** Table column names to read, in output order. */
+  readonly projection: readonly string[];
+  /** Predicates offered to the lake for pruning; `residual` always re-checks them. */
+  readonly filters: readonly ScanFilterSpec[];
+  /** Predicate over the output columns, applied after the lake's scan. */
+  readonly residual?: Expr;
+  readonly limit?: number;
+  readonly columns: readonly OutputColumn[];
+}
+
 /**
  * A scan of a lake table. Output columns are `projection` in order (table column
  * names). `filters` are offered to the lake's planScan for pruning/pushdown; the
  * executor re-applies `residual` (which must imply every filter the lake did not
  * report 'exact') over the output columns.
  */
-export interface LakeScanPlan {
+export interface LakeScanPlan extends ScanSelection {
   readonly kind: 'lakeScan';
   readonly table: LakeTableRef;
-  readonly at?: ScanSnapshotSelector;
-  readonly projection: readonly string[];
-  readonly filters: readonly ScanFilterSpec[];
-  readonly residual?: Expr;
-  readonly limit?: number;
-  readonly columns: readonly OutputColumn[];
   /**
    * [min, max] of projected integer columns over the table's file statistics when
    * planned: a runtime filter whose keys are every integer of a range holding the
@@ -498,11 +506,15 @@ export interface MergeAction {
  * appended by the planner. Actions' expressions are over that combined row.
  * A target row matched twice fails with 21000.
  */
-export interface MergePlan {
+export interface MergePlan extends MergeTarget {
   readonly kind: 'merge';
+  readonly input: PhysicalPlan;
+}
+
+/** What MERGE writes and how, in the logical plan and the physical one alike (its input aside). */
+export interface MergeTarget {
   readonly table: LakeTableRef;
   readonly ref?: string;
-  readonly input: PhysicalPlan;
   readonly sourceWidth: number;
   readonly sourcePresent: number;
   readonly targetPresent: number;

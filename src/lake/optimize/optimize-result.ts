@@ -45,7 +45,19 @@ export interface OptimizeOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface OptimizeResult {
+/** What an optimize process read and wrote. */
+export interface RewriteVolume {
+  /** Data files read and replaced (change and base), and their bytes and rows. */
+  readonly filesIn: number;
+  readonly bytesIn: number;
+  readonly rowsIn: number;
+  /** Data files written, and their bytes and rows. */
+  readonly filesOut: number;
+  readonly bytesOut: number;
+  readonly rowsOut: number;
+}
+
+export interface OptimizeResult extends RewriteVolume {
   readonly kind: OptimizeKind;
   /** The snapshot the optimizer committed, or undefined when there was nothing to do. */
   readonly snapshotId: bigint | undefined;
@@ -57,14 +69,6 @@ export interface OptimizeResult {
   /** Change files of big nodes compacted into one per node, their base left alone (minorAction). */
   readonly changeFilesCompacted: number;
   readonly baseFilesWritten: number;
-  /** Data files read and replaced (change and base), and their bytes and rows. */
-  readonly filesIn: number;
-  readonly bytesIn: number;
-  readonly rowsIn: number;
-  /** Data files written, and their bytes and rows. */
-  readonly filesOut: number;
-  readonly bytesOut: number;
-  readonly rowsOut: number;
   readonly lowWatermark: bigint;
   /** Nodes skipped because another optimizer committed to them first. */
   readonly conflicts: number;

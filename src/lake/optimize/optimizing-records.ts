@@ -1,4 +1,4 @@
-import type { OptimizeKind } from './optimize-result.js';
+import type { OptimizeKind, RewriteVolume } from './optimize-result.js';
 
 /**
  * What the self-optimizing service keeps in the catalog, so every process on a warehouse
@@ -18,7 +18,7 @@ export interface OptimizerGroup {
  * One ended optimize process (floe_optimizing_history): it succeeded, failed, or was
  * canceled because the service running it stopped (not the table's fault, so no back-off).
  */
-export interface OptimizingRun {
+export interface OptimizingRun extends RewriteVolume {
   readonly id: number;
   readonly tableId: number;
   readonly kind: OptimizeKind;
@@ -29,12 +29,6 @@ export interface OptimizingRun {
   readonly durationMs: number;
   readonly nodes: number;
   readonly splits: number;
-  readonly filesIn: number;
-  readonly bytesIn: number;
-  readonly rowsIn: number;
-  readonly filesOut: number;
-  readonly bytesOut: number;
-  readonly rowsOut: number;
   readonly snapshotId: bigint | undefined;
   readonly error: string | undefined;
 }
@@ -62,4 +56,34 @@ export interface OptimizingTableState {
   readonly consecutiveFailures: number;
   /** No scheduled attempt before this (back-off after failures). */
   readonly nextAttemptMicros: bigint | undefined;
+}
+
+/**
+ * One row of floe_optimizing: a table's optimizing status and metrics as the
+ * self-optimizing service reports them (src/service builds it; src/sql's view reads it).
+ */
+export interface OptimizingTableRow {
+  readonly tableId: number;
+  readonly namespace: string;
+  readonly table: string;
+  readonly enabled: boolean;
+  readonly group: string;
+  readonly status: OptimizingStatus;
+  readonly pendingChangeFiles: number;
+  readonly pendingChangeRows: number;
+  readonly pendingChangeBytes: number;
+  readonly baseFiles: number;
+  readonly smallFiles: number;
+  readonly lastMinorMicros: bigint | undefined;
+  readonly lastMajorMicros: bigint | undefined;
+  readonly lastFullMicros: bigint | undefined;
+  /** How long the oldest unfolded change has waited (0 when none). */
+  readonly optimizingLagMs: number;
+  readonly readAmplification: number;
+  readonly readAmplificationMax: number;
+  /** 0–100, higher is healthier (src/service's health-score.ts). */
+  readonly healthScore: number;
+  readonly quota: number;
+  /** Share of the group's thread time the table used over the last hour. */
+  readonly occupation: number;
 }

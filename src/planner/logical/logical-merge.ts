@@ -1,22 +1,13 @@
-import type { CheckConstraintPlan, Expr, LakeTableRef, MergeAction, OutputColumn } from '../../exec/index.js';
+import type { MergeTarget } from '../../exec/index.js';
 import type { LogicalPlan } from './logical-plan.js';
 
 /**
  * MERGE into a lake table: `input` is source ++ target row (++ row id for append
  * tables) ++ sourcePresent ++ targetPresent, as EXEC's MergePlan expects.
  */
-export interface LogicalMerge {
+export interface LogicalMerge extends MergeTarget {
   readonly kind: 'merge';
-  readonly table: LakeTableRef;
-  readonly ref?: string;
   readonly input: LogicalPlan;
-  readonly sourceWidth: number;
-  readonly sourcePresent: number;
-  readonly targetPresent: number;
-  readonly actions: readonly MergeAction[];
-  readonly returning?: readonly Expr[];
-  readonly checks?: readonly CheckConstraintPlan[];
-  readonly columns: readonly OutputColumn[];
 }
 
 export const LogicalMerge = Object.freeze({

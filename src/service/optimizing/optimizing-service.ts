@@ -1,33 +1,9 @@
 import type {
-  OptimizeKind, OptimizerGroup, OptimizingRun, OptimizingStatus, SchedulingPolicy, TableMetadata,
+  OptimizeKind, OptimizerGroup, OptimizingRun, OptimizingTableRow, SchedulingPolicy, TableMetadata,
 } from '../../lake/index.js';
 
 /** One row of floe_optimizing. */
-export interface OptimizingTableRow {
-  readonly tableId: number;
-  readonly namespace: string;
-  readonly table: string;
-  readonly enabled: boolean;
-  readonly group: string;
-  readonly status: OptimizingStatus;
-  readonly pendingChangeFiles: number;
-  readonly pendingChangeRows: number;
-  readonly pendingChangeBytes: number;
-  readonly baseFiles: number;
-  readonly smallFiles: number;
-  readonly lastMinorMicros: bigint | undefined;
-  readonly lastMajorMicros: bigint | undefined;
-  readonly lastFullMicros: bigint | undefined;
-  /** How long the oldest unfolded change has waited (0 when none). */
-  readonly optimizingLagMs: number;
-  readonly readAmplification: number;
-  readonly readAmplificationMax: number;
-  /** 0–100, higher is healthier (see health-score.ts). */
-  readonly healthScore: number;
-  readonly quota: number;
-  /** Share of the group's thread time the table used over the last hour. */
-  readonly occupation: number;
-}
+export type { OptimizingTableRow } from '../../lake/index.js';
 
 /** One row of floe_optimizer_groups. */
 export interface OptimizerGroupRow extends OptimizerGroup {

@@ -1,4 +1,4 @@
-import type { OptimizingRun } from '../../lake/index.js';
+import type { OptimizingRun, OptimizingTableRow } from '../../lake/index.js';
 import type { CatalogView } from './catalog-view.js';
 
 /**
@@ -15,28 +15,8 @@ export interface ServiceRelations {
   groups(): readonly OptimizerGroupInfo[];
 }
 
-export interface OptimizingTableInfo {
-  readonly tableId: number;
-  readonly namespace: string;
-  readonly table: string;
-  readonly enabled: boolean;
-  readonly group: string;
-  readonly status: string;
-  readonly pendingChangeFiles: number;
-  readonly pendingChangeRows: number;
-  readonly pendingChangeBytes: number;
-  readonly baseFiles: number;
-  readonly smallFiles: number;
-  readonly lastMinorMicros: bigint | undefined;
-  readonly lastMajorMicros: bigint | undefined;
-  readonly lastFullMicros: bigint | undefined;
-  readonly optimizingLagMs: number;
-  readonly readAmplification: number;
-  readonly readAmplificationMax: number;
-  readonly healthScore: number;
-  readonly quota: number;
-  readonly occupation: number;
-}
+/** One floe_optimizing row: the service's report of a table (the lake's shape, which src/service fills). */
+export type OptimizingTableInfo = OptimizingTableRow;
 
 /** One floe_optimizing_history row: the lake's record of a finished or failed process, as the catalog keeps it. */
 export type OptimizingRunInfo = OptimizingRun;
