@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { chQueries, CH_VIEWS } from '../chbench/ch-queries.js';
-import { runChStream } from '../chbench/chbench-driver.js';
+import { chStreamBasics, runChStream } from '../chbench/chbench-driver.js';
+import type { ChStreamPacing } from '../chbench/chbench-driver.js';
 import type { ChStreamResult } from '../chbench/chbench-driver.js';
 import { loadChBenchmark } from '../chbench/chbench-loader.js';
-import { firstHistoryIdAfterLoad, TpccGenerator, tpccScale } from '../chbench/tpcc-generator.js';
+import { TpccGenerator, tpccScale } from '../chbench/tpcc-generator.js';
 import type { TpccScale } from '../chbench/tpcc-generator.js';
 import { CH_TABLES } from '../chbench/tpcc-schema.js';
 import { startPostgresCluster } from '../pg/postgres-cluster.js';
@@ -18,14 +19,9 @@ import { sampleSource } from './source-sampler.js';
 import type { SourceSample } from './source-sampler.js';
 import { machineDescription } from '../machine.js';
 
-export interface CdcBenchOptions {
+export interface CdcBenchOptions extends ChStreamPacing {
   readonly warehouses: number;
   readonly scale?: Partial<Omit<TpccScale, 'warehouses'>>;
-  readonly txRate: number;
-  readonly clients: number;
-  readonly periods: number;
-  readonly periodMs: number;
-  readonly queryTimeoutMs: number;
   readonly queries?: readonly number[];
   /** An existing PostgreSQL 15 with wal_level = logical (a database is created in it and dropped after); otherwise a throwaway cluster. */
   readonly sourceUrl?: string;
@@ -135,14 +131,7 @@ export async function runCdcBenchmark(opts: CdcBenchOptions): Promise<CdcBenchRe
           url: gateway.url,
           txUrl: sourceUrl,
           stamps: tracker,
-          scale,
-          txRate: opts.txRate,
-          clients: opts.clients,
-          periods: opts.periods,
-          periodMs: opts.periodMs,
-          queries,
-          queryTimeoutMs: opts.queryTimeoutMs,
-          firstHistoryId: firstHistoryIdAfterLoad(scale),
+          ...chStreamBasics(scale, queries, opts),
           seed: 'cdcbench',
           gatewayUsage: () => gateway.usage(),
           log,

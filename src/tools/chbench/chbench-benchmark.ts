@@ -5,24 +5,20 @@ import pg from 'pg';
 import { openWarehouse } from '../../lake/index.js';
 import { startGateway } from '../tpch/gateway-process.js';
 import { chQueries, CH_SKIPPED } from './ch-queries.js';
-import { runChStream } from './chbench-driver.js';
+import { chStreamBasics, runChStream } from './chbench-driver.js';
+import type { ChStreamPacing } from './chbench-driver.js';
 import type { ChStreamResult } from './chbench-driver.js';
 import { loadChBenchmark } from './chbench-loader.js';
 import { DuckDbPeer } from './duckdb-peer.js';
-import { firstHistoryIdAfterLoad, TpccGenerator, tpccScale } from './tpcc-generator.js';
+import { TpccGenerator, tpccScale } from './tpcc-generator.js';
 import type { TpccScale } from './tpcc-generator.js';
 import { CH_TABLES } from './tpcc-schema.js';
 import { machineDescription } from '../machine.js';
 
 export type ChRunMode = 'optimizing' | 'no-optimizing';
 
-export interface ChBenchOptions {
+export interface ChBenchOptions extends ChStreamPacing {
   readonly warehouses: number;
-  readonly txRate: number;
-  readonly clients: number;
-  readonly periods: number;
-  readonly periodMs: number;
-  readonly queryTimeoutMs: number;
   /** Query numbers to run (default every one not skipped). */
   readonly queries?: readonly number[];
   /** Which runs, in order (default both: optimizing, then no-optimizing). */
@@ -108,14 +104,7 @@ export async function runChBenchmark(opts: ChBenchOptions): Promise<ChBenchRepor
         gateway = await startGateway(dir, serveArgs, { nodeArgs: opts.serveNodeArgs });
         const stream = await runChStream({
           url: gateway.url,
-          scale,
-          txRate: opts.txRate,
-          clients: opts.clients,
-          periods: opts.periods,
-          periodMs: opts.periodMs,
-          queries,
-          queryTimeoutMs: opts.queryTimeoutMs,
-          firstHistoryId: firstHistoryIdAfterLoad(scale),
+          ...chStreamBasics(scale, queries, opts),
           seed: 'chbench',
           gatewayUsage: () => gateway.usage(),
           explainAnalyze: opts.explainAnalyze === true,

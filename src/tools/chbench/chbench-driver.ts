@@ -6,6 +6,7 @@ import { readOptimizerWork } from './optimizer-work.js';
 import type { OptimizerWork } from './optimizer-work.js';
 import type { GatewayUsage } from '../tpch/gateway-process.js';
 import type { TableFiles } from './table-files.js';
+import { firstHistoryIdAfterLoad } from './tpcc-generator.js';
 import type { TpccScale } from './tpcc-generator.js';
 import { TpccRandom } from './tpcc-random.js';
 import { pickTxKind, runTpccTransaction, TPCC_TX_KINDS } from './tpcc-transactions.js';
@@ -48,6 +49,18 @@ export interface ChStreamOptions {
   /** Measured queries run as EXPLAIN ANALYZE (the warm-up runs them plain); each sample keeps the plan text. */
   readonly explainAnalyze?: boolean;
   readonly log?: (line: string) => void;
+}
+
+/** The pacing fields of a bench's command line that a stream takes as they are. */
+export type ChStreamPacing = Pick<ChStreamOptions, 'txRate' | 'clients' | 'periods' | 'periodMs' | 'queryTimeoutMs'>;
+
+/**
+ * The stream options every CH-benCHmark stream shares: the scale and queries, the pacing
+ * from the command line, and history keys above the loaded rows.
+ */
+export function chStreamBasics(scale: TpccScale, queries: readonly ChQuery[], pacing: ChStreamPacing) {
+  const { txRate, clients, periods, periodMs, queryTimeoutMs } = pacing;
+  return { scale, queries, txRate, clients, periods, periodMs, queryTimeoutMs, firstHistoryId: firstHistoryIdAfterLoad(scale) };
 }
 
 export interface QuerySample {
