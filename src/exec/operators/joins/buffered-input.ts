@@ -1,5 +1,7 @@
-import { ArrowColumn, columnSource, lazyBatch } from '../../arrow/columnar-batch.js';
-import type { ColumnSource, ColumnarBatch } from '../../arrow/columnar-batch.js';
+import { columnSource, lazyBatch } from '../../arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../../arrow/columnar-batch.js';
+import { ArrowColumn, valuesColumn } from '../../arrow/column-source.js';
+import type { ArrowForm, ColumnSource } from '../../arrow/column-source.js';
 import { concatData } from '../../arrow/concat-data.js';
 import type { RunState } from '../../run-state.js';
 import { estimateBytes } from '../operator-support.js';
@@ -42,8 +44,9 @@ export function concatBatches(batches: readonly ColumnarBatch[], numRows: number
   const sources: ColumnSource[] = [];
   for (let c = 0; c < width; c++) {
     const srcs = batches.map((b) => columnSource(b, c));
-    if (srcs.length > 0 && srcs.every((p) => p instanceof ArrowColumn)) {
-      const arrow = srcs as ArrowColumn[];
+    const arrow: ArrowForm[] = [];
+    for (const p of srcs) if (p.kind !== 'values') arrow.push(p);
+    if (arrow.length > 0 && arrow.length === srcs.length) {
       const data = concatData(arrow.map((p) => p.data));
       if (data) { sources.push(new ArrowColumn(data, arrow[0]!.type)); continue; }
     }
@@ -52,7 +55,7 @@ export function concatBatches(batches: readonly ColumnarBatch[], numRows: number
       const src = b.columns[c]!;
       for (let i = 0; i < b.numRows; i++) out.push(src[i]);
     }
-    sources.push(out);
+    sources.push(valuesColumn(out));
   }
   return lazyBatch(numRows, sources);
 }
