@@ -149,23 +149,31 @@ export async function collectInput(input: Operator, run: RunState, what: string)
     bytes += est;
     run.memory.reserve(est, what);
   }
-  // A column no batch has decoded stays Arrow data (one copy of its buffers), decoded only if read.
-  const sources = input.columns.map((_, c): ColumnSource => {
-    const parts = batches.map((b) => columnSource(b, c));
-    const arrow: ArrowForm[] = [];
-    for (const p of parts) if (p.kind !== 'values') arrow.push(p);
-    if (arrow.length > 0 && arrow.length === parts.length) {
-      const data = concatData(arrow.map((p) => p.data));
-      if (data) return new ArrowColumn(data, arrow[0]!.type);
-    }
-    const out: unknown[] = [];
-    for (const b of batches) {
-      const src = b.columns[c]!;
-      for (let i = 0; i < b.numRows; i++) out.push(src[i]);
-    }
-    return valuesColumn(out);
-  });
+  const sources = input.columns.map((_, c) => concatColumn(batches, c));
   return { columns: lazyBatch(n, sources).columns, numRows: n, bytes };
+}
+
+/**
+ * Column `c` of several batches as one: Arrow data when no batch has decoded it
+ * (one copy of its buffers, decoded only if read), else values copied one by one.
+ */
+export function concatColumn(batches: readonly ColumnarBatch[], c: number): ColumnSource {
+  const parts: ArrowForm[] = [];
+  for (const b of batches) {
+    const p = columnSource(b, c);
+    if (p.kind === 'values') break;
+    parts.push(p);
+  }
+  if (parts.length > 0 && parts.length === batches.length) {
+    const data = concatData(parts.map((p) => p.data));
+    if (data) return new ArrowColumn(data, parts[0]!.type);
+  }
+  const out: unknown[] = [];
+  for (const b of batches) {
+    const src = b.columns[c]!;
+    for (let i = 0; i < b.numRows; i++) out.push(src[i]);
+  }
+  return valuesColumn(out);
 }
 
 /** Coarse size of a batch once decoded: 16 bytes per value plus string payloads. */
