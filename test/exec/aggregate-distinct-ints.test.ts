@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { makeVector } from 'apache-arrow';
-import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
-import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
+import { lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { decodeColumn, valuesColumn } from '../../src/exec/arrow/column-source.js';
 import { AggregateTable } from '../../src/exec/aggregate/aggregate-table.js';
 import { compileAggregation } from '../../src/exec/aggregate/compile-aggregation.js';
 import { createRunState } from '../../src/exec/run-state.js';
@@ -46,7 +45,7 @@ test('count(DISTINCT) and sum(DISTINCT) over int4 and int2 count each value once
     });
     const table = new AggregateTable(spec);
     for (const rows of batches) {
-      await table.sink(lazyBatch(rows.length, [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]), run);
+      await table.sink(lazyBatch(rows.length, [0, 1, 2].map((k) => valuesColumn(rows.map((r) => r[k])))), run);
     }
     const expected = new Map<number, { v4: Set<number>; v2: Set<number>; all: number }>();
     for (const [g, v4, v2] of batches.flat()) {
@@ -57,7 +56,7 @@ test('count(DISTINCT) and sum(DISTINCT) over int4 and int2 count each value once
     }
     const f = table.finish(false);
     assert.equal(f.numRows, expected.size);
-    const cols = f.columns.map((c) => (c instanceof ArrowColumn ? vectorToValues(makeVector(c.data), c.type) : c)) as unknown[][];
+    const cols = f.columns.map(decodeColumn);
     for (let r = 0; r < f.numRows; r++) {
       const e = expected.get(Number(cols[0]![r]))!;
       const sum = [...e.v4].reduce((s, v) => s + BigInt(v), 0n);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AggregateCall, Expr } from '../../src/exec/index.js';
-import { ArrowColumn, decodeColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { decodeColumn, valuesColumn } from '../../src/exec/arrow/column-source.js';
 import { AggregateTable } from '../../src/exec/aggregate/aggregate-table.js';
 import { BufferedStates } from '../../src/exec/aggregate/buffered-states.js';
 import { compileAggregation } from '../../src/exec/aggregate/compile-aggregation.js';
@@ -53,13 +54,13 @@ test('every route groups the same rows alike: int, numeric, text, composite keys
   const rows: [number | null, string | null, string | null][] = [
     [1, '0.50', 'a'], [2, '0.5', 'b'], [1, '1', 'a'], [null, null, null], [2, '0.50', 'b'], [null, '1.0', 'a'], [1, '0.5', null],
   ];
-  const batch = lazyBatch(rows.length, [0, 1, 2].map((k) => rows.map((r) => r[k] ?? null)));
+  const batch = lazyBatch(rows.length, [0, 1, 2].map((k) => valuesColumn(rows.map((r) => r[k] ?? null))));
   const groups = async (s: AggregateSpec) => {
     const table = new AggregateTable(compileAggregation(s));
     await table.sink(batch, run);
     table.ensureEmptySets();
     const { columns, numRows } = table.finish(s.groupingSets !== undefined);
-    const values = columns.map((col) => (col instanceof ArrowColumn ? decodeColumn(col) : col));
+    const values = columns.map(decodeColumn);
     return Array.from({ length: numRows }, (_, g) => values.map((col) => String(col[g])).join('|')).sort();
   };
   assert.deepEqual(await groups(spec([])), ['7']);

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Int32, Utf8, vectorFromArray } from 'apache-arrow';
 import type { SqlType } from '../../src/common/sql-type.js';
-import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { arrowColumn } from '../../src/exec/arrow/column-source.js';
 import type { ColumnarBatch } from '../../src/exec/arrow/columnar-batch.js';
 import { compileExpr, compileExprWith } from '../../src/exec/expr/compile-expr.js';
 import type { Expr } from '../../src/exec/expr/expr.js';
@@ -44,7 +45,7 @@ test('fused-numeric: a * (1 - b) + a over Arrow decimals equals the general rout
   const e = op('+', op('*', col(0, NUM), op('-', one, col(1, NUM))), col(0, NUM));
   assertCovers('fused-numeric', e);
   fc.assert(fc.property(fc.array(fc.tuple(unscaled, unscaled), { minLength: 1, maxLength: 30 }), (rows) => {
-    const b = lazyBatch(rows.length, [0, 1].map((k) => new ArrowColumn(decimalData(rows.map((r) => r[k]!), 2), NUM)));
+    const b = lazyBatch(rows.length, [0, 1].map((k) => arrowColumn(decimalData(rows.map((r) => r[k]!), 2), NUM)));
     assertSameAsGeneral('fused-numeric', e, b);
   }), { numRuns: 100 });
 });
@@ -54,7 +55,7 @@ test('scaled-comparison: a decimal column against a numeric constant equals the 
     const e = op(o, col(0, NUM), lit('12.5', { kind: 'numeric' }));
     assertCovers('scaled-comparison', e);
     fc.assert(fc.property(fc.array(fc.oneof(fc.bigInt({ min: 1240n, max: 1260n }), unscaled), { minLength: 1, maxLength: 30 }), (rows) => {
-      const b = lazyBatch(rows.length, [new ArrowColumn(decimalData(rows, 2), NUM)]);
+      const b = lazyBatch(rows.length, [arrowColumn(decimalData(rows, 2), NUM)]);
       assertSameAsGeneral('scaled-comparison', e, b);
       // The values themselves, so the comparison is checked against the data and not only against itself.
       const got = compileExpr(e).evaluateSync(b, run);
@@ -69,7 +70,7 @@ test('equality-as-in-list: text = constant and text <> constant over Arrow UTF-8
     const e = op(o, col(0, t.text), lit('AIR', t.text));
     assertCovers('equality-as-in-list', e);
     fc.assert(fc.property(fc.array(words, { minLength: 1, maxLength: 30 }), (rows) => {
-      const b = lazyBatch(rows.length, [new ArrowColumn(vectorFromArray(rows, new Utf8()).data[0]!, t.text)]);
+      const b = lazyBatch(rows.length, [arrowColumn(vectorFromArray(rows, new Utf8()).data[0]!, t.text)]);
       assertSameAsGeneral('equality-as-in-list', e, b);
       const got = compileExpr(e).evaluateSync(b, run);
       rows.forEach((w, i) => assert.equal(got[i], w === null ? null : (w === 'AIR') === (o === '=')));
@@ -83,7 +84,7 @@ test('int-column-comparison: two Arrow int4 columns compared in their buffers eq
     const e = op(o, col(0, t.int4), col(1, t.int4));
     assertCovers('int-column-comparison', e);
     fc.assert(fc.property(fc.array(fc.tuple(ints, ints), { minLength: 1, maxLength: 30 }), (rows) => {
-      const b = lazyBatch(rows.length, [0, 1].map((k) => new ArrowColumn(vectorFromArray(rows.map((r) => r[k]!), new Int32()).data[0]!, t.int4)));
+      const b = lazyBatch(rows.length, [0, 1].map((k) => arrowColumn(vectorFromArray(rows.map((r) => r[k]!), new Int32()).data[0]!, t.int4)));
       assertSameAsGeneral('int-column-comparison', e, b);
       const got = compileExpr(e).evaluateSync(b, run);
       rows.forEach(([x, y], i) => assert.equal(got[i], x === null || y === null ? null : compare(o, x, y)));

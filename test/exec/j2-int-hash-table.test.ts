@@ -6,7 +6,8 @@ import { IntHashTable, intKeyChains } from '../../src/exec/operators/joins/int-h
 import type { JoinKeyIndex } from '../../src/exec/operators/joins/int-hash-table.js';
 import { int32Column } from '../../src/exec/operators/int32-column.js';
 import { buildRuntimeFilter, runtimeFilterSelection } from '../../src/exec/operators/runtime-filter.js';
-import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { arrowColumn } from '../../src/exec/arrow/column-source.js';
 
 /** The general path: a Map from key to its rows in order. */
 function mapChains(keys: readonly unknown[]): Map<unknown, number[]> {
@@ -69,7 +70,7 @@ test('runtime filter over an int4 Arrow column (sliced, undecoded) keeps the sam
   const data = makeData({ type: new Int32(), length: n, data: raw });
   const sliced = data.slice(123, 4000);
   const expected = Array.from(raw.subarray(123, 4123));
-  const arrowBatch = lazyBatch(4000, [new ArrowColumn(sliced, { kind: 'int4' })]);
+  const arrowBatch = lazyBatch(4000, [arrowColumn(sliced, { kind: 'int4' })]);
   assert.deepEqual(Array.from(int32Column(arrowBatch, 0)!), expected, 'offset applied');
   const plainBatch = { numRows: 4000, columns: [expected] };
   const filter = buildRuntimeFilter([5, -100, 2999, 17, 17, null, 400000], 'int', 0)!;
@@ -82,14 +83,14 @@ test('runtime filter over an int4 Arrow column (sliced, undecoded) keeps the sam
   // A column still standing for some rows of its data (a scan filter's selection) is read through them.
   // Every third row, and every row holding a key, so that some rows pass and more do not.
   const rows = Int32Array.from(Array.from({ length: n }, (_, r) => r).filter((r) => r % 3 === 1 || [5, -100, 2999, 17].includes(raw[r]!)));
-  const selected = lazyBatch(rows.length, [new ArrowColumn(data, { kind: 'int4' }, rows)]);
+  const selected = lazyBatch(rows.length, [arrowColumn(data, { kind: 'int4' }, rows)]);
   const decoded = { numRows: rows.length, columns: [Array.from(rows, (r) => raw[r]!)] };
   const viaRows = runtimeFilterSelection(selected, [filter], { removed: 0 });
   assert.ok(viaRows && viaRows.length > 0);
   assert.deepEqual(Array.from(viaRows), Array.from(runtimeFilterSelection(decoded, [filter], { removed: 0 })!));
   // With NULLs the buffer is not used: the decoded values decide.
   const withNulls = makeData({ type: new Int32(), length: 3, data: Int32Array.of(5, 0, 17), nullBitmap: Uint8Array.of(0b101), nullCount: 1 });
-  const nb = lazyBatch(3, [new ArrowColumn(withNulls, { kind: 'int4' })]);
+  const nb = lazyBatch(3, [arrowColumn(withNulls, { kind: 'int4' })]);
   assert.equal(int32Column(nb, 0), undefined);
   assert.deepEqual(Array.from(runtimeFilterSelection(nb, [buildRuntimeFilter([5, 17, 0], 'int', 0)!], { removed: 0 }) ?? []), [0, 2]);
 });

@@ -230,6 +230,7 @@ test('an inner join builds on whichever side is small: a left input past SMALL_L
   const { createHashJoinOperator } = await import('../../src/exec/operators/joins/hash-join-operator.js');
   const { SMALL_LEFT_ROWS } = await import('../../src/exec/operators/joins/build-side.js');
   const { lazyBatch } = await import('../../src/exec/arrow/columnar-batch.js');
+  const { valuesColumn } = await import('../../src/exec/arrow/column-source.js');
   type ColumnarBatch = import('../../src/exec/arrow/columnar-batch.js').ColumnarBatch;
   const { createRunState } = await import('../../src/exec/run-state.js');
   type Src = { plan: PhysicalPlan; columns: OutputColumn[]; execute: () => AsyncGenerator<ColumnarBatch> };
@@ -237,7 +238,7 @@ test('an inner join builds on whichever side is small: a left input past SMALL_L
     const batches: ColumnarBatch[] = [];
     for (let s0 = 0; s0 < rows; s0 += 8192) {
       const n = Math.min(8192, rows - s0);
-      batches.push(lazyBatch(n, columns.map((_, c) => Array.from({ length: n }, (_, k) => gen(c, s0 + k)))));
+      batches.push(lazyBatch(n, columns.map((_, c) => valuesColumn(Array.from({ length: n }, (_, k) => gen(c, s0 + k))))));
     }
     return { plan: { kind: 'values', columns, rows: [] }, columns, execute: async function* () { yield* batches; } };
   };

@@ -4,9 +4,8 @@ import fc from 'fast-check';
 import { DateDay, Dictionary, Field, Int16, Int32, Schema, Utf8, RecordBatch, Struct, makeData, makeVector, vectorFromArray } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import type { SqlType } from '../../src/common/sql-type.js';
-import {
-  ArrowColumn, arrowFormOf, columnSource, decodeBatch, decodeColumns, encodeColumnar, lazyBatch,
-} from '../../src/exec/arrow/columnar-batch.js';
+import { arrowFormOf, columnSource, decodeBatch, decodeColumns, encodeColumnar, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { arrowColumn, selectColumn, sliceColumn, valuesColumn } from '../../src/exec/arrow/column-source.js';
 import type { ColumnarBatch } from '../../src/exec/arrow/columnar-batch.js';
 import { concatData } from '../../src/exec/arrow/concat-data.js';
 import { scaledColumn } from '../../src/exec/arrow/scaled-vector.js';
@@ -89,12 +88,12 @@ test('an int2/int4 column cast to numeric takes the scaled path: the text path\'
       const decimals = decimalData(rows.map((r) => r[1]), scale);
       const sel = select ? Int32Array.from(rows.flatMap((_, i) => (i % 3 === 1 ? [] : [i, i]))) : undefined;
       const n = sel?.length ?? rows.length;
-      const b = lazyBatch(n, [new ArrowColumn(ints, t.int4, sel), new ArrowColumn(decimals, NUM, sel), new ArrowColumn(smalls, t.int2, sel)]);
+      const b = lazyBatch(n, [arrowColumn(ints, t.int4, sel), arrowColumn(decimals, NUM, sel), arrowColumn(smalls, t.int2, sel)]);
       const asNumeric = (i: number, type: SqlType): Expr => ({ kind: 'cast', arg: col(i, type), type: NUM } as Expr);
       for (const e of [op('*', col(1, NUM), asNumeric(0, t.int4)), op('-', asNumeric(2, t.int2), col(1, NUM)), asNumeric(0, t.int4)]) {
         const c = compileExpr(e);
         const expected = c.evaluateSync(eager(b), run);
-        const fresh = lazyBatch(n, [new ArrowColumn(ints, t.int4, sel), new ArrowColumn(decimals, NUM, sel), new ArrowColumn(smalls, t.int2, sel)]);
+        const fresh = lazyBatch(n, [arrowColumn(ints, t.int4, sel), arrowColumn(decimals, NUM, sel), arrowColumn(smalls, t.int2, sel)]);
         const v: ScaledVector | undefined = c.evaluateScaled?.(fresh);
         assert.ok(v !== undefined || e.kind === 'call', 'a plain cast of an int column has a scaled form');
         if (v) assert.deepEqual(Array.from({ length: v.length }, (_, i) => (v.valid && v.valid[i] === 0 ? null : formatScaled(v.unscaled[i]!, v.scale))), expected);
@@ -144,46 +143,47 @@ test('columns decode on first read; untouched ones move as Arrow data through se
   const ints = makeVector(Int32Array.from([10, 20, 30, 40])).data[0]!;
   const texts = vectorFromArray(['a', null, 'c', 'd'], new Utf8()).data[0]!;
   const b = decodeColumns(batchOf([ints, texts], ['i', 's']), ['i', 's'], [t.int4, t.text]);
-  assert.ok(columnSource(b, 1) instanceof ArrowColumn, 'not decoded before it is read');
+  assert.ok(columnSource(b, 1).kind !== 'values', 'not decoded before it is read');
   const picked = selectRows(b, Int32Array.from([3, 1, 0]));
-  assert.ok(columnSource(picked, 1) instanceof ArrowColumn, 'selection keeps an unread column in Arrow form');
+  assert.ok(columnSource(picked, 1).kind !== 'values', 'selection keeps an unread column in Arrow form');
   assert.deepEqual(picked.columns[1], ['d', null, 'a']);
   assert.deepEqual(picked.columns[0], [40, 20, 10]);
-  assert.ok(Array.isArray(columnSource(picked, 1)), 'a read text column is values from then on');
-  assert.ok(arrowFormOf(picked, 1) instanceof ArrowColumn, 'its Arrow form stays known');
-  assert.ok(columnSource(picked, 0) instanceof ArrowColumn, 'a read int column still moves as Arrow data');
+  assert.ok(columnSource(picked, 1).kind === 'values', 'a read text column is values from then on');
+  assert.ok(arrowFormOf(picked, 1) !== undefined, 'its Arrow form stays known');
+  assert.ok(columnSource(picked, 0).kind !== 'values', 'a read int column still moves as Arrow data');
   const again = selectRows(picked, Int32Array.from([2, 0]));
-  assert.ok(columnSource(again, 0) instanceof ArrowColumn && columnSource(again, 1) instanceof Array);
+  assert.ok(columnSource(again, 0).kind !== 'values' && columnSource(again, 1).kind === 'values');
   assert.deepEqual(again.columns.map((c) => [...c]), [[10, 40], ['a', 'd']]);
   // A 64-bit int decodes through a BigInt a value: once read, its values move on.
-  const wide = lazyBatch(2, [new ArrowColumn(makeVector(BigInt64Array.from([5n, 6n])).data[0]!, t.int8)]);
-  assert.ok(columnSource(wide, 0) instanceof ArrowColumn, 'unread, an int8 column is Arrow data');
+  const wide = lazyBatch(2, [arrowColumn(makeVector(BigInt64Array.from([5n, 6n])).data[0]!, t.int8)]);
+  assert.ok(columnSource(wide, 0).kind !== 'values', 'unread, an int8 column is Arrow data');
   assert.deepEqual([...wide.columns[0]!], [5n, 6n]);
-  assert.ok(Array.isArray(columnSource(wide, 0)), 'read, an int8 column is values');
+  assert.ok(columnSource(wide, 0).kind === 'values', 'read, an int8 column is values');
   // An encoded batch carries the unread column as it is and decodes to the same values.
   const fresh = selectRows(b, Int32Array.from([2, 1]));
   const rb = encodeColumnar([{ name: 'i', type: t.int4 }, { name: 's', type: t.text }], fresh);
   assert.deepEqual(vectorToValues(rb.getChildAt(1)!, t.text), ['c', null]);
   assert.deepEqual(decodeBatch(rb, [t.int4, t.text]).columns.map((c) => [...c]), [[30, 20], ['c', null]]);
-  const mixed = lazyBatch(2, [[1, 2], new ArrowColumn(makeVector(Int32Array.from([7, 8])).data[0]!, t.int4)]);
+  const mixed = lazyBatch(2, [valuesColumn([1, 2]), arrowColumn(makeVector(Int32Array.from([7, 8])).data[0]!, t.int4)]);
   assert.deepEqual(mixed.columns.map((c) => [...c]), [[1, 2], [7, 8]]);
   assert.equal(new Int32().typeId, ints.typeId);
 });
 
 test('a lazy batch\'s columns act as an array: each column decodes once, at its first read, and batches of one width stay apart', () => {
-  const ints = (xs: number[]) => new ArrowColumn(makeVector(Int32Array.from(xs)).data[0]!, t.int4);
-  const plain = ['x', 'y'];
+  const ints = (xs: number[]) => arrowColumn(makeVector(Int32Array.from(xs)).data[0]!, t.int4);
+  const plain = valuesColumn(['x', 'y']);
   const a = lazyBatch(2, [ints([1, 2]), plain, ints([3, 4])]);
-  const b = lazyBatch(2, [ints([5, 6]), ['p', 'q'], ints([7, 8])]);
+  const b = lazyBatch(2, [ints([5, 6]), valuesColumn(['p', 'q']), ints([7, 8])]);
   assert.equal(a.columns.length, 3);
-  assert.ok(columnSource(a, 0) instanceof ArrowColumn && columnSource(a, 2) instanceof ArrowColumn);
-  assert.equal(columnSource(a, 1), a.columns[1], 'a plain column is its values');
+  assert.ok(columnSource(a, 0).kind !== 'values' && columnSource(a, 2).kind !== 'values');
+  const one = columnSource(a, 1);
+  assert.ok(one.kind === 'values' && one.values === a.columns[1], 'a plain column is its values');
   const first = a.columns[0];
   assert.deepEqual(first, [1, 2]);
   assert.equal(a.columns[0], first, 'decoded once: the same array at every read');
   assert.equal(columnSource(a, 0), arrowFormOf(a, 0), 'a read int column is still carried as Arrow data');
-  assert.ok(columnSource(a, 2) instanceof ArrowColumn, 'another column is still undecoded');
-  assert.ok(arrowFormOf(a, 0) instanceof ArrowColumn && arrowFormOf(a, 1) === undefined);
+  assert.ok(columnSource(a, 2).kind !== 'values', 'another column is still undecoded');
+  assert.ok(arrowFormOf(a, 0) !== undefined && arrowFormOf(a, 1) === undefined);
   // Batches sharing a width share nothing else.
   assert.deepEqual(b.columns[0], [5, 6]);
   assert.deepEqual([...a.columns], [[1, 2], ['x', 'y'], [3, 4]]);
@@ -193,9 +193,8 @@ test('a lazy batch\'s columns act as an array: each column decodes once, at its 
   for (const c of b.columns) seen.push(c[0]);
   assert.deepEqual(seen, [5, 'p', 7]);
   // Without Arrow columns the batch holds a plain array of its own.
-  const sources = [[1], [2]];
-  const p = lazyBatch(1, sources);
-  assert.ok(Array.isArray(p.columns) && p.columns !== sources);
+  const p = lazyBatch(1, [valuesColumn([1]), valuesColumn([2])]);
+  assert.ok(Array.isArray(p.columns));
   assert.deepEqual(p.columns, [[1], [2]]);
 });
 
@@ -247,10 +246,11 @@ test('scan batches with a row selection: selections compose, slices and decoding
       assert.deepEqual(narrowed.columns[0], expectedRows.map((i) => values[i] ?? null));
       // The int column was never read: it is still Arrow, and its data holds exactly the selected rows.
       const n = columnSource(narrowed, 1);
-      assert.ok(n instanceof ArrowColumn);
+      assert.ok(n.kind === 'arrowRows');
       assert.deepEqual([...makeVector(n.data)], expectedRows.map((i) => i * 3));
       if (expectedRows.length >= 2) {
-        const half = n.slice(1, expectedRows.length);
+        const half = sliceColumn(n, 1, expectedRows.length);
+        assert.ok(half.kind === 'arrowRows');
         assert.equal(half.length, expectedRows.length - 1);
         assert.deepEqual([...makeVector(half.data)], expectedRows.slice(1).map((i) => i * 3));
       }
@@ -280,7 +280,7 @@ test('LIKE on a text column still in Arrow form (matched on its bytes) equals LI
       const got = c.evaluateSync(b, run);
       const want = c.evaluateSync(eager(decodeColumns(batchOf([vectorFromArray(values, new Utf8()).data[0]!], ['t']), ['t'], [TEXT])), run);
       values.forEach((v, i) => assert.equal(got[i], want[i], `${JSON.stringify(v)} ${negated ? 'NOT ' : ''}LIKE ${pattern}${useSel ? ' under AND' : ''}`));
-      assert.ok(columnSource(b, 0) instanceof ArrowColumn || pattern === 'a_b' || pattern === '%é%', 'the byte path leaves the column undecoded');
+      assert.ok(columnSource(b, 0).kind !== 'values' || pattern === 'a_b' || pattern === '%é%', 'the byte path leaves the column undecoded');
     },
   ), { numRuns: 300 });
 });
@@ -294,9 +294,8 @@ test('the scaled view of a numeric column read through a row selection is the vi
       const rows = Int32Array.from(values.map((_, i) => i).filter((i) => keep[i]));
       const selected = decodeColumns(batchOf([data], ['x']), ['x'], [NUM], rows);
       const form = columnSource(selected, 0);
-      assert.ok(form instanceof ArrowColumn && form.pending() !== undefined, 'not gathered yet');
+      assert.equal(form.kind, 'arrowRows', 'not gathered yet');
       const v = scaledColumn(selected, 0);
-      assert.ok(form.pending() !== undefined, 'still not gathered after the view');
       const chosen = [...rows].map((i) => values[i]!);
       const fits = chosen.every((x) => x === null || (x <= MAX && x >= -MAX));
       assert.equal(v !== undefined, fits, 'a view exactly when every selected value fits');
@@ -316,11 +315,13 @@ test('the scaled view of a numeric column read through a row selection is the vi
 
 test('a column selected through a view of a reused buffer keeps its rows when the buffer is overwritten', () => {
   const data = makeData({ type: new Int32(), length: 6, data: Int32Array.from([10, 11, 12, 13, 14, 15]) });
-  const col = new ArrowColumn(data, { kind: 'int4' });
+  const col = arrowColumn(data, { kind: 'int4' });
   const buffer = Int32Array.from([5, 3, 1, 0]);
-  const picked = col.select(buffer.subarray(0, 3)); // rows 5, 3, 1
+  const picked = selectColumn(col, buffer.subarray(0, 3)); // rows 5, 3, 1
   buffer.set([0, 0, 0, 0]); // the caller reuses its buffer (a join's pair buffer does)
-  assert.deepEqual([...makeVector(picked.select(Int32Array.from([2, 0])).data)], [11, 15]);
+  const again = selectColumn(picked, Int32Array.from([2, 0]));
+  assert.ok(picked.kind === 'arrowRows' && again.kind === 'arrowRows');
+  assert.deepEqual([...makeVector(again.data)], [11, 15]);
   assert.deepEqual([...makeVector(picked.data)], [15, 13, 11]);
 });
 
@@ -366,7 +367,7 @@ test('operators hand batches on as they are: a filtered, projected Arrow column 
   const columns = [{ name: 'i', type: t.int4 }, { name: 's', type: t.text }];
   const source = {
     plan: { kind: 'values', columns, rows: [] } as never, columns,
-    async *execute() { yield lazyBatch(100, [new ArrowColumn(ints, t.int4), new ArrowColumn(texts, t.text)]); },
+    async *execute() { yield lazyBatch(100, [arrowColumn(ints, t.int4), arrowColumn(texts, t.text)]); },
   };
   const filter = createFilterOperator({ kind: 'filter', input: source.plan, predicate: op('>', col(0, t.int4), lit(90, t.int4)), columns } as never, source);
   const project = createProjectOperator({ kind: 'project', input: filter.plan, exprs: [col(1, t.text)], columns: [columns[1]!] } as never, filter);
@@ -374,8 +375,8 @@ test('operators hand batches on as they are: a filtered, projected Arrow column 
   for await (const b of project.execute(run)) out.push(b);
   assert.equal(out.length, 1);
   const s = columnSource(out[0]!, 0);
-  assert.ok(s instanceof ArrowColumn && s.pending() !== undefined, 'the text column is not gathered between operators');
-  assert.deepEqual([...s.pending()!.rows], [91, 92, 93, 94, 95, 96, 97, 98, 99]);
+  assert.ok(s.kind === 'arrowRows', 'the text column is not gathered between operators');
+  assert.deepEqual([...s.rows], [91, 92, 93, 94, 95, 96, 97, 98, 99]);
   assert.deepEqual(out[0]!.columns[0], ['t91', 't92', 't93', 't94', 't95', 't96', 't97', 't98', 't99']);
 });
 
@@ -414,7 +415,7 @@ test('[NOT] IN over text and bpchar columns in Arrow form (tested on bytes) equa
       const data = vectorFromArray(values, new Utf8()).data[0]!;
       const rows = selected ? Int32Array.from(values.map((_, i) => i).filter((i) => i % 3 !== 1)) : undefined;
       const n = rows?.length ?? values.length;
-      const b = lazyBatch(n, [new ArrowColumn(data, type, rows)]);
+      const b = lazyBatch(n, [arrowColumn(data, type, rows)]);
       const e = { kind: 'inList', arg: col(0, type), list: items.map((x) => ({ kind: 'cast', arg: lit(x, t.text), type })), eqFn: type.kind === 'text' ? '=(text,text)' : '=(bpchar,bpchar)', negated, type: t.bool } as Expr;
       const c = compileExpr(e);
       const onBytes = c.evaluateSync(b, run);

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Int32, Utf8, makeVector, vectorFromArray } from 'apache-arrow';
+import { Int32, Utf8, vectorFromArray } from 'apache-arrow';
 import type { SqlType } from '../../src/common/sql-type.js';
-import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
-import type { ColumnSource } from '../../src/exec/arrow/columnar-batch.js';
-import { vectorToValues } from '../../src/exec/arrow/vector-values.js';
+import { lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { arrowColumn, decodeColumn, valuesColumn } from '../../src/exec/arrow/column-source.js';
+import type { ColumnSource } from '../../src/exec/arrow/column-source.js';
 import type { Expr } from '../../src/exec/index.js';
 import { AggregateTable } from '../../src/exec/aggregate/aggregate-table.js';
 import { compileAggregation } from '../../src/exec/aggregate/compile-aggregation.js';
@@ -56,14 +56,14 @@ function arrowBatch(b: BatchSpec) {
   const rows = selected(b);
   const sources: ColumnSource[] = TYPES.map((type, ci) => {
     const data = ci === 2 ? vectorFromArray(b.rows.map((r) => r[2]), new Int32()).data[0]! : vectorFromArray(b.rows.map((r) => r[ci]), new Utf8()).data[0]!;
-    return new ArrowColumn(data, type, b.selection ? Int32Array.from(b.selection) : undefined);
+    return arrowColumn(data, type, b.selection ? Int32Array.from(b.selection) : undefined);
   });
   return lazyBatch(rows.length, sources);
 }
 
 function valueBatch(b: BatchSpec) {
   const rows = selected(b);
-  return lazyBatch(rows.length, TYPES.map((_, ci) => rows.map((r) => r[ci])));
+  return lazyBatch(rows.length, TYPES.map((_, ci) => valuesColumn(rows.map((r) => r[ci]))));
 }
 
 const count = aggId('count');
@@ -75,7 +75,7 @@ const spec = (keys: number[]): AggregateSpec => ({
 /** Finished rows, sorted; a bpchar key's value is compared without its padding (which row's spelling a group keeps is not defined). */
 function rowsOf(table: AggregateTable, keys: number[]): string[] {
   const finished = table.finish(false);
-  const columns = finished.columns.map((c) => (c instanceof ArrowColumn ? vectorToValues(makeVector(c.data), c.type) : c));
+  const columns = finished.columns.map(decodeColumn);
   const out: string[] = [];
   for (let r = 0; r < finished.numRows; r++) {
     out.push(JSON.stringify(columns.map((c, i) => {
@@ -161,12 +161,12 @@ test('text keys selecting rows of a small shared data (a join\'s build side) gro
       for (const [fromShared, picks] of batches) {
         const base = fromShared ? small : other;
         const rows = Int32Array.from(picks, (p) => p % base.length);
-        await bytes.sink(lazyBatch(rows.length, [new ArrowColumn(fromShared ? shared : own, type, rows)]), run);
-        await values.sink(lazyBatch(rows.length, [Array.from(rows, (r) => base[r])]), run);
+        await bytes.sink(lazyBatch(rows.length, [arrowColumn(fromShared ? shared : own, type, rows)]), run);
+        await values.sink(lazyBatch(rows.length, [valuesColumn(Array.from(rows, (r) => base[r]))]), run);
       }
       const norm = (tab: AggregateTable) => {
         const f = tab.finish(false);
-        const cols = f.columns.map((c) => (c instanceof ArrowColumn ? vectorToValues(makeVector(c.data), c.type) : c));
+        const cols = f.columns.map(decodeColumn);
         return Array.from({ length: f.numRows }, (_, r) => JSON.stringify([typeof cols[0]![r] === 'string' && type === BPCHAR ? (cols[0]![r] as string).replace(/ +$/, '') : cols[0]![r], Number(cols[1]![r])])).sort();
       };
       assert.deepEqual(norm(bytes), norm(values));

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Int32, Utf8, vectorFromArray } from 'apache-arrow';
-import { ArrowColumn, lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { lazyBatch } from '../../src/exec/arrow/columnar-batch.js';
+import { arrowColumn, valuesColumn } from '../../src/exec/arrow/column-source.js';
 import type { ColumnarBatch } from '../../src/exec/arrow/columnar-batch.js';
 import type { OutputColumn, PhysicalPlan, TopNPlan } from '../../src/exec/plan/physical-plan.js';
 import type { Operator } from '../../src/exec/operators/operator.js';
@@ -38,13 +39,13 @@ const batchesArb = fc.array(fc.record({
 
 /** The batch as the operator receives it: values, or Arrow data standing for some rows of a larger data (padding rows around them). */
 function columnarBatch(b: BatchSpec): ColumnarBatch {
-  if (!b.arrow) return lazyBatch(b.rows.length, columns.map((_, c) => b.rows.map((r) => r[c])));
+  if (!b.arrow) return lazyBatch(b.rows.length, columns.map((_, c) => valuesColumn(b.rows.map((r) => r[c]))));
   if (!b.selection) {
-    return lazyBatch(b.rows.length, columns.map((c, ci) => new ArrowColumn(dataOf(b.rows.map((r) => r[ci]), c.type.kind === 'text'), c.type)));
+    return lazyBatch(b.rows.length, columns.map((c, ci) => arrowColumn(dataOf(b.rows.map((r) => r[ci]), c.type.kind === 'text'), c.type)));
   }
   const padded = b.rows.flatMap((r): Row[] => [[-1, -1, 'padding'], r]);
   const sel = Int32Array.from(b.rows, (_, i) => 2 * i + 1);
-  return lazyBatch(b.rows.length, columns.map((c, ci) => new ArrowColumn(dataOf(padded.map((r) => r[ci]), c.type.kind === 'text'), c.type, sel)));
+  return lazyBatch(b.rows.length, columns.map((c, ci) => arrowColumn(dataOf(padded.map((r) => r[ci]), c.type.kind === 'text'), c.type, sel)));
 }
 
 function dataOf(values: unknown[], text: boolean) {

@@ -1,7 +1,9 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { columnSource, selectColumn } from '../arrow/columnar-batch.js';
-import type { ColumnarBatch, ColumnSource } from '../arrow/columnar-batch.js';
+import { columnSource } from '../arrow/columnar-batch.js';
+import { selectColumn, valuesColumn } from '../arrow/column-source.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { ColumnSource } from '../arrow/column-source.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import type { PartialAggregate } from '../pool/scan-pool.js';
 import type { RunState } from '../run-state.js';
@@ -63,7 +65,7 @@ export class AggregateTable {
       if (rows !== undefined) {
         for (let j = 0; j < c.dependentKeys.length; j++) {
           const d = c.dependentKeys[j]!;
-          added += this.#dependent[j]!.append(selectColumn(d.column >= 0 ? columnSource(b, d.column) : await d.expr.evaluate(b, run), rows));
+          added += this.#dependent[j]!.append(selectColumn(d.column >= 0 ? columnSource(b, d.column) : valuesColumn(await d.expr.evaluate(b, run)), rows));
         }
       }
       const size = this.size;
@@ -98,14 +100,22 @@ export class AggregateTable {
     return firstRows(groups, before, this.size - before);
   }
 
-  /** The key columns in GROUP BY order, hashed and dependent keys where the query wrote them; `decoded`: every one as values. */
-  #keyColumns(decoded: boolean): ColumnSource[] {
+  /** The key columns in GROUP BY order, hashed and dependent keys where the query wrote them. */
+  #keyColumns(): ColumnSource[] {
+    return this.#inGroupByOrder(this.#groups.keyValues().map(valuesColumn), (d) => d.column());
+  }
+
+  /** #keyColumns, every one decoded. */
+  #keyValues(): (readonly unknown[])[] {
+    return this.#inGroupByOrder<readonly unknown[]>(this.#groups.keyValues(), (d) => d.values());
+  }
+
+  #inGroupByOrder<T>(hashed: T[], dependent: (d: DependentKeyColumn) => T): T[] {
     const c = this.#c;
-    const hashed = this.#groups.keyValues();
     if (c.dependentKeys.length === 0) return hashed;
-    const out = new Array<ColumnSource>(c.spec.groupBy.length);
+    const out = new Array<T>(c.spec.groupBy.length);
     c.hashedKeys.forEach((k, j) => { out[k] = hashed[j]!; });
-    c.dependentKeys.forEach((d, j) => { out[d.index] = decoded ? this.#dependent[j]!.values() : this.#dependent[j]!.column(); });
+    c.dependentKeys.forEach((d, j) => { out[d.index] = dependent(this.#dependent[j]!); });
     return out;
   }
 
@@ -120,7 +130,7 @@ export class AggregateTable {
     const n = this.size;
     return {
       numGroups: n,
-      keys: (this.#keyColumns(true) as unknown[][]).map(numbersAsTyped),
+      keys: this.#keyValues().map(numbersAsTyped),
       // Groups no row of an aggregate reached may lie past its states so far.
       states: this.#states.map((states) => { states.resize(n); return states.export(n); }),
     };
@@ -137,7 +147,7 @@ export class AggregateTable {
     const { groups, added: groupBytes } = this.#groups.intern(columns, p.numGroups, 0);
     let added = groupBytes;
     const rows = this.#firstRowsOfNew(groups, before);
-    if (rows !== undefined) c.dependentKeys.forEach((d, j) => { added += this.#dependent[j]!.append(selectColumn(p.keys[d.index] as readonly unknown[], rows)); });
+    if (rows !== undefined) c.dependentKeys.forEach((d, j) => { added += this.#dependent[j]!.append(selectColumn(valuesColumn(p.keys[d.index] as readonly unknown[]), rows)); });
     for (let a = 0; a < c.aggs.length; a++) {
       const states = this.#states[a]!;
       states.resize(this.size);
@@ -165,19 +175,19 @@ export class AggregateTable {
   finish(withGroupingId: boolean): { columns: ColumnSource[]; numRows: number } {
     const c = this.#c;
     const n = this.size;
-    const out: ColumnSource[] = [...this.#keyColumns(false)];
+    const out: ColumnSource[] = [...this.#keyColumns()];
     for (const states of this.#states) {
       states.resize(n);
       out.push(states.finish(n));
     }
     if (withGroupingId) {
       const nk = c.keyExprs.length;
-      out.push(this.#groups.groupSets!.map((s) => {
+      out.push(valuesColumn(this.#groups.groupSets!.map((s) => {
         const set = c.sets[s]!;
         let id = 0;
         for (let k = 0; k < nk; k++) if (!set.includes(k)) id |= 1 << (nk - 1 - k);
         return id;
-      }));
+      })));
     }
     return { columns: out, numRows: n };
   }

@@ -1,5 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { valuesColumn } from '../arrow/column-source.js';
+import type { ColumnSource } from '../arrow/column-source.js';
 import { IntHashTable } from '../operators/joins/int-hash-table.js';
 import { rowKey } from '../types/value-ops.js';
 import type { CompiledAggregate } from './compile-aggregation.js';
@@ -116,12 +118,12 @@ export class BufferedStates implements GroupStates {
     throw new FloeError(SqlState.internalError, 'partial DISTINCT/ORDER BY aggregates cannot be merged');
   }
 
-  finish(n: number): unknown[] {
+  finish(n: number): ColumnSource {
     const ag = this.#ag;
     const states = ag.ordered
       ? this.#states.map((state, g) => { const pend = this.#pending[g]; return pend ? this.#replay(state, pend) : state; })
       : this.#states;
-    return finishStates(ag.impl, states, n);
+    return valuesColumn(finishStates(ag.impl, states, n));
   }
 
   /** Steps an ORDER BY aggregate's buffered rows in order (deduplicated for DISTINCT). */

@@ -1,5 +1,5 @@
-import { ArrowColumn, decodeColumn } from '../arrow/columnar-batch.js';
-import type { ColumnSource } from '../arrow/columnar-batch.js';
+import { ArrowColumn, ArrowRowsColumn, decodeColumn, valuesColumn } from '../arrow/column-source.js';
+import type { ArrowForm, ColumnSource } from '../arrow/column-source.js';
 import { concatData } from '../arrow/concat-data.js';
 import type { Data } from 'apache-arrow';
 
@@ -17,15 +17,16 @@ export class DependentKeyColumn {
   readonly #held = new Set<Data>();
 
   /** Appends the next groups' values; returns the bytes newly held. */
-  append(values: ColumnSource): number {
-    if (values.length === 0) return 0;
-    this.#chunks.push(values);
-    if (values instanceof ArrowColumn) {
-      const data = values.pending()?.base ?? values.data;
-      if (this.#held.has(data)) return 4 * values.length;
+  append(column: ColumnSource): number {
+    if (column.length === 0) return 0;
+    this.#chunks.push(column);
+    if (column.kind !== 'values') {
+      const data = column.base;
+      if (this.#held.has(data)) return 4 * column.length;
       this.#held.add(data);
-      return 4 * values.length + data.byteLength;
+      return 4 * column.length + data.byteLength;
     }
+    const values = column.values;
     let bytes = 0;
     for (let i = 0; i < values.length; i++) { const v = values[i]; bytes += typeof v === 'string' ? 16 + v.length * 2 : 16; }
     return bytes;
@@ -35,7 +36,7 @@ export class DependentKeyColumn {
   values(): unknown[] {
     const out: unknown[] = [];
     for (const chunk of this.#chunks) {
-      const values = chunk instanceof ArrowColumn ? decodeColumn(chunk) : chunk;
+      const values = decodeColumn(chunk);
       for (let i = 0; i < values.length; i++) out.push(values[i]);
     }
     return out;
@@ -44,18 +45,30 @@ export class DependentKeyColumn {
   /** Every group's value as one column: Arrow data while every chunk is, one selection of it while they share their data. */
   column(): ColumnSource {
     const chunks = this.#chunks;
-    if (chunks.length === 0) return [];
+    if (chunks.length === 0) return valuesColumn([]);
     if (chunks.length === 1) return chunks[0]!;
-    if (!chunks.every((c) => c instanceof ArrowColumn)) return this.values();
-    const arrow = chunks as ArrowColumn[];
-    const base = arrow[0]!.pending()?.base;
-    if (base !== undefined && arrow.every((c) => c.pending()?.base === base)) {
-      const rows = new Int32Array(arrow.reduce((n, c) => n + c.length, 0));
-      let at = 0;
-      for (const c of arrow) { const part = c.pending()!.rows; rows.set(part, at); at += part.length; }
-      return new ArrowColumn(base, arrow[0]!.type, rows);
-    }
+    const arrow: ArrowForm[] = [];
+    for (const c of chunks) if (c.kind !== 'values') arrow.push(c);
+    if (arrow.length < chunks.length) return valuesColumn(this.values());
+    const shared = sharedRows(arrow);
+    if (shared !== undefined) return shared;
     const data = concatData(arrow.map((c) => c.data));
-    return data === undefined ? this.values() : new ArrowColumn(data, arrow[0]!.type);
+    return data === undefined ? valuesColumn(this.values()) : new ArrowColumn(data, arrow[0]!.type);
   }
+}
+
+/** Chunks that are all rows of one Arrow data, as one selection of it; undefined otherwise. */
+function sharedRows(chunks: readonly ArrowForm[]): ArrowRowsColumn | undefined {
+  const base = chunks[0]!.base;
+  const parts: Int32Array[] = [];
+  let n = 0;
+  for (const c of chunks) {
+    if (c.kind !== 'arrowRows' || c.base !== base) return undefined;
+    parts.push(c.rows);
+    n += c.rows.length;
+  }
+  const rows = new Int32Array(n);
+  let at = 0;
+  for (const part of parts) { rows.set(part, at); at += part.length; }
+  return new ArrowRowsColumn(base, chunks[0]!.type, rows);
 }

@@ -1,4 +1,4 @@
-import type { ColumnSource } from '../arrow/columnar-batch.js';
+import type { ColumnSource } from '../arrow/column-source.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import type { PartialAggregate } from '../pool/scan-pool.js';
 import { BufferedStates } from './buffered-states.js';

@@ -52,24 +52,21 @@ export class KeyReader {
     const ids = this.texts[k];
     if (ids === undefined) return undefined;
     const form = arrowFormOf(b, this.#c.keyTextColumns[k]!);
-    if (form === undefined) return undefined;
-    const pending = form.pending();
-    const data = pending?.base ?? form.data;
-    if (data.typeId !== Type.Utf8) return undefined;
-    if (pending === undefined) return ids.idsOf(data, undefined);
+    if (form === undefined || form.base.typeId !== Type.Utf8) return undefined;
+    if (form.kind === 'arrow') return ids.idsOf(form.base, undefined);
+    const { base: data, rows } = form;
     // Rows of a join's build side (n_name from nation, 30k parts probed by 119k rows):
     // once the rows asked of one data add up to its length, each of its rows is hashed
     // once, for this batch and the next ones over it, and the rows read their ids.
     const cache = this.#baseIds[k]!;
     if (cache.base !== data) {
       if (cache.asking !== data) { cache.asking = data; cache.asked = 0; }
-      cache.asked += pending.rows.length;
-      if (cache.asked < data.length) return ids.idsOf(data, pending.rows);
+      cache.asked += rows.length;
+      if (cache.asked < data.length) return ids.idsOf(data, rows);
       cache.base = data;
       cache.ids = ids.idsOf(data, undefined);
     }
     const baseIds = cache.ids!;
-    const rows = pending.rows;
     const out = new Int32Array(rows.length);
     for (let i = 0; i < rows.length; i++) out[i] = baseIds[rows[i]!]!;
     return out;

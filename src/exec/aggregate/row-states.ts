@@ -1,5 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { valuesColumn } from '../arrow/column-source.js';
+import type { ColumnSource } from '../arrow/column-source.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import type { AggregateImpl } from '../functions/function-registry.js';
 import type { GroupStates, PartialStates } from './group-states.js';
@@ -55,8 +57,8 @@ export class RowStates implements GroupStates {
     }
   }
 
-  finish(n: number): unknown[] {
-    return finishStates(this.#impl, this.#states, n);
+  finish(n: number): ColumnSource {
+    return valuesColumn(finishStates(this.#impl, this.#states, n));
   }
 }
 

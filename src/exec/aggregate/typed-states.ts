@@ -1,6 +1,6 @@
 import type { SqlType } from '../../common/sql-type.js';
-import { ArrowColumn } from '../arrow/columnar-batch.js';
-import type { ColumnSource } from '../arrow/columnar-batch.js';
+import { ArrowColumn, valuesColumn } from '../arrow/column-source.js';
+import type { ColumnSource } from '../arrow/column-source.js';
 import type { ScaledVector } from '../arrow/scaled-vector.js';
 import type { ColumnarAggregate, ColumnarPartial } from '../functions/function-registry.js';
 import type { GroupStates, PartialStates } from './group-states.js';
@@ -41,6 +41,6 @@ export class TypedStates implements GroupStates {
   /** As Arrow data when the columns can say their values so (ColumnarAggregate.finishArrow). */
   finish(n: number): ColumnSource {
     const data = this.#columns.finishArrow?.(n);
-    return data ? new ArrowColumn(data, this.#type) : this.#columns.finish(n);
+    return data ? new ArrowColumn(data, this.#type) : valuesColumn(this.#columns.finish(n));
   }
 }

@@ -1,12 +1,13 @@
-import { RecordBatch, Schema, Field, Struct, Type, makeData, makeVector } from 'apache-arrow';
+import { RecordBatch, Schema, Field, Struct, Type, makeData } from 'apache-arrow';
 import type { Data, DataType } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { takeData } from '../../lake/index.js';
 import type { OutputColumn } from '../plan/physical-plan.js';
 import { execArrowType } from './arrow-types.js';
-import { dataToValues, valuesToVector, vectorToValues } from './vector-values.js';
+import { arrowColumn, decodeColumn, valuesColumn } from './column-source.js';
+import type { ArrowForm, ColumnSource } from './column-source.js';
+import { valuesToVector } from './vector-values.js';
 
 /**
  * The executor's working form of a batch: one array of canonical values per
@@ -23,66 +24,6 @@ export interface ColumnarBatch {
   readonly columns: readonly (readonly unknown[])[];
 }
 
-/**
- * A column still in Arrow form, with the SqlType its values decode as. It may
- * stand for only some rows of its Arrow data (`rows`, as a scan's filter or a
- * runtime join filter left them): selections compose without copying, and the
- * rows are gathered once, when `data` is first read.
- */
-export class ArrowColumn {
-  #data: Data | undefined;
-  readonly #base: Data;
-  readonly #rows: Int32Array | undefined;
-
-  /** `rows` is kept as it is: it must not change afterwards (`select` copies what it is given). */
-  constructor(data: Data, readonly type: SqlType, rows?: Int32Array) {
-    this.#base = data;
-    this.#rows = rows;
-    if (rows === undefined) this.#data = data;
-  }
-
-  get data(): Data {
-    return (this.#data ??= takeData(this.#base, this.#rows!));
-  }
-
-  get length(): number {
-    return this.#rows?.length ?? this.#base.length;
-  }
-
-  /** The Arrow data and the rows of it this column stands for, while they are not gathered yet. */
-  pending(): { base: Data; rows: Int32Array } | undefined {
-    return this.#data === undefined ? { base: this.#base, rows: this.#rows! } : undefined;
-  }
-
-  /**
-   * Rows `sel` of this column, in that order, still uncopied. The selection is
-   * copied: callers pass views of buffers they reuse (a join's pair buffer), and a
-   * column gathered or narrowed later must still see the rows it stood for.
-   */
-  select(sel: Int32Array): ArrowColumn {
-    const rows = this.#rows;
-    if (rows === undefined) return new ArrowColumn(this.#base, this.type, sel.slice());
-    const composed = new Int32Array(sel.length);
-    for (let k = 0; k < sel.length; k++) composed[k] = rows[sel[k]!]!;
-    return new ArrowColumn(this.#base, this.type, composed);
-  }
-
-  /** Rows [start, end). */
-  slice(start: number, end: number): ArrowColumn {
-    const rows = this.#rows;
-    return rows === undefined ? new ArrowColumn(this.#base.slice(start, end - start), this.type) : new ArrowColumn(this.#base, this.type, rows.subarray(start, end));
-  }
-}
-
-/** The column's values; one standing for some rows of its data decodes those rows in place. */
-export function decodeColumn(c: ArrowColumn): unknown[] {
-  const pending = c.pending();
-  return pending ? dataToValues(pending.base, c.type, pending.rows) : vectorToValues(makeVector(c.data), c.type);
-}
-
-/** A column of a batch under construction: decoded values, or Arrow data not decoded yet. */
-export type ColumnSource = readonly unknown[] | ArrowColumn;
-
 const VALUES = Symbol('decoded values');
 const UNDECODED = Symbol('columns not read yet');
 const ARROW_FORMS = Symbol('arrow forms');
@@ -93,9 +34,9 @@ interface LazyColumns {
   /** Per column, its values once decoded (non-Arrow sources from the start). */
   readonly [VALUES]: (readonly unknown[] | undefined)[];
   /** Per column, its Arrow form while not read yet (cleared as read). */
-  readonly [UNDECODED]: (ArrowColumn | undefined)[];
+  readonly [UNDECODED]: (ArrowForm | undefined)[];
   /** The Arrow form columns came from, kept after they are read (typed views such as scaled numerics use it). */
-  readonly [ARROW_FORMS]: readonly (ArrowColumn | undefined)[];
+  readonly [ARROW_FORMS]: readonly (ArrowForm | undefined)[];
 }
 
 /**
@@ -131,18 +72,22 @@ function lazyColumnsPrototype(width: number): object {
   return proto;
 }
 
-/** A batch over `sources`; ArrowColumn sources decode when first read. */
+/** A batch over `sources`; Arrow sources decode when first read. */
 export function lazyBatch(numRows: number, sources: readonly ColumnSource[]): ColumnarBatch {
   const n = sources.length;
   let arrow = 0;
-  for (let i = 0; i < n; i++) if (sources[i] instanceof ArrowColumn) arrow++;
-  if (arrow === 0) return { numRows, columns: sources.slice() as (readonly unknown[])[] };
+  for (let i = 0; i < n; i++) if (sources[i]!.kind !== 'values') arrow++;
+  if (arrow === 0) {
+    const columns: (readonly unknown[])[] = [];
+    for (let i = 0; i < n; i++) { const s = sources[i]!; if (s.kind === 'values') columns.push(s.values); }
+    return { numRows, columns };
+  }
   const values: (readonly unknown[] | undefined)[] = new Array(n);
-  const undecoded: (ArrowColumn | undefined)[] = new Array(n);
+  const undecoded: (ArrowForm | undefined)[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const s = sources[i]!;
-    if (s instanceof ArrowColumn) undecoded[i] = s;
-    else values[i] = s;
+    if (s.kind === 'values') values[i] = s.values;
+    else undecoded[i] = s;
   }
   const columns = Object.create(lazyColumnsPrototype(n)) as { length: number; [VALUES]: unknown; [UNDECODED]: unknown; [ARROW_FORMS]: unknown };
   columns.length = n;
@@ -153,7 +98,7 @@ export function lazyBatch(numRows: number, sources: readonly ColumnSource[]): Co
 }
 
 /** Column `i`'s Arrow form when it came from Arrow data, whether or not it has been decoded since. */
-export function arrowFormOf(batch: ColumnarBatch, i: number): ArrowColumn | undefined {
+export function arrowFormOf(batch: ColumnarBatch, i: number): ArrowForm | undefined {
   return (batch.columns as unknown as Partial<LazyColumns>)[ARROW_FORMS]?.[i];
 }
 
@@ -169,28 +114,14 @@ export function arrowFormOf(batch: ColumnarBatch, i: number): ArrowColumn | unde
 export function columnSource(batch: ColumnarBatch, i: number): ColumnSource {
   const lazy = batch.columns as unknown as Partial<LazyColumns>;
   const arrow = lazy[ARROW_FORMS]?.[i];
-  if (arrow !== undefined && (lazy[UNDECODED]![i] !== undefined || carriedAsArrow(arrow.data))) return arrow;
-  return batch.columns[i]!;
+  if (arrow !== undefined && (lazy[UNDECODED]![i] !== undefined || carriedAsArrow(arrow.base))) return arrow;
+  return valuesColumn(batch.columns[i]!);
 }
 
 /** Whether decoding `data` again is one typed-array read a value (no BigInt to convert). */
 function carriedAsArrow(data: Data): boolean {
   const t = data.typeId;
   return (t === Type.Int || t === Type.Float || t === Type.Date) && !(data.values instanceof BigInt64Array || data.values instanceof BigUint64Array);
-}
-
-/** Rows `sel` of one column, in that order; Arrow data stays Arrow data. */
-export function selectColumn(src: ColumnSource, sel: ArrayLike<number>): ColumnSource {
-  if (src instanceof ArrowColumn) return src.select(sel instanceof Int32Array ? sel : Int32Array.from(sel));
-  const n = sel.length;
-  const out = new Array<unknown>(n);
-  for (let k = 0; k < n; k++) out[k] = src[sel[k]!];
-  return out;
-}
-
-/** Rows [start, end) of one column. */
-export function sliceColumn(src: ColumnSource, start: number, end: number): ColumnSource {
-  return src.slice(start, end);
 }
 
 /**
@@ -206,7 +137,7 @@ export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): Colu
   for (let i = 0; i < types.length; i++) {
     const child = batch.data.children[i];
     if (!child) throw new Error(`batch has ${batch.numCols} columns, expected ${types.length}`);
-    sources.push(new ArrowColumn(child, types[i]!));
+    sources.push(arrowColumn(child, types[i]!));
   }
   return lazyBatch(batch.numRows, sources);
 }
@@ -220,7 +151,7 @@ export function decodeColumns(batch: RecordBatch, names: readonly string[], type
   for (let i = 0; i < types.length; i++) {
     const child = batch.getChild(names[i]!) ?? batch.getChildAt(i);
     if (!child || child.data.length !== 1) throw new FloeError(SqlState.internalError, `scan batch lacks column "${names[i]}"`);
-    sources.push(new ArrowColumn(child.data[0]!, types[i]!, rows));
+    sources.push(arrowColumn(child.data[0]!, types[i]!, rows));
   }
   return lazyBatch(rows?.length ?? batch.numRows, sources);
 }
@@ -244,9 +175,9 @@ export function encodeBatch(columns: readonly OutputColumn[], values: readonly C
   const children: Data[] = [];
   columns.forEach((c, i) => {
     const src = values[i]!;
-    let data: Data;
-    if (src instanceof ArrowColumn) data = src.data;
-    else data = valuesToVector(src, c.type).data[0] ?? makeData({ type: execArrowType(c.type), length: 0, nullCount: 0 } as never);
+    const data = src.kind === 'values'
+      ? valuesToVector(src.values, c.type).data[0] ?? makeData({ type: execArrowType(c.type), length: 0, nullCount: 0 } as never)
+      : src.data;
     fields.push(new Field(fieldName(c, i), data.type as DataType, true));
     children.push(data);
   });

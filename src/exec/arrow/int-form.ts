@@ -22,11 +22,11 @@ export interface IntForm {
 export function intForm(b: ColumnarBatch, i: number): IntForm | undefined {
   const form = arrowFormOf(b, i);
   if (form === undefined) return undefined;
-  const pending = form.pending();
-  const data = pending?.base ?? form.data;
+  // Read through the column's rows: no gathered copy first.
+  const { base: data, rows } = form;
   const date = data.typeId === Type.Date && (data.type as unknown as { unit: number }).unit === 0;
   if (data.typeId !== Type.Int && !date) return undefined;
   const values = data.values as unknown;
   if (!(values instanceof Int32Array || values instanceof Int16Array)) return undefined;
-  return { values, rows: pending?.rows, nulls: nullMask(data), offset: data.offset, date };
+  return { values, rows, nulls: nullMask(data), offset: data.offset, date };
 }

@@ -1,8 +1,8 @@
 import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { arrowFormOf } from './columnar-batch.js';
-import type { ArrowColumn } from './columnar-batch.js';
 import type { ColumnarBatch } from './columnar-batch.js';
+import type { ArrowRowsColumn } from './column-source.js';
 import { smallDecimalWords } from '../../common/decimal-words.js';
 import { isValid, nullMask } from '../../lake/index.js';
 import { intForm } from './int-form.js';
@@ -24,34 +24,36 @@ export interface ScaledVector {
 /** Views already built per Arrow data (null: the data has no exact view). */
 const views = new WeakMap<Data, ScaledVector | null>();
 
+/** Views of columns read through a row selection (no gathered Data to key them by). */
+const selectedViews = new WeakMap<ArrowRowsColumn, ScaledVector | null>();
+
 /**
  * Column `i` of a batch as a ScaledVector, when it came from Arrow Decimal data
  * whose values all fit in safe integers; undefined otherwise (callers then use
  * the canonical text values).
  */
-/** Views of columns read through a row selection (no gathered Data to key them by). */
-const selectedViews = new WeakMap<ArrowColumn, ScaledVector | null>();
-
 export function scaledColumn(batch: ColumnarBatch, i: number): ScaledVector | undefined {
   const form = arrowFormOf(batch, i);
   if (form === undefined || form.type.kind !== 'numeric') return undefined;
-  // A column standing for some rows of its data is read at those rows: no gathered copy first.
-  const pending = form.pending();
-  if (pending !== undefined) {
-    let v = selectedViews.get(form);
-    if (v === undefined) {
-      v = decimalView(pending.base, pending.rows) ?? null;
-      selectedViews.set(form, v);
+  switch (form.kind) {
+    case 'arrow': {
+      let v = views.get(form.base);
+      if (v === undefined) {
+        v = decimalView(form.base) ?? null;
+        views.set(form.base, v);
+      }
+      return v ?? undefined;
     }
-    return v ?? undefined;
+    case 'arrowRows': {
+      // Read at the column's rows: no gathered copy first.
+      let v = selectedViews.get(form);
+      if (v === undefined) {
+        v = decimalView(form.base, form.rows) ?? null;
+        selectedViews.set(form, v);
+      }
+      return v ?? undefined;
+    }
   }
-  const data = form.data;
-  let v = views.get(data);
-  if (v === undefined) {
-    v = decimalView(data) ?? null;
-    views.set(data, v);
-  }
-  return v ?? undefined;
 }
 
 /**

@@ -406,11 +406,8 @@ function compileNode(e: Expr, scope: CompileScope): NodeFn {
           else if (bytesColumn >= 0) matchBytes = inListMatcher([...literalKeys].map((k) => Buffer.from(k, 'utf8')), t.kind === 'bpchar');
         }
         const form = matchBytes !== undefined && !literalHasNull ? arrowFormOf(b, bytesColumn) : undefined;
-        if (form !== undefined) {
-          const pending = form.pending();
-          const data = pending?.base ?? form.data;
-          if (data.typeId === Type.Utf8) return overBytes(data, pending?.rows, matchBytes!, negated, b.numRows, sel);
-        }
+        // Read through the column's rows: no gathered copy first.
+        if (form !== undefined && form.base.typeId === Type.Utf8) return overBytes(form.base, form.rows, matchBytes!, negated, b.numRows, sel);
         const vals = arg(b, ev, sel);
         const out = new Array<unknown>(b.numRows);
         const keys = literalKeys;
@@ -456,13 +453,12 @@ function compileNode(e: Expr, scope: CompileScope): NodeFn {
           const form = onBytes ? arrowFormOf(b, argIndex) : undefined;
           if (form !== undefined && (form.type.kind === 'text' || form.type.kind === 'varchar')) {
             // Through a row selection the bytes are read in place, not gathered first.
-            const pending = form.pending();
-            const data = pending?.base ?? form.data;
+            const { base: data, rows } = form;
             if (data.typeId === Type.Utf8) {
               // Searching the whole buffer pays when the batch reads most of its rows.
               const n = sel?.length ?? b.numRows;
               const candidates = required !== undefined && n * 2 >= data.length ? rowsContaining(data, required) : undefined;
-              return overBytes(data, pending?.rows, onBytes!, negated, b.numRows, sel, candidates);
+              return overBytes(data, rows, onBytes!, negated, b.numRows, sel, candidates);
             }
           }
           const s = arg(b, ev, sel);

@@ -1,5 +1,7 @@
 import { columnSource } from '../arrow/columnar-batch.js';
-import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { valuesColumn } from '../arrow/column-source.js';
+import type { ColumnSource } from '../arrow/column-source.js';
 import type { RunState } from '../run-state.js';
 import { compileExpr } from './compile-expr.js';
 import type { CompiledExpr } from './compile-expr.js';
@@ -23,7 +25,7 @@ export function compileProjection(exprs: readonly Expr[]): CompiledProjection {
       const cols: ColumnSource[] = [];
       for (let i = 0; i < compiled.length; i++) {
         const ref = refs[i];
-        cols.push(ref === undefined ? await compiled[i]!.evaluate(b, run) : columnSource(b, ref));
+        cols.push(ref === undefined ? valuesColumn(await compiled[i]!.evaluate(b, run)) : columnSource(b, ref));
       }
       return cols;
     },

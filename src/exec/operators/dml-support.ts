@@ -11,7 +11,7 @@ import type { LakeTableRef, OutputColumn, PhysicalPlan } from '../plan/physical-
 import type { RunState } from '../run-state.js';
 import { rowKey } from '../types/value-ops.js';
 import { runTasks } from './lake-scan-operator.js';
-import { emitBatches } from './operator-support.js';
+import { emitValues } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 export interface DmlTarget {
@@ -96,7 +96,7 @@ export async function* returningBatches(
   const batch = { numRows: rows.length, columns: toColumns(rows, width) };
   const cols: unknown[][] = [];
   for (const e of exprs) cols.push(await compileExpr(e).evaluate(batch, run));
-  yield* emitBatches(cols, rows.length);
+  yield* emitValues(cols, rows.length);
 }
 
 /** True when an expression reads any input column below `limit` (e.g. the existing row in ON CONFLICT). */

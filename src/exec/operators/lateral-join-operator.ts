@@ -1,12 +1,12 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { lazyBatch, type ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { LateralJoinPlan } from '../plan/physical-plan.js';
 import { withOuterRow } from '../run-state.js';
 import { buildOperator } from './build-operator.js';
 import type { Operator } from './operator.js';
-import { BATCH_ROWS, breathe, emitBatches, inputBatches, metered } from './operator-support.js';
+import { BATCH_ROWS, breathe, emitValues, inputBatches, metered } from './operator-support.js';
 
 /**
  * LATERAL as a nested loop (PostgreSQL's Nested Loop over a subquery that
@@ -37,7 +37,7 @@ export function createLateralJoinOperator(plan: LateralJoinPlan, input: Operator
               if (rb.numRows === 0) continue;
               let ok: unknown[] | undefined;
               if (cond) {
-                const pairs = lazyBatch(rb.numRows, [...row.map((v) => new Array<unknown>(rb.numRows).fill(v)), ...rb.columns]);
+                const pairs: ColumnarBatch = { numRows: rb.numRows, columns: [...row.map((v) => new Array<unknown>(rb.numRows).fill(v)), ...rb.columns] };
                 ok = await cond.evaluate(pairs, run);
               }
               for (let j = 0; j < rb.numRows; j++) {
@@ -54,14 +54,14 @@ export function createLateralJoinOperator(plan: LateralJoinPlan, input: Operator
               n++;
             }
             if (n >= BATCH_ROWS) {
-              yield* emitBatches(out, n);
+              yield* emitValues(out, n);
               out = plan.columns.map(() => []);
               n = 0;
             }
             await breathe(run);
           }
         }
-        yield* emitBatches(out, n);
+        yield* emitValues(out, n);
       });
     },
   };

@@ -1,7 +1,9 @@
 import { abortError } from '../abort-error.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { ArrowColumn, columnSource, lazyBatch, selectColumn, sliceColumn } from '../arrow/columnar-batch.js';
-import type { ColumnSource, ColumnarBatch } from '../arrow/columnar-batch.js';
+import { columnSource, lazyBatch } from '../arrow/columnar-batch.js';
+import { ArrowColumn, selectColumn, sliceColumn, valuesColumn } from '../arrow/column-source.js';
+import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { ArrowForm, ColumnSource } from '../arrow/column-source.js';
 import { concatData } from '../arrow/concat-data.js';
 import type { OperatorMetrics } from '../exec-context.js';
 import type { OutputColumn, PhysicalPlan } from '../plan/physical-plan.js';
@@ -124,6 +126,11 @@ export function* emitBatches(values: readonly ColumnSource[], numRows: number): 
   }
 }
 
+/** emitBatches over decoded columns. */
+export function emitValues(columns: readonly (readonly unknown[])[], numRows: number): Generator<ColumnarBatch> {
+  return emitBatches(columns.map(valuesColumn), numRows);
+}
+
 export function selectRows(batch: ColumnarBatch, sel: ArrayLike<number>): ColumnarBatch {
   const sources: ColumnSource[] = [];
   for (let c = 0; c < batch.columns.length; c++) sources.push(selectColumn(columnSource(batch, c), sel));
@@ -142,22 +149,31 @@ export async function collectInput(input: Operator, run: RunState, what: string)
     bytes += est;
     run.memory.reserve(est, what);
   }
-  // A column no batch has decoded stays Arrow data (one copy of its buffers), decoded only if read.
-  const sources = input.columns.map((_, c): ColumnSource => {
-    const parts = batches.map((b) => columnSource(b, c));
-    if (parts.length > 0 && parts.every((p) => p instanceof ArrowColumn)) {
-      const arrow = parts as ArrowColumn[];
-      const data = concatData(arrow.map((p) => p.data));
-      if (data) return new ArrowColumn(data, arrow[0]!.type);
-    }
-    const out: unknown[] = [];
-    for (const b of batches) {
-      const src = b.columns[c]!;
-      for (let i = 0; i < b.numRows; i++) out.push(src[i]);
-    }
-    return out;
-  });
+  const sources = input.columns.map((_, c) => concatColumn(batches, c));
   return { columns: lazyBatch(n, sources).columns, numRows: n, bytes };
+}
+
+/**
+ * Column `c` of several batches as one: Arrow data when no batch has decoded it
+ * (one copy of its buffers, decoded only if read), else values copied one by one.
+ */
+export function concatColumn(batches: readonly ColumnarBatch[], c: number): ColumnSource {
+  const parts: ArrowForm[] = [];
+  for (const b of batches) {
+    const p = columnSource(b, c);
+    if (p.kind === 'values') break;
+    parts.push(p);
+  }
+  if (parts.length > 0 && parts.length === batches.length) {
+    const data = concatData(parts.map((p) => p.data));
+    if (data) return new ArrowColumn(data, parts[0]!.type);
+  }
+  const out: unknown[] = [];
+  for (const b of batches) {
+    const src = b.columns[c]!;
+    for (let i = 0; i < b.numRows; i++) out.push(src[i]);
+  }
+  return valuesColumn(out);
 }
 
 /** Coarse size of a batch once decoded: 16 bytes per value plus string payloads. */
@@ -165,21 +181,21 @@ export function estimateBytes(b: ColumnarBatch): number {
   let bytes = 0;
   for (let c = 0; c < b.columns.length; c++) {
     const col = columnSource(b, c);
-    if (col instanceof ArrowColumn) {
+    if (col.kind !== 'values') {
       // Not decoded: its string bytes stand in for the strings it would become (a share of
       // them for rows still selected from larger data, which is not gathered to be measured).
-      const pending = col.pending();
-      const data = pending?.base ?? col.data;
-      const share = pending === undefined || data.length === 0 ? 1 : pending.rows.length / data.length;
+      const data = col.base;
+      const share = col.rows === undefined || data.length === 0 ? 1 : col.rows.length / data.length;
       // A list (array) column has offsets but its values in a child: only strings and binaries count here.
       const payload = data.valueOffsets ? (data.values as Uint8Array | undefined)?.byteLength ?? 0 : 0;
       bytes += b.numRows * 16 + Math.ceil(payload * 2 * share);
       continue;
     }
-    bytes += col.length * 16;
-    const sample = col.length > 0 ? col[0] : undefined;
+    const values = col.values;
+    bytes += values.length * 16;
+    const sample = values.length > 0 ? values[0] : undefined;
     if (typeof sample === 'string') {
-      for (let i = 0; i < col.length; i++) { const v = col[i]; if (typeof v === 'string') bytes += v.length * 2; }
+      for (let i = 0; i < values.length; i++) { const v = values[i]; if (typeof v === 'string') bytes += v.length * 2; }
     }
   }
   return bytes + 64;

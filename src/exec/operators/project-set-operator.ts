@@ -7,7 +7,7 @@ import { functionById } from '../functions/function-registry.js';
 import type { SetImpl } from '../functions/function-registry.js';
 import type { ProjectSetPlan, SetFunctionCall } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { BATCH_ROWS, inputBatches, emitBatches, metered } from './operator-support.js';
+import { BATCH_ROWS, inputBatches, emitValues, metered } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { EvalContext } from '../expr/eval-context.js';
 
@@ -54,13 +54,13 @@ export function createProjectSetOperator(plan: ProjectSetPlan, input: Operator):
           while (state.row < state.numRows) {
             n += expand(compiled, out, Boolean(plan.ordinality), state, cols, BATCH_ROWS - n, run.evalCtx);
             if (n >= BATCH_ROWS) {
-              yield* emitBatches(cols, n);
+              yield* emitValues(cols, n);
               cols = plan.columns.map(() => []);
               n = 0;
             }
           }
         }
-        yield* emitBatches(cols, n);
+        yield* emitValues(cols, n);
       });
     },
   };

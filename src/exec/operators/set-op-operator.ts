@@ -3,7 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import type { SetOpPlan } from '../plan/physical-plan.js';
 import { rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
-import { inputBatches, emitBatches, metered, selectRows, typesOf } from './operator-support.js';
+import { inputBatches, emitValues, metered, selectRows, typesOf } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -67,7 +67,7 @@ export function createSetOpOperator(plan: SetOpPlan, left: Operator, right: Oper
             if (take) { row.forEach((v, j) => out[j]!.push(v)); n++; }
           }
         }
-        yield* emitBatches(out, n);
+        yield* emitValues(out, n);
       });
     },
   };

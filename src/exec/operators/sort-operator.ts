@@ -1,9 +1,8 @@
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
-import { lazyBatch } from '../arrow/columnar-batch.js';
 import type { OutputColumn, SortPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
-import { BATCH_ROWS, breathe, inputBatches, emitBatches, estimateBytes, metered, recordMetric } from './operator-support.js';
+import { BATCH_ROWS, breathe, inputBatches, emitValues, estimateBytes, metered, recordMetric } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
 import type { CompiledSortKeys } from './sort-keys.js';
 import { SpillDirectory, SpillWriter, readSpillFile } from './spill-file.js';
@@ -52,7 +51,7 @@ export function createSortOperator(plan: SortPlan, input: Operator): Operator {
           }
           if (runs.length === 0) {
             const { columns, order } = await sortHeld(held, keys, run);
-            yield* emitBatches(columns.slice(0, width).map((c) => order.map((i) => c[i])), held.numRows);
+            yield* emitValues(columns.slice(0, width).map((c) => order.map((i) => c[i])), held.numRows);
             return;
           }
           if (held.numRows > 0) runs.push(await writeRun(held, keys, spill, runColumns, run));
@@ -149,12 +148,12 @@ async function* mergeRuns(
         heap.siftTop();
       }
       if (n === BATCH_ROWS) {
-        yield lazyBatch(n, out);
+        yield { numRows: n, columns: out };
         out = outColumns.map(() => []);
         n = 0;
       }
     }
-    if (n > 0) yield lazyBatch(n, out);
+    if (n > 0) yield { numRows: n, columns: out };
   } finally {
     for (const c of cursors) await c.source.return(undefined);
   }

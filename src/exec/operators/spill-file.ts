@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { decodeBatch, encodeBatch } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import { valuesColumn } from '../arrow/column-source.js';
 import type { OutputColumn } from '../plan/physical-plan.js';
 
 /**
@@ -47,7 +48,7 @@ export class SpillWriter {
   }
 
   async write(values: readonly (readonly unknown[])[], numRows: number): Promise<void> {
-    const ipc = tableToIPC(new Table([encodeBatch(this.#columns, values, numRows)]), 'stream');
+    const ipc = tableToIPC(new Table([encodeBatch(this.#columns, values.map(valuesColumn), numRows)]), 'stream');
     const header = Buffer.alloc(4);
     header.writeUInt32LE(ipc.byteLength);
     await this.#file.write(header);

@@ -1,10 +1,11 @@
 import type { TopNPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import { evalCount } from './limit-operator.js';
-import { inputBatches, emitBatches, metered } from './operator-support.js';
+import { inputBatches, emitValues, metered } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
 import type { CompiledSortKeys } from './sort-keys.js';
-import { ArrowColumn, columnSource, decodeColumn, selectColumn } from '../arrow/columnar-batch.js';
+import { columnSource } from '../arrow/columnar-batch.js';
+import { decodeColumn, selectColumn } from '../arrow/column-source.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -78,12 +79,11 @@ export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
           const b = batches.get(bi)!;
           const sel = Int32Array.from(positions, (j) => rowOf[j]!);
           for (let c = 0; c < out.length; c++) {
-            const picked = selectColumn(columnSource(b, c), sel);
-            const values = picked instanceof ArrowColumn ? decodeColumn(picked) : picked;
+            const values = decodeColumn(selectColumn(columnSource(b, c), sel));
             for (let p = 0; p < positions.length; p++) out[c]![positions[p]! - offset] = values[p];
           }
         }
-        yield* emitBatches(out, rows);
+        yield* emitValues(out, rows);
       });
     },
   };

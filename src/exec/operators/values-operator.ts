@@ -3,7 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr } from '../expr/compile-expr.js';
 import type { ValuesPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { BATCH_ROWS, emitBatches, metered } from './operator-support.js';
+import { BATCH_ROWS, emitValues, metered } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** VALUES rows: each expression evaluated once, with no input columns. */
@@ -34,7 +34,7 @@ export function createValuesOperator(plan: ValuesPlan): Operator {
               cols[c]![r - start] = v === undefined ? null : v;
             }
           }
-          yield* emitBatches(cols, end - start);
+          yield* emitValues(cols, end - start);
         }
       });
     },

@@ -2,7 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { VirtualScanPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { emitBatches, metered } from './operator-support.js';
+import { emitValues, metered } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** Scans a relation of the session's VirtualTableRegistry (pg_catalog, information_schema, system tables). */
@@ -26,7 +26,7 @@ export function createVirtualScanOperator(plan: VirtualScanPlan): Operator {
           ...(run.ctx.settingRows === undefined ? {} : { settingRows: run.ctx.settingRows }),
         });
         const cols = proj.map((ci) => rows.map((r) => (r[ci] === undefined ? null : r[ci])));
-        yield* emitBatches(cols, rows.length);
+        yield* emitValues(cols, rows.length);
       });
     },
   };

@@ -10,7 +10,7 @@ import type { WindowCall, WindowFrame, WindowFrameBound, WindowPlan } from '../p
 import type { RunState } from '../run-state.js';
 import { compareValues, rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
-import { collectInput, emitBatches, metered } from './operator-support.js';
+import { collectInput, emitValues, metered } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
 import { rangeFrameOffset, type RangeFrameOffset } from './range-frame-offset.js';
 
@@ -74,7 +74,7 @@ export function createWindowOperator(plan: WindowPlan, input: Operator): Operato
             outputOrder = order;
           }
           const cols = [...all.columns, ...results].map((c) => outputOrder.map((i) => c[i]));
-          yield* emitBatches(cols, all.numRows);
+          yield* emitValues(cols, all.numRows);
         } finally {
           run.memory.release(all.bytes);
         }

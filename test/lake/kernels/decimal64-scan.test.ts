@@ -10,7 +10,8 @@ import { copyBatch, takeBatch } from '../../../src/lake/arrow/take-rows.js';
 import { hashKeyBatch } from '../../../src/lake/bucket/key-hash.js';
 import { readColumnsInJs } from '../../../src/lake/format/native-parquet-reader.js';
 import { bytesSource, decodeParquetSelected, encodeParquet } from '../../../src/lake/format/parquet-io.js';
-import { ArrowColumn, lazyBatch } from '../../../src/exec/arrow/columnar-batch.js';
+import { lazyBatch } from '../../../src/exec/arrow/columnar-batch.js';
+import { arrowColumn, selectColumn } from '../../../src/exec/arrow/column-source.js';
 import { concatData } from '../../../src/exec/arrow/concat-data.js';
 import { packBatches, unpackBatches } from '../../../src/exec/arrow/batch-transfer.js';
 import { scaledColumn } from '../../../src/exec/arrow/scaled-vector.js';
@@ -111,8 +112,8 @@ test('scaled views, key hashes and batch transfer read Decimal64 as they read De
   const rows = Int32Array.from({ length: 300 }, (_, i) => (i * 7) % n);
   for (const [label, at] of [['all rows', undefined], ['selected rows', rows]] as const) {
     const view = (b: RecordBatch) => {
-      const cols = COLUMNS.map((c, i) => new ArrowColumn(b.getChildAt(i)!.data[0]!, c.type));
-      return at === undefined ? lazyBatch(n, cols) : lazyBatch(at.length, cols.map((col) => col.select(at)));
+      const cols = COLUMNS.map((c, i) => arrowColumn(b.getChildAt(i)!.data[0]!, c.type));
+      return at === undefined ? lazyBatch(n, cols) : lazyBatch(at.length, cols.map((col) => selectColumn(col, at)));
     };
     const s64 = scaledColumn(view(narrow), 1);
     const s128 = scaledColumn(view(wide), 1);

@@ -1,8 +1,8 @@
-import { ArrowColumn, columnSource, lazyBatch } from '../../arrow/columnar-batch.js';
-import type { ColumnSource, ColumnarBatch } from '../../arrow/columnar-batch.js';
-import { concatData } from '../../arrow/concat-data.js';
+import { lazyBatch } from '../../arrow/columnar-batch.js';
+import type { ColumnarBatch } from '../../arrow/columnar-batch.js';
+import type { ColumnSource } from '../../arrow/column-source.js';
 import type { RunState } from '../../run-state.js';
-import { estimateBytes } from '../operator-support.js';
+import { concatColumn, estimateBytes } from '../operator-support.js';
 
 /** Batches read ahead from one join input, with the memory reserved for them. */
 export interface Buffered {
@@ -33,26 +33,10 @@ export async function* drainBuffered(buf: Buffered, rest: AsyncIterator<Columnar
   for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
 }
 
-/**
- * One batch over several: columns no batch has decoded are concatenated as
- * Arrow data (payload stays undecoded), others are copied value by value.
- */
+/** One batch over several, each column concatenated by concatColumn. */
 export function concatBatches(batches: readonly ColumnarBatch[], numRows: number, width: number): ColumnarBatch {
   if (batches.length === 1) return batches[0]!;
   const sources: ColumnSource[] = [];
-  for (let c = 0; c < width; c++) {
-    const srcs = batches.map((b) => columnSource(b, c));
-    if (srcs.length > 0 && srcs.every((p) => p instanceof ArrowColumn)) {
-      const arrow = srcs as ArrowColumn[];
-      const data = concatData(arrow.map((p) => p.data));
-      if (data) { sources.push(new ArrowColumn(data, arrow[0]!.type)); continue; }
-    }
-    const out: unknown[] = [];
-    for (const b of batches) {
-      const src = b.columns[c]!;
-      for (let i = 0; i < b.numRows; i++) out.push(src[i]);
-    }
-    sources.push(out);
-  }
+  for (let c = 0; c < width; c++) sources.push(concatColumn(batches, c));
   return lazyBatch(numRows, sources);
 }

@@ -1,5 +1,7 @@
-import { ArrowColumn, columnSource, selectColumn } from '../../arrow/columnar-batch.js';
-import type { ColumnSource, ColumnarBatch } from '../../arrow/columnar-batch.js';
+import { columnSource } from '../../arrow/columnar-batch.js';
+import { selectColumn, valuesColumn } from '../../arrow/column-source.js';
+import type { ColumnarBatch } from '../../arrow/columnar-batch.js';
+import type { ColumnSource } from '../../arrow/column-source.js';
 import type { CompiledExpr } from '../../expr/compile-expr.js';
 import type { Expr } from '../../expr/expr.js';
 import { exprChildren } from '../../expr/expr.js';
@@ -206,19 +208,19 @@ export class JoinOutput {
     let probeSame = probe !== undefined && n === probe.numRows;
     for (let k = 0; k < n && probeSame; k++) if (li[k] !== k) probeSame = false;
     for (let c = 0; c < this.#lw; c++) {
-      if (!probe) { cols.push(new Array<unknown>(n).fill(null)); continue; }
+      if (!probe) { cols.push(valuesColumn(new Array<unknown>(n).fill(null))); continue; }
       const src = columnSource(probe, c);
       if (probeSame) cols.push(src);
-      else cols.push(src instanceof ArrowColumn && probeAll ? selectColumn(src, li.subarray(0, n)) : gather(probe.columns[c]!, li, 0, n));
+      else cols.push(src.kind !== 'values' && probeAll ? selectColumn(src, li.subarray(0, n)) : valuesColumn(gather(probe.columns[c]!, li, 0, n)));
     }
-    if (this.#jt === 'mark') cols.push(this.#marks);
+    if (this.#jt === 'mark') cols.push(valuesColumn(this.#marks));
     else if (this.#emitPairs) {
       const build = this.#build;
       let buildAll = true;
       for (let k = 0; k < n && buildAll; k++) if (ri[k]! < 0) buildAll = false;
       for (let c = 0; c < this.#rw; c++) {
         const src = columnSource(build, c);
-        cols.push(src instanceof ArrowColumn && buildAll ? selectColumn(src, ri.subarray(0, n)) : gather(build.columns[c]!, ri, 0, n));
+        cols.push(src.kind !== 'values' && buildAll ? selectColumn(src, ri.subarray(0, n)) : valuesColumn(gather(build.columns[c]!, ri, 0, n)));
       }
     }
     this.#rows.clear();
