@@ -61,6 +61,23 @@ function forEach(n: number, sel: Int32Array | undefined, f: (i: number) => void)
   else for (let i = 0; i < n; i++) f(i);
 }
 
+/**
+ * Runs `args` in turn, each only on the rows no earlier one settled (AND, OR and COALESCE
+ * short-circuit row by row): `settles(i, v)` takes an argument's value for row i and says
+ * whether it settles the row. Returns the rows none settled.
+ */
+function settleInTurn(args: readonly NodeFn[], b: ColumnarBatch, ev: Ev, sel: Int32Array | undefined, settles: (i: number, v: unknown) => boolean): Int32Array {
+  let pending = sel ?? Int32Array.from({ length: b.numRows }, (_, i) => i);
+  for (const a of args) {
+    if (pending.length === 0) break;
+    const vals = a(b, ev, pending);
+    const next: number[] = [];
+    for (const i of pending) if (!settles(i, vals[i])) next.push(i);
+    pending = Int32Array.from(next);
+  }
+  return pending;
+}
+
 function timeZoneOf(run: RunState): string {
   return run.evalCtx.settings.get('timezone') ?? 'UTC';
 }
@@ -309,22 +326,11 @@ function compileNode(e: Expr, scope: CompileScope): NodeFn {
       return (b, ev, sel) => {
         const out = new Array<unknown>(b.numRows);
         forEach(b.numRows, sel, (i) => { out[i] = isAnd; });
-        // Later arguments only run on rows not yet decided.
-        let pending = sel ?? Int32Array.from({ length: b.numRows }, (_, i) => i);
-        for (const a of args) {
-          if (pending.length === 0) break;
-          const vals = a(b, ev, pending);
-          const next: number[] = [];
-          for (const i of pending) {
-            const v = vals[i];
-            if (v === !isAnd) out[i] = !isAnd;
-            else {
-              if (v === null) out[i] = null;
-              next.push(i);
-            }
-          }
-          pending = Int32Array.from(next);
-        }
+        settleInTurn(args, b, ev, sel, (i, v) => {
+          if (v === !isAnd) { out[i] = !isAnd; return true; }
+          if (v === null) out[i] = null;
+          return false;
+        });
         return out;
       };
     }
@@ -493,19 +499,12 @@ function compileNode(e: Expr, scope: CompileScope): NodeFn {
       const args = e.args.map(c);
       return (b, ev, sel) => {
         const out = new Array<unknown>(b.numRows);
-        let pending = sel ?? Int32Array.from({ length: b.numRows }, (_, i) => i);
-        for (const a of args) {
-          if (pending.length === 0) break;
-          const vals = a(b, ev, pending);
-          const next: number[] = [];
-          for (const i of pending) {
-            const v = vals[i];
-            if (v === null || v === undefined) next.push(i);
-            else out[i] = v;
-          }
-          pending = Int32Array.from(next);
-        }
-        for (const i of pending) out[i] = null;
+        const unsettled = settleInTurn(args, b, ev, sel, (i, v) => {
+          if (v === null || v === undefined) return false;
+          out[i] = v;
+          return true;
+        });
+        for (const i of unsettled) out[i] = null;
         return out;
       };
     }

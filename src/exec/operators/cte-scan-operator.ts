@@ -3,7 +3,7 @@ import type { CteScanPlan, MaterializedCte } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { buildOperator } from './build-operator.js';
 import type { Operator } from './operator.js';
-import { estimateBytes, metered } from './operator-support.js';
+import { estimateBytes, meteredOperator } from './operator-support.js';
 
 /**
  * The WITH query's rows, computed by the first of its scans to run and kept
@@ -28,13 +28,7 @@ export function materialize(cte: MaterializedCte, run: RunState): Promise<readon
 }
 
 export function createCteScanOperator(plan: CteScanPlan): Operator {
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        yield* await materialize(plan.cte, run);
-      });
-    },
-  };
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    yield* await materialize(plan.cte, run);
+  });
 }

@@ -3,7 +3,7 @@ import type { DataModifyingCtesPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { materialize } from './cte-scan-operator.js';
 import type { Operator } from './operator.js';
-import { inputBatches, metered } from './operator-support.js';
+import { inputBatches, meteredOperator } from './operator-support.js';
 
 /**
  * A statement whose WITH holds INSERT/UPDATE/DELETE: as in PostgreSQL, each of them
@@ -12,18 +12,12 @@ import { inputBatches, metered } from './operator-support.js';
  * out of the statement's command tag, which counts the main statement's rows.
  */
 export function createDataModifyingCtesOperator(plan: DataModifyingCtesPlan, input: Operator): Operator {
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const quiet: RunState = { ...run, ctx: { ...run.ctx, onRowsAffected: undefined } };
-        for (const cte of plan.ctes) await materialize(cte, quiet);
-        for await (const b of inputBatches(input, run)) {
-          if (plan.countRows) run.ctx.onRowsAffected?.(b.numRows);
-          yield b;
-        }
-      });
-    },
-  };
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    const quiet: RunState = { ...run, ctx: { ...run.ctx, onRowsAffected: undefined } };
+    for (const cte of plan.ctes) await materialize(cte, quiet);
+    for await (const b of inputBatches(input, run)) {
+      if (plan.countRows) run.ctx.onRowsAffected?.(b.numRows);
+      yield b;
+    }
+  });
 }

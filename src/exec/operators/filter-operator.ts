@@ -3,7 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { FilterPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { inputBatches, metered, selectRows } from './operator-support.js';
+import { inputBatches, meteredOperator, selectRows } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** Keeps rows where the predicate is true (NULL and false drop the row). */
@@ -12,18 +12,12 @@ export function createFilterOperator(plan: FilterPlan, input: Operator): Operato
     throw new FloeError(SqlState.datatypeMismatch, `argument of WHERE must be type boolean, not type ${plan.predicate.type.kind}`);
   }
   const pred = compileExpr(plan.predicate);
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        for await (const b of inputBatches(input, run)) {
-          const vals = await pred.evaluate(b, run);
-          const sel = truthySelection(vals, b.numRows);
-          if (sel.length === 0) continue;
-          yield sel.length === b.numRows ? b : selectRows(b, sel);
-        }
-      });
-    },
-  };
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    for await (const b of inputBatches(input, run)) {
+      const vals = await pred.evaluate(b, run);
+      const sel = truthySelection(vals, b.numRows);
+      if (sel.length === 0) continue;
+      yield sel.length === b.numRows ? b : selectRows(b, sel);
+    }
+  });
 }

@@ -5,7 +5,7 @@ import { AggregateTable } from '../aggregate/aggregate-table.js';
 import { compileAggregation } from '../aggregate/compile-aggregation.js';
 import { compileScanPipeline } from './lake-scan-operator.js';
 import type { Operator } from './operator.js';
-import { inputBatches, emitBatches, metered, recordMetric, selectRows } from './operator-support.js';
+import { emitBatches, inputBatches, meteredOperator, recordMetric, selectRows } from './operator-support.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import { aggregateShipment, runPartialAggregates } from '../aggregate/partial-aggregate.js';
 import { runKeyRangeAggregate } from '../aggregate/key-range-aggregate.js';
@@ -39,53 +39,47 @@ export function createHashAggregateOperator(plan: HashAggregatePlan, input: Oper
   }
   const shippedPipeline = shipment ? compileScanPipeline(shipment) : undefined;
 
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        let reserved = 0;
-        // Without a scan worker pool for it, a planned split falls back to partials, and partials to this thread.
-        const ranged = shipment && plan.strategy === 'keyRanges' ? await runKeyRangeAggregate(plan, shipment, run) : undefined;
-        if (ranged !== undefined) {
-          try {
-            run.memory.reserve(ranged.bytes, 'hash aggregate');
-            reserved = ranged.bytes;
-            recordMetric(plan, run, 'groups', ranged.groups);
-            // The workers applied `having` to their ranges' groups.
-            yield* ranged.batches;
-          } finally {
-            run.memory.release(reserved);
-          }
-          return;
-        }
-        const table = new AggregateTable(compiled);
-        try {
-          const shipped = shipment
-            ? await runPartialAggregates(plan, shipment, { pipeline: shippedPipeline!, aggregation: compiled }, run, (p) => {
-              const bytes = table.merge(p);
-              run.memory.reserve(bytes, 'hash aggregate');
-              reserved += bytes;
-            }, async (b) => { reserved += await table.sink(b, run); })
-            : false;
-          if (!shipped) {
-            for await (const b of inputBatches(input, run)) reserved += await table.sink(b, run);
-          }
-          // A grand total (no keys) yields one row even on empty input.
-          table.ensureEmptySets();
-          recordMetric(plan, run, 'groups', table.size);
-          // ---- source ----
-          const { columns, numRows } = table.finish(withGroupingId);
-          table.release();
-          for (const b of emitBatches(columns, numRows)) {
-            if (having === undefined) { yield b; continue; }
-            const keep = truthySelection(await having.evaluate(b, run), b.numRows);
-            if (keep.length > 0) yield keep.length === b.numRows ? b : selectRows(b, keep);
-          }
-        } finally {
-          run.memory.release(reserved);
-        }
-      });
-    },
-  };
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    let reserved = 0;
+    // Without a scan worker pool for it, a planned split falls back to partials, and partials to this thread.
+    const ranged = shipment && plan.strategy === 'keyRanges' ? await runKeyRangeAggregate(plan, shipment, run) : undefined;
+    if (ranged !== undefined) {
+      try {
+        run.memory.reserve(ranged.bytes, 'hash aggregate');
+        reserved = ranged.bytes;
+        recordMetric(plan, run, 'groups', ranged.groups);
+        // The workers applied `having` to their ranges' groups.
+        yield* ranged.batches;
+      } finally {
+        run.memory.release(reserved);
+      }
+      return;
+    }
+    const table = new AggregateTable(compiled);
+    try {
+      const shipped = shipment
+        ? await runPartialAggregates(plan, shipment, { pipeline: shippedPipeline!, aggregation: compiled }, run, (p) => {
+          const bytes = table.merge(p);
+          run.memory.reserve(bytes, 'hash aggregate');
+          reserved += bytes;
+        }, async (b) => { reserved += await table.sink(b, run); })
+        : false;
+      if (!shipped) {
+        for await (const b of inputBatches(input, run)) reserved += await table.sink(b, run);
+      }
+      // A grand total (no keys) yields one row even on empty input.
+      table.ensureEmptySets();
+      recordMetric(plan, run, 'groups', table.size);
+      // ---- source ----
+      const { columns, numRows } = table.finish(withGroupingId);
+      table.release();
+      for (const b of emitBatches(columns, numRows)) {
+        if (having === undefined) { yield b; continue; }
+        const keep = truthySelection(await having.evaluate(b, run), b.numRows);
+        if (keep.length > 0) yield keep.length === b.numRows ? b : selectRows(b, keep);
+      }
+    } finally {
+      run.memory.release(reserved);
+    }
+  });
 }

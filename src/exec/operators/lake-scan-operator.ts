@@ -17,7 +17,7 @@ import type { ScanFragment } from '../pool/scan-pool.js';
 import { Exprs } from '../expr/expr.js';
 import type { Expr } from '../expr/expr.js';
 import { shippable } from '../expr/expr.js';
-import { checkAbort, metered, recordMetric, selectRows } from './operator-support.js';
+import { checkAbort, meteredOperator, recordMetric, selectRows } from './operator-support.js';
 import { coversRange, installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel, runtimeFilterSelection } from './runtime-filter.js';
 import type { RuntimeFilter, RuntimeFilterSlot } from './runtime-filter.js';
 
@@ -37,57 +37,51 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
   const travelling = travels ? compileExpr(travels) : undefined;
   const staying = stays ? compileExpr(stays) : undefined;
   const types = plan.columns.map((c) => c.type);
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const planned = await planLakeScan(plan, run);
-        // A point read runs here, its base row groups through the process's row-group cache.
-        const tasks = plan.pointRead ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
-        let left = plan.limit ?? Infinity;
-        if (left <= 0) return;
-        // Workers filter their own tasks' rows when the residual can travel, and
-        // apply the runtime join filters a hash join above installed for this scan.
-        const slots = run.runtimeFilters?.get(plan);
-        const fragment: ScanFragment | undefined = (travels || slots) && run.ctx.pool && !run.ctx.scanRunner
-          ? {
-              columns: plan.columns, projection: plan.projection, ...(travels ? { residual: travels } : {}), params: run.params,
-              settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
-              user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
-            }
-          : undefined;
-        const rtf = slots ? runtimeFilterHook(plan, run, slots) : undefined;
-        let shipped = false;
-        const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
-        try {
-          for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf, plan.pointRead)) {
-            shipped ||= filtered;
-            checkAbort(run);
-            if (batch.numRows === 0) continue;
-            recordMetric(plan, run, 'rowsScanned', batch.numRows);
-            let b: ColumnarBatch = decodeColumns(batch, plan.projection, types);
-            for (const part of filtered ? [staying] : [travelling, staying]) {
-              if (part === undefined || b.numRows === 0) continue;
-              const keep = truthySelection(await part.evaluate(b, run), b.numRows);
-              if (keep.length !== b.numRows) b = selectRows(b, keep);
-            }
-            if (b.numRows === 0) continue;
-            if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
-            left -= b.numRows;
-            yield b;
-            if (left <= 0) return;
-          }
-        } finally {
-          recordMetric(plan, run, 'rowGroupsRead', counters.rowGroupsRead);
-          recordMetric(plan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
-          if (counters.rowGroupCacheHits !== undefined) recordMetric(plan, run, 'rowGroupCacheHits', counters.rowGroupCacheHits);
-          rtf?.done();
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    const planned = await planLakeScan(plan, run);
+    // A point read runs here, its base row groups through the process's row-group cache.
+    const tasks = plan.pointRead ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
+    let left = plan.limit ?? Infinity;
+    if (left <= 0) return;
+    // Workers filter their own tasks' rows when the residual can travel, and
+    // apply the runtime join filters a hash join above installed for this scan.
+    const slots = run.runtimeFilters?.get(plan);
+    const fragment: ScanFragment | undefined = (travels || slots) && run.ctx.pool && !run.ctx.scanRunner
+      ? {
+          columns: plan.columns, projection: plan.projection, ...(travels ? { residual: travels } : {}), params: run.params,
+          settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
+          user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
         }
-        if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
-      });
-    },
-  };
+      : undefined;
+    const rtf = slots ? runtimeFilterHook(plan, run, slots) : undefined;
+    let shipped = false;
+    const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+    try {
+      for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf, plan.pointRead)) {
+        shipped ||= filtered;
+        checkAbort(run);
+        if (batch.numRows === 0) continue;
+        recordMetric(plan, run, 'rowsScanned', batch.numRows);
+        let b: ColumnarBatch = decodeColumns(batch, plan.projection, types);
+        for (const part of filtered ? [staying] : [travelling, staying]) {
+          if (part === undefined || b.numRows === 0) continue;
+          const keep = truthySelection(await part.evaluate(b, run), b.numRows);
+          if (keep.length !== b.numRows) b = selectRows(b, keep);
+        }
+        if (b.numRows === 0) continue;
+        if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
+        left -= b.numRows;
+        yield b;
+        if (left <= 0) return;
+      }
+    } finally {
+      recordMetric(plan, run, 'rowGroupsRead', counters.rowGroupsRead);
+      recordMetric(plan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
+      if (counters.rowGroupCacheHits !== undefined) recordMetric(plan, run, 'rowGroupCacheHits', counters.rowGroupCacheHits);
+      rtf?.done();
+    }
+    if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
+  });
 }
 
 /**

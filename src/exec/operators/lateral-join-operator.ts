@@ -6,7 +6,7 @@ import type { LateralJoinPlan } from '../plan/physical-plan.js';
 import { withOuterRow } from '../run-state.js';
 import { buildOperator } from './build-operator.js';
 import type { Operator } from './operator.js';
-import { BATCH_ROWS, breathe, emitValues, inputBatches, metered } from './operator-support.js';
+import { BATCH_ROWS, breathe, emitValues, inputBatches, meteredOperator } from './operator-support.js';
 
 /**
  * LATERAL as a nested loop (PostgreSQL's Nested Loop over a subquery that
@@ -22,47 +22,41 @@ export function createLateralJoinOperator(plan: LateralJoinPlan, input: Operator
     throw new FloeError(SqlState.internalError, `lateral join has ${plan.columns.length} columns for inputs of ${lw} and ${rw}`);
   }
   const cond = plan.condition ? compileExpr(plan.condition) : undefined;
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        let out: unknown[][] = plan.columns.map(() => []);
-        let n = 0;
-        for await (const b of inputBatches(input, run)) {
-          for (let i = 0; i < b.numRows; i++) {
-            const row = b.columns.map((c) => c[i]);
-            let matched = false;
-            for await (const rb of right.execute(withOuterRow(run, row))) {
-              if (rb.numRows === 0) continue;
-              let ok: unknown[] | undefined;
-              if (cond) {
-                const pairs: ColumnarBatch = { numRows: rb.numRows, columns: [...row.map((v) => new Array<unknown>(rb.numRows).fill(v)), ...rb.columns] };
-                ok = await cond.evaluate(pairs, run);
-              }
-              for (let j = 0; j < rb.numRows; j++) {
-                if (ok && ok[j] !== true) continue;
-                matched = true;
-                for (let c = 0; c < lw; c++) out[c]!.push(row[c]);
-                for (let c = 0; c < rw; c++) out[lw + c]!.push(rb.columns[c]![j]);
-                n++;
-              }
-            }
-            if (!matched && plan.joinType === 'left') {
-              for (let c = 0; c < lw; c++) out[c]!.push(row[c]);
-              for (let c = 0; c < rw; c++) out[lw + c]!.push(null);
-              n++;
-            }
-            if (n >= BATCH_ROWS) {
-              yield* emitValues(out, n);
-              out = plan.columns.map(() => []);
-              n = 0;
-            }
-            await breathe(run);
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    let out: unknown[][] = plan.columns.map(() => []);
+    let n = 0;
+    for await (const b of inputBatches(input, run)) {
+      for (let i = 0; i < b.numRows; i++) {
+        const row = b.columns.map((c) => c[i]);
+        let matched = false;
+        for await (const rb of right.execute(withOuterRow(run, row))) {
+          if (rb.numRows === 0) continue;
+          let ok: unknown[] | undefined;
+          if (cond) {
+            const pairs: ColumnarBatch = { numRows: rb.numRows, columns: [...row.map((v) => new Array<unknown>(rb.numRows).fill(v)), ...rb.columns] };
+            ok = await cond.evaluate(pairs, run);
+          }
+          for (let j = 0; j < rb.numRows; j++) {
+            if (ok && ok[j] !== true) continue;
+            matched = true;
+            for (let c = 0; c < lw; c++) out[c]!.push(row[c]);
+            for (let c = 0; c < rw; c++) out[lw + c]!.push(rb.columns[c]![j]);
+            n++;
           }
         }
-        yield* emitValues(out, n);
-      });
-    },
-  };
+        if (!matched && plan.joinType === 'left') {
+          for (let c = 0; c < lw; c++) out[c]!.push(row[c]);
+          for (let c = 0; c < rw; c++) out[lw + c]!.push(null);
+          n++;
+        }
+        if (n >= BATCH_ROWS) {
+          yield* emitValues(out, n);
+          out = plan.columns.map(() => []);
+          n = 0;
+        }
+        await breathe(run);
+      }
+    }
+    yield* emitValues(out, n);
+  });
 }

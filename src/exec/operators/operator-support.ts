@@ -60,6 +60,11 @@ export function recordRowsOut(plan: PhysicalPlan, run: RunState, rows: number, b
   m.batchesOut += batches;
 }
 
+/** An operator whose every run is one metered stream, `source(run)`: most operators are this and a constructor's checks. */
+export function meteredOperator(plan: PhysicalPlan, source: (run: RunState) => AsyncGenerator<ColumnarBatch>): Operator {
+  return { plan, columns: plan.columns, execute: (run) => metered(plan, run, () => source(run)) };
+}
+
 /**
  * Wraps an operator's batch generator with baseline metrics (rows out, batches,
  * inclusive elapsed time) and cancellation checks between batches.

@@ -4,7 +4,7 @@ import { lazyBatch } from '../arrow/columnar-batch.js';
 import { compileProjection } from '../expr/compile-projection.js';
 import type { ProjectPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { inputBatches, metered } from './operator-support.js';
+import { inputBatches, meteredOperator } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /** Computes one output column per expression, batch by batch. */
@@ -13,15 +13,9 @@ export function createProjectOperator(plan: ProjectPlan, input: Operator): Opera
     throw new FloeError(SqlState.internalError, `project has ${plan.exprs.length} expressions for ${plan.columns.length} columns`);
   }
   const projection = compileProjection(plan.exprs);
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        for await (const b of inputBatches(input, run)) {
-          yield lazyBatch(b.numRows, await projection.evaluate(b, run));
-        }
-      });
-    },
-  };
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    for await (const b of inputBatches(input, run)) {
+      yield lazyBatch(b.numRows, await projection.evaluate(b, run));
+    }
+  });
 }

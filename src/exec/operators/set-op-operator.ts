@@ -3,7 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import type { SetOpPlan } from '../plan/physical-plan.js';
 import { rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
-import { inputBatches, emitValues, metered, selectRows, typesOf } from './operator-support.js';
+import { emitValues, inputBatches, meteredOperator, selectRows, typesOf } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -16,59 +16,53 @@ export function createSetOpOperator(plan: SetOpPlan, left: Operator, right: Oper
     throw new FloeError(SqlState.syntaxError, `each ${plan.op.toUpperCase()} query must have the same number of columns`);
   }
   const types = typesOf(plan.columns);
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        if (plan.op === 'union') {
-          const seen = plan.all ? undefined : new Set<string>();
-          for (const side of [left, right]) {
-            for await (const b of inputBatches(side, run)) {
-              if (!seen) { yield b; continue; }
-              const sel: number[] = [];
-              for (let i = 0; i < b.numRows; i++) {
-                const k = rowKey(b.columns.map((c) => c[i]), types);
-                if (!seen.has(k)) { seen.add(k); sel.push(i); }
-              }
-              run.memory.reserve(sel.length * 64, 'UNION');
-              if (sel.length > 0) yield selectRows(b, sel);
-            }
-          }
-          return;
-        }
-        const counts = new Map<string, number>();
-        for await (const b of inputBatches(right, run)) {
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    if (plan.op === 'union') {
+      const seen = plan.all ? undefined : new Set<string>();
+      for (const side of [left, right]) {
+        for await (const b of inputBatches(side, run)) {
+          if (!seen) { yield b; continue; }
+          const sel: number[] = [];
           for (let i = 0; i < b.numRows; i++) {
             const k = rowKey(b.columns.map((c) => c[i]), types);
-            counts.set(k, (counts.get(k) ?? 0) + 1);
+            if (!seen.has(k)) { seen.add(k); sel.push(i); }
           }
-          run.memory.reserve(b.numRows * 64, plan.op.toUpperCase());
+          run.memory.reserve(sel.length * 64, 'UNION');
+          if (sel.length > 0) yield selectRows(b, sel);
         }
-        const emitted = new Set<string>();
-        const out: unknown[][] = plan.columns.map(() => []);
-        let n = 0;
-        for await (const b of inputBatches(left, run)) {
-          for (let i = 0; i < b.numRows; i++) {
-            const row = b.columns.map((c) => c[i]);
-            const k = rowKey(row, types);
-            const c = counts.get(k) ?? 0;
-            let take: boolean;
-            if (plan.op === 'intersect') {
-              if (plan.all) { take = c > 0; if (take) counts.set(k, c - 1); }
-              else { take = c > 0 && !emitted.has(k); if (take) emitted.add(k); }
-            } else if (plan.all) {
-              take = c === 0;
-              if (!take) counts.set(k, c - 1);
-            } else {
-              take = c === 0 && !emitted.has(k);
-              if (take) emitted.add(k);
-            }
-            if (take) { row.forEach((v, j) => out[j]!.push(v)); n++; }
-          }
+      }
+      return;
+    }
+    const counts = new Map<string, number>();
+    for await (const b of inputBatches(right, run)) {
+      for (let i = 0; i < b.numRows; i++) {
+        const k = rowKey(b.columns.map((c) => c[i]), types);
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+      }
+      run.memory.reserve(b.numRows * 64, plan.op.toUpperCase());
+    }
+    const emitted = new Set<string>();
+    const out: unknown[][] = plan.columns.map(() => []);
+    let n = 0;
+    for await (const b of inputBatches(left, run)) {
+      for (let i = 0; i < b.numRows; i++) {
+        const row = b.columns.map((c) => c[i]);
+        const k = rowKey(row, types);
+        const c = counts.get(k) ?? 0;
+        let take: boolean;
+        if (plan.op === 'intersect') {
+          if (plan.all) { take = c > 0; if (take) counts.set(k, c - 1); }
+          else { take = c > 0 && !emitted.has(k); if (take) emitted.add(k); }
+        } else if (plan.all) {
+          take = c === 0;
+          if (!take) counts.set(k, c - 1);
+        } else {
+          take = c === 0 && !emitted.has(k);
+          if (take) emitted.add(k);
         }
-        yield* emitValues(out, n);
-      });
-    },
-  };
+        if (take) { row.forEach((v, j) => out[j]!.push(v)); n++; }
+      }
+    }
+    yield* emitValues(out, n);
+  });
 }

@@ -2,7 +2,7 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { OutputColumn, SortPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
-import { BATCH_ROWS, breathe, inputBatches, emitValues, estimateBytes, metered, recordMetric } from './operator-support.js';
+import { BATCH_ROWS, breathe, emitValues, estimateBytes, inputBatches, meteredOperator, recordMetric } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
 import type { CompiledSortKeys } from './sort-keys.js';
 import { SpillDirectory, SpillWriter, readSpillFile } from './spill-file.js';
@@ -29,43 +29,37 @@ export function createSortOperator(plan: SortPlan, input: Operator): Operator {
     ...plan.keys.map((k, i) => ({ name: `sort_key_${i}`, type: k.expr.type })),
   ];
   const width = input.columns.length;
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const spill = new SpillDirectory();
-        const runs: string[] = [];
-        let held: Buffered = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
-        try {
-          for await (const b of inputBatches(input, run)) {
-            const bytes = estimateBytes(b);
-            if (!run.memory.fits(bytes) && held.numRows > 0) {
-              runs.push(await writeRun(held, keys, spill, runColumns, run));
-              run.memory.release(held.bytes);
-              held = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
-            }
-            // Still no room with nothing held: other operators of the query hold the memory (53200).
-            run.memory.reserve(bytes, 'sort');
-            append(held, b, bytes);
-          }
-          if (runs.length === 0) {
-            const { columns, order } = await sortHeld(held, keys, run);
-            yield* emitValues(columns.slice(0, width).map((c) => order.map((i) => c[i])), held.numRows);
-            return;
-          }
-          if (held.numRows > 0) runs.push(await writeRun(held, keys, spill, runColumns, run));
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    const spill = new SpillDirectory();
+    const runs: string[] = [];
+    let held: Buffered = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
+    try {
+      for await (const b of inputBatches(input, run)) {
+        const bytes = estimateBytes(b);
+        if (!run.memory.fits(bytes) && held.numRows > 0) {
+          runs.push(await writeRun(held, keys, spill, runColumns, run));
           run.memory.release(held.bytes);
-          held = { columns: [], numRows: 0, bytes: 0 };
-          recordMetric(plan, run, 'Sort Method', `external merge (${runs.length} runs)`);
-          yield* mergeRuns(runs, runColumns, width, keys, plan.columns, run);
-        } finally {
-          run.memory.release(held.bytes);
-          spill.remove();
+          held = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
         }
-      });
-    },
-  };
+        // Still no room with nothing held: other operators of the query hold the memory (53200).
+        run.memory.reserve(bytes, 'sort');
+        append(held, b, bytes);
+      }
+      if (runs.length === 0) {
+        const { columns, order } = await sortHeld(held, keys, run);
+        yield* emitValues(columns.slice(0, width).map((c) => order.map((i) => c[i])), held.numRows);
+        return;
+      }
+      if (held.numRows > 0) runs.push(await writeRun(held, keys, spill, runColumns, run));
+      run.memory.release(held.bytes);
+      held = { columns: [], numRows: 0, bytes: 0 };
+      recordMetric(plan, run, 'Sort Method', `external merge (${runs.length} runs)`);
+      yield* mergeRuns(runs, runColumns, width, keys, plan.columns, run);
+    } finally {
+      run.memory.release(held.bytes);
+      spill.remove();
+    }
+  });
 }
 
 function append(held: Buffered, b: ColumnarBatch, bytes: number): void {

@@ -10,7 +10,7 @@ import type { WindowCall, WindowFrame, WindowFrameBound, WindowPlan } from '../p
 import type { RunState } from '../run-state.js';
 import { compareValues, rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
-import { collectInput, emitValues, metered } from './operator-support.js';
+import { collectInput, emitValues, meteredOperator } from './operator-support.js';
 import { compileSortKeys } from './sort-keys.js';
 import { rangeFrameOffset, type RangeFrameOffset } from './range-frame-offset.js';
 
@@ -57,30 +57,24 @@ export function createWindowOperator(plan: WindowPlan, input: Operator): Operato
       frame,
     };
   });
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const all = await collectInput(input, run, 'window');
-        try {
-          const batch = { numRows: all.numRows, columns: all.columns };
-          const results: unknown[][] = [];
-          let outputOrder: number[] = Array.from({ length: all.numRows }, (_, i) => i);
-          for (const w of calls) {
-            const res = new Array<unknown>(all.numRows).fill(null);
-            const order = await computeWindow(w, batch, run, res);
-            results.push(res);
-            outputOrder = order;
-          }
-          const cols = [...all.columns, ...results].map((c) => outputOrder.map((i) => c[i]));
-          yield* emitValues(cols, all.numRows);
-        } finally {
-          run.memory.release(all.bytes);
-        }
-      });
-    },
-  };
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    const all = await collectInput(input, run, 'window');
+    try {
+      const batch = { numRows: all.numRows, columns: all.columns };
+      const results: unknown[][] = [];
+      let outputOrder: number[] = Array.from({ length: all.numRows }, (_, i) => i);
+      for (const w of calls) {
+        const res = new Array<unknown>(all.numRows).fill(null);
+        const order = await computeWindow(w, batch, run, res);
+        results.push(res);
+        outputOrder = order;
+      }
+      const cols = [...all.columns, ...results].map((c) => outputOrder.map((i) => c[i]));
+      yield* emitValues(cols, all.numRows);
+    } finally {
+      run.memory.release(all.bytes);
+    }
+  });
 }
 
 async function computeWindow(w: CompiledWindow, batch: ColumnarBatch, run: RunState, res: unknown[]): Promise<number[]> {

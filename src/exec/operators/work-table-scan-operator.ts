@@ -3,19 +3,13 @@ import { SqlState } from '../../common/sqlstate.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { WorkTableScanPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
-import { metered } from './operator-support.js';
+import { meteredOperator } from './operator-support.js';
 
 /** Reads the rows the enclosing recursive union's previous iteration added (PostgreSQL's WorkTable Scan). */
 export function createWorkTableScanOperator(plan: WorkTableScanPlan): Operator {
-  return {
-    plan,
-    columns: plan.columns,
-    execute(run) {
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const rows = run.workTables.get(plan.workTable);
-        if (rows === undefined) throw new FloeError(SqlState.internalError, `work table of "${plan.workTable.name}" read outside its recursive union`);
-        yield* rows;
-      });
-    },
-  };
+  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    const rows = run.workTables.get(plan.workTable);
+    if (rows === undefined) throw new FloeError(SqlState.internalError, `work table of "${plan.workTable.name}" read outside its recursive union`);
+    yield* rows;
+  });
 }
