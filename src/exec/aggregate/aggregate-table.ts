@@ -12,7 +12,7 @@ import type { AggregateSelection } from './aggregate-selection.js';
 import type { CompiledAggregation } from './compile-aggregation.js';
 import { DependentKeyColumn } from './dependent-key-column.js';
 import { chooseGroupKeys } from './group-keys.js';
-import type { GroupKeys, KeyColumn } from './group-keys.js';
+import type { GroupKeys, KeyColumn, PartialKeyColumn } from './group-keys.js';
 import { chooseGroupStates } from './group-states.js';
 import type { GroupStates } from './group-states.js';
 
@@ -130,7 +130,7 @@ export class AggregateTable {
     const n = this.size;
     return {
       numGroups: n,
-      keys: this.#keyValues().map(numbersAsTyped),
+      keys: this.#keyValues().map(partialKeyColumn),
       // Groups no row of an aggregate reached may lie past its states so far.
       states: this.#states.map((states) => { states.resize(n); return states.export(n); }),
     };
@@ -142,12 +142,11 @@ export class AggregateTable {
     const c = this.#c;
     const keys = c.hashedKeys.map((k) => p.keys[k]!);
     this.#groups.expect(keys);
-    const columns: KeyColumn[] = keys.map((values): KeyColumn => ({ kind: 'values', values: values as readonly unknown[] }));
     const before = this.size;
-    const { groups, added: groupBytes } = this.#groups.intern(columns, p.numGroups, 0);
+    const { groups, added: groupBytes } = this.#groups.intern(keys, p.numGroups, 0);
     let added = groupBytes;
     const rows = this.#firstRowsOfNew(groups, before);
-    if (rows !== undefined) c.dependentKeys.forEach((d, j) => { added += this.#dependent[j]!.append(selectColumn(valuesColumn(p.keys[d.index] as readonly unknown[]), rows)); });
+    if (rows !== undefined) c.dependentKeys.forEach((d, j) => { added += this.#dependent[j]!.append(selectColumn(valuesColumn(partialKeyValues(p.keys[d.index]!)), rows)); });
     for (let a = 0; a < c.aggs.length; a++) {
       const states = this.#states[a]!;
       states.resize(this.size);
@@ -206,8 +205,13 @@ function firstRows(groups: Int32Array, before: number, count: number): Int32Arra
   return rows;
 }
 
-/** A key column as a Float64Array when every key in it is a number (cloned as one buffer), else as it is. */
-function numbersAsTyped(keys: readonly unknown[]): readonly unknown[] | Float64Array {
-  for (let i = 0; i < keys.length; i++) if (typeof keys[i] !== 'number') return keys;
-  return Float64Array.from(keys as number[]);
+/** A key column for a partial: one Float64Array when every key in it is a number (cloned as one buffer), else its values. */
+function partialKeyColumn(keys: readonly unknown[]): PartialKeyColumn {
+  for (let i = 0; i < keys.length; i++) if (typeof keys[i] !== 'number') return { kind: 'values', values: keys };
+  return { kind: 'float64', floats: Float64Array.from(keys as number[]) };
+}
+
+/** A partial's key column as values (a dependent key's: few partials carry one). */
+function partialKeyValues(col: PartialKeyColumn): readonly unknown[] {
+  return col.kind === 'values' ? col.values : Array.from(col.floats);
 }

@@ -169,8 +169,8 @@ export class CompositeKeyGroups implements GroupKeys {
         for (let i = 0; i < n; i++) out[i] = dict.idOfInt(ints[i]!);
         return { ids: out, added: 48 * (dict.size - before) };
       }
-      case 'values': {
-        const values = col.values;
+      case 'values': case 'float64': {
+        const values: ArrayLike<unknown> = col.kind === 'values' ? col.values : col.floats;
         let lastValue: unknown;
         let lastId = -1;
         for (let i = 0; i < n; i++) {

@@ -13,7 +13,12 @@ export type KeyColumn =
   /** An int4 column read from its NULL-free Arrow buffer: no value is boxed. */
   | { readonly kind: 'int32'; readonly ints: Int32Array }
   /** A text column read as bytes: each row's id in the route's TextKeyIds; no row is decoded. */
-  | { readonly kind: 'textIds'; readonly ids: Int32Array };
+  | { readonly kind: 'textIds'; readonly ids: Int32Array }
+  /** A partial aggregate's key column whose keys are all numbers, cloned from a worker as one buffer. */
+  | { readonly kind: 'float64'; readonly floats: Float64Array };
+
+/** The key columns a partial aggregate carries between threads (PartialAggregate.keys). */
+export type PartialKeyColumn = Extract<KeyColumn, { readonly kind: 'values' | 'float64' }>;
 
 /** The groups of some rows, and the bytes the groups new among them hold. */
 export interface InternedGroups {
@@ -37,7 +42,7 @@ export interface GroupKeys {
   /** Per group, the grouping set it belongs to (grouping sets only). */
   readonly groupSets: readonly number[] | undefined;
   /** A partial's key columns are about to be interned: a chance to size an index for them. */
-  expect(keys: readonly (readonly unknown[] | Float64Array)[]): void;
+  expect(keys: readonly PartialKeyColumn[]): void;
   /** Done with the groups: large indexes hand their memory on for reuse. */
   release(): void;
 }

@@ -77,6 +77,7 @@ export class KeyReader {
     switch (col.kind) {
       case 'values': return col.values[row];
       case 'int32': return col.ints[row];
+      case 'float64': return col.floats[row];
       case 'textIds': return this.texts[k]!.values[col.ids[row]!];
     }
   }

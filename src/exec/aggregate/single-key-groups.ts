@@ -2,7 +2,7 @@ import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { RunState } from '../run-state.js';
 import type { CompiledAggregation } from './compile-aggregation.js';
-import type { GroupKeys, InternedGroups, KeyColumn } from './group-keys.js';
+import type { GroupKeys, InternedGroups, KeyColumn, PartialKeyColumn } from './group-keys.js';
 import { IntGroupIndex } from './int-group-index.js';
 import { KeyReader, keyValues } from './key-reader.js';
 import { groupBytes, normalKey, NULL_PART } from './key-normal-form.js';
@@ -45,7 +45,12 @@ export class SingleKeyGroups implements GroupKeys {
   intern(keys: readonly KeyColumn[], n: number): InternedGroups {
     const col = keys[0]!;
     if (col.kind === 'int32') return this.#internInts(col.ints, n);
-    return this.#direct ? this.#internDirect(keyValues(col), n) : this.#internNormalized(keyValues(col), n);
+    if (col.kind === 'float64') return this.#internDirectOrNormalized(col.floats, n);
+    return this.#internDirectOrNormalized(keyValues(col), n);
+  }
+
+  #internDirectOrNormalized(col: ArrayLike<unknown>, n: number): InternedGroups {
+    return this.#direct ? this.#internDirect(col, n) : this.#internNormalized(col, n);
   }
 
   /** The group of `key` (normalized, or direct and not int32), numbering it next with key value `value` when new. */
@@ -80,7 +85,7 @@ export class SingleKeyGroups implements GroupKeys {
     return { groups, added: newInts * groupBytes(0) };
   }
 
-  #internDirect(col: readonly unknown[], n: number): InternedGroups {
+  #internDirect(col: ArrayLike<unknown>, n: number): InternedGroups {
     const groups = new Int32Array(n);
     const ints = this.#ints;
     const keys = this.#keys;
@@ -107,7 +112,7 @@ export class SingleKeyGroups implements GroupKeys {
     return { groups, added: added + newInts * groupBytes(0) };
   }
 
-  #internNormalized(col: readonly unknown[], n: number): InternedGroups {
+  #internNormalized(col: ArrayLike<unknown>, n: number): InternedGroups {
     const groups = new Int32Array(n);
     const t = this.#type;
     let added = 0;
@@ -132,9 +137,10 @@ export class SingleKeyGroups implements GroupKeys {
   }
 
   /** A partial's int32 keys: their range, told to the int index before they arrive. */
-  expect(keys: readonly (readonly unknown[] | Float64Array)[]): void {
-    const col = keys[0];
-    if (!this.#direct || !(col instanceof Float64Array)) return;
+  expect(keys: readonly PartialKeyColumn[]): void {
+    const key = keys[0];
+    if (!this.#direct || key?.kind !== 'float64') return;
+    const col = key.floats;
     let lo = Infinity;
     let hi = -Infinity;
     for (let i = 0; i < col.length; i++) {

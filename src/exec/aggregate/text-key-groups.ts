@@ -2,7 +2,7 @@ import type { SqlType } from '../../common/sql-type.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { RunState } from '../run-state.js';
 import type { CompiledAggregation } from './compile-aggregation.js';
-import type { GroupKeys, InternedGroups, KeyColumn } from './group-keys.js';
+import type { GroupKeys, InternedGroups, KeyColumn, PartialKeyColumn } from './group-keys.js';
 import { grownTranslation, KeyReader } from './key-reader.js';
 import { groupBytes, normalKey, NULL_PART } from './key-normal-form.js';
 import { SingleKeyGroups } from './single-key-groups.js';
@@ -67,7 +67,7 @@ export class TextKeyGroups implements GroupKeys {
     return this.#values.keyValues();
   }
 
-  expect(keys: readonly (readonly unknown[] | Float64Array)[]): void {
+  expect(keys: readonly PartialKeyColumn[]): void {
     this.#values.expect(keys);
   }
 

@@ -3,6 +3,7 @@ import type { ScanTaskCounters } from '../../lake/index.js';
 import type { Expr } from '../expr/expr.js';
 import type { RuntimeFilter } from '../operators/runtime-filter.js';
 import type { ColumnarPartial } from '../functions/function-registry.js';
+import type { PartialKeyColumn } from '../aggregate/group-keys.js';
 import type { HashAggregatePlan, OutputColumn } from '../plan/physical-plan.js';
 
 /** A Filter or Project node above the scan that runs in the worker, bottom-up. */
@@ -51,13 +52,13 @@ export interface ScanFragment {
 
 /**
  * A partial hash aggregate, structured-cloneable: per key column the key of
- * each group (a Float64Array when every key is a number), per aggregate the
+ * each group (one Float64Array when every key is a number), per aggregate the
  * states of the groups — typed columns for aggregates that keep them
  * (ColumnarAggregate.export), else one state object per group (merged with `combine`).
  */
 export interface PartialAggregate {
   readonly numGroups: number;
-  readonly keys: readonly (readonly unknown[] | Float64Array)[];
+  readonly keys: readonly PartialKeyColumn[];
   readonly states: readonly (readonly unknown[] | ColumnarPartial)[];
 }
 
