@@ -1,3 +1,5 @@
+import { strList, type Raw } from './ast.js';
+
 /**
  * Names that are aggregates in PostgreSQL. The binder must know a call is an
  * aggregate before binding its arguments (they see rows, not groups), so it
@@ -13,4 +15,12 @@ const aggregateNames = new Set([
 
 export function isAggregateName(name: string): boolean {
   return aggregateNames.has(name);
+}
+
+/** Whether a FuncCall is an aggregate call (not a window call): by its modifiers or its name. */
+export function isAggregateCall(fn: Raw): boolean {
+  if (fn.over) return false;
+  if (fn.agg_star || fn.agg_distinct || fn.agg_filter || fn.agg_order) return true;
+  const names = strList(fn.funcname);
+  return isAggregateName(names[names.length - 1]!.toLowerCase());
 }

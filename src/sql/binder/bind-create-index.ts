@@ -5,7 +5,8 @@ import type { CatalogTable } from '../bind-env.js';
 import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { bindCondition, bindExpr, type ExprScope } from './bind-expr.js';
+import { bindCondition, bindExpr } from './bind-expr.js';
+import type { ExprScope } from './expr-scope.js';
 import { columnRefs } from './bind-table-constraint.js';
 import { qualifyExisting } from './resolve-relation.js';
 

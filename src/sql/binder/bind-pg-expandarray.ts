@@ -5,7 +5,8 @@ import { Exprs, resolveFunction, resolveOperator } from '../../exec/index.js';
 import { LogicalFilter, LogicalJoin, type LogicalPlan, LogicalValues } from '../../planner/index.js';
 import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { bindExpr, exprKey } from './bind-expr.js';
+import { bindExpr } from './bind-expr.js';
+import { exprKey } from './expr-scope.js';
 import type { Scope } from './scope.js';
 
 /*

@@ -11,9 +11,11 @@ import {
 } from '../../planner/index.js';
 import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import { scopeOf, type BindContext, type BoundQuery, type CteDefinition } from './bind-context.js';
-import {
-  bindCondition, bindExpr, bindSortKey, exprKey, groupingIdPlaceholder, lookupColumn, type ExprScope, type GroupingContext, type WindowCollector,
-} from './bind-expr.js';
+import { lookupColumn } from './bind-column-ref.js';
+import { bindCondition, bindExpr } from './bind-expr.js';
+import { groupingIdPlaceholder } from './bind-grouping-func.js';
+import { bindSortKey } from './bind-sort-key.js';
+import { exprKey, type ExprScope, type GroupingContext, type WindowCollector } from './expr-scope.js';
 import { bindFromClause } from './bind-from.js';
 import { bindWhere } from './bind-where.js';
 import { expandArrayTargets, hiddenTarget } from './bind-pg-expandarray.js';

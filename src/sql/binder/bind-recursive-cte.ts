@@ -5,7 +5,7 @@ import { commonSupertype, Exprs, type WorkTable } from '../../exec/index.js';
 import { type LogicalPlan, LogicalProject, LogicalRecursiveUnion, LogicalWorkTableScan } from '../../planner/index.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext, BoundQuery, CteDefinition } from './bind-context.js';
-import { exprKey } from './bind-expr.js';
+import { exprKey } from './expr-scope.js';
 import { bindSelect, outputCols } from './bind-query.js';
 import { coerceTo } from './coerce.js';
 import type { ScopeColumn } from './scope.js';

@@ -5,7 +5,8 @@ import { Exprs, resolveFunction, TABLE_SAMPLE_FUNCTION } from '../../exec/index.
 import { LogicalFilter } from '../../planner/index.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { bindExpr, type ExprScope } from './bind-expr.js';
+import { bindExpr } from './bind-expr.js';
+import type { ExprScope } from './expr-scope.js';
 import type { BoundFrom } from './bind-from.js';
 import { coerceTo } from './coerce.js';
 import type { Scope } from './scope.js';

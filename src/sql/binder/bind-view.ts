@@ -5,7 +5,6 @@ import { Exprs } from '../../exec/index.js';
 import { LogicalProject } from '../../planner/index.js';
 import type { CatalogViewDefinition } from '../bind-env.js';
 import type { BoundStatement } from '../bound-statement.js';
-import type { TableName } from '../ddl-command.js';
 import { lower } from '../parser/lake-tokens.js';
 import { parseStatements } from '../parser/parse-statements.js';
 import { scanTokens } from '../parser/pg-parser.js';

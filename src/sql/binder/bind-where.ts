@@ -4,7 +4,8 @@ import {
 } from '../../planner/index.js';
 import { strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { bindCondition, bindExpr, bindOperator } from './bind-expr.js';
+import { bindCondition, bindExpr } from './bind-expr.js';
+import { bindOperator } from './bind-operator.js';
 import { bindFromClause } from './bind-from.js';
 import { bindSelect, bindSubquery } from './bind-query.js';
 import { FloeError } from '../../common/floe-error.js';

@@ -4,7 +4,9 @@ import type { SqlType } from '../../common/sql-type.js';
 import { type Expr, Exprs, resolveFunction, RowValueFunctions } from '../../exec/index.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { bindExpr, lookupColumn, type ExprScope } from './bind-expr.js';
+import { lookupColumn } from './bind-column-ref.js';
+import { bindExpr } from './bind-expr.js';
+import type { ExprScope } from './expr-scope.js';
 import { resolveUnknown } from './coerce.js';
 import type { Scope, ScopeColumn } from './scope.js';
 
