@@ -60,7 +60,9 @@ async function everything(wh: Warehouse, t: TableMetadata, snaps: readonly bigin
   const out: unknown[] = [];
   for (const id of snaps) out.push(await readRows(wh, { table: t, at: { kind: 'snapshot', id } }));
   const changes = await wh.readChanges(t, undefined, snaps[snaps.length - 1]!);
-  out.push(changes.map((c) => ({ snapshot: c.snapshotId, seq: c.seq, rows: c.batch.toArray().map((r) => r.toJSON()) })));
+  // Each row's offset in its transaction too: a tiered file keeps it (`_offset`), and publications pair key changes by it.
+  assert.ok(changes.every((c) => c.firstOffset !== undefined), 'every change row has its offset');
+  out.push(changes.map((c) => ({ snapshot: c.snapshotId, seq: c.seq, firstOffset: c.firstOffset, rows: c.batch.toArray().map((r) => r.toJSON()) })));
   return JSON.stringify(out, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
 }
 

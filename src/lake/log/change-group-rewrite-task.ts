@@ -11,7 +11,9 @@ export interface ChangeGroupInput {
   readonly seq: bigint;
   /** The commit that added it (a log or Parquet change file: every row's `_snapshot`). */
   readonly addedIn: bigint;
-  /** A tiered Parquet file: its rows carry their own `_seq` and `_snapshot`. */
+  /** A log or Parquet change file: its first row's offset in its transaction (the rest follow). */
+  readonly firstOffset: number;
+  /** A tiered Parquet file: its rows carry their own `_seq`, `_snapshot` and `_offset`. */
   readonly tiered: boolean;
 }
 

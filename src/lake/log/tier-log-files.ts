@@ -146,7 +146,7 @@ async function tierGroup(
   const task: ChangeGroupRewriteTask = {
     kind: 'change-group', storage: ctx.storageConfig, tableId: table.id, columns: table.columns, primaryKey: table.primaryKey,
     keyNames: keyColumnsOf(table).map((c) => physicalName(c.fieldId)), keyTypes: keyTypesOf(table),
-    inputs: files.map((f) => ({ path: f.path, seq: f.seq, addedIn: f.addedIn, tiered: tieredInput(f) })),
+    inputs: files.map((f) => ({ path: f.path, seq: f.seq, addedIn: f.addedIn, firstOffset: f.firstOffset, tiered: tieredInput(f) })),
     placement: { partitionKey: first.partitionKey, partitionValues: first.partitionValues, node: { mask: first.nodeMask, index: first.nodeIndex } },
     seq: maxSeq,
   };

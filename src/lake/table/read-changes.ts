@@ -16,7 +16,8 @@ import type { TableMetadata } from './table-metadata.js';
 
 /**
  * table_changes / t$audit_log: the change rows committed by the snapshots after
- * `from` up to `to` on `to`'s lineage, in commit order, then (seq, offset) order.
+ * `from` up to `to` on `to`'s lineage, in commit order, then in offset order within the
+ * commit's transaction (a tiered file's rows by their `_offset`).
  * On append tables a delete is a deletion vector, not a change row: its newly deleted
  * positions are read back from the target file and reported as -D rows, before the
  * rows the same snapshot added (an UPDATE deletes the old version, then writes the new).
@@ -38,26 +39,59 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
     const files = (bySnapshot.get(sid) ?? [])
       .filter((f) => f.path !== '' && f.store !== 'dv')
       .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.firstOffset - b.firstOffset));
+    const pieces: ChangeBatch[] = [];
     for (const f of files) {
       let batches = decoded.get(f.path);
       if (batches === undefined) {
-        batches = await readDataFile(storage, f.path, table.columns, changeFileExtras(f, OP_COLUMN));
+        batches = await readDataFile(storage, f.path, table.columns, changeFileExtras(f, OP_COLUMN, true));
         if (f.snapshots !== undefined) decoded.set(f.path, batches);
       }
       // A plain change file holds one transaction's rows at offsets firstOffset, firstOffset + 1, …
       let offset = f.firstOffset;
       for (const b of batches) {
         const rows = tieredRows(b, f.snapshots === undefined ? undefined : [sid]);
-        const firstOffset = f.snapshots === undefined ? offset : undefined;
+        const firstOffset = offset;
         offset += b.numRows;
         if (rows.batch.numRows === 0) continue;
         // A tiered file's rows of one commit share one transaction's seq.
         const seq = rows.seqs === undefined ? f.seq : rows.seqs[0]!;
-        out.push({ snapshotId: sid, seq, batch: changeBatch(table, rows.batch, undefined, seq, sid), firstOffset });
+        const batch = changeBatch(table, rows.batch, undefined, seq, sid);
+        if (f.snapshots === undefined) pieces.push({ snapshotId: sid, seq, batch, firstOffset });
+        else pieces.push(...offsetRuns(sid, seq, batch, rows.offsets));
       }
     }
+    out.push(...inOffsetOrder(pieces));
   }
   return out;
+}
+
+/**
+ * A tiered file's rows of one commit cut where their `_offset`s stop following each other, so
+ * each piece's offsets are firstOffset, firstOffset + 1, … (a tiered file written before
+ * `_offset` existed, or rows whose offset is -1: one piece, offsets not known).
+ */
+function offsetRuns(snapshotId: bigint, seq: bigint, batch: RecordBatch, offsets: BigInt64Array | undefined): ChangeBatch[] {
+  if (offsets === undefined) return [{ snapshotId, seq, batch, firstOffset: undefined }];
+  const out: ChangeBatch[] = [];
+  for (let start = 0; start < offsets.length;) {
+    const first = offsets[start]!;
+    let end = start + 1;
+    if (first < 0n) while (end < offsets.length && offsets[end]! < 0n) end++;
+    else while (end < offsets.length && offsets[end] === first + BigInt(end - start)) end++;
+    out.push({ snapshotId, seq, batch: batch.slice(start, end), firstOffset: first < 0n ? undefined : Number(first) });
+    start = end;
+  }
+  return out;
+}
+
+/**
+ * One commit's pieces in its transaction's offset order: a tiered file holds one node's
+ * rows, so a statement that wrote several nodes reads back as it was written, not node by
+ * node. Pieces whose offsets are not known keep the order they were read in.
+ */
+function inOffsetOrder(pieces: ChangeBatch[]): ChangeBatch[] {
+  if (pieces.some((p) => p.firstOffset === undefined)) return pieces;
+  return pieces.sort((a, b) => a.firstOffset! - b.firstOffset!);
 }
 
 /**

@@ -11,6 +11,11 @@ export const OP_COLUMN = '_op';
 export const SEQ_FILE_COLUMN = '_seq';
 /** Tiered change files: the snapshot of the commit that wrote each row (FileRecord.snapshots). */
 export const SNAPSHOT_FILE_COLUMN = '_snapshot';
+/**
+ * Tiered change files: each row's offset within its transaction (-1: not known, a row of a
+ * tiered file written before the column existed). key-moves.ts pairs a key change's rows by it.
+ */
+export const OFFSET_FILE_COLUMN = '_offset';
 
 export function physicalName(fieldId: number): string {
   return `c${fieldId}`;

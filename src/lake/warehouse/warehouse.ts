@@ -95,8 +95,8 @@ export interface ChangeBatch {
   readonly batch: RecordBatch;
   /**
    * Row r's offset in its transaction is firstOffset + r (key-moves.ts pairs rows by it);
-   * undefined when not known: rows of a tiered file (several commits, offsets not kept) or
-   * an append table's deletion vector.
+   * undefined when not known: an append table's deletion vector, or rows of a tiered file
+   * written before tiered files kept each row's offset (`_offset`).
    */
   readonly firstOffset: number | undefined;
 }

@@ -162,7 +162,8 @@ async function snapshotChanges(warehouse: Warehouse, table: TableMetadata, snaps
 
 /**
  * The recorded key changes among a snapshot's rows: the -D row's index to its +I row's. A
- * pair is kept only when both rows were read with their offsets (tiered rows have none).
+ * pair is kept only when both rows were read with their offsets (rows of a tiered file
+ * written before tiered files kept `_offset` have none).
  */
 function keyMoveRows(rows: readonly ChangeRow[], offsets: ReadonlyMap<number, number>): Map<number, number> {
   const out = new Map<number, number>();
