@@ -18,7 +18,7 @@ const SERVE_USAGE = `usage: floe serve [--port 5433] [--data ./floe-data] [--hos
     [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
     [--scan-threads N]   (scan worker threads; default: the machine's cores)
-    [--log-tiering]   (tier the log store's files into Parquet in the background; off for now)
+    [--no-log-tiering]   (leave the log store's files to the optimizer instead of tiering them into Parquet)
   The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.`;
 
 /**
@@ -43,12 +43,12 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       'query-memory-limit': { type: 'string', default: DEFAULT_QUERY_MEMORY_LIMIT },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
-      // Off by default: a publication reads a key-changing UPDATE whose rows tiering put in
-      // two nodes' files as a DELETE and an INSERT (docs/design-notes.md, "Tiering, as built").
-      'log-tiering': { type: 'boolean', default: false },
+      // Tiering the log store into Parquet change files (docs/design-notes.md, "Tiering, as built").
+      'log-tiering': { type: 'boolean', default: true },
       'scan-threads': { type: 'string' },
       ...OPTIMIZER_FLAGS,
     },
+    allowNegative: true,
   }));
   const { values } = parsed;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);

@@ -4,9 +4,9 @@ import pg from 'pg';
 import { startFloe } from '../harness/floe-server.js';
 
 /*
- * `floe serve --log-tiering` tiers the log store (issue 24: every log.tier-interval), and
- * without it (the default for now) the log files stay. No optimizer threads, so nothing
- * but tiering moves a commit's rows out of the log.
+ * `floe serve` tiers the log store by default (issue 24: every log.tier-interval), and with
+ * --no-log-tiering the log files stay. No optimizer threads, so nothing but tiering moves a
+ * commit's rows out of the log.
  */
 
 // Enough that tiering passes (every 250 ms at most) cannot give each commit a file of its own.
@@ -37,8 +37,8 @@ async function withGateway(args: readonly string[], body: (client: pg.Client, lo
   }
 }
 
-test('floe serve --log-tiering tiers the log into shared Parquet change files', { timeout: 120_000 }, async () => {
-  await withGateway(['--log-tiering'], async (client, log) => {
+test('floe serve tiers the log into shared Parquet change files by default', { timeout: 120_000 }, async () => {
+  await withGateway([], async (client, log) => {
     assert.match(log(), /"logTiering":true/);
     await commitRows(client);
     const until = Date.now() + 60_000;
@@ -54,8 +54,8 @@ test('floe serve --log-tiering tiers the log into shared Parquet change files', 
   });
 });
 
-test('floe serve without --log-tiering leaves the log files in the log', { timeout: 120_000 }, async () => {
-  await withGateway([], async (client, log) => {
+test('floe serve --no-log-tiering leaves the log files in the log', { timeout: 120_000 }, async () => {
+  await withGateway(['--no-log-tiering'], async (client, log) => {
     assert.match(log(), /"logTiering":false/);
     await commitRows(client);
     // Several tier intervals and polls of the tiering task, had it been running.

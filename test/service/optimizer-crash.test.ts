@@ -8,8 +8,8 @@
  * warehouse. After every kill: every acknowledged commit is there and nothing else (at
  * most the one in flight), and no retained snapshot names a missing file. At the end: the
  * restarted gateway answers the same through SQL, and orphan cleanup removes every file
- * the killed optimizers left behind. FLOE_CRASH_SERVE_ARGS adds serve flags; with
- * --log-tiering some kill must find tiered files.
+ * the killed optimizers left behind. Tiering runs too (floe serve's default; a kill must
+ * find tiered files); FLOE_CRASH_SERVE_ARGS adds serve flags (e.g. --no-log-tiering).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -131,7 +131,7 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
   });
   await setup.close();
   const dataDir = join(dir, 'data', String(table.id));
-  // One optimizer thread, as on a 2-core box by default; FLOE_CRASH_SERVE_ARGS adds flags (e.g. --log-tiering).
+  // One optimizer thread, as on a 2-core box by default; FLOE_CRASH_SERVE_ARGS adds flags (e.g. --no-log-tiering).
   // One scan thread: the writer reads one key at most per statement, and every restart starts each thread anew.
   const serveArgs = ['--data', dir, '--optimizer-threads', '1', '--scan-threads', '1', ...(process.env['FLOE_CRASH_SERVE_ARGS'] ?? '').split(' ').filter((a) => a !== '')];
   let loaded: LoadedGateway = loadGateway();
@@ -201,8 +201,8 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
     t.diagnostic(`gateway restart (modules preloaded) to listening: median ${sorted[sorted.length >> 1]!.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
     // The kills must have hit the optimizer at work, or this test proves nothing about it.
     assert.ok(leftovers.size > 0, `some kills landed mid-optimize (kills ${JSON.stringify(kinds)})`);
-    // Likewise tiering, when it runs.
-    if (serveArgs.includes('--log-tiering')) assert.ok(killsWithTieredFiles > 0, 'some kills found tiered change files');
+    // Likewise tiering, which floe serve runs by default.
+    if (!serveArgs.includes('--no-log-tiering')) assert.ok(killsWithTieredFiles > 0, 'some kills found tiered change files');
   } finally {
     loaded.discard();
     if (gateway !== undefined) await gateway.kill();
