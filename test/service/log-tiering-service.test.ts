@@ -62,3 +62,36 @@ test('the service runs rounds on its timer and stops', async () => {
     assert.equal(logFiles(wh, t), 0);
   } finally { await cleanup(); }
 });
+
+test('a table an optimizer holds waits for a later round: until the claim is released, or its holder stops heartbeating', async () => {
+  const { wh, dir, cleanup } = await tempWarehouse();
+  try {
+    const held = await table(wh, 'held', { 'log.tier-size': '1' });
+    const abandoned = await table(wh, 'abandoned', { 'log.tier-size': '1' });
+    const free = await table(wh, 'free', { 'log.tier-size': '1' });
+    for (const t of [held, abandoned, free]) await changeFilesToLogFiles(dir, t);
+    let now = BigInt(Date.now()) * 1000n;
+    const lease = 60_000_000n;
+    const claim = (t: TableMetadata, heartbeatMicros: bigint): void => {
+      assert.ok(wh.tryClaimOptimizing(t.id, 'another-process', heartbeatMicros, lease));
+      wh.saveOptimizingState({
+        tableId: t.id, status: 'executing', statusSinceMicros: heartbeatMicros, owner: 'another-process', heartbeatMicros,
+        lastMinorMicros: undefined, lastMajorMicros: undefined, lastFullMicros: undefined, consecutiveFailures: 0, nextAttemptMicros: undefined,
+      });
+    };
+    claim(held, now);
+    claim(abandoned, now - lease - 1n);
+    const service = new LogTieringService(wh, { clock: { nowMicros: () => now, setTimer: () => () => undefined }, optimizerLeaseMicros: lease });
+    const round = await service.runOnce();
+    assert.equal(round.tablesTiered, 2, 'the free table and the one whose holder stopped heartbeating');
+    assert.equal(logFiles(wh, free), 0);
+    assert.equal(logFiles(wh, abandoned), 0);
+    assert.ok(logFiles(wh, held) > 0, 'the held table waits');
+    // The holder finishes: its claim goes back to idle.
+    const state = wh.listOptimizingStates().find((s) => s.tableId === held.id)!;
+    wh.saveOptimizingState({ ...state, status: 'idle', heartbeatMicros: now });
+    now += 1_000_000n;
+    assert.equal((await service.runOnce()).tablesTiered, 1);
+    assert.equal(logFiles(wh, held), 0);
+  } finally { await cleanup(); }
+});

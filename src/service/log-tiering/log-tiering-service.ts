@@ -1,18 +1,22 @@
 import type { TableMetadata, TierResult, Warehouse } from '../../lake/index.js';
 import { logSettings } from '../../lake/index.js';
+import { DEFAULT_LEASE_MICROS } from '../optimizing/inline-optimizing-service.js';
+import { isAbandoned } from '../optimizing/optimizing-claim.js';
 import type { ServiceClock } from '../optimizing/service-clock.js';
 import { systemClock } from '../optimizing/service-clock.js';
 import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';
 import { silentLogger } from '../optimizing/optimizing-warehouse.js';
 
 /** The slice of Warehouse the tiering service uses (tests fake just this). */
-export type LogTieringWarehouse = Pick<Warehouse, 'listTables' | 'logBacklog' | 'tierLogFiles' | 'releaseLogSegments'>;
+export type LogTieringWarehouse = Pick<Warehouse, 'listTables' | 'logBacklog' | 'tierLogFiles' | 'releaseLogSegments' | 'listOptimizingStates'>;
 
 export interface LogTieringOptions {
   readonly clock?: ServiceClock;
   readonly logger?: ServiceLogger;
   /** How often tables are looked at (ms); default 250. A table is tiered when due by its own properties. */
   readonly pollMs?: number;
+  /** How long an optimizer's claim on a table holds without a heartbeat (the optimizing service's lease). */
+  readonly optimizerLeaseMicros?: bigint;
 }
 
 /** What one round did. */
@@ -31,12 +35,16 @@ export interface TieringRound {
  * event loop: the work per table is a Parquet encode per node of at most a few MB of
  * rows, which is short next to a query, so no worker pool is used (yet). Killing the
  * process at any point is safe: a tiered file is durable before the catalog swaps it in.
+ * A table an optimizer holds (its claim in the catalog, from any process) waits for the
+ * next round: a fold names the log files it read as still needed, so a swap of them in
+ * the meantime makes it start over, and a stream of commits could make it fail each time.
  */
 export class LogTieringService {
   readonly #warehouse: LogTieringWarehouse;
   readonly #clock: ServiceClock;
   readonly #logger: ServiceLogger;
   readonly #pollMs: number;
+  readonly #optimizerLeaseMicros: bigint;
   #cancel: (() => void) | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = true;
@@ -48,6 +56,7 @@ export class LogTieringService {
     this.#clock = opts.clock ?? systemClock;
     this.#logger = opts.logger ?? silentLogger;
     this.#pollMs = opts.pollMs ?? 250;
+    this.#optimizerLeaseMicros = opts.optimizerLeaseMicros ?? DEFAULT_LEASE_MICROS;
   }
 
   start(): void {
@@ -66,15 +75,17 @@ export class LogTieringService {
     await this.#running;
   }
 
-  /** One round now: every due table (or every table with log files, when `force`). */
+  /** One round now: every due table (or every table with log files, when `force`) that no optimizer holds. */
   async runOnce(force = false): Promise<TieringRound> {
     const nowMicros = this.#clock.nowMicros();
     let tablesTiered = 0;
     let filesIn = 0;
     let filesOut = 0;
+    const optimizing = new Set(this.#warehouse.listOptimizingStates()
+      .filter((s) => s.status !== 'idle' && !isAbandoned(s, nowMicros, this.#optimizerLeaseMicros)).map((s) => s.tableId));
     for (const table of this.#warehouse.listTables()) {
       if (this.#stopping) break;
-      if (table.primaryKey.length === 0 || !isDue(this.#warehouse, table, nowMicros, force)) continue;
+      if (table.primaryKey.length === 0 || optimizing.has(table.id) || !isDue(this.#warehouse, table, nowMicros, force)) continue;
       let r: TierResult;
       try {
         r = await this.#warehouse.tierLogFiles(table);
