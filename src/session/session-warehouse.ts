@@ -153,6 +153,11 @@ export class SessionWarehouse implements Warehouse {
   }
 
   /** The shared warehouse's: the self-optimizing service, its one reader, works on the shared tables only. */
+  fileEpochs(): ReadonlyMap<number, number> {
+    return this.#shared.fileEpochs();
+  }
+
+  /** The shared warehouse's: the self-optimizing service, its one reader, works on the shared tables only. */
   lowWatermark(): bigint {
     return this.#shared.lowWatermark();
   }

@@ -76,6 +76,7 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
   readonly tablesById = new Map<number, TableMetadata>();
   readonly metrics = new Map<number, OptimizingMetrics>();
   readonly heads = new Map<number, bigint>();
+  readonly epochs = new Map<number, number>();
   readonly optimizeBehaviour = new Map<number, FakeOptimize>();
   /** Every optimize call, in order. */
   readonly optimizeCalls: { tableId: number; kind: string; triggers: boolean; runNodeRewrite: boolean }[] = [];
@@ -109,6 +110,12 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
     this.heads.set(table.id, (this.heads.get(table.id) ?? 0n) + 1n);
   }
 
+  /** New metrics as an in-place swap (tiering) would leave them: the head stays, the file epoch moves. */
+  swapFilesInPlace(table: TableMetadata, metrics: OptimizingMetrics): void {
+    this.metrics.set(table.id, metrics);
+    this.epochs.set(table.id, (this.epochs.get(table.id) ?? 0) + 1);
+  }
+
   optimizedKinds(table: TableMetadata): string[] {
     return this.optimizeCalls.filter((c) => c.tableId === table.id).map((c) => c.kind);
   }
@@ -118,6 +125,8 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
   resolveSnapshot(table: TableMetadata): Snapshot | undefined {
     return { tableId: table.id, id: this.heads.get(table.id) ?? 0n } as Snapshot;
   }
+
+  fileEpochs(): ReadonlyMap<number, number> { return this.epochs; }
 
   branchHeads(): ReadonlyMap<number, bigint> {
     return new Map([...this.tablesById.keys()].map((id) => [id, this.heads.get(id) ?? 0n]));

@@ -68,7 +68,7 @@ test('a disabled table is skipped, and runs once enabled', async () => {
   await scheduler.stop();
 });
 
-test('metrics are re-read only when the head moves', async () => {
+test('metrics are re-read only when the head moves or files are swapped in place', async () => {
   const { clock, wh, scheduler } = setup();
   const t = wh.addTable('t', {}, keyedMetrics({ changeFiles: 1 }));
   scheduler.start();
@@ -79,6 +79,11 @@ test('metrics are re-read only when the head moves', async () => {
   wh.commit(t, keyedMetrics({ changeFiles: 2 }));
   await clock.advance(1000);
   assert.equal(wh.metricsReads, reads + 1);
+  // Tiering swaps the log files for one tiered file: no new head, a new file epoch.
+  wh.swapFilesInPlace(t, keyedMetrics({ changeFiles: 1 }));
+  await clock.advance(1000);
+  assert.equal(wh.metricsReads, reads + 2);
+  assert.equal(scheduler.tables()[0]!.readAmplification, 1, 'the table is shown with its files after the swap');
   await scheduler.stop();
 });
 

@@ -252,6 +252,12 @@ export interface Catalog {
   listRefs(tableId: number): RefRecord[];
   /** The head snapshot of branch `branch` of every table that has one, by table id: one read for what getRef would take one per table. */
   branchHeads(branch: string): ReadonlyMap<number, bigint>;
+  /**
+   * Each table's file epoch, by table id (absent: 0): it moves whenever the table's file rows
+   * change other than by a new snapshot (tiering's and change compaction's in-place swaps,
+   * expiry). One read for all tables, as branchHeads.
+   */
+  fileEpochs(): ReadonlyMap<number, number>;
   /** Creates or moves a ref; `expect` guards a move against a concurrent one. */
   putRef(ref: RefRecord, opts: { mustNotExist?: boolean; expect?: bigint }): void;
   deleteRef(tableId: number, name: string): boolean;

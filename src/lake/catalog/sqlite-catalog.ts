@@ -816,6 +816,12 @@ export class SqliteCatalog implements Catalog {
     });
   }
 
+  fileEpochs(): ReadonlyMap<number, number> {
+    return this.#cached('file epochs', () => new Map(
+      (this.#sql('SELECT table_id, epoch FROM file_epochs').all() as { table_id: bigint; epoch: bigint }[]).map((r) => [Number(r.table_id), Number(r.epoch)]),
+    ));
+  }
+
   branchHeads(branch: string): ReadonlyMap<number, bigint> {
     return this.#cached(`branch heads ${JSON.stringify(branch)}`, () => new Map(
       (this.#sql("SELECT table_id, snapshot_id FROM refs WHERE name = ? AND kind = 'branch'").all(branch) as { table_id: bigint; snapshot_id: bigint }[])

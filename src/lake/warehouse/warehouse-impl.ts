@@ -306,6 +306,10 @@ export class WarehouseImpl implements Warehouse {
     return this.#catalog.branchHeads(branch);
   }
 
+  fileEpochs(): ReadonlyMap<number, number> {
+    return this.#catalog.fileEpochs();
+  }
+
   lowWatermark(): bigint {
     return this.#catalog.lowWatermark();
   }

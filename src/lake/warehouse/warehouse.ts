@@ -123,6 +123,8 @@ export interface Warehouse {
   listRefs(table: TableMetadata): RefInfo[];
   /** The head snapshot id of `branch` (default main) of every table that has the branch, by table id, in one catalog read. */
   branchHeads(branch?: string): ReadonlyMap<number, bigint>;
+  /** Each table's file epoch (Catalog.fileEpochs): it moves when files are swapped in place, which moves no head. */
+  fileEpochs(): ReadonlyMap<number, number>;
   /** The smallest start seq of any open transaction, or the next seq when none is open: changes below it may be folded. */
   lowWatermark(): bigint;
   createBranch(table: TableMetadata, name: string, opts?: CreateRefOptions): Promise<void>;

@@ -18,7 +18,7 @@ import { orderPendingTables } from './pick-next-table.js';
 import type { PendingTable } from './pick-next-table.js';
 import { systemClock } from './service-clock.js';
 import type { ServiceClock } from './service-clock.js';
-import { TableMetricsCache } from './table-metrics-cache.js';
+import { TableMetricsCache, type TickReads } from './table-metrics-cache.js';
 
 /**
  * A table that was due but whose optimize did nothing waits this long before it is looked
@@ -236,14 +236,13 @@ export class OptimizingScheduler implements OptimizingService {
     const states = new Map(this.#warehouse.listOptimizingStates().map((s) => [s.tableId, s]));
     const threads = new Map(this.#groups.list().map((g) => [g.name, g.threads]));
     const pendingIds = new Set([...this.#pending.values()].flat().map((p) => p.tableId));
-    const heads = this.#warehouse.branchHeads('main');
-    const watermark = this.#warehouse.lowWatermark();
+    const tick = this.#metrics.tickReads();
     // A table dropped while the view is read has no metrics: it has no row either.
     return this.#warehouse.listTables().flatMap((table) => {
       const s = optimizingSettings(table);
       const running = this.#running.get(table.id);
       let metrics;
-      try { metrics = this.#metrics.get(table, heads, watermark); } catch { return []; }
+      try { metrics = this.#metrics.get(table, tick); } catch { return []; }
       return [optimizingTableRow({
         table,
         metrics,
@@ -292,8 +291,7 @@ export class OptimizingScheduler implements OptimizingService {
     const groups = new Map(this.#groups.list().map((g) => [g.name, g]));
     const states = new Map(this.#warehouse.listOptimizingStates().map((s) => [s.tableId, s]));
     const tables = this.#warehouse.listTables();
-    const heads = this.#warehouse.branchHeads('main');
-    const watermark = this.#warehouse.lowWatermark();
+    const tick = this.#metrics.tickReads();
     const ids = new Set(tables.map((t) => t.id));
     this.#metrics.retain(ids);
     for (const id of this.#nothingDone.keys()) if (!ids.has(id)) this.#nothingDone.delete(id);
@@ -302,7 +300,7 @@ export class OptimizingScheduler implements OptimizingService {
       if (this.#running.has(table.id)) continue;
       // Each table on its own: whatever one throws is its failure, not the tick's.
       try {
-        const due = this.#dueEntry(table, states.get(table.id), groups, heads, watermark, now);
+        const due = this.#dueEntry(table, states.get(table.id), groups, tick, now);
         if (due === undefined) continue;
         let list = pending.get(due.group);
         if (list === undefined) pending.set(due.group, list = []);
@@ -316,18 +314,18 @@ export class OptimizingScheduler implements OptimizingService {
 
   #dueEntry(
     table: TableMetadata, state: OptimizingTableState | undefined, groups: ReadonlyMap<string, OptimizerGroup>,
-    heads: ReadonlyMap<number, bigint>, watermark: bigint, now: bigint,
+    tick: TickReads, now: bigint,
   ): { group: string; entry: PendingTable } | undefined {
     const s = optimizingSettings(table);
     if (!s.enabled) return undefined;
     const idle = this.#nothingDone.get(table.id);
-    if (idle !== undefined && watermark <= idle.watermark && now < idle.untilMicros) return undefined;
+    if (idle !== undefined && tick.watermark <= idle.watermark && now < idle.untilMicros) return undefined;
     if (state !== undefined) {
       if (state.nextAttemptMicros !== undefined && state.nextAttemptMicros > now) return undefined;
       // Held by another live process: not ours to pick this time.
       if (state.status !== 'idle' && state.owner !== this.#owner && !isAbandoned(state, now, this.#leaseMicros)) return undefined;
     }
-    const metrics = this.#metrics.get(table, heads, watermark);
+    const metrics = this.#metrics.get(table, tick);
     const last = { minorMicros: state?.lastMinorMicros, majorMicros: state?.lastMajorMicros, fullMicros: state?.lastFullMicros };
     const kind = dueOptimizingKind(metrics, s, last, now);
     if (kind === undefined) return undefined;

@@ -2,7 +2,7 @@ import type { Warehouse } from '../../lake/index.js';
 
 /** The part of the lake's Warehouse the self-optimizing service uses (tests pass a fake of just this). */
 export type OptimizingWarehouse = Pick<Warehouse,
-  | 'listTables' | 'getTableById' | 'resolveSnapshot' | 'branchHeads' | 'lowWatermark' | 'optimize' | 'optimizingMetrics'
+  | 'listTables' | 'getTableById' | 'resolveSnapshot' | 'branchHeads' | 'fileEpochs' | 'lowWatermark' | 'optimize' | 'optimizingMetrics'
   | 'listOptimizerGroups' | 'createOptimizerGroup' | 'alterOptimizerGroup' | 'dropOptimizerGroup'
   | 'recordOptimizingRun' | 'listOptimizingRuns' | 'saveOptimizingState' | 'tryClaimOptimizing' | 'listOptimizingStates'
   | 'expireSnapshots' | 'removeOrphanFiles' | 'releaseLogSegments'>;

@@ -3,13 +3,22 @@ import type { OptimizingWarehouse } from './optimizing-warehouse.js';
 
 interface Entry {
   readonly headId: bigint | undefined;
+  readonly fileEpoch: number;
   readonly metrics: OptimizingMetrics;
+}
+
+/** What a tick reads once for every table: the branch heads, the file epochs and the low watermark. */
+export interface TickReads {
+  readonly heads: ReadonlyMap<number, bigint>;
+  readonly fileEpochs: ReadonlyMap<number, number>;
+  readonly watermark: bigint;
 }
 
 /**
  * A table's optimizing metrics, re-read only when they can have changed, so a tick stays
- * cheap with many tables: when the head snapshot moved; after the table's optimize
- * (forget); or when the low watermark passed a pending change that was above it (a
+ * cheap with many tables: when the head snapshot moved; when its files were swapped in
+ * place (its file epoch moved: tiering, in this process or another); after the table's
+ * optimize (forget); or when the low watermark passed a pending change that was above it (a
  * transaction that ends makes changes foldable without a commit to this table). Time-based
  * triggers need no re-read: dueOptimizingKind takes `now` and the metrics carry the oldest
  * change's time.
@@ -22,19 +31,21 @@ export class TableMetricsCache {
     this.#warehouse = warehouse;
   }
 
-  /**
-   * `heads`: branchHeads() of this tick, read once for all tables instead of resolving each
-   * table's head; `watermark`: the low watermark, likewise read once per tick.
-   */
-  get(table: TableMetadata, heads: ReadonlyMap<number, bigint>, watermark: bigint): OptimizingMetrics {
-    const headId = heads.get(table.id);
+  /** The tick's reads, once for all tables instead of resolving each table's head and epoch. */
+  tickReads(): TickReads {
+    return { heads: this.#warehouse.branchHeads('main'), fileEpochs: this.#warehouse.fileEpochs(), watermark: this.#warehouse.lowWatermark() };
+  }
+
+  get(table: TableMetadata, tick: TickReads): OptimizingMetrics {
+    const headId = tick.heads.get(table.id);
+    const fileEpoch = tick.fileEpochs.get(table.id) ?? 0;
     const e = this.#entries.get(table.id);
-    if (e !== undefined && e.headId === headId) {
+    if (e !== undefined && e.headId === headId && e.fileEpoch === fileEpoch) {
       const next = e.metrics.nextFoldableSeq;
-      if (next === undefined || next >= watermark) return e.metrics;
+      if (next === undefined || next >= tick.watermark) return e.metrics;
     }
     const metrics = this.#warehouse.optimizingMetrics(table);
-    this.#entries.set(table.id, { headId, metrics });
+    this.#entries.set(table.id, { headId, fileEpoch, metrics });
     return metrics;
   }
 

@@ -76,8 +76,13 @@ test('tiering changes no snapshot\'s result: time travel into a tiered file, a b
     const t = await kv(wh, 't');
     const { snaps } = await history(wh, dir, t);
     const before = await everything(wh, t, snaps);
+    const epoch = wh.fileEpochs().get(t.id) ?? 0;
+    const head = wh.branchHeads().get(t.id);
     const result = await wh.tierLogFiles(t);
     assert.ok(result.filesIn > result.filesOut && result.filesOut > 0, JSON.stringify(result));
+    // No new snapshot, so the head stays; the file epoch moves (the optimizer's metrics are re-read by it).
+    assert.equal(wh.branchHeads().get(t.id), head);
+    assert.ok((wh.fileEpochs().get(t.id) ?? 0) > epoch, 'the file epoch moved');
     assert.equal(wh.logBacklog(t).files, 0);
     assert.equal(wh.listFiles(t).filter((f) => isLogPath(f.path)).length, 0, 't$files lists no log file at the head');
     assert.ok(tieredFiles(wh, t) > 0 && tieredFiles(wh, t, 'b') > 0);
