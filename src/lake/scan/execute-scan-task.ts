@@ -2,6 +2,7 @@ import { Field, Int64, makeData } from 'apache-arrow';
 import type { Data, RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import type { SqlType } from '../../common/sql-type.js';
 import { arrowFieldOf } from '../arrow/arrow-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
@@ -26,6 +27,7 @@ import { textFiltersTyped } from './typed-selection.js';
 import { cachedChangeFile, cachedRowGroupSizes, selectCachedRowGroups } from './cached-row-groups.js';
 import { decodedPositions, skippingDeleted } from './deleted-positions.js';
 import { sharedRowGroupCache } from './row-group-cache.js';
+import { searchingKeyHash } from './key-hash-search.js';
 import type { ScanFilter } from './scan-types.js';
 
 /**
@@ -41,6 +43,12 @@ export interface ScanTaskCounters {
 }
 
 
+/** The task's key columns as its files name them (physical names), with their types. */
+function taskKeyColumns(task: ScanTask): { names: string[]; types: SqlType[] } {
+  const cols = task.keyColumns.map((k) => task.columns.find((c) => c.name === k)!);
+  return { names: cols.map((c) => physicalName(c.fieldId)), types: cols.map((c) => c.type) };
+}
+
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
@@ -48,6 +56,11 @@ async function readPruned(
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
   const hasDeletes = (f.deletedPositions ?? []).length > 0;
   if (task.cacheRowGroups === true && pick !== undefined && f.rowGroups !== undefined) {
+    // A full-key point read looks its key up in a cached row group it has read before.
+    if (task.keyHash !== undefined) {
+      const key = taskKeyColumns(task);
+      pick = searchingKeyHash(pick, key.names, key.types, task.keyHash);
+    }
     const groups = [...f.rowGroups];
     const open = () => openDataFileSource(storage, f.path);
     const groupRows = hasDeletes ? await cachedRowGroupSizes(f.path, open) : undefined;
@@ -226,9 +239,9 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
       offset += decoded.numRows;
     }
   }
-  const keyCols = task.keyColumns.map((k) => task.columns.find((c) => c.name === k)!);
+  const key = taskKeyColumns(task);
   return mergeOnReadSelected({
-    base, changes, keyColumns: keyCols.map((c) => physicalName(c.fieldId)), keyTypes: keyCols.map((c) => c.type),
+    base, changes, keyColumns: key.names, keyTypes: key.types,
     ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }),
   });
 }

@@ -167,7 +167,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         continue;
       }
       tasks.push({
-        ...base, partitionKey: pk, node: fn.node,
+        ...base, partitionKey: pk, node: fn.node, ...(keyHash === undefined ? {} : { keyHash }),
         baseFiles: b.map((f) => scanFile(f, false, deletedIn(f.fileId), groupsOf(f))),
         changeFiles: c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset))
           .map((f) => ({ ...scanFile(f, f.nodeMask < fn.node.mask), ...tieredScanFile(f, isAncestor) })),

@@ -67,6 +67,12 @@ export interface ScanTask {
   readonly changeFiles: readonly ScanFile[];
   readonly limit?: number;
   /**
+   * A full-key point read: the key's bucket hash. A row group the read takes from the
+   * row-group cache a second time is looked up by it (key-hash-search.ts) rather than
+   * filtered row by row.
+   */
+  readonly keyHash?: number;
+  /**
    * A point read run in the caller's thread: the base row groups it decodes go through
    * the process's row-group cache (row-group-cache.ts). Set by the executor.
    */
