@@ -79,7 +79,8 @@ export function selectTieredRows(t: TieredRows, rows: Int32Array): TieredRows {
 
 function int64Values(d: Data, b: RecordBatch, name: string): BigInt64Array {
   const v = d.values as unknown;
-  if (v instanceof BigInt64Array && d.nullCount === 0) return v.subarray(d.offset, d.offset + d.length);
+  // A slice's values already start at its first row (Arrow subarrays them; `offset` is for the validity bits).
+  if (v instanceof BigInt64Array && d.nullCount === 0) return v.subarray(0, d.length);
   const r = columnReader(b.getChild(name)!, { kind: 'int8' });
   const out = new BigInt64Array(b.numRows);
   for (let i = 0; i < b.numRows; i++) {
