@@ -1,7 +1,6 @@
 import type { TableMetadata, TierResult, Warehouse } from '../../lake/index.js';
 import { logSettings } from '../../lake/index.js';
-import { DEFAULT_LEASE_MICROS } from '../optimizing/inline-optimizing-service.js';
-import { isAbandoned } from '../optimizing/optimizing-claim.js';
+import { DEFAULT_LEASE_MICROS, isAbandoned } from '../optimizing/optimizing-claim.js';
 import type { ServiceClock } from '../optimizing/service-clock.js';
 import { systemClock } from '../optimizing/service-clock.js';
 import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';

@@ -2,16 +2,13 @@ import { optimizingSettings } from '../../lake/index.js';
 import type { OptimizeKind, OptimizerGroup, OptimizingRun, SchedulingPolicy, TableMetadata } from '../../lake/index.js';
 import { OccupationTracker, OCCUPATION_WINDOW_MICROS } from './occupation-tracker.js';
 import { OptimizerGroups } from './optimizer-groups.js';
-import { OptimizingClaim } from './optimizing-claim.js';
+import { DEFAULT_LEASE_MICROS, OptimizingClaim } from './optimizing-claim.js';
 import { DEFAULT_PROCESS_DEADLINE_MS, runOptimizingProcess } from './optimizing-process.js';
 import type { OptimizeReport, OptimizerGroupRow, OptimizingService, OptimizingTableRow } from './optimizing-service.js';
 import { optimizingTableRow } from './optimizing-table-row.js';
 import type { OptimizingWarehouse } from './optimizing-warehouse.js';
 import { systemClock } from './service-clock.js';
 import type { ServiceClock } from './service-clock.js';
-
-/** A claim's lease, as the scheduler's default (a status older than this reads as abandoned). */
-export const DEFAULT_LEASE_MICROS = 60_000_000n;
 
 export interface InlineOptimizeOptions {
   readonly warehouse: OptimizingWarehouse;

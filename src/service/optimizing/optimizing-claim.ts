@@ -12,6 +12,9 @@ export function idleState(tableId: number): OptimizingTableState {
   };
 }
 
+/** A claim's default lease: a non-idle status not heartbeated for this long reads as abandoned. */
+export const DEFAULT_LEASE_MICROS = 60_000_000n;
+
 /** A non-idle status whose owner stopped heartbeating reads as idle: its process died. */
 export function isAbandoned(state: OptimizingTableState, nowMicros: bigint, leaseMicros: bigint): boolean {
   return state.status !== 'idle' && nowMicros - state.heartbeatMicros > leaseMicros;

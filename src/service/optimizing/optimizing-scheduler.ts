@@ -8,7 +8,7 @@ import { OccupationTracker, OCCUPATION_WINDOW_MICROS } from './occupation-tracke
 import { optimizeInline } from './inline-optimizing-service.js';
 import { OptimizerGroups } from './optimizer-groups.js';
 import type { OptimizerPool } from './optimizer-pool.js';
-import { OptimizingClaim, isAbandoned } from './optimizing-claim.js';
+import { DEFAULT_LEASE_MICROS, OptimizingClaim, isAbandoned } from './optimizing-claim.js';
 import { DEFAULT_PROCESS_DEADLINE_MS, errorText, runOptimizingProcess } from './optimizing-process.js';
 import type { OptimizeReport, OptimizerGroupRow, OptimizingService, OptimizingTableRow } from './optimizing-service.js';
 import { optimizingTableRow } from './optimizing-table-row.js';
@@ -138,7 +138,7 @@ export class OptimizingScheduler implements OptimizingService {
     this.#clock = opts.clock ?? systemClock;
     this.#log = opts.logger ?? silentLogger;
     this.#tickMs = opts.tickMs ?? 1000;
-    const leaseMs = opts.leaseMs ?? 60_000;
+    const leaseMs = opts.leaseMs ?? Number(DEFAULT_LEASE_MICROS / 1000n);
     this.#leaseMicros = BigInt(leaseMs) * 1000n;
     this.#heartbeatMs = opts.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 4));
     this.#deadlineMs = opts.deadlineMs ?? DEFAULT_PROCESS_DEADLINE_MS;
