@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { stopOnSignal } from './stop-on-signal.js';
 import { openWarehouse } from '../lake/index.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
+import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
 
-const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR [--optimizer-threads 1] [--optimizer-memory 1GB]
+const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR|s3://BUCKET/PREFIX [--optimizer-threads 1] [--optimizer-memory 1GB]
+\${WAREHOUSE_USAGE}
   The self-optimizing service and housekeeping of a warehouse without a wire server, until SIGTERM.`;
 
 /**
@@ -17,16 +18,19 @@ const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR [--optimizer-threads 1
  * history through the catalog, whose claims are leases, so they never both take a table.
  */
 export async function runOptimizerCommand(argv: string[], logger: Logger): Promise<void> {
-  const parsed = parseCommandLine(OPTIMIZER_USAGE, argv, (args) => parseArgs({ args, options: { data: { type: 'string' }, ...OPTIMIZER_FLAGS } }));
+  const parsed = parseCommandLine(OPTIMIZER_USAGE, argv, (args) => parseArgs({ args, options: { ...WAREHOUSE_FLAGS, ...OPTIMIZER_FLAGS } }));
   const { values } = parsed;
   if (values.data === undefined) throw new UsageError('optimizer: --data DIR is required (the warehouse a gateway serves)', OPTIMIZER_USAGE);
-  const dataDir = resolve(values.data);
+  const location = warehouseLocation(values, OPTIMIZER_USAGE);
+  const dataDir = location.dir;
   if (!existsSync(dataDir)) throw new Error(`no warehouse at ${dataDir}`);
   const flags = parseOptimizerFlags(values);
-  const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }) });
+  const warehouse = await openWarehouse({
+    path: dataDir, logger: logger.child({ component: 'lake' }), ...(location.storage === undefined ? {} : { storage: location.storage }),
+  });
   const runtime = createOptimizingRuntime(warehouse, { ...flags, logger: logger.child({ component: 'optimizer' }) });
   runtime.start();
-  logger.info({ data: dataDir, optimizerThreads: flags.threads }, 'optimizer running');
+  logger.info({ data: location.data, optimizerThreads: flags.threads }, 'optimizer running');
   // Timers are unref'd: this keeps the process alive until a signal ends it.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   stopOnSignal(logger, 'stopping optimizer', async () => {

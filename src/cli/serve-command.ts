@@ -1,5 +1,4 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
@@ -12,14 +11,17 @@ import { createLogger } from './cli-logger.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { usersAuthProvider, usersFilePath } from './users-file.js';
+import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
 
-const SERVE_USAGE = `usage: floe serve [--port 5433] [--data ./floe-data] [--host 127.0.0.1] [--max-message-bytes N]
+const SERVE_USAGE = `usage: floe serve [--port 5433] [--host 127.0.0.1] [--max-message-bytes N]
+\${WAREHOUSE_USAGE}
     [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
     [--scan-threads N]   (scan worker threads; default: the machine's cores)
     [--no-log-tiering]   (leave the log store's files to the optimizer instead of tiering them into Parquet)
-  The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.`;
+  The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.
+  With --data s3://…, data files live in the bucket and the catalog in --state-dir.`;
 
 /**
  * The old generation may grow to three times what survived the last full GC before
@@ -37,7 +39,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     args,
     options: {
       port: { type: 'string', default: '5433' },
-      data: { type: 'string', default: './floe-data' },
+      ...WAREHOUSE_FLAGS,
       host: { type: 'string', default: '127.0.0.1' },
       'max-message-bytes': { type: 'string' },
       'query-memory-limit': { type: 'string', default: DEFAULT_QUERY_MEMORY_LIMIT },
@@ -63,13 +65,16 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const queryMemoryLimit = values['query-memory-limit']!;
   parseMemorySetting('--query-memory-limit', queryMemoryLimit);
   const logger = createLogger();
-  const dataDir = resolve(values.data!);
+  const location = warehouseLocation(values, SERVE_USAGE);
+  const dataDir = location.dir;
   mkdirSync(dataDir, { recursive: true });
   await loadSqlParser();
   registerCatalogFunctions();
   // regproc and regprocedure values print as function names (the wire cannot read pg_proc itself).
   registerRegNameLookup((typeOid, oid) => (typeOid === 24 ? regprocName(oid) : typeOid === 2202 ? regprocedureName(oid) : undefined));
-  const warehouse = await openWarehouse({ path: dataDir, logger: logger.child({ component: 'lake' }) });
+  const warehouse = await openWarehouse({
+    path: dataDir, logger: logger.child({ component: 'lake' }), ...(location.storage === undefined ? {} : { storage: location.storage }),
+  });
   // Temporary tables of sessions a crash ended (session-warehouse.ts).
   await sweepDeadSessionDirectories(dataDir);
   const catalog = createSystemCatalog();
@@ -98,7 +103,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   // The log store's tiering, beside the optimizer (src/service/log-tiering).
   const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
   if (values['log-tiering'] === true) tiering.start();
-  logger.info({ host: values.host, port, data: dataDir, tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size, logTiering: values['log-tiering'] === true }, 'listening');
+  logger.info({ host: values.host, port, data: location.data, ...(location.storage === undefined ? {} : { stateDir: dataDir }), tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size, logTiering: values['log-tiering'] === true }, 'listening');
 
   stopOnSignal(logger, 'draining sessions', async () => {
     await server.close({ drainMs: 5000 });

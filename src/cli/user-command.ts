@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addUser, usersFilePath } from './users-file.js';
 import type { AuthMethod } from './users-file.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
+import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
 
-const USER_USAGE = `usage: floe user add NAME [--data ./floe-data] [--password PW] [--auth scram-sha-256|md5|password]
+const USER_USAGE = `usage: floe user add NAME [--password PW] [--auth scram-sha-256|md5|password]
+\${WAREHOUSE_USAGE}
   Adds a user who may connect from other hosts; the password from --password, FLOE_PASSWORD, or a line on stdin.`;
 
 async function readLine(): Promise<string> {
@@ -23,7 +24,7 @@ export async function runUserCommand(argv: string[]): Promise<void> {
     args,
     allowPositionals: true,
     options: {
-      data: { type: 'string', default: './floe-data' },
+      ...WAREHOUSE_FLAGS,
       password: { type: 'string' },
       auth: { type: 'string', default: 'scram-sha-256' },
     },
@@ -33,7 +34,8 @@ export async function runUserCommand(argv: string[]): Promise<void> {
   if (sub !== 'add' || name === undefined || positionals.length > 2) throw new UsageError('user: expected "add NAME"', USER_USAGE);
   const password = values.password ?? process.env.FLOE_PASSWORD ?? (await readLine());
   if (password === '') throw new Error('empty password');
-  const dataDir = resolve(values.data!);
+  // users.json is local: in the warehouse directory, or in --state-dir for data on S3.
+  const dataDir = warehouseLocation(values, USER_USAGE).dir;
   mkdirSync(dataDir, { recursive: true });
   const method = values.auth as AuthMethod;
   if (!['scram-sha-256', 'md5', 'password'].includes(method)) throw new Error(`--auth must be scram-sha-256, md5 or password`);

@@ -1,7 +1,8 @@
 /** src/lake's public API: the only module of src/lake other layers import. */
 export type { CatalogConfig } from './catalog/catalog-config.js';
 export type { SnapshotIdRange } from './catalog/catalog.js';
-export type { StorageConfig } from './storage/storage-config.js';
+export type { S3StorageConfig, StorageConfig } from './storage/storage-config.js';
+export { parseS3Url } from './storage/storage-config.js';
 export type {
   AlterTableChange, ColumnDefinition, ColumnIdentity, ColumnMetadata, IndexKey, TableConstraint, TableDefinition, TableMetadata,
 } from './table/table-metadata.js';

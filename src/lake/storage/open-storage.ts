@@ -1,4 +1,5 @@
 import { LocalStorage } from './local-storage.js';
+import { S3Storage } from './s3-storage.js';
 import type { Storage } from './storage.js';
 import type { StorageConfig } from './storage-config.js';
 
@@ -11,6 +12,7 @@ export function openStorage(config: StorageConfig): Storage {
   if (s === undefined) {
     switch (config.kind) {
       case 'local': s = new LocalStorage(config.root); break;
+      case 's3': s = new S3Storage(config); break;
     }
     cache.set(key, s);
   }

@@ -15,6 +15,8 @@ export interface Storage {
   list(prefix: string): Promise<{ key: string; size: number; modifiedMicros: bigint }[]>;
   /** Missing objects are not an error. */
   delete(key: string): Promise<void>;
+  /** Fails (58030) when the store cannot be reached; local disk, which always can, leaves it out. */
+  checkReachable?(): Promise<void>;
 }
 
 /**

@@ -16,6 +16,9 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   // Absolute, because scan tasks carry the config into workers and other processes.
   const storageConfig: StorageConfig = opts.storage ?? { kind: 'local', root: resolve(opts.path) };
   const catalogConfig = opts.catalog ?? { kind: 'sqlite' };
+  const storage = openStorage(storageConfig);
+  // A wrong bucket or credentials fail the start, not the first query.
+  await storage.checkReachable?.();
   let catalog: Catalog;
   switch (catalogConfig.kind) {
     case 'sqlite': catalog = new SqliteCatalog(catalogConfig.path ?? join(opts.path, 'catalog.db'), opts.firstTableId === undefined ? {} : { firstTableId: opts.firstTableId }); break;
@@ -23,6 +26,8 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   const staleMs = opts.staleTransactionMs ?? 60_000;
   let log: LogStore | undefined;
   let replay: LogReplay | undefined;
+  // The log store's segments are local files read through the data store; with data on S3
+  // every commit writes its change files to the bucket directly (docs/design-notes.md).
   if (storageConfig.kind === 'local') {
     // Before anything reads: commits a dead process acknowledged are only in its log.
     replay = await replayDeadWriters(catalog, storageConfig.root, staleMs);
@@ -37,5 +42,5 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
       });
     }
   }
-  return new WarehouseImpl(opts.path, catalog, openStorage(storageConfig), storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay);
+  return new WarehouseImpl(opts.path, catalog, storage, storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay);
 }

@@ -1,0 +1,72 @@
+import { resolve, join } from 'node:path';
+import { parseS3Url } from '../lake/index.js';
+import type { StorageConfig } from '../lake/index.js';
+import { parseMemorySetting } from '../session/index.js';
+import { UsageError } from '../tools/command-line.js';
+
+/** The flags that say where a warehouse lives, shared by `floe serve`, `floe optimizer` and `floe user`. */
+export const WAREHOUSE_FLAGS = {
+  data: { type: 'string' },
+  'state-dir': { type: 'string' },
+  's3-endpoint': { type: 'string' },
+  's3-path-style': { type: 'boolean' },
+  's3-region': { type: 'string' },
+  's3-request-timeout': { type: 'string' },
+  'cache-dir': { type: 'string' },
+  'cache-size': { type: 'string', default: '1GB' },
+} as const;
+
+export const WAREHOUSE_USAGE = `    [--data ./floe-data | --data s3://BUCKET/PREFIX [--state-dir ./floe-state]
+     [--s3-endpoint URL] [--s3-path-style] [--s3-region R] [--s3-request-timeout 30000 (ms)]
+     [--cache-dir DIR] [--cache-size 1GB]]`;
+
+export interface WarehouseLocation {
+  /** The local directory: the SQLite catalog, users.json, session temp files, and the data itself when local. */
+  readonly dir: string;
+  /** Undefined for data under `dir`. */
+  readonly storage: StorageConfig | undefined;
+  /** What the start-up line shows. */
+  readonly data: string;
+}
+
+type WarehouseFlagValues = { [K in keyof typeof WAREHOUSE_FLAGS]?: (typeof WAREHOUSE_FLAGS)[K]['type'] extends 'boolean' ? boolean : string };
+
+/**
+ * Local data: `--data DIR` holds everything. Data on S3: `--data s3://bucket/prefix`, with the
+ * catalog and the other local files in `--state-dir`, and footers and column chunks read
+ * before in a bounded local cache (`--cache-dir`, default STATE-DIR/s3-cache; `--cache-size 0`
+ * turns it off). Credentials and, without --s3-region, the region come from the standard AWS
+ * environment.
+ */
+export function warehouseLocation(values: WarehouseFlagValues, usage: string, defaultData = './floe-data'): WarehouseLocation {
+  const data = values.data ?? defaultData;
+  const s3 = parseS3Url(data);
+  const s3Flags = (['s3-endpoint', 's3-path-style', 's3-region', 's3-request-timeout', 'state-dir', 'cache-dir'] as const).filter((f) => values[f] !== undefined);
+  if (s3 === undefined) {
+    if (data.includes('://')) throw new UsageError(`--data must be a directory or s3://BUCKET/PREFIX, not "${data}"`, usage);
+    if (s3Flags.length > 0) throw new UsageError(`--${s3Flags[0]} applies only to --data s3://…`, usage);
+    return { dir: resolve(data), storage: undefined, data: resolve(data) };
+  }
+  if (s3.bucket === '') throw new UsageError(`--data s3:// needs a bucket name: "${data}"`, usage);
+  const dir = resolve(values['state-dir'] ?? './floe-state');
+  const cacheBytes = parseMemorySetting('--cache-size', values['cache-size'] ?? '1GB', 0);
+  const timeoutText = values['s3-request-timeout'];
+  const timeoutMs = timeoutText === undefined ? undefined : Number(timeoutText);
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    throw new UsageError(`--s3-request-timeout must be a whole number of milliseconds, not "${timeoutText}"`, usage);
+  }
+  return {
+    dir,
+    data,
+    storage: {
+      kind: 's3',
+      bucket: s3.bucket,
+      prefix: s3.prefix,
+      ...(values['s3-endpoint'] === undefined ? {} : { endpoint: values['s3-endpoint'] }),
+      ...(values['s3-path-style'] === true ? { pathStyle: true } : {}),
+      ...(values['s3-region'] === undefined ? {} : { region: values['s3-region'] }),
+      ...(timeoutMs === undefined ? {} : { requestTimeoutMs: timeoutMs }),
+      ...(cacheBytes === 0 ? {} : { cacheDir: resolve(values['cache-dir'] ?? join(dir, 's3-cache')), cacheBytes }),
+    },
+  };
+}
