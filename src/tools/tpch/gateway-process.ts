@@ -31,13 +31,15 @@ export interface GatewayOptions {
   readonly onLine?: (line: string) => void;
   /** Extra node flags for the child, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   readonly nodeArgs?: readonly string[];
+  /** Added to the environment the child inherits (credentials, say). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** `args` are extra `floe serve` flags (e.g. `--optimizer-threads 1`). */
 export async function startGateway(dataDir: string, args: readonly string[] = [], opts: GatewayOptions = {}): Promise<GatewayProcess> {
   // Started as `floe serve` is (bin/floe.js, npm start): with single-threaded GC.
   const child = spawn(process.execPath, ['--single-threaded-gc', ...(opts.nodeArgs ?? []), '--import', 'tsx', MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...args], {
-    env: { ...process.env, FLOE_LOG_FORMAT: 'json' },
+    env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const killOnExit = () => child.kill('SIGKILL');

@@ -10,6 +10,7 @@ import type { GatewayProcess } from './gateway-process.js';
 import { ParquetExport } from './parquet-export.js';
 import { exportTpchParquetInWorker } from './parquet-export-worker.js';
 import { ProgressLine } from './progress-line.js';
+import { copyWarehouseToS3rver } from './s3rver-copy.js';
 import { TpchGenerator } from './tpch-generator.js';
 import { tpchQueries } from './tpch-queries.js';
 import type { TpchQuery } from './tpch-queries.js';
@@ -40,6 +41,11 @@ export interface TpchBenchOptions {
    * gateway pays once.
    */
   readonly runs?: number;
+  /**
+   * 's3': also query the optimized warehouse with its data on S3 (a copy on a local s3rver,
+   * through `floe serve --data s3://…`), beside local disk, in the same run.
+   */
+  readonly storage?: 'local' | 's3';
   readonly log?: (line: string) => void;
 }
 
@@ -78,6 +84,8 @@ export interface TpchBenchReport {
   readonly upsert: { readonly rows: number; readonly floeS: number };
   readonly optimized: readonly QueryTiming[];
   readonly upserted: readonly QueryTiming[];
+  /** The optimized queries again with the data on s3rver (`storage: 's3'`). */
+  readonly s3?: { readonly timings: readonly QueryTiming[]; readonly files: number; readonly bytes: number; readonly uploadS: number };
   readonly peakRssGateway?: number;
   readonly peakRssBench: number;
   readonly machine: string;
@@ -130,11 +138,24 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
   const gateway = new GatewayHolder(whDir, log);
   let optimized: QueryTiming[];
   let upserted: QueryTiming[];
+  let s3: TpchBenchReport['s3'];
   let peakRssGateway: number | undefined;
   try {
     log(`\nqueries on optimized tables (Floe ${(await gateway.get()).url})`);
     optimized = await timeQueries(queries, gateway, duck, timeoutMs, runs, log);
     peakRssGateway = await gateway.stop();
+
+    if (opts.storage === 's3') {
+      const copy = await copyWarehouseToS3rver(whDir, dir, log);
+      const s3Gateway = new GatewayHolder(whDir, log, copy.serveArgs, copy.env);
+      try {
+        log(`\nqueries on optimized tables with the data on s3rver (Floe ${(await s3Gateway.get()).url})`);
+        s3 = { timings: await timeQueries(queries, s3Gateway, duck, timeoutMs, runs, log), files: copy.files, bytes: copy.bytes, uploadS: copy.uploadS };
+      } finally {
+        peakRssGateway = Math.max(peakRssGateway ?? 0, (await s3Gateway.stop()) ?? 0) || undefined;
+        await copy.stop();
+      }
+    }
 
     // The upserts go to a copy, so the optimized warehouse stays reusable.
     log('copying the warehouse for the upsert pass…');
@@ -178,6 +199,7 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
     upsert: { rows: upsertRows, floeS: upsertS },
     optimized,
     upserted,
+    ...(s3 === undefined ? {} : { s3 }),
     peakRssGateway,
     peakRssBench: process.resourceUsage().maxRSS * 1024,
     machine: machineDescription(),
@@ -257,7 +279,12 @@ class GatewayHolder {
   private current: GatewayProcess | undefined;
   private peak: number | undefined;
 
-  constructor(private readonly dataDir: string, private readonly log: (l: string) => void) {}
+  constructor(
+    private readonly dataDir: string,
+    private readonly log: (l: string) => void,
+    private readonly args: readonly string[] = [],
+    private readonly env: Readonly<Record<string, string>> = {},
+  ) {}
 
   async get(): Promise<GatewayProcess> {
     if (this.current !== undefined && !this.current.exited()) return this.current;
@@ -265,7 +292,7 @@ class GatewayHolder {
       this.log('  (the Floe gateway exited; starting a new one)');
       this.peak = Math.max(this.peak ?? 0, this.current.peakRss() ?? 0) || undefined;
     }
-    this.current = await startGateway(this.dataDir);
+    this.current = await startGateway(this.dataDir, this.args, { env: this.env });
     return this.current;
   }
 
@@ -345,6 +372,27 @@ export function geomeanRatio(timings: readonly QueryTiming[], cold = false): { r
 
 const fmtMs = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
 
+/** Optimized queries with the data on local disk and on s3rver, side by side. */
+function formatS3Table(local: readonly QueryTiming[], s3: NonNullable<TpchBenchReport['s3']>): string[] {
+  const lines = [
+    `Data on S3 (s3rver on loopback; ${s3.files} files, ${(s3.bytes / 2 ** 20).toFixed(0)} MB uploaded in ${s3.uploadS.toFixed(1)} s):`, '',
+    '| query | Floe, local disk | Floe, data on S3 | S3 / local | DuckDB |', '|---|---:|---:|---:|---:|',
+  ];
+  const cell = (t: QueryTiming | undefined) => (t?.floeMs !== undefined ? fmtMs(t.floeMs) : t?.floeTimedOut === true ? 'timeout' : `fails: ${(t?.floeError ?? '').slice(0, 60)}`);
+  for (let i = 0; i < local.length; i++) {
+    const a = local[i]!;
+    const b = s3.timings[i];
+    const ratio = a.floeMs !== undefined && b?.floeMs !== undefined ? `${(b.floeMs / Math.max(a.floeMs, 0.01)).toFixed(2)}×` : '—';
+    lines.push(`| Q${a.query} | ${cell(a)} | ${cell(b)} | ${ratio} | ${a.duckError === undefined ? fmtMs(a.duckMs) : 'fails'} |`);
+  }
+  const ga = geomeanRatio(local);
+  const gb = geomeanRatio(s3.timings);
+  if (ga !== undefined && gb !== undefined) {
+    lines.push(`| geomean | ${fmtMs(ga.floeMs)} | ${fmtMs(gb.floeMs)} | ${(gb.floeMs / ga.floeMs).toFixed(2)}× | ${fmtMs(ga.duckMs)} |`);
+  }
+  return lines;
+}
+
 /** The report as Markdown tables (also what bench/tpch-results.md records). */
 export function formatTpchReport(r: TpchBenchReport): string {
   const lines: string[] = [];
@@ -379,6 +427,7 @@ export function formatTpchReport(r: TpchBenchReport): string {
   const gb = geomeanRatio(r.upserted);
   const gm = (g: ReturnType<typeof geomeanRatio>) => (g === undefined ? ['—', '—', '—'] : [fmtMs(g.floeMs), fmtMs(g.duckMs), `${g.ratio.toFixed(1)}× (${g.n} queries)`]);
   lines.push(`| geomean | ${[...gm(ga), ...gm(gb)].join(' | ')} |`);
+  if (r.s3 !== undefined) lines.push('', ...formatS3Table(r.optimized, r.s3));
   if (r.runs > 1) {
     lines.push(`| geomean, first runs | ${[...gm(geomeanRatio(r.optimized, true)), ...gm(geomeanRatio(r.upserted, true))].join(' | ')} |`);
     lines.push('', `Each query ran ${r.runs} times per engine, one after another; the table shows each engine's fastest run, and the last line the geomean of the first runs.`);

@@ -12,7 +12,7 @@ import { tpchQueries } from './tpch-queries.js';
 import { createTableSql, TPCH_TABLES } from './tpch-schema.js';
 
 export const TPCH_USAGE = `usage:
-  floe bench tpch [bench] --sf N [--dir WORKDIR [--reuse]] [--timeout SECONDS] [--runs 3] [--queries 1,3,6] [--upsert-fraction 0.1] [--out results.md]
+  floe bench tpch [bench] --sf N [--dir WORKDIR [--reuse]] [--timeout SECONDS] [--runs 3] [--queries 1,3,6] [--upsert-fraction 0.1] [--storage local|s3] [--out results.md]
       generate TPC-H in-process, load it into a fresh warehouse through the lake's write path,
       write the same data as Parquet, and time the 22 queries in Floe (through the wire) and DuckDB,
       on the optimized tables and again after upserting a fraction of orders and lineitem.
@@ -21,7 +21,8 @@ export const TPCH_USAGE = `usage:
       in WORKDIR at the same --sf instead of loading again (upserts always go to a fresh copy,
       WORKDIR/warehouse-upserted). A query past --timeout (default 300 s) is cancelled and shown
       as a timeout; the run goes on. Each query runs --runs times (default 3) per engine and
-      the fastest run counts; the geomean of the first runs is shown too.
+      the fastest run counts; the geomean of the first runs is shown too. --storage s3 also runs the
+      optimized queries with the data copied to a local s3rver (floe serve --data s3://…), beside local disk.
   floe bench tpch load --sf N [--data ./floe-data] [--replace] [--no-optimize]
       load TPC-H into a warehouse (the gateway must not be running on it)
   floe bench tpch generate --sf N --out DIR [--format parquet|copy]
@@ -66,10 +67,12 @@ async function benchCommand(argv: string[]): Promise<void> {
       runs: { type: 'string', default: '3' },
       queries: { type: 'string' },
       'upsert-fraction': { type: 'string', default: '0.1' },
+      storage: { type: 'string', default: 'local' },
       out: { type: 'string' },
     },
   }));
   const { values } = parsed;
+  if (values.storage !== 'local' && values.storage !== 's3') throw new UsageError(`--storage must be local or s3, not "${values.storage}"`, TPCH_USAGE);
   const dir = values.dir ?? values.keep;
   if (values.reuse === true && dir === undefined) throw new UsageError('--reuse needs --dir', TPCH_USAGE);
   // DuckDB is a dev dependency: load the benchmark only when asked for.
@@ -81,6 +84,7 @@ async function benchCommand(argv: string[]): Promise<void> {
     timeoutMs: Number(values.timeout) * 1000,
     runs: runsOf(values.runs),
     upsertFraction: Number(values['upsert-fraction']),
+    storage: values.storage,
     queries: values.queries?.split(',').map(Number),
   });
   const text = formatTpchReport(report);
