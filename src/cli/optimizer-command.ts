@@ -7,9 +7,10 @@ import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
 
-const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR|s3://BUCKET/PREFIX [--optimizer-threads 1] [--optimizer-memory 1GB]
+const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR|s3://BUCKET/PREFIX [--group NAME ...] [--optimizer-threads 1] [--optimizer-memory 1GB]
 \${WAREHOUSE_USAGE}
-  The self-optimizing service and housekeeping of a warehouse without a wire server, until SIGTERM.`;
+  The self-optimizing service and housekeeping of a warehouse without a wire server, until SIGTERM.
+  --group (repeatable) optimizes only the tables of those optimizer groups; default: every group.`;
 
 /**
  * `floe optimizer --data DIR`: the self-optimizing scheduler and housekeeping of a
@@ -18,7 +19,7 @@ const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR|s3://BUCKET/PREFIX [--
  * history through the catalog, whose claims are leases, so they never both take a table.
  */
 export async function runOptimizerCommand(argv: string[], logger: Logger): Promise<void> {
-  const parsed = parseCommandLine(OPTIMIZER_USAGE, argv, (args) => parseArgs({ args, options: { ...WAREHOUSE_FLAGS, ...OPTIMIZER_FLAGS } }));
+  const parsed = parseCommandLine(OPTIMIZER_USAGE, argv, (args) => parseArgs({ args, options: { ...WAREHOUSE_FLAGS, ...OPTIMIZER_FLAGS, group: { type: 'string', multiple: true } } }));
   const { values } = parsed;
   if (values.data === undefined) throw new UsageError('optimizer: --data DIR is required (the warehouse a gateway serves)', OPTIMIZER_USAGE);
   const location = warehouseLocation(values, OPTIMIZER_USAGE);
@@ -28,9 +29,16 @@ export async function runOptimizerCommand(argv: string[], logger: Logger): Promi
   const warehouse = await openWarehouse({
     path: dataDir, logger: logger.child({ component: 'lake' }), ...(location.storage === undefined ? {} : { storage: location.storage }),
   });
-  const runtime = createOptimizingRuntime(warehouse, { ...flags, logger: logger.child({ component: 'optimizer' }) });
+  const groups = values.group;
+  const known = new Set(['default', ...warehouse.listOptimizerGroups().map((g) => g.name)]);
+  const missing = groups?.find((g) => !known.has(g));
+  if (missing !== undefined) {
+    await warehouse.close();
+    throw new Error(`optimizer group "${missing}" does not exist (CREATE OPTIMIZER GROUP makes one)`);
+  }
+  const runtime = createOptimizingRuntime(warehouse, { ...flags, logger: logger.child({ component: 'optimizer' }), ...(groups === undefined ? {} : { groups }) });
   runtime.start();
-  logger.info({ data: location.data, optimizerThreads: flags.threads }, 'optimizer running');
+  logger.info({ data: location.data, optimizerThreads: flags.threads, groups: groups ?? 'all' }, 'optimizer running');
   // Timers are unref'd: this keeps the process alive until a signal ends it.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   stopOnSignal(logger, 'stopping optimizer', async () => {

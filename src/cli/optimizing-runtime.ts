@@ -36,11 +36,14 @@ export function parseOptimizerFlags(values: { 'optimizer-threads'?: string; 'opt
  * --optimizer-memory), and housekeeping. With 0 threads nothing optimizes in the background
  * and CALL optimize runs inline; housekeeping still runs.
  */
-export function createOptimizingRuntime(warehouse: Warehouse, opts: { threads: number; memoryBytes: number; logger: ServiceLogger }): OptimizingRuntime {
-  const scheduler = opts.threads === 0 ? undefined : new OptimizingScheduler({
+export function createOptimizingRuntime(
+  warehouse: Warehouse, opts: { threads: number; memoryBytes: number; logger: ServiceLogger; groups?: readonly string[] },
+): OptimizingRuntime {
+  const scheduler = opts.threads === 0 && opts.groups === undefined ? undefined : new OptimizingScheduler({
     warehouse,
     logger: opts.logger,
     defaultThreads: opts.threads,
+    ...(opts.groups === undefined ? {} : { groups: opts.groups }),
     createPool: (group) => createOptimizerPool({ threads: group.threads, memoryBytes: opts.memoryBytes }),
   });
   const housekeeping = new Housekeeping({ warehouse, logger: opts.logger });

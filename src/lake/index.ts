@@ -46,7 +46,7 @@ export { flattenArray, isMultidimensional, hasMultidimensional, isMultidimArrowT
 export { isExactFilter } from './scan/filter-batch.js';
 export type { NodeOptimizingMetrics, NodeRewriteResult, NodeRewriteTask, OptimizeKind, OptimizingMetrics } from './optimize/optimize-result.js';
 export type {
-  NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingStatus, OptimizingTableRow, OptimizingTableState, SchedulingPolicy,
+  NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingStatus, OptimizingTableRow, OptimizingTableState, SchedulingPolicy,
 } from './optimize/optimizing-records.js';
 export { OPTIMIZING_PROPERTIES, checkOptimizingProperty, optimizingSettings, type OptimizingSettings } from './table/optimizing-properties.js';
 export {

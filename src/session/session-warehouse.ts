@@ -284,6 +284,10 @@ export class SessionWarehouse implements Warehouse {
   readonly saveOptimizingState: Warehouse['saveOptimizingState'] = (state) => this.#shared.saveOptimizingState(state);
   readonly tryClaimOptimizing: Warehouse['tryClaimOptimizing'] = (tableId, owner, now, lease) => this.#shared.tryClaimOptimizing(tableId, owner, now, lease);
   readonly listOptimizingStates: Warehouse['listOptimizingStates'] = () => this.#shared.listOptimizingStates();
+  readonly registerOptimizer: Warehouse['registerOptimizer'] = (o, forgetBefore) => this.#shared.registerOptimizer(o, forgetBefore);
+  readonly heartbeatOptimizer: Warehouse['heartbeatOptimizer'] = (id, now) => this.#shared.heartbeatOptimizer(id, now);
+  readonly listOptimizers: Warehouse['listOptimizers'] = () => this.#shared.listOptimizers();
+  readonly dropOptimizer: Warehouse['dropOptimizer'] = (id) => this.#shared.dropOptimizer(id);
 
   // ---- subscriptions: the shared warehouse's only ----
 

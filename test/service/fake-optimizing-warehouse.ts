@@ -1,5 +1,5 @@
 import type {
-  NewOptimizingRun, NodeOptimizingMetrics, OptimizeOptions, OptimizeResult, OptimizerGroup, OptimizingMetrics, OptimizingRun,
+  OptimizerRecord, NewOptimizingRun, NodeOptimizingMetrics, OptimizeOptions, OptimizeResult, OptimizerGroup, OptimizingMetrics, OptimizingRun,
   OptimizingTableState, SchedulingPolicy, Snapshot, TableMetadata,
 } from '../../src/lake/index.js';
 import type { OptimizingWarehouse } from '../../src/service/optimizing/optimizing-warehouse.js';
@@ -133,6 +133,21 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
   }
 
   lowWatermark(): bigint { return this.watermark; }
+
+  /** The catalog's optimizer list, by id. */
+  readonly optimizerRows = new Map<string, OptimizerRecord>();
+  registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void {
+    for (const [id, r] of this.optimizerRows) if (r.heartbeatMicros < forgetBeforeMicros) this.optimizerRows.delete(id);
+    this.optimizerRows.set(o.id, o);
+  }
+  heartbeatOptimizer(id: string, nowMicros: bigint): boolean {
+    const r = this.optimizerRows.get(id);
+    if (r === undefined) return false;
+    this.optimizerRows.set(id, { ...r, heartbeatMicros: nowMicros });
+    return true;
+  }
+  listOptimizers(): OptimizerRecord[] { return [...this.optimizerRows.values()].sort((a, b) => Number(a.startedMicros - b.startedMicros)); }
+  dropOptimizer(id: string): void { this.optimizerRows.delete(id); }
 
   optimizingMetrics(table: TableMetadata): OptimizingMetrics {
     this.metricsReads++;

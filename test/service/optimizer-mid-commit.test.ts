@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openWarehouse } from '../../src/lake/index.js';
@@ -115,7 +115,7 @@ for (const phase of ['commit', 'done'] as const) {
         // The dead process still holds the table, as it died; nothing recorded its run.
         const state = wh.listOptimizingStates().find((s) => s.tableId === table.id);
         assert.equal(state?.status, 'committing');
-        assert.equal(state?.owner, String(killed.pid));
+        assert.equal(state?.owner, `${hostname()}:${killed.pid}`);
         assert.deepEqual(wh.listOptimizingRuns({ tableId: table.id }), []);
 
         // More commits make a minor due again (after 'done' the earlier ones are folded).

@@ -533,3 +533,36 @@ test('altering a group\'s threads replaces its pool; the old one closes once its
   await scheduler.stop();
   assert.equal(made[1]!.closed, true);
 });
+
+test('a scheduler registers in the optimizer list, heartbeats, reads as lost when it stops beating, and leaves at stop', async () => {
+  const { clock, wh, scheduler } = setup({ leaseMs: MIN, groups: ['fast'] });
+  scheduler.start();
+  const [row] = scheduler.optimizers();
+  assert.deepEqual([row?.id, row?.groups, row?.state, row?.pid], ['me', ['fast'], 'running', process.pid]);
+  const started = row!.heartbeatMicros;
+  await clock.advance(MIN / 2);
+  assert.ok(scheduler.optimizers()[0]!.heartbeatMicros > started, 'heartbeats move last_heartbeat');
+  // Forgotten by another process (as dead): the next beat registers it again.
+  wh.dropOptimizer('me');
+  await clock.advance(MIN / 4 + 1);
+  assert.deepEqual(scheduler.optimizers().map((o) => o.id), ['me']);
+  // A process that stopped beating (killed) reads as lost once its heartbeat passes the lease.
+  wh.registerOptimizer({ id: 'dead:1', host: 'dead', pid: 1, groups: undefined, threads: 1, startedMicros: clock.nowMicros(), heartbeatMicros: clock.nowMicros() }, 0n);
+  await clock.advance(MIN + 1000);
+  assert.deepEqual(scheduler.optimizers().map((o) => [o.id, o.state]), [['me', 'running'], ['dead:1', 'lost']]);
+  await scheduler.stop();
+  assert.deepEqual(wh.listOptimizers().map((o) => o.id), ['dead:1']);
+});
+
+test('with groups, a scheduler optimizes only the tables of those groups', async () => {
+  const { clock, wh, scheduler } = setup({ groups: ['fast'] });
+  wh.groupRows.set('fast', { name: 'fast', threads: 1, schedulingPolicy: 'quota' });
+  const mine = wh.addTable('mine', { 'self-optimizing.group': 'fast' }, keyedMetrics({ changeFiles: 50 }));
+  const other = wh.addTable('other', {}, keyedMetrics({ changeFiles: 50 }));
+  scheduler.start();
+  await clock.advance(0);
+  await scheduler.idle();
+  assert.deepEqual(wh.optimizedKinds(mine), ['minor']);
+  assert.deepEqual(wh.optimizedKinds(other), []);
+  await scheduler.stop();
+});

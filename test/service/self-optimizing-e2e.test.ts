@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT, startFloe } from '../harness/floe-server.js';
@@ -84,37 +86,90 @@ test('a stream of small commits stays under its read-amplification target with n
   }
 });
 
-test('floe optimizer optimizes the warehouse of a gateway that runs none itself, and stops on SIGTERM', { timeout: 300_000 }, async () => {
+/** A gateway that runs no optimizer itself, a client, and `floe optimizer` processes started on its warehouse. */
+interface OptimizerBeside {
+  readonly client: pg.Client;
+  /** Starts `floe optimizer --data <the gateway's> …args`. */
+  start(args: readonly string[]): ChildProcess;
+  /** SIGTERM; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+async function withOptimizerBeside(body: (o: OptimizerBeside) => Promise<void>): Promise<void> {
   const floe = await startFloe({ args: ['--optimizer-threads', '0'] });
   const client = new pg.Client({ connectionString: floe.url });
-  let optimizer: ReturnType<typeof spawn> | undefined;
-  let optimizerLog = '';
+  let optimizer: ChildProcess | undefined;
+  let log = '';
   try {
     await client.connect();
-    await client.query("CREATE TABLE s (id int PRIMARY KEY, v int) WITH ('self-optimizing.minor.trigger.file-count' = '3')");
-    for (let i = 0; i < 10; i++) await client.query(`INSERT INTO s VALUES (${i}, ${i})`);
-    const before = (await client.query("SELECT status, pending_change_files FROM floe_optimizing WHERE table_name = 's'")).rows[0];
-    assert.deepEqual([before.status, Number(before.pending_change_files)], ['pending', 10], 'the gateway itself optimizes nothing');
-    optimizer = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'optimizer', '--data', floe.dataDir, '--optimizer-threads', '1'],
-      { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    optimizer.stdout!.on('data', (b: Buffer) => { optimizerLog += b.toString('utf8'); });
-    optimizer.stderr!.on('data', (b: Buffer) => { optimizerLog += b.toString('utf8'); });
-    await poll('folded by the optimizer process',
-      async () => Number((await client.query("SELECT pending_change_files FROM floe_optimizing WHERE table_name = 's'")).rows[0].pending_change_files),
-      (n) => n === 0);
-    const runs = (await client.query("SELECT kind, status, trigger FROM floe_optimizing_history WHERE table_name = 's'")).rows;
-    assert.deepEqual(runs.map((r) => [r.kind, r.status, r.trigger]), [['minor', 'success', 'scheduler']]);
-    assert.deepEqual((await client.query('SELECT count(*) AS n, sum(v) AS s FROM s')).rows.map((r) => [Number(r.n), Number(r.s)]), [[10, 45]]);
-    const exited = new Promise<number | null>((r) => optimizer!.once('exit', (code) => r(code)));
-    optimizer.kill('SIGTERM');
-    assert.equal(await exited, 0, optimizerLog);
-    assert.match(optimizerLog, /"msg":"stopped"/);
+    await body({
+      client,
+      start(args) {
+        optimizer = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'optimizer', '--data', floe.dataDir, ...args],
+          { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        optimizer.stdout!.on('data', (b: Buffer) => { log += b.toString('utf8'); });
+        optimizer.stderr!.on('data', (b: Buffer) => { log += b.toString('utf8'); });
+        return optimizer;
+      },
+      async stop() {
+        const exited = new Promise<number | null>((r) => optimizer!.once('exit', (code) => r(code)));
+        optimizer!.kill('SIGTERM');
+        const code = await exited;
+        assert.equal(code, 0, log);
+        assert.match(log, /"msg":"stopped"/);
+        return code;
+      },
+    });
   } catch (e) {
-    process.stderr.write(optimizerLog);
+    process.stderr.write(log);
     throw e;
   } finally {
     if (optimizer && optimizer.exitCode === null && optimizer.signalCode === null) optimizer.kill('SIGKILL');
     await client.end().catch(() => undefined);
     await floe.stop();
   }
+}
+
+test('floe optimizer optimizes the warehouse of a gateway that runs none itself, and stops on SIGTERM', { timeout: 300_000 }, async () => {
+  await withOptimizerBeside(async ({ client, start, stop }) => {
+    await client.query("CREATE TABLE s (id int PRIMARY KEY, v int) WITH ('self-optimizing.minor.trigger.file-count' = '3')");
+    for (let i = 0; i < 10; i++) await client.query(`INSERT INTO s VALUES (${i}, ${i})`);
+    const before = (await client.query("SELECT status, pending_change_files FROM floe_optimizing WHERE table_name = 's'")).rows[0];
+    assert.deepEqual([before.status, Number(before.pending_change_files)], ['pending', 10], 'the gateway itself optimizes nothing');
+    start(['--optimizer-threads', '1']);
+    await poll('folded by the optimizer process',
+      async () => Number((await client.query("SELECT pending_change_files FROM floe_optimizing WHERE table_name = 's'")).rows[0].pending_change_files),
+      (n) => n === 0);
+    const runs = (await client.query("SELECT kind, status, trigger FROM floe_optimizing_history WHERE table_name = 's'")).rows;
+    assert.deepEqual(runs.map((r) => [r.kind, r.status, r.trigger]), [['minor', 'success', 'scheduler']]);
+    assert.deepEqual((await client.query('SELECT count(*) AS n, sum(v) AS s FROM s')).rows.map((r) => [Number(r.n), Number(r.s)]), [[10, 45]]);
+    await stop();
+  });
+});
+
+test('floe optimizer --group optimizes only that group\'s tables, and is listed in floe_optimizers while it runs', { timeout: 300_000 }, async () => {
+  await withOptimizerBeside(async ({ client, start, stop }) => {
+    await client.query('CREATE OPTIMIZER GROUP fast WITH (threads = 1)');
+    // Due soon whatever tiering makes of the commits' log files.
+    const due = "'self-optimizing.minor.trigger.file-count' = '3', 'self-optimizing.minor.trigger.interval' = '200ms'";
+    await client.query(`CREATE TABLE f (id int PRIMARY KEY, v int) WITH (${due}, 'self-optimizing.group' = 'fast')`);
+    await client.query(`CREATE TABLE d (id int PRIMARY KEY, v int) WITH (${due})`);
+    for (let i = 0; i < 6; i++) await client.query(`INSERT INTO f VALUES (${i}, ${i}); INSERT INTO d VALUES (${i}, ${i})`);
+    assert.deepEqual((await client.query('SELECT * FROM floe_optimizers')).rows, [], 'a gateway with no background optimizer registers none');
+    const optimizer = start(['--group', 'fast']);
+    const listed = await poll('the optimizer registered',
+      async () => (await client.query('SELECT optimizer_id, host, pid, group_names, state, last_heartbeat >= started_at AS beat FROM floe_optimizers')).rows,
+      (rows) => rows.length === 1);
+    assert.deepEqual(listed, [{ optimizer_id: `${hostname()}:${optimizer.pid}`, host: hostname(), pid: optimizer.pid, group_names: ['fast'], state: 'running', beat: true }]);
+    await poll('f folded by the optimizer of group fast',
+      async () => Number((await client.query("SELECT pending_change_files FROM floe_optimizing WHERE table_name = 'f'")).rows[0].pending_change_files),
+      (n) => n === 0);
+    // d is due too, but no optimizer serves the default group.
+    const d = (await client.query("SELECT status, pending_change_files FROM floe_optimizing WHERE table_name = 'd'")).rows[0];
+    assert.equal(d.status, 'pending');
+    assert.ok(Number(d.pending_change_files) > 0);
+    assert.deepEqual((await client.query('SELECT DISTINCT table_name FROM floe_optimizing_history')).rows, [{ table_name: 'f' }]);
+    await stop();
+    assert.deepEqual((await client.query('SELECT * FROM floe_optimizers')).rows, [], 'a stopped optimizer removes itself');
+  });
 });

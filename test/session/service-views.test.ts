@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { OptimizeKind, OptimizingRun, TableMetadata, Warehouse } from '../../src/lake/index.js';
 import type {
-  OptimizeReport, OptimizerGroupRow, OptimizingService, OptimizingTableRow,
+  OptimizeReport, OptimizerGroupRow, OptimizerRow, OptimizingService, OptimizingTableRow,
 } from '../../src/service/optimizing/optimizing-service.js';
 import { createFloeSession } from '../../src/session/index.js';
 import { loadSqlParser } from '../../src/sql/index.js';
@@ -61,6 +61,12 @@ class FakeService implements OptimizingService {
     return [
       { name: 'default', threads: 1, schedulingPolicy: 'quota', tables: 1, tasksRunning: 1, tasksQueued: 3 },
       { name: 'fast', threads: 4, schedulingPolicy: 'balanced', tables: 1, tasksRunning: 0, tasksQueued: 0 },
+    ];
+  }
+  optimizers(): OptimizerRow[] {
+    return [
+      { id: 'gw:10', host: 'gw', pid: 10, groups: undefined, threads: 1, startedMicros: 1_700_000_000_000_000n, heartbeatMicros: 1_700_000_060_000_000n, state: 'running' },
+      { id: 'opt:20', host: 'opt', pid: 20, groups: ['fast'], threads: 0, startedMicros: 1_700_000_001_000_000n, heartbeatMicros: 1_700_000_002_000_000n, state: 'lost' },
     ];
   }
   createGroup(): void {}
@@ -123,7 +129,18 @@ test('floe_optimizing_history names each run\'s table and carries the error; flo
   const g = await rows(s, 'SELECT group_name, threads, scheduling_policy, tables, tasks_running, tasks_queued FROM floe_optimizer_groups ORDER BY threads DESC');
   assert.deepEqual(g.rows, [['fast', 4, 'balanced', 1n, 0n, 0n], ['default', 1, 'quota', 1n, 1n, 3n]]);
   const kinds = await rows(s, "SELECT relname, relkind FROM pg_class WHERE relname LIKE 'floe\\_%' ORDER BY relname");
-  assert.deepEqual(kinds.rows, [['floe_optimizer_groups', 'v'], ['floe_optimizing', 'v'], ['floe_optimizing_history', 'v'], ['floe_subscriptions', 'v']]);
+  assert.deepEqual(kinds.rows, [['floe_optimizer_groups', 'v'], ['floe_optimizers', 'v'], ['floe_optimizing', 'v'], ['floe_optimizing_history', 'v'], ['floe_subscriptions', 'v']]);
+});
+
+test('floe_optimizers lists the registered optimizers with their groups, last heartbeat and state', async () => {
+  const s = session(new FakeService());
+  await s.start({ parameterStatus: () => undefined, notice: () => undefined });
+  const o = await rows(s, "SELECT optimizer_id, host, pid, group_names, threads, last_heartbeat::text, state FROM floe_optimizers ORDER BY started_at");
+  assert.deepEqual(o.names, ['optimizer_id', 'host', 'pid', 'group_names', 'threads', 'last_heartbeat', 'state']);
+  assert.deepEqual(o.rows.map((r) => [...r.slice(0, 3), r[3] === null ? null : [...(r[3] as Iterable<string>)], ...r.slice(4)]), [
+    ['gw:10', 'gw', 10, null, 1, '2023-11-14 22:14:20+00', 'running'],
+    ['opt:20', 'opt', 20, ['fast'], 0, '2023-11-14 22:13:22+00', 'lost'],
+  ]);
 });
 
 test('CALL optimize goes through the given service: major by default, the kind as asked, one row tagged CALL', async () => {

@@ -1,6 +1,6 @@
 import type { SequenceMetadata, SequenceOwner, SequenceParameters } from '../sequence/sequence-metadata.js';
 import type {
-  NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
+  NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
@@ -377,6 +377,13 @@ export interface Catalog {
   listOptimizingStates(): OptimizingTableState[];
   /** One write transaction: takes the table when it is idle or its owner's heartbeat is older than the lease. */
   tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean;
+  /** Registers (or replaces) an optimizer, forgetting those whose heartbeat is older than `forgetBeforeMicros`. */
+  registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void;
+  /** False when its row is gone (forgotten as dead): the caller registers again. */
+  heartbeatOptimizer(id: string, nowMicros: bigint): boolean;
+  /** Oldest first. */
+  listOptimizers(): OptimizerRecord[];
+  dropOptimizer(id: string): void;
 
   // Views (sqlite-views.ts): relations like tables and sequences (one name space, one id counter).
   /** A new view, or (replaceId) a new definition of that view; 42P07 when the name is taken by another relation. */

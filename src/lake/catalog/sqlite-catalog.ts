@@ -18,7 +18,7 @@ import { OPTIMIZING_SCHEMA, SqliteOptimizing } from './sqlite-optimizing.js';
 import { REPLICATION_SCHEMA, SqliteReplication } from './sqlite-replication.js';
 import { FILE_REPLACEMENTS_SCHEMA, insertFileReplacements, pruneFileReplacements, selectFileReplacements } from './sqlite-file-replacements.js';
 import type {
-  NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy,
+  NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
 import type { FileColumnStats, FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord, SnapshotIdRange } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
@@ -309,6 +309,10 @@ export class SqliteCatalog implements Catalog {
   tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
     return this.#optimizing.tryClaim(tableId, owner, nowMicros, leaseMicros);
   }
+  registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void { this.#optimizing.registerOptimizer(o, forgetBeforeMicros); }
+  heartbeatOptimizer(id: string, nowMicros: bigint): boolean { return this.#optimizing.heartbeatOptimizer(id, nowMicros); }
+  listOptimizers(): OptimizerRecord[] { return this.#optimizing.listOptimizers(); }
+  dropOptimizer(id: string): void { this.#optimizing.dropOptimizer(id); }
 
   // ---- sequences (sqlite-sequences.ts) ----
 

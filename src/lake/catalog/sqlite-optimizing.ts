@@ -2,7 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { OptimizeKind } from '../optimize/optimize-result.js';
 import type {
-  NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
+  NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
 import { DEFAULT_OPTIMIZER_GROUP, defaultGroupDropError, groupInUseError } from '../warehouse/check-optimizer-group.js';
 import type { SqliteCatalogAccess } from './sqlite-sequences.js';
@@ -25,7 +25,10 @@ CREATE INDEX IF NOT EXISTS optimizing_runs_table ON optimizing_runs (table_id, r
 CREATE TABLE IF NOT EXISTS optimizing_states (
   table_id INTEGER PRIMARY KEY, status TEXT NOT NULL, status_since_micros INTEGER NOT NULL, owner TEXT NOT NULL,
   heartbeat_micros INTEGER NOT NULL, last_minor_micros INTEGER, last_major_micros INTEGER, last_full_micros INTEGER,
-  consecutive_failures INTEGER NOT NULL, next_attempt_micros INTEGER);`;
+  consecutive_failures INTEGER NOT NULL, next_attempt_micros INTEGER);
+CREATE TABLE IF NOT EXISTS optimizers (
+  optimizer_id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, groups TEXT, threads INTEGER NOT NULL,
+  started_micros INTEGER NOT NULL, heartbeat_micros INTEGER NOT NULL);`;
 
 /** Runs kept per table; older ones are deleted as new ones are recorded. */
 export const OPTIMIZING_RUNS_KEPT = 1000;
@@ -74,6 +77,34 @@ export class SqliteOptimizing {
 
   constructor(access: SqliteCatalogAccess) {
     this.#c = access;
+  }
+
+  /** Registers an optimizer, first deleting those whose heartbeat is older than `forgetBeforeMicros` (long dead). */
+  registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void {
+    this.#c.immediate(() => {
+      this.#c.sql('DELETE FROM optimizers WHERE heartbeat_micros < ?').run(forgetBeforeMicros);
+      this.#c.sql('INSERT OR REPLACE INTO optimizers VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        o.id, o.host, o.pid, o.groups === undefined ? null : JSON.stringify(o.groups), o.threads, o.startedMicros, o.heartbeatMicros);
+    });
+  }
+
+  /** False when the row is gone (another process forgot it as dead): the caller registers again. */
+  heartbeatOptimizer(id: string, nowMicros: bigint): boolean {
+    return this.#c.immediate(() => this.#c.sql('UPDATE optimizers SET heartbeat_micros = ? WHERE optimizer_id = ?').run(nowMicros, id).changes > 0);
+  }
+
+  listOptimizers(): OptimizerRecord[] {
+    const rows = this.#c.sql('SELECT * FROM optimizers ORDER BY started_micros, optimizer_id').all() as {
+      optimizer_id: string; host: string; pid: bigint; groups: string | null; threads: bigint; started_micros: bigint; heartbeat_micros: bigint;
+    }[];
+    return rows.map((r) => ({
+      id: r.optimizer_id, host: r.host, pid: Number(r.pid), groups: r.groups === null ? undefined : JSON.parse(r.groups) as string[],
+      threads: Number(r.threads), startedMicros: BigInt(r.started_micros), heartbeatMicros: BigInt(r.heartbeat_micros),
+    }));
+  }
+
+  dropOptimizer(id: string): void {
+    this.#c.immediate(() => { this.#c.sql('DELETE FROM optimizers WHERE optimizer_id = ?').run(id); });
   }
 
   listGroups(): OptimizerGroup[] {

@@ -15,6 +15,23 @@ export interface OptimizerGroup {
 }
 
 /**
+ * A running optimizer (a gateway's scheduler or a `floe optimizer` process) as it registers
+ * itself in the catalog and heartbeats, so every process can list who optimizes
+ * (floe_optimizers) and see one that stopped heartbeating as lost.
+ */
+export interface OptimizerRecord {
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  /** The groups it serves; undefined: every group. */
+  readonly groups: readonly string[] | undefined;
+  /** Threads of the `default` group in this process (--optimizer-threads). */
+  readonly threads: number;
+  readonly startedMicros: bigint;
+  readonly heartbeatMicros: bigint;
+}
+
+/**
  * One ended optimize process (floe_optimizing_history): it succeeded, failed, or was
  * canceled because the service running it stopped (not the table's fault, so no back-off).
  */

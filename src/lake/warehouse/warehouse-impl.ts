@@ -12,7 +12,7 @@ import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../opti
 import type {
   NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
 } from '../subscription/subscription-metadata.js';
-import type { NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
+import type { NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
 import { expireSnapshots } from '../refs/expire-snapshots.js';
 import { createRef, dropRef, fastForward, rollbackTo, rollbackToTimestamp } from '../refs/ref-operations.js';
 import { removeOrphanFiles } from '../refs/remove-orphan-files.js';
@@ -401,6 +401,10 @@ export class WarehouseImpl implements Warehouse {
     return this.#catalog.tryClaimOptimizing(tableId, owner, nowMicros, leaseMicros);
   }
   listOptimizingStates(): OptimizingTableState[] { return this.#catalog.listOptimizingStates(); }
+  registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void { this.#catalog.registerOptimizer(o, forgetBeforeMicros); }
+  heartbeatOptimizer(id: string, nowMicros: bigint): boolean { return this.#catalog.heartbeatOptimizer(id, nowMicros); }
+  listOptimizers(): OptimizerRecord[] { return this.#catalog.listOptimizers(); }
+  dropOptimizer(id: string): void { this.#catalog.dropOptimizer(id); }
 
 
   listFiles(table: TableMetadata, at?: SnapshotSelector): DataFileInfo[] {

@@ -5,7 +5,7 @@ import type { BucketNode } from '../bucket/bucket-node.js';
 import type { CatalogConfig } from '../catalog/catalog-config.js';
 import type { SnapshotIdRange } from '../catalog/catalog.js';
 import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../optimize/optimize-result.js';
-import type { NewOptimizingRun, OptimizerGroup, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
+import type { NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
 import type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from '../refs/snapshot.js';
 import type { ScanPlan, ScanRequest } from '../scan/scan-types.js';
 import type { StorageConfig } from '../storage/storage-config.js';
@@ -173,6 +173,13 @@ export interface Warehouse {
    */
   tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean;
   listOptimizingStates(): OptimizingTableState[];
+  /** Registers (or replaces) a running optimizer, forgetting those whose heartbeat is older than `forgetBeforeMicros`. */
+  registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void;
+  /** False when its row is gone (forgotten as dead): register again. */
+  heartbeatOptimizer(id: string, nowMicros: bigint): boolean;
+  /** Every registered optimizer, live or lost (oldest first). */
+  listOptimizers(): OptimizerRecord[];
+  dropOptimizer(id: string): void;
 
   listFiles(table: TableMetadata, at?: SnapshotSelector): DataFileInfo[];
   bucketTree(table: TableMetadata, at?: SnapshotSelector): BucketNodeInfo[];

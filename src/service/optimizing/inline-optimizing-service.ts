@@ -4,7 +4,9 @@ import { OccupationTracker, OCCUPATION_WINDOW_MICROS } from './occupation-tracke
 import { OptimizerGroups } from './optimizer-groups.js';
 import { DEFAULT_LEASE_MICROS, OptimizingClaim } from './optimizing-claim.js';
 import { DEFAULT_PROCESS_DEADLINE_MS, runOptimizingProcess } from './optimizing-process.js';
-import type { OptimizeReport, OptimizerGroupRow, OptimizingService, OptimizingTableRow } from './optimizing-service.js';
+import type { OptimizeReport, OptimizerGroupRow, OptimizerRow, OptimizingService, OptimizingTableRow } from './optimizing-service.js';
+import { processOwner } from './optimizer-registration.js';
+import { optimizerRows } from './optimizer-rows.js';
 import { optimizingTableRow } from './optimizing-table-row.js';
 import type { OptimizingWarehouse } from './optimizing-warehouse.js';
 import { systemClock } from './service-clock.js';
@@ -51,7 +53,7 @@ export class InlineOptimizingService implements OptimizingService {
 
   constructor(warehouse: OptimizingWarehouse, opts: { clock?: ServiceClock; defaultThreads?: number; owner?: string } = {}) {
     this.#o = {
-      warehouse, clock: opts.clock ?? systemClock, owner: opts.owner ?? String(process.pid),
+      warehouse, clock: opts.clock ?? systemClock, owner: opts.owner ?? processOwner(),
       leaseMicros: DEFAULT_LEASE_MICROS, deadlineMs: DEFAULT_PROCESS_DEADLINE_MS,
     };
     this.#groups = new OptimizerGroups(warehouse, opts.defaultThreads ?? 0);
@@ -59,6 +61,10 @@ export class InlineOptimizingService implements OptimizingService {
 
   optimizeNow(table: TableMetadata, kind: OptimizeKind = 'minor'): Promise<OptimizeReport> {
     return optimizeInline(this.#o, table, kind);
+  }
+
+  optimizers(): OptimizerRow[] {
+    return optimizerRows(this.#o.warehouse, this.#o.clock.nowMicros(), this.#o.leaseMicros);
   }
 
   tables(): OptimizingTableRow[] {

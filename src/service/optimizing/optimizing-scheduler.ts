@@ -9,8 +9,10 @@ import { optimizeInline } from './inline-optimizing-service.js';
 import { OptimizerGroups } from './optimizer-groups.js';
 import type { OptimizerPool } from './optimizer-pool.js';
 import { DEFAULT_LEASE_MICROS, OptimizingClaim, isAbandoned } from './optimizing-claim.js';
+import { OptimizerRegistration, processOwner } from './optimizer-registration.js';
+import { optimizerRows } from './optimizer-rows.js';
 import { DEFAULT_PROCESS_DEADLINE_MS, errorText, runOptimizingProcess } from './optimizing-process.js';
-import type { OptimizeReport, OptimizerGroupRow, OptimizingService, OptimizingTableRow } from './optimizing-service.js';
+import type { OptimizeReport, OptimizerGroupRow, OptimizerRow, OptimizingService, OptimizingTableRow } from './optimizing-service.js';
 import { optimizingTableRow } from './optimizing-table-row.js';
 import { silentLogger } from './optimizing-warehouse.js';
 import type { OptimizingWarehouse, ServiceLogger } from './optimizing-warehouse.js';
@@ -43,8 +45,10 @@ export interface OptimizingSchedulerOptions {
   readonly heartbeatMs?: number;
   /** A process running longer is aborted and recorded as failed (default 30 min). */
   readonly deadlineMs?: number;
-  /** Who claims tables in the catalog (default: this process's pid). */
+  /** Who claims tables in the catalog, and its id in the optimizer list (default: host:pid). */
   readonly owner?: string;
+  /** The optimizer groups whose tables this scheduler optimizes (`floe optimizer --group`); default every group. */
+  readonly groups?: readonly string[];
   /**
    * Makes the worker pool of a group (`createOptimizerPool` in a server). Without it node
    * rewrites run on the scheduler's thread: tests and embedded use.
@@ -115,6 +119,8 @@ export class OptimizingScheduler implements OptimizingService {
   readonly #owner: string;
   readonly #createPool: ((group: OptimizerGroup) => OptimizerPool) | undefined;
   readonly #groups: OptimizerGroups;
+  readonly #servedGroups: ReadonlySet<string> | undefined;
+  readonly #registration: OptimizerRegistration;
   readonly #metrics: TableMetricsCache;
   readonly #occupation = new OccupationTracker();
   readonly #running = new Map<number, RunningProcess>();
@@ -142,7 +148,12 @@ export class OptimizingScheduler implements OptimizingService {
     this.#leaseMicros = BigInt(leaseMs) * 1000n;
     this.#heartbeatMs = opts.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 4));
     this.#deadlineMs = opts.deadlineMs ?? DEFAULT_PROCESS_DEADLINE_MS;
-    this.#owner = opts.owner ?? String(process.pid);
+    this.#owner = opts.owner ?? processOwner();
+    this.#servedGroups = opts.groups === undefined ? undefined : new Set(opts.groups);
+    this.#registration = new OptimizerRegistration({
+      warehouse: opts.warehouse, clock: this.#clock, log: this.#log, heartbeatMs: this.#heartbeatMs,
+      id: this.#owner, groups: opts.groups, threads: Math.max(0, opts.defaultThreads ?? 1),
+    });
     this.#createPool = opts.createPool;
     this.#groups = new OptimizerGroups(opts.warehouse, Math.max(0, opts.defaultThreads ?? 1));
     this.#metrics = new TableMetricsCache(opts.warehouse);
@@ -161,6 +172,7 @@ export class OptimizingScheduler implements OptimizingService {
     } catch (e) {
       this.#log.warn({ err: errorText(e) }, 'optimizing history unreadable; quotas start from zero');
     }
+    this.#registration.start();
     // Pools start with a group's first process, not here: a gateway whose tables never need
     // optimizing (most test servers) pays no worker (≈1.2 s CPU, 70 MB) for it.
     this.#scheduleTick(0);
@@ -180,6 +192,7 @@ export class OptimizingScheduler implements OptimizingService {
     await Promise.all([...this.#running.values()].map((r) => r.done));
     await Promise.all([...this.#pools.values()].map((p) => p.pool.close()));
     this.#pools.clear();
+    if (this.#started) this.#registration.stop();
   }
 
   /** Looks at the tables soon (after a commit, say) instead of at the next tick. */
@@ -259,6 +272,10 @@ export class OptimizingScheduler implements OptimizingService {
     return this.#warehouse.listOptimizingRuns();
   }
 
+  optimizers(): OptimizerRow[] {
+    return optimizerRows(this.#warehouse, this.#clock.nowMicros(), this.#leaseMicros);
+  }
+
   groups(): OptimizerGroupRow[] {
     const tables = this.#warehouse.listTables().map((t) => optimizingSettings(t).group);
     return this.#groups.list().map((g) => ({
@@ -298,6 +315,7 @@ export class OptimizingScheduler implements OptimizingService {
     const pending = new Map<string, PendingTable[]>();
     for (const table of tables) {
       if (this.#running.has(table.id)) continue;
+      if (this.#servedGroups !== undefined && !this.#servedGroups.has(optimizingSettings(table).group)) continue;
       // Each table on its own: whatever one throws is its failure, not the tick's.
       try {
         const due = this.#dueEntry(table, states.get(table.id), groups, tick, now);

@@ -1,5 +1,5 @@
 import type {
-  OptimizeKind, OptimizerGroup, OptimizingRun, OptimizingTableRow, SchedulingPolicy, TableMetadata,
+  OptimizeKind, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingTableRow, SchedulingPolicy, TableMetadata,
 } from '../../lake/index.js';
 
 /** One row of floe_optimizing. */
@@ -10,6 +10,12 @@ export interface OptimizerGroupRow extends OptimizerGroup {
   readonly tasksRunning: number;
   readonly tasksQueued: number;
   readonly tables: number;
+}
+
+/** One row of floe_optimizers: a registered optimizer, live or lost. */
+export interface OptimizerRow extends OptimizerRecord {
+  /** 'running' while it heartbeats within the lease; 'lost' after (killed, or its host gone). */
+  readonly state: 'running' | 'lost';
 }
 
 /** The finished process of CALL optimize, with the table's names for the result row. */
@@ -30,6 +36,8 @@ export interface OptimizingService {
   tables(): OptimizingTableRow[];
   history(): OptimizingRun[];
   groups(): OptimizerGroupRow[];
+  /** Every optimizer registered in the catalog (this process's scheduler, other gateways', `floe optimizer`s). */
+  optimizers(): OptimizerRow[];
   createGroup(group: OptimizerGroup, opts?: { ifNotExists?: boolean }): void;
   alterGroup(name: string, change: { threads?: number; schedulingPolicy?: SchedulingPolicy }): void;
   dropGroup(name: string, opts?: { ifExists?: boolean }): void;

@@ -5,7 +5,8 @@ export type OptimizingWarehouse = Pick<Warehouse,
   | 'listTables' | 'getTableById' | 'resolveSnapshot' | 'branchHeads' | 'fileEpochs' | 'lowWatermark' | 'optimize' | 'optimizingMetrics'
   | 'listOptimizerGroups' | 'createOptimizerGroup' | 'alterOptimizerGroup' | 'dropOptimizerGroup'
   | 'recordOptimizingRun' | 'listOptimizingRuns' | 'saveOptimizingState' | 'tryClaimOptimizing' | 'listOptimizingStates'
-  | 'expireSnapshots' | 'removeOrphanFiles' | 'releaseLogSegments'>;
+  | 'expireSnapshots' | 'removeOrphanFiles' | 'releaseLogSegments'
+  | 'registerOptimizer' | 'heartbeatOptimizer' | 'listOptimizers' | 'dropOptimizer'>;
 
 /** Where the service logs (pino's child loggers fit). */
 export interface ServiceLogger {

@@ -1,4 +1,4 @@
-import type { OptimizingRun, OptimizingTableRow } from '../../lake/index.js';
+import type { OptimizerRecord, OptimizingRun, OptimizingTableRow } from '../../lake/index.js';
 import type { CatalogView } from './catalog-view.js';
 
 /**
@@ -13,6 +13,7 @@ export interface ServiceRelations {
   tables(): readonly OptimizingTableInfo[];
   history(): readonly OptimizingRunInfo[];
   groups(): readonly OptimizerGroupInfo[];
+  optimizers(): readonly OptimizerInfo[];
 }
 
 /** One floe_optimizing row: the service's report of a table (the lake's shape, which src/service fills). */
@@ -29,6 +30,9 @@ export interface OptimizerGroupInfo {
   readonly tasksRunning: number;
   readonly tasksQueued: number;
 }
+
+/** One floe_optimizers row: an optimizer registered in the catalog, running or lost. */
+export type OptimizerInfo = OptimizerRecord & { readonly state: string };
 
 /** Shapes as catalog-shapes.ts spells them; OIDs from a range PostgreSQL 15 leaves unused below the first user OID. */
 export const serviceRelationShapes = [
@@ -48,6 +52,10 @@ export const serviceRelationShapes = [
   {
     schema: 'pg_catalog', name: 'floe_optimizer_groups', oid: 16302, relkind: 'v',
     columns: 'group_name:text threads:int4 scheduling_policy:text tables:int8 tasks_running:int8 tasks_queued:int8',
+  },
+  {
+    schema: 'pg_catalog', name: 'floe_optimizers', oid: 16305, relkind: 'v',
+    columns: 'optimizer_id:text host:text pid:int4 group_names:text[] threads:int4 started_at:timestamptz last_heartbeat:timestamptz state:text',
   },
 ] as const;
 
@@ -82,10 +90,19 @@ function floeOptimizerGroups(v: CatalogView): Row[] {
   }));
 }
 
+/** group_names is NULL for an optimizer that serves every group. */
+function floeOptimizers(v: CatalogView): Row[] {
+  return (v.services?.optimizers() ?? []).map((o) => ({
+    optimizer_id: o.id, host: o.host, pid: o.pid, group_names: o.groups === undefined ? null : [...o.groups], threads: o.threads,
+    started_at: o.startedMicros, last_heartbeat: o.heartbeatMicros, state: o.state,
+  }));
+}
+
 export const serviceRelationRowSources: Readonly<Record<string, (v: CatalogView) => Row[]>> = {
   'pg_catalog.floe_optimizing': floeOptimizing,
   'pg_catalog.floe_optimizing_history': floeOptimizingHistory,
   'pg_catalog.floe_optimizer_groups': floeOptimizerGroups,
+  'pg_catalog.floe_optimizers': floeOptimizers,
 };
 
 /** information_schema.views rows for these views (the other virtual relations are not listed there). */
