@@ -7,9 +7,9 @@ import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
 
-const OPTIMIZER_USAGE = `usage: floe optimizer --data DIR|s3://BUCKET/PREFIX [--group NAME ...] [--optimizer-threads 1] [--optimizer-memory 1GB]
-\${WAREHOUSE_USAGE}
-  The self-optimizing service and housekeeping of a warehouse without a wire server, until SIGTERM.
+const OPTIMIZER_USAGE = `usage: floe optimizer [--group NAME ...] [--optimizer-threads 1] [--optimizer-memory 1GB]
+${WAREHOUSE_USAGE}
+  The self-optimizing service and housekeeping of a warehouse without a wire server, until SIGTERM (--data is required).
   --group (repeatable) optimizes only the tables of those optimizer groups; default: every group.`;
 
 /**

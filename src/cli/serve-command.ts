@@ -15,7 +15,7 @@ import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
 
 const SERVE_USAGE = `usage: floe serve [--port 5433] [--host 127.0.0.1] [--max-message-bytes N]
-\${WAREHOUSE_USAGE}
+${WAREHOUSE_USAGE}
     [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
     [--scan-threads N]   (scan worker threads; default: the machine's cores)

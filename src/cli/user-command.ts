@@ -6,7 +6,7 @@ import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
 
 const USER_USAGE = `usage: floe user add NAME [--password PW] [--auth scram-sha-256|md5|password]
-\${WAREHOUSE_USAGE}
+${WAREHOUSE_USAGE}
   Adds a user who may connect from other hosts; the password from --password, FLOE_PASSWORD, or a line on stdin.`;
 
 async function readLine(): Promise<string> {
