@@ -60,6 +60,8 @@ export function warehouseLocation(values: WarehouseFlagValues, usage: string, de
     data,
     storage: {
       kind: 's3',
+      // The log store's segments stay in the state directory, beside the catalog that names them.
+      logRoot: dir,
       bucket: s3.bucket,
       prefix: s3.prefix,
       ...(values['s3-endpoint'] === undefined ? {} : { endpoint: values['s3-endpoint'] }),

@@ -3,6 +3,7 @@ export type { CatalogConfig } from './catalog/catalog-config.js';
 export type { SnapshotIdRange } from './catalog/catalog.js';
 export type { S3StorageConfig, StorageConfig } from './storage/storage-config.js';
 export { parseS3Url } from './storage/storage-config.js';
+export { S3Storage } from './storage/s3-storage.js';
 export type {
   AlterTableChange, ColumnDefinition, ColumnIdentity, ColumnMetadata, IndexKey, TableConstraint, TableDefinition, TableMetadata,
 } from './table/table-metadata.js';

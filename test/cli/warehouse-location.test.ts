@@ -17,10 +17,10 @@ test('--data s3:// names the bucket and prefix, with state, cache and timeout fl
   }, 'usage');
   assert.equal(loc.dir, resolve('st'));
   assert.deepEqual(loc.storage, {
-    kind: 's3', bucket: 'lake', prefix: 'a/b', endpoint: 'http://127.0.0.1:9000', pathStyle: true, requestTimeoutMs: 2500,
+    kind: 's3', logRoot: resolve('st'), bucket: 'lake', prefix: 'a/b', endpoint: 'http://127.0.0.1:9000', pathStyle: true, requestTimeoutMs: 2500,
     cacheDir: resolve('st/s3-cache'), cacheBytes: 64 * 1024 * 1024,
   });
-  assert.deepEqual(warehouseLocation({ data: 's3://lake', 'cache-size': '0' }, 'usage').storage, { kind: 's3', bucket: 'lake', prefix: '' });
+  assert.deepEqual(warehouseLocation({ data: 's3://lake', 'cache-size': '0' }, 'usage').storage, { kind: 's3', logRoot: resolve('./floe-state'), bucket: 'lake', prefix: '' });
   assert.throws(() => warehouseLocation({ data: 's3://lake/x', 's3-request-timeout': 'soon' }, 'usage'), /--s3-request-timeout must be a whole number of milliseconds/);
   assert.throws(() => warehouseLocation({ data: 's3://lake/x', 'cache-size': 'lots' }, 'usage'), { sqlstate: '22023' });
 });

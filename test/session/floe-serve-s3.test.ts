@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { S3Storage } from '../../src/lake/storage/s3-storage.js';
+import { S3Storage, isLogPath } from '../../src/lake/index.js';
 import { startFloe } from '../harness/floe-server.js';
 import type { FloeServer } from '../harness/floe-server.js';
 import { startFaultyHttpProxy } from '../harness/faulty-http-proxy.js';
@@ -32,7 +32,7 @@ describe('floe serve with data on S3', () => {
     server = await startFloe({
       dataDir: stateDir,
       args: ['--data', 's3://lake/wh', '--state-dir', stateDir, '--s3-endpoint', proxy.endpoint, '--s3-path-style',
-        '--s3-request-timeout', '1000', '--optimizer-threads', '0', '--scan-threads', '1'],
+        '--s3-request-timeout', '3000', '--optimizer-threads', '0', '--scan-threads', '1'],
       env: S3RVER_ENV,
     });
     client = new pg.Client({ host: server.host, port: server.port, user: server.user, database: server.database });
@@ -48,8 +48,33 @@ describe('floe serve with data on S3', () => {
 
   const dataFiles = async (): Promise<string[]> => (await bucket().list('data/')).map((f) => f.key).sort();
 
-  test('tables, commits, reads and optimize work, with every data file in the bucket', async () => {
-    await client.query('CREATE TABLE orders (id int PRIMARY KEY, customer text, amount numeric(10,2))');
+  /** Each file the table's catalog names is where it must be: log files in the state directory's log, data files in the bucket. */
+  async function checkFilesInPlace(table: string): Promise<{ log: number; bucket: number }> {
+    const inBucket = new Set(await dataFiles());
+    const counts = { log: 0, bucket: 0 };
+    for (const { file_path: path } of (await client.query(`SELECT file_path FROM "${table}$files"`)).rows as { file_path: string }[]) {
+      if (isLogPath(path)) {
+        assert.ok(existsSync(join(stateDir, path.slice(0, path.indexOf('#')))), `log segment of ${path} is not in the state directory`);
+        counts.log++;
+      } else {
+        assert.ok(inBucket.has(path), `acknowledged file ${path} is not in the bucket`);
+        counts.bucket++;
+      }
+    }
+    return counts;
+  }
+
+  const poll = async <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> => {
+    for (const until = Date.now() + 60_000; ;) {
+      const v = await read();
+      if (ok(v)) return v;
+      if (Date.now() > until) assert.fail(`${what}: still ${JSON.stringify(v)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  test('tables, commits, reads and optimize work; small commits land in the local log and are tiered into the bucket', async () => {
+    await client.query("CREATE TABLE orders (id int PRIMARY KEY, customer text, amount numeric(10,2)) WITH ('log.tier-interval' = '100ms')");
     await client.query(`INSERT INTO orders SELECT g, 'c' || (g % 7), g * 1.5 FROM generate_series(1, 2000) g`);
     await client.query(`UPDATE orders SET amount = amount + 1 WHERE id <= 100`);
     await client.query(`DELETE FROM orders WHERE id > 1990`);
@@ -58,53 +83,65 @@ describe('floe serve with data on S3', () => {
     assert.deepEqual(await agg(), expected);
     const point = await client.query('SELECT customer, amount::text FROM orders WHERE id = 42');
     assert.deepEqual(point.rows, [{ customer: 'c0', amount: '64.00' }]);
+    await checkFilesInPlace('orders');
+    // Tiering moves the logged commits into change files in the bucket.
+    await poll('log files tiered', () => checkFilesInPlace('orders'), (c) => c.log === 0 && c.bucket > 0);
+    assert.deepEqual(await agg(), expected);
     await client.query('CALL optimize(\'orders\')');
     assert.deepEqual(await agg(), expected);
-
-    const files = await client.query(`SELECT file_path FROM "orders$files"`);
-    assert.ok(files.rows.length > 0);
-    const inBucket = new Set(await dataFiles());
-    for (const r of files.rows as { file_path: string }[]) assert.ok(inBucket.has(r.file_path), `${r.file_path} is not in the bucket`);
-    // The state directory holds the catalog, not data.
+    assert.deepEqual(await client.query(`SELECT DISTINCT store FROM "orders$files"`).then((r) => r.rows), [{ store: 'base' }]);
+    await checkFilesInPlace('orders');
+    // The state directory holds the catalog and the log, not data files.
     assert.ok(existsSync(join(stateDir, 'catalog.db')));
+    assert.ok(existsSync(join(stateDir, 'log')));
     assert.ok(!existsSync(join(stateDir, 'data')), `local data files: ${existsSync(join(stateDir, 'data')) ? readdirSync(join(stateDir, 'data')) : ''}`);
   });
 
   test('under injected faults, statements succeed or fail with 58030, and what was acknowledged is exactly what is read', async () => {
-    await client.query('CREATE TABLE events (id int PRIMARY KEY, v text)');
+    await client.query("CREATE TABLE events (id int PRIMARY KEY, v text) WITH ('log.tier-interval' = '100ms')");
     const acknowledged = new Set<number>();
     const failed: string[] = [];
+    const attempt = async (what: () => Promise<unknown>, ids: readonly number[]) => {
+      try {
+        await what();
+        for (const id of ids) acknowledged.add(id);
+      } catch (e) {
+        assert.equal((e as { code?: string }).code, '58030', String(e));
+        failed.push(String(e));
+      }
+    };
+    const readBack = async () => {
+      try {
+        const r = await client.query('SELECT count(*)::int AS n, coalesce(sum(id), 0)::bigint AS s FROM events');
+        assert.deepEqual([r.rows[0].n, Number(r.rows[0].s)], [acknowledged.size, [...acknowledged].reduce((a, b) => a + b, 0)]);
+      } catch (e) {
+        if (e instanceof assert.AssertionError) throw e;
+        assert.equal((e as { code?: string }).code, '58030', String(e));
+      }
+    };
     proxy.setRandomFaults({ rate: 0.25, kinds: ['server-error', 'reset-before', 'reset-after', 'truncate', 'slow', 'corrupt-request'] });
     try {
-      for (let id = 1; id <= 40; id++) {
-        try {
-          await client.query('INSERT INTO events VALUES ($1, $2)', [id, `v${id}`]);
-          acknowledged.add(id);
-        } catch (e) {
-          assert.equal((e as { code?: string }).code, '58030', String(e));
-          failed.push(String(e));
+      for (let round = 0; round < 4; round++) {
+        // Small commits go to the local log; background tiering meets the faults.
+        for (let i = 1; i <= 10; i++) {
+          const id = round * 100_000 + i;
+          await attempt(() => client.query('INSERT INTO events VALUES ($1, $2)', [id, `v${id}`]), [id]);
         }
-        if (id % 10 === 0) {
-          try {
-            const r = await client.query('SELECT id FROM events ORDER BY id');
-            assert.deepEqual(r.rows.map((x: { id: number }) => x.id), [...acknowledged].sort((a, b) => a - b));
-          } catch (e) {
-            if (e instanceof assert.AssertionError) throw e;
-            assert.equal((e as { code?: string }).code, '58030', String(e));
-          }
-        }
+        // A commit past the log's 4 MB limit writes its change file to the bucket itself.
+        const from = round * 100_000 + 1000;
+        const to = from + 39_999;
+        await attempt(() => client.query(`INSERT INTO events SELECT g, repeat('x', 120) FROM generate_series(${from}, ${to}) g`),
+          Array.from({ length: to - from + 1 }, (_, k) => from + k));
+        await readBack();
       }
     } finally {
       proxy.setRandomFaults(undefined);
     }
     assert.ok(proxy.faultsMet.size >= 3, `faults met: ${[...proxy.faultsMet]}`);
-    assert.ok(acknowledged.size >= 30, `only ${acknowledged.size} of 40 commits passed: ${failed.join('\n')}`);
-    const r = await client.query('SELECT id, v FROM events ORDER BY id');
-    assert.deepEqual(r.rows, [...acknowledged].sort((a, b) => a - b).map((id) => ({ id, v: `v${id}` })));
-    const inBucket = new Set(await dataFiles());
-    for (const f of (await client.query(`SELECT file_path FROM "events$files"`)).rows as { file_path: string }[]) {
-      assert.ok(inBucket.has(f.file_path), `acknowledged file ${f.file_path} is not in the bucket`);
-    }
+    assert.ok(acknowledged.size >= 2 * 40_000, `too few commits passed: ${failed.join('\n')}`);
+    await readBack();
+    await poll('log files tiered after the faults', () => checkFilesInPlace('events'), (c) => c.log === 0);
+    await readBack();
   });
 
   test('a bucket that cannot be reached stops the start with 58030', async () => {

@@ -1,4 +1,5 @@
 import { LocalStorage } from './local-storage.js';
+import { LogRoutedStorage } from './log-routed-storage.js';
 import { S3Storage } from './s3-storage.js';
 import type { Storage } from './storage.js';
 import type { StorageConfig } from './storage-config.js';
@@ -12,7 +13,7 @@ export function openStorage(config: StorageConfig): Storage {
   if (s === undefined) {
     switch (config.kind) {
       case 'local': s = new LocalStorage(config.root); break;
-      case 's3': s = new S3Storage(config); break;
+      case 's3': s = config.logRoot === undefined ? new S3Storage(config) : new LogRoutedStorage(new LocalStorage(config.logRoot), new S3Storage(config)); break;
     }
     cache.set(key, s);
   }

@@ -21,6 +21,12 @@ export interface S3StorageConfig {
   readonly region?: string;
   /** How long a request may wait without a byte moving before it is abandoned and retried (default 30 s). */
   readonly requestTimeoutMs?: number;
+  /**
+   * A local directory for the log store's segments (keys under `log/`): with it, small
+   * commits are fsynced to local disk and tiered into the bucket in the background; without
+   * it, every commit writes its change files to the bucket.
+   */
+  readonly logRoot?: string;
   /** A local directory for footers and column chunks read before (range-cache.ts); no cache when absent. */
   readonly cacheDir?: string;
   readonly cacheBytes?: number;

@@ -26,15 +26,17 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   const staleMs = opts.staleTransactionMs ?? 60_000;
   let log: LogStore | undefined;
   let replay: LogReplay | undefined;
-  // The log store's segments are local files read through the data store; with data on S3
-  // every commit writes its change files to the bucket directly (docs/design-notes.md).
-  if (storageConfig.kind === 'local') {
+  // The log store's segments are local files, read through the data store by their `log/`
+  // keys: under the warehouse root, or (data on S3) under the config's logRoot. Without a
+  // local root every commit writes its change files to the store directly.
+  const logRoot = storageConfig.kind === 'local' ? storageConfig.root : storageConfig.logRoot;
+  if (logRoot !== undefined) {
     // Before anything reads: commits a dead process acknowledged are only in its log.
-    replay = await replayDeadWriters(catalog, storageConfig.root, staleMs);
+    replay = await replayDeadWriters(catalog, logRoot, staleMs);
     if (replay.writers > 0) opts.logger?.info({ ...replay }, 'log replayed');
     if (opts.log !== false) {
       log = await LogStore.open(catalog, {
-        root: storageConfig.root, heartbeatMs: Math.max(50, Math.floor(staleMs / 4)),
+        root: logRoot, heartbeatMs: Math.max(50, Math.floor(staleMs / 4)),
         ...(opts.log?.maxTransactionBytes === undefined ? {} : { maxTransactionBytes: opts.log.maxTransactionBytes }),
         ...(opts.log?.segmentBytes === undefined ? {} : { segmentBytes: opts.log.segmentBytes }),
         ...(opts.log?.releaseGraceMs === undefined ? {} : { releaseGraceMs: opts.log.releaseGraceMs }),

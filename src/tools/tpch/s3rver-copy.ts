@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, relative, sep } from 'node:path';
-import { S3Storage } from '../../lake/storage/s3-storage.js';
+import { S3Storage } from '../../lake/index.js';
 
 /** The credentials s3rver checks signatures against, passed to the gateway as a user would pass real ones. */
 const S3RVER_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' } as const;

@@ -31,7 +31,7 @@ describe('S3 storage under injected faults (s3rver behind a faulty proxy)', () =
   });
 
   const storage = (extra: Partial<S3StorageConfig> = {}) => new S3Storage(
-    { kind: 's3', bucket: 'faults', prefix: `t${n++}`, endpoint: proxy.endpoint, pathStyle: true, requestTimeoutMs: 400, ...extra },
+    { kind: 's3', bucket: 'faults', prefix: `t${n++}`, endpoint: proxy.endpoint, pathStyle: true, requestTimeoutMs: 1500, ...extra },
     { retry: FAST_RETRY },
   );
 
