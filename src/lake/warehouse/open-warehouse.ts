@@ -37,5 +37,5 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
       });
     }
   }
-  return new WarehouseImpl(opts.path, catalog, openStorage(storageConfig), storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay);
+  return new WarehouseImpl(opts.path, catalog, openStorage(storageConfig), storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay, opts.commitObserver);
 }
