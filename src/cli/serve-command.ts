@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
+import { closeSharedScanPool, sharedScanPool, spilledBytes } from '../exec/index.js';
+import { FloeMetrics, startHttpServer } from '../http/index.js';
 import { openWarehouse } from '../lake/index.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
@@ -10,7 +11,9 @@ import { LogTieringService, SubscriptionManager } from '../service/index.js';
 import { createLogger } from './cli-logger.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
-import { usersAuthProvider, usersFilePath } from './users-file.js';
+import { BOOTSTRAP_SUPERUSER, usersAuthProvider, usersFilePath, usersHttpCredentials } from './users-file.js';
+import { DEFAULT_HTTP_PORT, parseHttpFlags } from './http-flags.js';
+import { httpSessionDirectory } from './http-session-directory.js';
 import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
 
@@ -20,6 +23,9 @@ ${WAREHOUSE_USAGE}
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
     [--scan-threads N]   (scan worker threads; default: the machine's cores)
     [--no-log-tiering]   (leave the log store's files to the optimizer instead of tiering them into Parquet)
+    [--http-port 5480] [--http-host 127.0.0.1] [--http-auth loopback|always] [--no-http]
+                         (the management server: /metrics, /healthz, /readyz, /api/v1; port 0 picks a free one;
+                          HTTPS with --tls-cert/--tls-key; off loopback it needs them)
   The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.
   With --data s3://…, data files live in the bucket and the catalog in --state-dir.`;
 
@@ -48,6 +54,11 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       // Tiering the log store into Parquet change files (docs/design-notes.md, "Tiering, as built").
       'log-tiering': { type: 'boolean', default: true },
       'scan-threads': { type: 'string' },
+      // The management server (src/http): README.md, "Management".
+      http: { type: 'boolean', default: true },
+      'http-port': { type: 'string', default: String(DEFAULT_HTTP_PORT) },
+      'http-host': { type: 'string', default: '127.0.0.1' },
+      'http-auth': { type: 'string', default: 'loopback' },
       ...OPTIMIZER_FLAGS,
     },
     allowNegative: true,
@@ -62,6 +73,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     throw new UsageError(`--scan-threads must be a whole number of at least 1, not "${values['scan-threads']}"`, SERVE_USAGE);
   }
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new Error('--tls-cert and --tls-key go together');
+  const http = values.http === true ? parseHttpFlags(values, values['tls-cert'] !== undefined, SERVE_USAGE) : undefined;
   const queryMemoryLimit = values['query-memory-limit']!;
   parseMemorySetting('--query-memory-limit', queryMemoryLimit);
   const logger = createLogger();
@@ -72,8 +84,11 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   registerCatalogFunctions();
   // regproc and regprocedure values print as function names (the wire cannot read pg_proc itself).
   registerRegNameLookup((typeOid, oid) => (typeOid === 24 ? regprocName(oid) : typeOid === 2202 ? regprocedureName(oid) : undefined));
+  // Counts commits and statements from the start, through the observers the lake and the wire are given.
+  const metrics = new FloeMetrics();
   const warehouse = await openWarehouse({
-    path: dataDir, logger: logger.child({ component: 'lake' }), ...(location.storage === undefined ? {} : { storage: location.storage }),
+    path: dataDir, logger: logger.child({ component: 'lake' }), commitObserver: metrics.commitObserver,
+    ...(location.storage === undefined ? {} : { storage: location.storage }),
   });
   // Temporary tables of sessions a crash ended (session-warehouse.ts).
   await sweepDeadSessionDirectories(dataDir);
@@ -87,6 +102,14 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   let port = Number(values.port);
   // The server's sessions, as pg_stat_activity, pg_cancel_backend, NOTIFY and advisory locks see them.
   const registry = new SessionRegistry();
+  const tls = values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) };
+  const sessions = httpSessionDirectory(registry);
+  // Before the wire listens, so /healthz answers while the rest starts and /readyz turns 200 only after it.
+  const httpServer = http === undefined ? undefined : await startHttpServer({
+    host: http.host, port: http.port, ...(tls === undefined ? {} : { tls }),
+    auth: { mode: http.auth, credentials: usersHttpCredentials(usersFilePath(dataDir)), trustedUser: BOOTSTRAP_SUPERUSER },
+    warehouse, optimizing: optimizing.service, sessions, metrics, logger: logger.child({ component: 'http' }),
+  });
   const server = await startWireServer({
     host: values.host!,
     port,
@@ -94,18 +117,28 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     logger: logger.child({ component: 'wire' }),
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
-    tls: values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) },
+    tls,
+    statementObserver: metrics.statementObserver,
     createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, optimizing: optimizing.service, registry, subscriptions }),
   });
   port = server.port;
+  metrics.watch({
+    warehouse, optimizing: optimizing.service,
+    gauges: { wireConnections: () => server.connectionCount, scanQueueDepth: () => scanPool.queueSize ?? 0, spilledBytes },
+  });
+  httpServer?.markReady();
   optimizing.start();
   subscriptions.start();
   // The log store's tiering, beside the optimizer (src/service/log-tiering).
   const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
   if (values['log-tiering'] === true) tiering.start();
-  logger.info({ host: values.host, port, data: location.data, ...(location.storage === undefined ? {} : { stateDir: dataDir }), tls: values['tls-cert'] !== undefined, optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size, logTiering: values['log-tiering'] === true }, 'listening');
+  logger.info({
+    host: values.host, port, data: location.data, ...(location.storage === undefined ? {} : { stateDir: dataDir }), tls: values['tls-cert'] !== undefined,
+    optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size, logTiering: values['log-tiering'] === true, httpPort: httpServer?.port, https: httpServer?.secure,
+  }, 'listening');
 
   stopOnSignal(logger, 'draining sessions', async () => {
+    await httpServer?.close();
     await server.close({ drainMs: 5000 });
     await optimizing.stop();
     await subscriptions.stop();

@@ -5,9 +5,10 @@ import type { AuthMethod } from './users-file.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
 
-const USER_USAGE = `usage: floe user add NAME [--password PW] [--auth scram-sha-256|md5|password]
+const USER_USAGE = `usage: floe user add NAME [--password PW] [--auth scram-sha-256|md5|password] [--superuser]
 ${WAREHOUSE_USAGE}
-  Adds a user who may connect from other hosts; the password from --password, FLOE_PASSWORD, or a line on stdin.`;
+  Adds a user who may connect from other hosts; the password from --password, FLOE_PASSWORD, or a line on stdin.
+  --superuser: the user may take admin actions in the management API (pause, resume, optimize, cancel).`;
 
 async function readLine(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -27,6 +28,7 @@ export async function runUserCommand(argv: string[]): Promise<void> {
       ...WAREHOUSE_FLAGS,
       password: { type: 'string' },
       auth: { type: 'string', default: 'scram-sha-256' },
+      superuser: { type: 'boolean', default: false },
     },
   }));
   const { values, positionals } = parsed;
@@ -39,6 +41,6 @@ export async function runUserCommand(argv: string[]): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const method = values.auth as AuthMethod;
   if (!['scram-sha-256', 'md5', 'password'].includes(method)) throw new Error(`--auth must be scram-sha-256, md5 or password`);
-  addUser(usersFilePath(dataDir), name, password, method);
-  process.stdout.write(`user "${name}" added to ${usersFilePath(dataDir)} (${method})\n`);
+  addUser(usersFilePath(dataDir), name, password, method, { superuser: values.superuser === true });
+  process.stdout.write(`user "${name}" added to ${usersFilePath(dataDir)} (${method}${values.superuser === true ? ', superuser' : ''})\n`);
 }

@@ -1,8 +1,10 @@
-import { pbkdf2Sync, timingSafeEqual, createHash, createHmac } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { isLoopback } from '../common/is-loopback.js';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatScramVerifier, makeScramVerifier, md5Response, md5StoredPassword, parseScramVerifier } from '../wire/index.js';
 import type { AuthProvider, ScramSecret } from '../wire/index.js';
+import type { HttpCredentials } from '../http/index.js';
 
 export type AuthMethod = 'scram-sha-256' | 'md5' | 'password';
 
@@ -15,7 +17,12 @@ export interface UserEntry {
   readonly scram: string;
   readonly md5?: string;
   readonly method?: AuthMethod;
+  /** May take admin actions in the management API (`floe user add --superuser`). */
+  readonly superuser?: boolean;
 }
+
+/** The bootstrap superuser's name (pg_authid's role 10): loopback's trusted user, and a superuser when added with a password too. */
+export const BOOTSTRAP_SUPERUSER = 'floe';
 
 export interface UsersFile {
   readonly users: Record<string, UserEntry>;
@@ -32,28 +39,37 @@ export function readUsersFile(path: string): UsersFile {
 }
 
 /** Adds or replaces a user. */
-export function addUser(path: string, name: string, password: string, method: AuthMethod = 'scram-sha-256'): void {
+export function addUser(path: string, name: string, password: string, method: AuthMethod = 'scram-sha-256', opts: { superuser?: boolean } = {}): void {
   const file = readUsersFile(path);
   file.users[name] = {
     scram: formatScramVerifier(makeScramVerifier(password)),
     ...(method === 'md5' ? { md5: md5StoredPassword(name, password) } : {}),
     ...(method === 'scram-sha-256' ? {} : { method }),
+    ...(opts.superuser === true ? { superuser: true } : {}),
   };
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, path);
 }
 
-function isLoopback(address: string): boolean {
-  return address === '::1' || address === '::ffff:127.0.0.1' || address.startsWith('127.') || address === 'localhost';
+/**
+ * A cleartext password (HTTP Basic, the wire's cleartext method) checked against the SCRAM
+ * verifier: both keys derived from it must equal the stored StoredKey and ServerKey (no plain
+ * password is kept).
+ */
+function matchesScram(secret: ScramSecret, password: string): boolean {
+  const derived = makeScramVerifier(password, { iterations: secret.iterations, salt: secret.salt });
+  return timingSafeEqual(derived.storedKey, secret.storedKey) && timingSafeEqual(derived.serverKey, secret.serverKey);
 }
 
-/** A cleartext password checked against the SCRAM verifier (no plain password is kept). */
-function matchesScram(secret: ScramSecret, password: string): boolean {
-  const salted = pbkdf2Sync(Buffer.from(password.normalize('NFKC'), 'utf8'), secret.salt, secret.iterations, 32, 'sha256');
-  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
-  const storedKey = createHash('sha256').update(clientKey).digest();
-  return storedKey.length === secret.storedKey.length && timingSafeEqual(storedKey, secret.storedKey);
+/** The users whose verifier parses, by name. */
+function loadUsers(path: string): Map<string, { secret: ScramSecret; entry: UserEntry }> {
+  const users = new Map<string, { secret: ScramSecret; entry: UserEntry }>();
+  for (const [name, entry] of Object.entries(readUsersFile(path).users)) {
+    const secret = parseScramVerifier(entry.scram);
+    if (secret) users.set(name, { secret, entry });
+  }
+  return users;
 }
 
 /**
@@ -62,11 +78,7 @@ function matchesScram(secret: ScramSecret, password: string): boolean {
  * has one; and always SCRAM-SHA-256 for non-loopback peers.
  */
 export function usersAuthProvider(path: string): AuthProvider {
-  const users = new Map<string, { secret: ScramSecret; entry: UserEntry }>();
-  for (const [name, entry] of Object.entries(readUsersFile(path).users)) {
-    const secret = parseScramVerifier(entry.scram);
-    if (secret) users.set(name, { secret, entry });
-  }
+  const users = loadUsers(path);
   return {
     methodFor(user, remoteAddress) {
       const u = users.get(user);
@@ -82,5 +94,17 @@ export function usersAuthProvider(path: string): AuthProvider {
       if (u.entry.md5 === undefined) return false;
       return md5Response(user, u.entry.md5, password.salt) === password.md5;
     },
+  };
+}
+
+/** The same users for the management API's HTTP Basic: the password against the SCRAM verifier; superusers by flag or name. */
+export function usersHttpCredentials(path: string): HttpCredentials {
+  const users = loadUsers(path);
+  return {
+    verify(user, password) {
+      const u = users.get(user);
+      return u !== undefined && matchesScram(u.secret, password);
+    },
+    isSuperuser: (user) => user === BOOTSTRAP_SUPERUSER || users.get(user)?.entry.superuser === true,
   };
 }

@@ -29,6 +29,7 @@ export { vectorToValues, valuesToVector } from './arrow/vector-values.js';
 export { execArrowType } from './arrow/arrow-types.js';
 export type { ScanFragment, ScanPool } from './pool/scan-pool.js';
 export { closeSharedScanPool, createScanPool, sharedScanPool } from './pool/piscina-scan-pool.js';
+export { spilledBytes } from './operators/spill-file.js';
 export type { ScanPoolOptions } from './pool/piscina-scan-pool.js';
 export { castValue } from './types/cast-value.js';
 export { formatValue, parseValue, formatFloat } from './types/text-io.js';

@@ -32,6 +32,7 @@ export { decodeInitialDefault, encodeInitialDefault, type InitialDefault } from 
 export { alterColumnMetadata } from './table/alter-column.js';
 export type { BucketNode } from './bucket/bucket-node.js';
 export { openWarehouse } from './warehouse/open-warehouse.js';
+export type { CommitObserver, CommittedTransaction } from './warehouse/commit-observer.js';
 export type { RelationComment, ViewDefinition, ViewMetadata } from './table/view-metadata.js';
 export { enumTypeOfUserType, type EnumLabel, type UserTypeMetadata } from './table/user-type-metadata.js';
 export type { EnumLabelPosition } from './table/alter-enum-labels.js';

@@ -1,6 +1,7 @@
 /** src/service's public API: the long-running work no statement owns, as the session and src/cli reach it. */
 export type { OptimizingService } from './optimizing/optimizing-service.js';
 export { OptimizingScheduler } from './optimizing/optimizing-scheduler.js';
+export { optimizeKindArgument } from './optimizing/optimize-kind-argument.js';
 export { InlineOptimizingService } from './optimizing/inline-optimizing-service.js';
 export { Housekeeping } from './optimizing/housekeeping.js';
 export { DEFAULT_OPTIMIZER_MEMORY_BYTES, createOptimizerPool } from './optimizing/optimizer-pool.js';

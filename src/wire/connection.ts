@@ -27,6 +27,7 @@ import type {
 import { SocketReader } from './socket-reader.js';
 import { SocketWriter } from './socket-writer.js';
 import { endSpan, startSpan } from '../common/latency-spans.js';
+import type { StatementObserver } from './statement-observer.js';
 
 export interface ConnectionOptions {
   readonly auth: AuthProvider;
@@ -37,6 +38,7 @@ export interface ConnectionOptions {
   /** Time allowed from connect to the end of authentication (PostgreSQL's authentication_timeout). */
   readonly startupTimeoutMs: number;
   readonly tls: SecureContext | undefined;
+  readonly statementObserver?: StatementObserver | undefined;
 }
 
 /**
@@ -470,7 +472,14 @@ export class Connection {
 
   #sendError(e: unknown): void {
     if (!(e instanceof FloeError)) this.#opts.logger.error({ err: e }, 'statement failed with an internal error');
-    this.#writer.send({ kind: 'ErrorResponse', fields: errorFields(e) });
+    const fields = errorFields(e);
+    this.#writer.send({ kind: 'ErrorResponse', fields });
+    this.#opts.statementObserver?.failed(fields.sqlstate);
+  }
+
+  /** A statement's CommandComplete went out: tell the observer its tag and how long it took since `started` (performance.now()). */
+  #completed(tag: string | undefined, started: number): void {
+    if (tag !== undefined) this.#opts.statementObserver?.completed(tag, (performance.now() - started) / 1000);
   }
 
   async #running<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -497,9 +506,12 @@ export class Connection {
     try {
       if (textError !== undefined) throw textError;
       await this.#running(async (signal) => {
+        // Each statement of the string is timed from the end of the one before it.
+        let started = performance.now();
         for await (const result of this.#session.simpleQuery(sql, signal)) {
           if (signal.aborted) throw signal.reason ?? statementCanceled();
-          await this.#sendResult(result, signal, true, 'simple');
+          this.#completed(await this.#sendResult(result, signal, true, 'simple'), started);
+          started = performance.now();
         }
       });
     } catch (e) {
@@ -511,8 +523,8 @@ export class Connection {
     await this.#readyForQuery();
   }
 
-  /** Sends one complete statement result (everything except a suspended rows result). */
-  async #sendResult(result: StatementResult, signal: AbortSignal, describe: boolean, mode: 'simple' | 'extended'): Promise<void> {
+  /** Sends one complete statement result (everything except a suspended rows result); returns its command tag (none for an empty query). */
+  async #sendResult(result: StatementResult, signal: AbortSignal, describe: boolean, mode: 'simple' | 'extended'): Promise<string | undefined> {
     switch (result.kind) {
       case 'rows': {
         const formats = new Array<number>(result.columns.length).fill(0);
@@ -522,20 +534,23 @@ export class Connection {
           encoder: new RowEncoder(result.columns, formats),
         };
         await this.#streamRows(cursor, cursor.encoder, 0, signal);
-        return;
+        return result.commandTag(0);
       }
       case 'command':
         this.#writer.send({ kind: 'CommandComplete', tag: result.tag });
-        return;
+        return result.tag;
       case 'empty':
         this.#writer.send({ kind: 'EmptyQueryResponse' });
-        return;
+        return undefined;
       case 'copyOut':
-        return sendCopyOut(this.#copyIo(), result, signal);
+        await sendCopyOut(this.#copyIo(), result, signal);
+        return 'COPY';
       case 'copyIn':
-        return receiveCopyIn(this.#copyIo(), result, mode, signal);
+        await receiveCopyIn(this.#copyIo(), result, mode, signal);
+        return 'COPY';
       case 'copyBoth':
-        return runCopyBoth(this.#copyIo(), result, signal);
+        await runCopyBoth(this.#copyIo(), result, signal);
+        return 'START_REPLICATION';
       default: {
         const never: never = result;
         throw new FloeError('XX000', `unknown statement result ${(never as { kind: string }).kind}`);
@@ -709,12 +724,13 @@ export class Connection {
       this.#writer.send({ kind: 'CommandComplete', tag: portal.finished.tag });
       return;
     }
+    const started = performance.now();
     try {
       await this.#running(async (signal) => {
         if (portal.cursor === undefined) {
           const result = await portal.bound.execute(signal);
           if (result.kind !== 'rows') {
-            await this.#sendResult(result, signal, false, 'extended');
+            this.#completed(await this.#sendResult(result, signal, false, 'extended'), started);
             portal.finished = 'spent';
             return;
           }
@@ -729,6 +745,8 @@ export class Connection {
         if (done) {
           portal.finished = { tag: portal.cursor.commandTag(0) };
           portal.cursor = undefined;
+          // A portal read in several Executes is timed by its last one.
+          this.#completed(portal.finished.tag, started);
         }
       });
     } catch (e) {

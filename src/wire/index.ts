@@ -1,5 +1,6 @@
 /** src/wire's public API. */
 export { startWireServer, type WireServer, type WireServerOptions } from './server.js';
+export type { StatementObserver } from './statement-observer.js';
 export type * from './session-handler.js';
 export { makeScramVerifier, formatScramVerifier, parseScramVerifier, type ScramSecret } from './auth/scram-secret.js';
 export { md5Response, md5StoredPassword } from './auth/md5-password.js';

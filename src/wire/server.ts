@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { CancelRegistry } from './cancel-registry.js';
 import { Connection } from './connection.js';
 import { defaultMaxMessageBytes } from './messages/message-decoder.js';
+import type { StatementObserver } from './statement-observer.js';
 import type { AuthProvider, SessionHandler, StartupInfo } from './session-handler.js';
 
 export interface WireServerOptions {
@@ -18,11 +19,15 @@ export interface WireServerOptions {
   readonly startupTimeoutMs?: number;
   /** PEM key and certificate: SSLRequest is then answered 'S' and the connection upgraded to TLS. */
   readonly tls?: Pick<SecureContextOptions, 'key' | 'cert' | 'ca' | 'passphrase'>;
+  /** Told of each statement answered (floe serve's metrics). */
+  readonly statementObserver?: StatementObserver;
 }
 
 export interface WireServer {
   /** The port actually listened on (useful with port 0). */
   readonly port: number;
+  /** Client connections open now (authenticating ones included). */
+  readonly connectionCount: number;
   /**
    * Stops accepting, lets running statements finish for up to drainMs
    * (default 5000), then ends every session with FATAL 57P01.
@@ -49,6 +54,7 @@ export async function startWireServer(opts: WireServerOptions): Promise<WireServ
       maxMessageBytes: opts.maxMessageBytes ?? defaultMaxMessageBytes,
       startupTimeoutMs: opts.startupTimeoutMs ?? 60000,
       tls,
+      statementObserver: opts.statementObserver,
     });
     const done = conn.run().finally(() => connections.delete(conn));
     connections.set(conn, done);
@@ -67,6 +73,9 @@ export async function startWireServer(opts: WireServerOptions): Promise<WireServ
   let closing: Promise<void> | undefined;
   return {
     port,
+    get connectionCount() {
+      return connections.size;
+    },
     close(closeOpts = {}) {
       closing ??= (async () => {
         const drainMs = closeOpts.drainMs ?? 5000;

@@ -6,9 +6,14 @@ import { fileURLToPath } from 'node:url';
 
 // DESIGN.md's picture, left to right. A layer may import itself and any layer
 // to its right, never one to its left. src/service (long-running work no statement
-// owns) sits beside the session, which calls it, and calls only src/lake itself. src/common is below everything; src/cli
+// owns) sits beside the session, which calls it, and calls only src/lake itself. src/http
+// (the management server) calls src/service and src/lake only, never the session or the
+// wire: what it needs of them src/cli hands in. src/common is below everything; src/cli
 // is the composition root and may import anything.
-const layers = ['wire', 'session', 'service', 'sql', 'planner', 'exec', 'lake'] as const;
+const layers = ['wire', 'session', 'http', 'service', 'sql', 'planner', 'exec', 'lake'] as const;
+
+/** The layers src/http may import besides itself and src/common. */
+const httpReaches = new Set(['service', 'lake']);
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 function sourceFiles(dir: string): string[] {
@@ -41,6 +46,8 @@ test('no layer imports a layer to its left, and the wire knows no engine', () =>
       if (from === 'wire' && to !== 'wire') violations.push(`${relative(src, file)} → ${spec} (the wire imports no engine layer)`);
       if (fromRank >= 0 && toRank >= 0 && toRank < fromRank) violations.push(`${relative(src, file)} → ${spec}`);
       if (to === 'cli' && from !== 'cli') violations.push(`${relative(src, file)} → ${spec} (only the entry point imports cli)`);
+      if (from === 'http' && !httpReaches.has(to)) violations.push(`${relative(src, file)} → ${spec} (http calls only service and lake)`);
+      if (to === 'http' && from !== 'cli') violations.push(`${relative(src, file)} → ${spec} (only the entry point composes http)`);
     }
   }
   assert.deepEqual(violations, []);

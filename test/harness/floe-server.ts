@@ -18,6 +18,8 @@ export interface FloeServerOptions {
 export interface FloeServer {
   readonly host: string;
   readonly port: number;
+  /** The management server's port (`--http-port 0`: OS-chosen), undefined with `--no-http`. */
+  readonly httpPort: number | undefined;
   readonly dataDir: string;
   readonly user: string;
   readonly database: string;
@@ -39,7 +41,7 @@ export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServe
   const nodeFlags = (process.env.FLOE_TEST_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
   const child = spawn(
     process.execPath,
-    [...nodeFlags, '--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...(opts.args ?? [])],
+    [...nodeFlags, '--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--http-port', '0', '--host', '127.0.0.1', '--data', dataDir, ...(opts.args ?? [])],
     { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   // Never outlive the test process, even when it ends without calling stop().
@@ -56,15 +58,15 @@ export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServe
     for (const sig of signals) process.off(sig, onSignal);
   });
   let logText = '';
-  const port = await new Promise<number>((resolvePort, reject) => {
+  const { port, httpPort } = await new Promise<{ port: number; httpPort: number | undefined }>((resolvePort, reject) => {
     let pending = '';
     const timer = setTimeout(() => reject(new Error(`floe did not start within 60 s:\n${logText}`)), 60_000);
     const onLine = (line: string) => {
       try {
-        const rec = JSON.parse(line) as { msg?: string; port?: number };
+        const rec = JSON.parse(line) as { msg?: string; port?: number; httpPort?: number };
         if (rec.msg === 'listening' && typeof rec.port === 'number') {
           clearTimeout(timer);
-          resolvePort(rec.port);
+          resolvePort({ port: rec.port, httpPort: rec.httpPort });
         }
       } catch { /* not a log record */ }
     };
@@ -88,6 +90,7 @@ export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServe
   return {
     host: '127.0.0.1',
     port,
+    httpPort,
     dataDir,
     user: 'floe',
     database: 'floe',

@@ -73,7 +73,7 @@ export function loadGateway(env: Readonly<Record<string, string>> = {}): LoadedG
           log: () => logText, kill: () => kill('SIGKILL'), stop: () => kill('SIGTERM'),
         });
       });
-      child.stdin!.write(`go ${JSON.stringify(['serve', '--port', '0', '--host', '127.0.0.1', ...args])}\n`);
+      child.stdin!.write(`go ${JSON.stringify(['serve', '--port', '0', '--http-port', '0', '--host', '127.0.0.1', ...args])}\n`);
     }),
   };
 }

@@ -9,6 +9,13 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { valuesColumn } from '../arrow/column-source.js';
 import type { OutputColumn } from '../plan/physical-plan.js';
 
+/** Bytes every query of this process has written to spill files since it started (a metric). */
+let spilledBytesTotal = 0;
+
+export function spilledBytes(): number {
+  return spilledBytesTotal;
+}
+
 /**
  * A query's spill directory: created on first use under the OS temp dir (or
  * FLOE_SPILL_DIR), removed with everything in it when the query ends, whether
@@ -53,6 +60,7 @@ export class SpillWriter {
     header.writeUInt32LE(ipc.byteLength);
     await this.#file.write(header);
     await this.#file.write(ipc);
+    spilledBytesTotal += header.byteLength + ipc.byteLength;
   }
 
   async close(): Promise<void> {

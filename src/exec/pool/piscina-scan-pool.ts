@@ -47,6 +47,9 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
   pool.on('error', onPoolError);
   return {
     size,
+    get queueSize() {
+      return pool.queueSize;
+    },
     run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment, counters?: ScanTaskCounters): AsyncIterable<RecordBatch> {
       return {
         async *[Symbol.asyncIterator]() {

@@ -103,5 +103,7 @@ export interface ScanPool {
    */
   aggregateRange?(tasks: readonly unknown[], signal: AbortSignal | undefined, fragment: ScanFragment): Promise<KeyRangeAggregateResult>;
   readonly size: number;
+  /** Tasks waiting for a free worker (the pool's queue depth, for metrics); absent when the pool does not know. */
+  readonly queueSize?: number;
   close(): Promise<void>;
 }

@@ -552,6 +552,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         this.#state = 'committed';
         return undefined;
       }
+      const commitStarted = performance.now();
       await this.#unique.checkDeferred(this.#ctx, this);
       const inline = writes.map((w) => coalescePendingFiles(w.pending, w.table.columns));
       for (let attempt = 1; ; attempt++) {
@@ -580,6 +581,9 @@ export class LakeTransactionImpl implements LakeTransaction {
             });
           this.#state = 'committed';
           endSpan('lake.commit.apply', started);
+          this.#ctx.commitObserver?.committed({
+            seconds: (performance.now() - commitStarted) / 1000, rows: writes.reduce((n, w) => n + w.rows, 0), tables: writes.length,
+          });
           return toSnapshot(snaps[snaps.length - 1]!);
         } catch (e) {
           if (isFloeError(e) && e.detail === HEAD_MOVED && attempt < MAX_COMMIT_ATTEMPTS) continue;

@@ -1,3 +1,4 @@
+import type { CommitObserver } from './commit-observer.js';
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
 import type { LogStore } from '../log/log-store.js';
 import type { Storage } from '../storage/storage.js';
@@ -14,6 +15,7 @@ export interface LakeContext {
   readonly staleTransactionMs: number;
   /** This process's log store; absent when the warehouse was opened without one (then every commit goes straight to the catalog). */
   readonly log?: LogStore;
+  readonly commitObserver?: CommitObserver;
 }
 
 export function nowMicros(): bigint {

@@ -44,5 +44,5 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
       });
     }
   }
-  return new WarehouseImpl(opts.path, catalog, storage, storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay);
+  return new WarehouseImpl(opts.path, catalog, storage, storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay, opts.commitObserver);
 }

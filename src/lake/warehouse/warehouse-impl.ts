@@ -36,6 +36,7 @@ import type { LogReplay } from '../log/replay-dead-writers.js';
 import { checkExistingUnique } from '../txn/check-unique.js';
 import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { LakeContext } from './lake-context.js';
+import type { CommitObserver } from './commit-observer.js';
 import { nowMicros, toTableMetadata } from './lake-context.js';
 import type { BucketNodeInfo, ChangeBatch, DataFileInfo, LakeLogger, Warehouse } from './warehouse.js';
 import { checkOptimizerGroup, checkOptimizerGroupSettings } from './check-optimizer-group.js';
@@ -60,12 +61,12 @@ export class WarehouseImpl implements Warehouse {
 
   constructor(
     path: string, catalog: Catalog, storage: Storage, storageConfig: StorageConfig, logger: LakeLogger | undefined, staleMs: number,
-    sequenceBlock = 32, log?: LogStore, logReplay?: LogReplay,
+    sequenceBlock = 32, log?: LogStore, logReplay?: LogReplay, commitObserver?: CommitObserver,
   ) {
     this.path = path;
     this.storageConfig = storageConfig;
     this.logReplay = logReplay;
-    this.#ctx = { catalog, storage, storageConfig, logger, staleTransactionMs: staleMs, ...(log === undefined ? {} : { log }) };
+    this.#ctx = { catalog, storage, storageConfig, logger, staleTransactionMs: staleMs, ...(log === undefined ? {} : { log }), ...(commitObserver === undefined ? {} : { commitObserver }) };
     this.#sequenceValues = new SequenceValues(() => this.#catalog, sequenceBlock);
   }
 

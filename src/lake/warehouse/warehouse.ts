@@ -1,3 +1,4 @@
+import type { CommitObserver } from './commit-observer.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import type { RecordBatch } from 'apache-arrow';
@@ -55,6 +56,8 @@ export interface WarehouseOptions {
   };
   /** A new catalog's first table id (default 16384); a session's temporary tables start high so no oid meets a shared table's. */
   readonly firstTableId?: number;
+  /** Told of each commit (floe serve's metrics). */
+  readonly commitObserver?: CommitObserver;
 }
 
 /** One row of t$files. */

@@ -38,7 +38,7 @@ export interface GatewayOptions {
 /** `args` are extra `floe serve` flags (e.g. `--optimizer-threads 1`). */
 export async function startGateway(dataDir: string, args: readonly string[] = [], opts: GatewayOptions = {}): Promise<GatewayProcess> {
   // Started as `floe serve` is (bin/floe.js, npm start): with single-threaded GC.
-  const child = spawn(process.execPath, ['--single-threaded-gc', ...(opts.nodeArgs ?? []), '--import', 'tsx', MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...args], {
+  const child = spawn(process.execPath, ['--single-threaded-gc', ...(opts.nodeArgs ?? []), '--import', 'tsx', MAIN, 'serve', '--port', '0', '--http-port', '0', '--host', '127.0.0.1', '--data', dataDir, ...args], {
     env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,107 @@
+import type { TLSSocket } from 'node:tls';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isFloeError } from '../common/floe-error.js';
+import { SqlState } from '../common/sqlstate.js';
+import type { Warehouse } from '../lake/index.js';
+import type { OptimizingService } from '../service/index.js';
+import { problemOf, type HttpProblem } from './http-problem.js';
+import type { SessionDirectory } from './management-sources.js';
+import type { FloeMetrics } from './metrics/floe-metrics.js';
+import { BASIC_CHALLENGE, authenticateRequest, type AuthPolicy } from './request-principal.js';
+import { registerHealthRoutes, type Readiness } from './routes/health-routes.js';
+import { registerMetricsRoute } from './routes/metrics-route.js';
+import { registerOptimizingRoutes } from './routes/optimizing-routes.js';
+import { setPrincipal } from './routes/principal-of.js';
+import type { RouteContext } from './routes/route-context.js';
+import { registerSessionRoutes } from './routes/session-routes.js';
+import { registerTableRoutes } from './routes/table-routes.js';
+
+/** What `pino` loggers give, as far as the server uses it. */
+export interface HttpLogger {
+  error(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+}
+
+export interface HttpServerOptions {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** PEM certificate and key: the server speaks HTTPS (the wire's certificate). */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer };
+  readonly auth: AuthPolicy;
+  readonly warehouse: Warehouse;
+  readonly optimizing: OptimizingService;
+  readonly sessions: SessionDirectory;
+  readonly metrics: FloeMetrics;
+  readonly logger?: HttpLogger;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  readonly secure: boolean;
+  /** /readyz answers 200 from now on: the warehouse is open and the wire listens. */
+  markReady(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The management server of `floe serve`: probes, Prometheus /metrics and the JSON API
+ * under /api/v1, on fastify. Everything but the probes needs a principal
+ * (request-principal.ts); errors are JSON with a SQLSTATE (http-problem.ts).
+ */
+export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
+  const base = { disableRequestLogging: true, logger: false } as const;
+  // One type for both: the routes do not care which transport carries them.
+  const app = (opts.tls === undefined ? Fastify(base) : Fastify({ ...base, https: { cert: opts.tls.cert, key: opts.tls.key } })) as unknown as FastifyInstance;
+  let readiness: Readiness = 'starting';
+  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, problemOfRequestError(error, request, opts.logger)));
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, {
+    status: 404, body: { error: { sqlstate: SqlState.undefinedObject, message: `no endpoint ${request.method} ${request.url.split('?')[0]}` } },
+  }));
+  registerHealthRoutes(app, () => readiness);
+  const ctx: RouteContext = { warehouse: opts.warehouse, optimizing: opts.optimizing, sessions: opts.sessions, metrics: opts.metrics };
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', async (request) => {
+      setPrincipal(request, authenticateRequest({
+        remoteAddress: request.socket.remoteAddress ?? '',
+        secure: (request.socket as Partial<TLSSocket>).encrypted === true,
+        authorization: request.headers.authorization,
+      }, opts.auth));
+    });
+    registerMetricsRoute(scope, ctx);
+    registerTableRoutes(scope, ctx);
+    registerOptimizingRoutes(scope, ctx);
+    registerSessionRoutes(scope, ctx);
+  });
+  await app.listen({ host: opts.host, port: opts.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : opts.port;
+  opts.logger?.info({ host: opts.host, port, tls: opts.tls !== undefined, auth: opts.auth.mode }, 'http server listening');
+  return {
+    port,
+    secure: opts.tls !== undefined,
+    markReady() {
+      readiness = 'ready';
+    },
+    async close() {
+      readiness = 'stopping';
+      await app.close();
+    },
+  };
+}
+
+function sendProblem(reply: FastifyReply, p: HttpProblem): FastifyReply {
+  // RFC 9110: a 401 names how to authenticate.
+  if (p.status === 401) void reply.header('WWW-Authenticate', BASIC_CHALLENGE);
+  return reply.code(p.status).type('application/json; charset=utf-8').send(p.body);
+}
+
+/** A FloeError keeps its SQLSTATE; fastify's own 4xx (bad JSON, failed schema) are 22023; anything else is logged and 500. */
+function problemOfRequestError(error: FastifyError, request: FastifyRequest, logger: HttpLogger | undefined): HttpProblem {
+  if (!isFloeError(error) && typeof error.statusCode === 'number' && error.statusCode < 500) {
+    return { status: error.statusCode, body: { error: { sqlstate: SqlState.invalidParameterValue, message: error.message } } };
+  }
+  const p = problemOf(error);
+  if (p.status >= 500) logger?.error({ err: error, method: request.method, url: request.url }, 'http request failed');
+  return p;
+}
