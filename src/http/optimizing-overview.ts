@@ -8,7 +8,8 @@ const HISTORY_LIMIT = 200;
 /**
  * The optimizing page: floe_optimizer_groups (with the group's share of thread time used),
  * floe_optimizing (each table's status, quota and occupation), the processes running or
- * queued now, and floe_optimizing_history.
+ * queued now, floe_optimizers (the optimizer processes and their heartbeats) and
+ * floe_optimizing_history.
  */
 export function optimizingOverview(optimizing: OptimizingService) {
   const tables = optimizing.tables();
@@ -28,6 +29,10 @@ export function optimizingOverview(optimizing: OptimizingService) {
     })),
     // pending: due and waiting for a thread; planning, executing, committing: running.
     processes: tables.filter((t) => t.status !== 'idle').map((t) => ({ schema: t.namespace, table: t.table, group: t.group, status: t.status })),
+    optimizers: optimizing.optimizers().map((o) => ({
+      id: o.id, host: o.host, pid: o.pid, groups: o.groups ?? null, threads: o.threads,
+      startedAt: isoOfMicros(o.startedMicros), lastHeartbeat: isoOfMicros(o.heartbeatMicros), state: o.state,
+    })),
     history: optimizing.history().slice(0, HISTORY_LIMIT).map((r) => ({ ...(names.get(r.tableId) ?? { schema: null, table: null }), ...runJson(r) })),
   };
 }

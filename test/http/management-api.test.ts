@@ -126,6 +126,8 @@ describe('management API and /metrics of floe serve', () => {
     assert.deepEqual(optimizing.body.groups.map((g: { name: string; threads: number }) => ({ group_name: g.name, threads: g.threads })), sqlGroups);
     assert.ok(optimizing.body.history.some((h: { table: string; trigger: string }) => h.table === 'orders' && h.trigger === 'call'));
     assert.ok(Array.isArray(optimizing.body.processes));
+    const sqlOptimizers = (await client.query('SELECT optimizer_id, group_names, state FROM floe_optimizers')).rows;
+    assert.deepEqual(optimizing.body.optimizers.map((o: { id: string; groups: string[] | null; state: string }) => ({ optimizer_id: o.id, group_names: o.groups, state: o.state })), sqlOptimizers);
   });
 
   test('pause, resume and optimize now, as the trusted loopback superuser', async () => {
