@@ -1,4 +1,5 @@
 import { isLogPath } from '../log/log-locator.js';
+import { deleteKeys } from '../storage/delete-keys.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import { filesVisibleAtAny } from './files-visible-at-any.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
@@ -67,12 +68,8 @@ export async function expireSnapshots(ctx: LakeContext, table: TableMetadata, op
   const needed = filesVisibleAtAny(snaps, files, catalog.fileRemovals(table.id), new Set(live.map((s) => s.id)));
   const dead = files.filter((f) => !needed.has(f.fileId));
   catalog.expire(table.id, toExpire, dead.map((f) => f.fileId));
-  let deletedFiles = 0;
-  for (const f of dead) {
-    if (f.path === '') continue;
-    // A log file's bytes lie in its writer's log segment, deleted once no file row points into it (LogStore.releaseSegments).
-    if (!isLogPath(f.path)) await storage.delete(f.path);
-    deletedFiles++;
-  }
-  return { expiredSnapshots: toExpire.length, deletedFiles };
+  const deleted = dead.filter((f) => f.path !== '');
+  // A log file's bytes lie in its writer's log segment, deleted once no file row points into it (LogStore.releaseSegments).
+  await deleteKeys(storage, deleted.filter((f) => !isLogPath(f.path)).map((f) => f.path));
+  return { expiredSnapshots: toExpire.length, deletedFiles: deleted.length };
 }

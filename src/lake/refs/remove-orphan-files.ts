@@ -1,3 +1,4 @@
+import { deleteKeys } from '../storage/delete-keys.js';
 import { tableDataPrefix } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
@@ -15,11 +16,7 @@ export async function removeOrphanFiles(ctx: LakeContext, table: TableMetadata, 
   for (const t of ctx.catalog.listTxns()) if (t.startedMicros < cutoff) cutoff = t.startedMicros;
   const listed = await ctx.storage.list(tableDataPrefix(table.id));
   const referenced = ctx.catalog.allFilePaths(table.id);
-  const deletedFiles: string[] = [];
-  for (const f of listed) {
-    if (referenced.has(f.key) || f.modifiedMicros >= cutoff) continue;
-    await ctx.storage.delete(f.key);
-    deletedFiles.push(f.key);
-  }
+  const deletedFiles = listed.filter((f) => !referenced.has(f.key) && f.modifiedMicros < cutoff).map((f) => f.key);
+  await deleteKeys(ctx.storage, deletedFiles);
   return { deletedFiles };
 }

@@ -48,6 +48,8 @@ export function httpStatusOf(e: unknown): number | undefined {
  */
 function isTransient(e: unknown): boolean {
   if (e instanceof TransientS3Error) return true;
+  // No credentials in the environment: asking again finds none either.
+  if ((e as Error).name === 'CredentialsProviderError') return false;
   const status = httpStatusOf(e);
   if (status !== undefined && status !== 0) return status >= 500 || status === 429 || status === 408;
   // No HTTP answer: the connection failed, was reset or timed out. A programming error

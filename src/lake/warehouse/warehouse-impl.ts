@@ -21,6 +21,7 @@ import type { CreateRefOptions, RefInfo, Snapshot, SnapshotSelector } from '../r
 import { toSnapshot } from '../refs/to-snapshot.js';
 import { planScan } from '../scan/plan-scan.js';
 import type { ScanPlan, ScanRequest } from '../scan/scan-types.js';
+import { deleteKeys } from '../storage/delete-keys.js';
 import type { Storage } from '../storage/storage.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import { alterTableRecord } from '../table/alter-table.js';
@@ -133,7 +134,7 @@ export class WarehouseImpl implements Warehouse {
   }
 
   async #deleteTableData(tableId: number): Promise<void> {
-    for (const f of await this.#ctx.storage.list(tableDataPrefix(tableId))) await this.#ctx.storage.delete(f.key);
+    await deleteKeys(this.#ctx.storage, (await this.#ctx.storage.list(tableDataPrefix(tableId))).map((f) => f.key));
   }
 
   getTable(namespace: string, name: string): TableMetadata | undefined {
