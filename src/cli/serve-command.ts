@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { closeSharedScanPool, sharedScanPool } from '../exec/index.js';
 import { openWarehouse } from '../lake/index.js';
-import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
+import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, checkSetting, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
 import { registerRegNameLookup, startWireServer } from '../wire/index.js';
 import { LogTieringService, SubscriptionManager } from '../service/index.js';
@@ -19,6 +19,7 @@ const SERVE_USAGE = `usage: floe serve [--port 5433] [--data ./floe-data] [--hos
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
     [--scan-threads N]   (scan worker threads; default: the machine's cores)
     [--no-log-tiering]   (leave the log store's files to the optimizer instead of tiering them into Parquet)
+    [--log-min-duration-statement -1]   (log statements that ran at least this long: '250ms', '1s'; 0 all, -1 none)
   The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.`;
 
 /**
@@ -30,6 +31,15 @@ const SERVE_USAGE = `usage: floe serve [--port 5433] [--data ./floe-data] [--hos
  * workers too. Measured in bench/README.md ("Fifteenth session").
  */
 const HEAP_GROWING_PERCENT = 200;
+
+/** Settings a flag gives every session a default of, as `postgres -c name=value` does; a bad value is a usage error. */
+function serverSettingFlags(values: { 'log-min-duration-statement'?: string }): Map<string, string> {
+  try {
+    return new Map([['log_min_duration_statement', checkSetting('log_min_duration_statement', values['log-min-duration-statement'] ?? '-1')]]);
+  } catch (e) {
+    throw new UsageError(`--log-min-duration-statement: ${(e as Error).message}`, SERVE_USAGE);
+  }
+}
 
 /** `floe serve`: the gateway on an embedded warehouse; resolves once it listens, and runs until SIGTERM. */
 export async function runServeCommand(argv: string[]): Promise<void> {
@@ -46,6 +56,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       // Tiering the log store into Parquet change files (docs/design-notes.md, "Tiering, as built").
       'log-tiering': { type: 'boolean', default: true },
       'scan-threads': { type: 'string' },
+      'log-min-duration-statement': { type: 'string', default: '-1' },
       ...OPTIMIZER_FLAGS,
     },
     allowNegative: true,
@@ -62,6 +73,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new Error('--tls-cert and --tls-key go together');
   const queryMemoryLimit = values['query-memory-limit']!;
   parseMemorySetting('--query-memory-limit', queryMemoryLimit);
+  const serverSettings = serverSettingFlags(values);
   const logger = createLogger();
   const dataDir = resolve(values.data!);
   mkdirSync(dataDir, { recursive: true });
@@ -90,7 +102,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls: values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) },
-    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, optimizing: optimizing.service, registry, subscriptions }),
+    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, serverSettings, optimizing: optimizing.service, registry, subscriptions }),
   });
   port = server.port;
   optimizing.start();

@@ -74,6 +74,10 @@ class FloeSession implements SessionHandler {
     return { ms: durationSettingMs(this.#ctx.settings.values, inTransaction ? 'idle_in_transaction_session_timeout' : 'idle_session_timeout'), inTransaction };
   }
 
+  logMinDurationMs(): number {
+    return durationSettingMs(this.#ctx.settings.values, 'log_min_duration_statement');
+  }
+
   async close(): Promise<void> {
     const ctx = this.#ctx;
     this.#walSender?.close();

@@ -39,6 +39,8 @@ export interface SessionDeps {
   readonly scanPool?: ScanPool;
   /** The server's default for floe.query_memory_limit (PostgreSQL memory units, e.g. "1GB"). */
   readonly queryMemoryLimit?: string;
+  /** Server defaults of other settings by lower-case name (`postgres -c name=value`), already checked: `floe serve --log-min-duration-statement`. */
+  readonly serverSettings?: ReadonlyMap<string, string>;
   /** The self-optimizing service (floe serve's scheduler); without one, an inline service per warehouse. */
   readonly optimizing?: OptimizingService;
   /** The server's live sessions and advisory locks; without one, the process-wide registry. */
@@ -95,7 +97,7 @@ export class SessionContext {
     this.temp = new SessionWarehouse(deps.warehouse, deps.startup.processId);
     this.deps = { ...deps, warehouse: this.temp };
     this.settings = new SessionSettings({
-      startup: deps.startup, port: deps.port, queryMemoryLimit: deps.queryMemoryLimit,
+      startup: deps.startup, port: deps.port, queryMemoryLimit: deps.queryMemoryLimit, serverSettings: deps.serverSettings,
       events: () => this.events, txn: () => this.transaction.current,
     });
     this.transaction = new TransactionState(this.temp);
