@@ -45,7 +45,7 @@ export function createOptimizingRuntime(warehouse: Warehouse, opts: { threads: n
   });
   const housekeeping = new Housekeeping({ warehouse, logger: opts.logger });
   return {
-    service: scheduler ?? new InlineOptimizingService(warehouse),
+    service: scheduler ?? new InlineOptimizingService(warehouse, { logger: opts.logger }),
     start() {
       scheduler?.start();
       housekeeping.start();

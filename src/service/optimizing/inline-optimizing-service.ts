@@ -6,7 +6,7 @@ import { DEFAULT_LEASE_MICROS, OptimizingClaim } from './optimizing-claim.js';
 import { DEFAULT_PROCESS_DEADLINE_MS, runOptimizingProcess } from './optimizing-process.js';
 import type { OptimizeReport, OptimizerGroupRow, OptimizingService, OptimizingTableRow } from './optimizing-service.js';
 import { optimizingTableRow } from './optimizing-table-row.js';
-import type { OptimizingWarehouse } from './optimizing-warehouse.js';
+import type { OptimizingWarehouse, ServiceLogger } from './optimizing-warehouse.js';
 import { systemClock } from './service-clock.js';
 import type { ServiceClock } from './service-clock.js';
 
@@ -16,6 +16,9 @@ export interface InlineOptimizeOptions {
   readonly owner: string;
   readonly leaseMicros: bigint;
   readonly deadlineMs: number;
+  readonly logger?: ServiceLogger;
+  /** The optimizer group it stands in for, for the log (a scheduler's group without threads). */
+  readonly group?: string;
 }
 
 /**
@@ -30,6 +33,8 @@ export async function optimizeInline(o: InlineOptimizeOptions, table: TableMetad
   try {
     outcome = await runOptimizingProcess({
       warehouse: o.warehouse, clock: o.clock, table, kind, trigger: 'call', deadlineMs: o.deadlineMs,
+      ...(o.logger === undefined ? {} : { logger: o.logger }),
+      ...(o.group === undefined ? {} : { group: o.group }),
       onStatus: (s) => claim?.setStatus(s),
     });
   } catch (e) {
@@ -49,9 +54,10 @@ export class InlineOptimizingService implements OptimizingService {
   readonly #o: InlineOptimizeOptions;
   readonly #groups: OptimizerGroups;
 
-  constructor(warehouse: OptimizingWarehouse, opts: { clock?: ServiceClock; defaultThreads?: number; owner?: string } = {}) {
+  constructor(warehouse: OptimizingWarehouse, opts: { clock?: ServiceClock; defaultThreads?: number; owner?: string; logger?: ServiceLogger } = {}) {
     this.#o = {
       warehouse, clock: opts.clock ?? systemClock, owner: opts.owner ?? String(process.pid),
+      ...(opts.logger === undefined ? {} : { logger: opts.logger }),
       leaseMicros: DEFAULT_LEASE_MICROS, deadlineMs: DEFAULT_PROCESS_DEADLINE_MS,
     };
     this.#groups = new OptimizerGroups(warehouse, opts.defaultThreads ?? 0);
