@@ -58,6 +58,7 @@ export interface BackendActivity {
   readonly waitEventType: string | null;
   readonly waitEvent: string | null;
   readonly query: string;
+  readonly backendType: 'client backend' | 'walsender';
 }
 
 export interface AdvisoryLockRow {
