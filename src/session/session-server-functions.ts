@@ -1,9 +1,12 @@
 import { cancellableSleep } from '../common/cancellable-sleep.js';
 import { durationSettingMs } from '../common/duration-setting.js';
 import type { SessionEvents, StartupInfo, TransactionStatus } from '../common/session-handler.js';
-import type { AdvisoryLockKey, AdvisoryLockRequest, AdvisoryLockRow, BackendActivity, ServerFunctions } from '../exec/index.js';
+import type {
+  AdvisoryLockKey, AdvisoryLockRequest, AdvisoryLockRow, BackendActivity, ServerFunctions, StatementStatisticsRow,
+} from '../exec/index.js';
 import { SessionNotifications } from './session-notifications.js';
 import type { RegisteredSession, SessionRegistry } from './session-registry.js';
+import type { StatementStatistics } from './statement-statistics.js';
 
 const nowMicros = (): bigint => BigInt(Date.now()) * 1000n;
 
@@ -28,6 +31,8 @@ export interface SessionServerHost {
   transactionStartMicros(): bigint | undefined;
   events(): SessionEvents | undefined;
   warning(message: string): void;
+  /** The server's statement statistics (floe_stat_statements). */
+  readonly statistics: StatementStatistics;
 }
 
 /**
@@ -197,5 +202,13 @@ export class SessionServerFunctions implements ServerFunctions {
 
   locks(): readonly AdvisoryLockRow[] {
     return this.#registry.advisoryLocks.rows();
+  }
+
+  statementStatistics(): readonly StatementStatisticsRow[] {
+    return this.#host.statistics.rows();
+  }
+
+  resetStatementStatistics(): void {
+    this.#host.statistics.reset();
   }
 }
