@@ -4,6 +4,9 @@ import { normalizedStatement } from '../sql/index.js';
 /** Entries kept, as pg_stat_statements.max's default. */
 export const DEFAULT_STATEMENT_STATISTICS_MAX = 5000;
 
+/** Longest query text an entry keeps (the queryid still covers the whole text): 5000 entries must not hold gigabytes. */
+export const MAX_STATISTICS_QUERY_CHARS = 8 * 1024;
+
 /** Share of the least-called entries dropped when the table is full (pg_stat_statements drops 5% at once, so eviction is rare). */
 const EVICT_FRACTION = 0.05;
 
@@ -52,7 +55,8 @@ export class StatementStatistics {
     let e = this.#entries.get(key);
     if (e === undefined) {
       if (this.#entries.size >= this.#max) this.#evict();
-      e = { user: s.user, database: s.database, queryId, query, calls: 0, totalMs: 0, minMs: s.ms, maxMs: s.ms, sumSquares: 0, rows: 0 };
+      const kept = query.length <= MAX_STATISTICS_QUERY_CHARS ? query : `${query.slice(0, MAX_STATISTICS_QUERY_CHARS)}…`;
+      e = { user: s.user, database: s.database, queryId, query: kept, calls: 0, totalMs: 0, minMs: s.ms, maxMs: s.ms, sumSquares: 0, rows: 0 };
       this.#entries.set(key, e);
     }
     const meanBefore = e.calls === 0 ? 0 : e.totalMs / e.calls;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatementStatistics } from '../../src/session/statement-statistics.js';
+import { MAX_STATISTICS_QUERY_CHARS, StatementStatistics } from '../../src/session/statement-statistics.js';
+import { MAX_NORMALIZED_CHARS } from '../../src/sql/parser/normalized-statement.js';
 
 const run = (text: string, ms: number, rows = 1, user = 'floe') => ({ user, database: 'floe', text, ms, rows });
 
@@ -37,4 +38,16 @@ test('bounded: past max entries the least-called are evicted, the busy ones stay
   const busy = s.rows().find((r) => r.query === 'SELECT $1 AS busy');
   assert.equal(busy?.calls, 5);
   assert.ok(s.rows().some((r) => r.query === 'SELECT $1 AS c59'), 'the newest entry is kept');
+});
+
+test('a long text is kept cut to a bound, and one past the normalizing bound keeps its constants', () => {
+  const s = new StatementStatistics();
+  const values = Array.from({ length: 9000 }, (_, i) => `(${i})`).join(',');
+  s.record(run(`INSERT INTO t VALUES ${values}`, 1));
+  const [row] = s.rows();
+  assert.equal(row!.query.length, MAX_STATISTICS_QUERY_CHARS + 1);
+  assert.ok(row!.query.startsWith('INSERT INTO t VALUES ($1),($2)') && row!.query.endsWith('…'));
+  const huge = `SELECT ${'1 + '.repeat(MAX_NORMALIZED_CHARS / 4)}1`;
+  s.record(run(huge, 1));
+  assert.ok(s.rows().some((r) => r.query.startsWith('SELECT 1 + 1 + ')), 'not normalized past the bound');
 });
