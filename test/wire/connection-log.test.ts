@@ -82,6 +82,18 @@ describe('connection log lines', () => {
     }
   });
 
+  test('a session ended by a FATAL says so on its disconnection line', async () => {
+    const s = await start();
+    const c = new pg.Client({ host: '127.0.0.1', port: s.server.port, user: 'floe', database: 'floe' });
+    c.on('error', () => undefined);
+    await c.connect();
+    await s.server.close({ drainMs: 200 });
+    await eventually(() => withMsg(s.lines, 'disconnection').length === 1, 'the disconnection line');
+    const [close] = withMsg(s.lines, 'disconnection');
+    assert.deepEqual([close!.sqlstate, close!.message], ['57P01', 'terminating connection due to administrator command']);
+    await c.end().catch(() => undefined);
+  });
+
   test('a failed password is logged with the user, the address and 28P01, and never the password', async () => {
     const s = await start();
     try {
