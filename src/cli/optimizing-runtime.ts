@@ -48,7 +48,7 @@ export function createOptimizingRuntime(
   });
   const housekeeping = new Housekeeping({ warehouse, logger: opts.logger });
   return {
-    service: scheduler ?? new InlineOptimizingService(warehouse),
+    service: scheduler ?? new InlineOptimizingService(warehouse, { logger: opts.logger }),
     start() {
       scheduler?.start();
       housekeeping.start();

@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { closeSharedScanPool, sharedScanPool, spilledBytes } from '../exec/index.js';
 import { FloeMetrics, startHttpServer } from '../http/index.js';
 import { openWarehouse } from '../lake/index.js';
-import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
+import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, checkSetting, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
 import { registerRegNameLookup, startWireServer } from '../wire/index.js';
 import { LogTieringService, SubscriptionManager } from '../service/index.js';
@@ -26,6 +26,7 @@ ${WAREHOUSE_USAGE}
     [--http-port 5480] [--http-host 127.0.0.1] [--http-auth loopback|always] [--no-http]
                          (the management server: /metrics, /healthz, /readyz, /api/v1; port 0 picks a free one;
                           HTTPS with --tls-cert/--tls-key; off loopback it needs them)
+    [--log-min-duration-statement -1]   (log statements that ran at least this long: '250ms', '1s'; 0 all, -1 none)
   The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.
   With --data s3://…, data files live in the bucket and the catalog in --state-dir.`;
 
@@ -38,6 +39,15 @@ ${WAREHOUSE_USAGE}
  * workers too. Measured in bench/README.md ("Fifteenth session").
  */
 const HEAP_GROWING_PERCENT = 200;
+
+/** Settings a flag gives every session a default of, as `postgres -c name=value` does; a bad value is a usage error. */
+function serverSettingFlags(values: { 'log-min-duration-statement'?: string }): Map<string, string> {
+  try {
+    return new Map([['log_min_duration_statement', checkSetting('log_min_duration_statement', values['log-min-duration-statement'] ?? '-1')]]);
+  } catch (e) {
+    throw new UsageError(`--log-min-duration-statement: ${(e as Error).message}`, SERVE_USAGE);
+  }
+}
 
 /** `floe serve`: the gateway on an embedded warehouse; resolves once it listens, and runs until SIGTERM. */
 export async function runServeCommand(argv: string[]): Promise<void> {
@@ -59,6 +69,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       'http-port': { type: 'string', default: String(DEFAULT_HTTP_PORT) },
       'http-host': { type: 'string', default: '127.0.0.1' },
       'http-auth': { type: 'string', default: 'loopback' },
+      'log-min-duration-statement': { type: 'string', default: '-1' },
       ...OPTIMIZER_FLAGS,
     },
     allowNegative: true,
@@ -76,6 +87,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const http = values.http === true ? parseHttpFlags(values, values['tls-cert'] !== undefined, SERVE_USAGE) : undefined;
   const queryMemoryLimit = values['query-memory-limit']!;
   parseMemorySetting('--query-memory-limit', queryMemoryLimit);
+  const serverSettings = serverSettingFlags(values);
   const logger = createLogger();
   const location = warehouseLocation(values, SERVE_USAGE);
   const dataDir = location.dir;
@@ -119,7 +131,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls,
     statementObserver: metrics.statementObserver,
-    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, optimizing: optimizing.service, registry, subscriptions }),
+    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, serverSettings, optimizing: optimizing.service, registry, subscriptions }),
   });
   port = server.port;
   metrics.watch({

@@ -207,6 +207,11 @@ export interface SessionHandler {
    * block, idle_session_timeout outside one. 0 waits forever.
    */
   idleTimeout?(): { readonly ms: number; readonly inTransaction: boolean };
+  /**
+   * PostgreSQL's log_min_duration_statement, in ms: the wire logs each query string (and each
+   * Parse, Bind and Execute) that took at least this long; 0 logs every one, -1 none.
+   */
+  logMinDurationMs?(): number;
   /** Connection closed: roll back any open transaction, release everything. */
   close(): Promise<void>;
 }

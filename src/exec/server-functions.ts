@@ -23,6 +23,26 @@ export interface ServerFunctions {
   activity(): readonly BackendActivity[];
   /** pg_locks's advisory rows: held and awaited locks of every session. */
   locks(): readonly AdvisoryLockRow[];
+  /** floe_stat_statements's rows: the server's statement statistics, one per user and normalized statement. */
+  statementStatistics(): readonly StatementStatisticsRow[];
+  /** floe_stat_statements_reset(): forgets them all. */
+  resetStatementStatistics(): void;
+}
+
+/** What the server counted of one normalized statement run by one user (pg_stat_statements's columns). */
+export interface StatementStatisticsRow {
+  readonly user: string;
+  readonly database: string;
+  readonly queryId: bigint;
+  readonly query: string;
+  readonly calls: number;
+  /** Milliseconds, as pg_stat_statements counts them. */
+  readonly totalExecTime: number;
+  readonly minExecTime: number;
+  readonly maxExecTime: number;
+  readonly meanExecTime: number;
+  readonly stddevExecTime: number;
+  readonly rows: number;
 }
 
 /**
@@ -58,6 +78,7 @@ export interface BackendActivity {
   readonly waitEventType: string | null;
   readonly waitEvent: string | null;
   readonly query: string;
+  readonly backendType: 'client backend' | 'walsender';
 }
 
 export interface AdvisoryLockRow {

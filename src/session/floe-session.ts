@@ -74,6 +74,10 @@ class FloeSession implements SessionHandler {
     return { ms: durationSettingMs(this.#ctx.settings.values, inTransaction ? 'idle_in_transaction_session_timeout' : 'idle_session_timeout'), inTransaction };
   }
 
+  logMinDurationMs(): number {
+    return durationSettingMs(this.#ctx.settings.values, 'log_min_duration_statement');
+  }
+
   async close(): Promise<void> {
     const ctx = this.#ctx;
     this.#walSender?.close();
@@ -113,8 +117,9 @@ class FloeSession implements SessionHandler {
       for (const stmt of stmts) {
         // statement_timeout runs per statement, and on while the wire streams its rows.
         const timer = startStatementTimer(signal, durationSettingMs(ctx.settings.values, 'statement_timeout'));
+        const started = performance.now();
         try {
-          yield await ctx.guard(() => runParsed(ctx, stmt, [], undefined, timer.signal));
+          yield ctx.counted(stmt.text, started, await ctx.guard(() => runParsed(ctx, stmt, [], undefined, timer.signal)));
         } finally {
           timer.stop();
         }
@@ -158,8 +163,9 @@ class FloeSession implements SessionHandler {
         ctx.transaction.checkNotFailed(p.stmt);
         ctx.server.statementStarted(p.stmt.source);
         const timer = startStatementTimer(signal, durationSettingMs(ctx.settings.values, 'statement_timeout'));
+        const started = performance.now();
         try {
-          return timedResult(await runBound(ctx, ctx.preparedPlan(p, p.stmt), params, timer.signal), timer);
+          return ctx.counted(p.stmt.text, started, timedResult(await runBound(ctx, ctx.preparedPlan(p, p.stmt), params, timer.signal), timer));
         } catch (e) {
           timer.stop();
           throw e;

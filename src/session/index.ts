@@ -2,6 +2,6 @@
 export { createFloeSession } from './floe-session.js';
 export type { SessionDeps } from './floe-session.js';
 export { formatCopyRow, parseCopyText } from './copy-format.js';
-export { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, SERVER_VERSION, SERVER_VERSION_NUM, parseMemorySetting } from './settings-registry.js';
+export { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, SERVER_VERSION, SERVER_VERSION_NUM, checkSetting, parseMemorySetting } from './settings-registry.js';
 export { sweepDeadSessionDirectories } from './temp-directory.js';
 export { SessionRegistry } from './session-registry.js';

@@ -20,6 +20,8 @@ import { SessionSequenceState } from './session-sequence-state.js';
 import { SessionServerFunctions } from './session-server-functions.js';
 import { processSessionRegistry, type SessionRegistry } from './session-registry.js';
 import { SessionSettings, parseSearchPath } from './session-settings.js';
+import { processStatementStatistics, type StatementStatistics } from './statement-statistics.js';
+import { whenSent } from './when-sent.js';
 import { physicalPlanOf } from './physical-plan-of.js';
 import { planOptions } from './disabled-optimizer-rules.js';
 import type { LogicalStatementPlan } from '../planner/index.js';
@@ -39,12 +41,16 @@ export interface SessionDeps {
   readonly scanPool?: ScanPool;
   /** The server's default for floe.query_memory_limit (PostgreSQL memory units, e.g. "1GB"). */
   readonly queryMemoryLimit?: string;
+  /** Server defaults of other settings by lower-case name (`postgres -c name=value`), already checked: `floe serve --log-min-duration-statement`. */
+  readonly serverSettings?: ReadonlyMap<string, string>;
   /** The self-optimizing service (floe serve's scheduler); without one, an inline service per warehouse. */
   readonly optimizing?: OptimizingService;
   /** The server's live sessions and advisory locks; without one, the process-wide registry. */
   readonly registry?: SessionRegistry;
   /** floe serve's subscription runners (CDC in); without them, subscription statements change the catalog only. */
   readonly subscriptions?: SubscriptionWorkers;
+  /** The server's statement statistics (floe_stat_statements); without them, the process-wide ones. */
+  readonly statementStatistics?: StatementStatistics;
 }
 
 /** How a bound utility or DDL statement runs: src/session/commands, handed in so this file needs none of them. */
@@ -85,6 +91,8 @@ export class SessionContext {
   readonly optimizing: OptimizingService;
   /** pg_stat_activity, LISTEN/NOTIFY, advisory locks, signals to other sessions. */
   readonly server: SessionServerFunctions;
+  /** Where each finished statement is counted (floe_stat_statements). */
+  readonly statistics: StatementStatistics;
   /** The client's notices and ParameterStatus, once the wire started the session. */
   events: SessionEvents | undefined;
   /** How DDL and utility statements run (src/session/commands, handed in so this file imports none of them). */
@@ -92,10 +100,11 @@ export class SessionContext {
 
   constructor(deps: SessionDeps, commands: SessionCommands) {
     this.commands = commands;
+    this.statistics = deps.statementStatistics ?? processStatementStatistics;
     this.temp = new SessionWarehouse(deps.warehouse, deps.startup.processId);
     this.deps = { ...deps, warehouse: this.temp };
     this.settings = new SessionSettings({
-      startup: deps.startup, port: deps.port, queryMemoryLimit: deps.queryMemoryLimit,
+      startup: deps.startup, port: deps.port, queryMemoryLimit: deps.queryMemoryLimit, serverSettings: deps.serverSettings,
       events: () => this.events, txn: () => this.transaction.current,
     });
     this.transaction = new TransactionState(this.temp);
@@ -109,6 +118,7 @@ export class SessionContext {
       transactionStartMicros: () => this.transaction.explicitStartMicros(),
       events: () => this.events,
       warning: (message) => this.notice('WARNING', '01000', message),
+      statistics: this.statistics,
     });
   }
 
@@ -125,6 +135,12 @@ export class SessionContext {
   async commitLake(lake: LakeTransaction): Promise<void> {
     await lake.commit();
     this.optimizing.nudge?.();
+  }
+
+  /** A statement's result, counted in the statement statistics once the wire has sent it all. */
+  counted(text: string, startedMs: number, result: StatementResult): StatementResult {
+    const { user, database } = this.deps.startup;
+    return whenSent(result, (rows) => this.statistics.record({ user, database, text, ms: performance.now() - startedMs, rows }));
   }
 
   async guard<T>(fn: () => Promise<T>): Promise<T> {

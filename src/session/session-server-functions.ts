@@ -1,11 +1,26 @@
 import { cancellableSleep } from '../common/cancellable-sleep.js';
 import { durationSettingMs } from '../common/duration-setting.js';
 import type { SessionEvents, StartupInfo, TransactionStatus } from '../common/session-handler.js';
-import type { AdvisoryLockKey, AdvisoryLockRequest, AdvisoryLockRow, BackendActivity, ServerFunctions } from '../exec/index.js';
+import type {
+  AdvisoryLockKey, AdvisoryLockRequest, AdvisoryLockRow, BackendActivity, ServerFunctions, StatementStatisticsRow,
+} from '../exec/index.js';
 import { SessionNotifications } from './session-notifications.js';
 import type { RegisteredSession, SessionRegistry } from './session-registry.js';
+import type { StatementStatistics } from './statement-statistics.js';
 
 const nowMicros = (): bigint => BigInt(Date.now()) * 1000n;
+
+/** pg_stat_activity.query keeps track_activity_query_size (1kB) less its terminating NUL, as PostgreSQL does. */
+const MAX_ACTIVITY_QUERY_BYTES = 1023;
+
+/** A query cut to MAX_ACTIVITY_QUERY_BYTES of UTF-8 at a character boundary. */
+function activityQuery(query: string): string {
+  if (query.length * 3 <= MAX_ACTIVITY_QUERY_BYTES || Buffer.byteLength(query) <= MAX_ACTIVITY_QUERY_BYTES) return query;
+  const bytes = Buffer.from(query);
+  let end = MAX_ACTIVITY_QUERY_BYTES;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
 
 /** What the session tells its server functions about itself. */
 export interface SessionServerHost {
@@ -16,6 +31,8 @@ export interface SessionServerHost {
   transactionStartMicros(): bigint | undefined;
   events(): SessionEvents | undefined;
   warning(message: string): void;
+  /** The server's statement statistics (floe_stat_statements). */
+  readonly statistics: StatementStatistics;
 }
 
 /**
@@ -61,7 +78,7 @@ export class SessionServerFunctions implements ServerFunctions {
   statementStarted(query: string): void {
     const now = nowMicros();
     this.#state = 'active';
-    this.#query = query;
+    this.#query = activityQuery(query);
     this.#queryStart = now;
     this.#stateChange = now;
   }
@@ -110,6 +127,8 @@ export class SessionServerFunctions implements ServerFunctions {
       waitEventType: this.#wait?.type ?? (active ? null : 'Client'),
       waitEvent: this.#wait?.event ?? (active ? null : 'ClientRead'),
       query: this.#query,
+      // A replication connection's backend is a walsender, as PostgreSQL names it.
+      backendType: s.parameters.replication === undefined ? 'client backend' : 'walsender',
     };
   }
 
@@ -183,5 +202,13 @@ export class SessionServerFunctions implements ServerFunctions {
 
   locks(): readonly AdvisoryLockRow[] {
     return this.#registry.advisoryLocks.rows();
+  }
+
+  statementStatistics(): readonly StatementStatisticsRow[] {
+    return this.#host.statistics.rows();
+  }
+
+  resetStatementStatistics(): void {
+    this.#host.statistics.reset();
   }
 }

@@ -40,6 +40,8 @@ export interface SessionSettingsOptions {
   readonly port?: number;
   /** The server's default for floe.query_memory_limit. */
   readonly queryMemoryLimit?: string;
+  /** Server defaults of other settings (checked values), which RESET returns to. */
+  readonly serverSettings?: ReadonlyMap<string, string>;
   /** The client's events (ParameterStatus), once the session has started. */
   readonly events: () => SessionEvents | undefined;
   /** The open transaction block, which remembers values to restore (settings are transactional). */
@@ -68,6 +70,7 @@ export class SessionSettings {
     if (options.port !== undefined) this.values.set('port', String(options.port));
     this.values.set('floe.backend_pid', String(startup.processId));
     this.values.set(QUERY_MEMORY_LIMIT, options.queryMemoryLimit ?? DEFAULT_QUERY_MEMORY_LIMIT);
+    for (const [name, v] of options.serverSettings ?? []) this.values.set(name, v);
     for (const [name, v] of startupSettings(startup.parameters)) this.values.set(name, isDurationSetting(name) ? formatDurationMs(parseDurationSetting(name, v)) : v);
     this.#reset = new Map(this.values);
   }

@@ -145,8 +145,8 @@ const int = (boot: string, context: SettingContext, category: string, descriptio
   ({ type: 'integer', boot, context, category, description, ...extra });
 const enumOf = (values: readonly string[], boot: string, category: string, description: string, extra: Partial<Row> = {}): Row =>
   ({ type: 'enum', boot, context: 'user', category, description, enumValues: values, check: checkEnum(values), ...extra });
-const duration = (description: string): Row =>
-  ({ type: 'integer', unit: 'ms', boot: '0', context: 'user', category: STATEMENT, description, min: 0, max: 2147483647, check: checkDuration });
+const duration = (description: string, extra: Partial<Row> = {}): Row =>
+  ({ type: 'integer', unit: 'ms', boot: '0', context: 'user', category: STATEMENT, description, min: 0, max: 2147483647, check: checkDuration, ...extra });
 
 const TABLE: Readonly<Record<string, Row>> = {
   application_name: text('', 'user', 'Reporting and Logging / What to Log', 'Name of the client application, for pg_stat_activity.', { reported: true }),
@@ -180,6 +180,10 @@ const TABLE: Readonly<Record<string, Row>> = {
   lc_numeric: text('C.UTF-8', 'user', LOCALE, 'Locale of numbers.'),
   lc_time: text('C.UTF-8', 'user', LOCALE, 'Locale of dates and times.'),
   lock_timeout: duration('Longest wait for a lock (0 is no limit).'),
+  // Superuser in PostgreSQL; every Floe session is one (is_superuser), so SET works in any.
+  log_min_duration_statement: duration('Sets the minimum execution time above which all statements will be logged.', {
+    boot: '-1', context: 'superuser', category: 'Reporting and Logging / When to Log', min: -1,
+  }),
   max_connections: int('100', 'postmaster', CONNECTION, 'Most concurrent connections.', { min: 1, max: 262143 }),
   max_identifier_length: int('63', 'internal', PRESET, 'Longest identifier, in bytes.', { min: 63, max: 63 }),
   // pg_recvlogical reads it on connecting (PostgreSQL's default mode of a data directory, shown in octal).

@@ -3,6 +3,7 @@
  * layer, and the binder that turns a raw parse tree into an executable plan.
  */
 export { parseStatements, loadSqlParser } from './parser/parse-statements.js';
+export { normalizedStatement, type NormalizedStatement } from './parser/normalized-statement.js';
 export { bindStatement } from './binder/bind-statement.js';
 export { bindTableCheckConstraints } from './binder/bind-check-constraints.js';
 export type { ParsedStatement } from './parsed-statement.js';

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
+import { commandTagRows } from '../common/command-tag-rows.js';
 import { FloeError } from '../common/floe-error.js';
 import { decodeUtf8Strict } from '../common/utf8.js';
 import { authenticate, type AuthChannel } from './auth/authenticate.js';
@@ -14,6 +15,7 @@ import { statementCanceled } from './statement-canceled.js';
 import type { CancelRegistry } from './cancel-registry.js';
 import type { CodecContext } from './codecs/codec-context.js';
 import { codecForOid } from './codecs/codec-for-oid.js';
+import { ConnectionLog, formatLoggedParams, type DurationEntry } from './connection-log.js';
 import { errorFields, isFatal, noticeFields } from './error-fields.js';
 import type { Bind, Close, Describe, Execute, Parse } from './messages/extended-query.js';
 import type { FrontendMessage } from './messages/frontend-message.js';
@@ -56,6 +58,8 @@ type ConnectionState =
 
 interface StatementEntry {
   readonly prepared: PreparedStatement;
+  /** Parse's text, for the log. */
+  readonly sql: string;
 }
 
 /** A rows result being pulled across several Executes. */
@@ -70,6 +74,10 @@ interface OpenCursor {
 interface PortalEntry {
   readonly bound: BoundPortal;
   readonly formats: readonly number[];
+  /** What the log says of the portal: its statement's text and name, and its parameters (made only when logged). */
+  readonly sql: string;
+  readonly statementName: string;
+  readonly params: () => string;
   cursor: OpenCursor | undefined;
   /**
    * After the portal ran to completion: a rows portal answers further Executes
@@ -114,12 +122,18 @@ export class Connection {
   #idleWake: AbortController | undefined;
   /** True from ReadyForQuery until the next message: the session is idle between query cycles. */
   #afterReadyForQuery = false;
+  readonly #log: ConnectionLog;
+  /** The text of the statement the current message works on, for a failed statement's log line. */
+  #statementText: string | undefined;
+  /** Rows the current query string or Execute returned or changed, for its duration line. */
+  #rows = 0;
 
   constructor(socket: Socket, opts: ConnectionOptions) {
     this.#opts = opts;
     this.#socket = socket;
     this.#remoteAddress = socket.remoteAddress ?? '';
     this.#remotePort = socket.remotePort;
+    this.#log = new ConnectionLog(opts.logger, this.#remoteAddress, this.#remotePort);
     this.#reader = new SocketReader(new MessageDecoder(opts.maxMessageBytes), socket);
     this.#writer = new SocketWriter(socket);
     const self = this;
@@ -175,6 +189,8 @@ export class Connection {
       return;
     }
     if (!(e instanceof FloeError)) this.#opts.logger.error({ err: e }, 'connection failed');
+    else if (this.#handler === undefined && e.sqlstate.startsWith('28')) this.#log.authenticationFailed(e);
+    else this.#log.fatal(e);
     if (e instanceof UnsupportedProtocolVersion && e.majorVersion < 3) {
       // The version-2 format the client asked for: 'E', the text, a NUL, and no length word.
       this.#writer.sendUnframed(Buffer.from(`E${e.severity}:  ${e.message}\n\0`));
@@ -201,6 +217,7 @@ export class Connection {
         this.#opts.logger.warn({ err: e }, 'session close failed');
       }
     }
+    this.#log.disconnected();
     const s = this.#socket;
     if (!s.destroyed) {
       s.end();
@@ -248,6 +265,7 @@ export class Connection {
       throw new FloeError('28000', 'no PostgreSQL user name specified in startup packet', { severity: 'FATAL' });
     }
     const database = startup.parameters.database || user;
+    this.#log.startup(user, database, startup.parameters.application_name);
     this.#state = { kind: 'authenticating', user };
     await authenticate(this.#authChannel(), this.#opts.auth, user, this.#remoteAddress);
     this.#writer.send({ kind: 'AuthenticationOk' });
@@ -261,9 +279,9 @@ export class Connection {
       ...(this.#remotePort === undefined ? {} : { remotePort: this.#remotePort }), connectedAtMicros: this.#connectedAtMicros,
     });
     this.#handler = handler;
-    this.#opts.logger.debug({ pid: this.#processId, user, database, remote: this.#remoteAddress }, 'session started');
     const initial = await handler.start(this.#events());
     for (const [name, value] of Object.entries(initial)) this.#parameterStatus(name, value);
+    this.#log.authorized(this.#processId);
     this.#opts.cancelRegistry.register(this.#processId, secretKey, () => this.#cancelRunning());
     this.#writer.send({ kind: 'BackendKeyData', processId: this.#processId, secretKey });
     this.#state = { kind: 'idle' };
@@ -331,6 +349,7 @@ export class Connection {
 
   #parameterStatus(name: string, value: string): void {
     if (name === 'TimeZone') this.#timeZone = value;
+    if (name === 'application_name') this.#log.applicationName = value;
     if (this.#state.kind !== 'closed') this.#writer.send({ kind: 'ParameterStatus', name, value });
   }
 
@@ -429,6 +448,7 @@ export class Connection {
 
   async #dispatchMessage(msg: FrontendMessage): Promise<void> {
     if (this.#state.kind === 'failed' && msg.kind !== 'Sync') return;
+    this.#statementText = undefined;
     switch (msg.kind) {
       case 'Query':
         return this.#simpleQuery(msg.sql, msg.textError);
@@ -471,7 +491,7 @@ export class Connection {
   }
 
   #sendError(e: unknown): void {
-    if (!(e instanceof FloeError)) this.#opts.logger.error({ err: e }, 'statement failed with an internal error');
+    this.#log.statementFailed(e, this.#statementText);
     const fields = errorFields(e);
     this.#writer.send({ kind: 'ErrorResponse', fields });
     this.#opts.statementObserver?.failed(fields.sqlstate);
@@ -480,6 +500,17 @@ export class Connection {
   /** A statement's CommandComplete went out: tell the observer its tag and how long it took since `started` (performance.now()). */
   #completed(tag: string | undefined, started: number): void {
     if (tag !== undefined) this.#opts.statementObserver?.completed(tag, (performance.now() - started) / 1000);
+  }
+
+  /** A duration line when the step took at least log_min_duration_statement; `describe` runs only then. */
+  #logDuration(started: number, describe: () => DurationEntry): void {
+    this.#log.duration(this.#handler?.logMinDurationMs?.() ?? -1, performance.now() - started, describe);
+  }
+
+  /** A COPY's tag, its rows counted for the duration line. */
+  #countedTag(tag: string): string {
+    this.#rows += commandTagRows(tag);
+    return tag;
   }
 
   async #running<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -503,6 +534,9 @@ export class Connection {
       this.#portals.delete('');
     }
     this.#statements.delete('');
+    const started = performance.now();
+    this.#statementText = sql;
+    this.#rows = 0;
     try {
       if (textError !== undefined) throw textError;
       await this.#running(async (signal) => {
@@ -514,6 +548,7 @@ export class Connection {
           started = performance.now();
         }
       });
+      this.#logDuration(started, () => ({ phase: 'statement', statement: sql, rows: this.#rows }));
     } catch (e) {
       if (isFatal(e) || e instanceof ClientGone) throw e;
       this.#sendError(e);
@@ -538,16 +573,15 @@ export class Connection {
       }
       case 'command':
         this.#writer.send({ kind: 'CommandComplete', tag: result.tag });
+        this.#rows += commandTagRows(result.tag);
         return result.tag;
       case 'empty':
         this.#writer.send({ kind: 'EmptyQueryResponse' });
         return undefined;
       case 'copyOut':
-        await sendCopyOut(this.#copyIo(), result, signal);
-        return 'COPY';
+        return this.#countedTag(await sendCopyOut(this.#copyIo(), result, signal));
       case 'copyIn':
-        await receiveCopyIn(this.#copyIo(), result, mode, signal);
-        return 'COPY';
+        return this.#countedTag(await receiveCopyIn(this.#copyIo(), result, mode, signal));
       case 'copyBoth':
         await runCopyBoth(this.#copyIo(), result, signal);
         return 'START_REPLICATION';
@@ -582,7 +616,9 @@ export class Connection {
           this.#writer.send({ kind: 'PortalSuspended' });
           return false;
         }
-        sent += this.#sendRows(cursor, encoder, maxRows > 0 ? maxRows - sent : Infinity);
+        const n = this.#sendRows(cursor, encoder, maxRows > 0 ? maxRows - sent : Infinity);
+        sent += n;
+        this.#rows += n;
         if (this.#writer.pending >= SocketWriter.flushThreshold) {
           await this.#writer.flush();
           if (signal.aborted) throw signal.reason ?? statementCanceled();
@@ -635,14 +671,17 @@ export class Connection {
   }
 
   async #parse(msg: Parse): Promise<void> {
+    const started = performance.now();
+    this.#statementText = msg.sql;
     if (msg.textError !== undefined) throw msg.textError;
     if (msg.name === '') this.#statements.delete('');
     else if (this.#statements.has(msg.name)) {
       throw new FloeError('42P05', `prepared statement "${msg.name}" already exists`);
     }
     const prepared = await this.#session.prepare(msg.sql, msg.paramTypeOids);
-    this.#statements.set(msg.name, { prepared });
+    this.#statements.set(msg.name, { prepared, sql: msg.sql });
     this.#writer.send({ kind: 'ParseComplete' });
+    this.#logDuration(started, () => ({ phase: 'parse', statement: msg.sql, statementName: msg.name }));
   }
 
   #statement(name: string): StatementEntry {
@@ -660,7 +699,9 @@ export class Connection {
   }
 
   async #bind(msg: Bind): Promise<void> {
+    const started = performance.now();
     const st = this.#statement(msg.statement);
+    this.#statementText = st.sql;
     if (msg.portal === '') {
       const old = this.#portals.get('');
       if (old !== undefined) {
@@ -685,8 +726,21 @@ export class Connection {
       bound.close();
       throw e;
     }
-    this.#portals.set(msg.portal, { bound, formats, cursor: undefined, finished: undefined });
+    const params = () => formatLoggedParams(msg.params.map((raw, i) => this.#paramText(raw, paramFormats[i]!, codecOids[i]!, values[i])));
+    this.#portals.set(msg.portal, { bound, formats, sql: st.sql, statementName: msg.statement, params, cursor: undefined, finished: undefined });
     this.#writer.send({ kind: 'BindComplete' });
+    this.#logDuration(started, () => ({ phase: 'bind', statement: st.sql, statementName: msg.statement, portal: msg.portal, params: params() }));
+  }
+
+  /** A parameter as the log shows it: its text, or a binary one's value in its type's text form. */
+  #paramText(raw: Buffer | null, format: number, oid: number, value: unknown): string | null {
+    if (raw === null) return null;
+    if (format === 0) return raw.toString('utf8');
+    try {
+      return codecForOid(oid).encodeText(value, this.#ctx);
+    } catch {
+      return `(${raw.length} bytes)`;
+    }
   }
 
   #decodeParam(raw: Buffer | null, oid: number, format: number, index: number): unknown {
@@ -718,13 +772,15 @@ export class Connection {
   }
 
   async #execute(msg: Execute): Promise<void> {
+    const started = performance.now();
     const portal = this.#portal(msg.portal);
+    this.#statementText = portal.sql;
+    this.#rows = 0;
     if (portal.finished === 'spent') throw new FloeError('55000', `portal "${msg.portal}" cannot be run`);
     if (portal.finished !== undefined) {
       this.#writer.send({ kind: 'CommandComplete', tag: portal.finished.tag });
       return;
     }
-    const started = performance.now();
     try {
       await this.#running(async (signal) => {
         if (portal.cursor === undefined) {
@@ -754,6 +810,9 @@ export class Connection {
       this.#portals.delete(msg.portal);
       throw e;
     }
+    this.#logDuration(started, () => ({
+      phase: 'execute', statement: portal.sql, statementName: portal.statementName, portal: msg.portal, params: portal.params(), rows: this.#rows,
+    }));
   }
 
   #close(msg: Close): void {

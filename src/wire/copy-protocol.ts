@@ -30,8 +30,8 @@ async function* binaryCopyChunks(
   yield binaryCopyTrailer();
 }
 
-/** COPY TO STDOUT: CopyOutResponse, one CopyData per chunk, CopyDone, CommandComplete. */
-export async function sendCopyOut(io: CopyIo, result: Extract<StatementResult, { kind: 'copyOut' }>, signal: AbortSignal): Promise<void> {
+/** COPY TO STDOUT: CopyOutResponse, one CopyData per chunk, CopyDone, CommandComplete; returns the tag sent. */
+export async function sendCopyOut(io: CopyIo, result: Extract<StatementResult, { kind: 'copyOut' }>, signal: AbortSignal): Promise<string> {
   const format = result.format === 'binary' ? 1 : 0;
   io.writer.send({
     kind: 'CopyOutResponse', format, columnFormats: new Array<number>(result.columnCount).fill(format),
@@ -59,16 +59,18 @@ export async function sendCopyOut(io: CopyIo, result: Extract<StatementResult, {
     throw e;
   }
   io.writer.send({ kind: 'CopyDone' });
-  io.writer.send({ kind: 'CommandComplete', tag: result.commandTag(result.rowBatches !== undefined ? binaryRows.n : rows) });
+  const tag = result.commandTag(result.rowBatches !== undefined ? binaryRows.n : rows);
+  io.writer.send({ kind: 'CommandComplete', tag });
+  return tag;
 }
 
 /**
  * COPY FROM STDIN: CopyInResponse, then CopyData into the sink until CopyDone (CommandComplete)
- * or CopyFail / cancel / a stray message (the sink is failed and an error thrown).
+ * or CopyFail / cancel / a stray message (the sink is failed and an error thrown). Returns the tag sent.
  */
 export async function receiveCopyIn(
 io: CopyIo, result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple' | 'extended', signal: AbortSignal,
-): Promise<void> {
+): Promise<string> {
   const format = result.format === 'binary' ? 1 : 0;
   io.writer.send({
     kind: 'CopyInResponse', format, columnFormats: new Array<number>(result.columnCount).fill(format),
@@ -119,7 +121,7 @@ io: CopyIo, result: Extract<StatementResult, { kind: 'copyIn' }>, mode: 'simple'
           throw e;
         }
         io.writer.send({ kind: 'CommandComplete', tag });
-        return;
+        return tag;
       }
       case 'CopyFail':
         await abandon(m.reason);

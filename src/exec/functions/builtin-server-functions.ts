@@ -108,6 +108,14 @@ export function registerBuiltinServerFunctions(): void {
       registerScalarFunction({ name: unlock, args, returns: bool, volatile: true, impl: (a, ctx) => server(ctx, unlock).advisoryUnlock(key(a), shared) });
     }
   }
+  // pg_stat_statements_reset()'s counterpart: floe_stat_statements starts over for every session.
+  registerScalarFunction({
+    name: 'floe_stat_statements_reset', args: [], returns: voidType, volatile: true,
+    impl: (_a, ctx) => {
+      server(ctx, 'floe_stat_statements_reset').resetStatementStatistics();
+      return VOID;
+    },
+  });
   registerScalarFunction({
     name: 'pg_advisory_unlock_all', args: [], returns: voidType, volatile: true,
     impl: (_a, ctx) => {

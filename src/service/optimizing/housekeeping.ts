@@ -39,6 +39,9 @@ export interface HousekeepingOptions {
  */
 export const ORPHAN_GRACE_MS = Math.max(3_600_000, 2 * DEFAULT_PROCESS_DEADLINE_MS);
 
+/** The two housekeeping processes, as their log lines name them. */
+type HousekeepingKind = 'expire-snapshots' | 'remove-orphan-files';
+
 interface TableSchedule {
   nextExpireMicros: bigint;
   nextOrphansMicros: bigint;
@@ -124,6 +127,8 @@ export class Housekeeping {
       }
       const name = `${table.namespace}.${table.name}`;
       if (s.nextExpireMicros > now && s.nextOrphansMicros > now) continue;
+      let kind: HousekeepingKind = 'expire-snapshots';
+      let started = this.#clock.nowMicros();
       try {
         if (s.nextExpireMicros <= now) {
           const settings = optimizingSettings(table);
@@ -131,12 +136,14 @@ export class Housekeeping {
             olderThanMicros: this.#clock.nowMicros() - BigInt(settings.snapshotMaxAgeMs) * 1000n,
             retainLast: settings.snapshotRetainLast,
           });
-          if (r.expiredSnapshots > 0) this.#log.info({ table: name, ...r }, 'expired snapshots');
+          this.#finished(kind, name, started, { expired_snapshots: r.expiredSnapshots, deleted_files: r.deletedFiles });
           s.nextExpireMicros = this.#clock.nowMicros() + this.#expireEveryMicros;
         }
         if (s.nextOrphansMicros <= now) {
+          kind = 'remove-orphan-files';
+          started = this.#clock.nowMicros();
           const r = await this.#warehouse.removeOrphanFiles(table, { olderThanMicros: this.#clock.nowMicros() - this.#graceMicros });
-          if (r.deletedFiles.length > 0) this.#log.info({ table: name, deletedFiles: r.deletedFiles.length }, 'removed orphan files');
+          this.#finished(kind, name, started, { deleted_files: r.deletedFiles.length });
           s.nextOrphansMicros = this.#clock.nowMicros() + this.#orphansEveryMicros;
         }
         s.failures = 0;
@@ -145,7 +152,9 @@ export class Housekeeping {
         const retry = this.#clock.nowMicros() + BigInt(backOffMs(s.failures)) * 1000n;
         if (s.nextExpireMicros <= now) s.nextExpireMicros = retry;
         if (s.nextOrphansMicros <= now) s.nextOrphansMicros = retry;
-        this.#log.warn({ table: name, err: errorText(e), failures: s.failures }, 'housekeeping failed; backing off');
+        this.#log.warn({
+          kind, table: name, outcome: 'failed', duration_ms: this.#msSince(started), err: errorText(e), failures: s.failures,
+        }, 'housekeeping failed; backing off');
       }
     }
     if (!this.#stopped && this.#nextReleaseMicros <= now) await this.#releaseLogSegments();
@@ -165,6 +174,21 @@ export class Housekeeping {
     } catch (e) {
       this.#log.warn({ err: errorText(e) }, 'could not release log segments');
     }
+  }
+
+  /**
+   * One housekeeping process's end line. It runs every minute on every table, so a run that
+   * removed nothing is a debug line; one that removed something is info, as an operator
+   * wants to know when files went away.
+   */
+  #finished(kind: HousekeepingKind, table: string, started: bigint, removed: { expired_snapshots?: number; deleted_files: number }): void {
+    const line = { kind, table, outcome: 'success', duration_ms: this.#msSince(started), ...removed };
+    if ((removed.expired_snapshots ?? 0) > 0 || removed.deleted_files > 0) this.#log.info(line, 'housekeeping finished');
+    else this.#log.debug(line, 'housekeeping finished');
+  }
+
+  #msSince(started: bigint): number {
+    return Math.round(Number(this.#clock.nowMicros() - started) / 1000);
   }
 
   #schedule(ms: number): void {

@@ -8,7 +8,7 @@ import type { OptimizeReport, OptimizerGroupRow, OptimizerRow, OptimizingService
 import { processOwner } from './optimizer-registration.js';
 import { optimizerRows } from './optimizer-rows.js';
 import { optimizingTableRow } from './optimizing-table-row.js';
-import type { OptimizingWarehouse } from './optimizing-warehouse.js';
+import type { OptimizingWarehouse, ServiceLogger } from './optimizing-warehouse.js';
 import { systemClock } from './service-clock.js';
 import type { ServiceClock } from './service-clock.js';
 
@@ -18,6 +18,9 @@ export interface InlineOptimizeOptions {
   readonly owner: string;
   readonly leaseMicros: bigint;
   readonly deadlineMs: number;
+  readonly logger?: ServiceLogger;
+  /** The optimizer group it stands in for, for the log (a scheduler's group without threads). */
+  readonly group?: string;
 }
 
 /**
@@ -32,6 +35,8 @@ export async function optimizeInline(o: InlineOptimizeOptions, table: TableMetad
   try {
     outcome = await runOptimizingProcess({
       warehouse: o.warehouse, clock: o.clock, table, kind, trigger: 'call', deadlineMs: o.deadlineMs,
+      ...(o.logger === undefined ? {} : { logger: o.logger }),
+      ...(o.group === undefined ? {} : { group: o.group }),
       onStatus: (s) => claim?.setStatus(s),
     });
   } catch (e) {
@@ -51,9 +56,10 @@ export class InlineOptimizingService implements OptimizingService {
   readonly #o: InlineOptimizeOptions;
   readonly #groups: OptimizerGroups;
 
-  constructor(warehouse: OptimizingWarehouse, opts: { clock?: ServiceClock; defaultThreads?: number; owner?: string } = {}) {
+  constructor(warehouse: OptimizingWarehouse, opts: { clock?: ServiceClock; defaultThreads?: number; owner?: string; logger?: ServiceLogger } = {}) {
     this.#o = {
       warehouse, clock: opts.clock ?? systemClock, owner: opts.owner ?? processOwner(),
+      ...(opts.logger === undefined ? {} : { logger: opts.logger }),
       leaseMicros: DEFAULT_LEASE_MICROS, deadlineMs: DEFAULT_PROCESS_DEADLINE_MS,
     };
     this.#groups = new OptimizerGroups(warehouse, opts.defaultThreads ?? 0);

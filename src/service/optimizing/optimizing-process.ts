@@ -2,7 +2,8 @@ import type {
   NodeRewriteResult, NodeRewriteTask, OptimizeKind, OptimizeResult, OptimizingSettings, OptimizingStatus, TableMetadata,
 } from '../../lake/index.js';
 import type { OptimizeReport } from './optimizing-service.js';
-import type { OptimizingWarehouse } from './optimizing-warehouse.js';
+import type { OptimizingRun } from '../../lake/index.js';
+import type { OptimizingWarehouse, ServiceLogger } from './optimizing-warehouse.js';
 import type { ServiceClock } from './service-clock.js';
 
 /** A process that runs longer than this is aborted and recorded as failed (default). */
@@ -22,6 +23,9 @@ export interface OptimizingProcessOptions {
   /** Aborted when the service stops. */
   readonly signal?: AbortSignal;
   readonly onStatus?: (status: OptimizingStatus) => void;
+  /** Where the process's start and end lines go; the optimizer group it runs in, for them. */
+  readonly logger?: ServiceLogger;
+  readonly group?: string;
 }
 
 export interface OptimizingProcessOutcome {
@@ -48,6 +52,8 @@ const STATUS_OF_PHASE: Readonly<Record<string, OptimizingStatus>> = { plan: 'pla
  */
 export async function runOptimizingProcess(o: OptimizingProcessOptions): Promise<OptimizingProcessOutcome> {
   const started = o.clock.nowMicros();
+  const subject = { table: `${o.table.namespace}.${o.table.name}`, kind: o.kind, trigger: o.trigger, ...(o.group === undefined ? {} : { group: o.group }) };
+  o.logger?.info(subject, 'optimize started');
   const controller = new AbortController();
   const deadlineMs = o.deadlineMs ?? DEFAULT_PROCESS_DEADLINE_MS;
   let cancelDeadline: () => void = () => undefined;
@@ -108,7 +114,24 @@ export async function runOptimizingProcess(o: OptimizingProcessOptions): Promise
     snapshotId: result?.snapshotId,
     error: error === undefined ? undefined : errorText(error),
   });
+  if (o.logger !== undefined) logProcessEnd(o.logger, subject, run);
   return { report: { ...run, nodesMerged: result?.nodesMerged ?? 0 }, error, canceled, lowWatermark: result?.lowWatermark };
+}
+
+/**
+ * Every optimize process ends with one line, whoever ran it (the scheduler, CALL optimize):
+ * its outcome, duration and what it read and wrote, as floe_optimizing_history records it.
+ * A failure is a warning: the table backs off and is retried, but an operator should see it.
+ */
+function logProcessEnd(log: ServiceLogger, subject: object, run: OptimizingRun): void {
+  const line = {
+    ...subject, outcome: run.status, duration_ms: Math.round(run.durationMs), nodes: run.nodes, splits: run.splits,
+    files_in: run.filesIn, bytes_in: run.bytesIn, rows_in: run.rowsIn, files_out: run.filesOut, bytes_out: run.bytesOut, rows_out: run.rowsOut,
+    ...(run.snapshotId === undefined ? {} : { snapshot_id: String(run.snapshotId) }),
+    ...(run.error === undefined ? {} : { error: run.error }),
+  };
+  if (run.status === 'failed') log.warn(line, 'optimize failed');
+  else log.info(line, run.status === 'canceled' ? 'optimize canceled' : 'optimize finished');
 }
 
 export function errorText(e: unknown): string {

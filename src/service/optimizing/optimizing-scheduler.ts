@@ -237,6 +237,7 @@ export class OptimizingScheduler implements OptimizingService {
     if (group === undefined) throw missingGroupError(groupName);
     if (!this.#started || this.#stopped || group.threads === 0) return optimizeInline({
         warehouse: this.#warehouse, clock: this.#clock, owner: this.#owner, leaseMicros: this.#leaseMicros, deadlineMs: this.#deadlineMs,
+        logger: this.#log, group: group.name,
       }, table, kind);
     return new Promise<OptimizeReport>((resolve, reject) => {
       this.#calls.push({ table, kind, group: groupName, sinceMicros: this.#clock.nowMicros(), resolve, reject });
@@ -452,7 +453,6 @@ export class OptimizingScheduler implements OptimizingService {
       }, this.#heartbeatMs);
     };
     beat();
-    this.#log.info({ table: `${table.namespace}.${table.name}`, kind, group: group.name, trigger }, 'optimizing');
     void (async () => {
       let report: OptimizeReport | undefined;
       let error: unknown;
@@ -467,6 +467,8 @@ export class OptimizingScheduler implements OptimizingService {
           ...(trigger === 'scheduler' ? { triggers: optimizingSettings(table) } : {}),
           trigger,
           deadlineMs: this.#deadlineMs,
+          logger: this.#log,
+          group: group.name,
           ...(pool ? { runNodeRewrite: (task) => pool.pool.runNodeRewrite(task) } : {}),
           signal: controller.signal,
           onStatus: (status) => {
@@ -481,6 +483,7 @@ export class OptimizingScheduler implements OptimizingService {
       } catch (e) {
         // Recording the run failed: the process itself may have succeeded; the table backs off.
         error = e;
+        this.#log.warn({ table: `${table.namespace}.${table.name}`, kind, err: errorText(e) }, 'optimize could not be recorded; backing off');
       } finally {
         stopHeartbeat?.();
         endOccupation(this.#clock.nowMicros());
@@ -504,10 +507,6 @@ export class OptimizingScheduler implements OptimizingService {
         this.#metrics.forget(table.id);
         resolveDone();
       }
-      const name = `${table.namespace}.${table.name}`;
-      if (error === undefined) this.#log.info({ table: name, kind, filesIn: report?.filesIn, filesOut: report?.filesOut, ms: report?.durationMs }, 'optimized');
-      else if (canceled) this.#log.info({ table: name, kind }, 'optimize canceled: the service is stopping');
-      else this.#log.warn({ table: name, kind, err: errorText(error) }, 'optimize failed; backing off');
       if (call) {
         if (error === undefined && report !== undefined) call.resolve(report);
         else call.reject(error);

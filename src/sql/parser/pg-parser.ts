@@ -1,4 +1,4 @@
-import { loadModule, parseSync, scanSync, hasSqlDetails } from 'libpg-query';
+import { loadModule, normalizeSync, parseSync, scanSync, hasSqlDetails } from 'libpg-query';
 import type { Node, ParseResult } from '@pgsql/types';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -147,4 +147,17 @@ export function scanTokens(text: string): Token[] | undefined {
     out.push({ start: convert(t.start), end: convert(t.end), text: t.text, tokenName: t.tokenName, keywordKind: t.keywordKind });
   }
   return out;
+}
+
+/**
+ * The statement with its constants replaced by $n placeholders (numbered after any $n it
+ * already has), as pg_stat_statements shows a query; undefined when PostgreSQL's grammar
+ * does not parse it (Floe's lakehouse clauses).
+ */
+export function normalizeConstants(text: string): string | undefined {
+  try {
+    return normalizeSync(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,7 +4,7 @@ import { pgEnumRows, udtColumns, userTypePgTypeRows } from './user-type-rows.js'
 import {
   BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HASH_AM_OID, HEAP_AM_OID,
   PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, PUBLIC_NAMESPACE_OID, namespaceOid,
-  primaryKeyConstraintOid, primaryKeyIndexOid, attrdefOid,
+  primaryKeyConstraintOid, primaryKeyIndexOid, attrdefOid, roleOid,
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { isTempNamespaceName } from '../../common/temp-namespace.js';
@@ -195,7 +195,7 @@ const roleFacts = (name: string, oid: number, superuser: boolean): Row => ({
 function pgRoles(v: CatalogView): Row[] {
   const user = v.ctx.user;
   const rows = [roleFacts('floe', BOOTSTRAP_SUPERUSER_OID, true), roleFacts('pg_database_owner', PG_DATABASE_OWNER_OID, false)];
-  if (user !== 'floe') rows.push(roleFacts(user, 16_000, true));
+  if (user !== 'floe') rows.push(roleFacts(user, roleOid(user), true));
   return rows;
 }
 

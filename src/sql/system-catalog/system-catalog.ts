@@ -10,6 +10,7 @@ import { serviceRelationRowSources, serviceRelationShapes } from './service-rela
 import { replicationRelationShapes, replicationRowSources } from './replication-relations.js';
 import type { ServiceRelations } from './service-relations.js';
 import { subscriptionRelationShapes, subscriptionRowSources } from './subscription-relations.js';
+import { statementStatisticsRowSources, statementStatisticsShapes } from './statement-statistics-relation.js';
 import type { Warehouse } from '../../lake/index.js';
 
 /** A shape spec type ('int4', 'oid[]', 'varchar', …) as a SqlType. */
@@ -95,7 +96,7 @@ class SystemCatalogImpl implements SystemCatalog {
  */
 export function createSystemCatalog(): SystemCatalog {
   const catalog = new SystemCatalogImpl();
-  for (const shape of [...catalogShapes, ...serviceRelationShapes, ...replicationRelationShapes, ...subscriptionRelationShapes]) {
+  for (const shape of [...catalogShapes, ...serviceRelationShapes, ...replicationRelationShapes, ...subscriptionRelationShapes, ...statementStatisticsShapes]) {
     const columns: VirtualColumn[] = shape.columns.split(' ').map((c) => {
       const at = c.indexOf(':');
       return { name: c.slice(0, at), type: parseShapeType(c.slice(at + 1)) };
@@ -103,7 +104,8 @@ export function createSystemCatalog(): SystemCatalog {
     // pg_dump reads `tableoid` beside every catalog row's oid.
     columns.push({ name: 'tableoid', type: { kind: 'oid' }, system: true });
     const key = `${shape.schema}.${shape.name}`;
-    const source = subscriptionRowSources[key] ?? catalogRowSources[key] ?? serviceRelationRowSources[key] ?? replicationRowSources[key];
+    const source = subscriptionRowSources[key] ?? catalogRowSources[key] ?? serviceRelationRowSources[key] ?? replicationRowSources[key]
+      ?? statementStatisticsRowSources[key];
     catalog.register({
       schema: shape.schema,
       name: shape.name,
