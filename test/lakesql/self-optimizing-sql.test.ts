@@ -99,7 +99,7 @@ describe('self-optimizing SQL', () => {
     assert.match(psql.stdout, /View "pg_catalog\.floe_optimizer_groups"/);
     assert.match(psql.stdout, /scheduling_policy \| text/);
     assert.deepEqual(await g.rows("SELECT table_name FROM information_schema.views WHERE table_name LIKE 'floe%' ORDER BY 1"),
-      [['floe_optimizer_groups'], ['floe_optimizing'], ['floe_optimizing_history']]);
+      [['floe_optimizer_groups'], ['floe_optimizers'], ['floe_optimizing'], ['floe_optimizing_history']]);
   });
 
   test('bad group DDL: SQLSTATEs as PostgreSQL would give them, nothing changed', async () => {
