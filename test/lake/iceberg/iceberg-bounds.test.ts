@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { LocalStorage } from '../../../src/lake/storage/local-storage.js';
 import { columnsOf, tempWarehouse } from '../helpers/read-table.js';
+import type { Json } from './read-iceberg.js';
 import { readNewestMetadata, snapshotFiles } from './read-iceberg.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
  * A bound decoded by Appendix D's rules, written here independently of src/lake/iceberg, as

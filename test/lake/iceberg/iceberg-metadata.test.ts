@@ -8,13 +8,12 @@ import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
 import { LocalStorage } from '../../../src/lake/storage/local-storage.js';
 import type { Storage } from '../../../src/lake/storage/storage.js';
 import { createAppendTable, insertIds, rowsWithIds } from '../helpers/append-table.js';
-import { kvTable, upsertRows } from '../helpers/keyed-table.js';
-import { columnsOf, readRows, tempWarehouse } from '../helpers/read-table.js';
+import { deleteRows, kvTable, upsertRows } from '../helpers/keyed-table.js';
+import { readRows, tempWarehouse } from '../helpers/read-table.js';
 import type { Row } from '../helpers/read-table.js';
-import type { ManifestEntry } from './read-iceberg.js';
+import type { Json, ManifestEntry } from './read-iceberg.js';
 import { readNewestMetadata, snapshotFiles } from './read-iceberg.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function localKeyOf(root: string): (uri: string) => string {
   return (uri) => {
@@ -44,7 +43,7 @@ async function floeRowsAt(wh: Warehouse, t: TableMetadata, snapshotId: number, n
   return sortRows(await readRows(wh, { table: t, at: { kind: 'snapshot', id: BigInt(snapshotId) }, projection: names }));
 }
 
-async function exported(wh: Warehouse, t: TableMetadata, storage: Storage, keyOf: (uri: string) => string) {
+async function exported(t: TableMetadata, storage: Storage, keyOf: (uri: string) => string) {
   const { json, version, hint } = await readNewestMetadata(storage, t.id);
   assert.equal(hint, String(version), 'version-hint.text names the newest version');
   const current = json['current-snapshot-id'] as number;
@@ -69,7 +68,7 @@ describe('Iceberg v2 metadata of the base store', () => {
       await wh.optimize(t, { kind: 'full' });
       const r1 = await wh.exportIcebergMetadata(t);
       assert.equal(r1.kind, 'written');
-      const v1 = await exported(wh, t, storage, keyOf);
+      const v1 = await exported(t, storage, keyOf);
       assert.equal(v1.json['current-snapshot-id'], Number(wh.resolveSnapshot(t)!.id));
       assert.ok(v1.entries.length > 0 && v1.entries.every((e) => e.status === 1), 'every file of the first snapshot is ADDED');
       const floe1 = await floeRowsAt(wh, t, v1.current, namesOf(v1.json));
@@ -81,9 +80,11 @@ describe('Iceberg v2 metadata of the base store', () => {
       assert.equal((await wh.exportIcebergMetadata(t)).kind, 'unchanged');
       assert.deepEqual(await duckRows(duck, v1.json, v1.paths), floe1, 'Iceberg readers do not see pending changes');
 
+      await deleteRows(wh, t, [5, 6]);
       await wh.optimize(t, { kind: 'full' });
       assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
-      const v2 = await exported(wh, t, storage, keyOf);
+      const v2 = await exported(t, storage, keyOf);
+      assert.ok(!(await duckRows(duck, v2.json, v2.paths)).some((r) => r['id'] === 5 || r['id'] === 6), 'deleted keys are gone');
       assert.equal(v2.version, v1.version + 1);
       assert.notEqual(v2.current, v1.current);
       assert.equal(v2.json['snapshots'].find((s: Json) => s['snapshot-id'] === v2.current)['parent-snapshot-id'], v1.current);
@@ -100,7 +101,7 @@ describe('Iceberg v2 metadata of the base store', () => {
       // A rollback to the exported head makes that snapshot current again, without a second one of its id.
       await wh.rollbackToSnapshot(t, BigInt(v1.current));
       assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
-      const v3 = await exported(wh, t, storage, keyOf);
+      const v3 = await exported(t, storage, keyOf);
       assert.equal(v3.current, v1.current);
       const ids = (v3.json['snapshots'] as Json[]).map((s) => s['snapshot-id']);
       assert.equal(new Set(ids).size, ids.length);
@@ -120,11 +121,11 @@ describe('Iceberg v2 metadata of the base store', () => {
       const t = await createAppendTable(wh, 'events');
       await insertIds(wh, t, [1, 2, 3]);
       assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
-      const v1 = await exported(wh, t, storage, keyOf);
+      const v1 = await exported(t, storage, keyOf);
       assert.deepEqual(await duckRows(duck, v1.json, v1.paths), await floeRowsAt(wh, t, v1.current, namesOf(v1.json)));
       await insertIds(wh, t, [4, 5]);
       assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
-      const v2 = await exported(wh, t, storage, keyOf);
+      const v2 = await exported(t, storage, keyOf);
       assert.equal(v2.entries.length, v1.entries.length + 1);
       const kept = v2.entries.filter((e: ManifestEntry) => e.status === 0);
       assert.equal(kept.length, v1.entries.length);
@@ -140,7 +141,7 @@ describe('Iceberg v2 metadata of the base store', () => {
       // Compaction replaces the files: an overwrite whose rows are the same.
       await wh.optimize(t, { kind: 'full' });
       assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
-      const v3 = await exported(wh, t, storage, keyOf);
+      const v3 = await exported(t, storage, keyOf);
       assert.deepEqual(await duckRows(duck, v3.json, v3.paths), rows);
     } finally {
       duck.closeSync();
@@ -161,7 +162,7 @@ describe('Iceberg v2 metadata of the base store', () => {
       assert.deepEqual(await storage.list(`iceberg/${t.id}/`), [], 'nothing written');
       await wh.optimize(t, { kind: 'minor' });
       assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
-      const v1 = await exported(wh, t, storage, localKeyOf(dir));
+      const v1 = await exported(t, storage, localKeyOf(dir));
       assert.deepEqual((await duckRows(duck, v1.json, v1.paths)).map((x) => x['id']), [1, 2]);
     } finally {
       duck.closeSync();

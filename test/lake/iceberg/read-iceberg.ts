@@ -13,7 +13,8 @@ export interface AvroFile {
   readonly records: Record<string, unknown>[];
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Parsed JSON and decoded Avro records, read loosely as a foreign reader would. */
+export type Json = Record<string, any>;
 
 export async function decodeAvro(bytes: Uint8Array): Promise<AvroFile> {
   const decoder = new avro.streams.BlockDecoder();
