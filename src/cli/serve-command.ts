@@ -7,7 +7,7 @@ import { openWarehouse } from '../lake/index.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, checkSetting, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
 import { registerRegNameLookup, startWireServer } from '../wire/index.js';
-import { LogTieringService, SubscriptionManager } from '../service/index.js';
+import { IcebergMetadataService, LogTieringService, SubscriptionManager } from '../service/index.js';
 import { createLogger } from './cli-logger.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
@@ -23,6 +23,7 @@ ${WAREHOUSE_USAGE}
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
     [--scan-threads N]   (scan worker threads; default: the machine's cores)
     [--no-log-tiering]   (leave the log store's files to the optimizer instead of tiering them into Parquet)
+    [--no-iceberg-metadata]   (do not write Iceberg metadata beside the data; with several gateways, keep it on in one)
     [--http-port 5480] [--http-host 127.0.0.1] [--http-auth loopback|always] [--no-http]
                          (the management server: /metrics, /healthz, /readyz, /api/v1; port 0 picks a free one;
                           HTTPS with --tls-cert/--tls-key; off loopback it needs them)
@@ -63,6 +64,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       'tls-key': { type: 'string' },
       // Tiering the log store into Parquet change files (docs/design-notes.md, "Tiering, as built").
       'log-tiering': { type: 'boolean', default: true },
+      'iceberg-metadata': { type: 'boolean', default: true },
       'scan-threads': { type: 'string' },
       // The management server (src/http): README.md, "Management".
       http: { type: 'boolean', default: true },
@@ -144,9 +146,12 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   // The log store's tiering, beside the optimizer (src/service/log-tiering).
   const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
   if (values['log-tiering'] === true) tiering.start();
+  // Iceberg v2 metadata of each table's base store, after its commits (src/service/iceberg-metadata).
+  const icebergMetadata = new IcebergMetadataService(warehouse, { logger: logger.child({ component: 'iceberg-metadata' }) });
+  if (values['iceberg-metadata'] === true) icebergMetadata.start();
   logger.info({
     host: values.host, port, data: location.data, ...(location.storage === undefined ? {} : { stateDir: dataDir }), tls: values['tls-cert'] !== undefined,
-    optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size, logTiering: values['log-tiering'] === true, httpPort: httpServer?.port, https: httpServer?.secure,
+    optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size, logTiering: values['log-tiering'] === true, icebergMetadata: values['iceberg-metadata'] === true, httpPort: httpServer?.port, https: httpServer?.secure,
   }, 'listening');
 
   stopOnSignal(logger, 'draining sessions', async () => {
@@ -155,6 +160,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     await optimizing.stop();
     await subscriptions.stop();
     await tiering.stop();
+    await icebergMetadata.stop();
     await closeSharedScanPool();
     await warehouse.close();
   });

@@ -7,6 +7,7 @@ export { Housekeeping } from './optimizing/housekeeping.js';
 export { DEFAULT_OPTIMIZER_MEMORY_BYTES, createOptimizerPool } from './optimizing/optimizer-pool.js';
 export type { ServiceLogger } from './optimizing/optimizing-warehouse.js';
 export { LogTieringService } from './log-tiering/log-tiering-service.js';
+export { IcebergMetadataService } from './iceberg-metadata/iceberg-metadata-service.js';
 export { streamLogicalChanges } from './replication/logical-stream.js';
 export { parseNameList } from './replication/published-tables.js';
 export { runSubscriptionDdl } from './subscriptions/subscription-ddl.js';

@@ -5,6 +5,9 @@ import type { Catalog, SnapshotIdRange, TableRecord } from '../catalog/catalog.j
 import { logBacklog } from '../log/log-backlog.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import { tierLogFiles } from '../log/tier-log-files.js';
+import { exportIcebergMetadata } from '../iceberg/export-iceberg-metadata.js';
+import { icebergMetadataPrefix } from '../iceberg/iceberg-locations.js';
+import type { IcebergExportResult } from '../iceberg/export-iceberg-metadata.js';
 import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import { optimizeTable } from '../optimize/optimize-table.js';
 import { optimizingMetrics } from '../optimize/optimizing-metrics.js';
@@ -135,6 +138,8 @@ export class WarehouseImpl implements Warehouse {
 
   async #deleteTableData(tableId: number): Promise<void> {
     await deleteKeys(this.#ctx.storage, (await this.#ctx.storage.list(tableDataPrefix(tableId))).map((f) => f.key));
+    // The table's Iceberg metadata names only files just deleted.
+    await deleteKeys(this.#ctx.storage, (await this.#ctx.storage.list(icebergMetadataPrefix(tableId))).map((f) => f.key));
   }
 
   getTable(namespace: string, name: string): TableMetadata | undefined {
@@ -368,6 +373,17 @@ export class WarehouseImpl implements Warehouse {
     void this.#catalog;
     return optimizeTable(this.#ctx, table, opts ?? {});
   }
+  exportIcebergMetadata(table: TableMetadata): Promise<IcebergExportResult> {
+    const catalog = this.#catalog;
+    return exportIcebergMetadata({
+      storage: this.#ctx.storage,
+      storageConfig: this.#ctx.storageConfig,
+      head: (t) => this.resolveSnapshot(t),
+      filesAt: (t, id) => describeFiles(catalog, t, id),
+      liveSnapshotIds: (t) => new Set(this.listSnapshots(t).map((s) => s.id)),
+    }, table, Date.now());
+  }
+
   tierLogFiles(table: TableMetadata, opts?: TierOptions): Promise<TierResult> {
     return tierLogFiles(this.#ctx, table, opts);
   }

@@ -1,4 +1,5 @@
 import type { CommitObserver } from './commit-observer.js';
+import type { IcebergExportResult } from '../iceberg/export-iceberg-metadata.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import type { RecordBatch } from 'apache-arrow';
@@ -145,6 +146,12 @@ export interface Warehouse {
 
   begin(opts?: BeginOptions): Promise<LakeTransaction>;
   optimize(table: TableMetadata, opts?: OptimizeOptions): Promise<OptimizeResult>;
+  /**
+   * Writes Iceberg v2 metadata (iceberg/<tableId>/metadata/) for the base store at the head of
+   * main when it changed since the newest version (src/lake/iceberg/export-iceberg-metadata.ts).
+   * The change store is not in it. Run by the metadata service, never inside a commit.
+   */
+  exportIcebergMetadata(table: TableMetadata): Promise<IcebergExportResult>;
   /** Rewrites the log files live at the table's branch heads into tiered Parquet change files, in place (src/lake/log/tier-log-files.ts). */
   tierLogFiles(table: TableMetadata, opts?: TierOptions): Promise<TierResult>;
   /** The table's log files not tiered yet (all branches). */

@@ -1,0 +1,238 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
+import { LocalStorage } from '../../../src/lake/storage/local-storage.js';
+import type { Storage } from '../../../src/lake/storage/storage.js';
+import { createAppendTable, insertIds, rowsWithIds } from '../helpers/append-table.js';
+import { deleteRows, kvTable, upsertRows } from '../helpers/keyed-table.js';
+import { readRows, tempWarehouse } from '../helpers/read-table.js';
+import type { Row } from '../helpers/read-table.js';
+import type { Json, ManifestEntry } from './read-iceberg.js';
+import { readNewestMetadata, snapshotFiles } from './read-iceberg.js';
+
+
+function localKeyOf(root: string): (uri: string) => string {
+  return (uri) => {
+    assert.match(uri, /^file:\/\/\//, 'a local file is a file:/// URI');
+    return relative(root, fileURLToPath(uri)).split('\\').join('/');
+  };
+}
+
+/** The rows DuckDB's read_parquet finds in exactly these files, columns renamed by the table's name mapping. */
+async function duckRows(duck: DuckDBConnection, metadata: Json, paths: readonly string[]): Promise<Row[]> {
+  const schema = (metadata['schemas'] as Json[]).find((s) => s['schema-id'] === metadata['current-schema-id'])!;
+  const mapping = JSON.parse(metadata['properties']['schema.name-mapping.default'] as string) as { 'field-id': number; names: string[] }[];
+  const select = (schema['fields'] as Json[]).map((f) => `"${mapping.find((m) => m['field-id'] === f['id'])!.names[0]}" AS "${f['name']}"`).join(', ');
+  if (paths.length === 0) return [];
+  const list = paths.map((p) => `'${p.replace(/'/g, "''")}'`).join(', ');
+  const reader = await duck.runAndReadAll(`SELECT ${select} FROM read_parquet([${list}])`);
+  return sortRows(reader.getRowObjectsJS() as Row[]);
+}
+
+function sortRows(rows: Row[]): Row[] {
+  const key = (r: Row) => JSON.stringify(Object.values(r), (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+  return rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** Floe's rows at a snapshot, in the columns the Iceberg schema shows. */
+async function floeRowsAt(wh: Warehouse, t: TableMetadata, snapshotId: number, names: readonly string[]): Promise<Row[]> {
+  return sortRows(await readRows(wh, { table: t, at: { kind: 'snapshot', id: BigInt(snapshotId) }, projection: names }));
+}
+
+async function exported(t: TableMetadata, storage: Storage, keyOf: (uri: string) => string) {
+  const { json, version, hint } = await readNewestMetadata(storage, t.id);
+  assert.equal(hint, String(version), 'version-hint.text names the newest version');
+  const current = json['current-snapshot-id'] as number;
+  const entries = await snapshotFiles(storage, keyOf, json, current);
+  return { json, version, current, entries, paths: entries.map((e) => fileURLToPath(e.dataFile['file_path'] as string)), keyOf };
+}
+
+function namesOf(json: Json): string[] {
+  return ((json['schemas'] as Json[]).find((s) => s['schema-id'] === json['current-schema-id'])!['fields'] as Json[]).map((f) => f['name'] as string);
+}
+
+describe('Iceberg v2 metadata of the base store', () => {
+  test('keyed table: optimize exports vN whose files DuckDB reads as Floe does; changes pending in the change store are not in it; a second optimize makes vN+1', async () => {
+    const { wh, dir, cleanup } = await tempWarehouse();
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    try {
+      const storage = new LocalStorage(dir);
+      const keyOf = localKeyOf(dir);
+      const t = await kvTable(wh, 'kv');
+      await upsertRows(wh, t, Array.from({ length: 50 }, (_, i) => ({ id: i, v: `a${i}` })));
+      await upsertRows(wh, t, [{ id: 3, v: 'b3' }, { id: 60, v: 'b60' }]);
+      await wh.optimize(t, { kind: 'full' });
+      const r1 = await wh.exportIcebergMetadata(t);
+      assert.equal(r1.kind, 'written');
+      const v1 = await exported(t, storage, keyOf);
+      assert.equal(v1.json['current-snapshot-id'], Number(wh.resolveSnapshot(t)!.id));
+      assert.ok(v1.entries.length > 0 && v1.entries.every((e) => e.status === 1), 'every file of the first snapshot is ADDED');
+      const floe1 = await floeRowsAt(wh, t, v1.current, namesOf(v1.json));
+      assert.equal(floe1.length, 51);
+      assert.deepEqual(await duckRows(duck, v1.json, v1.paths), floe1);
+
+      // A write that only reaches the change store: the export does not change.
+      await upsertRows(wh, t, [{ id: 1, v: 'pending' }, { id: 100, v: 'pending' }]);
+      assert.equal((await wh.exportIcebergMetadata(t)).kind, 'unchanged');
+      assert.deepEqual(await duckRows(duck, v1.json, v1.paths), floe1, 'Iceberg readers do not see pending changes');
+
+      await deleteRows(wh, t, [5, 6]);
+      await wh.optimize(t, { kind: 'full' });
+      assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
+      const v2 = await exported(t, storage, keyOf);
+      assert.ok(!(await duckRows(duck, v2.json, v2.paths)).some((r) => r['id'] === 5 || r['id'] === 6), 'deleted keys are gone');
+      assert.equal(v2.version, v1.version + 1);
+      assert.notEqual(v2.current, v1.current);
+      assert.equal(v2.json['snapshots'].find((s: Json) => s['snapshot-id'] === v2.current)['parent-snapshot-id'], v1.current);
+      assert.equal(v2.json['last-sequence-number'], v1.json['last-sequence-number'] + 1);
+      assert.equal(v2.json['table-uuid'], v1.json['table-uuid'], 'table-uuid is stable');
+      assert.ok(v2.json['metadata-log'].some((m: Json) => (m['metadata-file'] as string).endsWith(`/v${v1.version}.metadata.json`)));
+      assert.deepEqual(await duckRows(duck, v2.json, v2.paths), await floeRowsAt(wh, t, v2.current, namesOf(v2.json)));
+      assert.ok((await duckRows(duck, v2.json, v2.paths)).some((r) => r['id'] === 100 && r['v'] === 'pending'));
+      // The old snapshot, read through the new version, still lists the old files.
+      const old = await snapshotFiles(storage, keyOf, v2.json, v1.current);
+      assert.deepEqual(old.map((e) => e.dataFile['file_path']).sort(), v1.entries.map((e) => e.dataFile['file_path']).sort());
+      assert.deepEqual(await duckRows(duck, v2.json, old.map((e) => fileURLToPath(e.dataFile['file_path'] as string))), floe1);
+
+      // A rollback to the exported head makes that snapshot current again, without a second one of its id.
+      await wh.rollbackToSnapshot(t, BigInt(v1.current));
+      assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
+      const v3 = await exported(t, storage, keyOf);
+      assert.equal(v3.current, v1.current);
+      const ids = (v3.json['snapshots'] as Json[]).map((s) => s['snapshot-id']);
+      assert.equal(new Set(ids).size, ids.length);
+      assert.deepEqual(await duckRows(duck, v3.json, v3.paths), floe1);
+    } finally {
+      duck.closeSync();
+      await cleanup();
+    }
+  });
+
+  test('append table without the log store: each insert is a snapshot; files kept from before are EXISTING with their sequence numbers', async () => {
+    const { wh, dir, cleanup } = await tempWarehouse({ log: false });
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    try {
+      const storage = new LocalStorage(dir);
+      const keyOf = localKeyOf(dir);
+      const t = await createAppendTable(wh, 'events');
+      await insertIds(wh, t, [1, 2, 3]);
+      assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
+      const v1 = await exported(t, storage, keyOf);
+      assert.deepEqual(await duckRows(duck, v1.json, v1.paths), await floeRowsAt(wh, t, v1.current, namesOf(v1.json)));
+      await insertIds(wh, t, [4, 5]);
+      assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
+      const v2 = await exported(t, storage, keyOf);
+      assert.equal(v2.entries.length, v1.entries.length + 1);
+      const kept = v2.entries.filter((e: ManifestEntry) => e.status === 0);
+      assert.equal(kept.length, v1.entries.length);
+      for (const e of kept) {
+        assert.equal(e.snapshotId, v1.current);
+        assert.equal(e.sequenceNumber, v1.json['last-sequence-number']);
+      }
+      assert.equal(v2.json['snapshots'].find((s: Json) => s['snapshot-id'] === v2.current).summary.operation, 'append');
+      const rows = await duckRows(duck, v2.json, v2.paths);
+      assert.deepEqual(rows.map((r) => r['id']), [1, 2, 3, 4, 5]);
+      assert.deepEqual(rows, await floeRowsAt(wh, t, v2.current, namesOf(v2.json)));
+      assert.deepEqual((await snapshotFiles(storage, keyOf, v2.json, v1.current)).map((e) => e.dataFile['file_path']), v1.entries.map((e) => e.dataFile['file_path']));
+      // Compaction replaces the files: an overwrite whose rows are the same.
+      await wh.optimize(t, { kind: 'full' });
+      assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
+      const v3 = await exported(t, storage, keyOf);
+      assert.deepEqual(await duckRows(duck, v3.json, v3.paths), rows);
+    } finally {
+      duck.closeSync();
+      await cleanup();
+    }
+  });
+
+  test('append table with the log store: rows still in the log are not exported; the minor that moves them into Parquet is', async () => {
+    const { wh, dir, cleanup } = await tempWarehouse();
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    try {
+      const storage = new LocalStorage(dir);
+      const t = await createAppendTable(wh, 'logged');
+      await insertIds(wh, t, [1, 2]);
+      assert.ok(wh.listFiles(t).some((f) => f.path.startsWith('log/')), 'the insert went through the log store');
+      const r = await wh.exportIcebergMetadata(t);
+      assert.deepEqual(r, { kind: 'skipped', reason: 'base rows are still in the log store (not Parquet yet)' });
+      assert.deepEqual(await storage.list(`iceberg/${t.id}/`), [], 'nothing written');
+      await wh.optimize(t, { kind: 'minor' });
+      assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
+      const v1 = await exported(t, storage, localKeyOf(dir));
+      assert.deepEqual((await duckRows(duck, v1.json, v1.paths)).map((x) => x['id']), [1, 2]);
+    } finally {
+      duck.closeSync();
+      await cleanup();
+    }
+  });
+
+  test('deletion vectors are not expressible yet: the newest version stays, and says nothing false', async () => {
+    const { wh, dir, cleanup } = await tempWarehouse({ log: false });
+    try {
+      const storage = new LocalStorage(dir);
+      const t = await createAppendTable(wh, 'dv');
+      await insertIds(wh, t, [1, 2, 3]);
+      assert.equal((await wh.exportIcebergMetadata(t)).kind, 'written');
+      const [first] = await rowsWithIds(wh, t);
+      const txn = await wh.begin();
+      await txn.deleteRows(t, 'main', [first!._row_id]);
+      await txn.commit();
+      const r = await wh.exportIcebergMetadata(t);
+      assert.equal(r.kind, 'skipped');
+      assert.match((r as { reason: string }).reason, /deletion vectors/);
+      assert.equal((await readNewestMetadata(storage, t.id)).version, 1);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test('cleanup: files a crashed export left are removed by the next; snapshots Floe expired leave the metadata with their files', async () => {
+    const { wh, dir, cleanup } = await tempWarehouse({ log: false });
+    try {
+      const storage = new LocalStorage(dir);
+      const prefix = (id: number) => `iceberg/${id}/metadata/`;
+      const t = await createAppendTable(wh, 'clean');
+      await insertIds(wh, t, [1]);
+      await wh.exportIcebergMetadata(t);
+      // What an export killed after its manifest and list, before its vN, leaves behind.
+      await storage.put(`${prefix(t.id)}snap-999-dead-m0.avro`, Uint8Array.of(1));
+      await storage.put(`${prefix(t.id)}snap-999-dead.avro`, Uint8Array.of(1));
+      await insertIds(wh, t, [2]);
+      await wh.exportIcebergMetadata(t);
+      const names = async () => (await storage.list(prefix(t.id))).map((o) => o.key.slice(prefix(t.id).length)).sort();
+      assert.ok(!(await names()).some((n) => n.includes('dead')), 'the crashed export\'s files are gone');
+      const before = await readNewestMetadata(storage, t.id);
+      assert.equal(before.json['snapshots'].length, 2);
+
+      await wh.expireSnapshots(t, { olderThanMicros: BigInt(Date.now() + 1000) * 1000n, retainLast: 1 });
+      await insertIds(wh, t, [3]);
+      await wh.exportIcebergMetadata(t);
+      const after = await readNewestMetadata(storage, t.id);
+      const live = new Set(wh.listSnapshots(t).map((s) => Number(s.id)));
+      const listed = (after.json['snapshots'] as Json[]).map((s) => s['snapshot-id'] as number);
+      assert.ok(listed.every((id) => live.has(id)), 'only snapshots Floe keeps are listed');
+      assert.ok(listed.length < 3);
+      assert.deepEqual((after.json['snapshot-log'] as Json[]).map((e) => e['snapshot-id']).filter((id) => !listed.includes(id)), []);
+      const lists = (await names()).filter((n) => n.endsWith('.avro') && !n.includes('-m'));
+      assert.equal(lists.length, listed.length, 'one manifest list per listed snapshot, the others deleted');
+      const v = await duckCheckable(after.json, storage, dir);
+      assert.deepEqual(v, [1, 2, 3]);
+      await wh.dropTable('public', 'clean');
+      assert.deepEqual(await storage.list(`iceberg/${t.id}/`), [], 'DROP TABLE deletes the metadata with the data');
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+async function duckCheckable(json: Json, storage: Storage, dir: string): Promise<number[]> {
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    const entries = await snapshotFiles(storage, localKeyOf(dir), json, json['current-snapshot-id']);
+    return (await duckRows(duck, json, entries.map((e) => fileURLToPath(e.dataFile['file_path'] as string)))).map((r) => r['id'] as number);
+  } finally { duck.closeSync(); }
+}
