@@ -7,8 +7,10 @@ import { problemOf, type HttpProblem } from './http-problem.js';
 import type { SessionDirectory } from './management-sources.js';
 import type { FloeMetrics } from './metrics/floe-metrics.js';
 import { RateSampler } from './metrics/rate-sampler.js';
+import { buildDashboard } from './dashboard-bundle.js';
 import { LoginSessions, SESSION_COOKIE, cookieValue } from './login-sessions.js';
 import { BASIC_CHALLENGE, DASHBOARD_CHALLENGE, authenticateRequest, type AuthPolicy } from './request-principal.js';
+import { registerDashboardRoutes } from './routes/dashboard-routes.js';
 import { arrivedOverTls, registerLoginRoutes } from './routes/login-routes.js';
 import { registerRatesRoute } from './routes/rates-route.js';
 import { registerHealthRoutes, type Readiness } from './routes/health-routes.js';
@@ -64,6 +66,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     status: 404, body: { error: { sqlstate: SqlState.undefinedObject, message: `no endpoint ${request.method} ${request.url.split('?')[0]}` } },
   }));
   registerHealthRoutes(app, () => readiness);
+  const dashboard = buildDashboard();
+  // A failed build shows at the first page request (500, logged); it must not go unhandled before that.
+  dashboard.catch((err: unknown) => opts.logger?.error({ err }, 'dashboard bundle failed to build'));
+  registerDashboardRoutes(app, dashboard);
   const logins = new LoginSessions();
   registerLoginRoutes(app, logins, opts.auth);
   const rateSampleSeconds = opts.rateSampleSeconds ?? 10;

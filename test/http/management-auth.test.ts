@@ -110,6 +110,22 @@ describe('management API authentication', () => {
     assert.equal((await call('GET', '/api/v1/whoami', { cookie: 'floe_session=forged' })).status, 401);
   });
 
+  test('the dashboard page and its assets need no login (they hold no data); its API calls do', async () => {
+    const page = await fetch(`${base}/`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    const html = await page.text();
+    for (const asset of ['/assets/dashboard.js', '/assets/dashboard.css']) {
+      assert.ok(html.includes(asset), asset);
+      const a = await fetch(`${base}${asset}`);
+      assert.equal(a.status, 200, asset);
+      assert.ok((await a.arrayBuffer()).byteLength > 1000, asset);
+    }
+    assert.equal((await fetch(`${base}/assets/nothing.js`)).status, 404);
+    assert.equal((await fetch(`${base}/assets/..%2Fpackage.json`)).status, 404);
+    assert.equal((await call('GET', '/api/v1/rates')).status, 401);
+  });
+
   test('a superuser\'s admin actions work', async () => {
     const root = basic('root', 'root-pw');
     // A table to act on, through the wire as the same superuser (loopback is trusted on the wire).
