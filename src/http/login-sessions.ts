@@ -52,7 +52,7 @@ export class LoginSessions {
     return this.#sessions.size;
   }
 
-  /** Seconds a session lives without use: the cookie's Max-Age. */
+  /** Seconds a session lives without use. */
   static get idleSeconds(): number {
     return IDLE_MS / 1000;
   }

@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LoginSessions, SESSION_COOKIE, cookieValue } from '../login-sessions.js';
+import { type LoginSessions, SESSION_COOKIE, cookieValue } from '../login-sessions.js';
 import { checkPassword, type AuthPolicy } from '../request-principal.js';
 
 const loginBody = {
@@ -24,7 +24,8 @@ export function registerLoginRoutes(app: FastifyInstance, sessions: LoginSession
   app.post<{ Body: { user: string; password: string } }>('/api/v1/login', { schema: loginBody }, async (request, reply) => {
     const facts = { remoteAddress: request.socket.remoteAddress ?? '', secure: arrivedOverTls(request) };
     const principal = checkPassword(facts, policy, request.body.user, request.body.password);
-    setSessionCookie(reply, sessions.open(principal.user), LoginSessions.idleSeconds, facts.secure);
+    // No Max-Age: the browser forgets the cookie when it closes; the server ends the session when it idles.
+    setSessionCookie(reply, sessions.open(principal.user), undefined, facts.secure);
     return principal;
   });
   app.post('/api/v1/logout', async (request, reply) => {
@@ -36,8 +37,9 @@ export function registerLoginRoutes(app: FastifyInstance, sessions: LoginSession
 }
 
 /** SameSite=Strict: no other site's page can make the browser send it, so admin POSTs need no CSRF token. */
-function setSessionCookie(reply: FastifyReply, value: string, maxAgeSeconds: number, secure: boolean): void {
-  const attrs = [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
+function setSessionCookie(reply: FastifyReply, value: string, maxAgeSeconds: number | undefined, secure: boolean): void {
+  const attrs = [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict'];
+  if (maxAgeSeconds !== undefined) attrs.push(`Max-Age=${maxAgeSeconds}`);
   if (secure) attrs.push('Secure');
   void reply.header('set-cookie', attrs.join('; '));
 }
