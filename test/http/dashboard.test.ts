@@ -36,16 +36,19 @@ after(async () => { await browser?.close(); });
 
 const textOf = (page: Page, selector: string) => page.$eval(selector, (el) => (el as unknown as PageElement).innerText);
 
-/** Pixels of one colour on the first canvas inside `selector`: a chart line drawn from data, not an empty frame. */
-function pixelsOfColour(page: Page, selector: string, rgb: readonly [number, number, number]): Promise<number> {
+/**
+ * Rows of pixels of one colour on the first canvas inside `selector`. A series of zeros is a
+ * flat line a few pixels high; a line that rises and falls with data spans many rows.
+ */
+function rowsOfColour(page: Page, selector: string, rgb: readonly [number, number, number]): Promise<number> {
   return page.$eval(selector, (el, [r, g, b]) => {
     const canvas = el.querySelector('canvas')!;
-    const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-    let n = 0;
+    const { data, width } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+    const rows = new Set<number>();
     for (let i = 0; i < data.length; i += 4) {
-      if (Math.abs(data[i]! - r!) < 24 && Math.abs(data[i + 1]! - g!) < 24 && Math.abs(data[i + 2]! - b!) < 24 && data[i + 3]! > 200) n++;
+      if (Math.abs(data[i]! - r!) < 24 && Math.abs(data[i + 1]! - g!) < 24 && Math.abs(data[i + 2]! - b!) < 24 && data[i + 3]! > 200) rows.add(Math.floor(i / 4 / width));
     }
-    return n;
+    return rows.size;
   }, rgb);
 }
 
@@ -109,7 +112,10 @@ describe('dashboard pages on a gateway at work', () => {
     await page.waitForFunction(() => Number(document.querySelector('.rate-chart')?.getAttribute('data-points')) >= 3, { timeout: 20_000 });
     await page.waitForFunction(() => document.querySelector('.rate-chart canvas') !== null);
     await new Promise((r) => setTimeout(r, 5500)); // one more poll, so the stream's commits are in the drawn points
-    assert.ok(await pixelsOfColour(page, '.rate-chart', [0x2a, 0x7a, 0xb0]) > 50, 'the ingest chart draws a line');
+    assert.ok(await rowsOfColour(page, '.rate-chart', [0x2a, 0x7a, 0xb0]) > 20, 'the ingest chart draws a line that rises with the rows written');
+    // The control: no statement failed, so the errors line (red, on the queries chart) stays flat.
+    const flat = await rowsOfColour(page, '.charts figure:nth-of-type(2) .rate-chart', [0xc0, 0x39, 0x2b]);
+    assert.ok(flat > 0 && flat <= 8, `the errors line is drawn flat: ${flat} rows`);
     const rates = await (await fetch(`${base}/api/v1/rates`)).json() as { points: { ingestRowsPerSecond: number }[] };
     assert.ok(rates.points.some((p) => p.ingestRowsPerSecond > 0), 'the stream shows in the rates');
     await saveScreenshot(page, 'overview');
