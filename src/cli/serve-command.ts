@@ -123,6 +123,8 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     host: http.host, port: http.port, ...(tls === undefined ? {} : { tls }),
     auth: { mode: http.auth, credentials: usersHttpCredentials(usersFilePath(dataDir)), trustedUser: BOOTSTRAP_SUPERUSER },
     warehouse, optimizing: optimizing.service, sessions, metrics, logger: logger.child({ component: 'http' }),
+    // The dashboard's rate charts sample every 10 s; tests set a shorter interval to see points sooner.
+    ...(process.env.FLOE_HTTP_RATE_SAMPLE_SECONDS === undefined ? {} : { rateSampleSeconds: Number(process.env.FLOE_HTTP_RATE_SAMPLE_SECONDS) }),
   });
   const server = await startWireServer({
     host: values.host!,

@@ -1,4 +1,3 @@
-import type { TLSSocket } from 'node:tls';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isFloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
@@ -7,7 +6,13 @@ import type { OptimizingService } from '../service/index.js';
 import { problemOf, type HttpProblem } from './http-problem.js';
 import type { SessionDirectory } from './management-sources.js';
 import type { FloeMetrics } from './metrics/floe-metrics.js';
-import { BASIC_CHALLENGE, authenticateRequest, type AuthPolicy } from './request-principal.js';
+import { RateSampler } from './metrics/rate-sampler.js';
+import { buildDashboard } from './dashboard-bundle.js';
+import { LoginSessions, SESSION_COOKIE, cookieValue } from './login-sessions.js';
+import { BASIC_CHALLENGE, DASHBOARD_CHALLENGE, authenticateRequest, type AuthPolicy } from './request-principal.js';
+import { registerDashboardRoutes } from './routes/dashboard-routes.js';
+import { arrivedOverTls, registerLoginRoutes } from './routes/login-routes.js';
+import { registerRatesRoute } from './routes/rates-route.js';
 import { registerHealthRoutes, type Readiness } from './routes/health-routes.js';
 import { registerMetricsRoute } from './routes/metrics-route.js';
 import { registerOptimizingRoutes } from './routes/optimizing-routes.js';
@@ -34,6 +39,8 @@ export interface HttpServerOptions {
   readonly sessions: SessionDirectory;
   readonly metrics: FloeMetrics;
   readonly logger?: HttpLogger;
+  /** How often the rate charts' totals are sampled (an hour of samples is kept); 10 s by default. */
+  readonly rateSampleSeconds?: number;
 }
 
 export interface HttpServer {
@@ -54,21 +61,35 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   // One type for both: the routes do not care which transport carries them.
   const app = (opts.tls === undefined ? Fastify(base) : Fastify({ ...base, https: { cert: opts.tls.cert, key: opts.tls.key } })) as unknown as FastifyInstance;
   let readiness: Readiness = 'starting';
-  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, problemOfRequestError(error, request, opts.logger)));
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, {
+  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(request, reply, problemOfRequestError(error, request, opts.logger)));
+  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, {
     status: 404, body: { error: { sqlstate: SqlState.undefinedObject, message: `no endpoint ${request.method} ${request.url.split('?')[0]}` } },
   }));
   registerHealthRoutes(app, () => readiness);
-  const ctx: RouteContext = { warehouse: opts.warehouse, optimizing: opts.optimizing, sessions: opts.sessions, metrics: opts.metrics };
+  const dashboard = buildDashboard();
+  // A failed build shows at the first page request (500, logged); it must not go unhandled before that.
+  dashboard.catch((err: unknown) => opts.logger?.error({ err }, 'dashboard bundle failed to build'));
+  registerDashboardRoutes(app, dashboard);
+  const logins = new LoginSessions();
+  registerLoginRoutes(app, logins, opts.auth);
+  const rateSampleSeconds = opts.rateSampleSeconds ?? 10;
+  const rates = new RateSampler({ totals: () => opts.metrics.totals(), intervalMs: rateSampleSeconds * 1000, windowMs: 60 * 60 * 1000 });
+  rates.start();
+  const ctx: RouteContext = {
+    warehouse: opts.warehouse, optimizing: opts.optimizing, sessions: opts.sessions, metrics: opts.metrics, rates, rateIntervalSeconds: rateSampleSeconds,
+  };
   await app.register(async (scope) => {
     scope.addHook('onRequest', async (request) => {
+      const sessionId = cookieValue(request.headers.cookie, SESSION_COOKIE);
       setPrincipal(request, authenticateRequest({
         remoteAddress: request.socket.remoteAddress ?? '',
-        secure: (request.socket as Partial<TLSSocket>).encrypted === true,
+        secure: arrivedOverTls(request),
         authorization: request.headers.authorization,
+        sessionUser: sessionId === undefined ? undefined : logins.userOf(sessionId),
       }, opts.auth));
     });
     registerMetricsRoute(scope, ctx);
+    registerRatesRoute(scope, ctx);
     registerTableRoutes(scope, ctx);
     registerOptimizingRoutes(scope, ctx);
     registerSessionRoutes(scope, ctx);
@@ -85,14 +106,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     },
     async close() {
       readiness = 'stopping';
+      rates.stop();
       await app.close();
     },
   };
 }
 
-function sendProblem(reply: FastifyReply, p: HttpProblem): FastifyReply {
-  // RFC 9110: a 401 names how to authenticate.
-  if (p.status === 401) void reply.header('WWW-Authenticate', BASIC_CHALLENGE);
+function sendProblem(request: FastifyRequest, reply: FastifyReply, p: HttpProblem): FastifyReply {
+  // RFC 9110: a 401 names how to authenticate. The dashboard's own requests are told to use its
+  // login form: a Basic challenge would make the browser pop up its password dialog over the page.
+  if (p.status === 401) void reply.header('WWW-Authenticate', request.headers['x-floe-dashboard'] === undefined ? BASIC_CHALLENGE : DASHBOARD_CHALLENGE);
   return reply.code(p.status).type('application/json; charset=utf-8').send(p.body);
 }
 

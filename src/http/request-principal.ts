@@ -23,6 +23,8 @@ export interface RequestFacts {
   /** Arrived over TLS. */
   readonly secure: boolean;
   readonly authorization: string | undefined;
+  /** The user of the request's live login session (login-sessions.ts), if its cookie names one. */
+  readonly sessionUser?: string | undefined;
 }
 
 export interface AuthPolicy {
@@ -35,6 +37,9 @@ export interface AuthPolicy {
 /** The realm Basic challenges name. */
 export const BASIC_CHALLENGE = 'Basic realm="floe", charset="UTF-8"';
 
+/** The challenge the dashboard's requests get: a scheme no browser prompts for, naming the login endpoint. */
+export const DASHBOARD_CHALLENGE = 'FloeLogin realm="floe", action="/api/v1/login"';
+
 /**
  * The principal of a request, or the error that refuses it (28000 no or unusable
  * credentials, 28P01 a wrong password: both 401 with a Basic challenge).
@@ -46,20 +51,30 @@ export const BASIC_CHALLENGE = 'Basic realm="floe", charset="UTF-8"';
 export function authenticateRequest(req: RequestFacts, policy: AuthPolicy): Principal {
   const loopback = isLoopback(req.remoteAddress);
   if (req.authorization === undefined) {
+    // A login session acts as its user, from loopback too: logging in is how to act as someone lesser.
+    if (req.sessionUser !== undefined) return { user: req.sessionUser, superuser: policy.credentials.isSuperuser(req.sessionUser) };
     if (policy.mode === 'loopback' && loopback) return { user: policy.trustedUser, superuser: true };
-    throw new FloeError(SqlState.invalidAuthorizationSpecification, 'authentication required', { hint: 'Send HTTP Basic credentials of a user added with "floe user add".' });
+    throw new FloeError(SqlState.invalidAuthorizationSpecification, 'authentication required', { hint: 'Log in, or send HTTP Basic credentials of a user added with "floe user add".' });
   }
-  if (!req.secure && !loopback) {
+  const basic = parseBasic(req.authorization);
+  if (basic === undefined) throw new FloeError(SqlState.invalidAuthorizationSpecification, 'only HTTP Basic authentication is supported');
+  return checkPassword(req, policy, basic.user, basic.password);
+}
+
+/**
+ * The principal of a user and password sent by HTTP Basic or the login form. A password
+ * is taken off loopback only over TLS: over plain HTTP it would cross the network readable.
+ */
+export function checkPassword(req: Pick<RequestFacts, 'remoteAddress' | 'secure'>, policy: AuthPolicy, user: string, password: string): Principal {
+  if (!req.secure && !isLoopback(req.remoteAddress)) {
     throw new FloeError(SqlState.invalidAuthorizationSpecification, 'password authentication over plain HTTP is refused off loopback', {
       hint: 'Start floe serve with --tls-cert and --tls-key to serve HTTPS.',
     });
   }
-  const basic = parseBasic(req.authorization);
-  if (basic === undefined) throw new FloeError(SqlState.invalidAuthorizationSpecification, 'only HTTP Basic authentication is supported');
-  if (!policy.credentials.verify(basic.user, basic.password)) {
-    throw new FloeError(SqlState.invalidPassword, `password authentication failed for user "${basic.user}"`);
+  if (!policy.credentials.verify(user, password)) {
+    throw new FloeError(SqlState.invalidPassword, `password authentication failed for user "${user}"`);
   }
-  return { user: basic.user, superuser: policy.credentials.isSuperuser(basic.user) };
+  return { user, superuser: policy.credentials.isSuperuser(user) };
 }
 
 /** RFC 7617: `Basic base64(user ":" password)`, UTF-8; the user may not contain a colon, the password may. */

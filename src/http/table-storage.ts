@@ -1,11 +1,5 @@
 import type { DataFileInfo } from '../lake/index.js';
-
-/** Files, bytes and live rows (deletion vectors subtracted) of one store. */
-export interface StoreTotals {
-  readonly files: number;
-  readonly bytes: number;
-  readonly rows: number;
-}
+import type { StoreTotals } from './table-summary-shape.js';
 
 export type TableStorage = Readonly<Record<DataFileInfo['store'], StoreTotals>>;
 

@@ -1,27 +1,10 @@
 import type { OptimizingService } from '../service/index.js';
 import type { OptimizingStatus, TableMetadata, Warehouse } from '../lake/index.js';
+import type { TableSummaryShape } from './table-summary-shape.js';
 import { tableStorage, type TableStorage } from './table-storage.js';
 
 /** One table as the table list and the per-table metrics show it. */
-export interface TableSummary {
-  readonly schema: string;
-  readonly table: string;
-  readonly keyed: boolean;
-  /**
-   * Rows in the table's files. Exact for an append table; for a keyed table, changes not
-   * folded yet may repeat keys of the base store, so it is an upper bound until optimized.
-   */
-  readonly rows: number;
-  readonly bytes: number;
-  readonly stores: TableStorage;
-  /** How long the oldest change not folded into the base store has waited (floe_optimizing's optimizing_lag). */
-  readonly freshnessLagSeconds: number;
-  /** 0–100, higher is healthier (floe_optimizing's health_score); null when the service has no row for it. */
-  readonly healthScore: number | null;
-  readonly optimizingStatus: OptimizingStatus | null;
-  readonly optimizingEnabled: boolean | null;
-  readonly group: string | null;
-}
+export type TableSummary = TableSummaryShape<OptimizingStatus>;
 
 /** Every table with its files (t$files) and optimizing row (floe_optimizing), as the SQL views read them. */
 export function tableSummaries(warehouse: Warehouse, optimizing: OptimizingService): TableSummary[] {

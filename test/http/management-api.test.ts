@@ -118,6 +118,10 @@ describe('management API and /metrics of floe serve', () => {
     const history = page.body.history as { trigger: string; status: string; filesIn: number }[];
     assert.ok(history.some((h) => h.trigger === 'call' && h.status === 'success' && h.filesIn > 0), JSON.stringify(history));
     assert.equal(page.body.readAmplification.target, 16);
+    // t$audit_log's newest rows, newest first, as the system table spells them.
+    const audit = (await client.query('SELECT _change_type, id::text AS id, _commit_snapshot_id::text AS snap FROM orders$audit_log ORDER BY _seq DESC, id DESC')).rows;
+    assert.deepEqual(page.body.recentChanges.map((r: { changeType: string; values: { id: string }; snapshotId: string }) => [r.changeType, r.values.id, r.snapshotId]),
+      audit.map((r) => [r._change_type, r.id, r.snap]));
     assert.equal(typeof page.body.readAmplification.actual, 'number');
 
     const optimizing = await getJson('/api/v1/optimizing');
@@ -128,6 +132,20 @@ describe('management API and /metrics of floe serve', () => {
     assert.ok(Array.isArray(optimizing.body.processes));
     const sqlOptimizers = (await client.query('SELECT optimizer_id, group_names, state FROM floe_optimizers')).rows;
     assert.deepEqual(optimizing.body.optimizers.map((o: { id: string; groups: string[] | null; state: string }) => ({ optimizer_id: o.id, group_names: o.groups, state: o.state })), sqlOptimizers);
+  });
+
+  test('rates: per-second commits, rows, statements and errors over the sampled intervals', async () => {
+    const r = await getJson('/api/v1/rates');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.intervalSeconds, 10);
+    const points = r.body.points as { at: number; seconds: number; commitsPerSecond: number; ingestRowsPerSecond: number; queriesPerSecond: number; errorsPerSecond: number }[];
+    assert.ok(points.length >= 1);
+    // The tests above committed 3 times (6 rows), ran statements and one error; every interval's rates sum back to those counts.
+    const sum = (k: 'commitsPerSecond' | 'ingestRowsPerSecond' | 'errorsPerSecond') => Math.round(points.reduce((n, p) => n + p[k] * p.seconds, 0));
+    assert.equal(sum('commitsPerSecond'), 3);
+    assert.equal(sum('ingestRowsPerSecond'), 6);
+    assert.equal(sum('errorsPerSecond'), 1);
+    assert.ok(points.every((p, i) => i === 0 || p.at > points[i - 1]!.at));
   });
 
   test('pause, resume and optimize now, as the trusted loopback superuser', async () => {

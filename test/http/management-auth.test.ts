@@ -81,6 +81,51 @@ describe('management API authentication', () => {
     }
   });
 
+  test('the login form\'s endpoints: a password checked as Basic does, then an HttpOnly SameSite=Strict session cookie until logout', async () => {
+    const login = (user: string, password: string) => fetch(`${base}/api/v1/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-floe-dashboard': '1' }, body: JSON.stringify({ user, password }),
+    });
+    const wrong = await login('alice', 'nope');
+    assert.equal(wrong.status, 401);
+    assert.equal(((await wrong.json()) as any).error.sqlstate, '28P01');
+    assert.doesNotMatch(wrong.headers.get('www-authenticate') ?? '', /^Basic/, 'no Basic challenge for the dashboard: the browser would pop up its dialog');
+    assert.equal(wrong.headers.get('set-cookie'), null);
+    assert.equal((await fetch(`${base}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"alice"}' })).status, 400);
+
+    const ok = await login('alice', 'alice-pw');
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), { user: 'alice', superuser: false });
+    const setCookie = ok.headers.get('set-cookie') ?? '';
+    assert.match(setCookie, /^floe_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/, 'a browser-session cookie; no Secure over plain HTTP');
+    const cookie = { cookie: setCookie.split(';')[0]! };
+    assert.deepEqual((await call('GET', '/api/v1/whoami', cookie)).body, { user: 'alice', superuser: false });
+    assert.equal((await call('POST', '/api/v1/tables/public/t/pause', cookie)).status, 403);
+    // Basic, when sent, wins over the cookie.
+    assert.deepEqual((await call('GET', '/api/v1/whoami', { ...cookie, ...basic('root', 'root-pw') })).body, { user: 'root', superuser: true });
+
+    const out = await fetch(`${base}/api/v1/logout`, { method: 'POST', headers: cookie });
+    assert.equal(out.status, 200);
+    assert.match(out.headers.get('set-cookie') ?? '', /^floe_session=; .*Max-Age=0/);
+    assert.equal((await call('GET', '/api/v1/whoami', cookie)).status, 401);
+    assert.equal((await call('GET', '/api/v1/whoami', { cookie: 'floe_session=forged' })).status, 401);
+  });
+
+  test('the dashboard page and its assets need no login (they hold no data); its API calls do', async () => {
+    const page = await fetch(`${base}/`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    const html = await page.text();
+    for (const asset of ['/assets/dashboard.js', '/assets/dashboard.css']) {
+      assert.ok(html.includes(asset), asset);
+      const a = await fetch(`${base}${asset}`);
+      assert.equal(a.status, 200, asset);
+      assert.ok((await a.arrayBuffer()).byteLength > 1000, asset);
+    }
+    assert.equal((await fetch(`${base}/assets/nothing.js`)).status, 404);
+    assert.equal((await fetch(`${base}/assets/..%2Fpackage.json`)).status, 404);
+    assert.equal((await call('GET', '/api/v1/rates')).status, 401);
+  });
+
   test('a superuser\'s admin actions work', async () => {
     const root = basic('root', 'root-pw');
     // A table to act on, through the wire as the same superuser (loopback is trusted on the wire).

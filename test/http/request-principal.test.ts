@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isFloeError } from '../../src/common/floe-error.js';
 import { authenticateRequest, type AuthPolicy, type HttpAuthMode } from '../../src/http/index.js';
+import { checkPassword } from '../../src/http/request-principal.js';
 
 // A users file in miniature: alice (password "alice-pw") and root (a superuser, "root-pw").
 const credentials = {
@@ -55,4 +56,18 @@ test('a password may hold a colon; malformed or non-Basic headers are 28000', ()
   for (const header of ['Bearer abc', 'Basic', 'Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':pw').toString('base64')}`]) {
     assert.equal(refusal(() => authenticateRequest({ remoteAddress: '127.0.0.1', secure: false, authorization: header }, policy('always'))), '28000', header);
   }
+});
+
+test('a login session acts as its user, from loopback too, with its superuser flag read now; Basic wins over it', () => {
+  for (const mode of ['loopback', 'always'] as const) {
+    assert.deepEqual(authenticateRequest({ remoteAddress: '127.0.0.1', secure: false, authorization: undefined, sessionUser: 'alice' }, policy(mode)), { user: 'alice', superuser: false });
+    assert.deepEqual(authenticateRequest({ remoteAddress: '10.1.2.3', secure: true, authorization: undefined, sessionUser: 'root' }, policy(mode)), { user: 'root', superuser: true });
+    assert.deepEqual(authenticateRequest({ remoteAddress: '127.0.0.1', secure: false, authorization: basic('root', 'root-pw'), sessionUser: 'alice' }, policy(mode)), { user: 'root', superuser: true });
+  }
+});
+
+test('the login form\'s password is refused off loopback over plain HTTP, as Basic is', () => {
+  assert.equal(refusal(() => checkPassword({ remoteAddress: '10.1.2.3', secure: false }, policy('loopback'), 'alice', 'alice-pw')), '28000');
+  assert.deepEqual(checkPassword({ remoteAddress: '10.1.2.3', secure: true }, policy('loopback'), 'alice', 'alice-pw'), { user: 'alice', superuser: false });
+  assert.equal(refusal(() => checkPassword({ remoteAddress: '127.0.0.1', secure: false }, policy('always'), 'alice', 'root-pw')), '28P01');
 });

@@ -16,6 +16,14 @@ export interface StatementMetricsObserver {
   failed(sqlstate: string): void;
 }
 
+/** Running totals since the process started, for the dashboard's rate charts (metrics/rate-sampler.ts). */
+export interface ActivityTotals {
+  readonly commits: number;
+  readonly ingestRows: number;
+  readonly queries: number;
+  readonly errors: number;
+}
+
 /**
  * Floe's Prometheus metrics, on a registry of their own. Commits and statements are
  * counted as they happen, through the observers the lake and the wire are given (so
@@ -27,6 +35,8 @@ export class FloeMetrics {
   readonly commitObserver: CommitObserver;
   readonly statementObserver: StatementMetricsObserver;
   #tables: TableMetrics | undefined;
+  // Kept beside the prom-client series: reading those back is async and per label set.
+  #totals = { commits: 0, ingestRows: 0, queries: 0, errors: 0 };
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -36,8 +46,11 @@ export class FloeMetrics {
       buckets: COMMIT_BUCKETS, registers: [this.registry],
     });
     const ingestRows = new Counter({ name: 'floe_ingest_rows_total', help: 'Rows written by committed transactions (an update counts its before and after images).', registers: [this.registry] });
+    const totals = this.#totals;
     this.commitObserver = {
       committed(c) {
+        totals.commits++;
+        totals.ingestRows += c.rows;
         commits.inc();
         commitSeconds.observe(c.seconds);
         ingestRows.inc(c.rows);
@@ -49,9 +62,20 @@ export class FloeMetrics {
     });
     const errors = new Counter({ name: 'floe_query_errors_total', help: 'Errors sent to clients, by SQLSTATE class.', labelNames: ['sqlstate_class'], registers: [this.registry] });
     this.statementObserver = {
-      completed: (tag, seconds) => queries.observe({ kind: statementKind(tag) }, seconds),
-      failed: (sqlstate) => errors.inc({ sqlstate_class: sqlstateClass(sqlstate) }),
+      completed: (tag, seconds) => {
+        totals.queries++;
+        queries.observe({ kind: statementKind(tag) }, seconds);
+      },
+      failed: (sqlstate) => {
+        totals.errors++;
+        errors.inc({ sqlstate_class: sqlstateClass(sqlstate) });
+      },
     };
+  }
+
+  /** Commits, rows written, statements answered and errors sent since the process started. */
+  totals(): ActivityTotals {
+    return { ...this.#totals };
   }
 
   /** Registers what is read at scrape time. */

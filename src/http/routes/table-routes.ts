@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { requireSuperuser } from '../request-principal.js';
 import { optimizeNow, setOptimizingEnabled } from '../table-actions.js';
+import { recentChanges } from '../recent-changes.js';
 import { findTable, tableDetail } from '../table-detail.js';
 import { tableSummaries } from '../table-summary.js';
 import { principalOf } from './principal-of.js';
@@ -25,7 +26,7 @@ export function registerTableRoutes(app: FastifyInstance, ctx: RouteContext): vo
   app.get('/api/v1/tables', async () => ({ tables: tableSummaries(ctx.warehouse, ctx.optimizing) }));
   app.get<{ Params: TableParams }>('/api/v1/tables/:schema/:table', { schema: tableParams }, async (request) => {
     const t = findTable(ctx.warehouse, request.params.schema, request.params.table);
-    return tableDetail(ctx.warehouse, ctx.optimizing, t);
+    return { ...tableDetail(ctx.warehouse, ctx.optimizing, t), recentChanges: await recentChanges(ctx.warehouse, t) };
   });
   for (const [action, enabled] of [['pause', false], ['resume', true]] as const) {
     app.post<{ Params: TableParams }>(`/api/v1/tables/:schema/:table/${action}`, { schema: tableParams }, async (request) => {
