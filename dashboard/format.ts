@@ -25,6 +25,12 @@ export function seconds(s: number | null | undefined): string {
   return `${(s / 3600).toFixed(1)} h`;
 }
 
+/** Milliseconds as a statement's time: two decimals below 10 ms, then as seconds() prints. */
+export function millis(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '–';
+  return ms < 10 ? `${ms.toFixed(2)} ms` : seconds(ms / 1000);
+}
+
 /** Time since an ISO instant, or '–'. */
 export function since(iso: string | null | undefined, now = Date.now()): string {
   return iso === null || iso === undefined ? '–' : seconds(Math.max(0, (now - Date.parse(iso)) / 1000));

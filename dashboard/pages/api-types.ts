@@ -2,7 +2,7 @@
  * The shapes of the management API's answers that the pages read (README.md, "Management").
  * Where src/http declares a shape in a file that imports nothing, it is imported from there.
  */
-export type { ConnectedSession } from '../../src/http/management-sources.js';
+export type { ConnectedSession, StatementTotals } from '../../src/http/management-sources.js';
 export type { StoreTotals, TableSummaryShape as TableSummary } from '../../src/http/table-summary-shape.js';
 
 export interface OptimizingRun {

@@ -28,9 +28,22 @@ export interface ConnectedSession {
   readonly waitEvent: string | null;
 }
 
-/** The server's sessions: who is connected, and cancelling one's running statement (pg_cancel_backend). */
+/** One normalized statement's totals since the last reset (a floe_stat_statements row). */
+export interface StatementTotals {
+  readonly user: string;
+  readonly query: string;
+  readonly calls: number;
+  /** Milliseconds. */
+  readonly totalMs: number;
+  readonly meanMs: number;
+  readonly maxMs: number;
+  readonly rows: number;
+}
+
+/** The server's sessions: who is connected, cancelling one's running statement (pg_cancel_backend), and what ended statements cost (floe_stat_statements). */
 export interface SessionDirectory {
   list(): readonly ConnectedSession[];
+  statements(): readonly StatementTotals[];
   /** false when no session has that pid. */
   cancel(pid: number): boolean;
 }

@@ -5,3 +5,4 @@ export { formatCopyRow, parseCopyText } from './copy-format.js';
 export { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, SERVER_VERSION, SERVER_VERSION_NUM, checkSetting, parseMemorySetting } from './settings-registry.js';
 export { sweepDeadSessionDirectories } from './temp-directory.js';
 export { SessionRegistry } from './session-registry.js';
+export { StatementStatistics, processStatementStatistics } from './statement-statistics.js';

@@ -203,6 +203,8 @@ describe('dashboard pages on a gateway at work', () => {
     try {
       await page.goto(`${base}/#/sessions`);
       await page.waitForFunction(() => document.querySelector('table.longest')?.textContent?.includes('pg_sleep'), { timeout: 10_000 });
+      // The slow-query list: the stream's upsert, folded to one row with its constants as $n.
+      await page.waitForFunction(() => /INSERT INTO .*\$1/i.test(document.querySelector('table.slowest')?.textContent ?? ''), { timeout: 10_000 });
       const list = await textOf(page, 'table.sessions-list');
       for (const app of ['dashboard-test', 'stream', 'report']) assert.match(list, new RegExp(app));
       await saveScreenshot(page, 'sessions');

@@ -195,6 +195,17 @@ describe('management API and /metrics of floe serve', () => {
     assert.equal(gone.body.error.sqlstate, '42704');
   });
 
+  test('the slow-query list: floe_stat_statements\' rows, slowest first by mean time', async () => {
+    for (const s of [0.3, 0.2]) await client.query(`SELECT pg_sleep(${s})`);
+    const { body } = await getJson('/api/v1/statements');
+    const slept = body.statements.find((s: { query: string }) => /pg_sleep/.test(s.query));
+    const sql = (await client.query("SELECT calls, mean_exec_time, max_exec_time, query FROM floe_stat_statements WHERE query LIKE '%pg_sleep%' AND query NOT LIKE '%floe_stat_statements%'")).rows[0];
+    assert.deepEqual([slept.query, slept.calls], [sql.query, Number(sql.calls)]);
+    assert.ok(slept.meanMs >= 250 && slept.maxMs >= 300, JSON.stringify(slept));
+    const means = body.statements.map((s: { meanMs: number }) => s.meanMs);
+    assert.deepEqual(means, [...means].sort((a: number, b: number) => b - a));
+  });
+
   test('unknown endpoints and bad parameters are JSON errors with a SQLSTATE', async () => {
     const nowhere = await getJson('/api/v1/nowhere');
     assert.equal(nowhere.status, 404);
