@@ -33,6 +33,9 @@ export type IcebergExportResult =
   /** Nothing written: the base store cannot be shown to Iceberg v2 readers exactly (see reason). */
   | { readonly kind: 'skipped'; readonly reason: string };
 
+/** An Avro file no version names is deleted only past this age: another exporter may be about to name it. */
+const UNNAMED_AVRO_GRACE_MICROS = 10n * 60n * 1_000_000n;
+
 /** Summary key holding a digest of the base files (ids and deleted rows) a snapshot lists. */
 const BASE_DIGEST_KEY = 'floe.base-files-digest';
 
@@ -42,7 +45,10 @@ const BASE_DIGEST_KEY = 'floe.base-files-digest';
  * in the order manifest → manifest list → vN.metadata.json → version-hint.text, each one
  * complete when written (Storage.put), and none ever rewritten but the hint; a crash at any
  * point leaves the newest vN intact and at worst unreferenced files, which the next export's
- * cleanup removes. One exporter per table at a time (the metadata service of one process).
+ * cleanup removes once they are older than a grace period. Two exporters (two gateways on
+ * one warehouse) may race: both write a complete vN+1 naming their own manifests, the last
+ * written stands, and the grace period keeps one exporter's cleanup from deleting the
+ * manifests the other is about to name.
  */
 export async function exportIcebergMetadata(source: IcebergExportSource, table: TableMetadata, nowMs: number): Promise<IcebergExportResult> {
   const head = source.head(table);
@@ -113,7 +119,7 @@ export async function exportIcebergMetadata(source: IcebergExportSource, table: 
   await source.storage.put(`${prefix}${metadataFileName(version)}`, new TextEncoder().encode(JSON.stringify(json, null, 1)));
   // Written last: a reader that trusts the hint finds a complete version.
   await source.storage.put(`${prefix}${VERSION_HINT_FILE}`, new TextEncoder().encode(String(version)));
-  await removeUnreferenced(source.storage, prefix, version, json);
+  await removeUnreferenced(source.storage, prefix, version, json, prevJson, BigInt(nowMs) * 1000n);
   return { kind: 'written', version, snapshotId: head.id };
 }
 
@@ -183,17 +189,23 @@ async function readNewestVersion(storage: Storage, prefix: string): Promise<{ ve
 
 /**
  * Deletes what the new version no longer needs: metadata files older than the ones its
- * metadata-log keeps, and manifest lists and manifests of snapshots it no longer lists
- * (expired in Floe, whose data files expiry may delete) or that no version ever named (an
- * export that crashed before its vN).
+ * metadata-log keeps; manifest lists and manifests of snapshots the previous version listed
+ * and this one does not (expired in Floe, whose data files expiry may delete); and, once
+ * past a grace period, those no version named (an export that crashed before its vN, or
+ * that lost a race with another exporter, which may still be about to name its files).
  */
-async function removeUnreferenced(storage: Storage, prefix: string, version: number, json: IcebergTableMetadataJson): Promise<void> {
-  const keepLists = json.snapshots.map((s) => s['manifest-list'].slice(s['manifest-list'].lastIndexOf('/') + 1).replace(/\.avro$/, ''));
+async function removeUnreferenced(
+  storage: Storage, prefix: string, version: number, json: IcebergTableMetadataJson, previous: IcebergTableMetadataJson | undefined, nowMicros: bigint,
+): Promise<void> {
+  const listNames = (j: IcebergTableMetadataJson) => j.snapshots.map((s) => s['manifest-list'].slice(s['manifest-list'].lastIndexOf('/') + 1).replace(/\.avro$/, ''));
+  const ofList = (lists: readonly string[], name: string) => lists.some((l) => name === `${l}.avro` || name.startsWith(`${l}-m`));
+  const keep = listNames(json);
+  const namedBefore = previous === undefined ? [] : listNames(previous);
   for (const o of await storage.list(prefix)) {
     const name = o.key.slice(prefix.length);
     const v = versionOfMetadataFile(name);
     const stale = v !== undefined ? v < version - PREVIOUS_VERSIONS_MAX
-      : name.endsWith('.avro') && !keepLists.some((l) => name === `${l}.avro` || name.startsWith(`${l}-m`));
+      : name.endsWith('.avro') && !ofList(keep, name) && (ofList(namedBefore, name) || nowMicros - o.modifiedMicros > UNNAMED_AVRO_GRACE_MICROS);
     if (stale) await storage.delete(o.key);
   }
 }
