@@ -427,10 +427,10 @@ export function formatTpchReport(r: TpchBenchReport): string {
   const gb = geomeanRatio(r.upserted);
   const gm = (g: ReturnType<typeof geomeanRatio>) => (g === undefined ? ['—', '—', '—'] : [fmtMs(g.floeMs), fmtMs(g.duckMs), `${g.ratio.toFixed(1)}× (${g.n} queries)`]);
   lines.push(`| geomean | ${[...gm(ga), ...gm(gb)].join(' | ')} |`);
-  if (r.s3 !== undefined) lines.push('', ...formatS3Table(r.optimized, r.s3));
   if (r.runs > 1) {
     lines.push(`| geomean, first runs | ${[...gm(geomeanRatio(r.optimized, true)), ...gm(geomeanRatio(r.upserted, true))].join(' | ')} |`);
     lines.push('', `Each query ran ${r.runs} times per engine, one after another; the table shows each engine's fastest run, and the last line the geomean of the first runs.`);
   }
+  if (r.s3 !== undefined) lines.push('', ...formatS3Table(r.optimized, r.s3));
   return lines.join('\n');
 }
