@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EncodedKeys } from '../../src/lake/bucket/key-encoding.js';
 import type { NewFileRecord } from '../../src/lake/catalog/catalog.js';
-import { keyBitmapOf } from '../../src/lake/scan/key-bitmap.js';
+import { keyBitmapOf } from '../../src/lake/bucket/key-bitmap.js';
 import type { FrontierNode } from '../../src/lake/table/frontier.js';
 import { candidatesFor } from '../../src/lake/txn/check-unique-keys.js';
 

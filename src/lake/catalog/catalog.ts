@@ -135,6 +135,14 @@ export interface CommitRequest {
    * still hold).
    */
   readonly rebaseWithinBatch?: boolean;
+  /**
+   * The key bitmap (key-bitmap.ts) of every key a keyed table's commit writes, when its
+   * checks against expectHead depend on those keys alone. expectHead then also holds when
+   * each snapshot since it on the branch, whichever process made it, is an optimize or only
+   * added change files whose key bitmaps share no bit with this one: they touched none of
+   * its keys, so its checks still hold at the newer head. Logged, so a replay judges alike.
+   */
+  readonly rebaseKeyBitmap?: Uint8Array;
   readonly addFiles: readonly NewFileRecord[];
   readonly removeFileIds: readonly number[];
   /** Files that must still be visible at the head (optimizer): otherwise OptimizerConflict. */

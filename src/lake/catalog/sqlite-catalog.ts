@@ -23,6 +23,7 @@ import type {
 import type { FileColumnStats, FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord, SnapshotIdRange } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { VisibleFilesMemo } from './visible-files-memo.js';
+import { keyBitmapsMayShare } from '../bucket/key-bitmap.js';
 import { SqliteSubscriptions, SUBSCRIPTIONS_SCHEMA } from './sqlite-subscriptions.js';
 import type {
   NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
@@ -186,6 +187,8 @@ function toFile(r: FileRow): FileRecord {
 
 /** Cached reads kept at most (they are all dropped past it, or when the database changes). */
 const READ_CACHE_MAX = 4096;
+/** Snapshots a rebase over untouched keys walks at most (CommitRequest.rebaseKeyBitmap). */
+const REBASE_WALK_MAX = 256;
 
 /** `v` with its plain objects and arrays frozen all the way down (typed arrays and Buffers cannot be, and are left as they are). */
 function frozen<T>(v: T): T {
@@ -942,6 +945,39 @@ export class SqliteCatalog implements Catalog {
     });
   }
 
+  /**
+   * CommitRequest.rebaseKeyBitmap: every snapshot from `head` back to the request's
+   * expected head is an optimize, or a write on its schema that removed nothing and added
+   * only change files whose key bitmaps miss the request's. Read uncached: this runs inside
+   * the commit's write transaction.
+   */
+  #keysUntouchedSince(req: CommitRequest, head: bigint): boolean {
+    const bitmap = req.rebaseKeyBitmap;
+    const expect = req.expectHead;
+    if (bitmap === undefined || expect === undefined) return false;
+    const snapshot = this.#sql('SELECT parent_id, operation, schema_id FROM snapshots WHERE table_id = ? AND snapshot_id = ?');
+    const removed = this.#sql('SELECT 1 FROM file_removals WHERE table_id = ? AND snapshot_id = ? LIMIT 1');
+    const added = this.#sql('SELECT store, key_bitmap FROM files WHERE table_id = ? AND added_in = ?');
+    let at: bigint | null = head;
+    for (let steps = 0; at !== null && at !== expect; steps++) {
+      // Snapshot ids grow along a branch: below the expected head, the walk left its line.
+      if (steps >= REBASE_WALK_MAX || at < expect) return false;
+      const s = snapshot.get(req.tableId, at) as { parent_id: bigint | null; operation: string; schema_id: bigint } | undefined;
+      if (s === undefined) return false;
+      if (s.operation !== 'optimize') {
+        if (Number(s.schema_id) !== req.schemaId || removed.get(req.tableId, at) !== undefined) return false;
+        const files = added.all(req.tableId, at) as { store: string; key_bitmap: Buffer | null }[];
+        // None: its files were merged under another snapshot (tiering, expiry), so unknown here.
+        if (files.length === 0) return false;
+        for (const f of files) {
+          if (f.store !== 'change' || f.key_bitmap === null || keyBitmapsMayShare(new Uint8Array(f.key_bitmap), bitmap)) return false;
+        }
+      }
+      at = s.parent_id === null ? null : BigInt(s.parent_id);
+    }
+    return at === expect;
+  }
+
   /** A rebasable request whose expected head was moved only by this call's earlier commits expects the head they left. */
   #rebasedRequest(req: CommitRequest, batchHeads: ReadonlyMap<string, { before: bigint; added: ReadonlySet<bigint> }>): CommitRequest {
     if (req.rebaseWithinBatch !== true || req.expectHead === undefined) return req;
@@ -1114,7 +1150,7 @@ export class SqliteCatalog implements Catalog {
     const ref = this.getRef(req.tableId, req.branch);
     if (ref === undefined) throw new FloeError(SqlState.undefinedObject, `branch "${req.branch}" does not exist`);
     if (ref.kind !== 'branch') throw new FloeError(SqlState.objectNotInPrerequisiteState, `"${req.branch}" is a tag; tags cannot be written`);
-    if (req.expectHead !== undefined && ref.snapshotId !== req.expectHead) {
+    if (req.expectHead !== undefined && ref.snapshotId !== req.expectHead && !this.#keysUntouchedSince(req, ref.snapshotId)) {
       throw new FloeError(SqlState.serializationFailure, 'could not serialize access due to concurrent update', { detail: HEAD_MOVED });
     }
     const head = this.getSnapshot(req.tableId, ref.snapshotId)!;

@@ -4,7 +4,7 @@ import { batchFromData, buildBatch } from '../arrow/batch-builder.js';
 import { hashKeyBatch } from '../bucket/key-hash.js';
 import { readDataFile } from '../format/data-file-reader.js';
 import { encodeDataFile, fileColumns, storeDataFile } from '../format/data-file-writer.js';
-import { keyBitmapOf } from '../scan/key-bitmap.js';
+import { keyBitmapOf } from '../bucket/key-bitmap.js';
 import { openStorage } from '../storage/open-storage.js';
 import { OFFSET_FILE_COLUMN, OP_COLUMN, SEQ_FILE_COLUMN, SNAPSHOT_FILE_COLUMN } from '../table/table-layout.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';

@@ -24,7 +24,7 @@ import { stagedFileId } from '../txn/staged-file-id.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { isExactFilter } from './filter-batch.js';
-import { keyBitmapMayHold } from './key-bitmap.js';
+import { keyBitmapMayHold } from '../bucket/key-bitmap.js';
 import { bloomMayHold } from '../stats/value-bloom.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanTask } from './scan-types.js';

@@ -10,7 +10,7 @@ import type { NewFileRecord, TableRecord } from '../catalog/catalog.js';
 import { encodeDataFile, fileColumns, storeDataFile } from '../format/data-file-writer.js';
 import { withOptimizerRegistration } from '../optimize/optimizer-registration.js';
 import { executeScanTask } from '../scan/execute-scan-task.js';
-import { keyBitmapOf } from '../scan/key-bitmap.js';
+import { keyBitmapOf } from '../bucket/key-bitmap.js';
 import { planScan } from '../scan/plan-scan.js';
 import { checkExistingUnique } from '../txn/check-unique.js';
 import { gather, routeRows } from '../txn/route-rows.js';

@@ -8,7 +8,7 @@ import type { Storage } from '../storage/storage.js';
 import type { FrontierNode } from '../table/frontier.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { KeyRangeFilter } from './key-range-filter.js';
-import { keyBitmapMayHold } from '../scan/key-bitmap.js';
+import { keyBitmapMayHold } from '../bucket/key-bitmap.js';
 import { duplicateKeyError } from './duplicate-key-error.js';
 import type { KeyCandidate, NodeKeys } from './key-winners.js';
 import { KeyWinners, isLiveOp, nodeKeys, offerFileRows } from './key-winners.js';

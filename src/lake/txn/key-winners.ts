@@ -12,7 +12,7 @@ import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
 import { reverseBits32 } from '../optimize/hash-order.js';
 import { cachedFooterRowGroups } from '../format/parquet-footer.js';
 import { decodedPositions } from '../scan/deleted-positions.js';
-import { keyBitmapMayHold } from '../scan/key-bitmap.js';
+import { keyBitmapMayHold } from '../bucket/key-bitmap.js';
 import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, keyColumnsOf, physicalName } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';

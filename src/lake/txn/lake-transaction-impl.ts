@@ -25,7 +25,7 @@ import { isKeyed, keyTypesOf } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { nowMicros } from '../warehouse/lake-context.js';
-import { keyBitmapOf } from '../scan/key-bitmap.js';
+import { keyBitmapOf, keyBitmapOfAll } from '../bucket/key-bitmap.js';
 import { checkKeyConflicts } from './check-conflicts.js';
 import { UniqueLedger } from './check-unique.js';
 import { checkConcurrentInserts, checkUniqueInsert } from './check-unique-keys.js';
@@ -668,6 +668,10 @@ export class LakeTransactionImpl implements LakeTransaction {
         });
       }
     }
+    // A keyed write whose checks rest on its keys alone may commit past other writers'
+    // commits of other keys, from any process (CommitRequest.rebaseKeyBitmap).
+    const rebaseKeyBitmap = expectHead !== undefined && isKeyed(w.table) && w.deletes.size === 0 && !hasUniqueConstraint(w.table)
+      ? keyBitmapOfAll(w.keyHashes) : undefined;
     const rows = w.rows;
     return {
       tableId: w.table.id, branch: w.ref, operation: isKeyed(w.table) ? 'write' : (w.deletes.size > 0 ? 'delete' : 'append'),
@@ -679,6 +683,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         ...keyMovesSummary(w.keyMoves),
       },
       schemaId: current.schemaId, addFiles, removeFileIds, ...(expectHead === undefined ? {} : { expectHead }),
+      ...(rebaseKeyBitmap === undefined ? {} : { rebaseKeyBitmap }),
     };
   }
 

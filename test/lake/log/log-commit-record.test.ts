@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeLogCommit, encodeLogCommit } from '../../../src/lake/log/log-commit-record.js';
 import type { LogCommitRecord } from '../../../src/lake/log/log-commit-record.js';
-import { KEY_BITMAP_BYTES, keyBitmapOf } from '../../../src/lake/scan/key-bitmap.js';
+import { KEY_BITMAP_BYTES, keyBitmapOf } from '../../../src/lake/bucket/key-bitmap.js';
 
 function recordWith(keyBitmap: Uint8Array, dvPositions?: Uint32Array): LogCommitRecord {
   return {
