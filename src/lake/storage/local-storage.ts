@@ -85,7 +85,14 @@ export class LocalStorage implements Storage {
         const p = join(dir, ent.name);
         if (ent.isDirectory()) await walk(p);
         else if (ent.isFile()) {
-          const st = await fs.stat(p, { bigint: true });
+          let st;
+          try {
+            st = await fs.stat(p, { bigint: true });
+          } catch (e) {
+            // Renamed or deleted since the directory was read (a put's temporary file, a cleanup): not there.
+            if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+            throw e;
+          }
           out.push({ key: relative(this.#root, p).split(sep).join('/'), size: Number(st.size), modifiedMicros: st.mtimeNs / 1000n });
         }
       }
