@@ -25,7 +25,8 @@ ${WAREHOUSE_USAGE}
     [--no-log-tiering]   (leave the log store's files to the optimizer instead of tiering them into Parquet)
     [--no-iceberg-metadata]   (do not write Iceberg metadata beside the data; with several gateways, keep it on in one)
     [--http-port 5480] [--http-host 127.0.0.1] [--http-auth loopback|always] [--no-http]
-                         (the management server: /metrics, /healthz, /readyz, /api/v1; port 0 picks a free one;
+                         (the management server: /metrics, /healthz, /readyz, /api/v1, the Iceberg REST
+                          catalog at /iceberg; port 0 picks a free one;
                           HTTPS with --tls-cert/--tls-key; off loopback it needs them)
     [--log-min-duration-statement -1]   (log statements that ran at least this long: '250ms', '1s'; 0 all, -1 none)
   The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.

@@ -20,6 +20,8 @@ import { setPrincipal } from './routes/principal-of.js';
 import type { RouteContext } from './routes/route-context.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerTableRoutes } from './routes/table-routes.js';
+import { registerIcebergRestRoutes } from './routes/iceberg-rest-routes.js';
+import { IcebergRestError, icebergErrorOf } from './iceberg-rest-error.js';
 
 /** What `pino` loggers give, as far as the server uses it. */
 export interface HttpLogger {
@@ -52,9 +54,10 @@ export interface HttpServer {
 }
 
 /**
- * The management server of `floe serve`: probes, Prometheus /metrics and the JSON API
- * under /api/v1, on fastify. Everything but the probes needs a principal
- * (request-principal.ts); errors are JSON with a SQLSTATE (http-problem.ts).
+ * The management server of `floe serve`: probes, Prometheus /metrics, the JSON API under
+ * /api/v1 and the read-only Iceberg REST catalog under /iceberg, on fastify. Everything but
+ * the probes needs a principal (request-principal.ts); the API's errors are JSON with a
+ * SQLSTATE (http-problem.ts), the catalog's the Iceberg spec's (iceberg-rest-error.ts).
  */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const base = { disableRequestLogging: true, logger: false } as const;
@@ -78,16 +81,28 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   const ctx: RouteContext = {
     warehouse: opts.warehouse, optimizing: opts.optimizing, sessions: opts.sessions, metrics: opts.metrics, rates, rateIntervalSeconds: rateSampleSeconds,
   };
+  // Every route but the probes, the dashboard's files and the login acts as a principal.
+  const authenticate = async (request: FastifyRequest): Promise<void> => {
+    const sessionId = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    setPrincipal(request, authenticateRequest({
+      remoteAddress: request.socket.remoteAddress ?? '',
+      secure: arrivedOverTls(request),
+      authorization: request.headers.authorization,
+      sessionUser: sessionId === undefined ? undefined : logins.userOf(sessionId),
+    }, opts.auth));
+  };
+  // The read-only Iceberg REST catalog: it hands out the metadata any gateway of the warehouse wrote.
   await app.register(async (scope) => {
-    scope.addHook('onRequest', async (request) => {
-      const sessionId = cookieValue(request.headers.cookie, SESSION_COOKIE);
-      setPrincipal(request, authenticateRequest({
-        remoteAddress: request.socket.remoteAddress ?? '',
-        secure: arrivedOverTls(request),
-        authorization: request.headers.authorization,
-        sessionUser: sessionId === undefined ? undefined : logins.userOf(sessionId),
-      }, opts.auth));
-    });
+    // The Iceberg REST spec's error bodies, for its clients, in place of the API's.
+    scope.setErrorHandler((error: FastifyError, request, reply) => sendIcebergError(request, reply, icebergErrorOf(error, error.statusCode), opts.logger, error));
+    scope.setNotFoundHandler((request, reply) => sendIcebergError(request, reply, icebergErrorOf(
+      new IcebergRestError(400, 'BadRequestException', `No route for request: ${request.method} ${request.url.split('?')[0]}`),
+    )));
+    scope.addHook('onRequest', authenticate);
+    registerIcebergRestRoutes(scope, opts.warehouse);
+  }, { prefix: '/iceberg' });
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', authenticate);
     registerMetricsRoute(scope, ctx);
     registerRatesRoute(scope, ctx);
     registerTableRoutes(scope, ctx);
@@ -110,6 +125,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       await app.close();
     },
   };
+}
+
+function sendIcebergError(request: FastifyRequest, reply: FastifyReply, e: ReturnType<typeof icebergErrorOf>, logger?: HttpLogger, cause?: unknown): FastifyReply {
+  if (e.status >= 500) logger?.error({ err: cause, method: request.method, url: request.url }, 'iceberg catalog request failed');
+  if (e.status === 401) void reply.header('WWW-Authenticate', BASIC_CHALLENGE);
+  return reply.code(e.status).type('application/json; charset=utf-8').send(e.body);
 }
 
 function sendProblem(request: FastifyRequest, reply: FastifyReply, p: HttpProblem): FastifyReply {

@@ -11,6 +11,7 @@ import {
   VERSION_HINT_FILE, icebergMetadataPrefix, icebergTableKey, metadataFileName, storageUri, versionOfMetadataFile,
 } from './iceberg-locations.js';
 import { readLiveFiles } from './manifest-reader.js';
+import { readNewestMetadataVersion } from './newest-metadata-version.js';
 import type { ManifestFileEntry } from './manifest-writer.js';
 import { encodeManifest, encodeManifestList } from './manifest-writer.js';
 import type { IcebergSnapshotJson, IcebergTableMetadataJson } from './table-metadata-json.js';
@@ -59,7 +60,7 @@ export async function exportIcebergMetadata(source: IcebergExportSource, table: 
   if (problem !== undefined) return { kind: 'skipped', reason: problem };
 
   const prefix = icebergMetadataPrefix(table.id);
-  const previous = await readNewestVersion(source.storage, prefix);
+  const previous = await readNewestMetadataVersion(source.storage, prefix);
   const digest = baseDigest(files);
   const prevJson = previous?.json;
   const prevCurrent = prevJson?.snapshots.find((s) => s['snapshot-id'] === prevJson['current-snapshot-id']);
@@ -176,16 +177,6 @@ function snapshotJson(
   };
 }
 
-async function readNewestVersion(storage: Storage, prefix: string): Promise<{ version: number; json: IcebergTableMetadataJson } | undefined> {
-  let newest: number | undefined;
-  for (const o of await storage.list(prefix)) {
-    const v = versionOfMetadataFile(o.key.slice(prefix.length));
-    if (v !== undefined && (newest === undefined || v > newest)) newest = v;
-  }
-  if (newest === undefined) return undefined;
-  const json = JSON.parse(new TextDecoder().decode(await storage.get(`${prefix}${metadataFileName(newest)}`))) as IcebergTableMetadataJson;
-  return { version: newest, json };
-}
 
 /**
  * Deletes what the new version no longer needs: metadata files older than the ones its

@@ -7,6 +7,7 @@ import type { LogBacklog } from '../log/log-backlog.js';
 import { tierLogFiles } from '../log/tier-log-files.js';
 import { exportIcebergMetadata } from '../iceberg/export-iceberg-metadata.js';
 import { icebergMetadataPrefix } from '../iceberg/iceberg-locations.js';
+import { loadIcebergTable, type IcebergTableLoad } from '../iceberg/newest-metadata-version.js';
 import type { IcebergExportResult } from '../iceberg/export-iceberg-metadata.js';
 import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import { optimizeTable } from '../optimize/optimize-table.js';
@@ -382,6 +383,10 @@ export class WarehouseImpl implements Warehouse {
       filesAt: (t, id) => describeFiles(catalog, t, id),
       liveSnapshotIds: (t) => new Set(this.listSnapshots(t).map((s) => s.id)),
     }, table, Date.now());
+  }
+
+  loadIcebergTable(table: TableMetadata): Promise<IcebergTableLoad | undefined> {
+    return loadIcebergTable(this.#ctx.storage, this.#ctx.storageConfig, table.id);
   }
 
   tierLogFiles(table: TableMetadata, opts?: TierOptions): Promise<TierResult> {

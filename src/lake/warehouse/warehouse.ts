@@ -1,5 +1,6 @@
 import type { CommitObserver } from './commit-observer.js';
 import type { IcebergExportResult } from '../iceberg/export-iceberg-metadata.js';
+import type { IcebergTableLoad } from '../iceberg/newest-metadata-version.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import type { RecordBatch } from 'apache-arrow';
@@ -152,6 +153,8 @@ export interface Warehouse {
    * The change store is not in it. Run by the metadata service, never inside a commit.
    */
   exportIcebergMetadata(table: TableMetadata): Promise<IcebergExportResult>;
+  /** The newest Iceberg metadata version written for the table, as a REST catalog's loadTable answers it; undefined when none is. */
+  loadIcebergTable(table: TableMetadata): Promise<IcebergTableLoad | undefined>;
   /** Rewrites the log files live at the table's branch heads into tiered Parquet change files, in place (src/lake/log/tier-log-files.ts). */
   tierLogFiles(table: TableMetadata, opts?: TierOptions): Promise<TierResult>;
   /** The table's log files not tiered yet (all branches). */
