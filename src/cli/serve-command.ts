@@ -9,6 +9,7 @@ import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regproced
 import { registerRegNameLookup, startWireServer } from '../wire/index.js';
 import { IcebergMetadataService, LogTieringService, SubscriptionManager } from '../service/index.js';
 import { createLogger } from './cli-logger.js';
+import { LoginThrottle } from '../common/login-throttle.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { BOOTSTRAP_SUPERUSER, usersAuthProvider, usersFilePath, usersHttpCredentials } from './users-file.js';
@@ -119,10 +120,12 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const registry = new SessionRegistry();
   const tls = values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) };
   const sessions = httpSessionDirectory(registry);
+  // One count of failed logins per address for the wire and the HTTP server alike.
+  const loginThrottle = new LoginThrottle();
   // Before the wire listens, so /healthz answers while the rest starts and /readyz turns 200 only after it.
   const httpServer = http === undefined ? undefined : await startHttpServer({
     host: http.host, port: http.port, ...(tls === undefined ? {} : { tls }),
-    auth: { mode: http.auth, credentials: usersHttpCredentials(usersFilePath(dataDir)), trustedUser: BOOTSTRAP_SUPERUSER },
+    auth: { mode: http.auth, credentials: usersHttpCredentials(usersFilePath(dataDir)), trustedUser: BOOTSTRAP_SUPERUSER, throttle: loginThrottle },
     warehouse, optimizing: optimizing.service, sessions, metrics, logger: logger.child({ component: 'http' }),
     // The dashboard's rate charts sample every 10 s; tests set a shorter interval to see points sooner.
     ...(process.env.FLOE_HTTP_RATE_SAMPLE_SECONDS === undefined ? {} : { rateSampleSeconds: Number(process.env.FLOE_HTTP_RATE_SAMPLE_SECONDS) }),
@@ -136,6 +139,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls,
     statementObserver: metrics.statementObserver,
+    loginThrottle,
     createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, serverSettings, optimizing: optimizing.service, registry, subscriptions }),
   });
   port = server.port;

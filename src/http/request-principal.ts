@@ -1,5 +1,6 @@
 import { FloeError } from '../common/floe-error.js';
 import { isLoopback } from '../common/is-loopback.js';
+import type { LoginThrottle } from '../common/login-throttle.js';
 import { SqlState } from '../common/sqlstate.js';
 import type { HttpCredentials } from './management-sources.js';
 
@@ -32,6 +33,8 @@ export interface AuthPolicy {
   readonly credentials: HttpCredentials;
   /** The user a trusted loopback request acts as. */
   readonly trustedUser: string;
+  /** Failed logins per address, the wire's too (src/common/login-throttle.ts); none: no throttling. */
+  readonly throttle?: LoginThrottle;
 }
 
 /** The realm Basic challenges name. */
@@ -42,7 +45,8 @@ export const DASHBOARD_CHALLENGE = 'FloeLogin realm="floe", action="/api/v1/logi
 
 /**
  * The principal of a request, or the error that refuses it (28000 no or unusable
- * credentials, 28P01 a wrong password: both 401 with a Basic challenge).
+ * credentials, or an address locked out after failed logins; 28P01 a wrong password:
+ * all 401 with a Basic challenge).
  *
  * Credentials, when given, are always checked, from loopback too, so a script can act
  * as a user with less power. Basic sends the password itself, so off loopback it is
@@ -71,9 +75,12 @@ export function checkPassword(req: Pick<RequestFacts, 'remoteAddress' | 'secure'
       hint: 'Start floe serve with --tls-cert and --tls-key to serve HTTPS.',
     });
   }
+  policy.throttle?.check(req.remoteAddress);
   if (!policy.credentials.verify(user, password)) {
+    policy.throttle?.failed(req.remoteAddress);
     throw new FloeError(SqlState.invalidPassword, `password authentication failed for user "${user}"`);
   }
+  policy.throttle?.succeeded(req.remoteAddress);
   return { user, superuser: policy.credentials.isSuperuser(user) };
 }
 

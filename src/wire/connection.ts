@@ -5,6 +5,7 @@ import { TLSSocket, type SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { commandTagRows } from '../common/command-tag-rows.js';
 import { FloeError } from '../common/floe-error.js';
+import type { LoginThrottle } from '../common/login-throttle.js';
 import { decodeUtf8Strict } from '../common/utf8.js';
 import { authenticate, type AuthChannel } from './auth/authenticate.js';
 import { ClientGone } from './client-gone.js';
@@ -41,6 +42,8 @@ export interface ConnectionOptions {
   readonly startupTimeoutMs: number;
   readonly tls: SecureContext | undefined;
   readonly statementObserver?: StatementObserver | undefined;
+  /** Failed logins per client address (shared with the HTTP server); none: no throttling. */
+  readonly loginThrottle?: LoginThrottle | undefined;
 }
 
 /**
@@ -267,7 +270,16 @@ export class Connection {
     const database = startup.parameters.database || user;
     this.#log.startup(user, database, startup.parameters.application_name);
     this.#state = { kind: 'authenticating', user };
-    await authenticate(this.#authChannel(), this.#opts.auth, user, this.#remoteAddress);
+    const throttle = this.#opts.loginThrottle;
+    throttle?.check(this.#remoteAddress);
+    try {
+      await authenticate(this.#authChannel(), this.#opts.auth, user, this.#remoteAddress);
+    } catch (e) {
+      // A wrong password or a malformed exchange counts; a client that hung up to ask its user for a password does not.
+      if (e instanceof FloeError) throttle?.failed(this.#remoteAddress);
+      throw e;
+    }
+    throttle?.succeeded(this.#remoteAddress);
     this.#writer.send({ kind: 'AuthenticationOk' });
 
     this.#processId = this.#opts.cancelRegistry.allocateProcessId();

@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { CancelRegistry } from './cancel-registry.js';
 import { Connection } from './connection.js';
 import { defaultMaxMessageBytes } from './messages/message-decoder.js';
+import type { LoginThrottle } from '../common/login-throttle.js';
 import type { StatementObserver } from './statement-observer.js';
 import type { AuthProvider, SessionHandler, StartupInfo } from './session-handler.js';
 
@@ -21,6 +22,8 @@ export interface WireServerOptions {
   readonly tls?: Pick<SecureContextOptions, 'key' | 'cert' | 'ca' | 'passphrase'>;
   /** Told of each statement answered (floe serve's metrics). */
   readonly statementObserver?: StatementObserver;
+  /** Locks out client addresses after repeated failed logins (shared with the HTTP server). */
+  readonly loginThrottle?: LoginThrottle;
 }
 
 export interface WireServer {
@@ -55,6 +58,7 @@ export async function startWireServer(opts: WireServerOptions): Promise<WireServ
       startupTimeoutMs: opts.startupTimeoutMs ?? 60000,
       tls,
       statementObserver: opts.statementObserver,
+      loginThrottle: opts.loginThrottle,
     });
     const done = conn.run().finally(() => connections.delete(conn));
     connections.set(conn, done);
