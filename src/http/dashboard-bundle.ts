@@ -23,9 +23,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Bundles the dashboard with esbuild, in memory, when the server starts: nothing built is
- * kept in the repository or on disk, and the page always matches the source it runs
- * beside. It takes a few hundred milliseconds, once.
+ * Bundles the dashboard with esbuild, in memory, at the server's first page request: nothing
+ * built is kept in the repository or on disk, and the page always matches the source it
+ * runs beside. It takes a few hundred milliseconds, once.
  */
 export async function buildDashboard(): Promise<DashboardBundle> {
   // Imported here, not at the top: a server started with --no-http never loads esbuild.

@@ -7,7 +7,7 @@ import { problemOf, type HttpProblem } from './http-problem.js';
 import type { SessionDirectory } from './management-sources.js';
 import type { FloeMetrics } from './metrics/floe-metrics.js';
 import { RateSampler } from './metrics/rate-sampler.js';
-import { buildDashboard } from './dashboard-bundle.js';
+import { buildDashboard, type DashboardBundle } from './dashboard-bundle.js';
 import { LoginSessions, SESSION_COOKIE, cookieValue } from './login-sessions.js';
 import { BASIC_CHALLENGE, DASHBOARD_CHALLENGE, authenticateRequest, type AuthPolicy } from './request-principal.js';
 import { registerDashboardRoutes } from './routes/dashboard-routes.js';
@@ -69,10 +69,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     status: 404, body: { error: { sqlstate: SqlState.undefinedObject, message: `no endpoint ${request.method} ${request.url.split('?')[0]}` } },
   }));
   registerHealthRoutes(app, () => readiness);
-  const dashboard = buildDashboard();
-  // A failed build shows at the first page request (500, logged); it must not go unhandled before that.
-  dashboard.catch((err: unknown) => opts.logger?.error({ err }, 'dashboard bundle failed to build'));
-  registerDashboardRoutes(app, dashboard);
+  // Bundled at the first page request, not at start: most gateways (every test's) are never
+  // asked for the page, and esbuild takes a few hundred milliseconds. A failed build is a
+  // 500, logged, and is tried again at the next request.
+  let dashboard: Promise<DashboardBundle> | undefined;
+  registerDashboardRoutes(app, () => (dashboard ??= buildDashboard().catch((err: unknown) => {
+    opts.logger?.error({ err }, 'dashboard bundle failed to build');
+    dashboard = undefined;
+    throw err;
+  })));
   const logins = new LoginSessions();
   registerLoginRoutes(app, logins, opts.auth);
   const rateSampleSeconds = opts.rateSampleSeconds ?? 10;
