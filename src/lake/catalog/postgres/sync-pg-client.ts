@@ -1,0 +1,103 @@
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import { FloeError } from '../../../common/floe-error.js';
+import { SqlState } from '../../../common/sqlstate.js';
+import { workerModule } from '../../../common/worker-module.js';
+import { SIGNAL_NOTIFY_EPOCH, SIGNAL_REPLY, SIGNAL_SLOTS } from './sync-pg-protocol.js';
+import type { Row, SyncPgReply, SyncPgRequest, SyncPgStatement, SyncPgWorkerData } from './sync-pg-protocol.js';
+
+export interface SyncPgClientOptions {
+  /** postgres://… of the catalog database. */
+  readonly url: string;
+  /** How long one bridged call may take before the connection is given up (default 60 s). */
+  readonly callTimeoutMs?: number;
+}
+
+/**
+ * A PostgreSQL connection with a synchronous API, for the catalog contract, which is
+ * synchronous (docs/design-notes.md, "Scale-out: the PostgreSQL catalog"). A worker
+ * thread owns a `pg` client; a call posts its request, blocks in Atomics.wait until the
+ * worker has run it and posted the reply, then takes the reply off the port with
+ * receiveMessageOnPort. The calling thread's event loop does not run meanwhile, as with
+ * SQLite's fsync today.
+ *
+ * One call is one round of work in the worker: a statement, or a whole transaction run
+ * back to back there (`transaction`), so no row lock is held across the caller's code.
+ * Errors keep PostgreSQL's SQLSTATE; a lost connection is 08006, and the client stays
+ * broken after it (the catalog is reopened, not retried statement by statement).
+ */
+export class SyncPgClient {
+  readonly #worker: Worker;
+  readonly #port: MessagePort;
+  readonly #slots: Int32Array;
+  readonly #timeoutMs: number;
+  #closed = false;
+
+  constructor(opts: SyncPgClientOptions) {
+    this.#timeoutMs = opts.callTimeoutMs ?? 60_000;
+    const signal = new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    this.#slots = new Int32Array(signal);
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    const { filename, execArgv } = workerModule(import.meta.url, 'sync-pg-worker');
+    const data: SyncPgWorkerData = { url: opts.url, signal, port: port2 };
+    this.#worker = new Worker(new URL(filename), { workerData: data, transferList: [port2], execArgv });
+    // The caller's process may exit while the connection is open; close() ends it cleanly.
+    this.#worker.unref();
+    this.#port.unref();
+  }
+
+  /** One statement's rows (int8 as bigint, bytea as Uint8Array). */
+  query(sql: string, params?: readonly unknown[]): Row[] {
+    return this.#call({ kind: 'query', statement: { sql, ...(params === undefined ? {} : { params }) } })[0]!;
+  }
+
+  /** Each statement's rows, all run in one transaction; nothing of it stays when one fails. */
+  transaction(statements: readonly SyncPgStatement[], isolation?: 'read committed' | 'repeatable read' | 'serializable'): Row[][] {
+    return this.#call({ kind: 'transaction', statements, ...(isolation === undefined ? {} : { isolation }) });
+  }
+
+  /** LISTEN on `channel`: every NOTIFY on it raises notifyEpoch, read without a round trip. */
+  listen(channel: string): void {
+    this.#call({ kind: 'listen', channel });
+  }
+
+  /** Raised by one for each notification the worker received; the caller compares it with the value it last saw. */
+  get notifyEpoch(): number {
+    return Atomics.load(this.#slots, SIGNAL_NOTIFY_EPOCH);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    try {
+      this.#call({ kind: 'close' });
+    } catch { /* closing a broken connection */ }
+    this.#closed = true;
+    this.#port.close();
+    void this.#worker.terminate();
+  }
+
+  #call(request: SyncPgRequest): Row[][] {
+    if (this.#closed) throw new FloeError(SqlState.connectionFailure, 'the catalog connection is closed');
+    Atomics.store(this.#slots, SIGNAL_REPLY, 0);
+    this.#port.postMessage(request);
+    const waited = Atomics.wait(this.#slots, SIGNAL_REPLY, 0, this.#timeoutMs);
+    const reply = receiveMessageOnPort(this.#port)?.message as SyncPgReply | undefined;
+    if (reply === undefined) {
+      // The worker did not answer in time (or died): nothing more can be said on this connection.
+      this.#closed = true;
+      void this.#worker.terminate();
+      throw new FloeError(SqlState.connectionFailure, waited === 'timed-out'
+        ? `the catalog database did not answer within ${this.#timeoutMs} ms`
+        : 'the catalog connection worker stopped');
+    }
+    if (!reply.ok) {
+      const e = reply.error;
+      throw new FloeError(e.code ?? SqlState.connectionFailure, e.message, {
+        ...(e.detail === undefined ? {} : { detail: e.detail }),
+        ...(e.hint === undefined ? {} : { hint: e.hint }),
+      });
+    }
+    return reply.results;
+  }
+}

@@ -1,0 +1,42 @@
+/** What the calling thread and the catalog's PostgreSQL worker say to each other (sync-pg-client.ts). */
+import type { MessagePort } from 'node:worker_threads';
+
+export interface SyncPgStatement {
+  readonly sql: string;
+  readonly params?: readonly unknown[];
+}
+
+export type SyncPgRequest =
+  /** One statement, in autocommit or inside a transaction the caller opened. */
+  | { readonly kind: 'query'; readonly statement: SyncPgStatement }
+  /** Statements run back to back between BEGIN and COMMIT in the worker: one bridged unit, ROLLBACK on the first error. */
+  | { readonly kind: 'transaction'; readonly statements: readonly SyncPgStatement[]; readonly isolation?: 'read committed' | 'repeatable read' | 'serializable' }
+  | { readonly kind: 'listen'; readonly channel: string }
+  | { readonly kind: 'close' };
+
+export type Row = Record<string, unknown>;
+
+export type SyncPgReply =
+  | { readonly ok: true; readonly results: Row[][] }
+  | { readonly ok: false; readonly error: SyncPgError };
+
+/** A failure as PostgreSQL (or the connection) reported it. */
+export interface SyncPgError {
+  readonly message: string;
+  /** SQLSTATE when PostgreSQL sent one; connection failures have none. */
+  readonly code?: string;
+  readonly detail?: string;
+  readonly hint?: string;
+}
+
+/** Slots of the shared Int32Array. */
+export const SIGNAL_REPLY = 0;
+/** Raised by one for every NOTIFY on a channel the worker listens on. */
+export const SIGNAL_NOTIFY_EPOCH = 1;
+export const SIGNAL_SLOTS = 2;
+
+export interface SyncPgWorkerData {
+  readonly url: string;
+  readonly signal: SharedArrayBuffer;
+  readonly port: MessagePort;
+}
