@@ -78,7 +78,7 @@ describe('a PostgreSQL cluster of the bench\'s own (fsync on)', () => {
 });
 
 describe('npm run bench:commit at tiny sizes', () => {
-  it('runs all six measures on Floe and its peers, with numbers and the same answers', async () => {
+  it('runs every measure on Floe and its peers, with numbers and the same answers', async () => {
     const lines: string[] = [];
     const report = await runCommitBenchmark({
       commits: 20, clients: 2, seconds: 1, rounds: 10,
@@ -92,7 +92,7 @@ describe('npm run bench:commit at tiny sizes', () => {
     for (const f of report.figures) assert.ok(f.floe !== undefined && Number.isFinite(f.floe) && f.floe >= 0, `${f.what}: ${f.floe}`);
     const of = (measure: string) => report.figures.filter((f) => f.measure === measure);
     // PostgreSQL beside every wire measure; DuckDB beside the point reads and scans.
-    for (const m of ['insert', 'concurrent', 'visibility', 'point-read']) {
+    for (const m of ['insert', 'concurrent', 'gateways', 'visibility', 'point-read']) {
       assert.ok(of(m).some((f) => f.postgres !== undefined && f.postgres > 0), `${m} has a PostgreSQL figure`);
     }
     for (const m of ['point-read', 'scan']) assert.ok(of(m).some((f) => f.duckdb !== undefined && f.duckdb > 0), `${m} has a DuckDB figure`);
@@ -103,6 +103,8 @@ describe('npm run bench:commit at tiny sizes', () => {
     assert.deepEqual(of('insert').filter((f) => f.unit === 'snapshots').map((f) => f.floe! >= 10), [true, true]);
     assert.equal(report.samples.filter((s) => s.measure === 'insert' && s.engine === 'floe').reduce((n, s) => n + s.values.length, 0), 20);
     assert.ok(report.notes.some((n) => /point-read: Floe's table before the reads: \d+ base \+ [1-9]\d* change files/.test(n)), 'the point reads ran with change files pending');
+    // Two gateways on one warehouse: its own figures, and every acknowledged commit there (the mismatches above).
+    assert.ok(of('gateways').some((f) => /two gateways, 1 client each/.test(f.what) && f.floe! > 0));
     const text = formatCommitReport(report);
     assert.match(text, /\| measure +\| unit +\| +Floe \| PostgreSQL \| +DuckDB \|/);
     assert.match(text, /Answers: every engine read what was written/);

@@ -1,6 +1,6 @@
-export type CommitMeasure = 'insert' | 'concurrent' | 'visibility' | 'point-read' | 'scan' | 'replay';
+export type CommitMeasure = 'insert' | 'concurrent' | 'gateways' | 'visibility' | 'point-read' | 'scan' | 'replay';
 
-export const COMMIT_MEASURES: readonly CommitMeasure[] = ['insert', 'concurrent', 'visibility', 'point-read', 'scan', 'replay'];
+export const COMMIT_MEASURES: readonly CommitMeasure[] = ['insert', 'concurrent', 'gateways', 'visibility', 'point-read', 'scan', 'replay'];
 
 /** A target from issue 24's table, checked against Floe's figure. */
 export interface Target {

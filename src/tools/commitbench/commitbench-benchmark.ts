@@ -17,6 +17,7 @@ import { KEYED_TABLE, KeyedTable } from './keyed-table.js';
 import { measureMergeOnReadScan, updateTenPercent } from './merge-on-read-scan.js';
 import { measurePointReads, upsertOnePercent } from './point-read.js';
 import { measureSingleRowCommits } from './single-row-commits.js';
+import { measureTwoGateways } from './two-gateway-commits.js';
 import { waitForQuietProcess } from './wait-for-quiet-process.js';
 import { acceptedProperties, connect } from './sql-target.js';
 import type { SqlTarget } from './sql-target.js';
@@ -116,6 +117,17 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     if (only.has('concurrent')) {
       log(`${stamp()} 2. single-row commits, ${opts.clients} clients, ${opts.seconds} s`);
       record(await measureConcurrentCommits(floe, postgres, opts.clients, opts.seconds));
+    }
+    if (only.has('gateways') && gateway !== undefined) {
+      // A second gateway on the same warehouse: its own process and log store, the one catalog.
+      const second = await startGateway(dir, serveArgs);
+      try {
+        log(`${stamp()} 2b. single-row commits, ${opts.clients} clients, ${opts.seconds} s: one gateway, then two (${second.url})`);
+        await waitForQuietProcess(second.pid);
+        record(await measureTwoGateways(floe, { engine: 'floe', url: second.url }, postgres, opts.clients, opts.seconds));
+      } finally {
+        await second.stop();
+      }
     }
     if (only.has('visibility')) {
       log(`${stamp()} 3. commit acknowledged → visible to another session, ${opts.rounds} rounds`);

@@ -10,8 +10,8 @@ export const COMMITBENCH_USAGE = `usage: npm run bench:commit -- [options]
   (a fresh cluster, fsync on) and DuckDB where it applies, in the same run.
   Measures (--only one of them): ${COMMIT_MEASURES.join(', ')}
   --commits N           1. single-row INSERTs of history, windows at 10/100/1,000/10,000 (default 10000)
-  --clients N           2. connections committing at once (default 16)
-  --seconds S           2. for how long (default 20)
+  --clients N           2. connections committing at once (default 16); gateways: split over two gateways
+  --seconds S           2. for how long (default 20); gateways: per run
   --rounds N            3. insert → read-from-another-session rounds (default 1000)
   --rows N              4, 5. rows of the keyed table (default 10000000)
   --reads N             4. point reads (default 2000)

@@ -8,7 +8,7 @@ const TABLE = 'commit_concurrent';
 /** Client c inserts keys c·KEY_SPAN + 1, + 2, …: distinct keys per client. */
 const KEY_SPAN = 1_000_000_000;
 
-interface ConcurrentRun {
+export interface ConcurrentRun {
   readonly commits: number;
   readonly failed: number;
   readonly seconds: number;
@@ -19,11 +19,15 @@ interface ConcurrentRun {
   readonly firstError?: string;
 }
 
-async function runConcurrent(target: SqlTarget, clients: number, seconds: number): Promise<ConcurrentRun> {
-  const admin = await connect(target);
-  const conns = await Promise.all(Array.from({ length: clients }, () => connect(target)));
+/**
+ * `clients` connections insert single rows of distinct keys into `table` for `seconds`;
+ * connection i goes to targets[i mod n] (several gateways of one warehouse share the load).
+ */
+export async function runConcurrent(targets: readonly SqlTarget[], clients: number, seconds: number, table = TABLE): Promise<ConcurrentRun> {
+  const admin = await connect(targets[0]!);
+  const conns = await Promise.all(Array.from({ length: clients }, (_, i) => connect(targets[i % targets.length]!)));
   try {
-    await admin.query(createTableSql(TABLE));
+    await admin.query(createTableSql(table));
     const perClient = new Array<number>(clients).fill(0);
     let failed = 0;
     let firstError: string | undefined;
@@ -36,7 +40,7 @@ async function runConcurrent(target: SqlTarget, clients: number, seconds: number
         const r = loadedRow(i * KEY_SPAN + ++n);
         try {
           const started = performance.now();
-          await c.query({ name: 'commit_concurrent_insert', text: `INSERT INTO ${TABLE} (id, v, s) VALUES ($1, $2, $3)`, values: [r.id, r.v, r.s] });
+          await c.query({ name: `${table}_insert`, text: `INSERT INTO ${table} (id, v, s) VALUES ($1, $2, $3)`, values: [r.id, r.v, r.s] });
           latencies.push(performance.now() - started);
           perClient[i]!++;
         } catch (e) {
@@ -47,7 +51,7 @@ async function runConcurrent(target: SqlTarget, clients: number, seconds: number
       }
     }));
     const elapsed = (performance.now() - t0) / 1000;
-    const rows = Number((await admin.query<{ n: string }>(`SELECT count(*) AS n FROM ${TABLE}`)).rows[0]!.n);
+    const rows = Number((await admin.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
     return { commits: perClient.reduce((a, b) => a + b, 0), failed, seconds: elapsed, rows, perClient, latencies, firstError };
   } finally {
     await Promise.all(conns.map((c) => c.end()));
@@ -58,8 +62,8 @@ async function runConcurrent(target: SqlTarget, clients: number, seconds: number
 /** Measure 2: single-row commits from `clients` connections at once for `seconds`; commits/s. */
 export async function measureConcurrentCommits(floe: SqlTarget, postgres: SqlTarget | undefined, clients: number, seconds: number): Promise<MeasureOutcome> {
   const out = emptyOutcome();
-  const ours = await runConcurrent(floe, clients, seconds);
-  const peer = postgres === undefined ? undefined : await runConcurrent(postgres, clients, seconds);
+  const ours = await runConcurrent([floe], clients, seconds);
+  const peer = postgres === undefined ? undefined : await runConcurrent([postgres], clients, seconds);
   for (const [engine, run] of [['floe', ours], ['postgres', peer]] as const) {
     if (run === undefined) continue;
     out.samples.push({ measure: 'concurrent', engine, name: 'commits per client (count)', values: run.perClient });
