@@ -157,34 +157,40 @@ export async function runTpchBenchmark(opts: TpchBenchOptions): Promise<TpchBenc
       }
     }
 
-    // The upserts go to a copy, so the optimized warehouse stays reusable.
-    log('copying the warehouse for the upsert pass…');
-    rmSync(upsertDir, { recursive: true, force: true });
-    rmSync(join(dir, 'parquet-changes'), { recursive: true, force: true });
-    cpSync(whDir, upsertDir, { recursive: true });
-    const w = await openWarehouse({ path: upsertDir });
-    try {
-      const progress = new ProgressLine(`upserting ${fraction * 100}% of orders and lineitem`);
-      for (const batch of tpchUpserts(gen, fraction, batchRows, 2)) {
-        changes.write(batch);
-        const t0 = performance.now();
-        upsertRows += await writeTpchBatches(w, [batch], 'upsert');
-        upsertS += seconds(t0);
-        progress.add(batch.rowCount, batch.table);
+    if (fraction > 0) {
+      // The upserts go to a copy, so the optimized warehouse stays reusable.
+      log('copying the warehouse for the upsert pass…');
+      rmSync(upsertDir, { recursive: true, force: true });
+      rmSync(join(dir, 'parquet-changes'), { recursive: true, force: true });
+      cpSync(whDir, upsertDir, { recursive: true });
+      const w = await openWarehouse({ path: upsertDir });
+      try {
+        const progress = new ProgressLine(`upserting ${fraction * 100}% of orders and lineitem`);
+        for (const batch of tpchUpserts(gen, fraction, batchRows, 2)) {
+          changes.write(batch);
+          const t0 = performance.now();
+          upsertRows += await writeTpchBatches(w, [batch], 'upsert');
+          upsertS += seconds(t0);
+          progress.add(batch.rowCount, batch.table);
+        }
+        progress.done();
+      } finally {
+        await w.close();
       }
-      progress.done();
-    } finally {
-      await w.close();
-    }
-    await duck.run(mergedView('orders', ['o_orderkey'], base, changes));
-    await duck.run(mergedView('lineitem', ['l_orderkey', 'l_linenumber'], base, changes));
+      await duck.run(mergedView('orders', ['o_orderkey'], base, changes));
+      await duck.run(mergedView('lineitem', ['l_orderkey', 'l_linenumber'], base, changes));
 
-    const upGateway = new GatewayHolder(upsertDir, log);
-    try {
-      log(`\nqueries after upserts, not optimized (Floe ${(await upGateway.get()).url})`);
-      upserted = await timeQueries(queries, upGateway, duck, timeoutMs, runs, log);
-    } finally {
-      peakRssGateway = Math.max(peakRssGateway ?? 0, (await upGateway.stop()) ?? 0) || undefined;
+      const upGateway = new GatewayHolder(upsertDir, log);
+      try {
+        log(`\nqueries after upserts, not optimized (Floe ${(await upGateway.get()).url})`);
+        upserted = await timeQueries(queries, upGateway, duck, timeoutMs, runs, log);
+      } finally {
+        peakRssGateway = Math.max(peakRssGateway ?? 0, (await upGateway.stop()) ?? 0) || undefined;
+      }
+    } else {
+      // No upserts: the pass (and DuckDB's merged views, which would read no change files) is skipped.
+      log('\n--upsert-fraction 0: no upsert pass');
+      upserted = [];
     }
   } finally {
     await gateway.stop();

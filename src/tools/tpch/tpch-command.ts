@@ -34,6 +34,12 @@ function sfOf(v: string | undefined): number {
   return sf;
 }
 
+function upsertFractionOf(v: string | undefined): number {
+  const f = Number(v ?? '0.1');
+  if (!(f >= 0 && f <= 1)) throw new Error(`--upsert-fraction must be between 0 and 1 (0: no upsert pass), got ${v}`);
+  return f;
+}
+
 function runsOf(v: string | undefined): number {
   const runs = Number(v ?? '3');
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${v}`);
@@ -83,7 +89,7 @@ async function benchCommand(argv: string[]): Promise<void> {
     reuse: values.reuse,
     timeoutMs: Number(values.timeout) * 1000,
     runs: runsOf(values.runs),
-    upsertFraction: Number(values['upsert-fraction']),
+    upsertFraction: upsertFractionOf(values['upsert-fraction']),
     storage: values.storage,
     queries: values.queries?.split(',').map(Number),
   });
