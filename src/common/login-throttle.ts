@@ -24,9 +24,9 @@ interface AddressState {
 /**
  * Failed logins per client address, shared by the wire and the HTTP server so that neither
  * is a side door: past `failuresAllowed` failures within the window, the address is locked
- * out for a time that doubles with each further failure, and while it is, every attempt from
- * it is refused before any password is looked at (so the refusal says nothing about the
- * password). A success clears the address. Guessing from one address is then a few attempts
+ * out for a time that doubles with each further failure, and while it is, every password
+ * attempt from it is refused before any password is looked at (so the refusal says nothing
+ * about the password); a trusted connection has no password to guess and is not asked. A success clears the address. Guessing from one address is then a few attempts
  * a minute, however many connections it opens at once.
  */
 export class LoginThrottle {

@@ -270,16 +270,7 @@ export class Connection {
     const database = startup.parameters.database || user;
     this.#log.startup(user, database, startup.parameters.application_name);
     this.#state = { kind: 'authenticating', user };
-    const throttle = this.#opts.loginThrottle;
-    throttle?.check(this.#remoteAddress);
-    try {
-      await authenticate(this.#authChannel(), this.#opts.auth, user, this.#remoteAddress);
-    } catch (e) {
-      // A wrong password or a malformed exchange counts; a client that hung up to ask its user for a password does not.
-      if (e instanceof FloeError) throttle?.failed(this.#remoteAddress);
-      throw e;
-    }
-    throttle?.succeeded(this.#remoteAddress);
+    await authenticate(this.#authChannel(), this.#opts.auth, user, this.#remoteAddress, this.#opts.loginThrottle);
     this.#writer.send({ kind: 'AuthenticationOk' });
 
     this.#processId = this.#opts.cancelRegistry.allocateProcessId();

@@ -10,8 +10,9 @@ import { startFloe, type FloeServer } from '../harness/floe-server.js';
 /*
  * `floe serve` counts failed logins per client address across the wire and the HTTP
  * server: after ten failures within a minute the address is locked out (1 s, doubling),
- * every attempt from it is refused with 28000 whatever password it brings, the refusal is
- * logged, and a success once the lock is over clears the count.
+ * every password attempt from it is refused with 28000 whatever password it brings (trust,
+ * with nothing to guess, is not), the refusal is logged, and a success once the lock is
+ * over clears the count.
  */
 
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-login-throttle-'));
@@ -62,6 +63,11 @@ test('ten failed logins lock the address out of the wire and the HTTP API alike;
   assert.equal(lockedHttp.status, 401);
   assert.equal(((await lockedHttp.json()) as { error: { sqlstate: string } }).error.sqlstate, '28000');
   assert.match(server.log(), /too many failed authentication attempts from 127\.0\.0\.1/);
+  // Trust has no password to guess: the bootstrap superuser on loopback is not locked out.
+  const trusted = new pg.Client({ host: '127.0.0.1', port: server.port, user: 'floe', database: 'floe' });
+  await trusted.connect();
+  assert.deepEqual((await trusted.query('SELECT current_user AS u')).rows, [{ u: 'floe' }]);
+  await trusted.end();
 
   // The first lock is a second; refused attempts are not counted, so they do not lengthen it.
   const until = Date.now() + 10_000;

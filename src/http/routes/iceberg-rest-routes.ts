@@ -54,9 +54,9 @@ export function registerIcebergRestRoutes(app: FastifyInstance, warehouse: Wareh
       if (loaded === undefined) {
         throw new IcebergRestError(404, 'NoSuchTableException', `Table has no Iceberg metadata yet: ${table.namespace}.${table.name} (a gateway writes it within seconds of a commit, unless started with --no-iceberg-metadata)`);
       }
-      // A version's file is never rewritten, so its location names its contents: a conditional GET
-      // of an unchanged table answers 304 without the body.
-      const etag = `"${createHash('sha256').update(loaded.metadataLocation).digest('base64url')}"`;
+      // From the location and the contents (two racing exporters may each write a vN): a
+      // conditional GET of an unchanged table answers 304 without the body.
+      const etag = `"${createHash('sha256').update(loaded.metadataLocation).update(JSON.stringify(loaded.metadata)).digest('base64url')}"`;
       void reply.header('ETag', etag);
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
       return { 'metadata-location': loaded.metadataLocation, metadata: loaded.metadata, config: {} };

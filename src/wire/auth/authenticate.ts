@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { FloeError } from '../../common/floe-error.js';
+import type { LoginThrottle } from '../../common/login-throttle.js';
 import { decodeSaslInitialResponse, passwordText, type AuthenticationRequest, type PasswordMessage } from '../messages/auth.js';
 import type { FrontendMessage } from '../messages/frontend-message.js';
 import { ClientGone } from '../client-gone.js';
@@ -33,12 +34,28 @@ async function readPassword(ch: AuthChannel): Promise<PasswordMessage> {
   return msg;
 }
 
-/** Runs the method the provider chose; returns normally on success, throws a FATAL FloeError otherwise. */
-export async function authenticate(ch: AuthChannel, provider: AuthProvider, user: string, remoteAddress: string): Promise<void> {
+/**
+ * Runs the method the provider chose; returns normally on success, throws a FATAL FloeError
+ * otherwise. A method that checks a password asks `throttle` first (a locked-out address is
+ * refused before any exchange) and tells it how the exchange ended; trust has nothing to
+ * guess, so it neither counts nor is refused.
+ */
+export async function authenticate(ch: AuthChannel, provider: AuthProvider, user: string, remoteAddress: string, throttle?: LoginThrottle): Promise<void> {
   const method = provider.methodFor(user, remoteAddress);
+  if (method === 'trust') return;
+  throttle?.check(remoteAddress);
+  try {
+    await exchange(ch, provider, method, user);
+  } catch (e) {
+    // A wrong password or a malformed exchange counts; a client that hung up to ask its user for a password does not.
+    if (e instanceof FloeError) throttle?.failed(remoteAddress);
+    throw e;
+  }
+  throttle?.succeeded(remoteAddress);
+}
+
+async function exchange(ch: AuthChannel, provider: AuthProvider, method: Exclude<ReturnType<AuthProvider['methodFor']>, 'trust'>, user: string): Promise<void> {
   switch (method) {
-    case 'trust':
-      return;
     case 'password': {
       ch.send({ kind: 'AuthenticationCleartextPassword' });
       const password = passwordText(await readPassword(ch));
