@@ -177,7 +177,6 @@ function snapshotJson(
   };
 }
 
-
 /**
  * Deletes what the new version no longer needs: metadata files older than the ones its
  * metadata-log keeps; manifest lists and manifests of snapshots the previous version listed
