@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SqliteCatalog } from '../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../src/lake/catalog/sqlite/sqlite-catalog.js';
 import type { NewFileRecord } from '../src/lake/catalog/catalog.js';
 import { expireSnapshots } from '../src/lake/refs/expire-snapshots.js';
 import { openStorage } from '../src/lake/storage/open-storage.js';

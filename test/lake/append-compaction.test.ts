@@ -15,7 +15,7 @@ import type { AppendFilesRewriteTask } from '../../src/lake/optimize/append-file
 import { ROW_ID_COLUMN } from '../../src/lake/index.js';
 import type { NodeRewriteResult, NodeRewriteTask } from '../../src/lake/index.js';
 import { optimizingSettings } from '../../src/lake/table/optimizing-properties.js';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import { appendOptimizingMetrics } from '../../src/lake/optimize/append-optimizing-metrics.js';
 import { dueOptimizingKind } from '../../src/lake/optimize/optimizing-triggers.js';
 import { readRows, tempWarehouse } from './helpers/read-table.js';

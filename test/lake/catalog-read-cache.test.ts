@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
 
 /*

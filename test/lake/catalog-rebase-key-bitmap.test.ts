@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
 import { keyBitmapOf } from '../../src/lake/bucket/key-bitmap.js';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
-import { OPTIMIZING_SCHEMA, SqliteOptimizing } from '../../src/lake/catalog/sqlite-optimizing.js';
+import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
+import { SqlOptimizing } from '../../src/lake/catalog/sql-optimizing.js';
+import { SqliteDatabase } from '../../src/lake/catalog/sqlite/sqlite-database.js';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { NewOptimizingRun, OptimizingTableState } from '../../src/lake/index.js';
 import { FloeError } from '../../src/common/floe-error.js';
@@ -122,12 +122,10 @@ test('runs are listed newest first, per table or all; dropping a table drops its
 });
 
 test('history is bounded per table: the oldest runs of a table go as new ones arrive', () => {
-  const db = new Database(':memory:');
-  db.defaultSafeIntegers(true);
-  db.exec(OPTIMIZING_SCHEMA);
-  const store = new SqliteOptimizing({
-    sql: (q) => db.prepare(q), cached: (_k, read) => read(), immediate: (fn) => db.transaction(fn).immediate(),
-    immediateNormal: (fn) => db.transaction(fn).immediate(),
+  const db = new SqliteDatabase(':memory:');
+  const store = new SqlOptimizing({
+    sql: (q) => db.prepare(q), cached: (_k, read) => read(), immediate: (fn) => db.transaction('write', 'full', fn),
+    immediateNormal: (fn) => db.transaction('write', 'normal', fn),
     nextId: () => 0, tableExists: () => true,
   });
   const ids = [1, 2, 3, 4, 5].map((i) => store.recordRun(run(1, { nodes: i }), 3).id);
@@ -182,7 +180,7 @@ test('racing claims from two processes: a held claim is never taken by the other
     // Two child processes hammer the same table; after each round the winner releases it.
     const { spawn } = await import('node:child_process');
     const script = `
-      import { SqliteCatalog } from ${JSON.stringify(join(process.cwd(), 'src/lake/catalog/sqlite-catalog.ts'))};
+      import { SqliteCatalog } from ${JSON.stringify(join(process.cwd(), 'src/lake/catalog/sqlite/sqlite-catalog.ts'))};
       const c = new SqliteCatalog(${JSON.stringify(path)});
       let wins = 0;
       let violations = 0;

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { isFloeError } from '../../src/common/floe-error.js';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';

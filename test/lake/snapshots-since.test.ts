@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import { snapshotsSince } from '../../src/lake/refs/snapshots-since.js';
 
 /*

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import type { NewFileRecord } from '../../src/lake/catalog/catalog.js';
 
 /*

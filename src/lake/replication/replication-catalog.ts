@@ -1,7 +1,7 @@
 import type { NewPublication, PublicationMetadata, PublishedActions } from './publication-metadata.js';
 import type { ReplicationSlotRecord } from './replication-slot.js';
 
-/** Publications and durable replication slots as the catalog keeps them (catalog/sqlite-replication.ts). */
+/** Publications and durable replication slots as the catalog keeps them (catalog/sql-replication.ts). */
 export interface ReplicationCatalog {
   listPublications(): PublicationMetadata[];
   /** 42710 when the name is taken. */

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { checkEnumLabel } from '../catalog/sqlite-types.js';
+import { checkEnumLabel } from '../catalog/sql-types.js';
 import type { EnumLabel } from './user-type-metadata.js';
 
 /** Where ALTER TYPE … ADD VALUE puts the new label: last, or next to an existing one. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
-import { SqliteCatalog } from '../catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../catalog/sqlite/sqlite-catalog.js';
 import { openStorage } from '../storage/open-storage.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import { LogStore } from '../log/log-store.js';

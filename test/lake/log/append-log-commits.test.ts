@@ -13,7 +13,7 @@ import type { TableMetadata, Warehouse } from '../../../src/lake/index.js';
 import { appendOptimizingMetrics } from '../../../src/lake/optimize/append-optimizing-metrics.js';
 import { dueOptimizingKind } from '../../../src/lake/optimize/optimizing-triggers.js';
 import { optimizingSettings } from '../../../src/lake/table/optimizing-properties.js';
-import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import { columnsOf, readRows } from '../helpers/read-table.js';
 import { createAppendTable, deleteWhere, insertIds, liveRows, rowsWithIds, updateWhere } from '../helpers/append-table.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openWarehouse } from '../../../src/lake/index.js';
 import type { Warehouse } from '../../../src/lake/index.js';
-import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import { LOG_DIR } from '../../../src/lake/log/log-locator.js';
 import { transpiledNodeArgs } from '../../harness/transpiled-child.js';
 import { readRows, tempWarehouse } from '../helpers/read-table.js';

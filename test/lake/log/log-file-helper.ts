@@ -3,7 +3,7 @@ import { Table, tableToIPC } from 'apache-arrow';
 import { sqlTypeOfField } from '../../../src/lake/arrow/arrow-type.js';
 import { buildBatch } from '../../../src/lake/arrow/batch-builder.js';
 import { columnReader } from '../../../src/lake/arrow/column-reader.js';
-import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import type { NewFileRecord } from '../../../src/lake/catalog/catalog.js';
 import { readDataFile } from '../../../src/lake/format/data-file-reader.js';
 import { fileColumns } from '../../../src/lake/format/data-file-writer.js';

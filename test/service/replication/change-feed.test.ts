@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Catalog } from '../../../src/lake/catalog/catalog.js';
-import { SqliteCatalog } from '../../../src/lake/catalog/sqlite-catalog.js';
+import { SqliteCatalog } from '../../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import { openStorage } from '../../../src/lake/storage/open-storage.js';
 import { WarehouseImpl } from '../../../src/lake/warehouse/warehouse-impl.js';
 import { commitEndLsn, commitLsn } from '../../../src/lake/index.js';

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { CatalogStatement } from './catalog-database.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { followingValues } from '../sequence/sequence-parameters.js';
@@ -6,18 +6,12 @@ import type { SequenceDataType } from '../sequence/sequence-metadata.js';
 import type { NewSequence, SequencePatch, SequenceRecord } from './catalog.js';
 
 /**
- * The sequences table of the SQLite catalog. `last_value` / `is_called` are PostgreSQL's
+ * The sequences table of the catalog. `last_value` / `is_called` are PostgreSQL's
  * on-disk state, except that a value counts as used once a process has reserved it
  * (reserve): a crash then loses the rest of that process's block, as PostgreSQL loses the
  * values it logged ahead, and never repeats one. `generation` moves on setval, RESTART
  * and option changes, telling other processes their blocks are stale.
  */
-export const SEQUENCES_SCHEMA = `CREATE TABLE IF NOT EXISTS sequences (
-  seq_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, data_type TEXT NOT NULL,
-  increment INTEGER NOT NULL, min_value INTEGER NOT NULL, max_value INTEGER NOT NULL, start INTEGER NOT NULL,
-  cache INTEGER NOT NULL, cycle INTEGER NOT NULL, last_value INTEGER NOT NULL, is_called INTEGER NOT NULL,
-  owner_table INTEGER, owner_field INTEGER, generation INTEGER NOT NULL DEFAULT 0, UNIQUE (namespace, name));`;
-
 interface SequenceRow {
   seq_id: bigint; namespace: string; name: string; data_type: string; increment: bigint; min_value: bigint;
   max_value: bigint; start: bigint; cache: bigint; cycle: bigint; last_value: bigint; is_called: bigint;
@@ -34,9 +28,9 @@ function toRecord(r: SequenceRow): SequenceRecord {
   };
 }
 
-/** What the sequences code borrows from SqliteCatalog: its prepared statements, read cache and write transactions. */
-export interface SqliteCatalogAccess {
-  sql(q: string): Database.Statement;
+/** What the sequences code borrows from SqlCatalog: its prepared statements, read cache and write transactions. */
+export interface SqlCatalogAccess {
+  sql(q: string): CatalogStatement;
   cached<T>(key: string, read: () => T): T;
   immediate<T>(fn: () => T): T;
   /** A write transaction without the fsync, for state whose loss on an OS crash is harmless. */
@@ -45,10 +39,10 @@ export interface SqliteCatalogAccess {
   tableExists(namespace: string, name: string): boolean;
 }
 
-export class SqliteSequences {
-  readonly #c: SqliteCatalogAccess;
+export class SqlSequences {
+  readonly #c: SqlCatalogAccess;
 
-  constructor(access: SqliteCatalogAccess) {
+  constructor(access: SqlCatalogAccess) {
     this.#c = access;
   }
 

@@ -3,24 +3,14 @@ import { SqlState } from '../../common/sqlstate.js';
 import type {
   NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus, SubscriptionTable, SubscriptionTableState,
 } from '../subscription/subscription-metadata.js';
-import type { SqliteCatalogAccess } from './sqlite-sequences.js';
+import type { SqlCatalogAccess } from './sql-sequences.js';
 
 /**
- * Subscriptions in the SQLite catalog (CDC in): one row per subscription with its stored
+ * Subscriptions in the catalog (CDC in): one row per subscription with its stored
  * position and the runner's last status, one row per published table with its copy state.
  * The position moves only inside a data commit (recordProgress, called from the commit's
  * own transaction), so a crash can never leave data and position apart.
  */
-export const SUBSCRIPTIONS_SCHEMA = `CREATE TABLE IF NOT EXISTS subscriptions (
-  sub_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, conninfo TEXT NOT NULL, publications TEXT NOT NULL,
-  slot_name TEXT, enabled INTEGER NOT NULL, options TEXT NOT NULL, generation INTEGER NOT NULL DEFAULT 0,
-  applied_lsn INTEGER NOT NULL DEFAULT 0, applied_source_micros INTEGER, applied_micros INTEGER,
-  received_lsn INTEGER NOT NULL DEFAULT 0, source_wal_end INTEGER NOT NULL DEFAULT 0, last_msg_send_micros INTEGER,
-  last_msg_receipt_micros INTEGER, pending_since_micros INTEGER, pid INTEGER, last_error TEXT, last_error_micros INTEGER);
-CREATE TABLE IF NOT EXISTS subscription_tables (
-  sub_id INTEGER NOT NULL, source_schema TEXT NOT NULL, source_name TEXT NOT NULL, table_id INTEGER NOT NULL,
-  state TEXT NOT NULL, sync_lsn INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sub_id, source_schema, source_name));`;
-
 interface SubscriptionRow {
   sub_id: bigint; name: string; conninfo: string; publications: string; slot_name: string | null; enabled: bigint;
   options: string; generation: bigint; applied_lsn: bigint; applied_source_micros: bigint | null; applied_micros: bigint | null;
@@ -32,10 +22,10 @@ interface TableRow { source_schema: string; source_name: string; table_id: bigin
 
 const optional = (v: bigint | null): bigint | undefined => (v === null ? undefined : BigInt(v));
 
-export class SqliteSubscriptions {
-  readonly #c: SqliteCatalogAccess;
+export class SqlSubscriptions {
+  readonly #c: SqlCatalogAccess;
 
-  constructor(access: SqliteCatalogAccess) {
+  constructor(access: SqlCatalogAccess) {
     this.#c = access;
   }
 
@@ -104,7 +94,7 @@ export class SqliteSubscriptions {
           if (!keep.has(JSON.stringify([t.source_schema, t.source_name]))) drop.run(row.sub_id, t.source_schema, t.source_name);
         }
         // Tables already there keep their state and sync LSN: only new ones take the state given.
-        const insert = this.#c.sql(`INSERT OR IGNORE INTO subscription_tables (sub_id, source_schema, source_name, table_id, state) VALUES (?, ?, ?, ?, ?)`);
+        const insert = this.#c.sql(`INSERT INTO subscription_tables (sub_id, source_schema, source_name, table_id, state) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`);
         for (const t of patch.tables) insert.run(row.sub_id, t.sourceSchema, t.sourceName, t.tableId, t.state);
       }
       set('generation', Number(row.generation) + 1);

@@ -1,19 +1,13 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
-import type { SqliteCatalogAccess } from './sqlite-sequences.js';
+import type { SqlCatalogAccess } from './sql-sequences.js';
 
 /**
- * Views and comments in the SQLite catalog. A view row holds its SELECT text, output
+ * Views and comments in the catalog. A view row holds its SELECT text, output
  * columns, creation search_path and direct dependencies (JSON). Comments are keyed as
  * pg_description is: object id and sub id (a column's attnum, 0 for the relation).
  */
-export const VIEWS_SCHEMA = `CREATE TABLE IF NOT EXISTS views (
-  view_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, definition TEXT NOT NULL,
-  columns TEXT NOT NULL, search_path TEXT NOT NULL, depends_on TEXT NOT NULL, UNIQUE (namespace, name));
-CREATE TABLE IF NOT EXISTS comments (
-  object_id INTEGER NOT NULL, sub_id INTEGER NOT NULL, description TEXT NOT NULL, PRIMARY KEY (object_id, sub_id));`;
-
 interface ViewRow {
   view_id: bigint; namespace: string; name: string; definition: string; columns: string; search_path: string; depends_on: string;
 }
@@ -25,10 +19,10 @@ function toView(r: ViewRow): ViewMetadata {
   };
 }
 
-export class SqliteViews {
-  readonly #c: SqliteCatalogAccess;
+export class SqlViews {
+  readonly #c: SqlCatalogAccess;
 
-  constructor(access: SqliteCatalogAccess) {
+  constructor(access: SqlCatalogAccess) {
     this.#c = access;
   }
 

@@ -1,5 +1,3 @@
-import { resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { HEAD_MOVED } from './catalog.js';
@@ -7,16 +5,17 @@ import type {
   Catalog, CommitRequest, FileRecord, LiveFilesRequirement, RefRecord, SnapshotRecord, TablePatch, TableRecord, TxnRecord,
 } from './catalog.js';
 import { OptimizerConflict } from './optimizer-conflict.js';
-import { SEQUENCES_SCHEMA, SqliteSequences } from './sqlite-sequences.js';
-import { SqliteViews, VIEWS_SCHEMA } from './sqlite-views.js';
-import { SqliteTypes, TYPES_SCHEMA } from './sqlite-types.js';
+import type { CatalogDatabase, CatalogStatement } from './catalog-database.js';
+import { SqlSequences } from './sql-sequences.js';
+import { SqlViews } from './sql-views.js';
+import { SqlTypes } from './sql-types.js';
 import { currentEnumColumns } from './current-enum-columns.js';
 import { addEnumLabel, renameEnumLabel, type EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
-import { OPTIMIZING_SCHEMA, SqliteOptimizing } from './sqlite-optimizing.js';
-import { REPLICATION_SCHEMA, SqliteReplication } from './sqlite-replication.js';
-import { FILE_REPLACEMENTS_SCHEMA, insertFileReplacements, pruneFileReplacements, selectFileReplacements } from './sqlite-file-replacements.js';
+import { SqlOptimizing } from './sql-optimizing.js';
+import { SqlReplication } from './sql-replication.js';
+import { insertFileReplacements, pruneFileReplacements, selectFileReplacements } from './sql-file-replacements.js';
 import type {
   NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
@@ -24,18 +23,14 @@ import type { FileColumnStats, FileReplacement, LogWriterRecord, LoggedCommit, L
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { VisibleFilesMemo } from './visible-files-memo.js';
 import { keyBitmapsMayShare } from '../bucket/key-bitmap.js';
-import { SqliteSubscriptions, SUBSCRIPTIONS_SCHEMA } from './sqlite-subscriptions.js';
+import { SqlSubscriptions } from './sql-subscriptions.js';
 import type {
   NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
 } from '../subscription/subscription-metadata.js';
 
-/**
- * The embedded catalog: one SQLite database (WAL) per warehouse.
- *
- * synchronous=FULL: in WAL mode NORMAL only risks the last commits on power loss, but
- * a commit here is acknowledged to a client as durable, so the WAL is fsynced per
- * commit. Commits take the write lock up front (BEGIN IMMEDIATE) so two processes
- * queue on busy_timeout instead of failing on lock upgrade.
+/*
+ * The catalog in SQL, on SQLite (sqlite/sqlite-catalog.ts) or PostgreSQL
+ * (postgres/postgres-catalog.ts): the same statements through CatalogDatabase.
  *
  * Layout in the spirit of DuckLake: a file row carries the snapshot that added it;
  * removals are rows of file_removals (one per (file, snapshot)) rather than a single
@@ -44,83 +39,17 @@ import type {
  * ancestor-or-self of S and none of its removals is. A commit inserts one snapshot row,
  * a few file rows and a few removal rows: its cost does not depend on the table's size.
  */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-INSERT OR IGNORE INTO meta VALUES ('next_seq', 1), ('next_table_id', 16384), ('next_snapshot_id', 1);
-CREATE TABLE IF NOT EXISTS namespaces (name TEXT PRIMARY KEY);
-INSERT OR IGNORE INTO namespaces VALUES ('public');
-CREATE TABLE IF NOT EXISTS tables (
-  table_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL,
-  schema_id INTEGER NOT NULL, columns TEXT NOT NULL, primary_key TEXT NOT NULL,
-  partition_by TEXT NOT NULL, properties TEXT NOT NULL, next_field_id INTEGER NOT NULL,
-  created_micros INTEGER NOT NULL, constraints TEXT NOT NULL DEFAULT '[]', UNIQUE (namespace, name));
-CREATE TABLE IF NOT EXISTS schemas (
-  table_id INTEGER NOT NULL, schema_id INTEGER NOT NULL, columns TEXT NOT NULL,
-  PRIMARY KEY (table_id, schema_id));
-CREATE TABLE IF NOT EXISTS snapshots (
-  snapshot_id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, parent_id INTEGER,
-  branch TEXT NOT NULL, committed_micros INTEGER NOT NULL, operation TEXT NOT NULL,
-  summary TEXT NOT NULL, schema_id INTEGER NOT NULL, expired INTEGER NOT NULL DEFAULT 0,
-  squashed_from_micros INTEGER);
-CREATE INDEX IF NOT EXISTS snapshots_parent ON snapshots (parent_id);
-CREATE TABLE IF NOT EXISTS squashed_snapshots (snapshot_id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS snapshots_table ON snapshots (table_id, committed_micros);
-CREATE TABLE IF NOT EXISTS refs (
-  table_id INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
-  snapshot_id INTEGER NOT NULL, retain_micros INTEGER, PRIMARY KEY (table_id, name));
-CREATE TABLE IF NOT EXISTS txns (
-  txn_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, started_micros INTEGER NOT NULL,
-  heartbeat_micros INTEGER NOT NULL, pid INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS files (
-  file_id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, store TEXT NOT NULL,
-  path TEXT NOT NULL, partition_key TEXT NOT NULL, partition_values TEXT NOT NULL,
-  node_mask INTEGER NOT NULL, node_index INTEGER NOT NULL, row_count INTEGER NOT NULL,
-  size_bytes INTEGER NOT NULL, seq INTEGER NOT NULL, first_offset INTEGER NOT NULL,
-  stats TEXT NOT NULL, dv_target INTEGER, dv_positions BLOB, row_groups TEXT, key_bitmap BLOB,
-  added_in INTEGER NOT NULL, snapshots TEXT);
-CREATE INDEX IF NOT EXISTS files_added ON files (table_id, added_in);
-CREATE TABLE IF NOT EXISTS file_removals (
-  file_id INTEGER NOT NULL, snapshot_id INTEGER NOT NULL, table_id INTEGER NOT NULL,
-  PRIMARY KEY (file_id, snapshot_id));
-CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
-CREATE TABLE IF NOT EXISTS file_epochs (table_id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS log_writers (
-  writer_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL,
-  heartbeat_micros INTEGER NOT NULL, applied_lsn INTEGER NOT NULL);
-${SEQUENCES_SCHEMA}
-${OPTIMIZING_SCHEMA}
-${FILE_REPLACEMENTS_SCHEMA}
-${VIEWS_SCHEMA}
-${TYPES_SCHEMA}
-${REPLICATION_SCHEMA}
-${SUBSCRIPTIONS_SCHEMA}
-`;
 
-/** Columns added to tables of catalogs written before them; each ALTER runs once. */
-function migrate(db: Database.Database): void {
-  const tableColumns = new Set((db.prepare('PRAGMA table_info(tables)').all() as { name: string }[]).map((c) => c.name));
-  if (!tableColumns.has('constraints')) db.exec(`ALTER TABLE tables ADD COLUMN constraints TEXT NOT NULL DEFAULT '[]'`);
-  const fileColumns = new Set((db.prepare('PRAGMA table_info(files)').all() as { name: string }[]).map((c) => c.name));
-  if (!fileColumns.has('snapshots')) db.exec('ALTER TABLE files ADD COLUMN snapshots TEXT');
-  // Tiered files only (tieredFiles): none at all while tiering is off, so finding them costs nothing.
-  db.exec('CREATE INDEX IF NOT EXISTS files_tiered ON files (table_id) WHERE snapshots IS NOT NULL');
-  // File ids come from a counter (#insertFile says why); a catalog written before it starts
-  // past every id any of its rows still names.
-  db.exec(`INSERT OR IGNORE INTO meta VALUES ('next_file_id', 1 + MAX(
-    (SELECT COALESCE(MAX(file_id), 0) FROM files), (SELECT COALESCE(MAX(file_id), 0) FROM file_removals),
-    (SELECT COALESCE(MAX(MAX(file_id), MAX(output_id)), 0) FROM file_replacements), (SELECT COALESCE(MAX(dv_target), 0) FROM files)))`);
-}
 
 const ANCESTORS_CTE = `WITH RECURSIVE anc(id) AS (
-  SELECT ? UNION ALL SELECT s.parent_id FROM snapshots s JOIN anc ON s.snapshot_id = anc.id WHERE s.parent_id IS NOT NULL)`;
+  SELECT CAST(? AS BIGINT) UNION ALL SELECT s.parent_id FROM snapshots s JOIN anc ON s.snapshot_id = anc.id WHERE s.parent_id IS NOT NULL)`;
 
 // The removals are one uncorrelated list: as a NOT EXISTS per file, SQLite rebuilt the
 // ancestor list for every file row, O(files × ancestors) — 80 ms a read at a thousand
 // snapshots of history, paid by every commit and every query of a streaming table.
-const VISIBLE_FILES = `WITH RECURSIVE anc(id) AS (
-  SELECT @snapshot UNION ALL SELECT s.parent_id FROM snapshots s JOIN anc ON s.snapshot_id = anc.id WHERE s.parent_id IS NOT NULL)
-SELECT f.* FROM files f WHERE f.table_id = @table AND f.added_in IN (SELECT id FROM anc)
-  AND f.file_id NOT IN (SELECT r.file_id FROM file_removals r WHERE r.table_id = @table AND r.snapshot_id IN (SELECT id FROM anc))
+const VISIBLE_FILES = `${ANCESTORS_CTE}
+SELECT f.* FROM files f WHERE f.table_id = ? AND f.added_in IN (SELECT id FROM anc)
+  AND f.file_id NOT IN (SELECT r.file_id FROM file_removals r WHERE r.table_id = ? AND r.snapshot_id IN (SELECT id FROM anc))
 ORDER BY f.added_in, f.file_id`;
 
 interface FileRow {
@@ -212,35 +141,34 @@ function keptThroughCommit(key: string, value: unknown): boolean {
 }
 
 /**
- * The catalogs of this thread open on each database file. A commit of one is seen by another's
- * cached reads in the same synchronous run through its total_changes(), which data_version,
- * read once per run (#dataVersion), would show only from the next run on.
+ * The catalogs of this thread open on each database (CatalogDatabase.key). A commit of one is
+ * seen by another's cached reads in the same synchronous run through its ownChanges(), which
+ * dataVersion(), read once per run (#dataVersion), would show only from the next run on.
  */
-const catalogsOnFile = new Map<string, Set<SqliteCatalog>>();
+const catalogsOnDatabase = new Map<string, Set<SqlCatalog>>();
 
-export class SqliteCatalog implements Catalog {
-  readonly kind = 'sqlite';
-  readonly #db: Database.Database;
-  readonly #statements = new Map<string, Database.Statement>();
+export class SqlCatalog implements Catalog {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly #db: CatalogDatabase;
+  readonly #statements = new Map<string, CatalogStatement>();
   /** Reads by key, valid while the database's version is still #readsChanges and #readsDataVersion (see #cached). */
   readonly #reads = new Map<string, unknown>();
-  /** The version #reads is valid for: total_changes() of the file's catalogs in this thread, and this connection's data_version. */
+  /** The version #reads is valid for: ownChanges() of the database's catalogs in this thread, and this connection's dataVersion(). */
   #readsChanges = -1n;
   #readsDataVersion = -1n;
   /** Keys of #reads a commit of this catalog's own may change (keptThroughCommit); the rest stay valid through it. */
   readonly #commitStaleReads = new Set<string>();
-  /** PRAGMA data_version as read in the current synchronous run (see #dataVersion); undefined once the run ends. */
+  /** dataVersion() as read in the current synchronous run (see #dataVersion); undefined once the run ends. */
   #runDataVersion: bigint | undefined;
-  readonly #fileKey: string | symbol;
-  /** This catalog and the others of this thread on the same file (catalogsOnFile). */
-  readonly #sameFile: Set<SqliteCatalog>;
-  readonly #sequences: SqliteSequences;
-  readonly #views: SqliteViews;
-  readonly #types: SqliteTypes;
-  readonly #optimizing: SqliteOptimizing;
+  /** This catalog and the others of this thread on the same database (catalogsOnDatabase). */
+  readonly #sameDatabase: Set<SqlCatalog>;
+  readonly #sequences: SqlSequences;
+  readonly #views: SqlViews;
+  readonly #types: SqlTypes;
+  readonly #optimizing: SqlOptimizing;
   /** Publications and replication slots. */
-  readonly replication: SqliteReplication;
-  readonly #subscriptions: SqliteSubscriptions;
+  readonly replication: SqlReplication;
+  readonly #subscriptions: SqlSubscriptions;
   /** Visible sets derived commit by commit (visible-files-memo.ts), kept across database changes. */
   readonly #visible = new VisibleFilesMemo({
     fileEpoch: (tableId) => Number((this.#sql('SELECT epoch FROM file_epochs WHERE table_id = ?').get(tableId) as { epoch: bigint } | undefined)?.epoch ?? 0),
@@ -253,39 +181,28 @@ export class SqliteCatalog implements Catalog {
     query: (tableId, id) => this.#queryVisibleFiles(tableId, id),
   });
 
-  /** `firstTableId` starts a new catalog's table ids there (a session's temporary tables take ids no shared table has). */
-  constructor(path: string, opts: { readonly firstTableId?: number } = {}) {
-    this.#db = new Database(path);
-    this.#fileKey = path === ':memory:' || path === '' ? Symbol('private database') : resolve(path);
-    this.#sameFile = catalogsOnFile.get(this.#fileKey as string) ?? new Set();
-    this.#sameFile.add(this);
-    if (typeof this.#fileKey === 'string') catalogsOnFile.set(this.#fileKey, this.#sameFile);
-    this.#db.defaultSafeIntegers(true);
-    this.#db.pragma('busy_timeout = 30000');
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = FULL');
-    this.#db.pragma('foreign_keys = OFF');
-    this.#immediate(() => {
-      this.#db.exec(SCHEMA);
-      migrate(this.#db);
-      if (opts.firstTableId !== undefined) {
-        this.#db.prepare("UPDATE meta SET value = max(value, ?) WHERE key = 'next_table_id'").run(opts.firstTableId);
-      }
-    });
+  /** `db` has its tables already (sqlite/sqlite-schema.ts, postgres/postgres-migrations.ts). */
+  constructor(db: CatalogDatabase) {
+    this.#db = db;
+    this.kind = db.dialect;
+    const key = db.key;
+    this.#sameDatabase = (typeof key === 'string' ? catalogsOnDatabase.get(key) : undefined) ?? new Set();
+    this.#sameDatabase.add(this);
+    if (typeof key === 'string') catalogsOnDatabase.set(key, this.#sameDatabase);
     const access = {
       sql: (q: string) => this.#sql(q), cached: <T>(k: string, read: () => T) => this.#cached(k, read),
       immediate: <T>(fn: () => T) => this.#immediate(fn), immediateNormal: <T>(fn: () => T) => this.#immediateNormal(fn), nextId: () => Number(this.#nextMeta('next_table_id')),
       tableExists: (ns: string, name: string) => this.getTable(ns, name) !== undefined || this.#views.get(ns, name) !== undefined,
     };
-    this.#views = new SqliteViews(access);
-    this.#types = new SqliteTypes(access);
-    this.#sequences = new SqliteSequences(access);
-    this.#optimizing = new SqliteOptimizing(access);
-    this.replication = new SqliteReplication(access);
-    this.#subscriptions = new SqliteSubscriptions(access);
+    this.#views = new SqlViews(access);
+    this.#types = new SqlTypes(access);
+    this.#sequences = new SqlSequences(access);
+    this.#optimizing = new SqlOptimizing(access);
+    this.replication = new SqlReplication(access);
+    this.#subscriptions = new SqlSubscriptions(access);
   }
 
-  // ---- subscriptions (sqlite-subscriptions.ts) ----
+  // ---- subscriptions (sql-subscriptions.ts) ----
 
   listSubscriptions(): SubscriptionMetadata[] { return this.#subscriptions.list(); }
   createSubscription(s: NewSubscription): SubscriptionMetadata { return this.#subscriptions.create(s); }
@@ -297,7 +214,7 @@ export class SqliteCatalog implements Catalog {
   saveSubscriptionStatus(id: number, status: SubscriptionStatus): void { this.#subscriptions.saveStatus(id, status); }
   saveSubscriptionError(id: number, error: string, nowMicros: bigint): void { this.#subscriptions.saveError(id, error, nowMicros); }
 
-  // ---- the self-optimizing service's records (sqlite-optimizing.ts) ----
+  // ---- the self-optimizing service's records (sql-optimizing.ts) ----
 
   listOptimizerGroups(): OptimizerGroup[] { return this.#optimizing.listGroups(); }
   createOptimizerGroup(group: OptimizerGroup, ifNotExists: boolean): boolean { return this.#optimizing.createGroup(group, ifNotExists); }
@@ -317,7 +234,7 @@ export class SqliteCatalog implements Catalog {
   listOptimizers(): OptimizerRecord[] { return this.#optimizing.listOptimizers(); }
   dropOptimizer(id: string): void { this.#optimizing.dropOptimizer(id); }
 
-  // ---- sequences (sqlite-sequences.ts) ----
+  // ---- sequences (sql-sequences.ts) ----
 
   createSequence(s: NewSequence, ifNotExists: boolean): { sequence: SequenceRecord | undefined; created: boolean } {
     return this.#immediate(() => {
@@ -391,7 +308,7 @@ export class SqliteCatalog implements Catalog {
    * read's cost, and a tiny query's scans read the catalog several times (2026-11-30:
    * about 1.4 ms of a 5.5 ms query over a 25-row table went to preparing).
    */
-  #sql(sql: string): Database.Statement {
+  #sql(sql: string): CatalogStatement {
     let st = this.#statements.get(sql);
     if (st === undefined) {
       st = this.#db.prepare(sql);
@@ -402,8 +319,8 @@ export class SqliteCatalog implements Catalog {
 
   /**
    * `read()`, or what it returned for `key` while the database has not changed since:
-   * PRAGMA data_version moves when another connection (another process, or another
-   * catalog in this one) commits, and total_changes() when this connection writes (even
+   * dataVersion() moves when another connection (another process, or another
+   * catalog in this one) commits, and ownChanges() when this connection writes (even
    * in a transaction it rolls back, which only costs a re-read); reads inside a write
    * transaction are not kept. A query's scans read the
    * same table, snapshot and file list several times (binding, planning, each scan: about
@@ -412,7 +329,7 @@ export class SqliteCatalog implements Catalog {
    */
   #cached<T>(key: string, read: () => T): T {
     // Inside a write transaction reads see its uncommitted rows, and a rollback moves neither
-    // version: nothing read there is kept (the writes move total_changes, so the next read
+    // version: nothing read there is kept (the writes move ownChanges, so the next read
     // after it, committed or not, starts a fresh cache).
     if (this.#db.inTransaction) return read();
     const changes = this.#totalChanges();
@@ -429,10 +346,10 @@ export class SqliteCatalog implements Catalog {
     return value;
   }
 
-  /** total_changes() summed over this thread's catalogs on the file: moves with every write any of them makes. */
+  /** ownChanges() summed over this thread's catalogs on the database: moves with every write any of them makes. */
   #totalChanges(): bigint {
     let changes = 0n;
-    for (const c of this.#sameFile) changes += c.#sql('SELECT total_changes()').pluck().get() as bigint;
+    for (const c of this.#sameDatabase) changes += c.#db.ownChanges();
     return changes;
   }
 
@@ -449,7 +366,7 @@ export class SqliteCatalog implements Catalog {
    * every cached read, and a logged commit writes twice (beginTxn, then the apply): every
    * statement re-read and re-parsed the table, the namespaces, its snapshots and its files.
    * The cache stays only when it was current before; another connection's commit still
-   * clears it at the next read (data_version is not touched here). data_version is read
+   * clears it at the next read (dataVersion is not touched here). dataVersion is read
    * inside the transaction, where it takes no lock of its own, so the rest of the run
    * need not read it again.
    */
@@ -459,7 +376,7 @@ export class SqliteCatalog implements Catalog {
     const current = this.#totalChanges() === this.#readsChanges;
     let dataVersion: bigint | undefined;
     const out = run(() => {
-      dataVersion = this.#sql('PRAGMA data_version').pluck().get() as bigint;
+      dataVersion = this.#db.dataVersion();
       return fn();
     });
     if (current) {
@@ -475,18 +392,19 @@ export class SqliteCatalog implements Catalog {
   }
 
   /**
-   * PRAGMA data_version, read once per synchronous run: reading it takes a read lock on the
-   * WAL (about 10 µs, against 0.1 µs for total_changes()), and binding and planning one
+   * dataVersion(), read once per synchronous run: in SQLite reading it takes a read lock on
+   * the WAL (about 10 µs, against 0.1 µs for total_changes()), in PostgreSQL a round trip;
+   * and binding and planning one
    * statement asked for it about 70 times (a profile of the differential test: 3.3 s of 49).
    * Another connection's commit that lands while a run is going on is seen from the next
    * run on, as if it had landed a moment later; this connection's own writes move
-   * total_changes at once (and so do the other catalogs of this thread on the file:
-   * catalogsOnFile), and a write transaction, which reads the newest commits, ends the
+   * ownChanges at once (and so do the other catalogs of this thread on the database:
+   * catalogsOnDatabase), and a write transaction, which reads the newest commits, ends the
    * run's version. A commit of another thread or process can be known here only through a
    * message, which arrives in a later run.
    */
   #dataVersion(): bigint {
-    if (this.#runDataVersion === undefined) this.#setRunDataVersion(this.#sql('PRAGMA data_version').pluck().get() as bigint);
+    if (this.#runDataVersion === undefined) this.#setRunDataVersion(this.#db.dataVersion());
     return this.#runDataVersion!;
   }
 
@@ -497,7 +415,7 @@ export class SqliteCatalog implements Catalog {
 
   #immediate<T>(fn: () => T): T {
     try {
-      return this.#db.transaction(fn).immediate();
+      return this.#db.transaction('write', 'full', fn);
     } finally {
       this.#runDataVersion = undefined;
     }
@@ -640,7 +558,7 @@ export class SqliteCatalog implements Catalog {
     return types.length === 0 ? t : { ...t, columns: currentEnumColumns(t.columns, types) };
   }
 
-  // ---- user-defined types (sqlite-types.ts) ----
+  // ---- user-defined types (sql-types.ts) ----
 
   createType(namespace: string, name: string, labels: readonly string[] | undefined): UserTypeMetadata {
     return this.#immediate(() => {
@@ -722,7 +640,7 @@ export class SqliteCatalog implements Catalog {
     }
   }
 
-  // ---- views and comments (sqlite-views.ts) ----
+  // ---- views and comments (sql-views.ts) ----
 
   putView(v: ViewDefinition, replaceId: number | undefined): ViewMetadata {
     return this.#immediate(() => {
@@ -850,7 +768,8 @@ export class SqliteCatalog implements Catalog {
       if (opts.expect !== undefined && (cur === undefined || cur.snapshotId !== opts.expect)) {
         throw new FloeError(SqlState.serializationFailure, `branch "${ref.name}" moved concurrently`);
       }
-      this.#sql('INSERT OR REPLACE INTO refs VALUES (?, ?, ?, ?, ?)')
+      this.#sql(`INSERT INTO refs VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, name)
+        DO UPDATE SET kind = excluded.kind, snapshot_id = excluded.snapshot_id, retain_micros = excluded.retain_micros`)
         .run(ref.tableId, ref.name, ref.kind, ref.snapshotId, ref.retainMicros ?? null);
     });
   }
@@ -867,7 +786,8 @@ export class SqliteCatalog implements Catalog {
    * (which takes rowids) cannot make this insert collide.
    */
   #insertFile(tableId: number, f: NewFileRecord, dvTarget: number | bigint | undefined, addedIn: bigint): bigint {
-    const fileId = BigInt((this.#sql(`UPDATE meta SET value = 1 + max(value, (SELECT COALESCE(MAX(file_id), 0) + 1 FROM files))
+    const fileId = BigInt((this.#sql(`UPDATE meta SET value = 1 + (SELECT CASE WHEN meta.value > m THEN meta.value ELSE m END
+        FROM (SELECT COALESCE(MAX(file_id), 0) + 1 AS m FROM files) AS used)
       WHERE key = 'next_file_id' RETURNING value - 1 AS v`).get() as { v: bigint }).v);
     this.#sql(`INSERT INTO files (file_id, table_id, store, path, partition_key, partition_values, node_mask, node_index,
       row_count, size_bytes, seq, first_offset, stats, dv_target, dv_positions, row_groups, key_bitmap, added_in, snapshots)
@@ -887,14 +807,11 @@ export class SqliteCatalog implements Catalog {
    * every earlier transaction of the database's WAL).
    */
   #immediateNormal<T>(fn: () => T): T {
-    // Inside another transaction it is part of that one, and takes its durability.
-    if (this.#db.inTransaction) return this.#db.transaction(fn)();
-    // Prepared once: db.pragma() prepares its statement at every call, and this runs twice per logged commit.
-    this.#sql('PRAGMA synchronous = NORMAL').run();
     try {
-      return this.#immediate(fn);
+      // Inside another transaction it is part of that one, and takes its durability.
+      return this.#db.transaction('write', 'normal', fn);
     } finally {
-      this.#sql('PRAGMA synchronous = FULL').run();
+      this.#runDataVersion = undefined;
     }
   }
 
@@ -926,9 +843,9 @@ export class SqliteCatalog implements Catalog {
       const batchHeads = new Map<string, { before: bigint; added: Set<bigint> }>();
       for (const c of commits) {
         const requests = c.requests.map((r) => this.#rebasedRequest(r, batchHeads));
-        // better-sqlite3 runs a nested transaction() as a savepoint: a failure rolls back this commit alone.
+        // A nested transaction is a savepoint: a failure rolls back this commit alone.
         try {
-          const snapshots = this.#db.transaction(() => this.#commitRequests(requests, c.txnId, nowMicros))();
+          const snapshots = this.#db.transaction('write', 'normal', () => this.#commitRequests(requests, c.txnId, nowMicros));
           for (const snap of snapshots) {
             const key = `${snap.tableId}\u0000${snap.branch}`;
             const seen = batchHeads.get(key);
@@ -989,7 +906,7 @@ export class SqliteCatalog implements Catalog {
 
   raiseNextSeq(seq: bigint): void {
     this.#immediate(() => {
-      this.#sql("UPDATE meta SET value = MAX(value, ?) WHERE key = 'next_seq'").run(seq);
+      this.#sql("UPDATE meta SET value = CASE WHEN value > ? THEN value ELSE ? END WHERE key = 'next_seq'").run(seq, seq);
     });
   }
 
@@ -1007,14 +924,14 @@ export class SqliteCatalog implements Catalog {
   ): FileRecord | undefined {
     return this.#immediate(() => {
       const ids = [...new Set(removeFileIds)];
-      const rows = this.#sql(`SELECT f.added_in AS addedIn FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
-        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id)`).all(tableId, JSON.stringify(ids)) as { addedIn: bigint }[];
+      const rows = this.#sql(`SELECT f.added_in FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
+        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id)`).all(tableId, JSON.stringify(ids)) as { added_in: bigint }[];
       if (rows.length !== ids.length) return undefined;
       // The new file's commits were read from the replaced rows: an expiry that squashed one of
       // them since moved its added_in (and deleted the snapshot), and the file would name a
       // snapshot no lineage holds, hidden from every read.
       const commits = new Set((add.snapshots ?? [addedIn]).map(String));
-      if (!commits.has(String(addedIn)) || rows.some((r) => !commits.has(String(r.addedIn)))) return undefined;
+      if (!commits.has(String(addedIn)) || rows.some((r) => !commits.has(String(r.added_in)))) return undefined;
       if (this.getSnapshot(tableId, addedIn) === undefined) return undefined;
       if (requireLive !== undefined && requireLive.fileIds.length > 0) {
         const keep = [...new Set(requireLive.fileIds)];
@@ -1065,11 +982,11 @@ export class SqliteCatalog implements Catalog {
   }
 
   lowWatermark(): bigint {
-    return this.#db.transaction(() => {
+    return this.#db.transaction('read', 'full', () => {
       const open = this.#sql('SELECT MIN(seq) AS s FROM txns').get() as { s: bigint | null };
       if (open.s !== null) return BigInt(open.s);
       return BigInt((this.#sql(`SELECT value FROM meta WHERE key = 'next_seq'`).get() as { value: bigint }).value);
-    })();
+    });
   }
 
   visibleFiles(tableId: number, snapshotId: bigint): FileRecord[] {
@@ -1077,11 +994,11 @@ export class SqliteCatalog implements Catalog {
     if (this.#db.inTransaction) return this.#queryVisibleFiles(tableId, snapshotId);
     // One read transaction, so the epoch and the rows a set is derived from are of one moment.
     return this.#cached(`files ${tableId} ${snapshotId}`,
-      () => this.#db.transaction(() => this.#visible.visibleFiles(tableId, snapshotId) as FileRecord[]).deferred());
+      () => this.#db.transaction('read', 'full', () => this.#visible.visibleFiles(tableId, snapshotId) as FileRecord[]));
   }
 
   #queryVisibleFiles(tableId: number, snapshotId: bigint): FileRecord[] {
-    return (this.#sql(VISIBLE_FILES).all({ snapshot: snapshotId, table: tableId }) as FileRow[]).map(toFileNumbers);
+    return (this.#sql(VISIBLE_FILES).all(snapshotId, tableId, tableId) as FileRow[]).map(toFileNumbers);
   }
 
   /** File rows of the table changed without a new snapshot: every process's visible-set memo of it is void. */
@@ -1173,7 +1090,7 @@ export class SqliteCatalog implements Catalog {
       if (f.dvTarget !== undefined && dvTarget === undefined) throw new FloeError(SqlState.internalError, `deletion vector names staged file ${f.dvTarget}, which the commit does not add`);
       added.push(this.#insertFile(req.tableId, f, dvTarget, id));
     }
-    const rem = this.#sql('INSERT OR IGNORE INTO file_removals VALUES (?, ?, ?)');
+    const rem = this.#sql('INSERT INTO file_removals VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
     for (const fid of req.removeFileIds) rem.run(fid, id, req.tableId);
     if (req.replacements !== undefined) insertFileReplacements((q) => this.#sql(q), req.tableId, req.replacements, added);
     this.#sql('UPDATE refs SET snapshot_id = ? WHERE table_id = ? AND name = ?').run(id, req.tableId, req.branch);
@@ -1225,7 +1142,7 @@ export class SqliteCatalog implements Catalog {
       for (const { id } of expired.all(tableId) as { id: bigint }[]) {
         const x = current.get(id) as { id: bigint; parent: bigint | null; at: bigint; floor: bigint | null; n: bigint } | undefined;
         if (x === undefined) continue;
-        if (Number(x.n) <= 1) this.#sql('INSERT OR IGNORE INTO squashed_snapshots VALUES (?, ?)').run(x.id, tableId);
+        if (Number(x.n) <= 1) this.#sql('INSERT INTO squashed_snapshots VALUES (?, ?) ON CONFLICT DO NOTHING').run(x.id, tableId);
         if (Number(x.n) === 0) {
           this.#sql('DELETE FROM file_removals WHERE table_id = ? AND snapshot_id = ?').run(tableId, x.id);
           this.#sql('DELETE FROM files WHERE table_id = ? AND added_in = ?').run(tableId, x.id);
@@ -1236,7 +1153,9 @@ export class SqliteCatalog implements Catalog {
           const floors = [x.at, x.floor, c.floor].filter((v): v is bigint => v !== null).map(BigInt);
           const floor = floors.reduce((m, v) => (v < m ? v : m), floors[0]!);
           this.#sql('UPDATE files SET added_in = ? WHERE table_id = ? AND added_in = ?').run(c.id, tableId, x.id);
-          this.#sql('UPDATE OR IGNORE file_removals SET snapshot_id = ? WHERE table_id = ? AND snapshot_id = ?').run(c.id, tableId, x.id);
+          // A file removed in both keeps the child's row; the parent's goes with the parent.
+          this.#sql(`UPDATE file_removals SET snapshot_id = ? WHERE table_id = ? AND snapshot_id = ?
+            AND file_id NOT IN (SELECT file_id FROM file_removals WHERE snapshot_id = ?)`).run(c.id, tableId, x.id, c.id);
           this.#sql('DELETE FROM file_removals WHERE table_id = ? AND snapshot_id = ?').run(tableId, x.id);
           this.#sql('UPDATE snapshots SET parent_id = ?, squashed_from_micros = ? WHERE snapshot_id = ?').run(x.parent, floor, c.id);
           this.#sql('DELETE FROM snapshots WHERE snapshot_id = ?').run(x.id);
@@ -1256,8 +1175,8 @@ export class SqliteCatalog implements Catalog {
   }
 
   close(): void {
-    this.#sameFile.delete(this);
-    if (this.#sameFile.size === 0 && typeof this.#fileKey === 'string') catalogsOnFile.delete(this.#fileKey);
+    this.#sameDatabase.delete(this);
+    if (this.#sameDatabase.size === 0 && typeof this.#db.key === 'string') catalogsOnDatabase.delete(this.#db.key);
     this.#db.close();
   }
 }

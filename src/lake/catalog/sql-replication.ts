@@ -2,23 +2,14 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { NewPublication, PublicationMetadata } from '../replication/publication-metadata.js';
 import type { ReplicationSlotRecord } from '../replication/replication-slot.js';
-import type { SqliteCatalogAccess } from './sqlite-sequences.js';
+import type { SqlCatalogAccess } from './sql-sequences.js';
 
 /**
- * Publications (CREATE PUBLICATION) and durable logical replication slots in the SQLite
+ * Publications (CREATE PUBLICATION) and durable logical replication slots in the
  * catalog. A publication's oid comes from the relation-id counter; its FOR TABLE members
  * are rows of publication_tables. A slot row holds its consumer's confirmed position, which
  * snapshot expiry reads to keep what the slot still has to stream.
  */
-export const REPLICATION_SCHEMA = `CREATE TABLE IF NOT EXISTS publications (
-  pub_oid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, all_tables INTEGER NOT NULL,
-  pub_insert INTEGER NOT NULL, pub_update INTEGER NOT NULL, pub_delete INTEGER NOT NULL, pub_truncate INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS publication_tables (
-  pub_oid INTEGER NOT NULL, table_id INTEGER NOT NULL, PRIMARY KEY (pub_oid, table_id));
-CREATE TABLE IF NOT EXISTS replication_slots (
-  name TEXT PRIMARY KEY, plugin TEXT NOT NULL, database TEXT NOT NULL, restart_lsn INTEGER NOT NULL,
-  confirmed_flush_lsn INTEGER NOT NULL, created_micros INTEGER NOT NULL);`;
-
 interface PublicationRow {
   pub_oid: bigint; name: string; all_tables: bigint; pub_insert: bigint; pub_update: bigint; pub_delete: bigint; pub_truncate: bigint;
 }
@@ -30,10 +21,10 @@ const toSlot = (r: SlotRow): ReplicationSlotRecord => ({
   confirmedFlushLsn: BigInt(r.confirmed_flush_lsn), createdMicros: BigInt(r.created_micros),
 });
 
-export class SqliteReplication {
-  readonly #c: SqliteCatalogAccess;
+export class SqlReplication {
+  readonly #c: SqlCatalogAccess;
 
-  constructor(access: SqliteCatalogAccess) {
+  constructor(access: SqlCatalogAccess) {
     this.#c = access;
   }
 
@@ -61,7 +52,7 @@ export class SqliteReplication {
       this.#c.sql('INSERT INTO publications VALUES (?, ?, ?, ?, ?, ?, ?)').run(
         oid, p.name, p.allTables ? 1 : 0, p.publish.insert ? 1 : 0, p.publish.update ? 1 : 0, p.publish.delete ? 1 : 0, p.publish.truncate ? 1 : 0,
       );
-      const add = this.#c.sql('INSERT OR IGNORE INTO publication_tables VALUES (?, ?)');
+      const add = this.#c.sql('INSERT INTO publication_tables VALUES (?, ?) ON CONFLICT DO NOTHING');
       for (const t of p.tableIds) add.run(oid, t);
       return { oid, ...p, tableIds: [...new Set(p.tableIds)].sort((a, b) => a - b) };
     });
@@ -71,7 +62,7 @@ export class SqliteReplication {
   setPublicationTables(oid: number, tableIds: readonly number[]): void {
     this.#c.immediate(() => {
       this.#c.sql('DELETE FROM publication_tables WHERE pub_oid = ?').run(oid);
-      const add = this.#c.sql('INSERT OR IGNORE INTO publication_tables VALUES (?, ?)');
+      const add = this.#c.sql('INSERT INTO publication_tables VALUES (?, ?) ON CONFLICT DO NOTHING');
       for (const t of tableIds) add.run(oid, t);
     });
   }
@@ -121,8 +112,9 @@ export class SqliteReplication {
     const current = this.listSlots().find((s) => s.name === name);
     if (current === undefined || lsn <= current.confirmedFlushLsn) return;
     this.#c.immediate(() => {
-      this.#c.sql('UPDATE replication_slots SET confirmed_flush_lsn = max(confirmed_flush_lsn, ?), restart_lsn = max(restart_lsn, ?) WHERE name = ?')
-        .run(lsn, lsn, name);
+      this.#c.sql(`UPDATE replication_slots SET confirmed_flush_lsn = CASE WHEN confirmed_flush_lsn > ? THEN confirmed_flush_lsn ELSE ? END,
+        restart_lsn = CASE WHEN restart_lsn > ? THEN restart_lsn ELSE ? END WHERE name = ?`)
+        .run(lsn, lsn, lsn, lsn, name);
     });
   }
 

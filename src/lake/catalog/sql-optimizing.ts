@@ -5,31 +5,15 @@ import type {
   NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingStatus, OptimizingTableState, SchedulingPolicy,
 } from '../optimize/optimizing-records.js';
 import { DEFAULT_OPTIMIZER_GROUP, defaultGroupDropError, groupInUseError } from '../warehouse/check-optimizer-group.js';
-import type { SqliteCatalogAccess } from './sqlite-sequences.js';
+import type { SqlCatalogAccess } from './sql-sequences.js';
 
 /**
- * The self-optimizing service's tables in the SQLite catalog: optimizer groups, the history
+ * The self-optimizing service's tables in the catalog: optimizer groups, the history
  * of optimize processes (bounded per table), and each table's status with the lease that
  * lets several schedulers share one warehouse. The `default` group is not stored until it is
  * altered: the service supplies it (its threads are the process's --optimizer-threads), and
  * it can never be dropped.
  */
-export const OPTIMIZING_SCHEMA = `CREATE TABLE IF NOT EXISTS optimizer_groups (
-  name TEXT PRIMARY KEY, threads INTEGER NOT NULL, scheduling_policy TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS optimizing_runs (
-  run_id INTEGER PRIMARY KEY AUTOINCREMENT, table_id INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
-  trigger TEXT NOT NULL, started_micros INTEGER NOT NULL, duration_ms INTEGER NOT NULL, nodes INTEGER NOT NULL,
-  splits INTEGER NOT NULL, files_in INTEGER NOT NULL, bytes_in INTEGER NOT NULL, rows_in INTEGER NOT NULL,
-  files_out INTEGER NOT NULL, bytes_out INTEGER NOT NULL, rows_out INTEGER NOT NULL, snapshot_id INTEGER, error TEXT);
-CREATE INDEX IF NOT EXISTS optimizing_runs_table ON optimizing_runs (table_id, run_id);
-CREATE TABLE IF NOT EXISTS optimizing_states (
-  table_id INTEGER PRIMARY KEY, status TEXT NOT NULL, status_since_micros INTEGER NOT NULL, owner TEXT NOT NULL,
-  heartbeat_micros INTEGER NOT NULL, last_minor_micros INTEGER, last_major_micros INTEGER, last_full_micros INTEGER,
-  consecutive_failures INTEGER NOT NULL, next_attempt_micros INTEGER);
-CREATE TABLE IF NOT EXISTS optimizers (
-  optimizer_id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, groups TEXT, threads INTEGER NOT NULL,
-  started_micros INTEGER NOT NULL, heartbeat_micros INTEGER NOT NULL);`;
-
 /** Runs kept per table; older ones are deleted as new ones are recorded. */
 export const OPTIMIZING_RUNS_KEPT = 1000;
 
@@ -72,10 +56,10 @@ function toState(r: StateRow): OptimizingTableState {
   };
 }
 
-export class SqliteOptimizing {
-  readonly #c: SqliteCatalogAccess;
+export class SqlOptimizing {
+  readonly #c: SqlCatalogAccess;
 
-  constructor(access: SqliteCatalogAccess) {
+  constructor(access: SqlCatalogAccess) {
     this.#c = access;
   }
 
@@ -83,7 +67,8 @@ export class SqliteOptimizing {
   registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void {
     this.#c.immediate(() => {
       this.#c.sql('DELETE FROM optimizers WHERE heartbeat_micros < ?').run(forgetBeforeMicros);
-      this.#c.sql('INSERT OR REPLACE INTO optimizers VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      this.#c.sql(`INSERT INTO optimizers VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (optimizer_id) DO UPDATE SET host = excluded.host, pid = excluded.pid,
+        groups = excluded.groups, threads = excluded.threads, started_micros = excluded.started_micros, heartbeat_micros = excluded.heartbeat_micros`).run(
         o.id, o.host, o.pid, o.groups === undefined ? null : JSON.stringify(o.groups), o.threads, o.startedMicros, o.heartbeatMicros);
     });
   }
@@ -151,8 +136,8 @@ export class SqliteOptimizing {
         if (ifExists) return;
         throw undefinedGroup(name);
       }
-      const users = this.#c.sql(`SELECT namespace, name FROM tables
-        WHERE json_extract(properties, '$."self-optimizing.group"') = ? ORDER BY namespace, name`).all(name) as { namespace: string; name: string }[];
+      const users = (this.#c.sql('SELECT namespace, name, properties FROM tables ORDER BY namespace, name').all() as { namespace: string; name: string; properties: string }[])
+        .filter((t) => (JSON.parse(t.properties) as Record<string, string>)['self-optimizing.group'] === name);
       if (users.length > 0) throw groupInUseError(name, users);
       this.#c.sql('DELETE FROM optimizer_groups WHERE name = ?').run(name);
     });
@@ -185,7 +170,10 @@ export class SqliteOptimizing {
    * fsync (a lost one after an OS crash only means a table looks idle, or its lease runs out).
    */
   saveState(s: OptimizingTableState): void {
-    this.#c.immediateNormal(() => this.#c.sql(`INSERT OR REPLACE INTO optimizing_states VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    this.#c.immediateNormal(() => this.#c.sql(`INSERT INTO optimizing_states VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET status = excluded.status,
+      status_since_micros = excluded.status_since_micros, owner = excluded.owner, heartbeat_micros = excluded.heartbeat_micros,
+      last_minor_micros = excluded.last_minor_micros, last_major_micros = excluded.last_major_micros, last_full_micros = excluded.last_full_micros,
+      consecutive_failures = excluded.consecutive_failures, next_attempt_micros = excluded.next_attempt_micros`).run(
       s.tableId, s.status, s.statusSinceMicros, s.owner, s.heartbeatMicros, s.lastMinorMicros ?? null, s.lastMajorMicros ?? null,
       s.lastFullMicros ?? null, s.consecutiveFailures, s.nextAttemptMicros ?? null));
   }

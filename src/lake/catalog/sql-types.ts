@@ -1,18 +1,14 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { EnumLabel, UserTypeMetadata } from '../table/user-type-metadata.js';
-import type { SqliteCatalogAccess } from './sqlite-sequences.js';
+import type { SqlCatalogAccess } from './sql-sequences.js';
 
 /**
- * User-defined types in the SQLite catalog: enums and shell types. A row holds the type's
+ * User-defined types in the catalog: enums and shell types. A row holds the type's
  * oid, its array type's oid and, for an enum, its labels with their sort orders and oids
  * (JSON, in sort order). Oids come from the relations' id counter, so no pg_class or
  * pg_type oid meets another.
  */
-export const TYPES_SCHEMA = `CREATE TABLE IF NOT EXISTS user_types (
-  type_oid INTEGER PRIMARY KEY, array_oid INTEGER NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
-  labels TEXT, UNIQUE (namespace, name));`;
-
 interface TypeRow { type_oid: bigint; array_oid: bigint; namespace: string; name: string; labels: string | null }
 
 function toType(r: TypeRow): UserTypeMetadata {
@@ -31,10 +27,10 @@ export function checkEnumLabel(label: string): void {
   }
 }
 
-export class SqliteTypes {
-  readonly #c: SqliteCatalogAccess;
+export class SqlTypes {
+  readonly #c: SqlCatalogAccess;
 
-  constructor(access: SqliteCatalogAccess) {
+  constructor(access: SqlCatalogAccess) {
     this.#c = access;
   }
 

@@ -1,24 +1,20 @@
-import type Database from 'better-sqlite3';
+import type { CatalogStatement } from './catalog-database.js';
 import type { FileReplacement } from './catalog.js';
 
 /**
- * The file_replacements table of the SQLite catalog: for each append-table file a
+ * The file_replacements table of the catalog: for each append-table file a
  * compaction rewrote, where its rows went (catalog.ts, FileReplacement). A file rewritten
  * on two branches has two rows. Rows are written by the compaction's own commit, so a
  * writer that sees the compaction's snapshot also sees the mapping.
  */
-export const FILE_REPLACEMENTS_SCHEMA = `CREATE TABLE IF NOT EXISTS file_replacements (
-  file_id INTEGER NOT NULL, table_id INTEGER NOT NULL, output_id INTEGER NOT NULL,
-  output_offset INTEGER NOT NULL, dropped BLOB NOT NULL, PRIMARY KEY (file_id, output_id));
-CREATE INDEX IF NOT EXISTS file_replacements_table ON file_replacements (table_id, output_id);`;
-
 interface ReplacementRow { file_id: bigint; output_id: bigint; output_offset: bigint; dropped: Buffer }
 
-type Sql = (q: string) => Database.Statement;
+type Sql = (q: string) => CatalogStatement;
 
 /** Inserts a commit's replacements; `addedIds[i]` is the id the commit gave its i-th added file. */
 export function insertFileReplacements(sql: Sql, tableId: number, replacements: readonly FileReplacement[], addedIds: readonly bigint[]): void {
-  const ins = sql('INSERT OR REPLACE INTO file_replacements VALUES (?, ?, ?, ?, ?)');
+  const ins = sql(`INSERT INTO file_replacements VALUES (?, ?, ?, ?, ?) ON CONFLICT (file_id, output_id)
+    DO UPDATE SET table_id = excluded.table_id, output_offset = excluded.output_offset, dropped = excluded.dropped`);
   for (const r of replacements) {
     const output = r.outputFileId < 0 ? addedIds[-1 - r.outputFileId] : BigInt(r.outputFileId);
     if (output === undefined) throw new Error(`file replacement names staged file ${r.outputFileId}, which the commit does not add`);
