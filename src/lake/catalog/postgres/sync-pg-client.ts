@@ -4,7 +4,7 @@ import { FloeError } from '../../../common/floe-error.js';
 import { SqlState } from '../../../common/sqlstate.js';
 import { workerModule } from '../../../common/worker-module.js';
 import { SIGNAL_NOTIFY_EPOCH, SIGNAL_REPLY, SIGNAL_SLOTS } from './sync-pg-protocol.js';
-import type { Row, SyncPgReply, SyncPgRequest, SyncPgStatement, SyncPgWorkerData } from './sync-pg-protocol.js';
+import type { Row, StatementResult, SyncPgReply, SyncPgRequest, SyncPgStatement, SyncPgWorkerData } from './sync-pg-protocol.js';
 
 export interface SyncPgClientOptions {
   /** postgres://… of the catalog database. */
@@ -49,11 +49,25 @@ export class SyncPgClient {
 
   /** One statement's rows (int8 as bigint, bytea as Uint8Array). */
   query(sql: string, params?: readonly unknown[]): Row[] {
-    return this.#call({ kind: 'query', statement: { sql, ...(params === undefined ? {} : { params }) } })[0]!;
+    return this.execute(sql, params).rows;
+  }
+
+  /**
+   * One statement's rows and row count. Without parameters or a name the text may hold
+   * several statements, sent in one round trip (the last one's result is returned).
+   */
+  execute(statement: string | SyncPgStatement, params?: readonly unknown[]): StatementResult {
+    const s = typeof statement === 'string' ? { sql: statement, ...(params === undefined ? {} : { params }) } : statement;
+    return this.#call({ kind: 'query', statement: s })[0]!;
   }
 
   /** Each statement's rows, all run in one transaction; nothing of it stays when one fails. */
   transaction(statements: readonly SyncPgStatement[], isolation?: 'read committed' | 'repeatable read' | 'serializable'): Row[][] {
+    return this.executeTransaction(statements, isolation).map((r) => r.rows);
+  }
+
+  /** As transaction, with each statement's row count. */
+  executeTransaction(statements: readonly SyncPgStatement[], isolation?: 'read committed' | 'repeatable read' | 'serializable'): StatementResult[] {
     return this.#call({ kind: 'transaction', statements, ...(isolation === undefined ? {} : { isolation }) });
   }
 
@@ -77,19 +91,23 @@ export class SyncPgClient {
     void this.#worker.terminate();
   }
 
-  #call(request: SyncPgRequest): Row[][] {
+  #call(request: SyncPgRequest): StatementResult[] {
     if (this.#closed) throw new FloeError(SqlState.connectionFailure, 'the catalog connection is closed');
     Atomics.store(this.#slots, SIGNAL_REPLY, 0);
     this.#port.postMessage(request);
-    const waited = Atomics.wait(this.#slots, SIGNAL_REPLY, 0, this.#timeoutMs);
+    // Woken is not answered: the worker's notify of the previous reply may come late (it
+    // stores, then notifies, and may be descheduled between), once this call already waits.
+    // The slot says it: the worker sets it after the reply is on the port.
+    const deadline = performance.now() + this.#timeoutMs;
+    for (let left = this.#timeoutMs; Atomics.load(this.#slots, SIGNAL_REPLY) === 0 && left > 0; left = deadline - performance.now()) {
+      Atomics.wait(this.#slots, SIGNAL_REPLY, 0, left);
+    }
     const reply = receiveMessageOnPort(this.#port)?.message as SyncPgReply | undefined;
     if (reply === undefined) {
       // The worker did not answer in time (or died): nothing more can be said on this connection.
       this.#closed = true;
       void this.#worker.terminate();
-      throw new FloeError(SqlState.connectionFailure, waited === 'timed-out'
-        ? `the catalog database did not answer within ${this.#timeoutMs} ms`
-        : 'the catalog connection worker stopped');
+      throw new FloeError(SqlState.connectionFailure, `the catalog database did not answer within ${this.#timeoutMs} ms`);
     }
     if (!reply.ok) {
       const e = reply.error;

@@ -4,6 +4,8 @@ import type { MessagePort } from 'node:worker_threads';
 export interface SyncPgStatement {
   readonly sql: string;
   readonly params?: readonly unknown[];
+  /** A prepared statement's name: PostgreSQL parses and plans it once per connection. */
+  readonly name?: string;
 }
 
 export type SyncPgRequest =
@@ -16,8 +18,14 @@ export type SyncPgRequest =
 
 export type Row = Record<string, unknown>;
 
+/** A statement's rows, and how many rows it inserted, updated or deleted (0 for others). */
+export interface StatementResult {
+  readonly rows: Row[];
+  readonly rowCount: number;
+}
+
 export type SyncPgReply =
-  | { readonly ok: true; readonly results: Row[][] }
+  | { readonly ok: true; readonly results: StatementResult[] }
   | { readonly ok: false; readonly error: SyncPgError };
 
 /** A failure as PostgreSQL (or the connection) reported it. */

@@ -1,7 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { SIGNAL_NOTIFY_EPOCH, SIGNAL_REPLY } from './sync-pg-protocol.js';
-import type { Row, SyncPgError, SyncPgReply, SyncPgRequest, SyncPgStatement, SyncPgWorkerData } from './sync-pg-protocol.js';
+import type { StatementResult, SyncPgError, SyncPgReply, SyncPgRequest, SyncPgStatement, SyncPgWorkerData } from './sync-pg-protocol.js';
 
 /*
  * The thread that owns the catalog's PostgreSQL connection. Each request runs to its end
@@ -43,15 +43,15 @@ async function run(request: SyncPgRequest): Promise<SyncPgReply> {
   try {
     switch (request.kind) {
       case 'query':
-        return { ok: true, results: [await rows(request.statement)] };
+        return { ok: true, results: [await execute(request.statement)] };
       case 'listen':
         await client.query(`LISTEN ${client.escapeIdentifier(request.channel)}`);
         return { ok: true, results: [] };
       case 'transaction': {
-        const results: Row[][] = [];
+        const results: StatementResult[] = [];
         await client.query(request.isolation === undefined ? 'BEGIN' : `BEGIN ISOLATION LEVEL ${request.isolation.toUpperCase()}`);
         try {
-          for (const s of request.statements) results.push(await rows(s));
+          for (const s of request.statements) results.push(await execute(s));
           await client.query('COMMIT');
         } catch (e) {
           await client.query('ROLLBACK').catch(() => undefined);
@@ -65,8 +65,11 @@ async function run(request: SyncPgRequest): Promise<SyncPgReply> {
   }
 }
 
-async function rows(s: SyncPgStatement): Promise<Row[]> {
-  return (await client.query({ text: s.sql, values: s.params === undefined ? [] : [...s.params] })).rows as Row[];
+/** Without parameters a text may hold several statements (the simple protocol): the last one's result counts. */
+async function execute(s: SyncPgStatement): Promise<StatementResult> {
+  const out = await client.query({ text: s.sql, values: s.params === undefined ? [] : [...s.params], ...(s.name === undefined ? {} : { name: s.name }) }) as pg.QueryResult | pg.QueryResult[];
+  const last = Array.isArray(out) ? out[out.length - 1]! : out;
+  return { rows: last.rows as StatementResult['rows'], rowCount: last.rowCount ?? 0 };
 }
 
 function errorOf(e: unknown): SyncPgError {
