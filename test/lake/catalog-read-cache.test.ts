@@ -1,23 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
 import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
+import { forEachCatalogBackend } from '../harness/catalog-backends.js';
 
 /*
- * The SQLite catalog keeps its reads until the database changes: a write through the
- * same catalog, or a commit through another connection to the same file (another
- * process's gateway or CLI), must be seen by the very next read.
+ * The catalog keeps its reads until the database changes: a write through the same
+ * catalog, or a commit through another connection to the same catalog (another
+ * process's gateway or CLI), must be seen by the very next read. On SQLite and PostgreSQL.
  */
 
+forEachCatalogBackend((backend) => {
 test('cached catalog reads see this catalog\'s writes and other connections\' commits at once, and cannot be changed in place', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-catalog-cache-'));
-  const path = join(dir, 'catalog.db');
-  const a = new SqliteCatalog(path);
-  const b = new SqliteCatalog(path);
+  const place = backend().place();
+  const a = place.connect();
+  const b = place.connect();
   try {
     a.createNamespace('first', false);
     assert.deepEqual(b.listNamespaces().filter((n) => n !== 'public'), ['first']);
@@ -47,15 +43,13 @@ test('cached catalog reads see this catalog\'s writes and other connections\' co
     assert.throws(() => { (b.listNamespaces() as string[]).push('x'); }, TypeError);
     assert.throws(() => { (a.getTableById(t.id)!.columns as unknown[]).length = 0; }, TypeError);
   } finally {
-    a.close();
-    b.close();
-    rmSync(dir, { recursive: true, force: true });
+    place.dispose();
   }
 });
 
 test('a commit that fails part way leaves no cached trace: the next read sees the branch head as it was', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-catalog-cache-'));
-  const c = new SqliteCatalog(join(dir, 'catalog.db'));
+  const place = backend().place();
+  const c = place.connect();
   try {
     const t = c.createTable({
       namespace: 'public', name: 't', columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
@@ -70,8 +64,7 @@ test('a commit that fails part way leaves no cached trace: the next read sees th
     assert.equal(c.getRef(t.id, 'main')!.snapshotId, head, 'the rolled-back head is not served from the cache');
     assert.equal(c.listSnapshots(t.id).length, 1);
   } finally {
-    c.close();
-    rmSync(dir, { recursive: true, force: true });
+    place.dispose();
   }
 });
 
@@ -87,9 +80,8 @@ function changeFile(path: string, seq: bigint): NewFileRecord {
 const nextRun = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 test('the catalog\'s own transactions and commits keep its cached definitions; refs, new snapshots and other connections\' commits are read afresh', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-catalog-cache-'));
-  const path = join(dir, 'catalog.db');
-  const c = new SqliteCatalog(path);
+  const place = backend().place();
+  const c = place.connect();
   try {
     const t = c.createTable({
       namespace: 'public', name: 't', columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
@@ -133,13 +125,9 @@ test('the catalog\'s own transactions and commits keep its cached definitions; r
     assert.deepEqual(c.visibleFiles(t.id, second).map((f) => f.path), ['a.parquet', 'b.parquet']);
 
     // Another connection commits, then this catalog writes: that write must not make the cache look current.
-    const other = new Database(path);
-    try {
-      other.prepare("INSERT INTO namespaces VALUES ('elsewhere')").run();
-      other.prepare("UPDATE tables SET name = 'moved' WHERE table_id = ?").run(t.id);
-    } finally {
-      other.close();
-    }
+    const other = place.connectAsAnotherProcess();
+    other.createNamespace('elsewhere', false);
+    other.updateTable(t.id, { name: 'moved' });
     await nextRun();
     c.beginTxn('txn-3', process.pid, 6n);
     assert.ok(c.listNamespaces().includes('elsewhere'));
@@ -148,7 +136,7 @@ test('the catalog\'s own transactions and commits keep its cached definitions; r
     c.endTxn('txn-3');
     assert.ok(c.listNamespaces().includes('elsewhere'));
   } finally {
-    c.close();
-    rmSync(dir, { recursive: true, force: true });
+    place.dispose();
   }
+});
 });

@@ -1,11 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { SqliteCatalog } from '../../src/lake/catalog/sqlite/sqlite-catalog.js';
+import type { SqlCatalog } from '../../src/lake/catalog/sql-catalog.js';
 import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
 import { keyBitmapOf } from '../../src/lake/bucket/key-bitmap.js';
+import { forEachCatalogBackend, type CatalogBackend, type CatalogPlace } from '../harness/catalog-backends.js';
 
 /*
  * CommitRequest.rebaseKeyBitmap: a keyed write that checked its keys at one head still
@@ -26,22 +24,23 @@ function changeFile(bits: readonly number[], seq: bigint): NewFileRecord {
   };
 }
 
-function setUp(): { dir: string; a: SqliteCatalog; b: SqliteCatalog; tableId: number; schemaId: number } {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-catalog-rebase-'));
-  const path = join(dir, 'catalog.db');
-  const a = new SqliteCatalog(path);
-  const b = new SqliteCatalog(path);
+/** Two connections to one catalog, as two gateway processes have. */
+function setUp(backend: CatalogBackend): { place: CatalogPlace; a: SqlCatalog; b: SqlCatalog; tableId: number; schemaId: number } {
+  const place = backend.place();
+  const a = place.connect();
+  const b = place.connectAsAnotherProcess();
   const t = a.createTable({
     namespace: 'public', name: 't', columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
     primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2,
   } as never, 0n, false).table;
-  return { dir, a, b, tableId: t.id, schemaId: t.schemaId };
+  return { place, a, b, tableId: t.id, schemaId: t.schemaId };
 }
 
 const isSerializationFailure = (e: unknown): boolean => (e as { sqlstate?: string }).sqlstate === '40001';
 
+forEachCatalogBackend((backend) => {
 test('a keyed write commits past another connection\'s commits of other keys, and fails past one that may touch its keys', () => {
-  const { dir, a, b, tableId, schemaId } = setUp();
+  const { place, a, b, tableId, schemaId } = setUp(backend());
   try {
     const write = (bits: number[], seq: bigint, extra: Partial<CommitRequest> = {}): CommitRequest => ({
       tableId, branch: 'main', operation: 'write', summary: {}, schemaId, addFiles: [changeFile(bits, seq)], removeFileIds: [], ...extra,
@@ -64,14 +63,12 @@ test('a keyed write commits past another connection\'s commits of other keys, an
     );
     assert.equal(a.getRef(tableId, 'main')!.snapshotId, snap!.id);
   } finally {
-    a.close();
-    b.close();
-    rmSync(dir, { recursive: true, force: true });
+    place.dispose();
   }
 });
 
 test('a rebase does not pass a snapshot that removed files, changed the schema, or added anything but change files', () => {
-  const { dir, a, b, tableId, schemaId } = setUp();
+  const { place, a, b, tableId, schemaId } = setUp(backend());
   try {
     const mine = keyBitmapOf(Uint32Array.of(hashAtBit(40)));
     const request = (extra: Partial<CommitRequest>): CommitRequest => ({
@@ -105,8 +102,7 @@ test('a rebase does not pass a snapshot that removed files, changed the schema, 
     const [ok] = a.commit([request({ schemaId: newer, expectHead: head, rebaseKeyBitmap: mine })], undefined, 10n);
     assert.equal(a.getRef(tableId, 'main')!.snapshotId, ok!.id);
   } finally {
-    a.close();
-    b.close();
-    rmSync(dir, { recursive: true, force: true });
+    place.dispose();
   }
+});
 });

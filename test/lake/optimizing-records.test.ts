@@ -9,6 +9,8 @@ import { SqliteDatabase } from '../../src/lake/catalog/sqlite/sqlite-database.js
 import { openWarehouse } from '../../src/lake/index.js';
 import type { NewOptimizingRun, OptimizingTableState } from '../../src/lake/index.js';
 import { FloeError } from '../../src/common/floe-error.js';
+import type { SqlCatalog } from '../../src/lake/catalog/sql-catalog.js';
+import { forEachCatalogBackend } from '../harness/catalog-backends.js';
 
 /*
  * The self-optimizing service keeps groups, run history and per-table status in the catalog,
@@ -29,17 +31,18 @@ function run(tableId: number, over: Partial<NewOptimizingRun> = {}): NewOptimizi
   };
 }
 
-function createTable(c: SqliteCatalog, name: string, properties: Record<string, string> = {}): number {
+function createTable(c: SqlCatalog, name: string, properties: Record<string, string> = {}): number {
   return c.createTable({
     namespace: 'public', name, columns: [{ fieldId: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
     primaryKey: ['k'], partitionBy: [], properties, nextFieldId: 2,
   } as never, 0n, false).table.id;
 }
 
+forEachCatalogBackend((backend) => {
 test('optimizer groups: create/alter/drop with PostgreSQL codes, shared by two connections', () => {
-  const dir = tempDir();
-  const a = new SqliteCatalog(join(dir, 'catalog.db'));
-  const b = new SqliteCatalog(join(dir, 'catalog.db'));
+  const place = backend().place();
+  const a = place.connect();
+  const b = place.connectAsAnotherProcess();
   try {
     assert.deepEqual(a.listOptimizerGroups(), [], 'default is the service\'s until someone alters it');
     assert.equal(a.createOptimizerGroup({ name: 'fast', threads: 2, schedulingPolicy: 'balanced' }, false), true);
@@ -69,34 +72,13 @@ test('optimizer groups: create/alter/drop with PostgreSQL codes, shared by two c
     b.dropOptimizerGroup('fast', false);
     assert.deepEqual(a.listOptimizerGroups().map((g) => g.name), ['default']);
   } finally {
-    a.close();
-    b.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('the warehouse refuses bad group settings before anything is written, and stores a paused group', async () => {
-  const dir = tempDir();
-  const w = await openWarehouse({ path: dir });
-  try {
-    assert.throws(() => w.createOptimizerGroup({ name: 'g', threads: -1, schedulingPolicy: 'quota' }), sqlstate('22023'));
-    assert.throws(() => w.createOptimizerGroup({ name: 'g', threads: 1.5, schedulingPolicy: 'quota' }), sqlstate('22023'));
-    assert.throws(() => w.createOptimizerGroup({ name: 'g', threads: 1, schedulingPolicy: 'fifo' as never }), sqlstate('22023'));
-    assert.throws(() => w.createOptimizerGroup({ name: 'no space', threads: 1, schedulingPolicy: 'quota' }), sqlstate('42602'));
-    assert.throws(() => w.alterOptimizerGroup('default', { threads: -1 }), sqlstate('22023'));
-    assert.deepEqual(w.listOptimizerGroups(), []);
-    // The service may store a group with no threads (--optimizer-threads 0); SQL asks for at least one.
-    w.createOptimizerGroup({ name: 'default', threads: 0, schedulingPolicy: 'quota' });
-    assert.deepEqual(w.alterOptimizerGroup('default', { schedulingPolicy: 'balanced' }), { name: 'default', threads: 0, schedulingPolicy: 'balanced' });
-  } finally {
-    await w.close();
-    rmSync(dir, { recursive: true, force: true });
+    place.dispose();
   }
 });
 
 test('runs are listed newest first, per table or all; dropping a table drops its runs and state', () => {
-  const dir = tempDir();
-  const c = new SqliteCatalog(join(dir, 'catalog.db'));
+  const place = backend().place();
+  const c = place.connect();
   try {
     const t1 = createTable(c, 't1');
     const t2 = createTable(c, 't2');
@@ -116,29 +98,14 @@ test('runs are listed newest first, per table or all; dropping a table drops its
     assert.deepEqual(c.listOptimizingStates(), []);
     assert.equal(c.tryClaimOptimizing(t1, 'p1', 200n, 10n), false, 'a dropped table cannot be claimed');
   } finally {
-    c.close();
-    rmSync(dir, { recursive: true, force: true });
+    place.dispose();
   }
 });
 
-test('history is bounded per table: the oldest runs of a table go as new ones arrive', () => {
-  const db = new SqliteDatabase(':memory:');
-  const store = new SqlOptimizing({
-    sql: (q) => db.prepare(q), cached: (_k, read) => read(), immediate: (fn) => db.transaction('write', 'full', fn),
-    immediateNormal: (fn) => db.transaction('write', 'normal', fn),
-    nextId: () => 0, tableExists: () => true,
-  });
-  const ids = [1, 2, 3, 4, 5].map((i) => store.recordRun(run(1, { nodes: i }), 3).id);
-  store.recordRun(run(2), 3);
-  assert.deepEqual(store.listRuns({ tableId: 1 }).map((r) => r.id), ids.slice(2).reverse());
-  assert.deepEqual(store.listRuns({ tableId: 2 }).length, 1, 'another table keeps its own runs');
-  db.close();
-});
-
 test('a claim is a lease: one of two connections wins, a live owner keeps it, a dead one loses it', () => {
-  const dir = tempDir();
-  const a = new SqliteCatalog(join(dir, 'catalog.db'));
-  const b = new SqliteCatalog(join(dir, 'catalog.db'));
+  const place = backend().place();
+  const a = place.connect();
+  const b = place.connectAsAnotherProcess();
   try {
     const t = createTable(a, 't');
     const lease = 30_000_000n;
@@ -164,11 +131,45 @@ test('a claim is a lease: one of two connections wins, a live owner keeps it, a 
     b.saveOptimizingState({ ...taken, status: 'idle' });
     assert.equal(a.tryClaimOptimizing(t, 'gateway:1', 50_000_002n, lease), true);
   } finally {
-    a.close();
-    b.close();
+    place.dispose();
+  }
+});
+});
+
+test('the warehouse refuses bad group settings before anything is written, and stores a paused group', async () => {
+  const dir = tempDir();
+  const w = await openWarehouse({ path: dir });
+  try {
+    assert.throws(() => w.createOptimizerGroup({ name: 'g', threads: -1, schedulingPolicy: 'quota' }), sqlstate('22023'));
+    assert.throws(() => w.createOptimizerGroup({ name: 'g', threads: 1.5, schedulingPolicy: 'quota' }), sqlstate('22023'));
+    assert.throws(() => w.createOptimizerGroup({ name: 'g', threads: 1, schedulingPolicy: 'fifo' as never }), sqlstate('22023'));
+    assert.throws(() => w.createOptimizerGroup({ name: 'no space', threads: 1, schedulingPolicy: 'quota' }), sqlstate('42602'));
+    assert.throws(() => w.alterOptimizerGroup('default', { threads: -1 }), sqlstate('22023'));
+    assert.deepEqual(w.listOptimizerGroups(), []);
+    // The service may store a group with no threads (--optimizer-threads 0); SQL asks for at least one.
+    w.createOptimizerGroup({ name: 'default', threads: 0, schedulingPolicy: 'quota' });
+    assert.deepEqual(w.alterOptimizerGroup('default', { schedulingPolicy: 'balanced' }), { name: 'default', threads: 0, schedulingPolicy: 'balanced' });
+  } finally {
+    await w.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+
+test('history is bounded per table: the oldest runs of a table go as new ones arrive', () => {
+  const db = new SqliteDatabase(':memory:');
+  const store = new SqlOptimizing({
+    sql: (q) => db.prepare(q), cached: (_k, read) => read(), immediate: (fn) => db.transaction('write', 'full', fn),
+    immediateNormal: (fn) => db.transaction('write', 'normal', fn),
+    nextId: () => 0, tableExists: () => true,
+  });
+  const ids = [1, 2, 3, 4, 5].map((i) => store.recordRun(run(1, { nodes: i }), 3).id);
+  store.recordRun(run(2), 3);
+  assert.deepEqual(store.listRuns({ tableId: 1 }).map((r) => r.id), ids.slice(2).reverse());
+  assert.deepEqual(store.listRuns({ tableId: 2 }).length, 1, 'another table keeps its own runs');
+  db.close();
+});
+
 
 test('racing claims from two processes: a held claim is never taken by the other', async () => {
   const dir = tempDir();

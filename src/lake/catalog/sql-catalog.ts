@@ -1003,7 +1003,7 @@ export class SqlCatalog implements Catalog {
 
   /** File rows of the table changed without a new snapshot: every process's visible-set memo of it is void. */
   #bumpFileEpoch(tableId: number): void {
-    this.#sql('INSERT INTO file_epochs VALUES (?, 1) ON CONFLICT (table_id) DO UPDATE SET epoch = epoch + 1').run(tableId);
+    this.#sql('INSERT INTO file_epochs VALUES (?, 1) ON CONFLICT (table_id) DO UPDATE SET epoch = file_epochs.epoch + 1').run(tableId);
   }
 
   filesAddedIn(tableId: number, snapshotIds: readonly bigint[]): FileRecord[] {

@@ -158,7 +158,8 @@ export class SqlOptimizing {
 
   /** Newest first. */
   listRuns(opts: { tableId?: number; limit?: number }): OptimizingRun[] {
-    const limit = opts.limit ?? -1;
+    // Not -1, which SQLite reads as no limit and PostgreSQL refuses.
+    const limit = opts.limit ?? Number.MAX_SAFE_INTEGER;
     const rows = (opts.tableId === undefined
       ? this.#c.sql('SELECT * FROM optimizing_runs ORDER BY run_id DESC LIMIT ?').all(limit)
       : this.#c.sql('SELECT * FROM optimizing_runs WHERE table_id = ? ORDER BY run_id DESC LIMIT ?').all(opts.tableId, limit)) as RunRow[];

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
 import { SqliteCatalog } from '../catalog/sqlite/sqlite-catalog.js';
+import { PostgresCatalog } from '../catalog/postgres/postgres-catalog.js';
 import { openStorage } from '../storage/open-storage.js';
 import type { StorageConfig } from '../storage/storage-config.js';
 import { LogStore } from '../log/log-store.js';
@@ -10,7 +11,7 @@ import type { LogReplay } from '../log/replay-dead-writers.js';
 import type { Warehouse, WarehouseOptions } from './warehouse.js';
 import { WarehouseImpl } from './warehouse-impl.js';
 
-/** Opens (creating if needed) a warehouse: by default a SQLite catalog and data files under `path`. */
+/** Opens (creating if needed) a warehouse: by default a SQLite catalog and data files under `path`; `path` holds the local state in any case. */
 export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> {
   mkdirSync(opts.path, { recursive: true });
   // Absolute, because scan tasks carry the config into workers and other processes.
@@ -22,14 +23,17 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   let catalog: Catalog;
   switch (catalogConfig.kind) {
     case 'sqlite': catalog = new SqliteCatalog(catalogConfig.path ?? join(opts.path, 'catalog.db'), opts.firstTableId === undefined ? {} : { firstTableId: opts.firstTableId }); break;
+    case 'postgres': catalog = new PostgresCatalog({ url: catalogConfig.url, ...(catalogConfig.schema === undefined ? {} : { schema: catalogConfig.schema }) }); break;
   }
   const staleMs = opts.staleTransactionMs ?? 60_000;
   let log: LogStore | undefined;
   let replay: LogReplay | undefined;
   // The log store's segments are local files, read through the data store by their `log/`
   // keys: under the warehouse root, or (data on S3) under the config's logRoot. Without a
-  // local root every commit writes its change files to the store directly.
-  const logRoot = storageConfig.kind === 'local' ? storageConfig.root : storageConfig.logRoot;
+  // local root every commit writes its change files to the store directly. So it is with
+  // data on S3 and a shared PostgreSQL catalog: gateways on other hosts could not read this
+  // one's segments (docs/design-notes.md, "Scale-out").
+  const logRoot = storageConfig.kind === 'local' ? storageConfig.root : catalogConfig.kind === 'postgres' ? undefined : storageConfig.logRoot;
   if (logRoot !== undefined) {
     // Before anything reads: commits a dead process acknowledged are only in its log.
     replay = await replayDeadWriters(catalog, logRoot, staleMs);
