@@ -24,10 +24,12 @@ export async function runOptimizerCommand(argv: string[], logger: Logger): Promi
   if (values.data === undefined) throw new UsageError('optimizer: --data DIR is required (the warehouse a gateway serves)', OPTIMIZER_USAGE);
   const location = warehouseLocation(values, OPTIMIZER_USAGE);
   const dataDir = location.dir;
-  if (!existsSync(dataDir)) throw new Error(`no warehouse at ${dataDir}`);
+  // A SQLite catalog lives in the directory; a PostgreSQL one is elsewhere, and the directory only holds local state.
+  if (location.catalog === undefined && !existsSync(dataDir)) throw new Error(`no warehouse at ${dataDir}`);
   const flags = parseOptimizerFlags(values);
   const warehouse = await openWarehouse({
     path: dataDir, logger: logger.child({ component: 'lake' }), ...(location.storage === undefined ? {} : { storage: location.storage }),
+    ...(location.catalog === undefined ? {} : { catalog: location.catalog }),
   });
   const groups = values.group;
   const known = new Set(['default', ...warehouse.listOptimizerGroups().map((g) => g.name)]);
@@ -38,7 +40,9 @@ export async function runOptimizerCommand(argv: string[], logger: Logger): Promi
   }
   const runtime = createOptimizingRuntime(warehouse, { ...flags, logger: logger.child({ component: 'optimizer' }), ...(groups === undefined ? {} : { groups }) });
   runtime.start();
-  logger.info({ data: location.data, optimizerThreads: flags.threads, groups: groups ?? 'all' }, 'optimizer running');
+  logger.info({
+    data: location.data, ...(location.catalogShown === undefined ? {} : { catalog: location.catalogShown }), optimizerThreads: flags.threads, groups: groups ?? 'all',
+  }, 'optimizer running');
   // Timers are unref'd: this keeps the process alive until a signal ends it.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   stopOnSignal(logger, 'stopping optimizer', async () => {

@@ -31,7 +31,7 @@ ${WAREHOUSE_USAGE}
                           HTTPS with --tls-cert/--tls-key; off loopback it needs them)
     [--log-min-duration-statement -1]   (log statements that ran at least this long: '250ms', '1s'; 0 all, -1 none)
   The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.
-  With --data s3://…, data files live in the bucket and the catalog in --state-dir.`;
+  With --data s3://…, data files live in the bucket and the catalog in --state-dir (or in --catalog).`;
 
 /**
  * The old generation may grow to three times what survived the last full GC before
@@ -105,6 +105,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const warehouse = await openWarehouse({
     path: dataDir, logger: logger.child({ component: 'lake' }), commitObserver: metrics.commitObserver,
     ...(location.storage === undefined ? {} : { storage: location.storage }),
+    ...(location.catalog === undefined ? {} : { catalog: location.catalog }),
   });
   // Temporary tables of sessions a crash ended (session-warehouse.ts).
   await sweepDeadSessionDirectories(dataDir);
@@ -157,7 +158,8 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const icebergMetadata = new IcebergMetadataService(warehouse, { logger: logger.child({ component: 'iceberg-metadata' }) });
   if (values['iceberg-metadata'] === true) icebergMetadata.start();
   logger.info({
-    host: values.host, port, data: location.data, ...(location.storage === undefined ? {} : { stateDir: dataDir }), tls: values['tls-cert'] !== undefined,
+    host: values.host, port, data: location.data, ...(location.storage === undefined ? {} : { stateDir: dataDir }),
+    ...(location.catalogShown === undefined ? {} : { catalog: location.catalogShown }), tls: values['tls-cert'] !== undefined,
     optimizerThreads: optimizerFlags.threads, scanThreads: scanPool.size, logTiering: values['log-tiering'] === true, icebergMetadata: values['iceberg-metadata'] === true, httpPort: httpServer?.port, https: httpServer?.secure,
   }, 'listening');
 

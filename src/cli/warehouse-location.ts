@@ -1,6 +1,6 @@
 import { resolve, join } from 'node:path';
 import { parseS3Url } from '../lake/index.js';
-import type { StorageConfig } from '../lake/index.js';
+import type { CatalogConfig, StorageConfig } from '../lake/index.js';
 import { parseMemorySetting } from '../session/index.js';
 import { UsageError } from '../tools/command-line.js';
 
@@ -14,11 +14,15 @@ export const WAREHOUSE_FLAGS = {
   's3-request-timeout': { type: 'string' },
   'cache-dir': { type: 'string' },
   'cache-size': { type: 'string', default: '1GB' },
+  catalog: { type: 'string' },
+  'catalog-schema': { type: 'string' },
 } as const;
 
 export const WAREHOUSE_USAGE = `    [--data ./floe-data | --data s3://BUCKET/PREFIX [--state-dir ./floe-state]
      [--s3-endpoint URL] [--s3-path-style] [--s3-region R] [--s3-request-timeout 30000 (ms)]
-     [--cache-dir DIR] [--cache-size 1GB]]`;
+     [--cache-dir DIR] [--cache-size 1GB]]
+    [--catalog postgres://USER:PASSWORD@HOST:PORT/DB [--catalog-schema floe_catalog]]
+                         (a shared PostgreSQL catalog instead of SQLite in the warehouse directory)`;
 
 export interface WarehouseLocation {
   /** The local directory: the SQLite catalog, users.json, session temp files, and the data itself when local. */
@@ -27,6 +31,10 @@ export interface WarehouseLocation {
   readonly storage: StorageConfig | undefined;
   /** What the start-up line shows. */
   readonly data: string;
+  /** Undefined for the SQLite catalog in `dir`. */
+  readonly catalog: CatalogConfig | undefined;
+  /** The catalog as the start-up line shows it (its URL without a password), when not SQLite. */
+  readonly catalogShown: string | undefined;
 }
 
 type WarehouseFlagValues = { [K in keyof typeof WAREHOUSE_FLAGS]?: (typeof WAREHOUSE_FLAGS)[K]['type'] extends 'boolean' ? boolean : string };
@@ -39,6 +47,35 @@ type WarehouseFlagValues = { [K in keyof typeof WAREHOUSE_FLAGS]?: (typeof WAREH
  * environment.
  */
 export function warehouseLocation(values: WarehouseFlagValues, usage: string, defaultData = './floe-data'): WarehouseLocation {
+  const catalog = catalogFlags(values, usage);
+  return { ...dataLocation(values, usage, defaultData), ...catalog };
+}
+
+/** `--catalog postgres://…` (and `--catalog-schema`): the shared catalog; without it, SQLite in the warehouse directory. */
+function catalogFlags(values: WarehouseFlagValues, usage: string): Pick<WarehouseLocation, 'catalog' | 'catalogShown'> {
+  const url = values.catalog;
+  if (url === undefined) {
+    if (values['catalog-schema'] !== undefined) throw new UsageError('--catalog-schema applies only to --catalog postgres://…', usage);
+    return { catalog: undefined, catalogShown: undefined };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--catalog must be a postgres:// URL, not "${url}"`, usage);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new UsageError(`--catalog must be a postgres:// URL, not "${url}"`, usage);
+  const schema = values['catalog-schema'];
+  if (schema === '') throw new UsageError('--catalog-schema must name a schema', usage);
+  // The start-up line and logs never carry the password.
+  if (parsed.password !== '') parsed.password = '***';
+  return {
+    catalog: { kind: 'postgres', url, ...(schema === undefined ? {} : { schema }) },
+    catalogShown: `${parsed.toString()}${schema === undefined ? '' : ` (schema ${schema})`}`,
+  };
+}
+
+function dataLocation(values: WarehouseFlagValues, usage: string, defaultData: string): Omit<WarehouseLocation, 'catalog' | 'catalogShown'> {
   const data = values.data ?? defaultData;
   const s3 = parseS3Url(data);
   const s3Flags = (['s3-endpoint', 's3-path-style', 's3-region', 's3-request-timeout', 'state-dir', 'cache-dir'] as const).filter((f) => values[f] !== undefined);

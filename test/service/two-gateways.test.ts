@@ -1,10 +1,12 @@
 /**
- * Two `floe serve` processes on one warehouse (one host, the SQLite catalog shared): the
- * scale-out contract issue 28 asks of several gateways, as far as one machine carries it.
- * A commit acknowledged by either is read at once through the other; concurrent writers
- * on both lose and duplicate nothing; two transactions that write one row conflict with
- * 40001 whichever gateway each came through; and a gateway SIGKILLed mid-stream loses
- * nothing it acknowledged, while the other keeps serving.
+ * Two `floe serve` processes on one warehouse: the scale-out contract issue 28 asks of
+ * several gateways. Twice: on one host sharing the warehouse directory and its SQLite
+ * catalog, and as two hosts would run, each with its own state directory, the data in S3
+ * (s3rver) and the catalog in PostgreSQL. A commit acknowledged by either is read at once
+ * through the other; concurrent writers on both lose and duplicate nothing; two
+ * transactions that write one row conflict with 40001 whichever gateway each came through;
+ * and a gateway SIGKILLed mid-stream loses nothing it acknowledged, while the other keeps
+ * serving.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,17 +16,32 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { loadGateway } from './killable-gateway.js';
 import type { KillableGateway } from './killable-gateway.js';
+import { startPostgres } from '../harness/postgres-server.js';
+import { S3RVER_ENV, startS3Server } from '../harness/s3-server.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'floe-two-gateways-'));
 const gateways: KillableGateway[] = [];
 const clients: pg.Client[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
   for (const c of clients) await c.end().catch(() => undefined);
   for (const g of gateways) await g.stop().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
+  for (const c of cleanups) await c();
 });
 
-const SERVE_ARGS = ['--data', dir, '--optimizer-threads', '0', '--scan-threads', '1'];
+const GATEWAY_ARGS = ['--optimizer-threads', '0', '--scan-threads', '1'];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-two-gateways-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** How each of the two gateways is started: its flags, and the environment of its process. */
+interface Deployment {
+  readonly argsA: readonly string[];
+  readonly argsB: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
 
 async function connect(g: KillableGateway): Promise<pg.Client> {
   const c = new pg.Client({ host: '127.0.0.1', port: g.port, user: 'floe', database: 'floe' });
@@ -37,11 +54,27 @@ async function connect(g: KillableGateway): Promise<pg.Client> {
 const ids = async (c: pg.Client, table: string): Promise<number[]> =>
   (await c.query(`SELECT id FROM ${table} ORDER BY id`)).rows.map((r: { id: number }) => r.id);
 
-test('two gateways on one warehouse: read-your-writes across them, no lost writes, 40001 on conflicts, and a SIGKILL loses nothing acknowledged', { timeout: 300_000 }, async () => {
-  const loadedA = loadGateway();
-  const loadedB = loadGateway();
-  let a = await loadedA.start(SERVE_ARGS);
-  const b = await loadedB.start(SERVE_ARGS);
+test('two gateways on one host, sharing the warehouse directory and its SQLite catalog', { timeout: 300_000 }, async () => {
+  const dir = tempDir();
+  const args = ['--data', dir, ...GATEWAY_ARGS];
+  await twoGateways({ argsA: args, argsB: args, env: {} });
+});
+
+test('two gateways as on two hosts: each its own state directory, the data in S3, the catalog in PostgreSQL', { timeout: 300_000 }, async () => {
+  const s3 = await startS3Server(['lake']);
+  cleanups.push(() => s3.stop());
+  const catalog = await startPostgres();
+  cleanups.push(() => catalog.stop());
+  const shared = ['--data', 's3://lake/warehouse', '--s3-endpoint', s3.endpoint, '--s3-path-style', '--catalog', catalog.url, ...GATEWAY_ARGS];
+  await twoGateways({ argsA: [...shared, '--state-dir', tempDir()], argsB: [...shared, '--state-dir', tempDir()], env: S3RVER_ENV });
+});
+
+/** Read-your-writes across the two, no lost writes, 40001 on conflicts, and a SIGKILL loses nothing acknowledged. */
+async function twoGateways(d: Deployment): Promise<void> {
+  const loadedA = loadGateway(d.env);
+  const loadedB = loadGateway(d.env);
+  let a = await loadedA.start(d.argsA);
+  const b = await loadedB.start(d.argsB);
   gateways.push(a, b);
   const ca = await connect(a);
   const cb = await connect(b);
@@ -110,7 +143,7 @@ test('two gateways on one warehouse: read-your-writes across them, no lost write
   // even if B did not see it: durable in A's log but not applied when A died, it is applied
   // when A's log is replayed; never acknowledged, it may land or not, but nothing else may.
   await cb.query('INSERT INTO s VALUES (100000)');
-  a = await loadGateway().start(SERVE_ARGS);
+  a = await loadGateway(d.env).start(d.argsA);
   gateways.push(a);
   const again = await connect(a);
   const inFlight = last + 1;
@@ -118,4 +151,4 @@ test('two gateways on one warehouse: read-your-writes across them, no lost write
   assert.deepEqual(replayed.filter((id) => id !== inFlight), [...seen, 100000].filter((id) => id !== inFlight));
   if (seen.includes(inFlight)) assert.ok(replayed.includes(inFlight), 'the in-flight row B read is gone after the restart');
   assert.deepEqual(await ids(again, 't'), expected);
-});
+}

@@ -37,6 +37,9 @@ test('every floe command and flag in docker/compose.yaml is one floe knows', asy
     assert.equal(value('--s3-endpoint'), 'http://minio:9000', name);
     assert.equal(s.environment?.AWS_ACCESS_KEY_ID, compose.services.minio!.environment!.MINIO_ROOT_USER, name);
     assert.equal(s.environment?.AWS_SECRET_ACCESS_KEY, compose.services.minio!.environment!.MINIO_ROOT_PASSWORD, name);
+    // The catalog service's database, with the user and password it is given.
+    const pgEnv = compose.services.catalog!.environment!;
+    assert.equal(value('--catalog'), `postgres://${pgEnv.POSTGRES_USER}:${pgEnv.POSTGRES_PASSWORD}@catalog:5432/${pgEnv.POSTGRES_DB}`, name);
   }
   assert.match(compose.services["minio-bucket"]!.entrypoint!.join(" "), /mc mb --ignore-existing local\/floe/);
 });
