@@ -78,3 +78,28 @@ test('an unreachable catalog fails the open with 08006, not a hang', () => {
   assert.throws(() => new PostgresCatalog({ url: url.toString() }), { sqlstate: '08006' });
 });
 
+
+test('a lost catalog connection is opened again: reads and writes after the loss go on', async () => {
+  const c = new PostgresCatalog({ url: server.url, schema: 'reconnects' });
+  const other = new PostgresCatalog({ url: server.url, schema: 'reconnects' });
+  try {
+    c.createNamespace('before', false);
+    const terminate = () => withClient(server.url, (admin) => admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'floe catalog' AND datname = current_database() AND pid <> pg_backend_pid()"));
+    await terminate();
+    // A read outside a transaction is tried again on a new connection.
+    assert.ok(c.listNamespaces().includes('before'));
+    assert.ok(other.listNamespaces().includes('before'));
+    // Writes go on, and each connection sees the other's.
+    c.createNamespace('after', false);
+    await new Promise((r) => setImmediate(r));
+    assert.ok(other.listNamespaces().includes('after'));
+    // A write transaction begun after the loss begins again on a new connection.
+    await terminate();
+    c.createNamespace('later', false);
+    assert.ok(other.listNamespaces().includes('later'));
+  } finally {
+    c.close();
+    other.close();
+  }
+});

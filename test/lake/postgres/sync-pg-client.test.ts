@@ -105,6 +105,22 @@ describe('SyncPgClient', () => {
     assert.throws(() => absent.query('SELECT 1'), { sqlstate: '08006' });
   });
 
+  test('a session the server ends is lost: the call on it is 08006, and the client says so', () => {
+    const victim = open();
+    const admin = open();
+    const pid = victim.query('SELECT pg_backend_pid() AS pid')[0]!['pid'];
+    // Terminated while a statement of its runs: that statement is the one that fails.
+    victim.query('CREATE TABLE lost_t (id int)');
+    assert.throws(() => victim.transaction([
+      { sql: `SELECT pg_terminate_backend(${String(pid)}) FROM (SELECT 1) AS x WHERE $1::int = 1`, params: [1] },
+      { sql: 'INSERT INTO lost_t VALUES (1)' },
+    ]), { sqlstate: '08006' });
+    assert.equal(victim.lost, true);
+    assert.equal(victim.closed, true);
+    assert.throws(() => victim.query('SELECT 1'), { sqlstate: '08006' });
+    assert.deepEqual(admin.query('SELECT count(*)::int AS n FROM lost_t'), [{ n: 0 }], 'nothing of the lost transaction stays');
+  });
+
   test('after close, a call is 08006', () => {
     const c = open();
     assert.deepEqual(c.query('SELECT 1 AS one'), [{ one: 1 }]);

@@ -35,11 +35,18 @@ function schemaLockId(schema: string): number {
  *   with a round trip, once per synchronous run (SqlCatalog).
  * - `normal` durability is synchronous_commit = off for that transaction.
  * - A read transaction is REPEATABLE READ: its reads see one moment.
+ * - A lost connection (the server restarted, the session was terminated) fails what was
+ *   running on it with 08006, and the next call outside a transaction opens a new one. A
+ *   read outside a transaction, and a transaction's BEGIN, are sent again on the new
+ *   connection at once; a transaction lost after its BEGIN is not, since it may have
+ *   committed.
  */
 export class PostgresDatabase implements CatalogDatabase {
   readonly dialect = 'postgres';
   readonly key: string;
-  readonly #client: SyncPgClient;
+  readonly #opts: PostgresCatalogOptions;
+  readonly #schema: string;
+  #client: SyncPgClient;
   readonly #lock: readonly [number, number];
   #depth = 0;
   #changes = 0n;
@@ -50,15 +57,28 @@ export class PostgresDatabase implements CatalogDatabase {
   constructor(opts: PostgresCatalogOptions) {
     const schema = opts.schema ?? 'floe_catalog';
     this.key = `${opts.url}#${schema}`;
+    this.#opts = opts;
+    this.#schema = schema;
     this.#lock = [LOCK_CLASS, schemaLockId(schema)];
-    this.#client = new SyncPgClient({ url: opts.url, ...(opts.callTimeoutMs === undefined ? {} : { callTimeoutMs: opts.callTimeoutMs }) });
+    this.#client = this.#connect(true);
+  }
+
+  #connect(migrate: boolean): SyncPgClient {
+    const client = new SyncPgClient({ url: this.#opts.url, ...(this.#opts.callTimeoutMs === undefined ? {} : { callTimeoutMs: this.#opts.callTimeoutMs }) });
     try {
-      migratePostgresCatalog(this.#client, schema, this.#lock);
-      this.#client.execute(`SET search_path TO ${quoteIdentifier(schema)}; SET application_name TO 'floe catalog'`);
+      if (migrate) migratePostgresCatalog(client, this.#schema, this.#lock);
+      client.execute(`SET search_path TO ${quoteIdentifier(this.#schema)}; SET application_name TO 'floe catalog'`);
+      return client;
     } catch (e) {
-      this.#client.close();
+      client.close();
       throw e;
     }
+  }
+
+  /** The connection, opened anew if the last one was lost and no transaction was on it (a transaction's calls fail with it). */
+  #live(): SyncPgClient {
+    if (this.#client.closed && this.#depth === 0) this.#client = this.#connect(false);
+    return this.#client;
   }
 
   prepare(sql: string): CatalogStatement {
@@ -68,17 +88,29 @@ export class PostgresDatabase implements CatalogDatabase {
     const write = isWriteStatement(sql);
     const execute = (params: unknown[]): StatementResult => {
       const run = (): StatementResult => {
-        const result = this.#client.execute({ name, sql: text, params });
+        const result = this.#live().execute({ name, sql: text, params });
         if (write) this.#changes += BigInt(result.rowCount);
         return result;
       };
-      return write && this.#depth === 0 ? this.transaction('write', 'full', run) : run();
+      if (write && this.#depth === 0) return this.transaction('write', 'full', run);
+      return this.#depth === 0 ? this.#readingAgainIfLost(run) : run();
     };
     return {
       get: (...params) => execute(params).rows[0],
       all: (...params) => execute(params).rows,
       run: (...params) => ({ changes: execute(params).rowCount }),
     };
+  }
+
+  /** `read()`, and once more on a new connection if the connection was lost under it. */
+  #readingAgainIfLost<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (e) {
+      // Not after a timeout: the server may be slow, not gone, and a retry would wait as long again.
+      if (!this.#client.lost) throw e;
+      return read();
+    }
   }
 
   get inTransaction(): boolean {
@@ -90,7 +122,8 @@ export class PostgresDatabase implements CatalogDatabase {
     const begin = kind === 'read'
       ? 'BEGIN ISOLATION LEVEL REPEATABLE READ'
       : `BEGIN; SELECT pg_advisory_xact_lock(${this.#lock[0]}, ${this.#lock[1]})${durability === 'normal' ? '; SET LOCAL synchronous_commit = off' : ''}`;
-    this.#client.execute(begin);
+    // BEGIN has done nothing yet: on a connection found lost it is simply sent again on a new one.
+    this.#readingAgainIfLost(() => this.#live().execute(begin));
     this.#depth = 1;
     const changesBefore = this.#changes;
     try {
@@ -129,7 +162,8 @@ export class PostgresDatabase implements CatalogDatabase {
   }
 
   dataVersion(): bigint {
-    const row = this.#client.execute({ name: 'floe_catalog_version', sql: 'SELECT version FROM catalog_version' }).rows[0]!;
+    const read = () => this.#live().execute({ name: 'floe_catalog_version', sql: 'SELECT version FROM catalog_version' }).rows[0]!;
+    const row = this.#depth === 0 ? this.#readingAgainIfLost(read) : read();
     return (row['version'] as bigint) - this.#ownMoves;
   }
 

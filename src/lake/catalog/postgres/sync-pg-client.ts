@@ -32,6 +32,7 @@ export class SyncPgClient {
   readonly #slots: Int32Array;
   readonly #timeoutMs: number;
   #closed = false;
+  #lost = false;
 
   constructor(opts: SyncPgClientOptions) {
     this.#timeoutMs = opts.callTimeoutMs ?? 60_000;
@@ -81,6 +82,16 @@ export class SyncPgClient {
     return Atomics.load(this.#slots, SIGNAL_NOTIFY_EPOCH);
   }
 
+  /** After close(), a timeout, or the connection's loss: every later call fails with 08006. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Closed because the server ended the connection (not by close() or a timeout). */
+  get lost(): boolean {
+    return this.#lost;
+  }
+
   close(): void {
     if (this.#closed) return;
     try {
@@ -111,6 +122,10 @@ export class SyncPgClient {
     }
     if (!reply.ok) {
       const e = reply.error;
+      if (e.lost === true) {
+        this.#lost = true;
+        this.close();
+      }
       throw new FloeError(e.code ?? SqlState.connectionFailure, e.message, {
         ...(e.detail === undefined ? {} : { detail: e.detail }),
         ...(e.hint === undefined ? {} : { hint: e.hint }),

@@ -35,6 +35,8 @@ export interface SyncPgError {
   readonly code?: string;
   readonly detail?: string;
   readonly hint?: string;
+  /** The connection is gone: nothing more can be said on it. */
+  readonly lost?: boolean;
 }
 
 /** Slots of the shared Int32Array. */

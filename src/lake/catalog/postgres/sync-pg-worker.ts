@@ -17,9 +17,9 @@ const types = {
 };
 const client = new pg.Client({ connectionString: url, types });
 let broken: SyncPgError | undefined;
-const connected = client.connect().catch((e: unknown) => { broken = errorOf(e); });
-client.on('error', (e) => { broken ??= errorOf(e); });
-client.on('end', () => { broken ??= { message: 'the catalog connection was closed', code: '08006' }; });
+const connected = client.connect().catch((e: unknown) => { broken = lostConnection(errorOf(e).message); });
+client.on('error', (e) => { broken ??= lostConnection(errorOf(e).message); });
+client.on('end', () => { broken ??= lostConnection('the catalog connection was closed'); });
 client.on('notification', () => {
   Atomics.add(slots, SIGNAL_NOTIFY_EPOCH, 1);
 });
@@ -61,8 +61,14 @@ async function run(request: SyncPgRequest): Promise<SyncPgReply> {
       }
     }
   } catch (e) {
-    return { ok: false, error: errorOf(e) };
+    const error = errorOf(e);
+    // The server ended the session (class 08, or 57P01–57P03: terminated, crash, not accepting).
+    return { ok: false, error: /^08|^57P0[123]$/.test(error.code ?? '') ? lostConnection(error.message) : error };
   }
+}
+
+function lostConnection(message: string): SyncPgError {
+  return { message, code: '08006', lost: true };
 }
 
 /** Without parameters a text may hold several statements (the simple protocol): the last one's result counts. */
