@@ -2,10 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { hostname } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT, startFloe } from '../harness/floe-server.js';
+import { startPostgres } from '../harness/postgres-server.js';
+import { S3RVER_ENV, startS3Server } from '../harness/s3-server.js';
 
 /*
  * The self-optimizing service end to end: `floe serve` with its default background
@@ -95,8 +98,22 @@ interface OptimizerBeside {
   stop(): Promise<number | null>;
 }
 
-async function withOptimizerBeside(body: (o: OptimizerBeside) => Promise<void>): Promise<void> {
-  const floe = await startFloe({ args: ['--optimizer-threads', '0'] });
+/**
+ * Where the warehouse is: by default the gateway's directory, which the optimizer opens too.
+ * `shared` flags (data and catalog elsewhere) go to both, each with a state directory of its own.
+ */
+interface Deployment {
+  readonly shared?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+async function withOptimizerBeside(body: (o: OptimizerBeside) => Promise<void>, deployment: Deployment = {}): Promise<void> {
+  const env = deployment.env ?? {};
+  const states = deployment.shared === undefined ? undefined : [mkdtempSync(join(tmpdir(), 'floe-gateway-state-')), mkdtempSync(join(tmpdir(), 'floe-optimizer-state-'))] as const;
+  const optimizerState = states?.[1];
+  const floe = states === undefined
+    ? await startFloe({ args: ['--optimizer-threads', '0'], env })
+    : await startFloe({ dataDir: states[0], args: ['--optimizer-threads', '0', ...deployment.shared!, '--state-dir', states[0]], env });
   const client = new pg.Client({ connectionString: floe.url });
   let optimizer: ChildProcess | undefined;
   let log = '';
@@ -105,8 +122,9 @@ async function withOptimizerBeside(body: (o: OptimizerBeside) => Promise<void>):
     await body({
       client,
       start(args) {
-        optimizer = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'optimizer', '--data', floe.dataDir, ...args],
-          { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const where = optimizerState === undefined ? ['--data', floe.dataDir] : [...deployment.shared!, '--state-dir', optimizerState];
+        optimizer = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'optimizer', ...where, ...args],
+          { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
         optimizer.stdout!.on('data', (b: Buffer) => { log += b.toString('utf8'); });
         optimizer.stderr!.on('data', (b: Buffer) => { log += b.toString('utf8'); });
         return optimizer;
@@ -127,11 +145,13 @@ async function withOptimizerBeside(body: (o: OptimizerBeside) => Promise<void>):
     if (optimizer && optimizer.exitCode === null && optimizer.signalCode === null) optimizer.kill('SIGKILL');
     await client.end().catch(() => undefined);
     await floe.stop();
+    for (const dir of states ?? []) rmSync(dir, { recursive: true, force: true });
   }
 }
 
-test('floe optimizer optimizes the warehouse of a gateway that runs none itself, and stops on SIGTERM', { timeout: 300_000 }, async () => {
-  await withOptimizerBeside(async ({ client, start, stop }) => {
+/** Ten small commits that the gateway leaves alone, folded by a `floe optimizer` process. */
+async function foldedByTheOptimizerProcess({ client, start, stop }: OptimizerBeside): Promise<void> {
+  {
     await client.query("CREATE TABLE s (id int PRIMARY KEY, v int) WITH ('self-optimizing.minor.trigger.file-count' = '3')");
     for (let i = 0; i < 10; i++) await client.query(`INSERT INTO s VALUES (${i}, ${i})`);
     const before = (await client.query("SELECT status, pending_change_files FROM floe_optimizing WHERE table_name = 's'")).rows[0];
@@ -144,7 +164,25 @@ test('floe optimizer optimizes the warehouse of a gateway that runs none itself,
     assert.deepEqual(runs.map((r) => [r.kind, r.status, r.trigger]), [['minor', 'success', 'scheduler']]);
     assert.deepEqual((await client.query('SELECT count(*) AS n, sum(v) AS s FROM s')).rows.map((r) => [Number(r.n), Number(r.s)]), [[10, 45]]);
     await stop();
-  });
+  }
+}
+
+test('floe optimizer optimizes the warehouse of a gateway that runs none itself, and stops on SIGTERM', { timeout: 300_000 }, async () => {
+  await withOptimizerBeside(foldedByTheOptimizerProcess);
+});
+
+test('floe optimizer as on another host: no shared disk, the data in S3 and the catalog in PostgreSQL', { timeout: 300_000 }, async () => {
+  const s3 = await startS3Server(['lake']);
+  const catalog = await startPostgres();
+  try {
+    await withOptimizerBeside(foldedByTheOptimizerProcess, {
+      shared: ['--data', 's3://lake/w', '--s3-endpoint', s3.endpoint, '--s3-path-style', '--catalog', catalog.url],
+      env: S3RVER_ENV,
+    });
+  } finally {
+    await catalog.stop();
+    await s3.stop();
+  }
 });
 
 test('floe optimizer --group optimizes only that group\'s tables, and is listed in floe_optimizers while it runs', { timeout: 300_000 }, async () => {
