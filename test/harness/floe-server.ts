@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,6 +31,19 @@ export interface FloeServer {
 }
 
 /**
+ * FLOE_TEST_CATALOG_URL=postgres://… runs every gateway a test starts on a PostgreSQL catalog
+ * there, in a schema per warehouse directory (a restart on the directory finds its tables),
+ * unless the test chose a catalog itself: the gateway
+ * tests as a check of the PostgreSQL catalog (by hand; CI runs them on SQLite, and the
+ * catalog tests on both).
+ */
+function catalogFlags(dataDir: string, args: readonly string[]): string[] {
+  const url = process.env.FLOE_TEST_CATALOG_URL;
+  if (url === undefined || url === '' || args.includes('--catalog')) return [];
+  return ['--catalog', url, '--catalog-schema', `test_${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}`];
+}
+
+/**
  * Starts the real gateway exactly as a user would (`floe serve`, through tsx)
  * on a fresh warehouse and an OS-chosen port; resolves once it listens.
  */
@@ -41,7 +55,8 @@ export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServe
   const nodeFlags = (process.env.FLOE_TEST_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
   const child = spawn(
     process.execPath,
-    [...nodeFlags, '--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--http-port', '0', '--host', '127.0.0.1', '--data', dataDir, ...(opts.args ?? [])],
+    [...nodeFlags, '--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--http-port', '0', '--host', '127.0.0.1', '--data', dataDir,
+      ...catalogFlags(dataDir, opts.args ?? []), ...(opts.args ?? [])],
     { cwd: REPO_ROOT, env: { ...process.env, FLOE_LOG_FORMAT: 'json', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   // Never outlive the test process, even when it ends without calling stop().
