@@ -53,6 +53,8 @@ export interface CommitBenchOptions {
   readonly duckdb?: boolean;
   /** Extra `floe serve` flags. */
   readonly serveArgs?: readonly string[];
+  /** Floe's gateways keep their catalog in a database of its own on the PostgreSQL peer (`--catalog`), instead of SQLite. */
+  readonly catalogOnPeer?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -81,6 +83,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
   let gateway: GatewayProcess | undefined;
   let cluster: PostgresCluster | undefined;
   let scratch: ScratchDatabase | undefined;
+  let catalogDb: ScratchDatabase | undefined;
   let duck: DuckDbTable | undefined;
   let warmupNote: string | undefined;
   const stamp = () => `[${new Date().toISOString().slice(11, 19)}]`;
@@ -97,7 +100,16 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
       cluster = await startPostgresCluster({ durable: true, settings: { max_connections: '100', shared_buffers: '128MB' } });
       log(`${stamp()} PostgreSQL 15 started (fsync on, synchronous_commit on) on port ${cluster.port}`);
     }
-    const serveArgs = opts.serveArgs ?? [];
+    let serveArgs = opts.serveArgs ?? [];
+    if (opts.catalogOnPeer === true) {
+      const peer = opts.postgresUrl ?? cluster?.adminUrl;
+      if (peer === undefined) throw new Error('--catalog-on-peer needs the PostgreSQL peer');
+      // Measure 6 crashes the peer's server, which would take Floe's catalog with it.
+      if (only.has('replay')) throw new Error('--catalog-on-peer does not go with measure 6 (replay): pick the others with --only');
+      catalogDb = await createScratchDatabase(peer, 'floe_catalog');
+      serveArgs = [...serveArgs, '--catalog', catalogDb.url];
+      log(`${stamp()} Floe's catalog: a database of its own on the PostgreSQL peer`);
+    }
     const needsGateway = COMMIT_MEASURES.some((m) => m !== 'replay' && only.has(m));
     if (needsGateway) {
       gateway = await startGateway(dir, serveArgs);
@@ -170,6 +182,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
   } finally {
     duck?.close();
     await gateway?.stop();
+    await catalogDb?.drop();
     await cluster?.stop();
     await scratch?.drop();
     rmSync(dir, { recursive: true, force: true });

@@ -24,6 +24,7 @@ export const COMMITBENCH_USAGE = `usage: npm run bench:commit -- [options]
                         cluster (its settings as they are; measure 6 then has no peer)
   --no-duckdb           no DuckDB peer
   --serve-arg ARG       an extra floe serve argument (repeatable)
+  --catalog-on-peer     Floe's catalog in a database of its own on the PostgreSQL peer (--catalog), not SQLite
   --quick               smoke run: 100 commits, 3 s, 100 rounds, 100,000 rows, 10,000 replayed rows
   --json FILE           also write every sample as JSON
   --out FILE            also write the readable report`;
@@ -47,6 +48,7 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
       'postgres-url': { type: 'string' },
       'no-duckdb': { type: 'boolean', default: false },
       'serve-arg': { type: 'string', multiple: true },
+      'catalog-on-peer': { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
@@ -75,6 +77,7 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
     postgresUrl: values['postgres-url'],
     duckdb: values['no-duckdb'] !== true,
     serveArgs: values['serve-arg'],
+    catalogOnPeer: values['catalog-on-peer'] === true,
   };
   // DuckDB is a dev dependency: load the benchmark only when asked for.
   const { runCommitBenchmark } = await import('./commitbench-benchmark.js');
