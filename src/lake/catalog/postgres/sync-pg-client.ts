@@ -21,10 +21,12 @@ export interface SyncPgClientOptions {
  * receiveMessageOnPort. The calling thread's event loop does not run meanwhile, as with
  * SQLite's fsync today.
  *
- * One call is one round of work in the worker: a statement, or a whole transaction run
- * back to back there (`transaction`), so no row lock is held across the caller's code.
- * Errors keep PostgreSQL's SQLSTATE; a lost connection is 08006, and the client stays
- * broken after it (the catalog is reopened, not retried statement by statement).
+ * One call is one round of work in the worker: a statement (which may be BEGIN: the
+ * caller then holds the transaction, and its locks, across its own code until it sends
+ * COMMIT), or a whole transaction run back to back there (`transaction`). Errors keep
+ * PostgreSQL's SQLSTATE; a connection the server ended, or a call past its timeout, is
+ * 08006 and closes the client (`closed`, `lost`): its owner opens a new one
+ * (postgres-database.ts).
  */
 export class SyncPgClient {
   readonly #worker: Worker;
