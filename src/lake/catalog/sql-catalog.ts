@@ -40,7 +40,6 @@ import type {
  * a few file rows and a few removal rows: its cost does not depend on the table's size.
  */
 
-
 const ANCESTORS_CTE = `WITH RECURSIVE anc(id) AS (
   SELECT CAST(? AS BIGINT) UNION ALL SELECT s.parent_id FROM snapshots s JOIN anc ON s.snapshot_id = anc.id WHERE s.parent_id IS NOT NULL)`;
 
@@ -801,7 +800,8 @@ export class SqlCatalog implements Catalog {
   }
 
   /**
-   * A write transaction under synchronous=NORMAL: for writes something else makes durable
+   * A write transaction of `normal` durability (SQLite's synchronous=NORMAL, PostgreSQL's
+   * synchronous_commit = off): for writes something else makes durable
    * (the log store's log), or whose loss on an OS crash is harmless (a transaction's
    * registration: one that committed was made durable by its commit's fsync, which covers
    * every earlier transaction of the database's WAL).

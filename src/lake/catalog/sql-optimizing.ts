@@ -184,7 +184,7 @@ export class SqlOptimizing {
   }
 
   /**
-   * One write transaction (BEGIN IMMEDIATE, so two processes queue rather than both read
+   * One write transaction (it takes the write lock first, so two processes queue rather than both read
    * "idle"): the table is taken when it has no state yet, is idle, or its owner's heartbeat
    * is older than the lease (the owner died). A live claim refuses everyone, its own owner
    * too: two schedulers in one process must not share a table either. A table that no

@@ -154,7 +154,9 @@ export class PostgresDatabase implements CatalogDatabase {
       this.#client.execute(`RELEASE SAVEPOINT ${name}`);
       return out;
     } catch (e) {
-      this.#client.execute(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      try {
+        this.#client.execute(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      } catch { /* the connection is gone: the outer transaction fails with it */ }
       throw e;
     } finally {
       this.#depth--;
