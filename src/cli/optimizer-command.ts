@@ -5,7 +5,7 @@ import { stopOnSignal } from './stop-on-signal.js';
 import { openWarehouse } from '../lake/index.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
-import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
+import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from '../tools/warehouse-location.js';
 
 const OPTIMIZER_USAGE = `usage: floe optimizer [--group NAME ...] [--optimizer-threads 1] [--optimizer-memory 1GB]
 ${WAREHOUSE_USAGE}

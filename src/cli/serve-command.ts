@@ -15,7 +15,7 @@ import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from '.
 import { BOOTSTRAP_SUPERUSER, usersAuthProvider, usersFilePath, usersHttpCredentials } from './users-file.js';
 import { DEFAULT_HTTP_PORT, parseHttpFlags } from './http-flags.js';
 import { httpSessionDirectory } from './http-session-directory.js';
-import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
+import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from '../tools/warehouse-location.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
 
 const SERVE_USAGE = `usage: floe serve [--port 5433] [--host 127.0.0.1] [--max-message-bytes N]

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { addUser, usersFilePath } from './users-file.js';
 import type { AuthMethod } from './users-file.js';
 import { UsageError, parseCommandLine } from '../tools/command-line.js';
-import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from './warehouse-location.js';
+import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from '../tools/warehouse-location.js';
 
 const USER_USAGE = `usage: floe user add NAME [--password PW] [--auth scram-sha-256|md5|password] [--superuser]
 ${WAREHOUSE_USAGE}

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import {
   Bool, Decimal, Field, Int32, Int64, RecordBatch, Schema, Struct, Table, TimestampMillisecond, Utf8, makeData, tableToIPC, vectorFromArray,
 } from 'apache-arrow';
@@ -14,6 +14,8 @@ import { vectorToValues } from '../../src/exec/index.js';
 import { executeScanTask, openWarehouse } from '../../src/lake/index.js';
 import type { TableDefinition } from '../../src/lake/index.js';
 import { startGateway } from '../../src/tools/tpch/gateway-process.js';
+import { startPostgres } from '../harness/postgres-server.js';
+import { S3RVER_ENV, startS3Server } from '../harness/s3-server.js';
 
 type Row = Record<string, unknown>;
 
@@ -248,3 +250,41 @@ function writeParquet(path: string, cols: [string, DataType, Data<DataType>][]):
   const wasmTable = pq.Table.fromIPCStream(tableToIPC(new Table([new RecordBatch(schema, data)]), 'stream'));
   writeFileSync(path, pq.writeParquet(wasmTable, new pq.WriterPropertiesBuilder().build()));
 }
+
+test('floe load into a warehouse whose data is in S3 and whose catalog is PostgreSQL, as a scale-out deployment keeps it', async () => {
+  const s3 = await startS3Server(['lake']);
+  const catalogDb = await startPostgres();
+  const where = { storage: { kind: 's3', logRoot: join(dir, 'scaled-state'), bucket: 'lake', prefix: 'w', endpoint: s3.endpoint, pathStyle: true } as const, catalog: { kind: 'postgres', url: catalogDb.url } as const };
+  const saved = { ...process.env };
+  Object.assign(process.env, S3RVER_ENV);
+  try {
+    const wh = await openWarehouse({ path: join(dir, 'scaled-state'), ...where });
+    try {
+      await wh.createTable({ namespace: 'public', name: 'events', primaryKey: ['id'], columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'what', type: { kind: 'text' }, nullable: true }] });
+    } finally {
+      await wh.close();
+    }
+    // Another process with its own (not yet existing) state directory, as on another host.
+    const csv = file('events.csv', '1,start\n2,stop\n');
+    const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'load', '--data', 's3://lake/w', '--state-dir', join(dir, 'loader-state'),
+        '--s3-endpoint', s3.endpoint, '--s3-path-style', '--catalog', catalogDb.url, '--table', 'events', csv],
+      { cwd: process.cwd(), env: { ...process.env, ...S3RVER_ENV } }, (err, _stdout, stderr) => resolve({ code: err === null ? 0 : 1, stderr }));
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const check = await openWarehouse({ path: join(dir, 'scaled-state'), ...where });
+    try {
+      const table = check.getTable('public', 'events')!;
+      const plan = await check.planScan({ table });
+      let rows = 0;
+      for (const task of plan.tasks) for await (const b of executeScanTask(task)) rows += b.numRows;
+      assert.equal(rows, 2);
+    } finally {
+      await check.close();
+    }
+  } finally {
+    process.env = saved;
+    await catalogDb.stop();
+    await s3.stop();
+  }
+});

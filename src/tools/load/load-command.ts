@@ -1,17 +1,19 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FloeError, isFloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { openWarehouse } from '../../lake/index.js';
 import { UsageError, parseCommandLine } from '../command-line.js';
+import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from '../warehouse-location.js';
 import { ProgressLine } from '../tpch/progress-line.js';
 import { BatchWriter } from './batch-writer.js';
 import { loadCsv } from './csv-loader.js';
 import { KeyGuard } from './key-guard.js';
 import { loadParquet } from './parquet-loader.js';
 
-export const LOAD_USAGE = `usage: floe load --data DIR --table [schema.]name FILE
+export const LOAD_USAGE = `usage: floe load --table [schema.]name FILE
+${WAREHOUSE_USAGE}
     [--format csv|parquet] [--header | --skip-header] [--delimiter ,] [--null '']
     [--batch-rows 100000] [--upsert] [--timezone UTC]
   Each batch of --batch-rows rows commits on its own: after an error the earlier batches stay loaded.`;
@@ -22,7 +24,7 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
     args,
     allowPositionals: true,
     options: {
-      data: { type: 'string', default: './floe-data' },
+      ...WAREHOUSE_FLAGS,
       table: { type: 'string' },
       format: { type: 'string' },
       header: { type: 'boolean', default: false },
@@ -38,9 +40,12 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
   const file = positionals[0];
   if (values.table === undefined) throw new UsageError('load: --table is required', LOAD_USAGE);
   if (file === undefined || positionals.length > 1) throw new UsageError('load: one FILE is expected', LOAD_USAGE);
-  // A mistyped --data must not create a new, empty warehouse (and report the table missing).
-  const dataDir = resolve(values.data!);
-  if (!existsSync(dataDir)) throw new Error(`no warehouse at ${dataDir}`);
+  const location = warehouseLocation(values, LOAD_USAGE);
+  const dataDir = location.dir;
+  // A mistyped --data must not create a new, empty warehouse (and report the table missing);
+  // with a PostgreSQL catalog the directory only holds this process's local state.
+  if (location.catalog === undefined && !existsSync(dataDir)) throw new Error(`no warehouse at ${dataDir}`);
+  mkdirSync(dataDir, { recursive: true });
   const format = values.format ?? (/^\.(parquet|pq)$/i.test(extname(file)) ? 'parquet' : 'csv');
   if (format !== 'csv' && format !== 'parquet') throw new Error('--format must be csv or parquet');
   const batchRows = Number(values['batch-rows']);
@@ -58,7 +63,10 @@ export async function runLoadCommand(argv: string[]): Promise<void> {
     return;
   }
 
-  const warehouse = await openWarehouse({ path: dataDir });
+  const warehouse = await openWarehouse({
+    path: dataDir, ...(location.storage === undefined ? {} : { storage: location.storage }),
+    ...(location.catalog === undefined ? {} : { catalog: location.catalog }),
+  });
   const progress = new ProgressLine(`load ${namespace}.${name}`);
   let fraction = 0;
   const pct = () => `${(fraction * 100).toFixed(1)}%`;

@@ -2,9 +2,9 @@ import { resolve, join } from 'node:path';
 import { parseS3Url } from '../lake/index.js';
 import type { CatalogConfig, StorageConfig } from '../lake/index.js';
 import { parseMemorySetting } from '../session/index.js';
-import { UsageError } from '../tools/command-line.js';
+import { UsageError } from './command-line.js';
 
-/** The flags that say where a warehouse lives, shared by `floe serve`, `floe optimizer` and `floe user`. */
+/** The flags that say where a warehouse lives, shared by `floe serve`, `floe optimizer`, `floe user` and `floe load`. */
 export const WAREHOUSE_FLAGS = {
   data: { type: 'string' },
   'state-dir': { type: 'string' },

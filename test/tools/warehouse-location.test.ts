@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { warehouseLocation } from '../../src/cli/warehouse-location.js';
+import { warehouseLocation } from '../../src/tools/warehouse-location.js';
 
 test('a local --data holds everything; S3 flags without s3:// are usage errors', () => {
   assert.deepEqual(warehouseLocation({ data: 'wh' }, 'usage'), { dir: resolve('wh'), storage: undefined, data: resolve('wh'), catalog: undefined, catalogShown: undefined });
