@@ -2,7 +2,7 @@ import type { CatalogDatabase, CatalogDurability, CatalogStatement, CatalogTrans
 import { migratePostgresCatalog, quoteIdentifier } from './postgres-migrations.js';
 import { isWriteStatement, toPostgresSql } from './postgres-sql.js';
 import { SyncPgClient } from './sync-pg-client.js';
-import type { StatementResult } from './sync-pg-protocol.js';
+import type { StatementResult, SyncPgStatement } from './sync-pg-protocol.js';
 
 export interface PostgresCatalogOptions {
   /** postgres://… of the catalog database. */
@@ -29,10 +29,15 @@ function schemaLockId(schema: string): number {
  * - A write transaction takes the catalog's advisory lock first, so writers of every
  *   gateway queue as BEGIN IMMEDIATE makes them, and each sees every commit before it.
  *   A write outside a transaction is one of its own.
+ * - Inside a transaction, statements whose rows nobody reads wait and go with the next one
+ *   that is read (or the COMMIT): one round trip for several. A statement that fails then
+ *   fails the later call that sent it, still inside the transaction (or savepoint) that
+ *   issued it, which rolls it back as if it had failed at once. BEGIN waits too.
  * - Every write transaction that changed rows moves catalog_version at its commit. The
  *   data version a caller sees is that counter less this connection's own moves, so it
  *   moves only for other connections' commits, as SQLite's data_version does. It is read
- *   with a round trip, once per synchronous run (SqlCatalog).
+ *   with a round trip, once per synchronous run (SqlCatalog); inside a write transaction,
+ *   with its BEGIN (under the lock it cannot move).
  * - `normal` durability is synchronous_commit = off for that transaction.
  * - A read transaction is REPEATABLE READ: its reads see one moment.
  * - A lost connection (the server restarted, the session was terminated) fails what was
@@ -41,6 +46,15 @@ function schemaLockId(schema: string): number {
  *   connection at once; a transaction lost after its BEGIN is not, since it may have
  *   committed.
  */
+/** A statement sent with the next round trip, and what to do with its result then. */
+interface Deferred {
+  readonly statement: SyncPgStatement;
+  readonly write: boolean;
+  readonly onResult?: (r: StatementResult) => void;
+}
+
+const VERSION: SyncPgStatement = { name: 'floe_catalog_version', sql: 'SELECT version FROM catalog_version' };
+
 export class PostgresDatabase implements CatalogDatabase {
   readonly dialect = 'postgres';
   readonly key: string;
@@ -53,6 +67,10 @@ export class PostgresDatabase implements CatalogDatabase {
   /** catalog_version moves committed by this connection. */
   #ownMoves = 0n;
   #statementCount = 0;
+  /** Statements of the open transaction not sent yet. */
+  #pending: Deferred[] = [];
+  /** catalog_version as the open write transaction's BEGIN read it. */
+  #txnVersion: bigint | undefined;
 
   constructor(opts: PostgresCatalogOptions) {
     const schema = opts.schema ?? 'floe_catalog';
@@ -81,24 +99,63 @@ export class PostgresDatabase implements CatalogDatabase {
     return this.#client;
   }
 
+  /**
+   * The pending statements and then `also`, in one round trip; `also`'s results. The
+   * statements that ran before a failure get their results (a savepoint among them exists),
+   * then the failure is thrown. A batch that begins the transaction has done nothing yet if
+   * the connection is found lost, and is sent again on a new one.
+   */
+  #send(also: readonly Deferred[]): StatementResult[] {
+    const batch = [...this.#pending, ...also];
+    this.#pending = [];
+    if (batch.length === 0) return [];
+    const run = () => this.#client.executeAll(batch.map((d) => d.statement));
+    let sent: ReturnType<SyncPgClient['executeAll']>;
+    try {
+      sent = run();
+    } catch (e) {
+      if (!this.#client.lost || !batch[0]!.statement.sql.startsWith('BEGIN')) throw e;
+      this.#client = this.#connect(false);
+      sent = run();
+    }
+    for (const [i, r] of sent.results.entries()) {
+      const d = batch[i]!;
+      if (d.write) this.#changes += BigInt(r.rowCount);
+      d.onResult?.(r);
+    }
+    if (sent.failure !== undefined) {
+      // Rows the failing statement touched before it failed are rolled back with it; the count moves anyway.
+      if (batch[sent.results.length]!.write) this.#changes++;
+      throw sent.failure;
+    }
+    return sent.results.slice(batch.length - also.length);
+  }
+
   prepare(sql: string): CatalogStatement {
     const text = toPostgresSql(sql);
     // Named, so PostgreSQL parses and plans it once per connection.
+    const statement = (params: unknown[]): SyncPgStatement => ({ name, sql: text, params });
     const name = `floe_catalog_${++this.#statementCount}`;
     const write = isWriteStatement(sql);
-    const execute = (params: unknown[]): StatementResult => {
-      const run = (): StatementResult => {
-        const result = this.#live().execute({ name, sql: text, params });
-        if (write) this.#changes += BigInt(result.rowCount);
-        return result;
-      };
-      if (write && this.#depth === 0) return this.transaction('write', 'full', run);
-      return this.#depth === 0 ? this.#readingAgainIfLost(run) : run();
+    /** Rows are read: sent now, with whatever waits. */
+    const read = (params: unknown[]): StatementResult => {
+      if (this.#depth > 0) return this.#send([{ statement: statement(params), write }])[0]!;
+      if (write) return this.transaction('write', 'full', () => this.#send([{ statement: statement(params), write }])[0]!);
+      return this.#readingAgainIfLost(() => this.#live().execute(statement(params)));
     };
     return {
-      get: (...params) => execute(params).rows[0],
-      all: (...params) => execute(params).rows,
-      run: (...params) => ({ changes: execute(params).rowCount }),
+      get: (...params) => read(params).rows[0],
+      all: (...params) => read(params).rows,
+      run: (...params) => {
+        if (!write) return { changes: read(params).rowCount };
+        // Waits for the next round trip; asking for its count sends it.
+        let result: StatementResult | undefined;
+        const deferred: Deferred = { statement: statement(params), write, onResult: (r) => { result = r; } };
+        if (this.#depth > 0) this.#pending.push(deferred);
+        else this.transaction('write', 'full', () => { this.#pending.push(deferred); });
+        const send = () => this.#send([]);
+        return { get changes() { if (result === undefined) send(); return result!.rowCount; } };
+      },
     };
   }
 
@@ -119,44 +176,65 @@ export class PostgresDatabase implements CatalogDatabase {
 
   transaction<T>(kind: CatalogTransactionKind, durability: CatalogDurability, fn: () => T): T {
     if (this.#depth > 0) return this.#savepoint(fn);
-    const begin = kind === 'read'
-      ? 'BEGIN ISOLATION LEVEL REPEATABLE READ'
-      : `BEGIN; SELECT pg_advisory_xact_lock(${this.#lock[0]}, ${this.#lock[1]})${durability === 'normal' ? '; SET LOCAL synchronous_commit = off' : ''}`;
-    // BEGIN has done nothing yet: on a connection found lost it is simply sent again on a new one.
-    this.#readingAgainIfLost(() => this.#live().execute(begin));
+    // BEGIN waits for the transaction's first round trip.
+    this.#live();
+    const begin: Deferred = kind === 'read'
+      ? { statement: { sql: 'BEGIN ISOLATION LEVEL REPEATABLE READ' }, write: false }
+      : { statement: { sql: `BEGIN; SELECT pg_advisory_xact_lock(${this.#lock[0]}, ${this.#lock[1]})${durability === 'normal' ? '; SET LOCAL synchronous_commit = off' : ''}` }, write: false };
+    this.#pending = kind === 'read' ? [begin] : [begin, { statement: VERSION, write: false, onResult: (r) => { this.#txnVersion = r.rows[0]!['version'] as bigint; } }];
+    /** Whether BEGIN went out (even if it failed there: the connection may be in a transaction). */
+    const sent = () => this.#pending[0] !== begin;
     this.#depth = 1;
     const changesBefore = this.#changes;
     try {
       const out = fn();
-      if (kind === 'write' && this.#changes !== changesBefore) {
-        this.#client.execute('UPDATE catalog_version SET version = version + 1; COMMIT');
+      const wrote = this.#changes !== changesBefore || this.#pending.some((d) => d.write);
+      if (!sent() && !wrote) {
+        // Nothing was sent: there is no transaction to end.
+        this.#pending = [];
+      } else if (kind === 'write' && wrote) {
+        this.#send([{ statement: { sql: 'UPDATE catalog_version SET version = version + 1; COMMIT' }, write: false }]);
         this.#ownMoves++;
       } else {
-        this.#client.execute('COMMIT');
+        this.#send([{ statement: { sql: 'COMMIT' }, write: false }]);
       }
       return out;
     } catch (e) {
-      try {
-        this.#client.execute('ROLLBACK');
-      } catch { /* the connection is gone; the server rolls back */ }
+      const rollBack = sent();
+      this.#pending = [];
+      if (rollBack) {
+        try {
+          this.#client.execute('ROLLBACK');
+        } catch { /* the connection is gone; the server rolls back */ }
+      }
       throw e;
     } finally {
       this.#depth = 0;
+      this.#txnVersion = undefined;
     }
   }
 
   #savepoint<T>(fn: () => T): T {
     const name = `floe_sp_${this.#depth}`;
-    this.#client.execute(`SAVEPOINT ${name}`);
+    let created = false;
+    const mark = this.#pending.length;
+    this.#pending.push({ statement: { sql: `SAVEPOINT ${name}` }, write: false, onResult: () => { created = true; } });
     this.#depth++;
     try {
       const out = fn();
-      this.#client.execute(`RELEASE SAVEPOINT ${name}`);
+      // Sent now, so a failure of the part's statements rolls back only the part (below).
+      this.#send([{ statement: { sql: `RELEASE SAVEPOINT ${name}` }, write: false }]);
       return out;
     } catch (e) {
-      try {
-        this.#client.execute(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
-      } catch { /* the connection is gone: the outer transaction fails with it */ }
+      if (!created) {
+        // Neither the savepoint nor anything after it was sent: they are dropped, and nothing is undone.
+        this.#pending.length = Math.min(this.#pending.length, mark);
+      } else {
+        this.#pending = [];
+        try {
+          this.#client.execute(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+        } catch { /* the connection is gone: the outer transaction fails with it */ }
+      }
       throw e;
     } finally {
       this.#depth--;
@@ -164,8 +242,12 @@ export class PostgresDatabase implements CatalogDatabase {
   }
 
   dataVersion(): bigint {
-    const read = () => this.#live().execute({ name: 'floe_catalog_version', sql: 'SELECT version FROM catalog_version' }).rows[0]!;
-    const row = this.#depth === 0 ? this.#readingAgainIfLost(read) : read();
+    if (this.#depth > 0) {
+      if (this.#txnVersion === undefined && this.#pending.some((d) => d.statement === VERSION)) this.#send([]);
+      if (this.#txnVersion !== undefined) return this.#txnVersion - this.#ownMoves;
+      return (this.#send([{ statement: VERSION, write: false }])[0]!.rows[0]!['version'] as bigint) - this.#ownMoves;
+    }
+    const row = this.#readingAgainIfLost(() => this.#live().execute(VERSION)).rows[0]!;
     return (row['version'] as bigint) - this.#ownMoves;
   }
 

@@ -4,7 +4,7 @@ import { FloeError } from '../../../common/floe-error.js';
 import { SqlState } from '../../../common/sqlstate.js';
 import { workerModule } from '../../../common/worker-module.js';
 import { SIGNAL_NOTIFY_EPOCH, SIGNAL_REPLY, SIGNAL_SLOTS } from './sync-pg-protocol.js';
-import type { Row, StatementResult, SyncPgReply, SyncPgRequest, SyncPgStatement, SyncPgWorkerData } from './sync-pg-protocol.js';
+import type { Row, StatementResult, SyncPgError, SyncPgReply, SyncPgRequest, SyncPgStatement, SyncPgWorkerData } from './sync-pg-protocol.js';
 
 export interface SyncPgClientOptions {
   /** postgres://… of the catalog database. */
@@ -61,7 +61,18 @@ export class SyncPgClient {
    */
   execute(statement: string | SyncPgStatement, params?: readonly unknown[]): StatementResult {
     const s = typeof statement === 'string' ? { sql: statement, ...(params === undefined ? {} : { params }) } : statement;
-    return this.#call({ kind: 'query', statement: s })[0]!;
+    const { results, failure } = this.executeAll([s]);
+    if (failure !== undefined) throw failure;
+    return results[0]!;
+  }
+
+  /**
+   * Several statements in one round trip, run one after another up to the first that
+   * fails: the results of those that ran, and the failure of the one after them (those
+   * after it did not run). A lost connection or a timeout is thrown.
+   */
+  executeAll(statements: readonly SyncPgStatement[]): { results: StatementResult[]; failure?: FloeError } {
+    return this.#call({ kind: 'query', statements });
   }
 
   /** Each statement's rows, all run in one transaction; nothing of it stays when one fails. */
@@ -71,7 +82,7 @@ export class SyncPgClient {
 
   /** As transaction, with each statement's row count. */
   executeTransaction(statements: readonly SyncPgStatement[], isolation?: 'read committed' | 'repeatable read' | 'serializable'): StatementResult[] {
-    return this.#call({ kind: 'transaction', statements, ...(isolation === undefined ? {} : { isolation }) });
+    return this.#call({ kind: 'transaction', statements, ...(isolation === undefined ? {} : { isolation }) }).results;
   }
 
   /** LISTEN on `channel`: every NOTIFY on it raises notifyEpoch, read without a round trip. */
@@ -104,7 +115,7 @@ export class SyncPgClient {
     void this.#worker.terminate();
   }
 
-  #call(request: SyncPgRequest): StatementResult[] {
+  #call(request: SyncPgRequest): { results: StatementResult[]; failure?: FloeError } {
     if (this.#closed) throw new FloeError(SqlState.connectionFailure, 'the catalog connection is closed');
     Atomics.store(this.#slots, SIGNAL_REPLY, 0);
     this.#port.postMessage(request);
@@ -123,16 +134,19 @@ export class SyncPgClient {
       throw new FloeError(SqlState.connectionFailure, `the catalog database did not answer within ${this.#timeoutMs} ms`);
     }
     if (!reply.ok) {
-      const e = reply.error;
-      if (e.lost === true) {
+      if (reply.error.lost === true) {
         this.#lost = true;
         this.close();
       }
-      throw new FloeError(e.code ?? SqlState.connectionFailure, e.message, {
-        ...(e.detail === undefined ? {} : { detail: e.detail }),
-        ...(e.hint === undefined ? {} : { hint: e.hint }),
-      });
+      throw errorOf(reply.error);
     }
-    return reply.results;
+    return { results: reply.results, ...(reply.failure === undefined ? {} : { failure: errorOf(reply.failure) }) };
   }
+}
+
+function errorOf(e: SyncPgError): FloeError {
+  return new FloeError(e.code ?? SqlState.connectionFailure, e.message, {
+    ...(e.detail === undefined ? {} : { detail: e.detail }),
+    ...(e.hint === undefined ? {} : { hint: e.hint }),
+  });
 }

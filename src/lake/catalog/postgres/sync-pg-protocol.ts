@@ -9,8 +9,11 @@ export interface SyncPgStatement {
 }
 
 export type SyncPgRequest =
-  /** One statement, in autocommit or inside a transaction the caller opened. */
-  | { readonly kind: 'query'; readonly statement: SyncPgStatement }
+  /**
+   * Statements run one after another, in autocommit or inside a transaction the caller
+   * opened, up to the first that fails (its error is the reply): one bridged unit.
+   */
+  | { readonly kind: 'query'; readonly statements: readonly SyncPgStatement[] }
   /** Statements run back to back between BEGIN and COMMIT in the worker: one bridged unit, ROLLBACK on the first error. */
   | { readonly kind: 'transaction'; readonly statements: readonly SyncPgStatement[]; readonly isolation?: 'read committed' | 'repeatable read' | 'serializable' }
   | { readonly kind: 'listen'; readonly channel: string }
@@ -25,7 +28,8 @@ export interface StatementResult {
 }
 
 export type SyncPgReply =
-  | { readonly ok: true; readonly results: StatementResult[] }
+  /** `failure`: the statement after the last of `results` failed, and those after it did not run. */
+  | { readonly ok: true; readonly results: StatementResult[]; readonly failure?: SyncPgError }
   | { readonly ok: false; readonly error: SyncPgError };
 
 /** A failure as PostgreSQL (or the connection) reported it. */

@@ -42,8 +42,16 @@ async function run(request: SyncPgRequest): Promise<SyncPgReply> {
   if (broken !== undefined) return { ok: false, error: broken };
   try {
     switch (request.kind) {
-      case 'query':
-        return { ok: true, results: [await execute(request.statement)] };
+      case 'query': {
+        const results: StatementResult[] = [];
+        try {
+          for (const s of request.statements) results.push(await execute(s));
+        } catch (e) {
+          const failure = classify(errorOf(e));
+          return failure.lost === true ? { ok: false, error: failure } : { ok: true, results, failure };
+        }
+        return { ok: true, results };
+      }
       case 'listen':
         await client.query(`LISTEN ${client.escapeIdentifier(request.channel)}`);
         return { ok: true, results: [] };
@@ -61,10 +69,13 @@ async function run(request: SyncPgRequest): Promise<SyncPgReply> {
       }
     }
   } catch (e) {
-    const error = errorOf(e);
-    // The server ended the session (class 08, or 57P01–57P03: terminated, crash, not accepting).
-    return { ok: false, error: /^08|^57P0[123]$/.test(error.code ?? '') ? lostConnection(error.message) : error };
+    return { ok: false, error: classify(errorOf(e)) };
   }
+}
+
+/** The server ended the session (class 08, or 57P01–57P03: terminated, crash, not accepting): the connection is lost. */
+function classify(error: SyncPgError): SyncPgError {
+  return /^08|^57P0[123]$/.test(error.code ?? '') ? lostConnection(error.message) : error;
 }
 
 function lostConnection(message: string): SyncPgError {
