@@ -33,7 +33,7 @@ function schemaLockId(schema: string): number {
  *   that is read (or the COMMIT): one round trip for several. A statement that fails then
  *   fails the later call that sent it, still inside the transaction (or savepoint) that
  *   issued it, which rolls it back as if it had failed at once. BEGIN waits too.
- * - Every write transaction that changed rows moves catalog_version at its commit. The
+ * - Every write transaction that wrote (or may have) moves catalog_version at its commit. The
  *   data version a caller sees is that counter less this connection's own moves, so it
  *   moves only for other connections' commits, as SQLite's data_version does. It is read
  *   with a round trip, once per synchronous run (SqlCatalog); inside a write transaction,
