@@ -370,7 +370,7 @@ export class SqlCatalog implements Catalog {
    * need not read it again.
    */
   #ownWrite<T>(stale: 'none' | 'commit', durability: 'full' | 'normal', fn: () => T): T {
-    const run = durability === 'full' ? (f: () => T) => this.#immediate(f) : (f: () => T) => this.#immediateNormal(f);
+    const run = (f: () => T) => this.#immediate(f, durability);
     if (this.#db.inTransaction) return run(fn);
     const current = this.#totalChanges() === this.#readsChanges;
     let dataVersion: bigint | undefined;
@@ -393,8 +393,8 @@ export class SqlCatalog implements Catalog {
   /**
    * dataVersion(), read once per synchronous run: in SQLite reading it takes a read lock on
    * the WAL (about 10 µs, against 0.1 µs for total_changes()), in PostgreSQL a round trip;
-   * and binding and planning one
-   * statement asked for it about 70 times (a profile of the differential test: 3.3 s of 49).
+   * and binding and planning one statement asked for it about 70 times (a profile of the
+   * differential test: 3.3 s of 49).
    * Another connection's commit that lands while a run is going on is seen from the next
    * run on, as if it had landed a moment later; this connection's own writes move
    * ownChanges at once (and so do the other catalogs of this thread on the database:
@@ -412,9 +412,10 @@ export class SqlCatalog implements Catalog {
     this.#runDataVersion = version;
   }
 
-  #immediate<T>(fn: () => T): T {
+  /** A write transaction; inside another transaction it is part of that one, and takes its durability. */
+  #immediate<T>(fn: () => T, durability: 'full' | 'normal' = 'full'): T {
     try {
-      return this.#db.transaction('write', 'full', fn);
+      return this.#db.transaction('write', durability, fn);
     } finally {
       this.#runDataVersion = undefined;
     }
@@ -807,12 +808,7 @@ export class SqlCatalog implements Catalog {
    * every earlier transaction of the database's WAL).
    */
   #immediateNormal<T>(fn: () => T): T {
-    try {
-      // Inside another transaction it is part of that one, and takes its durability.
-      return this.#db.transaction('write', 'normal', fn);
-    } finally {
-      this.#runDataVersion = undefined;
-    }
+    return this.#immediate(fn, 'normal');
   }
 
   registerLogWriter(w: { id: string; pid: number; host: string }, nowMicros: bigint): void {

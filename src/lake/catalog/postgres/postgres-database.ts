@@ -61,7 +61,8 @@ export class PostgresDatabase implements CatalogDatabase {
   readonly #opts: PostgresCatalogOptions;
   readonly #schema: string;
   #client: SyncPgClient;
-  readonly #lock: readonly [number, number];
+  /** Takes the catalog's write lock for the transaction: the same statement for every writer and for migrations. */
+  readonly #lock: string;
   #depth = 0;
   #changes = 0n;
   /** catalog_version moves committed by this connection. */
@@ -77,7 +78,7 @@ export class PostgresDatabase implements CatalogDatabase {
     this.key = `${opts.url}#${schema}`;
     this.#opts = opts;
     this.#schema = schema;
-    this.#lock = [LOCK_CLASS, schemaLockId(schema)];
+    this.#lock = `SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${schemaLockId(schema)})`;
     this.#client = this.#connect(true);
   }
 
@@ -134,8 +135,8 @@ export class PostgresDatabase implements CatalogDatabase {
   prepare(sql: string): CatalogStatement {
     const text = toPostgresSql(sql);
     // Named, so PostgreSQL parses and plans it once per connection.
-    const statement = (params: unknown[]): SyncPgStatement => ({ name, sql: text, params });
     const name = `floe_catalog_${++this.#statementCount}`;
+    const statement = (params: unknown[]): SyncPgStatement => ({ name, sql: text, params });
     const write = isWriteStatement(sql);
     /** Rows are read: sent now, with whatever waits. */
     const read = (params: unknown[]): StatementResult => {
@@ -180,7 +181,7 @@ export class PostgresDatabase implements CatalogDatabase {
     this.#live();
     const begin: Deferred = kind === 'read'
       ? { statement: { sql: 'BEGIN ISOLATION LEVEL REPEATABLE READ' }, write: false }
-      : { statement: { sql: `BEGIN; SELECT pg_advisory_xact_lock(${this.#lock[0]}, ${this.#lock[1]})${durability === 'normal' ? '; SET LOCAL synchronous_commit = off' : ''}` }, write: false };
+      : { statement: { sql: `BEGIN; ${this.#lock}${durability === 'normal' ? '; SET LOCAL synchronous_commit = off' : ''}` }, write: false };
     this.#pending = kind === 'read' ? [begin] : [begin, { statement: VERSION, write: false, onResult: (r) => { this.#txnVersion = r.rows[0]!['version'] as bigint; } }];
     /** Whether BEGIN went out (even if it failed there: the connection may be in a transaction). */
     const sent = () => this.#pending[0] !== begin;

@@ -111,13 +111,13 @@ INSERT INTO catalog_version VALUES (0);`,
 ];
 
 /**
- * Creates `schema` if needed and applies the migrations it lacks. `lockKey` is the
+ * Creates `schema` if needed and applies the migrations it lacks. `lock` takes the
  * catalog's advisory lock (postgres-database.ts), which its writers also take.
  */
-export function migratePostgresCatalog(client: SyncPgClient, schema: string, lockKey: readonly [number, number]): void {
+export function migratePostgresCatalog(client: SyncPgClient, schema: string, lock: string): void {
   const ident = quoteIdentifier(schema);
   client.executeTransaction([
-    { sql: `SELECT pg_advisory_xact_lock(${lockKey[0]}, ${lockKey[1]})` },
+    { sql: lock },
     { sql: `CREATE SCHEMA IF NOT EXISTS ${ident}` },
     { sql: `CREATE TABLE IF NOT EXISTS ${ident}.schema_migrations (version BIGINT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())` },
   ]);
@@ -134,7 +134,7 @@ export function migratePostgresCatalog(client: SyncPgClient, schema: string, loc
     // Another gateway may have applied it since the read: the insert of its version fails then, and the loop reads again.
     try {
       client.executeTransaction([
-        { sql: `SELECT pg_advisory_xact_lock(${lockKey[0]}, ${lockKey[1]})` },
+        { sql: lock },
         { sql: `SET LOCAL search_path TO ${ident}` },
         { sql: `INSERT INTO schema_migrations (version) VALUES (${next.version})` },
         { sql: next.sql },
