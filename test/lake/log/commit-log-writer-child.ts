@@ -5,17 +5,10 @@
  * payload is its id (8 bytes) then bytes derived from it, so the parent can check it intact.
  */
 import { openCommitLog } from '../../../src/lake/log/segmented-commit-log.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 const [root, writerId, seedText] = process.argv.slice(2);
-let state = Number(seedText) >>> 0;
-function random(): number {
-  // mulberry32
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const random = seededRandom(Number(seedText));
 
 export function recordPayload(id: bigint, size: number): Uint8Array {
   const payload = new Uint8Array(Math.max(8, size));

@@ -12,6 +12,7 @@ import { FRAME_HEADER_BYTES, decodeFrame, encodeFrameHeader } from '../../../src
 import { segmentFileName } from '../../../src/lake/log/log-segment-files.js';
 import { openCommitLog, recoverCommitLog } from '../../../src/lake/log/segmented-commit-log.js';
 import { recordPayload } from './commit-log-writer-child.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 const WRITER = 'w1';
 
@@ -388,16 +389,6 @@ test('a write cut short by a full disk says so: 53100 disk_full', () => {
 const child = fileURLToPath(new URL('./commit-log-writer-child.ts', import.meta.url));
 const ROUNDS = Number(process.env['FLOE_WAL_KILLS'] ?? 20);
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Runs the writer child until a SIGKILL `delayMs` after its first acknowledgement; returns what it acknowledged. */
 function runAndKill(root: string, seed: number, delayMs: number): Promise<Map<bigint, bigint>> {
@@ -437,7 +428,7 @@ function runAndKill(root: string, seed: number, delayMs: number): Promise<Map<bi
 test('SIGKILL at random moments: every acknowledged record survives intact and in order, nothing torn remains', async () => {
   const seed = Number(process.env['FLOE_WAL_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
   console.log(`commit log SIGKILL test: FLOE_WAL_SEED=${seed}`);
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const root = tempRoot();
   try {
     const acked = new Map<bigint, bigint>();
