@@ -1,5 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { checkPropertyValue } from './optimizing-properties.js';
 import type { PropertyDefinition } from './optimizing-properties.js';
 import type { TableMetadata } from './table-metadata.js';
 import type { MergeEngineKind } from '../merge/merge-engine.js';
@@ -24,11 +25,7 @@ export const CHANGELOG_PROPERTIES: Readonly<Record<string, PropertyDefinition>> 
 
 /** Throws 22023 when `value` is not valid for `key` (a key of CHANGELOG_PROPERTIES). */
 export function checkChangelogProperty(key: string, value: string): void {
-  const def = CHANGELOG_PROPERTIES[key];
-  if (def === undefined) return;
-  if (def.parse(value) === undefined) {
-    throw new FloeError(SqlState.invalidParameterValue, `invalid value for ${key}: "${value}"`, { hint: `${key}: ${def.description}.` });
-  }
+  checkPropertyValue(CHANGELOG_PROPERTIES, key, value);
 }
 
 export function changelogProducer(table: Pick<TableMetadata, 'properties'>): ChangelogProducer {

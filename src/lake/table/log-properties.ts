@@ -1,6 +1,4 @@
-import { FloeError } from '../../common/floe-error.js';
-import { SqlState } from '../../common/sqlstate.js';
-import { positiveDuration, positiveSize } from './optimizing-properties.js';
+import { checkPropertyValue, positiveDuration, positiveSize } from './optimizing-properties.js';
 import type { PropertyDefinition } from './optimizing-properties.js';
 import type { TableMetadata } from './table-metadata.js';
 
@@ -20,11 +18,7 @@ export const LOG_PROPERTIES: Readonly<Record<string, PropertyDefinition>> = {
 
 /** Throws 22023 when `value` is not valid for `key` (a key of LOG_PROPERTIES). */
 export function checkLogProperty(key: string, value: string): void {
-  const def = LOG_PROPERTIES[key];
-  if (def === undefined) return;
-  if (def.parse(value) === undefined) {
-    throw new FloeError(SqlState.invalidParameterValue, `invalid value for ${key}: "${value}"`, { hint: `${key}: ${def.description}.` });
-  }
+  checkPropertyValue(LOG_PROPERTIES, key, value);
 }
 
 function read(table: Pick<TableMetadata, 'properties'>, key: string): number {

@@ -110,7 +110,12 @@ export const OPTIMIZING_PROPERTIES: Readonly<Record<string, PropertyDefinition>>
 
 /** Throws 22023 when `value` is not valid for `key` (a key of OPTIMIZING_PROPERTIES). */
 export function checkOptimizingProperty(key: string, value: string): void {
-  const def = OPTIMIZING_PROPERTIES[key];
+  checkPropertyValue(OPTIMIZING_PROPERTIES, key, value);
+}
+
+/** Throws 22023 when `value` is not valid for `key`, a key of `defs` (other keys pass). */
+export function checkPropertyValue(defs: Readonly<Record<string, PropertyDefinition>>, key: string, value: string): void {
+  const def = defs[key];
   if (def === undefined) return;
   if (def.parse(value) === undefined) {
     throw new FloeError(SqlState.invalidParameterValue, `invalid value for ${key}: "${value}"`, { hint: `${key}: ${def.description}.` });
