@@ -70,12 +70,13 @@ export type {
 export { DEFAULT_SEGMENT_BYTES, SegmentedCommitLog, openCommitLog, recoverCommitLog } from './log/segmented-commit-log.js';
 export { LOG_DIR, formatLogLocator, isLogPath, logWriterDir, parseLogLocator, type LogLocator } from './log/log-locator.js';
 export type { TierOptions, TierResult } from './log/tier-log-files.js';
-export type { IcebergExportResult } from './iceberg/export-iceberg-metadata.js';
+export type { IcebergExportOptions, IcebergExportResult } from './iceberg/export-iceberg-metadata.js';
 export type { IcebergTableLoad } from './iceberg/newest-metadata-version.js';
 export type { IcebergTableMetadataJson } from './iceberg/table-metadata-json.js';
 export type { LogBacklog } from './log/log-backlog.js';
 export { LOG_PROPERTIES, checkLogProperty, logSettings, type LogSettings } from './table/log-properties.js';
 export { CHANGELOG_PROPERTIES, checkChangelogProperty } from './table/changelog-properties.js';
+export { ICEBERG_PROPERTIES } from './table/iceberg-properties.js';
 export { MERGE_ENGINE_PROPERTIES, isMergeEngineProperty, mergeEngineOf, type MergeEngine } from './merge/merge-engine.js';
 export type { NewPublication, PublicationMetadata, PublishedActions } from './replication/publication-metadata.js';
 export { slotNameProblem, type ReplicationSlotRecord } from './replication/replication-slot.js';

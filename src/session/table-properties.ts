@@ -1,7 +1,7 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import {
-  CHANGELOG_PROPERTIES, DEFAULT_OPTIMIZER_GROUP, LOG_PROPERTIES, MERGE_ENGINE_PROPERTIES, OPTIMIZING_PROPERTIES, checkChangelogProperty, checkLogProperty,
+  CHANGELOG_PROPERTIES, DEFAULT_OPTIMIZER_GROUP, ICEBERG_PROPERTIES, LOG_PROPERTIES, MERGE_ENGINE_PROPERTIES, OPTIMIZING_PROPERTIES, checkChangelogProperty, checkLogProperty,
   checkOptimizingProperty, isMergeEngineProperty,
 } from '../lake/index.js';
 
@@ -11,7 +11,7 @@ import {
  * anything else is refused with a hint naming the nearest known keys. The merge
  * engine's keys are src/lake's (MERGE_ENGINE_PROPERTIES and its `fields.<col>.…` keys). The
  * self-optimizing and housekeeping keys (and their value rules) are src/lake's
- * OPTIMIZING_PROPERTIES, the log store's LOG_PROPERTIES, CHANGELOG_PROPERTIES; `write.target-file-size` is the old name of
+ * OPTIMIZING_PROPERTIES, the log store's LOG_PROPERTIES, CHANGELOG_PROPERTIES, ICEBERG_PROPERTIES; `write.target-file-size` is the old name of
  * `self-optimizing.target-size`.
  */
 export const KNOWN_TABLE_PROPERTIES: Readonly<Record<string, string>> = {
@@ -20,6 +20,7 @@ export const KNOWN_TABLE_PROPERTIES: Readonly<Record<string, string>> = {
   ...Object.fromEntries(Object.entries(OPTIMIZING_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
   ...Object.fromEntries(Object.entries(LOG_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
   ...Object.fromEntries(Object.entries(CHANGELOG_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
+  ...Object.fromEntries(Object.entries(ICEBERG_PROPERTIES).map(([k, d]) => [k, `${d.description}; default ${d.defaultText}`])),
   ...MERGE_ENGINE_PROPERTIES,
 };
 

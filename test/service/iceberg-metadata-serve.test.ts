@@ -6,20 +6,20 @@ import pg from 'pg';
 import { startFloe } from '../harness/floe-server.js';
 
 /*
- * `floe serve` writes Iceberg metadata after commits that change the base store (on by
- * default), and not with --no-iceberg-metadata. No optimizer threads: only CALL optimize
- * folds the change store.
+ * `floe serve` writes Iceberg metadata after commits (on by default), and not with
+ * --no-iceberg-metadata. No optimizer threads: only CALL optimize folds the change store,
+ * so an UPDATE after it stays pending and is shown as an equality delete plus a row.
  */
 
 async function optimizedTable(client: pg.Client): Promise<number> {
-  await client.query('CREATE TABLE t (id int PRIMARY KEY, v text)');
+  await client.query(`CREATE TABLE t (id int PRIMARY KEY, v text) WITH ('metadata.iceberg.change-interval' = '1s')`);
   await client.query(`INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 25) g`);
   await client.query(`CALL optimize('t')`);
   const { rows } = await client.query<{ oid: number }>(`SELECT 't'::regclass::oid AS oid`);
   return Number(rows[0]!.oid);
 }
 
-test('floe serve writes the base store\'s Iceberg metadata after an optimize; --no-iceberg-metadata does not', { timeout: 120_000 }, async () => {
+test('floe serve writes Iceberg metadata after an optimize and after a pending UPDATE; --no-iceberg-metadata does not', { timeout: 120_000 }, async () => {
   for (const on of [true, false]) {
     const floe = await startFloe({ args: ['--optimizer-threads', '0', ...(on ? [] : ['--no-iceberg-metadata'])] });
     const client = new pg.Client({ connectionString: floe.url });
@@ -36,10 +36,25 @@ test('floe serve writes the base store\'s Iceberg metadata after an optimize; --
         continue;
       }
       assert.ok(existsSync(hint), 'version-hint.text appeared');
-      const version = readFileSync(hint, 'utf8');
-      const json = JSON.parse(readFileSync(join(floe.dataDir, 'iceberg', String(id), 'metadata', `v${version}.metadata.json`), 'utf8'));
-      const current = json.snapshots.find((s: { 'snapshot-id': number }) => s['snapshot-id'] === json['current-snapshot-id']);
-      assert.equal(current.summary['total-records'], '25');
+      const currentSummary = () => {
+        const version = readFileSync(hint, 'utf8');
+        const json = JSON.parse(readFileSync(join(floe.dataDir, 'iceberg', String(id), 'metadata', `v${version}.metadata.json`), 'utf8'));
+        return json.snapshots.find((s: { 'snapshot-id': number }) => s['snapshot-id'] === json['current-snapshot-id']).summary as Record<string, string>;
+      };
+      let summary = currentSummary();
+      for (const stop = Date.now() + 10_000; summary['total-records'] !== '25' && Date.now() < stop;) {
+        await new Promise((r) => setTimeout(r, 100));
+        summary = currentSummary();
+      }
+      assert.equal(summary['total-records'], '25');
+      assert.equal(summary['total-equality-deletes'], '0');
+      await client.query(`UPDATE t SET v = 'changed' WHERE id = 7`);
+      for (const stop = Date.now() + 30_000; summary['total-equality-deletes'] !== '1' && Date.now() < stop;) {
+        await new Promise((r) => setTimeout(r, 100));
+        summary = currentSummary();
+      }
+      assert.equal(summary['total-equality-deletes'], '1', 'the pending UPDATE is exported as one equality delete');
+      assert.equal(summary['total-records'], '26', 'the 25 base rows and the updated row');
     } finally {
       await client.end().catch(() => undefined);
       await floe.stop();

@@ -16,6 +16,11 @@ export function icebergMetadataPrefix(tableId: number): string {
   return `${icebergTableKey(tableId)}/metadata/`;
 }
 
+/** Data files the export writes itself: the change store as equality deletes and rows (export-iceberg-metadata.ts). */
+export function icebergDataPrefix(tableId: number): string {
+  return `${icebergTableKey(tableId)}/data/`;
+}
+
 export const VERSION_HINT_FILE = 'version-hint.text';
 
 export function metadataFileName(version: number): string {

@@ -7,10 +7,28 @@ import { partitionSpecJson, partitionTuple } from './iceberg-partition-spec.js';
 import type { IcebergColumn } from './iceberg-schema.js';
 import { singleValue } from './single-value.js';
 
-/** A base file in a manifest: ADDED by this snapshot, or EXISTING with the numbers it was added with. */
+/** What a manifest says of a file: a base file (a DataFileInfo), or a file the export wrote for the change store. */
+export interface ManifestFile {
+  readonly rowCount: number;
+  readonly sizeBytes: number;
+  readonly partitionValues: readonly unknown[];
+  /** Per column name, canonical min/max and null count; a column left out has no bounds. */
+  readonly columnStats: DataFileInfo['columnStats'];
+  /** An equality delete file: the field ids of the columns it matches rows on (the primary key). */
+  readonly equalityIds?: readonly number[];
+}
+
+/**
+ * A file in a manifest: ADDED by this snapshot (with an explicit data sequence number when
+ * it must sort below files added beside it, else inherited), or EXISTING with the numbers
+ * it was added with.
+ */
 export type ManifestFileEntry =
-  | { readonly status: 'added'; readonly file: DataFileInfo; readonly uri: string }
-  | { readonly status: 'existing'; readonly file: DataFileInfo; readonly uri: string; readonly snapshotId: bigint; readonly sequenceNumber: bigint; readonly fileSequenceNumber: bigint };
+  | { readonly status: 'added'; readonly file: ManifestFile; readonly uri: string; readonly sequenceNumber?: bigint }
+  | { readonly status: 'existing'; readonly file: ManifestFile; readonly uri: string; readonly snapshotId: bigint; readonly sequenceNumber: bigint; readonly fileSequenceNumber: bigint };
+
+/** A data manifest lists data files; a delete manifest, delete files (here equality deletes only). */
+export type ManifestContent = 'data' | 'deletes';
 
 export interface ManifestContext {
   readonly table: TableMetadata;
@@ -23,15 +41,17 @@ export interface ManifestContext {
 const STATUS_EXISTING = 0;
 const STATUS_ADDED = 1;
 const CONTENT_DATA = 0;
+const CONTENT_EQUALITY_DELETES = 2;
+const MANIFEST_CONTENT_DELETES = 1;
 
-/** A manifest (Avro) of data files, with the key-value metadata the spec requires. */
-export function encodeManifest(ctx: ManifestContext, entries: readonly ManifestFileEntry[]): Uint8Array {
+/** A manifest (Avro) of data or delete files, with the key-value metadata the spec requires. */
+export function encodeManifest(ctx: ManifestContext, entries: readonly ManifestFileEntry[], content: ManifestContent = 'data'): Uint8Array {
   const records = entries.map((e) => ({
     status: e.status === 'added' ? STATUS_ADDED : STATUS_EXISTING,
     snapshot_id: e.status === 'added' ? ctx.snapshotId : e.snapshotId,
-    // ADDED entries inherit both numbers from the manifest list (spec, "Sequence Number Inheritance").
-    sequence_number: e.status === 'added' ? null : e.sequenceNumber,
-    file_sequence_number: e.status === 'added' ? null : e.fileSequenceNumber,
+    // ADDED entries without explicit numbers inherit both from the manifest list (spec, "Sequence Number Inheritance").
+    sequence_number: e.sequenceNumber ?? null,
+    file_sequence_number: e.status === 'added' ? e.sequenceNumber ?? null : e.fileSequenceNumber,
     data_file: dataFileRecord(ctx, e.file, e.uri),
   }));
   return encodeAvroContainer(manifestEntrySchema(ctx.spec), records, {
@@ -40,11 +60,11 @@ export function encodeManifest(ctx: ManifestContext, entries: readonly ManifestF
     'partition-spec': JSON.stringify(partitionSpecJson(ctx.spec).fields),
     'partition-spec-id': String(ctx.spec.specId),
     'format-version': '2',
-    content: 'data',
+    content,
   });
 }
 
-function dataFileRecord(ctx: ManifestContext, file: DataFileInfo, uri: string): Record<string, unknown> {
+function dataFileRecord(ctx: ManifestContext, file: ManifestFile, uri: string): Record<string, unknown> {
   const valueCounts: { key: number; value: bigint }[] = [];
   const nullCounts: { key: number; value: bigint }[] = [];
   const lower: { key: number; value: Buffer }[] = [];
@@ -62,7 +82,7 @@ function dataFileRecord(ctx: ManifestContext, file: DataFileInfo, uri: string): 
     if (hi !== undefined) upper.push({ key: id, value: Buffer.from(hi) });
   }
   return {
-    content: CONTENT_DATA,
+    content: file.equalityIds === undefined ? CONTENT_DATA : CONTENT_EQUALITY_DELETES,
     file_path: uri,
     file_format: 'PARQUET',
     partition: partitionTuple(ctx.spec, ctx.table.partitionBy, file.partitionValues),
@@ -77,7 +97,7 @@ function dataFileRecord(ctx: ManifestContext, file: DataFileInfo, uri: string): 
     upper_bounds: upper,
     key_metadata: null,
     split_offsets: null,
-    equality_ids: null,
+    equality_ids: file.equalityIds === undefined ? null : [...file.equalityIds],
     sort_order_id: null,
     referenced_data_file: null,
   };
@@ -90,6 +110,7 @@ export interface ManifestListEntry {
   readonly specId: number;
   readonly sequenceNumber: bigint;
   readonly snapshotId: bigint;
+  readonly content: ManifestContent;
   readonly entries: readonly ManifestFileEntry[];
 }
 
@@ -100,14 +121,14 @@ export function encodeManifestList(snapshot: { id: bigint; parentId: bigint | un
     const existing = m.entries.filter((e) => e.status === 'existing');
     const rows = (es: readonly ManifestFileEntry[]) => es.reduce((n, e) => n + BigInt(e.file.rowCount), 0n);
     const minSeq = m.entries.reduce((min, e) => {
-      const s = e.status === 'added' ? m.sequenceNumber : e.sequenceNumber;
+      const s = e.sequenceNumber ?? m.sequenceNumber;
       return s < min ? s : min;
     }, m.sequenceNumber);
     return {
       manifest_path: m.uri,
       manifest_length: BigInt(m.length),
       partition_spec_id: m.specId,
-      content: CONTENT_DATA,
+      content: m.content === 'data' ? CONTENT_DATA : MANIFEST_CONTENT_DELETES,
       sequence_number: m.sequenceNumber,
       min_sequence_number: minSeq,
       added_snapshot_id: m.snapshotId,

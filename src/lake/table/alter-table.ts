@@ -1,6 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { checkChangelogFitsEngine, checkChangelogProperty } from './changelog-properties.js';
 import { checkLogProperty } from './log-properties.js';
+import { checkIcebergProperty } from './iceberg-properties.js';
 import { checkOptimizingProperty } from './optimizing-properties.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { Catalog, TableRecord } from '../catalog/catalog.js';
@@ -97,7 +98,7 @@ export function alterTableRecord(catalog: Catalog, t: TableRecord, change: Alter
       return out;
     }
     case 'setProperties': {
-      for (const [key, value] of Object.entries(change.properties)) { checkOptimizingProperty(key, value); checkLogProperty(key, value); checkChangelogProperty(key, value); }
+      for (const [key, value] of Object.entries(change.properties)) { checkOptimizingProperty(key, value); checkLogProperty(key, value); checkChangelogProperty(key, value); checkIcebergProperty(key, value); }
       const properties = { ...t.properties, ...change.properties };
       checkEngineChange(catalog, t, properties);
       checkChangelogFitsEngine({ properties }, mergeEngineOf({ ...t, properties }).kind);

@@ -3,6 +3,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { checkChangelogFitsEngine, checkChangelogProperty } from './changelog-properties.js';
 import { mergeEngineOf } from '../merge/merge-engine.js';
 import { checkLogProperty } from './log-properties.js';
+import { checkIcebergProperty } from './iceberg-properties.js';
 import { checkOptimizingProperty } from './optimizing-properties.js';
 import type { TableDefinition } from './table-metadata.js';
 
@@ -29,6 +30,6 @@ export function validateTableDefinition(def: TableDefinition): void {
       throw new FloeError(SqlState.invalidColumnReference, `partition column "${pf.sourceColumn}" must be part of the primary key`);
     }
   }
-  for (const [key, value] of Object.entries(def.properties ?? {})) { checkOptimizingProperty(key, value); checkLogProperty(key, value); checkChangelogProperty(key, value); }
+  for (const [key, value] of Object.entries(def.properties ?? {})) { checkOptimizingProperty(key, value); checkLogProperty(key, value); checkChangelogProperty(key, value); checkIcebergProperty(key, value); }
   checkChangelogFitsEngine({ properties: def.properties ?? {} }, mergeEngineOf(def).kind);
 }

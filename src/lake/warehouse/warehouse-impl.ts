@@ -5,10 +5,11 @@ import type { Catalog, SnapshotIdRange, TableRecord } from '../catalog/catalog.j
 import { logBacklog } from '../log/log-backlog.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import { tierLogFiles } from '../log/tier-log-files.js';
+import { changeStoreRows } from '../iceberg/change-store-rows.js';
 import { exportIcebergMetadata } from '../iceberg/export-iceberg-metadata.js';
-import { icebergMetadataPrefix } from '../iceberg/iceberg-locations.js';
+import { icebergTableKey } from '../iceberg/iceberg-locations.js';
 import { loadIcebergTable, type IcebergTableLoad } from '../iceberg/newest-metadata-version.js';
-import type { IcebergExportResult } from '../iceberg/export-iceberg-metadata.js';
+import type { IcebergExportOptions, IcebergExportResult } from '../iceberg/export-iceberg-metadata.js';
 import type { TierOptions, TierResult } from '../log/tier-log-files.js';
 import { optimizeTable } from '../optimize/optimize-table.js';
 import { optimizingMetrics } from '../optimize/optimizing-metrics.js';
@@ -139,8 +140,8 @@ export class WarehouseImpl implements Warehouse {
 
   async #deleteTableData(tableId: number): Promise<void> {
     await deleteKeys(this.#ctx.storage, (await this.#ctx.storage.list(tableDataPrefix(tableId))).map((f) => f.key));
-    // The table's Iceberg metadata names only files just deleted.
-    await deleteKeys(this.#ctx.storage, (await this.#ctx.storage.list(icebergMetadataPrefix(tableId))).map((f) => f.key));
+    // The table's Iceberg metadata and change-store files name only files just deleted.
+    await deleteKeys(this.#ctx.storage, (await this.#ctx.storage.list(`${icebergTableKey(tableId)}/`)).map((f) => f.key));
   }
 
   getTable(namespace: string, name: string): TableMetadata | undefined {
@@ -374,7 +375,7 @@ export class WarehouseImpl implements Warehouse {
     void this.#catalog;
     return optimizeTable(this.#ctx, table, opts ?? {});
   }
-  exportIcebergMetadata(table: TableMetadata): Promise<IcebergExportResult> {
+  exportIcebergMetadata(table: TableMetadata, opts?: IcebergExportOptions): Promise<IcebergExportResult> {
     const catalog = this.#catalog;
     return exportIcebergMetadata({
       storage: this.#ctx.storage,
@@ -382,7 +383,9 @@ export class WarehouseImpl implements Warehouse {
       head: (t) => this.resolveSnapshot(t),
       filesAt: (t, id) => describeFiles(catalog, t, id),
       liveSnapshotIds: (t) => new Set(this.listSnapshots(t).map((s) => s.id)),
-    }, table, Date.now());
+      changeStoreRows: async (t, id) => changeStoreRows(this.#ctx.storage,
+        (await planScan(this.#ctx, { table: t, at: { kind: 'snapshot', id }, projection: t.columns.map((c) => c.name) })).tasks),
+    }, table, Date.now(), opts);
   }
 
   loadIcebergTable(table: TableMetadata): Promise<IcebergTableLoad | undefined> {

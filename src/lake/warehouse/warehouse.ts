@@ -1,5 +1,5 @@
 import type { CommitObserver } from './commit-observer.js';
-import type { IcebergExportResult } from '../iceberg/export-iceberg-metadata.js';
+import type { IcebergExportOptions, IcebergExportResult } from '../iceberg/export-iceberg-metadata.js';
 import type { IcebergTableLoad } from '../iceberg/newest-metadata-version.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import type { TierOptions, TierResult } from '../log/tier-log-files.js';
@@ -148,11 +148,13 @@ export interface Warehouse {
   begin(opts?: BeginOptions): Promise<LakeTransaction>;
   optimize(table: TableMetadata, opts?: OptimizeOptions): Promise<OptimizeResult>;
   /**
-   * Writes Iceberg v2 metadata (iceberg/<tableId>/metadata/) for the base store at the head of
+   * Writes Iceberg v2 metadata (iceberg/<tableId>/metadata/) for the base and change stores at the head of
    * main when it changed since the newest version (src/lake/iceberg/export-iceberg-metadata.ts).
-   * The change store is not in it. Run by the metadata service, never inside a commit.
+   * A keyed table's change store is shown as equality deletes plus data files; with
+   * `deferChanges`, a head that moved only in the change store waits out the table's
+   * `metadata.iceberg.change-interval`. Run by the metadata service, never inside a commit.
    */
-  exportIcebergMetadata(table: TableMetadata): Promise<IcebergExportResult>;
+  exportIcebergMetadata(table: TableMetadata, opts?: IcebergExportOptions): Promise<IcebergExportResult>;
   /** The newest Iceberg metadata version written for the table, as a REST catalog's loadTable answers it; undefined when none is. */
   loadIcebergTable(table: TableMetadata): Promise<IcebergTableLoad | undefined>;
   /** Rewrites the log files live at the table's branch heads into tiered Parquet change files, in place (src/lake/log/tier-log-files.ts). */

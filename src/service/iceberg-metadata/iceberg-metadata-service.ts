@@ -22,13 +22,14 @@ export interface IcebergMetadataRound {
 }
 
 /**
- * Keeps each table's Iceberg metadata (src/lake/iceberg) up to date with its base store,
+ * Keeps each table's Iceberg metadata (src/lake/iceberg) up to date with its commits,
  * outside every commit: a commit is never slowed or failed by it. Each poll reads the head
  * of main of every table in one catalog read and exports the tables whose head moved since
- * it last looked; the export itself finds out whether the base store changed (a keyed
- * table's plain writes reach only the change store, so most heads need nothing written).
- * A failed export (storage down) is retried at the next poll; an export that stopped half
- * way left only complete, unreferenced files, which the next one removes.
+ * it last looked. A head that moved only in a keyed table's change store (its plain writes)
+ * is exported once the table's `metadata.iceberg.change-interval` has passed since the last
+ * version: each export rewrites the pending changes as files, and a stream would otherwise
+ * pay that every poll. A failed export (storage down) is retried at the next poll; an export
+ * that stopped half way left only complete, unreferenced files, which the next one removes.
  */
 export class IcebergMetadataService {
   readonly #warehouse: IcebergMetadataWarehouse;
@@ -37,6 +38,8 @@ export class IcebergMetadataService {
   readonly #pollMs: number;
   /** The head each table was last exported (or found unchanged or inexpressible) at. */
   readonly #lookedAt = new Map<number, bigint>();
+  /** Tables whose change-only export waits (ms, the clock's time). */
+  readonly #deferredUntil = new Map<number, number>();
   #cancel: (() => void) | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = true;
@@ -71,14 +74,22 @@ export class IcebergMetadataService {
     for (const table of this.#warehouse.listTables()) {
       const head = heads.get(table.id);
       if (head === undefined || this.#lookedAt.get(table.id) === head) continue;
+      const nowMs = Number(this.#clock.nowMicros() / 1000n);
+      if (nowMs < (this.#deferredUntil.get(table.id) ?? 0)) continue;
       let r: IcebergExportResult;
       try {
-        r = await this.#warehouse.exportIcebergMetadata(table);
+        r = await this.#warehouse.exportIcebergMetadata(table, { deferChanges: true });
       } catch (err) {
         failed++;
         this.#logger.warn({ err, table: `${table.namespace}.${table.name}` }, 'writing Iceberg metadata failed');
         continue;
       }
+      if (r.kind === 'deferred') {
+        // Not looked at: the head is exported once the wait is over, moved or not.
+        this.#deferredUntil.set(table.id, nowMs + Math.max(0, r.untilMs - Date.now()));
+        continue;
+      }
+      this.#deferredUntil.delete(table.id);
       this.#lookedAt.set(table.id, head);
       if (r.kind === 'written') {
         written++;

@@ -79,6 +79,8 @@ export interface ManifestEntry {
   readonly sequenceNumber: number | null;
   readonly fileSequenceNumber: number | null;
   readonly dataFile: Json;
+  /** The data sequence number a reader uses: the entry's, else inherited from its manifest. */
+  readonly dataSequenceNumber?: number;
 }
 
 /** A manifest, checked against the spec (schema, metadata keys, required values), and its entries. */
@@ -91,7 +93,7 @@ export async function readManifest(bytes: Uint8Array, partitionFieldIds: readonl
   assert.deepEqual((partition.fields as Json[]).map((x) => x['field-id']), partitionFieldIds, 'partition struct field ids are the spec\'s');
   for (const k of MANIFEST_METADATA_V2) assert.ok(f.meta[k] !== undefined, `manifest metadata ${k}`);
   assert.equal(f.meta['format-version'], '2');
-  assert.equal(f.meta['content'], 'data');
+  assert.ok(f.meta['content'] === 'data' || f.meta['content'] === 'deletes', `manifest content ${f.meta['content']}`);
   const entries = f.records.map((r, i) => {
     checkRequiredValues(r, MANIFEST_ENTRY_V2, `entry ${i}`);
     checkRequiredValues(r['data_file'] as Json, DATA_FILE_V2, `entry ${i}.data_file`);
@@ -139,12 +141,22 @@ export async function snapshotFiles(storage: Storage, keyOf: (uri: string) => st
   const out: ManifestEntry[] = [];
   for (const m of await readManifestList(await storage.get(keyOf(snap['manifest-list'])))) {
     assert.equal(m['sequence_number'], snap['sequence-number'], 'a manifest written by the snapshot has its sequence number');
-    const { entries } = await readManifest(await storage.get(keyOf(m['manifest_path'] as string)), (spec['fields'] as Json[]).map((f) => f['field-id']));
+    const { meta, entries } = await readManifest(await storage.get(keyOf(m['manifest_path'] as string)), (spec['fields'] as Json[]).map((f) => f['field-id']));
+    assert.equal(m['content'], meta['content'] === 'deletes' ? 1 : 0, 'the list and the manifest agree on its content');
     assert.equal(m['added_files_count'], entries.filter((e) => e.status === 1).length);
     assert.equal(m['existing_files_count'], entries.filter((e) => e.status === 0).length);
     for (const e of entries) {
       if (e.status === 0) assert.ok(e.sequenceNumber !== null && e.fileSequenceNumber !== null, 'EXISTING entries carry their sequence numbers');
-      out.push(e);
+      const content = e.dataFile['content'] as number;
+      if (meta['content'] === 'deletes') {
+        assert.equal(content, 2, 'a delete manifest lists equality delete files');
+        assert.ok(Array.isArray(e.dataFile['equality_ids']) && (e.dataFile['equality_ids'] as number[]).length > 0, 'equality_ids are set');
+      } else {
+        assert.equal(content, 0, 'a data manifest lists data files');
+      }
+      const dataSequenceNumber = e.sequenceNumber ?? (m['sequence_number'] as number);
+      assert.ok(dataSequenceNumber >= (m['min_sequence_number'] as number) && dataSequenceNumber <= snap['sequence-number']);
+      out.push({ ...e, dataSequenceNumber });
     }
   }
   return out.filter((e) => e.status !== 2);
