@@ -17,7 +17,7 @@ export type { ScanFile, ScanFilter, ScanPlan, ScanRequest, ScanStats, ScanTask }
 export { ROW_ID_COLUMN, SEQ_COLUMN } from './scan/scan-types.js';
 export type { BeginOptions, LakeTransaction, TxnIsolation, TxnSavepoint } from './txn/lake-transaction.js';
 export type {
-  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus, SubscriptionTable, SubscriptionTableState,
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionRunner, SubscriptionStatus, SubscriptionTable, SubscriptionTableState,
 } from './subscription/subscription-metadata.js';
 export { withConstraintMode } from './txn/constraint-modes.js';
 export type { ConstraintMode, ConstraintModes, ConstraintRef } from './txn/constraint-modes.js';

@@ -300,4 +300,7 @@ export class SessionWarehouse implements Warehouse {
   readonly recordSubscriptionProgress: Warehouse['recordSubscriptionProgress'] = (p) => this.#shared.recordSubscriptionProgress(p);
   readonly saveSubscriptionStatus: Warehouse['saveSubscriptionStatus'] = (id, status) => this.#shared.saveSubscriptionStatus(id, status);
   readonly saveSubscriptionError: Warehouse['saveSubscriptionError'] = (id, error) => this.#shared.saveSubscriptionError(id, error);
+  readonly claimSubscriptionRunner: Warehouse['claimSubscriptionRunner'] = (id, owner, lease) => this.#shared.claimSubscriptionRunner(id, owner, lease);
+  readonly releaseSubscriptionRunner: Warehouse['releaseSubscriptionRunner'] = (id, owner) => this.#shared.releaseSubscriptionRunner(id, owner);
+  readonly listSubscriptionRunners: Warehouse['listSubscriptionRunners'] = () => this.#shared.listSubscriptionRunners();
 }

@@ -8,7 +8,7 @@ import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { ReplicationCatalog } from '../replication/replication-catalog.js';
 import type {
-  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionRunner, SubscriptionStatus,
 } from '../subscription/subscription-metadata.js';
 
 /**
@@ -427,6 +427,12 @@ export interface Catalog {
   recordSubscriptionProgress(p: SubscriptionProgress, nowMicros: bigint): void;
   saveSubscriptionStatus(id: number, status: SubscriptionStatus): void;
   saveSubscriptionError(id: number, error: string, nowMicros: bigint): void;
+  /** Takes or keeps (heartbeats) the lease to run a subscription; false while another live owner holds it. */
+  claimSubscriptionRunner(id: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean;
+  /** Gives the lease up if `owner` holds it. */
+  releaseSubscriptionRunner(id: number, owner: string): void;
+  /** Every subscription's runner lease: holder and last heartbeat. */
+  listSubscriptionRunners(): SubscriptionRunner[];
 
   /** COMMENT ON: null or '' removes it. */
   setComment(objectId: number, subId: number, description: string | null): void;

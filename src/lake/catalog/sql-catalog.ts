@@ -25,7 +25,7 @@ import { VisibleFilesMemo } from './visible-files-memo.js';
 import { keyBitmapsMayShare } from '../bucket/key-bitmap.js';
 import { SqlSubscriptions } from './sql-subscriptions.js';
 import type {
-  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionRunner, SubscriptionStatus,
 } from '../subscription/subscription-metadata.js';
 
 /*
@@ -212,6 +212,11 @@ export class SqlCatalog implements Catalog {
   }
   saveSubscriptionStatus(id: number, status: SubscriptionStatus): void { this.#subscriptions.saveStatus(id, status); }
   saveSubscriptionError(id: number, error: string, nowMicros: bigint): void { this.#subscriptions.saveError(id, error, nowMicros); }
+  claimSubscriptionRunner(id: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
+    return this.#subscriptions.claimRunner(id, owner, nowMicros, leaseMicros);
+  }
+  releaseSubscriptionRunner(id: number, owner: string): void { this.#subscriptions.releaseRunner(id, owner); }
+  listSubscriptionRunners(): SubscriptionRunner[] { return this.#subscriptions.runners(); }
 
   // ---- the self-optimizing service's records (sql-optimizing.ts) ----
 

@@ -1,7 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type {
-  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus, SubscriptionTable, SubscriptionTableState,
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionRunner, SubscriptionStatus, SubscriptionTable,
+  SubscriptionTableState,
 } from '../subscription/subscription-metadata.js';
 import type { SqlCatalogAccess } from './sql-sequences.js';
 
@@ -106,7 +107,38 @@ export class SqlSubscriptions {
     this.#c.immediate(() => {
       this.#c.sql('DELETE FROM subscriptions WHERE sub_id = ?').run(id);
       this.#c.sql('DELETE FROM subscription_tables WHERE sub_id = ?').run(id);
+      this.#c.sql('DELETE FROM subscription_runners WHERE sub_id = ?').run(id);
     });
+  }
+
+  /**
+   * Takes or keeps the lease to run a subscription: granted when nobody holds it, `owner`
+   * already does (a heartbeat), or the holder's heartbeat is older than the lease (its
+   * process died). One write transaction, so two processes queue rather than both take it.
+   * A subscription that no longer exists cannot be taken.
+   */
+  claimRunner(id: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
+    return this.#c.immediateNormal(() => {
+      if (this.#c.sql('SELECT 1 FROM subscriptions WHERE sub_id = ?').get(id) === undefined) return false;
+      const r = this.#c.sql('SELECT owner, heartbeat_micros FROM subscription_runners WHERE sub_id = ?').get(id) as { owner: string; heartbeat_micros: bigint } | undefined;
+      if (r !== undefined && r.owner !== owner && nowMicros - BigInt(r.heartbeat_micros) <= leaseMicros) return false;
+      this.#c.sql(`INSERT INTO subscription_runners (sub_id, owner, heartbeat_micros) VALUES (?, ?, ?)
+        ON CONFLICT (sub_id) DO UPDATE SET owner = excluded.owner, heartbeat_micros = excluded.heartbeat_micros`).run(id, owner, nowMicros);
+      return true;
+    });
+  }
+
+  /** Gives the lease up, if `owner` still holds it: another process may take it at once. */
+  releaseRunner(id: number, owner: string): void {
+    this.#c.immediateNormal(() => {
+      this.#c.sql('DELETE FROM subscription_runners WHERE sub_id = ? AND owner = ?').run(id, owner);
+    });
+  }
+
+  /** Each subscription's runner lease: holder and last heartbeat. */
+  runners(): SubscriptionRunner[] {
+    return (this.#c.sql('SELECT * FROM subscription_runners ORDER BY sub_id').all() as { sub_id: bigint; owner: string; heartbeat_micros: bigint }[])
+      .map((r) => ({ subscriptionId: Number(r.sub_id), owner: r.owner, heartbeatMicros: BigInt(r.heartbeat_micros) }));
   }
 
   /**
@@ -120,8 +152,16 @@ export class SqlSubscriptions {
         WHERE sub_id = ? AND applied_lsn <= ?`).run(p.appliedLsn, p.appliedSourceMicros ?? null, nowMicros, p.subscriptionId, p.appliedLsn);
     }
     if (p.synced !== undefined) {
-      const ready = this.#c.sql(`UPDATE subscription_tables SET state = 'ready', sync_lsn = ? WHERE sub_id = ? AND source_schema = ? AND source_name = ?`);
-      for (const t of p.synced.tables) ready.run(p.synced.lsn, p.subscriptionId, t.schema, t.name);
+      // Only a table still waiting for its copy: a second copy (a runner that lost its lease
+      // while copying) would add its rows again to a table without a key, so its commit fails.
+      const ready = this.#c.sql(`UPDATE subscription_tables SET state = 'ready', sync_lsn = ?
+        WHERE sub_id = ? AND source_schema = ? AND source_name = ? AND state = 'init'`);
+      const present = this.#c.sql('SELECT state FROM subscription_tables WHERE sub_id = ? AND source_schema = ? AND source_name = ?');
+      for (const t of p.synced.tables) {
+        if (ready.run(p.synced.lsn, p.subscriptionId, t.schema, t.name).changes === 0 && present.get(p.subscriptionId, t.schema, t.name) !== undefined) {
+          throw new FloeError(SqlState.serializationFailure, `table "${t.schema}.${t.name}" of the subscription was copied by another runner meanwhile`);
+        }
+      }
     }
   }
 

@@ -32,6 +32,16 @@ export interface NewSubscription {
   readonly tables: readonly Omit<SubscriptionTable, 'syncLsn'>[];
 }
 
+/**
+ * Who runs a subscription: one process at a time holds its lease (owner `host:pid:…`) and
+ * heartbeats it; another takes it once the heartbeat is older than the lease.
+ */
+export interface SubscriptionRunner {
+  readonly subscriptionId: number;
+  readonly owner: string;
+  readonly heartbeatMicros: bigint;
+}
+
 /** What the runner last saw of the source (pg_stat_subscription, floe_subscriptions). */
 export interface SubscriptionStatus {
   /** The end of the last WAL the source sent. */

@@ -15,7 +15,7 @@ import { optimizeTable } from '../optimize/optimize-table.js';
 import { optimizingMetrics } from '../optimize/optimizing-metrics.js';
 import type { OptimizeOptions, OptimizeResult, OptimizingMetrics } from '../optimize/optimize-result.js';
 import type {
-  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionRunner, SubscriptionStatus,
 } from '../subscription/subscription-metadata.js';
 import type { NewOptimizingRun, OptimizerGroup, OptimizerRecord, OptimizingRun, OptimizingTableState, SchedulingPolicy } from '../optimize/optimizing-records.js';
 import { expireSnapshots } from '../refs/expire-snapshots.js';
@@ -409,6 +409,11 @@ export class WarehouseImpl implements Warehouse {
   recordSubscriptionProgress(p: SubscriptionProgress): void { this.#catalog.recordSubscriptionProgress(p, nowMicros()); }
   saveSubscriptionStatus(id: number, status: SubscriptionStatus): void { this.#catalog.saveSubscriptionStatus(id, status); }
   saveSubscriptionError(id: number, error: string): void { this.#catalog.saveSubscriptionError(id, error, nowMicros()); }
+  claimSubscriptionRunner(id: number, owner: string, leaseMicros: bigint): boolean {
+    return this.#catalog.claimSubscriptionRunner(id, owner, nowMicros(), leaseMicros);
+  }
+  releaseSubscriptionRunner(id: number, owner: string): void { this.#catalog.releaseSubscriptionRunner(id, owner); }
+  listSubscriptionRunners(): SubscriptionRunner[] { return this.#catalog.listSubscriptionRunners(); }
   // The self-optimizing service's records: the catalog keeps them (sqlite-optimizing.ts).
   listOptimizerGroups(): OptimizerGroup[] { return this.#catalog.listOptimizerGroups(); }
   createOptimizerGroup(group: OptimizerGroup, opts: { ifNotExists?: boolean } = {}): void {

@@ -22,7 +22,7 @@ import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../se
 import type { LogReplay } from '../log/replay-dead-writers.js';
 import type { ReplicationCatalog } from '../replication/replication-catalog.js';
 import type {
-  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionStatus,
+  NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionRunner, SubscriptionStatus,
 } from '../subscription/subscription-metadata.js';
 
 export interface LakeLogger {
@@ -261,6 +261,13 @@ export interface Warehouse {
   recordSubscriptionProgress(p: SubscriptionProgress): void;
   saveSubscriptionStatus(id: number, status: SubscriptionStatus): void;
   saveSubscriptionError(id: number, error: string): void;
+  /**
+   * The lease to run a subscription (one gateway at a time streams and copies it): taken or
+   * heartbeated by `owner`; false while another owner's heartbeat is younger than `leaseMicros`.
+   */
+  claimSubscriptionRunner(id: number, owner: string, leaseMicros: bigint): boolean;
+  releaseSubscriptionRunner(id: number, owner: string): void;
+  listSubscriptionRunners(): SubscriptionRunner[];
 
   /** What opening the warehouse replayed from the logs of writers that had died (undefined without a log store). */
   readonly logReplay: LogReplay | undefined;

@@ -108,6 +108,12 @@ CREATE TABLE subscription_tables (
 CREATE TABLE catalog_version (version BIGINT NOT NULL);
 INSERT INTO catalog_version VALUES (0);`,
   },
+  {
+    // Which process runs each subscription (sql-subscriptions.ts, claimRunner).
+    version: 2,
+    sql: `CREATE TABLE subscription_runners (
+  sub_id BIGINT PRIMARY KEY, owner TEXT COLLATE "C" NOT NULL, heartbeat_micros BIGINT NOT NULL);`,
+  },
 ];
 
 /**

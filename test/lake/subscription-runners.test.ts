@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FloeError } from '../../src/common/floe-error.js';
+import type { SqlCatalog } from '../../src/lake/catalog/sql-catalog.js';
+import { forEachCatalogBackend } from '../harness/catalog-backends.js';
+
+/*
+ * One process at a time runs a subscription: the one holding its runner lease in the
+ * catalog. The lease is taken atomically across processes, kept by heartbeats, taken over
+ * once its holder stops heartbeating, and given up on stop. A table's copy is recorded once:
+ * a second copy's commit (a runner that lost its lease mid-copy) fails with 40001.
+ */
+
+function subscription(c: SqlCatalog, name: string): number {
+  return c.createSubscription({
+    name, conninfo: 'host=127.0.0.1', publications: ['p'], slotName: name, enabled: true, options: {},
+    tables: [{ sourceSchema: 'public', sourceName: 'src', tableId: 16384, state: 'init' }],
+  }).id;
+}
+
+forEachCatalogBackend((backend) => {
+  test('runner leases: one holder across processes, heartbeats, take-over after the lease, release, drop', () => {
+    const place = backend().place();
+    const a = place.connect();
+    const b = place.connectAsAnotherProcess();
+    try {
+      const id = subscription(a, 's1');
+      const lease = 10_000_000n;
+      assert.equal(a.claimSubscriptionRunner(id, 'host-a:1', 1_000_000n, lease), true);
+      assert.equal(b.claimSubscriptionRunner(id, 'host-b:2', 2_000_000n, lease), false, 'a live lease refuses another owner');
+      assert.equal(a.claimSubscriptionRunner(id, 'host-a:1', 9_000_000n, lease), true, 'its owner heartbeats it');
+      assert.equal(b.claimSubscriptionRunner(id, 'host-b:2', 18_000_000n, lease), false, 'nine seconds after the heartbeat: still held');
+      assert.deepEqual(b.listSubscriptionRunners(), [{ subscriptionId: id, owner: 'host-a:1', heartbeatMicros: 9_000_000n }]);
+      assert.equal(b.claimSubscriptionRunner(id, 'host-b:2', 19_000_001n, lease), true, 'past the lease: taken over');
+      assert.equal(a.claimSubscriptionRunner(id, 'host-a:1', 19_500_000n, lease), false, 'the old holder\'s heartbeat finds it taken');
+      a.releaseSubscriptionRunner(id, 'host-a:1');
+      assert.equal(a.listSubscriptionRunners()[0]?.owner, 'host-b:2', 'a release by a former holder changes nothing');
+      b.releaseSubscriptionRunner(id, 'host-b:2');
+      assert.deepEqual(a.listSubscriptionRunners(), []);
+      assert.equal(a.claimSubscriptionRunner(id, 'host-a:1', 19_600_000n, lease), true, 'released: taken at once');
+      a.dropSubscription(id);
+      assert.deepEqual(b.listSubscriptionRunners(), [], 'DROP SUBSCRIPTION drops its lease');
+      assert.equal(b.claimSubscriptionRunner(id, 'host-b:2', 30_000_000n, lease), false, 'a dropped subscription cannot be taken');
+    } finally {
+      place.dispose();
+    }
+  });
+
+  test('a table\'s copy is recorded once: a second copy of it fails 40001 and leaves the first', () => {
+    const place = backend().place();
+    const a = place.connect();
+    const b = place.connectAsAnotherProcess();
+    try {
+      const id = subscription(a, 's2');
+      const synced = (lsn: bigint) => ({ subscriptionId: id, synced: { lsn, tables: [{ schema: 'public', name: 'src' }] } });
+      a.recordSubscriptionProgress(synced(100n), 1n);
+      assert.throws(() => b.recordSubscriptionProgress(synced(200n), 2n),
+        (e) => e instanceof FloeError && e.sqlstate === '40001' && /copied by another runner/.test(e.message));
+      assert.deepEqual(b.listSubscriptions()[0]!.tables.map((t) => [t.state, t.syncLsn]), [['ready', 100n]]);
+    } finally {
+      place.dispose();
+    }
+  });
+});
