@@ -1,5 +1,5 @@
 import { formatLsn } from '../../common/pg-lsn.js';
-import type { SubscriptionMetadata } from '../../lake/index.js';
+import type { SubscriptionMetadata, SubscriptionRunner } from '../../lake/index.js';
 import { BOOTSTRAP_SUPERUSER_OID, FLOE_DATABASE_OID } from './catalog-oids.js';
 import type { CatalogView } from './catalog-view.js';
 
@@ -21,7 +21,8 @@ export const subscriptionRelationShapes = [
     schema: 'pg_catalog', name: 'floe_subscriptions', oid: 16310, relkind: 'v',
     columns: 'subname:name enabled:bool slot_name:name publications:text[] tables:int4 tables_copying:int4 received_lsn:text '
       + 'applied_lsn:text source_wal_end:text lag_bytes:int8 lag_seconds:float8 last_applied_source_time:timestamptz '
-      + 'last_applied_time:timestamptz last_msg_receipt_time:timestamptz pid:int4 last_error:text last_error_time:timestamptz',
+      + 'last_applied_time:timestamptz last_msg_receipt_time:timestamptz pid:int4 last_error:text last_error_time:timestamptz '
+      + 'runner:text runner_heartbeat:timestamptz',
   },
 ] as const;
 
@@ -63,8 +64,15 @@ function pgStatSubscription(v: CatalogView): Row[] {
   }));
 }
 
+/** Who holds each subscription's runner lease (host:pid:…), by subscription id. */
+function runnersOf(v: CatalogView): ReadonlyMap<number, SubscriptionRunner> {
+  const w = v.ctx.warehouse as { listSubscriptionRunners?: () => SubscriptionRunner[] } | undefined;
+  return new Map((typeof w?.listSubscriptionRunners === 'function' ? w.listSubscriptionRunners() : []).map((r) => [r.subscriptionId, r]));
+}
+
 function floeSubscriptions(v: CatalogView): Row[] {
   const nowMicros = BigInt(Date.now()) * 1000n;
+  const runners = runnersOf(v);
   return subscriptionsOf(v).map((s) => {
     const behind = s.sourceWalEnd > s.appliedLsn ? s.sourceWalEnd - s.appliedLsn : 0n;
     const waiting = s.pendingSinceMicros === undefined ? 0 : Math.max(0, Number(nowMicros - s.pendingSinceMicros) / 1e6);
@@ -74,6 +82,7 @@ function floeSubscriptions(v: CatalogView): Row[] {
       source_wal_end: lsn(s.sourceWalEnd), lag_bytes: behind, lag_seconds: waiting,
       last_applied_source_time: s.appliedSourceMicros ?? null, last_applied_time: s.appliedMicros ?? null,
       last_msg_receipt_time: s.lastMsgReceiptMicros ?? null, pid: s.pid ?? null, last_error: s.lastError ?? null, last_error_time: s.lastErrorMicros ?? null,
+      runner: runners.get(s.id)?.owner ?? null, runner_heartbeat: runners.get(s.id)?.heartbeatMicros ?? null,
     };
   });
 }
