@@ -1,6 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { NewPublication, PublicationMetadata } from '../replication/publication-metadata.js';
+import type { ReplicationSlotHolder } from '../replication/replication-catalog.js';
 import type { ReplicationSlotRecord } from '../replication/replication-slot.js';
 import type { SqlCatalogAccess } from './sql-sequences.js';
 
@@ -120,6 +121,33 @@ export class SqlReplication {
 
   /** False when there was no such slot. */
   dropSlot(name: string): boolean {
-    return this.#c.immediate(() => this.#c.sql('DELETE FROM replication_slots WHERE name = ?').run(name).changes > 0);
+    return this.#c.immediate(() => {
+      this.#c.sql('DELETE FROM replication_slot_holders WHERE slot_name = ?').run(name);
+      return this.#c.sql('DELETE FROM replication_slots WHERE name = ?').run(name).changes > 0;
+    });
+  }
+
+  holdSlot(name: string, owner: string, pid: number, nowMicros: bigint, leaseMicros: bigint): number | undefined {
+    return this.#c.immediateNormal(() => {
+      const r = this.#c.sql('SELECT owner, pid, heartbeat_micros FROM replication_slot_holders WHERE slot_name = ?').get(name) as
+        { owner: string; pid: bigint; heartbeat_micros: bigint } | undefined;
+      const same = r !== undefined && r.owner === owner && Number(r.pid) === pid;
+      if (r !== undefined && !same && nowMicros - BigInt(r.heartbeat_micros) <= leaseMicros) return Number(r.pid);
+      this.#c.sql(`INSERT INTO replication_slot_holders (slot_name, owner, pid, heartbeat_micros) VALUES (?, ?, ?, ?)
+        ON CONFLICT (slot_name) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, heartbeat_micros = excluded.heartbeat_micros`)
+        .run(name, owner, pid, nowMicros);
+      return undefined;
+    });
+  }
+
+  releaseSlot(name: string, owner: string, pid: number): void {
+    this.#c.immediateNormal(() => {
+      this.#c.sql('DELETE FROM replication_slot_holders WHERE slot_name = ? AND owner = ? AND pid = ?').run(name, owner, pid);
+    });
+  }
+
+  listSlotHolders(): ReplicationSlotHolder[] {
+    return (this.#c.sql('SELECT * FROM replication_slot_holders ORDER BY slot_name').all() as { slot_name: string; owner: string; pid: bigint; heartbeat_micros: bigint }[])
+      .map((r) => ({ slotName: r.slot_name, owner: r.owner, pid: Number(r.pid), heartbeatMicros: BigInt(r.heartbeat_micros) }));
   }
 }

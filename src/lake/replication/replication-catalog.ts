@@ -19,4 +19,22 @@ export interface ReplicationCatalog {
   confirmSlot(name: string, lsn: bigint): void;
   /** False when there was no such slot. */
   dropSlot(name: string): boolean;
+  /**
+   * Marks the slot as streamed by connection `pid` of process `owner` (PROCESS_OWNER), or
+   * renews that mark; returns the pid of another holder whose heartbeat is younger than
+   * `leaseMicros` instead (55006 for the caller). One write transaction across processes.
+   */
+  holdSlot(name: string, owner: string, pid: number, nowMicros: bigint, leaseMicros: bigint): number | undefined;
+  /** Clears the mark if that connection of that process holds it. */
+  releaseSlot(name: string, owner: string, pid: number): void;
+  /** Every slot's holder, live or lapsed (the caller judges the heartbeat). */
+  listSlotHolders(): ReplicationSlotHolder[];
+}
+
+/** Who streams a durable slot: a connection (its pid, as active_pid shows it) of a process. */
+export interface ReplicationSlotHolder {
+  readonly slotName: string;
+  readonly owner: string;
+  readonly pid: number;
+  readonly heartbeatMicros: bigint;
 }

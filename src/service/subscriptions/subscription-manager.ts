@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { PROCESS_OWNER, isDeadLocalOwner } from '../../common/process-owner.js';
 import type { Warehouse } from '../../lake/index.js';
 import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';
 import type { SubscriptionWorkers } from './subscription-workers.js';
@@ -40,7 +39,7 @@ export class SubscriptionManager implements SubscriptionWorkers {
     this.#warehouse = opts.warehouse;
     this.#logger = opts.logger;
     this.#leaseMicros = opts.leaseMicros ?? RUNNER_LEASE_MICROS;
-    this.owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.owner = PROCESS_OWNER;
   }
 
   start(): void {
@@ -115,16 +114,3 @@ export class SubscriptionManager implements SubscriptionWorkers {
   }
 }
 
-/** An owner `host:pid:…` on this host whose process no longer exists. */
-function isDeadLocalOwner(owner: string): boolean {
-  const parts = owner.split(':');
-  if (parts.length < 3 || parts.slice(0, -2).join(':') !== hostname()) return false;
-  const pid = Number(parts[parts.length - 2]);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}

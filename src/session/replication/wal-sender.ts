@@ -4,7 +4,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import type { ColumnDescription, StartupInfo, StatementResult } from '../../common/session-handler.js';
 import { commitEndLsn, formatLsn, slotNameProblem, type ReplicationSlotRecord, type Warehouse } from '../../lake/index.js';
 import { parseNameList, streamLogicalChanges } from '../../service/index.js';
-import { processSlotRegistry, type SlotRegistry } from '../../lake/index.js';
+import { otherStreamer, processSlotRegistry, type SlotRegistry } from '../../lake/index.js';
 import { rowsBatch } from '../result-columns.js';
 import type { ReplicationCommand } from './replication-command.js';
 
@@ -116,8 +116,10 @@ export class WalSender {
   async #dropSlot(name: string, wait: boolean, signal: AbortSignal): Promise<StatementResult> {
     const found = this.#find(name);
     if (found === undefined) throw new FloeError(SqlState.undefinedObject, `replication slot "${name}" does not exist`);
-    // WAIT: until the connection streaming from the slot is gone (a subscriber drops a slot just after stopping its worker).
-    for (let holder = this.#registry.activePid(name); holder !== undefined && holder !== this.#pid; holder = this.#registry.activePid(name)) {
+    // WAIT: until the connection streaming from the slot is gone (a subscriber drops a slot just after stopping its worker),
+    // in this process or another gateway's.
+    const streamer = () => this.#registry.activePid(name) ?? (found.temporary ? undefined : otherStreamer(this.#deps.warehouse.replication, name));
+    for (let holder = streamer(); holder !== undefined && holder !== this.#pid; holder = streamer()) {
       if (!wait) throw new FloeError('55006', `replication slot "${name}" is active for PID ${holder}`);
       if (signal.aborted) throw signal.reason;
       await new Promise((r) => setTimeout(r, 50));
@@ -139,9 +141,16 @@ export class WalSender {
     const slot = found.slot;
     const temporary = found.temporary;
     const pid = this.#pid;
-    this.#registry.acquire(name, pid);
     const warehouse = this.#deps.warehouse;
     const registry = this.#registry;
+    // A durable slot is refused (55006) while another gateway of the warehouse streams it; a
+    // stream whose mark another process took (this one hung past the lease) ends.
+    const lost = new AbortController();
+    if (temporary) registry.acquire(name, pid);
+    else {
+      registry.acquireDurable(name, pid, warehouse.replication, (holder) => lost.abort(
+        new FloeError('55006', `replication slot "${name}" is active for PID ${holder}`)));
+    }
     const startLsn = c.startLsn > slot.confirmedFlushLsn ? c.startLsn : slot.confirmedFlushLsn;
     const timeZone = this.#deps.timeZone();
     return {
@@ -149,7 +158,7 @@ export class WalSender {
       commandTag: 'START_REPLICATION',
       run: async (channel, signal) => {
         try {
-          await streamLogicalChanges(channel, signal, {
+          await streamLogicalChanges(channel, AbortSignal.any([signal, lost.signal]), {
             warehouse, publicationNames: publications, startLsn, timeZone,
             confirm: (lsn) => (temporary ? registry.confirmTemporary(name, lsn) : warehouse.replication.confirmSlot(name, lsn)),
           });

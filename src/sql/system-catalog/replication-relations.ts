@@ -1,5 +1,5 @@
-import { formatLsn, processSlotRegistry } from '../../lake/index.js';
-import type { PublicationMetadata, ReplicationSlotRecord } from '../../lake/index.js';
+import { formatLsn, otherStreamer, processSlotRegistry } from '../../lake/index.js';
+import type { PublicationMetadata, ReplicationSlotHolder, ReplicationSlotRecord } from '../../lake/index.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { FLOE_DATABASE_OID } from './catalog-oids.js';
@@ -8,11 +8,13 @@ import { FLOE_DATABASE_OID } from './catalog-oids.js';
  * pg_publication, pg_publication_rel, pg_publication_tables and pg_replication_slots from
  * the lake's publications and durable slots. pg_lsn columns are text (Floe has no pg_lsn
  * type; the text is the same). Whether a slot is streamed, and by which connection, and the
- * TEMPORARY slots come from this process's slot registry.
+ * TEMPORARY slots come from this process's slot registry; a durable slot another gateway
+ * streams, from its mark in the catalog.
  */
 export interface CatalogReplication {
   listPublications(): readonly PublicationMetadata[];
   listSlots(): readonly ReplicationSlotRecord[];
+  listSlotHolders(): readonly ReplicationSlotHolder[];
 }
 
 /** The two views PostgreSQL 15 has that catalog-shapes.ts did not list yet (oids as PostgreSQL 15 gives them). */
@@ -67,8 +69,10 @@ function pgPublicationTables(v: CatalogView): Row[] {
 function pgReplicationSlots(v: CatalogView): Row[] {
   const durable = replicationOf(v)?.listSlots();
   if (durable === undefined) return [];
+  const replication = replicationOf(v)!;
   const row = (s: ReplicationSlotRecord, temporary: boolean): Row => {
-    const pid = processSlotRegistry.activePid(s.name);
+    // Streamed here, or by another gateway of the warehouse (its connection's pid there).
+    const pid = processSlotRegistry.activePid(s.name) ?? (temporary ? undefined : otherStreamer(replication, s.name));
     return {
       slot_name: s.name, plugin: s.plugin, slot_type: 'logical', datoid: FLOE_DATABASE_OID, database: s.database, temporary,
       active: pid !== undefined, active_pid: pid ?? null, xmin: null, catalog_xmin: 0, restart_lsn: formatLsn(s.restartLsn),

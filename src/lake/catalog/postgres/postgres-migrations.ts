@@ -114,6 +114,12 @@ INSERT INTO catalog_version VALUES (0);`,
     sql: `CREATE TABLE subscription_runners (
   sub_id BIGINT PRIMARY KEY, owner TEXT COLLATE "C" NOT NULL, heartbeat_micros BIGINT NOT NULL);`,
   },
+  {
+    // Which connection of which process streams each durable replication slot (sql-replication.ts, holdSlot).
+    version: 3,
+    sql: `CREATE TABLE replication_slot_holders (
+  slot_name TEXT COLLATE "C" PRIMARY KEY, owner TEXT COLLATE "C" NOT NULL, pid BIGINT NOT NULL, heartbeat_micros BIGINT NOT NULL);`,
+  },
 ];
 
 /**

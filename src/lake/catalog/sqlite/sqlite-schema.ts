@@ -96,6 +96,8 @@ CREATE TABLE IF NOT EXISTS subscriptions (
 CREATE TABLE IF NOT EXISTS subscription_tables (
   sub_id INTEGER NOT NULL, source_schema TEXT NOT NULL, source_name TEXT NOT NULL, table_id INTEGER NOT NULL,
   state TEXT NOT NULL, sync_lsn INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sub_id, source_schema, source_name));
+CREATE TABLE IF NOT EXISTS replication_slot_holders (
+  slot_name TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, heartbeat_micros INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS subscription_runners (
   sub_id INTEGER PRIMARY KEY, owner TEXT NOT NULL, heartbeat_micros INTEGER NOT NULL);
 `;

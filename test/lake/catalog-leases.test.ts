@@ -5,7 +5,9 @@ import type { SqlCatalog } from '../../src/lake/catalog/sql-catalog.js';
 import { forEachCatalogBackend } from '../harness/catalog-backends.js';
 
 /*
- * One process at a time runs a subscription: the one holding its runner lease in the
+ * Leases in the catalog, on both catalog databases. A durable replication slot is marked
+ * with the connection that streams it, so another process refuses it; and one process at a
+ * time runs a subscription: the one holding its runner lease in the
  * catalog. The lease is taken atomically across processes, kept by heartbeats, taken over
  * once its holder stops heartbeating, and given up on stop. A table's copy is recorded once:
  * a second copy's commit (a runner that lost its lease mid-copy) fails with 40001.
@@ -57,6 +59,31 @@ forEachCatalogBackend((backend) => {
       assert.throws(() => b.recordSubscriptionProgress(synced(200n), 2n),
         (e) => e instanceof FloeError && e.sqlstate === '40001' && /copied by another runner/.test(e.message));
       assert.deepEqual(b.listSubscriptions()[0]!.tables.map((t) => [t.state, t.syncLsn]), [['ready', 100n]]);
+    } finally {
+      place.dispose();
+    }
+  });
+
+  test('replication slot holders: a live mark of another connection is returned, renewed by its holder, lapses, is released and dropped with the slot', () => {
+    const place = backend().place();
+    const a = place.connect();
+    const b = place.connectAsAnotherProcess();
+    try {
+      a.replication.createSlot({ name: 's1', plugin: 'pgoutput', database: 'floe', restartLsn: 1n, confirmedFlushLsn: 1n, createdMicros: 1n });
+      const lease = 10_000_000n;
+      assert.equal(a.replication.holdSlot('s1', 'host-a:1:x', 41, 1_000_000n, lease), undefined);
+      assert.equal(b.replication.holdSlot('s1', 'host-b:2:y', 77, 2_000_000n, lease), 41, 'held: the holder\'s pid');
+      assert.equal(a.replication.holdSlot('s1', 'host-a:1:x', 42, 2_000_000n, lease), 41, 'another connection of the same process is another holder');
+      assert.equal(a.replication.holdSlot('s1', 'host-a:1:x', 41, 5_000_000n, lease), undefined, 'renewed');
+      assert.deepEqual(b.replication.listSlotHolders(), [{ slotName: 's1', owner: 'host-a:1:x', pid: 41, heartbeatMicros: 5_000_000n }]);
+      assert.equal(b.replication.holdSlot('s1', 'host-b:2:y', 77, 15_000_001n, lease), undefined, 'lapsed: taken');
+      a.replication.releaseSlot('s1', 'host-a:1:x', 41);
+      assert.equal(a.replication.listSlotHolders()[0]?.pid, 77, 'a former holder\'s release changes nothing');
+      b.replication.releaseSlot('s1', 'host-b:2:y', 77);
+      assert.deepEqual(a.replication.listSlotHolders(), []);
+      a.replication.holdSlot('s1', 'host-a:1:x', 41, 16_000_000n, lease);
+      assert.equal(b.replication.dropSlot('s1'), true);
+      assert.deepEqual(a.replication.listSlotHolders(), [], 'dropping the slot drops its mark');
     } finally {
       place.dispose();
     }
