@@ -46,6 +46,9 @@ const ANCESTORS_CTE = `WITH RECURSIVE anc(id) AS (
 // The removals are one uncorrelated list: as a NOT EXISTS per file, SQLite rebuilt the
 // ancestor list for every file row, O(files × ancestors) — 80 ms a read at a thousand
 // snapshots of history, paid by every commit and every query of a streaming table.
+/** Swaps kept per table (file_epoch_swaps): a memo further behind starts over. */
+const KEPT_SWAPS = 256;
+
 const VISIBLE_FILES = `${ANCESTORS_CTE}
 SELECT f.* FROM files f WHERE f.table_id = ? AND f.added_in IN (SELECT id FROM anc)
   AND f.file_id NOT IN (SELECT r.file_id FROM file_removals r WHERE r.table_id = ? AND r.snapshot_id IN (SELECT id FROM anc))
@@ -177,6 +180,13 @@ export class SqlCatalog implements Catalog {
     },
     addedIn: (tableId, id) => (this.#sql('SELECT * FROM files WHERE table_id = ? AND added_in = ? ORDER BY file_id').all(tableId, id) as FileRow[]).map(toFileNumbers),
     removedIn: (tableId, id) => (this.#sql('SELECT file_id FROM file_removals WHERE table_id = ? AND snapshot_id = ?').all(tableId, id) as { file_id: bigint }[]).map((r) => Number(r.file_id)),
+    swaps: (tableId, after, upTo) => (this.#sql(`SELECT s.epoch, s.removed, s.anchor_file_id, f.* FROM file_epoch_swaps s
+      LEFT JOIN files f ON f.file_id = s.added_file_id WHERE s.table_id = ? AND s.epoch > ? AND s.epoch <= ? ORDER BY s.epoch`)
+      .all(tableId, after, upTo) as (FileRow & { epoch: bigint; removed: string; anchor_file_id: bigint })[]).map((r) => ({
+      epoch: Number(r.epoch), removed: JSON.parse(r.removed) as number[], anchor: Number(r.anchor_file_id),
+      // The new file may be gone already, swapped again since: the memo then starts over.
+      added: r.file_id === null ? undefined : toFileNumbers(r),
+    })),
     query: (tableId, id) => this.#queryVisibleFiles(tableId, id),
   });
 
@@ -699,7 +709,7 @@ export class SqlCatalog implements Catalog {
   #dropTableRows(id: number): void {
     this.#views.dropComments(id);
     this.#sql('DELETE FROM sequences WHERE owner_table = ?').run(id);
-    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states', 'file_replacements']) {
+    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states', 'file_replacements', 'file_epoch_swaps']) {
       this.#sql(`DELETE FROM ${t} WHERE table_id = ?`).run(id);
     }
     // Kept (not deleted with the rest), so a memo of the dropped table in another process is void too.
@@ -925,8 +935,8 @@ export class SqlCatalog implements Catalog {
   ): FileRecord | undefined {
     return this.#immediate(() => {
       const ids = [...new Set(removeFileIds)];
-      const rows = this.#sql(`SELECT f.added_in FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
-        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id)`).all(tableId, JSON.stringify(ids)) as { added_in: bigint }[];
+      const rows = this.#sql(`SELECT f.file_id, f.added_in FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
+        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id)`).all(tableId, JSON.stringify(ids)) as { file_id: bigint; added_in: bigint }[];
       if (rows.length !== ids.length) return undefined;
       // The new file's commits were read from the replaced rows: an expiry that squashed one of
       // them since moved its added_in (and deleted the snapshot), and the file would name a
@@ -944,6 +954,7 @@ export class SqlCatalog implements Catalog {
       this.#sql('DELETE FROM files WHERE table_id = ? AND file_id IN (SELECT value FROM json_each(?))').run(tableId, JSON.stringify(ids));
       this.#bumpFileEpoch(tableId);
       const fileId = this.#insertFile(tableId, add, undefined, addedIn);
+      this.#logSwap(tableId, ids, rows, addedIn, fileId);
       return toFileNumbers(this.#sql('SELECT * FROM files WHERE file_id = ?').get(fileId) as FileRow);
     });
   }
@@ -1002,9 +1013,28 @@ export class SqlCatalog implements Catalog {
     return (this.#sql(VISIBLE_FILES).all(snapshotId, tableId, tableId) as FileRow[]).map(toFileNumbers);
   }
 
-  /** File rows of the table changed without a new snapshot: every process's visible-set memo of it is void. */
+  /**
+   * File rows of the table changed without a new snapshot: every process's visible-set memo
+   * of it is void, unless the change is logged as a swap (#logSwap) it can apply.
+   */
   #bumpFileEpoch(tableId: number): void {
     this.#sql('INSERT INTO file_epochs VALUES (?, 1) ON CONFLICT (table_id) DO UPDATE SET epoch = file_epochs.epoch + 1').run(tableId);
+  }
+
+  /**
+   * Records the swap that just moved the table's file epoch, so that memos patch their sets
+   * rather than drop them (visible-files-memo.ts, FileSwap): tiering and change compaction
+   * swap files on a streaming table every second, and a dropped set is read again by the
+   * ancestor walk, whose cost grows with the table's history. The anchor is a replaced file
+   * added at the new file's `added_in`: the new file is visible wherever the anchor was. A
+   * swap without one is not logged, and memos start over. Only the last swaps are kept.
+   */
+  #logSwap(tableId: number, removed: readonly number[], rows: readonly { file_id: bigint; added_in: bigint }[], addedIn: bigint, addedFileId: bigint): void {
+    const anchor = rows.find((r) => BigInt(r.added_in) === addedIn);
+    if (anchor === undefined) return;
+    const epoch = BigInt((this.#sql('SELECT epoch FROM file_epochs WHERE table_id = ?').get(tableId) as { epoch: bigint }).epoch);
+    this.#sql('INSERT INTO file_epoch_swaps VALUES (?, ?, ?, ?, ?)').run(tableId, epoch, JSON.stringify(removed), anchor.file_id, addedFileId);
+    this.#sql('DELETE FROM file_epoch_swaps WHERE table_id = ? AND epoch <= ?').run(tableId, epoch - BigInt(KEPT_SWAPS));
   }
 
   filesAddedIn(tableId: number, snapshotIds: readonly bigint[]): FileRecord[] {

@@ -12,6 +12,21 @@ export interface VisibleFilesSource {
   removedIn(tableId: number, snapshotId: bigint): readonly number[];
   /** The visible set by the plain query (the ancestor walk), ordered by (added_in, file_id). */
   query(tableId: number, snapshotId: bigint): readonly FileRecord[];
+  /** The logged swaps that moved the table's epoch past `after` up to `upTo`, in epoch order (possibly with gaps). */
+  swaps(tableId: number, after: number, upTo: number): readonly FileSwap[];
+}
+
+/**
+ * Files swapped in place (tiering, change compaction): `removed` went and `added` came, with
+ * no new snapshot; nothing had removed any of them. `anchor`, one of `removed`, was added at
+ * the same snapshot as `added`, so `added` is visible exactly where `anchor` was.
+ */
+export interface FileSwap {
+  readonly epoch: number;
+  readonly removed: readonly number[];
+  readonly anchor: number;
+  /** Undefined when its row is gone (swapped again since). */
+  readonly added: FileRecord | undefined;
 }
 
 /** Sets kept per table: the heads of a few branches plus the snapshots just behind them. */
@@ -30,8 +45,9 @@ interface TableMemo { epoch: number; sets: Map<string, readonly FileRecord[]> }
  * committed, so a set stays right while the database changes around it (new commits,
  * branches, rollbacks and fast-forwards only add snapshots or move refs). What rewrites
  * file rows without a new snapshot — expiry's squash and file deletion,
- * `replaceFilesInPlace`, dropping the table — moves the table's file epoch, in the
- * database, so this process and every other drop their sets for it.
+ * `replaceFilesInPlace`, new statistics, dropping the table — moves the table's file epoch,
+ * in the database, so this process and every other drop their sets for it; but an in-place
+ * swap is logged (FileSwap), and sets behind by swaps only are patched instead.
  *
  * Why: the plain query walks every retained snapshot of the line (thousands on a
  * streaming table between expiries) and re-parses every visible file row, and it ran
@@ -91,12 +107,32 @@ export class VisibleFilesMemo {
   #tableMemo(tableId: number): TableMemo {
     const epoch = this.#source.fileEpoch(tableId);
     let memo = this.#tables.get(tableId);
+    if (memo !== undefined && memo.epoch !== epoch && this.#applySwaps(tableId, memo, epoch)) return memo;
     if (memo === undefined || memo.epoch !== epoch) {
       if (memo === undefined && this.#tables.size >= MAX_TABLES) this.#tables.clear();
       memo = { epoch, sets: new Map() };
       this.#tables.set(tableId, memo);
     }
     return memo;
+  }
+
+  /**
+   * Brings the kept sets from their epoch to `epoch` when every step between is a logged
+   * swap: a set that held the swapped files loses them and, where the anchor was, gains the
+   * new file in (added_in, file_id) order. False when a step is not a swap (expiry, stats,
+   * a drop) or is no longer known: the caller starts over.
+   */
+  #applySwaps(tableId: number, memo: TableMemo, epoch: number): boolean {
+    if (epoch < memo.epoch) return false;
+    const swaps = this.#source.swaps(tableId, memo.epoch, epoch);
+    if (swaps.length !== epoch - memo.epoch || swaps.some((w, i) => w.epoch !== memo.epoch + i + 1 || w.added === undefined)) return false;
+    for (const [key, files] of memo.sets) {
+      let set = files;
+      for (const w of swaps) set = swapped(set, w);
+      memo.sets.set(key, set);
+    }
+    memo.epoch = epoch;
+    return true;
   }
 
   /** Keeps `files` as the set at `key`, newest use last; the least recently used goes past the bound. */
@@ -106,4 +142,21 @@ export class VisibleFilesMemo {
     if (memo.sets.size > SETS_PER_TABLE) memo.sets.delete(memo.sets.keys().next().value!);
     return files;
   }
+}
+
+/** A visible set after a swap (FileSwap): unchanged when it held none of the swapped files. */
+function swapped(files: readonly FileRecord[], w: FileSwap): readonly FileRecord[] {
+  const gone = new Set(w.removed);
+  if (!files.some((f) => gone.has(f.fileId))) return files;
+  const added = w.added!;
+  const visible = files.some((f) => f.fileId === w.anchor);
+  const out: FileRecord[] = [];
+  let placed = !visible;
+  for (const f of files) {
+    if (gone.has(f.fileId)) continue;
+    if (!placed && (f.addedIn > added.addedIn || (f.addedIn === added.addedIn && f.fileId > added.fileId))) { out.push(added); placed = true; }
+    out.push(f);
+  }
+  if (!placed) out.push(added);
+  return out;
 }

@@ -120,6 +120,13 @@ INSERT INTO catalog_version VALUES (0);`,
     sql: `CREATE TABLE replication_slot_holders (
   slot_name TEXT COLLATE "C" PRIMARY KEY, owner TEXT COLLATE "C" NOT NULL, pid BIGINT NOT NULL, heartbeat_micros BIGINT NOT NULL);`,
   },
+  {
+    // The in-place file swaps that moved a table's file epoch (visible-files-memo.ts patches its sets by them).
+    version: 4,
+    sql: `CREATE TABLE file_epoch_swaps (
+  table_id BIGINT NOT NULL, epoch BIGINT NOT NULL, removed TEXT COLLATE "C" NOT NULL, anchor_file_id BIGINT NOT NULL,
+  added_file_id BIGINT NOT NULL, PRIMARY KEY (table_id, epoch));`,
+  },
 ];
 
 /**

@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS file_removals (
   PRIMARY KEY (file_id, snapshot_id));
 CREATE INDEX IF NOT EXISTS file_removals_snapshot ON file_removals (table_id, snapshot_id);
 CREATE TABLE IF NOT EXISTS file_epochs (table_id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS file_epoch_swaps (
+  table_id INTEGER NOT NULL, epoch INTEGER NOT NULL, removed TEXT NOT NULL, anchor_file_id INTEGER NOT NULL,
+  added_file_id INTEGER NOT NULL, PRIMARY KEY (table_id, epoch));
 CREATE TABLE IF NOT EXISTS log_writers (
   writer_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL,
   heartbeat_micros INTEGER NOT NULL, applied_lsn INTEGER NOT NULL);
