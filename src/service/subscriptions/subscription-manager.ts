@@ -29,6 +29,8 @@ export class SubscriptionManager implements SubscriptionWorkers {
   readonly #workers = new Map<number, SubscriptionWorker>();
   /** Runners stopped for a statement (DROP, DISABLE) and not restarted meanwhile, until when (Date.now()). */
   readonly #held = new Map<number, number>();
+  /** Subscriptions whose runner is stopping: none starts again until its lease is given up. */
+  readonly #stoppingIds = new Set<number>();
   /** This manager's name in runner leases. */
   readonly owner: string;
   readonly #leaseMicros: bigint;
@@ -69,7 +71,7 @@ export class SubscriptionManager implements SubscriptionWorkers {
     const now = Date.now();
     for (const [id, until] of this.#held) if (until <= now || !wanted.has(id)) this.#held.delete(id);
     for (const id of wanted) {
-      if (this.#workers.has(id) || this.#held.has(id) || !this.#claim(id)) continue;
+      if (this.#workers.has(id) || this.#held.has(id) || this.#stoppingIds.has(id) || !this.#claim(id)) continue;
       const w = new SubscriptionWorker(this.#warehouse, id, this.#logger);
       this.#workers.set(id, w);
       w.start();
@@ -95,8 +97,10 @@ export class SubscriptionManager implements SubscriptionWorkers {
   /** Stops a runner, then gives its lease up so that another gateway need not wait for it to run out. */
   #stopWorker(id: number, w: SubscriptionWorker): Promise<void> {
     this.#workers.delete(id);
+    this.#stoppingIds.add(id);
     return w.stop().finally(() => {
       try { this.#warehouse.releaseSubscriptionRunner(id, this.owner); } catch { /* it runs out by itself */ }
+      this.#stoppingIds.delete(id);
     });
   }
 

@@ -118,8 +118,12 @@ export class WalSender {
     if (found === undefined) throw new FloeError(SqlState.undefinedObject, `replication slot "${name}" does not exist`);
     // WAIT: until the connection streaming from the slot is gone (a subscriber drops a slot just after stopping its worker),
     // in this process or another gateway's.
-    const streamer = () => this.#registry.activePid(name) ?? (found.temporary ? undefined : otherStreamer(this.#deps.warehouse.replication, name));
-    for (let holder = streamer(); holder !== undefined && holder !== this.#pid; holder = streamer()) {
+    const streamer = (): number | undefined => {
+      const here = this.#registry.activePid(name);
+      if (here !== undefined) return here === this.#pid ? undefined : here;
+      return found.temporary ? undefined : otherStreamer(this.#deps.warehouse.replication, name);
+    };
+    for (let holder = streamer(); holder !== undefined; holder = streamer()) {
       if (!wait) throw new FloeError('55006', `replication slot "${name}" is active for PID ${holder}`);
       if (signal.aborted) throw signal.reason;
       await new Promise((r) => setTimeout(r, 50));
