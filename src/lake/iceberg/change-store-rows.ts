@@ -1,4 +1,5 @@
 import type { Data, Field, RecordBatch } from 'apache-arrow';
+import type { SqlType } from '../../common/sql-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import { encodeKeyBatch, hashKeyData, keyColumnData } from '../bucket/key-encoding.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
@@ -66,7 +67,7 @@ export async function changeStoreRows(storage: Storage, tasks: readonly ScanTask
 }
 
 /** Each key once (a key's -U/+U pair, or its changes in several commits, need one delete). */
-function distinctKeys(batches: readonly RecordBatch[], keyNames: readonly string[], keyTypes: Parameters<typeof hashKeyData>[2]): RecordBatch[] {
+function distinctKeys(batches: readonly RecordBatch[], keyNames: readonly string[], keyTypes: readonly SqlType[]): RecordBatch[] {
   const seen = new Set<string>();
   const out: RecordBatch[] = [];
   for (const b of batches) {
@@ -82,7 +83,7 @@ function distinctKeys(batches: readonly RecordBatch[], keyNames: readonly string
 }
 
 /** The rows of an ancestor node's change batch whose key hashes into `node`. */
-function rowsOfNode(rows: TieredRows, node: BucketNode, keyNames: readonly string[], keyTypes: Parameters<typeof hashKeyData>[2]): TieredRows {
+function rowsOfNode(rows: TieredRows, node: BucketNode, keyNames: readonly string[], keyTypes: readonly SqlType[]): TieredRows {
   const b = rows.batch;
   const hashes = hashKeyData(keyColumnData(b, keyNames), keyNames, keyTypes, b.numRows);
   const keep: number[] = [];
