@@ -14,11 +14,12 @@ export const SLOT_LEASE_MICROS = 15_000_000n;
 const nowMicros = () => BigInt(Date.now()) * 1000n;
 
 /**
- * The pid of the connection another process streams the slot on, if one does: its mark in
- * the catalog is younger than the lease and its process is not known dead.
+ * The pid of the connection another process streams the slot on, if one does: its mark
+ * among `holders` (the catalog's, read once by the caller) is younger than the lease and its
+ * process is not known dead.
  */
-export function otherStreamer(catalog: { listSlotHolders(): readonly ReplicationSlotHolder[] }, name: string): number | undefined {
-  const h = catalog.listSlotHolders().find((x) => x.slotName === name);
+export function otherStreamer(holders: readonly ReplicationSlotHolder[], name: string): number | undefined {
+  const h = holders.find((x) => x.slotName === name);
   if (h === undefined || h.owner === PROCESS_OWNER || nowMicros() - h.heartbeatMicros > SLOT_LEASE_MICROS || isDeadLocalOwner(h.owner)) return undefined;
   return h.pid;
 }

@@ -121,7 +121,7 @@ export class WalSender {
     const streamer = (): number | undefined => {
       const here = this.#registry.activePid(name);
       if (here !== undefined) return here === this.#pid ? undefined : here;
-      return found.temporary ? undefined : otherStreamer(this.#deps.warehouse.replication, name);
+      return found.temporary ? undefined : otherStreamer(this.#deps.warehouse.replication.listSlotHolders(), name);
     };
     for (let holder = streamer(); holder !== undefined; holder = streamer()) {
       if (!wait) throw new FloeError('55006', `replication slot "${name}" is active for PID ${holder}`);

@@ -69,10 +69,10 @@ function pgPublicationTables(v: CatalogView): Row[] {
 function pgReplicationSlots(v: CatalogView): Row[] {
   const durable = replicationOf(v)?.listSlots();
   if (durable === undefined) return [];
-  const replication = replicationOf(v)!;
+  const holders = replicationOf(v)!.listSlotHolders();
   const row = (s: ReplicationSlotRecord, temporary: boolean): Row => {
     // Streamed here, or by another gateway of the warehouse (its connection's pid there).
-    const pid = processSlotRegistry.activePid(s.name) ?? (temporary ? undefined : otherStreamer(replication, s.name));
+    const pid = processSlotRegistry.activePid(s.name) ?? (temporary ? undefined : otherStreamer(holders, s.name));
     return {
       slot_name: s.name, plugin: s.plugin, slot_type: 'logical', datoid: FLOE_DATABASE_OID, database: s.database, temporary,
       active: pid !== undefined, active_pid: pid ?? null, xmin: null, catalog_xmin: 0, restart_lsn: formatLsn(s.restartLsn),
