@@ -31,6 +31,7 @@ export const SqlState = {
   invalidPassword: '28P01',
   invalidCursorName: '34000',
   serializationFailure: '40001',
+  statementCompletionUnknown: '40003',
   syntaxError: '42601',
   insufficientPrivilege: '42501',
   undefinedColumn: '42703',

@@ -97,7 +97,8 @@ function dataLocation(values: WarehouseFlagValues, usage: string, defaultData: s
     data,
     storage: {
       kind: 's3',
-      // The log store's segments stay in the state directory, beside the catalog that names them.
+      // With the SQLite catalog the log store's segments stay in the state directory beside it;
+      // with a PostgreSQL catalog openWarehouse puts them in the bucket instead.
       logRoot: dir,
       bucket: s3.bucket,
       prefix: s3.prefix,

@@ -20,6 +20,11 @@ import type {
  */
 /** FloeError detail of a commit whose expected branch head moved: the caller may re-check and retry. */
 export const HEAD_MOVED = 'branch head moved';
+/**
+ * FloeError detail of applyLoggedCommits refused because the writer's row is gone or has
+ * applied past the first commit: another process replayed its log (its heartbeat lapsed).
+ */
+export const LOG_WRITER_TAKEN_OVER = 'log writer taken over';
 
 /** The catalog's row for a table: the public metadata plus the next field id to hand out. */
 export interface TableRecord extends TableMetadata {
@@ -301,7 +306,7 @@ export interface Catalog {
   rewriteTable(tableId: number, change: { readonly primaryKey: readonly string[]; readonly columns: readonly ColumnMetadata[] }, request: CommitRequest, txnId: string, nowMicros: bigint): TableRecord;
 
   // The log store (src/lake/log). Log-writer rows, begin/heartbeat/end of transactions and
-  // applyLoggedCommits run under synchronous=NORMAL: the log, not the catalog, makes them durable.
+  // applyLoggedCommits run under synchronous=NORMAL on SQLite: the log, not the catalog, makes them durable.
   registerLogWriter(w: { id: string; pid: number; host: string }, nowMicros: bigint): void;
   heartbeatLogWriter(id: string, nowMicros: bigint): boolean;
   listLogWriters(): LogWriterRecord[];
@@ -310,6 +315,9 @@ export interface Catalog {
    * One database transaction: each commit in order, in a savepoint of its own; one that
    * fails (its expected head moved, its transaction was aborted) is rolled back alone and
    * reported. The writer's applied LSN becomes `appliedLsn` whatever the outcomes.
+   * Throws (55000, detail LOG_WRITER_TAKEN_OVER), applying nothing, when the writer's row
+   * is gone or its applied LSN is past the first commit's: so two processes replaying one
+   * log, or a replay racing a writer whose heartbeat lapsed, never apply a record twice.
    */
   applyLoggedCommits(writerId: string, commits: readonly LoggedCommit[], appliedLsn: bigint, nowMicros: bigint): LoggedCommitOutcome[];
   /** Replay: the next seq handed out is at least `seq`. */

@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { HEAD_MOVED } from './catalog.js';
+import { HEAD_MOVED, LOG_WRITER_TAKEN_OVER } from './catalog.js';
 import type {
   Catalog, CommitRequest, FileRecord, LiveFilesRequirement, RefRecord, SnapshotRecord, TablePatch, TableRecord, TxnRecord,
 } from './catalog.js';
@@ -848,7 +848,18 @@ export class SqlCatalog implements Catalog {
   }
 
   applyLoggedCommits(writerId: string, commits: readonly LoggedCommit[], appliedLsn: bigint, nowMicros: bigint): LoggedCommitOutcome[] {
-    return this.#ownWrite('commit', 'normal', () => {
+    // SQLite's file dies with the host that runs the writer, whose restart replays the log;
+    // a PostgreSQL catalog can crash and come back while the writer lives on and has moved
+    // its applied LSN past what was lost, so there the apply is made durable by itself.
+    const durability = this.#db.dialect === 'postgres' ? 'full' : 'normal';
+    return this.#ownWrite('commit', durability, () => {
+      // First, so a refused call writes nothing: the row moves only forward, by its own writer or one replay.
+      const firstLsn = commits.length === 0 ? appliedLsn : commits[0]!.lsn;
+      const claimed = this.#sql('UPDATE log_writers SET applied_lsn = ?, heartbeat_micros = ? WHERE writer_id = ? AND applied_lsn <= ?')
+        .run(appliedLsn, nowMicros, writerId, firstLsn).changes > 0;
+      if (!claimed) {
+        throw new FloeError(SqlState.objectNotInPrerequisiteState, `log writer ${writerId} was taken over by another process`, { detail: LOG_WRITER_TAKEN_OVER });
+      }
       const out: LoggedCommitOutcome[] = [];
       // Per table and branch: the head before this call's first commit on it, and the snapshots its commits added.
       const batchHeads = new Map<string, { before: bigint; added: Set<bigint> }>();
@@ -868,7 +879,6 @@ export class SqlCatalog implements Catalog {
           out.push({ ok: false, error });
         }
       }
-      this.#sql('UPDATE log_writers SET applied_lsn = ?, heartbeat_micros = ? WHERE writer_id = ?').run(appliedLsn, nowMicros, writerId);
       return out;
     });
   }

@@ -15,6 +15,12 @@ export interface SegmentFile {
 
 const SEGMENT_NAME = /^(\d{20})\.wal$/;
 
+/** The first LSN a segment's file (or object) name states, or undefined for another name. */
+export function parseSegmentName(name: string): bigint | undefined {
+  const m = SEGMENT_NAME.exec(name);
+  return m === null ? undefined : BigInt(m[1]!);
+}
+
 export function segmentFileName(firstLsn: bigint): string {
   return `${firstLsn.toString().padStart(20, '0')}.wal`;
 }
@@ -35,11 +41,11 @@ export async function listSegmentFiles(dir: string): Promise<SegmentFile[]> {
   }
   const segments: SegmentFile[] = [];
   for (const name of names) {
-    const m = SEGMENT_NAME.exec(name);
-    if (m === null) continue;
+    const firstLsn = parseSegmentName(name);
+    if (firstLsn === undefined) continue;
     const stat = await fs.stat(join(dir, name));
     if (!stat.isFile()) continue;
-    segments.push({ firstLsn: BigInt(m[1]!), size: stat.size });
+    segments.push({ firstLsn, size: stat.size });
   }
   return segments.sort((a, b) => (a.firstLsn < b.firstLsn ? -1 : a.firstLsn > b.firstLsn ? 1 : 0));
 }

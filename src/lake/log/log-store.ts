@@ -3,17 +3,19 @@ import { hostname } from 'node:os';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { endSpan, startSpan } from '../../common/latency-spans.js';
+import { LOG_WRITER_TAKEN_OVER } from '../catalog/catalog.js';
 import type { Catalog, LoggedCommit, SnapshotRecord } from '../catalog/catalog.js';
 import type { LakeLogger } from '../warehouse/warehouse.js';
 import type { CommitLog } from './commit-log.js';
 import { logWriterDir } from './log-locator.js';
 import { encodeLogCommit, encodeLogVoid, requestsOfAppended } from './log-commit-record.js';
 import type { LogCommitRecord } from './log-commit-record.js';
-import { openCommitLog } from './segmented-commit-log.js';
+import { openWriterLog } from './log-location.js';
+import type { LogLocation } from './log-location.js';
 
 export interface LogStoreOptions {
-  /** The warehouse root on local disk. */
-  readonly root: string;
+  /** Where the writer's log goes: local segment files, or objects in the warehouse's store. */
+  readonly location: LogLocation;
   /** A transaction staging more than this many bytes of rows stores Parquet files instead (default 4 MiB). */
   readonly maxTransactionBytes?: number;
   readonly segmentBytes?: number;
@@ -59,7 +61,7 @@ export class LogStore {
   readonly #queue: QueuedCommit[] = [];
   #draining: Promise<void> | undefined;
   #running = false;
-  /** Set once the log failed to write or fsync: nothing after it can be acknowledged. */
+  /** Set once the log failed to write or fsync, or the writer was taken over: nothing after it can be acknowledged. */
   #broken: unknown;
   #closed = false;
   /** The end of the last record applied to the catalog: segments past it are never released. */
@@ -81,7 +83,9 @@ export class LogStore {
     this.maxTransactionBytes = opts.maxTransactionBytes ?? DEFAULT_MAX_LOGGED_TRANSACTION_BYTES;
     this.#releaseGraceMs = opts.releaseGraceMs ?? 10 * 60_000;
     this.#heartbeat = setInterval(() => {
-      try { catalog.heartbeatLogWriter(this.writerId, BigInt(Date.now()) * 1000n); } catch { /* the next apply says so */ }
+      let alive = true;
+      try { alive = catalog.heartbeatLogWriter(this.writerId, BigInt(Date.now()) * 1000n); } catch { /* the next apply says so */ }
+      if (!alive) this.#takenOver();
     }, opts.heartbeatMs);
     this.#heartbeat.unref();
   }
@@ -91,7 +95,7 @@ export class LogStore {
     const writerId = randomUUID();
     catalog.registerLogWriter({ id: writerId, pid: process.pid, host: hostname() }, BigInt(Date.now()) * 1000n);
     try {
-      const log = await openCommitLog({ root: opts.root, writerId, ...(opts.segmentBytes === undefined ? {} : { segmentBytes: opts.segmentBytes }) });
+      const log = await openWriterLog(opts.location, writerId, opts.segmentBytes);
       return new LogStore(catalog, log, opts);
     } catch (e) {
       catalog.dropLogWriter(writerId);
@@ -223,6 +227,16 @@ export class LogStore {
       outcomes = this.#catalog.applyLoggedCommits(this.writerId, commits, end, BigInt(Date.now()) * 1000n);
       endSpan('log.applyCatalog', started);
     } catch (e) {
+      if (e instanceof FloeError && e.detail === LOG_WRITER_TAKEN_OVER) {
+        // The replay that took the log over may have applied some of these: their outcome is unknown.
+        this.#takenOver();
+        const unknown = new FloeError(SqlState.statementCompletionUnknown, 'the outcome of this commit is unknown: another process took over this server\'s commit log', {
+          detail: 'Its heartbeat in the catalog lapsed, so another process replayed its log, which may have applied this commit.',
+          cause: e,
+        });
+        for (const c of batch) c.reject(unknown);
+        return;
+      }
       // Durable but never applied nor acknowledged: the next batch's apply moves the
       // applied LSN past them, so a replay skips them too.
       for (const c of batch) c.reject(e);
@@ -248,6 +262,15 @@ export class LogStore {
       }
     }
     outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.snapshots) : batch[i]!.reject(o.error)));
+  }
+
+  /** Another process replayed this writer's log (its heartbeat lapsed): nothing more may be applied from it. */
+  #takenOver(): void {
+    if (this.#broken !== undefined) return;
+    this.#broken = new FloeError(SqlState.objectNotInPrerequisiteState, 'commits are refused until the server restarts: another process took over its commit log', {
+      detail: 'The server\'s heartbeat in the catalog lapsed and another process replayed its log.',
+    });
+    this.#logger?.warn({ writerId: this.writerId }, 'commit log taken over by another process');
   }
 
   #rememberWrite(snapshotId: bigint, keys: readonly Uint32Array[]): void {

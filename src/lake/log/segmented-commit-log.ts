@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FloeError } from '../../common/floe-error.js';
 import { endSpan, startSpan } from '../../common/latency-spans.js';
 import type { AppendedRecord, CommitLog, LogRecordKind, OpenCommitLogOptions } from './commit-log.js';
+import { GroupSync } from './group-sync.js';
 import { logIoError } from './log-io-error.js';
 import type { LogIoAction } from './log-io-error.js';
 import { FRAME_HEADER_BYTES, encodeFrameHeader } from './log-record-frame.js';
@@ -74,12 +75,6 @@ interface PendingWrite {
   bytes: number;
 }
 
-interface Waiters {
-  readonly promise: Promise<void>;
-  resolve(): void;
-  reject(e: unknown): void;
-}
-
 /**
  * The CommitLog on local segment files. append only queues references to the caller's
  * buffers (which must not change until the covering sync resolves); sync writes them with
@@ -97,9 +92,8 @@ export class SegmentedCommitLog implements CommitLog {
   #nextLsn: bigint;
   /** Everything below this LSN is on disk and fsynced. */
   #durableLsn: bigint;
-  /** The write+fdatasync round in flight, if any. */
-  #running: Promise<void> | undefined;
-  #nextSync: Waiters | undefined;
+  /** Write+fdatasync rounds: one in flight, later callers sharing the next. */
+  readonly #group = new GroupSync(() => this.#flush(), () => this.#pending.length > 0);
   #poison: FloeError | undefined;
   #closed = false;
   #syncsDone = 0;
@@ -176,7 +170,7 @@ export class SegmentedCommitLog implements CommitLog {
   sync(): Promise<void> {
     if (this.#poison !== undefined) return Promise.reject(this.#poison);
     if (this.#closed) return Promise.reject(closedError(this.writerId));
-    return this.#requestSync();
+    return this.#group.request();
   }
 
   async truncateBelow(lsn: bigint): Promise<void> {
@@ -200,7 +194,7 @@ export class SegmentedCommitLog implements CommitLog {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      if (this.#poison === undefined) await this.#requestSync();
+      if (this.#poison === undefined) await this.#group.request();
       await this.#zeroing;
       // A closed log ends at its last record, as a recovered one does.
       if (this.#poison === undefined) {
@@ -217,32 +211,6 @@ export class SegmentedCommitLog implements CommitLog {
   #checkUsable(): void {
     if (this.#poison !== undefined) throw this.#poison;
     if (this.#closed) throw closedError(this.writerId);
-  }
-
-  /** Group commit: run a flush now, or join the one that starts when the running one ends. */
-  #requestSync(): Promise<void> {
-    if (this.#running === undefined) return this.#runSync();
-    // Nothing appended since the running round began: it covers the caller already.
-    if (this.#pending.length === 0) return this.#running;
-    if (this.#nextSync === undefined) {
-      let resolve!: () => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
-      this.#nextSync = { promise, resolve, reject };
-    }
-    return this.#nextSync.promise;
-  }
-
-  #runSync(): Promise<void> {
-    const running = this.#flush().finally(() => {
-      this.#running = undefined;
-      // Start the next round in the same tick, so no caller can slip a second one in beside it.
-      const waiters = this.#nextSync;
-      this.#nextSync = undefined;
-      if (waiters !== undefined) this.#runSync().then(waiters.resolve, waiters.reject);
-    });
-    this.#running = running;
-    return running;
   }
 
   /** Writes and fdatasyncs everything appended so far, segment by segment. */

@@ -8,6 +8,7 @@ import type { StorageConfig } from '../storage/storage-config.js';
 import { LogStore } from '../log/log-store.js';
 import { replayDeadWriters } from '../log/replay-dead-writers.js';
 import type { LogReplay } from '../log/replay-dead-writers.js';
+import type { LogLocation } from '../log/log-location.js';
 import type { Warehouse, WarehouseOptions } from './warehouse.js';
 import { WarehouseImpl } from './warehouse-impl.js';
 
@@ -15,8 +16,8 @@ import { WarehouseImpl } from './warehouse-impl.js';
 export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> {
   mkdirSync(opts.path, { recursive: true });
   // Absolute, because scan tasks carry the config into workers and other processes.
-  const storageConfig: StorageConfig = opts.storage ?? { kind: 'local', root: resolve(opts.path) };
   const catalogConfig = opts.catalog ?? { kind: 'sqlite' };
+  const storageConfig: StorageConfig = sharedLogStorage(opts.storage ?? { kind: 'local', root: resolve(opts.path) }, catalogConfig.kind);
   const storage = openStorage(storageConfig);
   // A wrong bucket or credentials fail the start, not the first query.
   await storage.checkReachable?.();
@@ -28,19 +29,21 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   const staleMs = opts.staleTransactionMs ?? 60_000;
   let log: LogStore | undefined;
   let replay: LogReplay | undefined;
-  // The log store's segments are local files, read through the data store by their `log/`
-  // keys: under the warehouse root, or (data on S3) under the config's logRoot. Without a
-  // local root every commit writes its change files to the store directly. So it is with
-  // data on S3 and a shared PostgreSQL catalog: gateways on other hosts could not read this
-  // one's segments (docs/design-notes.md, "Scale-out").
-  const logRoot = storageConfig.kind === 'local' ? storageConfig.root : catalogConfig.kind === 'postgres' ? undefined : storageConfig.logRoot;
-  if (logRoot !== undefined) {
+  // The log store's records are read through the data store by their `log/` keys. One host:
+  // segment files under the warehouse root, or (data on S3) under the config's logRoot,
+  // beside the SQLite catalog. A shared PostgreSQL catalog with data on S3 means gateways on
+  // several hosts: there the log is objects in the bucket, which every gateway can read
+  // (docs/design-notes.md, "The log store on object storage").
+  const logLocation: LogLocation | undefined = storageConfig.kind === 'local' ? { kind: 'directory', root: storageConfig.root }
+    : catalogConfig.kind === 'postgres' ? { kind: 'objects', storage }
+      : storageConfig.logRoot === undefined ? undefined : { kind: 'directory', root: storageConfig.logRoot };
+  if (logLocation !== undefined) {
     // Before anything reads: commits a dead process acknowledged are only in its log.
-    replay = await replayDeadWriters(catalog, logRoot, staleMs);
+    replay = await replayDeadWriters(catalog, logLocation, staleMs);
     if (replay.writers > 0) opts.logger?.info({ ...replay }, 'log replayed');
     if (opts.log !== false) {
       log = await LogStore.open(catalog, {
-        root: logRoot, heartbeatMs: Math.max(50, Math.floor(staleMs / 4)),
+        location: logLocation, heartbeatMs: Math.max(50, Math.floor(staleMs / 4)),
         ...(opts.log?.maxTransactionBytes === undefined ? {} : { maxTransactionBytes: opts.log.maxTransactionBytes }),
         ...(opts.log?.segmentBytes === undefined ? {} : { segmentBytes: opts.log.segmentBytes }),
         ...(opts.log?.releaseGraceMs === undefined ? {} : { releaseGraceMs: opts.log.releaseGraceMs }),
@@ -49,4 +52,14 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
     }
   }
   return new WarehouseImpl(opts.path, catalog, storage, storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay, opts.commitObserver);
+}
+
+/**
+ * With a PostgreSQL catalog and data on S3 the log's objects go to the bucket, so no key may
+ * route to a local directory: every host's scans must find them where they were written.
+ */
+function sharedLogStorage(config: StorageConfig, catalog: 'sqlite' | 'postgres'): StorageConfig {
+  if (config.kind !== 's3' || catalog !== 'postgres' || config.logRoot === undefined) return config;
+  const { logRoot: _local, ...shared } = config;
+  return shared;
 }
