@@ -22,6 +22,8 @@ import { waitForQuietProcess } from './wait-for-quiet-process.js';
 import { acceptedProperties, connect } from './sql-target.js';
 import type { SqlTarget } from './sql-target.js';
 import { machineDescription } from '../machine.js';
+import { S3RVER_ENV, startS3rverBucket } from '../s3rver-bucket.js';
+import type { S3rverBucket } from '../s3rver-bucket.js';
 
 const fmtFigure = (x: number | undefined) => (x === undefined ? '—' : x.toPrecision(4));
 
@@ -55,6 +57,11 @@ export interface CommitBenchOptions {
   readonly serveArgs?: readonly string[];
   /** Floe's gateways keep their catalog in a database of its own on the PostgreSQL peer (`--catalog`), instead of SQLite. */
   readonly catalogOnPeer?: boolean;
+  /**
+   * Floe's data in a bucket of s3rver (a real S3 API server on loopback), each gateway with
+   * a state directory of its own when the catalog is on the peer (two hosts' shape), else one.
+   */
+  readonly dataOnS3rver?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -84,6 +91,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
   let cluster: PostgresCluster | undefined;
   let scratch: ScratchDatabase | undefined;
   let catalogDb: ScratchDatabase | undefined;
+  let bucket: S3rverBucket | undefined;
   let duck: DuckDbTable | undefined;
   let warmupNote: string | undefined;
   const stamp = () => `[${new Date().toISOString().slice(11, 19)}]`;
@@ -110,9 +118,21 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
       serveArgs = [...serveArgs, '--catalog', catalogDb.url];
       log(`${stamp()} Floe's catalog: a database of its own on the PostgreSQL peer`);
     }
+    let gatewayEnv: Readonly<Record<string, string>> = {};
+    let ownStateDir = (): readonly string[] => [];
+    if (opts.dataOnS3rver === true) {
+      if (only.has('replay')) throw new Error('--data-on-s3rver does not go with measure 6 (replay): pick the others with --only');
+      bucket = await startS3rverBucket(join(dir, 's3rver'), 'commitbench');
+      serveArgs = [...serveArgs, '--data', `s3://${bucket.bucket}/warehouse`, '--s3-endpoint', bucket.endpoint, '--s3-path-style'];
+      gatewayEnv = S3RVER_ENV;
+      let gateways = 0;
+      // With the catalog on the peer each gateway is as on a host of its own; with SQLite they share its directory.
+      ownStateDir = () => ['--state-dir', join(dir, opts.catalogOnPeer === true ? `state-${gateways++}` : 'state')];
+      log(`${stamp()} Floe's data: a bucket of s3rver on ${bucket.endpoint}`);
+    }
     const needsGateway = COMMIT_MEASURES.some((m) => m !== 'replay' && only.has(m));
     if (needsGateway) {
-      gateway = await startGateway(dir, serveArgs);
+      gateway = await startGateway(dir, [...serveArgs, ...ownStateDir()], { env: gatewayEnv });
       log(`${stamp()} floe serve started on ${gateway.url}`);
       // Not while its worker threads still load code: the first commits would measure that.
       const warm = await waitForQuietProcess(gateway.pid);
@@ -132,7 +152,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     }
     if (only.has('gateways') && gateway !== undefined) {
       // A second gateway on the same warehouse: its own process and log store, the one catalog.
-      const second = await startGateway(dir, serveArgs);
+      const second = await startGateway(dir, [...serveArgs, ...ownStateDir()], { env: gatewayEnv });
       try {
         log(`${stamp()} 2b. single-row commits, ${opts.clients} clients, ${opts.seconds} s: one gateway, then two (${second.url})`);
         await waitForQuietProcess(second.pid);
@@ -183,6 +203,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     duck?.close();
     await gateway?.stop();
     await catalogDb?.drop();
+    await bucket?.stop();
     await cluster?.stop();
     await scratch?.drop();
     rmSync(dir, { recursive: true, force: true });

@@ -25,6 +25,7 @@ export const COMMITBENCH_USAGE = `usage: npm run bench:commit -- [options]
   --no-duckdb           no DuckDB peer
   --serve-arg ARG       an extra floe serve argument (repeatable)
   --catalog-on-peer     Floe's catalog in a database of its own on the PostgreSQL peer (--catalog), not SQLite
+  --data-on-s3rver      Floe's data in a bucket of s3rver (a real S3 API server on loopback), not local disk
   --quick               smoke run: 100 commits, 3 s, 100 rounds, 100,000 rows, 10,000 replayed rows
   --json FILE           also write every sample as JSON
   --out FILE            also write the readable report`;
@@ -49,6 +50,7 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
       'no-duckdb': { type: 'boolean', default: false },
       'serve-arg': { type: 'string', multiple: true },
       'catalog-on-peer': { type: 'boolean', default: false },
+      'data-on-s3rver': { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
       out: { type: 'string' },
@@ -78,6 +80,7 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
     duckdb: values['no-duckdb'] !== true,
     serveArgs: values['serve-arg'],
     catalogOnPeer: values['catalog-on-peer'] === true,
+    dataOnS3rver: values['data-on-s3rver'] === true,
   };
   // DuckDB is a dev dependency: load the benchmark only when asked for.
   const { runCommitBenchmark } = await import('./commitbench-benchmark.js');

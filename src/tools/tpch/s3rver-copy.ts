@@ -1,10 +1,7 @@
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { S3Storage } from '../../lake/index.js';
-
-/** The credentials s3rver checks signatures against, passed to the gateway as a user would pass real ones. */
-const S3RVER_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' } as const;
+import { S3RVER_ENV, startS3rverBucket } from '../s3rver-bucket.js';
 const BUCKET = 'tpch';
 const PREFIX = 'warehouse';
 const UPLOADS_IN_FLIGHT = 4;
@@ -22,18 +19,13 @@ export interface S3rverWarehouse {
 /**
  * A warehouse's copy with its data on S3: s3rver (a real S3 API server, on loopback, its
  * objects under `workDir`) gets every data file, uploaded through Floe's own S3 storage, and
- * a state directory gets the catalog. s3rver is a dev dependency, loaded only here.
+ * a state directory gets the catalog.
  */
 export async function copyWarehouseToS3rver(whDir: string, workDir: string, log: (l: string) => void): Promise<S3rverWarehouse> {
-  const objectsDir = join(workDir, 's3rver');
   const stateDir = join(workDir, 'warehouse-s3-state');
-  rmSync(objectsDir, { recursive: true, force: true });
   rmSync(stateDir, { recursive: true, force: true });
-  mkdirSync(objectsDir, { recursive: true });
-  const { default: S3rver } = await import('s3rver');
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory: objectsDir, silent: true, configureBuckets: [{ name: BUCKET, configs: [] }] });
-  const { port } = await server.run();
-  const endpoint = `http://127.0.0.1:${port}`;
+  const server = await startS3rverBucket(join(workDir, 's3rver'), BUCKET);
+  const endpoint = server.endpoint;
   Object.assign(process.env, S3RVER_ENV);
   const storage = new S3Storage({ kind: 's3', bucket: BUCKET, prefix: PREFIX, endpoint, pathStyle: true });
 
@@ -60,9 +52,7 @@ export async function copyWarehouseToS3rver(whDir: string, workDir: string, log:
     files: files.length,
     uploadS,
     async stop() {
-      (server as unknown as { httpServer: Server }).httpServer.closeAllConnections();
-      await server.close();
-      rmSync(objectsDir, { recursive: true, force: true });
+      await server.stop();
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
