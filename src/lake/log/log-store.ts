@@ -5,9 +5,10 @@ import { SqlState } from '../../common/sqlstate.js';
 import { endSpan, startSpan } from '../../common/latency-spans.js';
 import { LOG_WRITER_TAKEN_OVER } from '../catalog/catalog.js';
 import type { Catalog, LoggedCommit, SnapshotRecord } from '../catalog/catalog.js';
+import type { Storage } from '../storage/storage.js';
 import type { LakeLogger } from '../warehouse/warehouse.js';
 import type { CommitLog } from './commit-log.js';
-import { logWriterDir } from './log-locator.js';
+import { LOG_DIR, logWriterDir } from './log-locator.js';
 import { encodeLogCommit, encodeLogVoid, requestsOfAppended } from './log-commit-record.js';
 import type { LogCommitRecord } from './log-commit-record.js';
 import { openWriterLog } from './log-location.js';
@@ -16,6 +17,8 @@ import type { LogLocation } from './log-location.js';
 export interface LogStoreOptions {
   /** Where the writer's log goes: local segment files, or objects in the warehouse's store. */
   readonly location: LogLocation;
+  /** The warehouse's data store, which reads every writer's log by its `log/` keys (releasing the logs of replayed writers). */
+  readonly storage: Storage;
   /** A transaction staging more than this many bytes of rows stores Parquet files instead (default 4 MiB). */
   readonly maxTransactionBytes?: number;
   readonly segmentBytes?: number;
@@ -56,6 +59,7 @@ export class LogStore {
   readonly writerId: string;
   readonly maxTransactionBytes: number;
   readonly #catalog: Catalog;
+  readonly #storage: Storage;
   readonly #log: CommitLog;
   readonly #logger: LakeLogger | undefined;
   readonly #queue: QueuedCommit[] = [];
@@ -68,6 +72,8 @@ export class LogStore {
   #appliedEnd = 0n;
   /** When each segment was first seen with no file row pointing into it. */
   readonly #freedAt = new Map<string, number>();
+  /** The same for segments of replayed writers' logs. */
+  readonly #replayedFreedAt = new Map<string, number>();
   readonly #releaseGraceMs: number;
   /** Key hashes written by this writer's recent commits, by snapshot (insertion order: oldest first). */
   readonly #recentWrites = new Map<bigint, Set<number>>();
@@ -77,6 +83,7 @@ export class LogStore {
 
   private constructor(catalog: Catalog, log: CommitLog, opts: LogStoreOptions) {
     this.#catalog = catalog;
+    this.#storage = opts.storage;
     this.#log = log;
     this.writerId = log.writerId;
     this.#logger = opts.logger;
@@ -288,9 +295,14 @@ export class LogStore {
   /**
    * Deletes this writer's segments that no file row has pointed into for `releaseGraceMs`:
    * tiering and expiry free them, and a scan planned before a tiering swap may still read
-   * the old locators for a while.
+   * the old locators for a while. Then does the same for writers that are gone and were
+   * replayed (no row in `log_writers`), whose logs have nobody else to release them.
    */
   async releaseSegments(nowMs = Date.now()): Promise<number> {
+    return await this.#releaseOwnSegments(nowMs) + await this.#releaseReplayedLogs(nowMs);
+  }
+
+  async #releaseOwnSegments(nowMs: number): Promise<number> {
     const inUse = new Set(this.#catalog.filePathsWithPrefix(`${logWriterDir(this.writerId)}/`).map((p) => p.slice(0, p.indexOf('#'))));
     const segments = this.#log.segments();
     // Segments go oldest first: the oldest one still read, or freed too recently, bounds what can go.
@@ -312,6 +324,40 @@ export class LogStore {
     const after = new Set(this.#log.segments().map((s) => s.key));
     for (const key of this.#freedAt.keys()) if (!after.has(key)) this.#freedAt.delete(key);
     return before - after.size;
+  }
+
+  /**
+   * A writer without a row was replayed and dropped (replay-dead-writers.ts): nobody will
+   * append to its log or replay it again, so each of its segments goes once no file row has
+   * pointed into it for the grace period. A writer still listed may yet be replayed: its
+   * log stays whole.
+   */
+  async #releaseReplayedLogs(nowMs: number): Promise<number> {
+    const listed = new Set(this.#catalog.listLogWriters().map((w) => w.id));
+    const byWriter = new Map<string, string[]>();
+    for (const o of await this.#storage.list(`${LOG_DIR}/`)) {
+      const writer = o.key.split('/')[1];
+      if (writer === undefined || writer === this.writerId || listed.has(writer)) continue;
+      let keys = byWriter.get(writer);
+      if (keys === undefined) byWriter.set(writer, keys = []);
+      keys.push(o.key);
+    }
+    const listedKeys = new Set([...byWriter.values()].flat());
+    for (const key of this.#replayedFreedAt.keys()) if (!listedKeys.has(key)) this.#replayedFreedAt.delete(key);
+    let released = 0;
+    for (const [writer, keys] of byWriter) {
+      const inUse = new Set(this.#catalog.filePathsWithPrefix(`${logWriterDir(writer)}/`).map((p) => p.slice(0, p.indexOf('#'))));
+      for (const key of keys) {
+        if (inUse.has(key)) { this.#replayedFreedAt.delete(key); continue; }
+        const freed = this.#replayedFreedAt.get(key) ?? nowMs;
+        this.#replayedFreedAt.set(key, freed);
+        if (nowMs - freed < this.#releaseGraceMs) continue;
+        await this.#storage.delete(key);
+        this.#replayedFreedAt.delete(key);
+        released++;
+      }
+    }
+    return released;
   }
 
   /** Waits for queued commits, closes the log and removes the writer's row (everything it logged is applied or cancelled). */

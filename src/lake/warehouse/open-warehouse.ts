@@ -43,7 +43,7 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
     if (replay.writers > 0) opts.logger?.info({ ...replay }, 'log replayed');
     if (opts.log !== false) {
       log = await LogStore.open(catalog, {
-        location: logLocation, heartbeatMs: Math.max(50, Math.floor(staleMs / 4)),
+        location: logLocation, storage, heartbeatMs: Math.max(50, Math.floor(staleMs / 4)),
         ...(opts.log?.maxTransactionBytes === undefined ? {} : { maxTransactionBytes: opts.log.maxTransactionBytes }),
         ...(opts.log?.segmentBytes === undefined ? {} : { segmentBytes: opts.log.segmentBytes }),
         ...(opts.log?.releaseGraceMs === undefined ? {} : { releaseGraceMs: opts.log.releaseGraceMs }),

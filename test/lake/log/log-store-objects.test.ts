@@ -130,4 +130,22 @@ test('a lapsed writer\'s log is replayed by another host once, and the lapsed wr
   // The others go on committing.
   await upsertRows(c, tc, [{ id: 5, v: 'five' }]);
   assert.deepEqual(await ids(d, d.getTable('public', 'kv')!), [1, 2, 5]);
+
+  // A's log has no owner left to release it: once no file row points into its objects
+  // (folded into Parquet here), a live gateway deletes them; its own log stays.
+  const bucket = new S3Storage({ kind: 's3', bucket: 'lake', prefix, endpoint: s3.endpoint, pathStyle: true });
+  const logOf = async (writer: string) => (await bucket.list(`log/${writer}/`)).length;
+  assert.ok(await logOf(writerA[0]!) > 0);
+  await c.releaseLogSegments();
+  assert.ok(await logOf(writerA[0]!) > 0, 'objects file rows point into stay');
+  await c.optimize(tc, { kind: 'full' });
+  assert.ok(c.listFiles(tc).every((f) => !isLogPath(f.path)));
+  assert.equal(await c.releaseLogSegments(), 0, 'older snapshots still read them');
+  await c.expireSnapshots(tc, { olderThanMicros: BigInt(Date.now() + 60_000) * 1000n });
+  assert.ok(await c.releaseLogSegments() > 0);
+  assert.equal(await logOf(writerA[0]!), 0);
+  assert.deepEqual(await ids(d, d.getTable('public', 'kv')!), [1, 2, 5]);
+  // A writer still listed keeps its log whole: D's own log is there after C's release.
+  const writerD = admin.listLogWriters().map((w) => w.id).filter((id) => !writerA.includes(id));
+  assert.equal(writerD.length, 2, 'C and D are listed');
 });
