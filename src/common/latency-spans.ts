@@ -5,6 +5,8 @@
  * SIGUSR2 and at exit. A disabled span costs one boolean test.
  */
 const enabled = process.env.FLOE_TRACE_SPANS === '1';
+/** For spans whose name costs something to build. */
+export const spansEnabled = enabled;
 const samples = new Map<string, number[]>();
 const MAX_SAMPLES = 100_000;
 

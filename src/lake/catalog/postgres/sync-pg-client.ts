@@ -3,6 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { FloeError } from '../../../common/floe-error.js';
 import { SqlState } from '../../../common/sqlstate.js';
 import { workerModule } from '../../../common/worker-module.js';
+import { endSpan, spansEnabled, startSpan } from '../../../common/latency-spans.js';
 import { SIGNAL_NOTIFY_EPOCH, SIGNAL_REPLY, SIGNAL_SLOTS } from './sync-pg-protocol.js';
 import type { Row, StatementResult, SyncPgError, SyncPgReply, SyncPgRequest, SyncPgStatement, SyncPgWorkerData } from './sync-pg-protocol.js';
 
@@ -117,6 +118,16 @@ export class SyncPgClient {
 
   #call(request: SyncPgRequest): { results: StatementResult[]; failure?: FloeError } {
     if (this.#closed) throw new FloeError(SqlState.connectionFailure, 'the catalog connection is closed');
+    const started = startSpan();
+    try {
+      return this.#roundTrip(request);
+    } finally {
+      // Named by the first statement's first word (BEGIN, SELECT, …): where a commit's round trips go.
+      if (spansEnabled) endSpan(`catalog.pg.${request.kind === 'query' ? (request.statements[0]?.sql ?? '').trimStart().split(/\s/, 1)[0] : request.kind}`, started);
+    }
+  }
+
+  #roundTrip(request: SyncPgRequest): { results: StatementResult[]; failure?: FloeError } {
     Atomics.store(this.#slots, SIGNAL_REPLY, 0);
     this.#port.postMessage(request);
     // Woken is not answered: the worker's notify of the previous reply may come late (it
