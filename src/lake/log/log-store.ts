@@ -333,9 +333,12 @@ export class LogStore {
    * log stays whole.
    */
   async #releaseReplayedLogs(nowMs: number): Promise<number> {
+    // The store first: a writer registers before its first segment exists, so every writer
+    // with a segment in this listing is in the catalog's list read after it, unless replayed.
+    const stored = await this.#storage.list(`${LOG_DIR}/`);
     const listed = new Set(this.#catalog.listLogWriters().map((w) => w.id));
     const byWriter = new Map<string, string[]>();
-    for (const o of await this.#storage.list(`${LOG_DIR}/`)) {
+    for (const o of stored) {
       const writer = o.key.split('/')[1];
       if (writer === undefined || writer === this.writerId || listed.has(writer)) continue;
       let keys = byWriter.get(writer);
