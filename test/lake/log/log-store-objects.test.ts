@@ -113,14 +113,16 @@ test('a lapsed writer\'s log is replayed by another host once, and the lapsed wr
   assert.deepEqual(await ids(a, t), [1]);
 
   // Another host starts once A's heartbeat is older than its stale timeout, and replays A's
-  // log from the bucket: the durable commit lands, once.
-  await new Promise((r) => setTimeout(r, 400));
-  const c = await openAsHost('host-c', prefix, schema, 300);
+  // log from the bucket: the durable commit lands, once. (A heartbeats every 15 s, a quarter
+  // of its own 60 s timeout; C and D judge by 2 s and heartbeat every 0.5 s, which a busy
+  // machine still keeps within their 2 s.)
+  await new Promise((r) => setTimeout(r, 2_500));
+  const c = await openAsHost('host-c', prefix, schema, 2_000);
   const tc = c.getTable('public', 'kv')!;
   assert.deepEqual(await ids(c, tc), [1, 2]);
   assert.ok(!admin.listLogWriters().some((w) => w.id === writerA[0]), 'the replayed writer\'s row is gone');
   // A second replay of the same log (another host starting at the same moment) applies nothing.
-  const d = await openAsHost('host-d', prefix, schema, 300);
+  const d = await openAsHost('host-d', prefix, schema, 2_000);
   assert.deepEqual(await ids(d, d.getTable('public', 'kv')!), [1, 2]);
 
   // A is still running: its next commit must not be applied from a log another process took over.
