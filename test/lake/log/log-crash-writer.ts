@@ -5,10 +5,12 @@
  * before commit (c, i) begins and "ack <c> <i>" once it returned. argv: <warehouse dir>.
  * It loads its modules, then waits for "go <JSON array: each client's first i>" on stdin,
  * so the test can load the next child while this one runs. FLOE_LOG_CRASH_TIERING=1 tiers
- * the log files (and compacts the append tables) beside the writers.
+ * the log files (and compacts the append tables) beside the writers. FLOE_LOG_CRASH_PLACE
+ * (JSON: storage and catalog configs) opens the warehouse there instead of all in the directory.
  */
 import { createInterface } from 'node:readline';
 import { openWarehouse } from '../../../src/lake/index.js';
+import type { CatalogConfig, StorageConfig } from '../../../src/lake/index.js';
 import { appendTableName, CLIENTS, MAX_LOGGED_BYTES } from './log-crash-model.js';
 import { commitWorkload } from './log-crash-commit.js';
 
@@ -18,7 +20,9 @@ const line = await new Promise<string>((resolve) => {
   rl.once('line', (l) => { rl.close(); resolve(l.replace(/^go /, '')); });
 });
 const first = JSON.parse(line) as number[];
-const wh = await openWarehouse({ path: dir!, log: { maxTransactionBytes: MAX_LOGGED_BYTES } });
+const placeJson = process.env['FLOE_LOG_CRASH_PLACE'];
+const place = placeJson === undefined ? {} : JSON.parse(placeJson) as { storage: StorageConfig; catalog: CatalogConfig };
+const wh = await openWarehouse({ path: dir!, ...place, log: { maxTransactionBytes: MAX_LOGGED_BYTES } });
 const t = wh.getTable('public', 'logcrash')!;
 process.stdout.write(`open ${JSON.stringify(wh.logReplay ?? null)}\n`);
 

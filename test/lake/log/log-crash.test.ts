@@ -1,16 +1,21 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openWarehouse } from '../../../src/lake/index.js';
-import type { Warehouse } from '../../../src/lake/index.js';
+import type { CatalogConfig, S3StorageConfig, Warehouse, WarehouseOptions } from '../../../src/lake/index.js';
 import { SqliteCatalog } from '../../../src/lake/catalog/sqlite/sqlite-catalog.js';
+import { PostgresCatalog } from '../../../src/lake/catalog/postgres/postgres-catalog.js';
+import type { LogWriterRecord } from '../../../src/lake/catalog/catalog.js';
 import { LOG_DIR } from '../../../src/lake/log/log-locator.js';
 import { transpiledNodeArgs } from '../../harness/transpiled-child.js';
-import { readRows, tempWarehouse } from '../helpers/read-table.js';
+import { readRows } from '../helpers/read-table.js';
+import { S3RVER_ENV, startS3Server } from '../../harness/s3-server.js';
+import { startPostgres } from '../../harness/postgres-server.js';
 import { appendTableName, CLIENTS, MAX_LOGGED_BYTES, expectedAppendRows, expectedRows, markerKey } from './log-crash-model.js';
 import { commitWorkload } from './log-crash-commit.js';
 import { isLogPath } from '../../../src/lake/index.js';
@@ -18,10 +23,59 @@ import { RandomStream } from '../../../src/tools/tpch/random-stream.js';
 
 const writer = fileURLToPath(new URL('./log-crash-writer.ts', import.meta.url));
 const KILLS = Number(process.env['FLOE_LOG_CRASH_KILLS'] ?? 100);
+/** Kills of the run with the log as objects in a bucket: each round costs more there (s3rver, a PostgreSQL catalog). */
+const OBJECT_KILLS = Number(process.env['FLOE_LOG_CRASH_OBJECT_KILLS'] ?? 25);
 const SEED = Number(process.env['FLOE_LOG_CRASH_SEED'] ?? Date.now() % 2 ** 31);
 
-function spawnWriter(dir: string): ChildProcess {
-  return spawn(process.execPath, [...transpiledNodeArgs(writer), dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Where the writers' warehouse lives: all in one directory (segment files, SQLite), or as on
+ * several hosts (the log as objects in s3rver, the catalog in PostgreSQL).
+ */
+interface Place {
+  readonly name: string;
+  /** openWarehouse options besides the path: the storage and catalog. */
+  readonly options: Pick<WarehouseOptions, 'storage' | 'catalog'>;
+  /** The catalog's log writers, read as another process would. */
+  logWriters(dir: string): LogWriterRecord[];
+  /** Bytes of each writer's newest segment file, to count tails recovery cut (segment files only). */
+  segmentSizes(dir: string): Map<string, number>;
+}
+
+const directoryPlace: Place = {
+  name: 'segment files in the warehouse directory, SQLite catalog',
+  options: {},
+  logWriters(dir) {
+    const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
+    try { return catalog.listLogWriters(); } finally { catalog.close(); }
+  },
+  segmentSizes: lastSegmentSizes,
+};
+
+const cleanups: (() => Promise<void>)[] = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); });
+
+async function objectPlace(): Promise<Place> {
+  Object.assign(process.env, S3RVER_ENV);
+  const s3 = await startS3Server(['lake']);
+  cleanups.push(() => s3.stop());
+  const pgServer = await startPostgres();
+  cleanups.push(() => pgServer.stop());
+  const storage: S3StorageConfig = { kind: 's3', bucket: 'lake', prefix: 'logcrash', endpoint: s3.endpoint, pathStyle: true };
+  const catalog: CatalogConfig = { kind: 'postgres', url: pgServer.url, schema: 'logcrash' };
+  return {
+    name: 'objects in an s3rver bucket, PostgreSQL catalog',
+    options: { storage, catalog },
+    logWriters() {
+      const c = new PostgresCatalog({ url: pgServer.url, schema: 'logcrash' });
+      try { return c.listLogWriters(); } finally { c.close(); }
+    },
+    segmentSizes: () => new Map(),
+  };
+}
+
+function spawnWriter(dir: string, place: Place): ChildProcess {
+  const env = place.options.storage === undefined ? process.env : { ...process.env, FLOE_LOG_CRASH_PLACE: JSON.stringify(place.options) };
+  return spawn(process.execPath, [...transpiledNodeArgs(writer), dir], { stdio: ['pipe', 'pipe', 'pipe'], env });
 }
 
 interface Round {
@@ -119,9 +173,19 @@ function lastSegmentSizes(dir: string): Map<string, number> {
 }
 
 test(`log crash: SIGKILL ${CLIENTS} concurrent log writers ${KILLS} times (seed ${SEED}); acknowledged commits survive whole`, { timeout: 900_000 }, async () => {
+  await crashRounds(directoryPlace, KILLS);
+});
+
+test(`log crash, the log as objects in a bucket: SIGKILL ${CLIENTS} concurrent log writers ${OBJECT_KILLS} times (seed ${SEED})`, { timeout: 900_000 }, async () => {
+  await crashRounds(await objectPlace(), OBJECT_KILLS);
+});
+
+async function crashRounds(place: Place, kills: number): Promise<void> {
   const stream = new RandomStream(SEED); // mulberry32: a seed replays the run
   const random = (): number => stream.next();
-  const { wh, dir, cleanup } = await tempWarehouse();
+  const dir = mkdtempSync(join(tmpdir(), 'floe-logcrash-'));
+  const cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  const wh = await openWarehouse({ path: dir, ...place.options });
   await wh.createTable({
     namespace: 'public', name: 'logcrash', primaryKey: ['id'],
     columns: [{ name: 'id', type: { kind: 'int8' }, nullable: false }, { name: 'v', type: { kind: 'text' }, nullable: true }],
@@ -133,22 +197,22 @@ test(`log crash: SIGKILL ${CLIENTS} concurrent log writers ${KILLS} times (seed 
     });
   }
   await wh.close();
-  const loaded = [spawnWriter(dir), spawnWriter(dir)];
+  const loaded = [spawnWriter(dir, place), spawnWriter(dir, place)];
   try {
     let next = Array.from({ length: CLIENTS }, () => 0);
     let inDoubtCommitted = 0;
     let inDoubtAbsent = 0;
     let tornTails = 0;
     let replayed = 0;
-    for (let k = 0; k < KILLS; k++) {
+    for (let k = 0; k < kills; k++) {
       const current = loaded.shift()!;
-      if (k + loaded.length + 1 < KILLS) loaded.push(spawnWriter(dir));
+      if (k + loaded.length + 1 < kills) loaded.push(spawnWriter(dir, place));
       // Mostly early (mid group commit, mid Parquet write); sometimes after a longer burst.
       const delay = random() < 0.8 ? Math.floor(random() * 60) : Math.floor(random() * 400);
       const round = await runAndKill(current, next, delay);
-      const before = lastSegmentSizes(dir);
+      const before = place.segmentSizes(dir);
       // The checker opens without a log store of its own, so it leaves no writer row.
-      const reopened = await openWarehouse({ path: dir, log: false });
+      const reopened = await openWarehouse({ path: dir, ...place.options, log: false });
       try {
         replayed += reopened.logReplay?.commits ?? 0;
         const last = await check(reopened, round);
@@ -157,22 +221,21 @@ test(`log crash: SIGKILL ${CLIENTS} concurrent log writers ${KILLS} times (seed 
         });
         next = last.map((l) => l + 1);
       } finally { await reopened.close(); }
-      for (const [w, size] of lastSegmentSizes(dir)) if (size < (before.get(w) ?? 0)) tornTails++;
+      for (const [w, size] of place.segmentSizes(dir)) if (size < (before.get(w) ?? 0)) tornTails++;
     }
     for (const c of loaded) c.kill('SIGKILL');
     loaded.length = 0;
-    console.log(`seed ${SEED}: ${KILLS} kills, ${next.reduce((a, b) => a + b, 0)} commits, ${replayed} replayed, in flight at a kill: ${inDoubtCommitted} committed / ${inDoubtAbsent} absent, tails cut (torn records or preallocated zeroes): ${tornTails}`);
+    console.log(`${place.name}, seed ${SEED}: ${kills} kills, ${next.reduce((a, b) => a + b, 0)} commits, ${replayed} replayed, in flight at a kill: ${inDoubtCommitted} committed / ${inDoubtAbsent} absent, tails cut (torn records or preallocated zeroes): ${tornTails}`);
     // Kills land mostly within 60 ms of a writer's start, so a slow, loaded machine commits
     // about one round per kill and client: half that still shows the kills hit a running stream.
-    assert.ok(next.every((n) => n > KILLS / 2), `every client made progress between kills: ${JSON.stringify(next)}`);
+    assert.ok(next.every((n) => n > kills / 2), `every client made progress between kills: ${JSON.stringify(next)}`);
     assert.ok(replayed > 0, 'some acknowledged commits were only in the log at the kill');
 
     // Replay left no writer row behind for the dead processes.
-    const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
-    try { assert.deepEqual(catalog.listLogWriters(), []); } finally { catalog.close(); }
+    assert.deepEqual(place.logWriters(dir), []);
 
     // The warehouse still takes commits, through a log of its own, and reads them.
-    const final = await openWarehouse({ path: dir, log: { maxTransactionBytes: MAX_LOGGED_BYTES } });
+    const final = await openWarehouse({ path: dir, ...place.options, log: { maxTransactionBytes: MAX_LOGGED_BYTES } });
     try {
       // Client 0's next commit, whole, as the writer makes it.
       await commitWorkload(final, 0, next[0]!);
@@ -189,4 +252,4 @@ test(`log crash: SIGKILL ${CLIENTS} concurrent log writers ${KILLS} times (seed 
     for (const c of loaded) c.kill('SIGKILL');
     await cleanup();
   }
-});
+}
