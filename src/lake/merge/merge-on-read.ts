@@ -48,6 +48,11 @@ export interface MergeOptions {
   readonly hashFilter?: { readonly node: BucketNode };
   /** A non-deduplicate merge engine (merge-engine.ts): rows of a key are folded by it (merge-with-engine.ts). */
   readonly engine?: MergeEngineSpec;
+  /**
+   * Every change is newer than every base row (the caller knows it from the files' seqs), so
+   * no base row can win: base batches need no `_seq`, and the output has none.
+   */
+  readonly baseOlder?: boolean;
 }
 
 /**
@@ -76,7 +81,7 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
 export function mergeOnReadSelected(opts: MergeOptions): SelectedBatch[] {
   if (opts.engine !== undefined && opts.engine.kind !== 'deduplicate') return mergeWithEngine(opts, opts.engine).map((batch) => ({ batch, rows: undefined }));
   const { base, keyColumns, keyTypes } = opts;
-  const outFields = outputFields(opts);
+  const outFields = opts.baseOlder === true ? outputFields(opts).filter((f) => f.name !== SEQ_COLUMN) : outputFields(opts);
   const changes = opts.changes
     .map((c, i) => ({ c, i }))
     .sort((a, b) => (a.c.seq < b.c.seq ? -1 : a.c.seq > b.c.seq ? 1 : a.c.firstOffset - b.c.firstOffset || a.i - b.i))
@@ -133,8 +138,9 @@ export function mergeOnReadSelected(opts: MergeOptions): SelectedBatch[] {
     let keep: Int32Array | undefined;
     if (candidates.length > 0) {
       const keys = encodeKeyData(datas.map((d) => takeData(d, candidates)), keyColumns, keyTypes, candidates.length);
-      const seqs = baseSeqs(b);
-      const lost = probeBase(keys, BigInt64Array.from(candidates, (r) => seqs[r]!), { slots, capMask, pool, rankOf, distinctSeqs, baseWins });
+      // Below every change's seq when base rows are older: no base row wins.
+      const candidateSeqs = opts.baseOlder === true ? new BigInt64Array(candidates.length).fill(-1n) : seqsOf(baseSeqs(b), candidates);
+      const lost = probeBase(keys, candidateSeqs, { slots, capMask, pool, rankOf, distinctSeqs, baseWins });
       if (lost.length > 0) keep = allBut(n, candidates, lost);
     }
     if (keep === undefined || keep.length > 0) out.push({ batch: conform(b, outFields, undefined), rows: keep });
@@ -149,6 +155,10 @@ export function mergeOnReadSelected(opts: MergeOptions): SelectedBatch[] {
     if (pick.length > 0) out.push({ batch: conformChange(changes[c]!, outFields, pick), rows: undefined });
   }
   return out;
+}
+
+function seqsOf(seqs: BigInt64Array, rows: Int32Array): BigInt64Array {
+  return BigInt64Array.from(rows, (r) => seqs[r]!);
 }
 
 /** Every seq a change row has, ascending: a rank compares them as small integers. */

@@ -22,6 +22,7 @@ import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanTask } from './scan-types.js';
 import { filterSelection } from './filter-batch.js';
 import { takeRows } from './take-rows.js';
+import { baseOlderThanChanges } from './base-older-than-changes.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import { textFiltersTyped } from './typed-selection.js';
 import { cachedChangeFile, cachedRowGroupSizes, selectCachedRowGroups } from './cached-row-groups.js';
@@ -214,8 +215,10 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   };
   const base: RecordBatch[] = [];
   const reads = combines ? undefined : passingRowsReads(task, narrow);
+  const baseOlder = !combines && baseOlderThanChanges(task);
+  const baseExtra = baseOlder ? [] : [SEQ_FILE_COLUMN];
   for (const f of task.baseFiles) {
-    for (const { batch, rows } of (await readPruned(storage, f, task, combines ? keyFilters : task.filters, [SEQ_FILE_COLUMN], counters, pick, reads)).selected) {
+    for (const { batch, rows } of (await readPruned(storage, f, task, combines ? keyFilters : task.filters, baseExtra, counters, pick, reads)).selected) {
       base.push(rows === undefined ? batch : takeRows(batch, rows));
     }
   }
@@ -243,6 +246,7 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
   return mergeOnReadSelected({
     base, changes, keyColumns: key.names, keyTypes: key.types,
     ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }),
+    ...(baseOlder ? { baseOlder } : {}),
   });
 }
 
