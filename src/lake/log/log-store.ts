@@ -56,16 +56,20 @@ const REBASE_WALK_MAX = 256;
  * only then acknowledged. The log holds the rows; the catalog's file rows locate them.
  */
 export class LogStore {
-  readonly writerId: string;
   readonly maxTransactionBytes: number;
   readonly #catalog: Catalog;
   readonly #storage: Storage;
-  readonly #log: CommitLog;
+  /** The current writer's log: replaced by a new writer's when another process took this one over. */
+  #log: CommitLog;
+  readonly #location: LogLocation;
+  readonly #segmentBytes: number | undefined;
+  /** Another process replayed this writer's log: the next batch goes to a new writer's log. */
+  #replaceWriterNext = false;
   readonly #logger: LakeLogger | undefined;
   readonly #queue: QueuedCommit[] = [];
   #draining: Promise<void> | undefined;
   #running = false;
-  /** Set once the log failed to write or fsync, or the writer was taken over: nothing after it can be acknowledged. */
+  /** Set once the log failed to write or fsync: nothing after it can be acknowledged. */
   #broken: unknown;
   #closed = false;
   /** The end of the last record applied to the catalog: segments past it are never released. */
@@ -85,7 +89,8 @@ export class LogStore {
     this.#catalog = catalog;
     this.#storage = opts.storage;
     this.#log = log;
-    this.writerId = log.writerId;
+    this.#location = opts.location;
+    this.#segmentBytes = opts.segmentBytes;
     this.#logger = opts.logger;
     this.maxTransactionBytes = opts.maxTransactionBytes ?? DEFAULT_MAX_LOGGED_TRANSACTION_BYTES;
     this.#releaseGraceMs = opts.releaseGraceMs ?? 10 * 60_000;
@@ -99,15 +104,12 @@ export class LogStore {
 
   /** Registers a new writer (its own log directory) and opens its log. */
   static async open(catalog: Catalog, opts: LogStoreOptions): Promise<LogStore> {
-    const writerId = randomUUID();
-    catalog.registerLogWriter({ id: writerId, pid: process.pid, host: hostname() }, BigInt(Date.now()) * 1000n);
-    try {
-      const log = await openWriterLog(opts.location, writerId, opts.segmentBytes);
-      return new LogStore(catalog, log, opts);
-    } catch (e) {
-      catalog.dropLogWriter(writerId);
-      throw e;
-    }
+    return new LogStore(catalog, await openNewWriter(catalog, opts.location, opts.segmentBytes), opts);
+  }
+
+  /** This process's writer in `log_writers` (a new one after a takeover). */
+  get writerId(): string {
+    return this.#log.writerId;
   }
 
   /**
@@ -134,7 +136,10 @@ export class LogStore {
    */
   async #drain(): Promise<void> {
     try {
-      for (let next = this.#writeBatch(); next !== undefined; next = this.#writeBatch()) {
+      for (;;) {
+        if (this.#replaceWriterNext && this.#queue.length > 0) await this.#replaceWriter();
+        const next = this.#writeBatch();
+        if (next === undefined) break;
         const written = await next;
         if (written !== undefined) await this.#applyBatch(written);
       }
@@ -271,13 +276,33 @@ export class LogStore {
     outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.snapshots) : batch[i]!.reject(o.error)));
   }
 
-  /** Another process replayed this writer's log (its heartbeat lapsed): nothing more may be applied from it. */
+  /**
+   * Another process replayed this writer's log (its heartbeat lapsed): nothing more may be
+   * applied from it. The next batch goes to a new writer's log; the old one is left to the
+   * release of replayed writers' logs.
+   */
   #takenOver(): void {
-    if (this.#broken !== undefined) return;
-    this.#broken = new FloeError(SqlState.objectNotInPrerequisiteState, 'commits are refused until the server restarts: another process took over its commit log', {
-      detail: 'The server\'s heartbeat in the catalog lapsed and another process replayed its log.',
-    });
-    this.#logger?.warn({ writerId: this.writerId }, 'commit log taken over by another process');
+    if (this.#replaceWriterNext) return;
+    this.#replaceWriterNext = true;
+    this.#logger?.warn({ writerId: this.writerId }, 'commit log taken over by another process; the next commit starts a new writer');
+  }
+
+  /** Registers a new writer and moves to its log; if that fails, nothing more is committed here. */
+  async #replaceWriter(): Promise<void> {
+    const old = this.#log;
+    try {
+      this.#log = await openNewWriter(this.#catalog, this.#location, this.#segmentBytes);
+    } catch (e) {
+      this.#broken ??= new FloeError(SqlState.objectNotInPrerequisiteState, 'commits are refused until the server restarts: another process took over its commit log, and a new one could not be opened', { cause: e });
+      for (const c of this.#queue.splice(0, this.#queue.length)) c.reject(this.#broken);
+      return;
+    }
+    this.#replaceWriterNext = false;
+    this.#appliedEnd = 0n;
+    this.#recentWrites.clear();
+    this.#freedAt.clear();
+    this.#logger?.info({ writerId: this.writerId, replaced: old.writerId }, 'commit log continues as a new writer');
+    await old.close().catch(() => undefined);
   }
 
   #rememberWrite(snapshotId: bigint, keys: readonly Uint32Array[]): void {
@@ -303,8 +328,10 @@ export class LogStore {
   }
 
   async #releaseOwnSegments(nowMs: number): Promise<number> {
-    const inUse = new Set(this.#catalog.filePathsWithPrefix(`${logWriterDir(this.writerId)}/`).map((p) => p.slice(0, p.indexOf('#'))));
-    const segments = this.#log.segments();
+    // This writer's log as it is now: a takeover may move this store to a new one meanwhile.
+    const log = this.#log;
+    const inUse = new Set(this.#catalog.filePathsWithPrefix(`${logWriterDir(log.writerId)}/`).map((p) => p.slice(0, p.indexOf('#'))));
+    const segments = log.segments();
     // Segments go oldest first: the oldest one still read, or freed too recently, bounds what can go.
     let bound = segments.length === 0 ? 0n : segments[segments.length - 1]!.firstLsn;
     for (const s of segments) {
@@ -320,8 +347,8 @@ export class LogStore {
     // Records written but not yet applied are read by nobody yet, and must stay for replay.
     if (bound > this.#appliedEnd) bound = this.#appliedEnd;
     const before = segments.length;
-    await this.#log.truncateBelow(bound);
-    const after = new Set(this.#log.segments().map((s) => s.key));
+    await log.truncateBelow(bound);
+    const after = new Set(log.segments().map((s) => s.key));
     for (const key of this.#freedAt.keys()) if (!after.has(key)) this.#freedAt.delete(key);
     return before - after.size;
   }
@@ -372,6 +399,18 @@ export class LogStore {
     await this.#log.close();
     this.#logger?.info({ writerId: this.writerId, ...this.stats }, 'log store closed');
     if (this.#broken === undefined) this.#catalog.dropLogWriter(this.writerId);
+  }
+}
+
+/** A new writer's row in the catalog and its (empty) log. */
+async function openNewWriter(catalog: Catalog, location: LogLocation, segmentBytes: number | undefined): Promise<CommitLog> {
+  const writerId = randomUUID();
+  catalog.registerLogWriter({ id: writerId, pid: process.pid, host: hostname() }, BigInt(Date.now()) * 1000n);
+  try {
+    return await openWriterLog(location, writerId, segmentBytes);
+  } catch (e) {
+    catalog.dropLogWriter(writerId);
+    throw e;
   }
 }
 
