@@ -33,6 +33,11 @@ const SEED = Number(process.env['FLOE_LOG_CRASH_SEED'] ?? Date.now() % 2 ** 31);
  */
 interface Place {
   readonly name: string;
+  /**
+   * How much later than on local disk the kills land: a commit through s3rver and a
+   * PostgreSQL catalog takes several times as long, and each round must still commit a few.
+   */
+  readonly killDelayScale: number;
   /** openWarehouse options besides the path: the storage and catalog. */
   readonly options: Pick<WarehouseOptions, 'storage' | 'catalog'>;
   /** The catalog's log writers, read as another process would. */
@@ -43,6 +48,7 @@ interface Place {
 
 const directoryPlace: Place = {
   name: 'segment files in the warehouse directory, SQLite catalog',
+  killDelayScale: 1,
   options: {},
   logWriters(dir) {
     const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
@@ -64,6 +70,7 @@ async function objectPlace(): Promise<Place> {
   const catalog: CatalogConfig = { kind: 'postgres', url: pgServer.url, schema: 'logcrash' };
   return {
     name: 'objects in an s3rver bucket, PostgreSQL catalog',
+    killDelayScale: 4,
     options: { storage, catalog },
     logWriters() {
       const c = new PostgresCatalog({ url: pgServer.url, schema: 'logcrash' });
@@ -208,7 +215,7 @@ async function crashRounds(place: Place, kills: number): Promise<void> {
       const current = loaded.shift()!;
       if (k + loaded.length + 1 < kills) loaded.push(spawnWriter(dir, place));
       // Mostly early (mid group commit, mid Parquet write); sometimes after a longer burst.
-      const delay = random() < 0.8 ? Math.floor(random() * 60) : Math.floor(random() * 400);
+      const delay = place.killDelayScale * (random() < 0.8 ? Math.floor(random() * 60) : Math.floor(random() * 400));
       const round = await runAndKill(current, next, delay);
       const before = place.segmentSizes(dir);
       // The checker opens without a log store of its own, so it leaves no writer row.
