@@ -49,7 +49,7 @@ export interface CommitLog {
 }
 
 export interface OpenCommitLogOptions {
-  /** The warehouse root on local disk (the log is local-only until the scale-out issue). */
+  /** The warehouse root on local disk (a log in the data store is object-commit-log.ts). */
   readonly root: string;
   readonly writerId: string;
   /** Segment size before a new segment starts (default 64 MiB). */
