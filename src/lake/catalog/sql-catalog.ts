@@ -1042,9 +1042,12 @@ export class SqlCatalog implements Catalog {
   #logSwap(tableId: number, removed: readonly number[], rows: readonly { file_id: bigint; added_in: bigint }[], addedIn: bigint, addedFileId: bigint): void {
     const anchor = rows.find((r) => BigInt(r.added_in) === addedIn);
     if (anchor === undefined) return;
-    const epoch = BigInt((this.#sql('SELECT epoch FROM file_epochs WHERE table_id = ?').get(tableId) as { epoch: bigint }).epoch);
-    this.#sql('INSERT INTO file_epoch_swaps VALUES (?, ?, ?, ?, ?)').run(tableId, epoch, JSON.stringify(removed), anchor.file_id, addedFileId);
-    this.#sql('DELETE FROM file_epoch_swaps WHERE table_id = ? AND epoch <= ?').run(tableId, epoch - BigInt(KEPT_SWAPS));
+    // The epoch is read inside the statements, not brought back first: on PostgreSQL neither
+    // result is read, so both go with the transaction's next round trip.
+    this.#sql('INSERT INTO file_epoch_swaps SELECT ?, epoch, ?, ?, ? FROM file_epochs WHERE table_id = ?')
+      .run(tableId, JSON.stringify(removed), anchor.file_id, addedFileId, tableId);
+    this.#sql('DELETE FROM file_epoch_swaps WHERE table_id = ? AND epoch <= (SELECT epoch FROM file_epochs WHERE table_id = ?) - ?')
+      .run(tableId, tableId, KEPT_SWAPS);
   }
 
   filesAddedIn(tableId: number, snapshotIds: readonly bigint[]): FileRecord[] {
