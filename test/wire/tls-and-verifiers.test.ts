@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
+import { testCertificate } from '../harness/test-certificate.js';
 import { describe, test } from 'node:test';
 import pg from 'pg';
-import { md5Response, md5StoredPassword } from '../../src/wire/auth/md5-password.js';
-import { formatScramVerifier, makeScramVerifier, parseScramVerifier } from '../../src/wire/auth/scram-secret.js';
+import { md5Response, md5StoredPassword } from '../../src/common/md5-password.js';
+import { formatScramVerifier, makeScramVerifier, parseScramVerifier } from '../../src/common/scram-secret.js';
 import { startWireServer } from '../../src/wire/server.js';
 import { FakeSession, fakeAuth, newFakeState } from './fake-session.js';
 
-/** A throwaway self-signed certificate (CN=localhost) made for this test only. */
-const key = `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgFH2cCcD8y3G/DvSb
-Z5a+2nANydTZ4tQtYYcdWCvzBdehRANCAATJnusnNikZDBjkSOIdu+Zu5XihLFFZ
-8KHStrH94CLcSFaoOuP+b3NTUEQNEuDle6eYuqOhJRd2EqnxtVfXgqw/
------END PRIVATE KEY-----
-`;
-const cert = `-----BEGIN CERTIFICATE-----
-MIIBfzCCASWgAwIBAgIUFPJnsCUThgcW7SIJRu1o6BZ2QU0wCgYIKoZIzj0EAwIw
-FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyOTA5MTEwMVoYDzIxMjYxMTA1
-MDkxMTAxWjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
-PQMBBwNCAATJnusnNikZDBjkSOIdu+Zu5XihLFFZ8KHStrH94CLcSFaoOuP+b3NT
-UEQNEuDle6eYuqOhJRd2EqnxtVfXgqw/o1MwUTAdBgNVHQ4EFgQUKYM5MWwnrQE2
-im6hqdaW+XVJfjQwHwYDVR0jBBgwFoAUKYM5MWwnrQE2im6hqdaW+XVJfjQwDwYD
-VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiEA+X42g+KkAIEFJfoVW4Hq
-gSTRDb0gjEbQ59Uhu8qFwckCIHKBnLCr1M4mal0q0I7fngMHrpA6KVEYD0f9HSo8
-trSa
------END CERTIFICATE-----
-`;
+const { key, cert } = testCertificate;
+
 
 describe('TLS and password verifiers', () => {
   test("SSLRequest is answered 'S' and the session runs over TLS when a certificate is configured", async () => {

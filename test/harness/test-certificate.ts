@@ -1,0 +1,21 @@
+/** A throwaway self-signed certificate and key (CN=localhost, P-256) for the TLS tests; never used outside them. */
+const key = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgFH2cCcD8y3G/DvSb
+Z5a+2nANydTZ4tQtYYcdWCvzBdehRANCAATJnusnNikZDBjkSOIdu+Zu5XihLFFZ
+8KHStrH94CLcSFaoOuP+b3NTUEQNEuDle6eYuqOhJRd2EqnxtVfXgqw/
+-----END PRIVATE KEY-----
+`;
+const cert = `-----BEGIN CERTIFICATE-----
+MIIBfzCCASWgAwIBAgIUFPJnsCUThgcW7SIJRu1o6BZ2QU0wCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyOTA5MTEwMVoYDzIxMjYxMTA1
+MDkxMTAxWjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAATJnusnNikZDBjkSOIdu+Zu5XihLFFZ8KHStrH94CLcSFaoOuP+b3NT
+UEQNEuDle6eYuqOhJRd2EqnxtVfXgqw/o1MwUTAdBgNVHQ4EFgQUKYM5MWwnrQE2
+im6hqdaW+XVJfjQwHwYDVR0jBBgwFoAUKYM5MWwnrQE2im6hqdaW+XVJfjQwDwYD
+VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiEA+X42g+KkAIEFJfoVW4Hq
+gSTRDb0gjEbQ59Uhu8qFwckCIHKBnLCr1M4mal0q0I7fngMHrpA6KVEYD0f9HSo8
+trSa
+-----END CERTIFICATE-----
+`;
+
+export const testCertificate = { key, cert } as const;
