@@ -3,16 +3,18 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { closeSharedScanPool, sharedScanPool, spilledBytes } from '../exec/index.js';
 import { FloeMetrics, startHttpServer } from '../http/index.js';
-import { openWarehouse } from '../lake/index.js';
+import { BOOTSTRAP_SUPERUSER_OID, openWarehouse } from '../lake/index.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, checkSetting, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
-import { registerRegNameLookup, startWireServer } from '../wire/index.js';
-import { IcebergMetadataService, LogTieringService, SubscriptionManager } from '../service/index.js';
+import { pgHbaFileRuleRows, registerRegNameLookup, startWireServer, type LoginAttemptEvent } from '../wire/index.js';
+import { AuditTrail, IcebergMetadataService, LogTieringService, SubscriptionManager } from '../service/index.js';
 import { createLogger } from './cli-logger.js';
 import { LoginThrottle } from '../common/login-throttle.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
-import { BOOTSTRAP_SUPERUSER, usersAuthProvider, usersFilePath, usersHttpCredentials } from './users-file.js';
+import { catalogAuthProvider, catalogHttpCredentials } from './role-auth.js';
+import { importUsersFile } from './users-file-import.js';
+import { loadHbaFile } from './hba-file.js';
 import { DEFAULT_HTTP_PORT, parseHttpFlags } from './http-flags.js';
 import { httpSessionDirectory } from './http-session-directory.js';
 import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from '../tools/warehouse-location.js';
@@ -30,6 +32,11 @@ ${WAREHOUSE_USAGE}
                           catalog at /iceberg; port 0 picks a free one;
                           HTTPS with --tls-cert/--tls-key; off loopback it needs them)
     [--log-min-duration-statement -1]   (log statements that ran at least this long: '250ms', '1s'; 0 all, -1 none)
+    [--superuser floe]   (the bootstrap superuser's name, given when the first start creates the catalog)
+    [--hba FILE]   (who may connect, in pg_hba.conf's format; default: the bootstrap superuser without a
+                    password on loopback, SCRAM for every other role from anywhere)
+    [--audit] [--audit-retention 90d]   (record logins, DDL, privilege changes and writes in audit.floe_audit
+                    and the log; reads too under SET audit.log_reads = on; rows older than the retention go)
   The PostgreSQL gateway on an embedded warehouse (created when --data does not exist), until SIGTERM.
   With --data s3://…, data files live in the bucket and the catalog in --state-dir (or in --catalog).`;
 
@@ -50,6 +57,15 @@ function serverSettingFlags(values: { 'log-min-duration-statement'?: string }): 
   } catch (e) {
     throw new UsageError(`--log-min-duration-statement: ${(e as Error).message}`, SERVE_USAGE);
   }
+}
+
+/** --audit-retention: whole days, hours or minutes ('90d', '12h', '30min'; a bare number is days); a usage error otherwise. */
+function auditRetentionMs(text: string): number {
+  const m = /^\s*(\d+)\s*(d|h|min)?\s*$/.exec(text);
+  const unitMs = { d: 86_400_000, h: 3_600_000, min: 60_000 }[(m?.[2] ?? 'd') as 'd' | 'h' | 'min'];
+  const ms = m === null ? NaN : Number(m[1]) * unitMs;
+  if (!(ms > 0)) throw new UsageError(`--audit-retention: expected a positive duration such as 90d, 12h or 30min, not "${text}"`, SERVE_USAGE);
+  return ms;
 }
 
 /** `floe serve`: the gateway on an embedded warehouse; resolves once it listens, and runs until SIGTERM. */
@@ -74,6 +90,10 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       'http-host': { type: 'string', default: '127.0.0.1' },
       'http-auth': { type: 'string', default: 'loopback' },
       'log-min-duration-statement': { type: 'string', default: '-1' },
+      superuser: { type: 'string' },
+      hba: { type: 'string' },
+      audit: { type: 'boolean', default: false },
+      'audit-retention': { type: 'string', default: '90d' },
       ...OPTIMIZER_FLAGS,
     },
     allowNegative: true,
@@ -104,6 +124,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const metrics = new FloeMetrics();
   const warehouse = await openWarehouse({
     path: dataDir, logger: logger.child({ component: 'lake' }), commitObserver: metrics.commitObserver,
+    ...(values.superuser === undefined ? {} : { superuser: values.superuser }),
     ...(location.storage === undefined ? {} : { storage: location.storage }),
     ...(location.catalog === undefined ? {} : { catalog: location.catalog }),
   });
@@ -112,7 +133,15 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const catalog = createSystemCatalog();
   // Threads start with the server, so no session pays for starting them.
   const scanPool = sharedScanPool({ threads: scanThreads });
-  const auth = usersAuthProvider(usersFilePath(dataDir));
+  const imported = importUsersFile(dataDir, warehouse.roles);
+  if (imported.length > 0) logger.info({ users: imported }, 'users.json imported into the catalog as login roles');
+  // The bootstrap superuser is oid 10 whatever its name; the rules and the HTTP trust name it.
+  const superuser = warehouse.roles.getByOid(BOOTSTRAP_SUPERUSER_OID)!.name;
+  const hba = loadHbaFile(values.hba, superuser, SERVE_USAGE);
+  const auth = catalogAuthProvider(warehouse.roles, hba);
+  const auditTrail = values.audit === true ? new AuditTrail({
+    warehouse, logger: logger.child({ component: 'audit' }), retention: { maxAgeMs: auditRetentionMs(values['audit-retention']!) },
+  }) : undefined;
   const optimizing = createOptimizingRuntime(warehouse, { ...optimizerFlags, logger: logger.child({ component: 'optimizer' }) });
   // CDC in: the runners of the warehouse's subscriptions (src/service/subscriptions).
   const subscriptions = new SubscriptionManager({ warehouse, logger: logger.child({ component: 'subscriptions' }) });
@@ -126,7 +155,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   // Before the wire listens, so /healthz answers while the rest starts and /readyz turns 200 only after it.
   const httpServer = http === undefined ? undefined : await startHttpServer({
     host: http.host, port: http.port, ...(tls === undefined ? {} : { tls }),
-    auth: { mode: http.auth, credentials: usersHttpCredentials(usersFilePath(dataDir)), trustedUser: BOOTSTRAP_SUPERUSER, throttle: loginThrottle },
+    auth: { mode: http.auth, credentials: catalogHttpCredentials(warehouse.roles), trustedUser: superuser, throttle: loginThrottle },
     warehouse, optimizing: optimizing.service, sessions, metrics, logger: logger.child({ component: 'http' }),
     // The dashboard's rate charts sample every 10 s; tests set a shorter interval to see points sooner.
     ...(process.env.FLOE_HTTP_RATE_SAMPLE_SECONDS === undefined ? {} : { rateSampleSeconds: Number(process.env.FLOE_HTTP_RATE_SAMPLE_SECONDS) }),
@@ -141,7 +170,17 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     tls,
     statementObserver: metrics.statementObserver,
     loginThrottle,
-    createSession: (startup) => createFloeSession({ warehouse, catalog, startup, port, scanPool, queryMemoryLimit, serverSettings, optimizing: optimizing.service, registry, subscriptions }),
+    ...(auditTrail === undefined ? {} : {
+      loginObserver: (e: LoginAttemptEvent) => auditTrail.record({
+        at: BigInt(Date.now()) * 1000n, userName: e.user, clientAddr: e.remoteAddress === '' ? null : e.remoteAddress, applicationName: e.applicationName,
+        action: 'connect', objects: [e.database], statement: null, rows: null, sqlstate: e.sqlstate, outcome: e.outcome,
+      }),
+    }),
+    createSession: (startup) => createFloeSession({
+      warehouse, catalog, startup, port, scanPool, queryMemoryLimit, serverSettings, optimizing: optimizing.service, registry, subscriptions,
+      hbaFileRules: () => pgHbaFileRuleRows(hba).map((r) => ({ ...r })),
+      ...(auditTrail === undefined ? {} : { audit: auditTrail }),
+    }),
   });
   port = server.port;
   metrics.watch({
@@ -151,6 +190,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   httpServer?.markReady();
   optimizing.start();
   subscriptions.start();
+  auditTrail?.start();
   // The log store's tiering, beside the optimizer (src/service/log-tiering).
   const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
   if (values['log-tiering'] === true) tiering.start();
@@ -170,6 +210,8 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     await subscriptions.stop();
     await tiering.stop();
     await icebergMetadata.stop();
+    // After the sessions ended: their last events are in the buffer this flushes.
+    await auditTrail?.stop();
     await closeSharedScanPool();
     await warehouse.close();
   });

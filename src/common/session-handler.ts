@@ -216,12 +216,3 @@ export interface SessionHandler {
   close(): Promise<void>;
 }
 
-/** Authentication policy, decided outside the wire (users file, loopback rule). */
-export interface AuthProvider {
-  /** The method for this user and peer: trust, SCRAM-SHA-256, md5, or cleartext password. */
-  methodFor(user: string, remoteAddress: string): 'trust' | 'scram-sha-256' | 'md5' | 'password';
-  /** SCRAM verifier parts (RFC 5802 / PostgreSQL's format), or undefined for an unknown user. */
-  scramSecret(user: string): { iterations: number; salt: Buffer; storedKey: Buffer; serverKey: Buffer } | undefined;
-  /** Plain password check, for md5 and cleartext. */
-  checkPassword(user: string, password: string | { md5: string; salt: Buffer }): boolean;
-}

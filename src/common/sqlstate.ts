@@ -72,4 +72,10 @@ export const SqlState = {
   ioError: '58030',
   undefinedFile: '58P01',
   ambiguousFunction: '42725',
+  reservedName: '42939',
+  objectInUse: '55006',
+  invalidGrantOperation: '0LP01',
+  tooManyConnections: '53300',
+  invalidRoleSpecification: '0P000',
+  warning: '01000',
 } as const;

@@ -27,6 +27,8 @@ export interface ServerFunctions {
   statementStatistics(): readonly StatementStatisticsRow[];
   /** floe_stat_statements_reset(): forgets them all. */
   resetStatementStatistics(): void;
+  /** pg_hba_file_rules's rows: the connection rules in force (none known where no server runs the session). */
+  hbaFileRules(): readonly Readonly<Record<string, unknown>>[];
 }
 
 /** What the server counted of one normalized statement run by one user (pg_stat_statements's columns). */

@@ -31,7 +31,7 @@ export { decodeInitialDefault, encodeInitialDefault, type InitialDefault } from 
 // ALTER COLUMN's rules (widenings, NOT NULL on keys), so a caller can check a statement's actions before applying any.
 export { alterColumnMetadata } from './table/alter-column.js';
 export type { BucketNode } from './bucket/bucket-node.js';
-export { openWarehouse } from './warehouse/open-warehouse.js';
+export { openCatalog, openWarehouse } from './warehouse/open-warehouse.js';
 export type { CommitObserver, CommittedTransaction } from './warehouse/commit-observer.js';
 export type { RelationComment, ViewDefinition, ViewMetadata } from './table/view-metadata.js';
 export { enumTypeOfUserType, type EnumLabel, type UserTypeMetadata } from './table/user-type-metadata.js';
@@ -81,6 +81,16 @@ export { MERGE_ENGINE_PROPERTIES, isMergeEngineProperty, mergeEngineOf, type Mer
 export type { NewPublication, PublicationMetadata, PublishedActions } from './replication/publication-metadata.js';
 export { slotNameProblem, type ReplicationSlotRecord } from './replication/replication-slot.js';
 export type { ReplicationCatalog, ReplicationSlotHolder } from './replication/replication-catalog.js';
+export type { RoleCatalog } from './security/role-catalog.js';
+export { RoleGraph } from './security/role-graph.js';
+export { PG_DATABASE_OWNER_OID, defaultObjectAcl } from './security/object-acl.js';
+export type { ObjectAclRecord, PrivilegeCatalog, SecuredObject } from './security/object-acl.js';
+export type { PolicyCommand, RowPolicy, RowPolicyCatalog, RowSecuritySwitch } from './security/row-policies.js';
+export * from './security/acl.js';
+export * from './security/acl-check.js';
+export * from './security/acl-grant.js';
+export { BOOTSTRAP_SUPERUSER_OID, DEFAULT_BOOTSTRAP_SUPERUSER, DEFAULT_ROLE_ATTRIBUTES } from './security/role-metadata.js';
+export type { RoleAttributes, RoleMembership, RoleRecord } from './security/role-metadata.js';
 export { commitEndLsn, commitLsn, firstSnapshotFrom, formatLsn, parseLsn } from './replication/replication-lsn.js';
 export { decodeKeyMoves } from './table/key-moves.js';
 export { SLOT_LEASE_MICROS, SlotRegistry, otherStreamer, processSlotRegistry } from './replication/slot-registry.js';

@@ -13,3 +13,4 @@ export { parseNameList } from './replication/published-tables.js';
 export { runSubscriptionDdl } from './subscriptions/subscription-ddl.js';
 export { SubscriptionManager } from './subscriptions/subscription-manager.js';
 export type { SubscriptionWorkers } from './subscriptions/subscription-workers.js';
+export * from './audit/index.js';

@@ -145,7 +145,7 @@ class FloeSession implements SessionHandler {
       const paramTypes = statementParamTypes(bound) ?? declared.map((t) => t ?? ({ kind: 'text' } as SqlType));
       return {
         stmt, paramTypes,
-        cached: { bound, check: cachedPlanCheck(bound, ctx.deps.warehouse, ctx.searchPath()) },
+        cached: { bound, check: cachedPlanCheck(bound, ctx.deps.warehouse, ctx.planContext()) },
         paramTypeOids: paramTypes.map((t) => typeOid(t)),
         ...(paramTypes.some((t) => valueTypeOid(t) !== typeOid(t)) ? { paramCodecOids: paramTypes.map((t) => valueTypeOid(t)) } : {}),
         columns: ctx.columnsOf(bound),
@@ -165,7 +165,7 @@ class FloeSession implements SessionHandler {
         const timer = startStatementTimer(signal, durationSettingMs(ctx.settings.values, 'statement_timeout'));
         const started = performance.now();
         try {
-          return ctx.counted(p.stmt.text, started, timedResult(await runBound(ctx, ctx.preparedPlan(p, p.stmt), params, timer.signal), timer));
+          return ctx.counted(p.stmt.text, started, timedResult(await runBound(ctx, ctx.preparedPlan(p, p.stmt), params, timer.signal, p.stmt.text), timer));
         } catch (e) {
           timer.stop();
           throw e;

@@ -56,7 +56,7 @@ export async function evalDefaults(ctx: SessionContext, expr: string, type: SqlT
 
 /** COPY FROM's rows (one array per column) against the table's CHECK constraints. */
 export async function enforceChecks(ctx: SessionContext, table: TableMetadata, columns: readonly (readonly unknown[])[]): Promise<void> {
-  const checks = bindTableCheckConstraints(ctx.bindEnv(), table);
+  const checks = bindTableCheckConstraints(ctx.bindEnv(), table, 'insert');
   if (checks === undefined) return;
   const rows = (columns[0] ?? []).map((_v, r) => columns.map((c) => c[r]));
   await enforceCheckConstraints(checks, table, rows, internalExecContext(ctx));

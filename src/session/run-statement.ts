@@ -9,6 +9,8 @@ import { bindStatement, type BoundStatement, type ParsedStatement } from '../sql
 import { describeColumns, toRowBatch } from './result-columns.js';
 import { abortReason, type SessionContext } from './session-context.js';
 import { isolationText } from './transaction-isolation.js';
+import { checkAccesses } from './check-accesses.js';
+import { audit } from './statement-audit.js';
 
 /**
  * How one statement runs in a session: bound, then a query's rows streamed to the wire, a
@@ -22,10 +24,16 @@ export async function runParsed(
   const started = startSpan();
   const bound = bindStatement(stmt, ctx.bindEnv(paramTypes));
   endSpan('session.bind', started);
-  return runBound(ctx, bound, params, signal);
+  return runBound(ctx, bound, params, signal, stmt.text);
 }
 
-export async function runBound(ctx: SessionContext, bound: BoundStatement, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
+/** Runs a bound statement, audited (statement-audit.ts) when it is of a kind the trail keeps; `text` is what the audit row shows. */
+export async function runBound(ctx: SessionContext, bound: BoundStatement, params: readonly unknown[], signal: AbortSignal, text?: string): Promise<StatementResult> {
+  return audit(ctx.deps.audit, () => ctx.auditContext(), bound, text, () => runChecked(ctx, bound, params, signal));
+}
+
+async function runChecked(ctx: SessionContext, bound: BoundStatement, params: readonly unknown[], signal: AbortSignal): Promise<StatementResult> {
+  checkAccesses(ctx.deps.warehouse, ctx.identity, bound.accesses);
   await enterStatement(ctx, bound);
   switch (bound.kind) {
     case 'query': {

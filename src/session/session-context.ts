@@ -1,3 +1,7 @@
+import { SessionIdentity } from './session-identity.js';
+import { rowSecurityOf } from './row-security.js';
+import type { AuditContext, AuditSink } from './statement-audit.js';
+import { SessionPrivileges } from './session-privileges.js';
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import type { SqlType } from '../common/sql-type.js';
@@ -27,7 +31,7 @@ import { planOptions } from './disabled-optimizer-rules.js';
 import type { LogicalStatementPlan } from '../planner/index.js';
 import { SessionWarehouse } from './session-warehouse.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
-import { DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting } from './settings-registry.js';
+import { AUDIT_LOG_READS, DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting, settingDefinition } from './settings-registry.js';
 import { columnRanges, liveRows } from './table-estimates.js';
 import { TransactionState, nowMicros } from './transaction-state.js';
 
@@ -51,6 +55,10 @@ export interface SessionDeps {
   readonly subscriptions?: SubscriptionWorkers;
   /** The server's statement statistics (floe_stat_statements); without them, the process-wide ones. */
   readonly statementStatistics?: StatementStatistics;
+  /** The audit trail statements are recorded in (floe serve's; absent: none). */
+  readonly audit?: AuditSink;
+  /** pg_hba_file_rules's rows: the server's connection rules. */
+  readonly hbaFileRules?: () => readonly Readonly<Record<string, unknown>>[];
 }
 
 /** How a bound utility or DDL statement runs: src/session/commands, handed in so this file needs none of them. */
@@ -83,6 +91,10 @@ export class SessionContext {
   /** deps.warehouse plus this session's temporary tables; deps.warehouse is this. */
   readonly temp: SessionWarehouse;
   readonly settings: SessionSettings;
+  /** Session and current user (SET SESSION AUTHORIZATION, SET ROLE) and the roles they are checked against. */
+  readonly identity: SessionIdentity;
+  /** Privilege checks against the catalog's owners and ACLs. */
+  readonly privileges: SessionPrivileges;
   /** The open transaction block, if any (BEGIN … COMMIT, or a query string's implicit one). */
   readonly transaction: TransactionState;
   readonly prepared = new PreparedStatements();
@@ -107,6 +119,8 @@ export class SessionContext {
       startup: deps.startup, port: deps.port, queryMemoryLimit: deps.queryMemoryLimit, serverSettings: deps.serverSettings,
       events: () => this.events, txn: () => this.transaction.current,
     });
+    this.identity = new SessionIdentity(this.temp, deps.startup.user, this.settings);
+    this.privileges = new SessionPrivileges(this.temp, this.identity);
     this.transaction = new TransactionState(this.temp);
     this.sequences = new SessionSequenceState(this.temp);
     this.optimizing = sessionOptimizingService(deps.warehouse, deps.optimizing);
@@ -119,6 +133,7 @@ export class SessionContext {
       events: () => this.events,
       warning: (message) => this.notice('WARNING', '01000', message),
       statistics: this.statistics,
+      ...(deps.hbaFileRules === undefined ? {} : { hbaFileRules: deps.hbaFileRules }),
     });
   }
 
@@ -156,9 +171,18 @@ export class SessionContext {
     if (!this.transaction.markFailed()) this.server.transactionEnded(false);
   }
 
+  /**
+   * What a bound plan depends on besides the tables it names: the search path, and — when
+   * row security is in use — the current role and the policies, which the binder applied.
+   */
+  planContext(): string[] {
+    const rls = (this.deps.warehouse as { rowPolicies?: Warehouse['rowPolicies'] }).rowPolicies?.version() ?? '';
+    return rls === '' ? this.searchPath() : [...this.searchPath(), `\0${this.identity.currentUser()}\0${rls}`];
+  }
+
   /** search_path with "$user" kept only when a schema of that name exists, as PostgreSQL does. */
   searchPath(): string[] {
-    const user = this.deps.startup.user;
+    const user = this.identity.currentUser();
     const path = parseSearchPath(this.settings.get('search_path') ?? 'public');
     const hasUserSchema = path.includes('$user') && this.deps.warehouse.listNamespaces().includes(user);
     return path.flatMap((s) => (s === '$user' ? (hasUserSchema ? [user] : []) : [s]));
@@ -193,6 +217,7 @@ export class SessionContext {
         const files = filesOf(t);
         return files === undefined ? undefined : columnRanges(files, t.columns);
       },
+      rowSecurity: rowSecurityOf(this.deps.warehouse, this.identity),
     };
   }
 
@@ -223,7 +248,7 @@ export class SessionContext {
       params,
       signal,
       settings: this.settings.values,
-      user: this.deps.startup.user,
+      user: this.identity.currentUser(),
       database: this.deps.startup.database,
       searchPath: this.searchPath(),
       virtualTables: this.#virtualTables(),
@@ -246,13 +271,34 @@ export class SessionContext {
   #setFromFunction(name: string, value: string, isLocal: boolean): string {
     if (isLocal && !this.transaction.current) return value;
     if (isLocal) this.transaction.current!.localSettings.add(name);
-    this.settings.set(name, value);
+    this.setSetting(name, value);
     return this.settings.get(name) ?? value;
+  }
+
+  /** Who the audit trail says ran a statement: the session user (as pgaudit's user), from where, with which application. */
+  auditContext(): AuditContext {
+    const s = this.deps.startup;
+    return {
+      userName: this.identity.sessionUser(), clientAddr: s.remoteAddress === '' ? null : s.remoteAddress,
+      applicationName: this.settings.get('application_name') ?? '', logReads: this.settings.get(AUDIT_LOG_READS) ?? 'off',
+    };
+  }
+
+  /** SET and set_config(): the identity settings through their checks (session-identity.ts), the rest through the registry's. */
+  setSetting(name: string, value: string | null): void {
+    if (name === 'role') this.identity.setRole(value);
+    else if (name === 'session_authorization') this.identity.setSessionAuthorization(value);
+    else {
+      if (settingDefinition(name)?.context === 'superuser' && !this.identity.isSuperuser(this.identity.currentUser())) {
+        throw new FloeError(SqlState.insufficientPrivilege, `permission denied to set parameter "${name}"`);
+      }
+      this.settings.set(name, value);
+    }
   }
 
   /** A prepared statement's plan, bound again when what it was built against changed (prepared-statements.ts). */
   preparedPlan(p: Prepared, stmt: ParsedStatement): BoundStatement {
-    return preparedPlan(p, this.deps.warehouse, this.searchPath(), () => bindStatement(stmt, this.bindEnv(p.paramTypes)), (b) => this.columnsOf(b));
+    return preparedPlan(p, this.deps.warehouse, this.planContext(), () => bindStatement(stmt, this.bindEnv(p.paramTypes)), (b) => this.columnsOf(b));
   }
 
   /** The plan a bound query or DML statement runs (and EXPLAIN prints), under the session's disabled optimizer rules. */

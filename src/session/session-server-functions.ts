@@ -33,6 +33,8 @@ export interface SessionServerHost {
   warning(message: string): void;
   /** The server's statement statistics (floe_stat_statements). */
   readonly statistics: StatementStatistics;
+  /** pg_hba_file_rules's rows, from the server's rules file. */
+  readonly hbaFileRules?: () => readonly Readonly<Record<string, unknown>>[];
 }
 
 /**
@@ -202,6 +204,10 @@ export class SessionServerFunctions implements ServerFunctions {
 
   locks(): readonly AdvisoryLockRow[] {
     return this.#registry.advisoryLocks.rows();
+  }
+
+  hbaFileRules(): readonly Readonly<Record<string, unknown>>[] {
+    return this.#host.hbaFileRules?.() ?? [];
   }
 
   statementStatistics(): readonly StatementStatisticsRow[] {

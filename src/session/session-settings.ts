@@ -29,6 +29,9 @@ function startupSettings(parameters: Readonly<Record<string, string>>): [string,
   });
 }
 
+/** Settings session-identity.ts owns: SET ROLE and SET SESSION AUTHORIZATION change them, with their checks. */
+export const IDENTITY_SETTINGS: ReadonlySet<string> = new Set(['role', 'session_authorization', 'is_superuser']);
+
 /** search_path text → schema names ("$user" kept, quotes removed). */
 export function parseSearchPath(text: string): string[] {
   return text.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => (s.startsWith('"') && s.endsWith('"') ? s.slice(1, -1).replaceAll('""', '"') : s.toLowerCase()));
@@ -110,8 +113,9 @@ export class SessionSettings {
     this.assign(name, this.#reset.get(name) ?? '');
   }
 
+  /** RESET ALL: every setting but who the session is (role, session_authorization), as in PostgreSQL (GUC_NO_RESET_ALL). */
   resetAll(): void {
-    for (const [k, v] of this.#reset) this.assign(k, v);
+    for (const [k, v] of this.#reset) if (!IDENTITY_SETTINGS.has(k)) this.assign(k, v);
   }
 
   /** Settings are transactional, as in PostgreSQL: undo a rolled-back transaction's SETs, and SET LOCAL always. */

@@ -42,6 +42,9 @@ export class SessionWarehouse implements Warehouse {
   get storageConfig() { return this.#shared.storageConfig; }
   get logReplay() { return this.#shared.logReplay; }
   get replication() { return this.#shared.replication; }
+  get roles() { return this.#shared.roles; }
+  get privileges() { return this.#shared.privileges; }
+  get rowPolicies() { return this.#shared.rowPolicies; }
   /** `pg_temp_N` once the session has a temporary table's warehouse, as PostgreSQL creates the schema at first use. */
   get tempNamespace(): string | undefined { return this.#temp === undefined ? undefined : this.#namespace; }
 

@@ -51,6 +51,9 @@ export interface SettingDefinition {
 export const SERVER_VERSION = '15.18 (Floe 0.1.0)';
 export const SERVER_VERSION_NUM = '150018';
 
+/** Whether the audit trail records reads too (issue 30): superusers only may change it, so auditing cannot be turned down by whoever is audited. */
+export const AUDIT_LOG_READS = 'audit.log_reads';
+
 /** The setting that bounds one query's working set (sort buffers, hash tables). */
 export const QUERY_MEMORY_LIMIT = 'floe.query_memory_limit';
 export const DEFAULT_QUERY_MEMORY_LIMIT = '1GB';
@@ -180,7 +183,7 @@ const TABLE: Readonly<Record<string, Row>> = {
   lc_numeric: text('C.UTF-8', 'user', LOCALE, 'Locale of numbers.'),
   lc_time: text('C.UTF-8', 'user', LOCALE, 'Locale of dates and times.'),
   lock_timeout: duration('Longest wait for a lock (0 is no limit).'),
-  // Superuser in PostgreSQL; every Floe session is one (is_superuser), so SET works in any.
+  // A superuser setting, as in PostgreSQL: SET by other roles is 42501 (SessionContext.setSetting).
   log_min_duration_statement: duration('Sets the minimum execution time above which all statements will be logged.', {
     boot: '-1', context: 'superuser', category: 'Reporting and Logging / When to Log', min: -1,
   }),
@@ -189,7 +192,9 @@ const TABLE: Readonly<Record<string, Row>> = {
   // pg_recvlogical reads it on connecting (PostgreSQL's default mode of a data directory, shown in octal).
   data_directory_mode: int('0700', 'internal', PRESET, 'Mode of the data directory.'),
   max_index_keys: int('32', 'internal', PRESET, 'Most columns in an index key.', { min: 32, max: 32 }),
+  password_encryption: enumOf(['md5', 'scram-sha-256'], 'scram-sha-256', 'Connections and Authentication / Authentication', 'Chooses the algorithm for encrypting passwords.'),
   port: int('5433', 'postmaster', CONNECTION, 'TCP port the server listens on.', { min: 1, max: 65535 }),
+  role: text('none', 'user', 'Ungrouped', 'Sets the current role.', { hidden: true }),
   row_security: bool('on', 'user', STATEMENT, 'Whether row security policies apply (Floe has none).'),
   search_path: text('"$user", public', 'user', STATEMENT, 'Schemas searched for names not qualified by one.', { reported: true }),
   server_encoding: text('UTF8', 'internal', PRESET, 'Database character set.', { reported: true }),
@@ -208,6 +213,7 @@ const TABLE: Readonly<Record<string, Row>> = {
     unit: 'kB', min: 64, max: 2147483647, check: checkKb,
   }),
   'floe.backend_pid': int('0', 'internal', FLOE, 'This session\'s process id, as pg_backend_pid() reports it.', { hidden: true }),
+  [AUDIT_LOG_READS]: bool('off', 'superuser', FLOE, 'Whether the audit trail (audit.floe_audit) records SELECT and COPY TO too.', { hidden: true }),
   [QUERY_MEMORY_LIMIT]: text(DEFAULT_QUERY_MEMORY_LIMIT, 'user', FLOE, 'Working-set bound of one query (sort buffers, hash tables); past it, 53200.', {
     hidden: true,
     check: (name, value) => { parseMemorySetting(name, value); return value; },

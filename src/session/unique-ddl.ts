@@ -174,7 +174,7 @@ export async function dropIndex(w: Warehouse, c: DropIndex, searchPath: readonly
 }
 
 /** An index of the first schema that has one by this name; a primary key's index cannot be dropped alone (2BP01). */
-function findIndex(w: Warehouse, schemas: readonly string[], name: string): { owner: TableMetadata; index: IndexConstraint } | undefined {
+export function findIndex(w: Warehouse, schemas: readonly string[], name: string): { owner: TableMetadata; index: IndexConstraint } | undefined {
   for (const s of schemas) {
     if (!w.listNamespaces().includes(s)) continue;
     for (const t of w.listTables(s)) {

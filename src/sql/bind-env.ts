@@ -65,4 +65,20 @@ export interface BindEnv {
    * estimates take the share of that span a range filter keeps.
    */
   readonly columnRanges?: (table: CatalogTable) => Readonly<Record<string, readonly [number, number]>> | undefined;
+  /**
+   * Row-level security for the current role: the policy expressions (SQL text over the
+   * table's row) a command on the table must apply — USING filters the rows it sees, WITH
+   * CHECK each policy's test of the rows it writes — or undefined when none apply (no row
+   * security on the table, a superuser, BYPASSRLS, or its owner without FORCE).
+   */
+  readonly rowSecurity?: (tableId: number, command: RowSecurityCommand) => RowSecurityExprs | undefined;
+}
+
+export type RowSecurityCommand = 'select' | 'insert' | 'update' | 'delete';
+
+export interface RowSecurityExprs {
+  /** The rows the command may see or change; 'false' when no permissive policy lets any through. */
+  readonly using?: string;
+  /** Each test a written row must pass: the permissive policies' checks combined (name undefined), and each restrictive one by name. */
+  readonly checks: readonly { readonly name?: string; readonly expr: string }[];
 }

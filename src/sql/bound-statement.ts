@@ -3,13 +3,19 @@ import type { SqlType } from '../common/sql-type.js';
 import type { DdlCommand } from './ddl-command.js';
 import type { ResultColumn } from './result-column.js';
 import type { UtilityCommand } from './utility-command.js';
+import type { StatementAccesses } from './relation-access.js';
 
 /**
  * The outcome of binding one statement: something to execute, or a command for the
  * session. A query or DML statement carries its logical plan; the session has the
  * planner turn it into what runs (src/planner/plan-statement.ts).
  */
-export type BoundStatement =
+export type BoundStatement = BoundStatementKinds & {
+  /** The relations it reads and writes, checked against privileges at each execution (relation-access.ts). */
+  readonly accesses?: StatementAccesses;
+};
+
+type BoundStatementKinds =
   | {
       readonly kind: 'query';
       readonly logical: LogicalStatementPlan;

@@ -156,7 +156,100 @@ export type DdlCommand =
   | SubscriptionDdl
   | ViewDdl
   | TypeDdl
-  | PublicationDdl;
+  | PublicationDdl
+  | RoleDdl
+  | PrivilegeDdl
+  | PolicyDdl;
+
+/** Row-level security: CREATE / ALTER / DROP POLICY and ALTER TABLE … ROW LEVEL SECURITY. Expressions are the SQL text written. */
+export type PolicyDdl =
+  | {
+      readonly kind: 'createPolicy'; readonly name: string; readonly table: TableName; readonly permissive: boolean;
+      readonly command: 'all' | 'select' | 'insert' | 'update' | 'delete'; readonly roles: readonly RoleRef[];
+      readonly using?: string; readonly check?: string;
+    }
+  | {
+      readonly kind: 'alterPolicy'; readonly name: string; readonly table: TableName; readonly rename?: string;
+      readonly roles?: readonly RoleRef[]; readonly using?: string; readonly check?: string;
+    }
+  | { readonly kind: 'dropPolicy'; readonly name: string; readonly table: TableName; readonly ifExists: boolean; /** The table as written, for the IF EXISTS notice. */ readonly written: string }
+  | { readonly kind: 'rowSecurity'; readonly table: TableName; readonly enabled?: boolean; readonly forced?: boolean };
+
+/** One privilege of GRANT / REVOKE as written: its name, lower-cased, and the columns it names, if any. */
+export interface PrivilegeSpec {
+  readonly name: string;
+  readonly columns?: readonly string[];
+}
+
+/** A relation named in GRANT / REVOKE: found through search_path when unqualified. */
+export interface RelationRef {
+  readonly schema?: string;
+  readonly name: string;
+}
+
+/** GRANT / REVOKE on objects, and ALTER … OWNER TO. */
+export type PrivilegeDdl =
+  | {
+      readonly kind: 'grant' | 'revoke';
+      /** What ON names: TABLE (tables, views, sequences), SEQUENCE, SCHEMA or DATABASE. */
+      readonly objectKind: 'table' | 'sequence' | 'schema' | 'database';
+      readonly relations: readonly RelationRef[];
+      /** Schema or database names. */
+      readonly names: readonly string[];
+      /** ON ALL TABLES | SEQUENCES IN SCHEMA s, …: every such relation of these schemas. */
+      readonly allInSchemas?: readonly string[];
+      /** 'all': ALL [PRIVILEGES], with its column list if it has one. */
+      readonly privileges: readonly PrivilegeSpec[] | { readonly all: true; readonly columns?: readonly string[] };
+      readonly grantees: readonly RoleRef[];
+      /** WITH GRANT OPTION; REVOKE GRANT OPTION FOR. */
+      readonly grantOption: boolean;
+      readonly cascade: boolean;
+      readonly grantedBy?: RoleRef;
+    }
+  | { readonly kind: 'alterOwner'; readonly objectKind: 'table' | 'view' | 'sequence' | 'schema'; readonly relation?: RelationRef; readonly name?: string; readonly owner: RoleRef };
+
+/** A role named in a statement: a name, or one of the special role specifications. */
+export type RoleRef =
+  | { readonly kind: 'name'; readonly name: string }
+  | { readonly kind: 'current_user' | 'session_user' | 'current_role' | 'public' };
+
+/** CREATE / ALTER ROLE options as written (undefined: not given). */
+export interface RoleOptions {
+  readonly superuser?: boolean;
+  readonly createDb?: boolean;
+  readonly createRole?: boolean;
+  readonly inherit?: boolean;
+  readonly canLogin?: boolean;
+  readonly replication?: boolean;
+  readonly bypassRls?: boolean;
+  readonly connectionLimit?: number;
+  /** PASSWORD 'text' (hashed by the session unless already a verifier); null: PASSWORD NULL. */
+  readonly password?: string | null;
+  /** VALID UNTIL as written: a timestamptz in the session's TimeZone, or 'infinity'. */
+  readonly validUntil?: string;
+  /** IN ROLE: roles the new role joins. */
+  readonly inRoles?: readonly string[];
+  /** ROLE / USER: roles that join the new role. */
+  readonly members?: readonly string[];
+  /** ADMIN: roles that join the new role with ADMIN OPTION. */
+  readonly adminMembers?: readonly string[];
+}
+
+/** CREATE / ALTER / DROP ROLE | USER | GROUP, ALTER ROLE … RENAME, GRANT role TO, REVOKE role FROM. */
+export type RoleDdl =
+  | { readonly kind: 'createRole'; readonly name: string; readonly options: RoleOptions }
+  | { readonly kind: 'alterRole'; readonly role: RoleRef; readonly options: RoleOptions }
+  | { readonly kind: 'renameRole'; readonly from: string; readonly to: string }
+  | { readonly kind: 'dropRole'; readonly roles: readonly RoleRef[]; readonly ifExists: boolean }
+  | {
+      readonly kind: 'grantRole' | 'revokeRole';
+      readonly roles: readonly string[];
+      readonly grantees: readonly RoleRef[];
+      /** GRANT … WITH ADMIN OPTION; REVOKE ADMIN OPTION FOR. */
+      readonly adminOption: boolean;
+      readonly grantedBy?: RoleRef;
+      readonly cascade: boolean;
+    };
 
 /** Views, derived tables, COMMENT ON and SET SCHEMA (issue 25). */
 export type ViewDdl =

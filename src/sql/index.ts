@@ -13,6 +13,9 @@ export type { ResultColumn } from './result-column.js';
 export type { PublicationDdl, PublicationTableRef } from './publication-ddl.js';
 export type { DdlCommand, OptimizerGroupDdl, AlterTableAction, ColumnSpec, PartitionFieldSpec, TableName, TemporaryTableSpec, UniqueSpec, TypeDdl, AlterTypeAction, TypeNameRef } from './ddl-command.js';
 export type { AlterSubscriptionAction, SubscriptionDdl, SubscriptionOption } from './ddl-command.js';
+export type { PolicyDdl, PrivilegeDdl, PrivilegeSpec, RelationRef, RoleDdl, RoleOptions, RoleRef } from './ddl-command.js';
+export type { RelationAccess, StatementAccesses, SuperuserOnlyAccess } from './relation-access.js';
+export type { RowSecurityCommand, RowSecurityExprs } from './bind-env.js';
 export { TEMP_SCHEMA_ALIAS, isTempNamespaceName, tempNamespaceName } from '../common/temp-namespace.js';
 export type {
   UtilityCommand, CopyOptions, TransactionModes, IsolationLevel, ArgumentsPlan,

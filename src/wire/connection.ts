@@ -8,6 +8,7 @@ import { FloeError } from '../common/floe-error.js';
 import type { LoginThrottle } from '../common/login-throttle.js';
 import { decodeUtf8Strict } from '../common/utf8.js';
 import { authenticate, type AuthChannel } from './auth/authenticate.js';
+import type { AuthProvider, LoginAttemptEvent } from './auth/auth-provider.js';
 import { ClientGone } from './client-gone.js';
 import { SilentClose } from './silent-close.js';
 import { receiveCopyIn, sendCopyOut, type CopyIo } from './copy-protocol.js';
@@ -24,7 +25,7 @@ import { MessageDecoder, type DecodedMessage } from './messages/message-decoder.
 import { UnsupportedProtocolVersion, type StartupMessage } from './messages/startup.js';
 import { resolveFormats, RowEncoder } from './row-encoder.js';
 import type {
-  AuthProvider, BoundPortal, ColumnDescription, Notification, PreparedStatement, RowBatch, SessionEvents, SessionHandler,
+  BoundPortal, ColumnDescription, Notification, PreparedStatement, RowBatch, SessionEvents, SessionHandler,
   StartupInfo, StatementResult,
 } from './session-handler.js';
 import { SocketReader } from './socket-reader.js';
@@ -44,6 +45,10 @@ export interface ConnectionOptions {
   readonly statementObserver?: StatementObserver | undefined;
   /** Failed logins per client address (shared with the HTTP server); none: no throttling. */
   readonly loginThrottle?: LoginThrottle | undefined;
+  /** Told of each connection attempt that got as far as naming its user: success once the session started, or the error that ended it. */
+  readonly loginObserver?: (e: LoginAttemptEvent) => void;
+  /** Connections of this server logged in as `user` now (a role's CONNECTION LIMIT). */
+  readonly connectionsOf?: (user: string) => number;
 }
 
 /**
@@ -117,6 +122,9 @@ export class Connection {
   #startupTimedOut = false;
   readonly #ctx: CodecContext;
   readonly #remoteAddress: string;
+  #loggedInUser: string | undefined;
+  /** The startup packet's facts, once it named a user: what the login observer is told. */
+  #attempt: Omit<LoginAttemptEvent, 'outcome' | 'sqlstate'> | undefined;
   readonly #remotePort: number | undefined;
   readonly #connectedAtMicros = BigInt(Date.now()) * 1000n;
   /** NOTIFYs for this session, held until it is outside a transaction block (PostgreSQL delivers between transactions). */
@@ -191,6 +199,9 @@ export class Connection {
       this.#opts.logger.info({ remote: this.#remoteAddress }, e.message);
       return;
     }
+    if (this.#handler === undefined && this.#attempt !== undefined) {
+      this.#opts.loginObserver?.({ ...this.#attempt, outcome: 'failure', sqlstate: e instanceof FloeError ? e.sqlstate : 'XX000' });
+    }
     if (!(e instanceof FloeError)) this.#opts.logger.error({ err: e }, 'connection failed');
     else if (this.#handler === undefined && e.sqlstate.startsWith('28')) this.#log.authenticationFailed(e);
     else this.#log.fatal(e);
@@ -226,6 +237,11 @@ export class Connection {
       s.end();
       setTimeout(() => s.destroy(), 1000).unref();
     }
+  }
+
+  /** The role this connection logged in as, once authentication succeeded. */
+  get loggedInUser(): string | undefined {
+    return this.#loggedInUser;
   }
 
   // ---- startup and authentication ----
@@ -269,8 +285,15 @@ export class Connection {
     }
     const database = startup.parameters.database || user;
     this.#log.startup(user, database, startup.parameters.application_name);
+    this.#attempt = { user, database, remoteAddress: this.#remoteAddress, applicationName: startup.parameters.application_name ?? '' };
     this.#state = { kind: 'authenticating', user };
-    await authenticate(this.#authChannel(), this.#opts.auth, user, this.#remoteAddress, this.#opts.loginThrottle);
+    const role = await authenticate(this.#authChannel(), this.#opts.auth, {
+      user, database, remoteAddress: this.#remoteAddress, ssl: this.#tlsActive, replication: /^(true|on|yes|1)$/i.test(startup.parameters.replication ?? ''),
+    }, this.#opts.loginThrottle);
+    if (role.connectionLimit >= 0 && !role.superuser && (this.#opts.connectionsOf?.(user) ?? 0) >= role.connectionLimit) {
+      throw new FloeError('53300', `too many connections for role "${user}"`, { severity: 'FATAL' });
+    }
+    this.#loggedInUser = user;
     this.#writer.send({ kind: 'AuthenticationOk' });
 
     this.#processId = this.#opts.cancelRegistry.allocateProcessId();
@@ -285,6 +308,7 @@ export class Connection {
     const initial = await handler.start(this.#events());
     for (const [name, value] of Object.entries(initial)) this.#parameterStatus(name, value);
     this.#log.authorized(this.#processId);
+    this.#opts.loginObserver?.({ ...this.#attempt!, outcome: 'success', sqlstate: '00000' });
     this.#opts.cancelRegistry.register(this.#processId, secretKey, () => this.#cancelRunning());
     this.#writer.send({ kind: 'BackendKeyData', processId: this.#processId, secretKey });
     this.#state = { kind: 'idle' };

@@ -2,8 +2,11 @@
 export { startWireServer, type WireServer, type WireServerOptions } from './server.js';
 export type { StatementObserver } from './statement-observer.js';
 export type * from './session-handler.js';
-export { makeScramVerifier, formatScramVerifier, parseScramVerifier, type ScramSecret } from './auth/scram-secret.js';
-export { md5Response, md5StoredPassword } from './auth/md5-password.js';
+export type { AuthProvider, LoginAttemptEvent, LoginRole } from './auth/auth-provider.js';
+export { matchesScram } from './auth/authenticate.js';
+export { defaultHbaFile, parseHbaFile, pgHbaFileRuleRows, type HbaFileResult, type PgHbaFileRuleRow } from './auth/hba-rules.js';
+export { makeScramVerifier, formatScramVerifier, parseScramVerifier, type ScramSecret } from '../common/scram-secret.js';
+export { md5Response, md5StoredPassword } from '../common/md5-password.js';
 export { codecForOid, hasCodec } from './codecs/codec-for-oid.js';
 export { registerRegNameLookup } from './codecs/reg-name-text.js';
 export type { TypeCodec } from './codecs/type-codec.js';

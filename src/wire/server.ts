@@ -6,7 +6,8 @@ import { Connection } from './connection.js';
 import { defaultMaxMessageBytes } from './messages/message-decoder.js';
 import type { LoginThrottle } from '../common/login-throttle.js';
 import type { StatementObserver } from './statement-observer.js';
-import type { AuthProvider, SessionHandler, StartupInfo } from './session-handler.js';
+import type { SessionHandler, StartupInfo } from './session-handler.js';
+import type { AuthProvider, LoginAttemptEvent } from './auth/auth-provider.js';
 
 export interface WireServerOptions {
   readonly host: string;
@@ -24,6 +25,8 @@ export interface WireServerOptions {
   readonly statementObserver?: StatementObserver;
   /** Locks out client addresses after repeated failed logins (shared with the HTTP server). */
   readonly loginThrottle?: LoginThrottle;
+  /** Told of each connection attempt's end (floe serve's audit trail). */
+  readonly loginObserver?: (e: LoginAttemptEvent) => void;
 }
 
 export interface WireServer {
@@ -59,6 +62,12 @@ export async function startWireServer(opts: WireServerOptions): Promise<WireServ
       tls,
       statementObserver: opts.statementObserver,
       loginThrottle: opts.loginThrottle,
+      ...(opts.loginObserver === undefined ? {} : { loginObserver: opts.loginObserver }),
+      connectionsOf: (user) => {
+        let n = 0;
+        for (const c of connections.keys()) if (c.loggedInUser === user) n++;
+        return n;
+      },
     });
     const done = conn.run().finally(() => connections.delete(conn));
     connections.set(conn, done);

@@ -35,9 +35,9 @@ export interface FloeServer {
  * there, in a schema per warehouse directory (a restart on the directory finds its tables),
  * unless the test chose a catalog itself: the gateway
  * tests as a check of the PostgreSQL catalog (by hand; CI runs them on SQLite, and the
- * catalog tests on both).
+ * catalog tests on both). Exported for CLI commands a test runs on the same warehouse (`floe user add`).
  */
-function catalogFlags(dataDir: string, args: readonly string[]): string[] {
+export function catalogFlags(dataDir: string, args: readonly string[]): string[] {
   const url = process.env.FLOE_TEST_CATALOG_URL;
   if (url === undefined || url === '' || args.includes('--catalog')) return [];
   return ['--catalog', url, '--catalog-schema', `test_${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16)}`];

@@ -43,6 +43,38 @@ export async function stepOutcomes(url: string, steps: readonly Step[]): Promise
   return out;
 }
 
+/** A step's outcome (command tag and rows, or SQLSTATE and message) with the notices and warnings it sent. */
+export interface OutcomeWithNotices {
+  readonly result: unknown;
+  readonly notices: readonly string[];
+}
+
+/** Each statement on one connection, in order, with its notices: for scripts whose warnings matter (GRANT, roles). */
+export async function stepOutcomesWithNotices(url: string, steps: readonly string[]): Promise<OutcomeWithNotices[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  let notices: string[] = [];
+  c.on('notice', (n) => notices.push(`${n.severity} ${n.code}: ${n.message}`));
+  const out: OutcomeWithNotices[] = [];
+  try {
+    for (const text of steps) {
+      let result: unknown;
+      try {
+        const r = await c.query({ text, rowMode: 'array' });
+        result = { command: r.command, rows: r.rows };
+      } catch (e) {
+        const err = e as { code?: string; message?: string };
+        result = { error: err.code, message: err.message };
+      }
+      out.push({ result, notices });
+      notices = [];
+    }
+  } finally {
+    await c.end();
+  }
+  return out;
+}
+
 /** psql's output (stdout with stderr) for one backslash command or statement. */
 export async function psqlOutput(target: ConnectTarget, command: string): Promise<string> {
   const r = await runPsql(target, ['-c', command], { mergeStderr: true });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Page } from 'puppeteer-core';
-import { addUser, usersFilePath } from '../../src/cli/users-file.js';
+import { addLoginRoles } from '../harness/login-roles.js';
 import { launchDashboardBrowser, saveScreenshot, type DashboardBrowser } from '../harness/dashboard-browser.js';
 import { startFloe, type FloeServer } from '../harness/floe-server.js';
 
@@ -225,8 +225,8 @@ describe('dashboard login under --http-auth always', () => {
   let base: string;
 
   before(async () => {
-    addUser(usersFilePath(dataDir), 'alice', 'alice-pw');
     server = await startFloe({ dataDir, args: ['--http-auth', 'always'] });
+    await addLoginRoles(server, [{ name: 'alice', password: 'alice-pw' }]);
     base = `http://127.0.0.1:${server.httpPort}`;
     const client = new pg.Client({ host: server.host, port: server.port, user: 'floe', database: 'floe' });
     await client.connect();

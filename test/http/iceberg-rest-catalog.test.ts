@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { IcebergError, IcebergRestCatalog } from 'iceberg-js';
-import { addUser, usersFilePath } from '../../src/cli/users-file.js';
+import { addLoginRoles } from '../harness/login-roles.js';
 import { LocalStorage } from '../../src/lake/storage/local-storage.js';
 import { startFloe, type FloeServer } from '../harness/floe-server.js';
 import { readNewestMetadata, snapshotFiles, type Json } from '../lake/iceberg/read-iceberg.js';
@@ -33,8 +33,8 @@ describe('Iceberg REST catalog', () => {
   const keyOf = (uri: string) => relative(dataDir, fileURLToPath(uri)).split('\\').join('/');
 
   before(async () => {
-    addUser(usersFilePath(dataDir), 'alice', 'alice-pw');
     server = await startFloe({ dataDir, args: ['--optimizer-threads', '0', '--http-auth', 'always'] });
+    await addLoginRoles(server, [{ name: 'alice', password: 'alice-pw' }]);
     base = `http://127.0.0.1:${server.httpPort}`;
     client = new pg.Client({ connectionString: server.url });
     await client.connect();

@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addUser, usersFilePath } from '../../src/cli/users-file.js';
+import { addLoginRoles } from '../harness/login-roles.js';
 import { startFloe, type FloeServer } from '../harness/floe-server.js';
 import { runCommand } from '../harness/run-command.js';
 
@@ -22,9 +22,8 @@ describe('management API authentication', () => {
   let base: string;
 
   before(async () => {
-    addUser(usersFilePath(dataDir), 'alice', 'alice-pw');
-    addUser(usersFilePath(dataDir), 'root', 'root-pw', 'scram-sha-256', { superuser: true });
     server = await startFloe({ dataDir, args: ['--http-auth', 'always'] });
+    await addLoginRoles(server, [{ name: 'alice', password: 'alice-pw' }, { name: 'root', password: 'root-pw', superuser: true }]);
     base = `http://127.0.0.1:${server.httpPort}`;
     const c = await fetch(`${base}/api/v1/tables`, { headers: basic('root', 'root-pw') });
     assert.equal(c.status, 200);
@@ -165,8 +164,8 @@ describe('management API over TLS', () => {
     assert.equal(gen.code, 0, gen.stderr);
     const dataDir = join(dir, 'data');
     mkdirSync(dataDir);
-    addUser(usersFilePath(dataDir), 'root', 'root-pw', 'scram-sha-256', { superuser: true });
     server = await startFloe({ dataDir, args: ['--tls-cert', cert, '--tls-key', key, '--http-auth', 'always'] });
+    await addLoginRoles(server, [{ name: 'root', password: 'root-pw', superuser: true }]);
     const get = (headers: Record<string, string>) => new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpsRequest({ host: '127.0.0.1', port: server!.httpPort, path: '/api/v1/whoami', ca: readFileSync(cert), headers }, (res) => {
         let body = '';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { addUser, usersFilePath } from '../../src/cli/users-file.js';
+import { addLoginRoles } from '../harness/login-roles.js';
 import { startFloe, type FloeServer } from '../harness/floe-server.js';
 
 /*
@@ -18,8 +18,8 @@ import { startFloe, type FloeServer } from '../harness/floe-server.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-login-throttle-'));
 let server: FloeServer;
 before(async () => {
-  addUser(usersFilePath(dataDir), 'alice', 'alice-pw');
   server = await startFloe({ dataDir, args: ['--optimizer-threads', '0'] });
+  await addLoginRoles(server, [{ name: 'alice', password: 'alice-pw' }]);
 });
 after(async () => {
   await server?.stop();

@@ -1,10 +1,12 @@
 import { FloeError } from '../../src/common/floe-error.js';
 import type {
-  AuthProvider, BoundPortal, ColumnDescription, PreparedStatement, RowBatch, SessionEvents, SessionHandler,
+  BoundPortal, ColumnDescription, PreparedStatement, RowBatch, SessionEvents, SessionHandler,
   StartupInfo, StatementResult, TransactionStatus,
 } from '../../src/wire/session-handler.js';
-import { md5Response } from '../../src/wire/auth/md5-password.js';
-import { makeScramVerifier, type ScramSecret } from '../../src/wire/auth/scram-secret.js';
+import { md5StoredPassword } from '../../src/common/md5-password.js';
+import { formatScramVerifier, makeScramVerifier } from '../../src/common/scram-secret.js';
+import type { AuthProvider, LoginRole } from '../../src/wire/auth/auth-provider.js';
+import { parseHbaFile } from '../../src/wire/auth/hba-rules.js';
 
 /**
  * A SessionHandler that knows a handful of canned statements, enough to drive
@@ -264,23 +266,22 @@ export interface FakeUsers {
   readonly password: Record<string, string>;
 }
 
-/** trust for anyone not listed; SCRAM, md5 or cleartext for listed users. */
+/**
+ * Listed users log in with their method (SCRAM, md5 or cleartext, each by a rule of its own);
+ * anyone else is trusted and exists as a login role.
+ */
 export function fakeAuth(users: FakeUsers = { scram: {}, md5: {}, password: {} }): AuthProvider {
-  const secrets = new Map<string, ScramSecret>();
-  for (const [u, p] of Object.entries(users.scram)) secrets.set(u, makeScramVerifier(p));
+  const roles = new Map<string, LoginRole>();
+  const role = (name: string, password: string | null): LoginRole => ({ name, superuser: false, canLogin: true, connectionLimit: -1, password, validUntilMicros: null });
+  for (const [u, p] of Object.entries(users.scram)) roles.set(u, role(u, formatScramVerifier(makeScramVerifier(p))));
+  for (const [u, p] of Object.entries(users.md5)) roles.set(u, role(u, md5StoredPassword(u, p)));
+  for (const [u, p] of Object.entries(users.password)) roles.set(u, role(u, formatScramVerifier(makeScramVerifier(p))));
+  const line = (method: string, names: Record<string, string>) => Object.keys(names).map((u) => `host all "${u}" all ${method}`);
+  const hba = parseHbaFile([...line('scram-sha-256', users.scram), ...line('md5', users.md5), ...line('password', users.password), 'host all all all trust'].join('\n'), 'fake');
   return {
-    methodFor(user) {
-      if (user in users.scram) return 'scram-sha-256';
-      if (user in users.md5) return 'md5';
-      if (user in users.password) return 'password';
-      return 'trust';
-    },
-    scramSecret: (user) => secrets.get(user),
-    checkPassword(user, password) {
-      if (typeof password === 'string') return users.password[user] === password;
-      const stored = users.md5[user];
-      return stored !== undefined && md5Response(user, stored, password.salt) === password.md5;
-    },
+    hba: () => hba,
+    role: (name) => roles.get(name) ?? role(name, null),
+    isMemberOf: () => false,
   };
 }
 

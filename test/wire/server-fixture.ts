@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { startWireServer, type WireServer } from '../../src/wire/server.js';
-import type { AuthProvider } from '../../src/wire/session-handler.js';
+import type { AuthProvider } from '../../src/wire/auth/auth-provider.js';
 import { FakeSession, fakeAuth, newFakeState, type FakeState } from './fake-session.js';
 
 export interface Fixture {

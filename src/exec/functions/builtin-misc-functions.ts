@@ -14,7 +14,7 @@ import { toNumber } from './to-number.js';
 export function registerBuiltinMiscFunctions(): void {
   const S = T.text; const N = T.name;
   registerScalarFunction({ name: 'current_user', args: [], returns: N, impl: (_a, ctx) => ctx.user });
-  registerScalarFunction({ name: 'session_user', args: [], returns: N, impl: (_a, ctx) => ctx.user });
+  registerScalarFunction({ name: 'session_user', args: [], returns: N, impl: (_a, ctx) => ctx.settings.get('session_authorization') ?? ctx.user });
   registerScalarFunction({ name: 'user', args: [], returns: N, impl: (_a, ctx) => ctx.user });
   registerScalarFunction({ name: 'current_role', args: [], returns: N, impl: (_a, ctx) => ctx.user });
   registerScalarFunction({ name: 'current_database', args: [], returns: N, impl: (_a, ctx) => ctx.database });

@@ -22,7 +22,7 @@ export function compileCheckConstraints(
   checks: readonly CheckConstraintPlan[] | undefined, table: { readonly name: string; readonly columns: readonly { readonly type: SqlType }[] },
 ): CheckConstraints | undefined {
   if (checks === undefined || checks.length === 0) return undefined;
-  const compiled = checks.map((c) => ({ name: c.name, fn: compileExpr(c.expr) }));
+  const compiled = checks.map((c) => ({ name: c.name, fn: compileExpr(c.expr), rowSecurity: c.rowSecurity === true }));
   const width = table.columns.length;
   return {
     async enforce(rows, run) {
@@ -33,6 +33,13 @@ export function compileCheckConstraints(
       // Row by row, each row's constraints in name order: the first failure PostgreSQL would report.
       for (let r = 0; r < rows.length; r++) {
         for (let k = 0; k < compiled.length; k++) {
+          const c = compiled[k]!;
+          if (c.rowSecurity) {
+            if (results[k]![r] === true) continue;
+            throw new FloeError(SqlState.insufficientPrivilege, c.name === ''
+              ? `new row violates row-level security policy for table "${table.name}"`
+              : `new row violates row-level security policy "${c.name}" for table "${table.name}"`);
+          }
           if (results[k]![r] !== false) continue;
           const tz = run.ctx.settings?.get('timezone') ?? 'UTC';
           const values = rows[r]!.map((v, i) => (v === null || v === undefined ? 'null' : formatValue(v, table.columns[i]!.type, { timeZone: tz })));

@@ -7,4 +7,10 @@ import type { Expr } from '../expr/expr.js';
 export interface CheckConstraintPlan {
   readonly name: string;
   readonly expr: Expr;
+  /**
+   * A row-security WITH CHECK instead of a constraint: a row passes only when `expr` is true
+   * (NULL fails), and a failure is 42501 naming the policy (`name`, or none for the
+   * permissive policies together).
+   */
+  readonly rowSecurity?: true;
 }

@@ -7,6 +7,9 @@ import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/vie
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { ReplicationCatalog } from '../replication/replication-catalog.js';
+import type { RoleCatalog } from '../security/role-catalog.js';
+import type { PrivilegeCatalog } from '../security/object-acl.js';
+import type { RowPolicyCatalog } from '../security/row-policies.js';
 import type {
   NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionRunner, SubscriptionStatus,
 } from '../subscription/subscription-metadata.js';
@@ -376,6 +379,12 @@ export interface Catalog {
 
   /** Publications and replication slots (sqlite-replication.ts). */
   readonly replication: ReplicationCatalog;
+  /** Roles and role memberships (sql-roles.ts). */
+  readonly roles: RoleCatalog;
+  /** Owners and ACLs of relations, schemas and the database (sql-privileges.ts). */
+  readonly privileges: PrivilegeCatalog;
+  /** Row-level security: tables' switches and policies (sql-row-policies.ts). */
+  readonly rowPolicies: RowPolicyCatalog;
 
   // The self-optimizing service's records (sqlite-optimizing.ts); `default` is stored only once altered.
   listOptimizerGroups(): OptimizerGroup[];

@@ -9,6 +9,9 @@ import type { CatalogDatabase, CatalogStatement } from './catalog-database.js';
 import { SqlSequences } from './sql-sequences.js';
 import { SqlViews } from './sql-views.js';
 import { SqlTypes } from './sql-types.js';
+import { SqlRoles } from './sql-roles.js';
+import { SqlPrivileges } from './sql-privileges.js';
+import { SqlRowPolicies } from './sql-row-policies.js';
 import { currentEnumColumns } from './current-enum-columns.js';
 import { addEnumLabel, renameEnumLabel, type EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
@@ -170,6 +173,9 @@ export class SqlCatalog implements Catalog {
   readonly #optimizing: SqlOptimizing;
   /** Publications and replication slots. */
   readonly replication: SqlReplication;
+  readonly roles: SqlRoles;
+  readonly privileges: SqlPrivileges;
+  readonly rowPolicies: SqlRowPolicies;
   readonly #subscriptions: SqlSubscriptions;
   /** Visible sets derived commit by commit (visible-files-memo.ts), kept across database changes. */
   readonly #visible = new VisibleFilesMemo({
@@ -208,6 +214,9 @@ export class SqlCatalog implements Catalog {
     this.#sequences = new SqlSequences(access);
     this.#optimizing = new SqlOptimizing(access);
     this.replication = new SqlReplication(access);
+    this.roles = new SqlRoles(access);
+    this.privileges = new SqlPrivileges(access);
+    this.rowPolicies = new SqlRowPolicies(access);
     this.#subscriptions = new SqlSubscriptions(access);
   }
 
@@ -476,6 +485,8 @@ export class SqlCatalog implements Catalog {
       this.#views.dropInNamespace(name);
       this.#types.dropInNamespace(name);
       this.#sql('DELETE FROM namespaces WHERE name = ?').run(name);
+      // Names come back (ids never do): a schema made later under this name starts from the defaults.
+      this.#sql("DELETE FROM object_acls WHERE object_kind = 'schema' AND object_key = ?").run(name);
       return ids;
     });
   }
@@ -708,8 +719,9 @@ export class SqlCatalog implements Catalog {
 
   #dropTableRows(id: number): void {
     this.#views.dropComments(id);
+    this.#sql("DELETE FROM object_acls WHERE object_kind = 'relation' AND object_key = ?").run(String(id));
     this.#sql('DELETE FROM sequences WHERE owner_table = ?').run(id);
-    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states', 'file_replacements', 'file_epoch_swaps']) {
+    for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states', 'file_replacements', 'file_epoch_swaps', 'row_policies', 'row_security']) {
       this.#sql(`DELETE FROM ${t} WHERE table_id = ?`).run(id);
     }
     // Kept (not deleted with the rest), so a memo of the dropped table in another process is void too.

@@ -126,6 +126,7 @@ export class SqlSequences {
 
   drop(id: number): void {
     this.#c.sql('DELETE FROM sequences WHERE seq_id = ?').run(id);
+    this.#c.sql("DELETE FROM object_acls WHERE object_kind = 'relation' AND object_key = ?").run(String(id));
   }
 
   reserve(id: number, count: number): { values: bigint[]; generation: number } {

@@ -70,6 +70,7 @@ export class SqlViews {
   drop(id: number): void {
     if (this.getById(id) === undefined) throw new FloeError(SqlState.undefinedTable, `view ${id} does not exist`);
     this.#c.sql('DELETE FROM views WHERE view_id = ?').run(id);
+    this.#c.sql("DELETE FROM object_acls WHERE object_kind = 'relation' AND object_key = ?").run(String(id));
     this.dropComments(id);
   }
 

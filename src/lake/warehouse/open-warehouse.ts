@@ -10,6 +10,8 @@ import { replayDeadWriters } from '../log/replay-dead-writers.js';
 import type { LogReplay } from '../log/replay-dead-writers.js';
 import type { LogLocation } from '../log/log-location.js';
 import type { Warehouse, WarehouseOptions } from './warehouse.js';
+import type { CatalogConfig } from '../catalog/catalog-config.js';
+import { DEFAULT_BOOTSTRAP_SUPERUSER } from '../security/role-metadata.js';
 import { WarehouseImpl } from './warehouse-impl.js';
 
 /** Opens (creating if needed) a warehouse: by default a SQLite catalog and data files under `path`; `path` holds the local state in any case. */
@@ -21,11 +23,8 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
   const storage = openStorage(storageConfig);
   // A wrong bucket or credentials fail the start, not the first query.
   await storage.checkReachable?.();
-  let catalog: Catalog;
-  switch (catalogConfig.kind) {
-    case 'sqlite': catalog = new SqliteCatalog(catalogConfig.path ?? join(opts.path, 'catalog.db'), opts.firstTableId === undefined ? {} : { firstTableId: opts.firstTableId }); break;
-    case 'postgres': catalog = new PostgresCatalog({ url: catalogConfig.url, ...(catalogConfig.schema === undefined ? {} : { schema: catalogConfig.schema }) }); break;
-  }
+  const catalog = openCatalog(opts.path, catalogConfig, opts.firstTableId);
+  catalog.roles.ensureBootstrap(opts.superuser ?? DEFAULT_BOOTSTRAP_SUPERUSER, null);
   const staleMs = opts.staleTransactionMs ?? 60_000;
   let log: LogStore | undefined;
   let replay: LogReplay | undefined;
@@ -52,6 +51,14 @@ export async function openWarehouse(opts: WarehouseOptions): Promise<Warehouse> 
     }
   }
   return new WarehouseImpl(opts.path, catalog, storage, storageConfig, opts.logger, staleMs, opts.sequenceBlock, log, replay, opts.commitObserver);
+}
+
+/** The catalog alone (SQLite under `path` unless configured otherwise), for tools that change no data: `floe user`. */
+export function openCatalog(path: string, config: CatalogConfig, firstTableId?: number): Catalog {
+  switch (config.kind) {
+    case 'sqlite': return new SqliteCatalog(config.path ?? join(path, 'catalog.db'), firstTableId === undefined ? {} : { firstTableId });
+    case 'postgres': return new PostgresCatalog({ url: config.url, ...(config.schema === undefined ? {} : { schema: config.schema }) });
+  }
 }
 
 /**

@@ -56,6 +56,9 @@ import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import { checkViewReplacement } from '../table/check-view-replacement.js';
 import type { ReplicationCatalog } from '../replication/replication-catalog.js';
+import type { RoleCatalog } from '../security/role-catalog.js';
+import type { PrivilegeCatalog } from '../security/object-acl.js';
+import type { RowPolicyCatalog } from '../security/row-policies.js';
 
 export class WarehouseImpl implements Warehouse {
   readonly path: string;
@@ -78,6 +81,18 @@ export class WarehouseImpl implements Warehouse {
 
   get replication(): ReplicationCatalog {
     return this.#catalog.replication;
+  }
+
+  get roles(): RoleCatalog {
+    return this.#catalog.roles;
+  }
+
+  get privileges(): PrivilegeCatalog {
+    return this.#catalog.privileges;
+  }
+
+  get rowPolicies(): RowPolicyCatalog {
+    return this.#catalog.rowPolicies;
   }
 
   get #catalog(): Catalog {

@@ -21,6 +21,9 @@ import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../se
 
 import type { LogReplay } from '../log/replay-dead-writers.js';
 import type { ReplicationCatalog } from '../replication/replication-catalog.js';
+import type { RoleCatalog } from '../security/role-catalog.js';
+import type { PrivilegeCatalog } from '../security/object-acl.js';
+import type { RowPolicyCatalog } from '../security/row-policies.js';
 import type {
   NewSubscription, SubscriptionMetadata, SubscriptionPatch, SubscriptionProgress, SubscriptionRunner, SubscriptionStatus,
 } from '../subscription/subscription-metadata.js';
@@ -60,6 +63,8 @@ export interface WarehouseOptions {
   readonly firstTableId?: number;
   /** Told of each commit (floe serve's metrics). */
   readonly commitObserver?: CommitObserver;
+  /** The bootstrap superuser's name when this open creates it (the catalog's first); `floe` by default. */
+  readonly superuser?: string;
 }
 
 /** One row of t$files. */
@@ -273,5 +278,11 @@ export interface Warehouse {
   readonly logReplay: LogReplay | undefined;
   /** Publications and durable replication slots (CDC out; docs/design-notes.md, "Floe as a publisher"). */
   readonly replication: ReplicationCatalog;
+  /** Roles and role memberships (docs/design-notes.md, "Roles and authentication"). */
+  readonly roles: RoleCatalog;
+  /** Owners and ACLs (GRANT / REVOKE, ALTER … OWNER TO). */
+  readonly privileges: PrivilegeCatalog;
+  /** Row-level security (CREATE POLICY, ENABLE ROW LEVEL SECURITY). */
+  readonly rowPolicies: RowPolicyCatalog;
   close(): Promise<void>;
 }

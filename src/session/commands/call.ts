@@ -25,6 +25,8 @@ async function call(ctx: SessionContext, procedureName: string, given: unknown[]
     const [ns, n] = text.includes('.') ? text.split('.', 2) as [string, string] : [ctx.searchPath().find((s) => w.getTable(s, text)) ?? 'public', text];
     const t = w.getTable(ns, n);
     if (!t) throw new FloeError(SqlState.undefinedTable, `relation "${text}" does not exist`);
+    // Every procedure rewrites the table's history or files: its owner's business, as ALTER TABLE is.
+    ctx.privileges.requireOwner({ kind: 'relation', id: t.id }, 'table', t.name);
     return t;
   };
   switch (procedure) {

@@ -5,6 +5,11 @@ import { applyAlterTableAction, checkAlterTableActions, foreignKeyNotice, type L
 import { dropForeignKeysTo } from '../drop-foreign-keys-to.js';
 import { existingTablesToDrop } from '../existing-tables-to-drop.js';
 import { runOptimizerGroupDdl } from '../run-optimizer-group-ddl.js';
+import { runRoleDdl } from '../run-role-ddl.js';
+import { checkDdlPrivileges, columnAclsFollow, describeObject, withNewOwner } from '../ddl-privileges.js';
+import { runPrivilegeDdl } from '../run-privilege-ddl.js';
+import { runPolicyDdl } from '../run-policy-ddl.js';
+import { withTempNamespace } from '../../common/temp-namespace.js';
 import { runSequenceDdl } from '../run-sequence-ddl.js';
 import { runTypeDdl } from '../run-type-ddl.js';
 import { runPublicationDdl } from '../replication/run-publication-ddl.js';
@@ -17,6 +22,11 @@ import { alterTableIo, viewDdlIo } from '../internal-statements.js';
 
 /** CREATE/ALTER/DROP of schemas, tables, indexes, sequences, views, types and optimizer groups, and COMMENT; returns the command tag. */
 export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonly unknown[] = []): Promise<string> {
+  checkDdlPrivileges(ctx, c);
+  return withNewOwner(ctx, c, () => runDdlCommand(ctx, c, params));
+}
+
+async function runDdlCommand(ctx: SessionContext, c: DdlCommand, params: readonly unknown[]): Promise<string> {
   const w = ctx.deps.warehouse;
   switch (c.kind) {
     case 'createSchema':
@@ -81,6 +91,7 @@ export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonl
             if (a.kind === 'setProperties') validateTableProperties(Object.keys(a.properties), a.properties, ctx.propertyChecks());
             if (a.kind === 'resetProperties') validateTableProperties(a.keys);
             table = await applyAlterTableAction(w, table, a, io, checked.has(a));
+            if (a.kind === 'renameColumn' || a.kind === 'dropColumn') columnAclsFollow(w, table.id, a);
         }
       }
       return 'ALTER TABLE';
@@ -108,6 +119,22 @@ export async function runDdl(ctx: SessionContext, c: DdlCommand, params: readonl
       });
     case 'createPublication': case 'alterPublication': case 'dropPublication':
       return runPublicationDdl(w, c, (message) => ctx.notice('NOTICE', SqlState.successfulCompletion, message));
+    case 'createRole': case 'alterRole': case 'renameRole': case 'dropRole': case 'grantRole': case 'revokeRole':
+      return runRoleDdl({
+        roles: w.roles, privileges: w.privileges, describe: (o) => describeObject(w, o, ctx.deps.startup.database),
+        identity: ctx.identity, setting: (name) => ctx.settings.get(name),
+        notice: (severity, sqlstate, message) => ctx.notice(severity, sqlstate, message),
+      }, c);
+    case 'createPolicy': case 'alterPolicy': case 'dropPolicy': case 'rowSecurity':
+      return runPolicyDdl({
+        warehouse: w, identity: ctx.identity, privileges: ctx.privileges, notice: (message) => ctx.notice('NOTICE', SqlState.successfulCompletion, message),
+      }, c);
+    case 'grant': case 'revoke': case 'alterOwner':
+      return runPrivilegeDdl({
+        // The session's temporary schema first, as name lookups see it.
+        warehouse: w, identity: ctx.identity, privileges: ctx.privileges, searchPath: withTempNamespace(ctx.searchPath(), ctx.temp.tempNamespace), database: ctx.deps.startup.database,
+        notice: (severity, sqlstate, message) => ctx.notice(severity, sqlstate, message),
+      }, c);
     case 'createType': case 'alterType': case 'dropType':
       return runTypeDdl(w, c, (message, detail, sqlstate = SqlState.successfulCompletion) =>
         ctx.events?.notice({ severity: 'NOTICE', sqlstate, message, ...(detail === undefined ? {} : { detail }) }));

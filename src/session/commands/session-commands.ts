@@ -10,6 +10,8 @@ export const sessionCommands: Pick<UtilityHandlers, 'discard' | 'noop'> = {
       if (t && !t.implicit) throw new FloeError(SqlState.activeSqlTransaction, 'DISCARD ALL cannot run inside a transaction block');
       ctx.prepared.clear();
       await ctx.cursors.closeAll(true);
+      // DISCARD ALL is SET SESSION AUTHORIZATION DEFAULT and RESET ALL, among others.
+      ctx.identity.setSessionAuthorization(null);
       ctx.settings.resetAll();
     }
     if (c.target === 'all' || c.target === 'temp') await ctx.temp.close();

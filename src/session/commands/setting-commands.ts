@@ -18,7 +18,7 @@ export const settingCommands: Pick<UtilityHandlers, 'set' | 'setTransaction' | '
       return commandTag('SET');
     }
     if (c.local) ctx.transaction.current!.localSettings.add(c.name);
-    ctx.settings.set(c.name, c.value);
+    ctx.setSetting(c.name, c.value);
     return commandTag('SET');
   },
 
@@ -29,6 +29,8 @@ export const settingCommands: Pick<UtilityHandlers, 'set' | 'setTransaction' | '
 
   async reset(ctx, c) {
     if (c.name === 'all') ctx.settings.resetAll();
+    else if (c.name === 'role') ctx.identity.setRole(null);
+    else if (c.name === 'session_authorization') ctx.identity.setSessionAuthorization(null);
     else ctx.settings.reset(c.name);
     return commandTag('RESET');
   },

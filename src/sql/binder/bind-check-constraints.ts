@@ -10,10 +10,9 @@ import { bindCheckExpr, parseCheckText } from './bind-table-constraint.js';
  * checks them in, so the first failure named is the same). Undefined when it has none.
  * Every DML binder (INSERT, UPDATE, MERGE, upserts) and COPY call this one function.
  */
-export function bindCheckConstraints(ctx: BindContext, table: CatalogTable): CheckConstraintPlan[] | undefined {
+export function bindCheckConstraints(ctx: BindContext, table: CatalogTable, command: WriteCommand): CheckConstraintPlan[] | undefined {
   const checks = (table.constraints ?? []).filter((c) => c.kind === 'check');
-  if (checks.length === 0) return undefined;
-  return [...checks].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((c) => {
+  const plans = [...checks].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((c): CheckConstraintPlan => {
     try {
       return { name: c.name, expr: bindCheckExpr(ctx, parseCheckText(c.expr), table) };
     } catch (e) {
@@ -22,16 +21,26 @@ export function bindCheckConstraints(ctx: BindContext, table: CatalogTable): Che
       throw e;
     }
   });
+  // Row security's WITH CHECK, after the constraints (PostgreSQL checks it after them too); MERGE may insert and update.
+  for (const cmd of command === 'merge' ? ['insert', 'update'] as const : [command]) {
+    for (const c of ctx.env.rowSecurity?.(table.id, cmd)?.checks ?? []) {
+      plans.push({ name: c.name ?? '', expr: bindCheckExpr(ctx, parseCheckText(c.expr), table), rowSecurity: true });
+    }
+  }
+  return plans.length === 0 ? undefined : plans;
 }
 
+/** The writes CHECK constraints and row-security checks apply to. */
+export type WriteCommand = 'insert' | 'update' | 'merge';
+
 /** bindCheckConstraints outside a statement (COPY FROM, which the session runs itself). */
-export function bindTableCheckConstraints(env: BindEnv, table: CatalogTable): CheckConstraintPlan[] | undefined {
+export function bindTableCheckConstraints(env: BindEnv, table: CatalogTable, command: WriteCommand): CheckConstraintPlan[] | undefined {
   const stmt: ParsedStatement = { text: '', location: 0, ast: {} as ParsedStatement['ast'], lake: [], source: '', isTransactionEnd: false };
-  return bindCheckConstraints(new BindContext(stmt, env), table);
+  return bindCheckConstraints(new BindContext(stmt, env), table, command);
 }
 
 /** `{ checks }` for a DML plan node, or nothing when the table has no CHECK. */
-export function withChecks(ctx: BindContext, table: CatalogTable): { checks?: CheckConstraintPlan[] } {
-  const checks = bindCheckConstraints(ctx, table);
+export function withChecks(ctx: BindContext, table: CatalogTable, command: WriteCommand): { checks?: CheckConstraintPlan[] } {
+  const checks = bindCheckConstraints(ctx, table, command);
   return checks === undefined ? {} : { checks };
 }

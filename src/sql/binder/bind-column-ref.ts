@@ -66,6 +66,7 @@ export function bindColumnRef(ctx: BindContext, n: Raw, es: ExprScope): Expr {
     throw e;
   }
   const { column, depth } = found;
+  if (column.tableOid > 0 && column.columnNumber > 0) ctx.access.read(column.tableOid, column.columnNumber);
   if (es.grouping && depth === 0) {
     if (groupedByPrimaryKey(es.scope, column, es.grouping)) return dependentColumn(column, es.grouping);
     throw new FloeError(SqlState.groupingError,

@@ -1,4 +1,5 @@
 import '../../exec/functions/builtins.js';
+import { AccessLog } from './access-log.js';
 import type { SqlType } from '../../common/sql-type.js';
 import type { OutputColumn } from '../../exec/index.js';
 import type { LogicalCte, LogicalPlan } from '../../planner/index.js';
@@ -29,6 +30,8 @@ export class BindContext {
   readonly #ctes: Map<string, CteDefinition>[] = [];
   /** Ids of the tables and views FROM clauses named (a view's direct dependencies). */
   readonly relationsRead = new Set<number>();
+  /** The relations and columns the statement reads and writes, for the session's privilege check (a view's inner context shares its statement's). */
+  access = new AccessLog();
   /** A FROM clause named a relation of the temporary schema: a view over it is temporary too. */
   readsTemporaryRelation = false;
   /** Views being expanded around this statement, outermost first (a view reading itself is refused). */
@@ -38,6 +41,11 @@ export class BindContext {
     this.stmt = stmt;
     this.env = env;
     this.params = (env.paramTypes ?? []).map((t) => (t === undefined || t.kind === 'unknown' ? undefined : t));
+  }
+
+  /** The view whose query is being bound, if any: what it names is checked as that view's owner. */
+  get enclosingView(): number | undefined {
+    return this.viewsExpanding[this.viewsExpanding.length - 1];
   }
 
   paramType(index: number): SqlType | undefined {

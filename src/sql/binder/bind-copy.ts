@@ -7,8 +7,9 @@ import type { ResultColumn } from '../result-column.js';
 import type { CopyOptions } from '../utility-command.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { scanRelation } from './bind-from.js';
-import { columnIndex, resolveDmlTarget } from './bind-dml-target.js';
+import { noteRead, scanRelation } from './bind-from.js';
+import { columnIndex, noteInsertedColumns, resolveDmlTarget } from './bind-dml-target.js';
+import { AclRight } from '../../lake/index.js';
 import { bindSubquery } from './bind-query.js';
 import { defElemValue } from './def-elem.js';
 import { finishQuery } from './finish-query.js';
@@ -61,6 +62,12 @@ export function bindCopy(ctx: BindContext, n: Raw): BoundStatement {
     const t = resolveDmlTarget(ctx, n.relation, 'copy into');
     const names = strList(n.attlist);
     const indexes = names.length > 0 ? names.map((c) => columnIndex(t, c, n.relation)) : t.table.columns.map((_c, i) => i);
+    noteInsertedColumns(ctx, t, indexes);
+    // An upsert may overwrite existing rows: UPDATE on those columns too.
+    if (options.upsert === true) {
+      ctx.access.relation({ id: t.table.id, kind: 'table', namespace: t.table.namespace, name: t.table.name }, AclRight.update);
+      for (const i of indexes) ctx.access.updated(t.table.id, i + 1);
+    }
     const columns: ResultColumn[] = indexes.map((i) => ({
       name: t.table.columns[i]!.name, type: t.table.columns[i]!.type, tableOid: t.table.id, columnNumber: i + 1,
     }));
@@ -77,6 +84,7 @@ export function bindCopy(ctx: BindContext, n: Raw): BoundStatement {
     query = bindSubquery(ctx, n.query, undefined, { correlated: false });
   } else {
     const rel = resolveRelation(ctx, n.relation.schemaname, n.relation.relname, positionOf(n.relation));
+    noteRead(ctx, rel);
     const scanned = scanRelation(ctx, rel, {
       relation: n.relation.relname, colnames: [], travel: ctx.stmt.lake.find((c) => c.kind === 'timeTravel' && c.tableLocation === n.relation.location) as never,
       parent: undefined, correlation: { correlated: false }, location: n.relation,
@@ -93,6 +101,7 @@ export function bindCopy(ctx: BindContext, n: Raw): BoundStatement {
     const plan = LogicalProject.create({
       input: scanned.plan, exprs: cols.map((c) => Exprs.column(c.index, c.type, c.name)), columns: cols.map((c) => ({ name: c.name, type: c.type })),
     });
+    for (const c of cols) if (c.tableOid > 0 && c.columnNumber > 0) ctx.access.read(c.tableOid, c.columnNumber);
     query = { plan, columns: cols.map((c, i) => ({ ...c, index: i })) };
   }
   const bound = finishQuery(ctx, query);

@@ -1,4 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
+import { AclRight } from '../../lake/index.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { type Expr, Exprs, type LakeTableRef } from '../../exec/index.js';
@@ -23,6 +24,18 @@ export interface DmlTarget {
   readonly relation: string;
 }
 
+/** The right each statement needs on its target; MERGE's come from its actions (bind-merge.ts). */
+const VERB_RIGHTS: Readonly<Record<string, number>> = {
+  'insert into': AclRight.insert, 'copy into': AclRight.insert, update: AclRight.update, 'delete from': AclRight.delete, truncate: AclRight.truncate,
+  'merge into': 0,
+};
+
+/** Records the columns an INSERT (or COPY FROM, or MERGE's INSERT) fills, for column privileges. */
+export function noteInsertedColumns(ctx: BindContext, t: DmlTarget, columns: readonly number[]): void {
+  ctx.access.relation({ id: t.table.id, kind: 'table', namespace: t.table.namespace, name: t.table.name }, AclRight.insert, ctx.enclosingView);
+  for (const c of columns) ctx.access.inserted(t.table.id, c + 1);
+}
+
 export function resolveDmlTarget(ctx: BindContext, rv: Raw, verb: string): DmlTarget {
   const travel = ctx.stmt.lake.find((c) => c.kind === 'timeTravel' && c.tableLocation === rv.location);
   if (travel) {
@@ -41,6 +54,8 @@ export function resolveDmlTarget(ctx: BindContext, rv: Raw, verb: string): DmlTa
       position: positionOf(rv), detail: 'System catalogs and system tables are read-only.',
     });
   }
+  const right = VERB_RIGHTS[verb];
+  if (right !== undefined) ctx.access.relation({ id: rel.table.id, kind: 'table', namespace: rel.table.namespace, name: rel.table.name }, right, ctx.enclosingView);
   return {
     table: rel.table, ref: { id: rel.table.id, namespace: rel.table.namespace, name: rel.table.name },
     ...(rel.branch !== undefined ? { branch: rel.branch } : {}),

@@ -1,4 +1,5 @@
 import { isTempNamespaceName } from '../../common/temp-namespace.js';
+import { AclRight } from '../../lake/index.js';
 import { isOptionsToTable, optionsToTableSubselect } from './options-to-table.js';
 import { isPublicationTablesCall, publicationTablesSubselect } from './publication-tables-function.js';
 import { FloeError } from '../../common/floe-error.js';
@@ -6,9 +7,10 @@ import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { type Expr, Exprs, type ScanSnapshotSelector } from '../../exec/index.js';
 import {
-  LogicalCteScan, LogicalJoin, type LogicalPlan, LogicalProject, LogicalScan, LogicalValues, LogicalVirtualScan,
+  LogicalCteScan, LogicalFilter, LogicalJoin, type LogicalPlan, LogicalProject, LogicalScan, LogicalValues, LogicalVirtualScan,
 } from '../../planner/index.js';
-import type { CatalogTable } from '../bind-env.js';
+import type { CatalogTable, RowSecurityCommand } from '../bind-env.js';
+import { parseCheckText } from './bind-table-constraint.js';
 import type { TimeTravelClause } from '../parser/lake-clause.js';
 import { positionOf, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext, BoundQuery } from './bind-context.js';
@@ -140,6 +142,7 @@ function bindRangeVar(ctx: BindContext, rv: Raw, parent: Scope | undefined, corr
     }
   }
   const rel = resolveRelation(ctx, schema, name, positionOf(rv));
+  noteRead(ctx, rel);
   if (rel.kind !== 'virtual') ctx.relationsRead.add(relationOid(rel));
   if (rel.kind !== 'virtual' && isTempNamespaceName(rel.kind === 'lake' ? rel.table.namespace : rel.view.namespace)) ctx.readsTemporaryRelation = true;
   if (rel.kind === 'view') {
@@ -147,6 +150,27 @@ function bindRangeVar(ctx: BindContext, rv: Raw, parent: Scope | undefined, corr
     return fromQuery(bindViewQuery(ctx, rel.view, positionOf(rv)), alias ?? name, colnames, parent, correlation, rv);
   }
   return scanRelation(ctx, rel, { relation: alias ?? name, colnames, travel, parent, correlation, location: rv });
+}
+
+/** Relations only superusers may read, as PostgreSQL grants them to no one. */
+const SUPERUSER_ONLY: ReadonlyMap<string, 'table' | 'view'> = new Map([
+  ['pg_catalog.pg_authid', 'table'], ['pg_catalog.pg_shadow', 'view'], ['pg_catalog.pg_hba_file_rules', 'view'],
+]);
+
+/** SELECT on what FROM names: a table or view; a table's system tables (t$snapshots, …) need SELECT on the table. */
+export function noteRead(ctx: BindContext, rel: ResolvedRelation): void {
+  const view = ctx.enclosingView;
+  if (rel.kind === 'lake') {
+    ctx.access.relation({ id: rel.table.id, kind: 'table', namespace: rel.table.namespace, name: rel.table.name }, AclRight.select, view);
+  } else if (rel.kind === 'view') {
+    ctx.access.relation({ id: rel.view.id, kind: 'view', namespace: rel.view.namespace, name: rel.view.name }, AclRight.select, view);
+  } else {
+    const only = SUPERUSER_ONLY.get(`${rel.table.schema}.${rel.table.name}`);
+    if (only !== undefined) ctx.access.superuserOnly({ kind: only, name: rel.table.name });
+    const dollar = rel.table.name.indexOf('$');
+    const base = dollar > 0 ? ctx.env.warehouse.getTable(rel.table.schema, rel.table.name.slice(0, dollar)) : undefined;
+    if (base !== undefined) ctx.access.relation({ id: base.id, kind: 'table', namespace: base.namespace, name: base.name }, AclRight.select, view);
+  }
 }
 
 export interface ScanOptions {
@@ -158,6 +182,8 @@ export interface ScanOptions {
   readonly location: Raw;
   /** Extra table columns to read after the table's own (e.g. the row id for UPDATE/DELETE of append tables). */
   readonly extraColumns?: readonly { readonly name: string; readonly type: SqlType }[];
+  /** The command whose row-security policies filter the scan (default SELECT's; none for TRUNCATE). */
+  readonly rowSecurity?: RowSecurityCommand | 'none';
 }
 
 /** A scan of a lake table or a virtual relation, with its scope. */
@@ -189,12 +215,28 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
     if (rel.branch !== undefined) throw new FloeError(SqlState.syntaxError, 'a branch reference cannot also travel in time', { position: o.travel.location + 1 });
     at = snapshotSelector(ctx, o.travel);
   }
-  const plan = LogicalScan.create({
+  const scan = LogicalScan.create({
     table: { ...scanTableOf(rel.table), ...rowEstimateOf(ctx, rel.table) }, ...(at ? { at } : {}),
     projection: [...rel.table.columns.map((c) => c.name), ...(o.extraColumns ?? []).map((c) => c.name)],
     filters: [], columns: outputCols(columns),
   });
-  return { plan, scope };
+  return { plan: withRowSecurity(ctx, rel.table, scan, o.rowSecurity ?? 'select'), scope };
+}
+
+/**
+ * A scan filtered by the table's row-security policies (USING), bound over the table's own
+ * column names whatever the alias; a policy's columns need no SELECT privilege of the user.
+ * Time travel and branches are filtered alike: the policy applies to every read path.
+ */
+export function withRowSecurity(ctx: BindContext, table: CatalogTable, scan: LogicalPlan, command: RowSecurityCommand | 'none'): LogicalPlan {
+  if (command === 'none') return scan;
+  const using = ctx.env.rowSecurity?.(table.id, command)?.using;
+  if (using === undefined) return scan;
+  const scope: Scope = {
+    columns: table.columns.map((c, i) => ({ name: c.name, relation: table.name, schema: table.namespace, index: i, type: c.type, tableOid: 0, columnNumber: 0 })),
+  };
+  const predicate = bindCondition(ctx, parseCheckText(using), { scope, clause: 'WHERE' });
+  return LogicalFilter.create({ input: scan, predicate, columns: scan.columns });
 }
 
 function rowEstimateOf(ctx: BindContext, t: CatalogTable): { rowEstimate?: number; columnRanges?: Readonly<Record<string, readonly [number, number]>> } {

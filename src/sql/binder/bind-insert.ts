@@ -1,4 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
+import { AclRight } from '../../lake/index.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { type Expr, Exprs, type InsertPlan } from '../../exec/index.js';
 import { withChecks } from './bind-check-constraints.js';
@@ -10,7 +11,7 @@ import { bindCondition, bindExpr } from './bind-expr.js';
 import { bindSelect, bindValues, defaultMarkerValue } from './bind-query.js';
 import { coerceTo } from './coerce.js';
 import {
-  assignmentTarget, bindReturning, columnIndex, defaultValue, resolveDmlTarget, tableRowScope, type DmlTarget,
+  assignmentTarget, bindReturning, columnIndex, defaultValue, noteInsertedColumns, resolveDmlTarget, tableRowScope, type DmlTarget,
 } from './bind-dml-target.js';
 import { finishDml } from './finish-dml.js';
 import { checkIdentityUpdate, insertedValueUse, overridingOf } from './identity-columns.js';
@@ -38,6 +39,7 @@ export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
     const widest = Math.max(...(sel0.valuesLists as Raw[]).map((l) => (unwrap(l)[1].items as Raw[]).length));
     if (widest < targets.length) targets = targets.slice(0, widest);
   }
+  noteInsertedColumns(ctx, t, targets);
   const targetTypes = targets.map((i) => t.table.columns[i]!.type);
   const overriding = overridingOf(n.override as string | undefined);
 
@@ -85,7 +87,7 @@ export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
   const plan = LogicalInsert.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input,
     ...(onConflict ? { onConflict } : {}), ...(returning ? { returning: returning.exprs } : {}),
-    ...withChecks(ctx, t.table),
+    ...withChecks(ctx, t.table, 'insert'),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
   return finishDml(ctx, plan, returning?.columns ?? [], (count) => `INSERT 0 ${count}`);
@@ -116,7 +118,8 @@ function bindOnConflict(ctx: BindContext, oc: Raw, t: DmlTarget): InsertPlan['on
   }
   const width = t.table.columns.length;
   // SET and WHERE see the existing row (by the table's name or alias) and EXCLUDED (the proposed row).
-  const scope = { columns: [...tableRowScope(t, t.relation), ...tableRowScope(t, 'excluded', width)] };
+  // EXCLUDED's columns carry no table origin: reading them needs no SELECT privilege, as PostgreSQL's EXCLUDED range entry asks for none.
+  const scope = { columns: [...tableRowScope(t, t.relation), ...tableRowScope(t, 'excluded', width).map((c) => ({ ...c, tableOid: 0, columnNumber: 0 }))] };
   const set = bindSetList(ctx, oc.targetList as Raw[], t, scope);
   const where = oc.whereClause ? bindCondition(ctx, oc.whereClause, { scope, clause: 'WHERE' }) : undefined;
   return { action: 'update', arbiter, set, ...(where ? { where } : {}) };
@@ -163,5 +166,7 @@ export function bindSetList(
     out.push({ column, expr });
   }
   void str;
+  ctx.access.relation({ id: t.table.id, kind: 'table', namespace: t.table.namespace, name: t.table.name }, AclRight.update, ctx.enclosingView);
+  for (const s of out) ctx.access.updated(t.table.id, s.column + 1);
   return out;
 }

@@ -1,4 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
+import { AclRight } from '../../lake/index.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { type Expr, Exprs, type MergeAction } from '../../exec/index.js';
 import { LogicalJoin, LogicalMerge, type LogicalPlan, LogicalProject } from '../../planner/index.js';
@@ -9,7 +10,7 @@ import { positionOf, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindCondition, bindExpr } from './bind-expr.js';
 import { bindFromItem, scanRelation } from './bind-from.js';
-import { assignmentTarget, columnIndex, defaultValue, resolveDmlTarget, tableRowScope } from './bind-dml-target.js';
+import { assignmentTarget, columnIndex, defaultValue, noteInsertedColumns, resolveDmlTarget, tableRowScope } from './bind-dml-target.js';
 import { bindSetList } from './bind-insert.js';
 import { coerceTo, resolveUnknown } from './coerce.js';
 import { figureColumnName } from './figure-column-name.js';
@@ -104,12 +105,15 @@ export function bindMerge(ctx: BindContext, n: Raw): BoundStatement {
     const base = { match, ...(cond ? { condition: cond } : {}) } as const;
     switch (c.commandType as string) {
       case 'CMD_NOTHING': return { ...base, action: { kind: 'nothing' } };
-      case 'CMD_DELETE': return { ...base, action: { kind: 'delete' } };
+      case 'CMD_DELETE':
+        ctx.access.relation({ id: t.table.id, kind: 'table', namespace: t.table.namespace, name: t.table.name }, AclRight.delete, ctx.enclosingView);
+        return { ...base, action: { kind: 'delete' } };
       case 'CMD_UPDATE': return { ...base, action: { kind: 'update', set: bindSetList(ctx, c.targetList as Raw[], t, actionScope) } };
       case 'CMD_INSERT': {
         const cols = ((c.targetList as Raw[] | undefined) ?? []).map((rt) => columnIndex(t, assignmentTarget(unwrap(rt)[1]), rt));
         const values = (c.values as Raw[] | undefined) ?? [];
         const targets = cols.length > 0 ? cols : t.table.columns.map((_x, i) => i).slice(0, values.length);
+        noteInsertedColumns(ctx, t, targets);
         if (values.length !== targets.length) {
           throw new FloeError(SqlState.syntaxError, values.length > targets.length ? 'INSERT has more expressions than target columns' : 'INSERT has more target columns than expressions', { position: positionOf(c.values?.[0] ?? n.relation) });
         }
@@ -165,7 +169,7 @@ export function bindMerge(ctx: BindContext, n: Raw): BoundStatement {
   const plan = LogicalMerge.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input,
     sourceWidth: sinkSourceWidth, sourcePresent: sinkSourceWidth + tw, targetPresent: sinkSourceWidth + tw + 1, actions,
-    ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table),
+    ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table, 'merge'),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
   void width;

@@ -260,6 +260,7 @@ function bindSelectCore(ctx: BindContext, s: Raw, parent: Scope | undefined, cor
     if (vtag === 'ColumnRef' && (v.fields as Raw[]).some((f: Raw) => f.A_Star)) {
       for (const c of expandStar(scope, strList((v.fields as Raw[]).filter((f: Raw) => !f.A_Star)), rt.val)) {
         const e = grouping ? bindExpr(ctx, { ColumnRef: { fields: [...(c.relation ? [{ String: { sval: c.relation } }] : []), { String: { sval: c.name } }], location: v.location } }, es) : Exprs.column(c.index, c.type, c.name);
+        if (c.tableOid > 0 && c.columnNumber > 0) ctx.access.read(c.tableOid, c.columnNumber);
         items.push({ expr: e, name: c.name, tableOid: c.tableOid, columnNumber: c.columnNumber });
       }
       continue;

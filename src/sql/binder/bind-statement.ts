@@ -1,4 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
+import { bindAlterRole, bindCreateRole, bindDropRole, bindGrantRole, bindRenameRole } from './bind-role-ddl.js';
+import { bindAlterOwner, bindGrant } from './bind-grant.js';
+import { bindAlterPolicy, bindCreatePolicy, bindDropPolicy, bindRenamePolicy, bindRowSecuritySwitch } from './bind-policy.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { parseExplainOptions } from '../../planner/index.js';
 import type { BindEnv } from '../bind-env.js';
@@ -45,7 +48,8 @@ export function bindStatement(stmt: ParsedStatement, env: BindEnv): BoundStateme
       return { kind: 'utility', command: { kind: 'showTblProperties', table: qualifyExisting(ctx, c.table.schema, c.table.name) } };
     }
   }
-  return withDataModifyingCtes(ctx, bindNode(ctx, stmt.ast));
+  const bound = withDataModifyingCtes(ctx, bindNode(ctx, stmt.ast));
+  return { ...bound, accesses: ctx.access.list() };
 }
 
 function bindNode(ctx: BindContext, node: Raw): BoundStatement {
@@ -63,9 +67,17 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'CreateSchemaStmt': return bindCreateSchema(n);
     case 'CreateStmt': return bindCreateTable(ctx, n);
     case 'IndexStmt': return bindCreateIndex(ctx, n);
-    case 'DropStmt': return bindDrop(ctx, n);
-    case 'AlterTableStmt': return bindAlterTable(ctx, n);
-    case 'RenameStmt': return n.renameType === 'OBJECT_TYPE' ? bindRenameType(ctx, n) : n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : renamesView(ctx, n) ? bindRenameView(ctx, n) : bindRename(ctx, n);
+    case 'DropStmt': return n.removeType === 'OBJECT_POLICY' ? bindDropPolicy(ctx, n) : bindDrop(ctx, n);
+    case 'CreatePolicyStmt': return bindCreatePolicy(ctx, n);
+    case 'AlterPolicyStmt': return bindAlterPolicy(ctx, n);
+    case 'AlterTableStmt': {
+      const rowSecurity = bindRowSecuritySwitch(ctx, n);
+      if (rowSecurity !== undefined) return rowSecurity;
+      const owner = ownerChange(n);
+      return owner === undefined ? bindAlterTable(ctx, n) : bindAlterOwner(owner.kind, n.relation, owner.newOwner);
+    }
+    case 'GrantStmt': return bindGrant(n);
+    case 'RenameStmt': return n.renameType === 'OBJECT_ROLE' ? bindRenameRole(n) : n.renameType === 'OBJECT_POLICY' ? bindRenamePolicy(ctx, n) : n.renameType === 'OBJECT_TYPE' ? bindRenameType(ctx, n) : n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : renamesView(ctx, n) ? bindRenameView(ctx, n) : bindRename(ctx, n);
     case 'CreateSeqStmt': return bindCreateSequence(ctx, n);
     case 'AlterSeqStmt': return bindAlterSequence(ctx, n);
     case 'TransactionStmt': return bindTransaction(n);
@@ -123,8 +135,13 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'AlterEnumStmt': return bindAlterEnum(ctx, n);
     case 'AlterOwnerStmt':
       if (n.objectType === 'OBJECT_TYPE') return bindAlterTypeOwner(ctx, n);
+      if (n.objectType === 'OBJECT_SCHEMA') return bindAlterOwner('schema', n.object, n.newowner);
       throw new FloeError(SqlState.featureNotSupported, 'AlterOwner statements are not supported', { position: positionOf(node) ?? 1 });
     case 'LockStmt': return bindLock(ctx, n);
+    case 'CreateRoleStmt': return bindCreateRole(n);
+    case 'AlterRoleStmt': return bindAlterRole(n);
+    case 'DropRoleStmt': return bindDropRole(n);
+    case 'GrantRoleStmt': return bindGrantRole(n);
     case 'ConstraintsSetStmt': return bindSetConstraints(n);
     case 'DoStmt':
       throw new FloeError(SqlState.featureNotSupported, 'DO blocks are not supported', {
@@ -133,4 +150,12 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     default:
       throw new FloeError(SqlState.featureNotSupported, `${tag.replace(/Stmt$/, '')} statements are not supported`, { position: positionOf(node) ?? 1 });
   }
+}
+
+/** ALTER TABLE | VIEW | SEQUENCE … OWNER TO as the statement's only action, which binds on its own. */
+function ownerChange(n: Raw): { kind: 'table' | 'view' | 'sequence'; newOwner: Raw } | undefined {
+  const cmds = (n.cmds ?? []) as Raw[];
+  if (cmds.length !== 1 || cmds[0]!.AlterTableCmd?.subtype !== 'AT_ChangeOwner') return undefined;
+  const kind = n.objtype === 'OBJECT_VIEW' ? 'view' : n.objtype === 'OBJECT_SEQUENCE' ? 'sequence' : 'table';
+  return { kind, newOwner: cmds[0]!.AlterTableCmd.newowner };
 }

@@ -10,7 +10,7 @@ import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindCondition } from './bind-expr.js';
-import { bindFromClause, scanRelation } from './bind-from.js';
+import { bindFromClause, scanRelation, withRowSecurity } from './bind-from.js';
 import { bindReturning, resolveDmlTarget, tableRowScope, type DmlTarget } from './bind-dml-target.js';
 import { bindSetList } from './bind-insert.js';
 import { finishDml } from './finish-dml.js';
@@ -31,11 +31,14 @@ interface TargetRows {
 function targetRows(ctx: BindContext, n: Raw, t: DmlTarget, extraFrom: Raw[] | undefined, verb: string): TargetRows {
   const append = t.table.primaryKey.length === 0;
   const correlation = { correlated: false };
+  // Row security: the command's own policies; a statement that reads the rows (WHERE, RETURNING) is held to SELECT's too, as in PostgreSQL. TRUNCATE is not subject to it.
+  const command = verb === 'UPDATE' ? 'update' : verb === 'DELETE' ? 'delete' : 'none';
   const target = scanRelation(ctx, { kind: 'lake', table: t.table, ...(t.branch !== undefined ? { branch: t.branch } : {}) }, {
     relation: t.relation, colnames: [], travel: undefined, parent: undefined, correlation, location: n.relation,
-    ...(append ? { extraColumns: [{ name: rowIdColumn, type: int8 }] } : {}),
+    ...(append ? { extraColumns: [{ name: rowIdColumn, type: int8 }] } : {}), rowSecurity: command,
   });
-  let plan = target.plan;
+  const reads = n.whereClause !== undefined || (n.returningList ?? n.returningClause) !== undefined;
+  let plan = command !== 'none' && reads ? withRowSecurity(ctx, t.table, target.plan, 'select') : target.plan;
   let scope = target.scope;
   if (extraFrom && extraFrom.length > 0) {
     const from = bindFromClause(ctx, extraFrom, undefined, correlation);
@@ -100,7 +103,7 @@ export function bindUpdate(ctx: BindContext, n: Raw): BoundStatement {
   const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, from.scope(t));
   const plan = LogicalUpdate.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input, set,
-    ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table),
+    ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table, 'update'),
     ...(returning && from.exprs.length > 0 ? { returningExtra: rows.rowWidth + set.length } : {}),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });

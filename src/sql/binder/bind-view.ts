@@ -98,6 +98,7 @@ export function bindViewQuery(ctx: BindContext, view: CatalogViewDefinition, pos
   if (stmt === undefined) throw new FloeError(SqlState.internalError, `view "${view.name}" has no definition`);
   const inner = new BindContext(stmt, { ...ctx.env, searchPath: view.searchPath, paramTypes: undefined });
   inner.viewsExpanding = [...ctx.viewsExpanding, view.id];
+  inner.access = ctx.access;
   const q = bindSelect(inner, unwrap(stmt.ast)[1], undefined);
   const out = q.columns.filter((c) => !c.hidden);
   if (out.length < view.columns.length) {

@@ -80,7 +80,9 @@ function syntaxError(e: unknown, text: string, positionBase: number): FloeError 
     if (e.sqlDetails.message.startsWith('invalid byte sequence for encoding')) {
       return new FloeError(SqlState.characterNotInRepertoire, e.sqlDetails.message);
     }
-    return new FloeError(SqlState.syntaxError, e.sqlDetails.message, { position: positionBase + cursor + 1 });
+    // The grammar's own refusals of reserved role names carry PostgreSQL's reserved_name code, not a syntax error's.
+    const code = /^role name ".*" is reserved$|cannot be used as a role name here$/.test(e.sqlDetails.message) ? SqlState.reservedName : SqlState.syntaxError;
+    return new FloeError(code, e.sqlDetails.message, { position: positionBase + cursor + 1 });
   }
   const message = e instanceof Error ? e.message : String(e);
   return new FloeError(SqlState.syntaxError, message, { position: positionBase + text.length + 1 });

@@ -1,13 +1,17 @@
 import { FloeError } from '../../common/floe-error.js';
+import { registerRoleFunctions } from './role-functions.js';
+import { registerPrivilegeFunctions } from './privilege-functions.js';
+import { registerAclFunctions } from './acl-functions.js';
+import { catalogAcls } from './catalog-acls.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, typeOids } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { type EvalContext, registerRegTypeResolver, registerScalarFunction, registerSetFunction } from '../../exec/index.js';
 import type { VirtualTableRegistry } from '../binder/virtual-table.js';
 import {
-  BOOTSTRAP_SUPERUSER_OID, PG_DATABASE_OWNER_OID, namespaceOid, primaryKeyConstraintOid, primaryKeyIndexOid,
+  namespaceOid, primaryKeyConstraintOid, primaryKeyIndexOid,
 } from './catalog-oids.js';
-import { TEMP_SCHEMA_ALIAS, withTempNamespace } from '../../common/temp-namespace.js';
+import { searchPathSchemas } from './search-path-schemas.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { relationSizeBytes } from './relation-size.js';
 import { findUniqueIndex, prettyIndexExpression, uniqueConstraintDef, uniqueIndexColumnDef, uniqueIndexDef } from './unique-index-rows.js';
@@ -58,19 +62,6 @@ const RESERVED = new Set(['all', 'analyse', 'analyze', 'and', 'any', 'array', 'a
   'into', 'leading', 'limit', 'localtime', 'localtimestamp', 'not', 'null', 'offset', 'on', 'only', 'or', 'order', 'placing', 'primary',
   'references', 'returning', 'select', 'session_user', 'some', 'symmetric', 'table', 'then', 'to', 'trailing', 'true', 'union', 'unique',
   'user', 'using', 'variadic', 'when', 'where', 'window', 'with']);
-
-function searchPathSchemas(ctx: EvalContext, includeImplicit: boolean): string[] {
-  const w = lakeWarehouse(ctx.warehouse);
-  const existing = new Set(w?.listNamespaces() ?? ['public']);
-  existing.add('pg_catalog');
-  existing.add('information_schema');
-  const path = ctx.searchPath.map((s) => (s === '$user' ? ctx.user : s)).filter((s) => existing.has(s) || s === TEMP_SCHEMA_ALIAS);
-  const withCatalog = includeImplicit && !path.includes('pg_catalog') ? ['pg_catalog', ...path] : path;
-  const temp = w?.tempNamespace;
-  // The temporary schema is implicit unless search_path names it (pg_temp), like pg_catalog.
-  const named = path.includes(TEMP_SCHEMA_ALIAS) || (temp !== undefined && path.includes(temp));
-  return withTempNamespace(withCatalog, includeImplicit || named ? temp : undefined);
-}
 
 /** pg_get_serial_sequence: the sequence owned by the column (serial, identity or OWNED BY), schema-qualified. */
 function serialSequence(ctx: EvalContext, table: string, column: string): string | null {
@@ -172,7 +163,8 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'current_catalog', args: [], returns: T.name, impl: (_a, ctx) => ctx.database });
   reg({ name: 'current_schema', args: [], returns: T.name, strict: false, impl: (_a, ctx) => searchPathSchemas(ctx, false)[0] ?? null });
   reg({ name: 'current_schemas', args: [T.bool], returns: { kind: 'array', element: T.name }, impl: (a, ctx) => searchPathSchemas(ctx, a[0] as boolean) });
-  for (const n of ['current_user', 'session_user', 'user', 'current_role']) reg({ name: n, args: [], returns: T.name, impl: (_a, ctx) => ctx.user });
+  for (const n of ['current_user', 'user', 'current_role']) reg({ name: n, args: [], returns: T.name, impl: (_a, ctx) => ctx.user });
+  reg({ name: 'session_user', args: [], returns: T.name, impl: (_a, ctx) => ctx.settings.get('session_authorization') ?? ctx.user });
   reg({ name: 'current_setting', args: [T.text], returns: T.text, impl: (a, ctx) => setting(ctx, a[0] as string) ?? null });
   reg({ name: 'current_setting', args: [T.text, T.bool], returns: T.text, impl: (a, ctx) => setting(ctx, a[0] as string) ?? null });
   reg({
@@ -249,21 +241,17 @@ export function registerCatalogFunctions(): void {
   reg({ name: 'pg_get_constraintdef', args: [T.oid, T.bool], returns: T.text, impl: (a, ctx) => constraintdef(ctx, a[0] as number, a[1] === true) });
   reg({
     name: 'pg_get_userbyid', args: [T.oid], returns: T.name,
-    impl: (a, ctx) => {
-      const oid = a[0] as number;
-      if (oid === BOOTSTRAP_SUPERUSER_OID) return 'floe';
-      if (oid === PG_DATABASE_OWNER_OID) return 'pg_database_owner';
-      if (oid === 16_000) return ctx.user;
-      return `unknown (OID=${oid})`;
-    },
+    impl: (a, ctx) => catalogAcls(ctx).userName(a[0] as number),
   });
-  // Floe has no object privileges yet: every connected user may do everything.
-  for (const n of ['has_table_privilege', 'has_schema_privilege', 'has_database_privilege', 'has_column_privilege', 'has_function_privilege',
-    'has_sequence_privilege', 'has_any_column_privilege', 'has_type_privilege', 'has_tablespace_privilege', 'has_foreign_data_wrapper_privilege',
-    'has_server_privilege', 'has_language_privilege', 'pg_has_role']) {
+  registerPrivilegeFunctions(reg);
+  registerAclFunctions();
+  // Functions, types, languages, tablespaces and foreign servers keep their default ACLs, which let everyone use them.
+  for (const n of ['has_function_privilege', 'has_type_privilege', 'has_tablespace_privilege', 'has_foreign_data_wrapper_privilege',
+    'has_server_privilege', 'has_language_privilege']) {
     reg({ name: n, args: ['any', 'any'], returns: T.bool, impl: () => true });
     reg({ name: n, args: ['any', 'any', 'any'], returns: T.bool, impl: () => true });
   }
+  registerRoleFunctions(reg);
   reg({ name: 'shobj_description', args: [T.oid, T.name], returns: T.text, impl: () => null });
   registerViewCatalogFunctions((name, ctx) => regclassOid(name, ctx.warehouse, ctx.virtualTables as VirtualTableRegistry | undefined, searchPathSchemas(ctx, true)));
   reg({ name: 'quote_ident', args: [T.text], returns: T.text, impl: (a) => quoteIdent(a[0] as string) });

@@ -47,7 +47,3 @@ export function namespaceOid(name: string): number {
   return 3_000_000_000 + (h % 1_000_000_000);
 }
 
-/** A login role's OID: the bootstrap superuser's for floe, one user OID for any other (Floe has no role catalog yet). */
-export function roleOid(name: string): number {
-  return name === 'floe' ? BOOTSTRAP_SUPERUSER_OID : 16_000;
-}

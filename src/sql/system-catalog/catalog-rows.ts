@@ -3,8 +3,8 @@ import type { SqlType } from '../../common/sql-type.js';
 import { pgEnumRows, udtColumns, userTypePgTypeRows } from './user-type-rows.js';
 import {
   BOOTSTRAP_SUPERUSER_OID, BTREE_AM_OID, DEFAULT_COLLATION_OID, FLOE_DATABASE_OID, HASH_AM_OID, HEAP_AM_OID,
-  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PG_DATABASE_OWNER_OID, PUBLIC_NAMESPACE_OID, namespaceOid,
-  primaryKeyConstraintOid, primaryKeyIndexOid, attrdefOid, roleOid,
+  PG_CATALOG_NAMESPACE_OID, PG_CLASS_OID, PUBLIC_NAMESPACE_OID, namespaceOid,
+  primaryKeyConstraintOid, primaryKeyIndexOid, attrdefOid,
 } from './catalog-oids.js';
 import type { CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { isTempNamespaceName } from '../../common/temp-namespace.js';
@@ -16,6 +16,12 @@ import { pgPartitionedTableRows, tableRelkind } from './partition-spec-rows.js';
 import { serviceViewRows } from './service-relations.js';
 import { pgLocksRows, pgStatActivityRows } from './server-activity-rows.js';
 import { catalogShapes } from './catalog-shapes.js';
+import { pgAuthMembersRows, pgAuthidRows, pgRolesRows, pgShadowRows, pgUserRows } from './role-rows.js';
+import { pgPoliciesRows, pgPolicyRows, rowSecurityFlags } from './policy-rows.js';
+import { catalogAcls, catalogColumnAcl, type CatalogAcls } from './catalog-acls.js';
+import { privilegeRowSources } from './privilege-view-rows.js';
+import { informationSchemaScope } from './information-schema-scope.js';
+import type { Acl } from '../../lake/index.js';
 import { builtinProcs, pgProcRow } from './builtin-proc-rows.js';
 import { isTablesViewRows, isViewsRows, pgClassViewRows, pgDescriptionRows, pgViewsRows, viewAttributeRows } from './view-catalog-rows.js';
 import {
@@ -49,10 +55,6 @@ function allNamespaces(v: CatalogView): string[] {
   return [...names];
 }
 
-function nspOwner(name: string): number {
-  return name === 'public' ? PG_DATABASE_OWNER_OID : BOOTSTRAP_SUPERUSER_OID;
-}
-
 function pkName(t: CatalogTableInfo): string {
   return `${t.name}_pkey`;
 }
@@ -75,27 +77,38 @@ function persistence(t: CatalogTableInfo): string {
   return isTempNamespaceName(t.namespace) ? 't' : 'p';
 }
 
+/** relowner and relacl of a lake relation, from the warehouse's privilege records. */
+function ownership(acls: CatalogAcls, id: number): Row {
+  const r = acls.relation(id);
+  return { relowner: r.owner, relacl: acls.aclText(r.acl) };
+}
+
 function pgClass(v: CatalogView): Row[] {
   const rows: Row[] = [];
+  const acls = catalogAcls(v.ctx);
   for (const t of v.tables) {
+    const owned = ownership(acls, t.id);
+    // Indexes belong to their table's owner and have no ACL.
+    const indexDefaults = { ...classDefaults, relowner: owned.relowner };
     rows.push({
-      ...classDefaults, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relpersistence: persistence(t),
+      ...classDefaults, ...owned, oid: t.id, relname: t.name, relnamespace: namespaceOid(t.namespace), relpersistence: persistence(t),
       ...(tableRelkind(v, t) === 'p' ? { relam: 0, relfilenode: 0, relkind: 'p' } : { relam: HEAP_AM_OID, relfilenode: t.id, relkind: 'r' }), relnatts: t.columns.length, relhasindex: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0, ...constraintClassFlags(v, t),
       reloptions: t.properties && Object.keys(t.properties).length > 0 && !isRestoreView(v.ctx.settings) ? Object.entries(t.properties).map(([k, val]) => `${k}=${val}`) : null,
+      ...rowSecurityFlags(v, t.id),
     });
     if (t.primaryKey.length > 0) {
       rows.push({
-        ...classDefaults, oid: primaryKeyIndexOid(t.id), relname: pkName(t), relnamespace: namespaceOid(t.namespace), relam: BTREE_AM_OID,
+        ...indexDefaults, oid: primaryKeyIndexOid(t.id), relname: pkName(t), relnamespace: namespaceOid(t.namespace), relam: BTREE_AM_OID,
         relpersistence: persistence(t), relkind: 'i', relnatts: t.primaryKey.length, reltuples: 0,
       });
     }
-    rows.push(...uniquePgClassRows(t, classDefaults));
+    rows.push(...uniquePgClassRows(t, indexDefaults));
   }
-  rows.push(...pgClassSequenceRows(v, classDefaults));
-  rows.push(...pgClassViewRows(v, classDefaults));
+  for (const r of [...pgClassSequenceRows(v, classDefaults), ...pgClassViewRows(v, classDefaults)]) rows.push({ ...r, ...ownership(acls, r.oid as number) });
   for (const vt of v.virtualTables) {
+    const { owner, acl } = acls.catalogRelation(vt.schema, vt.name);
     rows.push({
-      ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema),
+      ...classDefaults, oid: vt.oid, relname: vt.name, relnamespace: namespaceOid(vt.schema), relowner: owner, relacl: acls.aclText(acl),
       relam: virtualRelkind(vt.schema, vt.name) === 'r' ? HEAP_AM_OID : 0,
       relkind: virtualRelkind(vt.schema, vt.name), relnatts: userColumns(vt).length,
     });
@@ -105,14 +118,16 @@ function pgClass(v: CatalogView): Row[] {
 
 function pgAttribute(v: CatalogView): Row[] {
   const rows: Row[] = [];
-  const add = (relid: number, num: number, name: string, type: SqlType, notNull: boolean, hasDef: boolean, identity = '') => rows.push({
+  const acls = catalogAcls(v.ctx);
+  const add = (relid: number, num: number, name: string, type: SqlType, notNull: boolean, hasDef: boolean, identity = '', acl: Acl | null = null) => rows.push({
     attrelid: relid, attname: name, atttypid: typeOid(type), attstattarget: -1, attlen: typeLength(type), attnum: num, attndims: type.kind === 'array' ? 1 : 0,
     attcacheoff: -1, atttypmod: typeModifier(type), attbyval: typeLength(type) > 0 && typeLength(type) <= 8, attalign: 'i', attstorage: typeStorage(type),
     attcompression: '', attnotnull: notNull, atthasdef: hasDef, atthasmissing: false, attidentity: identity, attgenerated: '', attisdropped: false,
-    attislocal: true, attinhcount: 0, attcollation: collationOf(type), attacl: null, attoptions: null, attfdwoptions: null, attmissingval: null,
+    attislocal: true, attinhcount: 0, attcollation: collationOf(type), attacl: acls.aclText(acl), attoptions: null, attfdwoptions: null, attmissingval: null,
   });
   for (const t of v.tables) {
-    t.columns.forEach((c, i) => add(t.id, i + 1, c.name, c.type, !c.nullable || t.primaryKey.includes(c.name), c.defaultExpr !== undefined, attidentity(c)));
+    const columnAcls = acls.relation(t.id).columnAcls;
+    t.columns.forEach((c, i) => add(t.id, i + 1, c.name, c.type, !c.nullable || t.primaryKey.includes(c.name), c.defaultExpr !== undefined, attidentity(c), columnAcls[c.name] ?? null));
     if (t.primaryKey.length > 0) {
       t.primaryKey.forEach((k, i) => {
         const c = t.columns.find((col) => col.name === k);
@@ -125,8 +140,8 @@ function pgAttribute(v: CatalogView): Row[] {
     }
   }
   sequenceAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, true, false));
-  viewAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, false, false));
-  for (const vt of v.virtualTables) userColumns(vt).forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false));
+  viewAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, false, false, '', acls.relation(relid).columnAcls[name] ?? null));
+  for (const vt of v.virtualTables) userColumns(vt).forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false, '', catalogColumnAcl(vt.schema, vt.name, c.name) ?? null));
   return rows;
 }
 
@@ -184,33 +199,20 @@ function deparseDefault(expr: string, type: SqlType): string {
 }
 
 function pgNamespace(v: CatalogView): Row[] {
-  return allNamespaces(v).map((n) => ({ oid: namespaceOid(n), nspname: n, nspowner: nspOwner(n), nspacl: null }));
-}
-
-const roleFacts = (name: string, oid: number, superuser: boolean): Row => ({
-  oid, rolname: name, rolsuper: superuser, rolinherit: true, rolcreaterole: superuser, rolcreatedb: superuser, rolcanlogin: superuser,
-  rolreplication: superuser, rolconnlimit: -1, rolpassword: '********', rolvaliduntil: null, rolbypassrls: superuser, rolconfig: null,
-});
-
-function pgRoles(v: CatalogView): Row[] {
-  const user = v.ctx.user;
-  const rows = [roleFacts('floe', BOOTSTRAP_SUPERUSER_OID, true), roleFacts('pg_database_owner', PG_DATABASE_OWNER_OID, false)];
-  if (user !== 'floe') rows.push(roleFacts(user, roleOid(user), true));
-  return rows;
-}
-
-function pgUser(v: CatalogView): Row[] {
-  return pgRoles(v).filter((r) => r.rolcanlogin).map((r) => ({
-    usename: r.rolname, usesysid: r.oid, usecreatedb: r.rolcreatedb, usesuper: r.rolsuper, userepl: r.rolreplication,
-    usebypassrls: r.rolbypassrls, passwd: '********', valuntil: null, useconfig: null,
-  }));
+  const acls = catalogAcls(v.ctx);
+  return allNamespaces(v).map((n) => {
+    const { owner, acl } = acls.schema(n);
+    return { oid: namespaceOid(n), nspname: n, nspowner: owner, nspacl: acls.aclText(acl) };
+  });
 }
 
 function pgDatabase(v: CatalogView): Row[] {
+  const acls = catalogAcls(v.ctx);
+  const { owner, acl } = acls.database();
   return [{
-    oid: FLOE_DATABASE_OID, datname: v.ctx.database, datdba: BOOTSTRAP_SUPERUSER_OID, encoding: 6, datlocprovider: 'c', datistemplate: false,
+    oid: FLOE_DATABASE_OID, datname: v.ctx.database, datdba: owner, encoding: 6, datlocprovider: 'c', datistemplate: false,
     datallowconn: true, datconnlimit: -1, datfrozenxid: 0, datminmxid: 1, dattablespace: 1663, datcollate: 'C.UTF-8', datctype: 'C.UTF-8',
-    daticulocale: null, datcollversion: null, datacl: null,
+    daticulocale: null, datcollversion: null, datacl: acls.aclText(acl),
   }];
 }
 
@@ -260,8 +262,9 @@ function arrayInProcRow(): Row {
 }
 
 function pgTables(v: CatalogView): Row[] {
+  const acls = catalogAcls(v.ctx);
   return v.tables.map((t) => ({
-    schemaname: t.namespace, tablename: t.name, tableowner: 'floe', tablespace: null, hasindexes: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0,
+    schemaname: t.namespace, tablename: t.name, tableowner: acls.userName(acls.relation(t.id).owner), tablespace: null, hasindexes: t.primaryKey.length > 0 || uniqueIndexesOf(t).length > 0,
     hasrules: false, hastriggers: false, rowsecurity: false,
   }));
 }
@@ -277,7 +280,12 @@ function pgIndexes(v: CatalogView): Row[] {
 // information_schema
 
 function isSchemata(v: CatalogView): Row[] {
-  return allNamespaces(v).map((n) => ({ catalog_name: v.ctx.database, schema_name: n, schema_owner: n === 'public' ? 'pg_database_owner' : 'floe', default_character_set_catalog: null, default_character_set_schema: null, default_character_set_name: null, sql_path: null }));
+  const acls = catalogAcls(v.ctx);
+  const scope = informationSchemaScope(v);
+  return allNamespaces(v).flatMap((n) => {
+    const owner = acls.roleName(acls.schema(n).owner);
+    return owner === undefined || !scope.schema(n) ? [] : [{ catalog_name: v.ctx.database, schema_name: n, schema_owner: owner, default_character_set_catalog: null, default_character_set_schema: null, default_character_set_name: null, sql_path: null }];
+  });
 }
 
 function isTables(v: CatalogView): Row[] {
@@ -290,7 +298,8 @@ function isTables(v: CatalogView): Row[] {
   for (const vt of v.virtualTables) {
     rows.push({ table_catalog: v.ctx.database, table_schema: vt.schema, table_name: vt.name, table_type: virtualRelkind(vt.schema, vt.name) === 'r' ? 'BASE TABLE' : 'VIEW', is_insertable_into: 'NO', is_typed: 'NO' });
   }
-  return rows;
+  const scope = informationSchemaScope(v);
+  return rows.filter((r) => scope.relation(String(r.table_schema), String(r.table_name)));
 }
 
 function dataTypeName(t: SqlType): string {
@@ -322,7 +331,8 @@ function isColumns(v: CatalogView): Row[] {
   for (const t of v.tables) t.columns.forEach((c, i) => push(t.namespace, t.name, i, c, t.primaryKey.includes(c.name)));
   for (const view of v.views) view.columns.forEach((c, i) => push(view.namespace, view.name, i, { ...c, nullable: true }, false));
   for (const vt of v.virtualTables) userColumns(vt).forEach((c, i) => push(vt.schema, vt.name, i, { ...c, nullable: true }, false));
-  return rows;
+  const scope = informationSchemaScope(v);
+  return rows.filter((r) => scope.column(String(r.table_schema), String(r.table_name), String(r.column_name)));
 }
 
 function isTableConstraints(v: CatalogView): Row[] {
@@ -349,9 +359,14 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_namespace': pgNamespace,
   'pg_catalog.pg_type': (v) => [...pgTypeRows(), ...userTypePgTypeRows(v)],
   'pg_catalog.pg_enum': pgEnumRows,
-  'pg_catalog.pg_roles': pgRoles,
-  'pg_catalog.pg_authid': pgRoles,
-  'pg_catalog.pg_user': pgUser,
+  'pg_catalog.pg_roles': pgRolesRows,
+  'pg_catalog.pg_authid': pgAuthidRows,
+  'pg_catalog.pg_user': pgUserRows,
+  'pg_catalog.pg_shadow': pgShadowRows,
+  'pg_catalog.pg_policy': pgPolicyRows,
+  'pg_catalog.pg_policies': pgPoliciesRows,
+  'pg_catalog.pg_hba_file_rules': (v) => [...(v.ctx.server?.hbaFileRules() ?? [])],
+  'pg_catalog.pg_auth_members': pgAuthMembersRows,
   'pg_catalog.pg_database': pgDatabase,
   'pg_catalog.pg_settings': pgSettings,
   'pg_catalog.pg_am': () => pgAm(),
@@ -366,13 +381,21 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_partitioned_table': pgPartitionedTableRows,
   'information_schema.schemata': isSchemata,
   'information_schema.tables': isTables,
-  'information_schema.views': (v) => [...isViewsRows(v), ...serviceViewRows(v)],
+  'information_schema.views': (v) => {
+    const scope = informationSchemaScope(v);
+    return [...isViewsRows(v), ...serviceViewRows(v)].filter((r) => scope.relation(String(r.table_schema), String(r.table_name)));
+  },
   'pg_catalog.pg_views': pgViewsRows,
   'information_schema.columns': isColumns,
   'information_schema.table_constraints': isTableConstraints,
   'information_schema.key_column_usage': isKeyColumnUsage,
   ...sequenceRowSources,
   ...checkAndForeignKeyRowSources,
+  ...privilegeRowSources,
+  'information_schema.sequences': (v) => {
+    const scope = informationSchemaScope(v);
+    return (sequenceRowSources['information_schema.sequences']?.(v) ?? []).filter((r) => scope.sequence(String(r.sequence_schema), String(r.sequence_name)));
+  },
   'pg_catalog.pg_depend': (v) => [...(sequenceRowSources['pg_catalog.pg_depend']?.(v) ?? []), ...columnDefaultDependencies(v)],
   'pg_catalog.pg_description': (v) => [...pgDescription(), ...pgDescriptionRows(v)],
 };

@@ -3,15 +3,9 @@ import { registerScalarFunction } from '../../exec/index.js';
 
 const text: SqlType = { kind: 'text' };
 const oid: SqlType = { kind: 'oid' };
-const char: SqlType = { kind: 'char' };
 
-/**
- * Functions pg_dump 15's and psql's catalog queries call that no other client does.
- * Floe has no object privileges yet, so every ACL is the default one: acldefault is
- * NULL, which pg_dump reads as "no GRANT/REVOKE to emit".
- */
+/** Functions pg_dump 15's and psql's catalog queries call that no other client does (acldefault: acl-functions.ts). */
 export function registerDumpFunctions(): void {
-  registerScalarFunction({ name: 'acldefault', args: [char, oid], returns: { kind: 'array', element: text }, strict: false, impl: () => null });
   registerScalarFunction({ name: 'quote_literal', args: [text], returns: text, impl: (a) => quoteLiteral(a[0] as string) });
   // psql's \df+ shows a SQL-standard function body through it; Floe has no such functions.
   registerScalarFunction({ name: 'pg_get_function_sqlbody', args: [oid], returns: text, strict: false, impl: () => null });

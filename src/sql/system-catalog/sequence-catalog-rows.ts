@@ -1,6 +1,7 @@
 import { typeOid } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { BOOTSTRAP_SUPERUSER_OID, PG_CLASS_OID, namespaceOid } from './catalog-oids.js';
+import { catalogAcls } from './catalog-acls.js';
 import type { CatalogSequenceInfo, CatalogTableInfo, CatalogView } from './catalog-view.js';
 import { lakeWarehouse } from './catalog-view.js';
 
@@ -53,8 +54,9 @@ function lastValue(v: CatalogView, s: CatalogSequenceInfo): bigint | null {
 }
 
 function pgSequences(v: CatalogView): Row[] {
+  const acls = catalogAcls(v.ctx);
   return v.sequences.map((s) => ({
-    schemaname: s.namespace, sequencename: s.name, sequenceowner: 'floe', data_type: typeOid({ kind: s.dataType }),
+    schemaname: s.namespace, sequencename: s.name, sequenceowner: acls.userName(acls.relation(s.id).owner), data_type: typeOid({ kind: s.dataType }),
     start_value: s.start, min_value: s.minValue, max_value: s.maxValue, increment_by: s.increment, cycle: s.cycle,
     cache_size: s.cache, last_value: lastValue(v, s),
   }));

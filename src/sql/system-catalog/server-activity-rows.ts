@@ -1,4 +1,5 @@
-import { FLOE_DATABASE_OID, roleOid } from './catalog-oids.js';
+import { FLOE_DATABASE_OID } from './catalog-oids.js';
+import { roleCatalogOf } from './role-rows.js';
 import type { CatalogView } from './catalog-view.js';
 
 type Row = Record<string, unknown>;
@@ -13,7 +14,7 @@ export function pgStatActivityRows(v: CatalogView): Row[] {
     }];
   }
   return server.activity().map((a) => ({
-    datid: FLOE_DATABASE_OID, datname: a.datname, pid: a.pid, leader_pid: null, usesysid: roleOid(a.usename), usename: a.usename,
+    datid: FLOE_DATABASE_OID, datname: a.datname, pid: a.pid, leader_pid: null, usesysid: roleCatalogOf(v.ctx)?.get(a.usename)?.oid ?? 0, usename: a.usename,
     application_name: a.applicationName, client_addr: a.clientAddr, client_hostname: null, client_port: a.clientPort,
     backend_start: a.backendStartMicros, xact_start: a.xactStartMicros, query_start: a.queryStartMicros,
     state_change: a.stateChangeMicros, wait_event_type: a.waitEventType, wait_event: a.waitEvent, state: a.state,

@@ -1,4 +1,5 @@
-import { FLOE_DATABASE_OID, roleOid } from './catalog-oids.js';
+import { FLOE_DATABASE_OID } from './catalog-oids.js';
+import { roleCatalogOf } from './role-rows.js';
 import type { CatalogView } from './catalog-view.js';
 
 /**
@@ -19,7 +20,7 @@ type Row = Record<string, unknown>;
 
 function floeStatStatements(v: CatalogView): Row[] {
   return (v.ctx.server?.statementStatistics() ?? []).map((s) => ({
-    userid: roleOid(s.user), usename: s.user, dbid: FLOE_DATABASE_OID, queryid: s.queryId, query: s.query, calls: s.calls,
+    userid: roleCatalogOf(v.ctx)?.get(s.user)?.oid ?? 0, usename: s.user, dbid: FLOE_DATABASE_OID, queryid: s.queryId, query: s.query, calls: s.calls,
     total_exec_time: s.totalExecTime, min_exec_time: s.minExecTime, max_exec_time: s.maxExecTime, mean_exec_time: s.meanExecTime,
     stddev_exec_time: s.stddevExecTime, rows: s.rows,
   }));

@@ -4,8 +4,11 @@ import { type EvalContext, registerScalarFunction } from '../../exec/index.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { lakeWarehouse, type CatalogView } from './catalog-view.js';
 import { viewDefinitionText } from './view-definition-text.js';
+import { PUBLIC_NAMESPACE_OID } from './catalog-oids.js';
 
 const text: SqlType = { kind: 'text' };
+/** initdb's comment on the public schema (pg_description has it too: catalog-rows.ts). */
+const PUBLIC_SCHEMA_COMMENT = 'standard public schema';
 const oid: SqlType = { kind: 'oid' };
 
 function viewDef(ctx: EvalContext, id: number): string | null {
@@ -41,7 +44,8 @@ export function registerViewCatalogFunctions(regclassOf: (name: string, ctx: Eva
   registerScalarFunction({ name: 'obj_description', args: [oid], returns: text, impl: (a, ctx) => comment(ctx, a[0] as number, 0) });
   registerScalarFunction({
     name: 'obj_description', args: [oid, { kind: 'name' }], returns: text,
-    impl: (a, ctx) => (a[1] === 'pg_class' ? comment(ctx, a[0] as number, 0) : null),
+    impl: (a, ctx) => (a[1] === 'pg_class' ? comment(ctx, a[0] as number, 0)
+      : a[1] === 'pg_namespace' && a[0] === PUBLIC_NAMESPACE_OID ? PUBLIC_SCHEMA_COMMENT : null),
   });
   registerScalarFunction({ name: 'col_description', args: [oid, { kind: 'int4' }], returns: text, impl: (a, ctx) => comment(ctx, a[0] as number, a[1] as number) });
 }

@@ -1,6 +1,7 @@
 import type { SqlType } from '../../common/sql-type.js';
 import { isTempNamespaceName } from '../../common/temp-namespace.js';
-import { BOOTSTRAP_SUPERUSER_OID, PG_CLASS_OID, namespaceOid } from './catalog-oids.js';
+import { PG_CLASS_OID, namespaceOid } from './catalog-oids.js';
+import { catalogAcls } from './catalog-acls.js';
 import type { CatalogView } from './catalog-view.js';
 import { viewDefinitionText } from './view-definition-text.js';
 
@@ -15,7 +16,7 @@ type Row = Record<string, unknown>;
 export function pgClassViewRows(v: CatalogView, defaults: Row): Row[] {
   return v.views.map((view) => ({
     ...defaults, oid: view.id, relname: view.name, relnamespace: namespaceOid(view.namespace), relam: 0, relfilenode: 0,
-    relkind: 'v', relnatts: view.columns.length, relhasrules: true, relowner: BOOTSTRAP_SUPERUSER_OID,
+    relkind: 'v', relnatts: view.columns.length, relhasrules: true,
     relpersistence: isTempNamespaceName(view.namespace) ? 't' : 'p',
   }));
 }
@@ -25,7 +26,8 @@ export function viewAttributeRows(v: CatalogView, add: (relid: number, num: numb
 }
 
 export function pgViewsRows(v: CatalogView): Row[] {
-  return v.views.map((view) => ({ schemaname: view.namespace, viewname: view.name, viewowner: 'floe', definition: viewDefinitionText(v, view) }));
+  const acls = catalogAcls(v.ctx);
+  return v.views.map((view) => ({ schemaname: view.namespace, viewname: view.name, viewowner: acls.userName(acls.relation(view.id).owner), definition: viewDefinitionText(v, view) }));
 }
 
 export function isViewsRows(v: CatalogView): Row[] {

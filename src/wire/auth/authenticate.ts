@@ -1,11 +1,14 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { FloeError } from '../../common/floe-error.js';
 import type { LoginThrottle } from '../../common/login-throttle.js';
+import { md5Response, md5StoredPassword } from '../../common/md5-password.js';
+import { hmacSha256, makeScramVerifier, parseScramVerifier, sha256, type ScramSecret } from '../../common/scram-secret.js';
 import { decodeSaslInitialResponse, passwordText, type AuthenticationRequest, type PasswordMessage } from '../messages/auth.js';
 import type { FrontendMessage } from '../messages/frontend-message.js';
 import { ClientGone } from '../client-gone.js';
-import type { AuthProvider } from '../session-handler.js';
-import { hmacSha256, makeScramVerifier, sha256, type ScramSecret } from './scram-secret.js';
+import type { AuthProvider, LoginRole } from './auth-provider.js';
+import { matchHbaRule } from './hba-match.js';
+import type { HbaRule } from './hba-rules.js';
 
 /** What the authentication exchange needs from the connection. */
 export interface AuthChannel {
@@ -15,14 +18,19 @@ export interface AuthChannel {
   read(): Promise<FrontendMessage | null>;
 }
 
-
-function failed(user: string): FloeError {
-  return new FloeError('28P01', `password authentication failed for user "${user}"`, { severity: 'FATAL' });
+/** A connection that has sent its startup packet, as the rules see it. */
+export interface LoginAttempt {
+  readonly user: string;
+  readonly database: string;
+  readonly remoteAddress: string;
+  readonly ssl: boolean;
+  /** A physical replication connection (replication=true). */
+  readonly replication: boolean;
 }
 
-function protocol(message: string): FloeError {
-  return new FloeError('08P01', message, { severity: 'FATAL' });
-}
+const fatal = (sqlstate: string, message: string) => new FloeError(sqlstate, message, { severity: 'FATAL' });
+const failed = (user: string) => fatal('28P01', `password authentication failed for user "${user}"`);
+const protocol = (message: string) => fatal('08P01', message);
 
 async function readPassword(ch: AuthChannel): Promise<PasswordMessage> {
   await ch.flush();
@@ -34,54 +42,102 @@ async function readPassword(ch: AuthChannel): Promise<PasswordMessage> {
   return msg;
 }
 
-/**
- * Runs the method the provider chose; returns normally on success, throws a FATAL FloeError
- * otherwise. A method that checks a password asks `throttle` first (a locked-out address is
- * refused before any exchange) and tells it how the exchange ended; trust has nothing to
- * guess, so it neither counts nor is refused.
- */
-export async function authenticate(ch: AuthChannel, provider: AuthProvider, user: string, remoteAddress: string, throttle?: LoginThrottle): Promise<void> {
-  const method = provider.methodFor(user, remoteAddress);
-  if (method === 'trust') return;
-  throttle?.check(remoteAddress);
-  try {
-    await exchange(ch, provider, method, user);
-  } catch (e) {
-    // A wrong password or a malformed exchange counts; a client that hung up to ask its user for a password does not.
-    if (e instanceof FloeError) throttle?.failed(remoteAddress);
-    throw e;
+/** PostgreSQL's words for a connection no rule lets in (rejected: a `reject` rule matched). */
+function refusal(rejected: boolean, a: LoginAttempt): FloeError {
+  const encryption = a.ssl ? 'SSL encryption' : 'no encryption';
+  const who = `user "${a.user}"`;
+  if (a.replication) {
+    return fatal('28000', rejected
+      ? `pg_hba.conf rejects replication connection for host "${a.remoteAddress}", ${who}, ${encryption}`
+      : `no pg_hba.conf entry for replication connection from host "${a.remoteAddress}", ${who}, ${encryption}`);
   }
-  throttle?.succeeded(remoteAddress);
+  const target = `host "${a.remoteAddress}", ${who}, database "${a.database}", ${encryption}`;
+  return fatal('28000', rejected ? `pg_hba.conf rejects connection for ${target}` : `no pg_hba.conf entry for ${target}`);
 }
 
-async function exchange(ch: AuthChannel, provider: AuthProvider, method: Exclude<ReturnType<AuthProvider['methodFor']>, 'trust'>, user: string): Promise<void> {
-  switch (method) {
+/**
+ * Picks the first pg_hba rule that matches and runs its method; returns the role that
+ * logged in on success, throws a FATAL FloeError otherwise. After the method, the role must
+ * exist and may log in (PostgreSQL checks these after authentication, so a password
+ * exchange never tells which roles exist). A method that checks a password asks `throttle`
+ * first (a locked-out address is refused before any exchange) and tells it how the exchange
+ * ended; trust has nothing to guess, so it neither counts nor is refused.
+ */
+export async function authenticate(ch: AuthChannel, provider: AuthProvider, attempt: LoginAttempt, throttle?: LoginThrottle): Promise<LoginRole> {
+  const rule = matchHbaRule(provider.hba().rules, {
+    type: 'host', ssl: attempt.ssl, address: attempt.remoteAddress, database: attempt.database, user: attempt.user,
+    isReplication: attempt.replication, isMemberOf: (user, role) => provider.isMemberOf(user, role),
+  });
+  if (rule === undefined) throw refusal(false, attempt);
+  if (rule.method === 'reject') throw refusal(true, attempt);
+  if (rule.method !== 'trust') {
+    throttle?.check(attempt.remoteAddress);
+    try {
+      await exchange(ch, rule, provider.role(attempt.user), attempt.user);
+    } catch (e) {
+      // A wrong password or a malformed exchange counts; a client that hung up to ask its user for a password does not.
+      if (e instanceof FloeError) throttle?.failed(attempt.remoteAddress);
+      throw e;
+    }
+    throttle?.succeeded(attempt.remoteAddress);
+  }
+  const role = provider.role(attempt.user);
+  if (role === undefined) throw fatal('28000', `role "${attempt.user}" does not exist`);
+  if (!role.canLogin) throw fatal('28000', `role "${attempt.user}" is not permitted to log in`);
+  return role;
+}
+
+/** The role's password, unless it has none or it has expired: then every exchange fails. */
+function usablePassword(role: LoginRole | undefined): string | undefined {
+  if (role?.password == null) return undefined;
+  if (role.validUntilMicros !== null && role.validUntilMicros < BigInt(Date.now()) * 1000n) return undefined;
+  return role.password;
+}
+
+async function exchange(ch: AuthChannel, rule: HbaRule, role: LoginRole | undefined, user: string): Promise<void> {
+  const stored = usablePassword(role);
+  const scramSecret = stored === undefined ? undefined : parseScramVerifier(stored);
+  switch (rule.method) {
     case 'password': {
       ch.send({ kind: 'AuthenticationCleartextPassword' });
       const password = passwordText(await readPassword(ch));
-      if (password === '' || !provider.checkPassword(user, password)) throw failed(user);
+      if (password === '' || stored === undefined || !matchesStored(stored, scramSecret, user, password)) throw failed(user);
       return;
     }
     case 'md5': {
+      // As PostgreSQL: md5 in the rules still runs SCRAM for a role whose password is a SCRAM verifier.
+      if (scramSecret !== undefined) return scram(ch, scramSecret, user);
       const salt = randomBytes(4);
       ch.send({ kind: 'AuthenticationMD5Password', salt });
       const md5 = passwordText(await readPassword(ch));
-      if (!provider.checkPassword(user, { md5, salt })) throw failed(user);
+      if (stored === undefined || !stored.startsWith('md5') || md5Response(user, stored, salt) !== md5) throw failed(user);
       return;
     }
     case 'scram-sha-256':
-      return scram(ch, provider, user);
-    default: {
-      const never: never = method;
-      throw new FloeError('28000', `unsupported authentication method ${String(never)}`, { severity: 'FATAL' });
-    }
+      return scram(ch, scramSecret, user);
+    case 'cert':
+      throw fatal('28000', 'connection requires a valid client certificate');
+    case 'trust': case 'reject':
+      throw new Error(`method ${rule.method} has no exchange`);
   }
+}
+
+function matchesStored(stored: string, secret: ScramSecret | undefined, user: string, password: string): boolean {
+  if (secret !== undefined) return matchesScram(secret, password);
+  const expected = Buffer.from(md5StoredPassword(user, password));
+  const actual = Buffer.from(stored);
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** A cleartext password against a SCRAM verifier: both keys derived from it must equal the stored ones. */
+export function matchesScram(secret: ScramSecret, password: string): boolean {
+  const derived = makeScramVerifier(password, { iterations: secret.iterations, salt: secret.salt });
+  return timingSafeEqual(derived.storedKey, secret.storedKey) && timingSafeEqual(derived.serverKey, secret.serverKey);
 }
 
 const gs2Headers = new Set(['n,,', 'y,,']);
 
-async function scram(ch: AuthChannel, provider: AuthProvider, user: string): Promise<void> {
-  const known = provider.scramSecret(user);
+async function scram(ch: AuthChannel, known: ScramSecret | undefined, user: string): Promise<void> {
   // An unknown user still gets a full exchange, so the reply does not reveal which users exist.
   const secret: ScramSecret = known ?? makeScramVerifier(randomBytes(16).toString('hex'), { iterations: 4096 });
   ch.send({ kind: 'AuthenticationSASL', mechanisms: ['SCRAM-SHA-256'] });
@@ -107,6 +163,8 @@ async function scram(ch: AuthChannel, provider: AuthProvider, user: string): Pro
   }
   if (f[3] !== nonce) throw protocol('SCRAM nonce mismatch');
   const proof = Buffer.from(f[4]!, 'base64');
+  // Node's decoder skips what is not base64 and stops at padding; PostgreSQL refuses such a proof outright.
+  if (proof.toString('base64') !== f[4]) throw protocol('malformed SCRAM message (invalid proof)');
   const authMessage = `${clientFirstBare},${serverFirst},${f[1]!}`;
   const clientSignature = hmacSha256(secret.storedKey, authMessage);
   if (proof.length !== clientSignature.length) throw failed(user);

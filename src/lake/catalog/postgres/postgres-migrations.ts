@@ -127,6 +127,24 @@ INSERT INTO catalog_version VALUES (0);`,
   table_id BIGINT NOT NULL, epoch BIGINT NOT NULL, removed TEXT COLLATE "C" NOT NULL, anchor_file_id BIGINT NOT NULL,
   added_file_id BIGINT NOT NULL, PRIMARY KEY (table_id, epoch));`,
   },
+  {
+    // Roles and their memberships (sql-roles.ts): pg_authid and pg_auth_members; owners and ACLs (sql-privileges.ts); row-level security (sql-row-policies.ts).
+    version: 5,
+    sql: `CREATE TABLE roles (
+  role_oid BIGINT PRIMARY KEY, name TEXT COLLATE "C" NOT NULL UNIQUE, superuser BIGINT NOT NULL, inherit BIGINT NOT NULL,
+  create_role BIGINT NOT NULL, create_db BIGINT NOT NULL, can_login BIGINT NOT NULL, replication BIGINT NOT NULL,
+  bypass_rls BIGINT NOT NULL, connection_limit BIGINT NOT NULL, password TEXT COLLATE "C", valid_until_micros BIGINT);
+CREATE TABLE role_members (
+  role_oid BIGINT NOT NULL, member_oid BIGINT NOT NULL, grantor_oid BIGINT NOT NULL, admin_option BIGINT NOT NULL,
+  PRIMARY KEY (role_oid, member_oid));
+CREATE TABLE object_acls (
+  object_kind TEXT COLLATE "C" NOT NULL, object_key TEXT COLLATE "C" NOT NULL, owner_oid BIGINT NOT NULL,
+  acl TEXT COLLATE "C", column_acls TEXT COLLATE "C" NOT NULL, PRIMARY KEY (object_kind, object_key));
+CREATE TABLE row_policies (
+  policy_oid BIGINT PRIMARY KEY, table_id BIGINT NOT NULL, name TEXT COLLATE "C" NOT NULL, command TEXT COLLATE "C" NOT NULL,
+  permissive BIGINT NOT NULL, roles TEXT COLLATE "C" NOT NULL, using_expr TEXT COLLATE "C", check_expr TEXT COLLATE "C", UNIQUE (table_id, name));
+CREATE TABLE row_security (table_id BIGINT PRIMARY KEY, enabled BIGINT NOT NULL, forced BIGINT NOT NULL);`,
+  },
 ];
 
 /**

@@ -103,6 +103,20 @@ CREATE TABLE IF NOT EXISTS replication_slot_holders (
   slot_name TEXT PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, heartbeat_micros INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS subscription_runners (
   sub_id INTEGER PRIMARY KEY, owner TEXT NOT NULL, heartbeat_micros INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS roles (
+  role_oid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, superuser INTEGER NOT NULL, inherit INTEGER NOT NULL,
+  create_role INTEGER NOT NULL, create_db INTEGER NOT NULL, can_login INTEGER NOT NULL, replication INTEGER NOT NULL,
+  bypass_rls INTEGER NOT NULL, connection_limit INTEGER NOT NULL, password TEXT, valid_until_micros INTEGER);
+CREATE TABLE IF NOT EXISTS role_members (
+  role_oid INTEGER NOT NULL, member_oid INTEGER NOT NULL, grantor_oid INTEGER NOT NULL, admin_option INTEGER NOT NULL,
+  PRIMARY KEY (role_oid, member_oid));
+CREATE TABLE IF NOT EXISTS object_acls (
+  object_kind TEXT NOT NULL, object_key TEXT NOT NULL, owner_oid INTEGER NOT NULL,
+  acl TEXT, column_acls TEXT NOT NULL, PRIMARY KEY (object_kind, object_key));
+CREATE TABLE IF NOT EXISTS row_policies (
+  policy_oid INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, name TEXT NOT NULL, command TEXT NOT NULL,
+  permissive INTEGER NOT NULL, roles TEXT NOT NULL, using_expr TEXT, check_expr TEXT, UNIQUE (table_id, name));
+CREATE TABLE IF NOT EXISTS row_security (table_id INTEGER PRIMARY KEY, enabled INTEGER NOT NULL, forced INTEGER NOT NULL);
 `;
 
 /** Creates the tables, brings older catalogs up to date, and starts new table ids at `firstTableId`. Inside a write transaction. */

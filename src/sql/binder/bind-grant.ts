@@ -1,0 +1,69 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { BoundStatement } from '../bound-statement.js';
+import type { PrivilegeSpec } from '../ddl-command.js';
+import { str, strList, type Raw } from './ast.js';
+import { roleRef } from './bind-role-ddl.js';
+
+const OBJECT_KINDS: Readonly<Record<string, 'table' | 'sequence' | 'schema' | 'database'>> = {
+  OBJECT_TABLE: 'table', OBJECT_SEQUENCE: 'sequence', OBJECT_SCHEMA: 'schema', OBJECT_DATABASE: 'database',
+};
+
+const OBJECT_WORDS: Readonly<Record<string, string>> = {
+  OBJECT_FUNCTION: 'FUNCTION', OBJECT_PROCEDURE: 'PROCEDURE', OBJECT_ROUTINE: 'ROUTINE', OBJECT_TYPE: 'TYPE', OBJECT_DOMAIN: 'DOMAIN',
+  OBJECT_LANGUAGE: 'LANGUAGE', OBJECT_LARGEOBJECT: 'LARGE OBJECT', OBJECT_TABLESPACE: 'TABLESPACE', OBJECT_FDW: 'FOREIGN DATA WRAPPER',
+  OBJECT_FOREIGN_SERVER: 'FOREIGN SERVER', OBJECT_PARAMETER_ACL: 'PARAMETER',
+};
+
+/** GRANT / REVOKE privileges ON tables, sequences, schemas or the database. */
+export function bindGrant(n: Raw): BoundStatement {
+  const objectKind = OBJECT_KINDS[n.objtype as string];
+  if (objectKind === undefined) {
+    throw new FloeError(SqlState.featureNotSupported, `GRANT and REVOKE on ${OBJECT_WORDS[n.objtype as string] ?? String(n.objtype)} are not supported`);
+  }
+  if (n.targtype === 'ACL_TARGET_DEFAULTS') throw new FloeError(SqlState.featureNotSupported, 'ALTER DEFAULT PRIVILEGES is not supported yet');
+  const allInSchema = n.targtype === 'ACL_TARGET_ALL_IN_SCHEMA';
+  const objects = (n.objects ?? []) as Raw[];
+  const relations = objectKind === 'table' || objectKind === 'sequence'
+    ? (allInSchema ? [] : objects.map((o) => ({ ...(o.RangeVar.schemaname === undefined ? {} : { schema: o.RangeVar.schemaname as string }), name: o.RangeVar.relname as string })))
+    : [];
+  const names = objectKind === 'schema' || objectKind === 'database' ? objects.map(str) : [];
+  const privileges = privilegesOf(n.privileges as Raw[] | undefined);
+  return {
+    kind: 'ddl',
+    command: {
+      kind: n.is_grant === true ? 'grant' : 'revoke', objectKind, relations, names,
+      ...(allInSchema ? { allInSchemas: objects.map(str) } : {}),
+      privileges, grantees: (n.grantees as Raw[]).map((g) => roleRef(g.RoleSpec)),
+      grantOption: n.grant_option === true, cascade: n.behavior === 'DROP_CASCADE',
+      ...(n.grantor === undefined ? {} : { grantedBy: roleRef(n.grantor) }),
+    },
+  };
+}
+
+/** The privilege list; absent means ALL (with a column list when ALL (cols) was written). */
+function privilegesOf(list: Raw[] | undefined): readonly PrivilegeSpec[] | { readonly all: true; readonly columns?: readonly string[] } {
+  if (list === undefined) return { all: true };
+  const out: PrivilegeSpec[] = [];
+  for (const p of list) {
+    const a = p.AccessPriv;
+    const columns = a.cols === undefined ? undefined : strList(a.cols);
+    // ALL (a, b): priv_name is absent.
+    if (a.priv_name === undefined) return { all: true, ...(columns === undefined ? {} : { columns }) };
+    out.push({ name: a.priv_name as string, ...(columns === undefined ? {} : { columns }) });
+  }
+  return out;
+}
+
+/** ALTER TABLE | VIEW | SEQUENCE … OWNER TO, and ALTER SCHEMA … OWNER TO. */
+export function bindAlterOwner(objectKind: 'table' | 'view' | 'sequence' | 'schema', target: Raw, newOwner: Raw): BoundStatement {
+  if (objectKind === 'schema') return { kind: 'ddl', command: { kind: 'alterOwner', objectKind, name: str(target), owner: roleRef(newOwner) } };
+  return {
+    kind: 'ddl',
+    command: {
+      kind: 'alterOwner', objectKind,
+      relation: { ...(target.schemaname === undefined ? {} : { schema: target.schemaname as string }), name: target.relname as string },
+      owner: roleRef(newOwner),
+    },
+  };
+}

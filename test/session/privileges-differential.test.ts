@@ -1,0 +1,96 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { startOracleAndFloe, type OracleAndFloe } from '../harness/oracle-and-floe.js';
+import { stepOutcomesWithNotices } from '../harness/statement-outcomes.js';
+
+/**
+ * Object privileges against PostgreSQL 15: the same roles, grants and statements on both,
+ * run as different roles through SET ROLE, with the same allowed and denied outcomes
+ * (SQLSTATE and message), warnings and visible rows. Role names carry this run's prefix
+ * (roles are cluster-wide; CI shares one PostgreSQL); tables live in a schema of the same name.
+ */
+const P = `p${randomBytes(3).toString('hex')}`;
+const S = P;
+
+const setup: readonly string[] = [
+  `CREATE ROLE ${P}_alice`, `CREATE ROLE ${P}_bob`, `CREATE ROLE ${P}_carol`, `CREATE ROLE ${P}_team`,
+  `GRANT ${P}_team TO ${P}_carol`,
+  `CREATE SCHEMA ${S}`,
+  `CREATE TABLE ${S}.t (id int PRIMARY KEY, a int, secret text)`,
+  `INSERT INTO ${S}.t VALUES (1, 10, 'x'), (2, 20, 'y')`,
+  `CREATE VIEW ${S}.v AS SELECT id, a FROM ${S}.t`,
+  `CREATE TABLE ${S}.u (id int PRIMARY KEY, note text)`,
+];
+
+const as = (role: string, ...statements: string[]) => [`SET ROLE ${P}_${role}`, ...statements, 'RESET ROLE'];
+
+const script: readonly string[] = [
+  // Nothing granted yet, not even USAGE on the schema.
+  ...as('alice', `SELECT * FROM ${S}.t`, `SELECT * FROM ${S}.v`),
+  `GRANT USAGE ON SCHEMA ${S} TO PUBLIC`,
+  ...as('alice', `SELECT * FROM ${S}.t`, `INSERT INTO ${S}.t VALUES (3, 30, 'z')`, `DELETE FROM ${S}.t`, `TRUNCATE ${S}.t`),
+  // Column privileges.
+  `GRANT SELECT (id, a), UPDATE (a) ON ${S}.t TO ${P}_alice`,
+  ...as('alice',
+    `SELECT id, a FROM ${S}.t ORDER BY id`, `SELECT * FROM ${S}.t`, `SELECT count(*) FROM ${S}.t`, `SELECT secret FROM ${S}.t`,
+    `UPDATE ${S}.t SET a = a + 1 WHERE id = 1`, `UPDATE ${S}.t SET secret = 's'`, `UPDATE ${S}.t SET a = 0 WHERE secret = 'x'`,
+    `SELECT id, a FROM ${S}.t ORDER BY id`),
+  // Table privileges, PUBLIC and a role's members.
+  `GRANT SELECT ON ${S}.v TO ${P}_bob`,
+  `GRANT INSERT, DELETE ON ${S}.u TO ${P}_team`,
+  `GRANT SELECT ON ${S}.u TO PUBLIC`,
+  ...as('bob', `SELECT * FROM ${S}.v ORDER BY id`, `SELECT * FROM ${S}.t`, `SELECT * FROM ${S}.u`, `INSERT INTO ${S}.u VALUES (1, 'b')`),
+  ...as('carol', `INSERT INTO ${S}.u VALUES (1, 'c')`, `SELECT * FROM ${S}.u`, `DELETE FROM ${S}.u WHERE id = 1`, `UPDATE ${S}.u SET note = 'n'`),
+  // Grant options and what a non-owner may grant.
+  `GRANT SELECT ON ${S}.t TO ${P}_bob WITH GRANT OPTION`,
+  ...as('bob', `GRANT SELECT ON ${S}.t TO ${P}_carol`, `GRANT UPDATE ON ${S}.t TO ${P}_carol`, `GRANT ALL ON ${S}.u TO ${P}_carol`),
+  ...as('carol', `SELECT id FROM ${S}.t ORDER BY id`),
+  `REVOKE SELECT ON ${S}.t FROM ${P}_bob`,
+  `REVOKE SELECT ON ${S}.t FROM ${P}_bob CASCADE`,
+  ...as('carol', `SELECT id FROM ${S}.t`),
+  // Creating needs CREATE on the schema; owners may do what they like with their own.
+  ...as('alice', `CREATE TABLE ${S}.mine (id int PRIMARY KEY)`),
+  `GRANT CREATE ON SCHEMA ${S} TO ${P}_alice`,
+  ...as('alice', `CREATE TABLE ${S}.mine (id int PRIMARY KEY)`, `INSERT INTO ${S}.mine VALUES (1)`, `SELECT * FROM ${S}.mine`,
+    `GRANT SELECT ON ${S}.mine TO ${P}_bob`, `DROP TABLE ${S}.t`, `ALTER TABLE ${S}.t ADD COLUMN z int`, `CREATE INDEX ON ${S}.t (a)`),
+  ...as('bob', `SELECT * FROM ${S}.mine`, `DROP TABLE ${S}.mine`),
+  `ALTER TABLE ${S}.mine OWNER TO ${P}_bob`,
+  ...as('bob', `INSERT INTO ${S}.mine VALUES (2)`, `SELECT * FROM ${S}.mine ORDER BY id`),
+  // A view reads its tables with its owner's privileges.
+  `GRANT SELECT ON ${S}.t TO ${P}_alice`,
+  ...as('alice', `CREATE VIEW ${S}.av AS SELECT id, secret FROM ${S}.t`, `GRANT SELECT ON ${S}.av TO ${P}_bob`),
+  ...as('bob', `SELECT * FROM ${S}.av ORDER BY id`, `SELECT * FROM ${S}.t`),
+  `REVOKE SELECT ON ${S}.t FROM ${P}_alice`,
+  ...as('bob', `SELECT * FROM ${S}.av`),
+  // Superuser-only catalogs.
+  ...as('bob', `SELECT count(*) > 0 FROM pg_authid`, `SELECT count(*) >= 0 FROM pg_roles`),
+  // Dropping a role that owns or holds something.
+  `DROP ROLE ${P}_bob`,
+];
+
+describe('object privileges against PostgreSQL 15', () => {
+  let servers: OracleAndFloe;
+  before(async () => {
+    servers = await startOracleAndFloe(setup);
+  });
+  after(async () => {
+    const c = new pg.Client({ connectionString: servers.oracleTarget.url });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${S} CASCADE`);
+    const { rows } = await c.query(`SELECT rolname FROM pg_roles WHERE rolname LIKE '${P}%'`);
+    for (const r of rows) {
+      await c.query(`DROP OWNED BY "${r.rolname}"`);
+      await c.query(`DROP ROLE IF EXISTS "${r.rolname}"`);
+    }
+    await c.end();
+    await servers?.stop();
+  });
+
+  test('each statement is allowed or denied alike, with the same rows and warnings', async () => {
+    const want = await stepOutcomesWithNotices(servers.oracleTarget.url, script);
+    const got = await stepOutcomesWithNotices(servers.floe.url, script);
+    for (let i = 0; i < script.length; i++) assert.deepEqual(got[i], want[i], `step ${i}: ${script[i]}`);
+  });
+});
