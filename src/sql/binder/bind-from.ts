@@ -208,7 +208,8 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
     const plan = LogicalVirtualScan.create({
       schema, name: rel.table.name, projection: rel.table.columns.map((_c, i) => i), columns: outputCols(columns),
     });
-    return { plan, scope };
+    const rows = rowBearingBase(ctx, schema, rel.table.name);
+    return { plan: rows === undefined ? plan : withRowSecurity(ctx, rows, plan, 'select'), scope };
   }
   let at: ScanSnapshotSelector | undefined = rel.branch === undefined ? undefined : { kind: 'ref', name: rel.branch };
   if (o.travel) {
@@ -228,6 +229,16 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
  * column names whatever the alias; a policy's columns need no SELECT privilege of the user.
  * Time travel and branches are filtered alike: the policy applies to every read path.
  */
+/**
+ * The table whose rows a system table shows (`t$audit_log`, table_changes' relation), so
+ * its row-security policies filter them too: they lead with the table's columns.
+ */
+function rowBearingBase(ctx: BindContext, schema: string, name: string): CatalogTable | undefined {
+  // t$audit_log, t$branch_b$audit_log, and table_changes' t$table_changes:…
+  const m = /^([^$]+)(?:\$branch_[^$]+)?\$(?:audit_log|table_changes:.*)$/.exec(name);
+  return m === null ? undefined : ctx.env.warehouse.getTable(schema, m[1]!);
+}
+
 export function withRowSecurity(ctx: BindContext, table: CatalogTable, scan: LogicalPlan, command: RowSecurityCommand | 'none'): LogicalPlan {
   if (command === 'none') return scan;
   const using = ctx.env.rowSecurity?.(table.id, command)?.using;

@@ -5,7 +5,7 @@ import { tableChangesName } from '../system-catalog/lake-system-tables.js';
 import { positionOf, strList, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import type { BoundFrom } from './bind-from.js';
-import { scanRelation, type ScanOptions } from './bind-from.js';
+import { noteRead, scanRelation, type ScanOptions } from './bind-from.js';
 import { splitQualifiedName, tryResolveRelation } from './resolve-relation.js';
 import type { Scope } from './scope.js';
 
@@ -46,6 +46,8 @@ export function bindTableChanges(
   if (from !== undefined && to !== undefined && from > to) {
     throw new FloeError(SqlState.invalidParameterValue, `table_changes: from snapshot ${from} is after to snapshot ${to}`, { position });
   }
+  // The table's change rows need SELECT on the table, as its rows do.
+  noteRead(ctx, rel);
   const vt = ctx.env.virtualTables.lookup(rel.table.namespace, tableChangesName(rel.table.name, from, to));
   if (!vt) throw new FloeError(SqlState.featureNotSupported, 'table_changes is not available in this session', { position });
   const o: ScanOptions = {
