@@ -122,6 +122,9 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   registerRegNameLookup((typeOid, oid) => (typeOid === 24 ? regprocName(oid) : typeOid === 2202 ? regprocedureName(oid) : undefined));
   // Counts commits and statements from the start, through the observers the lake and the wire are given.
   const metrics = new FloeMetrics();
+  if (values.superuser !== undefined && (values.superuser === '' || /^(public|none)$|^pg_/.test(values.superuser))) {
+    throw new UsageError(`--superuser: "${values.superuser}" is a reserved role name`, SERVE_USAGE);
+  }
   const warehouse = await openWarehouse({
     path: dataDir, logger: logger.child({ component: 'lake' }), commitObserver: metrics.commitObserver,
     ...(values.superuser === undefined ? {} : { superuser: values.superuser }),

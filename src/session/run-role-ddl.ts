@@ -70,8 +70,9 @@ export function runRoleDdl(io: RoleDdlIo, c: RoleDdl): string {
         const onlyPassword = Object.keys(o).every((k) => k === 'password') && o.password !== undefined;
         if (!onlyPassword || target.oid !== me.oid) throw denied('permission denied');
       }
+      // PostgreSQL 15 allows it, 16 refuses it: the bootstrap superuser is what loopback trust and the catalog's objects rest on.
       if (target.oid === BOOTSTRAP_SUPERUSER_OID && o.superuser === false) {
-        throw new FloeError(SqlState.featureNotSupported, 'permission denied: bootstrap user must be superuser');
+        throw new FloeError(SqlState.insufficientPrivilege, 'permission denied to alter role', { detail: 'The bootstrap user must have the SUPERUSER attribute.' });
       }
       io.roles.alter(target.oid, attributes(io, target.name, o));
       return 'ALTER ROLE';
