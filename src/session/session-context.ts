@@ -122,7 +122,11 @@ export class SessionContext {
     this.identity = new SessionIdentity(this.temp, deps.startup.user, this.settings);
     this.privileges = new SessionPrivileges(this.temp, this.identity);
     this.transaction = new TransactionState(this.temp);
-    this.sequences = new SessionSequenceState(this.temp);
+    this.sequences = new SessionSequenceState(this.temp, (s, anyOf) => {
+      if (!this.privileges.isSuperuser() && this.privileges.relationMask(s.id, 'sequence', anyOf) === 0) {
+        throw new FloeError(SqlState.insufficientPrivilege, `permission denied for sequence ${s.name}`);
+      }
+    });
     this.optimizing = sessionOptimizingService(deps.warehouse, deps.optimizing);
     deps.catalog.attachServices?.(this.temp, this.optimizing);
     this.server = new SessionServerFunctions(deps.registry ?? processSessionRegistry, {

@@ -64,6 +64,16 @@ const script: readonly string[] = [
   ...as('bob', `SELECT * FROM ${S}.av ORDER BY id`, `SELECT * FROM ${S}.t`),
   `REVOKE SELECT ON ${S}.t FROM ${P}_alice`,
   ...as('bob', `SELECT * FROM ${S}.av`),
+  // Sequences: nextval needs USAGE or UPDATE, currval SELECT or USAGE, setval UPDATE; a serial column's
+  // sequence needs USAGE of whoever inserts, an identity column's nothing beyond the table's INSERT.
+  `CREATE SEQUENCE ${S}.sq`,
+  `CREATE TABLE ${S}.ser (id serial PRIMARY KEY, v int)`,
+  `CREATE TABLE ${S}.ident (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v int)`,
+  `GRANT INSERT, SELECT ON ${S}.ser, ${S}.ident TO ${P}_carol`,
+  ...as('carol', `SELECT nextval('${S}.sq')`, `INSERT INTO ${S}.ser (v) VALUES (1)`, `INSERT INTO ${S}.ident (v) VALUES (1)`, `SELECT id, v FROM ${S}.ident`),
+  `GRANT USAGE ON SEQUENCE ${S}.sq, ${S}.ser_id_seq TO ${P}_carol`,
+  ...as('carol', `SELECT nextval('${S}.sq')`, `SELECT currval('${S}.sq')`, `SELECT lastval()`, `SELECT setval('${S}.sq', 10)`,
+    `INSERT INTO ${S}.ser (v) VALUES (2)`, `SELECT id, v FROM ${S}.ser`),
   // Superuser-only catalogs.
   ...as('bob', `SELECT count(*) > 0 FROM pg_authid`, `SELECT count(*) >= 0 FROM pg_roles`),
   // Dropping a role that owns or holds something.
