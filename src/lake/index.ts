@@ -84,7 +84,7 @@ export type { ReplicationCatalog, ReplicationSlotHolder } from './replication/re
 export type { RoleCatalog } from './security/role-catalog.js';
 export { RoleGraph } from './security/role-graph.js';
 export { PG_DATABASE_OWNER_OID, defaultObjectAcl } from './security/object-acl.js';
-export type { ObjectAclRecord, PrivilegeCatalog, SecuredObject } from './security/object-acl.js';
+export type { DefaultAclObjectType, ObjectAclRecord, PrivilegeCatalog, SecuredObject } from './security/object-acl.js';
 export type { PolicyCommand, RowPolicy, RowPolicyCatalog, RowSecuritySwitch } from './security/row-policies.js';
 export * from './security/acl.js';
 export * from './security/acl-check.js';

@@ -6,6 +6,7 @@ import type { DdlCommand, TableName } from '../sql/index.js';
 import type { SessionContext } from './session-context.js';
 import { membershipOracle } from './session-privileges.js';
 import { findIndex } from './unique-ddl.js';
+import { defaultAclFor } from './default-privileges.js';
 
 /**
  * Who may run a DDL statement, as PostgreSQL 15 decides: CREATE needs the schema's CREATE
@@ -90,48 +91,61 @@ function requireDatabaseCreate(ctx: SessionContext): void {
   }
 }
 
+/** An object a CREATE makes, with what its default privileges are looked up by. */
+interface Created {
+  readonly object: SecuredObject;
+  readonly kind: 'table' | 'sequence' | 'type' | 'schema';
+  readonly schema: string | null;
+}
+
 /** The objects a CREATE statement makes, if they exist now. */
-function createdObjects(ctx: SessionContext, c: DdlCommand): SecuredObject[] | undefined {
+function createdObjects(ctx: SessionContext, c: DdlCommand): Created[] | undefined {
   const w = ctx.deps.warehouse;
   switch (c.kind) {
     case 'createTable': case 'createTableAs': {
       const t = w.getTable(c.table.namespace, c.table.name);
       if (t === undefined) return [];
-      const owned = w.listSequences().filter((s) => s.ownedBy?.tableId === t.id).map((s): SecuredObject => ({ kind: 'relation', id: s.id }));
-      return [{ kind: 'relation', id: t.id }, ...owned];
+      const owned = w.listSequences().filter((s) => s.ownedBy?.tableId === t.id)
+        .map((s): Created => ({ object: { kind: 'relation', id: s.id }, kind: 'sequence', schema: s.namespace }));
+      return [{ object: { kind: 'relation', id: t.id }, kind: 'table', schema: t.namespace }, ...owned];
     }
     case 'createView': {
       const v = w.getView(c.view.namespace, c.view.name);
-      return v === undefined ? [] : [{ kind: 'relation', id: v.id }];
+      return v === undefined ? [] : [{ object: { kind: 'relation', id: v.id }, kind: 'table', schema: v.namespace }];
     }
     case 'createSequence': {
       const s = w.getSequence(c.sequence.namespace, c.sequence.name);
-      return s === undefined ? [] : [{ kind: 'relation', id: s.id }];
+      return s === undefined ? [] : [{ object: { kind: 'relation', id: s.id }, kind: 'sequence', schema: s.namespace }];
     }
-    case 'createSchema': return w.listNamespaces().includes(c.name) ? [{ kind: 'schema', name: c.name }] : [];
+    case 'createSchema': return w.listNamespaces().includes(c.name) ? [{ object: { kind: 'schema', name: c.name }, kind: 'schema', schema: null }] : [];
     case 'createType': {
       const t = w.getType(c.type.namespace, c.type.name);
-      return t === undefined ? [] : [{ kind: 'type', oid: t.oid }];
+      return t === undefined ? [] : [{ object: { kind: 'type', oid: t.oid }, kind: 'type', schema: t.namespace }];
     }
     default: return undefined;
   }
 }
 
 /**
- * Runs a CREATE so that what it makes belongs to the current role (the bootstrap superuser
- * owns whatever has no record, so its objects need none); objects that existed before (IF
- * NOT EXISTS, OR REPLACE) keep their owner. A serial column's sequence goes with its table.
+ * Runs a CREATE so that what it makes belongs to the current role, with the ACL that
+ * role's default privileges give it (ALTER DEFAULT PRIVILEGES); the bootstrap superuser
+ * owns whatever has no record, so its objects need one only for defaults. Objects that
+ * existed before (IF NOT EXISTS, OR REPLACE) keep theirs. A serial column's sequence goes
+ * with its table.
  */
 export async function withNewOwner<T>(ctx: SessionContext, c: DdlCommand, run: () => Promise<T>): Promise<T> {
   const owner = ctx.identity.currentRole().oid;
-  const before = owner === BOOTSTRAP_SUPERUSER_OID ? undefined : createdObjects(ctx, c);
+  const w = ctx.deps.warehouse;
+  const hasDefaults = w.privileges.list().some((r) => r.object.kind === 'defaults' && r.object.role === owner);
+  const before = owner === BOOTSTRAP_SUPERUSER_OID && !hasDefaults ? undefined : createdObjects(ctx, c);
   const result = await run();
   if (before === undefined) return result;
-  const key = (o: SecuredObject) => JSON.stringify(o);
+  const key = (o: Created) => JSON.stringify(o.object);
   const existed = new Set(before.map(key));
   const made = (createdObjects(ctx, c) ?? []).filter((o) => !existed.has(key(o)));
-  const w = ctx.deps.warehouse;
-  if (made.length > 0) w.privileges.put(made.map((o) => ({ ...w.privileges.get(o), owner })));
+  const records = made.map((o) => ({ ...w.privileges.get(o.object), owner, acl: defaultAclFor(w, owner, o.schema, o.kind) }))
+    .filter((r) => r.owner !== BOOTSTRAP_SUPERUSER_OID || r.acl !== null);
+  if (records.length > 0) w.privileges.put(records);
   return result;
 }
 
@@ -152,6 +166,11 @@ export function describeObject(w: Warehouse, o: SecuredObject, database: string)
       return t === undefined ? undefined : `type ${t.namespace}.${t.name}`;
     }
     case 'database': return `database ${database}`;
+    case 'defaults': {
+      const what = { r: 'relations', S: 'sequences', T: 'types', n: 'schemas' }[o.objtype];
+      const role = w.roles.getByOid(o.role)?.name ?? String(o.role);
+      return `default privileges on new ${what} belonging to role ${role}${o.schema === null ? '' : ` in schema ${o.schema}`}`;
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import type { Acl, AclTarget, AclWarning, ColumnAcl, MembershipOracle, ObjectAcl
 import type { PrivilegeDdl, PrivilegeSpec, RelationRef, RoleRef } from '../sql/index.js';
 import type { SessionIdentity } from './session-identity.js';
 import { membershipOracle, type RelationKind, type SessionPrivileges } from './session-privileges.js';
+import { runAlterDefaultPrivileges } from './default-privileges.js';
 
 /** What GRANT, REVOKE and ALTER … OWNER TO need from the session. */
 export interface PrivilegeDdlIo {
@@ -103,6 +104,7 @@ function targetsOf(io: PrivilegeDdlIo, c: Extract<PrivilegeDdl, { kind: 'grant' 
  */
 export function runPrivilegeDdl(io: PrivilegeDdlIo, c: PrivilegeDdl): string {
   if (c.kind === 'alterOwner') return runAlterOwner(io, c);
+  if (c.kind === 'alterDefaultPrivileges') return runAlterDefaultPrivileges(io.warehouse, io.identity, c);
   const me = io.identity.currentRole().oid;
   if (c.grantedBy !== undefined && roleOid(io, c.grantedBy) !== me) throw new FloeError(SqlState.featureNotSupported, 'grantor must be current user');
   const roles = membershipOracle(io.identity.graph());

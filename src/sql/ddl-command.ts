@@ -206,7 +206,21 @@ export type PrivilegeDdl =
       readonly cascade: boolean;
       readonly grantedBy?: RoleRef;
     }
-  | { readonly kind: 'alterOwner'; readonly objectKind: 'table' | 'view' | 'sequence' | 'schema'; readonly relation?: RelationRef; readonly name?: string; readonly owner: RoleRef };
+  | { readonly kind: 'alterOwner'; readonly objectKind: 'table' | 'view' | 'sequence' | 'schema'; readonly relation?: RelationRef; readonly name?: string; readonly owner: RoleRef }
+  | {
+      /** ALTER DEFAULT PRIVILEGES [FOR ROLE …] [IN SCHEMA …] GRANT | REVOKE … ON TABLES | SEQUENCES | TYPES | SCHEMAS. */
+      readonly kind: 'alterDefaultPrivileges';
+      /** FOR ROLE; empty: the current role. */
+      readonly roles: readonly RoleRef[];
+      /** IN SCHEMA; empty: every schema. */
+      readonly schemas: readonly string[];
+      readonly isGrant: boolean;
+      readonly objectKind: 'table' | 'sequence' | 'type' | 'schema';
+      readonly privileges: readonly PrivilegeSpec[] | { readonly all: true };
+      readonly grantees: readonly RoleRef[];
+      readonly grantOption: boolean;
+      readonly cascade: boolean;
+    };
 
 /** A role named in a statement: a name, or one of the special role specifications. */
 export type RoleRef =

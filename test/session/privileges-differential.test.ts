@@ -76,6 +76,20 @@ const script: readonly string[] = [
     `INSERT INTO ${S}.ser (v) VALUES (2)`, `SELECT id, v FROM ${S}.ser`),
   // Superuser-only catalogs.
   ...as('bob', `SELECT count(*) > 0 FROM pg_authid`, `SELECT count(*) >= 0 FROM pg_roles`),
+  // Default privileges: what alice's new tables and sequences start with; only alice (or a superuser) may change hers.
+  `ALTER DEFAULT PRIVILEGES FOR ROLE ${P}_alice IN SCHEMA ${S} GRANT SELECT ON TABLES TO ${P}_bob`,
+  `ALTER DEFAULT PRIVILEGES FOR ROLE ${P}_alice GRANT USAGE ON SEQUENCES TO ${P}_carol WITH GRANT OPTION`,
+  `ALTER DEFAULT PRIVILEGES FOR ROLE ${P}_alice REVOKE ALL ON TABLES FROM PUBLIC`,
+  `ALTER DEFAULT PRIVILEGES IN SCHEMA ${S} GRANT SELECT ON SCHEMAS TO ${P}_bob`,
+  `ALTER DEFAULT PRIVILEGES IN SCHEMA ${S} GRANT USAGE ON SCHEMAS TO ${P}_bob`,
+  ...as('bob', `ALTER DEFAULT PRIVILEGES FOR ROLE ${P}_alice GRANT SELECT ON TABLES TO ${P}_bob`),
+  ...as('alice', `CREATE TABLE ${S}.dflt (id int PRIMARY KEY)`, `CREATE SEQUENCE ${S}.dseq`),
+  ...as('bob', `SELECT * FROM ${S}.dflt`),
+  `SELECT relname, relacl::text FROM pg_class WHERE relname IN ('dflt', 'dseq') ORDER BY 1`,
+  `SELECT d.defaclobjtype, d.defaclnamespace <> 0, d.defaclacl::text FROM pg_default_acl d JOIN pg_roles r ON r.oid = d.defaclrole WHERE r.rolname = '${P}_alice' ORDER BY 1, 2`,
+  `ALTER DEFAULT PRIVILEGES FOR ROLE ${P}_alice IN SCHEMA ${S} REVOKE SELECT ON TABLES FROM ${P}_bob`,
+  `ALTER DEFAULT PRIVILEGES FOR ROLE ${P}_alice GRANT ALL ON TABLES TO PUBLIC`,
+  `SELECT count(*) FROM pg_default_acl d JOIN pg_roles r ON r.oid = d.defaclrole WHERE r.rolname = '${P}_alice'`,
   // Dropping a role that owns or holds something.
   `DROP ROLE ${P}_bob`,
 ];

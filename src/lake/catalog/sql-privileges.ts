@@ -1,6 +1,6 @@
 import type { Acl, AclItem } from '../security/acl.js';
 import { defaultObjectAcl, securedObjectKey } from '../security/object-acl.js';
-import type { ObjectAclRecord, PrivilegeCatalog, SecuredObject } from '../security/object-acl.js';
+import type { DefaultAclObjectType, ObjectAclRecord, PrivilegeCatalog, SecuredObject } from '../security/object-acl.js';
 import type { SqlCatalogAccess } from './sql-sequences.js';
 
 /**
@@ -21,6 +21,10 @@ function objectOf(r: AclRow): SecuredObject {
     case 'relation': return { kind: 'relation', id: Number(r.object_key) };
     case 'schema': return { kind: 'schema', name: r.object_key };
     case 'type': return { kind: 'type', oid: Number(r.object_key) };
+    case 'defaults': {
+      const [role, schema, objtype] = JSON.parse(r.object_key) as [number, string | null, DefaultAclObjectType];
+      return { kind: 'defaults', role, schema, objtype };
+    }
     default: return { kind: 'database' };
   }
 }

@@ -12,7 +12,14 @@ export type SecuredObject =
   | { readonly kind: 'schema'; readonly name: string }
   /** A user-defined type (CREATE TYPE), by oid. */
   | { readonly kind: 'type'; readonly oid: number }
+  /**
+   * ALTER DEFAULT PRIVILEGES: what objects of one kind (pg_default_acl's letter: r tables, S
+   * sequences, T types, n schemas) get when `role` creates them, in one schema or (null) any.
+   */
+  | { readonly kind: 'defaults'; readonly role: number; readonly schema: string | null; readonly objtype: DefaultAclObjectType }
   | { readonly kind: 'database' };
+
+export type DefaultAclObjectType = 'r' | 'S' | 'T' | 'n';
 
 export interface ObjectAclRecord {
   readonly object: SecuredObject;
@@ -36,6 +43,7 @@ export function securedObjectKey(o: SecuredObject): string {
     case 'relation': return String(o.id);
     case 'schema': return o.name;
     case 'type': return String(o.oid);
+    case 'defaults': return JSON.stringify([o.role, o.schema, o.objtype]);
     case 'database': return '';
   }
 }
@@ -43,6 +51,7 @@ export function securedObjectKey(o: SecuredObject): string {
 /** The record an object without one has. */
 export function defaultObjectAcl(object: SecuredObject): ObjectAclRecord {
   if (object.kind === 'schema' && object.name === 'public') return { object, owner: PG_DATABASE_OWNER_OID, acl: PUBLIC_SCHEMA_ACL, columnAcls: {} };
+  if (object.kind === 'defaults') return { object, owner: object.role, acl: null, columnAcls: {} };
   return { object, owner: BOOTSTRAP_SUPERUSER_OID, acl: null, columnAcls: {} };
 }
 

@@ -129,7 +129,7 @@ async function runDdlCommand(ctx: SessionContext, c: DdlCommand, params: readonl
       return runPolicyDdl({
         warehouse: w, identity: ctx.identity, privileges: ctx.privileges, notice: (message) => ctx.notice('NOTICE', SqlState.successfulCompletion, message),
       }, c);
-    case 'grant': case 'revoke': case 'alterOwner':
+    case 'grant': case 'revoke': case 'alterOwner': case 'alterDefaultPrivileges':
       return runPrivilegeDdl({
         // The session's temporary schema first, as name lookups see it.
         warehouse: w, identity: ctx.identity, privileges: ctx.privileges, searchPath: withTempNamespace(ctx.searchPath(), ctx.temp.tempNamespace), database: ctx.deps.startup.database,

@@ -4,6 +4,7 @@ import type { BoundStatement } from '../bound-statement.js';
 import type { PrivilegeSpec } from '../ddl-command.js';
 import { str, strList, type Raw } from './ast.js';
 import { roleRef } from './bind-role-ddl.js';
+import { allRightsFor, privilegeFromName } from '../../lake/index.js';
 
 const OBJECT_KINDS: Readonly<Record<string, 'table' | 'sequence' | 'schema' | 'database'>> = {
   OBJECT_TABLE: 'table', OBJECT_SEQUENCE: 'sequence', OBJECT_SCHEMA: 'schema', OBJECT_DATABASE: 'database',
@@ -21,7 +22,6 @@ export function bindGrant(n: Raw): BoundStatement {
   if (objectKind === undefined) {
     throw new FloeError(SqlState.featureNotSupported, `GRANT and REVOKE on ${OBJECT_WORDS[n.objtype as string] ?? String(n.objtype)} are not supported`);
   }
-  if (n.targtype === 'ACL_TARGET_DEFAULTS') throw new FloeError(SqlState.featureNotSupported, 'ALTER DEFAULT PRIVILEGES is not supported yet');
   const allInSchema = n.targtype === 'ACL_TARGET_ALL_IN_SCHEMA';
   const objects = (n.objects ?? []) as Raw[];
   const relations = objectKind === 'table' || objectKind === 'sequence'
@@ -64,6 +64,39 @@ export function bindAlterOwner(objectKind: 'table' | 'view' | 'sequence' | 'sche
       kind: 'alterOwner', objectKind,
       relation: { ...(target.schemaname === undefined ? {} : { schema: target.schemaname as string }), name: target.relname as string },
       owner: roleRef(newOwner),
+    },
+  };
+}
+
+const DEFAULT_KINDS: Readonly<Record<string, 'table' | 'sequence' | 'type' | 'schema'>> = {
+  OBJECT_TABLE: 'table', OBJECT_SEQUENCE: 'sequence', OBJECT_TYPE: 'type', OBJECT_SCHEMA: 'schema',
+};
+
+/** ALTER DEFAULT PRIVILEGES: FOR ROLE and IN SCHEMA, then the GRANT or REVOKE it holds. */
+export function bindAlterDefaultPrivileges(n: Raw): BoundStatement {
+  const a = n.action as Raw;
+  const objectKind = DEFAULT_KINDS[a.objtype as string];
+  if (objectKind === undefined) throw new FloeError(SqlState.featureNotSupported, 'ALTER DEFAULT PRIVILEGES on functions is not supported (Floe has no user-defined functions)');
+  const option = (name: string) => ((n.options as Raw[] | undefined) ?? []).find((o) => o.DefElem.defname === name)?.DefElem.arg?.List?.items as Raw[] | undefined;
+  const schemas = (option('schemas') ?? []).map(str);
+  const privileges = privilegesOf(a.privileges as Raw[] | undefined);
+  // PostgreSQL checks each privilege against the kind before the IN SCHEMA rule.
+  if (!('all' in privileges)) {
+    for (const p of privileges) {
+      if ((privilegeFromName(p.name === 'temp' ? 'temporary' : p.name) & allRightsFor(objectKind)) === 0) {
+        throw new FloeError(SqlState.invalidGrantOperation, `invalid privilege type ${p.name.toUpperCase()} for ${objectKind}`);
+      }
+    }
+  }
+  if (objectKind === 'schema' && schemas.length > 0) {
+    throw new FloeError(SqlState.invalidGrantOperation, 'cannot use IN SCHEMA clause when using GRANT/REVOKE ON SCHEMAS');
+  }
+  return {
+    kind: 'ddl',
+    command: {
+      kind: 'alterDefaultPrivileges', roles: (option('roles') ?? []).map((r) => roleRef(r.RoleSpec)), schemas, isGrant: a.is_grant === true,
+      objectKind, privileges: 'all' in privileges ? { all: true } : privileges, grantees: (a.grantees as Raw[]).map((g) => roleRef(g.RoleSpec)),
+      grantOption: a.grant_option === true, cascade: a.behavior === 'DROP_CASCADE',
     },
   };
 }

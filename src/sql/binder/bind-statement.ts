@@ -1,6 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import { bindAlterRole, bindCreateRole, bindDropRole, bindGrantRole, bindRenameRole } from './bind-role-ddl.js';
-import { bindAlterOwner, bindGrant } from './bind-grant.js';
+import { bindAlterDefaultPrivileges, bindAlterOwner, bindGrant } from './bind-grant.js';
 import { bindAlterPolicy, bindCreatePolicy, bindDropPolicy, bindRenamePolicy, bindRowSecuritySwitch } from './bind-policy.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { parseExplainOptions } from '../../planner/index.js';
@@ -77,6 +77,7 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
       return owner === undefined ? bindAlterTable(ctx, n) : bindAlterOwner(owner.kind, n.relation, owner.newOwner);
     }
     case 'GrantStmt': return bindGrant(n);
+    case 'AlterDefaultPrivilegesStmt': return bindAlterDefaultPrivileges(n);
     case 'RenameStmt': return n.renameType === 'OBJECT_ROLE' ? bindRenameRole(n) : n.renameType === 'OBJECT_POLICY' ? bindRenamePolicy(ctx, n) : n.renameType === 'OBJECT_TYPE' ? bindRenameType(ctx, n) : n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : renamesView(ctx, n) ? bindRenameView(ctx, n) : bindRename(ctx, n);
     case 'CreateSeqStmt': return bindCreateSequence(ctx, n);
     case 'AlterSeqStmt': return bindAlterSequence(ctx, n);

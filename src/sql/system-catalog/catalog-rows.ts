@@ -18,6 +18,7 @@ import { pgLocksRows, pgStatActivityRows } from './server-activity-rows.js';
 import { catalogShapes } from './catalog-shapes.js';
 import { pgAuthMembersRows, pgAuthidRows, pgRolesRows, pgShadowRows, pgUserRows } from './role-rows.js';
 import { pgPoliciesRows, pgPolicyRows, rowSecurityFlags } from './policy-rows.js';
+import { pgDefaultAclRows } from './default-acl-rows.js';
 import { catalogAcls, catalogColumnAcl, type CatalogAcls } from './catalog-acls.js';
 import { privilegeRowSources } from './privilege-view-rows.js';
 import { informationSchemaScope } from './information-schema-scope.js';
@@ -364,6 +365,7 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
   'pg_catalog.pg_user': pgUserRows,
   'pg_catalog.pg_shadow': pgShadowRows,
   'pg_catalog.pg_policy': pgPolicyRows,
+  'pg_catalog.pg_default_acl': pgDefaultAclRows,
   'pg_catalog.pg_policies': pgPoliciesRows,
   'pg_catalog.pg_hba_file_rules': (v) => [...(v.ctx.server?.hbaFileRules() ?? [])],
   'pg_catalog.pg_auth_members': pgAuthMembersRows,
