@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import type { SecureVersion } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { closeSharedScanPool, sharedScanPool, spilledBytes } from '../exec/index.js';
@@ -22,7 +23,8 @@ import { UsageError, parseCommandLine } from '../tools/command-line.js';
 
 const SERVE_USAGE = `usage: floe serve [--port 5433] [--host 127.0.0.1] [--max-message-bytes N]
 ${WAREHOUSE_USAGE}
-    [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE]
+    [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--ssl-min-protocol-version TLSv1.2]]
+                         (--tls-ca: clients may present certificates signed by it, for hba's cert method and clientcert)
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
     [--scan-threads N]   (scan worker threads; default: the machine's cores)
     [--no-log-tiering]   (leave the log store's files to the optimizer instead of tiering them into Parquet)
@@ -51,12 +53,19 @@ ${WAREHOUSE_USAGE}
 const HEAP_GROWING_PERCENT = 200;
 
 /** Settings a flag gives every session a default of, as `postgres -c name=value` does; a bad value is a usage error. */
-function serverSettingFlags(values: { 'log-min-duration-statement'?: string }): Map<string, string> {
-  try {
-    return new Map([['log_min_duration_statement', checkSetting('log_min_duration_statement', values['log-min-duration-statement'] ?? '-1')]]);
-  } catch (e) {
-    throw new UsageError(`--log-min-duration-statement: ${(e as Error).message}`, SERVE_USAGE);
-  }
+function serverSettingFlags(values: { 'log-min-duration-statement'?: string; 'ssl-min-protocol-version'?: string; 'tls-cert'?: string }): Map<string, string> {
+  const checked = (flag: string, name: string, value: string) => {
+    try {
+      return checkSetting(name, value);
+    } catch (e) {
+      throw new UsageError(`--${flag}: ${(e as Error).message}`, SERVE_USAGE);
+    }
+  };
+  return new Map([
+    ['log_min_duration_statement', checked('log-min-duration-statement', 'log_min_duration_statement', values['log-min-duration-statement'] ?? '-1')],
+    ['ssl', values['tls-cert'] === undefined ? 'off' : 'on'],
+    ['ssl_min_protocol_version', checked('ssl-min-protocol-version', 'ssl_min_protocol_version', values['ssl-min-protocol-version'] ?? 'TLSv1.2')],
+  ]);
 }
 
 /** --audit-retention: whole days, hours or minutes ('90d', '12h', '30min'; a bare number is days); a usage error otherwise. */
@@ -80,6 +89,8 @@ export async function runServeCommand(argv: string[]): Promise<void> {
       'query-memory-limit': { type: 'string', default: DEFAULT_QUERY_MEMORY_LIMIT },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      'tls-ca': { type: 'string' },
+      'ssl-min-protocol-version': { type: 'string' },
       // Tiering the log store into Parquet change files (docs/design-notes.md, "Tiering, as built").
       'log-tiering': { type: 'boolean', default: true },
       'iceberg-metadata': { type: 'boolean', default: true },
@@ -151,7 +162,11 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   let port = Number(values.port);
   // The server's sessions, as pg_stat_activity, pg_cancel_backend, NOTIFY and advisory locks see them.
   const registry = new SessionRegistry();
-  const tls = values['tls-cert'] === undefined ? undefined : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!) };
+  if (values['tls-ca'] !== undefined && values['tls-cert'] === undefined) throw new UsageError('--tls-ca needs --tls-cert and --tls-key', SERVE_USAGE);
+  const tls = values['tls-cert'] === undefined ? undefined : {
+    cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']!),
+    minVersion: serverSettings.get('ssl_min_protocol_version') as SecureVersion,
+  };
   const sessions = httpSessionDirectory(registry);
   // One count of failed logins per address for the wire and the HTTP server alike.
   const loginThrottle = new LoginThrottle();
@@ -171,6 +186,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     maxMessageBytes: values['max-message-bytes'] === undefined ? undefined : Number(values['max-message-bytes']),
     // With a certificate, SSLRequest is answered with TLS instead of 'N'.
     tls,
+    ...(values['tls-ca'] === undefined ? {} : { clientCa: readFileSync(values['tls-ca']) }),
     statementObserver: metrics.statementObserver,
     loginThrottle,
     ...(auditTrail === undefined ? {} : {

@@ -21,7 +21,7 @@ const CANT_CHANGE_RUNTIME_PARAM = '55P02';
 export type SettingType = 'bool' | 'integer' | 'string' | 'enum';
 
 /** pg_settings.context: who may change it. Floe's sessions are superuser, so superuser and user settings are both SET-able. */
-export type SettingContext = 'internal' | 'postmaster' | 'superuser' | 'user';
+export type SettingContext = 'internal' | 'postmaster' | 'sighup' | 'superuser' | 'user';
 
 export interface SettingDefinition {
   /** The lower-case name settings are kept under. */
@@ -108,8 +108,10 @@ function checkBool(name: string, value: string): string {
 /** An enum setting's check: one of its values, any case, kept lower-case. */
 function checkEnum(values: readonly string[]): (name: string, value: string) => string {
   return (name, value) => {
+    // Case-insensitive, answered in the canonical spelling (TLSv1.2), as PostgreSQL's enum settings are.
     const v = value.trim().toLowerCase();
-    if (values.includes(v)) return v;
+    const found = values.find((x) => x.toLowerCase() === v);
+    if (found !== undefined) return found;
     throw new FloeError(SqlState.invalidParameterValue, `invalid value for parameter "${name}": "${value}"`, { hint: `Available values: ${values.join(', ')}.` });
   };
 }
@@ -137,6 +139,10 @@ const PRESET = 'Preset Options';
 const CONNECTION = 'Connections and Authentication / Connection Settings';
 const COMPATIBILITY = 'Version and Platform Compatibility / Previous PostgreSQL Versions';
 const FLOE = 'Floe';
+const SSL = 'Connections and Authentication / SSL';
+
+/** ssl_min_protocol_version's values, as PostgreSQL spells them (node's TLS minVersion takes the same). */
+export const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 
 type Row = Omit<SettingDefinition, 'name' | 'display'> & { readonly display?: string };
 
@@ -201,6 +207,8 @@ const TABLE: Readonly<Record<string, Row>> = {
   server_version: text(SERVER_VERSION, 'internal', PRESET, 'Server version.', { reported: true }),
   server_version_num: int(SERVER_VERSION_NUM, 'internal', PRESET, 'Server version as an integer.', { reported: true, min: Number(SERVER_VERSION_NUM), max: Number(SERVER_VERSION_NUM) }),
   session_authorization: text((user) => user, 'user', 'Ungrouped', 'Session user name.', { reported: true, hidden: true }),
+  ssl: bool('off', 'sighup', SSL, 'Enables SSL connections.'),
+  ssl_min_protocol_version: enumOf(TLS_VERSIONS, 'TLSv1.2', SSL, 'Sets the minimum SSL/TLS protocol version to use.', { context: 'sighup' }),
   standard_conforming_strings: bool('on', 'user', COMPATIBILITY, "Whether '...' strings treat backslashes literally.", { reported: true }),
   statement_timeout: duration('Cancels a statement running longer than this (0 is no limit).'),
   timezone: text('UTC', 'user', LOCALE, 'Time zone of displayed and interpreted time stamps.', {
@@ -272,6 +280,7 @@ export function checkChangeable(name: string): void {
   const context = REGISTRY.get(name)?.context;
   if (context === 'internal') throw new FloeError(CANT_CHANGE_RUNTIME_PARAM, `parameter "${name}" cannot be changed`);
   if (context === 'postmaster') throw new FloeError(CANT_CHANGE_RUNTIME_PARAM, `parameter "${name}" cannot be changed without restarting the server`);
+  if (context === 'sighup') throw new FloeError(CANT_CHANGE_RUNTIME_PARAM, `parameter "${name}" cannot be changed now`);
 }
 
 /** A pg_settings row (the view's columns, in its order). */

@@ -9,6 +9,8 @@ import type { LoginThrottle } from '../common/login-throttle.js';
 import { decodeUtf8Strict } from '../common/utf8.js';
 import { authenticate, type AuthChannel } from './auth/authenticate.js';
 import type { AuthProvider, LoginAttemptEvent } from './auth/auth-provider.js';
+import { clientCertificate, type ClientCertificate } from './auth/client-certificate.js';
+import type { X509Certificate } from 'node:crypto';
 import { ClientGone } from './client-gone.js';
 import { SilentClose } from './silent-close.js';
 import { receiveCopyIn, sendCopyOut, type CopyIo } from './copy-protocol.js';
@@ -42,6 +44,8 @@ export interface ConnectionOptions {
   /** Time allowed from connect to the end of authentication (PostgreSQL's authentication_timeout). */
   readonly startupTimeoutMs: number;
   readonly tls: SecureContext | undefined;
+  /** Ask TLS clients for a certificate, trusted when one of these issued it (hba's cert method and clientcert). */
+  readonly clientCertificateAuthorities?: readonly X509Certificate[];
   readonly statementObserver?: StatementObserver | undefined;
   /** Failed logins per client address (shared with the HTTP server); none: no throttling. */
   readonly loginThrottle?: LoginThrottle | undefined;
@@ -289,6 +293,7 @@ export class Connection {
     this.#state = { kind: 'authenticating', user };
     const role = await authenticate(this.#authChannel(), this.#opts.auth, {
       user, database, remoteAddress: this.#remoteAddress, ssl: this.#tlsActive, replication: /^(true|on|yes|1)$/i.test(startup.parameters.replication ?? ''),
+      ...this.#clientCertificate(),
     }, this.#opts.loginThrottle);
     if (role.connectionLimit >= 0 && !role.superuser && (this.#opts.connectionsOf?.(user) ?? 0) >= role.connectionLimit) {
       throw new FloeError('53300', `too many connections for role "${user}"`, { severity: 'FATAL' });
@@ -323,11 +328,22 @@ export class Connection {
     }
     this.#reader.detach();
     this.#socket.write(Buffer.from('S'));
-    const tls = new TLSSocket(this.#socket as Socket, { isServer: true, secureContext: context });
+    // A client certificate is asked for but not required here: the rules decide who needs one.
+    const tls = new TLSSocket(this.#socket as Socket, {
+      isServer: true, secureContext: context, ...(this.#opts.clientCertificateAuthorities === undefined ? {} : { requestCert: true, rejectUnauthorized: false }),
+    });
     this.#socket = tls;
     this.#writer.socket = tls;
     this.#reader.attach(tls);
     this.#tlsActive = true;
+  }
+
+  /** The TLS client's certificate, if it sent one: whether a trusted CA issued it, and its subject's CN. */
+  #clientCertificate(): { clientCertificate?: ClientCertificate } {
+    const authorities = this.#opts.clientCertificateAuthorities;
+    if (!this.#tlsActive || authorities === undefined) return {};
+    const cert = clientCertificate(this.#socket as TLSSocket, authorities);
+    return cert === undefined ? {} : { clientCertificate: cert };
   }
 
   #authChannel(): AuthChannel {

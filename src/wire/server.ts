@@ -3,6 +3,7 @@ import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { pino, type Logger } from 'pino';
 import { CancelRegistry } from './cancel-registry.js';
 import { Connection } from './connection.js';
+import { certificateAuthorities } from './auth/client-certificate.js';
 import { defaultMaxMessageBytes } from './messages/message-decoder.js';
 import type { LoginThrottle } from '../common/login-throttle.js';
 import type { StatementObserver } from './statement-observer.js';
@@ -20,7 +21,9 @@ export interface WireServerOptions {
   /** Time allowed from connect to the end of authentication; default 60 s, like authentication_timeout. */
   readonly startupTimeoutMs?: number;
   /** PEM key and certificate: SSLRequest is then answered 'S' and the connection upgraded to TLS. */
-  readonly tls?: Pick<SecureContextOptions, 'key' | 'cert' | 'ca' | 'passphrase'>;
+  readonly tls?: Pick<SecureContextOptions, 'key' | 'cert' | 'ca' | 'passphrase' | 'minVersion'>;
+  /** PEM certificates of the CAs whose client certificates are trusted (--tls-ca): clients are then asked for one, which hba's cert method and clientcert check. */
+  readonly clientCa?: Buffer;
   /** Told of each statement answered (floe serve's metrics). */
   readonly statementObserver?: StatementObserver;
   /** Locks out client addresses after repeated failed logins (shared with the HTTP server). */
@@ -45,6 +48,7 @@ export async function startWireServer(opts: WireServerOptions): Promise<WireServ
   const logger = opts.logger ?? pino({ enabled: false });
   const cancelRegistry = new CancelRegistry();
   const tls = opts.tls === undefined ? undefined : createSecureContext(opts.tls);
+  const clientCas = opts.clientCa === undefined ? undefined : certificateAuthorities(opts.clientCa);
   const connections = new Map<Connection, Promise<void>>();
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -60,6 +64,7 @@ export async function startWireServer(opts: WireServerOptions): Promise<WireServ
       maxMessageBytes: opts.maxMessageBytes ?? defaultMaxMessageBytes,
       startupTimeoutMs: opts.startupTimeoutMs ?? 60000,
       tls,
+      ...(clientCas === undefined ? {} : { clientCertificateAuthorities: clientCas }),
       statementObserver: opts.statementObserver,
       loginThrottle: opts.loginThrottle,
       ...(opts.loginObserver === undefined ? {} : { loginObserver: opts.loginObserver }),

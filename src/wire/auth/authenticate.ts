@@ -8,6 +8,7 @@ import type { FrontendMessage } from '../messages/frontend-message.js';
 import { ClientGone } from '../client-gone.js';
 import type { AuthProvider, LoginRole } from './auth-provider.js';
 import { matchHbaRule } from './hba-match.js';
+import type { ClientCertificate } from './client-certificate.js';
 import type { HbaRule } from './hba-rules.js';
 
 /** What the authentication exchange needs from the connection. */
@@ -26,6 +27,8 @@ export interface LoginAttempt {
   readonly ssl: boolean;
   /** A physical replication connection (replication=true). */
   readonly replication: boolean;
+  /** The client's TLS certificate, when it sent one: whether a trusted CA issued it, and its CN. */
+  readonly clientCertificate?: ClientCertificate;
 }
 
 const fatal = (sqlstate: string, message: string) => new FloeError(sqlstate, message, { severity: 'FATAL' });
@@ -70,7 +73,8 @@ export async function authenticate(ch: AuthChannel, provider: AuthProvider, atte
   });
   if (rule === undefined) throw refusal(false, attempt);
   if (rule.method === 'reject') throw refusal(true, attempt);
-  if (rule.method !== 'trust') {
+  checkClientCertificate(rule, attempt);
+  if (rule.method !== 'trust' && rule.method !== 'cert') {
     throttle?.check(attempt.remoteAddress);
     try {
       await exchange(ch, rule, provider.role(attempt.user), attempt.user);
@@ -85,6 +89,23 @@ export async function authenticate(ch: AuthChannel, provider: AuthProvider, atte
   if (role === undefined) throw fatal('28000', `role "${attempt.user}" does not exist`);
   if (!role.canLogin) throw fatal('28000', `role "${attempt.user}" is not permitted to log in`);
   return role;
+}
+
+/**
+ * hba's `cert` method and `clientcert` option: a certificate that chains to the server's CA
+ * (verify-ca), whose CN is the user name (verify-full; cert implies it), as PostgreSQL
+ * checks them (its pg_ident maps are not supported: the CN must be the role's name).
+ */
+function checkClientCertificate(rule: HbaRule, a: LoginAttempt): void {
+  const need = rule.method === 'cert' ? 'verify-full' : rule.clientCert;
+  if (need === null) return;
+  const cert = a.clientCertificate;
+  if (cert === undefined || !cert.verified) throw fatal('28000', 'connection requires a valid client certificate');
+  if (need === 'verify-full' && cert.commonName !== a.user) {
+    throw fatal('28000', rule.method === 'cert'
+      ? `certificate authentication failed for user "${a.user}"`
+      : `certificate validation (clientcert=verify-full) failed for user "${a.user}"`);
+  }
 }
 
 /** The role's password, unless it has none or it has expired: then every exchange fails. */
@@ -115,9 +136,7 @@ async function exchange(ch: AuthChannel, rule: HbaRule, role: LoginRole | undefi
     }
     case 'scram-sha-256':
       return scram(ch, scramSecret, user);
-    case 'cert':
-      throw fatal('28000', 'connection requires a valid client certificate');
-    case 'trust': case 'reject':
+    case 'cert': case 'trust': case 'reject':
       throw new Error(`method ${rule.method} has no exchange`);
   }
 }
