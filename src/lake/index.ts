@@ -83,6 +83,7 @@ export { slotNameProblem, type ReplicationSlotRecord } from './replication/repli
 export type { ReplicationCatalog, ReplicationSlotHolder } from './replication/replication-catalog.js';
 export type { RoleCatalog } from './security/role-catalog.js';
 export { RoleGraph } from './security/role-graph.js';
+export { tableReadAccess } from './security/table-read-access.js';
 export { PG_DATABASE_OWNER_OID, defaultObjectAcl } from './security/object-acl.js';
 export type { DefaultAclObjectType, ObjectAclRecord, PrivilegeCatalog, SecuredObject } from './security/object-acl.js';
 export type { PolicyCommand, RowPolicy, RowPolicyCatalog, RowSecuritySwitch } from './security/row-policies.js';

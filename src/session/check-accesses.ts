@@ -31,8 +31,10 @@ export function checkAccesses(warehouse: Warehouse, identity: SessionIdentity, a
   const g = identity.graph();
   const roles = membershipOracle(g);
   // The schemas the statement named relations in: USAGE first, as PostgreSQL checks it while looking the names up.
+  // pg_read_all_data and pg_write_all_data bring USAGE on every schema, as in PostgreSQL.
+  const everySchema = g.hasPrivilegesOf(me.oid, PG_READ_ALL_DATA) || g.hasPrivilegesOf(me.oid, PG_WRITE_ALL_DATA);
   for (const schema of new Set(accesses.relations.filter((a) => a.throughView === undefined).map((a) => a.namespace))) {
-    if (isTempNamespaceName(schema)) continue;
+    if (isTempNamespaceName(schema) || everySchema) continue;
     const r = warehouse.privileges.get({ kind: 'schema', name: schema });
     if (aclMask({ kind: 'schema', owner: r.owner, acl: r.acl }, me.oid, AclRight.usage, roles) === 0) {
       throw new FloeError(SqlState.insufficientPrivilege, `permission denied for schema ${schema}`);

@@ -34,10 +34,12 @@ describe('Iceberg REST catalog', () => {
 
   before(async () => {
     server = await startFloe({ dataDir, args: ['--optimizer-threads', '0', '--http-auth', 'always'] });
-    await addLoginRoles(server, [{ name: 'alice', password: 'alice-pw' }]);
+    await addLoginRoles(server, [{ name: 'alice', password: 'alice-pw' }, { name: 'bob', password: 'bob-pw' }]);
     base = `http://127.0.0.1:${server.httpPort}`;
     client = new pg.Client({ connectionString: server.url });
     await client.connect();
+    // alice reads everything, as a reporting role would; bob is granted one table and nothing else.
+    await client.query('GRANT pg_read_all_data TO alice');
     await client.query('CREATE SCHEMA sales');
     await client.query('CREATE TABLE sales.orders (id int PRIMARY KEY, item text, qty int)');
     await client.query(`INSERT INTO sales.orders SELECT g, 'item ' || g, g % 7 FROM generate_series(1, 40) g`);
@@ -129,6 +131,25 @@ describe('Iceberg REST catalog', () => {
     const later = await loadWhen(catalog, 'sales', 'orders', (m) => m['current-snapshot-id'] !== before['current-snapshot-id']);
     assert.ok((later['last-sequence-number'] as number) > (before['last-sequence-number'] as number));
     assert.equal(currentSnapshot(later)!['summary']['total-records'], '40');
+  });
+
+  test('privileges and row security: a caller lists and loads only what it may read whole', async () => {
+    const bob = catalogAs('bob', 'bob-pw');
+    const forbidden = async (p: Promise<unknown>) => {
+      await assert.rejects(p, (e: unknown) => e instanceof IcebergError && e.status === 403 && e.icebergType === 'ForbiddenException');
+    };
+    // No USAGE on sales, no SELECT on orders: the table is neither listed nor loadable.
+    assert.deepEqual((await bob.listTables({ namespace: ['sales'] })).identifiers, []);
+    await forbidden(bob.loadTable({ namespace: ['sales'], name: 'orders' }));
+    await client.query('GRANT USAGE ON SCHEMA sales TO bob');
+    await client.query('GRANT SELECT ON sales.orders TO bob');
+    assert.deepEqual((await bob.listTables({ namespace: ['sales'] })).identifiers.map((t) => t.name), ['orders']);
+    await loadWhen(bob, 'sales', 'orders', () => true);
+    // Row security that applies to bob: files cannot be filtered, so the table is refused, not handed over whole.
+    await client.query('ALTER TABLE sales.orders ENABLE ROW LEVEL SECURITY');
+    await client.query('CREATE POLICY small ON sales.orders USING (qty < 3)');
+    await forbidden(bob.loadTable({ namespace: ['sales'], name: 'orders' }));
+    await client.query('ALTER TABLE sales.orders DISABLE ROW LEVEL SECURITY');
   });
 
   test('errors follow the spec: 404 NoSuchTable/NoSuchNamespace, 401 NotAuthorized, 406 for writes', async () => {

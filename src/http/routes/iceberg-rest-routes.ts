@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { TableMetadata, Warehouse } from '../../lake/index.js';
+import { tableReadAccess, type TableMetadata, type Warehouse } from '../../lake/index.js';
+import { principalOf } from './principal-of.js';
 import { IcebergRestError } from '../iceberg-rest-error.js';
 
 interface NamespaceParams {
@@ -43,12 +44,16 @@ export function registerIcebergRestRoutes(app: FastifyInstance, warehouse: Wareh
   });
   app.get<{ Params: NamespaceParams }>('/v1/namespaces/:namespace/tables', async (request) => {
     const namespace = namespaceOf(warehouse, request.params.namespace);
-    return { identifiers: warehouse.listTables(namespace).map((t) => ({ namespace: [namespace], name: t.name })) };
+    // Only what the caller may read, as information_schema.tables lists only what the role may use.
+    const user = principalOf(request).user;
+    const visible = warehouse.listTables(namespace).filter((t) => tableReadAccess(warehouse, user, t) !== 'denied');
+    return { identifiers: visible.map((t) => ({ namespace: [namespace], name: t.name })) };
   });
   app.route<{ Params: TableParams }>({
     method: ['GET', 'HEAD'], url: '/v1/namespaces/:namespace/tables/:table',
     handler: async (request, reply) => {
       const table = tableOf(warehouse, request.params);
+      checkReadable(warehouse, principalOf(request).user, table);
       if (request.method === 'HEAD') return reply.code(204).send();
       const loaded = await warehouse.loadIcebergTable(table);
       if (loaded === undefined) {
@@ -69,6 +74,20 @@ export function registerIcebergRestRoutes(app: FastifyInstance, warehouse: Wareh
   app.route({ method: ['POST', 'DELETE'], url: '/v1/namespaces', handler: readOnly });
   for (const url of ['/v1/namespaces/:namespace', '/v1/namespaces/:namespace/properties', '/v1/namespaces/:namespace/tables', '/v1/namespaces/:namespace/tables/:table', '/v1/namespaces/:namespace/register', '/v1/tables/rename', '/v1/transactions/commit']) {
     app.route({ method: ['POST', 'DELETE'], url, handler: readOnly });
+  }
+}
+
+/**
+ * Loading a table hands out its files: the caller needs SELECT on it (and USAGE on its
+ * schema), and a table whose row-level security applies to the caller is refused outright,
+ * since no policy can filter a file.
+ */
+function checkReadable(warehouse: Warehouse, user: string, table: TableMetadata): void {
+  switch (tableReadAccess(warehouse, user, table)) {
+    case 'allowed': return;
+    case 'denied': throw new IcebergRestError(403, 'ForbiddenException', `permission denied for table ${table.name}`);
+    case 'rowSecurity':
+      throw new IcebergRestError(403, 'ForbiddenException', `table ${table.namespace}.${table.name} has row-level security for user "${user}": read it through SQL, where the policies apply`);
   }
 }
 
