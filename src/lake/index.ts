@@ -90,7 +90,7 @@ export type { PolicyCommand, RowPolicy, RowPolicyCatalog, RowSecuritySwitch } fr
 export * from './security/acl.js';
 export * from './security/acl-check.js';
 export * from './security/acl-grant.js';
-export { BOOTSTRAP_SUPERUSER_OID, DEFAULT_BOOTSTRAP_SUPERUSER, DEFAULT_ROLE_ATTRIBUTES } from './security/role-metadata.js';
+export { BOOTSTRAP_SUPERUSER_OID, DEFAULT_BOOTSTRAP_SUPERUSER, DEFAULT_ROLE_ATTRIBUTES, PG_READ_ALL_DATA_OID, PG_WRITE_ALL_DATA_OID } from './security/role-metadata.js';
 export type { RoleAttributes, RoleMembership, RoleRecord } from './security/role-metadata.js';
 export { commitEndLsn, commitLsn, firstSnapshotFrom, formatLsn, parseLsn } from './replication/replication-lsn.js';
 export { decodeKeyMoves } from './table/key-moves.js';

@@ -1,13 +1,11 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import { isTempNamespaceName } from '../common/temp-namespace.js';
-import { AclRight, aclMask, columnAclMask, type Warehouse } from '../lake/index.js';
+import { AclRight, PG_READ_ALL_DATA_OID, PG_WRITE_ALL_DATA_OID, aclMask, columnAclMask, type Warehouse } from '../lake/index.js';
 import type { RelationAccess, StatementAccesses } from '../sql/index.js';
 import type { SessionIdentity } from './session-identity.js';
 import { membershipOracle } from './session-privileges.js';
 
-const PG_READ_ALL_DATA = 6181;
-const PG_WRITE_ALL_DATA = 6182;
 
 const COLUMN_RIGHTS: readonly { readonly right: number; readonly columns: (a: RelationAccess) => ReadonlySet<number> }[] = [
   { right: AclRight.select, columns: (a) => a.selectColumns },
@@ -32,7 +30,7 @@ export function checkAccesses(warehouse: Warehouse, identity: SessionIdentity, a
   const roles = membershipOracle(g);
   // The schemas the statement named relations in: USAGE first, as PostgreSQL checks it while looking the names up.
   // pg_read_all_data and pg_write_all_data bring USAGE on every schema, as in PostgreSQL.
-  const everySchema = g.hasPrivilegesOf(me.oid, PG_READ_ALL_DATA) || g.hasPrivilegesOf(me.oid, PG_WRITE_ALL_DATA);
+  const everySchema = g.hasPrivilegesOf(me.oid, PG_READ_ALL_DATA_OID) || g.hasPrivilegesOf(me.oid, PG_WRITE_ALL_DATA_OID);
   for (const schema of new Set(accesses.relations.filter((a) => a.throughView === undefined).map((a) => a.namespace))) {
     if (isTempNamespaceName(schema) || everySchema) continue;
     const r = warehouse.privileges.get({ kind: 'schema', name: schema });
@@ -47,8 +45,8 @@ export function checkAccesses(warehouse: Warehouse, identity: SessionIdentity, a
     const object = { kind: a.kind === 'sequence' ? 'sequence' as const : 'table' as const, owner: record.owner, acl: record.acl };
     let held = aclMask(object, role, a.rights, roles);
     if (a.kind !== 'sequence') {
-      if (g.hasPrivilegesOf(role, PG_READ_ALL_DATA)) held |= a.rights & AclRight.select;
-      if (g.hasPrivilegesOf(role, PG_WRITE_ALL_DATA)) held |= a.rights & (AclRight.insert | AclRight.update | AclRight.delete);
+      if (g.hasPrivilegesOf(role, PG_READ_ALL_DATA_OID)) held |= a.rights & AclRight.select;
+      if (g.hasPrivilegesOf(role, PG_WRITE_ALL_DATA_OID)) held |= a.rights & (AclRight.insert | AclRight.update | AclRight.delete);
     }
     const missing = a.rights & ~held;
     if (missing === 0) continue;

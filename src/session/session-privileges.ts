@@ -1,14 +1,14 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import { AclRight, aclMask, columnAclMask, type MembershipOracle, type ObjectAclRecord, type RoleGraph, type SecuredObject, type Warehouse } from '../lake/index.js';
+import {
+  AclRight, PG_READ_ALL_DATA_OID, PG_WRITE_ALL_DATA_OID, aclMask, columnAclMask, type MembershipOracle, type ObjectAclRecord, type RoleGraph,
+  type SecuredObject, type Warehouse,
+} from '../lake/index.js';
 import type { SessionIdentity } from './session-identity.js';
 
 /** What a relation is, for privilege messages ("permission denied for view v"). */
 export type RelationKind = 'table' | 'view' | 'sequence';
 
-/** pg_read_all_data / pg_write_all_data: predefined roles whose members read or write every relation. */
-const PG_READ_ALL_DATA = 6181;
-const PG_WRITE_ALL_DATA = 6182;
 
 /** The oracle acl-check.ts asks: privileges flow along INHERIT memberships; superusers hold all. */
 export function membershipOracle(g: RoleGraph): MembershipOracle {
@@ -63,9 +63,9 @@ export class SessionPrivileges {
     const r = this.record({ kind: 'relation', id });
     let held = aclMask({ kind: kind === 'sequence' ? 'sequence' : 'table', owner: r.owner, acl: r.acl }, role, mask, roles);
     if (kind !== 'sequence') {
-      if ((mask & AclRight.select) !== 0 && g.hasPrivilegesOf(role, PG_READ_ALL_DATA)) held |= AclRight.select;
+      if ((mask & AclRight.select) !== 0 && g.hasPrivilegesOf(role, PG_READ_ALL_DATA_OID)) held |= AclRight.select;
       const writes = AclRight.insert | AclRight.update | AclRight.delete;
-      if ((mask & writes) !== 0 && g.hasPrivilegesOf(role, PG_WRITE_ALL_DATA)) held |= mask & writes;
+      if ((mask & writes) !== 0 && g.hasPrivilegesOf(role, PG_WRITE_ALL_DATA_OID)) held |= mask & writes;
     }
     return held & mask;
   }

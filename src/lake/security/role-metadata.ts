@@ -15,6 +15,10 @@ export const PREDEFINED_ROLES: readonly { readonly oid: number; readonly name: s
   { oid: 6171, name: 'pg_database_owner' }, { oid: 6181, name: 'pg_read_all_data' }, { oid: 6182, name: 'pg_write_all_data' },
 ];
 
+/** Predefined roles whose members read (SELECT) or write (INSERT, UPDATE, DELETE) every table, with USAGE on every schema. */
+export const PG_READ_ALL_DATA_OID = 6181;
+export const PG_WRITE_ALL_DATA_OID = 6182;
+
 /** The name the first start gives the bootstrap superuser when none is asked for. */
 export const DEFAULT_BOOTSTRAP_SUPERUSER = 'floe';
 

@@ -3,10 +3,8 @@ import { aclMask, type MembershipOracle } from './acl-check.js';
 import type { PrivilegeCatalog } from './object-acl.js';
 import type { RoleCatalog } from './role-catalog.js';
 import { RoleGraph } from './role-graph.js';
+import { PG_READ_ALL_DATA_OID } from './role-metadata.js';
 import type { RowPolicyCatalog } from './row-policies.js';
-
-/** pg_read_all_data: its members read every table. */
-const PG_READ_ALL_DATA = 6181;
 
 /**
  * Whether `user` may read a table's rows whole, as a reader of its files would (the Iceberg
@@ -24,7 +22,7 @@ export function tableReadAccess(
   if (role.superuser) return 'allowed';
   const roles: MembershipOracle = { isMemberOf: (r, of) => g.hasPrivilegesOf(r, of), isSuperuser: (r) => g.isSuperuser(r) };
   // pg_read_all_data brings USAGE on every schema and SELECT on every table, as in PostgreSQL.
-  const readsAll = g.hasPrivilegesOf(role.oid, PG_READ_ALL_DATA);
+  const readsAll = g.hasPrivilegesOf(role.oid, PG_READ_ALL_DATA_OID);
   const schema = c.privileges.get({ kind: 'schema', name: table.namespace });
   if (!readsAll && aclMask({ kind: 'schema', owner: schema.owner, acl: schema.acl }, role.oid, AclRight.usage, roles) === 0) return 'denied';
   const rel = c.privileges.get({ kind: 'relation', id: table.id });

@@ -1,5 +1,6 @@
 import {
-  AclRight, DEFAULT_ROLE_ATTRIBUTES, PG_DATABASE_OWNER_OID, PUBLIC_ROLE, RoleGraph, aclItem, aclMask, aclMaskOfAcl, defaultObjectAcl, formatAclItem,
+  AclRight, DEFAULT_ROLE_ATTRIBUTES, PG_DATABASE_OWNER_OID, PG_READ_ALL_DATA_OID, PG_WRITE_ALL_DATA_OID, PUBLIC_ROLE, RoleGraph,
+  aclItem, aclMask, aclMaskOfAcl, defaultObjectAcl, formatAclItem,
 } from '../../lake/index.js';
 import type { Acl, MembershipOracle, ObjectAclRecord, PrivilegeCatalog, SecuredObject } from '../../lake/index.js';
 import { BOOTSTRAP_SUPERUSER_OID } from './catalog-oids.js';
@@ -66,8 +67,6 @@ export interface CatalogAcls {
 const R = AclRight;
 const TABLE_RIGHTS = R.insert | R.select | R.update | R.delete | R.truncate | R.references | R.trigger;
 const PG_READ_ALL_STATS_OID = 3375;
-const PG_READ_ALL_DATA_OID = 6181;
-const PG_WRITE_ALL_DATA_OID = 6182;
 
 /** pg_catalog's and information_schema's ACL after initdb: the bootstrap superuser may use and create, everyone may use. */
 export const SYSTEM_SCHEMA_ACL: Acl = [
