@@ -43,6 +43,9 @@ const script: readonly string[] = [
     `INSERT INTO ${T} VALUES (5, '${P}_alice', 'a5')`, `INSERT INTO ${T} VALUES (6, '${P}_bob', 'forged')`,
     `UPDATE ${T} SET owner = '${P}_bob' WHERE id = 1`, all),
   ...as('bob', all),
+  // A user's predicate never sees a row the policy hides: this one divides by zero on every hidden row.
+  ...as('alice', `SELECT id FROM ${T} WHERE id / (CASE WHEN owner = current_user THEN 1 ELSE 0 END) > 0 ORDER BY id`,
+    `SELECT d.id FROM ${T} d JOIN (VALUES (1), (2), (3), (150)) v(id) ON v.id = d.id WHERE d.id / (CASE WHEN d.owner = current_user THEN 1 ELSE 0 END) > 0 ORDER BY 1`),
   // A SELECT policy for everyone: all rows visible, but still only one's own to change.
   `CREATE POLICY read_all ON ${T} FOR SELECT TO ${P}_alice USING (true)`,
   ...as('alice', all, `UPDATE ${T} SET body = 'y' WHERE id = 3`, `SELECT id FROM ${T} WHERE id = 3`),
