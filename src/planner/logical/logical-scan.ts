@@ -4,6 +4,8 @@ import type { ScanTable } from './scan-table.js';
 export interface LogicalScan extends ScanSelection {
   readonly kind: 'scan';
   readonly table: ScanTable;
+  /** Its residual holds a security barrier's predicate (LogicalFilter.barrier): no other predicate joins it. */
+  readonly barrier?: true;
 }
 
 export const LogicalScan = Object.freeze({

@@ -78,7 +78,7 @@ function apply(p: LogicalPlan): RuleResult {
     case 'filter': {
       const predicate = foldConstantsIn(p.predicate);
       if (exprEquals(predicate, p.predicate)) return { plan: p, changed: false };
-      return { plan: LogicalFilter.create({ input: p.input, predicate, columns: p.columns }), changed: true };
+      return { plan: LogicalFilter.create({ input: p.input, predicate, columns: p.columns, ...(p.barrier ? { barrier: true } : {}) }), changed: true };
     }
     case 'join': {
       if (!p.condition) return { plan: p, changed: false };

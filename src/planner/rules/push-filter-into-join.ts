@@ -19,7 +19,7 @@ export function filterOver(input: LogicalPlan, parts: readonly Expr[]): LogicalP
  * an OR among them also filters each side by what it implies for that side alone.
  */
 function apply(p: LogicalPlan): RuleResult {
-  if (p.kind !== 'filter' || p.input.kind !== 'join') return { plan: p, changed: false };
+  if (p.kind !== 'filter' || p.input.kind !== 'join' || p.barrier) return { plan: p, changed: false };
   const j: LogicalJoin = p.input;
   const width = j.left.columns.length;
   const toLeft: Expr[] = [];

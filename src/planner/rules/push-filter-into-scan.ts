@@ -1,5 +1,6 @@
 import { type Expr, sameType, type ScanFilterSpec } from '../../exec/index.js';
 import { isExactFilter } from '../../lake/index.js';
+import type { LogicalFilter } from '../logical/logical-filter.js';
 import type { LogicalPlan } from '../logical/logical-plan.js';
 import type { LogicalScan } from '../logical/logical-scan.js';
 import type { OptimizerRule, RuleResult } from '../optimizer-rule.js';
@@ -94,6 +95,7 @@ function apply(p: LogicalPlan): RuleResult {
   if (p.kind !== 'filter' || p.input.kind !== 'scan') return { plan: p, changed: false };
   if (hasCorrelatedSubquery(p.predicate)) return { plan: p, changed: false };
   const scan = p.input;
+  if (scan.barrier && !p.barrier) return offerOnly(p, scan);
   const parts = scan.residual ? conjuncts(scan.residual) : [];
   const filters = [...scan.filters];
   for (const c of conjuncts(p.predicate)) {
@@ -104,7 +106,22 @@ function apply(p: LogicalPlan): RuleResult {
   const residual = conjunction(parts);
   const { residual: _old, ...rest } = scan;
   void _old;
-  return { plan: { ...rest, filters, ...(residual ? { residual } : {}), limit: undefined } as LogicalScan, changed: true };
+  return { plan: { ...rest, filters, ...(residual ? { residual } : {}), limit: undefined, ...(p.barrier ? { barrier: true } : {}) } as LogicalScan, changed: true };
+}
+
+/**
+ * A filter over a scan that holds a security barrier: its prunable conjuncts are offered to
+ * the lake (comparisons of a column with a constant raise nothing, so they reveal nothing of
+ * the rows the barrier hides), but the predicate stays a filter above, run only on the rows
+ * the barrier kept.
+ */
+function offerOnly(p: LogicalFilter, scan: LogicalScan): RuleResult {
+  const added = conjuncts(p.predicate).flatMap((c) => {
+    const f = scanFilterOf(c, scan);
+    return f !== undefined && !scan.filters.some((x) => exprEquals(x, f)) ? [f] : [];
+  });
+  if (added.length === 0) return { plan: p, changed: false };
+  return { plan: { ...p, input: { ...scan, filters: [...scan.filters, ...added] } as LogicalScan }, changed: true };
 }
 
 export const pushFilterIntoScan: OptimizerRule = { name: 'push-filter-into-scan', apply };

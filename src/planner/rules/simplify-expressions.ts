@@ -11,7 +11,7 @@ function apply(p: LogicalPlan): RuleResult {
       const predicate = simplifyExpr(p.predicate);
       if (isBool(predicate, true)) return { plan: p.input, changed: true };
       if (exprEquals(predicate, p.predicate)) return { plan: p, changed: false };
-      return { plan: LogicalFilter.create({ input: p.input, predicate, columns: p.columns }), changed: true };
+      return { plan: LogicalFilter.create({ input: p.input, predicate, columns: p.columns, ...(p.barrier ? { barrier: true } : {}) }), changed: true };
     }
     case 'join': {
       if (!p.condition) return { plan: p, changed: false };

@@ -247,7 +247,7 @@ export function withRowSecurity(ctx: BindContext, table: CatalogTable, scan: Log
     columns: table.columns.map((c, i) => ({ name: c.name, relation: table.name, schema: table.namespace, index: i, type: c.type, tableOid: 0, columnNumber: 0 })),
   };
   const predicate = bindCondition(ctx, parseCheckText(using), { scope, clause: 'WHERE' });
-  return LogicalFilter.create({ input: scan, predicate, columns: scan.columns });
+  return LogicalFilter.create({ input: scan, predicate, columns: scan.columns, barrier: true });
 }
 
 function rowEstimateOf(ctx: BindContext, t: CatalogTable): { rowEstimate?: number; columnRanges?: Readonly<Record<string, readonly [number, number]>> } {
