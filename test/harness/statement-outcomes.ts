@@ -75,6 +75,34 @@ export async function stepOutcomesWithNotices(url: string, steps: readonly strin
   return out;
 }
 
+/** Runs the script on PostgreSQL, then on Floe, and asserts each step's outcome and notices are the same. */
+export async function assertSameOutcomesWithNotices(oracleUrl: string, floeUrl: string, script: readonly string[]): Promise<void> {
+  const want = await stepOutcomesWithNotices(oracleUrl, script);
+  const got = await stepOutcomesWithNotices(floeUrl, script);
+  for (let i = 0; i < script.length; i++) assert.deepEqual(got[i], want[i], `step ${i}: ${script[i]}`);
+}
+
+/**
+ * After a test on a shared PostgreSQL: its schema (if any) and every role whose name starts
+ * with `prefix`, with what they own or were granted (roles are cluster-wide and outlive the
+ * test's database).
+ */
+export async function dropOracleTestObjects(url: string, prefix: string, schema?: string): Promise<void> {
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    if (schema !== undefined) await c.query(`DROP SCHEMA IF EXISTS ${quote(schema)} CASCADE`);
+    const { rows } = await c.query('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [prefix]);
+    for (const r of rows) {
+      await c.query(`DROP OWNED BY ${quote(r.rolname)}`);
+      await c.query(`DROP ROLE IF EXISTS ${quote(r.rolname)}`);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
 /** psql's output (stdout with stderr) for one backslash command or statement. */
 export async function psqlOutput(target: ConnectTarget, command: string): Promise<string> {
   const r = await runPsql(target, ['-c', command], { mergeStderr: true });

@@ -1,9 +1,7 @@
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { startOracleAndFloe, type OracleAndFloe } from '../harness/oracle-and-floe.js';
-import { stepOutcomesWithNotices } from '../harness/statement-outcomes.js';
+import { assertSameOutcomesWithNotices, dropOracleTestObjects } from '../harness/statement-outcomes.js';
 
 /**
  * Object privileges against PostgreSQL 15: the same roles, grants and statements on both,
@@ -100,21 +98,11 @@ describe('object privileges against PostgreSQL 15', () => {
     servers = await startOracleAndFloe(setup);
   });
   after(async () => {
-    const c = new pg.Client({ connectionString: servers.oracleTarget.url });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${S} CASCADE`);
-    const { rows } = await c.query(`SELECT rolname FROM pg_roles WHERE rolname LIKE '${P}%'`);
-    for (const r of rows) {
-      await c.query(`DROP OWNED BY "${r.rolname}"`);
-      await c.query(`DROP ROLE IF EXISTS "${r.rolname}"`);
-    }
-    await c.end();
+    await dropOracleTestObjects(servers.oracleTarget.url, P, S);
     await servers?.stop();
   });
 
   test('each statement is allowed or denied alike, with the same rows and warnings', async () => {
-    const want = await stepOutcomesWithNotices(servers.oracleTarget.url, script);
-    const got = await stepOutcomesWithNotices(servers.floe.url, script);
-    for (let i = 0; i < script.length; i++) assert.deepEqual(got[i], want[i], `step ${i}: ${script[i]}`);
+    await assertSameOutcomesWithNotices(servers.oracleTarget.url, servers.floe.url, script);
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startOracleAndFloe, type OracleAndFloe } from '../harness/oracle-and-floe.js';
-import { psqlOutput, stepOutcomesWithNotices } from '../harness/statement-outcomes.js';
+import { assertSameOutcomesWithNotices, psqlOutput } from '../harness/statement-outcomes.js';
 
 /**
  * Role statements against PostgreSQL 15: the same script on both, each statement's outcome
@@ -102,9 +102,7 @@ describe('role statements against PostgreSQL 15', () => {
   });
 
   test('each statement has the same outcome, notices and catalog rows', async () => {
-    const want = await stepOutcomesWithNotices(servers.oracleTarget.url, script);
-    const got = await stepOutcomesWithNotices(servers.floe.url, script);
-    for (let i = 0; i < script.length; i++) assert.deepEqual(got[i], want[i], `step ${i}: ${script[i]}`);
+    await assertSameOutcomesWithNotices(servers.oracleTarget.url, servers.floe.url, script);
   });
 
   test('psql\'s \\du lists the roles alike', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startOracleAndFloe, type OracleAndFloe } from '../harness/oracle-and-floe.js';
-import { stepOutcomesWithNotices } from '../harness/statement-outcomes.js';
+import { assertSameOutcomesWithNotices, dropOracleTestObjects } from '../harness/statement-outcomes.js';
 
 /**
  * Names and literals that try to break out: quotes, backslashes, commas, equals signs,
@@ -54,22 +54,12 @@ describe('quotes, separators and Unicode in security statements, against Postgre
     servers = await startOracleAndFloe([]);
   });
   after(async () => {
-    const c = new pg.Client({ connectionString: servers.oracleTarget.url });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${S} CASCADE`);
-    const { rows } = await c.query(`SELECT rolname FROM pg_roles WHERE rolname LIKE '${P}%'`);
-    for (const r of rows) {
-      await c.query(`DROP OWNED BY ${quote(r.rolname)}`);
-      await c.query(`DROP ROLE IF EXISTS ${quote(r.rolname)}`);
-    }
-    await c.end();
+    await dropOracleTestObjects(servers.oracleTarget.url, P, S);
     await servers?.stop();
   });
 
   test('the same outcomes and catalog text; nothing breaks out', async () => {
-    const want = await stepOutcomesWithNotices(servers.oracleTarget.url, script);
-    const got = await stepOutcomesWithNotices(servers.floe.url, script);
-    for (let i = 0; i < script.length; i++) assert.deepEqual(got[i], want[i], `step ${i}: ${script[i]}`);
+    await assertSameOutcomesWithNotices(servers.oracleTarget.url, servers.floe.url, script);
   });
 
   test('a role with such a name and password logs in with SCRAM', async () => {

@@ -5,7 +5,8 @@ import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { roleRef } from './bind-role-ddl.js';
-import { bindCheckExpr } from './bind-table-constraint.js';
+import { bindCheckExpr, parenthesizedText } from './bind-table-constraint.js';
+import type { CatalogTable } from '../bind-env.js';
 import { resolveRelation } from './resolve-relation.js';
 
 /**
@@ -19,28 +20,16 @@ function policyTable(ctx: BindContext, rv: Raw) {
   return rel.table;
 }
 
-/** The text inside the parentheses after `keyword` (USING, WITH CHECK), from the statement's source. */
+/** The text inside the parentheses after `keyword` (USING, WITH CHECK) that hold the bound node, from the statement's source. */
 function clauseText(ctx: BindContext, keyword: RegExp, node: Raw): string {
   const src = ctx.stmt.source;
+  // The clause whose parentheses hold the node's start: USING can also appear inside an expression.
+  const start = (positionOf(node) ?? 1) - 1;
   const re = new RegExp(keyword.source, 'gi');
-  let found: string | undefined;
   for (let m = re.exec(src); m !== null; m = re.exec(src)) {
     const open = src.indexOf('(', m.index);
-    let depth = 0;
-    let quote: string | undefined;
-    for (let j = open; j < src.length; j++) {
-      const ch = src[j]!;
-      if (quote) { if (ch === quote) quote = undefined; continue; }
-      if (ch === "'" || ch === '"') { quote = ch; continue; }
-      if (ch === '(') depth++;
-      else if (ch === ')' && --depth === 0) {
-        // The clause whose text holds the bound node's start: USING can also appear inside an expression.
-        const start = (positionOf(node) ?? 1) - 1;
-        if (start > open && start < j) found = src.slice(open + 1, j).trim();
-        break;
-      }
-    }
-    if (found !== undefined) return found;
+    const inner = parenthesizedText(src, open);
+    if (inner !== undefined && start > open && start < inner.close) return inner.text;
   }
   throw new FloeError(SqlState.syntaxError, 'could not find the text of the policy expression');
 }
@@ -53,31 +42,35 @@ export function bindCreatePolicy(ctx: BindContext, n: Raw): BoundStatement {
   const command = ((n.cmd_name as string | undefined) ?? 'all') as PolicyCommand;
   if (n.with_check && (command === 'select' || command === 'delete')) throw new FloeError(SqlState.syntaxError, 'WITH CHECK cannot be applied to SELECT or DELETE');
   if (n.qual && command === 'insert') throw new FloeError(SqlState.syntaxError, 'only WITH CHECK expression allowed for INSERT');
-  if (n.qual) bindCheckExpr(ctx, n.qual, table);
-  if (n.with_check) bindCheckExpr(ctx, n.with_check, table);
   return {
     kind: 'ddl',
     command: {
       kind: 'createPolicy', name: n.policy_name as string, table: { namespace: table.namespace, name: table.name },
       permissive: n.permissive !== false, command,
       roles: ((n.roles as Raw[] | undefined) ?? [{ RoleSpec: { roletype: 'ROLESPEC_PUBLIC' } }]).map((r) => roleRef(r.RoleSpec)),
-      ...(n.qual ? { using: clauseText(ctx, USING, n.qual) } : {}),
-      ...(n.with_check ? { check: clauseText(ctx, WITH_CHECK, n.with_check) } : {}),
+      ...policyExpressions(ctx, n, table),
     },
+  };
+}
+
+/** USING and WITH CHECK, bound over the table's row (so a bad column fails here) and kept as written. */
+function policyExpressions(ctx: BindContext, n: Raw, table: CatalogTable): { using?: string; check?: string } {
+  if (n.qual) bindCheckExpr(ctx, n.qual, table);
+  if (n.with_check) bindCheckExpr(ctx, n.with_check, table);
+  return {
+    ...(n.qual ? { using: clauseText(ctx, USING, n.qual) } : {}),
+    ...(n.with_check ? { check: clauseText(ctx, WITH_CHECK, n.with_check) } : {}),
   };
 }
 
 export function bindAlterPolicy(ctx: BindContext, n: Raw): BoundStatement {
   const table = policyTable(ctx, n.table);
-  if (n.qual) bindCheckExpr(ctx, n.qual, table);
-  if (n.with_check) bindCheckExpr(ctx, n.with_check, table);
   return {
     kind: 'ddl',
     command: {
       kind: 'alterPolicy', name: n.policy_name as string, table: { namespace: table.namespace, name: table.name },
       ...(n.roles ? { roles: (n.roles as Raw[]).map((r) => roleRef(r.RoleSpec)) } : {}),
-      ...(n.qual ? { using: clauseText(ctx, USING, n.qual) } : {}),
-      ...(n.with_check ? { check: clauseText(ctx, WITH_CHECK, n.with_check) } : {}),
+      ...policyExpressions(ctx, n, table),
     },
   };
 }

@@ -178,7 +178,13 @@ function checkSourceText(ctx: BindContext, con: Raw): string {
     at.lastIndex = i;
     if (at.test(src)) break;
   }
-  const open = src.indexOf('(', i);
+  const inner = parenthesizedText(src, src.indexOf('(', i));
+  if (inner === undefined) throw new FloeError(SqlState.syntaxError, 'could not find the end of the CHECK expression', { position: from + 1 });
+  return inner.text;
+}
+
+/** The text inside the parentheses opening at `open` (quotes respected), and where they close; undefined when they do not. */
+export function parenthesizedText(src: string, open: number): { text: string; close: number } | undefined {
   let depth = 0;
   let quote: string | undefined;
   for (let j = open; j < src.length; j++) {
@@ -186,9 +192,9 @@ function checkSourceText(ctx: BindContext, con: Raw): string {
     if (quote) { if (ch === quote) quote = undefined; continue; }
     if (ch === "'" || ch === '"') { quote = ch; continue; }
     if (ch === '(') depth++;
-    else if (ch === ')' && --depth === 0) return src.slice(open + 1, j).trim();
+    else if (ch === ')' && --depth === 0) return { text: src.slice(open + 1, j).trim(), close: j };
   }
-  throw new FloeError(SqlState.syntaxError, 'could not find the end of the CHECK expression', { position: from + 1 });
+  return undefined;
 }
 
 /** Parses a stored CHECK text back to its expression node (locations relative to the text). */
