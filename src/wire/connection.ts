@@ -293,6 +293,7 @@ export class Connection {
     this.#state = { kind: 'authenticating', user };
     const role = await authenticate(this.#authChannel(), this.#opts.auth, {
       user, database, remoteAddress: this.#remoteAddress, ssl: this.#tlsActive, replication: /^(true|on|yes|1)$/i.test(startup.parameters.replication ?? ''),
+      walsender: /^(true|on|yes|1|database)$/i.test(startup.parameters.replication ?? ''),
       ...this.#clientCertificate(),
     }, this.#opts.loginThrottle);
     if (role.connectionLimit >= 0 && !role.superuser && (this.#opts.connectionsOf?.(user) ?? 0) >= role.connectionLimit) {

@@ -17,14 +17,14 @@ describe('connection rules and login roles', () => {
   let server: FloeServer;
   let admin: pg.Client;
 
-  const connect = async (user: string, password?: string) => {
-    const c = new pg.Client({ host: '127.0.0.1', port: server.port, user, database: 'floe', ...(password === undefined ? {} : { password }) });
+  const connect = async (user: string, password?: string, extra: Record<string, unknown> = {}) => {
+    const c = new pg.Client({ host: '127.0.0.1', port: server.port, user, database: 'floe', ...(password === undefined ? {} : { password }), ...extra });
     await c.connect();
     return c;
   };
-  const refusal = async (user: string, password?: string): Promise<string> => {
+  const refusal = async (user: string, password?: string, extra: Record<string, unknown> = {}): Promise<string> => {
     try {
-      const c = await connect(user, password);
+      const c = await connect(user, password, extra);
       await c.end();
       return 'connected';
     } catch (e) {
@@ -99,6 +99,14 @@ describe('connection rules and login roles', () => {
     // Dropped, it is no member of staff any more: no rule lets the name in.
     await admin.query('DROP ROLE dormant');
     assert.equal(await refusal('dormant', 'dormant-pw'), '28000: no pg_hba.conf entry for host "127.0.0.1", user "dormant", database "floe", no encryption');
+  });
+
+  test('a walsender needs REPLICATION or SUPERUSER, whatever the rules let in', async () => {
+    const walsender = () => refusal('alice', 'new-pw', { replication: 'database' });
+    assert.equal(await walsender(), '42501: must be superuser or replication role to start walsender');
+    await admin.query('ALTER ROLE alice REPLICATION');
+    assert.equal(await walsender(), 'connected');
+    await admin.query('ALTER ROLE alice NOREPLICATION');
   });
 
   test('the session knows who it is: session_user, current_user, SET ROLE to a role it belongs to', async () => {

@@ -272,7 +272,7 @@ export interface FakeUsers {
  */
 export function fakeAuth(users: FakeUsers = { scram: {}, md5: {}, password: {} }): AuthProvider {
   const roles = new Map<string, LoginRole>();
-  const role = (name: string, password: string | null): LoginRole => ({ name, superuser: false, canLogin: true, connectionLimit: -1, password, validUntilMicros: null });
+  const role = (name: string, password: string | null): LoginRole => ({ name, superuser: false, canLogin: true, replication: true, connectionLimit: -1, password, validUntilMicros: null });
   for (const [u, p] of Object.entries(users.scram)) roles.set(u, role(u, formatScramVerifier(makeScramVerifier(p))));
   for (const [u, p] of Object.entries(users.md5)) roles.set(u, role(u, md5StoredPassword(u, p)));
   for (const [u, p] of Object.entries(users.password)) roles.set(u, role(u, formatScramVerifier(makeScramVerifier(p))));

@@ -5,6 +5,8 @@ export interface LoginRole {
   readonly name: string;
   readonly superuser: boolean;
   readonly canLogin: boolean;
+  /** May start a walsender (a `replication` connection) without being a superuser. */
+  readonly replication: boolean;
   /** -1: no limit. */
   readonly connectionLimit: number;
   /** A SCRAM-SHA-256 or md5 verifier, or null: password methods fail. */

@@ -25,8 +25,10 @@ export interface LoginAttempt {
   readonly database: string;
   readonly remoteAddress: string;
   readonly ssl: boolean;
-  /** A physical replication connection (replication=true). */
+  /** A physical replication connection (replication=true): hba's `replication` keyword matches it. */
   readonly replication: boolean;
+  /** A walsender, physical or logical (replication=true or database): only superusers and REPLICATION roles may start one. */
+  readonly walsender: boolean;
   /** The client's TLS certificate, when it sent one: whether a trusted CA issued it, and its CN. */
   readonly clientCertificate?: ClientCertificate;
 }
@@ -88,6 +90,7 @@ export async function authenticate(ch: AuthChannel, provider: AuthProvider, atte
   const role = provider.role(attempt.user);
   if (role === undefined) throw fatal('28000', `role "${attempt.user}" does not exist`);
   if (!role.canLogin) throw fatal('28000', `role "${attempt.user}" is not permitted to log in`);
+  if (attempt.walsender && !role.superuser && !role.replication) throw fatal('42501', 'must be superuser or replication role to start walsender');
   return role;
 }
 
