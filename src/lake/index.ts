@@ -84,12 +84,14 @@ export type { ReplicationCatalog, ReplicationSlotHolder } from './replication/re
 export type { RoleCatalog } from './security/role-catalog.js';
 export { RoleGraph } from './security/role-graph.js';
 export { tableReadAccess } from './security/table-read-access.js';
-export { PG_DATABASE_OWNER_OID, defaultObjectAcl } from './security/object-acl.js';
+export { allDataRelationRights, allDataSchemaRights } from './security/all-data-roles.js';
+export { PG_DATABASE_OWNER_OID, defaultObjectAcl, securedObjectKey } from './security/object-acl.js';
 export type { DefaultAclObjectType, ObjectAclRecord, PrivilegeCatalog, SecuredObject } from './security/object-acl.js';
 export type { PolicyCommand, RowPolicy, RowPolicyCatalog, RowSecuritySwitch } from './security/row-policies.js';
 export * from './security/acl.js';
 export * from './security/acl-check.js';
 export * from './security/acl-grant.js';
+export * from './security/acl-merge.js';
 export { BOOTSTRAP_SUPERUSER_OID, DEFAULT_BOOTSTRAP_SUPERUSER, DEFAULT_ROLE_ATTRIBUTES, PG_READ_ALL_DATA_OID, PG_WRITE_ALL_DATA_OID } from './security/role-metadata.js';
 export type { RoleAttributes, RoleMembership, RoleRecord } from './security/role-metadata.js';
 export { commitEndLsn, commitLsn, firstSnapshotFrom, formatLsn, parseLsn } from './replication/replication-lsn.js';

@@ -1,10 +1,10 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import { isTempNamespaceName } from '../common/temp-namespace.js';
-import { AclRight, PG_READ_ALL_DATA_OID, PG_WRITE_ALL_DATA_OID, aclMask, columnAclMask, type Warehouse } from '../lake/index.js';
+import { AclRight, allDataSchemaRights, type Warehouse } from '../lake/index.js';
 import type { RelationAccess, StatementAccesses } from '../sql/index.js';
 import type { SessionIdentity } from './session-identity.js';
-import { membershipOracle } from './session-privileges.js';
+import { SessionPrivileges } from './session-privileges.js';
 
 
 const COLUMN_RIGHTS: readonly { readonly right: number; readonly columns: (a: RelationAccess) => ReadonlySet<number> }[] = [
@@ -27,33 +27,22 @@ export function checkAccesses(warehouse: Warehouse, identity: SessionIdentity, a
   for (const s of accesses.superuserOnly) throw new FloeError(SqlState.insufficientPrivilege, `permission denied for ${s.kind} ${s.name}`);
   if (accesses.relations.length === 0) return;
   const g = identity.graph();
-  const roles = membershipOracle(g);
+  const privileges = new SessionPrivileges(warehouse, identity);
   // The schemas the statement named relations in: USAGE first, as PostgreSQL checks it while looking the names up.
-  // pg_read_all_data and pg_write_all_data bring USAGE on every schema, as in PostgreSQL.
-  const everySchema = g.hasPrivilegesOf(me.oid, PG_READ_ALL_DATA_OID) || g.hasPrivilegesOf(me.oid, PG_WRITE_ALL_DATA_OID);
+  const everySchema = allDataSchemaRights(g, me.oid, AclRight.usage) !== 0;
   for (const schema of new Set(accesses.relations.filter((a) => a.throughView === undefined).map((a) => a.namespace))) {
     if (isTempNamespaceName(schema) || everySchema) continue;
-    const r = warehouse.privileges.get({ kind: 'schema', name: schema });
-    if (aclMask({ kind: 'schema', owner: r.owner, acl: r.acl }, me.oid, AclRight.usage, roles) === 0) {
-      throw new FloeError(SqlState.insufficientPrivilege, `permission denied for schema ${schema}`);
-    }
+    if (!privileges.schemaHeld(schema, AclRight.usage, me.oid)) throw new FloeError(SqlState.insufficientPrivilege, `permission denied for schema ${schema}`);
   }
   for (const a of accesses.relations) {
     const role = a.throughView === undefined ? me.oid : warehouse.privileges.get({ kind: 'relation', id: a.throughView }).owner;
-    if (roles.isSuperuser(role)) continue;
-    const record = warehouse.privileges.get({ kind: 'relation', id: a.id });
-    const object = { kind: a.kind === 'sequence' ? 'sequence' as const : 'table' as const, owner: record.owner, acl: record.acl };
-    let held = aclMask(object, role, a.rights, roles);
-    if (a.kind !== 'sequence') {
-      if (g.hasPrivilegesOf(role, PG_READ_ALL_DATA_OID)) held |= a.rights & AclRight.select;
-      if (g.hasPrivilegesOf(role, PG_WRITE_ALL_DATA_OID)) held |= a.rights & (AclRight.insert | AclRight.update | AclRight.delete);
-    }
-    const missing = a.rights & ~held;
+    if (g.isSuperuser(role)) continue;
+    const missing = a.rights & ~privileges.relationMask(a.id, a.kind, a.rights, role);
     if (missing === 0) continue;
     const names = columnNames(warehouse, a);
     for (const { right, columns } of COLUMN_RIGHTS) {
       if ((missing & right) === 0) continue;
-      const onColumn = (name: string) => columnAclMask(object, record.columnAcls[name] ?? null, role, right, roles) === right;
+      const onColumn = (name: string) => privileges.columnAclHeld(a.id, name, right, role);
       const wanted = [...columns(a)].map((n) => names[n - 1]).filter((n): n is string => n !== undefined);
       const ok = wanted.length === 0 ? names.some(onColumn) : wanted.every(onColumn);
       if (!ok) throw denied(a);

@@ -4,7 +4,6 @@ import { isTempNamespaceName } from '../common/temp-namespace.js';
 import { AclRight, BOOTSTRAP_SUPERUSER_OID, aclMask, type SecuredObject, type Warehouse } from '../lake/index.js';
 import type { DdlCommand, TableName } from '../sql/index.js';
 import type { SessionContext } from './session-context.js';
-import { membershipOracle } from './session-privileges.js';
 import { findIndex } from './unique-ddl.js';
 import { defaultAclFor } from './default-privileges.js';
 
@@ -84,9 +83,8 @@ export function checkDdlPrivileges(ctx: SessionContext, c: DdlCommand): void {
 /** CREATE on the database: its owner (the bootstrap superuser) and those it was granted to. */
 function requireDatabaseCreate(ctx: SessionContext): void {
   const r = ctx.privileges.record({ kind: 'database' });
-  const g = ctx.identity.graph();
   const me = ctx.identity.currentRole().oid;
-  if (aclMask({ kind: 'database', owner: r.owner, acl: r.acl }, me, AclRight.create, membershipOracle(g)) === 0) {
+  if (aclMask({ kind: 'database', owner: r.owner, acl: r.acl }, me, AclRight.create, ctx.identity.graph().privilegeOracle) === 0) {
     throw new FloeError(SqlState.insufficientPrivilege, `permission denied for database ${ctx.deps.startup.database}`);
   }
 }

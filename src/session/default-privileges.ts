@@ -1,28 +1,16 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import {
-  PUBLIC_ROLE, acldefault, applyGrant, applyRevoke, privilegeFromName,
+  PUBLIC_ROLE, aclMerge, acldefault, applyGrant, applyRevoke, privilegeFromName,
 } from '../lake/index.js';
 import type { Acl, DefaultAclObjectType, ObjectAclRecord, SecuredObject, Warehouse } from '../lake/index.js';
 import type { PrivilegeDdl, RoleRef } from '../sql/index.js';
 import type { SessionIdentity } from './session-identity.js';
-import { membershipOracle } from './session-privileges.js';
 
 type DefaultsDdl = Extract<PrivilegeDdl, { kind: 'alterDefaultPrivileges' }>;
 type DefaultKind = DefaultsDdl['objectKind'];
 
 const OBJTYPE: Readonly<Record<DefaultKind, DefaultAclObjectType>> = { table: 'r', sequence: 'S', type: 'T', schema: 'n' };
-
-/** Items of `a` and `b` together, one per grantee and grantor (PostgreSQL's aclmerge). */
-function aclMerge(a: Acl, b: Acl): Acl {
-  const out = new Map<string, { grantee: number; grantor: number; privileges: number; grantOptions: number }>();
-  for (const i of [...a, ...b]) {
-    const key = `${i.grantee}/${i.grantor}`;
-    const prev = out.get(key);
-    out.set(key, { ...i, privileges: (prev?.privileges ?? 0) | i.privileges, grantOptions: (prev?.grantOptions ?? 0) | i.grantOptions });
-  }
-  return [...out.values()];
-}
 
 function sameAcl(a: Acl, b: Acl): boolean {
   const key = (acl: Acl) => acl.map((i) => `${i.grantee}/${i.grantor}/${i.privileges}/${i.grantOptions}`).sort().join(',');
@@ -54,7 +42,7 @@ export function runAlterDefaultPrivileges(warehouse: Warehouse, identity: Sessio
   }
   const grantees = c.grantees.map(roleOf);
   const privileges = 'all' in c.privileges ? 'all' as const : c.privileges.map((p) => privilegeFromName(p.name === 'temp' ? 'temporary' : p.name));
-  const roles = membershipOracle(g);
+  const roles = g.privilegeOracle;
   const records: ObjectAclRecord[] = [];
   const gone: SecuredObject[] = [];
   for (const role of targets) {

@@ -1,12 +1,12 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
 import {
-  AclRight, PUBLIC_ROLE, applyGrant, applyRevoke, privilegeFromName,
+  AclRight, PUBLIC_ROLE, aclNewOwner, applyGrant, applyRevoke, privilegeFromName,
 } from '../lake/index.js';
-import type { Acl, AclTarget, AclWarning, ColumnAcl, MembershipOracle, ObjectAclRecord, SecuredObject, Warehouse } from '../lake/index.js';
+import type { Acl, AclTarget, AclWarning, ColumnAcl, ObjectAclRecord, SecuredObject, Warehouse } from '../lake/index.js';
 import type { PrivilegeDdl, PrivilegeSpec, RelationRef, RoleRef } from '../sql/index.js';
 import type { SessionIdentity } from './session-identity.js';
-import { membershipOracle, type RelationKind, type SessionPrivileges } from './session-privileges.js';
+import type { RelationKind, SessionPrivileges } from './session-privileges.js';
 import { runAlterDefaultPrivileges } from './default-privileges.js';
 
 /** What GRANT, REVOKE and ALTER … OWNER TO need from the session. */
@@ -107,7 +107,7 @@ export function runPrivilegeDdl(io: PrivilegeDdlIo, c: PrivilegeDdl): string {
   if (c.kind === 'alterDefaultPrivileges') return runAlterDefaultPrivileges(io.warehouse, io.identity, c);
   const me = io.identity.currentRole().oid;
   if (c.grantedBy !== undefined && roleOid(io, c.grantedBy) !== me) throw new FloeError(SqlState.featureNotSupported, 'grantor must be current user');
-  const roles = membershipOracle(io.identity.graph());
+  const roles = io.identity.graph().privilegeOracle;
   const grantees = c.grantees.map((g) => roleOid(io, g));
   const warnings: AclWarning[] = [];
   const records: ObjectAclRecord[] = [];
@@ -208,39 +208,16 @@ function runAlterOwner(io: PrivilegeDdlIo, c: Extract<PrivilegeDdl, { kind: 'alt
     io.privileges.requireOwner(first.object, first.word, first.name);
     const target = g.roleByOid(newOwner);
     if (!g.isMemberOf(me.oid, newOwner)) throw new FloeError(SqlState.insufficientPrivilege, `must be member of role "${target?.name ?? newOwner}"`);
-    if (first.namespace !== undefined && !schemaCreateFor(io, newOwner, first.namespace)) {
+    // The new owner needs CREATE on the relation's schema (PostgreSQL checks it for the new owner, not the caller).
+    if (first.namespace !== undefined && !io.privileges.schemaHeld(first.namespace, AclRight.create, newOwner)) {
       throw new FloeError(SqlState.insufficientPrivilege, `permission denied for schema ${first.namespace}`);
     }
   }
   const records = objects.map(({ object }) => {
     const r = io.privileges.record(object);
-    const columnAcls = Object.fromEntries(Object.entries(r.columnAcls).map(([name, acl]) => [name, withNewOwner(acl, r.owner, newOwner)]));
-    return { ...r, owner: newOwner, acl: r.acl === null ? null : withNewOwner(r.acl, r.owner, newOwner), columnAcls };
+    const columnAcls = Object.fromEntries(Object.entries(r.columnAcls).map(([name, acl]) => [name, aclNewOwner(acl, r.owner, newOwner)]));
+    return { ...r, owner: newOwner, acl: r.acl === null ? null : aclNewOwner(r.acl, r.owner, newOwner), columnAcls };
   });
   io.warehouse.privileges.put(records);
   return c.objectKind === 'schema' ? 'ALTER SCHEMA' : `ALTER ${c.objectKind.toUpperCase()}`;
-}
-
-/** The new owner needs CREATE on the relation's schema (PostgreSQL checks it for the new owner, not the caller). */
-function schemaCreateFor(io: PrivilegeDdlIo, role: number, schema: string): boolean {
-  const r = io.privileges.record({ kind: 'schema', name: schema });
-  const roles: MembershipOracle = membershipOracle(io.identity.graph());
-  if (roles.isSuperuser(role)) return true;
-  const acl = r.acl;
-  if (acl === null) return roles.isMemberOf(role, r.owner) || role === r.owner;
-  return acl.some((i) => (i.grantee === role || i.grantee === PUBLIC_ROLE || roles.isMemberOf(role, i.grantee)) && (i.privileges & AclRight.create) !== 0)
-    || role === r.owner || roles.isMemberOf(role, r.owner);
-}
-
-/** PostgreSQL's aclnewowner: the old owner's items become the new owner's, merged with any the new owner had. */
-function withNewOwner(acl: Acl, from: number, to: number): Acl {
-  const merged = new Map<string, { grantee: number; grantor: number; privileges: number; grantOptions: number }>();
-  for (const i of acl) {
-    const grantee = i.grantee === from ? to : i.grantee;
-    const grantor = i.grantor === from ? to : i.grantor;
-    const key = `${grantee}/${grantor}`;
-    const prev = merged.get(key);
-    merged.set(key, { grantee, grantor, privileges: (prev?.privileges ?? 0) | i.privileges, grantOptions: (prev?.grantOptions ?? 0) | i.grantOptions });
-  }
-  return [...merged.values()];
 }

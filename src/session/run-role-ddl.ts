@@ -3,7 +3,7 @@ import { SqlState } from '../common/sqlstate.js';
 import { parseTimestamptz } from '../common/datetime.js';
 import { formatScramVerifier, makeScramVerifier, parseScramVerifier } from '../common/scram-secret.js';
 import { md5StoredPassword } from '../common/md5-password.js';
-import { BOOTSTRAP_SUPERUSER_OID, DEFAULT_ROLE_ATTRIBUTES } from '../lake/index.js';
+import { BOOTSTRAP_SUPERUSER_OID, DEFAULT_ROLE_ATTRIBUTES, PG_DATABASE_OWNER_OID } from '../lake/index.js';
 import type { PrivilegeCatalog, RoleAttributes, RoleCatalog, RoleGraph, RoleRecord, SecuredObject } from '../lake/index.js';
 import type { RoleDdl, RoleOptions, RoleRef } from '../sql/index.js';
 import type { SessionIdentity } from './session-identity.js';
@@ -178,13 +178,11 @@ function checkMembershipChange(g: RoleGraph, me: RoleRecord, role: RoleRecord): 
   }
 }
 
-const PG_DATABASE_OWNER_OID = 6171;
-
 function addMember(io: RoleDdlIo, g: RoleGraph, me: RoleRecord, role: RoleRecord, member: RoleRecord, admin: boolean): void {
   checkMembershipChange(g, me, role);
   if (role.oid === PG_DATABASE_OWNER_OID) throw new FloeError(SqlState.invalidGrantOperation, `role "${role.name}" cannot have explicit members`);
   // A loop would make a role a member of itself.
-  if (member.oid === role.oid || g.rolesOf(role.oid, false).has(member.oid)) {
+  if (g.isMemberOfNoSuper(role.oid, member.oid)) {
     throw new FloeError(SqlState.invalidGrantOperation, `role "${role.name}" is a member of role "${member.name}"`);
   }
   const existing = io.roles.memberships().find((m) => m.roleOid === role.oid && m.memberOid === member.oid);

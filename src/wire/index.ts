@@ -3,7 +3,7 @@ export { startWireServer, type WireServer, type WireServerOptions } from './serv
 export type { StatementObserver } from './statement-observer.js';
 export type * from './session-handler.js';
 export type { AuthProvider, LoginAttemptEvent, LoginRole } from './auth/auth-provider.js';
-export { matchesScram } from './auth/authenticate.js';
+export { checkPassword, matchesScram } from './auth/password-check.js';
 export { defaultHbaFile, parseHbaFile, pgHbaFileRuleRows, type HbaFileResult, type PgHbaFileRuleRow } from './auth/hba-rules.js';
 export { makeScramVerifier, formatScramVerifier, parseScramVerifier, type ScramSecret } from '../common/scram-secret.js';
 export { md5Response, md5StoredPassword } from '../common/md5-password.js';

@@ -90,6 +90,17 @@ const script: readonly string[] = [
   `SELECT count(*) FROM pg_default_acl d JOIN pg_roles r ON r.oid = d.defaclrole WHERE r.rolname = '${P}_alice'`,
   // Dropping a role that owns or holds something.
   `DROP ROLE ${P}_bob`,
+  // ALTER … OWNER TO asks whether the new owner holds CREATE on the schema, by the schema's ACL like any
+  // privilege: a schema's owner that revoked its own CREATE holds it no more, owner or not.
+  `CREATE ROLE ${P}_dave`, `CREATE ROLE ${P}_erin`, `GRANT ${P}_dave TO ${P}_erin`,
+  `ALTER SCHEMA ${S} OWNER TO ${P}_dave`,
+  `CREATE TABLE ${S}.handed (id int PRIMARY KEY)`, `ALTER TABLE ${S}.handed OWNER TO ${P}_erin`,
+  ...as('dave', `REVOKE CREATE ON SCHEMA ${S} FROM ${P}_dave`, `CREATE TABLE ${S}.d1 (id int PRIMARY KEY)`),
+  `SELECT nspacl::text FROM pg_namespace WHERE nspname = '${S}'`,
+  ...as('erin', `ALTER TABLE ${S}.handed OWNER TO ${P}_dave`),
+  ...as('dave', `GRANT CREATE ON SCHEMA ${S} TO ${P}_dave`),
+  ...as('erin', `ALTER TABLE ${S}.handed OWNER TO ${P}_dave`),
+  `SELECT pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${S}' AND c.relname = 'handed'`,
 ];
 
 describe('object privileges against PostgreSQL 15', () => {

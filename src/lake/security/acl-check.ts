@@ -10,9 +10,8 @@ import {
  */
 
 /**
- * The role facts a check consults. From role-graph.ts's RoleGraph:
- * `{ isMemberOf: (r, of) => graph.hasPrivilegesOf(r, of), isSuperuser: (r) => graph.isSuperuser(r) }`
- * (its own isMemberOf is SET ROLE membership, which does not carry privileges).
+ * The role facts a check consults: role-graph.ts's `RoleGraph.privilegeOracle` (RoleGraph's
+ * own isMemberOf is SET ROLE membership, which does not carry privileges).
  */
 export interface MembershipOracle {
   /**

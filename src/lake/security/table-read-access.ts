@@ -1,9 +1,9 @@
 import { AclRight } from './acl.js';
-import { aclMask, type MembershipOracle } from './acl-check.js';
+import { aclMask } from './acl-check.js';
+import { allDataRelationRights } from './all-data-roles.js';
 import type { PrivilegeCatalog } from './object-acl.js';
 import type { RoleCatalog } from './role-catalog.js';
 import { RoleGraph } from './role-graph.js';
-import { PG_READ_ALL_DATA_OID } from './role-metadata.js';
 import type { RowPolicyCatalog } from './row-policies.js';
 
 /**
@@ -20,9 +20,9 @@ export function tableReadAccess(
   const role = g.role(user);
   if (role === undefined) return 'denied';
   if (role.superuser) return 'allowed';
-  const roles: MembershipOracle = { isMemberOf: (r, of) => g.hasPrivilegesOf(r, of), isSuperuser: (r) => g.isSuperuser(r) };
+  const roles = g.privilegeOracle;
   // pg_read_all_data brings USAGE on every schema and SELECT on every table, as in PostgreSQL.
-  const readsAll = g.hasPrivilegesOf(role.oid, PG_READ_ALL_DATA_OID);
+  const readsAll = allDataRelationRights(g, role.oid, AclRight.select) !== 0;
   const schema = c.privileges.get({ kind: 'schema', name: table.namespace });
   if (!readsAll && aclMask({ kind: 'schema', owner: schema.owner, acl: schema.acl }, role.oid, AclRight.usage, roles) === 0) return 'denied';
   const rel = c.privileges.get({ kind: 'relation', id: table.id });

@@ -1,6 +1,6 @@
 import {
-  AclRight, DEFAULT_ROLE_ATTRIBUTES, PG_DATABASE_OWNER_OID, PG_READ_ALL_DATA_OID, PG_WRITE_ALL_DATA_OID, PUBLIC_ROLE, RoleGraph,
-  aclItem, aclMask, aclMaskOfAcl, defaultObjectAcl, formatAclItem,
+  AclRight, DEFAULT_ROLE_ATTRIBUTES, PUBLIC_ROLE, RoleGraph,
+  aclItem, aclMask, aclMaskOfAcl, allDataRelationRights, allDataSchemaRights, defaultObjectAcl, formatAclItem, securedObjectKey,
 } from '../../lake/index.js';
 import type { Acl, MembershipOracle, ObjectAclRecord, PrivilegeCatalog, SecuredObject } from '../../lake/index.js';
 import { BOOTSTRAP_SUPERUSER_OID } from './catalog-oids.js';
@@ -118,19 +118,19 @@ class CatalogAclsImpl implements CatalogAcls {
   readonly oracle: MembershipOracle;
   readonly currentRole: number | undefined;
   readonly #records: ReadonlyMap<string, ObjectAclRecord>;
-  readonly #databaseOwner: number;
   readonly #tempNamespace: string | undefined;
 
   constructor(ctx: { readonly warehouse: unknown; readonly user?: string }) {
     this.#tempNamespace = (ctx.warehouse as { readonly tempNamespace?: string } | undefined)?.tempNamespace;
+    this.#records = new Map((privilegeCatalogOf(ctx)?.list() ?? []).map((r) => [recordKey(r.object), r]));
     const roles = roleCatalogOf(ctx);
+    // The database's owner has the privileges of pg_database_owner, as PostgreSQL's roles_is_member_of adds it.
+    const options = { databaseOwner: this.database().owner };
     // A warehouse without roles (a bare catalog, a test's stub) knows one user, who may do everything.
     this.graph = roles === undefined
-      ? new RoleGraph([{ ...DEFAULT_ROLE_ATTRIBUTES, oid: BOOTSTRAP_SUPERUSER_OID, name: ctx.user ?? 'floe', superuser: true }], [])
-      : new RoleGraph(roles.list(), roles.memberships());
-    this.#records = new Map((privilegeCatalogOf(ctx)?.list() ?? []).map((r) => [recordKey(r.object), r]));
-    this.#databaseOwner = this.database().owner;
-    this.oracle = { isMemberOf: (role, of) => this.hasPrivilegesOf(role, of), isSuperuser: (role) => this.graph.isSuperuser(role) };
+      ? new RoleGraph([{ ...DEFAULT_ROLE_ATTRIBUTES, oid: BOOTSTRAP_SUPERUSER_OID, name: ctx.user ?? 'floe', superuser: true }], [], options)
+      : new RoleGraph(roles.list(), roles.memberships(), options);
+    this.oracle = this.graph.privilegeOracle;
     this.currentRole = ctx.user === undefined ? undefined : this.graph.role(ctx.user)?.oid;
   }
 
@@ -159,13 +159,8 @@ class CatalogAclsImpl implements CatalogAcls {
     return { owner: BOOTSTRAP_SUPERUSER_OID, acl, columnAcls: {} };
   }
 
-  // The database's owner has the privileges of pg_database_owner, as PostgreSQL's roles_is_member_of adds it.
   hasPrivilegesOf(role: number, of: number): boolean {
-    if (role === of) return true;
-    if (role === PUBLIC_ROLE) return false;
-    if (this.graph.hasPrivilegesOf(role, of)) return true;
-    return this.graph.hasPrivilegesOf(role, this.#databaseOwner)
-      && (of === PG_DATABASE_OWNER_OID || this.graph.hasPrivilegesOf(PG_DATABASE_OWNER_OID, of));
+    return this.graph.hasPrivilegesOf(role, of);
   }
 
   schemaMask(role: number, schema: string, mask: number): number {
@@ -173,10 +168,8 @@ class CatalogAclsImpl implements CatalogAcls {
     // The session's own temporary schema: every right with TEMP on the database, else USAGE alone.
     if (schema === this.#tempNamespace) return this.databaseMask(role, R.temporary) !== 0 ? mask & (R.usage | R.create) : mask & R.usage;
     const { owner, acl } = this.schema(schema);
-    let held = aclMask({ kind: 'schema', owner, acl }, role, mask, this.oracle, 'any');
-    if ((mask & R.usage) !== 0 && (held & R.usage) === 0
-      && (this.hasPrivilegesOf(role, PG_READ_ALL_DATA_OID) || this.hasPrivilegesOf(role, PG_WRITE_ALL_DATA_OID))) held |= R.usage;
-    return held;
+    const held = aclMask({ kind: 'schema', owner, acl }, role, mask, this.oracle, 'any');
+    return held !== 0 ? held : allDataSchemaRights(this.graph, role, mask);
   }
 
   databaseMask(role: number, mask: number): number {

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { FloeError } from '../../common/floe-error.js';
 import type { LoginThrottle } from '../../common/login-throttle.js';
-import { md5Response, md5StoredPassword } from '../../common/md5-password.js';
+import { md5Response } from '../../common/md5-password.js';
 import { hmacSha256, makeScramVerifier, parseScramVerifier, sha256, type ScramSecret } from '../../common/scram-secret.js';
 import { decodeSaslInitialResponse, passwordText, type AuthenticationRequest, type PasswordMessage } from '../messages/auth.js';
 import type { FrontendMessage } from '../messages/frontend-message.js';
@@ -9,6 +9,7 @@ import { ClientGone } from '../client-gone.js';
 import type { AuthProvider, LoginRole } from './auth-provider.js';
 import { matchHbaRule } from './hba-match.js';
 import type { ClientCertificate } from './client-certificate.js';
+import { checkPassword, sameSecret, usableVerifier } from './password-check.js';
 import type { HbaRule } from './hba-rules.js';
 
 /** What the authentication exchange needs from the connection. */
@@ -111,21 +112,15 @@ function checkClientCertificate(rule: HbaRule, a: LoginAttempt): void {
   }
 }
 
-/** The role's password, unless it has none or it has expired: then every exchange fails. */
-function usablePassword(role: LoginRole | undefined): string | undefined {
-  if (role?.password == null) return undefined;
-  if (role.validUntilMicros !== null && role.validUntilMicros < BigInt(Date.now()) * 1000n) return undefined;
-  return role.password;
-}
-
 async function exchange(ch: AuthChannel, rule: HbaRule, role: LoginRole | undefined, user: string): Promise<void> {
-  const stored = usablePassword(role);
+  // No password, or an expired one: every exchange fails.
+  const stored = usableVerifier(role);
   const scramSecret = stored === undefined ? undefined : parseScramVerifier(stored);
   switch (rule.method) {
     case 'password': {
       ch.send({ kind: 'AuthenticationCleartextPassword' });
       const password = passwordText(await readPassword(ch));
-      if (password === '' || stored === undefined || !matchesStored(stored, scramSecret, user, password)) throw failed(user);
+      if (password === '' || !checkPassword(role, user, password)) throw failed(user);
       return;
     }
     case 'md5': {
@@ -134,7 +129,7 @@ async function exchange(ch: AuthChannel, rule: HbaRule, role: LoginRole | undefi
       const salt = randomBytes(4);
       ch.send({ kind: 'AuthenticationMD5Password', salt });
       const md5 = passwordText(await readPassword(ch));
-      if (stored === undefined || !stored.startsWith('md5') || md5Response(user, stored, salt) !== md5) throw failed(user);
+      if (stored === undefined || !stored.startsWith('md5') || !sameSecret(md5Response(user, stored, salt), md5)) throw failed(user);
       return;
     }
     case 'scram-sha-256':
@@ -142,19 +137,6 @@ async function exchange(ch: AuthChannel, rule: HbaRule, role: LoginRole | undefi
     case 'cert': case 'trust': case 'reject':
       throw new Error(`method ${rule.method} has no exchange`);
   }
-}
-
-function matchesStored(stored: string, secret: ScramSecret | undefined, user: string, password: string): boolean {
-  if (secret !== undefined) return matchesScram(secret, password);
-  const expected = Buffer.from(md5StoredPassword(user, password));
-  const actual = Buffer.from(stored);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-/** A cleartext password against a SCRAM verifier: both keys derived from it must equal the stored ones. */
-export function matchesScram(secret: ScramSecret, password: string): boolean {
-  const derived = makeScramVerifier(password, { iterations: secret.iterations, salt: secret.salt });
-  return timingSafeEqual(derived.storedKey, secret.storedKey) && timingSafeEqual(derived.serverKey, secret.serverKey);
 }
 
 const gs2Headers = new Set(['n,,', 'y,,']);
