@@ -287,9 +287,20 @@ export const Exprs = Object.freeze({
 /** Expressions a worker can evaluate alone: no subqueries, no outer rows. */
 export function shippable(e: Expr): boolean {
   if (e.kind === 'scalarSubquery' || e.kind === 'exists' || e.kind === 'inSubquery' || e.kind === 'outerColumn') return false;
-  // Volatile calls (nextval, setval, random) run where the session is, once per row.
-  if (e.kind === 'call' && functionById(e.fn)?.volatile === true) return false;
+  // Volatile calls (nextval, setval, random) run where the session is, once per row; so do
+  // calls and reg* conversions that read the session's catalog, which a worker does not have.
+  if (e.kind === 'call') {
+    const f = functionById(e.fn);
+    if (f?.volatile === true || f?.session === true) return false;
+  }
+  if (e.kind === 'cast' && (isCatalogReference(e.type) || isCatalogReference(e.arg.type))) return false;
   return exprChildren(e).every(shippable);
+}
+
+/** regclass, regtype, regproc, regprocedure: names the session's catalog resolves. */
+const CATALOG_REFERENCES: ReadonlySet<SqlType['kind']> = new Set(['regclass', 'regtype', 'regproc', 'regprocedure']);
+function isCatalogReference(t: SqlType): boolean {
+  return CATALOG_REFERENCES.has(t.kind);
 }
 
 /** Child expressions of a node (not descending into subplans), for generic walks. */

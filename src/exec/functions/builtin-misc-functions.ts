@@ -21,7 +21,7 @@ export function registerBuiltinMiscFunctions(): void {
   registerScalarFunction({ name: 'current_catalog', args: [], returns: N, impl: (_a, ctx) => ctx.database });
   registerScalarFunction({ name: 'current_schema', args: [], returns: N, impl: (_a, ctx) => ctx.searchPath.find((s) => s !== '$user' && s !== 'pg_catalog') ?? null });
   registerScalarFunction({
-    name: 'current_schemas', args: [T.bool], returns: { kind: 'array', element: N } as SqlType,
+    name: 'current_schemas', args: [T.bool], returns: { kind: 'array', element: N } as SqlType, session: true,
     impl: ([implicit], ctx) => {
       const path = ctx.searchPath.filter((s) => s !== '$user');
       const withCatalog = implicit && !path.includes('pg_catalog') ? ['pg_catalog', ...path] : path;

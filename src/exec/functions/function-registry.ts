@@ -66,6 +66,11 @@ export interface ScalarFunctionDef {
   readonly implFor?: (argTypes: readonly SqlType[]) => ScalarImpl;
   readonly strict?: boolean;
   readonly volatile?: boolean;
+  /**
+   * Reads what only the session's thread holds through its EvalContext (the warehouse's
+   * catalog, roles and privileges): it runs where the session is, never in a scan worker.
+   */
+  readonly session?: boolean;
   /** Overrides the generated id. */
   readonly id?: string;
 }
@@ -182,6 +187,7 @@ interface Entry {
   readonly returns: SqlType | ((argTypes: readonly SqlType[], actualTypes: readonly SqlType[]) => SqlType);
   readonly strict: boolean;
   readonly volatile: boolean;
+  readonly session?: boolean;
   readonly scalar?: ScalarImpl;
   readonly scalarFor?: (argTypes: readonly SqlType[]) => ScalarImpl;
   readonly vector?: VectorImpl;
@@ -232,7 +238,7 @@ export function registerScalarFunction(def: ScalarFunctionDef): string {
   add({
     id, name: def.name.toLowerCase(), kind: 'scalar', args: def.args, variadic: def.variadic ?? false,
     returns: def.returns, strict: def.strict ?? true, volatile: def.volatile ?? false, scalar: def.impl,
-    scalarFor: def.implFor, vector: def.strict === false ? undefined : def.vector,
+    scalarFor: def.implFor, vector: def.strict === false ? undefined : def.vector, ...(def.session ? { session: true } : {}),
   });
   return id;
 }
@@ -416,7 +422,7 @@ export function functionById(id: string): ResolvedFunctionImpl | undefined {
   ensureBuiltins();
   const e = byId.get(id);
   if (!e) return undefined;
-  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, scalar: e.scalar, scalarFor: e.scalarFor, vector: e.vector, aggregate: e.aggregate, set: e.set, asyncScalar: e.asyncScalar };
+  return { id: e.id, kind: e.kind, strict: e.strict, volatile: e.volatile, session: e.session === true, scalar: e.scalar, scalarFor: e.scalarFor, vector: e.vector, aggregate: e.aggregate, set: e.set, asyncScalar: e.asyncScalar };
 }
 
 export interface ResolvedFunctionImpl {
@@ -424,6 +430,8 @@ export interface ResolvedFunctionImpl {
   readonly kind: FunctionKind;
   readonly strict: boolean;
   readonly volatile: boolean;
+  /** ScalarFunctionDef.session: runs only where the session is. */
+  readonly session: boolean;
   readonly scalar: ScalarImpl | undefined;
   readonly scalarFor: ((argTypes: readonly SqlType[]) => ScalarImpl) | undefined;
   readonly vector: VectorImpl | undefined;

@@ -1,7 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { registerScalarFunction, registerSetFunction } from '../../exec/index.js';
+import { registerSetFunction } from '../../exec/index.js';
+import { registerCatalogFunction } from './register-catalog-function.js';
 import type { EvalContext } from '../../exec/index.js';
 import { AclRight, aclItem, acldefault, aclRightLetters, formatAclItem, parseAclItem } from '../../lake/index.js';
 import type { Acl, AclItem, AclObjectKind } from '../../lake/index.js';
@@ -77,7 +78,7 @@ function nameOf(acls: CatalogAcls): (oid: number) => string | undefined {
 }
 
 export function registerAclFunctions(): void {
-  registerScalarFunction({
+  registerCatalogFunction({
     name: 'acldefault', args: [CHAR, OID], returns: { kind: 'array', element: TEXT },
     impl: (a, ctx: EvalContext) => {
       const acls = catalogAcls(ctx);
@@ -97,7 +98,7 @@ export function registerAclFunctions(): void {
     },
   });
   // PostgreSQL 15 takes one privilege name here (16 takes a list).
-  registerScalarFunction({
+  registerCatalogFunction({
     name: 'makeaclitem', args: [OID, OID, TEXT, BOOL], returns: TEXT,
     impl: (a, ctx) => {
       const name = String(a[2]);

@@ -6,7 +6,8 @@ import { catalogAcls } from './catalog-acls.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { formatType, typeOids } from '../../common/sql-type.js';
 import type { SqlType } from '../../common/sql-type.js';
-import { type EvalContext, registerRegTypeResolver, registerScalarFunction, registerSetFunction } from '../../exec/index.js';
+import { type EvalContext, registerRegTypeResolver, registerSetFunction } from '../../exec/index.js';
+import { registerCatalogFunction } from './register-catalog-function.js';
 import type { VirtualTableRegistry } from '../binder/virtual-table.js';
 import {
   namespaceOid, primaryKeyConstraintOid, primaryKeyIndexOid,
@@ -139,7 +140,7 @@ let registered = false;
 export function registerCatalogFunctions(): void {
   if (registered) return;
   registered = true;
-  const reg = registerScalarFunction;
+  const reg = registerCatalogFunction;
   registerDumpFunctions();
   registerFunctionDefinitionFunctions();
 

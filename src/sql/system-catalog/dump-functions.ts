@@ -1,16 +1,16 @@
 import type { SqlType } from '../../common/sql-type.js';
-import { registerScalarFunction } from '../../exec/index.js';
+import { registerCatalogFunction } from './register-catalog-function.js';
 
 const text: SqlType = { kind: 'text' };
 const oid: SqlType = { kind: 'oid' };
 
 /** Functions pg_dump 15's and psql's catalog queries call that no other client does (acldefault: acl-functions.ts). */
 export function registerDumpFunctions(): void {
-  registerScalarFunction({ name: 'quote_literal', args: [text], returns: text, impl: (a) => quoteLiteral(a[0] as string) });
+  registerCatalogFunction({ name: 'quote_literal', args: [text], returns: text, impl: (a) => quoteLiteral(a[0] as string) });
   // psql's \df+ shows a SQL-standard function body through it; Floe has no such functions.
-  registerScalarFunction({ name: 'pg_get_function_sqlbody', args: [oid], returns: text, strict: false, impl: () => null });
+  registerCatalogFunction({ name: 'pg_get_function_sqlbody', args: [oid], returns: text, strict: false, impl: () => null });
   // pg_dump strips view options with it: array_remove(c.reloptions, 'check_option=local').
-  registerScalarFunction({
+  registerCatalogFunction({
     name: 'array_remove', args: ['anyarray', 'anyelement'], returns: (t) => t[0]!, strict: false,
     impl: (a) => (a[0] === null ? null : (a[0] as unknown[]).filter((e) => !notDistinct(e, a[1]))),
   });

@@ -1,7 +1,7 @@
 import type { SqlType } from '../../common/sql-type.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { registerScalarFunction } from '../../exec/index.js';
+import { registerCatalogFunction } from './register-catalog-function.js';
 import { builtinProcByOid } from './builtin-proc-rows.js';
 import type { BuiltinProc } from './builtin-proc-rows.js';
 
@@ -13,10 +13,10 @@ const oid: SqlType = { kind: 'oid' };
  * the built-in functions' pg_proc rows. An unknown OID gives NULL, as in PostgreSQL.
  */
 export function registerFunctionDefinitionFunctions(): void {
-  registerScalarFunction({ name: 'pg_get_function_arguments', args: [oid], returns: text, impl: (a) => builtinProcByOid(a[0] as number)?.argumentsText ?? null });
-  registerScalarFunction({ name: 'pg_get_function_identity_arguments', args: [oid], returns: text, impl: (a) => builtinProcByOid(a[0] as number)?.identityText ?? null });
-  registerScalarFunction({ name: 'pg_get_function_result', args: [oid], returns: text, impl: (a) => builtinProcByOid(a[0] as number)?.resultText ?? null });
-  registerScalarFunction({ name: 'pg_get_functiondef', args: [oid], returns: text, impl: (a) => functionDefinition(builtinProcByOid(a[0] as number)) });
+  registerCatalogFunction({ name: 'pg_get_function_arguments', args: [oid], returns: text, impl: (a) => builtinProcByOid(a[0] as number)?.argumentsText ?? null });
+  registerCatalogFunction({ name: 'pg_get_function_identity_arguments', args: [oid], returns: text, impl: (a) => builtinProcByOid(a[0] as number)?.identityText ?? null });
+  registerCatalogFunction({ name: 'pg_get_function_result', args: [oid], returns: text, impl: (a) => builtinProcByOid(a[0] as number)?.resultText ?? null });
+  registerCatalogFunction({ name: 'pg_get_functiondef', args: [oid], returns: text, impl: (a) => functionDefinition(builtinProcByOid(a[0] as number)) });
 }
 
 const LANGUAGE_NAMES: Readonly<Record<number, string>> = { 12: 'internal', 13: 'c', 14: 'sql' };

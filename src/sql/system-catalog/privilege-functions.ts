@@ -1,7 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import type { EvalContext, registerScalarFunction } from '../../exec/index.js';
+import type { EvalContext } from '../../exec/index.js';
+import type { registerCatalogFunction } from './register-catalog-function.js';
 import { AclRight, PUBLIC_ROLE, grantOptionFor } from '../../lake/index.js';
 import { catalogAcls, type CatalogAcls } from './catalog-acls.js';
 import { FLOE_DATABASE_OID, namespaceOid } from './catalog-oids.js';
@@ -173,7 +174,7 @@ function hasDatabasePrivilege(args: unknown[], ctx: EvalContext): boolean | null
 }
 
 /** Registers the privilege inquiry functions over the catalog's owners and ACLs. */
-export function registerPrivilegeFunctions(reg: typeof registerScalarFunction): void {
+export function registerPrivilegeFunctions(reg: typeof registerCatalogFunction): void {
   const families: readonly [string, number, (args: unknown[], ctx: EvalContext) => boolean | null][] = [
     ['has_table_privilege', 2, hasTablePrivilege],
     ['has_sequence_privilege', 2, hasSequencePrivilege],

@@ -1,7 +1,8 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import type { registerScalarFunction, EvalContext } from '../../exec/index.js';
+import type { EvalContext } from '../../exec/index.js';
+import type { registerCatalogFunction } from './register-catalog-function.js';
 import { RoleGraph, type RoleRecord } from '../../lake/index.js';
 import { roleCatalogOf } from './role-rows.js';
 
@@ -44,7 +45,7 @@ function hasRole(g: RoleGraph, user: number, role: number, privileges: string): 
 }
 
 /** pg_has_role(user, role, privilege) and pg_has_role(role, privilege) for the current user. */
-export function registerRoleFunctions(reg: typeof registerScalarFunction): void {
+export function registerRoleFunctions(reg: typeof registerCatalogFunction): void {
   reg({
     name: 'pg_has_role', args: ['any', 'any', 'any'], returns: BOOL,
     impl: (a, ctx) => {

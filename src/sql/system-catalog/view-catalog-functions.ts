@@ -1,6 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { type EvalContext, registerScalarFunction } from '../../exec/index.js';
+import { type EvalContext } from '../../exec/index.js';
+import { registerCatalogFunction } from './register-catalog-function.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { lakeWarehouse, type CatalogView } from './catalog-view.js';
 import { viewDefinitionText } from './view-definition-text.js';
@@ -35,17 +36,17 @@ export function registerViewCatalogFunctions(regclassOf: (name: string, ctx: Eva
     return id;
   };
   for (const extra of [[], [{ kind: 'bool' }], [{ kind: 'int4' }]] as SqlType[][]) {
-    registerScalarFunction({ name: 'pg_get_viewdef', args: [oid, ...extra], returns: text, impl: (a, ctx) => viewDef(ctx, a[0] as number) });
-    registerScalarFunction({ name: 'pg_get_viewdef', args: [text, ...extra], returns: text, impl: (a, ctx) => viewDef(ctx, byName(a[0] as string, ctx)) });
+    registerCatalogFunction({ name: 'pg_get_viewdef', args: [oid, ...extra], returns: text, impl: (a, ctx) => viewDef(ctx, a[0] as number) });
+    registerCatalogFunction({ name: 'pg_get_viewdef', args: [text, ...extra], returns: text, impl: (a, ctx) => viewDef(ctx, byName(a[0] as string, ctx)) });
   }
   // A view's only rule is its _RETURN rule, which psql's \d+ leaves out: no other rules exist.
-  registerScalarFunction({ name: 'pg_get_ruledef', args: [oid], returns: text, impl: () => null });
-  registerScalarFunction({ name: 'pg_get_ruledef', args: [oid, { kind: 'bool' }], returns: text, impl: () => null });
-  registerScalarFunction({ name: 'obj_description', args: [oid], returns: text, impl: (a, ctx) => comment(ctx, a[0] as number, 0) });
-  registerScalarFunction({
+  registerCatalogFunction({ name: 'pg_get_ruledef', args: [oid], returns: text, impl: () => null });
+  registerCatalogFunction({ name: 'pg_get_ruledef', args: [oid, { kind: 'bool' }], returns: text, impl: () => null });
+  registerCatalogFunction({ name: 'obj_description', args: [oid], returns: text, impl: (a, ctx) => comment(ctx, a[0] as number, 0) });
+  registerCatalogFunction({
     name: 'obj_description', args: [oid, { kind: 'name' }], returns: text,
     impl: (a, ctx) => (a[1] === 'pg_class' ? comment(ctx, a[0] as number, 0)
       : a[1] === 'pg_namespace' && a[0] === PUBLIC_NAMESPACE_OID ? PUBLIC_SCHEMA_COMMENT : null),
   });
-  registerScalarFunction({ name: 'col_description', args: [oid, { kind: 'int4' }], returns: text, impl: (a, ctx) => comment(ctx, a[0] as number, a[1] as number) });
+  registerCatalogFunction({ name: 'col_description', args: [oid, { kind: 'int4' }], returns: text, impl: (a, ctx) => comment(ctx, a[0] as number, a[1] as number) });
 }
