@@ -63,9 +63,20 @@ function roleOid(io: PrivilegeDdlIo, ref: RoleRef): number {
 /** A GRANT or REVOKE's targets, each with the ACL kind and name messages use. */
 interface Target {
   readonly object: SecuredObject;
-  readonly kind: 'table' | 'sequence' | 'schema' | 'database';
+  readonly kind: 'table' | 'sequence' | 'type' | 'schema' | 'database';
   readonly name: string;
   readonly columns: readonly string[];
+}
+
+/** A user-defined type GRANT … ON TYPE names, through search_path (42704 when there is none). */
+function typeOrError(io: PrivilegeDdlIo, ref: RelationRef): Target {
+  if (ref.schema !== undefined && io.warehouse.listNamespaces().includes(ref.schema)) io.privileges.requireSchema(ref.schema, AclRight.usage);
+  const schemas = ref.schema === undefined ? io.searchPath : [ref.schema];
+  for (const schema of schemas) {
+    const t = io.warehouse.getType(schema, ref.name);
+    if (t !== undefined) return { object: { kind: 'type', oid: t.oid }, kind: 'type', name: t.name, columns: [] };
+  }
+  throw new FloeError(SqlState.undefinedObject, `type "${ref.schema === undefined ? ref.name : `${ref.schema}.${ref.name}`}" does not exist`);
 }
 
 function targetsOf(io: PrivilegeDdlIo, c: Extract<PrivilegeDdl, { kind: 'grant' | 'revoke' }>): Target[] {
@@ -84,6 +95,8 @@ function targetsOf(io: PrivilegeDdlIo, c: Extract<PrivilegeDdl, { kind: 'grant' 
       });
       return rels.map((r) => ({ object: { kind: 'relation', id: r.id }, kind: r.kind === 'sequence' ? 'sequence' : 'table', name: r.name, columns: r.columns }));
     }
+    case 'type':
+      return c.relations.map((r) => typeOrError(io, r));
     case 'schema':
       return c.names.map((name) => {
         if (!w.listNamespaces().includes(name) && !SYSTEM_SCHEMAS.has(name)) throw new FloeError(SqlState.undefinedSchema, `schema "${name}" does not exist`);

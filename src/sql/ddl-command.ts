@@ -191,8 +191,9 @@ export interface RelationRef {
 export type PrivilegeDdl =
   | {
       readonly kind: 'grant' | 'revoke';
-      /** What ON names: TABLE (tables, views, sequences), SEQUENCE, SCHEMA or DATABASE. */
-      readonly objectKind: 'table' | 'sequence' | 'schema' | 'database';
+      /** What ON names: TABLE (tables, views, sequences), SEQUENCE, TYPE, SCHEMA or DATABASE. */
+      readonly objectKind: 'table' | 'sequence' | 'type' | 'schema' | 'database';
+      /** The relations, or the types, named. */
       readonly relations: readonly RelationRef[];
       /** Schema or database names. */
       readonly names: readonly string[];

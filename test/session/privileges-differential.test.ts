@@ -1,7 +1,6 @@
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import { randomBytes } from 'node:crypto';
-import { startOracleAndFloe, type OracleAndFloe } from '../harness/oracle-and-floe.js';
-import { assertSameOutcomesWithNotices, dropOracleTestObjects } from '../harness/statement-outcomes.js';
+import { sameOutcomesSuite } from '../harness/differential-suite.js';
 
 /**
  * Object privileges against PostgreSQL 15: the same roles, grants and statements on both,
@@ -101,19 +100,29 @@ const script: readonly string[] = [
   ...as('dave', `GRANT CREATE ON SCHEMA ${S} TO ${P}_dave`),
   ...as('erin', `ALTER TABLE ${S}.handed OWNER TO ${P}_dave`),
   `SELECT pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${S}' AND c.relname = 'handed'`,
+  // Types: USAGE for everyone until revoked; an array type answers with its element type's ACL.
+  `CREATE TYPE ${S}.mood AS ENUM ('sad', 'ok')`,
+  typeUsage('carol'),
+  `REVOKE USAGE ON TYPE ${S}.mood FROM PUBLIC`,
+  typeUsage('carol'),
+  `GRANT USAGE ON TYPE ${S}.mood TO ${P}_carol WITH GRANT OPTION`,
+  typeUsage('carol'), typeUsage('alice'),
+  `SELECT typacl::text FROM pg_type WHERE typname = 'mood' AND typnamespace = '${S}'::regnamespace`,
+  `GRANT SELECT ON TYPE ${S}.mood TO ${P}_alice`, `GRANT USAGE ON TYPE ${S}.nosuch TO ${P}_alice`,
+  ...as('carol', `GRANT USAGE ON TYPE ${S}.mood TO ${P}_alice`),
+  ...as('bob', `GRANT USAGE ON TYPE ${S}.mood TO ${P}_bob`),
+  typeUsage('alice'),
+  `REVOKE USAGE ON TYPE ${S}.mood FROM ${P}_carol CASCADE`,
+  typeUsage('alice'),
+  `SELECT has_type_privilege('${P}_carol', '${S}.mood', 'USAGE WITH GRANT OPTION'), has_type_privilege('${S}.mood', 'usage')`,
+  `SELECT has_type_privilege('${S}.nosuch', 'USAGE')`, `SELECT has_type_privilege('${S}.mood', 'SELECT')`, 'SELECT has_type_privilege(1::oid, \'USAGE\')',
 ];
 
-describe('object privileges against PostgreSQL 15', () => {
-  let servers: OracleAndFloe;
-  before(async () => {
-    servers = await startOracleAndFloe(setup);
-  });
-  after(async () => {
-    await dropOracleTestObjects(servers.oracleTarget.url, P, S);
-    await servers?.stop();
-  });
+function typeUsage(role: string): string {
+  const u = (type: string) => `has_type_privilege('${P}_${role}', '${type}', 'USAGE')`;
+  return `SELECT ${u(`${S}.mood`)}, ${u(`${S}.mood[]`)}, ${u('int4')}, ${u('text[]')}`;
+}
 
-  test('each statement is allowed or denied alike, with the same rows and warnings', async () => {
-    await assertSameOutcomesWithNotices(servers.oracleTarget.url, servers.floe.url, script);
-  });
+describe('object privileges against PostgreSQL 15', () => {
+  const servers = sameOutcomesSuite({ setup, script, prefix: P, schema: S, title: 'each statement is allowed or denied alike, with the same rows and warnings' });
 });

@@ -1,9 +1,8 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { startOracleAndFloe, type OracleAndFloe } from '../harness/oracle-and-floe.js';
-import { assertSameOutcomesWithNotices, dropOracleTestObjects } from '../harness/statement-outcomes.js';
+import { sameOutcomesSuite } from '../harness/differential-suite.js';
 
 /**
  * Names and literals that try to break out: quotes, backslashes, commas, equals signs,
@@ -49,21 +48,10 @@ const script: readonly string[] = [
 ];
 
 describe('quotes, separators and Unicode in security statements, against PostgreSQL 15', () => {
-  let servers: OracleAndFloe;
-  before(async () => {
-    servers = await startOracleAndFloe([]);
-  });
-  after(async () => {
-    await dropOracleTestObjects(servers.oracleTarget.url, P, S);
-    await servers?.stop();
-  });
-
-  test('the same outcomes and catalog text; nothing breaks out', async () => {
-    await assertSameOutcomesWithNotices(servers.oracleTarget.url, servers.floe.url, script);
-  });
+  const servers = sameOutcomesSuite({ setup: [], script, prefix: P, schema: S, title: 'the same outcomes and catalog text; nothing breaks out' });
 
   test('a role with such a name and password logs in with SCRAM', async () => {
-    const c = new pg.Client({ host: '127.0.0.1', port: servers.floe.port, user: odd[2], password: `pw'"; DROP ROLE floe; --`, database: 'floe' });
+    const c = new pg.Client({ host: '127.0.0.1', port: servers().floe.port, user: odd[2], password: `pw'"; DROP ROLE floe; --`, database: 'floe' });
     await c.connect();
     try {
       assert.deepEqual((await c.query('SELECT current_user AS u')).rows, [{ u: odd[2] }]);

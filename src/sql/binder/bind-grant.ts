@@ -6,8 +6,8 @@ import { str, strList, type Raw } from './ast.js';
 import { roleRef } from './bind-role-ddl.js';
 import { allRightsFor, privilegeFromName } from '../../lake/index.js';
 
-const OBJECT_KINDS: Readonly<Record<string, 'table' | 'sequence' | 'schema' | 'database'>> = {
-  OBJECT_TABLE: 'table', OBJECT_SEQUENCE: 'sequence', OBJECT_SCHEMA: 'schema', OBJECT_DATABASE: 'database',
+const OBJECT_KINDS: Readonly<Record<string, 'table' | 'sequence' | 'type' | 'schema' | 'database'>> = {
+  OBJECT_TABLE: 'table', OBJECT_SEQUENCE: 'sequence', OBJECT_TYPE: 'type', OBJECT_SCHEMA: 'schema', OBJECT_DATABASE: 'database',
 };
 
 const OBJECT_WORDS: Readonly<Record<string, string>> = {
@@ -16,7 +16,7 @@ const OBJECT_WORDS: Readonly<Record<string, string>> = {
   OBJECT_FOREIGN_SERVER: 'FOREIGN SERVER', OBJECT_PARAMETER_ACL: 'PARAMETER',
 };
 
-/** GRANT / REVOKE privileges ON tables, sequences, schemas or the database. */
+/** GRANT / REVOKE privileges ON tables, sequences, types, schemas or the database. */
 export function bindGrant(n: Raw): BoundStatement {
   const objectKind = OBJECT_KINDS[n.objtype as string];
   if (objectKind === undefined) {
@@ -26,7 +26,7 @@ export function bindGrant(n: Raw): BoundStatement {
   const objects = (n.objects ?? []) as Raw[];
   const relations = objectKind === 'table' || objectKind === 'sequence'
     ? (allInSchema ? [] : objects.map((o) => ({ ...(o.RangeVar.schemaname === undefined ? {} : { schema: o.RangeVar.schemaname as string }), name: o.RangeVar.relname as string })))
-    : [];
+    : objectKind === 'type' ? objects.map(typeRef) : [];
   const names = objectKind === 'schema' || objectKind === 'database' ? objects.map(str) : [];
   const privileges = privilegesOf(n.privileges as Raw[] | undefined);
   return {
@@ -39,6 +39,13 @@ export function bindGrant(n: Raw): BoundStatement {
       ...(n.grantor === undefined ? {} : { grantedBy: roleRef(n.grantor) }),
     },
   };
+}
+
+/** A type as GRANT … ON TYPE names it: [schema.]name. */
+function typeRef(o: Raw): { schema?: string; name: string } {
+  const names = strList(o.List?.items ?? o.TypeName?.names ?? []);
+  const name = names[names.length - 1]!;
+  return names.length > 1 ? { schema: names[names.length - 2]!, name } : { name };
 }
 
 /** The privilege list; absent means ALL (with a column list when ALL (cols) was written). */

@@ -50,6 +50,10 @@ export interface CatalogAcls {
   schemaMask(role: number, schema: string, mask: number): number;
   /** pg_database_aclmask. */
   databaseMask(role: number, mask: number): number;
+  /** A type's owner and ACL (pg_type.typowner, typacl). */
+  type(oid: number): OwnedAcl;
+  /** A type's rights held by `role` (a built-in or user type: USAGE for everyone unless revoked). */
+  typeMask(role: number, oid: number, mask: number): number;
   /**
    * pg_class_aclmask (how: any): catalog tables are written by superusers only;
    * pg_read_all_data adds SELECT and pg_write_all_data INSERT, UPDATE and DELETE.
@@ -110,7 +114,7 @@ export function privilegeCatalogOf(ctx: { readonly warehouse: unknown }): Privil
 }
 
 function recordKey(o: SecuredObject): string {
-  return o.kind === 'relation' ? `r${o.id}` : o.kind === 'schema' ? `n${o.name}` : 'd';
+  return `${o.kind}:${securedObjectKey(o)}`;
 }
 
 class CatalogAclsImpl implements CatalogAcls {
@@ -177,14 +181,22 @@ class CatalogAclsImpl implements CatalogAcls {
     return aclMask({ kind: 'database', owner, acl }, role, mask, this.oracle, 'any');
   }
 
+  type(oid: number): OwnedAcl {
+    const object: SecuredObject = { kind: 'type', oid };
+    return this.#record(object) ?? defaultObjectAcl(object);
+  }
+
+  typeMask(role: number, oid: number, mask: number): number {
+    const { owner, acl } = this.type(oid);
+    return aclMask({ kind: 'type', owner, acl }, role, mask, this.oracle, 'any');
+  }
+
   relationMask(role: number, rel: AclRelationFacts, wanted: number): number {
     let mask = wanted;
     if (rel.systemCatalog === true && !this.graph.isSuperuser(role)) mask &= ~(R.insert | R.update | R.delete | R.truncate | R.usage);
-    let held = aclMask({ kind: rel.relkind === 'S' ? 'sequence' : 'table', owner: rel.owner, acl: rel.acl }, role, mask, this.oracle, 'any');
-    if ((mask & R.select) !== 0 && (held & R.select) === 0 && this.hasPrivilegesOf(role, PG_READ_ALL_DATA_OID)) held |= R.select;
-    const writes = R.insert | R.update | R.delete;
-    if ((mask & writes) !== 0 && (held & writes) === 0 && this.hasPrivilegesOf(role, PG_WRITE_ALL_DATA_OID)) held |= mask & writes;
-    return held;
+    const held = aclMask({ kind: rel.relkind === 'S' ? 'sequence' : 'table', owner: rel.owner, acl: rel.acl }, role, mask, this.oracle, 'any');
+    // How 'any' asks: the predefined roles only when the ACL gave nothing (sequences too, as pg_class_aclmask).
+    return held !== 0 ? held : allDataRelationRights(this.graph, role, mask);
   }
 
   columnMask(role: number, tableOwner: number, columnAcl: Acl | null, mask: number): number {

@@ -246,8 +246,8 @@ export function registerCatalogFunctions(): void {
   });
   registerPrivilegeFunctions(reg);
   registerAclFunctions();
-  // Functions, types, languages, tablespaces and foreign servers keep their default ACLs, which let everyone use them.
-  for (const n of ['has_function_privilege', 'has_type_privilege', 'has_tablespace_privilege', 'has_foreign_data_wrapper_privilege',
+  // Functions, languages, tablespaces and foreign servers keep their default ACLs (no GRANT changes them), which let everyone use them.
+  for (const n of ['has_function_privilege', 'has_tablespace_privilege', 'has_foreign_data_wrapper_privilege',
     'has_server_privilege', 'has_language_privilege']) {
     reg({ name: n, args: ['any', 'any'], returns: T.bool, impl: () => true });
     reg({ name: n, args: ['any', 'any', 'any'], returns: T.bool, impl: () => true });

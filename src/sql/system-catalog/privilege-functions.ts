@@ -1,7 +1,7 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { SqlType } from '../../common/sql-type.js';
-import type { EvalContext } from '../../exec/index.js';
+import { regTypeInput, regTypeOutput, type EvalContext } from '../../exec/index.js';
 import type { registerCatalogFunction } from './register-catalog-function.js';
 import { AclRight, PUBLIC_ROLE, grantOptionFor } from '../../lake/index.js';
 import { catalogAcls, type CatalogAcls } from './catalog-acls.js';
@@ -11,7 +11,8 @@ import { relationByName, relationByOid, schemaExists, type SecuredRelation } fro
 
 /*
  * has_table_privilege, has_sequence_privilege, has_column_privilege,
- * has_any_column_privilege, has_schema_privilege and has_database_privilege in all of
+ * has_any_column_privilege, has_schema_privilege, has_database_privilege and
+ * has_type_privilege in all of
  * PostgreSQL 15's overloads: a role by name or oid (or none: the current user), an object
  * by name or oid, and a privilege list such as 'SELECT, update WITH GRANT OPTION'. Errors
  * come in PostgreSQL's order; an object given by oid that does not exist gives NULL.
@@ -30,6 +31,7 @@ const TABLE_PRIVILEGES: Privileges = [
 const SEQUENCE_PRIVILEGES: Privileges = [['USAGE', R.usage], ['SELECT', R.select], ['UPDATE', R.update]];
 const COLUMN_PRIVILEGES: Privileges = [['SELECT', R.select], ['INSERT', R.insert], ['UPDATE', R.update], ['REFERENCES', R.references]];
 const SCHEMA_PRIVILEGES: Privileges = [['CREATE', R.create], ['USAGE', R.usage]];
+const TYPE_PRIVILEGES: Privileges = [['USAGE', R.usage]];
 const DATABASE_PRIVILEGES: Privileges = [['CREATE', R.create], ['TEMPORARY', R.temporary], ['TEMP', R.temporary], ['CONNECT', R.connect]];
 
 /**
@@ -173,6 +175,22 @@ function hasDatabasePrivilege(args: unknown[], ctx: EvalContext): boolean | null
   return acls.databaseMask(who, privilegeMode(String(privileges), DATABASE_PRIVILEGES)) !== 0;
 }
 
+/**
+ * has_type_privilege: a type named (through search_path, 42704 when missing) or by oid
+ * (NULL when missing); an array type answers with its element type's ACL, as in PostgreSQL.
+ */
+function hasTypePrivilege(args: unknown[], ctx: EvalContext): boolean | null {
+  const acls = catalogAcls(ctx);
+  const { role, rest: [type, privileges] } = split(acls, ctx, args, 2);
+  const who = role();
+  const oid = isOid(type) ? Number(type) : regTypeInput('regtype', String(type), ctx);
+  const mode = privilegeMode(String(privileges), TYPE_PRIVILEGES);
+  const userTypes = lakeWarehouse(ctx.warehouse)?.listTypes?.() ?? [];
+  const element = userTypes.find((t) => t.arrayOid === oid)?.oid ?? oid;
+  if (isOid(type) && !userTypes.some((t) => t.oid === element) && regTypeOutput('regtype', element, ctx) === String(element)) return null;
+  return acls.typeMask(who, element, mode) !== 0;
+}
+
 /** Registers the privilege inquiry functions over the catalog's owners and ACLs. */
 export function registerPrivilegeFunctions(reg: typeof registerCatalogFunction): void {
   const families: readonly [string, number, (args: unknown[], ctx: EvalContext) => boolean | null][] = [
@@ -182,6 +200,7 @@ export function registerPrivilegeFunctions(reg: typeof registerCatalogFunction):
     ['has_column_privilege', 3, hasColumnPrivilege],
     ['has_schema_privilege', 2, hasSchemaPrivilege],
     ['has_database_privilege', 2, hasDatabasePrivilege],
+    ['has_type_privilege', 2, hasTypePrivilege],
   ];
   for (const [name, arity, impl] of families) {
     for (const n of [arity, arity + 1]) reg({ name, args: Array<'any'>(n).fill('any'), returns: BOOL, impl: (a, ctx) => impl(a, ctx) });

@@ -1,7 +1,8 @@
 import { quoteTypeName, type SqlType } from '../../common/sql-type.js';
 import type { UserTypeMetadata } from '../../lake/index.js';
 import { ARRAY_IN_OID } from './pg-type-rows.js';
-import { BOOTSTRAP_SUPERUSER_OID, namespaceOid } from './catalog-oids.js';
+import { catalogAcls } from './catalog-acls.js';
+import { namespaceOid } from './catalog-oids.js';
 import { lakeWarehouse, type CatalogView } from './catalog-view.js';
 
 type Row = Record<string, unknown>;
@@ -20,16 +21,19 @@ export function listUserTypes(warehouse: unknown): readonly CatalogUserType[] {
  */
 export function userTypePgTypeRows(v: CatalogView): Row[] {
   const rows: Row[] = [];
+  const acls = catalogAcls(v.ctx);
   for (const t of listUserTypes(v.ctx.warehouse)) {
+    const owned = acls.type(t.oid);
     const base = {
-      typnamespace: namespaceOid(t.namespace), typowner: BOOTSTRAP_SUPERUSER_OID, typdelim: ',', typrelid: 0, typsubscript: 0,
+      typnamespace: namespaceOid(t.namespace), typowner: owned.owner, typdelim: ',', typrelid: 0, typsubscript: 0,
       typnotnull: false, typbasetype: 0, typtypmod: -1, typndims: 0, typmodin: 0, typmodout: 0, typanalyze: 0,
       typdefaultbin: null, typdefault: null, typacl: null, typcollation: 0, typispreferred: false,
       typinput: 0, typoutput: 0, typreceive: 0, typsend: 0,
     };
     const shell = t.labels === undefined;
     rows.push({
-      ...base, oid: t.oid, typname: t.name, typlen: 4, typbyval: true, typtype: shell ? 'p' : 'e', typcategory: shell ? 'P' : 'E',
+      // The array type keeps no ACL of its own: its element type's answers for it.
+      ...base, typacl: acls.aclText(owned.acl), oid: t.oid, typname: t.name, typlen: 4, typbyval: true, typtype: shell ? 'p' : 'e', typcategory: shell ? 'P' : 'E',
       typisdefined: !shell, typelem: 0, typarray: t.arrayOid, typalign: 'i', typstorage: 'p',
     });
     if (!shell) {
