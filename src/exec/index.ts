@@ -56,7 +56,7 @@ export { formatInterval, parseDate, parseTimestamp, parseTimestamptz } from './t
 export { parseEnumLabel } from './types/enum-value.js';
 export { parseJsonNode } from './types/json-value.js';
 export { formatDecimal, parseDecimal } from './types/numeric.js';
-export { applyCharLength, parseFloat8 } from './types/text-io.js';
+export { applyCharLength, parseBool, parseFloat8 } from './types/text-io.js';
 export { aggregateShipment } from './aggregate/partial-aggregate.js';
 export {
   dropsUnmatchedBuildRows, dropsUnmatchedProbeRows, runtimeFilterColumnKind, runtimeFilterKind, type RuntimeFilterKind,

@@ -31,6 +31,7 @@ export async function runViewDdl(w: Warehouse, c: ViewDdl, io: ViewDdlIo): Promi
       }
       await w.createView({
         namespace: c.view.namespace, name: c.view.name, definition: c.definition, columns: c.columns, searchPath: c.searchPath, dependsOn: c.dependsOn,
+        ...(c.options === undefined ? {} : { options: c.options }),
       }, { orReplace: c.orReplace });
       return 'CREATE VIEW';
     case 'dropView': return dropViews(w, c, io);
@@ -41,7 +42,13 @@ export async function runViewDdl(w: Warehouse, c: ViewDdl, io: ViewDdlIo): Promi
           throw new FloeError(SqlState.wrongObjectType, `"${c.view.name}" is not a view`);
         }
         if (c.ifExists) { io.notice(notice(`relation "${c.view.name}" does not exist, skipping`)); return c.tag; }
-        throw new FloeError(SqlState.undefinedTable, `relation "${c.view.name}" does not exist`);
+        throw new FloeError(SqlState.undefinedTable, `relation "${c.writtenName ?? c.view.name}" does not exist`);
+      }
+      if (c.options !== undefined) {
+        // New options, the same view otherwise: a replacement by its own definition.
+        const { id: _id, ...definition } = v;
+        await w.createView({ ...definition, options: c.options(v.options ?? []) }, { orReplace: true });
+        return c.tag;
       }
       await w.moveView(v.id, { namespace: c.setSchema ?? v.namespace, name: c.rename ?? v.name });
       return c.tag;

@@ -177,11 +177,12 @@ export class SessionContext {
 
   /**
    * What a bound plan depends on besides the tables it names: the search path, and — when
-   * row security is in use — the current role and the policies, which the binder applied.
+   * row security is in use — the current role, the policies, which the binder applied, and
+   * `row_security`.
    */
   planContext(): string[] {
     const rls = (this.deps.warehouse as { rowPolicies?: Warehouse['rowPolicies'] }).rowPolicies?.version() ?? '';
-    return rls === '' ? this.searchPath() : [...this.searchPath(), `\0${this.identity.currentUser()}\0${rls}`];
+    return rls === '' ? this.searchPath() : [...this.searchPath(), `\0${this.identity.currentUser()}\0${rls}\0${this.settings.get('row_security')}`];
   }
 
   /** search_path with "$user" kept only when a schema of that name exists, as PostgreSQL does. */
@@ -221,7 +222,7 @@ export class SessionContext {
         const files = filesOf(t);
         return files === undefined ? undefined : columnRanges(files, t.columns);
       },
-      rowSecurity: rowSecurityOf(this.deps.warehouse, this.identity),
+      rowSecurity: rowSecurityOf(this.deps.warehouse, this.identity, () => this.settings.get('row_security') !== 'off'),
     };
   }
 

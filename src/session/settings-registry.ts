@@ -201,7 +201,7 @@ const TABLE: Readonly<Record<string, Row>> = {
   password_encryption: enumOf(['md5', 'scram-sha-256'], 'scram-sha-256', 'Connections and Authentication / Authentication', 'Chooses the algorithm for encrypting passwords.'),
   port: int('5433', 'postmaster', CONNECTION, 'TCP port the server listens on.', { min: 1, max: 65535 }),
   role: text('none', 'user', 'Ungrouped', 'Sets the current role.', { hidden: true }),
-  row_security: bool('on', 'user', STATEMENT, 'Whether row security policies apply (Floe has none).'),
+  row_security: bool('on', 'user', STATEMENT, 'Enable row security.'),
   search_path: text('"$user", public', 'user', STATEMENT, 'Schemas searched for names not qualified by one.', { reported: true }),
   server_encoding: text('UTF8', 'internal', PRESET, 'Database character set.', { reported: true }),
   server_version: text(SERVER_VERSION, 'internal', PRESET, 'Server version.', { reported: true }),

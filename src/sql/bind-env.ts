@@ -69,9 +69,10 @@ export interface BindEnv {
    * Row-level security for the current role: the policy expressions (SQL text over the
    * table's row) a command on the table must apply — USING filters the rows it sees, WITH
    * CHECK each policy's test of the rows it writes — or undefined when none apply (no row
-   * security on the table, a superuser, BYPASSRLS, or its owner without FORCE).
+   * security on the table, a superuser, BYPASSRLS, or its owner without FORCE). Within a
+   * view's query, `viewId` names the view: its owner is the role the policies are for.
    */
-  readonly rowSecurity?: (tableId: number, command: RowSecurityCommand) => RowSecurityExprs | undefined;
+  readonly rowSecurity?: (tableId: number, command: RowSecurityCommand, viewId?: number) => RowSecurityExprs | undefined;
 }
 
 export type RowSecurityCommand = 'select' | 'insert' | 'update' | 'delete';
@@ -81,4 +82,6 @@ export interface RowSecurityExprs {
   readonly using?: string;
   /** Each test a written row must pass: the permissive policies' checks combined (name undefined), and each restrictive one by name. */
   readonly checks: readonly { readonly name?: string; readonly expr: string }[];
+  /** The USING expressions in the shape of `checks`: how a row the command must be able to see is tested rather than filtered. */
+  readonly usingChecks: readonly { readonly name?: string; readonly expr: string }[];
 }

@@ -274,7 +274,7 @@ export type ViewDdl =
       readonly orReplace: boolean;
       /** A temporary view (view.namespace is `pg_temp`); 'implied' when it reads a temporary relation (PostgreSQL's NOTICE). */
       readonly temporary?: ViewTemporariness;
-    } & Pick<ViewDefinition, 'definition' | 'columns' | 'searchPath' | 'dependsOn'>)
+    } & Pick<ViewDefinition, 'definition' | 'columns' | 'searchPath' | 'dependsOn' | 'options'>)
   | { readonly kind: 'dropView'; readonly views: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
   | {
       /** ALTER VIEW … RENAME TO / SET SCHEMA (and ALTER TABLE naming a view). */
@@ -283,6 +283,10 @@ export type ViewDdl =
       readonly ifExists: boolean;
       readonly rename?: string;
       readonly setSchema?: string;
+      /** The name as written (schema-qualified if it was), for the error when there is no such relation. */
+      readonly writtenName?: string;
+      /** SET (…) / RESET (…): the view's options after (view-options.ts), from the options it has. */
+      readonly options?: (current: readonly string[]) => string[];
       /** The statement's own word (ALTER VIEW or ALTER TABLE), for the tag. */
       readonly tag: string;
     }

@@ -5,17 +5,18 @@ import type { SqlCatalogAccess } from './sql-sequences.js';
 
 /**
  * Views and comments in the catalog. A view row holds its SELECT text, output
- * columns, creation search_path and direct dependencies (JSON). Comments are keyed as
+ * columns, creation search_path, direct dependencies and options (JSON). Comments are keyed as
  * pg_description is: object id and sub id (a column's attnum, 0 for the relation).
  */
 interface ViewRow {
-  view_id: bigint; namespace: string; name: string; definition: string; columns: string; search_path: string; depends_on: string;
+  view_id: bigint; namespace: string; name: string; definition: string; columns: string; search_path: string; depends_on: string; options: string;
 }
 
 function toView(r: ViewRow): ViewMetadata {
   return {
     id: Number(r.view_id), namespace: r.namespace, name: r.name, definition: r.definition,
     columns: JSON.parse(r.columns), searchPath: JSON.parse(r.search_path), dependsOn: JSON.parse(r.depends_on),
+    ...(r.options === '[]' ? {} : { options: JSON.parse(r.options) }),
   };
 }
 
@@ -53,12 +54,14 @@ export class SqlViews {
   put(v: ViewDefinition, replaceId: number | undefined): ViewMetadata {
     const id = replaceId ?? this.#c.nextId();
     const cols = JSON.stringify(v.columns);
+    // A replacement's options are the new ones (none if it gives none), as PostgreSQL's CREATE OR REPLACE VIEW sets them.
+    const options = JSON.stringify(v.options ?? []);
     if (replaceId === undefined) {
-      this.#c.sql('INSERT INTO views VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(id, v.namespace, v.name, v.definition, cols, JSON.stringify(v.searchPath), JSON.stringify(v.dependsOn));
+      this.#c.sql('INSERT INTO views (view_id, namespace, name, definition, columns, search_path, depends_on, options) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(id, v.namespace, v.name, v.definition, cols, JSON.stringify(v.searchPath), JSON.stringify(v.dependsOn), options);
     } else {
-      this.#c.sql('UPDATE views SET definition = ?, columns = ?, search_path = ?, depends_on = ? WHERE view_id = ?')
-        .run(v.definition, cols, JSON.stringify(v.searchPath), JSON.stringify(v.dependsOn), id);
+      this.#c.sql('UPDATE views SET definition = ?, columns = ?, search_path = ?, depends_on = ?, options = ? WHERE view_id = ?')
+        .run(v.definition, cols, JSON.stringify(v.searchPath), JSON.stringify(v.dependsOn), options, id);
     }
     return this.getById(id)!;
   }

@@ -17,6 +17,11 @@ export interface ViewMetadata {
   readonly searchPath: readonly string[];
   /** Relations (tables, views) the definition reads directly, by id. */
   readonly dependsOn: readonly number[];
+  /**
+   * Options as pg_class.reloptions shows them (`security_barrier=true`), in the order set;
+   * the SQL layer checks them and gives them meaning. None when absent.
+   */
+  readonly options?: readonly string[];
 }
 
 export type ViewDefinition = Omit<ViewMetadata, 'id'>;

@@ -6,6 +6,11 @@ export interface LogicalProject {
   readonly input: LogicalPlan;
   readonly exprs: readonly Expr[];
   readonly columns: readonly OutputColumn[];
+  /**
+   * A security-barrier view's output: no predicate from above moves below it, so none runs
+   * on a row the view's own conditions (or the policies inside it) would have removed.
+   */
+  readonly barrier?: true;
 }
 
 export const LogicalProject = Object.freeze({

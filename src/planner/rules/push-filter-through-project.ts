@@ -16,7 +16,7 @@ export function isVolatile(e: Expr): boolean {
 
 /** filter(project(x)) → project(filter(x)) for the conjuncts whose inputs the projection computes purely. */
 function apply(p: LogicalPlan): RuleResult {
-  if (p.kind !== 'filter' || p.input.kind !== 'project' || p.barrier) return { plan: p, changed: false };
+  if (p.kind !== 'filter' || p.input.kind !== 'project' || p.barrier || p.input.barrier) return { plan: p, changed: false };
   const project = p.input;
   const down: Expr[] = [];
   const stay: Expr[] = [];

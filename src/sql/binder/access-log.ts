@@ -33,6 +33,23 @@ export class AccessLog {
     }
   }
 
+  /** Whether the statement reads any column of the relation (through any view). */
+  readsColumnsOf(id: number): boolean {
+    for (const a of this.#byKey.values()) if (a.id === id && a.selectColumns.size > 0) return true;
+    return false;
+  }
+
+  /**
+   * CREATE VIEW's query: the relations it names need no right now (each use of the view
+   * checks them, as its owner), only USAGE on their schemas, as in PostgreSQL.
+   */
+  keepOnlySchemaUsage(): void {
+    for (const a of this.#byKey.values()) {
+      a.rights = 0;
+      a.selectColumns.clear();
+    }
+  }
+
   inserted(id: number, columnNumber: number): void {
     for (const a of this.#byKey.values()) if (a.id === id) a.insertColumns.add(columnNumber);
   }

@@ -43,10 +43,11 @@ export class BindContext {
     this.params = (env.paramTypes ?? []).map((t) => (t === undefined || t.kind === 'unknown' ? undefined : t));
   }
 
-  /** The view whose query is being bound, if any: what it names is checked as that view's owner. */
-  get enclosingView(): number | undefined {
-    return this.viewsExpanding[this.viewsExpanding.length - 1];
-  }
+  /**
+   * The view whose owner what this query names is checked as (privileges and row security):
+   * the view being expanded, unless it is `security_invoker`; none at the top.
+   */
+  enclosingView: number | undefined = undefined;
 
   paramType(index: number): SqlType | undefined {
     return this.params[index];

@@ -225,11 +225,6 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
 }
 
 /**
- * A scan filtered by the table's row-security policies (USING), bound over the table's own
- * column names whatever the alias; a policy's columns need no SELECT privilege of the user.
- * Time travel and branches are filtered alike: the policy applies to every read path.
- */
-/**
  * The table whose rows a system table shows (`t$audit_log`, table_changes' relation), so
  * its row-security policies filter them too: they lead with the table's columns.
  */
@@ -239,9 +234,14 @@ function rowBearingBase(ctx: BindContext, schema: string, name: string): Catalog
   return m === null ? undefined : ctx.env.warehouse.getTable(schema, m[1]!);
 }
 
+/**
+ * A scan filtered by the table's row-security policies (USING), bound over the table's own
+ * column names whatever the alias; a policy's columns need no SELECT privilege of the user.
+ * Time travel and branches are filtered alike: the policy applies to every read path.
+ */
 export function withRowSecurity(ctx: BindContext, table: CatalogTable, scan: LogicalPlan, command: RowSecurityCommand | 'none'): LogicalPlan {
   if (command === 'none') return scan;
-  const using = ctx.env.rowSecurity?.(table.id, command)?.using;
+  const using = ctx.env.rowSecurity?.(table.id, command, ctx.enclosingView)?.using;
   if (using === undefined) return scan;
   const scope: Scope = {
     columns: table.columns.map((c, i) => ({ name: c.name, relation: table.name, schema: table.namespace, index: i, type: c.type, tableOid: 0, columnNumber: 0 })),

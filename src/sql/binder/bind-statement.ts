@@ -31,7 +31,7 @@ import { finishQuery } from './finish-query.js';
 import { bindWithDmlStatement, withDataModifyingCtes } from './data-modifying-cte.js';
 import { qualifyExisting } from './resolve-relation.js';
 import { strList } from './ast.js';
-import { bindCreateView, bindRenameView, renamesView } from './bind-view.js';
+import { bindAlterViewOptions, bindCreateView, bindRenameView, renamesView } from './bind-view.js';
 import { bindCreateTableAs, bindSelectInto } from './bind-create-table-as.js';
 import { bindCommentOn } from './bind-comment-on.js';
 import { bindAlterPublication, bindCreatePublication } from './bind-publication.js';
@@ -73,6 +73,8 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'AlterTableStmt': {
       const rowSecurity = bindRowSecuritySwitch(ctx, n);
       if (rowSecurity !== undefined) return rowSecurity;
+      const viewOptions = bindAlterViewOptions(ctx, n);
+      if (viewOptions !== undefined) return viewOptions;
       const owner = ownerChange(n);
       return owner === undefined ? bindAlterTable(ctx, n) : bindAlterOwner(owner.kind, n.relation, owner.newOwner);
     }

@@ -13,6 +13,7 @@ import { BindContext, type BoundQuery } from './bind-context.js';
 import { bindSelect } from './bind-query.js';
 import { createViewTarget } from './create-view-target.js';
 import { qualifyExisting } from './resolve-relation.js';
+import { changedViewOptions, viewOptionOn, viewOptions } from './view-options.js';
 
 /**
  * Views. CREATE VIEW binds the query once, to check it and to learn its columns and the
@@ -58,12 +59,11 @@ export function bindCreateView(ctx: BindContext, n: Raw): BoundStatement {
   if (n.withCheckOption && n.withCheckOption !== 'NO_CHECK_OPTION') {
     throw new FloeError(SqlState.featureNotSupported, 'WITH CHECK OPTION is not supported: Floe views are read-only');
   }
-  if ((n.options as Raw[] | undefined)?.length) {
-    throw new FloeError(SqlState.featureNotSupported, 'view options (WITH (…)) are not supported', { position: positionOf(rv) });
-  }
+  const options = viewOptions(n.options as Raw[] | undefined);
   const [tag, s] = unwrap(n.query);
   if (tag !== 'SelectStmt') throw new FloeError(SqlState.featureNotSupported, `a view's query must be a SELECT, not ${tag}`);
   const query = bindSelect(ctx, s, undefined);
+  ctx.access.keepOnlySchemaUsage();
   if (ctx.params.length > 0) throw new FloeError(SqlState.undefinedParameter, 'there is no parameter $1');
   const columns = namedColumns(query, strList(n.aliases), 'CREATE VIEW');
   const { view, temporary } = createViewTarget(ctx, rv);
@@ -72,6 +72,7 @@ export function bindCreateView(ctx: BindContext, n: Raw): BoundStatement {
     command: {
       kind: 'createView', view, orReplace: Boolean(n.replace), definition: queryTextAfterAs(ctx.stmt.text), columns,
       searchPath: ctx.env.searchPath, dependsOn: [...ctx.relationsRead], ...(temporary !== undefined ? { temporary } : {}),
+      ...(options.length > 0 ? { options } : {}),
     },
   };
 }
@@ -98,6 +99,8 @@ export function bindViewQuery(ctx: BindContext, view: CatalogViewDefinition, pos
   if (stmt === undefined) throw new FloeError(SqlState.internalError, `view "${view.name}" has no definition`);
   const inner = new BindContext(stmt, { ...ctx.env, searchPath: view.searchPath, paramTypes: undefined });
   inner.viewsExpanding = [...ctx.viewsExpanding, view.id];
+  // A security_invoker view's relations are checked as the current user, even inside another view's query (PostgreSQL's rewriter leaves them unowned).
+  inner.enclosingView = viewOptionOn(view, 'security_invoker') ? undefined : view.id;
   inner.access = ctx.access;
   const q = bindSelect(inner, unwrap(stmt.ast)[1], undefined);
   const out = q.columns.filter((c) => !c.hidden);
@@ -112,11 +115,18 @@ export function bindViewQuery(ctx: BindContext, view: CatalogViewDefinition, pos
     throw new FloeError(SqlState.datatypeMismatch,
       `view "${view.name}" no longer matches its definition: column "${vc.name}" is now ${formatType(c.type)}, was ${formatType(vc.type)}`);
   });
-  const plan = LogicalProject.create({ input: q.plan, exprs, columns: view.columns.map((c) => ({ name: c.name, type: c.type })) });
+  const plan = LogicalProject.create({
+    input: q.plan, exprs, columns: view.columns.map((c) => ({ name: c.name, type: c.type })),
+    ...(viewOptionOn(view, 'security_barrier') ? { barrier: true as const } : {}),
+  });
   return {
     plan,
     columns: view.columns.map((c, i) => ({ name: c.name, index: i, type: c.type, tableOid: view.id, columnNumber: i + 1 })),
   };
+}
+
+function writtenName(rv: Raw): string {
+  return rv.schemaname ? `${rv.schemaname}.${rv.relname}` : rv.relname;
 }
 
 /** ALTER VIEW v RENAME TO w, or ALTER TABLE naming a view (PostgreSQL accepts either word). */
@@ -127,7 +137,39 @@ export function bindRenameView(ctx: BindContext, n: Raw): BoundStatement {
   const view = qualifyExisting(ctx, n.relation.schemaname, n.relation.relname);
   return {
     kind: 'ddl',
-    command: { kind: 'alterView', view, ifExists: Boolean(n.missing_ok), rename: n.newname, tag: n.renameType === 'OBJECT_VIEW' ? 'ALTER VIEW' : 'ALTER TABLE' },
+    command: {
+      kind: 'alterView', view, ifExists: Boolean(n.missing_ok), rename: n.newname, tag: n.renameType === 'OBJECT_VIEW' ? 'ALTER VIEW' : 'ALTER TABLE',
+      writtenName: writtenName(n.relation),
+    },
+  };
+}
+
+/**
+ * ALTER VIEW v SET (…) / RESET (…), or ALTER TABLE naming a view; undefined when the
+ * statement is not only that (other subcommands go to ALTER TABLE's binding).
+ */
+export function bindAlterViewOptions(ctx: BindContext, n: Raw): BoundStatement | undefined {
+  const cmds = (n.cmds as Raw[]).map((c) => unwrap(c)[1]);
+  const isOptions = (c: Raw) => c.subtype === 'AT_SetRelOptions' || c.subtype === 'AT_ResetRelOptions';
+  if (cmds.length === 0 || !cmds.every(isOptions)) return undefined;
+  if (n.objtype !== 'OBJECT_VIEW') {
+    const t = qualifyExisting(ctx, n.relation.schemaname, n.relation.relname);
+    if (ctx.env.warehouse.getView?.(t.namespace, t.name) === undefined) return undefined;
+  }
+  const view = qualifyExisting(ctx, n.relation.schemaname, n.relation.relname);
+  const changes = cmds.map((c) => {
+    const defs = (c.def?.List?.items ?? c.def ?? []) as Raw[];
+    const action = c.subtype === 'AT_SetRelOptions' ? 'set' as const : 'reset' as const;
+    // Checked now, so a bad option fails before the view is looked up, as in PostgreSQL.
+    changedViewOptions([], defs, action);
+    return (current: readonly string[]) => changedViewOptions(current, defs, action);
+  });
+  return {
+    kind: 'ddl',
+    command: {
+      kind: 'alterView', view, ifExists: Boolean(n.missing_ok), tag: n.objtype === 'OBJECT_VIEW' ? 'ALTER VIEW' : 'ALTER TABLE', writtenName: writtenName(n.relation),
+      options: (current) => changes.reduce<string[]>((acc, change) => change(acc), [...current]),
+    },
   };
 }
 

@@ -44,6 +44,8 @@ export interface CatalogViewInfo {
   readonly columns: readonly { readonly name: string; readonly type: SqlType }[];
   /** search_path at CREATE VIEW: the definition's unqualified names resolve through it. */
   readonly searchPath?: readonly string[];
+  /** pg_class.reloptions: `security_barrier=true`, … */
+  readonly options?: readonly string[];
 }
 
 /** COMMENT ON text by object id and sub id (src/lake's RelationComment). */

@@ -17,7 +17,7 @@ export function pgClassViewRows(v: CatalogView, defaults: Row): Row[] {
   return v.views.map((view) => ({
     ...defaults, oid: view.id, relname: view.name, relnamespace: namespaceOid(view.namespace), relam: 0, relfilenode: 0,
     relkind: 'v', relnatts: view.columns.length, relhasrules: true,
-    relpersistence: isTempNamespaceName(view.namespace) ? 't' : 'p',
+    relpersistence: isTempNamespaceName(view.namespace) ? 't' : 'p', reloptions: view.options?.length ? view.options : null,
   }));
 }
 

@@ -145,6 +145,11 @@ CREATE TABLE row_policies (
   permissive BIGINT NOT NULL, roles TEXT COLLATE "C" NOT NULL, using_expr TEXT COLLATE "C", check_expr TEXT COLLATE "C", UNIQUE (table_id, name));
 CREATE TABLE row_security (table_id BIGINT PRIMARY KEY, enabled BIGINT NOT NULL, forced BIGINT NOT NULL);`,
   },
+  {
+    // A view's options (security_barrier, security_invoker), as pg_class.reloptions shows them (sql-views.ts).
+    version: 6,
+    sql: `ALTER TABLE views ADD COLUMN options TEXT COLLATE "C" NOT NULL DEFAULT '[]';`,
+  },
 ];
 
 /**

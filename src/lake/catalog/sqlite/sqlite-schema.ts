@@ -76,7 +76,7 @@ CREATE TABLE IF NOT EXISTS file_replacements (
 CREATE INDEX IF NOT EXISTS file_replacements_table ON file_replacements (table_id, output_id);
 CREATE TABLE IF NOT EXISTS views (
   view_id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, definition TEXT NOT NULL,
-  columns TEXT NOT NULL, search_path TEXT NOT NULL, depends_on TEXT NOT NULL, UNIQUE (namespace, name));
+  columns TEXT NOT NULL, search_path TEXT NOT NULL, depends_on TEXT NOT NULL, options TEXT NOT NULL DEFAULT '[]', UNIQUE (namespace, name));
 CREATE TABLE IF NOT EXISTS comments (
   object_id INTEGER NOT NULL, sub_id INTEGER NOT NULL, description TEXT NOT NULL, PRIMARY KEY (object_id, sub_id));
 CREATE TABLE IF NOT EXISTS user_types (
@@ -134,6 +134,8 @@ function migrate(db: Database.Database): void {
   if (!tableColumns.has('constraints')) db.exec(`ALTER TABLE tables ADD COLUMN constraints TEXT NOT NULL DEFAULT '[]'`);
   const fileColumns = new Set((db.prepare('PRAGMA table_info(files)').all() as { name: string }[]).map((c) => c.name));
   if (!fileColumns.has('snapshots')) db.exec('ALTER TABLE files ADD COLUMN snapshots TEXT');
+  const viewColumns = new Set((db.prepare('PRAGMA table_info(views)').all() as { name: string }[]).map((c) => c.name));
+  if (!viewColumns.has('options')) db.exec(`ALTER TABLE views ADD COLUMN options TEXT NOT NULL DEFAULT '[]'`);
   // Tiered files only (tieredFiles): none at all while tiering is off, so finding them costs nothing.
   db.exec('CREATE INDEX IF NOT EXISTS files_tiered ON files (table_id) WHERE snapshots IS NOT NULL');
   // File ids come from a counter (#insertFile says why); a catalog written before it starts
