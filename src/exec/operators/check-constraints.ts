@@ -22,7 +22,7 @@ export function compileCheckConstraints(
   checks: readonly CheckConstraintPlan[] | undefined, table: { readonly name: string; readonly columns: readonly { readonly type: SqlType }[] },
 ): CheckConstraints | undefined {
   if (checks === undefined || checks.length === 0) return undefined;
-  const compiled = checks.map((c) => ({ name: c.name, fn: compileExpr(c.expr), rowSecurity: c.rowSecurity === true }));
+  const compiled = checks.map((c) => ({ name: c.name, fn: compileExpr(c.expr), rowSecurity: c.rowSecurity }));
   const width = table.columns.length;
   return {
     async enforce(rows, run) {
@@ -34,11 +34,12 @@ export function compileCheckConstraints(
       for (let r = 0; r < rows.length; r++) {
         for (let k = 0; k < compiled.length; k++) {
           const c = compiled[k]!;
-          if (c.rowSecurity) {
+          if (c.rowSecurity !== undefined) {
             if (results[k]![r] === true) continue;
+            const using = c.rowSecurity === 'using' ? ' (USING expression)' : '';
             throw new FloeError(SqlState.insufficientPrivilege, c.name === ''
-              ? `new row violates row-level security policy for table "${table.name}"`
-              : `new row violates row-level security policy "${c.name}" for table "${table.name}"`);
+              ? `new row violates row-level security policy${using} for table "${table.name}"`
+              : `new row violates row-level security policy "${c.name}"${using} for table "${table.name}"`);
           }
           if (results[k]![r] !== false) continue;
           const tz = run.ctx.settings?.get('timezone') ?? 'UTC';

@@ -4,11 +4,11 @@ import { SqlState } from '../../common/sqlstate.js';
 import { ROW_ID_COLUMN } from '../../lake/index.js';
 import type { ScanFilter } from '../../lake/index.js';
 import { vectorToValues } from '../arrow/vector-values.js';
-import type { CompiledExpr } from '../expr/compile-expr.js';
 import type { ConflictArbiter, InsertPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import { rowKey } from '../types/value-ops.js';
-import { checkNotNull, toColumns } from './dml-support.js';
+import { toColumns } from './dml-support.js';
+import { conflictUpdates, type CompiledDoUpdate } from './conflict-updates.js';
 import type { DmlTarget } from './dml-support.js';
 import { runTasks } from './lake-scan-operator.js';
 
@@ -81,8 +81,7 @@ async function existingRows(t: DmlTarget, cols: readonly number[], proposed: rea
  * Returns the rows written, for the count and RETURNING.
  */
 export async function insertOnUniqueConflict(
-  t: DmlTarget, rows: readonly unknown[][], oc: NonNullable<InsertPlan['onConflict']>,
-  setExprs: readonly { column: number; fn: CompiledExpr }[], where: CompiledExpr | undefined, run: RunState,
+  t: DmlTarget, rows: readonly unknown[][], oc: NonNullable<InsertPlan['onConflict']>, doUpdate: CompiledDoUpdate | undefined, run: RunState,
 ): Promise<unknown[][]> {
   const width = t.table.columns.length;
   const keys = arbiterKeys(t, oc.arbiter ?? { kind: 'any' });
@@ -113,17 +112,10 @@ export async function insertOnUniqueConflict(
   const before: unknown[][] = [];
   const after: unknown[][] = [];
   const rowIds: bigint[] = [];
-  if (toUpdate.length > 0 && oc.action === 'update') {
-    const combined = { numRows: toUpdate.length, columns: toColumns(toUpdate.map((u) => [...u.existing.row, ...u.excluded]), width * 2) };
-    const keep = where ? await where.evaluate(combined, run) : undefined;
-    const newVals = [];
-    for (const s of setExprs) newVals.push({ column: s.column, vals: await s.fn.evaluate(combined, run) });
-    for (let i = 0; i < toUpdate.length; i++) {
-      if (keep && keep[i] !== true) continue;
-      const u = toUpdate[i]!;
-      const row = [...u.existing.row];
-      for (const s of newVals) row[s.column] = s.vals[i] ?? null;
-      checkNotNull(t, row);
+  if (toUpdate.length > 0 && oc.action === 'update' && doUpdate !== undefined) {
+    const pairs = toUpdate.map((u) => ({ existing: u.existing.row, excluded: u.excluded }));
+    for (const { at, after: row } of await conflictUpdates(t, pairs, doUpdate, run)) {
+      const u = toUpdate[at]!;
       before.push(u.existing.row);
       after.push(row);
       if (u.existing.rowId !== undefined) rowIds.push(u.existing.rowId);

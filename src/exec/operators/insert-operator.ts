@@ -1,6 +1,5 @@
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { compileExpr } from '../expr/compile-expr.js';
 import type { InsertPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
 import {
@@ -9,6 +8,7 @@ import {
 import { inputBatches, meteredOperator } from './operator-support.js';
 import { arbitratesUnique, insertOnUniqueConflict } from './insert-on-unique-conflict.js';
 import { compileCheckConstraints } from './check-constraints.js';
+import { compileDoUpdate, conflictUpdates } from './conflict-updates.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
 /**
@@ -18,12 +18,11 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
  * rows it updates as -U/+U pairs over their before-images and the new keys blind.
  */
 export function createInsertOperator(plan: InsertPlan, input: Operator): Operator {
-  const setExprs = plan.onConflict?.action === 'update' ? plan.onConflict.set.map((s) => ({ column: s.column, fn: compileExpr(s.expr) })) : [];
-  const where = plan.onConflict?.action === 'update' && plan.onConflict.where ? compileExpr(plan.onConflict.where) : undefined;
   return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
     const t = dmlTarget(plan.table, plan.ref, run);
     const width = t.table.columns.length;
     const checks = compileCheckConstraints(plan.checks, t.table);
+    const doUpdate = plan.onConflict?.action === 'update' ? compileDoUpdate(plan.onConflict, t.table) : undefined;
     if (input.columns.length !== width) {
       throw new FloeError(SqlState.internalError, `INSERT input has ${input.columns.length} columns, table "${t.table.name}" has ${width}`);
     }
@@ -39,7 +38,7 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
     await checks?.enforce(rows, run);
     const oc = plan.onConflict;
     if (oc && arbitratesUnique(t, oc.arbiter)) {
-      rows = await insertOnUniqueConflict(t, rows, oc, setExprs, where, run);
+      rows = await insertOnUniqueConflict(t, rows, oc, doUpdate, run);
     } else if (oc) {
       if (!t.keyed) throw new FloeError(SqlState.invalidColumnReference, 'there is no unique or exclusion constraint matching the ON CONFLICT specification');
       const existing = await existingRowsByKey(t, rows, run);
@@ -66,23 +65,14 @@ export function createInsertOperator(plan: InsertPlan, input: Operator): Operato
           written.push(undefined);
         }
       }
-      if (toUpdate.length > 0 && oc.action === 'update') {
-        const combined = { numRows: toUpdate.length, columns: toColumns(toUpdate.map((u) => [...u.existing, ...u.excluded]), width * 2) };
-        const keep = where ? await where.evaluate(combined, run) : undefined;
-        const newVals = [];
-        for (const s of setExprs) newVals.push({ column: s.column, vals: await s.fn.evaluate(combined, run) });
-        for (let i = 0; i < toUpdate.length; i++) {
-          if (keep && keep[i] !== true) continue;
-          const row = [...toUpdate[i]!.existing];
-          for (const s of newVals) row[s.column] = s.vals[i] ?? null;
-          checkNotNull(t, row);
-          updated.push({ before: toUpdate[i]!.existing, after: row });
-          written[toUpdate[i]!.at] = row;
+      if (toUpdate.length > 0 && oc.action === 'update' && doUpdate !== undefined) {
+        for (const { at, after } of await conflictUpdates(t, toUpdate, doUpdate, run)) {
+          updated.push({ before: toUpdate[at]!.existing, after });
+          written[toUpdate[at]!.at] = after;
         }
         const blind = !oc.where && oc.set.every((s) => !readsColumnsBelow(s.expr, width));
         if (!blind) t.txn.markReadModifyWrite(t.table, t.ref);
       }
-      await checks?.enforce(updated.map((u) => u.after), run);
       if (updated.length > 0) {
         await t.txn.update(t.table, t.ref, toColumns(updated.map((u) => u.before), width), toColumns(updated.map((u) => u.after), width));
       }

@@ -8,9 +8,11 @@ export interface CheckConstraintPlan {
   readonly name: string;
   readonly expr: Expr;
   /**
-   * A row-security WITH CHECK instead of a constraint: a row passes only when `expr` is true
+   * A row-security test instead of a constraint: a row passes only when `expr` is true
    * (NULL fails), and a failure is 42501 naming the policy (`name`, or none for the
-   * permissive policies together).
+   * permissive policies together). 'withCheck' tests a row about to be written; 'using'
+   * the existing row an INSERT … ON CONFLICT DO UPDATE would change, which PostgreSQL
+   * refuses rather than skips.
    */
-  readonly rowSecurity?: true;
+  readonly rowSecurity?: 'withCheck' | 'using';
 }

@@ -443,6 +443,10 @@ export interface InsertPlan {
         /** For each table column index: the new value expression (unlisted columns keep the existing value). */
         readonly set: readonly { readonly column: number; readonly expr: Expr }[];
         readonly where?: Expr;
+        /** Row security's tests of an existing row before it is changed (its USING, as errors). */
+        readonly conflictChecks?: readonly CheckConstraintPlan[];
+        /** The CHECK constraints and row-security tests of the changed row, an UPDATE's rather than the INSERT's. */
+        readonly updateChecks?: readonly CheckConstraintPlan[];
       };
   readonly returning?: readonly Expr[];
   /** The table's CHECK constraints, enforced on every row written (check-constraints.ts). */

@@ -2,7 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { AclRight } from '../../lake/index.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { type Expr, Exprs, type InsertPlan } from '../../exec/index.js';
-import { withChecks } from './bind-check-constraints.js';
+import { bindCheckConstraints, bindConflictRowChecks, withChecks } from './bind-check-constraints.js';
 import { LogicalInsert, type LogicalPlan, LogicalProject, LogicalValues } from '../../planner/index.js';
 import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, str, unwrap, type Raw } from './ast.js';
@@ -87,7 +87,8 @@ export function bindInsert(ctx: BindContext, n: Raw): BoundStatement {
   const plan = LogicalInsert.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input,
     ...(onConflict ? { onConflict } : {}), ...(returning ? { returning: returning.exprs } : {}),
-    ...withChecks(ctx, t.table, 'insert'),
+    // RETURNING and DO UPDATE read the rows written: they must be visible to the user (SELECT's policies).
+    ...withChecks(ctx, t.table, 'insert', returning !== undefined || onConflict?.action === 'update'),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
   return finishDml(ctx, plan, returning?.columns ?? [], (count) => `INSERT 0 ${count}`);
@@ -122,7 +123,12 @@ function bindOnConflict(ctx: BindContext, oc: Raw, t: DmlTarget): InsertPlan['on
   const scope = { columns: [...tableRowScope(t, t.relation), ...tableRowScope(t, 'excluded', width).map((c) => ({ ...c, tableOid: 0, columnNumber: 0 }))] };
   const set = bindSetList(ctx, oc.targetList as Raw[], t, scope);
   const where = oc.whereClause ? bindCondition(ctx, oc.whereClause, { scope, clause: 'WHERE' }) : undefined;
-  return { action: 'update', arbiter, set, ...(where ? { where } : {}) };
+  const conflictChecks = bindConflictRowChecks(ctx, t.table);
+  const updateChecks = bindCheckConstraints(ctx, t.table, 'update', true);
+  return {
+    action: 'update', arbiter, set, ...(where ? { where } : {}),
+    ...(conflictChecks ? { conflictChecks } : {}), ...(updateChecks ? { updateChecks } : {}),
+  };
 }
 
 /** UPDATE SET / DO UPDATE SET items (including `(a, b) = (x, y)`), coerced to the column types. */

@@ -10,7 +10,7 @@ import type { BoundStatement } from '../bound-statement.js';
 import { positionOf, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { bindCondition } from './bind-expr.js';
-import { bindFromClause, scanRelation, withRowSecurity } from './bind-from.js';
+import { bindFromClause, scanRelation, withRowSecurity, type BoundFrom } from './bind-from.js';
 import { bindReturning, resolveDmlTarget, tableRowScope, type DmlTarget } from './bind-dml-target.js';
 import { bindSetList } from './bind-insert.js';
 import { finishDml } from './finish-dml.js';
@@ -21,7 +21,14 @@ export const rowIdColumn = '_row_id';
 const int8: SqlType = { kind: 'int8' };
 
 interface TargetRows {
-  readonly plan: LogicalPlan;
+  /**
+   * The rows, once the statement is bound: one that reads the target's rows (WHERE,
+   * RETURNING, or SET or anything else reading its columns) sees only those SELECT's
+   * policies show, as in PostgreSQL.
+   */
+  readonly plan: (readsRows: boolean) => LogicalPlan;
+  /** The statement reads the rows whatever its expressions name: it has a WHERE or RETURNING. */
+  readonly readsRows: boolean;
   readonly scope: Scope;
   /** Table width, plus one when the row id follows. */
   readonly rowWidth: number;
@@ -37,21 +44,30 @@ function targetRows(ctx: BindContext, n: Raw, t: DmlTarget, extraFrom: Raw[] | u
     relation: t.relation, colnames: [], travel: undefined, parent: undefined, correlation, location: n.relation,
     ...(append ? { extraColumns: [{ name: rowIdColumn, type: int8 }] } : {}), rowSecurity: command,
   });
-  const reads = n.whereClause !== undefined || (n.returningList ?? n.returningClause) !== undefined;
-  let plan = command !== 'none' && reads ? withRowSecurity(ctx, t.table, target.plan, 'select') : target.plan;
+  const readsRows = n.whereClause !== undefined || (n.returningList ?? n.returningClause) !== undefined;
   let scope = target.scope;
+  let from: BoundFrom | undefined;
   if (extraFrom && extraFrom.length > 0) {
-    const from = bindFromClause(ctx, extraFrom, undefined, correlation);
+    from = bindFromClause(ctx, extraFrom, undefined, correlation);
     const offset = scope.columns.length;
-    plan = LogicalJoin.create({ joinType: 'inner', left: plan, right: from.plan, columns: [...plan.columns, ...from.plan.columns] });
     scope = { columns: [...scope.columns, ...from.scope.columns.map((c) => ({ ...c, index: c.index + offset }))], correlation };
   }
+  let predicate: Expr | undefined;
   if (n.whereClause) {
     if (unwrapCurrentOf(n.whereClause)) throw new FloeError(SqlState.featureNotSupported, `${verb} … WHERE CURRENT OF is not supported`, { position: positionOf(n.whereClause) });
-    const predicate = bindCondition(ctx, n.whereClause, { scope, clause: 'WHERE' });
-    plan = LogicalFilter.create({ input: plan, predicate, columns: plan.columns });
+    predicate = bindCondition(ctx, n.whereClause, { scope, clause: 'WHERE' });
   }
-  return { plan, scope, rowWidth: t.table.columns.length + (append ? 1 : 0) };
+  const plan = (reads: boolean): LogicalPlan => {
+    let p = command !== 'none' && reads ? withRowSecurity(ctx, t.table, target.plan, 'select') : target.plan;
+    if (from !== undefined) p = LogicalJoin.create({ joinType: 'inner', left: p, right: from.plan, columns: [...p.columns, ...from.plan.columns] });
+    return predicate === undefined ? p : LogicalFilter.create({ input: p, predicate, columns: p.columns });
+  };
+  return { plan, readsRows, scope, rowWidth: t.table.columns.length + (append ? 1 : 0) };
+}
+
+/** Whether the bound statement reads the target's rows: by its form, or by naming a column of it anywhere. */
+function readsTargetRows(ctx: BindContext, rows: TargetRows, t: DmlTarget): boolean {
+  return rows.readsRows || ctx.access.readsColumnsOf(t.table.id);
 }
 
 /**
@@ -91,19 +107,21 @@ export function bindUpdate(ctx: BindContext, n: Raw): BoundStatement {
   const rows = targetRows(ctx, n, t, n.fromClause, 'UPDATE');
   let set = bindSetList(ctx, n.targetList as Raw[], t, rows.scope);
   const from = returnedFromColumns(n, rows);
+  const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, from.scope(t));
+  const reads = readsTargetRows(ctx, rows, t);
+  const target = rows.plan(reads);
   let input: LogicalPlan;
-  if (rows.plan.columns.length > rows.rowWidth) {
+  if (target.columns.length > rows.rowWidth) {
     // SET reads FROM items: compute the new values below and hand them up as extra columns,
     // followed by the FROM items' columns when RETURNING reads them.
-    input = keepColumns(rows.plan, rows.rowWidth, [...set.map((s) => s.expr), ...from.exprs]);
+    input = keepColumns(target, rows.rowWidth, [...set.map((s) => s.expr), ...from.exprs]);
     set = set.map((s, i) => ({ column: s.column, expr: Exprs.column(rows.rowWidth + i, s.expr.type) }));
   } else {
-    input = rows.plan;
+    input = target;
   }
-  const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, from.scope(t));
   const plan = LogicalUpdate.create({
     table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input, set,
-    ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table, 'update'),
+    ...(returning ? { returning: returning.exprs } : {}), ...withChecks(ctx, t.table, 'update', reads),
     ...(returning && from.exprs.length > 0 ? { returningExtra: rows.rowWidth + set.length } : {}),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
   });
@@ -117,7 +135,7 @@ export function bindDelete(ctx: BindContext, n: Raw): BoundStatement {
   const from = returnedFromColumns(n, rows);
   const returning = bindReturning(ctx, n.returningClause ?? n.returningList, t, from.scope(t));
   const plan = LogicalDelete.create({
-    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input: keepColumns(rows.plan, rows.rowWidth, from.exprs),
+    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input: keepColumns(rows.plan(readsTargetRows(ctx, rows, t)), rows.rowWidth, from.exprs),
     ...(returning ? { returning: returning.exprs } : {}),
     ...(returning && from.exprs.length > 0 ? { returningExtra: rows.rowWidth } : {}),
     columns: (returning?.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
@@ -135,7 +153,7 @@ export function bindTruncate(ctx: BindContext, n: Raw): BoundStatement {
   const t = resolveDmlTarget(ctx, rv, 'truncate');
   const rows = targetRows(ctx, { relation: rv }, t, undefined, 'TRUNCATE');
   const plan = LogicalDelete.create({
-    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input: keepColumns(rows.plan, rows.rowWidth), columns: [],
+    table: t.ref, ...(t.branch !== undefined ? { ref: t.branch } : {}), input: keepColumns(rows.plan(false), rows.rowWidth), columns: [],
   });
   return finishDml(ctx, plan, [], () => 'TRUNCATE TABLE');
 }
