@@ -19,6 +19,7 @@ import { statementParamTypes } from './statement-param-types.js';
 import { TransactionState } from './transaction-state.js';
 import { isReplicationConnection, parseReplicationCommand } from './replication/replication-command.js';
 import { readAsOfSlot } from './replication/read-as-of-slot.js';
+import { streamRowFilter } from './replication/stream-row-security.js';
 import { WalSender } from './replication/wal-sender.js';
 import { sqlTypeForOid } from './type-for-oid.js';
 import { runBound, runParsed } from './run-statement.js';
@@ -45,7 +46,7 @@ class FloeSession implements SessionHandler {
     this.#walSender = isReplicationConnection(deps.startup)
       ? new WalSender({
         warehouse: deps.warehouse, startup: deps.startup, timeZone: () => this.#ctx.settings.get('timezone') ?? 'UTC',
-        useSnapshot: (id) => readAsOfSlot(this.#ctx, id),
+        useSnapshot: (id) => readAsOfSlot(this.#ctx, id), rowFilter: streamRowFilter(this.#ctx),
       })
       : undefined;
   }

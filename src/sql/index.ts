@@ -6,6 +6,7 @@ export { parseStatements, loadSqlParser } from './parser/parse-statements.js';
 export { normalizedStatement, type NormalizedStatement } from './parser/normalized-statement.js';
 export { bindStatement } from './binder/bind-statement.js';
 export { bindTableCheckConstraints } from './binder/bind-check-constraints.js';
+export { bindRowPredicate, type BoundRowPredicate } from './binder/row-predicate.js';
 export type { ParsedStatement } from './parsed-statement.js';
 export type { BindEnv, CatalogReader, CatalogTable } from './bind-env.js';
 export type { BoundStatement } from './bound-statement.js';

@@ -2,6 +2,7 @@ import { vectorToValues } from '../../exec/index.js';
 import { commitEndLsn, commitLsn, decodeKeyMoves, firstSnapshotFrom } from '../../lake/index.js';
 import type { Snapshot, TableMetadata, Warehouse } from '../../lake/index.js';
 import { inputTableChanges } from './input-table-changes.js';
+import { keyString } from '../subscriptions/value-identity.js';
 
 /** Operations whose snapshots change rows; create, optimize and layout rewrites change none. */
 const DATA_OPERATIONS: ReadonlySet<string> = new Set(['write', 'append', 'delete']);
@@ -14,6 +15,11 @@ export interface TableChange {
   readonly row: readonly unknown[];
   /** An update that changed a keyed table's key: the old key, the other columns null. */
   readonly oldKey?: readonly unknown[];
+  /**
+   * The whole row before an update or delete, where the feed knows it: a row filter decides
+   * on it (an update can leave or enter a role's view). Only ever tested, never sent.
+   */
+  readonly oldRow?: readonly unknown[];
 }
 
 /** One Floe transaction's commit on the published tables: its snapshots share a seq and lie next to each other in id order. */
@@ -132,8 +138,7 @@ async function snapshotChanges(warehouse: Warehouse, table: TableMetadata, snaps
   const keyed = table.primaryKey.length > 0;
   // What the commit's rows hold is the producer it was written with (recorded in its summary), not the table's property now.
   const fromInput = keyed && snapshot.summary['changelog-producer'] !== 'lookup';
-  const keyIdx = new Set(table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k)));
-  const keyOnly = (row: readonly unknown[]): unknown[] => row.map((v, i) => (keyIdx.has(i) ? v : null));
+  const keyOnly = keyOnlyRow(table);
   const rows: ChangeRow[] = [];
   for (const { batch, firstOffset } of await warehouse.readChanges(table, snapshot.parentId, snapshot.id)) {
     const cols = table.columns.map((c, i) => vectorToValues(batch.getChildAt(i)!, c.type));
@@ -153,11 +158,25 @@ async function snapshotChanges(warehouse: Warehouse, table: TableMetadata, snaps
   rows.forEach(({ op, row }, at) => {
     if (op === '-U' || movedIn.has(at)) return;
     const to = moves.get(at);
-    if (to !== undefined) out.push({ table, kind: 'update', row: rows[to]!.row, oldKey: keyOnly(row) });
-    else if (op === '-D') out.push({ table, kind: 'delete', row: keyed ? keyOnly(row) : row });
-    else out.push({ table, kind: op === '+U' ? 'update' : 'insert', row });
+    // A lookup table's -D and key move hold the whole old row.
+    if (to !== undefined) out.push({ table, kind: 'update', row: rows[to]!.row, oldKey: keyOnly(row), oldRow: row });
+    else if (op === '-D') out.push({ table, kind: 'delete', row: keyed ? keyOnly(row) : row, oldRow: row });
+    else if (op === '+U') out.push({ table, kind: 'update', row, ...beforeImage(rows[at - 1], row, keyOnly) });
+    else out.push({ table, kind: 'insert', row });
   });
   return out;
+}
+
+/** A +U's before-image: the lookup producer writes each -U just before its +U, of the same key. */
+function beforeImage(previous: ChangeRow | undefined, row: readonly unknown[], keyOnly: (row: readonly unknown[]) => unknown[]): { oldRow?: readonly unknown[] } {
+  if (previous?.op !== '-U' || keyString(keyOnly(previous.row)) !== keyString(keyOnly(row))) return {};
+  return { oldRow: previous.row };
+}
+
+/** A keyed table's row reduced to its key, the other columns null: how a delete or a changed key is sent. */
+export function keyOnlyRow(table: TableMetadata): (row: readonly unknown[]) => unknown[] {
+  const keyIdx = new Set(table.primaryKey.map((k) => table.columns.findIndex((c) => c.name === k)));
+  return (row) => row.map((v, i) => (keyIdx.has(i) ? v : null));
 }
 
 /**

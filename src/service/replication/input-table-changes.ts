@@ -10,6 +10,8 @@ export interface KeyChange {
   readonly row: readonly unknown[];
   /** An update that changed the key: the old key (other columns null). */
   readonly oldKey?: readonly unknown[];
+  /** The key's whole row at the commit's parent, for an update or delete. */
+  readonly oldRow?: readonly unknown[];
 }
 
 /**
@@ -42,14 +44,14 @@ export async function inputTableChanges(
   for (const [s, key] of keys) {
     const was = before.get(s);
     const is = after.get(s);
-    if (is !== undefined) changes.set(s, { kind: was === undefined ? 'insert' : 'update', row: is });
-    else if (was !== undefined) changes.set(s, { kind: 'delete', row: table.columns.map((_, i) => (keyIdx.includes(i) ? key[keyIdx.indexOf(i)] : null)) });
+    if (is !== undefined) changes.set(s, was === undefined ? { kind: 'insert', row: is } : { kind: 'update', row: is, oldRow: was });
+    else if (was !== undefined) changes.set(s, { kind: 'delete', row: table.columns.map((_, i) => (keyIdx.includes(i) ? key[keyIdx.indexOf(i)] : null)), oldRow: was });
   }
   for (const [oldKey, newKey] of moved) {
     const from = changes.get(keyString(oldKey));
     const to = changes.get(keyString(newKey));
     if (from?.kind !== 'delete' || to?.kind !== 'insert') continue;
-    changes.set(keyString(oldKey), { kind: 'update', row: to.row, oldKey: from.row });
+    changes.set(keyString(oldKey), { kind: 'update', row: to.row, oldKey: from.row, oldRow: from.oldRow });
     changes.delete(keyString(newKey));
   }
   return [...changes.values()];

@@ -7,7 +7,8 @@ import {
   beginMessage, commitMessage, deleteMessage, insertMessage, relationMessage, typeMessage, updateMessage, type TupleText,
 } from './pgoutput-messages.js';
 import { nowPostgresMicros, toPostgresMicros } from './postgres-epoch.js';
-import { publishedTables, type PublishedTable } from './published-tables.js';
+import { publishedTables } from './published-tables.js';
+import { filteredChanges, type RowFilterOf, type RowVisibility } from './row-filter.js';
 import { decodeClientStreamMessage, primaryKeepalive, xlogData } from './stream-messages.js';
 
 export interface LogicalStreamOptions {
@@ -23,6 +24,11 @@ export interface LogicalStreamOptions {
   readonly pollMs?: number;
   /** The longest silence before a keepalive (default 10 s, under PostgreSQL's wal_receiver_timeout). */
   readonly keepaliveMs?: number;
+  /**
+   * The rows of a table the connection may see (row-level security), asked once per table
+   * per round; undefined, or an undefined answer, sends every row. It may throw to end the stream.
+   */
+  readonly rowFilter?: RowFilterOf;
 }
 
 /** Snapshots read per round: a large backlog streams in bounded steps, with client messages read between them. */
@@ -47,7 +53,16 @@ export async function streamLogicalChanges(channel: CopyBothChannel, signal: Abo
     const tables = publishedTables(o.warehouse, o.publicationNames);
     const { transactions, end } = await readCommittedTransactions(o.warehouse, tables.map((t) => t.table), position, SNAPSHOTS_PER_ROUND);
     const byId = new Map(tables.map((t) => [t.table.id, t]));
-    for (const t of transactions) sendTransaction(channel, t, byId, relations, o.timeZone);
+    const filters = new Map<number, RowVisibility | undefined>();
+    const filterOf = (table: TableMetadata): RowVisibility | undefined => {
+      if (!filters.has(table.id)) filters.set(table.id, o.rowFilter?.(table));
+      return filters.get(table.id);
+    };
+    for (const t of transactions) {
+      // A filtered update is tested as the update it was: its table must publish updates, whatever it becomes.
+      const published = t.changes.filter((c) => byId.get(c.table.id)?.publish[c.kind] === true);
+      sendTransaction(channel, { ...t, changes: o.rowFilter === undefined ? published : await filteredChanges(published, filterOf) }, relations, o.timeZone);
+    }
     position = end;
     const idle = transactions.length === 0;
     if (!idle) lastSentAt = Date.now();
@@ -74,14 +89,11 @@ export async function streamLogicalChanges(channel: CopyBothChannel, signal: Abo
   }
 }
 
-function sendTransaction(
-  channel: CopyBothChannel, t: CommittedTransaction, tables: ReadonlyMap<number, PublishedTable>, relations: Map<number, string>, timeZone: string,
-): void {
+/** A transaction's changes, published and visible ones only, as Begin, Relations, the changes and Commit. */
+function sendTransaction(channel: CopyBothChannel, t: CommittedTransaction, relations: Map<number, string>, timeZone: string): void {
   const committedAt = toPostgresMicros(t.committedAtMicros);
   const body: Buffer[] = [];
   for (const c of t.changes) {
-    const published = tables.get(c.table.id);
-    if (published === undefined || !published.publish[c.kind]) continue;
     const signature = relationSignature(c.table);
     if (relations.get(c.table.id) !== signature) {
       body.push(...relationMessages(c.table));
@@ -93,7 +105,7 @@ function sendTransaction(
     else if (c.kind === 'update') body.push(updateMessage(c.table.id, c.oldKey === undefined ? undefined : { kind: 'K', tuple: rowText(c.table, c.oldKey, timeZone) }, row));
     else body.push(deleteMessage(c.table.id, { kind: c.table.primaryKey.length > 0 ? 'K' : 'O', tuple: row }));
   }
-  // Like PostgreSQL 15's pgoutput, a transaction that changed nothing published is not sent.
+  // Like PostgreSQL 15's pgoutput, a transaction that changed nothing published (or visible) is not sent.
   if (body.length === 0) return;
   // As a walsender does, each XLogData names its record's LSN as both start and end: the
   // commit LSN for Begin and the changes, the commit's end for Commit. A client confirming

@@ -16,7 +16,11 @@ export interface WalSenderDeps {
   /** SNAPSHOT 'use': the session's open transaction reads as of this snapshot id from now on (the slot's consistent point). */
   readonly useSnapshot: (snapshotId: bigint) => Promise<void>;
   readonly registry?: SlotRegistry;
+  /** The rows of a published table the role may receive (row-level security; stream-row-security.ts), or all when undefined. */
+  readonly rowFilter?: RowFilterOf;
 }
+
+type RowFilterOf = NonNullable<Parameters<typeof streamLogicalChanges>[2]['rowFilter']>;
 
 /** The only output plugin Floe has; PostgreSQL names the library it failed to find for any other. */
 const PLUGIN = 'pgoutput';
@@ -157,13 +161,14 @@ export class WalSender {
     }
     const startLsn = c.startLsn > slot.confirmedFlushLsn ? c.startLsn : slot.confirmedFlushLsn;
     const timeZone = this.#deps.timeZone();
+    const rowFilter = this.#deps.rowFilter;
     return {
       kind: 'copyBoth',
       commandTag: 'START_REPLICATION',
       run: async (channel, signal) => {
         try {
           await streamLogicalChanges(channel, AbortSignal.any([signal, lost.signal]), {
-            warehouse, publicationNames: publications, startLsn, timeZone,
+            warehouse, publicationNames: publications, startLsn, timeZone, ...(rowFilter === undefined ? {} : { rowFilter }),
             confirm: (lsn) => (temporary ? registry.confirmTemporary(name, lsn) : warehouse.replication.confirmSlot(name, lsn)),
           });
         } finally {
