@@ -8,7 +8,7 @@ import { BOOTSTRAP_SUPERUSER_OID, openWarehouse } from '../lake/index.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, checkSetting, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
 import { pgHbaFileRuleRows, registerRegNameLookup, startWireServer, type LoginAttemptEvent } from '../wire/index.js';
-import { AuditTrail, IcebergMetadataService, LogTieringService, SubscriptionManager } from '../service/index.js';
+import { AuditSpool, AuditTrail, IcebergMetadataService, LogTieringService, SubscriptionManager, recoverAuditSpools } from '../service/index.js';
 import { createLogger } from './cli-logger.js';
 import { LoginThrottle } from '../common/login-throttle.js';
 import { stopOnSignal } from './stop-on-signal.js';
@@ -153,8 +153,14 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const superuser = warehouse.roles.getByOid(BOOTSTRAP_SUPERUSER_OID)!.name;
   const hba = loadHbaFile(values.hba, superuser, SERVE_USAGE);
   const auth = catalogAuthProvider(warehouse.roles, hba);
+  const auditLogger = logger.child({ component: 'audit' });
+  if (values.audit === true) {
+    // Rows a killed gateway had spooled and not flushed go in before anything new is recorded.
+    const recovered = await recoverAuditSpools(warehouse, dataDir);
+    if (recovered > 0) auditLogger.info({ rows: recovered }, 'audit rows recovered from the spool of a stopped process');
+  }
   const auditTrail = values.audit === true ? new AuditTrail({
-    warehouse, logger: logger.child({ component: 'audit' }), retention: { maxAgeMs: auditRetentionMs(values['audit-retention']!) },
+    warehouse, logger: auditLogger, retention: { maxAgeMs: auditRetentionMs(values['audit-retention']!) }, spool: new AuditSpool(dataDir),
   }) : undefined;
   const optimizing = createOptimizingRuntime(warehouse, { ...optimizerFlags, logger: logger.child({ component: 'optimizer' }) });
   // CDC in: the runners of the warehouse's subscriptions (src/service/subscriptions).

@@ -1,6 +1,7 @@
 import type { TableMetadata } from '../../lake/index.js';
 import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';
 import type { AuditEvent } from './audit-event.js';
+import type { AuditSpool } from './audit-spool.js';
 import { auditLogFields, auditRowBytes, auditRowOf, isoMicros } from './audit-record.js';
 import { deleteAuditRowsBefore } from './audit-retention.js';
 import { auditColumns, ensureAuditTable, type AuditRow, type AuditWarehouse } from './audit-table.js';
@@ -27,6 +28,8 @@ export interface AuditTrailOptions {
   readonly retention?: { readonly maxAgeMs: number; readonly intervalMs?: number };
   /** Now in microseconds since the epoch (retention's cutoff); tests move it. */
   readonly now?: () => bigint;
+  /** Each row also goes to this local file until a flush commits it, so a killed process loses none (audit-spool.ts). */
+  readonly spool?: AuditSpool;
 }
 
 /** What the trail holds and has done, for metrics and tests. */
@@ -62,7 +65,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => { setTimeo
  * maxRetryMs); the buffer is bounded, and when it overflows the oldest rows are dropped
  * and counted in one warning per flush attempt (their log lines were written already).
  * A flush that fails after its commit became durable may write its rows twice: the trail
- * prefers a duplicate to a loss. The trail's own commits (flushes, retention) are never
+ * prefers a duplicate to a loss. With a `spool`, every row is also in a local file until
+ * its flush commits, so a killed process's rows reach the table at the next start. The trail's own commits (flushes, retention) are never
  * events. With `retention`, rows older than its maxAgeMs are deleted once per intervalMs.
  */
 export class AuditTrail {
@@ -77,6 +81,7 @@ export class AuditTrail {
   readonly #maxRetryMs: number;
   readonly #retention: { readonly maxAgeMs: number; readonly intervalMs: number } | undefined;
   readonly #now: () => bigint;
+  readonly #spool: AuditSpool | undefined;
 
   /** Oldest first. */
   #pending: BufferedRow[] = [];
@@ -113,6 +118,7 @@ export class AuditTrail {
     }
     this.#retention = opts.retention === undefined ? undefined : { maxAgeMs: opts.retention.maxAgeMs, intervalMs: positive(opts.retention.intervalMs, HOUR_MS) };
     this.#now = opts.now ?? (() => BigInt(Date.now()) * 1000n);
+    this.#spool = opts.spool;
   }
 
   /**
@@ -125,6 +131,12 @@ export class AuditTrail {
     } catch { /* a logger that throws must not fail the statement; the row is still kept */ }
     try {
       const row = auditRowOf(event, this.#maxStatementBytes);
+      try {
+        this.#spool?.append(row);
+      } catch (err) {
+        // The row still waits in memory for the next flush; only a kill before it would lose it.
+        this.#logger.warn({ err }, 'audit row not spooled');
+      }
       const bytes = auditRowBytes(row);
       this.#pending.push({ row, bytes });
       this.#pendingBytes += bytes;
@@ -154,9 +166,13 @@ export class AuditTrail {
     this.#running = false;
     this.#cancel();
     for (let attempt = 1; attempt <= STOP_ATTEMPTS; attempt++) {
-      if (await this.flush()) return;
+      if (await this.flush()) {
+        this.#spool?.close(this.#pending.length === 0);
+        return;
+      }
       if (attempt < STOP_ATTEMPTS) await sleep(STOP_RETRY_MS * attempt);
     }
+    // The spool keeps them: the next start commits them.
     this.#logger.warn({ rows: this.#pending.length }, 'audit rows not written at stop');
   }
 
@@ -231,6 +247,7 @@ export class AuditTrail {
       this.#failures = 0;
       this.#flushes++;
       this.#flushedRows += batch.length;
+      this.#cutSpool();
       this.#logger.debug({ rows: batch.length }, 'audit rows written');
       return true;
     } catch (err) {
@@ -244,6 +261,16 @@ export class AuditTrail {
       this.#inFlight = [];
       this.#inFlightBytes = 0;
       this.#enforceBound();
+    }
+  }
+
+  /** After a commit: the spool keeps only the rows still waiting (recorded while it ran). */
+  #cutSpool(): void {
+    try {
+      this.#spool?.replace(this.#pending.map((b) => b.row));
+    } catch (err) {
+      // The committed rows stay in the file too: a restart after a kill would find them in the table and skip them.
+      this.#logger.warn({ err }, 'audit spool not cut back');
     }
   }
 
