@@ -1,7 +1,6 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
-import { isTempNamespaceName } from '../common/temp-namespace.js';
-import { AclRight, allDataSchemaRights, type Warehouse } from '../lake/index.js';
+import { AclRight, type Warehouse } from '../lake/index.js';
 import type { RelationAccess, StatementAccesses } from '../sql/index.js';
 import type { SessionIdentity } from './session-identity.js';
 import { SessionPrivileges } from './session-privileges.js';
@@ -29,10 +28,8 @@ export function checkAccesses(warehouse: Warehouse, identity: SessionIdentity, a
   const g = identity.graph();
   const privileges = new SessionPrivileges(warehouse, identity);
   // The schemas the statement named relations in: USAGE first, as PostgreSQL checks it while looking the names up.
-  const everySchema = allDataSchemaRights(g, me.oid, AclRight.usage) !== 0;
   for (const schema of new Set(accesses.relations.filter((a) => a.throughView === undefined).map((a) => a.namespace))) {
-    if (isTempNamespaceName(schema) || everySchema) continue;
-    if (!privileges.schemaHeld(schema, AclRight.usage, me.oid)) throw new FloeError(SqlState.insufficientPrivilege, `permission denied for schema ${schema}`);
+    if (!privileges.schemaUsable(schema)) throw new FloeError(SqlState.insufficientPrivilege, `permission denied for schema ${schema}`);
   }
   for (const a of accesses.relations) {
     const role = a.throughView === undefined ? me.oid : warehouse.privileges.get({ kind: 'relation', id: a.throughView }).owner;

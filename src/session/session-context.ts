@@ -185,12 +185,17 @@ export class SessionContext {
     return rls === '' ? this.searchPath() : [...this.searchPath(), `\0${this.identity.currentUser()}\0${rls}\0${this.settings.get('row_security')}`];
   }
 
-  /** search_path with "$user" kept only when a schema of that name exists, as PostgreSQL does. */
+  /**
+   * search_path as PostgreSQL's recomputeNamespacePath makes it: "$user" kept only when a
+   * schema of that name exists, and a schema the current role may not use left out, so an
+   * unqualified name is looked up in the next one (and current_schema skips it).
+   */
   searchPath(): string[] {
     const user = this.identity.currentUser();
     const path = parseSearchPath(this.settings.get('search_path') ?? 'public');
     const hasUserSchema = path.includes('$user') && this.deps.warehouse.listNamespaces().includes(user);
-    return path.flatMap((s) => (s === '$user' ? (hasUserSchema ? [user] : []) : [s]));
+    const named = path.flatMap((s) => (s === '$user' ? (hasUserSchema ? [user] : []) : [s]));
+    return named.filter((s) => this.privileges.schemaUsable(s));
   }
 
   /** pg_catalog and information_schema, plus the lake's per-table system tables (t$snapshots, …). */

@@ -1,7 +1,8 @@
 import { FloeError } from '../common/floe-error.js';
 import { SqlState } from '../common/sqlstate.js';
+import { isTempNamespaceName } from '../common/temp-namespace.js';
 import {
-  AclRight, aclMask, allDataRelationRights, columnAclMask, type ObjectAclRecord, type RoleGraph, type SecuredObject, type Warehouse,
+  AclRight, aclMask, allDataRelationRights, allDataSchemaRights, columnAclMask, type ObjectAclRecord, type RoleGraph, type SecuredObject, type Warehouse,
 } from '../lake/index.js';
 import type { SessionIdentity } from './session-identity.js';
 
@@ -82,6 +83,15 @@ export class SessionPrivileges {
     if (name === 'pg_catalog' || name === 'information_schema') return right === AclRight.usage;
     const r = this.record({ kind: 'schema', name });
     return aclMask({ kind: 'schema', owner: r.owner, acl: r.acl }, role, right, this.#graph().privilegeOracle) === right;
+  }
+
+  /**
+   * Whether the current role may look names up in the schema (USAGE, through its ACL or
+   * pg_read_all_data / pg_write_all_data); its own temporary schema always.
+   */
+  schemaUsable(name: string): boolean {
+    if (isTempNamespaceName(name) || this.isSuperuser()) return true;
+    return this.schemaHeld(name, AclRight.usage) || allDataSchemaRights(this.#graph(), this.#current(), AclRight.usage) !== 0;
   }
 
   requireSchema(name: string, right: number): void {

@@ -100,6 +100,10 @@ const script: readonly string[] = [
   ...as('dave', `GRANT CREATE ON SCHEMA ${S} TO ${P}_dave`),
   ...as('erin', `ALTER TABLE ${S}.handed OWNER TO ${P}_dave`),
   `SELECT pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${S}' AND c.relname = 'handed'`,
+  // A schema the role may not use drops out of its search_path: an unqualified name is found in the next one.
+  `CREATE SCHEMA ${S}_hidden`, `CREATE TABLE ${S}_hidden.shadow (id int)`, `CREATE TABLE ${S}.shadow (id int)`,
+  `INSERT INTO ${S}.shadow VALUES (7)`, `GRANT SELECT ON ${S}.shadow TO ${P}_carol`,
+  ...as('carol', `SET search_path = ${S}_hidden, ${S}`, 'SELECT * FROM shadow', 'SELECT current_schema()', `SELECT * FROM ${S}_hidden.shadow`, 'RESET search_path'),
   // Types: USAGE for everyone until revoked; an array type answers with its element type's ACL.
   `CREATE TYPE ${S}.mood AS ENUM ('sad', 'ok')`,
   typeUsage('carol'),
