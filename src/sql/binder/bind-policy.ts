@@ -46,7 +46,7 @@ export function bindCreatePolicy(ctx: BindContext, n: Raw): BoundStatement {
     kind: 'ddl',
     command: {
       kind: 'createPolicy', name: n.policy_name as string, table: { namespace: table.namespace, name: table.name },
-      permissive: n.permissive !== false, command,
+      permissive: n.permissive === true, command,
       roles: ((n.roles as Raw[] | undefined) ?? [{ RoleSpec: { roletype: 'ROLESPEC_PUBLIC' } }]).map((r) => roleRef(r.RoleSpec)),
       ...policyExpressions(ctx, n, table),
     },
