@@ -50,7 +50,7 @@ const script: readonly string[] = [
   ...as('alice', all, `UPDATE ${T} SET body = 'y' WHERE id = 3`, `SELECT id FROM ${T} WHERE id = 3`),
   ...as('bob', all),
   // A restrictive policy narrows what the permissive ones allow.
-  `CREATE POLICY small AS RESTRICTIVE ON ${T} USING (id < 100)`,
+  `CREATE POLICY small ON ${T} AS RESTRICTIVE USING (id < 100)`,
   ...as('bob', all, `INSERT INTO ${T} VALUES (200, '${P}_bob', 'big')`, `INSERT INTO ${T} VALUES (7, '${P}_bob', 'b7')`, all),
   `ALTER POLICY small ON ${T} RENAME TO tiny`,
   `ALTER POLICY tiny ON ${T} USING (id < 1000)`,
@@ -81,6 +81,9 @@ const script: readonly string[] = [
     `INSERT INTO ${C} VALUES (7, 'seven', '${P}_alice', 8) RETURNING id`, `INSERT INTO ${C} VALUES (8, 'eight', '${P}_alice', 8)`,
     `DELETE FROM ${C} WHERE v > 100`, `DELETE FROM ${C} RETURNING id`),
   allOf(C),
+  // The policies as the catalogs (and psql's \d) print them.
+  `SELECT policyname, permissive, roles, cmd, qual, with_check FROM pg_policies WHERE schemaname = '${S}' ORDER BY tablename, policyname`,
+  `SELECT polname, pg_get_expr(polqual, polrelid), pg_get_expr(polwithcheck, polrelid) FROM pg_policy WHERE polrelid = '${C}'::regclass ORDER BY 1`,
 ];
 
 /** Upserts on the primary key or a UNIQUE column that insert, update, are refused by a policy, or are skipped by WHERE. */

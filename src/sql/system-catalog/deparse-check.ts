@@ -6,7 +6,8 @@ import { strList, unwrap, type Raw } from '../binder/ast.js';
  * A stored CHECK expression as pg_get_constraintdef prints it: `pretty` as psql's \d
  * asks (parentheses only where precedence needs them), otherwise every operator
  * parenthesized, as PostgreSQL's ruleutils does. Covers what CHECKs are usually made
- * of (comparisons, arithmetic, AND/OR/NOT, IS [NOT] NULL, constants); anything else is
+ * of (comparisons, arithmetic, AND/OR/NOT, IS [NOT] NULL, constants, CURRENT_USER and its
+ * kin, which policies are made of); anything else is
  * printed as the user wrote it. Literals get PostgreSQL's casts where the column
  * compared with them says which (an integer against a numeric or float column);
  * string literals print as text.
@@ -120,7 +121,15 @@ function deparse(node: Raw, pretty: boolean, parent: Parent, cols: ReadonlyMap<s
       const s = `${arg} ${n.nulltesttype === 'IS_NULL' ? 'IS NULL' : 'IS NOT NULL'}`;
       return pretty ? (parent === undefined || parent.kind === 'bool' ? s : `(${s})`) : `(${s})`;
     }
+    case 'SQLValueFunction': return sqlValueFunction(n);
     default:
       return undefined;
   }
+}
+
+/** CURRENT_USER, SESSION_USER, CURRENT_DATE, LOCALTIMESTAMP(3), …: the SQL keyword, as ruleutils prints them. */
+function sqlValueFunction(n: Raw): string | undefined {
+  const m = /^SVFOP_([A-Z_]+?)(_N)?$/.exec(String(n.op));
+  if (m === null) return undefined;
+  return m[2] === undefined ? m[1]! : `${m[1]}(${n.typmod})`;
 }
