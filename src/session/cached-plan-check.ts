@@ -8,25 +8,41 @@ import type { ColumnDescription } from '../common/session-handler.js';
  * reuses the plan (parse, bind, optimize and physical planning happen once per
  * prepared statement); when either changed (ALTER TABLE, DROP and CREATE, SET
  * search_path), the statement is planned again, as PostgreSQL revalidates its
- * cached plans. Snapshots and file lists are not part of it: the lake scan reads
- * them at every execution.
+ * cached plans. The views it expanded count too (their text, options and owner were
+ * bound in). Snapshots and file lists are not part of it: the lake scan reads them at
+ * every execution.
  */
 export interface CachedPlanCheck {
   readonly searchPath: string;
   readonly tables: readonly { readonly id: number; readonly definition: string | undefined }[];
+  /** The views the statement's text expanded: each one's definition, options and owner (whose policies it read with). */
+  readonly views: readonly { readonly id: number; readonly definition: string | undefined }[];
 }
 
 export function cachedPlanCheck(bound: BoundStatement, warehouse: Warehouse, searchPath: readonly string[]): CachedPlanCheck {
   return {
     searchPath: searchPath.join(','),
     tables: [...tableIdsOf(bound)].map((id) => ({ id, definition: tableDefinition(warehouse, id) })),
+    views: viewIdsOf(bound).map((id) => ({ id, definition: viewDefinition(warehouse, id) })),
   };
 }
 
 /** Whether a plan built when `check` was taken still answers for the catalog and settings now. */
 export function cachedPlanHolds(check: CachedPlanCheck, warehouse: Warehouse, searchPath: readonly string[]): boolean {
   if (check.searchPath !== searchPath.join(',')) return false;
-  return check.tables.every((t) => t.definition === tableDefinition(warehouse, t.id));
+  return check.tables.every((t) => t.definition === tableDefinition(warehouse, t.id))
+    && check.views.every((v) => v.definition === viewDefinition(warehouse, v.id));
+}
+
+/** Views named by the statement or by the views it expanded (the binder's access log keeps each). */
+function viewIdsOf(bound: BoundStatement): number[] {
+  return [...new Set((bound.accesses?.relations ?? []).filter((a) => a.kind === 'view').map((a) => a.id))];
+}
+
+function viewDefinition(warehouse: Warehouse, id: number): string | undefined {
+  const v = warehouse.getViewById(id);
+  if (v === undefined) return undefined;
+  return JSON.stringify([v.namespace, v.name, v.definition, v.columns, v.searchPath, v.options ?? [], warehouse.privileges.get({ kind: 'relation', id }).owner]);
 }
 
 type DefinitionParts = readonly unknown[];

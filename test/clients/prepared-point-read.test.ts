@@ -7,7 +7,7 @@ import type { ClientTarget } from './client-targets.js';
 /**
  * A prepared point read re-executed across a new commit, a rollback and ALTER TABLE
  * answers as PostgreSQL 15 does: Floe reuses the plan built at Parse while the table
- * is unchanged and plans again when it changed, refusing (0A000) a new plan whose
+ * (or a view it reads) is unchanged and plans again when it changed, refusing (0A000) a new plan whose
  * result columns differ from those Describe reported.
  */
 async function script(t: ClientTarget): Promise<unknown[]> {
@@ -49,6 +49,12 @@ async function script(t: ClientTarget): Promise<unknown[]> {
     await c.query('DELETE FROM pr WHERE id = 1');
     await run('two after delete', two(1));
     await run('new star', { name: 'all2', text: 'SELECT * FROM pr WHERE id = $1', values: [2] });
+    // A view replaced under a prepared statement: the statement reads the new definition.
+    await c.query('CREATE VIEW prv AS SELECT id, name FROM pr WHERE id = 2');
+    const viewRead = { name: 'view', text: 'SELECT * FROM prv ORDER BY id' };
+    await run('view', viewRead);
+    await c.query('CREATE OR REPLACE VIEW prv AS SELECT id, name FROM pr WHERE id <> 2');
+    await run('view replaced', viewRead);
   } finally {
     await c.end();
   }
