@@ -103,7 +103,8 @@ const script: readonly string[] = [
   // A schema the role may not use drops out of its search_path: an unqualified name is found in the next one.
   `CREATE SCHEMA ${S}_hidden`, `CREATE TABLE ${S}_hidden.shadow (id int)`, `CREATE TABLE ${S}.shadow (id int)`,
   `INSERT INTO ${S}.shadow VALUES (7)`, `GRANT SELECT ON ${S}.shadow TO ${P}_carol`,
-  ...as('carol', `SET search_path = ${S}_hidden, ${S}`, 'SELECT * FROM shadow', 'SELECT current_schema()', `SELECT * FROM ${S}_hidden.shadow`, 'RESET search_path'),
+  ...as('carol', `SET search_path = ${S}_hidden, ${S}`, 'SELECT * FROM shadow', 'SELECT current_schema()', `SELECT * FROM ${S}_hidden.shadow`,
+    `SET search_path = ${S}_hidden`, 'CREATE TABLE nowhere (id int)', 'SELECT current_schema()', 'RESET search_path'),
   // Types: USAGE for everyone until revoked; an array type answers with its element type's ACL.
   `CREATE TYPE ${S}.mood AS ENUM ('sad', 'ok')`,
   typeUsage('carol'),

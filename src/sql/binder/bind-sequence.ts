@@ -5,7 +5,7 @@ import type { BoundStatement } from '../bound-statement.js';
 import type { SequenceOwnerSpec, TableName } from '../ddl-command.js';
 import { positionOf, str, strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { creationSchema, effectiveSearchPath, qualifyExisting } from './resolve-relation.js';
+import { creationSchema, effectiveSearchPath, missingNameSchema, qualifyExisting } from './resolve-relation.js';
 import { resolveTypeName } from './resolve-type-name.js';
 
 /** CREATE / ALTER SEQUENCE and identity options, as written (the lake validates them). */
@@ -73,7 +73,7 @@ export function qualifyExistingSequence(ctx: BindContext, schema: string | undef
     if (s === 'pg_catalog' || s === 'information_schema') continue;
     if (ctx.env.warehouse.getSequence?.(s, name) !== undefined || ctx.env.warehouse.getTable(s, name) !== undefined) return { namespace: s, name };
   }
-  return { namespace: creationSchema(ctx), name };
+  return { namespace: missingNameSchema(ctx), name };
 }
 
 function ownerSpec(ctx: BindContext, o: BoundSequenceOptions['ownedBy']): SequenceOwnerSpec | null | undefined {

@@ -4,7 +4,7 @@ import type { BoundStatement } from '../bound-statement.js';
 import type { AlterTypeAction, TypeDdl, TypeNameRef } from '../ddl-command.js';
 import { strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
-import { creationSchema } from './resolve-relation.js';
+import { creationSchema, missingNameSchema } from './resolve-relation.js';
 import { findUserType } from './user-type-lookup.js';
 
 const ddl = (command: TypeDdl): BoundStatement => ({ kind: 'ddl', command });
@@ -15,7 +15,7 @@ function typeRef(ctx: BindContext, names: readonly string[]): TypeNameRef {
   const name = names[names.length - 1]!;
   const schema = names.length > 1 ? names[0] : undefined;
   const found = findUserType(ctx, schema, name);
-  return { type: { namespace: found?.namespace ?? schema ?? creationSchema(ctx), name }, written: names.join('.') };
+  return { type: { namespace: found?.namespace ?? schema ?? missingNameSchema(ctx), name }, written: names.join('.') };
 }
 
 function newTypeName(ctx: BindContext, names: readonly string[]): TypeNameRef['type'] {

@@ -26,9 +26,23 @@ export function effectiveSearchPath(ctx: BindContext): string[] {
   return withTempNamespace(withCatalog, ctx.env.warehouse.tempNamespace);
 }
 
-/** The schema CREATE uses for an unqualified name: the first search_path entry that is not a system or temporary schema. */
+/**
+ * The schema CREATE uses for an unqualified name: the first search_path entry that is not a
+ * system or temporary schema (the session left out those the role may not use); none is 3F000.
+ */
 export function creationSchema(ctx: BindContext): string {
-  return effectiveSearchPath(ctx).find((s) => !systemSchemas.has(s) && !isTempNamespaceName(s)) ?? 'public';
+  const schema = firstUserSchema(ctx);
+  if (schema === undefined) throw new FloeError('3F000', 'no schema has been selected to create in');
+  return schema;
+}
+
+function firstUserSchema(ctx: BindContext): string | undefined {
+  return effectiveSearchPath(ctx).find((s) => !systemSchemas.has(s) && !isTempNamespaceName(s));
+}
+
+/** Where a name that must exist and was not found is said to be missing: the creation schema, or public when there is none. */
+export function missingNameSchema(ctx: BindContext): string {
+  return firstUserSchema(ctx) ?? 'public';
 }
 
 function lookupIn(ctx: BindContext, schema: string, name: string): ResolvedRelation | undefined {
@@ -112,12 +126,15 @@ export function qualifyForDdl(ctx: BindContext, schema: string | undefined, name
   return { namespace: schema ?? creationSchema(ctx), name };
 }
 
-/** A DDL target that must exist: the schema where search_path finds it (or the creation schema when missing). */
+/**
+ * A DDL target that must exist: the schema where search_path finds it (when missing, the
+ * creation schema, or public with none, for the caller to report the name missing).
+ */
 export function qualifyExisting(ctx: BindContext, schema: string | undefined, name: string): TableName {
   if (schema !== undefined) return { namespace: schema, name };
   for (const s of effectiveSearchPath(ctx)) {
     if (systemSchemas.has(s)) continue;
     if (ctx.env.warehouse.getTable(s, name) ?? ctx.env.warehouse.getView?.(s, name)) return { namespace: s, name };
   }
-  return { namespace: creationSchema(ctx), name };
+  return { namespace: missingNameSchema(ctx), name };
 }
