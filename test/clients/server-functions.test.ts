@@ -204,7 +204,11 @@ for (const target of targetFactories()) {
         assert.deepEqual(await one(w, 'SELECT state, query, xact_start IS NOT NULL AS in_xact FROM pg_stat_activity WHERE pid = $1', [a.pid]),
           { state: 'idle in transaction', query: 'SELECT 2 AS y', in_xact: true });
         await a.c.query('SELECT 1 / 0').catch(() => undefined);
-        assert.deepEqual(await one(w, 'SELECT state FROM pg_stat_activity WHERE pid = $1', [a.pid]), { state: 'idle in transaction (aborted)' });
+        // node-postgres settles a failed query on its ErrorResponse, before the server's
+        // ReadyForQuery: the server may report the new state a moment later.
+        let aborted: Record<string, unknown> = {};
+        await eventually('the aborted transaction to show', async () => (aborted = await one(w, 'SELECT state FROM pg_stat_activity WHERE pid = $1', [a.pid])).state !== 'active');
+        assert.deepEqual(aborted, { state: 'idle in transaction (aborted)' });
         await a.c.query('ROLLBACK');
         assert.deepEqual(await one(w, 'SELECT state, query FROM pg_stat_activity WHERE pid = pg_backend_pid()'),
           { state: 'active', query: 'SELECT state, query FROM pg_stat_activity WHERE pid = pg_backend_pid()' });
