@@ -14,7 +14,7 @@ import type { ColumnDescription } from '../common/session-handler.js';
  */
 export interface CachedPlanCheck {
   readonly searchPath: string;
-  readonly tables: readonly { readonly id: number; readonly definition: string | undefined }[];
+  readonly tables: readonly { readonly id: number; readonly definition: string | undefined; readonly policyOwner: number | undefined }[];
   /** The views the statement's text expanded: each one's definition, options and owner (whose policies it read with). */
   readonly views: readonly { readonly id: number; readonly definition: string | undefined }[];
 }
@@ -22,7 +22,7 @@ export interface CachedPlanCheck {
 export function cachedPlanCheck(bound: BoundStatement, warehouse: Warehouse, searchPath: readonly string[]): CachedPlanCheck {
   return {
     searchPath: searchPath.join(','),
-    tables: [...tableIdsOf(bound)].map((id) => ({ id, definition: tableDefinition(warehouse, id) })),
+    tables: [...tableIdsOf(bound)].map((id) => ({ id, definition: tableDefinition(warehouse, id), policyOwner: policyOwner(warehouse, id) })),
     views: viewIdsOf(bound).map((id) => ({ id, definition: viewDefinition(warehouse, id) })),
   };
 }
@@ -30,8 +30,14 @@ export function cachedPlanCheck(bound: BoundStatement, warehouse: Warehouse, sea
 /** Whether a plan built when `check` was taken still answers for the catalog and settings now. */
 export function cachedPlanHolds(check: CachedPlanCheck, warehouse: Warehouse, searchPath: readonly string[]): boolean {
   if (check.searchPath !== searchPath.join(',')) return false;
-  return check.tables.every((t) => t.definition === tableDefinition(warehouse, t.id))
+  return check.tables.every((t) => t.definition === tableDefinition(warehouse, t.id) && t.policyOwner === policyOwner(warehouse, t.id))
     && check.views.every((v) => v.definition === viewDefinition(warehouse, v.id));
+}
+
+/** A table under row-level security: its owner, whom its policies spare (the binder applied them or not by it). */
+function policyOwner(warehouse: Warehouse, id: number): number | undefined {
+  const policies = (warehouse as { rowPolicies?: Warehouse['rowPolicies'] }).rowPolicies;
+  return policies?.rowSecurity(id).enabled === true ? warehouse.privileges.get({ kind: 'relation', id }).owner : undefined;
 }
 
 /** Views named by the statement or by the views it expanded (the binder's access log keeps each). */

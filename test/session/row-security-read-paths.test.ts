@@ -52,6 +52,21 @@ describe('row security on time travel, branches, audit logs and table_changes', 
     assert.equal((await admin.query('SELECT count(*)::int AS n FROM "docs$audit_log"')).rows[0].n, 5);
   });
 
+  test("a prepared read is bound again when the table's owner changes (the owner is spared the policies)", async () => {
+    const read = { name: 'docs-ids', text: 'SELECT id FROM docs ORDER BY id' };
+    const ids = async () => (await alice.query(read)).rows.map((r) => Number(r.id));
+    assert.deepEqual(await ids(), [1, 3]);
+    await admin.query('ALTER TABLE docs OWNER TO alice');
+    try {
+      assert.deepEqual(await ids(), [1, 2, 3, 4, 5]);
+    } finally {
+      // Handing the table back moves alice's own items to the new owner, as PostgreSQL's aclnewowner does: grant SELECT again.
+      await admin.query('ALTER TABLE docs OWNER TO floe');
+      await admin.query('GRANT SELECT ON docs TO alice');
+    }
+    assert.deepEqual(await ids(), [1, 3]);
+  });
+
   test('table_changes and system tables need SELECT on their table', async () => {
     await assert.rejects(alice.query("SELECT * FROM table_changes('secret', 1)"), (e: { code?: string; message: string }) => e.code === '42501' && e.message === 'permission denied for table secret');
     await assert.rejects(alice.query('SELECT * FROM "secret$snapshots"'), (e: { code?: string }) => e.code === '42501');
