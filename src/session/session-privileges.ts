@@ -52,14 +52,14 @@ export class SessionPrivileges {
 
   /**
    * The bits of `mask` `role` holds on a relation (table level), counting pg_read_all_data
-   * and pg_write_all_data on tables and views (not on sequences, whose rights are their own).
+   * (SELECT) and pg_write_all_data (INSERT, UPDATE, DELETE) on tables, views and sequences
+   * alike, as PostgreSQL does: nextval and setval need UPDATE, so a writer may call them.
    */
   relationMask(id: number, kind: RelationKind, mask: number, role = this.#current()): number {
     const g = this.#graph();
     const r = this.record({ kind: 'relation', id });
-    let held = aclMask({ kind: kind === 'sequence' ? 'sequence' : 'table', owner: r.owner, acl: r.acl }, role, mask, g.privilegeOracle);
-    if (kind !== 'sequence') held |= allDataRelationRights(g, role, mask);
-    return held & mask;
+    const held = aclMask({ kind: kind === 'sequence' ? 'sequence' : 'table', owner: r.owner, acl: r.acl }, role, mask, g.privilegeOracle);
+    return (held | allDataRelationRights(g, role, mask)) & mask;
   }
 
   /** Whether `role` holds `right` through the column's own ACL (attacl), table-level rights aside. */

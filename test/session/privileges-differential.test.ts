@@ -105,6 +105,10 @@ const script: readonly string[] = [
   `INSERT INTO ${S}.shadow VALUES (7)`, `GRANT SELECT ON ${S}.shadow TO ${P}_carol`,
   ...as('carol', `SET search_path = ${S}_hidden, ${S}`, 'SELECT * FROM shadow', 'SELECT current_schema()', `SELECT * FROM ${S}_hidden.shadow`,
     `SET search_path = ${S}_hidden`, 'CREATE TABLE nowhere (id int)', 'SELECT current_schema()', 'RESET search_path'),
+  // pg_write_all_data gives UPDATE on sequences (nextval, setval), pg_read_all_data SELECT.
+  `CREATE ROLE ${P}_writer IN ROLE pg_write_all_data`, `CREATE ROLE ${P}_reader IN ROLE pg_read_all_data`, `CREATE SEQUENCE ${S}.allseq`,
+  ...as('writer', `SELECT nextval('${S}.allseq')`, `SELECT setval('${S}.allseq', 5)`, `SELECT currval('${S}.allseq')`),
+  ...as('reader', `SELECT nextval('${S}.allseq')`, `SELECT last_value FROM ${S}.allseq`),
   // Types: USAGE for everyone until revoked; an array type answers with its element type's ACL.
   `CREATE TYPE ${S}.mood AS ENUM ('sad', 'ok')`,
   typeUsage('carol'),
