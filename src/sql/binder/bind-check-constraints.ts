@@ -1,7 +1,6 @@
 import { FloeError } from '../../common/floe-error.js';
 import type { CheckConstraintPlan } from '../../exec/index.js';
 import type { BindEnv, CatalogTable, RowSecurityCommand } from '../bind-env.js';
-import type { ParsedStatement } from '../parsed-statement.js';
 import { BindContext } from './bind-context.js';
 import { bindCheckExpr, parseCheckText } from './bind-table-constraint.js';
 
@@ -53,8 +52,7 @@ export type WriteCommand = 'insert' | 'update' | 'merge';
 
 /** bindCheckConstraints outside a statement (COPY FROM, which the session runs itself). */
 export function bindTableCheckConstraints(env: BindEnv, table: CatalogTable, command: WriteCommand): CheckConstraintPlan[] | undefined {
-  const stmt: ParsedStatement = { text: '', location: 0, ast: {} as ParsedStatement['ast'], lake: [], source: '', isTransactionEnd: false };
-  return bindCheckConstraints(new BindContext(stmt, env), table, command);
+  return bindCheckConstraints(BindContext.outsideStatement(env), table, command);
 }
 
 /** `{ checks }` for a DML plan node, or nothing when the table has no CHECK. */

@@ -37,6 +37,11 @@ export class BindContext {
   /** Views being expanded around this statement, outermost first (a view reading itself is refused). */
   viewsExpanding: readonly number[] = [];
 
+  /** A context for binding stored text (a CHECK, a policy) outside any client statement. */
+  static outsideStatement(env: BindEnv, text = ''): BindContext {
+    return new BindContext({ text, location: 0, ast: {} as ParsedStatement['ast'], lake: [], source: text, isTransactionEnd: false }, env);
+  }
+
   constructor(stmt: ParsedStatement, env: BindEnv) {
     this.stmt = stmt;
     this.env = env;

@@ -1,6 +1,5 @@
 import type { Expr } from '../../exec/index.js';
 import type { BindEnv, CatalogTable } from '../bind-env.js';
-import type { ParsedStatement } from '../parsed-statement.js';
 import type { StatementAccesses } from '../relation-access.js';
 import { BindContext } from './bind-context.js';
 import { bindCheckExpr, parseCheckText } from './bind-table-constraint.js';
@@ -18,8 +17,7 @@ export interface BoundRowPredicate {
  * table's row, with the policies that apply to the role on the tables its subqueries read.
  */
 export function bindRowPredicate(env: BindEnv, table: CatalogTable, text: string): BoundRowPredicate {
-  const stmt: ParsedStatement = { text, location: 0, ast: {} as ParsedStatement['ast'], lake: [], source: text, isTransactionEnd: false };
-  const ctx = new BindContext(stmt, env);
+  const ctx = BindContext.outsideStatement(env, text);
   const expr = bindCheckExpr(ctx, parseCheckText(text), table);
   return { expr, accesses: ctx.access.list() };
 }
