@@ -34,6 +34,7 @@ export type { BucketNode } from './bucket/bucket-node.js';
 export { openCatalog, openWarehouse } from './warehouse/open-warehouse.js';
 export type { CommitObserver, CommittedTransaction } from './warehouse/commit-observer.js';
 export type { RelationComment, ViewDefinition, ViewMetadata } from './table/view-metadata.js';
+export type { MaterializedViewDefinition, MaterializedViewMetadata, MaterializedViewProgress, MaterializedViewRefresh } from './table/materialized-view-metadata.js';
 export { enumTypeOfUserType, type EnumLabel, type UserTypeMetadata } from './table/user-type-metadata.js';
 export type { EnumLabelPosition } from './table/alter-enum-labels.js';
 export { executeScanTask, executeScanTaskSelected, type RowNarrower, type ScanTaskCounters } from './scan/execute-scan-task.js';

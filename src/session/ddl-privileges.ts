@@ -35,6 +35,15 @@ export function checkDdlPrivileges(ctx: SessionContext, c: DdlCommand): void {
       if (c.orReplace) own(c.view, 'view');
       return;
     case 'createSequence': return create(c.sequence.namespace);
+    case 'createMaterializedView': return create(c.view.namespace);
+    case 'refreshMaterializedView': case 'alterMaterializedView': {
+      const o = relation(c.view, 'table');
+      if (o !== undefined) p.requireOwner(o, 'materialized view', c.view.name);
+      return;
+    }
+    case 'dropMaterializedView':
+      for (const v of c.views) { const o = relation(v, 'table'); if (o !== undefined) p.requireOwner(o, 'materialized view', v.name); }
+      return;
     case 'createType': return create(c.type.namespace);
     case 'createSchema': return requireDatabaseCreate(ctx);
     case 'createIndex': return own(c.table, 'table');
@@ -110,6 +119,10 @@ function createdObjects(ctx: SessionContext, c: DdlCommand): Created[] | undefin
     case 'createView': {
       const v = w.getView(c.view.namespace, c.view.name);
       return v === undefined ? [] : [{ object: { kind: 'relation', id: v.id }, kind: 'table', schema: v.namespace }];
+    }
+    case 'createMaterializedView': {
+      const t = w.getTable(c.view.namespace, c.view.name);
+      return t === undefined ? [] : [{ object: { kind: 'relation', id: t.id }, kind: 'table', schema: t.namespace }];
     }
     case 'createSequence': {
       const s = w.getSequence(c.sequence.namespace, c.sequence.name);

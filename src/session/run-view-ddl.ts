@@ -56,11 +56,11 @@ export async function runViewDdl(w: Warehouse, c: ViewDdl, io: ViewDdlIo): Promi
     case 'setTableSchema': {
       const t = w.getTable(c.table.namespace, c.table.name);
       if (t === undefined) {
-        if (c.ifExists) { io.notice(notice(`relation "${c.table.name}" does not exist, skipping`)); return 'ALTER TABLE'; }
+        if (c.ifExists) { io.notice(notice(`relation "${c.table.name}" does not exist, skipping`)); return c.tag ?? 'ALTER TABLE'; }
         throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
       }
       await w.setTableNamespace(t.id, c.schema);
-      return 'ALTER TABLE';
+      return c.tag ?? 'ALTER TABLE';
     }
     case 'createTableAs': {
       const { namespace, name } = c.table;
@@ -85,11 +85,25 @@ export async function runViewDdl(w: Warehouse, c: ViewDdl, io: ViewDdlIo): Promi
   }
 }
 
-/** Views that read `ids`, directly or through other views, in the order they would be dropped. */
-export function viewsDependingOn(w: Warehouse, ids: readonly number[]): { view: ViewMetadata; on: number }[] {
-  const out: { view: ViewMetadata; on: number }[] = [];
+/** A view or materialized view and the relations it reads directly. */
+interface DependentRelation {
+  readonly id: number;
+  readonly kind: 'view' | 'materialized view';
+  readonly dependsOn: readonly number[];
+}
+
+function dependentRelations(w: Warehouse): DependentRelation[] {
+  return [
+    ...w.listViews().map((v): DependentRelation => ({ id: v.id, kind: 'view', dependsOn: v.dependsOn })),
+    ...w.listMaterializedViews().map((m): DependentRelation => ({ id: m.tableId, kind: 'materialized view', dependsOn: m.dependsOn })),
+  ];
+}
+
+/** Views and materialized views that read `ids`, directly or through others, in the order they would be dropped. */
+export function viewsDependingOn(w: Warehouse, ids: readonly number[]): { view: DependentRelation; on: number }[] {
+  const out: { view: DependentRelation; on: number }[] = [];
   const seen = new Set(ids);
-  const views = w.listViews();
+  const views = dependentRelations(w);
   for (let i = 0, frontier = [...ids]; i < frontier.length; i++) {
     for (const v of views) {
       if (!seen.has(v.id) && v.dependsOn.includes(frontier[i]!)) {
@@ -102,14 +116,15 @@ export function viewsDependingOn(w: Warehouse, ids: readonly number[]): { view: 
   return out;
 }
 
-/** PostgreSQL's object description: `view v`, `table s.t` (schema-qualified when search_path does not reach it; the temporary schema it always does). */
+/** PostgreSQL's object description: `view v`, `materialized view m`, `table s.t` (schema-qualified when search_path does not reach it; the temporary schema it always does). */
 function describe(w: Warehouse, id: number, searchPath: readonly string[]): string {
   const v = w.getViewById(id);
   const t = v === undefined ? w.getTableById(id) : undefined;
   const namespace = v?.namespace ?? t?.namespace ?? '';
   const name = v?.name ?? t?.name ?? String(id);
   const visible = searchPath.includes(namespace) || isTempNamespaceName(namespace);
-  return `${v !== undefined ? 'view' : 'table'} ${visible ? name : `${namespace}.${name}`}`;
+  const kind = v !== undefined ? 'view' : w.getMaterializedView(id) !== undefined ? 'materialized view' : 'table';
+  return `${kind} ${visible ? name : `${namespace}.${name}`}`;
 }
 
 /**
@@ -129,7 +144,13 @@ export async function dropViewsDependingOn(w: Warehouse, ids: readonly number[],
   }
   const lines = dependents.map((d) => `drop cascades to ${describe(w, d.view.id, io.searchPath)}`);
   io.notice(lines.length === 1 ? notice(lines[0]!) : notice(`drop cascades to ${lines.length} other objects`, '00000', lines.join('\n')));
-  await w.dropViews(dependents.map((d) => d.view.id).reverse());
+  for (const d of [...dependents].reverse()) {
+    if (d.view.kind === 'view') await w.dropViews([d.view.id]);
+    else {
+      const t = w.getTableById(d.view.id);
+      if (t !== undefined) await w.dropTable(t.namespace, t.name, { ifExists: true });
+    }
+  }
 }
 
 async function dropViews(w: Warehouse, c: Extract<ViewDdl, { kind: 'dropView' }>, io: ViewDdlIo): Promise<string> {
@@ -137,8 +158,12 @@ async function dropViews(w: Warehouse, c: Extract<ViewDdl, { kind: 'dropView' }>
   for (const t of c.views) {
     const v = w.getView(t.namespace, t.name);
     if (v !== undefined) { found.push(v); continue; }
-    if (w.getTable(t.namespace, t.name) !== undefined) {
-      throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a view`, { hint: 'Use DROP TABLE to remove a table.' });
+    const table = w.getTable(t.namespace, t.name);
+    if (table !== undefined) {
+      const materialized = w.getMaterializedView(table.id) !== undefined;
+      throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a view`, {
+        hint: materialized ? 'Use DROP MATERIALIZED VIEW to remove a materialized view.' : 'Use DROP TABLE to remove a table.',
+      });
     }
     if (!c.ifExists) throw new FloeError(SqlState.undefinedTable, `view "${t.name}" does not exist`);
     io.notice(notice(`view "${t.name}" does not exist, skipping`));
@@ -152,8 +177,12 @@ async function dropViews(w: Warehouse, c: Extract<ViewDdl, { kind: 'dropView' }>
 /** Refuses DROP TABLE of a view, as PostgreSQL words it. */
 export function checkNotView(w: Warehouse, tables: readonly TableName[]): void {
   for (const t of tables) {
-    if (w.getTable(t.namespace, t.name) === undefined && w.getView(t.namespace, t.name) !== undefined) {
+    const table = w.getTable(t.namespace, t.name);
+    if (table === undefined && w.getView(t.namespace, t.name) !== undefined) {
       throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a table`, { hint: 'Use DROP VIEW to remove a view.' });
+    }
+    if (table !== undefined && w.getMaterializedView(table.id) !== undefined) {
+      throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a table`, { hint: 'Use DROP MATERIALIZED VIEW to remove a materialized view.' });
     }
   }
 }

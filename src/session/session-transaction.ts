@@ -1,3 +1,4 @@
+import type { MaterializedViewProgress } from '../lake/index.js';
 import type { ConstraintModes, LakeTransaction, SubscriptionProgress, TableMetadata, TxnSavepoint } from '../lake/index.js';
 
 /** How a session transaction reaches its temporary tables (session-warehouse.ts). */
@@ -66,6 +67,10 @@ export class SessionTransaction implements LakeTransaction {
 
   recordSubscriptionProgress(p: SubscriptionProgress): void {
     this.shared.recordSubscriptionProgress(p);
+  }
+
+  recordViewRefresh(p: MaterializedViewProgress): void {
+    this.shared.recordViewRefresh(p);
   }
 
   async insert(table: TableMetadata, ref: string, columns: readonly (readonly unknown[])[]): Promise<void> {

@@ -294,6 +294,14 @@ export class SessionWarehouse implements Warehouse {
   readonly listOptimizers: Warehouse['listOptimizers'] = () => this.#shared.listOptimizers();
   readonly dropOptimizer: Warehouse['dropOptimizer'] = (id) => this.#shared.dropOptimizer(id);
 
+  // ---- materialized views: the shared warehouse's only (PostgreSQL has no temporary ones) ----
+
+  readonly createMaterializedView: Warehouse['createMaterializedView'] = (def, view) => this.#shared.createMaterializedView(def, view);
+  readonly getMaterializedView: Warehouse['getMaterializedView'] = (id) => (id >= TEMP_FIRST_TABLE_ID ? undefined : this.#shared.getMaterializedView(id));
+  readonly listMaterializedViews: Warehouse['listMaterializedViews'] = () => this.#shared.listMaterializedViews();
+  readonly setMaterializedViewOptions: Warehouse['setMaterializedViewOptions'] = (id, options, reason) => this.#shared.setMaterializedViewOptions(id, options, reason);
+  readonly recordMaterializedViewProgress: Warehouse['recordMaterializedViewProgress'] = (p) => this.#shared.recordMaterializedViewProgress(p);
+
   // ---- subscriptions: the shared warehouse's only ----
 
   readonly listSubscriptions: Warehouse['listSubscriptions'] = () => this.#shared.listSubscriptions();

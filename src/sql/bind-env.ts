@@ -20,6 +20,8 @@ export interface CatalogTable {
     readonly defaultExpr?: string;
     /** Identity column: values come from nextval of the owned sequence. */
     readonly identity?: { readonly generation: 'always' | 'byDefault'; readonly sequenceId: number };
+    /** A materialized view's key or state: out of `*`, read and written by name. */
+    readonly hidden?: boolean;
   }[];
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly PartitionFieldSpec[];
@@ -39,6 +41,8 @@ export interface CatalogReader {
   getTable(namespace: string, name: string): CatalogTable | undefined;
   getSequence?(namespace: string, name: string): { readonly id: number } | undefined;
   getView?(namespace: string, name: string): CatalogViewDefinition | undefined;
+  /** The materialized-view record of a table, when it holds one's rows. */
+  getMaterializedView?(tableId: number): { readonly populated: boolean } | undefined;
   getType?(namespace: string, name: string): CatalogUserType | undefined;
   /** The session's temporary schema (`pg_temp_N`) once it has made one; its tables resolve before all others. */
   readonly tempNamespace?: string | undefined;
@@ -73,6 +77,8 @@ export interface BindEnv {
    * view's query, `viewId` names the view: its owner is the role the policies are for.
    */
   readonly rowSecurity?: (tableId: number, command: RowSecurityCommand, viewId?: number) => RowSecurityExprs | undefined;
+  /** The materialized view (table id) a refresh is writing: the one relation of its kind a statement may change, read unpopulated. */
+  readonly maintainsView?: number;
 }
 
 export type RowSecurityCommand = 'select' | 'insert' | 'update' | 'delete';

@@ -88,8 +88,44 @@ export type AlterTableAction =
   // ADD PRIMARY KEY: the lake rewrites the table into the keyed layout.
   | Extract<AlterTableChange, { kind: 'addPrimaryKey' }>;
 
+/** A materialized view's table column: the query's (hidden false), then its key and state. */
+export interface MaterializedViewColumn {
+  readonly name: string;
+  readonly type: SqlType;
+  readonly hidden: boolean;
+}
+
+/** CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW (issue 31). */
+export type MaterializedViewDdl =
+  | {
+      readonly kind: 'createMaterializedView';
+      readonly view: TableName;
+      readonly ifNotExists: boolean;
+      readonly columns: readonly MaterializedViewColumn[];
+      /** The query after AS, as written. */
+      readonly definition: string;
+      readonly searchPath: readonly string[];
+      readonly dependsOn: readonly number[];
+      readonly options: readonly string[];
+      readonly withData: boolean;
+      /** Why its refreshes are full ones; absent when they can be incremental. */
+      readonly fullRefreshReason?: string;
+      /** refresh = 'auto' over a query refreshed in full: the NOTICE saying why. */
+      readonly notice?: string;
+    }
+  | { readonly kind: 'refreshMaterializedView'; readonly view: TableName; readonly concurrently: boolean; readonly withData: boolean }
+  | { readonly kind: 'dropMaterializedView'; readonly views: readonly TableName[]; readonly ifExists: boolean; readonly cascade: boolean }
+  | {
+      /** ALTER MATERIALIZED VIEW … SET (…) / RESET (…). */
+      readonly kind: 'alterMaterializedView';
+      readonly view: TableName;
+      readonly ifExists: boolean;
+      readonly options: (current: readonly string[]) => string[];
+    };
+
 /** Schema-changing statements; the session runs them against src/lake. */
 export type DdlCommand =
+  | MaterializedViewDdl
   | { readonly kind: 'createSchema'; readonly name: string; readonly ifNotExists: boolean }
   | { readonly kind: 'dropSchema'; readonly names: readonly string[]; readonly ifExists: boolean; readonly cascade: boolean }
   | {
@@ -131,6 +167,8 @@ export type DdlCommand =
       readonly table: TableName;
       readonly ifExists: boolean;
       readonly actions: readonly AlterTableAction[];
+      /** The statement's tag when it is not ALTER TABLE (ALTER MATERIALIZED VIEW … RENAME). */
+      readonly tag?: string;
     }
   | {
       /** CREATE [UNIQUE] INDEX; a plain index is accepted and not built (scans prune by file statistics). */
@@ -290,7 +328,7 @@ export type ViewDdl =
       /** The statement's own word (ALTER VIEW or ALTER TABLE), for the tag. */
       readonly tag: string;
     }
-  | { readonly kind: 'setTableSchema'; readonly table: TableName; readonly schema: string; readonly ifExists: boolean }
+  | { readonly kind: 'setTableSchema'; readonly table: TableName; readonly schema: string; readonly ifExists: boolean; readonly tag?: string }
   | {
       /** CREATE TABLE … AS / SELECT … INTO: the table, then (unless WITH NO DATA) `insert` fills it. */
       readonly kind: 'createTableAs';

@@ -4,6 +4,7 @@ import type {
 } from '../optimize/optimizing-records.js';
 import type { ColumnMetadata, TableConstraint, TableMetadata } from '../table/table-metadata.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
+import type { MaterializedViewDefinition, MaterializedViewMetadata, MaterializedViewProgress } from '../table/materialized-view-metadata.js';
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { ReplicationCatalog } from '../replication/replication-catalog.js';
@@ -162,6 +163,8 @@ export interface CommitRequest {
    * logged with them, so a replay stores it too): CDC in is exactly once through this.
    */
   readonly subscriptionProgress?: SubscriptionProgress;
+  /** A materialized view's refresh: its positions move with its rows, and only from the generation it read (40001 otherwise). */
+  readonly viewRefresh?: MaterializedViewProgress;
 }
 
 /**
@@ -420,6 +423,15 @@ export interface Catalog {
   moveView(id: number, to: { namespace: string; name: string }): ViewMetadata;
   /** Drops the views in one transaction (their comments too). */
   dropViews(ids: readonly number[]): void;
+
+  // Materialized views (sql-materialized-views.ts): a table holding the rows, and this record of the query.
+  /** Creates the table and the record in one transaction (42P07 when the name is taken). */
+  createMaterializedView(t: Omit<TableRecord, 'id' | 'schemaId'>, d: MaterializedViewDefinition, nowMicros: bigint): TableRecord;
+  getMaterializedView(tableId: number): MaterializedViewMetadata | undefined;
+  listMaterializedViews(): MaterializedViewMetadata[];
+  setMaterializedViewOptions(tableId: number, options: readonly string[], fullRefreshReason: string | undefined): void;
+  /** A refresh that wrote no rows moves the positions alone (40001 when another refresh moved them first). */
+  recordMaterializedViewProgress(p: MaterializedViewProgress): void;
 
   // User-defined types (sqlite-types.ts): enums and shell types.
   /** 3F000 for a missing schema, 42710 when a type (or a relation's row type) has the name. */

@@ -8,6 +8,8 @@ import { OptimizerConflict } from './optimizer-conflict.js';
 import type { CatalogDatabase, CatalogStatement } from './catalog-database.js';
 import { SqlSequences } from './sql-sequences.js';
 import { SqlViews } from './sql-views.js';
+import { SqlMaterializedViews } from './sql-materialized-views.js';
+import type { MaterializedViewDefinition, MaterializedViewMetadata, MaterializedViewProgress } from '../table/materialized-view-metadata.js';
 import { SqlTypes } from './sql-types.js';
 import { SqlRoles } from './sql-roles.js';
 import { SqlPrivileges } from './sql-privileges.js';
@@ -169,6 +171,7 @@ export class SqlCatalog implements Catalog {
   readonly #sameDatabase: Set<SqlCatalog>;
   readonly #sequences: SqlSequences;
   readonly #views: SqlViews;
+  readonly #materializedViews: SqlMaterializedViews;
   readonly #types: SqlTypes;
   readonly #optimizing: SqlOptimizing;
   /** Publications and replication slots. */
@@ -210,6 +213,7 @@ export class SqlCatalog implements Catalog {
       tableExists: (ns: string, name: string) => this.getTable(ns, name) !== undefined || this.#views.get(ns, name) !== undefined,
     };
     this.#views = new SqlViews(access);
+    this.#materializedViews = new SqlMaterializedViews(access);
     this.#types = new SqlTypes(access);
     this.#sequences = new SqlSequences(access);
     this.#optimizing = new SqlOptimizing(access);
@@ -666,6 +670,25 @@ export class SqlCatalog implements Catalog {
     }
   }
 
+  // ---- materialized views (sql-materialized-views.ts) ----
+
+  createMaterializedView(t: Omit<TableRecord, 'id' | 'schemaId'>, d: MaterializedViewDefinition, nowMicros: bigint): TableRecord {
+    return this.#immediate(() => {
+      const { table } = this.createTable(t, nowMicros, false);
+      this.#materializedViews.insert(table.id, d);
+      return table;
+    });
+  }
+
+  getMaterializedView(tableId: number): MaterializedViewMetadata | undefined { return this.#materializedViews.get(tableId); }
+  listMaterializedViews(): MaterializedViewMetadata[] { return this.#materializedViews.list(); }
+  setMaterializedViewOptions(tableId: number, options: readonly string[], fullRefreshReason: string | undefined): void {
+    this.#immediate(() => this.#materializedViews.setOptions(tableId, options, fullRefreshReason));
+  }
+  recordMaterializedViewProgress(p: MaterializedViewProgress): void {
+    this.#immediate(() => this.#materializedViews.recordProgress(p));
+  }
+
   // ---- views and comments (sql-views.ts) ----
 
   putView(v: ViewDefinition, replaceId: number | undefined): ViewMetadata {
@@ -719,6 +742,7 @@ export class SqlCatalog implements Catalog {
 
   #dropTableRows(id: number): void {
     this.#views.dropComments(id);
+    this.#materializedViews.drop(id);
     this.#sql("DELETE FROM object_acls WHERE object_kind = 'relation' AND object_key = ?").run(String(id));
     this.#sql('DELETE FROM sequences WHERE owner_table = ?').run(id);
     for (const t of ['tables', 'schemas', 'snapshots', 'refs', 'files', 'file_removals', 'squashed_snapshots', 'optimizing_runs', 'optimizing_states', 'file_replacements', 'file_epoch_swaps', 'row_policies', 'row_security']) {
@@ -1151,6 +1175,7 @@ export class SqlCatalog implements Catalog {
     if (req.replacements !== undefined) insertFileReplacements((q) => this.#sql(q), req.tableId, req.replacements, added);
     this.#sql('UPDATE refs SET snapshot_id = ? WHERE table_id = ? AND name = ?').run(id, req.tableId, req.branch);
     if (req.subscriptionProgress !== undefined) this.#subscriptions.recordProgress(req.subscriptionProgress, nowMicros);
+    if (req.viewRefresh !== undefined) this.#materializedViews.recordProgress(req.viewRefresh);
     // The row just inserted, as getSnapshot would read it back (not read: this runs once per commit).
     return {
       tableId: req.tableId, id, parentId: head.id, branch: req.branch, committedAtMicros: at, operation: req.operation,

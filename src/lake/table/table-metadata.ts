@@ -22,6 +22,12 @@ export interface ColumnDefinition {
    * SET/DROP DEFAULT change only `defaultExpr`, as in PostgreSQL.
    */
   readonly initialDefault?: InitialDefault;
+  /**
+   * Kept by Floe, not the user's: a materialized view's key and aggregate state. Hidden from
+   * `*`, from the catalogs (pg_attribute, information_schema) and from COPY, yet read and
+   * written by name, like PostgreSQL's system columns. Always after the user's columns.
+   */
+  readonly hidden?: boolean;
 }
 
 export interface ColumnIdentity {

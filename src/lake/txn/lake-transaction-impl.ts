@@ -43,6 +43,7 @@ import { pendingDataFile } from '../log/pending-data-file.js';
 import { coalescePendingFiles } from '../log/coalesce-pending-files.js';
 import type { PendingDataFile } from '../log/pending-data-file.js';
 import type { SubscriptionProgress } from '../subscription/subscription-metadata.js';
+import type { MaterializedViewProgress } from '../table/materialized-view-metadata.js';
 
 /** What one transaction has staged for one (table, branch). */
 interface TableWrite {
@@ -104,6 +105,8 @@ export class LakeTransactionImpl implements LakeTransaction {
   #readBound: bigint | undefined;
   /** A subscription's position, committed with the data (recordSubscriptionProgress). */
   #progress: SubscriptionProgress | undefined;
+  /** A materialized view's refresh, committed with its rows (recordViewRefresh). */
+  #viewRefresh: MaterializedViewProgress | undefined;
 
   private constructor(ctx: LakeContext, id: string, seq: bigint, heartbeatMs: number, isolation: TxnIsolation, modes: ConstraintModes | undefined) {
     this.#ctx = ctx;
@@ -497,6 +500,11 @@ export class LakeTransactionImpl implements LakeTransaction {
     this.#progress = p;
   }
 
+  recordViewRefresh(p: MaterializedViewProgress): void {
+    this.#checkOpen();
+    this.#viewRefresh = p;
+  }
+
   savepoint(): TxnSavepoint {
     this.#checkOpen();
     const marks = new Map<string, TableWriteMark>();
@@ -548,6 +556,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     try {
       if (writes.length === 0) {
         if (this.#progress !== undefined) catalog.recordSubscriptionProgress(this.#progress, nowMicros());
+        if (this.#viewRefresh !== undefined) catalog.recordMaterializedViewProgress(this.#viewRefresh);
         catalog.endTxn(this.id);
         this.#state = 'committed';
         return undefined;
@@ -561,6 +570,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         for (const [i, w] of writes.entries()) requests.push(await this.#request(w, inline[i]!.length));
         // One request carries the position: the whole commit is one catalog transaction (or one logged record).
         if (this.#progress !== undefined) requests[requests.length - 1] = { ...requests[requests.length - 1]!, subscriptionProgress: this.#progress };
+        if (this.#viewRefresh !== undefined) requests[requests.length - 1] = { ...requests[requests.length - 1]!, viewRefresh: this.#viewRefresh };
         endSpan('lake.commit.request', started);
         started = startSpan();
         try {

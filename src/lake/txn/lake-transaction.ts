@@ -2,6 +2,7 @@ import type { ConstraintModes } from './constraint-modes.js';
 import type { Snapshot } from '../refs/snapshot.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { SubscriptionProgress } from '../subscription/subscription-metadata.js';
+import type { MaterializedViewProgress } from '../table/materialized-view-metadata.js';
 
 /** A point in a transaction's staged writes that ROLLBACK TO SAVEPOINT returns to. Opaque. */
 export interface TxnSavepoint {
@@ -67,6 +68,12 @@ export interface LakeTransaction {
    * call wins.
    */
   recordSubscriptionProgress(p: SubscriptionProgress): void;
+  /**
+   * A materialized view's refresh: the commit moves the view to these positions in the same
+   * catalog transaction as the rows, only from the generation the refresh read (40001
+   * otherwise); with nothing written, it is stored alone.
+   */
+  recordViewRefresh(p: MaterializedViewProgress): void;
   /** Marks what is staged now, for a later rollbackTo. */
   savepoint(): TxnSavepoint;
   /**

@@ -52,6 +52,7 @@ import { resolveSequenceParameters } from '../sequence/sequence-parameters.js';
 import { SequenceValues } from '../sequence/sequence-values.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
+import type { MaterializedViewDefinition, MaterializedViewMetadata, MaterializedViewProgress } from '../table/materialized-view-metadata.js';
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import { checkViewReplacement } from '../table/check-view-replacement.js';
@@ -142,6 +143,22 @@ export class WarehouseImpl implements Warehouse {
       : this.#catalog.createTableWithSequences(record, sequences, nowMicros(), opts.ifNotExists === true, columnsWith);
     return toTableMetadata(table);
   }
+
+  async createMaterializedView(def: TableDefinition, view: MaterializedViewDefinition): Promise<TableMetadata> {
+    validateTableDefinition(def);
+    const record = {
+      namespace: def.namespace, name: def.name, columns: def.columns.map((c, i) => ({ ...c, fieldId: i + 1 })), primaryKey: [...(def.primaryKey ?? [])],
+      partitionBy: [], properties: { ...(def.properties ?? {}) }, constraints: [], nextFieldId: def.columns.length + 1,
+    };
+    return toTableMetadata(this.#catalog.createMaterializedView(record, view, nowMicros()));
+  }
+
+  getMaterializedView(tableId: number): MaterializedViewMetadata | undefined { return this.#catalog.getMaterializedView(tableId); }
+  listMaterializedViews(): MaterializedViewMetadata[] { return this.#catalog.listMaterializedViews(); }
+  async setMaterializedViewOptions(tableId: number, options: readonly string[], fullRefreshReason: string | undefined): Promise<void> {
+    this.#catalog.setMaterializedViewOptions(tableId, options, fullRefreshReason);
+  }
+  recordMaterializedViewProgress(p: MaterializedViewProgress): void { this.#catalog.recordMaterializedViewProgress(p); }
 
   async dropTable(namespace: string, name: string, opts: { ifExists?: boolean } = {}): Promise<void> {
     const t = this.#catalog.getTable(namespace, name);

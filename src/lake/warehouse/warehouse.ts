@@ -15,6 +15,7 @@ import type { StorageConfig } from '../storage/storage-config.js';
 import type { AlterTableChange, TableDefinition, TableMetadata } from '../table/table-metadata.js';
 import type { BeginOptions, LakeTransaction } from '../txn/lake-transaction.js';
 import type { RelationComment, ViewDefinition, ViewMetadata } from '../table/view-metadata.js';
+import type { MaterializedViewDefinition, MaterializedViewMetadata, MaterializedViewProgress } from '../table/materialized-view-metadata.js';
 import type { UserTypeMetadata } from '../table/user-type-metadata.js';
 import type { EnumLabelPosition } from '../table/alter-enum-labels.js';
 import type { SequenceChange, SequenceDefinition, SequenceMetadata } from '../sequence/sequence-metadata.js';
@@ -120,6 +121,16 @@ export interface Warehouse {
   listNamespaces(): string[];
 
   createTable(def: TableDefinition, opts?: { ifNotExists?: boolean }): Promise<TableMetadata>;
+  /**
+   * A materialized view: the keyed table that holds its rows (`def`, no sequences) and the
+   * record of its query, in one catalog transaction; not populated until a refresh.
+   */
+  createMaterializedView(def: TableDefinition, view: MaterializedViewDefinition): Promise<TableMetadata>;
+  getMaterializedView(tableId: number): MaterializedViewMetadata | undefined;
+  listMaterializedViews(): MaterializedViewMetadata[];
+  setMaterializedViewOptions(tableId: number, options: readonly string[], fullRefreshReason: string | undefined): Promise<void>;
+  /** A refresh that wrote no rows (LakeTransaction.recordViewRefresh carries the others). */
+  recordMaterializedViewProgress(p: MaterializedViewProgress): void;
   dropTable(namespace: string, name: string, opts?: { ifExists?: boolean }): Promise<void>;
   getTable(namespace: string, name: string): TableMetadata | undefined;
   getTableById(id: number): TableMetadata | undefined;

@@ -16,6 +16,7 @@ import { runPublicationDdl } from '../replication/run-publication-ddl.js';
 import { runSubscriptionDdl } from '../../service/index.js';
 import { checkNotView, dropViewsDependingOn, runViewDdl } from '../run-view-ddl.js';
 import type { SessionContext } from '../session-context.js';
+import { runMaterializedViewDdl } from '../run-materialized-view-ddl.js';
 import { validateTableProperties } from '../table-properties.js';
 import { createIndex, dropIndex, uniqueConstraintsForCreate } from '../unique-ddl.js';
 import { alterTableIo, viewDdlIo } from '../internal-statements.js';
@@ -71,7 +72,7 @@ async function runDdlCommand(ctx: SessionContext, c: DdlCommand, params: readonl
     case 'alterTable': {
       let table = w.getTable(c.table.namespace, c.table.name);
       if (!table) {
-        if (c.ifExists) return 'ALTER TABLE';
+        if (c.ifExists) return c.tag ?? 'ALTER TABLE';
         throw new FloeError(SqlState.undefinedTable, `relation "${c.table.name}" does not exist`);
       }
       const io = alterTableIo(ctx);
@@ -94,7 +95,7 @@ async function runDdlCommand(ctx: SessionContext, c: DdlCommand, params: readonl
             if (a.kind === 'renameColumn' || a.kind === 'dropColumn') columnAclsFollow(w, table.id, a);
         }
       }
-      return 'ALTER TABLE';
+      return c.tag ?? 'ALTER TABLE';
     }
     case 'createSequence': case 'alterSequence': case 'dropSequence':
       return runSequenceDdl(w, c, (message) => ctx.notice('NOTICE', SqlState.successfulCompletion, message));
@@ -104,6 +105,8 @@ async function runDdlCommand(ctx: SessionContext, c: DdlCommand, params: readonl
       return dropIndex(w, c, ctx.searchPath(), (message) => ctx.notice('NOTICE', SqlState.successfulCompletion, message));
     case 'createOptimizerGroup': case 'alterOptimizerGroup': case 'dropOptimizerGroup':
       return runOptimizerGroupDdl(ctx.optimizing, w, c, (message, sqlstate) => ctx.notice('NOTICE', sqlstate, message));
+    case 'createMaterializedView': case 'refreshMaterializedView': case 'dropMaterializedView': case 'alterMaterializedView':
+      return runMaterializedViewDdl(ctx, c);
     case 'createView': case 'dropView': case 'alterView': case 'setTableSchema': case 'comment':
       return runViewDdl(w, c, viewDdlIo(ctx));
     case 'createTableAs': {

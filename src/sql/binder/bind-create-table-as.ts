@@ -9,6 +9,7 @@ import { propertiesOf } from './bind-ddl.js';
 import { bindSelect } from './bind-query.js';
 import { namedColumns } from './bind-view.js';
 import { createTableTarget } from './create-table-target.js';
+import { bindCreateMaterializedView } from './bind-materialized-view.js';
 
 /**
  * CREATE TABLE t [(cols)] [WITH (…)] AS query [WITH [NO] DATA], and SELECT … INTO t.
@@ -18,9 +19,7 @@ import { createTableTarget } from './create-table-target.js';
  * TEMP / `pg_temp.t` puts it in the session's temporary schema, as CREATE TEMP TABLE does.
  */
 export function bindCreateTableAs(ctx: BindContext, n: Raw): BoundStatement {
-  if (n.objtype === 'OBJECT_MATVIEW') {
-    throw new FloeError(SqlState.featureNotSupported, 'materialized views are not supported', { position: positionOf(n.into?.rel) });
-  }
+  if (n.objtype === 'OBJECT_MATVIEW') return bindCreateMaterializedView(ctx, n);
   return bindDerivedTable(ctx, n.into, n.query, Boolean(n.if_not_exists));
 }
 

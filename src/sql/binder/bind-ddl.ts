@@ -1,3 +1,4 @@
+import { bindDropMaterializedView } from './bind-materialized-view.js';
 import { bindAddPrimaryKey } from './bind-add-primary-key.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
@@ -45,7 +46,7 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
     case 'OBJECT_SEQUENCE': return bindDropSequence(ctx, n);
     case 'OBJECT_INDEX': return bindDropIndex(ctx, n);
     case 'OBJECT_VIEW': return bindDropView(ctx, n);
-    case 'OBJECT_MATVIEW': return bindDropMaterializedView(ctx, n, ifExists);
+    case 'OBJECT_MATVIEW': return bindDropMaterializedView(ctx, n);
     case 'OBJECT_TYPE': return bindDropType(ctx, n);
     case 'OBJECT_PUBLICATION': return bindDropPublication(n);
     case 'OBJECT_FUNCTION':
@@ -54,26 +55,6 @@ export function bindDrop(ctx: BindContext, n: Raw): BoundStatement {
     default:
       throw new FloeError(SqlState.featureNotSupported, `DROP ${String(n.removeType).replace('OBJECT_', '')} is not supported`);
   }
-}
-
-/**
- * DROP MATERIALIZED VIEW: Floe has none (CREATE is refused), so every name is missing —
- * PostgreSQL's 42P01, or its NOTICE under IF EXISTS — or names another kind of relation (42809).
- */
-function bindDropMaterializedView(ctx: BindContext, n: Raw, ifExists: boolean): BoundStatement {
-  const notices: string[] = [];
-  for (const o of n.objects as Raw[]) {
-    const names = strList(unwrap(o)[1].items);
-    const name = names[names.length - 1]!;
-    const found = tryResolveRelation(ctx, names.length > 1 ? names[names.length - 2] : undefined, name);
-    if (found !== undefined) {
-      const other = found.kind === 'view' ? 'VIEW' : 'TABLE';
-      throw new FloeError(SqlState.wrongObjectType, `"${name}" is not a materialized view`, { hint: `Use DROP ${other} to remove a ${other.toLowerCase()}.` });
-    }
-    if (!ifExists) throw new FloeError(SqlState.undefinedTable, `materialized view "${name}" does not exist`);
-    notices.push(`materialized view "${name}" does not exist, skipping`);
-  }
-  return { kind: 'utility', command: { kind: 'noop', tag: 'DROP MATERIALIZED VIEW', notices } };
 }
 
 /** Reloptions (WITH (…), SET (…), RESET (…)): keys lower-cased, values as text. */

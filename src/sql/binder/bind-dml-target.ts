@@ -54,6 +54,9 @@ export function resolveDmlTarget(ctx: BindContext, rv: Raw, verb: string): DmlTa
       position: positionOf(rv), detail: 'System catalogs and system tables are read-only.',
     });
   }
+  if (ctx.env.warehouse.getMaterializedView?.(rel.table.id) !== undefined && ctx.env.maintainsView !== rel.table.id) {
+    throw new FloeError(SqlState.wrongObjectType, verb === 'truncate' ? `"${rv.relname}" is not a table` : `cannot change materialized view "${rv.relname}"`, { position: positionOf(rv) });
+  }
   const right = VERB_RIGHTS[verb];
   if (right !== undefined) ctx.access.relation({ id: rel.table.id, kind: 'table', namespace: rel.table.namespace, name: rel.table.name }, right, ctx.enclosingView);
   return {

@@ -143,6 +143,9 @@ function bindRangeVar(ctx: BindContext, rv: Raw, parent: Scope | undefined, corr
   }
   const rel = resolveRelation(ctx, schema, name, positionOf(rv));
   noteRead(ctx, rel);
+  if (rel.kind === 'lake' && ctx.env.warehouse.getMaterializedView?.(rel.table.id)?.populated === false && ctx.env.maintainsView !== rel.table.id) {
+    throw new FloeError(SqlState.objectNotInPrerequisiteState, `materialized view "${rel.table.name}" has not been populated`, { hint: 'Use the REFRESH MATERIALIZED VIEW command.' });
+  }
   if (rel.kind !== 'virtual') ctx.relationsRead.add(relationOid(rel));
   if (rel.kind !== 'virtual' && isTempNamespaceName(rel.kind === 'lake' ? rel.table.namespace : rel.view.namespace)) ctx.readsTemporaryRelation = true;
   if (rel.kind === 'view') {
@@ -198,6 +201,7 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
   const columns: ScopeColumn[] = tableCols.map((c, i) => ({
     name: o.colnames[i] ?? c.name, relation: o.relation, schema, index: i, type: c.type, tableOid: oid, columnNumber: i + 1, ...primaryKey,
     ...('system' in c && c.system === true ? { hidden: true, system: true, columnNumber: 0 } : {}),
+    ...('hidden' in c && c.hidden === true ? { hidden: true, system: true } : {}),
   }));
   for (const extra of o.extraColumns ?? []) {
     columns.push({ name: extra.name, relation: o.relation, schema, index: columns.length, type: extra.type, tableOid: 0, columnNumber: 0, hidden: true });

@@ -473,7 +473,7 @@ function expandStar(scope: Scope, qualifier: readonly string[], node: Raw): Scop
     return cols;
   }
   const rel = qualifier[qualifier.length - 1];
-  const cols = scope.columns.filter((c) => c.relation === rel && (qualifier.length < 2 || c.schema === qualifier[0]));
+  const cols = scope.columns.filter((c) => c.relation === rel && c.system !== true && (qualifier.length < 2 || c.schema === qualifier[0]));
   if (cols.length === 0) throw new FloeError(SqlState.undefinedTable, `missing FROM-clause entry for table "${rel}"`, { position: positionOf(node) });
   return cols;
 }

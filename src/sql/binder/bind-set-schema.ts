@@ -7,7 +7,8 @@ import { qualifyExisting } from './resolve-relation.js';
 
 /** ALTER TABLE | VIEW name SET SCHEMA s (the session tells a table from a view, as PostgreSQL lets either word name either). */
 export function bindSetSchema(ctx: BindContext, n: Raw): BoundStatement {
-  const type = n.objectType as string;
+  // A materialized view moves as the table it is.
+  const type = n.objectType === 'OBJECT_MATVIEW' ? 'OBJECT_TABLE' : n.objectType as string;
   if (type !== 'OBJECT_TABLE' && type !== 'OBJECT_VIEW') {
     throw new FloeError(SqlState.featureNotSupported, `ALTER ${type.replace('OBJECT_', '')} SET SCHEMA is not supported`);
   }

@@ -1,3 +1,4 @@
+import { bindAlterMaterializedViewOptions, bindRefreshMaterializedView } from './bind-materialized-view.js';
 import { FloeError } from '../../common/floe-error.js';
 import { bindAlterRole, bindCreateRole, bindDropRole, bindGrantRole, bindRenameRole } from './bind-role-ddl.js';
 import { bindAlterDefaultPrivileges, bindAlterOwner, bindGrant } from './bind-grant.js';
@@ -76,11 +77,15 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
       const viewOptions = bindAlterViewOptions(ctx, n);
       if (viewOptions !== undefined) return viewOptions;
       const owner = ownerChange(n);
+      if (n.objtype === 'OBJECT_MATVIEW' && owner === undefined) return bindAlterMaterializedViewOptions(ctx, n);
       return owner === undefined ? bindAlterTable(ctx, n) : bindAlterOwner(owner.kind, n.relation, owner.newOwner);
     }
     case 'GrantStmt': return bindGrant(n);
     case 'AlterDefaultPrivilegesStmt': return bindAlterDefaultPrivileges(n);
-    case 'RenameStmt': return n.renameType === 'OBJECT_ROLE' ? bindRenameRole(n) : n.renameType === 'OBJECT_POLICY' ? bindRenamePolicy(ctx, n) : n.renameType === 'OBJECT_TYPE' ? bindRenameType(ctx, n) : n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : renamesView(ctx, n) ? bindRenameView(ctx, n) : bindRename(ctx, n);
+    case 'RenameStmt':
+      // A materialized view is renamed as the table it is (PostgreSQL accepts ALTER TABLE for one too).
+      if (n.renameType === 'OBJECT_MATVIEW') return withTag(bindRename(ctx, { ...n, renameType: 'OBJECT_TABLE' }), 'ALTER MATERIALIZED VIEW');
+      return n.renameType === 'OBJECT_ROLE' ? bindRenameRole(n) : n.renameType === 'OBJECT_POLICY' ? bindRenamePolicy(ctx, n) : n.renameType === 'OBJECT_TYPE' ? bindRenameType(ctx, n) : n.renameType === 'OBJECT_SEQUENCE' ? bindRenameSequence(ctx, n) : renamesView(ctx, n) ? bindRenameView(ctx, n) : bindRename(ctx, n);
     case 'CreateSeqStmt': return bindCreateSequence(ctx, n);
     case 'AlterSeqStmt': return bindAlterSequence(ctx, n);
     case 'TransactionStmt': return bindTransaction(n);
@@ -129,8 +134,11 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
     case 'CheckPointStmt': return { kind: 'utility', command: { kind: 'noop', tag: 'CHECKPOINT' } };
     case 'ViewStmt': return bindCreateView(ctx, n);
     case 'CreateTableAsStmt': return bindCreateTableAs(ctx, n);
+    case 'RefreshMatViewStmt': return bindRefreshMaterializedView(ctx, n);
     case 'CommentStmt': return bindCommentOn(ctx, n);
-    case 'AlterObjectSchemaStmt': return n.objectType === 'OBJECT_TYPE' ? bindSetTypeSchema(ctx, n) : bindSetSchema(ctx, n);
+    case 'AlterObjectSchemaStmt':
+      if (n.objectType === 'OBJECT_MATVIEW') return withTag(bindSetSchema(ctx, n), 'ALTER MATERIALIZED VIEW');
+      return n.objectType === 'OBJECT_TYPE' ? bindSetTypeSchema(ctx, n) : bindSetSchema(ctx, n);
     case 'CreateEnumStmt': return bindCreateEnum(ctx, n);
     case 'CreatePublicationStmt': return bindCreatePublication(ctx, n);
     case 'AlterPublicationStmt': return bindAlterPublication(ctx, n);
@@ -161,4 +169,10 @@ function ownerChange(n: Raw): { kind: 'table' | 'view' | 'sequence'; newOwner: R
   if (cmds.length !== 1 || cmds[0]!.AlterTableCmd?.subtype !== 'AT_ChangeOwner') return undefined;
   const kind = n.objtype === 'OBJECT_VIEW' ? 'view' : n.objtype === 'OBJECT_SEQUENCE' ? 'sequence' : 'table';
   return { kind, newOwner: cmds[0]!.AlterTableCmd.newowner };
+}
+
+/** A table statement spelled for a materialized view: PostgreSQL tags it with the words written. */
+function withTag(bound: BoundStatement, tag: string): BoundStatement {
+  if (bound.kind !== 'ddl' || (bound.command.kind !== 'alterTable' && bound.command.kind !== 'setTableSchema')) return bound;
+  return { ...bound, command: { ...bound.command, tag } };
 }

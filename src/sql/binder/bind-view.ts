@@ -13,7 +13,7 @@ import { BindContext, type BoundQuery } from './bind-context.js';
 import { bindSelect } from './bind-query.js';
 import { createViewTarget } from './create-view-target.js';
 import { qualifyExisting } from './resolve-relation.js';
-import { changedViewOptions, viewOptionOn, viewOptions } from './view-options.js';
+import { viewOptionChanges, viewOptionOn, viewOptions } from './view-options.js';
 
 /**
  * Views. CREATE VIEW binds the query once, to check it and to learn its columns and the
@@ -157,18 +157,12 @@ export function bindAlterViewOptions(ctx: BindContext, n: Raw): BoundStatement |
     if (ctx.env.warehouse.getView?.(t.namespace, t.name) === undefined) return undefined;
   }
   const view = qualifyExisting(ctx, n.relation.schemaname, n.relation.relname);
-  const changes = cmds.map((c) => {
-    const defs = (c.def?.List?.items ?? c.def ?? []) as Raw[];
-    const action = c.subtype === 'AT_SetRelOptions' ? 'set' as const : 'reset' as const;
-    // Checked now, so a bad option fails before the view is looked up, as in PostgreSQL.
-    changedViewOptions([], defs, action);
-    return (current: readonly string[]) => changedViewOptions(current, defs, action);
-  });
+  const options = viewOptionChanges(cmds);
   return {
     kind: 'ddl',
     command: {
       kind: 'alterView', view, ifExists: Boolean(n.missing_ok), tag: n.objtype === 'OBJECT_VIEW' ? 'ALTER VIEW' : 'ALTER TABLE', writtenName: writtenName(n.relation),
-      options: (current) => changes.reduce<string[]>((acc, change) => change(acc), [...current]),
+      options,
     },
   };
 }

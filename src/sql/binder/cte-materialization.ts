@@ -27,7 +27,7 @@ export function cteReferenceCount(statement: Raw, name: string): number {
 }
 
 /** Whether the bound plan calls a volatile function (random(), nextval): such a WITH query must run once. */
-function callsVolatile(plan: LogicalPlan): boolean {
+export function callsVolatile(plan: LogicalPlan): boolean {
   let found = false;
   const seen = new Set<object>();
   const visit = (node: unknown): void => {

@@ -150,6 +150,14 @@ CREATE TABLE row_security (table_id BIGINT PRIMARY KEY, enabled BIGINT NOT NULL,
     version: 6,
     sql: `ALTER TABLE views ADD COLUMN options TEXT COLLATE "C" NOT NULL DEFAULT '[]';`,
   },
+  {
+    // Materialized views: the query and the positions of the rows (sql-materialized-views.ts).
+    version: 7,
+    sql: `CREATE TABLE materialized_views (
+  table_id BIGINT PRIMARY KEY, definition TEXT COLLATE "C" NOT NULL, search_path TEXT COLLATE "C" NOT NULL, depends_on TEXT COLLATE "C" NOT NULL,
+  options TEXT COLLATE "C" NOT NULL, populated BIGINT NOT NULL, positions TEXT COLLATE "C" NOT NULL, generation BIGINT NOT NULL,
+  full_refresh_reason TEXT COLLATE "C", last_refresh TEXT COLLATE "C");`,
+  },
 ];
 
 /**

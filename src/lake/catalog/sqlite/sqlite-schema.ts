@@ -117,6 +117,10 @@ CREATE TABLE IF NOT EXISTS row_policies (
   policy_oid INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, name TEXT NOT NULL, command TEXT NOT NULL,
   permissive INTEGER NOT NULL, roles TEXT NOT NULL, using_expr TEXT, check_expr TEXT, UNIQUE (table_id, name));
 CREATE TABLE IF NOT EXISTS row_security (table_id INTEGER PRIMARY KEY, enabled INTEGER NOT NULL, forced INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS materialized_views (
+  table_id INTEGER PRIMARY KEY, definition TEXT NOT NULL, search_path TEXT NOT NULL, depends_on TEXT NOT NULL,
+  options TEXT NOT NULL, populated INTEGER NOT NULL, positions TEXT NOT NULL, generation INTEGER NOT NULL,
+  full_refresh_reason TEXT, last_refresh TEXT);
 `;
 
 /** Creates the tables, brings older catalogs up to date, and starts new table ids at `firstTableId`. Inside a write transaction. */

@@ -1,0 +1,68 @@
+import { FloeError } from '../common/floe-error.js';
+import { formatType } from '../common/sql-type.js';
+import { SqlState } from '../common/sqlstate.js';
+import { executePlan } from '../exec/index.js';
+import type { MaterializedViewRefresh, TableMetadata } from '../lake/index.js';
+import { bindStatement, planRefresh, type RefreshRequest } from '../sql/index.js';
+import type { SessionContext } from './session-context.js';
+
+/** What a refresh did (floe_materialized_views shows the last one). */
+export type RefreshOutcome = MaterializedViewRefresh;
+
+const nowMicros = (): bigint => BigInt(Date.now()) * 1000n;
+
+/**
+ * Refreshes a materialized view in a transaction of its own: one MERGE into its table (the
+ * rows that change), committed with the positions it moves to, only from the generation it
+ * read (so a refresh is applied once, and a crashed one leaves the view as it was). An
+ * incremental refresh whose old snapshots are gone (expired) is done in full instead.
+ */
+export async function refreshMaterializedView(ctx: SessionContext, table: TableMetadata, request: RefreshRequest, signal: AbortSignal): Promise<RefreshOutcome> {
+  if (ctx.transaction.current !== undefined) {
+    throw new FloeError(SqlState.activeSqlTransaction, 'REFRESH MATERIALIZED VIEW cannot run inside a transaction block', {
+      hint: 'Floe refreshes a materialized view in a transaction of its own.',
+    });
+  }
+  try {
+    return await refreshOnce(ctx, table, request, signal);
+  } catch (e) {
+    // The old snapshots an incremental refresh reads were expired: start over from the query.
+    if (request === 'auto' && e instanceof FloeError && e.sqlstate === SqlState.invalidParameterValue && /snapshot/i.test(e.message)) {
+      return refreshOnce(ctx, table, 'full', signal);
+    }
+    throw e;
+  }
+}
+
+async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: RefreshRequest, signal: AbortSignal): Promise<RefreshOutcome> {
+  const w = ctx.deps.warehouse;
+  const started = performance.now();
+  const mv = w.getMaterializedView(table.id);
+  if (mv === undefined) throw new FloeError(SqlState.undefinedTable, `materialized view "${table.name}" does not exist`);
+  const heads = w.branchHeads('main');
+  const env = { ...ctx.bindEnv(), searchPath: mv.searchPath, maintainsView: table.id };
+  const plan = planRefresh({
+    definition: mv.definition, env, request, fullRefreshReason: mv.fullRefreshReason, populated: mv.populated, positions: mv.positions, heads, dependsOn: mv.dependsOn,
+    target: { namespace: table.namespace, name: table.name, columns: table.columns.map((c) => ({ name: c.name, type: formatType(c.type), hidden: c.hidden === true })) },
+  });
+  const lake = await w.begin({ isolation: 'read committed' });
+  let rows = 0;
+  try {
+    // Every table is read as of the same moment the positions were taken at.
+    let newest = 0n;
+    for (const id of heads.values()) if (id > newest) newest = id;
+    lake.readAtOrBefore(newest);
+    if (plan.statement !== undefined) {
+      const bound = bindStatement(plan.statement, env);
+      if (bound.kind !== 'dml') throw new FloeError(SqlState.internalError, 'a refresh did not bind to a MERGE');
+      for await (const _ of executePlan(ctx.physicalPlan(bound), ctx.execContext([], signal, lake, (n) => { rows += n; }))) { /* no RETURNING */ }
+    }
+    const refresh: RefreshOutcome = { mode: plan.mode, atMicros: nowMicros(), durationMs: Math.round(performance.now() - started), rowsChanged: rows };
+    lake.recordViewRefresh({ tableId: table.id, fromGeneration: mv.generation, positions: plan.positions, populated: plan.mode !== 'no data', refresh });
+    await ctx.commitLake(lake);
+    return refresh;
+  } catch (e) {
+    if (lake.state === 'open') await lake.abort().catch(() => undefined);
+    throw e;
+  }
+}

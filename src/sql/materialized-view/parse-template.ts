@@ -1,0 +1,74 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import { unwrap, type Raw } from '../binder/ast.js';
+import { parseStatements } from '../parser/parse-statements.js';
+
+/*
+ * A refresh is SQL built around the view's own parse tree: small templates written as
+ * text, parsed once, with placeholders replaced by nodes of the definition. Template nodes
+ * lose their locations, so none can be taken for a position in the definition's text
+ * (the binder finds time travel clauses by their table's location).
+ */
+
+/** A deep copy of a parse node (the definition's nodes are spliced into several statements). */
+export function cloneNode<T>(node: T): T {
+  return structuredClone(node);
+}
+
+function forgetLocations(node: Raw): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) { for (const x of node) forgetLocations(x); return; }
+  if (typeof node.location === 'number') node.location = -1;
+  for (const v of Object.values(node)) forgetLocations(v);
+}
+
+/**
+ * One statement parsed from `sql`, where every column reference `__p_<name>` becomes a copy
+ * of `nodes[name]` (an expression) and every table `__r_<name>` a copy of `nodes[name]`
+ * (a FROM item). Returns the wrapped statement node (`{ SelectStmt: … }`, `{ MergeStmt: … }`).
+ */
+export function fillTemplate(sql: string, nodes: Readonly<Record<string, Raw>> = {}): Raw {
+  const [stmt] = parseStatements(sql);
+  if (stmt === undefined) throw new FloeError(SqlState.internalError, `empty refresh template: ${sql}`);
+  const ast = structuredClone(stmt.ast) as Raw;
+  forgetLocations(ast);
+  const replace = (node: Raw): Raw => {
+    if (node === null || typeof node !== 'object') return node;
+    if (Array.isArray(node)) return node.map(replace);
+    const [tag, body] = unwrap(node);
+    if (tag === 'ColumnRef' && body.fields?.length === 1) {
+      const name = body.fields[0]?.String?.sval as string | undefined;
+      if (name?.startsWith('__p_')) return placeholder(nodes, name.slice(4));
+    }
+    if (tag === 'RangeVar' && typeof body.relname === 'string' && body.relname.startsWith('__r_') && body.schemaname === undefined) {
+      return placeholder(nodes, body.relname.slice(4));
+    }
+    const out: Raw = {};
+    for (const [k, v] of Object.entries(node)) out[k] = replace(v);
+    return out;
+  };
+  return replace(ast);
+}
+
+function placeholder(nodes: Readonly<Record<string, Raw>>, name: string): Raw {
+  const n = nodes[name];
+  if (n === undefined) throw new FloeError(SqlState.internalError, `refresh template names no node "${name}"`);
+  return cloneNode(n);
+}
+
+/** `"name"`, quoted as an identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** `'text'`, quoted as a literal. */
+export function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** The SELECT body of a parsed `SELECT …` template. */
+export function selectOf(stmt: Raw): Raw {
+  const [tag, body] = unwrap(stmt);
+  if (tag !== 'SelectStmt') throw new FloeError(SqlState.internalError, `a refresh template is a ${tag}, not a SELECT`);
+  return body;
+}

@@ -1,0 +1,70 @@
+import { FloeError } from '../../common/floe-error.js';
+import { SqlState } from '../../common/sqlstate.js';
+import type { BindEnv } from '../bind-env.js';
+import { refreshModeOf } from './view-options.js';
+import { unwrap } from '../binder/ast.js';
+import { BindContext } from '../binder/bind-context.js';
+import { parsedDefinition, shapeOfDefinition } from '../binder/bind-materialized-view.js';
+import type { ParsedStatement } from '../parsed-statement.js';
+import { emptyingStatement, fullRefreshStatement, incrementalRefreshStatement, type RefreshTarget } from './refresh-statements.js';
+
+/** What a refresh was asked to do: bring the rows up to date (incremental when it can), recompute them all, or empty them. */
+export type RefreshRequest = 'auto' | 'full' | 'no data';
+
+export interface RefreshInput {
+  readonly definition: string;
+  /** Binding as the refresh: the view's search_path, and `maintainsView` set to its table. */
+  readonly env: BindEnv;
+  readonly target: RefreshTarget;
+  readonly request: RefreshRequest;
+  /** Why the view's refreshes are full ones (its record), when they are. */
+  readonly fullRefreshReason: string | undefined;
+  readonly populated: boolean;
+  /** The view's positions: base table id → snapshot id. */
+  readonly positions: Readonly<Record<string, string>>;
+  /** main's head of every table, read once (Warehouse.branchHeads). */
+  readonly heads: ReadonlyMap<number, bigint>;
+  /** Relations the definition reads directly (its record's dependsOn). */
+  readonly dependsOn: readonly number[];
+}
+
+export interface RefreshPlan {
+  readonly mode: 'incremental' | 'full' | 'no data';
+  /** The MERGE to run; undefined when nothing changed since the positions. */
+  readonly statement: ParsedStatement | undefined;
+  /** The positions the view moves to. */
+  readonly positions: Record<string, string>;
+}
+
+/** The statement that refreshes a materialized view, and where it leaves the view. */
+export function planRefresh(input: RefreshInput): RefreshPlan {
+  const definition = parsedDefinition(input.definition);
+  const ctx = new BindContext(definition, input.env);
+  const { shape } = shapeOfDefinition(ctx, unwrap(definition.ast)[1]);
+  const baseIds = shape.kind === 'aggregate' ? shape.arm.relations.map((r) => r.tableId)
+    : shape.kind === 'linear' ? shape.arms.flatMap((a) => a.relations.map((r) => r.tableId))
+      : input.dependsOn.filter((id) => input.heads.has(id));
+  const to = new Map<number, string>(baseIds.map((id) => [id, String(input.heads.get(id) ?? 0n)]));
+  const positions = Object.fromEntries(to);
+  if (input.request === 'no data') return { mode: 'no data', statement: emptyingStatement(definition, input.target), positions: {} };
+  const from = new Map<number, string>(baseIds.flatMap((id) => (input.positions[String(id)] === undefined ? [] : [[id, input.positions[String(id)]!] as const])));
+  const incremental = input.request === 'auto' && input.populated && input.fullRefreshReason === undefined && shape.kind !== 'full' && from.size === to.size;
+  if (incremental) return { mode: 'incremental', statement: incrementalRefreshStatement(shape, definition, input.target, { from, to }), positions };
+  return { mode: 'full', statement: fullRefreshStatement(shape, definition, input.target, to), positions };
+}
+
+/**
+ * Why a view with these options is refreshed in full (undefined: incrementally); 0A000 when
+ * `refresh = 'incremental'` asks for what its query's shape does not allow.
+ */
+export function fullRefreshReasonOf(definition: string, env: BindEnv, options: readonly string[], viewName: string): string | undefined {
+  const parsed = parsedDefinition(definition);
+  const { shape } = shapeOfDefinition(new BindContext(parsed, env), unwrap(parsed.ast)[1]);
+  const mode = refreshModeOf(options);
+  if (mode === 'incremental' && shape.kind === 'full') {
+    throw new FloeError(SqlState.featureNotSupported, `materialized view "${viewName}" cannot be refreshed incrementally: ${shape.reason}`, {
+      hint: "Use refresh = 'auto' to refresh it in full.",
+    });
+  }
+  return mode === 'full' ? "refresh = 'full'" : shape.kind === 'full' ? shape.reason : undefined;
+}

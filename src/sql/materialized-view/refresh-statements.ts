@@ -1,0 +1,371 @@
+import type { TimeTravelClause } from '../parser/lake-clause.js';
+import type { ParsedStatement } from '../parsed-statement.js';
+import { unwrap, type Raw } from '../binder/ast.js';
+import { cloneNode, fillTemplate, quoteIdent, quoteLiteral, selectOf } from './parse-template.js';
+import type { AggregateKind, BaseRelation, ViewArm, ViewOutput, ViewShape } from './view-shape.js';
+
+/*
+ * The statements a refresh runs: each is one MERGE into the view's table, so a refresh
+ * writes only the view rows that change, in one commit.
+ *
+ * Full: the whole query (with the view's key and aggregate state) merged against the rows
+ * there. Incremental: the query evaluated over the base tables' changes since the view's
+ * positions. With base relations R1…Rn, the change of the joined rows telescopes into
+ * Σi Q(R1@new … Ri−1@new, ΔRi, Ri+1@old … Rn@old), where ΔRi is Ri's rows of the keys
+ * changed since its position: at the new snapshot counted +1, at the old one −1. Each term
+ * is the view's own SELECT with its FROM tables swapped; an aggregate view adds the terms'
+ * partial aggregates to the rows it keeps per group.
+ */
+
+/** The view's table: its name, and its columns in order (the user's, then the hidden ones). */
+export interface RefreshTarget {
+  readonly namespace: string;
+  readonly name: string;
+  readonly columns: readonly { readonly name: string; readonly type: string; readonly hidden: boolean }[];
+}
+
+/** The snapshot of each base table (by id) the view's rows reflect (`from`), and the one a refresh moves to (`to`). */
+export interface RefreshPositions {
+  readonly from: ReadonlyMap<number, string>;
+  readonly to: ReadonlyMap<number, string>;
+}
+
+export const VIEW_KEY_COLUMN = 'floe$key';
+export const VIEW_COUNT_COLUMN = 'floe$count';
+
+/** A hidden column of an aggregate view: a partial result one output needs besides its value. */
+interface StateColumn {
+  readonly name: string;
+  /** The aggregate that computes it over a group's rows. */
+  readonly template: string;
+  readonly output: number;
+}
+
+function stateColumns(outputs: readonly ViewOutput[]): StateColumn[] {
+  const out: StateColumn[] = [];
+  outputs.forEach((o, j) => {
+    if (o.kind !== 'aggregate') return;
+    const needs: Partial<Record<AggregateKind, [string, string][]>> = {
+      sum: [['nn', 'count(__p_a)']],
+      avg: [['sum', 'sum(__p_a)'], ['nn', 'count(__p_a)']],
+      bool_and: [['nn', 'count(__p_a)'], ['false', 'sum(CASE WHEN NOT (__p_a) THEN 1 ELSE 0 END)']],
+      bool_or: [['nn', 'count(__p_a)'], ['true', 'sum(CASE WHEN (__p_a) THEN 1 ELSE 0 END)']],
+    };
+    for (const [what, template] of needs[o.fn] ?? []) out.push({ name: `floe$${what}_${j + 1}`, template, output: j });
+  });
+  return out;
+}
+
+/** The hidden columns a view of this shape keeps after its own, in order (their types come from binding fullSource). */
+export function hiddenColumnNames(shape: ViewShape): string[] {
+  if (shape.kind === 'aggregate') return [VIEW_KEY_COLUMN, VIEW_COUNT_COLUMN, ...stateColumns(shape.outputs).map((s) => s.name)];
+  return [VIEW_KEY_COLUMN];
+}
+
+/** Time travel clauses for the tables a refresh pins, at locations no text position can have. */
+class SnapshotPins {
+  readonly clauses: TimeTravelClause[] = [];
+  #next = 1_000_000_000;
+
+  /** `rv` (a RangeVar body, changed in place) read at `snapshotId`, named with its schema. */
+  pin(rv: Raw, relation: BaseRelation, snapshotId: string): void {
+    const location = this.#next++;
+    rv.schemaname = relation.namespace;
+    rv.relname = relation.name;
+    rv.location = location;
+    this.clauses.push({ kind: 'timeTravel', location, tableLocation: location, mode: 'systemVersion', expr: { A_Const: { sval: { sval: snapshotId }, location: -1 } } as never });
+  }
+}
+
+/** The FROM clause's RangeVar wrappers (`{ RangeVar: … }`), in viewShape's depth-first order. */
+function rangeVarWrappers(fromClause: readonly Raw[]): Raw[] {
+  const out: Raw[] = [];
+  const visit = (item: Raw): void => {
+    const [tag, n] = unwrap(item);
+    if (tag === 'RangeVar') out.push(item);
+    else if (tag === 'JoinExpr') { visit(n.larg); visit(n.rarg); }
+  };
+  for (const item of fromClause) visit(item);
+  return out;
+}
+
+function resTarget(val: Raw, name?: string): Raw {
+  return { ResTarget: { val, ...(name === undefined ? {} : { name }), location: -1 } };
+}
+
+function expr(template: string, nodes: Readonly<Record<string, Raw>> = {}): Raw {
+  return selectOf(fillTemplate(`SELECT ${template}`, nodes)).targetList[0].ResTarget.val;
+}
+
+/** `json_build_array(…)::text`: the view's key, one text per distinct tuple (NULLs included). */
+function keyExpr(parts: readonly Raw[]): Raw {
+  if (parts.length === 0) return expr("'[]'::text");
+  const nodes: Record<string, Raw> = {};
+  parts.forEach((p, i) => { nodes[`k${i}`] = p; });
+  return expr(`json_build_array(${parts.map((_p, i) => `__p_k${i}`).join(', ')})::text`, nodes);
+}
+
+function columnRef(...names: string[]): Raw {
+  return { ColumnRef: { fields: names.map((sval) => ({ String: { sval } })), location: -1 } };
+}
+
+/** A linear arm's key: its position in the UNION ALL, then every base relation's primary key. */
+function linearKey(arm: ViewArm, armIndex: number, arms: number): Raw {
+  const parts: Raw[] = arms > 1 ? [expr(String(armIndex))] : [];
+  for (const r of arm.relations) for (const k of r.primaryKey) parts.push(columnRef(r.rangeName, k));
+  return keyExpr(parts);
+}
+
+/** The arm's SELECT with ORDER BY gone and, for DISTINCT, GROUP BY its outputs instead. */
+function armSelect(arm: ViewArm, groups: readonly Raw[] | undefined): Raw {
+  const s = cloneNode(arm.select);
+  delete s.sortClause;
+  if (groups !== undefined && s.distinctClause !== undefined) {
+    delete s.distinctClause;
+    s.groupClause = groups.map(cloneNode);
+  }
+  return s;
+}
+
+/** `(select) AS alias(columns)`. */
+function subselect(select: Raw, alias: string, columns: readonly string[]): Raw {
+  return {
+    RangeSubselect: {
+      subquery: { SelectStmt: select },
+      alias: { aliasname: alias, ...(columns.length > 0 ? { colnames: columns.map((sval) => ({ String: { sval } })) } : {}) },
+    },
+  };
+}
+
+/**
+ * The whole view: its rows with the key and state, as columns of the view's table in order.
+ * `pins` reads each base table at `at`; undefined leaves them unpinned (CREATE binds it for the types).
+ */
+export function fullSource(shape: ViewShape, definition: Raw, target: RefreshTarget, at: ReadonlyMap<number, string> | undefined, pins = new SnapshotPins()): Raw {
+  const names = target.columns.map((c) => c.name);
+  const visible = target.columns.filter((c) => !c.hidden).map((c) => c.name);
+  if (shape.kind === 'full') {
+    // No key comes from the query: a row's content and its ordinal among equal rows make one.
+    const q = subselect(cloneNode(definition), '__floe_q', visible);
+    const cols = visible.map((n) => quoteIdent(n)).join(', ');
+    return selectOf(fillTemplate(`SELECT *, json_build_array(${cols}, row_number() OVER (PARTITION BY ${cols}))::text FROM __r_q`, { q }));
+  }
+  const pin = (s: Raw, relations: readonly BaseRelation[]): void => {
+    if (at === undefined) return;
+    rangeVarWrappers(s.fromClause).forEach((w, i) => pins.pin(w.RangeVar, relations[i]!, at.get(relations[i]!.tableId)!));
+  };
+  if (shape.kind === 'linear') {
+    const arms = shape.arms.map((arm, i) => {
+      const s = armSelect(arm, undefined);
+      s.targetList = [...s.targetList, resTarget(linearKey(arm, i, shape.arms.length))];
+      pin(s, arm.relations);
+      return s;
+    });
+    const union = arms.reduce((acc, s) => ({ op: 'SETOP_UNION', all: true, larg: { SelectStmt: acc }, rarg: { SelectStmt: s } }));
+    return selectOf(fillTemplate('SELECT * FROM __r_q', { q: subselect(union, '__floe_q', names) }));
+  }
+  const s = armSelect(shape.arm, shape.groups);
+  s.targetList = [
+    ...s.targetList, resTarget(keyExpr(shape.groups.map(cloneNode))), resTarget(expr('count(*)')),
+    ...stateColumns(shape.outputs).map((c) => resTarget(expr(c.template, { a: (shape.outputs[c.output] as { arg: Raw }).arg }))),
+  ];
+  pin(s, shape.arm.relations);
+  return selectOf(fillTemplate('SELECT * FROM __r_q', { q: subselect(s, '__floe_q', names) }));
+}
+
+function qualified(target: RefreshTarget): string {
+  return `${quoteIdent(target.namespace)}.${quoteIdent(target.name)}`;
+}
+
+function setList(target: RefreshTarget, from: (c: RefreshTarget['columns'][number], i: number) => string): { sets: string; cols: string; values: string } {
+  const cols = target.columns.map((c) => quoteIdent(c.name));
+  const values = target.columns.map((c, i) => `CAST(${from(c, i)} AS ${c.type})`);
+  return { sets: cols.map((c, i) => `${c} = ${values[i]}`).join(', '), cols: cols.join(', '), values: values.join(', ') };
+}
+
+function statement(ast: Raw, definition: ParsedStatement, pins: SnapshotPins): ParsedStatement {
+  return { ...definition, ast, lake: [...definition.lake, ...pins.clauses], isTransactionEnd: false };
+}
+
+/** A MERGE that makes the view's rows the query's at `to`: only rows that differ are written. */
+export function fullRefreshStatement(shape: ViewShape, definition: ParsedStatement, target: RefreshTarget, to: ReadonlyMap<number, string>): ParsedStatement {
+  const pins = new SnapshotPins();
+  const source = fullSource(shape, unwrap(definition.ast)[1], target, to, pins);
+  const { sets, cols, values } = setList(target, (c) => `__floe_s.${quoteIdent(c.name)}`);
+  const differs = target.columns.map((c) => `__floe_t.${quoteIdent(c.name)} IS DISTINCT FROM __floe_s.${quoteIdent(c.name)}`).join(' OR ');
+  const key = quoteIdent(VIEW_KEY_COLUMN);
+  const ast = fillTemplate(`MERGE INTO ${qualified(target)} AS __floe_t USING __r_s AS __floe_s ON __floe_t.${key} = __floe_s.${key}
+    WHEN MATCHED AND (${differs}) THEN UPDATE SET ${sets}
+    WHEN NOT MATCHED THEN INSERT (${cols}) VALUES (${values})
+    WHEN NOT MATCHED BY SOURCE THEN DELETE`, { s: subselect(source, '__floe_s', []) });
+  return statement(ast, definition, pins);
+}
+
+/** A MERGE that empties the view (REFRESH … WITH NO DATA). */
+export function emptyingStatement(definition: ParsedStatement, target: RefreshTarget): ParsedStatement {
+  const key = quoteIdent(VIEW_KEY_COLUMN);
+  const ast = fillTemplate(`MERGE INTO ${qualified(target)} AS __floe_t USING (SELECT NULL::text AS k WHERE false) AS __floe_s ON __floe_t.${key} = __floe_s.k
+    WHEN NOT MATCHED BY SOURCE THEN DELETE`);
+  return statement(ast, definition, new SnapshotPins());
+}
+
+/** The base relations (of any arm) whose snapshot moved since the view's positions. */
+function changed(relation: BaseRelation, p: RefreshPositions): boolean {
+  return p.from.get(relation.tableId) !== p.to.get(relation.tableId);
+}
+
+/**
+ * One telescoping term: the arm's SELECT (already given its outputs) with relation `i` its
+ * changed keys' rows at `side`'s snapshot, the ones before it at the new snapshots, the
+ * ones after it at the old.
+ */
+function term(select: Raw, relations: readonly BaseRelation[], i: number, side: 'new' | 'old', p: RefreshPositions, pins: SnapshotPins): Raw {
+  const s = cloneNode(select);
+  rangeVarWrappers(s.fromClause).forEach((w, j) => {
+    const r = relations[j]!;
+    if (j < i) { pins.pin(w.RangeVar, r, p.to.get(r.tableId)!); return; }
+    if (j > i) { pins.pin(w.RangeVar, r, p.from.get(r.tableId)!); return; }
+    const rv = { RangeVar: { relname: r.name, inh: true, relpersistence: 'p', location: -1 } };
+    pins.pin(rv.RangeVar, r, side === 'new' ? p.to.get(r.tableId)! : p.from.get(r.tableId)!);
+    const keys = r.primaryKey.map(quoteIdent).join(', ');
+    const changes = `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${p.from.get(r.tableId)}, ${p.to.get(r.tableId)})`;
+    const rows = fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${changes})`, { t: rv });
+    delete w.RangeVar;
+    Object.assign(w, subselect(selectOf(rows), r.rangeName, []));
+  });
+  return s;
+}
+
+/** Every term of an arm as FROM items (`plus` at +1, `minus` at −1), for the relations that changed. */
+function terms(arm: ViewArm, select: Raw, columns: readonly string[], p: RefreshPositions, pins: SnapshotPins): { plus: Raw[]; minus: Raw[] } {
+  const plus: Raw[] = [];
+  const minus: Raw[] = [];
+  arm.relations.forEach((r, i) => {
+    if (!changed(r, p)) return;
+    plus.push(subselect(term(select, arm.relations, i, 'new', p, pins), '__floe_term', columns));
+    minus.push(subselect(term(select, arm.relations, i, 'old', p, pins), '__floe_term', columns));
+  });
+  return { plus, minus };
+}
+
+/**
+ * The MERGE that brings the view from `p.from` to `p.to`; undefined when no base table
+ * it reads has changed.
+ */
+export function incrementalRefreshStatement(shape: ViewShape, definition: ParsedStatement, target: RefreshTarget, p: RefreshPositions): ParsedStatement | undefined {
+  if (shape.kind === 'full') return undefined;
+  const arms = shape.kind === 'linear' ? shape.arms : [shape.arm];
+  if (!arms.some((a) => a.relations.some((r) => changed(r, p)))) return undefined;
+  return shape.kind === 'linear' ? linearRefresh(shape, definition, target, p) : aggregateRefresh(shape, definition, target, p);
+}
+
+const outputName = (j: number): string => `__floe_o${j + 1}`;
+
+function linearRefresh(shape: Extract<ViewShape, { kind: 'linear' }>, definition: ParsedStatement, target: RefreshTarget, p: RefreshPositions): ParsedStatement {
+  const pins = new SnapshotPins();
+  const visible = target.columns.filter((c) => !c.hidden);
+  const columns = [...visible.map((_c, j) => outputName(j)), '__floe_k'];
+  const nodes: Record<string, Raw> = {};
+  const parts: string[] = [];
+  shape.arms.forEach((arm, a) => {
+    const s = armSelect(arm, undefined);
+    s.targetList = [...s.targetList, resTarget(linearKey(arm, a, shape.arms.length))];
+    const { plus, minus } = terms(arm, s, columns, p, pins);
+    plus.forEach((t, i) => { nodes[`p${a}_${i}`] = t; parts.push(`SELECT *, 1 AS __floe_sign FROM __r_p${a}_${i}`); });
+    minus.forEach((t, i) => { nodes[`m${a}_${i}`] = t; parts.push(`SELECT *, -1 AS __floe_sign FROM __r_m${a}_${i}`); });
+  });
+  const outs = visible.map((_c, j) => outputName(j)).join(', ');
+  const { sets, cols, values } = setList(target, (c) => (c.name === VIEW_KEY_COLUMN ? '__floe_s.__floe_k' : `__floe_s.${outputName(visible.indexOf(c))}`));
+  const ast = fillTemplate(`WITH __floe_delta AS MATERIALIZED (${parts.join(' UNION ALL ')})
+    MERGE INTO ${qualified(target)} AS __floe_t USING (
+      SELECT DISTINCT ON (__floe_k) * FROM (
+        SELECT __floe_k, ${outs}, sum(__floe_sign) AS __floe_n FROM __floe_delta GROUP BY __floe_k, ${outs}
+      ) AS __floe_x WHERE __floe_n <> 0 ORDER BY __floe_k, __floe_n DESC
+    ) AS __floe_s ON __floe_t.${quoteIdent(VIEW_KEY_COLUMN)} = __floe_s.__floe_k
+    WHEN MATCHED AND __floe_s.__floe_n < 0 THEN DELETE
+    WHEN MATCHED THEN UPDATE SET ${sets}
+    WHEN NOT MATCHED AND __floe_s.__floe_n > 0 THEN INSERT (${cols}) VALUES (${values})`, nodes);
+  return statement(ast, definition, pins);
+}
+
+/** The aggregate a term computes for output `o` (its partial; for avg and bool_* the value itself, which the merge recomputes from state). */
+function partialOf(o: ViewOutput): Raw {
+  if (o.kind === 'group') return cloneNode(o.expr);
+  if (o.fn === 'count*') return expr('count(*)');
+  return expr(`${o.fn}(__p_a)`, { a: o.arg });
+}
+
+const SUMMED: ReadonlySet<AggregateKind> = new Set(['count*', 'count', 'sum']);
+
+function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, definition: ParsedStatement, target: RefreshTarget, p: RefreshPositions): ParsedStatement {
+  const pins = new SnapshotPins();
+  const visible = target.columns.filter((c) => !c.hidden);
+  const state = stateColumns(shape.outputs);
+  const columns = [...visible.map((_c, j) => outputName(j)), '__floe_k', '__floe_c', ...state.map((s) => s.name)];
+  const s = armSelect(shape.arm, shape.groups);
+  s.targetList = [
+    ...shape.outputs.map((o) => resTarget(partialOf(o))), resTarget(keyExpr(shape.groups.map(cloneNode))), resTarget(expr('count(*)')),
+    ...state.map((c) => resTarget(expr(c.template, { a: (shape.outputs[c.output] as { arg: Raw }).arg }))),
+  ];
+  const { plus, minus } = terms(shape.arm, s, columns, p, pins);
+  const nodes: Record<string, Raw> = {};
+  const negated = [
+    ...shape.outputs.map((o, j) => (o.kind === 'aggregate' && SUMMED.has(o.fn) ? `-${outputName(j)}` : outputName(j))),
+    '__floe_k', '-__floe_c', ...state.map((c) => `-${c.name}`),
+  ].join(', ');
+  const parts = [
+    ...plus.map((t, i) => { nodes[`p${i}`] = t; return `SELECT *, 1 AS __floe_sign FROM __r_p${i}`; }),
+    ...minus.map((t, i) => { nodes[`m${i}`] = t; return `SELECT ${negated}, -1 AS __floe_sign FROM __r_m${i}`; }),
+  ];
+  const mv = qualified(target);
+  const key = quoteIdent(VIEW_KEY_COLUMN);
+  const extremes = shape.outputs.flatMap((o, j) => (o.kind === 'aggregate' && (o.fn === 'min' || o.fn === 'max') ? [{ o, j }] : []));
+  // A group whose current min or max a change took away is computed again from the base tables.
+  const retracted = extremes.length === 0 ? undefined : `__floe_retracted AS (
+      SELECT __floe_d.__floe_k FROM (
+        SELECT __floe_k, ${extremes.map(({ o, j }) => `${(o as { fn: string }).fn}(${outputName(j)}) AS ${outputName(j)}`).join(', ')}
+        FROM __floe_delta WHERE __floe_sign < 0 GROUP BY __floe_k
+      ) AS __floe_d JOIN ${mv} AS __floe_v ON __floe_v.${key} = __floe_d.__floe_k
+      WHERE ${extremes.map(({ o, j }) => `__floe_d.${outputName(j)} ${(o as { fn: string }).fn === 'min' ? '<=' : '>='} __floe_v.${quoteIdent(visible[j]!.name)}`).join(' OR ')})`;
+  const stateSelect = [
+    ...visible.map((c) => quoteIdent(c.name)), `${key} AS __floe_k`, quoteIdent(VIEW_COUNT_COLUMN), ...state.map((c) => quoteIdent(c.name)), '0',
+  ].join(', ');
+  const sumOf = (name: string) => `sum(${name})`;
+  const nn = (j: number) => sumOf(`floe$nn_${j + 1}`);
+  const combined = shape.outputs.map((o, j) => {
+    const x = outputName(j);
+    if (o.kind === 'group') return `any_value(${x})`;
+    switch (o.fn) {
+      case 'count*': case 'count': return sumOf(x);
+      case 'sum': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${sumOf(x)} END`;
+      case 'avg': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE CAST(${sumOf(`floe$sum_${j + 1}`)} AS ${visible[j]!.type}) / ${nn(j)} END`;
+      case 'min': case 'max': return `${o.fn}(CASE WHEN __floe_sign >= 0 THEN ${x} END)`;
+      case 'bool_and': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${sumOf(`floe$false_${j + 1}`)} = 0 END`;
+      case 'bool_or': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${sumOf(`floe$true_${j + 1}`)} > 0 END`;
+    }
+  });
+  const combinedList = ['__floe_k', ...combined.map((c, j) => `${c} AS ${outputName(j)}`), 'sum(__floe_c) AS __floe_c', ...state.map((c) => `${sumOf(c.name)} AS ${c.name}`)].join(', ');
+  const recompute = retracted === undefined ? '' : `UNION ALL
+      SELECT ${key}, ${visible.map((c) => quoteIdent(c.name)).join(', ')}, ${quoteIdent(VIEW_COUNT_COLUMN)}, ${state.map((c) => quoteIdent(c.name)).join(', ')}
+      FROM __r_full AS __floe_f WHERE ${key} IN (SELECT __floe_k FROM __floe_retracted)`.replace(/, \s*FROM/, ' FROM');
+  if (retracted !== undefined) nodes['full'] = subselect(fullSource(shape, unwrap(definition.ast)[1], target, p.to, pins), '__floe_f', []);
+  const { sets, cols, values } = setList(target, (c) => {
+    if (c.name === VIEW_KEY_COLUMN) return '__floe_s.__floe_k';
+    if (c.name === VIEW_COUNT_COLUMN) return '__floe_s.__floe_c';
+    return c.hidden ? `__floe_s.${c.name}` : `__floe_s.${outputName(visible.indexOf(c))}`;
+  });
+  // A query without GROUP BY has its one row even over no rows (count 0, sum NULL).
+  const vanish = shape.groups.length === 0 ? '' : 'WHEN MATCHED AND __floe_s.__floe_c = 0 THEN DELETE';
+  const ast = fillTemplate(`WITH __floe_delta AS MATERIALIZED (${parts.join(' UNION ALL ')})${retracted === undefined ? '' : `, ${retracted}`}
+    MERGE INTO ${mv} AS __floe_t USING (
+      SELECT ${combinedList} FROM (
+        SELECT * FROM __floe_delta
+        UNION ALL SELECT ${stateSelect} FROM ${mv} WHERE ${key} IN (SELECT __floe_k FROM __floe_delta)
+      ) AS __floe_u ${retracted === undefined ? '' : 'WHERE __floe_k NOT IN (SELECT __floe_k FROM __floe_retracted)'} GROUP BY __floe_k
+      ${recompute}
+    ) AS __floe_s ON __floe_t.${key} = __floe_s.__floe_k
+    ${vanish}
+    WHEN MATCHED THEN UPDATE SET ${sets}
+    WHEN NOT MATCHED AND __floe_s.__floe_c > 0 THEN INSERT (${cols}) VALUES (${values})`, nodes);
+  return statement(ast, definition, pins);
+}
