@@ -8,7 +8,8 @@ import { BOOTSTRAP_SUPERUSER_OID, openWarehouse } from '../lake/index.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, checkSetting, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
 import { pgHbaFileRuleRows, registerRegNameLookup, startWireServer, type LoginAttemptEvent } from '../wire/index.js';
-import { AuditSpool, AuditTrail, IcebergMetadataService, LogTieringService, SubscriptionManager, recoverAuditSpools } from '../service/index.js';
+import { AuditSpool, AuditTrail, IcebergMetadataService, LogTieringService, MaterializedViewRefresher, SubscriptionManager, recoverAuditSpools } from '../service/index.js';
+import { materializedViewRefreshRunner } from './materialized-view-refresh-runner.js';
 import { createLogger } from './cli-logger.js';
 import { LoginThrottle } from '../common/login-throttle.js';
 import { stopOnSignal } from './stop-on-signal.js';
@@ -222,6 +223,15 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   // Iceberg v2 metadata of each table's base store, after its commits (src/service/iceberg-metadata).
   const icebergMetadata = new IcebergMetadataService(warehouse, { logger: logger.child({ component: 'iceberg-metadata' }) });
   if (values['iceberg-metadata'] === true) icebergMetadata.start();
+  // Materialized views with a declared freshness, kept within it (src/service/materialized-views).
+  const refresher = new MaterializedViewRefresher({
+    warehouse, logger: logger.child({ component: 'materialized-views' }),
+    run: materializedViewRefreshRunner(() => createFloeSession({
+      warehouse, catalog, port, scanPool, queryMemoryLimit, serverSettings, optimizing: optimizing.service, subscriptions,
+      startup: { user: superuser, database: 'floe', parameters: { application_name: 'floe materialized view refresh' }, remoteAddress: '', processId: 0 },
+    })),
+  });
+  refresher.start();
   logger.info({
     host: values.host, port, data: location.data, ...(location.storage === undefined ? {} : { stateDir: dataDir }),
     ...(location.catalogShown === undefined ? {} : { catalog: location.catalogShown }), tls: values['tls-cert'] !== undefined,
@@ -235,6 +245,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     await subscriptions.stop();
     await tiering.stop();
     await icebergMetadata.stop();
+    await refresher.stop();
     // After the sessions ended: their last events are in the buffer this flushes.
     await auditTrail?.stop();
     await closeSharedScanPool();

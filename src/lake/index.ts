@@ -98,3 +98,4 @@ export type { RoleAttributes, RoleMembership, RoleRecord } from './security/role
 export { commitEndLsn, commitLsn, firstSnapshotFrom, formatLsn, parseLsn } from './replication/replication-lsn.js';
 export { decodeKeyMoves } from './table/key-moves.js';
 export { SLOT_LEASE_MICROS, SlotRegistry, otherStreamer, processSlotRegistry } from './replication/slot-registry.js';
+export { materializedViewLagMicros, type LagSource } from './table/materialized-view-lag.js';

@@ -14,3 +14,4 @@ export { runSubscriptionDdl } from './subscriptions/subscription-ddl.js';
 export { SubscriptionManager } from './subscriptions/subscription-manager.js';
 export type { SubscriptionWorkers } from './subscriptions/subscription-workers.js';
 export * from './audit/index.js';
+export { MaterializedViewRefresher, type RefreshRunner } from './materialized-views/materialized-view-refresher.js';

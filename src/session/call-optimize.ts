@@ -24,10 +24,8 @@ const columns: ColumnDescription[] = RESULT.map(([name, t]) => ({
   name, tableOid: 0, columnNumber: 0, typeOid: typeOid(t), typeSize: typeLength(t), typeModifier: -1,
 }));
 
-/** The row description of a CALL of `procedure` (normalized name), or null when it returns no row. */
-export function procedureResultColumns(procedure: string): ColumnDescription[] | null {
-  return procedure === 'optimize' ? columns : null;
-}
+/** The row CALL optimize returns. */
+export const OPTIMIZE_RESULT_COLUMNS: readonly ColumnDescription[] = columns;
 
 export async function callOptimize(service: OptimizingService, table: TableMetadata, kindArgument: unknown): Promise<StatementResult> {
   const kind = optimizeKindArgument(kindArgument);

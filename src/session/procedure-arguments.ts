@@ -8,11 +8,12 @@ export const PROCEDURE_PARAMETERS: Readonly<Record<string, readonly string[]>> =
   rollback_to_timestamp: ['table', 'timestamp'],
   expire_snapshots: ['table', 'older_than', 'retain_last'],
   optimize: ['table', 'kind'],
+  refresh_materialized_view: ['view', 'mode'],
 };
 
 /** How many leading parameters must be given. */
 const REQUIRED: Readonly<Record<string, number>> = {
-  fast_forward: 3, rollback_to_snapshot: 2, rollback_to_timestamp: 2, expire_snapshots: 2, optimize: 1,
+  fast_forward: 3, rollback_to_snapshot: 2, rollback_to_timestamp: 2, expire_snapshots: 2, optimize: 1, refresh_materialized_view: 1,
 };
 
 /**

@@ -15,7 +15,7 @@ import {
   type ParsedStatement, type SystemCatalog, type UtilityCommand,
 } from '../sql/index.js';
 import type { OptimizingService, SubscriptionWorkers } from '../service/index.js';
-import { procedureResultColumns } from './call-optimize.js';
+import { procedureResultColumns } from './procedure-result-columns.js';
 import { Cursors } from './cursors.js';
 import { explainColumn } from './explain-result.js';
 import { PreparedStatements, preparedPlan, type Prepared } from './prepared-statements.js';

@@ -29,3 +29,4 @@ export type { SystemCatalog } from './system-catalog/index.js';
 export { fullRefreshReasonOf, planRefresh, type RefreshPlan, type RefreshRequest } from './materialized-view/plan-refresh.js';
 export { freshnessOf, refreshModeOf } from './materialized-view/view-options.js';
 export type { RefreshTarget } from './materialized-view/refresh-statements.js';
+export { splitQualifiedName } from './binder/resolve-relation.js';

@@ -4,29 +4,33 @@ import type { StatementResult } from '../../common/session-handler.js';
 import { parseValue } from '../../exec/index.js';
 import type { TableMetadata } from '../../lake/index.js';
 import { callOptimize } from '../call-optimize.js';
+import { callRefreshMaterializedView } from '../call-refresh-materialized-view.js';
 import { procedureArguments } from '../procedure-arguments.js';
 import type { SessionContext } from '../session-context.js';
+import { splitQualifiedName } from '../../sql/index.js';
 import type { UtilityHandlers } from './utility-handler.js';
 import { evalArgs } from '../internal-statements.js';
 
 /** CALL of the lakehouse procedures (Iceberg's and Paimon's names: expire_snapshots, rollback_to_snapshot, fast_forward, optimize, …). */
 export const callCommands: Pick<UtilityHandlers, 'call'> = {
   async call(ctx, c, signal) {
-    return call(ctx, c.procedure, await evalArgs(ctx, ctx.physicalPlan(c.args), c.args.types, signal), c.argNames);
+    return call(ctx, c.procedure, await evalArgs(ctx, ctx.physicalPlan(c.args), c.args.types, signal), c.argNames, signal);
   },
 };
 
-async function call(ctx: SessionContext, procedureName: string, given: unknown[], names?: readonly (string | undefined)[]): Promise<StatementResult> {
+async function call(ctx: SessionContext, procedureName: string, given: unknown[], names: readonly (string | undefined)[] | undefined, signal: AbortSignal): Promise<StatementResult> {
   const w = ctx.deps.warehouse;
   const procedure = procedureName.toLowerCase().replace(/^(system|floe)\./, '');
   const args = procedureArguments(procedure, given, names);
-  const table = (name: unknown) => {
+  const table = (name: unknown, kindWord = 'table') => {
     const text = String(name);
-    const [ns, n] = text.includes('.') ? text.split('.', 2) as [string, string] : [ctx.searchPath().find((s) => w.getTable(s, text)) ?? 'public', text];
+    const parts = splitQualifiedName(text);
+    const n = parts[parts.length - 1] ?? '';
+    const ns = parts.length > 1 ? parts[parts.length - 2]! : ctx.searchPath().find((s) => w.getTable(s, n)) ?? 'public';
     const t = w.getTable(ns, n);
     if (!t) throw new FloeError(SqlState.undefinedTable, `relation "${text}" does not exist`);
     // Every procedure rewrites the table's history or files: its owner's business, as ALTER TABLE is.
-    ctx.privileges.requireOwner({ kind: 'relation', id: t.id }, 'table', t.name);
+    ctx.privileges.requireOwner({ kind: 'relation', id: t.id }, kindWord, t.name);
     return t;
   };
   switch (procedure) {
@@ -35,6 +39,7 @@ async function call(ctx: SessionContext, procedureName: string, given: unknown[]
     case 'rollback_to_timestamp': await w.rollbackToTimestamp(table(args[0]), timestampArg(ctx, args[1], 'rollback_to_timestamp')); break;
     case 'expire_snapshots': return expireSnapshots(ctx, table(args[0]), args.slice(1));
     case 'optimize': return callOptimize(ctx.optimizing, table(args[0]), args[1]);
+    case 'refresh_materialized_view': return callRefreshMaterializedView(ctx, table(args[0], 'materialized view'), args[1], signal);
     default: throw new FloeError(SqlState.undefinedFunction, `procedure ${procedureName} does not exist`);
   }
   return { kind: 'command', tag: 'CALL' };
