@@ -23,14 +23,36 @@ export async function refreshMaterializedView(ctx: SessionContext, table: TableM
       hint: 'Floe refreshes a materialized view in a transaction of its own.',
     });
   }
-  try {
-    return await refreshOnce(ctx, table, request, signal);
-  } catch (e) {
-    // The old snapshots an incremental refresh reads were expired: start over from the query.
-    if (request === 'auto' && e instanceof FloeError && e.sqlstate === SqlState.invalidParameterValue && /snapshot/i.test(e.message)) {
-      return refreshOnce(ctx, table, 'full', signal);
+  return oneAtATime(`${ctx.deps.warehouse.path}\u0000${table.id}`, async () => {
+    try {
+      return await refreshOnce(ctx, table, request, signal);
+    } catch (e) {
+      // The old snapshots an incremental refresh reads were expired: start over from the query.
+      if (request === 'auto' && e instanceof FloeError && e.sqlstate === SqlState.invalidParameterValue && /snapshot/i.test(e.message)) {
+        return refreshOnce(ctx, table, 'full', signal);
+      }
+      throw e;
     }
-    throw e;
+  });
+}
+
+/** Refreshes of one view running in this process, by warehouse and view: each waits for the one before. */
+const running = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `fn` after every earlier refresh of the same view in this process: a REFRESH meeting
+ * the refresh service's (or another session's) waits for it rather than failing with 40001.
+ * Across processes the generation check still lets only one of two racing refreshes commit.
+ */
+async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const before = running.get(key) ?? Promise.resolve();
+  const mine = before.catch(() => undefined).then(fn);
+  const settled = mine.catch(() => undefined);
+  running.set(key, settled);
+  try {
+    return await mine;
+  } finally {
+    if (running.get(key) === settled) running.delete(key);
   }
 }
 

@@ -9,13 +9,15 @@ import type { SessionContext } from './session-context.js';
 
 type MaterializedViewDdl = Extract<DdlCommand, { kind: 'createMaterializedView' | 'refreshMaterializedView' | 'dropMaterializedView' | 'alterMaterializedView' }>;
 
-/** The materialized view `t` names, or undefined; 42809 when it names a relation of another kind. */
-function materializedView(ctx: SessionContext, t: TableName): TableMetadata | undefined {
+/** The materialized view `t` names, or undefined; 42809 when it names a relation of another kind (DROP hints at the right DROP). */
+function materializedView(ctx: SessionContext, t: TableName, dropping = false): TableMetadata | undefined {
   const w = ctx.deps.warehouse;
   const table = w.getTable(t.namespace, t.name);
   if (table !== undefined && w.getMaterializedView(table.id) !== undefined) return table;
-  if (table !== undefined) throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a materialized view`, { hint: 'Use DROP TABLE to remove a table.' });
-  if (w.getView(t.namespace, t.name) !== undefined) throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a materialized view`, { hint: 'Use DROP VIEW to remove a view.' });
+  const other = table !== undefined ? 'TABLE' : w.getView(t.namespace, t.name) !== undefined ? 'VIEW' : undefined;
+  if (other !== undefined) {
+    throw new FloeError(SqlState.wrongObjectType, `"${t.name}" is not a materialized view`, dropping ? { hint: `Use DROP ${other} to remove a ${other.toLowerCase()}.` } : {});
+  }
   return undefined;
 }
 
@@ -57,13 +59,20 @@ export async function runMaterializedViewDdl(ctx: SessionContext, c: Materialize
       if (c.concurrently && w.getMaterializedView(table.id)?.populated === false) {
         throw new FloeError(SqlState.featureNotSupported, 'CONCURRENTLY cannot be used when the materialized view is not populated');
       }
+      if (c.concurrently && !c.withData) throw new FloeError(SqlState.syntaxError, 'REFRESH options CONCURRENTLY and WITH NO DATA cannot be used together');
+      // Every Floe refresh leaves readers alone; CONCURRENTLY keeps PostgreSQL's precondition all the same.
+      if (c.concurrently && !table.constraints.some((k) => k.kind === 'unique' && k.indexOnly === true)) {
+        throw new FloeError(SqlState.objectNotInPrerequisiteState, `cannot refresh materialized view "${table.namespace}.${table.name}" concurrently`, {
+          hint: 'Create a unique index with no WHERE clause on one or more columns of the materialized view.',
+        });
+      }
       await refreshMaterializedView(ctx, table, c.withData ? 'auto' : 'no data', signal);
       return 'REFRESH MATERIALIZED VIEW';
     }
     case 'dropMaterializedView': {
       const found: TableMetadata[] = [];
       for (const t of c.views) {
-        const table = materializedView(ctx, t);
+        const table = materializedView(ctx, t, true);
         if (table !== undefined) { found.push(table); continue; }
         if (!c.ifExists) throw new FloeError(SqlState.undefinedTable, `materialized view "${t.name}" does not exist`);
         ctx.notice('NOTICE', SqlState.successfulCompletion, `materialized view "${t.name}" does not exist, skipping`);

@@ -100,20 +100,17 @@ export function bindCreateMaterializedView(ctx: BindContext, n: Raw): BoundState
 
 /** REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA]. */
 export function bindRefreshMaterializedView(ctx: BindContext, n: Raw): BoundStatement {
-  if (n.concurrent === true && n.skipData === true) {
-    throw new FloeError(SqlState.syntaxError, 'REFRESH options CONCURRENTLY and WITH NO DATA cannot be used together');
-  }
   const view = existingMaterializedView(ctx, n.relation);
   return { kind: 'ddl', command: { kind: 'refreshMaterializedView', view, concurrently: n.concurrent === true, withData: n.skipData !== true } };
 }
 
-/** The materialized view a statement names: 42P01 when there is none, 42809 when it is another relation. */
+/** The materialized view REFRESH names: 42P01 when there is none, 0A000 (PostgreSQL's code here) when it is another relation. */
 export function existingMaterializedView(ctx: BindContext, rv: Raw): TableName {
   const name = rv.relname as string;
   const rel = tryResolveRelation(ctx, rv.schemaname as string | undefined, name);
   if (rel === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${rv.schemaname ? `${rv.schemaname}.` : ''}${name}" does not exist`);
   if (rel.kind !== 'lake' || ctx.env.warehouse.getMaterializedView?.(rel.table.id) === undefined) {
-    throw new FloeError(SqlState.wrongObjectType, `"${name}" is not a materialized view`);
+    throw new FloeError(SqlState.featureNotSupported, `"${name}" is not a materialized view`);
   }
   return { namespace: rel.table.namespace, name: rel.table.name };
 }

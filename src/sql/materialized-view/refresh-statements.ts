@@ -148,7 +148,7 @@ export function fullSource(shape: ViewShape, definition: Raw, target: RefreshTar
     // No key comes from the query: a row's content and its ordinal among equal rows make one.
     const q = subselect(cloneNode(definition), '__floe_q', visible);
     const cols = visible.map((n) => quoteIdent(n)).join(', ');
-    return selectOf(fillTemplate(`SELECT *, json_build_array(${cols}, row_number() OVER (PARTITION BY ${cols}))::text FROM __r_q`, { q }));
+    return selectOf(fillTemplate(`SELECT *, json_build_array(${cols}, row_number() OVER (PARTITION BY ${cols}))::text AS ${quoteIdent(VIEW_KEY_COLUMN)} FROM __r_q`, { q }));
   }
   const pin = (s: Raw, relations: readonly BaseRelation[]): void => {
     if (at === undefined) return;
@@ -161,7 +161,7 @@ export function fullSource(shape: ViewShape, definition: Raw, target: RefreshTar
       pin(s, arm.relations);
       return s;
     });
-    const union = arms.reduce((acc, s) => ({ op: 'SETOP_UNION', all: true, larg: { SelectStmt: acc }, rarg: { SelectStmt: s } }));
+    const union = arms.reduce((acc, s) => ({ op: 'SETOP_UNION', all: true, larg: acc, rarg: s }));
     return selectOf(fillTemplate('SELECT * FROM __r_q', { q: subselect(union, '__floe_q', names) }));
   }
   const s = armSelect(shape.arm, shape.groups);
