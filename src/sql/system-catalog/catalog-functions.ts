@@ -27,6 +27,7 @@ import { regclassName, regclassOid, regtypeName } from './catalog-lookup.js';
 import { registerFunctionDefinitionFunctions } from './function-definition-functions.js';
 import { regprocName, regprocOid, regprocedureName, regprocedureOid } from './proc-lookup.js';
 import { registerViewCatalogFunctions } from './view-catalog-functions.js';
+import { catalogTable } from './materialized-view-relations.js';
 
 /** The version string Floe reports: PostgreSQL-shaped so clients parse it (server_version is "15.18 (Floe 0.1.0)"). */
 export const FLOE_VERSION_STRING = 'PostgreSQL 15.18 (Floe 0.1.0) on x86_64-pc-linux-gnu, compiled by Node.js, 64-bit';
@@ -43,13 +44,14 @@ const T = {
 function tableByOid(ctx: EvalContext, oid: number): CatalogTableInfo | undefined {
   const w = lakeWarehouse(ctx.warehouse);
   if (!w) return undefined;
-  if (w.getTableById) return w.getTableById(oid);
-  return w.listTables().find((t) => t.id === oid);
+  const t = w.getTableById ? w.getTableById(oid) : w.listTables().find((x) => x.id === oid);
+  return t === undefined ? undefined : catalogTable(w, t);
 }
 
 function tableByIndexOid(ctx: EvalContext, oid: number): CatalogTableInfo | undefined {
   const w = lakeWarehouse(ctx.warehouse);
-  return w?.listTables().find((t) => primaryKeyIndexOid(t.id) === oid || primaryKeyConstraintOid(t.id) === oid);
+  // A materialized view's key is Floe's: it has no primary key index to find.
+  return w?.listTables().map((t) => catalogTable(w, t)).find((t) => t.primaryKey.length > 0 && (primaryKeyIndexOid(t.id) === oid || primaryKeyConstraintOid(t.id) === oid));
 }
 
 function quoteIdent(s: string): string {

@@ -29,6 +29,11 @@ export function attrdefOid(tableId: number, columnIndex: number): number {
   return 1_200_000_000 + tableId * 64 + columnIndex;
 }
 
+/** The _RETURN rule (pg_rewrite) of a view or materialized view. */
+export function viewRuleOid(viewId: number): number {
+  return 1_600_000_000 + viewId;
+}
+
 /** The composite row type a table has in pg_type (typrelid = the table). */
 export function tableRowTypeOid(tableId: number): number {
   return 2_000_000_000 + tableId;

@@ -25,6 +25,8 @@ import { informationSchemaScope } from './information-schema-scope.js';
 import type { Acl } from '../../lake/index.js';
 import { builtinProcs, pgProcRow } from './builtin-proc-rows.js';
 import { isTablesViewRows, isViewsRows, pgClassViewRows, pgDescriptionRows, pgViewsRows, viewAttributeRows } from './view-catalog-rows.js';
+import { pgRewriteRows, viewRuleDependencies } from './view-rule-rows.js';
+import { materializedViewAttributeRows, pgClassMaterializedViewRows, pgMatviewsRows } from './materialized-view-catalog-rows.js';
 import {
   attidentity, deparseSequenceCalls, identityColumns, pgClassSequenceRows, sequenceAttributeRows, sequenceRowSources,
 } from './sequence-catalog-rows.js';
@@ -105,7 +107,10 @@ function pgClass(v: CatalogView): Row[] {
     }
     rows.push(...uniquePgClassRows(t, indexDefaults));
   }
-  for (const r of [...pgClassSequenceRows(v, classDefaults), ...pgClassViewRows(v, classDefaults)]) rows.push({ ...r, ...ownership(acls, r.oid as number) });
+  for (const r of [...pgClassSequenceRows(v, classDefaults), ...pgClassViewRows(v, classDefaults), ...pgClassMaterializedViewRows(v, classDefaults)]) {
+    rows.push({ ...r, ...ownership(acls, r.oid as number) });
+  }
+  for (const view of v.materializedViews) rows.push(...uniquePgClassRows(view.table, { ...classDefaults, relowner: acls.relation(view.id).owner }));
   for (const vt of v.virtualTables) {
     const { owner, acl } = acls.catalogRelation(vt.schema, vt.name);
     rows.push({
@@ -120,6 +125,12 @@ function pgClass(v: CatalogView): Row[] {
 function pgAttribute(v: CatalogView): Row[] {
   const rows: Row[] = [];
   const acls = catalogAcls(v.ctx);
+  const indexAttributes = (t: CatalogTableInfo) => {
+    for (const a of uniqueIndexAttributes(t)) {
+      const type = a.type ?? t.columns.find((col) => col.name === a.column)?.type;
+      if (type) add(a.relid, a.num, a.column, type, false, false);
+    }
+  };
   const add = (relid: number, num: number, name: string, type: SqlType, notNull: boolean, hasDef: boolean, identity = '', acl: Acl | null = null) => rows.push({
     attrelid: relid, attname: name, atttypid: typeOid(type), attstattarget: -1, attlen: typeLength(type), attnum: num, attndims: type.kind === 'array' ? 1 : 0,
     attcacheoff: -1, atttypmod: typeModifier(type), attbyval: typeLength(type) > 0 && typeLength(type) <= 8, attalign: 'i', attstorage: typeStorage(type),
@@ -135,20 +146,24 @@ function pgAttribute(v: CatalogView): Row[] {
         if (c) add(primaryKeyIndexOid(t.id), i + 1, k, c.type, false, false);
       });
     }
-    for (const a of uniqueIndexAttributes(t)) {
-      const type = a.type ?? t.columns.find((col) => col.name === a.column)?.type;
-      if (type) add(a.relid, a.num, a.column, type, false, false);
-    }
+    indexAttributes(t);
   }
   sequenceAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, true, false));
   viewAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, false, false, '', acls.relation(relid).columnAcls[name] ?? null));
+  materializedViewAttributeRows(v, (relid, num, name, type) => add(relid, num, name, type, false, false, '', acls.relation(relid).columnAcls[name] ?? null));
+  for (const view of v.materializedViews) indexAttributes(view.table);
   for (const vt of v.virtualTables) userColumns(vt).forEach((c, i) => add(vt.oid, i + 1, c.name, c.type, false, false, '', catalogColumnAcl(vt.schema, vt.name, c.name) ?? null));
   return rows;
 }
 
 function pgIndex(v: CatalogView): Row[] {
-  const unique = v.tables.flatMap((t) => uniquePgIndexRows(t, (k) => collationOf(t.columns.find((c) => c.name === k)!.type)));
+  const unique = indexedRelations(v).flatMap((t) => uniquePgIndexRows(t, (k) => collationOf(t.columns.find((c) => c.name === k)!.type)));
   return [...unique, ...pgIndexPrimary(v)];
+}
+
+/** The relations users may index: tables and materialized views (pg_index, pg_indexes). */
+function indexedRelations(v: CatalogView): CatalogTableInfo[] {
+  return [...v.tables, ...v.materializedViews.map((view) => view.table)];
 }
 
 function pgIndexPrimary(v: CatalogView): Row[] {
@@ -274,7 +289,7 @@ function pgIndexes(v: CatalogView): Row[] {
   return [...v.tables.filter((t) => t.primaryKey.length > 0).map((t) => ({
     schemaname: t.namespace, tablename: t.name, indexname: pkName(t), tablespace: null,
     indexdef: `CREATE UNIQUE INDEX ${pkName(t)} ON ${t.namespace}.${t.name} USING btree (${t.primaryKey.join(', ')})`,
-  })), ...v.tables.flatMap(uniquePgIndexesRows)];
+  })), ...indexedRelations(v).flatMap(uniquePgIndexesRows)];
 }
 
 
@@ -388,6 +403,7 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
     return [...isViewsRows(v), ...serviceViewRows(v)].filter((r) => scope.relation(String(r.table_schema), String(r.table_name)));
   },
   'pg_catalog.pg_views': pgViewsRows,
+  'pg_catalog.pg_matviews': pgMatviewsRows,
   'information_schema.columns': isColumns,
   'information_schema.table_constraints': isTableConstraints,
   'information_schema.key_column_usage': isKeyColumnUsage,
@@ -398,7 +414,8 @@ export const catalogRowSources: Readonly<Record<string, (v: CatalogView) => Row[
     const scope = informationSchemaScope(v);
     return (sequenceRowSources['information_schema.sequences']?.(v) ?? []).filter((r) => scope.sequence(String(r.sequence_schema), String(r.sequence_name)));
   },
-  'pg_catalog.pg_depend': (v) => [...(sequenceRowSources['pg_catalog.pg_depend']?.(v) ?? []), ...columnDefaultDependencies(v)],
+  'pg_catalog.pg_depend': (v) => [...(sequenceRowSources['pg_catalog.pg_depend']?.(v) ?? []), ...columnDefaultDependencies(v), ...viewRuleDependencies(v)],
+  'pg_catalog.pg_rewrite': pgRewriteRows,
   'pg_catalog.pg_description': (v) => [...pgDescription(), ...pgDescriptionRows(v)],
 };
 

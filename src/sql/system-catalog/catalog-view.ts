@@ -1,5 +1,5 @@
 import type { SqlType } from '../../common/sql-type.js';
-import type { SequenceMetadata, TableConstraint, UserTypeMetadata } from '../../lake/index.js';
+import type { MaterializedViewMetadata, SequenceMetadata, TableConstraint, UserTypeMetadata } from '../../lake/index.js';
 import type { VirtualTable, VirtualTableContext } from '../binder/virtual-table.js';
 import type { ServiceRelations } from './service-relations.js';
 
@@ -11,6 +11,8 @@ export interface CatalogTableInfo {
   readonly columns: readonly {
     readonly name: string; readonly type: SqlType; readonly nullable: boolean; readonly defaultExpr?: string;
     readonly fieldId?: number; readonly identity?: { readonly generation: 'always' | 'byDefault'; readonly sequenceId: number };
+    /** Kept by Floe (a materialized view's key and state): never shown by a catalog. */
+    readonly hidden?: boolean;
   }[];
   readonly primaryKey: readonly string[];
   readonly partitionBy?: readonly unknown[];
@@ -29,6 +31,9 @@ export interface CatalogWarehouse {
   listViews?(namespace?: string): readonly CatalogViewInfo[];
   getViewById?(id: number): CatalogViewInfo | undefined;
   listComments?(): readonly CatalogComment[];
+  /** The tables that are materialized views, by the record of their query (table id = view oid). */
+  listMaterializedViews?(): readonly CatalogMaterializedViewRecord[];
+  getMaterializedView?(tableId: number): CatalogMaterializedViewRecord | undefined;
   /** Enum and shell types (CREATE TYPE). */
   listTypes?(): readonly UserTypeMetadata[];
   /** The session's temporary schema (`pg_temp_N`) once it has one. */
@@ -46,6 +51,21 @@ export interface CatalogViewInfo {
   readonly searchPath?: readonly string[];
   /** pg_class.reloptions: `security_barrier=true`, … */
   readonly options?: readonly string[];
+  /** The relations the query reads directly, by id (pg_depend of its _RETURN rule). */
+  readonly dependsOn?: readonly number[];
+}
+
+/** What the catalogs read of a materialized view's record (src/lake's). */
+export type CatalogMaterializedViewRecord = Pick<MaterializedViewMetadata, 'tableId' | 'definition' | 'searchPath' | 'dependsOn' | 'options' | 'populated'>;
+
+/**
+ * A materialized view as the catalog relations show it: a view's facts (name, columns,
+ * definition, reloptions) plus whether it is populated, and its table as the catalogs see
+ * it (the user's columns only, no key: materialized-view-relations.ts).
+ */
+export interface CatalogMaterializedViewInfo extends CatalogViewInfo {
+  readonly populated: boolean;
+  readonly table: CatalogTableInfo;
 }
 
 /** COMMENT ON text by object id and sub id (src/lake's RelationComment). */
@@ -58,13 +78,18 @@ export interface CatalogComment {
 /** A sequence as the catalog views need it: src/lake's metadata without the live counter. */
 export type CatalogSequenceInfo = Omit<SequenceMetadata, 'lastValue' | 'isCalled'>;
 
-/** What one catalog query sees: lake namespaces and tables, plus the virtual relations. */
+/**
+ * What one catalog query sees: lake namespaces and tables, plus the virtual relations.
+ * Tables here have no hidden columns, and materialized views are not among them.
+ */
 export interface CatalogView {
   readonly ctx: VirtualTableContext;
   readonly namespaces: readonly string[];
   readonly tables: readonly CatalogTableInfo[];
   readonly sequences: readonly CatalogSequenceInfo[];
   readonly views: readonly CatalogViewInfo[];
+  /** Kept apart from `tables`: PostgreSQL lists them only where it lists relkind 'm'. */
+  readonly materializedViews: readonly CatalogMaterializedViewInfo[];
   readonly comments: readonly CatalogComment[];
   readonly virtualTables: readonly VirtualTable[];
   /** The services attached to the warehouse (floe_optimizing and the other service views), if any. */

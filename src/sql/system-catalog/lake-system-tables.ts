@@ -31,6 +31,8 @@ const jsonb: SqlType = { kind: 'jsonb' };
 const timestamptz: SqlType = { kind: 'timestamptz' };
 
 const col = (name: string, type: SqlType): VirtualColumn => ({ name, type });
+/** A table column in change rows; Floe's hidden ones (a materialized view's key and state) stay out of `*`, as on the table. */
+const changeColumn = (c: TableMetadata['columns'][number]): VirtualColumn => (c.hidden === true ? { name: c.name, type: c.type, system: true } : col(c.name, c.type));
 
 const fixedColumns: Readonly<Record<Exclude<LakeSystemTableKind, 'audit_log'>, readonly VirtualColumn[]>> = {
   snapshots: [
@@ -80,7 +82,7 @@ export function lookupLakeSystemTable(warehouse: Warehouse, schema: string, name
     const to = toText ? BigInt(toText) : undefined;
     return {
       schema, name, oid: systemTableOid(table.id, 15),
-      columns: [...table.columns.map((c) => col(c.name, c.type)), ...changeColumns],
+      columns: [...table.columns.map(changeColumn), ...changeColumns],
       rows: async () => changeRows(warehouse, current(warehouse, table), from, to),
     };
   }
@@ -95,7 +97,7 @@ export function lookupLakeSystemTable(warehouse: Warehouse, schema: string, name
   if (kind === 'audit_log') {
     return {
       schema, name, oid: systemTableOid(table.id, slot),
-      columns: [...table.columns.map((c) => col(c.name, c.type)), ...changeColumns],
+      columns: [...table.columns.map(changeColumn), ...changeColumns],
       rows: async () => {
         const t = current(warehouse, table);
         const head = warehouse.resolveSnapshot(t, ref === undefined ? undefined : { kind: 'ref', name: ref });

@@ -39,10 +39,18 @@ function replicationOf(v: CatalogView): CatalogReplication | undefined {
   return (v.ctx.warehouse as { readonly replication?: CatalogReplication }).replication;
 }
 
-/** The tables a publication sends: its members, or every permanent table for FOR ALL TABLES. */
+/** The relations a publication may name: tables and (a Floe extension: CDC out of a view's rows) materialized views. */
+function publishable(v: CatalogView): CatalogTableInfo[] {
+  return [...v.tables, ...v.materializedViews.map((view) => view.table)];
+}
+
+/**
+ * The tables a publication sends: its members, or every permanent table for FOR ALL TABLES
+ * (which, as in PostgreSQL, leaves materialized views out). Columns are the shown ones only.
+ */
 export function publishedTables(v: CatalogView, p: PublicationMetadata): CatalogTableInfo[] {
   if (p.allTables) return v.tables.filter((t) => !t.namespace.startsWith('pg_temp')).sort((a, b) => a.id - b.id);
-  const byId = new Map(v.tables.map((t) => [t.id, t]));
+  const byId = new Map(publishable(v).map((t) => [t.id, t]));
   return p.tableIds.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -54,7 +62,7 @@ function pgPublication(v: CatalogView): Row[] {
 }
 
 function pgPublicationRel(v: CatalogView): Row[] {
-  const live = new Set(v.tables.map((t) => t.id));
+  const live = new Set(publishable(v).map((t) => t.id));
   const members = (replicationOf(v)?.listPublications() ?? []).flatMap((p) => p.tableIds.filter((id) => live.has(id)).map((id) => ({ p, id })));
   // Membership rows have no oid of their own in the lake: they are numbered, in (publication, table) order, far above relation oids.
   return members.map(({ p, id }, i) => ({ oid: MEMBER_OID_BASE + i, prpubid: p.oid, prrelid: id, prqual: null, prattrs: null }));

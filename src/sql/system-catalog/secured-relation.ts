@@ -10,6 +10,7 @@ import { lakeWarehouse, type CatalogTableInfo, type CatalogWarehouse } from './c
 import { searchPathSchemas } from './search-path-schemas.js';
 import { SEQUENCE_COLUMNS } from './sequence-catalog-rows.js';
 import { uniqueIndexesOf } from './unique-index-rows.js';
+import { catalogTable, isMaterializedView, visibleTable } from './materialized-view-relations.js';
 
 /**
  * A relation as privilege checks see it (PostgreSQL's pg_class_aclmask and
@@ -28,8 +29,8 @@ export interface SecuredRelation {
   readonly oid: number;
   readonly schema: string;
   readonly name: string;
-  /** 'r' table (catalog tables too), 'v' view, 'S' sequence, 'i' index. */
-  readonly relkind: 'r' | 'v' | 'S' | 'i';
+  /** 'r' table (catalog tables too), 'v' view, 'm' materialized view, 'S' sequence, 'i' index. */
+  readonly relkind: 'r' | 'v' | 'm' | 'S' | 'i';
   readonly owner: number;
   readonly acl: Acl | null;
   /** A catalog table with a pinned oid: PostgreSQL lets only superusers write it, whatever its ACL. */
@@ -44,13 +45,19 @@ const FIRST_UNPINNED_OBJECT_ID = 12000;
 const catalogKinds = new Map(catalogShapes.map((c) => [`${c.schema}.${c.name}`, c.relkind]));
 
 function withSystemColumns(columns: SecuredColumn[], relkind: SecuredRelation['relkind']): SecuredColumn[] {
-  return relkind === 'r' || relkind === 'S' ? [...columns, ...SYSTEM_COLUMNS.map((name, i) => ({ name, attnum: -(i + 1), acl: null }))] : columns;
+  return relkind === 'r' || relkind === 'm' || relkind === 'S' ? [...columns, ...SYSTEM_COLUMNS.map((name, i) => ({ name, attnum: -(i + 1), acl: null }))] : columns;
 }
 
-function lakeRelation(acls: CatalogAcls, oid: number, schema: string, name: string, relkind: 'r' | 'v' | 'S', columns: readonly string[]): SecuredRelation {
+function lakeRelation(acls: CatalogAcls, oid: number, schema: string, name: string, relkind: 'r' | 'v' | 'm' | 'S', columns: readonly string[]): SecuredRelation {
   const r = acls.relation(oid);
   const cols = columns.map((c, i) => ({ name: c, attnum: i + 1, acl: r.columnAcls[c] ?? null }));
   return { oid, schema, name, relkind, owner: r.owner, acl: r.acl, systemCatalog: false, columns: withSystemColumns(cols, relkind) };
+}
+
+/** A lake table or materialized view, with the columns the catalogs show (never hidden ones). */
+function lakeTableRelation(w: CatalogWarehouse, acls: CatalogAcls, t: CatalogTableInfo): SecuredRelation {
+  const shown = visibleTable(t);
+  return lakeRelation(acls, t.id, t.namespace, t.name, isMaterializedView(w, t.id) ? 'm' : 'r', shown.columns.map((c) => c.name));
 }
 
 // An index belongs to its table's owner and has no ACL of its own.
@@ -86,12 +93,12 @@ export function relationByOid(ctx: Pick<EvalContext, 'warehouse' | 'virtualTable
 
 function lakeRelationByOid(w: CatalogWarehouse, acls: CatalogAcls, oid: number): SecuredRelation | undefined {
   const t = w.getTableById?.(oid) ?? w.listTables().find((x) => x.id === oid);
-  if (t !== undefined) return lakeRelation(acls, t.id, t.namespace, t.name, 'r', t.columns.map((c) => c.name));
+  if (t !== undefined) return lakeTableRelation(w, acls, t);
   const view = w.getViewById?.(oid);
   if (view !== undefined) return lakeRelation(acls, view.id, view.namespace, view.name, 'v', view.columns.map((c) => c.name));
   const seq = w.getSequenceById?.(oid);
   if (seq !== undefined) return lakeRelation(acls, seq.id, seq.namespace, seq.name, 'S', SEQUENCE_COLUMNS.map((c) => c.name));
-  for (const table of w.listTables()) {
+  for (const table of w.listTables().map((x) => catalogTable(w, x))) {
     if (table.primaryKey.length > 0 && primaryKeyIndexOid(table.id) === oid) return indexRelation(acls, table, oid, `${table.name}_pkey`, table.primaryKey);
     const u = uniqueIndexesOf(table).find((x) => x.indexOid === oid);
     if (u !== undefined) return indexRelation(acls, table, oid, u.name, u.columns);
@@ -103,12 +110,12 @@ function relationInSchema(ctx: Pick<EvalContext, 'warehouse' | 'virtualTables'>,
   const w = lakeWarehouse(ctx.warehouse);
   if (w !== undefined) {
     const t = w.listTables(schema).find((x) => x.name === name);
-    if (t !== undefined) return lakeRelation(acls, t.id, t.namespace, t.name, 'r', t.columns.map((c) => c.name));
+    if (t !== undefined) return lakeTableRelation(w, acls, t);
     const view = w.listViews?.(schema).find((x) => x.name === name);
     if (view !== undefined) return lakeRelation(acls, view.id, view.namespace, view.name, 'v', view.columns.map((c) => c.name));
     const seq = w.listSequences?.(schema).find((x) => x.name === name);
     if (seq !== undefined) return lakeRelation(acls, seq.id, seq.namespace, seq.name, 'S', SEQUENCE_COLUMNS.map((c) => c.name));
-    for (const table of w.listTables(schema)) {
+    for (const table of w.listTables(schema).map((x) => catalogTable(w, x))) {
       if (table.primaryKey.length > 0 && `${table.name}_pkey` === name) return indexRelation(acls, table, primaryKeyIndexOid(table.id), name, table.primaryKey);
       const u = uniqueIndexesOf(table).find((x) => x.name === name);
       if (u !== undefined) return indexRelation(acls, table, u.indexOid, u.name, u.columns);

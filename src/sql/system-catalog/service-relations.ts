@@ -74,7 +74,8 @@ function floeOptimizing(v: CatalogView): Row[] {
 }
 
 function floeOptimizingHistory(v: CatalogView): Row[] {
-  const names = new Map(v.tables.map((t) => [t.id, t]));
+  // Materialized views are lake tables the optimizer serves too.
+  const names = new Map<number, { namespace: string; name: string }>([...v.tables, ...v.materializedViews].map((t) => [t.id, t]));
   return (v.services?.history() ?? []).map((r) => ({
     table_schema: names.get(r.tableId)?.namespace, table_name: names.get(r.tableId)?.name, kind: r.kind, status: r.status,
     trigger: r.trigger, started: r.startedMicros, duration_ms: Math.round(r.durationMs), nodes: r.nodes, splits: r.splits,

@@ -5,8 +5,10 @@ import { catalogRowSources } from './catalog-rows.js';
 import type { CatalogView } from './catalog-view.js';
 import { lakeWarehouse } from './catalog-view.js';
 import { lookupLakeSystemTable } from './lake-system-tables.js';
+import { catalogRelations } from './materialized-view-relations.js';
 import { lookupSequenceRelation } from './sequence-relation.js';
 import { serviceRelationRowSources, serviceRelationShapes } from './service-relations.js';
+import { materializedViewStatusRowSources, materializedViewStatusShapes } from './materialized-view-status.js';
 import { replicationRelationShapes, replicationRowSources } from './replication-relations.js';
 import type { ServiceRelations } from './service-relations.js';
 import { subscriptionRelationShapes, subscriptionRowSources } from './subscription-relations.js';
@@ -75,10 +77,12 @@ class SystemCatalogImpl implements SystemCatalog {
   /** What a catalog relation's rows are computed from: the lake as of now, and this registry. */
   view(ctx: VirtualTableContext): CatalogView {
     const w = lakeWarehouse(ctx.warehouse);
+    const { tables, materializedViews } = w === undefined ? { tables: [], materializedViews: [] } : catalogRelations(w);
     return {
       ctx,
       namespaces: w?.listNamespaces() ?? ['public'],
-      tables: w?.listTables() ?? [],
+      tables,
+      materializedViews,
       sequences: w?.listSequences?.() ?? [],
       views: w?.listViews?.() ?? [],
       comments: w?.listComments?.() ?? [],
@@ -96,7 +100,7 @@ class SystemCatalogImpl implements SystemCatalog {
  */
 export function createSystemCatalog(): SystemCatalog {
   const catalog = new SystemCatalogImpl();
-  for (const shape of [...catalogShapes, ...serviceRelationShapes, ...replicationRelationShapes, ...subscriptionRelationShapes, ...statementStatisticsShapes]) {
+  for (const shape of [...catalogShapes, ...serviceRelationShapes, ...materializedViewStatusShapes, ...replicationRelationShapes, ...subscriptionRelationShapes, ...statementStatisticsShapes]) {
     const columns: VirtualColumn[] = shape.columns.split(' ').map((c) => {
       const at = c.indexOf(':');
       return { name: c.slice(0, at), type: parseShapeType(c.slice(at + 1)) };
@@ -104,7 +108,7 @@ export function createSystemCatalog(): SystemCatalog {
     // pg_dump reads `tableoid` beside every catalog row's oid.
     columns.push({ name: 'tableoid', type: { kind: 'oid' }, system: true });
     const key = `${shape.schema}.${shape.name}`;
-    const source = subscriptionRowSources[key] ?? catalogRowSources[key] ?? serviceRelationRowSources[key] ?? replicationRowSources[key]
+    const source = subscriptionRowSources[key] ?? catalogRowSources[key] ?? serviceRelationRowSources[key] ?? materializedViewStatusRowSources[key] ?? replicationRowSources[key]
       ?? statementStatisticsRowSources[key];
     catalog.register({
       schema: shape.schema,

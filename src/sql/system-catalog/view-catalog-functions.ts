@@ -5,6 +5,7 @@ import { registerCatalogFunction } from './register-catalog-function.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { lakeWarehouse, type CatalogView } from './catalog-view.js';
 import { viewDefinitionText } from './view-definition-text.js';
+import { materializedViewById } from './materialized-view-relations.js';
 import { PUBLIC_NAMESPACE_OID } from './catalog-oids.js';
 
 const text: SqlType = { kind: 'text' };
@@ -14,7 +15,7 @@ const oid: SqlType = { kind: 'oid' };
 
 function viewDef(ctx: EvalContext, id: number): string | null {
   const w = lakeWarehouse(ctx.warehouse);
-  const view = w?.getViewById?.(id);
+  const view = w === undefined ? undefined : w.getViewById?.(id) ?? materializedViewById(w, id);
   if (w === undefined || view === undefined) return null;
   const catalog = { ctx: { searchPath: ctx.searchPath } as CatalogView['ctx'], tables: w.listTables(), views: w.listViews?.() ?? [] };
   return viewDefinitionText(catalog, view);
@@ -25,7 +26,7 @@ function comment(ctx: EvalContext, objectId: number, subId: number): string | nu
 }
 
 /**
- * pg_get_viewdef (by oid or by name, with the pretty flag or a wrap column, which
+ * pg_get_viewdef of a view or materialized view (by oid or by name, with the pretty flag or a wrap column, which
  * change nothing here), obj_description and col_description over COMMENT ON.
  * `regclassOf` resolves a relation name as '…'::regclass does.
  */

@@ -26,7 +26,7 @@ function unqualifiedRangeVars(node: unknown, out: { name: string; location: numb
  * the current search_path does not reach that schema, as PostgreSQL qualifies names in its
  * deparse (pg_dump, which empties search_path, relies on it).
  */
-export function viewDefinitionText(v: Pick<CatalogView, 'ctx' | 'tables' | 'views'>, view: CatalogViewInfo): string {
+export function viewDefinitionText(v: Pick<CatalogView, 'ctx' | 'tables' | 'views'> & Partial<Pick<CatalogView, 'materializedViews'>>, view: CatalogViewInfo): string {
   const text = view.definition.trim();
   let refs: { name: string; location: number }[] = [];
   const ctes = new Set<string>();
@@ -37,7 +37,8 @@ export function viewDefinitionText(v: Pick<CatalogView, 'ctx' | 'tables' | 'view
     return ` ${text};`;
   }
   const exists = (schema: string, name: string) => v.tables.some((t) => t.namespace === schema && t.name === name)
-    || v.views.some((x) => x.namespace === schema && x.name === name);
+    || v.views.some((x) => x.namespace === schema && x.name === name)
+    || (v.materializedViews ?? []).some((x) => x.namespace === schema && x.name === name);
   const current = v.ctx.searchPath;
   refs = refs.filter((r) => !ctes.has(r.name)).sort((a, b) => b.location - a.location);
   let out = text;
