@@ -23,9 +23,12 @@ export interface Prepared extends PreparedStatement {
 export function preparedPlan(
   p: Prepared, warehouse: Warehouse, searchPath: readonly string[],
   bindAgain: () => BoundStatement, columnsOf: (bound: BoundStatement) => ColumnDescription[] | null,
+  viewStillFresh: (id: number) => boolean = () => false,
 ): BoundStatement {
   const { bound, check } = p.cached;
-  if (bound !== undefined && (check === undefined || cachedPlanHolds(check, warehouse, searchPath))) return bound;
+  // A plan answered from a materialized view holds only while the view is fresh enough.
+  const viewHolds = bound?.kind !== 'query' || bound.materializedView === undefined || viewStillFresh(bound.materializedView);
+  if (bound !== undefined && viewHolds && (check === undefined || cachedPlanHolds(check, warehouse, searchPath))) return bound;
   const fresh = bindAgain();
   const columns = columnsOf(fresh);
   if (!sameResultColumns(columns, p.columns)) throw new FloeError(SqlState.featureNotSupported, 'cached plan must not change result type');

@@ -16,6 +16,7 @@ import {
 } from '../sql/index.js';
 import type { OptimizingService, SubscriptionWorkers } from '../service/index.js';
 import { procedureResultColumns } from './procedure-result-columns.js';
+import { MV_MAX_STALENESS_SETTING, MV_REWRITE_SETTING, offeredMaterializedViews, offeredViewStillFresh } from './offered-materialized-views.js';
 import { Cursors } from './cursors.js';
 import { explainColumn } from './explain-result.js';
 import { PreparedStatements, preparedPlan, type Prepared } from './prepared-statements.js';
@@ -182,7 +183,10 @@ export class SessionContext {
    */
   planContext(): string[] {
     const rls = (this.deps.warehouse as { rowPolicies?: Warehouse['rowPolicies'] }).rowPolicies?.version() ?? '';
-    return rls === '' ? this.searchPath() : [...this.searchPath(), `\0${this.identity.currentUser()}\0${rls}\0${this.settings.get('row_security')}`];
+    const path = rls === '' ? this.searchPath() : [...this.searchPath(), `\0${this.identity.currentUser()}\0${rls}\0${this.settings.get('row_security')}`];
+    // Whether materialized views may answer: a plan bound with them offered (or not) holds only while that stays so.
+    const views = this.settings.get(MV_REWRITE_SETTING) === 'off' || this.transaction.current !== undefined ? 'off' : this.settings.get(MV_MAX_STALENESS_SETTING) ?? '';
+    return views === '' ? path : [...path, `\0mv\0${views}`];
   }
 
   /**
@@ -228,6 +232,10 @@ export class SessionContext {
         return files === undefined ? undefined : columnRanges(files, t.columns);
       },
       rowSecurity: rowSecurityOf(this.deps.warehouse, this.identity, () => this.settings.get('row_security') !== 'off'),
+      // Answers from materialized views only outside a transaction block, whose snapshots a view's rows need not match.
+      ...(this.settings.get(MV_REWRITE_SETTING) === 'off' || this.transaction.current !== undefined ? {} : {
+        materializedViews: (tableIds: readonly number[]) => offeredMaterializedViews(this.deps.warehouse, tableIds, this.settings.get(MV_MAX_STALENESS_SETTING)),
+      }),
     };
   }
 
@@ -308,7 +316,8 @@ export class SessionContext {
 
   /** A prepared statement's plan, bound again when what it was built against changed (prepared-statements.ts). */
   preparedPlan(p: Prepared, stmt: ParsedStatement): BoundStatement {
-    return preparedPlan(p, this.deps.warehouse, this.planContext(), () => bindStatement(stmt, this.bindEnv(p.paramTypes)), (b) => this.columnsOf(b));
+    return preparedPlan(p, this.deps.warehouse, this.planContext(), () => bindStatement(stmt, this.bindEnv(p.paramTypes)), (b) => this.columnsOf(b),
+      (id) => offeredViewStillFresh(this.deps.warehouse, id, this.settings.get(MV_MAX_STALENESS_SETTING)));
   }
 
   /** The plan a bound query or DML statement runs (and EXPLAIN prints), under the session's disabled optimizer rules. */

@@ -4,6 +4,8 @@ import { SqlState } from '../common/sqlstate.js';
 import { formatDurationMs, parseDurationSetting } from '../common/duration-setting.js';
 import { RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING, RUNTIME_FILTERS_SETTING } from '../exec/index.js';
 import { isolationText } from './transaction-isolation.js';
+import { freshnessOf } from '../sql/index.js';
+import { MV_MAX_STALENESS_SETTING, MV_REWRITE_SETTING } from './offered-materialized-views.js';
 
 /**
  * Every setting Floe knows, as one declarative table in the manner of PostgreSQL's
@@ -221,6 +223,15 @@ const TABLE: Readonly<Record<string, Row>> = {
     unit: 'kB', min: 64, max: 2147483647, check: checkKb,
   }),
   'floe.backend_pid': int('0', 'internal', FLOE, 'This session\'s process id, as pg_backend_pid() reports it.', { hidden: true }),
+  [MV_REWRITE_SETTING]: bool('on', 'user', FLOE, 'Whether a query matching a fresh-enough materialized view is answered from it.'),
+  [MV_MAX_STALENESS_SETTING]: text('', 'user', FLOE, "How stale a materialized view may be to answer a query (an interval; empty: the view's own freshness).", {
+    check: (name, value) => {
+      if (value.trim() !== '') {
+        try { freshnessOf([`freshness=${value}`]); } catch { throw new FloeError(SqlState.invalidParameterValue, `invalid value for parameter "${name}": "${value}"`, { hint: "An interval, such as '30 seconds'." }); }
+      }
+      return value;
+    },
+  }),
   [AUDIT_LOG_READS]: bool('off', 'superuser', FLOE, 'Whether the audit trail (audit.floe_audit) records SELECT and COPY TO too.', { hidden: true }),
   [QUERY_MEMORY_LIMIT]: text(DEFAULT_QUERY_MEMORY_LIMIT, 'user', FLOE, 'Working-set bound of one query (sort buffers, hash tables); past it, 53200.', {
     hidden: true,

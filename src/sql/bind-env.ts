@@ -1,3 +1,4 @@
+import type { OfferedView } from './materialized-view/rewrite-with-views.js';
 import type { SqlType } from '../common/sql-type.js';
 import type { TableConstraint, UserTypeMetadata, ViewMetadata } from '../lake/index.js';
 import type { VirtualTableRegistry } from './binder/virtual-table.js';
@@ -79,6 +80,11 @@ export interface BindEnv {
   readonly rowSecurity?: (tableId: number, command: RowSecurityCommand, viewId?: number) => RowSecurityExprs | undefined;
   /** The materialized view (table id) a refresh is writing: the one relation of its kind a statement may change, read unpopulated. */
   readonly maintainsView?: number;
+  /**
+   * The materialized views a query reading these tables (ids) may be answered from: fresh
+   * enough for the session (floe.mv_rewrite, floe.mv_max_staleness). Absent: no rewriting.
+   */
+  readonly materializedViews?: (tableIds: readonly number[]) => readonly OfferedView[];
 }
 
 export type RowSecurityCommand = 'select' | 'insert' | 'update' | 'delete';

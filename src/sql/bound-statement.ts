@@ -22,6 +22,8 @@ type BoundStatementKinds =
       readonly columns: readonly ResultColumn[];
       /** Resolved types of $1..$n (inferred where the client left them open). */
       readonly paramTypes: readonly SqlType[];
+      /** The materialized view (table id) the query was answered from, when it was rewritten to read one. */
+      readonly materializedView?: number;
     }
   | {
       readonly kind: 'dml';

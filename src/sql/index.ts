@@ -30,3 +30,4 @@ export { fullRefreshReasonOf, planRefresh, type RefreshPlan, type RefreshRequest
 export { freshnessOf, refreshModeOf } from './materialized-view/view-options.js';
 export type { RefreshTarget } from './materialized-view/refresh-statements.js';
 export { splitQualifiedName } from './binder/resolve-relation.js';
+export type { OfferedView } from './materialized-view/rewrite-with-views.js';

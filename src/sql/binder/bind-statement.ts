@@ -1,3 +1,4 @@
+import { rewriteWithViews } from '../materialized-view/rewrite-with-views.js';
 import { bindAlterMaterializedViewOptions, bindRefreshMaterializedView } from './bind-materialized-view.js';
 import { FloeError } from '../../common/floe-error.js';
 import { bindAlterRole, bindCreateRole, bindDropRole, bindGrantRole, bindRenameRole } from './bind-role-ddl.js';
@@ -58,7 +59,10 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
   switch (tag) {
     case 'SelectStmt': {
       if (n.intoClause) return bindSelectInto(ctx, n);
-      return finishQuery(ctx, bindSelect(ctx, n, undefined));
+      // Bound as written first: its privileges and row security are what the statement is checked by.
+      const written = bindSelect(ctx, n, undefined);
+      const answered = rewriteWithViews(ctx, n, written);
+      return answered ?? finishQuery(ctx, written);
     }
     case 'InsertStmt': return bindWithDmlStatement(ctx, n, bindInsert);
     case 'UpdateStmt': return bindWithDmlStatement(ctx, n, bindUpdate);

@@ -72,3 +72,8 @@ export function selectOf(stmt: Raw): Raw {
   if (tag !== 'SelectStmt') throw new FloeError(SqlState.internalError, `a refresh template is a ${tag}, not a SELECT`);
   return body;
 }
+
+/** One expression parsed from `sql` (a select-list item), placeholders filled as fillTemplate fills them. */
+export function templateExpr(sql: string, nodes: Readonly<Record<string, Raw>> = {}): Raw {
+  return selectOf(fillTemplate(`SELECT ${sql}`, nodes)).targetList[0].ResTarget.val;
+}

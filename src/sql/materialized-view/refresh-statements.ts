@@ -1,7 +1,7 @@
 import type { TimeTravelClause } from '../parser/lake-clause.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import { unwrap, type Raw } from '../binder/ast.js';
-import { cloneNode, fillTemplate, quoteIdent, quoteLiteral, selectOf } from './parse-template.js';
+import { cloneNode, fillTemplate, quoteIdent, quoteLiteral, selectOf, templateExpr } from './parse-template.js';
 import type { AggregateKind, BaseRelation, ViewArm, ViewOutput, ViewShape } from './view-shape.js';
 
 /*
@@ -93,9 +93,7 @@ function resTarget(val: Raw, name?: string): Raw {
   return { ResTarget: { val, ...(name === undefined ? {} : { name }), location: -1 } };
 }
 
-function expr(template: string, nodes: Readonly<Record<string, Raw>> = {}): Raw {
-  return selectOf(fillTemplate(`SELECT ${template}`, nodes)).targetList[0].ResTarget.val;
-}
+const expr = templateExpr;
 
 /** `json_build_array(…)::text`: the view's key, one text per distinct tuple (NULLs included). */
 function keyExpr(parts: readonly Raw[]): Raw {
