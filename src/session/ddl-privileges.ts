@@ -68,7 +68,12 @@ export function checkDdlPrivileges(ctx: SessionContext, c: DdlCommand): void {
     }
     case 'alterView': own(c.view, 'view'); if (c.setSchema !== undefined) create(c.setSchema); return;
     case 'setTableSchema': own(c.table, 'table'); create(c.schema); return;
-    case 'comment': return own(c.relation, c.objectKind === 'view' ? 'view' : 'table');
+    case 'comment': {
+      if (c.objectKind !== 'materialized view') return own(c.relation, c.objectKind === 'view' ? 'view' : 'table');
+      const o = relation(c.relation, 'table');
+      if (o !== undefined) p.requireOwner(o, 'materialized view', c.relation.name);
+      return;
+    }
     case 'alterType': case 'dropType': {
       const targets = c.kind === 'alterType' ? [c.target] : c.types;
       for (const t of targets) {

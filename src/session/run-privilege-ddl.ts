@@ -206,7 +206,11 @@ function runAlterOwner(io: PrivilegeDdlIo, c: Extract<PrivilegeDdl, { kind: 'alt
       throw new FloeError(SqlState.featureNotSupported, `cannot change owner of sequence "${r.name}"`, { detail: `Sequence "${r.name}" is linked to table "${ownerTable.name}".` });
     }
     if (c.objectKind === 'view' && r.kind !== 'view') throw new FloeError(SqlState.wrongObjectType, `"${r.name}" is not a view`, { hint: 'Use ALTER TABLE instead.' });
-    objects.push({ object: { kind: 'relation', id: r.id }, word: KIND_WORDS[r.kind], name: r.name, namespace: r.namespace });
+    if (c.objectKind === 'materialized view' && (r.kind !== 'table' || io.warehouse.getMaterializedView(r.id) === undefined)) {
+      throw new FloeError(SqlState.wrongObjectType, `"${r.name}" is not a materialized view`);
+    }
+    const word = r.kind === 'table' && io.warehouse.getMaterializedView(r.id) !== undefined ? 'materialized view' : KIND_WORDS[r.kind];
+    objects.push({ object: { kind: 'relation', id: r.id }, word, name: r.name, namespace: r.namespace });
     // A table's owned sequences (serial, identity) change owner with it.
     if (r.kind === 'table') {
       for (const s of io.warehouse.listSequences()) {

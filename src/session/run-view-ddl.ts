@@ -194,6 +194,9 @@ async function comment(w: Warehouse, c: Extract<ViewDdl, { kind: 'comment' }>): 
   if (table === undefined && view === undefined) throw new FloeError(SqlState.undefinedTable, `relation "${name}" does not exist`);
   if (c.objectKind === 'table' && table === undefined) throw new FloeError(SqlState.wrongObjectType, `"${name}" is not a table`);
   if (c.objectKind === 'view' && view === undefined) throw new FloeError(SqlState.wrongObjectType, `"${name}" is not a view`);
+  if (c.objectKind === 'materialized view' && (table === undefined || w.getMaterializedView(table.id) === undefined)) {
+    throw new FloeError(SqlState.wrongObjectType, `"${name}" is not a materialized view`);
+  }
   const id = table?.id ?? view!.id;
   let subId = 0;
   if (c.column !== undefined) {

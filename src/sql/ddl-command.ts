@@ -245,7 +245,7 @@ export type PrivilegeDdl =
       readonly cascade: boolean;
       readonly grantedBy?: RoleRef;
     }
-  | { readonly kind: 'alterOwner'; readonly objectKind: 'table' | 'view' | 'sequence' | 'schema'; readonly relation?: RelationRef; readonly name?: string; readonly owner: RoleRef }
+  | { readonly kind: 'alterOwner'; readonly objectKind: 'table' | 'view' | 'materialized view' | 'sequence' | 'schema'; readonly relation?: RelationRef; readonly name?: string; readonly owner: RoleRef }
   | {
       /** ALTER DEFAULT PRIVILEGES [FOR ROLE …] [IN SCHEMA …] GRANT | REVOKE … ON TABLES | SEQUENCES | TYPES | SCHEMAS. */
       readonly kind: 'alterDefaultPrivileges';
@@ -348,7 +348,7 @@ export type ViewDdl =
       readonly kind: 'comment';
       /** The relation (and column) commented on; objectKind is what the statement called it. */
       readonly relation: TableName;
-      readonly objectKind: 'table' | 'view' | 'column';
+      readonly objectKind: 'table' | 'view' | 'materialized view' | 'column';
       readonly column?: string;
       readonly text: string | null;
     };

@@ -5,9 +5,11 @@ import { strList, unwrap, type Raw } from './ast.js';
 import type { BindContext } from './bind-context.js';
 import { qualifyExisting } from './resolve-relation.js';
 
-const KINDS: Readonly<Record<string, 'table' | 'view' | 'column'>> = { OBJECT_TABLE: 'table', OBJECT_VIEW: 'view', OBJECT_COLUMN: 'column' };
+const KINDS: Readonly<Record<string, 'table' | 'view' | 'materialized view' | 'column'>> = {
+  OBJECT_TABLE: 'table', OBJECT_VIEW: 'view', OBJECT_MATVIEW: 'materialized view', OBJECT_COLUMN: 'column',
+};
 
-/** COMMENT ON TABLE | VIEW | COLUMN name IS 'text' | NULL; the session checks the object and stores it. */
+/** COMMENT ON TABLE | VIEW | MATERIALIZED VIEW | COLUMN name IS 'text' | NULL; the session checks the object and stores it. */
 export function bindCommentOn(ctx: BindContext, n: Raw): BoundStatement {
   const objectKind = KINDS[n.objtype as string];
   if (objectKind === undefined) {

@@ -63,7 +63,7 @@ function privilegesOf(list: Raw[] | undefined): readonly PrivilegeSpec[] | { rea
 }
 
 /** ALTER TABLE | VIEW | SEQUENCE … OWNER TO, and ALTER SCHEMA … OWNER TO. */
-export function bindAlterOwner(objectKind: 'table' | 'view' | 'sequence' | 'schema', target: Raw, newOwner: Raw): BoundStatement {
+export function bindAlterOwner(objectKind: 'table' | 'view' | 'materialized view' | 'sequence' | 'schema', target: Raw, newOwner: Raw): BoundStatement {
   if (objectKind === 'schema') return { kind: 'ddl', command: { kind: 'alterOwner', objectKind, name: str(target), owner: roleRef(newOwner) } };
   return {
     kind: 'ddl',

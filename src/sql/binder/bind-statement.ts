@@ -168,10 +168,10 @@ function bindNode(ctx: BindContext, node: Raw): BoundStatement {
 }
 
 /** ALTER TABLE | VIEW | SEQUENCE … OWNER TO as the statement's only action, which binds on its own. */
-function ownerChange(n: Raw): { kind: 'table' | 'view' | 'sequence'; newOwner: Raw } | undefined {
+function ownerChange(n: Raw): { kind: 'table' | 'view' | 'materialized view' | 'sequence'; newOwner: Raw } | undefined {
   const cmds = (n.cmds ?? []) as Raw[];
   if (cmds.length !== 1 || cmds[0]!.AlterTableCmd?.subtype !== 'AT_ChangeOwner') return undefined;
-  const kind = n.objtype === 'OBJECT_VIEW' ? 'view' : n.objtype === 'OBJECT_SEQUENCE' ? 'sequence' : 'table';
+  const kind = n.objtype === 'OBJECT_VIEW' ? 'view' : n.objtype === 'OBJECT_SEQUENCE' ? 'sequence' : n.objtype === 'OBJECT_MATVIEW' ? 'materialized view' : 'table';
   return { kind, newOwner: cmds[0]!.AlterTableCmd.newowner };
 }
 
