@@ -86,14 +86,14 @@ export function bindCreateMaterializedView(ctx: BindContext, n: Raw): BoundState
     ...named.map((c) => ({ name: c.name, type: c.type, hidden: false })),
     ...hidden.map((name, i) => ({ name, type: filled.columns[named.length + i]!.type, hidden: true })),
   ];
-  const explicitAuto = options.some((o) => o.startsWith('refresh=')) || options.some((o) => o.startsWith('freshness='));
   return {
     kind: 'ddl',
     command: {
       kind: 'createMaterializedView', view, ifNotExists: Boolean(n.if_not_exists), columns, definition: definitionText(ctx.stmt.text),
       searchPath: ctx.env.searchPath, dependsOn: [...ctx.relationsRead], options, withData: !into.skipData,
       ...(fullRefreshReason === undefined ? {} : { fullRefreshReason }),
-      ...(mode === 'auto' && explicitAuto && shape.kind === 'full' ? { notice: `materialized view "${view.name}" will be refreshed in full: ${shape.reason}` } : {}),
+      // refresh = 'auto' (the default) says when it can only refresh in full, and why.
+      ...(mode === 'auto' && shape.kind === 'full' ? { notice: `materialized view "${view.name}" will be refreshed in full: ${shape.reason}` } : {}),
     },
   };
 }
