@@ -5,8 +5,9 @@
  * A view with a declared freshness is due once its lag, plus what its refresh is expected to
  * take, reaches half the freshness: the refresh then lands with the lag well inside the
  * bound. Incremental refresh is used unless a full one has been measured cheaper (a view
- * whose changes touch most of its rows); an incremental one is tried again now and then,
- * as its estimate decays, since the mix of changes moves.
+ * whose changes touch most of its rows); the first incremental refresh measured is followed
+ * by a full one, to measure that; an incremental one is tried again now and then, as its
+ * estimate decays, since the mix of changes moves.
  */
 
 /** The share of the freshness a view may lag before a refresh starts. */
@@ -43,6 +44,8 @@ export function dueRefreshes(views: readonly ViewRefreshState[], nowMicros: bigi
 
 function chosenMode(v: ViewRefreshState): 'auto' | 'full' {
   if (!v.incremental) return 'full';
+  // Until a full refresh has been measured, one is run to measure it: its cost is learnt only by paying it.
+  if (v.incrementalMs !== undefined && v.fullMs === undefined) return 'full';
   return v.incrementalMs !== undefined && v.fullMs !== undefined && v.incrementalMs > v.fullMs ? 'full' : 'auto';
 }
 

@@ -12,8 +12,8 @@ describe('which materialized views the refresher refreshes', () => {
     assert.deepEqual(dueRefreshes([view({ lagMs: half - 1 })], 0n), []);
     assert.deepEqual(dueRefreshes([view({ lagMs: half })], 0n), [{ tableId: 1, mode: 'auto' }]);
     // A refresh measured at 2 s starts 2 s earlier.
-    assert.deepEqual(dueRefreshes([view({ lagMs: half - 2000, incrementalMs: 2000 })], 0n), [{ tableId: 1, mode: 'auto' }]);
-    assert.deepEqual(dueRefreshes([view({ lagMs: half - 2001, incrementalMs: 2000 })], 0n), []);
+    assert.deepEqual(dueRefreshes([view({ lagMs: half - 2000, incrementalMs: 2000, fullMs: 5000 })], 0n), [{ tableId: 1, mode: 'auto' }]);
+    assert.deepEqual(dueRefreshes([view({ lagMs: half - 2001, incrementalMs: 2000, fullMs: 5000 })], 0n), []);
   });
 
   test('nothing is due with no lag, an unknown lag, or while a failed view backs off', () => {
@@ -36,9 +36,10 @@ describe('which materialized views the refresher refreshes', () => {
     ]);
   });
 
-  test('incremental stays the choice until a full refresh is measured cheaper', () => {
+  test('incremental first; then one full refresh to measure it; then the cheaper of the two', () => {
+    assert.deepEqual(dueRefreshes([view({ lagMs: 9000 })], 0n), [{ tableId: 1, mode: 'auto' }]);
+    assert.deepEqual(dueRefreshes([view({ lagMs: 9000, incrementalMs: 100 })], 0n), [{ tableId: 1, mode: 'full' }]);
     assert.deepEqual(dueRefreshes([view({ lagMs: 9000, incrementalMs: 100, fullMs: 300 })], 0n), [{ tableId: 1, mode: 'auto' }]);
-    assert.deepEqual(dueRefreshes([view({ lagMs: 9000, incrementalMs: 100 })], 0n), [{ tableId: 1, mode: 'auto' }]);
     assert.deepEqual(dueRefreshes([view({ lagMs: 9000, incrementalMs: 301, fullMs: 300 })], 0n), [{ tableId: 1, mode: 'full' }]);
   });
 
