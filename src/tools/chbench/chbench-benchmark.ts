@@ -180,7 +180,7 @@ async function probeProperties(url: string, properties: Readonly<Record<string, 
  * lake's API, as the TPC-H bench does, while no gateway runs on the warehouse, so it needs
  * no SQL surface and the service has nothing to do with it.
  */
-async function optimizeAfterLoad(dir: string, log: (l: string) => void): Promise<void> {
+export async function optimizeAfterLoad(dir: string, log: (l: string) => void): Promise<void> {
   const t0 = performance.now();
   const warehouse = await openWarehouse({ path: dir });
   try {
