@@ -319,12 +319,14 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
   const key = quoteIdent(VIEW_KEY_COLUMN);
   const extremes = shape.outputs.flatMap((o, j) => (o.kind === 'aggregate' && (o.fn === 'min' || o.fn === 'max') ? [{ o, j }] : []));
   // A group whose current min or max a change took away is computed again from the base tables.
+  // So is one a change took a value from that it did not have (no row yet, or only NULLs): the
+  // value came with an earlier term and went with a later one, and min and max cannot subtract it.
   const retracted = extremes.length === 0 ? undefined : `__floe_retracted AS (
       SELECT __floe_d.__floe_k FROM (
         SELECT __floe_k, ${extremes.map(({ o, j }) => `${(o as { fn: string }).fn}(${outputName(j)}) AS ${outputName(j)}`).join(', ')}
         FROM __floe_delta WHERE __floe_sign < 0 GROUP BY __floe_k
-      ) AS __floe_d JOIN ${mv} AS __floe_v ON __floe_v.${key} = __floe_d.__floe_k
-      WHERE ${extremes.map(({ o, j }) => `__floe_d.${outputName(j)} ${(o as { fn: string }).fn === 'min' ? '<=' : '>='} __floe_v.${quoteIdent(visible[j]!.name)}`).join(' OR ')})`;
+      ) AS __floe_d LEFT JOIN ${mv} AS __floe_v ON __floe_v.${key} = __floe_d.__floe_k
+      WHERE __floe_v.${key} IS NULL OR ${extremes.map(({ o, j }) => `__floe_d.${outputName(j)} ${(o as { fn: string }).fn === 'min' ? '<=' : '>='} coalesce(__floe_v.${quoteIdent(visible[j]!.name)}, __floe_d.${outputName(j)})`).join(' OR ')})`;
   const stateSelect = [
     ...visible.map((c) => quoteIdent(c.name)), `${key} AS __floe_k`, quoteIdent(VIEW_COUNT_COLUMN), ...state.map((c) => quoteIdent(c.name)), '0',
   ].join(', ');
@@ -343,9 +345,10 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
     }
   });
   const combinedList = ['__floe_k', ...combined.map((c, j) => `${c} AS ${outputName(j)}`), 'sum(__floe_c) AS __floe_c', ...state.map((c) => `${sumOf(c.name)} AS ${c.name}`)].join(', ');
+  // A retracted group the query no longer has comes out with count 0, so the MERGE deletes it.
   const recompute = retracted === undefined ? '' : `UNION ALL
-      SELECT ${key}, ${visible.map((c) => quoteIdent(c.name)).join(', ')}, ${quoteIdent(VIEW_COUNT_COLUMN)}, ${state.map((c) => quoteIdent(c.name)).join(', ')}
-      FROM __r_full AS __floe_f WHERE ${key} IN (SELECT __floe_k FROM __floe_retracted)`.replace(/, \s*FROM/, ' FROM');
+      SELECT __floe_r.__floe_k, ${visible.map((c) => `__floe_f.${quoteIdent(c.name)}`).join(', ')}, coalesce(__floe_f.${quoteIdent(VIEW_COUNT_COLUMN)}, 0), ${state.map((c) => `__floe_f.${quoteIdent(c.name)}`).join(', ')}
+      FROM __floe_retracted AS __floe_r LEFT JOIN __r_full AS __floe_f ON __floe_f.${key} = __floe_r.__floe_k`.replace(/, \s*FROM/, ' FROM');
   if (retracted !== undefined) nodes['full'] = subselect(fullSource(shape, unwrap(definition.ast)[1], target, p.to, pins), '__floe_f', []);
   const { sets, cols, values } = setList(target, (c) => {
     if (c.name === VIEW_KEY_COLUMN) return '__floe_s.__floe_k';

@@ -16,6 +16,8 @@ describe('declared freshness', () => {
     floe = await startFloe({ args: ['--no-http', '--optimizer-threads', '0'] });
     c = new pg.Client({ connectionString: floe.url });
     await c.connect();
+    // The query the view is compared with must read the tables, not be answered from the view.
+    await c.query('SET floe.mv_rewrite = off');
   });
   after(async () => {
     await c?.end().catch(() => undefined);
