@@ -18,7 +18,7 @@ export function allowedStalenessMicros(options: readonly string[], maxStaleness:
 
 /**
  * The materialized views a query reading `tableIds` may be answered from now: populated,
- * reading only those tables, and no staler than allowed. Lag is measured only for views
+ * reading only those tables, none of them under row security, and no staler than allowed. Lag is measured only for views
  * over the query's tables.
  */
 export function offeredMaterializedViews(w: Warehouse, tableIds: readonly number[], maxStaleness: string | undefined): OfferedView[] {
@@ -28,6 +28,9 @@ export function offeredMaterializedViews(w: Warehouse, tableIds: readonly number
   const now = BigInt(Date.now()) * 1000n;
   return all.flatMap((mv) => {
     if (!mv.populated || mv.dependsOn.length === 0 || !mv.dependsOn.every((id) => read.has(id))) return [];
+    // A view's rows were computed under whatever policies applied to whoever refreshed it: over a
+    // table with row security they may not be the rows this user's query would see.
+    if (mv.dependsOn.some((id) => w.rowPolicies.rowSecurity(id).enabled)) return [];
     const lag = materializedViewLagMicros(w, mv, now);
     if (lag === undefined || lag > allowedStalenessMicros(mv.options, maxStaleness)) return [];
     const table = w.getTableById(mv.tableId);

@@ -82,6 +82,15 @@ describe('answering queries from materialized views', () => {
     assert.deepEqual(sorted(await g.rows(q)), fresh);
   });
 
+  test('a table under row security is never answered from a view', async () => {
+    const q = 'SELECT s.id, s.amount, c.city FROM sales s JOIN shops c ON c.shop = s.shop WHERE s.qty > 2';
+    await g.run('REFRESH MATERIALIZED VIEW sales_cities');
+    assert.match(await plan(q), /Scan on public\.sales_cities/);
+    await g.run('ALTER TABLE shops ENABLE ROW LEVEL SECURITY');
+    assert.doesNotMatch(await plan(q), /sales_cities/);
+    await g.run('ALTER TABLE shops DISABLE ROW LEVEL SECURITY');
+  });
+
   test('inside a transaction block the tables answer', async () => {
     const q = 'SELECT region, sum(amount) FROM sales WHERE amount > 10 GROUP BY region';
     await g.run('REFRESH MATERIALIZED VIEW by_region_shop');
