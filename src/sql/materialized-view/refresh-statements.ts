@@ -89,8 +89,8 @@ function rangeVarWrappers(fromClause: readonly Raw[]): Raw[] {
   return out;
 }
 
-function resTarget(val: Raw, name?: string): Raw {
-  return { ResTarget: { val, ...(name === undefined ? {} : { name }), location: -1 } };
+function resTarget(val: Raw): Raw {
+  return { ResTarget: { val, location: -1 } };
 }
 
 const expr = templateExpr;

@@ -67,7 +67,7 @@ function conjuncts(where: Raw | undefined): Raw[] {
   return tag === 'BoolExpr' && n.boolop === 'AND_EXPR' ? (n.args as Raw[]).flatMap(conjuncts) : [where];
 }
 
-/** The query's conjuncts beyond the view's, or undefined when the view keeps a row the query does not... unless both are alike. */
+/** The query's conjuncts beyond the view's; undefined when one of the view's is not among them (the view may lack rows the query needs). */
 function extraConjuncts(queryWhere: Raw | undefined, viewWhere: Raw | undefined): Raw[] | undefined {
   const q = conjuncts(queryWhere);
   const v = conjuncts(viewWhere);
