@@ -34,21 +34,23 @@ describe('declared freshness', () => {
     for (let i = 0; i < 40; i++) await upsert(i);
     await c.query('REFRESH MATERIALIZED VIEW per_site');
     const lags: number[] = [];
-    const modes = new Set<string>();
+    // Each refresh the service made while the stream ran (its time), whichever mode it chose.
+    const refreshes = new Set<string>();
     const until = Date.now() + 5000;
     for (let i = 40; Date.now() < until; i++) {
       await upsert(i);
       if (i % 5 === 0) {
-        const r = await c.query("SELECT extract(epoch FROM lag)::float8 AS lag, last_refresh_mode FROM floe_materialized_views WHERE name = 'per_site'");
+        const r = await c.query("SELECT extract(epoch FROM lag)::float8 AS lag, last_refresh_at::text AS at FROM floe_materialized_views WHERE name = 'per_site'");
         lags.push(Number(r.rows[0].lag));
-        if (r.rows[0].last_refresh_mode !== null) modes.add(String(r.rows[0].last_refresh_mode));
+        refreshes.add(String(r.rows[0].at));
       }
       await new Promise((r) => setTimeout(r, 20));
     }
-    // The service refreshed while the stream ran, incrementally, keeping the lag near its freshness
-    // (the benchmark measures it; here the bounds only allow for a loaded CI box).
+    // The service refreshed again and again while the stream ran (incrementally or in full, as it
+    // measured cheaper), keeping the lag near its freshness (the benchmark measures it; here the
+    // bounds only allow for a loaded CI box).
     const sorted = [...lags].sort((a, b) => a - b);
-    assert.ok(modes.has('incremental'), `refresh modes seen: ${[...modes].join(', ')}\n${floe.log().slice(-2000)}`);
+    assert.ok(refreshes.size >= 3, `refreshes seen: ${[...refreshes].join(', ')}\n${floe.log().slice(-2000)}`);
     assert.ok(lags.length >= 10 && sorted[Math.floor(sorted.length / 2)]! < 1 && sorted[sorted.length - 1]! < 5, `lags: ${lags.join(', ')}`);
     // Once the stream stops the view catches up and equals its query.
     const query = 'SELECT site, count(*) AS n, sum(value) AS total, max(value) AS peak FROM readings GROUP BY site ORDER BY site';
