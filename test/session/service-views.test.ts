@@ -129,7 +129,7 @@ test('floe_optimizing_history names each run\'s table and carries the error; flo
   const g = await rows(s, 'SELECT group_name, threads, scheduling_policy, tables, tasks_running, tasks_queued FROM floe_optimizer_groups ORDER BY threads DESC');
   assert.deepEqual(g.rows, [['fast', 4, 'balanced', 1n, 0n, 0n], ['default', 1, 'quota', 1n, 1n, 3n]]);
   const kinds = await rows(s, "SELECT relname, relkind FROM pg_class WHERE relname LIKE 'floe\\_%' ORDER BY relname");
-  assert.deepEqual(kinds.rows, [['floe_optimizer_groups', 'v'], ['floe_optimizers', 'v'], ['floe_optimizing', 'v'], ['floe_optimizing_history', 'v'], ['floe_stat_statements', 'v'], ['floe_subscriptions', 'v']]);
+  assert.deepEqual(kinds.rows, [['floe_materialized_views', 'v'], ['floe_optimizer_groups', 'v'], ['floe_optimizers', 'v'], ['floe_optimizing', 'v'], ['floe_optimizing_history', 'v'], ['floe_stat_statements', 'v'], ['floe_subscriptions', 'v']]);
 });
 
 test('floe_optimizers lists the registered optimizers with their groups, last heartbeat and state', async () => {
