@@ -52,7 +52,10 @@ export function rewriteWithViews(ctx: BindContext, select: Raw, written: BoundQu
   const resolveFrom = resolver(ctx);
   const ids = resolveFrom(select.fromClause);
   if (ids === undefined || ids.length === 0 || ids.some((id) => ctx.env.rowSecurity?.(id, 'select') !== undefined)) return undefined;
-  for (const view of offer(ids)) {
+  const views = offer(ids);
+  if (views.length === 0) return undefined;
+  const expected = finishQuery(ctx, written).columns;
+  for (const view of views) {
     const definition = parsedDefinition(view.definition);
     const viewCtx = new BindContext(definition, { ...ctx.env, searchPath: view.searchPath, materializedViews: undefined });
     const viewSelect = (definition.ast as Raw).SelectStmt;
@@ -67,7 +70,6 @@ export function rewriteWithViews(ctx: BindContext, select: Raw, written: BoundQu
     try {
       const answer = finishQuery(own, bindSelect(own, rewritten, undefined));
       // The answer must be the query's row type exactly, or it is not the query's answer.
-      const expected = finishQuery(ctx, written).columns;
       if (answer.columns.length !== expected.length || answer.columns.some((c, i) => c.name !== expected[i]!.name || formatType(c.type) !== formatType(expected[i]!.type))) continue;
       return { ...answer, materializedView: view.id };
     } catch {
