@@ -2,7 +2,7 @@ import { FloeError } from '../common/floe-error.js';
 import { formatType } from '../common/sql-type.js';
 import { SqlState } from '../common/sqlstate.js';
 import { executePlan } from '../exec/index.js';
-import type { MaterializedViewRefresh, TableMetadata } from '../lake/index.js';
+import { changelogCompleteBetween, type MaterializedViewRefresh, type TableMetadata } from '../lake/index.js';
 import { bindStatement, planRefresh, type RefreshRequest } from '../sql/index.js';
 import type { SessionContext } from './session-context.js';
 
@@ -65,6 +65,10 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
   const env = { ...ctx.bindEnv(), searchPath: mv.searchPath, maintainsView: table.id };
   const plan = planRefresh({
     definition: mv.definition, env, request, fullRefreshReason: mv.fullRefreshReason, populated: mv.populated, positions: mv.positions, heads, dependsOn: mv.dependsOn,
+    changelogComplete: (tableId, from, to) => {
+      const base = w.getTableById(tableId);
+      return base !== undefined && changelogCompleteBetween(w.listSnapshots(base, { from: from + 1n, to }), from, to);
+    },
     target: { namespace: table.namespace, name: table.name, columns: table.columns.map((c) => ({ name: c.name, type: formatType(c.type), hidden: c.hidden === true })) },
   });
   const lake = await w.begin({ isolation: 'read committed' });

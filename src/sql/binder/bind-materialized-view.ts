@@ -46,7 +46,8 @@ export function relationLookup(ctx: BindContext): RelationLookup {
     if (rel.kind === 'virtual') return { why: `it reads system relation "${name}"` };
     if (rel.branch !== undefined) return { why: `it reads branch "${rel.branch}" of "${rel.table.name}"` };
     if (rel.table.primaryKey.length === 0) return { why: `table "${rel.table.name}" has no primary key` };
-    return { table: { tableId: rel.table.id, namespace: rel.table.namespace, name: rel.table.name, primaryKey: rel.table.primaryKey } };
+    const columns = rel.table.columns.filter((c) => c.hidden !== true).map((c) => c.name);
+    return { table: { tableId: rel.table.id, namespace: rel.table.namespace, name: rel.table.name, primaryKey: rel.table.primaryKey, columns } };
   };
 }
 

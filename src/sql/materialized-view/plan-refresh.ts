@@ -26,6 +26,8 @@ export interface RefreshInput {
   readonly heads: ReadonlyMap<number, bigint>;
   /** Relations the definition reads directly (its record's dependsOn). */
   readonly dependsOn: readonly number[];
+  /** Whether every change of a table between two of its snapshots carries its before-image. */
+  readonly changelogComplete: (tableId: number, from: bigint, to: bigint) => boolean;
 }
 
 export interface RefreshPlan {
@@ -49,7 +51,10 @@ export function planRefresh(input: RefreshInput): RefreshPlan {
   if (input.request === 'no data') return { mode: 'no data', statement: emptyingStatement(definition, input.target), positions: {} };
   const from = new Map<number, string>(baseIds.flatMap((id) => (input.positions[String(id)] === undefined ? [] : [[id, input.positions[String(id)]!] as const])));
   const incremental = input.request === 'auto' && input.populated && input.fullRefreshReason === undefined && shape.kind !== 'full' && from.size === to.size;
-  if (incremental) return { mode: 'incremental', statement: incrementalRefreshStatement(shape, definition, input.target, { from, to }), positions };
+  if (incremental) {
+    const completeChangelogs = new Set([...from].filter(([id, f]) => f !== to.get(id) && input.changelogComplete(id, BigInt(f), BigInt(to.get(id)!))).map(([id]) => id));
+    return { mode: 'incremental', statement: incrementalRefreshStatement(shape, definition, input.target, { from, to, completeChangelogs }), positions };
+  }
   return { mode: 'full', statement: fullRefreshStatement(shape, definition, input.target, to), positions };
 }
 

@@ -14,7 +14,9 @@ import type { AggregateKind, BaseRelation, ViewArm, ViewOutput, ViewShape } from
  * Σi Q(R1@new … Ri−1@new, ΔRi, Ri+1@old … Rn@old), where ΔRi is Ri's rows of the keys
  * changed since its position: at the new snapshot counted +1, at the old one −1. Each term
  * is the view's own SELECT with its FROM tables swapped; an aggregate view adds the terms'
- * partial aggregates to the rows it keeps per group.
+ * partial aggregates to the rows it keeps per group. Where Ri's changelog is complete, ΔRi is
+ * its change rows instead (after-images +1, before-images −1): the term then costs what the
+ * changes cost, not a scan of Ri.
  */
 
 /** The view's table: its name, and its columns in order (the user's, then the hidden ones). */
@@ -28,6 +30,11 @@ export interface RefreshTarget {
 export interface RefreshPositions {
   readonly from: ReadonlyMap<number, string>;
   readonly to: ReadonlyMap<number, string>;
+  /**
+   * Base tables whose every change from `from` to `to` carries its before-image (all written
+   * with changelog-producer 'lookup'): their ΔR is read from the changelog alone.
+   */
+  readonly completeChangelogs?: ReadonlySet<number>;
 }
 
 export const VIEW_KEY_COLUMN = 'floe$key';
@@ -213,35 +220,68 @@ function changed(relation: BaseRelation, p: RefreshPositions): boolean {
 }
 
 /**
+ * Where a term finds ΔR. A table with a complete changelog: its change rows since `from`, the
+ * after-images (+I, +U) on the new side and the before-images (−U, −D) on the old, read once
+ * per refresh into a CTE; the states in between cancel out in the sum. Otherwise: the table's
+ * rows of the changed keys, at the new snapshot and at the old, scanned whole.
+ */
+class ChangeSources {
+  readonly #ctes = new Map<number, string>();
+  readonly #p: RefreshPositions;
+  readonly #pins: SnapshotPins;
+
+  constructor(p: RefreshPositions, pins: SnapshotPins) {
+    this.#p = p;
+    this.#pins = pins;
+  }
+
+  /** The CTEs the terms read, for the statement's WITH (before the delta's). */
+  get ctes(): string[] { return [...this.#ctes.values()]; }
+
+  rows(r: BaseRelation, side: 'new' | 'old'): Raw {
+    const from = this.#p.from.get(r.tableId)!;
+    const to = this.#p.to.get(r.tableId)!;
+    const changes = `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${from}, ${to})`;
+    if (this.#p.completeChangelogs?.has(r.tableId) === true) {
+      const cte = `__floe_changes_${r.tableId}`;
+      const cols = r.columns.map(quoteIdent).join(', ');
+      if (!this.#ctes.has(r.tableId)) {
+        this.#ctes.set(r.tableId, `${cte} AS MATERIALIZED (SELECT ${cols}, CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END AS __floe_side FROM ${changes})`);
+      }
+      return selectOf(fillTemplate(`SELECT ${cols} FROM ${cte} WHERE __floe_side = ${side === 'new' ? 1 : -1}`));
+    }
+    const rv = { RangeVar: { relname: r.name, inh: true, relpersistence: 'p', location: -1 } };
+    this.#pins.pin(rv.RangeVar, r, side === 'new' ? to : from);
+    const keys = r.primaryKey.map(quoteIdent).join(', ');
+    return selectOf(fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${changes})`, { t: rv }));
+  }
+}
+
+/**
  * One telescoping term: the arm's SELECT (already given its outputs) with relation `i` its
  * changed keys' rows at `side`'s snapshot, the ones before it at the new snapshots, the
  * ones after it at the old.
  */
-function term(select: Raw, relations: readonly BaseRelation[], i: number, side: 'new' | 'old', p: RefreshPositions, pins: SnapshotPins): Raw {
+function term(select: Raw, relations: readonly BaseRelation[], i: number, side: 'new' | 'old', p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): Raw {
   const s = cloneNode(select);
   rangeVarWrappers(s.fromClause).forEach((w, j) => {
     const r = relations[j]!;
     if (j < i) { pins.pin(w.RangeVar, r, p.to.get(r.tableId)!); return; }
     if (j > i) { pins.pin(w.RangeVar, r, p.from.get(r.tableId)!); return; }
-    const rv = { RangeVar: { relname: r.name, inh: true, relpersistence: 'p', location: -1 } };
-    pins.pin(rv.RangeVar, r, side === 'new' ? p.to.get(r.tableId)! : p.from.get(r.tableId)!);
-    const keys = r.primaryKey.map(quoteIdent).join(', ');
-    const changes = `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${p.from.get(r.tableId)}, ${p.to.get(r.tableId)})`;
-    const rows = fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${changes})`, { t: rv });
     delete w.RangeVar;
-    Object.assign(w, subselect(selectOf(rows), r.rangeName, []));
+    Object.assign(w, subselect(sources.rows(r, side), r.rangeName, []));
   });
   return s;
 }
 
 /** Every term of an arm as FROM items (`plus` at +1, `minus` at −1), for the relations that changed. */
-function terms(arm: ViewArm, select: Raw, columns: readonly string[], p: RefreshPositions, pins: SnapshotPins): { plus: Raw[]; minus: Raw[] } {
+function terms(arm: ViewArm, select: Raw, columns: readonly string[], p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): { plus: Raw[]; minus: Raw[] } {
   const plus: Raw[] = [];
   const minus: Raw[] = [];
   arm.relations.forEach((r, i) => {
     if (!changed(r, p)) return;
-    plus.push(subselect(term(select, arm.relations, i, 'new', p, pins), '__floe_term', columns));
-    minus.push(subselect(term(select, arm.relations, i, 'old', p, pins), '__floe_term', columns));
+    plus.push(subselect(term(select, arm.relations, i, 'new', p, pins, sources), '__floe_term', columns));
+    minus.push(subselect(term(select, arm.relations, i, 'old', p, pins, sources), '__floe_term', columns));
   });
   return { plus, minus };
 }
@@ -261,6 +301,7 @@ const outputName = (j: number): string => `__floe_o${j + 1}`;
 
 function linearRefresh(shape: Extract<ViewShape, { kind: 'linear' }>, definition: ParsedStatement, target: RefreshTarget, p: RefreshPositions): ParsedStatement {
   const pins = new SnapshotPins();
+  const sources = new ChangeSources(p, pins);
   const visible = target.columns.filter((c) => !c.hidden);
   const columns = [...visible.map((_c, j) => outputName(j)), '__floe_k'];
   const nodes: Record<string, Raw> = {};
@@ -268,13 +309,13 @@ function linearRefresh(shape: Extract<ViewShape, { kind: 'linear' }>, definition
   shape.arms.forEach((arm, a) => {
     const s = armSelect(arm, undefined);
     s.targetList = [...s.targetList, resTarget(linearKey(arm, a, shape.arms.length))];
-    const { plus, minus } = terms(arm, s, columns, p, pins);
+    const { plus, minus } = terms(arm, s, columns, p, pins, sources);
     plus.forEach((t, i) => { nodes[`p${a}_${i}`] = t; parts.push(`SELECT *, 1 AS __floe_sign FROM __r_p${a}_${i}`); });
     minus.forEach((t, i) => { nodes[`m${a}_${i}`] = t; parts.push(`SELECT *, -1 AS __floe_sign FROM __r_m${a}_${i}`); });
   });
   const outs = visible.map((_c, j) => outputName(j)).join(', ');
   const { sets, cols, values } = setList(target, (c) => (c.name === VIEW_KEY_COLUMN ? '__floe_s.__floe_k' : `__floe_s.${outputName(visible.indexOf(c))}`));
-  const ast = fillTemplate(`WITH __floe_delta AS MATERIALIZED (${parts.join(' UNION ALL ')})
+  const ast = fillTemplate(`WITH ${[...sources.ctes, `__floe_delta AS MATERIALIZED (${parts.join(' UNION ALL ')})`].join(', ')}
     MERGE INTO ${qualified(target)} AS __floe_t USING (
       SELECT DISTINCT ON (__floe_k) * FROM (
         SELECT __floe_k, ${outs}, sum(__floe_sign) AS __floe_n FROM __floe_delta GROUP BY __floe_k, ${outs}
@@ -297,6 +338,7 @@ const SUMMED: ReadonlySet<AggregateKind> = new Set(['count*', 'count', 'sum']);
 
 function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, definition: ParsedStatement, target: RefreshTarget, p: RefreshPositions): ParsedStatement {
   const pins = new SnapshotPins();
+  const sources = new ChangeSources(p, pins);
   const visible = target.columns.filter((c) => !c.hidden);
   const state = stateColumns(shape.outputs);
   const columns = [...visible.map((_c, j) => outputName(j)), '__floe_k', '__floe_c', ...state.map((s) => s.name)];
@@ -305,7 +347,7 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
     ...shape.outputs.map((o) => resTarget(partialOf(o))), resTarget(keyExpr(shape.groups.map(cloneNode))), resTarget(expr('count(*)')),
     ...state.map((c) => resTarget(expr(c.template, { a: (shape.outputs[c.output] as { arg: Raw }).arg }))),
   ];
-  const { plus, minus } = terms(shape.arm, s, columns, p, pins);
+  const { plus, minus } = terms(shape.arm, s, columns, p, pins, sources);
   const nodes: Record<string, Raw> = {};
   const negated = [
     ...shape.outputs.map((o, j) => (o.kind === 'aggregate' && SUMMED.has(o.fn) ? `-${outputName(j)}` : outputName(j))),
@@ -357,7 +399,7 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
   });
   // A query without GROUP BY has its one row even over no rows (count 0, sum NULL).
   const vanish = shape.groups.length === 0 ? '' : 'WHEN MATCHED AND __floe_s.__floe_c = 0 THEN DELETE';
-  const ast = fillTemplate(`WITH __floe_delta AS MATERIALIZED (${parts.join(' UNION ALL ')})${retracted === undefined ? '' : `, ${retracted}`}
+  const ast = fillTemplate(`WITH ${[...sources.ctes, `__floe_delta AS MATERIALIZED (${parts.join(' UNION ALL ')})`].join(', ')}${retracted === undefined ? '' : `, ${retracted}`}
     MERGE INTO ${mv} AS __floe_t USING (
       SELECT ${combinedList} FROM (
         SELECT * FROM __floe_delta

@@ -12,6 +12,8 @@ export interface BaseRelation {
   readonly namespace: string;
   readonly name: string;
   readonly primaryKey: readonly string[];
+  /** Its columns a query can name, in order (a refresh reading its changelog selects these). */
+  readonly columns: readonly string[];
   /** The name its columns are qualified by in the query (alias, else table name). */
   readonly rangeName: string;
 }

@@ -1,7 +1,9 @@
 /**
  * Materialized views against their own queries (issue 31): random histories of writes to
  * three keyed tables (upserts, inserts, updates of values and of keys, deletes, some in
- * transactions that commit or roll back) interleaved with REFRESH MATERIALIZED VIEW of
+ * transactions that commit or roll back; each table's changelog producer input or lookup,
+ * and switched now and then, so refreshes read ΔR from change rows, by key, and across a
+ * switch) interleaved with REFRESH MATERIALIZED VIEW of
  * views of every shape. After each refresh the view's rows must be exactly its query's rows
  * run fresh against the base tables (as multisets, values as wire text), and the catalog
  * must say the refresh was incremental for the shapes that allow it (so the test exercises
@@ -21,7 +23,8 @@ import type pg from 'pg';
 import { startMvGateway, tempDataDir } from './mv-gateway.js';
 import type { MvGateway } from './mv-gateway.js';
 import {
-  VIEWS, anyWrite, assertViewMatches, createTablesSql, createViewSql, errorCode, initialRows, relationIds, rowsOf, viewRecords,
+  VIEWS, anyChangelogSwitch, anyChangelogs, anyWrite, assertViewMatches, createTablesSql, createViewSql, errorCode, initialRows, relationIds, rowsOf,
+  viewRecords,
 } from './mv-model.js';
 import type { ViewDef } from './mv-model.js';
 
@@ -47,7 +50,8 @@ type Step =
   | { readonly kind: 'write'; readonly sql: string }
   | { readonly kind: 'txn'; readonly sqls: readonly string[]; readonly commit: boolean }
   | { readonly kind: 'refresh'; readonly views: readonly number[] }
-  | { readonly kind: 'noData'; readonly view: number };
+  | { readonly kind: 'noData'; readonly view: number }
+  | { readonly kind: 'changelog'; readonly sql: string };
 
 const viewIndex = fc.integer({ min: 0, max: VIEWS.length - 1 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -55,13 +59,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('txn' as const), sqls: fc.array(anyWrite, { minLength: 2, maxLength: 4 }), commit: fc.boolean() }) },
   { weight: 5, arbitrary: fc.uniqueArray(viewIndex, { minLength: 1, maxLength: VIEWS.length }).map((views): Step => ({ kind: 'refresh', views })) },
   { weight: 1, arbitrary: viewIndex.map((view): Step => ({ kind: 'noData', view })) },
+  { weight: 1, arbitrary: anyChangelogSwitch.map((sql): Step => ({ kind: 'changelog', sql })) },
 );
 
 test(`materialized views equal their queries after every refresh: ${RUNS} random histories over ${VIEWS.length} views`, { timeout: 600_000 }, async (t) => {
   let run = 0;
   const modes = { incremental: 0, full: 0 };
   const checkModes = viewRecords(g.dataDir) !== undefined;
-  await fc.assert(fc.asyncProperty(initialRows, fc.array(step, { minLength: 10, maxLength: MAX_STEPS, size: process.env.FLOE_MV_STEPS === undefined ? undefined : 'max' }), async (init, steps) => {
+  await fc.assert(fc.asyncProperty(anyChangelogs, initialRows, fc.array(step, { minLength: 10, maxLength: MAX_STEPS, size: process.env.FLOE_MV_STEPS === undefined ? undefined : 'max' }), async (changelogs, init, steps) => {
     const schema = `mvd_${++run}`;
     const started = performance.now();
     const transcript: string[] = [];
@@ -84,7 +89,7 @@ test(`materialized views equal their queries after every refresh: ${RUNS} random
     await must(`CREATE SCHEMA ${schema}`);
     await must(`SET search_path = ${schema}`);
     try {
-      for (const sql of [...createTablesSql(), ...init]) await must(sql);
+      for (const sql of [...createTablesSql(changelogs), ...init]) await must(sql);
       for (const v of VIEWS) await must(createViewSql(v));
       const ids = await relationIds(c, schema);
       const populated = VIEWS.map(() => true);
@@ -105,6 +110,9 @@ test(`materialized views equal their queries after every refresh: ${RUNS} random
         switch (s.kind) {
           case 'write':
             await write(s.sql);
+            break;
+          case 'changelog':
+            await must(s.sql);
             break;
           case 'txn': {
             await must('BEGIN');

@@ -36,9 +36,21 @@ export const COLUMNS: Readonly<Record<BaseTable, readonly string[]>> = {
 };
 export const TABLES: readonly BaseTable[] = ['f', 'd', 'e'];
 
-export function createTablesSql(): string[] {
-  return TABLES.map((t) => `CREATE TABLE ${t} (k int PRIMARY KEY, ${COLUMNS[t].map((c) => `${c} int`).join(', ')})`);
+/** How each table's changelog is produced: 'lookup' tables' refreshes read ΔR from their change rows. */
+export type Changelogs = Readonly<Record<BaseTable, 'input' | 'lookup'>>;
+
+export const INPUT_CHANGELOGS: Changelogs = { f: 'input', d: 'input', e: 'input' };
+
+export const anyChangelogs: fc.Arbitrary<Changelogs> = fc.record({ f: producer(), d: producer(), e: producer() });
+
+function producer(): fc.Arbitrary<'input' | 'lookup'> {
+  return fc.constantFrom('input', 'lookup');
 }
+
+export function createTablesSql(changelogs: Changelogs = INPUT_CHANGELOGS): string[] {
+  return TABLES.map((t) => `CREATE TABLE ${t} (k int PRIMARY KEY, ${COLUMNS[t].map((c) => `${c} int`).join(', ')}) WITH ('changelog-producer' = '${changelogs[t]}')`);
+}
+
 
 export interface ViewDef {
   readonly name: string;
@@ -158,6 +170,8 @@ export function writeOf(t: BaseTable): fc.Arbitrary<string> {
 }
 
 export const anyWrite: fc.Arbitrary<string> = table.chain(writeOf);
+/** A table's changelog producer changed mid-history: refreshes across the change read ΔR by key again. */
+export const anyChangelogSwitch: fc.Arbitrary<string> = fc.tuple(table, producer()).map(([t, p]) => `ALTER TABLE ${t} SET ('changelog-producer' = '${p}')`);
 
 /** Initial rows of each table: distinct keys. */
 export const initialRows: fc.Arbitrary<string[]> = fc.tuple(...TABLES.map((t) =>
