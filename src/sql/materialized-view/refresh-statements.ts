@@ -220,10 +220,11 @@ function changed(relation: BaseRelation, p: RefreshPositions): boolean {
 }
 
 /**
- * Where a term finds ΔR. A table with a complete changelog: its change rows since `from`, the
- * after-images (+I, +U) on the new side and the before-images (−U, −D) on the old, read once
- * per refresh into a CTE; the states in between cancel out in the sum. Otherwise: the table's
- * rows of the changed keys, at the new snapshot and at the old, scanned whole.
+ * Where a term finds ΔR, from `table_changes` read once per table and refresh into a CTE. A
+ * table with a complete changelog: its change rows since `from`, the after-images (+I, +U) on
+ * the new side and the before-images (−U, −D) on the old; the states in between cancel out in
+ * the sum. Otherwise: the table's rows of the changed keys, at the new snapshot and at the
+ * old, scanned whole.
  */
 class ChangeSources {
   readonly #ctes = new Map<number, string>();
@@ -250,10 +251,12 @@ class ChangeSources {
       }
       return selectOf(fillTemplate(`SELECT ${cols} FROM ${cte} WHERE __floe_side = ${side === 'new' ? 1 : -1}`));
     }
+    const cte = `__floe_keys_${r.tableId}`;
+    const keys = r.primaryKey.map(quoteIdent).join(', ');
+    if (!this.#ctes.has(r.tableId)) this.#ctes.set(r.tableId, `${cte} AS MATERIALIZED (SELECT DISTINCT ${keys} FROM ${changes})`);
     const rv = { RangeVar: { relname: r.name, inh: true, relpersistence: 'p', location: -1 } };
     this.#pins.pin(rv.RangeVar, r, side === 'new' ? to : from);
-    const keys = r.primaryKey.map(quoteIdent).join(', ');
-    return selectOf(fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${changes})`, { t: rv }));
+    return selectOf(fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${cte})`, { t: rv }));
   }
 }
 

@@ -33,6 +33,8 @@ export interface MvBenchOptions extends Omit<ChStreamPacing, 'queryTimeoutMs'> {
   readonly viewQueryEveryMs: number;
   readonly baseQueryEveryMs: number;
   readonly optimizerThreads: number;
+  /** The TPC-C tables' changelog-producer: with 'lookup' a refresh reads a table's changes alone. */
+  readonly changelog: 'input' | 'lookup';
   readonly serveArgs?: readonly string[];
   readonly serveNodeArgs?: readonly string[];
   readonly serveEnv?: Readonly<Record<string, string>>;
@@ -100,7 +102,7 @@ export async function runMvBenchmark(opts: MvBenchOptions): Promise<MvBenchRepor
   let gateway = await startGateway(dir, serveArgs);
   try {
     const gen = new TpccGenerator(scale, { loadTimeMs: Date.now() });
-    const load = await loadChBenchmark(gateway.url, gen, { log });
+    const load = await loadChBenchmark(gateway.url, gen, { log, properties: { 'changelog-producer': opts.changelog } });
     log(`loaded in ${load.seconds.toFixed(1)} s`);
     await gateway.stop();
     await optimizeAfterLoad(dir, log);

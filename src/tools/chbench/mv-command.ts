@@ -24,6 +24,7 @@ export const MVBENCH_USAGE = `usage: npm run bench:mv -- [options]
   --view-query-ms N       one dashboard query through the views every N ms (default 250)
   --base-query-ms N       one dashboard query on the base tables every N ms (default 2000)
   --optimizer-threads N   passed to floe serve (default 1)
+  --changelog P           the TPC-C tables' changelog-producer, input or lookup (default input)
   --serve-arg ARG         an extra floe serve argument (repeatable)
   --serve-node-arg=ARG    a node flag for the measured gateway, for diagnosis, e.g. --serve-node-arg=--cpu-prof (repeatable)
   --serve-env K=V         an environment variable for the measured gateway, e.g. FLOE_TRACE_SPANS=… (repeatable)
@@ -50,6 +51,7 @@ export async function runMvBenchCommand(argv: string[]): Promise<void> {
       'view-query-ms': { type: 'string', default: '250' },
       'base-query-ms': { type: 'string', default: '2000' },
       'optimizer-threads': { type: 'string', default: '1' },
+      changelog: { type: 'string', default: 'input' },
       'serve-arg': { type: 'string', multiple: true },
       'serve-node-arg': { type: 'string', multiple: true },
       'serve-env': { type: 'string', multiple: true },
@@ -87,6 +89,7 @@ export async function runMvBenchCommand(argv: string[]): Promise<void> {
     viewQueryEveryMs: positiveOption('--view-query-ms', values['view-query-ms'], MVBENCH_USAGE, false),
     baseQueryEveryMs: positiveOption('--base-query-ms', values['base-query-ms'], MVBENCH_USAGE, false),
     optimizerThreads: positiveOption('--optimizer-threads', values['optimizer-threads'], MVBENCH_USAGE, true),
+    changelog: changelogOption(values.changelog!),
     serveArgs: values['serve-arg'],
     serveNodeArgs: values['serve-node-arg'],
     serveEnv,
@@ -99,4 +102,9 @@ export async function runMvBenchCommand(argv: string[]): Promise<void> {
   process.stdout.write(`\n${text}\n`);
   if (values.out !== undefined) writeFileSync(values.out, `${text}\n`);
   if (values.json !== undefined) writeFileSync(values.json, `${mvReportJson(report)}\n`);
+}
+
+function changelogOption(v: string): 'input' | 'lookup' {
+  if (v !== 'input' && v !== 'lookup') throw new Error(`--changelog takes input or lookup, got ${v}\n${MVBENCH_USAGE}`);
+  return v;
 }
