@@ -75,7 +75,8 @@ async function runUntilKilled(g: MvGateway, c: pg.Client, rand: () => number, wr
     } catch {
       break; // the connection died with the gateway
     }
-    if (code !== undefined && ['57P01', '08006', '08003'].includes(code)) break;
+    // The kill reaches the client as a shutdown notice, a broken connection or a reset socket.
+    if (code !== undefined && ['57P01', '08006', '08003', 'ECONNRESET', 'EPIPE'].includes(code)) break;
     if (refresh) {
       assert.equal(code, undefined, `${sql} failed with ${code}`);
       round.acked.set(v.name, (round.acked.get(v.name) ?? 0) + 1);
