@@ -262,8 +262,8 @@ class ChangeSources {
 
 /**
  * One telescoping term: the arm's SELECT (already given its outputs) with relation `i` its
- * changed keys' rows at `side`'s snapshot, the ones before it at the new snapshots, the
- * ones after it at the old.
+ * ΔR on `side` (ChangeSources), the ones before it at the new snapshots, the ones after it
+ * at the old.
  */
 function term(select: Raw, relations: readonly BaseRelation[], i: number, side: 'new' | 'old', p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): Raw {
   const s = cloneNode(select);
