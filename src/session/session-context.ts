@@ -233,7 +233,7 @@ export class SessionContext {
       },
       rowSecurity: rowSecurityOf(this.deps.warehouse, this.identity, () => this.settings.get('row_security') !== 'off'),
       // Answers from materialized views only outside a transaction block, whose snapshots a view's rows need not match.
-      ...(this.settings.get(MV_REWRITE_SETTING) === 'off' || this.transaction.current !== undefined || this.deps.warehouse.listMaterializedViews().length === 0 ? {} : {
+      ...(this.settings.get(MV_REWRITE_SETTING) === 'off' || this.transaction.current !== undefined || this.deps.warehouse.materializedViewIds().length === 0 ? {} : {
         materializedViews: (tableIds: readonly number[]) => offeredMaterializedViews(this.deps.warehouse, tableIds, this.settings.get(MV_MAX_STALENESS_SETTING)),
       }),
     };

@@ -299,6 +299,7 @@ export class SessionWarehouse implements Warehouse {
   readonly createMaterializedView: Warehouse['createMaterializedView'] = (def, view) => this.#shared.createMaterializedView(def, view);
   readonly getMaterializedView: Warehouse['getMaterializedView'] = (id) => (id >= TEMP_FIRST_TABLE_ID ? undefined : this.#shared.getMaterializedView(id));
   readonly listMaterializedViews: Warehouse['listMaterializedViews'] = () => this.#shared.listMaterializedViews();
+  readonly materializedViewIds: Warehouse['materializedViewIds'] = () => this.#shared.materializedViewIds();
   readonly setMaterializedViewOptions: Warehouse['setMaterializedViewOptions'] = (id, options, reason) => this.#shared.setMaterializedViewOptions(id, options, reason);
   readonly recordMaterializedViewProgress: Warehouse['recordMaterializedViewProgress'] = (p) => this.#shared.recordMaterializedViewProgress(p);
 

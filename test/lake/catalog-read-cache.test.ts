@@ -139,4 +139,30 @@ test('the catalog\'s own transactions and commits keep its cached definitions; r
     place.dispose();
   }
 });
+
+test('the materialized views\' ids, read by every statement, are kept through commits; creating or dropping a view anywhere is seen at once', async () => {
+  const place = backend().place();
+  const c = place.connect();
+  const other = place.connectAsAnotherProcess();
+  try {
+    assert.deepEqual(c.materializedViewIds(), []);
+    const column = [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }];
+    const t = c.createTable({ namespace: 'public', name: 't', columns: column, primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2 } as never, 0n, false).table;
+    const mv = c.createMaterializedView({ namespace: 'public', name: 'mv', columns: column, primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2 } as never,
+      { definition: 'SELECT k FROM t', searchPath: ['public'], dependsOn: [t.id], options: [], fullRefreshReason: undefined }, 0n);
+    await nextRun();
+    const ids = c.materializedViewIds();
+    assert.deepEqual(ids, [mv.id], 'the catalog\'s own CREATE is seen');
+    const seq = c.beginTxn('txn-1', process.pid, 1n);
+    c.commit([{ tableId: t.id, branch: 'main', operation: 'write', summary: {}, schemaId: t.schemaId, addFiles: [changeFile('a.parquet', seq)], removeFileIds: [] }], 'txn-1', 2n);
+    await nextRun();
+    assert.equal(c.materializedViewIds(), ids, 'a commit keeps the cached ids');
+    other.dropTable(mv.id);
+    await nextRun();
+    assert.deepEqual(c.materializedViewIds(), [], 'another process\'s DROP is seen');
+    assert.deepEqual(c.listMaterializedViews(), []);
+  } finally {
+    place.dispose();
+  }
+});
 });

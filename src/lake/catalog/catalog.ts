@@ -429,6 +429,8 @@ export interface Catalog {
   createMaterializedView(t: Omit<TableRecord, 'id' | 'schemaId'>, d: MaterializedViewDefinition, nowMicros: bigint): TableRecord;
   getMaterializedView(tableId: number): MaterializedViewMetadata | undefined;
   listMaterializedViews(): MaterializedViewMetadata[];
+  /** The views' table ids alone: unlike their records (positions), a read the catalog keeps through its commits. */
+  materializedViewIds(): readonly number[];
   setMaterializedViewOptions(tableId: number, options: readonly string[], fullRefreshReason: string | undefined): void;
   /** A refresh that wrote no rows moves the positions alone (40001 when another refresh moved them first). */
   recordMaterializedViewProgress(p: MaterializedViewProgress): void;

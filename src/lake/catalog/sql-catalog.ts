@@ -134,7 +134,7 @@ function frozen<T>(v: T): T {
 }
 
 /** Cached reads a commit (#commitOne: snapshot, file, removal and ref rows, a subscription's position) cannot change. */
-const COMMIT_PROOF_READS = ['table ', 'namespaces', 'types', 'type ', 'view ', 'views ', 'comments', 'sequence ', 'sequences ', 'optimizer groups'];
+const COMMIT_PROOF_READS = ['table ', 'namespaces', 'types', 'type ', 'view ', 'views ', 'comments', 'sequence ', 'sequences ', 'optimizer groups', 'materialized view ids'];
 
 /**
  * Whether a cached read stays right through a commit: definitions do, and so do a snapshot
@@ -682,6 +682,7 @@ export class SqlCatalog implements Catalog {
 
   getMaterializedView(tableId: number): MaterializedViewMetadata | undefined { return this.#materializedViews.get(tableId); }
   listMaterializedViews(): MaterializedViewMetadata[] { return this.#materializedViews.list(); }
+  materializedViewIds(): readonly number[] { return this.#materializedViews.ids(); }
   setMaterializedViewOptions(tableId: number, options: readonly string[], fullRefreshReason: string | undefined): void {
     this.#immediate(() => this.#materializedViews.setOptions(tableId, options, fullRefreshReason));
   }

@@ -38,6 +38,12 @@ export class SqlMaterializedViews {
     return this.list().find((v) => v.tableId === tableId);
   }
 
+  /** The views' table ids: kept through commits (a commit moves positions, never makes or drops a view). */
+  ids(): readonly number[] {
+    return this.#c.cached('materialized view ids', () =>
+      (this.#c.sql('SELECT table_id FROM materialized_views ORDER BY table_id').all() as { table_id: number | bigint }[]).map((r) => Number(r.table_id)));
+  }
+
   list(): MaterializedViewMetadata[] {
     return this.#c.cached('materialized views', () =>
       (this.#c.sql('SELECT * FROM materialized_views ORDER BY table_id').all() as ViewRow[]).map(toMetadata));

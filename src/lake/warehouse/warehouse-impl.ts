@@ -155,6 +155,7 @@ export class WarehouseImpl implements Warehouse {
 
   getMaterializedView(tableId: number): MaterializedViewMetadata | undefined { return this.#catalog.getMaterializedView(tableId); }
   listMaterializedViews(): MaterializedViewMetadata[] { return this.#catalog.listMaterializedViews(); }
+  materializedViewIds(): readonly number[] { return this.#catalog.materializedViewIds(); }
   async setMaterializedViewOptions(tableId: number, options: readonly string[], fullRefreshReason: string | undefined): Promise<void> {
     this.#catalog.setMaterializedViewOptions(tableId, options, fullRefreshReason);
   }

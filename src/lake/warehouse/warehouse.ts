@@ -128,6 +128,8 @@ export interface Warehouse {
   createMaterializedView(def: TableDefinition, view: MaterializedViewDefinition): Promise<TableMetadata>;
   getMaterializedView(tableId: number): MaterializedViewMetadata | undefined;
   listMaterializedViews(): MaterializedViewMetadata[];
+  /** The views' table ids: a cheap "are there any" for every statement (Catalog.materializedViewIds). */
+  materializedViewIds(): readonly number[];
   setMaterializedViewOptions(tableId: number, options: readonly string[], fullRefreshReason: string | undefined): Promise<void>;
   /** A refresh that wrote no rows (LakeTransaction.recordViewRefresh carries the others). */
   recordMaterializedViewProgress(p: MaterializedViewProgress): void;

@@ -64,20 +64,22 @@ export class MaterializedViewRefresher {
   /** The views' states as the decision reads them. */
   states(): ViewRefreshState[] {
     const w = this.#warehouse;
-    const views = w.listMaterializedViews();
-    // Most warehouses have none: then a tick reads nothing else.
-    if (!views.some((mv) => freshnessOf(mv.options) !== undefined)) return [];
+    // Most warehouses have none: then a tick reads nothing else (the ids are kept through commits).
+    if (w.materializedViewIds().length === 0) return [];
+    const kept = w.listMaterializedViews().flatMap((mv) => {
+      const freshnessMs = freshnessOf(mv.options);
+      return freshnessMs === undefined ? [] : [{ mv, freshnessMs }];
+    });
+    if (kept.length === 0) return [];
     const now = this.#clock.nowMicros();
     const heads = w.branchHeads('main');
-    return views.flatMap((mv) => {
-      const freshnessMs = freshnessOf(mv.options);
-      if (freshnessMs === undefined) return [];
+    return kept.map(({ mv, freshnessMs }) => {
       const lag = materializedViewLagMicros(w, mv, now, heads);
       const m = this.#memory.get(mv.tableId);
-      return [{
+      return {
         tableId: mv.tableId, freshnessMs, lagMs: lag === undefined ? undefined : Number(lag) / 1000, incremental: mv.fullRefreshReason === undefined,
         incrementalMs: m?.incrementalMs, fullMs: m?.fullMs, notBeforeMicros: m?.notBeforeMicros,
-      }];
+      };
     });
   }
 
