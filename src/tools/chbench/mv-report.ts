@@ -95,7 +95,7 @@ export function formatMvReport(r: MvBenchReport): string {
   const measured = r.phases.filter((p) => /^P\d+$/.test(p.name)).map((p) => p.name);
   const out: string[] = [];
   out.push(`bench:mv (issue 31): W=${r.scale.warehouses} (items ${r.scale.items}, customers/district ${r.scale.customersPerDistrict}), ${o.txRate} tx/s over ${o.clients} clients; ` +
-    `views ${r.views.map((v) => `Q${v.query}`).join(', ')}, freshness ${o.freshnessSeconds} s, changelog-producer ${o.changelog ?? 'input'}; ${measured.length} × ${(o.periodMs / 60_000).toFixed(1)} min measured`);
+    `views ${r.views.map((v) => `Q${v.query}`).join(', ')}, freshness ${o.freshnessSeconds} s, changelog-producer ${o.changelog}; ${measured.length} × ${(o.periodMs / 60_000).toFixed(1)} min measured`);
   out.push(`${r.machine}; ${r.date}; commit ${r.commit}; load average (1 min) at start/end of the measured periods: ${r.loadAverage.map((l) => l.toFixed(2)).join(' / ')}`);
   out.push(`load ${r.loadSeconds.toFixed(0)} s; CREATE MATERIALIZED VIEW (first population, no stream): ${r.views.map((v) => `${v.name} ${sec(r.createMs[v.name])} s`).join(', ')}`);
   if ((o.serveNodeArgs?.length ?? 0) > 0 || Object.keys(o.serveEnv ?? {}).length > 0) {
