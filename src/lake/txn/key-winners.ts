@@ -17,6 +17,7 @@ import type { Storage } from '../storage/storage.js';
 import { OP_COLUMN, SEQ_FILE_COLUMN, keyColumnsOf, physicalName } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { KeyRangeFilter } from './key-range-filter.js';
+import { holdsAnyHash, rowGroupKeyHashes } from './row-group-key-hashes.js';
 
 /** Up to this many keys, a candidate file's key bitmap is tested before its min/max. */
 const FEW_KEYS = 16;
@@ -114,16 +115,25 @@ export async function offerFileRows(
     const bitmapRulesOut = () => bitmap !== undefined && !nodes.some((n) => n.hashes.some((h) => keyBitmapMayHold(bitmap, h)));
     const rangeRulesOut = () => range !== undefined && !range.mayHold(file.stats[firstKey]);
     if (fewKeys ? bitmapRulesOut() || rangeRulesOut() : rangeRulesOut() || bitmapRulesOut()) continue;
-    const groups = file.store === 'base' ? rowGroupsHolding(file, nodes) : undefined;
+    let groups = file.store === 'base' ? rowGroupsHolding(file, nodes) : undefined;
     if (groups !== undefined && groups.length === 0) continue;
     const change = file.store === 'change';
-    const source = await openDataFileSource(storage, file.path);
-    filesRead++;
+    let opened: ParquetSource | undefined;
+    const open = async (): Promise<ParquetSource> => {
+      if (opened === undefined) { opened = await openDataFileSource(storage, file.path); filesRead++; }
+      return opened;
+    };
+    if (!change) {
+      // New keys rarely meet a base row: the groups' cached key hashes rule them out without
+      // opening the file; then the keys alone are decoded where a hash is present, and the
+      // `_seq` (as wide as the key) only where a key is.
+      groups = await groupsWithMemberHash(open, file.path, keyCols, keyNames, keyTypes, groups, nodes);
+      if (groups !== undefined && groups.length === 0) continue;
+      if (!(await anyMember(await open(), file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
+    }
+    const source = await open();
     let position = 0;
     const fileSeq = Number(file.seq);
-    // A base file's keys are decoded alone first: new keys rarely meet a base row, and
-    // its `_seq` (as wide as the key) is decoded only when one does.
-    if (!change && !(await anyMember(source, file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
     const extras = change ? changeFileExtras(file, OP_COLUMN) : [SEQ_FILE_COLUMN];
     const gone = !change && deleted !== undefined && deleted.length > 0 ? new Set(deleted) : undefined;
     const filePosition = gone === undefined ? undefined : decodedPositions(groups, groups === undefined ? undefined : cachedFooterRowGroups(file.path, source.footer)?.map((g) => g.numRows));
@@ -157,6 +167,29 @@ async function anyMember(
     for (let r = 0; r < batch.numRows; r++) if (set.indexOf(keys, r) >= 0 && decides(nodes, keys.hashes[r]!)) return true;
   }
   return false;
+}
+
+/**
+ * Of a base file's candidate row groups (all of them when undefined), those whose key
+ * hashes hold a member's; undefined when the file's groups are unknown (no footer).
+ */
+async function groupsWithMemberHash(
+  open: () => Promise<ParquetSource>, path: string, keyCols: ReturnType<typeof keyColumnsOf>, keyNames: readonly string[], keyTypes: readonly SqlType[],
+  groups: readonly number[] | undefined, nodes: readonly NodeKeys[],
+): Promise<number[] | undefined> {
+  const all = groups ?? footerGroups(path, (await open()).footer);
+  if (all === undefined) return undefined;
+  const kept: number[] = [];
+  for (const g of all) {
+    const hashes = await rowGroupKeyHashes(open, path, keyCols, keyNames, keyTypes, g);
+    if (nodes.some((n) => holdsAnyHash(hashes, n.hashes))) kept.push(g);
+  }
+  return kept;
+}
+
+function footerGroups(path: string, footer: Uint8Array): number[] | undefined {
+  const groups = footer.byteLength === 0 ? undefined : cachedFooterRowGroups(path, footer);
+  return groups === undefined ? undefined : groups.map((_g, i) => i);
 }
 
 function decides(nodes: readonly NodeKeys[], hash: number): boolean {
