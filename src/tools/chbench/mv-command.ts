@@ -7,9 +7,9 @@ import { MV_BENCH_QUERIES } from './mv-views.js';
 export const MVBENCH_USAGE = `usage: npm run bench:mv -- [options]
   Issue 31's benchmark: the CH-benCHmark's TPC-C stream (bench:stream's driver) on a fresh
   warehouse with four CH queries (Q${MV_BENCH_QUERIES.join(', Q')}) as materialized views kept within their freshness by
-  floe serve's refresh service. A baseline period without views, the measured periods (view
-  lag, refresh time, the dashboard queries through the views and on the base tables), then
-  full refreshes of each view with the stream still running.
+  floe serve's refresh service. A baseline period without views (the dashboard queries on
+  the base tables), the measured periods (view lag, refresh time, the dashboard queries
+  through the views), then full refreshes of each view with the stream still running.
   --warehouses W          TPC-C warehouses (default 2)
   --tx-rate N             transactions started per second, paced (default 2)
   --clients N             transaction connections (default 4)
@@ -23,6 +23,8 @@ export const MVBENCH_USAGE = `usage: npm run bench:mv -- [options]
   --queries 1,6,12,5      the CH queries kept as views
   --view-query-ms N       one dashboard query through the views every N ms (default 250)
   --base-query-ms N       one dashboard query on the base tables every N ms (default 2000)
+  --base-queries WHEN     when the base-table dashboard runs: baseline (before the views exist,
+                          default) or throughout (beside the dashboard through the views too)
   --optimizer-threads N   passed to floe serve (default 1)
   --changelog P           the TPC-C tables' changelog-producer, input or lookup (default input)
   --serve-arg ARG         an extra floe serve argument (repeatable)
@@ -50,6 +52,7 @@ export async function runMvBenchCommand(argv: string[]): Promise<void> {
       queries: { type: 'string' },
       'view-query-ms': { type: 'string', default: '250' },
       'base-query-ms': { type: 'string', default: '2000' },
+      'base-queries': { type: 'string', default: 'baseline' },
       'optimizer-threads': { type: 'string', default: '1' },
       changelog: { type: 'string', default: 'input' },
       'serve-arg': { type: 'string', multiple: true },
@@ -88,6 +91,7 @@ export async function runMvBenchCommand(argv: string[]): Promise<void> {
     lagEveryMs: 250,
     viewQueryEveryMs: positiveOption('--view-query-ms', values['view-query-ms'], MVBENCH_USAGE, false),
     baseQueryEveryMs: positiveOption('--base-query-ms', values['base-query-ms'], MVBENCH_USAGE, false),
+    baseQueries: baseQueriesOption(values['base-queries']!),
     optimizerThreads: positiveOption('--optimizer-threads', values['optimizer-threads'], MVBENCH_USAGE, true),
     changelog: changelogOption(values.changelog!),
     serveArgs: values['serve-arg'],
@@ -102,6 +106,11 @@ export async function runMvBenchCommand(argv: string[]): Promise<void> {
   process.stdout.write(`\n${text}\n`);
   if (values.out !== undefined) writeFileSync(values.out, `${text}\n`);
   if (values.json !== undefined) writeFileSync(values.json, `${mvReportJson(report)}\n`);
+}
+
+function baseQueriesOption(v: string): 'baseline' | 'throughout' {
+  if (v !== 'baseline' && v !== 'throughout') throw new Error(`--base-queries takes baseline or throughout, got ${v}\n${MVBENCH_USAGE}`);
+  return v;
 }
 
 function changelogOption(v: string): 'input' | 'lookup' {

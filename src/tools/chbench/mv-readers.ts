@@ -70,6 +70,8 @@ export class MvReaders {
   readonly errors = new Map<string, number>();
   #phase = 'setup';
   #stopped = false;
+  #baseStopped = false;
+  #base: Promise<void> | undefined;
   #withViews = false;
   readonly #running: Promise<void>[] = [];
   readonly #clients: pg.Client[] = [];
@@ -91,7 +93,14 @@ export class MvReaders {
   async startBase(): Promise<void> {
     const base = await this.#connect();
     await base.query('SET floe.mv_rewrite = off');
-    this.#running.push(this.#queryLoop(base, 'base', this.#opts.baseQueryEveryMs));
+    this.#base = this.#queryLoop(base, 'base', this.#opts.baseQueryEveryMs);
+    this.#running.push(this.#base);
+  }
+
+  /** Ends the base-table reader (its query in flight finishes first); the others go on. */
+  async stopBase(): Promise<void> {
+    this.#baseStopped = true;
+    await this.#base;
   }
 
   /** The lag sampler and the reader through the views (the views must exist). */
@@ -156,10 +165,11 @@ export class MvReaders {
   async #queryLoop(c: pg.Client, via: 'view' | 'base', everyMs: number): Promise<void> {
     const views = this.#opts.views;
     let due = performance.now();
-    for (let i = 0; !this.#stopped; i++) {
+    const stopped = () => this.#stopped || (via === 'base' && this.#baseStopped);
+    for (let i = 0; !stopped(); i++) {
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      if (this.#stopped) return;
+      if (stopped()) return;
       // A query slower than the pace delays the next one; it does not make a backlog.
       due = Math.max(due + everyMs, performance.now());
       const view = views[i % views.length]!;

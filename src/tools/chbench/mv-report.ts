@@ -36,15 +36,16 @@ export interface MvViewSummary {
   readonly checks: number;
 }
 
-/** Per view, over the given phases. */
-export function summarizeViews(r: MvBenchReport, phases: readonly string[]): MvViewSummary[] {
+/** Per view, over the given phases; the base-table dashboard's figures from `basePhases`. */
+export function summarizeViews(r: MvBenchReport, phases: readonly string[], basePhases: readonly string[] = phases): MvViewSummary[] {
   const inPhases = new Set(phases);
+  const inBasePhases = new Set(basePhases);
   const minutes = r.phases.filter((p) => inPhases.has(p.name)).reduce((s, p) => s + p.ms, 0) / 60_000;
   return r.views.map((v) => {
     const lags = asc(r.lags.filter((s) => s.view === v.name && inPhases.has(s.phase) && s.lagMs !== undefined).map((s) => s.lagMs!));
     const refreshes = r.refreshes.filter((s) => s.view === v.name && inPhases.has(s.phase));
     const incremental = refreshes.filter((s) => s.mode === 'incremental');
-    const dash = r.dashboard.filter((s) => s.view === v.name && inPhases.has(s.phase));
+    const dash = r.dashboard.filter((s) => s.view === v.name && (s.via === 'view' ? inPhases : inBasePhases).has(s.phase));
     const ok = (via: 'view' | 'base') => asc(dash.filter((s) => s.via === via && s.error === undefined).map((s) => s.ms));
     const viaView = ok('view');
     const base = ok('base');
@@ -93,6 +94,9 @@ const pct = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ?
 export function formatMvReport(r: MvBenchReport): string {
   const o = r.options;
   const measured = r.phases.filter((p) => /^P\d+$/.test(p.name)).map((p) => p.name);
+  // Runs recorded before the option had the base-table dashboard running throughout.
+  const baseInBaseline = o.baseQueries === 'baseline';
+  const basePhases = (phases: readonly string[]) => (baseInBaseline ? ['baseline'] : phases);
   const out: string[] = [];
   out.push(`bench:mv (issue 31): W=${r.scale.warehouses} (items ${r.scale.items}, customers/district ${r.scale.customersPerDistrict}), ${o.txRate} tx/s over ${o.clients} clients; ` +
     `views ${r.views.map((v) => `Q${v.query}`).join(', ')}, freshness ${o.freshnessSeconds} s, changelog-producer ${o.changelog}; ${measured.length} × ${(o.periodMs / 60_000).toFixed(1)} min measured`);
@@ -101,13 +105,14 @@ export function formatMvReport(r: MvBenchReport): string {
   if ((o.serveNodeArgs?.length ?? 0) > 0 || Object.keys(o.serveEnv ?? {}).length > 0) {
     out.push(`gateway run with ${[...(o.serveNodeArgs ?? []), ...Object.entries(o.serveEnv ?? {}).map(([k, v]) => `${k}=${v}`)].join(' ')} (a diagnostic run)`);
   }
-  out.push(`dashboard: through the views one query every ${o.viewQueryEveryMs} ms, on the base tables (floe.mv_rewrite = off) one every ${o.baseQueryEveryMs} ms, ` +
+  out.push(`dashboard: through the views one query every ${o.viewQueryEveryMs} ms, on the base tables (floe.mv_rewrite = off) one every ${o.baseQueryEveryMs} ms` +
+    `${baseInBaseline ? ' in the baseline only (before the views; its figures stand beside every period)' : ' for the whole run, beside the queries through the views'}, ` +
     `round-robin, each on one held connection; lag sampled every ${o.lagEveryMs} ms from floe_materialized_views`);
 
   out.push('', '## per period: lag, refresh wall time, dashboard latency (ours: through the view; peer: the same query on the base tables)');
   const rows: string[][] = [];
   for (const p of measured) {
-    for (const s of summarizeViews(r, [p])) {
+    for (const s of summarizeViews(r, [p], basePhases([p]))) {
       rows.push([p, `Q${s.query}`, sec(s.lagP50Ms), sec(s.lagP99Ms), `${s.incrementalRefreshes}${s.serviceFullRefreshes > 0 ? `+${s.serviceFullRefreshes}f` : ''}`,
         s.refreshSecondsPerMinute.toFixed(2), ms(s.viewP50Ms), ms(s.viewP99Ms), ms(s.baseP50Ms), ms(s.baseP99Ms),
         times(s.baseP99Ms !== undefined && s.viewP99Ms !== undefined ? s.baseP99Ms / s.viewP99Ms : undefined), `${s.fromView}/${s.checks}`]);
@@ -128,11 +133,14 @@ export function formatMvReport(r: MvBenchReport): string {
       cpu === undefined ? '—' : cpu.toFixed(1), p.stats.gateway === undefined ? '—' : (p.stats.gateway.mainThreadCpuMs / 1000 / (p.ms / 60_000)).toFixed(1),
       cpu === undefined || baseCpu === undefined || p.name === 'baseline' ? '—' : `${cpu - baseCpu >= 0 ? '+' : ''}${(cpu - baseCpu).toFixed(1)}`, p.name === 'baseline' ? '—' : refresh.toFixed(2)];
   })));
-  out.push('baseline: the stream and the base-table dashboard queries, no views; later phases add the views, the refresh service and the dashboard through the views ' +
-    '(vs baseline: the CPU they add, refreshes and view queries together); full: the full-refresh phase (the bench\'s full refreshes on top)');
+  out.push(baseInBaseline
+    ? 'baseline: the stream and the base-table dashboard queries, no views; later phases: the stream, the views, the refresh service and the dashboard through the views ' +
+      '(vs baseline: the CPU of a dashboard through kept views against the same dashboard on the base tables); full: the full-refresh phase (the bench\'s full refreshes on top)'
+    : 'baseline: the stream and the base-table dashboard queries, no views; later phases add the views, the refresh service and the dashboard through the views ' +
+      '(vs baseline: the CPU they add, refreshes and view queries together); full: the full-refresh phase (the bench\'s full refreshes on top)');
 
   out.push('', `## over the ${measured.length} measured periods, and incremental against full refresh (full: ${o.fullRefreshes} × CALL refresh_materialized_view(v, 'full') per view, stream running)`);
-  const all = summarizeViews(r, measured);
+  const all = summarizeViews(r, measured, basePhases(measured));
   const full = fullRefreshMedians(r);
   out.push(markdownTable(['view', 'lag p50 s', 'lag p99 s', 'view p50 ms', 'view p99 ms', 'base p50 ms', 'base p99 ms', 'base÷view p99', 'incr. mean ms (n)', 'rows/incr.', 'full median ms', 'incr÷full', 'refresh s/min', 'full s/min at this cadence'],
     all.map((s) => {
