@@ -94,6 +94,31 @@ for (const log of [true, false]) {
       });
     });
 
+    test('lookup: repeated writes of base keys find their rows again through the cached row groups, and a fold\'s deletion vector still hides superseded rows', async () => {
+      await withWarehouse(log, async (wh) => {
+        const t = await kvTable(wh, 't', LOOKUP);
+        await upsertRows(wh, t, Array.from({ length: 2000 }, (_, i) => ({ id: i, v: `v${i}` })));
+        await wh.optimize(t);
+        const s1 = head(wh, t);
+        // the same base group read again and again: once decoded, then from the cache
+        for (let round = 0; round < 3; round++) await upsertRows(wh, t, [{ id: 5 + round, v: `r${round}` }, { id: 1500, v: `r${round}` }]);
+        await deleteRows(wh, t, [1999, 4000]);
+        assert.deepEqual(await changeTexts(wh, t, s1, head(wh, t)), [
+          '-U id=5 v=v5', '+U id=5 v=r0', '-U id=1500 v=v1500', '+U id=1500 v=r0',
+          '-U id=6 v=v6', '+U id=6 v=r1', '-U id=1500 v=r0', '+U id=1500 v=r1',
+          '-U id=7 v=v7', '+U id=7 v=r2', '-U id=1500 v=r1', '+U id=1500 v=r2',
+          '-D id=1999 v=v1999',
+        ]);
+        // a fold after which base rows of id 5 and 1500 are superseded, and a base row group already cached
+        await wh.optimize(t);
+        const s2 = head(wh, t);
+        await upsertRows(wh, t, [{ id: 5, v: 'last' }, { id: 1500, v: 'last' }, { id: 1999, v: 'back' }, { id: 9, v: 'nine' }]);
+        assert.deepEqual(await changeTexts(wh, t, s2, head(wh, t)), [
+          '-U id=5 v=r0', '+U id=5 v=last', '-U id=1500 v=r2', '+U id=1500 v=last', '+I id=1999 v=back', '-U id=9 v=v9', '+U id=9 v=nine',
+        ]);
+      });
+    });
+
     test('lookup: the stored changelog reads the same after folds, tiering and time travel', async () => {
       await withWarehouse(log, async (wh) => {
         const t = await kvTable(wh, 't', LOOKUP);

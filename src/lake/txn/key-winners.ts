@@ -18,6 +18,8 @@ import { OP_COLUMN, SEQ_FILE_COLUMN, keyColumnsOf, physicalName } from '../table
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { KeyRangeFilter } from './key-range-filter.js';
 import { holdsAnyHash, rowGroupKeyHashes } from './row-group-key-hashes.js';
+import { cachedBaseGroups, indexedKeys, rowsWithHashes } from './cached-base-rows.js';
+import { cachedRowGroupSizes } from '../scan/cached-row-groups.js';
 
 /** Up to this many keys, a candidate file's key bitmap is tested before its min/max. */
 const FEW_KEYS = 16;
@@ -125,33 +127,42 @@ export async function offerFileRows(
     };
     if (!change) {
       // New keys rarely meet a base row: the groups' cached key hashes rule them out without
-      // opening the file; then the keys alone are decoded where a hash is present, and the
-      // `_seq` (as wide as the key) only where a key is.
+      // opening the file.
       groups = await groupsWithMemberHash(open, file.path, keyCols, keyNames, keyTypes, groups, nodes);
       if (groups !== undefined && groups.length === 0) continue;
-      if (!(await anyMember(await open(), file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
     }
-    const source = await open();
+    // The lookup changelog's before-images: whole base groups from the row-group cache,
+    // visited at their keys' rows only (cached-base-rows.ts).
+    const cachedGroups = winnerRows !== undefined && !change ? groups : undefined;
+    // Otherwise the keys alone are decoded first, and the `_seq` (as wide as the key) only where a key is.
+    if (!change && cachedGroups === undefined && !(await anyMember(await open(), file.path, keyCols, keyNames, keyTypes, groups, set, nodes))) continue;
     let position = 0;
     const fileSeq = Number(file.seq);
     const extras = change ? changeFileExtras(file, OP_COLUMN) : [SEQ_FILE_COLUMN];
     const gone = !change && deleted !== undefined && deleted.length > 0 ? new Set(deleted) : undefined;
-    const filePosition = gone === undefined ? undefined : decodedPositions(groups, groups === undefined ? undefined : cachedFooterRowGroups(file.path, source.footer)?.map((g) => g.numRows));
-    for (const decoded of await decodeDataFile(source, file.path, readCols, extras, groups)) {
+    const filePosition = gone === undefined ? undefined : decodedPositions(groups, groups === undefined ? undefined : await cachedRowGroupSizes(file.path, open));
+    const memberHashes = nodes.map((n) => n.hashes);
+    const decodedBatches = cachedGroups !== undefined
+      ? await cachedBaseGroups(open, file.path, readCols, extras, cachedGroups)
+      : await decodeDataFile(await open(), file.path, readCols, extras, groups);
+    for (const decoded of decodedBatches) {
       rowsRead += decoded.numRows;
       // A tiered file: each row's own seq, and only the commits its (narrowed) record lists.
       const { batch, seqs, positions } = change ? tieredRows(decoded, file.snapshots) : { batch: decoded, seqs: undefined, positions: undefined };
-      const keys = encodeKeyBatch(batch, keyNames, keyTypes);
+      const indexed = cachedGroups === undefined ? undefined : indexedKeys(batch, keyNames, keyTypes);
+      const keys = indexed?.keys ?? encodeKeyBatch(batch, keyNames, keyTypes);
       const extra = batch.getChild(change ? OP_COLUMN : SEQ_FILE_COLUMN);
-      for (let r = 0; r < batch.numRows; r++) {
+      const offer = (r: number): void => {
         const m = set.indexOf(keys, r);
-        if (m < 0 || !decides(nodes, keys.hashes[r]!)) continue;
-        if (gone?.has(filePosition === undefined ? position + r : filePosition[position + r]!) === true) continue;
+        if (m < 0 || !decides(nodes, keys.hashes[r]!)) return;
+        if (gone?.has(filePosition === undefined ? position + r : filePosition[position + r]!) === true) return;
         const won = change
           ? winners.offer(m, seqs === undefined ? fileSeq : Number(seqs[r]!), file.firstOffset + position + (positions?.[r] ?? r), isLiveOp(extra?.get(r)))
           : winners.offer(m, Number(extra?.get(r) ?? file.seq), Number.POSITIVE_INFINITY, true);
         if (won && winnerRows !== undefined) winnerRows(m, batch, r);
-      }
+      };
+      if (indexed === undefined) for (let r = 0; r < batch.numRows; r++) offer(r);
+      else for (const r of rowsWithHashes(indexed, memberHashes)) offer(r);
       position += decoded.numRows;
     }
   }
