@@ -1,7 +1,8 @@
 import type { Data, RecordBatch } from 'apache-arrow';
 
 /**
- * Decoded base-file row groups shared by every point read of the process, bounded by
+ * Decoded base-file row groups shared by every point read of the process (and the
+ * lookup changelog's search for before-images, txn/cached-base-rows.ts), bounded by
  * the bytes of their Arrow buffers and evicted least recently used first.
  *
  * A point read decodes one row group of one base file (32k rows of a hash-ordered
