@@ -2,6 +2,7 @@ import type { TimeTravelClause } from '../parser/lake-clause.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import { unwrap, type Raw } from '../binder/ast.js';
 import { cloneNode, fillTemplate, quoteIdent, quoteLiteral, selectOf, templateExpr } from './parse-template.js';
+import { referencedColumns } from './referenced-columns.js';
 import type { AggregateKind, BaseRelation, ViewArm, ViewOutput, ViewShape } from './view-shape.js';
 
 /*
@@ -221,13 +222,16 @@ function changed(relation: BaseRelation, p: RefreshPositions): boolean {
 
 /**
  * Where a term finds ΔR, from `table_changes` read once per table and refresh into a CTE. A
- * table with a complete changelog: its change rows since `from`, the after-images (+I, +U) on
- * the new side and the before-images (−U, −D) on the old; the states in between cancel out in
- * the sum. Otherwise: the table's rows of the changed keys, at the new snapshot and at the
- * old, scanned whole.
+ * table with a complete changelog: its change rows since `from` cut to the columns the arm
+ * reads (referencedColumns), netted per row: +1 for each after-image (+I, +U), −1 for each
+ * before-image (−U, −D). With the key among the columns a row nets to −1 (the key's row at
+ * `from`), +1 (its row at `to`) or 0, and the 0s go: the states in between, and every change
+ * the view cannot see, before any join. Otherwise: the table's rows of the changed keys, at
+ * the new snapshot and at the old, scanned whole.
  */
 class ChangeSources {
-  readonly #ctes = new Map<number, string>();
+  /** Each CTE's name and text by what it holds (a table id, or a table id and columns). */
+  readonly #ctes = new Map<string, { readonly name: string; readonly text: string }>();
   readonly #p: RefreshPositions;
   readonly #pins: SnapshotPins;
 
@@ -237,23 +241,34 @@ class ChangeSources {
   }
 
   /** The CTEs the terms read, for the statement's WITH (before the delta's). */
-  get ctes(): string[] { return [...this.#ctes.values()]; }
+  get ctes(): string[] { return [...this.#ctes.values()].map((c) => c.text); }
 
-  rows(r: BaseRelation, side: 'new' | 'old'): Raw {
+  /** The name of the CTE `id` stands for, adding it (named `name`, its text `text(name)`) the first time. */
+  #cte(id: string, name: string, text: (name: string) => string): string {
+    let c = this.#ctes.get(id);
+    if (c === undefined) {
+      c = { name, text: text(name) };
+      this.#ctes.set(id, c);
+    }
+    return c.name;
+  }
+
+  /** ΔR of `r` on one side, as `arm` reads it. */
+  rows(r: BaseRelation, arm: ViewArm, side: 'new' | 'old'): Raw {
     const from = this.#p.from.get(r.tableId)!;
     const to = this.#p.to.get(r.tableId)!;
     const changes = `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${from}, ${to})`;
     if (this.#p.completeChangelogs?.has(r.tableId) === true) {
-      const cte = `__floe_changes_${r.tableId}`;
-      const cols = r.columns.map(quoteIdent).join(', ');
-      if (!this.#ctes.has(r.tableId)) {
-        this.#ctes.set(r.tableId, `${cte} AS MATERIALIZED (SELECT ${cols}, CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END AS __floe_side FROM ${changes})`);
-      }
+      const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
+      // Arms of a UNION ALL may read one table through different columns: a CTE per column list.
+      const id = `${r.tableId}:${cols}`;
+      const cte = this.#cte(id, `__floe_changes_${this.#ctes.size}`, (name) => `${name} AS MATERIALIZED (SELECT * FROM (
+          SELECT ${cols}, sum(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END) AS __floe_side FROM ${changes} GROUP BY ${cols}
+        ) AS __floe_net WHERE __floe_side <> 0)`);
       return selectOf(fillTemplate(`SELECT ${cols} FROM ${cte} WHERE __floe_side = ${side === 'new' ? 1 : -1}`));
     }
-    const cte = `__floe_keys_${r.tableId}`;
     const keys = r.primaryKey.map(quoteIdent).join(', ');
-    if (!this.#ctes.has(r.tableId)) this.#ctes.set(r.tableId, `${cte} AS MATERIALIZED (SELECT DISTINCT ${keys} FROM ${changes})`);
+    const cte = this.#cte(String(r.tableId), `__floe_keys_${r.tableId}`, (name) => `${name} AS MATERIALIZED (SELECT DISTINCT ${keys} FROM ${changes})`);
     const rv = { RangeVar: { relname: r.name, inh: true, relpersistence: 'p', location: -1 } };
     this.#pins.pin(rv.RangeVar, r, side === 'new' ? to : from);
     return selectOf(fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${cte})`, { t: rv }));
@@ -265,14 +280,14 @@ class ChangeSources {
  * ΔR on `side` (ChangeSources), the ones before it at the new snapshots, the ones after it
  * at the old.
  */
-function term(select: Raw, relations: readonly BaseRelation[], i: number, side: 'new' | 'old', p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): Raw {
+function term(select: Raw, arm: ViewArm, i: number, side: 'new' | 'old', p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): Raw {
   const s = cloneNode(select);
   rangeVarWrappers(s.fromClause).forEach((w, j) => {
-    const r = relations[j]!;
+    const r = arm.relations[j]!;
     if (j < i) { pins.pin(w.RangeVar, r, p.to.get(r.tableId)!); return; }
     if (j > i) { pins.pin(w.RangeVar, r, p.from.get(r.tableId)!); return; }
     delete w.RangeVar;
-    Object.assign(w, subselect(sources.rows(r, side), r.rangeName, []));
+    Object.assign(w, subselect(sources.rows(r, arm, side), r.rangeName, []));
   });
   return s;
 }
@@ -283,8 +298,8 @@ function terms(arm: ViewArm, select: Raw, columns: readonly string[], p: Refresh
   const minus: Raw[] = [];
   arm.relations.forEach((r, i) => {
     if (!changed(r, p)) return;
-    plus.push(subselect(term(select, arm.relations, i, 'new', p, pins, sources), '__floe_term', columns));
-    minus.push(subselect(term(select, arm.relations, i, 'old', p, pins, sources), '__floe_term', columns));
+    plus.push(subselect(term(select, arm, i, 'new', p, pins, sources), '__floe_term', columns));
+    minus.push(subselect(term(select, arm, i, 'old', p, pins, sources), '__floe_term', columns));
   });
   return { plus, minus };
 }
