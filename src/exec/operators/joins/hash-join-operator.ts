@@ -13,7 +13,7 @@ import type { RunState } from '../../run-state.js';
 import { int32Column } from '../int32-column.js';
 import type { JoinKeyIndex } from './int-hash-table.js';
 import { buildSideImplied } from '../runtime-filter-build-predicate.js';
-import { buildRuntimeFilter, intRuntimeFilter, dropsUnmatchedBuildRows, resolveRuntimeFilterTargets, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled } from '../runtime-filter.js';
+import { buildRuntimeFilter, intRuntimeFilter, dropsUnmatchedBuildRows, dropsUnmatchedProbeRows, resolveRuntimeFilterTargets, runtimeFilterKind, runtimeFilterMaxKeys, runtimeFiltersEnabled } from '../runtime-filter.js';
 import type { RuntimeFilterSlot, RuntimeFilterTarget } from '../runtime-filter.js';
 import { concatBatches, drainBuffered, readUpTo } from './buffered-input.js';
 import type { Buffered } from './buffered-input.js';
@@ -177,9 +177,11 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
         recordMetric(plan, run, 'buildRows', build.numRows);
         installFilters(bparts, head);
+        const nonEmpty = build.numRows > 0;
+        // No probe row can find a partner, and this join type emits none without one.
+        if (!nonEmpty && dropsUnmatchedProbeRows(plan.joinType)) return;
         const out = new JoinOutput(plan.joinType, lw, rw, build);
         const pairs = new PairBuffer();
-        const nonEmpty = build.numRows > 0;
         const probe = async function* (): AsyncGenerator<ColumnarBatch> {
           yield* buffered;
           for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
