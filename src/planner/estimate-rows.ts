@@ -4,7 +4,7 @@ import { provenByScan } from './rules/push-filter-into-scan.js';
 import type { LogicalPlan } from './logical/logical-plan.js';
 import type { LogicalProjectSet } from './logical/logical-project-set.js';
 import type { ScanTable } from './logical/scan-table.js';
-import { coversPrimaryKey } from './column-origin.js';
+import { coversPrimaryKey, originOf } from './column-origin.js';
 import { equiColumns } from './rules/join-sides.js';
 
 /** What a table or relation of unknown size is taken to hold. */
@@ -87,6 +87,29 @@ function keyedShare(side: LogicalPlan, columns: readonly number[], sideRows: num
   return tableRows === undefined || tableRows <= 0 ? undefined : Math.min(1, sideRows / tableRows);
 }
 
+/** Rows each of a few rows is taken to find when it meets a table on a leading part of its key (an order's lines). */
+const KEY_PREFIX_FANOUT = 10;
+
+/** At most this many rows count as few for KEY_PREFIX_FANOUT. */
+const FEW_ROWS = 1000;
+
+/**
+ * When `side` is one table (filtered, projected) joined on leading columns of its primary
+ * key but not all of them, and the other side has few rows: KEY_PREFIX_FANOUT rows of the
+ * table for each of them, else Infinity. A refresh term's handful of changed orders meets
+ * order_line so, where "about the larger side" took the join for all of order_line and
+ * built a hash table on each table joined after it.
+ */
+function keyPrefixRows(side: LogicalPlan, columns: readonly number[], otherRows: number): number {
+  if (otherRows > FEW_ROWS || columns.length === 0) return Infinity;
+  const origins = columns.map((c) => originOf(side, c));
+  const first = origins[0];
+  if (first === undefined || first.path !== '' || origins.some((o) => o?.scan !== first.scan || o.path !== '')) return Infinity;
+  const key = first.scan.table.primaryKey;
+  const held = new Set(origins.map((o) => o!.column));
+  return key.length > 0 && held.has(key[0]!) ? otherRows * KEY_PREFIX_FANOUT : Infinity;
+}
+
 /**
  * A rough row count for a logical plan, from the tables' live row counts (the
  * binder's `rowEstimate`) and fixed selectivities. Only used to choose which
@@ -129,7 +152,8 @@ export function estimateRows(p: LogicalPlan): number {
           const rightShare = keyedShare(p.right, cols.right, r);
           const leftShare = keyedShare(p.left, cols.left, l);
           const keyed = Math.min(rightShare === undefined ? Infinity : l * rightShare, leftShare === undefined ? Infinity : r * leftShare);
-          return keyed === Infinity ? Math.max(l, r) : keyed;
+          if (keyed !== Infinity) return keyed;
+          return Math.min(Math.max(l, r), keyPrefixRows(p.right, cols.right, l), keyPrefixRows(p.left, cols.left, r));
         }
       }
     }
