@@ -387,46 +387,84 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
         FROM __floe_delta WHERE __floe_sign < 0 GROUP BY __floe_k
       ) AS __floe_d LEFT JOIN ${mv} AS __floe_v ON __floe_v.${key} = __floe_d.__floe_k
       WHERE __floe_v.${key} IS NULL OR ${extremes.map(({ o, j }) => `__floe_d.${outputName(j)} ${(o as { fn: string }).fn === 'min' ? '<=' : '>='} coalesce(__floe_v.${quoteIdent(visible[j]!.name)}, __floe_d.${outputName(j)})`).join(' OR ')})`;
-  const stateSelect = [
-    ...visible.map((c) => quoteIdent(c.name)), `${key} AS __floe_k`, quoteIdent(VIEW_COUNT_COLUMN), ...state.map((c) => quoteIdent(c.name)), '0',
-  ].join(', ');
-  const sumOf = (name: string) => `sum(${name})`;
-  const nn = (j: number) => sumOf(`floe$nn_${j + 1}`);
-  const combined = shape.outputs.map((o, j) => {
+  // Per group, what its changes add to the state the view keeps: counts and sums summed, min and max
+  // over the rows that came (avg and bool_* outputs are made from the state columns).
+  const added = shape.outputs.map((o, j) => {
     const x = outputName(j);
     if (o.kind === 'group') return `any_value(${x})`;
     switch (o.fn) {
-      case 'count*': case 'count': return sumOf(x);
-      case 'sum': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${sumOf(x)} END`;
-      case 'avg': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE CAST(${sumOf(`floe$sum_${j + 1}`)} AS ${visible[j]!.type}) / ${nn(j)} END`;
-      case 'min': case 'max': return `${o.fn}(CASE WHEN __floe_sign >= 0 THEN ${x} END)`;
-      case 'bool_and': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${sumOf(`floe$false_${j + 1}`)} = 0 END`;
-      case 'bool_or': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${sumOf(`floe$true_${j + 1}`)} > 0 END`;
+      case 'count*': case 'count': case 'sum': return `sum(${x})`;
+      case 'min': case 'max': return `${o.fn}(CASE WHEN __floe_sign > 0 THEN ${x} END)`;
+      default: return `CAST(NULL AS ${visible[j]!.type})`;
     }
   });
-  const combinedList = ['__floe_k', ...combined.map((c, j) => `${c} AS ${outputName(j)}`), 'sum(__floe_c) AS __floe_c', ...state.map((c) => `${sumOf(c.name)} AS ${c.name}`)].join(', ');
+  const addedList = ['__floe_k', ...added.map((a, j) => `${a} AS ${outputName(j)}`), 'sum(__floe_c) AS __floe_c', ...state.map((c) => `sum(${c.name}) AS ${c.name}`), 'false AS __floe_exact'].join(', ');
   // A retracted group the query no longer has comes out with count 0, so the MERGE deletes it.
   const recompute = retracted === undefined ? '' : `UNION ALL
-      SELECT __floe_r.__floe_k, ${visible.map((c) => `__floe_f.${quoteIdent(c.name)}`).join(', ')}, coalesce(__floe_f.${quoteIdent(VIEW_COUNT_COLUMN)}, 0), ${state.map((c) => `__floe_f.${quoteIdent(c.name)}`).join(', ')}
-      FROM __floe_retracted AS __floe_r LEFT JOIN __r_full AS __floe_f ON __floe_f.${key} = __floe_r.__floe_k`.replace(/, \s*FROM/, ' FROM');
+      SELECT __floe_r.__floe_k, ${visible.map((c) => `__floe_f.${quoteIdent(c.name)}`).join(', ')}, coalesce(__floe_f.${quoteIdent(VIEW_COUNT_COLUMN)}, 0), ${state.map((c) => `__floe_f.${quoteIdent(c.name)}, `).join('')}true
+      FROM __floe_retracted AS __floe_r LEFT JOIN __r_full AS __floe_f ON __floe_f.${key} = __floe_r.__floe_k`;
   if (retracted !== undefined) nodes['full'] = subselect(fullSource(shape, unwrap(definition.ast)[1], target, p.to, pins), '__floe_f', []);
-  const { sets, cols, values } = setList(target, (c) => {
+  const exact = setList(target, (c) => {
     if (c.name === VIEW_KEY_COLUMN) return '__floe_s.__floe_k';
     if (c.name === VIEW_COUNT_COLUMN) return '__floe_s.__floe_c';
     return c.hidden ? `__floe_s.${c.name}` : `__floe_s.${outputName(visible.indexOf(c))}`;
   });
+  const kept = (name: string) => `__floe_t.${quoteIdent(name)}`;
+  const updated = grownState(shape, target, visible, kept);
+  const inserted = grownState(shape, target, visible, undefined);
+  const sets = updated.map(({ column, value }) => `${quoteIdent(column.name)} = CAST(${value} AS ${column.type})`).join(', ');
+  const insertCols = inserted.map(({ column }) => quoteIdent(column.name)).join(', ');
+  const insertValues = inserted.map(({ column, value }) => `CAST(${value} AS ${column.type})`).join(', ');
   // A query without GROUP BY has its one row even over no rows (count 0, sum NULL).
-  const vanish = shape.groups.length === 0 ? '' : 'WHEN MATCHED AND __floe_s.__floe_c = 0 THEN DELETE';
+  const grouped = shape.groups.length > 0;
   const ast = fillTemplate(`WITH ${[...sources.ctes, `__floe_delta AS MATERIALIZED (${parts.join(' UNION ALL ')})`].join(', ')}${retracted === undefined ? '' : `, ${retracted}`}
     MERGE INTO ${mv} AS __floe_t USING (
-      SELECT ${combinedList} FROM (
-        SELECT * FROM __floe_delta
-        UNION ALL SELECT ${stateSelect} FROM ${mv} WHERE ${key} IN (SELECT __floe_k FROM __floe_delta)
-      ) AS __floe_u ${retracted === undefined ? '' : 'WHERE __floe_k NOT IN (SELECT __floe_k FROM __floe_retracted)'} GROUP BY __floe_k
+      SELECT ${addedList} FROM __floe_delta
+      ${retracted === undefined ? '' : 'WHERE __floe_k NOT IN (SELECT __floe_k FROM __floe_retracted)'} GROUP BY __floe_k
       ${recompute}
     ) AS __floe_s ON __floe_t.${key} = __floe_s.__floe_k
-    ${vanish}
+    ${grouped ? 'WHEN MATCHED AND __floe_s.__floe_exact AND __floe_s.__floe_c = 0 THEN DELETE' : ''}
+    WHEN MATCHED AND __floe_s.__floe_exact THEN UPDATE SET ${exact.sets}
+    ${grouped ? `WHEN MATCHED AND ${kept(VIEW_COUNT_COLUMN)} + __floe_s.__floe_c = 0 THEN DELETE` : ''}
     WHEN MATCHED THEN UPDATE SET ${sets}
-    WHEN NOT MATCHED AND __floe_s.__floe_c > 0 THEN INSERT (${cols}) VALUES (${values})`, nodes);
+    WHEN NOT MATCHED AND __floe_s.__floe_exact AND __floe_s.__floe_c > 0 THEN INSERT (${exact.cols}) VALUES (${exact.values})
+    WHEN NOT MATCHED AND __floe_s.__floe_c > 0 THEN INSERT (${insertCols}) VALUES (${insertValues})`, nodes);
   return statement(ast, definition, pins);
+}
+
+/**
+ * A group's columns after its changes (`__floe_s`, summed per group) are added to the state
+ * it has (`kept(column)`, the view's row), or to none for a group new to the view (`kept`
+ * undefined: the columns it inserts, the key and group outputs among them).
+ */
+function grownState(
+  shape: Extract<ViewShape, { kind: 'aggregate' }>, target: RefreshTarget, visible: readonly RefreshTarget['columns'][number][], kept: ((column: string) => string) | undefined,
+): { column: RefreshTarget['columns'][number]; value: string }[] {
+  const s = (name: string) => `__floe_s.${name}`;
+  // NULL stands for nothing to add (a sum over only NULLs) on either side.
+  const add = (column: string, delta: string) => (kept === undefined ? delta : `CASE WHEN ${kept(column)} IS NULL THEN ${delta} WHEN ${delta} IS NULL THEN ${kept(column)} ELSE ${kept(column)} + ${delta} END`);
+  const nn = (j: number) => add(`floe$nn_${j + 1}`, s(`floe$nn_${j + 1}`));
+  const out: { column: RefreshTarget['columns'][number]; value: string }[] = [];
+  for (const column of target.columns) {
+    const value = ((): string | undefined => {
+      if (column.name === VIEW_KEY_COLUMN) return kept === undefined ? s('__floe_k') : undefined;
+      if (column.name === VIEW_COUNT_COLUMN) return add(VIEW_COUNT_COLUMN, s('__floe_c'));
+      if (column.hidden) return add(column.name, s(column.name));
+      const j = visible.indexOf(column);
+      const o = shape.outputs[j]!;
+      const x = s(outputName(j));
+      if (o.kind === 'group') return kept === undefined ? x : undefined;
+      switch (o.fn) {
+        case 'count*': case 'count': return add(column.name, x);
+        case 'sum': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${add(column.name, x)} END`;
+        case 'avg': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE CAST(${add(`floe$sum_${j + 1}`, s(`floe$sum_${j + 1}`))} AS ${column.type}) / ${nn(j)} END`;
+        case 'min': return kept === undefined ? x : `least(${kept(column.name)}, ${x})`;
+        case 'max': return kept === undefined ? x : `greatest(${kept(column.name)}, ${x})`;
+        case 'bool_and': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${add(`floe$false_${j + 1}`, s(`floe$false_${j + 1}`))} = 0 END`;
+        case 'bool_or': return `CASE WHEN ${nn(j)} = 0 THEN NULL ELSE ${add(`floe$true_${j + 1}`, s(`floe$true_${j + 1}`))} > 0 END`;
+      }
+    })();
+    if (value !== undefined) out.push({ column, value });
+  }
+  return out;
 }
