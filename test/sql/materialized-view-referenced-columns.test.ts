@@ -54,6 +54,7 @@ test('*, r.* and a whole-row reference take every column; USING names its column
     c: ['c_id', 'c_name'],
   });
   assert.deepEqual(referenced('SELECT row_to_json(o) FROM orders o')['o'], TABLES['orders']!.columns);
+  assert.deepEqual(referenced('SELECT row_to_json(public.orders) FROM orders')['orders'], TABLES['orders']!.columns);
   assert.deepEqual(referenced('SELECT a.o_total FROM orders a JOIN orders b USING (o_c_id)'), {
     a: ['o_id', 'o_c_id', 'o_total'],
     b: ['o_id', 'o_c_id'],

@@ -9,7 +9,8 @@ import type { BaseRelation, ViewArm } from './view-shape.js';
  *
  * Found from the parse tree, erring on the side of more: a name is the relation's when it
  * is unqualified or qualified by this relation's name (or by a name no relation of the arm
- * has); `*`, `r.*` and a whole-row `r` take every column; USING names its columns on both sides.
+ * has); `*`, `r.*` and a whole-row `r` (or `schema.table`) take every column; USING names its
+ * columns on both sides.
  */
 export function referencedColumns(arm: ViewArm, r: BaseRelation): string[] {
   const others = new Set(arm.relations.filter((o) => o.rangeName !== r.rangeName).map((o) => o.rangeName));
@@ -27,7 +28,8 @@ export function referencedColumns(arm: ViewArm, r: BaseRelation): string[] {
       if (!mine) return;
       if (unwrap(last)[0] === 'A_Star') { all = true; return; }
       const name = str(last);
-      if (qualifier === undefined && name === r.rangeName && !r.columns.includes(name)) all = true;
+      // A whole-row reference: `r`, or `schema.table`.
+      if ((name === r.rangeName || name === r.name) && !r.columns.includes(name)) all = true;
       else named.add(name);
       return;
     }
