@@ -27,6 +27,12 @@ export interface FloeServer {
   readonly url: string;
   /** Everything the server logged so far (JSON lines), for failure messages. */
   log(): string;
+  /**
+   * Resolves with the log once it matches `pattern`; rejects with the log after `timeoutMs`.
+   * A record reaches the test through a pipe some time after the act it records, so a test
+   * that asserts on the log waits for it rather than reading it once.
+   */
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -111,6 +117,14 @@ export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServe
     database: 'floe',
     url: `postgres://floe@127.0.0.1:${port}/floe`,
     log: () => logText,
+    async waitForLog(pattern, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(logText)) {
+        if (Date.now() > deadline) throw new Error(`the log did not match ${pattern} within ${timeoutMs} ms:\n${logText.slice(-4000)}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return logText;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -122,7 +136,8 @@ export async function startFloe(opts: FloeServerOptions = {}): Promise<FloeServe
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  // 'close', not 'exit': the last records written before exit are read only by then.
+  const exited = new Promise<void>((r) => child.once('close', () => r()));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;

@@ -77,6 +77,6 @@ describe('floe serve --audit', () => {
     assert.equal(rows.find((r) => r.action === 'write' && r.rows === 2)?.statement, "INSERT INTO t VALUES (1, 'a'), (2, 'b')");
     // The SELECT before audit.log_reads was on left no row.
     assert.equal(rows.filter((r) => r.statement === 'SELECT * FROM t').length, 0);
-    assert.match(server.log(), /"msg":"audit"/);
+    await server.waitForLog(/"msg":"audit"/);
   });
 });

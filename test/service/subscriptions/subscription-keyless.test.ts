@@ -111,7 +111,7 @@ test('a keyless REPLICA IDENTITY FULL table: equal rows, NULLs, one of several e
     await source.query(`DELETE FROM bag WHERE grp = 2`);
     await source.query(`INSERT INTO bag VALUES (6, 'after', NULL, NULL, NULL)`);
     await waitForSameBag(f, 'the apply after a row it did not find');
-    assert.match(floe.log(), /logical replication did not find row to be updated or deleted in replication target relation \\?"public\.bag\\?"/);
+    await floe.waitForLog(/logical replication did not find row to be updated or deleted in replication target relation \\?"public\.bag\\?"/);
     const status = await f.query(`SELECT last_error FROM floe_subscriptions WHERE subname = 'sk'`);
     assert.deepEqual(status.rows, [{ last_error: null }]);
 
