@@ -2,10 +2,8 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { BindEnv } from '../bind-env.js';
 import { refreshModeOf } from './view-options.js';
-import { unwrap } from '../binder/ast.js';
-import { BindContext } from '../binder/bind-context.js';
-import { parsedDefinition, shapeOfDefinition } from '../binder/bind-materialized-view.js';
 import type { ParsedStatement } from '../parsed-statement.js';
+import { definitionShape } from './definition-shapes.js';
 import { emptyingStatement, fullRefreshStatement, incrementalRefreshStatement, type RefreshTarget } from './refresh-statements.js';
 
 /** What a refresh was asked to do: bring the rows up to date (incremental when it can), recompute them all, or empty them. */
@@ -40,9 +38,7 @@ export interface RefreshPlan {
 
 /** The statement that refreshes a materialized view, and where it leaves the view. */
 export function planRefresh(input: RefreshInput): RefreshPlan {
-  const definition = parsedDefinition(input.definition);
-  const ctx = new BindContext(definition, input.env);
-  const { shape } = shapeOfDefinition(ctx, unwrap(definition.ast)[1]);
+  const { parsed: definition, shape } = definitionShape(input.definition, input.env);
   const baseIds = shape.kind === 'aggregate' ? shape.arm.relations.map((r) => r.tableId)
     : shape.kind === 'linear' ? shape.arms.flatMap((a) => a.relations.map((r) => r.tableId))
       : input.dependsOn.filter((id) => input.heads.has(id));
@@ -63,8 +59,7 @@ export function planRefresh(input: RefreshInput): RefreshPlan {
  * `refresh = 'incremental'` asks for what its query's shape does not allow.
  */
 export function fullRefreshReasonOf(definition: string, env: BindEnv, options: readonly string[], viewName: string): string | undefined {
-  const parsed = parsedDefinition(definition);
-  const { shape } = shapeOfDefinition(new BindContext(parsed, env), unwrap(parsed.ast)[1]);
+  const { shape } = definitionShape(definition, env);
   const mode = refreshModeOf(options);
   if (mode === 'incremental' && shape.kind === 'full') {
     throw new FloeError(SqlState.featureNotSupported, `materialized view "${viewName}" cannot be refreshed incrementally: ${shape.reason}`, {

@@ -2,7 +2,7 @@ import { unwrap, type Raw } from '../binder/ast.js';
 import { figureColumnName } from '../binder/figure-column-name.js';
 import { templateExpr } from './parse-template.js';
 import { VIEW_COUNT_COLUMN } from './refresh-statements.js';
-import { baseRangeVars, sameExpr, type ViewShape } from './view-shape.js';
+import { baseRangeVars, exprKey, sameExpr, type ViewShape } from './view-shape.js';
 
 /*
  * Answering a query from a materialized view (issue 31, item 4). The query's relational
@@ -34,7 +34,7 @@ export function rewriteWithView(query: Raw, view: RewriteCandidate, resolveFrom:
   if (!plainQuery(query) || !sameFrom(query, view, resolveFrom)) return undefined;
   const extra = extraConjuncts(query.whereClause, view.select.whereClause);
   if (extra === undefined) return undefined;
-  return sameExpr(stripOrder(query), stripOrder(view.select)) ? overWhole(query, view) : view.shape.kind === 'aggregate' ? rollup(query, view, extra) : undefined;
+  return exprKey(stripOrder(query)) === wholeKey(view.select) ? overWhole(query, view) : view.shape.kind === 'aggregate' ? rollup(query, view, extra) : undefined;
 }
 
 function plainQuery(q: Raw): boolean {
@@ -56,6 +56,17 @@ function sameFrom(q: Raw, view: RewriteCandidate, resolveFrom: ResolveFrom): boo
   return shapeOf(q.fromClause) === shapeOf(view.select.fromClause);
 }
 
+const wholeKeys = new WeakMap<Raw, string>();
+
+/** The view's SELECT without its ordering, as text (exprKey); kept when the SELECT is a kept, frozen one. */
+function wholeKey(select: Raw): string {
+  const known = wholeKeys.get(select);
+  if (known !== undefined) return known;
+  const key = exprKey(stripOrder(select));
+  if (Object.isFrozen(select)) wholeKeys.set(select, key);
+  return key;
+}
+
 function stripOrder(s: Raw): Raw {
   const { sortClause: _s, limitCount: _l, limitOffset: _o, limitOption: _lo, ...rest } = s;
   return rest;
@@ -70,9 +81,10 @@ function conjuncts(where: Raw | undefined): Raw[] {
 /** The query's conjuncts beyond the view's; undefined when one of the view's is not among them (the view may lack rows the query needs). */
 function extraConjuncts(queryWhere: Raw | undefined, viewWhere: Raw | undefined): Raw[] | undefined {
   const q = conjuncts(queryWhere);
-  const v = conjuncts(viewWhere);
-  if (!v.every((c) => q.some((x) => sameExpr(x, c)))) return undefined;
-  return q.filter((c) => !v.some((x) => sameExpr(x, c)));
+  const queryKeys = q.map(exprKey);
+  const viewKeys = new Set(conjuncts(viewWhere).map(exprKey));
+  if (![...viewKeys].every((k) => queryKeys.includes(k))) return undefined;
+  return q.filter((_, i) => !viewKeys.has(queryKeys[i]!));
 }
 
 function columnRef(name: string): Raw {
@@ -123,10 +135,12 @@ function withOrder(query: Raw, select: Raw, targets: readonly Raw[]): Raw | unde
  */
 function overGroupColumns(node: Raw, groups: readonly { expr: Raw; column: string }[]): Raw | undefined {
   let foreign = false;
+  const byKey = new Map<string, { expr: Raw; column: string }>();
+  for (const g of groups) if (!byKey.has(exprKey(g.expr))) byKey.set(exprKey(g.expr), g);
   const walk = (n: Raw): Raw => {
     if (n === null || typeof n !== 'object') return n;
     if (Array.isArray(n)) return n.map(walk);
-    const g = groups.find((x) => sameExpr(x.expr, n));
+    const g = byKey.get(exprKey(n));
     if (g !== undefined) return columnRef(g.column);
     const tag = unwrap(n)[0];
     if (tag === 'ColumnRef' || tag === 'FuncCall' || tag === 'SubLink') foreign = true;

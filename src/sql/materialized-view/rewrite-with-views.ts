@@ -1,13 +1,13 @@
 import type { Raw } from '../binder/ast.js';
 import { BindContext, type BoundQuery } from '../binder/bind-context.js';
 import { formatType } from '../../common/sql-type.js';
-import { parsedDefinition, shapeOfDefinition } from '../binder/bind-materialized-view.js';
 import { tryResolveRelation } from '../binder/resolve-relation.js';
 import { bindSelect } from '../binder/bind-query.js';
 import { finishQuery } from '../binder/finish-query.js';
 import type { BoundStatement } from '../bound-statement.js';
 import { rewriteWithView, type ResolveFrom } from './rewrite-query.js';
 import { baseRangeVars } from './view-shape.js';
+import { definitionShape } from './definition-shapes.js';
 
 /** A materialized view the session offers for answering a query: fresh enough, reading the query's tables. */
 export interface OfferedView {
@@ -56,11 +56,10 @@ export function rewriteWithViews(ctx: BindContext, select: Raw, written: BoundQu
   if (views.length === 0) return undefined;
   const expected = finishQuery(ctx, written).columns;
   for (const view of views) {
-    const definition = parsedDefinition(view.definition);
-    const viewCtx = new BindContext(definition, { ...ctx.env, searchPath: view.searchPath, materializedViews: undefined });
-    const viewSelect = (definition.ast as Raw).SelectStmt;
-    if (viewSelect === undefined) continue;
-    const { shape } = shapeOfDefinition(viewCtx, viewSelect);
+    const viewEnv = { ...ctx.env, searchPath: view.searchPath, materializedViews: undefined };
+    const { parsed, select: viewSelect, shape } = definitionShape(view.definition, viewEnv);
+    if ((parsed.ast as Raw).SelectStmt === undefined) continue;
+    const viewCtx = new BindContext(parsed, viewEnv);
     const tableIds = resolver(viewCtx)(viewSelect.fromClause ?? []);
     if (tableIds === undefined) continue;
     const rewritten = rewriteWithView(select, { namespace: view.namespace, name: view.name, select: viewSelect, shape, columns: view.columns, tableIds }, resolveFrom);

@@ -218,7 +218,23 @@ function containsStar(node: Raw): boolean {
 
 /** Two expressions written alike (locations aside). */
 export function sameExpr(a: Raw, b: Raw): boolean {
-  return JSON.stringify(a, dropLocation) === JSON.stringify(b, dropLocation);
+  return exprKey(a) === exprKey(b);
+}
+
+const frozenKeys = new WeakMap<object, string>();
+
+/**
+ * A parse tree's text for comparing it with others, locations aside. A frozen tree's (a
+ * kept definition's: definition-shapes.ts freezes a tree from its leaves up) is kept, as
+ * it cannot change.
+ */
+export function exprKey(node: Raw): string {
+  const kept = node !== null && typeof node === 'object' && Object.isFrozen(node);
+  const known = kept ? frozenKeys.get(node) : undefined;
+  if (known !== undefined) return known;
+  const key = JSON.stringify(node, dropLocation) ?? 'undefined';
+  if (kept) frozenKeys.set(node, key);
+  return key;
 }
 
 function dropLocation(key: string, value: unknown): unknown {
