@@ -5,7 +5,9 @@ import type { RecordBatch } from 'apache-arrow';
 import { executeScanTask } from '../../src/lake/index.js';
 import type { ScanTask, TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { batchBytes, createRowGroupCache, sharedRowGroupCache } from '../../src/lake/scan/row-group-cache.js';
-import { columnsOf, tempWarehouse } from './helpers/read-table.js';
+import { ROW_ID_COLUMN } from '../../src/lake/index.js';
+import { createAppendTable, deleteWhere, insertIds } from './helpers/append-table.js';
+import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';
 
 const batchOf = (n: number, seed: number): RecordBatch => tableFromArrays({ v: Float64Array.from({ length: n }, (_, i) => i + seed) }).batches[0]!;
 
@@ -115,5 +117,52 @@ test('repeated point reads look their key up in a cached row group: every key of
       for (let i = 0; i < rows.length; i += 7) assert.deepEqual(await read(BigInt(i % 37), `k${i}`), [i], `round ${round}, key ${i}`);
       assert.deepEqual(await read(1n, 'k0'), [], 'a key that is not there');
     }
+  } finally { await cleanup(); }
+});
+
+test('a small table read whole through the row-group cache: the rows of a plain scan, merged, filtered, with deleted rows and row ids', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  const cache = sharedRowGroupCache();
+  try {
+    const t = await wh.createTable({
+      namespace: 'public', name: 'small', primaryKey: ['id'],
+      columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'name', type: { kind: 'text' }, nullable: true }],
+    });
+    const tx = await wh.begin();
+    await tx.upsert(t, 'main', columnsOf(t, Array.from({ length: 300 }, (_, id) => ({ id, name: `n${id}` }))));
+    await tx.commit();
+    await wh.optimize(t);
+    const both = async (req: Omit<Parameters<typeof readRows>[1], 'table'>) => {
+      const table = wh.getTableById(t.id)!;
+      const plain = await readRows(wh, { table, ...req });
+      const hits = cache.stats().hits;
+      assert.deepEqual(await readRows(wh, { table, ...req }, { cacheRowGroups: true }), plain);
+      assert.deepEqual(await readRows(wh, { table, ...req }, { cacheRowGroups: true }), plain);
+      assert.ok(cache.stats().hits > hits, 'a read came from the cache');
+      return plain;
+    };
+    assert.equal((await both({})).length, 300);
+    assert.deepEqual(await both({ filters: [{ column: 'id', op: '<', value: 3 }] }), [0, 1, 2].map((id) => ({ id, name: `n${id}` })));
+    // Changes merged over the cached base.
+    const change = await wh.begin();
+    await change.upsert(t, 'main', columnsOf(t, [{ id: 5, name: 'five' }]));
+    await change.deleteKeys(t, 'main', [[6]]);
+    await change.commit();
+    const merged = await both({});
+    assert.equal(merged.length, 299);
+    assert.ok(merged.some((r) => r['id'] === 5 && r['name'] === 'five') && !merged.some((r) => r['id'] === 6));
+
+    // An append table: row ids, and deleted positions (read past the cache, which needs a picker for them).
+    const a = await createAppendTable(wh, 'small_append');
+    await insertIds(wh, a, Array.from({ length: 40 }, (_, i) => i));
+    const withIds = { table: a, projection: ['id', 'v', ROW_ID_COLUMN] };
+    assert.deepEqual(await readRows(wh, withIds, { cacheRowGroups: true }), await readRows(wh, withIds));
+    const del = await wh.begin();
+    assert.equal(await deleteWhere(wh, a, del, (id) => id % 3 === 0), 14);
+    await del.commit();
+    const after = { table: wh.getTableById(a.id)!, projection: ['id', 'v', ROW_ID_COLUMN] };
+    const rows = await readRows(wh, after);
+    assert.equal(rows.length, 26);
+    assert.deepEqual(await readRows(wh, after, { cacheRowGroups: true }), rows);
   } finally { await cleanup(); }
 });

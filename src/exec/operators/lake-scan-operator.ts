@@ -184,9 +184,13 @@ export async function* runTasks(
 ): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
-  // A tiny scan costs less in this thread than a round trip through a worker.
-  const rows = taskRows(tasks);
-  const usePool = ctx.pool !== undefined && !ctx.scanRunner && pointRead !== true && !(tasks.length === 1 && rows <= SAME_THREAD_MAX_ROWS);
+  // A tiny scan costs less in this thread than a round trip through a worker. Unfiltered, its
+  // row groups are kept decoded (the row-group cache): reading a small hot table again (a
+  // materialized view a dashboard reads) waits on no I/O, in which other work would run first.
+  // (A filtered one is read as planned, its row groups pruned by their statistics.)
+  const small = tasks.length === 1 && taskRows(tasks) <= SAME_THREAD_MAX_ROWS;
+  const usePool = ctx.pool !== undefined && !ctx.scanRunner && pointRead !== true && !small;
+  const inThread = (t: ScanTask): ScanTask => (small && t.filters.length === 0 && t.cacheRowGroups !== true ? { ...t, cacheRowGroups: true } : t);
   // "filtered": the worker already applied the residual (runtime filters only ever remove rows on top).
   const filtered = usePool && fragment?.residual !== undefined;
   const poolRun = (t: unknown, s: AbortSignal): AsyncIterable<RecordBatch> => {
@@ -196,7 +200,7 @@ export async function* runTasks(
     return f?.runtimeFilters ? rtf!.observe(it) : it;
   };
   const runner = ctx.scanRunner
-    ?? (usePool ? poolRun : (t: unknown) => (rtf ? rtf.filterHere(executeScanTask(t as ScanTask, counters)) : executeScanTask(t as ScanTask, counters)));
+    ?? (usePool ? poolRun : (t: unknown) => (rtf ? rtf.filterHere(executeScanTask(inThread(t as ScanTask), counters)) : executeScanTask(inThread(t as ScanTask), counters)));
   const concurrency = ctx.scanRunner || usePool ? Math.max(1, ctx.pool?.size ?? 2) : 1;
   if (concurrency === 1) {
     for (const t of tasks) {

@@ -50,23 +50,29 @@ function taskKeyColumns(task: ScanTask): { names: string[]; types: SqlType[] } {
   return { names: cols.map((c) => physicalName(c.fieldId)), types: cols.map((c) => c.type) };
 }
 
+const everyRow: RowPicker = () => undefined;
+
 /** A base file's batches, decoding only the row groups the filters cannot rule out by their statistics. */
 async function readPruned(
   storage: Storage, f: ScanTask['baseFiles'][number], task: ScanTask, filters: readonly ScanFilter[], extra: readonly string[],
   counters: ScanTaskCounters | undefined, pick?: RowPicker, reads?: ReadonlySet<string>, byCode?: ReadonlyMap<string, boolean>, form?: DecodeForm,
 ): Promise<{ selected: SelectedBatch[]; groups: number[] | undefined; groupRows: number[] | undefined }> {
   const hasDeletes = (f.deletedPositions ?? []).length > 0;
-  if (task.cacheRowGroups === true && pick !== undefined && f.rowGroups !== undefined) {
+  // Through the cache: a point read's candidate row groups, or a small scan's whole Parquet file.
+  const cached = task.cacheRowGroups === true && (f.rowGroups !== undefined ? pick !== undefined : !isLogPath(f.path) && (pick !== undefined || !hasDeletes));
+  if (cached) {
     // A full-key point read looks its key up in a cached row group it has read before.
-    if (task.keyHash !== undefined) {
+    if (task.keyHash !== undefined && pick !== undefined) {
       const key = taskKeyColumns(task);
       pick = searchingKeyHash(pick, key.names, key.types, task.keyHash);
     }
-    const groups = [...f.rowGroups];
     const open = () => openDataFileSource(storage, f.path);
-    const groupRows = hasDeletes ? await cachedRowGroupSizes(f.path, open) : undefined;
-    const skipping = hasDeletes ? skippingDeleted(pick, f.deletedPositions!, groups, groupRows) : undefined;
-    const selected = await selectCachedRowGroups(sharedRowGroupCache(), open, f, groups, task, extra, form, skipping ?? pick, counters);
+    // A small scan's file is read whole: its row groups are counted from the (cached) footer.
+    const sizes = hasDeletes || f.rowGroups === undefined ? await cachedRowGroupSizes(f.path, open) : undefined;
+    const groups = f.rowGroups === undefined ? sizes!.map((_n, g) => g) : [...f.rowGroups];
+    const groupRows = sizes;
+    const skipping = hasDeletes ? skippingDeleted(pick!, f.deletedPositions!, groups, groupRows) : undefined;
+    const selected = await selectCachedRowGroups(sharedRowGroupCache(), open, f, groups, task, extra, form, skipping ?? pick ?? everyRow, counters);
     if (skipping !== undefined) checkAllDecoded(f, skipping.decoded(), groups, groupRows);
     return { selected, groups, groupRows };
   }
