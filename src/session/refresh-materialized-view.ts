@@ -36,6 +36,8 @@ export async function refreshMaterializedView(ctx: SessionContext, table: TableM
   });
 }
 
+const letOthersIn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
 /** Refreshes of one view running in this process, by warehouse and view: each waits for the one before. */
 const running = new Map<string, Promise<unknown>>();
 
@@ -79,9 +81,15 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
     for (const id of heads.values()) if (id > newest) newest = id;
     lake.readAtOrBefore(newest);
     if (plan.statement !== undefined) {
+      // A refresh is background work: between building, binding and planning its MERGE (each
+      // milliseconds of one thread) the queries that came meanwhile go first.
+      await letOthersIn();
       const bound = bindStatement(plan.statement, env);
       if (bound.kind !== 'dml') throw new FloeError(SqlState.internalError, 'a refresh did not bind to a MERGE');
-      for await (const _ of executePlan(ctx.physicalPlan(bound), ctx.execContext([], signal, lake, (n) => { rows += n; }))) { /* no RETURNING */ }
+      await letOthersIn();
+      const physical = ctx.physicalPlan(bound);
+      await letOthersIn();
+      for await (const _ of executePlan(physical, ctx.execContext([], signal, lake, (n) => { rows += n; }))) { /* no RETURNING */ }
     }
     const refresh: RefreshOutcome = { mode: plan.mode, atMicros: nowMicros(), durationMs: Math.round(performance.now() - started), rowsChanged: rows };
     lake.recordViewRefresh({ tableId: table.id, fromGeneration: mv.generation, positions: plan.positions, populated: plan.mode !== 'no data', refresh });
