@@ -8,33 +8,76 @@ import type { AggregateCall, Expr, SortKey, WindowCall } from '../exec/index.js'
  * correlated subquery must not be moved or have their input re-shaped.
  */
 
-/** Rebuilds `e` with every (depth-0) column reference replaced by `f(ref)`. */
+/**
+ * `e` with every (depth-0) column reference replaced by `f(ref)`. A subtree in which nothing
+ * changed is returned as it was, not copied: a remap that moves no column (the usual case
+ * for a query without window functions) allocates nothing.
+ */
 export function mapColumns(e: Expr, f: (index: number, ref: Extract<Expr, { kind: 'column' }>) => Expr): Expr {
+  const m = (x: Expr): Expr => mapColumns(x, f);
   switch (e.kind) {
     case 'column': return f(e.index, e);
     case 'outerColumn': case 'literal': case 'param': case 'scalarSubquery': case 'exists':
       return e;
-    case 'call': return { ...e, args: e.args.map((a) => mapColumns(a, f)) };
-    case 'and': case 'or': case 'coalesce': case 'greatest': case 'least':
-      return { ...e, args: e.args.map((a) => mapColumns(a, f)) } as Expr;
-    case 'cast': case 'not': case 'isNull': case 'isNotNull': case 'isTruth':
-      return { ...e, arg: mapColumns(e.arg, f) } as Expr;
-    case 'case':
-      return {
-        ...e,
-        ...(e.operand ? { operand: mapColumns(e.operand, f) } : {}),
-        whens: e.whens.map((w) => ({ when: mapColumns(w.when, f), then: mapColumns(w.then, f) })),
-        ...(e.else ? { else: mapColumns(e.else, f) } : {}),
-      };
-    case 'isDistinctFrom': case 'nullif':
-      return { ...e, left: mapColumns(e.left, f), right: mapColumns(e.right, f) } as Expr;
-    case 'inList': return { ...e, arg: mapColumns(e.arg, f), list: e.list.map((a) => mapColumns(a, f)) };
-    case 'like':
-      return { ...e, arg: mapColumns(e.arg, f), pattern: mapColumns(e.pattern, f), ...(e.escape ? { escape: mapColumns(e.escape, f) } : {}) };
-    case 'array': return { ...e, elements: e.elements.map((a) => mapColumns(a, f)) };
-    case 'subscript': return { ...e, arg: mapColumns(e.arg, f), index: mapColumns(e.index, f) };
-    case 'inSubquery': return { ...e, arg: mapColumns(e.arg, f) };
+    case 'call': case 'and': case 'or': case 'coalesce': case 'greatest': case 'least': {
+      const args = mapAll(e.args, m);
+      return args === e.args ? e : { ...e, args } as Expr;
+    }
+    case 'cast': case 'not': case 'isNull': case 'isNotNull': case 'isTruth': case 'inSubquery': {
+      const arg = m(e.arg);
+      return arg === e.arg ? e : { ...e, arg } as Expr;
+    }
+    case 'case': {
+      const operand = e.operand ? m(e.operand) : undefined;
+      let whensChanged = false;
+      const whens = e.whens.map((w) => {
+        const when = m(w.when);
+        const then = m(w.then);
+        if (when === w.when && then === w.then) return w;
+        whensChanged = true;
+        return { when, then };
+      });
+      const otherwise = e.else ? m(e.else) : undefined;
+      if (operand === e.operand && !whensChanged && otherwise === e.else) return e;
+      return { ...e, ...(operand ? { operand } : {}), whens: whensChanged ? whens : e.whens, ...(otherwise ? { else: otherwise } : {}) };
+    }
+    case 'isDistinctFrom': case 'nullif': {
+      const left = m(e.left);
+      const right = m(e.right);
+      return left === e.left && right === e.right ? e : { ...e, left, right } as Expr;
+    }
+    case 'inList': {
+      const arg = m(e.arg);
+      const list = mapAll(e.list, m);
+      return arg === e.arg && list === e.list ? e : { ...e, arg, list };
+    }
+    case 'like': {
+      const arg = m(e.arg);
+      const pattern = m(e.pattern);
+      const escape = e.escape ? m(e.escape) : undefined;
+      return arg === e.arg && pattern === e.pattern && escape === e.escape ? e : { ...e, arg, pattern, ...(escape ? { escape } : {}) };
+    }
+    case 'array': {
+      const elements = mapAll(e.elements, m);
+      return elements === e.elements ? e : { ...e, elements };
+    }
+    case 'subscript': {
+      const arg = m(e.arg);
+      const index = m(e.index);
+      return arg === e.arg && index === e.index ? e : { ...e, arg, index };
+    }
   }
+}
+
+/** `xs` mapped, or `xs` itself when every element maps to itself. */
+function mapAll(xs: readonly Expr[], m: (x: Expr) => Expr): readonly Expr[] {
+  let out: Expr[] | undefined;
+  for (let i = 0; i < xs.length; i++) {
+    const y = m(xs[i]!);
+    if (out === undefined && y !== xs[i]) out = xs.slice(0, i);
+    out?.push(y);
+  }
+  return out ?? xs;
 }
 
 /** Remaps column indexes through `mapping` (old index → new index). */

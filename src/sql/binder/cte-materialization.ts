@@ -9,21 +9,34 @@ import type { Raw } from './ast.js';
  * needed, never wrong.
  */
 export function cteReferenceCount(statement: Raw, name: string): number {
-  let count = 0;
+  let byName = referenceCounts.get(statement);
+  if (byName === undefined) referenceCounts.set(statement, byName = unqualifiedRelationNames(statement));
+  return byName.get(name) ?? 0;
+}
+
+/**
+ * Counts by statement, each made in one walk: a statement with many WITH queries (a
+ * materialized view's refresh has several) is asked once per query. Parse trees are never
+ * changed once made (parse-statements.ts), so a count cannot go stale.
+ */
+const referenceCounts = new WeakMap<Raw, Map<string, number>>();
+
+function unqualifiedRelationNames(statement: Raw): Map<string, number> {
+  const counts = new Map<string, number>();
   const visit = (node: unknown): void => {
     if (node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) { for (const x of node) visit(x); return; }
     for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       if (key === 'RangeVar') {
         const rv = value as Raw;
-        if (rv.relname === name && rv.schemaname === undefined && rv.catalogname === undefined) count++;
+        if (typeof rv.relname === 'string' && rv.schemaname === undefined && rv.catalogname === undefined) counts.set(rv.relname, (counts.get(rv.relname) ?? 0) + 1);
         continue;
       }
       visit(value);
     }
   };
   visit(statement);
-  return count;
+  return counts;
 }
 
 /** Whether the bound plan calls a volatile function (random(), nextval): such a WITH query must run once. */
