@@ -243,6 +243,19 @@ class ChangeSources {
   /** The CTEs the terms read, for the statement's WITH (before the delta's). */
   get ctes(): string[] { return [...this.#ctes.values()].map((c) => c.text); }
 
+  /**
+   * The snapshot ids the CTEs' texts name by placeholder (`__p_from_<table id>`, `__p_to_…`), for
+   * fillTemplate: with the ids out of it, a view's statement text is the same from one refresh
+   * to the next, and is parsed once (parse-statements.ts keeps parses by text).
+   */
+  readonly positions: Record<string, Raw> = {};
+
+  #position(side: 'from' | 'to', tableId: number, snapshot: string): string {
+    const name = `${side}_${tableId}`;
+    this.positions[name] ??= templateExpr(snapshot);
+    return `__p_${name}`;
+  }
+
   /** The name of the CTE `id` stands for, adding it (named `name`, its text `text(name)`) the first time. */
   #cte(id: string, name: string, text: (name: string) => string): string {
     let c = this.#ctes.get(id);
@@ -257,7 +270,7 @@ class ChangeSources {
   rows(r: BaseRelation, arm: ViewArm, side: 'new' | 'old'): Raw {
     const from = this.#p.from.get(r.tableId)!;
     const to = this.#p.to.get(r.tableId)!;
-    const changes = `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${from}, ${to})`;
+    const changes = `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${this.#position('from', r.tableId, from)}, ${this.#position('to', r.tableId, to)})`;
     if (this.#p.completeChangelogs?.has(r.tableId) === true) {
       const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
       // Arms of a UNION ALL may read one table through different columns: a CTE per column list.
@@ -341,7 +354,7 @@ function linearRefresh(shape: Extract<ViewShape, { kind: 'linear' }>, definition
     ) AS __floe_s ON __floe_t.${quoteIdent(VIEW_KEY_COLUMN)} = __floe_s.__floe_k
     WHEN MATCHED AND __floe_s.__floe_n < 0 THEN DELETE
     WHEN MATCHED THEN UPDATE SET ${sets}
-    WHEN NOT MATCHED AND __floe_s.__floe_n > 0 THEN INSERT (${cols}) VALUES (${values})`, nodes);
+    WHEN NOT MATCHED AND __floe_s.__floe_n > 0 THEN INSERT (${cols}) VALUES (${values})`, { ...nodes, ...sources.positions });
   return statement(ast, definition, pins);
 }
 
@@ -428,7 +441,7 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
     ${grouped ? `WHEN MATCHED AND ${kept(VIEW_COUNT_COLUMN)} + __floe_s.__floe_c = 0 THEN DELETE` : ''}
     WHEN MATCHED THEN UPDATE SET ${sets}
     WHEN NOT MATCHED AND __floe_s.__floe_exact AND __floe_s.__floe_c > 0 THEN INSERT (${exact.cols}) VALUES (${exact.values})
-    WHEN NOT MATCHED AND __floe_s.__floe_c > 0 THEN INSERT (${insertCols}) VALUES (${insertValues})`, nodes);
+    WHEN NOT MATCHED AND __floe_s.__floe_c > 0 THEN INSERT (${insertCols}) VALUES (${insertValues})`, { ...nodes, ...sources.positions });
   return statement(ast, definition, pins);
 }
 
