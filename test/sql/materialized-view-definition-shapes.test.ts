@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BindEnv, CatalogTable } from '../../src/sql/index.js';
+import { unwrap } from '../../src/sql/binder/ast.js';
 import { definitionShape } from '../../src/sql/materialized-view/definition-shapes.js';
+import { parseStatements } from '../../src/sql/parser/parse-statements.js';
 import { stubEnv, stubTables } from './stub-env.js';
 
 /*
@@ -47,4 +49,6 @@ test('what a kept shape holds cannot be changed by its users', () => {
   const { shape, select } = definitionShape(DEFINITION, envWith(orders));
   assert.throws(() => { (select as { whereClause?: unknown }).whereClause = {}; }, TypeError);
   assert.throws(() => { (shape as { kind: string }).kind = 'full'; }, TypeError);
+  // The parse of the same text that other statements share is not the frozen copy.
+  assert.equal(Object.isFrozen(unwrap(parseStatements(DEFINITION)[0]!.ast)[1]), false);
 });

@@ -44,7 +44,8 @@ export function definitionShape(definition: string, env: BindEnv): DefinitionSha
     entries.set(key, cached);
     return cached;
   }
-  const parsed = parsedDefinition(definition);
+  // A copy: the parse cache's tree is shared with every statement of the same text, and this one is frozen.
+  const parsed = structuredClone(parsedDefinition(definition));
   const ctx = new BindContext(parsed, env);
   const select = unwrap(parsed.ast)[1];
   const { shape } = shapeOfDefinition(ctx, select);
