@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { FloeError } from '../common/floe-error.js';
 import { formatType } from '../common/sql-type.js';
 import { SqlState } from '../common/sqlstate.js';
@@ -35,8 +36,6 @@ export async function refreshMaterializedView(ctx: SessionContext, table: TableM
     }
   });
 }
-
-const letOthersIn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Refreshes of one view running in this process, by warehouse and view: each waits for the one before. */
 const running = new Map<string, Promise<unknown>>();
@@ -83,12 +82,12 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
     if (plan.statement !== undefined) {
       // A refresh is background work: between building, binding and planning its MERGE (each
       // milliseconds of one thread) the queries that came meanwhile go first.
-      await letOthersIn();
+      await setImmediate();
       const bound = bindStatement(plan.statement, env);
       if (bound.kind !== 'dml') throw new FloeError(SqlState.internalError, 'a refresh did not bind to a MERGE');
-      await letOthersIn();
+      await setImmediate();
       const physical = ctx.physicalPlan(bound);
-      await letOthersIn();
+      await setImmediate();
       for await (const _ of executePlan(physical, ctx.execContext([], signal, lake, (n) => { rows += n; }))) { /* no RETURNING */ }
     }
     const refresh: RefreshOutcome = { mode: plan.mode, atMicros: nowMicros(), durationMs: Math.round(performance.now() - started), rowsChanged: rows };

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { abortError } from '../abort-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { columnSource, lazyBatch } from '../arrow/columnar-batch.js';
@@ -24,7 +25,7 @@ const YIELD_EVERY_MS = 5;
 export async function breathe(run: RunState): Promise<void> {
   const now = performance.now();
   if (now - run.lastYield.at >= YIELD_EVERY_MS) {
-    await new Promise<void>((r) => setImmediate(r));
+    await setImmediate();
     run.lastYield.at = performance.now();
   }
   checkAbort(run);
