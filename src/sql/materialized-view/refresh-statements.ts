@@ -266,6 +266,12 @@ class ChangeSources {
     return c.name;
   }
 
+  /** ΔR of `r` on both sides (its rows at `from` and at `to` of every changed key), as `arm` reads it. */
+  bothSides(r: BaseRelation, arm: ViewArm): Raw {
+    const sides = { n: subselect(this.rows(r, arm, 'new'), '__floe_n', []), o: subselect(this.rows(r, arm, 'old'), '__floe_o', []) };
+    return selectOf(fillTemplate('SELECT * FROM __r_n UNION ALL SELECT * FROM __r_o', sides));
+  }
+
   /** ΔR of `r` on one side, as `arm` reads it. */
   rows(r: BaseRelation, arm: ViewArm, side: 'new' | 'old'): Raw {
     const from = this.#p.from.get(r.tableId)!;
@@ -292,16 +298,31 @@ class ChangeSources {
  * One telescoping term: the arm's SELECT (already given its outputs) with relation `i` its
  * ΔR on `side` (ChangeSources), the ones before it at the new snapshots, the ones after it
  * at the old.
+ *
+ * A relation a LEFT JOIN pads is not linear: a change to it moves a left row between
+ * matched and padded. Its term is the whole query with it at the new snapshot (`side`
+ * 'new') or the old, over only the rows whose left side its ON condition matches to a
+ * changed row, old or new. Every other left row matches the same rows at both snapshots,
+ * so its rows cancel between the two sides and may be left out.
  */
 function term(select: Raw, arm: ViewArm, i: number, side: 'new' | 'old', p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): Raw {
   const s = cloneNode(select);
+  const changedRelation = arm.relations[i]!;
   rangeVarWrappers(s.fromClause).forEach((w, j) => {
     const r = arm.relations[j]!;
     if (j < i) { pins.pin(w.RangeVar, r, p.to.get(r.tableId)!); return; }
     if (j > i) { pins.pin(w.RangeVar, r, p.from.get(r.tableId)!); return; }
+    if (r.outerJoinOn !== undefined) { pins.pin(w.RangeVar, r, (side === 'new' ? p.to : p.from).get(r.tableId)!); return; }
     delete w.RangeVar;
     Object.assign(w, subselect(sources.rows(r, arm, side), r.rangeName, []));
   });
+  if (changedRelation.outerJoinOn !== undefined) {
+    // Inside EXISTS the changed rows take the relation's name, so the ON condition reads as written.
+    const touched = templateExpr('EXISTS (SELECT 1 FROM __r_d WHERE __p_on)', {
+      d: subselect(sources.bothSides(changedRelation, arm), changedRelation.rangeName, []), on: changedRelation.outerJoinOn,
+    });
+    s.whereClause = s.whereClause === undefined ? touched : { BoolExpr: { boolop: 'AND_EXPR', args: [s.whereClause, touched], location: -1 } };
+  }
   return s;
 }
 

@@ -16,6 +16,13 @@ export interface BaseRelation {
   readonly columns: readonly string[];
   /** The name its columns are qualified by in the query (alias, else table name). */
   readonly rangeName: string;
+  /**
+   * The ON condition of the LEFT JOIN whose right side this relation is; undefined when no
+   * outer join pads it. Such a relation's rows are not linear in the query (a change moves a
+   * left row between matched and padded), so its refresh term re-evaluates the left rows
+   * this condition matches to its changes, at both snapshots.
+   */
+  readonly outerJoinOn?: Raw;
 }
 
 /** An aggregate call the view outputs, and the partial results a refresh keeps for it. */
@@ -36,7 +43,7 @@ export interface ViewArm {
 export type ViewShape =
   /** SELECT [DISTINCT] group keys and aggregates … GROUP BY: one view row per group. */
   | { readonly kind: 'aggregate'; readonly arm: ViewArm; readonly outputs: readonly ViewOutput[]; readonly groups: readonly Raw[] }
-  /** Projections and filters over inner joins, and UNION ALL of them: one view row per combination of base rows. */
+  /** Projections and filters over inner and left joins, and UNION ALL of them: one view row per combination of base rows. */
   | { readonly kind: 'linear'; readonly arms: readonly ViewArm[] }
   | { readonly kind: 'full'; readonly reason: string };
 
@@ -128,30 +135,61 @@ function containsAggregate(node: Raw): boolean {
   return Object.values(node).some(containsAggregate);
 }
 
-/** The FROM clause's tables, depth first; refuses joins other than inner ones. */
-export function baseRangeVars(fromClause: readonly Raw[]): Raw[] {
-  const out: Raw[] = [];
-  const visit = (item: Raw): void => {
+/** A table of a FROM clause, and the ON condition of the LEFT JOIN that pads it, if one does. */
+interface FromTable {
+  readonly rv: Raw;
+  readonly outerJoinOn: Raw | undefined;
+}
+
+/**
+ * The FROM clause's tables, depth first. Inner joins, and LEFT JOINs whose right side is one
+ * table joined ON a condition; other joins are refused.
+ */
+function fromTables(fromClause: readonly Raw[]): FromTable[] {
+  const out: FromTable[] = [];
+  const visit = (item: Raw, outerJoinOn: Raw | undefined): void => {
     const [tag, n] = unwrap(item);
-    if (tag === 'RangeVar') out.push(n);
+    if (tag === 'RangeVar') out.push({ rv: n, outerJoinOn });
     else if (tag === 'JoinExpr') {
-      if (n.jointype !== 'JOIN_INNER') refuse('outer joins');
       if (n.isNatural === true) refuse('NATURAL joins');
       if (n.alias !== undefined) refuse('an aliased join');
-      visit(n.larg);
-      visit(n.rarg);
+      if (n.jointype === 'JOIN_LEFT') {
+        if (unwrap(n.rarg)[0] !== 'RangeVar') refuse('a LEFT JOIN whose right side is a join');
+        if (n.usingClause !== undefined || n.quals === undefined) refuse('a LEFT JOIN with USING');
+        // A refresh reads the condition with the right side renamed to its changes (refresh-statements.ts).
+        if (namesSchemaQualifiedColumn(n.quals)) refuse('a LEFT JOIN condition naming a column with its schema');
+        visit(n.larg, undefined);
+        visit(n.rarg, n.quals);
+      } else {
+        if (n.jointype !== 'JOIN_INNER') refuse('RIGHT and FULL joins');
+        visit(n.larg, undefined);
+        visit(n.rarg, undefined);
+      }
     } else refuse(`${tag} in FROM`);
   };
-  for (const item of fromClause) visit(item);
+  for (const item of fromClause) visit(item, undefined);
   return out;
 }
 
+function namesSchemaQualifiedColumn(node: Raw): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some(namesSchemaQualifiedColumn);
+  const [tag, body] = unwrap(node);
+  if (tag === 'ColumnRef' && (body.fields as Raw[]).length >= 3) return true;
+  return Object.values(node).some(namesSchemaQualifiedColumn);
+}
+
+/** The FROM clause's tables, depth first; refuses joins fromTables does not take. */
+export function baseRangeVars(fromClause: readonly Raw[]): Raw[] {
+  return fromTables(fromClause).map((t) => t.rv);
+}
+
 function baseRelations(s: Raw, lookup: RelationLookup): BaseRelation[] {
-  return baseRangeVars(s.fromClause).map((rv) => {
+  return fromTables(s.fromClause).map(({ rv, outerJoinOn }) => {
     const found = lookup(rv);
     if ('why' in found) refuse(found.why);
     if ((rv.alias?.colnames?.length ?? 0) > 0) refuse('column aliases on a table in FROM');
-    return { ...found.table, rangeName: (rv.alias?.aliasname as string | undefined) ?? (rv.relname as string) };
+    return { ...found.table, rangeName: (rv.alias?.aliasname as string | undefined) ?? (rv.relname as string), ...(outerJoinOn === undefined ? {} : { outerJoinOn }) };
   });
 }
 

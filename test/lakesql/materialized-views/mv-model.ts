@@ -1,6 +1,6 @@
 /**
  * Shared by the materialized-view tests: three small keyed base tables, one view of every
- * shape REFRESH maintains incrementally (and two it refreshes in full), random histories of
+ * shape REFRESH maintains incrementally (and three it refreshes in full), random histories of
  * writes to the tables as SQL, and the comparison of a view with its defining query.
  *
  * Every view's query is written over `Ref`s so the same text can also be run with each
@@ -99,7 +99,27 @@ export const VIEWS: readonly ViewDef[] = [
     name: 'v_join_ext', refresh: 'incremental',
     query: (r) => `SELECT d.g, min(f.v) AS mn, max(d.w) AS mxw, count(*) AS n FROM ${r('f')} JOIN ${r('d')} ON f.fk = d.k GROUP BY d.g`,
   },
-  { name: 'v_left', refresh: 'full', query: (r) => `SELECT f.g, d.w FROM ${r('f')} LEFT JOIN ${r('d')} ON f.fk = d.k` },
+  // LEFT JOINs: a change on the padded side moves left rows between matched and padded.
+  { name: 'v_left', refresh: 'incremental', query: (r) => `SELECT f.g, d.w FROM ${r('f')} LEFT JOIN ${r('d')} ON f.fk = d.k` },
+  {
+    name: 'v_left_chain', refresh: 'incremental',
+    query: (r) => `SELECT f.k, d.k AS dk, e.x FROM ${r('f')} LEFT JOIN ${r('d')} ON f.fk = d.k LEFT JOIN ${r('e')} ON d.fk = e.k`,
+  },
+  {
+    name: 'v_left_on', refresh: 'incremental',
+    query: (r) => `SELECT f.k, d.w, e.x FROM ${r('f')} JOIN ${r('d')} ON f.fk = d.k LEFT JOIN ${r('e')} ON d.fk = e.k AND e.x > 0 AND e.x <> d.w`,
+  },
+  {
+    name: 'v_left_where', refresh: 'incremental',
+    query: (r) => `SELECT f.k, f.v, d.w FROM ${r('f')} LEFT JOIN ${r('d')} ON f.fk = d.k AND f.v < d.w WHERE d.w IS NULL OR f.g = 1`,
+  },
+  { name: 'v_left_self', refresh: 'incremental', query: (r) => `SELECT a.k, b.k AS bk, b.v FROM ${r('f', 'a')} LEFT JOIN ${r('f', 'b')} ON a.fk = b.k` },
+  {
+    name: 'v_left_agg', refresh: 'incremental',
+    query: (r) => `SELECT d.g, count(*) AS n, count(d.w) AS nw, sum(f.v) AS s, avg(d.w) AS aw FROM ${r('f')} LEFT JOIN ${r('d')} ON f.fk = d.k GROUP BY d.g`,
+  },
+  { name: 'v_left_ext', refresh: 'incremental', query: (r) => `SELECT f.g, min(d.w) AS mn, max(d.w) AS mx, count(*) AS n FROM ${r('f')} LEFT JOIN ${r('d')} ON f.fk = d.k GROUP BY f.g` },
+  { name: 'v_full_join', refresh: 'full', query: (r) => `SELECT f.k, d.k AS dk FROM ${r('f')} FULL JOIN ${r('d')} ON f.fk = d.k` },
   { name: 'v_having', refresh: 'full', query: (r) => `SELECT g, count(*) AS n FROM ${r('f')} GROUP BY g HAVING count(*) > 1` },
 ];
 
