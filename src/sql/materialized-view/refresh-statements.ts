@@ -14,8 +14,9 @@ import type { AggregateKind, BaseRelation, ViewArm, ViewOutput, ViewShape } from
  * positions. With base relations R1…Rn, the change of the joined rows telescopes into
  * Σi Q(R1@new … Ri−1@new, ΔRi, Ri+1@old … Rn@old), where ΔRi is Ri's rows of the keys
  * changed since its position: at the new snapshot counted +1, at the old one −1. Each term
- * is the view's own SELECT with its FROM tables swapped; an aggregate view adds the terms'
- * partial aggregates to the rows it keeps per group. Where Ri's changelog is complete, ΔRi is
+ * is the view's own SELECT with its FROM tables swapped, run once for both sides (ΔRi's rows
+ * carry their sign as a column through the joins and the GROUP BY); an aggregate view adds
+ * the terms' partial aggregates to the rows it keeps per group. Where Ri's changelog is complete, ΔRi is
  * its change rows instead (after-images +1, before-images −1): the term then costs what the
  * changes cost, not a scan of Ri.
  */
@@ -37,6 +38,11 @@ export interface RefreshPositions {
    */
   readonly completeChangelogs?: ReadonlySet<number>;
 }
+
+/** The column of a ΔR read whole that holds each row's side: +1 at the new snapshot, −1 at the old. */
+const SIDE = '__floe_side';
+/** The column of a term's rows that holds their sign (the side of the ΔR row they come from). */
+const SIGN = '__floe_sign';
 
 export const VIEW_KEY_COLUMN = 'floe$key';
 export const VIEW_COUNT_COLUMN = 'floe$count';
@@ -266,31 +272,46 @@ class ChangeSources {
     return c.name;
   }
 
-  /** ΔR of `r` on both sides (its rows at `from` and at `to` of every changed key), as `arm` reads it. */
-  bothSides(r: BaseRelation, arm: ViewArm): Raw {
+  /** ΔR of `r` on both sides, as `arm` reads it, each row with its side in `__floe_side`: +1 new, −1 old. */
+  signedRows(r: BaseRelation, arm: ViewArm): Raw {
+    const cte = this.#changelogCte(r, arm);
+    if (cte !== undefined) return selectOf(fillTemplate(`SELECT * FROM ${cte}`));
     const sides = { n: subselect(this.rows(r, arm, 'new'), '__floe_n', []), o: subselect(this.rows(r, arm, 'old'), '__floe_o', []) };
-    return selectOf(fillTemplate('SELECT * FROM __r_n UNION ALL SELECT * FROM __r_o', sides));
+    return selectOf(fillTemplate(`SELECT *, 1 AS ${SIDE} FROM __r_n UNION ALL SELECT *, -1 AS ${SIDE} FROM __r_o`, sides));
+  }
+
+  /**
+   * With a complete changelog, the CTE of `r`'s change rows cut to the columns `arm` reads
+   * and netted (`__floe_side` +1 or −1 per row left); undefined without one.
+   */
+  #changelogCte(r: BaseRelation, arm: ViewArm): string | undefined {
+    if (this.#p.completeChangelogs?.has(r.tableId) !== true) return undefined;
+    const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
+    // Arms of a UNION ALL may read one table through different columns: a CTE per column list.
+    return this.#cte(`${r.tableId}:${cols}`, `__floe_changes_${this.#ctes.size}`, (name) => `${name} AS MATERIALIZED (SELECT * FROM (
+        SELECT ${cols}, sum(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END) AS ${SIDE} FROM ${this.#changes(r)} GROUP BY ${cols}
+      ) AS __floe_net WHERE ${SIDE} <> 0)`);
   }
 
   /** ΔR of `r` on one side, as `arm` reads it. */
   rows(r: BaseRelation, arm: ViewArm, side: 'new' | 'old'): Raw {
-    const from = this.#p.from.get(r.tableId)!;
-    const to = this.#p.to.get(r.tableId)!;
-    const changes = `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${this.#position('from', r.tableId, from)}, ${this.#position('to', r.tableId, to)})`;
-    if (this.#p.completeChangelogs?.has(r.tableId) === true) {
+    const changelog = this.#changelogCte(r, arm);
+    if (changelog !== undefined) {
       const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
-      // Arms of a UNION ALL may read one table through different columns: a CTE per column list.
-      const id = `${r.tableId}:${cols}`;
-      const cte = this.#cte(id, `__floe_changes_${this.#ctes.size}`, (name) => `${name} AS MATERIALIZED (SELECT * FROM (
-          SELECT ${cols}, sum(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END) AS __floe_side FROM ${changes} GROUP BY ${cols}
-        ) AS __floe_net WHERE __floe_side <> 0)`);
-      return selectOf(fillTemplate(`SELECT ${cols} FROM ${cte} WHERE __floe_side = ${side === 'new' ? 1 : -1}`));
+      return selectOf(fillTemplate(`SELECT ${cols} FROM ${changelog} WHERE ${SIDE} = ${side === 'new' ? 1 : -1}`));
     }
     const keys = r.primaryKey.map(quoteIdent).join(', ');
-    const cte = this.#cte(String(r.tableId), `__floe_keys_${r.tableId}`, (name) => `${name} AS MATERIALIZED (SELECT DISTINCT ${keys} FROM ${changes})`);
+    const cte = this.#cte(String(r.tableId), `__floe_keys_${r.tableId}`, (name) => `${name} AS MATERIALIZED (SELECT DISTINCT ${keys} FROM ${this.#changes(r)})`);
     const rv = { RangeVar: { relname: r.name, inh: true, relpersistence: 'p', location: -1 } };
-    this.#pins.pin(rv.RangeVar, r, side === 'new' ? to : from);
+    this.#pins.pin(rv.RangeVar, r, (side === 'new' ? this.#p.to : this.#p.from).get(r.tableId)!);
     return selectOf(fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${cte})`, { t: rv }));
+  }
+
+  /** `table_changes(r, from, to)`, the positions as placeholders. */
+  #changes(r: BaseRelation): string {
+    const from = this.#position('from', r.tableId, this.#p.from.get(r.tableId)!);
+    const to = this.#position('to', r.tableId, this.#p.to.get(r.tableId)!);
+    return `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${from}, ${to})`;
   }
 }
 
@@ -305,7 +326,7 @@ class ChangeSources {
  * changed row, old or new. Every other left row matches the same rows at both snapshots,
  * so its rows cancel between the two sides and may be left out.
  */
-function term(select: Raw, arm: ViewArm, i: number, side: 'new' | 'old', p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): Raw {
+function term(select: Raw, arm: ViewArm, i: number, side: 'new' | 'old' | 'both', p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): Raw {
   const s = cloneNode(select);
   const changedRelation = arm.relations[i]!;
   rangeVarWrappers(s.fromClause).forEach((w, j) => {
@@ -314,28 +335,49 @@ function term(select: Raw, arm: ViewArm, i: number, side: 'new' | 'old', p: Refr
     if (j > i) { pins.pin(w.RangeVar, r, p.from.get(r.tableId)!); return; }
     if (r.outerJoinOn !== undefined) { pins.pin(w.RangeVar, r, (side === 'new' ? p.to : p.from).get(r.tableId)!); return; }
     delete w.RangeVar;
-    Object.assign(w, subselect(sources.rows(r, arm, side), r.rangeName, []));
+    Object.assign(w, subselect(side === 'both' ? sources.signedRows(r, arm) : sources.rows(r, arm, side), r.rangeName, []));
   });
   if (changedRelation.outerJoinOn !== undefined) {
     // Inside EXISTS the changed rows take the relation's name, so the ON condition reads as written.
     const touched = templateExpr('EXISTS (SELECT 1 FROM __r_d WHERE __p_on)', {
-      d: subselect(sources.bothSides(changedRelation, arm), changedRelation.rangeName, []), on: changedRelation.outerJoinOn,
+      d: subselect(sources.signedRows(changedRelation, arm), changedRelation.rangeName, []), on: changedRelation.outerJoinOn,
     });
     s.whereClause = s.whereClause === undefined ? touched : { BoolExpr: { boolop: 'AND_EXPR', args: [s.whereClause, touched], location: -1 } };
   }
   return s;
 }
 
-/** Every term of an arm as FROM items (`plus` at +1, `minus` at −1), for the relations that changed. */
-function terms(arm: ViewArm, select: Raw, columns: readonly string[], p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): { plus: Raw[]; minus: Raw[] } {
-  const plus: Raw[] = [];
-  const minus: Raw[] = [];
+/** Every term of an arm, as FROM items, for the relations that changed. */
+interface Terms {
+  /** Rows at +1 and at −1: a term's two sides evaluated apart. */
+  readonly plus: Raw[];
+  readonly minus: Raw[];
+  /**
+   * Both sides in one evaluation, each row's side in one more column (SIGN): ΔR carries its
+   * rows' sides through the joins (and, in an aggregate, into the GROUP BY), so the other
+   * relations are read and joined once per term, not twice.
+   */
+  readonly signed: Raw[];
+}
+
+function terms(arm: ViewArm, select: Raw, columns: readonly string[], grouped: boolean, p: RefreshPositions, pins: SnapshotPins, sources: ChangeSources): Terms {
+  const out: Terms = { plus: [], minus: [], signed: [] };
+  // A `*` in the select list would also list ΔR's side column.
+  const star = JSON.stringify(select.targetList).includes('"A_Star"');
   arm.relations.forEach((r, i) => {
     if (!changed(r, p)) return;
-    plus.push(subselect(term(select, arm, i, 'new', p, pins, sources), '__floe_term', columns));
-    minus.push(subselect(term(select, arm, i, 'old', p, pins, sources), '__floe_term', columns));
+    if (r.outerJoinOn !== undefined || star) {
+      out.plus.push(subselect(term(select, arm, i, 'new', p, pins, sources), '__floe_term', columns));
+      out.minus.push(subselect(term(select, arm, i, 'old', p, pins, sources), '__floe_term', columns));
+      return;
+    }
+    const s = term(select, arm, i, 'both', p, pins, sources);
+    const side = columnRef(r.rangeName, SIDE);
+    s.targetList = [...s.targetList, resTarget(side)];
+    if (grouped) s.groupClause = [...(s.groupClause ?? []), cloneNode(side)];
+    out.signed.push(subselect(s, '__floe_term', [...columns, SIGN]));
   });
-  return { plus, minus };
+  return out;
 }
 
 /**
@@ -361,9 +403,10 @@ function linearRefresh(shape: Extract<ViewShape, { kind: 'linear' }>, definition
   shape.arms.forEach((arm, a) => {
     const s = armSelect(arm, undefined);
     s.targetList = [...s.targetList, resTarget(linearKey(arm, a, shape.arms.length))];
-    const { plus, minus } = terms(arm, s, columns, p, pins, sources);
-    plus.forEach((t, i) => { nodes[`p${a}_${i}`] = t; parts.push(`SELECT *, 1 AS __floe_sign FROM __r_p${a}_${i}`); });
-    minus.forEach((t, i) => { nodes[`m${a}_${i}`] = t; parts.push(`SELECT *, -1 AS __floe_sign FROM __r_m${a}_${i}`); });
+    const { plus, minus, signed } = terms(arm, s, columns, false, p, pins, sources);
+    plus.forEach((t, i) => { nodes[`p${a}_${i}`] = t; parts.push(`SELECT *, 1 AS ${SIGN} FROM __r_p${a}_${i}`); });
+    minus.forEach((t, i) => { nodes[`m${a}_${i}`] = t; parts.push(`SELECT *, -1 AS ${SIGN} FROM __r_m${a}_${i}`); });
+    signed.forEach((t, i) => { nodes[`s${a}_${i}`] = t; parts.push(`SELECT * FROM __r_s${a}_${i}`); });
   });
   const outs = visible.map((_c, j) => outputName(j)).join(', ');
   const { sets, cols, values } = setList(target, (c) => (c.name === VIEW_KEY_COLUMN ? '__floe_s.__floe_k' : `__floe_s.${outputName(visible.indexOf(c))}`));
@@ -399,15 +442,20 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
     ...shape.outputs.map((o) => resTarget(partialOf(o))), resTarget(keyExpr(shape.groups.map(cloneNode))), resTarget(expr('count(*)')),
     ...state.map((c) => resTarget(expr(c.template, { a: (shape.outputs[c.output] as { arg: Raw }).arg }))),
   ];
-  const { plus, minus } = terms(shape.arm, s, columns, p, pins, sources);
+  const { plus, minus, signed } = terms(shape.arm, s, columns, true, p, pins, sources);
   const nodes: Record<string, Raw> = {};
-  const negated = [
-    ...shape.outputs.map((o, j) => (o.kind === 'aggregate' && SUMMED.has(o.fn) ? `-${outputName(j)}` : outputName(j))),
-    '__floe_k', '-__floe_c', ...state.map((c) => `-${c.name}`),
+  // A row at −1 takes its counts and sums away: they are negated (min and max are not; see `added`).
+  const summed = [
+    ...shape.outputs.flatMap((o, j) => (o.kind === 'aggregate' && SUMMED.has(o.fn) ? [outputName(j)] : [])), '__floe_c', ...state.map((c) => c.name),
+  ];
+  const negatedWhere = (negate: (x: string) => string) => [
+    ...shape.outputs.map((_o, j) => (summed.includes(outputName(j)) ? `${negate(outputName(j))} AS ${outputName(j)}` : outputName(j))),
+    '__floe_k', `${negate('__floe_c')} AS __floe_c`, ...state.map((c) => `${negate(c.name)} AS ${c.name}`),
   ].join(', ');
   const parts = [
-    ...plus.map((t, i) => { nodes[`p${i}`] = t; return `SELECT *, 1 AS __floe_sign FROM __r_p${i}`; }),
-    ...minus.map((t, i) => { nodes[`m${i}`] = t; return `SELECT ${negated}, -1 AS __floe_sign FROM __r_m${i}`; }),
+    ...plus.map((t, i) => { nodes[`p${i}`] = t; return `SELECT *, 1 AS ${SIGN} FROM __r_p${i}`; }),
+    ...minus.map((t, i) => { nodes[`m${i}`] = t; return `SELECT ${negatedWhere((x) => `-${x}`)}, -1 AS ${SIGN} FROM __r_m${i}`; }),
+    ...signed.map((t, i) => { nodes[`s${i}`] = t; return `SELECT ${negatedWhere((x) => `CASE WHEN ${SIGN} < 0 THEN -${x} ELSE ${x} END`)}, ${SIGN} FROM __r_s${i}`; }),
   ];
   const mv = qualified(target);
   const key = quoteIdent(VIEW_KEY_COLUMN);
