@@ -15,13 +15,6 @@ export function cloneNode<T>(node: T): T {
   return structuredClone(node);
 }
 
-function forgetLocations(node: Raw): void {
-  if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) { for (const x of node) forgetLocations(x); return; }
-  if (typeof node.location === 'number') node.location = -1;
-  for (const v of Object.values(node)) forgetLocations(v);
-}
-
 /**
  * One statement parsed from `sql`, where every column reference `__p_<name>` becomes a copy
  * of `nodes[name]` (an expression) and every table `__r_<name>` a copy of `nodes[name]`
@@ -30,8 +23,7 @@ function forgetLocations(node: Raw): void {
 export function fillTemplate(sql: string, nodes: Readonly<Record<string, Raw>> = {}): Raw {
   const [stmt] = parseStatements(sql);
   if (stmt === undefined) throw new FloeError(SqlState.internalError, `empty refresh template: ${sql}`);
-  const ast = structuredClone(stmt.ast) as Raw;
-  forgetLocations(ast);
+  // A copy of the parse (shared by every statement of the same text), built as the walk goes.
   const replace = (node: Raw): Raw => {
     if (node === null || typeof node !== 'object') return node;
     if (Array.isArray(node)) return node.map(replace);
@@ -44,10 +36,10 @@ export function fillTemplate(sql: string, nodes: Readonly<Record<string, Raw>> =
       return placeholder(nodes, body.relname.slice(4));
     }
     const out: Raw = {};
-    for (const [k, v] of Object.entries(node)) out[k] = replace(v);
+    for (const [k, v] of Object.entries(node)) out[k] = k === 'location' && typeof v === 'number' ? -1 : replace(v);
     return out;
   };
-  return replace(ast);
+  return replace(stmt.ast as Raw);
 }
 
 function placeholder(nodes: Readonly<Record<string, Raw>>, name: string): Raw {
