@@ -184,13 +184,15 @@ export async function* runTasks(
 ): AsyncGenerator<{ batch: RecordBatch; filtered: boolean }> {
   const ctx = run.ctx;
   const signal = run.signal ?? new AbortController().signal;
-  // A tiny scan costs less in this thread than a round trip through a worker. Unfiltered, its
-  // row groups are kept decoded (the row-group cache): reading a small hot table again (a
-  // materialized view a dashboard reads) waits on no I/O, in which other work would run first.
-  // (A filtered one is read as planned, its row groups pruned by their statistics.)
+  // A tiny scan costs less in this thread than a round trip through a worker, and its row
+  // groups are kept decoded (the row-group cache): reading a small hot table again (a
+  // materialized view a dashboard reads, a dimension table each refresh term joins) waits on
+  // no I/O, in which other work would run first. Its filters are applied to the cached rows;
+  // what statistics could prune is pruned already, as a file this small is one row group and
+  // planScan prunes files by the same statistics.
   const small = tasks.length === 1 && taskRows(tasks) <= SAME_THREAD_MAX_ROWS;
   const usePool = ctx.pool !== undefined && !ctx.scanRunner && pointRead !== true && !small;
-  const inThread = (t: ScanTask): ScanTask => (small && t.filters.length === 0 && t.cacheRowGroups !== true ? { ...t, cacheRowGroups: true } : t);
+  const inThread = (t: ScanTask): ScanTask => (small && t.cacheRowGroups !== true ? { ...t, cacheRowGroups: true } : t);
   // "filtered": the worker already applied the residual (runtime filters only ever remove rows on top).
   const filtered = usePool && fragment?.residual !== undefined;
   const poolRun = (t: unknown, s: AbortSignal): AsyncIterable<RecordBatch> => {
