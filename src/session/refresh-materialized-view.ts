@@ -4,7 +4,7 @@ import { formatType } from '../common/sql-type.js';
 import { SqlState } from '../common/sqlstate.js';
 import { executePlan } from '../exec/index.js';
 import { changelogCompleteBetween, type MaterializedViewRefresh, type TableMetadata } from '../lake/index.js';
-import { bindStatement, planRefresh, type RefreshRequest } from '../sql/index.js';
+import { bindStatement, planRefresh, type ParsedStatement, type RefreshInput, type RefreshRequest } from '../sql/index.js';
 import type { SessionContext } from './session-context.js';
 
 /** What a refresh did (floe_materialized_views shows the last one). */
@@ -37,6 +37,23 @@ export async function refreshMaterializedView(ctx: SessionContext, table: TableM
   });
 }
 
+/**
+ * What the last check of each change set found (by view and change set id), and how many
+ * refreshes have passed it by since. A set that netted to nothing is checked at every
+ * refresh (its view's stream touches columns the view does not read, and leaving its term
+ * out pays); one that netted to something is checked again only every RECHECK_AFTER
+ * refreshes, so a view whose changes always count pays for no checks.
+ */
+const lastChecks = new Map<string, { empty: boolean; passedBy: number }>();
+const RECHECK_AFTER = 8;
+
+function worthChecking(key: string): boolean {
+  const last = lastChecks.get(key);
+  if (last === undefined || last.empty || last.passedBy + 1 >= RECHECK_AFTER) return true;
+  last.passedBy++;
+  return false;
+}
+
 /** Refreshes of one view running in this process, by warehouse and view: each waits for the one before. */
 const running = new Map<string, Promise<unknown>>();
 
@@ -64,14 +81,16 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
   if (mv === undefined) throw new FloeError(SqlState.undefinedTable, `materialized view "${table.name}" does not exist`);
   const heads = w.branchHeads('main');
   const env = { ...ctx.bindEnv(), searchPath: mv.searchPath, maintainsView: table.id };
-  const plan = planRefresh({
+  const input: RefreshInput = {
     definition: mv.definition, env, request, fullRefreshReason: mv.fullRefreshReason, populated: mv.populated, positions: mv.positions, heads, dependsOn: mv.dependsOn,
     changelogComplete: (tableId, from, to) => {
       const base = w.getTableById(tableId);
       return base !== undefined && changelogCompleteBetween(w.listSnapshots(base, { from: from + 1n, to }), from, to);
     },
     target: { namespace: table.namespace, name: table.name, columns: table.columns.map((c) => ({ name: c.name, type: formatType(c.type), hidden: c.hidden === true })) },
-  });
+    checkChanges: (id) => worthChecking(`${table.id}/${id}`),
+  };
+  let plan = planRefresh(input);
   const lake = await w.begin({ isolation: 'read committed' });
   let rows = 0;
   try {
@@ -79,6 +98,15 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
     let newest = 0n;
     for (const id of heads.values()) if (id > newest) newest = id;
     lake.readAtOrBefore(newest);
+    if (plan.checks !== undefined) {
+      const emptyChanges = new Set<string>();
+      for (const check of plan.checks) {
+        const empty = !(await returnsRow(check.statement));
+        lastChecks.set(`${table.id}/${check.id}`, { empty, passedBy: 0 });
+        if (empty) emptyChanges.add(check.id);
+      }
+      plan = planRefresh({ ...input, emptyChanges });
+    }
     if (plan.statement !== undefined) {
       // A refresh is background work: between building, binding and planning its MERGE (each
       // milliseconds of one thread) the queries that came meanwhile go first.
@@ -97,5 +125,12 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
   } catch (e) {
     if (lake.state === 'open') await lake.abort().catch(() => undefined);
     throw e;
+  }
+
+  async function returnsRow(statement: ParsedStatement): Promise<boolean> {
+    const bound = bindStatement(statement, env);
+    if (bound.kind !== 'query') throw new FloeError(SqlState.internalError, 'a refresh check did not bind to a query');
+    for await (const b of executePlan(ctx.physicalPlan(bound), ctx.execContext([], signal, lake))) if (b.numRows > 0) return true;
+    return false;
   }
 }

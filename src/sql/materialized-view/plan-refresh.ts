@@ -4,7 +4,7 @@ import type { BindEnv } from '../bind-env.js';
 import { refreshModeOf } from './view-options.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import { definitionShape } from './definition-shapes.js';
-import { emptyingStatement, fullRefreshStatement, incrementalRefreshStatement, type RefreshTarget } from './refresh-statements.js';
+import { emptyingStatement, fullRefreshStatement, incrementalRefreshStatement, netChangeChecks, type NetChangeCheck, type RefreshTarget } from './refresh-statements.js';
 
 /** What a refresh was asked to do: bring the rows up to date (incremental when it can), recompute them all, or empty them. */
 export type RefreshRequest = 'auto' | 'full' | 'no data';
@@ -26,6 +26,10 @@ export interface RefreshInput {
   readonly dependsOn: readonly number[];
   /** Whether every change of a table between two of its snapshots carries its before-image. */
   readonly changelogComplete: (tableId: number, from: bigint, to: bigint) => boolean;
+  /** The change sets the plan's `checks` found to net to nothing; undefined before they ran. */
+  readonly emptyChanges?: ReadonlySet<string>;
+  /** Whether to check a change set (by its id) before planning; default: every one. */
+  readonly checkChanges?: (id: string) => boolean;
 }
 
 export interface RefreshPlan {
@@ -34,6 +38,11 @@ export interface RefreshPlan {
   readonly statement: ParsedStatement | undefined;
   /** The positions the view moves to. */
   readonly positions: Record<string, string>;
+  /**
+   * Queries to run first (no statement yet): an incremental refresh over complete changelogs
+   * asks which change sets net to nothing, then is planned again with `emptyChanges`.
+   */
+  readonly checks?: readonly NetChangeCheck[];
 }
 
 /** The statement that refreshes a materialized view, and where it leaves the view. */
@@ -49,7 +58,12 @@ export function planRefresh(input: RefreshInput): RefreshPlan {
   const incremental = input.request === 'auto' && input.populated && input.fullRefreshReason === undefined && shape.kind !== 'full' && from.size === to.size;
   if (incremental) {
     const completeChangelogs = new Set([...from].filter(([id, f]) => f !== to.get(id) && input.changelogComplete(id, BigInt(f), BigInt(to.get(id)!))).map(([id]) => id));
-    return { mode: 'incremental', statement: incrementalRefreshStatement(shape, definition, input.target, { from, to, completeChangelogs }), positions };
+    const p = { from, to, completeChangelogs, ...(input.emptyChanges === undefined ? {} : { emptyChanges: input.emptyChanges }) };
+    if (input.emptyChanges === undefined) {
+      const checks = netChangeChecks(shape, definition, p, input.checkChanges ?? (() => true));
+      if (checks.length > 0) return { mode: 'incremental', statement: undefined, positions, checks };
+    }
+    return { mode: 'incremental', statement: incrementalRefreshStatement(shape, definition, input.target, p), positions };
   }
   return { mode: 'full', statement: fullRefreshStatement(shape, definition, input.target, to), positions };
 }

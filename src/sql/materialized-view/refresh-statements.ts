@@ -37,6 +37,11 @@ export interface RefreshPositions {
    * with changelog-producer 'lookup'): their ΔR is read from the changelog alone.
    */
   readonly completeChangelogs?: ReadonlySet<number>;
+  /**
+   * Change sets (changeSetId) of complete changelogs found to net to nothing
+   * (netChangeChecks): their relations take no term, as if unchanged.
+   */
+  readonly emptyChanges?: ReadonlySet<string>;
 }
 
 /** The column of a ΔR read whole that holds each row's side: +1 at the new snapshot, −1 at the old. */
@@ -226,6 +231,50 @@ function changed(relation: BaseRelation, p: RefreshPositions): boolean {
   return p.from.get(relation.tableId) !== p.to.get(relation.tableId);
 }
 
+/** Which netted change set ΔR of `r` is, as `arm` reads it: the table and the columns it is cut to. */
+function changeSetId(r: BaseRelation, arm: ViewArm): string {
+  return `${r.tableId}:${referencedColumns(arm, r).map(quoteIdent).join(', ')}`;
+}
+
+/** A relation a refresh has a term for: it changed, and its changes were not found to net to nothing. */
+function moved(r: BaseRelation, arm: ViewArm, p: RefreshPositions): boolean {
+  return changed(r, p) && p.emptyChanges?.has(changeSetId(r, arm)) !== true;
+}
+
+/** A complete changelog's rows cut to `cols` and netted per row: `__floe_side` is +1, −1 or 0 (a change the columns do not show). */
+function nettedChanges(cols: string, changes: string): string {
+  return `SELECT ${cols}, sum(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END) AS ${SIDE} FROM ${changes} GROUP BY ${cols}`;
+}
+
+/** A query over one change set that returns a row unless the set nets to nothing. */
+export interface NetChangeCheck {
+  readonly id: string;
+  readonly statement: ParsedStatement;
+}
+
+/**
+ * For each changed relation with a complete changelog, a query telling whether its changes,
+ * cut to the columns the view reads, net to anything. Most changes to a wide table touch
+ * columns a view never names (TPC-C's balances and stock levels); a relation whose changes
+ * all cancel needs no term, and leaving its term out saves binding, planning and running a
+ * join of every other relation, which costs more than reading its changes twice.
+ */
+export function netChangeChecks(shape: ViewShape, definition: ParsedStatement, p: RefreshPositions, wanted: (id: string) => boolean): NetChangeCheck[] {
+  if (shape.kind === 'full') return [];
+  const out = new Map<string, NetChangeCheck>();
+  for (const arm of shape.kind === 'linear' ? shape.arms : [shape.arm]) {
+    for (const r of arm.relations) {
+      const id = changeSetId(r, arm);
+      if (!changed(r, p) || p.completeChangelogs?.has(r.tableId) !== true || out.has(id) || !wanted(id)) continue;
+      const sources = new ChangeSources(p, new SnapshotPins());
+      const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
+      const ast = fillTemplate(`SELECT 1 FROM (${nettedChanges(cols, sources.changes(r))}) AS __floe_net WHERE ${SIDE} <> 0 LIMIT 1`, sources.positions);
+      out.set(id, { id, statement: statement(ast, definition, new SnapshotPins()) });
+    }
+  }
+  return [...out.values()];
+}
+
 /**
  * Where a term finds ΔR, from `table_changes` read once per table and refresh into a CTE. A
  * table with a complete changelog: its change rows since `from` cut to the columns the arm
@@ -288,8 +337,8 @@ class ChangeSources {
     if (this.#p.completeChangelogs?.has(r.tableId) !== true) return undefined;
     const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
     // Arms of a UNION ALL may read one table through different columns: a CTE per column list.
-    return this.#cte(`${r.tableId}:${cols}`, `__floe_changes_${this.#ctes.size}`, (name) => `${name} AS MATERIALIZED (SELECT * FROM (
-        SELECT ${cols}, sum(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END) AS ${SIDE} FROM ${this.#changes(r)} GROUP BY ${cols}
+    return this.#cte(changeSetId(r, arm), `__floe_changes_${this.#ctes.size}`, (name) => `${name} AS MATERIALIZED (SELECT * FROM (
+        ${nettedChanges(cols, this.changes(r))}
       ) AS __floe_net WHERE ${SIDE} <> 0)`);
   }
 
@@ -301,14 +350,14 @@ class ChangeSources {
       return selectOf(fillTemplate(`SELECT ${cols} FROM ${changelog} WHERE ${SIDE} = ${side === 'new' ? 1 : -1}`));
     }
     const keys = r.primaryKey.map(quoteIdent).join(', ');
-    const cte = this.#cte(String(r.tableId), `__floe_keys_${r.tableId}`, (name) => `${name} AS MATERIALIZED (SELECT DISTINCT ${keys} FROM ${this.#changes(r)})`);
+    const cte = this.#cte(String(r.tableId), `__floe_keys_${r.tableId}`, (name) => `${name} AS MATERIALIZED (SELECT DISTINCT ${keys} FROM ${this.changes(r)})`);
     const rv = { RangeVar: { relname: r.name, inh: true, relpersistence: 'p', location: -1 } };
     this.#pins.pin(rv.RangeVar, r, (side === 'new' ? this.#p.to : this.#p.from).get(r.tableId)!);
     return selectOf(fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${cte})`, { t: rv }));
   }
 
-  /** `table_changes(r, from, to)`, the positions as placeholders. */
-  #changes(r: BaseRelation): string {
+  /** `table_changes(r, from, to)`, the positions as placeholders (filled from `positions`). */
+  changes(r: BaseRelation): string {
     const from = this.#position('from', r.tableId, this.#p.from.get(r.tableId)!);
     const to = this.#position('to', r.tableId, this.#p.to.get(r.tableId)!);
     return `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${from}, ${to})`;
@@ -365,7 +414,7 @@ function terms(arm: ViewArm, select: Raw, columns: readonly string[], grouped: b
   // A `*` in the select list would also list ΔR's side column.
   const star = JSON.stringify(select.targetList).includes('"A_Star"');
   arm.relations.forEach((r, i) => {
-    if (!changed(r, p)) return;
+    if (!moved(r, arm, p)) return;
     if (r.outerJoinOn !== undefined || star) {
       out.plus.push(subselect(term(select, arm, i, 'new', p, pins, sources), '__floe_term', columns));
       out.minus.push(subselect(term(select, arm, i, 'old', p, pins, sources), '__floe_term', columns));
@@ -382,12 +431,12 @@ function terms(arm: ViewArm, select: Raw, columns: readonly string[], grouped: b
 
 /**
  * The MERGE that brings the view from `p.from` to `p.to`; undefined when no base table
- * it reads has changed.
+ * it reads has changed, or every change nets to nothing the view reads.
  */
 export function incrementalRefreshStatement(shape: ViewShape, definition: ParsedStatement, target: RefreshTarget, p: RefreshPositions): ParsedStatement | undefined {
   if (shape.kind === 'full') return undefined;
   const arms = shape.kind === 'linear' ? shape.arms : [shape.arm];
-  if (!arms.some((a) => a.relations.some((r) => changed(r, p)))) return undefined;
+  if (!arms.some((a) => a.relations.some((r) => moved(r, a, p)))) return undefined;
   return shape.kind === 'linear' ? linearRefresh(shape, definition, target, p) : aggregateRefresh(shape, definition, target, p);
 }
 
