@@ -24,7 +24,7 @@ export async function refreshMaterializedView(ctx: SessionContext, table: TableM
       hint: 'Floe refreshes a materialized view in a transaction of its own.',
     });
   }
-  return oneAtATime(`${ctx.deps.warehouse.path}\u0000${table.id}`, async () => {
+  return oneAtATime(viewKey(ctx, table), async () => {
     try {
       return await refreshOnce(ctx, table, request, signal);
     } catch (e) {
@@ -35,6 +35,11 @@ export async function refreshMaterializedView(ctx: SessionContext, table: TableM
       throw e;
     }
   });
+}
+
+/** A view of this process's warehouses, for the maps below. */
+function viewKey(ctx: SessionContext, table: TableMetadata): string {
+  return `${ctx.deps.warehouse.path}\u0000${table.id}`;
 }
 
 /**
@@ -88,7 +93,7 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
       return base !== undefined && changelogCompleteBetween(w.listSnapshots(base, { from: from + 1n, to }), from, to);
     },
     target: { namespace: table.namespace, name: table.name, columns: table.columns.map((c) => ({ name: c.name, type: formatType(c.type), hidden: c.hidden === true })) },
-    checkChanges: (id) => worthChecking(`${table.id}/${id}`),
+    checkChanges: (id) => worthChecking(`${viewKey(ctx, table)}/${id}`),
   };
   let plan = planRefresh(input);
   const lake = await w.begin({ isolation: 'read committed' });
@@ -102,7 +107,7 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
       const emptyChanges = new Set<string>();
       for (const check of plan.checks) {
         const empty = !(await returnsRow(check.statement));
-        lastChecks.set(`${table.id}/${check.id}`, { empty, passedBy: 0 });
+        lastChecks.set(`${viewKey(ctx, table)}/${check.id}`, { empty, passedBy: 0 });
         if (empty) emptyChanges.add(check.id);
       }
       plan = planRefresh({ ...input, emptyChanges });

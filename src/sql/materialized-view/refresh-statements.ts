@@ -262,10 +262,13 @@ export interface NetChangeCheck {
 export function netChangeChecks(shape: ViewShape, definition: ParsedStatement, p: RefreshPositions, wanted: (id: string) => boolean): NetChangeCheck[] {
   if (shape.kind === 'full') return [];
   const out = new Map<string, NetChangeCheck>();
+  const asked = new Set<string>();
   for (const arm of shape.kind === 'linear' ? shape.arms : [shape.arm]) {
     for (const r of arm.relations) {
       const id = changeSetId(r, arm);
-      if (!changed(r, p) || p.completeChangelogs?.has(r.tableId) !== true || out.has(id) || !wanted(id)) continue;
+      if (!changed(r, p) || p.completeChangelogs?.has(r.tableId) !== true || asked.has(id)) continue;
+      asked.add(id);
+      if (!wanted(id)) continue;
       const sources = new ChangeSources(p, new SnapshotPins());
       const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
       const ast = fillTemplate(`SELECT 1 FROM (${nettedChanges(cols, sources.changes(r))}) AS __floe_net WHERE ${SIDE} <> 0 LIMIT 1`, sources.positions);
