@@ -231,9 +231,21 @@ function changed(relation: BaseRelation, p: RefreshPositions): boolean {
   return p.from.get(relation.tableId) !== p.to.get(relation.tableId);
 }
 
+const changeColumnLists = new WeakMap<BaseRelation, string>();
+
+/**
+ * The columns ΔR of `r` is cut to (referencedColumns, quoted, as a select list), found once
+ * per relation: a refresh asks for them at every step, and each answer walks the arm's tree.
+ */
+function changeColumns(r: BaseRelation, arm: ViewArm): string {
+  let cols = changeColumnLists.get(r);
+  if (cols === undefined) changeColumnLists.set(r, cols = referencedColumns(arm, r).map(quoteIdent).join(', '));
+  return cols;
+}
+
 /** Which netted change set ΔR of `r` is, as `arm` reads it: the table and the columns it is cut to. */
 function changeSetId(r: BaseRelation, arm: ViewArm): string {
-  return `${r.tableId}:${referencedColumns(arm, r).map(quoteIdent).join(', ')}`;
+  return `${r.tableId}:${changeColumns(r, arm)}`;
 }
 
 /** A relation a refresh has a term for: it changed, and its changes were not found to net to nothing. */
@@ -270,7 +282,7 @@ export function netChangeChecks(shape: ViewShape, definition: ParsedStatement, p
       asked.add(id);
       if (!wanted(id)) continue;
       const sources = new ChangeSources(p, new SnapshotPins());
-      const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
+      const cols = changeColumns(r, arm);
       const ast = fillTemplate(`SELECT 1 FROM (${nettedChanges(cols, sources.changes(r))}) AS __floe_net WHERE ${SIDE} <> 0 LIMIT 1`, sources.positions);
       out.set(id, { id, statement: statement(ast, definition, new SnapshotPins()) });
     }
@@ -338,7 +350,7 @@ class ChangeSources {
    */
   #changelogCte(r: BaseRelation, arm: ViewArm): string | undefined {
     if (this.#p.completeChangelogs?.has(r.tableId) !== true) return undefined;
-    const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
+    const cols = changeColumns(r, arm);
     // Arms of a UNION ALL may read one table through different columns: a CTE per column list.
     return this.#cte(changeSetId(r, arm), `__floe_changes_${this.#ctes.size}`, (name) => `${name} AS MATERIALIZED (SELECT * FROM (
         ${nettedChanges(cols, this.changes(r))}
@@ -349,7 +361,7 @@ class ChangeSources {
   rows(r: BaseRelation, arm: ViewArm, side: 'new' | 'old'): Raw {
     const changelog = this.#changelogCte(r, arm);
     if (changelog !== undefined) {
-      const cols = referencedColumns(arm, r).map(quoteIdent).join(', ');
+      const cols = changeColumns(r, arm);
       return selectOf(fillTemplate(`SELECT ${cols} FROM ${changelog} WHERE ${SIDE} = ${side === 'new' ? 1 : -1}`));
     }
     const keys = r.primaryKey.map(quoteIdent).join(', ');
