@@ -1,9 +1,9 @@
-import { materializedViewLagMicros, type Warehouse } from '../../lake/index.js';
+import { materializedViewLagMicros, type MaterializedViewRefresh, type Warehouse } from '../../lake/index.js';
 import { freshnessOf } from '../../sql/index.js';
 import { backOffMs } from '../optimizing/back-off.js';
 import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';
 import { systemClock, type ServiceClock } from '../optimizing/service-clock.js';
-import { dueRefreshes, movingAverage, type ViewRefreshState } from './refresh-decision.js';
+import { costsFromLastRefresh, dueRefreshes, movingAverage, type ViewRefreshState } from './refresh-decision.js';
 
 /** Runs one refresh (a session's `CALL refresh_materialized_view`, which src/cli provides). */
 export type RefreshRunner = (view: { readonly namespace: string; readonly name: string }, mode: 'auto' | 'full') => Promise<{ readonly mode: string; readonly durationMs: number }>;
@@ -75,12 +75,26 @@ export class MaterializedViewRefresher {
     const heads = w.branchHeads('main');
     return kept.map(({ mv, freshnessMs }) => {
       const lag = materializedViewLagMicros(w, mv, now, heads);
-      const m = this.#memory.get(mv.tableId);
+      const m = this.#memoryOf(mv.tableId, mv.lastRefresh);
       return {
         tableId: mv.tableId, freshnessMs, lagMs: lag === undefined ? undefined : Number(lag) / 1000, incremental: mv.fullRefreshReason === undefined,
-        incrementalMs: m?.incrementalMs, fullMs: m?.fullMs, notBeforeMicros: m?.notBeforeMicros,
+        incrementalMs: m.incrementalMs, fullMs: m.fullMs, notBeforeMicros: m.notBeforeMicros,
       };
     });
+  }
+
+  /**
+   * What this refresher knows of a view, begun from the refresh the catalog recorded last (the
+   * population at CREATE, or the last refresh before a restart): a full refresh is then not
+   * paid again only to measure what the view's creation measured already.
+   */
+  #memoryOf(tableId: number, last: MaterializedViewRefresh | undefined): ViewMemory {
+    let m = this.#memory.get(tableId);
+    if (m === undefined) {
+      m = { ...costsFromLastRefresh(last), failures: 0, notBeforeMicros: undefined };
+      this.#memory.set(tableId, m);
+    }
+    return m;
   }
 
   /** One round: refreshes the views due now. */
@@ -89,8 +103,7 @@ export class MaterializedViewRefresher {
       if (this.#stopped) return;
       const table = this.#warehouse.getTableById(due.tableId);
       if (table === undefined) continue;
-      const m = this.#memory.get(due.tableId) ?? { incrementalMs: undefined, fullMs: undefined, failures: 0, notBeforeMicros: undefined };
-      this.#memory.set(due.tableId, m);
+      const m = this.#memoryOf(due.tableId, this.#warehouse.getMaterializedView(due.tableId)?.lastRefresh);
       try {
         const done = await this.#run({ namespace: table.namespace, name: table.name }, due.mode);
         if (done.mode === 'full') {

@@ -6,8 +6,9 @@
  * take, reaches half the freshness: the refresh then lands with the lag well inside the
  * bound. Incremental refresh is used unless a full one has been measured cheaper (a view
  * whose changes touch most of its rows); the first incremental refresh measured is followed
- * by a full one, to measure that; an incremental one is tried again now and then, as its
- * estimate decays, since the mix of changes moves.
+ * by a full one, to measure that, unless the view's recorded last refresh already measured one
+ * (CREATE MATERIALIZED VIEW populates the view in full); an incremental one is tried again now
+ * and then, as its estimate decays, since the mix of changes moves.
  */
 
 /** The share of the freshness a view may lag before a refresh starts. */
@@ -51,6 +52,14 @@ function chosenMode(v: ViewRefreshState): 'auto' | 'full' {
 
 function expectedMs(v: ViewRefreshState): number {
   return chosenMode(v) === 'full' ? v.fullMs ?? v.incrementalMs ?? 0 : v.incrementalMs ?? 0;
+}
+
+/** What a refresher that has not yet refreshed a view knows of its costs: the view's recorded last refresh. */
+export function costsFromLastRefresh(last: { readonly mode: string; readonly durationMs: number } | undefined): { incrementalMs: number | undefined; fullMs: number | undefined } {
+  return {
+    incrementalMs: last?.mode === 'incremental' ? last.durationMs : undefined,
+    fullMs: last?.mode === 'full' ? last.durationMs : undefined,
+  };
 }
 
 /** A moving average of a refresh's cost: recent refreshes weigh most. */
