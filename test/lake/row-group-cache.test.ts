@@ -7,6 +7,7 @@ import type { ScanTask, TableMetadata, Warehouse } from '../../src/lake/index.js
 import { batchBytes, createRowGroupCache, sharedRowGroupCache } from '../../src/lake/scan/row-group-cache.js';
 import { ROW_ID_COLUMN } from '../../src/lake/index.js';
 import { createAppendTable, deleteWhere, insertIds } from './helpers/append-table.js';
+import { changeTexts } from './helpers/changelog-rows.js';
 import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';
 
 const batchOf = (n: number, seed: number): RecordBatch => tableFromArrays({ v: Float64Array.from({ length: n }, (_, i) => i + seed) }).batches[0]!;
@@ -164,5 +165,35 @@ test('a small table read whole through the row-group cache: the rows of a plain 
     const rows = await readRows(wh, after);
     assert.equal(rows.length, 26);
     assert.deepEqual(await readRows(wh, after, { cacheRowGroups: true }), rows);
+  } finally { await cleanup(); }
+});
+
+test('table_changes reads each change file once through the row-group cache, and a schema change reads it again as the new columns', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  const cache = sharedRowGroupCache();
+  try {
+    let t = await wh.createTable({
+      namespace: 'public', name: 'rgc_changes', primaryKey: ['id'],
+      columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'name', type: { kind: 'text' }, nullable: true }],
+    });
+    const write = async (rows: { id: number; name: string | null; extra?: number | null }[]) => {
+      const tx = await wh.begin();
+      await tx.upsert(t, 'main', columnsOf(t, rows));
+      await tx.commit();
+      return wh.resolveSnapshot(wh.getTableById(t.id)!)!.id;
+    };
+    const first = await write([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
+    await write([{ id: 1, name: 'a2' }]);
+    const head = await write([{ id: 3, name: 'c' }]);
+    const expected = ['+I id=1 name=a2', '+I id=3 name=c'];
+    assert.deepEqual(await changeTexts(wh, t, first, head), expected);
+    const before = cache.stats().hits;
+    // A second reader of the same change set (another view's refresh): every file from the cache.
+    assert.deepEqual(await changeTexts(wh, t, first, head), expected);
+    assert.ok(cache.stats().hits >= before + 2, `hits ${before} → ${cache.stats().hits}`);
+
+    t = await wh.alterTable('public', 'rgc_changes', { kind: 'addColumn', column: { name: 'extra', type: { kind: 'int4' }, nullable: true } });
+    const after = await write([{ id: 2, name: 'b', extra: 42 }]);
+    assert.deepEqual(await changeTexts(wh, t, first, after), ['+I id=1 name=a2 extra=NULL', '+I id=3 name=c extra=NULL', '+I id=2 name=b extra=42']);
   } finally { await cleanup(); }
 });

@@ -2,7 +2,8 @@ import type { Data, RecordBatch } from 'apache-arrow';
 
 /**
  * Decoded base-file row groups shared by every point read of the process (and the
- * lookup changelog's search for before-images, txn/cached-base-rows.ts), bounded by
+ * lookup changelog's search for before-images, txn/cached-base-rows.ts; whole change
+ * files for small scans and for table_changes, table/read-changes.ts), bounded by
  * the bytes of their Arrow buffers and evicted least recently used first.
  *
  * A point read decodes one row group of one base file (32k rows of a hash-ordered
@@ -10,7 +11,7 @@ import type { Data, RecordBatch } from 'apache-arrow';
  * keyed by the file's path, the row group and the columns and form decoded: data files
  * are immutable and a rewrite (optimize, tiering) writes a new path, and a schema change
  * changes the columns asked for, so an entry is never stale. It is only ever a cost to
- * keep one. Change files are not cached: they are pruned by key bitmap and are small.
+ * keep one.
  */
 export interface RowGroupCache {
   get(key: string): readonly RecordBatch[] | undefined;

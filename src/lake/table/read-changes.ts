@@ -7,12 +7,14 @@ import { batchFromData, buildColumnData } from '../arrow/batch-builder.js';
 import { takeBatch } from '../arrow/take-rows.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
+import type { Storage } from '../storage/storage.js';
+import { sharedRowGroupCache } from '../scan/row-group-cache.js';
 import { filesWithRowsOf } from '../log/tiered-files.js';
 import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import type { ChangeBatch } from '../warehouse/warehouse.js';
 import { OP_COLUMN, physicalName } from './table-layout.js';
-import type { TableMetadata } from './table-metadata.js';
+import type { ColumnMetadata, TableMetadata } from './table-metadata.js';
 
 /**
  * table_changes / t$audit_log: the change rows committed by the snapshots after
@@ -30,7 +32,7 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
   const written = snaps.filter((sid) => catalog.getSnapshot(table.id, sid)!.operation !== 'optimize');
   // Tiered files hold several of these commits: each is read once, its rows dealt out by `_snapshot`.
   const bySnapshot = filesBySnapshot(filesWithRowsOf(catalog, table.id, written));
-  const decoded = new Map<string, RecordBatch[]>();
+  const decoded = new Map<string, readonly RecordBatch[]>();
   for (const sid of written) {
     const snap = catalog.getSnapshot(table.id, sid)!;
     for (const d of await deletedRows(ctx, table, sid, snap.parentId)) {
@@ -43,7 +45,7 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
     for (const f of files) {
       let batches = decoded.get(f.path);
       if (batches === undefined) {
-        batches = await readDataFile(storage, f.path, table.columns, changeFileExtras(f, OP_COLUMN, true));
+        batches = await decodedChangeFile(storage, f.path, table.columns, changeFileExtras(f, OP_COLUMN, true));
         if (f.snapshots !== undefined) decoded.set(f.path, batches);
       }
       // A plain change file holds one transaction's rows at offsets firstOffset, firstOffset + 1, …
@@ -63,6 +65,22 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
     out.push(...inOffsetOrder(pieces));
   }
   return out;
+}
+
+/**
+ * A change file (Parquet, or a log locator's range) decoded whole, through the process's
+ * row-group cache: files are immutable, and one change set is read by every view over the
+ * table at its refresh (and by the refresh's own checks), a tiered file by every reader
+ * of any commit it holds.
+ */
+async function decodedChangeFile(storage: Storage, path: string, columns: readonly ColumnMetadata[], extras: readonly string[]): Promise<readonly RecordBatch[]> {
+  const cache = sharedRowGroupCache();
+  const key = `${path}\u0000changes\u0000${JSON.stringify([columns.map((c) => [c.fieldId, c.type]), extras])}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const batches = await readDataFile(storage, path, columns, extras);
+  cache.put(key, batches);
+  return batches;
 }
 
 /**
