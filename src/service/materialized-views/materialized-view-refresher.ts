@@ -1,4 +1,4 @@
-import { materializedViewLagMicros, type MaterializedViewRefresh, type Warehouse } from '../../lake/index.js';
+import { materializedViewLagMicros, type Warehouse } from '../../lake/index.js';
 import { freshnessOf } from '../../sql/index.js';
 import { backOffMs } from '../optimizing/back-off.js';
 import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';
@@ -8,7 +8,12 @@ import { costsFromLastRefresh, dueRefreshes, movingAverage, type ViewRefreshStat
 /** Runs one refresh (a session's `CALL refresh_materialized_view`, which src/cli provides). */
 export type RefreshRunner = (view: { readonly namespace: string; readonly name: string }, mode: 'auto' | 'full') => Promise<{ readonly mode: string; readonly durationMs: number }>;
 
-/** What the refresher remembers of a view between ticks. */
+/**
+ * What the refresher remembers of a view between ticks, from its first refresh of it on. Its
+ * costs begin as the refresh the catalog recorded last (the population at CREATE, or the last
+ * refresh before a restart), so a full refresh is not paid again only to measure what the
+ * view's creation measured already.
+ */
 interface ViewMemory {
   incrementalMs: number | undefined;
   fullMs: number | undefined;
@@ -75,26 +80,14 @@ export class MaterializedViewRefresher {
     const heads = w.branchHeads('main');
     return kept.map(({ mv, freshnessMs }) => {
       const lag = materializedViewLagMicros(w, mv, now, heads);
-      const m = this.#memoryOf(mv.tableId, mv.lastRefresh);
+      // Not remembered before this refresher refreshes the view: a view still being created has no refresh recorded yet.
+      const m = this.#memory.get(mv.tableId);
+      const costs = m ?? costsFromLastRefresh(mv.lastRefresh);
       return {
         tableId: mv.tableId, freshnessMs, lagMs: lag === undefined ? undefined : Number(lag) / 1000, incremental: mv.fullRefreshReason === undefined,
-        incrementalMs: m.incrementalMs, fullMs: m.fullMs, notBeforeMicros: m.notBeforeMicros,
+        incrementalMs: costs.incrementalMs, fullMs: costs.fullMs, notBeforeMicros: m?.notBeforeMicros,
       };
     });
-  }
-
-  /**
-   * What this refresher knows of a view, begun from the refresh the catalog recorded last (the
-   * population at CREATE, or the last refresh before a restart): a full refresh is then not
-   * paid again only to measure what the view's creation measured already.
-   */
-  #memoryOf(tableId: number, last: MaterializedViewRefresh | undefined): ViewMemory {
-    let m = this.#memory.get(tableId);
-    if (m === undefined) {
-      m = { ...costsFromLastRefresh(last), failures: 0, notBeforeMicros: undefined };
-      this.#memory.set(tableId, m);
-    }
-    return m;
   }
 
   /** One round: refreshes the views due now. */
@@ -103,7 +96,11 @@ export class MaterializedViewRefresher {
       if (this.#stopped) return;
       const table = this.#warehouse.getTableById(due.tableId);
       if (table === undefined) continue;
-      const m = this.#memoryOf(due.tableId, this.#warehouse.getMaterializedView(due.tableId)?.lastRefresh);
+      let m = this.#memory.get(due.tableId);
+      if (m === undefined) {
+        m = { ...costsFromLastRefresh(this.#warehouse.getMaterializedView(due.tableId)?.lastRefresh), failures: 0, notBeforeMicros: undefined };
+        this.#memory.set(due.tableId, m);
+      }
       try {
         const done = await this.#run({ namespace: table.namespace, name: table.name }, due.mode);
         if (done.mode === 'full') {

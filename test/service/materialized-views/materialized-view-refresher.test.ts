@@ -38,11 +38,12 @@ before(async () => {
 });
 
 /**
- * The modes a refresher asks for over `ticks` ticks. Each refresh is reported as done in the
- * mode asked: a full one in 1,000 ms, an incremental one (auto) in none, so the measured
- * costs never favour a full refresh.
+ * A refresher on the fake clock that records the modes it asks for of `view`. Each refresh is
+ * reported as done in the mode asked: a full one in 1,000 ms, an incremental one (auto) in
+ * none, so the measured costs never favour a full refresh. Started, its timer never fires:
+ * the ticks `modes` runs are the only ones.
  */
-async function modesAsked(view: string, ticks: number): Promise<string[]> {
+function recordingRefresher(view: string): { refresher: MaterializedViewRefresher; modes: (ticks: number) => Promise<string[]> } {
   const asked: string[] = [];
   const far = BigInt(Date.now() + 3_600_000) * 1000n;
   const refresher = new MaterializedViewRefresher({
@@ -53,11 +54,15 @@ async function modesAsked(view: string, ticks: number): Promise<string[]> {
       return mode === 'full' ? { mode: 'full', durationMs: 1000 } : { mode: 'incremental', durationMs: 0 };
     },
   });
-  // Started on the fake clock, whose timer never fires: the ticks below are the only ones.
   refresher.start();
-  for (let i = 0; i < ticks; i++) await refresher.tick();
-  await refresher.stop();
-  return asked;
+  return {
+    refresher,
+    modes: async (ticks) => {
+      for (let i = 0; i < ticks; i++) await refresher.tick();
+      await refresher.stop();
+      return asked;
+    },
+  };
 }
 
 describe('materialized view refresher', () => {
@@ -65,7 +70,17 @@ describe('materialized view refresher', () => {
     await run("CREATE MATERIALIZED VIEW per_g WITH (freshness = '1 second') AS SELECT g, sum(v) AS total FROM t GROUP BY g");
     assert.equal(warehouse.getMaterializedView(warehouse.getTable('public', 'per_g')!.id)?.lastRefresh?.mode, 'full');
     await run("INSERT INTO t VALUES (3, 'a', 3)");
-    assert.deepEqual(await modesAsked('per_g', 3), ['auto', 'auto', 'auto']);
+    assert.deepEqual(await recordingRefresher('per_g').modes(3), ['auto', 'auto', 'auto']);
+  });
+
+  test('a view the refresher saw before its population still starts from the population\'s cost', async () => {
+    await run("CREATE MATERIALIZED VIEW per_g3 WITH (freshness = '1 second') AS SELECT g, max(v) AS top FROM t GROUP BY g WITH NO DATA");
+    const { refresher, modes } = recordingRefresher('per_g3');
+    // A tick while the view is created: nothing is due (no lag before it is populated), nothing is learnt.
+    assert.equal(refresher.states().find((v) => v.tableId === warehouse.getTable('public', 'per_g3')!.id)?.lagMs, undefined);
+    await run('REFRESH MATERIALIZED VIEW per_g3');
+    await run("INSERT INTO t VALUES (6, 'a', 6)");
+    assert.deepEqual(await modes(3), ['auto', 'auto', 'auto']);
   });
 
   test('a view last refreshed incrementally pays one full refresh to learn its cost, then takes the cheaper', async () => {
@@ -75,6 +90,6 @@ describe('materialized view refresher', () => {
     assert.equal(warehouse.getMaterializedView(warehouse.getTable('public', 'per_g2')!.id)?.lastRefresh?.mode, 'incremental');
     await run("INSERT INTO t VALUES (5, 'b', 5)");
     // Incremental known and full not: one full refresh to measure it; then the cheaper, incremental.
-    assert.deepEqual(await modesAsked('per_g2', 3), ['full', 'auto', 'auto']);
+    assert.deepEqual(await recordingRefresher('per_g2').modes(3), ['full', 'auto', 'auto']);
   });
 });
