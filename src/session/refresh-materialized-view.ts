@@ -4,7 +4,8 @@ import { formatType } from '../common/sql-type.js';
 import { SqlState } from '../common/sqlstate.js';
 import { executePlan } from '../exec/index.js';
 import { changelogCompleteBetween, type MaterializedViewRefresh, type TableMetadata } from '../lake/index.js';
-import { bindStatement, planRefresh, type ParsedStatement, type RefreshInput, type RefreshRequest } from '../sql/index.js';
+import { bindStatement, planRefresh, type RefreshInput, type RefreshRequest } from '../sql/index.js';
+import { changesNetToNothing } from './changes-net-to-nothing.js';
 import type { SessionContext } from './session-context.js';
 
 /** What a refresh did (floe_materialized_views shows the last one). */
@@ -106,7 +107,8 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
     if (plan.checks !== undefined) {
       const emptyChanges = new Set<string>();
       for (const check of plan.checks) {
-        const empty = !(await returnsRow(check.statement));
+        const base = w.getTableById(check.tableId);
+        const empty = base !== undefined && await changesNetToNothing(w, base, check);
         lastChecks.set(`${viewKey(ctx, table)}/${check.id}`, { empty, passedBy: 0 });
         if (empty) emptyChanges.add(check.id);
       }
@@ -130,12 +132,5 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
   } catch (e) {
     if (lake.state === 'open') await lake.abort().catch(() => undefined);
     throw e;
-  }
-
-  async function returnsRow(statement: ParsedStatement): Promise<boolean> {
-    const bound = bindStatement(statement, env);
-    if (bound.kind !== 'query') throw new FloeError(SqlState.internalError, 'a refresh check did not bind to a query');
-    for await (const b of executePlan(ctx.physicalPlan(bound), ctx.execContext([], signal, lake))) if (b.numRows > 0) return true;
-    return false;
   }
 }

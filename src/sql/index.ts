@@ -27,6 +27,7 @@ export type { VirtualTable, VirtualTableRegistry, VirtualColumn, VirtualTableCon
 export { createSystemCatalog, registerCatalogFunctions, regprocName, regprocedureName } from './system-catalog/index.js';
 export type { SystemCatalog } from './system-catalog/index.js';
 export { fullRefreshReasonOf, planRefresh, type RefreshInput, type RefreshPlan, type RefreshRequest } from './materialized-view/plan-refresh.js';
+export type { NetChangeCheck } from './materialized-view/refresh-statements.js';
 export { freshnessOf, refreshModeOf } from './materialized-view/view-options.js';
 export type { RefreshTarget } from './materialized-view/refresh-statements.js';
 export { splitQualifiedName } from './binder/resolve-relation.js';

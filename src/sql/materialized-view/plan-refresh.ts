@@ -39,8 +39,8 @@ export interface RefreshPlan {
   /** The positions the view moves to. */
   readonly positions: Record<string, string>;
   /**
-   * Queries to run first (no statement yet): an incremental refresh over complete changelogs
-   * asks which change sets net to nothing, then is planned again with `emptyChanges`.
+   * Change sets to check first (no statement yet): an incremental refresh over complete
+   * changelogs asks which net to nothing, then is planned again with `emptyChanges`.
    */
   readonly checks?: readonly NetChangeCheck[];
 }
@@ -60,7 +60,7 @@ export function planRefresh(input: RefreshInput): RefreshPlan {
     const completeChangelogs = new Set([...from].filter(([id, f]) => f !== to.get(id) && input.changelogComplete(id, BigInt(f), BigInt(to.get(id)!))).map(([id]) => id));
     const p = { from, to, completeChangelogs, ...(input.emptyChanges === undefined ? {} : { emptyChanges: input.emptyChanges }) };
     if (input.emptyChanges === undefined) {
-      const checks = netChangeChecks(shape, definition, p, input.checkChanges ?? (() => true));
+      const checks = netChangeChecks(shape, p, input.checkChanges ?? (() => true));
       if (checks.length > 0) return { mode: 'incremental', statement: undefined, positions, checks };
     }
     return { mode: 'incremental', statement: incrementalRefreshStatement(shape, definition, input.target, p), positions };

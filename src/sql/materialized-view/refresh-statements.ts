@@ -258,20 +258,28 @@ function nettedChanges(cols: string, changes: string): string {
   return `SELECT ${cols}, sum(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END) AS ${SIDE} FROM ${changes} GROUP BY ${cols}`;
 }
 
-/** A query over one change set that returns a row unless the set nets to nothing. */
+/**
+ * A change set to ask about before planning: table `tableId`'s changes after snapshot `from`
+ * up to `to`, cut to `columns`. It nets to nothing when each distinct row of those columns
+ * (GROUP BY's equality) has as many after-images (+I, +U) as before-images (−U, −D): the
+ * netted ΔR its term would read (nettedChanges) is then empty.
+ */
 export interface NetChangeCheck {
   readonly id: string;
-  readonly statement: ParsedStatement;
+  readonly tableId: number;
+  readonly from: bigint;
+  readonly to: bigint;
+  readonly columns: readonly string[];
 }
 
 /**
- * For each changed relation with a complete changelog, a query telling whether its changes,
- * cut to the columns the view reads, net to anything. Most changes to a wide table touch
- * columns a view never names (TPC-C's balances and stock levels); a relation whose changes
- * all cancel needs no term, and leaving its term out saves binding, planning and running a
- * join of every other relation, which costs more than reading its changes twice.
+ * For each changed relation with a complete changelog, the change set to check for netting
+ * to anything. Most changes to a wide table touch columns a view never names (TPC-C's
+ * balances and stock levels); a relation whose changes all cancel needs no term, and leaving
+ * its term out saves binding, planning and running a join of every other relation, which
+ * costs more than reading its changes twice.
  */
-export function netChangeChecks(shape: ViewShape, definition: ParsedStatement, p: RefreshPositions, wanted: (id: string) => boolean): NetChangeCheck[] {
+export function netChangeChecks(shape: ViewShape, p: RefreshPositions, wanted: (id: string) => boolean): NetChangeCheck[] {
   if (shape.kind === 'full') return [];
   const out = new Map<string, NetChangeCheck>();
   const asked = new Set<string>();
@@ -281,10 +289,7 @@ export function netChangeChecks(shape: ViewShape, definition: ParsedStatement, p
       if (!changed(r, p) || p.completeChangelogs?.has(r.tableId) !== true || asked.has(id)) continue;
       asked.add(id);
       if (!wanted(id)) continue;
-      const sources = new ChangeSources(p, new SnapshotPins());
-      const cols = changeColumns(r, arm);
-      const ast = fillTemplate(`SELECT 1 FROM (${nettedChanges(cols, sources.changes(r))}) AS __floe_net WHERE ${SIDE} <> 0 LIMIT 1`, sources.positions);
-      out.set(id, { id, statement: statement(ast, definition, new SnapshotPins()) });
+      out.set(id, { id, tableId: r.tableId, from: BigInt(p.from.get(r.tableId)!), to: BigInt(p.to.get(r.tableId)!), columns: referencedColumns(arm, r) });
     }
   }
   return [...out.values()];
