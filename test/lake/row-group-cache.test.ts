@@ -197,3 +197,25 @@ test('table_changes reads each change file once through the row-group cache, and
     assert.deepEqual(await changeTexts(wh, t, first, after), ['+I id=1 name=a2 extra=NULL', '+I id=3 name=c extra=NULL', '+I id=2 name=b extra=42']);
   } finally { await cleanup(); }
 });
+
+test('table_changes keeps no change file whose decoded rows pass the cap: a bulk load does not push out the point reads\' row groups', async () => {
+  const { wh, cleanup } = await tempWarehouse();
+  const cache = sharedRowGroupCache();
+  try {
+    const t = await wh.createTable({
+      namespace: 'public', name: 'rgc_bulk', primaryKey: ['id'],
+      columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'name', type: { kind: 'text' }, nullable: true }],
+    });
+    const tx = await wh.begin();
+    // 120,000 rows of 80-byte text: about 10 MB decoded, past the 8 MiB cap.
+    await tx.upsert(t, 'main', columnsOf(t, Array.from({ length: 120_000 }, (_, id) => ({ id, name: `${id}`.padStart(80, 'x') }))));
+    await tx.commit();
+    const head = wh.resolveSnapshot(wh.getTableById(t.id)!)!.id;
+    const read = async () => (await wh.readChanges(t, undefined, head)).reduce((n, c) => n + c.batch.numRows, 0);
+    assert.equal(await read(), 120_000);
+    const { hits, bytes } = cache.stats();
+    assert.equal(await read(), 120_000);
+    assert.equal(cache.stats().hits, hits, 'read again from the file, not the cache');
+    assert.equal(cache.stats().bytes, bytes);
+  } finally { await cleanup(); }
+});
