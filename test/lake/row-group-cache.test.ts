@@ -8,6 +8,7 @@ import { batchBytes, createRowGroupCache, sharedRowGroupCache } from '../../src/
 import { ROW_ID_COLUMN } from '../../src/lake/index.js';
 import { createAppendTable, deleteWhere, insertIds } from './helpers/append-table.js';
 import { changeTexts } from './helpers/changelog-rows.js';
+import { kvTable, upsertRows } from './helpers/keyed-table.js';
 import { columnsOf, readRows, tempWarehouse } from './helpers/read-table.js';
 
 const batchOf = (n: number, seed: number): RecordBatch => tableFromArrays({ v: Float64Array.from({ length: n }, (_, i) => i + seed) }).batches[0]!;
@@ -172,20 +173,15 @@ test('table_changes reads each change file once through the row-group cache, and
   const { wh, cleanup } = await tempWarehouse();
   const cache = sharedRowGroupCache();
   try {
-    let t = await wh.createTable({
-      namespace: 'public', name: 'rgc_changes', primaryKey: ['id'],
-      columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'name', type: { kind: 'text' }, nullable: true }],
-    });
-    const write = async (rows: { id: number; name: string | null; extra?: number | null }[]) => {
-      const tx = await wh.begin();
-      await tx.upsert(t, 'main', columnsOf(t, rows));
-      await tx.commit();
+    let t = await kvTable(wh, 'rgc_changes');
+    const write = async (rows: { id: number; v: string; extra?: number }[]) => {
+      await upsertRows(wh, t, rows);
       return wh.resolveSnapshot(wh.getTableById(t.id)!)!.id;
     };
-    const first = await write([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
-    await write([{ id: 1, name: 'a2' }]);
-    const head = await write([{ id: 3, name: 'c' }]);
-    const expected = ['+I id=1 name=a2', '+I id=3 name=c'];
+    const first = await write([{ id: 1, v: 'a' }, { id: 2, v: 'b' }]);
+    await write([{ id: 1, v: 'a2' }]);
+    const head = await write([{ id: 3, v: 'c' }]);
+    const expected = ['+I id=1 v=a2', '+I id=3 v=c'];
     assert.deepEqual(await changeTexts(wh, t, first, head), expected);
     const before = cache.stats().hits;
     // A second reader of the same change set (another view's refresh): every file from the cache.
@@ -193,8 +189,8 @@ test('table_changes reads each change file once through the row-group cache, and
     assert.ok(cache.stats().hits >= before + 2, `hits ${before} → ${cache.stats().hits}`);
 
     t = await wh.alterTable('public', 'rgc_changes', { kind: 'addColumn', column: { name: 'extra', type: { kind: 'int4' }, nullable: true } });
-    const after = await write([{ id: 2, name: 'b', extra: 42 }]);
-    assert.deepEqual(await changeTexts(wh, t, first, after), ['+I id=1 name=a2 extra=NULL', '+I id=3 name=c extra=NULL', '+I id=2 name=b extra=42']);
+    const after = await write([{ id: 2, v: 'b', extra: 42 }]);
+    assert.deepEqual(await changeTexts(wh, t, first, after), ['+I id=1 v=a2 extra=NULL', '+I id=3 v=c extra=NULL', '+I id=2 v=b extra=42']);
   } finally { await cleanup(); }
 });
 
@@ -202,14 +198,9 @@ test('table_changes keeps no change file whose decoded rows pass the cap: a bulk
   const { wh, cleanup } = await tempWarehouse();
   const cache = sharedRowGroupCache();
   try {
-    const t = await wh.createTable({
-      namespace: 'public', name: 'rgc_bulk', primaryKey: ['id'],
-      columns: [{ name: 'id', type: { kind: 'int4' }, nullable: false }, { name: 'name', type: { kind: 'text' }, nullable: true }],
-    });
-    const tx = await wh.begin();
+    const t = await kvTable(wh, 'rgc_bulk');
     // 120,000 rows of 80-byte text: about 10 MB decoded, past the 8 MiB cap.
-    await tx.upsert(t, 'main', columnsOf(t, Array.from({ length: 120_000 }, (_, id) => ({ id, name: `${id}`.padStart(80, 'x') }))));
-    await tx.commit();
+    await upsertRows(wh, t, Array.from({ length: 120_000 }, (_, id) => ({ id, v: `${id}`.padStart(80, 'x') })));
     const head = wh.resolveSnapshot(wh.getTableById(t.id)!)!.id;
     const read = async () => (await wh.readChanges(t, undefined, head)).reduce((n, c) => n + c.batch.numRows, 0);
     assert.equal(await read(), 120_000);
