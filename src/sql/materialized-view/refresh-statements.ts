@@ -231,21 +231,26 @@ function changed(relation: BaseRelation, p: RefreshPositions): boolean {
   return p.from.get(relation.tableId) !== p.to.get(relation.tableId);
 }
 
-const changeColumnLists = new WeakMap<BaseRelation, string>();
+const changeColumnLists = new WeakMap<BaseRelation, { readonly names: readonly string[]; readonly list: string }>();
 
 /**
- * The columns ΔR of `r` is cut to (referencedColumns, quoted, as a select list), found once
- * per relation: a refresh asks for them at every step, and each answer walks the arm's tree.
+ * The columns ΔR of `r` is cut to (referencedColumns: their names, and quoted as a select
+ * list), found once per relation: a refresh asks for them at every step, and each answer
+ * walks the arm's tree.
  */
-function changeColumns(r: BaseRelation, arm: ViewArm): string {
+function changeColumns(r: BaseRelation, arm: ViewArm): { readonly names: readonly string[]; readonly list: string } {
   let cols = changeColumnLists.get(r);
-  if (cols === undefined) changeColumnLists.set(r, cols = referencedColumns(arm, r).map(quoteIdent).join(', '));
+  if (cols === undefined) {
+    const names = referencedColumns(arm, r);
+    changeColumnLists.set(r, cols = { names, list: names.map(quoteIdent).join(', ') });
+  }
   return cols;
 }
 
+
 /** Which netted change set ΔR of `r` is, as `arm` reads it: the table and the columns it is cut to. */
 function changeSetId(r: BaseRelation, arm: ViewArm): string {
-  return `${r.tableId}:${changeColumns(r, arm)}`;
+  return `${r.tableId}:${changeColumns(r, arm).list}`;
 }
 
 /** A relation a refresh has a term for: it changed, and its changes were not found to net to nothing. */
@@ -289,7 +294,7 @@ export function netChangeChecks(shape: ViewShape, p: RefreshPositions, wanted: (
       if (!changed(r, p) || p.completeChangelogs?.has(r.tableId) !== true || asked.has(id)) continue;
       asked.add(id);
       if (!wanted(id)) continue;
-      out.set(id, { id, tableId: r.tableId, from: BigInt(p.from.get(r.tableId)!), to: BigInt(p.to.get(r.tableId)!), columns: referencedColumns(arm, r) });
+      out.set(id, { id, tableId: r.tableId, from: BigInt(p.from.get(r.tableId)!), to: BigInt(p.to.get(r.tableId)!), columns: changeColumns(r, arm).names });
     }
   }
   return [...out.values()];
@@ -355,7 +360,7 @@ class ChangeSources {
    */
   #changelogCte(r: BaseRelation, arm: ViewArm): string | undefined {
     if (this.#p.completeChangelogs?.has(r.tableId) !== true) return undefined;
-    const cols = changeColumns(r, arm);
+    const cols = changeColumns(r, arm).list;
     // Arms of a UNION ALL may read one table through different columns: a CTE per column list.
     return this.#cte(changeSetId(r, arm), `__floe_changes_${this.#ctes.size}`, (name) => `${name} AS MATERIALIZED (SELECT * FROM (
         ${nettedChanges(cols, this.changes(r))}
@@ -366,7 +371,7 @@ class ChangeSources {
   rows(r: BaseRelation, arm: ViewArm, side: 'new' | 'old'): Raw {
     const changelog = this.#changelogCte(r, arm);
     if (changelog !== undefined) {
-      const cols = changeColumns(r, arm);
+      const cols = changeColumns(r, arm).list;
       return selectOf(fillTemplate(`SELECT ${cols} FROM ${changelog} WHERE ${SIDE} = ${side === 'new' ? 1 : -1}`));
     }
     const keys = r.primaryKey.map(quoteIdent).join(', ');
