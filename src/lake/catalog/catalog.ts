@@ -156,6 +156,13 @@ export interface CommitRequest {
   readonly removeFileIds: readonly number[];
   /** Files that must still be visible at the head (optimizer): otherwise OptimizerConflict. */
   readonly requireVisible?: readonly number[];
+  /**
+   * A snapshot on the branch at which every requireVisible file was visible (the one the
+   * optimizer read). The check then reads only the removals made since it, not the whole
+   * lineage; when it is no longer an ancestor of the head (a rollback, or expiry squashed
+   * it) the check reads the lineage as without it.
+   */
+  readonly requireVisibleSince?: bigint;
   /** Append-table compaction: where each replaced file's rows went, kept so older row ids still translate. */
   readonly replacements?: readonly FileReplacement[];
   /**

@@ -1152,12 +1152,8 @@ export class SqlCatalog implements Catalog {
       throw new FloeError(SqlState.serializationFailure, 'could not serialize access due to concurrent update', { detail: HEAD_MOVED });
     }
     const head = this.getSnapshot(req.tableId, ref.snapshotId)!;
-    if (req.requireVisible !== undefined && req.requireVisible.length > 0) {
-      const row = this.#sql(`${ANCESTORS_CTE}
-        SELECT COUNT(*) AS n FROM files f WHERE f.file_id IN (SELECT value FROM json_each(?)) AND f.added_in IN (SELECT id FROM anc)
-          AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id IN (SELECT id FROM anc))`)
-        .get(head.id, JSON.stringify(req.requireVisible)) as { n: bigint };
-      if (Number(row.n) !== new Set(req.requireVisible).size) throw new OptimizerConflict();
+    if (req.requireVisible !== undefined && req.requireVisible.length > 0 && !this.#stillVisible(req.tableId, head.id, req.requireVisible, req.requireVisibleSince)) {
+      throw new OptimizerConflict();
     }
     const id = this.#nextMeta('next_snapshot_id');
     // Commit times are strictly increasing along a branch so timestamp travel is unambiguous.
@@ -1182,6 +1178,36 @@ export class SqlCatalog implements Catalog {
       tableId: req.tableId, id, parentId: head.id, branch: req.branch, committedAtMicros: at, operation: req.operation,
       summary: { ...req.summary }, schemaId: req.schemaId, expired: false, squashedFromMicros: undefined,
     };
+  }
+
+  /**
+   * Whether every file in `fileIds` is visible at `head`. With `since` (a snapshot at which
+   * they all were) only the commits after it are read: a file visible there is visible at a
+   * descendant unless a snapshot between them removed it. Reading the whole lineage cost 19 ms
+   * at 8,000 snapshots, on the event loop, for every optimizer commit of a streaming table.
+   */
+  #stillVisible(tableId: number, head: bigint, fileIds: readonly number[], since: bigint | undefined): boolean {
+    const files = JSON.stringify(fileIds);
+    if (since !== undefined) {
+      // Parents have smaller ids than their children, so the walk stops at `since` or just below it.
+      const path = (this.#sql(`WITH RECURSIVE path(id) AS (
+          SELECT CAST(? AS BIGINT) UNION ALL
+          SELECT s.parent_id FROM snapshots s JOIN path ON s.snapshot_id = path.id WHERE s.parent_id IS NOT NULL AND s.parent_id >= ?)
+        SELECT id FROM path`).all(head, since) as { id: bigint }[]).map((r) => BigInt(r.id));
+      if (path.includes(since)) {
+        // The row must still be there too: a tiering swap deletes the files it replaces.
+        const after = JSON.stringify(path.filter((id) => id !== since).map(Number));
+        const row = this.#sql(`SELECT COUNT(*) AS n FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
+          AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id IN (SELECT value FROM json_each(?)))`)
+          .get(tableId, files, after) as { n: bigint };
+        return Number(row.n) === new Set(fileIds).size;
+      }
+    }
+    const row = this.#sql(`${ANCESTORS_CTE}
+      SELECT COUNT(*) AS n FROM files f WHERE f.file_id IN (SELECT value FROM json_each(?)) AND f.added_in IN (SELECT id FROM anc)
+        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id IN (SELECT id FROM anc))`)
+      .get(head, files) as { n: bigint };
+    return Number(row.n) === new Set(fileIds).size;
   }
 
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void {

@@ -172,7 +172,7 @@ function commitCompaction(
           'deletes-carried': String(carried.reduce((n, f) => n + f.rowCount, 0)),
         },
         // Outputs first: the replacements and carried deletion vectors name them by staged index.
-        addFiles: [...addFiles, ...carried], removeFileIds, requireVisible, replacements, expectHead: head,
+        addFiles: [...addFiles, ...carried], removeFileIds, requireVisible, requireVisibleSince: head, replacements, expectHead: head,
       }], txnId, nowMicros());
       return snap!.id;
     } catch (e) {

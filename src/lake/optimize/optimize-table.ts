@@ -128,7 +128,7 @@ async function optimizeNodes(
         kind, 'nodes-optimized': String(total), 'nodes-split': String(nodesSplit), 'nodes-merged': String(nodesMerged),
         'change-files-folded': String(c.changeFilesFolded), 'low-watermark': String(watermark),
       },
-      addFiles: c.addFiles, removeFileIds: c.removeFileIds, requireVisible: c.requireVisible,
+      addFiles: c.addFiles, removeFileIds: c.removeFileIds, requireVisible: c.requireVisible, requireVisibleSince: head,
     }], txnId, nowMicros());
     opts.onProgress?.({ phase: 'done', nodesDone: total, nodesTotal: total });
     return withCompacted({
