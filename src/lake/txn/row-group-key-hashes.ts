@@ -20,6 +20,8 @@ export const ROW_GROUP_KEY_HASH_BYTES = 64 * 1024 * 1024;
 
 /** Insertion order is recency: a hit moves its entry to the end. */
 const entries = new Map<string, Uint32Array>();
+const inFlight = new Map<string, Promise<Uint32Array>>();
+let decodes = 0;
 let cachedBytes = 0;
 
 /** The sorted key hashes of row group `group` of a base file; decoded (its key columns only) on a miss. */
@@ -33,12 +35,30 @@ export async function rowGroupKeyHashes(
     entries.set(key, hit);
     return hit;
   }
+  // Concurrent checks that miss the same group (every writer right after a fold wrote a new
+  // base file) share one decode: sixteen writers decoded and hashed it sixteen times.
+  let decoding = inFlight.get(key);
+  if (decoding === undefined) {
+    decoding = decodeHashes(open, path, keyCols, keyNames, keyTypes, group);
+    decodes++;
+    inFlight.set(key, decoding);
+    try {
+      remember(key, await decoding);
+    } finally {
+      inFlight.delete(key);
+    }
+  }
+  return decoding;
+}
+
+async function decodeHashes(
+  open: () => Promise<ParquetSource>, path: string, keyCols: readonly ColumnMetadata[], keyNames: readonly string[], keyTypes: readonly SqlType[], group: number,
+): Promise<Uint32Array> {
   const parts = (await decodeDataFile(await open(), path, keyCols, [], [group])).map((b) => encodeKeyBatch(b, keyNames, keyTypes).hashes);
   const hashes = new Uint32Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) { hashes.set(p, at); at += p.length; }
   hashes.sort();
-  remember(key, hashes);
   return hashes;
 }
 
@@ -65,7 +85,7 @@ export function holdsAnyHash(sorted: Uint32Array, hashes: ArrayLike<number>): bo
   return false;
 }
 
-/** Entries and bytes held now (for tests and diagnosis). */
-export function rowGroupKeyHashStats(): { readonly entries: number; readonly bytes: number } {
-  return { entries: entries.size, bytes: cachedBytes };
+/** Entries and bytes held now, and row groups decoded since the process started (for tests and diagnosis). */
+export function rowGroupKeyHashStats(): { readonly entries: number; readonly bytes: number; readonly decodes: number } {
+  return { entries: entries.size, bytes: cachedBytes, decodes };
 }
