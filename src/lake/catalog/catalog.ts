@@ -352,6 +352,12 @@ export interface Catalog {
   ): FileRecord | undefined;
   /** Paths of every file row (any table) starting with `prefix`: which log segments are still read. */
   filePathsWithPrefix(prefix: string): string[];
+  /**
+   * The least path of any file row (any table) starting with `prefix`: the oldest log
+   * segment still read, as segment names sort by their first LSN. Removed files count
+   * until expiry deletes their rows (time travel still reads them).
+   */
+  oldestFilePathWithPrefix(prefix: string): string | undefined;
 
   /** Marks snapshots expired and deletes file rows nothing can read any more (and replacements nobody can need). */
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void;

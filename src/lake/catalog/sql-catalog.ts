@@ -1011,6 +1011,11 @@ export class SqlCatalog implements Catalog {
     return (this.#sql('SELECT path FROM files WHERE path >= ? AND path < ?').all(prefix, `${prefix}\uffff`) as { path: string }[]).map((r) => r.path);
   }
 
+  oldestFilePathWithPrefix(prefix: string): string | undefined {
+    const row = this.#sql('SELECT MIN(path) AS path FROM files WHERE path >= ? AND path < ?').get(prefix, `${prefix}\uffff`) as { path: string | null } | undefined;
+    return row?.path ?? undefined;
+  }
+
   beginTxn(id: string, pid: number, nowMicros: bigint): bigint {
     return this.#ownWrite('none', 'normal', () => {
       const seq = this.#nextMeta('next_seq');

@@ -330,12 +330,16 @@ export class LogStore {
   async #releaseOwnSegments(nowMs: number): Promise<number> {
     // This writer's log as it is now: a takeover may move this store to a new one meanwhile.
     const log = this.#log;
-    const inUse = new Set(this.#catalog.filePathsWithPrefix(`${logWriterDir(log.writerId)}/`).map((p) => p.slice(0, p.indexOf('#'))));
+    // Only the oldest segment still read matters (the walk below stops there), not every
+    // file row's path: those grow with the history kept, thousands a minute of commits.
+    const oldestRead = this.#catalog.oldestFilePathWithPrefix(`${logWriterDir(log.writerId)}/`);
+    const oldestReadKey = oldestRead?.slice(0, oldestRead.indexOf('#'));
     const segments = log.segments();
     // Segments go oldest first: the oldest one still read, or freed too recently, bounds what can go.
     let bound = segments.length === 0 ? 0n : segments[segments.length - 1]!.firstLsn;
     for (const s of segments) {
-      if (inUse.has(s.key)) {
+      // Keys are fixed-width LSNs, so they sort as the segments do.
+      if (oldestReadKey !== undefined && s.key >= oldestReadKey) {
         this.#freedAt.delete(s.key);
         bound = s.firstLsn;
         break;

@@ -158,6 +158,11 @@ CREATE TABLE row_security (table_id BIGINT PRIMARY KEY, enabled BIGINT NOT NULL,
   options TEXT COLLATE "C" NOT NULL, populated BIGINT NOT NULL, positions TEXT COLLATE "C" NOT NULL, generation BIGINT NOT NULL,
   full_refresh_reason TEXT COLLATE "C", last_refresh TEXT COLLATE "C");`,
   },
+  {
+    // The oldest log segment any file row reads (oldestFilePathWithPrefix), without a scan of every file row.
+    version: 8,
+    sql: `CREATE INDEX files_path ON files (path);`,
+  },
 ];
 
 /**

@@ -142,6 +142,8 @@ function migrate(db: Database.Database): void {
   if (!viewColumns.has('options')) db.exec(`ALTER TABLE views ADD COLUMN options TEXT NOT NULL DEFAULT '[]'`);
   // Tiered files only (tieredFiles): none at all while tiering is off, so finding them costs nothing.
   db.exec('CREATE INDEX IF NOT EXISTS files_tiered ON files (table_id) WHERE snapshots IS NOT NULL');
+  // The oldest log segment any file row reads (oldestFilePathWithPrefix), without a scan of every file row.
+  db.exec('CREATE INDEX IF NOT EXISTS files_path ON files (path)');
   // File ids come from a counter (#insertFile says why); a catalog written before it starts
   // past every id any of its rows still names.
   db.exec(`INSERT OR IGNORE INTO meta VALUES ('next_file_id', 1 + MAX(
