@@ -2,6 +2,7 @@ import type { FileRecord } from '../catalog/catalog.js';
 import { isLogPath } from '../log/log-locator.js';
 import { deletionVectorsByTarget } from '../table/deletion-vectors.js';
 import type { NodeOptimizingMetrics, OptimizingMetrics } from './optimize-result.js';
+import { oldestCommitMicros } from './oldest-commit.js';
 import { compactableSmallFiles } from './plan-append-rewrites.js';
 import type { SizeSettings } from './plan-append-rewrites.js';
 
@@ -10,13 +11,7 @@ import type { SizeSettings } from './plan-append-rewrites.js';
  * only a minor moves into Parquet); undefined when there is none or its time is unknown.
  */
 export function oldestLogFileMicros(files: readonly FileRecord[], commitMicros: (snapshotId: bigint) => bigint | undefined): bigint | undefined {
-  let oldest: bigint | undefined;
-  for (const f of files) {
-    if (f.store !== 'base' || !isLogPath(f.path)) continue;
-    const at = commitMicros(f.addedIn);
-    if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
-  }
-  return oldest;
+  return oldestCommitMicros(files.filter((f) => f.store === 'base' && isLogPath(f.path)).map((f) => f.addedIn), commitMicros);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isAncestorOrSelf } from '../bucket/bucket-node.js';
 import type { BucketNode } from '../bucket/bucket-node.js';
 import { appendOptimizingMetrics } from './append-optimizing-metrics.js';
+import { oldestCommitMicros } from './oldest-commit.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { deletionVectorsByTarget } from '../table/deletion-vectors.js';
 import { frontierByPartition } from '../table/frontier.js';
@@ -76,17 +77,17 @@ export function computeOptimizingMetrics(input: OptimizingMetricsInput): Optimiz
       let changeRows = 0;
       let changeBytes = 0;
       let foldable = 0;
-      let oldest: bigint | undefined;
+      const added: bigint[] = [];
       for (const f of changes) {
         if (f.seq < fn.baseSeq || !onLine(f, fn.node)) continue;
         changeFiles++;
         changeRows += f.rowCount;
         changeBytes += f.sizeBytes;
         if (f.seq < input.watermark) foldable++;
-        const at = input.commitMicros(f.addedIn);
-        if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
+        added.push(f.addedIn);
         pending.add(f);
       }
+      const oldest = oldestCommitMicros(added, input.commitMicros);
       const data = fn.baseFiles.filter((f) => f.path !== '');
       const rows = data.reduce((n, f) => n + f.rowCount, 0);
       const bytes = data.reduce((n, f) => n + f.sizeBytes, 0);
