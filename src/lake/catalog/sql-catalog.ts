@@ -196,6 +196,17 @@ export class SqlCatalog implements Catalog {
       // The new file may be gone already, swapped again since: the memo then starts over.
       added: r.file_id === null ? undefined : toFileNumbers(r),
     })),
+    since: (tableId, id, ancestor) => {
+      const path = this.#lineageBack(id, ancestor);
+      if (path === undefined) return undefined;
+      const ids = JSON.stringify(path.map(Number));
+      return {
+        added: (this.#sql('SELECT * FROM files WHERE table_id = ? AND added_in IN (SELECT value FROM json_each(?)) ORDER BY added_in, file_id')
+          .all(tableId, ids) as FileRow[]).map(toFileNumbers),
+        removed: (this.#sql('SELECT file_id FROM file_removals WHERE table_id = ? AND snapshot_id IN (SELECT value FROM json_each(?))')
+          .all(tableId, ids) as { file_id: bigint }[]).map((r) => Number(r.file_id)),
+      };
+    },
     query: (tableId, id) => this.#queryVisibleFiles(tableId, id),
   });
 
@@ -1193,26 +1204,32 @@ export class SqlCatalog implements Catalog {
    */
   #stillVisible(tableId: number, head: bigint, fileIds: readonly number[], since: bigint | undefined): boolean {
     const files = JSON.stringify(fileIds);
-    if (since !== undefined) {
-      // Parents have smaller ids than their children, so the walk stops at `since` or just below it.
-      const path = (this.#sql(`WITH RECURSIVE path(id) AS (
-          SELECT CAST(? AS BIGINT) UNION ALL
-          SELECT s.parent_id FROM snapshots s JOIN path ON s.snapshot_id = path.id WHERE s.parent_id IS NOT NULL AND s.parent_id >= ?)
-        SELECT id FROM path`).all(head, since) as { id: bigint }[]).map((r) => BigInt(r.id));
-      if (path.includes(since)) {
-        // The row must still be there too: a tiering swap deletes the files it replaces.
-        const after = JSON.stringify(path.filter((id) => id !== since).map(Number));
-        const row = this.#sql(`SELECT COUNT(*) AS n FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
-          AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id IN (SELECT value FROM json_each(?)))`)
-          .get(tableId, files, after) as { n: bigint };
-        return Number(row.n) === new Set(fileIds).size;
-      }
+    const after = since === undefined ? undefined : this.#lineageBack(head, since);
+    if (after !== undefined) {
+      // The row must still be there too: a tiering swap deletes the files it replaces.
+      const row = this.#sql(`SELECT COUNT(*) AS n FROM files f WHERE f.table_id = ? AND f.file_id IN (SELECT value FROM json_each(?))
+        AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id IN (SELECT value FROM json_each(?)))`)
+        .get(tableId, files, JSON.stringify(after.map(Number))) as { n: bigint };
+      return Number(row.n) === new Set(fileIds).size;
     }
     const row = this.#sql(`${ANCESTORS_CTE}
       SELECT COUNT(*) AS n FROM files f WHERE f.file_id IN (SELECT value FROM json_each(?)) AND f.added_in IN (SELECT id FROM anc)
         AND NOT EXISTS (SELECT 1 FROM file_removals r WHERE r.file_id = f.file_id AND r.snapshot_id IN (SELECT id FROM anc))`)
       .get(head, files) as { n: bigint };
     return Number(row.n) === new Set(fileIds).size;
+  }
+
+  /**
+   * The snapshots from `id` back to its ancestor `ancestor`, excluded, newest first; undefined
+   * when `ancestor` is not on `id`'s line (a rollback took it off, expiry squashed it).
+   * Parents have smaller ids than their children, so the walk stops at `ancestor` or just below.
+   */
+  #lineageBack(id: bigint, ancestor: bigint): bigint[] | undefined {
+    const path = (this.#sql(`WITH RECURSIVE path(id) AS (
+        SELECT CAST(? AS BIGINT) UNION ALL
+        SELECT s.parent_id FROM snapshots s JOIN path ON s.snapshot_id = path.id WHERE s.parent_id IS NOT NULL AND s.parent_id >= ?)
+      SELECT id FROM path`).all(id, ancestor) as { id: bigint }[]).map((r) => BigInt(r.id));
+    return path.includes(ancestor) ? path.filter((p) => p !== ancestor) : undefined;
   }
 
   expire(tableId: number, snapshotIds: readonly bigint[], deleteFileIds: readonly number[]): void {
