@@ -33,7 +33,8 @@ export interface IcebergExportSource {
   readonly storageConfig: StorageConfig;
   head(table: TableMetadata): Snapshot | undefined;
   filesAt(table: TableMetadata, snapshotId: bigint): DataFileInfo[];
-  liveSnapshotIds(table: TableMetadata): ReadonlySet<bigint>;
+  /** Of `among` (the snapshots the newest export names), those not expired. */
+  liveSnapshotIds(table: TableMetadata, among: readonly bigint[]): ReadonlySet<bigint>;
   changeStoreRows(table: TableMetadata, snapshotId: bigint): Promise<PartitionChangeRows[]>;
 }
 
@@ -112,7 +113,8 @@ export async function exportIcebergMetadata(
   const schemaJson = icebergSchemaJson(table.schemaId, columns);
   const baseSpec = icebergPartitionSpec(table, columns);
   const spec = { ...baseSpec, specId: specIdFor(prevJson, partitionSpecJson(baseSpec).fields as unknown[]) };
-  const live = source.liveSnapshotIds(table);
+  // Only the exported snapshots are asked about: the table's own history is far longer under a stream.
+  const live = source.liveSnapshotIds(table, (prevJson?.snapshots ?? []).map((s) => BigInt(s['snapshot-id'])));
   const snapshotId = safeNumber(head.id);
   // A head already exported (a rollback to it): make that snapshot current again, nothing else to write.
   let current = prevJson?.snapshots.find((s) => s['snapshot-id'] === snapshotId);

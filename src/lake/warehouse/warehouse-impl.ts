@@ -415,7 +415,10 @@ export class WarehouseImpl implements Warehouse {
       storageConfig: this.#ctx.storageConfig,
       head: (t) => this.resolveSnapshot(t),
       filesAt: (t, id) => describeFiles(catalog, t, id),
-      liveSnapshotIds: (t) => new Set(this.listSnapshots(t).map((s) => s.id)),
+      liveSnapshotIds: (t, among) => new Set(among.filter((id) => {
+        const s = this.#catalog.getSnapshot(t.id, id);
+        return s !== undefined && !s.expired;
+      })),
       changeStoreRows: async (t, id) => changeStoreRows(this.#ctx.storage,
         (await planScan(this.#ctx, { table: t, at: { kind: 'snapshot', id }, projection: t.columns.map((c) => c.name) })).tasks),
     }, table, Date.now(), opts);
