@@ -113,22 +113,12 @@ export class VisibleFilesMemo {
     if (nearest === undefined) return undefined;
     const span = this.#source.since(tableId, snapshotId, nearest);
     if (span === undefined) return undefined;
-    const base = memo.sets.get(String(nearest))!;
-    if (span.removed.length === 0) return span.added.length === 0 ? base : [...base, ...span.added];
-    const gone = new Set(span.removed);
-    return [...base.filter((f) => !gone.has(f.fileId)), ...span.added.filter((f) => !gone.has(f.fileId))];
+    return afterCommits(memo.sets.get(String(nearest))!, span.added, span.removed);
   }
 
   /** The set at `snapshotId` from its parent's: a file added and removed at the same snapshot (after a squash) is not visible. */
   #child(tableId: number, parent: readonly FileRecord[], snapshotId: bigint): readonly FileRecord[] {
-    const added = this.#source.addedIn(tableId, snapshotId);
-    const removed = this.#source.removedIn(tableId, snapshotId);
-    if (removed.length === 0) return added.length === 0 ? parent : [...parent, ...added];
-    const gone = new Set(removed);
-    const out: FileRecord[] = [];
-    for (const f of parent) if (!gone.has(f.fileId)) out.push(f);
-    for (const f of added) if (!gone.has(f.fileId)) out.push(f);
-    return out;
+    return afterCommits(parent, this.#source.addedIn(tableId, snapshotId), this.#source.removedIn(tableId, snapshotId));
   }
 
   #tableMemo(tableId: number): TableMemo {
@@ -169,6 +159,20 @@ export class VisibleFilesMemo {
     if (memo.sets.size > SETS_PER_TABLE) memo.sets.delete(memo.sets.keys().next().value!);
     return files;
   }
+}
+
+/**
+ * A visible set after commits that added `added` (newer than every file of `base`, in
+ * (added_in, file_id) order) and removed `removed`: a file added and removed among them is
+ * not visible.
+ */
+function afterCommits(base: readonly FileRecord[], added: readonly FileRecord[], removed: readonly number[]): readonly FileRecord[] {
+  if (removed.length === 0) return added.length === 0 ? base : [...base, ...added];
+  const gone = new Set(removed);
+  const out: FileRecord[] = [];
+  for (const f of base) if (!gone.has(f.fileId)) out.push(f);
+  for (const f of added) if (!gone.has(f.fileId)) out.push(f);
+  return out;
 }
 
 /** A visible set after a swap (FileSwap): unchanged when it held none of the swapped files. */

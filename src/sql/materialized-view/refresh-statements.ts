@@ -247,7 +247,6 @@ function changeColumns(r: BaseRelation, arm: ViewArm): { readonly names: readonl
   return cols;
 }
 
-
 /** Which netted change set ΔR of `r` is, as `arm` reads it: the table and the columns it is cut to. */
 function changeSetId(r: BaseRelation, arm: ViewArm): string {
   return `${r.tableId}:${changeColumns(r, arm).list}`;
