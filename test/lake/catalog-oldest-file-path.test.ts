@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { NewFileRecord } from '../../src/lake/catalog/catalog.js';
 import { forEachCatalogBackend } from '../harness/catalog-backends.js';
+import { createKeyedTable, newFileRecord } from '../harness/catalog-rows.js';
 
 /*
  * The log store keeps every segment from the oldest one a file row still reads: the catalog
@@ -9,25 +9,15 @@ import { forEachCatalogBackend } from '../harness/catalog-backends.js';
  * (time travel reads them until expiry deletes the rows).
  */
 
-function file(path: string): NewFileRecord {
-  return {
-    store: 'change', path, partitionKey: '', partitionValues: [], nodeMask: 0, nodeIndex: 0, rowCount: 1, sizeBytes: 10,
-    seq: 1n, firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap: undefined,
-  };
-}
-
 forEachCatalogBackend((backend) => {
   test('the oldest file path under a prefix: removed rows count, other writers and literal wildcards do not', () => {
     const place = backend().place();
     try {
       const c = place.connect();
-      const t = c.createTable({
-        namespace: 'public', name: 't', columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
-        primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2,
-      } as never, 0n, false).table;
+      const t = createKeyedTable(c);
       let at = 1n;
       const commit = (paths: string[], remove: number[] = []) => c.commit([{
-        tableId: t.id, branch: 'main', operation: 'write', summary: {}, schemaId: t.schemaId, addFiles: paths.map(file), removeFileIds: remove,
+        tableId: t.id, branch: 'main', operation: 'write', summary: {}, schemaId: t.schemaId, addFiles: paths.map((p) => newFileRecord(p)), removeFileIds: remove,
       }], undefined, ++at);
       assert.equal(c.oldestFilePathWithPrefix('log/w_1/'), undefined);
       commit(['log/w_1/00000000000000004096.wal#10+5', 'log/w_1/00000000000000008192.wal#7+5', 'log/wa1/00000000000000000000.wal#0+5']);

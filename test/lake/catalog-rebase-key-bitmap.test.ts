@@ -4,6 +4,7 @@ import type { SqlCatalog } from '../../src/lake/catalog/sql-catalog.js';
 import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
 import { keyBitmapOf } from '../../src/lake/bucket/key-bitmap.js';
 import { forEachCatalogBackend, type CatalogBackend, type CatalogPlace } from '../harness/catalog-backends.js';
+import { createKeyedTable } from '../harness/catalog-rows.js';
 
 /*
  * CommitRequest.rebaseKeyBitmap: a keyed write that checked its keys at one head still
@@ -29,10 +30,7 @@ function setUp(backend: CatalogBackend): { place: CatalogPlace; a: SqlCatalog; b
   const place = backend.place();
   const a = place.connect();
   const b = place.connectAsAnotherProcess();
-  const t = a.createTable({
-    namespace: 'public', name: 't', columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
-    primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2,
-  } as never, 0n, false).table;
+  const t = createKeyedTable(a);
   return { place, a, b, tableId: t.id, schemaId: t.schemaId };
 }
 

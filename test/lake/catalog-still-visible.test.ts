@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SqlCatalog } from '../../src/lake/catalog/sql-catalog.js';
-import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
+import type { CommitRequest } from '../../src/lake/catalog/catalog.js';
 import { OptimizerConflict } from '../../src/lake/catalog/optimizer-conflict.js';
 import { forEachCatalogBackend } from '../harness/catalog-backends.js';
+import { createKeyedTable, newFileRecord as file } from '../harness/catalog-rows.js';
 
 /*
  * An optimizer commit names the files it read as "must still be visible". With
@@ -11,13 +12,6 @@ import { forEachCatalogBackend } from '../harness/catalog-backends.js';
  * after that snapshot; each case here commits the same fold with and without it and must
  * get the same answer as the check over the whole lineage.
  */
-
-function file(path: string, store: 'change' | 'base' = 'change'): NewFileRecord {
-  return {
-    store, path, partitionKey: '', partitionValues: [], nodeMask: 0, nodeIndex: 0, rowCount: 1, sizeBytes: 10,
-    seq: 1n, firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap: undefined,
-  };
-}
 
 interface Table { readonly c: SqlCatalog; readonly id: number; readonly schemaId: number; at: bigint }
 
@@ -61,11 +55,7 @@ forEachCatalogBackend((backend) => {
     const place = backend().place();
     try {
       const c = place.connect();
-      const created = c.createTable({
-        namespace: 'public', name: 't', columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
-        primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2,
-      } as never, 0n, false).table;
-      fn({ c, id: created.id, schemaId: created.schemaId, at: 10n });
+      fn({ c, ...createKeyedTable(c), at: 10n });
     } finally {
       place.dispose();
     }
