@@ -4,18 +4,15 @@ import type { RowPicker } from '../format/data-file-reader.js';
 /**
  * `pick` that also drops the rows a file's deletion vector names. The decoder calls a
  * picker once per decoded batch, in file order, before it copies anything; so the
- * running row count gives each row's place among the decoded rows, and `groups`
- * (ascending; undefined: the whole file) with the file's `groupRows` its position in the
- * file. The sorted deletions are walked alongside, one pass in all. `decoded()` says how
- * many rows the picker saw, for the caller to check against what it asked for.
+ * running row count gives each row's place among the decoded rows. The deleted
+ * positions are turned into such places once, through `groups` (ascending; undefined:
+ * the whole file) and the file's `groupRows`, and walked alongside, one pass in all.
+ * `decoded()` says how many rows the picker saw, for the caller to check against what it asked for.
  */
 export function skippingDeleted(
-  pick: RowPicker, deleted: readonly number[], groups: readonly number[] | undefined, groupRows: readonly number[] | undefined,
+  pick: RowPicker, deleted: ArrayLike<number>, groups: readonly number[] | undefined, groupRows: readonly number[] | undefined,
 ): RowPicker & { decoded(): number } {
-  // deletion vectors are stored ascending: sorted only when they are not
-  const gone = Uint32Array.from(deleted);
-  if (!isAscending(gone)) gone.sort();
-  const position = decodedPositions(groups, groupRows);
+  const gone = decodedPlaces(deleted, groups, groupRows);
   let start = 0;
   let d = 0;
   const picker = (batch: RecordBatch): Int32Array | undefined => {
@@ -24,14 +21,13 @@ export function skippingDeleted(
     start += n;
     const rows = pick(batch);
     if (n === 0) return rows;
-    const at = (i: number): number => (position === undefined ? first + i : position[first + i]!);
-    while (d < gone.length && gone[d]! < at(0)) d++;
-    if (d >= gone.length || gone[d]! > at(n - 1)) return rows;
+    while (d < gone.length && gone[d]! < first) d++;
+    if (d >= gone.length || gone[d]! >= first + n) return rows;
     const count = rows?.length ?? n;
     const keep = new Int32Array(count);
     let k = 0;
-    if (position === undefined && rows === undefined) {
-      // the whole file decoded, every row picked: positions are first + i (the common case, tight)
+    if (rows === undefined) {
+      // every row picked (the common case, tight)
       let next = gone[d]! - first;
       for (let i = 0; i < n; i++) {
         if (i === next) {
@@ -43,19 +39,9 @@ export function skippingDeleted(
       }
       return keep.subarray(0, k);
     }
-    if (position === undefined) {
-      for (let j = 0; j < count; j++) {
-        const i = rows![j]!;
-        const p = first + i;
-        while (d < gone.length && gone[d]! < p) d++;
-        if (d < gone.length && gone[d] === p) continue;
-        keep[k++] = i;
-      }
-      return keep.subarray(0, k);
-    }
     for (let j = 0; j < count; j++) {
-      const i = rows === undefined ? j : rows[j]!;
-      const p = position[first + i]!;
+      const i = rows[j]!;
+      const p = first + i;
       while (d < gone.length && gone[d]! < p) d++;
       if (d < gone.length && gone[d] === p) continue;
       keep[k++] = i;
@@ -63,6 +49,33 @@ export function skippingDeleted(
     return keep.subarray(0, k);
   };
   return Object.assign(picker, { decoded: () => start });
+}
+
+/**
+ * Deleted file positions as places among the decoded rows (the chosen row groups back to
+ * back), ascending; positions in row groups not decoded are left out.
+ */
+function decodedPlaces(deleted: ArrayLike<number>, groups: readonly number[] | undefined, groupRows: readonly number[] | undefined): Uint32Array {
+  // deletion vectors are stored ascending: sorted only when they are not
+  const sorted = Uint32Array.from(deleted);
+  if (!isAscending(sorted)) sorted.sort();
+  if (groups === undefined) return sorted;
+  if (groupRows === undefined) throw new Error('the positions of a file read in part need its row group sizes');
+  const fileStart: number[] = [];
+  let acc = 0;
+  for (const n of groupRows) { fileStart.push(acc); acc += n; }
+  const out = new Uint32Array(sorted.length);
+  let k = 0;
+  let d = 0;
+  let place = 0;
+  for (const g of groups) {
+    const lo = fileStart[g]!;
+    const hi = lo + groupRows[g]!;
+    while (d < sorted.length && sorted[d]! < lo) d++;
+    while (d < sorted.length && sorted[d]! < hi) out[k++] = place + sorted[d++]! - lo;
+    place += groupRows[g]!;
+  }
+  return out.subarray(0, k);
 }
 
 /** File position of each decoded row when only `groups` (ascending) were decoded; undefined when every row was. */
