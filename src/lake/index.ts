@@ -37,7 +37,7 @@ export type { RelationComment, ViewDefinition, ViewMetadata } from './table/view
 export type { MaterializedViewDefinition, MaterializedViewMetadata, MaterializedViewProgress, MaterializedViewRefresh } from './table/materialized-view-metadata.js';
 export { enumTypeOfUserType, type EnumLabel, type UserTypeMetadata } from './table/user-type-metadata.js';
 export type { EnumLabelPosition } from './table/alter-enum-labels.js';
-export { executeScanTask, executeScanTaskSelected, type RowNarrower, type ScanTaskCounters } from './scan/execute-scan-task.js';
+export { addScanTaskCounters, executeScanTask, executeScanTaskSelected, type RowNarrower, type ScanTaskCounters } from './scan/execute-scan-task.js';
 export type { SelectedBatch } from './arrow/selected-batch.js';
 // The Arrow form of each SqlType in data files and scan output, so the executor's batches agree with the lake's.
 export { arrowTypeOf } from './arrow/arrow-type.js';

@@ -9,6 +9,7 @@ import { createFloeSession } from '../../src/session/index.js';
 import { loadSqlParser } from '../../src/sql/index.js';
 import { createSystemCatalog, registerCatalogFunctions } from '../../src/sql/system-catalog/index.js';
 import type { SessionHandler } from '../../src/wire/session-handler.js';
+import type { ScanPool } from '../../src/exec/index.js';
 
 let warehouse: Warehouse;
 let s: SessionHandler;
@@ -30,6 +31,22 @@ before(async () => {
   await run('CREATE TABLE dim (id integer PRIMARY KEY, name text)');
   await run("INSERT INTO dim SELECT g, 'n' || g FROM generate_series(1, 20) g");
 });
+
+/** A session whose scans run on `pool`, and a runner of its queries' first columns as text lines. */
+async function pooledSession(pool: ScanPool, processId: number): Promise<(sql: string) => Promise<string>> {
+  const pooled = createFloeSession({
+    warehouse, catalog: createSystemCatalog(), scanPool: pool,
+    startup: { user: 'floe', database: 'floe', parameters: {}, remoteAddress: '127.0.0.1', processId },
+  });
+  await pooled.start({ parameterStatus: () => undefined, notice: () => undefined });
+  return async (sql) => {
+    const out: string[] = [];
+    for await (const r of pooled.simpleQuery(sql, new AbortController().signal)) {
+      if (r.kind === 'rows') for await (const b of r.batches) for (let i = 0; i < b.numRows; i++) out.push(String(b.columns[0]!.get(i)));
+    }
+    return out.join('\n');
+  };
+}
 
 async function run(sql: string): Promise<string[]> {
   const out: string[] = [];
@@ -133,25 +150,42 @@ test('EXPLAIN ANALYZE counts row groups skipped by min/max, in this thread and i
   assert.match(here, /Row Groups: 1 read, 2 skipped \(min\/max 2, key hash 0\)/, here);
   const pool = createScanPool({ threads: 2 });
   try {
-    const pooled = createFloeSession({
-      warehouse, catalog: createSystemCatalog(), scanPool: pool,
-      startup: { user: 'floe', database: 'floe', parameters: {}, remoteAddress: '127.0.0.1', processId: 8 },
-    });
-    await pooled.start({ parameterStatus: () => undefined, notice: () => undefined });
-    const lines: string[] = [];
-    for await (const r of pooled.simpleQuery(query, new AbortController().signal)) {
-      if (r.kind === 'rows') for await (const b of r.batches) for (let i = 0; i < b.numRows; i++) lines.push(String(b.columns[0]!.get(i)));
-    }
-    const there = lines.join('\n');
+    const lines = await pooledSession(pool, 8);
+    const there = await lines(query);
     assert.match(there, /Row Groups: 1 read, 2 skipped \(min\/max 2, key hash 0\)/, there);
     assert.match(there, /Actual Rows: 10000/, there);
-    lines.length = 0;
-    for await (const r of pooled.simpleQuery('EXPLAIN ANALYZE SELECT count(*), max(label) FROM rg WHERE g > 290000', new AbortController().signal)) {
-      if (r.kind === 'rows') for await (const b of r.batches) for (let i = 0; i < b.numRows; i++) lines.push(String(b.columns[0]!.get(i)));
-    }
-    const agg = lines.join('\n');
+    const agg = await lines('EXPLAIN ANALYZE SELECT count(*), max(label) FROM rg WHERE g > 290000');
     assert.match(agg, /Partial Aggregate: in scan workers \(1 tasks/, agg);
     assert.match(agg, /Row Groups: 1 read, 2 skipped \(min\/max 2, key hash 0\)/, agg);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('EXPLAIN shows a merge cut into key-hash pieces and kept positions; EXPLAIN ANALYZE counts the merges that took them', async () => {
+  const { createScanPool } = await import('../../src/exec/index.js');
+  await run("CREATE TABLE kv (id integer PRIMARY KEY, v integer) WITH ('self-optimizing.enabled' = 'false')");
+  // 300k keys: a hash-ordered base of ten row groups once optimized, so the node's merge is cut in four
+  await run('INSERT INTO kv SELECT g, g FROM generate_series(1, 300000) g');
+  await run("CALL optimize('kv')");
+  await run('UPDATE kv SET v = -v WHERE id % 10 = 0');
+  const pool = createScanPool({ threads: 2 });
+  try {
+    const lines = await pooledSession(pool, 9);
+    const planned = await lines('EXPLAIN SELECT sum(v) FROM kv');
+    assert.match(planned, /Bucket Nodes: 1 scanned, 0 pruned, 1 merged in key-hash pieces/, planned);
+    assert.match(planned, /Merges: 4 tasks merge change rows, 0 with kept positions/, planned);
+    const first = await lines('EXPLAIN ANALYZE SELECT sum(v) FROM kv');
+    assert.match(first, /Merges: 4 tasks merged change rows, 0 of them by kept positions/, first);
+    // the workers' positions reach the planner's thread a moment later
+    let again = '';
+    for (let i = 0; i < 50 && !/Merges: 4 tasks merged change rows, 4 of them/.test(again); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      again = await lines('EXPLAIN ANALYZE SELECT sum(v) FROM kv');
+    }
+    assert.match(again, /Merges: 4 tasks merged change rows, 4 of them by kept positions/, again);
+    const want = String(300000 * 300001 / 2 - 2 * (30000 * 30001 / 2) * 10);
+    assert.deepEqual(await lines('SELECT sum(v) FROM kv'), want);
   } finally {
     await pool.close();
   }

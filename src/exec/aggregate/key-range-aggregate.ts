@@ -1,3 +1,4 @@
+import { addScanTaskCounters } from '../../lake/index.js';
 import type { ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { columnSource, decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
@@ -8,7 +9,7 @@ import type { KeyRangeAggregateResult, ScanFragment } from '../pool/scan-pool.js
 import type { RunState } from '../run-state.js';
 import { AggregateTable } from './aggregate-table.js';
 import { planLakeScan, runtimeFilterHook, taskRows, withRuntimeFilters } from '../operators/lake-scan-operator.js';
-import { checkAbort, emitBatches, recordMetric, recordRowsOut, selectRows } from '../operators/operator-support.js';
+import { checkAbort, emitBatches, recordMetric, recordScanCounters, recordRowsOut, selectRows } from '../operators/operator-support.js';
 import { fragmentRunState, shipmentFragment, sinkScanTasks } from './partial-aggregate.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
 import type { AggregateShipment, CompiledShipment } from './partial-aggregate.js';
@@ -65,15 +66,13 @@ export async function runKeyRangeAggregate(
     const r = await aggregateRange(ranged, run.signal, rtf ? withRuntimeFilters(fragment, rtf.filters()) : fragment);
     checkAbort(run);
     rowsScanned += r.rowsScanned;
-    counters.rowGroupsRead += r.counters.rowGroupsRead;
-    counters.rowGroupsSkippedByStats += r.counters.rowGroupsSkippedByStats;
+    addScanTaskCounters(counters, r.counters);
     rtf?.removedElsewhere(r.runtimeFilterRowsRemoved ?? 0);
     r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
     return r;
   }));
   recordMetric(shipment.scan, run, 'rowsScanned', rowsScanned);
-  recordMetric(shipment.scan, run, 'rowGroupsRead', counters.rowGroupsRead);
-  recordMetric(shipment.scan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
+  recordScanCounters(shipment.scan, run, counters);
   shipment.nodes.forEach((n, i) => recordRowsOut(n, run, rowsOut[i]!, batchesOut[i]!));
   recordMetric(plan, run, 'keyRanges', ranges.length);
   rtf?.done();

@@ -1,4 +1,4 @@
-import { executeScanTaskSelected } from '../../lake/index.js';
+import { addScanTaskCounters, executeScanTaskSelected } from '../../lake/index.js';
 import type { ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { shippable } from '../expr/expr.js';
@@ -15,7 +15,7 @@ import {
 import type { CompiledScanPipeline } from '../operators/lake-scan-operator.js';
 import { runtimeFilterHook, withRuntimeFilters } from '../operators/lake-scan-operator.js';
 import { runtimeFilterSelection } from '../operators/runtime-filter.js';
-import { checkAbort, recordMetric, recordRowsOut, selectRows } from '../operators/operator-support.js';
+import { checkAbort, recordMetric, recordScanCounters, recordRowsOut, selectRows } from '../operators/operator-support.js';
 
 /**
  * A task's partial with at least this many groups, holding more than this share
@@ -189,8 +189,6 @@ export async function runPartialAggregates(
   const inTurn = (f: () => void | Promise<void>): Promise<void> => (turn = turn.then(f));
   const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
   let rowsScanned = 0;
-  let rowGroupsRead = 0;
-  let rowGroupsSkipped = 0;
   const rowsOut = shipment.nodes.map(() => 0);
   const batchesOut = shipment.nodes.map(() => 0);
   const count = (stage: number, n: number) => { rowsOut[stage]! += n; batchesOut[stage]!++; };
@@ -217,8 +215,7 @@ export async function runPartialAggregates(
         const r = await runOne(t);
         checkAbort(run);
         rowsScanned += r.rowsScanned;
-        rowGroupsRead += r.counters.rowGroupsRead;
-        rowGroupsSkipped += r.counters.rowGroupsSkippedByStats;
+        addScanTaskCounters(counters, r.counters);
         rtf?.removedElsewhere(r.runtimeFilterRowsRemoved ?? 0);
         r.rowsOut.forEach((n, i) => { rowsOut[i]! += n; batchesOut[i]! += r.batchesOut[i]!; });
         await inTurn(() => merge(r.partial));
@@ -233,8 +230,7 @@ export async function runPartialAggregates(
   const lanes = inThread ? 1 : Math.min(tasks.length, Math.max(1, pool.size));
   await Promise.all(Array.from({ length: lanes }, lane));
   recordMetric(shipment.scan, run, 'rowsScanned', rowsScanned);
-  recordMetric(shipment.scan, run, 'rowGroupsRead', rowGroupsRead + counters.rowGroupsRead);
-  recordMetric(shipment.scan, run, 'rowGroupsSkippedByStats', rowGroupsSkipped + counters.rowGroupsSkippedByStats);
+  recordScanCounters(shipment.scan, run, counters);
   shipment.nodes.forEach((n, i) => recordRowsOut(n, run, rowsOut[i]!, batchesOut[i]!));
   if (!inThread) recordMetric(plan, run, 'partialInWorkers', tasks.length - tasksSentRows);
   rtf?.done();

@@ -17,7 +17,7 @@ import type { ScanFragment } from '../pool/scan-pool.js';
 import { Exprs } from '../expr/expr.js';
 import type { Expr } from '../expr/expr.js';
 import { shippable } from '../expr/expr.js';
-import { checkAbort, meteredOperator, recordMetric, selectRows } from './operator-support.js';
+import { checkAbort, meteredOperator, recordMetric, recordScanCounters, selectRows } from './operator-support.js';
 import { coversRange, installedFilters, RUNTIME_FILTER_REMOVED_KEY, runtimeFilterLabel, runtimeFilterSelection } from './runtime-filter.js';
 import type { RuntimeFilter, RuntimeFilterSlot } from './runtime-filter.js';
 
@@ -75,9 +75,7 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
         if (left <= 0) return;
       }
     } finally {
-      recordMetric(plan, run, 'rowGroupsRead', counters.rowGroupsRead);
-      recordMetric(plan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
-      if (counters.rowGroupCacheHits !== undefined) recordMetric(plan, run, 'rowGroupCacheHits', counters.rowGroupCacheHits);
+      recordScanCounters(plan, run, counters);
       rtf?.done();
     }
     if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);

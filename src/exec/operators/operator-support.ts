@@ -7,6 +7,7 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { ArrowForm, ColumnSource } from '../arrow/column-source.js';
 import { concatData } from '../arrow/concat-data.js';
 import type { OperatorMetrics } from '../exec-context.js';
+import type { ScanTaskCounters } from '../../lake/index.js';
 import type { OutputColumn, PhysicalPlan } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 import type { Operator } from './operator.js';
@@ -52,6 +53,15 @@ export function recordMetric(plan: PhysicalPlan, run: RunState, name: string, va
   if (!m) return;
   const prev = m.extra[name];
   m.extra[name] = typeof value === 'number' && typeof prev === 'number' ? prev + value : value;
+}
+
+/** A lake scan's task counters (row groups read and skipped, merges), for EXPLAIN ANALYZE. */
+export function recordScanCounters(plan: PhysicalPlan, run: RunState, counters: ScanTaskCounters): void {
+  recordMetric(plan, run, 'rowGroupsRead', counters.rowGroupsRead);
+  recordMetric(plan, run, 'rowGroupsSkippedByStats', counters.rowGroupsSkippedByStats);
+  if (counters.rowGroupCacheHits !== undefined) recordMetric(plan, run, 'rowGroupCacheHits', counters.rowGroupCacheHits);
+  if (counters.merges !== undefined) recordMetric(plan, run, 'merges', counters.merges);
+  if (counters.mergesKept !== undefined) recordMetric(plan, run, 'mergesKept', counters.mergesKept);
 }
 
 /**

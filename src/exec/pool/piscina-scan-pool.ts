@@ -8,6 +8,7 @@ import type { ScanTaskCounters } from '../../lake/index.js';
 import { abortError } from '../abort-error.js';
 import { unpackBatches } from '../arrow/batch-transfer.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
+import { readCountersHeader } from './scan-counters-header.js';
 import type { KeyRangeAggregateResult, PartialAggregateResult, ScanFragment, ScanPool } from './scan-pool.js';
 import type { ScanWorkerResult } from './scan-worker.js';
 
@@ -67,11 +68,7 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
             const { sqlstate, message, detail, hint } = result.error;
             throw new FloeError(sqlstate, message, { detail, hint });
           }
-          const header = new DataView(result.buffer, result.byteOffset, COUNTERS_BYTES);
-          if (counters) {
-            counters.rowGroupsRead += header.getFloat64(0, true);
-            counters.rowGroupsSkippedByStats += header.getFloat64(8, true);
-          }
+          if (counters) readCountersHeader(result, counters);
           yield* unpackBatches(result, COUNTERS_BYTES);
         },
       };

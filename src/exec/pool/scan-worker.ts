@@ -17,6 +17,7 @@ import { RUNTIME_FILTER_REMOVED_KEY, runtimeFilterSelection } from '../operators
 import { createRunState } from '../run-state.js';
 import { packBatches } from '../arrow/batch-transfer.js';
 import { COUNTERS_BYTES } from './scan-pool.js';
+import { writeCountersHeader } from './scan-counters-header.js';
 import type { KeyRangeAggregateResult, PartialAggregateResult, ScanFragment } from './scan-pool.js';
 import { aggregateKeyRange } from '../aggregate/key-range-aggregate.js';
 
@@ -113,12 +114,8 @@ async function scanOrAggregate(task: ScanTask, fragment: ScanFragment | undefine
   } else {
     for await (const b of executeScanTask(task, counters)) batches.push(b);
   }
-  // Only a top-level moved value is transferred (nested ones would be cloned), so the
-  // task's counters ride in front of the batches rather than beside them.
   const out = packBatches(batches, COUNTERS_BYTES);
-  const header = new DataView(out.buffer);
-  header.setFloat64(0, counters.rowGroupsRead, true);
-  header.setFloat64(8, counters.rowGroupsSkippedByStats, true);
+  writeCountersHeader(out, counters);
   return move(out) as Uint8Array;
 }
 

@@ -53,6 +53,11 @@ export interface MergeOptions {
    * no base row can win: base batches need no `_seq`, and the output has none.
    */
   readonly baseOlder?: boolean;
+  /**
+   * Keep only base rows whose key hashes into this node: a scan task that covers part of
+   * a node's hash range (plan-scan.ts splits big merges) reads row groups that straddle it.
+   */
+  readonly baseNode?: BucketNode;
 }
 
 /**
@@ -80,15 +85,57 @@ export function mergeOnRead(opts: MergeOptions): RecordBatch[] {
  */
 export function mergeOnReadSelected(opts: MergeOptions): SelectedBatch[] {
   if (opts.engine !== undefined && opts.engine.kind !== 'deduplicate') return mergeWithEngine(opts, opts.engine).map((batch) => ({ batch, rows: undefined }));
-  const { base, keyColumns, keyTypes } = opts;
   const outFields = opts.baseOlder === true ? outputFields(opts).filter((f) => f.name !== SEQ_COLUMN) : outputFields(opts);
-  const changes = opts.changes
+  const choices = mergeChoices(opts);
+  const out: SelectedBatch[] = [];
+  opts.base.forEach((b, i) => {
+    const dropped = choices.baseDropped[i];
+    const keep = dropped === undefined || dropped.length === 0 ? undefined : allBut(b.numRows, dropped);
+    if (b.numRows > 0 && (keep === undefined || keep.length > 0)) out.push({ batch: conform(b, outFields, undefined), rows: keep });
+  });
+  for (const i of changeOrder(opts.changes)) {
+    const pick = choices.changeWinners[i]!;
+    if (pick.length > 0) out.push({ batch: conformChange(opts.changes[i]!, outFields, pick), rows: undefined });
+  }
+  return out;
+}
+
+/** What a deduplicating merge decides, by row index into its inputs' batches. */
+export interface MergeChoices {
+  /** Per base batch: its rows that are not live (a change overrode them, or they lie outside `baseNode`), ascending; undefined: none. */
+  readonly baseDropped: readonly (Int32Array | undefined)[];
+  /** Per change input, in the caller's order: its rows that won their key and are live, ascending. */
+  readonly changeWinners: readonly Int32Array[];
+}
+
+/** The indexes of the change inputs in (seq, firstOffset) order (ties: the caller's order). */
+function changeOrder(changes: readonly ChangeInput[]): number[] {
+  return changes
     .map((c, i) => ({ c, i }))
     .sort((a, b) => (a.c.seq < b.c.seq ? -1 : a.c.seq > b.c.seq ? 1 : a.c.firstOffset - b.c.firstOffset || a.i - b.i))
-    .map((x) => x.c)
-    .filter((c) => c.batch.numRows > 0);
+    .map((x) => x.i);
+}
 
-  if (changes.length === 0) return base.filter((b) => b.numRows > 0).map((b) => ({ batch: conform(b, outFields, undefined), rows: undefined }));
+/**
+ * The deduplicate merge's decisions without building its output: which base rows drop
+ * and which change rows win. A scan that reads the same files again can keep these
+ * (merge-position-memo.ts) and skip the merge.
+ */
+export function mergeChoices(opts: MergeOptions): MergeChoices {
+  const { base, keyColumns, keyTypes } = opts;
+  const order = changeOrder(opts.changes).filter((i) => opts.changes[i]!.batch.numRows > 0);
+  const changes = order.map((i) => opts.changes[i]!);
+  const changeWinners: Int32Array[] = opts.changes.map(() => new Int32Array(0));
+
+  if (changes.length === 0) {
+    const baseDropped = base.map((b) => {
+      const node = opts.baseNode;
+      if (node === undefined || b.numRows === 0) return undefined;
+      const outside = rowsOutside(hashKeyData(keyColumnData(b, keyColumns), keyColumns, keyTypes, b.numRows), node);
+      return outside.length === 0 ? undefined : outside;
+    });
+    return { baseDropped, changeWinners };
+  }
 
   // --- change rows: encode, filter by node, pool keys ---
   const distinctSeqs = distinctSeqsOf(changes);
@@ -129,32 +176,34 @@ export function mergeOnReadSelected(opts: MergeOptions): SelectedBatch[] {
   // Most base rows have no change: their keys are hashed (no bytes built) and the filter
   // rules them out; only the candidates left are encoded and looked up in the table.
   const baseWins = new Uint8Array(cap);
-  const out: SelectedBatch[] = [];
-  for (const b of base) {
+  const baseDropped = base.map((b) => {
     const n = b.numRows;
-    if (n === 0) continue;
+    if (n === 0) return undefined;
     const datas = keyColumnData(b, keyColumns);
-    const candidates = filter.candidates(hashKeyData(datas, keyColumns, keyTypes, n));
-    let keep: Int32Array | undefined;
+    const hashes = hashKeyData(datas, keyColumns, keyTypes, n);
+    const outside = opts.baseNode === undefined ? undefined : rowsOutside(hashes, opts.baseNode);
+    const candidates = filter.candidates(hashes);
+    let lost: Int32Array | undefined;
     if (candidates.length > 0) {
       const keys = encodeKeyData(datas.map((d) => takeData(d, candidates)), keyColumns, keyTypes, candidates.length);
       // Below every change's seq when base rows are older: no base row wins.
       const candidateSeqs = opts.baseOlder === true ? new BigInt64Array(candidates.length).fill(-1n) : seqsOf(baseSeqs(b), candidates);
-      const lost = probeBase(keys, candidateSeqs, { slots, capMask, pool, rankOf, distinctSeqs, baseWins });
-      if (lost.length > 0) keep = allBut(n, candidates, lost);
+      const lostCandidates = probeBase(keys, candidateSeqs, { slots, capMask, pool, rankOf, distinctSeqs, baseWins });
+      // A row outside the task's node has no change of its key here (its changes are filtered to the node).
+      if (lostCandidates.length > 0) lost = lostCandidates.map((i) => candidates[i]!);
     }
-    if (keep === undefined || keep.length > 0) out.push({ batch: conform(b, outFields, undefined), rows: keep });
-  }
+    const dropped = outside === undefined ? lost : lost === undefined ? outside : unionSorted(outside, lost);
+    return dropped === undefined || dropped.length === 0 ? undefined : dropped;
+  });
 
   // --- winning live change rows ---
   let g0 = 0;
   for (let c = 0; c < changes.length; c++) {
     const n = encoded[c]!.length;
-    const pick = pickWinners(g0, n, live[c]!, slots, slotOf, baseWins);
+    changeWinners[order[c]!] = pickWinners(g0, n, live[c]!, slots, slotOf, baseWins);
     g0 += n;
-    if (pick.length > 0) out.push({ batch: conformChange(changes[c]!, outFields, pick), rows: undefined });
   }
-  return out;
+  return { baseDropped, changeWinners };
 }
 
 function seqsOf(seqs: BigInt64Array, rows: Int32Array): BigInt64Array {
@@ -279,18 +328,37 @@ function probeBase(keys: EncodedKeys, seqs: BigInt64Array, st: ProbeState): Int3
   return lost.subarray(0, k);
 }
 
-/** Rows 0..n-1 except candidates[lost[i]] (both ascending). */
-function allBut(n: number, candidates: Int32Array, lost: Int32Array): Int32Array {
-  const keep = new Int32Array(n - lost.length);
+/** Rows 0..n-1 except those in `dropped` (ascending). */
+function allBut(n: number, dropped: Int32Array): Int32Array {
+  const keep = new Int32Array(n - dropped.length);
   let k = 0;
   let next = 0;
-  for (const i of lost) {
-    const drop = candidates[i]!;
+  for (const drop of dropped) {
     while (next < drop) keep[k++] = next++;
     next = drop + 1;
   }
   while (next < n) keep[k++] = next++;
   return keep;
+}
+
+/** The rows whose hash is outside `node`, ascending. */
+function rowsOutside(hashes: Uint32Array, node: BucketNode): Int32Array {
+  const out = new Int32Array(hashes.length);
+  let k = 0;
+  for (let r = 0; r < hashes.length; r++) if (((hashes[r]! & node.mask) >>> 0) !== node.index) out[k++] = r;
+  return out.subarray(0, k);
+}
+
+/** Two ascending, disjoint lists as one ascending list. */
+function unionSorted(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
 }
 
 /** The output schema: table columns of the first input (without `_op`/`_seq`) then `_seq`. */

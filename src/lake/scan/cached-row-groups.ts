@@ -5,6 +5,7 @@ import type { RowPicker } from '../format/data-file-reader.js';
 import type { DecodeForm } from '../format/native-parquet-reader.js';
 import { cachedFooterRowGroups } from '../format/parquet-footer.js';
 import type { ParquetSource } from '../format/parquet-io.js';
+import { batchBytes } from './row-group-cache.js';
 import type { RowGroupCache } from './row-group-cache.js';
 import type { ScanFile, ScanTask } from './scan-types.js';
 
@@ -46,14 +47,14 @@ export async function selectCachedRowGroups(
  * the few the key bitmap lets through, and the same ones again for other keys.
  */
 export async function cachedChangeFile(
-  cache: RowGroupCache, f: ScanFile, task: ScanTask, extra: readonly string[], decode: () => Promise<RecordBatch[]>,
+  cache: RowGroupCache, f: ScanFile, task: ScanTask, extra: readonly string[], decode: () => Promise<RecordBatch[]>, maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<readonly RecordBatch[]> {
   // Rows a time-travel read keeps of a tiered file depend on the snapshot: part of the key.
   const key = `${f.path}\u0000change\u0000${shapeOf(task, extra, undefined)}\u0000${(f.keepSnapshots ?? []).join(',')}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const batches = await decode();
-  cache.put(key, batches);
+  if (batches.reduce((n, b) => n + batchBytes(b), 0) <= maxBytes) cache.put(key, batches);
   return batches;
 }
 

@@ -12,7 +12,7 @@ import type { DecodeForm } from '../format/native-parquet-reader.js';
 import { openDataFileSource } from '../format/data-file-source.js';
 import { isLogPath } from '../log/log-locator.js';
 import { TIERED_COLUMNS, selectTieredRows, tieredRows } from '../log/tiered-rows.js';
-import { mergeOnReadSelected } from '../merge/merge-on-read.js';
+import { mergeChoices, mergeOnReadSelected } from '../merge/merge-on-read.js';
 import type { ChangeInput } from '../merge/merge-on-read.js';
 import { openStorage } from '../storage/open-storage.js';
 import type { Storage } from '../storage/storage.js';
@@ -26,9 +26,13 @@ import { baseOlderThanChanges } from './base-older-than-changes.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
 import { textFiltersTyped } from './typed-selection.js';
 import { cachedChangeFile, cachedRowGroupSizes, selectCachedRowGroups } from './cached-row-groups.js';
+import { mergeMemoKey, rememberMergePositions, rememberedMergePositions } from './merge-position-memo.js';
+import type { MergePositions } from './merge-position-memo.js';
 import { decodedPositions, skippingDeleted } from './deleted-positions.js';
-import { sharedRowGroupCache } from './row-group-cache.js';
+import { MAX_CACHED_CHANGE_FILE_BYTES, sharedRowGroupCache } from './row-group-cache.js';
 import { searchingKeyHash } from './key-hash-search.js';
+import { hashKeyBatch } from '../bucket/key-hash.js';
+import type { BucketNode } from '../bucket/bucket-node.js';
 import type { ScanFilter } from './scan-types.js';
 
 /**
@@ -41,6 +45,18 @@ export interface ScanTaskCounters {
   rowGroupsSkippedByStats: number;
   /** Point reads: row groups taken decoded from the row-group cache (row-group-cache.ts). */
   rowGroupCacheHits?: number;
+  /** Tasks that merged base and change rows, and of those, the ones that took kept merge positions (merge-position-memo.ts). */
+  merges?: number;
+  mergesKept?: number;
+}
+
+/** Adds `from`'s counts to `into` (a worker's to its query's). */
+export function addScanTaskCounters(into: ScanTaskCounters, from: ScanTaskCounters): void {
+  into.rowGroupsRead += from.rowGroupsRead;
+  into.rowGroupsSkippedByStats += from.rowGroupsSkippedByStats;
+  if (from.rowGroupCacheHits !== undefined) into.rowGroupCacheHits = (into.rowGroupCacheHits ?? 0) + from.rowGroupCacheHits;
+  if (from.merges !== undefined) into.merges = (into.merges ?? 0) + from.merges;
+  if (from.mergesKept !== undefined) into.mergesKept = (into.mergesKept ?? 0) + from.mergesKept;
 }
 
 
@@ -153,11 +169,16 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   // Without change files a keyed task has nothing to merge: its base rows are the answer
   // as they stand, so neither the key columns nor the sequence column need decoding.
   const merging = whole.keyColumns.length > 0 && whole.changeFiles.length > 0;
-  const task = withNeededColumns(whole, merging);
+  // A task read in the caller's thread through the row-group cache is small: its merge is not kept.
+  const memoKey = merging && whole.cacheRowGroups !== true ? mergeMemoKey(whole) : undefined;
+  const task = withNeededColumns(whole, merging && memoKey === undefined);
   const storage = openStorage(task.storage);
-  const { selected, filtered } = merging
-    ? { selected: await mergedRows(storage, task, counters, narrow), filtered: false }
-    : await unmergedRows(storage, task, counters, narrow);
+  if (merging && counters !== undefined) counters.merges = (counters.merges ?? 0) + 1;
+  const { selected, filtered } = memoKey !== undefined
+    ? { selected: await rowsByMergePositions(storage, whole, task, memoKey, counters, narrow), filtered: false }
+    : merging
+      ? { selected: await mergedRows(storage, task, counters, narrow), filtered: false }
+      : await unmergedRows(storage, task, counters, narrow);
   let remaining = task.limit ?? Number.POSITIVE_INFINITY;
   for (const { batch: b, rows: picked } of selected) {
     if (remaining <= 0) return;
@@ -228,9 +249,39 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
       base.push(rows === undefined ? batch : takeRows(batch, rows));
     }
   }
-  const changes: ChangeInput[] = [];
-  for (const f of task.changeFiles) {
+  const key = taskKeyColumns(task);
+  const changes = (await changeInputs(storage, task, keyFilters)).map((c) => c.input);
+  // A piece of a split merge reads row groups that straddle its hash range.
+  const baseNode = task.baseFiles.some((f) => f.filterByHash) ? task.node : undefined;
+  return mergeOnReadSelected({
+    base, changes, keyColumns: key.names, keyTypes: key.types, ...(baseNode === undefined ? {} : { baseNode }),
+    ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }),
+    ...(baseOlder ? { baseOlder } : {}),
+  });
+}
+
+/** A change input of a task's merge, with the change file it came from and its rows' positions there. */
+interface ChangeRows {
+  readonly input: ChangeInput;
+  /** Index into the task's change files. */
+  readonly file: number;
+  /** Position in the file of the input's first row... */
+  readonly start: number;
+  /** ...and of row r, start + positions[r]; absent: start + r. */
+  readonly positions?: Int32Array;
+}
+
+/**
+ * The task's change files as merge inputs: decoded with `_op` (and a tiered file's own
+ * columns), each batch one input that knows its rows' offsets, cut by the key filters
+ * and, for a file read for one node, by key hash.
+ */
+async function changeInputs(storage: Storage, task: ScanTask, keyFilters: readonly ScanFilter[]): Promise<ChangeRows[]> {
+  const key = taskKeyColumns(task);
+  const out: ChangeRows[] = [];
+  for (const [file, f] of task.changeFiles.entries()) {
     let offset = f.firstOffset;
+    let start = 0;
     const extra = f.tiered === true ? [OP_COLUMN, ...TIERED_COLUMNS] : [OP_COLUMN];
     const decode = () => openDataFileSource(storage, f.path).then((source) => decodeDataFile(source, f.path, task.columns, extra));
     for (const decoded of task.cacheRowGroups === true ? await cachedChangeFile(sharedRowGroupCache(), f, task, extra, decode) : await decode()) {
@@ -239,21 +290,152 @@ async function mergedRows(storage: Storage, task: ScanTask, counters: ScanTaskCo
       // The rows kept go in as one input that knows each one's offset in the file.
       const kept = keyFilters.length === 0 ? undefined : filterSelection(rows.batch, keyFilters, task.columns);
       if (kept !== undefined) rows = selectTieredRows(rows, kept);
+      // Rows of other nodes are dropped before the merge encodes their keys: a piece of a
+      // split merge reads every change file of its node and keeps a quarter of the rows.
+      if (f.filterByHash && rows.batch.numRows > 0) {
+        const inNode = rowsInNode(hashKeyBatch(rows.batch, key.names, key.types), task.node);
+        if (inNode !== undefined) rows = selectTieredRows(rows, inNode);
+      }
       if (rows.batch.numRows > 0) {
-        changes.push({
+        const input: ChangeInput = {
           batch: rows.batch, seq: f.seq, firstOffset: offset, ...(rows.positions === undefined ? {} : { offsets: rows.positions }),
           ...(rows.seqs === undefined ? {} : { seqs: rows.seqs }), ...(f.filterByHash ? { hashFilter: task.node } : {}),
-        });
+        };
+        out.push({ input, file, start, ...(rows.positions === undefined ? {} : { positions: rows.positions }) });
       }
       offset += decoded.numRows;
+      start += decoded.numRows;
     }
   }
-  const key = taskKeyColumns(task);
-  return mergeOnReadSelected({
-    base, changes, keyColumns: key.names, keyTypes: key.types,
-    ...(task.mergeEngine === undefined ? {} : { engine: task.mergeEngine }),
-    ...(baseOlder ? { baseOlder } : {}),
+  return out;
+}
+
+/**
+ * The rows of a task whose merge positions are kept (merge-position-memo.ts): the base rows
+ * but those dropped, read as through a deletion vector, and each change file's winning
+ * rows. Only the columns the scan returns or filters on are decoded; on a miss the merge
+ * runs once over the key columns to find the positions.
+ */
+async function rowsByMergePositions(
+  storage: Storage, whole: ScanTask, task: ScanTask, key: string, counters: ScanTaskCounters | undefined, narrow: RowNarrower | undefined,
+): Promise<SelectedBatch[]> {
+  const kept = whole.mergePositions ?? rememberedMergePositions(key);
+  if (kept !== undefined && counters !== undefined) counters.mergesKept = (counters.mergesKept ?? 0) + 1;
+  const positions = kept ?? await mergePositionsOf(storage, whole, key);
+  const out: SelectedBatch[] = [];
+  const pick: RowPicker = (b) => passingRows(b, task, narrow);
+  const reads = passingRowsReads(task, narrow);
+  for (const f of task.baseFiles) {
+    const dropped = positions.baseDropped.get(f.path);
+    const file = dropped === undefined ? f : { ...f, deletedPositions: unionPositions(f.deletedPositions, dropped) };
+    out.push(...(await readPruned(storage, file, task, task.filters, [], counters, pick, reads)).selected);
+  }
+  for (const [j, f] of task.changeFiles.entries()) {
+    const winners = positions.changeWinners[j]!;
+    if (winners.length === 0) continue;
+    let start = 0;
+    let w = 0;
+    // Each piece of a split node reads the whole file: the decoded columns are kept for the others.
+    const decode = () => openDataFileSource(storage, f.path).then((source) => decodeDataFile(source, f.path, task.columns, []));
+    for (const batch of await cachedChangeFile(sharedRowGroupCache(), { ...f, keepSnapshots: undefined }, task, [], decode, MAX_CACHED_CHANGE_FILE_BYTES)) {
+      const end = start + batch.numRows;
+      const from = w;
+      while (w < winners.length && winners[w]! < end) w++;
+      if (w > from) out.push({ batch, rows: winners.subarray(from, w).map((p) => p - start) });
+      start = end;
+    }
+  }
+  return out;
+}
+
+/** Runs a task's merge over its key columns for the positions it decides, and keeps them. */
+async function mergePositionsOf(storage: Storage, whole: ScanTask, memoKey: string): Promise<MergePositions> {
+  const key = taskKeyColumns(whole);
+  const keyTask: ScanTask = { ...whole, columns: whole.columns.filter((c) => whole.keyColumns.includes(c.name)) };
+  const baseOlder = baseOlderThanChanges(whole);
+  // Base rows as the merge sees them, each batch with where its rows are in the file:
+  // rows a deletion vector names are not there (as when they are read to be merged).
+  const base: RecordBatch[] = [];
+  const baseOf: { path: string; position: (r: number) => number }[] = [];
+  for (const f of whole.baseFiles) {
+    const source = await openDataFileSource(storage, f.path);
+    const groups = f.rowGroups === undefined ? undefined : [...f.rowGroups];
+    const decoded = groups === undefined ? undefined : decodedPositions(groups, await cachedRowGroupSizes(f.path, async () => source));
+    const deleted = new Set(f.deletedPositions ?? []);
+    let start = 0;
+    for (const batch of await decodeDataFile(source, f.path, keyTask.columns, baseOlder ? [] : [SEQ_FILE_COLUMN], groups)) {
+      const first = start;
+      const inFile = (r: number): number => (decoded === undefined ? first + r : decoded[first + r]!);
+      start += batch.numRows;
+      if (deleted.size === 0) {
+        base.push(batch);
+        baseOf.push({ path: f.path, position: inFile });
+        continue;
+      }
+      const live = new Int32Array(batch.numRows);
+      let k = 0;
+      for (let r = 0; r < batch.numRows; r++) if (!deleted.has(inFile(r))) live[k++] = r;
+      const rows = live.subarray(0, k);
+      base.push(takeRows(batch, rows));
+      baseOf.push({ path: f.path, position: (r) => inFile(rows[r]!) });
+    }
+  }
+  const changes = await changeInputs(storage, keyTask, []);
+  const baseNode = whole.baseFiles.some((f) => f.filterByHash) ? whole.node : undefined;
+  const choices = mergeChoices({
+    base, changes: changes.map((c) => c.input), keyColumns: key.names, keyTypes: key.types,
+    ...(baseNode === undefined ? {} : { baseNode }), ...(baseOlder ? { baseOlder } : {}),
   });
+  const dropped = new Map<string, Int32Array[]>();
+  choices.baseDropped.forEach((rows, i) => {
+    if (rows === undefined) return;
+    const { path, position } = baseOf[i]!;
+    let parts = dropped.get(path);
+    if (parts === undefined) dropped.set(path, parts = []);
+    parts.push(rows.map(position));
+  });
+  const winners: Int32Array[][] = whole.changeFiles.map(() => []);
+  choices.changeWinners.forEach((rows, i) => {
+    const c = changes[i]!;
+    winners[c.file]!.push(rows.map((r) => c.start + (c.positions === undefined ? r : c.positions[r]!)));
+  });
+  const positions: MergePositions = {
+    baseDropped: new Map([...dropped].map(([path, parts]) => [path, concatPositions(parts)])),
+    changeWinners: winners.map(concatPositions),
+  };
+  rememberMergePositions(memoKey, positions);
+  return positions;
+}
+
+/** Ascending runs of positions, each after the last, as one shared array (merge-position-memo.ts keeps it as is). */
+function concatPositions(parts: readonly Int32Array[]): Int32Array {
+  const out = new Int32Array(new SharedArrayBuffer(parts.reduce((n, p) => n + p.byteLength, 0)));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+/** A file's deletion vector and the positions a merge dropped, as one ascending list. */
+function unionPositions(deleted: readonly number[] | Int32Array | undefined, dropped: Int32Array): Int32Array {
+  if (deleted === undefined || deleted.length === 0) return dropped;
+  const a = Int32Array.from(deleted).sort();
+  const out = new Int32Array(a.length + dropped.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length || j < dropped.length) {
+    const next = j >= dropped.length || (i < a.length && a[i]! <= dropped[j]!) ? a[i++]! : dropped[j++]!;
+    if (k === 0 || out[k - 1] !== next) out[k++] = next;
+  }
+  return out.subarray(0, k);
+}
+
+/** The rows whose hash is in `node`, ascending; undefined when that is all of them. */
+function rowsInNode(hashes: Uint32Array, node: BucketNode): Int32Array | undefined {
+  const out = new Int32Array(hashes.length);
+  let k = 0;
+  for (let r = 0; r < hashes.length; r++) if (((hashes[r]! & node.mask) >>> 0) === node.index) out[k++] = r;
+  return k === hashes.length ? undefined : out.subarray(0, k);
 }
 
 /**

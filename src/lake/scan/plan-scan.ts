@@ -24,6 +24,8 @@ import { stagedFileId } from '../txn/staged-file-id.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { isExactFilter } from './filter-batch.js';
+import { mergePieces, rowGroupsMeeting } from './split-merge-task.js';
+import { mergeMemoKey, rememberedMergePositions } from './merge-position-memo.js';
 import { keyBitmapMayHold } from '../bucket/key-bitmap.js';
 import { bloomMayHold } from '../stats/value-bloom.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
@@ -70,7 +72,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
   const indexes = indexesFor(table, filters);
   const stats = {
     partitionsTotal: partitions.size, partitionsPruned: 0, filesTotal: 0, filesPruned: 0, nodesScanned: 0, nodesPruned: 0, changeFiles: 0, baseFiles: 0,
-    rowGroupsTotal: 0, rowGroupsPruned: 0, filesPrunedByIndex: 0, ...(indexes.length > 0 ? { indexes } : {}),
+    rowGroupsTotal: 0, rowGroupsPruned: 0, filesPrunedByIndex: 0, nodesSplit: 0, merges: 0, mergesKept: 0, ...(indexes.length > 0 ? { indexes } : {}),
   };
   // Files a plain index's value filters rule out that min/max statistics alone would have kept.
   const byIndexOnly = (fs: readonly FileRecord[], any: boolean): void => {
@@ -150,6 +152,25 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       stats.baseFiles += b.length;
       stats.changeFiles += c.length;
       for (const f of c) countGroups(f);
+      const sortedChanges = () => c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset));
+      // A whole-node merge is cut into key-hash pieces, each its own task, so that more than one worker merges it.
+      const wholeMerge = c.length > 0 && keyHash === undefined && base.limit === undefined && mergeEngine === undefined;
+      // Its decisions are kept for the next scan of the same files, unless it returns each row's _seq.
+      const memo = wholeMerge && !projection.includes(SEQ_COLUMN) ? { memoizeMerge: true as const } : {};
+      const pieces = wholeMerge ? mergePieces(fn.node, b) : undefined;
+      if (pieces !== undefined) {
+        for (const f of b) countGroups(f);
+        stats.nodesSplit++;
+        for (const piece of pieces) {
+          const pieceBase = b.map((f) => ({ f, groups: rowGroupsMeeting(f, piece) })).filter((x) => x.groups.length > 0);
+          tasks.push({
+            ...base, ...memo, partitionKey: pk, node: piece,
+            baseFiles: pieceBase.map(({ f, groups }) => scanFile(f, true, deletedIn(f.fileId), groups)),
+            changeFiles: sortedChanges().map((f) => ({ ...scanFile(f, true), ...tieredScanFile(f, isAncestor) })),
+          });
+        }
+        continue;
+      }
       const groupsOf = (f: FileRecord): number[] | undefined => {
         const read = keyHash === undefined ? undefined : rowGroupsHolding(f, keyHash);
         countGroups(f, read);
@@ -167,14 +188,23 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         continue;
       }
       tasks.push({
-        ...base, partitionKey: pk, node: fn.node, ...(keyHash === undefined ? {} : { keyHash }),
+        ...base, ...memo, partitionKey: pk, node: fn.node, ...(keyHash === undefined ? {} : { keyHash }),
         baseFiles: b.map((f) => scanFile(f, false, deletedIn(f.fileId), groupsOf(f))),
-        changeFiles: c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset))
-          .map((f) => ({ ...scanFile(f, f.nodeMask < fn.node.mask), ...tieredScanFile(f, isAncestor) })),
+        changeFiles: sortedChanges().map((f) => ({ ...scanFile(f, f.nodeMask < fn.node.mask), ...tieredScanFile(f, isAncestor) })),
       });
     }
   }
-  return { snapshotId, tasks, pushdown: filters.map((f) => (isExactFilter(f, byName.get(f.column)!) ? 'exact' : 'inexact')), stats };
+  const planned = tasks.map(withKeptMergePositions);
+  stats.merges = planned.filter((t) => t.changeFiles.length > 0 && keyed).length;
+  stats.mergesKept = planned.filter((t) => t.mergePositions !== undefined).length;
+  return { snapshotId, tasks: planned, pushdown: filters.map((f) => (isExactFilter(f, byName.get(f.column)!) ? 'exact' : 'inexact')), stats };
+}
+
+/** The task with the positions an earlier scan of its files kept, when there are any. */
+function withKeptMergePositions(task: ScanTask): ScanTask {
+  const key = mergeMemoKey(task);
+  const kept = key === undefined ? undefined : rememberedMergePositions(key);
+  return kept === undefined ? task : { ...task, mergePositions: kept };
 }
 
 function readPoint(ctx: LakeContext, table: TableMetadata, req: ScanRequest): {

@@ -33,6 +33,12 @@ export interface RowGroupCacheStats {
 /** The process-wide default: `FLOE_ROW_GROUP_CACHE_BYTES`, else 256 MiB (0 turns it off). */
 export const DEFAULT_ROW_GROUP_CACHE_BYTES = 256 * 1024 * 1024;
 
+/**
+ * A decoded change file larger than this is not kept by the scans that read change files
+ * whole: a bulk load's changes would push out the point reads' row groups.
+ */
+export const MAX_CACHED_CHANGE_FILE_BYTES = 8 * 1024 * 1024;
+
 export function createRowGroupCache(maxBytes: number): RowGroupCache {
   return new LruRowGroupCache(maxBytes);
 }

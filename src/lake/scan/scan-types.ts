@@ -4,6 +4,7 @@ import type { StorageConfig } from '../storage/storage-config.js';
 import type { ColumnMetadata, TableMetadata } from '../table/table-metadata.js';
 import type { SnapshotSelector } from '../refs/snapshot.js';
 import type { LakeTransaction } from '../txn/lake-transaction.js';
+import type { MergePositions } from './merge-position-memo.js';
 
 /** Values are canonical (src/common/sql-type.ts). */
 export interface ScanFilter {
@@ -37,12 +38,18 @@ export interface ScanFile {
   readonly seq: bigint;
   readonly firstOffset: number;
   readonly node: BucketNode;
-  /** For change files of an ancestor node: keep only rows whose key hashes into the task's node. */
+  /**
+   * Keep only rows whose key hashes into the task's node: change files of an ancestor node,
+   * and every file of a piece of a split merge (split-merge-task.ts).
+   */
   readonly filterByHash: boolean;
   /** Only these row groups can hold the rows asked for (full-key point reads); absent: all. */
   readonly rowGroups?: readonly number[];
-  /** Append tables: row positions deleted by deletion vectors. */
-  readonly deletedPositions?: readonly number[];
+  /**
+   * Row positions deleted by deletion vectors (an append table's deletes, a keyed table's
+   * delta folds), ascending; in a scan with kept merge positions, also the rows the merge dropped.
+   */
+  readonly deletedPositions?: readonly number[] | Int32Array;
   /**
    * Tiered change files read at a snapshot that does not descend from every commit they
    * hold: keep only rows whose `_snapshot` is one of these. Absent: every row.
@@ -77,6 +84,13 @@ export interface ScanTask {
    * the process's row-group cache (row-group-cache.ts). Set by the executor.
    */
   readonly cacheRowGroups?: true;
+  /**
+   * A whole node's (or piece's) deduplicating merge that a later scan of the same files may
+   * repeat: its decisions are kept by position (merge-position-memo.ts). Set by the planner.
+   */
+  readonly memoizeMerge?: true;
+  /** The merge's decisions for these files, kept from an earlier scan and found by the planner: no merge runs. */
+  readonly mergePositions?: MergePositions;
   /** The table's merge engine when it is not deduplicate (merge-engine.ts): how a key's rows combine. */
   readonly mergeEngine?: MergeEngineSpec;
 }
@@ -94,6 +108,11 @@ export interface ScanStats {
   readonly rowGroupsTotal: number;
   /** Of those, row groups a full-key point read skips by their key-hash ranges. */
   readonly rowGroupsPruned: number;
+  /** Of nodesScanned, those whose merge was cut into key-hash pieces, a task each (split-merge-task.ts). */
+  readonly nodesSplit?: number;
+  /** Tasks that merge change rows, and of those, the ones given kept merge positions (merge-position-memo.ts). */
+  readonly merges?: number;
+  readonly mergesKept?: number;
   /** Of filesPruned, those only a plain index's value filters ruled out. */
   readonly filesPrunedByIndex?: number;
   /** The plain indexes an equality or IN filter of the scan can use. */

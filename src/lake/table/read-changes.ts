@@ -8,7 +8,7 @@ import { takeBatch } from '../arrow/take-rows.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { readDataFile } from '../format/data-file-reader.js';
 import type { Storage } from '../storage/storage.js';
-import { batchBytes, sharedRowGroupCache } from '../scan/row-group-cache.js';
+import { MAX_CACHED_CHANGE_FILE_BYTES, batchBytes, sharedRowGroupCache } from '../scan/row-group-cache.js';
 import { filesWithRowsOf } from '../log/tiered-files.js';
 import { changeFileExtras, tieredRows } from '../log/tiered-rows.js';
 import type { LakeContext } from '../warehouse/lake-context.js';
@@ -66,9 +66,6 @@ export async function readChanges(ctx: LakeContext, table: TableMetadata, from: 
   }
   return out;
 }
-
-/** A decoded change file larger than this is not kept: a bulk load's changes would push out the point reads' row groups. */
-const MAX_CACHED_CHANGE_FILE_BYTES = 8 * 1024 * 1024;
 
 /**
  * A change file (Parquet, or a log locator's range) decoded whole, through the process's

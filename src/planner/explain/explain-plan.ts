@@ -12,7 +12,8 @@ export interface ScanReport {
   readonly stats?: {
     readonly partitionsTotal: number; readonly partitionsPruned: number;
     readonly filesTotal: number; readonly filesPruned: number;
-    readonly nodesScanned: number; readonly nodesPruned: number;
+    readonly nodesScanned: number; readonly nodesPruned: number; readonly nodesSplit?: number;
+    readonly merges?: number; readonly mergesKept?: number;
     readonly changeFiles: number; readonly baseFiles: number;
     /** Row groups of the files kept, and those a full-key point read skips by their key-hash ranges. */
     readonly rowGroupsTotal?: number; readonly rowGroupsPruned?: number;
@@ -75,6 +76,8 @@ function scanAnalysis(p: LakeScanPlan, m: OperatorMetrics | undefined, report: S
   } else if (total !== undefined) {
     detail(`Row Groups: ${total - byHash} of ${total} planned, ${byHash} skipped by key hash`);
   }
+  const merges = num(m, 'merges') ?? 0;
+  if (merges > 0) detail(`Merges: ${merges} task${merges === 1 ? '' : 's'} merged change rows, ${num(m, 'mergesKept') ?? 0} of them by kept positions`);
   detail(`Rows Scanned: ${scanned}`);
 }
 
@@ -207,7 +210,8 @@ export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
           if (s && !(analysis && metricsOf(p))) {
             detail(`Partitions: ${s.partitionsTotal - s.partitionsPruned} of ${s.partitionsTotal} (pruned ${s.partitionsPruned})`);
             detail(`Files: ${s.filesTotal - s.filesPruned} of ${s.filesTotal} (pruned ${s.filesPruned}; base ${s.baseFiles}, change ${s.changeFiles})`);
-            detail(`Bucket Nodes: ${s.nodesScanned} scanned, ${s.nodesPruned} pruned`);
+            detail(`Bucket Nodes: ${s.nodesScanned} scanned, ${s.nodesPruned} pruned${(s.nodesSplit ?? 0) > 0 ? `, ${s.nodesSplit} merged in key-hash pieces` : ''}`);
+            if ((s.merges ?? 0) > 0) detail(`Merges: ${s.merges} task${s.merges === 1 ? '' : 's'} merge change rows, ${s.mergesKept ?? 0} with kept positions`);
             if (s.rowGroupsTotal !== undefined) {
               detail(`Row Groups: ${s.rowGroupsTotal - (s.rowGroupsPruned ?? 0)} of ${s.rowGroupsTotal} (pruned by key hash ${s.rowGroupsPruned ?? 0})`);
             }
