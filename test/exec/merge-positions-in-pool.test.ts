@@ -32,13 +32,15 @@ test('merge positions one worker found are taken by the others', async () => {
     await change.upsert(t, 'main', [[1n, 2n, 3n], [-1n, -2n, -3n]]);
     await change.deleteKeys(t, 'main', [[4n]]);
     await change.commit();
-    const [task, ...rest] = (await wh.planScan({ table: t, projection: ['v'] })).tasks;
+    clearMergePositionMemo();
+    const [once, ...rest] = (await wh.planScan({ table: t, projection: ['v'] })).tasks;
     assert.equal(rest.length, 0);
+    assert.equal(once!.keepMergePositions, undefined, 'planned once: merged as ever');
+    // planned again: the worker keeps the positions of its merge
+    const [task] = (await wh.planScan({ table: t, projection: ['v'] })).tasks;
+    assert.ok(task!.keepMergePositions === true && task!.mergePositions === undefined);
     const key = mergeMemoKey(task!)!;
     assert.ok(key !== undefined);
-
-    clearMergePositionMemo();
-    assert.equal(task!.mergePositions, undefined);
     const run = async (t: ScanTask): Promise<{ counters: ScanTaskCounters; sum: bigint; rows: number }> => {
       const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
       let sum = 0n;

@@ -170,7 +170,8 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   // as they stand, so neither the key columns nor the sequence column need decoding.
   const merging = whole.keyColumns.length > 0 && whole.changeFiles.length > 0;
   // A task read in the caller's thread through the row-group cache is small: its merge is not kept.
-  const memoKey = merging && whole.cacheRowGroups !== true ? mergeMemoKey(whole) : undefined;
+  const byPositions = merging && whole.cacheRowGroups !== true && (whole.mergePositions !== undefined || whole.keepMergePositions === true);
+  const memoKey = byPositions ? mergeMemoKey(whole) : undefined;
   const task = withNeededColumns(whole, merging && memoKey === undefined);
   const storage = openStorage(task.storage);
   if (merging && counters !== undefined) counters.merges = (counters.merges ?? 0) + 1;
@@ -337,7 +338,8 @@ async function rowsByMergePositions(
     let w = 0;
     // Each piece of a split node reads the whole file: the decoded columns are kept for the others.
     const decode = () => openDataFileSource(storage, f.path).then((source) => decodeDataFile(source, f.path, task.columns, []));
-    for (const batch of await cachedChangeFile(sharedRowGroupCache(), { ...f, keepSnapshots: undefined }, task, [], decode, MAX_CACHED_CHANGE_FILE_BYTES)) {
+    const batches = f.filterByHash ? await cachedChangeFile(sharedRowGroupCache(), { ...f, keepSnapshots: undefined }, task, [], decode, MAX_CACHED_CHANGE_FILE_BYTES) : await decode();
+    for (const batch of batches) {
       const end = start + batch.numRows;
       const from = w;
       while (w < winners.length && winners[w]! < end) w++;

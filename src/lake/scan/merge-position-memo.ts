@@ -24,8 +24,9 @@ export interface MergePositions {
  * the next scan decodes only the columns it returns, drops the base rows by position as a
  * deletion vector does, and takes the change rows that won.
  *
- * The key names every input that can change a decision (mergeMemoKey). A scan worker that
- * merges keeps the positions and broadcasts them (SharedArrayBuffer-backed, so every thread
+ * The key names every input that can change a decision (mergeMemoKey). The second time the
+ * planner meets a key (plannedBefore), the task's worker runs the merge over the key
+ * columns for the positions (the first time it merges as it always did), keeps them and broadcasts them (SharedArrayBuffer-backed, so every thread
  * holds one copy); the planner, on the gateway's thread, finds them by the next task's key
  * and gives them to the task (ScanTask.mergePositions), whichever worker runs it. A worker
  * waiting for tasks does not read its messages first, so a broadcast cannot be relied on
@@ -47,6 +48,9 @@ interface Shared {
 
 /** Insertion order is recency: a hit moves its entry to the end. */
 const entries = new Map<string, Entry>();
+/** Keys the planner has met, the most recent PLANNED_KEYS of them. */
+const planned = new Set<string>();
+const PLANNED_KEYS = 4096;
 let cachedBytes = 0;
 let channel: BroadcastChannel | undefined;
 
@@ -72,6 +76,22 @@ export function rememberedMergePositions(key: string): MergePositions | undefine
   return hit.positions;
 }
 
+/**
+ * Whether the planner met this key before (and notes it). Positions are kept only for
+ * files planned a second time: finding them costs a merge over the key columns and a
+ * second read, which a change set read once (a stream commits between every two scans)
+ * would pay for nothing.
+ */
+export function plannedBefore(key: string): boolean {
+  if (planned.delete(key)) {
+    planned.add(key);
+    return true;
+  }
+  planned.add(key);
+  if (planned.size > PLANNED_KEYS) planned.delete(planned.values().next().value!);
+  return false;
+}
+
 /** Keeps a task's merge positions here and offers them to the process's other threads. */
 export function rememberMergePositions(key: string, positions: MergePositions): void {
   const shared: Shared = {
@@ -88,9 +108,10 @@ export function mergePositionMemoStats(): { entries: number; bytes: number } {
   return { entries: entries.size, bytes: cachedBytes };
 }
 
-/** Forgets this thread's entries (tests). */
+/** Forgets this thread's entries and the keys it has planned (tests). */
 export function clearMergePositionMemo(): void {
   entries.clear();
+  planned.clear();
   cachedBytes = 0;
 }
 

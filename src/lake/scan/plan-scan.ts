@@ -25,7 +25,7 @@ import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { isExactFilter } from './filter-batch.js';
 import { mergePieces, rowGroupsMeeting } from './split-merge-task.js';
-import { mergeMemoKey, rememberedMergePositions } from './merge-position-memo.js';
+import { mergeMemoKey, plannedBefore, rememberedMergePositions } from './merge-position-memo.js';
 import { keyBitmapMayHold } from '../bucket/key-bitmap.js';
 import { bloomMayHold } from '../stats/value-bloom.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
@@ -200,11 +200,17 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
   return { snapshotId, tasks: planned, pushdown: filters.map((f) => (isExactFilter(f, byName.get(f.column)!) ? 'exact' : 'inexact')), stats };
 }
 
-/** The task with the positions an earlier scan of its files kept, when there are any. */
+/**
+ * The task with the positions an earlier scan of its files kept; or, the second time its
+ * files are planned, asked to keep them. A change set met once (a stream commits between
+ * two scans) is merged as before, at no extra cost.
+ */
 function withKeptMergePositions(task: ScanTask): ScanTask {
   const key = mergeMemoKey(task);
-  const kept = key === undefined ? undefined : rememberedMergePositions(key);
-  return kept === undefined ? task : { ...task, mergePositions: kept };
+  if (key === undefined) return task;
+  const kept = rememberedMergePositions(key);
+  if (kept !== undefined) return { ...task, mergePositions: kept };
+  return plannedBefore(key) ? { ...task, keepMergePositions: true } : task;
 }
 
 function readPoint(ctx: LakeContext, table: TableMetadata, req: ScanRequest): {

@@ -86,9 +86,11 @@ export interface ScanTask {
   readonly cacheRowGroups?: true;
   /**
    * A whole node's (or piece's) deduplicating merge that a later scan of the same files may
-   * repeat: its decisions are kept by position (merge-position-memo.ts). Set by the planner.
+   * repeat, so its decisions may be kept by position (merge-position-memo.ts). Set by the planner.
    */
   readonly memoizeMerge?: true;
+  /** These files were planned before and nothing is kept for them yet: this run keeps its merge's positions. */
+  readonly keepMergePositions?: true;
   /** The merge's decisions for these files, kept from an earlier scan and found by the planner: no merge runs. */
   readonly mergePositions?: MergePositions;
   /** The table's merge engine when it is not deduplicate (merge-engine.ts): how a key's rows combine. */

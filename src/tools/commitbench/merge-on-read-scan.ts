@@ -7,8 +7,12 @@ import { connect } from './sql-target.js';
 import type { SqlTarget } from './sql-target.js';
 
 const SCAN = `SELECT count(*), sum(v) FROM ${KEYED_TABLE}`;
-/** Each scan runs this many times; the median counts (the first also warms caches). */
-const RUNS = 3;
+/**
+ * Each scan runs this many times; the median counts. The first run also warms caches (and
+ * on Floe, pending, finds the merge positions later runs take: merge-position-memo.ts), so
+ * the notes list every run.
+ */
+const RUNS = 5;
 
 /**
  * Raises v by one for 10% of the keys in one statement (id mod 100 ≥ 90), or 9% (≥ 91) when
@@ -81,6 +85,8 @@ export async function measureMergeOnReadScan(table: KeyedTable, log: (l: string)
   for (const [engine, name, s] of [['floe', 'pending', pending], ['floe', 'optimized', optimized], ['postgres', 'scan', pgScan], ['duckdb', 'scan', duck]] as const) {
     if (s !== undefined) out.samples.push({ measure: 'scan', engine, name, values: s.ms });
   }
+  const runs = (s: Scanned) => s.ms.map((ms) => ms.toFixed(1)).join(', ');
+  out.notes.push(`scan: Floe's runs, pending: ${runs(pending)} ms; optimized: ${runs(optimized)} ms`);
   const what = `full scan (count, sum), ${table.rows.toLocaleString('en-US')} rows`;
   out.figures.push({ measure: 'scan', what: `${what}, ~10% pending`, unit: 'rows/s', floe: rate(pending), postgres: rate(pgScan), duckdb: rate(duck), lowerIsBetter: false });
   out.figures.push({ measure: 'scan', what: `${what}, after optimize`, unit: 'rows/s', floe: rate(optimized), postgres: rate(pgScan), duckdb: rate(duck), lowerIsBetter: false });
