@@ -170,7 +170,8 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   // as they stand, so neither the key columns nor the sequence column need decoding.
   const merging = whole.keyColumns.length > 0 && whole.changeFiles.length > 0;
   // A task read in the caller's thread through the row-group cache is small: its merge is not kept.
-  const byPositions = merging && whole.cacheRowGroups !== true && (whole.mergePositions !== undefined || whole.keepMergePositions === true);
+  // Positions are found only for a scan nothing narrows: the merge that finds them reads every base row.
+  const byPositions = merging && whole.cacheRowGroups !== true && (whole.mergePositions !== undefined || (whole.keepMergePositions === true && narrow === undefined));
   const memoKey = byPositions ? mergeMemoKey(whole) : undefined;
   const task = withNeededColumns(whole, merging && memoKey === undefined);
   const storage = openStorage(task.storage);

@@ -155,9 +155,11 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       const sortedChanges = () => c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset));
       // A whole-node merge is cut into key-hash pieces, each its own task, so that more than one worker merges it.
       const wholeMerge = c.length > 0 && keyHash === undefined && base.limit === undefined && mergeEngine === undefined;
-      // Its decisions are kept for the next scan of the same files, unless it returns each row's _seq.
+      // Its decisions may be kept for the next scan of the same files, unless it returns each row's _seq.
       const memo = wholeMerge && !projection.includes(SEQ_COLUMN) ? { memoizeMerge: true as const } : {};
-      const pieces = wholeMerge ? mergePieces(fn.node, b) : undefined;
+      // Only a scan without filters is cut in pieces (and finds positions to keep: withKeptMergePositions):
+      // on the CH-benCHmark's filtered scans under a stream both cost more than they saved (docs/design-notes.md).
+      const pieces = wholeMerge && filters.length === 0 ? mergePieces(fn.node, b) : undefined;
       if (pieces !== undefined) {
         for (const f of b) countGroups(f);
         stats.nodesSplit++;
@@ -194,7 +196,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       });
     }
   }
-  const planned = tasks.map(withKeptMergePositions);
+  const planned = tasks.map((t) => withKeptMergePositions(t, filters.length === 0));
   stats.merges = planned.filter((t) => t.changeFiles.length > 0 && keyed).length;
   stats.mergesKept = planned.filter((t) => t.mergePositions !== undefined).length;
   return { snapshotId, tasks: planned, pushdown: filters.map((f) => (isExactFilter(f, byName.get(f.column)!) ? 'exact' : 'inexact')), stats };
@@ -202,15 +204,15 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
 
 /**
  * The task with the positions an earlier scan of its files kept; or, the second time its
- * files are planned, asked to keep them. A change set met once (a stream commits between
- * two scans) is merged as before, at no extra cost.
+ * files are planned by a scan without filters (`mayKeep`), asked to keep them. A change
+ * set met once (a stream commits between two scans) is merged as before, at no extra cost.
  */
-function withKeptMergePositions(task: ScanTask): ScanTask {
+function withKeptMergePositions(task: ScanTask, mayKeep: boolean): ScanTask {
   const key = mergeMemoKey(task);
   if (key === undefined) return task;
   const kept = rememberedMergePositions(key);
   if (kept !== undefined) return { ...task, mergePositions: kept };
-  return plannedBefore(key) ? { ...task, keepMergePositions: true } : task;
+  return mayKeep && plannedBefore(key) ? { ...task, keepMergePositions: true } : task;
 }
 
 function readPoint(ctx: LakeContext, table: TableMetadata, req: ScanRequest): {
