@@ -24,14 +24,15 @@ export interface MergePositions {
  * the next scan decodes only the columns it returns, drops the base rows by position as a
  * deletion vector does, and takes the change rows that won.
  *
- * The key names every input that can change a decision (mergeMemoKey). The second time the
- * planner meets a key (plannedBefore), the task's worker runs the merge over the key
- * columns for the positions (the first time it merges as it always did), keeps them and broadcasts them (SharedArrayBuffer-backed, so every thread
- * holds one copy); the planner, on the gateway's thread, finds them by the next task's key
- * and gives them to the task (ScanTask.mergePositions), whichever worker runs it. A worker
- * waiting for tasks does not read its messages first, so a broadcast cannot be relied on
- * to reach the next worker in time; it reliably reaches the planner. Each thread bounds
- * what it keeps by bytes and evicts the least recently used first.
+ * The key names every input that can change a decision (mergeMemoKey). The first time the
+ * planner meets a key the task merges as it always did; the second time (plannedBefore)
+ * its worker runs the merge over the key columns for the positions, keeps them and
+ * broadcasts them (SharedArrayBuffer-backed, so every thread holds one copy). The planner,
+ * on the gateway's thread, finds them by the next task's key and gives them to the task
+ * (ScanTask.mergePositions), whichever worker runs it: a worker waiting for tasks does not
+ * read its messages first, so a broadcast cannot be relied on to reach the next worker in
+ * time; it reliably reaches the planner. Each thread bounds what it keeps by bytes and
+ * evicts the least recently used first.
  */
 export const MERGE_POSITION_MEMO_BYTES = 64 * 1024 * 1024;
 
