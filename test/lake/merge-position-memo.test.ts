@@ -183,5 +183,18 @@ test('a node with deletion vectors and pending changes reads the same from kept 
     for await (const _ of executeScanTask(kept, counters)) { /* drained */ }
     assert.equal(counters.mergesKept, 1);
     assert.deepEqual(await readRows(wh, { table: t }), want, 'positions kept');
+    // A filtered scan takes the same positions, and filters the winning change rows as it
+    // does the base rows ('back', 'fifteen' and 'new' won their keys and fail the filter).
+    const filters: ScanFilter[] = [{ column: 'v', op: '>=', value: 't' }];
+    const filtered = (await wh.planScan({ table: t, filters })).tasks[0]!;
+    assert.ok(filtered.mergePositions !== undefined, 'positions given to a filtered scan');
+    const filteredCounters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+    const got: { id: number; v: string }[] = [];
+    for await (const b of executeScanTask(filtered, filteredCounters)) {
+      for (let r = 0; r < b.numRows; r++) got.push({ id: b.getChildAt(0)!.get(r) as number, v: b.getChildAt(1)!.get(r) as string });
+    }
+    assert.equal(filteredCounters.mergesKept, 1);
+    const sorted = (rows: { id: number; v: string }[]) => [...rows].sort((a, b) => a.id - b.id);
+    assert.deepEqual(sorted(got), sorted(want.filter((r) => r.v >= 't')), 'filtered, positions kept');
   } finally { await cleanup(); }
 });

@@ -21,6 +21,14 @@ export function nodeContains(node: BucketNode, hash: number): boolean {
   return ((hash & node.mask) >>> 0) === node.index;
 }
 
+/** The rows whose hash is in `node` (with `inside` false: outside it), ascending. */
+export function rowsByNode(hashes: Uint32Array, node: BucketNode, inside: boolean): Int32Array {
+  const out = new Int32Array(hashes.length);
+  let k = 0;
+  for (let r = 0; r < hashes.length; r++) if ((((hashes[r]! & node.mask) >>> 0) === node.index) === inside) out[k++] = r;
+  return out.subarray(0, k);
+}
+
 export function childrenOf(node: BucketNode): [BucketNode, BucketNode] {
   if (node.mask >= MAX_MASK) {
     throw new FloeError(SqlState.programLimitExceeded, `bucket node ${nodeKey(node)} cannot be split further`);

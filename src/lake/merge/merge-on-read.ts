@@ -7,7 +7,7 @@ import { batchFromData } from '../arrow/batch-builder.js';
 import { columnReader } from '../arrow/column-reader.js';
 import type { SelectedBatch } from '../arrow/selected-batch.js';
 import { takeData } from '../arrow/take-rows.js';
-import type { BucketNode } from '../bucket/bucket-node.js';
+import { rowsByNode, type BucketNode } from '../bucket/bucket-node.js';
 import { encodeKeyBatch, encodeKeyData, hashKeyData, keyColumnData } from '../bucket/key-encoding.js';
 import type { EncodedKeys } from '../bucket/key-encoding.js';
 import { HashFilter } from './hash-filter.js';
@@ -131,7 +131,7 @@ export function mergeChoices(opts: MergeOptions): MergeChoices {
     const baseDropped = base.map((b) => {
       const node = opts.baseNode;
       if (node === undefined || b.numRows === 0) return undefined;
-      const outside = rowsOutside(hashKeyData(keyColumnData(b, keyColumns), keyColumns, keyTypes, b.numRows), node);
+      const outside = rowsByNode(hashKeyData(keyColumnData(b, keyColumns), keyColumns, keyTypes, b.numRows), node, false);
       return outside.length === 0 ? undefined : outside;
     });
     return { baseDropped, changeWinners };
@@ -181,7 +181,7 @@ export function mergeChoices(opts: MergeOptions): MergeChoices {
     if (n === 0) return undefined;
     const datas = keyColumnData(b, keyColumns);
     const hashes = hashKeyData(datas, keyColumns, keyTypes, n);
-    const outside = opts.baseNode === undefined ? undefined : rowsOutside(hashes, opts.baseNode);
+    const outside = opts.baseNode === undefined ? undefined : rowsByNode(hashes, opts.baseNode, false);
     const candidates = filter.candidates(hashes);
     let lost: Int32Array | undefined;
     if (candidates.length > 0) {
@@ -339,14 +339,6 @@ function allBut(n: number, dropped: Int32Array): Int32Array {
   }
   while (next < n) keep[k++] = next++;
   return keep;
-}
-
-/** The rows whose hash is outside `node`, ascending. */
-function rowsOutside(hashes: Uint32Array, node: BucketNode): Int32Array {
-  const out = new Int32Array(hashes.length);
-  let k = 0;
-  for (let r = 0; r < hashes.length; r++) if (((hashes[r]! & node.mask) >>> 0) !== node.index) out[k++] = r;
-  return out.subarray(0, k);
 }
 
 /** Two ascending, disjoint lists as one ascending list. */

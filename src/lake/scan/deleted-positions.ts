@@ -91,7 +91,8 @@ export function decodedPositions(groups: readonly number[] | undefined, groupRow
   return out;
 }
 
-function isAscending(a: Uint32Array): boolean {
+/** Whether positions are in ascending order (deletion vectors are stored so). */
+export function isAscending(a: ArrayLike<number>): boolean {
   for (let i = 1; i < a.length; i++) if (a[i]! < a[i - 1]!) return false;
   return true;
 }

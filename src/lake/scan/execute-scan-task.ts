@@ -28,11 +28,11 @@ import { textFiltersTyped } from './typed-selection.js';
 import { cachedChangeFile, cachedRowGroupSizes, selectCachedRowGroups } from './cached-row-groups.js';
 import { mergeMemoKey, rememberMergePositions, rememberedMergePositions } from './merge-position-memo.js';
 import type { MergePositions } from './merge-position-memo.js';
-import { decodedPositions, skippingDeleted } from './deleted-positions.js';
+import { decodedPositions, isAscending, skippingDeleted } from './deleted-positions.js';
 import { MAX_CACHED_CHANGE_FILE_BYTES, sharedRowGroupCache } from './row-group-cache.js';
 import { searchingKeyHash } from './key-hash-search.js';
 import { hashKeyBatch } from '../bucket/key-hash.js';
-import type { BucketNode } from '../bucket/bucket-node.js';
+import { rowsByNode } from '../bucket/bucket-node.js';
 import type { ScanFilter } from './scan-types.js';
 
 /**
@@ -177,7 +177,7 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
   const storage = openStorage(task.storage);
   if (merging && counters !== undefined) counters.merges = (counters.merges ?? 0) + 1;
   const { selected, filtered } = memoKey !== undefined
-    ? { selected: await rowsByMergePositions(storage, whole, task, memoKey, counters, narrow), filtered: false }
+    ? { selected: await rowsByMergePositions(storage, whole, task, memoKey, counters, narrow), filtered: true }
     : merging
       ? { selected: await mergedRows(storage, task, counters, narrow), filtered: false }
       : await unmergedRows(storage, task, counters, narrow);
@@ -295,8 +295,8 @@ async function changeInputs(storage: Storage, task: ScanTask, keyFilters: readon
       // Rows of other nodes are dropped before the merge encodes their keys: a piece of a
       // split merge reads every change file of its node and keeps a quarter of the rows.
       if (f.filterByHash && rows.batch.numRows > 0) {
-        const inNode = rowsInNode(hashKeyBatch(rows.batch, key.names, key.types), task.node);
-        if (inNode !== undefined) rows = selectTieredRows(rows, inNode);
+        const inNode = rowsByNode(hashKeyBatch(rows.batch, key.names, key.types), task.node, true);
+        if (inNode.length < rows.batch.numRows) rows = selectTieredRows(rows, inNode);
       }
       if (rows.batch.numRows > 0) {
         const input: ChangeInput = {
@@ -315,8 +315,8 @@ async function changeInputs(storage: Storage, task: ScanTask, keyFilters: readon
 /**
  * The rows of a task whose merge positions are kept (merge-position-memo.ts): the base rows
  * but those dropped, read as through a deletion vector, and each change file's winning
- * rows. Only the columns the scan returns or filters on are decoded; on a miss the merge
- * runs once over the key columns to find the positions.
+ * rows, both already through the task's filters. Only the columns the scan returns or
+ * filters on are decoded; on a miss the merge runs once over the key columns to find the positions.
  */
 async function rowsByMergePositions(
   storage: Storage, whole: ScanTask, task: ScanTask, key: string, counters: ScanTaskCounters | undefined, narrow: RowNarrower | undefined,
@@ -344,7 +344,8 @@ async function rowsByMergePositions(
       const end = start + batch.numRows;
       const from = w;
       while (w < winners.length && winners[w]! < end) w++;
-      if (w > from) out.push({ batch, rows: winners.subarray(from, w).map((p) => p - start) });
+      // Base rows were filtered as they were decoded (pick); change rows are filtered here, so the caller need not filter again.
+      if (w > from) out.push({ batch, rows: filterSelection(batch, task.filters, task.columns, winners.subarray(from, w).map((p) => p - start)) });
       start = end;
     }
   }
@@ -421,7 +422,8 @@ function concatPositions(parts: readonly Int32Array[]): Int32Array {
 /** A file's deletion vector and the positions a merge dropped, as one ascending list. */
 function unionPositions(deleted: readonly number[] | Int32Array | undefined, dropped: Int32Array): Int32Array {
   if (deleted === undefined || deleted.length === 0) return dropped;
-  const a = Int32Array.from(deleted).sort();
+  // Stored ascending: copied and sorted only when not.
+  const a = isAscending(deleted) ? deleted : Int32Array.from(deleted).sort();
   const out = new Int32Array(a.length + dropped.length);
   let i = 0;
   let j = 0;
@@ -431,14 +433,6 @@ function unionPositions(deleted: readonly number[] | Int32Array | undefined, dro
     if (k === 0 || out[k - 1] !== next) out[k++] = next;
   }
   return out.subarray(0, k);
-}
-
-/** The rows whose hash is in `node`, ascending; undefined when that is all of them. */
-function rowsInNode(hashes: Uint32Array, node: BucketNode): Int32Array | undefined {
-  const out = new Int32Array(hashes.length);
-  let k = 0;
-  for (let r = 0; r < hashes.length; r++) if (((hashes[r]! & node.mask) >>> 0) === node.index) out[k++] = r;
-  return k === hashes.length ? undefined : out.subarray(0, k);
 }
 
 /**

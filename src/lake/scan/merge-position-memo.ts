@@ -69,6 +69,11 @@ export function mergeMemoKey(task: ScanTask): string | undefined {
   return createHash('sha256').update(text).digest('base64');
 }
 
+/** Whether this thread keeps any positions: a scan that may only look them up skips the key's digest when none are. */
+export function keepsMergePositions(): boolean {
+  return entries.size > 0;
+}
+
 export function rememberedMergePositions(key: string): MergePositions | undefined {
   const hit = entries.get(key);
   if (hit === undefined) return undefined;

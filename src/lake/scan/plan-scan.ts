@@ -25,7 +25,7 @@ import type { LakeContext } from '../warehouse/lake-context.js';
 import { toTableMetadata } from '../warehouse/lake-context.js';
 import { isExactFilter } from './filter-batch.js';
 import { mergePieces, rowGroupsMeeting } from './split-merge-task.js';
-import { mergeMemoKey, plannedBefore, rememberedMergePositions } from './merge-position-memo.js';
+import { keepsMergePositions, mergeMemoKey, plannedBefore, rememberedMergePositions } from './merge-position-memo.js';
 import { keyBitmapMayHold } from '../bucket/key-bitmap.js';
 import { bloomMayHold } from '../stats/value-bloom.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
@@ -208,6 +208,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
  * set met once (a stream commits between two scans) is merged as before, at no extra cost.
  */
 function withKeptMergePositions(task: ScanTask, mayKeep: boolean): ScanTask {
+  if (!mayKeep && !keepsMergePositions()) return task;
   const key = mergeMemoKey(task);
   if (key === undefined) return task;
   const kept = rememberedMergePositions(key);
