@@ -55,6 +55,8 @@ export interface CommitBenchOptions {
   readonly duckdb?: boolean;
   /** Extra `floe serve` flags. */
   readonly serveArgs?: readonly string[];
+  /** Node flags for the measured gateway only, for diagnosis (`--cpu-prof`); the report notes them. */
+  readonly serveNodeArgs?: readonly string[];
   /** Floe's gateways keep their catalog in a database of its own on the PostgreSQL peer (`--catalog`), instead of SQLite. */
   readonly catalogOnPeer?: boolean;
   /**
@@ -132,7 +134,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     }
     const needsGateway = COMMIT_MEASURES.some((m) => m !== 'replay' && only.has(m));
     if (needsGateway) {
-      gateway = await startGateway(dir, [...serveArgs, ...ownStateDir()], { env: gatewayEnv });
+      gateway = await startGateway(dir, [...serveArgs, ...ownStateDir()], { env: gatewayEnv, nodeArgs: opts.serveNodeArgs ?? [] });
       log(`${stamp()} floe serve started on ${gateway.url}`);
       // Not while its worker threads still load code: the first commits would measure that.
       const warm = await waitForQuietProcess(gateway.pid);
@@ -189,7 +191,12 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
       if (only.has('scan')) {
         log(`${stamp()} 5. full merge-on-read scan, ~10% pending, then optimized`);
         await updateTenPercent(table, only.has('point-read'), log);
-        record(await measureMergeOnReadScan(table, log));
+        const pid = gateway?.pid;
+        const settle = pid === undefined ? undefined : async () => {
+          const w = await waitForQuietProcess(pid, { maxMs: 30_000 });
+          return `${w.quiet ? 'went quiet' : 'was still busy'} after ${(w.ms / 1000).toFixed(1)} s`;
+        };
+        record(await measureMergeOnReadScan(table, log, settle));
       }
     }
     await gateway?.stop();
@@ -213,7 +220,9 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
     options,
     figures: outcomes.flatMap((o) => o.figures),
     samples: outcomes.flatMap((o) => o.samples),
-    notes: [...(warmupNote === undefined ? [] : [warmupNote]), ...outcomes.flatMap((o) => o.notes)],
+    notes: [
+      ...((opts.serveNodeArgs ?? []).length > 0 ? [`gateway node flags: ${opts.serveNodeArgs!.join(' ')} (a diagnostic run, not the gateway as shipped)`] : []),
+      ...(warmupNote === undefined ? [] : [warmupNote]), ...outcomes.flatMap((o) => o.notes)],
     mismatches: outcomes.flatMap((o) => o.mismatches),
     machine: machineDescription(),
     date: new Date().toISOString(),

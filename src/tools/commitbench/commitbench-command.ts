@@ -24,6 +24,7 @@ export const COMMITBENCH_USAGE = `usage: npm run bench:commit -- [options]
                         cluster (its settings as they are; measure 6 then has no peer)
   --no-duckdb           no DuckDB peer
   --serve-arg ARG       an extra floe serve argument (repeatable)
+  --serve-node-arg=ARG  a node flag for the measured gateway only, for diagnosis, e.g. --serve-node-arg=--cpu-prof (repeatable)
   --catalog-on-peer     Floe's catalog in a database of its own on the PostgreSQL peer (--catalog), not SQLite
   --data-on-s3rver      Floe's data in a bucket of s3rver (a real S3 API server on loopback), not local disk
   --quick               smoke run: 100 commits, 3 s, 100 rounds, 100,000 rows, 10,000 replayed rows
@@ -49,6 +50,7 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
       'postgres-url': { type: 'string' },
       'no-duckdb': { type: 'boolean', default: false },
       'serve-arg': { type: 'string', multiple: true },
+      'serve-node-arg': { type: 'string', multiple: true },
       'catalog-on-peer': { type: 'boolean', default: false },
       'data-on-s3rver': { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
@@ -79,6 +81,7 @@ export async function runCommitBenchCommand(argv: string[]): Promise<void> {
     postgresUrl: values['postgres-url'],
     duckdb: values['no-duckdb'] !== true,
     serveArgs: values['serve-arg'],
+    serveNodeArgs: values['serve-node-arg'],
     catalogOnPeer: values['catalog-on-peer'] === true,
     dataOnS3rver: values['data-on-s3rver'] === true,
   };
