@@ -3,7 +3,8 @@
  * time (process-wide) of a change-store export, with about `pending` rows over 25 change
  * files on a 100k-row optimized base, beside the cost of a look that defers it
  * (`metadata.iceberg.change-interval` not yet passed: what a change-only head cost before
- * the change store was exported). `node --import tsx bench/iceberg-export.bench.ts`.
+ * the change store was exported). `node --import tsx bench/iceberg-export.bench.ts [pending ...]`
+ * (default 100 1000 5000; each adds to the rows pending before it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,8 @@ try {
   await tx.commit();
   await wh.optimize(t, { kind: 'full' });
   console.log('pending rows | change files | export wall ms (median of 7) | export CPU ms | deferred look wall ms | deferred look CPU ms');
-  for (const pending of [100, 1000, 5000]) {
+  const asked = process.argv.slice(2).map(Number).filter((x) => Number.isInteger(x) && x > 0);
+  for (const pending of asked.length > 0 ? asked : [100, 1000, 5000]) {
     for (let c = 0; c < 25; c++) {
       const u = [...new Set(Array.from({ length: pending / 25 }, () => Math.floor(Math.random() * n)))];
       tx = await wh.begin();

@@ -2,7 +2,8 @@ import type { Data, Field, RecordBatch } from 'apache-arrow';
 import type { SqlType } from '../../common/sql-type.js';
 import { batchFromData } from '../arrow/batch-builder.js';
 import { encodeKeyBatch, hashKeyData, keyColumnData } from '../bucket/key-encoding.js';
-import type { BucketNode } from '../bucket/bucket-node.js';
+import { rowsByNode, type BucketNode } from '../bucket/bucket-node.js';
+import { concatKeys, KeySet } from '../bucket/key-set.js';
 import { readDataFile } from '../format/data-file-reader.js';
 import { TIERED_COLUMNS, selectTieredRows, tieredRows } from '../log/tiered-rows.js';
 import type { TieredRows } from '../log/tiered-rows.js';
@@ -66,17 +67,17 @@ export async function changeStoreRows(storage: Storage, tasks: readonly ScanTask
   return [...byPartition].map(([partitionKey, p]) => ({ partitionKey, ...p }));
 }
 
-/** Each key once (a key's -U/+U pair, or its changes in several commits, need one delete). */
+/** Each key once (a key's -U/+U pair, or its changes in several commits, need one delete): a row is kept where its key first appears. */
 function distinctKeys(batches: readonly RecordBatch[], keyNames: readonly string[], keyTypes: readonly SqlType[]): RecordBatch[] {
-  const seen = new Set<string>();
+  const all = concatKeys(batches.map((b) => encodeKeyBatch(b, keyNames, keyTypes)));
+  // A set's member for a key is the first row that holds it.
+  const firsts = new KeySet(all);
   const out: RecordBatch[] = [];
+  let g = 0;
   for (const b of batches) {
-    const k = encodeKeyBatch(b, keyNames, keyTypes);
     const keep: number[] = [];
-    for (let r = 0; r < k.length; r++) {
-      const id = k.kind === 'long' ? `${k.lo[r]},${k.hi[r]}` : Buffer.from(k.bytes.buffer, k.bytes.byteOffset + k.offsets[r]!, k.offsets[r + 1]! - k.offsets[r]!).toString('latin1');
-      if (!seen.has(id)) { seen.add(id); keep.push(r); }
-    }
+    for (let r = 0; r < b.numRows; r++) if (firsts.indexOf(all, g + r) === g + r) keep.push(r);
+    g += b.numRows;
     if (keep.length > 0) out.push(keep.length === b.numRows ? b : takeRows(b, keep));
   }
   return out;
@@ -85,10 +86,8 @@ function distinctKeys(batches: readonly RecordBatch[], keyNames: readonly string
 /** The rows of an ancestor node's change batch whose key hashes into `node`. */
 function rowsOfNode(rows: TieredRows, node: BucketNode, keyNames: readonly string[], keyTypes: readonly SqlType[]): TieredRows {
   const b = rows.batch;
-  const hashes = hashKeyData(keyColumnData(b, keyNames), keyNames, keyTypes, b.numRows);
-  const keep: number[] = [];
-  for (let r = 0; r < hashes.length; r++) if (((hashes[r]! & node.mask) >>> 0) === node.index) keep.push(r);
-  return keep.length === b.numRows ? rows : selectTieredRows(rows, Int32Array.from(keep));
+  const keep = rowsByNode(hashKeyData(keyColumnData(b, keyNames), keyNames, keyTypes, b.numRows), node, true);
+  return keep.length === b.numRows ? rows : selectTieredRows(rows, keep);
 }
 
 function columnsOf(b: RecordBatch, names: readonly string[]): RecordBatch {
