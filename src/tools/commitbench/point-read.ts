@@ -48,8 +48,12 @@ async function wireReads(target: SqlTarget, keys: readonly number[]): Promise<{ 
   }
 }
 
-/** Measure 4: prepared `SELECT … WHERE id = $1` with random keys on a table with pending changes; p50/p99. */
-export async function measurePointReads(table: KeyedTable, reads: number): Promise<MeasureOutcome> {
+/**
+ * Measure 4: prepared `SELECT … WHERE id = $1` with random keys on a table with pending
+ * changes; p50/p99. `settle` waits for the gateway's work after the upserts (tiering, the
+ * Iceberg export) and says what it waited, for the notes.
+ */
+export async function measurePointReads(table: KeyedTable, reads: number, settle?: () => Promise<string>): Promise<MeasureOutcome> {
   const out = emptyOutcome();
   const rand = seededRandom(4);
   // Half the keys among the upserted 1%, so reads that must find the pending version are sampled, not only base rows.
@@ -58,6 +62,7 @@ export async function measurePointReads(table: KeyedTable, reads: number): Promi
     const upserted = id - (id % 100) + 1;
     return i % 2 === 0 && upserted < table.rows ? upserted : id;
   });
+  if (settle !== undefined) out.notes.push(`point-read: before the reads, the gateway ${await settle()}`);
   const files = await table.floeFiles();
   out.notes.push(`point-read: Floe's table before the reads: ${await table.describeFloeFiles()}`);
   if (files.changeFiles === 0) out.notes.push('point-read: Floe shows no change files, so nothing was pending');
