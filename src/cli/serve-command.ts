@@ -8,7 +8,7 @@ import { BOOTSTRAP_SUPERUSER_OID, openWarehouse } from '../lake/index.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, checkSetting, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
 import { pgHbaFileRuleRows, registerRegNameLookup, startWireServer, type LoginAttemptEvent } from '../wire/index.js';
-import { AuditSpool, AuditTrail, IcebergMetadataService, LogTieringService, MaterializedViewRefresher, SubscriptionManager, recoverAuditSpools } from '../service/index.js';
+import { AuditSpool, AuditTrail, IcebergMetadataService, createIcebergExportPool, LogTieringService, MaterializedViewRefresher, SubscriptionManager, recoverAuditSpools } from '../service/index.js';
 import { materializedViewRefreshRunner } from './materialized-view-refresh-runner.js';
 import { createLogger } from './cli-logger.js';
 import { LoginThrottle } from '../common/login-throttle.js';
@@ -221,7 +221,11 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
   if (values['log-tiering'] === true) tiering.start();
   // Iceberg v2 metadata of each table's base store, after its commits (src/service/iceberg-metadata).
-  const icebergMetadata = new IcebergMetadataService(warehouse, { logger: logger.child({ component: 'iceberg-metadata' }) });
+  // Its change-store files are written on a background thread of their own, at a low priority.
+  const icebergExport = createIcebergExportPool();
+  const icebergMetadata = new IcebergMetadataService(warehouse, {
+    logger: logger.child({ component: 'iceberg-metadata' }), writeChangeStore: icebergExport.writeChangeStore,
+  });
   if (values['iceberg-metadata'] === true) icebergMetadata.start();
   // Materialized views with a declared freshness, kept within it (src/service/materialized-views).
   const refresher = new MaterializedViewRefresher({
@@ -245,6 +249,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     await subscriptions.stop();
     await tiering.stop();
     await icebergMetadata.stop();
+    await icebergExport.close();
     await refresher.stop();
     // After the sessions ended: their last events are in the buffer this flushes.
     await auditTrail?.stop();

@@ -72,6 +72,8 @@ export { DEFAULT_SEGMENT_BYTES, SegmentedCommitLog, openCommitLog, recoverCommit
 export { LOG_DIR, formatLogLocator, isLogPath, logWriterDir, parseLogLocator, type LogLocator } from './log/log-locator.js';
 export type { TierOptions, TierResult } from './log/tier-log-files.js';
 export type { IcebergExportOptions, IcebergExportResult } from './iceberg/export-iceberg-metadata.js';
+export { writeChangeStoreFiles } from './iceberg/change-store-files.js';
+export type { ChangeStoreFile, ChangeStoreJob, ChangeStoreWriter } from './iceberg/change-store-files.js';
 export type { IcebergTableLoad } from './iceberg/newest-metadata-version.js';
 export type { IcebergTableMetadataJson } from './iceberg/table-metadata-json.js';
 export type { LogBacklog } from './log/log-backlog.js';

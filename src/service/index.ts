@@ -8,6 +8,8 @@ export { DEFAULT_OPTIMIZER_MEMORY_BYTES, createOptimizerPool } from './optimizin
 export type { ServiceLogger } from './optimizing/optimizing-warehouse.js';
 export { LogTieringService } from './log-tiering/log-tiering-service.js';
 export { IcebergMetadataService } from './iceberg-metadata/iceberg-metadata-service.js';
+export { createIcebergExportPool } from './iceberg-metadata/iceberg-export-pool.js';
+export type { IcebergExportPool } from './iceberg-metadata/iceberg-export-pool.js';
 export { streamLogicalChanges } from './replication/logical-stream.js';
 export { parseNameList } from './replication/published-tables.js';
 export { runSubscriptionDdl } from './subscriptions/subscription-ddl.js';

@@ -183,7 +183,7 @@ export class SessionWarehouse implements Warehouse {
   readonly expireSnapshots: Warehouse['expireSnapshots'] = (table, opts) => this.#owner(table).expireSnapshots(table, opts);
   readonly removeOrphanFiles: Warehouse['removeOrphanFiles'] = (table, opts) => this.#owner(table).removeOrphanFiles(table, opts);
   readonly optimize: Warehouse['optimize'] = (table, opts) => this.#owner(table).optimize(table, opts);
-  readonly exportIcebergMetadata: Warehouse['exportIcebergMetadata'] = (table) => this.#owner(table).exportIcebergMetadata(table);
+  readonly exportIcebergMetadata: Warehouse['exportIcebergMetadata'] = (table, opts) => this.#owner(table).exportIcebergMetadata(table, opts);
   readonly loadIcebergTable: Warehouse['loadIcebergTable'] = (table) => this.#owner(table).loadIcebergTable(table);
   readonly tierLogFiles: Warehouse['tierLogFiles'] = (table, opts) => this.#owner(table).tierLogFiles(table, opts);
   readonly logBacklog: Warehouse['logBacklog'] = (table) => this.#owner(table).logBacklog(table);

@@ -30,7 +30,10 @@ import { transpiledNodeArgs, transpiledTree } from './transpiled-child.js';
 
 const EXTERNAL = ['better-sqlite3', 'libpg-query', 'parquet-wasm', 'piscina', 'pino', 'pino-pretty', 'thread-stream', 'esbuild', 'tsx', '@duckdb/*'];
 /** The worker threads' modules, started by file name (src/common/worker-module.ts's callers). */
-const WORKERS = ['src/exec/pool/scan-worker.ts', 'src/service/optimizing/optimizer-worker.ts', 'src/lake/catalog/postgres/sync-pg-worker.ts'];
+const WORKERS = [
+  'src/exec/pool/scan-worker.ts', 'src/service/optimizing/optimizer-worker.ts', 'src/service/iceberg-metadata/iceberg-export-worker.ts',
+  'src/lake/catalog/postgres/sync-pg-worker.ts',
+];
 const TOP_LEVEL_PARSER_LOAD = /^await loadSqlParser\(\);$/m;
 
 /** `node` arguments that run `tsFile` (a path inside the repository) bundled into one file. */

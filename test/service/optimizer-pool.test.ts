@@ -1,22 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { NodeRewriteTask } from '../../src/lake/index.js';
 import { createOptimizerPool, DEFAULT_OPTIMIZER_NICENESS } from '../../src/service/optimizing/optimizer-pool.js';
-
-/** Each thread of this process with its nice value (/proc/self/task/<tid>/stat, field 19). */
-function threadNiceness(): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      out.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
-}
+import { threadNiceness } from '../harness/thread-niceness.js';
 
 /** The nice values of the threads a pool of `threads` adds, once each has loaded its module. */
 async function newThreadsAt(niceness: number | undefined, threads: number): Promise<number[]> {

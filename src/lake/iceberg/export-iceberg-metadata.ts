@@ -1,6 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { RecordBatch } from 'apache-arrow';
-import { encodeParquet } from '../format/parquet-io.js';
 import { isLogPath } from '../log/log-locator.js';
 import { mergeEngineOf } from '../merge/merge-engine.js';
 import type { Snapshot } from '../refs/snapshot.js';
@@ -10,7 +8,9 @@ import { icebergChangeIntervalMs } from '../table/iceberg-properties.js';
 import { isKeyed, keyColumnsOf } from '../table/table-layout.js';
 import type { TableMetadata } from '../table/table-metadata.js';
 import type { DataFileInfo } from '../warehouse/warehouse.js';
-import type { PartitionChangeRows } from './change-store-rows.js';
+import { writeChangeStoreFiles } from './change-store-files.js';
+import type { ChangeStoreFile, ChangeStoreJob, ChangeStoreWriter } from './change-store-files.js';
+import type { ScanTask } from '../scan/scan-types.js';
 import { icebergPartitionSpec, partitionSpecJson } from './iceberg-partition-spec.js';
 import { icebergColumnsOf, icebergSchemaJson, nameMappingJson } from './iceberg-schema.js';
 import {
@@ -25,8 +25,8 @@ import { PREVIOUS_VERSIONS_MAX, nextTableMetadata, specIdFor } from './table-met
 
 /**
  * What the exporter reads of the lake: the head of main, the files at a snapshot, the
- * snapshots not expired, and a keyed table's change store at a snapshot folded per key
- * (change-store-rows.ts).
+ * snapshots not expired, and the scan of a keyed table's change store at a snapshot
+ * (change-store-files.ts folds and writes it).
  */
 export interface IcebergExportSource {
   readonly storage: Storage;
@@ -35,7 +35,8 @@ export interface IcebergExportSource {
   filesAt(table: TableMetadata, snapshotId: bigint): DataFileInfo[];
   /** Of `among` (the snapshots the newest export names), those not expired. */
   liveSnapshotIds(table: TableMetadata, among: readonly bigint[]): ReadonlySet<bigint>;
-  changeStoreRows(table: TableMetadata, snapshotId: bigint): Promise<PartitionChangeRows[]>;
+  /** The table's scan at the snapshot: full projection, no filters. */
+  changeStoreTasks(table: TableMetadata, snapshotId: bigint): Promise<readonly ScanTask[]>;
 }
 
 export type IcebergExportResult =
@@ -58,6 +59,12 @@ export interface IcebergExportOptions {
    * Without it the export is written now.
    */
   readonly deferChanges?: boolean;
+  /**
+   * Where the change store is read and written as files, the export's heaviest part (a
+   * decode and merge of every pending row, and two Parquet encodes): the metadata service
+   * gives it a background thread. Without it, in the caller's thread.
+   */
+  readonly writeChangeStore?: ChangeStoreWriter;
 }
 
 /** A file no version names is deleted only past this age: another exporter may be about to name it. */
@@ -123,7 +130,7 @@ export async function exportIcebergMetadata(
     const parentId = prevCurrent !== undefined && live.has(BigInt(prevCurrent['snapshot-id'])) ? BigInt(prevCurrent['snapshot-id']) : undefined;
     const before = prevCurrent === undefined ? new Map() : await readLiveFiles(source.storage, keyOfUri(prefix, prevCurrent['manifest-list']), (u) => keyOfUri(prefix, u));
     const listName = `snap-${head.id}-${randomUUID()}`;
-    const changes = changeDigest === undefined ? [] : await writeChangeStoreFiles(source, table, head.id, changeFiles, `${icebergDataPrefix(table.id)}${listName}`);
+    const changes = changeDigest === undefined ? [] : await writeChangeStore(source, table, head.id, changeFiles, `${icebergDataPrefix(table.id)}${listName}`, opts);
     // Base files this snapshot adds sort below its change-store files, so the equality deletes apply to them.
     const baseAddedSeq = changes.length > 0 ? lastSequenceNumber + 1n : undefined;
     const sequenceNumber = lastSequenceNumber + (changes.length > 0 ? 2n : 1n);
@@ -188,40 +195,19 @@ function supersededByChanges(s: IcebergSnapshotJson | undefined, baseDigest: str
   return s !== undefined && s.summary[CHANGE_DIGEST_KEY] !== undefined && s.summary[BASE_DIGEST_KEY] === baseDigest;
 }
 
-/** A file the export wrote for the change store, as its manifest lists it. */
-interface ChangeStoreFile extends ManifestFile {
-  readonly key: string;
-}
-
-/**
- * Per partition with pending changes, an equality delete file (the primary key of every key
- * they touch) and a data file (the rows they leave live), named after the snapshot's
- * manifest list (`namePrefix`) so that cleanup knows whose they are.
- */
-async function writeChangeStoreFiles(
+/** The change-store files of the head's snapshot, written where `opts.writeChangeStore` runs them (here by default). */
+async function writeChangeStore(
   source: IcebergExportSource, table: TableMetadata, snapshotId: bigint, changeFiles: readonly DataFileInfo[], namePrefix: string,
+  opts: IcebergExportOptions,
 ): Promise<ChangeStoreFile[]> {
-  const partitionValues = new Map(changeFiles.map((f) => [f.partitionKey, f.partitionValues]));
-  const equalityIds = keyColumnsOf(table).map((c) => c.fieldId);
-  const out: ChangeStoreFile[] = [];
-  let i = 0;
-  for (const p of await source.changeStoreRows(table, snapshotId)) {
-    const values = partitionValues.get(p.partitionKey) ?? [];
-    const put = async (suffix: string, batches: readonly RecordBatch[], ids?: readonly number[]) => {
-      const bytes = encodeParquet(batches);
-      const key = `${namePrefix}-p${i}-${suffix}.parquet`;
-      await source.storage.put(key, bytes);
-      out.push({
-        key, rowCount: batches.reduce((n, b) => n + b.numRows, 0), sizeBytes: bytes.length, partitionValues: values,
-        // No bounds: readers then never prune these files, which is always correct.
-        columnStats: {}, ...(ids === undefined ? {} : { equalityIds: ids }),
-      });
-    };
-    if (p.keys.length > 0) await put('eq-deletes', p.keys, equalityIds);
-    if (p.rows.length > 0) await put('rows', p.rows);
-    i++;
-  }
-  return out;
+  const job: ChangeStoreJob = {
+    storage: source.storageConfig,
+    tasks: await source.changeStoreTasks(table, snapshotId),
+    equalityIds: keyColumnsOf(table).map((c) => c.fieldId),
+    namePrefix,
+    partitionValues: [...new Map(changeFiles.map((f) => [f.partitionKey, f.partitionValues]))],
+  };
+  return opts.writeChangeStore === undefined ? writeChangeStoreFiles(job, source.storage) : opts.writeChangeStore(job);
 }
 
 /**

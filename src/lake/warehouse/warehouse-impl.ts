@@ -5,7 +5,6 @@ import type { Catalog, SnapshotIdRange, TableRecord } from '../catalog/catalog.j
 import { logBacklog } from '../log/log-backlog.js';
 import type { LogBacklog } from '../log/log-backlog.js';
 import { tierLogFiles } from '../log/tier-log-files.js';
-import { changeStoreRows } from '../iceberg/change-store-rows.js';
 import { exportIcebergMetadata } from '../iceberg/export-iceberg-metadata.js';
 import { icebergTableKey } from '../iceberg/iceberg-locations.js';
 import { loadIcebergTable, type IcebergTableLoad } from '../iceberg/newest-metadata-version.js';
@@ -419,8 +418,7 @@ export class WarehouseImpl implements Warehouse {
         const s = this.#catalog.getSnapshot(t.id, id);
         return s !== undefined && !s.expired;
       })),
-      changeStoreRows: async (t, id) => changeStoreRows(this.#ctx.storage,
-        (await planScan(this.#ctx, { table: t, at: { kind: 'snapshot', id }, projection: t.columns.map((c) => c.name) })).tasks),
+      changeStoreTasks: async (t, id) => (await planScan(this.#ctx, { table: t, at: { kind: 'snapshot', id }, projection: t.columns.map((c) => c.name) })).tasks,
     }, table, Date.now(), opts);
   }
 

@@ -1,4 +1,4 @@
-import type { IcebergExportResult, Warehouse } from '../../lake/index.js';
+import type { ChangeStoreWriter, IcebergExportResult, Warehouse } from '../../lake/index.js';
 import type { ServiceClock } from '../optimizing/service-clock.js';
 import { systemClock } from '../optimizing/service-clock.js';
 import type { ServiceLogger } from '../optimizing/optimizing-warehouse.js';
@@ -12,6 +12,8 @@ export interface IcebergMetadataOptions {
   readonly logger?: ServiceLogger;
   /** How often the heads of main are looked at (ms); default 1000. */
   readonly pollMs?: number;
+  /** Where a keyed table's change store is read and written as files (iceberg-export-pool.ts); default: this thread. */
+  readonly writeChangeStore?: ChangeStoreWriter;
 }
 
 /** What one round did. */
@@ -36,6 +38,7 @@ export class IcebergMetadataService {
   readonly #clock: ServiceClock;
   readonly #logger: ServiceLogger;
   readonly #pollMs: number;
+  readonly #writeChangeStore: ChangeStoreWriter | undefined;
   /** The head each table was last exported (or found unchanged or inexpressible) at. */
   readonly #lookedAt = new Map<number, bigint>();
   /** Tables whose change-only export waits (ms, the clock's time). */
@@ -49,6 +52,7 @@ export class IcebergMetadataService {
     this.#clock = opts.clock ?? systemClock;
     this.#logger = opts.logger ?? silentLogger;
     this.#pollMs = opts.pollMs ?? 1000;
+    this.#writeChangeStore = opts.writeChangeStore;
   }
 
   start(): void {
@@ -78,7 +82,9 @@ export class IcebergMetadataService {
       if (nowMs < (this.#deferredUntil.get(table.id) ?? 0)) continue;
       let r: IcebergExportResult;
       try {
-        r = await this.#warehouse.exportIcebergMetadata(table, { deferChanges: true });
+        r = await this.#warehouse.exportIcebergMetadata(table, {
+          deferChanges: true, ...(this.#writeChangeStore === undefined ? {} : { writeChangeStore: this.#writeChangeStore }),
+        });
       } catch (err) {
         failed++;
         this.#logger.warn({ err, table: `${table.namespace}.${table.name}` }, 'writing Iceberg metadata failed');
