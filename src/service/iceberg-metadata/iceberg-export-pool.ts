@@ -5,8 +5,9 @@ import type { ChangeStoreFile, ChangeStoreJob, ChangeStoreWriter } from '../../l
 /**
  * The export thread's nice value. Writing a table's pending changes as Iceberg files decodes
  * and merges every pending row and encodes two Parquet files: 0.4 s for 100k rows, which on
- * the gateway's main thread delayed every query behind it, and beside two scan workers on a
- * 2-core box slowed them. At 19 a query's threads go first, as with the optimizer's.
+ * the gateway's main thread held every query behind it (stalls of 120 ms). At 19 a query's
+ * threads are preferred when both are ready, as with the optimizer's; the export still runs
+ * in the gaps they leave (bench/README.md, "The Iceberg export off the main thread").
  */
 export const ICEBERG_EXPORT_NICENESS = 19;
 
