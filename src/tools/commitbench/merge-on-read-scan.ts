@@ -62,9 +62,9 @@ async function duckScan(table: KeyedTable): Promise<Scanned | undefined> {
  * Measure 5: a scan reading every row (count(*), sum(v)) with ~10% of rows pending, then the
  * same after `CALL optimize`; rows/s, and Floe's pending/optimized speed ratio.
  * `settle` waits, before each of Floe's series, until the gateway's background work after
- * the writes is done (the Iceberg export of 100k pending rows is ~0.4 s on the main thread,
- * on a 2-core box beside the scan's two workers): the figure is the scan's, not the
- * export's. It returns what it waited, for the notes.
+ * the writes is done (the Iceberg export of 100k pending rows is ~0.4 s of CPU, which on a
+ * 2-core box runs beside the scan's two workers, even at nice 19 on its own thread): the
+ * figure is the scan's, not the export's. It returns what it waited, for the notes.
  */
 export async function measureMergeOnReadScan(
   table: KeyedTable, log: (l: string) => void, settle?: () => Promise<string>,
