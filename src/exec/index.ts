@@ -9,7 +9,7 @@ export { compileExpr } from './expr/compile-expr.js';
 export { createRunState, type RunState } from './run-state.js';
 export type { EvalContext } from './expr/eval-context.js';
 export type * from './plan/physical-plan.js';
-export { planInputs } from './plan/physical-plan.js';
+export { planAtPath, planInputs } from './plan/physical-plan.js';
 export {
   commonSupertype, functionById, listFunctions, registerAggregateFunction, registerScalarFunction,
   registerSetFunction, registerWindowFunction, registeredFunctionCount, resolveFunction, resolveOperator, setFunctionColumns, typeKey,
@@ -50,6 +50,7 @@ export { TABLE_SAMPLE_FUNCTION } from './functions/table-sample-function.js';
 export { enforceCheckConstraints } from './operators/check-constraints.js';
 export { RUNTIME_FILTERS_SETTING, RUNTIME_FILTER_MAX_KEYS, RUNTIME_FILTER_MAX_KEYS_SETTING } from './operators/runtime-filter.js';
 export { PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS } from './operators/joins/build-side.js';
+export { KEY_LOOKUP_MAX_KEYS } from './operators/key-lookup.js';
 // Text input and output of values, shared with the binder's literal folding so a folded literal is refused as the cast would refuse it.
 export { jsonbNormalize } from './types/cast-value.js';
 export { formatInterval, parseDate, parseTimestamp, parseTimestamptz } from './types/datetime.js';

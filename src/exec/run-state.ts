@@ -1,6 +1,7 @@
 import type { ExecContext } from './exec-context.js';
 import type { EvalContext } from './expr/eval-context.js';
 import { MemoryTracker } from './memory-tracker.js';
+import type { KeyLookupSlot } from './operators/key-lookup.js';
 import type { RuntimeFilterSlot } from './operators/runtime-filter.js';
 import type { LakeScanPlan, MaterializedCte, WorkTable } from './plan/physical-plan.js';
 import type { ColumnarBatch } from './arrow/columnar-batch.js';
@@ -33,6 +34,8 @@ export interface RunState {
    * has built), so only scans under that probe side see them.
    */
   readonly runtimeFilters?: ReadonlyMap<LakeScanPlan, readonly RuntimeFilterSlot[]>;
+  /** Key lookups for the scans of this run's subtree, handed down the same way (key-lookup.ts). */
+  readonly keyLookups?: ReadonlyMap<LakeScanPlan, KeyLookupSlot>;
 }
 
 export function createRunState(ctx: ExecContext): RunState {

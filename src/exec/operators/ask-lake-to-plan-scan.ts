@@ -24,10 +24,17 @@ export async function askLakeToPlanScan(plan: LakeScanPlan, run: RunState): Prom
     projection: [...plan.projection],
     filters: bindScanFilters(plan.filters, run),
     limit: plan.residual ? undefined : plan.limit,
+    ...lookupOf(plan, run),
   });
 }
 
 /** The same outside a running plan: EXPLAIN without ANALYZE. Filters on parameters the context lacks are left out. */
 export function askLakeToPlanScanIn(plan: LakeScanPlan, ctx: ExecContext): Promise<ScanPlan> {
   return askLakeToPlanScan(plan, createRunState(ctx));
+}
+
+/** The keys a hash join above handed this scan to look up (key-lookup.ts), if it has. */
+function lookupOf(plan: LakeScanPlan, run: RunState): { keyLookup?: readonly (readonly unknown[])[] } {
+  const keys = run.keyLookups?.get(plan)?.keys;
+  return keys === undefined ? {} : { keyLookup: keys };
 }

@@ -4,6 +4,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { RowNarrower, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { askLakeToPlanScan } from './ask-lake-to-plan-scan.js';
+import { keyLookupLabel } from './key-lookup.js';
 import { decodeColumns, encodeColumnar, lazyBatch } from '../arrow/columnar-batch.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import { compileExpr, truthySelection } from '../expr/compile-expr.js';
@@ -39,8 +40,9 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
   const types = plan.columns.map((c) => c.type);
   return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
     const planned = await planLakeScan(plan, run);
-    // A point read runs here, its base row groups through the process's row-group cache.
-    const tasks = plan.pointRead ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
+    // A point read runs here, its base row groups through the process's row-group cache;
+    // a key lookup's go through the cache of the thread that runs it.
+    const tasks = plan.pointRead || planned.some((t) => t.keyHashes !== undefined) ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
     let left = plan.limit ?? Infinity;
     if (left <= 0) return;
     // Workers filter their own tasks' rows when the residual can travel, and
@@ -88,6 +90,8 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
  */
 export async function planLakeScan(plan: LakeScanPlan, run: RunState): Promise<readonly ScanTask[]> {
   const scanPlan = await askLakeToPlanScan(plan, run);
+  const lookup = run.keyLookups?.get(plan);
+  if (lookup !== undefined) recordMetric(plan, run, 'keyLookup', keyLookupLabel(lookup) ?? 'not applied (the scan started before the build)');
   recordMetric(plan, run, 'tasks', scanPlan.tasks.length);
   recordMetric(plan, run, 'filesTotal', scanPlan.stats.filesTotal);
   recordMetric(plan, run, 'filesPruned', scanPlan.stats.filesPruned);
@@ -96,6 +100,7 @@ export async function planLakeScan(plan: LakeScanPlan, run: RunState): Promise<r
   recordMetric(plan, run, 'changeFiles', scanPlan.stats.changeFiles);
   recordMetric(plan, run, 'baseFiles', scanPlan.stats.baseFiles);
   recordMetric(plan, run, 'partitionsTotal', scanPlan.stats.partitionsTotal);
+  recordMetric(plan, run, 'rowGroupsPrunedByKey', scanPlan.stats.rowGroupsPruned);
   return scanPlan.tasks;
 }
 

@@ -7,7 +7,7 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { Expr } from '../expr/expr.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { planInputs } from '../plan/physical-plan.js';
+import { planAtPath } from '../plan/physical-plan.js';
 import type { JoinType, LakeScanPlan, PhysicalPlan, RuntimeFilterTargetSpec } from '../plan/physical-plan.js';
 import type { RunState } from '../run-state.js';
 
@@ -110,12 +110,8 @@ export function resolveRuntimeFilterTargets(
   side: PhysicalPlan, specs: readonly RuntimeFilterTargetSpec[], keys: readonly Expr[], otherKeys: readonly Expr[],
 ): RuntimeFilterTarget[] {
   return specs.map((spec) => {
-    let node = side;
-    for (const i of spec.path) {
-      const next = planInputs(node)[i];
-      if (next === undefined) throw new FloeError(SqlState.internalError, 'runtime filter target path leaves the plan');
-      node = next;
-    }
+    const node = planAtPath(side, spec.path);
+    if (node === undefined) throw new FloeError(SqlState.internalError, 'runtime filter target path leaves the plan');
     const kind = keys[spec.key] && otherKeys[spec.key] ? runtimeFilterKind(keys[spec.key]!.type, otherKeys[spec.key]!.type) : undefined;
     const c = node.kind === 'lakeScan' ? node.columns[spec.column] : undefined;
     if (node.kind !== 'lakeScan' || c === undefined || kind === undefined || runtimeFilterColumnKind(c.type) !== kind) {

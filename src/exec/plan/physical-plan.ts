@@ -111,6 +111,12 @@ export interface LakeScanPlan extends ScanSelection {
    */
   readonly pointRead?: true;
   /**
+   * The scan's columns (indexes into `columns`) that hold the table's primary key, in key
+   * order, when it reads every one: what a hash join above needs to look rows up by key
+   * (KeyLookupSpec). Absent for append tables.
+   */
+  readonly primaryKey?: readonly number[];
+  /**
    * The table's merge engine when not deduplicate: the lake's merge combines a key's rows
    * by it, in every scan and point read alike, and prunes only by key filters before it
    * (EXPLAIN prints it).
@@ -289,6 +295,17 @@ export interface RuntimeFilterTargetSpec {
   readonly key: number;
 }
 
+/**
+ * A keyed lake scan under a hash join's probe input whose every primary-key column a join
+ * key filters (targets of `probe`): once built, the join's distinct build keys, if few,
+ * are handed to the lake as the full keys the scan needs (ScanRequest.keyLookup).
+ * `keys[i]` is the join key that gives the scan's i-th primary-key column.
+ */
+export interface KeyLookupSpec {
+  readonly path: readonly number[];
+  readonly keys: readonly number[];
+}
+
 export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti' | 'mark';
 
 /**
@@ -322,7 +339,12 @@ export interface HashJoinPlan {
    * and scans a small probe side's keys filter (`build`: under the right input, when the
    * left input holds the table). Decided by planner/physical/rules/runtime-filter-targets.ts.
    */
-  readonly runtimeFilters?: { readonly probe: readonly RuntimeFilterTargetSpec[]; readonly build: readonly RuntimeFilterTargetSpec[] };
+  readonly runtimeFilters?: {
+    readonly probe: readonly RuntimeFilterTargetSpec[];
+    readonly build: readonly RuntimeFilterTargetSpec[];
+    /** Probe-side scans whose full primary key the build keys give: looked up by key when the build is small. */
+    readonly lookups?: readonly KeyLookupSpec[];
+  };
   readonly columns: readonly OutputColumn[];
 }
 
@@ -583,6 +605,13 @@ export interface DataModifyingCtesPlan {
   readonly input: PhysicalPlan;
   readonly countRows: boolean;
   readonly columns: readonly OutputColumn[];
+}
+
+/** The node `path` leads to from `root` (an index into planInputs at each step), or undefined when it leaves the plan. */
+export function planAtPath(root: PhysicalPlan, path: readonly number[]): PhysicalPlan | undefined {
+  let node: PhysicalPlan | undefined = root;
+  for (const i of path) node = node === undefined ? undefined : planInputs(node)[i];
+  return node;
 }
 
 /** The inputs of a node, for generic walks (EXPLAIN, metrics). */

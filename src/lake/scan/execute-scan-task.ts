@@ -30,7 +30,7 @@ import { mergeMemoKey, rememberMergePositions, rememberedMergePositions } from '
 import type { MergePositions } from './merge-position-memo.js';
 import { decodedPositions, isAscending, skippingDeleted } from './deleted-positions.js';
 import { MAX_CACHED_CHANGE_FILE_BYTES, sharedRowGroupCache } from './row-group-cache.js';
-import { searchingKeyHash } from './key-hash-search.js';
+import { rowsWithKeyHashes, searchingKeyHashes } from './key-hash-search.js';
 import { hashKeyBatch } from '../bucket/key-hash.js';
 import { rowsByNode } from '../bucket/bucket-node.js';
 import type { ScanFilter } from './scan-types.js';
@@ -76,12 +76,12 @@ async function readPruned(
   const hasDeletes = (f.deletedPositions ?? []).length > 0;
   // Through the cache: a point read's candidate row groups, or a small scan's whole Parquet file.
   const cached = task.cacheRowGroups === true && (f.rowGroups !== undefined ? pick !== undefined : !isLogPath(f.path) && (pick !== undefined || !hasDeletes));
+  // A point read or key lookup picks its keys' rows by hash (looked up in a cached row group read before).
+  if (task.keyHashes !== undefined && pick !== undefined) {
+    const key = taskKeyColumns(task);
+    pick = searchingKeyHashes(pick, key.names, key.types, task.keyHashes);
+  }
   if (cached) {
-    // A full-key point read looks its key up in a cached row group it has read before.
-    if (task.keyHash !== undefined && pick !== undefined) {
-      const key = taskKeyColumns(task);
-      pick = searchingKeyHash(pick, key.names, key.types, task.keyHash);
-    }
     const open = () => openDataFileSource(storage, f.path);
     // A small scan's file is read whole: its row groups are counted from the (cached) footer.
     const sizes = hasDeletes || f.rowGroups === undefined ? await cachedRowGroupSizes(f.path, open) : undefined;
@@ -199,13 +199,14 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
 }
 
 /**
- * The physical columns passingRows reads (the filters' and the narrowing's), or
- * undefined when the narrowing does not say which it reads.
+ * The physical columns passingRows reads (the filters' and the narrowing's; a key lookup's
+ * key columns, which its picker hashes), or undefined when the narrowing does not say which it reads.
  */
 function passingRowsReads(task: ScanTask, narrow: RowNarrower | undefined): ReadonlySet<string> | undefined {
   if (narrow !== undefined && narrow.columns === undefined) return undefined;
   const reads = new Set<string>();
-  for (const name of [...task.filters.map((f) => f.column), ...(narrow?.columns ?? [])]) {
+  const keys = task.keyHashes === undefined ? [] : task.keyColumns;
+  for (const name of [...task.filters.map((f) => f.column), ...(narrow?.columns ?? []), ...keys]) {
     const c = task.columns.find((x) => x.name === name);
     if (c === undefined) return undefined;
     reads.add(physicalName(c.fieldId));
@@ -292,6 +293,12 @@ async function changeInputs(storage: Storage, task: ScanTask, keyFilters: readon
       // The rows kept go in as one input that knows each one's offset in the file.
       const kept = keyFilters.length === 0 ? undefined : filterSelection(rows.batch, keyFilters, task.columns);
       if (kept !== undefined) rows = selectTieredRows(rows, kept);
+      // A key lookup's other keys are dropped before the merge (a key's rows never meet another's),
+      // found through the cached file's key-hash index from its second read on.
+      if (task.keyHashes !== undefined && rows.batch.numRows > 0) {
+        const wanted = rowsWithKeyHashes(rows.batch, key.names, key.types, task.keyHashes);
+        if (wanted.length < rows.batch.numRows) rows = selectTieredRows(rows, wanted);
+      }
       // Rows of other nodes are dropped before the merge encodes their keys: a piece of a
       // split merge reads every change file of its node and keeps a quarter of the rows.
       if (f.filterByHash && rows.batch.numRows > 0) {
@@ -450,7 +457,7 @@ async function unmergedRows(
   const extra = task.projection.includes(SEQ_COLUMN) ? [SEQ_FILE_COLUMN] : [];
   // Rows are cut as they are decoded (so the rows dropped are never copied, deleted ones
   // included) unless something needs every row's position in its file: row ids.
-  const cutEarly = (task.filters.length > 0 || narrow !== undefined) && !wantRowId;
+  const cutEarly = (task.filters.length > 0 || narrow !== undefined || task.keyHashes !== undefined) && !wantRowId;
   const pick: RowPicker | undefined = cutEarly ? (b) => passingRows(b, task, narrow) : undefined;
   const reads = cutEarly ? passingRowsReads(task, narrow) : undefined;
   const byCode = reads === undefined ? undefined : textFilteredByCode(task, narrow);
@@ -490,7 +497,7 @@ async function unmergedRows(
 
 /**
  * The text columns (physical names) the task's filters compare as bytes, all of them,
- * and the consumer's narrowing does not read: their rows are chosen by dictionary code.
+ * and neither the consumer's narrowing nor a key lookup reads: their rows are chosen by dictionary code.
  * True for a projected one, whose strings are built for the rows kept; false for one
  * only the filters read, whose strings are never built (`shipinstruct = '…' AND shipmode IN (…)`
  * in a WHERE that no output reads; a shipmode the query also groups by is projected).
@@ -499,7 +506,8 @@ function textFilteredByCode(task: ScanTask, narrow: RowNarrower | undefined): Re
   const out = new Map<string, boolean>();
   for (const name of new Set(task.filters.map((f) => f.column))) {
     const c = task.columns.find((x) => x.name === name);
-    if (c === undefined || narrow?.columns?.includes(name)) continue;
+    // A key lookup's picker hashes its key columns' values: they are decoded as strings.
+    if (c === undefined || narrow?.columns?.includes(name) || (task.keyHashes !== undefined && task.keyColumns.includes(name))) continue;
     if (textFiltersTyped(task.filters.filter((f) => f.column === name), c.type)) out.set(physicalName(c.fieldId), task.projection.includes(name));
   }
   return out.size === 0 ? undefined : out;

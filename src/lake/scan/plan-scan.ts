@@ -10,6 +10,7 @@ import { mayMatch, transformResultType } from '../partition/partition-transform.
 import type { PartitionPredicate } from '../partition/partition-transform.js';
 import { ROW_GROUP_ROWS } from '../format/parquet-io.js';
 import { reverseBits32 } from '../optimize/hash-order.js';
+import { rankBelow } from '../optimize/replaced-position.js';
 import { ancestryOf } from '../log/tiered-files.js';
 import { tieredScanFile } from '../log/tiered-scan-file.js';
 import { resolveSnapshotRecord } from '../refs/resolve-snapshot.js';
@@ -94,7 +95,10 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
     ...(mergeEngine === undefined ? {} : { mergeEngine }),
   };
   const frontiers = keyed ? frontierByPartition(files) : undefined;
-  const keyHash = keyed ? fullKeyHash(table, filters) : undefined;
+  // A full-key point read's one hash, or the keys a join asked for (req.keyLookup): the nodes,
+  // files and row groups none of them hashes into are not read.
+  const keyHashes = keyed ? keyHashesOf(table, filters, req.keyLookup) : undefined;
+  const revHashes = keyHashes === undefined ? undefined : Uint32Array.from(keyHashes, reverseBits32).sort();
 
   for (const [pk, pfiles] of partitions) {
     const dataFiles = pfiles.filter((f) => f.store !== 'dv' && f.path !== '');
@@ -124,14 +128,15 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
     }
     const frontier = frontiers!.get(pk) ?? [{ node: { mask: 0, index: 0 }, baseSeq: 0n, baseFiles: [] }];
     for (const fn of frontier) {
-      if (keyHash !== undefined && ((keyHash & fn.node.mask) >>> 0) !== fn.node.index) {
+      const nodeHashes = keyHashes === undefined ? undefined : hashesInNode(keyHashes, fn.node);
+      if (nodeHashes !== undefined && nodeHashes.length === 0) {
         stats.nodesPruned++;
         continue;
       }
       const baseFiles = fn.baseFiles.filter((f) => f.path !== '');
       const changeFiles = pfiles.filter((f) => f.store === 'change' && f.seq >= fn.baseSeq && onLine(f, fn.node));
       const keep = (f: FileRecord): boolean => {
-        if (keyHash !== undefined && f.keyBitmap !== undefined && !keyBitmapMayHold(f.keyBitmap, keyHash)) {
+        if (nodeHashes !== undefined && f.keyBitmap !== undefined && !nodeHashes.some((h) => keyBitmapMayHold(f.keyBitmap!, h))) {
           stats.filesPruned++;
           return false;
         }
@@ -154,7 +159,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
       for (const f of c) countGroups(f);
       const sortedChanges = () => c.sort((x, y) => (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : x.firstOffset - y.firstOffset));
       // A whole-node merge is cut into key-hash pieces, each its own task, so that more than one worker merges it.
-      const wholeMerge = c.length > 0 && keyHash === undefined && base.limit === undefined && mergeEngine === undefined;
+      const wholeMerge = c.length > 0 && keyHashes === undefined && base.limit === undefined && mergeEngine === undefined;
       // Its decisions may be kept for the next scan of the same files, unless it returns each row's _seq.
       const memo = wholeMerge && !projection.includes(SEQ_COLUMN) ? { memoizeMerge: true as const } : {};
       // Only a scan without filters is cut in pieces (and finds positions to keep: withKeptMergePositions):
@@ -174,11 +179,11 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         continue;
       }
       const groupsOf = (f: FileRecord): number[] | undefined => {
-        const read = keyHash === undefined ? undefined : rowGroupsHolding(f, keyHash);
+        const read = revHashes === undefined ? undefined : rowGroupsHolding(f, revHashes);
         countGroups(f, read);
         return read;
       };
-      const only = b.length === 1 && c.length === 0 && keyHash === undefined && base.limit === undefined ? b[0]! : undefined;
+      const only = b.length === 1 && c.length === 0 && keyHashes === undefined && base.limit === undefined ? b[0]! : undefined;
       if (only !== undefined && only.rowGroups !== undefined && only.rowGroups.length >= 2 * SPLIT_MIN_ROW_GROUPS) {
         // A base-only task (nothing to merge: each key is in exactly one row group) is
         // split into row-group ranges so that more than one worker can decode it.
@@ -190,7 +195,7 @@ export function planScan(ctx: LakeContext, req: ScanRequest): ScanPlan {
         continue;
       }
       tasks.push({
-        ...base, ...memo, partitionKey: pk, node: fn.node, ...(keyHash === undefined ? {} : { keyHash }),
+        ...base, ...memo, partitionKey: pk, node: fn.node, ...(nodeHashes === undefined ? {} : { keyHashes: nodeHashes }),
         baseFiles: b.map((f) => scanFile(f, false, deletedIn(f.fileId), groupsOf(f))),
         changeFiles: sortedChanges().map((f) => ({ ...scanFile(f, f.nodeMask < fn.node.mask), ...tieredScanFile(f, isAncestor) })),
       });
@@ -265,13 +270,20 @@ function rowGroupCount(f: FileRecord): number {
   return f.rowCount === 0 ? 0 : Math.ceil(f.rowCount / ROW_GROUP_ROWS);
 }
 
-/** Row groups of a hash-sorted base file whose reversed-hash range holds the key's hash. */
-function rowGroupsHolding(f: FileRecord, hash: number): number[] | undefined {
+/** Row groups of a hash-sorted base file whose reversed-hash range holds one of the keys' reversed hashes (ascending). */
+function rowGroupsHolding(f: FileRecord, revHashes: Uint32Array): number[] | undefined {
   if (f.rowGroups === undefined) return undefined;
-  const rev = reverseBits32(hash);
   const out: number[] = [];
-  f.rowGroups.forEach(([lo, hi], i) => { if (lo <= rev && rev <= hi) out.push(i); });
+  f.rowGroups.forEach(([lo, hi], i) => {
+    const at = rankBelow(revHashes, lo);
+    if (at < revHashes.length && revHashes[at]! <= hi) out.push(i);
+  });
   return out;
+}
+
+/** The hashes (ascending) that fall into a bucket node. */
+function hashesInNode(hashes: Uint32Array, node: BucketNode): Uint32Array {
+  return node.mask === 0 ? hashes : hashes.filter((h) => ((h & node.mask) >>> 0) === node.index);
 }
 
 function scanFile(f: FileRecord, filterByHash: boolean, deletedPositions?: number[], rowGroups?: number[]): ScanFile {
@@ -283,16 +295,32 @@ function scanFile(f: FileRecord, filterByHash: boolean, deletedPositions?: numbe
   };
 }
 
-function fullKeyHash(table: TableMetadata, filters: readonly ScanFilter[]): number | undefined {
-  const values: unknown[] = [];
-  const types: SqlType[] = [];
-  for (const k of table.primaryKey) {
-    const f = filters.find((x) => x.column === k && x.op === '=');
-    if (f === undefined || f.value === null || f.value === undefined) return undefined;
-    values.push(f.value);
-    types.push(table.columns.find((c) => c.name === k)!.type);
+/**
+ * The key hashes a keyed scan is limited to (ascending, distinct): a full-key equality's
+ * one, else those of the keys a join asked for. Undefined: no limit. A key with a NULL
+ * matches no row and is left out; one whose values the key's types cannot hash (not a
+ * case the executor makes) lifts the limit rather than fail the read.
+ */
+function keyHashesOf(table: TableMetadata, filters: readonly ScanFilter[], lookup: ScanRequest['keyLookup']): Uint32Array | undefined {
+  const types: SqlType[] = table.primaryKey.map((k) => table.columns.find((c) => c.name === k)!.type);
+  const point = table.primaryKey.map((k) => filters.find((x) => x.column === k && x.op === '=')?.value);
+  if (point.every((v) => v !== null && v !== undefined)) return Uint32Array.of(hashKey(types, point));
+  if (lookup === undefined) return undefined;
+  const out = new Uint32Array(lookup.length);
+  let n = 0;
+  for (const key of lookup) {
+    if (key.length !== types.length) return undefined;
+    if (key.some((v) => v === null || v === undefined)) continue;
+    try {
+      out[n++] = hashKey(types, key);
+    } catch {
+      return undefined;
+    }
   }
-  return hashKey(types, values);
+  const sorted = out.subarray(0, n).sort();
+  let d = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[d - 1]) sorted[d++] = sorted[i]!;
+  return sorted.slice(0, d);
 }
 
 function statPredicate(f: ScanFilter): StatPredicate | undefined {

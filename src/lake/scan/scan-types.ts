@@ -26,6 +26,13 @@ export interface ScanRequest {
   readonly projection?: readonly string[];
   readonly filters?: readonly ScanFilter[];
   readonly limit?: number;
+  /**
+   * Keyed tables: the full keys (values in primary-key order) whose rows the reader needs;
+   * rows of other keys may be left out. A hash join's build keys, when they give every
+   * primary-key column of the scan on its probe side: the scan reads only the nodes, files
+   * and row groups these keys hash into, and looks them up there (key-hash-search.ts).
+   */
+  readonly keyLookup?: readonly (readonly unknown[])[];
 }
 
 /** One data file as a task needs it: plain, structured-cloneable data. */
@@ -43,7 +50,7 @@ export interface ScanFile {
    * and every file of a piece of a split merge (split-merge-task.ts).
    */
   readonly filterByHash: boolean;
-  /** Only these row groups can hold the rows asked for (full-key point reads); absent: all. */
+  /** Only these row groups can hold the rows asked for (full-key point reads, key lookups); absent: all. */
   readonly rowGroups?: readonly number[];
   /**
    * Row positions deleted by deletion vectors (an append table's deletes, a keyed table's
@@ -74,11 +81,12 @@ export interface ScanTask {
   readonly changeFiles: readonly ScanFile[];
   readonly limit?: number;
   /**
-   * A full-key point read: the key's bucket hash. A row group the read takes from the
-   * row-group cache a second time is looked up by it (key-hash-search.ts) rather than
-   * filtered row by row.
+   * A full-key point read's bucket hash, or a key lookup's (ScanRequest.keyLookup) that fall
+   * into this task's node: ascending, distinct. Rows of other keys may be left out. A row
+   * group the read takes from the row-group cache again is searched by them (key-hash-search.ts)
+   * rather than filtered row by row.
    */
-  readonly keyHash?: number;
+  readonly keyHashes?: Uint32Array;
   /**
    * A point read run in the caller's thread: the base row groups it decodes go through
    * the process's row-group cache (row-group-cache.ts). Set by the executor.

@@ -1,7 +1,7 @@
 import type {
-  HashJoinPlan, LakeScanPlan, MaterializedCte, OperatorMetrics, PhysicalPlan, RuntimeFilterTargetSpec, ScanFilterSpec, ScanSnapshotSelector, SortKey,
+  HashJoinPlan, KeyLookupSpec, LakeScanPlan, MaterializedCte, OperatorMetrics, PhysicalPlan, RuntimeFilterTargetSpec, ScanFilterSpec, ScanSnapshotSelector, SortKey,
 } from '../../exec/index.js';
-import { PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS, planInputs } from '../../exec/index.js';
+import { KEY_LOOKUP_MAX_KEYS, PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS, planAtPath, planInputs } from '../../exec/index.js';
 import { formatExpr } from './format-expr.js';
 
 /** What the lake's planScan reported for a scan (src/lake ScanPlan), for EXPLAIN's task and pruning lines. */
@@ -59,6 +59,8 @@ function scanAnalysis(p: LakeScanPlan, m: OperatorMetrics | undefined, report: S
   if (p.residual) detail(`Rows Removed by Filter: ${Math.max(0, scanned - m.rowsOut)}`);
   const runtimeFilter = m.extra.runtimeFilter;
   if (typeof runtimeFilter === 'string') detail(`Runtime Filter: ${runtimeFilter}, rows removed ${(num(m, 'runtimeFilterRowsRemoved') ?? 0).toLocaleString('en-US')}`);
+  const keyLookup = m.extra.keyLookup;
+  if (typeof keyLookup === 'string') detail(`Key Lookup: ${keyLookup}`);
   const filesTotal = num(m, 'filesTotal');
   if (filesTotal !== undefined) {
     const pruned = num(m, 'filesPruned') ?? 0;
@@ -66,7 +68,8 @@ function scanAnalysis(p: LakeScanPlan, m: OperatorMetrics | undefined, report: S
   }
   // Row groups: skipped by key-hash ranges is decided when the scan is planned; by
   // min/max statistics while a task reads its files (reported with the task).
-  const byHash = report?.stats?.rowGroupsPruned ?? 0;
+  // The run's own count when it has one: a key lookup's keys are known only once the join has built.
+  const byHash = num(m, 'rowGroupsPrunedByKey') ?? report?.stats?.rowGroupsPruned ?? 0;
   const byStats = num(m, 'rowGroupsSkippedByStats');
   const read = num(m, 'rowGroupsRead');
   const total = report?.stats?.rowGroupsTotal;
@@ -310,6 +313,7 @@ export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         if (policy !== undefined) detail(`Build Side: ${policy}`);
         if (p.runtimeFilters?.probe.length) detail(`Runtime Filters: ${targetsText(p.left, p.runtimeFilters.probe)}`);
         if (p.runtimeFilters?.build.length) detail(`Runtime Filters on Build Side: ${targetsText(p.right, p.runtimeFilters.build)}`);
+        if (p.runtimeFilters?.lookups?.length) detail(`Key Lookups: ${lookupsText(p.left, p.runtimeFilters.lookups)}`);
         const build = num(metricsOf(p), 'buildRows');
         // The executor builds on a small left input of an inner join instead of the right.
         if (build !== undefined) detail(`Build Rows: ${build}${metricsOf(p)?.extra.buildSide === 'left' ? ' (left input)' : ''}`);
@@ -415,11 +419,20 @@ function buildSideText(p: HashJoinPlan): string | undefined {
 /** The scan columns runtime filter targets name, as `table.column`. */
 function targetsText(side: PhysicalPlan, targets: readonly RuntimeFilterTargetSpec[]): string {
   return targets.map((t) => {
-    let node = side;
-    for (const i of t.path) node = planInputs(node)[i] ?? node;
-    if (node.kind !== 'lakeScan') return '?';
+    const node = planAtPath(side, t.path);
+    if (node?.kind !== 'lakeScan') return '?';
     return `${node.table.name}.${node.projection[t.column] ?? node.columns[t.column]?.name}`;
   }).join(', ');
+}
+
+/** "customer (c_w_id, c_d_id, c_id)": each looked-up scan with its key columns; up to KEY_LOOKUP_MAX_KEYS build rows. */
+function lookupsText(side: PhysicalPlan, lookups: readonly KeyLookupSpec[]): string {
+  const scans = lookups.map((l) => {
+    const node = planAtPath(side, l.path);
+    if (node?.kind !== 'lakeScan' || node.primaryKey === undefined) return '?';
+    return `${node.table.name} (${node.primaryKey.map((c) => node.projection[c]).join(', ')})`;
+  });
+  return `${scans.join(', ')}, when the build has at most ${KEY_LOOKUP_MAX_KEYS.toLocaleString('en-US')} rows`;
 }
 
 function selectorText(at: ScanSnapshotSelector): string {

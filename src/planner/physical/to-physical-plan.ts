@@ -31,6 +31,7 @@ function operatorFor(p: LogicalPlan, nested: NestedPlans): PhysicalPlan {
         columns: p.columns,
         ...projectedRanges(p.table.columnRanges, p.projection),
         ...(isPointRead(p) ? { pointRead: true } : {}),
+        ...projectedPrimaryKey(p.table.primaryKey, p.projection),
         ...(p.table.mergeEngine === undefined ? {} : { mergeEngine: p.table.mergeEngine }),
       };
     case 'virtualScan':
@@ -143,4 +144,11 @@ function projectedRanges(
     if (r !== undefined) { picked[c] = r; any = true; }
   }
   return any ? { columnRanges: picked } : {};
+}
+
+/** The scan's primary key as indexes into its projection (LakeScanPlan.primaryKey), when it reads every key column. */
+function projectedPrimaryKey(primaryKey: readonly string[], projection: readonly string[]): { primaryKey?: readonly number[] } {
+  if (primaryKey.length === 0) return {};
+  const at = primaryKey.map((k) => projection.indexOf(k));
+  return at.every((i) => i >= 0) ? { primaryKey: at } : {};
 }

@@ -18,6 +18,7 @@ import type { RuntimeFilterSlot, RuntimeFilterTarget } from '../runtime-filter.j
 import { concatBatches, drainBuffered, readUpTo } from './buffered-input.js';
 import type { Buffered } from './buffered-input.js';
 import { buildSideRule } from './build-side.js';
+import { fillKeyLookup, KEY_LOOKUP_MAX_KEYS, resolveKeyLookupTargets, runWithKeyLookups } from '../key-lookup.js';
 import type { JoinReadAhead } from './build-side.js';
 import { hashTable, markDone, probeLeftTable, probeRightTable } from './join-hash-table.js';
 import { joinKeyKind, joinKeys } from './join-keys.js';
@@ -51,6 +52,8 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
   const rtfTargets = resolveRuntimeFilterTargets(plan.left, plan.runtimeFilters?.probe ?? [], plan.leftKeys, plan.rightKeys);
   // …and, when the probe side turns out small, build-side scan columns its keys can filter.
   const buildTargets = resolveRuntimeFilterTargets(plan.right, plan.runtimeFilters?.build ?? [], plan.rightKeys, plan.leftKeys);
+  // …and probe-side scans whose full primary key the build keys give, looked up by key when the build is small.
+  const lookupTargets = resolveKeyLookupTargets(plan.left, plan.runtimeFilters?.lookups ?? []);
   // Build rows the residual rules out whatever the probe row (join types that drop unmatched build rows).
   const implied = plan.residual && dropsUnmatchedBuildRows(plan.joinType) ? buildSideImplied(plan.residual, lw) : undefined;
   const buildPredicate = implied ? compileExpr(implied) : undefined;
@@ -62,7 +65,8 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
     execute(run) {
       const enabled = runtimeFiltersEnabled(run);
       const rtf = enabled && rtfTargets.length > 0 ? runWithSlots(run, rtfTargets) : undefined;
-      const probeRun = rtf?.run ?? run;
+      const lookups = enabled && lookupTargets.length > 0 ? runWithKeyLookups(rtf?.run ?? run, lookupTargets) : undefined;
+      const probeRun = lookups?.run ?? rtf?.run ?? run;
       // The probe side's own filters need the build first; only without them does the probe side go first
       // (or when a semi/anti/left build turns out too big for its filter, see below).
       const buildRtf = enabled && buildTargets.length > 0 ? runWithSlots(run, buildTargets) : undefined;
@@ -108,6 +112,19 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
           slot.filter = plan.leftKeys.length === 1
             ? (kind === 'int' && head.intKeys ? intRuntimeFilter(head.intKeys(), target.column, maxKeys) : buildRuntimeFilter(head.keys(), kind, target.column, maxKeys, true))
             : buildRuntimeFilter(bparts[k]!, kind, target.column, maxKeys);
+        }
+      }
+
+      /** Fills the probe side's key lookup slots from the build rows' keys (before the probe side starts). */
+      async function installKeyLookups(build: BuildSide, bparts: readonly (readonly unknown[])[]): Promise<void> {
+        if (!lookups) return;
+        const columns = new Map<number, ArrayLike<unknown>>();
+        for (const { target, slot } of lookups.slots) {
+          if (build.numRows <= KEY_LOOKUP_MAX_KEYS) {
+            // Composite keys were evaluated for the hash table; a single int key may not have been.
+            for (const k of target.keys) if (!columns.has(k)) columns.set(k, bparts[k] ?? await rk[k]!.evaluate(build, run));
+          }
+          fillKeyLookup(slot, target, build.numRows, (k) => columns.get(k)!);
         }
       }
 
@@ -177,6 +194,7 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
         recordMetric(plan, run, 'buildRows', build.numRows);
         installFilters(bparts, head);
+        await installKeyLookups(build, bparts);
         const nonEmpty = build.numRows > 0;
         // No probe row can find a partner, and this join type emits none without one.
         if (!nonEmpty && dropsUnmatchedProbeRows(plan.joinType)) return;

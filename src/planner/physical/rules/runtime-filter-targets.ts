@@ -1,5 +1,5 @@
 import type { Expr } from '../../../exec/index.js';
-import type { HashJoinPlan, PhysicalPlan, RuntimeFilterTargetSpec } from '../../../exec/index.js';
+import type { HashJoinPlan, KeyLookupSpec, PhysicalPlan, RuntimeFilterTargetSpec } from '../../../exec/index.js';
 import { planInputs } from '../../../exec/index.js';
 import {
   dropsUnmatchedBuildRows, dropsUnmatchedProbeRows, runtimeFilterColumnKind, runtimeFilterKind, type RuntimeFilterKind,
@@ -22,9 +22,11 @@ import type { PhysicalRule } from '../physical-rule.js';
  */
 function apply(node: PhysicalPlan): PhysicalPlan {
   if (node.kind !== 'hashJoin') return node;
-  const probe = dropsUnmatchedProbeRows(node.joinType) ? targetsOf(node.left, node.leftKeys, node.rightKeys, node.nullEquals) : [];
-  const build = dropsUnmatchedBuildRows(node.joinType) ? targetsOf(node.right, node.rightKeys, node.leftKeys, node.nullEquals) : [];
-  const decided = probe.length === 0 && build.length === 0 ? undefined : { probe, build };
+  const probeFound = dropsUnmatchedProbeRows(node.joinType) ? targetsOf(node.left, node.leftKeys, node.rightKeys, node.nullEquals) : [];
+  const build = dropsUnmatchedBuildRows(node.joinType) ? targetsOf(node.right, node.rightKeys, node.leftKeys, node.nullEquals).map(spec) : [];
+  const probe = probeFound.map(spec);
+  const lookups = keyLookups(probeFound);
+  const decided = probe.length === 0 && build.length === 0 ? undefined : { probe, build, ...(lookups.length > 0 ? { lookups } : {}) };
   if (JSON.stringify(decided) === JSON.stringify(node.runtimeFilters)) return node;
   const { runtimeFilters: _old, ...rest } = node;
   return decided === undefined ? rest : { ...rest, runtimeFilters: decided };
@@ -36,22 +38,61 @@ interface Found {
   readonly column: number;
 }
 
-function targetsOf(side: PhysicalPlan, keys: readonly Expr[], otherKeys: readonly Expr[], nullEquals: readonly boolean[] | undefined): RuntimeFilterTargetSpec[] {
-  const out: (RuntimeFilterTargetSpec & { readonly scan: PhysicalPlan })[] = [];
+type FoundTarget = RuntimeFilterTargetSpec & { readonly scan: PhysicalPlan };
+
+const spec = ({ path, column, key }: FoundTarget): RuntimeFilterTargetSpec => ({ path, column, key });
+
+/**
+ * Scans whose every primary-key column is a target: a row of such a scan reaches the
+ * join's output only with its key's columns equal to the join keys that reach them (each
+ * step of `follow` keeps a column's value), so its full key is one of the build's key tuples.
+ */
+function keyLookups(found: readonly FoundTarget[]): KeyLookupSpec[] {
+  const out: KeyLookupSpec[] = [];
+  const seen = new Set<PhysicalPlan>();
+  for (const t of found) {
+    const scan = t.scan;
+    if (scan.kind !== 'lakeScan' || scan.primaryKey === undefined || seen.has(scan)) continue;
+    seen.add(scan);
+    const keys = scan.primaryKey.map((c) => found.find((x) => x.scan === scan && x.column === c)?.key);
+    if (keys.every((k) => k !== undefined)) out.push({ path: t.path, keys: keys as number[] });
+  }
+  return out;
+}
+
+function targetsOf(side: PhysicalPlan, keys: readonly Expr[], otherKeys: readonly Expr[], nullEquals: readonly boolean[] | undefined): FoundTarget[] {
+  const out: FoundTarget[] = [];
   for (let k = 0; k < keys.length; k++) {
     if (nullEquals?.[k]) continue;
     const mine = keys[k]!;
     const kind = runtimeFilterKind(mine.type, otherKeys[k]!.type);
-    if (kind === undefined || mine.kind !== 'column') continue;
+    const column = valueKeepingColumn(mine);
+    if (kind === undefined || column === undefined) continue;
     const found: Found[] = [];
-    follow(side, [], mine.index, kind, found, 0);
+    follow(side, [], column, kind, found, 0);
     for (const f of found) {
       if (!out.some((o) => o.scan === f.scan && o.column === f.column)) out.push({ scan: f.scan, path: f.path, column: f.column, key: k });
     }
   }
   if (out.length === 0) return [];
   const counts = occurrences(side, new Set(out.map((t) => t.scan)));
-  return out.filter((t) => counts.get(t.scan) === 1).map(({ path, column, key }) => ({ path, column, key }));
+  return out.filter((t) => counts.get(t.scan) === 1);
+}
+
+const WIDER_INTS: Readonly<Record<string, readonly string[]>> = { int2: ['int2', 'int4', 'int8'], int4: ['int4', 'int8'], int8: ['int8'] };
+
+/**
+ * The input column a join key is, itself or through a cast that keeps every value as it
+ * is (an integer widened, `int4_col::int8` where the other side is bigint; text as text):
+ * "key in S" is then "column in S" under the filter's comparison (ints as numbers).
+ */
+function valueKeepingColumn(e: Expr): number | undefined {
+  if (e.kind === 'column') return e.index;
+  if (e.kind !== 'cast' || e.arg.kind !== 'column') return undefined;
+  const from = e.arg.type.kind;
+  const to = e.type.kind;
+  if (WIDER_INTS[from]?.includes(to)) return e.arg.index;
+  return (from === 'text' || from === 'varchar') && to === 'text' ? e.arg.index : undefined;
 }
 
 const MAX_DEPTH = 32;
