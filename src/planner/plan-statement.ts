@@ -10,11 +10,17 @@ import { lowerSubqueries } from './physical/lower-subqueries.js';
 import type { NestedPlans } from './physical/nested-plans.js';
 import type { PhysicalRule } from './physical/physical-rule.js';
 import { decideNode, physicalRules } from './physical/physical-rules.js';
+import { keepScansDecoded } from './physical/rules/keep-scans-decoded.js';
 import { toPhysicalPlan } from './physical/to-physical-plan.js';
 
 export interface PlanStatementOptions {
   /** Optimizer and physical rules to skip, by name (tests; diagnosing a bad rewrite). They are skipped in nested plans too. */
   readonly disabledRules?: ReadonlySet<string>;
+  /**
+   * The statement runs again within seconds over mostly the same files (an incremental
+   * refresh of a materialized view): its scans keep what they decode (keep-scans-decoded.ts).
+   */
+  readonly rereads?: boolean;
 }
 
 /**
@@ -43,7 +49,8 @@ class StatementPlanner implements NestedPlans {
 
   constructor(options: PlanStatementOptions) {
     this.#optimize = options.disabledRules === undefined ? {} : { disabled: options.disabledRules };
-    this.#physicalRules = physicalRules.filter((r) => !options.disabledRules?.has(r.name));
+    const rules = options.rereads === true ? [...physicalRules, keepScansDecoded] : physicalRules;
+    this.#physicalRules = rules.filter((r) => !options.disabledRules?.has(r.name));
   }
 
   statement(root: LogicalStatementPlan): PhysicalPlan {

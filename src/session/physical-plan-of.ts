@@ -5,7 +5,8 @@ import { planStatement, type LogicalStatementPlan, type PlanStatementOptions } f
 const planned = new WeakMap<LogicalStatementPlan, { readonly rules: string; readonly plan: PhysicalPlan }>();
 
 function rulesKey(options: PlanStatementOptions): string {
-  return options.disabledRules === undefined ? '' : [...options.disabledRules].sort().join(',');
+  const disabled = options.disabledRules === undefined ? '' : [...options.disabledRules].sort().join(',');
+  return options.rereads === true ? `${disabled}/rereads` : disabled;
 }
 
 /**

@@ -121,7 +121,8 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
       const bound = bindStatement(plan.statement, env);
       if (bound.kind !== 'dml') throw new FloeError(SqlState.internalError, 'a refresh did not bind to a MERGE');
       await setImmediate();
-      const physical = ctx.physicalPlan(bound);
+      // An incremental refresh runs again in seconds over mostly the same base files: its scans keep what they decode.
+      const physical = ctx.physicalPlan(bound, plan.mode === 'incremental');
       await setImmediate();
       for await (const _ of executePlan(physical, ctx.execContext([], signal, lake, (n) => { rows += n; }))) { /* no RETURNING */ }
     }

@@ -320,8 +320,12 @@ export class SessionContext {
       (id) => offeredViewStillFresh(this.deps.warehouse, id, this.settings.get(MV_MAX_STALENESS_SETTING)));
   }
 
-  /** The plan a bound query or DML statement runs (and EXPLAIN prints), under the session's disabled optimizer rules. */
-  physicalPlan(bound: { readonly logical: LogicalStatementPlan }): PhysicalPlan {
-    return physicalPlanOf(bound, planOptions(this.settings.values));
+  /**
+   * The plan a bound query or DML statement runs (and EXPLAIN prints), under the session's
+   * disabled optimizer rules; `rereads` for a statement that runs again within seconds (PlanStatementOptions).
+   */
+  physicalPlan(bound: { readonly logical: LogicalStatementPlan }, rereads = false): PhysicalPlan {
+    const options = planOptions(this.settings.values);
+    return physicalPlanOf(bound, rereads ? { ...options, rereads } : options);
   }
 }

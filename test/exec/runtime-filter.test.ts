@@ -496,3 +496,31 @@ test('a filter whose keys are every integer of a range holding the column\'s (by
   const past = await threeWays(join2('inner', wider, everyKey, [c('k')], [col(0, t.int4)]));
   assert.match(String(past.metrics.get(wider)?.extra.runtimeFilter), /^k IN \(500 keys from Hash Join\)$/);
 });
+
+test('a scan that keeps its row groups decoded (an incremental refresh\'s) answers as one that does not, run after run, with pending changes on an optimized base', async () => {
+  // Last in this file: the optimize and the update leave the rows the other tests expect.
+  await wh.optimize(facts);
+  // Two rows move to k = 77 (pending changes over the optimized base).
+  const moved = [row(3), row(503)].map((r) => [r[0], 77, ...r.slice(2)]);
+  const txn = await wh.begin();
+  await txn.upsert(wh.getTableById(facts.id)!, 'main', C.map((_, j) => moved.map((r) => r[j])));
+  await txn.commit();
+  const build = values(KEYS4, [[3, 'a'], [77, 'moved'], [499, 'c']]);
+  const unkept = scan();
+  const plain = await threeWays(join2('inner', unkept, build, [c('k')], [col(0, t.int4)]));
+  assert.ok(plain.metrics.get(unkept) !== undefined);
+  assert.deepEqual(plain.on, plain.off);
+  const kept = scan({ keepDecoded: true });
+  const plan = join2('inner', kept, build, [c('k')], [col(0, t.int4)]);
+  let hits = 0;
+  for (let run = 0; run < 3; run++) {
+    const { on, off, local, metrics } = await threeWays(plan);
+    assert.deepEqual(on, plain.on, `run ${run}`);
+    assert.deepEqual(off, plain.on, `run ${run}, no filter`);
+    assert.deepEqual(local, plain.on, `run ${run}, in this thread`);
+    // A worker's first read of the base file decodes it; every later one of that worker finds it kept.
+    if (run > 0) hits += Number(metrics.get(kept)?.extra.rowGroupCacheHits ?? 0);
+  }
+  assert.ok(hits > 0, 'later runs on the scan workers read the kept row groups');
+  assert.equal((await threeWays(join2('inner', unkept, build, [c('k')], [col(0, t.int4)]))).metrics.get(unkept)?.extra.rowGroupCacheHits, undefined, 'a scan not planned to keep them does not');
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { physicalRules, planStatement } from '../../src/planner/index.js';
+import { explainPlan, physicalRules, planStatement } from '../../src/planner/index.js';
+import { resolveKeyLookupTargets } from '../../src/exec/operators/key-lookup.js';
 import { buildOperator } from '../../src/exec/operators/build-operator.js';
 import { resolveRuntimeFilterTargets } from '../../src/exec/operators/runtime-filter.js';
 import { planInputs } from '../../src/exec/plan/physical-plan.js';
@@ -61,6 +62,38 @@ test('runtime-filter-targets: the scans each side\'s keys filter, as paths the o
     assert.equal(joinOf(planOf(sql, ['runtime-filter-targets'])).runtimeFilters, undefined, sql);
     assert.doesNotMatch(planText(sql, ['runtime-filter-targets']), /Runtime Filters/, sql);
   }
+});
+
+test('runtime-filter-targets: a probe-side scan whose whole primary key the join keys give is looked up by key, through a value-keeping cast too', () => {
+  // customers (c_id) probed by orders' o_cust: the planner's build side is orders.
+  const lookup = 'select * from customers c join (select * from orders where o_amount > 5) o on o.o_cust = c.c_id';
+  const join = joinOf(planOf(lookup));
+  const targets = resolveKeyLookupTargets(join.left, join.runtimeFilters?.lookups ?? []);
+  assert.equal(targets.length, 1, planText(lookup));
+  assert.equal(targets[0]!.scan.table.name, 'customers');
+  assert.deepEqual(targets[0]!.keys, [0]);
+  assert.match(planText(lookup), /Key Lookups: customers \(c_id\), when the build has at most 4,096 rows/);
+  // o_id is int8 and c_id int4: the key is c_id::int8, which keeps every value.
+  const cast = 'select * from customers c join orders o on o.o_id = c.c_id';
+  assert.match(planText(cast), /Key Lookups: (customers \(c_id\)|orders \(o_id\))/);
+  // The key is not all there (items has none; a filter on a non-key column is no key).
+  assert.doesNotMatch(planText('select * from orders o join sales.items i on i.i_id = o.o_cust'), /Key Lookups/);
+  assert.doesNotMatch(planText(lookup, ['runtime-filter-targets']), /Key Lookups/);
+});
+
+test('keep-scans-decoded: only in the plan of a statement that rereads (an incremental refresh), every lake scan but a point read', () => {
+  const bound = () => bindLogicalQuery(parseStatements(INNER)[0]!, stubEnv());
+  const scans = (p: PhysicalPlan): PhysicalPlan[] => (p.kind === 'lakeScan' ? [p] : planInputs(p).flatMap(scans));
+  const once = scans(planStatement(bound()));
+  const again = scans(planStatement(bound(), { rereads: true }));
+  assert.equal(again.length, 2);
+  assert.ok(once.every((s) => s.kind === 'lakeScan' && s.keepDecoded === undefined));
+  assert.ok(again.every((s) => s.kind === 'lakeScan' && s.keepDecoded === true));
+  assert.match(explainPlan(planStatement(bound(), { rereads: true })).join('\n'), /Row Groups Kept: decoded, in the reading thread's row-group cache, for the next run/);
+  const point = scans(planStatement(bindLogicalQuery(parseStatements('select * from customers where c_id = 3')[0]!, stubEnv()), { rereads: true }));
+  assert.ok(point.every((s) => s.kind === 'lakeScan' && s.pointRead === true && s.keepDecoded === undefined));
+  const disabled = scans(planStatement(bound(), { rereads: true, disabledRules: new Set(['keep-scans-decoded']) }));
+  assert.ok(disabled.every((s) => s.kind === 'lakeScan' && s.keepDecoded === undefined));
 });
 
 test('operators refuse a decided plan they cannot run when they are built (XX000)', () => {

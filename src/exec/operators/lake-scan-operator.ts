@@ -41,8 +41,9 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
   return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
     const planned = await planLakeScan(plan, run);
     // A point read runs here, its base row groups through the process's row-group cache;
-    // a key lookup's go through the cache of the thread that runs it.
-    const tasks = plan.pointRead || planned.some((t) => t.keyHashes !== undefined) ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
+    // a key lookup's, and those of a scan planned to keep them, go through the cache of the thread that runs it.
+    const cached = plan.pointRead === true || plan.keepDecoded === true || planned.some((t) => t.keyHashes !== undefined);
+    const tasks = cached ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
     let left = plan.limit ?? Infinity;
     if (left <= 0) return;
     // Workers filter their own tasks' rows when the residual can travel, and

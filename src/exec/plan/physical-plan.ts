@@ -117,6 +117,11 @@ export interface LakeScanPlan extends ScanSelection {
    */
   readonly primaryKey?: readonly number[];
   /**
+   * The row groups the scan decodes are kept in the row-group cache of the thread that
+   * reads them, for the statement's next run (planner/physical/rules/keep-scans-decoded.ts).
+   */
+  readonly keepDecoded?: true;
+  /**
    * The table's merge engine when not deduplicate: the lake's merge combines a key's rows
    * by it, in every scan and point read alike, and prunes only by key filters before it
    * (EXPLAIN prints it).

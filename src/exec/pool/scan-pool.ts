@@ -84,8 +84,8 @@ export interface KeyRangeAggregateResult extends Omit<PartialAggregateResult, 'p
   readonly groups: number;
 }
 
-/** Bytes in front of a worker's packed batches (batch-transfer.ts): the task's counters (scan-counters-header.ts), four float64s. */
-export const COUNTERS_BYTES = 32;
+/** Bytes in front of a worker's packed batches (batch-transfer.ts): the task's counters (scan-counters-header.ts), five float64s. */
+export const COUNTERS_BYTES = 40;
 
 /** A pool of warm worker threads that run lake scan tasks (src/exec/pool/scan-worker.ts). */
 export interface ScanPool {

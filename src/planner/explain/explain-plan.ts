@@ -204,6 +204,7 @@ export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         if (p.residual) detail(`Filter: ${formatExpr(p.residual, p.columns)}`);
         if (p.limit !== undefined) detail(`Limit: ${p.limit}`);
         if (p.pointRead) detail('Point Read: full primary key, in the session (no scan workers)');
+        if (p.keepDecoded) detail('Row Groups Kept: decoded, in the reading thread\'s row-group cache, for the next run');
         if (p.mergeEngine !== undefined) detail(`Merge Engine: ${p.mergeEngine} (rows of a key are combined in the merge; only key filters prune before it)`);
         const report = scans?.get(p);
         if (report) {
