@@ -1,7 +1,7 @@
 import type {
   HashJoinPlan, KeyLookupSpec, LakeScanPlan, MaterializedCte, OperatorMetrics, PhysicalPlan, RuntimeFilterTargetSpec, ScanFilterSpec, ScanSnapshotSelector, SortKey,
 } from '../../exec/index.js';
-import { KEY_LOOKUP_MAX_KEYS, PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS, planAtPath, planInputs } from '../../exec/index.js';
+import { KEY_LOOKUP_MAX_KEYS, PROBE_FIRST_ROWS, SMALL_LEFT_ROWS, SMALL_RIGHT_ROWS, planAtPath } from '../../exec/index.js';
 import { formatExpr } from './format-expr.js';
 
 /** What the lake's planScan reported for a scan (src/lake ScanPlan), for EXPLAIN's task and pruning lines. */
