@@ -36,6 +36,8 @@ export interface VirtualTableContext {
   readonly server?: ServerFunctions;
   /** pg_settings's rows, from the session's settings registry (none where no session runs the query). */
   readonly settingRows?: () => readonly Readonly<Record<string, unknown>>[];
+  /** The scan's arguments, evaluated when it starts (`table_changes('t', $1, $2)`'s snapshots); none for a plain relation. */
+  readonly args?: readonly unknown[];
 }
 
 /** Looks up virtual relations by schema and name; implemented by src/sql/system-catalog. */

@@ -55,6 +55,23 @@ describe("table_changes('t', from, to)", () => {
     assert.deepEqual(await g.rows(`SELECT t.v FROM t JOIN table_changes('t', ${snaps[3]}, ${snaps[4]}) c ON c.id = t.id`), [['C']]);
   });
 
+  test('snapshots as parameters: one prepared statement answers every pair as the constants do, and NULL means start/head', async () => {
+    const text = "SELECT id, v, _change_type FROM table_changes('t', $1, $2)";
+    for (let i = 0; i < snaps.length; i++) {
+      for (let j = i; j < snaps.length; j++) {
+        const r = await g.client.query({ name: 'changes_between', text, values: [snaps[i], snaps[j]], rowMode: 'array' });
+        assert.deepEqual(r.rows, expectedBetween(i, j), `(${snaps[i]}, ${snaps[j]}]`);
+      }
+    }
+    const open = await g.client.query({ name: 'changes_between', text, values: [null, null], rowMode: 'array' });
+    assert.deepEqual(open.rows, expectedBetween(0, script.length));
+    const mixed = await g.client.query({ text: `SELECT count(*) FROM table_changes('t', ${snaps[1]}, $1::int8)`, values: [snaps[3]], rowMode: 'array' });
+    assert.deepEqual(mixed.rows, [[String(expectedBetween(1, 3).length)]]);
+    // What the binder checks of constants is checked when the scan starts.
+    await assert.rejects(g.client.query({ name: 'changes_between', text, values: [snaps[4], snaps[2]] }), { code: '22023' });
+    await assert.rejects(g.client.query({ name: 'changes_between', text, values: [1, 987654] }), { code: '42704' });
+  });
+
   test('bad input: unknown table, non-ancestor or unknown snapshot, reversed bounds, non-constant arguments', async () => {
     assert.equal((await g.failure(`SELECT * FROM table_changes('nosuch', 1, 2)`)).code, '42P01');
     assert.equal((await g.failure(`SELECT * FROM table_changes('t', ${snaps[4]}, ${snaps[2]})`)).code, '22023');

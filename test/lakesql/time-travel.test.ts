@@ -135,6 +135,26 @@ describe('time travel in every spelling, checked against t$snapshots', () => {
     assert.deepEqual(r.rows, states.get(second.id));
   });
 
+  test('by a version parameter: a prepared statement reads the snapshot id, tag or branch its $1 names at each run', async () => {
+    const text = 'SELECT id, v FROM t FOR SYSTEM_VERSION AS OF $1 ORDER BY id';
+    await g.run(`ALTER TABLE t CREATE TAG param_tag AS OF VERSION ${snaps[2]!.id}`);
+    try {
+      // One prepared statement (pg names it), run with every snapshot, a tag, a branch and an int8.
+      for (const [id, expected] of states) {
+        const r = await g.client.query({ name: 'travel_by_version', text, values: [id], rowMode: 'array' });
+        assert.deepEqual(r.rows, expected, `version ${id}`);
+      }
+      assert.deepEqual((await g.client.query({ name: 'travel_by_version', text, values: ['param_tag'], rowMode: 'array' })).rows, states.get(snaps[2]!.id));
+      assert.deepEqual((await g.client.query({ name: 'travel_by_version', text, values: ['main'], rowMode: 'array' })).rows, await mainRows());
+      const typed = await g.client.query({ text: 'SELECT id, v FROM t FOR SYSTEM_VERSION AS OF $1::int8 ORDER BY id', values: [snaps[3]!.id], rowMode: 'array' });
+      assert.deepEqual(typed.rows, states.get(snaps[3]!.id));
+      await assert.rejects(g.client.query({ name: 'travel_by_version', text, values: [null] }), { code: '22004' });
+      await assert.rejects(g.client.query({ name: 'travel_by_version', text, values: ['no_such_tag'] }), (e: { code?: string }) => e.code !== undefined && e.code !== 'XX000');
+    } finally {
+      await g.run('ALTER TABLE t DROP TAG param_tag');
+    }
+  });
+
   test('bad input: a time-travel write is 0A000 at the clause', async () => {
     for (const [sql, at] of [
       ["INSERT INTO t FOR SYSTEM_VERSION AS OF 1 VALUES (9, 'z')", 'INSERT INTO t '.length + 1],

@@ -2,6 +2,7 @@ import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import type { VirtualScanPlan } from '../plan/physical-plan.js';
 import type { Operator } from './operator.js';
+import { evaluateConstant } from '../expr/evaluate-constant.js';
 import { emitValues, meteredOperator } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 
@@ -15,11 +16,13 @@ export function createVirtualScanOperator(plan: VirtualScanPlan): Operator {
     if (proj.length !== plan.columns.length) {
       throw new FloeError(SqlState.internalError, `virtualScan of ${plan.name} projects ${proj.length} columns but lists ${plan.columns.length}`);
     }
+    const args = plan.args?.map((a) => evaluateConstant(a, run));
     const rows = await vt.rows({
       user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
       settings: run.evalCtx.settings, warehouse: run.ctx.warehouse,
       ...(run.evalCtx.server === undefined ? {} : { server: run.evalCtx.server }),
       ...(run.ctx.settingRows === undefined ? {} : { settingRows: run.ctx.settingRows }),
+      ...(args === undefined ? {} : { args }),
     });
     const cols = proj.map((ci) => rows.map((r) => (r[ci] === undefined ? null : r[ci])));
     yield* emitValues(cols, rows.length);

@@ -49,7 +49,9 @@ export type ScanSnapshotSelector =
   | { readonly kind: 'timestamp'; readonly micros: bigint }
   | { readonly kind: 'version'; readonly value: string }
   /** `FOR SYSTEM_TIME AS OF <expr>` that is not a constant: a timestamptz evaluated when the scan starts. */
-  | { readonly kind: 'timestampExpr'; readonly expr: Expr };
+  | { readonly kind: 'timestampExpr'; readonly expr: Expr }
+  /** `FOR SYSTEM_VERSION AS OF $n`: a snapshot id, tag or branch name (text) evaluated when the scan starts. */
+  | { readonly kind: 'versionExpr'; readonly expr: Expr };
 
 /** Mirrors src/lake's ScanFilter: a pushed predicate on a table column, canonical values. */
 export interface ScanFilterSpec {
@@ -137,6 +139,8 @@ export interface VirtualScanPlan {
   /** Indexes of the virtual table's columns to output, in order; all when absent. */
   readonly projection?: readonly number[];
   readonly columns: readonly OutputColumn[];
+  /** Arguments evaluated when the scan starts (parameters the binder could not know), handed to the table's rows. */
+  readonly args?: readonly Expr[];
 }
 
 /**

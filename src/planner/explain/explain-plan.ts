@@ -229,6 +229,7 @@ export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
       case 'virtualScan':
         line(`Virtual Scan on ${p.schema}.${p.name}`);
         detail(`Columns: ${p.columns.map((c) => c.name).join(', ')}`);
+        if (p.args !== undefined) detail(`Arguments: ${p.args.map((a) => formatExpr(a, [])).join(', ')}`);
         return;
       case 'values':
         line(`Values (${p.rows.length} row${p.rows.length === 1 ? '' : 's'})`);
@@ -443,5 +444,6 @@ function selectorText(at: ScanSnapshotSelector): string {
     case 'timestamp': return `timestamp ${at.micros}`;
     case 'version': return `version ${at.value}`;
     case 'timestampExpr': return `timestamp ${formatExpr(at.expr, [])}`;
+    case 'versionExpr': return `version ${formatExpr(at.expr, [])}`;
   }
 }

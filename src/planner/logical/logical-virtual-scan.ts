@@ -1,4 +1,4 @@
-import type { OutputColumn } from '../../exec/index.js';
+import type { Expr, OutputColumn } from '../../exec/index.js';
 
 export interface LogicalVirtualScan {
   readonly kind: 'virtualScan';
@@ -7,6 +7,8 @@ export interface LogicalVirtualScan {
   /** Indexes of the virtual table's columns, in output order. */
   readonly projection: readonly number[];
   readonly columns: readonly OutputColumn[];
+  /** Arguments evaluated when the scan starts (`table_changes('t', $1, $2)`'s snapshots). */
+  readonly args?: readonly Expr[];
 }
 
 export const LogicalVirtualScan = Object.freeze({

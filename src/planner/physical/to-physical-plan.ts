@@ -35,7 +35,7 @@ function operatorFor(p: LogicalPlan, nested: NestedPlans): PhysicalPlan {
         ...(p.table.mergeEngine === undefined ? {} : { mergeEngine: p.table.mergeEngine }),
       };
     case 'virtualScan':
-      return { kind: 'virtualScan', schema: p.schema, name: p.name, projection: p.projection, columns: p.columns };
+      return { kind: 'virtualScan', schema: p.schema, name: p.name, projection: p.projection, columns: p.columns, ...(p.args === undefined ? {} : { args: p.args }) };
     case 'values':
       return { kind: 'values', rows: p.rows, columns: p.columns };
     case 'cteScan':

@@ -187,6 +187,8 @@ export interface ScanOptions {
   readonly extraColumns?: readonly { readonly name: string; readonly type: SqlType }[];
   /** The command whose row-security policies filter the scan (default SELECT's; none for TRUNCATE). */
   readonly rowSecurity?: RowSecurityCommand | 'none';
+  /** A virtual relation's arguments, evaluated when the scan starts (table_changes' parameters). */
+  readonly args?: readonly Expr[];
 }
 
 /** A scan of a lake table or a virtual relation, with its scope. */
@@ -210,7 +212,7 @@ export function scanRelation(ctx: BindContext, rel: ResolvedRelation, o: ScanOpt
   if (rel.kind === 'virtual') {
     if (o.travel) throw new FloeError(SqlState.featureNotSupported, `time travel is not supported on ${schema}.${rel.table.name}`, { position: o.travel.location + 1 });
     const plan = LogicalVirtualScan.create({
-      schema, name: rel.table.name, projection: rel.table.columns.map((_c, i) => i), columns: outputCols(columns),
+      schema, name: rel.table.name, projection: rel.table.columns.map((_c, i) => i), columns: outputCols(columns), ...(o.args === undefined ? {} : { args: o.args }),
     });
     const rows = rowBearingBase(ctx, schema, rel.table.name);
     return { plan: rows === undefined ? plan : withRowSecurity(ctx, rows, plan, 'select'), scope };
@@ -277,9 +279,10 @@ function mergeEngineField(t: CatalogTable): { mergeEngine?: string } {
 
 /**
  * The AS OF value as a lake snapshot selector. A version is a constant (snapshot id,
- * tag or branch name). A time is folded here when it is a literal (a timestamp without
- * a zone is read as UTC); any other timestamp expression — `now() - interval '1 day'`,
- * `$1`, a literal in a named zone — is kept and evaluated when the scan starts.
+ * tag or branch name) or a parameter, whose text is read when the scan starts. A time is
+ * folded here when it is a literal (a timestamp without a zone is read as UTC); any other
+ * timestamp expression — `now() - interval '1 day'`, `$1`, a literal in a named zone — is
+ * kept and evaluated when the scan starts.
  */
 function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnapshotSelector {
   const es = { scope: { columns: [] }, clause: 'AS OF' };
@@ -289,6 +292,9 @@ function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnaps
     'the AS OF value must be a constant', { position });
   const isConstant = e.kind === 'literal' || (e.kind === 'cast' && e.arg.kind === 'literal');
   if (travel.mode === 'systemTime' && !isConstant) return timestampAtRun(ctx, e, position);
+  if (travel.mode === 'systemVersion' && (e.kind === 'param' || (e.kind === 'cast' && e.arg.kind === 'param'))) {
+    return { kind: 'versionExpr', expr: coerceTo(ctx, e, { kind: 'text' }, 'explicit', position) };
+  }
   if (!isConstant) throw notConstant();
   if (travel.mode === 'systemVersion') {
     const lit = e.kind === 'literal' ? e : e.arg;

@@ -23,6 +23,11 @@ export function tableChangesName(table: string, from: bigint | undefined, to: bi
   return `${table}$table_changes:${from ?? ''}:${to ?? ''}`;
 }
 
+/** The registry name of table_changes whose snapshots are parameters: the scan hands them over as its two arguments. */
+export function tableChangesByArgumentsName(table: string): string {
+  return `${table}$table_changes:args`;
+}
+
 const int8: SqlType = { kind: 'int8' };
 const int4: SqlType = { kind: 'int4' };
 const text: SqlType = { kind: 'text' };
@@ -74,6 +79,18 @@ export function lookupLakeSystemTable(warehouse: Warehouse, schema: string, name
   if (dollar <= 0) return undefined;
   const suffix = name.slice(dollar + 1);
   const base = name.slice(0, dollar);
+  if (suffix === 'table_changes:args') {
+    const table = warehouse.getTable(schema, base);
+    if (!table) return undefined;
+    return {
+      schema, name, oid: systemTableOid(table.id, 15),
+      columns: [...table.columns.map(changeColumn), ...changeColumns],
+      rows: async (ctx) => {
+        const [from, to] = changeRange(ctx.args?.[0], ctx.args?.[1]);
+        return changeRows(warehouse, current(warehouse, table), from, to);
+      },
+    };
+  }
   if (suffix.startsWith('table_changes:')) {
     const table = warehouse.getTable(schema, base);
     if (!table) return undefined;
@@ -172,6 +189,16 @@ function sortedRefs(warehouse: Warehouse, table: TableMetadata) {
 }
 
 /** Change rows of snapshots after `from` up to `to` (default: main's head), table columns first, in commit order. */
+/** table_changes' snapshots given as parameters, checked as the binder checks constants. */
+function changeRange(from: unknown, to: unknown): [bigint | undefined, bigint | undefined] {
+  const id = (v: unknown): bigint | undefined => (v === null || v === undefined ? undefined : BigInt(v as bigint));
+  const range: [bigint | undefined, bigint | undefined] = [id(from), id(to)];
+  if (range[0] !== undefined && range[1] !== undefined && range[0] > range[1]) {
+    throw new FloeError(SqlState.invalidParameterValue, `table_changes: from snapshot ${range[0]} is after to snapshot ${range[1]}`);
+  }
+  return range;
+}
+
 async function changeRows(warehouse: Warehouse, table: TableMetadata, from: bigint | undefined, to: bigint | undefined): Promise<unknown[][]> {
   const head = to ?? warehouse.resolveSnapshot(table)?.id;
   if (head === undefined) return [];
