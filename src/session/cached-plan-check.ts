@@ -19,10 +19,13 @@ export interface CachedPlanCheck {
   readonly views: readonly { readonly id: number; readonly definition: string | undefined }[];
 }
 
-export function cachedPlanCheck(bound: BoundStatement, warehouse: Warehouse, searchPath: readonly string[]): CachedPlanCheck {
+/** `alsoTables`: tables the plan depends on without naming them (read through table_changes, say). */
+export function cachedPlanCheck(bound: BoundStatement, warehouse: Warehouse, searchPath: readonly string[], alsoTables: readonly number[] = []): CachedPlanCheck {
+  const ids = tableIdsOf(bound);
+  for (const id of alsoTables) ids.add(id);
   return {
     searchPath: searchPath.join(','),
-    tables: [...tableIdsOf(bound)].map((id) => ({ id, definition: tableDefinition(warehouse, id), policyOwner: policyOwner(warehouse, id) })),
+    tables: [...ids].map((id) => ({ id, definition: tableDefinition(warehouse, id), policyOwner: policyOwner(warehouse, id) })),
     views: viewIdsOf(bound).map((id) => ({ id, definition: viewDefinition(warehouse, id) })),
   };
 }

@@ -4,7 +4,8 @@ import { formatType } from '../common/sql-type.js';
 import { SqlState } from '../common/sqlstate.js';
 import { executePlan } from '../exec/index.js';
 import { changelogCompleteBetween, type MaterializedViewRefresh, type TableMetadata } from '../lake/index.js';
-import { bindStatement, planRefresh, type RefreshInput, type RefreshRequest } from '../sql/index.js';
+import { planRefresh, type RefreshInput, type RefreshRequest } from '../sql/index.js';
+import { boundRefreshStatement } from './kept-refresh-statements.js';
 import { changesNetToNothing } from './changes-net-to-nothing.js';
 import type { SessionContext } from './session-context.js';
 
@@ -115,16 +116,15 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
       plan = planRefresh({ ...input, emptyChanges });
     }
     if (plan.statement !== undefined) {
-      // A refresh is background work: between building, binding and planning its MERGE (each
-      // milliseconds of one thread) the queries that came meanwhile go first.
+      // A refresh is background work: between building and binding its MERGE, and planning it
+      // (each milliseconds of one thread when not kept from the last refresh), the queries that
+      // came meanwhile go first.
       await setImmediate();
-      const bound = bindStatement(plan.statement, env);
-      if (bound.kind !== 'dml') throw new FloeError(SqlState.internalError, 'a refresh did not bind to a MERGE');
+      const bound = boundRefreshStatement(ctx, table.id, plan.statement, env, mv.definition, Object.keys(plan.positions).map(Number));
       await setImmediate();
       // An incremental refresh runs again in seconds over mostly the same base files: its scans keep what they decode.
       const physical = ctx.physicalPlan(bound, plan.mode === 'incremental');
-      await setImmediate();
-      for await (const _ of executePlan(physical, ctx.execContext([], signal, lake, (n) => { rows += n; }))) { /* no RETURNING */ }
+      for await (const _ of executePlan(physical, ctx.execContext(plan.statement.params, signal, lake, (n) => { rows += n; }))) { /* no RETURNING */ }
     }
     const refresh: RefreshOutcome = { mode: plan.mode, atMicros: nowMicros(), durationMs: Math.round(performance.now() - started), rowsChanged: rows };
     lake.recordViewRefresh({ tableId: table.id, fromGeneration: mv.generation, positions: plan.positions, populated: plan.mode !== 'no data', refresh });

@@ -26,7 +26,7 @@ export type { VirtualTable, VirtualTableRegistry, VirtualColumn, VirtualTableCon
 // pg_catalog and information_schema, and the catalog functions (src/sql/system-catalog).
 export { createSystemCatalog, registerCatalogFunctions, regprocName, regprocedureName } from './system-catalog/index.js';
 export type { SystemCatalog } from './system-catalog/index.js';
-export { fullRefreshReasonOf, planRefresh, type RefreshInput, type RefreshPlan, type RefreshRequest } from './materialized-view/plan-refresh.js';
+export { fullRefreshReasonOf, planRefresh, type RefreshInput, type RefreshPlan, type RefreshRequest, type RefreshStatement } from './materialized-view/plan-refresh.js';
 export type { NetChangeCheck } from './materialized-view/refresh-statements.js';
 export { freshnessOf, refreshModeOf } from './materialized-view/view-options.js';
 export type { RefreshTarget } from './materialized-view/refresh-statements.js';

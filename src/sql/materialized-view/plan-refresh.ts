@@ -4,7 +4,8 @@ import type { BindEnv } from '../bind-env.js';
 import { refreshModeOf } from './view-options.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import { definitionShape } from './definition-shapes.js';
-import { emptyingStatement, fullRefreshStatement, incrementalRefreshStatement, netChangeChecks, type NetChangeCheck, type RefreshTarget } from './refresh-statements.js';
+import { PositionParameters } from './position-parameters.js';
+import { emptyingStatement, fullRefreshStatement, incrementalRefreshStatement, incrementalTerms, netChangeChecks, type NetChangeCheck, type RefreshTarget } from './refresh-statements.js';
 
 /** What a refresh was asked to do: bring the rows up to date (incremental when it can), recompute them all, or empty them. */
 export type RefreshRequest = 'auto' | 'full' | 'no data';
@@ -35,7 +36,7 @@ export interface RefreshInput {
 export interface RefreshPlan {
   readonly mode: 'incremental' | 'full' | 'no data';
   /** The MERGE to run; undefined when nothing changed since the positions. */
-  readonly statement: ParsedStatement | undefined;
+  readonly statement: RefreshStatement | undefined;
   /** The positions the view moves to. */
   readonly positions: Record<string, string>;
   /**
@@ -43,6 +44,17 @@ export interface RefreshPlan {
    * changelogs asks which net to nothing, then is planned again with `emptyChanges`.
    */
   readonly checks?: readonly NetChangeCheck[];
+}
+
+/**
+ * A refresh's MERGE: its snapshot positions are its parameters ($1…, int8; PositionParameters),
+ * so the same view refreshed over the same terms runs the same text. `key` names that text;
+ * `build` makes it (a session holding the key's bound statement need not).
+ */
+export interface RefreshStatement {
+  readonly key: string;
+  readonly params: readonly (bigint | null)[];
+  build(): ParsedStatement;
 }
 
 /** The statement that refreshes a materialized view, and where it leaves the view. */
@@ -53,19 +65,25 @@ export function planRefresh(input: RefreshInput): RefreshPlan {
       : input.dependsOn.filter((id) => input.heads.has(id));
   const to = new Map<number, string>(baseIds.map((id) => [id, String(input.heads.get(id) ?? 0n)]));
   const positions = Object.fromEntries(to);
-  if (input.request === 'no data') return { mode: 'no data', statement: emptyingStatement(definition, input.target), positions: {} };
+  const parameters = new PositionParameters(baseIds);
   const from = new Map<number, string>(baseIds.flatMap((id) => (input.positions[String(id)] === undefined ? [] : [[id, input.positions[String(id)]!] as const])));
+  const statement = (key: string, build: () => ParsedStatement): RefreshStatement => ({ key, params: parameters.values(from, to), build });
+  if (input.request === 'no data') return { mode: 'no data', statement: statement('no data', () => emptyingStatement(definition, input.target)), positions: {} };
   const incremental = input.request === 'auto' && input.populated && input.fullRefreshReason === undefined && shape.kind !== 'full' && from.size === to.size;
   if (incremental) {
     const completeChangelogs = new Set([...from].filter(([id, f]) => f !== to.get(id) && input.changelogComplete(id, BigInt(f), BigInt(to.get(id)!))).map(([id]) => id));
-    const p = { from, to, completeChangelogs, ...(input.emptyChanges === undefined ? {} : { emptyChanges: input.emptyChanges }) };
+    const p = { from, to, parameters, completeChangelogs, ...(input.emptyChanges === undefined ? {} : { emptyChanges: input.emptyChanges }) };
     if (input.emptyChanges === undefined) {
       const checks = netChangeChecks(shape, p, input.checkChanges ?? (() => true));
       if (checks.length > 0) return { mode: 'incremental', statement: undefined, positions, checks };
     }
-    return { mode: 'incremental', statement: incrementalRefreshStatement(shape, definition, input.target, p), positions };
+    const terms = incrementalTerms(shape, p);
+    return {
+      mode: 'incremental', positions,
+      statement: terms === undefined ? undefined : statement(`incremental ${terms}`, () => incrementalRefreshStatement(shape, definition, input.target, p)),
+    };
   }
-  return { mode: 'full', statement: fullRefreshStatement(shape, definition, input.target, to), positions };
+  return { mode: 'full', statement: statement('full', () => fullRefreshStatement(shape, definition, input.target, parameters)), positions };
 }
 
 /**

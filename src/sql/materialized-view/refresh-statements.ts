@@ -2,6 +2,7 @@ import type { TimeTravelClause } from '../parser/lake-clause.js';
 import type { ParsedStatement } from '../parsed-statement.js';
 import { unwrap, type Raw } from '../binder/ast.js';
 import { cloneNode, fillTemplate, quoteIdent, quoteLiteral, selectOf, templateExpr } from './parse-template.js';
+import type { PositionParameters } from './position-parameters.js';
 import { referencedColumns } from './referenced-columns.js';
 import type { AggregateKind, BaseRelation, ViewArm, ViewOutput, ViewShape } from './view-shape.js';
 
@@ -28,10 +29,15 @@ export interface RefreshTarget {
   readonly columns: readonly { readonly name: string; readonly type: string; readonly hidden: boolean }[];
 }
 
-/** The snapshot of each base table (by id) the view's rows reflect (`from`), and the one a refresh moves to (`to`). */
+/**
+ * The snapshot of each base table (by id) the view's rows reflect (`from`), and the one a
+ * refresh moves to (`to`). The statement names them as parameters (`parameters`), never as
+ * values.
+ */
 export interface RefreshPositions {
   readonly from: ReadonlyMap<number, string>;
   readonly to: ReadonlyMap<number, string>;
+  readonly parameters: PositionParameters;
   /**
    * Base tables whose every change from `from` to `to` carries its before-image (all written
    * with changelog-producer 'lookup'): their ΔR is read from the changelog alone.
@@ -86,13 +92,13 @@ class SnapshotPins {
   readonly clauses: TimeTravelClause[] = [];
   #next = 1_000_000_000;
 
-  /** `rv` (a RangeVar body, changed in place) read at `snapshotId`, named with its schema. */
-  pin(rv: Raw, relation: BaseRelation, snapshotId: string): void {
+  /** `rv` (a RangeVar body, changed in place) read at the snapshot parameter `$n` holds, named with its schema. */
+  pin(rv: Raw, relation: BaseRelation, n: number): void {
     const location = this.#next++;
     rv.schemaname = relation.namespace;
     rv.relname = relation.name;
     rv.location = location;
-    this.clauses.push({ kind: 'timeTravel', location, tableLocation: location, mode: 'systemVersion', expr: { A_Const: { sval: { sval: snapshotId }, location: -1 } } as never });
+    this.clauses.push({ kind: 'timeTravel', location, tableLocation: location, mode: 'systemVersion', expr: { ParamRef: { number: n, location: -1 } } as never });
   }
 }
 
@@ -156,9 +162,10 @@ function subselect(select: Raw, alias: string, columns: readonly string[]): Raw 
 
 /**
  * The whole view: its rows with the key and state, as columns of the view's table in order.
- * `pins` reads each base table at `at`; undefined leaves them unpinned (CREATE binds it for the types).
+ * `pins` reads each base table at its `to` position parameter; `at` undefined leaves them
+ * unpinned (CREATE binds it for the types).
  */
-export function fullSource(shape: ViewShape, definition: Raw, target: RefreshTarget, at: ReadonlyMap<number, string> | undefined, pins = new SnapshotPins()): Raw {
+export function fullSource(shape: ViewShape, definition: Raw, target: RefreshTarget, at: PositionParameters | undefined, pins = new SnapshotPins()): Raw {
   const names = target.columns.map((c) => c.name);
   const visible = target.columns.filter((c) => !c.hidden).map((c) => c.name);
   if (shape.kind === 'full') {
@@ -169,7 +176,7 @@ export function fullSource(shape: ViewShape, definition: Raw, target: RefreshTar
   }
   const pin = (s: Raw, relations: readonly BaseRelation[]): void => {
     if (at === undefined) return;
-    rangeVarWrappers(s.fromClause).forEach((w, i) => pins.pin(w.RangeVar, relations[i]!, at.get(relations[i]!.tableId)!));
+    rangeVarWrappers(s.fromClause).forEach((w, i) => pins.pin(w.RangeVar, relations[i]!, at.number('to', relations[i]!.tableId)));
   };
   if (shape.kind === 'linear') {
     const arms = shape.arms.map((arm, i) => {
@@ -204,10 +211,10 @@ function statement(ast: Raw, definition: ParsedStatement, pins: SnapshotPins): P
   return { ...definition, ast, lake: [...definition.lake, ...pins.clauses], isTransactionEnd: false };
 }
 
-/** A MERGE that makes the view's rows the query's at `to`: only rows that differ are written. */
-export function fullRefreshStatement(shape: ViewShape, definition: ParsedStatement, target: RefreshTarget, to: ReadonlyMap<number, string>): ParsedStatement {
+/** A MERGE that makes the view's rows the query's at the `to` positions: only rows that differ are written. */
+export function fullRefreshStatement(shape: ViewShape, definition: ParsedStatement, target: RefreshTarget, parameters: PositionParameters): ParsedStatement {
   const pins = new SnapshotPins();
-  const source = fullSource(shape, unwrap(definition.ast)[1], target, to, pins);
+  const source = fullSource(shape, unwrap(definition.ast)[1], target, parameters, pins);
   const { sets, cols, values } = setList(target, (c) => `__floe_s.${quoteIdent(c.name)}`);
   const differs = target.columns.map((c) => `__floe_t.${quoteIdent(c.name)} IS DISTINCT FROM __floe_s.${quoteIdent(c.name)}`).join(' OR ');
   const key = quoteIdent(VIEW_KEY_COLUMN);
@@ -322,19 +329,6 @@ class ChangeSources {
   /** The CTEs the terms read, for the statement's WITH (before the delta's). */
   get ctes(): string[] { return [...this.#ctes.values()].map((c) => c.text); }
 
-  /**
-   * The snapshot ids the CTEs' texts name by placeholder (`__p_from_<table id>`, `__p_to_…`), for
-   * fillTemplate: with the ids out of it, a view's statement text is the same from one refresh
-   * to the next, and is parsed once (parse-statements.ts keeps parses by text).
-   */
-  readonly positions: Record<string, Raw> = {};
-
-  #position(side: 'from' | 'to', tableId: number, snapshot: string): string {
-    const name = `${side}_${tableId}`;
-    this.positions[name] ??= templateExpr(snapshot);
-    return `__p_${name}`;
-  }
-
   /** The name of the CTE `id` stands for, adding it (named `name`, its text `text(name)`) the first time. */
   #cte(id: string, name: string, text: (name: string) => string): string {
     let c = this.#ctes.get(id);
@@ -376,15 +370,14 @@ class ChangeSources {
     const keys = r.primaryKey.map(quoteIdent).join(', ');
     const cte = this.#cte(String(r.tableId), `__floe_keys_${r.tableId}`, (name) => `${name} AS MATERIALIZED (SELECT DISTINCT ${keys} FROM ${this.changes(r)})`);
     const rv = { RangeVar: { relname: r.name, inh: true, relpersistence: 'p', location: -1 } };
-    this.#pins.pin(rv.RangeVar, r, (side === 'new' ? this.#p.to : this.#p.from).get(r.tableId)!);
+    this.#pins.pin(rv.RangeVar, r, this.#p.parameters.number(side === 'new' ? 'to' : 'from', r.tableId));
     return selectOf(fillTemplate(`SELECT * FROM __r_t WHERE (${keys}) IN (SELECT ${keys} FROM ${cte})`, { t: rv }));
   }
 
-  /** `table_changes(r, from, to)`, the positions as placeholders (filled from `positions`). */
+  /** `table_changes(r, $from, $to)`: the positions as parameters, so the text is the same from one refresh to the next. */
   changes(r: BaseRelation): string {
-    const from = this.#position('from', r.tableId, this.#p.from.get(r.tableId)!);
-    const to = this.#position('to', r.tableId, this.#p.to.get(r.tableId)!);
-    return `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, ${from}, ${to})`;
+    const { parameters } = this.#p;
+    return `table_changes(${quoteLiteral(`${quoteIdent(r.namespace)}.${quoteIdent(r.name)}`)}, $${parameters.number('from', r.tableId)}, $${parameters.number('to', r.tableId)})`;
   }
 }
 
@@ -404,9 +397,10 @@ function term(select: Raw, arm: ViewArm, i: number, side: 'new' | 'old' | 'both'
   const changedRelation = arm.relations[i]!;
   rangeVarWrappers(s.fromClause).forEach((w, j) => {
     const r = arm.relations[j]!;
-    if (j < i) { pins.pin(w.RangeVar, r, p.to.get(r.tableId)!); return; }
-    if (j > i) { pins.pin(w.RangeVar, r, p.from.get(r.tableId)!); return; }
-    if (r.outerJoinOn !== undefined) { pins.pin(w.RangeVar, r, (side === 'new' ? p.to : p.from).get(r.tableId)!); return; }
+    const at = (position: 'from' | 'to') => pins.pin(w.RangeVar, r, p.parameters.number(position, r.tableId));
+    if (j < i) { at('to'); return; }
+    if (j > i) { at('from'); return; }
+    if (r.outerJoinOn !== undefined) { at(side === 'new' ? 'to' : 'from'); return; }
     delete w.RangeVar;
     Object.assign(w, subselect(side === 'both' ? sources.signedRows(r, arm) : sources.rows(r, arm, side), r.rangeName, []));
   });
@@ -454,13 +448,21 @@ function terms(arm: ViewArm, select: Raw, columns: readonly string[], grouped: b
 }
 
 /**
- * The MERGE that brings the view from `p.from` to `p.to`; undefined when no base table
- * it reads has changed, or every change nets to nothing the view reads.
+ * What the incremental MERGE from `p.from` to `p.to` is made of, as text: the relations that
+ * take a term, and how each reads its changes. Two refreshes of the same view with the same
+ * terms run the same statement (the positions are its parameters). Undefined when no base
+ * table the view reads has changed, or every change nets to nothing the view reads.
  */
-export function incrementalRefreshStatement(shape: ViewShape, definition: ParsedStatement, target: RefreshTarget, p: RefreshPositions): ParsedStatement | undefined {
+export function incrementalTerms(shape: ViewShape, p: RefreshPositions): string | undefined {
   if (shape.kind === 'full') return undefined;
   const arms = shape.kind === 'linear' ? shape.arms : [shape.arm];
-  if (!arms.some((a) => a.relations.some((r) => moved(r, a, p)))) return undefined;
+  const terms = arms.flatMap((a, i) => a.relations.flatMap((r, j) => (moved(r, a, p) ? [`${i}.${j}${p.completeChangelogs?.has(r.tableId) === true ? 'c' : ''}`] : [])));
+  return terms.length === 0 ? undefined : terms.join(' ');
+}
+
+/** The MERGE that brings the view from `p.from` to `p.to`, when it has terms (incrementalTerms). */
+export function incrementalRefreshStatement(shape: ViewShape, definition: ParsedStatement, target: RefreshTarget, p: RefreshPositions): ParsedStatement {
+  if (shape.kind === 'full') throw new Error('a view of this shape has no incremental refresh');
   return shape.kind === 'linear' ? linearRefresh(shape, definition, target, p) : aggregateRefresh(shape, definition, target, p);
 }
 
@@ -491,7 +493,7 @@ function linearRefresh(shape: Extract<ViewShape, { kind: 'linear' }>, definition
     ) AS __floe_s ON __floe_t.${quoteIdent(VIEW_KEY_COLUMN)} = __floe_s.__floe_k
     WHEN MATCHED AND __floe_s.__floe_n < 0 THEN DELETE
     WHEN MATCHED THEN UPDATE SET ${sets}
-    WHEN NOT MATCHED AND __floe_s.__floe_n > 0 THEN INSERT (${cols}) VALUES (${values})`, { ...nodes, ...sources.positions });
+    WHEN NOT MATCHED AND __floe_s.__floe_n > 0 THEN INSERT (${cols}) VALUES (${values})`, nodes);
   return statement(ast, definition, pins);
 }
 
@@ -558,7 +560,7 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
   const recompute = retracted === undefined ? '' : `UNION ALL
       SELECT __floe_r.__floe_k, ${visible.map((c) => `__floe_f.${quoteIdent(c.name)}`).join(', ')}, coalesce(__floe_f.${quoteIdent(VIEW_COUNT_COLUMN)}, 0), ${state.map((c) => `__floe_f.${quoteIdent(c.name)}, `).join('')}true
       FROM __floe_retracted AS __floe_r LEFT JOIN __r_full AS __floe_f ON __floe_f.${key} = __floe_r.__floe_k`;
-  if (retracted !== undefined) nodes['full'] = subselect(fullSource(shape, unwrap(definition.ast)[1], target, p.to, pins), '__floe_f', []);
+  if (retracted !== undefined) nodes['full'] = subselect(fullSource(shape, unwrap(definition.ast)[1], target, p.parameters, pins), '__floe_f', []);
   const exact = setList(target, (c) => {
     if (c.name === VIEW_KEY_COLUMN) return '__floe_s.__floe_k';
     if (c.name === VIEW_COUNT_COLUMN) return '__floe_s.__floe_c';
@@ -583,7 +585,7 @@ function aggregateRefresh(shape: Extract<ViewShape, { kind: 'aggregate' }>, defi
     ${grouped ? `WHEN MATCHED AND ${kept(VIEW_COUNT_COLUMN)} + __floe_s.__floe_c = 0 THEN DELETE` : ''}
     WHEN MATCHED THEN UPDATE SET ${sets}
     WHEN NOT MATCHED AND __floe_s.__floe_exact AND __floe_s.__floe_c > 0 THEN INSERT (${exact.cols}) VALUES (${exact.values})
-    WHEN NOT MATCHED AND __floe_s.__floe_c > 0 THEN INSERT (${insertCols}) VALUES (${insertValues})`, { ...nodes, ...sources.positions });
+    WHEN NOT MATCHED AND __floe_s.__floe_c > 0 THEN INSERT (${insertCols}) VALUES (${insertValues})`, nodes);
   return statement(ast, definition, pins);
 }
 

@@ -205,6 +205,45 @@ test('an incremental refresh writes only the view rows that change', async () =>
   }
 });
 
+test('a refresh after a base table gains or loses a column reads it as it is now, not as the last refresh bound it', async () => {
+  // A session keeps each view's last refresh statement, bound and planned, for the next refresh
+  // of the same terms (kept-refresh-statements.ts). With f's changelog complete the MERGE reads
+  // f only through table_changes, whose columns are f's own: a kept statement bound before
+  // ALTER TABLE would read the wrong columns of the new change rows.
+  const schema = 'mvd_altered';
+  // No min or max: nothing is recomputed from f itself, so f is read through its changes alone.
+  const v = VIEWS.find((x) => x.name === 'v_agg_sums')!;
+  await c.query(`CREATE SCHEMA ${schema}`);
+  await c.query(`SET search_path = ${schema}`);
+  try {
+    for (const sql of createTablesSql({ f: 'lookup', d: 'lookup', e: 'lookup' })) await c.query(sql);
+    await c.query('INSERT INTO f SELECT i, i % 5, i, i % 3 FROM generate_series(1, 40) AS s(i)');
+    await c.query(createViewSql(v));
+    const ids = await relationIds(c, schema);
+    const steps = [
+      'INSERT INTO f VALUES (41, 1, 100, 0)',
+      'UPDATE f SET v = v + 7 WHERE k % 4 = 0',
+      'ALTER TABLE f ADD COLUMN z int',
+      'INSERT INTO f VALUES (42, 2, 1000, 1, 9)',
+      "UPDATE f SET v = -v, z = 3 WHERE k % 6 = 0",
+      'ALTER TABLE f DROP COLUMN z',
+      'DELETE FROM f WHERE k % 5 = 1',
+      'ALTER TABLE f ADD COLUMN y text',
+      "INSERT INTO f VALUES (43, 4, 5, 2, 'y')",
+    ];
+    for (const [i, sql] of steps.entries()) {
+      await c.query(sql);
+      await c.query(`REFRESH MATERIALIZED VIEW ${v.name}`);
+      await assertViewMatches(c, v, () => steps.slice(0, i + 1).join(';\n'));
+      const record = viewRecords(g.dataDir)?.get(ids.get(v.name)!);
+      if (record !== undefined) assert.equal(record.lastMode, 'incremental', `after ${sql}`);
+    }
+  } finally {
+    await c.query('RESET search_path');
+    await c.query(`DROP SCHEMA ${schema} CASCADE`);
+  }
+});
+
 /**
  * Histories the random test found wrong once, kept as fixed cases: each view is created
  * after `setup` and refreshed after `writes`, then compared with its query.
