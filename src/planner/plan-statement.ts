@@ -11,6 +11,7 @@ import type { NestedPlans } from './physical/nested-plans.js';
 import type { PhysicalRule } from './physical/physical-rule.js';
 import { decideNode, physicalRules } from './physical/physical-rules.js';
 import { keepScansDecoded } from './physical/rules/keep-scans-decoded.js';
+import { runUnionInputsTogether } from './physical/rules/run-union-inputs-together.js';
 import { toPhysicalPlan } from './physical/to-physical-plan.js';
 
 export interface PlanStatementOptions {
@@ -21,6 +22,11 @@ export interface PlanStatementOptions {
    * refresh of a materialized view): its scans keep what they decode (keep-scans-decoded.ts).
    */
   readonly rereads?: boolean;
+  /**
+   * Nothing reads the statement's rows in order (a materialized view's refresh): UNION ALL
+   * may run its inputs at once (run-union-inputs-together.ts).
+   */
+  readonly rowOrderFree?: boolean;
 }
 
 /**
@@ -49,7 +55,7 @@ class StatementPlanner implements NestedPlans {
 
   constructor(options: PlanStatementOptions) {
     this.#optimize = options.disabledRules === undefined ? {} : { disabled: options.disabledRules };
-    const rules = options.rereads === true ? [...physicalRules, keepScansDecoded] : physicalRules;
+    const rules = [...physicalRules, ...(options.rereads === true ? [keepScansDecoded] : []), ...(options.rowOrderFree === true ? [runUnionInputsTogether] : [])];
     this.#physicalRules = rules.filter((r) => !options.disabledRules?.has(r.name));
   }
 

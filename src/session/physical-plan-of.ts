@@ -6,7 +6,7 @@ const planned = new WeakMap<LogicalStatementPlan, { readonly rules: string; read
 
 function rulesKey(options: PlanStatementOptions): string {
   const disabled = options.disabledRules === undefined ? '' : [...options.disabledRules].sort().join(',');
-  return options.rereads === true ? `${disabled}/rereads` : disabled;
+  return `${disabled}${options.rereads === true ? '/rereads' : ''}${options.rowOrderFree === true ? '/row-order-free' : ''}`;
 }
 
 /**

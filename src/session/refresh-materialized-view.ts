@@ -122,8 +122,9 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
       await setImmediate();
       const bound = boundRefreshStatement(ctx, table.id, plan.statement, env, mv.definition, Object.keys(plan.positions).map(Number));
       await setImmediate();
-      // An incremental refresh runs again in seconds over mostly the same base files: its scans keep what they decode.
-      const physical = ctx.physicalPlan(bound, plan.mode === 'incremental');
+      // An incremental refresh runs again in seconds over mostly the same base files: its scans
+      // keep what they decode. Its MERGE's source is grouped per view key, so its terms may run at once.
+      const physical = ctx.physicalPlan(bound, { rereads: plan.mode === 'incremental', rowOrderFree: true });
       for await (const _ of executePlan(physical, ctx.execContext(plan.statement.params, signal, lake, (n) => { rows += n; }))) { /* no RETURNING */ }
     }
     const refresh: RefreshOutcome = { mode: plan.mode, atMicros: nowMicros(), durationMs: Math.round(performance.now() - started), rowsChanged: rows };

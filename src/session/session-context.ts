@@ -29,7 +29,7 @@ import { processStatementStatistics, type StatementStatistics } from './statemen
 import { whenSent } from './when-sent.js';
 import { physicalPlanOf } from './physical-plan-of.js';
 import { planOptions } from './disabled-optimizer-rules.js';
-import type { LogicalStatementPlan } from '../planner/index.js';
+import type { LogicalStatementPlan, PlanStatementOptions } from '../planner/index.js';
 import { SessionWarehouse } from './session-warehouse.js';
 import { sessionOptimizingService } from './session-optimizing-service.js';
 import { AUDIT_LOG_READS, DEFAULT_QUERY_MEMORY_LIMIT, QUERY_MEMORY_LIMIT, displayName, parseMemorySetting, settingDefinition } from './settings-registry.js';
@@ -322,10 +322,10 @@ export class SessionContext {
 
   /**
    * The plan a bound query or DML statement runs (and EXPLAIN prints), under the session's
-   * disabled optimizer rules; `rereads` for a statement that runs again within seconds (PlanStatementOptions).
+   * disabled optimizer rules; `statement` says more of it (PlanStatementOptions: a statement
+   * that runs again within seconds, one whose rows nothing reads in order).
    */
-  physicalPlan(bound: { readonly logical: LogicalStatementPlan }, rereads = false): PhysicalPlan {
-    const options = planOptions(this.settings.values);
-    return physicalPlanOf(bound, rereads ? { ...options, rereads } : options);
+  physicalPlan(bound: { readonly logical: LogicalStatementPlan }, statement: Pick<PlanStatementOptions, 'rereads' | 'rowOrderFree'> = {}): PhysicalPlan {
+    return physicalPlanOf(bound, { ...planOptions(this.settings.values), ...statement });
   }
 }

@@ -96,6 +96,21 @@ test('keep-scans-decoded: only in the plan of a statement that rereads (an incre
   assert.ok(disabled.every((s) => s.kind === 'lakeScan' && s.keepDecoded === undefined));
 });
 
+test('run-union-inputs-together: UNION ALL only, and only in the plan of a statement whose rows nothing reads in order', () => {
+  const setOps = (p: PhysicalPlan): PhysicalPlan[] => [...(p.kind === 'setOp' ? [p] : []), ...planInputs(p).flatMap(setOps)];
+  const plan = (sql: string, options: Parameters<typeof planStatement>[1] = {}) => planStatement(bindLogicalQuery(parseStatements(sql)[0]!, stubEnv()), options);
+  const all = 'select o_id from orders union all select c_id from customers union all select o_cust from orders';
+  const concurrent = (p: PhysicalPlan) => setOps(p).map((s) => s.kind === 'setOp' && s.concurrent === true);
+  assert.deepEqual(concurrent(plan(all)), [false, false]);
+  assert.deepEqual(concurrent(plan(all, { rowOrderFree: true })), [true, true]);
+  assert.match(explainPlan(plan(all, { rowOrderFree: true })).join('\n'), /Inputs: run at once, rows in arrival order/);
+  assert.doesNotMatch(explainPlan(plan(all)).join('\n'), /Inputs: run at once/);
+  // UNION dedupes as it goes; INTERSECT and EXCEPT read one side first.
+  assert.deepEqual(concurrent(plan('select o_id from orders union select c_id from customers', { rowOrderFree: true })), [false]);
+  assert.deepEqual(concurrent(plan('select o_id from orders except all select c_id from customers', { rowOrderFree: true })), [false]);
+  assert.deepEqual(concurrent(plan(all, { rowOrderFree: true, disabledRules: new Set(['run-union-inputs-together']) })), [false, false]);
+});
+
 test('operators refuse a decided plan they cannot run when they are built (XX000)', () => {
   const inner = joinOf(planOf(INNER));
   assert.doesNotThrow(() => buildOperator(inner));

@@ -17,6 +17,10 @@ export function createSetOpOperator(plan: SetOpPlan, left: Operator, right: Oper
   }
   const types = typesOf(plan.columns);
   return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
+    if (plan.op === 'union' && plan.all && plan.concurrent === true) {
+      yield* interleaved([inputBatches(left, run), inputBatches(right, run)]);
+      return;
+    }
     if (plan.op === 'union') {
       const seen = plan.all ? undefined : new Set<string>();
       for (const side of [left, right]) {
@@ -65,4 +69,29 @@ export function createSetOpOperator(plan: SetOpPlan, left: Operator, right: Oper
     }
     yield* emitValues(out, n);
   });
+}
+
+/**
+ * The batches of several inputs run at once, each yielded as it arrives. A consumer that
+ * stops early, or an input that fails, ends the others (their generators' finally blocks
+ * run, releasing what they hold).
+ */
+async function* interleaved(inputs: readonly AsyncIterator<ColumnarBatch>[]): AsyncGenerator<ColumnarBatch> {
+  const pending = new Map<number, Promise<{ i: number; r: IteratorResult<ColumnarBatch> }>>();
+  const pull = (i: number) => pending.set(i, inputs[i]!.next().then((r) => ({ i, r })));
+  inputs.forEach((_input, i) => pull(i));
+  try {
+    while (pending.size > 0) {
+      const { i, r } = await Promise.race(pending.values());
+      if (r.done === true) { pending.delete(i); continue; }
+      pull(i);
+      yield r.value;
+    }
+  } finally {
+    // Inputs still running (an early stop, or another's failure): their next results are not wanted.
+    for (const [i, p] of pending) {
+      p.catch(() => undefined);
+      await inputs[i]!.return?.(undefined)?.catch(() => undefined);
+    }
+  }
 }

@@ -439,6 +439,8 @@ export interface SetOpPlan {
   readonly left: PhysicalPlan;
   readonly right: PhysicalPlan;
   readonly columns: readonly OutputColumn[];
+  /** UNION ALL only: both inputs run at once, rows in arrival order (run-union-inputs-together.ts). */
+  readonly concurrent?: boolean;
 }
 
 /** DISTINCT (all columns), or DISTINCT ON (exprs): the first row per key in input order. */

@@ -354,6 +354,7 @@ export function explainTree(plan: PhysicalPlan, scans?: ReadonlyMap<LakeScanPlan
         return;
       case 'setOp':
         line(`${p.op[0]!.toUpperCase()}${p.op.slice(1)}${p.all ? ' All' : ''}`);
+        if (p.concurrent === true) detail('Inputs: run at once, rows in arrival order');
         emit(p.left);
         emit(p.right);
         return;
