@@ -70,6 +70,8 @@ describe("table_changes('t', from, to)", () => {
     // What the binder checks of constants is checked when the scan starts.
     await assert.rejects(g.client.query({ name: 'changes_between', text, values: [snaps[4], snaps[2]] }), { code: '22023' });
     await assert.rejects(g.client.query({ name: 'changes_between', text, values: [1, 987654] }), { code: '42704' });
+    // Beside a parameter the other bound is still no column.
+    await assert.rejects(g.client.query({ text: "SELECT * FROM t, table_changes('t', $1::int8, t.id)", values: [snaps[1]] }), { code: '22023' });
   });
 
   test('bad input: unknown table, non-ancestor or unknown snapshot, reversed bounds, non-constant arguments', async () => {

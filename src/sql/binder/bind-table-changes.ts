@@ -41,6 +41,11 @@ export function bindTableChanges(
   // The snapshots as parameters (a prepared statement's, a refresh's): the scan reads them when it starts.
   const isParam = (e: Expr | undefined): boolean => e !== undefined && (e.kind === 'param' || (e.kind === 'cast' && e.arg.kind === 'param'));
   if (isParam(fromArg) || isParam(toArg)) {
+    // Beside a parameter, the other snapshot is still a constant, a parameter or NULL: nothing a row holds.
+    const given = (e: Expr | undefined): boolean => e === undefined || isParam(e) || e.kind === 'literal' || (e.kind === 'cast' && e.arg.kind === 'literal');
+    if (!given(fromArg) || !given(toArg)) {
+      throw new FloeError(SqlState.invalidParameterValue, 'table_changes: from and to must be snapshot id constants, parameters or NULL', { position });
+    }
     const asId = (e: Expr | undefined): Expr => (e === undefined ? Exprs.literal(null, int8) : coerceTo(ctx, e, int8, 'explicit', position));
     return scanChanges(ctx, n, rel, tableChangesByArgumentsName(rel.table.name), call, parent, correlation, [asId(fromArg), asId(toArg)]);
   }

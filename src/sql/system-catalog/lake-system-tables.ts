@@ -188,7 +188,6 @@ function sortedRefs(warehouse: Warehouse, table: TableMetadata) {
   return [...warehouse.listRefs(table)].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
 }
 
-/** Change rows of snapshots after `from` up to `to` (default: main's head), table columns first, in commit order. */
 /** table_changes' snapshots given as parameters, checked as the binder checks constants. */
 function changeRange(from: unknown, to: unknown): [bigint | undefined, bigint | undefined] {
   const id = (v: unknown): bigint | undefined => (v === null || v === undefined ? undefined : BigInt(v as bigint));
@@ -199,6 +198,7 @@ function changeRange(from: unknown, to: unknown): [bigint | undefined, bigint | 
   return range;
 }
 
+/** Change rows of snapshots after `from` up to `to` (default: main's head), table columns first, in commit order. */
 async function changeRows(warehouse: Warehouse, table: TableMetadata, from: bigint | undefined, to: bigint | undefined): Promise<unknown[][]> {
   const head = to ?? warehouse.resolveSnapshot(table)?.id;
   if (head === undefined) return [];
