@@ -18,6 +18,7 @@ import { bindCondition, bindExpr } from './bind-expr.js';
 import { bindOperator } from './bind-operator.js';
 import { bindSubquery, outputCols } from './bind-query.js';
 import { coerceTo } from './coerce.js';
+import { isLiteralValue, isParameterValue } from './constant-or-parameter.js';
 import { relationOid, resolveRelation, type ResolvedRelation } from './resolve-relation.js';
 import { bindViewQuery } from './bind-view.js';
 import { bindLateralRight, lateralApply, lateralJoin } from './bind-lateral.js';
@@ -290,9 +291,9 @@ function snapshotSelector(ctx: BindContext, travel: TimeTravelClause): ScanSnaps
   const position = positionOf(travel.expr);
   const notConstant = (): FloeError => new FloeError(SqlState.featureNotSupported,
     'the AS OF value must be a constant', { position });
-  const isConstant = e.kind === 'literal' || (e.kind === 'cast' && e.arg.kind === 'literal');
+  const isConstant = isLiteralValue(e);
   if (travel.mode === 'systemTime' && !isConstant) return timestampAtRun(ctx, e, position);
-  if (travel.mode === 'systemVersion' && (e.kind === 'param' || (e.kind === 'cast' && e.arg.kind === 'param'))) {
+  if (travel.mode === 'systemVersion' && isParameterValue(e)) {
     return { kind: 'versionExpr', expr: coerceTo(ctx, e, { kind: 'text' }, 'explicit', position) };
   }
   if (!isConstant) throw notConstant();

@@ -7,6 +7,7 @@ import type { BindContext } from './bind-context.js';
 import type { BoundFrom } from './bind-from.js';
 import { noteRead, scanRelation, type ScanOptions } from './bind-from.js';
 import { coerceTo } from './coerce.js';
+import { isLiteralValue, isParameterValue } from './constant-or-parameter.js';
 import { splitQualifiedName, tryResolveRelation, type ResolvedRelation } from './resolve-relation.js';
 import type { Scope } from './scope.js';
 
@@ -39,10 +40,10 @@ export function bindTableChanges(
     throw new FloeError(SqlState.undefinedTable, `relation "${tableArg!.value}" does not exist`, { position });
   }
   // The snapshots as parameters (a prepared statement's, a refresh's): the scan reads them when it starts.
-  const isParam = (e: Expr | undefined): boolean => e !== undefined && (e.kind === 'param' || (e.kind === 'cast' && e.arg.kind === 'param'));
+  const isParam = (e: Expr | undefined): boolean => e !== undefined && isParameterValue(e);
   if (isParam(fromArg) || isParam(toArg)) {
     // Beside a parameter, the other snapshot is still a constant, a parameter or NULL: nothing a row holds.
-    const given = (e: Expr | undefined): boolean => e === undefined || isParam(e) || e.kind === 'literal' || (e.kind === 'cast' && e.arg.kind === 'literal');
+    const given = (e: Expr | undefined): boolean => e === undefined || isParameterValue(e) || isLiteralValue(e);
     if (!given(fromArg) || !given(toArg)) {
       throw new FloeError(SqlState.invalidParameterValue, 'table_changes: from and to must be snapshot id constants, parameters or NULL', { position });
     }
