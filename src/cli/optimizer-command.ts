@@ -7,7 +7,7 @@ import { UsageError, parseCommandLine } from '../tools/command-line.js';
 import { OPTIMIZER_FLAGS, createOptimizingRuntime, parseOptimizerFlags } from './optimizing-runtime.js';
 import { WAREHOUSE_FLAGS, WAREHOUSE_USAGE, warehouseLocation } from '../tools/warehouse-location.js';
 
-const OPTIMIZER_USAGE = `usage: floe optimizer [--group NAME ...] [--optimizer-threads 1] [--optimizer-memory 1GB]
+const OPTIMIZER_USAGE = `usage: floe optimizer [--group NAME ...] [--optimizer-threads 1] [--optimizer-memory 1GB] [--optimizer-nice 19]
 ${WAREHOUSE_USAGE}
   The self-optimizing service and housekeeping of a warehouse without a wire server, until SIGTERM (--data is required).
   --group (repeatable) optimizes only the tables of those optimizer groups; default: every group.`;

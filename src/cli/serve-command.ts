@@ -27,6 +27,7 @@ ${WAREHOUSE_USAGE}
     [--query-memory-limit 1GB] [--tls-cert FILE --tls-key FILE [--tls-ca FILE] [--ssl-min-protocol-version TLSv1.2]]
                          (--tls-ca: clients may present certificates signed by it, for hba's cert method and clientcert)
     [--optimizer-threads 1] [--optimizer-memory 1GB]   (0 threads: no background optimizing)
+    [--optimizer-nice 19]   (the optimizer threads' nice value, 0–19: queries go first when both want the CPU)
     [--scan-threads N]   (scan worker threads; default: the machine's cores)
     [--no-log-tiering]   (leave the log store's files to the optimizer instead of tiering them into Parquet)
     [--no-iceberg-metadata]   (do not write Iceberg metadata beside the data; with several gateways, keep it on in one)

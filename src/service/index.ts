@@ -4,7 +4,7 @@ export { OptimizingScheduler } from './optimizing/optimizing-scheduler.js';
 export { optimizeKindArgument } from './optimizing/optimize-kind-argument.js';
 export { InlineOptimizingService } from './optimizing/inline-optimizing-service.js';
 export { Housekeeping } from './optimizing/housekeeping.js';
-export { DEFAULT_OPTIMIZER_MEMORY_BYTES, createOptimizerPool } from './optimizing/optimizer-pool.js';
+export { DEFAULT_OPTIMIZER_MEMORY_BYTES, DEFAULT_OPTIMIZER_NICENESS, createOptimizerPool } from './optimizing/optimizer-pool.js';
 export type { ServiceLogger } from './optimizing/optimizing-warehouse.js';
 export { LogTieringService } from './log-tiering/log-tiering-service.js';
 export { IcebergMetadataService } from './iceberg-metadata/iceberg-metadata-service.js';

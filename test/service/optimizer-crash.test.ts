@@ -133,7 +133,9 @@ test(`gateway crash: SIGKILL floe serve ${KILLS} times, mostly mid-optimize; ack
   const dataDir = join(dir, 'data', String(table.id));
   // One optimizer thread, as on a 2-core box by default; FLOE_CRASH_SERVE_ARGS adds flags (e.g. --no-log-tiering).
   // One scan thread: the writer reads one key at most per statement, and every restart starts each thread anew.
-  const serveArgs = ['--data', dir, '--optimizer-threads', '1', '--scan-threads', '1', ...(process.env['FLOE_CRASH_SERVE_ARGS'] ?? '').split(' ').filter((a) => a !== '')];
+  // The optimizer thread at nice 0: at its default 19, beside the other test file CI runs at once, it
+  // waited 5–20 s a round for its first fold (10–14 s a kill in CI against 1–2 s alone).
+  const serveArgs = ['--data', dir, '--optimizer-threads', '1', '--optimizer-nice', '0', '--scan-threads', '1', ...(process.env['FLOE_CRASH_SERVE_ARGS'] ?? '').split(' ').filter((a) => a !== '')];
   let loaded: LoadedGateway = loadGateway();
   let gateway: KillableGateway | undefined;
   const startMs: number[] = [];

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT, startFloe } from '../harness/floe-server.js';
 import { startPostgres } from '../harness/postgres-server.js';
+import { threadNiceness } from '../harness/thread-niceness.js';
 import { S3RVER_ENV, startS3Server } from '../harness/s3-server.js';
 
 /*
@@ -193,7 +194,7 @@ test('floe optimizer as on another host: no shared disk, the data in S3 and the 
   }
 });
 
-test('floe optimizer --group optimizes only that group\'s tables, and is listed in floe_optimizers while it runs', { timeout: 300_000 }, async () => {
+test('floe optimizer --group optimizes only that group\'s tables, is listed in floe_optimizers while it runs, and runs its threads at --optimizer-nice', { timeout: 300_000 }, async () => {
   await withOptimizerBeside(async ({ client, start, stop }) => {
     await client.query('CREATE OPTIMIZER GROUP fast WITH (threads = 1)');
     // Due soon: three change files, or 200 ms after the first.
@@ -202,7 +203,7 @@ test('floe optimizer --group optimizes only that group\'s tables, and is listed 
     await client.query(`CREATE TABLE d (id int PRIMARY KEY, v int) WITH (${due})`);
     for (let i = 0; i < 6; i++) await client.query(`INSERT INTO f VALUES (${i}, ${i}); INSERT INTO d VALUES (${i}, ${i})`);
     assert.deepEqual((await client.query('SELECT * FROM floe_optimizers')).rows, [], 'a gateway with no background optimizer registers none');
-    const optimizer = start(['--group', 'fast']);
+    const optimizer = start(['--group', 'fast', '--optimizer-nice', '7']);
     const listed = await poll('the optimizer registered',
       async () => (await client.query('SELECT optimizer_id, host, pid, group_names, state, last_heartbeat >= started_at AS beat FROM floe_optimizers')).rows,
       (rows) => rows.length === 1);
@@ -215,6 +216,11 @@ test('floe optimizer --group optimizes only that group\'s tables, and is listed 
     assert.equal(d.status, 'pending');
     assert.ok(Number(d.pending_change_files) > 0);
     assert.deepEqual((await client.query('SELECT DISTINCT table_name FROM floe_optimizing_history')).rows, [{ table_name: 'f' }]);
+    if (process.platform === 'linux') {
+      // The group's one optimizer thread lowered itself to 7; the process's own threads kept 0.
+      const nice = [...threadNiceness(optimizer.pid!).values()];
+      assert.deepEqual([nice.filter((n) => n === 7).length, nice.filter((n) => n !== 7 && n !== 0)], [1, []], `thread nice values: ${nice.join(', ')}`);
+    }
     await stop();
     assert.deepEqual((await client.query('SELECT * FROM floe_optimizers')).rows, [], 'a stopped optimizer removes itself');
   });
