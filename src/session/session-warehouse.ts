@@ -287,7 +287,7 @@ export class SessionWarehouse implements Warehouse {
   readonly recordOptimizingRun: Warehouse['recordOptimizingRun'] = (run) => this.#shared.recordOptimizingRun(run);
   readonly listOptimizingRuns: Warehouse['listOptimizingRuns'] = (opts) => this.#shared.listOptimizingRuns(opts);
   readonly saveOptimizingState: Warehouse['saveOptimizingState'] = (state) => this.#shared.saveOptimizingState(state);
-  readonly tryClaimOptimizing: Warehouse['tryClaimOptimizing'] = (tableId, owner, now, lease) => this.#shared.tryClaimOptimizing(tableId, owner, now, lease);
+  readonly tryClaimOptimizing: Warehouse['tryClaimOptimizing'] = (tableId, owner, now, lease, deadOwner) => this.#shared.tryClaimOptimizing(tableId, owner, now, lease, deadOwner);
   readonly listOptimizingStates: Warehouse['listOptimizingStates'] = () => this.#shared.listOptimizingStates();
   readonly registerOptimizer: Warehouse['registerOptimizer'] = (o, forgetBefore) => this.#shared.registerOptimizer(o, forgetBefore);
   readonly heartbeatOptimizer: Warehouse['heartbeatOptimizer'] = (id, now) => this.#shared.heartbeatOptimizer(id, now);

@@ -102,7 +102,7 @@ test('runs are listed newest first, per table or all; dropping a table drops its
   }
 });
 
-test('a claim is a lease: one of two connections wins, a live owner keeps it, a dead one loses it', () => {
+test('a claim is a lease: one of two connections wins, a live owner keeps it, a dead one loses it, at once when named dead', () => {
   const place = backend().place();
   const a = place.connect();
   const b = place.connectAsAnotherProcess();
@@ -130,6 +130,11 @@ test('a claim is a lease: one of two connections wins, a live owner keeps it, a 
     // Back to idle: anyone may claim it at once.
     b.saveOptimizingState({ ...taken, status: 'idle' });
     assert.equal(a.tryClaimOptimizing(t, 'gateway:1', 50_000_002n, lease), true);
+
+    // A caller that saw the owner's process die takes a live lease, but only from that owner.
+    assert.equal(b.tryClaimOptimizing(t, 'optimizer:2', 50_000_003n, lease, 'gateway:9'), false, 'another owner holds it');
+    assert.equal(b.tryClaimOptimizing(t, 'optimizer:2', 50_000_003n, lease, 'gateway:1'), true);
+    assert.equal(a.listOptimizingStates()[0]!.owner, 'optimizer:2');
   } finally {
     place.dispose();
   }

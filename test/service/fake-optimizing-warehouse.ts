@@ -195,9 +195,9 @@ export class FakeOptimizingWarehouse implements OptimizingWarehouse {
   runsOf(table: TableMetadata): OptimizingRun[] { return this.listOptimizingRuns({ tableId: table.id }).reverse(); }
 
   saveOptimizingState(state: OptimizingTableState): void { this.states.set(state.tableId, state); }
-  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint, deadOwner?: string): boolean {
     const s = this.states.get(tableId);
-    if (s !== undefined && s.status !== 'idle' && nowMicros - s.heartbeatMicros <= leaseMicros) return false;
+    if (s !== undefined && s.status !== 'idle' && nowMicros - s.heartbeatMicros <= leaseMicros && s.owner !== deadOwner) return false;
     this.states.set(tableId, {
       tableId, status: 'planning', statusSinceMicros: nowMicros, owner, heartbeatMicros: nowMicros,
       lastMinorMicros: s?.lastMinorMicros, lastMajorMicros: s?.lastMajorMicros, lastFullMicros: s?.lastFullMicros,

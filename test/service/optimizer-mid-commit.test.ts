@@ -4,9 +4,9 @@
  * - at 'commit': the base files are written, the one catalog transaction has not run;
  * - at 'done': the catalog transaction ran, the history and the claim's release have not.
  * Either way the table reads exactly what was committed, no snapshot names a missing file,
- * and the dead process's claim keeps the table (status as it died) only until its lease
- * runs out: a new scheduler (fake clock) leaves it alone before, optimizes it after, and
- * records the run; orphan cleanup then removes what the dead optimizer wrote.
+ * and the dead process's claim keeps the table (status as it died), as another host sees
+ * it, only until its lease runs out: a new scheduler (fake clock) leaves it alone before,
+ * optimizes it after, and records the run (this host sees the process gone at once); orphan cleanup then removes what the dead optimizer wrote.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { openWarehouse } from '../../src/lake/index.js';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { OptimizingScheduler } from '../../src/service/optimizing/optimizing-scheduler.js';
+import { isAbandoned } from '../../src/service/optimizing/optimizing-claim.js';
 import type { ServiceClock } from '../../src/service/optimizing/service-clock.js';
 import { readRows } from '../lake/helpers/read-table.js';
 
@@ -117,6 +118,10 @@ for (const phase of ['commit', 'done'] as const) {
         assert.equal(state?.status, 'committing');
         assert.equal(state?.owner, `${hostname()}:${killed.pid}`);
         assert.deepEqual(wh.listOptimizingRuns({ tableId: table.id }), []);
+        // This host sees at once that the owner's process is gone; another host has only the
+        // lease to go by. The rest plays that host.
+        assert.equal(isAbandoned(state, BigInt(Date.now()) * 1000n, BigInt(LEASE_MS) * 1000n), true, 'on its own host a dead owner lets go at once');
+        wh.saveOptimizingState({ ...state, owner: `another-host:${killed.pid}` });
 
         // More commits make a minor due again (after 'done' the earlier ones are folded).
         await commitStream(wh, table, 8, 12, expected);

@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import assert from 'node:assert/strict';
 import type { OptimizeOptions, OptimizeResult, TableMetadata } from '../../src/lake/index.js';
 import { OptimizingScheduler } from '../../src/service/optimizing/optimizing-scheduler.js';
@@ -361,6 +363,26 @@ test('a claim abandoned by a dead process is retaken once its heartbeat lapses; 
   assert.deepEqual(wh.optimizedKinds(t), ['minor']);
   assert.equal(wh.states.get(t.id)!.owner, 'me');
   assert.equal(wh.states.get(t.id)!.status, 'idle');
+  await scheduler.stop();
+});
+
+test('a claim held by a process of this host that is gone is retaken at once, without waiting out the lease', async () => {
+  const { clock, wh, scheduler } = setup({ leaseMs: MIN });
+  const held = (t: { id: number }, owner: string) => wh.saveOptimizingState({
+    tableId: t.id, status: 'executing', statusSinceMicros: clock.nowMicros(), owner, heartbeatMicros: clock.nowMicros(),
+    lastMinorMicros: undefined, lastMajorMicros: undefined, lastFullMicros: undefined, consecutiveFailures: 0, nextAttemptMicros: undefined,
+  });
+  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+  const orphaned = wh.addTable('orphaned', {}, keyedMetrics({ changeFiles: 20 }));
+  const busy = wh.addTable('busy', {}, keyedMetrics({ changeFiles: 20 }));
+  held(orphaned, `${hostname()}:${gone}`);
+  held(busy, `${hostname()}:${process.pid}`);
+  assert.deepEqual(scheduler.tables().map((r) => [r.table, r.status]), [['orphaned', 'pending'], ['busy', 'executing']], 'floe_optimizing reads the dead owner\'s claim as let go');
+  scheduler.start();
+  await clock.advance(1000);
+  await scheduler.idle();
+  assert.deepEqual([wh.optimizedKinds(orphaned), wh.optimizedKinds(busy)], [['minor'], []], 'a live process of this host keeps its claim');
+  assert.equal(wh.states.get(orphaned.id)!.owner, 'me');
   await scheduler.stop();
 });
 

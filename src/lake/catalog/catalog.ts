@@ -416,8 +416,11 @@ export interface Catalog {
   listOptimizingRuns(opts: { tableId?: number; limit?: number }): OptimizingRun[];
   saveOptimizingState(state: OptimizingTableState): void;
   listOptimizingStates(): OptimizingTableState[];
-  /** One write transaction: takes the table when it is idle or its owner's heartbeat is older than the lease. */
-  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean;
+  /**
+   * One write transaction: takes the table when it is idle, its owner's heartbeat is older
+   * than the lease, or its owner is still `deadOwner` (a process the caller saw had died).
+   */
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint, deadOwner?: string): boolean;
   /** Registers (or replaces) an optimizer, forgetting those whose heartbeat is older than `forgetBeforeMicros`. */
   registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void;
   /** False when its row is gone (forgotten as dead): the caller registers again. */

@@ -264,8 +264,8 @@ export class SqlCatalog implements Catalog {
   listOptimizingRuns(opts: { tableId?: number; limit?: number }): OptimizingRun[] { return this.#optimizing.listRuns(opts); }
   saveOptimizingState(state: OptimizingTableState): void { this.#optimizing.saveState(state); }
   listOptimizingStates(): OptimizingTableState[] { return this.#optimizing.listStates(); }
-  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
-    return this.#optimizing.tryClaim(tableId, owner, nowMicros, leaseMicros);
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint, deadOwner?: string): boolean {
+    return this.#optimizing.tryClaim(tableId, owner, nowMicros, leaseMicros, deadOwner);
   }
   registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void { this.#optimizing.registerOptimizer(o, forgetBeforeMicros); }
   heartbeatOptimizer(id: string, nowMicros: bigint): boolean { return this.#optimizing.heartbeatOptimizer(id, nowMicros); }

@@ -190,12 +190,12 @@ export class SqlOptimizing {
    * too: two schedulers in one process must not share a table either. A table that no
    * longer exists cannot be claimed.
    */
-  tryClaim(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
+  tryClaim(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint, deadOwner?: string): boolean {
     return this.#c.immediateNormal(() => {
       if (this.#c.sql('SELECT 1 FROM tables WHERE table_id = ?').get(tableId) === undefined) return false;
       const r = this.#c.sql('SELECT * FROM optimizing_states WHERE table_id = ?').get(tableId) as StateRow | undefined;
       const cur = r === undefined ? undefined : toState(r);
-      if (cur !== undefined && cur.status !== 'idle' && nowMicros - cur.heartbeatMicros <= leaseMicros) return false;
+      if (cur !== undefined && cur.status !== 'idle' && nowMicros - cur.heartbeatMicros <= leaseMicros && cur.owner !== deadOwner) return false;
       this.saveState({
         tableId, status: 'planning', statusSinceMicros: nowMicros, owner, heartbeatMicros: nowMicros,
         lastMinorMicros: cur?.lastMinorMicros, lastMajorMicros: cur?.lastMajorMicros, lastFullMicros: cur?.lastFullMicros,

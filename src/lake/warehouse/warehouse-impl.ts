@@ -462,8 +462,8 @@ export class WarehouseImpl implements Warehouse {
   recordOptimizingRun(run: NewOptimizingRun): OptimizingRun { return this.#catalog.recordOptimizingRun(run); }
   listOptimizingRuns(opts: { tableId?: number; limit?: number } = {}): OptimizingRun[] { return this.#catalog.listOptimizingRuns(opts); }
   saveOptimizingState(state: OptimizingTableState): void { this.#catalog.saveOptimizingState(state); }
-  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean {
-    return this.#catalog.tryClaimOptimizing(tableId, owner, nowMicros, leaseMicros);
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint, deadOwner?: string): boolean {
+    return this.#catalog.tryClaimOptimizing(tableId, owner, nowMicros, leaseMicros, deadOwner);
   }
   listOptimizingStates(): OptimizingTableState[] { return this.#catalog.listOptimizingStates(); }
   registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void { this.#catalog.registerOptimizer(o, forgetBeforeMicros); }

@@ -204,7 +204,7 @@ export interface Warehouse {
    * table's status is idle, or its heartbeat is older than `leaseMicros`. False when another
    * live owner holds it. Lets several schedulers share a warehouse.
    */
-  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint): boolean;
+  tryClaimOptimizing(tableId: number, owner: string, nowMicros: bigint, leaseMicros: bigint, deadOwner?: string): boolean;
   listOptimizingStates(): OptimizingTableState[];
   /** Registers (or replaces) a running optimizer, forgetting those whose heartbeat is older than `forgetBeforeMicros`. */
   registerOptimizer(o: OptimizerRecord, forgetBeforeMicros: bigint): void;

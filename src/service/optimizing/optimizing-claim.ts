@@ -1,3 +1,4 @@
+import { isDeadLocalOwner } from '../../common/process-owner.js';
 import type { OptimizeKind, OptimizingStatus, OptimizingTableState } from '../../lake/index.js';
 import { backOffMs } from './back-off.js';
 import type { OptimizingWarehouse } from './optimizing-warehouse.js';
@@ -15,9 +16,13 @@ export function idleState(tableId: number): OptimizingTableState {
 /** A claim's default lease: a non-idle status not heartbeated for this long reads as abandoned. */
 export const DEFAULT_LEASE_MICROS = 60_000_000n;
 
-/** A non-idle status whose owner stopped heartbeating reads as idle: its process died. */
+/**
+ * A non-idle status whose owner stopped heartbeating reads as idle: its process died. On
+ * the owner's own host a process that is gone is seen at once, so a restarted gateway
+ * does not wait out its killed predecessor's lease.
+ */
 export function isAbandoned(state: OptimizingTableState, nowMicros: bigint, leaseMicros: bigint): boolean {
-  return state.status !== 'idle' && nowMicros - state.heartbeatMicros > leaseMicros;
+  return state.status !== 'idle' && (nowMicros - state.heartbeatMicros > leaseMicros || isDeadLocalOwner(state.owner));
 }
 
 /**
@@ -40,7 +45,10 @@ export class OptimizingClaim {
   /** Undefined when another live owner holds the table. */
   static tryTake(warehouse: OptimizingWarehouse, clock: ServiceClock, tableId: number, owner: string, leaseMicros: bigint): OptimizingClaim | undefined {
     const now = clock.nowMicros();
-    if (!warehouse.tryClaimOptimizing(tableId, owner, now, leaseMicros)) return undefined;
+    const held = warehouse.listOptimizingStates().find((s) => s.tableId === tableId);
+    // The catalog takes it from a dead owner only if that owner still holds it when it looks.
+    const deadOwner = held !== undefined && held.status !== 'idle' && isDeadLocalOwner(held.owner) ? held.owner : undefined;
+    if (!warehouse.tryClaimOptimizing(tableId, owner, now, leaseMicros, deadOwner)) return undefined;
     const saved = warehouse.listOptimizingStates().find((s) => s.tableId === tableId) ?? idleState(tableId);
     const claim = new OptimizingClaim(warehouse, clock, { ...saved, status: 'planning', statusSinceMicros: now, owner, heartbeatMicros: now });
     claim.#save();
