@@ -107,12 +107,15 @@ async function refreshOnce(ctx: SessionContext, table: TableMetadata, request: R
     lake.readAtOrBefore(newest);
     if (plan.checks !== undefined) {
       const emptyChanges = new Set<string>();
-      for (const check of plan.checks) {
+      // At once: each check mostly waits for its table's change files.
+      const empty = await Promise.all(plan.checks.map(async (check) => {
         const base = w.getTableById(check.tableId);
-        const empty = base !== undefined && await changesNetToNothing(w, base, check);
-        lastChecks.set(`${viewKey(ctx, table)}/${check.id}`, { empty, passedBy: 0 });
-        if (empty) emptyChanges.add(check.id);
-      }
+        return base !== undefined && await changesNetToNothing(w, base, check);
+      }));
+      plan.checks.forEach((check, i) => {
+        lastChecks.set(`${viewKey(ctx, table)}/${check.id}`, { empty: empty[i]!, passedBy: 0 });
+        if (empty[i]!) emptyChanges.add(check.id);
+      });
       plan = planRefresh({ ...input, emptyChanges });
     }
     if (plan.statement !== undefined) {
