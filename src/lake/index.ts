@@ -79,7 +79,7 @@ export type { IcebergTableMetadataJson } from './iceberg/table-metadata-json.js'
 export type { LogBacklog } from './log/log-backlog.js';
 export { LOG_PROPERTIES, checkLogProperty, logSettings, type LogSettings } from './table/log-properties.js';
 export { CHANGELOG_PROPERTIES, checkChangelogProperty } from './table/changelog-properties.js';
-export { changelogCompleteBetween } from './table/complete-changelog.js';
+export { changelogCompleteBetween, keysUnchangedBetween } from './table/complete-changelog.js';
 export { ICEBERG_PROPERTIES } from './table/iceberg-properties.js';
 export { MERGE_ENGINE_PROPERTIES, isMergeEngineProperty, mergeEngineOf, type MergeEngine } from './merge/merge-engine.js';
 export type { NewPublication, PublicationMetadata, PublishedActions } from './replication/publication-metadata.js';

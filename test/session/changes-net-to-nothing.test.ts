@@ -29,17 +29,22 @@ async function rows(sql: string): Promise<unknown[][]> {
 
 const head = (): bigint => warehouse.resolveSnapshot(warehouse.getTable('public', 't')!)!.id;
 
-/** What the check and SQL say of the changes `statements` make, cut to `columns`. */
-async function nets(columns: readonly string[], ...statements: string[]): Promise<{ check: boolean; sql: boolean }> {
+/** What the check and SQL say of the changes `statements` make, cut to `columns`; `read`: whether the check read them. */
+async function nets(columns: readonly string[], ...statements: string[]): Promise<{ check: boolean; sql: boolean; read?: boolean }> {
   const from = head();
   for (const sql of statements) await rows(sql);
   const to = head();
   const table = warehouse.getTable('public', 't')!;
-  const check = await changesNetToNothing(warehouse, table, { id: 'test', tableId: table.id, from, to, columns });
+  let read = false;
+  const counted = {
+    listSnapshots: warehouse.listSnapshots.bind(warehouse),
+    readChanges: (...args: Parameters<Warehouse['readChanges']>) => { read = true; return warehouse.readChanges(...args); },
+  } as unknown as Warehouse;
+  const check = await changesNetToNothing(counted, table, { id: 'test', tableId: table.id, from, to, columns });
   const cols = columns.join(', ');
   const netted = await rows(`SELECT ${cols} FROM table_changes('t', ${from}, ${to}) GROUP BY ${cols}
     HAVING sum(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END) <> 0`);
-  return { check, sql: netted.length === 0 };
+  return { check, sql: netted.length === 0, ...(columns.every((c) => c === 'k') ? { read } : {}) };
 }
 
 before(async () => {
@@ -75,5 +80,14 @@ describe('changes netting to nothing', () => {
     await rows("UPDATE t SET g = 'q' WHERE k = 3");
     assert.deepEqual(await nets(['g'], "UPDATE t SET g = CASE k WHEN 1 THEN 'q' ELSE 'p' END WHERE k IN (1, 3)"), { check: true, sql: true });
     assert.deepEqual(await nets(['k', 'g'], "UPDATE t SET g = CASE k WHEN 1 THEN 'p' ELSE 'q' END WHERE k IN (1, 3)"), { check: false, sql: false });
+  });
+});
+
+describe('changes cut to the key', () => {
+  test('are answered from the commits\' summaries when no key appeared or went, and read otherwise', async () => {
+    assert.deepEqual(await nets(['k'], "UPDATE t SET g = 'r' WHERE k = 1", 'UPDATE t SET other = 3'), { check: true, sql: true, read: false });
+    assert.deepEqual(await nets(['k'], "INSERT INTO t VALUES (5, 1, 'v', 0)"), { check: false, sql: false, read: true });
+    assert.deepEqual(await nets(['k'], "INSERT INTO t VALUES (6, 1, 'u', 0)", 'DELETE FROM t WHERE k = 6'), { check: true, sql: true, read: true });
+    assert.deepEqual(await nets(['k'], 'UPDATE t SET k = 7 WHERE k = 5'), { check: false, sql: false, read: true });
   });
 });

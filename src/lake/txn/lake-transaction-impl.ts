@@ -19,6 +19,7 @@ import { toSnapshot } from '../refs/to-snapshot.js';
 import { snapshotsSince } from '../refs/snapshots-since.js';
 import { changelogProducer } from '../table/changelog-properties.js';
 import { encodeKeyMoves, KEY_MOVES_SUMMARY } from '../table/key-moves.js';
+import { KEYS_ADDED_OR_REMOVED_SUMMARY } from '../table/complete-changelog.js';
 import { frontierByPartition } from '../table/frontier.js';
 import type { FrontierNode } from '../table/frontier.js';
 import { isKeyed, keyTypesOf } from '../table/table-layout.js';
@@ -67,6 +68,8 @@ interface TableWrite {
   checkedSnapshots: Set<string> | undefined;
   /** UPDATEs that changed a key: offsets of each row's -D and +I, flat (key-moves.ts). */
   readonly keyMoves: number[];
+  /** Change rows stored as +I or -D: under the lookup changelog, keys that appeared or went (KEYS_ADDED_OR_REMOVED_SUMMARY). */
+  keysAddedOrRemoved: number;
 }
 
 /** What a TableWrite held when a savepoint was taken; a write first touched later has none. */
@@ -83,6 +86,7 @@ interface TableWriteMark {
   readonly deletes: ReadonlyMap<number, ReadonlySet<number>>;
   readonly inserted: number;
   readonly keyMoves: number;
+  readonly keysAddedOrRemoved: number;
 }
 
 const MAX_COMMIT_ATTEMPTS = 20;
@@ -159,7 +163,7 @@ export class LakeTransactionImpl implements LakeTransaction {
         frontier: frontierByPartition(this.#ctx.catalog.visibleFiles(table.id, head.snapshotId)),
         // Repeatable read and serializable: every write is checked against later commits (40001).
         files: [], pending: [], rmw: this.#isolation !== 'read committed', keyHashes: [], deletes: new Map(), rows: 0, inserted: [], checkedSnapshots: undefined,
-        keyMoves: [],
+        keyMoves: [], keysAddedOrRemoved: 0,
       };
       this.#writes.set(key, w);
     }
@@ -431,6 +435,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       batches.push({ batch, keyBitmap, placement: g.placement });
     }
     if (allHashes !== undefined) w.keyHashes.push(allHashes);
+    if (keyed) w.keysAddedOrRemoved += ops === undefined ? n : ops.reduce((t, op) => (op === '+I' || op === '-D' ? t + 1 : t), 0);
     const placed: PlacedRows = { firstOffset: this.#offset, groups, numRows: n };
     if (this.#stagesInMemory(table)) {
       const staged = batches.map((b, i) => pendingDataFile(keyed ? 'change' : 'base', b.batch, table.columns, b.placement, b.keyBitmap, this.seq,
@@ -511,6 +516,7 @@ export class LakeTransactionImpl implements LakeTransaction {
     for (const [key, w] of this.#writes) {
       marks.set(key, {
         offset: this.#offset, rows: w.rows, rmw: w.rmw, keyHashes: w.keyHashes.length, inserted: w.inserted.length, keyMoves: w.keyMoves.length,
+        keysAddedOrRemoved: w.keysAddedOrRemoved,
         deletes: new Map([...w.deletes].map(([f, ps]) => [f, new Set(ps)])),
       });
     }
@@ -541,6 +547,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       w.inserted.length = m?.inserted ?? 0;
       w.keyHashes.length = m?.keyHashes ?? 0;
       w.keyMoves.length = m?.keyMoves ?? 0;
+      w.keysAddedOrRemoved = m?.keysAddedOrRemoved ?? 0;
       w.deletes.clear();
       for (const [f, ps] of m?.deletes ?? []) w.deletes.set(f, new Set(ps));
     }
@@ -688,7 +695,8 @@ export class LakeTransactionImpl implements LakeTransaction {
       summary: {
         'added-files': String(w.files.length + inlineFiles), 'added-rows': String(rows), seq: String(this.seq),
         // Readers of the changelog (a publication) learn from the commit, not the table's current property, what its rows hold.
-        ...(isKeyed(w.table) && changelogProducer(w.table) === 'lookup' ? { 'changelog-producer': 'lookup' } : {}),
+        ...(isKeyed(w.table) && changelogProducer(w.table) === 'lookup'
+          ? { 'changelog-producer': 'lookup', [KEYS_ADDED_OR_REMOVED_SUMMARY]: String(w.keysAddedOrRemoved) } : {}),
         // A publication sends each pair as one UPDATE, as PostgreSQL does (key-moves.ts).
         ...keyMovesSummary(w.keyMoves),
       },
