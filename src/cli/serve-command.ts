@@ -8,7 +8,7 @@ import { BOOTSTRAP_SUPERUSER_OID, openWarehouse } from '../lake/index.js';
 import { DEFAULT_QUERY_MEMORY_LIMIT, SessionRegistry, checkSetting, createFloeSession, parseMemorySetting, sweepDeadSessionDirectories } from '../session/index.js';
 import { createSystemCatalog, loadSqlParser, registerCatalogFunctions, regprocedureName, regprocName } from '../sql/index.js';
 import { pgHbaFileRuleRows, registerRegNameLookup, startWireServer, type LoginAttemptEvent } from '../wire/index.js';
-import { AuditSpool, AuditTrail, IcebergMetadataService, createIcebergExportPool, LogTieringService, MaterializedViewRefresher, SubscriptionManager, recoverAuditSpools } from '../service/index.js';
+import { AuditSpool, AuditTrail, IcebergMetadataService, createIcebergExportPool, createTieringPool, LogTieringService, MaterializedViewRefresher, SubscriptionManager, recoverAuditSpools } from '../service/index.js';
 import { materializedViewRefreshRunner } from './materialized-view-refresh-runner.js';
 import { createLogger } from './cli-logger.js';
 import { LoginThrottle } from '../common/login-throttle.js';
@@ -218,8 +218,10 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   optimizing.start();
   subscriptions.start();
   auditTrail?.start();
-  // The log store's tiering, beside the optimizer (src/service/log-tiering).
-  const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }) });
+  // The log store's tiering, beside the optimizer (src/service/log-tiering); its Parquet
+  // files are written on a background thread of their own.
+  const tieringPool = createTieringPool();
+  const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }), rewriteChangeGroup: tieringPool.rewriteChangeGroup });
   if (values['log-tiering'] === true) tiering.start();
   // Iceberg v2 metadata of each table's base store, after its commits (src/service/iceberg-metadata).
   // Its change-store files are written on a background thread of their own, at a low priority.
@@ -249,6 +251,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     await optimizing.stop();
     await subscriptions.stop();
     await tiering.stop();
+    await tieringPool.close();
     await icebergMetadata.stop();
     await icebergExport.close();
     await refresher.stop();

@@ -60,7 +60,7 @@ export {
 } from './optimize/optimizing-triggers.js';
 // One node's rewrite, runnable on a worker thread (the self-optimizing service's pool).
 export { executeNodeRewrite } from './optimize/execute-node-rewrite.js';
-export { executeRewriteTask } from './optimize/execute-rewrite-task.js';
+export { executeRewriteTask, rewriteResultOf } from './optimize/execute-rewrite-task.js';
 export type { KeyedNodeRewriteResult, KeyedNodeRewriteTask, RewriteInputFile, RewritePart } from './optimize/keyed-node-rewrite-task.js';
 export type { AppendFilesRewriteResult, AppendFilesRewriteTask, AppendRewriteInput } from './optimize/append-files-rewrite-task.js';
 export { executeAppendFilesRewrite } from './optimize/execute-append-files-rewrite.js';

@@ -7,6 +7,8 @@ export { Housekeeping } from './optimizing/housekeeping.js';
 export { DEFAULT_OPTIMIZER_MEMORY_BYTES, DEFAULT_OPTIMIZER_NICENESS, createOptimizerPool } from './optimizing/optimizer-pool.js';
 export type { ServiceLogger } from './optimizing/optimizing-warehouse.js';
 export { LogTieringService } from './log-tiering/log-tiering-service.js';
+export { createTieringPool } from './log-tiering/tiering-pool.js';
+export type { TieringPool } from './log-tiering/tiering-pool.js';
 export { IcebergMetadataService } from './iceberg-metadata/iceberg-metadata-service.js';
 export { createIcebergExportPool } from './iceberg-metadata/iceberg-export-pool.js';
 export type { IcebergExportPool } from './iceberg-metadata/iceberg-export-pool.js';

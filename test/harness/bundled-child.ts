@@ -32,7 +32,7 @@ const EXTERNAL = ['better-sqlite3', 'libpg-query', 'parquet-wasm', 'piscina', 'p
 /** The worker threads' modules, started by file name (src/common/worker-module.ts's callers). */
 const WORKERS = [
   'src/exec/pool/scan-worker.ts', 'src/service/optimizing/optimizer-worker.ts', 'src/service/iceberg-metadata/iceberg-export-worker.ts',
-  'src/lake/catalog/postgres/sync-pg-worker.ts',
+  'src/service/log-tiering/tiering-worker.ts', 'src/lake/catalog/postgres/sync-pg-worker.ts',
 ];
 const TOP_LEVEL_PARSER_LOAD = /^await loadSqlParser\(\);$/m;
 

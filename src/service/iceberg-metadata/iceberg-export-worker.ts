@@ -1,9 +1,9 @@
 import { workerData } from 'piscina';
 import { lowerThreadPriority } from '../../common/thread-priority.js';
 import type { ChangeStoreFile, ChangeStoreJob } from '../../lake/index.js';
-import type { IcebergExportWorkerData } from './iceberg-export-pool.js';
+import type { BackgroundThreadData } from '../background-thread.js';
 
-const { niceness } = workerData as IcebergExportWorkerData;
+const { niceness } = workerData as BackgroundThreadData;
 if (niceness > 0) lowerThreadPriority(niceness);
 // Loaded after the priority is lowered: the lake's modules and parquet-wasm take the thread
 // about 1.4 s of CPU to load, and it starts while queries run (with the first export).

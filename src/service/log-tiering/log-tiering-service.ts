@@ -1,4 +1,4 @@
-import type { TableMetadata, TierResult, Warehouse } from '../../lake/index.js';
+import type { TableMetadata, TierOptions, TierResult, Warehouse } from '../../lake/index.js';
 import { logSettings } from '../../lake/index.js';
 import { DEFAULT_LEASE_MICROS, isAbandoned } from '../optimizing/optimizing-claim.js';
 import type { ServiceClock } from '../optimizing/service-clock.js';
@@ -16,6 +16,8 @@ export interface LogTieringOptions {
   readonly pollMs?: number;
   /** How long an optimizer's claim on a table holds without a heartbeat (the optimizing service's lease). */
   readonly optimizerLeaseMicros?: bigint;
+  /** Where a group's rewrite runs (`floe serve` passes its tiering thread, tiering-pool.ts); default: this thread. */
+  readonly rewriteChangeGroup?: TierOptions['runTask'];
 }
 
 /** What one round did. */
@@ -30,9 +32,9 @@ export interface TieringRound {
  * The log store's background tiering (docs/design-notes.md, "Tiering"): every poll, each
  * keyed table whose oldest untiered log file is older than its `log.tier-interval`, or
  * whose log files pass its `log.tier-size`, is tiered, one table at a time; then log
- * segments nothing points into any more are released. It runs on the calling thread's
- * event loop: the work per table is a Parquet encode per node of at most a few MB of
- * rows, which is short next to a query, so no worker pool is used (yet). Killing the
+ * segments nothing points into any more are released. The groups' rewrites (decode the
+ * log files, encode a Parquet file per node) run where `rewriteChangeGroup` says, the
+ * catalog's swaps on the calling thread. Killing the
  * process at any point is safe: a tiered file is durable before the catalog swaps it in.
  * A table an optimizer holds (its claim in the catalog, from any process) waits for the
  * next round: a fold names the log files it read as still needed, so a swap of them in
@@ -44,6 +46,7 @@ export class LogTieringService {
   readonly #logger: ServiceLogger;
   readonly #pollMs: number;
   readonly #optimizerLeaseMicros: bigint;
+  readonly #tierOptions: TierOptions;
   #cancel: (() => void) | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = true;
@@ -56,6 +59,7 @@ export class LogTieringService {
     this.#logger = opts.logger ?? silentLogger;
     this.#pollMs = opts.pollMs ?? 250;
     this.#optimizerLeaseMicros = opts.optimizerLeaseMicros ?? DEFAULT_LEASE_MICROS;
+    this.#tierOptions = opts.rewriteChangeGroup === undefined ? {} : { runTask: opts.rewriteChangeGroup };
   }
 
   start(): void {
@@ -87,7 +91,7 @@ export class LogTieringService {
       if (table.primaryKey.length === 0 || optimizing.has(table.id) || !isDue(this.#warehouse, table, nowMicros, force)) continue;
       let r: TierResult;
       try {
-        r = await this.#warehouse.tierLogFiles(table);
+        r = await this.#warehouse.tierLogFiles(table, this.#tierOptions);
       } catch (err) {
         // A dropped table, a storage error: the next round tries again; nothing was swapped.
         this.#logger.warn({ err, table: `${table.namespace}.${table.name}` }, 'tiering failed');
