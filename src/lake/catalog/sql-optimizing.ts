@@ -143,9 +143,14 @@ export class SqlOptimizing {
     });
   }
 
-  /** Records a run and keeps only the newest OPTIMIZING_RUNS_KEPT of its table. */
+  /**
+   * Records a run and keeps only the newest OPTIMIZING_RUNS_KEPT of its table. Without an
+   * fsync, as the state rows: a run's record is history (floe_optimizing_runs, metrics), and
+   * one lost to an OS crash loses nothing of the table. A fold in a stream records a run
+   * many times a second, and each fsync stalled the gateway's main thread.
+   */
   recordRun(run: NewOptimizingRun, kept = OPTIMIZING_RUNS_KEPT): OptimizingRun {
-    return this.#c.immediate(() => {
+    return this.#c.immediateNormal(() => {
       const r = this.#c.sql(`INSERT INTO optimizing_runs (table_id, kind, status, trigger, started_micros, duration_ms, nodes, splits,
         files_in, bytes_in, rows_in, files_out, bytes_out, rows_out, snapshot_id, error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING *`)
         .get(run.tableId, run.kind, run.status, run.trigger, run.startedMicros, Math.round(run.durationMs), run.nodes, run.splits,
