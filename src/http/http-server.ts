@@ -60,7 +60,8 @@ export interface HttpServer {
  * SQLSTATE (http-problem.ts), the catalog's the Iceberg spec's (iceberg-rest-error.ts).
  */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
-  const base = { disableRequestLogging: true, logger: false } as const;
+  // No fastify logger: requests are not logged (disableRequestLogging, which said so too, is deprecated).
+  const base = { logger: false } as const;
   // One type for both: the routes do not care which transport carries them.
   const app = (opts.tls === undefined ? Fastify(base) : Fastify({ ...base, https: { cert: opts.tls.cert, key: opts.tls.key } })) as unknown as FastifyInstance;
   let readiness: Readiness = 'starting';

@@ -39,6 +39,8 @@ describe('management API and /metrics of floe serve', () => {
   test('probes: healthz and readyz once the wire listens', async () => {
     assert.deepEqual(await getJson('/healthz'), { status: 200, body: { status: 'ok' } });
     assert.deepEqual(await getJson('/readyz'), { status: 200, body: { status: 'ready' } });
+    // Node prints a library's deprecation warnings to stderr, which is the gateway's log.
+    assert.doesNotMatch(server.log(), /DeprecationWarning|FSTDEP|DEP0\d+/);
   });
 
   test('commits, rows, statements and errors move their series', async () => {
