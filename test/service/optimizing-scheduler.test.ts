@@ -570,10 +570,14 @@ test('a scheduler registers in the optimizer list, heartbeats, reads as lost whe
   assert.deepEqual(scheduler.optimizers().map((o) => o.id), ['me']);
   // A process that stopped beating (killed) reads as lost once its heartbeat passes the lease.
   wh.registerOptimizer({ id: 'dead:1', host: 'dead', pid: 1, groups: undefined, threads: 1, startedMicros: clock.nowMicros(), heartbeatMicros: clock.nowMicros() }, 0n);
+  // One of this host whose process is gone reads as lost at once; one of another host only by its heartbeat.
+  const gone = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+  wh.registerOptimizer({ id: 'gone', host: hostname(), pid: gone, groups: undefined, threads: 1, startedMicros: clock.nowMicros(), heartbeatMicros: clock.nowMicros() }, 0n);
+  assert.deepEqual(scheduler.optimizers().map((o) => [o.id, o.state]), [['me', 'running'], ['dead:1', 'running'], ['gone', 'lost']]);
   await clock.advance(MIN + 1000);
-  assert.deepEqual(scheduler.optimizers().map((o) => [o.id, o.state]), [['me', 'running'], ['dead:1', 'lost']]);
+  assert.deepEqual(scheduler.optimizers().map((o) => [o.id, o.state]), [['me', 'running'], ['dead:1', 'lost'], ['gone', 'lost']]);
   await scheduler.stop();
-  assert.deepEqual(wh.listOptimizers().map((o) => o.id), ['dead:1']);
+  assert.deepEqual(wh.listOptimizers().map((o) => o.id), ['dead:1', 'gone']);
 });
 
 test('with groups, a scheduler optimizes only the tables of those groups', async () => {
