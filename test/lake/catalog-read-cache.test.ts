@@ -90,6 +90,9 @@ test('the catalog\'s own transactions and commits keep its cached definitions; r
     await nextRun();
     const table = c.getTableById(t.id)!;
     const namespaces = c.listNamespaces();
+    // What every statement's privilege checks read.
+    const definitions = () => [c.roles.list(), c.roles.memberships(), c.privileges.list(), c.rowPolicies.policies(), c.replication.listPublications(), c.replication.listSlots(), c.listOptimizingStates()];
+    const read = definitions();
     const head = c.getRef(t.id, 'main')!.snapshotId;
     // Read before they exist (a snapshot id the next commit will take): absent, and no files.
     assert.equal(c.getSnapshot(t.id, head + 1n), undefined);
@@ -107,6 +110,7 @@ test('the catalog\'s own transactions and commits keep its cached definitions; r
     assert.equal(first!.id, head + 1n);
     assert.equal(c.getTableById(t.id), table, 'a commit keeps the cached table');
     assert.equal(c.listNamespaces(), namespaces, 'and the namespaces');
+    definitions().forEach((d, i) => assert.equal(d, read[i], `and definition read ${i} (roles, members, grants, policies, publications, slots, optimizing states)`));
     assert.equal(c.getRef(t.id, 'main')!.snapshotId, first!.id, 'the ref it moved is read afresh');
     assert.equal(c.getSnapshot(t.id, first!.id)?.id, first!.id, 'a snapshot read before it existed is read afresh');
     assert.deepEqual(c.visibleFiles(t.id, first!.id).map((f) => f.path), ['a.parquet'], 'and so are its files');
@@ -115,11 +119,13 @@ test('the catalog\'s own transactions and commits keep its cached definitions; r
     c.registerLogWriter({ id: 'w', pid: process.pid, host: 'h' }, 3n);
     await nextRun();
     const defined = c.getTableById(t.id);
+    const readAgain = definitions();
     const seq2 = c.beginTxn('txn-2', process.pid, 4n);
     const [applied] = c.applyLoggedCommits('w', [{ requests: [request(seq2, 'b.parquet')], txnId: 'txn-2', lsn: 1n }], 10n, 5n);
     assert.ok(applied!.ok);
     await nextRun();
     assert.equal(c.getTableById(t.id), defined, 'an applied logged commit keeps the cached table');
+    definitions().forEach((d, i) => assert.equal(d, readAgain[i], `and definition read ${i}`));
     const second = c.getRef(t.id, 'main')!.snapshotId;
     assert.notEqual(second, first!.id);
     assert.deepEqual(c.visibleFiles(t.id, second).map((f) => f.path), ['a.parquet', 'b.parquet']);

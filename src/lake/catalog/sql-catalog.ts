@@ -133,8 +133,16 @@ function frozen<T>(v: T): T {
   return Object.freeze(v);
 }
 
-/** Cached reads a commit (#commitOne: snapshot, file, removal and ref rows, a subscription's position) cannot change. */
-const COMMIT_PROOF_READS = ['table ', 'namespaces', 'types', 'type ', 'view ', 'views ', 'comments', 'sequence ', 'sequences ', 'optimizer groups', 'materialized view ids'];
+/**
+ * Cached reads a commit (#commitOne: snapshot, file, removal and ref rows, a subscription's
+ * position, a materialized view's refresh) cannot change. Roles, grants and row security are
+ * read by every statement's privilege checks: dropped at each commit, they were read and the
+ * role graph built again for every statement of a stream of commits.
+ */
+const COMMIT_PROOF_READS = [
+  'table ', 'namespaces', 'types', 'type ', 'view ', 'views ', 'comments', 'sequence ', 'sequences ', 'optimizer groups', 'materialized view ids',
+  'roles', 'role members', 'object acls', 'row policies', 'row security', 'publications', 'replication slots', 'optimizing states',
+];
 
 /**
  * Whether a cached read stays right through a commit: definitions do, and so do a snapshot
