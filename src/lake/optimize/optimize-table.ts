@@ -1,6 +1,7 @@
 import { filesReadAt } from '../log/tiered-files.js';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { mapInLanes } from '../../common/map-in-lanes.js';
 import { nodeKey } from '../bucket/bucket-node.js';
 import type { FileRecord } from '../catalog/catalog.js';
 import { OptimizerConflict } from '../catalog/optimizer-conflict.js';
@@ -185,27 +186,17 @@ async function runRewrites(
   const run = async (task: KeyedNodeRewriteTask): Promise<KeyedNodeRewriteResult> =>
     (opts.runNodeRewrite === undefined ? executeNodeRewrite(task) : rewriteResultOf('keyed-node', await opts.runNodeRewrite(task)));
   const results: (KeyedNodeRewriteResult | undefined)[] = new Array(tasks.length);
-  let next = 0;
   let done = 0;
-  let failure: { error: unknown } | undefined;
-  const lane = async (): Promise<void> => {
-    while (failure === undefined && next < tasks.length) {
-      const i = next++;
-      if (opts.signal?.aborted) { failure ??= { error: abortError(table) }; return; }
+  try {
+    await mapInLanes(tasks, opts.rewriteConcurrency ?? 1, async (task, i) => {
+      if (opts.signal?.aborted) throw abortError(table);
       opts.onProgress?.({ phase: 'node', partition: jobs[i]!.partitionKey, node: nodeKey(jobs[i]!.node), nodesDone: done, nodesTotal: tasks.length });
-      try {
-        results[i] = await run(tasks[i]!);
-        done++;
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  const lanes = Math.max(1, Math.min(tasks.length, Math.floor(opts.rewriteConcurrency ?? 1)));
-  await Promise.all(Array.from({ length: lanes }, lane));
-  if (failure !== undefined) {
+      results[i] = await run(task);
+      done++;
+    });
+  } catch (error) {
     for (const r of results) if (r !== undefined) await deleteWritten(ctx.storage, r.files);
-    throw failure.error;
+    throw error;
   }
   return results as KeyedNodeRewriteResult[];
 }
