@@ -288,7 +288,12 @@ export interface Catalog {
   putRef(ref: RefRecord, opts: { mustNotExist?: boolean; expect?: bigint }): void;
   deleteRef(tableId: number, name: string): boolean;
 
-  beginTxn(id: string, pid: number, nowMicros: bigint): bigint;
+  /**
+   * Registers a transaction and returns its seq. On SQLite the seq may come from this
+   * catalog's lease (seq-lease.ts) without a write, while its row was written within
+   * `freshMicros` (a quarter of the stale-transaction timeout).
+   */
+  beginTxn(id: string, pid: number, nowMicros: bigint, freshMicros?: bigint): bigint;
   heartbeatTxn(id: string, nowMicros: bigint): boolean;
   endTxn(id: string): void;
   listTxns(): TxnRecord[];

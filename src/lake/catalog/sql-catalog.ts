@@ -27,6 +27,7 @@ import type {
 import type { FileColumnStats, FileReplacement, LogWriterRecord, LoggedCommit, LoggedCommitOutcome, NewFileRecord, NewSequence, SequencePatch, SequenceRecord, SnapshotIdRange } from './catalog.js';
 import type { ColumnMetadata } from '../table/table-metadata.js';
 import { VisibleFilesMemo } from './visible-files-memo.js';
+import { DEFAULT_LEASE_FRESH_MICROS, SEQ_LEASE_BLOCK, SeqLease } from './seq-lease.js';
 import { keyBitmapsMayShare } from '../bucket/key-bitmap.js';
 import { SqlSubscriptions } from './sql-subscriptions.js';
 import type {
@@ -177,6 +178,8 @@ export class SqlCatalog implements Catalog {
   #runDataVersion: bigint | undefined;
   /** This catalog and the others of this thread on the same database (catalogsOnDatabase). */
   readonly #sameDatabase: Set<SqlCatalog>;
+  /** On SQLite, transactions take their seqs from a lease (seq-lease.ts) rather than a write each. */
+  readonly #lease: SeqLease | undefined;
   readonly #sequences: SqlSequences;
   readonly #views: SqlViews;
   readonly #materializedViews: SqlMaterializedViews;
@@ -222,6 +225,7 @@ export class SqlCatalog implements Catalog {
   constructor(db: CatalogDatabase) {
     this.#db = db;
     this.kind = db.dialect;
+    this.#lease = db.dialect === 'sqlite' ? new SeqLease() : undefined;
     const key = db.key;
     this.#sameDatabase = (typeof key === 'string' ? catalogsOnDatabase.get(key) : undefined) ?? new Set();
     this.#sameDatabase.add(this);
@@ -461,8 +465,14 @@ export class SqlCatalog implements Catalog {
 
   /** A write transaction; inside another transaction it is part of that one, and takes its durability. */
   #immediate<T>(fn: () => T, durability: 'full' | 'normal' = 'full'): T {
+    const outermost = !this.#db.inTransaction;
     try {
-      return this.#db.transaction('write', durability, fn);
+      const out = this.#db.transaction('write', durability, fn);
+      if (outermost) this.#lease?.settle(true);
+      return out;
+    } catch (error) {
+      if (outermost) this.#lease?.settle(false);
+      throw error;
     } finally {
       this.#runDataVersion = undefined;
     }
@@ -982,6 +992,8 @@ export class SqlCatalog implements Catalog {
   }
 
   raiseNextSeq(seq: bigint): void {
+    // Seqs of the lease's block may now be below replayed ones.
+    this.#lease?.drop();
     this.#immediate(() => {
       this.#sql("UPDATE meta SET value = CASE WHEN value > ? THEN value ELSE ? END WHERE key = 'next_seq'").run(seq, seq);
     });
@@ -1035,19 +1047,69 @@ export class SqlCatalog implements Catalog {
     return row?.path ?? undefined;
   }
 
-  beginTxn(id: string, pid: number, nowMicros: bigint): bigint {
-    return this.#ownWrite('none', 'normal', () => {
-      const seq = this.#nextMeta('next_seq');
-      this.#sql('INSERT INTO txns VALUES (?, ?, ?, ?, ?)').run(id, seq, nowMicros, nowMicros, pid);
-      return seq;
-    });
+  beginTxn(id: string, pid: number, nowMicros: bigint, freshMicros = DEFAULT_LEASE_FRESH_MICROS): bigint {
+    const lease = this.#lease;
+    if (lease === undefined) {
+      return this.#ownWrite('none', 'normal', () => {
+        const seq = this.#nextMeta('next_seq');
+        this.#sql('INSERT INTO txns VALUES (?, ?, ?, ?, ?)').run(id, seq, nowMicros, nowMicros, pid);
+        return seq;
+      });
+    }
+    const seq = lease.take(id, nowMicros, this.#othersVersion(this.#dataVersion()), freshMicros);
+    if (seq !== undefined) return seq;
+    try {
+      return this.#ownWrite('none', 'normal', () => {
+        const first = BigInt((this.#sql(`UPDATE meta SET value = value + ? WHERE key = 'next_seq' RETURNING value - ? AS v`)
+          .get(SEQ_LEASE_BLOCK, SEQ_LEASE_BLOCK) as { v: bigint }).v);
+        const rowExists = this.#sql('SELECT 1 FROM txns WHERE txn_id = ?').get(lease.id) !== undefined;
+        if (!rowExists) lease.replaceRow();
+        const taken = lease.renewed(id, first, SEQ_LEASE_BLOCK, nowMicros, this.#othersVersion(this.#db.dataVersion()));
+        const floor = lease.floor(nowMicros);
+        if (rowExists) this.#writeLeaseRow(nowMicros, floor, pid);
+        else this.#sql('INSERT INTO txns VALUES (?, ?, ?, ?, ?)').run(lease.id, floor.seq, floor.startedMicros, nowMicros, pid);
+        return taken;
+      });
+    } catch (error) {
+      lease.end(id);
+      lease.drop();
+      throw error;
+    }
+  }
+
+  /**
+   * What moves when anyone but this catalog commits to the database: other connections'
+   * commits move its data version, and this thread's other catalogs' writes their ownChanges
+   * (seen at once, where the data version moves only from the next synchronous run on).
+   */
+  #othersVersion(dataVersion: bigint): string {
+    let others = 0n;
+    for (const c of this.#sameDatabase) if (c !== this) others += c.#db.ownChanges();
+    return `${dataVersion}/${others}`;
+  }
+
+  /** The lease row's floor, start and heartbeat as they are now (inside a write transaction). */
+  #writeLeaseRow(nowMicros: bigint, floor = this.#lease!.floor(nowMicros), pid = process.pid): boolean {
+    this.#lease!.wrote(nowMicros);
+    return this.#sql('UPDATE txns SET seq = ?, started_micros = ?, heartbeat_micros = ?, pid = ? WHERE txn_id = ?')
+      .run(floor.seq, floor.startedMicros, nowMicros, pid, this.#lease!.id).changes > 0;
   }
 
   heartbeatTxn(id: string, nowMicros: bigint): boolean {
+    const lease = this.#lease;
+    if (lease?.holds(id)) return lease.live(id) && this.#ownWrite('none', 'normal', () => this.#writeLeaseRow(nowMicros));
     return this.#ownWrite('none', 'normal', () => this.#sql('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0);
   }
 
   endTxn(id: string): void {
+    const lease = this.#lease;
+    if (lease?.holds(id)) {
+      const live = lease.live(id);
+      lease.end(id);
+      // Written now, so a rolled-back transaction does not hold the low watermark until the next commit.
+      if (live) this.#ownWrite('none', 'normal', () => this.#writeLeaseRow(BigInt(Date.now()) * 1000n));
+      return;
+    }
     this.#ownWrite('none', 'normal', () => this.#sql('DELETE FROM txns WHERE txn_id = ?').run(id));
   }
 
@@ -1151,9 +1213,11 @@ export class SqlCatalog implements Catalog {
 
   #commitRequests(requests: readonly CommitRequest[], txnId: string | undefined, nowMicros: bigint): SnapshotRecord[] {
     {
+      const lease = txnId !== undefined && this.#lease?.holds(txnId) ? this.#lease : undefined;
       if (txnId !== undefined) {
-        const live = this.#sql('SELECT 1 FROM txns WHERE txn_id = ?').get(txnId);
-        if (live === undefined) {
+        const row = lease === undefined ? txnId : lease.id;
+        const live = (lease === undefined || lease.live(txnId)) && this.#sql('SELECT 1 FROM txns WHERE txn_id = ?').get(row) !== undefined;
+        if (!live) {
           throw new FloeError(SqlState.serializationFailure, 'transaction was aborted because it stopped sending heartbeats', {
             hint: 'Retry the transaction.',
           });
@@ -1161,7 +1225,13 @@ export class SqlCatalog implements Catalog {
       }
       const out: SnapshotRecord[] = [];
       for (const req of requests) out.push(this.#commitOne(req, nowMicros));
-      if (txnId !== undefined) this.#sql('DELETE FROM txns WHERE txn_id = ?').run(txnId);
+      if (lease !== undefined) {
+        // The lease's row no longer holds this seq; the transaction ends when the catalog transaction commits.
+        this.#writeLeaseRow(nowMicros, lease.floor(nowMicros, txnId));
+        lease.ending(txnId!);
+      } else if (txnId !== undefined) {
+        this.#sql('DELETE FROM txns WHERE txn_id = ?').run(txnId);
+      }
       return out;
     }
   }

@@ -12,7 +12,7 @@ import { nowMicros } from '../warehouse/lake-context.js';
 export async function withOptimizerRegistration<T>(ctx: LakeContext, run: (txnId: string, seq: bigint) => Promise<T>, kind = 'optimize'): Promise<T> {
   const { catalog } = ctx;
   const txnId = `${kind}-${randomUUID()}`;
-  const seq = catalog.beginTxn(txnId, process.pid, nowMicros());
+  const seq = catalog.beginTxn(txnId, process.pid, nowMicros(), BigInt(ctx.staleTransactionMs) * 250n);
   const heartbeat = setInterval(() => {
     try { catalog.heartbeatTxn(txnId, nowMicros()); } catch { /* the commit reports it */ }
   }, Math.max(50, Math.floor(ctx.staleTransactionMs / 4)));

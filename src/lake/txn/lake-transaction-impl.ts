@@ -127,7 +127,7 @@ export class LakeTransactionImpl implements LakeTransaction {
   static begin(ctx: LakeContext, opts: BeginOptions = {}): LakeTransactionImpl {
     const started = startSpan();
     const id = randomUUID();
-    const seq = ctx.catalog.beginTxn(id, process.pid, nowMicros());
+    const seq = ctx.catalog.beginTxn(id, process.pid, nowMicros(), BigInt(ctx.staleTransactionMs) * 250n);
     endSpan('lake.beginTxn', started);
     return new LakeTransactionImpl(ctx, id, seq, opts.heartbeatMs ?? Math.max(50, Math.floor(ctx.staleTransactionMs / 4)), opts.isolation ?? 'read committed', opts.constraintModes);
   }
