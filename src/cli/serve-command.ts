@@ -220,8 +220,10 @@ export async function runServeCommand(argv: string[]): Promise<void> {
   auditTrail?.start();
   // The log store's tiering, beside the optimizer (src/service/log-tiering); its Parquet
   // files are written on a background thread of their own.
-  const tieringPool = createTieringPool();
-  const tiering = new LogTieringService(warehouse, { logger: logger.child({ component: 'log-tiering' }), rewriteChangeGroup: tieringPool.rewriteChangeGroup });
+  const tieringPool = values['log-tiering'] === true ? createTieringPool() : undefined;
+  const tiering = new LogTieringService(warehouse, {
+    logger: logger.child({ component: 'log-tiering' }), ...(tieringPool === undefined ? {} : { rewriteChangeGroup: tieringPool.rewriteChangeGroup }),
+  });
   if (values['log-tiering'] === true) tiering.start();
   // Iceberg v2 metadata of each table's base store, after its commits (src/service/iceberg-metadata).
   // Its change-store files are written on a background thread of their own, at a low priority.
@@ -251,7 +253,7 @@ export async function runServeCommand(argv: string[]): Promise<void> {
     await optimizing.stop();
     await subscriptions.stop();
     await tiering.stop();
-    await tieringPool.close();
+    await tieringPool?.close();
     await icebergMetadata.stop();
     await icebergExport.close();
     await refresher.stop();

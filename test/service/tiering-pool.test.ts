@@ -29,17 +29,20 @@ const shape = (wh: Warehouse, t: TableMetadata) => wh.listFiles(t).map((f) => ({
 
 test('tiering through its thread swaps in what tiering on the calling thread does, and the thread runs at the tiering nice value', { skip: process.platform !== 'linux' }, async () => {
   const { wh, dir, cleanup } = await tempWarehouse();
-  const before = threadNiceness();
-  const pool = createTieringPool();
+  let pool: ReturnType<typeof createTieringPool> | undefined;
   try {
     // One table tiered on this thread, then one alike through the tiering thread.
     const here = await loggedTable(wh, dir, 'here');
     const expected = await readRows(wh, { table: here });
+    const before = threadNiceness();
     await new LogTieringService(wh).runOnce(true);
     assert.equal(threadNiceness().size, before.size, 'tiering on the calling thread started no thread');
+    pool = createTieringPool();
+    assert.equal(await pool.ready, true, 'the thread loads');
     const there = await loggedTable(wh, dir, 'there');
     assert.ok(wh.listFiles(there).some((f) => isLogPath(f.path)), 'the table starts with log files');
     assert.equal((await new LogTieringService(wh, { rewriteChangeGroup: pool.rewriteChangeGroup }).runOnce(true)).tablesTiered, 1);
+    assert.ok(pool.groupsOnThread > 0, 'the groups were rewritten on the thread');
     assert.deepEqual(shape(wh, there), shape(wh, here));
     assert.ok(shape(wh, there).every((f) => !f.log), 'no log file is left');
     assert.deepEqual(await readRows(wh, { table: there }), expected);
@@ -49,7 +52,7 @@ test('tiering through its thread swaps in what tiering on the calling thread doe
     assert.equal(TIERING_NICENESS, 10);
     assert.ok(added.includes(TIERING_NICENESS), `the tiering thread's nice value among the new threads: ${added.join(', ')}`);
   } finally {
-    await pool.close();
+    await pool?.close();
     await cleanup();
   }
 });
