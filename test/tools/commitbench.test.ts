@@ -103,6 +103,11 @@ describe('npm run bench:commit at tiny sizes', () => {
     assert.deepEqual(of('insert').filter((f) => f.unit === 'snapshots').map((f) => f.floe! >= 10), [true, true]);
     assert.equal(report.samples.filter((s) => s.measure === 'insert' && s.engine === 'floe').reduce((n, s) => n + s.values.length, 0), 20);
     assert.ok(report.notes.some((n) => /point-read: Floe's table before the reads: \d+ base \+ [1-9]\d* change files/.test(n)), 'the point reads ran with change files pending');
+    // Measure 2 on Linux: the gateway's main-thread CPU a commit, Floe's alone (PostgreSQL has no one thread to read).
+    if (process.platform === 'linux') {
+      const cpu = of('concurrent').find((f) => /main-thread CPU a commit/.test(f.what));
+      assert.ok(cpu !== undefined && cpu.unit === 'µs' && cpu.floe! > 0 && cpu.postgres === undefined, JSON.stringify(cpu));
+    }
     // Two gateways on one warehouse: its own figures, and every acknowledged commit there (the mismatches above).
     assert.ok(of('gateways').some((f) => /two gateways, 1 client each/.test(f.what) && f.floe! > 0));
     const text = formatCommitReport(report);

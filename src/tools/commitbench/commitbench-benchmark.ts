@@ -141,7 +141,7 @@ export async function runCommitBenchmark(opts: CommitBenchOptions): Promise<Comm
       log(`${stamp()} floe serve ${warm.quiet ? 'idle' : 'still busy'} after ${(warm.ms / 1000).toFixed(1)} s`);
       if (!warm.quiet) warmupNote = `floe serve was still busy ${(warm.ms / 1000).toFixed(0)} s after it started; measure 1 ran anyway`;
     }
-    const floe: SqlTarget = { engine: 'floe', url: gateway?.url ?? '' };
+    const floe: SqlTarget = { engine: 'floe', url: gateway?.url ?? '', ...(gateway === undefined ? {} : { pid: gateway.pid }) };
     const postgresUrl = scratch?.url ?? cluster?.adminUrl;
     const postgres: SqlTarget | undefined = postgresUrl === undefined ? undefined : { engine: 'postgres', url: postgresUrl };
     if (only.has('insert')) {

@@ -4,6 +4,8 @@ import pg from 'pg';
 export interface SqlTarget {
   readonly engine: 'floe' | 'postgres';
   readonly url: string;
+  /** Floe's gateway process, when the bench started it: its main thread's CPU is measured. */
+  readonly pid?: number;
 }
 
 export async function connect(target: SqlTarget): Promise<pg.Client> {

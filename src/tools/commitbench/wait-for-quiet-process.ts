@@ -1,16 +1,4 @@
-import { readFileSync } from 'node:fs';
-
-/** CPU seconds (user + system, every thread) a Linux process has used; undefined without /proc. */
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
+import { processCpuSeconds } from './process-cpu.js';
 
 /**
  * Waits until the process has used less than `busyShare` of one core over `windowMs`, or
@@ -25,12 +13,12 @@ export async function waitForQuietProcess(
   const busyShare = opts.busyShare ?? 0.05;
   const maxMs = opts.maxMs ?? 120_000;
   const started = performance.now();
-  let before = cpuSeconds(pid);
+  let before = processCpuSeconds(pid);
   if (before === undefined) return { ms: 0, quiet: false };
   while (performance.now() - started < maxMs) {
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, windowMs));
-    const after = cpuSeconds(pid);
+    const after = processCpuSeconds(pid);
     if (after === undefined) break;
     const share = (after - before) / ((performance.now() - t0) / 1000);
     before = after;
