@@ -91,6 +91,23 @@ forEachCatalogBackend((backend) => {
     }
   });
 
+  test('a closed connection leaves no transaction row behind to hold the watermark', async () => {
+    const place = backend().place();
+    const c = place.connect();
+    const other = place.connectAsAnotherProcess();
+    try {
+      const t = tableOf(c, 't');
+      const seq = c.beginTxn('a', process.pid, 1n);
+      c.commit([write(t, seq, 'a.parquet')], 'a', 2n);
+      c.close();
+      await nextRun();
+      assert.deepEqual(other.listTxns(), []);
+      assert.ok(other.lowWatermark() > seq);
+    } finally {
+      place.dispose();
+    }
+  });
+
   test('transactions whose row another process aborted as stale fail to commit (40001); later ones commit', async () => {
     const place = backend().place();
     const c = place.connect();

@@ -46,6 +46,11 @@ export class SeqLease {
     return this.#id;
   }
 
+  /** Whether a row was ever written for the lease (by this connection). */
+  get written(): boolean {
+    return this.#writtenMicros !== 0n;
+  }
+
   /** The next seq without a write, or undefined when the block must be taken again first. */
   take(txnId: string, nowMicros: bigint, othersVersion: string, freshMicros: bigint): bigint | undefined {
     if (this.#next >= this.#end || othersVersion !== this.#othersVersion || nowMicros - this.#writtenMicros >= freshMicros) return undefined;

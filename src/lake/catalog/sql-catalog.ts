@@ -1385,6 +1385,10 @@ export class SqlCatalog implements Catalog {
   }
 
   close(): void {
+    // The lease's row would hold the low watermark until it went stale: its transactions end with this connection.
+    if (this.#lease?.written === true) {
+      try { this.#immediate(() => this.#sql('DELETE FROM txns WHERE txn_id = ?').run(this.#lease!.id), 'normal'); } catch { /* a stale sweep removes it */ }
+    }
     this.#sameDatabase.delete(this);
     if (this.#sameDatabase.size === 0 && typeof this.#db.key === 'string') catalogsOnDatabase.delete(this.#db.key);
     this.#db.close();
