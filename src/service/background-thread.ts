@@ -17,11 +17,10 @@ export interface BackgroundThread<I, O> {
 /**
  * A piscina pool of one thread on the worker module `stem` beside `callerUrl`, calling its
  * export `name`. The thread starts with the first run (loading the lake and parquet-wasm
- * takes it a second or so, which a gateway that never needs it does not pay), or at once
- * with `startNow` (a service whose first run should not wait for it), then stays.
+ * takes it a second or so, which a gateway that never needs it does not pay), then stays.
  * A thread that dies fails its run; the pool stays usable.
  */
-export function backgroundThread<I, O>(callerUrl: string, stem: string, name: string, niceness: number, opts: { readonly startNow?: boolean } = {}): BackgroundThread<I, O> {
+export function backgroundThread<I, O>(callerUrl: string, stem: string, name: string, niceness: number): BackgroundThread<I, O> {
   let pool: Piscina | undefined;
   const started = (): Piscina => {
     if (pool !== undefined) return pool;
@@ -33,7 +32,6 @@ export function backgroundThread<I, O>(callerUrl: string, stem: string, name: st
     pool.on('error', () => undefined);
     return pool;
   };
-  if (opts.startNow === true) started();
   return {
     run: (input) => started().run(input) as Promise<O>,
     get completed() { return pool?.completed ?? 0; },

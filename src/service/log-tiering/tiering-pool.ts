@@ -19,7 +19,7 @@ type ChangeGroupResult = Awaited<ReturnType<ChangeGroupRewriter>>;
 /** One background thread that writes tiering's change files. */
 export interface TieringPool {
   readonly rewriteChangeGroup: ChangeGroupRewriter;
-  /** Settles once the thread has loaded (true) or failed to (false); until then groups are rewritten on the calling thread. */
+  /** Starts the thread if it has not started; settles once it has loaded (true) or failed to (false). Until then groups are rewritten on the calling thread. */
   readonly ready: Promise<boolean>;
   /** Groups the thread has rewritten. */
   readonly groupsOnThread: number;
@@ -27,22 +27,27 @@ export interface TieringPool {
 }
 
 /**
- * The thread starts at once and loads the lake (about a second of CPU, at nice 10 many
- * times that on a busy machine); until it has, each group is rewritten on the calling
- * thread, as without the pool, so the first tiering does not wait for the load (it came
- * 8-9 s after the first commits when the thread started with the first group). A group
- * whose rewrite fails (its thread died) is tiered again by a later round: nothing was
- * swapped.
+ * The thread starts with the first group to tier (a gateway that never tiers does not pay
+ * its load) and loads the lake, about a second of CPU, at nice 10 many times that on a busy
+ * machine; until it has, each group is rewritten on the calling thread, as without the
+ * pool, so no tiering waits for the load (it came 8-9 s after the first commits when the
+ * groups waited). A group whose rewrite fails (its thread died) is tiered again by a later
+ * round: nothing was swapped.
  */
 export function createTieringPool(opts: { readonly niceness?: number } = {}): TieringPool {
   const thread = backgroundThread<ChangeGroupTask | undefined, ChangeGroupResult | undefined>(
-    import.meta.url, 'tiering-worker', 'rewriteChangeGroup', opts.niceness ?? TIERING_NICENESS, { startNow: true });
+    import.meta.url, 'tiering-worker', 'rewriteChangeGroup', opts.niceness ?? TIERING_NICENESS);
   let loaded = false;
-  const ready = thread.run(undefined).then(() => (loaded = true), () => false);
+  let ready: Promise<boolean> | undefined;
+  const load = (): Promise<boolean> => (ready ??= thread.run(undefined).then(() => (loaded = true), () => false));
   const inline: ChangeGroupRewriter = async (task) => rewriteResultOf('change-group', await executeRewriteTask(task));
   return {
-    rewriteChangeGroup: async (task) => (loaded ? (await thread.run(task))! : inline(task)),
-    ready,
+    rewriteChangeGroup: async (task) => {
+      if (loaded) return (await thread.run(task))!;
+      void load();
+      return inline(task);
+    },
+    get ready() { return load(); },
     // Less the first run, which only loaded the lake.
     get groupsOnThread() { return Math.max(0, thread.completed - 1); },
     close: () => thread.close(),
