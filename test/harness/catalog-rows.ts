@@ -1,11 +1,11 @@
-import type { NewFileRecord } from '../../src/lake/catalog/catalog.js';
+import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
 import type { SqlCatalog } from '../../src/lake/catalog/sql-catalog.js';
 
 /** A one-row data file record at `path` (a change file unless `store` says otherwise), for catalog-level tests. */
-export function newFileRecord(path: string, store: 'change' | 'base' = 'change'): NewFileRecord {
+export function newFileRecord(path: string, store: 'change' | 'base' = 'change', seq = 1n): NewFileRecord {
   return {
     store, path, partitionKey: '', partitionValues: [], nodeMask: 0, nodeIndex: 0, rowCount: 1, sizeBytes: 10,
-    seq: 1n, firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap: undefined,
+    seq, firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap: undefined,
   };
 }
 
@@ -16,4 +16,12 @@ export function createKeyedTable(c: SqlCatalog, name = 't'): { readonly id: numb
     primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2,
   } as never, 0n, false).table;
   return { id: t.id, schemaId: t.schemaId };
+}
+
+/** A write to table `t`'s main branch of one change file at `path`, written by the transaction of `seq`. */
+export function oneChangeFileWrite(t: { readonly id: number; readonly schemaId: number }, seq: bigint, path: string): CommitRequest {
+  return {
+    tableId: t.id, branch: 'main', operation: 'write', summary: {}, schemaId: t.schemaId, removeFileIds: [],
+    addFiles: [newFileRecord(path, 'change', seq)],
+  };
 }

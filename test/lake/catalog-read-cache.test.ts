@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CommitRequest, NewFileRecord } from '../../src/lake/catalog/catalog.js';
 import { forEachCatalogBackend } from '../harness/catalog-backends.js';
+import { oneChangeFileWrite } from '../harness/catalog-rows.js';
 
 /*
  * The catalog keeps its reads until the database changes: a write through the same
@@ -69,13 +69,6 @@ test('a commit that fails part way leaves no cached trace: the next read sees th
 });
 
 /** A change file row as a commit adds it (its path names no real file: nothing reads it here). */
-function changeFile(path: string, seq: bigint): NewFileRecord {
-  return {
-    store: 'change', path, partitionKey: '', partitionValues: [], nodeMask: 0, nodeIndex: 0, rowCount: 1, sizeBytes: 1,
-    seq, firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap: undefined,
-  };
-}
-
 /** The end of a synchronous run: the catalog reads data_version once per run. */
 const nextRun = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -99,9 +92,7 @@ test('the catalog\'s own transactions and commits keep its cached definitions; r
     assert.deepEqual(c.visibleFiles(t.id, head + 1n), []);
     await nextRun();
 
-    const request = (seq: bigint, path: string): CommitRequest => ({
-      tableId: t.id, branch: 'main', operation: 'write', summary: {}, schemaId: t.schemaId, addFiles: [changeFile(path, seq)], removeFileIds: [],
-    });
+    const request = (seq: bigint, path: string) => oneChangeFileWrite(t, seq, path);
     const seq = c.beginTxn('txn-1', process.pid, 1n);
     await nextRun();
     assert.equal(c.getTableById(t.id), table, 'beginTxn keeps the cached table');
@@ -139,7 +130,7 @@ test('the catalog\'s own transactions and commits keep its cached definitions; r
     assert.ok(c.listNamespaces().includes('elsewhere'));
     assert.equal(c.getTableById(t.id)!.name, 'moved');
     await nextRun();
-    c.endTxn('txn-3');
+    c.endTxn('txn-3', 7n);
     assert.ok(c.listNamespaces().includes('elsewhere'));
   } finally {
     place.dispose();
@@ -160,7 +151,7 @@ test('the materialized views\' ids, read by every statement, are kept through co
     const ids = c.materializedViewIds();
     assert.deepEqual(ids, [mv.id], 'the catalog\'s own CREATE is seen');
     const seq = c.beginTxn('txn-1', process.pid, 1n);
-    c.commit([{ tableId: t.id, branch: 'main', operation: 'write', summary: {}, schemaId: t.schemaId, addFiles: [changeFile('a.parquet', seq)], removeFileIds: [] }], 'txn-1', 2n);
+    c.commit([oneChangeFileWrite(t, seq, 'a.parquet')], 'txn-1', 2n);
     await nextRun();
     assert.equal(c.materializedViewIds(), ids, 'a commit keeps the cached ids');
     other.dropTable(mv.id);

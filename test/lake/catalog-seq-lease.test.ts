@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CommitRequest } from '../../src/lake/catalog/catalog.js';
-import type { SqlCatalog } from '../../src/lake/catalog/sql-catalog.js';
 import { isFloeError } from '../../src/common/floe-error.js';
+import { SEQ_LEASE_BLOCK, SeqLease } from '../../src/lake/catalog/seq-lease.js';
 import { forEachCatalogBackend } from '../harness/catalog-backends.js';
+import { createKeyedTable, oneChangeFileWrite as write } from '../harness/catalog-rows.js';
 
 /*
  * Transaction seqs: what beginTxn promises whether a seq comes from a write of its own
@@ -11,23 +11,6 @@ import { forEachCatalogBackend } from '../harness/catalog-backends.js';
  * low watermark never passes a transaction that may still commit, and a transaction that
  * begins after another's commit orders after it.
  */
-
-function tableOf(c: SqlCatalog, name: string): { id: number; schemaId: number } {
-  return c.createTable({
-    namespace: 'public', name, columns: [{ id: 1, name: 'k', type: { kind: 'int4' }, nullable: false }],
-    primaryKey: ['k'], partitionBy: [], properties: {}, nextFieldId: 2,
-  } as never, 0n, false).table;
-}
-
-function write(t: { id: number; schemaId: number }, seq: bigint, path: string): CommitRequest {
-  return {
-    tableId: t.id, branch: 'main', operation: 'write', summary: {}, schemaId: t.schemaId, removeFileIds: [],
-    addFiles: [{
-      store: 'change', path, partitionKey: '', partitionValues: [], nodeMask: 0, nodeIndex: 0, rowCount: 1, sizeBytes: 1,
-      seq, firstOffset: 0, stats: {}, dvTarget: undefined, dvPositions: undefined, rowGroups: undefined, keyBitmap: undefined,
-    }],
-  };
-}
 
 /** The end of a synchronous run: the catalog reads the database's version once per run. */
 const nextRun = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -37,7 +20,7 @@ forEachCatalogBackend((backend) => {
     const place = backend().place();
     const c = place.connect();
     try {
-      const t = tableOf(c, 't');
+      const t = createKeyedTable(c, 't');
       await nextRun();
       const a = c.beginTxn('a', process.pid, 1n);
       const b = c.beginTxn('b', process.pid, 2n);
@@ -50,7 +33,7 @@ forEachCatalogBackend((backend) => {
 
       c.commit([write(t, b, 'b.parquet')], 'b', 4n);
       assert.ok(c.lowWatermark() <= a, 'a is still open');
-      c.endTxn('a');
+      c.endTxn('a', 5n);
       const w = c.lowWatermark();
       assert.ok(w > a && w <= d, `after a ends: ${a} < ${w} <= ${d}`);
       c.commit([write(t, d, 'd.parquet')], 'd', 5n);
@@ -73,7 +56,7 @@ forEachCatalogBackend((backend) => {
     const sameThread = place.connect();
     const otherProcess = place.connectAsAnotherProcess();
     try {
-      const t = tableOf(c, 't');
+      const t = createKeyedTable(c, 't');
       await nextRun();
       const first = c.beginTxn('first', process.pid, 1n);
       const other = otherProcess.beginTxn('other', 4242, 2n);
@@ -96,7 +79,7 @@ forEachCatalogBackend((backend) => {
     const c = place.connect();
     const other = place.connectAsAnotherProcess();
     try {
-      const t = tableOf(c, 't');
+      const t = createKeyedTable(c, 't');
       const seq = c.beginTxn('a', process.pid, 1n);
       c.commit([write(t, seq, 'a.parquet')], 'a', 2n);
       c.close();
@@ -113,7 +96,7 @@ forEachCatalogBackend((backend) => {
     const c = place.connect();
     const other = place.connectAsAnotherProcess();
     try {
-      const t = tableOf(c, 't');
+      const t = createKeyedTable(c, 't');
       await nextRun();
       const stale = c.beginTxn('stale', process.pid, 1n);
       assert.deepEqual(other.abortStaleTxns(10n).length, 1);
@@ -132,4 +115,18 @@ forEachCatalogBackend((backend) => {
       place.dispose();
     }
   });
+});
+
+test('a lease row write counts toward the block\'s freshness only once its catalog transaction commits', () => {
+  const fresh = 15_000_000n;
+  const written = (committed: boolean): bigint | undefined => {
+    const lease = new SeqLease();
+    lease.renewed('a', 100n, SEQ_LEASE_BLOCK, 0n, 'v');
+    lease.writing(10_000_000n);
+    lease.settle(committed);
+    // 20 s after the block was taken, 10 s after the later write.
+    return lease.take('b', 20_000_000n, 'v', fresh);
+  };
+  assert.equal(written(true), 101n, 'the committed write keeps the block fresh');
+  assert.equal(written(false), undefined, 'a rolled-back write does not: the row may have been aborted meanwhile');
 });

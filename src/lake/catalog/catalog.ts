@@ -295,7 +295,8 @@ export interface Catalog {
    */
   beginTxn(id: string, pid: number, nowMicros: bigint, freshMicros?: bigint): bigint;
   heartbeatTxn(id: string, nowMicros: bigint): boolean;
-  endTxn(id: string): void;
+  /** Ends a transaction without a commit; `nowMicros` stamps what the end writes (a lease's row). */
+  endTxn(id: string, nowMicros: bigint): void;
   listTxns(): TxnRecord[];
   /** Aborts (removes) transactions whose heartbeat is older than the cut-off; returns their ids. */
   abortStaleTxns(cutoffMicros: bigint): string[];

@@ -38,6 +38,8 @@ export class SeqLease {
   /** What others' commits move (the data version and more, SqlCatalog says) as the block was taken, and when the row was last written (µs). */
   #othersVersion = '';
   #writtenMicros = 0n;
+  /** A row write in the running catalog transaction: it counts once that commits. */
+  #writingMicros = 0n;
   readonly #open = new Map<string, LeasedTxn>();
   /** Transactions whose commit wrote rows in the catalog transaction now running: they end when it commits. */
   readonly #ending = new Set<string>();
@@ -103,8 +105,9 @@ export class SeqLease {
     return { seq, startedMicros };
   }
 
-  wrote(nowMicros: bigint): void {
-    this.#writtenMicros = nowMicros;
+  /** The running catalog transaction writes the row. */
+  writing(nowMicros: bigint): void {
+    this.#writingMicros = nowMicros;
   }
 
   /** A commit of the transaction wrote its rows in the running catalog transaction. */
@@ -114,8 +117,12 @@ export class SeqLease {
 
   /** The running catalog transaction committed (its ending transactions are gone) or rolled back (they are open again). */
   settle(committed: boolean): void {
-    if (committed) for (const id of this.#ending) this.#open.delete(id);
+    if (committed) {
+      for (const id of this.#ending) this.#open.delete(id);
+      if (this.#writingMicros > this.#writtenMicros) this.#writtenMicros = this.#writingMicros;
+    }
     this.#ending.clear();
+    this.#writingMicros = 0n;
   }
 
   /** Ended without a commit (rolled back, or nothing written). */

@@ -1090,7 +1090,7 @@ export class SqlCatalog implements Catalog {
 
   /** The lease row's floor, start and heartbeat as they are now (inside a write transaction). */
   #writeLeaseRow(nowMicros: bigint, floor = this.#lease!.floor(nowMicros), pid = process.pid): boolean {
-    this.#lease!.wrote(nowMicros);
+    this.#lease!.writing(nowMicros);
     return this.#sql('UPDATE txns SET seq = ?, started_micros = ?, heartbeat_micros = ?, pid = ? WHERE txn_id = ?')
       .run(floor.seq, floor.startedMicros, nowMicros, pid, this.#lease!.id).changes > 0;
   }
@@ -1101,13 +1101,13 @@ export class SqlCatalog implements Catalog {
     return this.#ownWrite('none', 'normal', () => this.#sql('UPDATE txns SET heartbeat_micros = ? WHERE txn_id = ?').run(nowMicros, id).changes > 0);
   }
 
-  endTxn(id: string): void {
+  endTxn(id: string, nowMicros: bigint): void {
     const lease = this.#lease;
     if (lease?.holds(id)) {
       const live = lease.live(id);
       lease.end(id);
       // Written now, so a rolled-back transaction does not hold the low watermark until the next commit.
-      if (live) this.#ownWrite('none', 'normal', () => this.#writeLeaseRow(BigInt(Date.now()) * 1000n));
+      if (live) this.#ownWrite('none', 'normal', () => this.#writeLeaseRow(nowMicros));
       return;
     }
     this.#ownWrite('none', 'normal', () => this.#sql('DELETE FROM txns WHERE txn_id = ?').run(id));

@@ -66,7 +66,7 @@ export async function replayDeadWriters(catalog: Catalog, location: LogLocation,
     if (maxSeq > 0n) catalog.raiseNextSeq(maxSeq + 1n);
     // Its open transactions can never commit: end them now rather than after the stale
     // timeout, so they stop holding the optimizer's low watermark down.
-    if (w.host === hostname()) for (const t of catalog.listTxns()) if (t.pid === w.pid) catalog.endTxn(t.id);
+    if (w.host === hostname()) for (const t of catalog.listTxns()) if (t.pid === w.pid) catalog.endTxn(t.id, now);
     catalog.dropLogWriter(w.id);
   }
   return { writers, commits, skipped, ms: performance.now() - started };

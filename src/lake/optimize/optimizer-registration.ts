@@ -21,6 +21,6 @@ export async function withOptimizerRegistration<T>(ctx: LakeContext, run: (txnId
     return await run(txnId, seq);
   } finally {
     clearInterval(heartbeat);
-    try { catalog.endTxn(txnId); } catch { /* committed, or already gone */ }
+    try { catalog.endTxn(txnId, nowMicros()); } catch { /* committed, or already gone */ }
   }
 }

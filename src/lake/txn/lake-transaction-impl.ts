@@ -564,7 +564,7 @@ export class LakeTransactionImpl implements LakeTransaction {
       if (writes.length === 0) {
         if (this.#progress !== undefined) catalog.recordSubscriptionProgress(this.#progress, nowMicros());
         if (this.#viewRefresh !== undefined) catalog.recordMaterializedViewProgress(this.#viewRefresh);
-        catalog.endTxn(this.id);
+        catalog.endTxn(this.id, nowMicros());
         this.#state = 'committed';
         return undefined;
       }
@@ -718,7 +718,7 @@ export class LakeTransactionImpl implements LakeTransaction {
 
   async #discard(keepFiles = false): Promise<void> {
     this.#state = 'aborted';
-    try { this.#ctx.catalog.endTxn(this.id); } catch { /* a stale sweep may have removed it */ }
+    try { this.#ctx.catalog.endTxn(this.id, nowMicros()); } catch { /* a stale sweep may have removed it */ }
     // Staged files are not referenced by any snapshot; delete them now rather than
     // waiting for orphan cleanup. Failure here only leaves orphans.
     if (keepFiles) return;
