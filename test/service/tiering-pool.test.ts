@@ -38,7 +38,7 @@ test('tiering through its thread swaps in what tiering on the calling thread doe
     await new LogTieringService(wh).runOnce(true);
     assert.equal(threadNiceness().size, before.size, 'tiering on the calling thread started no thread');
     pool = createTieringPool();
-    assert.equal(await pool.ready, true, 'the thread loads');
+    assert.equal(await pool.load(), true, 'the thread loads');
     const there = await loggedTable(wh, dir, 'there');
     assert.ok(wh.listFiles(there).some((f) => isLogPath(f.path)), 'the table starts with log files');
     assert.equal((await new LogTieringService(wh, { rewriteChangeGroup: pool.rewriteChangeGroup }).runOnce(true)).tablesTiered, 1);

@@ -20,7 +20,7 @@ type ChangeGroupResult = Awaited<ReturnType<ChangeGroupRewriter>>;
 export interface TieringPool {
   readonly rewriteChangeGroup: ChangeGroupRewriter;
   /** Starts the thread if it has not started; settles once it has loaded (true) or failed to (false). Until then groups are rewritten on the calling thread. */
-  readonly ready: Promise<boolean>;
+  load(): Promise<boolean>;
   /** Groups the thread has rewritten. */
   readonly groupsOnThread: number;
   close(): Promise<void>;
@@ -47,7 +47,7 @@ export function createTieringPool(opts: { readonly niceness?: number } = {}): Ti
       void load();
       return inline(task);
     },
-    get ready() { return load(); },
+    load,
     // Less the first run, which only loaded the lake.
     get groupsOnThread() { return Math.max(0, thread.completed - 1); },
     close: () => thread.close(),
