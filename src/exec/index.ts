@@ -25,7 +25,7 @@ export type {
   ExecContext, ExecLakeTransaction, ExecTableMetadata, ExecWarehouse, OperatorMetrics, ScanTaskRunner,
 } from './exec-context.js';
 export { arrowColumnReaders, arrowToRowBatch } from './arrow/arrow-column-readers.js';
-export { vectorToValues, valuesToVector } from './arrow/vector-values.js';
+export { columnValues, vectorToValues, valuesToVector } from './arrow/vector-values.js';
 export { execArrowType } from './arrow/arrow-types.js';
 export type { ScanFragment, ScanPool } from './pool/scan-pool.js';
 export { closeSharedScanPool, createScanPool, sharedScanPool } from './pool/piscina-scan-pool.js';

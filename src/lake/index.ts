@@ -43,6 +43,7 @@ export type { SelectedBatch } from './arrow/selected-batch.js';
 export { arrowTypeOf } from './arrow/arrow-type.js';
 // Rows of one Arrow column gathered buffer to buffer, so the executor can move columns it never reads.
 export { takeData } from './arrow/take-rows.js';
+export { recordBatchOf } from './arrow/record-batch-of.js';
 export { isValid, nullMask } from './arrow/column-reader.js';
 export { dataReader } from './arrow/column-reader.js';
 export { flattenArray, isMultidimensional, hasMultidimensional, isMultidimArrowType, multidimArrowType } from './arrow/multidim-array.js';

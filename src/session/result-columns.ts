@@ -1,7 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { typeLength, typeModifier, typeOid, valueTypeOid } from '../common/sql-type.js';
 import type { SqlType } from '../common/sql-type.js';
-import { vectorToValues } from '../exec/index.js';
+import { columnValues } from '../exec/index.js';
 import type { ResultColumn } from '../sql/index.js';
 import type { ColumnDescription, RowBatch, StatementResult } from '../common/session-handler.js';
 
@@ -24,7 +24,7 @@ export function textColumn(name: string): ColumnDescription {
 /** An Arrow batch from the executor as the wire's RowBatch of canonical values. */
 export function toRowBatch(batch: RecordBatch, types: readonly SqlType[]): RowBatch {
   const columns = types.map((t, i) => {
-    const values = vectorToValues(batch.getChildAt(i)!, t);
+    const values = columnValues(batch.data.children[i]!, t);
     return { get: (row: number) => values[row] ?? null };
   });
   return { numRows: batch.numRows, columns };

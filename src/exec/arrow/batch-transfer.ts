@@ -1,9 +1,11 @@
 import {
   Binary, Bool, Data, DataType, Date_, Decimal, Dictionary, Duration, Field, FixedSizeBinary, FixedSizeList, Float, Int, Interval,
-  LargeBinary, LargeUtf8, List, Null, RecordBatch, Schema, Struct, Time, Timestamp, Type, Utf8, makeData, makeVector,
+  LargeBinary, LargeUtf8, List, Null, Schema, Struct, Time, Timestamp, Type, Utf8, makeData, makeVector,
 } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
+import type { RecordBatch } from 'apache-arrow';
 import { SqlState } from '../../common/sqlstate.js';
+import { recordBatchOf } from '../../lake/index.js';
 
 /**
  * Scan batches crossing from a worker to the main thread: every buffer of their Arrow
@@ -217,7 +219,7 @@ export function unpackBatches(bytes: Uint8Array, headerBytes: number): RecordBat
   };
   return batches.map((b) => {
     const columns = b.columns.map((c, i) => build(c, schema.fields[i]!.type));
-    return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: b.length, nullCount: 0, children: columns }));
+    return recordBatchOf(schema, makeData({ type: new Struct(schema.fields), length: b.length, nullCount: 0, children: columns }));
   });
 }
 

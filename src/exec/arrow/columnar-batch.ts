@@ -1,8 +1,9 @@
-import { RecordBatch, Schema, Field, Struct, Type, makeData } from 'apache-arrow';
-import type { Data, DataType } from 'apache-arrow';
+import { Schema, Field, Struct, Type, makeData } from 'apache-arrow';
+import type { Data, DataType, RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
+import { recordBatchOf } from '../../lake/index.js';
 import type { OutputColumn } from '../plan/physical-plan.js';
 import { execArrowType } from './arrow-types.js';
 import { arrowColumn, decodeColumn, valuesColumn } from './column-source.js';
@@ -148,10 +149,13 @@ export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): Colu
  */
 export function decodeColumns(batch: RecordBatch, names: readonly string[], types: readonly SqlType[], rows?: Int32Array): ColumnarBatch {
   const sources: ColumnSource[] = [];
+  const fields = batch.schema.fields;
   for (let i = 0; i < types.length; i++) {
-    const child = batch.getChild(names[i]!) ?? batch.getChildAt(i);
-    if (!child || child.data.length !== 1) throw new FloeError(SqlState.internalError, `scan batch lacks column "${names[i]}"`);
-    sources.push(arrowColumn(child.data[0]!, types[i]!, rows));
+    const named = fields.findIndex((f) => f.name === names[i]);
+    // The child's Data itself: getChild would wrap it in a Vector only to unwrap it here.
+    const child = batch.data.children[named >= 0 ? named : i];
+    if (child === undefined) throw new FloeError(SqlState.internalError, `scan batch lacks column "${names[i]}"`);
+    sources.push(arrowColumn(child, types[i]!, rows));
   }
   return lazyBatch(rows?.length ?? batch.numRows, sources);
 }
@@ -184,7 +188,7 @@ export function encodeBatch(columns: readonly OutputColumn[], values: readonly C
   const schema = new Schema(fields);
   // Names may repeat in SQL results (SELECT 1 AS a, 2 AS a); build the struct data directly so they survive.
   const data = makeData({ type: new Struct(schema.fields), length: numRows, nullCount: 0, children });
-  const batch = new RecordBatch(schema, data);
+  const batch = recordBatchOf(schema, data);
   decoded.set(batch, lazyBatch(numRows, values));
   return batch;
 }

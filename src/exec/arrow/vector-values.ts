@@ -16,14 +16,21 @@ const DATE_NEG_INF = -2147483648;
  * typed arrays (Arrow JS's getters turn µs timestamps into lossy ms numbers).
  */
 export function vectorToValues(vector: Vector, type: SqlType): unknown[] {
+  if (vector.data.length === 1) return columnValues(vector.data[0]!, type);
   const out = new Array<unknown>(vector.length);
   let base = 0;
   for (const data of vector.data) {
     readData(data, type, out, base);
     base += data.length;
   }
-  const only = vector.data.length === 1 ? vector.data[0]! : undefined;
-  if (only && only.offset === 0 && only.typeId === Type.Utf8 && UTF8_KINDS.has(type.kind)) decodedFrom.set(out, only);
+  return out;
+}
+
+/** vectorToValues for one column's Data (a batch's child), without a Vector around it. */
+export function columnValues(data: Data, type: SqlType): unknown[] {
+  const out = new Array<unknown>(data.length);
+  readData(data, type, out, 0);
+  if (data.offset === 0 && data.typeId === Type.Utf8 && UTF8_KINDS.has(type.kind)) decodedFrom.set(out, data);
   return out;
 }
 

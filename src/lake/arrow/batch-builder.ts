@@ -1,4 +1,5 @@
-import { Data, Field, RecordBatch, Schema, Struct, makeData } from 'apache-arrow';
+import { Data, Field, Schema, Struct, makeData } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import type { DataType } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { formatType } from '../../common/sql-type.js';
@@ -7,6 +8,7 @@ import { SqlState } from '../../common/sqlstate.js';
 import { arrowFieldOf, arrowTypeOf, isDecimalNumeric } from './arrow-type.js';
 import { parseDecimal, parseDecimalNumber } from './decimal-text.js';
 import { flattenArray, hasMultidimensional, isMultidimArrowType, multidimArrowType } from './multidim-array.js';
+import { recordBatchOf } from './record-batch-of.js';
 import { encodeInto } from './utf8.js';
 import { uuidToBytes } from './uuid-bytes.js';
 
@@ -50,7 +52,7 @@ export function batchFromData(fields: readonly Field[], children: readonly Data[
     ? new Field(f.name, children[i]!.type, f.nullable, f.metadata) : f));
   const schema = new Schema(fields.slice());
   const structData = mk({ type: new Struct(fields.slice()), length: numRows, nullCount: 0, children: children.slice() });
-  return new RecordBatch(schema, structData as Data<Struct>);
+  return recordBatchOf(schema, structData as Data<Struct>);
 }
 
 const mk = makeData as unknown as (props: Record<string, unknown>) => Data;

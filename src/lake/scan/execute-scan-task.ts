@@ -21,6 +21,7 @@ import type { ColumnMetadata } from '../table/table-metadata.js';
 import { ROW_ID_COLUMN, SEQ_COLUMN } from './scan-types.js';
 import type { ScanTask } from './scan-types.js';
 import { filterSelection } from './filter-batch.js';
+import { sliceBatch } from '../arrow/record-batch-of.js';
 import { takeRows } from './take-rows.js';
 import { baseOlderThanChanges } from './base-older-than-changes.js';
 import { cachedRowGroupStats, physicalTypes, rowGroupsMatching } from './row-group-stats.js';
@@ -193,7 +194,7 @@ export async function* executeScanTaskSelected(whole: ScanTask, counters?: ScanT
     }
     const out = project(b, task);
     remaining -= count;
-    if (rows === undefined && count < b.numRows) yield { batch: out.slice(0, count), rows: undefined };
+    if (rows === undefined && count < b.numRows) yield { batch: sliceBatch(out, 0, count), rows: undefined };
     else yield { batch: out, rows };
   }
 }

@@ -4,6 +4,7 @@ import { hashKeyBatch } from '../bucket/key-hash.js';
 import type { RowPicker } from '../format/data-file-reader.js';
 import { sortedOrder } from '../optimize/hash-order.js';
 import { rankBelow } from '../optimize/replaced-position.js';
+import { sliceBatch } from '../arrow/record-batch-of.js';
 import { takeRows } from './take-rows.js';
 
 /** A batch's rows by key hash: the hashes ascending, and the row each came from (ties in row order). */
@@ -38,7 +39,7 @@ export function searchingKeyHashes(pick: RowPicker, keyNames: readonly string[],
     const candidates = rowsWithKeyHashes(batch, keyNames, keyTypes, hashes);
     if (candidates.length === 0) return candidates;
     // Ascending, as a picker's rows must be.
-    const picked = pick(candidates.length === 1 ? batch.slice(candidates[0]!, candidates[0]! + 1) : takeRows(batch, candidates));
+    const picked = pick(candidates.length === 1 ? sliceBatch(batch, candidates[0]!, candidates[0]! + 1) : takeRows(batch, candidates));
     if (picked === undefined) return candidates;
     return picked.map((r) => candidates[r]!);
   };
