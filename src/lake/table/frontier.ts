@@ -26,7 +26,9 @@ export function frontierByPartition(files: readonly FileRecord[]): Map<string, F
   const byPart = new Map<string, Map<string, { node: BucketNode; baseSeq: bigint; baseFiles: FileRecord[]; deleted: Map<number, Uint32Array> }>>();
   const partitions = new Set<string>();
   const dvOf = deletionVectorsByTarget(files);
-  for (const f of files) {
+  // Indexed: a commit runs this over every visible file, and for-of's iterator results were 13 KB a commit of garbage.
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
     partitions.add(f.partitionKey);
     if (f.store !== 'base') continue;
     let nodes = byPart.get(f.partitionKey);
