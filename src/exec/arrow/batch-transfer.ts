@@ -2,8 +2,8 @@ import {
   Binary, Bool, Data, DataType, Date_, Decimal, Dictionary, Duration, Field, FixedSizeBinary, FixedSizeList, Float, Int, Interval,
   LargeBinary, LargeUtf8, List, Null, Schema, Struct, Time, Timestamp, Type, Utf8, makeData, makeVector,
 } from 'apache-arrow';
-import { FloeError } from '../../common/floe-error.js';
 import type { RecordBatch } from 'apache-arrow';
+import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { recordBatchOf } from '../../lake/index.js';
 

@@ -6,8 +6,9 @@ import type { Data, Schema, Struct } from 'apache-arrow';
  * every child holds `data.length` rows, without the constructor's length check: that
  * check (ensureSameLengthData) copies the fields, builds a second schema with merged
  * metadata maps and a second struct on every call, a quarter of the bytes a point read
- * allocated. The fields set are the ones the constructor sets (`dictionaries` stays lazy,
- * as there). A child of another length goes through the constructor, which pads it.
+ * allocated. The fields set are the ones apache-arrow 21's constructor sets (`dictionaries`
+ * stays lazy, as there; test/lake/kernels/record-batch-of.test.ts compares the two). A child
+ * of another length goes through the constructor, which pads it.
  */
 export function recordBatchOf(schema: Schema, data: Data<Struct>, metadata = new Map<string, string>()): RecordBatch {
   for (const child of data.children) if (child.length !== data.length) return new RecordBatch(schema, data, metadata);
