@@ -78,7 +78,13 @@ export function createSetOpOperator(plan: SetOpPlan, left: Operator, right: Oper
  */
 async function* interleaved(inputs: readonly AsyncIterator<ColumnarBatch>[]): AsyncGenerator<ColumnarBatch> {
   const pending = new Map<number, Promise<{ i: number; r: IteratorResult<ColumnarBatch> }>>();
-  const pull = (i: number) => pending.set(i, inputs[i]!.next().then((r) => ({ i, r })));
+  const pull = (i: number) => {
+    const next = inputs[i]!.next().then((r) => ({ i, r }));
+    // Handled at once: an input may fail while the union waits at its yield, before the next
+    // race looks at it, and that rejection would be reported unhandled. The race still sees it.
+    next.catch(() => undefined);
+    pending.set(i, next);
+  };
   inputs.forEach((_input, i) => pull(i));
   try {
     while (pending.size > 0) {
@@ -89,9 +95,6 @@ async function* interleaved(inputs: readonly AsyncIterator<ColumnarBatch>[]): As
     }
   } finally {
     // Inputs still running (an early stop, or another's failure): their next results are not wanted.
-    for (const [i, p] of pending) {
-      p.catch(() => undefined);
-      await inputs[i]!.return?.(undefined)?.catch(() => undefined);
-    }
+    for (const i of pending.keys()) await inputs[i]!.return?.(undefined)?.catch(() => undefined);
   }
 }
