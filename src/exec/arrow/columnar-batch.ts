@@ -1,6 +1,7 @@
 import { Schema, Field, Struct, Type, makeData } from 'apache-arrow';
 import type { Data, DataType, RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
+import { ObjectAttachment } from '../../common/object-attachment.js';
 import type { SqlType } from '../../common/sql-type.js';
 import { SqlState } from '../../common/sqlstate.js';
 import { recordBatchOf } from '../../lake/index.js';
@@ -127,9 +128,9 @@ function carriedAsArrow(data: Data): boolean {
 
 /**
  * Batches this executor built, with the sources they were built from, so the
- * next operator skips decoding them again (weakly held: freed with the batch).
+ * next operator skips decoding them again (freed with the batch).
  */
-const decoded = new WeakMap<RecordBatch, ColumnarBatch>();
+const decoded = new ObjectAttachment<RecordBatch, ColumnarBatch>('floe.decodedBatch');
 
 export function decodeBatch(batch: RecordBatch, types: readonly SqlType[]): ColumnarBatch {
   const known = decoded.get(batch);

@@ -1,6 +1,7 @@
 import { Type, makeData, makeVector, vectorFromArray } from 'apache-arrow';
 import type { Data, DataType, Vector } from 'apache-arrow';
 import type { Interval, SqlType } from '../../common/sql-type.js';
+import { ObjectAttachment } from '../../common/object-attachment.js';
 import { formatDecimal, formatScaled as formatScaledNumber } from '../types/numeric.js';
 import { dataReader, flattenArray, hasMultidimensional, isMultidimArrowType, isValid, multidimArrowType, nullMask } from '../../lake/index.js';
 import { execArrowType } from './arrow-types.js';
@@ -50,7 +51,7 @@ const UTF8_KINDS = new Set(['numeric', 'text', 'varchar', 'bpchar', 'name', 'cha
  * string again. Column arrays are never mutated after decoding (ColumnarBatch
  * columns are readonly), so the Data still holds exactly these values.
  */
-const decodedFrom = new WeakMap<readonly unknown[], Data>();
+const decodedFrom = new ObjectAttachment<readonly unknown[], Data>('floe.decodedFrom');
 
 /** Kinds whose canonical value is the stored text as it is (convertObject returns it unchanged). */
 const PLAIN_TEXT_KINDS = new Set(['numeric', 'text', 'varchar', 'bpchar', 'name', 'char', 'json', 'jsonb', 'unknown']);
