@@ -4,6 +4,7 @@ import type { ExecContext } from './exec-context.js';
 import { encodeColumnar } from './arrow/columnar-batch.js';
 import { buildOperator } from './operators/build-operator.js';
 import { createRunState } from './run-state.js';
+import type { Operator } from './operators/operator.js';
 
 export type { ExecContext } from './exec-context.js';
 
@@ -16,11 +17,11 @@ export type { ExecContext } from './exec-context.js';
  */
 export function executePlan(plan: PhysicalPlan, ctx: ExecContext): AsyncIterable<RecordBatch> {
   const op = buildOperator(plan);
-  return {
-    async *[Symbol.asyncIterator]() {
-      const run = createRunState(ctx);
-      // Only what the plan returns is gathered and encoded as Arrow (see Operator).
-      for await (const b of op.execute(run)) yield encodeColumnar(plan.columns, b);
-    },
-  };
+  return { [Symbol.asyncIterator]: () => planBatches(plan, op, ctx) };
+}
+
+async function* planBatches(plan: PhysicalPlan, op: Operator, ctx: ExecContext): AsyncGenerator<RecordBatch> {
+  const run = createRunState(ctx);
+  // Only what the plan returns is gathered and encoded as Arrow (see Operator).
+  for await (const b of op.execute(run)) yield encodeColumnar(plan.columns, b);
 }

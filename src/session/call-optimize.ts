@@ -3,7 +3,7 @@ import type { SqlType } from '../common/sql-type.js';
 import type { ColumnDescription, StatementResult } from '../common/session-handler.js';
 import type { TableMetadata } from '../lake/index.js';
 import { optimizeKindArgument, type OptimizingService } from '../service/index.js';
-import { rowsBatch } from './result-columns.js';
+import { batchUnlessEmpty, rowsBatch } from './result-columns.js';
 
 /**
  * `CALL optimize('t' [, 'minor' | 'major' | 'full'])`: one optimize process now, through the
@@ -36,5 +36,5 @@ export async function callOptimize(service: OptimizingService, table: TableMetad
     n(r.bytesIn), n(r.bytesOut), n(r.durationMs), r.snapshotId ?? null,
   ];
   const batch = rowsBatch([row], columns.length);
-  return { kind: 'rows', columns, batches: (async function* () { yield batch; })(), commandTag: () => 'CALL' };
+  return { kind: 'rows', columns, batches: batchUnlessEmpty(batch), commandTag: () => 'CALL' };
 }

@@ -4,7 +4,7 @@ import type { ColumnDescription, StatementResult } from '../common/session-handl
 import { SqlState } from '../common/sqlstate.js';
 import type { TableMetadata } from '../lake/index.js';
 import { refreshMaterializedView } from './refresh-materialized-view.js';
-import { rowsBatch } from './result-columns.js';
+import { batchUnlessEmpty, rowsBatch } from './result-columns.js';
 import type { SessionContext } from './session-context.js';
 
 /**
@@ -34,5 +34,5 @@ export async function callRefreshMaterializedView(ctx: SessionContext, table: Ta
   }
   const done = await refreshMaterializedView(ctx, table, mode === 'full' ? 'full' : 'auto', signal);
   const batch = rowsBatch([[done.mode, BigInt(done.durationMs), BigInt(done.rowsChanged)]], REFRESH_RESULT_COLUMNS.length);
-  return { kind: 'rows', columns: [...REFRESH_RESULT_COLUMNS], batches: (async function* () { yield batch; })(), commandTag: () => 'CALL' };
+  return { kind: 'rows', columns: [...REFRESH_RESULT_COLUMNS], batches: batchUnlessEmpty(batch), commandTag: () => 'CALL' };
 }

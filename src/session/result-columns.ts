@@ -38,12 +38,17 @@ export function rowsBatch(rows: readonly (readonly unknown[])[], width: number):
   };
 }
 
+/** A result's batches when its rows are all in `batch`: the batch, or none when it has no rows. */
+export async function* batchUnlessEmpty(batch: RowBatch): AsyncGenerator<RowBatch> {
+  if (batch.numRows > 0) yield batch;
+}
+
 /** A result of rows held in memory (SHOW, FETCH, EXPLAIN): its tag is SHOW or EXPLAIN alone, else the tag and the row count. */
 export function memoryRows(columns: ColumnDescription[], rows: readonly (readonly unknown[])[], tag: string): StatementResult {
   const batch = rowsBatch(rows, columns.length);
   return {
     kind: 'rows', columns,
-    batches: (async function* () { if (batch.numRows > 0) yield batch; })(),
+    batches: batchUnlessEmpty(batch),
     commandTag: (n) => (tag === 'SHOW' || tag === 'EXPLAIN' ? tag : `${tag} ${n}`),
   };
 }

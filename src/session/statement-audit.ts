@@ -1,5 +1,5 @@
 import { FloeError } from '../common/floe-error.js';
-import type { StatementResult } from '../common/session-handler.js';
+import type { RowBatch, StatementResult } from '../common/session-handler.js';
 import { auditActionOf, type AuditEvent, type AuditedStatement } from '../service/index.js';
 import type { BoundStatement, DdlCommand } from '../sql/index.js';
 import { whenSent } from './when-sent.js';
@@ -92,16 +92,15 @@ export async function audit(sink: AuditSink | undefined, who: () => AuditContext
 /** A rows result that fails while streaming (a write's RETURNING, a read) is audited as failed too. */
 function failedOnTheWay(result: StatementResult, failed: (e: unknown) => void): StatementResult {
   if (result.kind !== 'rows') return result;
-  const batches = result.batches;
-  return {
-    ...result,
-    batches: (async function* () {
-      try {
-        yield* batches;
-      } catch (e) {
-        failed(e);
-        throw e;
-      }
-    })(),
-  };
+  return { ...result, batches: batchesReportingFailure(result.batches, failed) };
+}
+
+/** The batches as they come, calling `failed` with the error they fail with (which is rethrown). */
+async function* batchesReportingFailure(batches: AsyncIterable<RowBatch>, failed: (e: unknown) => void): AsyncGenerator<RowBatch> {
+  try {
+    yield* batches;
+  } catch (e) {
+    failed(e);
+    throw e;
+  }
 }

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { sourceFiles, src } from './source-files.js';
 
 // DESIGN.md's picture, left to right. A layer may import itself and any layer
 // to its right, never one to its left. src/service (long-running work no statement
@@ -14,15 +14,6 @@ const layers = ['wire', 'session', 'http', 'service', 'sql', 'planner', 'exec', 
 
 /** The layers src/http may import besides itself and src/common. */
 const httpReaches = new Set(['service', 'lake']);
-const src = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
 
 function layerOf(path: string): string {
   return relative(src, path).split(/[\\/]/)[0] ?? '';

@@ -18,32 +18,38 @@ export function registerBuiltinJsonSetFunctions(): void {
       registerSetFunction({
         name: each, args: [type], returns: valueType,
         columns: [{ name: 'key', type: T.text }, { name: 'value', type: valueType }],
-        *impl([j]) {
-          const shape = jsonMembers(j as string);
-          if (shape.kind !== 'object') {
-            throw new FloeError(SqlState.invalidParameterValue, prefix === 'jsonb'
-              ? `cannot call ${each} on a non-object`
-              : shape.kind === 'array' ? 'cannot deconstruct an array as an object' : 'cannot deconstruct a scalar');
-          }
-          for (const [k, v] of shape.members) yield [k, asText ? jsonValueAsText(v) : v];
-        },
+        impl: ([j]) => jsonEachRows(j as string, each, prefix, asText),
       });
       const elements = `${prefix}_array_elements${asText ? '_text' : ''}`;
       registerSetFunction({
         name: elements, args: [type], returns: valueType,
         columns: [{ name: 'value', type: valueType }],
-        *impl([j]) {
-          const shape = jsonMembers(j as string);
-          if (shape.kind !== 'array') {
-            // PostgreSQL words the two types' refusals differently.
-            const what = shape.kind === 'object' ? 'an object' : 'a scalar';
-            throw new FloeError(SqlState.invalidParameterValue, prefix === 'jsonb'
-              ? `cannot extract elements from ${what}`
-              : `cannot call ${elements} on ${shape.kind === 'object' ? 'a non-array' : 'a scalar'}`);
-          }
-          for (const v of shape.elements) yield asText ? jsonValueAsText(v) : v;
-        },
+        impl: ([j]) => jsonArrayElementRows(j as string, elements, prefix, asText),
       });
     }
   }
+}
+
+/** The rows of `name` (json[b]_each[_text]) for the JSON text `j`: [key, value] per member of its object. */
+function* jsonEachRows(j: string, name: string, prefix: 'json' | 'jsonb', asText: boolean): Generator<unknown[]> {
+  const shape = jsonMembers(j);
+  if (shape.kind !== 'object') {
+    throw new FloeError(SqlState.invalidParameterValue, prefix === 'jsonb'
+      ? `cannot call ${name} on a non-object`
+      : shape.kind === 'array' ? 'cannot deconstruct an array as an object' : 'cannot deconstruct a scalar');
+  }
+  for (const [k, v] of shape.members) yield [k, asText ? jsonValueAsText(v) : v];
+}
+
+/** The rows of `name` (json[b]_array_elements[_text]) for the JSON text `j`: one per element of its array. */
+function* jsonArrayElementRows(j: string, name: string, prefix: 'json' | 'jsonb', asText: boolean): Generator<unknown> {
+  const shape = jsonMembers(j);
+  if (shape.kind !== 'array') {
+    // PostgreSQL words the two types' refusals differently.
+    const what = shape.kind === 'object' ? 'an object' : 'a scalar';
+    throw new FloeError(SqlState.invalidParameterValue, prefix === 'jsonb'
+      ? `cannot extract elements from ${what}`
+      : `cannot call ${name} on ${shape.kind === 'object' ? 'a non-array' : 'a scalar'}`);
+  }
+  for (const v of shape.elements) yield asText ? jsonValueAsText(v) : v;
 }

@@ -28,7 +28,10 @@ export function materialize(cte: MaterializedCte, run: RunState): Promise<readon
 }
 
 export function createCteScanOperator(plan: CteScanPlan): Operator {
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    yield* await materialize(plan.cte, run);
-  });
+  return meteredOperator(plan, (run) => cteRows(plan, run));
+}
+
+/** The CTE's rows, materialized by its first reader of the run. */
+async function* cteRows(plan: CteScanPlan, run: RunState): AsyncGenerator<ColumnarBatch> {
+  yield* await materialize(plan.cte, run);
 }

@@ -12,12 +12,15 @@ import { inputBatches, meteredOperator } from './operator-support.js';
  * out of the statement's command tag, which counts the main statement's rows.
  */
 export function createDataModifyingCtesOperator(plan: DataModifyingCtesPlan, input: Operator): Operator {
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    const quiet: RunState = { ...run, ctx: { ...run.ctx, onRowsAffected: undefined } };
-    for (const cte of plan.ctes) await materialize(cte, quiet);
-    for await (const b of inputBatches(input, run)) {
-      if (plan.countRows) run.ctx.onRowsAffected?.(b.numRows);
-      yield b;
-    }
-  });
+  return meteredOperator(plan, (run) => afterDataModifyingCtes(plan, input, run));
+}
+
+/** Runs the data-modifying WITH queries, then streams the main query's rows. */
+async function* afterDataModifyingCtes(plan: DataModifyingCtesPlan, input: Operator, run: RunState): AsyncGenerator<ColumnarBatch> {
+  const quiet: RunState = { ...run, ctx: { ...run.ctx, onRowsAffected: undefined } };
+  for (const cte of plan.ctes) await materialize(cte, quiet);
+  for await (const b of inputBatches(input, run)) {
+    if (plan.countRows) run.ctx.onRowsAffected?.(b.numRows);
+    yield b;
+  }
 }

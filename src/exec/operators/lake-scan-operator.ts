@@ -1,6 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
+import type { SqlType } from '../../common/sql-type.js';
 import { executeScanTask } from '../../lake/index.js';
 import type { RowNarrower, ScanTask, ScanTaskCounters } from '../../lake/index.js';
 import { askLakeToPlanScan } from './ask-lake-to-plan-scan.js';
@@ -37,52 +38,63 @@ export function createLakeScanOperator(plan: LakeScanPlan): Operator {
   const { travels, stays } = splitResidual(plan.residual);
   const travelling = travels ? compileExpr(travels) : undefined;
   const staying = stays ? compileExpr(stays) : undefined;
+  const residual: SplitResidual = { travels, travelling, staying };
   const types = plan.columns.map((c) => c.type);
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    const planned = await planLakeScan(plan, run);
-    // A point read runs here, its base row groups through the process's row-group cache;
-    // a key lookup's, and those of a scan planned to keep them, go through the cache of the thread that runs it.
-    const cached = plan.pointRead === true || plan.keepDecoded === true || planned.some((t) => t.keyHashes !== undefined);
-    const tasks = cached ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
-    let left = plan.limit ?? Infinity;
-    if (left <= 0) return;
-    // Workers filter their own tasks' rows when the residual can travel, and
-    // apply the runtime join filters a hash join above installed for this scan.
-    const slots = run.runtimeFilters?.get(plan);
-    const fragment: ScanFragment | undefined = (travels || slots) && run.ctx.pool && !run.ctx.scanRunner
-      ? {
-          columns: plan.columns, projection: plan.projection, ...(travels ? { residual: travels } : {}), params: run.params,
-          settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
-          user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
-        }
-      : undefined;
-    const rtf = slots ? runtimeFilterHook(plan, run, slots) : undefined;
-    let shipped = false;
-    const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
-    try {
-      for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf, plan.pointRead)) {
-        shipped ||= filtered;
-        checkAbort(run);
-        if (batch.numRows === 0) continue;
-        recordMetric(plan, run, 'rowsScanned', batch.numRows);
-        let b: ColumnarBatch = decodeColumns(batch, plan.projection, types);
-        for (const part of filtered ? [staying] : [travelling, staying]) {
-          if (part === undefined || b.numRows === 0) continue;
-          const keep = truthySelection(await part.evaluate(b, run), b.numRows);
-          if (keep.length !== b.numRows) b = selectRows(b, keep);
-        }
-        if (b.numRows === 0) continue;
-        if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
-        left -= b.numRows;
-        yield b;
-        if (left <= 0) return;
+  return meteredOperator(plan, (run) => scanBatches(plan, residual, types, run));
+}
+
+/** A scan's residual: the conjuncts that may run in a worker, compiled, and those that stay in this thread. */
+interface SplitResidual {
+  readonly travels: Expr | undefined;
+  readonly travelling: CompiledExpr | undefined;
+  readonly staying: CompiledExpr | undefined;
+}
+
+async function* scanBatches(plan: LakeScanPlan, residual: SplitResidual, types: readonly SqlType[], run: RunState): AsyncGenerator<ColumnarBatch> {
+  const { travels, travelling, staying } = residual;
+  const planned = await planLakeScan(plan, run);
+  // A point read runs here, its base row groups through the process's row-group cache;
+  // a key lookup's, and those of a scan planned to keep them, go through the cache of the thread that runs it.
+  const cached = plan.pointRead === true || plan.keepDecoded === true || planned.some((t) => t.keyHashes !== undefined);
+  const tasks = cached ? planned.map((t): ScanTask => ({ ...t, cacheRowGroups: true })) : planned;
+  let left = plan.limit ?? Infinity;
+  if (left <= 0) return;
+  // Workers filter their own tasks' rows when the residual can travel, and
+  // apply the runtime join filters a hash join above installed for this scan.
+  const slots = run.runtimeFilters?.get(plan);
+  const fragment: ScanFragment | undefined = (travels || slots) && run.ctx.pool && !run.ctx.scanRunner
+    ? {
+        columns: plan.columns, projection: plan.projection, ...(travels ? { residual: travels } : {}), params: run.params,
+        settings: [...run.evalCtx.settings], transactionStartMicros: run.evalCtx.transactionStartMicros,
+        user: run.evalCtx.user, database: run.evalCtx.database, searchPath: run.evalCtx.searchPath,
       }
-    } finally {
-      recordScanCounters(plan, run, counters);
-      rtf?.done();
+    : undefined;
+  const rtf = slots ? runtimeFilterHook(plan, run, slots) : undefined;
+  let shipped = false;
+  const counters: ScanTaskCounters = { rowGroupsRead: 0, rowGroupsSkippedByStats: 0 };
+  try {
+    for await (const { batch, filtered } of runTasks(tasks, run, fragment, counters, rtf, plan.pointRead)) {
+      shipped ||= filtered;
+      checkAbort(run);
+      if (batch.numRows === 0) continue;
+      recordMetric(plan, run, 'rowsScanned', batch.numRows);
+      let b: ColumnarBatch = decodeColumns(batch, plan.projection, types);
+      for (const part of filtered ? [staying] : [travelling, staying]) {
+        if (part === undefined || b.numRows === 0) continue;
+        const keep = truthySelection(await part.evaluate(b, run), b.numRows);
+        if (keep.length !== b.numRows) b = selectRows(b, keep);
+      }
+      if (b.numRows === 0) continue;
+      if (b.numRows > left) b = selectRows(b, Int32Array.from({ length: left }, (_, i) => i));
+      left -= b.numRows;
+      yield b;
+      if (left <= 0) return;
     }
-    if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
-  });
+  } finally {
+    recordScanCounters(plan, run, counters);
+    rtf?.done();
+  }
+  if (shipped) recordMetric(plan, run, 'residualInWorkers', 1);
 }
 
 /**
@@ -284,6 +296,7 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
     }
     return c;
   };
+  const countRemoved = (n: number): void => { removed += n; };
   const hook: RuntimeFilterHook = {
     slots,
     filters() {
@@ -291,37 +304,11 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
     },
     observe(batches) {
       used = true;
-      return {
-        async *[Symbol.asyncIterator]() {
-          let first = true;
-          for await (const b of batches) {
-            // Every batch of a task shares the schema that carries the task's count.
-            if (first) { removed += Number(b.schema.metadata.get(RUNTIME_FILTER_REMOVED_KEY) ?? 0); first = false; }
-            yield b;
-          }
-        },
-      };
+      return { [Symbol.asyncIterator]: () => withWorkerRemovals(batches, countRemoved) };
     },
     filterHere(batches) {
       used = true;
-      const types = plan.columns.map((c) => c.type);
-      const stats = { removed: 0 };
-      return {
-        async *[Symbol.asyncIterator]() {
-          try {
-            for await (const batch of batches) {
-              const filters = hook.filters();
-              if (filters.length === 0 || batch.numRows === 0) { yield batch; continue; }
-              const b = decodeColumns(batch, plan.projection, types);
-              const sel = runtimeFilterSelection(b, filters, stats);
-              if (sel === undefined) yield batch;
-              else if (sel.length > 0) yield encodeColumnar(plan.columns, selectRows(b, sel));
-            }
-          } finally {
-            removed += stats.removed;
-          }
-        },
-      };
+      return { [Symbol.asyncIterator]: () => filteredHere(batches, plan, hook, countRemoved) };
     },
     removedElsewhere(n) {
       used = true;
@@ -335,6 +322,36 @@ export function runtimeFilterHook(plan: LakeScanPlan, run: RunState, slots: read
     },
   };
   return hook;
+}
+
+/** A worker task's batches, passed through; `removedRows` hears the count of rows its runtime filters dropped. */
+async function* withWorkerRemovals(batches: AsyncIterable<RecordBatch>, removedRows: (n: number) => void): AsyncGenerator<RecordBatch> {
+  let first = true;
+  for await (const b of batches) {
+    // Every batch of a task shares the schema that carries the task's count.
+    if (first) { removedRows(Number(b.schema.metadata.get(RUNTIME_FILTER_REMOVED_KEY) ?? 0)); first = false; }
+    yield b;
+  }
+}
+
+/** A tiny scan's batches with the installed runtime filters applied in this thread; `removedRows` hears how many rows they dropped. */
+async function* filteredHere(
+  batches: AsyncIterable<RecordBatch>, plan: LakeScanPlan, hook: RuntimeFilterHook, removedRows: (n: number) => void,
+): AsyncGenerator<RecordBatch> {
+  const types = plan.columns.map((c) => c.type);
+  const stats = { removed: 0 };
+  try {
+    for await (const batch of batches) {
+      const filters = hook.filters();
+      if (filters.length === 0 || batch.numRows === 0) { yield batch; continue; }
+      const b = decodeColumns(batch, plan.projection, types);
+      const sel = runtimeFilterSelection(b, filters, stats);
+      if (sel === undefined) yield batch;
+      else if (sel.length > 0) yield encodeColumnar(plan.columns, selectRows(b, sel));
+    }
+  } finally {
+    removedRows(stats.removed);
+  }
 }
 
 /** The fragment with the runtime filters that ship with a task (none: unchanged). */

@@ -25,38 +25,41 @@ export async function evalCount(e: Expr | undefined, run: RunState, what: 'LIMIT
 export function createLimitOperator(plan: LimitPlan, input: Operator): Operator {
   const ties = plan.withTies?.map((k) => compileExpr(k.expr));
   const tieTypes = plan.withTies?.map((k) => k.expr.type) ?? [];
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    const limit = await evalCount(plan.limit, run, 'LIMIT');
-    let skip = (await evalCount(plan.offset, run, 'OFFSET')) ?? 0;
-    let left = limit ?? Infinity;
-    if (left === 0) return;
-    /** WITH TIES: the sort key of the last row within the limit, once it is reached. */
-    let lastKey: string | undefined;
-    for await (const b of inputBatches(input, run)) {
-      let start = 0;
-      if (skip > 0) {
-        const s = Math.min(skip, b.numRows);
-        skip -= s; start = s;
-        if (start >= b.numRows) continue;
-      }
-      if (lastKey === undefined) {
-        const take = Math.min(left, b.numRows - start);
-        const sel = Int32Array.from({ length: take }, (_, i) => start + i);
-        yield start === 0 && take === b.numRows ? b : selectRows(b, sel);
-        left -= take;
-        start += take;
-        if (left > 0) continue;
-        if (ties === undefined) return;
-      }
-      // Past the limit: the rows tied with the last one kept (they follow it, the input being sorted).
-      const keyOf = await batchSortKeys(ties!, tieTypes, b, run);
-      lastKey ??= keyOf(start - 1);
-      let end = start;
-      while (end < b.numRows && keyOf(end) === lastKey) end++;
-      if (end > start) yield selectRows(b, Int32Array.from({ length: end - start }, (_, i) => start + i));
-      if (end < b.numRows) return;
+  return meteredOperator(plan, (run) => limitedBatches(plan, input, ties, tieTypes, run));
+}
+
+/** The input's rows past OFFSET, up to LIMIT (and its ties). */
+async function* limitedBatches(plan: LimitPlan, input: Operator, ties: readonly CompiledExpr[] | undefined, tieTypes: readonly SqlType[], run: RunState): AsyncGenerator<ColumnarBatch> {
+  const limit = await evalCount(plan.limit, run, 'LIMIT');
+  let skip = (await evalCount(plan.offset, run, 'OFFSET')) ?? 0;
+  let left = limit ?? Infinity;
+  if (left === 0) return;
+  /** WITH TIES: the sort key of the last row within the limit, once it is reached. */
+  let lastKey: string | undefined;
+  for await (const b of inputBatches(input, run)) {
+    let start = 0;
+    if (skip > 0) {
+      const s = Math.min(skip, b.numRows);
+      skip -= s; start = s;
+      if (start >= b.numRows) continue;
     }
-  });
+    if (lastKey === undefined) {
+      const take = Math.min(left, b.numRows - start);
+      const sel = Int32Array.from({ length: take }, (_, i) => start + i);
+      yield start === 0 && take === b.numRows ? b : selectRows(b, sel);
+      left -= take;
+      start += take;
+      if (left > 0) continue;
+      if (ties === undefined) return;
+    }
+    // Past the limit: the rows tied with the last one kept (they follow it, the input being sorted).
+    const keyOf = await batchSortKeys(ties!, tieTypes, b, run);
+    lastKey ??= keyOf(start - 1);
+    let end = start;
+    while (end < b.numRows && keyOf(end) === lastKey) end++;
+    if (end > start) yield selectRows(b, Int32Array.from({ length: end - start }, (_, i) => start + i));
+    if (end < b.numRows) return;
+  }
 }
 
 /** A function giving each row's sort-key identity (equal for ORDER BY peers). */

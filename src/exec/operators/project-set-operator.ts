@@ -10,6 +10,7 @@ import type { Operator } from './operator.js';
 import { BATCH_ROWS, emitValues, inputBatches, meteredOperator } from './operator-support.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
 import type { EvalContext } from '../expr/eval-context.js';
+import type { RunState } from '../run-state.js';
 
 type Compiled =
   | { readonly kind: 'expr'; readonly e: CompiledExpr; readonly out: number }
@@ -37,27 +38,30 @@ export function createProjectSetOperator(plan: ProjectSetPlan, input: Operator):
   if (plan.columns.length !== width) {
     throw new FloeError(SqlState.internalError, `projectSet has ${plan.columns.length} columns, expected ${width}`);
   }
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    let cols: unknown[][] = plan.columns.map(() => []);
-    let n = 0;
-    for await (const b of inputBatches(input, run)) {
-      const values: unknown[][][] = [];
-      for (const c of compiled) {
-        if (c.kind === 'expr') values.push([await c.e.evaluate(b, run)]);
-        else { const a: unknown[][] = []; for (const e of c.args) a.push(await e.evaluate(b, run)); values.push(a); }
-      }
-      const state: Expansion = { values, numRows: b.numRows, row: 0, iterators: undefined, ordinal: 0 };
-      while (state.row < state.numRows) {
-        n += expand(compiled, out, Boolean(plan.ordinality), state, cols, BATCH_ROWS - n, run.evalCtx);
-        if (n >= BATCH_ROWS) {
-          yield* emitValues(cols, n);
-          cols = plan.columns.map(() => []);
-          n = 0;
-        }
+  return meteredOperator(plan, (run) => projectSetBatches(plan, input, compiled, out, run));
+}
+
+/** Each input row expanded by its set-returning functions. */
+async function* projectSetBatches(plan: ProjectSetPlan, input: Operator, compiled: readonly Compiled[], out: number, run: RunState): AsyncGenerator<ColumnarBatch> {
+  let cols: unknown[][] = plan.columns.map(() => []);
+  let n = 0;
+  for await (const b of inputBatches(input, run)) {
+    const values: unknown[][][] = [];
+    for (const c of compiled) {
+      if (c.kind === 'expr') values.push([await c.e.evaluate(b, run)]);
+      else { const a: unknown[][] = []; for (const e of c.args) a.push(await e.evaluate(b, run)); values.push(a); }
+    }
+    const state: Expansion = { values, numRows: b.numRows, row: 0, iterators: undefined, ordinal: 0 };
+    while (state.row < state.numRows) {
+      n += expand(compiled, out, Boolean(plan.ordinality), state, cols, BATCH_ROWS - n, run.evalCtx);
+      if (n >= BATCH_ROWS) {
+        yield* emitValues(cols, n);
+        cols = plan.columns.map(() => []);
+        n = 0;
       }
     }
-    yield* emitValues(cols, n);
-  });
+  }
+  yield* emitValues(cols, n);
 }
 
 /** Where the expansion of one input batch stands: the row, and that row's set functions mid-way. */

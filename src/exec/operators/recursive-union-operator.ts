@@ -5,6 +5,8 @@ import type { RecursiveUnionPlan } from '../plan/physical-plan.js';
 import { rowKey } from '../types/value-ops.js';
 import type { Operator } from './operator.js';
 import { estimateBytes, inputBatches, meteredOperator, selectRows, typesOf } from './operator-support.js';
+import type { RunState } from '../run-state.js';
+import type { SqlType } from '../../common/sql-type.js';
 
 /**
  * WITH RECURSIVE's loop: the non-recursive term's rows seed the work table;
@@ -20,48 +22,62 @@ export function createRecursiveUnionOperator(plan: RecursiveUnionPlan, left: Ope
   }
   const types = typesOf(plan.columns);
   const what = `WITH RECURSIVE query "${plan.workTable.name}"`;
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    const seen = plan.all ? undefined : new Set<string>();
-    let seenBytes = 0;
-    /** The batch's rows not produced before (all of them for UNION ALL). */
-    const fresh = (b: ColumnarBatch): ColumnarBatch | undefined => {
-      if (!seen) return b;
-      const sel: number[] = [];
-      for (let i = 0; i < b.numRows; i++) {
-        const k = rowKey(b.columns.map((c) => c[i]), types);
-        if (!seen.has(k)) { seen.add(k); sel.push(i); seenBytes += 64 + k.length * 2; run.memory.reserve(64 + k.length * 2, what); }
-      }
-      if (sel.length === 0) return undefined;
-      return sel.length === b.numRows ? b : selectRows(b, sel);
-    };
-    let work: ColumnarBatch[] = [];
-    let workBytes = 0;
-    const previous = run.workTables.get(plan.workTable);
-    try {
-      let source = left;
-      for (;;) {
-        const next: ColumnarBatch[] = [];
-        let nextBytes = 0;
-        if (source === right) run.workTables.set(plan.workTable, work);
-        for await (const b of inputBatches(source, run)) {
-          const kept = fresh(b);
-          if (kept === undefined) continue;
-          const bytes = estimateBytes(kept);
-          run.memory.reserve(bytes, what);
-          nextBytes += bytes;
-          next.push(kept);
-          yield kept;
-        }
-        run.memory.release(workBytes);
-        work = next;
-        workBytes = nextBytes;
-        if (work.length === 0) break;
-        source = right;
-      }
-    } finally {
-      run.memory.release(workBytes + seenBytes);
-      if (previous === undefined) run.workTables.delete(plan.workTable);
-      else run.workTables.set(plan.workTable, previous);
+  const prepared: PreparedRecursiveUnion = { plan, left, right, types, what };
+  return meteredOperator(plan, (run) => recursiveUnionBatches(prepared, run));
+}
+
+/** A recursive union's two terms, its row types, and what its memory errors name. */
+interface PreparedRecursiveUnion {
+  readonly plan: RecursiveUnionPlan;
+  readonly left: Operator;
+  readonly right: Operator;
+  readonly types: readonly SqlType[];
+  readonly what: string;
+}
+
+/** The non-recursive term's rows, then each iteration's new rows until one adds none. */
+async function* recursiveUnionBatches(prepared: PreparedRecursiveUnion, run: RunState): AsyncGenerator<ColumnarBatch> {
+  const { plan, left, right, types, what } = prepared;
+  const seen = plan.all ? undefined : new Set<string>();
+  let seenBytes = 0;
+  /** The batch's rows not produced before (all of them for UNION ALL). */
+  const fresh = (b: ColumnarBatch): ColumnarBatch | undefined => {
+    if (!seen) return b;
+    const sel: number[] = [];
+    for (let i = 0; i < b.numRows; i++) {
+      const k = rowKey(b.columns.map((c) => c[i]), types);
+      if (!seen.has(k)) { seen.add(k); sel.push(i); seenBytes += 64 + k.length * 2; run.memory.reserve(64 + k.length * 2, what); }
     }
-  });
+    if (sel.length === 0) return undefined;
+    return sel.length === b.numRows ? b : selectRows(b, sel);
+  };
+  let work: ColumnarBatch[] = [];
+  let workBytes = 0;
+  const previous = run.workTables.get(plan.workTable);
+  try {
+    let source = left;
+    for (;;) {
+      const next: ColumnarBatch[] = [];
+      let nextBytes = 0;
+      if (source === right) run.workTables.set(plan.workTable, work);
+      for await (const b of inputBatches(source, run)) {
+        const kept = fresh(b);
+        if (kept === undefined) continue;
+        const bytes = estimateBytes(kept);
+        run.memory.reserve(bytes, what);
+        nextBytes += bytes;
+        next.push(kept);
+        yield kept;
+      }
+      run.memory.release(workBytes);
+      work = next;
+      workBytes = nextBytes;
+      if (work.length === 0) break;
+      source = right;
+    }
+  } finally {
+    run.memory.release(workBytes + seenBytes);
+    if (previous === undefined) run.workTables.delete(plan.workTable);
+    else run.workTables.set(plan.workTable, previous);
+  }
 }

@@ -29,37 +29,40 @@ export function createSortOperator(plan: SortPlan, input: Operator): Operator {
     ...plan.keys.map((k, i) => ({ name: `sort_key_${i}`, type: k.expr.type })),
   ];
   const width = input.columns.length;
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    const spill = new SpillDirectory();
-    const runs: string[] = [];
-    let held: Buffered = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
-    try {
-      for await (const b of inputBatches(input, run)) {
-        const bytes = estimateBytes(b);
-        if (!run.memory.fits(bytes) && held.numRows > 0) {
-          runs.push(await writeRun(held, keys, spill, runColumns, run));
-          run.memory.release(held.bytes);
-          held = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
-        }
-        // Still no room with nothing held: other operators of the query hold the memory (53200).
-        run.memory.reserve(bytes, 'sort');
-        append(held, b, bytes);
+  return meteredOperator(plan, (run) => sortedBatches(plan, input, keys, runColumns, width, run));
+}
+
+/** The input's rows in key order, spilling sorted runs when they do not fit. */
+async function* sortedBatches(plan: SortPlan, input: Operator, keys: CompiledSortKeys, runColumns: readonly OutputColumn[], width: number, run: RunState): AsyncGenerator<ColumnarBatch> {
+  const spill = new SpillDirectory();
+  const runs: string[] = [];
+  let held: Buffered = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
+  try {
+    for await (const b of inputBatches(input, run)) {
+      const bytes = estimateBytes(b);
+      if (!run.memory.fits(bytes) && held.numRows > 0) {
+        runs.push(await writeRun(held, keys, spill, runColumns, run));
+        run.memory.release(held.bytes);
+        held = { columns: input.columns.map(() => []), numRows: 0, bytes: 0 };
       }
-      if (runs.length === 0) {
-        const { columns, order } = await sortHeld(held, keys, run);
-        yield* emitValues(columns.slice(0, width).map((c) => order.map((i) => c[i])), held.numRows);
-        return;
-      }
-      if (held.numRows > 0) runs.push(await writeRun(held, keys, spill, runColumns, run));
-      run.memory.release(held.bytes);
-      held = { columns: [], numRows: 0, bytes: 0 };
-      recordMetric(plan, run, 'Sort Method', `external merge (${runs.length} runs)`);
-      yield* mergeRuns(runs, runColumns, width, keys, plan.columns, run);
-    } finally {
-      run.memory.release(held.bytes);
-      spill.remove();
+      // Still no room with nothing held: other operators of the query hold the memory (53200).
+      run.memory.reserve(bytes, 'sort');
+      append(held, b, bytes);
     }
-  });
+    if (runs.length === 0) {
+      const { columns, order } = await sortHeld(held, keys, run);
+      yield* emitValues(columns.slice(0, width).map((c) => order.map((i) => c[i])), held.numRows);
+      return;
+    }
+    if (held.numRows > 0) runs.push(await writeRun(held, keys, spill, runColumns, run));
+    run.memory.release(held.bytes);
+    held = { columns: [], numRows: 0, bytes: 0 };
+    recordMetric(plan, run, 'Sort Method', `external merge (${runs.length} runs)`);
+    yield* mergeRuns(runs, runColumns, width, keys, plan.columns, run);
+  } finally {
+    run.memory.release(held.bytes);
+    spill.remove();
+  }
 }
 
 function append(held: Buffered, b: ColumnarBatch, bytes: number): void {

@@ -7,6 +7,7 @@ import type { CompiledSortKeys } from './sort-keys.js';
 import { columnSource } from '../arrow/columnar-batch.js';
 import { decodeColumn, selectColumn } from '../arrow/column-source.js';
 import type { ColumnarBatch } from '../arrow/columnar-batch.js';
+import type { RunState } from '../run-state.js';
 
 /**
  * ORDER BY … LIMIT: keeps at most about 2×(limit+offset) candidate rows (and
@@ -17,70 +18,73 @@ import type { ColumnarBatch } from '../arrow/columnar-batch.js';
  */
 export function createTopNOperator(plan: TopNPlan, input: Operator): Operator {
   const keys = compileSortKeys(plan.keys);
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    const limit = await evalCount(plan.limit, run, 'LIMIT');
-    const offset = (await evalCount(plan.offset, run, 'OFFSET')) ?? 0;
-    const keep = limit === undefined ? Infinity : limit + offset;
-    if (keep === 0) return;
-    // Per candidate: its key values, its batch (by arrival number), its row there and its arrival order.
-    let keyRows: unknown[][] = plan.keys.map(() => []);
-    let batchOf: number[] = [];
-    let rowOf: number[] = [];
-    let seq: number[] = [];
-    let n = 0;
-    let nextSeq = 0;
-    const batches = new Map<number, ColumnarBatch>();
-    /** The last candidate of a full set after a prune: later rows must beat it (ties keep arrival order). */
-    let worst = -1;
-    const prune = (target: number) => {
-      const idx = Array.from({ length: n }, (_, i) => i);
-      const cmp = keys.comparator(keyRows);
-      // Ties keep arrival order, as a stable sort of the whole input would.
-      idx.sort((a, b) => cmp(a, b) || seq[a]! - seq[b]!);
-      const kept = idx.slice(0, Math.min(target, n));
-      keyRows = keyRows.map((c) => kept.map((i) => c[i]));
-      batchOf = kept.map((i) => batchOf[i]!);
-      rowOf = kept.map((i) => rowOf[i]!);
-      seq = kept.map((i) => seq[i]!);
-      n = kept.length;
-      worst = n === target ? n - 1 : -1;
-      const live = new Set(batchOf);
-      for (const b of batches.keys()) if (!live.has(b)) batches.delete(b);
-    };
-    let arrived = 0;
-    const room = Math.max(2 * keep, 1024);
-    for await (const b of inputBatches(input, run)) {
-      const k = await keys.evaluate(b, run);
-      const bi = arrived++;
-      // A batch is offered a buffer's worth at a time, so a large one (an aggregate's 11k groups in one
-      // batch) is pruned early and its later rows are passed over on their keys, not all sorted.
-      const step = keep === Infinity ? b.numRows : room;
-      for (let from = 0; from < b.numRows; from += step) {
-        const added = offerRows(keys, k, from, Math.min(b.numRows, from + step), bi, { keyRows, batchOf, rowOf, seq, worst }, nextSeq);
-        if (added > 0) { n += added; batches.set(bi, b); }
-        if (keep !== Infinity && n > room) prune(keep);
-      }
-      nextSeq += b.numRows;
+  return meteredOperator(plan, (run) => topBatches(plan, input, keys, run));
+}
+
+/** The first limit+offset rows in key order, less the offset. */
+async function* topBatches(plan: TopNPlan, input: Operator, keys: CompiledSortKeys, run: RunState): AsyncGenerator<ColumnarBatch> {
+  const limit = await evalCount(plan.limit, run, 'LIMIT');
+  const offset = (await evalCount(plan.offset, run, 'OFFSET')) ?? 0;
+  const keep = limit === undefined ? Infinity : limit + offset;
+  if (keep === 0) return;
+  // Per candidate: its key values, its batch (by arrival number), its row there and its arrival order.
+  let keyRows: unknown[][] = plan.keys.map(() => []);
+  let batchOf: number[] = [];
+  let rowOf: number[] = [];
+  let seq: number[] = [];
+  let n = 0;
+  let nextSeq = 0;
+  const batches = new Map<number, ColumnarBatch>();
+  /** The last candidate of a full set after a prune: later rows must beat it (ties keep arrival order). */
+  let worst = -1;
+  const prune = (target: number) => {
+    const idx = Array.from({ length: n }, (_, i) => i);
+    const cmp = keys.comparator(keyRows);
+    // Ties keep arrival order, as a stable sort of the whole input would.
+    idx.sort((a, b) => cmp(a, b) || seq[a]! - seq[b]!);
+    const kept = idx.slice(0, Math.min(target, n));
+    keyRows = keyRows.map((c) => kept.map((i) => c[i]));
+    batchOf = kept.map((i) => batchOf[i]!);
+    rowOf = kept.map((i) => rowOf[i]!);
+    seq = kept.map((i) => seq[i]!);
+    n = kept.length;
+    worst = n === target ? n - 1 : -1;
+    const live = new Set(batchOf);
+    for (const b of batches.keys()) if (!live.has(b)) batches.delete(b);
+  };
+  let arrived = 0;
+  const room = Math.max(2 * keep, 1024);
+  for await (const b of inputBatches(input, run)) {
+    const k = await keys.evaluate(b, run);
+    const bi = arrived++;
+    // A batch is offered a buffer's worth at a time, so a large one (an aggregate's 11k groups in one
+    // batch) is pruned early and its later rows are passed over on their keys, not all sorted.
+    const step = keep === Infinity ? b.numRows : room;
+    for (let from = 0; from < b.numRows; from += step) {
+      const added = offerRows(keys, k, from, Math.min(b.numRows, from + step), bi, { keyRows, batchOf, rowOf, seq, worst }, nextSeq);
+      if (added > 0) { n += added; batches.set(bi, b); }
+      if (keep !== Infinity && n > room) prune(keep);
     }
-    prune(keep);
-    const rows = Math.max(0, n - offset);
-    const out: unknown[][] = plan.columns.map(() => new Array<unknown>(rows));
-    // Each batch's kept rows, decoded together: a column nobody sorted on is decoded only for them.
-    const at = new Map<number, number[]>();
-    for (let j = offset; j < n; j++) {
-      const list = at.get(batchOf[j]!);
-      if (list === undefined) at.set(batchOf[j]!, [j]); else list.push(j);
+    nextSeq += b.numRows;
+  }
+  prune(keep);
+  const rows = Math.max(0, n - offset);
+  const out: unknown[][] = plan.columns.map(() => new Array<unknown>(rows));
+  // Each batch's kept rows, decoded together: a column nobody sorted on is decoded only for them.
+  const at = new Map<number, number[]>();
+  for (let j = offset; j < n; j++) {
+    const list = at.get(batchOf[j]!);
+    if (list === undefined) at.set(batchOf[j]!, [j]); else list.push(j);
+  }
+  for (const [bi, positions] of at) {
+    const b = batches.get(bi)!;
+    const sel = Int32Array.from(positions, (j) => rowOf[j]!);
+    for (let c = 0; c < out.length; c++) {
+      const values = decodeColumn(selectColumn(columnSource(b, c), sel));
+      for (let p = 0; p < positions.length; p++) out[c]![positions[p]! - offset] = values[p];
     }
-    for (const [bi, positions] of at) {
-      const b = batches.get(bi)!;
-      const sel = Int32Array.from(positions, (j) => rowOf[j]!);
-      for (let c = 0; c < out.length; c++) {
-        const values = decodeColumn(selectColumn(columnSource(b, c), sel));
-        for (let p = 0; p < positions.length; p++) out[c]![positions[p]! - offset] = values[p];
-      }
-    }
-    yield* emitValues(out, rows);
-  });
+  }
+  yield* emitValues(out, rows);
 }
 
 /** Where the candidates are kept (arrays appended to) and the worst kept one (-1: none yet). */

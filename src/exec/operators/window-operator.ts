@@ -57,24 +57,27 @@ export function createWindowOperator(plan: WindowPlan, input: Operator): Operato
       frame,
     };
   });
-  return meteredOperator(plan, async function* (run): AsyncGenerator<ColumnarBatch> {
-    const all = await collectInput(input, run, 'window');
-    try {
-      const batch = { numRows: all.numRows, columns: all.columns };
-      const results: unknown[][] = [];
-      let outputOrder: number[] = Array.from({ length: all.numRows }, (_, i) => i);
-      for (const w of calls) {
-        const res = new Array<unknown>(all.numRows).fill(null);
-        const order = await computeWindow(w, batch, run, res);
-        results.push(res);
-        outputOrder = order;
-      }
-      const cols = [...all.columns, ...results].map((c) => outputOrder.map((i) => c[i]));
-      yield* emitValues(cols, all.numRows);
-    } finally {
-      run.memory.release(all.bytes);
+  return meteredOperator(plan, (run) => windowBatches(plan, input, calls, run));
+}
+
+/** The input's rows with each window function's value beside them, in the input's order. */
+async function* windowBatches(plan: WindowPlan, input: Operator, calls: readonly CompiledWindow[], run: RunState): AsyncGenerator<ColumnarBatch> {
+  const all = await collectInput(input, run, 'window');
+  try {
+    const batch = { numRows: all.numRows, columns: all.columns };
+    const results: unknown[][] = [];
+    let outputOrder: number[] = Array.from({ length: all.numRows }, (_, i) => i);
+    for (const w of calls) {
+      const res = new Array<unknown>(all.numRows).fill(null);
+      const order = await computeWindow(w, batch, run, res);
+      results.push(res);
+      outputOrder = order;
     }
-  });
+    const cols = [...all.columns, ...results].map((c) => outputOrder.map((i) => c[i]));
+    yield* emitValues(cols, all.numRows);
+  } finally {
+    run.memory.release(all.bytes);
+  }
 }
 
 async function computeWindow(w: CompiledWindow, batch: ColumnarBatch, run: RunState, res: unknown[]): Promise<number[]> {

@@ -52,26 +52,7 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
       return pool.queueSize;
     },
     run(task: unknown, signal?: AbortSignal, fragment?: ScanFragment, counters?: ScanTaskCounters): AsyncIterable<RecordBatch> {
-      return {
-        async *[Symbol.asyncIterator]() {
-          let result: ScanWorkerResult;
-          try {
-            const input = fragment ? { task, fragment } : task;
-            result = (await pool.run(input, signal ? { signal } : {})) as ScanWorkerResult;
-          } catch (e) {
-            if (signal?.aborted) throw abortError(signal);
-            throw e;
-          }
-          if (result === null) return;
-          if (!(result instanceof Uint8Array)) {
-            if (!('error' in result)) throw new FloeError(SqlState.internalError, 'scan worker returned a partial aggregate for a batch request');
-            const { sqlstate, message, detail, hint } = result.error;
-            throw new FloeError(sqlstate, message, { detail, hint });
-          }
-          if (counters) readCountersHeader(result, counters);
-          yield* unpackBatches(result, COUNTERS_BYTES);
-        },
-      };
+      return { [Symbol.asyncIterator]: () => scanTaskBatches(pool, task, signal, fragment, counters) };
     },
     async aggregate(task: unknown, signal: AbortSignal | undefined, fragment: ScanFragment): Promise<PartialAggregateResult> {
       const result = await answerOf(pool, { task, fragment }, signal);
@@ -87,6 +68,28 @@ export function createScanPool(opts: ScanPoolOptions = {}): ScanPool {
       await pool.destroy();
     },
   };
+}
+
+/** The batches a worker scans for one task, run when first asked for; a FloeError it sent is rethrown with its SQLSTATE. */
+async function* scanTaskBatches(
+  pool: Piscina, task: unknown, signal: AbortSignal | undefined, fragment: ScanFragment | undefined, counters: ScanTaskCounters | undefined,
+): AsyncGenerator<RecordBatch> {
+  let result: ScanWorkerResult;
+  try {
+    const input = fragment ? { task, fragment } : task;
+    result = (await pool.run(input, signal ? { signal } : {})) as ScanWorkerResult;
+  } catch (e) {
+    if (signal?.aborted) throw abortError(signal);
+    throw e;
+  }
+  if (result === null) return;
+  if (!(result instanceof Uint8Array)) {
+    if (!('error' in result)) throw new FloeError(SqlState.internalError, 'scan worker returned a partial aggregate for a batch request');
+    const { sqlstate, message, detail, hint } = result.error;
+    throw new FloeError(sqlstate, message, { detail, hint });
+  }
+  if (counters) readCountersHeader(result, counters);
+  yield* unpackBatches(result, COUNTERS_BYTES);
 }
 
 /** A worker's structured answer to an aggregate request; a FloeError it sent is rethrown with its SQLSTATE. */

@@ -121,32 +121,33 @@ export class ObjectCommitLog implements CommitLog {
  * decode; objects are never cut (they are immutable), a reader just stops there.
  */
 export function recoverObjectCommitLog(storage: Storage, writerId: string, fromLsn: bigint): AsyncIterable<RecoveredRecord> {
-  return {
-    async *[Symbol.asyncIterator]() {
-      const objects: { firstLsn: bigint; key: string; size: number }[] = [];
-      for (const o of await storage.list(`${logWriterDir(writerId)}/`)) {
-        const firstLsn = parseSegmentName(o.key.slice(o.key.lastIndexOf('/') + 1));
-        if (firstLsn !== undefined) objects.push({ firstLsn, key: o.key, size: o.size });
-      }
-      objects.sort((a, b) => (a.firstLsn < b.firstLsn ? -1 : a.firstLsn > b.firstLsn ? 1 : 0));
-      let expected: bigint | undefined;
-      for (const o of objects) {
-        const end = o.firstLsn + BigInt(o.size);
-        if (expected !== undefined && o.firstLsn !== expected) return;
-        expected = end;
-        if (end <= fromLsn) continue;
-        const bytes = await storage.get(o.key);
-        let pos = fromLsn > o.firstLsn ? Number(fromLsn - o.firstLsn) : 0;
-        while (pos < bytes.byteLength) {
-          const frame = decodeFrame(bytes, pos);
-          if (!frame.ok) return;
-          yield {
-            kind: frame.kind, lsn: o.firstLsn + BigInt(pos), end: o.firstLsn + BigInt(frame.end),
-            segmentKey: o.key, payloadOffset: frame.payloadStart, payload: bytes.subarray(frame.payloadStart, frame.end),
-          };
-          pos = frame.end;
-        }
-      }
-    },
-  };
+  return { [Symbol.asyncIterator]: () => recoveredObjectRecords(storage, writerId, fromLsn) };
+}
+
+/** recoverObjectCommitLog's records: the objects are listed when iteration begins. */
+async function* recoveredObjectRecords(storage: Storage, writerId: string, fromLsn: bigint): AsyncGenerator<RecoveredRecord> {
+  const objects: { firstLsn: bigint; key: string; size: number }[] = [];
+  for (const o of await storage.list(`${logWriterDir(writerId)}/`)) {
+    const firstLsn = parseSegmentName(o.key.slice(o.key.lastIndexOf('/') + 1));
+    if (firstLsn !== undefined) objects.push({ firstLsn, key: o.key, size: o.size });
+  }
+  objects.sort((a, b) => (a.firstLsn < b.firstLsn ? -1 : a.firstLsn > b.firstLsn ? 1 : 0));
+  let expected: bigint | undefined;
+  for (const o of objects) {
+    const end = o.firstLsn + BigInt(o.size);
+    if (expected !== undefined && o.firstLsn !== expected) return;
+    expected = end;
+    if (end <= fromLsn) continue;
+    const bytes = await storage.get(o.key);
+    let pos = fromLsn > o.firstLsn ? Number(fromLsn - o.firstLsn) : 0;
+    while (pos < bytes.byteLength) {
+      const frame = decodeFrame(bytes, pos);
+      if (!frame.ok) return;
+      yield {
+        kind: frame.kind, lsn: o.firstLsn + BigInt(pos), end: o.firstLsn + BigInt(frame.end),
+        segmentKey: o.key, payloadOffset: frame.payloadStart, payload: bytes.subarray(frame.payloadStart, frame.end),
+      };
+      pos = frame.end;
+    }
+  }
 }

@@ -1,9 +1,10 @@
+import type { RecordBatch } from 'apache-arrow';
 import { FloeError } from '../../common/floe-error.js';
 import { SqlState } from '../../common/sqlstate.js';
-import { typeOid } from '../../common/sql-type.js';
+import { typeOid, type SqlType } from '../../common/sql-type.js';
 import type { CopyInSink, RowBatch, StatementResult } from '../../common/session-handler.js';
-import { executePlan, parseValue } from '../../exec/index.js';
-import type { BoundStatement, UtilityCommand } from '../../sql/index.js';
+import { executePlan, parseValue, type TextIoSettings } from '../../exec/index.js';
+import type { BoundStatement, CopyOptions, UtilityCommand } from '../../sql/index.js';
 import { binaryCopyValue, copyRowsText, formatCopyRow, parseCopyBytes } from '../copy-format.js';
 import { toRowBatch } from '../result-columns.js';
 import type { SessionContext } from '../session-context.js';
@@ -82,40 +83,56 @@ async function copyTo(ctx: SessionContext, c: Extract<UtilityCommand, { kind: 'c
   const types = q.columns.map((col) => col.type);
   const settings = ctx.textSettings();
   const batches = executePlan(ctx.physicalPlan(q), ctx.execContext([], signal, ctx.transaction.current?.lake));
-  let count = 0;
+  const out: CopyOutRows = { ctx, batches, types, count: 0 };
   const options = c.options;
-  async function* chunks(): AsyncIterable<Uint8Array> {
-    try {
-      if (options.header) yield Buffer.from(formatCopyRow(q.columns.map((col) => col.name), options));
-      for await (const b of batches) {
-        const rb = toRowBatch(b, types);
-        const text = copyRowsText(rb, types, settings, options);
-        count += rb.numRows;
-        if (text !== '') yield Buffer.from(text);
-      }
-    } catch (e) {
-      ctx.fail();
-      throw e;
-    }
-  }
   if (options.format === 'binary') {
-    async function* noChunks(): AsyncIterable<Uint8Array> { /* the wire encodes rowBatches */ }
-    async function* rowBatches(): AsyncIterable<RowBatch> {
-      try {
-        for await (const b of batches) {
-          const rb = toRowBatch(b, types);
-          count += rb.numRows;
-          yield rb;
-        }
-      } catch (e) {
-        ctx.fail();
-        throw e;
-      }
-    }
     return {
-      kind: 'copyOut', format: 'binary', columnCount: q.columns.length, chunks: noChunks(), rowBatches: rowBatches(),
-      columnOids: types.map(typeOid), commandTag: () => `COPY ${count}`,
+      kind: 'copyOut', format: 'binary', columnCount: q.columns.length, chunks: noChunks(), rowBatches: copyRowBatches(out),
+      columnOids: types.map(typeOid), commandTag: () => `COPY ${out.count}`,
     };
   }
-  return { kind: 'copyOut', format: 'text', columnCount: q.columns.length, chunks: chunks(), commandTag: () => `COPY ${count}` };
+  return {
+    kind: 'copyOut', format: 'text', columnCount: q.columns.length, chunks: copyTextChunks(out, q.columns, settings, options),
+    commandTag: () => `COPY ${out.count}`,
+  };
+}
+
+/** COPY TO's query: its batches, read as rows of `types`; `count` adds up the rows read from them, for the tag. */
+interface CopyOutRows {
+  readonly ctx: SessionContext;
+  readonly batches: AsyncIterable<RecordBatch>;
+  readonly types: readonly SqlType[];
+  count: number;
+}
+
+/** COPY TO's text or CSV: the header line if asked for, then the rows; a failure fails the transaction. */
+async function* copyTextChunks(out: CopyOutRows, columns: QueryBound['columns'], settings: TextIoSettings, options: CopyOptions): AsyncIterable<Uint8Array> {
+  try {
+    if (options.header) yield Buffer.from(formatCopyRow(columns.map((col) => col.name), options));
+    for await (const b of out.batches) {
+      const rb = toRowBatch(b, out.types);
+      const text = copyRowsText(rb, out.types, settings, options);
+      out.count += rb.numRows;
+      if (text !== '') yield Buffer.from(text);
+    }
+  } catch (e) {
+    out.ctx.fail();
+    throw e;
+  }
+}
+
+async function* noChunks(): AsyncIterable<Uint8Array> { /* the wire encodes rowBatches */ }
+
+/** COPY TO's binary rows, which the wire encodes; a failure fails the transaction. */
+async function* copyRowBatches(out: CopyOutRows): AsyncIterable<RowBatch> {
+  try {
+    for await (const b of out.batches) {
+      const rb = toRowBatch(b, out.types);
+      out.count += rb.numRows;
+      yield rb;
+    }
+  } catch (e) {
+    out.ctx.fail();
+    throw e;
+  }
 }

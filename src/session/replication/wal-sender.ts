@@ -5,7 +5,7 @@ import type { ColumnDescription, StartupInfo, StatementResult } from '../../comm
 import { commitEndLsn, formatLsn, slotNameProblem, type ReplicationSlotRecord, type Warehouse } from '../../lake/index.js';
 import { parseNameList, streamLogicalChanges } from '../../service/index.js';
 import { otherStreamer, processSlotRegistry, type SlotRegistry } from '../../lake/index.js';
-import { rowsBatch } from '../result-columns.js';
+import { batchUnlessEmpty, rowsBatch } from '../result-columns.js';
 import type { ReplicationCommand } from './replication-command.js';
 
 export interface WalSenderDeps {
@@ -80,7 +80,7 @@ export class WalSender {
     return {
       kind: 'rows',
       columns: [column('systemid', TEXT, -1), column('timeline', INT4, 4), column('xlogpos', TEXT, -1), column('dbname', TEXT, -1)],
-      batches: (async function* () { yield rowsBatch([row], 4); })(),
+      batches: batchUnlessEmpty(rowsBatch([row], 4)),
       commandTag: () => 'IDENTIFY_SYSTEM',
     };
   }
@@ -105,7 +105,7 @@ export class WalSender {
     return {
       kind: 'rows',
       columns: [column('slot_name', TEXT, -1), column('consistent_point', TEXT, -1), column('snapshot_name', TEXT, -1), column('output_plugin', TEXT, -1)],
-      batches: (async function* () { yield rowsBatch([row], 4); })(),
+      batches: batchUnlessEmpty(rowsBatch([row], 4)),
       commandTag: () => 'CREATE_REPLICATION_SLOT',
     };
   }

@@ -77,6 +77,16 @@ function nameOf(acls: CatalogAcls): (oid: number) => string | undefined {
   return (oid) => acls.roleName(oid);
 }
 
+/** aclexplode's rows: grantor, grantee, privilege_type, is_grantable per privilege of the ACL. */
+function* aclexplodeRows(acl: readonly (string | null)[], ctx: EvalContext): Generator<unknown[]> {
+  const acls = catalogAcls(ctx);
+  const items = acl.map((text) => {
+    if (text === null) throw new FloeError(SqlState.nullValueNotAllowed, 'ACL arrays must not contain null values');
+    return readItem(acls, text);
+  });
+  for (const e of explodeAcl(items)) yield [e.grantor, e.grantee, e.privilegeType, e.isGrantable];
+}
+
 export function registerAclFunctions(): void {
   registerCatalogFunction({
     name: 'acldefault', args: [CHAR, OID], returns: { kind: 'array', element: TEXT },
@@ -88,14 +98,7 @@ export function registerAclFunctions(): void {
   registerSetFunction({
     name: 'aclexplode', args: [{ kind: 'array', element: TEXT }], returns: TEXT,
     columns: [{ name: 'grantor', type: OID }, { name: 'grantee', type: OID }, { name: 'privilege_type', type: TEXT }, { name: 'is_grantable', type: BOOL }],
-    *impl([acl], ctx) {
-      const acls = catalogAcls(ctx);
-      const items = (acl as (string | null)[]).map((text) => {
-        if (text === null) throw new FloeError(SqlState.nullValueNotAllowed, 'ACL arrays must not contain null values');
-        return readItem(acls, text);
-      });
-      for (const e of explodeAcl(items)) yield [e.grantor, e.grantee, e.privilegeType, e.isGrantable];
-    },
+    impl: ([acl], ctx) => aclexplodeRows(acl as (string | null)[], ctx),
   });
   // PostgreSQL 15 takes one privilege name here (16 takes a list).
   registerCatalogFunction({

@@ -33,26 +33,35 @@ export async function loadChBenchmark(
     for (const v of CH_VIEWS) await client.query(v);
     // One COPY per table (one commit, so each table starts as one change file per node, not one per batch).
     const batches = gen.batches()[Symbol.iterator]();
-    let next = batches.next();
-    while (next.done !== true) {
-      const table = next.value.table;
+    const cursor: ChBatchCursor = { batches, next: batches.next(), rows: 0 };
+    while (cursor.next.done !== true) {
+      const table = cursor.next.value.table;
       const cols = chTable(table).columns.map((c) => c.name).join(', ');
-      let n = 0;
-      const text = async function* (): AsyncGenerator<string> {
-        while (next.done !== true && next.value.table === table) {
-          const batch = next.value;
-          await opts.onBatch?.(batch);
-          n += batch.rows.length;
-          yield chCopyText(batch);
-          next = batches.next();
-        }
-      };
-      await pipeline(Readable.from(text()), client.query(copyFrom(`COPY ${table} (${cols}) FROM STDIN`)));
-      rows.set(table, n);
-      opts.log?.(`  ${table}: ${n.toLocaleString('en-US')} rows`);
+      cursor.rows = 0;
+      await pipeline(Readable.from(tableCopyText(cursor, table, opts.onBatch)), client.query(copyFrom(`COPY ${table} (${cols}) FROM STDIN`)));
+      rows.set(table, cursor.rows);
+      opts.log?.(`  ${table}: ${cursor.rows.toLocaleString('en-US')} rows`);
     }
   } finally {
     await client.end();
   }
   return { rows, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** The generator's batches, read one ahead: `next` is the batch not yet copied; `rows` counts the rows of the table being copied. */
+interface ChBatchCursor {
+  readonly batches: Iterator<ChBatch>;
+  next: IteratorResult<ChBatch>;
+  rows: number;
+}
+
+/** COPY text of the cursor's batches while they are of `table`, each shown to `onBatch` first. */
+async function* tableCopyText(cursor: ChBatchCursor, table: ChTableName, onBatch: ((b: ChBatch) => Promise<void> | void) | undefined): AsyncGenerator<string> {
+  while (cursor.next.done !== true && cursor.next.value.table === table) {
+    const batch = cursor.next.value;
+    await onBatch?.(batch);
+    cursor.rows += batch.rows.length;
+    yield chCopyText(batch);
+    cursor.next = cursor.batches.next();
+  }
 }

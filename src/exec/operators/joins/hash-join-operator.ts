@@ -17,7 +17,7 @@ import { buildRuntimeFilter, intRuntimeFilter, dropsUnmatchedBuildRows, dropsUnm
 import type { RuntimeFilterSlot, RuntimeFilterTarget } from '../runtime-filter.js';
 import { concatBatches, drainBuffered, readUpTo } from './buffered-input.js';
 import type { Buffered } from './buffered-input.js';
-import { buildSideRule } from './build-side.js';
+import { buildSideRule, type BuildSideRule } from './build-side.js';
 import { fillKeyLookup, KEY_LOOKUP_MAX_KEYS, resolveKeyLookupTargets, runWithKeyLookups } from '../key-lookup.js';
 import type { JoinReadAhead } from './build-side.js';
 import { hashTable, markDone, probeLeftTable, probeRightTable } from './join-hash-table.js';
@@ -128,134 +128,175 @@ export function createHashJoinOperator(plan: HashJoinPlan, left: Operator, right
         }
       }
 
-      /**
-       * Hash table over the whole (small) left input; each right batch probes it.
-       * Inner joins emit pairs per right batch; left, semi and anti joins also
-       * remember which left rows found a partner and emit their unmatched
-       * (left: NULL-padded), matched (semi) or unmatched (anti) rows once the right
-       * input ends — the right input is never materialized.
-       */
-      async function* smallLeft(batches: readonly ColumnarBatch[], numRows: number, rightBatches: AsyncIterable<ColumnarBatch>): AsyncGenerator<ColumnarBatch> {
-        const jt = plan.joinType;
-        const all = concatBatches(batches, numRows, lw);
-        const table = hashTable(await keysOf(all, plan.leftKeys, lk));
-        const emptyRight: BuildSide = { columns: right.columns.map(() => []), numRows: 0 };
-        const out = new JoinOutput(jt, lw, rw, emptyRight);
-        const pairs = new PairBuffer();
-        if (numRows === 0) return;
-        out.beginProbe(all);
-        // Semi/anti: a left row that found its partner needs no more candidate pairs.
-        const verdictOnly = jt === 'semi' || jt === 'anti';
-        const done = verdictOnly ? new Uint8Array(numRows) : undefined;
-        let open = numRows;
-        for await (const rb of rightBatches) {
-          const rkeys = await keysOf(rb, plan.rightKeys, rk);
-          probeLeftTable(rkeys, rb.numRows, table.head, table.next, done, pairs);
-          if (pairs.n === 0) continue;
-          const build: BuildSide = { columns: rb.columns as unknown[][], numRows: rb.numRows };
-          out.useBuild(build);
-          for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
-            const end = Math.min(pairs.n, start + PAIR_SLICE);
-            const ok = residual ? await evalPairs(residual, all, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
-            out.accept(pairs.li, pairs.ri, start, end, ok);
-            if (done) open -= markDone(done, pairs.li, start, end, ok);
-            if (out.pending >= BATCH_ROWS) {
-              yield* out.drain();
-              await breathe(run);
-            }
-          }
-          yield* out.drain();
-          // Every left row has its verdict: the rest of the right input cannot change it.
-          if (done && open === 0) break;
-        }
-        if (jt !== 'inner') {
-          out.useBuild(emptyRight);
-          out.endProbe();
-          yield* out.drain();
-        }
-      }
-
-      /** The planned shape: hash table over the right input, the left input (buffered batches first) probes it. */
-      async function* buildRight(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>, rightInput: Buffered): AsyncGenerator<ColumnarBatch> {
-        const built = concatBatches(rightInput.batches, rightInput.rows, rw);
-        rightInput.batches = [];
-        let build: BuildSide = { columns: built.columns, numRows: built.numRows };
-        if (buildPredicate && enabled && build.numRows > 0) {
-          const padded = { numRows: build.numRows, columns: [...new Array<readonly unknown[]>(lw).fill([]), ...build.columns] };
-          const keep = truthySelection(await buildPredicate.evaluate(padded, run), build.numRows);
-          if (keep.length < build.numRows) {
-            recordMetric(plan, run, 'buildRowsRemovedByResidual', build.numRows - keep.length);
-            build = selectRows(build, keep);
-          }
-        }
-        // Filled only when keys are evaluated (installFilters reads them for composite keys).
-        const bparts: unknown[][] = [];
-        const bkeys = await keysOf(build, plan.rightKeys, rk, bparts);
-        const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
-        recordMetric(plan, run, 'buildRows', build.numRows);
-        installFilters(bparts, head);
-        await installKeyLookups(build, bparts);
-        const nonEmpty = build.numRows > 0;
-        // No probe row can find a partner, and this join type emits none without one.
-        if (!nonEmpty && dropsUnmatchedProbeRows(plan.joinType)) return;
-        const out = new JoinOutput(plan.joinType, lw, rw, build);
-        const pairs = new PairBuffer();
-        const probe = async function* (): AsyncGenerator<ColumnarBatch> {
-          yield* buffered;
-          for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
-        };
-        for await (const b of probe()) {
-          const pkeys = await keysOf(b, plan.leftKeys, lk);
-          out.beginProbe(b);
-          probeRightTable(pkeys, b.numRows, head, next, pairs, nonEmpty ? out : undefined);
-          for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
-            const end = Math.min(pairs.n, start + PAIR_SLICE);
-            const ok = residual ? await evalPairs(residual, b, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
-            out.accept(pairs.li, pairs.ri, start, end, ok);
-            if (out.pending >= BATCH_ROWS) {
-              yield* out.drain();
-              await breathe(run);
-            }
-          }
-          out.endProbe(buildHasNullKey, !nonEmpty);
-          yield* out.drain();
-        }
-        out.endBuild();
-        yield* out.drain();
-      }
-
-      return metered(plan, run, async function* (): AsyncGenerator<ColumnarBatch> {
-        const leftIt = inputBatches(left, probeRun)[Symbol.asyncIterator]();
-        const lbuf: Buffered = { batches: [], rows: 0, bytes: 0, done: false };
-        const rbuf: Buffered = { batches: [], rows: 0, bytes: 0, done: false };
-        const rightIn: { it?: AsyncIterator<ColumnarBatch> } = {};
-        const io: JoinReadAhead = {
-          runtimeFilters: rtf !== undefined,
-          leftLooksSmaller: plan.leftLooksSmaller === true,
-          left: lbuf,
-          right: rbuf,
-          readLeft: (limit) => readUpTo(leftIt, lbuf, limit, run),
-          readRight: (limit) => readUpTo((rightIn.it ??= inputBatches(right, buildRun)[Symbol.asyncIterator]()), rbuf, limit, run),
-          runtimeFilterMaxKeys: () => runtimeFilterMaxKeys(run),
-          installBuildFilters: () => installBuildFilters(lbuf.batches),
-        };
-        try {
-          if (await buildSide.choose(io) === 'left') {
-            recordMetric(plan, run, 'buildRows', lbuf.rows);
-            recordMetric(plan, run, 'buildSide', 'left');
-            yield* smallLeft(lbuf.batches, lbuf.rows, rightIn.it === undefined ? inputBatches(right, buildRun) : drainBuffered(rbuf, rightIn.it));
-            return;
-          }
-          await io.readRight(Infinity);
-          yield* buildRight(lbuf.batches, leftIt, rbuf);
-        } finally {
-          run.memory.release(lbuf.bytes + rbuf.bytes);
-          await rightIn.it?.return?.(undefined);
-          await leftIt.return?.(undefined);
-        }
-      });
+      const join: HashJoinRun = {
+        plan, run, left, right, lw, rw, lk, rk, residual, used, buildPredicate, enabled, buildSide, probeRun, buildRun,
+        runtimeFilters: rtf !== undefined, keysOf, installFilters, installKeyLookups, installBuildFilters,
+      };
+      return metered(plan, run, () => hashJoinBatches(join));
     },
   };
+}
+
+/**
+ * What one run of a hash join works with: the operator's inputs and compiled keys, the
+ * runs each side reads under (with the runtime filter and key lookup slots this run
+ * fills), and the helpers that fill them.
+ */
+interface HashJoinRun {
+  readonly plan: HashJoinPlan;
+  readonly run: RunState;
+  readonly left: Operator;
+  readonly right: Operator;
+  readonly lw: number;
+  readonly rw: number;
+  readonly lk: readonly CompiledExpr[];
+  readonly rk: readonly CompiledExpr[];
+  readonly residual: CompiledExpr | undefined;
+  readonly used: Set<number> | undefined;
+  readonly buildPredicate: CompiledExpr | undefined;
+  readonly enabled: boolean;
+  readonly buildSide: BuildSideRule;
+  readonly probeRun: RunState;
+  readonly buildRun: RunState;
+  /** Whether the probe side has runtime filter slots this run fills. */
+  readonly runtimeFilters: boolean;
+  readonly keysOf: (batch: ColumnarBatch, exprs: readonly Expr[], compiled: readonly CompiledExpr[], parts?: unknown[][]) => Promise<ArrayLike<unknown>>;
+  readonly installFilters: (bparts: readonly (readonly unknown[])[], head: JoinKeyIndex) => void;
+  readonly installKeyLookups: (build: BuildSide, bparts: readonly (readonly unknown[])[]) => Promise<void>;
+  readonly installBuildFilters: (batches: readonly ColumnarBatch[]) => Promise<void>;
+}
+
+/** One run: reads ahead to choose the build side, then joins. */
+async function* hashJoinBatches(join: HashJoinRun): AsyncGenerator<ColumnarBatch> {
+  const { plan, run, left, right, probeRun, buildRun, buildSide, installBuildFilters } = join;
+  const leftIt = inputBatches(left, probeRun)[Symbol.asyncIterator]();
+  const lbuf: Buffered = { batches: [], rows: 0, bytes: 0, done: false };
+  const rbuf: Buffered = { batches: [], rows: 0, bytes: 0, done: false };
+  const rightIn: { it?: AsyncIterator<ColumnarBatch> } = {};
+  const io: JoinReadAhead = {
+    runtimeFilters: join.runtimeFilters,
+    leftLooksSmaller: plan.leftLooksSmaller === true,
+    left: lbuf,
+    right: rbuf,
+    readLeft: (limit) => readUpTo(leftIt, lbuf, limit, run),
+    readRight: (limit) => readUpTo((rightIn.it ??= inputBatches(right, buildRun)[Symbol.asyncIterator]()), rbuf, limit, run),
+    runtimeFilterMaxKeys: () => runtimeFilterMaxKeys(run),
+    installBuildFilters: () => installBuildFilters(lbuf.batches),
+  };
+  try {
+    if (await buildSide.choose(io) === 'left') {
+      recordMetric(plan, run, 'buildRows', lbuf.rows);
+      recordMetric(plan, run, 'buildSide', 'left');
+      yield* smallLeft(join, lbuf.batches, lbuf.rows, rightIn.it === undefined ? inputBatches(right, buildRun) : drainBuffered(rbuf, rightIn.it));
+      return;
+    }
+    await io.readRight(Infinity);
+    yield* buildRight(join, lbuf.batches, leftIt, rbuf);
+  } finally {
+    run.memory.release(lbuf.bytes + rbuf.bytes);
+    await rightIn.it?.return?.(undefined);
+    await leftIt.return?.(undefined);
+  }
+}
+
+  /**
+   * Hash table over the whole (small) left input; each right batch probes it.
+   * Inner joins emit pairs per right batch; left, semi and anti joins also
+   * remember which left rows found a partner and emit their unmatched
+   * (left: NULL-padded), matched (semi) or unmatched (anti) rows once the right
+   * input ends — the right input is never materialized.
+   */
+async function* smallLeft(join: HashJoinRun, batches: readonly ColumnarBatch[], numRows: number, rightBatches: AsyncIterable<ColumnarBatch>): AsyncGenerator<ColumnarBatch> {
+  const { plan, run, lw, rw, right, lk, rk, residual, used, keysOf } = join;
+    const jt = plan.joinType;
+    const all = concatBatches(batches, numRows, lw);
+    const table = hashTable(await keysOf(all, plan.leftKeys, lk));
+    const emptyRight: BuildSide = { columns: right.columns.map(() => []), numRows: 0 };
+    const out = new JoinOutput(jt, lw, rw, emptyRight);
+    const pairs = new PairBuffer();
+    if (numRows === 0) return;
+    out.beginProbe(all);
+    // Semi/anti: a left row that found its partner needs no more candidate pairs.
+    const verdictOnly = jt === 'semi' || jt === 'anti';
+    const done = verdictOnly ? new Uint8Array(numRows) : undefined;
+    let open = numRows;
+    for await (const rb of rightBatches) {
+      const rkeys = await keysOf(rb, plan.rightKeys, rk);
+      probeLeftTable(rkeys, rb.numRows, table.head, table.next, done, pairs);
+      if (pairs.n === 0) continue;
+      const build: BuildSide = { columns: rb.columns as unknown[][], numRows: rb.numRows };
+      out.useBuild(build);
+      for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
+        const end = Math.min(pairs.n, start + PAIR_SLICE);
+        const ok = residual ? await evalPairs(residual, all, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
+        out.accept(pairs.li, pairs.ri, start, end, ok);
+        if (done) open -= markDone(done, pairs.li, start, end, ok);
+        if (out.pending >= BATCH_ROWS) {
+          yield* out.drain();
+          await breathe(run);
+        }
+      }
+      yield* out.drain();
+      // Every left row has its verdict: the rest of the right input cannot change it.
+      if (done && open === 0) break;
+    }
+    if (jt !== 'inner') {
+      out.useBuild(emptyRight);
+      out.endProbe();
+      yield* out.drain();
+    }
+}
+
+  /** The planned shape: hash table over the right input, the left input (buffered batches first) probes it. */
+async function* buildRight(join: HashJoinRun, buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>, rightInput: Buffered): AsyncGenerator<ColumnarBatch> {
+  const { plan, run, lw, rw, lk, rk, residual, used, buildPredicate, enabled, keysOf, installFilters, installKeyLookups } = join;
+    const built = concatBatches(rightInput.batches, rightInput.rows, rw);
+    rightInput.batches = [];
+    let build: BuildSide = { columns: built.columns, numRows: built.numRows };
+    if (buildPredicate && enabled && build.numRows > 0) {
+      const padded = { numRows: build.numRows, columns: [...new Array<readonly unknown[]>(lw).fill([]), ...build.columns] };
+      const keep = truthySelection(await buildPredicate.evaluate(padded, run), build.numRows);
+      if (keep.length < build.numRows) {
+        recordMetric(plan, run, 'buildRowsRemovedByResidual', build.numRows - keep.length);
+        build = selectRows(build, keep);
+      }
+    }
+    // Filled only when keys are evaluated (installFilters reads them for composite keys).
+    const bparts: unknown[][] = [];
+    const bkeys = await keysOf(build, plan.rightKeys, rk, bparts);
+    const { head, next, hasNullKey: buildHasNullKey } = hashTable(bkeys);
+    recordMetric(plan, run, 'buildRows', build.numRows);
+    installFilters(bparts, head);
+    await installKeyLookups(build, bparts);
+    const nonEmpty = build.numRows > 0;
+    // No probe row can find a partner, and this join type emits none without one.
+    if (!nonEmpty && dropsUnmatchedProbeRows(plan.joinType)) return;
+    const out = new JoinOutput(plan.joinType, lw, rw, build);
+    const pairs = new PairBuffer();
+    for await (const b of bufferedThenRest(buffered, rest)) {
+      const pkeys = await keysOf(b, plan.leftKeys, lk);
+      out.beginProbe(b);
+      probeRightTable(pkeys, b.numRows, head, next, pairs, nonEmpty ? out : undefined);
+      for (let start = 0; start < pairs.n; start += PAIR_SLICE) {
+        const end = Math.min(pairs.n, start + PAIR_SLICE);
+        const ok = residual ? await evalPairs(residual, b, build, pairs.li, pairs.ri, start, end, run, used) : undefined;
+        out.accept(pairs.li, pairs.ri, start, end, ok);
+        if (out.pending >= BATCH_ROWS) {
+          yield* out.drain();
+          await breathe(run);
+        }
+      }
+      out.endProbe(buildHasNullKey, !nonEmpty);
+      yield* out.drain();
+    }
+    out.endBuild();
+    yield* out.drain();
+}
+
+/** The probe side: the batches read ahead, then the rest of its input. */
+async function* bufferedThenRest(buffered: readonly ColumnarBatch[], rest: AsyncIterator<ColumnarBatch>): AsyncGenerator<ColumnarBatch> {
+  yield* buffered;
+  for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
 }
 
 /** A run for one input of the join with an empty runtime filter slot per target scan column. */
