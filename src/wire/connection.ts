@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TLSSocket, type SecureContext } from 'node:tls';
@@ -139,6 +140,8 @@ export class Connection {
    * about 13 µs and bytes that outlived scavenges on a stream of point reads.
    */
   #idleWake: AbortController | undefined;
+  /** The signal statements run under until it fires (#running). */
+  #statementAbort: AbortController | undefined;
   #waitingIdle = false;
   /** True from ReadyForQuery until the next message: the session is idle between query cycles. */
   #afterReadyForQuery = false;
@@ -563,14 +566,23 @@ export class Connection {
     return tag;
   }
 
+  /**
+   * Runs a statement under the connection's statement signal. The signal is kept from one
+   * statement to the next until it fires: Node 20 gives every new AbortSignal a hidden class
+   * of its own, so each one (and what listens on it) outlived young-generation GCs, a few µs
+   * and a promotion per statement. A statement that leaves a listener on it (a suspended
+   * portal's statement_timeout) hands the next one a fresh signal, so none piles up.
+   */
   async #running<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const abort = new AbortController();
+    let abort = this.#statementAbort;
+    if (abort === undefined || abort.signal.aborted) this.#statementAbort = abort = new AbortController();
     const previous = this.#state;
     this.#state = { kind: 'running', abort };
     try {
       return await work(abort.signal);
     } finally {
       if (this.#state.kind === 'running' && this.#state.abort === abort) this.#state = previous;
+      if (getEventListeners(abort.signal, 'abort').length > 0) this.#statementAbort = undefined;
     }
   }
 

@@ -107,26 +107,31 @@ for (const target of targetFactories()) {
       const c = new pg.Client({ connectionString: t.url });
       await c.connect();
       try {
-        // Long on both servers (10^10 joined rows), so the cancel always lands while it runs.
-        const query = new pg.Query('SELECT count(*) FROM generate_series(1, 100000) AS a(i), generate_series(1, 100000) AS b(j)');
-        const outcome = new Promise<unknown>((resolve) => {
-          query.on('error', (e: unknown) => resolve(e));
-          query.on('end', () => resolve(undefined));
-        });
-        c.query(query);
-        await new Promise((r) => setTimeout(r, 500));
-        const canceller = new pg.Client({ connectionString: t.url });
-        (canceller as unknown as { cancel(client: pg.Client, q: pg.Query): void }).cancel(c, query);
-        let timer: NodeJS.Timeout | undefined;
-        const err = (await Promise.race([
-          outcome,
-          new Promise((resolve) => { timer = setTimeout(() => resolve({ code: 'not cancelled within 10 s' }), 10_000); }),
-        ])) as { code?: string } | undefined;
-        clearTimeout(timer);
-        assert.ok(err, 'the statement finished instead of being cancelled');
-        assert.equal(err.code, '57014');
-        const after = await c.query('SELECT 1 AS one');
-        assert.deepEqual(after.rows, [{ one: 1 }]);
+        // Twice, after statements that ran to their end: the gateway keeps one statement signal
+        // across statements until a cancel fires it, and the next statement gets a fresh one.
+        for (let round = 0; round < 2; round++) {
+          for (let i = 0; i < 3; i++) assert.deepEqual((await c.query('SELECT $1::int AS n', [i])).rows, [{ n: i }]);
+          // Long on both servers (10^10 joined rows), so the cancel always lands while it runs.
+          const query = new pg.Query('SELECT count(*) FROM generate_series(1, 100000) AS a(i), generate_series(1, 100000) AS b(j)');
+          const outcome = new Promise<unknown>((resolve) => {
+            query.on('error', (e: unknown) => resolve(e));
+            query.on('end', () => resolve(undefined));
+          });
+          c.query(query);
+          await new Promise((r) => setTimeout(r, 500));
+          const canceller = new pg.Client({ connectionString: t.url });
+          (canceller as unknown as { cancel(client: pg.Client, q: pg.Query): void }).cancel(c, query);
+          let timer: NodeJS.Timeout | undefined;
+          const err = (await Promise.race([
+            outcome,
+            new Promise((resolve) => { timer = setTimeout(() => resolve({ code: 'not cancelled within 10 s' }), 10_000); }),
+          ])) as { code?: string } | undefined;
+          clearTimeout(timer);
+          assert.ok(err, `round ${round}: the statement finished instead of being cancelled`);
+          assert.equal(err.code, '57014');
+          const after = await c.query('SELECT 1 AS one');
+          assert.deepEqual(after.rows, [{ one: 1 }]);
+        }
       } finally {
         // A server that ignored the cancel is still busy on this connection: drop it rather than wait.
         (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
