@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TableMetadata, Warehouse } from '../../src/lake/index.js';
 import { isLogPath } from '../../src/lake/log/log-locator.js';
-import { LogTieringService } from '../../src/service/log-tiering/log-tiering-service.js';
+import { LogTieringService, type LogTieringWarehouse } from '../../src/service/log-tiering/log-tiering-service.js';
 import { columnsOf, readRows, tempWarehouse } from '../lake/helpers/read-table.js';
 import { changeFilesToLogFiles } from '../lake/log/log-file-helper.js';
 
@@ -94,4 +94,27 @@ test('a table an optimizer holds waits for a later round: until the claim is rel
     assert.equal((await service.runOnce()).tablesTiered, 1);
     assert.equal(logFiles(wh, held), 0);
   } finally { await cleanup(); }
+});
+
+test('a round releases log segments at most every releaseEveryMs, and a forced round always does', async () => {
+  let releases = 0;
+  const warehouse = {
+    listTables: () => [], listOptimizingStates: () => [],
+    releaseLogSegments: async () => { releases++; return 0; },
+  } as unknown as LogTieringWarehouse;
+  let now = 1_800_000_000_000_000n;
+  const service = new LogTieringService(warehouse, { clock: { nowMicros: () => now, setTimer: () => () => undefined }, releaseEveryMs: 30_000 });
+  await service.runOnce();
+  assert.equal(releases, 1, 'the first round releases');
+  now += 29_000_000n;
+  await service.runOnce();
+  assert.equal(releases, 1, 'not again within 30 s');
+  await service.runOnce(true);
+  assert.equal(releases, 2, 'a forced round releases');
+  now += 29_000_000n;
+  await service.runOnce();
+  assert.equal(releases, 2, '30 s are counted from the last release');
+  now += 2_000_000n;
+  await service.runOnce();
+  assert.equal(releases, 3);
 });

@@ -18,7 +18,17 @@ export interface LogTieringOptions {
   readonly optimizerLeaseMicros?: bigint;
   /** Where a group's rewrite runs (`floe serve` passes its tiering thread, tiering-pool.ts); default: this thread. */
   readonly rewriteChangeGroup?: TierOptions['runTask'];
+  /** How often a round also releases log segments (ms); default 30 s. */
+  readonly releaseEveryMs?: number;
 }
+
+/**
+ * Default gap between segment releases. A segment goes only once nothing has pointed into it
+ * for the log store's grace period (10 minutes by default), so looking every round (4 a
+ * second) found nothing new while listing the log directory and querying the catalog once per
+ * replayed writer on the main thread, between statements.
+ */
+export const DEFAULT_RELEASE_EVERY_MS = 30_000;
 
 /** What one round did. */
 export interface TieringRound {
@@ -31,8 +41,8 @@ export interface TieringRound {
 /**
  * The log store's background tiering (docs/design-notes.md, "Tiering"): every poll, each
  * keyed table whose oldest untiered log file is older than its `log.tier-interval`, or
- * whose log files pass its `log.tier-size`, is tiered, one table at a time; then log
- * segments nothing points into any more are released. The groups' rewrites (decode the
+ * whose log files pass its `log.tier-size`, is tiered, one table at a time; then, every
+ * `releaseEveryMs`, log segments nothing points into any more are released. The groups' rewrites (decode the
  * log files, encode a Parquet file per node) run where `rewriteChangeGroup` says, the
  * catalog's swaps on the calling thread. Killing the
  * process at any point is safe: a tiered file is durable before the catalog swaps it in.
@@ -47,6 +57,9 @@ export class LogTieringService {
   readonly #pollMs: number;
   readonly #optimizerLeaseMicros: bigint;
   readonly #tierOptions: TierOptions;
+  readonly #releaseEveryMicros: bigint;
+  /** When a round next releases log segments (0: the first round does). */
+  #nextReleaseMicros = 0n;
   #cancel: (() => void) | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = true;
@@ -60,6 +73,7 @@ export class LogTieringService {
     this.#pollMs = opts.pollMs ?? 250;
     this.#optimizerLeaseMicros = opts.optimizerLeaseMicros ?? DEFAULT_LEASE_MICROS;
     this.#tierOptions = opts.rewriteChangeGroup === undefined ? {} : { runTask: opts.rewriteChangeGroup };
+    this.#releaseEveryMicros = BigInt(Math.round((opts.releaseEveryMs ?? DEFAULT_RELEASE_EVERY_MS) * 1000));
   }
 
   start(): void {
@@ -78,7 +92,7 @@ export class LogTieringService {
     await this.#running;
   }
 
-  /** One round now: every due table (or every table with log files, when `force`) that no optimizer holds. */
+  /** One round now: every due table (or every table with log files, when `force`) that no optimizer holds; a forced round also releases segments. */
   async runOnce(force = false): Promise<TieringRound> {
     const nowMicros = this.#clock.nowMicros();
     let tablesTiered = 0;
@@ -103,6 +117,8 @@ export class LogTieringService {
       this.#logger.debug({ table: `${table.namespace}.${table.name}`, ...r }, 'tiered log files');
     }
     let segmentsReleased = 0;
+    if (!force && nowMicros < this.#nextReleaseMicros) return { tablesTiered, filesIn, filesOut, segmentsReleased };
+    this.#nextReleaseMicros = nowMicros + this.#releaseEveryMicros;
     try {
       segmentsReleased = await this.#warehouse.releaseLogSegments();
       if (segmentsReleased > 0) this.#logger.debug({ segmentsReleased }, 'released log segments');
