@@ -60,7 +60,7 @@ export function createWindowOperator(plan: WindowPlan, input: Operator): Operato
   return meteredOperator(plan, (run) => windowBatches(plan, input, calls, run));
 }
 
-/** The input's rows with each window function's value beside them, in the input's order. */
+/** The input's rows with each window function's value beside them, in the last window's partition and sort order. */
 async function* windowBatches(plan: WindowPlan, input: Operator, calls: readonly CompiledWindow[], run: RunState): AsyncGenerator<ColumnarBatch> {
   const all = await collectInput(input, run, 'window');
   try {
