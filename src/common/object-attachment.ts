@@ -3,8 +3,8 @@
  * the thousand a second (a statement's batches and column arrays). A WeakMap would say the same,
  * but V8's scavenger treats a WeakMap entry's key weakly and its value strongly: when the map
  * is old and the key young, the value and all it reaches are copied, then promoted, even when
- * the key is already garbage, and die only at the next full collection. Per point read that was
- * about 20 KB promoted; a property on the object dies with it in the young generation.
+ * the key is already garbage, and die only at the next full collection (a point read made two
+ * such entries). A property on the object dies with it in the young generation.
  *
  * The property is a non-enumerable symbol, so copies, JSON and deep-equality checks do not see
  * it; keys must be extensible (never frozen).

@@ -15,7 +15,7 @@ import { sourceFiles, src } from './source-files.js';
 // take what they need as arguments.
 
 /** `file:line` of every generator function created inside another function's body. */
-export function perCallGenerators(file: string, text: string): string[] {
+function perCallGenerators(file: string, text: string): string[] {
   const found: string[] = [];
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const visit = (node: ts.Node, insideFunction: boolean): void => {
