@@ -42,9 +42,9 @@ export interface TieringRound {
  * The log store's background tiering (docs/design-notes.md, "Tiering"): every poll, each
  * keyed table whose oldest untiered log file is older than its `log.tier-interval`, or
  * whose log files pass its `log.tier-size`, is tiered, one table at a time; then, every
- * `releaseEveryMs`, log segments nothing points into any more are released. The groups' rewrites (decode the
- * log files, encode a Parquet file per node) run where `rewriteChangeGroup` says, the
- * catalog's swaps on the calling thread. Killing the
+ * `releaseEveryMs`, log segments nothing points into any more are released. The groups'
+ * rewrites (decode the log files, encode a Parquet file per node) run where
+ * `rewriteChangeGroup` says, the catalog's swaps on the calling thread. Killing the
  * process at any point is safe: a tiered file is durable before the catalog swaps it in.
  * A table an optimizer holds (its claim in the catalog, from any process) waits for the
  * next round: a fold names the log files it read as still needed, so a swap of them in
